@@ -1,6 +1,6 @@
 // Search attributes operators use in the Web UI to find a payment.
 // Deliberately small and free of personal data: no names, e-mails, PANs or account numbers.
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 
 /** Kind of flow: card, bank, ussd, checkout, recurring, mandate, pos-remote, pos-terminal, vend. */
 export const PaymentFlow = defineSearchAttributeKey('PaymentFlow', SearchAttributeType.KEYWORD);
@@ -21,3 +21,22 @@ export const SEARCH_ATTRIBUTE_REGISTRATION: Record<string, 'Keyword' | 'Int'> = 
   PaymentAmount: 'Int',
   PaymentCurrency: 'Keyword',
 };
+
+export interface PaymentSearchFields {
+  flow?: string;
+  reference?: string;
+  status?: string;
+  amount?: number;
+  currency?: string;
+}
+
+/** Typed pairs for upsertSearchAttributes / typedSearchAttributes; undefined fields are skipped. */
+export function paymentSearchAttributes(f: PaymentSearchFields): SearchAttributePair[] {
+  const pairs: SearchAttributePair[] = [];
+  if (f.flow !== undefined) pairs.push({ key: PaymentFlow, value: f.flow });
+  if (f.reference !== undefined) pairs.push({ key: PaymentReference, value: f.reference });
+  if (f.status !== undefined) pairs.push({ key: PaymentStatus, value: f.status });
+  if (f.amount !== undefined && Number.isSafeInteger(f.amount)) pairs.push({ key: PaymentAmount, value: f.amount });
+  if (f.currency !== undefined) pairs.push({ key: PaymentCurrency, value: f.currency });
+  return pairs;
+}

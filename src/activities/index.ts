@@ -1,0 +1,17 @@
+// The activities factory: one place that turns dependencies (the API client, logger,
+// config) into the activity functions the worker registers.
+import type { Logger } from 'pino';
+import type { PaymentsClient } from '../api';
+import type { AppConfig } from '../config/config';
+
+export interface ActivityDeps {
+  api: PaymentsClient;
+  logger: Logger;
+  config: AppConfig;
+}
+
+export function createActivities(_deps: ActivityDeps) {
+  return {};
+}
+
+export type PaymentActivities = ReturnType<typeof createActivities>;

@@ -1,0 +1,119 @@
+// Brings up the project's own services next to a Temporal server: sandbox, codec server,
+// webhook receiver and worker. Used by `npm start` and by the end-to-end tests.
+import type { Logger } from 'pino';
+import type { WorkerOptions } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import { Connection } from '@temporalio/client';
+import type { AppConfig } from '../config/config';
+import { AesGcmPayloadCodec } from '../codec/aes-gcm-codec';
+import { startCodecServer } from '../codec/codec-server';
+import { createWebhookReceiver, listen, closeServer } from '../webhooks/receiver';
+import { createTemporalClient } from '../temporal/client';
+import { createPaymentsWorker } from '../workers/worker';
+import { createActivities } from '../activities';
+import { installTemporalRuntime } from '../logging/temporal-logger';
+import { PaymentsClient } from '../api';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox';
+
+export interface RunServicesOptions {
+  config: AppConfig;
+  logger: Logger;
+  /** Sandbox settings beyond config (tests: free port, clock, webhook version). */
+  sandbox?: SandboxOptions;
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  workerOverrides?: Partial<WorkerOptions>;
+  /** Skip the worker (tests that run their own). */
+  withoutWorker?: boolean;
+}
+
+export interface RunningServices {
+  sandbox?: Sandbox;
+  sandboxUrl?: string;
+  webhookUrl: string;
+  codecUrl: string;
+  api: PaymentsClient;
+  client: Awaited<ReturnType<typeof createTemporalClient>>;
+  stop(): Promise<void>;
+}
+
+export async function runServices(opts: RunServicesOptions): Promise<RunningServices> {
+  const { config, logger } = opts;
+  installTemporalRuntime(logger);
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) {
+      await s().catch((err: unknown) => logger.warn({ err }, 'error while stopping a service'));
+    }
+  };
+
+  try {
+    const webhookServer = createWebhookReceiver({
+      client: await (async () => {
+        const connection = await Connection.connect({ address: config.temporal.address });
+        stops.push(() => connection.close());
+        return createTemporalClient({ address: config.temporal.address, namespace: config.temporal.namespace, encryption: config.encryption, connection });
+      })(),
+      taskQueue: config.temporal.taskQueue,
+      secretKey: config.payments.secretKey,
+      logger: logger.child({ component: 'webhooks' }),
+    });
+    const webhookUrl = await listen(webhookServer, config.webhooks.port, config.webhooks.host);
+    stops.push(() => closeServer(webhookServer));
+
+    let sandbox: Sandbox | undefined;
+    let baseUrl = config.payments.baseUrl;
+    if (config.sandbox.enabled) {
+      sandbox = await startSandbox({
+        port: config.sandbox.port,
+        secretKeys: [config.payments.secretKey],
+        webhookUrl: `${webhookUrl}/webhooks`,
+        logger: logger.child({ component: 'sandbox' }),
+        ...opts.sandbox,
+      });
+      stops.push(() => sandbox!.close());
+      baseUrl = sandbox.url;
+    }
+
+    const codec = await startCodecServer({
+      codec: new AesGcmPayloadCodec(config.encryption.keys, config.encryption.activeKeyId),
+      token: config.codec.token,
+      corsOrigins: config.codec.corsOrigins,
+      host: config.codec.host,
+      port: config.codec.port,
+      logger: logger.child({ component: 'codec-server' }),
+    });
+    stops.push(() => codec.close());
+
+    const api = new PaymentsClient({ baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
+    stops.push(() => api.close());
+
+    const clientConnection = await Connection.connect({ address: config.temporal.address });
+    stops.push(() => clientConnection.close());
+    const client = await createTemporalClient({ address: config.temporal.address, namespace: config.temporal.namespace, encryption: config.encryption, connection: clientConnection });
+
+    if (!opts.withoutWorker) {
+      const workerConnection = await NativeConnection.connect({ address: config.temporal.address });
+      const worker = await createPaymentsWorker({
+        address: config.temporal.address,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        encryption: config.encryption,
+        connection: workerConnection,
+        activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config }),
+        workflowBundle: opts.workflowBundle,
+        overrides: opts.workerOverrides,
+      });
+      const running = worker.run();
+      stops.push(async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running;
+        await workerConnection.close();
+      });
+    }
+
+    return { sandbox, sandboxUrl: sandbox?.url, webhookUrl, codecUrl: codec.url, api, client, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,70 @@
+// `npm start`: the whole stack on embedded defaults, in one process tree.
+//   Temporal dev server (file-backed, Web UI wired to the codec server, search attributes registered)
+//   payments sandbox · webhook receiver · codec server · worker
+// Ctrl-C stops everything; the SQLite file under TEMPORAL_DATA_DIR keeps running workflows.
+import { resolve } from 'node:path';
+import 'dotenv/config';
+import { loadConfig, ConfigError } from '../config/config';
+import { createLogger } from '../logging/logger';
+import { startDevServer, type DevServer } from './temporal-dev-server';
+import { runServices } from './services';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger({ level: config.logLevel, name: 'stack' });
+  const [host, portText] = config.temporal.address.split(':');
+  const codecUrl = `http://${config.codec.host}:${config.codec.port}`;
+
+  let devServer: DevServer | undefined;
+  if (process.env.TEMPORAL_EXTERNAL !== 'true') {
+    devServer = await startDevServer({
+      ip: host,
+      port: Number(portText),
+      uiPort: config.temporal.uiPort,
+      namespace: config.temporal.namespace,
+      dbFile: resolve(config.temporal.dataDir, 'temporal.sqlite'),
+      // The bundled UI cannot send a custom header, so the token rides in the path (see README).
+      codecEndpoint: `${codecUrl}/t/${encodeURIComponent(config.codec.token)}`,
+      log: (line) => logger.debug({ component: 'temporal-cli' }, line.trim()),
+    });
+  }
+
+  const services = await runServices({ config, logger });
+
+  const lines = [
+    `Temporal server   ${config.temporal.address} (namespace ${config.temporal.namespace})${devServer ? '' : ' [external]'}`,
+    devServer?.uiUrl ? `Temporal Web UI   ${devServer.uiUrl}` : undefined,
+    services.sandboxUrl ? `Payments sandbox  ${services.sandboxUrl}` : `Payments service  ${config.payments.baseUrl}`,
+    `Webhook receiver  ${services.webhookUrl}/webhooks`,
+    `Codec server      ${services.codecUrl}`,
+    `Worker            task queue ${config.temporal.taskQueue}`,
+  ].filter(Boolean);
+  console.log(['', 'Payments stack is up:', ...lines.map((l) => `  ${l}`), '', 'Press Ctrl-C to stop.', ''].join('\n'));
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping…`);
+    await services.stop();
+    await devServer?.stop();
+    console.log('stopped.');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

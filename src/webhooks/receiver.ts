@@ -1,0 +1,223 @@
+// The webhook receiver: verifies the service's signed notifications on the raw bytes,
+// validates them, and hands them to Temporal. Duplicates are processed once.
+//
+//   POST /webhooks            E-1 (payment) or E-2 (virtual-account credit), told apart by header
+//   GET  /payments/return     E-3 redirect target: shows the state of the payment's workflow
+//   GET  /healthz
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { WorkflowIdConflictPolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../shared/payment-webhook';
+import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../shared/virtual-account-webhook';
+import { paymentSearchAttributes } from '../shared/search-attributes';
+import type { unmatchedPaymentWebhookWorkflow, virtualAccountCreditWorkflow } from '../workflows/webhook-inbox';
+import { describeZodError, paymentWebhookSchema, virtualAccountWebhookSchema } from './schemas';
+import { PAYMENT_SIGNATURE_HEADERS, VA_SIGNATURE_HEADERS, verifyPaymentWebhook, verifyVirtualAccountWebhook } from './signatures';
+
+export interface WebhookReceiverOptions {
+  client: Client;
+  taskQueue: string;
+  /** The merchant secret key: the HMAC key of both signatures. Never logged. */
+  secretKey: string;
+  logger: Logger;
+  maxBodyBytes?: number;
+  /** How many recently processed notifications are remembered for duplicate suppression. */
+  dedupeCapacity?: number;
+}
+
+class RecentKeys {
+  private readonly keys = new Map<string, true>();
+  constructor(private readonly capacity: number) {}
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+  add(key: string): void {
+    this.keys.set(key, true);
+    if (this.keys.size > this.capacity) this.keys.delete(this.keys.keys().next().value as string);
+  }
+}
+
+function header(req: IncomingMessage, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const v = req.headers[name];
+    if (typeof v === 'string' && v.length > 0) return v;
+  }
+  return undefined;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw Object.assign(new Error('body too large'), { statusCode: 413 });
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
+  const { client, logger } = opts;
+  const recent = new RecentKeys(opts.dedupeCapacity ?? 10_000);
+  const limit = opts.maxBodyBytes ?? 1024 * 1024;
+
+  async function handlePayment(raw: Buffer, signature: string, res: ServerResponse): Promise<void> {
+    if (!verifyPaymentWebhook(raw, signature, opts.secretKey)) {
+      logger.warn({ kind: 'payment' }, 'webhook signature mismatch: ignored');
+      return sendJson(res, 401, { received: false, error: 'invalid signature' });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return sendJson(res, 400, { received: false, error: 'body is not JSON' });
+    }
+    const parsed = paymentWebhookSchema.safeParse(json);
+    if (!parsed.success) {
+      return sendJson(res, 400, { received: false, errors: describeZodError(parsed.error) });
+    }
+    const { Event, TransactionRef, Body } = parsed.data;
+    const dedupeKey = `payment:${Event}:${TransactionRef}:${Body.gateway_ref ?? ''}`;
+    if (recent.has(dedupeKey)) {
+      logger.info({ transactionRef: TransactionRef, event: Event }, 'duplicate payment webhook: already processed');
+      return sendJson(res, 200, { received: true, duplicate: true });
+    }
+    const event: PaymentWebhookEvent = {
+      event: Event,
+      transactionRef: TransactionRef,
+      amount: Body.amount,
+      currency: Body.currency,
+      transactionStatus: Body.transaction_status,
+      transactionType: Body.transaction_type,
+      gatewayRef: Body.gateway_ref ?? undefined,
+      merchantAmount: Body.merchant_amount ?? undefined,
+      isRecurring: Body.is_recurring ?? false,
+      tokenId: Body.payment_information?.token_id ?? undefined,
+      meta: Body.meta ?? undefined,
+      receivedAt: new Date().toISOString(),
+    };
+    // signalWithStart: lands in the running flow that owns the reference, or starts a
+    // holding workflow under that id, so an early or orphan webhook is never lost.
+    await client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>('unmatchedPaymentWebhookWorkflow', {
+      workflowId: paymentWorkflowId(TransactionRef),
+      taskQueue: opts.taskQueue,
+      args: [{}],
+      signal: paymentWebhookSignal,
+      signalArgs: [event],
+      typedSearchAttributes: paymentSearchAttributes({ flow: 'unmatched-webhook', reference: TransactionRef, status: 'unmatched', amount: Body.amount, currency: Body.currency }),
+    });
+    recent.add(dedupeKey);
+    logger.info({ transactionRef: TransactionRef, event: Event }, 'payment webhook delivered to workflow');
+    sendJson(res, 200, { received: true });
+  }
+
+  async function handleVirtualAccount(raw: Buffer, signature: string, res: ServerResponse): Promise<void> {
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return sendJson(res, 400, { received: false, error: 'body is not JSON' });
+    }
+    if (!json || typeof json !== 'object' || !verifyVirtualAccountWebhook(raw, json as Record<string, unknown>, signature, opts.secretKey)) {
+      logger.warn({ kind: 'virtual-account' }, 'webhook signature mismatch: ignored');
+      return sendJson(res, 401, { received: false, error: 'invalid signature' });
+    }
+    const parsed = virtualAccountWebhookSchema.safeParse(json);
+    if (!parsed.success) {
+      return sendJson(res, 400, { received: false, errors: describeZodError(parsed.error) });
+    }
+    const b = parsed.data;
+    const credit: VirtualAccountCredit = {
+      transactionReference: b.transaction_reference,
+      virtualAccountNumber: b.virtual_account_number,
+      principalAmount: b.principal_amount,
+      settledAmount: b.settled_amount,
+      feeCharged: b.fee_charged,
+      currency: b.currency,
+      customerIdentifier: b.customer_identifier,
+      transactionDate: b.transaction_date,
+      version: b.version === 'v3' ? 3 : b.version === 'v2' ? 2 : 1,
+      receivedAt: new Date().toISOString(),
+    };
+    const dedupeKey = `va:${b.transaction_reference}`;
+    if (!recent.has(dedupeKey)) {
+      // The workflow id is the deduplication key: a repeated notification finds it already there.
+      await client.workflow.start<typeof virtualAccountCreditWorkflow>('virtualAccountCreditWorkflow', {
+        workflowId: virtualAccountCreditWorkflowId(b.transaction_reference),
+        taskQueue: opts.taskQueue,
+        args: [credit],
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      }).catch((err: unknown) => {
+        if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+      });
+      recent.add(dedupeKey);
+    }
+    // The acknowledgement body the spec requires; anything else lands in the error log.
+    sendJson(res, 200, { response_code: 200, transaction_reference: b.transaction_reference, response_description: 'Success' });
+  }
+
+  async function handleReturn(url: URL, res: ServerResponse): Promise<void> {
+    const reference = url.searchParams.get('reference') ?? url.searchParams.get('transaction_ref') ?? url.searchParams.get('ref');
+    let state = 'unknown';
+    if (reference) {
+      try {
+        const description = await client.workflow.getHandle(paymentWorkflowId(reference)).describe();
+        const status = description.searchAttributes.PaymentStatus?.[0];
+        state = typeof status === 'string' ? status : description.status.name.toLowerCase();
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+        state = 'not found';
+      }
+    }
+    const ref = escapeHtml(reference ?? '(none)');
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html><head><title>Payment ${ref}</title></head><body><h1>Payment ${ref}</h1><p id="state">Status: ${escapeHtml(state)}</p></body></html>`);
+  }
+
+  return createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://receiver');
+    void (async () => {
+      try {
+        if (req.method === 'GET' && url.pathname === '/healthz') return sendJson(res, 200, { ok: true });
+        if (req.method === 'GET' && url.pathname === '/payments/return') return await handleReturn(url, res);
+        if (req.method !== 'POST' || !url.pathname.startsWith('/webhooks')) return sendJson(res, 404, { error: 'not found' });
+        const raw = await readBody(req, limit);
+        const paymentSig = header(req, PAYMENT_SIGNATURE_HEADERS);
+        const vaSig = header(req, VA_SIGNATURE_HEADERS);
+        if (paymentSig) return await handlePayment(raw, paymentSig, res);
+        if (vaSig) return await handleVirtualAccount(raw, vaSig, res);
+        logger.warn('webhook without a signature header: ignored');
+        return sendJson(res, 401, { received: false, error: 'missing signature header' });
+      } catch (err) {
+        const status = (err as { statusCode?: number }).statusCode ?? 503;
+        logger.error({ err }, 'webhook processing failed; the service will redeliver');
+        if (!res.headersSent) sendJson(res, status, { received: false, error: status === 413 ? 'body too large' : 'temporarily unavailable' });
+      }
+    })();
+  });
+}
+
+export async function listen(server: Server, port: number, host = '127.0.0.1'): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const addr = server.address();
+  return `http://${host}:${typeof addr === 'object' && addr ? addr.port : port}`;
+}
+
+export async function closeServer(server: Server): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,46 @@
+// Signature checks for the service's notifications, always on the raw bytes received.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** Header names: the spec's, and the real service's (public facts). */
+export const PAYMENT_SIGNATURE_HEADERS = ['x-service-encrypted-body', 'x-squad-encrypted-body'] as const;
+export const VA_SIGNATURE_HEADERS = ['x-service-signature', 'x-squad-signature'] as const;
+
+export function hmacSha512Hex(key: string, data: Buffer | string): string {
+  return createHmac('sha512', key).update(data).digest('hex');
+}
+
+/** Constant-time comparison of two hex digests, ignoring case. */
+export function hexDigestsEqual(expectedHex: string, receivedHex: string): boolean {
+  const received = receivedHex.trim().toLowerCase();
+  if (!/^[0-9a-f]+$/.test(received)) return false;
+  const a = Buffer.from(expectedHex.toLowerCase(), 'hex');
+  const b = Buffer.from(received, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * E-1: the spec says 'not shown'; our reading (and the real service's public material):
+ * HMAC-SHA512 of the raw body keyed with the secret key, hex, case-insensitive.
+ */
+export function verifyPaymentWebhook(rawBody: Buffer, signature: string, secretKey: string): boolean {
+  return hexDigestsEqual(hmacSha512Hex(secretKey, rawBody), signature);
+}
+
+/** The six values versions 2 and 3 sign, joined by '|', in the spec's order. */
+export function virtualAccountSignedString(body: Record<string, unknown>): string {
+  return [
+    body.transaction_reference,
+    body.virtual_account_number,
+    body.currency,
+    body.principal_amount,
+    body.settled_amount,
+    body.customer_identifier,
+  ].map((v) => (v === undefined || v === null ? '' : String(v))).join('|');
+}
+
+/** E-2: version 1 signs the whole body; versions 2 and 3 sign the six joined values. */
+export function verifyVirtualAccountWebhook(rawBody: Buffer, parsed: Record<string, unknown>, signature: string, secretKey: string): boolean {
+  const version = parsed.version;
+  const signed = version === 'v2' || version === 'v3' ? virtualAccountSignedString(parsed) : rawBody;
+  return hexDigestsEqual(hmacSha512Hex(secretKey, signed), signature);
+}

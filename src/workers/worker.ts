@@ -1,0 +1,34 @@
+// Builds the payments worker: workflows bundled from src/workflows, activities from the
+// createActivities factory, the encrypted data converter, and pino as the logger.
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createDataConverter, type EncryptionSettings } from '../codec/data-converter';
+
+export interface PaymentsWorkerOptions {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  encryption: EncryptionSettings;
+  activities: object;
+  connection?: NativeConnection;
+  /** Pre-built bundle (tests build it once); otherwise src/workflows is bundled at start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  workflowsPath?: string;
+  /** Extra options, e.g. shutdownGraceTime or concurrency limits. */
+  overrides?: Partial<WorkerOptions>;
+}
+
+export const WORKFLOWS_PATH = require.resolve('../workflows');
+
+export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise<Worker> {
+  const connection = opts.connection ?? (await NativeConnection.connect({ address: opts.address }));
+  return Worker.create({
+    connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    activities: opts.activities,
+    dataConverter: createDataConverter(opts.encryption),
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: opts.workflowsPath ?? WORKFLOWS_PATH }),
+    shutdownGraceTime: '10s',
+    ...opts.overrides,
+  });
+}

@@ -1,0 +1,3 @@
+// Every workflow the payments worker runs. Workflow code is deterministic:
+// it imports only @temporalio/workflow, src/shared, and activity *types*.
+export * from './webhook-inbox';
