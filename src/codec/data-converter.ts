@@ -8,10 +8,13 @@ export interface EncryptionSettings {
   activeKeyId: string;
 }
 
+/** Module exporting `failureConverter`; a pre-built workflow bundle must include it too. */
+export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
+
 export function createDataConverter(settings: EncryptionSettings): DataConverter {
   return {
     payloadCodecs: [new AesGcmPayloadCodec(settings.keys, settings.activeKeyId)],
     // Loaded inside the workflow sandbox too, hence a module path rather than an instance.
-    failureConverterPath: require.resolve('./failure-converter'),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
   };
 }

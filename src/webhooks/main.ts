@@ -1,0 +1,21 @@
+// The webhook receiver as its own process.
+import { bootstrap, onShutdown } from '../config/bootstrap';
+import { createTemporalClient } from '../temporal/client';
+import { closeServer, createWebhookReceiver, listen } from './receiver';
+
+async function main(): Promise<void> {
+  const { config, logger } = bootstrap('webhooks');
+  const client = await createTemporalClient({ address: config.temporal.address, namespace: config.temporal.namespace, encryption: config.encryption });
+  const server = createWebhookReceiver({ client, taskQueue: config.temporal.taskQueue, secretKey: config.payments.secretKey, logger });
+  const url = await listen(server, config.webhooks.port, config.webhooks.host);
+  logger.info({ url: `${url}/webhooks` }, 'webhook receiver listening');
+  onShutdown(logger, async () => {
+    await closeServer(server);
+    await client.connection.close();
+  });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
