@@ -1,0 +1,48 @@
+// The webhook inbox on the time-skipping server: an orphan webhook is kept, a duplicate is
+// kept once, and the holding workflow completes after its retention without real waiting.
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { paymentWebhookSignal, unmatchedWebhookQuery, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
+import type { unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
+import { workflowBundle } from '../helpers/temporal';
+import { createTimeSkippingEnv } from '../helpers/time-skipping';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+}, 120_000);
+afterAll(() => env?.teardown());
+
+const event = (ref: string): PaymentWebhookEvent => ({
+  event: 'charge_successful',
+  transactionRef: ref,
+  amount: 10000,
+  currency: 'NGN',
+  transactionStatus: 'Success',
+  transactionType: 'Card',
+  gatewayRef: `${ref}_1`,
+  isRecurring: false,
+  receivedAt: '2026-11-22T10:00:00.000Z',
+});
+
+it('keeps an orphan webhook once, through a 30-day retention, in seconds', async () => {
+  const taskQueue = `ts-${randomUUID()}`;
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle() });
+  const ref = `orphan-${randomUUID()}`;
+  await worker.runUntil(async () => {
+    const handle = await env.client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>('unmatchedPaymentWebhookWorkflow', {
+      workflowId: `payment-${ref}`,
+      taskQueue,
+      args: [{}],
+      signal: paymentWebhookSignal,
+      signalArgs: [event(ref)],
+    });
+    await handle.signal(paymentWebhookSignal, event(ref)); // duplicate delivery
+    expect(await handle.query(unmatchedWebhookQuery)).toHaveLength(1);
+    const started = Date.now();
+    const kept = await handle.result();
+    expect(kept).toEqual([event(ref)]);
+    expect(Date.now() - started).toBeLessThan(20_000); // 30 days skipped, not waited
+  });
+});
