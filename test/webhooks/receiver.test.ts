@@ -1,0 +1,176 @@
+// The webhook receiver against the real dev server and worker: signatures on the raw bytes,
+// validation, routing by reference with signalWithStart, duplicates processed once.
+import { createHmac, randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createLogger } from '../../src/logging/logger';
+import { closeServer, createWebhookReceiver, listen } from '../../src/webhooks/receiver';
+import { createTemporalClient } from '../../src/temporal/client';
+import { createPaymentsWorker } from '../../src/workers/worker';
+import { unmatchedWebhookQuery } from '../../src/shared/payment-webhook';
+import type { VirtualAccountCredit } from '../../src/shared/virtual-account-webhook';
+import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+
+const config = testConfig();
+const key = config.payments.secretKey;
+const capture = new LogCapture();
+let client: Client;
+let server: Server;
+let url: string;
+let worker: Worker;
+let workerRun: Promise<void>;
+let workerConnection: NativeConnection;
+
+beforeAll(async () => {
+  client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
+  server = createWebhookReceiver({ client, taskQueue: config.temporal.taskQueue, secretKey: key, logger: createLogger({ destination: capture }) });
+  url = await listen(server, 0);
+  workerConnection = await NativeConnection.connect({ address: config.temporal.address });
+  worker = await createPaymentsWorker({ ...config.temporal, encryption: config.encryption, connection: workerConnection, activities: {}, workflowBundle: await workflowBundle() });
+  workerRun = worker.run();
+});
+
+afterAll(async () => {
+  await closeServer(server);
+  worker.shutdown();
+  await workerRun;
+  await workerConnection.close();
+  await client.connection.close();
+});
+
+const sign = (body: string | Buffer, k = key) => createHmac('sha512', k).update(body).digest('hex');
+
+function paymentBody(ref: string) {
+  return JSON.stringify({
+    Event: 'charge_successful',
+    TransactionRef: ref,
+    Body: {
+      amount: 10000, transaction_ref: ref, gateway_ref: `${ref}_1_1`, transaction_status: 'Success', email: 'payer@example.com',
+      merchant_id: 'SBN1EBZEQ8', currency: 'NGN', transaction_type: 'Card', merchant_amount: 9850, created_at: '2026-11-22T10:00:00.000Z',
+      meta: { order: 'A-1' }, payment_information: { payment_type: 'card', pan: '424242******4242|12/29', card_type: 'visa', token_id: 'tok_1' }, is_recurring: true,
+    },
+  });
+}
+
+const post = (body: string, headers: Record<string, string>) =>
+  fetch(`${url}/webhooks`, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } });
+
+async function heldEvents(ref: string) {
+  const handle = client.workflow.getHandle(`payment-${ref}`);
+  for (let i = 0; i < 50; i++) {
+    try {
+      return await handle.query(unmatchedWebhookQuery);
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError) && !/not found|no poller|timeout/i.test((err as Error).message)) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error('workflow never answered');
+}
+
+describe('payment webhook (E-1)', () => {
+  it('accepts a signature in uppercase hex (as the service sends) and keeps an orphan webhook', async () => {
+    const ref = `ref-${randomUUID()}`;
+    const body = paymentBody(ref);
+    const res = await post(body, { 'x-service-encrypted-body': sign(body).toUpperCase() });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ received: true });
+    const events = await heldEvents(ref);
+    expect(events).toEqual([expect.objectContaining({ transactionRef: ref, amount: 10000, tokenId: 'tok_1', isRecurring: true, transactionType: 'Card' })]);
+    // Personal data is not carried into workflow state.
+    expect(JSON.stringify(events)).not.toContain('payer@example.com');
+  });
+
+  it('accepts the real service header name too', async () => {
+    const ref = `ref-${randomUUID()}`;
+    const body = paymentBody(ref);
+    expect((await post(body, { 'x-squad-encrypted-body': sign(body) })).status).toBe(200);
+    expect(await heldEvents(ref)).toHaveLength(1);
+  });
+
+  it('processes a duplicate once', async () => {
+    const ref = `ref-${randomUUID()}`;
+    const body = paymentBody(ref);
+    const first = await post(body, { 'x-service-encrypted-body': sign(body) });
+    const second = await post(body, { 'x-service-encrypted-body': sign(body) });
+    expect(first.status).toBe(200);
+    expect(await second.json()).toEqual({ received: true, duplicate: true });
+    expect(await heldEvents(ref)).toHaveLength(1);
+  });
+
+  it.each([
+    ['a signature made with another key', (b: string) => ({ 'x-service-encrypted-body': sign(b, 'sandbox_sk_someone_else') })],
+    ['a signature of other bytes', (b: string) => ({ 'x-service-encrypted-body': sign(b + ' ') })],
+    ['a non-hex signature', () => ({ 'x-service-encrypted-body': 'not-hex!' })],
+    ['no signature header', () => ({})],
+  ])('refuses %s with 401 and signals nothing', async (_name, headers) => {
+    const ref = `ref-${randomUUID()}`;
+    const body = paymentBody(ref);
+    const res = await post(body, headers(body));
+    expect(res.status).toBe(401);
+    await expect(client.workflow.getHandle(`payment-${ref}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+
+  it('verifies the raw bytes: re-serialised JSON with the same content fails', async () => {
+    const ref = `ref-${randomUUID()}`;
+    const body = paymentBody(ref);
+    const pretty = JSON.stringify(JSON.parse(body), null, 2);
+    expect((await post(pretty, { 'x-service-encrypted-body': sign(body) })).status).toBe(401);
+  });
+
+  it('rejects a signed body that breaks the schema, naming the field', async () => {
+    const ref = `ref-${randomUUID()}`;
+    const parsed = JSON.parse(paymentBody(ref));
+    parsed.Body.amount = 100.5;
+    const body = JSON.stringify(parsed);
+    const res = await post(body, { 'x-service-encrypted-body': sign(body) });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ received: false, errors: [{ field: 'Body.amount', rule: expect.stringContaining('integer') }] });
+  });
+});
+
+describe('virtual-account credit (E-2)', () => {
+  const credit = (ref: string, version?: 'v2' | 'v3') => ({
+    transaction_reference: ref, virtual_account_number: '4567891234', principal_amount: '5000.00', settled_amount: '4975.00', fee_charged: '25.00',
+    transaction_date: '2026-11-22T10:00:00.000Z', customer_identifier: 'CUST-1', transaction_indicator: 'C', remarks: 'Transfer', currency: 'NGN',
+    channel: 'virtual-account', sender_name: 'Ada', meta: { freeze_transaction_ref: null, reason_for_frozen_transaction: null }, encrypted_body: 'x',
+    ...(version ? { version } : {}),
+  });
+
+  it('verifies version 2 (pipe-joined fields, lowercase) and acknowledges with the spec body', async () => {
+    const ref = `va-${randomUUID()}`;
+    const body = credit(ref, 'v2');
+    const signed = [body.transaction_reference, body.virtual_account_number, body.currency, body.principal_amount, body.settled_amount, body.customer_identifier].join('|');
+    const res = await fetch(`${url}/webhooks`, { method: 'POST', body: JSON.stringify(body), headers: { 'x-service-signature': sign(signed) } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ response_code: 200, transaction_reference: ref, response_description: 'Success' });
+    const result = await client.workflow.getHandle(`va-credit-${ref}`).result() as VirtualAccountCredit;
+    expect(result).toMatchObject({ transactionReference: ref, principalAmount: '5000.00', version: 2 });
+  });
+
+  it('verifies version 1 (whole body, uppercase) and deduplicates a repeat', async () => {
+    const ref = `va-${randomUUID()}`;
+    const raw = JSON.stringify(credit(ref));
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${url}/webhooks`, { method: 'POST', body: raw, headers: { 'x-squad-signature': sign(raw).toUpperCase() } });
+      expect(res.status).toBe(200);
+    }
+    const runs = [];
+    for await (const wf of client.workflow.list({ query: `WorkflowId = 'va-credit-${ref}'` })) runs.push(wf);
+    expect(runs.length).toBeLessThanOrEqual(1);
+    expect(await client.workflow.getHandle(`va-credit-${ref}`).result()).toMatchObject({ version: 1 });
+  });
+
+  it('refuses a forged credit with 401 and starts nothing', async () => {
+    const ref = `va-${randomUUID()}`;
+    const body = credit(ref, 'v3');
+    const res = await fetch(`${url}/webhooks`, { method: 'POST', body: JSON.stringify(body), headers: { 'x-service-signature': sign('forged') } });
+    expect(res.status).toBe(401);
+    await expect(client.workflow.getHandle(`va-credit-${ref}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+});
+
+it('never logs the signature or the key', () => {
+  expect(capture.text).not.toContain(key);
+});
