@@ -19,8 +19,8 @@ export const REDACTED = '[REDACTED]';
 
 /** Patterns scrubbed from free text (messages, error strings). */
 const SECRET_TEXT_PATTERNS: RegExp[] = [
-  /\b(?:sandbox_)?sk_[A-Za-z0-9_]{4,}/g, // secret keys
   /Bearer\s+[A-Za-z0-9._~+/=-]+/gi, // Authorization header values
+  /\b(?:sandbox_)?sk_[A-Za-z0-9_]{4,}/g, // secret keys
   /\b\d{13,19}\b/g, // anything shaped like a PAN
 ];
 
