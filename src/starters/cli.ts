@@ -1,0 +1,22 @@
+// `npm run cli -- <command>`: start payment flows and follow them until a final state.
+// Each flow registers its commands from src/starters/commands/<flow>.ts.
+import 'dotenv/config';
+import { Command } from 'commander';
+import { connectStarters, type StarterContext } from './connect';
+import { registerCommands } from './commands';
+
+const program = new Command('payflow').description('Start and follow payment workflows');
+
+let ctx: StarterContext | undefined;
+const context = async (): Promise<StarterContext> => (ctx ??= await connectStarters());
+
+registerCommands(program, context);
+
+program
+  .parseAsync(process.argv)
+  .then(() => ctx?.client.connection.close())
+  .catch((err: unknown) => {
+    console.error((err as Error).message);
+    process.exitCode = 1;
+    return ctx?.client.connection.close();
+  });
