@@ -1,0 +1,100 @@
+// `npm start` as a user runs it: the whole stack comes up on free ports, the Web UI and
+// `temporal workflow list` answer, a workflow survives a restart, and Ctrl-C leaves nothing behind.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../../src/stack/temporal-dev-server';
+import { temporalBinaries, PROJECT_ROOT } from '../../src/stack/temporal-binaries';
+import { EMBEDDED_DEFAULTS } from '../../src/config/config';
+
+jest.setTimeout(180_000);
+
+interface Ports { temporal: number; ui: number; sandbox: number; webhook: number; codec: number }
+
+function startStack(ports: Ports, dataDir: string): { child: ChildProcess; output: () => string; ready: Promise<void> } {
+  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/stack/start.ts'], {
+    cwd: PROJECT_ROOT,
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
+      TEMPORAL_UI_PORT: String(ports.ui),
+      SANDBOX_PORT: String(ports.sandbox),
+      WEBHOOK_PORT: String(ports.webhook),
+      CODEC_PORT: String(ports.codec),
+      TEMPORAL_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (out.includes('Press Ctrl-C to stop.')) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 100);
+    child.once('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`stack exited early with ${code}:\n${out}`));
+    });
+  });
+  return { child, output: () => out, ready };
+}
+
+async function stopWithCtrlC(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGINT');
+  return exited;
+}
+
+const portOpen = async (port: number) => fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+
+it('brings the stack up, keeps workflows across a restart, and stops cleanly', async () => {
+  const ports: Ports = { temporal: await freePort(), ui: await freePort(), sandbox: await freePort(), webhook: await freePort(), codec: await freePort() };
+  const dataDir = mkdtempSync(join(tmpdir(), 'payflow-stack-'));
+  const cli = temporalBinaries().cli!;
+  try {
+    const first = startStack(ports, dataDir);
+    await first.ready;
+    const printed = first.output();
+    for (const port of Object.values(ports)) expect(printed).toContain(`:${port}`);
+
+    expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${ports.sandbox}/__admin/clock`)).ok).toBe(true);
+    expect((await fetch(`http://127.0.0.1:${ports.codec}/healthz`)).status).toBe(200);
+
+    // A webhook that nobody waits for starts a holding workflow (it runs for 30 days).
+    const ref = `stack-${randomUUID()}`;
+    const body = JSON.stringify({
+      Event: 'charge_successful', TransactionRef: ref,
+      Body: { amount: 5000, transaction_ref: ref, transaction_status: 'Success', currency: 'NGN', transaction_type: 'Card' },
+    });
+    const sig = createHmac('sha512', EMBEDDED_DEFAULTS.secretKey).update(body).digest('hex');
+    const res = await fetch(`http://127.0.0.1:${ports.webhook}/webhooks`, { method: 'POST', body, headers: { 'x-service-encrypted-body': sig } });
+    expect(res.status).toBe(200);
+
+    const list = () => spawnSync(cli, ['workflow', 'list', '--address', `127.0.0.1:${ports.temporal}`, '--query', `WorkflowId = 'payment-${ref}'`], { encoding: 'utf8' });
+    const before = list();
+    expect(before.status).toBe(0);
+    expect(before.stdout).toContain(`payment-${ref}`);
+    expect(before.stdout).toContain('Running');
+
+    expect(await stopWithCtrlC(first.child)).toBe(0);
+    for (const port of Object.values(ports)) expect(await portOpen(port)).toBe(false);
+
+    const second = startStack(ports, dataDir);
+    await second.ready;
+    const after = list();
+    expect(after.stdout).toContain(`payment-${ref}`);
+    expect(after.stdout).toContain('Running');
+    expect(await stopWithCtrlC(second.child)).toBe(0);
+    for (const port of Object.values(ports)) expect(await portOpen(port)).toBe(false);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
