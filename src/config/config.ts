@@ -70,7 +70,8 @@ export const envSchema = z
     CODEC_PORT: port(4030),
     CODEC_HOST: z.string().min(1).default('127.0.0.1'),
     CODEC_SERVER_TOKEN: z.string().min(8, 'must be at least 8 characters').default(EMBEDDED_DEFAULTS.codecToken),
-    CODEC_CORS_ORIGINS: z.string().default('http://localhost:8233,http://127.0.0.1:8233'),
+    // Default: the Web UI's own origins on TEMPORAL_UI_PORT.
+    CODEC_CORS_ORIGINS: z.string().optional(),
 
     PAYLOAD_ENCRYPTION_KEYS: encryptionKeyList.prefault(EMBEDDED_DEFAULTS.encryptionKeys),
     PAYLOAD_ENCRYPTION_KEY_ID: z.string().optional(),
@@ -183,7 +184,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       host: env.CODEC_HOST,
       port: env.CODEC_PORT,
       token: env.CODEC_SERVER_TOKEN,
-      corsOrigins: env.CODEC_CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+      corsOrigins: (env.CODEC_CORS_ORIGINS ?? `http://localhost:${env.TEMPORAL_UI_PORT},http://127.0.0.1:${env.TEMPORAL_UI_PORT}`)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
     },
     encryption: {
       keys: env.PAYLOAD_ENCRYPTION_KEYS,
