@@ -1,0 +1,44 @@
+// Re-records the webhook-inbox histories: `npx tsx test/replay/record-webhook-inbox.ts`
+// (starts its own dev server unless TEMPORAL_TEST_ADDRESS=host:port is set). Kept for when the workflow changes
+// on purpose; the replay test then proves old histories still replay, or tells you to patch.
+import { randomUUID } from 'node:crypto';
+import { NativeConnection } from '@temporalio/worker';
+import { createTemporalClient } from '../../src/temporal/client';
+import { createPaymentsWorker } from '../../src/workers/worker';
+import { paymentWebhookSignal, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
+import { releaseUnmatchedSignal, type unmatchedPaymentWebhookWorkflow, type virtualAccountCreditWorkflow } from '../../src/workflows/webhook-inbox';
+import { testConfig, workflowBundle } from '../helpers/temporal';
+import { recordHistory } from '../helpers/replay';
+import { startDevServer } from '../../src/stack/temporal-dev-server';
+
+async function main(): Promise<void> {
+  process.env.RECORD_HISTORIES = '1';
+  const devServer = process.env.TEMPORAL_TEST_ADDRESS ? undefined : await startDevServer({ uiPort: null });
+  if (devServer) process.env.TEMPORAL_TEST_ADDRESS = devServer.address;
+  const config = testConfig();
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await createPaymentsWorker({ ...config.temporal, encryption: config.encryption, connection, activities: {}, workflowBundle: await workflowBundle() });
+  const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
+  await worker.runUntil(async () => {
+    const ref = `replay-${randomUUID()}`;
+    const event: PaymentWebhookEvent = { event: 'charge_successful', transactionRef: ref, amount: 10000, currency: 'NGN', transactionStatus: 'Success', transactionType: 'Card', isRecurring: false, receivedAt: '2026-11-22T10:00:00.000Z' };
+    const h = await client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>('unmatchedPaymentWebhookWorkflow', {
+      workflowId: `payment-${ref}`, taskQueue: config.temporal.taskQueue, args: [{}], signal: paymentWebhookSignal, signalArgs: [event],
+    });
+    await h.signal(paymentWebhookSignal, event);
+    await h.signal(releaseUnmatchedSignal);
+    await h.result();
+    await recordHistory(h, 'unmatched-payment-webhook');
+    const va = await client.workflow.start<typeof virtualAccountCreditWorkflow>('virtualAccountCreditWorkflow', {
+      workflowId: `va-credit-${ref}`, taskQueue: config.temporal.taskQueue,
+      args: [{ transactionReference: ref, virtualAccountNumber: '4567891234', principalAmount: '5000.00', settledAmount: '4975.00', feeCharged: '25.00', currency: 'NGN', customerIdentifier: 'CUST-1', transactionDate: '2026-11-22T10:00:00.000Z', version: 2, receivedAt: '2026-11-22T10:00:01.000Z' }],
+    });
+    await va.result();
+    await recordHistory(va, 'virtual-account-credit');
+  });
+  await client.connection.close();
+  await connection.close();
+  await devServer?.stop();
+}
+
+void main();
