@@ -15,6 +15,14 @@ async function main(): Promise<void> {
   process.env.RECORD_HISTORIES = '1';
   const devServer = process.env.TEMPORAL_TEST_ADDRESS ? undefined : await startDevServer({ uiPort: null });
   if (devServer) process.env.TEMPORAL_TEST_ADDRESS = devServer.address;
+  try {
+    await record();
+  } finally {
+    await devServer?.stop();
+  }
+}
+
+async function record(): Promise<void> {
   const config = testConfig();
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await createPaymentsWorker({ ...config.temporal, encryption: config.encryption, connection, activities: {}, workflowBundle: await workflowBundle() });
@@ -38,7 +46,9 @@ async function main(): Promise<void> {
   });
   await client.connection.close();
   await connection.close();
-  await devServer?.stop();
 }
 
-void main();
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
