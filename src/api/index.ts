@@ -1,0 +1,18 @@
+// Public surface of the payments-service client. No Temporal imports anywhere under src/api.
+export { PaymentsClient, zodIssuesToValidationIssues } from './client';
+export type { PaymentsClientOptions, ApiResult, CallOptions } from './client';
+export { DEFAULT_PATHS, resolvePaths, fillPath } from './paths';
+export type { ApiPaths } from './paths';
+export { OPERATIONS, OPERATION_NAMES, MONEY_MOVING_OPERATIONS } from './operations';
+export type { OperationName, OperationRequest, OperationData, OperationDef, HttpCall, HttpMethod } from './operations';
+export * from './errors';
+export { classifyPosResponseCode } from './pos-codes';
+export type { PosOutcome, PosResponseClassification } from './pos-codes';
+export * from './schemas/common';
+export * from './schemas/checkout';
+export * from './schemas/direct';
+export * from './schemas/virtual-accounts';
+export * from './schemas/mandates';
+export * from './schemas/pos';
+export * from './schemas/sms';
+export * from './schemas/vending';

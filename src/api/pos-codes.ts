@@ -1,0 +1,37 @@
+// Processor response codes of the POS terminal API (F3/F4 `response_code`).
+
+export type PosOutcome = 'approved' | 'declined' | 'unknown';
+
+export interface PosResponseClassification {
+  outcome: PosOutcome;
+  /** What to do next, for the operator or the flow. */
+  action: string;
+  /** True when the result must be confirmed by F4 (requery by merchant_ref) before anything else. */
+  requeryFirst: boolean;
+}
+
+/**
+ * 00 approved; 51 and 55 declined with the spec's advice; 91 and 96 unknown (requery first, never
+ * retry blind); any other code declined with the processor's message. An empty code is unknown.
+ */
+export function classifyPosResponseCode(code: string, processorMessage?: string): PosResponseClassification {
+  const c = String(code ?? '').trim();
+  switch (c) {
+    case '00':
+      return { outcome: 'approved', action: 'Approved: complete the sale', requeryFirst: false };
+    case '51':
+      return { outcome: 'declined', action: 'Insufficient funds: ask for another card', requeryFirst: false };
+    case '55':
+      return { outcome: 'declined', action: 'Incorrect PIN: retry with a fresh card read', requeryFirst: false };
+    case '91':
+      return { outcome: 'unknown', action: 'Issuer or switch unavailable', requeryFirst: true };
+    case '96':
+      return { outcome: 'unknown', action: 'System malfunction', requeryFirst: true };
+    case '':
+      return { outcome: 'unknown', action: 'No response code: requery by merchant_ref', requeryFirst: true };
+    default: {
+      const msg = processorMessage?.trim();
+      return { outcome: 'declined', action: msg ? `Declined (${c}): ${msg}` : `Declined by the processor (code ${c})`, requeryFirst: false };
+    }
+  }
+}

@@ -1,0 +1,207 @@
+// E. POS remote requests (E1, E2) and F. POS terminal API (F1-F4).
+import { z } from 'zod';
+import { caseInsensitiveEnum, currency, idString, kobo, koboAmount, koboAmountAsString, opt, pathParam, requiredString } from './common';
+
+// ---- E. Remote request ---------------------------------------------------------------------
+
+export const REMOTE_ACCOUNT_TYPES = ['default', 'savings', 'current', 'credit'] as const;
+
+export const PosRemoteCreateRequestSchema = z.strictObject({
+  terminal_id: requiredString(),
+  /** Kobo, greater than 0. */
+  amount: koboAmount({ min: 1, minMessage: 'must be greater than 0' }),
+  /** default, savings, current or credit (sent lowercase; any case accepted). */
+  account_type: z
+    .string({ error: 'must be default, savings, current or credit' })
+    .transform((v) => v.trim().toLowerCase())
+    .pipe(z.enum(REMOTE_ACCOUNT_TYPES, { error: 'must be default, savings, current or credit' }))
+    .optional(),
+});
+export type PosRemoteCreateRequest = z.input<typeof PosRemoteCreateRequestSchema>;
+
+export const PosRemoteCreationSchema = z.looseObject({ request_ref: idString });
+export type PosRemoteCreation = z.output<typeof PosRemoteCreationSchema>;
+
+export const PosRemoteRequeryRequestSchema = z.strictObject({ request_ref: pathParam });
+export type PosRemoteRequeryRequest = z.input<typeof PosRemoteRequeryRequestSchema>;
+
+const paymentInfo = z.looseObject({
+  card_pan: opt(z.string()),
+  card_exp: opt(z.string()),
+  card_type: opt(z.string()),
+  cardholder_name: opt(z.string()),
+});
+
+const lowerStatus = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.string().transform((v) => v.toLowerCase()).pipe(z.enum(values, { error: `must be ${values.join(' or ')}` }));
+
+export const PosRemoteCompletedSchema = z.looseObject({
+  status: lowerStatus(['success', 'failed'] as const),
+  id: opt(z.number()),
+  merchant_request_ref: opt(z.string()),
+  merchant_id: opt(z.string()),
+  terminal_id: opt(z.string()),
+  amount: kobo,
+  currency: opt(z.string()),
+  payment_method: opt(z.string()),
+  transaction_type: opt(z.string()),
+  payment_info: opt(paymentInfo),
+  transaction_reference: opt(z.string()),
+  virtual_account_number: opt(z.string()),
+  rrn: opt(z.string()),
+  stan: opt(z.string()),
+  aid: opt(z.string()),
+  response_code: opt(idString),
+  response_message: opt(z.string()),
+  processor: opt(z.string()),
+  meta: opt(z.unknown()),
+  pc_code: opt(z.string()),
+  created_at: opt(z.string()),
+});
+export const PosRemotePendingSchema = z.looseObject({ status: lowerStatus(['pending'] as const) });
+
+/** E2: `{status:'pending'}` or the full record with status success | failed. */
+export const PosRemoteRequestRecordSchema = z.union([PosRemotePendingSchema, PosRemoteCompletedSchema]);
+export type PosRemoteRequestRecord = z.output<typeof PosRemoteRequestRecordSchema>;
+
+// ---- F. Terminal API -----------------------------------------------------------------------
+
+const serialNo = requiredString('the device serial number');
+
+export const PosTerminalConfigRequestSchema = z.strictObject({ serial_no: serialNo });
+export type PosTerminalConfigRequest = z.input<typeof PosTerminalConfigRequestSchema>;
+
+export const PosTerminalConfigurationSchema = z.looseObject({
+  terminal: z.looseObject({
+    terminal_id: idString,
+    serial_no: opt(z.string()),
+    terminal_type: opt(z.string()),
+    status: opt(z.string()),
+    currency: opt(z.string()),
+    mcc_code: opt(idString),
+    address: opt(z.looseObject({ street: opt(z.string()), city: opt(z.string()), region: opt(z.string()), country_code: opt(z.string()) })),
+    latitude: opt(idString),
+    longitude: opt(idString),
+  }),
+  merchant: opt(z.looseObject({ merchant_id: opt(z.string()), name: opt(z.string()) })),
+  logo: opt(z.looseObject({ key: opt(z.string()), url: opt(z.string()), file_name: opt(z.string()), ext: opt(z.string()), verified_at: opt(z.string()) })),
+});
+export type PosTerminalConfiguration = z.output<typeof PosTerminalConfigurationSchema>;
+
+export const PosKeyExchangeRequestSchema = z.strictObject({
+  serial_no: serialNo,
+  /** Forces a fresh exchange with the processor; slower; only when keys seem stale. Default false. */
+  refresh: z.boolean().default(false),
+});
+export type PosKeyExchangeRequest = z.input<typeof PosKeyExchangeRequestSchema>;
+
+const hex32 = z.string().regex(/^[0-9A-Fa-f]{32}$/, 'must be 32 hex characters');
+
+/** Terminal keys. Hold in memory only; never log or persist (treat a leak like a card-data leak). */
+export const PosTerminalKeysSchema = z.looseObject({
+  terminal_id: opt(idString),
+  pin_key: hex32,
+  master_key: opt(hex32),
+  session_key: opt(z.string()),
+  working_key: opt(hex32),
+  response_code: opt(idString),
+  response_message: opt(z.string()),
+});
+export type PosTerminalKeys = z.output<typeof PosTerminalKeysSchema>;
+
+export const POS_TRANSACTION_TYPES = ['Purchase', 'Refund', 'Pre-Authorization', 'Completion'] as const;
+export const POS_ACCOUNT_TYPES = ['DEFAULT', 'SAVINGS', 'CURRENT', 'CREDIT'] as const;
+export const MERCHANT_REF_MAX = 25;
+
+const hexString = (what: string) =>
+  z.string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) })
+    .regex(/^(?:[0-9A-Fa-f]{2})+$/, `must be ${what}`);
+
+/** F3 account type: the four names, any case; the processor codes 0000/0010/0020/0030 are refused. */
+export const posAccountType = z
+  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be DEFAULT, SAVINGS, CURRENT or CREDIT') })
+  .transform((v, ctx) => {
+    const t = v.trim();
+    if (/^00[0-3]0$/.test(t)) {
+      ctx.addIssue({ code: 'custom', message: `must be DEFAULT, SAVINGS, CURRENT or CREDIT; the processor code ${t} is refused (the service maps the name to the code)` });
+      return z.NEVER;
+    }
+    const hit = POS_ACCOUNT_TYPES.find((a) => a === t.toUpperCase());
+    if (!hit) {
+      ctx.addIssue({ code: 'custom', message: 'must be DEFAULT, SAVINGS, CURRENT or CREDIT (case-insensitive)' });
+      return z.NEVER;
+    }
+    return hit;
+  });
+
+export const PosTerminalInitiateRequestSchema = z.strictObject({
+  /** From F1's terminal configuration; the client sends it in the body (docs/choices.md). */
+  terminal_id: requiredString(),
+  /** Lowest unit; the spec types it as a string: sent as a string of digits. */
+  amount: koboAmountAsString(),
+  currency: currency.default('NGN'),
+  /** Digits only (EMV tag 5A). */
+  card_pan: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') }).regex(/^\d{12,19}$/, 'must be 12 to 19 digits (EMV tag 5A, digits only)'),
+  card_expiry_month: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits 01-12') }).regex(/^(0[1-9]|1[0-2])$/, 'must be two digits 01-12'),
+  card_expiry_year: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits') }).regex(/^\d{2}$/, 'must be two digits'),
+  /** Scheme name derived from the AID (Verve, MasterCard, VISA). */
+  card_type: z.string().min(1, 'must not be empty').optional(),
+  /** EMV tag 5F20 decoded to ASCII. */
+  cardholder_name: z.string().optional(),
+  /**
+   * Exactly three digits (tag 5F34 value, zero-padded). Any other width corrupts the processor
+   * message and the request times out without explanation, so it is checked here.
+   */
+  card_sequence_number: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of exactly 3 digits, e.g. "001"') })
+    .regex(/^\d{3}$/, 'must be exactly 3 digits (tag 5F34 value zero-padded, e.g. "001"); any other width makes the processor time out'),
+  /** Tag 57 without tag and length; trailing F pad nibble allowed. */
+  track2: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be track 2 equivalent data') })
+    .regex(/^\d{12,19}[Dd=]\d{4,}[Ff]?$/, 'must be track 2 equivalent data: PAN, separator D, expiry and service code, optional trailing F'),
+  /** Hex DE55; single use, bound to the amount, counter and unpredictable number. */
+  chipdata: hexString('hex DE55 data (an even number of hex characters)'),
+  /** EMV tag 4F full TLV, hex. */
+  aid: hexString('the EMV tag 4F TLV in hex'),
+  /** 16 hex characters (ISO-0 PIN block); omit only for a card that did not ask for a PIN. */
+  pin_block: z.string().regex(/^[0-9A-Fa-f]{16}$/, 'must be 16 hex characters (ISO-0 PIN block)').optional(),
+  transaction_type: caseInsensitiveEnum(POS_TRANSACTION_TYPES, 'must be Purchase, Refund, Pre-Authorization or Completion'),
+  account_type: posAccountType,
+  /** Merchant-unique, at most 25 characters. Required: F4 requery depends on it. */
+  merchant_ref: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of at most 25 characters') })
+    .min(1, 'must not be empty')
+    .max(MERCHANT_REF_MAX, `must be at most ${MERCHANT_REF_MAX} characters`),
+});
+export type PosTerminalInitiateRequest = z.input<typeof PosTerminalInitiateRequestSchema>;
+
+export const PosTerminalTransactionSchema = z.looseObject({
+  amount: kobo,
+  meta: opt(z.looseObject({ merchant_name: opt(z.string()), processor_amount: opt(z.union([z.string(), z.number()])) })),
+  merchant_id: opt(z.string()),
+  payment_info: opt(paymentInfo),
+  status: lowerStatus(['success', 'failed'] as const),
+  payment_method: opt(z.string()),
+  transaction_type: opt(z.string()),
+  /** Two characters; a number is padded ("0" → "00"). */
+  response_code: z.union([z.string(), z.number()]).transform((v) => (typeof v === 'number' ? String(v).padStart(2, '0') : v)),
+  transaction_reference: opt(z.string()),
+  terminal_id: opt(idString),
+  response_message: opt(z.string()),
+  rrn: opt(z.string()),
+  stan: opt(z.string()),
+  currency: opt(z.string()),
+  aid: opt(z.string()),
+  merchant_request_ref: opt(z.string()),
+  updated_at: opt(z.string()),
+  created_at: opt(z.string()),
+  virtual_account_number: opt(z.string()),
+  receipt_no: opt(idString),
+  merchant_ref: opt(z.string()),
+});
+export type PosTerminalTransaction = z.output<typeof PosTerminalTransactionSchema>;
+
+export const PosTerminalRequeryRequestSchema = z.strictObject({
+  merchant_ref: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') }).min(1, 'must not be empty').max(MERCHANT_REF_MAX, `must be at most ${MERCHANT_REF_MAX} characters`),
+});
+export type PosTerminalRequeryRequest = z.input<typeof PosTerminalRequeryRequestSchema>;

@@ -1,0 +1,150 @@
+// G. SMS: messages (G1), campaigns (G2-G4), templates (G5-G8).
+import { z } from 'zod';
+import { anyData, finiteNumber, isoDate, opt, pageNumber, requiredString } from './common';
+
+const phone = z
+  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number string') })
+  .regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)');
+const dir = z.enum(['DSC', 'ASC'], { error: 'must be DSC or ASC (as the spec writes them)' });
+const uuid = z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a uuid') }).regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a uuid');
+
+export const SmsSendRequestSchema = z.strictObject({
+  sender_id: requiredString(),
+  messages: z
+    .array(z.strictObject({ phone_number: phone, message: requiredString() }), { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of {phone_number, message}') })
+    .min(1, 'must contain at least one message'),
+});
+export type SmsSendRequest = z.input<typeof SmsSendRequestSchema>;
+
+export const SmsSendDetailsSchema = z.looseObject({
+  batch_id: opt(z.string()),
+  sent: z.array(z.looseObject({
+    phone_number: opt(z.string()),
+    status: opt(z.string()),
+    cost: opt(finiteNumber),
+    transaction_id: opt(z.string()),
+  })),
+  errors: opt(z.array(z.unknown())),
+  total_cost: opt(finiteNumber),
+  currency: opt(z.string()),
+});
+
+/** The outer `data` carries `success`, `message` and the send result in `data`. */
+export const SmsSendResultSchema = z.looseObject({
+  success: opt(z.boolean()),
+  message: opt(z.string()),
+  data: SmsSendDetailsSchema,
+});
+export type SmsSendResult = z.output<typeof SmsSendResultSchema>;
+
+export const SmsCampaignCreateRequestSchema = z.strictObject({
+  name: requiredString(),
+  bucket_id: uuid,
+  sender_id: requiredString(),
+  is_scheduled: z.boolean({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a boolean') }),
+  /** Spelled so by the spec (probably "scheduled_for"); format not stated. Sent under this key. */
+  sscheduled_dor: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') }),
+  template_id: requiredString(),
+});
+export type SmsCampaignCreateRequest = z.input<typeof SmsCampaignCreateRequestSchema>;
+
+export const SmsCampaignSchema = z.looseObject({
+  uuid: z.string(),
+  name: opt(z.string()),
+  cost: opt(z.union([z.string(), z.number()])),
+  scheduled_for: opt(z.string()),
+  status: opt(z.string()),
+  merchant_id: opt(z.string()),
+  createdAt: opt(z.string()),
+  updatedAt: opt(z.string()),
+  bucket_id: opt(z.string()),
+  sender_id: opt(z.string()),
+  template_id: opt(z.string()),
+});
+export type SmsCampaign = z.output<typeof SmsCampaignSchema>;
+
+export const SmsCampaignListRequestSchema = z.strictObject({
+  page: pageNumber.optional(),
+  perPage: pageNumber.optional(),
+  sorted_by: z.string().min(1).optional(),
+  status: z.enum(['pending', 'failed', 'success'], { error: 'must be pending, failed or success' }).optional(),
+  name: z.string().min(1).optional(),
+  dir: dir.optional(),
+  date_from: isoDate.optional(),
+  date_to: isoDate.optional(),
+});
+export type SmsCampaignListRequest = z.input<typeof SmsCampaignListRequestSchema>;
+
+export const SmsCampaignListItemSchema = z.looseObject({
+  id: z.union([z.string(), z.number()]),
+  name: opt(z.string()),
+  client_id: opt(z.union([z.string(), z.number()])),
+  template_id: opt(z.string()),
+  bucket_id: opt(z.string()),
+  total: opt(z.union([z.string(), z.number()])),
+  created_at: opt(z.string()),
+  created_by: opt(z.union([z.string(), z.number()])),
+});
+export type SmsCampaignListItem = z.output<typeof SmsCampaignListItemSchema>;
+
+export const SmsCampaignPageSchema = z.looseObject({
+  items: z.array(SmsCampaignListItemSchema),
+  total: z.number().int(),
+});
+export type SmsCampaignPage = z.output<typeof SmsCampaignPageSchema>;
+
+export const SmsIdRequestSchema = z.strictObject({ id: uuid });
+export type SmsIdRequest = z.input<typeof SmsIdRequestSchema>;
+
+/** G4: response body not shown. */
+export const SmsDeleteResultSchema = anyData;
+export type SmsDeleteResult = z.output<typeof SmsDeleteResultSchema>;
+
+export const SmsTemplateCreateRequestSchema = z.strictObject({
+  name: requiredString(),
+  description: requiredString(),
+  message: requiredString(),
+});
+export type SmsTemplateCreateRequest = z.input<typeof SmsTemplateCreateRequestSchema>;
+
+export const SmsTemplateSchema = z.looseObject({
+  uuid: z.string(),
+  merchant_id: opt(z.string()),
+  name: opt(z.string()),
+  description: opt(z.string()),
+  pages: opt(z.number().int()),
+  message: opt(z.string()),
+  createdAt: opt(z.string()),
+  updatedAt: opt(z.string()),
+});
+export type SmsTemplate = z.output<typeof SmsTemplateSchema>;
+
+export const SmsTemplateListRequestSchema = z.strictObject({
+  page: pageNumber.optional(),
+  perPage: pageNumber.optional(),
+  sorted_by: z.string().min(1).optional(),
+  dir: dir.optional(),
+  date_from: isoDate.optional(),
+  date_to: isoDate.optional(),
+});
+export type SmsTemplateListRequest = z.input<typeof SmsTemplateListRequestSchema>;
+
+export const SmsTemplatePageSchema = z.looseObject({
+  count: z.number().int(),
+  rows: z.array(SmsTemplateSchema),
+});
+export type SmsTemplatePage = z.output<typeof SmsTemplatePageSchema>;
+
+/** G7: body fields not shown; the sample carries name, description and file_name. */
+export const SmsTemplateUpdateRequestSchema = z
+  .strictObject({
+    id: uuid,
+    name: z.string().min(1, 'must not be empty').optional(),
+    description: z.string().min(1, 'must not be empty').optional(),
+    message: z.string().min(1, 'must not be empty').optional(),
+    file_name: z.string().min(1, 'must not be empty').optional(),
+  })
+  .refine((v) => v.name !== undefined || v.description !== undefined || v.message !== undefined || v.file_name !== undefined, {
+    message: 'must change at least one of name, description, message, file_name',
+  });
+export type SmsTemplateUpdateRequest = z.input<typeof SmsTemplateUpdateRequestSchema>;
