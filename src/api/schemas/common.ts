@@ -245,12 +245,16 @@ export const pageNumber = z
 /** `data` that the spec gives as {} or leaves open. */
 export const anyData = z.unknown().transform((v) => (v === undefined ? null : v));
 
-/** Normalises an alias key onto the canonical one (kept when both exist). */
-export function withAlias(canonical: string, alias: string) {
+/**
+ * Normalises an alias key onto the canonical one when the canonical one is absent. The alias is
+ * removed (`aamount` → `amount`) unless `keepAlias` (mandate `is_approved` stays next to `approved`).
+ */
+export function withAlias(canonical: string, alias: string, keepAlias = false) {
   return (v: unknown): unknown => {
     if (v && typeof v === 'object' && !Array.isArray(v)) {
       const o = v as Record<string, unknown>;
       if (o[canonical] === undefined && o[alias] !== undefined) {
+        if (keepAlias) return { ...o, [canonical]: o[alias] };
         const { [alias]: value, ...rest } = o;
         return { ...rest, [canonical]: value };
       }

@@ -95,13 +95,13 @@ const mandateFields = {
 
 /** Mandate. `approved` is filled from `is_approved` and `reference` from `merchant_reference` when absent. */
 export const MandateSchema = z.preprocess(
-  (v) => withAlias('reference', 'merchant_reference')(withAlias('approved', 'is_approved')(v)),
+  (v) => withAlias('reference', 'merchant_reference', true)(withAlias('approved', 'is_approved', true)(v)),
   z.looseObject(mandateFields),
 );
 export type Mandate = z.output<typeof MandateSchema>;
 
 export const MandateCreationSchema = z.preprocess(
-  (v) => withAlias('reference', 'merchant_reference')(withAlias('approved', 'is_approved')(v)),
+  (v) => withAlias('reference', 'merchant_reference', true)(withAlias('approved', 'is_approved', true)(v)),
   z.looseObject({
     ...mandateFields,
     mandate_id: idString,
