@@ -9,6 +9,7 @@ import {
 } from './errors';
 import { OPERATIONS, type OperationData, type OperationName, type OperationRequest } from './operations';
 import { resolvePaths, type ApiPaths } from './paths';
+import { redactBody } from './redact';
 import { HttpTransport, TransportFailure, type CallOptions, type RawResponse } from './transport';
 import type { EmptyRequest } from './schemas/common';
 
@@ -266,7 +267,7 @@ export class PaymentsClient {
     if (!envelope) {
       throw new ResponseValidationError({
         message: `${operation}: the ${raw.status} response body is not a JSON object`,
-        operation, status: raw.status, body: raw.body, ...ids, requestSent: true, moneyMoving: traits.moneyMoving,
+        operation, status: raw.status, body: redactBody(raw.body), ...ids, requestSent: true, moneyMoving: traits.moneyMoving,
         retrySafe: false, outcomeUnknown: !traits.idempotent,
         issues: [{ path: '', message: raw.bodyIsJson ? 'must be a JSON object (the envelope)' : 'must be JSON' }],
       });
@@ -281,7 +282,7 @@ export class PaymentsClient {
       const issues = zodIssuesToValidationIssues(data.error.issues).map((i) => ({ path: i.path ? `data.${i.path}` : 'data', message: i.message }));
       throw new ResponseValidationError({
         message: `${operation}: the ${raw.status} response does not match the schema: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
-        operation, status: raw.status, bodyStatus: envelope.bodyStatus, serviceMessage: envelope.message, body: raw.body, ...ids,
+        operation, status: raw.status, bodyStatus: envelope.bodyStatus, serviceMessage: envelope.message, body: redactBody(raw.body), ...ids,
         requestSent: true, moneyMoving: traits.moneyMoving, retrySafe: false, outcomeUnknown: !traits.idempotent, issues,
       });
     }
@@ -320,7 +321,7 @@ function statusError(operation: OperationName, traits: OperationTraits, raw: Raw
     status: raw.status,
     bodyStatus: envelope?.bodyStatus,
     serviceMessage,
-    body: raw.body,
+    body: redactBody(raw.body),
     requestId: raw.requestId,
     clientRequestId: raw.clientRequestId,
     requestSent: true,

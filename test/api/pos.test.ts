@@ -1,6 +1,6 @@
 // E1-E2 (POS remote) and F1-F4 (POS terminal) against a real HTTP server with the spec's bodies.
 import {
-  AuthenticationError, BadRequestError, NotFoundError, PaymentsClient, RequestValidationError, TimeoutError,
+  AuthenticationError, BadRequestError, NotFoundError, PaymentsClient, RequestValidationError, ResponseValidationError, TimeoutError,
   classifyPosResponseCode, type PosTerminalInitiateRequest,
 } from '../../src/api';
 import { clientFor, ok, rejectionOf, startFakeService, type FakeService } from './helpers/fake-service';
@@ -110,6 +110,16 @@ describe('F2 posTerminal.keyExchange', () => {
     expect(res.data.pin_key).toBe(keys.pin_key);
     await client.posTerminal.keyExchange({ serial_no: 'SN-001', refresh: true });
     expect(svc.last().query).toEqual({ refresh: 'true' });
+  });
+
+  it('an error never carries key material (the body kept on the error is redacted)', async () => {
+    svc.on('POST', '/softpos/terminal/key-exchange', ok({ ...keys, master_key: 'short' }));
+    const err = await rejectionOf(client.posTerminal.keyExchange({ serial_no: 'SN-001' }));
+    expect(err).toBeInstanceOf(ResponseValidationError);
+    expect((err as unknown as ResponseValidationError).issues).toEqual([{ path: 'data.master_key', message: 'must be 32 hex characters' }]);
+    expect(JSON.stringify(err.body)).not.toContain(keys.pin_key);
+    expect(err.body).toMatchObject({ data: { pin_key: '[REDACTED]', master_key: '[REDACTED]', working_key: '[REDACTED]', session_key: null, terminal_id: '2KUD0001' } });
+    expect(err.message).not.toContain(keys.pin_key);
   });
 
   it('404 as F1', async () => {
