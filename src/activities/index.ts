@@ -3,6 +3,8 @@
 import type { Logger } from 'pino';
 import type { PaymentsClient } from '../api';
 import type { AppConfig } from '../config/config';
+import { createPosActivities } from './pos';
+import { createVendingActivities } from './vending';
 
 export interface ActivityDeps {
   api: PaymentsClient;
@@ -10,8 +12,11 @@ export interface ActivityDeps {
   config: AppConfig;
 }
 
-export function createActivities(_deps: ActivityDeps) {
-  return {};
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createPosActivities(deps),
+    ...createVendingActivities(deps),
+  };
 }
 
 export type PaymentActivities = ReturnType<typeof createActivities>;

@@ -1,3 +1,6 @@
 // Every workflow the payments worker runs. Workflow code is deterministic:
 // it imports only @temporalio/workflow, src/shared, and activity *types*.
 export * from './webhook-inbox';
+export * from './pos-remote';
+export * from './pos-terminal';
+export * from './vending';

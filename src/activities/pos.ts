@@ -1,0 +1,195 @@
+// POS activities: E1/E2 remote requests and F3/F4 terminal transactions.
+//
+// Money-moving calls (E1 create, F3 initiate) are made once per activity attempt and their
+// activities are scheduled with maximumAttempts 1; every failure becomes an ApplicationFailure
+// with a type from FailureTypes and nonRetryable set, so the workflow decides (requery first).
+// Read-only calls (E2, F4) may be retried by their retry policies.
+//
+// Nothing here logs a request or response body: only references, attempts and outcomes.
+// F1/F2 (terminal configuration, key exchange) are not activities: pin_key must never enter
+// Temporal (see src/starters/pos.ts).
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import {
+  AuthenticationError,
+  BadRequestError,
+  NotFoundError,
+  PaymentsApiError,
+  PermissionDeniedError,
+  RequestAbortedError,
+  RequestValidationError,
+  type PosTerminalTransaction,
+} from '../api';
+import type { ActivityDeps } from './index';
+import {
+  FailureTypes,
+  type PosInitiateRequest,
+  type PosInitiateResponse,
+  type PosRemotePollOutcome,
+  type PosRemotePollProgress,
+  type PosRemoteRecord,
+  type PosRequeryOutcome,
+  type PosTransactionRecord,
+} from '../shared/pos';
+
+/**
+ * Turns a client error into an ApplicationFailure with a deliberate type and retryability.
+ * For a money-moving call every failure is non-retryable (the workflow requeries first), and
+ * anything that may have reached the service is 'OutcomeUnknown'.
+ */
+export function toActivityFailure(err: unknown, opts: { moneyMoving: boolean; what: string }): ApplicationFailure {
+  if (err instanceof ApplicationFailure) return err;
+  if (err instanceof RequestValidationError) {
+    return ApplicationFailure.create({ type: FailureTypes.InvalidRequest, message: `${opts.what}: ${err.message}`, nonRetryable: true, details: [err.issues] });
+  }
+  if (err instanceof PaymentsApiError) {
+    const base = { message: `${opts.what}: ${err.message}`, details: [{ status: err.status, operation: err.operation, requestId: err.requestId }] };
+    if (err instanceof BadRequestError) return ApplicationFailure.create({ ...base, type: FailureTypes.BadRequest, nonRetryable: true });
+    if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
+      return ApplicationFailure.create({ ...base, type: FailureTypes.Unauthorized, nonRetryable: true });
+    }
+    if (err instanceof NotFoundError) return ApplicationFailure.create({ ...base, type: FailureTypes.NotFound, nonRetryable: true });
+    if (opts.moneyMoving) {
+      // Never repeated by Temporal: the workflow requeries by reference first.
+      return ApplicationFailure.create({ ...base, type: err.outcomeUnknown || err.requestSent ? FailureTypes.OutcomeUnknown : FailureTypes.Transient, nonRetryable: true });
+    }
+    if (err.retrySafe) return ApplicationFailure.create({ ...base, type: FailureTypes.Transient, nonRetryable: false });
+    return ApplicationFailure.create({ ...base, type: FailureTypes.ServiceError, nonRetryable: true });
+  }
+  // Not from the client (a bug, an abort): for a money-moving call we cannot know whether it left.
+  const message = `${opts.what}: ${err instanceof Error ? err.message : String(err)}`;
+  return opts.moneyMoving
+    ? ApplicationFailure.create({ type: FailureTypes.OutcomeUnknown, message, nonRetryable: true })
+    : ApplicationFailure.create({ type: FailureTypes.Transient, message, nonRetryable: false });
+}
+
+/** The parts of F3/F4's transaction the flow keeps: no card data beyond the masked PAN. */
+export function toPosTransactionRecord(t: PosTerminalTransaction): PosTransactionRecord {
+  return {
+    status: t.status,
+    response_code: t.response_code,
+    response_message: t.response_message ?? undefined,
+    amount: t.amount,
+    currency: t.currency ?? undefined,
+    merchant_ref: t.merchant_ref ?? undefined,
+    transaction_reference: t.transaction_reference ?? undefined,
+    terminal_id: t.terminal_id != null ? String(t.terminal_id) : undefined,
+    rrn: t.rrn ?? undefined,
+    stan: t.stan ?? undefined,
+    receipt_no: t.receipt_no != null ? String(t.receipt_no) : undefined,
+    card_pan_masked: t.payment_info?.card_pan ?? undefined,
+    card_type: t.payment_info?.card_type ?? undefined,
+    created_at: t.created_at ?? undefined,
+  };
+}
+
+export interface PosActivityOptions {
+  /** Wait between E2 polls when the workflow does not say (spec: 2-3 s). */
+  defaultPollIntervalMs?: number;
+}
+
+export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions = {}) {
+  const { api, logger } = deps;
+  const log = logger.child({ flow: 'pos' });
+
+  return {
+    /** E1. Money-moving (pushes a payment to the terminal); E1 carries no reference of ours. */
+    async posRemoteCreateRequest(req: { terminal_id: string; amount: number; account_type?: string }): Promise<{ request_ref: string }> {
+      const ctx = Context.current();
+      try {
+        const res = await api.posRemote.create(req, { requestId: ctx.info.activityId });
+        log.info({ workflowId: ctx.info.workflowExecution?.workflowId, requestRef: res.data.request_ref }, 'POS remote request created');
+        return { request_ref: String(res.data.request_ref) };
+      } catch (err) {
+        throw toActivityFailure(err, { moneyMoving: true, what: 'E1 create remote request' });
+      }
+    },
+
+    /**
+     * E2 polling until success, failed or 404 (expired). Heartbeats its progress, so a worker
+     * that dies is noticed within the heartbeat timeout and the retried attempt continues from
+     * the heartbeat details; cancellation (a cancel signal, a cancelled workflow) arrives with
+     * the heartbeat and stops the loop at once.
+     */
+    async posRemotePollRequest(input: { request_ref: string; intervalMs?: number }): Promise<PosRemotePollOutcome> {
+      const ctx = Context.current();
+      const intervalMs = input.intervalMs ?? opts.defaultPollIntervalMs ?? 2500;
+      const prev = ctx.info.heartbeatDetails as PosRemotePollProgress | undefined;
+      const progress: PosRemotePollProgress = { polls: prev?.polls ?? 0, startedAt: prev?.startedAt ?? Date.now(), lastStatus: prev?.lastStatus };
+      const attempt = ctx.info.attempt;
+      if (prev) log.info({ requestRef: input.request_ref, attempt, polls: progress.polls }, 'POS remote polling resumed from heartbeat');
+      let consecutiveErrors = 0;
+      for (;;) {
+        ctx.heartbeat(progress);
+        try {
+          const res = await api.posRemote.requery({ request_ref: input.request_ref }, { signal: ctx.cancellationSignal, requestId: `${ctx.info.activityId}-${progress.polls + 1}` });
+          progress.polls += 1;
+          consecutiveErrors = 0;
+          progress.lastStatus = res.data.status;
+          if (res.data.status === 'success' || res.data.status === 'failed') {
+            return { status: res.data.status, record: res.data as PosRemoteRecord, polls: progress.polls, attempt };
+          }
+        } catch (err) {
+          if (ctx.cancellationSignal.aborted || err instanceof RequestAbortedError) {
+            throw new CancelledFailure(String(ctx.cancellationSignal.reason ?? 'cancelled'));
+          }
+          if (err instanceof NotFoundError) {
+            // 'Request not found or expired': the 5-minute lifetime ended without a completion.
+            progress.polls += 1;
+            return { status: 'expired', polls: progress.polls, attempt };
+          }
+          const failure = toActivityFailure(err, { moneyMoving: false, what: 'E2 requery remote request' });
+          if (failure.nonRetryable) throw failure;
+          consecutiveErrors += 1;
+          log.warn({ requestRef: input.request_ref, type: failure.type, consecutiveErrors }, 'POS remote requery failed; polling continues');
+        }
+        ctx.heartbeat(progress);
+        await ctx.sleep(intervalMs); // throws CancelledFailure when cancelled
+      }
+    },
+
+    /** One E2 look (after a cancel): pending, success/failed with the record, or expired (404). */
+    async posRemoteRequeryOnce(input: { request_ref: string }): Promise<PosRemotePollOutcome | { status: 'pending'; polls: number; attempt: number }> {
+      const ctx = Context.current();
+      try {
+        const res = await api.posRemote.requery({ request_ref: input.request_ref }, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}` });
+        if (res.data.status === 'success' || res.data.status === 'failed') {
+          return { status: res.data.status, record: res.data as PosRemoteRecord, polls: 1, attempt: ctx.info.attempt };
+        }
+        return { status: 'pending', polls: 1, attempt: ctx.info.attempt };
+      } catch (err) {
+        if (err instanceof NotFoundError) return { status: 'expired', polls: 1, attempt: ctx.info.attempt };
+        throw toActivityFailure(err, { moneyMoving: false, what: 'E2 requery remote request' });
+      }
+    },
+
+    /** F3, once. The workflow never calls it again unless F4 answered 404 for this merchant_ref. */
+    async posTerminalInitiateTransaction(req: PosInitiateRequest, o: { attempt: number; timeoutMs?: number }): Promise<PosInitiateResponse> {
+      const ctx = Context.current();
+      const where = { workflowId: ctx.info.workflowExecution?.workflowId, merchantRef: req.merchant_ref, attempt: o.attempt };
+      try {
+        const res = await api.posTerminal.initiate(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` });
+        const transaction = toPosTransactionRecord(res.data);
+        log.info({ ...where, responseCode: transaction.response_code, status: transaction.status }, 'POS transaction answered');
+        return { transaction };
+      } catch (err) {
+        const failure = toActivityFailure(err, { moneyMoving: true, what: 'F3 initiate POS transaction' });
+        log.warn({ ...where, type: failure.type, status: err instanceof PaymentsApiError ? err.status : undefined }, 'POS transaction without an answer');
+        throw failure;
+      }
+    },
+
+    /** F4. 404 is an answer ("never received"), not a failure. */
+    async posTerminalRequeryTransaction(req: { merchant_ref: string }): Promise<PosRequeryOutcome> {
+      const ctx = Context.current();
+      try {
+        const res = await api.posTerminal.requery(req, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}` });
+        return { found: true, transaction: toPosTransactionRecord(res.data) };
+      } catch (err) {
+        if (err instanceof NotFoundError) return { found: false };
+        throw toActivityFailure(err, { moneyMoving: false, what: 'F4 requery POS transaction' });
+      }
+    },
+  };
+}
+
+export type PosActivities = ReturnType<typeof createPosActivities>;

@@ -1,0 +1,121 @@
+// Electricity vending activities (H1-H4).
+//
+// H1 providers are cached in memory per worker (TTL, default 1 hour): the list changes
+// rarely and every sale needs it. H3 purchase is money-moving: made once per activity attempt,
+// scheduled with maximumAttempts 1, every failure non-retryable with a deliberate type; the
+// workflow checks by reference (H4) before any new attempt.
+import { Context } from '@temporalio/activity';
+import { NotFoundError, type ElectricityProvider, type VendingTransaction } from '../api';
+import type { ActivityDeps } from './index';
+import { toActivityFailure } from './pos';
+import type { MeterInfo, VendCheckOutcome, VendRecord } from '../shared/vending';
+
+export interface VendingActivityOptions {
+  /** How long the provider list is kept. Default 1 hour. */
+  providerCacheTtlMs?: number;
+  /** Clock for the cache (tests). */
+  now?: () => number;
+}
+
+export function toVendRecord(t: VendingTransaction): VendRecord {
+  const token = t.value_reference ?? t.meta_json?.token ?? undefined;
+  const units = t.meta_json?.total_units;
+  return {
+    reference: t.reference,
+    status: String(t.status).toLowerCase(),
+    amount: t.amount,
+    ...(token ? { token } : {}),
+    ...(units != null ? { units: String(units) } : {}),
+    ...(t.meta_json?.receipt_number ? { receipt_number: t.meta_json.receipt_number } : {}),
+    ...(t.meta_json?.meter_number ? { meter_number: t.meta_json.meter_number } : {}),
+    ...(t.transaction_id != null ? { transaction_id: String(t.transaction_id) } : {}),
+    ...(t.createdAt ? { createdAt: t.createdAt } : {}),
+  };
+}
+
+export function createVendingActivities(deps: ActivityDeps, opts: VendingActivityOptions = {}) {
+  const { api, logger } = deps;
+  const log = logger.child({ flow: 'vend' });
+  const ttl = opts.providerCacheTtlMs ?? 60 * 60 * 1000;
+  const now = opts.now ?? Date.now;
+  let cache: { at: number; providers: ElectricityProvider[] } | undefined;
+  let inflight: Promise<ElectricityProvider[]> | undefined;
+
+  async function providers(): Promise<ElectricityProvider[]> {
+    if (cache && now() - cache.at < ttl) return cache.providers;
+    // One H1 call at a time even when many sales start together.
+    inflight ??= api.vending
+      .providers({})
+      .then((res) => {
+        cache = { at: now(), providers: res.data };
+        return res.data;
+      })
+      .finally(() => {
+        inflight = undefined;
+      });
+    return inflight;
+  }
+
+  return {
+    /** H1, cached. Returns the provider codes. */
+    async vendListProviders(): Promise<{ code: string; name?: string }[]> {
+      try {
+        return (await providers()).map((p) => ({ code: p.code, ...(p.name ? { name: p.name } : {}) }));
+      } catch (err) {
+        throw toActivityFailure(err, { moneyMoving: false, what: 'H1 electricity providers' });
+      }
+    },
+
+    /** H2. Read-only. */
+    async vendLookupMeter(req: { meter_no: string; meter_type: 'prepaid' | 'postpaid'; provider: string }): Promise<MeterInfo> {
+      try {
+        const res = await api.vending.lookup(req, { requestId: Context.current().info.activityId });
+        const d = res.data;
+        return {
+          reference: d.reference,
+          ...(d.customer_name ? { customer_name: d.customer_name } : {}),
+          ...(d.minimum_vend != null ? { minimum_vend: Number(d.minimum_vend) } : {}),
+          ...(d.meter_type ? { meter_type: d.meter_type } : {}),
+          ...(d.provider ? { provider: d.provider } : {}),
+          ...(d.outstanding_debt != null ? { outstanding_debt: String(d.outstanding_debt) } : {}),
+        };
+      } catch (err) {
+        throw toActivityFailure(err, { moneyMoving: false, what: 'H2 meter lookup' });
+      }
+    },
+
+    /** H3, once. The workflow never calls it again unless H4 proved the reference unknown. */
+    async vendPurchase(
+      req: { reference: string; amount: number; phone_number: string; email: string },
+      o: { attempt: number; timeoutMs?: number },
+    ): Promise<VendRecord> {
+      const ctx = Context.current();
+      const where = { workflowId: ctx.info.workflowExecution?.workflowId, reference: req.reference, attempt: o.attempt };
+      try {
+        const res = await api.vending.purchase(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` });
+        const rec = toVendRecord(res.data);
+        log.info({ ...where, status: rec.status }, 'vend purchase answered');
+        return rec;
+      } catch (err) {
+        const failure = toActivityFailure(err, { moneyMoving: true, what: 'H3 electricity purchase' });
+        log.warn({ ...where, type: failure.type }, 'vend purchase without an answer');
+        throw failure;
+      }
+    },
+
+    /** H4 by reference. Not found (404, or no matching row) is an answer, not a failure. */
+    async vendFindByReference(req: { reference: string }): Promise<VendCheckOutcome> {
+      try {
+        const res = await api.vending.transactions({ reference: req.reference }, { requestId: `${Context.current().info.activityId}-${Context.current().info.attempt}` });
+        const rows = Array.isArray(res.data) ? res.data : res.data ? [res.data] : [];
+        const hit = rows.find((r) => String(r.reference) === req.reference);
+        return hit ? { found: true, transaction: toVendRecord(hit) } : { found: false };
+      } catch (err) {
+        if (err instanceof NotFoundError) return { found: false };
+        throw toActivityFailure(err, { moneyMoving: false, what: 'H4 vending transaction by reference' });
+      }
+    },
+  };
+}
+
+export type VendingActivities = ReturnType<typeof createVendingActivities>;

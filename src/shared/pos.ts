@@ -1,0 +1,356 @@
+// POS flows as workflows, starters and tests see them: inputs, results, states, and the
+// signals and queries, defined once.
+//
+//   posRemoteRequestWorkflow      E1 create + E2 polling (in a heartbeating activity)
+//   posTerminalTransactionWorkflow F3 initiate + F4 requery, "never retry without requerying"
+//
+// The terminal session (F1 configuration, F2 key exchange) is deliberately NOT a workflow:
+// `pin_key` would land in workflow history. See src/starters/pos.ts and docs/flows-pos-vending.md.
+//
+// The field rules live here as zod schemas (zod is deterministic and runs in the workflow
+// sandbox), so the starters and the workflows check exactly the same rules.
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { z } from 'zod';
+
+/** A rule broken by an input field: the field's name and the rule, never the value. */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+export function issuesOf(error: z.ZodError): FieldIssue[] {
+  return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+}
+
+export function describeIssues(issues: FieldIssue[]): string {
+  return issues.map((i) => (i.path ? `${i.path} ${i.message}` : i.message)).join('; ');
+}
+
+/** A Temporal duration as a string ('2s', '5 minutes') or milliseconds. */
+const duration = z.union([
+  z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
+  z.string().regex(/^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/, 'must be a duration such as "2s" or "5 minutes"'),
+]);
+export type DurationInput = z.infer<typeof duration>;
+
+const koboInteger = (min: number, minMessage: string) =>
+  z
+    .number({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer in the lowest currency unit (kobo)') })
+    .refine((v) => Number.isSafeInteger(v), 'must be an integer in the lowest currency unit (kobo); a fractional amount is refused, never rounded')
+    .refine((v) => v >= min, minMessage);
+
+const requiredText = (what: string) =>
+  z.string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) }).trim().min(1, 'must not be empty');
+
+// ---- E. POS remote request ------------------------------------------------------------------
+
+export const POS_REMOTE_ACCOUNT_TYPES = ['default', 'savings', 'current', 'credit'] as const;
+
+export const PosRemoteInputSchema = z.strictObject({
+  /** The merchant's own reference for this payment (order id). Workflow id: `pos-remote-<reference>`. */
+  reference: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+    .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
+  terminal_id: requiredText('the terminal id'),
+  /** Kobo, greater than 0. */
+  amount: koboInteger(1, 'must be greater than 0'),
+  currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }).default('NGN'),
+  account_type: z
+    .string({ error: 'must be default, savings, current or credit' })
+    .transform((v) => v.trim().toLowerCase())
+    .pipe(z.enum(POS_REMOTE_ACCOUNT_TYPES, { error: 'must be default, savings, current or credit' }))
+    .optional(),
+  options: z
+    .strictObject({
+      /** Spec advice: every 2-3 s. Tests shorten it. */
+      pollIntervalMs: z.number().int().min(10, 'must be at least 10 ms').max(60_000, 'must be at most 60000 ms').optional(),
+      /** Upper bound of the whole polling (the request lives 5 minutes). Default 7 minutes. */
+      pollTimeout: duration.optional(),
+      /** Heartbeat timeout of the polling activity: how fast a dead worker is noticed. Default 20s. */
+      heartbeatTimeout: duration.optional(),
+    })
+    .optional(),
+});
+export type PosRemoteInput = z.input<typeof PosRemoteInputSchema>;
+export type PosRemoteParsedInput = z.output<typeof PosRemoteInputSchema>;
+
+export const posRemoteWorkflowId = (reference: string): string => `pos-remote-${reference}`;
+
+export type PosRemoteStatus =
+  | 'creating'
+  | 'pending'
+  | 'success'
+  | 'failed'
+  | 'expired'
+  | 'cancelling'
+  | 'cancelled'
+  | 'rejected'
+  | 'create_outcome_unknown'
+  | 'poll_error';
+
+export const POS_REMOTE_FINAL_STATUSES: readonly PosRemoteStatus[] = [
+  'success', 'failed', 'expired', 'cancelled', 'rejected', 'create_outcome_unknown', 'poll_error',
+];
+
+/** E2's full record (status success | failed), as the API client parsed it. */
+export type PosRemoteRecord = Record<string, unknown> & { status: 'success' | 'failed'; response_code?: string; amount?: number };
+
+export interface PosRemoteState {
+  reference: string;
+  status: PosRemoteStatus;
+  requestRef?: string;
+  amount: number;
+  /** Human-readable detail of a final non-success state. */
+  message?: string;
+}
+
+export interface PosRemoteResult extends PosRemoteState {
+  status: Exclude<PosRemoteStatus, 'creating' | 'pending' | 'cancelling'>;
+  /** The full E2 record when the terminal completed the payment (success or failed). */
+  record?: PosRemoteRecord;
+  /** E2 calls made by the polling activity, over all its attempts. */
+  polls?: number;
+}
+
+/** What the polling activity returns. */
+export type PosRemotePollOutcome =
+  | { status: 'success' | 'failed'; record: PosRemoteRecord; polls: number; attempt: number }
+  | { status: 'expired'; polls: number; attempt: number };
+
+/** Heartbeat details of the polling activity: a retried attempt continues from them. */
+export interface PosRemotePollProgress {
+  polls: number;
+  startedAt: number;
+  lastStatus?: string;
+}
+
+export const posRemoteStateQuery = defineQuery<PosRemoteState>('posRemoteState');
+/** Stops the polling; the flow ends as cancelled (unless a last E2 shows it completed). */
+export const cancelPosRemoteSignal = defineSignal<[{ reason?: string }?]>('cancelPosRemote');
+
+// ---- F. POS terminal transaction ------------------------------------------------------------
+
+export const POS_TRANSACTION_TYPES = ['Purchase', 'Refund', 'Pre-Authorization', 'Completion'] as const;
+export const POS_ACCOUNT_TYPES = ['DEFAULT', 'SAVINGS', 'CURRENT', 'CREDIT'] as const;
+export const MERCHANT_REF_MAX = 25;
+
+const hexPairs = (what: string) =>
+  z.string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) }).regex(/^(?:[0-9A-Fa-f]{2})+$/, `must be ${what}`);
+
+/**
+ * F3's body fields (spec F3 table and Limits) plus options. Every rule is checked before the
+ * first request: by the starter, and again by the workflow as its first step.
+ */
+export const PosTransactionInputSchema = z.strictObject({
+  /** From F1 (the terminal session). */
+  terminal_id: requiredText('the terminal id from F1'),
+  /** Lowest unit; an integer or a string of digits; sent as a string. */
+  amount: z
+    .union([z.number(), z.string()], { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer amount in the lowest unit') })
+    .superRefine((v, ctx) => {
+      const ok = typeof v === 'number' ? Number.isSafeInteger(v) : /^\d+$/.test(v) && Number.isSafeInteger(Number(v));
+      if (!ok) ctx.addIssue({ code: 'custom', message: 'must be an integer in the lowest currency unit; a fractional amount is refused, never rounded' });
+      else if (Number(v) <= 0) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
+    })
+    .transform((v) => String(Number(v))),
+  currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }).default('NGN'),
+  card_pan: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') }).regex(/^\d{12,19}$/, 'must be 12 to 19 digits (EMV tag 5A, digits only)'),
+  card_expiry_month: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits 01-12') }).regex(/^(0[1-9]|1[0-2])$/, 'must be two digits 01-12'),
+  card_expiry_year: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits') }).regex(/^\d{2}$/, 'must be two digits'),
+  card_type: z.string().min(1, 'must not be empty').optional(),
+  cardholder_name: z.string().optional(),
+  card_sequence_number: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of exactly 3 digits, e.g. "001"') })
+    .regex(/^\d{3}$/, 'must be exactly 3 digits (tag 5F34 value zero-padded, e.g. "001"); any other width makes the processor time out'),
+  track2: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be track 2 equivalent data') })
+    .regex(/^\d{12,19}[Dd=]\d{4,}[Ff]?$/, 'must be track 2 equivalent data: PAN, separator D, expiry and service code, optional trailing F'),
+  chipdata: hexPairs('hex DE55 data (an even number of hex characters)'),
+  aid: hexPairs('the EMV tag 4F TLV in hex'),
+  /** 16 hex (ISO-0); omit only for a card that did not ask for a PIN. Never logged. */
+  pin_block: z.string({ error: 'must be 16 hex characters (ISO-0 PIN block)' }).regex(/^[0-9A-Fa-f]{16}$/, 'must be 16 hex characters (ISO-0 PIN block)').optional(),
+  transaction_type: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be Purchase, Refund, Pre-Authorization or Completion') })
+    .transform((v, ctx) => {
+      const hit = POS_TRANSACTION_TYPES.find((t) => t.toLowerCase() === v.trim().toLowerCase());
+      if (!hit) {
+        ctx.addIssue({ code: 'custom', message: 'must be Purchase, Refund, Pre-Authorization or Completion' });
+        return z.NEVER;
+      }
+      return hit;
+    }),
+  account_type: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be DEFAULT, SAVINGS, CURRENT or CREDIT') })
+    .transform((v, ctx) => {
+      const t = v.trim();
+      if (/^00[0-3]0$/.test(t)) {
+        ctx.addIssue({ code: 'custom', message: `must be DEFAULT, SAVINGS, CURRENT or CREDIT; the processor code ${t} is refused` });
+        return z.NEVER;
+      }
+      const hit = POS_ACCOUNT_TYPES.find((a) => a === t.toUpperCase());
+      if (!hit) {
+        ctx.addIssue({ code: 'custom', message: 'must be DEFAULT, SAVINGS, CURRENT or CREDIT (case-insensitive)' });
+        return z.NEVER;
+      }
+      return hit;
+    }),
+  merchant_ref: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of at most 25 characters') })
+    .min(1, 'must not be empty')
+    .max(MERCHANT_REF_MAX, `must be at most ${MERCHANT_REF_MAX} characters`)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+  options: z
+    .strictObject({
+      /** Initiations in all, the first included (a retry only ever follows a 404 requery). Default 3. */
+      maxAttempts: z.number().int().min(1, 'must be at least 1').max(5, 'must be at most 5').optional(),
+      /** Wait before the first retry; doubles each time. Default 2s. */
+      retryBackoff: duration.optional(),
+      /** Wait after an unknown outcome before requerying, so an in-flight request can land. Default 3s. */
+      requerySettleDelay: duration.optional(),
+      /** Deadline of one F3 call (the client's timeout). Default 45s. */
+      initiateTimeoutMs: z.number().int().min(100).max(300_000).optional(),
+      /** How long F4 is retried when the service cannot answer before the flow gives up as unknown. Default 10 minutes. */
+      requeryTimeout: duration.optional(),
+    })
+    .optional(),
+});
+export type PosTransactionInput = z.input<typeof PosTransactionInputSchema>;
+export type PosTransactionParsedInput = z.output<typeof PosTransactionInputSchema>;
+/** The F3 request the initiating activity sends (no options). */
+export type PosInitiateRequest = Omit<PosTransactionParsedInput, 'options'>;
+
+export const posTransactionWorkflowId = (merchantRef: string): string => `pos-txn-${merchantRef}`;
+
+/** The parts of an F3/F4 transaction the flow keeps (no card data beyond the masked PAN). */
+export interface PosTransactionRecord {
+  status: 'success' | 'failed';
+  response_code: string;
+  response_message?: string;
+  amount: number;
+  currency?: string;
+  merchant_ref?: string;
+  transaction_reference?: string;
+  terminal_id?: string;
+  rrn?: string;
+  stan?: string;
+  receipt_no?: string;
+  card_pan_masked?: string;
+  card_type?: string;
+  created_at?: string;
+}
+
+export type PosTransactionStatus =
+  | 'validating'
+  | 'initiating'
+  | 'requerying'
+  | 'retry_wait'
+  | 'approved'
+  | 'declined'
+  | 'rejected'
+  | 'not_received'
+  | 'outcome_unknown';
+
+export const POS_TRANSACTION_FINAL_STATUSES: readonly PosTransactionStatus[] = ['approved', 'declined', 'rejected', 'not_received', 'outcome_unknown'];
+
+/** One step of the flow, in order: the record that proves "never retry without requerying". */
+export type PosStep =
+  | { op: 'initiate'; attempt: number; outcome: 'response' | 'unknown' | 'rejected'; response_code?: string; detail?: string }
+  | { op: 'requery'; attempt: number; outcome: 'found' | 'not_found' | 'error'; response_code?: string; detail?: string };
+
+export interface PosTransactionState {
+  merchantRef: string;
+  status: PosTransactionStatus;
+  attempt: number;
+  steps: PosStep[];
+}
+
+export interface PosTransactionResult extends PosTransactionState {
+  status: 'approved' | 'declined' | 'rejected' | 'not_received' | 'outcome_unknown';
+  /** What to show or do next (spec: 51 ask for another card, 55 retry with a fresh card read...). */
+  action: string;
+  responseCode?: string;
+  transaction?: PosTransactionRecord;
+}
+
+export const posTransactionStateQuery = defineQuery<PosTransactionState>('posTransactionState');
+
+/** The initiating activity's outcome when the service answered (F3 200). */
+export interface PosInitiateResponse {
+  transaction: PosTransactionRecord;
+}
+
+/** The requery activity's outcome: found (the service has it) or not found (404: never received). */
+export type PosRequeryOutcome = { found: true; transaction: PosTransactionRecord } | { found: false };
+
+/**
+ * The spec's processor codes (F3): 00 approved; 51 and 55 declined with their action; 91 and 96
+ * unknown until requeried; any other code declined with the processor's message. Mirrors
+ * src/api/pos-codes.ts (workflows may not import the client); a test keeps them equal.
+ */
+export function classifyPosCode(code: string, processorMessage?: string): { outcome: 'approved' | 'declined' | 'unknown'; action: string } {
+  const c = String(code ?? '').trim();
+  switch (c) {
+    case '00':
+      return { outcome: 'approved', action: 'Approved: complete the sale' };
+    case '51':
+      return { outcome: 'declined', action: 'Insufficient funds: ask for another card' };
+    case '55':
+      return { outcome: 'declined', action: 'Incorrect PIN: retry with a fresh card read' };
+    case '91':
+      return { outcome: 'unknown', action: 'Issuer or switch unavailable' };
+    case '96':
+      return { outcome: 'unknown', action: 'System malfunction' };
+    case '':
+      return { outcome: 'unknown', action: 'No response code: requery by merchant_ref' };
+    default: {
+      const msg = processorMessage?.trim();
+      return { outcome: 'declined', action: msg ? `Declined (${c}): ${msg}` : `Declined by the processor (code ${c})` };
+    }
+  }
+}
+
+// ---- Failure types the POS and vending activities raise (ApplicationFailure.type) ----------
+
+export const FailureTypes = {
+  /** The request broke a field rule; nothing was sent. */
+  InvalidRequest: 'InvalidRequest',
+  /** 400: the service refused the request; nothing happened. */
+  BadRequest: 'BadRequest',
+  /** 401/403: the key is wrong; nothing happened. */
+  Unauthorized: 'Unauthorized',
+  /** 404. */
+  NotFound: 'NotFound',
+  /** The service may have acted; verify by reference before anything else. */
+  OutcomeUnknown: 'OutcomeUnknown',
+  /** A transient failure of a read; the activity's retry policy repeats it. */
+  Transient: 'Transient',
+  /** Any other failure of the service. */
+  ServiceError: 'ServiceError',
+} as const;
+export type FailureType = (typeof FailureTypes)[keyof typeof FailureTypes];
+
+/** The ApplicationFailure type behind an activity failure, if any. */
+export function activityFailureType(err: unknown): string | undefined {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
+}
+
+/** The message of the failure behind an activity failure. */
+export function activityFailureMessage(err: unknown): string {
+  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+/** '2s', '500ms', '1 minute' or milliseconds → milliseconds (the shapes the input schemas accept). */
+export function durationMs(d: string | number): number {
+  if (typeof d === 'number') return d;
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/.exec(d.trim());
+  if (!m) throw new TypeError(`not a duration: ${d}`);
+  const n = Number(m[1]);
+  const unit = m[2];
+  if (unit === 'ms' || unit.startsWith('milli')) return n;
+  if (unit.startsWith('s')) return n * 1000;
+  if (unit.startsWith('m')) return n * 60_000;
+  return n * 3_600_000;
+}
