@@ -1,0 +1,153 @@
+// CLI: `npm run cli -- pos <command>`. Starts POS flows and prints their progress.
+//
+//   pos remote --reference ORD-1 --terminal TID --amount 150000 [--account-type savings]
+//   pos remote-cancel --reference ORD-1
+//   pos session --serial SN123 [--refresh]        F1 + F2 directly; pin_key is never printed
+//   pos transaction --file card.json [--serial SN123 | --terminal TID]
+//   pos status --reference ORD-1 | --merchant-ref REF
+//
+// Card data is read from a JSON file (or '-' for stdin), never from flags: command lines end
+// up in shell history and process lists.
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { PaymentsClient } from '../../api';
+import { loadConfig } from '../../config/config';
+import {
+  POS_REMOTE_FINAL_STATUSES,
+  posRemoteStateQuery,
+  posTransactionStateQuery,
+  type PosRemoteState,
+  type PosTransactionInput,
+  type PosTransactionState,
+} from '../../shared/pos';
+import { followUntilDone } from '../progress';
+import {
+  cancelPosRemoteRequest,
+  openPosTerminalSession,
+  posRemoteRequestHandle,
+  posTransactionHandle,
+  startPosRemoteRequest,
+  startPosTransaction,
+} from '../pos';
+import type { ContextFactory } from './index';
+
+export function renderPosRemoteState(s: PosRemoteState): string {
+  const ref = s.requestRef ? ` request_ref=${s.requestRef}` : '';
+  const final = POS_REMOTE_FINAL_STATUSES.includes(s.status) ? ' (final)' : '';
+  return `[pos-remote ${s.reference}] ${s.status}${ref} amount=${s.amount}${final}${s.message ? ` — ${s.message}` : ''}`;
+}
+
+export function renderPosTransactionState(s: PosTransactionState): string {
+  const last = s.steps.at(-1);
+  const step = last ? ` last=${last.op}:${last.outcome}${last.response_code ? `(${last.response_code})` : ''}` : '';
+  return `[pos-txn ${s.merchantRef}] ${s.status} attempt=${s.attempt}${step}`;
+}
+
+function readJson(file: string): unknown {
+  const text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+  return JSON.parse(text);
+}
+
+function apiFromEnv(): PaymentsClient {
+  const c = loadConfig();
+  return new PaymentsClient({ baseUrl: c.payments.baseUrl, secretKey: c.payments.secretKey, timeoutMs: c.payments.timeoutMs, paths: c.payments.paths });
+}
+
+export function registerPosCommands(program: Command, context: ContextFactory): void {
+  const pos = program.command('pos').description('POS remote requests (E1/E2) and POS terminal transactions (F1-F4)');
+
+  pos
+    .command('remote')
+    .description('push a payment to a terminal and follow it until success, failed, expired or cancelled')
+    .requiredOption('--reference <ref>', 'your order reference (one remote request per reference)')
+    .requiredOption('--terminal <terminal_id>', 'terminal id')
+    .requiredOption('--amount <kobo>', 'amount in kobo (integer)')
+    .option('--account-type <type>', 'default, savings, current or credit')
+    .option('--poll-interval-ms <ms>', 'E2 polling interval (default 2500)')
+    .option('--no-follow', 'start and return without following')
+    .action(async (o: { reference: string; terminal: string; amount: string; accountType?: string; pollIntervalMs?: string; follow: boolean }) => {
+      const ctx = await context();
+      const handle = await startPosRemoteRequest(ctx, {
+        reference: o.reference,
+        terminal_id: o.terminal,
+        amount: Number(o.amount),
+        ...(o.accountType ? { account_type: o.accountType } : {}),
+        ...(o.pollIntervalMs ? { options: { pollIntervalMs: Number(o.pollIntervalMs) } } : {}),
+      });
+      console.log(`started ${handle.workflowId}`);
+      if (!o.follow) return;
+      const result = await followUntilDone(handle, posRemoteStateQuery, renderPosRemoteState);
+      console.log(JSON.stringify(result, null, 2));
+    });
+
+  pos
+    .command('remote-cancel')
+    .description('stop polling a remote request (it stays on the terminal until it expires)')
+    .requiredOption('--reference <ref>', 'order reference')
+    .option('--reason <text>', 'why')
+    .action(async (o: { reference: string; reason?: string }) => {
+      const ctx = await context();
+      await cancelPosRemoteRequest(ctx, o.reference, o.reason);
+      const result = await posRemoteRequestHandle(ctx, o.reference).result();
+      console.log(renderPosRemoteState(result));
+    });
+
+  pos
+    .command('session')
+    .description('terminal configuration (F1) and key exchange (F2) through the API client; pin_key is kept in memory and never printed')
+    .requiredOption('--serial <serial_no>', 'device serial number')
+    .option('--refresh', 'force a fresh key exchange with the processor (slower)')
+    .action(async (o: { serial: string; refresh?: boolean }) => {
+      const api = apiFromEnv();
+      try {
+        const session = await openPosTerminalSession(api, { serial_no: o.serial, refresh: o.refresh === true });
+        console.log(JSON.stringify(session.toJSON(), null, 2));
+        console.log('pin_key received and held in memory only; it is handed to the device, never printed or stored');
+        session.close();
+      } finally {
+        await api.close();
+      }
+    });
+
+  pos
+    .command('transaction')
+    .description('send one card transaction (F3) with requery (F4) on an unknown outcome; card fields from a JSON file')
+    .requiredOption('--file <path>', "JSON with the F3 fields (card_pan, track2, chipdata, pin_block, merchant_ref...); '-' reads stdin")
+    .option('--serial <serial_no>', 'take terminal_id from F1 for this device')
+    .option('--terminal <terminal_id>', 'terminal id (instead of --serial)')
+    .option('--no-follow', 'start and return without following')
+    .action(async (o: { file: string; serial?: string; terminal?: string; follow: boolean }) => {
+      const input = readJson(o.file) as PosTransactionInput;
+      let terminalId = o.terminal ?? input.terminal_id;
+      if (!terminalId && o.serial) {
+        const api = apiFromEnv();
+        try {
+          terminalId = String((await api.posTerminal.getConfiguration({ serial_no: o.serial })).data.terminal.terminal_id);
+        } finally {
+          await api.close();
+        }
+      }
+      const ctx = await context();
+      const handle = await startPosTransaction(ctx, { ...input, terminal_id: terminalId });
+      console.log(`started ${handle.workflowId}`);
+      if (!o.follow) return;
+      const result = await followUntilDone(handle, posTransactionStateQuery, renderPosTransactionState);
+      console.log(JSON.stringify(result, null, 2));
+    });
+
+  pos
+    .command('status')
+    .description('show a POS flow and follow it until it ends')
+    .option('--reference <ref>', 'remote request order reference')
+    .option('--merchant-ref <ref>', 'terminal transaction merchant_ref')
+    .action(async (o: { reference?: string; merchantRef?: string }) => {
+      const ctx = await context();
+      if (o.reference) {
+        console.log(JSON.stringify(await followUntilDone(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState), null, 2));
+      } else if (o.merchantRef) {
+        console.log(JSON.stringify(await followUntilDone(posTransactionHandle(ctx, o.merchantRef), posTransactionStateQuery, renderPosTransactionState), null, 2));
+      } else {
+        throw new Error('give --reference or --merchant-ref');
+      }
+    });
+}

@@ -1,0 +1,58 @@
+// CLI: `npm run cli -- vend <command>`.
+//
+//   vend buy --order ORD-9 --provider EKEDC --meter 45067198783 --meter-type prepaid \
+//            --amount 5000 --phone 08012345678 --email ada@example.com
+//   vend status --order ORD-9
+import type { Command } from 'commander';
+import { VEND_FINAL_STATUSES, vendStateQuery, type VendState } from '../../shared/vending';
+import { followUntilDone } from '../progress';
+import { startVend, vendHandle } from '../vending';
+import type { ContextFactory } from './index';
+
+export function renderVendState(s: VendState): string {
+  const last = s.steps.at(-1);
+  const step = last ? ` last=${last.op}:${last.outcome}` : '';
+  const final = VEND_FINAL_STATUSES.includes(s.status) ? ' (final)' : '';
+  return `[vend ${s.orderRef}] ${s.status}${s.reference ? ` reference=${s.reference}` : ''} attempt=${s.attempt}${step}${final}`;
+}
+
+export function registerVendingCommands(program: Command, context: ContextFactory): void {
+  const vend = program.command('vend').description('electricity vending (H1-H4): one token per order, never vended twice');
+
+  vend
+    .command('buy')
+    .description('look up the meter, check minimum_vend, buy the token and print it')
+    .requiredOption('--order <ref>', 'your order reference (one sale per reference)')
+    .requiredOption('--provider <code>', 'provider code, e.g. EKEDC')
+    .requiredOption('--meter <number>', 'meter number')
+    .option('--meter-type <type>', 'prepaid or postpaid', 'prepaid')
+    .requiredOption('--amount <amount>', 'amount to vend (whole units)')
+    .requiredOption('--phone <number>', 'receives the token by SMS')
+    .requiredOption('--email <address>', 'receives the token by e-mail')
+    .option('--no-follow', 'start and return without following')
+    .action(async (o: { order: string; provider: string; meter: string; meterType: string; amount: string; phone: string; email: string; follow: boolean }) => {
+      const ctx = await context();
+      const handle = await startVend(ctx, {
+        order_ref: o.order,
+        provider: o.provider,
+        meter_no: o.meter,
+        meter_type: o.meterType,
+        amount: Number(o.amount),
+        phone_number: o.phone,
+        email: o.email,
+      });
+      console.log(`started ${handle.workflowId}`);
+      if (!o.follow) return;
+      const result = await followUntilDone(handle, vendStateQuery, renderVendState);
+      console.log(JSON.stringify(result, null, 2));
+    });
+
+  vend
+    .command('status')
+    .description('show a sale and follow it until it ends')
+    .requiredOption('--order <ref>', 'order reference')
+    .action(async (o: { order: string }) => {
+      const ctx = await context();
+      console.log(JSON.stringify(await followUntilDone(vendHandle(ctx, o.order), vendStateQuery, renderVendState), null, 2));
+    });
+}

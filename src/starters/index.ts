@@ -1,0 +1,5 @@
+// Typed starters of every flow, for backends. One line per flow.
+export * from './connect';
+export * from './progress';
+export * from './pos';
+export * from './vending';

@@ -1,0 +1,177 @@
+// Typed starters for the POS flows, and the POS terminal session.
+//
+// Terminal session (F1 configuration + F2 key exchange) runs HERE, in the backend that owns
+// the terminal, straight through the API client, and never through Temporal: a workflow's
+// inputs, results and activity results are written to history (encrypted or not), and
+// `pin_key` must never be persisted (spec F2: hold in memory only, never log, persist or send
+// to a third party). The session object keeps `pin_key` in a private field, leaves it out of
+// JSON and of util.inspect, and hands it out only through `pinKey()`.
+//
+// The card transaction (F3/F4) is a workflow: the device builds the pin_block with the key,
+// and the pin_block (not the key) travels in the workflow input, encrypted by the codec.
+import { inspect } from 'node:util';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { PaymentsClient, PosTerminalConfiguration } from '../api';
+import {
+  PosRemoteInputSchema,
+  PosTransactionInputSchema,
+  cancelPosRemoteSignal,
+  describeIssues,
+  issuesOf,
+  posRemoteWorkflowId,
+  posTransactionWorkflowId,
+  type FieldIssue,
+  type PosRemoteInput,
+  type PosRemoteResult,
+  type PosTransactionInput,
+  type PosTransactionResult,
+} from '../shared/pos';
+import { paymentSearchAttributes } from '../shared/search-attributes';
+import type { StarterContext } from './connect';
+import type { posRemoteRequestWorkflow } from '../workflows/pos-remote';
+import type { posTerminalTransactionWorkflow } from '../workflows/pos-terminal';
+
+/** A starter input broke a rule; nothing was started. `issues` name the field and the rule. */
+export class InvalidStarterInputError extends Error {
+  override readonly name = 'InvalidStarterInputError';
+  constructor(
+    readonly flow: string,
+    readonly issues: FieldIssue[],
+  ) {
+    super(`invalid ${flow} input: ${describeIssues(issues)}`);
+  }
+}
+
+// ---- POS terminal session (F1 + F2), outside Temporal ---------------------------------------
+
+export interface PosTerminalSessionOptions {
+  serial_no: string;
+  /** F2 refresh: a fresh exchange with the processor (slower); only when keys seem stale. */
+  refresh?: boolean;
+}
+
+export class PosTerminalSession {
+  readonly #api: PaymentsClient;
+  #pinKey: string;
+  private constructor(
+    api: PaymentsClient,
+    readonly serialNo: string,
+    readonly configuration: PosTerminalConfiguration,
+    pinKey: string,
+  ) {
+    this.#api = api;
+    this.#pinKey = pinKey;
+  }
+
+  /** F1 once, then F2. Throws the client's errors (400 'Incorrect device information', 404 'Terminal not found'). */
+  static async open(api: PaymentsClient, opts: PosTerminalSessionOptions): Promise<PosTerminalSession> {
+    const config = await api.posTerminal.getConfiguration({ serial_no: opts.serial_no });
+    const keys = await api.posTerminal.keyExchange({ serial_no: opts.serial_no, refresh: opts.refresh ?? false });
+    return new PosTerminalSession(api, opts.serial_no, config.data, keys.data.pin_key);
+  }
+
+  get terminalId(): string {
+    return String(this.configuration.terminal.terminal_id);
+  }
+
+  /** The terminal PIN key (32 hex), for the device's PIN-block building. Memory only: never log or store it. */
+  pinKey(): string {
+    return this.#pinKey;
+  }
+
+  /** F2 with refresh=true: new keys from the processor (use when the keys seem stale). */
+  async refreshKeys(): Promise<void> {
+    const keys = await this.#api.posTerminal.keyExchange({ serial_no: this.serialNo, refresh: true });
+    this.#pinKey = keys.data.pin_key;
+  }
+
+  /** Forget the key (end of the session). */
+  close(): void {
+    this.#pinKey = '';
+  }
+
+  /** What may be shown or stored: no key material. */
+  toJSON(): { serialNo: string; terminalId: string; status?: string; merchant?: string; hasPinKey: boolean } {
+    return {
+      serialNo: this.serialNo,
+      terminalId: this.terminalId,
+      status: this.configuration.terminal.status ?? undefined,
+      merchant: this.configuration.merchant?.name ?? undefined,
+      hasPinKey: this.#pinKey.length > 0,
+    };
+  }
+
+  [inspect.custom](): string {
+    return `PosTerminalSession ${JSON.stringify(this.toJSON())}`;
+  }
+}
+
+/** Opens a terminal session (F1 + F2) with the API client; `pin_key` stays in the returned object. */
+export function openPosTerminalSession(api: PaymentsClient, opts: PosTerminalSessionOptions): Promise<PosTerminalSession> {
+  return PosTerminalSession.open(api, opts);
+}
+
+// ---- POS remote request (E1/E2) ----------------------------------------------------------
+
+/** Starts the remote request flow for one order (workflow id `pos-remote-<reference>`; a second start for it is refused). */
+export async function startPosRemoteRequest(ctx: StarterContext, input: PosRemoteInput): Promise<WorkflowHandle<typeof posRemoteRequestWorkflow>> {
+  const parsed = PosRemoteInputSchema.safeParse(input);
+  if (!parsed.success) throw new InvalidStarterInputError('POS remote request', issuesOf(parsed.error));
+  const v = parsed.data;
+  return ctx.client.workflow.start<typeof posRemoteRequestWorkflow>('posRemoteRequestWorkflow', {
+    workflowId: posRemoteWorkflowId(v.reference),
+    taskQueue: ctx.taskQueue,
+    args: [input],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-remote', reference: v.reference, status: 'creating', amount: v.amount, currency: v.currency }),
+  });
+}
+
+export function posRemoteRequestHandle(ctx: StarterContext, reference: string): WorkflowHandle<typeof posRemoteRequestWorkflow> {
+  return ctx.client.workflow.getHandle<typeof posRemoteRequestWorkflow>(posRemoteWorkflowId(reference));
+}
+
+/** Stops the polling of a remote request (the request itself lives on until it expires). */
+export async function cancelPosRemoteRequest(ctx: StarterContext, reference: string, reason?: string): Promise<void> {
+  await posRemoteRequestHandle(ctx, reference).signal(cancelPosRemoteSignal, { reason });
+}
+
+export async function runPosRemoteRequest(ctx: StarterContext, input: PosRemoteInput): Promise<PosRemoteResult> {
+  return (await startPosRemoteRequest(ctx, input)).result();
+}
+
+// ---- POS terminal transaction (F3/F4) ----------------------------------------------------
+
+/**
+ * Starts one card transaction (workflow id `pos-txn-<merchant_ref>`; a second start for the
+ * same merchant_ref is refused). `terminal_id` comes from the session when one is given.
+ */
+export async function startPosTransaction(
+  ctx: StarterContext,
+  input: Omit<PosTransactionInput, 'terminal_id'> & { terminal_id?: string },
+  session?: Pick<PosTerminalSession, 'terminalId'>,
+): Promise<WorkflowHandle<typeof posTerminalTransactionWorkflow>> {
+  const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosTransactionInput;
+  const parsed = PosTransactionInputSchema.safeParse(full);
+  if (!parsed.success) throw new InvalidStarterInputError('POS transaction', issuesOf(parsed.error));
+  const v = parsed.data;
+  return ctx.client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
+    workflowId: posTransactionWorkflowId(v.merchant_ref),
+    taskQueue: ctx.taskQueue,
+    args: [full],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-terminal', reference: v.merchant_ref, status: 'validating', amount: Number(v.amount), currency: v.currency }),
+  });
+}
+
+export function posTransactionHandle(ctx: StarterContext, merchantRef: string): WorkflowHandle<typeof posTerminalTransactionWorkflow> {
+  return ctx.client.workflow.getHandle<typeof posTerminalTransactionWorkflow>(posTransactionWorkflowId(merchantRef));
+}
+
+export async function runPosTransaction(
+  ctx: StarterContext,
+  input: Parameters<typeof startPosTransaction>[1],
+  session?: Pick<PosTerminalSession, 'terminalId'>,
+): Promise<PosTransactionResult> {
+  return (await startPosTransaction(ctx, input, session)).result();
+}
