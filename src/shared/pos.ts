@@ -67,7 +67,7 @@ export const PosRemoteInputSchema = z.strictObject({
       pollIntervalMs: z.number().int().min(10, 'must be at least 10 ms').max(60_000, 'must be at most 60000 ms').optional(),
       /** Upper bound of the whole polling (the request lives 5 minutes). Default 7 minutes. */
       pollTimeout: duration.optional(),
-      /** Heartbeat timeout of the polling activity: how fast a dead worker is noticed. Default 20s. */
+      /** Heartbeat timeout of the polling activity: how fast a dead worker is noticed and a cancel arrives (heartbeats are sent every 0.8 × this). Default 10s. */
       heartbeatTimeout: duration.optional(),
     })
     .optional(),

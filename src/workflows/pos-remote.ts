@@ -37,7 +37,7 @@ import {
 import { paymentSearchAttributes } from '../shared/search-attributes';
 
 const DEFAULT_POLL_TIMEOUT = '7 minutes'; // lifetime 5 minutes + margin
-const DEFAULT_HEARTBEAT_TIMEOUT = '20s';
+const DEFAULT_HEARTBEAT_TIMEOUT = '10s'; // cancellation arrives with a heartbeat: within ~8 s
 
 const { posRemoteCreateRequest } = proxyActivities<PosActivities>({
   startToCloseTimeout: '60s',
