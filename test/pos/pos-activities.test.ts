@@ -18,7 +18,7 @@ import {
 import { createPosActivities, toActivityFailure } from '../../src/activities/pos';
 import type { ActivityDeps } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
-import { FailureTypes, PosTransactionInputSchema } from '../../src/shared/pos';
+import { FailureTypes, PosTransactionInputSchema, type PosInitiateResponse } from '../../src/shared/pos';
 import { openPosTerminalSession } from '../../src/starters/pos';
 import { LogCapture, testConfig } from '../helpers/temporal';
 import { cardInput } from './helpers';
@@ -66,7 +66,7 @@ describe('POS terminal activities', () => {
     const input = cardInput('M1');
     const req = PosTransactionInputSchema.parse(input);
     delete req.options;
-    const res = await new MockActivityEnvironment().run(acts.posTerminalInitiateTransaction, req, { attempt: 1 });
+    const res = (await new MockActivityEnvironment().run(acts.posTerminalInitiateTransaction, req, { attempt: 1 })) as PosInitiateResponse;
     expect(res.transaction).toEqual(expect.objectContaining({ status: 'success', response_code: '00', card_pan_masked: '539983******0008' }));
     expect(JSON.stringify(res)).not.toContain('ADA OBI');
     expect(calls).toBe(1);
