@@ -1,0 +1,94 @@
+// Records the POS and vending histories the replay tests use:
+//   npx tsx test/pos/record-histories.ts        (RECORD_HISTORIES=1 is implied)
+// Starts its own dev server unless TEMPORAL_TEST_ADDRESS is set. Runs the real workflows and
+// activities over a scripted API client, so every decision path below is deterministic.
+import { randomUUID } from 'node:crypto';
+import { NativeConnection } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
+import { createLogger } from '../../src/logging/logger';
+import { cancelPosRemoteSignal } from '../../src/shared/pos';
+import { startDevServer } from '../../src/stack/temporal-dev-server';
+import { createTemporalClient } from '../../src/temporal/client';
+import { createPaymentsWorker } from '../../src/workers/worker';
+import type { posRemoteRequestWorkflow } from '../../src/workflows/pos-remote';
+import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
+import type { vendElectricityWorkflow } from '../../src/workflows/vending';
+import { testConfig, workflowBundle } from '../helpers/temporal';
+import { ScriptedApi } from './fixtures/scripted-api';
+import { POS_HISTORIES, VENDING_HISTORIES, recordHistoryTo } from './fixtures/histories';
+import { cardInput } from './helpers';
+
+async function main(): Promise<void> {
+  process.env.RECORD_HISTORIES = '1';
+  const dev = process.env.TEMPORAL_TEST_ADDRESS ? undefined : await startDevServer({ uiPort: null });
+  if (dev) process.env.TEMPORAL_TEST_ADDRESS = dev.address;
+  try {
+    await record();
+  } finally {
+    await dev?.stop();
+  }
+}
+
+async function record(): Promise<void> {
+  const config = testConfig();
+  const scripted = new ScriptedApi();
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await createPaymentsWorker({
+    ...config.temporal,
+    encryption: config.encryption,
+    connection,
+    activities: createActivities({ api: scripted.api, logger: createLogger({ level: 'warn' }), config }),
+    workflowBundle: await workflowBundle(),
+  });
+  const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
+  const tq = config.temporal.taskQueue;
+  const id = () => randomUUID().slice(0, 8);
+  await worker.runUntil(async () => {
+    // F3 timeout → F4 404 → F3 again → 00
+    const r1 = `rp-${id()}`;
+    scripted.f3.set(r1, ['timeout', { code: '00' }]);
+    scripted.f4.set(r1, ['not_found']);
+    const h1 = await client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', { workflowId: `pos-txn-${r1}`, taskQueue: tq, args: [cardInput(r1, { options: { requerySettleDelay: '100ms', retryBackoff: '100ms' } })] });
+    await h1.result();
+    await recordHistoryTo(POS_HISTORIES, h1, 'pos-txn-timeout-404-retry-approved');
+    // F3 96 → F4 found 00
+    const r2 = `rp-${id()}`;
+    scripted.f3.set(r2, [{ code: '96' }]);
+    scripted.f4.set(r2, [{ code: '00' }]);
+    const h2 = await client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', { workflowId: `pos-txn-${r2}`, taskQueue: tq, args: [cardInput(r2)] });
+    await h2.result();
+    await recordHistoryTo(POS_HISTORIES, h2, 'pos-txn-96-requery-found');
+    // E2 pending ×3 → success
+    const t3 = `T${id()}`;
+    scripted.e2.set(`RR-${t3}`, ['pending', 'pending', 'pending', 'success']);
+    const h3 = await client.workflow.start<typeof posRemoteRequestWorkflow>('posRemoteRequestWorkflow', { workflowId: `pos-remote-${t3}`, taskQueue: tq, args: [{ reference: t3, terminal_id: t3, amount: 150000, options: { pollIntervalMs: 50 } }] });
+    await h3.result();
+    await recordHistoryTo(POS_HISTORIES, h3, 'pos-remote-success');
+    // E2 pending until a cancel signal
+    const t4 = `T${id()}`;
+    scripted.e2.set(`RR-${t4}`, Array.from({ length: 400 }, () => 'pending' as const));
+    const h4 = await client.workflow.start<typeof posRemoteRequestWorkflow>('posRemoteRequestWorkflow', { workflowId: `pos-remote-${t4}`, taskQueue: tq, args: [{ reference: t4, terminal_id: t4, amount: 150000, options: { pollIntervalMs: 50, heartbeatTimeout: '2s' } }] });
+    await new Promise((r) => setTimeout(r, 500));
+    await h4.signal(cancelPosRemoteSignal, { reason: 'record' });
+    await h4.result();
+    await recordHistoryTo(POS_HISTORIES, h4, 'pos-remote-cancelled');
+    // H3 timeout → H4 not found → H3 again (same reference) → vended
+    const m5 = `4506${Math.floor(Math.random() * 1e7)}`;
+    scripted.h3.set(`LKP-${m5}`, ['timeout', 'ok']);
+    scripted.h4.set(`LKP-${m5}`, ['not_found']);
+    const h5 = await client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+      workflowId: `vend-${m5}`, taskQueue: tq,
+      args: [{ order_ref: `o-${m5}`, provider: 'EKEDC', meter_no: m5, meter_type: 'prepaid', amount: 5000, phone_number: '08012345678', email: 'ada@example.com', options: { checkSettleDelay: '100ms', retryBackoff: '100ms' } }],
+    });
+    await h5.result();
+    await recordHistoryTo(VENDING_HISTORIES, h5, 'vend-timeout-not-found-retry-vended');
+  });
+  console.log(scripted.log.join('\n'));
+  await client.connection.close();
+  await connection.close();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

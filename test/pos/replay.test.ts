@@ -1,0 +1,13 @@
+// Recorded POS histories (test/pos/histories, made by test/pos/record-histories.ts) replay
+// against the current workflow code: a change that would break running flows fails here.
+import { POS_HISTORIES, historyNames, replayHistoryFrom } from './fixtures/histories';
+
+const names = historyNames(POS_HISTORIES);
+
+it('has recorded POS histories', () => {
+  expect(names).toEqual(expect.arrayContaining(['pos-remote-cancelled', 'pos-remote-success', 'pos-txn-96-requery-found', 'pos-txn-timeout-404-retry-approved']));
+});
+
+it.each(names)('replays %s without non-determinism', async (name) => {
+  await expect(replayHistoryFrom(POS_HISTORIES, name)).resolves.toBeUndefined();
+});

@@ -1,0 +1,13 @@
+// Recorded vending histories (made by test/pos/record-histories.ts) replay against the
+// current workflow code.
+import { VENDING_HISTORIES, historyNames, replayHistoryFrom } from '../pos/fixtures/histories';
+
+const names = historyNames(VENDING_HISTORIES);
+
+it('has recorded vending histories', () => {
+  expect(names).toContain('vend-timeout-not-found-retry-vended');
+});
+
+it.each(names)('replays %s without non-determinism', async (name) => {
+  await expect(replayHistoryFrom(VENDING_HISTORIES, name)).resolves.toBeUndefined();
+});
