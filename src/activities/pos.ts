@@ -82,6 +82,15 @@ export function toPosTransactionRecord(t: PosTerminalTransaction): PosTransactio
   };
 }
 
+/**
+ * A 404 proves "never received" only when it is about the transaction. A 404 for a route that
+ * does not exist (a wrong PAYMENTS_PATH_POS_REQUERY) or for the terminal would otherwise read as
+ * "safe to retry" on every attempt; those are failures (the workflow then never resends).
+ */
+export function notAboutTheTransaction(err: PaymentsApiError): boolean {
+  return /route|terminal|cannot get|endpoint/i.test(err.serviceMessage ?? err.message);
+}
+
 export interface PosActivityOptions {
   /** Wait between E2 polls when the workflow does not say (spec: 2-3 s). */
   defaultPollIntervalMs?: number;
@@ -185,8 +194,11 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
         const res = await api.posTerminal.requery(req, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}` });
         return { found: true, transaction: toPosTransactionRecord(res.data) };
       } catch (err) {
-        if (err instanceof NotFoundError) return { found: false };
-        throw toActivityFailure(err, { moneyMoving: false, what: 'F4 requery POS transaction' });
+        if (err instanceof NotFoundError && !notAboutTheTransaction(err)) return { found: false };
+        throw toActivityFailure(
+          err instanceof NotFoundError ? ApplicationFailure.create({ type: FailureTypes.ServiceError, message: `F4 404 that does not say the transaction is unknown: ${err.message}`, nonRetryable: true }) : err,
+          { moneyMoving: false, what: 'F4 requery POS transaction' },
+        );
       }
     },
   };

@@ -4,10 +4,11 @@
 // rarely and every sale needs it. H3 purchase is money-moving: made once per activity attempt,
 // scheduled with maximumAttempts 1, every failure non-retryable with a deliberate type; the
 // workflow checks by reference (H4) before any new attempt.
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { NotFoundError, type ElectricityProvider, type VendingTransaction } from '../api';
 import type { ActivityDeps } from './index';
-import { toActivityFailure } from './pos';
+import { notAboutTheTransaction, toActivityFailure } from './pos';
+import { FailureTypes } from '../shared/pos';
 import type { MeterInfo, VendCheckOutcome, VendRecord } from '../shared/vending';
 
 export interface VendingActivityOptions {
@@ -111,8 +112,11 @@ export function createVendingActivities(deps: ActivityDeps, opts: VendingActivit
         const hit = rows.find((r) => String(r.reference) === req.reference);
         return hit ? { found: true, transaction: toVendRecord(hit) } : { found: false };
       } catch (err) {
-        if (err instanceof NotFoundError) return { found: false };
-        throw toActivityFailure(err, { moneyMoving: false, what: 'H4 vending transaction by reference' });
+        if (err instanceof NotFoundError && !notAboutTheTransaction(err)) return { found: false };
+        throw toActivityFailure(
+          err instanceof NotFoundError ? ApplicationFailure.create({ type: FailureTypes.ServiceError, message: `H4 404 that does not say the transaction is unknown: ${err.message}`, nonRetryable: true }) : err,
+          { moneyMoving: false, what: 'H4 vending transaction by reference' },
+        );
       }
     },
   };

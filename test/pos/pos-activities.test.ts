@@ -89,6 +89,18 @@ describe('POS terminal activities', () => {
     await expect(env.run(acts.posTerminalRequeryTransaction, { merchant_ref: 'ok' })).resolves.toMatchObject({ found: true, transaction: { response_code: '51' } });
     await expect(env.run(acts.posTerminalRequeryTransaction, { merchant_ref: 'down' })).rejects.toMatchObject({ type: FailureTypes.Transient, nonRetryable: false });
   });
+
+  it('a 404 about a missing route or terminal is not proof of "never received"', async () => {
+    const api = {
+      posTerminal: {
+        requery: async () => {
+          throw new NotFoundError({ ...init, operation: 'posTerminal.requery', status: 404, message: 'Route not found', serviceMessage: 'Route not found' });
+        },
+      },
+    };
+    const acts = createPosActivities(deps(api));
+    await expect(new MockActivityEnvironment().run(acts.posTerminalRequeryTransaction, { merchant_ref: 'M1' })).rejects.toMatchObject({ type: FailureTypes.ServiceError, nonRetryable: true });
+  });
 });
 
 describe('POS terminal session (F1 + F2 outside Temporal)', () => {
