@@ -109,8 +109,10 @@ export interface PosRemoteResult extends PosRemoteState {
   status: Exclude<PosRemoteStatus, 'creating' | 'pending' | 'cancelling'>;
   /** The full E2 record when the terminal completed the payment (success or failed). */
   record?: PosRemoteRecord;
-  /** E2 calls made by the polling activity, over all its attempts. */
+  /** E2 calls made by the polling activity, over all its attempts (as far as its heartbeats recorded). */
   polls?: number;
+  /** Attempts of the polling activity: more than 1 when a worker was lost and another resumed. */
+  pollAttempts?: number;
 }
 
 /** What the polling activity returns. */

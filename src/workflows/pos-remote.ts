@@ -121,7 +121,7 @@ export async function posRemoteRequestWorkflow(raw: PosRemoteInput): Promise<Pos
     const last = await CancellationScope.nonCancellable(() => posRemoteRequeryOnce({ request_ref: requestRef }).catch(() => undefined));
     if (last && (last.status === 'success' || last.status === 'failed')) {
       setStatus(last.status, 'cancelled by the caller, but the terminal had already completed the payment');
-      return finalResult(state, last);
+      return finalResult(state, last, false);
     }
     setStatus('cancelled', 'polling cancelled by the caller; the request stays on the terminal until its 5-minute lifetime ends');
     return finalResult(state);
@@ -131,11 +131,11 @@ export async function posRemoteRequestWorkflow(raw: PosRemoteInput): Promise<Pos
   return finalResult(state, outcome);
 }
 
-function finalResult(state: PosRemoteState, outcome?: PosRemotePollOutcome): PosRemoteResult {
+function finalResult(state: PosRemoteState, outcome?: PosRemotePollOutcome, fromPolling = true): PosRemoteResult {
   return {
     ...state,
     status: state.status as PosRemoteResult['status'],
     ...(outcome && outcome.status !== 'expired' ? { record: outcome.record } : {}),
-    ...(outcome ? { polls: outcome.polls } : {}),
+    ...(outcome && fromPolling ? { polls: outcome.polls, pollAttempts: outcome.attempt } : {}),
   };
 }

@@ -1,0 +1,237 @@
+// POS terminal end to end: dev server, the project's worker and activities, the API client over
+// real HTTP, and the sandbox with its faults. Every outcome is checked against the sandbox
+// ledger (one sale at most per merchant_ref) and its request log (no F3 resent unless the F4
+// just before it answered 404). Then a scan: pin_key is absent from history (raw and decoded
+// through the codec) and from every log line.
+import { temporal } from '@temporalio/proto';
+import type { Payload } from '@temporalio/common';
+import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
+import { createLogger } from '../../src/logging/logger';
+import { runServices, type RunningServices } from '../../src/stack/services';
+import type { PosTransactionResult } from '../../src/shared/pos';
+import { openPosTerminalSession, posTransactionHandle, runPosTransaction, startPosTransaction, InvalidStarterInputError, type PosTerminalSession } from '../../src/starters/pos';
+import type { StarterContext } from '../../src/starters/connect';
+import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { assertNoRetryWithoutRequery } from './helpers';
+import { SandboxAdmin, posCallsFromLog, sandboxCard, shortRef } from './sandbox';
+
+const capture = new LogCapture();
+const logger = createLogger({ destination: capture, level: 'debug' });
+const config = testConfig({ LOG_LEVEL: 'debug' });
+let services: RunningServices;
+let admin: SandboxAdmin;
+let ctx: StarterContext;
+let session: PosTerminalSession;
+const refs: string[] = [];
+
+beforeAll(async () => {
+  services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
+  admin = new SandboxAdmin(services.sandboxUrl!);
+  ctx = { client: services.client, taskQueue: config.temporal.taskQueue };
+  session = await openPosTerminalSession(services.api, { serial_no: 'SN-0001' });
+}, 60_000);
+afterAll(async () => {
+  session?.close();
+  await services?.stop();
+});
+afterEach(() => admin.clearFaults());
+
+async function sale(last4: string, prefix: string): Promise<{ ref: string; result: PosTransactionResult }> {
+  const ref = shortRef(prefix);
+  refs.push(ref);
+  const result = await runPosTransaction(ctx, sandboxCard(last4, ref, session.terminalId, session.pinKey()), session);
+  return { ref, result };
+}
+
+async function sales(ref: string) {
+  return admin.ledger({ reference: ref, kind: 'pos_sale' });
+}
+
+describe('POS terminal transaction against the sandbox', () => {
+  it('session: F1 gives the terminal, F2 a 32-hex pin_key held by the session only', () => {
+    expect(session.terminalId).toBe('2SBX0001');
+    expect(session.pinKey()).toMatch(/^[0-9A-F]{32}$/);
+    expect(JSON.stringify(session)).not.toContain(session.pinKey());
+  });
+
+  it('00: approved, one F3, no requery, one sale in the ledger', async () => {
+    const { ref, result } = await sale('0000', 'ok');
+    expect(result).toMatchObject({ status: 'approved', responseCode: '00', attempt: 1 });
+    expect(result.transaction).toMatchObject({ merchant_ref: ref, card_pan_masked: '539983******0000', amount: 250000 });
+    expect(await sales(ref)).toHaveLength(1);
+    expect(posCallsFromLog(await admin.requests(), ref).map((c) => c.op)).toEqual(['initiate']);
+  });
+
+  it('response dropped AFTER the sandbox processed the sale: the requery finds it, no second sale', async () => {
+    await admin.fault({ method: 'POST', path: '/transaction', kind: 'drop-after-processing', count: 1 });
+    const { ref, result } = await sale('0000', 'dra');
+    expect(result).toMatchObject({ status: 'approved', responseCode: '00', attempt: 1 });
+    expect(result.steps).toEqual([
+      { op: 'initiate', attempt: 1, outcome: 'unknown', detail: 'OutcomeUnknown' },
+      { op: 'requery', attempt: 1, outcome: 'found', response_code: '00' },
+    ]);
+    expect(await sales(ref)).toHaveLength(1);
+    const log = (await admin.requests()).filter((e) => e.reference === ref || e.path.endsWith(`/by-ref/${ref}`));
+    expect(log.map((e) => `${e.method} ${e.status}`)).toEqual(['POST dropped', 'GET 200']);
+  });
+
+  it('response dropped BEFORE processing: 404, then a retry with the same merchant_ref, and one sale', async () => {
+    await admin.fault({ method: 'POST', path: '/transaction', kind: 'drop-before-processing', count: 1 });
+    const { ref, result } = await sale('0000', 'drb');
+    expect(result).toMatchObject({ status: 'approved', responseCode: '00', attempt: 2 });
+    expect(result.steps.map((s) => `${s.op}:${s.outcome}`)).toEqual(['initiate:unknown', 'requery:not_found', 'initiate:response']);
+    expect(await sales(ref)).toHaveLength(1);
+    const calls = posCallsFromLog(await admin.requests(), ref);
+    expect(calls).toEqual([
+      { op: 'initiate', merchantRef: ref },
+      { op: 'requery', merchantRef: ref, answer: 'not_found' },
+      { op: 'initiate', merchantRef: ref },
+    ]);
+    assertNoRetryWithoutRequery(calls);
+  });
+
+  it('a 5xx on F3 is an unknown outcome too: requery first (404 here), then the retry', async () => {
+    await admin.fault({ method: 'POST', path: '/transaction', kind: 'error5xx', status: 502, count: 1 });
+    const { ref, result } = await sale('0000', 'e5x');
+    expect(result).toMatchObject({ status: 'approved', attempt: 2 });
+    expect(await sales(ref)).toHaveLength(1);
+    assertNoRetryWithoutRequery(posCallsFromLog(await admin.requests(), ref));
+  });
+
+  it('91: requery by merchant_ref shows the issuer approved → approved, one sale, never resent', async () => {
+    const { ref, result } = await sale('0091', 'c91');
+    expect(result).toMatchObject({ status: 'approved', responseCode: '00', attempt: 1 });
+    expect(result.steps.map((s) => `${s.op}:${s.outcome}:${s.response_code ?? ''}`)).toEqual(['initiate:response:91', 'requery:found:00']);
+    expect(await sales(ref)).toHaveLength(1);
+  });
+
+  it('96: requery 404 (nothing recorded) → safe retry → approved, one sale', async () => {
+    const { ref, result } = await sale('0096', 'c96');
+    expect(result).toMatchObject({ status: 'approved', responseCode: '00', attempt: 2 });
+    expect(result.steps.map((s) => `${s.op}:${s.outcome}:${s.response_code ?? ''}`)).toEqual(['initiate:response:96', 'requery:not_found:', 'initiate:response:00']);
+    expect(await sales(ref)).toHaveLength(1);
+    assertNoRetryWithoutRequery(posCallsFromLog(await admin.requests(), ref));
+  });
+
+  it('51: declined, "ask for another card", no requery, no sale', async () => {
+    const { ref, result } = await sale('0051', 'c51');
+    expect(result).toMatchObject({ status: 'declined', responseCode: '51', action: 'Insufficient funds: ask for another card', attempt: 1 });
+    expect(await sales(ref)).toHaveLength(0);
+    expect(posCallsFromLog(await admin.requests(), ref).map((c) => c.op)).toEqual(['initiate']);
+  });
+
+  it('55: declined, "retry with a fresh card read", no requery, no sale', async () => {
+    const { ref, result } = await sale('0055', 'c55');
+    expect(result).toMatchObject({ status: 'declined', responseCode: '55', action: 'Incorrect PIN: retry with a fresh card read', attempt: 1 });
+    expect(await sales(ref)).toHaveLength(0);
+    expect(posCallsFromLog(await admin.requests(), ref).map((c) => c.op)).toEqual(['initiate']);
+  });
+
+  it('every drop bounded: F3 never arrives → 3 attempts, each after a 404 requery, then not_received, no sale', async () => {
+    await admin.fault({ method: 'POST', path: '/transaction', kind: 'drop-before-processing', count: 3 });
+    const { ref, result } = await sale('0000', 'all');
+    expect(result).toMatchObject({ status: 'not_received', attempt: 3 });
+    expect(await sales(ref)).toHaveLength(0);
+    const calls = posCallsFromLog(await admin.requests(), ref);
+    expect(calls.filter((c) => c.op === 'initiate')).toHaveLength(3);
+    assertNoRetryWithoutRequery(calls);
+  });
+
+  it('requery unavailable after a lost answer: outcome_unknown, F3 never resent (the drop-after sale stays single)', async () => {
+    await admin.fault({ method: 'POST', path: '/transaction', kind: 'drop-after-processing', count: 1 });
+    await admin.fault({ method: 'GET', path: '/transaction/by-ref/', kind: 'error5xx', status: 503 });
+    const ref = shortRef('unk');
+    refs.push(ref);
+    const input = sandboxCard('0000', ref, session.terminalId, session.pinKey(), { options: { requerySettleDelay: '100ms', requeryTimeout: '4s' } });
+    const result = await runPosTransaction(ctx, input, session);
+    expect(result).toMatchObject({ status: 'outcome_unknown', attempt: 1 });
+    expect(result.action).toMatch(/NOT sent again/);
+    expect(await sales(ref)).toHaveLength(1); // the sandbox did the sale; we did not double it
+    expect(posCallsFromLog(await admin.requests(), ref).filter((c) => c.op === 'initiate')).toHaveLength(1);
+  });
+
+  it('field rules are checked before anything is sent (starter and workflow)', async () => {
+    const ref = shortRef('bad');
+    const bad = sandboxCard('0000', ref, session.terminalId, session.pinKey(), { card_sequence_number: '1', account_type: '0020' });
+    await expect(startPosTransaction(ctx, bad, session)).rejects.toThrow(InvalidStarterInputError);
+    await expect(startPosTransaction(ctx, bad, session)).rejects.toThrow(/card_sequence_number must be exactly 3 digits.*account_type/);
+    await expect(posTransactionHandle(ctx, ref).describe()).rejects.toThrow(); // never started
+    expect((await admin.requests()).some((e) => e.reference === ref)).toBe(false);
+  });
+
+  it('a second start for the same merchant_ref is refused', async () => {
+    const ref = shortRef('dup');
+    refs.push(ref);
+    const input = sandboxCard('0000', ref, session.terminalId, session.pinKey());
+    const h = await startPosTransaction(ctx, input, session);
+    await expect(startPosTransaction(ctx, input, session)).rejects.toThrow(/already started/i);
+    await h.result();
+    expect(await sales(ref)).toHaveLength(1);
+  });
+
+  it('over every transaction of this file, the sandbox never saw an F3 resent without a 404 F4 just before', async () => {
+    const calls = posCallsFromLog(await admin.requests());
+    expect(calls.filter((c) => c.op === 'initiate').length).toBeGreaterThan(refs.length);
+    assertNoRetryWithoutRequery(calls);
+    // And no merchant_ref has two sales.
+    const ledger = await admin.ledger({ kind: 'pos_sale' });
+    const counts = new Map<string, number>();
+    for (const e of ledger) counts.set(e.reference, (counts.get(e.reference) ?? 0) + 1);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('pin_key is absent from every history (raw and decoded through the codec) and from every log line', async () => {
+    const pinKey = session.pinKey();
+    const forms = [
+      pinKey,
+      pinKey.toLowerCase(),
+      Buffer.from(pinKey, 'hex').toString('base64'),
+      Buffer.from(pinKey).toString('base64').slice(0, 24),
+      Buffer.from(pinKey.toLowerCase()).toString('base64').slice(0, 24),
+    ];
+    const codec = new AesGcmPayloadCodec(config.encryption.keys, config.encryption.activeKeyId);
+    let decodedPayloads = 0;
+    let sawPinBlock = false;
+    for (const ref of refs) {
+      const handle = posTransactionHandle(ctx, ref);
+      const raw = JSON.stringify(temporal.api.history.v1.History.fromObject(await handle.fetchHistory()).toJSON());
+      for (const f of forms) expect(raw).not.toContain(f);
+      // Every payload decoded: inputs (with the pin_block), activity results, the result.
+      const payloads = collectPayloads(JSON.parse(raw));
+      const decoded = await codec.decode(payloads);
+      const text = decoded.map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8')).join('\n');
+      decodedPayloads += decoded.length;
+      for (const f of forms) expect(text.toUpperCase()).not.toContain(f.toUpperCase());
+      if (/"pin_block":"[0-9A-F]{16}"/.test(text)) sawPinBlock = true;
+      expect(text).toContain(ref); // the decoding did work
+    }
+    expect(decodedPayloads).toBeGreaterThan(refs.length * 3);
+    expect(sawPinBlock).toBe(true); // the pin_block (not the key) is in the encrypted input, as designed
+    // Logs of the worker, activities, SDK, sandbox and API client in this process.
+    expect(capture.lines.length).toBeGreaterThan(20);
+    const logs = capture.text.toUpperCase();
+    for (const f of forms) expect(logs).not.toContain(f.toUpperCase());
+    // Nor any card data or PIN block.
+    expect(logs).not.toMatch(/"PIN_BLOCK":"[0-9A-F]{16}"/);
+    expect(logs).not.toContain('5399830000000000');
+  });
+});
+
+/** Every Payload object (metadata + data) in a history's JSON form. */
+function collectPayloads(node: unknown, out: Payload[] = []): Payload[] {
+  if (Array.isArray(node)) {
+    for (const n of node) collectPayloads(n, out);
+  } else if (node && typeof node === 'object') {
+    const o = node as Record<string, unknown>;
+    const meta = o.metadata as Record<string, string> | undefined;
+    if (meta && typeof meta === 'object' && typeof meta.encoding === 'string' && typeof o.data === 'string') {
+      out.push({
+        metadata: Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Buffer.from(v, 'base64')])),
+        data: Buffer.from(o.data, 'base64'),
+      });
+    } else {
+      for (const v of Object.values(o)) collectPayloads(v, out);
+    }
+  }
+  return out;
+}
