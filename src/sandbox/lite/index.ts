@@ -5,10 +5,12 @@ import { adminHandler } from './admin';
 import { DEFAULT_SANDBOX_KEY, SandboxCore, send, fail, type LedgerEntry, type SandboxClock } from './core';
 import { registerPos } from './pos';
 import { registerVending } from './vending';
+import { registerMandates } from './mandates';
 
 export { DEFAULT_SANDBOX_KEY, type LedgerEntry, type SandboxClock } from './core';
 export { TEST_TERMINALS, TEST_PAN_OUTCOMES, POS_REMOTE_DECLINED_AMOUNT, POS_REMOTE_NEVER_COMPLETES_AMOUNT, POS_REMOTE_LIFETIME_MS } from './pos';
 export { TEST_METERS, PROVIDERS } from './vending';
+export { MANDATE_OTP, MANDATE_SESSION_MS, MANDATE_MIN_DEBIT } from './mandates';
 
 export interface SandboxOptions {
   port?: number;
@@ -37,6 +39,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const core = new SandboxCore(opts.secretKeys ?? [DEFAULT_SANDBOX_KEY], opts.posProcessorTimeoutMs ?? 30_000);
     const pos = registerPos(core, { posRemoteCompleteAfterMs: opts.posRemoteCompleteAfterMs ?? 4_000 });
     registerVending(core);
+    registerMandates(core);
     return { core, pos };
   };
   let state = build();
