@@ -1,0 +1,187 @@
+// POS remote request end to end against the sandbox, on its clock: success with the full
+// record, a terminal decline, expiry after the 5-minute lifetime (clock advanced, not waited),
+// cancel, and a worker SIGKILLed mid-poll whose successor resumes from the heartbeat.
+// The simulated terminal completes only when the test advances the sandbox clock
+// (posRemoteCompleteAfterMs 60 s), so every test decides when the payer pays.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createLogger } from '../../src/logging/logger';
+import { runServices, type RunningServices } from '../../src/stack/services';
+import { createPaymentsWorker } from '../../src/workers/worker';
+import { posRemoteStateQuery } from '../../src/shared/pos';
+import { cancelPosRemoteRequest, startPosRemoteRequest } from '../../src/starters/pos';
+import type { StarterContext } from '../../src/starters/connect';
+import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { SandboxAdmin, shortRef } from './sandbox';
+
+const COMPLETE_AFTER_MS = 60_000;
+const capture = new LogCapture();
+const logger = createLogger({ destination: capture, level: 'info' });
+const config = testConfig();
+let services: RunningServices;
+let admin: SandboxAdmin;
+let ctx: StarterContext;
+
+beforeAll(async () => {
+  services = await runServices({ config, logger, workflowBundle: await workflowBundle(), sandbox: { posRemoteCompleteAfterMs: COMPLETE_AFTER_MS } });
+  admin = new SandboxAdmin(services.sandboxUrl!);
+  ctx = { client: services.client, taskQueue: config.temporal.taskQueue };
+}, 60_000);
+afterAll(() => services?.stop());
+
+const fast = { pollIntervalMs: 200, heartbeatTimeout: '3s' } as const;
+
+async function until<T>(fn: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function e2Count(requestRef: string): Promise<number> {
+  return (await admin.requests()).filter((e) => e.method === 'GET' && e.path === `/softpos/pos/remote-request/${requestRef}`).length;
+}
+
+describe('POS remote request against the sandbox', () => {
+  it('pending until the terminal completes, then success with the full record and one ledger entry', async () => {
+    const reference = shortRef('rs');
+    const h = await startPosRemoteRequest(ctx, { reference, terminal_id: '2SBX0001', amount: 150000, options: fast });
+    const { requestRef } = await until(async () => {
+      const s = await h.query(posRemoteStateQuery);
+      return s.status === 'pending' && s.requestRef ? s : undefined;
+    });
+    await until(async () => (await e2Count(requestRef!)) >= 3);
+    await admin.advanceClock(COMPLETE_AFTER_MS); // the payer taps the card
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'success', requestRef, amount: 150000, pollAttempts: 1 });
+    expect(result.record).toMatchObject({ status: 'success', merchant_request_ref: requestRef, terminal_id: '2SBX0001', amount: 150000, response_code: '00', currency: 'NGN' });
+    for (const k of ['id', 'rrn', 'stan', 'aid', 'transaction_reference', 'payment_info', 'created_at']) expect(result.record).toHaveProperty(k);
+    expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
+    // One E1; all the polling in one activity: the history stays small however long it polled.
+    expect((await admin.requests()).filter((e) => e.method === 'POST' && e.path === '/softpos/pos/remote-request').length).toBeGreaterThanOrEqual(1);
+    const events = (await h.fetchHistory()).events!;
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(2);
+    expect(events.length).toBeLessThan(30);
+    expect(result.polls).toBeGreaterThanOrEqual(3);
+  });
+
+  it('the terminal declines (amount 5100): failed with the record, no ledger entry', async () => {
+    const h = await startPosRemoteRequest(ctx, { reference: shortRef('rd'), terminal_id: '2SBX0001', amount: 5100, options: fast });
+    await until(async () => (await h.query(posRemoteStateQuery)).status === 'pending');
+    await admin.advanceClock(COMPLETE_AFTER_MS);
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'failed', record: { status: 'failed', response_code: '51' } });
+    expect(await admin.ledger({ reference: result.requestRef!, kind: 'pos_remote' })).toHaveLength(0);
+  });
+
+  it('expires: 404 after the 5-minute lifetime on the sandbox clock, in seconds of real time', async () => {
+    const started = Date.now();
+    const h = await startPosRemoteRequest(ctx, { reference: shortRef('rx'), terminal_id: '2SBX0001', amount: 9900, options: fast });
+    const { requestRef } = await until(async () => {
+      const s = await h.query(posRemoteStateQuery);
+      return s.status === 'pending' ? s : undefined;
+    });
+    await until(async () => (await e2Count(requestRef!)) >= 2);
+    await admin.advanceClock(5 * 60 * 1000);
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'expired', requestRef });
+    expect(result.record).toBeUndefined();
+    expect(result.message).toMatch(/5-minute lifetime/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const last = (await admin.requests()).filter((e) => e.path === `/softpos/pos/remote-request/${requestRef}`).at(-1);
+    expect(last?.status).toBe(404);
+  });
+
+  it('a cancel stops the polling: no E2 after the final look, status cancelled', async () => {
+    const reference = shortRef('rc');
+    const h = await startPosRemoteRequest(ctx, { reference, terminal_id: '2SBX0001', amount: 9900, options: fast });
+    const { requestRef } = await until(async () => {
+      const s = await h.query(posRemoteStateQuery);
+      return s.status === 'pending' ? s : undefined;
+    });
+    await until(async () => (await e2Count(requestRef!)) >= 2);
+    await cancelPosRemoteRequest(ctx, reference, 'customer walked away');
+    const result = await h.result();
+    expect(result.status).toBe('cancelled');
+    const n = await e2Count(requestRef!);
+    await new Promise((r) => setTimeout(r, 1000)); // five poll intervals
+    expect(await e2Count(requestRef!)).toBe(n);
+  });
+
+  it('rejects bad input in the starter, naming the field and the rule', async () => {
+    await expect(startPosRemoteRequest(ctx, { reference: shortRef('rb'), terminal_id: '2SBX0001', amount: 0 })).rejects.toThrow(/amount must be greater than 0/);
+    await expect(startPosRemoteRequest(ctx, { reference: shortRef('rb'), terminal_id: '2SBX0001', amount: 10.5 })).rejects.toThrow(/amount must be an integer/);
+  });
+});
+
+describe('worker killed mid-poll', () => {
+  const fixture = join(__dirname, 'fixtures', 'activity-worker.ts');
+  let workflowWorker: Worker;
+  let workflowRun: Promise<void>;
+  let conn: NativeConnection;
+  const children: ChildProcess[] = [];
+  // Its own task queue: the in-process worker runs only workflows; activities run in child processes.
+  const queue = `${config.temporal.taskQueue}-kill`;
+
+  async function activityWorker(): Promise<{ child: ChildProcess; out: () => string }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
+      env: { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: queue, PAYMENTS_BASE_URL: services.sandboxUrl!, PAYMENTS_TIMEOUT_MS: '5000', SANDBOX_ENABLED: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    await until(async () => out.includes('ACTIVITY_WORKER_READY') || (child.exitCode !== null && Promise.reject(new Error(`activity worker exited: ${out}`))), 60_000);
+    return { child, out: () => out };
+  }
+
+  beforeAll(async () => {
+    conn = await NativeConnection.connect({ address: config.temporal.address });
+    workflowWorker = await createPaymentsWorker({ ...config.temporal, taskQueue: queue, encryption: config.encryption, connection: conn, activities: {}, workflowBundle: await workflowBundle() });
+    workflowRun = workflowWorker.run();
+  });
+  afterAll(async () => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    workflowWorker.shutdown();
+    await workflowRun;
+    await conn.close();
+  });
+
+  it('SIGKILL during polling; the payer pays meanwhile; a new worker resumes from the heartbeat and completes', async () => {
+    const first = await activityWorker();
+    const reference = shortRef('rk');
+    const h = await startPosRemoteRequest({ client: services.client, taskQueue: queue }, { reference, terminal_id: '2SBX0002', amount: 250000, options: fast });
+    const { requestRef } = await until(async () => {
+      const s = await h.query(posRemoteStateQuery);
+      return s.status === 'pending' ? s : undefined;
+    });
+    // Heartbeats are throttled to 0.8 × heartbeatTimeout (2.4 s): poll past that so a heartbeat
+    // with a real count reaches the server before the kill.
+    await until(async () => (await e2Count(requestRef!)) >= 16, 30_000);
+    first.child.kill('SIGKILL'); // no graceful shutdown, no cancellation: the process is gone
+    await until(async () => first.child.exitCode !== null || first.child.signalCode !== null);
+    const atKill = await e2Count(requestRef!);
+    await admin.advanceClock(COMPLETE_AFTER_MS); // the payer pays while no worker is alive
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await e2Count(requestRef!)).toBe(atKill); // nobody is polling
+
+    const second = await activityWorker();
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'success', requestRef, record: { status: 'success', amount: 250000 } });
+    expect(result.pollAttempts).toBeGreaterThanOrEqual(2); // the activity was retried after the heartbeat timeout
+    expect(result.polls).toBeGreaterThan(5); // the count carried over from the dead worker's last heartbeat
+    expect(result.polls).toBeLessThanOrEqual(await e2Count(requestRef!));
+    expect(second.out()).toContain('POS remote polling resumed from heartbeat');
+    expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
+    // The request was created once.
+    const events = (await h.fetchHistory()).events!;
+    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+    expect(scheduled).toEqual(['posRemoteCreateRequest', 'posRemotePollRequest']);
+    second.child.kill('SIGTERM');
+  }, 120_000);
+});
