@@ -5,8 +5,9 @@ import { fail, ok, type FaultRule, type Handler, type SandboxCore } from './core
 
 const FAULT_KINDS = ['latency', 'error5xx', 'reset', 'drop-before-processing', 'drop-after-processing'];
 
-export function adminHandler(core: SandboxCore, hooks: { settle(): void; reset(): void }): Handler {
-  return ({ method, path, query, body }) => {
+export function adminHandler(core: SandboxCore, hooks: { settle(): void; reset(): void; extra?: Handler }): Handler {
+  return (ctx) => {
+    const { method, path, query, body } = ctx;
     hooks.settle();
     if (method === 'GET' && path === '/__admin/ledger') {
       const reference = query.get('reference');
@@ -44,6 +45,6 @@ export function adminHandler(core: SandboxCore, hooks: { settle(): void; reset()
       hooks.reset();
       return ok({});
     }
-    return fail(404, 'Unknown admin endpoint');
+    return hooks.extra ? hooks.extra(ctx) : fail(404, 'Unknown admin endpoint');
   };
 }

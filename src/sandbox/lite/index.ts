@@ -6,11 +6,14 @@ import { DEFAULT_SANDBOX_KEY, SandboxCore, send, fail, type LedgerEntry, type Sa
 import { registerPos } from './pos';
 import { registerVending } from './vending';
 import { registerMandates } from './mandates';
+import { registerDirect } from './direct';
+import { ok } from './core';
 
 export { DEFAULT_SANDBOX_KEY, type LedgerEntry, type SandboxClock } from './core';
 export { TEST_TERMINALS, TEST_PAN_OUTCOMES, POS_REMOTE_DECLINED_AMOUNT, POS_REMOTE_NEVER_COMPLETES_AMOUNT, POS_REMOTE_LIFETIME_MS } from './pos';
 export { TEST_METERS, PROVIDERS } from './vending';
 export { MANDATE_OTP, MANDATE_SESSION_MS, MANDATE_MIN_DEBIT } from './mandates';
+export { SANDBOX_PIN, SANDBOX_OTP, TEST_CARDS, STEP_LIFETIME_MS } from './direct';
 
 export interface SandboxOptions {
   port?: number;
@@ -35,17 +38,35 @@ export interface Sandbox {
 }
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const host = opts.host ?? '127.0.0.1';
+  let publicUrl = opts.publicUrl ?? '';
   const build = () => {
     const core = new SandboxCore(opts.secretKeys ?? [DEFAULT_SANDBOX_KEY], opts.posProcessorTimeoutMs ?? 30_000);
     const pos = registerPos(core, { posRemoteCompleteAfterMs: opts.posRemoteCompleteAfterMs ?? 4_000 });
     registerVending(core);
     registerMandates(core);
-    return { core, pos };
+    const direct = registerDirect(core, () => publicUrl, {
+      url: opts.webhookUrl,
+      retryScheduleMs: opts.webhookRetryScheduleMs ?? [5_000, 30_000, 120_000, 600_000, 3_600_000],
+      logger: opts.logger,
+    });
+    return { core, pos, direct };
   };
   let state = build();
   const admin = () =>
     adminHandler(state.core, {
       settle: () => state.pos.settle(),
+      extra: ({ method, path, body }) => {
+        const ussd = /^\/__admin\/ussd\/([^/]+)\/pay$/.exec(path);
+        if (method === 'POST' && ussd) return state.direct.payUssd(decodeURIComponent(ussd[1])) ? ok({ paid: true }) : fail(400, 'No USSD payment pending for that reference');
+        if (method === 'GET' && path === '/__admin/webhooks') return ok(state.direct.deliveries());
+        if (method === 'POST' && path === '/__admin/webhook-faults') {
+          if ((body.kind !== 'duplicate' && body.kind !== 'fail') || typeof body.count !== 'number') return fail(400, 'kind must be duplicate or fail, count a number');
+          state.direct.addWebhookFault(body.kind, body.count);
+          return ok({});
+        }
+        return fail(404, 'Unknown admin endpoint');
+      },
       reset: () => {
         const clock = state.core.clock;
         state = build();
@@ -60,13 +81,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       send(res, fail(500, 'Internal sandbox error'));
     });
   });
-  const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => resolve());
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
+  if (!opts.publicUrl) publicUrl = `http://${host}:${port}`;
   const ticker = setInterval(() => state.pos.settle(), 250);
   ticker.unref();
   return {
