@@ -1,0 +1,143 @@
+// Electricity vending end to end against the sandbox: providers cached, minimum_vend checked,
+// the token delivered, and a dropped purchase response never vended twice (H4 by reference
+// before any new attempt), each checked against the sandbox ledger and request log.
+import { createLogger } from '../../src/logging/logger';
+import { runServices, type RunningServices } from '../../src/stack/services';
+import type { VendInput } from '../../src/shared/vending';
+import { runVend, startVend } from '../../src/starters/vending';
+import type { StarterContext } from '../../src/starters/connect';
+import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { SandboxAdmin, shortRef, type RequestLogEntry } from '../pos/sandbox';
+
+const capture = new LogCapture();
+const logger = createLogger({ destination: capture, level: 'info' });
+const config = testConfig();
+let services: RunningServices;
+let admin: SandboxAdmin;
+let ctx: StarterContext;
+
+beforeAll(async () => {
+  services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
+  admin = new SandboxAdmin(services.sandboxUrl!);
+  ctx = { client: services.client, taskQueue: config.temporal.taskQueue };
+}, 60_000);
+afterAll(() => services?.stop());
+afterEach(() => admin.clearFaults());
+
+const PURCHASE = '^/vending/utilities/electricity$';
+const sale = (over: Partial<VendInput> = {}): VendInput => ({
+  order_ref: shortRef('v'),
+  provider: 'EKEDC',
+  meter_no: '45067198783',
+  meter_type: 'prepaid',
+  amount: 5000,
+  phone_number: '08012345678',
+  email: 'ada@example.com',
+  options: { checkSettleDelay: '200ms', retryBackoff: '300ms' },
+  ...over,
+});
+
+/** The vending calls the sandbox saw since `from`, as short strings. */
+async function vendCalls(from: number): Promise<string[]> {
+  const log: RequestLogEntry[] = (await admin.requests()).slice(from);
+  return log
+    .filter((e) => e.path.startsWith('/vending'))
+    .map((e) => {
+      const op = e.path.endsWith('/service-providers') ? 'H1' : e.path.endsWith('/lookup') ? 'H2' : e.path === '/vending/utilities/electricity' ? 'H3' : 'H4';
+      return `${op} ${e.status}`;
+    });
+}
+
+describe('electricity vending against the sandbox', () => {
+  it('vends: lookup reference, one purchase, the token; the provider list is fetched once for many sales', async () => {
+    const from = (await admin.requests()).length;
+    const result = await runVend(ctx, sale());
+    expect(result).toMatchObject({ status: 'vended', attempt: 1 });
+    expect(result.token).toMatch(/^\d{4}(-\d{4}){4}$/);
+    expect(result.meter).toMatchObject({ customer_name: 'ADA SANDBOX', minimum_vend: 1000 });
+    expect(result.transaction).toMatchObject({ reference: result.reference, status: 'success', amount: '5000.00' });
+    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toEqual([expect.objectContaining({ amount: '5000.00' })]);
+    // The token is the one the service holds for that reference.
+    const held = await services.api.vending.transactions({ reference: result.reference! });
+    expect((held.data as { value_reference?: string }).value_reference).toBe(result.token);
+
+    const second = await runVend(ctx, sale({ meter_no: '04123456789', meter_type: 'postpaid', amount: 2500 }));
+    expect(second.status).toBe('vended');
+    const calls = await vendCalls(from);
+    expect(calls.filter((c) => c.startsWith('H1'))).toEqual(['H1 200']); // cached for the second sale
+    expect(calls.filter((c) => c.startsWith('H3'))).toEqual(['H3 200', 'H3 200']);
+  });
+
+  it('an amount below minimum_vend is rejected before any purchase', async () => {
+    const from = (await admin.requests()).length;
+    const result = await runVend(ctx, sale({ meter_no: '04123456789', meter_type: 'postpaid', amount: 1500 }));
+    expect(result).toMatchObject({ status: 'rejected', attempt: 0 });
+    expect(result.message).toMatch(/below the meter's minimum_vend 2000/);
+    expect((await vendCalls(from)).filter((c) => c.startsWith('H3'))).toEqual([]);
+    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(0);
+  });
+
+  it('an unknown meter (H2 400) or an unlisted provider is rejected; nothing vended', async () => {
+    const bad = await runVend(ctx, sale({ meter_no: '11111111111' }));
+    expect(bad.status).toBe('rejected');
+    expect(bad.message).toMatch(/Invalid meter number/);
+    const noProvider = await runVend(ctx, sale({ provider: 'ZZEDC' }));
+    expect(noProvider).toMatchObject({ status: 'rejected' });
+    expect(noProvider.message).toMatch(/ZZEDC is not in the provider list/);
+  });
+
+  it('purchase response dropped AFTER the vend: found by reference, one vend, the token delivered', async () => {
+    await admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-after-processing', count: 1 });
+    const from = (await admin.requests()).length;
+    const result = await runVend(ctx, sale());
+    expect(result).toMatchObject({ status: 'vended', attempt: 1 });
+    expect(result.token).toMatch(/^\d{4}(-\d{4}){4}$/);
+    expect(result.steps.map((s) => `${s.op}:${s.outcome}`)).toEqual(['lookup:found', 'purchase:unknown', 'check:found']);
+    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
+    expect((await vendCalls(from)).filter((c) => !c.startsWith('H1'))).toEqual(['H2 200', 'H3 dropped', 'H4 200']);
+  });
+
+  it('purchase dropped BEFORE processing: H4 404, one retry with the same reference, one vend', async () => {
+    await admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-before-processing', count: 1 });
+    const from = (await admin.requests()).length;
+    const result = await runVend(ctx, sale());
+    expect(result).toMatchObject({ status: 'vended', attempt: 2 });
+    expect(result.steps.map((s) => `${s.op}:${s.outcome}`)).toEqual(['lookup:found', 'purchase:unknown', 'check:not_found', 'purchase:response']);
+    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
+    const log = (await admin.requests()).slice(from).filter((e) => e.path === '/vending/utilities/electricity');
+    expect(log.map((e) => [e.status, e.reference])).toEqual([
+      ['reset', result.reference],
+      [200, result.reference],
+    ]);
+    expect((await vendCalls(from)).filter((c) => !c.startsWith('H1'))).toEqual(['H2 200', 'H3 reset', 'H4 404', 'H3 200']);
+  });
+
+  it('never arrives twice: bounded, not_vended, nothing in the ledger', async () => {
+    await admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-before-processing', count: 2 });
+    const result = await runVend(ctx, sale());
+    expect(result).toMatchObject({ status: 'not_vended', attempt: 2 });
+    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(0);
+  });
+
+  it('H4 unavailable after a lost answer: outcome_unknown, never resent, the one vend stays one', async () => {
+    await admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-after-processing', count: 1 });
+    await admin.fault({ method: 'GET', path: '/vending/transactions', kind: 'error5xx', status: 503 });
+    const result = await runVend(ctx, sale({ options: { checkSettleDelay: '100ms', checkTimeout: '4s' } }));
+    expect(result).toMatchObject({ status: 'outcome_unknown', attempt: 1 });
+    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
+  });
+
+  it('starter refuses bad input and a second sale for the same order', async () => {
+    await expect(startVend(ctx, sale({ amount: 99.5 }))).rejects.toThrow(/amount must be a whole amount/);
+    const input = sale();
+    const h = await startVend(ctx, input);
+    await expect(startVend(ctx, input)).rejects.toThrow(/already started/i);
+    expect((await h.result()).status).toBe('vended');
+  });
+
+  it('no reference was ever vended twice in this file', async () => {
+    const ledger = await admin.ledger({ kind: 'vend' });
+    expect(ledger.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(ledger.map((e) => e.reference)).size).toBe(ledger.length);
+  });
+});
