@@ -16,8 +16,10 @@ import {
   POS_REMOTE_FINAL_STATUSES,
   posRemoteStateQuery,
   posTransactionStateQuery,
+  type PosRemoteResult,
   type PosRemoteState,
   type PosTransactionInput,
+  type PosTransactionResult,
   type PosTransactionState,
 } from '../../shared/pos';
 import { followUntilDone } from '../progress';
@@ -37,10 +39,11 @@ export function renderPosRemoteState(s: PosRemoteState): string {
   return `[pos-remote ${s.reference}] ${s.status}${ref} amount=${s.amount}${final}${s.message ? ` — ${s.message}` : ''}`;
 }
 
-export function renderPosTransactionState(s: PosTransactionState): string {
+export function renderPosTransactionState(s: PosTransactionState | PosTransactionResult): string {
   const last = s.steps.at(-1);
   const step = last ? ` last=${last.op}:${last.outcome}${last.response_code ? `(${last.response_code})` : ''}` : '';
-  return `[pos-txn ${s.merchantRef}] ${s.status} attempt=${s.attempt}${step}`;
+  const action = 'action' in s ? ` — ${s.action}` : '';
+  return `[pos-txn ${s.merchantRef}] ${s.status} attempt=${s.attempt}${step}${action}`;
 }
 
 function readJson(file: string): unknown {
@@ -76,7 +79,8 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
       });
       console.log(`started ${handle.workflowId}`);
       if (!o.follow) return;
-      const result = await followUntilDone(handle, posRemoteStateQuery, renderPosRemoteState);
+      const result = (await followUntilDone(handle, posRemoteStateQuery, renderPosRemoteState, { intervalMs: 250 })) as PosRemoteResult;
+      console.log(renderPosRemoteState(result));
       console.log(JSON.stringify(result, null, 2));
     });
 
@@ -131,7 +135,8 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
       const handle = await startPosTransaction(ctx, { ...input, terminal_id: terminalId });
       console.log(`started ${handle.workflowId}`);
       if (!o.follow) return;
-      const result = await followUntilDone(handle, posTransactionStateQuery, renderPosTransactionState);
+      const result = (await followUntilDone(handle, posTransactionStateQuery, renderPosTransactionState, { intervalMs: 250 })) as PosTransactionResult;
+      console.log(renderPosTransactionState(result));
       console.log(JSON.stringify(result, null, 2));
     });
 
@@ -143,9 +148,9 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
     .action(async (o: { reference?: string; merchantRef?: string }) => {
       const ctx = await context();
       if (o.reference) {
-        console.log(JSON.stringify(await followUntilDone(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState), null, 2));
+        console.log(JSON.stringify(await followUntilDone(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState, { intervalMs: 250 }), null, 2));
       } else if (o.merchantRef) {
-        console.log(JSON.stringify(await followUntilDone(posTransactionHandle(ctx, o.merchantRef), posTransactionStateQuery, renderPosTransactionState), null, 2));
+        console.log(JSON.stringify(await followUntilDone(posTransactionHandle(ctx, o.merchantRef), posTransactionStateQuery, renderPosTransactionState, { intervalMs: 250 }), null, 2));
       } else {
         throw new Error('give --reference or --merchant-ref');
       }

@@ -4,7 +4,7 @@
 //            --amount 5000 --phone 08012345678 --email ada@example.com
 //   vend status --order ORD-9
 import type { Command } from 'commander';
-import { VEND_FINAL_STATUSES, vendStateQuery, type VendState } from '../../shared/vending';
+import { VEND_FINAL_STATUSES, vendStateQuery, type VendResult, type VendState } from '../../shared/vending';
 import { followUntilDone } from '../progress';
 import { startVend, vendHandle } from '../vending';
 import type { ContextFactory } from './index';
@@ -43,7 +43,8 @@ export function registerVendingCommands(program: Command, context: ContextFactor
       });
       console.log(`started ${handle.workflowId}`);
       if (!o.follow) return;
-      const result = await followUntilDone(handle, vendStateQuery, renderVendState);
+      const result = (await followUntilDone(handle, vendStateQuery, renderVendState, { intervalMs: 250 })) as VendResult;
+      console.log(`${renderVendState(result)} — ${result.message}`);
       console.log(JSON.stringify(result, null, 2));
     });
 
@@ -53,6 +54,6 @@ export function registerVendingCommands(program: Command, context: ContextFactor
     .requiredOption('--order <ref>', 'order reference')
     .action(async (o: { order: string }) => {
       const ctx = await context();
-      console.log(JSON.stringify(await followUntilDone(vendHandle(ctx, o.order), vendStateQuery, renderVendState), null, 2));
+      console.log(JSON.stringify(await followUntilDone(vendHandle(ctx, o.order), vendStateQuery, renderVendState, { intervalMs: 250 }), null, 2));
     });
 }
