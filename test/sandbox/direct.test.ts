@@ -137,8 +137,8 @@ it('webhook faults: a duplicate delivery, and a failed delivery retried on the s
   await charge(retryRef, TEST_CARDS.otpOnly);
   await api.direct.authorizeCard({ transaction_reference: retryRef, authorization: { otp: SANDBOX_OTP } } as never);
   await waitFor(() => (received.filter((r) => r.raw.includes(retryRef)).length === 3 ? true : undefined));
-  const log = (await (await fetch(`${sb.url}/__admin/webhooks`)).json()) as { data: { ref: string; attempt: number }[] };
-  expect(log.data.filter((d) => d.ref === retryRef).map((d) => d.attempt)).toEqual([1, 2, 3]);
+  const log = (await (await fetch(`${sb.url}/__admin/webhooks`)).json()) as { data: { payments: { ref: string; attempt: number }[] } };
+  expect(log.data.payments.filter((d) => d.ref === retryRef).map((d) => d.attempt)).toEqual([1, 2, 3]);
 });
 
 it('answers a wrong key on the direct API with 403 naming the sandbox prefix', async () => {

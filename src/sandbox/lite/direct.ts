@@ -1,7 +1,7 @@
 // Direct card, bank and USSD payments (B1-B5), verify-by-reference, and the E-1 payment
 // webhook the service sends on every success.
 import { createHmac, randomUUID } from 'node:crypto';
-import { fail, ok, randomDigits, requireFields, type SandboxCore } from './core';
+import { fail, ok, randomDigits, requireFields, type Reply, type SandboxCore } from './core';
 
 export const SANDBOX_PIN = '1234';
 export const SANDBOX_OTP = '123456';
@@ -325,12 +325,12 @@ export function registerDirect(core: SandboxCore, publicUrl: () => string, webho
   });
 
   /** A2 (with dva) pays a checkout's dynamic account; without it, C9 is answered by virtual accounts. */
-  core.route('POST', '/virtual-account/simulate/payment', 'virtual-account', ({ body }) => {
+  core.route('POST', '/virtual-account/simulate/payment', 'virtual-account', ({ body, secretKey }) => {
     const missing = requireFields(body, ['virtual_account_number']);
     if (missing) return missing;
     const account = String(body.virtual_account_number);
     const t = [...txns.values()].find((x) => x.checkout?.dynamicAccount === account);
-    if (!t) return simulateVirtualAccount ? simulateVirtualAccount(body) : fail(404, 'Virtual account not found');
+    if (!t) return simulateVirtualAccount ? simulateVirtualAccount(body, secretKey) : fail(404, 'Virtual account not found');
     expire(t);
     if (t.status !== 'ValidateOTP' || t.pan) return fail(400, 'Checkout is no longer open');
     const amount = body.amount === undefined ? t.amount : Number(body.amount);
@@ -396,7 +396,7 @@ export function registerDirect(core: SandboxCore, publicUrl: () => string, webho
     return ok(rows.slice((page - 1) * perpage, page * perpage));
   });
 
-  let simulateVirtualAccount: ((body: Record<string, unknown>) => ReturnType<typeof ok>) | undefined;
+  let simulateVirtualAccount: ((body: Record<string, unknown>, key: string) => Reply) | undefined;
 
   return {
     /** Admin: the payer dials the USSD code. */
@@ -412,7 +412,7 @@ export function registerDirect(core: SandboxCore, publicUrl: () => string, webho
     addWebhookFault: (kind: 'duplicate' | 'fail', count: number) => webhookFaults.push({ kind, count }),
     newId: () => randomUUID(),
     /** Virtual accounts answer C9 for accounts that are not a checkout's dynamic account. */
-    setVirtualAccountSimulator(fn: (body: Record<string, unknown>) => ReturnType<typeof ok>) {
+    setVirtualAccountSimulator(fn: (body: Record<string, unknown>, key: string) => Reply) {
       simulateVirtualAccount = fn;
     },
   };

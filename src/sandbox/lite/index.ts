@@ -7,12 +7,14 @@ import { registerPos } from './pos';
 import { registerVending } from './vending';
 import { registerMandates } from './mandates';
 import { registerDirect } from './direct';
+import { registerVirtualAccounts } from './virtual-accounts';
 import { ok } from './core';
 
 export { DEFAULT_SANDBOX_KEY, type LedgerEntry, type SandboxClock } from './core';
 export { TEST_TERMINALS, TEST_PAN_OUTCOMES, POS_REMOTE_DECLINED_AMOUNT, POS_REMOTE_NEVER_COMPLETES_AMOUNT, POS_REMOTE_LIFETIME_MS } from './pos';
 export { TEST_METERS, PROVIDERS } from './vending';
 export { MANDATE_OTP, MANDATE_SESSION_MS, MANDATE_MIN_DEBIT } from './mandates';
+export { PARTNER_BANK_ACCOUNTS } from './virtual-accounts';
 export { SANDBOX_PIN, SANDBOX_OTP, TEST_CARDS, STEP_LIFETIME_MS } from './direct';
 
 export interface SandboxOptions {
@@ -50,7 +52,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       retryScheduleMs: opts.webhookRetryScheduleMs ?? [5_000, 30_000, 120_000, 600_000, 3_600_000],
       logger: opts.logger,
     });
-    return { core, pos, direct };
+    const va = registerVirtualAccounts(core, { url: opts.webhookUrl, version: opts.webhookVersion ?? 2, retryScheduleMs: opts.webhookRetryScheduleMs ?? [5_000, 30_000, 120_000, 600_000, 3_600_000] });
+    direct.setVirtualAccountSimulator((body, key) => va.simulate(body, key));
+    return { core, pos, direct, va };
   };
   let state = build();
   const admin = () =>
@@ -59,7 +63,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       extra: ({ method, path, body }) => {
         const ussd = /^\/__admin\/ussd\/([^/]+)\/pay$/.exec(path);
         if (method === 'POST' && ussd) return state.direct.payUssd(decodeURIComponent(ussd[1])) ? ok({ paid: true }) : fail(400, 'No USSD payment pending for that reference');
-        if (method === 'GET' && path === '/__admin/webhooks') return ok(state.direct.deliveries());
+        if (method === 'GET' && path === '/__admin/webhooks') return ok({ payments: state.direct.deliveries(), virtualAccounts: state.va.deliveries() });
         if (method === 'POST' && path === '/__admin/webhook-faults') {
           if ((body.kind !== 'duplicate' && body.kind !== 'fail') || typeof body.count !== 'number') return fail(400, 'kind must be duplicate or fail, count a number');
           state.direct.addWebhookFault(body.kind, body.count);
