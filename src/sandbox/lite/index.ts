@@ -8,6 +8,7 @@ import { registerVending } from './vending';
 import { registerMandates } from './mandates';
 import { registerDirect } from './direct';
 import { registerVirtualAccounts } from './virtual-accounts';
+import { registerSms } from './sms';
 import { ok } from './core';
 
 export { DEFAULT_SANDBOX_KEY, type LedgerEntry, type SandboxClock } from './core';
@@ -47,6 +48,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const pos = registerPos(core, { posRemoteCompleteAfterMs: opts.posRemoteCompleteAfterMs ?? 4_000 });
     registerVending(core);
     registerMandates(core);
+    registerSms(core);
     const direct = registerDirect(core, () => publicUrl, {
       url: opts.webhookUrl,
       retryScheduleMs: opts.webhookRetryScheduleMs ?? [5_000, 30_000, 120_000, 600_000, 3_600_000],
