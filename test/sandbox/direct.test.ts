@@ -141,6 +141,22 @@ it('webhook faults: a duplicate delivery, and a failed delivery retried on the s
   expect(log.data.payments.filter((d) => d.ref === retryRef).map((d) => d.attempt)).toEqual([1, 2, 3]);
 });
 
+it('webhook faults: held deliveries are released out of order', async () => {
+  await fetch(`${sb.url}/__admin/webhook-faults`, { method: 'POST', body: JSON.stringify({ kind: 'hold', count: 2 }) });
+  const refs = [`o1-${randomUUID()}`, `o2-${randomUUID()}`];
+  for (const ref of refs) {
+    await charge(ref, TEST_CARDS.otpOnly);
+    await api.direct.authorizeCard({ transaction_reference: ref, authorization: { otp: SANDBOX_OTP } } as never);
+  }
+  await new Promise((r) => setTimeout(r, 100));
+  expect(received.filter((r) => refs.some((ref) => r.raw.includes(ref)))).toHaveLength(0);
+  const released = (await (await fetch(`${sb.url}/__admin/webhook-faults/release`, { method: 'POST' })).json()) as { data: { released: number } };
+  expect(released.data.released).toBe(2);
+  await waitFor(() => (received.filter((r) => refs.some((ref) => r.raw.includes(ref))).length === 2 ? true : undefined));
+  const order = received.filter((r) => refs.some((ref) => r.raw.includes(ref))).map((r) => (r.raw.includes(refs[0]) ? 0 : 1));
+  expect(order).toEqual([1, 0]);
+});
+
 it('answers a wrong key on the direct API with 403 naming the sandbox prefix', async () => {
   const wrong = new PaymentsClient({ baseUrl: sb.url, secretKey: 'sandbox_sk_not_registered', timeoutMs: 2_000 });
   await expect(wrong.transactions.verify({ transaction_ref: 'x' })).rejects.toMatchObject({ constructor: PermissionDeniedError, message: expect.stringContaining('sandbox_sk_') });

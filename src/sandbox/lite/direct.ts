@@ -47,7 +47,9 @@ export function registerDirect(core: SandboxCore, publicUrl: () => string, webho
   const txns = new Map<string, Txn>();
   const tokens = new Map<string, { active: boolean; email: string; currency: string }>();
   const deliveries: { ref: string; attempt: number; status: number | 'error'; at: string }[] = [];
-  const webhookFaults: { kind: 'duplicate' | 'fail'; count: number }[] = [];
+  const webhookFaults: { kind: 'duplicate' | 'fail' | 'hold'; count: number }[] = [];
+  /** Deliveries held back by a 'hold' fault, released later in reverse order (out of order). */
+  const held: (() => Promise<void>)[] = [];
 
   async function deliver(t: Txn, body: string, attempt: number): Promise<void> {
     if (!webhook.url) return;
@@ -94,8 +96,15 @@ export function registerDirect(core: SandboxCore, publicUrl: () => string, webho
     });
     const dup = webhookFaults.find((f) => f.kind === 'duplicate' && f.count > 0);
     if (dup) dup.count -= 1;
-    void deliver(t, body, 1);
-    if (dup) void deliver(t, body, 1);
+    const hold = webhookFaults.find((f) => f.kind === 'hold' && f.count > 0);
+    const send = async () => {
+      await deliver(t, body, 1);
+      if (dup) await deliver(t, body, 1);
+    };
+    if (hold) {
+      hold.count -= 1;
+      held.push(send);
+    } else void send();
   }
 
   /** Fails transactions whose step outlived its lifetime (sandbox clock). */
@@ -409,7 +418,14 @@ export function registerDirect(core: SandboxCore, publicUrl: () => string, webho
       return true;
     },
     deliveries: () => deliveries,
-    addWebhookFault: (kind: 'duplicate' | 'fail', count: number) => webhookFaults.push({ kind, count }),
+    addWebhookFault: (kind: 'duplicate' | 'fail' | 'hold', count: number) => webhookFaults.push({ kind, count }),
+    /** Sends the held deliveries, newest first. */
+    releaseHeld: () => {
+      const n = held.length;
+      // One after another, so the receiver sees them in exactly the reversed order.
+      void held.splice(0).reverse().reduce((prev, send) => prev.then(send), Promise.resolve());
+      return n;
+    },
     newId: () => randomUUID(),
     /** Virtual accounts answer C9 for accounts that are not a checkout's dynamic account. */
     setVirtualAccountSimulator(fn: (body: Record<string, unknown>, key: string) => Reply) {

@@ -65,10 +65,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       extra: ({ method, path, body }) => {
         const ussd = /^\/__admin\/ussd\/([^/]+)\/pay$/.exec(path);
         if (method === 'POST' && ussd) return state.direct.payUssd(decodeURIComponent(ussd[1])) ? ok({ paid: true }) : fail(400, 'No USSD payment pending for that reference');
+        if (method === 'POST' && path === '/__admin/webhook-faults/release') return ok({ released: state.direct.releaseHeld() });
         if (method === 'GET' && path === '/__admin/webhooks') return ok({ payments: state.direct.deliveries(), virtualAccounts: state.va.deliveries() });
         if (method === 'POST' && path === '/__admin/webhook-faults') {
-          if ((body.kind !== 'duplicate' && body.kind !== 'fail') || typeof body.count !== 'number') return fail(400, 'kind must be duplicate or fail, count a number');
-          state.direct.addWebhookFault(body.kind, body.count);
+          if (!['duplicate', 'fail', 'hold'].includes(String(body.kind)) || typeof body.count !== 'number') return fail(400, 'kind must be duplicate, fail or hold, count a number');
+          state.direct.addWebhookFault(body.kind as 'duplicate' | 'fail' | 'hold', body.count);
           return ok({});
         }
         return fail(404, 'Unknown admin endpoint');
