@@ -119,12 +119,15 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
      * the heartbeat details; cancellation (a cancel signal, a cancelled workflow) arrives with
      * the heartbeat and stops the loop at once.
      */
-    async posRemotePollRequest(input: { request_ref: string; intervalMs?: number }): Promise<PosRemotePollOutcome> {
+    async posRemotePollRequest(input: { request_ref: string; intervalMs?: number; unobservedGapMs?: number }): Promise<PosRemotePollOutcome> {
       const ctx = Context.current();
       const intervalMs = input.intervalMs ?? opts.defaultPollIntervalMs ?? 2500;
       const prev = ctx.info.heartbeatDetails as PosRemotePollProgress | undefined;
-      const progress: PosRemotePollProgress = { polls: prev?.polls ?? 0, startedAt: prev?.startedAt ?? Date.now(), lastStatus: prev?.lastStatus };
+      const progress: PosRemotePollProgress = { polls: prev?.polls ?? 0, startedAt: prev?.startedAt ?? Date.now(), lastStatus: prev?.lastStatus, lastObservedAt: prev?.lastObservedAt };
       const attempt = ctx.info.attempt;
+      const gapLimit = input.unobservedGapMs ?? 30_000;
+      // A resumed attempt did not watch the request while no worker was alive.
+      let watchedThisAttempt = false;
       if (prev) log.info({ requestRef: input.request_ref, attempt, polls: progress.polls }, 'POS remote polling resumed from heartbeat');
       let consecutiveErrors = 0;
       for (;;) {
@@ -134,6 +137,8 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
           progress.polls += 1;
           consecutiveErrors = 0;
           progress.lastStatus = res.data.status;
+          progress.lastObservedAt = Date.now();
+          watchedThisAttempt = true;
           if (res.data.status === 'success' || res.data.status === 'failed') {
             return { status: res.data.status, record: res.data as PosRemoteRecord, polls: progress.polls, attempt };
           }
@@ -142,8 +147,16 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
             throw new CancelledFailure(String(ctx.cancellationSignal.reason ?? 'cancelled'));
           }
           if (err instanceof NotFoundError) {
-            // 'Request not found or expired': the 5-minute lifetime ended without a completion.
+            // 'Request not found or expired'. Watched up to now: the lifetime ended without a
+            // completion. Not watched (first answer after a lost worker, or a long outage): it
+            // may have completed and been deleted meanwhile, so it is not reported as plain expired.
             progress.polls += 1;
+            const gap = Date.now() - (progress.lastObservedAt ?? progress.startedAt);
+            const resumedBlind = attempt > 1 && !watchedThisAttempt;
+            if (resumedBlind || gap > gapLimit) {
+              log.warn({ requestRef: input.request_ref, attempt, gapMs: gap }, 'POS remote request gone after an unobserved stretch');
+              return { status: 'expired', polls: progress.polls, attempt, unobserved: true, unobservedMs: gap };
+            }
             return { status: 'expired', polls: progress.polls, attempt };
           }
           const failure = toActivityFailure(err, { moneyMoving: false, what: 'E2 requery remote request' });

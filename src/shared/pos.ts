@@ -67,6 +67,12 @@ export const PosRemoteInputSchema = z.strictObject({
       pollIntervalMs: z.number().int().min(10, 'must be at least 10 ms').max(60_000, 'must be at most 60000 ms').optional(),
       /** Upper bound of the whole polling (the request lives 5 minutes). Default 7 minutes. */
       pollTimeout: duration.optional(),
+      /**
+       * A 404 that follows a stretch without any E2 answer longer than this (or the first answer
+       * after a lost worker) is reported as expired_unobserved: the request may have completed and
+       * been deleted meanwhile. Default 30000 ms.
+       */
+      unobservedGapMs: z.number().int().min(100).max(600_000).optional(),
       /** Heartbeat timeout of the polling activity: how fast a dead worker is noticed and a cancel arrives (heartbeats are sent every 0.8 × this). Default 10s. */
       heartbeatTimeout: duration.optional(),
     })
@@ -87,10 +93,11 @@ export type PosRemoteStatus =
   | 'cancelled'
   | 'rejected'
   | 'create_outcome_unknown'
+  | 'expired_unobserved'
   | 'poll_error';
 
 export const POS_REMOTE_FINAL_STATUSES: readonly PosRemoteStatus[] = [
-  'success', 'failed', 'expired', 'cancelled', 'rejected', 'create_outcome_unknown', 'poll_error',
+  'success', 'failed', 'expired', 'expired_unobserved', 'cancelled', 'rejected', 'create_outcome_unknown', 'poll_error',
 ];
 
 /** E2's full record (status success | failed), as the API client parsed it. */
@@ -118,13 +125,16 @@ export interface PosRemoteResult extends PosRemoteState {
 /** What the polling activity returns. */
 export type PosRemotePollOutcome =
   | { status: 'success' | 'failed'; record: PosRemoteRecord; polls: number; attempt: number }
-  | { status: 'expired'; polls: number; attempt: number };
+  /** unobserved: E2 was not watched right before the 404 (lost worker, long outage). */
+  | { status: 'expired'; polls: number; attempt: number; unobserved?: boolean; unobservedMs?: number };
 
 /** Heartbeat details of the polling activity: a retried attempt continues from them. */
 export interface PosRemotePollProgress {
   polls: number;
   startedAt: number;
   lastStatus?: string;
+  /** Wall-clock ms of the last E2 answer (pending) this flow saw. */
+  lastObservedAt?: number;
 }
 
 export const posRemoteStateQuery = defineQuery<PosRemoteState>('posRemoteState');

@@ -103,7 +103,9 @@ export async function posRemoteRequestWorkflow(raw: PosRemoteInput): Promise<Pos
   if (!cancelRequested) {
     pollScope = new CancellationScope();
     try {
-      outcome = await pollScope.run(() => posRemotePollRequest({ request_ref: requestRef, intervalMs: input.options?.pollIntervalMs }));
+      outcome = await pollScope.run(() =>
+        posRemotePollRequest({ request_ref: requestRef, intervalMs: input.options?.pollIntervalMs, unobservedGapMs: input.options?.unobservedGapMs }),
+      );
     } catch (err) {
       if (!isCancellation(err)) {
         setStatus('poll_error', `polling stopped without a final state: ${activityFailureMessage(err)}`);
@@ -127,6 +129,14 @@ export async function posRemoteRequestWorkflow(raw: PosRemoteInput): Promise<Pos
     return finalResult(state);
   }
 
+  if (outcome.status === 'expired' && outcome.unobserved) {
+    // Never report "not paid" for a request nobody watched: the payer may have paid.
+    setStatus(
+      'expired_unobserved',
+      `E2 answered 404 after ${Math.round((outcome.unobservedMs ?? 0) / 1000)} s without observation (lost worker or outage): the request either expired or completed and was deleted. Check the terminal before asking the payer again.`,
+    );
+    return finalResult(state, outcome);
+  }
   setStatus(outcome.status, outcome.status === 'expired' ? 'the request was not completed within its 5-minute lifetime' : undefined);
   return finalResult(state, outcome);
 }

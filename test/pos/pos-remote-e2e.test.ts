@@ -184,4 +184,24 @@ describe('worker killed mid-poll', () => {
     expect(scheduled).toEqual(['posRemoteCreateRequest', 'posRemotePollRequest']);
     second.child.kill('SIGTERM');
   }, 120_000);
+
+  it('paid AND deleted while no worker was alive: the resumed poll gets 404 and says expired_unobserved, not expired', async () => {
+    const first = await activityWorker();
+    const h = await startPosRemoteRequest({ client: services.client, taskQueue: queue }, { reference: shortRef('rk2'), terminal_id: '2SBX0002', amount: 260000, options: fast });
+    const { requestRef } = await until(async () => {
+      const s = await h.query(posRemoteStateQuery);
+      return s.status === 'pending' ? s : undefined;
+    });
+    await until(async () => (await e2Count(requestRef!)) >= 3, 30_000);
+    first.child.kill('SIGKILL');
+    await until(async () => first.child.exitCode !== null || first.child.signalCode !== null);
+    await admin.advanceClock(COMPLETE_AFTER_MS); // the payer pays…
+    await admin.advanceClock(5 * 60 * 1000); // …and the record is deleted with the request's lifetime
+    expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
+    const second = await activityWorker();
+    const result = await h.result();
+    expect(result.status).toBe('expired_unobserved');
+    expect(result.message).toMatch(/Check the terminal before asking the payer again/);
+    second.child.kill('SIGTERM');
+  }, 120_000);
 });

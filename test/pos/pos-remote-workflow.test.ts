@@ -125,6 +125,15 @@ describe('POS remote request', () => {
     expect(result.record).toBeUndefined();
   });
 
+  it('a 404 after a long stretch without any E2 answer is expired_unobserved, never plain expired', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    const seq: Answer[] = ['pending', ...Array.from({ length: 12 }, () => '500' as const), '404'];
+    remote.answers.set(`RR-${t}`, () => seq.shift() ?? '404');
+    const result = await (await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', unobservedGapMs: 300 } })).result();
+    expect(result.status).toBe('expired_unobserved');
+    expect(result.message).toMatch(/either expired or completed/);
+  });
+
   it('E1 without an answer is never repeated: create_outcome_unknown, no polling', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const before = remote.creates;
