@@ -173,7 +173,15 @@ export async function posTerminalTransactionWorkflow(raw: PosTransactionInput): 
   let permit: InitiatePermit = { kind: 'first' };
   for (;;) {
     const sent = await send(permit);
-    if (sent.kind === 'rejected') return finish('rejected', `Refused by the service, nothing was charged: ${sent.detail}`);
+    if (sent.kind === 'rejected') {
+      if (state.attempt === 1) return finish('rejected', `Refused by the service, nothing was charged: ${sent.detail}`);
+      // A retry refused (e.g. 'Duplicate merchant_ref'): the first attempt may have landed after
+      // all. Look once more; never send again from here.
+      const again = await requery();
+      if (again.kind === 'found') return fromTransaction(again.transaction, true);
+      if (again.kind === 'error') return finish('outcome_unknown', `A retry was refused (${sent.detail}) and the requery could not be answered; the transaction is NOT sent again. Reconcile by merchant_ref ${req.merchant_ref}.`);
+      return finish('rejected', `Refused by the service, nothing was charged: ${sent.detail}`);
+    }
     if (sent.kind === 'response') {
       const c = classifyPosCode(sent.transaction.response_code, sent.transaction.response_message);
       if (c.outcome !== 'unknown') return fromTransaction(sent.transaction, false);

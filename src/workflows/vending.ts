@@ -137,7 +137,8 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
   for (;;) {
     const sent = await purchase(permit);
     if (sent.kind === 'response') return fromTransaction(sent.transaction, '');
-    if (sent.kind === 'rejected') return finish('rejected', `the purchase was refused: ${sent.detail}; nothing was vended`);
+    if (sent.kind === 'rejected' && state.attempt === 1) return finish('rejected', `the purchase was refused: ${sent.detail}; nothing was vended`);
+    // A retry refused (e.g. 'already processed for this reference') is checked by reference too.
 
     // No answer: check by reference before anything else.
     await sleep(durationMs(options.checkSettleDelay ?? DEFAULTS.checkSettleDelay));
@@ -154,6 +155,7 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
       return fromTransaction(check.transaction, ' (found by reference after a lost answer)');
     }
     record({ op: 'check', attempt: state.attempt, outcome: 'not_found' });
+    if (sent.kind === 'rejected') return finish('rejected', `the purchase was refused: ${sent.detail}; nothing was vended`);
     if (state.attempt >= maxAttempts) {
       return finish('not_vended', `the service never received the purchase (H4: not found after ${state.attempt} attempt(s)); nothing was vended`);
     }

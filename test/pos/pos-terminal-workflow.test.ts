@@ -190,6 +190,17 @@ describe('POS terminal transaction: one next step per outcome', () => {
     expect(calls.map((c) => c.op)).toEqual(['initiate']);
   });
 
+  it('a retry refused (e.g. duplicate merchant_ref) is requeried once: found → that outcome, never sent a third time', async () => {
+    const { result, calls } = await run([{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.BadRequest }], ['not_found', { code: '00' }]);
+    expect(result).toMatchObject({ status: 'approved', attempt: 2 });
+    expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery', 'initiate', 'requery']);
+  });
+
+  it('a retry refused and still not found: rejected', async () => {
+    const { result } = await run([{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.BadRequest }], ['not_found', 'not_found']);
+    expect(result).toMatchObject({ status: 'rejected', attempt: 2 });
+  });
+
   it('a workflow-side failure of the activity (not typed) is treated as unknown → requery', async () => {
     const { result, calls } = await run([{ fail: 'SomethingElse' }], [{ code: '51' }]);
     expect(result).toMatchObject({ status: 'declined', responseCode: '51' });

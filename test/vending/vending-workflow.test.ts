@@ -147,6 +147,12 @@ describe('electricity vending workflow', () => {
     expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
   });
 
+  it('a refused retry (already processed) is checked by reference: found → vended, no third purchase', async () => {
+    const { result, calls } = await run({ purchases: [{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.BadRequest }], checks: ['not_found', 'found'] });
+    expect(result).toMatchObject({ status: 'vended', attempt: 2 });
+    expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(2);
+  });
+
   it('a refused purchase (400) is rejected without a check', async () => {
     const { result, calls } = await run({ purchases: [{ fail: FailureTypes.BadRequest }], checks: [] });
     expect(result.status).toBe('rejected');
