@@ -12,6 +12,7 @@
 //   F4 404                                 → the service never received it: a retry with the
 //                                            same merchant_ref, bounded, with backoff
 //   F4 cannot answer (its retries ran out) → outcome_unknown: never sent again
+//   a RETRY refused (400 duplicate...)     → F4 once more: found → that outcome; else rejected
 //
 // "Never retry without requerying first" is structural: the only way to send F3 is
 // `send(permit)`, and the only permits are the first one (used once) and the one minted from

@@ -11,6 +11,7 @@
 //                             not found → the first never arrived: a retry with the SAME
 //                                         reference, bounded (maxPurchaseAttempts, default 2)
 //                             no answer → outcome_unknown: never sent again
+//      a RETRY refused     → checked by reference once more: found → vended; else rejected
 //
 // The only way to send H3 is `purchase(permit)`; permits are the first (used once) and one
 // minted from an H4 "not found" for the attempt just made.
