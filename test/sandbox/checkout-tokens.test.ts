@@ -82,6 +82,19 @@ it('checkout by transfer: the dynamic account is paid through simulate (A2)', as
   expect(sb.ledger().filter((e) => e.reference === ref)).toEqual([expect.objectContaining({ kind: 'checkout' })]);
 });
 
+it('checkout by bank and by USSD through the modal channels', async () => {
+  const bankRef = `cb-${randomUUID()}`;
+  const bank = await initiate(bankRef);
+  expect((await post(`${bank.data.checkout_url}/bank`, { account_or_phoneno: '0123456789', otp_token: '000000' })).status).toBe(400);
+  expect((await post(`${bank.data.checkout_url}/bank`, { account_or_phoneno: '0123456789', otp_token: SANDBOX_OTP })).body.data.transaction_status).toBe('Success');
+  expect((await hookFor(bankRef)).Body.transaction_type).toBe('Bank');
+  const ussdRef = `cu-${randomUUID()}`;
+  const ussd = await initiate(ussdRef);
+  expect((await post(`${ussd.data.checkout_url}/ussd`, { bank_code: '058' })).body.data.ussd_reference).toMatch(/^\*058\*/);
+  expect((await post(`${sb.url}/__admin/ussd/${ussdRef}/pay`)).status).toBe(200);
+  expect((await api.transactions.verify({ transaction_ref: ussdRef })).data.transaction_status).toBe('Success');
+});
+
 it('checkout: missing fields name the field; a wrong key is "Initiate transaction Unauthorized"; expiry abandons', async () => {
   const res = await fetch(`${sb.url}/transaction/initiate`, { method: 'POST', headers: { Authorization: `Bearer ${DEFAULT_SANDBOX_KEY}` }, body: JSON.stringify({ amount: '100', currency: 'NGN', initiate_type: 'inline' }) });
   expect(await res.json()).toEqual({ success: false, message: 'email is required', data: null });

@@ -48,7 +48,7 @@ const waitFor = async <T>(fn: () => T | undefined, ms = 3000): Promise<T> => {
   }
 };
 const charge = (ref: string, number: string, amount = 500_000) =>
-  api.direct.chargeCard({ transaction_reference: ref, amount, currency: 'NGN', customer: { name: 'Ada', email: 'ada@example.com' }, card: { number, cvv: '123', expiry_month: '12', expiry_year: '29' } } as never);
+  api.direct.chargeCard({ transaction_reference: ref, amount, currency: 'NGN', redirect_url: 'https://merchant.example/return', customer: { name: 'Ada', email: 'ada@example.com' }, card: { number, cvv: '123', expiry_month: '12', expiry_year: '29' } } as never);
 const openssl = (raw: Buffer, key: string) =>
   execFileSync('openssl', ['dgst', '-sha512', '-hmac', key], { input: raw }).toString().trim().split('= ').pop()!;
 
@@ -79,7 +79,9 @@ it('3DS: auth_url is a real page; completing it succeeds and sends E-1', async (
   const page = await fetch(res.data.auth_url as string);
   expect(await page.text()).toContain('<form method="post"');
   expect((await api.transactions.verify({ transaction_ref: ref })).data.transaction_status).toBe('Pending');
-  expect((await fetch(`${res.data.auth_url}/complete`, { method: 'POST' })).status).toBe(200);
+  const done = await fetch(`${res.data.auth_url}/complete`, { method: 'POST', redirect: 'manual' });
+  expect(done.status).toBe(302);
+  expect(done.headers.get('location')).toBe(`https://merchant.example/return?reference=${ref}`);
   expect((await api.transactions.verify({ transaction_ref: ref })).data.transaction_status).toBe('Success');
   await waitFor(() => received.find((r) => r.raw.includes(ref)));
 });

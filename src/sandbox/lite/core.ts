@@ -15,6 +15,8 @@ export interface Reply {
   /** Hold the socket open with no reply, then destroy it (a processor that never answers). */
   hang?: boolean;
   html?: string;
+  /** Answer with a redirect to this URL. */
+  location?: string;
 }
 
 export interface RequestContext {
@@ -243,6 +245,11 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 
 export function send(res: ServerResponse, reply: Reply): void {
   if (res.headersSent || res.destroyed) return;
+  if (reply.location !== undefined) {
+    res.writeHead(reply.status, { Location: reply.location });
+    res.end();
+    return;
+  }
   if (reply.html !== undefined) {
     res.writeHead(reply.status, { 'Content-Type': 'text/html; charset=utf-8' });
     res.end(reply.html);

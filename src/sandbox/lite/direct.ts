@@ -244,8 +244,10 @@ export function registerDirect(core: SandboxCore, publicUrl: () => string, webho
     const t = txns.get(params.ref);
     if (!t || t.status !== 'ThreeDSecure') return { status: 404, html: '<!doctype html><p>No challenge pending</p>' };
     succeed(t);
-    const target = t.redirectUrl ? `${t.redirectUrl}${t.redirectUrl.includes('?') ? '&' : '?'}reference=${encodeURIComponent(t.ref)}` : undefined;
-    return { status: 200, html: `<!doctype html><p id="result">Payment successful</p>${target ? `<a id="continue" href="${target}">Continue</a>` : ''}` };
+    // E-3: back to the merchant's redirect URL with the reference (parameter name: our choice).
+    const back = t.redirectUrl ?? t.checkout?.callbackUrl;
+    if (back) return { status: 302, location: `${back}${back.includes('?') ? '&' : '?'}reference=${encodeURIComponent(t.ref)}` };
+    return { status: 200, html: '<!doctype html><p id="result">Payment successful</p>' };
   });
 
   // ---- A1 hosted checkout, its page and channels, A2 simulate transfer ----
@@ -323,6 +325,25 @@ export function registerDirect(core: SandboxCore, publicUrl: () => string, webho
       return ok({ transaction_ref: t.ref, transaction_status: 'Success' });
     }
     return fail(400, t.status === 'ValidatePin' ? 'Invalid PIN' : 'Invalid OTP');
+  });
+
+  /** The modal's bank channel: debit an account; the code is the sandbox OTP. */
+  core.route('POST', '/checkout/{ref}/bank', 'none', ({ params, body }) => {
+    const t = openCheckout(params.ref);
+    if (!t || !t.checkout!.channels.includes('bank')) return fail(400, 'Checkout is not open for bank payment');
+    if (!/^\d{10,11}$/.test(String(body.account_or_phoneno ?? ''))) return fail(400, 'account_or_phoneno is required');
+    if (String(body.otp_token ?? '') !== SANDBOX_OTP) return fail(400, 'Invalid OTP or token');
+    t.type = 'Bank';
+    succeed(t);
+    return ok({ transaction_ref: t.ref, transaction_status: 'Success' });
+  });
+
+  /** The modal's USSD channel: a code the payer dials (POST /__admin/ussd/{ref}/pay). */
+  core.route('POST', '/checkout/{ref}/ussd', 'none', ({ params, body }) => {
+    const t = openCheckout(params.ref);
+    if (!t || !t.checkout!.channels.includes('ussd')) return fail(400, 'Checkout is not open for USSD payment');
+    t.type = 'Ussd';
+    return ok({ ussd_reference: `*${String(body.bank_code ?? '058')}*000*${randomDigits(6)}#`, expiresAt: core.clock.iso(t.checkout!.expiresAt) });
   });
 
   /** The modal's transfer channel: a dynamic account to pay into (A2 pays it in the sandbox). */
@@ -413,7 +434,8 @@ export function registerDirect(core: SandboxCore, publicUrl: () => string, webho
       const t = txns.get(ref);
       if (!t || t.type !== 'Ussd') return false;
       expire(t);
-      if (t.status !== 'USSDCodeGenerated') return false;
+      const open = t.status === 'USSDCodeGenerated' || (t.checkout !== undefined && !t.pan && t.status === 'ValidateOTP');
+      if (!open) return false;
       succeed(t);
       return true;
     },
