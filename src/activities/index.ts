@@ -5,6 +5,7 @@ import type { PaymentsClient } from '../api';
 import type { AppConfig } from '../config/config';
 import { createPosActivities } from './pos';
 import { createVendingActivities } from './vending';
+import { createMandateActivities } from './mandates';
 
 export interface ActivityDeps {
   api: PaymentsClient;
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createPosActivities(deps),
     ...createVendingActivities(deps),
+    ...createMandateActivities(deps),
   };
 }
 

@@ -4,3 +4,4 @@ export * from './webhook-inbox';
 export * from './pos-remote';
 export * from './pos-terminal';
 export * from './vending';
+export * from './mandate';

@@ -1,0 +1,99 @@
+// Typed starters for direct-debit mandates: start, OTP, debit, cancel (idempotent), state,
+// and the service's listing (D5) through the API client.
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { z } from 'zod';
+import type { PaymentsClient } from '../api';
+import {
+  MINIMUM_DEBIT_KOBO, cancelMandateUpdate, debitMandateUpdate, mandateStateQuery, mandateWorkflowId, resendMandateOtpUpdate, submitMandateOtpUpdate,
+  type MandateDebit, type MandateInput, type MandateState,
+} from '../shared/mandate';
+import { paymentSearchAttributes } from '../shared/search-attributes';
+import type { mandateWorkflow } from '../workflows/mandate';
+
+const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD');
+const kobo = z.number().int('must be an integer in kobo').positive('must be greater than 0');
+
+export const mandateInputSchema = z
+  .object({
+    mandateRef: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/, 'must be 1-60 letters, digits, _ or -'),
+    debitType: z.enum(['variable', 'fixed']),
+    amount: kobo.min(MINIMUM_DEBIT_KOBO, 'must be at least 20000 kobo (N200)'),
+    accountNumber: z.string().regex(/^\d{10}$/, 'must be 10 digits'),
+    bankCode: z.string().regex(/^\d{3,6}$/, 'must be a NIP bank code'),
+    description: z.string().min(1, 'is required'),
+    startDate: date,
+    endDate: date,
+    customerEmail: z.email('must be an e-mail address'),
+    customer: z.object({
+      bvn: z.string().regex(/^\d{11}$/, 'must be 11 digits'),
+      firstName: z.string().min(1, 'is required'),
+      lastName: z.string().min(1, 'is required'),
+      address: z.string().min(1, 'is required'),
+      phone: z.string().regex(/^\+?\d{7,15}$/, 'must be a phone number'),
+    }),
+    fixed: z
+      .object({
+        frequency: z.enum(['MONTHLY', 'WEEKLY', 'YEARLY']),
+        interval: z.number().int('must be a whole number').min(1, 'must be at least 1'),
+        initialDebitAmount: kobo.min(MINIMUM_DEBIT_KOBO, 'must be at least 20000 kobo (N200)'),
+        initialDebitDate: date,
+      })
+      .optional(),
+    otpTimeoutMs: z.number().int().positive().optional(),
+    maxSessionResends: z.number().int().min(0).max(10).optional(),
+    narration: z.string().max(100).optional(),
+    debitsPerRun: z.number().int().min(1).max(500).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.debitType === 'fixed' && !v.fixed) ctx.addIssue({ code: 'custom', path: ['fixed'], message: 'is required for a FIXED mandate' });
+    if (v.debitType === 'variable' && v.fixed) ctx.addIssue({ code: 'custom', path: ['fixed'], message: 'applies only to a FIXED mandate' });
+    if (v.endDate < v.startDate) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before startDate' });
+    if (v.fixed && v.fixed.initialDebitAmount > v.amount) ctx.addIssue({ code: 'custom', path: ['fixed', 'initialDebitAmount'], message: 'must not exceed the mandate amount' });
+  });
+
+export class StarterValidationError extends Error {
+  constructor(readonly issues: { field: string; rule: string }[]) {
+    super(`invalid mandate: ${issues.map((i) => `${i.field} ${i.rule}`).join('; ')}`);
+    this.name = 'StarterValidationError';
+  }
+}
+
+export async function startMandate(client: Client, taskQueue: string, raw: MandateInput) {
+  const parsed = mandateInputSchema.safeParse(raw);
+  if (!parsed.success) throw new StarterValidationError(parsed.error.issues.map((i) => ({ field: i.path.join('.'), rule: i.message })));
+  const input = parsed.data as MandateInput;
+  return client.workflow.start<typeof mandateWorkflow>('mandateWorkflow', {
+    workflowId: mandateWorkflowId(input.mandateRef),
+    taskQueue,
+    args: [input],
+    typedSearchAttributes: paymentSearchAttributes({ flow: 'mandate', reference: input.mandateRef, amount: input.amount, currency: 'NGN', status: 'creating' }),
+  });
+}
+
+const handle = (client: Client, mandateRef: string) => client.workflow.getHandle(mandateWorkflowId(mandateRef));
+
+export const submitMandateOtp = (client: Client, mandateRef: string, otp: string): Promise<MandateState> =>
+  handle(client, mandateRef).executeUpdate(submitMandateOtpUpdate, { args: [otp] });
+export const resendMandateOtp = (client: Client, mandateRef: string): Promise<MandateState> =>
+  handle(client, mandateRef).executeUpdate(resendMandateOtpUpdate);
+export const debitMandate = (client: Client, mandateRef: string, amount: number, narration?: string): Promise<MandateDebit> =>
+  handle(client, mandateRef).executeUpdate(debitMandateUpdate, { args: [{ amount, narration }] });
+export const getMandateState = (client: Client, mandateRef: string): Promise<MandateState> => handle(client, mandateRef).query(mandateStateQuery);
+
+/** Cancels; cancelling a mandate whose flow already ended cancelled answers its final state. */
+export async function cancelMandate(client: Client, mandateRef: string): Promise<MandateState> {
+  const h = handle(client, mandateRef);
+  const desc = await h.describe();
+  if (desc.status.name !== 'RUNNING') {
+    const final = (await h.result().catch(() => undefined)) as MandateState | undefined;
+    if (final) return final;
+    throw new WorkflowNotFoundError(`mandate ${mandateRef} has no running flow`, mandateWorkflowId(mandateRef), undefined);
+  }
+  return h.executeUpdate(cancelMandateUpdate);
+}
+
+/** D5 through the API client: filters and the next cursor, as the service pages them. */
+export async function listMandates(api: PaymentsClient, filters: Record<string, string | number | boolean> = {}) {
+  const res = await api.mandates.list(filters as never);
+  return res.data as { records: Record<string, unknown>[]; next_cursor?: string | null; prev_cursor?: string | null; has_more?: boolean; page_size?: number };
+}
