@@ -3,3 +3,4 @@ export * from './connect';
 export * from './progress';
 export * from './pos';
 export * from './vending';
+export * from './mandates';

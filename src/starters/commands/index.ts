@@ -3,11 +3,12 @@ import type { Command } from 'commander';
 import type { StarterContext } from '../connect';
 import { registerPosCommands } from './pos';
 import { registerVendingCommands } from './vending';
+import { registerMandateCommands } from './mandates';
 
 export type ContextFactory = () => Promise<StarterContext>;
 
 export function registerCommands(program: Command, context: ContextFactory): void {
-  // flows register here, e.g. registerMandateCommands(program, context);
   registerPosCommands(program, context);
   registerVendingCommands(program, context);
+  registerMandateCommands(program, context);
 }

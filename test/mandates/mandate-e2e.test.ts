@@ -1,0 +1,113 @@
+// The mandate lifecycle end to end on the dev server: worker, API client over real HTTP, and
+// the sandbox (its clock expires OTP sessions; its ledger proves each debit happened once).
+import { randomUUID } from 'node:crypto';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { createLogger } from '../../src/logging/logger';
+import { runServices, type RunningServices } from '../../src/stack/services';
+import { cancelMandate, debitMandate, getMandateState, listMandates, startMandate, submitMandateOtp, StarterValidationError } from '../../src/starters/mandates';
+import type { MandateInput, MandateState } from '../../src/shared/mandate';
+import { MANDATE_OTP } from '../../src/sandbox';
+import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { recordHistory } from '../helpers/replay';
+
+const capture = new LogCapture();
+const config = testConfig();
+let services: RunningServices;
+
+beforeAll(async () => {
+  services = await runServices({ config, logger: createLogger({ destination: capture }), workflowBundle: await workflowBundle() });
+});
+afterAll(() => services?.stop());
+
+const input = (over: Partial<MandateInput> = {}): MandateInput => ({
+  mandateRef: `M${randomUUID().replace(/-/g, '').slice(0, 12)}`, debitType: 'variable', amount: 1_000_000, accountNumber: '0123456789', bankCode: '058',
+  description: 'Gym membership', startDate: '2026-11-22', endDate: '2099-12-31', customerEmail: `c-${randomUUID()}@example.com`,
+  customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' }, ...over,
+});
+const client = () => services.client;
+const tq = () => config.temporal.taskQueue;
+const ledger = async (reference: string) =>
+  ((await (await fetch(`${services.sandboxUrl}/__admin/ledger?reference=${reference}`)).json()) as { data: unknown[] }).data;
+async function waitFor(ref: string, status: MandateState['status']) {
+  for (let i = 0; i < 100; i++) {
+    const s = await getMandateState(client(), ref).catch(() => undefined);
+    if (s?.status === status) return s;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`mandate ${ref} never reached ${status}`);
+}
+const causeOf = (e: unknown) => String((e as { cause?: unknown }).cause);
+
+it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel twice, listing', async () => {
+  const i = input();
+  const handle = await startMandate(client(), tq(), i);
+  await waitFor(i.mandateRef, 'awaiting_otp');
+
+  const wrong = await submitMandateOtp(client(), i.mandateRef, '000000').catch((e: unknown) => e);
+  expect(wrong).toBeInstanceOf(WorkflowUpdateFailedError);
+  expect(causeOf(wrong)).toContain('Invalid OTP');
+  expect((await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
+
+  expect(causeOf(await debitMandate(client(), i.mandateRef, 19_999).catch((e: unknown) => e))).toContain('at least 20000 kobo');
+  expect(causeOf(await debitMandate(client(), i.mandateRef, 1_000_001).catch((e: unknown) => e))).toContain('exceeds the remaining balance');
+
+  const d1 = await debitMandate(client(), i.mandateRef, 300_000);
+  const d2 = await debitMandate(client(), i.mandateRef, 200_000);
+  expect([d1.reference, d2.reference]).toEqual([`${i.mandateRef}-D1`, `${i.mandateRef}-D2`]);
+  expect(await getMandateState(client(), i.mandateRef)).toMatchObject({ balance: 500_000, totalDebited: 500_000, failures: [] });
+  expect(await ledger(d1.reference)).toHaveLength(1);
+  expect(await ledger(d2.reference)).toHaveLength(1);
+
+  const listed = await listMandates(services.api, { mandate_id: (await getMandateState(client(), i.mandateRef)).mandateId! });
+  expect(listed.records[0]).toMatchObject({ balance: 500_000, total_debited: 500_000, status: 'approved' });
+
+  expect((await cancelMandate(client(), i.mandateRef)).status).toBe('cancelled');
+  expect((await cancelMandate(client(), i.mandateRef)).status).toBe('cancelled'); // twice: same answer
+  expect(await handle.result()).toMatchObject({ status: 'cancelled', balance: 500_000 });
+  expect((await listMandates(services.api, { mandate_id: listed.records[0].mandate_id as string })).records[0].status).toBe('cancelled');
+  await recordHistory(handle, 'mandate-variable-lifecycle');
+
+  // Secrets never in plaintext history: the BVN travels only encrypted.
+  expect(JSON.stringify(await handle.fetchHistory())).not.toContain(i.customer.bvn);
+});
+
+it('an expired OTP session (sandbox clock): a new OTP is sent and then approves', async () => {
+  const i = input();
+  await startMandate(client(), tq(), i);
+  await waitFor(i.mandateRef, 'awaiting_otp');
+  await fetch(`${services.sandboxUrl}/__admin/clock/advance`, { method: 'POST', body: JSON.stringify({ ms: 11 * 60 * 1000 }) });
+  const expired = await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e);
+  expect(causeOf(expired)).toContain('a new OTP was sent');
+  expect((await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
+  await cancelMandate(client(), i.mandateRef);
+});
+
+it('a duplicate customer email ends the second mandate as failed with the service message', async () => {
+  const email = `dup-${randomUUID()}@example.com`;
+  const first = input({ customerEmail: email });
+  await startMandate(client(), tq(), first);
+  await waitFor(first.mandateRef, 'awaiting_otp');
+  const second = input({ customerEmail: email });
+  const final = await (await startMandate(client(), tq(), second)).result();
+  expect(final).toMatchObject({ status: 'failed', endReason: expect.stringContaining('Customer already exists with the same email address.') });
+  await cancelMandate(client(), first.mandateRef);
+});
+
+it('a FIXED mandate runs its first scheduled debit; the starter refuses bad input naming the field', async () => {
+  const today = new Date().toISOString().slice(0, 10);
+  const i = input({ debitType: 'fixed', fixed: { frequency: 'MONTHLY', interval: 1, initialDebitAmount: 250_000, initialDebitDate: today } });
+  await startMandate(client(), tq(), i);
+  await waitFor(i.mandateRef, 'awaiting_otp');
+  await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP);
+  for (let n = 0; n < 100 && (await getMandateState(client(), i.mandateRef)).debitCount < 1; n++) await new Promise((r) => setTimeout(r, 100));
+  expect(await getMandateState(client(), i.mandateRef)).toMatchObject({ totalDebited: 250_000, balance: 750_000, nextDebitAt: expect.any(String) });
+  expect(await ledger(`${i.mandateRef}-D1`)).toHaveLength(1);
+  await cancelMandate(client(), i.mandateRef);
+
+  const bad = await startMandate(client(), tq(), input({ debitType: 'fixed', accountNumber: '123' })).catch((e: unknown) => e);
+  expect(bad).toBeInstanceOf(StarterValidationError);
+  expect((bad as StarterValidationError).issues).toEqual(expect.arrayContaining([
+    { field: 'accountNumber', rule: 'must be 10 digits' },
+    { field: 'fixed', rule: 'is required for a FIXED mandate' },
+  ]));
+});
