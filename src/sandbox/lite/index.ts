@@ -108,7 +108,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       return [...state.core.ledgerEntries];
     },
     reset: () => {
+      // Same as POST /__admin/reset: forget state, keep the (possibly advanced) clock.
+      const clock = state.core.clock;
       state = build();
+      Object.assign(state.core, { clock });
     },
     close: () =>
       new Promise<void>((resolve) => {
