@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/config';
 import { createPosActivities } from './pos';
 import { createVendingActivities } from './vending';
 import { createMandateActivities } from './mandates';
+import { createPaymentActivities } from './payments';
 
 export interface ActivityDeps {
   api: PaymentsClient;
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPosActivities(deps),
     ...createVendingActivities(deps),
     ...createMandateActivities(deps),
+    ...createPaymentActivities(deps),
   };
 }
 

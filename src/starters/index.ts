@@ -4,3 +4,4 @@ export * from './progress';
 export * from './pos';
 export * from './vending';
 export * from './mandates';
+export * from './payments';

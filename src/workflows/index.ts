@@ -5,3 +5,4 @@ export * from './pos-remote';
 export * from './pos-terminal';
 export * from './vending';
 export * from './mandate';
+export * from './card-payment';

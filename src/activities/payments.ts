@@ -1,0 +1,52 @@
+// Direct card payment activities: B1 charge and B2 authorize (money-moving: one attempt each,
+// every failure typed for the workflow), and verify by reference (a read, retried).
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ActivityDeps } from './index';
+import { toActivityFailure } from './pos';
+import type { CardPaymentInput } from '../shared/card';
+
+export interface CardStepResult {
+  transactionStatus: string;
+  authUrl?: string;
+}
+
+export function createPaymentActivities({ api, logger }: ActivityDeps) {
+  return {
+    async chargeCard(input: CardPaymentInput): Promise<CardStepResult> {
+      try {
+        const res = await api.direct.chargeCard({
+          transaction_reference: input.transactionRef,
+          amount: input.amount,
+          currency: input.currency,
+          pass_charge: input.passCharge,
+          redirect_url: input.redirectUrl,
+          customer: input.customer,
+          card: { number: input.card.number, cvv: input.card.cvv, expiry_month: input.card.expiryMonth, expiry_year: input.card.expiryYear },
+        } as never);
+        const data = res.data as { transaction_status: string; auth_url?: string };
+        logger.info({ transactionRef: input.transactionRef, status: data.transaction_status }, 'card charged');
+        return { transactionStatus: data.transaction_status, authUrl: data.auth_url ?? undefined };
+      } catch (err) {
+        throw toActivityFailure(err, { moneyMoving: true, what: 'charge card' });
+      }
+    },
+
+    async authorizeCard(transactionRef: string, authorization: { pin?: string; otp?: string }): Promise<CardStepResult> {
+      try {
+        const res = await api.direct.authorizeCard({ transaction_reference: transactionRef, authorization } as never);
+        return { transactionStatus: (res.data as { transaction_status: string }).transaction_status };
+      } catch (err) {
+        throw toActivityFailure(err, { moneyMoving: true, what: 'authorize card payment' });
+      }
+    },
+
+    async verifyTransaction(transactionRef: string): Promise<string> {
+      try {
+        return (await api.transactions.verify({ transaction_ref: transactionRef })).data.transaction_status;
+      } catch (err) {
+        const failure = toActivityFailure(err, { moneyMoving: false, what: 'verify transaction' });
+        throw failure instanceof ApplicationFailure ? failure : ApplicationFailure.create({ message: String(err) });
+      }
+    },
+  };
+}
