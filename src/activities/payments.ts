@@ -4,6 +4,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './index';
 import { toActivityFailure } from './pos';
 import type { CardPaymentInput } from '../shared/card';
+import type { BankPaymentInput, UssdPaymentInput } from '../shared/bank-ussd';
 
 export interface CardStepResult {
   transactionStatus: string;
@@ -37,6 +38,40 @@ export function createPaymentActivities({ api, logger }: ActivityDeps) {
         return { transactionStatus: (res.data as { transaction_status: string }).transaction_status };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: 'authorize card payment' });
+      }
+    },
+
+    async chargeBank(input: BankPaymentInput): Promise<{ authModel: string }> {
+      try {
+        const res = await api.direct.chargeBank({
+          transaction_reference: input.transactionRef, amount: input.amount, currency: input.currency, pass_charge: input.passCharge,
+          bank: { bank_code: input.bank.bankCode, account_or_phoneno: input.bank.accountOrPhone }, customer: input.customer,
+        } as never);
+        return { authModel: (res.data as { auth_model: string }).auth_model };
+      } catch (err) {
+        throw toActivityFailure(err, { moneyMoving: true, what: 'bank debit' });
+      }
+    },
+
+    async validateBank(transactionRef: string, code: string): Promise<{ authModel?: string }> {
+      try {
+        const res = await api.direct.validateBank({ transaction_reference: transactionRef, authorization: { otp_token: code } } as never);
+        return { authModel: (res.data as { auth_model?: string }).auth_model };
+      } catch (err) {
+        throw toActivityFailure(err, { moneyMoving: true, what: 'validate bank payment' });
+      }
+    },
+
+    async initiateUssd(input: UssdPaymentInput): Promise<{ ussdCode: string; expiresAt: string }> {
+      try {
+        const res = await api.direct.initiateUssd({
+          transaction_reference: input.transactionRef, amount: input.amount, currency: input.currency, pass_charge: input.passCharge,
+          ussd: { bank_code: input.bankCode }, customer: input.customer,
+        } as never);
+        const d = (res.data as { ussd_details: { ussd_reference: string; expiresAt: string } }).ussd_details;
+        return { ussdCode: d.ussd_reference, expiresAt: d.expiresAt };
+      } catch (err) {
+        throw toActivityFailure(err, { moneyMoving: true, what: 'initiate USSD' });
       }
     },
 

@@ -1,10 +1,13 @@
-// Typed starters for direct card payments: start, PIN, OTP, state.
+// Typed starters for direct card, bank and USSD payments: start, PIN/OTP/code, state.
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import { cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../shared/card';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { cardPaymentWorkflow } from '../workflows/card-payment';
+import { directPaymentStateQuery, submitBankCodeUpdate, type BankPaymentInput, type DirectPaymentState, type UssdPaymentInput } from '../shared/bank-ussd';
+import type { bankPaymentWorkflow } from '../workflows/bank-payment';
+import type { ussdPaymentWorkflow } from '../workflows/ussd-payment';
 
 export const cardPaymentInputSchema = z.object({
   transactionRef: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1-100 letters, digits, _ . or -'),
@@ -49,3 +52,42 @@ const handle = (client: Client, ref: string) => client.workflow.getHandle(paymen
 export const submitPin = (client: Client, ref: string, pin: string): Promise<CardPaymentState> => handle(client, ref).executeUpdate(submitPinUpdate, { args: [pin] });
 export const submitOtp = (client: Client, ref: string, otp: string): Promise<CardPaymentState> => handle(client, ref).executeUpdate(submitOtpUpdate, { args: [otp] });
 export const getCardPaymentState = (client: Client, ref: string): Promise<CardPaymentState> => handle(client, ref).query(cardPaymentStateQuery);
+
+// ---- bank debit and USSD ----
+
+const reference = z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1-100 letters, digits, _ . or -');
+const lowestUnit = z.number().int('must be an integer in the lowest unit').positive('must be greater than 0');
+const customer = z.object({ name: z.string().min(1, 'is required'), email: z.email('must be an e-mail address') });
+
+export const bankPaymentInputSchema = z.object({
+  transactionRef: reference, amount: lowestUnit, currency: z.literal('NGN'),
+  bank: z.object({ bankCode: z.string().regex(/^\d{3,6}$/, 'must be a NIP bank code'), accountOrPhone: z.string().regex(/^\d{10,11}$/, 'must be an account number or phone number') }),
+  customer, passCharge: z.boolean().optional(), codeTimeoutMs: z.number().int().positive().optional(), webhookGraceMs: z.number().int().nonnegative().optional(),
+});
+export const ussdPaymentInputSchema = z.object({
+  transactionRef: reference, amount: lowestUnit, currency: z.literal('NGN'), bankCode: z.string().regex(/^\d{3,6}$/, 'must be a USSD bank code'),
+  customer, passCharge: z.boolean().optional(), webhookGraceMs: z.number().int().nonnegative().optional(),
+});
+
+function parseOrThrow<T>(schema: z.ZodType<T>, raw: unknown): T {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new CardInputError(parsed.error.issues.map((i) => ({ field: i.path.join('.'), rule: i.message })));
+  return parsed.data;
+}
+
+export async function startBankPayment(client: Client, taskQueue: string, raw: BankPaymentInput) {
+  const input = parseOrThrow(bankPaymentInputSchema, raw) as BankPaymentInput;
+  return client.workflow.start<typeof bankPaymentWorkflow>('bankPaymentWorkflow', {
+    workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input],
+    typedSearchAttributes: paymentSearchAttributes({ flow: 'bank', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
+  });
+}
+export async function startUssdPayment(client: Client, taskQueue: string, raw: UssdPaymentInput) {
+  const input = parseOrThrow(ussdPaymentInputSchema, raw) as UssdPaymentInput;
+  return client.workflow.start<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
+    workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input],
+    typedSearchAttributes: paymentSearchAttributes({ flow: 'ussd', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
+  });
+}
+export const submitBankCode = (client: Client, ref: string, code: string): Promise<DirectPaymentState> => handle(client, ref).executeUpdate(submitBankCodeUpdate, { args: [code] });
+export const getDirectPaymentState = (client: Client, ref: string): Promise<DirectPaymentState> => handle(client, ref).query(directPaymentStateQuery);

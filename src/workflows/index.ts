@@ -6,3 +6,5 @@ export * from './pos-terminal';
 export * from './vending';
 export * from './mandate';
 export * from './card-payment';
+export * from './bank-payment';
+export * from './ussd-payment';
