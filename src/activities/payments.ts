@@ -5,6 +5,7 @@ import type { ActivityDeps } from './index';
 import { toActivityFailure } from './pos';
 import type { CardPaymentInput } from '../shared/card';
 import type { BankPaymentInput, UssdPaymentInput } from '../shared/bank-ussd';
+import type { CheckoutInput } from '../shared/checkout';
 
 export interface CardStepResult {
   transactionStatus: string;
@@ -72,6 +73,41 @@ export function createPaymentActivities({ api, logger }: ActivityDeps) {
         return { ussdCode: d.ussd_reference, expiresAt: d.expiresAt };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: 'initiate USSD' });
+      }
+    },
+
+    /** A1: not money-moving by itself (the payer pays in the modal), but not repeatable: one attempt. */
+    async initiateCheckout(input: CheckoutInput): Promise<{ checkoutUrl: string }> {
+      try {
+        const res = await api.checkout.initiate({
+          amount: input.amount, email: input.email, currency: input.currency, initiate_type: 'inline', transaction_ref: input.transactionRef,
+          customer_name: input.customerName, callback_url: input.callbackUrl, payment_channels: input.channels, metadata: input.metadata,
+          pass_charge: input.passCharge, sub_merchant_id: input.subMerchantId, is_recurring: input.isRecurring,
+        } as never);
+        return { checkoutUrl: (res.data as { checkout_url: string }).checkout_url };
+      } catch (err) {
+        throw toActivityFailure(err, { moneyMoving: true, what: 'initiate checkout' });
+      }
+    },
+
+    /** A4: money-moving, one attempt; the workflow verifies by reference on an unknown outcome. */
+    async chargeToken(req: { tokenId: string; amount: number; reference: string }): Promise<string> {
+      try {
+        const res = await api.tokens.charge({ amount: req.amount, token_id: req.tokenId, transaction_ref: req.reference });
+        return String((res.data as { transaction_status?: string }).transaction_status ?? 'Success');
+      } catch (err) {
+        throw toActivityFailure(err, { moneyMoving: true, what: `charge token for ${req.reference}` });
+      }
+    },
+
+    async cancelToken(tokenId: string): Promise<boolean> {
+      try {
+        await api.tokens.cancel({ auth_code: [tokenId] });
+        return true;
+      } catch (err) {
+        const failure = toActivityFailure(err, { moneyMoving: false, what: 'cancel token' });
+        if (failure.type === 'BadRequest') return false; // 'Recurring Payment was not cancelled': already cancelled or unknown
+        throw failure;
       }
     },
 

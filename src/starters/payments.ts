@@ -1,10 +1,16 @@
 // Typed starters for direct card, bank and USSD payments: start, PIN/OTP/code, state.
-import type { Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { z } from 'zod';
 import { cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../shared/card';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { cardPaymentWorkflow } from '../workflows/card-payment';
+import type { checkoutWorkflow } from '../workflows/checkout';
+import {
+  cancelRecurringSignal, checkoutStateQuery, checkoutUrlUpdate, cycleReference, recurringStateQuery, recurringWorkflowId,
+  type CheckoutInput, type CheckoutState, type RecurringInput, type RecurringState,
+} from '../shared/checkout';
+import type { recurringChargeWorkflow } from '../workflows/recurring';
 import { directPaymentStateQuery, submitBankCodeUpdate, type BankPaymentInput, type DirectPaymentState, type UssdPaymentInput } from '../shared/bank-ussd';
 import type { bankPaymentWorkflow } from '../workflows/bank-payment';
 import type { ussdPaymentWorkflow } from '../workflows/ussd-payment';
@@ -91,3 +97,51 @@ export async function startUssdPayment(client: Client, taskQueue: string, raw: U
 }
 export const submitBankCode = (client: Client, ref: string, code: string): Promise<DirectPaymentState> => handle(client, ref).executeUpdate(submitBankCodeUpdate, { args: [code] });
 export const getDirectPaymentState = (client: Client, ref: string): Promise<DirectPaymentState> => handle(client, ref).query(directPaymentStateQuery);
+
+// ---- hosted checkout ----
+export const checkoutInputSchema = z.object({
+  transactionRef: reference, amount: lowestUnit, currency: z.enum(['NGN', 'USD']), email: z.email('must be an e-mail address'),
+  customerName: z.string().optional(), callbackUrl: z.url().optional(), channels: z.array(z.enum(['card', 'bank', 'ussd', 'transfer'])).min(1).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(), passCharge: z.boolean().optional(), subMerchantId: z.string().min(1).optional(),
+  isRecurring: z.boolean().optional(), expiryMs: z.number().int().positive().optional(), webhookGraceMs: z.number().int().nonnegative().optional(),
+});
+
+/** Starts the checkout flow and returns checkout_url at once (update-with-start), with the handle to follow it. */
+export async function startCheckout(client: Client, taskQueue: string, raw: CheckoutInput) {
+  const input = parseOrThrow(checkoutInputSchema, raw) as CheckoutInput;
+  const startOp = new WithStartWorkflowOperation<typeof checkoutWorkflow>('checkoutWorkflow', {
+    workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input], workflowIdConflictPolicy: 'FAIL',
+    typedSearchAttributes: paymentSearchAttributes({ flow: input.isRecurring ? 'recurring' : 'checkout', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
+  });
+  const { checkoutUrl } = await client.workflow.executeUpdateWithStart(checkoutUrlUpdate, { startWorkflowOperation: startOp });
+  return { checkoutUrl, handle: await startOp.workflowHandle() };
+}
+export const getCheckoutState = (client: Client, ref: string): Promise<CheckoutState> => handle(client, ref).query(checkoutStateQuery);
+
+// ---- recurring charges ----
+export const recurringInputSchema = z.object({
+  planRef: z.string().regex(/^[A-Za-z0-9_.-]{1,90}$/, 'must be 1-90 letters, digits, _ . or -'),
+  amount: lowestUnit, currency: z.enum(['NGN', 'USD']), email: z.email('must be an e-mail address'),
+  intervalMs: z.number().int().min(1_000, 'must be at least 1000 ms'), maxCycles: z.number().int().min(1).optional(), cyclesPerRun: z.number().int().min(1).optional(),
+  checkout: z.object({ callbackUrl: z.url().optional(), metadata: z.record(z.string(), z.unknown()).optional(), expiryMs: z.number().int().positive().optional(), webhookGraceMs: z.number().int().nonnegative().optional(), customerName: z.string().optional() }).optional(),
+});
+
+export async function startRecurring(client: Client, taskQueue: string, raw: RecurringInput) {
+  const input = parseOrThrow(recurringInputSchema, raw) as RecurringInput;
+  return client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
+    workflowId: recurringWorkflowId(input.planRef), taskQueue, args: [input],
+    typedSearchAttributes: paymentSearchAttributes({ flow: 'recurring', reference: input.planRef, amount: input.amount, currency: input.currency, status: 'awaiting_first_payment' }),
+  });
+}
+/** The first payment's checkout_url (its child checkout flow runs under the first cycle's reference). */
+export async function firstPaymentCheckoutUrl(client: Client, planRef: string, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await getCheckoutState(client, cycleReference(planRef, 1)).catch(() => undefined);
+    if (s?.checkoutUrl) return s.checkoutUrl;
+    if (Date.now() > deadline) throw new Error(`no checkout_url for ${planRef} yet`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+export const cancelRecurring = (client: Client, planRef: string) => client.workflow.getHandle(recurringWorkflowId(planRef)).signal(cancelRecurringSignal);
+export const getRecurringState = (client: Client, planRef: string): Promise<RecurringState> => client.workflow.getHandle(recurringWorkflowId(planRef)).query(recurringStateQuery);

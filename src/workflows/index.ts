@@ -8,3 +8,5 @@ export * from './mandate';
 export * from './card-payment';
 export * from './bank-payment';
 export * from './ussd-payment';
+export * from './checkout';
+export * from './recurring';
