@@ -11,6 +11,7 @@ import { getCardPaymentState, startCardPayment, submitOtp, submitPin, CardInputE
 import type { CardPaymentInput, CardPaymentState } from '../../src/shared/card';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { recordHistory } from '../helpers/replay';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture });
@@ -54,6 +55,7 @@ it('PIN then OTP: a wrong PIN is refused synchronously, then success confirmed b
   const raw = JSON.stringify(await handle.fetchHistory());
   for (const secret of [TEST_CARDS.pinThenOtp, `"${SANDBOX_PIN}"`, `"${SANDBOX_OTP}"`]) expect(raw).not.toContain(secret);
   expect(capture.text).not.toContain(TEST_CARDS.pinThenOtp);
+  await recordHistory(handle, 'card-pin-otp');
 });
 
 it('OTP only (below 7,500 NGN) completes', async () => {

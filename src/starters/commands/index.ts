@@ -4,6 +4,7 @@ import type { StarterContext } from '../connect';
 import { registerPosCommands } from './pos';
 import { registerVendingCommands } from './vending';
 import { registerMandateCommands } from './mandates';
+import { registerPaymentCommands } from './payments';
 
 export type ContextFactory = () => Promise<StarterContext>;
 
@@ -11,4 +12,5 @@ export function registerCommands(program: Command, context: ContextFactory): voi
   registerPosCommands(program, context);
   registerVendingCommands(program, context);
   registerMandateCommands(program, context);
+  registerPaymentCommands(program, context);
 }
