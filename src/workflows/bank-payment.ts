@@ -6,9 +6,9 @@ import { directPaymentStateQuery, submitBankCodeUpdate, type BankPaymentInput, t
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { confirmPayment } from './confirm-payment';
+import { failureOf } from './activity-failure';
 
 const once = proxyActivities<ReturnType<typeof createPaymentActivities>>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
-const failureOf = (err: unknown) => (err instanceof Error && 'cause' in err && err.cause instanceof ApplicationFailure ? err.cause : undefined);
 
 export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<DirectPaymentState> {
   const state: DirectPaymentState = { transactionRef: input.transactionRef, status: 'initiating', amount: input.amount };

@@ -10,13 +10,13 @@ import {
 } from '../shared/card';
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
+import { failureOf } from './activity-failure';
 
 type Activities = ReturnType<typeof createPaymentActivities>;
 const once = proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
 const reads = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
 
 const MAX_REJECTED = 3;
-const failureOf = (err: unknown) => (err instanceof Error && 'cause' in err && err.cause instanceof ApplicationFailure ? err.cause : undefined);
 
 export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<CardPaymentState> {
   const state: CardPaymentState = {

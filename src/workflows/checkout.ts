@@ -7,6 +7,7 @@ import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type Checkou
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { confirmPayment } from './confirm-payment';
+import { failureOf } from './activity-failure';
 
 const once = proxyActivities<ReturnType<typeof createPaymentActivities>>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
 
@@ -33,7 +34,7 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
     state.checkoutUrl = (await once.initiateCheckout(input)).checkoutUrl;
     setStatus('open');
   } catch (err) {
-    const f = err instanceof Error && 'cause' in err && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+    const f = failureOf(err);
     setStatus('failed', f?.message ?? 'checkout could not be created');
     // Let a waiting update-with-start caller see the failure before the workflow closes.
     await condition(() => false, 1_000);

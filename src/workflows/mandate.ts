@@ -31,6 +31,7 @@ import {
   type MandateState,
 } from '../shared/mandate';
 import { paymentSearchAttributes } from '../shared/search-attributes';
+import { failureOf } from './activity-failure';
 
 type Activities = ReturnType<typeof createMandateActivities>;
 
@@ -74,7 +75,7 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
       await send();
       entry.status = 'success';
     } catch (err) {
-      const type = err instanceof Error && 'cause' in err && err.cause instanceof ApplicationFailure ? err.cause.type : undefined;
+      const type = failureOf(err)?.type;
       if (type === 'OutcomeUnknown' || type === 'Transient') {
         // Requery first: the service's total_debited says whether our debit landed.
         const seen = await reads.getMandate(state.mandateId!);
@@ -135,7 +136,7 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
           state.mandateReferenceNumber = r.mandateReferenceNumber;
         });
       } catch (err) {
-        const failure = err instanceof Error && 'cause' in err && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+        const failure = failureOf(err);
         if (failure?.type === 'SessionExpired') {
           if (resends < (input.maxSessionResends ?? 2)) {
             resends += 1;

@@ -3,7 +3,7 @@
 // pays later cycles with A4 on durable timers, each with the stable reference `<planRef>-C<n>`.
 // An unknown outcome is verified by reference and never charged again blindly. Cancel uses A5.
 // continue-as-new every `cyclesPerRun` cycles keeps history bounded.
-import { ApplicationFailure, condition, continueAsNew, executeChild, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, continueAsNew, executeChild, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { createPaymentActivities } from '../activities/payments';
 import {
   cancelRecurringSignal, cycleReference, recurringStateQuery, type RecurringCycle, type RecurringInput, type RecurringState,
@@ -11,6 +11,7 @@ import {
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { checkoutWorkflow } from './checkout';
+import { failureOf } from './activity-failure';
 
 type Activities = ReturnType<typeof createPaymentActivities>;
 const once = proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
@@ -64,7 +65,7 @@ export async function recurringChargeWorkflow(input: RecurringInput, carried?: R
       await once.chargeToken({ tokenId: state.tokenId!, amount: input.amount, reference });
       status = 'success';
     } catch (err) {
-      const f = err instanceof Error && 'cause' in err && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+      const f = failureOf(err);
       if (f?.type === 'OutcomeUnknown' || f?.type === 'Transient' || /Duplicate/i.test(f?.message ?? '')) {
         // Requery first: the reference tells whether this cycle was charged.
         const verified = await reads.verifyTransaction(reference).catch(() => 'Unknown');

@@ -1,11 +1,12 @@
 // USSD payment: B5 hands back the code and its expiry; the flow waits for the webhook until
 // expiresAt, then verifies by reference.
-import { ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { createPaymentActivities } from '../activities/payments';
 import { directPaymentStateQuery, type DirectPaymentState, type DirectStatus, type UssdPaymentInput } from '../shared/bank-ussd';
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { confirmPayment } from './confirm-payment';
+import { failureOf } from './activity-failure';
 
 const once = proxyActivities<ReturnType<typeof createPaymentActivities>>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
 
@@ -28,7 +29,7 @@ export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<Dire
     Object.assign(state, { ussdCode: code.ussdCode, expiresAt: code.expiresAt, authModel: 'USSDCodeGenerated' });
     setStatus('awaiting_payment');
   } catch (err) {
-    const f = err instanceof Error && 'cause' in err && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+    const f = failureOf(err);
     if (f?.type === 'BadRequest' || f?.type === 'InvalidRequest' || f?.type === 'Unauthorized') {
       setStatus('failed', f.message);
       return state;
