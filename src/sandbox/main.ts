@@ -1,22 +1,76 @@
-// The sandbox as its own process: `npm run sandbox` (port SANDBOX_PORT, default 4010).
+// The sandbox as its own process: `npx tsx src/sandbox/main.ts` (or `npm run sandbox`).
+// Environment: SANDBOX_PORT (4010), SANDBOX_HOST (127.0.0.1), SANDBOX_SECRET_KEYS (comma list),
+// SANDBOX_WEBHOOK_URL (http://127.0.0.1:4020/webhooks; 'none' sends no webhooks),
+// SANDBOX_WEBHOOK_VERSION (2), SANDBOX_WEBHOOK_RETRY_SCHEDULE_MS (comma list), SANDBOX_PUBLIC_URL,
+// SANDBOX_POS_REMOTE_COMPLETE_AFTER_MS (4000), SANDBOX_POS_PROCESSOR_TIMEOUT_MS (30000),
+// SANDBOX_QUIET=true to stop the one-line-per-request log.
 import 'dotenv/config';
-import { startSandbox } from './index';
+import { startSandbox, type SandboxLogger, type SandboxOptions } from './index';
 
-async function main(): Promise<void> {
-  const sandbox = await startSandbox({
-    port: Number(process.env.SANDBOX_PORT ?? 4010),
-    host: process.env.SANDBOX_HOST ?? '127.0.0.1',
-    secretKeys: process.env.SANDBOX_SECRET_KEYS?.split(',').map((s) => s.trim()).filter(Boolean),
-    webhookUrl: process.env.SANDBOX_WEBHOOK_URL,
-    publicUrl: process.env.SANDBOX_PUBLIC_URL,
-  });
-  console.log(`payments sandbox listening on ${sandbox.url}`);
-  const stop = () => void sandbox.close().then(() => process.exit(0));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+const DEFAULT_WEBHOOK_URL = 'http://127.0.0.1:4020/webhooks';
+
+function numberList(name: string, value: string | undefined): number[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const list = value.split(',').map((s) => Number(s.trim()));
+  if (list.some((n) => !Number.isFinite(n) || n < 0)) throw new Error(`${name} must be a comma list of non-negative numbers`);
+  return list;
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+function integer(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
+  return n;
+}
+
+export function optionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
+  const version = integer('SANDBOX_WEBHOOK_VERSION', env.SANDBOX_WEBHOOK_VERSION, 2);
+  if (version !== 1 && version !== 2 && version !== 3) throw new Error('SANDBOX_WEBHOOK_VERSION must be 1, 2 or 3');
+  const webhook = env.SANDBOX_WEBHOOK_URL ?? DEFAULT_WEBHOOK_URL;
+  return {
+    port: integer('SANDBOX_PORT', env.SANDBOX_PORT, 4010),
+    host: env.SANDBOX_HOST || '127.0.0.1',
+    secretKeys: env.SANDBOX_SECRET_KEYS?.split(',').map((s) => s.trim()).filter(Boolean),
+    webhookUrl: webhook === '' || webhook === 'none' ? undefined : webhook,
+    webhookVersion: version,
+    webhookRetryScheduleMs: numberList('SANDBOX_WEBHOOK_RETRY_SCHEDULE_MS', env.SANDBOX_WEBHOOK_RETRY_SCHEDULE_MS),
+    publicUrl: env.SANDBOX_PUBLIC_URL || undefined,
+    posRemoteCompleteAfterMs: integer('SANDBOX_POS_REMOTE_COMPLETE_AFTER_MS', env.SANDBOX_POS_REMOTE_COMPLETE_AFTER_MS, 4_000),
+    posProcessorTimeoutMs: integer('SANDBOX_POS_PROCESSOR_TIMEOUT_MS', env.SANDBOX_POS_PROCESSOR_TIMEOUT_MS, 30_000),
+  };
+}
+
+/** One JSON line per event on stdout; the sandbox passes only method, path, status, duration and references. */
+const consoleLogger: SandboxLogger = {
+  info: (obj: unknown, msg?: unknown) => console.log(JSON.stringify({ level: 'info', time: new Date().toISOString(), msg, ...(obj as object) })),
+  warn: (obj: unknown, msg?: unknown) => console.warn(JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg, ...(obj as object) })),
+};
+
+async function main(): Promise<void> {
+  const options = optionsFromEnv(process.env);
+  const sandbox = await startSandbox({ ...options, logger: process.env.SANDBOX_QUIET === 'true' ? undefined : consoleLogger });
+  console.log(`payments sandbox listening on ${sandbox.url}`);
+  console.log(`  webhooks → ${options.webhookUrl ?? '(none)'} (E-2 version ${options.webhookVersion}); admin API: ${sandbox.url}/__admin`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`payments sandbox: ${signal}, shutting down`);
+    sandbox.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

@@ -1,5 +1,5 @@
 // SMS (G1-G8) through the API client against the sandbox.
-import { PaymentsClient, AuthenticationError, NotFoundError } from '../../src/api';
+import { PaymentsClient, PermissionDeniedError, NotFoundError } from '../../src/api';
 import { startSandbox, type Sandbox, DEFAULT_SANDBOX_KEY } from '../../src/sandbox';
 
 let sb: Sandbox;
@@ -32,10 +32,10 @@ it('manages templates and campaigns', async () => {
   await expect(api.sms.deleteTemplate({ id: t.data.uuid })).rejects.toBeInstanceOf(NotFoundError);
 });
 
-it('refuses a missing key with 401', async () => {
+it('refuses a missing key with 401 and a wrong one with 403', async () => {
   const res = await fetch(`${sb.url}/sms/template`);
   expect(res.status).toBe(401);
   const wrong = new PaymentsClient({ baseUrl: sb.url, secretKey: 'sandbox_sk_other_000', timeoutMs: 2_000 });
-  await expect(wrong.sms.listTemplates({} as never)).rejects.toBeInstanceOf(AuthenticationError);
+  await expect(wrong.sms.listTemplates({} as never)).rejects.toBeInstanceOf(PermissionDeniedError);
   await wrong.close();
 });

@@ -90,8 +90,12 @@ it.each([
     expect(body).toMatchObject({ principal_amount: '5000.00', settled_amount: '4975.00', fee_charged: '25.00', channel: 'virtual-account' });
     expect(body.version).toBe(version === 1 ? undefined : `v${version}`);
     const txns = await api.virtualAccounts.customerTransactions({ customer_identifier: body.customer_identifier } as never);
-    expect(txns.data).toEqual([expect.objectContaining({ transaction_reference: body.transaction_reference, principal_amount: '5000.00' })]);
-    const filtered = await api.virtualAccounts.merchantTransactionsFiltered({ transactionReference: body.transaction_reference } as never);
+    expect(txns.data).toEqual([expect.objectContaining({ principal_amount: '5000.00' })]);
+    // Version 3 notifies a new reference format; requeries use the previous one (found by session_id here).
+    const previousRef = (txns.data as { transaction_reference: string }[])[0].transaction_reference;
+    if (version !== 3) expect(previousRef).toBe(body.transaction_reference);
+    else expect(previousRef).not.toBe(body.transaction_reference);
+    const filtered = await api.virtualAccounts.merchantTransactionsFiltered({ transactionReference: previousRef } as never);
     expect(filtered.data.count).toBe(1);
     expect(sb.ledger()).toEqual([expect.objectContaining({ kind: 'va_credit', amount: '5000.00' })]);
     expect((await api.virtualAccounts.webhookErrorLog({} as never)).data.count).toBe(0);

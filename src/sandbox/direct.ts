@@ -1,0 +1,244 @@
+// B. Direct API: card (B1 charge, B2 authorize with PIN/OTP, 3DS challenge page), bank account
+// debit (B3 with ValidateTOKEN or ValidateOTP, B4 validate), USSD (B5). Payer-side actions
+// (dialling the USSD code, completing 3DS) are the 3DS page's form or admin calls.
+import { asObject, escapeHtml, fail, formatAmount, htmlPage, ok, positiveInteger, requireFields, type Reply, type Router } from './http';
+import { chargeFor, firstCardStep, SANDBOX_OTP, SANDBOX_PIN, STEP_LIFETIME_MS, TEST_CARDS, type Payment, type PaymentStore } from './payments';
+
+/** Direct bank debits are described for one partner bank only. */
+export const PARTNER_BANK_CODE = '058';
+/** An account number (or phone) starting with this digit gets ValidateTOKEN; any other ValidateOTP. */
+export const TOKEN_ACCOUNT_PREFIX = '1';
+/** This account accepts the code, then the debit fails: 400 'Insufficient funds'. */
+export const BANK_INSUFFICIENT_FUNDS_ACCOUNT = '0000000051';
+/** The USSD bank codes the spec lists. */
+export const USSD_BANK_CODES = ['063', '044', '050', '214', '070', '011', '058', '030', '082', '125', '221', '232', '033', '032', '215', '566', '035', '057', '00103', '105', '303', '107', '50211'];
+
+export interface DirectApi {
+  /** The payer dials the USSD code (direct B5 or the checkout's USSD channel). */
+  payUssd(ref: string, phone?: string): Reply;
+  /** The payer completes (or fails) the 3DS challenge. */
+  finish3ds(ref: string, outcome: 'complete' | 'fail'): Reply;
+}
+
+export function stepResult(p: Payment, message: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    amount: p.amount,
+    transaction_ref: p.ref,
+    currency: p.currency,
+    transaction_type: p.type,
+    gateway_ref: p.gatewayRef,
+    merchant_amount: p.merchantAmount,
+    message,
+    ...extra,
+  };
+}
+
+export const cardStatus = (p: Payment): string =>
+  p.status !== 'Pending' ? p.status : p.step === 'pin' ? 'ValidatePin' : p.step === 'otp' ? 'ValidateOTP' : p.step === '3ds' ? 'ThreeDSecure' : 'Pending';
+
+/** Why an authorize/validate call cannot go on, or undefined. */
+function notOpen(p: Payment): Reply | undefined {
+  if (p.status === 'Success') return fail(400, 'Transaction has already been completed');
+  if (p.status === 'Abandoned' || p.failureReason === 'step expired' || p.failureReason === 'USSD code expired') return fail(400, 'Transaction has expired');
+  if (p.status === 'Failed') return fail(400, 'Transaction has failed');
+  return undefined;
+}
+
+export function registerDirect(router: Router, store: PaymentStore, publicUrl: () => string): DirectApi {
+  const clock = store.clock;
+  const authUrl = (ref: string) => `${publicUrl()}/3ds/${encodeURIComponent(ref)}`;
+
+  // ---- B1 / B3 / B5: one path, three payment methods ----
+  router.add('POST', '/transaction/initiate/process-payment', 'direct', ({ body, secretKey }) => {
+    const missing = requireFields(body, ['amount', 'payment_method', 'customer']);
+    if (missing) return missing;
+    const amount = positiveInteger(body.amount);
+    if (amount === undefined) return fail(400, 'amount must be a positive integer in the lowest currency unit');
+    const customer = asObject(body.customer);
+    const customerMissing = requireFields(customer, ['name', 'email']);
+    if (customerMissing) return customerMissing;
+    const currency = String(body.currency ?? 'NGN');
+    const method = String(body.payment_method);
+    if (!['card', 'bank', 'ussd'].includes(method)) return fail(400, 'payment_method must be card, bank or ussd');
+    if (method !== 'card' && currency !== 'NGN') return fail(400, 'currency must be NGN');
+    if (method === 'card' && !['NGN', 'USD'].includes(currency)) return fail(400, 'currency must be NGN or USD');
+    const ref = body.transaction_reference === undefined || body.transaction_reference === '' ? store.newRef() : String(body.transaction_reference);
+    if (!/^[A-Za-z0-9_.:-]{1,100}$/.test(ref)) return fail(400, 'transaction_reference must be alphanumeric');
+    if (store.byRef.has(ref)) return fail(400, 'Duplicate transaction reference');
+    const passCharge = body.pass_charge === true;
+    const fee = chargeFor(amount);
+    const base = {
+      ref, origin: 'direct' as const, amount: passCharge ? amount + fee : amount, merchantAmount: passCharge ? amount : amount - fee, fee, currency,
+      email: String(customer.email), customerName: String(customer.name), meta: {}, isRecurring: false, key: secretKey,
+      redirectUrl: typeof body.redirect_url === 'string' ? body.redirect_url : undefined,
+      webhookUrl: typeof body.webhook_url === 'string' ? body.webhook_url : undefined,
+    };
+
+    if (method === 'card') {
+      const card = asObject(body.card);
+      if (body.card === undefined) return fail(400, 'card is required');
+      const first = firstCardStep(card, amount, clock.now());
+      if ('error' in first) {
+        // A declined card leaves a Failed transaction behind (verify shows it); a malformed one leaves nothing.
+        if (first.decline) store.finish(store.create({ ...base, type: 'Card' }), 'Failed', first.error);
+        return fail(400, first.error);
+      }
+      const p = store.create({ ...base, type: 'Card', card: { pan: first.pan, expiry: first.expiry } });
+      store.setStep(p, first.step);
+      const status = cardStatus(p);
+      const message = first.step === '3ds' ? 'Complete the 3DS challenge at auth_url' : first.step === 'pin' ? 'Charge attempted: enter the card PIN' : 'Charge attempted: enter the OTP sent to the card holder';
+      return ok(stepResult(p, message, { transaction_status: status, ...(first.step === '3ds' ? { auth_url: authUrl(ref) } : {}) }));
+    }
+
+    if (method === 'bank') {
+      if (body.bank === undefined) return fail(400, 'bank is required');
+      const bank = asObject(body.bank);
+      const bankMissing = requireFields(bank, ['bank_code', 'account_or_phoneno']);
+      if (bankMissing) return bankMissing;
+      const account = String(bank.account_or_phoneno);
+      if (!/^\d{10,13}$/.test(account)) return fail(400, 'account_or_phoneno must be a 10-digit account number or a phone number');
+      if (String(bank.bank_code) !== PARTNER_BANK_CODE) return fail(400, `Direct bank debit is only available for bank_code ${PARTNER_BANK_CODE}`);
+      const p = store.create({ ...base, type: 'Bank', bank: { account, bankCode: String(bank.bank_code) } });
+      p.authModel = account.startsWith(TOKEN_ACCOUNT_PREFIX) ? 'ValidateTOKEN' : 'ValidateOTP';
+      store.setStep(p, 'bank-code');
+      const message = p.authModel === 'ValidateTOKEN' ? 'Enter the 6-digit code from your token or e-token' : 'Enter the OTP sent to the phone linked to the account';
+      return ok(stepResult(p, message, { auth_model: p.authModel, transaction_status: 'Pending' }));
+    }
+
+    if (body.ussd === undefined) return fail(400, 'ussd is required');
+    const ussd = asObject(body.ussd);
+    const ussdMissing = requireFields(ussd, ['bank_code']);
+    if (ussdMissing) return ussdMissing;
+    const bankCode = String(ussd.bank_code);
+    if (!USSD_BANK_CODES.includes(bankCode)) return fail(400, 'bank_code is not a supported USSD bank code');
+    const expiresAt = clock.now() + STEP_LIFETIME_MS;
+    const p = store.create({ ...base, type: 'Ussd', ussd: { code: `*${bankCode}*000*${randomCode()}#`, bankCode, expiresAt } });
+    store.setStep(p, 'ussd');
+    return ok(
+      stepResult(p, 'USSD Payment Reference Generated', {
+        auth_model: 'USSDCodeGenerated',
+        transaction_status: 'Pending',
+        ussd_details: { ussd_reference: p.ussd!.code, expiresAt: clock.iso(expiresAt) },
+      }),
+      'USSD Payment Reference Generated',
+    );
+  });
+
+  // ---- B2: PIN then OTP ----
+  router.add('POST', '/transaction/payment/authorize', 'direct', ({ body }) => {
+    const missing = requireFields(body, ['transaction_reference', 'authorization']);
+    if (missing) return missing;
+    const p = store.get(String(body.transaction_reference));
+    if (!p || p.type !== 'Card' || p.origin !== 'direct') return fail(400, 'Transaction not found');
+    const closed = notOpen(p);
+    if (closed) return closed;
+    const auth = asObject(body.authorization);
+    return authorizeCard(store, p, auth);
+  });
+
+  // ---- B4: bank token/OTP ----
+  router.add('POST', '/transaction/validate-payment', 'direct', ({ body }) => {
+    const missing = requireFields(body, ['transaction_reference', 'authorization']);
+    if (missing) return missing;
+    const auth = asObject(body.authorization);
+    const codeMissing = requireFields(auth, ['otp_token']);
+    if (codeMissing) return codeMissing;
+    const p = store.get(String(body.transaction_reference));
+    if (!p || p.type !== 'Bank' || p.origin !== 'direct') return fail(400, 'Transaction not found');
+    const closed = notOpen(p);
+    if (closed) return closed;
+    return validateBankCode(store, p, String(auth.otp_token));
+  });
+
+  // ---- 3DS challenge page (auth_url) ----
+  router.add('GET', '/3ds/{ref}', 'none', ({ params }) => {
+    const p = store.get(params.ref);
+    if (!p || !p.card) return htmlPage(404, '3-D Secure', '<p class="error">No such transaction.</p>');
+    if (p.step !== '3ds') return htmlPage(p.status === 'Success' ? 200 : 410, '3-D Secure', `<p id="status">Transaction ${escapeHtml(p.ref)}: ${escapeHtml(cardStatus(p))}</p>`);
+    const action = `/3ds/${encodeURIComponent(p.ref)}`;
+    return htmlPage(
+      200,
+      '3-D Secure',
+      `<p>Sandbox issuer challenge for card ${escapeHtml(p.card.pan.slice(-4).padStart(8, '•'))}, ${escapeHtml(formatAmount(p.amount, p.currency))}.</p>` +
+        `<form method="post" action="${action}/complete"><button type="submit" id="complete">Complete authentication</button></form>` +
+        `<form method="post" action="${action}/fail"><button type="submit" id="fail">Fail authentication</button></form>`,
+    );
+  });
+  router.add('POST', '/3ds/{ref}/complete', 'none', ({ params }) => finish3ds(params.ref, 'complete'));
+  router.add('POST', '/3ds/{ref}/fail', 'none', ({ params }) => finish3ds(params.ref, 'fail'));
+
+  function finish3ds(ref: string, outcome: 'complete' | 'fail'): Reply {
+    const p = store.get(ref);
+    if (!p || p.step !== '3ds' || p.status !== 'Pending') return htmlPage(404, '3-D Secure', '<p class="error">No challenge pending for this transaction.</p>');
+    if (outcome === 'fail') {
+      if (p.checkout) store.restartCheckout(p);
+      else store.finish(p, 'Failed', '3DS authentication failed');
+      return htmlPage(200, '3-D Secure', '<p id="result">Authentication failed.</p>');
+    }
+    store.succeed(p);
+    // E-3: back to the merchant with the reference (the parameter's name is our choice: reference).
+    const back = p.redirectUrl ?? p.checkout?.callbackUrl;
+    if (back) return { status: 302, location: withReference(back, p.ref) };
+    return htmlPage(200, 'Payment successful', `<p id="result">Payment ${escapeHtml(p.ref)} successful.</p>`);
+  }
+
+  function payUssd(ref: string, phone = '08030000000'): Reply {
+    const p = store.get(ref);
+    if (!p || p.type !== 'Ussd' || p.status !== 'Pending' || p.step !== 'ussd') return fail(400, 'No USSD payment pending for that reference');
+    p.customerMobile = `${phone.slice(0, 4)}****${phone.slice(-3)}`;
+    store.succeed(p);
+    return ok({ paid: true, transaction_ref: p.ref });
+  }
+
+  return { payUssd, finish3ds };
+}
+
+/** B2 logic, shared with the checkout's card channel. */
+export function authorizeCard(store: PaymentStore, p: Payment, auth: Record<string, unknown>): Reply {
+  const pin = auth.pin;
+  const otp = auth.otp;
+  if (p.step === 'pin') {
+    if (pin === undefined || pin === null || pin === '') return fail(400, 'pin is required');
+    if (String(pin) !== SANDBOX_PIN) return wrong(store, p, 'Invalid PIN');
+    store.setStep(p, 'otp');
+    return ok(stepResult(p, 'PIN accepted: enter the OTP sent to the card holder', { transaction_status: 'ValidateOTP' }), 'PIN accepted');
+  }
+  if (p.step === 'otp') {
+    if (otp === undefined || otp === null || otp === '') return fail(400, 'otp is required');
+    if (String(otp) !== SANDBOX_OTP) return wrong(store, p, 'Invalid OTP');
+    if (p.card?.pan === TEST_CARDS.insufficientFunds) {
+      if (p.checkout) store.restartCheckout(p);
+      else store.finish(p, 'Failed', 'Insufficient funds');
+      return fail(400, 'Insufficient funds');
+    }
+    store.succeed(p);
+    return ok(stepResult(p, 'Validate OTP Successful.', { transaction_status: 'Success' }), 'Validate OTP Successful.');
+  }
+  if (p.step === '3ds') return fail(400, 'Transaction requires 3DS authentication at auth_url');
+  return fail(400, 'Transaction is not awaiting a PIN or OTP');
+}
+
+/** B4 logic, shared with the checkout's bank channel. */
+export function validateBankCode(store: PaymentStore, p: Payment, code: string): Reply {
+  if (p.step !== 'bank-code') return fail(400, 'Transaction is not awaiting a token or OTP');
+  if (code !== SANDBOX_OTP) return wrong(store, p, 'Invalid OTP or token');
+  const model = p.authModel;
+  if (p.bank?.account === BANK_INSUFFICIENT_FUNDS_ACCOUNT) {
+    if (p.checkout) store.restartCheckout(p);
+    else store.finish(p, 'Failed', 'Insufficient funds');
+    return fail(400, 'Insufficient funds');
+  }
+  store.succeed(p);
+  return ok(stepResult(p, 'Charge attempted', { auth_model: model, transaction_status: 'Success' }), 'Charge attempted');
+}
+
+function wrong(store: PaymentStore, p: Payment, message: string): Reply {
+  const ended = store.wrongTry(p);
+  return fail(400, ended ? `${message}: too many wrong attempts, the ${p.checkout ? 'attempt was abandoned' : 'transaction has failed'}` : message);
+}
+
+export function withReference(url: string, ref: string): string {
+  return `${url}${url.includes('?') ? '&' : '?'}reference=${encodeURIComponent(ref)}`;
+}
+
+const randomCode = () => String(Math.floor(100000 + Math.random() * 900000));

@@ -1,0 +1,236 @@
+// HTTP plumbing shared by the endpoint groups: replies in the spec's envelope, the router,
+// per-group authentication as the spec lists it, body parsing (JSON, and form posts from the
+// sandbox's own HTML pages), HTML pages, and the request log.
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+
+export const DEFAULT_SANDBOX_KEY = 'sandbox_sk_local_development_key_0001';
+export const SANDBOX_KEY_PREFIX = 'sandbox_sk_';
+/** The 403 message of the direct API and the mandate endpoints (also used for POS terminal, SMS, vending). */
+export const INVALID_KEY_MESSAGE = `API key is empty or invalid: it must start with ${SANDBOX_KEY_PREFIX}`;
+export const MERCHANT_ID = 'SBXMERCHANT';
+export const MERCHANT_NAME = 'Sandbox Merchant';
+export const MERCHANT_EMAIL = 'merchant@sandbox.local';
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  /** An HTML page instead of JSON. */
+  html?: string;
+  /** Redirect (with `status` 302/303) to this URL. */
+  location?: string;
+  /** Hold the socket open with no reply, then destroy it (a processor that never answers). */
+  hang?: boolean;
+}
+
+export interface RequestContext {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: Record<string, unknown>;
+  /** The request came from an HTML form (application/x-www-form-urlencoded): answer with a page. */
+  form: boolean;
+  /** The accepted secret key the caller used ('' on unauthenticated routes). */
+  secretKey: string;
+  headers: IncomingHttpHeaders;
+}
+
+export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
+
+/**
+ * Authentication per endpoint group (spec, Authentication):
+ * - checkout (A1): wrong key → 401 'Initiate transaction Unauthorized', data null
+ * - direct (B, A4-A6, verify), mandate (D): wrong or empty key → 403 naming the sandbox prefix
+ * - virtual-account (C, A2): wrong key → 403 'Merchant authentication failed'
+ * - pos-remote (E): missing or wrong → 401 'Invalid or missing token', status as a string
+ * - pos-terminal (F), sms (G), vending (H): "same default credentials"; wrong → 403 as direct
+ * - none: the sandbox's own HTML pages (checkout modal, 3DS challenge)
+ * Everywhere except POS remote, no Authorization header at all → 401 `{success:false, message:'', data:{}}`.
+ */
+export type AuthGroup = 'checkout' | 'direct' | 'mandate' | 'virtual-account' | 'pos-remote' | 'pos-terminal' | 'sms' | 'vending' | 'none';
+
+export const ok = (data: unknown, message = 'Success', status = 200): Reply => ({ status, body: { status, success: true, message, data } });
+
+export const fail = (status: number, message: string, opts: { stringStatus?: boolean; data?: unknown } = {}): Reply => ({
+  status,
+  body: { status: opts.stringStatus ? String(status) : status, success: false, message, data: opts.data === undefined ? null : opts.data },
+});
+
+export const UNAUTHORIZED_EMPTY: Reply = { status: 401, body: { success: false, message: '', data: {} } };
+
+export function authenticate(headers: IncomingHttpHeaders, group: AuthGroup, keys: readonly string[]): { key: string; reply?: undefined } | { key?: undefined; reply: Reply } {
+  if (group === 'none') return { key: '' };
+  const header = headers.authorization;
+  const match = header === undefined ? null : /^Bearer\s*(.*)$/i.exec(header);
+  const key = match ? match[1].trim() : '';
+  if (key !== '' && keys.includes(key)) return { key };
+  if (group === 'pos-remote') return { reply: fail(401, 'Invalid or missing token', { stringStatus: true }) };
+  if (header === undefined) return { reply: UNAUTHORIZED_EMPTY };
+  switch (group) {
+    case 'checkout':
+      return { reply: fail(401, 'Initiate transaction Unauthorized') };
+    case 'virtual-account':
+      return { reply: fail(403, 'Merchant authentication failed') };
+    default:
+      return { reply: fail(403, INVALID_KEY_MESSAGE) };
+  }
+}
+
+/** True when a value is missing (`<field> is required`) or empty (`<field> is not allowed to be empty`). */
+export function requireFields(body: Record<string, unknown>, fields: readonly string[], opts: { stringStatus?: boolean; prefix?: string } = {}): Reply | undefined {
+  for (const f of fields) {
+    const v = body[f];
+    const name = `${opts.prefix ?? ''}${f}`;
+    if (v === undefined || v === null) return fail(400, `${name} is required`, opts);
+    if (v === '' || (Array.isArray(v) && v.length === 0)) return fail(400, `${name} is not allowed to be empty`, opts);
+  }
+  return undefined;
+}
+
+export const asObject = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+/** A positive safe integer given as a number or a string of digits (the spec types some amounts as strings). */
+export function positiveInteger(v: unknown): number | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+export function randomDigits(n: number): string {
+  let s = '';
+  for (let i = 0; i < n; i++) s += Math.floor(Math.random() * 10);
+  return s;
+}
+
+export function page<T>(rows: T[], pageValue: string | null, perPageValue: string | null, defaultPerPage: number, maxPerPage = 100): T[] {
+  const perPage = Math.min(Math.max(Number(perPageValue ?? defaultPerPage) || defaultPerPage, 1), maxPerPage);
+  const p = Math.max(Number(pageValue ?? 1) || 1, 1);
+  return rows.slice((p - 1) * perPage, p * perPage);
+}
+
+// ---- HTML ----------------------------------------------------------------------------------
+
+export const escapeHtml = (s: unknown): string =>
+  String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export function htmlPage(status: number, title: string, body: string): Reply {
+  return {
+    status,
+    html:
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
+      '<style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem}' +
+      'section{border:1px solid #ccc;border-radius:6px;padding:.75rem 1rem;margin:1rem 0}label{display:block;margin:.4rem 0}' +
+      'input,select{margin-left:.5rem}.error{color:#b00020}.muted{color:#666;font-size:.9em}</style></head>' +
+      `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`,
+  };
+}
+
+export const formatAmount = (amount: number, currency: string) =>
+  `${currency} ${(amount / 100).toLocaleString('en-NG', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+// ---- Router --------------------------------------------------------------------------------
+
+export interface Route {
+  method: string;
+  pattern: RegExp;
+  keys: string[];
+  group: AuthGroup;
+  handler: Handler;
+}
+
+export class Router {
+  private routes: Route[] = [];
+
+  /** `path` may hold `{name}` placeholders, each matching one path segment. */
+  add(method: string, path: string, group: AuthGroup, handler: Handler): void {
+    const keys: string[] = [];
+    const pattern = new RegExp(
+      '^' +
+        path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, k: string) => {
+          keys.push(k);
+          return '([^/]+)';
+        }) +
+        '$',
+    );
+    this.routes.push({ method, pattern, keys, group, handler });
+  }
+
+  match(method: string, path: string): { route: Route; params: Record<string, string> } | { allowed: string[] } {
+    const allowed: string[] = [];
+    for (const route of this.routes) {
+      const m = route.pattern.exec(path);
+      if (!m) continue;
+      if (route.method !== method) {
+        allowed.push(route.method);
+        continue;
+      }
+      let params: Record<string, string>;
+      try {
+        params = Object.fromEntries(route.keys.map((k, i) => [k, decodeURIComponent(m[i + 1])]));
+      } catch {
+        continue;
+      }
+      return { route, params };
+    }
+    return { allowed };
+  }
+}
+
+// ---- Request reading and replying -------------------------------------------------------------
+
+export class BodyTooLargeError extends Error {}
+
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLargeError('request body too large');
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Parses JSON (whatever the content type says, as callers often send text/plain) or a form post. */
+export function parseBody(raw: Buffer, contentType: string | undefined): { body: Record<string, unknown>; form: boolean } | undefined {
+  const isForm = (contentType ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
+  if (isForm) return { body: Object.fromEntries(new URLSearchParams(raw.toString('utf8'))), form: true };
+  if (raw.length === 0) return { body: {}, form: false };
+  try {
+    const parsed = JSON.parse(raw.toString('utf8')) as unknown;
+    return { body: asObject(parsed), form: false };
+  } catch {
+    return undefined;
+  }
+}
+
+export function send(res: ServerResponse, reply: Reply, requestId: string): void {
+  if (res.headersSent || res.destroyed) return;
+  if (reply.location !== undefined) {
+    res.writeHead(reply.status, { Location: reply.location, 'x-request-id': requestId });
+    res.end();
+    return;
+  }
+  if (reply.html !== undefined) {
+    res.writeHead(reply.status, { 'Content-Type': 'text/html; charset=utf-8', 'x-request-id': requestId });
+    res.end(reply.html);
+    return;
+  }
+  res.writeHead(reply.status, { 'Content-Type': 'application/json', 'x-request-id': requestId });
+  res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
+}
+
+export const newRequestId = () => randomUUID();
+
+export interface RequestLogEntry {
+  at: string;
+  method: string;
+  path: string;
+  /** HTTP status, or what happened instead of a reply. */
+  status: number | 'dropped' | 'reset' | 'hung';
+  /** merchant_ref / transaction reference / reference when the body carried one (never card data). */
+  reference?: string;
+}
+
+export const REQUEST_LOG_LIMIT = 5000;

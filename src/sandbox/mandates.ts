@@ -1,0 +1,241 @@
+// D. Direct-debit mandates: created initiated (D1), approved with the OTP inside a session on the
+// sandbox clock (D2, D6 resends), debited down to their balance (D3), cancelled with an
+// idempotent report (D4), listed with filters and cursors (D5).
+import { randomUUID } from 'node:crypto';
+import type { SandboxClock } from './clock';
+import { asObject, fail, MERCHANT_ID, ok, randomDigits, requireFields, type Reply, type Router } from './http';
+import type { Ledger } from './ledger';
+
+export const MANDATE_OTP = '123456';
+/** The OTP session lasts this long on the sandbox clock; D6 opens a new window. */
+export const MANDATE_SESSION_MS = 10 * 60 * 1000;
+/** N200 in kobo. */
+export const MANDATE_MIN_DEBIT = 20_000;
+/** The third wrong OTP ends the session (424 until D6 resends). */
+export const MANDATE_MAX_WRONG_OTP = 3;
+export const PARTNER_BANK_NAME = 'Sandbox Partner Bank';
+
+interface Mandate {
+  record: Record<string, unknown>;
+  sessionToken: string;
+  sessionExpiresAt: number;
+  wrongOtps: number;
+  createdAt: number;
+}
+
+const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+
+export interface MandatesApi {
+  /** Admin: the account holder rejects the mandate (the spec's 'rejected' state). */
+  reject(mandateId: string): Reply;
+}
+
+export function registerMandates(router: Router, deps: { clock: SandboxClock; ledger: Ledger }): MandatesApi {
+  const { clock, ledger } = deps;
+  const mandates = new Map<string, Mandate>(); // by mandate_id, creation order
+  const bySession = new Map<string, string>();
+  const debitRefs = new Set<string>();
+
+  router.add('POST', '/transaction/mandate/create', 'mandate', ({ body }) => {
+    const missing = requireFields(body, ['mandate_type', 'debit_type', 'amount', 'account_number', 'bank_code', 'description', 'start_date', 'end_date', 'customer_email', 'customerInformation']);
+    if (missing) return missing;
+    const debitType = String(body.debit_type).toLowerCase();
+    if (body.mandate_type !== 'emandate') return fail(400, 'mandate_type must be emandate');
+    if (debitType !== 'variable' && debitType !== 'fixed') return fail(400, 'debit_type must be VARIABLE or FIXED');
+    if (typeof body.amount !== 'number' || !Number.isSafeInteger(body.amount) || body.amount <= 0) return fail(400, 'amount must be a positive integer in kobo');
+    if (!/^\d{10}$/.test(String(body.account_number))) return fail(400, 'account_number must be 10 digits');
+    if (!/^\d{3,6}$/.test(String(body.bank_code))) return fail(400, 'bank_code must be a NIP bank code');
+    if (!DATE.test(String(body.start_date)) || !DATE.test(String(body.end_date))) return fail(400, 'start_date and end_date must be YYYY-MM-DD');
+    if (String(body.end_date) < String(body.start_date)) return fail(400, 'end_date must not be before start_date');
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(String(body.customer_email))) return fail(400, 'customer_email must be a valid email');
+    const info = asObject(body.customerInformation);
+    const infoMissing = requireFields(info, ['identity', 'firstName', 'lastName', 'address', 'phone'], { prefix: 'customerInformation.' });
+    if (infoMissing) return infoMissing;
+    const identity = asObject(info.identity);
+    if (String(identity.type).toLowerCase() !== 'bvn' || !/^\d{11}$/.test(String(identity.number))) return fail(400, 'customerInformation.identity must be {type: bvn, number: 11 digits}');
+    let fixed: Record<string, unknown> | undefined;
+    if (debitType === 'fixed') {
+      if (body.fixedMandateSettings === undefined) return fail(400, 'fixedMandateSettings is required');
+      fixed = asObject(body.fixedMandateSettings);
+      if (!['MONTHLY', 'WEEKLY', 'YEARLY'].includes(String(fixed.frequency).toUpperCase())) return fail(400, 'fixedMandateSettings.frequency must be MONTHLY, WEEKLY or YEARLY');
+      if (!Number.isSafeInteger(fixed.interval) || (fixed.interval as number) < 1) return fail(400, 'fixedMandateSettings.interval must be a positive integer');
+      if (!Number.isSafeInteger(fixed.initial_debit_amount) || (fixed.initial_debit_amount as number) <= 0) return fail(400, 'fixedMandateSettings.initial_debit_amount must be a positive integer');
+      if ((fixed.initial_debit_amount as number) > body.amount) return fail(400, 'fixedMandateSettings.initial_debit_amount must not exceed amount');
+      if (!DATE.test(String(fixed.initial_debit_date))) return fail(400, 'fixedMandateSettings.initial_debit_date must be YYYY-MM-DD');
+    }
+    const email = String(body.customer_email).toLowerCase();
+    for (const m of mandates.values()) {
+      if (String(m.record.customer_email).toLowerCase() === email && m.record.status !== 'cancelled') return fail(400, 'Customer already exists with the same email address.');
+    }
+    const reference = body.transaction_reference === undefined || body.transaction_reference === '' ? `MREF${randomDigits(12)}` : String(body.transaction_reference);
+    if ([...mandates.values()].some((m) => m.record.reference === reference)) return fail(400, 'Duplicate transaction reference');
+
+    const mandateId = `MD${randomDigits(10)}`;
+    const sessionToken = randomUUID();
+    const now = clock.now();
+    const name = `${String(info.firstName)} ${String(info.lastName)}`;
+    const record: Record<string, unknown> = {
+      id: randomUUID(),
+      mandate_id: mandateId,
+      mandate_reference_number: null,
+      mandate_type: 'emandate',
+      debit_type: debitType,
+      status: 'initiated',
+      approved: false,
+      is_approved: false,
+      ready_to_debit: false,
+      reference,
+      merchant_reference: reference,
+      account_number: String(body.account_number),
+      account_name: name,
+      bank: String(body.bank_code),
+      bankName: String(body.bank_code) === '058' ? PARTNER_BANK_NAME : `Sandbox Bank ${String(body.bank_code)}`,
+      description: String(body.description),
+      start_date: body.start_date,
+      end_date: body.end_date,
+      amount: body.amount,
+      balance: body.amount,
+      total_debited: 0,
+      customer_email: String(body.customer_email),
+      customer_name: name,
+      mandate_authorization_date: null,
+      created_at: clock.iso(now),
+      frequency: fixed ? String(fixed.frequency).toUpperCase() : null,
+      initial_debit_amount: fixed ? fixed.initial_debit_amount : null,
+      merchant_id: MERCHANT_ID,
+    };
+    mandates.set(mandateId, { record, sessionToken, sessionExpiresAt: now + MANDATE_SESSION_MS, wrongOtps: 0, createdAt: now });
+    bySession.set(sessionToken, mandateId);
+    return ok({ ...record, message: 'An OTP has been sent to the customer phone', date: clock.iso(now), next_action: 'send_otp', session_token: sessionToken }, 'Mandate created successfully');
+  });
+
+  const bySessionToken = (token: unknown): Mandate | undefined => {
+    const id = typeof token === 'string' ? bySession.get(token) : undefined;
+    return id ? mandates.get(id) : undefined;
+  };
+
+  router.add('POST', '/transaction/mandate/validate-otp', 'mandate', ({ body }) => {
+    const missing = requireFields(body, ['session_token', 'otp']);
+    if (missing) return missing;
+    const m = bySessionToken(body.session_token);
+    if (!m || m.record.status !== 'initiated' || clock.now() > m.sessionExpiresAt || m.wrongOtps >= MANDATE_MAX_WRONG_OTP) return fail(424, 'Invalid or expired session.');
+    if (String(body.otp) !== MANDATE_OTP) {
+      m.wrongOtps += 1;
+      return fail(400, m.wrongOtps >= MANDATE_MAX_WRONG_OTP ? 'Invalid OTP: too many wrong attempts, resend the OTP' : 'Invalid OTP');
+    }
+    Object.assign(m.record, {
+      status: 'approved', approved: true, is_approved: true, ready_to_debit: true,
+      mandate_reference_number: `MRN${randomDigits(12)}`, mandate_authorization_date: clock.iso(),
+    });
+    return ok({ mandate_id: m.record.mandate_id, mandate_reference_number: m.record.mandate_reference_number, status: 'approved', ready_to_debit: true }, 'Mandate approved');
+  });
+
+  router.add('POST', '/transaction/mandate/resend-otp', 'mandate', ({ body }) => {
+    const missing = requireFields(body, ['session_token']);
+    if (missing) return missing;
+    const m = bySessionToken(body.session_token);
+    if (!m || m.record.status !== 'initiated') return fail(424, 'Invalid or expired session.');
+    m.sessionExpiresAt = clock.now() + MANDATE_SESSION_MS; // a new OTP, a new window
+    m.wrongOtps = 0;
+    return ok({}, 'OTP resent');
+  });
+
+  router.add('POST', '/transaction/mandate/debit', 'mandate', ({ body }) => {
+    const missing = requireFields(body, ['amount', 'mandate_id', 'transaction_reference']);
+    if (missing) return missing;
+    const m = mandates.get(String(body.mandate_id));
+    if (!m) return fail(404, `No mandate found for reference ${String(body.mandate_id)}`);
+    const amount = body.amount;
+    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) return fail(400, 'amount must be a positive integer in kobo');
+    if (m.record.status !== 'approved' || m.record.ready_to_debit !== true) return fail(400, 'Mandate is not ready for debit');
+    if (amount < MANDATE_MIN_DEBIT) return fail(400, 'Minimum amount for direct debit is N200.');
+    const ref = String(body.transaction_reference);
+    if (debitRefs.has(ref)) return fail(400, 'Duplicate transaction reference');
+    if (amount > (m.record.balance as number)) return fail(400, 'Mandate balance is lesser than debit amount');
+    debitRefs.add(ref);
+    m.record.balance = (m.record.balance as number) - amount;
+    m.record.total_debited = (m.record.total_debited as number) + amount;
+    ledger.record('mandate_debit', ref, amount, 'NGN');
+    return ok(
+      {
+        status: 'success',
+        aamount: amount, // sic: the spec's sample spells the key this way
+        mandate_id: m.record.mandate_id,
+        transaction_reference: ref,
+        date: clock.iso(),
+        account: { bank_code: m.record.bank, account_name: m.record.account_name, account_number: m.record.account_number, bank_name: m.record.bankName },
+      },
+      'Debit successful',
+    );
+  });
+
+  router.add('POST', '/transaction/mandate/cancel', 'mandate', ({ body }) => {
+    if (body.mandateIds === undefined || body.mandateIds === null) return fail(400, 'mandateIds is required');
+    const ids = Array.isArray(body.mandateIds) ? body.mandateIds.map(String) : [String(body.mandateIds)];
+    if (ids.length === 0) return fail(400, 'mandateIds is not allowed to be empty');
+    const canceledMandates: string[] = [];
+    const failedMandates: { mandateId: string; failureReason: string }[] = [];
+    for (const id of ids) {
+      const m = mandates.get(id);
+      if (!m) failedMandates.push({ mandateId: id, failureReason: 'Mandate not found' });
+      else if (m.record.status === 'cancelled') failedMandates.push({ mandateId: id, failureReason: 'Mandate already cancelled' });
+      else {
+        Object.assign(m.record, { status: 'cancelled', ready_to_debit: false });
+        canceledMandates.push(id);
+      }
+    }
+    return ok({ canceledMandates, failedMandates }, 'Mandate cancellation processed');
+  });
+
+  router.add('GET', '/transaction/mandate/get-mandates', 'mandate', ({ query }) => {
+    let rows = [...mandates.values()];
+    for (const f of ['status', 'mandate_id', 'account_number', 'customer_name', 'mandate_type', 'debit_type'] as const) {
+      const v = query.get(f);
+      if (v !== null && v !== '') rows = rows.filter((m) => String(m.record[f]).toLowerCase() === v.toLowerCase());
+    }
+    for (const f of ['is_approved', 'ready_to_debit'] as const) {
+      const v = query.get(f);
+      if (v !== null && v !== '') rows = rows.filter((m) => String(m.record[f]) === v.toLowerCase());
+    }
+    const amount = query.get('amount');
+    if (amount) rows = rows.filter((m) => String(m.record.amount) === amount);
+    for (const f of ['start_date', 'end_date'] as const) {
+      const v = query.get(f);
+      if (v && !DATE.test(v)) return fail(400, `${f} must be YYYY-MM-DD`);
+    }
+    // start_date / end_date select mandates by creation day (sandbox clock), both inclusive.
+    const from = query.get('start_date');
+    const to = query.get('end_date');
+    if (from) rows = rows.filter((m) => String(m.record.created_at).slice(0, 10) >= from);
+    if (to) rows = rows.filter((m) => String(m.record.created_at).slice(0, 10) <= to);
+    const ref = query.get('merchant_ref');
+    if (ref !== null && ref !== '') {
+      rows = rows.filter((m) => m.record.reference === ref);
+      // As the spec shows it: HTTP 404 with status 400 in the body.
+      if (rows.length === 0) return { status: 404, body: { status: 400, success: false, message: `No mandate found for reference ${ref}`, data: null } };
+    }
+    const pageSize = Math.min(Math.max(Number(query.get('page_size') ?? 20) || 20, 1), 100);
+    const cursorText = query.get('cursor') ?? query.get('next_cursor') ?? query.get('prev_cursor');
+    const cursor = cursorText === null ? 0 : Number(cursorText);
+    if (!Number.isSafeInteger(cursor) || cursor < 0) return fail(400, 'cursor is invalid');
+    const slice = rows.slice(cursor, cursor + pageSize).map((m) => ({ ...m.record }));
+    const hasMore = cursor + pageSize < rows.length;
+    return ok({
+      records: slice,
+      next_cursor: hasMore ? String(cursor + pageSize) : null,
+      prev_cursor: cursor > 0 ? String(Math.max(cursor - pageSize, 0)) : null,
+      has_more: hasMore,
+      page_size: pageSize,
+    });
+  });
+
+  return {
+    reject(mandateId) {
+      const m = mandates.get(mandateId);
+      if (!m) return fail(404, `No mandate found for reference ${mandateId}`);
+      if (m.record.status !== 'initiated') return fail(400, `Mandate is ${String(m.record.status)}`);
+      Object.assign(m.record, { status: 'rejected', approved: false, is_approved: false, ready_to_debit: false });
+      return ok({ mandate_id: mandateId, status: 'rejected' });
+    },
+  };
+}

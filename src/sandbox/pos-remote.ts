@@ -1,0 +1,113 @@
+// E. POS remote request: E1 pushes a payment to a terminal; a simulated terminal completes it
+// after posRemoteCompleteAfterMs on the sandbox clock (the amount decides the outcome, or an
+// admin call decides it); E2 requeries; the record is deleted 5 minutes after creation.
+import { randomUUID } from 'node:crypto';
+import type { SandboxClock } from './clock';
+import { fail, MERCHANT_ID, ok, randomDigits, requireFields, type Reply, type Router } from './http';
+import type { Ledger } from './ledger';
+import { TEST_TERMINALS } from './pos-terminal';
+
+export const POS_REMOTE_LIFETIME_MS = 5 * 60 * 1000;
+export const DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS = 4_000;
+/** Documented test amounts (kobo) for the simulated terminal. Any other amount > 0 is approved. */
+export const POS_REMOTE_DECLINED_AMOUNT = 5100; // declined: response_code 51 (insufficient funds)
+export const POS_REMOTE_WRONG_PIN_AMOUNT = 5500; // declined: response_code 55 (incorrect PIN)
+export const POS_REMOTE_NEVER_COMPLETES_AMOUNT = 9900; // stays pending until deleted
+const ACCOUNT_TYPES = ['default', 'savings', 'current', 'credit'];
+const PC_CODES: Record<string, string> = { default: '0000', savings: '0010', current: '0020', credit: '0030' };
+const MESSAGES: Record<string, string> = { '00': 'Approved', '51': 'Insufficient funds', '55': 'Incorrect PIN' };
+
+interface RemoteRequest {
+  ref: string;
+  id: number;
+  terminalId: string;
+  amount: number;
+  accountType: string;
+  createdAt: number;
+  record?: Record<string, unknown>;
+  cancelTimers: (() => void)[];
+}
+
+export interface PosRemoteApi {
+  /** Admin: the terminal completes the request now with this response code ('00' approves). */
+  decide(ref: string, responseCode: string): Reply;
+}
+
+export function registerPosRemote(router: Router, deps: { clock: SandboxClock; ledger: Ledger }, opts: { completeAfterMs: number }): PosRemoteApi {
+  const { clock, ledger } = deps;
+  const requests = new Map<string, RemoteRequest>();
+  let seq = 0;
+
+  function complete(r: RemoteRequest, code: string, at: number): void {
+    if (r.record || !requests.has(r.ref)) return;
+    const approved = code === '00';
+    r.record = {
+      status: approved ? 'success' : 'failed',
+      id: r.id,
+      merchant_request_ref: r.ref,
+      merchant_id: MERCHANT_ID,
+      terminal_id: r.terminalId,
+      amount: r.amount,
+      currency: 'NGN',
+      payment_method: 'card',
+      transaction_type: 'Purchase',
+      payment_info: { card_pan: '539983******0000', card_exp: '2912', card_type: 'MasterCard', cardholder_name: 'SANDBOX/PAYER' },
+      transaction_reference: `POS${randomDigits(12)}`,
+      virtual_account_number: null,
+      rrn: randomDigits(12),
+      stan: randomDigits(6),
+      aid: 'A0000000041010',
+      response_code: code,
+      response_message: MESSAGES[code] ?? 'Declined',
+      processor: null,
+      meta: JSON.stringify({ account_type: r.accountType }),
+      pc_code: PC_CODES[r.accountType] ?? '0000',
+      created_at: clock.iso(at),
+    };
+    if (approved) ledger.record('pos_remote', r.ref, r.amount, 'NGN');
+  }
+
+  router.add('POST', '/softpos/pos/remote-request', 'pos-remote', ({ body }) => {
+    const missing = requireFields(body, ['terminal_id', 'amount'], { stringStatus: true });
+    if (missing) return missing;
+    const amount = body.amount;
+    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) return fail(400, 'amount must be a number greater than 0', { stringStatus: true });
+    const accountType = body.account_type === undefined ? 'default' : body.account_type;
+    if (typeof accountType !== 'string' || !ACCOUNT_TYPES.includes(accountType)) {
+      return fail(400, 'account_type must be one of default, savings, current, credit', { stringStatus: true });
+    }
+    const terminalId = String(body.terminal_id);
+    if (!Object.values(TEST_TERMINALS).some((t) => t.terminal_id === terminalId && t.status === 'active')) {
+      return fail(400, 'terminal_id does not name an active terminal of the merchant', { stringStatus: true });
+    }
+    const ref = `RR${randomUUID().replace(/-/g, '').slice(0, 18).toUpperCase()}`;
+    const createdAt = clock.now();
+    const r: RemoteRequest = { ref, id: ++seq, terminalId, amount, accountType, createdAt, cancelTimers: [] };
+    requests.set(ref, r);
+    if (amount !== POS_REMOTE_NEVER_COMPLETES_AMOUNT) {
+      const code = amount === POS_REMOTE_DECLINED_AMOUNT ? '51' : amount === POS_REMOTE_WRONG_PIN_AMOUNT ? '55' : '00';
+      const at = createdAt + opts.completeAfterMs;
+      r.cancelTimers.push(clock.at(at, () => complete(r, code, at)));
+    }
+    r.cancelTimers.push(clock.at(createdAt + POS_REMOTE_LIFETIME_MS, () => void requests.delete(ref)));
+    return ok({ request_ref: ref }, 'Payment request sent to terminal');
+  });
+
+  router.add('GET', '/softpos/pos/remote-request/{ref}', 'pos-remote', async ({ params }) => {
+    await clock.runDue();
+    const r = requests.get(params.ref);
+    if (!r) return fail(404, 'Request not found or expired', { stringStatus: true });
+    return ok(r.record ?? { status: 'pending' }, r.record ? 'Transaction completed' : 'Transaction pending');
+  });
+
+  return {
+    decide(ref, responseCode) {
+      const r = requests.get(ref);
+      if (!r) return fail(404, 'Request not found or expired');
+      if (r.record) return fail(400, `Request already ${String(r.record.status)}`);
+      if (!/^\d{2}$/.test(responseCode)) return fail(400, 'response_code must be two digits');
+      complete(r, responseCode, clock.now());
+      return ok(r.record);
+    },
+  };
+}

@@ -1,0 +1,222 @@
+// F. POS terminal API: F1 configuration by serial_no, F2 key exchange (pin_key, master_key,
+// working_key; random per exchange, kept until refresh=true), F3 card transaction as plain JSON
+// (the test PAN's last four digits choose the processor's answer), F4 requery by merchant_ref.
+// Key material is never logged.
+import { createDecipheriv, randomBytes } from 'node:crypto';
+import type { SandboxClock } from './clock';
+import { fail, MERCHANT_ID, MERCHANT_NAME, ok, randomDigits, requireFields, type Router } from './http';
+import type { Ledger } from './ledger';
+
+/** Documented test terminals by serial number. */
+export const TEST_TERMINALS: Record<string, { terminal_id: string; status: 'active' | 'inactive' }> = {
+  'SN-0001': { terminal_id: '2SBX0001', status: 'active' },
+  'SN-0002': { terminal_id: '2SBX0002', status: 'active' },
+  'SN-0003': { terminal_id: '2SBX0003', status: 'inactive' },
+};
+/** A serial number must look like this, else 400 'Incorrect device information'. */
+export const SERIAL_FORMAT = /^[A-Za-z0-9-]{4,32}$/;
+/** The PIN the sandbox issuer expects when it can read the PIN block. */
+export const POS_TEST_PIN = '1234';
+
+/** Test PANs: the last four digits choose the processor's answer (any other ending approves). */
+export const TEST_PAN_OUTCOMES: Record<string, string> = {
+  '0000': '00', // approved
+  '0051': '51', // insufficient funds
+  '0055': '55', // incorrect PIN
+  '0091': '91', // the reply says 91, but the issuer approved: F4 shows 00, one sale
+  '0096': '96', // system malfunction: nothing recorded, F4 404, a retry with the same merchant_ref succeeds
+};
+
+export const RESPONSE_MESSAGES: Record<string, string> = {
+  '00': 'Approved',
+  '51': 'Insufficient funds',
+  '55': 'Incorrect PIN',
+  '91': 'Issuer or switch inoperative',
+  '96': 'System malfunction',
+};
+
+const ACCOUNT_TYPES = ['DEFAULT', 'SAVINGS', 'CURRENT', 'CREDIT'];
+const TRANSACTION_TYPES = ['Purchase', 'Refund', 'Pre-Authorization', 'Completion'];
+
+interface Keys {
+  terminal_id: string;
+  pin_key: string;
+  master_key: string;
+  session_key: null;
+  working_key: string;
+  response_code: string;
+  response_message: string;
+}
+
+interface Recorded {
+  record: Record<string, unknown>;
+  chipdata?: string;
+}
+
+const hexKey = () => randomBytes(16).toString('hex').toUpperCase();
+
+/**
+ * Reads an ISO 9564 format-0 PIN block encrypted with the 2-key 3DES pin_key. Returns the PIN, or
+ * undefined when the block does not decode to a well-formed format-0 block (a fixed test block, or
+ * one made with another key): the sandbox then cannot tell and does not check the PIN.
+ */
+export function readPinBlock(pinBlockHex: string, pan: string, pinKeyHex: string): string | undefined {
+  try {
+    const k = Buffer.from(pinKeyHex, 'hex');
+    const decipher = createDecipheriv('des-ede3-ecb', Buffer.concat([k, k.subarray(0, 8)]), null);
+    decipher.setAutoPadding(false);
+    const clear = Buffer.concat([decipher.update(Buffer.from(pinBlockHex, 'hex')), decipher.final()]);
+    const panField = Buffer.from(`0000${pan.slice(-13, -1)}`, 'hex');
+    const pinField = Buffer.from(clear.map((b, i) => b ^ panField[i])).toString('hex').toUpperCase();
+    const m = /^0([4-9A-C])(\d+)(F*)$/.exec(pinField);
+    if (!m) return undefined;
+    const length = parseInt(m[1], 16);
+    if (m[2].length !== length || m[3].length !== 14 - length) return undefined;
+    return m[2];
+  } catch {
+    return undefined;
+  }
+}
+
+export function registerPosTerminal(router: Router, deps: { clock: SandboxClock; ledger: Ledger }) {
+  const { clock, ledger } = deps;
+  const keys = new Map<string, Keys>(); // by terminal_id
+  const transactions = new Map<string, Recorded>(); // by merchant_ref
+  const usedChipdata = new Set<string>();
+  const malfunctioned = new Set<string>(); // merchant_refs whose first attempt got 96
+
+  const terminalFor = (serial: unknown) => {
+    if (typeof serial !== 'string' || !SERIAL_FORMAT.test(serial)) return { reply: fail(400, 'Incorrect device information') };
+    const t = TEST_TERMINALS[serial];
+    if (!t) return { reply: fail(404, 'Terminal not found') };
+    return { terminal: t };
+  };
+
+  // F1.
+  router.add('POST', '/softpos/terminal/configuration', 'pos-terminal', ({ body }) => {
+    const { reply, terminal } = terminalFor(body.serial_no);
+    if (reply) return reply;
+    return ok({
+      terminal: {
+        terminal_id: terminal.terminal_id,
+        serial_no: body.serial_no,
+        terminal_type: 'android-pos',
+        status: terminal.status,
+        currency: 'NGN',
+        mcc_code: '5411',
+        address: { street: '1 Sandbox Way', city: null, region: 'Lagos', country_code: 'NG' },
+        latitude: '6.4541',
+        longitude: '3.3947',
+      },
+      merchant: { merchant_id: MERCHANT_ID, name: MERCHANT_NAME },
+      logo: { key: 'merchant-logo', url: 'https://sandbox.invalid/logo.png', file_name: 'logo.png', ext: 'png', verified_at: '2026-01-01T00:00:00.000Z' },
+    });
+  });
+
+  // F2.
+  router.add('POST', '/softpos/terminal/key-exchange', 'pos-terminal', ({ body, query }) => {
+    const refresh = query.get('refresh');
+    if (refresh === null) return fail(400, 'refresh is required');
+    if (refresh !== 'true' && refresh !== 'false') return fail(400, 'refresh must be a boolean');
+    const { reply, terminal } = terminalFor(body.serial_no);
+    if (reply) return reply;
+    if (terminal.status !== 'active') return fail(400, 'Terminal is not active');
+    const id = terminal.terminal_id;
+    if (!keys.has(id) || refresh === 'true') {
+      keys.set(id, { terminal_id: id, pin_key: hexKey(), master_key: hexKey(), session_key: null, working_key: hexKey(), response_code: '00', response_message: 'Approved' });
+    }
+    return ok({ ...keys.get(id)! });
+  });
+
+  // F3.
+  router.add('POST', '/transaction', 'pos-terminal', ({ body }) => {
+    const input: Record<string, unknown> = { currency: 'NGN', ...body };
+    const missing = requireFields(input, ['terminal_id', 'amount', 'currency', 'card_pan', 'card_expiry_month', 'card_expiry_year', 'card_sequence_number', 'transaction_type', 'account_type', 'merchant_ref']);
+    if (missing) return missing;
+    const terminalId = String(input.terminal_id);
+    const terminal = Object.values(TEST_TERMINALS).find((t) => t.terminal_id === terminalId);
+    if (!terminal) return fail(404, 'Terminal not found');
+    if (terminal.status !== 'active') return fail(400, 'Terminal is not active');
+    const merchantRef = String(input.merchant_ref);
+    if (merchantRef.length > 25) return fail(400, 'merchant_ref must be at most 25 characters');
+    if (!/^[1-9]\d*$/.test(String(input.amount))) return fail(400, 'amount must be a positive amount in the lowest currency unit');
+    if (!['NGN', 'USD'].includes(String(input.currency))) return fail(400, 'currency must be NGN or USD');
+    const pan = String(input.card_pan);
+    if (!/^\d{12,19}$/.test(pan)) return fail(400, 'card_pan must be 12 to 19 digits');
+    if (!/^(0[1-9]|1[0-2])$/.test(String(input.card_expiry_month)) || !/^\d{2}$/.test(String(input.card_expiry_year))) return fail(400, 'card expiry must be two-digit month and year');
+    if (input.pin_block !== undefined && !/^[0-9A-Fa-f]{16}$/.test(String(input.pin_block))) return fail(400, 'pin_block must be 16 hex characters');
+    const accountType = String(input.account_type).toUpperCase();
+    if (!ACCOUNT_TYPES.includes(accountType)) return fail(400, 'Invalid account_type: must be DEFAULT, SAVINGS, CURRENT or CREDIT');
+    const transactionType = TRANSACTION_TYPES.find((t) => t.toLowerCase() === String(input.transaction_type).toLowerCase());
+    if (!transactionType) return fail(400, 'transaction_type must be Purchase, Refund, Pre-Authorization or Completion');
+    if (transactions.has(merchantRef)) return fail(400, 'Duplicate merchant_ref');
+    const chipdata = input.chipdata === undefined || input.chipdata === null ? undefined : String(input.chipdata);
+    if (chipdata && usedChipdata.has(chipdata)) return fail(400, 'chipdata has already been used');
+    // The processor message is assembled now: a card_sequence_number of any other width corrupts it
+    // and the processor never answers (the socket is closed after posProcessorTimeoutMs, nothing recorded).
+    if (!/^\d{3}$/.test(String(input.card_sequence_number))) return { status: 0, hang: true };
+
+    const terminalKeys = keys.get(terminalId);
+    const pin = terminalKeys && input.pin_block !== undefined ? readPinBlock(String(input.pin_block), pan, terminalKeys.pin_key) : undefined;
+    let code: string;
+    if (!terminalKeys) code = '55'; // no key exchange: the PIN block cannot be translated
+    else if (pin !== undefined && pin !== POS_TEST_PIN) code = '55'; // a readable block with another PIN
+    else code = TEST_PAN_OUTCOMES[pan.slice(-4)] ?? '00';
+
+    if (code === '96') {
+      if (!malfunctioned.has(merchantRef)) {
+        malfunctioned.add(merchantRef);
+        return ok(txnRecord(input, transactionType, '96', 'failed'), 'Transaction failed'); // never recorded
+      }
+      code = '00'; // the retry after the 404 requery goes through
+    }
+    const recordedCode = code === '91' ? '00' : code; // 91: the reply was lost upstream, the issuer approved
+    const record = txnRecord(input, transactionType, recordedCode, recordedCode === '00' ? 'success' : 'failed');
+    transactions.set(merchantRef, { record, chipdata });
+    if (chipdata) usedChipdata.add(chipdata);
+    if (recordedCode === '00' && transactionType !== 'Pre-Authorization') {
+      ledger.record(transactionType === 'Refund' ? 'pos_refund' : 'pos_sale', merchantRef, Number(input.amount), String(input.currency));
+    }
+    if (code === '91') return ok({ ...record, status: 'failed', response_code: '91', response_message: RESPONSE_MESSAGES['91'] }, 'Transaction failed');
+    return ok(record, recordedCode === '00' ? 'Transaction approved' : 'Transaction declined');
+  });
+
+  // F4.
+  router.add('GET', '/transaction/by-ref/{merchant_ref}', 'pos-terminal', ({ params }) => {
+    const t = transactions.get(params.merchant_ref);
+    return t ? ok({ ...t.record }) : fail(404, 'Transaction not found');
+  });
+
+  function txnRecord(body: Record<string, unknown>, transactionType: string, code: string, status: 'success' | 'failed'): Record<string, unknown> {
+    const pan = String(body.card_pan);
+    const now = clock.iso();
+    return {
+      amount: String(body.amount),
+      meta: { merchant_name: MERCHANT_NAME, processor_amount: String(body.amount) },
+      merchant_id: MERCHANT_ID,
+      payment_info: {
+        card_exp: `${String(body.card_expiry_year)}${String(body.card_expiry_month)}`,
+        card_pan: `${pan.slice(0, 6)}******${pan.slice(-4)}`,
+        card_type: body.card_type ?? null,
+        cardholder_name: body.cardholder_name ?? null,
+      },
+      status,
+      payment_method: 'card',
+      transaction_type: transactionType,
+      response_code: code,
+      transaction_reference: `TRM${randomDigits(12)}`,
+      terminal_id: String(body.terminal_id),
+      response_message: RESPONSE_MESSAGES[code] ?? 'Declined',
+      rrn: randomDigits(12),
+      stan: randomDigits(6),
+      currency: String(body.currency),
+      aid: body.aid ?? null,
+      merchant_request_ref: null,
+      updated_at: now,
+      created_at: now,
+      virtual_account_number: null,
+      receipt_no: randomDigits(8),
+      merchant_ref: String(body.merchant_ref),
+    };
+  }
+}

@@ -1,0 +1,153 @@
+// G. SMS: instant messages (G1), campaigns over a bucket with a template (G2-G4), message
+// templates (G5-G8). Nothing is really sent; costs are the sandbox's own tariff.
+import { randomUUID } from 'node:crypto';
+import type { SandboxClock } from './clock';
+import { asObject, fail, MERCHANT_ID, ok, page, randomDigits, requireFields, type Router } from './http';
+
+/** NGN per 160-character page (the sandbox's tariff). */
+export const SMS_COST_PER_PAGE = 4;
+/** An unscheduled campaign moves from pending to success this long after creation (sandbox clock). */
+export const CAMPAIGN_SEND_DELAY_MS = 60_000;
+/** Sending to this number always fails (it lands in `errors`). */
+export const SMS_FAILING_NUMBER = '2348000000000';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Campaign {
+  uuid: string;
+  name: string;
+  cost: string;
+  scheduled_for: string;
+  status: 'pending' | 'failed' | 'success';
+  merchant_id: string;
+  createdAt: string;
+  updatedAt: string;
+  bucket_id: string;
+  sender_id: string;
+  template_id: string;
+  sendAt: number | undefined;
+}
+
+export function registerSms(router: Router, deps: { clock: SandboxClock }): void {
+  const { clock } = deps;
+  const campaigns = new Map<string, Campaign>();
+  const templates = new Map<string, Record<string, unknown>>();
+  const pages = (text: string) => Math.max(1, Math.ceil(text.length / 160));
+
+  /** Campaign status on the sandbox clock: pending until its send time, then success. */
+  const refresh = (c: Campaign) => {
+    if (c.status === 'pending' && c.sendAt !== undefined && clock.now() >= c.sendAt) {
+      c.status = 'success';
+      c.updatedAt = clock.iso(c.sendAt);
+    }
+  };
+  const publicCampaign = ({ sendAt: _s, ...c }: Campaign) => c;
+  const sortRows = <T extends Record<string, unknown>>(rows: T[], key: string, dir: string | null): T[] => {
+    const sorted = [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
+    return dir === 'ASC' ? sorted : sorted.reverse();
+  };
+  const inDates = (at: string, from: string | null, to: string | null) => (!from || at.slice(0, 10) >= from) && (!to || at.slice(0, 10) <= to);
+
+  // G1.
+  router.add('POST', '/sms/send/instant', 'sms', ({ body }) => {
+    const missing = requireFields(body, ['sender_id', 'messages']);
+    if (missing) return missing;
+    if (!Array.isArray(body.messages)) return fail(400, 'messages must be an array of {phone_number, message}');
+    if (body.messages.length > 100) return fail(400, 'messages must hold at most 100 items');
+    const sent: Record<string, unknown>[] = [];
+    const errors: Record<string, unknown>[] = [];
+    for (const raw of body.messages as unknown[]) {
+      const m = asObject(raw);
+      const phone = String(m.phone_number ?? '');
+      if (!/^\+?\d{7,15}$/.test(phone) || typeof m.message !== 'string' || m.message === '') {
+        errors.push({ phone_number: m.phone_number ?? null, error: 'phone_number and message are required' });
+        continue;
+      }
+      if (phone.replace(/^\+/, '') === SMS_FAILING_NUMBER) {
+        errors.push({ phone_number: phone, error: 'Message could not be delivered to this number' });
+        continue;
+      }
+      sent.push({ phone_number: phone, status: 'SENT', cost: pages(m.message) * SMS_COST_PER_PAGE, transaction_id: randomUUID() });
+    }
+    const total = sent.reduce((n, s) => n + (s.cost as number), 0);
+    return ok({ success: sent.length > 0, message: sent.length > 0 ? 'Messages sent' : 'No message sent', data: { batch_id: `BATCH${randomDigits(10)}`, sent, errors, total_cost: total, currency: 'NGN' } });
+  });
+
+  // G2.
+  router.add('POST', '/sms/campaign', 'sms', ({ body }) => {
+    const missing = requireFields(body, ['name', 'bucket_id', 'sender_id', 'is_scheduled', 'sscheduled_dor', 'template_id']);
+    if (missing) return missing;
+    if (typeof body.is_scheduled !== 'boolean') return fail(400, 'is_scheduled must be a boolean');
+    if (!UUID.test(String(body.bucket_id))) return fail(400, 'bucket_id must be a valid uuid');
+    if (!templates.has(String(body.template_id))) return fail(400, 'template_id does not name a template');
+    const now = clock.now();
+    const scheduledAt = body.is_scheduled ? Date.parse(String(body.sscheduled_dor)) : now + CAMPAIGN_SEND_DELAY_MS;
+    const campaign: Campaign = {
+      uuid: randomUUID(),
+      name: String(body.name),
+      cost: '0.00', // bucket records are not shown in the spec: the sandbox's buckets are empty
+      scheduled_for: body.is_scheduled ? String(body.sscheduled_dor) : clock.iso(now),
+      status: 'pending',
+      merchant_id: MERCHANT_ID,
+      createdAt: clock.iso(now),
+      updatedAt: clock.iso(now),
+      bucket_id: String(body.bucket_id),
+      sender_id: String(body.sender_id),
+      template_id: String(body.template_id),
+      // A schedule the sandbox cannot read stays pending.
+      sendAt: Number.isNaN(scheduledAt) ? undefined : scheduledAt,
+    };
+    campaigns.set(campaign.uuid, campaign);
+    return ok(publicCampaign(campaign), 'Campaign created');
+  });
+
+  // G3: its own envelope: status 'SUCCESS', no success flag.
+  router.add('GET', '/sms/campaign', 'sms', ({ query }) => {
+    let rows = [...campaigns.values()];
+    rows.forEach(refresh);
+    const status = query.get('status');
+    if (status && !['pending', 'failed', 'success'].includes(status)) return fail(400, 'status must be pending, failed or success');
+    if (status) rows = rows.filter((c) => c.status === status);
+    const name = query.get('name');
+    if (name) rows = rows.filter((c) => c.name.toLowerCase().includes(name.toLowerCase()));
+    rows = rows.filter((c) => inDates(c.createdAt, query.get('date_from'), query.get('date_to')));
+    const sorted = sortRows(rows.map(publicCampaign), 'createdAt', query.get('dir'));
+    const items = page(sorted, query.get('page'), query.get('perPage'), 20).map((c) => ({
+      id: c.uuid, name: c.name, client_id: MERCHANT_ID, template_id: c.template_id, bucket_id: c.bucket_id, total: 0, created_at: c.createdAt, created_by: MERCHANT_ID, status: c.status,
+    }));
+    return { status: 200, body: { status: 'SUCCESS', message: 'Campaigns retrieved', data: { items, total: rows.length } } };
+  });
+
+  // G4 (response body: not shown; ours is the envelope with data {}).
+  router.add('POST', '/sms/campaign/{id}', 'sms', ({ params }) => (campaigns.delete(params.id) ? ok({}, 'success') : fail(404, 'Campaign not found')));
+
+  // G5.
+  router.add('POST', '/sms/template', 'sms', ({ body }) => {
+    const missing = requireFields(body, ['name', 'description', 'message']);
+    if (missing) return missing;
+    for (const f of ['name', 'description', 'message']) if (typeof body[f] !== 'string') return fail(400, `${f} must be a string`);
+    const now = clock.iso();
+    const t = { uuid: randomUUID(), merchant_id: MERCHANT_ID, name: body.name, description: body.description, pages: pages(String(body.message)), message: body.message, createdAt: now, updatedAt: now };
+    templates.set(t.uuid, t);
+    return ok(t, 'Template created');
+  });
+
+  // G6.
+  router.add('GET', '/sms/template', 'sms', ({ query }) => {
+    const rows = [...templates.values()].filter((t) => inDates(String(t.createdAt), query.get('date_from'), query.get('date_to')));
+    const sorted = sortRows(rows, 'createdAt', query.get('dir'));
+    return ok({ count: rows.length, rows: page(sorted, query.get('page'), query.get('perPage'), 20) });
+  });
+
+  // G7 (fields: not shown; the sample's name, description, file_name, and message are taken).
+  router.add('PATCH', '/sms/template/{id}', 'sms', ({ params, body }) => {
+    const t = templates.get(params.id);
+    if (!t) return fail(404, 'Template not found');
+    for (const k of ['name', 'description', 'message', 'file_name']) if (typeof body[k] === 'string') t[k] = body[k];
+    t.pages = pages(String(t.message));
+    t.updatedAt = clock.iso();
+    return ok(t, 'Template updated');
+  });
+
+  // G8: body {message: 'success'} only.
+  router.add('POST', '/sms/template/{id}', 'sms', ({ params }) => (templates.delete(params.id) ? { status: 200, body: { message: 'success' } } : fail(404, 'Template not found')));
+}

@@ -1,0 +1,58 @@
+// A3-A5. Tokenised cards: a recurring checkout paid by card yields a token (E-1
+// payment_information.token_id); A4 charges it, A5 cancels it.
+import { fail, MERCHANT_EMAIL, MERCHANT_NAME, ok, requireFields, type Router } from './http';
+import { chargeFor, type PaymentStore } from './payments';
+
+export function registerTokens(router: Router, store: PaymentStore): void {
+  const clock = store.clock;
+
+  // A4. Charge card with token.
+  router.add('POST', '/transaction/charge_card', 'direct', ({ body, secretKey }) => {
+    if (typeof body.amount === 'number' && body.amount < 0) return fail(400, 'amount cannot be < 0');
+    if (typeof body.amount === 'string' && /^-\d/.test(body.amount)) return fail(400, 'amount cannot be < 0');
+    const missing = requireFields(body, ['amount', 'token_id']);
+    if (missing) return missing;
+    const amount = Number(body.amount);
+    if (!Number.isSafeInteger(amount)) return fail(400, 'amount must be an integer in the lowest currency unit');
+    if (amount === 0) return fail(400, 'amount must be greater than 0');
+    const tokenId = String(body.token_id);
+    const token = store.tokens.get(tokenId);
+    if (!token) return fail(400, 'Invalid token_id');
+    if (!token.active) return fail(400, 'Token has been cancelled: Recurring Payment is no longer active');
+    const ref = body.transaction_ref === undefined || body.transaction_ref === '' ? store.newRef() : String(body.transaction_ref);
+    // Case-sensitive, unique across every transaction of the merchant: a repeat never charges twice.
+    if (store.byRef.has(ref)) return fail(400, 'Duplicate transaction reference');
+    const fee = chargeFor(amount);
+    const p = store.create({
+      ref, origin: 'token', type: 'Card', amount, merchantAmount: amount - fee, fee, currency: token.currency, email: token.email, customerName: null,
+      meta: {}, isRecurring: true, key: secretKey, card: { pan: token.pan, expiry: token.expiry }, tokenId,
+    });
+    store.succeed(p);
+    return ok({
+      transaction_amount: amount,
+      transaction_ref: ref,
+      email: token.email,
+      transaction_status: 'Success',
+      transaction_currency_id: token.currency,
+      created_at: clock.iso(p.createdAt),
+      transaction_type: 'Card',
+      merchant_name: MERCHANT_NAME,
+      merchant_business_name: MERCHANT_NAME,
+      gateway_transaction_ref: p.gatewayRef,
+      recurring: null,
+      merchant_email: MERCHANT_EMAIL,
+      plan_code: null,
+    });
+  });
+
+  // A5. Cancel tokenised cards: {auth_code: [ids]} (a single id string is accepted too).
+  router.add('PATCH', '/transaction/cancel/recurring', 'direct', ({ body }) => {
+    const missing = requireFields(body, ['auth_code']);
+    if (missing) return missing;
+    const ids = Array.isArray(body.auth_code) ? body.auth_code.map(String) : [String(body.auth_code)];
+    const cancelled = [...new Set(ids)].filter((id) => store.tokens.get(id)?.active);
+    if (cancelled.length === 0) return fail(400, 'Recurring Payment was not cancelled');
+    for (const id of cancelled) store.tokens.get(id)!.active = false;
+    return ok({ auth_code: cancelled });
+  });
+}

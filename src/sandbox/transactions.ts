@@ -1,0 +1,106 @@
+// A6 query all transactions (date window of at most one month) and verify one transaction by
+// reference (Success | Failed | Abandoned | Pending; 400 for an unknown reference).
+import { fail, MERCHANT_EMAIL, MERCHANT_ID, MERCHANT_NAME, ok, page, type Router } from './http';
+import type { Payment, PaymentStore } from './payments';
+
+const META_KEYS = [
+  'ip_address', 'Customer_name', 'user_agent', 'referring_site', 'payment_link_id', 'payment_link_type', 'source', 'device_id', 'order_id', 'auth_code',
+  'fingerprintData', 'callback_url', 'initiate_type', 'browser_screen_height', 'browser_screen_width', 'referrer_url', 'extra',
+];
+
+/** YYYY-MM-DD or an ISO timestamp → epoch ms (UTC), or undefined. */
+export function parseDate(v: string | null): number | undefined {
+  if (!v) return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v)) return undefined;
+  const t = Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** The same day one calendar month later (clamped to the month's end). */
+export function addOneMonth(t: number): number {
+  const d = new Date(t);
+  const target = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()));
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(d.getUTCDate(), lastDay));
+  return target.getTime();
+}
+
+export function registerTransactions(router: Router, store: PaymentStore): void {
+  const clock = store.clock;
+
+  function record(p: Payment): Record<string, unknown> {
+    const metaValues: Record<string, unknown> = Object.fromEntries(META_KEYS.map((k) => [k, null]));
+    metaValues.Customer_name = p.customerName;
+    metaValues.callback_url = p.checkout?.callbackUrl ?? null;
+    metaValues.initiate_type = p.checkout ? 'inline' : 'api';
+    metaValues.source = p.origin;
+    metaValues.auth_code = p.tokenId ?? null;
+    metaValues.extra = Object.keys(p.meta).length ? p.meta : null;
+    return {
+      id: p.id,
+      transaction_amount: p.amount,
+      transaction_ref: p.ref,
+      email: p.email,
+      merchant_id: MERCHANT_ID,
+      merchant_amount: p.merchantAmount,
+      merchant_name: MERCHANT_NAME,
+      merchant_business_name: MERCHANT_NAME,
+      merchant_email: MERCHANT_EMAIL,
+      customer_email: p.email,
+      customer_name: p.customerName,
+      meta_data: JSON.stringify(metaValues),
+      meta: Object.fromEntries(Object.entries(metaValues).map(([k, v]) => [k, v === null ? [] : [v]])),
+      transaction_status: p.status.toLowerCase(),
+      transaction_charges: p.fee,
+      transaction_currency_id: p.currency,
+      transaction_gateway_id: p.gatewayRef,
+      transaction_type: p.type,
+      flat_charge: 0,
+      is_suspicious: false,
+      is_refund: false,
+      created_at: clock.iso(p.createdAt),
+    };
+  }
+
+  // A6.
+  router.add('GET', '/transaction', 'direct', ({ query }) => {
+    const start = parseDate(query.get('start_date'));
+    const endDay = parseDate(query.get('end_date'));
+    if (start === undefined || endDay === undefined || endDay < start || endDay > addOneMonth(start)) return fail(400, 'Bad Request');
+    const currency = query.get('currency');
+    if (currency && currency !== 'NGN' && currency !== 'USD') return fail(400, 'Bad Request');
+    const reference = query.get('reference');
+    // A date-only end_date covers that whole day.
+    const end = (query.get('end_date') ?? '').length === 10 ? endDay + 24 * 3600 * 1000 - 1 : endDay;
+    const rows = store
+      .all()
+      .filter((p) => (!reference || p.ref === reference) && (!currency || p.currency === currency) && p.createdAt >= start && p.createdAt <= end)
+      .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id)
+      .map(record);
+    return ok(page(rows, query.get('page'), query.get('perpage'), 50));
+  });
+
+  // Verify one transaction (docs/choices.md).
+  router.add('GET', '/transaction/verify/{ref}', 'direct', ({ params }) => {
+    const p = store.get(params.ref);
+    if (!p) return fail(400, `Transaction ${params.ref} not found`);
+    return ok({
+      transaction_amount: p.amount,
+      transaction_ref: p.ref,
+      email: p.email,
+      transaction_status: p.status,
+      transaction_currency_id: p.currency,
+      created_at: clock.iso(p.createdAt),
+      transaction_type: p.type,
+      merchant_amount: p.merchantAmount,
+      merchant_name: MERCHANT_NAME,
+      merchant_business_name: MERCHANT_NAME,
+      gateway_transaction_ref: p.gatewayRef,
+      recurring: null,
+      merchant_email: MERCHANT_EMAIL,
+      plan_code: null,
+      meta: p.meta,
+      ...(p.failureReason ? { failure_reason: p.failureReason } : {}),
+    });
+  });
+}

@@ -1,0 +1,163 @@
+// H. Electricity vending: providers (H1), meter lookup with documented test meters (H2),
+// purchase with a token, once per lookup reference (H3), vending transactions (H4).
+import { randomUUID } from 'node:crypto';
+import type { SandboxClock } from './clock';
+import { fail, MERCHANT_ID, ok, page, randomDigits, requireFields, type Router } from './http';
+import type { Ledger } from './ledger';
+
+export const PROVIDERS = ['IE', 'EKEDC', 'AEDC', 'YEDC', 'BEDC', 'IBEDC', 'KEDCO', 'KAEDC', 'PHED', 'EEDC', 'JED'];
+const PROVIDER_NAMES: Record<string, string> = {
+  IE: 'Ikeja Electric', EKEDC: 'Eko Electricity Distribution Company', AEDC: 'Abuja Electricity Distribution Company', YEDC: 'Yola Electricity Distribution Company',
+  BEDC: 'Benin Electricity Distribution Company', IBEDC: 'Ibadan Electricity Distribution Company', KEDCO: 'Kano Electricity Distribution Company',
+  KAEDC: 'Kaduna Electricity Distribution Company', PHED: 'Port Harcourt Electricity Distribution', EEDC: 'Enugu Electricity Distribution Company', JED: 'Jos Electricity Distribution',
+};
+
+/** Documented test meters: number → customer and meter type. Amounts are whole naira. */
+export const TEST_METERS: Record<string, { customer_name: string; meter_type: 'prepaid' | 'postpaid'; minimum_vend: number; outstanding_debt: string; address: string }> = {
+  '45067198783': { customer_name: 'ADA SANDBOX', meter_type: 'prepaid', minimum_vend: 1000, outstanding_debt: '0.00', address: '1 Sandbox Way, Ikeja, Lagos' },
+  '04123456789': { customer_name: 'TUNDE SANDBOX', meter_type: 'postpaid', minimum_vend: 2000, outstanding_debt: '1200.50', address: '2 Sandbox Close, Wuse, Abuja' },
+};
+/** The sandbox tariff: naira per kWh, and VAT. */
+export const TARIFF_RATE = 60;
+export const VAT_RATE = 7.5;
+
+interface Lookup {
+  reference: string;
+  meterNo: string;
+  provider: string;
+  meterType: 'prepaid' | 'postpaid';
+  minimumVend: number;
+  customer: string;
+  address: string;
+  outstandingDebt: string;
+}
+
+export function registerVending(router: Router, deps: { clock: SandboxClock; ledger: Ledger }): void {
+  const { clock, ledger } = deps;
+  const lookups = new Map<string, Lookup>();
+  const vends = new Map<string, Record<string, unknown>>(); // by reference, in vend order
+
+  // H1.
+  router.add('GET', '/vending/utilities/electricity/service-providers', 'vending', () =>
+    ok(PROVIDERS.map((code) => ({ code, name: PROVIDER_NAMES[code], logo_url: null }))),
+  );
+
+  // H2.
+  router.add('POST', '/vending/utilities/electricity/lookup', 'vending', ({ body }) => {
+    const missing = requireFields(body, ['meter_no', 'meter_type', 'provider']);
+    if (missing) return missing;
+    if (body.meter_type !== 'prepaid' && body.meter_type !== 'postpaid') return fail(400, 'meter_type must be prepaid or postpaid');
+    if (!PROVIDERS.includes(String(body.provider))) return fail(400, 'provider is invalid');
+    const meterNo = String(body.meter_no);
+    const meter = TEST_METERS[meterNo];
+    if (!meter || meter.meter_type !== body.meter_type) return fail(400, 'Invalid meter number');
+    const reference = `${clock.now()}${randomDigits(6)}`;
+    lookups.set(reference, {
+      reference, meterNo, provider: String(body.provider), meterType: meter.meter_type, minimumVend: meter.minimum_vend, customer: meter.customer_name,
+      address: meter.address, outstandingDebt: meter.outstanding_debt,
+    });
+    return ok({
+      reference,
+      customer_name: meter.customer_name,
+      minimum_vend: meter.minimum_vend,
+      account_type: 'NON-MD',
+      outstanding_debt: meter.outstanding_debt,
+      address: meter.address,
+      meter_type: meter.meter_type,
+      provider: String(body.provider),
+    });
+  });
+
+  // H3.
+  router.add('POST', '/vending/utilities/electricity', 'vending', ({ body }) => {
+    const missing = requireFields(body, ['reference', 'amount', 'phone_number', 'email']);
+    if (missing) return missing;
+    const reference = String(body.reference);
+    const lookup = lookups.get(reference);
+    if (!lookup) return fail(400, 'Invalid reference: look the meter up first');
+    if (vends.has(reference)) return fail(400, 'Transaction already processed for this reference');
+    const amount = typeof body.amount === 'string' && /^\d+$/.test(body.amount) ? Number(body.amount) : body.amount;
+    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) return fail(400, 'amount must be a whole number of naira greater than 0');
+    if (amount < lookup.minimumVend) return fail(400, `amount is below the minimum vend of ${lookup.minimumVend}`);
+    if (!/^\+?\d{7,15}$/.test(String(body.phone_number))) return fail(400, 'phone_number must be a phone number');
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(String(body.email))) return fail(400, 'email must be a valid email');
+    const token = randomDigits(20).replace(/(\d{4})(?=\d)/g, '$1-');
+    const now = clock.iso();
+    const vat = (amount * VAT_RATE) / (100 + VAT_RATE);
+    const units = (amount - vat) / TARIFF_RATE;
+    const receipt = `RCPT${randomDigits(10)}`;
+    const batch = randomUUID();
+    const metaJson = {
+      kct: null,
+      vat: vat.toFixed(2),
+      token,
+      address: lookup.address,
+      balance: null,
+      penalty: '0.00',
+      provider: lookup.provider,
+      vat_rate: VAT_RATE,
+      hp_profit: '0.00',
+      reference,
+      account_no: lookup.meterNo,
+      meter_cost: '0.00',
+      meter_type: lookup.meterType,
+      amount_paid: `${amount}.00`,
+      tariff_rate: TARIFF_RATE,
+      total_units: units.toFixed(2),
+      account_name: lookup.customer,
+      cost_of_unit: TARIFF_RATE.toFixed(2),
+      fixed_charge: '0.00',
+      meter_number: lookup.meterNo,
+      tariff_class: 'R2',
+      provider_meta: {
+        code: lookup.provider, name: PROVIDER_NAMES[lookup.provider], type: 'electricity', logo_url: null,
+        total_rate_cap: null, hb_income_percent: null, total_rate_percent: null, third_party_rate_cap: null, third_party_rate_percent: null,
+      },
+      current_charge: '0.00',
+      receipt_number: receipt,
+      loss_of_revenue: '0.00',
+      installation_fee: '0.00',
+      outstanding_debt: lookup.outstandingDebt,
+      reconnection_fee: '0.00',
+      transaction_date: now,
+      hp_wallet_batch_id: batch,
+      meter_service_charge: '0.00',
+      administrative_charge: '0.00',
+    };
+    const txn = {
+      reference,
+      amount: `${amount}.00`,
+      merchant_amount: `${amount}.00`,
+      phone_number: String(body.phone_number),
+      email: String(body.email),
+      merchant_id: MERCHANT_ID,
+      wallet_batch_id: batch,
+      value_reference: token,
+      network: null,
+      transaction_id: null,
+      type: 'electricity',
+      action: 'debit',
+      status: 'success',
+      meta: JSON.stringify(metaJson),
+      meta_json: metaJson,
+      createdAt: now,
+      updatedAt: now,
+    };
+    vends.set(reference, txn);
+    ledger.record('vend', reference, `${amount}.00`, 'NGN');
+    return ok(txn, 'Vend successful');
+  });
+
+  // H4.
+  router.add('GET', '/vending/transactions', 'vending', ({ query }) => {
+    const reference = query.get('reference');
+    if (reference) {
+      const txn = vends.get(reference);
+      return txn ? ok(txn) : fail(404, 'Transaction not found');
+    }
+    const from = query.get('date_from');
+    const to = query.get('date_to');
+    const rows = [...vends.values()].filter((t) => (!from || String(t.createdAt).slice(0, 10) >= from) && (!to || String(t.createdAt).slice(0, 10) <= to)).reverse();
+    return ok(page(rows, query.get('page'), query.get('perPage'), 20));
+  });
+}
