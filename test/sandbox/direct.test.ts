@@ -1,166 +1,230 @@
-// Direct card/bank/USSD payments (B1-B5), verify, and the E-1 webhook, through the API client
-// against the sandbox; the webhook signature is checked with openssl, independently of our code.
-import { execFileSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { PaymentsClient, BadRequestError, PermissionDeniedError } from '../../src/api';
-import { startSandbox, type Sandbox, DEFAULT_SANDBOX_KEY, SANDBOX_PIN, SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
+// B. Direct API over plain HTTP: card (PIN/OTP/3DS, declines, wrong codes, expiry), bank debit
+// (ValidateTOKEN/ValidateOTP), USSD; verify; the E-1 each success sends.
+import {
+  startSandbox, type Sandbox, SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS, BANK_INSUFFICIENT_FUNDS_ACCOUNT, STEP_LIFETIME_MS, chargeFor,
+} from '../../src/sandbox';
+import { client, Receiver, uid } from './helpers';
 
-interface Received { raw: Buffer; signature: string }
-let received: Received[] = [];
-let receiver: Server;
-let receiverStatus = 200;
 let sb: Sandbox;
-let api: PaymentsClient;
-
+let api: ReturnType<typeof client>;
+const receiver = new Receiver();
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ raw: Buffer.concat(chunks), signature: String(req.headers['x-service-encrypted-body']) });
-      res.writeHead(receiverStatus);
-      res.end('{}');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  const port = (receiver.address() as { port: number }).port;
-  sb = await startSandbox({ port: 0, webhookUrl: `http://127.0.0.1:${port}/webhooks`, webhookRetryScheduleMs: [50, 50] });
-  api = new PaymentsClient({ baseUrl: sb.url, secretKey: DEFAULT_SANDBOX_KEY, timeoutMs: 2_000 });
+  await receiver.start();
+  sb = await startSandbox({ port: 0, webhookUrl: receiver.url });
+  api = client(sb);
 });
 afterAll(async () => {
-  await api.close();
   await sb.close();
-  await new Promise((r) => receiver.close(r));
+  await receiver.stop();
 });
-beforeEach(() => {
-  received = [];
-  receiverStatus = 200;
-});
+beforeEach(() => receiver.reset());
 
-const waitFor = async <T>(fn: () => T | undefined, ms = 3000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const charge = (ref: string, number: string, amount = 500_000) =>
-  api.direct.chargeCard({ transaction_reference: ref, amount, currency: 'NGN', redirect_url: 'https://merchant.example/return', customer: { name: 'Ada', email: 'ada@example.com' }, card: { number, cvv: '123', expiry_month: '12', expiry_year: '29' } } as never);
-const openssl = (raw: Buffer, key: string) =>
-  execFileSync('openssl', ['dgst', '-sha512', '-hmac', key], { input: raw }).toString().trim().split('= ').pop()!;
+const customer = { name: 'Ada Obi', email: 'ada@example.com' };
+const card = (number: string, over: Record<string, unknown> = {}) => ({ number, cvv: '123', expiry_month: '12', expiry_year: '29', ...over });
+const chargeCard = (ref: string, number: string, over: Record<string, unknown> = {}) =>
+  api.post('/transaction/initiate/process-payment', {
+    transaction_reference: ref, amount: 500_000, currency: 'NGN', payment_method: 'card', customer, card: card(number), redirect_url: 'https://merchant.example/return?x=1', ...over,
+  });
+const authorize = (ref: string, authorization: Record<string, string>) => api.post('/transaction/payment/authorize', { transaction_reference: ref, authorization });
+const verify = async (ref: string) => (await api.get(`/transaction/verify/${ref}`)).body?.data?.transaction_status as string | undefined;
 
-it('card PIN then OTP → Success, one ledger charge, and an E-1 webhook whose signature openssl agrees with', async () => {
-  const ref = `card-${randomUUID()}`;
-  expect((await charge(ref, TEST_CARDS.pinThenOtp)).data).toMatchObject({ transaction_status: 'ValidatePin' });
-  await expect(api.direct.authorizeCard({ transaction_reference: ref, authorization: { pin: '0000' } } as never)).rejects.toBeInstanceOf(BadRequestError);
-  expect((await api.direct.authorizeCard({ transaction_reference: ref, authorization: { pin: SANDBOX_PIN } } as never)).data).toMatchObject({ transaction_status: 'ValidateOTP' });
-  const done = await api.direct.authorizeCard({ transaction_reference: ref, authorization: { otp: SANDBOX_OTP } } as never);
-  expect(done).toMatchObject({ message: 'Validate OTP Successful.', data: { transaction_status: 'Success' } });
-  expect((await api.transactions.verify({ transaction_ref: ref })).data.transaction_status).toBe('Success');
-  expect(sb.ledger().filter((e) => e.reference === ref)).toHaveLength(1);
-  const hook = await waitFor(() => received.find((r) => r.raw.includes(ref)));
-  expect(hook.signature).toMatch(/^[0-9A-F]{128}$/); // uppercase hex, as the service sends
-  expect(hook.signature.toLowerCase()).toBe(openssl(hook.raw, DEFAULT_SANDBOX_KEY));
-  expect(JSON.parse(hook.raw.toString())).toMatchObject({ Event: 'charge_successful', TransactionRef: ref, Body: { amount: 500_000, transaction_status: 'Success', transaction_type: 'Card' } });
-});
+describe('card (B1/B2)', () => {
+  it('PIN then OTP → Success: step results, one ledger entry, one E-1', async () => {
+    const ref = uid('pin-');
+    const first = await chargeCard(ref, TEST_CARDS.pinThenOtp);
+    expect(first).toMatchObject({ status: 200, body: { status: 200, success: true, data: { transaction_status: 'ValidatePin', transaction_ref: ref, amount: 500_000, currency: 'NGN', transaction_type: 'Card' } } });
+    expect(first.body!.data).toMatchObject({ gateway_ref: expect.any(String), merchant_amount: 500_000 - chargeFor(500_000), message: expect.any(String) });
+    expect(await verify(ref)).toBe('Pending');
+    expect((await authorize(ref, { otp: SANDBOX_OTP })).status).toBe(400); // OTP while the PIN is due
+    expect((await authorize(ref, { pin: SANDBOX_PIN })).body!.data.transaction_status).toBe('ValidateOTP');
+    const done = await authorize(ref, { otp: SANDBOX_OTP });
+    expect(done).toMatchObject({ status: 200, body: { message: 'Validate OTP Successful.', data: { transaction_status: 'Success', message: 'Validate OTP Successful.' } } });
+    expect(await verify(ref)).toBe('Success');
+    expect(sb.ledger({ reference: ref })).toEqual([expect.objectContaining({ kind: 'card_charge', amount: 500_000, currency: 'NGN' })]);
+    const [hook] = await receiver.waitFor(ref);
+    expect(hook.json).toMatchObject({
+      Event: 'charge_successful', TransactionRef: ref,
+      Body: { amount: 500_000, transaction_ref: ref, transaction_status: 'Success', email: 'ada@example.com', currency: 'NGN', transaction_type: 'Card', is_recurring: false,
+        payment_information: { payment_type: 'card', pan: '555555******4444|12/29', card_type: 'mastercard' } },
+    });
+    // A second authorize after success is refused and charges nothing.
+    expect(await authorize(ref, { otp: SANDBOX_OTP })).toMatchObject({ status: 400, body: { message: 'Transaction has already been completed' } });
+    expect(sb.ledger({ reference: ref })).toHaveLength(1);
+  });
 
-it('OTP-only card below 7,500 NGN; PIN first at or above', async () => {
-  expect((await charge(`otp-${randomUUID()}`, TEST_CARDS.otpOnly, 749_999)).data.transaction_status).toBe('ValidateOTP');
-  expect((await charge(`otp-${randomUUID()}`, TEST_CARDS.otpOnly, 750_000)).data.transaction_status).toBe('ValidatePin');
-});
+  it('the OTP-only card asks only for the OTP below 750000 kobo, and for the PIN first at or above', async () => {
+    expect((await chargeCard(uid('o-'), TEST_CARDS.otpOnly, { amount: 749_999 })).body!.data.transaction_status).toBe('ValidateOTP');
+    expect((await chargeCard(uid('o-'), TEST_CARDS.otpOnly, { amount: 750_000 })).body!.data.transaction_status).toBe('ValidatePin');
+  });
 
-it('3DS: auth_url is a real page; completing it succeeds and sends E-1', async () => {
-  const ref = `3ds-${randomUUID()}`;
-  const res = await charge(ref, TEST_CARDS.threeDs);
-  expect(res.data.transaction_status).toBe('ThreeDSecure');
-  const page = await fetch(res.data.auth_url as string);
-  expect(await page.text()).toContain('<form method="post"');
-  expect((await api.transactions.verify({ transaction_ref: ref })).data.transaction_status).toBe('Pending');
-  const done = await fetch(`${res.data.auth_url}/complete`, { method: 'POST', redirect: 'manual' });
-  expect(done.status).toBe(302);
-  expect(done.headers.get('location')).toBe(`https://merchant.example/return?reference=${ref}`);
-  expect((await api.transactions.verify({ transaction_ref: ref })).data.transaction_status).toBe('Success');
-  await waitFor(() => received.find((r) => r.raw.includes(ref)));
-});
+  it('pass_charge: the payer pays amount + fee, the merchant gets the amount', async () => {
+    const ref = uid('pc-');
+    const r = await chargeCard(ref, TEST_CARDS.otpOnly, { amount: 100_000, pass_charge: true });
+    expect(r.body!.data).toMatchObject({ amount: 100_000 + chargeFor(100_000), merchant_amount: 100_000 });
+    await authorize(ref, { otp: SANDBOX_OTP });
+    expect((await receiver.waitFor(ref))[0].json.Body).toMatchObject({ amount: 100_000 + chargeFor(100_000), merchant_amount: 100_000 });
+  });
 
-it('refuses a duplicate reference and fails after three wrong OTPs', async () => {
-  const ref = `dup-${randomUUID()}`;
-  await charge(ref, TEST_CARDS.otpOnly);
-  await expect(charge(ref, TEST_CARDS.otpOnly)).rejects.toThrow('Duplicate transaction reference');
-  for (let i = 0; i < 3; i++) await expect(api.direct.authorizeCard({ transaction_reference: ref, authorization: { otp: '000000' } } as never)).rejects.toBeInstanceOf(BadRequestError);
-  expect((await api.transactions.verify({ transaction_ref: ref })).data.transaction_status).toBe('Failed');
-  expect(sb.ledger().filter((e) => e.reference === ref)).toHaveLength(0);
-});
+  it('wrong PIN: 400 Invalid PIN with the state kept; the third wrong try fails the transaction', async () => {
+    const ref = uid('wp-');
+    await chargeCard(ref, TEST_CARDS.pinThenOtp);
+    expect(await authorize(ref, { pin: '0000' })).toMatchObject({ status: 400, body: { success: false, message: 'Invalid PIN' } });
+    expect(await verify(ref)).toBe('Pending');
+    expect((await authorize(ref, { pin: '1111' })).body!.message).toBe('Invalid PIN');
+    expect((await authorize(ref, { pin: '2222' })).body!.message).toMatch(/^Invalid PIN: too many wrong attempts/);
+    expect(await verify(ref)).toBe('Failed');
+    expect(await authorize(ref, { pin: SANDBOX_PIN })).toMatchObject({ status: 400, body: { message: 'Transaction has failed' } });
+    expect(sb.ledger({ reference: ref })).toHaveLength(0);
+  });
 
-it('expires a pending OTP step on the sandbox clock', async () => {
-  const ref = `exp-${randomUUID()}`;
-  await charge(ref, TEST_CARDS.otpOnly);
-  await fetch(`${sb.url}/__admin/clock/advance`, { method: 'POST', body: JSON.stringify({ ms: 11 * 60 * 1000 }) });
-  await expect(api.direct.authorizeCard({ transaction_reference: ref, authorization: { otp: SANDBOX_OTP } } as never)).rejects.toBeInstanceOf(BadRequestError);
-  expect((await api.transactions.verify({ transaction_ref: ref })).data.transaction_status).toBe('Failed');
-});
+  it('wrong OTP twice then right: success', async () => {
+    const ref = uid('wo-');
+    await chargeCard(ref, TEST_CARDS.otpOnly, { amount: 10_000 });
+    expect((await authorize(ref, { otp: '000000' })).body!.message).toBe('Invalid OTP');
+    expect((await authorize(ref, { otp: '111111' })).body!.message).toBe('Invalid OTP');
+    expect((await authorize(ref, { otp: SANDBOX_OTP })).status).toBe(200);
+  });
 
-it('bank: ValidateTOKEN for accounts starting with 1, ValidateOTP otherwise; validate-payment completes', async () => {
-  const bank = (ref: string, account: string) => api.direct.chargeBank({ transaction_reference: ref, amount: 100_000, currency: 'NGN', bank: { bank_code: '058', account_or_phoneno: account }, customer: { name: 'Ada', email: 'ada@example.com' } } as never);
-  const tokenRef = `bank-${randomUUID()}`;
-  expect((await bank(tokenRef, '1234567890')).data.auth_model).toBe('ValidateTOKEN');
-  expect((await bank(`bank-${randomUUID()}`, '0123456789')).data.auth_model).toBe('ValidateOTP');
-  const v = await api.direct.validateBank({ transaction_reference: tokenRef, authorization: { otp_token: SANDBOX_OTP } } as never);
-  expect(v).toMatchObject({ message: 'Charge attempted', data: { auth_model: 'ValidateTOKEN' } });
-  expect((await api.transactions.verify({ transaction_ref: tokenRef })).data.transaction_status).toBe('Success');
-});
+  it('a step expires after 10 minutes on the sandbox clock: Failed, and the OTP is refused', async () => {
+    const ref = uid('ex-');
+    await chargeCard(ref, TEST_CARDS.otpOnly, { amount: 10_000 });
+    await api.admin.advance(STEP_LIFETIME_MS + 1000);
+    expect(await authorize(ref, { otp: SANDBOX_OTP })).toMatchObject({ status: 400, body: { message: 'Transaction has expired' } });
+    expect(await verify(ref)).toBe('Failed');
+    expect(sb.ledger({ reference: ref })).toHaveLength(0);
+  });
 
-it('USSD: a code with an expiry, paid by the payer before it; abandoned after', async () => {
-  const ussd = (ref: string) => api.direct.initiateUssd({ transaction_reference: ref, amount: 100_000, currency: 'NGN', ussd: { bank_code: '058' }, customer: { name: 'Ada', email: 'ada@example.com' } } as never);
-  const paid = `ussd-${randomUUID()}`;
-  const res = await ussd(paid);
-  expect(res.data).toMatchObject({ auth_model: 'USSDCodeGenerated', ussd_details: { ussd_reference: expect.stringMatching(/^\*058\*/), expiresAt: expect.any(String) } });
-  expect((await fetch(`${sb.url}/__admin/ussd/${paid}/pay`, { method: 'POST' })).status).toBe(200);
-  expect((await api.transactions.verify({ transaction_ref: paid })).data.transaction_status).toBe('Success');
-  const late = `ussd-${randomUUID()}`;
-  await ussd(late);
-  await fetch(`${sb.url}/__admin/clock/advance`, { method: 'POST', body: JSON.stringify({ ms: 11 * 60 * 1000 }) });
-  expect((await fetch(`${sb.url}/__admin/ussd/${late}/pay`, { method: 'POST' })).status).toBe(400);
-  expect((await api.transactions.verify({ transaction_ref: late })).data.transaction_status).toBe('Abandoned');
-});
+  it('declined card: 400 Card declined, the transaction is Failed; insufficient funds fails after the OTP', async () => {
+    const ref = uid('dc-');
+    expect(await chargeCard(ref, TEST_CARDS.declined)).toMatchObject({ status: 400, body: { message: 'Card declined' } });
+    expect(await verify(ref)).toBe('Failed');
+    const nsf = uid('nsf-');
+    expect((await chargeCard(nsf, TEST_CARDS.insufficientFunds)).body!.data.transaction_status).toBe('ValidateOTP');
+    expect(await authorize(nsf, { otp: SANDBOX_OTP })).toMatchObject({ status: 400, body: { message: 'Insufficient funds' } });
+    expect(await verify(nsf)).toBe('Failed');
+    expect(sb.ledger({ reference: nsf })).toHaveLength(0);
+    expect(receiver.for(nsf)).toHaveLength(0);
+  });
 
-it('webhook faults: a duplicate delivery, and a failed delivery retried on the schedule', async () => {
-  await fetch(`${sb.url}/__admin/webhook-faults`, { method: 'POST', body: JSON.stringify({ kind: 'duplicate', count: 1 }) });
-  const dupRef = `wh-${randomUUID()}`;
-  await charge(dupRef, TEST_CARDS.otpOnly);
-  await api.direct.authorizeCard({ transaction_reference: dupRef, authorization: { otp: SANDBOX_OTP } } as never);
-  await waitFor(() => (received.filter((r) => r.raw.includes(dupRef)).length === 2 ? true : undefined));
+  it('validates: required fields, card fields, an unknown card, an expired card, a duplicate reference', async () => {
+    const base = { transaction_reference: uid('v-'), amount: 1000, payment_method: 'card', customer, card: card(TEST_CARDS.otpOnly) };
+    const msg = async (body: Record<string, unknown>) => (await api.post('/transaction/initiate/process-payment', body)).body!.message as string;
+    expect(await msg({ ...base, amount: undefined })).toBe('amount is required');
+    expect(await msg({ ...base, customer: { name: 'A' } })).toBe('email is required');
+    expect(await msg({ ...base, card: undefined })).toBe('card is required');
+    expect(await msg({ ...base, card: card(TEST_CARDS.otpOnly, { cvv: undefined }) })).toBe('cvv is required');
+    expect(await msg({ ...base, card: card(TEST_CARDS.otpOnly, { cvv: '' }) })).toBe('cvv is not allowed to be empty');
+    expect(await msg({ ...base, card: card('4111111111111112') })).toBe('Invalid card number');
+    expect(await msg({ ...base, card: card('4111111111111111') })).toMatch(/^Card not supported in the sandbox/);
+    expect(await msg({ ...base, card: card(TEST_CARDS.otpOnly, { expiry_year: '20' }) })).toBe('Card expired');
+    expect(await msg({ ...base, amount: -5 })).toMatch(/amount must be a positive integer/);
+    expect(await msg({ ...base, payment_method: 'cash' })).toBe('payment_method must be card, bank or ussd');
+    const ref = uid('d-');
+    expect((await chargeCard(ref, TEST_CARDS.otpOnly)).status).toBe(200);
+    expect(await chargeCard(ref, TEST_CARDS.otpOnly)).toMatchObject({ status: 400, body: { message: 'Duplicate transaction reference' } });
+    expect(await authorize('no-such-ref', { otp: SANDBOX_OTP })).toMatchObject({ status: 400, body: { message: 'Transaction not found' } });
+  });
 
-  receiverStatus = 500;
-  const retryRef = `wh-${randomUUID()}`;
-  await charge(retryRef, TEST_CARDS.otpOnly);
-  await api.direct.authorizeCard({ transaction_reference: retryRef, authorization: { otp: SANDBOX_OTP } } as never);
-  await waitFor(() => (received.filter((r) => r.raw.includes(retryRef)).length === 3 ? true : undefined));
-  const log = (await (await fetch(`${sb.url}/__admin/webhooks`)).json()) as { data: { payments: { ref: string; attempt: number }[] } };
-  expect(log.data.payments.filter((d) => d.ref === retryRef).map((d) => d.attempt)).toEqual([1, 2, 3]);
-});
-
-it('webhook faults: held deliveries are released out of order', async () => {
-  await fetch(`${sb.url}/__admin/webhook-faults`, { method: 'POST', body: JSON.stringify({ kind: 'hold', count: 2 }) });
-  const refs = [`o1-${randomUUID()}`, `o2-${randomUUID()}`];
-  for (const ref of refs) {
-    await charge(ref, TEST_CARDS.otpOnly);
-    await api.direct.authorizeCard({ transaction_reference: ref, authorization: { otp: SANDBOX_OTP } } as never);
-  }
-  await new Promise((r) => setTimeout(r, 100));
-  expect(received.filter((r) => refs.some((ref) => r.raw.includes(ref)))).toHaveLength(0);
-  const released = (await (await fetch(`${sb.url}/__admin/webhook-faults/release`, { method: 'POST' })).json()) as { data: { released: number } };
-  expect(released.data.released).toBe(2);
-  await waitFor(() => (received.filter((r) => refs.some((ref) => r.raw.includes(ref))).length === 2 ? true : undefined));
-  const order = received.filter((r) => refs.some((ref) => r.raw.includes(ref))).map((r) => (r.raw.includes(refs[0]) ? 0 : 1));
-  expect(order).toEqual([1, 0]);
+  it('generates a reference when none is given', async () => {
+    const r = await api.post('/transaction/initiate/process-payment', { amount: 1000, payment_method: 'card', customer, card: card(TEST_CARDS.otpOnly) });
+    expect(r.body!.data.transaction_ref).toMatch(/^SBX\d{14}$/);
+  });
 });
 
-it('answers a wrong key on the direct API with 403 naming the sandbox prefix', async () => {
-  const wrong = new PaymentsClient({ baseUrl: sb.url, secretKey: 'sandbox_sk_not_registered', timeoutMs: 2_000 });
-  await expect(wrong.transactions.verify({ transaction_ref: 'x' })).rejects.toMatchObject({ constructor: PermissionDeniedError, message: expect.stringContaining('sandbox_sk_') });
-  await wrong.close();
+describe('3DS', () => {
+  it('auth_url is a real page; its form completes the challenge, sends E-1 and redirects to redirect_url with ?reference=', async () => {
+    const ref = uid('3ds-');
+    const r = await chargeCard(ref, TEST_CARDS.threeDs);
+    expect(r.body!.data).toMatchObject({ transaction_status: 'ThreeDSecure', auth_url: `${sb.url}/3ds/${ref}` });
+    const page = await fetch(r.body!.data.auth_url as string);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const html = await page.text();
+    expect(html).toContain(`<form method="post" action="/3ds/${ref}/complete">`);
+    expect(html).not.toContain(TEST_CARDS.threeDs);
+    expect(await verify(ref)).toBe('Pending');
+    expect((await authorize(ref, { otp: SANDBOX_OTP })).status).toBe(400);
+    const done = await fetch(`${sb.url}/3ds/${ref}/complete`, { method: 'POST', redirect: 'manual' });
+    expect(done.status).toBe(302);
+    expect(done.headers.get('location')).toBe(`https://merchant.example/return?x=1&reference=${ref}`);
+    expect(await verify(ref)).toBe('Success');
+    await receiver.waitFor(ref);
+    expect((await fetch(`${sb.url}/3ds/${ref}/complete`, { method: 'POST', redirect: 'manual' })).status).toBe(404); // once only
+  });
+
+  it('failing the challenge fails the payment; the admin API can complete one too', async () => {
+    const failed = uid('3f-');
+    await chargeCard(failed, TEST_CARDS.threeDs);
+    expect((await fetch(`${sb.url}/3ds/${failed}/fail`, { method: 'POST' })).status).toBe(200);
+    expect(await verify(failed)).toBe('Failed');
+    const viaAdmin = uid('3a-');
+    await chargeCard(viaAdmin, TEST_CARDS.threeDs, { redirect_url: undefined });
+    expect(await api.admin.post(`/3ds/${viaAdmin}/complete`)).toMatchObject({ status: 200, body: { data: { outcome: 'complete' } } });
+    expect(await verify(viaAdmin)).toBe('Success');
+    expect((await api.admin.post('/3ds/nope/complete')).status).toBe(404);
+  });
+});
+
+describe('bank debit (B3/B4)', () => {
+  const bank = (ref: string, account: string, over: Record<string, unknown> = {}) =>
+    api.post('/transaction/initiate/process-payment', { transaction_reference: ref, amount: 250_000, currency: 'NGN', payment_method: 'bank', customer, bank: { bank_code: '058', account_or_phoneno: account }, ...over });
+  const validate = (ref: string, otp_token: string) => api.post('/transaction/validate-payment', { transaction_reference: ref, authorization: { otp_token } });
+
+  it.each([
+    ['1234567890', 'ValidateTOKEN'],
+    ['0123456789', 'ValidateOTP'],
+    ['08012345678', 'ValidateOTP'],
+  ])('account %s → %s; the right code answers the same auth_model with "Charge attempted" and completes', async (account, model) => {
+    const ref = uid('bk-');
+    expect((await bank(ref, account)).body!.data).toMatchObject({ auth_model: model, transaction_type: 'Bank', transaction_ref: ref });
+    expect(await validate(ref, '000000')).toMatchObject({ status: 400, body: { message: 'Invalid OTP or token' } });
+    expect(await verify(ref)).toBe('Pending');
+    expect(await validate(ref, SANDBOX_OTP)).toMatchObject({ status: 200, body: { message: 'Charge attempted', data: { auth_model: model, message: 'Charge attempted', transaction_status: 'Success' } } });
+    expect(await verify(ref)).toBe('Success');
+    expect(sb.ledger({ reference: ref })).toEqual([expect.objectContaining({ kind: 'bank_debit', amount: 250_000 })]);
+    expect((await receiver.waitFor(ref))[0].json.Body).toMatchObject({ transaction_type: 'Bank', payment_information: { payment_type: 'bank' } });
+  });
+
+  it('validates the bank fields; only the partner bank 058; an insufficient-funds account fails after the code', async () => {
+    expect((await bank(uid('b-'), '')).body!.message).toBe('account_or_phoneno is not allowed to be empty');
+    expect((await api.post('/transaction/initiate/process-payment', { amount: 100, payment_method: 'bank', customer, bank: { bank_code: '058' } })).body!.message).toBe('account_or_phoneno is required');
+    expect((await bank(uid('b-'), '0123456789', { bank: { bank_code: '044', account_or_phoneno: '0123456789' } })).status).toBe(400);
+    const nsf = uid('bn-');
+    await bank(nsf, BANK_INSUFFICIENT_FUNDS_ACCOUNT);
+    expect(await validate(nsf, SANDBOX_OTP)).toMatchObject({ status: 400, body: { message: 'Insufficient funds' } });
+    expect(await verify(nsf)).toBe('Failed');
+    expect((await api.post('/transaction/validate-payment', { transaction_reference: nsf, authorization: {} })).body!.message).toBe('otp_token is required');
+  });
+});
+
+describe('USSD (B5)', () => {
+  const ussd = (ref: string, bank_code = '058') =>
+    api.post('/transaction/initiate/process-payment', { transaction_reference: ref, amount: 150_000, currency: 'NGN', payment_method: 'ussd', customer, ussd: { bank_code } });
+
+  it('generates a code with an expiry; the payer dials before it → Success with E-1', async () => {
+    const ref = uid('us-');
+    const r = await ussd(ref);
+    expect(r.body).toMatchObject({ message: 'USSD Payment Reference Generated', data: { auth_model: 'USSDCodeGenerated', message: 'USSD Payment Reference Generated', transaction_type: 'Ussd' } });
+    const details = r.body!.data.ussd_details as { ussd_reference: string; expiresAt: string };
+    expect(details.ussd_reference).toMatch(/^\*058\*000\*\d{6}#$/);
+    expect(Date.parse(details.expiresAt) - Date.parse((await api.admin.get('/clock')).body!.data.now as string)).toBeGreaterThan(STEP_LIFETIME_MS - 5000);
+    expect(await verify(ref)).toBe('Pending');
+    expect(await api.admin.post(`/ussd/${ref}/pay`, { phone: '08031234567' })).toMatchObject({ status: 200, body: { data: { paid: true } } });
+    expect(await verify(ref)).toBe('Success');
+    expect(sb.ledger({ reference: ref })).toEqual([expect.objectContaining({ kind: 'ussd' })]);
+    expect((await receiver.waitFor(ref))[0].json.Body).toMatchObject({ transaction_type: 'Ussd', customer_mobile: '0803****567', payment_information: { payment_type: 'ussd', customer_ref: details.ussd_reference } });
+    expect((await api.admin.post(`/ussd/${ref}/pay`)).status).toBe(400); // paid once only
+  });
+
+  it('after the expiry the payment is Abandoned and dialling is refused; an unlisted bank code is 400', async () => {
+    const ref = uid('ux-');
+    await ussd(ref);
+    await api.admin.advance(STEP_LIFETIME_MS + 1000);
+    expect(await verify(ref)).toBe('Abandoned');
+    expect(await api.admin.post(`/ussd/${ref}/pay`)).toMatchObject({ status: 400, body: { message: 'No USSD payment pending for that reference' } });
+    expect((await ussd(uid('uy-'), '999')).body!.message).toBe('bank_code is not a supported USSD bank code');
+  });
+});
+
+it('verify: 400 for an unknown reference', async () => {
+  expect(await api.get('/transaction/verify/never-seen')).toMatchObject({ status: 400, body: { success: false, message: 'Transaction never-seen not found' } });
 });
