@@ -60,6 +60,10 @@ export function client(sb: Sandbox) {
       get: (path: string) => c('GET', `/__admin${path}`, undefined, { key: null }),
       post: (path: string, body: unknown = {}) => c('POST', `/__admin${path}`, body, { key: null }),
       del: (path: string) => c('DELETE', `/__admin${path}`, undefined, { key: null }),
+      /** Waits until the webhook deliveries in flight have finished (their results recorded). */
+      settle: async () => {
+        expect((await c('POST', '/__admin/webhooks/settle', {}, { key: null })).status).toBe(200);
+      },
       advance: async (ms: number) => {
         const r = await c('POST', '/__admin/clock/advance', { ms }, { key: null });
         expect(r.status).toBe(200);

@@ -1,117 +1,126 @@
-// Virtual accounts (C1-C11) through the API client against the sandbox, and the E-2
-// notification signed per version, checked with openssl; unacknowledged credits land in the
-// error log and are retried.
-import { execFileSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { PaymentsClient, DependencyFailedError, NotFoundError, PermissionDeniedError, BadRequestError } from '../../src/api';
-import { startSandbox, type Sandbox, DEFAULT_SANDBOX_KEY } from '../../src/sandbox';
+// C. Virtual accounts over plain HTTP: creation rules (C1/C2 incl. the B2B 424), queries
+// (C3-C8), the simulated credit (C9) and its ledger entry. E-2 itself: webhooks.test.ts.
+import { startSandbox, type Sandbox, PARTNER_BANK_ACCOUNTS, MISMATCHED_BVN } from '../../src/sandbox';
+import { client, uid, type Json } from './helpers';
 
-interface Hit { raw: string; signature: string }
-let hits: Hit[] = [];
-let ack: (body: Record<string, unknown>) => unknown = (b) => ({ response_code: 200, transaction_reference: b.transaction_reference, response_description: 'Success' });
-let receiver: Server;
-let receiverUrl: string;
-
+let sb: Sandbox;
+let api: ReturnType<typeof client>;
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      hits.push({ raw, signature: String(req.headers['x-service-signature']) });
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(ack(JSON.parse(raw) as Record<string, unknown>)));
+  sb = await startSandbox({ port: 0 });
+  api = client(sb);
+});
+afterAll(() => sb.close());
+
+const person = (over: Record<string, unknown> = {}) => ({
+  customer_identifier: uid('CUST'), first_name: 'Ada', last_name: 'Obi', mobile_num: '08012345678', email: 'ada@example.com', bvn: '22212345678', dob: '01/31/1990', gender: '2', address: '1 Way', ...over,
+});
+const business = (over: Record<string, unknown> = {}) => ({ bvn: '22212345678', business_name: 'Acme Ltd', customer_identifier: uid('BIZ'), mobile_num: '08012345678', ...over });
+const create = (body: Record<string, unknown>) => api.post('/virtual-account', body);
+
+describe('C1 customer account', () => {
+  it('creates a 10-digit virtual account tied to the customer_identifier', async () => {
+    const body = person({ beneficiary_account: '0123456789' });
+    const r = await create(body);
+    expect(r).toMatchObject({ status: 200, body: { success: true } });
+    expect(r.body!.data).toEqual({
+      first_name: 'Ada', last_name: 'Obi', bank_code: '058', virtual_account_number: expect.stringMatching(/^4\d{9}$/), beneficiary_account: '0123456789',
+      customer_identifier: body.customer_identifier, created_at: expect.any(String), updated_at: expect.any(String),
     });
   });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/webhooks`;
-});
-afterAll(() => new Promise((r) => receiver.close(r)));
-beforeEach(() => {
-  hits = [];
-  ack = (b) => ({ response_code: 200, transaction_reference: b.transaction_reference, response_description: 'Success' });
-});
 
-async function withSandbox(version: 1 | 2 | 3, fn: (api: PaymentsClient, sb: Sandbox) => Promise<void>) {
-  const sb = await startSandbox({ port: 0, webhookUrl: receiverUrl, webhookVersion: version, webhookRetryScheduleMs: [50, 50] });
-  const api = new PaymentsClient({ baseUrl: sb.url, secretKey: DEFAULT_SANDBOX_KEY, timeoutMs: 2_000 });
-  try {
-    await fn(api, sb);
-  } finally {
-    await api.close();
-    await sb.close();
-  }
-}
-const customer = (id = `CUST${randomUUID().slice(0, 8)}`) =>
-  ({ customer_identifier: id, first_name: 'Ada', last_name: 'Obi', mobile_num: '08012345678', bvn: '22212345678', dob: '01/31/1990', gender: '2', address: '1 Way' }) as never;
-const openssl = (data: string) => execFileSync('openssl', ['dgst', '-sha512', '-hmac', DEFAULT_SANDBOX_KEY], { input: data }).toString().trim().split('= ').pop()!;
-const waitHits = async (n: number) => {
-  for (let i = 0; i < 150 && hits.length < n; i++) await new Promise((r) => setTimeout(r, 20));
-  expect(hits.length).toBeGreaterThanOrEqual(n);
-};
+  it.each([
+    [{ customer_identifier: undefined }, 'Validation Failure, Customer identifier is required'],
+    [{ first_name: undefined }, 'first_name is required'],
+    [{ last_name: '' }, 'last_name is not allowed to be empty'],
+    [{ mobile_num: '080123456789' }, 'mobile_num must be at most 11 digits'],
+    [{ dob: '1990-01-31' }, 'dob must be in the format mm/dd/yyyy'],
+    [{ gender: 'F' }, "gender must be '1' (male) or '2' (female)"],
+    [{ bvn: '123' }, 'bvn must be 11 digits'],
+    [{ bvn: MISMATCHED_BVN }, 'Validation Failure, BVN details do not match the customer details'],
+    [{ beneficiary_account: '12345' }, 'beneficiary_account must be 10 digits'],
+  ])('refuses %j: %s', async (over, message) => {
+    expect(await create(person(over))).toMatchObject({ status: 400, body: { success: false, message } });
+  });
 
-it('creates B2C and B2B accounts with the spec validation, and queries them (C1-C8)', async () => {
-  await withSandbox(2, async (api) => {
-    const a = await api.virtualAccounts.createCustomer(customer('CUSTA1'));
-    expect(a.data).toMatchObject({ customer_identifier: 'CUSTA1', virtual_account_number: expect.stringMatching(/^\d{10}$/) });
-    await expect(api.virtualAccounts.createCustomer(customer('CUSTA1'))).rejects.toBeInstanceOf(BadRequestError);
-    const b = await api.virtualAccounts.createBusiness({ bvn: '22212345678', business_name: 'Acme', customer_identifier: 'BIZ1', mobile_num: '08012345678', beneficiary_account: '0123456789' } as never);
-    expect(b.data.beneficiary_account).toBe('0123456789');
-    const missing = await api.virtualAccounts.createBusiness({ bvn: '22212345678', business_name: 'Acme', customer_identifier: 'BIZ2', mobile_num: '08012345678', beneficiary_account: '5555555555' } as never).catch((e: unknown) => e);
-    expect(missing).toBeInstanceOf(DependencyFailedError);
-    expect(missing).toMatchObject({ message: expect.stringContaining('Validation Failure No record found for Account number-5555555555') });
-    expect((await api.virtualAccounts.customerByAccountNumber({ virtual_account_number: a.data.virtual_account_number } as never)).data).toMatchObject({ customer_identifier: 'CUSTA1', mobile_num: '08012345678' });
-    await expect(api.virtualAccounts.customerByAccountNumber({ virtual_account_number: '0000000000' } as never)).rejects.toBeInstanceOf(NotFoundError);
-    expect((await api.virtualAccounts.accountByCustomerIdentifier({ customer_identifier: 'BIZ1' } as never)).data.customer_identifier).toBe('BIZ1');
-    expect((await api.virtualAccounts.merchantAccounts({} as never)).data).toHaveLength(2);
+  it('refuses a customer_identifier already used (no second account)', async () => {
+    const body = person();
+    await create(body);
+    expect(await create(person({ customer_identifier: body.customer_identifier }))).toMatchObject({ status: 400, body: { message: 'Validation Failure, Customer identifier already exists' } });
   });
 });
 
-it('refuses a wrong key with 403 "Merchant authentication failed"', async () => {
-  await withSandbox(2, async (_api, sb) => {
-    const wrong = new PaymentsClient({ baseUrl: sb.url, secretKey: 'sandbox_sk_not_mine_000', timeoutMs: 2_000 });
-    await expect(wrong.virtualAccounts.merchantTransactions()).rejects.toMatchObject({ constructor: PermissionDeniedError, message: expect.stringContaining('Merchant authentication failed') });
-    await wrong.close();
+describe('C2 business account', () => {
+  it(`beneficiary accounts at the partner bank (${PARTNER_BANK_ACCOUNTS.join(', ')}) are accepted; others get the 424`, async () => {
+    const ok = await api.post('/virtual-account/business', business({ beneficiary_account: PARTNER_BANK_ACCOUNTS[1] }));
+    expect(ok.body!.data).toMatchObject({ first_name: 'Acme Ltd', beneficiary_account: PARTNER_BANK_ACCOUNTS[1] });
+    const missing = await api.post('/virtual-account/business', business({ beneficiary_account: '5555555555' }));
+    expect(missing.status).toBe(424);
+    expect(missing.body).toEqual({
+      status: '424', success: false, message: 'Validation Failure No record found for Account number-5555555555',
+      data: { first_name: null, last_name: null, bank_code: null, virtual_account_number: null, beneficiary_account: null, customer_identifier: null, created_at: '0001-01-01T00:00:00.000Z', updated_at: '0001-01-01T00:00:00.000Z' },
+    });
+    expect((await api.post('/virtual-account/business', business({ beneficiary_account: undefined }))).body!.data.beneficiary_account).toBeNull();
+  });
+
+  it('needs its four fields and an alphanumeric customer_identifier', async () => {
+    expect((await api.post('/virtual-account/business', business({ business_name: undefined }))).body!.message).toBe('business_name is required');
+    expect((await api.post('/virtual-account/business', business({ customer_identifier: 'biz-1' }))).body!.message).toBe('customer_identifier must be alphanumeric');
   });
 });
 
-it.each([
-  [1, (h: Hit) => openssl(h.raw), /^[0-9A-F]{128}$/],
-  [2, (h: Hit) => { const b = JSON.parse(h.raw); return openssl([b.transaction_reference, b.virtual_account_number, b.currency, b.principal_amount, b.settled_amount, b.customer_identifier].join('|')); }, /^[0-9a-f]{128}$/],
-  [3, (h: Hit) => { const b = JSON.parse(h.raw); return openssl([b.transaction_reference, b.virtual_account_number, b.currency, b.principal_amount, b.settled_amount, b.customer_identifier].join('|')); }, /^[0-9a-f]{128}$/],
-] as const)('simulated credit sends E-2 signed by version %s, matching openssl', async (version, expected, shape) => {
-  await withSandbox(version, async (api, sb) => {
-    const a = await api.virtualAccounts.createCustomer(customer());
-    await api.virtualAccounts.simulatePayment({ virtual_account_number: a.data.virtual_account_number, amount: '5000.00' } as never);
-    await waitHits(1);
-    expect(hits[0].signature).toMatch(shape);
-    expect(hits[0].signature.toLowerCase()).toBe(expected(hits[0]));
-    const body = JSON.parse(hits[0].raw);
-    expect(body).toMatchObject({ principal_amount: '5000.00', settled_amount: '4975.00', fee_charged: '25.00', channel: 'virtual-account' });
-    expect(body.version).toBe(version === 1 ? undefined : `v${version}`);
-    const txns = await api.virtualAccounts.customerTransactions({ customer_identifier: body.customer_identifier } as never);
-    expect(txns.data).toEqual([expect.objectContaining({ principal_amount: '5000.00' })]);
-    // Version 3 notifies a new reference format; requeries use the previous one (found by session_id here).
-    const previousRef = (txns.data as { transaction_reference: string }[])[0].transaction_reference;
-    if (version !== 3) expect(previousRef).toBe(body.transaction_reference);
-    else expect(previousRef).not.toBe(body.transaction_reference);
-    const filtered = await api.virtualAccounts.merchantTransactionsFiltered({ transactionReference: previousRef } as never);
-    expect(filtered.data.count).toBe(1);
-    expect(sb.ledger()).toEqual([expect.objectContaining({ kind: 'va_credit', amount: '5000.00' })]);
-    expect((await api.virtualAccounts.webhookErrorLog({} as never)).data.count).toBe(0);
-  });
-});
+describe('C3-C9 queries and the simulated credit', () => {
+  it('credits an account (ledger va_credit) and finds the transaction every way', async () => {
+    const body = person();
+    const account = (await create(body)).body!.data.virtual_account_number as string;
+    expect(await api.post('/virtual-account/simulate/payment', { virtual_account_number: account, amount: '2500.50' })).toMatchObject({ status: 200, body: { success: true, data: {} } });
+    await api.post('/virtual-account/simulate/payment', { virtual_account_number: account }); // default amount
+    const mine = (await api.get(`/virtual-account/customer/transactions/${body.customer_identifier}`)).body!.data as Json[];
+    expect(mine).toHaveLength(2);
+    expect(mine[1]).toEqual({
+      transaction_reference: expect.stringMatching(/^REF\d+$/), virtual_account_number: account, principal_amount: '2500.50', settled_amount: '2488.00', fee_charged: '12.50',
+      transaction_date: expect.any(String), transaction_indicator: 'C', remarks: expect.any(String), currency: 'NGN', frozen_transaction: null, customer: { customer_identifier: body.customer_identifier },
+    });
+    expect(mine[0]).toMatchObject({ principal_amount: '1000.00' });
+    expect(sb.ledger({ reference: mine[1].transaction_reference as string })).toEqual([expect.objectContaining({ kind: 'va_credit', amount: '2500.50', currency: 'NGN' })]);
+    expect(((await api.get('/virtual-account/merchant/transactions')).body!.data as Json[]).map((t) => t.transaction_reference)).toEqual(expect.arrayContaining(mine.map((t) => t.transaction_reference)));
 
-it('an unacknowledged credit goes to the error log (C10), is retried, and is deleted with C11', async () => {
-  ack = () => ({ ok: true }); // not the spec's acknowledgement
-  await withSandbox(2, async (api) => {
-    const a = await api.virtualAccounts.createCustomer(customer());
-    await api.virtualAccounts.simulatePayment({ virtual_account_number: a.data.virtual_account_number, amount: '100.00' } as never);
-    await waitHits(3); // first attempt + two retries
-    const ref = JSON.parse(hits[0].raw).transaction_reference as string;
-    const log = await api.virtualAccounts.webhookErrorLog({} as never);
-    expect(log.data).toMatchObject({ count: 1, rows: [{ transaction_ref: ref, payload: { transaction_reference: ref, principal_amount: '100.00' } }] });
-    expect((await api.virtualAccounts.deleteWebhookErrorLog({ transaction_ref: ref } as never)).data).toBe(1);
-    expect((await api.virtualAccounts.webhookErrorLog({} as never)).data.count).toBe(0);
+    const filtered = await api.get(`/virtual-account/merchant/transactions/all?virtualAccount=${account}&dir=ASC&page=1&perPage=1`);
+    expect(filtered.body!.data).toMatchObject({ count: 2, rows: [{ transaction_reference: mine[1].transaction_reference, alerted_merchant: true, merchant_settlement_date: expect.any(String) }], query: {} });
+    const byRef = await api.get(`/virtual-account/merchant/transactions/all?transactionReference=${mine[0].transaction_reference}`);
+    expect(byRef.body!.data.count).toBe(1);
+    const today = new Date(Date.parse((await api.admin.get('/clock')).body!.data.now as string));
+    const mdy = `${String(today.getUTCMonth() + 1).padStart(2, '0')}-${String(today.getUTCDate()).padStart(2, '0')}-${today.getUTCFullYear()}`;
+    expect((await api.get(`/virtual-account/merchant/transactions/all?customerIdentifier=${body.customer_identifier}&startDate=${mdy}&endDate=${mdy}`)).body!.data.count).toBe(2);
+    expect((await api.get(`/virtual-account/merchant/transactions/all?customerIdentifier=${body.customer_identifier}&startDate=01-01-2001&endDate=01-02-2001`)).body!.data.count).toBe(0);
+  });
+
+  it('C5 refuses empty or malformed filters', async () => {
+    expect(await api.get('/virtual-account/merchant/transactions/all?virtualAccount=')).toMatchObject({ status: 400, body: { message: '"virtualAccount" is not allowed to be empty' } });
+    expect((await api.get('/virtual-account/merchant/transactions/all?startDate=2026-01-01')).status).toBe(400);
+    expect((await api.get('/virtual-account/merchant/transactions/all?dir=UP')).status).toBe(400);
+  });
+
+  it('C6 customer by account number, C7 account by identifier, C8 merchant accounts; unknown → 404', async () => {
+    const body = person();
+    const acct = (await create(body)).body!.data as Json;
+    expect((await api.get(`/virtual-account/customer/${acct.virtual_account_number}`)).body!.data).toEqual({
+      first_name: 'Ada', last_name: 'Obi', mobile_num: '08012345678', email: 'ada@example.com', customer_identifier: body.customer_identifier, virtual_account_number: acct.virtual_account_number,
+    });
+    expect(await api.get('/virtual-account/customer/0000000000')).toMatchObject({ status: 404, body: { message: 'Virtual account not found' } });
+    expect((await api.get(`/virtual-account/${body.customer_identifier}`)).body!.data).toEqual(acct);
+    expect(await api.get('/virtual-account/NOSUCHCUSTOMER')).toMatchObject({ status: 404, body: { message: 'Virtual account not found' } });
+    const list = (await api.get('/virtual-account/merchant/accounts?page=1&perPage=500')).body!.data as Json[];
+    expect(list.find((a) => a.virtual_account_number === acct.virtual_account_number)).toEqual({
+      bank_code: '058', virtual_account_number: acct.virtual_account_number, beneficiary_account: null, created_at: acct.created_at, updated_at: acct.updated_at,
+      customer: { first_name: 'Ada', last_name: 'Obi', customer_identifier: body.customer_identifier },
+    });
+    expect((await api.get('/virtual-account/merchant/accounts?startDate=01-01-01&EndDate=01-01-02')).body!.data).toEqual([]);
+  });
+
+  it('C9 refuses an unknown account and a bad amount', async () => {
+    expect(await api.post('/virtual-account/simulate/payment', { virtual_account_number: '4000000000' })).toMatchObject({ status: 404, body: { message: 'Virtual account not found' } });
+    expect((await api.post('/virtual-account/simulate/payment', {})).body!.message).toBe('virtual_account_number is required');
+    const account = (await create(person())).body!.data.virtual_account_number as string;
+    expect((await api.post('/virtual-account/simulate/payment', { virtual_account_number: account, amount: '-5' })).status).toBe(400);
   });
 });
