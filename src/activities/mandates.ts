@@ -1,8 +1,9 @@
 // Mandate activities: D1 create, D2 validate OTP, D6 resend, D3 debit (money-moving), D4
-// cancel, D5 lookup. Failures become ApplicationFailures with deliberate types; the debit is
-// scheduled with maximumAttempts 1 and, on an unknown outcome, reconciled through D5.
+// cancel, D5 lookups (by mandate id and by our reference). Failures become ApplicationFailures
+// with deliberate types; D1 and D3 are scheduled with maximumAttempts 1 and the workflow settles
+// an unclear outcome through D5 (see docs/flows-mandates.md).
 import { ApplicationFailure } from '@temporalio/activity';
-import { DependencyFailedError, NotFoundError } from '../api';
+import { BadRequestError, DependencyFailedError, NotFoundError, type PaymentsApiError } from '../api';
 import type { ActivityDeps } from './index';
 import { toActivityFailure } from './pos';
 import type { MandateInput } from '../shared/mandate';
@@ -14,13 +15,40 @@ export interface CreatedMandate {
 }
 
 export interface MandateSnapshot {
+  mandateId: string;
   status: string;
   balance: number;
   totalDebited: number;
 }
 
+export interface MandateDebitRequest {
+  mandateId: string;
+  amount: number;
+  /** `${mandateRef}-D${sequence}`: the same on every attempt of the same debit. */
+  reference: string;
+  narration: string;
+  customerEmail: string;
+}
+
+/** The service refused a D3 reference it has seen: the debit may already be applied (the workflow checks D5). */
+export const isDuplicateReference = (err: PaymentsApiError): boolean =>
+  err instanceof BadRequestError && /duplicate|already (been )?(used|processed|exists)/i.test(err.serviceMessage ?? err.message);
+
+/** D5's "no such mandate": 404, or (as the spec shows it) body status 400 'No mandate found for reference …'. */
+const isNoMandate = (err: unknown): boolean =>
+  err instanceof NotFoundError || (err instanceof BadRequestError && /no mandate found/i.test(err.serviceMessage ?? err.message));
+
+type MandateRecord = { mandate_id?: string | number | null; status?: string | null; balance?: number | null; total_debited?: number | null };
+const snapshot = (rec: MandateRecord): MandateSnapshot => ({
+  mandateId: String(rec.mandate_id),
+  status: String(rec.status ?? ''),
+  balance: rec.balance ?? 0,
+  totalDebited: rec.total_debited ?? 0,
+});
+
 export function createMandateActivities({ api, logger }: ActivityDeps) {
   return {
+    /** D1. Our mandateRef is the transaction_reference, so an unanswered call can be looked up. */
     async createMandate(input: MandateInput): Promise<CreatedMandate> {
       try {
         const res = await api.mandates.create({
@@ -44,10 +72,10 @@ export function createMandateActivities({ api, logger }: ActivityDeps) {
           ...(input.fixed
             ? { fixedMandateSettings: { frequency: input.fixed.frequency, interval: input.fixed.interval, initial_debit_amount: input.fixed.initialDebitAmount, initial_debit_date: input.fixed.initialDebitDate } }
             : {}),
-        } as never);
-        const data = res.data as { mandate_id: string; session_token: string };
-        logger.info({ mandateRef: input.mandateRef, mandateId: data.mandate_id }, 'mandate created');
-        return { mandateId: data.mandate_id, sessionToken: data.session_token };
+        });
+        if (!res.data.session_token) throw ApplicationFailure.create({ type: 'ServiceError', message: 'create mandate: the service returned no session_token', nonRetryable: true });
+        logger.info({ mandateRef: input.mandateRef, mandateId: res.data.mandate_id }, 'mandate created');
+        return { mandateId: String(res.data.mandate_id), sessionToken: res.data.session_token };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: 'create mandate' });
       }
@@ -55,8 +83,8 @@ export function createMandateActivities({ api, logger }: ActivityDeps) {
 
     async validateMandateOtp(sessionToken: string, otp: string): Promise<{ mandateReferenceNumber?: string }> {
       try {
-        const res = await api.mandates.validateOtp({ session_token: sessionToken, otp } as never);
-        return { mandateReferenceNumber: (res.data as { mandate_reference_number?: string }).mandate_reference_number };
+        const res = await api.mandates.validateOtp({ session_token: sessionToken, otp });
+        return { mandateReferenceNumber: res.data.mandate_reference_number ?? undefined };
       } catch (err) {
         if (err instanceof DependencyFailedError) {
           throw ApplicationFailure.create({ type: 'SessionExpired', message: 'Invalid or expired session.', nonRetryable: true });
@@ -67,45 +95,65 @@ export function createMandateActivities({ api, logger }: ActivityDeps) {
 
     async resendMandateOtp(sessionToken: string): Promise<void> {
       try {
-        await api.mandates.resendOtp({ session_token: sessionToken } as never);
+        await api.mandates.resendOtp({ session_token: sessionToken });
       } catch (err) {
         if (err instanceof DependencyFailedError) throw ApplicationFailure.create({ type: 'SessionExpired', message: 'Invalid or expired session.', nonRetryable: true });
         throw toActivityFailure(err, { moneyMoving: false, what: 'resend mandate OTP' });
       }
     },
 
-    /** Money-moving: one attempt; the workflow reconciles an unknown outcome through D5. */
-    async debitMandate(req: { mandateId: string; amount: number; reference: string; narration: string; customerEmail: string }): Promise<void> {
+    /**
+     * D3, money-moving: one attempt. A refusal of the reference as a duplicate is reported as
+     * `DuplicateReference`, never as success: the workflow confirms through D5 that this debit's
+     * amount is what the service holds beyond the confirmed total before it calls it applied.
+     */
+    async debitMandate(req: MandateDebitRequest): Promise<void> {
       try {
-        await api.mandates.debit({ amount: req.amount, mandate_id: req.mandateId, transaction_reference: req.reference, narration: req.narration, customer_email: req.customerEmail } as never);
+        await api.mandates.debit({ amount: req.amount, mandate_id: req.mandateId, transaction_reference: req.reference, narration: req.narration, customer_email: req.customerEmail });
         logger.info({ reference: req.reference, amount: req.amount }, 'mandate debited');
       } catch (err) {
+        if (err instanceof BadRequestError && isDuplicateReference(err)) {
+          throw ApplicationFailure.create({ type: 'DuplicateReference', message: `debit ${req.reference}: ${err.message}`, nonRetryable: true });
+        }
         throw toActivityFailure(err, { moneyMoving: true, what: `debit ${req.reference}` });
       }
     },
 
+    /** D4 for one mandate; the partial result is read per id ('Mandate already cancelled' counts as cancelled). */
     async cancelMandate(mandateId: string): Promise<{ cancelled: boolean; alreadyCancelled: boolean; reason?: string }> {
       try {
-        const res = await api.mandates.cancel({ mandateIds: [mandateId] } as never);
-        const data = res.data as { canceledMandates: string[]; failedMandates: { mandateId: string; failureReason: string }[] };
-        if (data.canceledMandates.includes(mandateId)) return { cancelled: true, alreadyCancelled: false };
-        const failed = data.failedMandates.find((f) => f.mandateId === mandateId);
-        if (failed && /already cancelled/i.test(failed.failureReason)) return { cancelled: true, alreadyCancelled: true };
+        const res = await api.mandates.cancel({ mandateIds: [mandateId] });
+        const data = res.data;
+        if (data.canceledMandates.map(String).includes(mandateId)) return { cancelled: true, alreadyCancelled: false };
+        const failed = data.failedMandates.find((f) => String(f.mandateId) === mandateId);
+        if (failed && /already cancel/i.test(failed.failureReason ?? '')) return { cancelled: true, alreadyCancelled: true };
         return { cancelled: false, alreadyCancelled: false, reason: failed?.failureReason ?? 'not reported by the service' };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: false, what: 'cancel mandate' });
       }
     },
 
-    /** D5 by mandate_id: the service's view of balance and total_debited. */
+    /** D5 by mandate_id: the service's view of status, balance and total_debited. */
     async getMandate(mandateId: string): Promise<MandateSnapshot | undefined> {
       try {
-        const res = await api.mandates.list({ mandate_id: mandateId } as never);
-        const rec = (res.data as { records: { status: string; balance: number; total_debited: number }[] }).records[0];
-        return rec ? { status: rec.status, balance: rec.balance, totalDebited: rec.total_debited } : undefined;
+        const res = await api.mandates.list({ mandate_id: mandateId });
+        const rec = res.data.records.find((r) => String(r.mandate_id) === mandateId);
+        return rec ? snapshot(rec) : undefined;
       } catch (err) {
-        if (err instanceof NotFoundError) return undefined;
+        if (isNoMandate(err)) return undefined;
         throw toActivityFailure(err, { moneyMoving: false, what: 'look up mandate' });
+      }
+    },
+
+    /** D5 by merchant_ref (our mandateRef): did an unanswered D1 create the mandate? */
+    async findMandateByRef(mandateRef: string): Promise<MandateSnapshot | undefined> {
+      try {
+        const res = await api.mandates.list({ merchant_ref: mandateRef });
+        const rec = res.data.records.find((r) => r.reference === mandateRef || r.merchant_reference === mandateRef);
+        return rec ? snapshot(rec) : undefined;
+      } catch (err) {
+        if (isNoMandate(err)) return undefined;
+        throw toActivityFailure(err, { moneyMoving: false, what: 'look up mandate by reference' });
       }
     },
   };

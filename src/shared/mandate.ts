@@ -1,11 +1,29 @@
-// The direct-debit mandate flow's contract: input, state, updates, signal and query,
-// defined once for the workflow, the starters and the tests.
+// The direct-debit mandate flow's contract: input, state, updates, signal and query, the FIXED
+// schedule and the input checks, defined once for the workflow, the starters and the tests.
+// Pure code only: the workflow bundle imports this file.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 /** N200: the service's minimum direct debit, in kobo. */
 export const MINIMUM_DEBIT_KOBO = 20_000;
+/** How many debits the state (and so the query) keeps; older ones live in earlier runs' histories. */
+export const MANDATE_DEBITS_KEPT = 50;
+/** Default debits per run before continue-as-new (see docs/flows-mandates.md). */
+export const DEFAULT_DEBITS_PER_RUN = 50;
 
 export type MandateFrequency = 'MONTHLY' | 'WEEKLY' | 'YEARLY';
+export const MANDATE_FREQUENCIES: readonly MandateFrequency[] = ['MONTHLY', 'WEEKLY', 'YEARLY'];
+/** At most one scheduled debit a day: the largest `interval` per frequency. */
+export const MAX_INTERVAL: Record<MandateFrequency, number> = { WEEKLY: 7, MONTHLY: 28, YEARLY: 365 };
+
+export interface FixedMandateSettings {
+  frequency: MandateFrequency;
+  /** Debits per frequency period (the spec: "debit count within the frequency"). */
+  interval: number;
+  /** The amount of every scheduled debit, kobo (the spec names only the initial one). */
+  initialDebitAmount: number;
+  /** YYYY-MM-DD, the first scheduled debit. */
+  initialDebitDate: string;
+}
 
 export interface MandateInput {
   /** Our stable business reference; also the mandate's transaction_reference at the service. */
@@ -22,25 +40,38 @@ export interface MandateInput {
   customerEmail: string;
   /** Identity data the service checks against the BVN. Encrypted in history; never in state or queries. */
   customer: { bvn: string; firstName: string; lastName: string; address: string; phone: string };
-  fixed?: { frequency: MandateFrequency; interval: number; initialDebitAmount: number; initialDebitDate: string };
+  fixed?: FixedMandateSettings;
   /** How long to wait for the customer's OTP (ms). Default 15 minutes. */
   otpTimeoutMs?: number;
   /** How many times an expired session is answered with a fresh OTP before the mandate expires. Default 2. */
   maxSessionResends?: number;
-  /** Narration sent with scheduled debits. */
+  /** Narration sent with scheduled debits (and requested ones that bring none). Default: the description. */
   narration?: string;
   /** Debits per run before continue-as-new keeps history bounded. Default 50. */
   debitsPerRun?: number;
+  /** FIXED: how many times a refused scheduled debit is tried again (new reference each time). Default 2. */
+  scheduledDebitRetries?: number;
+  /** FIXED: the wait before trying a refused scheduled debit again (ms). Default 1 day. */
+  scheduledRetryDelayMs?: number;
 }
 
 export type MandateStatus = 'creating' | 'awaiting_otp' | 'approved' | 'cancelled' | 'expired' | 'completed' | 'failed';
+export const FINAL_MANDATE_STATUSES: readonly MandateStatus[] = ['cancelled', 'expired', 'completed', 'failed'];
 
 export interface MandateDebit {
   sequence: number;
+  /** `${mandateRef}-D${sequence}`: the D3 transaction_reference, the same on every attempt. */
   reference: string;
   amount: number;
+  /** success: applied; failed: refused, no money moved; unknown: not yet proven either way. */
   status: 'success' | 'failed' | 'unknown';
+  kind: 'requested' | 'scheduled';
+  /** Workflow time the debit was decided. */
   at: string;
+  /** FIXED: the scheduled date this debit serves. */
+  scheduledFor?: string;
+  /** How the outcome was established when D3 gave no plain answer. */
+  confirmedBy?: 'response' | 'requery' | 'resend';
   error?: string;
 }
 
@@ -51,12 +82,20 @@ export interface MandateState {
   mandateReferenceNumber?: string;
   debitType: 'variable' | 'fixed';
   amount: number;
+  /** amount − totalDebited, as this flow has confirmed it. */
   balance: number;
+  /** Sum of this flow's confirmed debits (the flow is the mandate's only debitor). */
   totalDebited: number;
-  /** The last debits (at most 20 kept in state; the rest live in earlier runs' histories). */
+  /** The last debits (MANDATE_DEBITS_KEPT), each with its reference and outcome. */
   recentDebits: MandateDebit[];
+  /** Debits sent over the mandate's life (every run). */
   debitCount: number;
+  /** Debits whose outcome is still unknown; no new debit is sent until D5 settles them. */
+  unresolvedDebits: MandateDebit[];
   failures: string[];
+  /** FIXED: index of the next scheduled date; dates skipped before approval. */
+  scheduleIndex: number;
+  skippedBeforeApproval: number;
   nextDebitAt?: string;
   endReason?: string;
 }
@@ -75,45 +114,108 @@ export interface MandateCarry {
 export const mandateStateQuery = defineQuery<MandateState>('mandateState');
 /** The customer's OTP; answers the new state, or fails with the reason (wrong OTP, expired session). */
 export const submitMandateOtpUpdate = defineUpdate<MandateState, [string]>('submitMandateOtp');
+/** D6 on request while the flow waits for the OTP. */
 export const resendMandateOtpUpdate = defineUpdate<MandateState, []>('resendMandateOtp');
 /** A VARIABLE mandate's debit on request; the validator refuses < N200, > balance, or a mandate not approved. */
 export const debitMandateUpdate = defineUpdate<MandateDebit, [DebitRequest]>('debitMandate');
+/** D4; answers the final state. Cancelling a cancelled mandate answers the same state. */
 export const cancelMandateUpdate = defineUpdate<MandateState, []>('cancelMandate');
 export const cancelMandateSignal = defineSignal('cancelMandateRequested');
 
 export const mandateWorkflowId = (mandateRef: string): string => `mandate-${mandateRef}`;
 export const debitReference = (mandateRef: string, sequence: number): string => `${mandateRef}-D${sequence}`;
 
+const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+const DAY_MS = 24 * 3600 * 1000;
+
 /** YYYY-MM-DD (UTC midnight) → epoch ms. */
 export function dateToMs(date: string): number {
   return Date.parse(`${date}T00:00:00.000Z`);
 }
 
+/** The last instant of a YYYY-MM-DD day (UTC): end_date is inclusive. */
+export function endOfDayMs(date: string): number {
+  return dateToMs(date) + DAY_MS - 1;
+}
+
+/** UTC midnight of the day holding `ms`. */
+export function startOfDayMs(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
+
+/** Adds whole months to a UTC date, clamping to the month's last day (Jan 31 + 1 month = Feb 28/29). */
+function addMonthsClamped(ms: number, months: number): number {
+  const d = new Date(ms);
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth() + months;
+  const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  return Date.UTC(y, m, Math.min(d.getUTCDate(), lastDay));
+}
+
 /**
- * The FIXED schedule: the first debit on initial_debit_date, then `interval` debits per
- * frequency period (MONTHLY with interval 1 = the same day each calendar month; interval n
- * spreads n debits evenly over the period). Dates after end_date are dropped.
+ * The FIXED schedule's `index`-th debit (0-based), at 00:00 UTC of its day.
+ * Period p = floor(index / interval) starts on initial_debit_date plus p weeks / months / years
+ * (months and years clamp to the month's last day: a mandate started on the 31st debits on the
+ * 30th in April and on the 28th or 29th in February). Inside a period, the `interval` debits are
+ * spread evenly over its days (MONTHLY with interval 2 from the 1st: the 1st and about the 15th/16th).
  */
-export function fixedSchedule(fixed: NonNullable<MandateInput['fixed']>, endDate: string, max = 1000): number[] {
+export function scheduledDebitAt(fixed: Pick<FixedMandateSettings, 'frequency' | 'interval' | 'initialDebitDate'>, index: number): number {
   const start = dateToMs(fixed.initialDebitDate);
-  const end = dateToMs(endDate) + 24 * 3600 * 1000 - 1;
+  const period = Math.floor(index / fixed.interval);
+  const slot = index % fixed.interval;
+  let from: number;
+  let to: number;
+  if (fixed.frequency === 'WEEKLY') {
+    from = start + period * 7 * DAY_MS;
+    to = from + 7 * DAY_MS;
+  } else {
+    const months = fixed.frequency === 'MONTHLY' ? 1 : 12;
+    from = addMonthsClamped(start, period * months);
+    to = addMonthsClamped(start, (period + 1) * months);
+  }
+  const days = Math.round((to - from) / DAY_MS);
+  return from + Math.floor((days * slot) / fixed.interval) * DAY_MS;
+}
+
+/** The whole FIXED schedule up to end_date (inclusive), at most `max` dates. */
+export function fixedSchedule(fixed: FixedMandateSettings, endDate: string, max = 1000): number[] {
+  const end = endOfDayMs(endDate);
   const out: number[] = [];
-  const d = new Date(start);
-  for (let period = 0; out.length < max; period++) {
-    const periodStart = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
-    if (fixed.frequency === 'MONTHLY') periodStart.setUTCMonth(periodStart.getUTCMonth() + period);
-    if (fixed.frequency === 'YEARLY') periodStart.setUTCFullYear(periodStart.getUTCFullYear() + period);
-    if (fixed.frequency === 'WEEKLY') periodStart.setUTCDate(periodStart.getUTCDate() + 7 * period);
-    const next = new Date(periodStart);
-    if (fixed.frequency === 'MONTHLY') next.setUTCMonth(next.getUTCMonth() + 1);
-    if (fixed.frequency === 'YEARLY') next.setUTCFullYear(next.getUTCFullYear() + 1);
-    if (fixed.frequency === 'WEEKLY') next.setUTCDate(next.getUTCDate() + 7);
-    const span = next.getTime() - periodStart.getTime();
-    for (let i = 0; i < fixed.interval; i++) {
-      const at = periodStart.getTime() + Math.floor((span * i) / fixed.interval);
-      if (at > end) return out;
-      out.push(at);
-    }
+  for (let i = 0; out.length < max; i++) {
+    const at = scheduledDebitAt(fixed, i);
+    if (at > end) break;
+    out.push(at);
   }
   return out;
+}
+
+/**
+ * The checks both the starter (with zod, for field-by-field messages) and the workflow (for a
+ * flow started some other way) apply before D1. Returns "field rule" strings; empty when fine.
+ */
+export function mandateInputProblems(input: MandateInput): string[] {
+  const p: string[] = [];
+  const isKobo = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+  if (typeof input.mandateRef !== 'string' || !/^[A-Za-z0-9_-]{1,60}$/.test(input.mandateRef)) p.push('mandateRef must be 1-60 letters, digits, _ or -');
+  if (input.debitType !== 'variable' && input.debitType !== 'fixed') p.push('debitType must be variable or fixed');
+  if (!isKobo(input.amount) || input.amount < MINIMUM_DEBIT_KOBO) p.push('amount must be an integer of at least 20000 kobo (N200)');
+  if (!DATE.test(String(input.startDate))) p.push('startDate must be a date YYYY-MM-DD');
+  if (!DATE.test(String(input.endDate))) p.push('endDate must be a date YYYY-MM-DD');
+  if (DATE.test(String(input.startDate)) && DATE.test(String(input.endDate)) && input.endDate < input.startDate) p.push('endDate must not be before startDate');
+  if (input.debitType === 'fixed' && !input.fixed) p.push('fixed is required for a FIXED mandate');
+  if (input.debitType === 'variable' && input.fixed) p.push('fixed applies only to a FIXED mandate');
+  const f = input.fixed;
+  if (input.debitType === 'fixed' && f) {
+    if (!MANDATE_FREQUENCIES.includes(f.frequency)) p.push('fixed.frequency must be MONTHLY, WEEKLY or YEARLY');
+    else if (!Number.isSafeInteger(f.interval) || f.interval < 1 || f.interval > MAX_INTERVAL[f.frequency]) {
+      p.push(`fixed.interval must be a whole number from 1 to ${MAX_INTERVAL[f.frequency]} for ${f.frequency}`);
+    }
+    if (!isKobo(f.initialDebitAmount) || f.initialDebitAmount < MINIMUM_DEBIT_KOBO) p.push('fixed.initialDebitAmount must be an integer of at least 20000 kobo (N200)');
+    else if (isKobo(input.amount) && f.initialDebitAmount > input.amount) p.push('fixed.initialDebitAmount must not exceed the mandate amount');
+    if (!DATE.test(String(f.initialDebitDate))) p.push('fixed.initialDebitDate must be a date YYYY-MM-DD');
+    else if (DATE.test(String(input.startDate)) && DATE.test(String(input.endDate)) && (f.initialDebitDate < input.startDate || f.initialDebitDate > input.endDate)) {
+      p.push('fixed.initialDebitDate must lie between startDate and endDate');
+    }
+  }
+  return p;
 }

@@ -1,10 +1,10 @@
-// Typed starters for direct-debit mandates: start, OTP, debit, cancel (idempotent), state,
-// and the service's listing (D5) through the API client.
+// Typed starters for direct-debit mandates: start, OTP, resend, debit, cancel (idempotent, by
+// update or signal), state, and the service's listing (D5, filters and cursors) through the API client.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { z } from 'zod';
-import type { PaymentsClient } from '../api';
+import type { OperationData, OperationRequest, PaymentsClient } from '../api';
 import {
-  MINIMUM_DEBIT_KOBO, cancelMandateUpdate, debitMandateUpdate, mandateStateQuery, mandateWorkflowId, resendMandateOtpUpdate, submitMandateOtpUpdate,
+  MAX_INTERVAL, MINIMUM_DEBIT_KOBO, cancelMandateSignal, cancelMandateUpdate, debitMandateUpdate, mandateStateQuery, mandateWorkflowId, resendMandateOtpUpdate, submitMandateOtpUpdate,
   type MandateDebit, type MandateInput, type MandateState,
 } from '../shared/mandate';
 import { paymentSearchAttributes } from '../shared/search-attributes';
@@ -43,12 +43,20 @@ export const mandateInputSchema = z
     maxSessionResends: z.number().int().min(0).max(10).optional(),
     narration: z.string().max(100).optional(),
     debitsPerRun: z.number().int().min(1).max(500).optional(),
+    scheduledDebitRetries: z.number().int().min(0).max(10).optional(),
+    scheduledRetryDelayMs: z.number().int().positive().optional(),
   })
   .superRefine((v, ctx) => {
     if (v.debitType === 'fixed' && !v.fixed) ctx.addIssue({ code: 'custom', path: ['fixed'], message: 'is required for a FIXED mandate' });
     if (v.debitType === 'variable' && v.fixed) ctx.addIssue({ code: 'custom', path: ['fixed'], message: 'applies only to a FIXED mandate' });
     if (v.endDate < v.startDate) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before startDate' });
     if (v.fixed && v.fixed.initialDebitAmount > v.amount) ctx.addIssue({ code: 'custom', path: ['fixed', 'initialDebitAmount'], message: 'must not exceed the mandate amount' });
+    if (v.fixed && v.fixed.interval > MAX_INTERVAL[v.fixed.frequency]) {
+      ctx.addIssue({ code: 'custom', path: ['fixed', 'interval'], message: `must be at most ${MAX_INTERVAL[v.fixed.frequency]} for ${v.fixed.frequency} (one debit a day)` });
+    }
+    if (v.fixed && (v.fixed.initialDebitDate < v.startDate || v.fixed.initialDebitDate > v.endDate)) {
+      ctx.addIssue({ code: 'custom', path: ['fixed', 'initialDebitDate'], message: 'must lie between startDate and endDate' });
+    }
   });
 
 export class StarterValidationError extends Error {
@@ -80,20 +88,45 @@ export const debitMandate = (client: Client, mandateRef: string, amount: number,
   handle(client, mandateRef).executeUpdate(debitMandateUpdate, { args: [{ amount, narration }] });
 export const getMandateState = (client: Client, mandateRef: string): Promise<MandateState> => handle(client, mandateRef).query(mandateStateQuery);
 
-/** Cancels; cancelling a mandate whose flow already ended cancelled answers its final state. */
+/**
+ * Cancels (D4) through the update and answers the final state. Idempotent: a mandate whose flow
+ * already ended answers that final state (cancelled, or the state it ended in) without a call.
+ */
 export async function cancelMandate(client: Client, mandateRef: string): Promise<MandateState> {
   const h = handle(client, mandateRef);
   const desc = await h.describe();
-  if (desc.status.name !== 'RUNNING') {
-    const final = (await h.result().catch(() => undefined)) as MandateState | undefined;
-    if (final) return final;
-    throw new WorkflowNotFoundError(`mandate ${mandateRef} has no running flow`, mandateWorkflowId(mandateRef), undefined);
+  if (desc.status.name === 'RUNNING') {
+    try {
+      return await h.executeUpdate(cancelMandateUpdate);
+    } catch (err) {
+      // The flow may have ended between describe and the update; then its result answers.
+      if (!(err instanceof WorkflowNotFoundError) && (await h.describe()).status.name === 'RUNNING') throw err;
+    }
   }
-  return h.executeUpdate(cancelMandateUpdate);
+  const final = (await h.result().catch(() => undefined)) as MandateState | undefined;
+  if (final) return final;
+  throw new WorkflowNotFoundError(`mandate ${mandateRef} has no result: its flow ended without one`, mandateWorkflowId(mandateRef), undefined);
 }
 
-/** D5 through the API client: filters and the next cursor, as the service pages them. */
-export async function listMandates(api: PaymentsClient, filters: Record<string, string | number | boolean> = {}) {
-  const res = await api.mandates.list(filters as never);
-  return res.data as { records: Record<string, unknown>[]; next_cursor?: string | null; prev_cursor?: string | null; has_more?: boolean; page_size?: number };
+/** Fire-and-forget cancel: the flow cancels at its next step (a refusal is recorded in `failures`). */
+export const requestMandateCancel = (client: Client, mandateRef: string): Promise<void> => handle(client, mandateRef).signal(cancelMandateSignal);
+
+export type MandateListFilters = Omit<OperationRequest<'mandates.list'>, 'cursor'>;
+export type MandatePage = OperationData<'mandates.list'>;
+
+/** D5 through the API client: the spec's filters, one page; pass a page's next_cursor/prev_cursor as `cursor`. */
+export async function listMandates(api: PaymentsClient, filters: MandateListFilters = {}, cursor?: string): Promise<MandatePage> {
+  const res = await api.mandates.list({ ...filters, ...(cursor !== undefined ? { cursor } : {}) });
+  return res.data;
+}
+
+/** Every page of D5 for the filters, following next_cursor (at most maxPages pages). */
+export async function* listAllMandates(api: PaymentsClient, filters: MandateListFilters = {}, maxPages = 1000): AsyncGenerator<MandatePage['records'][number]> {
+  let cursor: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const res = await listMandates(api, filters, cursor);
+    yield* res.records;
+    if (!res.has_more || res.next_cursor === undefined || res.next_cursor === null) return;
+    cursor = String(res.next_cursor);
+  }
 }

@@ -1,10 +1,13 @@
 // The mandate lifecycle end to end on the dev server: worker, API client over real HTTP, and
-// the sandbox (its clock expires OTP sessions; its ledger proves each debit happened once).
+// the sandbox (its clock expires OTP sessions; its ledger proves each debit happened once; its
+// faults drop D1/D3 answers).
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
-import { cancelMandate, debitMandate, getMandateState, listMandates, startMandate, submitMandateOtp, StarterValidationError } from '../../src/starters/mandates';
+import {
+  cancelMandate, debitMandate, getMandateState, listAllMandates, listMandates, requestMandateCancel, resendMandateOtp, startMandate, submitMandateOtp, StarterValidationError,
+} from '../../src/starters/mandates';
 import type { MandateInput, MandateState } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
@@ -37,6 +40,10 @@ async function waitFor(ref: string, status: MandateState['status']) {
   throw new Error(`mandate ${ref} never reached ${status}`);
 }
 const causeOf = (e: unknown) => String((e as { cause?: unknown }).cause);
+const admin = async (path: string, body?: unknown) =>
+  (await fetch(`${services.sandboxUrl}/__admin/${path}`, { method: body === undefined ? 'GET' : 'POST', body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } })).json();
+const fault = (rule: { path: string; kind: 'drop-before-processing' | 'drop-after-processing' | 'error5xx'; count?: number }) => admin('faults', { method: 'POST', count: 1, ...rule });
+const serviceRecord = async (mandateId: string) => (await listMandates(services.api, { mandate_id: mandateId })).records[0];
 
 it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel twice, listing', async () => {
   const i = input();
@@ -75,11 +82,93 @@ it('an expired OTP session (sandbox clock): a new OTP is sent and then approves'
   const i = input();
   await startMandate(client(), tq(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
-  await fetch(`${services.sandboxUrl}/__admin/clock/advance`, { method: 'POST', body: JSON.stringify({ ms: 11 * 60 * 1000 }) });
+  await admin('clock/advance', { ms: 11 * 60 * 1000 });
   const expired = await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e);
   expect(causeOf(expired)).toContain('a new OTP was sent');
   expect((await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
   await cancelMandate(client(), i.mandateRef);
+});
+
+it('a session that keeps expiring ends the mandate expired; it is released at the service, so the e-mail serves a new mandate', async () => {
+  const i = input({ maxSessionResends: 1 });
+  const handle = await startMandate(client(), tq(), i);
+  await waitFor(i.mandateRef, 'awaiting_otp');
+  expect((await resendMandateOtp(client(), i.mandateRef)).status).toBe('awaiting_otp'); // D6 on request
+  await admin('clock/advance', { ms: 11 * 60 * 1000 });
+  expect(causeOf(await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain('a new OTP was sent');
+  await admin('clock/advance', { ms: 11 * 60 * 1000 });
+  expect(causeOf(await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain('the mandate has expired');
+  const final = await handle.result();
+  expect(final).toMatchObject({ status: 'expired', endReason: 'the OTP session expired too often' });
+  expect(await serviceRecord(final.mandateId!)).toMatchObject({ status: 'cancelled' });
+  const again = input({ customerEmail: i.customerEmail });
+  await startMandate(client(), tq(), again);
+  await waitFor(again.mandateRef, 'awaiting_otp');
+  await requestMandateCancel(client(), again.mandateRef);
+  await waitFor(again.mandateRef, 'cancelled');
+});
+
+it('D3 answers lost: applied-then-dropped is settled by D5, dropped-before and a 503 are resent with the same reference; each applied once', async () => {
+  const i = input();
+  const handle = await startMandate(client(), tq(), i);
+  await waitFor(i.mandateRef, 'awaiting_otp');
+  await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP);
+
+  await fault({ path: '/transaction/mandate/debit', kind: 'drop-after-processing' });
+  expect(await debitMandate(client(), i.mandateRef, 100_000)).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'requery' });
+  await fault({ path: '/transaction/mandate/debit', kind: 'drop-before-processing' });
+  expect(await debitMandate(client(), i.mandateRef, 200_000)).toMatchObject({ reference: `${i.mandateRef}-D2`, status: 'success', confirmedBy: 'resend' });
+  await fault({ path: '/transaction/mandate/debit', kind: 'error5xx' });
+  expect(await debitMandate(client(), i.mandateRef, 300_000)).toMatchObject({ reference: `${i.mandateRef}-D3`, status: 'success', confirmedBy: 'resend' });
+
+  for (const n of [1, 2, 3]) expect(await ledger(`${i.mandateRef}-D${n}`)).toHaveLength(1);
+  const state = await getMandateState(client(), i.mandateRef);
+  expect(state).toMatchObject({ totalDebited: 600_000, balance: 400_000, unresolvedDebits: [], failures: [] });
+  expect(await serviceRecord(state.mandateId!)).toMatchObject({ total_debited: 600_000, balance: 400_000 });
+  // Spending the balance ends the mandate.
+  expect(await debitMandate(client(), i.mandateRef, 400_000)).toMatchObject({ status: 'success' });
+  expect(await handle.result()).toMatchObject({ status: 'completed', endReason: 'balance spent', balance: 0, totalDebited: 1_000_000 });
+  await recordHistory(handle, 'mandate-variable-d3-faults');
+});
+
+it('D1 answer lost after the service created the mandate: found by reference, cancelled there, the flow fails; the e-mail is free again', async () => {
+  const i = input();
+  await fault({ path: '/transaction/mandate/create', kind: 'drop-after-processing' });
+  const final = await (await startMandate(client(), tq(), i)).result();
+  expect(final).toMatchObject({ status: 'failed', endReason: expect.stringContaining('creation response was lost') });
+  expect((await listMandates(services.api, { merchant_ref: i.mandateRef })).records[0]).toMatchObject({ status: 'cancelled' });
+  const again = input({ customerEmail: i.customerEmail });
+  await startMandate(client(), tq(), again);
+  await waitFor(again.mandateRef, 'awaiting_otp');
+  await cancelMandate(client(), again.mandateRef);
+});
+
+it('D5 listing through the starters: filters, a page with next_cursor, the page after it, and every page', async () => {
+  const lastName = `L${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  const refs: string[] = [];
+  for (let n = 0; n < 3; n++) {
+    const i = input({ customer: { bvn: '22212345678', firstName: 'Ada', lastName, address: '1 Way', phone: '08012345678' } });
+    refs.push(i.mandateRef);
+    await startMandate(client(), tq(), i);
+    await waitFor(i.mandateRef, 'awaiting_otp');
+  }
+  await submitMandateOtp(client(), refs[0], MANDATE_OTP);
+  const customer_name = `Ada ${lastName}`;
+  const first = await listMandates(services.api, { customer_name, page_size: 2 });
+  expect(first).toMatchObject({ has_more: true, page_size: 2, next_cursor: expect.anything() });
+  expect(first.records).toHaveLength(2);
+  const second = await listMandates(services.api, { customer_name, page_size: 2 }, String(first.next_cursor));
+  expect(second).toMatchObject({ has_more: false, prev_cursor: expect.anything() });
+  expect([...first.records, ...second.records].map((r) => r.reference).sort()).toEqual([...refs].sort());
+  const all: string[] = [];
+  for await (const r of listAllMandates(services.api, { customer_name, page_size: 1 })) all.push(String(r.reference));
+  expect(all.sort()).toEqual([...refs].sort());
+  expect((await listMandates(services.api, { customer_name, status: 'approved' })).records.map((r) => r.reference)).toEqual([refs[0]]);
+  expect((await listMandates(services.api, { customer_name, is_approved: false, debit_type: 'VARIABLE' })).records).toHaveLength(2);
+  expect((await listMandates(services.api, { merchant_ref: refs[1] })).records[0]).toMatchObject({ status: 'initiated', customer_name });
+  const unknown = await listMandates(services.api, { merchant_ref: 'NO-SUCH-REF' }).catch((e: unknown) => e);
+  expect(String((unknown as Error).message)).toContain('No mandate found for reference NO-SUCH-REF');
+  for (const ref of refs) await cancelMandate(client(), ref);
 });
 
 it('a duplicate customer email ends the second mandate as failed with the service message', async () => {
@@ -109,5 +198,11 @@ it('a FIXED mandate runs its first scheduled debit; the starter refuses bad inpu
   expect((bad as StarterValidationError).issues).toEqual(expect.arrayContaining([
     { field: 'accountNumber', rule: 'must be 10 digits' },
     { field: 'fixed', rule: 'is required for a FIXED mandate' },
+  ]));
+  const badFixed = await startMandate(client(), tq(), input({ debitType: 'fixed', fixed: { frequency: 'WEEKLY', interval: 8, initialDebitAmount: 19_000, initialDebitDate: '2001-01-01' } })).catch((e: unknown) => e);
+  expect((badFixed as StarterValidationError).issues).toEqual(expect.arrayContaining([
+    { field: 'fixed.interval', rule: 'must be at most 7 for WEEKLY (one debit a day)' },
+    { field: 'fixed.initialDebitAmount', rule: 'must be at least 20000 kobo (N200)' },
+    { field: 'fixed.initialDebitDate', rule: 'must lie between startDate and endDate' },
   ]));
 });

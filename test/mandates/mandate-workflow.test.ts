@@ -1,149 +1,414 @@
 // Mandate workflow logic on the time-skipping server, with activities that behave like the
-// service (a small in-memory model): a year of monthly debits in seconds, continue-as-new,
-// the OTP update paths, the debit validator, and cancellation.
+// service (a small in-memory model with scripted faults): a year of monthly debits in seconds
+// with continue-as-new, the OTP update paths, the debit validator, unknown D3 outcomes settled
+// through D5, duplicate references, scheduled-debit refusals, cancellation, creation faults.
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import {
-  cancelMandateUpdate, debitMandateUpdate, mandateStateQuery, submitMandateOtpUpdate, type MandateInput, type MandateState,
+  cancelMandateSignal, cancelMandateUpdate, debitMandateUpdate, fixedSchedule, mandateStateQuery, resendMandateOtpUpdate, submitMandateOtpUpdate,
+  type MandateInput, type MandateState,
 } from '../../src/shared/mandate';
 import type { mandateWorkflow } from '../../src/workflows/mandate';
-import type { createMandateActivities } from '../../src/activities/mandates';
+import type { createMandateActivities, MandateDebitRequest } from '../../src/activities/mandates';
+import { cancelMandate } from '../../src/starters/mandates';
 import { workflowBundle } from '../helpers/temporal';
 import { createTimeSkippingEnv } from '../helpers/time-skipping';
 
 type Activities = ReturnType<typeof createMandateActivities>;
+const DAY = 24 * 3600 * 1000;
 
 let env: TestWorkflowEnvironment;
+/** The test server's time at each test's start: awaiting a result may skip it years ahead (it jumps once no timer is left). */
+let now: number;
 beforeAll(async () => {
   env = await createTimeSkippingEnv();
 }, 120_000);
+beforeEach(async () => {
+  now = await env.currentTimeMs();
+});
 afterAll(() => env?.teardown());
 
-/** A model of the service: OTP 123456, sessions that can be expired, balances, duplicate refs refused. */
+const refuse = (type: string, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
+type DebitFault = 'applyThenLose' | 'lose' | 'loseAndApplyLater' | { refuse: string } | 'cancelAtServiceFirst';
+
+/** A model of the service: OTP 123456, sessions that can be expired, balances, duplicate refs refused; faults scripted per D3 call. */
 function fakeService() {
-  const debits: string[] = [];
-  const mandates = new Map<string, { balance: number; total: number; cancelled: boolean }>();
-  let sessionExpired = false;
+  const calls: string[] = []; // every D3 call's reference, in order
+  const applied = new Map<string, number>(); // reference → amount, what the service holds
+  const mandates = new Map<string, { ref: string; balance: number; total: number; status: string }>();
+  const debitFaults: (DebitFault | undefined)[] = [];
+  const lateArrivals: MandateDebitRequest[] = [];
+  const counts = { create: 0, cancel: 0, resend: 0, findByRef: 0 };
+  const knobs = { sessionExpired: false, d5Down: false, createFault: undefined as undefined | 'loseAfterCreating' | 'loseBeforeCreating' | { refuse: string }, cancelRefusal: undefined as string | undefined };
+
+  const apply = (req: MandateDebitRequest) => {
+    const m = mandates.get(req.mandateId)!;
+    if (m.status !== 'approved') throw refuse('BadRequest', `debit ${req.reference}: Mandate is not ready for debit`);
+    if (applied.has(req.reference)) throw refuse('DuplicateReference', `debit ${req.reference}: Duplicate transaction reference`);
+    if (req.amount > m.balance) throw refuse('BadRequest', `debit ${req.reference}: Mandate balance is lesser than debit amount`);
+    applied.set(req.reference, req.amount);
+    m.balance -= req.amount;
+    m.total += req.amount;
+  };
+
   const activities: Activities = {
     async createMandate(input) {
+      counts.create += 1;
+      const fault = knobs.createFault;
+      knobs.createFault = undefined;
+      if (fault && typeof fault === 'object') throw refuse('BadRequest', `create mandate: ${fault.refuse}`);
+      if (fault === 'loseBeforeCreating') throw refuse('OutcomeUnknown', 'create mandate: socket hang up');
       const id = `MD-${input.mandateRef}`;
-      mandates.set(id, { balance: input.amount, total: 0, cancelled: false });
+      mandates.set(id, { ref: input.mandateRef, balance: input.amount, total: 0, status: 'initiated' });
+      if (fault === 'loseAfterCreating') throw refuse('OutcomeUnknown', 'create mandate: socket hang up');
       return { mandateId: id, sessionToken: 'session' };
     },
     async validateMandateOtp(_token, otp) {
-      if (sessionExpired) throw ApplicationFailure.create({ type: 'SessionExpired', message: 'Invalid or expired session.', nonRetryable: true });
-      if (otp !== '123456') throw ApplicationFailure.create({ type: 'BadRequest', message: 'Invalid OTP', nonRetryable: true });
+      if (knobs.sessionExpired) throw refuse('SessionExpired', 'Invalid or expired session.');
+      if (otp !== '123456') throw refuse('BadRequest', 'validate mandate OTP: Invalid OTP');
+      for (const m of mandates.values()) if (m.status === 'initiated') m.status = 'approved';
       return { mandateReferenceNumber: 'MRN1' };
     },
     async resendMandateOtp() {
-      sessionExpired = false;
+      counts.resend += 1;
+      knobs.sessionExpired = false;
     },
     async debitMandate(req) {
-      const m = mandates.get(req.mandateId)!;
-      if (debits.includes(req.reference)) throw ApplicationFailure.create({ type: 'BadRequest', message: 'Duplicate transaction reference', nonRetryable: true });
-      if (req.amount > m.balance) throw ApplicationFailure.create({ type: 'BadRequest', message: 'balance', nonRetryable: true });
-      debits.push(req.reference);
-      m.balance -= req.amount;
-      m.total += req.amount;
+      calls.push(req.reference);
+      for (const late of lateArrivals.splice(0)) apply(late);
+      const fault = debitFaults[calls.length - 1];
+      if (fault === 'lose') throw refuse('OutcomeUnknown', `debit ${req.reference}: headers timeout`);
+      if (fault === 'loseAndApplyLater') {
+        lateArrivals.push(req);
+        throw refuse('OutcomeUnknown', `debit ${req.reference}: headers timeout`);
+      }
+      if (fault && typeof fault === 'object') throw refuse('BadRequest', `debit ${req.reference}: ${fault.refuse}`);
+      if (fault === 'cancelAtServiceFirst') mandates.get(req.mandateId)!.status = 'cancelled';
+      apply(req);
+      if (fault === 'applyThenLose') throw refuse('OutcomeUnknown', `debit ${req.reference}: headers timeout`);
     },
     async cancelMandate(id) {
+      counts.cancel += 1;
+      if (knobs.cancelRefusal) return { cancelled: false, alreadyCancelled: false, reason: knobs.cancelRefusal };
       const m = mandates.get(id)!;
-      if (m.cancelled) return { cancelled: true, alreadyCancelled: true };
-      m.cancelled = true;
+      if (m.status === 'cancelled') return { cancelled: true, alreadyCancelled: true };
+      m.status = 'cancelled';
       return { cancelled: true, alreadyCancelled: false };
     },
     async getMandate(id) {
+      if (knobs.d5Down) throw refuse('ServiceError', 'look up mandate: 503');
       const m = mandates.get(id);
-      return m ? { status: m.cancelled ? 'cancelled' : 'approved', balance: m.balance, totalDebited: m.total } : undefined;
+      return m ? { mandateId: id, status: m.status, balance: m.balance, totalDebited: m.total } : undefined;
+    },
+    async findMandateByRef(ref) {
+      counts.findByRef += 1;
+      for (const [id, m] of mandates) if (m.ref === ref) return { mandateId: id, status: m.status, balance: m.balance, totalDebited: m.total };
+      return undefined;
     },
   };
-  return { activities, debits, expireSession: () => (sessionExpired = true) };
+  return { activities, calls, applied, mandates, debitFaults, counts, knobs };
 }
+type Service = ReturnType<typeof fakeService>;
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 const input = (over: Partial<MandateInput> = {}): MandateInput => ({
   mandateRef: `M${randomUUID().slice(0, 8)}`, debitType: 'variable', amount: 1_200_000, accountNumber: '0123456789', bankCode: '058', description: 'Gym',
-  // Far-off end: the time-skipping clock may already be a year ahead after the FIXED test.
-  startDate: '2026-11-22', endDate: '2099-12-31', customerEmail: 'c@example.com',
+  // Far-off end: awaiting a result inside a test may move the clock ten years.
+  startDate: day(now), endDate: day(now + 80 * 365 * DAY), customerEmail: 'c@example.com',
   customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' }, ...over,
 });
 
-async function run<T>(service: ReturnType<typeof fakeService>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+async function run<T>(service: Service, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `mandate-${randomUUID()}`;
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: service.activities });
   return worker.runUntil(fn(taskQueue));
 }
 
+const start = (taskQueue: string, i: MandateInput) =>
+  env.client.workflow.start<typeof mandateWorkflow>('mandateWorkflow', { workflowId: `mandate-${i.mandateRef}`, taskQueue, args: [i] });
+
+async function waitStatus(h: WorkflowHandle, status: MandateState['status']): Promise<MandateState> {
+  for (let n = 0; n < 200; n++) {
+    const s = await h.query(mandateStateQuery);
+    if (s.status === status) return s;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`never reached ${status}`);
+}
+
 async function approved(taskQueue: string, i: MandateInput) {
-  const handle = await env.client.workflow.start<typeof mandateWorkflow>('mandateWorkflow', { workflowId: `mandate-${i.mandateRef}`, taskQueue, args: [i] });
-  for (let n = 0; n < 100 && (await handle.query(mandateStateQuery)).status !== 'awaiting_otp'; n++) await new Promise((r) => setTimeout(r, 50));
+  const handle = await start(taskQueue, i);
+  await waitStatus(handle, 'awaiting_otp');
   await handle.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] });
   return handle;
 }
 
-it('FIXED monthly: a year of debits on schedule, with continue-as-new, in seconds', async () => {
-  const service = fakeService();
-  const i = input({ debitType: 'fixed', fixed: { frequency: 'MONTHLY', interval: 1, initialDebitAmount: 100_000, initialDebitDate: '2026-12-01' }, endDate: '2027-11-30', debitsPerRun: 5 });
-  const started = Date.now();
-  const final = await run(service, async (tq) => (await approved(tq, i)).result());
-  expect(final).toMatchObject({ status: 'completed', totalDebited: 1_200_000, balance: 0, debitCount: 12, failures: [] });
-  expect(service.debits).toEqual(Array.from({ length: 12 }, (_, n) => `${i.mandateRef}-D${n + 1}`));
-  expect(Date.now() - started).toBeLessThan(60_000);
-  // continue-as-new happened: the last run is not the first.
-  const desc = await env.client.workflow.getHandle(`mandate-${i.mandateRef}`).describe();
-  expect(desc.runId).not.toBe(desc.raw.workflowExecutionInfo?.firstRunId);
-});
+const causeOf = async (p: Promise<unknown>) => {
+  const e = await p.then(() => undefined, (err: unknown) => err);
+  expect(e).toBeInstanceOf(WorkflowUpdateFailedError);
+  return String((e as Error).cause);
+};
 
-it('VARIABLE: the validator refuses below N200, over the balance, and before approval; debits lower the balance', async () => {
-  const service = fakeService();
-  const i = input({ amount: 500_000 });
-  await run(service, async (tq) => {
-    const h = await env.client.workflow.start<typeof mandateWorkflow>('mandateWorkflow', { workflowId: `mandate-${i.mandateRef}`, taskQueue: tq, args: [i] });
-    await expect(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] })).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
-    for (let n = 0; n < 100 && (await h.query(mandateStateQuery)).status !== 'awaiting_otp'; n++) await new Promise((r) => setTimeout(r, 50));
-    await expect(h.executeUpdate(submitMandateOtpUpdate, { args: ['000000'] })).rejects.toThrow(WorkflowUpdateFailedError);
-    expect((await h.query(mandateStateQuery)).status).toBe('awaiting_otp');
-    await h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] });
-    const below = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 19_999 }] }).catch((e: unknown) => e);
-    expect(String((below as Error).cause)).toContain('at least 20000 kobo');
-    const over = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 600_000 }] }).catch((e: unknown) => e);
-    expect(String((over as Error).cause)).toContain('exceeds the remaining balance');
-    const d1 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 200_000 }] });
-    expect(d1).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success' });
-    const state = await h.query(mandateStateQuery);
-    expect(state).toMatchObject({ balance: 300_000, totalDebited: 200_000 });
-    // The refused updates left nothing in history.
-    const raw = JSON.stringify(await h.fetchHistory());
-    expect((raw.match(/WORKFLOW_EXECUTION_UPDATE_ACCEPTED/g) ?? []).length).toBe(3); // 2 OTPs + 1 debit
-    expect(await h.executeUpdate(cancelMandateUpdate)).toMatchObject({ status: 'cancelled' });
-    expect(await h.result()).toMatchObject({ status: 'cancelled', balance: 300_000 });
-    expect(service.debits).toEqual([`${i.mandateRef}-D1`]);
+describe('FIXED schedule (pure)', () => {
+  it('MONTHLY interval 1 from the 31st clamps to each month end; interval 2 splits the month; WEEKLY 7 is daily; YEARLY keeps Feb 29 → 28', () => {
+    const monthly = fixedSchedule({ frequency: 'MONTHLY', interval: 1, initialDebitAmount: 20_000, initialDebitDate: '2027-01-31' }, '2027-05-31').map(day);
+    expect(monthly).toEqual(['2027-01-31', '2027-02-28', '2027-03-31', '2027-04-30', '2027-05-31']);
+    const twice = fixedSchedule({ frequency: 'MONTHLY', interval: 2, initialDebitAmount: 20_000, initialDebitDate: '2027-01-01' }, '2027-02-28').map(day);
+    expect(twice).toEqual(['2027-01-01', '2027-01-16', '2027-02-01', '2027-02-15']);
+    const daily = fixedSchedule({ frequency: 'WEEKLY', interval: 7, initialDebitAmount: 20_000, initialDebitDate: '2027-03-01' }, '2027-03-08').map(day);
+    expect(daily).toEqual(['2027-03-01', '2027-03-02', '2027-03-03', '2027-03-04', '2027-03-05', '2027-03-06', '2027-03-07', '2027-03-08']);
+    const yearly = fixedSchedule({ frequency: 'YEARLY', interval: 1, initialDebitAmount: 20_000, initialDebitDate: '2028-02-29' }, '2030-12-31').map(day);
+    expect(yearly).toEqual(['2028-02-29', '2029-02-28', '2030-02-28']);
   });
 });
 
-it('an expired session: the OTP update says a new OTP was sent; the next OTP approves; a third expiry ends it', async () => {
-  const service = fakeService();
-  const i = input({ maxSessionResends: 1 });
-  await run(service, async (tq) => {
-    const h = await env.client.workflow.start<typeof mandateWorkflow>('mandateWorkflow', { workflowId: `mandate-${i.mandateRef}`, taskQueue: tq, args: [i] });
-    for (let n = 0; n < 100 && (await h.query(mandateStateQuery)).status !== 'awaiting_otp'; n++) await new Promise((r) => setTimeout(r, 50));
-    service.expireSession();
-    const e1 = await h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] }).catch((e: unknown) => e);
-    expect(String((e1 as Error).cause)).toContain('a new OTP was sent');
-    service.expireSession();
-    const e2 = await h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] }).catch((e: unknown) => e);
-    expect(String((e2 as Error).cause)).toContain('the mandate has expired');
-    expect(await h.result()).toMatchObject({ status: 'expired' });
+describe('mandate workflow (time-skipping)', () => {
+  it('FIXED monthly: a year of debits on schedule, with continue-as-new, in seconds', async () => {
+    const service = fakeService();
+    const fixed = { frequency: 'MONTHLY' as const, interval: 1, initialDebitAmount: 100_000, initialDebitDate: day(now + DAY) };
+    const endDate = day(fixedSchedule(fixed, '2199-12-31', 13)[12] - DAY); // the day before a 13th date
+    const i = input({ debitType: 'fixed', startDate: day(now), fixed, endDate, debitsPerRun: 5 });
+    const started = Date.now();
+    const final = await run(service, async (tq) => (await approved(tq, i)).result());
+    expect(final).toMatchObject({ status: 'completed', endReason: 'balance spent', totalDebited: 1_200_000, balance: 0, debitCount: 12, failures: [], unresolvedDebits: [] });
+    expect(service.calls).toEqual(Array.from({ length: 12 }, (_, n) => `${i.mandateRef}-D${n + 1}`));
+    // Each debit served its own date, one calendar month apart, carried across runs.
+    expect(final.recentDebits.map((d) => d.scheduledFor)).toEqual(fixedSchedule(fixed, endDate).map(day));
+    expect(final.recentDebits.every((d) => d.status === 'success' && d.kind === 'scheduled')).toBe(true);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const desc = await env.client.workflow.getHandle(`mandate-${i.mandateRef}`).describe();
+    expect(desc.runId).not.toBe(desc.raw.workflowExecutionInfo?.firstRunId); // continue-as-new happened
   });
-});
 
-it('ends as expired when no OTP arrives in time', async () => {
-  const service = fakeService();
-  const i = input({ otpTimeoutMs: 60_000 });
-  const final: MandateState = await run(service, async (tq) =>
-    env.client.workflow.execute<typeof mandateWorkflow>('mandateWorkflow', { workflowId: `mandate-${i.mandateRef}`, taskQueue: tq, args: [i] }),
-  );
-  expect(final).toMatchObject({ status: 'expired', endReason: 'no OTP before the timeout' });
+  it('VARIABLE: the validator refuses below N200, over the balance, before approval and a wrong OTP keeps waiting; refused updates leave no history', async () => {
+    const service = fakeService();
+    const i = input({ amount: 500_000 });
+    await run(service, async (tq) => {
+      const h = await start(tq, i);
+      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] }))).toContain('not approved');
+      await waitStatus(h, 'awaiting_otp');
+      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['000000'] }))).toContain('Invalid OTP');
+      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['12ab'] }))).toContain('otp must be 4 to 8 digits');
+      expect((await h.query(mandateStateQuery)).status).toBe('awaiting_otp');
+      expect((await h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] })).status).toBe('approved');
+      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 19_999 }] }))).toContain('at least 20000 kobo');
+      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 600_000 }] }))).toContain('exceeds the remaining balance');
+      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 20_000.5 }] }))).toContain('integer');
+      const d1 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 200_000 }] });
+      expect(d1).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'response', kind: 'requested' });
+      expect(await h.query(mandateStateQuery)).toMatchObject({ balance: 300_000, totalDebited: 200_000 });
+      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 300_001 }] }))).toContain('exceeds the remaining balance 300000');
+      const raw = JSON.stringify(await h.fetchHistory());
+      expect((raw.match(/WORKFLOW_EXECUTION_UPDATE_ACCEPTED/g) ?? []).length).toBe(3); // wrong OTP, right OTP, one debit
+      expect(await h.executeUpdate(cancelMandateUpdate)).toMatchObject({ status: 'cancelled' });
+      expect(await h.result()).toMatchObject({ status: 'cancelled', balance: 300_000 });
+      expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
+    });
+  });
+
+  it('an expired session: a new OTP is sent and the update says so; the next expiry ends the mandate expired and releases it at the service', async () => {
+    const service = fakeService();
+    const i = input({ maxSessionResends: 1 });
+    await run(service, async (tq) => {
+      const h = await start(tq, i);
+      await waitStatus(h, 'awaiting_otp');
+      service.knobs.sessionExpired = true;
+      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] }))).toContain('a new OTP was sent');
+      expect(service.counts.resend).toBe(1);
+      service.knobs.sessionExpired = true;
+      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] }))).toContain('the mandate has expired');
+      expect(await h.result()).toMatchObject({ status: 'expired', endReason: 'the OTP session expired too often' });
+      expect(service.counts.cancel).toBe(1);
+    });
+  });
+
+  it('resend OTP on request, then no OTP in time: expired, released at the service', async () => {
+    const service = fakeService();
+    const i = input({ otpTimeoutMs: 60_000 });
+    const final: MandateState = await run(service, async (tq) => {
+      const h = await start(tq, i);
+      await waitStatus(h, 'awaiting_otp');
+      expect((await h.executeUpdate(resendMandateOtpUpdate)).status).toBe('awaiting_otp');
+      expect(service.counts.resend).toBe(1);
+      return h.result();
+    });
+    expect(final).toMatchObject({ status: 'expired', endReason: 'no OTP before the timeout' });
+    expect([...service.mandates.values()][0].status).toBe('cancelled');
+  });
+
+  it('D3 applied but unanswered: D5 shows it landed → success, never resent', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = 'applyThenLose';
+    const i = input();
+    await run(service, async (tq) => {
+      const h = await approved(tq, i);
+      const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] });
+      expect(d).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'requery' });
+      expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
+      expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 50_000, balance: 1_150_000, unresolvedDebits: [] });
+      await h.signal(cancelMandateSignal);
+      expect((await h.result()).status).toBe('cancelled');
+    });
+  });
+
+  it('D3 unanswered and absent by D5 → sent once more with the SAME reference; applied once', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = 'lose';
+    const i = input();
+    await run(service, async (tq) => {
+      const h = await approved(tq, i);
+      const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] });
+      expect(d).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'resend' });
+      expect(service.calls).toEqual([`${i.mandateRef}-D1`, `${i.mandateRef}-D1`]);
+      expect([...service.applied.entries()]).toEqual([[`${i.mandateRef}-D1`, 50_000]]);
+      await h.executeUpdate(cancelMandateUpdate);
+    });
+  });
+
+  it('the first D3 arrives late: the resend is refused as a duplicate, and only D5 confirming the amount makes it success', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = 'loseAndApplyLater';
+    const i = input();
+    await run(service, async (tq) => {
+      const h = await approved(tq, i);
+      const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000 }] });
+      expect(d).toMatchObject({ status: 'success', confirmedBy: 'requery', reference: `${i.mandateRef}-D1` });
+      expect(service.calls).toEqual([`${i.mandateRef}-D1`, `${i.mandateRef}-D1`]);
+      expect(service.applied.size).toBe(1);
+      expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 70_000, balance: 1_130_000 });
+      await h.executeUpdate(cancelMandateUpdate);
+    });
+  });
+
+  it('an unknown outcome with D5 down stays unknown and blocks new debits until D5 settles it', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = 'lose';
+    const i = input();
+    await run(service, async (tq) => {
+      const h = await approved(tq, i);
+      service.knobs.d5Down = true;
+      const d1 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] });
+      expect(d1).toMatchObject({ status: 'unknown', reference: `${i.mandateRef}-D1` });
+      expect(d1.error).toContain('D5 could not be read');
+      expect(service.calls).toHaveLength(1); // not resent blind
+      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 60_000 }] }))).toContain('still unknown');
+      service.knobs.d5Down = false;
+      const d2 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 60_000 }] });
+      expect(d2).toMatchObject({ status: 'success', reference: `${i.mandateRef}-D2` });
+      const s = await h.query(mandateStateQuery);
+      expect(s).toMatchObject({ totalDebited: 60_000, unresolvedDebits: [] });
+      expect(s.recentDebits.map((d) => [d.reference, d.status])).toEqual([[`${i.mandateRef}-D1`, 'failed'], [`${i.mandateRef}-D2`, 'success']]);
+      expect(s.failures.join('\n')).toContain(`${i.mandateRef}-D1: settled as failed through D5`);
+      await h.executeUpdate(cancelMandateUpdate);
+    });
+  });
+
+  it('FIXED: a refused scheduled debit is tried again a day later with a new reference; the schedule goes on', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = { refuse: 'Insufficient funds' };
+    const fixed = { frequency: 'MONTHLY' as const, interval: 1, initialDebitAmount: 100_000, initialDebitDate: day(now + DAY) };
+    const i = input({ debitType: 'fixed', amount: 300_000, startDate: day(now), fixed });
+    const final = await run(service, async (tq) => (await approved(tq, i)).result());
+    expect(final).toMatchObject({ status: 'completed', totalDebited: 300_000, debitCount: 4 });
+    expect(final.recentDebits.map((d) => [d.reference, d.status, d.scheduledFor])).toEqual([
+      [`${i.mandateRef}-D1`, 'failed', fixed.initialDebitDate],
+      [`${i.mandateRef}-D2`, 'success', fixed.initialDebitDate],
+      [`${i.mandateRef}-D3`, 'success', expect.any(String)],
+      [`${i.mandateRef}-D4`, 'success', expect.any(String)],
+    ]);
+    const gap = Date.parse(final.recentDebits[1].at) - Date.parse(final.recentDebits[0].at);
+    expect(gap).toBeGreaterThanOrEqual(DAY);
+    expect(gap).toBeLessThan(DAY + 60_000);
+    expect(final.failures).toEqual([`${i.mandateRef}-D1: debit ${i.mandateRef}-D1: Insufficient funds`]);
+  });
+
+  it('FIXED: a debit refused as "not ready" because the service cancelled the mandate ends the flow cancelled', async () => {
+    const service = fakeService();
+    service.debitFaults[1] = 'cancelAtServiceFirst';
+    const fixed = { frequency: 'WEEKLY' as const, interval: 1, initialDebitAmount: 100_000, initialDebitDate: day(now + DAY) };
+    const i = input({ debitType: 'fixed', startDate: day(now), fixed });
+    const final = await run(service, async (tq) => (await approved(tq, i)).result());
+    expect(final).toMatchObject({ status: 'cancelled', endReason: 'cancelled at the service', totalDebited: 100_000, debitCount: 2 });
+    expect(service.calls).toHaveLength(2); // no retries of a cancelled mandate
+  });
+
+  it('FIXED: dates before the approval day are skipped; the last debit is capped at the balance, then it completes', async () => {
+    const service = fakeService();
+    const today = Math.floor(now / DAY) * DAY;
+    const fixed = { frequency: 'WEEKLY' as const, interval: 1, initialDebitAmount: 100_000, initialDebitDate: day(today - 14 * DAY) };
+    const i = input({ debitType: 'fixed', amount: 250_000, startDate: day(today - 14 * DAY), fixed });
+    const final = await run(service, async (tq) => (await approved(tq, i)).result());
+    expect(final).toMatchObject({ status: 'completed', endReason: 'balance spent', skippedBeforeApproval: 2, totalDebited: 250_000, balance: 0 });
+    expect(final.recentDebits.map((d) => [d.amount, d.scheduledFor])).toEqual([[100_000, day(today)], [100_000, day(today + 7 * DAY)], [50_000, day(today + 14 * DAY)]]);
+  });
+
+  it('cancel: by signal while awaiting the OTP; a mandate the service already cancelled; a refusal keeps it running; twice by the starter (one D4)', async () => {
+    const service = fakeService();
+    await run(service, async (tq) => {
+      const a = input();
+      const ha = await start(tq, a);
+      await waitStatus(ha, 'awaiting_otp');
+      await ha.signal(cancelMandateSignal);
+      expect(await ha.result()).toMatchObject({ status: 'cancelled', endReason: 'cancelled on request' });
+      expect(service.counts.cancel).toBe(1);
+
+
+      const c = input();
+      const hc = await approved(tq, c);
+      service.mandates.get(`MD-${c.mandateRef}`)!.status = 'cancelled'; // cancelled elsewhere
+      expect(await hc.executeUpdate(cancelMandateUpdate)).toMatchObject({ status: 'cancelled', endReason: 'cancelled (the service reported it already cancelled)' });
+
+      const d = input();
+      const hd = await approved(tq, d);
+      service.knobs.cancelRefusal = 'Mandate not found';
+      expect(await causeOf(hd.executeUpdate(cancelMandateUpdate))).toContain('Mandate not found');
+      expect(await hd.query(mandateStateQuery)).toMatchObject({ status: 'approved', failures: ['cancel: Mandate not found'] });
+      service.knobs.cancelRefusal = undefined;
+      expect((await hd.executeUpdate(cancelMandateUpdate)).status).toBe('cancelled');
+
+      // Last: the starter awaits the ended flow's result, which lets the test server skip time.
+      const b = input();
+      await approved(tq, b);
+      const cancelsBefore = service.counts.cancel;
+      const first = await cancelMandate(env.client, b.mandateRef);
+      const second = await cancelMandate(env.client, b.mandateRef);
+      expect(first).toMatchObject({ status: 'cancelled', endReason: 'cancelled on request' });
+      expect(second).toEqual(first);
+      expect(service.counts.cancel).toBe(cancelsBefore + 1); // one D4 for two cancels
+    });
+  });
+
+  it('creation: invalid FIXED settings fail before D1; a refused D1 fails with its message; an unanswered D1 is looked up by reference', async () => {
+    const service = fakeService();
+    await run(service, async (tq) => {
+      const bad = input({ debitType: 'fixed', fixed: { frequency: 'MONTHLY', interval: 40, initialDebitAmount: 10_000, initialDebitDate: day(now + 90 * 365 * DAY) } });
+      const r1 = await (await start(tq, bad)).result();
+      expect(r1.status).toBe('failed');
+      expect(r1.endReason).toContain('fixed.interval must be a whole number from 1 to 28 for MONTHLY');
+      expect(r1.endReason).toContain('fixed.initialDebitAmount must be an integer of at least 20000 kobo');
+      expect(r1.endReason).toContain('fixed.initialDebitDate must lie between startDate and endDate');
+      expect(service.counts.create).toBe(0);
+
+      service.knobs.createFault = { refuse: 'Customer already exists with the same email address.' };
+      expect(await (await start(tq, input())).result()).toMatchObject({ status: 'failed', endReason: 'create mandate: Customer already exists with the same email address.' });
+
+      // Created, answer lost: the session token is gone, so it is cancelled at the service and the flow fails.
+      service.knobs.createFault = 'loseAfterCreating';
+      const lost = input();
+      expect(await (await start(tq, lost)).result()).toMatchObject({ status: 'failed', endReason: expect.stringContaining('creation response was lost') });
+      expect(service.mandates.get(`MD-${lost.mandateRef}`)!.status).toBe('cancelled');
+
+      // Never reached the service: D5 proves it absent, D1 goes once more.
+      service.knobs.createFault = 'loseBeforeCreating';
+      const h = await start(tq, input());
+      await waitStatus(h, 'awaiting_otp');
+      expect(service.counts.create).toBe(4);
+      expect(service.counts.findByRef).toBe(2);
+      await h.executeUpdate(cancelMandateUpdate);
+    });
+  });
 });

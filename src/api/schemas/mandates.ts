@@ -192,6 +192,11 @@ export const MandateListRequestSchema = z.strictObject({
   ready_to_debit: z.boolean().optional(),
   start_date: isoDate.optional(),
   end_date: isoDate.optional(),
+  /**
+   * A page's `next_cursor` / `prev_cursor`, sent back to get that page. The spec shows the cursors
+   * in the response but not the parameter that carries them back: `cursor` is our choice.
+   */
+  cursor: z.union([z.string().min(1), z.number().int().min(0)]).transform((v) => String(v)).optional(),
 });
 export type MandateListRequest = z.input<typeof MandateListRequestSchema>;
 

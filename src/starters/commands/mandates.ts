@@ -1,18 +1,23 @@
 // CLI: `npm run cli -- mandate <command>`.
 //
-//   mandate start --file mandate.json          (a MandateInput; the BVN stays out of argv)
+//   mandate start --file mandate.json [--follow] (a MandateInput; the BVN stays out of argv)
 //   mandate otp --ref M1 --otp 123456
-//   mandate debit --ref M1 --amount 250000
-//   mandate cancel --ref M1
-//   mandate status --ref M1 [--follow]
-//   mandate list [--status approved] [--account 0123456789] [--page-size 20]
+//   mandate resend-otp --ref M1
+//   mandate debit --ref M1 --amount 250000 [--narration text]
+//   mandate cancel --ref M1 [--signal]
+//   mandate status --ref M1 [--follow] [--debits]
+//   mandate list [--status approved] [--account 0123456789] [--debit-type fixed] ... [--page-size 20]
+//                [--cursor <next_cursor>] [--all]
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config';
 import { PaymentsClient } from '../../api';
-import { mandateStateQuery, mandateWorkflowId, type MandateInput, type MandateState } from '../../shared/mandate';
+import { FINAL_MANDATE_STATUSES, mandateStateQuery, mandateWorkflowId, type MandateInput, type MandateState } from '../../shared/mandate';
 import { followUntilDone } from '../progress';
-import { cancelMandate, debitMandate, getMandateState, listMandates, startMandate, submitMandateOtp } from '../mandates';
+import {
+  cancelMandate, debitMandate, getMandateState, listAllMandates, listMandates, requestMandateCancel, resendMandateOtp, startMandate, submitMandateOtp,
+  type MandateListFilters,
+} from '../mandates';
 import type { ContextFactory } from './index';
 
 export function renderMandateState(s: MandateState): string {
@@ -21,7 +26,19 @@ export function renderMandateState(s: MandateState): string {
   return `[mandate ${s.mandateRef}] ${s.status} balance=${s.balance} debited=${s.totalDebited} debits=${s.debitCount}${next}${end}`;
 }
 
-const FINAL = ['cancelled', 'expired', 'completed', 'failed'];
+/** An update's refusal carries its reason in the cause; the CLI prints that, not "Workflow Update failed". */
+async function explained<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    const cause = (err as { cause?: unknown }).cause;
+    throw new Error(cause instanceof Error && cause.message ? cause.message : (err as Error).message);
+  }
+}
+
+function renderMandateRecord(r: Record<string, unknown>): string {
+  return `${String(r.mandate_id)} ${String(r.status)} ${String(r.debit_type)} amount=${String(r.amount)} balance=${String(r.balance)} debited=${String(r.total_debited)} ref=${String(r.reference)}`;
+}
 
 export function registerMandateCommands(program: Command, context: ContextFactory): void {
   const mandate = program.command('mandate').description('direct-debit mandates (D1-D6)');
@@ -29,8 +46,8 @@ export function registerMandateCommands(program: Command, context: ContextFactor
   mandate
     .command('start')
     .requiredOption('--file <path>', 'JSON file with the mandate input')
-    .option('--no-follow', 'start and return')
-    .action(async (o: { file: string; follow: boolean }) => {
+    .option('--follow', 'print each change until the mandate ends (it waits for the OTP first)')
+    .action(async (o: { file: string; follow?: boolean }) => {
       const ctx = await context();
       const input = JSON.parse(readFileSync(o.file, 'utf8')) as MandateInput;
       const handle = await startMandate(ctx.client, ctx.taskQueue, input);
@@ -44,7 +61,16 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .requiredOption('--otp <code>')
     .action(async (o: { ref: string; otp: string }) => {
       const ctx = await context();
-      console.log(renderMandateState(await submitMandateOtp(ctx.client, o.ref, o.otp)));
+      console.log(renderMandateState(await explained(submitMandateOtp(ctx.client, o.ref, o.otp))));
+    });
+
+  mandate
+    .command('resend-otp')
+    .description('send the customer a new OTP (D6)')
+    .requiredOption('--ref <mandateRef>')
+    .action(async (o: { ref: string }) => {
+      const ctx = await context();
+      console.log(renderMandateState(await explained(resendMandateOtp(ctx.client, o.ref))));
     });
 
   mandate
@@ -55,27 +81,39 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .action(async (o: { ref: string; amount: string; narration?: string }) => {
       if (!/^\d+$/.test(o.amount)) throw new Error('--amount must be an integer in kobo');
       const ctx = await context();
-      const d = await debitMandate(ctx.client, o.ref, Number(o.amount), o.narration);
+      const d = await explained(debitMandate(ctx.client, o.ref, Number(o.amount), o.narration));
       console.log(`${d.reference} ${d.status} ${d.amount}${d.error ? ` (${d.error})` : ''}`);
     });
 
   mandate
     .command('cancel')
+    .description('cancel (D4); a cancelled mandate answers its state again')
     .requiredOption('--ref <mandateRef>')
-    .action(async (o: { ref: string }) => {
+    .option('--signal', 'ask by signal and return at once')
+    .action(async (o: { ref: string; signal?: boolean }) => {
       const ctx = await context();
-      console.log(renderMandateState(await cancelMandate(ctx.client, o.ref)));
+      if (o.signal) {
+        await requestMandateCancel(ctx.client, o.ref);
+        console.log(`cancel requested for ${mandateWorkflowId(o.ref)}`);
+        return;
+      }
+      console.log(renderMandateState(await explained(cancelMandate(ctx.client, o.ref))));
     });
 
   mandate
     .command('status')
     .requiredOption('--ref <mandateRef>')
     .option('--follow', 'print each change until the mandate ends')
-    .action(async (o: { ref: string; follow?: boolean }) => {
+    .option('--debits', 'list the recent debits with their references and outcomes')
+    .action(async (o: { ref: string; follow?: boolean; debits?: boolean }) => {
       const ctx = await context();
       const state = await getMandateState(ctx.client, o.ref);
       console.log(renderMandateState(state));
-      if (o.follow && !FINAL.includes(state.status)) {
+      if (o.debits) {
+        for (const d of state.recentDebits) console.log(`  ${d.reference} ${d.kind} ${d.amount} ${d.status}${d.confirmedBy && d.confirmedBy !== 'response' ? ` (by ${d.confirmedBy})` : ''}${d.error ? ` ${d.error}` : ''}`);
+        for (const f of state.failures) console.log(`  failure: ${f}`);
+      }
+      if (o.follow && !FINAL_MANDATE_STATUSES.includes(state.status)) {
         await followUntilDone(ctx.client.workflow.getHandle(mandateWorkflowId(o.ref)), mandateStateQuery, renderMandateState);
       }
     });
@@ -87,19 +125,58 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .option('--account <number>', 'account_number')
     .option('--mandate-id <id>')
     .option('--merchant-ref <ref>')
+    .option('--customer-name <name>')
+    .option('--mandate-type <type>', 'emandate')
+    .option('--debit-type <type>', 'variable | fixed')
+    .option('--amount <kobo>')
+    .option('--approved <bool>', 'is_approved: true | false')
+    .option('--ready <bool>', 'ready_to_debit: true | false')
+    .option('--from <date>', 'start_date YYYY-MM-DD')
+    .option('--to <date>', 'end_date YYYY-MM-DD')
     .option('--page-size <n>')
-    .action(async (o: { status?: string; account?: string; mandateId?: string; merchantRef?: string; pageSize?: string }) => {
+    .option('--cursor <cursor>', "a page's next_cursor or prev_cursor")
+    .option('--all', 'follow next_cursor to the last page')
+    .action(async (o: Record<string, string | boolean | undefined>) => {
+      const bool = (v: unknown, name: string) => {
+        if (v !== 'true' && v !== 'false') throw new Error(`--${name} must be true or false`);
+        return v === 'true';
+      };
+      const int = (v: unknown, name: string) => {
+        if (!/^\d+$/.test(String(v))) throw new Error(`--${name} must be a whole number`);
+        return Number(v);
+      };
+      const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+      const filters: MandateListFilters = {
+        status: str(o.status) as MandateListFilters['status'],
+        account_number: str(o.account),
+        mandate_id: str(o.mandateId),
+        merchant_ref: str(o.merchantRef),
+        customer_name: str(o.customerName),
+        mandate_type: str(o.mandateType),
+        debit_type: str(o.debitType),
+        amount: o.amount === undefined ? undefined : int(o.amount, 'amount'),
+        is_approved: o.approved === undefined ? undefined : bool(o.approved, 'approved'),
+        ready_to_debit: o.ready === undefined ? undefined : bool(o.ready, 'ready'),
+        start_date: str(o.from),
+        end_date: str(o.to),
+        page_size: o.pageSize === undefined ? undefined : int(o.pageSize, 'page-size'),
+      };
+      for (const k of Object.keys(filters) as (keyof MandateListFilters)[]) if (filters[k] === undefined) delete filters[k];
       const config = loadConfig();
       const api = new PaymentsClient({ baseUrl: config.payments.baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
       try {
-        const filters: Record<string, string | number> = {};
-        if (o.status) filters.status = o.status;
-        if (o.account) filters.account_number = o.account;
-        if (o.mandateId) filters.mandate_id = o.mandateId;
-        if (o.merchantRef) filters.merchant_ref = o.merchantRef;
-        if (o.pageSize) filters.page_size = Number(o.pageSize);
-        const page = await listMandates(api, filters);
-        for (const r of page.records) console.log(`${String(r.mandate_id)} ${String(r.status)} balance=${String(r.balance)} debited=${String(r.total_debited)} ref=${String(r.reference)}`);
+        if (o.all) {
+          let n = 0;
+          for await (const r of listAllMandates(api, filters)) {
+            console.log(renderMandateRecord(r));
+            n += 1;
+          }
+          console.log(`${n} mandate(s)`);
+          return;
+        }
+        const page = await listMandates(api, filters, str(o.cursor));
+        for (const r of page.records) console.log(renderMandateRecord(r));
+        if (page.prev_cursor !== undefined && page.prev_cursor !== null) console.log(`prev_cursor=${String(page.prev_cursor)}`);
         console.log(page.has_more ? `more: next_cursor=${String(page.next_cursor)}` : 'end of list');
       } finally {
         await api.close();

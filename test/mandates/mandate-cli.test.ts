@@ -1,0 +1,92 @@
+// The mandate CLI (`npm run cli -- mandate …`) as a user runs it against a running stack (dev
+// server, worker, sandbox): start from a file, a wrong OTP and a debit below N200 print the
+// reason and exit 1, a debit, status with the debits, D5 listing with a cursor, cancel twice.
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createLogger } from '../../src/logging/logger';
+import { runServices, type RunningServices } from '../../src/stack/services';
+import type { MandateInput } from '../../src/shared/mandate';
+import { MANDATE_OTP } from '../../src/sandbox';
+import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+
+const execFileAsync = promisify(execFile);
+const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
+const config = testConfig();
+let services: RunningServices;
+
+beforeAll(async () => {
+  services = await runServices({ config, logger: createLogger({ destination: new LogCapture() }), workflowBundle: await workflowBundle() });
+}, 60_000);
+afterAll(() => services?.stop());
+
+async function cli(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  const env = { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: config.temporal.taskQueue, PAYMENTS_BASE_URL: services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn' };
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', CLI, ...args], { env, timeout: 60_000 });
+    return { stdout, stderr, code: 0 };
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+it('mandate start / otp / debit / status / list / cancel from the command line', async () => {
+  const lastName = `C${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  const ref = `CLI${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+  const input: MandateInput = {
+    mandateRef: ref, debitType: 'variable', amount: 500_000, accountNumber: '0123456789', bankCode: '058', description: 'CLI test',
+    startDate: '2026-01-01', endDate: '2099-12-31', customerEmail: `${ref.toLowerCase()}@example.com`,
+    customer: { bvn: '22212345678', firstName: 'Ada', lastName, address: '1 Way', phone: '08012345678' },
+  };
+  const file = join(mkdtempSync(join(tmpdir(), 'mandate-cli-')), 'mandate.json');
+  writeFileSync(file, JSON.stringify(input));
+
+  const started = await cli(['mandate', 'start', '--file', file]);
+  expect(started.stdout).toContain(`started mandate-${ref}`);
+  expect(started.stdout).not.toContain(input.customer.bvn);
+
+  let status = '';
+  for (let n = 0; n < 50 && !status.includes('awaiting_otp'); n++) status = (await cli(['mandate', 'status', '--ref', ref])).stdout;
+  expect(status).toContain(`[mandate ${ref}] awaiting_otp balance=500000`);
+
+  const wrong = await cli(['mandate', 'otp', '--ref', ref, '--otp', '000000']);
+  expect(wrong.code).toBe(1);
+  expect(wrong.stderr).toContain('Invalid OTP');
+  expect((await cli(['mandate', 'otp', '--ref', ref, '--otp', MANDATE_OTP])).stdout).toContain(`[mandate ${ref}] approved`);
+
+  const below = await cli(['mandate', 'debit', '--ref', ref, '--amount', '19999']);
+  expect(below.code).toBe(1);
+  expect(below.stderr).toContain('amount must be at least 20000 kobo (N200)');
+  const over = await cli(['mandate', 'debit', '--ref', ref, '--amount', '500001']);
+  expect(over.stderr).toContain('exceeds the remaining balance 500000');
+  expect((await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000'])).stdout).toContain(`${ref}-D1 success 150000`);
+
+  const shown = (await cli(['mandate', 'status', '--ref', ref, '--debits'])).stdout;
+  expect(shown).toContain('approved balance=350000 debited=150000 debits=1');
+  expect(shown).toContain(`  ${ref}-D1 requested 150000 success`);
+
+  const listed = (await cli(['mandate', 'list', '--merchant-ref', ref])).stdout;
+  expect(listed).toMatch(new RegExp(`MD\\d+ approved variable amount=500000 balance=350000 debited=150000 ref=${ref}`));
+  expect(listed).toContain('end of list');
+
+  // A second mandate for the same customer name, to page through with a cursor.
+  const second = { ...input, mandateRef: `${ref}B`, customerEmail: `b-${input.customerEmail}` };
+  writeFileSync(file, JSON.stringify(second));
+  await cli(['mandate', 'start', '--file', file]);
+  const page1 = (await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1'])).stdout;
+  const cursor = /more: next_cursor=(\S+)/.exec(page1)?.[1];
+  expect(cursor).toBeDefined();
+  const page2 = (await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1', '--cursor', cursor!])).stdout;
+  expect(page2).toContain('end of list');
+  expect([page1, page2].join('\n')).toContain(`ref=${ref}B`);
+  expect((await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1', '--all'])).stdout).toContain('2 mandate(s)');
+  expect((await cli(['mandate', 'list', '--approved', 'maybe'])).stderr).toContain('--approved must be true or false');
+
+  expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(`[mandate ${ref}] cancelled balance=350000`);
+  expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(`[mandate ${ref}] cancelled balance=350000`);
+  expect((await cli(['mandate', 'cancel', '--ref', `${ref}B`, '--signal'])).stdout).toContain(`cancel requested for mandate-${ref}B`);
+}, 180_000);
