@@ -133,6 +133,7 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
     if (landed === entry.amount) {
       entry.status = 'success';
       entry.confirmedBy = 'requery';
+      entry.error = undefined;
       return;
     }
     if (landed === 0 && mayResend) {
@@ -411,7 +412,7 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
       scheduleDone = await scheduledDate(input.fixed);
     } else {
       // VARIABLE: debits arrive as Updates; wake for cancellation, the end date, or continue-as-new.
-      await condition(() => cancelRequested || finished() || debitsThisRun >= runLimit, Math.max(endAt - Date.now(), 1));
+      await condition(() => cancelRequested || finished() || debitsThisRun >= runLimit || workflowInfo().continueAsNewSuggested, Math.max(endAt - Date.now(), 1));
     }
   }
   state.nextDebitAt = undefined;

@@ -42,7 +42,7 @@ function fakeService() {
   const debitFaults: (DebitFault | undefined)[] = [];
   const lateArrivals: MandateDebitRequest[] = [];
   const counts = { create: 0, cancel: 0, resend: 0, findByRef: 0 };
-  const knobs = { sessionExpired: false, d5Down: false, createFault: undefined as undefined | 'loseAfterCreating' | 'loseBeforeCreating' | { refuse: string }, cancelRefusal: undefined as string | undefined };
+  const knobs = { gate: undefined as Promise<void> | undefined, sessionExpired: false, d5Down: false, createFault: undefined as undefined | 'loseAfterCreating' | 'loseBeforeCreating' | { refuse: string }, cancelRefusal: undefined as string | undefined };
 
   const apply = (req: MandateDebitRequest) => {
     const m = mandates.get(req.mandateId)!;
@@ -78,6 +78,7 @@ function fakeService() {
     },
     async debitMandate(req) {
       calls.push(req.reference);
+      if (knobs.gate) await knobs.gate;
       for (const late of lateArrivals.splice(0)) apply(late);
       const fault = debitFaults[calls.length - 1];
       if (fault === 'lose') throw refuse('OutcomeUnknown', `debit ${req.reference}: headers timeout`);
@@ -304,6 +305,44 @@ describe('mandate workflow (time-skipping)', () => {
       expect(s.recentDebits.map((d) => [d.reference, d.status])).toEqual([[`${i.mandateRef}-D1`, 'failed'], [`${i.mandateRef}-D2`, 'success']]);
       expect(s.failures.join('\n')).toContain(`${i.mandateRef}-D1: settled as failed through D5`);
       await h.executeUpdate(cancelMandateUpdate);
+    });
+  });
+
+  it('VARIABLE across continue-as-new: references, balance and debits carry on in the next run', async () => {
+    const service = fakeService();
+    const i = input({ amount: 500_000, debitsPerRun: 2 });
+    await run(service, async (tq) => {
+      const h = await approved(tq, i);
+      const firstRun = (await h.describe()).runId;
+      for (let n = 1; n <= 5; n++) {
+        expect(await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] })).toMatchObject({ reference: `${i.mandateRef}-D${n}`, status: 'success' });
+      }
+      const s = await h.query(mandateStateQuery);
+      expect(s).toMatchObject({ status: 'approved', debitCount: 5, totalDebited: 150_000, balance: 350_000 });
+      expect(s.recentDebits.map((d) => d.sequence)).toEqual([1, 2, 3, 4, 5]);
+      expect((await h.describe()).runId).not.toBe(firstRun);
+      expect(await h.executeUpdate(cancelMandateUpdate)).toMatchObject({ status: 'cancelled', totalDebited: 150_000 });
+    });
+  });
+
+  it('a debit waiting behind a cancel is refused after it: handlers run one at a time and re-check the state', async () => {
+    const service = fakeService();
+    const i = input();
+    await run(service, async (tq) => {
+      const h = await approved(tq, i);
+      let open!: () => void;
+      service.knobs.gate = new Promise<void>((r) => (open = r));
+      const first = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000 }] });
+      while (service.calls.length === 0) await new Promise((r) => setTimeout(r, 10)); // D3 in flight
+      const cancel = h.executeUpdate(cancelMandateUpdate);
+      await new Promise((r) => setTimeout(r, 200));
+      const second = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] }).then(() => 'debited', (e: unknown) => String((e as Error).cause));
+      await new Promise((r) => setTimeout(r, 200));
+      open();
+      expect(await first).toMatchObject({ status: 'success', reference: `${i.mandateRef}-D1` });
+      expect(await cancel).toMatchObject({ status: 'cancelled', totalDebited: 40_000 });
+      expect(await second).toMatch(/not approved|cancelled/);
+      expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
     });
   });
 
