@@ -24,7 +24,7 @@ afterAll(() => services?.stop());
 
 const input = (over: Partial<MandateInput> = {}): MandateInput => ({
   mandateRef: `M${randomUUID().replace(/-/g, '').slice(0, 12)}`, debitType: 'variable', amount: 1_000_000, accountNumber: '0123456789', bankCode: '058',
-  description: 'Gym membership', startDate: '2026-11-22', endDate: '2099-12-31', customerEmail: `c-${randomUUID()}@example.com`,
+  description: 'Gym membership', startDate: new Date().toISOString().slice(0, 10), endDate: '2099-12-31', customerEmail: `c-${randomUUID()}@example.com`,
   customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' }, ...over,
 });
 const client = () => services.client;
