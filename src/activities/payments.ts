@@ -1,123 +1,167 @@
-// Direct card payment activities: B1 charge and B2 authorize (money-moving: one attempt each,
-// every failure typed for the workflow), and verify by reference (a read, retried).
+// Activities of the card, bank, USSD, hosted checkout and recurring flows.
+//
+// Money-moving calls (B1 charge, B2 authorize, B3 debit, B4 validate, B5 USSD, A1 initiate,
+// A4 token charge) are proxied with one attempt and every failure is typed (toActivityFailure):
+// a refusal (BadRequest, InvalidRequest, Unauthorized, NotFound) proves nothing happened; anything
+// else is an unknown outcome that the workflow settles by verifying the reference first.
+// Reads (verify, A5 cancel, which is idempotent) may be retried by their retry policy.
+//
+// Nothing here logs a request body: card data, PIN, OTP and bank codes pass through the API
+// client and are never logged; only references and statuses are.
 import { ApplicationFailure } from '@temporalio/activity';
+import { BadRequestError, type CheckoutInitiateRequest, type DirectChargeBankRequest, type DirectChargeCardRequest, type DirectInitiateUssdRequest } from '../api';
 import type { ActivityDeps } from './index';
 import { toActivityFailure } from './pos';
-import type { CardPaymentInput } from '../shared/card';
+import type { CardDetails, CardPaymentInput } from '../shared/card';
 import type { BankPaymentInput, UssdPaymentInput } from '../shared/bank-ussd';
 import type { CheckoutInput } from '../shared/checkout';
+import type { TransactionLookup, VerifiedStatus } from '../shared/payment-common';
 
 export interface CardStepResult {
+  /** ValidatePin, ValidateOTP, ThreeDSecure or Success (anything else is settled by verify). */
   transactionStatus: string;
   authUrl?: string;
 }
 
+export type ChargeCardRequest = Omit<CardPaymentInput, 'card'> & { card: CardDetails };
+
 export function createPaymentActivities({ api, logger }: ActivityDeps) {
   return {
-    async chargeCard(input: CardPaymentInput): Promise<CardStepResult> {
+    /** B1. Money-moving: one attempt. */
+    async chargeCard(input: ChargeCardRequest): Promise<CardStepResult> {
+      const req: DirectChargeCardRequest = {
+        transaction_reference: input.transactionRef,
+        amount: input.amount,
+        currency: input.currency,
+        pass_charge: input.passCharge,
+        redirect_url: input.redirectUrl,
+        customer: { name: input.customer.name, email: input.customer.email },
+        card: { number: input.card.number, cvv: input.card.cvv, expiry_month: input.card.expiryMonth, expiry_year: input.card.expiryYear },
+      };
       try {
-        const res = await api.direct.chargeCard({
-          transaction_reference: input.transactionRef,
-          amount: input.amount,
-          currency: input.currency,
-          pass_charge: input.passCharge,
-          redirect_url: input.redirectUrl,
-          customer: input.customer,
-          card: { number: input.card.number, cvv: input.card.cvv, expiry_month: input.card.expiryMonth, expiry_year: input.card.expiryYear },
-        } as never);
-        const data = res.data as { transaction_status: string; auth_url?: string };
-        logger.info({ transactionRef: input.transactionRef, status: data.transaction_status }, 'card charged');
-        return { transactionStatus: data.transaction_status, authUrl: data.auth_url ?? undefined };
+        const { data } = await api.direct.chargeCard(req);
+        const status = data.transaction_status ?? 'unknown';
+        logger.info({ transactionRef: input.transactionRef, status }, 'card charge answered');
+        return { transactionStatus: status, authUrl: data.auth_url ?? undefined };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: 'charge card' });
       }
     },
 
-    async authorizeCard(transactionRef: string, authorization: { pin?: string; otp?: string }): Promise<CardStepResult> {
+    /** B2 with a PIN or an OTP. Money-moving: one attempt. */
+    async authorizeCard(transactionRef: string, authorization: { pin: string } | { otp: string }): Promise<CardStepResult> {
       try {
-        const res = await api.direct.authorizeCard({ transaction_reference: transactionRef, authorization } as never);
-        return { transactionStatus: (res.data as { transaction_status: string }).transaction_status };
+        const { data } = await api.direct.authorizeCard({ transaction_reference: transactionRef, authorization });
+        const status = data.transaction_status ?? 'unknown';
+        logger.info({ transactionRef, status, step: 'pin' in authorization ? 'pin' : 'otp' }, 'card authorization answered');
+        return { transactionStatus: status };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: 'authorize card payment' });
       }
     },
 
-    async chargeBank(input: BankPaymentInput): Promise<{ authModel: string }> {
+    /** B3. Money-moving: one attempt. */
+    async chargeBank(input: BankPaymentInput): Promise<{ authModel?: string }> {
+      const req: DirectChargeBankRequest = {
+        transaction_reference: input.transactionRef, amount: input.amount, currency: input.currency, pass_charge: input.passCharge,
+        bank: { bank_code: input.bank.bankCode, account_or_phoneno: input.bank.accountOrPhone }, customer: { name: input.customer.name, email: input.customer.email },
+      };
       try {
-        const res = await api.direct.chargeBank({
-          transaction_reference: input.transactionRef, amount: input.amount, currency: input.currency, pass_charge: input.passCharge,
-          bank: { bank_code: input.bank.bankCode, account_or_phoneno: input.bank.accountOrPhone }, customer: input.customer,
-        } as never);
-        return { authModel: (res.data as { auth_model: string }).auth_model };
+        const { data } = await api.direct.chargeBank(req);
+        logger.info({ transactionRef: input.transactionRef, authModel: data.auth_model }, 'bank debit answered');
+        return { authModel: data.auth_model ?? undefined };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: 'bank debit' });
       }
     },
 
-    async validateBank(transactionRef: string, code: string): Promise<{ authModel?: string }> {
+    /** B4 with the payer's token or OTP. Money-moving: one attempt. */
+    async validateBank(transactionRef: string, code: string): Promise<{ authModel?: string; transactionStatus?: string }> {
       try {
-        const res = await api.direct.validateBank({ transaction_reference: transactionRef, authorization: { otp_token: code } } as never);
-        return { authModel: (res.data as { auth_model?: string }).auth_model };
+        const { data } = await api.direct.validateBank({ transaction_reference: transactionRef, authorization: { otp_token: code } });
+        logger.info({ transactionRef, status: data.transaction_status }, 'bank validation answered');
+        return { authModel: data.auth_model ?? undefined, transactionStatus: data.transaction_status ?? undefined };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: 'validate bank payment' });
       }
     },
 
-    async initiateUssd(input: UssdPaymentInput): Promise<{ ussdCode: string; expiresAt: string }> {
+    /** B5. Creates the transaction: one attempt, settled by verify when the answer is lost. */
+    async initiateUssd(input: UssdPaymentInput): Promise<{ ussdCode: string; expiresAt?: string }> {
+      const req: DirectInitiateUssdRequest = {
+        transaction_reference: input.transactionRef, amount: input.amount, currency: input.currency, pass_charge: input.passCharge,
+        ussd: { bank_code: input.bankCode as DirectInitiateUssdRequest['ussd']['bank_code'] }, customer: { name: input.customer.name, email: input.customer.email },
+      };
       try {
-        const res = await api.direct.initiateUssd({
-          transaction_reference: input.transactionRef, amount: input.amount, currency: input.currency, pass_charge: input.passCharge,
-          ussd: { bank_code: input.bankCode }, customer: input.customer,
-        } as never);
-        const d = (res.data as { ussd_details: { ussd_reference: string; expiresAt: string } }).ussd_details;
-        return { ussdCode: d.ussd_reference, expiresAt: d.expiresAt };
+        const { data } = await api.direct.initiateUssd(req);
+        const code = data.ussd_details?.ussd_reference;
+        if (!code) throw ApplicationFailure.create({ type: 'OutcomeUnknown', message: 'B5 answered without ussd_details.ussd_reference', nonRetryable: true });
+        logger.info({ transactionRef: input.transactionRef }, 'USSD code issued');
+        return { ussdCode: code, expiresAt: data.ussd_details?.expiresAt ?? undefined };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: 'initiate USSD' });
       }
     },
 
-    /** A1: not money-moving by itself (the payer pays in the modal), but not repeatable: one attempt. */
+    /** A1 (+A3). Creates the transaction: one attempt, settled by verify when the answer is lost. */
     async initiateCheckout(input: CheckoutInput): Promise<{ checkoutUrl: string }> {
+      const req: CheckoutInitiateRequest = {
+        amount: input.amount, email: input.email, currency: input.currency, initiate_type: 'inline', transaction_ref: input.transactionRef,
+        customer_name: input.customerName, callback_url: input.callbackUrl, payment_channels: input.channels, metadata: input.metadata,
+        pass_charge: input.passCharge, sub_merchant_id: input.subMerchantId, is_recurring: input.isRecurring,
+      };
       try {
-        const res = await api.checkout.initiate({
-          amount: input.amount, email: input.email, currency: input.currency, initiate_type: 'inline', transaction_ref: input.transactionRef,
-          customer_name: input.customerName, callback_url: input.callbackUrl, payment_channels: input.channels, metadata: input.metadata,
-          pass_charge: input.passCharge, sub_merchant_id: input.subMerchantId, is_recurring: input.isRecurring,
-        } as never);
-        return { checkoutUrl: (res.data as { checkout_url: string }).checkout_url };
+        const { data } = await api.checkout.initiate(req);
+        logger.info({ transactionRef: input.transactionRef }, 'checkout initiated');
+        return { checkoutUrl: data.checkout_url };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: 'initiate checkout' });
       }
     },
 
-    /** A4: money-moving, one attempt; the workflow verifies by reference on an unknown outcome. */
-    async chargeToken(req: { tokenId: string; amount: number; reference: string }): Promise<string> {
+    /** A4. Money-moving: one attempt; the workflow verifies the reference first and after an unknown outcome. */
+    async chargeToken(req: { tokenId: string; amount: number; reference: string }): Promise<{ transactionStatus?: string }> {
       try {
-        const res = await api.tokens.charge({ amount: req.amount, token_id: req.tokenId, transaction_ref: req.reference });
-        return String((res.data as { transaction_status?: string }).transaction_status ?? 'Success');
+        const { data } = await api.tokens.charge({ amount: req.amount, token_id: req.tokenId, transaction_ref: req.reference });
+        logger.info({ transactionRef: req.reference, status: data.transaction_status }, 'token charge answered');
+        return { transactionStatus: data.transaction_status ?? undefined };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: `charge token for ${req.reference}` });
       }
     },
 
+    /** A5. true when cancelled now, false when the service refused ('Recurring Payment was not cancelled': already cancelled or unknown). */
     async cancelToken(tokenId: string): Promise<boolean> {
       try {
-        await api.tokens.cancel({ auth_code: [tokenId] });
-        return true;
+        const { data } = await api.tokens.cancel({ auth_code: [tokenId] });
+        return data.auth_code.includes(tokenId);
       } catch (err) {
-        const failure = toActivityFailure(err, { moneyMoving: false, what: 'cancel token' });
-        if (failure.type === 'BadRequest') return false; // 'Recurring Payment was not cancelled': already cancelled or unknown
-        throw failure;
+        if (err instanceof BadRequestError) return false;
+        throw toActivityFailure(err, { moneyMoving: false, what: 'cancel token' });
       }
     },
 
-    async verifyTransaction(transactionRef: string): Promise<string> {
+    /** Verify one transaction by reference: its status, or found=false for a reference the service does not know (400). */
+    async lookupTransaction(transactionRef: string): Promise<TransactionLookup> {
       try {
-        return (await api.transactions.verify({ transaction_ref: transactionRef })).data.transaction_status;
+        const { data } = await api.transactions.verify({ transaction_ref: transactionRef });
+        const d = data as typeof data & { failure_reason?: unknown };
+        return {
+          found: true,
+          status: data.transaction_status as VerifiedStatus,
+          amount: data.transaction_amount ?? undefined,
+          merchantAmount: data.merchant_amount ?? undefined,
+          currency: data.transaction_currency_id ?? undefined,
+          transactionType: data.transaction_type ?? undefined,
+          reason: typeof d.failure_reason === 'string' ? d.failure_reason : undefined,
+        };
       } catch (err) {
-        const failure = toActivityFailure(err, { moneyMoving: false, what: 'verify transaction' });
-        throw failure instanceof ApplicationFailure ? failure : ApplicationFailure.create({ message: String(err) });
+        // Public facts: verify answers 400 for an unknown reference.
+        if (err instanceof BadRequestError) return { found: false };
+        throw toActivityFailure(err, { moneyMoving: false, what: 'verify transaction' });
       }
     },
   };
 }
+
+export type PaymentFlowActivities = ReturnType<typeof createPaymentActivities>;

@@ -3,6 +3,7 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 
 export interface BankPaymentInput {
   transactionRef: string;
+  /** Lowest unit (kobo). */
   amount: number;
   currency: 'NGN';
   bank: { bankCode: string; accountOrPhone: string };
@@ -17,9 +18,11 @@ export interface UssdPaymentInput {
   transactionRef: string;
   amount: number;
   currency: 'NGN';
+  /** One of the spec's USSD bank codes. */
   bankCode: string;
   customer: { name: string; email: string };
   passCharge?: boolean;
+  /** After expiresAt, how long a late webhook may take before verify decides. Default 30 s. */
   webhookGraceMs?: number;
 }
 
@@ -29,14 +32,20 @@ export interface DirectPaymentState {
   transactionRef: string;
   status: DirectStatus;
   amount: number;
-  /** Bank: ValidateTOKEN or ValidateOTP. USSD: USSDCodeGenerated. */
+  /** Bank: ValidateTOKEN or ValidateOTP (absent when B3's answer was lost but the debit exists). USSD: USSDCodeGenerated. */
   authModel?: string;
+  /** USSD: the code the payer dials, and until when. */
   ussdCode?: string;
   expiresAt?: string;
   confirmedBy?: 'webhook' | 'verify';
+  webhooksReceived: number;
+  /** Bank codes the service refused (limit MAX_REFUSED_CODES). */
+  refusedCodes: number;
   reason?: string;
 }
 
 export const directPaymentStateQuery = defineQuery<DirectPaymentState>('directPaymentState');
-/** The payer's 6-digit token or OTP for a bank debit. */
+/** The payer's token or OTP for a bank debit (4 to 8 digits); answers the next state or the service's refusal. */
 export const submitBankCodeUpdate = defineUpdate<DirectPaymentState, [string]>('submitBankCode');
+
+export const DIRECT_FINAL_STATUSES: DirectStatus[] = ['success', 'failed', 'expired', 'unknown'];

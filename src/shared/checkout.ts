@@ -1,5 +1,7 @@
-// Hosted checkout (A1) and recurring charges (A3-A5): the flows' contract.
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+// Hosted checkout (A1, paid in the service's modal; A2 simulates a transfer in the sandbox).
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+
+export type PaymentChannel = 'card' | 'bank' | 'ussd' | 'transfer';
 
 export interface CheckoutInput {
   transactionRef: string;
@@ -8,12 +10,15 @@ export interface CheckoutInput {
   currency: 'NGN' | 'USD';
   email: string;
   customerName?: string;
+  /** E-3: where the modal sends the payer after payment (e.g. the receiver's /payments/return). */
   callbackUrl?: string;
-  channels?: ('card' | 'bank' | 'ussd' | 'transfer')[];
+  channels?: PaymentChannel[];
+  /** Custom fields: sent with A1, returned by the service in the webhook. */
   metadata?: Record<string, unknown>;
   passCharge?: boolean;
+  /** Aggregators only. */
   subMerchantId?: string;
-  /** A3: tokenise the card on this payment. */
+  /** A3: tokenise the card on this payment (the token arrives in the webhook). */
   isRecurring?: boolean;
   /** How long the checkout stays open (ms). Default 30 minutes. */
   expiryMs?: number;
@@ -24,49 +29,18 @@ export interface CheckoutState {
   transactionRef: string;
   status: 'initiating' | 'open' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown';
   checkoutUrl?: string;
+  /** A3: payment_information.token_id from the webhook. */
   tokenId?: string;
+  /** Card, Bank, Ussd, Transfer... from the webhook or verify. */
   transactionType?: string;
+  /** What the payer paid (with pass_charge, amount + charge) and the metadata the service returned. */
+  amountPaid?: number;
+  meta?: Record<string, unknown>;
   confirmedBy?: 'webhook' | 'verify';
+  webhooksReceived: number;
   reason?: string;
 }
 
 export const checkoutStateQuery = defineQuery<CheckoutState>('checkoutState');
-/** Used with update-with-start: answers the checkout_url as soon as A1 returns it. */
+/** Used with update-with-start: answers checkout_url as soon as A1 returned it (or fails with A1's reason). */
 export const checkoutUrlUpdate = defineUpdate<{ checkoutUrl: string; transactionRef: string }, []>('checkoutUrl');
-
-export interface RecurringInput {
-  planRef: string;
-  amount: number;
-  currency: 'NGN' | 'USD';
-  email: string;
-  /** Time between charges (ms). */
-  intervalMs: number;
-  /** Stop after this many charges (the first payment included); unlimited when absent. */
-  maxCycles?: number;
-  /** Cycles per run before continue-as-new. Default 24. */
-  cyclesPerRun?: number;
-  checkout?: Partial<Pick<CheckoutInput, 'callbackUrl' | 'metadata' | 'expiryMs' | 'webhookGraceMs' | 'customerName'>>;
-}
-
-export interface RecurringCycle {
-  cycle: number;
-  reference: string;
-  status: 'success' | 'failed' | 'unknown';
-  reason?: string;
-}
-
-export interface RecurringState {
-  planRef: string;
-  status: 'awaiting_first_payment' | 'active' | 'cancelled' | 'completed' | 'failed';
-  tokenId?: string;
-  cycle: number;
-  recentCycles: RecurringCycle[];
-  nextChargeAt?: string;
-  reason?: string;
-}
-
-export const recurringStateQuery = defineQuery<RecurringState>('recurringState');
-export const cancelRecurringSignal = defineSignal('cancelRecurring');
-export const recurringWorkflowId = (planRef: string): string => `recurring-${planRef}`;
-/** The first payment's reference (C1) and later cycles' (C2, C3, …): stable per cycle. */
-export const cycleReference = (planRef: string, cycle: number): string => `${planRef}-C${cycle}`;

@@ -1,147 +1,281 @@
-// Typed starters for direct card, bank and USSD payments: start, PIN/OTP/code, state.
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+// Typed starters for backends: direct card, bank and USSD payments, hosted checkout and
+// recurring charges. Every input is validated with zod before a workflow starts (errors name the
+// field and the rule, never the value: card data is not echoed). PIN, OTP and bank codes go to
+// the running flow as Updates; their outcome comes back synchronously as the next state or a
+// PaymentStepError.
+import {
+  WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
+import { USSD_BANK_CODES } from '../api';
 import { cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../shared/card';
+import { directPaymentStateQuery, submitBankCodeUpdate, type BankPaymentInput, type DirectPaymentState, type UssdPaymentInput } from '../shared/bank-ussd';
+import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
+import {
+  cancelRecurringSignal, cycleReference, recurringStateQuery, recurringWorkflowId, tokenChargeStateQuery, type RecurringInput, type RecurringState, type TokenChargeState,
+} from '../shared/recurring';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { cardPaymentWorkflow } from '../workflows/card-payment';
-import type { checkoutWorkflow } from '../workflows/checkout';
-import {
-  cancelRecurringSignal, checkoutStateQuery, checkoutUrlUpdate, cycleReference, recurringStateQuery, recurringWorkflowId,
-  type CheckoutInput, type CheckoutState, type RecurringInput, type RecurringState,
-} from '../shared/checkout';
-import type { recurringChargeWorkflow } from '../workflows/recurring';
-import { directPaymentStateQuery, submitBankCodeUpdate, type BankPaymentInput, type DirectPaymentState, type UssdPaymentInput } from '../shared/bank-ussd';
 import type { bankPaymentWorkflow } from '../workflows/bank-payment';
 import type { ussdPaymentWorkflow } from '../workflows/ussd-payment';
+import type { checkoutWorkflow } from '../workflows/checkout';
+import type { recurringChargeWorkflow } from '../workflows/recurring';
+
+// ---- errors ----
+
+/** A starter input broke a rule; `issues` name the field and the rule, never the value. */
+export class PaymentInputError extends Error {
+  constructor(readonly issues: { field: string; rule: string }[]) {
+    super(`invalid payment input: ${issues.map((i) => `${i.field} ${i.rule}`).join('; ')}`);
+    this.name = 'PaymentInputError';
+  }
+}
+/** Kept for callers of the card starter. */
+export const CardInputError = PaymentInputError;
+export type CardInputError = PaymentInputError;
+
+/** A flow for this reference exists already (running, or a held webhook for it): a reference pays once. */
+export class DuplicateReferenceError extends Error {
+  constructor(readonly reference: string) {
+    super(`a payment flow for reference ${reference} exists already`);
+    this.name = 'DuplicateReferenceError';
+  }
+}
+
+/**
+ * A PIN, OTP or bank code that did not move the flow on.
+ *  - not_expected: the flow was not waiting for it, or it is malformed (refused by the validator; nothing in history);
+ *  - refused: the service refused it; the flow keeps waiting (`details.refusedCodes` of `details.limit`);
+ *  - outcome_unknown: the service's answer was lost and the payment is still pending: send it again;
+ *  - ended: the payment has ended (e.g. the limit of refused codes was reached, or the flow is over).
+ */
+export class PaymentStepError extends Error {
+  constructor(
+    readonly kind: 'not_expected' | 'refused' | 'outcome_unknown' | 'ended',
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'PaymentStepError';
+  }
+}
+
+const KIND_BY_TYPE: Record<string, PaymentStepError['kind']> = { Refused: 'refused', OutcomeUnknown: 'outcome_unknown', Ended: 'ended' };
+
+async function step<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) {
+      const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
+      const kind = (cause?.type && KIND_BY_TYPE[cause.type]) || 'not_expected';
+      throw new PaymentStepError(kind, cause?.message ?? err.message, cause?.details?.[0]);
+    }
+    if (err instanceof WorkflowNotFoundError) throw new PaymentStepError('ended', 'no payment flow is waiting for this reference (it has ended or never started)');
+    throw err;
+  }
+}
+
+function parseOrThrow<T>(schema: z.ZodType<T>, raw: unknown): T {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new PaymentInputError(parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', rule: i.message })));
+  return parsed.data;
+}
+
+async function startOnce<H>(reference: string, start: () => Promise<H>): Promise<H> {
+  try {
+    return await start();
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) throw new DuplicateReferenceError(reference);
+    throw err;
+  }
+}
+
+// ---- shared rules ----
+
+const reference = z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1-100 letters, digits, _ . or -');
+const lowestUnit = z.number().int('must be an integer in the lowest unit').positive('must be greater than 0');
+const customer = z.object({ name: z.string().min(1, 'is required'), email: z.email('must be an e-mail address') });
+const ms = z.number().int('must be an integer number of ms').positive('must be greater than 0');
+const graceMs = z.number().int('must be an integer number of ms').nonnegative('must not be negative');
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+const handle = (client: Client, ref: string): WorkflowHandle => client.workflow.getHandle(paymentWorkflowId(ref));
+
+// ---- direct card ----
 
 export const cardPaymentInputSchema = z.object({
-  transactionRef: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1-100 letters, digits, _ . or -'),
-  amount: z.number().int('must be an integer in the lowest unit').positive('must be greater than 0'),
-  currency: z.enum(['NGN', 'USD']),
+  transactionRef: reference,
+  amount: lowestUnit,
+  currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }),
   card: z.object({
     number: z.string().regex(/^\d{12,19}$/, 'must be 12 to 19 digits'),
     cvv: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
     expiryMonth: z.string().regex(/^(0[1-9]|1[0-2])$/, 'must be 01 to 12'),
     expiryYear: z.string().regex(/^\d{2}$/, 'must be 2 digits'),
   }),
-  customer: z.object({ name: z.string().min(1, 'is required'), email: z.email('must be an e-mail address') }),
+  customer,
   passCharge: z.boolean().optional(),
-  redirectUrl: z.url().optional(),
-  pinTimeoutMs: z.number().int().positive().optional(),
-  otpTimeoutMs: z.number().int().positive().optional(),
-  threeDsTimeoutMs: z.number().int().positive().optional(),
-  webhookGraceMs: z.number().int().nonnegative().optional(),
+  redirectUrl: httpUrl.optional(),
+  pinTimeoutMs: ms.optional(),
+  otpTimeoutMs: ms.optional(),
+  threeDsTimeoutMs: ms.optional(),
+  threeDsPollMs: ms.optional(),
+  webhookGraceMs: graceMs.optional(),
 });
 
-export class CardInputError extends Error {
-  // Issues name the field and the rule; the rejected value (card data) is never echoed.
-  constructor(readonly issues: { field: string; rule: string }[]) {
-    super(`invalid card payment: ${issues.map((i) => `${i.field} ${i.rule}`).join('; ')}`);
-    this.name = 'CardInputError';
-  }
+/** Starts B1 under workflow id payment-<transactionRef>; follow it with getCardPaymentState / handle.result(). */
+export async function startCardPayment(client: Client, taskQueue: string, raw: CardPaymentInput): Promise<WorkflowHandle<typeof cardPaymentWorkflow>> {
+  const input = parseOrThrow(cardPaymentInputSchema, raw) as CardPaymentInput;
+  return startOnce(input.transactionRef, () =>
+    client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+      workflowId: paymentWorkflowId(input.transactionRef),
+      taskQueue,
+      args: [input],
+      // A reference pays once: a finished flow's id is not reused (nor a held webhook's, while it runs).
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: paymentSearchAttributes({ flow: 'card', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'charging' }),
+    }),
+  );
 }
-
-export async function startCardPayment(client: Client, taskQueue: string, raw: CardPaymentInput) {
-  const parsed = cardPaymentInputSchema.safeParse(raw);
-  if (!parsed.success) throw new CardInputError(parsed.error.issues.map((i) => ({ field: i.path.join('.'), rule: i.message })));
-  const input = parsed.data as CardPaymentInput;
-  return client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-    workflowId: paymentWorkflowId(input.transactionRef),
-    taskQueue,
-    args: [input],
-    typedSearchAttributes: paymentSearchAttributes({ flow: 'card', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'charging' }),
-  });
-}
-
-const handle = (client: Client, ref: string) => client.workflow.getHandle(paymentWorkflowId(ref));
-export const submitPin = (client: Client, ref: string, pin: string): Promise<CardPaymentState> => handle(client, ref).executeUpdate(submitPinUpdate, { args: [pin] });
-export const submitOtp = (client: Client, ref: string, otp: string): Promise<CardPaymentState> => handle(client, ref).executeUpdate(submitOtpUpdate, { args: [otp] });
+/** The next state (awaiting_otp, confirming...), or a PaymentStepError. */
+export const submitPin = (client: Client, ref: string, pin: string): Promise<CardPaymentState> => step(() => handle(client, ref).executeUpdate(submitPinUpdate, { args: [pin] }));
+export const submitOtp = (client: Client, ref: string, otp: string): Promise<CardPaymentState> => step(() => handle(client, ref).executeUpdate(submitOtpUpdate, { args: [otp] }));
 export const getCardPaymentState = (client: Client, ref: string): Promise<CardPaymentState> => handle(client, ref).query(cardPaymentStateQuery);
 
 // ---- bank debit and USSD ----
 
-const reference = z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1-100 letters, digits, _ . or -');
-const lowestUnit = z.number().int('must be an integer in the lowest unit').positive('must be greater than 0');
-const customer = z.object({ name: z.string().min(1, 'is required'), email: z.email('must be an e-mail address') });
-
 export const bankPaymentInputSchema = z.object({
-  transactionRef: reference, amount: lowestUnit, currency: z.literal('NGN'),
-  bank: z.object({ bankCode: z.string().regex(/^\d{3,6}$/, 'must be a NIP bank code'), accountOrPhone: z.string().regex(/^\d{10,11}$/, 'must be an account number or phone number') }),
-  customer, passCharge: z.boolean().optional(), codeTimeoutMs: z.number().int().positive().optional(), webhookGraceMs: z.number().int().nonnegative().optional(),
+  transactionRef: reference,
+  amount: lowestUnit,
+  currency: z.literal('NGN', { error: 'must be NGN' }),
+  bank: z.object({
+    bankCode: z.string().regex(/^\d{3,6}$/, 'must be a NIP bank code (3 to 6 digits)'),
+    accountOrPhone: z.string().regex(/^\d{10,13}$/, 'must be a 10-digit account number or a phone number'),
+  }),
+  customer,
+  passCharge: z.boolean().optional(),
+  codeTimeoutMs: ms.optional(),
+  webhookGraceMs: graceMs.optional(),
 });
 export const ussdPaymentInputSchema = z.object({
-  transactionRef: reference, amount: lowestUnit, currency: z.literal('NGN'), bankCode: z.string().regex(/^\d{3,6}$/, 'must be a USSD bank code'),
-  customer, passCharge: z.boolean().optional(), webhookGraceMs: z.number().int().nonnegative().optional(),
+  transactionRef: reference,
+  amount: lowestUnit,
+  currency: z.literal('NGN', { error: 'must be NGN' }),
+  bankCode: z.enum(USSD_BANK_CODES, { error: 'must be one of the USSD bank codes the spec lists' }),
+  customer,
+  passCharge: z.boolean().optional(),
+  webhookGraceMs: graceMs.optional(),
 });
 
-function parseOrThrow<T>(schema: z.ZodType<T>, raw: unknown): T {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new CardInputError(parsed.error.issues.map((i) => ({ field: i.path.join('.'), rule: i.message })));
-  return parsed.data;
-}
-
-export async function startBankPayment(client: Client, taskQueue: string, raw: BankPaymentInput) {
+export async function startBankPayment(client: Client, taskQueue: string, raw: BankPaymentInput): Promise<WorkflowHandle<typeof bankPaymentWorkflow>> {
   const input = parseOrThrow(bankPaymentInputSchema, raw) as BankPaymentInput;
-  return client.workflow.start<typeof bankPaymentWorkflow>('bankPaymentWorkflow', {
-    workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input],
-    typedSearchAttributes: paymentSearchAttributes({ flow: 'bank', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
-  });
+  return startOnce(input.transactionRef, () =>
+    client.workflow.start<typeof bankPaymentWorkflow>('bankPaymentWorkflow', {
+      workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: paymentSearchAttributes({ flow: 'bank', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
+    }),
+  );
 }
-export async function startUssdPayment(client: Client, taskQueue: string, raw: UssdPaymentInput) {
+export async function startUssdPayment(client: Client, taskQueue: string, raw: UssdPaymentInput): Promise<WorkflowHandle<typeof ussdPaymentWorkflow>> {
   const input = parseOrThrow(ussdPaymentInputSchema, raw) as UssdPaymentInput;
-  return client.workflow.start<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
-    workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input],
-    typedSearchAttributes: paymentSearchAttributes({ flow: 'ussd', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
-  });
+  return startOnce(input.transactionRef, () =>
+    client.workflow.start<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
+      workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: paymentSearchAttributes({ flow: 'ussd', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
+    }),
+  );
 }
-export const submitBankCode = (client: Client, ref: string, code: string): Promise<DirectPaymentState> => handle(client, ref).executeUpdate(submitBankCodeUpdate, { args: [code] });
+/** The payer's token or OTP: the next state, or a PaymentStepError. */
+export const submitBankCode = (client: Client, ref: string, code: string): Promise<DirectPaymentState> => step(() => handle(client, ref).executeUpdate(submitBankCodeUpdate, { args: [code] }));
 export const getDirectPaymentState = (client: Client, ref: string): Promise<DirectPaymentState> => handle(client, ref).query(directPaymentStateQuery);
 
+/** Polls a state query until `done` holds (for backends and tests that wait for a step, e.g. the USSD code). */
+export async function waitForState<S>(read: () => Promise<S>, done: (s: S) => boolean, opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<S> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  let last: S | undefined;
+  for (;;) {
+    last = await read().catch(() => last);
+    if (last !== undefined && done(last)) return last;
+    if (Date.now() > deadline) throw new Error(`state not reached in time; last: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
+  }
+}
+
 // ---- hosted checkout ----
+
 export const checkoutInputSchema = z.object({
-  transactionRef: reference, amount: lowestUnit, currency: z.enum(['NGN', 'USD']), email: z.email('must be an e-mail address'),
-  customerName: z.string().optional(), callbackUrl: z.url().optional(), channels: z.array(z.enum(['card', 'bank', 'ussd', 'transfer'])).min(1).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(), passCharge: z.boolean().optional(), subMerchantId: z.string().min(1).optional(),
-  isRecurring: z.boolean().optional(), expiryMs: z.number().int().positive().optional(), webhookGraceMs: z.number().int().nonnegative().optional(),
+  transactionRef: reference,
+  amount: lowestUnit,
+  currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }),
+  email: z.email('must be an e-mail address'),
+  customerName: z.string().min(1).optional(),
+  callbackUrl: httpUrl.optional(),
+  channels: z.array(z.enum(['card', 'bank', 'ussd', 'transfer'], { error: 'must be card, bank, ussd or transfer' })).min(1, 'must not be empty').optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  passCharge: z.boolean().optional(),
+  subMerchantId: z.string().min(1, 'must not be empty').optional(),
+  isRecurring: z.boolean().optional(),
+  expiryMs: ms.optional(),
+  webhookGraceMs: graceMs.optional(),
 });
 
 /** Starts the checkout flow and returns checkout_url at once (update-with-start), with the handle to follow it. */
-export async function startCheckout(client: Client, taskQueue: string, raw: CheckoutInput) {
+export async function startCheckout(client: Client, taskQueue: string, raw: CheckoutInput): Promise<{ checkoutUrl: string; handle: WorkflowHandle<typeof checkoutWorkflow> }> {
   const input = parseOrThrow(checkoutInputSchema, raw) as CheckoutInput;
   const startOp = new WithStartWorkflowOperation<typeof checkoutWorkflow>('checkoutWorkflow', {
-    workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input], workflowIdConflictPolicy: 'FAIL',
+    workflowId: paymentWorkflowId(input.transactionRef),
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'FAIL',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
     typedSearchAttributes: paymentSearchAttributes({ flow: input.isRecurring ? 'recurring' : 'checkout', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
   });
-  const { checkoutUrl } = await client.workflow.executeUpdateWithStart(checkoutUrlUpdate, { startWorkflowOperation: startOp });
+  const { checkoutUrl } = await startOnce(input.transactionRef, () => client.workflow.executeUpdateWithStart(checkoutUrlUpdate, { startWorkflowOperation: startOp }));
   return { checkoutUrl, handle: await startOp.workflowHandle() };
 }
 export const getCheckoutState = (client: Client, ref: string): Promise<CheckoutState> => handle(client, ref).query(checkoutStateQuery);
 
 // ---- recurring charges ----
+
 export const recurringInputSchema = z.object({
   planRef: z.string().regex(/^[A-Za-z0-9_.-]{1,90}$/, 'must be 1-90 letters, digits, _ . or -'),
-  amount: lowestUnit, currency: z.enum(['NGN', 'USD']), email: z.email('must be an e-mail address'),
-  intervalMs: z.number().int().min(1_000, 'must be at least 1000 ms'), maxCycles: z.number().int().min(1).optional(), cyclesPerRun: z.number().int().min(1).optional(),
-  checkout: z.object({ callbackUrl: z.url().optional(), metadata: z.record(z.string(), z.unknown()).optional(), expiryMs: z.number().int().positive().optional(), webhookGraceMs: z.number().int().nonnegative().optional(), customerName: z.string().optional() }).optional(),
+  amount: lowestUnit,
+  currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }),
+  email: z.email('must be an e-mail address'),
+  intervalMs: z.number().int().min(1_000, 'must be at least 1000 ms'),
+  maxCycles: z.number().int().min(1, 'must be at least 1').optional(),
+  cyclesPerRun: z.number().int().min(1, 'must be at least 1').optional(),
+  maxConsecutiveFailures: z.number().int().min(1, 'must be at least 1').optional(),
+  webhookGraceMs: graceMs.optional(),
+  checkout: z
+    .object({
+      callbackUrl: httpUrl.optional(), metadata: z.record(z.string(), z.unknown()).optional(), expiryMs: ms.optional(), webhookGraceMs: graceMs.optional(),
+      customerName: z.string().min(1).optional(), passCharge: z.boolean().optional(), subMerchantId: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
-export async function startRecurring(client: Client, taskQueue: string, raw: RecurringInput) {
+/** Starts the plan (workflow id recurring-<planRef>); get the first payment's checkout_url with firstPaymentCheckoutUrl. */
+export async function startRecurring(client: Client, taskQueue: string, raw: RecurringInput): Promise<WorkflowHandle<typeof recurringChargeWorkflow>> {
   const input = parseOrThrow(recurringInputSchema, raw) as RecurringInput;
-  return client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
-    workflowId: recurringWorkflowId(input.planRef), taskQueue, args: [input],
-    typedSearchAttributes: paymentSearchAttributes({ flow: 'recurring', reference: input.planRef, amount: input.amount, currency: input.currency, status: 'awaiting_first_payment' }),
-  });
+  return startOnce(input.planRef, () =>
+    client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
+      workflowId: recurringWorkflowId(input.planRef), taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: paymentSearchAttributes({ flow: 'recurring', reference: input.planRef, amount: input.amount, currency: input.currency, status: 'awaiting_first_payment' }),
+    }),
+  );
 }
-/** The first payment's checkout_url (its child checkout flow runs under the first cycle's reference). */
-export async function firstPaymentCheckoutUrl(client: Client, planRef: string, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await getCheckoutState(client, cycleReference(planRef, 1)).catch(() => undefined);
-    if (s?.checkoutUrl) return s.checkoutUrl;
-    if (Date.now() > deadline) throw new Error(`no checkout_url for ${planRef} yet`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** The first payment's checkout_url: its child checkout flow runs under the first cycle's reference. */
+export async function firstPaymentCheckoutUrl(client: Client, planRef: string, timeoutMs = 15_000): Promise<string> {
+  const s = await waitForState(() => getCheckoutState(client, cycleReference(planRef, 1)), (c) => c.checkoutUrl !== undefined || c.status === 'failed', { timeoutMs });
+  if (!s.checkoutUrl) throw new Error(`the first payment of ${planRef} has no checkout: ${s.reason ?? s.status}`);
+  return s.checkoutUrl;
 }
-export const cancelRecurring = (client: Client, planRef: string) => client.workflow.getHandle(recurringWorkflowId(planRef)).signal(cancelRecurringSignal);
+/** Stops the plan: no further charge; the token is cancelled with A5. */
+export const cancelRecurring = (client: Client, planRef: string): Promise<void> => client.workflow.getHandle(recurringWorkflowId(planRef)).signal(cancelRecurringSignal);
 export const getRecurringState = (client: Client, planRef: string): Promise<RecurringState> => client.workflow.getHandle(recurringWorkflowId(planRef)).query(recurringStateQuery);
+/** One cycle's charge (from its own workflow, payment-<planRef>-C<n>, n ≥ 2). */
+export const getCycleChargeState = (client: Client, planRef: string, cycle: number): Promise<TokenChargeState> => handle(client, cycleReference(planRef, cycle)).query(tokenChargeStateQuery);

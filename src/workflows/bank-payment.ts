@@ -1,75 +1,114 @@
-// Direct bank debit: B3, then the payer's token or OTP as an Update (B4), then confirmation by
-// the webhook or by verifying the transaction.
-import { ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { createPaymentActivities } from '../activities/payments';
-import { directPaymentStateQuery, submitBankCodeUpdate, type BankPaymentInput, type DirectPaymentState, type DirectStatus } from '../shared/bank-ussd';
-import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
+// Direct bank debit: B3 answers ValidateTOKEN or ValidateOTP; the payer's token or OTP arrives
+// as an Update (B4), then the charge_successful webhook — or verify — confirms.
+// B3 and B4 move money: one attempt each; a refusal proves nothing happened, anything else is
+// settled by verifying the reference first (B3 is sent again only for a reference the service
+// does not know). A code the service refuses fails the Update and the flow keeps waiting, up to
+// MAX_REFUSED_CODES; no code within codeTimeoutMs ends the flow as expired.
+import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, submitBankCodeUpdate, type BankPaymentInput, type DirectPaymentState, type DirectStatus } from '../shared/bank-ussd';
+import { MAX_REFUSED_CODES, PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { confirmPayment } from './confirm-payment';
-import { failureOf } from './activity-failure';
-
-const once = proxyActivities<ReturnType<typeof createPaymentActivities>>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
+import {
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, refusal, settleUnknown, updateFailure, type Confirmation,
+} from './payment-steps';
 
 export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<DirectPaymentState> {
-  const state: DirectPaymentState = { transactionRef: input.transactionRef, status: 'initiating', amount: input.amount };
-  let webhook: PaymentWebhookEvent | undefined;
-  let validating = false;
-  let rejected = 0;
+  const ref = input.transactionRef;
+  const inbox = listenForWebhook(ref);
+  const expected: ExpectedPayment = { amount: input.amount, currency: input.currency, passCharge: input.passCharge === true };
+  const state: DirectPaymentState = { transactionRef: ref, status: 'initiating', amount: input.amount, webhooksReceived: 0, refusedCodes: 0 };
+  let busy = false;
+
+  const snapshot = (): DirectPaymentState => ({ ...state, webhooksReceived: inbox.deliveries });
   const setStatus = (status: DirectStatus, reason?: string) => {
+    if (DIRECT_FINAL_STATUSES.includes(state.status)) return;
+    const changed = status !== state.status;
     state.status = status;
-    if (reason) state.reason = reason;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
+    state.reason = reason;
+    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
   };
-  setHandler(paymentWebhookSignal, (e) => {
-    if (e.transactionRef === input.transactionRef && e.event === 'charge_successful') webhook ??= e;
-  });
-  setHandler(directPaymentStateQuery, () => state);
+  const conclude = (c: Confirmation) => {
+    state.confirmedBy = c.confirmedBy;
+    setStatus(c.status, c.reason);
+  };
+  setHandler(directPaymentStateQuery, snapshot);
   setHandler(
     submitBankCodeUpdate,
     async (code) => {
-      validating = true;
+      busy = true;
       try {
-        await once.validateBank(input.transactionRef, code);
+        // B4's 200 ('Charge attempted') is not proof of payment: the webhook or verify confirms.
+        await once.validateBank(ref, code);
         setStatus('confirming');
-        return state;
+        return snapshot();
       } catch (err) {
-        const f = failureOf(err);
-        if (f?.type === 'BadRequest' && ++rejected < 3) throw ApplicationFailure.create({ type: 'Rejected', message: f.message, nonRetryable: true });
-        setStatus('confirming', f?.message);
-        throw ApplicationFailure.create({ type: f?.type ?? 'OutcomeUnknown', message: f?.message ?? 'the payment is being verified', nonRetryable: true });
+        const refused = refusal(err);
+        const found = refused ? await lookup(ref) : await settleUnknown(ref);
+        if (found?.found && found.status === 'Success') {
+          setStatus('confirming');
+          return snapshot();
+        }
+        if (found?.found && found.status !== 'Pending') {
+          const c = fromLookup(found, expected);
+          conclude({ ...c, reason: refused ? `${refused.message} (${c.reason})` : c.reason });
+          throw updateFailure('Ended', `the payment has ended: ${state.reason}`);
+        }
+        if (refused) {
+          state.refusedCodes += 1;
+          if (state.refusedCodes >= MAX_REFUSED_CODES) {
+            setStatus('failed', `${MAX_REFUSED_CODES} codes refused; the last: ${refused.message}`);
+            throw updateFailure('Ended', `${refused.message}; ${MAX_REFUSED_CODES} codes refused, the payment has failed`);
+          }
+          throw updateFailure('Refused', refused.message, { refusedCodes: state.refusedCodes, limit: MAX_REFUSED_CODES });
+        }
+        throw updateFailure('OutcomeUnknown', `the service's answer was lost (${describeFailure(err)}); the debit is still pending: send the code again`);
       } finally {
-        validating = false;
+        busy = false;
       }
     },
     {
       validator: (code) => {
-        if (state.status !== 'awaiting_code' || validating) throw new Error(`no code is expected in state ${state.status}`);
+        if (state.status !== 'awaiting_code' || busy) throw new Error(`no code is expected now (state ${state.status}${busy ? ', a code is being checked' : ''})`);
         if (typeof code !== 'string' || !/^\d{4,8}$/.test(code)) throw new Error('code must be 4 to 8 digits');
       },
     },
   );
 
-  upsertSearchAttributes(paymentSearchAttributes({ flow: 'bank', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }));
-  try {
-    state.authModel = (await once.chargeBank(input)).authModel;
-    setStatus('awaiting_code');
-  } catch (err) {
-    const f = failureOf(err);
-    if (f?.type === 'BadRequest' || f?.type === 'InvalidRequest' || f?.type === 'Unauthorized') {
-      setStatus('failed', f.message);
-      return state;
+  upsertSearchAttributes(paymentSearchAttributes({ flow: 'bank', reference: ref, amount: input.amount, currency: input.currency, status: 'initiating' }));
+  for (let sends = 1; state.status === 'initiating'; sends++) {
+    try {
+      state.authModel = (await once.chargeBank(input)).authModel;
+      setStatus('awaiting_code');
+    } catch (err) {
+      const refused = refusal(err);
+      if (refused) {
+        setStatus('failed', refused.message);
+        break;
+      }
+      const found = await settleUnknown(ref);
+      if (found && !found.found && sends < 2) continue;
+      if (!found) setStatus('unknown', `the debit's answer was lost (${describeFailure(err)}) and the transaction could not be verified`);
+      else if (!found.found) setStatus('failed', 'the debit never reached the service (sent twice)');
+      // The debit exists: the payer has a token or receives an OTP either way; B4 is the same call.
+      else if (found.status === 'Pending') setStatus('awaiting_code', `the debit's answer was lost (${describeFailure(err)}); the auth model is unknown`);
+      else if (found.status === 'Success') setStatus('confirming');
+      else conclude(fromLookup(found, expected));
     }
-    setStatus('confirming', f?.message);
   }
+
   if (state.status === 'awaiting_code') {
-    const moved = await condition(() => (state.status !== 'awaiting_code' && !validating) || webhook !== undefined, input.codeTimeoutMs ?? 5 * 60_000);
-    if (!moved && state.status === 'awaiting_code') {
-      setStatus('expired', 'no token or OTP before the timeout');
-      return state;
+    const timeoutMs = input.codeTimeoutMs ?? PAYMENT_DEFAULTS.codeTimeoutMs;
+    const until = Date.now() + timeoutMs;
+    while (state.status === 'awaiting_code') {
+      const moved = await condition(() => state.status !== 'awaiting_code' || inbox.event !== undefined, Math.max(until - Date.now(), 1));
+      if (inbox.event && state.status === 'awaiting_code') setStatus('confirming');
+      else if (!moved && busy) await condition(() => !busy);
+      else if (!moved) setStatus('expired', `no token or OTP within ${timeoutMs} ms`);
     }
   }
-  const c = await confirmPayment(input.transactionRef, input.amount, () => webhook, input.webhookGraceMs ?? 30_000);
-  state.confirmedBy = c.confirmedBy;
-  setStatus(c.status, c.reason);
-  return state;
+  if (state.status === 'confirming') {
+    conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs));
+  }
+  await condition(allHandlersFinished);
+  return snapshot();
 }

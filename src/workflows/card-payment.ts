@@ -1,135 +1,197 @@
-// Direct card payment: B1 charge, then wait in the state the service answers — PIN and OTP as
-// Updates (B2), 3DS while the payer completes auth_url — each with a timeout. The final state is
-// confirmed by the charge_successful webhook (signal, via the receiver's signalWithStart) or,
-// when none arrives, by verifying the transaction by reference.
-import { ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { createPaymentActivities } from '../activities/payments';
+// Direct card payment.
+//
+//   charging ──B1──► awaiting_pin ──PIN (B2)──► awaiting_otp ──OTP (B2)──► confirming ──► success
+//            ├─────► awaiting_otp                                              ▲        failed
+//            └─────► awaiting_3ds ── payer completes auth_url (webhook/verify) ┘        expired
+//                                                                                        unknown
+// B1 and B2 move money: one attempt each. A refused request (400) proves nothing happened; any
+// other failure is an unknown outcome, settled by verifying the reference before anything else:
+// B1 is sent once more only when the service does not know the reference at all.
+// PIN and OTP arrive as Updates: the validator refuses a code in the wrong state or format (so
+// nothing enters history); a code the service refuses fails the Update with its message and the
+// flow keeps waiting, up to MAX_REFUSED_CODES. Each step has its timeout, after which the flow
+// ends as expired. The final state is the charge_successful webhook's (a signal from the
+// receiver), or verify's when no webhook came within the grace.
+// Card data is dropped from the workflow's memory once B1 answered; PIN and OTP live only in the
+// Update's arguments and the B2 activity's input (both encrypted by the codec).
+import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
-  cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate,
-  type CardPaymentInput, type CardPaymentState, type CardPaymentStatus,
+  CARD_FINAL_STATUSES, cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate,
+  type CardDetails, type CardPaymentInput, type CardPaymentState, type CardPaymentStatus,
 } from '../shared/card';
-import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
+import { MAX_REFUSED_CODES, PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { failureOf } from './activity-failure';
+import {
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, refusal, settleUnknown, updateFailure, type Confirmation,
+} from './payment-steps';
 
-type Activities = ReturnType<typeof createPaymentActivities>;
-const once = proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
-const reads = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
-
-const MAX_REJECTED = 3;
+const WAITING: CardPaymentStatus[] = ['awaiting_pin', 'awaiting_otp'];
 
 export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<CardPaymentState> {
-  const state: CardPaymentState = {
-    transactionRef: input.transactionRef, status: 'charging', amount: input.amount, currency: input.currency, webhooksReceived: 0, rejectedAttempts: 0,
-  };
-  let webhook: PaymentWebhookEvent | undefined;
-  let authorizing = false;
+  const ref = input.transactionRef;
+  // Taken out of the input at once: after B1 nothing references it any more.
+  let card: CardDetails | undefined = input.card;
+  delete (input as Partial<CardPaymentInput>).card;
 
+  const inbox = listenForWebhook(ref);
+  const expected: ExpectedPayment = { amount: input.amount, currency: input.currency, passCharge: input.passCharge === true };
+  const state: CardPaymentState = { transactionRef: ref, status: 'charging', amount: input.amount, currency: input.currency, webhooksReceived: 0, refusedCodes: 0 };
+  let busy = false; // a PIN/OTP is with the service
+  let pinAnswerLost = false; // the PIN may have been accepted: an OTP is accepted too
+  let pendingOutcome: { as: FinalStatus; reason: string } = { as: 'unknown', reason: 'verified as Pending after the service answered Success' };
+
+  const snapshot = (): CardPaymentState => ({
+    ...state,
+    webhooksReceived: inbox.deliveries,
+    expects: state.status === 'awaiting_pin' ? (pinAnswerLost ? 'pin_or_otp' : 'pin') : state.status === 'awaiting_otp' ? 'otp' : undefined,
+  });
   const setStatus = (status: CardPaymentStatus, reason?: string) => {
+    if (CARD_FINAL_STATUSES.includes(state.status)) return; // final is final (a late answer cannot reopen it)
+    const changed = status !== state.status;
     state.status = status;
-    if (reason) state.reason = reason;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
+    state.reason = reason;
+    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
   };
-  const fromService = (s: string) => {
+  const conclude = (c: Confirmation) => {
+    state.confirmedBy = c.confirmedBy;
+    setStatus(c.status, c.reason);
+  };
+  /** The service's step answer. Anything but a known step goes to confirmation: never "failed" on an unexpected word. */
+  const applyStep = (s: string) => {
     if (s === 'ValidatePin') setStatus('awaiting_pin');
     else if (s === 'ValidateOTP') setStatus('awaiting_otp');
     else if (s === 'ThreeDSecure') setStatus('awaiting_3ds');
-    else if (s === 'Success') setStatus('confirming');
-    else setStatus('failed', `the service answered ${s}`);
+    else setStatus('confirming', s === 'Success' ? undefined : `the service answered ${s}`);
   };
 
-  // Registered before the first await: a webhook that arrives early is buffered, never lost.
-  setHandler(paymentWebhookSignal, (event) => {
-    if (event.transactionRef !== input.transactionRef || event.event !== 'charge_successful') return;
-    state.webhooksReceived += 1; // duplicates are counted, processed once
-    webhook ??= event;
-  });
-  setHandler(cardPaymentStateQuery, () => state);
+  setHandler(cardPaymentStateQuery, snapshot);
 
-  async function authorize(authorization: { pin?: string; otp?: string }): Promise<CardPaymentState> {
-    authorizing = true;
+  async function authorize(kind: 'pin' | 'otp', code: string): Promise<CardPaymentState> {
+    busy = true;
     try {
-      fromService((await once.authorizeCard(input.transactionRef, authorization)).transactionStatus);
-      return state;
+      const step = await once.authorizeCard(ref, kind === 'pin' ? { pin: code } : { otp: code });
+      pinAnswerLost = false;
+      applyStep(step.transactionStatus);
+      return snapshot();
     } catch (err) {
-      const failure = failureOf(err);
-      if (failure?.type === 'BadRequest') {
-        state.rejectedAttempts += 1;
-        if (state.rejectedAttempts >= MAX_REJECTED) setStatus('failed', failure.message);
-        throw ApplicationFailure.create({ type: 'Rejected', message: failure.message, nonRetryable: true });
+      const refused = refusal(err);
+      // What a refusal or a lost answer meant, the service's record says.
+      const found = refused ? await lookup(ref) : await settleUnknown(ref);
+      if (found?.found && found.status === 'Success') {
+        setStatus('confirming');
+        return snapshot();
       }
-      // The outcome is unknown: the verification below decides.
-      setStatus('confirming', failure?.message);
-      throw ApplicationFailure.create({ type: failure?.type ?? 'OutcomeUnknown', message: 'the answer was lost; the payment is being verified', nonRetryable: true });
+      if (found?.found && found.status !== 'Pending') {
+        const c = fromLookup(found, expected);
+        conclude({ ...c, reason: refused ? `${refused.message} (${c.reason})` : c.reason });
+        throw updateFailure('Ended', `the payment has ended: ${state.reason}`);
+      }
+      if (refused) {
+        state.refusedCodes += 1;
+        if (state.refusedCodes >= MAX_REFUSED_CODES) {
+          setStatus('failed', `${MAX_REFUSED_CODES} codes refused; the last: ${refused.message}`);
+          throw updateFailure('Ended', `${refused.message}; ${MAX_REFUSED_CODES} codes refused, the payment has failed`);
+        }
+        throw updateFailure('Refused', refused.message, { refusedCodes: state.refusedCodes, limit: MAX_REFUSED_CODES });
+      }
+      // Still pending (or not verifiable): the code can be sent again safely, a transaction succeeds once.
+      if (kind === 'pin') pinAnswerLost = true;
+      throw updateFailure(
+        'OutcomeUnknown',
+        `the service's answer was lost (${describeFailure(err)}); the payment is still pending: send the ${kind === 'pin' ? 'PIN again, or the OTP if the payer received one' : 'OTP again'}`,
+      );
     } finally {
-      authorizing = false;
+      busy = false;
     }
   }
 
-  setHandler(submitPinUpdate, (pin) => authorize({ pin }), {
+  setHandler(submitPinUpdate, (pin) => authorize('pin', pin), {
     validator: (pin) => {
-      if (state.status !== 'awaiting_pin' || authorizing) throw new Error(`no PIN is expected in state ${state.status}`);
+      if (state.status !== 'awaiting_pin' || busy) throw new Error(`no PIN is expected now (state ${state.status}${busy ? ', a code is being checked' : ''})`);
       if (typeof pin !== 'string' || !/^\d{4}$/.test(pin)) throw new Error('pin must be 4 digits');
     },
   });
-  setHandler(submitOtpUpdate, (otp) => authorize({ otp }), {
+  setHandler(submitOtpUpdate, (otp) => authorize('otp', otp), {
     validator: (otp) => {
-      if (state.status !== 'awaiting_otp' || authorizing) throw new Error(`no OTP is expected in state ${state.status}`);
+      const expected = state.status === 'awaiting_otp' || (state.status === 'awaiting_pin' && pinAnswerLost);
+      if (!expected || busy) throw new Error(`no OTP is expected now (state ${state.status}${busy ? ', a code is being checked' : ''})`);
       if (typeof otp !== 'string' || !/^\d{4,8}$/.test(otp)) throw new Error('otp must be 4 to 8 digits');
     },
   });
 
-  upsertSearchAttributes(paymentSearchAttributes({ flow: 'card', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'charging' }));
-  try {
-    const step = await once.chargeCard(input);
-    state.authUrl = step.authUrl;
-    fromService(step.transactionStatus);
-  } catch (err) {
-    const failure = failureOf(err);
-    if (failure?.type === 'BadRequest' || failure?.type === 'InvalidRequest' || failure?.type === 'Unauthorized') {
-      setStatus('failed', failure.message);
-      return state;
-    }
-    setStatus('confirming', failure?.message); // unknown outcome: verify before anything else
-  }
+  upsertSearchAttributes(paymentSearchAttributes({ flow: 'card', reference: ref, amount: input.amount, currency: input.currency, status: 'charging' }));
 
-  // Each waiting step ends by moving on, or by its timeout.
-  const waits: [CardPaymentStatus, number][] = [
-    ['awaiting_pin', input.pinTimeoutMs ?? 5 * 60_000],
-    ['awaiting_otp', input.otpTimeoutMs ?? 5 * 60_000],
-  ];
-  for (;;) {
-    const current = state.status;
-    const wait = waits.find(([s]) => s === current);
-    if (wait) {
-      const moved = await condition(() => (state.status !== current && !authorizing) || webhook !== undefined, wait[1]);
-      if (!moved && !authorizing) {
-        setStatus('expired', `no ${current === 'awaiting_pin' ? 'PIN' : 'OTP'} before the timeout`);
-        return state;
+  // ---- B1: sent once; a second time only when verify proved the first never arrived ----
+  for (let sends = 1; state.status === 'charging'; sends++) {
+    try {
+      const step = await once.chargeCard({ ...input, card: card! });
+      state.authUrl = step.authUrl;
+      applyStep(step.transactionStatus);
+    } catch (err) {
+      const refused = refusal(err);
+      if (refused) {
+        setStatus('failed', refused.message);
+        break;
       }
-      if (webhook) setStatus('confirming');
-      continue;
+      const found = await settleUnknown(ref);
+      if (found && !found.found && sends < 2) continue;
+      if (!found) setStatus('unknown', `the charge's answer was lost (${describeFailure(err)}) and the transaction could not be verified`);
+      else if (!found.found) setStatus('failed', 'the charge never reached the service (sent twice)');
+      else if (found.status === 'Pending') {
+        // The transaction exists but its step (PIN, OTP or 3DS) is unknown: nobody can complete it.
+        setStatus('confirming', `the charge's answer was lost (${describeFailure(err)})`);
+        pendingOutcome = { as: 'failed', reason: "the charge's answer was lost: the payment cannot be continued and lapses at the service" };
+      } else if (found.status === 'Success') setStatus('confirming');
+      else conclude(fromLookup(found, expected));
     }
-    if (current === 'awaiting_3ds') {
-      await condition(() => webhook !== undefined, input.threeDsTimeoutMs ?? 15 * 60_000);
-      setStatus('confirming');
-      continue;
-    }
-    break;
   }
-  if (state.status !== 'confirming') return state;
+  card = undefined;
 
-  await condition(() => webhook !== undefined, input.webhookGraceMs ?? 30_000);
-  if (webhook) {
-    state.confirmedBy = 'webhook';
-    if (webhook.amount !== input.amount) setStatus('failed', `webhook amount ${webhook.amount} differs from ${input.amount}`);
-    else setStatus('success');
-    return state;
+  // ---- PIN / OTP: each step with its own deadline ----
+  let stepOf: CardPaymentStatus | undefined;
+  let deadline = 0;
+  while (WAITING.includes(state.status)) {
+    const current = state.status;
+    const timeoutMs = current === 'awaiting_pin' ? (input.pinTimeoutMs ?? PAYMENT_DEFAULTS.pinTimeoutMs) : (input.otpTimeoutMs ?? PAYMENT_DEFAULTS.otpTimeoutMs);
+    if (stepOf !== current) {
+      stepOf = current;
+      deadline = Date.now() + timeoutMs;
+    }
+    const moved = await condition(() => state.status !== current || inbox.event !== undefined, Math.max(deadline - Date.now(), 1));
+    if (inbox.event && WAITING.includes(state.status)) {
+      setStatus('confirming'); // paid (e.g. the OTP's answer is still on its way): the webhook decides
+      break;
+    }
+    if (moved) continue;
+    if (busy) {
+      await condition(() => !busy); // a code in flight decides first
+      continue;
+    }
+    setStatus('expired', `no ${current === 'awaiting_pin' ? 'PIN' : 'OTP'} within ${timeoutMs} ms`);
   }
-  const verified = await reads.verifyTransaction(input.transactionRef);
-  state.confirmedBy = 'verify';
-  if (verified === 'Success') setStatus('success');
-  else if (verified === 'Failed' || verified === 'Abandoned') setStatus(verified === 'Abandoned' ? 'expired' : 'failed', `verified as ${verified}`);
-  else setStatus('unknown', `verified as ${verified}`);
-  return state;
+
+  // ---- 3DS: the payer completes auth_url; the webhook or a requery confirms ----
+  if (state.status === 'awaiting_3ds') {
+    const timeoutMs = input.threeDsTimeoutMs ?? PAYMENT_DEFAULTS.threeDsTimeoutMs;
+    const pollMs = input.threeDsPollMs ?? PAYMENT_DEFAULTS.threeDsPollMs;
+    const until = Date.now() + timeoutMs;
+    while (!inbox.event && state.status === 'awaiting_3ds') {
+      const left = until - Date.now();
+      if (await condition(() => inbox.event !== undefined, Math.max(Math.min(left, pollMs), 1))) break;
+      const found = await lookup(ref);
+      if (found?.found && found.status === 'Success') setStatus('confirming');
+      else if (found?.found && found.status !== 'Pending') conclude(fromLookup(found, expected));
+      else if (Date.now() >= until) {
+        pendingOutcome = { as: 'expired', reason: `3DS not completed within ${timeoutMs} ms` };
+        setStatus('confirming', pendingOutcome.reason);
+      }
+    }
+    if (inbox.event && state.status === 'awaiting_3ds') setStatus('confirming');
+  }
+
+  if (state.status === 'confirming') {
+    conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs, pendingOutcome));
+  }
+  await condition(allHandlersFinished);
+  return snapshot();
 }

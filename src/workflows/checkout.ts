@@ -1,52 +1,78 @@
 // Hosted checkout: A1 creates the transaction and its checkout_url, which the starter gets at
-// once through update-with-start; then the flow waits for charge_successful or the checkout's
-// expiry, and verifies the result by reference when no webhook came.
-import { ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { createPaymentActivities } from '../activities/payments';
+// once through update-with-start (the `checkoutUrl` Update waits for A1's answer). The flow then
+// waits for charge_successful or for the checkout's expiry, and verifies the result by reference
+// when no webhook came. A1 is sent once (again only for a reference the service does not know).
+import { ApplicationFailure, allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
-import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
+import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { confirmPayment } from './confirm-payment';
-import { failureOf } from './activity-failure';
+import { confirmPayment, describeFailure, fromLookup, listenForWebhook, once, refusal, settleUnknown, type Confirmation } from './payment-steps';
 
-const once = proxyActivities<ReturnType<typeof createPaymentActivities>>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
+const FINAL: CheckoutState['status'][] = ['success', 'failed', 'expired', 'unknown'];
 
 export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutState> {
-  const state: CheckoutState = { transactionRef: input.transactionRef, status: 'initiating' };
-  let webhook: PaymentWebhookEvent | undefined;
+  const ref = input.transactionRef;
+  const inbox = listenForWebhook(ref);
+  const expected: ExpectedPayment = { amount: input.amount, currency: input.currency, passCharge: input.passCharge === true };
+  const state: CheckoutState = { transactionRef: ref, status: 'initiating', webhooksReceived: 0 };
+  const snapshot = (): CheckoutState => ({ ...state, webhooksReceived: inbox.deliveries });
   const setStatus = (status: CheckoutState['status'], reason?: string) => {
+    if (FINAL.includes(state.status)) return;
+    const changed = status !== state.status;
     state.status = status;
-    if (reason) state.reason = reason;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
+    state.reason = reason;
+    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
   };
-  setHandler(paymentWebhookSignal, (e) => {
-    if (e.transactionRef === input.transactionRef && e.event === 'charge_successful') webhook ??= e;
-  });
-  setHandler(checkoutStateQuery, () => state);
+  const conclude = (c: Confirmation) => {
+    state.confirmedBy = c.confirmedBy;
+    const event = inbox.event;
+    if (c.confirmedBy === 'webhook' && event) {
+      state.tokenId = event.tokenId;
+      state.transactionType = event.transactionType;
+      state.amountPaid = event.amount;
+      state.meta = event.meta;
+    }
+    setStatus(c.status, c.reason);
+  };
+  setHandler(checkoutStateQuery, snapshot);
   setHandler(checkoutUrlUpdate, async () => {
-    await condition(() => state.checkoutUrl !== undefined || state.status === 'failed');
+    await condition(() => state.checkoutUrl !== undefined || state.status !== 'initiating');
     if (!state.checkoutUrl) throw ApplicationFailure.create({ type: 'CheckoutFailed', message: state.reason ?? 'the checkout could not be created', nonRetryable: true });
-    return { checkoutUrl: state.checkoutUrl, transactionRef: input.transactionRef };
+    return { checkoutUrl: state.checkoutUrl, transactionRef: ref };
   });
 
-  upsertSearchAttributes(paymentSearchAttributes({ flow: input.isRecurring ? 'recurring' : 'checkout', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }));
-  try {
-    state.checkoutUrl = (await once.initiateCheckout(input)).checkoutUrl;
-    setStatus('open');
-  } catch (err) {
-    const f = failureOf(err);
-    setStatus('failed', f?.message ?? 'checkout could not be created');
-    // Let a waiting update-with-start caller see the failure before the workflow closes.
-    await condition(() => false, 1_000);
-    return state;
+  upsertSearchAttributes(paymentSearchAttributes({ flow: input.isRecurring ? 'recurring' : 'checkout', reference: ref, amount: input.amount, currency: input.currency, status: 'initiating' }));
+  for (let sends = 1; state.status === 'initiating'; sends++) {
+    try {
+      state.checkoutUrl = (await once.initiateCheckout(input)).checkoutUrl;
+      setStatus('open');
+    } catch (err) {
+      const refused = refusal(err);
+      if (refused) {
+        setStatus('failed', refused.message);
+        break;
+      }
+      const found = await settleUnknown(ref);
+      if (found && !found.found && sends < 2) continue;
+      if (!found) setStatus('unknown', `A1's answer was lost (${describeFailure(err)}) and the transaction could not be verified`);
+      else if (!found.found) setStatus('failed', 'the checkout never reached the service (sent twice)');
+      // The checkout exists but its URL was lost: nobody can open it, it lapses unpaid.
+      else if (found.status === 'Pending') setStatus('failed', `A1's answer was lost (${describeFailure(err)}): the checkout cannot be opened`);
+      else conclude(fromLookup(found, expected));
+    }
   }
 
-  await condition(() => webhook !== undefined, input.expiryMs ?? 30 * 60_000);
-  setStatus('confirming');
-  const c = await confirmPayment(input.transactionRef, input.amount, () => webhook, webhook ? 0 : (input.webhookGraceMs ?? 30_000));
-  state.confirmedBy = c.confirmedBy;
-  state.tokenId = webhook?.tokenId;
-  state.transactionType = webhook?.transactionType;
-  setStatus(c.status, c.reason);
-  return state;
+  if (state.status === 'open') {
+    const expiryMs = input.expiryMs ?? PAYMENT_DEFAULTS.checkoutExpiryMs;
+    await condition(() => inbox.event !== undefined, expiryMs);
+    setStatus('confirming');
+    const c = await confirmPayment(ref, expected, inbox, inbox.event ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs), {
+      as: 'expired',
+      reason: `not paid within ${expiryMs} ms`,
+    });
+    conclude(c);
+  }
+  // A caller of the checkoutUrl Update (update-with-start) sees a failure before the workflow closes.
+  await condition(allHandlersFinished);
+  return snapshot();
 }

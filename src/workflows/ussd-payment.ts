@@ -1,48 +1,68 @@
 // USSD payment: B5 hands back the code and its expiry; the flow waits for the webhook until
-// expiresAt, then verifies by reference.
-import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { createPaymentActivities } from '../activities/payments';
-import { directPaymentStateQuery, type DirectPaymentState, type DirectStatus, type UssdPaymentInput } from '../shared/bank-ussd';
-import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
+// expiresAt, then verifies by reference. B5 is sent once (again only for a reference the service
+// does not know); a lost answer is settled by verify.
+import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, type DirectPaymentState, type DirectStatus, type UssdPaymentInput } from '../shared/bank-ussd';
+import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { confirmPayment } from './confirm-payment';
-import { failureOf } from './activity-failure';
+import { confirmPayment, describeFailure, fromLookup, listenForWebhook, once, refusal, settleUnknown, type Confirmation } from './payment-steps';
 
-const once = proxyActivities<ReturnType<typeof createPaymentActivities>>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
+/** When B5 gives no parseable expiresAt, the flow waits this long (the sandbox's code lifetime). */
+const FALLBACK_USSD_WAIT_MS = 10 * 60_000;
 
 export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<DirectPaymentState> {
-  const state: DirectPaymentState = { transactionRef: input.transactionRef, status: 'initiating', amount: input.amount };
-  let webhook: PaymentWebhookEvent | undefined;
+  const ref = input.transactionRef;
+  const inbox = listenForWebhook(ref);
+  const expected: ExpectedPayment = { amount: input.amount, currency: input.currency, passCharge: input.passCharge === true };
+  const state: DirectPaymentState = { transactionRef: ref, status: 'initiating', amount: input.amount, webhooksReceived: 0, refusedCodes: 0 };
+  const snapshot = (): DirectPaymentState => ({ ...state, webhooksReceived: inbox.deliveries });
   const setStatus = (status: DirectStatus, reason?: string) => {
+    if (DIRECT_FINAL_STATUSES.includes(state.status)) return;
+    const changed = status !== state.status;
     state.status = status;
-    if (reason) state.reason = reason;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
+    state.reason = reason;
+    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
   };
-  setHandler(paymentWebhookSignal, (e) => {
-    if (e.transactionRef === input.transactionRef && e.event === 'charge_successful') webhook ??= e;
-  });
-  setHandler(directPaymentStateQuery, () => state);
+  const conclude = (c: Confirmation) => {
+    state.confirmedBy = c.confirmedBy;
+    setStatus(c.status, c.reason);
+  };
+  setHandler(directPaymentStateQuery, snapshot);
 
-  upsertSearchAttributes(paymentSearchAttributes({ flow: 'ussd', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }));
-  try {
-    const code = await once.initiateUssd(input);
-    Object.assign(state, { ussdCode: code.ussdCode, expiresAt: code.expiresAt, authModel: 'USSDCodeGenerated' });
-    setStatus('awaiting_payment');
-  } catch (err) {
-    const f = failureOf(err);
-    if (f?.type === 'BadRequest' || f?.type === 'InvalidRequest' || f?.type === 'Unauthorized') {
-      setStatus('failed', f.message);
-      return state;
+  upsertSearchAttributes(paymentSearchAttributes({ flow: 'ussd', reference: ref, amount: input.amount, currency: input.currency, status: 'initiating' }));
+  let pending = { as: 'expired' as const, reason: 'the USSD code expired unpaid' };
+  for (let sends = 1; state.status === 'initiating'; sends++) {
+    try {
+      const issued = await once.initiateUssd(input);
+      Object.assign(state, { ussdCode: issued.ussdCode, expiresAt: issued.expiresAt, authModel: 'USSDCodeGenerated' });
+      setStatus('awaiting_payment');
+    } catch (err) {
+      const refused = refusal(err);
+      if (refused) {
+        setStatus('failed', refused.message);
+        break;
+      }
+      const found = await settleUnknown(ref);
+      if (found && !found.found && sends < 2) continue;
+      if (!found) setStatus('unknown', `B5's answer was lost (${describeFailure(err)}) and the transaction could not be verified`);
+      else if (!found.found) setStatus('failed', 'the USSD request never reached the service (sent twice)');
+      else if (found.status === 'Pending') {
+        // The code exists at the service but nobody knows it: it lapses unpaid.
+        setStatus('confirming', `B5's answer was lost (${describeFailure(err)})`);
+        pending = { as: 'expired', reason: "B5's answer was lost: the payer never got the code" };
+      } else if (found.status === 'Success') setStatus('confirming');
+      else conclude(fromLookup(found, expected));
     }
-    setStatus('confirming', f?.message);
   }
+
   if (state.status === 'awaiting_payment') {
-    const until = Date.parse(state.expiresAt ?? '') - Date.now();
-    await condition(() => webhook !== undefined, Math.max(until, 1));
+    const expiresAt = Date.parse(state.expiresAt ?? '');
+    const waitMs = Number.isNaN(expiresAt) ? FALLBACK_USSD_WAIT_MS : expiresAt - Date.now();
+    await condition(() => inbox.event !== undefined, Math.max(waitMs, 1));
     setStatus('confirming');
   }
-  const c = await confirmPayment(input.transactionRef, input.amount, () => webhook, webhook ? 0 : (input.webhookGraceMs ?? 30_000));
-  state.confirmedBy = c.confirmedBy;
-  setStatus(c.status, c.reason);
-  return state;
+  if (state.status === 'confirming') {
+    conclude(await confirmPayment(ref, expected, inbox, inbox.event ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs), pending));
+  }
+  return snapshot();
 }

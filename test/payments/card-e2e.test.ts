@@ -1,120 +1,222 @@
 // Direct card payments end to end on the dev server: worker, sandbox over real HTTP, and the
 // webhook receiver verifying the sandbox's signed E-1 before signalling the workflow.
 import { createHmac, randomUUID } from 'node:crypto';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { createActivities } from '../../src/activities';
-import { getCardPaymentState, startCardPayment, submitOtp, submitPin, CardInputError } from '../../src/starters/payments';
+import {
+  DuplicateReferenceError, getCardPaymentState, PaymentInputError, PaymentStepError, startCardPayment, submitOtp, submitPin, waitForState,
+} from '../../src/starters/payments';
 import type { CardPaymentInput, CardPaymentState } from '../../src/shared/card';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { recordHistory } from '../helpers/replay';
+import { Admin, eventTypes, rawHistoryText } from './helpers';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture });
-const config = testConfig();
+// info level: the activities' own log lines are captured and scanned for card data.
+const config = testConfig({ LOG_LEVEL: 'info' });
 let services: RunningServices;
+let admin: Admin;
 
 beforeAll(async () => {
   services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
+  admin = new Admin(services.sandboxUrl!);
 });
 afterAll(() => services?.stop());
+afterEach(async () => {
+  await admin.clearFaults();
+  await admin.clearWebhookFaults();
+});
 
+const B1 = '/transaction/initiate/process-payment';
+const B2 = '/transaction/payment/authorize';
 const input = (number: string, over: Partial<CardPaymentInput> = {}): CardPaymentInput => ({
   transactionRef: `card-${randomUUID()}`, amount: 500_000, currency: 'NGN', card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' },
   customer: { name: 'Ada Obi', email: 'ada@example.com' }, webhookGraceMs: 10_000, ...over,
 });
 const client = () => services.client;
 const tq = () => config.temporal.taskQueue;
-async function waitFor(ref: string, status: CardPaymentState['status']) {
-  for (let i = 0; i < 100; i++) {
-    const s = await getCardPaymentState(client(), ref).catch(() => undefined);
-    if (s?.status === status) return s;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${ref} never reached ${status}`);
-}
-const ledger = async (reference: string) =>
-  ((await (await fetch(`${services.sandboxUrl}/__admin/ledger?reference=${reference}`)).json()) as { data: unknown[] }).data;
+const waitFor = (ref: string, status: CardPaymentState['status']) => waitForState(() => getCardPaymentState(client(), ref), (s) => s.status === status);
+const stepError = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a PaymentStepError'); }, (e: unknown) => e as PaymentStepError);
 
-it('PIN then OTP: a wrong PIN is refused synchronously, then success confirmed by the webhook; no card data in history', async () => {
+it('PIN then OTP: wrong-state and malformed codes refused by the validator, a wrong PIN refused by the service, then success by the webhook; no card data, PIN or OTP in history or logs', async () => {
   const i = input(TEST_CARDS.pinThenOtp);
   const handle = await startCardPayment(client(), tq(), i);
-  await waitFor(i.transactionRef, 'awaiting_pin');
-  // An OTP in the PIN state is refused by the validator.
-  await expect(submitOtp(client(), i.transactionRef, SANDBOX_OTP)).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
-  const wrong = await submitPin(client(), i.transactionRef, '0000').catch((e: unknown) => e);
-  expect(String((wrong as { cause?: unknown }).cause)).toContain('Invalid PIN');
-  expect((await submitPin(client(), i.transactionRef, SANDBOX_PIN)).status).toBe('awaiting_otp');
-  await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
-  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', webhooksReceived: 1 });
-  expect(await ledger(i.transactionRef)).toHaveLength(1);
-  const raw = JSON.stringify(await handle.fetchHistory());
-  for (const secret of [TEST_CARDS.pinThenOtp, `"${SANDBOX_PIN}"`, `"${SANDBOX_OTP}"`]) expect(raw).not.toContain(secret);
-  expect(capture.text).not.toContain(TEST_CARDS.pinThenOtp);
+  expect(await waitFor(i.transactionRef, 'awaiting_pin')).toMatchObject({ expects: 'pin' });
+
+  // Refused by the validators: nothing reaches the service or the history.
+  expect(await stepError(submitOtp(client(), i.transactionRef, SANDBOX_OTP))).toMatchObject({ kind: 'not_expected', message: expect.stringContaining('no OTP is expected') });
+  expect(await stepError(submitPin(client(), i.transactionRef, '12a4'))).toMatchObject({ kind: 'not_expected', message: 'pin must be 4 digits' });
+  // Refused by the service: the caller gets the reason at once, the flow keeps waiting.
+  const wrong = await stepError(submitPin(client(), i.transactionRef, '0000'));
+  expect(wrong).toMatchObject({ kind: 'refused', message: expect.stringContaining('Invalid PIN'), details: { refusedCodes: 1, limit: 3 } });
+  expect((await getCardPaymentState(client(), i.transactionRef)).status).toBe('awaiting_pin');
+
+  expect(await submitPin(client(), i.transactionRef, SANDBOX_PIN)).toMatchObject({ status: 'awaiting_otp', expects: 'otp' });
+  expect((await submitOtp(client(), i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
+  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', webhooksReceived: 1, refusedCodes: 1 });
+  expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
+  expect(await admin.requests(i.transactionRef, B2)).toHaveLength(3); // wrong PIN, PIN, OTP: the refused ones never left
+
+  // Only the three accepted Updates are in history; the validator's refusals left nothing.
+  expect((await eventTypes(handle)).filter((t) => t === 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED')).toHaveLength(3);
+  const raw = await rawHistoryText(handle);
+  expect(raw).toContain(i.transactionRef); // the scan does read payload bytes (search attributes are plaintext)
+  for (const secret of [TEST_CARDS.pinThenOtp, `"${SANDBOX_PIN}"`, `"${SANDBOX_OTP}"`, '"0000"', '"cvv"']) expect(raw).not.toContain(secret);
+  expect(capture.text).toContain(i.transactionRef); // the activities did log this payment...
+  for (const secret of [TEST_CARDS.pinThenOtp, SANDBOX_OTP]) expect(capture.text).not.toContain(secret); // ...without card data or codes
+  expect(JSON.stringify(await handle.query('cardPaymentState'))).not.toContain(TEST_CARDS.pinThenOtp);
   await recordHistory(handle, 'card-pin-otp');
 });
 
 it('OTP only (below 7,500 NGN) completes', async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   const handle = await startCardPayment(client(), tq(), i);
-  await waitFor(i.transactionRef, 'awaiting_otp');
+  expect(await waitFor(i.transactionRef, 'awaiting_otp')).toMatchObject({ expects: 'otp' });
   await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
+  expect(await admin.ledger(i.transactionRef)).toMatchObject([{ kind: 'card_charge', amount: 100_000 }]);
 });
 
-it('3DS: waits while the payer completes auth_url, then the webhook confirms', async () => {
-  const i = input(TEST_CARDS.threeDs);
+it('3DS: waits while the payer completes auth_url; the webhook confirms; the E-3 redirect shows the state', async () => {
+  const i = input(TEST_CARDS.threeDs, { redirectUrl: `${services.webhookUrl}/payments/return` });
   const handle = await startCardPayment(client(), tq(), i);
   const state = await waitFor(i.transactionRef, 'awaiting_3ds');
   expect(state.authUrl).toContain('/3ds/');
-  await fetch(`${state.authUrl}/complete`, { method: 'POST', redirect: 'manual' });
+  expect((await fetch(state.authUrl!)).status).toBe(200);
+  const done = await fetch(`${state.authUrl}/complete`, { method: 'POST', redirect: 'manual' });
+  expect(done.status).toBe(302);
+  const back = done.headers.get('location')!;
+  expect(back).toBe(`${services.webhookUrl}/payments/return?reference=${i.transactionRef}`);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
+  expect(await (await fetch(back)).text()).toContain('Status: success');
 });
 
-it('an OTP after the timeout: the flow has ended as expired and the update is refused', async () => {
-  const i = input(TEST_CARDS.otpOnly, { amount: 100_000, otpTimeoutMs: 1_500 });
+it('3DS failed by the payer: no webhook comes; the requery while waiting finds it failed', async () => {
+  const i = input(TEST_CARDS.threeDs, { threeDsPollMs: 300 });
   const handle = await startCardPayment(client(), tq(), i);
-  expect(await handle.result()).toMatchObject({ status: 'expired', reason: 'no OTP before the timeout' });
-  await expect(submitOtp(client(), i.transactionRef, SANDBOX_OTP)).rejects.toThrow();
-  expect(await ledger(i.transactionRef)).toHaveLength(0);
+  await waitFor(i.transactionRef, 'awaiting_3ds');
+  await admin.pay3ds(i.transactionRef, 'fail');
+  expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify', reason: expect.stringContaining('3DS authentication failed') });
 });
 
-it('a duplicate webhook is processed once; a forged one is refused and signals nothing', async () => {
-  await fetch(`${services.sandboxUrl}/__admin/webhook-faults`, { method: 'POST', body: JSON.stringify({ kind: 'duplicate', count: 1 }) });
-  const i = input(TEST_CARDS.otpOnly, { amount: 100_000, webhookGraceMs: 2_000 });
-  const handle = await startCardPayment(client(), tq(), i);
-  await waitFor(i.transactionRef, 'awaiting_otp');
-  const forged = JSON.stringify({ Event: 'charge_successful', TransactionRef: i.transactionRef, Body: { amount: 1, transaction_ref: i.transactionRef, transaction_status: 'Success', currency: 'NGN', transaction_type: 'Card' } });
-  const res = await fetch(`${services.webhookUrl}/webhooks`, { method: 'POST', body: forged, headers: { 'x-service-encrypted-body': createHmac('sha512', 'sandbox_sk_attacker_key').update(forged).digest('hex') } });
-  expect(res.status).toBe(401);
-  expect((await getCardPaymentState(client(), i.transactionRef)).webhooksReceived).toBe(0);
-  await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
-  const final = await handle.result();
-  expect(final).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
-  expect(final.webhooksReceived).toBeLessThanOrEqual(1); // the receiver drops the second delivery
-  expect(await ledger(i.transactionRef)).toHaveLength(1);
-});
-
-it('a webhook that arrives before the flow waits for it (paid at the service while the flow still waits for the OTP) confirms it', async () => {
+it('a wrong OTP is refused and the flow keeps waiting; the third wrong code fails the payment', async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   const handle = await startCardPayment(client(), tq(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
-  // Pay directly at the service (as a second device would), so the webhook precedes our OTP step.
-  await services.api.direct.authorizeCard({ transaction_reference: i.transactionRef, authorization: { otp: SANDBOX_OTP } } as never);
-  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
+  expect(await stepError(submitOtp(client(), i.transactionRef, '000000'))).toMatchObject({ kind: 'refused', message: expect.stringContaining('Invalid OTP'), details: { refusedCodes: 1 } });
+  expect(await stepError(submitOtp(client(), i.transactionRef, '111111'))).toMatchObject({ kind: 'refused', details: { refusedCodes: 2 } });
+  expect((await getCardPaymentState(client(), i.transactionRef)).status).toBe('awaiting_otp');
+  expect(await stepError(submitOtp(client(), i.transactionRef, '222222'))).toMatchObject({ kind: 'ended', message: expect.stringContaining('too many wrong attempts') });
+  expect(await handle.result()).toMatchObject({ status: 'failed', refusedCodes: 2, reason: expect.stringContaining('verified as Failed') });
+  expect(await admin.ledger(i.transactionRef)).toHaveLength(0);
 });
 
+it('an OTP after the timeout: the flow has ended as expired and the OTP is refused', async () => {
+  const i = input(TEST_CARDS.otpOnly, { amount: 100_000, otpTimeoutMs: 1_500 });
+  const handle = await startCardPayment(client(), tq(), i);
+  expect(await handle.result()).toMatchObject({ status: 'expired', reason: 'no OTP within 1500 ms' });
+  expect(await stepError(submitOtp(client(), i.transactionRef, SANDBOX_OTP))).toMatchObject({ kind: expect.stringMatching(/^(ended|not_expected)$/) });
+  expect(await admin.requests(i.transactionRef, B2)).toHaveLength(0);
+  expect(await admin.ledger(i.transactionRef)).toHaveLength(0);
+});
+
+it('a duplicate webhook (the service delivers it twice) is processed once', async () => {
+  await admin.webhookFault('duplicate');
+  const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
+  const handle = await startCardPayment(client(), tq(), i);
+  await waitFor(i.transactionRef, 'awaiting_otp');
+  await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
+  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
+  await admin.settle();
+  const deliveries = await admin.webhooks(i.transactionRef);
+  expect(deliveries).toHaveLength(2); // both reached the receiver and were acknowledged...
+  expect(deliveries.every((d) => d.status === 200)).toBe(true);
+  expect(deliveries.filter((d) => d.duplicate)).toHaveLength(1);
+  expect((await getCardPaymentState(client(), i.transactionRef)).webhooksReceived).toBe(1); // ...one was signalled
+  expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
+});
+
+it('a forged webhook gets 401 and signals nothing; the flow goes on waiting for the OTP', async () => {
+  const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
+  const handle = await startCardPayment(client(), tq(), i);
+  await waitFor(i.transactionRef, 'awaiting_otp');
+  const forged = JSON.stringify({
+    Event: 'charge_successful', TransactionRef: i.transactionRef,
+    Body: { amount: 100_000, transaction_ref: i.transactionRef, gateway_ref: 'forged', transaction_status: 'Success', email: 'x@example.com', merchant_id: 'M', currency: 'NGN', transaction_type: 'Card', merchant_amount: 100_000, created_at: new Date().toISOString(), meta: {}, is_recurring: false },
+  });
+  const sign = (key: string) => createHmac('sha512', key).update(forged).digest('hex');
+  for (const signature of [sign('sandbox_sk_attacker_key'), sign(config.payments.secretKey).slice(0, -2) + '00']) {
+    const res = await fetch(`${services.webhookUrl}/webhooks`, { method: 'POST', body: forged, headers: { 'content-type': 'application/json', 'x-service-encrypted-body': signature } });
+    expect(res.status).toBe(401);
+  }
+  expect(await getCardPaymentState(client(), i.transactionRef)).toMatchObject({ status: 'awaiting_otp', webhooksReceived: 0 });
+  await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
+  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', webhooksReceived: 1 });
+});
+
+it('a webhook that arrives before the flow waits for it: paid at the service (another device) while the flow waits for the OTP', async () => {
+  const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
+  const handle = await startCardPayment(client(), tq(), i);
+  await waitFor(i.transactionRef, 'awaiting_otp');
+  await services.api.direct.authorizeCard({ transaction_reference: i.transactionRef, authorization: { otp: SANDBOX_OTP } });
+  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
+  expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
+});
+
+it("the OTP's answer is lost (connection dropped after processing): the webhook, there before the Update settles, confirms; B2 is not sent again", async () => {
+  const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
+  const handle = await startCardPayment(client(), tq(), i);
+  await waitFor(i.transactionRef, 'awaiting_otp');
+  await admin.fault({ method: 'POST', path: `^${B2}$`, kind: 'drop-after-processing', count: 1 });
+  expect(await submitOtp(client(), i.transactionRef, SANDBOX_OTP)).toMatchObject({ status: expect.stringMatching(/^(confirming|success)$/) });
+  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
+  expect(await admin.requests(i.transactionRef, B2)).toMatchObject([{ status: 'dropped' }]);
+  expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
+});
+
+it('B1 dropped before processing: verify proves it never arrived, so it is sent once more, and the payment completes once', async () => {
+  const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
+  await admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 1 });
+  const handle = await startCardPayment(client(), tq(), i);
+  await waitFor(i.transactionRef, 'awaiting_otp');
+  await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
+  expect(await handle.result()).toMatchObject({ status: 'success' });
+  expect((await admin.requests(i.transactionRef, B1)).map((r) => r.status)).toEqual(['reset', 200]);
+  expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
+}, 30_000);
+
+it("B1's answer lost after processing: verify finds it pending, B1 is never sent again, and the payment ends failed (it cannot be continued)", async () => {
+  const i = input(TEST_CARDS.otpOnly, { amount: 100_000, webhookGraceMs: 300 });
+  await admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-after-processing', count: 1 });
+  const handle = await startCardPayment(client(), tq(), i);
+  expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify', reason: expect.stringContaining('cannot be continued') });
+  expect(await admin.requests(i.transactionRef, B1)).toMatchObject([{ status: 'dropped' }]);
+  expect(await admin.ledger(i.transactionRef)).toHaveLength(0);
+}, 30_000);
+
 it('without a webhook the result is confirmed by verifying the transaction', async () => {
-  await fetch(`${services.sandboxUrl}/__admin/webhook-faults`, { method: 'POST', body: JSON.stringify({ kind: 'fail', count: 1 }) }); // the next delivery fails; its retry comes 5 s later
+  await admin.webhookFault('fail'); // the delivery fails; its retry comes 5 s later on the sandbox clock
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000, webhookGraceMs: 500 });
   const handle = await startCardPayment(client(), tq(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
   await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
-  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });
+  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify', webhooksReceived: 0 });
+});
+
+it('pass_charge and USD are carried through: the payer pays amount + charge and the flow accepts it', async () => {
+  const i = input(TEST_CARDS.otpOnly, { amount: 20_000, currency: 'USD', passCharge: true });
+  const handle = await startCardPayment(client(), tq(), i);
+  await waitFor(i.transactionRef, 'awaiting_otp');
+  await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
+  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', currency: 'USD' });
+  const [entry] = await admin.ledger(i.transactionRef);
+  expect(entry.amount).toBeGreaterThan(20_000); // amount + the sandbox's 1.2 % charge
+  expect((await services.api.transactions.verify({ transaction_ref: i.transactionRef })).data).toMatchObject({ transaction_currency_id: 'USD', merchant_amount: 20_000 });
 });
 
 it('a worker restarted while the flow waits for the OTP: a new worker completes it', async () => {
@@ -127,14 +229,16 @@ it('a worker restarted while the flow waits for the OTP: a new worker completes 
   };
   const first = await makeWorker();
   const handle = await startCardPayment(client(), cfg.temporal.taskQueue, i);
-  for (let n = 0; n < 100 && (await getCardPaymentState(client(), i.transactionRef).catch(() => undefined))?.status !== 'awaiting_otp'; n++) await new Promise((r) => setTimeout(r, 100));
+  await waitFor(i.transactionRef, 'awaiting_otp');
   first.worker.shutdown();
   await first.run;
   await first.connection.close();
+  expect(first.worker.getState()).toBe('STOPPED');
   const second = await makeWorker();
   try {
-    await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
-    expect(await handle.result()).toMatchObject({ status: 'success' });
+    expect((await submitOtp(client(), i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
+    expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
+    expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
   } finally {
     second.worker.shutdown();
     await second.run;
@@ -142,9 +246,13 @@ it('a worker restarted while the flow waits for the OTP: a new worker completes 
   }
 });
 
-it('the starter refuses bad input naming the field, without echoing card data', async () => {
+it('a declined card fails at once; a reference pays once; bad input names the field without echoing card data', async () => {
+  const declined = input(TEST_CARDS.declined);
+  expect(await (await startCardPayment(client(), tq(), declined)).result()).toMatchObject({ status: 'failed', reason: expect.stringContaining('Card declined') });
+  await expect(startCardPayment(client(), tq(), { ...input(TEST_CARDS.otpOnly), transactionRef: declined.transactionRef })).rejects.toBeInstanceOf(DuplicateReferenceError);
+
   const err = await startCardPayment(client(), tq(), input('4242', { amount: 10.5 })).catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(CardInputError);
-  expect((err as CardInputError).issues.map((x) => x.field).sort()).toEqual(['amount', 'card.number']);
+  expect(err).toBeInstanceOf(PaymentInputError);
+  expect((err as PaymentInputError).issues.map((x) => x.field).sort()).toEqual(['amount', 'card.number']);
   expect((err as Error).message).not.toContain('4242');
 });

@@ -1,0 +1,44 @@
+// What the card, bank, USSD, checkout and recurring flows share: the service's verdict on a
+// reference (verify), the final statuses, the defaults of the per-step timeouts, and the
+// amount check that tells a webhook or a verify answer for the payment we asked for.
+export type VerifiedStatus = 'Success' | 'Failed' | 'Abandoned' | 'Pending';
+
+/** GET /transaction/verify/{ref}: the service's record, or `found: false` (400 for an unknown reference). */
+export type TransactionLookup =
+  | { found: false }
+  | { found: true; status: VerifiedStatus; amount?: number; merchantAmount?: number; currency?: string; transactionType?: string; reason?: string };
+
+export type FinalStatus = 'success' | 'failed' | 'expired' | 'unknown';
+export const FINAL_STATUSES: readonly string[] = ['success', 'failed', 'expired', 'unknown', 'cancelled', 'completed'];
+
+/** The payer may have the PIN, OTP or bank code refused this many times; the next refusal ends the payment as failed. */
+export const MAX_REFUSED_CODES = 3;
+
+export const PAYMENT_DEFAULTS = {
+  pinTimeoutMs: 5 * 60_000,
+  otpTimeoutMs: 5 * 60_000,
+  threeDsTimeoutMs: 15 * 60_000,
+  /** While 3DS is pending, the transaction is verified this often (a failed challenge sends no webhook). */
+  threeDsPollMs: 60_000,
+  codeTimeoutMs: 5 * 60_000,
+  checkoutExpiryMs: 30 * 60_000,
+  /** After the service said Success (or the wait ended), how long the webhook may take before verify decides. */
+  webhookGraceMs: 30_000,
+  /** After an unknown outcome, the pause before verifying (a request in flight may still land). */
+  unknownOutcomePauseMs: 2_000,
+} as const;
+
+export interface ExpectedPayment {
+  amount: number;
+  currency: string;
+  /** With pass_charge the payer pays amount + charge: the reported amount is larger, merchant_amount is ours. */
+  passCharge: boolean;
+}
+
+/** Undefined when the reported payment is the one we asked for; otherwise why not. */
+export function amountMismatch(expected: ExpectedPayment, got: { amount?: number; merchantAmount?: number; currency?: string }): string | undefined {
+  if (got.currency !== undefined && got.currency.toUpperCase() !== expected.currency) return `currency ${got.currency} differs from ${expected.currency}`;
+  if (got.amount === undefined || got.amount === expected.amount) return undefined;
+  if (expected.passCharge && (got.merchantAmount === expected.amount || got.amount > expected.amount)) return undefined;
+  return `amount ${got.amount} differs from ${expected.amount}`;
+}

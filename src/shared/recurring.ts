@@ -1,0 +1,73 @@
+// Recurring card charges (A3 tokenised first payment, A4 charges, A5 cancel): the flows' contract.
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { CheckoutInput } from './checkout';
+
+export interface RecurringInput {
+  planRef: string;
+  /** Lowest unit, each cycle. */
+  amount: number;
+  currency: 'NGN' | 'USD';
+  email: string;
+  /** Time between charges (ms), on durable timers. */
+  intervalMs: number;
+  /** Stop after this many charges (the first payment included); unlimited when absent. */
+  maxCycles?: number;
+  /** Cycles per run before continue-as-new. Default 24. */
+  cyclesPerRun?: number;
+  /** The plan fails after this many failed cycles in a row. Default 3. */
+  maxConsecutiveFailures?: number;
+  /** Per cycle: how long the webhook may take after A4 before verify decides. Default 30 s. */
+  webhookGraceMs?: number;
+  /** Options of the first payment's hosted checkout. */
+  checkout?: Partial<Pick<CheckoutInput, 'callbackUrl' | 'metadata' | 'expiryMs' | 'webhookGraceMs' | 'customerName' | 'passCharge' | 'subMerchantId'>>;
+}
+
+export interface RecurringCycle {
+  cycle: number;
+  reference: string;
+  status: 'success' | 'failed' | 'expired' | 'unknown';
+  confirmedBy?: 'webhook' | 'verify';
+  reason?: string;
+}
+
+export interface RecurringState {
+  planRef: string;
+  status: 'awaiting_first_payment' | 'active' | 'cancelled' | 'completed' | 'failed';
+  /** The card token from the first payment's webhook (payment_information.token_id). */
+  tokenId?: string;
+  /** Cycles done, the first payment included. */
+  cycle: number;
+  /** The last cycles (bounded; the whole list lives in the cycles' own workflows). */
+  recentCycles: RecurringCycle[];
+  consecutiveFailures: number;
+  nextChargeAt?: string;
+  cancelRequested: boolean;
+  reason?: string;
+}
+
+export const recurringStateQuery = defineQuery<RecurringState>('recurringState');
+/** Stops the plan: no further charge, the token is cancelled with A5 (after the first payment, if it is still open). */
+export const cancelRecurringSignal = defineSignal('cancelRecurring');
+export const recurringWorkflowId = (planRef: string): string => `recurring-${planRef}`;
+/** The first payment's reference (C1) and later cycles' (C2, C3, …): stable per cycle. */
+export const cycleReference = (planRef: string, cycle: number): string => `${planRef}-C${cycle}`;
+
+/** One A4 charge under a stable reference; its workflow id is paymentWorkflowId(reference). */
+export interface TokenChargeInput {
+  reference: string;
+  tokenId: string;
+  amount: number;
+  currency: 'NGN' | 'USD';
+  webhookGraceMs?: number;
+}
+
+export interface TokenChargeState {
+  reference: string;
+  status: 'checking' | 'charging' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown';
+  /** false when verify-first found the reference already at the service (nothing sent). */
+  charged: boolean;
+  confirmedBy?: 'webhook' | 'verify';
+  webhooksReceived: number;
+  reason?: string;
+}
+export const tokenChargeStateQuery = defineQuery<TokenChargeState>('tokenChargeState');

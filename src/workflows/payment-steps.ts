@@ -1,0 +1,125 @@
+// Steps shared by the card, bank, USSD, checkout and token-charge workflows:
+//  - the charge_successful inbox, registered before the first await (an early webhook is kept;
+//    a duplicate is counted, processed once);
+//  - the reading of an activity failure: a refusal proves nothing happened; anything else (a
+//    timeout, a reset connection, a 5xx, a lost worker) is an unknown outcome;
+//  - settling an unknown outcome by verifying the reference before anything else;
+//  - the final confirmation: the webhook, or — when none came within the grace — verify.
+//    Silence alone never makes a payment "failed".
+import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import type { PaymentFlowActivities } from '../activities/payments';
+import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
+import { amountMismatch, PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus, type TransactionLookup } from '../shared/payment-common';
+import { failureOf } from './activity-failure';
+
+/** Money-moving calls: one attempt; the client's own timeout (PAYMENTS_TIMEOUT_MS) comes first. */
+export const once = proxyActivities<PaymentFlowActivities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
+/** Reads (verify) and A5: retried with backoff. */
+export const reads = proxyActivities<PaymentFlowActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5, initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['InvalidRequest', 'BadRequest', 'Unauthorized'] },
+});
+
+export interface WebhookInbox {
+  /** The first charge_successful for the reference. */
+  readonly event: PaymentWebhookEvent | undefined;
+  /** Deliveries that reached the workflow (duplicates included). */
+  readonly deliveries: number;
+}
+
+/** Call before the first await, so a webhook that arrived with (or before) the workflow's first task is taken at once. */
+export function listenForWebhook(transactionRef: string): WebhookInbox {
+  const inbox = { event: undefined as PaymentWebhookEvent | undefined, deliveries: 0 };
+  setHandler(paymentWebhookSignal, (event) => {
+    if (event.transactionRef !== transactionRef || event.event !== 'charge_successful') return;
+    inbox.deliveries += 1;
+    inbox.event ??= event; // deduplicated by reference: the first delivery is the one processed
+  });
+  return inbox;
+}
+
+const REFUSALS = ['BadRequest', 'InvalidRequest', 'Unauthorized', 'NotFound'];
+
+/** The service refused the request (nothing happened), with its message; undefined when the outcome is unknown. */
+export function refusal(err: unknown): ApplicationFailure | undefined {
+  const f = failureOf(err);
+  return f && REFUSALS.includes(f.type ?? '') ? f : undefined;
+}
+
+export function describeFailure(err: unknown): string {
+  const f = failureOf(err);
+  if (f) return f.message;
+  return err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+}
+
+/** Verify by reference; undefined when the service could not be reached (after the read's retries). */
+export async function lookup(transactionRef: string): Promise<TransactionLookup | undefined> {
+  try {
+    return await reads.lookupTransaction(transactionRef);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * After an unknown outcome: the service's record decides. A reference it does not know is
+ * looked up once more after a pause (a request still in flight may land) before it counts as
+ * "never received" — the only case in which a money-moving request may be sent again.
+ */
+export async function settleUnknown(transactionRef: string, pauseMs: number = PAYMENT_DEFAULTS.unknownOutcomePauseMs): Promise<TransactionLookup | undefined> {
+  await sleep(pauseMs);
+  const first = await lookup(transactionRef);
+  if (!first || first.found) return first;
+  await sleep(pauseMs);
+  return lookup(transactionRef);
+}
+
+export interface Confirmation {
+  status: FinalStatus;
+  confirmedBy: 'webhook' | 'verify';
+  reason?: string;
+}
+
+export function fromWebhook(event: PaymentWebhookEvent, expected: ExpectedPayment): Confirmation {
+  const mismatch = amountMismatch(expected, event);
+  return mismatch ? { status: 'failed', confirmedBy: 'webhook', reason: `charge_successful for a different payment: ${mismatch}` } : { status: 'success', confirmedBy: 'webhook' };
+}
+
+/** The final status a verify answer proves; Pending proves nothing and becomes `pendingAs`. */
+export function fromLookup(found: TransactionLookup | undefined, expected: ExpectedPayment, pendingAs: FinalStatus = 'unknown', pendingReason = 'verified as Pending'): Confirmation {
+  if (!found) return { status: 'unknown', confirmedBy: 'verify', reason: 'the transaction could not be verified' };
+  if (!found.found) return { status: 'unknown', confirmedBy: 'verify', reason: 'the service does not know the reference' };
+  switch (found.status) {
+    case 'Success': {
+      const mismatch = amountMismatch(expected, found);
+      return mismatch ? { status: 'failed', confirmedBy: 'verify', reason: `verified payment differs: ${mismatch}` } : { status: 'success', confirmedBy: 'verify' };
+    }
+    case 'Failed':
+      return { status: 'failed', confirmedBy: 'verify', reason: found.reason ? `verified as Failed: ${found.reason}` : 'verified as Failed' };
+    case 'Abandoned':
+      return { status: 'expired', confirmedBy: 'verify', reason: 'verified as Abandoned' };
+    default:
+      return { status: pendingAs, confirmedBy: 'verify', reason: pendingReason };
+  }
+}
+
+/** The webhook confirms; without one within `graceMs`, verify by reference decides. */
+export async function confirmPayment(
+  transactionRef: string,
+  expected: ExpectedPayment,
+  inbox: WebhookInbox,
+  graceMs: number,
+  pending: { as: FinalStatus; reason: string } = { as: 'unknown', reason: 'verified as Pending' },
+): Promise<Confirmation> {
+  if (graceMs > 0) await condition(() => inbox.event !== undefined, graceMs);
+  if (inbox.event) return fromWebhook(inbox.event, expected);
+  const found = await lookup(transactionRef);
+  // The webhook may have come while verify ran: it is the stronger proof.
+  if (inbox.event) return fromWebhook(inbox.event, expected);
+  return fromLookup(found, expected, pending.as, pending.reason);
+}
+
+/** Fails an Update with a typed, non-retryable reason the caller sees synchronously. */
+export function updateFailure(type: 'Refused' | 'OutcomeUnknown' | 'Ended', message: string, details?: unknown): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true, details: details === undefined ? undefined : [details] });
+}

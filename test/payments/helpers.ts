@@ -1,0 +1,47 @@
+// Helpers for the payment flows' tests: the sandbox's admin API over HTTP, and a scan of a
+// workflow's raw history (payload bytes decoded as text) for secrets in plaintext.
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+
+export class Admin {
+  constructor(private readonly base: string) {}
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.base}/__admin${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+    const json = (await res.json()) as { data: T };
+    if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json.data;
+  }
+  ledger = (reference: string) => this.call<{ kind: string; amount: number }[]>('GET', `/ledger?reference=${encodeURIComponent(reference)}`);
+  requests = async (reference: string, path?: string) =>
+    (await this.call<{ method: string; path: string; status: number | string; reference?: string }[]>('GET', '/requests')).filter((r) => r.reference === reference && (!path || r.path === path));
+  webhooks = async (ref: string) => (await this.call<{ payments: { attempt: number; status: number | string; acknowledged: boolean; duplicate?: boolean }[] }>('GET', `/webhooks?ref=${encodeURIComponent(ref)}`)).payments;
+  fault = (f: { method?: string; path: string; kind: string; count?: number }) => this.call('POST', '/faults', f);
+  clearFaults = () => this.call('DELETE', '/faults');
+  webhookFault = (kind: 'duplicate' | 'fail' | 'hold', count = 1) => this.call('POST', '/webhook-faults', { kind, count, target: 'payment' });
+  clearWebhookFaults = () => this.call('DELETE', '/webhook-faults');
+  releaseWebhooks = () => this.call('POST', '/webhook-faults/release');
+  settle = () => this.call('POST', '/webhooks/settle');
+  advance = (ms: number) => this.call('POST', '/clock/advance', { ms });
+  pay3ds = (ref: string, outcome: 'complete' | 'fail' = 'complete') => this.call('POST', `/3ds/${encodeURIComponent(ref)}/${outcome}`);
+  payUssd = (ref: string) => this.call('POST', `/ussd/${encodeURIComponent(ref)}/pay`);
+}
+
+/** Every string and every byte field of the history (bytes decoded as UTF-8), joined: what someone reading the stored history could see. */
+export async function rawHistoryText(handle: WorkflowHandle): Promise<string> {
+  const parts: string[] = [];
+  const walk = (v: unknown): void => {
+    if (v === null || v === undefined) return;
+    if (v instanceof Uint8Array) parts.push(Buffer.from(v).toString('utf8'));
+    else if (typeof v === 'string') parts.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (typeof v === 'object') Object.values(v as Record<string, unknown>).forEach(walk);
+  };
+  walk(await handle.fetchHistory());
+  return parts.join('\n');
+}
+
+/** History event types, e.g. to count accepted Updates. */
+export async function eventTypes(handle: WorkflowHandle): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0]);
+}
