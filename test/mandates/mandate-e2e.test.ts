@@ -12,6 +12,7 @@ import type { MandateInput, MandateState } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { recordHistory } from '../helpers/replay';
+import { SandboxAdmin } from '../pos/sandbox';
 
 const capture = new LogCapture();
 const config = testConfig();
@@ -29,8 +30,8 @@ const input = (over: Partial<MandateInput> = {}): MandateInput => ({
 });
 const client = () => services.client;
 const tq = () => config.temporal.taskQueue;
-const ledger = async (reference: string) =>
-  ((await (await fetch(`${services.sandboxUrl}/__admin/ledger?reference=${reference}`)).json()) as { data: unknown[] }).data;
+const sandbox = () => new SandboxAdmin(services.sandboxUrl!);
+const ledger = (reference: string) => sandbox().ledger({ reference });
 async function waitFor(ref: string, status: MandateState['status']) {
   for (let i = 0; i < 100; i++) {
     const s = await getMandateState(client(), ref).catch(() => undefined);
@@ -40,9 +41,7 @@ async function waitFor(ref: string, status: MandateState['status']) {
   throw new Error(`mandate ${ref} never reached ${status}`);
 }
 const causeOf = (e: unknown) => String((e as { cause?: unknown }).cause);
-const admin = async (path: string, body?: unknown) =>
-  (await fetch(`${services.sandboxUrl}/__admin/${path}`, { method: body === undefined ? 'GET' : 'POST', body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } })).json();
-const fault = (rule: { path: string; kind: 'drop-before-processing' | 'drop-after-processing' | 'error5xx'; count?: number }) => admin('faults', { method: 'POST', count: 1, ...rule });
+const fault = (rule: { path: string; kind: 'drop-before-processing' | 'drop-after-processing' | 'error5xx' }) => sandbox().fault({ method: 'POST', count: 1, ...rule });
 const serviceRecord = async (mandateId: string) => (await listMandates(services.api, { mandate_id: mandateId })).records[0];
 
 it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel twice, listing', async () => {
@@ -82,7 +81,7 @@ it('an expired OTP session (sandbox clock): a new OTP is sent and then approves'
   const i = input();
   await startMandate(client(), tq(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
-  await admin('clock/advance', { ms: 11 * 60 * 1000 });
+  await sandbox().advanceClock(11 * 60 * 1000);
   const expired = await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e);
   expect(causeOf(expired)).toContain('a new OTP was sent');
   expect((await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
@@ -94,9 +93,9 @@ it('a session that keeps expiring ends the mandate expired; it is released at th
   const handle = await startMandate(client(), tq(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
   expect((await resendMandateOtp(client(), i.mandateRef)).status).toBe('awaiting_otp'); // D6 on request
-  await admin('clock/advance', { ms: 11 * 60 * 1000 });
+  await sandbox().advanceClock(11 * 60 * 1000);
   expect(causeOf(await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain('a new OTP was sent');
-  await admin('clock/advance', { ms: 11 * 60 * 1000 });
+  await sandbox().advanceClock(11 * 60 * 1000);
   expect(causeOf(await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain('the mandate has expired');
   const final = await handle.result();
   expect(final).toMatchObject({ status: 'expired', endReason: 'the OTP session expired too often' });
