@@ -232,7 +232,8 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
     try {
       await exclusive(cancel);
     } catch (err) {
-      if (!failureOf(err) || failureOf(err)?.type !== 'CancelFailed') fail(`cancel: ${messageOf(err)}`);
+      // cancel() has recorded the service's refusal already; anything else (D4 unreachable) is recorded here.
+      if (!(err instanceof ApplicationFailure && err.type === 'CancelFailed')) fail(`cancel: ${messageOf(err)}`);
     }
   }
 
