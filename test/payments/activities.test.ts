@@ -1,0 +1,103 @@
+// The payment activities against a recording HTTP server, through the real API client: the
+// fields the flows carry through (pass_charge, currency, metadata, sub_merchant_id,
+// redirect_url, is_recurring) reach the service; failures are typed the way the workflows read
+// them (a 400 is a refusal, a dropped connection an unknown outcome, verify's 400 "not found");
+// and nothing logged carries card data or codes.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { ApplicationFailure } from '@temporalio/common';
+import { PaymentsClient } from '../../src/api';
+import { createPaymentActivities } from '../../src/activities/payments';
+import { createLogger } from '../../src/logging/logger';
+import { loadConfig } from '../../src/config/config';
+import { LogCapture } from '../helpers/temporal';
+
+interface Seen { method: string; path: string; body: Record<string, unknown> }
+let server: Server;
+let base: string;
+const seen: Seen[] = [];
+let answer: (s: Seen) => { status: number; body?: unknown } | 'drop' = () => ({ status: 200, body: { status: 200, success: true, message: 'ok', data: {} } });
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const s: Seen = { method: req.method!, path: req.url!, body: chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {} };
+      seen.push(s);
+      const a = answer(s);
+      if (a === 'drop') return req.socket.destroy();
+      res.writeHead(a.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(a.body ?? {}));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((r) => server.close(r)));
+beforeEach(() => {
+  seen.length = 0;
+});
+
+const capture = new LogCapture();
+const activities = () =>
+  createPaymentActivities({ api: new PaymentsClient({ baseUrl: base, secretKey: 'sandbox_sk_test_key_000', timeoutMs: 2_000 }), logger: createLogger({ destination: capture }), config: loadConfig({}) });
+const env = new MockActivityEnvironment();
+const ok = (data: unknown) => ({ status: 200, body: { status: 200, success: true, message: 'ok', data } });
+const failureOf = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: unknown) => e)) as ApplicationFailure;
+
+it('B1 carries currency, pass_charge, redirect_url and the card; nothing of the card is logged', async () => {
+  answer = () => ok({ transaction_ref: 'R1', transaction_status: 'ThreeDSecure', auth_url: 'https://3ds.example/R1' });
+  const out = await env.run(activities().chargeCard, {
+    transactionRef: 'R1', amount: 20_000, currency: 'USD', passCharge: true, redirectUrl: 'https://shop.example/return',
+    card: { number: '5200000000001096', cvv: '321', expiryMonth: '12', expiryYear: '29' }, customer: { name: 'Ada', email: 'ada@example.com' },
+  });
+  expect(out).toEqual({ transactionStatus: 'ThreeDSecure', authUrl: 'https://3ds.example/R1' });
+  expect(seen[0]).toMatchObject({
+    method: 'POST', path: '/transaction/initiate/process-payment',
+    body: { transaction_reference: 'R1', amount: 20_000, currency: 'USD', pass_charge: true, redirect_url: 'https://shop.example/return', payment_method: 'card', card: { number: '5200000000001096', cvv: '321', expiry_month: '12', expiry_year: '29' } },
+  });
+  expect(capture.text).toContain('R1');
+  expect(capture.text).not.toContain('5200000000001096');
+  expect(capture.text).not.toContain('321');
+});
+
+it('A1 carries metadata, pass_charge, sub_merchant_id, callback_url, channels and is_recurring', async () => {
+  answer = () => ok({ transaction_ref: 'C1', checkout_url: 'https://pay.example/C1' });
+  await env.run(activities().initiateCheckout, {
+    transactionRef: 'C1', amount: 250_000, currency: 'NGN', email: 'ada@example.com', metadata: { order: 'A-1' }, passCharge: true, subMerchantId: 'SUB-9',
+    callbackUrl: 'https://shop.example/back', channels: ['card', 'transfer'], isRecurring: true,
+  });
+  expect(seen[0]).toMatchObject({
+    path: '/transaction/initiate',
+    body: { transaction_ref: 'C1', amount: '250000', currency: 'NGN', initiate_type: 'inline', metadata: { order: 'A-1' }, pass_charge: true, sub_merchant_id: 'SUB-9', callback_url: 'https://shop.example/back', payment_channels: ['card', 'transfer'], is_recurring: true },
+  });
+});
+
+it('B3 and B5 carry pass_charge; A4 sends the stable reference', async () => {
+  answer = (s) => ok(s.body.payment_method === 'ussd' ? { auth_model: 'USSDCodeGenerated', ussd_details: { ussd_reference: '*058*000*1#', expiresAt: '2030-01-01T00:00:00Z' } } : { auth_model: 'ValidateOTP', transaction_status: 'Success' });
+  const customer = { name: 'Ada', email: 'ada@example.com' };
+  await env.run(activities().chargeBank, { transactionRef: 'B1', amount: 1_000, currency: 'NGN', passCharge: true, bank: { bankCode: '058', accountOrPhone: '0123456789' }, customer });
+  await env.run(activities().initiateUssd, { transactionRef: 'U1', amount: 1_000, currency: 'NGN', passCharge: true, bankCode: '058', customer });
+  await env.run(activities().chargeToken, { tokenId: 'AUTH_1', amount: 1_000, reference: 'P-C2' });
+  expect(seen.map((s) => s.body)).toMatchObject([
+    { transaction_reference: 'B1', pass_charge: true, payment_method: 'bank', bank: { bank_code: '058', account_or_phoneno: '0123456789' } },
+    { transaction_reference: 'U1', pass_charge: true, payment_method: 'ussd', ussd: { bank_code: '058' } },
+    { transaction_ref: 'P-C2', token_id: 'AUTH_1', amount: 1_000 },
+  ]);
+});
+
+it('a 400 is a refusal, a dropped connection an unknown outcome; verify reads 400 as "not found"', async () => {
+  answer = () => ({ status: 400, body: { status: 400, success: false, message: 'Invalid OTP', data: null } });
+  expect(await failureOf(env.run(activities().authorizeCard, 'R2', { otp: '000000' }))).toMatchObject({ type: 'BadRequest', nonRetryable: true, message: expect.stringContaining('Invalid OTP') });
+  answer = () => 'drop';
+  expect(await failureOf(env.run(activities().authorizeCard, 'R2', { otp: '123456' }))).toMatchObject({ type: 'OutcomeUnknown', nonRetryable: true });
+  expect(capture.text).not.toContain('123456');
+  answer = () => ({ status: 400, body: { status: 400, success: false, message: 'Transaction R3 not found', data: null } });
+  expect(await env.run(activities().lookupTransaction, 'R3')).toEqual({ found: false });
+  answer = () => ok({ transaction_ref: 'R4', transaction_status: 'failed', transaction_amount: 5, merchant_amount: 4, transaction_currency_id: 'NGN', transaction_type: 'Card', failure_reason: 'Insufficient funds' });
+  expect(await env.run(activities().lookupTransaction, 'R4')).toEqual({ found: true, status: 'Failed', amount: 5, merchantAmount: 4, currency: 'NGN', transactionType: 'Card', reason: 'Insufficient funds' });
+  answer = () => ({ status: 400, body: { status: 400, success: false, message: 'Recurring Payment was not cancelled', data: null } });
+  expect(await env.run(activities().cancelToken, 'AUTH_1')).toBe(false);
+});

@@ -1,0 +1,249 @@
+// The payment workflows' logic on the time-skipping server, with activities that behave like
+// the service (a small in-memory model): default timeouts of minutes and monthly schedules pass
+// in seconds; lost answers, verify-first and duplicate webhooks are scripted exactly.
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { ApplicationFailure } from '@temporalio/activity';
+import { Worker } from '@temporalio/worker';
+import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
+import { cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../../src/shared/card';
+import { checkoutStateQuery, type CheckoutInput } from '../../src/shared/checkout';
+import { cancelRecurringSignal, cycleReference, recurringStateQuery, recurringWorkflowId, type RecurringInput } from '../../src/shared/recurring';
+import type { PaymentFlowActivities } from '../../src/activities/payments';
+import type { TransactionLookup, VerifiedStatus } from '../../src/shared/payment-common';
+import type { cardPaymentWorkflow } from '../../src/workflows/card-payment';
+import type { ussdPaymentWorkflow } from '../../src/workflows/ussd-payment';
+import type { checkoutWorkflow } from '../../src/workflows/checkout';
+import type { recurringChargeWorkflow } from '../../src/workflows/recurring';
+import { workflowBundle } from '../helpers/temporal';
+import { createTimeSkippingEnv } from '../helpers/time-skipping';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+}, 120_000);
+afterAll(() => env?.teardown());
+
+const refused = (message: string) => ApplicationFailure.create({ type: 'BadRequest', message, nonRetryable: true });
+const lost = (what: string) => ApplicationFailure.create({ type: 'OutcomeUnknown', message: `${what}: connection reset`, nonRetryable: true });
+
+/** The service as the flows see it: transactions by reference, card steps, token charges. */
+function fakeService() {
+  const tx = new Map<string, { status: VerifiedStatus; amount: number; step?: 'pin' | 'otp' | '3ds' }>();
+  const tokenCharges: string[] = [];
+  const lookups: string[] = [];
+  const cancelled: string[] = [];
+  const script: { loseNextPinAnswer?: boolean; loseChargeAnswerFor?: string; refuseChargeFor?: string } = {};
+  const activities: Partial<PaymentFlowActivities> = {
+    async chargeCard(input) {
+      const step = input.card.number === '5555555555554444' ? 'pin' : input.card.number === '5200000000001096' ? '3ds' : 'otp';
+      tx.set(input.transactionRef, { status: 'Pending', amount: input.amount, step });
+      return { transactionStatus: step === 'pin' ? 'ValidatePin' : step === '3ds' ? 'ThreeDSecure' : 'ValidateOTP', authUrl: step === '3ds' ? 'https://3ds.example/x' : undefined };
+    },
+    async authorizeCard(ref, auth) {
+      const t = tx.get(ref)!;
+      if ('pin' in auth) {
+        if (t.step !== 'pin') throw refused('otp is required');
+        t.step = 'otp';
+        if (script.loseNextPinAnswer) {
+          script.loseNextPinAnswer = false;
+          throw lost('authorize card payment');
+        }
+        return { transactionStatus: 'ValidateOTP' };
+      }
+      if (t.step !== 'otp') throw refused('pin is required');
+      t.status = 'Success';
+      t.step = undefined;
+      return { transactionStatus: 'Success' };
+    },
+    async initiateUssd(input) {
+      tx.set(input.transactionRef, { status: 'Pending', amount: input.amount });
+      return { ussdCode: '*058*000*123456#', expiresAt: new Date((await env.currentTimeMs()) + 10 * 60_000).toISOString() };
+    },
+    async initiateCheckout(input) {
+      tx.set(input.transactionRef, { status: 'Pending', amount: input.amount });
+      return { checkoutUrl: `https://pay.example/checkout/${input.transactionRef}` };
+    },
+    async chargeToken(req) {
+      if (tx.has(req.reference)) throw refused('Duplicate transaction reference');
+      if (script.refuseChargeFor === req.reference) throw refused('Insufficient funds');
+      tokenCharges.push(req.reference);
+      tx.set(req.reference, { status: 'Success', amount: req.amount });
+      if (script.loseChargeAnswerFor === req.reference) throw lost('charge token');
+      return { transactionStatus: 'Success' };
+    },
+    async cancelToken(tokenId) {
+      cancelled.push(tokenId);
+      return true;
+    },
+    async lookupTransaction(ref): Promise<TransactionLookup> {
+      lookups.push(ref);
+      const t = tx.get(ref);
+      return t ? { found: true, status: t.status, amount: t.amount, currency: 'NGN' } : { found: false };
+    },
+  };
+  return { activities, tx, tokenCharges, lookups, cancelled, script };
+}
+
+async function run<T>(service: ReturnType<typeof fakeService>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+  const taskQueue = `pay-ts-${randomUUID()}`;
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: service.activities });
+  return worker.runUntil(fn(taskQueue));
+}
+
+const webhook = (ref: string, amount: number, over: Partial<PaymentWebhookEvent> = {}): PaymentWebhookEvent => ({
+  event: 'charge_successful', transactionRef: ref, amount, currency: 'NGN', transactionStatus: 'Success', transactionType: 'Card', gatewayRef: `${ref}_GW`, isRecurring: false, receivedAt: new Date().toISOString(), ...over,
+});
+const card = (number: string, over: Partial<CardPaymentInput> = {}): CardPaymentInput => ({
+  transactionRef: `ts-card-${randomUUID()}`, amount: 100_000, currency: 'NGN', card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' }, customer: { name: 'Ada', email: 'ada@example.com' }, ...over,
+});
+async function until<S>(read: () => Promise<S>, ok: (s: S) => boolean): Promise<S> {
+  for (let i = 0; i < 200; i++) {
+    const s = await read().catch(() => undefined);
+    if (s !== undefined && ok(s)) return s;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('state not reached');
+}
+
+it('no PIN within the default 5 minutes: expired, in seconds', async () => {
+  const service = fakeService();
+  await run(service, async (taskQueue) => {
+    const i = card('5555555555554444');
+    const before = await env.currentTimeMs();
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+    expect(await handle.result()).toMatchObject({ status: 'expired', reason: 'no PIN within 300000 ms' });
+    expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(300_000);
+    expect(service.lookups).toHaveLength(0);
+  });
+});
+
+it("a PIN whose answer is lost: verify says pending; the flow then takes the PIN again or the OTP, and completes", async () => {
+  const service = fakeService();
+  service.script.loseNextPinAnswer = true;
+  await run(service, async (taskQueue) => {
+    const i = card('5555555555554444', { webhookGraceMs: 1_000 });
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+    await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_pin');
+    const err = await handle.executeUpdate(submitPinUpdate, { args: ['1234'] }).catch((e: Error) => e);
+    expect((err as Error & { cause?: ApplicationFailure }).cause).toMatchObject({ type: 'OutcomeUnknown' });
+    expect(service.lookups).toContain(i.transactionRef);
+    expect(await handle.query(cardPaymentStateQuery)).toMatchObject({ status: 'awaiting_pin', expects: 'pin_or_otp' });
+    expect((await handle.executeUpdate(submitOtpUpdate, { args: ['123456'] })).status).toBe('confirming');
+    expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });
+  });
+});
+
+it('3DS never completed: requeried every minute, then expired after the default 15 minutes', async () => {
+  const service = fakeService();
+  await run(service, async (taskQueue) => {
+    const i = card('5200000000001096');
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+    expect(await handle.result()).toMatchObject({ status: 'expired', confirmedBy: 'verify', reason: '3DS not completed within 900000 ms' });
+    const polls = service.lookups.filter((r) => r === i.transactionRef).length;
+    expect(polls).toBeGreaterThanOrEqual(15); // one a minute, plus the final verify
+    expect(polls).toBeLessThanOrEqual(17);
+  });
+});
+
+it('the same webhook signalled twice (a receiver that forgot it) is processed once; a webhook for another amount does not make a success', async () => {
+  const service = fakeService();
+  await run(service, async (taskQueue) => {
+    const i = card('4242424242424242');
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+    await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+    await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
+    await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, 1)); // a later, different delivery: ignored
+    const final: CardPaymentState = await handle.result();
+    expect(final).toMatchObject({ status: 'success', confirmedBy: 'webhook', webhooksReceived: 2 });
+    expect(service.lookups).toHaveLength(0);
+
+    const j = card('4242424242424242');
+    const other = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(j.transactionRef), taskQueue, args: [j] });
+    await until(() => other.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+    await other.signal(paymentWebhookSignal, webhook(j.transactionRef, 5));
+    expect(await other.result()).toMatchObject({ status: 'failed', reason: expect.stringContaining('amount 5 differs from 100000') });
+  });
+});
+
+it('USSD nobody dials: the flow waits until expiresAt (10 minutes), verifies, and ends expired', async () => {
+  const service = fakeService();
+  await run(service, async (taskQueue) => {
+    const ref = `ts-ussd-${randomUUID()}`;
+    const before = await env.currentTimeMs();
+    const handle = await env.client.workflow.start<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
+      workflowId: paymentWorkflowId(ref), taskQueue, args: [{ transactionRef: ref, amount: 50_000, currency: 'NGN', bankCode: '058', customer: { name: 'A', email: 'a@example.com' } }],
+    });
+    const final = await handle.result();
+    expect(final).toMatchObject({ status: 'expired', confirmedBy: 'verify', ussdCode: '*058*000*123456#' });
+    expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(10 * 60_000);
+  });
+});
+
+it('recurring: 30 monthly cycles across continue-as-new; a lost A4 answer is verified, a cycle already charged is not charged again, a refused one is recorded', async () => {
+  const service = fakeService();
+  await run(service, async (taskQueue) => {
+    const planRef = `tsplan-${randomUUID().slice(0, 8)}`;
+    service.script.loseChargeAnswerFor = cycleReference(planRef, 5);
+    service.script.refuseChargeFor = cycleReference(planRef, 9);
+    service.tx.set(cycleReference(planRef, 7), { status: 'Success', amount: 90_000 }); // charged by an earlier run of cycle 7
+    const input: RecurringInput = { planRef, amount: 90_000, currency: 'NGN', email: 'ada@example.com', intervalMs: 30 * 24 * 3600_000, maxCycles: 30, cyclesPerRun: 12, webhookGraceMs: 1_000 };
+    const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', { workflowId: recurringWorkflowId(planRef), taskQueue, args: [input] });
+    const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
+    await until(() => first.query(checkoutStateQuery), (s) => s.status === 'open');
+    await first.signal(paymentWebhookSignal, webhook(cycleReference(planRef, 1), 90_000, { isRecurring: true, tokenId: 'AUTH_000000000001' }));
+    const final = await handle.result();
+    expect(final).toMatchObject({ status: 'completed', cycle: 30, tokenId: 'AUTH_000000000001' });
+    expect(final.recentCycles).toHaveLength(12);
+    expect(new Set(service.tokenCharges).size).toBe(service.tokenCharges.length); // no reference charged twice
+    expect(service.tokenCharges).not.toContain(cycleReference(planRef, 7));
+    expect(service.tokenCharges).toHaveLength(27); // cycles 2..30 but 7 (found charged) and 9 (refused)
+    const byRef = async (n: number) => env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, n))).result();
+    expect(await byRef(5)).toMatchObject({ status: 'success', charged: true, confirmedBy: 'verify' });
+    expect(await byRef(7)).toMatchObject({ status: 'success', charged: false });
+    expect(await byRef(9)).toMatchObject({ status: 'failed', reason: expect.stringContaining('Insufficient funds') });
+    const desc = await handle.describe();
+    expect(desc.runId).not.toBe(desc.raw.workflowExecutionInfo?.firstRunId);
+    expect(Number(desc.raw.workflowExecutionInfo?.historyLength)).toBeLessThan(300);
+  });
+});
+
+it('recurring cancel: no further charge, the token is cancelled with A5', async () => {
+  const service = fakeService();
+  await run(service, async (taskQueue) => {
+    const planRef = `tscancel-${randomUUID().slice(0, 8)}`;
+    const input: RecurringInput = { planRef, amount: 90_000, currency: 'NGN', email: 'ada@example.com', intervalMs: 24 * 3600_000, webhookGraceMs: 1_000 };
+    const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', { workflowId: recurringWorkflowId(planRef), taskQueue, args: [input] });
+    const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
+    await until(() => first.query(checkoutStateQuery), (s) => s.status === 'open');
+    await first.signal(paymentWebhookSignal, webhook(cycleReference(planRef, 1), 90_000, { isRecurring: true, tokenId: 'AUTH_000000000002' }));
+    await until(() => handle.query(recurringStateQuery), (s) => s.status === 'active');
+    await handle.signal(cancelRecurringSignal);
+    expect(await handle.result()).toMatchObject({ status: 'cancelled', cycle: 1, reason: 'token cancelled (A5)' });
+    expect(service.cancelled).toEqual(['AUTH_000000000002']);
+    expect(service.tokenCharges).toHaveLength(0);
+  });
+});
+
+it('a checkout whose first payment brings no token fails the plan', async () => {
+  const service = fakeService();
+  await run(service, async (taskQueue) => {
+    const planRef = `tsnotoken-${randomUUID().slice(0, 8)}`;
+    const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
+      workflowId: recurringWorkflowId(planRef), taskQueue, args: [{ planRef, amount: 90_000, currency: 'NGN', email: 'ada@example.com', intervalMs: 3600_000 }],
+    });
+    const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
+    await until(() => first.query(checkoutStateQuery), (s) => s.status === 'open');
+    await first.signal(paymentWebhookSignal, webhook(cycleReference(planRef, 1), 90_000));
+    expect(await handle.result()).toMatchObject({ status: 'failed', reason: expect.stringContaining('without a token_id') });
+  });
+});
+
+it('a checkout nobody pays: open for the default 30 minutes, then verified and expired', async () => {
+  const service = fakeService();
+  await run(service, async (taskQueue) => {
+    const i: CheckoutInput = { transactionRef: `ts-co-${randomUUID()}`, amount: 10_000, currency: 'NGN', email: 'a@example.com' };
+    const handle = await env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+    expect(await handle.result()).toMatchObject({ status: 'expired', confirmedBy: 'verify', reason: 'not paid within 1800000 ms' });
+  });
+});
