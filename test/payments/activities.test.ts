@@ -8,7 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { PaymentsClient } from '../../src/api';
-import { createPaymentActivities } from '../../src/activities/payments';
+import { createPaymentActivities, type ChargeCardRequest } from '../../src/activities/payments';
+import type { CheckoutInput } from '../../src/shared/checkout';
+import type { BankPaymentInput, UssdPaymentInput } from '../../src/shared/bank-ussd';
 import { createLogger } from '../../src/logging/logger';
 import { loadConfig } from '../../src/config/config';
 import { LogCapture } from '../helpers/temporal';
@@ -49,10 +51,11 @@ const failureOf = async (p: Promise<unknown>) => (await p.then(() => undefined, 
 
 it('B1 carries currency, pass_charge, redirect_url and the card; nothing of the card is logged', async () => {
   answer = () => ok({ transaction_ref: 'R1', transaction_status: 'ThreeDSecure', auth_url: 'https://3ds.example/R1' });
-  const out = await env.run(activities().chargeCard, {
+  const req: ChargeCardRequest = {
     transactionRef: 'R1', amount: 20_000, currency: 'USD', passCharge: true, redirectUrl: 'https://shop.example/return',
     card: { number: '5200000000001096', cvv: '321', expiryMonth: '12', expiryYear: '29' }, customer: { name: 'Ada', email: 'ada@example.com' },
-  });
+  };
+  const out = await env.run(activities().chargeCard, req);
   expect(out).toEqual({ transactionStatus: 'ThreeDSecure', authUrl: 'https://3ds.example/R1' });
   expect(seen[0]).toMatchObject({
     method: 'POST', path: '/transaction/initiate/process-payment',
@@ -65,10 +68,11 @@ it('B1 carries currency, pass_charge, redirect_url and the card; nothing of the 
 
 it('A1 carries metadata, pass_charge, sub_merchant_id, callback_url, channels and is_recurring', async () => {
   answer = () => ok({ transaction_ref: 'C1', checkout_url: 'https://pay.example/C1' });
-  await env.run(activities().initiateCheckout, {
+  const req: CheckoutInput = {
     transactionRef: 'C1', amount: 250_000, currency: 'NGN', email: 'ada@example.com', metadata: { order: 'A-1' }, passCharge: true, subMerchantId: 'SUB-9',
     callbackUrl: 'https://shop.example/back', channels: ['card', 'transfer'], isRecurring: true,
-  });
+  };
+  await env.run(activities().initiateCheckout, req);
   expect(seen[0]).toMatchObject({
     path: '/transaction/initiate',
     body: { transaction_ref: 'C1', amount: '250000', currency: 'NGN', initiate_type: 'inline', metadata: { order: 'A-1' }, pass_charge: true, sub_merchant_id: 'SUB-9', callback_url: 'https://shop.example/back', payment_channels: ['card', 'transfer'], is_recurring: true },
@@ -78,8 +82,10 @@ it('A1 carries metadata, pass_charge, sub_merchant_id, callback_url, channels an
 it('B3 and B5 carry pass_charge; A4 sends the stable reference', async () => {
   answer = (s) => ok(s.body.payment_method === 'ussd' ? { auth_model: 'USSDCodeGenerated', ussd_details: { ussd_reference: '*058*000*1#', expiresAt: '2030-01-01T00:00:00Z' } } : { auth_model: 'ValidateOTP', transaction_status: 'Success' });
   const customer = { name: 'Ada', email: 'ada@example.com' };
-  await env.run(activities().chargeBank, { transactionRef: 'B1', amount: 1_000, currency: 'NGN', passCharge: true, bank: { bankCode: '058', accountOrPhone: '0123456789' }, customer });
-  await env.run(activities().initiateUssd, { transactionRef: 'U1', amount: 1_000, currency: 'NGN', passCharge: true, bankCode: '058', customer });
+  const bank: BankPaymentInput = { transactionRef: 'B1', amount: 1_000, currency: 'NGN', passCharge: true, bank: { bankCode: '058', accountOrPhone: '0123456789' }, customer };
+  const ussd: UssdPaymentInput = { transactionRef: 'U1', amount: 1_000, currency: 'NGN', passCharge: true, bankCode: '058', customer };
+  await env.run(activities().chargeBank, bank);
+  await env.run(activities().initiateUssd, ussd);
   await env.run(activities().chargeToken, { tokenId: 'AUTH_1', amount: 1_000, reference: 'P-C2' });
   expect(seen.map((s) => s.body)).toMatchObject([
     { transaction_reference: 'B1', pass_charge: true, payment_method: 'bank', bank: { bank_code: '058', account_or_phoneno: '0123456789' } },

@@ -11,6 +11,8 @@
 //   pay recurring-cancel --plan P
 //   pay status --ref R                         the state of any payment flow by reference
 import { readFileSync } from 'node:fs';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { QueryDefinition } from '@temporalio/common';
 import type { Command } from 'commander';
 import { CARD_FINAL_STATUSES, cardPaymentStateQuery, type CardPaymentState } from '../../shared/card';
 import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, type DirectPaymentState } from '../../shared/bank-ussd';
@@ -49,6 +51,13 @@ async function secretArg(given: string | undefined, what: string): Promise<strin
   return value;
 }
 
+/** Prints each state until the flow ends, then the final state's line and the result as JSON. */
+async function follow<S>(handle: WorkflowHandle, query: QueryDefinition<S>, render: (s: S) => string): Promise<void> {
+  const result = (await followUntilDone(handle, query, render, { intervalMs: 250 })) as S;
+  console.log(render(result));
+  console.log(JSON.stringify(result, null, 2));
+}
+
 /** Prints a step's outcome; a refusal is a normal answer (exit code 2), not a crash. */
 async function runStep<S>(run: () => Promise<S>, render: (s: S) => string): Promise<void> {
   try {
@@ -71,7 +80,7 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
       const ctx = await context();
       const handle = await startCardPayment(ctx.client, ctx.taskQueue, readJson(o.file));
       console.log(`started ${handle.workflowId}`);
-      console.log(JSON.stringify(await followUntilDone(handle, cardPaymentStateQuery, renderCard, { intervalMs: 250 }), null, 2));
+      await follow(handle, cardPaymentStateQuery, renderCard);
     });
   pay.command('pin').requiredOption('--ref <ref>').option('--pin <pin>', '4 digits (default: read from stdin)').action(async (o: { ref: string; pin?: string }) => {
     const ctx = await context();
@@ -87,7 +96,7 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
     const ctx = await context();
     const handle = await startBankPayment(ctx.client, ctx.taskQueue, readJson(o.file));
     console.log(`started ${handle.workflowId}`);
-    console.log(JSON.stringify(await followUntilDone(handle, directPaymentStateQuery, renderDirect, { intervalMs: 250 }), null, 2));
+    await follow(handle, directPaymentStateQuery, renderDirect);
   });
   pay.command('code').requiredOption('--ref <ref>').option('--code <code>', "the payer's token or OTP (default: read from stdin)").action(async (o: { ref: string; code?: string }) => {
     const ctx = await context();
@@ -98,7 +107,7 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
     const ctx = await context();
     const handle = await startUssdPayment(ctx.client, ctx.taskQueue, readJson(o.file));
     console.log(`started ${handle.workflowId}`);
-    console.log(JSON.stringify(await followUntilDone(handle, directPaymentStateQuery, renderDirect, { intervalMs: 250 }), null, 2));
+    await follow(handle, directPaymentStateQuery, renderDirect);
   });
   pay
     .command('checkout')
@@ -125,7 +134,7 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
         callbackUrl: o.callbackUrl, channels: o.channels?.split(',').map((c) => c.trim()) as PaymentChannel[] | undefined, expiryMs: o.expiryMs ? Number(o.expiryMs) : undefined,
       });
       console.log(`checkout_url: ${checkoutUrl}`);
-      console.log(JSON.stringify(await followUntilDone(handle, checkoutStateQuery, renderCheckout, { intervalMs: 250 }), null, 2));
+      await follow(handle, checkoutStateQuery, renderCheckout);
     });
   pay
     .command('recurring')
@@ -141,7 +150,7 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
         planRef: o.plan, amount: Number(o.amount), email: o.email, intervalMs: Number(o.intervalMs), currency: o.currency, maxCycles: o.maxCycles ? Number(o.maxCycles) : undefined,
       });
       console.log(`first payment: ${await firstPaymentCheckoutUrl(ctx.client, o.plan)}`);
-      console.log(JSON.stringify(await followUntilDone(handle, recurringStateQuery, renderRecurring, { intervalMs: 250 }), null, 2));
+      await follow(handle, recurringStateQuery, renderRecurring);
     });
   pay.command('recurring-cancel').requiredOption('--plan <ref>').action(async (o: { plan: string }) => {
     const ctx = await context();

@@ -1,0 +1,62 @@
+// The payment CLI as a user runs it, against a running stack: `pay card` reads the card from a
+// file and prints each state until the final one; `pay otp` reads the code from stdin; a refused
+// code is an answer (exit code 2), not a crash; card data never reaches the output.
+import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '../../src/logging/logger';
+import { runServices, type RunningServices } from '../../src/stack/services';
+import { getCardPaymentState, waitForState } from '../../src/starters/payments';
+import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
+import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+
+const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
+const config = testConfig();
+let services: RunningServices;
+beforeAll(async () => {
+  services = await runServices({ config, logger: createLogger({ destination: new LogCapture() }), workflowBundle: await workflowBundle() });
+}, 60_000);
+afterAll(() => services?.stop());
+
+const cliEnv = () => ({ ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: config.temporal.taskQueue, PAYMENTS_BASE_URL: services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn' });
+function cli(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, ['--import', 'tsx', CLI, ...args], { env: cliEnv(), timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin!.end(stdin ?? '');
+  });
+}
+
+it('pay card follows the payment to its final state while pay otp (stdin) completes it; a wrong OTP exits 2 with the reason', async () => {
+  const ref = `cli-${randomUUID()}`;
+  const dir = mkdtempSync(join(tmpdir(), 'pay-cli-'));
+  const file = join(dir, 'card.json');
+  writeFileSync(file, JSON.stringify({ transactionRef: ref, amount: 100_000, currency: 'NGN', card: { number: TEST_CARDS.otpOnly, cvv: '123', expiryMonth: '12', expiryYear: '29' }, customer: { name: 'Ada', email: 'ada@example.com' } }));
+  const follower = spawn(process.execPath, ['--import', 'tsx', CLI, 'pay', 'card', '--file', file], { env: cliEnv() });
+  let out = '';
+  follower.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  const exited = new Promise<number>((r) => follower.on('exit', (code) => r(code ?? 1)));
+
+  await waitForState(() => getCardPaymentState(services.client, ref), (s) => s.status === 'awaiting_otp', { timeoutMs: 30_000 });
+  const wrong = await cli(['pay', 'otp', '--ref', ref], '000000\n');
+  expect(wrong).toMatchObject({ code: 2, stdout: expect.stringContaining('refused: ') });
+  expect(wrong.stdout).toContain('Invalid OTP');
+  const right = await cli(['pay', 'otp', '--ref', ref], `${SANDBOX_OTP}\n`);
+  expect(right.code).toBe(0);
+  expect(right.stdout).toMatch(new RegExp(`\\[card ${ref}\\] (confirming|success)`));
+
+  expect(await exited).toBe(0);
+  expect(out).toContain(`started payment-${ref}`);
+  expect(out).toContain(`[card ${ref}] awaiting_otp expects=otp`);
+  expect(out).toMatch(new RegExp(`\\[card ${ref}\\] success by=webhook \\(final\\)`));
+  expect(out).toContain('"status": "success"');
+  expect(out + wrong.stdout + right.stdout).not.toContain(TEST_CARDS.otpOnly);
+
+  expect((await cli(['pay', 'status', '--ref', ref])).stdout).toContain(`[card ${ref}] success`);
+  const bad = await cli(['pay', 'checkout', '--ref', ref, '--amount', '10.5', '--email', 'nope']);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toMatch(/amount must be an integer in the lowest unit.*email must be an e-mail address/);
+}, 90_000);
