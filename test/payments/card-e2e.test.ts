@@ -102,6 +102,7 @@ it('3DS failed by the payer: no webhook comes; the requery while waiting finds i
   await waitFor(i.transactionRef, 'awaiting_3ds');
   await admin.pay3ds(i.transactionRef, 'fail');
   expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify', reason: expect.stringContaining('3DS authentication failed') });
+  await recordHistory(handle, 'card-3ds-failed');
 });
 
 it('a wrong OTP is refused and the flow keeps waiting; the third wrong code fails the payment', async () => {
@@ -177,6 +178,7 @@ it("the OTP's answer is lost (connection dropped after processing): the webhook,
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
   expect(await admin.requests(i.transactionRef, B2)).toMatchObject([{ status: 'dropped' }]);
   expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
+  await recordHistory(handle, 'card-otp-answer-lost');
 });
 
 it('B1 dropped before processing: verify proves it never arrived, so it is sent once more, and the payment completes once', async () => {

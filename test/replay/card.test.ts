@@ -1,6 +1,11 @@
-// A recorded card payment (charge, wrong PIN, PIN, OTP, webhook) replays against the current code.
+// Recorded card payments replay against the current workflow code (a change that would break
+// payments already waiting for a PIN, an OTP or 3DS fails here):
+//  - card-pin-otp: charge, a wrong PIN refused, PIN, OTP, webhook;
+//  - card-3ds-failed: charge, 3DS requeried while pending, found Failed;
+//  - card-otp-answer-lost: the OTP's answer lost, settled by verify, confirmed by the webhook.
+// Re-record with RECORD_HISTORIES=1 npx jest test/payments/card-e2e.test.ts.
 import { replayHistory } from '../helpers/replay';
 
-it('replays the recorded PIN-then-OTP card payment without non-determinism', async () => {
-  await expect(replayHistory('card-pin-otp')).resolves.toBeUndefined();
+it.each(['card-pin-otp', 'card-3ds-failed', 'card-otp-answer-lost'])('replays %s without non-determinism', async (name) => {
+  await expect(replayHistory(name)).resolves.toBeUndefined();
 });
