@@ -45,6 +45,8 @@ export interface DirectPaymentState {
 }
 
 export const directPaymentStateQuery = defineQuery<DirectPaymentState>('directPaymentState');
+/** Used with update-with-start: answers the USSD code and its expiry as soon as B5 returned them (or fails with B5's reason). */
+export const ussdCodeUpdate = defineUpdate<{ transactionRef: string; ussdCode: string; expiresAt?: string }, []>('ussdCode');
 /** The payer's token or OTP for a bank debit (4 to 8 digits); answers the next state or the service's refusal. */
 export const submitBankCodeUpdate = defineUpdate<DirectPaymentState, [string]>('submitBankCode');
 

@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { USSD_BANK_CODES } from '../api';
 import { cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../shared/card';
-import { directPaymentStateQuery, submitBankCodeUpdate, type BankPaymentInput, type DirectPaymentState, type UssdPaymentInput } from '../shared/bank-ussd';
+import { directPaymentStateQuery, submitBankCodeUpdate, ussdCodeUpdate, type BankPaymentInput, type DirectPaymentState, type UssdPaymentInput } from '../shared/bank-ussd';
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
 import {
   cancelRecurringSignal, cycleReference, recurringStateQuery, recurringWorkflowId, tokenChargeStateQuery, type RecurringInput, type RecurringState, type TokenChargeState,
@@ -179,14 +179,17 @@ export async function startBankPayment(client: Client, taskQueue: string, raw: B
     }),
   );
 }
-export async function startUssdPayment(client: Client, taskQueue: string, raw: UssdPaymentInput): Promise<WorkflowHandle<typeof ussdPaymentWorkflow>> {
+/** Starts B5 and returns the code to dial and its expiry at once (update-with-start), with the handle to follow the payment. */
+export async function startUssdPayment(
+  client: Client, taskQueue: string, raw: UssdPaymentInput,
+): Promise<{ ussdCode: string; expiresAt?: string; handle: WorkflowHandle<typeof ussdPaymentWorkflow> }> {
   const input = parseOrThrow(ussdPaymentInputSchema, raw) as UssdPaymentInput;
-  return startOnce(input.transactionRef, () =>
-    client.workflow.start<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
-      workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: paymentSearchAttributes({ flow: 'ussd', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
-    }),
-  );
+  const startOp = new WithStartWorkflowOperation<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
+    workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input], workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: paymentSearchAttributes({ flow: 'ussd', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
+  });
+  const { ussdCode, expiresAt } = await startOnce(input.transactionRef, () => client.workflow.executeUpdateWithStart(ussdCodeUpdate, { startWorkflowOperation: startOp }));
+  return { ussdCode, expiresAt, handle: await startOp.workflowHandle() };
 }
 /** The payer's token or OTP: the next state, or a PaymentStepError. */
 export const submitBankCode = (client: Client, ref: string, code: string): Promise<DirectPaymentState> => step(() => handle(client, ref).executeUpdate(submitBankCodeUpdate, { args: [code] }));

@@ -1,8 +1,9 @@
-// USSD payment: B5 hands back the code and its expiry; the flow waits for the webhook until
+// USSD payment: B5 hands back the code and its expiry (to the starter at once, through
+// update-with-start on `ussdCode`); the flow waits for the webhook until
 // expiresAt, then verifies by reference. B5 is sent once (again only for a reference the service
 // does not know); a lost answer is settled by verify.
-import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, type DirectPaymentState, type DirectStatus, type UssdPaymentInput } from '../shared/bank-ussd';
+import { ApplicationFailure, allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, ussdCodeUpdate, type DirectPaymentState, type DirectStatus, type UssdPaymentInput } from '../shared/bank-ussd';
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { confirmPayment, describeFailure, fromLookup, listenForWebhook, once, refusal, settleUnknown, type Confirmation } from './payment-steps';
@@ -28,6 +29,11 @@ export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<Dire
     setStatus(c.status, c.reason);
   };
   setHandler(directPaymentStateQuery, snapshot);
+  setHandler(ussdCodeUpdate, async () => {
+    await condition(() => state.ussdCode !== undefined || state.status !== 'initiating');
+    if (!state.ussdCode) throw ApplicationFailure.create({ type: 'UssdFailed', message: state.reason ?? 'no USSD code was issued', nonRetryable: true });
+    return { transactionRef: ref, ussdCode: state.ussdCode, expiresAt: state.expiresAt };
+  });
 
   upsertSearchAttributes(paymentSearchAttributes({ flow: 'ussd', reference: ref, amount: input.amount, currency: input.currency, status: 'initiating' }));
   let pending = { as: 'expired' as const, reason: 'the USSD code expired unpaid' };
@@ -64,5 +70,6 @@ export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<Dire
   if (state.status === 'confirming') {
     conclude(await confirmPayment(ref, expected, inbox, inbox.event ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs), pending));
   }
+  await condition(allHandlersFinished);
   return snapshot();
 }

@@ -58,9 +58,11 @@ it('bank debit without a code before the timeout ends expired; pass_charge is ca
   await expect(startBankPayment(services.client, config.temporal.taskQueue, bank('123'))).rejects.toThrow(PaymentInputError);
 });
 
-it('USSD: hands back the code and its expiry; the payer dials; the webhook confirms', async () => {
+it('USSD: hands back the code and its expiry at once (update-with-start); the payer dials; the webhook confirms', async () => {
   const ref = `ussd-${randomUUID()}`;
-  const handle = await startUssdPayment(services.client, config.temporal.taskQueue, { transactionRef: ref, amount: 150_000, currency: 'NGN', bankCode: '058', customer });
+  const { ussdCode, expiresAt, handle } = await startUssdPayment(services.client, config.temporal.taskQueue, { transactionRef: ref, amount: 150_000, currency: 'NGN', bankCode: '058', customer });
+  expect(ussdCode).toMatch(/^\*058\*000\*\d{6}#$/); // handed back at once, with its expiry
+  expect(Date.parse(expiresAt!)).toBeGreaterThan(Date.now());
   const waiting = await waitFor(ref, 'awaiting_payment');
   expect(waiting).toMatchObject({ authModel: 'USSDCodeGenerated', ussdCode: expect.stringMatching(/^\*058\*/), expiresAt: expect.any(String) });
   expect(Date.parse(waiting.expiresAt!)).toBeGreaterThan(Date.now());
@@ -68,4 +70,12 @@ it('USSD: hands back the code and its expiry; the payer dials; the webhook confi
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
   expect(await admin.ledger(ref)).toMatchObject([{ kind: 'ussd', amount: 150_000 }]);
   await expect(startUssdPayment(services.client, config.temporal.taskQueue, { transactionRef: `u-${randomUUID()}`, amount: 1, currency: 'NGN', bankCode: '999', customer })).rejects.toThrow(/bankCode must be one of the USSD bank codes/);
+});
+
+it('USSD refused by the service (a reference it knows already): the starter hears the reason at once', async () => {
+  const used = `ussd-${randomUUID()}`;
+  await services.api.direct.initiateUssd({ transaction_reference: used, amount: 100_000, ussd: { bank_code: '058' }, customer });
+  const err = await startUssdPayment(services.client, config.temporal.taskQueue, { transactionRef: used, amount: 100_000, currency: 'NGN', bankCode: '058', customer }).catch((e: unknown) => e);
+  expect(String((err as Error & { cause?: Error }).cause?.message)).toContain('Duplicate transaction reference');
+  expect(await services.client.workflow.getHandle(`payment-${used}`).result()).toMatchObject({ status: 'failed' });
 });

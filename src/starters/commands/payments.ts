@@ -105,8 +105,8 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
   });
   pay.command('ussd').requiredOption('--file <path>', 'JSON UssdPaymentInput').action(async (o: { file: string }) => {
     const ctx = await context();
-    const handle = await startUssdPayment(ctx.client, ctx.taskQueue, readJson(o.file));
-    console.log(`started ${handle.workflowId}`);
+    const { ussdCode, expiresAt, handle } = await startUssdPayment(ctx.client, ctx.taskQueue, readJson(o.file));
+    console.log(`started ${handle.workflowId}: dial ${ussdCode}${expiresAt ? ` before ${expiresAt}` : ''}`);
     await follow(handle, directPaymentStateQuery, renderDirect);
   });
   pay
