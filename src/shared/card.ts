@@ -66,4 +66,7 @@ export const submitPinUpdate = defineUpdate<CardPaymentState, [string]>('submitP
 /** As submitPin; the OTP must be 4 to 8 digits. */
 export const submitOtpUpdate = defineUpdate<CardPaymentState, [string]>('submitOtp');
 
+/** Used with update-with-start: answers the state once B1 has answered (awaiting_pin / awaiting_otp / awaiting_3ds with auth_url, or an end). */
+export const cardFirstStepUpdate = defineUpdate<CardPaymentState, []>('cardFirstStep');
+
 export const CARD_FINAL_STATUSES: CardPaymentStatus[] = ['success', 'failed', 'expired', 'unknown'];

@@ -9,7 +9,7 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { USSD_BANK_CODES } from '../api';
-import { cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../shared/card';
+import { cardFirstStepUpdate, cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../shared/card';
 import { directPaymentStateQuery, submitBankCodeUpdate, ussdCodeUpdate, type BankPaymentInput, type DirectPaymentState, type UssdPaymentInput } from '../shared/bank-ussd';
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
 import {
@@ -139,6 +139,19 @@ export async function startCardPayment(client: Client, taskQueue: string, raw: C
       typedSearchAttributes: paymentSearchAttributes({ flow: 'card', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'charging' }),
     }),
   );
+}
+/**
+ * Starts B1 and answers at once with the first step (update-with-start): awaiting_pin,
+ * awaiting_otp, awaiting_3ds with authUrl — or the end (e.g. failed: Card declined).
+ */
+export async function startCardPaymentForStep(client: Client, taskQueue: string, raw: CardPaymentInput): Promise<{ state: CardPaymentState; handle: WorkflowHandle<typeof cardPaymentWorkflow> }> {
+  const input = parseOrThrow(cardPaymentInputSchema, raw) as CardPaymentInput;
+  const startOp = new WithStartWorkflowOperation<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+    workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input], workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: paymentSearchAttributes({ flow: 'card', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'charging' }),
+  });
+  const state = await startOnce(input.transactionRef, () => client.workflow.executeUpdateWithStart(cardFirstStepUpdate, { startWorkflowOperation: startOp }));
+  return { state, handle: await startOp.workflowHandle() };
 }
 /** The next state (awaiting_otp, confirming...), or a PaymentStepError. */
 export const submitPin = (client: Client, ref: string, pin: string): Promise<CardPaymentState> => step(() => handle(client, ref).executeUpdate(submitPinUpdate, { args: [pin] }));

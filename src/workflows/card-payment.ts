@@ -16,7 +16,7 @@
 // Update's arguments and the B2 activity's input (both encrypted by the codec).
 import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
-  CARD_FINAL_STATUSES, cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate,
+  CARD_FINAL_STATUSES, cardFirstStepUpdate, cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate,
   type CardDetails, type CardPaymentInput, type CardPaymentState, type CardPaymentStatus,
 } from '../shared/card';
 import { MAX_REFUSED_CODES, PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../shared/payment-common';
@@ -65,6 +65,10 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
   };
 
   setHandler(cardPaymentStateQuery, snapshot);
+  setHandler(cardFirstStepUpdate, async () => {
+    await condition(() => state.status !== 'charging');
+    return snapshot();
+  });
 
   async function authorize(kind: 'pin' | 'otp', code: string): Promise<CardPaymentState> {
     busy = true;

@@ -7,7 +7,7 @@ import { runServices, type RunningServices } from '../../src/stack/services';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { createActivities } from '../../src/activities';
 import {
-  DuplicateReferenceError, getCardPaymentState, PaymentInputError, PaymentStepError, startCardPayment, submitOtp, submitPin, waitForState,
+  DuplicateReferenceError, getCardPaymentState, PaymentInputError, PaymentStepError, startCardPayment, startCardPaymentForStep, submitOtp, submitPin, waitForState,
 } from '../../src/starters/payments';
 import type { CardPaymentInput, CardPaymentState } from '../../src/shared/card';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
@@ -84,8 +84,8 @@ it('OTP only (below 7,500 NGN) completes', async () => {
 
 it('3DS: waits while the payer completes auth_url; the webhook confirms; the E-3 redirect shows the state', async () => {
   const i = input(TEST_CARDS.threeDs, { redirectUrl: `${services.webhookUrl}/payments/return` });
-  const handle = await startCardPayment(client(), tq(), i);
-  const state = await waitFor(i.transactionRef, 'awaiting_3ds');
+  const { state, handle } = await startCardPaymentForStep(client(), tq(), i); // the first step, at once
+  expect(state).toMatchObject({ status: 'awaiting_3ds' });
   expect(state.authUrl).toContain('/3ds/');
   expect((await fetch(state.authUrl!)).status).toBe(200);
   const done = await fetch(`${state.authUrl}/complete`, { method: 'POST', redirect: 'manual' });
@@ -250,7 +250,7 @@ it('a worker restarted while the flow waits for the OTP: a new worker completes 
 
 it('a declined card fails at once; a reference pays once; bad input names the field without echoing card data', async () => {
   const declined = input(TEST_CARDS.declined);
-  expect(await (await startCardPayment(client(), tq(), declined)).result()).toMatchObject({ status: 'failed', reason: expect.stringContaining('Card declined') });
+  expect((await startCardPaymentForStep(client(), tq(), declined)).state).toMatchObject({ status: 'failed', reason: expect.stringContaining('Card declined') });
   await expect(startCardPayment(client(), tq(), { ...input(TEST_CARDS.otpOnly), transactionRef: declined.transactionRef })).rejects.toBeInstanceOf(DuplicateReferenceError);
 
   const err = await startCardPayment(client(), tq(), input('4242', { amount: 10.5 })).catch((e: unknown) => e);
