@@ -189,6 +189,8 @@ describe('webhook faults', () => {
       expect(hits[0].raw.equals(hits[1].raw)).toBe(true);
       expect(hits[0].headers['x-service-encrypted-body']).toBe(hits[1].headers['x-service-encrypted-body']);
       expect(sb.ledger({ reference: ref })).toHaveLength(1);
+      // The receiver may answer before the sandbox records the attempt: wait for in-flight deliveries.
+      await api.admin.settle();
       expect(sb.deliveries({ ref }).map((d) => Boolean(d.duplicate))).toEqual([false, true]);
       const next = await pay(api);
       await receiver.waitFor(next);
