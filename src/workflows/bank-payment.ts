@@ -6,10 +6,10 @@
 // MAX_REFUSED_CODES; no code within codeTimeoutMs ends the flow as expired.
 import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, submitBankCodeUpdate, type BankPaymentInput, type DirectPaymentState, type DirectStatus } from '../shared/bank-ussd';
-import { MAX_REFUSED_CODES, PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
+import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, refusal, settleUnknown, updateFailure, type Confirmation,
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, once, refusal, settleUnknown, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
 } from './payment-steps';
 
 export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<DirectPaymentState> {
@@ -20,13 +20,7 @@ export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<Dire
   let busy = false;
 
   const snapshot = (): DirectPaymentState => ({ ...state, webhooksReceived: inbox.deliveries });
-  const setStatus = (status: DirectStatus, reason?: string) => {
-    if (DIRECT_FINAL_STATUSES.includes(state.status)) return;
-    const changed = status !== state.status;
-    state.status = status;
-    state.reason = reason;
-    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
+  const setStatus = statusSetter<DirectStatus>(state, DIRECT_FINAL_STATUSES);
   const conclude = (c: Confirmation) => {
     state.confirmedBy = c.confirmedBy;
     setStatus(c.status, c.reason);
@@ -42,25 +36,7 @@ export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<Dire
         setStatus('confirming');
         return snapshot();
       } catch (err) {
-        const refused = refusal(err);
-        const found = refused ? await lookup(ref) : await settleUnknown(ref);
-        if (found?.found && found.status === 'Success') {
-          setStatus('confirming');
-          return snapshot();
-        }
-        if (found?.found && found.status !== 'Pending') {
-          const c = fromLookup(found, expected);
-          conclude({ ...c, reason: refused ? `${refused.message} (${c.reason})` : c.reason });
-          throw updateFailure('Ended', `the payment has ended: ${state.reason}`);
-        }
-        if (refused) {
-          state.refusedCodes += 1;
-          if (state.refusedCodes >= MAX_REFUSED_CODES) {
-            setStatus('failed', `${MAX_REFUSED_CODES} codes refused; the last: ${refused.message}`);
-            throw updateFailure('Ended', `${refused.message}; ${MAX_REFUSED_CODES} codes refused, the payment has failed`);
-          }
-          throw updateFailure('Refused', refused.message, { refusedCodes: state.refusedCodes, limit: MAX_REFUSED_CODES });
-        }
+        if ((await settleCodeFailure(ref, err, expected, { state, setStatus, conclude })) === 'confirming') return snapshot();
         throw updateFailure('OutcomeUnknown', `the service's answer was lost (${describeFailure(err)}); the debit is still pending: send the code again`);
       } finally {
         busy = false;

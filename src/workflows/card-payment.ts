@@ -19,10 +19,10 @@ import {
   CARD_FINAL_STATUSES, cardFirstStepUpdate, cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate,
   type CardDetails, type CardPaymentInput, type CardPaymentState, type CardPaymentStatus,
 } from '../shared/card';
-import { MAX_REFUSED_CODES, PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../shared/payment-common';
+import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, refusal, settleUnknown, updateFailure, type Confirmation,
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, refusal, settleUnknown, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
 } from './payment-steps';
 
 const WAITING: CardPaymentStatus[] = ['awaiting_pin', 'awaiting_otp'];
@@ -45,13 +45,7 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
     webhooksReceived: inbox.deliveries,
     expects: state.status === 'awaiting_pin' ? (pinAnswerLost ? 'pin_or_otp' : 'pin') : state.status === 'awaiting_otp' ? 'otp' : undefined,
   });
-  const setStatus = (status: CardPaymentStatus, reason?: string) => {
-    if (CARD_FINAL_STATUSES.includes(state.status)) return; // final is final (a late answer cannot reopen it)
-    const changed = status !== state.status;
-    state.status = status;
-    state.reason = reason;
-    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
+  const setStatus = statusSetter<CardPaymentStatus>(state, CARD_FINAL_STATUSES);
   const conclude = (c: Confirmation) => {
     state.confirmedBy = c.confirmedBy;
     setStatus(c.status, c.reason);
@@ -78,26 +72,8 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
       applyStep(step.transactionStatus);
       return snapshot();
     } catch (err) {
-      const refused = refusal(err);
       // What a refusal or a lost answer meant, the service's record says.
-      const found = refused ? await lookup(ref) : await settleUnknown(ref);
-      if (found?.found && found.status === 'Success') {
-        setStatus('confirming');
-        return snapshot();
-      }
-      if (found?.found && found.status !== 'Pending') {
-        const c = fromLookup(found, expected);
-        conclude({ ...c, reason: refused ? `${refused.message} (${c.reason})` : c.reason });
-        throw updateFailure('Ended', `the payment has ended: ${state.reason}`);
-      }
-      if (refused) {
-        state.refusedCodes += 1;
-        if (state.refusedCodes >= MAX_REFUSED_CODES) {
-          setStatus('failed', `${MAX_REFUSED_CODES} codes refused; the last: ${refused.message}`);
-          throw updateFailure('Ended', `${refused.message}; ${MAX_REFUSED_CODES} codes refused, the payment has failed`);
-        }
-        throw updateFailure('Refused', refused.message, { refusedCodes: state.refusedCodes, limit: MAX_REFUSED_CODES });
-      }
+      if ((await settleCodeFailure(ref, err, expected, { state, setStatus, conclude })) === 'confirming') return snapshot();
       // Still pending (or not verifiable): the code can be sent again safely, a transaction succeeds once.
       if (kind === 'pin') pinAnswerLost = true;
       throw updateFailure(

@@ -6,7 +6,9 @@ import { ApplicationFailure, allHandlersFinished, condition, setHandler, upsertS
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { confirmPayment, describeFailure, fromLookup, listenForWebhook, once, refusal, settleUnknown, type Confirmation } from './payment-steps';
+import {
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, once, refusal, settleUnknown, type Confirmation, statusSetter,
+} from './payment-steps';
 
 const FINAL: CheckoutState['status'][] = ['success', 'failed', 'expired', 'unknown'];
 
@@ -16,13 +18,7 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
   const expected: ExpectedPayment = { amount: input.amount, currency: input.currency, passCharge: input.passCharge === true };
   const state: CheckoutState = { transactionRef: ref, status: 'initiating', webhooksReceived: 0 };
   const snapshot = (): CheckoutState => ({ ...state, webhooksReceived: inbox.deliveries });
-  const setStatus = (status: CheckoutState['status'], reason?: string) => {
-    if (FINAL.includes(state.status)) return;
-    const changed = status !== state.status;
-    state.status = status;
-    state.reason = reason;
-    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
+  const setStatus = statusSetter<CheckoutState['status']>(state, FINAL);
   const conclude = (c: Confirmation) => {
     state.confirmedBy = c.confirmedBy;
     const event = inbox.event;

@@ -6,10 +6,11 @@
 //  - settling an unknown outcome by verifying the reference before anything else;
 //  - the final confirmation: the webhook, or — when none came within the grace — verify.
 //    Silence alone never makes a payment "failed".
-import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, condition, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PaymentFlowActivities } from '../activities/payments';
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
-import { amountMismatch, PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus, type TransactionLookup } from '../shared/payment-common';
+import { paymentSearchAttributes } from '../shared/search-attributes';
+import { amountMismatch, MAX_REFUSED_CODES, PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus, type TransactionLookup } from '../shared/payment-common';
 import { failureOf } from './activity-failure';
 
 /** Money-moving calls: one attempt; the client's own timeout (PAYMENTS_TIMEOUT_MS) comes first. */
@@ -122,4 +123,53 @@ export async function confirmPayment(
 /** Fails an Update with a typed, non-retryable reason the caller sees synchronously. */
 export function updateFailure(type: 'Refused' | 'OutcomeUnknown' | 'Ended', message: string, details?: unknown): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: true, details: details === undefined ? undefined : [details] });
+}
+
+/**
+ * The status setter every payment flow uses: a final status is final (a late answer cannot
+ * reopen it), and PaymentStatus is upserted only when the status changes.
+ */
+export function statusSetter<S extends string>(state: { status: S; reason?: string }, finals: readonly S[]): (status: S, reason?: string) => void {
+  return (status, reason) => {
+    if (finals.includes(state.status)) return;
+    const changed = status !== state.status;
+    state.status = status;
+    state.reason = reason;
+    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
+  };
+}
+
+export interface CodeStepFlow {
+  state: { refusedCodes: number; reason?: string };
+  setStatus(status: 'confirming' | 'failed', reason?: string): void;
+  conclude(c: Confirmation): void;
+}
+
+/**
+ * After a PIN/OTP (B2) or bank code (B4) call failed: the service's record decides what it meant.
+ * Returns 'confirming' when the payment already succeeded and 'pending' when the code may be sent
+ * again (the caller words that failure); throws the Update failure when the payment ended or the
+ * code was refused.
+ */
+export async function settleCodeFailure(ref: string, err: unknown, expected: ExpectedPayment, flow: CodeStepFlow): Promise<'confirming' | 'pending'> {
+  const refused = refusal(err);
+  const found = refused ? await lookup(ref) : await settleUnknown(ref);
+  if (found?.found && found.status === 'Success') {
+    flow.setStatus('confirming');
+    return 'confirming';
+  }
+  if (found?.found && found.status !== 'Pending') {
+    const c = fromLookup(found, expected);
+    flow.conclude({ ...c, reason: refused ? `${refused.message} (${c.reason})` : c.reason });
+    throw updateFailure('Ended', `the payment has ended: ${flow.state.reason}`);
+  }
+  if (refused) {
+    flow.state.refusedCodes += 1;
+    if (flow.state.refusedCodes >= MAX_REFUSED_CODES) {
+      flow.setStatus('failed', `${MAX_REFUSED_CODES} codes refused; the last: ${refused.message}`);
+      throw updateFailure('Ended', `${refused.message}; ${MAX_REFUSED_CODES} codes refused, the payment has failed`);
+    }
+    throw updateFailure('Refused', refused.message, { refusedCodes: flow.state.refusedCodes, limit: MAX_REFUSED_CODES });
+  }
+  return 'pending';
 }

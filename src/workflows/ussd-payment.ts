@@ -6,7 +6,9 @@ import { ApplicationFailure, allHandlersFinished, condition, setHandler, upsertS
 import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, ussdCodeUpdate, type DirectPaymentState, type DirectStatus, type UssdPaymentInput } from '../shared/bank-ussd';
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { confirmPayment, describeFailure, fromLookup, listenForWebhook, once, refusal, settleUnknown, type Confirmation } from './payment-steps';
+import {
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, once, refusal, settleUnknown, type Confirmation, statusSetter,
+} from './payment-steps';
 
 /** When B5 gives no parseable expiresAt, the flow waits this long (the sandbox's code lifetime). */
 const FALLBACK_USSD_WAIT_MS = 10 * 60_000;
@@ -17,13 +19,7 @@ export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<Dire
   const expected: ExpectedPayment = { amount: input.amount, currency: input.currency, passCharge: input.passCharge === true };
   const state: DirectPaymentState = { transactionRef: ref, status: 'initiating', amount: input.amount, webhooksReceived: 0, refusedCodes: 0 };
   const snapshot = (): DirectPaymentState => ({ ...state, webhooksReceived: inbox.deliveries });
-  const setStatus = (status: DirectStatus, reason?: string) => {
-    if (DIRECT_FINAL_STATUSES.includes(state.status)) return;
-    const changed = status !== state.status;
-    state.status = status;
-    state.reason = reason;
-    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
+  const setStatus = statusSetter<DirectStatus>(state, DIRECT_FINAL_STATUSES);
   const conclude = (c: Confirmation) => {
     state.confirmedBy = c.confirmedBy;
     setStatus(c.status, c.reason);
