@@ -49,7 +49,32 @@ export class LogCapture extends Writable {
   get records(): Record<string, unknown>[] {
     return this.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   }
+  /**
+   * What the lines say, for "no secret leaked" checks: the envelope fields that vary per run
+   * (time, pid, hostname) and stack frames (file paths and line numbers) are left out, so a short
+   * secret such as a CVV cannot be "found" in a process id or a millisecond.
+   */
   get text(): string {
+    return this.lines.map((l) => JSON.stringify(withoutRunNoise(JSON.parse(l)))).join('\n');
+  }
+  /** The lines exactly as written. */
+  get rawText(): string {
     return this.lines.join('\n');
   }
+}
+
+const RUN_NOISE = new Set(['time', 'pid', 'hostname']);
+
+function withoutRunNoise(value: unknown, depth = 0): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutRunNoise(v, depth + 1));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (depth === 0 && RUN_NOISE.has(k)) continue;
+      // Keep a stack's message lines, drop its "    at file:line:col" frames.
+      out[k] = k === 'stack' && typeof v === 'string' ? v.split('\n').filter((line) => !/^\s+at /.test(line)).join('\n') : withoutRunNoise(v, depth + 1);
+    }
+    return out;
+  }
+  return value;
 }
