@@ -1,20 +1,10 @@
 // A1-A6 and verify against a real HTTP server with the spec's bodies.
 import {
-  AuthenticationError, BadRequestError, PaymentsClient, RequestValidationError,
+  AuthenticationError, BadRequestError, RequestValidationError,
 } from '../../src/api';
-import { clientFor, ok, rejectionOf, startFakeService, type FakeService } from './helpers/fake-service';
+import { ok, rejectionOf, useFakeService } from './helpers/fake-service';
 
-let svc: FakeService;
-let client: PaymentsClient;
-beforeAll(async () => {
-  svc = await startFakeService();
-  client = clientFor(svc);
-});
-afterAll(async () => {
-  await client.close();
-  await svc.close();
-});
-beforeEach(() => svc.reset());
+const fake = useFakeService();
 
 const initiation = {
   auth_url: null, access_token: null,
@@ -29,13 +19,13 @@ const initiation = {
 
 describe('A1 checkout.initiate', () => {
   it('sends the body with amount as a string of digits and parses the result', async () => {
-    svc.on('POST', '/transaction/initiate', ok(initiation));
-    const res = await client.checkout.initiate({
+    fake.svc.on('POST', '/transaction/initiate', ok(initiation));
+    const res = await fake.client.checkout.initiate({
       email: 'payer@example.com', amount: 43000, currency: 'NGN', transaction_ref: 'ORD-1001', callback_url: 'https://shop.example/cb',
       payment_channels: ['card', 'transfer'], metadata: { order: 7 }, pass_charge: false, is_recurring: true,
     });
-    expect(svc.last()).toMatchObject({ method: 'POST', path: '/transaction/initiate' });
-    expect(svc.last().body).toEqual({
+    expect(fake.svc.last()).toMatchObject({ method: 'POST', path: '/transaction/initiate' });
+    expect(fake.svc.last().body).toEqual({
       email: 'payer@example.com', amount: '43000', currency: 'NGN', initiate_type: 'inline', transaction_ref: 'ORD-1001',
       callback_url: 'https://shop.example/cb', payment_channels: ['card', 'transfer'], metadata: { order: 7 }, pass_charge: false, is_recurring: true,
     });
@@ -45,41 +35,41 @@ describe('A1 checkout.initiate', () => {
   });
 
   it('401 Initiate transaction Unauthorized', async () => {
-    svc.on('POST', '/transaction/initiate', { status: 401, body: { status: 401, message: 'Initiate transaction Unauthorized', data: null } });
-    const err = await rejectionOf(client.checkout.initiate({ email: 'p@example.com', amount: '100', currency: 'NGN' }));
+    fake.svc.on('POST', '/transaction/initiate', { status: 401, body: { status: 401, message: 'Initiate transaction Unauthorized', data: null } });
+    const err = await rejectionOf(fake.client.checkout.initiate({ email: 'p@example.com', amount: '100', currency: 'NGN' }));
     expect(err).toBeInstanceOf(AuthenticationError);
     expect(err).toMatchObject({ status: 401, message: 'Initiate transaction Unauthorized', operation: 'checkout.initiate', retrySafe: false, outcomeUnknown: false });
   });
 
   it('400 <field> is required (success=false, no status)', async () => {
-    svc.on('POST', '/transaction/initiate', { status: 400, body: { success: false, message: 'email is required', data: null } });
-    const err = await rejectionOf(client.checkout.initiate({ email: 'p@example.com', amount: 100, currency: 'USD' }));
+    fake.svc.on('POST', '/transaction/initiate', { status: 400, body: { success: false, message: 'email is required', data: null } });
+    const err = await rejectionOf(fake.client.checkout.initiate({ email: 'p@example.com', amount: 100, currency: 'USD' }));
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err).toMatchObject({ status: 400, bodyStatus: undefined, message: 'email is required' });
   });
 
   it('refuses a float amount, a decimal string, and a bad currency before sending', async () => {
     for (const [amount, currency] of [[430.5, 'NGN'], ['430.50', 'NGN'], [43000, 'EUR']] as const) {
-      const err = await rejectionOf(client.checkout.initiate({ email: 'p@example.com', amount, currency: currency as 'NGN' }));
+      const err = await rejectionOf(fake.client.checkout.initiate({ email: 'p@example.com', amount, currency: currency as 'NGN' }));
       expect(err).toBeInstanceOf(RequestValidationError);
     }
-    const err = await rejectionOf(client.checkout.initiate({ email: 'p@example.com', amount: 430.5, currency: 'NGN' }));
+    const err = await rejectionOf(fake.client.checkout.initiate({ email: 'p@example.com', amount: 430.5, currency: 'NGN' }));
     expect((err as unknown as RequestValidationError).issues[0]).toEqual({ path: 'amount', message: expect.stringContaining('never rounded') });
-    expect(svc.requests).toHaveLength(0);
+    expect(fake.svc.requests).toHaveLength(0);
   });
 });
 
 describe('A2 checkout.simulateTransfer', () => {
   it('POSTs to the simulate path with dva: true and accepts the string data', async () => {
-    svc.on('POST', '/virtual-account/simulate/payment', ok('Payment successful'));
-    const res = await client.checkout.simulateTransfer({ virtual_account_number: '4000012345', amount: 5000 });
-    expect(svc.last().body).toEqual({ virtual_account_number: '4000012345', amount: 5000, dva: true });
+    fake.svc.on('POST', '/virtual-account/simulate/payment', ok('Payment successful'));
+    const res = await fake.client.checkout.simulateTransfer({ virtual_account_number: '4000012345', amount: 5000 });
+    expect(fake.svc.last().body).toEqual({ virtual_account_number: '4000012345', amount: 5000, dva: true });
     expect(res.data).toBe('Payment successful');
   });
 
   it('400 <field> is required', async () => {
-    svc.on('POST', '/virtual-account/simulate/payment', { status: 400, body: { status: 400, success: false, message: 'amount is required', data: null } });
-    const err = await rejectionOf(client.checkout.simulateTransfer({ virtual_account_number: 4000012345, amount: 1 }));
+    fake.svc.on('POST', '/virtual-account/simulate/payment', { status: 400, body: { status: 400, success: false, message: 'amount is required', data: null } });
+    const err = await rejectionOf(fake.client.checkout.simulateTransfer({ virtual_account_number: 4000012345, amount: 1 }));
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err.message).toBe('amount is required');
   });
@@ -92,38 +82,38 @@ describe('A4 tokens.charge', () => {
       created_at: '0001-01-01T00:00:00', transaction_type: null, merchant_name: null, merchant_business_name: null,
       gateway_transaction_ref: null, recurring: null, merchant_email: null, plan_code: null,
     };
-    svc.on('POST', '/transaction/charge_card', ok(shown));
-    const res = await client.tokens.charge({ amount: 10000, token_id: 'AUTH_TOKEN_1', transaction_ref: 'REC-0001' });
-    expect(svc.last().body).toEqual({ amount: 10000, token_id: 'AUTH_TOKEN_1', transaction_ref: 'REC-0001' });
+    fake.svc.on('POST', '/transaction/charge_card', ok(shown));
+    const res = await fake.client.tokens.charge({ amount: 10000, token_id: 'AUTH_TOKEN_1', transaction_ref: 'REC-0001' });
+    expect(fake.svc.last().body).toEqual({ amount: 10000, token_id: 'AUTH_TOKEN_1', transaction_ref: 'REC-0001' });
     expect(res.data).toMatchObject({ transaction_amount: 0, transaction_ref: null });
   });
 
   it("400 'amount cannot be < 0'", async () => {
-    svc.on('POST', '/transaction/charge_card', { status: 400, body: { status: 400, success: false, message: 'amount cannot be < 0', data: null } });
-    const err = await rejectionOf(client.tokens.charge({ amount: 1, token_id: 'T', transaction_ref: 'REC-0002' }));
+    fake.svc.on('POST', '/transaction/charge_card', { status: 400, body: { status: 400, success: false, message: 'amount cannot be < 0', data: null } });
+    const err = await rejectionOf(fake.client.tokens.charge({ amount: 1, token_id: 'T', transaction_ref: 'REC-0002' }));
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err).toMatchObject({ message: 'amount cannot be < 0', operation: 'tokens.charge', moneyMoving: true, outcomeUnknown: false });
   });
 
   it('requires transaction_ref (no silent generation for a money-moving call)', async () => {
-    const err = await rejectionOf(client.tokens.charge({ amount: 1, token_id: 'T' } as never));
+    const err = await rejectionOf(fake.client.tokens.charge({ amount: 1, token_id: 'T' } as never));
     expect((err as unknown as RequestValidationError).issues).toEqual([{ path: 'transaction_ref', message: 'is required' }]);
   });
 });
 
 describe('A5 tokens.cancel', () => {
   it('PATCHes {auth_code: [ids]} even for one id', async () => {
-    svc.on('PATCH', '/transaction/cancel/recurring', ok({ auth_code: ['AUTH_1'] }));
-    const res = await client.tokens.cancel({ auth_code: 'AUTH_1' });
-    expect(svc.last()).toMatchObject({ method: 'PATCH', body: { auth_code: ['AUTH_1'] } });
+    fake.svc.on('PATCH', '/transaction/cancel/recurring', ok({ auth_code: ['AUTH_1'] }));
+    const res = await fake.client.tokens.cancel({ auth_code: 'AUTH_1' });
+    expect(fake.svc.last()).toMatchObject({ method: 'PATCH', body: { auth_code: ['AUTH_1'] } });
     expect(res.data.auth_code).toEqual(['AUTH_1']);
   });
 
   it("400 'Recurring Payment was not cancelled'", async () => {
-    svc.on('PATCH', '/transaction/cancel/recurring', { status: 400, body: { status: 400, success: false, message: 'Recurring Payment was not cancelled', data: null } });
-    const err = await rejectionOf(client.tokens.cancel({ auth_code: ['A', 'B'] }));
+    fake.svc.on('PATCH', '/transaction/cancel/recurring', { status: 400, body: { status: 400, success: false, message: 'Recurring Payment was not cancelled', data: null } });
+    const err = await rejectionOf(fake.client.tokens.cancel({ auth_code: ['A', 'B'] }));
     expect(err).toBeInstanceOf(BadRequestError);
-    expect(svc.last().body).toEqual({ auth_code: ['A', 'B'] });
+    expect(fake.svc.last().body).toEqual({ auth_code: ['A', 'B'] });
   });
 });
 
@@ -137,29 +127,29 @@ const record = {
 
 describe('A6 transactions.query', () => {
   it('GETs with the query parameters and parses records', async () => {
-    svc.on('GET', '/transaction', ok([record]));
-    const res = await client.transactions.query({ currency: 'NGN', start_date: '2025-01-01', end_date: '2025-02-01', page: 1, perpage: 20, reference: 'ORD-1' });
-    expect(svc.last()).toMatchObject({ method: 'GET', path: '/transaction', query: { currency: 'NGN', start_date: '2025-01-01', end_date: '2025-02-01', page: '1', perpage: '20', reference: 'ORD-1' } });
-    expect(svc.last().rawBody).toBe('');
+    fake.svc.on('GET', '/transaction', ok([record]));
+    const res = await fake.client.transactions.query({ currency: 'NGN', start_date: '2025-01-01', end_date: '2025-02-01', page: 1, perpage: 20, reference: 'ORD-1' });
+    expect(fake.svc.last()).toMatchObject({ method: 'GET', path: '/transaction', query: { currency: 'NGN', start_date: '2025-01-01', end_date: '2025-02-01', page: '1', perpage: '20', reference: 'ORD-1' } });
+    expect(fake.svc.last().rawBody).toBe('');
     expect(res.data[0]).toMatchObject({ transaction_ref: 'ORD-1', transaction_amount: 10000, meta_data: '{"ip_address":"1.2.3.4"}' });
   });
 
   it('refuses missing dates and a window wider than one month', async () => {
-    let err = await rejectionOf(client.transactions.query({} as never));
+    let err = await rejectionOf(fake.client.transactions.query({} as never));
     expect((err as unknown as RequestValidationError).issues).toEqual([
       { path: 'start_date', message: 'is required' },
       { path: 'end_date', message: 'is required' },
     ]);
-    err = await rejectionOf(client.transactions.query({ start_date: '2025-01-01', end_date: '2025-02-02' }));
+    err = await rejectionOf(fake.client.transactions.query({ start_date: '2025-01-01', end_date: '2025-02-02' }));
     expect((err as unknown as RequestValidationError).issues).toEqual([{ path: 'end_date', message: expect.stringContaining('at most one month') }]);
-    err = await rejectionOf(client.transactions.query({ start_date: '2025-03-01', end_date: '2025-02-02' }));
+    err = await rejectionOf(fake.client.transactions.query({ start_date: '2025-03-01', end_date: '2025-02-02' }));
     expect((err as unknown as RequestValidationError).issues).toEqual([{ path: 'end_date', message: 'must not be before start_date' }]);
-    expect(svc.requests).toHaveLength(0);
+    expect(fake.svc.requests).toHaveLength(0);
   });
 
   it("400 'Bad Request'", async () => {
-    svc.on('GET', '/transaction', { status: 400, body: { status: 400, success: false, message: 'Bad Request', data: null } });
-    const err = await rejectionOf(client.transactions.query({ start_date: '2025-01-31', end_date: '2025-02-28' }));
+    fake.svc.on('GET', '/transaction', { status: 400, body: { status: 400, success: false, message: 'Bad Request', data: null } });
+    const err = await rejectionOf(fake.client.transactions.query({ start_date: '2025-01-31', end_date: '2025-02-28' }));
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err).toMatchObject({ message: 'Bad Request', retrySafe: false });
   });
@@ -167,15 +157,15 @@ describe('A6 transactions.query', () => {
 
 describe('verify one transaction', () => {
   it('GETs /transaction/verify/{ref} (encoded) and normalises the status', async () => {
-    svc.on('GET', '/transaction/verify/ORD%2F1', ok({ transaction_ref: 'ORD/1', transaction_status: 'abandoned', transaction_amount: 5000 }));
-    const res = await client.transactions.verify({ transaction_ref: 'ORD/1' });
-    expect(svc.last().path).toBe('/transaction/verify/ORD%2F1');
+    fake.svc.on('GET', '/transaction/verify/ORD%2F1', ok({ transaction_ref: 'ORD/1', transaction_status: 'abandoned', transaction_amount: 5000 }));
+    const res = await fake.client.transactions.verify({ transaction_ref: 'ORD/1' });
+    expect(fake.svc.last().path).toBe('/transaction/verify/ORD%2F1');
     expect(res.data.transaction_status).toBe('Abandoned');
   });
 
   it('400 for an unknown reference', async () => {
-    svc.on('GET', '/transaction/verify/NOPE', { status: 400, body: { status: 400, success: false, message: 'Transaction not found', data: null } });
-    const err = await rejectionOf(client.transactions.verify({ transaction_ref: 'NOPE' }));
+    fake.svc.on('GET', '/transaction/verify/NOPE', { status: 400, body: { status: 400, success: false, message: 'Transaction not found', data: null } });
+    const err = await rejectionOf(fake.client.transactions.verify({ transaction_ref: 'NOPE' }));
     expect(err).toBeInstanceOf(BadRequestError);
   });
 });

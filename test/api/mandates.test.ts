@@ -1,21 +1,11 @@
 // D1-D6 against a real HTTP server with the spec's bodies.
 import {
-  AuthenticationError, BadRequestError, DependencyFailedError, NotFoundError, PaymentsClient, PermissionDeniedError,
+  AuthenticationError, BadRequestError, DependencyFailedError, NotFoundError, PermissionDeniedError,
   RequestValidationError, ResponseValidationError, TimeoutError,
 } from '../../src/api';
-import { clientFor, ok, rejectionOf, startFakeService, type FakeService } from './helpers/fake-service';
+import { ok, rejectionOf, useFakeService } from './helpers/fake-service';
 
-let svc: FakeService;
-let client: PaymentsClient;
-beforeAll(async () => {
-  svc = await startFakeService();
-  client = clientFor(svc);
-});
-afterAll(async () => {
-  await client.close();
-  await svc.close();
-});
-beforeEach(() => svc.reset());
+const fake = useFakeService();
 
 const createBody = {
   debit_type: 'VARIABLE',
@@ -39,9 +29,9 @@ const debitBody = { amount: 20_000, mandate_id: 'mnd_01', transaction_reference:
 
 describe('D1 mandates.create', () => {
   it('sends emandate, lowercase debit_type, account number as a string; reads session_token', async () => {
-    svc.on('POST', '/transaction/mandate/create', ok({ ...mandate, message: 'OTP sent', date: '2025-01-10', next_action: 'send_otp', session_token: 'sess_abc' }));
-    const res = await client.mandates.create(createBody);
-    expect(svc.last().body).toEqual({
+    fake.svc.on('POST', '/transaction/mandate/create', ok({ ...mandate, message: 'OTP sent', date: '2025-01-10', next_action: 'send_otp', session_token: 'sess_abc' }));
+    const res = await fake.client.mandates.create(createBody);
+    expect(fake.svc.last().body).toEqual({
       ...createBody, mandate_type: 'emandate', debit_type: 'variable',
       customerInformation: { ...createBody.customerInformation, identity: { type: 'bvn', number: '22222222222' } },
     });
@@ -49,36 +39,36 @@ describe('D1 mandates.create', () => {
   });
 
   it("400 'Customer already exists with the same email address.'", async () => {
-    svc.on('POST', '/transaction/mandate/create', { status: 400, body: { status: 400, success: false, message: 'Customer already exists with the same email address.', data: null } });
-    const err = await rejectionOf(client.mandates.create(createBody));
+    fake.svc.on('POST', '/transaction/mandate/create', { status: 400, body: { status: 400, success: false, message: 'Customer already exists with the same email address.', data: null } });
+    const err = await rejectionOf(fake.client.mandates.create(createBody));
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err.message).toBe('Customer already exists with the same email address.');
   });
 
   it('FIXED needs fixedMandateSettings; dates must be YYYY-MM-DD', async () => {
-    const err = await rejectionOf(client.mandates.create({ ...createBody, debit_type: 'fixed', start_date: '01/02/2025' }));
+    const err = await rejectionOf(fake.client.mandates.create({ ...createBody, debit_type: 'fixed', start_date: '01/02/2025' }));
     expect((err as unknown as RequestValidationError).issues).toEqual(expect.arrayContaining([
       { path: 'start_date', message: 'must be a date YYYY-MM-DD' },
     ]));
-    const err2 = await rejectionOf(client.mandates.create({ ...createBody, debit_type: 'FIXED' }));
+    const err2 = await rejectionOf(fake.client.mandates.create({ ...createBody, debit_type: 'FIXED' }));
     expect((err2 as unknown as RequestValidationError).issues).toEqual([{ path: 'fixedMandateSettings', message: 'is required when debit_type is fixed' }]);
-    svc.on('POST', '/transaction/mandate/create', ok({ ...mandate, debit_type: 'fixed', frequency: 'MONTHLY', initial_debit_amount: 20000 }));
-    await client.mandates.create({ ...createBody, debit_type: 'FIXED', fixedMandateSettings: { frequency: 'monthly', interval: 1, initial_debit_amount: 20000, initial_debit_date: '2025-02-01' } });
-    expect(svc.last().body).toMatchObject({ debit_type: 'fixed', fixedMandateSettings: { frequency: 'MONTHLY', interval: 1, initial_debit_amount: 20000, initial_debit_date: '2025-02-01' } });
+    fake.svc.on('POST', '/transaction/mandate/create', ok({ ...mandate, debit_type: 'fixed', frequency: 'MONTHLY', initial_debit_amount: 20000 }));
+    await fake.client.mandates.create({ ...createBody, debit_type: 'FIXED', fixedMandateSettings: { frequency: 'monthly', interval: 1, initial_debit_amount: 20000, initial_debit_date: '2025-02-01' } });
+    expect(fake.svc.last().body).toMatchObject({ debit_type: 'fixed', fixedMandateSettings: { frequency: 'MONTHLY', interval: 1, initial_debit_amount: 20000, initial_debit_date: '2025-02-01' } });
   });
 });
 
 describe('D2 mandates.validateOtp', () => {
   it('approves; OTP is sent as digits keeping a leading zero', async () => {
-    svc.on('POST', '/transaction/mandate/validate-otp', ok({ mandate_id: 'mnd_01', mandate_reference_number: 'RMN-1', status: 'approved', ready_to_debit: true }));
-    const res = await client.mandates.validateOtp({ session_token: 'sess_abc', otp: '012345' });
-    expect(svc.last().body).toEqual({ session_token: 'sess_abc', otp: '012345' });
+    fake.svc.on('POST', '/transaction/mandate/validate-otp', ok({ mandate_id: 'mnd_01', mandate_reference_number: 'RMN-1', status: 'approved', ready_to_debit: true }));
+    const res = await fake.client.mandates.validateOtp({ session_token: 'sess_abc', otp: '012345' });
+    expect(fake.svc.last().body).toEqual({ session_token: 'sess_abc', otp: '012345' });
     expect(res.data).toEqual({ mandate_id: 'mnd_01', mandate_reference_number: 'RMN-1', status: 'approved', ready_to_debit: true });
   });
 
   it("424 'Invalid or expired session.'", async () => {
-    svc.on('POST', '/transaction/mandate/validate-otp', { status: 424, body: { status: 424, success: false, message: 'Invalid or expired session.', data: null } });
-    const err = await rejectionOf(client.mandates.validateOtp({ session_token: 'old', otp: 123456 }));
+    fake.svc.on('POST', '/transaction/mandate/validate-otp', { status: 424, body: { status: 424, success: false, message: 'Invalid or expired session.', data: null } });
+    const err = await rejectionOf(fake.client.mandates.validateOtp({ session_token: 'old', otp: 123456 }));
     expect(err).toBeInstanceOf(DependencyFailedError);
     expect(err).toMatchObject({ status: 424, message: 'Invalid or expired session.', retrySafe: false, outcomeUnknown: false });
   });
@@ -86,46 +76,46 @@ describe('D2 mandates.validateOtp', () => {
 
 describe('D3 mandates.debit', () => {
   it("normalises the sample's `aamount` to amount", async () => {
-    svc.on('POST', '/transaction/mandate/debit', ok({
+    fake.svc.on('POST', '/transaction/mandate/debit', ok({
       status: 'success', aamount: 20000, mandate_id: 'mnd_01', transaction_reference: 'DD-0001', date: '2025-02-01',
       account: { bank_code: '058', account_name: 'ADA OBI', account_number: '0123456789', bank_name: 'GTBank' },
     }));
-    const res = await client.mandates.debit(debitBody);
-    expect(svc.last().body).toEqual(debitBody);
+    const res = await fake.client.mandates.debit(debitBody);
+    expect(fake.svc.last().body).toEqual(debitBody);
     expect(res.data.amount).toBe(20000);
     expect(res.data).not.toHaveProperty('aamount');
     expect(res.data.account?.account_number).toBe('0123456789');
   });
 
   it('refuses less than N200 and a float amount before sending', async () => {
-    let err = await rejectionOf(client.mandates.debit({ ...debitBody, amount: 19_999 }));
+    let err = await rejectionOf(fake.client.mandates.debit({ ...debitBody, amount: 19_999 }));
     expect((err as unknown as RequestValidationError).issues).toEqual([{ path: 'amount', message: 'must be at least 20000 kobo (N200), the minimum direct debit' }]);
-    err = await rejectionOf(client.mandates.debit({ ...debitBody, amount: 20_000.5 }));
+    err = await rejectionOf(fake.client.mandates.debit({ ...debitBody, amount: 20_000.5 }));
     expect((err as unknown as RequestValidationError).issues[0].message).toMatch(/fractional amount is refused/);
-    err = await rejectionOf(client.mandates.debit({ ...debitBody, transaction_reference: undefined } as never));
+    err = await rejectionOf(fake.client.mandates.debit({ ...debitBody, transaction_reference: undefined } as never));
     expect((err as unknown as RequestValidationError).issues).toEqual([{ path: 'transaction_reference', message: 'is required' }]);
-    expect(svc.requests).toHaveLength(0);
+    expect(fake.svc.requests).toHaveLength(0);
   });
 
   it('400 messages: not ready, minimum, balance', async () => {
     for (const message of ['Mandate is not ready for debit', 'Minimum amount for direct debit is N200.', 'Mandate balance is lesser than debit amount']) {
-      svc.on('POST', '/transaction/mandate/debit', { status: 400, body: { status: 400, success: false, message, data: null } });
-      const err = await rejectionOf(client.mandates.debit(debitBody));
+      fake.svc.on('POST', '/transaction/mandate/debit', { status: 400, body: { status: 400, success: false, message, data: null } });
+      const err = await rejectionOf(fake.client.mandates.debit(debitBody));
       expect(err).toBeInstanceOf(BadRequestError);
       expect(err).toMatchObject({ message, moneyMoving: true, outcomeUnknown: false, retrySafe: false });
     }
   });
 
   it('a float amount in the response is refused (outcome unknown: verify before acting)', async () => {
-    svc.on('POST', '/transaction/mandate/debit', ok({ status: 'success', amount: 200.5, mandate_id: 'mnd_01', transaction_reference: 'DD-0001' }));
-    const err = await rejectionOf(client.mandates.debit(debitBody));
+    fake.svc.on('POST', '/transaction/mandate/debit', ok({ status: 'success', amount: 200.5, mandate_id: 'mnd_01', transaction_reference: 'DD-0001' }));
+    const err = await rejectionOf(fake.client.mandates.debit(debitBody));
     expect(err).toBeInstanceOf(ResponseValidationError);
     expect(err).toMatchObject({ outcomeUnknown: true });
   });
 
   it('a timeout after sending is outcomeUnknown', async () => {
-    svc.on('POST', '/transaction/mandate/debit', 'hang');
-    const err = await rejectionOf(client.mandates.debit(debitBody, { timeoutMs: 200 }));
+    fake.svc.on('POST', '/transaction/mandate/debit', 'hang');
+    const err = await rejectionOf(fake.client.mandates.debit(debitBody, { timeoutMs: 200 }));
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err).toMatchObject({ outcomeUnknown: true, retrySafe: false });
   });
@@ -133,14 +123,14 @@ describe('D3 mandates.debit', () => {
 
 describe('D4 mandates.cancel', () => {
   it('sends mandateIds and reads cancelled and failed lists', async () => {
-    svc.on('POST', '/transaction/mandate/cancel', ok({ canceledMandates: ['mnd_01'], failedMandates: [{ mandateId: 'mnd_02', failureReason: 'Mandate already cancelled' }] }));
-    const res = await client.mandates.cancel({ mandateIds: ['mnd_01', 'mnd_02'] });
-    expect(svc.last().body).toEqual({ mandateIds: ['mnd_01', 'mnd_02'] });
+    fake.svc.on('POST', '/transaction/mandate/cancel', ok({ canceledMandates: ['mnd_01'], failedMandates: [{ mandateId: 'mnd_02', failureReason: 'Mandate already cancelled' }] }));
+    const res = await fake.client.mandates.cancel({ mandateIds: ['mnd_01', 'mnd_02'] });
+    expect(fake.svc.last().body).toEqual({ mandateIds: ['mnd_01', 'mnd_02'] });
     expect(res.data.failedMandates[0]).toEqual({ mandateId: 'mnd_02', failureReason: 'Mandate already cancelled' });
   });
 
   it('refuses an empty list', async () => {
-    const err = await rejectionOf(client.mandates.cancel({ mandateIds: [] }));
+    const err = await rejectionOf(fake.client.mandates.cancel({ mandateIds: [] }));
     expect((err as unknown as RequestValidationError).issues).toEqual([{ path: 'mandateIds', message: 'must list at least one mandate id' }]);
   });
 });
@@ -148,39 +138,39 @@ describe('D4 mandates.cancel', () => {
 describe('D5 mandates.list', () => {
   it('sends filters as query and parses the page; is_approved aliases approved', async () => {
     const { approved: _a, ...withoutApproved } = mandate;
-    svc.on('GET', '/transaction/mandate/get-mandates', ok({ records: [{ ...withoutApproved, is_approved: true, status: 'approved' }], next_cursor: 'c2', prev_cursor: null, has_more: true, page_size: 1 }));
-    const res = await client.mandates.list({ status: 'approved', page_size: 1, merchant_ref: 'MND-0001', is_approved: true, start_date: '2025-01-01' });
-    expect(svc.last().query).toEqual({ status: 'approved', page_size: '1', merchant_ref: 'MND-0001', is_approved: 'true', start_date: '2025-01-01' });
+    fake.svc.on('GET', '/transaction/mandate/get-mandates', ok({ records: [{ ...withoutApproved, is_approved: true, status: 'approved' }], next_cursor: 'c2', prev_cursor: null, has_more: true, page_size: 1 }));
+    const res = await fake.client.mandates.list({ status: 'approved', page_size: 1, merchant_ref: 'MND-0001', is_approved: true, start_date: '2025-01-01' });
+    expect(fake.svc.last().query).toEqual({ status: 'approved', page_size: '1', merchant_ref: 'MND-0001', is_approved: 'true', start_date: '2025-01-01' });
     expect(res.data.records[0]).toMatchObject({ approved: true, is_approved: true, amount: 5000000 });
     expect(res.data.has_more).toBe(true);
   });
 
   it("'No mandate found for reference …' (body status 400, HTTP 404) is a NotFoundError", async () => {
     const body = { status: 400, success: false, message: 'No mandate found for reference MND-X', data: null };
-    svc.on('GET', '/transaction/mandate/get-mandates', { status: 404, body });
-    const err = await rejectionOf(client.mandates.list({ merchant_ref: 'MND-X' }));
+    fake.svc.on('GET', '/transaction/mandate/get-mandates', { status: 404, body });
+    const err = await rejectionOf(fake.client.mandates.list({ merchant_ref: 'MND-X' }));
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err).toMatchObject({ status: 404, bodyStatus: 400, message: 'No mandate found for reference MND-X', operation: 'mandates.list' });
   });
 
   it('the same body with HTTP 400 is a NotFoundError too', async () => {
-    svc.on('GET', '/transaction/mandate/get-mandates', { status: 400, body: { status: 400, success: false, message: 'No mandate found for reference MND-Y', data: null } });
-    await expect(client.mandates.list({ merchant_ref: 'MND-Y' })).rejects.toBeInstanceOf(NotFoundError);
+    fake.svc.on('GET', '/transaction/mandate/get-mandates', { status: 400, body: { status: 400, success: false, message: 'No mandate found for reference MND-Y', data: null } });
+    await expect(fake.client.mandates.list({ merchant_ref: 'MND-Y' })).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('403, 401', async () => {
-    svc.on('GET', '/transaction/mandate/get-mandates', { status: 403, body: { status: 403, success: false, message: 'Merchant secret key is invalid', data: null } });
-    await expect(client.mandates.list({})).rejects.toBeInstanceOf(PermissionDeniedError);
-    svc.on('GET', '/transaction/mandate/get-mandates', { status: 401, body: { success: false, message: '', data: {} } });
-    await expect(client.mandates.list({})).rejects.toBeInstanceOf(AuthenticationError);
+    fake.svc.on('GET', '/transaction/mandate/get-mandates', { status: 403, body: { status: 403, success: false, message: 'Merchant secret key is invalid', data: null } });
+    await expect(fake.client.mandates.list({})).rejects.toBeInstanceOf(PermissionDeniedError);
+    fake.svc.on('GET', '/transaction/mandate/get-mandates', { status: 401, body: { success: false, message: '', data: {} } });
+    await expect(fake.client.mandates.list({})).rejects.toBeInstanceOf(AuthenticationError);
   });
 });
 
 describe('D6 mandates.resendOtp', () => {
   it('sends the session token; data {}', async () => {
-    svc.on('POST', '/transaction/mandate/resend-otp', ok({}));
-    const res = await client.mandates.resendOtp({ session_token: 'sess_abc' });
-    expect(svc.last().body).toEqual({ session_token: 'sess_abc' });
+    fake.svc.on('POST', '/transaction/mandate/resend-otp', ok({}));
+    const res = await fake.client.mandates.resendOtp({ session_token: 'sess_abc' });
+    expect(fake.svc.last().body).toEqual({ session_token: 'sess_abc' });
     expect(res.data).toEqual({});
   });
 });

@@ -1,49 +1,39 @@
 // E1-E2 (POS remote) and F1-F4 (POS terminal) against a real HTTP server with the spec's bodies.
 import {
-  AuthenticationError, BadRequestError, NotFoundError, PaymentsClient, RequestValidationError, ResponseValidationError, TimeoutError,
+  AuthenticationError, BadRequestError, NotFoundError, RequestValidationError, ResponseValidationError, TimeoutError,
   classifyPosResponseCode, type PosTerminalInitiateRequest,
 } from '../../src/api';
-import { clientFor, ok, rejectionOf, startFakeService, type FakeService } from './helpers/fake-service';
+import { ok, rejectionOf, useFakeService } from './helpers/fake-service';
 
-let svc: FakeService;
-let client: PaymentsClient;
-beforeAll(async () => {
-  svc = await startFakeService();
-  client = clientFor(svc);
-});
-afterAll(async () => {
-  await client.close();
-  await svc.close();
-});
-beforeEach(() => svc.reset());
+const fake = useFakeService();
 
 const issues = (err: unknown) => (err as RequestValidationError).issues;
 
 describe('E1 posRemote.create', () => {
   it('sends terminal_id, amount and lowercase account_type; reads request_ref', async () => {
-    svc.on('POST', '/softpos/pos/remote-request', ok({ request_ref: 'RR-0001' }));
-    const res = await client.posRemote.create({ terminal_id: '2KUD0001', amount: 150000, account_type: 'savings' });
-    expect(svc.last().body).toEqual({ terminal_id: '2KUD0001', amount: 150000, account_type: 'savings' });
+    fake.svc.on('POST', '/softpos/pos/remote-request', ok({ request_ref: 'RR-0001' }));
+    const res = await fake.client.posRemote.create({ terminal_id: '2KUD0001', amount: 150000, account_type: 'savings' });
+    expect(fake.svc.last().body).toEqual({ terminal_id: '2KUD0001', amount: 150000, account_type: 'savings' });
     expect(res.data.request_ref).toBe('RR-0001');
   });
 
   it('validates amount > 0 (integer) and account_type before sending', async () => {
-    let err = await rejectionOf(client.posRemote.create({ terminal_id: 'T', amount: 0 }));
+    let err = await rejectionOf(fake.client.posRemote.create({ terminal_id: 'T', amount: 0 }));
     expect(issues(err)).toEqual([{ path: 'amount', message: 'must be greater than 0' }]);
-    err = await rejectionOf(client.posRemote.create({ terminal_id: 'T', amount: 1500.75 }));
+    err = await rejectionOf(fake.client.posRemote.create({ terminal_id: 'T', amount: 1500.75 }));
     expect(issues(err)[0].message).toMatch(/never rounded/);
-    err = await rejectionOf(client.posRemote.create({ terminal_id: 'T', amount: 100, account_type: 'universal' }));
+    err = await rejectionOf(fake.client.posRemote.create({ terminal_id: 'T', amount: 100, account_type: 'universal' }));
     expect(issues(err)).toEqual([{ path: 'account_type', message: 'must be default, savings, current or credit' }]);
-    expect(svc.requests).toHaveLength(0);
+    expect(fake.svc.requests).toHaveLength(0);
   });
 
   it('400 with status as a string; 401 Invalid or missing token', async () => {
-    svc.on('POST', '/softpos/pos/remote-request', { status: 400, body: { status: '400', success: false, message: 'Validation error: amount must be greater than 0', data: null } });
-    let err = await rejectionOf(client.posRemote.create({ terminal_id: 'T', amount: 100 }));
+    fake.svc.on('POST', '/softpos/pos/remote-request', { status: 400, body: { status: '400', success: false, message: 'Validation error: amount must be greater than 0', data: null } });
+    let err = await rejectionOf(fake.client.posRemote.create({ terminal_id: 'T', amount: 100 }));
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err).toMatchObject({ bodyStatus: 400, status: 400, outcomeUnknown: false, moneyMoving: true });
-    svc.on('POST', '/softpos/pos/remote-request', { status: 401, body: { status: '401', success: false, message: 'Invalid or missing token', data: null } });
-    err = await rejectionOf(client.posRemote.create({ terminal_id: 'T', amount: 100 }));
+    fake.svc.on('POST', '/softpos/pos/remote-request', { status: 401, body: { status: '401', success: false, message: 'Invalid or missing token', data: null } });
+    err = await rejectionOf(fake.client.posRemote.create({ terminal_id: 'T', amount: 100 }));
     expect(err).toBeInstanceOf(AuthenticationError);
     expect(err.message).toBe('Invalid or missing token');
   });
@@ -51,8 +41,8 @@ describe('E1 posRemote.create', () => {
 
 describe('E2 posRemote.requery', () => {
   it('pending carries only status', async () => {
-    svc.on('GET', '/softpos/pos/remote-request/RR-0001', ok({ status: 'pending' }));
-    const res = await client.posRemote.requery({ request_ref: 'RR-0001' });
+    fake.svc.on('GET', '/softpos/pos/remote-request/RR-0001', ok({ status: 'pending' }));
+    const res = await fake.client.posRemote.requery({ request_ref: 'RR-0001' });
     expect(res.data).toEqual({ status: 'pending' });
   });
 
@@ -63,14 +53,14 @@ describe('E2 posRemote.requery', () => {
       transaction_reference: 'TXN-1', virtual_account_number: null, rrn: '000000000001', stan: '000001', aid: 'A0000003710001', response_code: '00',
       response_message: 'Approved', processor: null, meta: '{}', pc_code: '00', created_at: '2025-01-10T10:00:00Z',
     };
-    svc.on('GET', '/softpos/pos/remote-request/RR-0001', ok(rec));
-    const res = await client.posRemote.requery({ request_ref: 'RR-0001' });
+    fake.svc.on('GET', '/softpos/pos/remote-request/RR-0001', ok(rec));
+    const res = await fake.client.posRemote.requery({ request_ref: 'RR-0001' });
     expect(res.data).toMatchObject({ status: 'success', amount: 150000, response_code: '00' });
   });
 
   it("404 'Request not found or expired'", async () => {
-    svc.on('GET', '/softpos/pos/remote-request/RR-OLD', { status: 404, body: { status: 404, success: false, message: 'Request not found or expired', data: null } });
-    const err = await rejectionOf(client.posRemote.requery({ request_ref: 'RR-OLD' }));
+    fake.svc.on('GET', '/softpos/pos/remote-request/RR-OLD', { status: 404, body: { status: 404, success: false, message: 'Request not found or expired', data: null } });
+    const err = await rejectionOf(fake.client.posRemote.requery({ request_ref: 'RR-OLD' }));
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err).toMatchObject({ message: 'Request not found or expired', operation: 'posRemote.requery' });
   });
@@ -88,33 +78,33 @@ const keys = { terminal_id: '2KUD0001', pin_key: '0123456789ABCDEF0123456789ABCD
 
 describe('F1 posTerminal.getConfiguration', () => {
   it('POSTs {serial_no}', async () => {
-    svc.on('POST', '/softpos/terminal/configuration', ok(config));
-    const res = await client.posTerminal.getConfiguration({ serial_no: 'SN-001' });
-    expect(svc.last().body).toEqual({ serial_no: 'SN-001' });
+    fake.svc.on('POST', '/softpos/terminal/configuration', ok(config));
+    const res = await fake.client.posTerminal.getConfiguration({ serial_no: 'SN-001' });
+    expect(fake.svc.last().body).toEqual({ serial_no: 'SN-001' });
     expect(res.data.terminal.terminal_id).toBe('2KUD0001');
   });
 
   it("400 'Incorrect device information' and 404 'Terminal not found'", async () => {
-    svc.on('POST', '/softpos/terminal/configuration', { status: 400, body: { status: 400, success: false, message: 'Incorrect device information', data: null } });
-    await expect(client.posTerminal.getConfiguration({ serial_no: 'x' })).rejects.toMatchObject({ constructor: BadRequestError, message: 'Incorrect device information' });
-    svc.on('POST', '/softpos/terminal/configuration', { status: 404, body: { status: 404, success: false, message: 'Terminal not found', data: null } });
-    await expect(client.posTerminal.getConfiguration({ serial_no: 'x' })).rejects.toMatchObject({ constructor: NotFoundError, message: 'Terminal not found' });
+    fake.svc.on('POST', '/softpos/terminal/configuration', { status: 400, body: { status: 400, success: false, message: 'Incorrect device information', data: null } });
+    await expect(fake.client.posTerminal.getConfiguration({ serial_no: 'x' })).rejects.toMatchObject({ constructor: BadRequestError, message: 'Incorrect device information' });
+    fake.svc.on('POST', '/softpos/terminal/configuration', { status: 404, body: { status: 404, success: false, message: 'Terminal not found', data: null } });
+    await expect(fake.client.posTerminal.getConfiguration({ serial_no: 'x' })).rejects.toMatchObject({ constructor: NotFoundError, message: 'Terminal not found' });
   });
 });
 
 describe('F2 posTerminal.keyExchange', () => {
   it('sends refresh=false by default, refresh=true on request', async () => {
-    svc.on('POST', '/softpos/terminal/key-exchange', ok(keys));
-    const res = await client.posTerminal.keyExchange({ serial_no: 'SN-001' });
-    expect(svc.last()).toMatchObject({ query: { refresh: 'false' }, body: { serial_no: 'SN-001' } });
+    fake.svc.on('POST', '/softpos/terminal/key-exchange', ok(keys));
+    const res = await fake.client.posTerminal.keyExchange({ serial_no: 'SN-001' });
+    expect(fake.svc.last()).toMatchObject({ query: { refresh: 'false' }, body: { serial_no: 'SN-001' } });
     expect(res.data.pin_key).toBe(keys.pin_key);
-    await client.posTerminal.keyExchange({ serial_no: 'SN-001', refresh: true });
-    expect(svc.last().query).toEqual({ refresh: 'true' });
+    await fake.client.posTerminal.keyExchange({ serial_no: 'SN-001', refresh: true });
+    expect(fake.svc.last().query).toEqual({ refresh: 'true' });
   });
 
   it('an error never carries key material (the body kept on the error is redacted)', async () => {
-    svc.on('POST', '/softpos/terminal/key-exchange', ok({ ...keys, master_key: 'short' }));
-    const err = await rejectionOf(client.posTerminal.keyExchange({ serial_no: 'SN-001' }));
+    fake.svc.on('POST', '/softpos/terminal/key-exchange', ok({ ...keys, master_key: 'short' }));
+    const err = await rejectionOf(fake.client.posTerminal.keyExchange({ serial_no: 'SN-001' }));
     expect(err).toBeInstanceOf(ResponseValidationError);
     expect((err as unknown as ResponseValidationError).issues).toEqual([{ path: 'data.master_key', message: 'must be 32 hex characters' }]);
     expect(JSON.stringify(err.body)).not.toContain(keys.pin_key);
@@ -123,8 +113,8 @@ describe('F2 posTerminal.keyExchange', () => {
   });
 
   it('404 as F1', async () => {
-    svc.on('POST', '/softpos/terminal/key-exchange', { status: 404, body: { status: 404, success: false, message: 'Terminal not found', data: null } });
-    await expect(client.posTerminal.keyExchange({ serial_no: 'SN-404' })).rejects.toBeInstanceOf(NotFoundError);
+    fake.svc.on('POST', '/softpos/terminal/key-exchange', { status: 404, body: { status: 404, success: false, message: 'Terminal not found', data: null } });
+    await expect(fake.client.posTerminal.keyExchange({ serial_no: 'SN-404' })).rejects.toBeInstanceOf(NotFoundError);
   });
 });
 
@@ -144,63 +134,63 @@ const posTxn = (over: Record<string, unknown> = {}) => ({
 
 describe('F3 posTerminal.initiate', () => {
   it('sends terminal_id in the body, amount as a string, canonical type names', async () => {
-    svc.on('POST', '/transaction', ok(posTxn()));
-    const res = await client.posTerminal.initiate(posReq);
-    expect(svc.last().body).toEqual({ ...posReq, amount: '150000', currency: 'NGN', transaction_type: 'Purchase', account_type: 'SAVINGS' });
+    fake.svc.on('POST', '/transaction', ok(posTxn()));
+    const res = await fake.client.posTerminal.initiate(posReq);
+    expect(fake.svc.last().body).toEqual({ ...posReq, amount: '150000', currency: 'NGN', transaction_type: 'Purchase', account_type: 'SAVINGS' });
     expect(res.data).toMatchObject({ status: 'success', response_code: '00', amount: 150000, merchant_ref: 'POS-0001' });
     expect(classifyPosResponseCode(res.data.response_code)).toEqual({ outcome: 'approved', action: 'Approved: complete the sale', requeryFirst: false });
   });
 
   it('a declined 51 is a result (status failed), not an error', async () => {
-    svc.on('POST', '/transaction', ok(posTxn({ status: 'failed', response_code: '51', response_message: 'Insufficient Funds' })));
-    const res = await client.posTerminal.initiate(posReq);
+    fake.svc.on('POST', '/transaction', ok(posTxn({ status: 'failed', response_code: '51', response_message: 'Insufficient Funds' })));
+    const res = await fake.client.posTerminal.initiate(posReq);
     expect(res.data.status).toBe('failed');
     expect(classifyPosResponseCode(res.data.response_code).action).toBe('Insufficient funds: ask for another card');
   });
 
   it('card_sequence_number must be exactly 3 digits (the field is named)', async () => {
     for (const csn of ['1', '01', '0001', 'A01']) {
-      const err = await rejectionOf(client.posTerminal.initiate({ ...posReq, card_sequence_number: csn }));
+      const err = await rejectionOf(fake.client.posTerminal.initiate({ ...posReq, card_sequence_number: csn }));
       expect(err).toBeInstanceOf(RequestValidationError);
       expect(issues(err)).toEqual([{ path: 'card_sequence_number', message: expect.stringContaining('exactly 3 digits') }]);
       expect(err.message).toContain('card_sequence_number');
     }
-    expect(svc.requests).toHaveLength(0);
+    expect(fake.svc.requests).toHaveLength(0);
   });
 
   it('pin_block 16 hex, merchant_ref <= 25, account type names only (processor codes refused)', async () => {
-    let err = await rejectionOf(client.posTerminal.initiate({ ...posReq, pin_block: '0123456789ABCDEZ' }));
+    let err = await rejectionOf(fake.client.posTerminal.initiate({ ...posReq, pin_block: '0123456789ABCDEZ' }));
     expect(issues(err)).toEqual([{ path: 'pin_block', message: 'must be 16 hex characters (ISO-0 PIN block)' }]);
-    err = await rejectionOf(client.posTerminal.initiate({ ...posReq, merchant_ref: 'M'.repeat(26) }));
+    err = await rejectionOf(fake.client.posTerminal.initiate({ ...posReq, merchant_ref: 'M'.repeat(26) }));
     expect(issues(err)).toEqual([{ path: 'merchant_ref', message: 'must be at most 25 characters' }]);
     for (const code of ['0000', '0010', '0020', '0030']) {
-      err = await rejectionOf(client.posTerminal.initiate({ ...posReq, account_type: code }));
+      err = await rejectionOf(fake.client.posTerminal.initiate({ ...posReq, account_type: code }));
       expect(issues(err)).toEqual([{ path: 'account_type', message: expect.stringContaining(`processor code ${code} is refused`) }]);
     }
-    err = await rejectionOf(client.posTerminal.initiate({ ...posReq, account_type: 'CHEQUE' }));
+    err = await rejectionOf(fake.client.posTerminal.initiate({ ...posReq, account_type: 'CHEQUE' }));
     expect(issues(err)[0].path).toBe('account_type');
-    err = await rejectionOf(client.posTerminal.initiate({ ...posReq, amount: 1500.5 }));
+    err = await rejectionOf(fake.client.posTerminal.initiate({ ...posReq, amount: 1500.5 }));
     expect(issues(err)[0]).toEqual({ path: 'amount', message: expect.stringContaining('never rounded') });
-    err = await rejectionOf(client.posTerminal.initiate({ ...posReq, merchant_ref: undefined } as never));
+    err = await rejectionOf(fake.client.posTerminal.initiate({ ...posReq, merchant_ref: undefined } as never));
     expect(issues(err)).toEqual([{ path: 'merchant_ref', message: 'is required' }]);
-    expect(svc.requests).toHaveLength(0);
+    expect(fake.svc.requests).toHaveLength(0);
   });
 
   it('a PIN-less card may omit pin_block', async () => {
-    svc.on('POST', '/transaction', ok(posTxn()));
+    fake.svc.on('POST', '/transaction', ok(posTxn()));
     const { pin_block: _p, ...noPin } = posReq;
-    await client.posTerminal.initiate(noPin);
-    expect(svc.last().body).not.toHaveProperty('pin_block');
+    await fake.client.posTerminal.initiate(noPin);
+    expect(fake.svc.last().body).not.toHaveProperty('pin_block');
   });
 
   it("400 'account_type outside the four allowed values' from the service", async () => {
-    svc.on('POST', '/transaction', { status: 400, body: { status: 400, success: false, message: 'Invalid account_type', data: null } });
-    await expect(client.posTerminal.initiate(posReq)).rejects.toMatchObject({ constructor: BadRequestError, outcomeUnknown: false });
+    fake.svc.on('POST', '/transaction', { status: 400, body: { status: 400, success: false, message: 'Invalid account_type', data: null } });
+    await expect(fake.client.posTerminal.initiate(posReq)).rejects.toMatchObject({ constructor: BadRequestError, outcomeUnknown: false });
   });
 
   it('no response: TimeoutError with outcomeUnknown (then requery by merchant_ref)', async () => {
-    svc.on('POST', '/transaction', 'hang');
-    const err = await rejectionOf(client.posTerminal.initiate(posReq, { timeoutMs: 250 }));
+    fake.svc.on('POST', '/transaction', 'hang');
+    const err = await rejectionOf(fake.client.posTerminal.initiate(posReq, { timeoutMs: 250 }));
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err).toMatchObject({ operation: 'posTerminal.initiate', outcomeUnknown: true, retrySafe: false, requestSent: true });
   });
@@ -208,15 +198,15 @@ describe('F3 posTerminal.initiate', () => {
 
 describe('F4 posTerminal.requery', () => {
   it('found: the transaction (read response_code, do not retry)', async () => {
-    svc.on('GET', '/transaction/by-ref/POS-0001', ok(posTxn({ status: 'failed', response_code: '91', response_message: 'Issuer or switch inoperative' })));
-    const res = await client.posTerminal.requery({ merchant_ref: 'POS-0001' });
-    expect(svc.last().method).toBe('GET');
+    fake.svc.on('GET', '/transaction/by-ref/POS-0001', ok(posTxn({ status: 'failed', response_code: '91', response_message: 'Issuer or switch inoperative' })));
+    const res = await fake.client.posTerminal.requery({ merchant_ref: 'POS-0001' });
+    expect(fake.svc.last().method).toBe('GET');
     expect(classifyPosResponseCode(res.data.response_code)).toEqual({ outcome: 'unknown', action: 'Issuer or switch unavailable', requeryFirst: true });
   });
 
   it('404: never received (a retry of F3 is safe)', async () => {
-    svc.on('GET', '/transaction/by-ref/POS-0002', { status: 404, body: { status: 404, success: false, message: 'Transaction not found', data: null } });
-    const err = await rejectionOf(client.posTerminal.requery({ merchant_ref: 'POS-0002' }));
+    fake.svc.on('GET', '/transaction/by-ref/POS-0002', { status: 404, body: { status: 404, success: false, message: 'Transaction not found', data: null } });
+    const err = await rejectionOf(fake.client.posTerminal.requery({ merchant_ref: 'POS-0002' }));
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err).toMatchObject({ operation: 'posTerminal.requery', status: 404 });
   });

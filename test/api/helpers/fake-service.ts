@@ -117,6 +117,24 @@ export function clientFor(service: { url: string }, opts: Partial<PaymentsClient
   return new PaymentsClient({ baseUrl: service.url, secretKey: TEST_KEY, timeoutMs: 5_000, ...opts });
 }
 
+/**
+ * One fake service and a client aimed at it for a whole test file: started before the first
+ * test, cleared of routes and requests before each, closed after the last.
+ */
+export function useFakeService(): { readonly svc: FakeService; readonly client: PaymentsClient } {
+  const fake = {} as { svc: FakeService; client: PaymentsClient };
+  beforeAll(async () => {
+    fake.svc = await startFakeService();
+    fake.client = clientFor(fake.svc);
+  });
+  afterAll(async () => {
+    await fake.client.close();
+    await fake.svc.close();
+  });
+  beforeEach(() => fake.svc.reset());
+  return fake;
+}
+
 /** Awaits a promise that must reject and returns the error. */
 export async function rejectionOf(p: Promise<unknown>): Promise<Error & Record<string, unknown>> {
   try {
