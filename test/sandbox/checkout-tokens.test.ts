@@ -1,26 +1,15 @@
 // A. Hosted checkout (A1, the modal page and its channels by JSON and by HTML forms, A2), tokens
 // (A3-A5) and transaction queries (A6, verify), over plain HTTP.
-import { startSandbox, type Sandbox, SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS, CHECKOUT_LIFETIME_MS, chargeFor } from '../../src/sandbox';
-import { client, Receiver, uid, type Json } from './helpers';
+import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS, CHECKOUT_LIFETIME_MS, chargeFor } from '../../src/sandbox';
+import { useSandbox, Receiver, uid, type Json } from './helpers';
 
-let sb: Sandbox;
-let api: ReturnType<typeof client>;
 const receiver = new Receiver();
-beforeAll(async () => {
-  await receiver.start();
-  sb = await startSandbox({ port: 0, webhookUrl: receiver.url });
-  api = client(sb);
-});
-afterAll(async () => {
-  await sb.close();
-  await receiver.stop();
-});
-beforeEach(() => receiver.reset());
+const env = useSandbox({}, receiver);
 
 const initiate = (ref: string, extra: Record<string, unknown> = {}) =>
-  api.post('/transaction/initiate', { amount: '250000', email: 'ada@example.com', currency: 'NGN', initiate_type: 'inline', transaction_ref: ref, callback_url: 'https://merchant.example/done', ...extra });
-const verify = async (ref: string) => (await api.get(`/transaction/verify/${ref}`)).body?.data?.transaction_status as string;
-const pub = (path: string, body: unknown = {}, form = false) => api.call('POST', path, body, { key: null, form });
+  env.api.post('/transaction/initiate', { amount: '250000', email: 'ada@example.com', currency: 'NGN', initiate_type: 'inline', transaction_ref: ref, callback_url: 'https://merchant.example/done', ...extra });
+const verify = async (ref: string) => (await env.api.get(`/transaction/verify/${ref}`)).body?.data?.transaction_status as string;
+const pub = (path: string, body: unknown = {}, form = false) => env.api.call('POST', path, body, { key: null, form });
 const cardFields = (number: string) => ({ number, cvv: '123', expiry_month: '12', expiry_year: '29' });
 
 describe('A1 initiate', () => {
@@ -33,16 +22,16 @@ describe('A1 initiate', () => {
       merchant_info: { merchant_response: null, merchant_name: 'Sandbox Merchant', merchant_logo: null, merchant_id: 'SBXMERCHANT' },
       currency: 'NGN', recurring: { frequency: null, duration: null, plan_code: null, customer_name: 'Ada Obi', type: 0 }, is_recurring: false, plan_code: null,
       callback_url: 'https://merchant.example/done', transaction_ref: ref, transaction_memo: null, transaction_amount: 250_000,
-      authorized_channels: ['card', 'bank', 'ussd', 'transfer'], checkout_url: `${sb.url}/checkout/${ref}`,
+      authorized_channels: ['card', 'bank', 'ussd', 'transfer'], checkout_url: `${env.sb.url}/checkout/${ref}`,
     });
     expect(await verify(ref)).toBe('Pending');
   });
 
   it('400s name the field ({success:false, message, data:null}); duplicates and bad values are refused', async () => {
-    const res = await api.post('/transaction/initiate', { amount: '100', currency: 'NGN', initiate_type: 'inline' });
+    const res = await env.api.post('/transaction/initiate', { amount: '100', currency: 'NGN', initiate_type: 'inline' });
     expect(res).toMatchObject({ status: 400 });
     expect(res.body).toEqual({ success: false, message: 'email is required', data: null });
-    expect((await api.post('/transaction/initiate', { amount: '100', email: '', currency: 'NGN', initiate_type: 'inline' })).body!.message).toBe('email is not allowed to be empty');
+    expect((await env.api.post('/transaction/initiate', { amount: '100', email: '', currency: 'NGN', initiate_type: 'inline' })).body!.message).toBe('email is not allowed to be empty');
     expect((await initiate(uid('x-'), { currency: 'EUR' })).body!.message).toBe('currency must be NGN or USD');
     expect((await initiate(uid('x-'), { initiate_type: 'redirect' })).body!.message).toBe('initiate_type must be inline');
     expect((await initiate(uid('x-'), { payment_channels: ['card', 'cash'] })).status).toBe(400);
@@ -50,7 +39,7 @@ describe('A1 initiate', () => {
     const ref = uid('dup-');
     await initiate(ref);
     expect((await initiate(ref)).body).toEqual({ success: false, message: 'Duplicate transaction reference', data: null });
-    expect((await api.post('/transaction/initiate', { amount: 100, email: 'a@b.co', currency: 'NGN', initiate_type: 'inline' })).body!.data.transaction_ref).toMatch(/^SBX/);
+    expect((await env.api.post('/transaction/initiate', { amount: 100, email: 'a@b.co', currency: 'NGN', initiate_type: 'inline' })).body!.data.transaction_ref).toMatch(/^SBX/);
   });
 });
 
@@ -58,7 +47,7 @@ describe('the modal (checkout_url)', () => {
   it('is an HTML page offering only the authorized channels', async () => {
     const ref = uid('pg-');
     await initiate(ref, { payment_channels: ['card', 'transfer'] });
-    const page = await fetch(`${sb.url}/checkout/${ref}`);
+    const page = await fetch(`${env.sb.url}/checkout/${ref}`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     const html = await page.text();
@@ -78,7 +67,7 @@ describe('the modal (checkout_url)', () => {
     expect((await pub(`/checkout/${ref}/authorize`, { pin: SANDBOX_PIN })).body!.data.transaction_status).toBe('ValidateOTP');
     expect((await pub(`/checkout/${ref}/authorize`, { otp: SANDBOX_OTP })).body!.data.transaction_status).toBe('Success');
     expect(await verify(ref)).toBe('Success');
-    expect(sb.ledger({ reference: ref })).toEqual([expect.objectContaining({ kind: 'checkout', amount: 250_000 })]);
+    expect(env.sb.ledger({ reference: ref })).toEqual([expect.objectContaining({ kind: 'checkout', amount: 250_000 })]);
     const [hook] = await receiver.waitFor(ref);
     expect(hook.json.Body).toMatchObject({ is_recurring: true, meta: { order: 'A-2' }, transaction_type: 'Card', payment_information: { token_id: expect.stringMatching(/^AUTH_\d{12}$/) } });
     expect((await pub(`/checkout/${ref}/card`, cardFields(TEST_CARDS.otpOnly))).body!.message).toBe('Checkout is Success');
@@ -101,7 +90,7 @@ describe('the modal (checkout_url)', () => {
     expect(done.status).toBe(303);
     expect(done.headers.get('location')).toBe(`https://merchant.example/done?reference=${ref}`);
     await receiver.waitFor(ref);
-    expect(await (await fetch(`${sb.url}/checkout/${ref}`)).text()).toContain('data-status="Success"');
+    expect(await (await fetch(`${env.sb.url}/checkout/${ref}`)).text()).toContain('data-status="Success"');
   });
 
   it('card 3DS by form: redirected to the challenge page, completed there', async () => {
@@ -138,7 +127,7 @@ describe('the modal (checkout_url)', () => {
     await initiate(two);
     expect((await pub(`/checkout/${two}/bank`, { account_or_phoneno: '1234567890' })).body!.data).toMatchObject({ transaction_status: 'Pending', auth_model: 'ValidateTOKEN' });
     expect((await pub(`/checkout/${two}/bank/validate`, { otp_token: SANDBOX_OTP })).body!.data.transaction_status).toBe('Success');
-    expect(sb.ledger({ reference: two })).toEqual([expect.objectContaining({ kind: 'checkout' })]);
+    expect(env.sb.ledger({ reference: two })).toEqual([expect.objectContaining({ kind: 'checkout' })]);
   });
 
   it('USSD channel: a code valid until the checkout expires, paid by the payer (admin dial)', async () => {
@@ -146,7 +135,7 @@ describe('the modal (checkout_url)', () => {
     await initiate(ref);
     const code = (await pub(`/checkout/${ref}/ussd`, { bank_code: '044' })).body!.data as Json;
     expect(code.ussd_reference).toMatch(/^\*044\*000\*\d{6}#$/);
-    expect(await api.admin.post(`/ussd/${ref}/pay`)).toMatchObject({ status: 200 });
+    expect(await env.api.admin.post(`/ussd/${ref}/pay`)).toMatchObject({ status: 200 });
     expect(await verify(ref)).toBe('Success');
     expect((await receiver.waitFor(ref))[0].json.Body.transaction_type).toBe('Ussd');
   });
@@ -160,7 +149,7 @@ describe('the modal (checkout_url)', () => {
     expect((await pub(`/checkout/${ref}/transfer`)).body!.data.virtual_account_number).toBe(account.virtual_account_number); // stable
     const transferForm = await pub(`/checkout/${ref}/transfer`, {}, true);
     expect(transferForm.text).toContain(account.virtual_account_number);
-    const simulate = (body: Record<string, unknown>) => api.post('/virtual-account/simulate/payment', { dva: true, ...body });
+    const simulate = (body: Record<string, unknown>) => env.api.post('/virtual-account/simulate/payment', { dva: true, ...body });
     expect((await simulate({ virtual_account_number: account.virtual_account_number })).body!.message).toBe('amount is required');
     expect((await simulate({ virtual_account_number: account.virtual_account_number, amount: 1 })).status).toBe(400);
     expect((await simulate({ virtual_account_number: '9900000000', amount: 1 })).body!.message).toBe('Virtual account not found');
@@ -168,16 +157,16 @@ describe('the modal (checkout_url)', () => {
     expect(await verify(ref)).toBe('Success');
     expect((await receiver.waitFor(ref))[0].json.Body).toMatchObject({ transaction_type: 'Transfer', amount: account.amount, merchant_amount: 250_000, payment_information: { payment_type: 'transfer' } });
     expect((await simulate({ virtual_account_number: account.virtual_account_number, amount: account.amount })).body!.message).toBe('Checkout is Success');
-    expect(sb.ledger({ reference: ref })).toHaveLength(1);
+    expect(env.sb.ledger({ reference: ref })).toHaveLength(1);
   });
 
   it('an unpaid checkout is Abandoned after 30 minutes on the sandbox clock; its channels close', async () => {
     const ref = uid('ca-');
     await initiate(ref);
-    await api.admin.advance(CHECKOUT_LIFETIME_MS + 1000);
+    await env.api.admin.advance(CHECKOUT_LIFETIME_MS + 1000);
     expect(await verify(ref)).toBe('Abandoned');
     expect((await pub(`/checkout/${ref}/card`, cardFields(TEST_CARDS.otpOnly))).body!.message).toBe('Checkout is Abandoned');
-    expect(await (await fetch(`${sb.url}/checkout/${ref}`)).text()).toContain('data-status="Abandoned"');
+    expect(await (await fetch(`${env.sb.url}/checkout/${ref}`)).text()).toContain('data-status="Abandoned"');
   });
 });
 
@@ -189,7 +178,7 @@ describe('tokens (A4/A5)', () => {
     await pub(`/checkout/${ref}/authorize`, { otp: SANDBOX_OTP });
     return (await receiver.waitFor(ref))[0].json.Body.payment_information.token_id as string;
   }
-  const charge = (body: Record<string, unknown>) => api.post('/transaction/charge_card', body);
+  const charge = (body: Record<string, unknown>) => env.api.post('/transaction/charge_card', body);
 
   it('A4 charges the token (result, ledger, E-1 with the token); a repeated reference charges once', async () => {
     const token = await tokenise();
@@ -197,7 +186,7 @@ describe('tokens (A4/A5)', () => {
     const r = await charge({ amount: 150_000, token_id: token, transaction_ref: ref });
     expect(r.body!.data).toMatchObject({ transaction_amount: 150_000, transaction_ref: ref, transaction_status: 'Success', transaction_type: 'Card', transaction_currency_id: 'NGN', email: 'ada@example.com' });
     expect(await charge({ amount: 150_000, token_id: token, transaction_ref: ref })).toMatchObject({ status: 400, body: { message: 'Duplicate transaction reference' } });
-    expect(sb.ledger({ reference: ref })).toEqual([expect.objectContaining({ kind: 'token_charge', amount: 150_000 })]);
+    expect(env.sb.ledger({ reference: ref })).toEqual([expect.objectContaining({ kind: 'token_charge', amount: 150_000 })]);
     const hooks = await receiver.waitFor(ref);
     expect(hooks).toHaveLength(1);
     expect(hooks[0].json.Body).toMatchObject({ is_recurring: true, payment_information: { token_id: token, payment_type: 'card' } });
@@ -214,12 +203,12 @@ describe('tokens (A4/A5)', () => {
   it("A5 cancels (data.auth_code lists what was cancelled); again → 400 'Recurring Payment was not cancelled'; charging it → 400", async () => {
     const token = await tokenise();
     const other = await tokenise();
-    expect(await api.call('PATCH', '/transaction/cancel/recurring', { auth_code: [token, 'AUTH_unknown'] })).toMatchObject({ status: 200, body: { data: { auth_code: [token] } } });
-    expect(await api.call('PATCH', '/transaction/cancel/recurring', { auth_code: [token] })).toMatchObject({ status: 400, body: { message: 'Recurring Payment was not cancelled' } });
+    expect(await env.api.call('PATCH', '/transaction/cancel/recurring', { auth_code: [token, 'AUTH_unknown'] })).toMatchObject({ status: 200, body: { data: { auth_code: [token] } } });
+    expect(await env.api.call('PATCH', '/transaction/cancel/recurring', { auth_code: [token] })).toMatchObject({ status: 400, body: { message: 'Recurring Payment was not cancelled' } });
     const ref = uid('cc-');
     expect((await charge({ amount: 100, token_id: token, transaction_ref: ref })).status).toBe(400);
-    expect(sb.ledger({ reference: ref })).toHaveLength(0);
-    expect((await api.call('PATCH', '/transaction/cancel/recurring', { auth_code: other })).body!.data.auth_code).toEqual([other]);
+    expect(env.sb.ledger({ reference: ref })).toHaveLength(0);
+    expect((await env.api.call('PATCH', '/transaction/cancel/recurring', { auth_code: other })).body!.data.auth_code).toEqual([other]);
   });
 });
 
@@ -229,7 +218,7 @@ describe('A6 query and verify', () => {
   it('needs both dates at most one month apart (400 Bad Request); finds records by reference with the spec fields', async () => {
     const ref = uid('q-');
     await initiate(ref, { metadata: { order: 'Q-1' } });
-    const found = await api.get(`/transaction?currency=NGN&start_date=${day(-1)}&end_date=${day(1)}&page=1&perpage=10&reference=${ref}`);
+    const found = await env.api.get(`/transaction?currency=NGN&start_date=${day(-1)}&end_date=${day(1)}&page=1&perpage=10&reference=${ref}`);
     expect(found.status).toBe(200);
     expect(found.body!.data).toHaveLength(1);
     const rec = found.body!.data[0] as Json;
@@ -240,15 +229,15 @@ describe('A6 query and verify', () => {
     expect(JSON.parse(rec.meta_data as string)).toMatchObject({ extra: { order: 'Q-1' }, initiate_type: 'inline', callback_url: 'https://merchant.example/done' });
     expect(rec.meta.extra).toEqual([{ order: 'Q-1' }]);
     for (const q of ['', `start_date=${day(0)}`, `end_date=${day(0)}`, 'start_date=2026-01-01&end_date=2026-02-02', 'start_date=2026-02-01&end_date=2026-01-01', 'start_date=nope&end_date=2026-01-02']) {
-      expect(await api.get(`/transaction?${q}`)).toMatchObject({ status: 400, body: { message: 'Bad Request' } });
+      expect(await env.api.get(`/transaction?${q}`)).toMatchObject({ status: 400, body: { message: 'Bad Request' } });
     }
-    expect((await api.get('/transaction?start_date=2026-01-31&end_date=2026-02-28')).status).toBe(200);
+    expect((await env.api.get('/transaction?start_date=2026-01-31&end_date=2026-02-28')).status).toBe(200);
   });
 
   it('pages with page/perpage, newest first', async () => {
     const refs = [uid('p1-'), uid('p2-'), uid('p3-')];
     for (const r of refs) await initiate(r, { currency: 'USD' });
-    const q = (p: number) => api.get(`/transaction?currency=USD&start_date=${day(-1)}&end_date=${day(1)}&perpage=2&page=${p}`);
+    const q = (p: number) => env.api.get(`/transaction?currency=USD&start_date=${day(-1)}&end_date=${day(1)}&perpage=2&page=${p}`);
     const first = (await q(1)).body!.data as Json[];
     const second = (await q(2)).body!.data as Json[];
     expect(first.map((r) => r.transaction_ref)).toEqual([refs[2], refs[1]]);

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_SANDBOX_KEY, type Sandbox } from '../../src/sandbox';
+import { DEFAULT_SANDBOX_KEY, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
 
 export const KEY = DEFAULT_SANDBOX_KEY;
 
@@ -70,6 +70,26 @@ export function client(sb: Sandbox) {
       },
     },
   };
+}
+
+/**
+ * One sandbox and an HTTP client for it for a whole test file (started before the first test,
+ * closed after the last). With a receiver, the sandbox sends its webhooks there and the
+ * receiver's hits are cleared before each test.
+ */
+export function useSandbox(opts: Omit<SandboxOptions, 'port' | 'webhookUrl'> = {}, receiver?: Receiver): { readonly sb: Sandbox; readonly api: ReturnType<typeof client> } {
+  const env = {} as { sb: Sandbox; api: ReturnType<typeof client> };
+  beforeAll(async () => {
+    if (receiver) await receiver.start();
+    env.sb = await startSandbox({ ...opts, port: 0, ...(receiver ? { webhookUrl: receiver.url } : {}) });
+    env.api = client(env.sb);
+  });
+  afterAll(async () => {
+    await env.sb.close();
+    if (receiver) await receiver.stop();
+  });
+  if (receiver) beforeEach(() => receiver.reset());
+  return env;
 }
 
 export interface Hit {

@@ -1,20 +1,14 @@
 // E. POS remote request and F. POS terminal API over plain HTTP, on the sandbox clock.
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { startSandbox, type Sandbox, POS_REMOTE_LIFETIME_MS, POS_REMOTE_DECLINED_AMOUNT, POS_REMOTE_NEVER_COMPLETES_AMOUNT, POS_REMOTE_WRONG_PIN_AMOUNT } from '../../src/sandbox';
-import { client, KEY, uid, type Json } from './helpers';
+import { startSandbox, POS_REMOTE_LIFETIME_MS, POS_REMOTE_DECLINED_AMOUNT, POS_REMOTE_NEVER_COMPLETES_AMOUNT, POS_REMOTE_WRONG_PIN_AMOUNT } from '../../src/sandbox';
+import { client, useSandbox, KEY, uid, type Json } from './helpers';
 
 const COMPLETE_AFTER_MS = 4_000;
-let sb: Sandbox;
-let api: ReturnType<typeof client>;
-beforeAll(async () => {
-  sb = await startSandbox({ port: 0, posRemoteCompleteAfterMs: COMPLETE_AFTER_MS, posProcessorTimeoutMs: 300 });
-  api = client(sb);
-});
-afterAll(() => sb.close());
+const env = useSandbox({ posRemoteCompleteAfterMs: COMPLETE_AFTER_MS, posProcessorTimeoutMs: 300 });
 
 describe('POS remote request (E1/E2)', () => {
-  const create = (body: Record<string, unknown>) => api.post('/softpos/pos/remote-request', body);
-  const requery = (ref: string) => api.get(`/softpos/pos/remote-request/${ref}`);
+  const create = (body: Record<string, unknown>) => env.api.post('/softpos/pos/remote-request', body);
+  const requery = (ref: string) => env.api.get(`/softpos/pos/remote-request/${ref}`);
   const newRequest = async (amount: number) => (await create({ terminal_id: '2SBX0001', amount, account_type: 'savings' })).body!.data.request_ref as string;
 
   it('validates with string statuses: required fields, amount > 0, lowercase account types, a known terminal', async () => {
@@ -29,9 +23,9 @@ describe('POS remote request (E1/E2)', () => {
     const ref = await newRequest(250_000);
     expect(ref).toMatch(/^RR[0-9A-F]{18}$/);
     expect((await requery(ref)).body!.data).toEqual({ status: 'pending' });
-    await api.admin.advance(COMPLETE_AFTER_MS - 500);
+    await env.api.admin.advance(COMPLETE_AFTER_MS - 500);
     expect((await requery(ref)).body!.data).toEqual({ status: 'pending' });
-    await api.admin.advance(500);
+    await env.api.admin.advance(500);
     const done = (await requery(ref)).body!.data as Json;
     expect(done).toMatchObject({
       status: 'success', id: expect.any(Number), merchant_request_ref: ref, merchant_id: 'SBXMERCHANT', terminal_id: '2SBX0001', amount: 250_000, currency: 'NGN', payment_method: 'card',
@@ -39,34 +33,34 @@ describe('POS remote request (E1/E2)', () => {
       transaction_reference: expect.any(String), rrn: expect.any(String), stan: expect.any(String), aid: expect.any(String), response_code: '00', pc_code: '0010', meta: expect.any(String),
       virtual_account_number: null, processor: null,
     });
-    expect(sb.ledger({ reference: ref })).toEqual([expect.objectContaining({ kind: 'pos_remote', amount: 250_000 })]);
-    await api.admin.advance(POS_REMOTE_LIFETIME_MS);
+    expect(env.sb.ledger({ reference: ref })).toEqual([expect.objectContaining({ kind: 'pos_remote', amount: 250_000 })]);
+    await env.api.admin.advance(POS_REMOTE_LIFETIME_MS);
     expect(await requery(ref)).toMatchObject({ status: 404, body: { status: '404', success: false, message: 'Request not found or expired' } });
-    expect(sb.ledger({ reference: ref })).toHaveLength(1);
+    expect(env.sb.ledger({ reference: ref })).toHaveLength(1);
   });
 
   it(`amount ${POS_REMOTE_DECLINED_AMOUNT} declines (51), ${POS_REMOTE_WRONG_PIN_AMOUNT} declines (55), ${POS_REMOTE_NEVER_COMPLETES_AMOUNT} never completes and expires`, async () => {
     const declined = await newRequest(POS_REMOTE_DECLINED_AMOUNT);
     const wrongPin = await newRequest(POS_REMOTE_WRONG_PIN_AMOUNT);
     const never = await newRequest(POS_REMOTE_NEVER_COMPLETES_AMOUNT);
-    await api.admin.advance(10_000);
+    await env.api.admin.advance(10_000);
     expect((await requery(declined)).body!.data).toMatchObject({ status: 'failed', response_code: '51', response_message: 'Insufficient funds' });
     expect((await requery(wrongPin)).body!.data).toMatchObject({ status: 'failed', response_code: '55' });
     expect((await requery(never)).body!.data).toEqual({ status: 'pending' });
-    expect(sb.ledger({ reference: declined })).toHaveLength(0);
-    await api.admin.advance(POS_REMOTE_LIFETIME_MS);
+    expect(env.sb.ledger({ reference: declined })).toHaveLength(0);
+    await env.api.admin.advance(POS_REMOTE_LIFETIME_MS);
     expect((await requery(never)).status).toBe(404);
     expect((await requery('RRNEVERISSUED')).status).toBe(404);
   });
 
   it('the admin API can decide a request now (the payer taps the card)', async () => {
     const ref = await newRequest(POS_REMOTE_NEVER_COMPLETES_AMOUNT);
-    expect((await api.admin.post(`/pos/remote/${ref}/decide`, { response_code: '00' })).body!.data).toMatchObject({ status: 'success', response_code: '00' });
+    expect((await env.api.admin.post(`/pos/remote/${ref}/decide`, { response_code: '00' })).body!.data).toMatchObject({ status: 'success', response_code: '00' });
     expect((await requery(ref)).body!.data.status).toBe('success');
-    expect((await api.admin.post(`/pos/remote/${ref}/decide`, { response_code: '51' })).status).toBe(400);
+    expect((await env.api.admin.post(`/pos/remote/${ref}/decide`, { response_code: '51' })).status).toBe(400);
     const other = await newRequest(100_000);
-    expect((await api.admin.post(`/pos/remote/${other}/decide`, { approve: false })).body!.data).toMatchObject({ status: 'failed', response_code: '51' });
-    await api.admin.advance(COMPLETE_AFTER_MS);
+    expect((await env.api.admin.post(`/pos/remote/${other}/decide`, { approve: false })).body!.data).toMatchObject({ status: 'failed', response_code: '51' });
+    await env.api.admin.advance(COMPLETE_AFTER_MS);
     expect((await requery(other)).body!.data.status).toBe('failed'); // the simulated terminal does not decide twice
   });
 });
@@ -84,7 +78,7 @@ function pinBlock(pin: string, pan: string, pinKeyHex: string): string {
 describe('POS terminal (F1-F4)', () => {
   let pinKey = '';
   beforeAll(async () => {
-    pinKey = (await api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: 'SN-0001' })).body!.data.pin_key as string;
+    pinKey = (await env.api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: 'SN-0001' })).body!.data.pin_key as string;
   });
   const sale = (merchantRef: string, last4 = '0000', over: Record<string, unknown> = {}) => {
     const pan = `539983000000${last4}`;
@@ -94,32 +88,32 @@ describe('POS terminal (F1-F4)', () => {
       pin_block: pinBlock('1234', pan, pinKey), transaction_type: 'Purchase', account_type: 'default', merchant_ref: merchantRef, ...over,
     };
   };
-  const initiate = (body: Record<string, unknown>) => api.post('/transaction', body);
-  const requery = (ref: string) => api.get(`/transaction/by-ref/${encodeURIComponent(ref)}`);
+  const initiate = (body: Record<string, unknown>) => env.api.post('/transaction', body);
+  const requery = (ref: string) => env.api.get(`/transaction/by-ref/${encodeURIComponent(ref)}`);
 
   it('F1 configuration by serial_no; 404 unknown, 400 malformed', async () => {
-    const cfg = await api.post('/softpos/terminal/configuration', { serial_no: 'SN-0001' });
+    const cfg = await env.api.post('/softpos/terminal/configuration', { serial_no: 'SN-0001' });
     expect(cfg.body!.data).toMatchObject({
       terminal: { terminal_id: '2SBX0001', serial_no: 'SN-0001', status: 'active', currency: 'NGN', mcc_code: expect.any(String), address: { country_code: 'NG' }, latitude: expect.any(String) },
       merchant: { merchant_id: 'SBXMERCHANT', name: 'Sandbox Merchant' },
       logo: { url: expect.any(String) },
     });
-    expect((await api.post('/softpos/terminal/configuration', { serial_no: 'SN-0003' })).body!.data.terminal.status).toBe('inactive');
-    expect(await api.post('/softpos/terminal/configuration', { serial_no: 'SN-9999' })).toMatchObject({ status: 404, body: { message: 'Terminal not found' } });
-    for (const serial_no of ['!!', '', undefined, 42]) expect(await api.post('/softpos/terminal/configuration', { serial_no })).toMatchObject({ status: 400, body: { message: 'Incorrect device information' } });
+    expect((await env.api.post('/softpos/terminal/configuration', { serial_no: 'SN-0003' })).body!.data.terminal.status).toBe('inactive');
+    expect(await env.api.post('/softpos/terminal/configuration', { serial_no: 'SN-9999' })).toMatchObject({ status: 404, body: { message: 'Terminal not found' } });
+    for (const serial_no of ['!!', '', undefined, 42]) expect(await env.api.post('/softpos/terminal/configuration', { serial_no })).toMatchObject({ status: 400, body: { message: 'Incorrect device information' } });
   });
 
   it('F2 keys: 32 hex each, stable until refresh=true; 400/404 as F1; refresh is required', async () => {
-    const k = (await api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: 'SN-0002' })).body!.data as Json;
+    const k = (await env.api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: 'SN-0002' })).body!.data as Json;
     expect(k).toMatchObject({ terminal_id: '2SBX0002', pin_key: expect.stringMatching(/^[0-9A-F]{32}$/), master_key: expect.stringMatching(/^[0-9A-F]{32}$/), working_key: expect.stringMatching(/^[0-9A-F]{32}$/), session_key: null, response_code: '00' });
-    expect((await api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: 'SN-0002' })).body!.data).toEqual(k);
-    const fresh = (await api.post('/softpos/terminal/key-exchange?refresh=true', { serial_no: 'SN-0002' })).body!.data as Json;
+    expect((await env.api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: 'SN-0002' })).body!.data).toEqual(k);
+    const fresh = (await env.api.post('/softpos/terminal/key-exchange?refresh=true', { serial_no: 'SN-0002' })).body!.data as Json;
     expect(fresh.pin_key).not.toBe(k.pin_key);
     expect(fresh.working_key).not.toBe(k.working_key);
-    expect((await api.post('/softpos/terminal/key-exchange', { serial_no: 'SN-0002' })).body!.message).toBe('refresh is required');
-    expect((await api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: 'SN-9999' })).status).toBe(404);
-    expect((await api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: '#' })).status).toBe(400);
-    expect((await api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: 'SN-0003' })).body!.message).toBe('Terminal is not active');
+    expect((await env.api.post('/softpos/terminal/key-exchange', { serial_no: 'SN-0002' })).body!.message).toBe('refresh is required');
+    expect((await env.api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: 'SN-9999' })).status).toBe(404);
+    expect((await env.api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: '#' })).status).toBe(400);
+    expect((await env.api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: 'SN-0003' })).body!.message).toBe('Terminal is not active');
   });
 
   it.each([
@@ -138,7 +132,7 @@ describe('POS terminal (F1-F4)', () => {
     });
     expect(JSON.stringify(r.body)).not.toContain(`539983000000${last4}`);
     expect((await requery(ref)).body!.data).toMatchObject({ response_code: code, status });
-    expect(sb.ledger({ reference: ref, kind: 'pos_sale' })).toHaveLength(sales);
+    expect(env.sb.ledger({ reference: ref, kind: 'pos_sale' })).toHaveLength(sales);
   });
 
   it('91: the reply says 91, the sale DID reach the issuer: F4 shows 00, one sale, a resend is a duplicate', async () => {
@@ -147,7 +141,7 @@ describe('POS terminal (F1-F4)', () => {
     expect((await initiate(body)).body!.data).toMatchObject({ response_code: '91', status: 'failed' });
     expect((await requery(ref)).body!.data).toMatchObject({ response_code: '00', status: 'success' });
     expect(await initiate(body)).toMatchObject({ status: 400, body: { message: 'Duplicate merchant_ref' } });
-    expect(sb.ledger({ reference: ref })).toHaveLength(1);
+    expect(env.sb.ledger({ reference: ref })).toHaveLength(1);
   });
 
   it('96: nothing recorded (F4 404), the retry with the same merchant_ref and card read succeeds once', async () => {
@@ -155,9 +149,9 @@ describe('POS terminal (F1-F4)', () => {
     const body = sale(ref, '0096');
     expect((await initiate(body)).body!.data).toMatchObject({ response_code: '96', status: 'failed' });
     expect(await requery(ref)).toMatchObject({ status: 404, body: { message: 'Transaction not found' } });
-    expect(sb.ledger({ reference: ref })).toHaveLength(0);
+    expect(env.sb.ledger({ reference: ref })).toHaveLength(0);
     expect((await initiate(body)).body!.data).toMatchObject({ response_code: '00', status: 'success' });
-    expect(sb.ledger({ reference: ref })).toHaveLength(1);
+    expect(env.sb.ledger({ reference: ref })).toHaveLength(1);
   });
 
   it('a duplicate merchant_ref and a re-used chipdata are refused with no new sale', async () => {
@@ -168,7 +162,7 @@ describe('POS terminal (F1-F4)', () => {
     const reuse = uid('TC-');
     expect(await initiate(sale(reuse, '0000', { chipdata: first.chipdata }))).toMatchObject({ status: 400, body: { message: 'chipdata has already been used' } });
     expect((await requery(reuse)).status).toBe(404);
-    expect(sb.ledger({ reference: ref })).toHaveLength(1);
+    expect(env.sb.ledger({ reference: ref })).toHaveLength(1);
   });
 
   it('the PIN block is read with the session pin_key: a wrong PIN → 55; a terminal that never exchanged keys → 55', async () => {
@@ -204,15 +198,15 @@ describe('POS terminal (F1-F4)', () => {
   it('a malformed card_sequence_number is not a 400: no reply at all, the socket is closed, nothing recorded', async () => {
     const ref = uid('TH-');
     const started = Date.now();
-    const outcome = await fetch(`${sb.url}/transaction`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' }, body: JSON.stringify(sale(ref, '0000', { card_sequence_number: '01' })) }).then(
+    const outcome = await fetch(`${env.sb.url}/transaction`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' }, body: JSON.stringify(sale(ref, '0000', { card_sequence_number: '01' })) }).then(
       (res) => `answered ${res.status}`,
       () => 'no reply',
     );
     expect(outcome).toBe('no reply');
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     expect((await requery(ref)).status).toBe(404);
-    expect(sb.ledger({ reference: ref })).toHaveLength(0);
-    expect((await api.admin.get('/requests')).body!.data).toContainEqual(expect.objectContaining({ path: '/transaction', status: 'hung', reference: ref }));
+    expect(env.sb.ledger({ reference: ref })).toHaveLength(0);
+    expect((await env.api.admin.get('/requests')).body!.data).toContainEqual(expect.objectContaining({ path: '/transaction', status: 'hung', reference: ref }));
   });
 
   it('Refund and Completion move money (pos_refund, pos_sale); Pre-Authorization records the transaction only', async () => {
@@ -222,9 +216,9 @@ describe('POS terminal (F1-F4)', () => {
     await initiate(sale(refund, '0000', { transaction_type: 'Refund' }));
     await initiate(sale(pre, '0000', { transaction_type: 'pre-authorization' }));
     await initiate(sale(completion, '0000', { transaction_type: 'Completion' }));
-    expect(sb.ledger({ reference: refund })).toEqual([expect.objectContaining({ kind: 'pos_refund', amount: 150_000 })]);
-    expect(sb.ledger({ reference: pre })).toHaveLength(0);
+    expect(env.sb.ledger({ reference: refund })).toEqual([expect.objectContaining({ kind: 'pos_refund', amount: 150_000 })]);
+    expect(env.sb.ledger({ reference: pre })).toHaveLength(0);
     expect((await requery(pre)).body!.data).toMatchObject({ transaction_type: 'Pre-Authorization', response_code: '00' });
-    expect(sb.ledger({ reference: completion })).toEqual([expect.objectContaining({ kind: 'pos_sale' })]);
+    expect(env.sb.ledger({ reference: completion })).toEqual([expect.objectContaining({ kind: 'pos_sale' })]);
   });
 });
