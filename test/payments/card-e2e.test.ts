@@ -190,6 +190,17 @@ it('B1 dropped before processing: verify proves it never arrived, so it is sent 
   expect(await handle.result()).toMatchObject({ status: 'success' });
   expect((await admin.requests(i.transactionRef, B1)).map((r) => r.status)).toEqual(['reset', 200]);
   expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
+  await recordHistory(handle, 'card-charge-resent');
+}, 30_000);
+
+it('B1 dropped before processing twice: sent at most twice, then failed as never received; nothing charged', async () => {
+  const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
+  await admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 3 });
+  const handle = await startCardPayment(client(), tq(), i);
+  expect(await handle.result()).toMatchObject({ status: 'failed', reason: 'the charge never reached the service (sent twice)' });
+  expect((await admin.requests(i.transactionRef, B1)).map((r) => r.status)).toEqual(['reset', 'reset']);
+  expect(await admin.ledger(i.transactionRef)).toHaveLength(0);
+  await recordHistory(handle, 'card-charge-never-received');
 }, 30_000);
 
 it("B1's answer lost after processing: verify finds it pending, B1 is never sent again, and the payment ends failed (it cannot be continued)", async () => {

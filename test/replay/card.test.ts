@@ -2,10 +2,12 @@
 // payments already waiting for a PIN, an OTP or 3DS fails here):
 //  - card-pin-otp: charge, a wrong PIN refused, PIN, OTP, webhook;
 //  - card-3ds-failed: charge, 3DS requeried while pending, found Failed;
-//  - card-otp-answer-lost: the OTP's answer lost, settled by verify, confirmed by the webhook.
+//  - card-otp-answer-lost: the OTP's answer lost, settled by verify, confirmed by the webhook;
+//  - card-charge-resent: B1 lost before it arrived, proved absent by verify, sent once more;
+//  - card-charge-never-received: B1 lost twice, failed without a third send.
 // Re-record with RECORD_HISTORIES=1 npx jest test/payments/card-e2e.test.ts.
 import { replayHistory } from '../helpers/replay';
 
-it.each(['card-pin-otp', 'card-3ds-failed', 'card-otp-answer-lost'])('replays %s without non-determinism', async (name) => {
+it.each(['card-pin-otp', 'card-3ds-failed', 'card-otp-answer-lost', 'card-charge-resent', 'card-charge-never-received'])('replays %s without non-determinism', async (name) => {
   await expect(replayHistory(name)).resolves.toBeUndefined();
 });
