@@ -9,7 +9,7 @@ import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, submitBankCodeUpdate, t
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, once, refusal, settleUnknown, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, once, sendUnlessReceived, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
 } from './payment-steps';
 
 export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<DirectPaymentState> {
@@ -51,26 +51,17 @@ export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<Dire
   );
 
   upsertSearchAttributes(paymentSearchAttributes({ flow: 'bank', reference: ref, amount: input.amount, currency: input.currency, status: 'initiating' }));
-  for (let sends = 1; state.status === 'initiating'; sends++) {
-    try {
-      state.authModel = (await once.chargeBank(input)).authModel;
-      setStatus('awaiting_code');
-    } catch (err) {
-      const refused = refusal(err);
-      if (refused) {
-        setStatus('failed', refused.message);
-        break;
-      }
-      const found = await settleUnknown(ref);
-      if (found && !found.found && sends < 2) continue;
-      if (!found) setStatus('unknown', `the debit's answer was lost (${describeFailure(err)}) and the transaction could not be verified`);
-      else if (!found.found) setStatus('failed', 'the debit never reached the service (sent twice)');
-      // The debit exists: the payer has a token or receives an OTP either way; B4 is the same call.
-      else if (found.status === 'Pending') setStatus('awaiting_code', `the debit's answer was lost (${describeFailure(err)}); the auth model is unknown`);
-      else if (found.status === 'Success') setStatus('confirming');
-      else conclude(fromLookup(found, expected));
-    }
-  }
+  const sent = await sendUnlessReceived(ref, () => once.chargeBank(input));
+  if (sent.kind === 'answered') {
+    state.authModel = sent.answer.authModel;
+    setStatus('awaiting_code');
+  } else if (sent.kind === 'refused') setStatus('failed', sent.failure.message);
+  else if (sent.kind === 'unverified') setStatus('unknown', `the debit's answer was lost (${sent.lost}) and the transaction could not be verified`);
+  else if (sent.kind === 'never-received') setStatus('failed', 'the debit never reached the service (sent twice)');
+  // The debit exists: the payer has a token or receives an OTP either way; B4 is the same call.
+  else if (sent.found.status === 'Pending') setStatus('awaiting_code', `the debit's answer was lost (${sent.lost}); the auth model is unknown`);
+  else if (sent.found.status === 'Success') setStatus('confirming');
+  else conclude(fromLookup(sent.found, expected));
 
   if (state.status === 'awaiting_code') {
     const timeoutMs = input.codeTimeoutMs ?? PAYMENT_DEFAULTS.codeTimeoutMs;

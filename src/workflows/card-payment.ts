@@ -22,7 +22,7 @@ import {
 import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, refusal, settleUnknown, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, sendUnlessReceived, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
 } from './payment-steps';
 
 const WAITING: CardPaymentStatus[] = ['awaiting_pin', 'awaiting_otp'];
@@ -102,29 +102,19 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
   upsertSearchAttributes(paymentSearchAttributes({ flow: 'card', reference: ref, amount: input.amount, currency: input.currency, status: 'charging' }));
 
   // ---- B1: sent once; a second time only when verify proved the first never arrived ----
-  for (let sends = 1; state.status === 'charging'; sends++) {
-    try {
-      const step = await once.chargeCard({ ...input, card: card! });
-      state.authUrl = step.authUrl;
-      applyStep(step.transactionStatus);
-    } catch (err) {
-      const refused = refusal(err);
-      if (refused) {
-        setStatus('failed', refused.message);
-        break;
-      }
-      const found = await settleUnknown(ref);
-      if (found && !found.found && sends < 2) continue;
-      if (!found) setStatus('unknown', `the charge's answer was lost (${describeFailure(err)}) and the transaction could not be verified`);
-      else if (!found.found) setStatus('failed', 'the charge never reached the service (sent twice)');
-      else if (found.status === 'Pending') {
-        // The transaction exists but its step (PIN, OTP or 3DS) is unknown: nobody can complete it.
-        setStatus('confirming', `the charge's answer was lost (${describeFailure(err)})`);
-        pendingOutcome = { as: 'failed', reason: "the charge's answer was lost: the payment cannot be continued and lapses at the service" };
-      } else if (found.status === 'Success') setStatus('confirming');
-      else conclude(fromLookup(found, expected));
-    }
-  }
+  const sent = await sendUnlessReceived(ref, () => once.chargeCard({ ...input, card: card! }));
+  if (sent.kind === 'answered') {
+    state.authUrl = sent.answer.authUrl;
+    applyStep(sent.answer.transactionStatus);
+  } else if (sent.kind === 'refused') setStatus('failed', sent.failure.message);
+  else if (sent.kind === 'unverified') setStatus('unknown', `the charge's answer was lost (${sent.lost}) and the transaction could not be verified`);
+  else if (sent.kind === 'never-received') setStatus('failed', 'the charge never reached the service (sent twice)');
+  else if (sent.found.status === 'Pending') {
+    // The transaction exists but its step (PIN, OTP or 3DS) is unknown: nobody can complete it.
+    setStatus('confirming', `the charge's answer was lost (${sent.lost})`);
+    pendingOutcome = { as: 'failed', reason: "the charge's answer was lost: the payment cannot be continued and lapses at the service" };
+  } else if (sent.found.status === 'Success') setStatus('confirming');
+  else conclude(fromLookup(sent.found, expected));
   card = undefined;
 
   // ---- PIN / OTP: each step with its own deadline ----

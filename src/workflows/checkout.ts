@@ -7,7 +7,7 @@ import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type Checkou
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, once, refusal, settleUnknown, type Confirmation, statusSetter,
+  confirmPayment, fromLookup, listenForWebhook, once, sendUnlessReceived, type Confirmation, statusSetter,
 } from './payment-steps';
 
 const FINAL: CheckoutState['status'][] = ['success', 'failed', 'expired', 'unknown'];
@@ -38,25 +38,16 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
   });
 
   upsertSearchAttributes(paymentSearchAttributes({ flow: input.isRecurring ? 'recurring' : 'checkout', reference: ref, amount: input.amount, currency: input.currency, status: 'initiating' }));
-  for (let sends = 1; state.status === 'initiating'; sends++) {
-    try {
-      state.checkoutUrl = (await once.initiateCheckout(input)).checkoutUrl;
-      setStatus('open');
-    } catch (err) {
-      const refused = refusal(err);
-      if (refused) {
-        setStatus('failed', refused.message);
-        break;
-      }
-      const found = await settleUnknown(ref);
-      if (found && !found.found && sends < 2) continue;
-      if (!found) setStatus('unknown', `A1's answer was lost (${describeFailure(err)}) and the transaction could not be verified`);
-      else if (!found.found) setStatus('failed', 'the checkout never reached the service (sent twice)');
-      // The checkout exists but its URL was lost: nobody can open it, it lapses unpaid.
-      else if (found.status === 'Pending') setStatus('failed', `A1's answer was lost (${describeFailure(err)}): the checkout cannot be opened`);
-      else conclude(fromLookup(found, expected));
-    }
-  }
+  const sent = await sendUnlessReceived(ref, () => once.initiateCheckout(input));
+  if (sent.kind === 'answered') {
+    state.checkoutUrl = sent.answer.checkoutUrl;
+    setStatus('open');
+  } else if (sent.kind === 'refused') setStatus('failed', sent.failure.message);
+  else if (sent.kind === 'unverified') setStatus('unknown', `A1's answer was lost (${sent.lost}) and the transaction could not be verified`);
+  else if (sent.kind === 'never-received') setStatus('failed', 'the checkout never reached the service (sent twice)');
+  // The checkout exists but its URL was lost: nobody can open it, it lapses unpaid.
+  else if (sent.found.status === 'Pending') setStatus('failed', `A1's answer was lost (${sent.lost}): the checkout cannot be opened`);
+  else conclude(fromLookup(sent.found, expected));
 
   if (state.status === 'open') {
     const expiryMs = input.expiryMs ?? PAYMENT_DEFAULTS.checkoutExpiryMs;

@@ -75,6 +75,38 @@ export async function settleUnknown(transactionRef: string, pauseMs: number = PA
   return lookup(transactionRef);
 }
 
+/** What became of a money-moving request sent by {@link sendUnlessReceived}. */
+export type SendOutcome<T> =
+  | { kind: 'answered'; answer: T }
+  /** The service refused it: nothing happened. */
+  | { kind: 'refused'; failure: ApplicationFailure }
+  /** The answer was lost and the service's record could not be read. */
+  | { kind: 'unverified'; lost: string }
+  /** Sent twice, and the service knows the reference from neither. */
+  | { kind: 'never-received' }
+  /** The answer was lost, but the service holds the transaction: never send it again. */
+  | { kind: 'received'; found: Extract<TransactionLookup, { found: true }>; lost: string };
+
+/**
+ * Sends a money-moving request once, and a second time only when the service's record proved
+ * the first never arrived (after a lost answer). The caller words each outcome.
+ */
+export async function sendUnlessReceived<T>(transactionRef: string, send: () => Promise<T>): Promise<SendOutcome<T>> {
+  for (let sends = 1; ; sends++) {
+    try {
+      return { kind: 'answered', answer: await send() };
+    } catch (err) {
+      const refused = refusal(err);
+      if (refused) return { kind: 'refused', failure: refused };
+      const found = await settleUnknown(transactionRef);
+      if (found && !found.found && sends < 2) continue;
+      if (!found) return { kind: 'unverified', lost: describeFailure(err) };
+      if (!found.found) return { kind: 'never-received' };
+      return { kind: 'received', found, lost: describeFailure(err) };
+    }
+  }
+}
+
 export interface Confirmation {
   status: FinalStatus;
   confirmedBy: 'webhook' | 'verify';

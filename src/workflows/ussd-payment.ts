@@ -7,7 +7,7 @@ import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, ussdCodeUpdate, type Di
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, once, refusal, settleUnknown, type Confirmation, statusSetter,
+  confirmPayment, fromLookup, listenForWebhook, once, sendUnlessReceived, type Confirmation, statusSetter,
 } from './payment-steps';
 
 /** When B5 gives no parseable expiresAt, the flow waits this long (the sandbox's code lifetime). */
@@ -33,29 +33,19 @@ export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<Dire
 
   upsertSearchAttributes(paymentSearchAttributes({ flow: 'ussd', reference: ref, amount: input.amount, currency: input.currency, status: 'initiating' }));
   let pending = { as: 'expired' as const, reason: 'the USSD code expired unpaid' };
-  for (let sends = 1; state.status === 'initiating'; sends++) {
-    try {
-      const issued = await once.initiateUssd(input);
-      Object.assign(state, { ussdCode: issued.ussdCode, expiresAt: issued.expiresAt, authModel: 'USSDCodeGenerated' });
-      setStatus('awaiting_payment');
-    } catch (err) {
-      const refused = refusal(err);
-      if (refused) {
-        setStatus('failed', refused.message);
-        break;
-      }
-      const found = await settleUnknown(ref);
-      if (found && !found.found && sends < 2) continue;
-      if (!found) setStatus('unknown', `B5's answer was lost (${describeFailure(err)}) and the transaction could not be verified`);
-      else if (!found.found) setStatus('failed', 'the USSD request never reached the service (sent twice)');
-      else if (found.status === 'Pending') {
-        // The code exists at the service but nobody knows it: it lapses unpaid.
-        setStatus('confirming', `B5's answer was lost (${describeFailure(err)})`);
-        pending = { as: 'expired', reason: "B5's answer was lost: the payer never got the code" };
-      } else if (found.status === 'Success') setStatus('confirming');
-      else conclude(fromLookup(found, expected));
-    }
-  }
+  const sent = await sendUnlessReceived(ref, () => once.initiateUssd(input));
+  if (sent.kind === 'answered') {
+    Object.assign(state, { ussdCode: sent.answer.ussdCode, expiresAt: sent.answer.expiresAt, authModel: 'USSDCodeGenerated' });
+    setStatus('awaiting_payment');
+  } else if (sent.kind === 'refused') setStatus('failed', sent.failure.message);
+  else if (sent.kind === 'unverified') setStatus('unknown', `B5's answer was lost (${sent.lost}) and the transaction could not be verified`);
+  else if (sent.kind === 'never-received') setStatus('failed', 'the USSD request never reached the service (sent twice)');
+  else if (sent.found.status === 'Pending') {
+    // The code exists at the service but nobody knows it: it lapses unpaid.
+    setStatus('confirming', `B5's answer was lost (${sent.lost})`);
+    pending = { as: 'expired', reason: "B5's answer was lost: the payer never got the code" };
+  } else if (sent.found.status === 'Success') setStatus('confirming');
+  else conclude(fromLookup(sent.found, expected));
 
   if (state.status === 'awaiting_payment') {
     const expiresAt = Date.parse(state.expiresAt ?? '');
