@@ -3,23 +3,10 @@
 // device would.
 import { createCipheriv, randomBytes } from 'node:crypto';
 import type { PosTransactionInput } from '../../src/shared/pos';
+import type { LedgerEntry, RequestLogEntry } from '../../src/sandbox';
 import type { CallRecord } from './helpers';
 
-export interface LedgerEntry {
-  id: string;
-  kind: string;
-  reference: string;
-  amount: number | string;
-  currency: string;
-  at: string;
-}
-export interface RequestLogEntry {
-  at: string;
-  method: string;
-  path: string;
-  status: number | 'dropped' | 'reset' | 'hung';
-  reference?: string;
-}
+export type { LedgerEntry, RequestLogEntry };
 
 export class SandboxAdmin {
   constructor(readonly url: string) {}
