@@ -3,7 +3,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { NativeConnection } from '@temporalio/worker';
 import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { createActivities } from '../../src/activities';
 import {
@@ -13,23 +12,16 @@ import type { CardPaymentInput, CardPaymentState } from '../../src/shared/card';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { recordHistory } from '../helpers/replay';
-import { Admin, eventTypes, rawHistoryText } from './helpers';
+import { usePaymentServices, eventTypes, rawHistoryText } from './helpers';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture });
 // info level: the activities' own log lines are captured and scanned for card data.
 const config = testConfig({ LOG_LEVEL: 'info' });
-let services: RunningServices;
-let admin: Admin;
-
-beforeAll(async () => {
-  services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
-  admin = new Admin(services.sandboxUrl!);
-});
-afterAll(() => services?.stop());
+const env = usePaymentServices(config, logger);
 afterEach(async () => {
-  await admin.clearFaults();
-  await admin.clearWebhookFaults();
+  await env.admin.clearFaults();
+  await env.admin.clearWebhookFaults();
 });
 
 const B1 = '/transaction/initiate/process-payment';
@@ -38,7 +30,7 @@ const input = (number: string, over: Partial<CardPaymentInput> = {}): CardPaymen
   transactionRef: `card-${randomUUID()}`, amount: 500_000, currency: 'NGN', card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' },
   customer: { name: 'Ada Obi', email: 'ada@example.com' }, webhookGraceMs: 10_000, ...over,
 });
-const client = () => services.client;
+const client = () => env.services.client;
 const tq = () => config.temporal.taskQueue;
 const waitFor = (ref: string, status: CardPaymentState['status']) => waitForState(() => getCardPaymentState(client(), ref), (s) => s.status === status);
 const stepError = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a PaymentStepError'); }, (e: unknown) => e as PaymentStepError);
@@ -59,8 +51,8 @@ it('PIN then OTP: wrong-state and malformed codes refused by the validator, a wr
   expect(await submitPin(client(), i.transactionRef, SANDBOX_PIN)).toMatchObject({ status: 'awaiting_otp', expects: 'otp' });
   expect((await submitOtp(client(), i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', webhooksReceived: 1, refusedCodes: 1 });
-  expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
-  expect(await admin.requests(i.transactionRef, B2)).toHaveLength(3); // wrong PIN, PIN, OTP: the refused ones never left
+  expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
+  expect(await env.admin.requests(i.transactionRef, B2)).toHaveLength(3); // wrong PIN, PIN, OTP: the refused ones never left
 
   // Only the three accepted Updates are in history; the validator's refusals left nothing.
   expect((await eventTypes(handle)).filter((t) => t === 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED')).toHaveLength(3);
@@ -79,11 +71,11 @@ it('OTP only (below 7,500 NGN) completes', async () => {
   expect(await waitFor(i.transactionRef, 'awaiting_otp')).toMatchObject({ expects: 'otp' });
   await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
-  expect(await admin.ledger(i.transactionRef)).toMatchObject([{ kind: 'card_charge', amount: 100_000 }]);
+  expect(await env.admin.ledger(i.transactionRef)).toMatchObject([{ kind: 'card_charge', amount: 100_000 }]);
 });
 
 it('3DS: waits while the payer completes auth_url; the webhook confirms; the E-3 redirect shows the state', async () => {
-  const i = input(TEST_CARDS.threeDs, { redirectUrl: `${services.webhookUrl}/payments/return` });
+  const i = input(TEST_CARDS.threeDs, { redirectUrl: `${env.services.webhookUrl}/payments/return` });
   const { state, handle } = await startCardPaymentForStep(client(), tq(), i); // the first step, at once
   expect(state).toMatchObject({ status: 'awaiting_3ds' });
   expect(state.authUrl).toContain('/3ds/');
@@ -91,7 +83,7 @@ it('3DS: waits while the payer completes auth_url; the webhook confirms; the E-3
   const done = await fetch(`${state.authUrl}/complete`, { method: 'POST', redirect: 'manual' });
   expect(done.status).toBe(302);
   const back = done.headers.get('location')!;
-  expect(back).toBe(`${services.webhookUrl}/payments/return?reference=${i.transactionRef}`);
+  expect(back).toBe(`${env.services.webhookUrl}/payments/return?reference=${i.transactionRef}`);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
   expect(await (await fetch(back)).text()).toContain('Status: success');
 });
@@ -100,7 +92,7 @@ it('3DS failed by the payer: no webhook comes; the requery while waiting finds i
   const i = input(TEST_CARDS.threeDs, { threeDsPollMs: 300 });
   const handle = await startCardPayment(client(), tq(), i);
   await waitFor(i.transactionRef, 'awaiting_3ds');
-  await admin.pay3ds(i.transactionRef, 'fail');
+  await env.admin.pay3ds(i.transactionRef, 'fail');
   expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify', reason: expect.stringContaining('3DS authentication failed') });
   await recordHistory(handle, 'card-3ds-failed');
 });
@@ -114,7 +106,7 @@ it('a wrong OTP is refused and the flow keeps waiting; the third wrong code fail
   expect((await getCardPaymentState(client(), i.transactionRef)).status).toBe('awaiting_otp');
   expect(await stepError(submitOtp(client(), i.transactionRef, '222222'))).toMatchObject({ kind: 'ended', message: expect.stringContaining('too many wrong attempts') });
   expect(await handle.result()).toMatchObject({ status: 'failed', refusedCodes: 2, reason: expect.stringContaining('verified as Failed') });
-  expect(await admin.ledger(i.transactionRef)).toHaveLength(0);
+  expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
 });
 
 it('an OTP after the timeout: the flow has ended as expired and the OTP is refused', async () => {
@@ -122,24 +114,24 @@ it('an OTP after the timeout: the flow has ended as expired and the OTP is refus
   const handle = await startCardPayment(client(), tq(), i);
   expect(await handle.result()).toMatchObject({ status: 'expired', reason: 'no OTP within 1500 ms' });
   expect(await stepError(submitOtp(client(), i.transactionRef, SANDBOX_OTP))).toMatchObject({ kind: expect.stringMatching(/^(ended|not_expected)$/) });
-  expect(await admin.requests(i.transactionRef, B2)).toHaveLength(0);
-  expect(await admin.ledger(i.transactionRef)).toHaveLength(0);
+  expect(await env.admin.requests(i.transactionRef, B2)).toHaveLength(0);
+  expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
 });
 
 it('a duplicate webhook (the service delivers it twice) is processed once', async () => {
-  await admin.webhookFault('duplicate');
+  await env.admin.webhookFault('duplicate');
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   const handle = await startCardPayment(client(), tq(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
   await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
-  await admin.settle();
-  const deliveries = await admin.webhooks(i.transactionRef);
+  await env.admin.settle();
+  const deliveries = await env.admin.webhooks(i.transactionRef);
   expect(deliveries).toHaveLength(2); // both reached the receiver and were acknowledged...
   expect(deliveries.every((d) => d.status === 200)).toBe(true);
   expect(deliveries.filter((d) => d.duplicate)).toHaveLength(1);
   expect((await getCardPaymentState(client(), i.transactionRef)).webhooksReceived).toBe(1); // ...one was signalled
-  expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
+  expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
 });
 
 it('a forged webhook gets 401 and signals nothing; the flow goes on waiting for the OTP', async () => {
@@ -152,7 +144,7 @@ it('a forged webhook gets 401 and signals nothing; the flow goes on waiting for 
   });
   const sign = (key: string) => createHmac('sha512', key).update(forged).digest('hex');
   for (const signature of [sign('sandbox_sk_attacker_key'), sign(config.payments.secretKey).slice(0, -2) + '00']) {
-    const res = await fetch(`${services.webhookUrl}/webhooks`, { method: 'POST', body: forged, headers: { 'content-type': 'application/json', 'x-service-encrypted-body': signature } });
+    const res = await fetch(`${env.services.webhookUrl}/webhooks`, { method: 'POST', body: forged, headers: { 'content-type': 'application/json', 'x-service-encrypted-body': signature } });
     expect(res.status).toBe(401);
   }
   expect(await getCardPaymentState(client(), i.transactionRef)).toMatchObject({ status: 'awaiting_otp', webhooksReceived: 0 });
@@ -164,56 +156,56 @@ it('a webhook that arrives before the flow waits for it: paid at the service (an
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   const handle = await startCardPayment(client(), tq(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
-  await services.api.direct.authorizeCard({ transaction_reference: i.transactionRef, authorization: { otp: SANDBOX_OTP } });
+  await env.services.api.direct.authorizeCard({ transaction_reference: i.transactionRef, authorization: { otp: SANDBOX_OTP } });
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
-  expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
+  expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
 });
 
 it("the OTP's answer is lost (connection dropped after processing): the webhook, there before the Update settles, confirms; B2 is not sent again", async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   const handle = await startCardPayment(client(), tq(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
-  await admin.fault({ method: 'POST', path: `^${B2}$`, kind: 'drop-after-processing', count: 1 });
+  await env.admin.fault({ method: 'POST', path: `^${B2}$`, kind: 'drop-after-processing', count: 1 });
   expect(await submitOtp(client(), i.transactionRef, SANDBOX_OTP)).toMatchObject({ status: expect.stringMatching(/^(confirming|success)$/) });
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
-  expect(await admin.requests(i.transactionRef, B2)).toMatchObject([{ status: 'dropped' }]);
-  expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
+  expect(await env.admin.requests(i.transactionRef, B2)).toMatchObject([{ status: 'dropped' }]);
+  expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
   await recordHistory(handle, 'card-otp-answer-lost');
 });
 
 it('B1 dropped before processing: verify proves it never arrived, so it is sent once more, and the payment completes once', async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
-  await admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 1 });
+  await env.admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 1 });
   const handle = await startCardPayment(client(), tq(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
   await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success' });
-  expect((await admin.requests(i.transactionRef, B1)).map((r) => r.status)).toEqual(['reset', 200]);
-  expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
+  expect((await env.admin.requests(i.transactionRef, B1)).map((r) => r.status)).toEqual(['reset', 200]);
+  expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
   await recordHistory(handle, 'card-charge-resent');
 }, 30_000);
 
 it('B1 dropped before processing twice: sent at most twice, then failed as never received; nothing charged', async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
-  await admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 3 });
+  await env.admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 3 });
   const handle = await startCardPayment(client(), tq(), i);
   expect(await handle.result()).toMatchObject({ status: 'failed', reason: 'the charge never reached the service (sent twice)' });
-  expect((await admin.requests(i.transactionRef, B1)).map((r) => r.status)).toEqual(['reset', 'reset']);
-  expect(await admin.ledger(i.transactionRef)).toHaveLength(0);
+  expect((await env.admin.requests(i.transactionRef, B1)).map((r) => r.status)).toEqual(['reset', 'reset']);
+  expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
   await recordHistory(handle, 'card-charge-never-received');
 }, 30_000);
 
 it("B1's answer lost after processing: verify finds it pending, B1 is never sent again, and the payment ends failed (it cannot be continued)", async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000, webhookGraceMs: 300 });
-  await admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-after-processing', count: 1 });
+  await env.admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-after-processing', count: 1 });
   const handle = await startCardPayment(client(), tq(), i);
   expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify', reason: expect.stringContaining('cannot be continued') });
-  expect(await admin.requests(i.transactionRef, B1)).toMatchObject([{ status: 'dropped' }]);
-  expect(await admin.ledger(i.transactionRef)).toHaveLength(0);
+  expect(await env.admin.requests(i.transactionRef, B1)).toMatchObject([{ status: 'dropped' }]);
+  expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
 }, 30_000);
 
 it('without a webhook the result is confirmed by verifying the transaction', async () => {
-  await admin.webhookFault('fail'); // the delivery fails; its retry comes 5 s later on the sandbox clock
+  await env.admin.webhookFault('fail'); // the delivery fails; its retry comes 5 s later on the sandbox clock
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000, webhookGraceMs: 500 });
   const handle = await startCardPayment(client(), tq(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
@@ -227,9 +219,9 @@ it('pass_charge and USD are carried through: the payer pays amount + charge and 
   await waitFor(i.transactionRef, 'awaiting_otp');
   await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', currency: 'USD' });
-  const [entry] = await admin.ledger(i.transactionRef);
+  const [entry] = await env.admin.ledger(i.transactionRef);
   expect(entry.amount).toBeGreaterThan(20_000); // amount + the sandbox's 1.2 % charge
-  expect((await services.api.transactions.verify({ transaction_ref: i.transactionRef })).data).toMatchObject({ transaction_currency_id: 'USD', merchant_amount: 20_000 });
+  expect((await env.services.api.transactions.verify({ transaction_ref: i.transactionRef })).data).toMatchObject({ transaction_currency_id: 'USD', merchant_amount: 20_000 });
 });
 
 it('a worker restarted while the flow waits for the OTP: a new worker completes it', async () => {
@@ -237,7 +229,7 @@ it('a worker restarted while the flow waits for the OTP: a new worker completes 
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   const makeWorker = async () => {
     const connection = await NativeConnection.connect({ address: cfg.temporal.address });
-    const worker = await createPaymentsWorker({ ...cfg.temporal, encryption: cfg.encryption, connection, workflowBundle: await workflowBundle(), activities: createActivities({ api: services.api, logger, config: cfg }) });
+    const worker = await createPaymentsWorker({ ...cfg.temporal, encryption: cfg.encryption, connection, workflowBundle: await workflowBundle(), activities: createActivities({ api: env.services.api, logger, config: cfg }) });
     return { worker, connection, run: worker.run() };
   };
   const first = await makeWorker();
@@ -251,7 +243,7 @@ it('a worker restarted while the flow waits for the OTP: a new worker completes 
   try {
     expect((await submitOtp(client(), i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
     expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
-    expect(await admin.ledger(i.transactionRef)).toHaveLength(1);
+    expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
   } finally {
     second.worker.shutdown();
     await second.run;

@@ -2,6 +2,11 @@
 // workflow's raw history (payload bytes decoded as text) for secrets in plaintext.
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import type { Logger } from 'pino';
+import type { AppConfig } from '../../src/config/config';
+import { createLogger } from '../../src/logging/logger';
+import { runServices, type RunningServices } from '../../src/stack/services';
+import { LogCapture, workflowBundle } from '../helpers/temporal';
 
 export class Admin {
   constructor(private readonly base: string) {}
@@ -24,6 +29,21 @@ export class Admin {
   advance = (ms: number) => this.call('POST', '/clock/advance', { ms });
   pay3ds = (ref: string, outcome: 'complete' | 'fail' = 'complete') => this.call('POST', `/3ds/${encodeURIComponent(ref)}/${outcome}`);
   payUssd = (ref: string) => this.call('POST', `/ussd/${encodeURIComponent(ref)}/pay`);
+}
+
+/**
+ * The whole stack (worker, sandbox, webhook receiver) for one test file, started before the
+ * first test and stopped after the last, with an admin client for its sandbox. Logs go to a
+ * discarded capture unless the file passes its own logger.
+ */
+export function usePaymentServices(config: AppConfig, logger: Logger = createLogger({ destination: new LogCapture() })): { readonly services: RunningServices; readonly admin: Admin } {
+  const env = {} as { services: RunningServices; admin: Admin };
+  beforeAll(async () => {
+    env.services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
+    env.admin = new Admin(env.services.sandboxUrl!);
+  });
+  afterAll(() => env.services?.stop());
+  return env;
 }
 
 /** Every string and every byte field of the history (bytes decoded as UTF-8), joined: what someone reading the stored history could see. */
