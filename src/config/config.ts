@@ -1,6 +1,8 @@
 // One configuration, parsed once from the environment with zod.
 // Bad config fails at start with the variable's name and the rule it breaks.
+import { accessSync, constants as fsConstants } from 'node:fs';
 import { z } from 'zod';
+import type { TemporalConnectionSettings } from '../temporal/connection';
 
 /** Only for the embedded stack: a sandbox key and a dev encryption key, never valid in production. */
 export const EMBEDDED_DEFAULTS = {
@@ -10,12 +12,58 @@ export const EMBEDDED_DEFAULTS = {
   codecToken: 'dev-codec-token',
 } as const;
 
+/**
+ * Production guards (docs/security.md): the variable that carries each development secret of
+ * EMBEDDED_DEFAULTS. Production mode refuses the embedded value, whether it came from the default or
+ * was copied in. Every EMBEDDED_DEFAULTS entry except `baseUrl` must be listed here (a test checks it).
+ * A name listed before its EMBEDDED_DEFAULTS entry exists is inert until the entry appears.
+ */
+export const DEV_SECRET_VARIABLES: Readonly<Record<string, string>> = {
+  PAYMENTS_SECRET_KEY: 'secretKey',
+  PAYLOAD_ENCRYPTION_KEYS: 'encryptionKeys',
+  CODEC_SERVER_TOKEN: 'codecToken',
+  CLAIM_CHECK_KEYS: 'claimCheckKeys',
+  CLAIM_CHECK_DATABASE_URL: 'claimCheckDatabaseUrl',
+  // Hook for the sandbox admin API: refused once EMBEDDED_DEFAULTS.sandboxAdminToken and the
+  // SANDBOX_ADMIN_TOKEN schema entry exist (nothing else to change here).
+  SANDBOX_ADMIN_TOKEN: 'sandboxAdminToken',
+};
+
+/** Why production mode is on: any of these says production. */
+export function productionModeOf(env: { NODE_ENV?: string; DEPLOYMENT?: string; PAYMENTS_ENVIRONMENT?: string }): boolean {
+  return env.NODE_ENV === 'production' || env.DEPLOYMENT === 'production' || env.PAYMENTS_ENVIRONMENT === 'production';
+}
+
+/** True when `value` (a parsed variable) is, or for key lists contains, the embedded development value. */
+function isEmbeddedValue(value: unknown, embedded: string): boolean {
+  if (typeof value === 'string') return value === embedded;
+  if (Array.isArray(value)) {
+    const devKeys = embedded.split(',').map((entry) => ({ id: entry.slice(0, entry.indexOf(':')), key: Buffer.from(entry.slice(entry.indexOf(':') + 1), 'base64') }));
+    return (value as { id: string; key: Buffer }[]).some((k) => devKeys.some((d) => d.id === k.id || d.key.equals(k.key)));
+  }
+  return false;
+}
+
+/** Webhook URL settings (any variable whose name has WEBHOOK and ends in _URL) must be https in production. */
+const WEBHOOK_URL_VARIABLE = /WEBHOOK\w*_URL$/;
+
+function readableFile(path: string): boolean {
+  try {
+    accessSync(path, fsConstants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const KNOWN_PRODUCTION_HOSTS = ['api-d.squadco.com'];
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const bool = (fallback: boolean) =>
   z.enum(['true', 'false', '1', '0']).default(fallback ? 'true' : 'false').transform((v) => v === 'true' || v === '1');
 const optionalPath = z.string().regex(/^\//, 'must start with /').optional();
+/** true/false/1/0, or unset (undefined) when the default depends on other variables. */
+const optionalBool = z.enum(['true', 'false', '1', '0']).optional().transform((v) => (v === undefined ? undefined : v === 'true' || v === '1'));
 
 const encryptionKeyList = z
   .string()
@@ -41,6 +89,9 @@ const encryptionKeyList = z
 
 export const envSchema = z
   .object({
+    // Production mode (docs/security.md) is on when any of DEPLOYMENT, NODE_ENV or PAYMENTS_ENVIRONMENT says production.
+    DEPLOYMENT: z.enum(['development', 'production']).default('development'),
+    NODE_ENV: z.string().optional(),
     PAYMENTS_ENVIRONMENT: z.enum(['test', 'production']).default('test'),
     PAYMENTS_BASE_URL: z.url({ protocol: /^https?$/ }).default(EMBEDDED_DEFAULTS.baseUrl),
     PAYMENTS_SECRET_KEY: z.string().min(8, 'must be at least 8 characters').default(EMBEDDED_DEFAULTS.secretKey),
@@ -62,8 +113,17 @@ export const envSchema = z
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
     TEMPORAL_UI_PORT: port(8233),
     TEMPORAL_DATA_DIR: z.string().min(1).default('.data'),
+    // TLS and API key for the Temporal connection (src/temporal/connection.ts). TLS is on when TEMPORAL_TLS=true
+    // or any TLS file/server name is set; an API key turns it on too unless TEMPORAL_TLS=false.
+    TEMPORAL_TLS: optionalBool,
+    TEMPORAL_TLS_CA_PATH: z.string().optional(),
+    TEMPORAL_TLS_CERT_PATH: z.string().optional(),
+    TEMPORAL_TLS_KEY_PATH: z.string().optional(),
+    TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
+    TEMPORAL_API_KEY: z.string().optional(),
 
-    SANDBOX_ENABLED: bool(true),
+    // Default: true, false in production mode (where true is refused).
+    SANDBOX_ENABLED: optionalBool,
     SANDBOX_PORT: port(4010),
     WEBHOOK_PORT: port(4020),
     WEBHOOK_HOST: z.string().min(1).default('127.0.0.1'),
@@ -90,14 +150,49 @@ export const envSchema = z
       if (sandboxKey) {
         ctx.addIssue({ code: 'custom', path: ['PAYMENTS_SECRET_KEY'], message: `a sandbox key (prefix ${env.PAYMENTS_SANDBOX_KEY_PREFIX}) is refused on the production host` });
       }
-      if (env.PAYLOAD_ENCRYPTION_KEYS.some((k) => EMBEDDED_DEFAULTS.encryptionKeys.startsWith(`${k.id}:`))) {
-        ctx.addIssue({ code: 'custom', path: ['PAYLOAD_ENCRYPTION_KEYS'], message: 'the embedded development key is refused in production' });
-      }
-      if (env.CODEC_SERVER_TOKEN === EMBEDDED_DEFAULTS.codecToken) {
-        ctx.addIssue({ code: 'custom', path: ['CODEC_SERVER_TOKEN'], message: 'the embedded development token is refused in production' });
-      }
     } else if (!sandboxKey) {
       ctx.addIssue({ code: 'custom', path: ['PAYMENTS_SECRET_KEY'], message: `a live key is refused on the test host: test keys start with ${env.PAYMENTS_SANDBOX_KEY_PREFIX}` });
+    }
+    // Temporal TLS settings must agree with each other in every mode.
+    const tlsFiles = { TEMPORAL_TLS_CA_PATH: env.TEMPORAL_TLS_CA_PATH, TEMPORAL_TLS_CERT_PATH: env.TEMPORAL_TLS_CERT_PATH, TEMPORAL_TLS_KEY_PATH: env.TEMPORAL_TLS_KEY_PATH };
+    if (Boolean(env.TEMPORAL_TLS_CERT_PATH) !== Boolean(env.TEMPORAL_TLS_KEY_PATH)) {
+      const missing = env.TEMPORAL_TLS_CERT_PATH ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH';
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH must be set together (mTLS client certificate and key)' });
+    }
+    for (const [variable, path] of Object.entries(tlsFiles)) {
+      // The path itself is not echoed: the key's location is kept out of logs too.
+      if (path && !readableFile(path)) ctx.addIssue({ code: 'custom', path: [variable], message: 'must name a readable PEM file' });
+    }
+    if (env.TEMPORAL_TLS === false && (env.TEMPORAL_TLS_CA_PATH || env.TEMPORAL_TLS_CERT_PATH || env.TEMPORAL_TLS_SERVER_NAME)) {
+      ctx.addIssue({ code: 'custom', path: ['TEMPORAL_TLS'], message: 'is false but TLS files or a server name are set; remove one or the other' });
+    }
+    if (productionModeOf(env)) {
+      // Production refuses every embedded development secret (DEV_SECRET_VARIABLES) ...
+      const parsed = env as unknown as Record<string, unknown>;
+      const embedded = EMBEDDED_DEFAULTS as Readonly<Record<string, string | undefined>>;
+      for (const [variable, name] of Object.entries(DEV_SECRET_VARIABLES)) {
+        const devValue = embedded[name];
+        if (devValue !== undefined && isEmbeddedValue(parsed[variable], devValue)) {
+          ctx.addIssue({ code: 'custom', path: [variable], message: 'the embedded development value is refused in production (set your own)' });
+        }
+      }
+      // ... the sandbox, plaintext HTTP to the payments service ...
+      if (env.SANDBOX_ENABLED === true) {
+        ctx.addIssue({ code: 'custom', path: ['SANDBOX_ENABLED'], message: 'must not be true in production (the sandbox accepts test cards and has an admin API)' });
+      }
+      if (new URL(env.PAYMENTS_BASE_URL).protocol !== 'https:') {
+        ctx.addIssue({ code: 'custom', path: ['PAYMENTS_BASE_URL'], message: 'must be an https:// URL in production' });
+      }
+      // ... and an unprotected Temporal connection: TLS (server CA / system CAs, optionally mTLS) or an API key (over TLS).
+      if (env.TEMPORAL_TLS === false) {
+        ctx.addIssue({ code: 'custom', path: ['TEMPORAL_TLS'], message: 'must not be false in production (the Temporal connection must use TLS)' });
+      } else if (!temporalTlsOn(env)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['TEMPORAL_TLS'],
+          message: 'production needs a protected Temporal connection: set TEMPORAL_TLS=true (TEMPORAL_TLS_CA_PATH for a private CA), TEMPORAL_TLS_CERT_PATH with TEMPORAL_TLS_KEY_PATH (mTLS), or TEMPORAL_API_KEY',
+        });
+      }
     }
     if (env.PAYLOAD_ENCRYPTION_KEY_ID && !env.PAYLOAD_ENCRYPTION_KEYS.some((k) => k.id === env.PAYLOAD_ENCRYPTION_KEY_ID)) {
       ctx.addIssue({ code: 'custom', path: ['PAYLOAD_ENCRYPTION_KEY_ID'], message: 'must name one of the keys in PAYLOAD_ENCRYPTION_KEYS' });
@@ -106,7 +201,23 @@ export const envSchema = z
 
 export type Env = z.output<typeof envSchema>;
 
+/** TLS to Temporal is on when asked for, implied by a TLS file or server name, or by an API key (unless TEMPORAL_TLS=false). */
+function temporalTlsOn(env: { TEMPORAL_TLS?: boolean; TEMPORAL_TLS_CA_PATH?: string; TEMPORAL_TLS_CERT_PATH?: string; TEMPORAL_TLS_SERVER_NAME?: string; TEMPORAL_API_KEY?: string }): boolean {
+  if (env.TEMPORAL_TLS !== undefined) return env.TEMPORAL_TLS;
+  return Boolean(env.TEMPORAL_TLS_CA_PATH || env.TEMPORAL_TLS_CERT_PATH || env.TEMPORAL_TLS_SERVER_NAME || env.TEMPORAL_API_KEY);
+}
+
+/** Production-mode rules on variables the schema does not hold (webhook URLs of other processes, e.g. SANDBOX_WEBHOOK_URL). */
+function rawEnvironmentIssues(raw: Record<string, string>): { variable: string; message: string }[] {
+  if (!productionModeOf(raw)) return [];
+  return Object.entries(raw)
+    .filter(([name, value]) => WEBHOOK_URL_VARIABLE.test(name) && value !== 'none' && !value.startsWith('https://'))
+    .map(([variable]) => ({ variable, message: 'webhook URLs must be https:// in production' }));
+}
+
 export interface AppConfig {
+  /** Production mode (DEPLOYMENT, NODE_ENV or PAYMENTS_ENVIRONMENT is production): the guards of docs/security.md apply. */
+  production: boolean;
   payments: {
     environment: 'test' | 'production';
     baseUrl: string;
@@ -119,7 +230,8 @@ export interface AppConfig {
       string
     >>;
   };
-  temporal: { address: string; namespace: string; taskQueue: string; uiPort: number; dataDir: string };
+  /** Spread it into createTemporalClient / createPaymentsWorker: address, tls and apiKey feed src/temporal/connection.ts. */
+  temporal: TemporalConnectionSettings & { namespace: string; taskQueue: string; uiPort: number; dataDir: string };
   sandbox: { enabled: boolean; port: number };
   webhooks: { host: string; port: number };
   codec: { host: string; port: number; token: string; corsOrigins: string[] };
@@ -143,17 +255,21 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   // Empty strings count as unset, so `FOO=` in a .env file falls back to the default.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => ({
+  const rawIssues = rawEnvironmentIssues(cleaned as Record<string, string>);
+  if (!parsed.success || rawIssues.length > 0) {
+    throw new ConfigError([
+      ...(parsed.success ? [] : parsed.error.issues).map((issue) => ({
         variable: String(issue.path[0] ?? 'config'),
         // Never echo the received value: it may be a secret.
         message: issue.message,
       })),
-    );
+      ...rawIssues,
+    ]);
   }
   const env = parsed.data;
+  const production = productionModeOf(env);
   return {
+    production,
     payments: {
       environment: env.PAYMENTS_ENVIRONMENT,
       baseUrl: env.PAYMENTS_BASE_URL.replace(/\/+$/, ''),
@@ -177,8 +293,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       taskQueue: env.TEMPORAL_TASK_QUEUE,
       uiPort: env.TEMPORAL_UI_PORT,
       dataDir: env.TEMPORAL_DATA_DIR,
+      ...(temporalTlsOn(env)
+        ? { tls: definedOnly({ caPath: env.TEMPORAL_TLS_CA_PATH, certPath: env.TEMPORAL_TLS_CERT_PATH, keyPath: env.TEMPORAL_TLS_KEY_PATH, serverName: env.TEMPORAL_TLS_SERVER_NAME }) }
+        : {}),
+      ...(env.TEMPORAL_API_KEY ? { apiKey: env.TEMPORAL_API_KEY } : {}),
     },
-    sandbox: { enabled: env.SANDBOX_ENABLED, port: env.SANDBOX_PORT },
+    sandbox: { enabled: env.SANDBOX_ENABLED ?? !production, port: env.SANDBOX_PORT },
     webhooks: { host: env.WEBHOOK_HOST, port: env.WEBHOOK_PORT },
     codec: {
       host: env.CODEC_HOST,

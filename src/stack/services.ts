@@ -2,14 +2,12 @@
 // webhook receiver and worker. Used by `npm start` and by the end-to-end tests.
 import type { Logger } from 'pino';
 import type { WorkerOptions } from '@temporalio/worker';
-import { NativeConnection } from '@temporalio/worker';
-import { Connection } from '@temporalio/client';
 import type { AppConfig } from '../config/config';
 import { AesGcmPayloadCodec } from '../codec/aes-gcm-codec';
 import { startCodecServer } from '../codec/codec-server';
 import { createWebhookReceiver, listen, closeServer } from '../webhooks/receiver';
-import { createTemporalClient } from '../temporal/client';
-import { createPaymentsWorker } from '../workers/worker';
+import { connectTemporalClient, createTemporalClient } from '../temporal/client';
+import { connectTemporalWorker, createPaymentsWorker } from '../workers/worker';
 import { createActivities } from '../activities';
 import { installTemporalRuntime } from '../logging/temporal-logger';
 import { PaymentsClient } from '../api';
@@ -49,9 +47,9 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
   try {
     const webhookServer = createWebhookReceiver({
       client: await (async () => {
-        const connection = await Connection.connect({ address: config.temporal.address });
+        const connection = await connectTemporalClient(config.temporal);
         stops.push(() => connection.close());
-        return createTemporalClient({ address: config.temporal.address, namespace: config.temporal.namespace, encryption: config.encryption, connection });
+        return createTemporalClient({ ...config.temporal, encryption: config.encryption, connection });
       })(),
       taskQueue: config.temporal.taskQueue,
       secretKey: config.payments.secretKey,
@@ -87,16 +85,14 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
     const api = new PaymentsClient({ baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
     stops.push(() => api.close());
 
-    const clientConnection = await Connection.connect({ address: config.temporal.address });
+    const clientConnection = await connectTemporalClient(config.temporal);
     stops.push(() => clientConnection.close());
-    const client = await createTemporalClient({ address: config.temporal.address, namespace: config.temporal.namespace, encryption: config.encryption, connection: clientConnection });
+    const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection: clientConnection });
 
     if (!opts.withoutWorker) {
-      const workerConnection = await NativeConnection.connect({ address: config.temporal.address });
+      const workerConnection = await connectTemporalWorker(config.temporal);
       const worker = await createPaymentsWorker({
-        address: config.temporal.address,
-        namespace: config.temporal.namespace,
-        taskQueue: config.temporal.taskQueue,
+        ...config.temporal,
         encryption: config.encryption,
         connection: workerConnection,
         activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config }),

@@ -10,6 +10,6 @@ export interface StarterContext {
 }
 
 export async function connectStarters(config: AppConfig = loadConfig()): Promise<StarterContext> {
-  const client = await createTemporalClient({ address: config.temporal.address, namespace: config.temporal.namespace, encryption: config.encryption });
+  const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
   return { client, taskQueue: config.temporal.taskQueue };
 }

@@ -5,7 +5,7 @@ import { closeServer, createWebhookReceiver, listen } from './receiver';
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('webhooks');
-  const client = await createTemporalClient({ address: config.temporal.address, namespace: config.temporal.namespace, encryption: config.encryption });
+  const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
   const server = createWebhookReceiver({ client, taskQueue: config.temporal.taskQueue, secretKey: config.payments.secretKey, logger });
   const url = await listen(server, config.webhooks.port, config.webhooks.host);
   logger.info({ url: `${url}/webhooks` }, 'webhook receiver listening');

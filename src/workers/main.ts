@@ -1,25 +1,23 @@
 // The worker as its own process (docker-compose, or next to an external Temporal).
-import { NativeConnection } from '@temporalio/worker';
 import { bootstrap } from '../config/bootstrap';
 import { installTemporalRuntime } from '../logging/temporal-logger';
 import { PaymentsClient } from '../api';
 import { createActivities } from '../activities';
-import { createPaymentsWorker } from './worker';
+import { connectTemporalWorker, createPaymentsWorker } from './worker';
+import { describeTemporalConnection } from '../temporal/connection';
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker');
   installTemporalRuntime(logger);
   const api = new PaymentsClient({ baseUrl: config.payments.baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await connectTemporalWorker(config.temporal);
   const worker = await createPaymentsWorker({
-    address: config.temporal.address,
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
+    ...config.temporal,
     encryption: config.encryption,
     connection,
     activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config }),
   });
-  logger.info({ taskQueue: config.temporal.taskQueue, address: config.temporal.address }, 'worker started');
+  logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker started');
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   await worker.run();
   await connection.close();

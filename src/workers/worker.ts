@@ -2,9 +2,14 @@
 // createActivities factory, the encrypted data converter, and pino as the logger.
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createDataConverter, type EncryptionSettings } from '../codec/data-converter';
+import { temporalConnectionOptions, type TemporalConnectionSettings } from '../temporal/connection';
 
-export interface PaymentsWorkerOptions {
-  address: string;
+/** A worker NativeConnection with the TLS and API key of `settings` (config.temporal). */
+export function connectTemporalWorker(settings: TemporalConnectionSettings): Promise<NativeConnection> {
+  return NativeConnection.connect(temporalConnectionOptions(settings));
+}
+
+export interface PaymentsWorkerOptions extends TemporalConnectionSettings {
   namespace: string;
   taskQueue: string;
   encryption: EncryptionSettings;
@@ -20,7 +25,7 @@ export interface PaymentsWorkerOptions {
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
 export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise<Worker> {
-  const connection = opts.connection ?? (await NativeConnection.connect({ address: opts.address }));
+  const connection = opts.connection ?? (await connectTemporalWorker(opts));
   return Worker.create({
     connection,
     namespace: opts.namespace,

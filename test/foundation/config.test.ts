@@ -1,4 +1,8 @@
-import { ConfigError, loadConfig, EMBEDDED_DEFAULTS } from '../../src/config/config';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, EMBEDDED_DEFAULTS, DEV_SECRET_VARIABLES } from '../../src/config/config';
+import { describeTemporalConnection, temporalConnectionOptions, TemporalTlsFileError } from '../../src/temporal/connection';
 
 function issuesOf(env: Record<string, string>) {
   try {
@@ -35,9 +39,9 @@ describe('config', () => {
     expect(issues.map((i) => i.variable)).toContain('PAYMENTS_ENVIRONMENT');
   });
 
-  it('refuses the embedded encryption key and codec token in production', () => {
+  it('refuses every embedded development secret and an unprotected Temporal connection on the live host', () => {
     const issues = issuesOf({ PAYMENTS_ENVIRONMENT: 'production', PAYMENTS_BASE_URL: 'https://api-d.squadco.com', PAYMENTS_SECRET_KEY: 'sk_live_0123456789' });
-    expect(issues.map((i) => i.variable).sort()).toEqual(['CODEC_SERVER_TOKEN', 'PAYLOAD_ENCRYPTION_KEYS']);
+    expect(issues.map((i) => i.variable).sort()).toEqual(['CLAIM_CHECK_DATABASE_URL', 'CLAIM_CHECK_KEYS', 'CODEC_SERVER_TOKEN', 'PAYLOAD_ENCRYPTION_KEYS', 'TEMPORAL_TLS']);
   });
 
   it('accepts a complete production configuration', () => {
@@ -49,10 +53,15 @@ describe('config', () => {
       PAYLOAD_ENCRYPTION_KEYS: `k2:${key},k1:${Buffer.alloc(32, 1).toString('base64')}`,
       PAYLOAD_ENCRYPTION_KEY_ID: 'k1',
       CODEC_SERVER_TOKEN: 'a-long-random-token',
+      CLAIM_CHECK_KEYS: `cc1:${Buffer.alloc(32, 9).toString('base64')}`,
+      CLAIM_CHECK_DATABASE_URL: 'postgres://claimcheck:s3cret@db.internal:5432/claimcheck',
+      TEMPORAL_TLS: 'true',
     });
+    expect(c.production).toBe(true);
     expect(c.payments.baseUrl).toBe('https://api-d.squadco.com');
     expect(c.encryption.keys.map((k) => k.id)).toEqual(['k2', 'k1']);
     expect(c.encryption.activeKeyId).toBe('k1');
+    expect(c.sandbox.enabled).toBe(false);
   });
 
   it.each([
@@ -82,5 +91,178 @@ describe('config', () => {
   it('maps path overrides for the "not shown" operations', () => {
     const c = loadConfig({ PAYMENTS_PATH_CHARGE_TOKEN: '/v2/charge', PAYMENTS_PATH_KEY_EXCHANGE: '/pos/keys' });
     expect(c.payments.paths).toEqual({ chargeToken: '/v2/charge', keyExchange: '/pos/keys' });
+  });
+
+  describe('production mode (docs/security.md)', () => {
+    const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
+    /** A complete production-mode environment against the payments test host (a staging deployment). */
+    const PROD: Record<string, string> = {
+      DEPLOYMENT: 'production',
+      PAYMENTS_BASE_URL: 'https://sandbox-api-d.squadco.com',
+      PAYMENTS_SECRET_KEY: 'sandbox_sk_staging_0123456789',
+      PAYLOAD_ENCRYPTION_KEYS: `p1:${key(1)}`,
+      CODEC_SERVER_TOKEN: 'a-long-random-token',
+      CLAIM_CHECK_KEYS: `c1:${key(2)}`,
+      CLAIM_CHECK_DATABASE_URL: 'postgres://claimcheck:s3cret@db.internal:5432/claimcheck',
+      TEMPORAL_API_KEY: 'temporal-api-key-do-not-log',
+    };
+    const variablesOf = (env: Record<string, string>) => issuesOf(env).map((i) => i.variable);
+
+    it('accepts the complete staging environment', () => {
+      const c = loadConfig(PROD);
+      expect(c.production).toBe(true);
+      expect(c.payments.environment).toBe('test');
+      expect(c.temporal.apiKey).toBe(PROD.TEMPORAL_API_KEY);
+      expect(c.temporal.tls).toEqual({});
+    });
+
+    it.each([
+      [{ NODE_ENV: 'production' }],
+      [{ DEPLOYMENT: 'production' }],
+      [{ PAYMENTS_ENVIRONMENT: 'production', PAYMENTS_BASE_URL: 'https://api-d.squadco.com', PAYMENTS_SECRET_KEY: 'sk_live_0123456789' }],
+    ])('is switched on by %j', (switchOn) => {
+      const { DEPLOYMENT: _unused, ...rest } = PROD;
+      expect(loadConfig({ ...rest, ...switchOn }).production).toBe(true);
+      // ... and then refuses the embedded codec token.
+      expect(variablesOf({ ...rest, ...switchOn, CODEC_SERVER_TOKEN: EMBEDDED_DEFAULTS.codecToken })).toEqual(['CODEC_SERVER_TOKEN']);
+    });
+
+    it('is off by default and for NODE_ENV values other than production', () => {
+      expect(loadConfig({}).production).toBe(false);
+      expect(loadConfig({ NODE_ENV: 'development', DEPLOYMENT: 'development' }).production).toBe(false);
+      expect(variablesOf({ DEPLOYMENT: 'prod' })).toEqual(['DEPLOYMENT']);
+    });
+
+    it('lists a refusal for every embedded development secret', () => {
+      const secrets = Object.keys(EMBEDDED_DEFAULTS).filter((name) => name !== 'baseUrl');
+      expect(Object.values(DEV_SECRET_VARIABLES)).toEqual(expect.arrayContaining(secrets));
+    });
+
+    it.each(Object.entries(DEV_SECRET_VARIABLES).filter(([, name]) => name in EMBEDDED_DEFAULTS))(
+      'refuses the embedded %s, whether defaulted or copied in',
+      (variable, name) => {
+        const { [variable]: _own, ...withoutIt } = PROD;
+        expect(variablesOf(withoutIt)).toContain(variable);
+        const copied = issuesOf({ ...PROD, [variable]: (EMBEDDED_DEFAULTS as Record<string, string>)[name] });
+        expect(copied).toContainEqual({ variable, message: expect.stringContaining('embedded development value is refused in production') });
+        expect(JSON.stringify(copied)).not.toContain((EMBEDDED_DEFAULTS as Record<string, string>)[name]);
+      },
+    );
+
+    it('refuses an embedded key listed under another id, and accepts it outside production', () => {
+      const devKey = EMBEDDED_DEFAULTS.encryptionKeys.split(':')[1];
+      expect(variablesOf({ ...PROD, PAYLOAD_ENCRYPTION_KEYS: `p2:${key(3)},renamed:${devKey}` })).toEqual(['PAYLOAD_ENCRYPTION_KEYS']);
+      expect(loadConfig({ PAYLOAD_ENCRYPTION_KEYS: `renamed:${devKey}` }).encryption.activeKeyId).toBe('renamed');
+    });
+
+    it('requires https for PAYMENTS_BASE_URL', () => {
+      expect(issuesOf({ ...PROD, PAYMENTS_BASE_URL: 'http://payments.internal:4010' })).toEqual([
+        { variable: 'PAYMENTS_BASE_URL', message: 'must be an https:// URL in production' },
+      ]);
+      expect(loadConfig({ PAYMENTS_BASE_URL: 'http://payments.internal:4010' }).payments.baseUrl).toBe('http://payments.internal:4010');
+    });
+
+    it('requires https for webhook URL settings, known to the schema or not', () => {
+      expect(variablesOf({ ...PROD, WEBHOOK_PUBLIC_URL: 'http://hooks.example.com/webhooks', SANDBOX_WEBHOOK_URL: 'http://webhooks:4020/webhooks' }).sort()).toEqual([
+        'SANDBOX_WEBHOOK_URL',
+        'WEBHOOK_PUBLIC_URL',
+      ]);
+      expect(loadConfig({ ...PROD, WEBHOOK_PUBLIC_URL: 'https://hooks.example.com/webhooks', SANDBOX_WEBHOOK_URL: 'none' }).production).toBe(true);
+      expect(loadConfig({ SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:4020/webhooks' }).production).toBe(false);
+    });
+
+    it('keeps the sandbox off: default false, true refused', () => {
+      expect(loadConfig(PROD).sandbox.enabled).toBe(false);
+      expect(loadConfig({}).sandbox.enabled).toBe(true);
+      expect(loadConfig({ SANDBOX_ENABLED: 'false' }).sandbox.enabled).toBe(false);
+      expect(variablesOf({ ...PROD, SANDBOX_ENABLED: 'true' })).toEqual(['SANDBOX_ENABLED']);
+    });
+  });
+
+  describe('Temporal connection: TLS and API key', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payflow-tls-'));
+    const file = (name: string, text: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return path;
+    };
+    const ca = file('ca.pem', 'CA-PEM');
+    const cert = file('client.pem', 'CERT-PEM');
+    const keyPath = file('client.key', 'KEY-PEM');
+    const missing = join(dir, 'secret-location', 'nope.key');
+    const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
+    /** A production-mode environment that says nothing about the Temporal connection. */
+    const PROD_NO_TEMPORAL: Record<string, string> = {
+      DEPLOYMENT: 'production',
+      PAYMENTS_BASE_URL: 'https://sandbox-api-d.squadco.com',
+      PAYMENTS_SECRET_KEY: 'sandbox_sk_staging_0123456789',
+      PAYLOAD_ENCRYPTION_KEYS: `p1:${key(1)}`,
+      CODEC_SERVER_TOKEN: 'a-long-random-token',
+      CLAIM_CHECK_KEYS: `c1:${key(2)}`,
+      CLAIM_CHECK_DATABASE_URL: 'postgres://claimcheck:s3cret@db.internal:5432/claimcheck',
+    };
+
+    it('is plaintext by default outside production', () => {
+      const c = loadConfig({});
+      expect(c.temporal.tls).toBeUndefined();
+      expect(c.temporal.apiKey).toBeUndefined();
+      expect(temporalConnectionOptions(c.temporal)).toEqual({ address: '127.0.0.1:7233' });
+    });
+
+    it('refuses production without TLS or an API key, naming TEMPORAL_TLS', () => {
+      expect(issuesOf(PROD_NO_TEMPORAL)).toEqual([{ variable: 'TEMPORAL_TLS', message: expect.stringContaining('TEMPORAL_API_KEY') }]);
+      expect(issuesOf({ ...PROD_NO_TEMPORAL, TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k-123456' }).map((i) => i.variable)).toEqual(['TEMPORAL_TLS']);
+    });
+
+    it.each([
+      ['TEMPORAL_TLS=true', { TEMPORAL_TLS: 'true' }],
+      ['a server CA', { TEMPORAL_TLS_CA_PATH: ca }],
+      ['a client certificate and key', { TEMPORAL_TLS_CERT_PATH: cert, TEMPORAL_TLS_KEY_PATH: keyPath }],
+      ['an API key', { TEMPORAL_API_KEY: 'temporal-api-key-do-not-log' }],
+    ])('accepts production with %s', (_label, extra) => {
+      const c = loadConfig({ ...PROD_NO_TEMPORAL, ...extra });
+      expect(c.temporal.tls).toBeDefined();
+      expect(describeTemporalConnection(c.temporal).tls).toBe(true);
+    });
+
+    it('builds TLS options from the files, with server name and API key', () => {
+      const c = loadConfig({ TEMPORAL_ADDRESS: 'ns.tmprl.cloud:7233', TEMPORAL_TLS_CA_PATH: ca, TEMPORAL_TLS_CERT_PATH: cert, TEMPORAL_TLS_KEY_PATH: keyPath, TEMPORAL_TLS_SERVER_NAME: 'temporal.internal', TEMPORAL_API_KEY: 'api-key-1' });
+      const options = temporalConnectionOptions(c.temporal);
+      expect(options.address).toBe('ns.tmprl.cloud:7233');
+      expect(options.apiKey).toBe('api-key-1');
+      expect(options.tls?.serverNameOverride).toBe('temporal.internal');
+      expect(Buffer.from(options.tls!.serverRootCACertificate!).toString()).toBe('CA-PEM');
+      expect(Buffer.from(options.tls!.clientCertPair!.crt).toString()).toBe('CERT-PEM');
+      expect(Buffer.from(options.tls!.clientCertPair!.key).toString()).toBe('KEY-PEM');
+      expect(describeTemporalConnection(c.temporal)).toEqual({ address: 'ns.tmprl.cloud:7233', tls: true, mtls: true, apiKey: true });
+      expect(JSON.stringify(describeTemporalConnection(c.temporal))).not.toMatch(/api-key-1|client\.key/);
+    });
+
+    it('refuses a certificate without its key (and the reverse) in any mode', () => {
+      expect(issuesOf({ TEMPORAL_TLS_CERT_PATH: cert }).map((i) => i.variable)).toEqual(['TEMPORAL_TLS_KEY_PATH']);
+      expect(issuesOf({ TEMPORAL_TLS_KEY_PATH: keyPath }).map((i) => i.variable)).toEqual(['TEMPORAL_TLS_CERT_PATH']);
+    });
+
+    it('refuses an unreadable TLS file, naming the variable but not the path', () => {
+      const issues = issuesOf({ TEMPORAL_TLS_CERT_PATH: cert, TEMPORAL_TLS_KEY_PATH: missing });
+      expect(issues).toEqual([{ variable: 'TEMPORAL_TLS_KEY_PATH', message: 'must name a readable PEM file' }]);
+      expect(JSON.stringify(issues)).not.toContain('secret-location');
+      expect(() => temporalConnectionOptions({ address: 'x:1', tls: { caPath: missing } })).toThrow(TemporalTlsFileError);
+      expect(() => temporalConnectionOptions({ address: 'x:1', tls: { caPath: missing } })).toThrow(/^TEMPORAL_TLS_CA_PATH: the file cannot be read$/);
+    });
+
+    it('refuses TEMPORAL_TLS=false next to TLS settings', () => {
+      expect(issuesOf({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_CA_PATH: ca }).map((i) => i.variable)).toEqual(['TEMPORAL_TLS']);
+    });
+
+    it('never echoes the API key or a key path in an error', () => {
+      try {
+        loadConfig({ ...PROD_NO_TEMPORAL, TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'temporal-api-key-do-not-log', TEMPORAL_TLS_KEY_PATH: missing });
+        throw new Error('should fail');
+      } catch (err) {
+        expect((err as Error).message).not.toContain('temporal-api-key-do-not-log');
+        expect((err as Error).message).not.toContain('secret-location');
+      }
+    });
   });
 });

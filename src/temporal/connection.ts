@@ -1,0 +1,76 @@
+// The one place that turns the Temporal connection settings of config (TEMPORAL_ADDRESS,
+// TEMPORAL_TLS*, TEMPORAL_API_KEY) into SDK connection options. The client's Connection
+// (src/temporal/client.ts) and the worker's NativeConnection (src/workers/worker.ts) both use it.
+// Only types are imported here, so backends that load the client never load the worker's native module.
+import { readFileSync } from 'node:fs';
+import type { TLSConfig } from '@temporalio/client';
+
+/** TLS to the Temporal server. Present means TLS is on; every field is optional (system CAs, no client cert). */
+export interface TemporalTlsSettings {
+  /** PEM file of the CA that signed the server's certificate (TEMPORAL_TLS_CA_PATH). */
+  caPath?: string;
+  /** PEM client certificate for mTLS (TEMPORAL_TLS_CERT_PATH); always together with keyPath. */
+  certPath?: string;
+  /** PEM private key for mTLS (TEMPORAL_TLS_KEY_PATH). Never log it. */
+  keyPath?: string;
+  /** Overrides the name checked against the server's certificate (TEMPORAL_TLS_SERVER_NAME). */
+  serverName?: string;
+}
+
+export interface TemporalConnectionSettings {
+  address: string;
+  /** Undefined: plaintext, unless apiKey is set (the SDK then turns TLS on). */
+  tls?: TemporalTlsSettings;
+  /** Sent as `Authorization: Bearer …` (TEMPORAL_API_KEY). Never log it. */
+  apiKey?: string;
+}
+
+/** What both Connection.connect and NativeConnection.connect accept. */
+export interface TemporalConnectionOptions {
+  address: string;
+  tls?: TLSConfig;
+  apiKey?: string;
+}
+
+/** Raised when a TLS file cannot be read; names the variable, never the path or its contents. */
+export class TemporalTlsFileError extends Error {
+  constructor(readonly variable: string) {
+    super(`${variable}: the file cannot be read`);
+    this.name = 'TemporalTlsFileError';
+  }
+}
+
+function readPem(path: string, variable: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch {
+    throw new TemporalTlsFileError(variable);
+  }
+}
+
+/** Connection options for `settings`; reads the TLS files named there. */
+export function temporalConnectionOptions(settings: TemporalConnectionSettings): TemporalConnectionOptions {
+  const options: TemporalConnectionOptions = { address: settings.address };
+  if (settings.tls) {
+    const { caPath, certPath, keyPath, serverName } = settings.tls;
+    const tls: TLSConfig = {};
+    if (serverName) tls.serverNameOverride = serverName;
+    if (caPath) tls.serverRootCACertificate = readPem(caPath, 'TEMPORAL_TLS_CA_PATH');
+    if (certPath && keyPath) {
+      tls.clientCertPair = { crt: readPem(certPath, 'TEMPORAL_TLS_CERT_PATH'), key: readPem(keyPath, 'TEMPORAL_TLS_KEY_PATH') };
+    }
+    options.tls = tls;
+  }
+  if (settings.apiKey) options.apiKey = settings.apiKey;
+  return options;
+}
+
+/** What may be logged about a connection: the address and which protections are on, no key, no path. */
+export function describeTemporalConnection(settings: TemporalConnectionSettings): { address: string; tls: boolean; mtls: boolean; apiKey: boolean } {
+  return {
+    address: settings.address,
+    tls: Boolean(settings.tls) || Boolean(settings.apiKey),
+    mtls: Boolean(settings.tls?.certPath && settings.tls.keyPath),
+    apiKey: Boolean(settings.apiKey),
+  };
+}
