@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { PaymentsClient } from '../api';
 import type { AppConfig } from '../config/config';
+import type { ClaimCheckStore } from '../claim-check/store';
 import { createPosActivities } from './pos';
 import { createVendingActivities } from './vending';
 import { createMandateActivities } from './mandates';
@@ -12,6 +13,8 @@ export interface ActivityDeps {
   api: PaymentsClient;
   logger: Logger;
   config: AppConfig;
+  /** Where the starters sealed card data, PINs, OTPs and BVNs; activities redeem the handles. */
+  claimCheck: ClaimCheckStore;
 }
 
 export function createActivities(deps: ActivityDeps) {

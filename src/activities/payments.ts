@@ -13,6 +13,7 @@ import { BadRequestError, type CheckoutInitiateRequest, type DirectChargeBankReq
 import type { ActivityDeps } from './index';
 import { toActivityFailure } from './pos';
 import type { CardDetails, CardPaymentInput } from '../shared/card';
+import { withSealed } from './claim-check';
 import type { BankPaymentInput, UssdPaymentInput } from '../shared/bank-ussd';
 import type { CheckoutInput } from '../shared/checkout';
 import type { TransactionLookup, VerifiedStatus } from '../shared/payment-common';
@@ -23,23 +24,22 @@ export interface CardStepResult {
   authUrl?: string;
 }
 
-export type ChargeCardRequest = Omit<CardPaymentInput, 'card'> & { card: CardDetails };
-
-export function createPaymentActivities({ api, logger }: ActivityDeps) {
+export function createPaymentActivities({ api, logger, claimCheck }: ActivityDeps) {
   return {
-    /** B1. Money-moving: one attempt. */
-    async chargeCard(input: ChargeCardRequest): Promise<CardStepResult> {
-      const req: DirectChargeCardRequest = {
-        transaction_reference: input.transactionRef,
-        amount: input.amount,
-        currency: input.currency,
-        pass_charge: input.passCharge,
-        redirect_url: input.redirectUrl,
-        customer: { name: input.customer.name, email: input.customer.email },
-        card: { number: input.card.number, cvv: input.card.cvv, expiry_month: input.card.expiryMonth, expiry_year: input.card.expiryYear },
-      };
+    /** B1 with the sealed card (redeemed here, deleted once the service answered). Money-moving: one attempt. */
+    async chargeCard(input: CardPaymentInput): Promise<CardStepResult> {
       try {
-        const { data } = await api.direct.chargeCard(req);
+        const { data } = await withSealed(claimCheck, input.card.handle, 'card', (card: CardDetails) =>
+          api.direct.chargeCard({
+            transaction_reference: input.transactionRef,
+            amount: input.amount,
+            currency: input.currency,
+            pass_charge: input.passCharge,
+            redirect_url: input.redirectUrl,
+            customer: { name: input.customer.name, email: input.customer.email },
+            card: { number: card.number, cvv: card.cvv, expiry_month: card.expiryMonth, expiry_year: card.expiryYear },
+          } satisfies DirectChargeCardRequest),
+        );
         const status = data.transaction_status ?? 'unknown';
         logger.info({ transactionRef: input.transactionRef, status }, 'card charge answered');
         return { transactionStatus: status, authUrl: data.auth_url ?? undefined };
@@ -48,12 +48,14 @@ export function createPaymentActivities({ api, logger }: ActivityDeps) {
       }
     },
 
-    /** B2 with a PIN or an OTP. Money-moving: one attempt. */
-    async authorizeCard(transactionRef: string, authorization: { pin: string } | { otp: string }): Promise<CardStepResult> {
+    /** B2 with a sealed PIN or OTP (the handle from the Update). Money-moving: one attempt. */
+    async authorizeCard(transactionRef: string, step: 'pin' | 'otp', handle: string): Promise<CardStepResult> {
       try {
-        const { data } = await api.direct.authorizeCard({ transaction_reference: transactionRef, authorization });
+        const { data } = await withSealed(claimCheck, handle, step, (code: string) =>
+          api.direct.authorizeCard({ transaction_reference: transactionRef, authorization: step === 'pin' ? { pin: code } : { otp: code } }),
+        );
         const status = data.transaction_status ?? 'unknown';
-        logger.info({ transactionRef, status, step: 'pin' in authorization ? 'pin' : 'otp' }, 'card authorization answered');
+        logger.info({ transactionRef, status, step }, 'card authorization answered');
         return { transactionStatus: status };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: 'authorize card payment' });
@@ -75,10 +77,12 @@ export function createPaymentActivities({ api, logger }: ActivityDeps) {
       }
     },
 
-    /** B4 with the payer's token or OTP. Money-moving: one attempt. */
-    async validateBank(transactionRef: string, code: string): Promise<{ authModel?: string; transactionStatus?: string }> {
+    /** B4 with the payer's sealed token or OTP (the handle from the Update). Money-moving: one attempt. */
+    async validateBank(transactionRef: string, handle: string): Promise<{ authModel?: string; transactionStatus?: string }> {
       try {
-        const { data } = await api.direct.validateBank({ transaction_reference: transactionRef, authorization: { otp_token: code } });
+        const { data } = await withSealed(claimCheck, handle, 'bank-code', (code: string) =>
+          api.direct.validateBank({ transaction_reference: transactionRef, authorization: { otp_token: code } }),
+        );
         logger.info({ transactionRef, status: data.transaction_status }, 'bank validation answered');
         return { authModel: data.auth_model ?? undefined, transactionStatus: data.transaction_status ?? undefined };
       } catch (err) {

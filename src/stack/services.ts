@@ -12,6 +12,8 @@ import { createActivities } from '../activities';
 import { installTemporalRuntime } from '../logging/temporal-logger';
 import { PaymentsClient } from '../api';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox';
+import type { ClaimCheckStore } from '../claim-check/store';
+import { openClaimCheck, type StarterContext } from '../starters/connect';
 
 export interface RunServicesOptions {
   config: AppConfig;
@@ -31,6 +33,10 @@ export interface RunningServices {
   codecUrl: string;
   api: PaymentsClient;
   client: Awaited<ReturnType<typeof createTemporalClient>>;
+  /** The claim-check store (the worker's activities redeem from it; starters seal into it). */
+  claimCheck: ClaimCheckStore;
+  /** What the typed starters take: client, task queue and claim-check store. */
+  starters: StarterContext;
   stop(): Promise<void>;
 }
 
@@ -89,13 +95,17 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
     stops.push(() => clientConnection.close());
     const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection: clientConnection });
 
+    const claimCheck = await openClaimCheck(config);
+    claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
+    stops.push(() => claimCheck.close());
+
     if (!opts.withoutWorker) {
       const workerConnection = await connectTemporalWorker(config.temporal);
       const worker = await createPaymentsWorker({
         ...config.temporal,
         encryption: config.encryption,
         connection: workerConnection,
-        activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config }),
+        activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck }),
         workflowBundle: opts.workflowBundle,
         overrides: opts.workerOverrides,
       });
@@ -107,7 +117,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
       });
     }
 
-    return { sandbox, sandboxUrl: sandbox?.url, webhookUrl, codecUrl: codec.url, api, client, stop };
+    return { sandbox, sandboxUrl: sandbox?.url, webhookUrl, codecUrl: codec.url, api, client, claimCheck, starters: { client, taskQueue: config.temporal.taskQueue, claimCheck }, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -8,6 +8,7 @@ import { loadConfig, ConfigError } from '../config/config';
 import { createLogger } from '../logging/logger';
 import { startDevServer, type DevServer } from './temporal-dev-server';
 import { runServices } from './services';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/embedded';
 
 async function main(): Promise<void> {
   let config;
@@ -38,6 +39,18 @@ async function main(): Promise<void> {
     });
   }
 
+  // The claim-check store's PostgreSQL: a real one, embedded, at CLAIM_CHECK_DATABASE_URL's port.
+  let claimCheckDb: EmbeddedPostgres | undefined;
+  if (config.claimCheck.embedded) {
+    const url = new URL(config.claimCheck.databaseUrl);
+    claimCheckDb = await startEmbeddedPostgres({
+      dataDir: resolve(config.temporal.dataDir, 'claim-check-pg'),
+      port: Number(url.port || 5432),
+      password: decodeURIComponent(url.password),
+      database: url.pathname.replace(/^\//, '') || 'claimcheck',
+    });
+  }
+
   const services = await runServices({ config, logger });
 
   const lines = [
@@ -46,6 +59,7 @@ async function main(): Promise<void> {
     services.sandboxUrl ? `Payments sandbox  ${services.sandboxUrl}` : `Payments service  ${config.payments.baseUrl}`,
     `Webhook receiver  ${services.webhookUrl}/webhooks`,
     `Codec server      ${services.codecUrl}`,
+    `Claim-check store ${new URL(config.claimCheck.databaseUrl).host}${claimCheckDb ? ' (embedded PostgreSQL)' : ''}, TTL ${config.claimCheck.ttlMs / 1000} s`,
     `Worker            task queue ${config.temporal.taskQueue}`,
   ].filter(Boolean);
   console.log(['', 'Payments stack is up:', ...lines.map((l) => `  ${l}`), '', 'Press Ctrl-C to stop.', ''].join('\n'));
@@ -56,6 +70,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`\n${signal}: stopping…`);
     await services.stop();
+    await claimCheckDb?.stop();
     await devServer?.stop();
     console.log('stopped.');
     process.exit(0);

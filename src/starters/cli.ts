@@ -14,9 +14,14 @@ registerCommands(program, context);
 
 program
   .parseAsync(process.argv)
-  .then(() => ctx?.client.connection.close())
+  .then(() => close())
   .catch((err: unknown) => {
     console.error((err as Error).message);
     process.exitCode = 1;
-    return ctx?.client.connection.close();
+    return close();
   });
+
+async function close(): Promise<void> {
+  await ctx?.claimCheck.close();
+  await ctx?.client.connection.close();
+}

@@ -1,15 +1,23 @@
 // How backends reach the payment workflows: a Temporal client with the project's
-// encrypted data converter, configured from the same environment as the worker.
+// encrypted data converter, and the claim-check store the starters seal card data, PINs, OTPs
+// and BVNs into, configured from the same environment as the worker.
 import type { Client } from '@temporalio/client';
 import { loadConfig, type AppConfig } from '../config/config';
+import { ClaimCheckStore } from '../claim-check/store';
 import { createTemporalClient } from '../temporal/client';
 
 export interface StarterContext {
   client: Client;
   taskQueue: string;
+  /** Where secrets are sealed before a flow sees them (only a handle enters Temporal). */
+  claimCheck: ClaimCheckStore;
 }
+
+/** Opens the claim-check store of `config` (one per process; close it on shutdown). */
+export const openClaimCheck = (config: AppConfig): Promise<ClaimCheckStore> =>
+  ClaimCheckStore.connect({ databaseUrl: config.claimCheck.databaseUrl, keys: config.claimCheck.keys, activeKeyId: config.claimCheck.activeKeyId, ttlMs: config.claimCheck.ttlMs });
 
 export async function connectStarters(config: AppConfig = loadConfig()): Promise<StarterContext> {
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-  return { client, taskQueue: config.temporal.taskQueue };
+  return { client, taskQueue: config.temporal.taskQueue, claimCheck: await openClaimCheck(config) };
 }

@@ -1,7 +1,9 @@
 // Typed starters for backends: direct card, bank and USSD payments, hosted checkout and
 // recurring charges. Every input is validated with zod before a workflow starts (errors name the
-// field and the rule, never the value: card data is not echoed). PIN, OTP and bank codes go to
-// the running flow as Updates; their outcome comes back synchronously as the next state or a
+// field and the rule, never the value: card data is not echoed). Card data, PINs, OTPs and bank
+// codes are sealed into the claim-check store here, in the backend's process: the workflow gets
+// only a handle (and BIN, last four, brand). PIN, OTP and bank codes go to the running flow as
+// Updates carrying their handle; the outcome comes back synchronously as the next state or a
 // PaymentStepError.
 import {
   WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle,
@@ -9,7 +11,11 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { USSD_BANK_CODES } from '../api';
-import { cardFirstStepUpdate, cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../shared/card';
+import {
+  cardFirstStepUpdate, cardPaymentStateQuery, submitCardUpdate, submitOtpUpdate, submitPinUpdate, type CardDetails, type CardPaymentInput, type CardPaymentState,
+} from '../shared/card';
+import { cardDisplay, SECRET_UNAVAILABLE, type SealedCard, type SecretPurpose } from '../shared/claim-check';
+import type { StarterContext } from './connect';
 import { directPaymentStateQuery, submitBankCodeUpdate, ussdCodeUpdate, type BankPaymentInput, type DirectPaymentState, type UssdPaymentInput } from '../shared/bank-ussd';
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
 import {
@@ -49,11 +55,12 @@ export class DuplicateReferenceError extends Error {
  *  - not_expected: the flow was not waiting for it, or it is malformed (refused by the validator; nothing in history);
  *  - refused: the service refused it; the flow keeps waiting (`details.refusedCodes` of `details.limit`);
  *  - outcome_unknown: the service's answer was lost and the payment is still pending: send it again;
- *  - ended: the payment has ended (e.g. the limit of refused codes was reached, or the flow is over).
+ *  - ended: the payment has ended (e.g. the limit of refused codes was reached, or the flow is over);
+ *  - resubmit: the sealed code expired before the flow could use it: send it again.
  */
 export class PaymentStepError extends Error {
   constructor(
-    readonly kind: 'not_expected' | 'refused' | 'outcome_unknown' | 'ended',
+    readonly kind: 'not_expected' | 'refused' | 'outcome_unknown' | 'ended' | 'resubmit',
     message: string,
     readonly details?: unknown,
   ) {
@@ -62,7 +69,7 @@ export class PaymentStepError extends Error {
   }
 }
 
-const KIND_BY_TYPE: Record<string, PaymentStepError['kind']> = { Refused: 'refused', OutcomeUnknown: 'outcome_unknown', Ended: 'ended' };
+const KIND_BY_TYPE: Record<string, PaymentStepError['kind']> = { Refused: 'refused', OutcomeUnknown: 'outcome_unknown', Ended: 'ended', [SECRET_UNAVAILABLE]: 'resubmit' };
 
 async function step<T>(run: () => Promise<T>): Promise<T> {
   try {
@@ -104,18 +111,45 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 
 const handle = (client: Client, ref: string): WorkflowHandle => client.workflow.getHandle(paymentWorkflowId(ref));
 
+/**
+ * Checks a code's format here (a malformed one is never sealed), seals it, and sends its handle
+ * as the Update; the record is deleted afterwards whatever happened (the activity deletes it as
+ * soon as the service answered; this covers an Update refused before use).
+ */
+async function sendSealedCode<S>(
+  ctx: StarterContext, ref: string, purpose: SecretPurpose, code: string, rule: { pattern: RegExp; message: string }, send: (h: WorkflowHandle, sealed: string) => Promise<S>,
+): Promise<S> {
+  if (typeof code !== 'string' || !rule.pattern.test(code)) throw new PaymentStepError('not_expected', rule.message);
+  const sealed = await ctx.claimCheck.seal(purpose, code);
+  try {
+    return await step(() => send(handle(ctx.client, ref), sealed));
+  } finally {
+    await ctx.claimCheck.discard(sealed).catch(() => undefined);
+  }
+}
+
+const sealCard = async (ctx: StarterContext, card: CardDetails): Promise<SealedCard> => ({
+  handle: await ctx.claimCheck.seal('card', { number: card.number, cvv: card.cvv, expiryMonth: card.expiryMonth, expiryYear: card.expiryYear } satisfies CardDetails),
+  ...cardDisplay(card.number),
+});
+
 // ---- direct card ----
+
+const cardDetails = z.object({
+  number: z.string().regex(/^\d{12,19}$/, 'must be 12 to 19 digits'),
+  cvv: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
+  expiryMonth: z.string().regex(/^(0[1-9]|1[0-2])$/, 'must be 01 to 12'),
+  expiryYear: z.string().regex(/^\d{2}$/, 'must be 2 digits'),
+});
+
+/** What a backend passes to start a card payment: the card in the clear, sealed before any workflow sees it. */
+export type CardPaymentRequest = Omit<CardPaymentInput, 'card'> & { card: CardDetails };
 
 export const cardPaymentInputSchema = z.object({
   transactionRef: reference,
   amount: lowestUnit,
   currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }),
-  card: z.object({
-    number: z.string().regex(/^\d{12,19}$/, 'must be 12 to 19 digits'),
-    cvv: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
-    expiryMonth: z.string().regex(/^(0[1-9]|1[0-2])$/, 'must be 01 to 12'),
-    expiryYear: z.string().regex(/^\d{2}$/, 'must be 2 digits'),
-  }),
+  card: cardDetails,
   customer,
   passCharge: z.boolean().optional(),
   redirectUrl: httpUrl.optional(),
@@ -124,11 +158,19 @@ export const cardPaymentInputSchema = z.object({
   threeDsTimeoutMs: ms.optional(),
   threeDsPollMs: ms.optional(),
   webhookGraceMs: graceMs.optional(),
+  cardTimeoutMs: ms.optional(),
 });
 
+/** Validates, then seals the card: the workflow input holds its handle and display data only. */
+async function sealedCardInput(ctx: StarterContext, raw: CardPaymentRequest): Promise<CardPaymentInput> {
+  const { card, ...rest } = parseOrThrow(cardPaymentInputSchema, raw);
+  return { ...rest, card: await sealCard(ctx, card) };
+}
+
 /** Starts B1 under workflow id payment-<transactionRef>; follow it with getCardPaymentState / handle.result(). */
-export async function startCardPayment(client: Client, taskQueue: string, raw: CardPaymentInput): Promise<WorkflowHandle<typeof cardPaymentWorkflow>> {
-  const input = parseOrThrow(cardPaymentInputSchema, raw) as CardPaymentInput;
+export async function startCardPayment(ctx: StarterContext, raw: CardPaymentRequest): Promise<WorkflowHandle<typeof cardPaymentWorkflow>> {
+  const { client, taskQueue } = ctx;
+  const input = await sealedCardInput(ctx, raw);
   return startOnce(input.transactionRef, () =>
     client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
       workflowId: paymentWorkflowId(input.transactionRef),
@@ -144,8 +186,9 @@ export async function startCardPayment(client: Client, taskQueue: string, raw: C
  * Starts B1 and answers at once with the first step (update-with-start): awaiting_pin,
  * awaiting_otp, awaiting_3ds with authUrl — or the end (e.g. failed: Card declined).
  */
-export async function startCardPaymentForStep(client: Client, taskQueue: string, raw: CardPaymentInput): Promise<{ state: CardPaymentState; handle: WorkflowHandle<typeof cardPaymentWorkflow> }> {
-  const input = parseOrThrow(cardPaymentInputSchema, raw) as CardPaymentInput;
+export async function startCardPaymentForStep(ctx: StarterContext, raw: CardPaymentRequest): Promise<{ state: CardPaymentState; handle: WorkflowHandle<typeof cardPaymentWorkflow> }> {
+  const { client, taskQueue } = ctx;
+  const input = await sealedCardInput(ctx, raw);
   const startOp = new WithStartWorkflowOperation<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
     workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input], workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
     typedSearchAttributes: paymentSearchAttributes({ flow: 'card', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'charging' }),
@@ -154,8 +197,21 @@ export async function startCardPaymentForStep(client: Client, taskQueue: string,
   return { state, handle: await startOp.workflowHandle() };
 }
 /** The next state (awaiting_otp, confirming...), or a PaymentStepError. */
-export const submitPin = (client: Client, ref: string, pin: string): Promise<CardPaymentState> => step(() => handle(client, ref).executeUpdate(submitPinUpdate, { args: [pin] }));
-export const submitOtp = (client: Client, ref: string, otp: string): Promise<CardPaymentState> => step(() => handle(client, ref).executeUpdate(submitOtpUpdate, { args: [otp] }));
+export const submitPin = (ctx: StarterContext, ref: string, pin: string): Promise<CardPaymentState> =>
+  sendSealedCode(ctx, ref, 'pin', pin, { pattern: /^\d{4}$/, message: 'pin must be 4 digits' }, (h, sealed) => h.executeUpdate(submitPinUpdate, { args: [sealed] }));
+export const submitOtp = (ctx: StarterContext, ref: string, otp: string): Promise<CardPaymentState> =>
+  sendSealedCode(ctx, ref, 'otp', otp, { pattern: /^\d{4,8}$/, message: 'otp must be 4 to 8 digits' }, (h, sealed) => h.executeUpdate(submitOtpUpdate, { args: [sealed] }));
+/** In awaiting_card (the sealed card expired before B1 was sent): the card again; answers the next step. */
+export async function resubmitCard(ctx: StarterContext, ref: string, raw: CardDetails): Promise<CardPaymentState> {
+  const card = parseOrThrow(cardDetails, raw);
+  const sealed = await sealCard(ctx, card);
+  try {
+    return await step(() => handle(ctx.client, ref).executeUpdate(submitCardUpdate, { args: [sealed] }));
+  } catch (err) {
+    await ctx.claimCheck.discard(sealed.handle).catch(() => undefined); // refused: never used
+    throw err;
+  }
+}
 export const getCardPaymentState = (client: Client, ref: string): Promise<CardPaymentState> => handle(client, ref).query(cardPaymentStateQuery);
 
 // ---- bank debit and USSD ----
@@ -205,7 +261,8 @@ export async function startUssdPayment(
   return { ussdCode, expiresAt, handle: await startOp.workflowHandle() };
 }
 /** The payer's token or OTP: the next state, or a PaymentStepError. */
-export const submitBankCode = (client: Client, ref: string, code: string): Promise<DirectPaymentState> => step(() => handle(client, ref).executeUpdate(submitBankCodeUpdate, { args: [code] }));
+export const submitBankCode = (ctx: StarterContext, ref: string, code: string): Promise<DirectPaymentState> =>
+  sendSealedCode(ctx, ref, 'bank-code', code, { pattern: /^\d{4,8}$/, message: 'code must be 4 to 8 digits' }, (h, sealed) => h.executeUpdate(submitBankCodeUpdate, { args: [sealed] }));
 export const getDirectPaymentState = (client: Client, ref: string): Promise<DirectPaymentState> => handle(client, ref).query(directPaymentStateQuery);
 
 /** Polls a state query until `done` holds (for backends and tests that wait for a step, e.g. the USSD code). */

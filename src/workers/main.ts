@@ -5,23 +5,27 @@ import { PaymentsClient } from '../api';
 import { createActivities } from '../activities';
 import { connectTemporalWorker, createPaymentsWorker } from './worker';
 import { describeTemporalConnection } from '../temporal/connection';
+import { openClaimCheck } from '../starters/connect';
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker');
   installTemporalRuntime(logger);
   const api = new PaymentsClient({ baseUrl: config.payments.baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
+  const claimCheck = await openClaimCheck(config);
+  claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
   const connection = await connectTemporalWorker(config.temporal);
   const worker = await createPaymentsWorker({
     ...config.temporal,
     encryption: config.encryption,
     connection,
-    activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config }),
+    activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck }),
   });
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker started');
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   await worker.run();
   await connection.close();
   await api.close();
+  await claimCheck.close();
 }
 
 main().catch((err) => {

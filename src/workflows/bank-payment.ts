@@ -3,13 +3,15 @@
 // B3 and B4 move money: one attempt each; a refusal proves nothing happened, anything else is
 // settled by verifying the reference first (B3 is sent again only for a reference the service
 // does not know). A code the service refuses fails the Update and the flow keeps waiting, up to
-// MAX_REFUSED_CODES; no code within codeTimeoutMs ends the flow as expired.
+// MAX_REFUSED_CODES; no code within codeTimeoutMs ends the flow as expired. The code arrives
+// sealed (a claim-check handle): the token or OTP itself never enters history.
 import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, submitBankCodeUpdate, type BankPaymentInput, type DirectPaymentState, type DirectStatus } from '../shared/bank-ussd';
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
+import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, once, sendUnlessReceived, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, once, secretUnavailable, sendUnlessReceived, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
 } from './payment-steps';
 
 export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<DirectPaymentState> {
@@ -36,6 +38,8 @@ export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<Dire
         setStatus('confirming');
         return snapshot();
       } catch (err) {
+        // The sealed code expired before it was sent: nothing happened, the flow keeps waiting.
+        if (secretUnavailable(err)) throw updateFailure(SECRET_UNAVAILABLE, 'the code expired before it was sent: send it again');
         if ((await settleCodeFailure(ref, err, expected, { state, setStatus, conclude })) === 'confirming') return snapshot();
         throw updateFailure('OutcomeUnknown', `the service's answer was lost (${describeFailure(err)}); the debit is still pending: send the code again`);
       } finally {
@@ -45,7 +49,7 @@ export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<Dire
     {
       validator: (code) => {
         if (state.status !== 'awaiting_code' || busy) throw new Error(`no code is expected now (state ${state.status}${busy ? ', a code is being checked' : ''})`);
-        if (typeof code !== 'string' || !/^\d{4,8}$/.test(code)) throw new Error('code must be 4 to 8 digits');
+        if (!isClaimHandle(code)) throw new Error('code must be sealed: pass the claim-check handle the starter made');
       },
     },
   );

@@ -12,30 +12,35 @@
 // flow keeps waiting, up to MAX_REFUSED_CODES. Each step has its timeout, after which the flow
 // ends as expired. The final state is the charge_successful webhook's (a signal from the
 // receiver), or verify's when no webhook came within the grace.
-// Card data is dropped from the workflow's memory once B1 answered; PIN and OTP live only in the
-// Update's arguments and the B2 activity's input (both encrypted by the codec).
+// Card data, PIN and OTP never reach the workflow: the starter seals them into the claim-check
+// store and the input and Updates carry only handles (plus BIN, last four and brand for display).
+// When the sealed card expired before B1 could be sent, the flow waits in awaiting_card for the
+// card again (submitCard); an expired PIN/OTP fails its Update with SecretUnavailable.
 import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
-  CARD_FINAL_STATUSES, cardFirstStepUpdate, cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate,
-  type CardDetails, type CardPaymentInput, type CardPaymentState, type CardPaymentStatus,
+  CARD_FINAL_STATUSES, cardFirstStepUpdate, cardPaymentStateQuery, submitCardUpdate, submitOtpUpdate, submitPinUpdate,
+  type CardPaymentInput, type CardPaymentState, type CardPaymentStatus,
 } from '../shared/card';
+import { isClaimHandle, SECRET_UNAVAILABLE, type SealedCard } from '../shared/claim-check';
 import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, sendUnlessReceived, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, secretUnavailable, sendUnlessReceived, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
 } from './payment-steps';
 
 const WAITING: CardPaymentStatus[] = ['awaiting_pin', 'awaiting_otp'];
 
 export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<CardPaymentState> {
   const ref = input.transactionRef;
-  // Taken out of the input at once: after B1 nothing references it any more.
-  let card: CardDetails | undefined = input.card;
-  delete (input as Partial<CardPaymentInput>).card;
+  let card: SealedCard = input.card;
+  let resubmittedCard: SealedCard | undefined;
 
   const inbox = listenForWebhook(ref);
   const expected: ExpectedPayment = { amount: input.amount, currency: input.currency, passCharge: input.passCharge === true };
-  const state: CardPaymentState = { transactionRef: ref, status: 'charging', amount: input.amount, currency: input.currency, webhooksReceived: 0, refusedCodes: 0 };
+  const state: CardPaymentState = {
+    transactionRef: ref, status: 'charging', amount: input.amount, currency: input.currency, webhooksReceived: 0, refusedCodes: 0,
+    card: { bin: card.bin, last4: card.last4, brand: card.brand },
+  };
   let busy = false; // a PIN/OTP is with the service
   let pinAnswerLost = false; // the PIN may have been accepted: an OTP is accepted too
   let pendingOutcome: { as: FinalStatus; reason: string } = { as: 'unknown', reason: 'verified as Pending after the service answered Success' };
@@ -64,14 +69,32 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
     return snapshot();
   });
 
-  async function authorize(kind: 'pin' | 'otp', code: string): Promise<CardPaymentState> {
+  setHandler(
+    submitCardUpdate,
+    async (c) => {
+      resubmittedCard = c;
+      await condition(() => state.status !== 'awaiting_card' && state.status !== 'charging');
+      return snapshot();
+    },
+    {
+      validator: (c) => {
+        if (state.status !== 'awaiting_card' || resubmittedCard) throw new Error(`no card is expected now (state ${state.status})`);
+        if (!c || !isClaimHandle(c.handle)) throw new Error('card must be sealed: pass the claim-check handle the starter made');
+      },
+    },
+  );
+
+  async function authorize(kind: 'pin' | 'otp', handle: string): Promise<CardPaymentState> {
     busy = true;
     try {
-      const step = await once.authorizeCard(ref, kind === 'pin' ? { pin: code } : { otp: code });
+      const step = await once.authorizeCard(ref, kind, handle);
       pinAnswerLost = false;
       applyStep(step.transactionStatus);
       return snapshot();
     } catch (err) {
+      // The sealed code expired before it was sent: nothing happened, the flow keeps waiting.
+      const gone = secretUnavailable(err);
+      if (gone) throw updateFailure(SECRET_UNAVAILABLE, `the ${kind === 'pin' ? 'PIN' : 'OTP'} expired before it was sent: send it again`);
       // What a refusal or a lost answer meant, the service's record says.
       if ((await settleCodeFailure(ref, err, expected, { state, setStatus, conclude })) === 'confirming') return snapshot();
       // Still pending (or not verifiable): the code can be sent again safely, a transaction succeeds once.
@@ -88,24 +111,47 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
   setHandler(submitPinUpdate, (pin) => authorize('pin', pin), {
     validator: (pin) => {
       if (state.status !== 'awaiting_pin' || busy) throw new Error(`no PIN is expected now (state ${state.status}${busy ? ', a code is being checked' : ''})`);
-      if (typeof pin !== 'string' || !/^\d{4}$/.test(pin)) throw new Error('pin must be 4 digits');
+      if (!isClaimHandle(pin)) throw new Error('pin must be sealed: pass the claim-check handle the starter made');
     },
   });
   setHandler(submitOtpUpdate, (otp) => authorize('otp', otp), {
     validator: (otp) => {
       const expected = state.status === 'awaiting_otp' || (state.status === 'awaiting_pin' && pinAnswerLost);
       if (!expected || busy) throw new Error(`no OTP is expected now (state ${state.status}${busy ? ', a code is being checked' : ''})`);
-      if (typeof otp !== 'string' || !/^\d{4,8}$/.test(otp)) throw new Error('otp must be 4 to 8 digits');
+      if (!isClaimHandle(otp)) throw new Error('otp must be sealed: pass the claim-check handle the starter made');
     },
   });
 
   upsertSearchAttributes(paymentSearchAttributes({ flow: 'card', reference: ref, amount: input.amount, currency: input.currency, status: 'charging' }));
 
   // ---- B1: sent once; a second time only when verify proved the first never arrived ----
-  const sent = await sendUnlessReceived(ref, () => once.chargeCard({ ...input, card: card! }));
+  // A sealed card that no longer opens means this send was not made (nothing reached the service).
+  const chargeSealed = async () => once.chargeCard({ ...input, card }).catch((err: unknown) => {
+    if (secretUnavailable(err)) return 'secret-unavailable' as const;
+    throw err;
+  });
+  let sent = await sendUnlessReceived(ref, chargeSealed);
+  while (sent.kind === 'answered' && sent.answer === 'secret-unavailable') {
+    // The sealed card expired (e.g. the worker was down past its TTL): ask for it again.
+    const timeoutMs = input.cardTimeoutMs ?? input.pinTimeoutMs ?? PAYMENT_DEFAULTS.pinTimeoutMs;
+    setStatus('awaiting_card', 'the sealed card expired before it was sent: submit the card again');
+    if (!(await condition(() => resubmittedCard !== undefined, timeoutMs))) {
+      setStatus('expired', `the card was not submitted again within ${timeoutMs} ms`);
+      break;
+    }
+    card = resubmittedCard!;
+    resubmittedCard = undefined;
+    state.card = { bin: card.bin, last4: card.last4, brand: card.brand };
+    setStatus('charging');
+    sent = await sendUnlessReceived(ref, chargeSealed);
+  }
   if (sent.kind === 'answered') {
-    state.authUrl = sent.answer.authUrl;
-    applyStep(sent.answer.transactionStatus);
+    const answer = sent.answer;
+    // 'secret-unavailable' here: ended above as expired, no card came again.
+    if (answer !== 'secret-unavailable') {
+      state.authUrl = answer.authUrl;
+      applyStep(answer.transactionStatus);
+    }
   } else if (sent.kind === 'refused') setStatus('failed', sent.failure.message);
   else if (sent.kind === 'unverified') setStatus('unknown', `the charge's answer was lost (${sent.lost}) and the transaction could not be verified`);
   else if (sent.kind === 'never-received') setStatus('failed', 'the charge never reached the service (sent twice)');
@@ -115,7 +161,6 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
     pendingOutcome = { as: 'failed', reason: "the charge's answer was lost: the payment cannot be continued and lapses at the service" };
   } else if (sent.found.status === 'Success') setStatus('confirming');
   else conclude(fromLookup(sent.found, expected));
-  card = undefined;
 
   // ---- PIN / OTP: each step with its own deadline ----
   let stepOf: CardPaymentStatus | undefined;

@@ -11,6 +11,7 @@ import type { PaymentFlowActivities } from '../activities/payments';
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { amountMismatch, MAX_REFUSED_CODES, PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus, type TransactionLookup } from '../shared/payment-common';
+import { SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { failureOf } from './activity-failure';
 
 /** Money-moving calls: one attempt; the client's own timeout (PAYMENTS_TIMEOUT_MS) comes first. */
@@ -45,6 +46,12 @@ const REFUSALS = ['BadRequest', 'InvalidRequest', 'Unauthorized', 'NotFound'];
 export function refusal(err: unknown): ApplicationFailure | undefined {
   const f = failureOf(err);
   return f && REFUSALS.includes(f.type ?? '') ? f : undefined;
+}
+
+/** The activity's claim-check handle no longer opened: the call was not made, the data must come again. */
+export function secretUnavailable(err: unknown): ApplicationFailure | undefined {
+  const f = failureOf(err);
+  return f?.type === SECRET_UNAVAILABLE ? f : undefined;
 }
 
 export function describeFailure(err: unknown): string {
@@ -153,7 +160,7 @@ export async function confirmPayment(
 }
 
 /** Fails an Update with a typed, non-retryable reason the caller sees synchronously. */
-export function updateFailure(type: 'Refused' | 'OutcomeUnknown' | 'Ended', message: string, details?: unknown): ApplicationFailure {
+export function updateFailure(type: 'Refused' | 'OutcomeUnknown' | 'Ended' | typeof SECRET_UNAVAILABLE, message: string, details?: unknown): ApplicationFailure {
   return ApplicationFailure.create({ type, message, nonRetryable: true, details: details === undefined ? undefined : [details] });
 }
 

@@ -13,10 +13,17 @@ export function devServerAddress(): string {
   return address;
 }
 
-/** Config for a test: the suite's dev server, a task queue of its own, free ports. */
+export function claimCheckDatabaseUrl(): string {
+  const url = process.env.CLAIM_CHECK_TEST_DATABASE_URL;
+  if (!url) throw new Error('CLAIM_CHECK_TEST_DATABASE_URL is not set: jest globalSetup starts the claim-check PostgreSQL');
+  return url;
+}
+
+/** Config for a test: the suite's dev server and claim-check PostgreSQL, a task queue of its own, free ports. */
 export function testConfig(env: Record<string, string> = {}): AppConfig {
   return loadConfig({
     TEMPORAL_ADDRESS: devServerAddress(),
+    CLAIM_CHECK_DATABASE_URL: claimCheckDatabaseUrl(),
     TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
     SANDBOX_PORT: '0',
     WEBHOOK_PORT: '0',

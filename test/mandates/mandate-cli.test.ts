@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => services?.stop());
 
 async function cli(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  const env = { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: config.temporal.taskQueue, PAYMENTS_BASE_URL: services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn' };
+  const env = { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: config.temporal.taskQueue, CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl, PAYMENTS_BASE_URL: services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn' };
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', CLI, ...args], { env, timeout: 60_000 });
     return { stdout, stderr, code: 0 };

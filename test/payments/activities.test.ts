@@ -2,18 +2,23 @@
 // fields the flows carry through (pass_charge, currency, metadata, sub_merchant_id,
 // redirect_url, is_recurring) reach the service; failures are typed the way the workflows read
 // them (a 400 is a refusal, a dropped connection an unknown outcome, verify's 400 "not found");
-// and nothing logged carries card data or codes.
+// and nothing logged carries card data or codes. Card data and codes come sealed in the real
+// claim-check store: redeemed for the call, deleted once the service answered, kept when the
+// answer was lost (a resend proved safe may need it), and an expired handle sends nothing.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { PaymentsClient } from '../../src/api';
-import { createPaymentActivities, type ChargeCardRequest } from '../../src/activities/payments';
+import { createPaymentActivities } from '../../src/activities/payments';
+import { ClaimCheckStore } from '../../src/claim-check/store';
+import type { CardPaymentInput } from '../../src/shared/card';
+import { cardDisplay } from '../../src/shared/claim-check';
 import type { CheckoutInput } from '../../src/shared/checkout';
 import type { BankPaymentInput, UssdPaymentInput } from '../../src/shared/bank-ussd';
 import { createLogger } from '../../src/logging/logger';
 import { loadConfig } from '../../src/config/config';
-import { LogCapture } from '../helpers/temporal';
+import { LogCapture, testConfig } from '../helpers/temporal';
 
 interface Seen { method: string; path: string; body: Record<string, unknown> }
 let server: Server;
@@ -36,26 +41,36 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const cfg = testConfig();
+  claimCheck = await ClaimCheckStore.connect({ databaseUrl: cfg.claimCheck.databaseUrl, keys: cfg.claimCheck.keys, ttlMs: 60_000 });
 });
-afterAll(() => new Promise((r) => server.close(r)));
+afterAll(async () => {
+  await claimCheck.close();
+  await new Promise((r) => server.close(r));
+});
+let claimCheck: ClaimCheckStore;
+const opens = (handle: string, purpose: 'card' | 'otp') => claimCheck.open(handle, purpose).then(() => true, () => false);
 beforeEach(() => {
   seen.length = 0;
 });
 
 const capture = new LogCapture();
 const activities = () =>
-  createPaymentActivities({ api: new PaymentsClient({ baseUrl: base, secretKey: 'sandbox_sk_test_key_000', timeoutMs: 2_000 }), logger: createLogger({ destination: capture }), config: loadConfig({}) });
+  createPaymentActivities({ api: new PaymentsClient({ baseUrl: base, secretKey: 'sandbox_sk_test_key_000', timeoutMs: 2_000 }), logger: createLogger({ destination: capture }), config: loadConfig({}), claimCheck });
 const env = new MockActivityEnvironment();
 const ok = (data: unknown) => ({ status: 200, body: { status: 200, success: true, message: 'ok', data } });
 const failureOf = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: unknown) => e)) as ApplicationFailure;
 
-it('B1 carries currency, pass_charge, redirect_url and the card; nothing of the card is logged', async () => {
+const sealedCard = async (number = '5200000000001096') => ({ handle: await claimCheck.seal('card', { number, cvv: '321', expiryMonth: '12', expiryYear: '29' }), ...cardDisplay(number) });
+
+it('B1 redeems the sealed card and carries currency, pass_charge, redirect_url and the card; the record is deleted once answered; nothing of the card is logged', async () => {
   answer = () => ok({ transaction_ref: 'R1', transaction_status: 'ThreeDSecure', auth_url: 'https://3ds.example/R1' });
-  const req: ChargeCardRequest = {
+  const req: CardPaymentInput = {
     transactionRef: 'R1', amount: 20_000, currency: 'USD', passCharge: true, redirectUrl: 'https://shop.example/return',
-    card: { number: '5200000000001096', cvv: '321', expiryMonth: '12', expiryYear: '29' }, customer: { name: 'Ada', email: 'ada@example.com' },
+    card: await sealedCard(), customer: { name: 'Ada', email: 'ada@example.com' },
   };
   const out = await env.run(activities().chargeCard, req);
+  expect(await opens(req.card.handle, 'card')).toBe(false); // used: gone
   expect(out).toEqual({ transactionStatus: 'ThreeDSecure', authUrl: 'https://3ds.example/R1' });
   expect(seen[0]).toMatchObject({
     method: 'POST', path: '/transaction/initiate/process-payment',
@@ -94,11 +109,33 @@ it('B3 and B5 carry pass_charge; A4 sends the stable reference', async () => {
   ]);
 });
 
+it('a sealed card whose answer was lost stays for a resend; an expired or used handle fails SecretUnavailable and sends nothing', async () => {
+  answer = () => 'drop';
+  const card = await sealedCard();
+  const req: CardPaymentInput = { transactionRef: 'R9', amount: 1_000, currency: 'NGN', card, customer: { name: 'Ada', email: 'ada@example.com' } };
+  expect(await failureOf(env.run(activities().chargeCard, req))).toMatchObject({ type: 'OutcomeUnknown' });
+  expect(await opens(card.handle, 'card')).toBe(true); // kept: a requery may prove the resend safe
+  answer = () => ok({ transaction_ref: 'R9', transaction_status: 'ValidateOTP' });
+  await env.run(activities().chargeCard, req); // the resend
+  expect(await opens(card.handle, 'card')).toBe(false);
+  seen.length = 0;
+  expect(await failureOf(env.run(activities().chargeCard, req))).toMatchObject({ type: 'SecretUnavailable', nonRetryable: true });
+  const expired = await claimCheck.seal('otp', '123456', 1);
+  await new Promise((r) => setTimeout(r, 20));
+  expect(await failureOf(env.run(activities().authorizeCard, 'R9', 'otp' as const, expired))).toMatchObject({ type: 'SecretUnavailable', nonRetryable: true });
+  // A handle opens only for what it was sealed as: a card handle is no OTP.
+  expect(await failureOf(env.run(activities().authorizeCard, 'R9', 'otp' as const, (await sealedCard()).handle))).toMatchObject({ type: 'SecretUnavailable' });
+  expect(seen).toHaveLength(0);
+});
+
 it('a 400 is a refusal, a dropped connection an unknown outcome; verify reads 400 as "not found"', async () => {
   answer = () => ({ status: 400, body: { status: 400, success: false, message: 'Invalid OTP', data: null } });
-  expect(await failureOf(env.run(activities().authorizeCard, 'R2', { otp: '000000' }))).toMatchObject({ type: 'BadRequest', nonRetryable: true, message: expect.stringContaining('Invalid OTP') });
+  const refusedOtp = await claimCheck.seal('otp', '000000');
+  expect(await failureOf(env.run(activities().authorizeCard, 'R2', 'otp' as const, refusedOtp))).toMatchObject({ type: 'BadRequest', nonRetryable: true, message: expect.stringContaining('Invalid OTP') });
+  expect(seen[0].body).toMatchObject({ transaction_reference: 'R2', authorization: { otp: '000000' } });
+  expect(await opens(refusedOtp, 'otp')).toBe(false); // the service answered: deleted
   answer = () => 'drop';
-  expect(await failureOf(env.run(activities().authorizeCard, 'R2', { otp: '123456' }))).toMatchObject({ type: 'OutcomeUnknown', nonRetryable: true });
+  expect(await failureOf(env.run(activities().authorizeCard, 'R2', 'otp' as const, await claimCheck.seal('otp', '123456')))).toMatchObject({ type: 'OutcomeUnknown', nonRetryable: true });
   expect(capture.text).not.toContain('123456');
   answer = () => ({ status: 400, body: { status: 400, success: false, message: 'Transaction R3 not found', data: null } });
   expect(await env.run(activities().lookupTransaction, 'R3')).toEqual({ found: false });

@@ -23,10 +23,10 @@ it.each([
   const i = bank(account);
   const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
   expect(await waitFor(i.transactionRef, 'awaiting_code')).toMatchObject({ authModel: model });
-  expect(await stepError(submitBankCode(env.services.client, i.transactionRef, '12'))).toMatchObject({ kind: 'not_expected', message: 'code must be 4 to 8 digits' });
-  expect(await stepError(submitBankCode(env.services.client, i.transactionRef, '000000'))).toMatchObject({ kind: 'refused', message: expect.stringContaining('Invalid OTP or token') });
+  expect(await stepError(submitBankCode(env.services.starters, i.transactionRef, '12'))).toMatchObject({ kind: 'not_expected', message: 'code must be 4 to 8 digits' });
+  expect(await stepError(submitBankCode(env.services.starters, i.transactionRef, '000000'))).toMatchObject({ kind: 'refused', message: expect.stringContaining('Invalid OTP or token') });
   expect((await getDirectPaymentState(env.services.client, i.transactionRef)).status).toBe('awaiting_code');
-  expect((await submitBankCode(env.services.client, i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
+  expect((await submitBankCode(env.services.starters, i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', authModel: model, refusedCodes: 1 });
   expect(await env.admin.ledger(i.transactionRef)).toMatchObject([{ kind: 'bank_debit', amount: 250_000 }]);
   expect((await eventTypes(handle)).filter((t) => t === 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED')).toHaveLength(2);
@@ -37,7 +37,7 @@ it('bank debit refused after the code (insufficient funds): the caller hears it 
   const i = bank('0000000051');
   const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
   await waitFor(i.transactionRef, 'awaiting_code');
-  expect(await stepError(submitBankCode(env.services.client, i.transactionRef, SANDBOX_OTP))).toMatchObject({ kind: 'ended', message: expect.stringContaining('Insufficient funds') });
+  expect(await stepError(submitBankCode(env.services.starters, i.transactionRef, SANDBOX_OTP))).toMatchObject({ kind: 'ended', message: expect.stringContaining('Insufficient funds') });
   expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify' });
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
 });

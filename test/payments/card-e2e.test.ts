@@ -6,9 +6,9 @@ import { createLogger } from '../../src/logging/logger';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { createActivities } from '../../src/activities';
 import {
-  DuplicateReferenceError, getCardPaymentState, PaymentInputError, PaymentStepError, startCardPayment, startCardPaymentForStep, submitOtp, submitPin, waitForState,
+  DuplicateReferenceError, getCardPaymentState, PaymentInputError, PaymentStepError, startCardPayment, startCardPaymentForStep, submitOtp, submitPin, waitForState, type CardPaymentRequest,
 } from '../../src/starters/payments';
-import type { CardPaymentInput, CardPaymentState } from '../../src/shared/card';
+import type { CardPaymentState } from '../../src/shared/card';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { recordHistory } from '../helpers/replay';
@@ -26,30 +26,30 @@ afterEach(async () => {
 
 const B1 = '/transaction/initiate/process-payment';
 const B2 = '/transaction/payment/authorize';
-const input = (number: string, over: Partial<CardPaymentInput> = {}): CardPaymentInput => ({
+const input = (number: string, over: Partial<CardPaymentRequest> = {}): CardPaymentRequest => ({
   transactionRef: `card-${randomUUID()}`, amount: 500_000, currency: 'NGN', card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' },
   customer: { name: 'Ada Obi', email: 'ada@example.com' }, webhookGraceMs: 10_000, ...over,
 });
 const client = () => env.services.client;
-const tq = () => config.temporal.taskQueue;
+const starters = () => env.services.starters;
 const waitFor = (ref: string, status: CardPaymentState['status']) => waitForState(() => getCardPaymentState(client(), ref), (s) => s.status === status);
 const stepError = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a PaymentStepError'); }, (e: unknown) => e as PaymentStepError);
 
 it('PIN then OTP: wrong-state and malformed codes refused by the validator, a wrong PIN refused by the service, then success by the webhook; no card data, PIN or OTP in history or logs', async () => {
   const i = input(TEST_CARDS.pinThenOtp);
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   expect(await waitFor(i.transactionRef, 'awaiting_pin')).toMatchObject({ expects: 'pin' });
 
   // Refused by the validators: nothing reaches the service or the history.
-  expect(await stepError(submitOtp(client(), i.transactionRef, SANDBOX_OTP))).toMatchObject({ kind: 'not_expected', message: expect.stringContaining('no OTP is expected') });
-  expect(await stepError(submitPin(client(), i.transactionRef, '12a4'))).toMatchObject({ kind: 'not_expected', message: 'pin must be 4 digits' });
+  expect(await stepError(submitOtp(starters(), i.transactionRef, SANDBOX_OTP))).toMatchObject({ kind: 'not_expected', message: expect.stringContaining('no OTP is expected') });
+  expect(await stepError(submitPin(starters(), i.transactionRef, '12a4'))).toMatchObject({ kind: 'not_expected', message: 'pin must be 4 digits' });
   // Refused by the service: the caller gets the reason at once, the flow keeps waiting.
-  const wrong = await stepError(submitPin(client(), i.transactionRef, '0000'));
+  const wrong = await stepError(submitPin(starters(), i.transactionRef, '0000'));
   expect(wrong).toMatchObject({ kind: 'refused', message: expect.stringContaining('Invalid PIN'), details: { refusedCodes: 1, limit: 3 } });
   expect((await getCardPaymentState(client(), i.transactionRef)).status).toBe('awaiting_pin');
 
-  expect(await submitPin(client(), i.transactionRef, SANDBOX_PIN)).toMatchObject({ status: 'awaiting_otp', expects: 'otp' });
-  expect((await submitOtp(client(), i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
+  expect(await submitPin(starters(), i.transactionRef, SANDBOX_PIN)).toMatchObject({ status: 'awaiting_otp', expects: 'otp' });
+  expect((await submitOtp(starters(), i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', webhooksReceived: 1, refusedCodes: 1 });
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
   expect(await env.admin.requests(i.transactionRef, B2)).toHaveLength(3); // wrong PIN, PIN, OTP: the refused ones never left
@@ -67,16 +67,16 @@ it('PIN then OTP: wrong-state and malformed codes refused by the validator, a wr
 
 it('OTP only (below 7,500 NGN) completes', async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   expect(await waitFor(i.transactionRef, 'awaiting_otp')).toMatchObject({ expects: 'otp' });
-  await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
+  await submitOtp(starters(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
   expect(await env.admin.ledger(i.transactionRef)).toMatchObject([{ kind: 'card_charge', amount: 100_000 }]);
 });
 
 it('3DS: waits while the payer completes auth_url; the webhook confirms; the E-3 redirect shows the state', async () => {
   const i = input(TEST_CARDS.threeDs, { redirectUrl: `${env.services.webhookUrl}/payments/return` });
-  const { state, handle } = await startCardPaymentForStep(client(), tq(), i); // the first step, at once
+  const { state, handle } = await startCardPaymentForStep(starters(), i); // the first step, at once
   expect(state).toMatchObject({ status: 'awaiting_3ds' });
   expect(state.authUrl).toContain('/3ds/');
   expect((await fetch(state.authUrl!)).status).toBe(200);
@@ -90,7 +90,7 @@ it('3DS: waits while the payer completes auth_url; the webhook confirms; the E-3
 
 it('3DS failed by the payer: no webhook comes; the requery while waiting finds it failed', async () => {
   const i = input(TEST_CARDS.threeDs, { threeDsPollMs: 300 });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_3ds');
   await env.admin.pay3ds(i.transactionRef, 'fail');
   expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify', reason: expect.stringContaining('3DS authentication failed') });
@@ -99,21 +99,21 @@ it('3DS failed by the payer: no webhook comes; the requery while waiting finds i
 
 it('a wrong OTP is refused and the flow keeps waiting; the third wrong code fails the payment', async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
-  expect(await stepError(submitOtp(client(), i.transactionRef, '000000'))).toMatchObject({ kind: 'refused', message: expect.stringContaining('Invalid OTP'), details: { refusedCodes: 1 } });
-  expect(await stepError(submitOtp(client(), i.transactionRef, '111111'))).toMatchObject({ kind: 'refused', details: { refusedCodes: 2 } });
+  expect(await stepError(submitOtp(starters(), i.transactionRef, '000000'))).toMatchObject({ kind: 'refused', message: expect.stringContaining('Invalid OTP'), details: { refusedCodes: 1 } });
+  expect(await stepError(submitOtp(starters(), i.transactionRef, '111111'))).toMatchObject({ kind: 'refused', details: { refusedCodes: 2 } });
   expect((await getCardPaymentState(client(), i.transactionRef)).status).toBe('awaiting_otp');
-  expect(await stepError(submitOtp(client(), i.transactionRef, '222222'))).toMatchObject({ kind: 'ended', message: expect.stringContaining('too many wrong attempts') });
+  expect(await stepError(submitOtp(starters(), i.transactionRef, '222222'))).toMatchObject({ kind: 'ended', message: expect.stringContaining('too many wrong attempts') });
   expect(await handle.result()).toMatchObject({ status: 'failed', refusedCodes: 2, reason: expect.stringContaining('verified as Failed') });
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
 });
 
 it('an OTP after the timeout: the flow has ended as expired and the OTP is refused', async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000, otpTimeoutMs: 1_500 });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   expect(await handle.result()).toMatchObject({ status: 'expired', reason: 'no OTP within 1500 ms' });
-  expect(await stepError(submitOtp(client(), i.transactionRef, SANDBOX_OTP))).toMatchObject({ kind: expect.stringMatching(/^(ended|not_expected)$/) });
+  expect(await stepError(submitOtp(starters(), i.transactionRef, SANDBOX_OTP))).toMatchObject({ kind: expect.stringMatching(/^(ended|not_expected)$/) });
   expect(await env.admin.requests(i.transactionRef, B2)).toHaveLength(0);
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
 });
@@ -121,9 +121,9 @@ it('an OTP after the timeout: the flow has ended as expired and the OTP is refus
 it('a duplicate webhook (the service delivers it twice) is processed once', async () => {
   await env.admin.webhookFault('duplicate');
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
-  await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
+  await submitOtp(starters(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
   await env.admin.settle();
   const deliveries = await env.admin.webhooks(i.transactionRef);
@@ -136,7 +136,7 @@ it('a duplicate webhook (the service delivers it twice) is processed once', asyn
 
 it('a forged webhook gets 401 and signals nothing; the flow goes on waiting for the OTP', async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
   const forged = JSON.stringify({
     Event: 'charge_successful', TransactionRef: i.transactionRef,
@@ -148,13 +148,13 @@ it('a forged webhook gets 401 and signals nothing; the flow goes on waiting for 
     expect(res.status).toBe(401);
   }
   expect(await getCardPaymentState(client(), i.transactionRef)).toMatchObject({ status: 'awaiting_otp', webhooksReceived: 0 });
-  await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
+  await submitOtp(starters(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', webhooksReceived: 1 });
 });
 
 it('a webhook that arrives before the flow waits for it: paid at the service (another device) while the flow waits for the OTP', async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
   await env.services.api.direct.authorizeCard({ transaction_reference: i.transactionRef, authorization: { otp: SANDBOX_OTP } });
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
@@ -163,10 +163,10 @@ it('a webhook that arrives before the flow waits for it: paid at the service (an
 
 it("the OTP's answer is lost (connection dropped after processing): the webhook, there before the Update settles, confirms; B2 is not sent again", async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
   await env.admin.fault({ method: 'POST', path: `^${B2}$`, kind: 'drop-after-processing', count: 1 });
-  expect(await submitOtp(client(), i.transactionRef, SANDBOX_OTP)).toMatchObject({ status: expect.stringMatching(/^(confirming|success)$/) });
+  expect(await submitOtp(starters(), i.transactionRef, SANDBOX_OTP)).toMatchObject({ status: expect.stringMatching(/^(confirming|success)$/) });
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
   expect(await env.admin.requests(i.transactionRef, B2)).toMatchObject([{ status: 'dropped' }]);
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
@@ -176,9 +176,9 @@ it("the OTP's answer is lost (connection dropped after processing): the webhook,
 it('B1 dropped before processing: verify proves it never arrived, so it is sent once more, and the payment completes once', async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   await env.admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 1 });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
-  await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
+  await submitOtp(starters(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success' });
   expect((await env.admin.requests(i.transactionRef, B1)).map((r) => r.status)).toEqual(['reset', 200]);
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
@@ -188,7 +188,7 @@ it('B1 dropped before processing: verify proves it never arrived, so it is sent 
 it('B1 dropped before processing twice: sent at most twice, then failed as never received; nothing charged', async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   await env.admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 3 });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   expect(await handle.result()).toMatchObject({ status: 'failed', reason: 'the charge never reached the service (sent twice)' });
   expect((await env.admin.requests(i.transactionRef, B1)).map((r) => r.status)).toEqual(['reset', 'reset']);
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
@@ -198,7 +198,7 @@ it('B1 dropped before processing twice: sent at most twice, then failed as never
 it("B1's answer lost after processing: verify finds it pending, B1 is never sent again, and the payment ends failed (it cannot be continued)", async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000, webhookGraceMs: 300 });
   await env.admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-after-processing', count: 1 });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify', reason: expect.stringContaining('cannot be continued') });
   expect(await env.admin.requests(i.transactionRef, B1)).toMatchObject([{ status: 'dropped' }]);
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
@@ -207,17 +207,17 @@ it("B1's answer lost after processing: verify finds it pending, B1 is never sent
 it('without a webhook the result is confirmed by verifying the transaction', async () => {
   await env.admin.webhookFault('fail'); // the delivery fails; its retry comes 5 s later on the sandbox clock
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000, webhookGraceMs: 500 });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
-  await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
+  await submitOtp(starters(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify', webhooksReceived: 0 });
 });
 
 it('pass_charge and USD are carried through: the payer pays amount + charge and the flow accepts it', async () => {
   const i = input(TEST_CARDS.otpOnly, { amount: 20_000, currency: 'USD', passCharge: true });
-  const handle = await startCardPayment(client(), tq(), i);
+  const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
-  await submitOtp(client(), i.transactionRef, SANDBOX_OTP);
+  await submitOtp(starters(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', currency: 'USD' });
   const [entry] = await env.admin.ledger(i.transactionRef);
   expect(entry.amount).toBeGreaterThan(20_000); // amount + the sandbox's 1.2 % charge
@@ -229,11 +229,11 @@ it('a worker restarted while the flow waits for the OTP: a new worker completes 
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   const makeWorker = async () => {
     const connection = await NativeConnection.connect({ address: cfg.temporal.address });
-    const worker = await createPaymentsWorker({ ...cfg.temporal, encryption: cfg.encryption, connection, workflowBundle: await workflowBundle(), activities: createActivities({ api: env.services.api, logger, config: cfg }) });
+    const worker = await createPaymentsWorker({ ...cfg.temporal, encryption: cfg.encryption, connection, workflowBundle: await workflowBundle(), activities: createActivities({ api: env.services.api, logger, config: cfg, claimCheck: env.services.claimCheck }) });
     return { worker, connection, run: worker.run() };
   };
   const first = await makeWorker();
-  const handle = await startCardPayment(client(), cfg.temporal.taskQueue, i);
+  const handle = await startCardPayment({ ...starters(), taskQueue: cfg.temporal.taskQueue }, i);
   await waitFor(i.transactionRef, 'awaiting_otp');
   first.worker.shutdown();
   await first.run;
@@ -241,7 +241,7 @@ it('a worker restarted while the flow waits for the OTP: a new worker completes 
   expect(first.worker.getState()).toBe('STOPPED');
   const second = await makeWorker();
   try {
-    expect((await submitOtp(client(), i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
+    expect((await submitOtp(starters(), i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
     expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
     expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
   } finally {
@@ -253,10 +253,10 @@ it('a worker restarted while the flow waits for the OTP: a new worker completes 
 
 it('a declined card fails at once; a reference pays once; bad input names the field without echoing card data', async () => {
   const declined = input(TEST_CARDS.declined);
-  expect((await startCardPaymentForStep(client(), tq(), declined)).state).toMatchObject({ status: 'failed', reason: expect.stringContaining('Card declined') });
-  await expect(startCardPayment(client(), tq(), { ...input(TEST_CARDS.otpOnly), transactionRef: declined.transactionRef })).rejects.toBeInstanceOf(DuplicateReferenceError);
+  expect((await startCardPaymentForStep(starters(), declined)).state).toMatchObject({ status: 'failed', reason: expect.stringContaining('Card declined') });
+  await expect(startCardPayment(starters(), { ...input(TEST_CARDS.otpOnly), transactionRef: declined.transactionRef })).rejects.toBeInstanceOf(DuplicateReferenceError);
 
-  const err = await startCardPayment(client(), tq(), input('4242', { amount: 10.5 })).catch((e: unknown) => e);
+  const err = await startCardPayment(starters(), input('4242', { amount: 10.5 })).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(PaymentInputError);
   expect((err as PaymentInputError).issues.map((x) => x.field).sort()).toEqual(['amount', 'card.number']);
   expect((err as Error).message).not.toContain('4242');

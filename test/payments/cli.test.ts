@@ -20,7 +20,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => services?.stop());
 
-const cliEnv = () => ({ ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: config.temporal.taskQueue, PAYMENTS_BASE_URL: services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn' });
+const cliEnv = () => ({ ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: config.temporal.taskQueue, CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl, PAYMENTS_BASE_URL: services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn' });
 function cli(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = execFile(process.execPath, ['--import', 'tsx', CLI, ...args], { env: cliEnv(), timeout: 60_000 }, (err, stdout, stderr) =>
@@ -46,12 +46,13 @@ it('pay card follows the payment to its final state while pay otp (stdin) comple
   expect(wrong.stdout).toContain('Invalid OTP');
   const right = await cli(['pay', 'otp', '--ref', ref], `${SANDBOX_OTP}\n`);
   expect(right.code).toBe(0);
-  expect(right.stdout).toMatch(new RegExp(`\\[card ${ref}\\] (confirming|success)`));
+  expect(right.stdout).toMatch(new RegExp(`\\[card ${ref}\\] (confirming|success) card=visa…4242`));
 
   expect(await exited).toBe(0);
   expect(out).toContain(`started payment-${ref}`);
-  expect(out).toContain(`[card ${ref}] awaiting_otp expects=otp`);
-  expect(out).toMatch(new RegExp(`\\[card ${ref}\\] success by=webhook \\(final\\)`));
+  // The masked card (brand and last four) is shown; the PAN never is.
+  expect(out).toContain(`[card ${ref}] awaiting_otp card=visa…4242 expects=otp`);
+  expect(out).toMatch(new RegExp(`\\[card ${ref}\\] success card=visa…4242 by=webhook \\(final\\)`));
   expect(out).toContain('"status": "success"');
   expect(out + wrong.stdout + right.stdout).not.toContain(TEST_CARDS.otpOnly);
 

@@ -6,10 +6,11 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
-import { cardPaymentStateQuery, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../../src/shared/card';
+import { cardPaymentStateQuery, submitCardUpdate, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../../src/shared/card';
 import { checkoutStateQuery, type CheckoutInput } from '../../src/shared/checkout';
 import { cancelRecurringSignal, cycleReference, recurringStateQuery, recurringWorkflowId, type RecurringInput } from '../../src/shared/recurring';
 import type { PaymentFlowActivities } from '../../src/activities/payments';
+import { cardDisplay } from '../../src/shared/claim-check';
 import type { TransactionLookup, VerifiedStatus } from '../../src/shared/payment-common';
 import type { cardPaymentWorkflow } from '../../src/workflows/card-payment';
 import type { ussdPaymentWorkflow } from '../../src/workflows/ussd-payment';
@@ -33,16 +34,22 @@ function fakeService() {
   const tokenCharges: string[] = [];
   const lookups: string[] = [];
   const cancelled: string[] = [];
-  const script: { loseNextPinAnswer?: boolean; loseChargeAnswerFor?: string; refuseChargeFor?: string } = {};
+  const script: { loseNextPinAnswer?: boolean; loseChargeAnswerFor?: string; refuseChargeFor?: string; sealedGone?: Set<string> } = {};
+  const charges: string[] = [];
   const activities: Partial<PaymentFlowActivities> = {
     async chargeCard(input) {
-      const step = input.card.number === '5555555555554444' ? 'pin' : input.card.number === '5200000000001096' ? '3ds' : 'otp';
+      // A handle whose record expired: the real activity fails before sending anything.
+      if (script.sealedGone?.has(input.card.handle)) throw ApplicationFailure.create({ type: 'SecretUnavailable', message: 'the sealed card is no longer available', nonRetryable: true });
+      charges.push(input.card.handle);
+      // The workflow sees the card only as a claim-check handle and its display data.
+      const step = input.card.last4 === '4444' ? 'pin' : input.card.last4 === '1096' ? '3ds' : 'otp';
       tx.set(input.transactionRef, { status: 'Pending', amount: input.amount, step });
       return { transactionStatus: step === 'pin' ? 'ValidatePin' : step === '3ds' ? 'ThreeDSecure' : 'ValidateOTP', authUrl: step === '3ds' ? 'https://3ds.example/x' : undefined };
     },
-    async authorizeCard(ref, auth) {
+    async authorizeCard(ref, step, handle) {
+      if (script.sealedGone?.has(handle)) throw ApplicationFailure.create({ type: 'SecretUnavailable', message: `the sealed ${step} is no longer available`, nonRetryable: true });
       const t = tx.get(ref)!;
-      if ('pin' in auth) {
+      if (step === 'pin') {
         if (t.step !== 'pin') throw refused('otp is required');
         t.step = 'otp';
         if (script.loseNextPinAnswer) {
@@ -82,7 +89,7 @@ function fakeService() {
       return t ? { found: true, status: t.status, amount: t.amount, currency: 'NGN' } : { found: false };
     },
   };
-  return { activities, tx, tokenCharges, lookups, cancelled, script };
+  return { activities, tx, tokenCharges, lookups, cancelled, script, charges };
 }
 
 async function run<T>(service: ReturnType<typeof fakeService>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
@@ -95,8 +102,10 @@ const webhook = (ref: string, amount: number, over: Partial<PaymentWebhookEvent>
   event: 'charge_successful', transactionRef: ref, amount, currency: 'NGN', transactionStatus: 'Success', transactionType: 'Card', gatewayRef: `${ref}_GW`, isRecurring: false, receivedAt: new Date().toISOString(), ...over,
 });
 const card = (number: string, over: Partial<CardPaymentInput> = {}): CardPaymentInput => ({
-  transactionRef: `ts-card-${randomUUID()}`, amount: 100_000, currency: 'NGN', card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' }, customer: { name: 'Ada', email: 'ada@example.com' }, ...over,
+  transactionRef: `ts-card-${randomUUID()}`, amount: 100_000, currency: 'NGN', card: { handle: sealedHandle(), ...cardDisplay(number) }, customer: { name: 'Ada', email: 'ada@example.com' }, ...over,
 });
+/** A well-formed claim-check handle: the fake activities never open it. */
+const sealedHandle = () => `cc_${randomUUID().replace(/-/g, '').slice(0, 22)}`;
 async function until<S>(read: () => Promise<S>, ok: (s: S) => boolean): Promise<S> {
   for (let i = 0; i < 200; i++) {
     const s = await read().catch(() => undefined);
@@ -118,6 +127,55 @@ it('no PIN within the default 5 minutes: expired, in seconds', async () => {
   });
 });
 
+describe('sealed card data that expired before use (claim check)', () => {
+  it('a card that expired before B1 was sent: the flow asks for it again (awaiting_card), then charges with the new one; nothing was sent with the old', async () => {
+    const service = fakeService();
+    const i = card('5555555555554444');
+    service.script.sealedGone = new Set([i.card.handle]);
+    await run(service, async (taskQueue) => {
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+      expect(await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_card')).toMatchObject({ reason: expect.stringContaining('submit the card again'), card: { last4: '4444' } });
+      expect(service.lookups).toHaveLength(0); // nothing was sent: nothing to verify
+      const again = { handle: sealedHandle(), ...cardDisplay('5555555555554444') };
+      expect(await handle.executeUpdate(submitCardUpdate, { args: [again] })).toMatchObject({ status: 'awaiting_pin' });
+      expect(service.charges).toEqual([again.handle]);
+      // A second card is refused by the validator: the flow is no longer waiting for one.
+      await expect(handle.executeUpdate(submitCardUpdate, { args: [{ handle: sealedHandle(), ...cardDisplay('5555555555554444') }] })).rejects.toThrow();
+      await handle.terminate('done');
+    });
+  });
+
+  it('no card again within the card timeout: expired with the reason, and no charge was ever sent', async () => {
+    const service = fakeService();
+    const i = card('5555555555554444', { cardTimeoutMs: 600_000 });
+    service.script.sealedGone = new Set([i.card.handle]);
+    await run(service, async (taskQueue) => {
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+      expect(await handle.result()).toMatchObject({ status: 'expired', reason: 'the card was not submitted again within 600000 ms' });
+      expect(service.charges).toHaveLength(0);
+    });
+  });
+
+  it('a PIN whose sealed record expired: the Update fails SecretUnavailable ("send it again"), the flow keeps waiting, and a fresh PIN goes on', async () => {
+    const service = fakeService();
+    const gone = sealedHandle();
+    service.script.sealedGone = new Set([gone]);
+    await run(service, async (taskQueue) => {
+      const i = card('5555555555554444');
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+      await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_pin');
+      const err = await handle.executeUpdate(submitPinUpdate, { args: [gone] }).catch((e: Error) => e);
+      expect((err as Error & { cause?: ApplicationFailure }).cause).toMatchObject({ type: 'SecretUnavailable', message: expect.stringContaining('send it again') });
+      expect(await handle.query(cardPaymentStateQuery)).toMatchObject({ status: 'awaiting_pin', refusedCodes: 0 });
+      expect(service.lookups).toHaveLength(0);
+      // A raw PIN (not a handle) is refused by the validator.
+      await expect(handle.executeUpdate(submitPinUpdate, { args: ['1234'] })).rejects.toMatchObject({ cause: { message: expect.stringContaining('must be sealed') } });
+      expect((await handle.executeUpdate(submitPinUpdate, { args: [sealedHandle()] })).status).toBe('awaiting_otp');
+      await handle.terminate('done');
+    });
+  });
+});
+
 it("a PIN whose answer is lost: verify says pending; the flow then takes the PIN again or the OTP, and completes", async () => {
   const service = fakeService();
   service.script.loseNextPinAnswer = true;
@@ -125,11 +183,11 @@ it("a PIN whose answer is lost: verify says pending; the flow then takes the PIN
     const i = card('5555555555554444', { webhookGraceMs: 1_000 });
     const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
     await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_pin');
-    const err = await handle.executeUpdate(submitPinUpdate, { args: ['1234'] }).catch((e: Error) => e);
+    const err = await handle.executeUpdate(submitPinUpdate, { args: [sealedHandle()] }).catch((e: Error) => e);
     expect((err as Error & { cause?: ApplicationFailure }).cause).toMatchObject({ type: 'OutcomeUnknown' });
     expect(service.lookups).toContain(i.transactionRef);
     expect(await handle.query(cardPaymentStateQuery)).toMatchObject({ status: 'awaiting_pin', expects: 'pin_or_otp' });
-    expect((await handle.executeUpdate(submitOtpUpdate, { args: ['123456'] })).status).toBe('confirming');
+    expect((await handle.executeUpdate(submitOtpUpdate, { args: [sealedHandle()] })).status).toBe('confirming');
     expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });
   });
 });

@@ -25,7 +25,7 @@ afterAll(() => services?.stop());
 
 async function cli(args: string[]): Promise<{ stdout: string; stderr: string }> {
   return run(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    env: { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: config.temporal.taskQueue, PAYMENTS_BASE_URL: services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn' },
+    env: { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: config.temporal.taskQueue, CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl, PAYMENTS_BASE_URL: services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn' },
     timeout: 60_000,
   });
 }

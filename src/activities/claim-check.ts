@@ -1,0 +1,33 @@
+// The activity side of the claim check: open the sealed secret right before the service call,
+// and delete it once the service has answered that call (or refused it). A lost answer keeps the
+// record, so that a resend which a requery proved safe can still be made; its TTL ends it anyway.
+// A handle that no longer opens fails with SecretUnavailable (non-retryable): nothing was sent,
+// and the flow asks for the data again.
+import { ApplicationFailure, log } from '@temporalio/activity';
+import { PaymentsApiError } from '../api';
+import type { ClaimCheckStore } from '../claim-check/store';
+import { SecretUnavailableError } from '../claim-check/store';
+import { SECRET_UNAVAILABLE, type SecretPurpose } from '../shared/claim-check';
+
+export async function withSealed<S, T>(store: ClaimCheckStore, handle: string, purpose: SecretPurpose, use: (secret: S) => Promise<T>): Promise<T> {
+  let secret: S;
+  try {
+    secret = await store.open<S>(handle, purpose);
+  } catch (err) {
+    if (err instanceof SecretUnavailableError) throw ApplicationFailure.create({ type: SECRET_UNAVAILABLE, message: err.message, nonRetryable: true });
+    throw err;
+  }
+  try {
+    const result = await use(secret);
+    await discard(store, handle);
+    return result;
+  } catch (err) {
+    if (!(err instanceof PaymentsApiError && err.outcomeUnknown)) await discard(store, handle);
+    throw err;
+  }
+}
+
+async function discard(store: ClaimCheckStore, handle: string): Promise<void> {
+  // The call is made; a failed delete must not turn its answer into an error (the TTL still ends the record).
+  await store.discard(handle).catch((err: unknown) => log.warn('claim-check record not deleted; its TTL will end it', { error: (err as Error).message }));
+}
