@@ -65,8 +65,9 @@ export class ClaimCheckStore {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 4 });
     // An idle client's error (e.g. the server restarted) must not end the process.
     pool.on('error', () => undefined);
-    const store = new ClaimCheckStore(pool, opts);
+    let store: ClaimCheckStore;
     try {
+      store = new ClaimCheckStore(pool, opts);
       await store.migrate();
     } catch (err) {
       await pool.end().catch(() => undefined);
