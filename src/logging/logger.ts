@@ -2,31 +2,59 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
 
 /**
- * Keys whose values never reach a log line, matched case-insensitively at any depth.
- * Card data (PAN, CVV, track2, chip data), PINs and PIN blocks, OTPs and bank tokens,
- * terminal keys, BVNs, the Authorization header and the secret key.
+ * Field names whose values never reach a log line, at any depth, written as words. A key matches
+ * when its normalised form (lower case, everything but letters and digits removed) equals one of
+ * these with the spaces removed, so `pinKey`, `pin_key`, `pin-key`, `PIN_KEY` and `PinKey` all match.
+ * Not secret, so not listed: claim-check handles (`handle`, `cardHandle`), BIN, last four, brand,
+ * masked PANs, amounts and references.
  */
-const SECRET_KEY_NAMES = [
-  'number', 'card_number', 'cardnumber', 'card_pan', 'pan', 'cvv', 'cvv2', 'expiry_month', 'expiry_year',
-  'track2', 'chipdata', 'pin', 'pin_block', 'pinblock', 'otp', 'otp_token', 'token', 'session_token',
-  'pin_key', 'working_key', 'master_key', 'session_key', 'bvn', 'authorization', 'secret_key', 'secretkey',
-  'x-service-encrypted-body', 'x-service-signature', 'x-squad-encrypted-body', 'x-squad-signature',
-  'password', 'codec_token', 'encryption_key', 'encryptionkeys',
-];
-const SECRET_KEYS = new Set(SECRET_KEY_NAMES.map((k) => k.toLowerCase()));
+export const SECRET_FIELD_NAMES = [
+  // Card data.
+  'number', 'card number', 'card pan', 'pan', 'primary account number', 'cvv', 'cvv2', 'cvc', 'cvc2', 'csc', 'security code',
+  'expiry', 'expiry date', 'expiry month', 'expiry year', 'exp month', 'exp year', 'card expiry', 'card expiry month', 'card expiry year',
+  'track1', 'track2', 'track2 data', 'track data', 'chip data', 'icc data', 'emv data',
+  // PINs and OTPs.
+  'pin', 'pin block', 'pin block hex', 'encrypted pin', 'otp', 'otp token', 'otp code',
+  // BVN.
+  'bvn',
+  // Terminal and payments keys, tokens, passwords, credentials.
+  'pin key', 'pin key hex', 'working key', 'master key', 'session key', 'secret key', 'secret keys', 'api key', 'private key',
+  'token', 'session token', 'access token', 'refresh token', 'auth token', 'id token', 'admin token', 'codec token',
+  'authorization', 'proxy authorization', 'cookie', 'set cookie', 'password', 'passwd', 'passphrase', 'secret', 'client secret',
+  'x service encrypted body', 'x service signature', 'x squad encrypted body', 'x squad signature',
+  'encryption key', 'encryption keys', 'claim check keys',
+  // TLS private key locations and URLs that carry database credentials.
+  'key path', 'tls key path', 'database url', 'connection string',
+  // The configuration variables of the secrets above (an env dump is redacted too).
+  'payments secret key', 'codec server token', 'payload encryption keys', 'claim check database url', 'sandbox admin token',
+  'temporal api key', 'temporal tls key path', 'postgres password', 'sandbox secret keys',
+] as const;
+
+/** Lower case, no `_`, `-`, spaces or other separators: the form secret names are matched in. */
+export function normaliseFieldName(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+const SECRET_FIELDS: ReadonlySet<string> = new Set(SECRET_FIELD_NAMES.map(normaliseFieldName));
+
+/** True when a field of this name is redacted wherever it appears. */
+export function isSecretFieldName(name: string): boolean {
+  return SECRET_FIELDS.has(normaliseFieldName(name));
+}
 
 export const REDACTED = '[REDACTED]';
 
 /** Patterns scrubbed from free text (messages, error strings). */
-const SECRET_TEXT_PATTERNS: RegExp[] = [
-  /Bearer\s+[A-Za-z0-9._~+/=-]+/gi, // Authorization header values
-  /\b(?:sandbox_)?sk_[A-Za-z0-9_]{4,}/g, // secret keys
-  /\b\d{13,19}\b/g, // anything shaped like a PAN
+const SECRET_TEXT_PATTERNS: [RegExp, string][] = [
+  [/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, REDACTED], // Authorization header values
+  [/\b(?:sandbox_)?sk_[A-Za-z0-9_]{4,}/g, REDACTED], // secret keys
+  [/\b\d{13,19}\b/g, REDACTED], // anything shaped like a PAN
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^:/?#\s@]+:)[^@/\s]+@/gi, `$1${REDACTED}@`], // user:password@ in URLs
 ];
 
 export function scrubText(text: string): string {
   let out = text;
-  for (const re of SECRET_TEXT_PATTERNS) out = out.replace(re, REDACTED);
+  for (const [re, replacement] of SECRET_TEXT_PATTERNS) out = out.replace(re, replacement);
   return out;
 }
 
@@ -39,12 +67,17 @@ export function redactDeep(value: unknown, depth = 0, seen = new WeakSet<object>
   seen.add(value);
   if (Buffer.isBuffer(value)) return `[Buffer ${value.length}]`;
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, depth + 1, seen));
-  if (value instanceof Error) {
-    return { type: value.name, message: scrubText(value.message), stack: value.stack ? scrubText(value.stack) : undefined };
-  }
   const out: Record<string, unknown> = {};
+  if (value instanceof Error) {
+    // Errors keep their name, message, stack and cause, and their own properties (a status, a
+    // request) with the same redaction as any object.
+    out.type = value.name;
+    out.message = scrubText(value.message);
+    if (value.stack) out.stack = scrubText(value.stack);
+    if (value.cause !== undefined) out.cause = redactDeep(value.cause, depth + 1, seen);
+  }
   for (const [k, v] of Object.entries(value)) {
-    out[k] = SECRET_KEYS.has(k.toLowerCase()) ? REDACTED : redactDeep(v, depth + 1, seen);
+    out[k] = isSecretFieldName(k) ? REDACTED : redactDeep(v, depth + 1, seen);
   }
   return out;
 }

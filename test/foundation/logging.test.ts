@@ -1,4 +1,4 @@
-import { createLogger, REDACTED } from '../../src/logging/logger';
+import { createLogger, REDACTED, SECRET_FIELD_NAMES, scrubText } from '../../src/logging/logger';
 import { LogCapture } from '../helpers/temporal';
 
 describe('log redaction', () => {
@@ -52,5 +52,96 @@ describe('log redaction', () => {
     const capture = new LogCapture();
     createLogger({ destination: capture }).info({ transactionRef: 'ref-1', amount: 10000, currency: 'NGN' }, 'ok');
     expect(capture.records[0]).toMatchObject({ transactionRef: 'ref-1', amount: 10000, currency: 'NGN' });
+  });
+});
+
+describe('log redaction by normalised field name', () => {
+  /**
+   * Every secret field name we know, as words (the test's own list, independent of the logger's),
+   * plus the logger's list so nothing it claims to cover goes untested.
+   */
+  const KNOWN_SECRET_NAMES = [
+    'card number', 'card pan', 'pan', 'number', 'cvv', 'cvv2', 'cvc', 'expiry month', 'expiry year', 'card expiry month', 'card expiry year',
+    'track2', 'chip data', 'pin', 'pin block', 'pin key', 'working key', 'master key', 'session key', 'otp', 'otp token',
+    'session token', 'access token', 'token', 'bvn', 'api key', 'secret key', 'authorization', 'password',
+    'x service encrypted body', 'x squad signature', 'encryption keys', 'codec token', 'admin token', 'key path', 'tls key path',
+    'temporal api key', 'temporal tls key path', 'payments secret key', 'codec server token', 'payload encryption keys',
+    'claim check keys', 'claim check database url', 'sandbox admin token',
+  ];
+  const names = [...new Set([...KNOWN_SECRET_NAMES, ...SECRET_FIELD_NAMES])];
+
+  const cap = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+  /** camelCase, PascalCase, snake_case, kebab-case, UPPER_SNAKE, UPPER-KEBAB and flat lower case. */
+  const variants = (name: string): string[] => {
+    const w = name.split(' ');
+    return [...new Set([
+      w[0] + w.slice(1).map(cap).join(''),
+      w.map(cap).join(''),
+      w.join('_'),
+      w.join('-'),
+      w.join('_').toUpperCase(),
+      w.join('-').toUpperCase(),
+      w.join(''),
+    ])];
+  };
+
+  let counter = 0;
+  const values: string[] = [];
+  const secret = () => {
+    const v = `SeCrEtVaLuE${++counter}Q`;
+    values.push(v);
+    return v;
+  };
+
+  it('redacts every known name in every variant at every depth, in arrays and in Error properties', () => {
+    const capture = new LogCapture();
+    const logger = createLogger({ destination: capture, level: 'trace' });
+    let lines = 0;
+    for (const name of names) {
+      for (const key of variants(name)) {
+        const inner = new Error('inner failure');
+        Object.assign(inner, { [key]: secret(), details: { [key]: secret() } });
+        const outer = new Error('outer failure', { cause: inner });
+        Object.assign(outer, { request: { body: [{ [key]: secret() }] } });
+        logger.info({ [key]: secret() }, 'top level');
+        logger.info({ a: { b: { c: { [key]: secret() } } } }, 'three deep');
+        logger.info({ list: [{ [key]: secret() }, [{ deeper: { [key]: secret() } }]] }, 'in arrays');
+        logger.error({ err: outer }, 'error properties');
+        logger.warn({ context: { failures: [outer] } }, 'error in an array');
+        lines += 5;
+      }
+    }
+    expect(capture.lines).toHaveLength(lines);
+    const text = capture.rawText;
+    const leaked = values.filter((v) => text.includes(v));
+    expect(leaked).toEqual([]);
+    // The redaction leaves a marker and the rest of the record.
+    const errorLine = capture.records.find((r) => r.msg === 'error properties') as { err: { message: string; request: unknown } };
+    expect(errorLine.err.message).toContain('outer failure');
+    expect(errorLine.err.request).toEqual({ body: [expect.objectContaining({})] });
+    const arrayLine = capture.records.find((r) => r.msg === 'error in an array') as { context: { failures: { message: string; cause: { message: string } }[] } };
+    expect(arrayLine.context.failures[0].message).toBe('outer failure');
+    expect(arrayLine.context.failures[0].cause.message).toBe('inner failure');
+    expect(text).toContain(REDACTED);
+  });
+
+  it('keeps benign fields (amounts, references, display card data, claim-check handles) at any depth', () => {
+    const capture = new LogCapture();
+    const benign = {
+      amount: 150000, transactionRef: 'ord-1001', transaction_ref: 'ord-1002', currency: 'NGN', last4: '4444', last_four: '4444',
+      bin: '555555', brand: 'mastercard', cardHandle: 'cc_v1_abcdef', card_handle: 'cc_v1_abcdef', handle: 'cc_v1_123456',
+      card_pan_masked: '555555******4444', keyId: 'k1', activeKeyId: 'k1', hasPinKey: true, pinTimeoutMs: 300000, status: 'awaiting_otp',
+    };
+    const err = Object.assign(new Error('declined'), { ...benign });
+    createLogger({ destination: capture }).info({ ...benign, nested: { list: [{ ...benign }] }, err }, 'payment');
+    const record = capture.records[0] as Record<string, unknown> & { nested: { list: Record<string, unknown>[] }; err: Record<string, unknown> };
+    expect(record).toMatchObject(benign);
+    expect(record.nested.list[0]).toMatchObject(benign);
+    expect(record.err).toMatchObject(benign);
+  });
+
+  it('scrubs free text: Bearer values, secret keys, PAN-shaped numbers and URL passwords', () => {
+    expect(scrubText('postgres://claimcheck:hunter2pass@db:5432/claimcheck failed')).toBe(`postgres://claimcheck:${REDACTED}@db:5432/claimcheck failed`);
+    expect(scrubText('Authorization: Bearer abc.def-ghi card 5555555555554444 key sk_live_abcdef')).toBe(`Authorization: ${REDACTED} card ${REDACTED} key ${REDACTED}`);
   });
 });
