@@ -5,8 +5,9 @@ import { NativeConnection } from '@temporalio/worker';
 import { createLogger } from '../../src/logging/logger';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { createActivities } from '../../src/activities';
+import { ClaimCheckStore } from '../../src/claim-check/store';
 import {
-  DuplicateReferenceError, getCardPaymentState, PaymentInputError, PaymentStepError, startCardPayment, startCardPaymentForStep, submitOtp, submitPin, waitForState, type CardPaymentRequest,
+  DuplicateReferenceError, getCardPaymentState, PaymentInputError, PaymentStepError, resubmitCard, startCardPayment, startCardPaymentForStep, submitOtp, submitPin, waitForState, type CardPaymentRequest,
 } from '../../src/starters/payments';
 import type { CardPaymentState } from '../../src/shared/card';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
@@ -250,6 +251,35 @@ it('a worker restarted while the flow waits for the OTP: a new worker completes 
     await second.connection.close();
   }
 });
+
+it('the sealed card expired before any worker sent B1 (worker down past the TTL): the flow asks for the card again, then completes; nothing was sent with the old one', async () => {
+  const cfg = testConfig({ TEMPORAL_TASK_QUEUE: `expired-${randomUUID()}` });
+  // The backend's store with a 1 s TTL; no worker polls the queue yet.
+  const shortLived = await ClaimCheckStore.connect({ databaseUrl: cfg.claimCheck.databaseUrl, keys: cfg.claimCheck.keys, ttlMs: 1_000 });
+  const ctx = { client: client(), taskQueue: cfg.temporal.taskQueue, claimCheck: shortLived };
+  const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
+  try {
+    const handle = await startCardPayment(ctx, i);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const connection = await NativeConnection.connect({ address: cfg.temporal.address });
+    const worker = await createPaymentsWorker({ ...cfg.temporal, encryption: cfg.encryption, connection, workflowBundle: await workflowBundle(), activities: createActivities({ api: env.services.api, logger, config: cfg, claimCheck: env.services.claimCheck }) });
+    await worker.runUntil(async () => {
+      expect(await waitFor(i.transactionRef, 'awaiting_card')).toMatchObject({ reason: expect.stringContaining('submit the card again'), card: { last4: TEST_CARDS.otpOnly.slice(-4) } });
+      expect(await env.admin.requests(i.transactionRef, B1)).toHaveLength(0);
+      expect(await resubmitCard(ctx, i.transactionRef, i.card)).toMatchObject({ status: 'awaiting_otp' });
+      expect((await submitOtp(ctx, i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
+      expect(await handle.result()).toMatchObject({ status: 'success' });
+    });
+    await connection.close();
+    expect(await env.admin.requests(i.transactionRef, B1)).toHaveLength(1);
+    expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
+    expect(await rawHistoryText(handle)).not.toContain(TEST_CARDS.otpOnly);
+    // Not waiting for a card any more: a card sent now is refused and its sealed record deleted.
+    expect(await stepError(resubmitCard(ctx, i.transactionRef, i.card))).toMatchObject({ kind: expect.stringMatching(/^(not_expected|ended)$/) });
+  } finally {
+    await shortLived.close();
+  }
+}, 60_000);
 
 it('a declined card fails at once; a reference pays once; bad input names the field without echoing card data', async () => {
   const declined = input(TEST_CARDS.declined);
