@@ -3,11 +3,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { envSchema, loadConfig } from '../../src/config/config';
+import { EMBEDDED_DEFAULTS, envSchema, loadConfig } from '../../src/config/config';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';
 
 const root = join(__dirname, '..', '..');
-type Service = { image?: string; build?: unknown; command?: string[] | string; environment?: Record<string, string>; ports?: string[]; depends_on?: Record<string, unknown> };
+type Service = { image?: string; build?: unknown; command?: string[] | string; environment?: Record<string, string>; ports?: string[]; depends_on?: Record<string, unknown>; volumes?: string[] };
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
 const defaults = loadConfig({});
@@ -31,17 +31,68 @@ describe('docker-compose.yml', () => {
 
   it('gives the app processes every variable the config needs, all known to the config schema', () => {
     const known = new Set(Object.keys(envSchema.shape));
-    const required = ['PAYMENTS_ENVIRONMENT', 'PAYMENTS_BASE_URL', 'PAYMENTS_SECRET_KEY', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'PAYLOAD_ENCRYPTION_KEYS', 'CODEC_SERVER_TOKEN'];
+    const required = ['PAYMENTS_ENVIRONMENT', 'PAYMENTS_BASE_URL', 'PAYMENTS_SECRET_KEY', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'PAYLOAD_ENCRYPTION_KEYS', 'CODEC_SERVER_TOKEN', 'CLAIM_CHECK_DATABASE_URL', 'CLAIM_CHECK_KEYS'];
     for (const name of ['worker', 'webhooks', 'codec-server']) {
       const env = services[name].environment ?? {};
       for (const v of required) expect(env).toHaveProperty(v);
       for (const v of Object.keys(env)) expect(known.has(v)).toBe(true);
-      expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
+      expect(env.TEMPORAL_ADDRESS).toBe('${TEMPORAL_ADDRESS:-temporal:7233}');
     }
   });
 
+  /** "[address:]published:container" with the address possibly a ${VAR:-default} expression. */
+  const portBindings = (name: string) =>
+    (services[name].ports ?? []).map((p) => {
+      const m = /^(?:(.+):)?(\d+):(\d+)$/.exec(p);
+      if (!m) throw new Error(`unexpected port syntax in ${name}: ${p}`);
+      return { address: m[1], published: Number(m[2]), container: Number(m[3]) };
+    });
+
+  it('binds every published port to 127.0.0.1 unless BIND_ADDRESS says otherwise', () => {
+    const withPorts = Object.keys(services).filter((name) => (services[name].ports ?? []).length > 0);
+    expect(withPorts.sort()).toEqual(['codec-server', 'sandbox', 'temporal', 'temporal-ui', 'webhooks']);
+    for (const name of withPorts) {
+      for (const binding of portBindings(name)) expect(binding.address).toBe('${BIND_ADDRESS:-127.0.0.1}');
+    }
+    // PostgreSQL is reached only over the compose network.
+    expect(services.postgresql.ports).toBeUndefined();
+  });
+
+  it('requires every secret from the environment and never carries a value or the embedded dev defaults', () => {
+    const text = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
+    const appEnv = services.worker.environment ?? {};
+    expect(appEnv.PAYMENTS_SECRET_KEY).toBe('${PAYMENTS_SECRET_KEY:?set PAYMENTS_SECRET_KEY}');
+    expect(appEnv.PAYLOAD_ENCRYPTION_KEYS).toBe('${PAYLOAD_ENCRYPTION_KEYS:?set PAYLOAD_ENCRYPTION_KEYS}');
+    expect(appEnv.CODEC_SERVER_TOKEN).toBe('${CODEC_SERVER_TOKEN:?set CODEC_SERVER_TOKEN}');
+    expect(appEnv.CLAIM_CHECK_KEYS).toBe('${CLAIM_CHECK_KEYS:?set CLAIM_CHECK_KEYS}');
+    expect(appEnv.CLAIM_CHECK_DATABASE_URL).toBe('postgres://claimcheck:${CLAIM_CHECK_DB_PASSWORD:?set CLAIM_CHECK_DB_PASSWORD}@postgresql:5432/claimcheck');
+    expect(services.sandbox.environment?.SANDBOX_ADMIN_TOKEN).toBe('${SANDBOX_ADMIN_TOKEN:?set SANDBOX_ADMIN_TOKEN}');
+    expect(services.postgresql.environment?.POSTGRES_PASSWORD).toBe('${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD}');
+    expect(services.postgresql.environment?.CLAIM_CHECK_DB_PASSWORD).toBe('${CLAIM_CHECK_DB_PASSWORD:?set CLAIM_CHECK_DB_PASSWORD}');
+    for (const value of Object.values(EMBEDDED_DEFAULTS)) {
+      if (value !== EMBEDDED_DEFAULTS.baseUrl) expect(text).not.toContain(value);
+    }
+  });
+
+  it('creates the claim-check database and its own user in the compose PostgreSQL', () => {
+    expect(services.postgresql.volumes).toContain('./deploy/postgres-init:/docker-entrypoint-initdb.d:ro');
+    const script = readFileSync(join(root, 'deploy', 'postgres-init', '10-claimcheck.sh'), 'utf8');
+    expect(script).toMatch(/CREATE ROLE claimcheck LOGIN PASSWORD :'claimcheck_password'/);
+    expect(script).toMatch(/CREATE DATABASE claimcheck OWNER claimcheck/);
+    expect(script).toContain('claimcheck_password="$CLAIM_CHECK_DB_PASSWORD"');
+    expect(services.worker.depends_on).toHaveProperty('postgresql');
+  });
+
+  it('stays out of production mode by default and says so (the sandbox and a plaintext Temporal)', () => {
+    const appEnv = services.worker.environment ?? {};
+    expect(appEnv.DEPLOYMENT).toBe('${DEPLOYMENT:-development}');
+    // The image sets NODE_ENV=production, which alone would switch production mode on.
+    expect(appEnv.NODE_ENV).toBe('${NODE_ENV:-development}');
+    expect(appEnv.CLAIM_CHECK_EMBEDDED).toBe('false');
+  });
+
   it('publishes the ports the code defaults to', () => {
-    const published = (name: string) => (services[name].ports ?? []).map((p) => Number(p.split(':')[0]));
+    const published = (name: string) => portBindings(name).map((b) => b.published);
     expect(published('temporal')).toContain(Number(defaults.temporal.address.split(':')[1]));
     expect(published('temporal-ui')).toContain(defaults.temporal.uiPort);
     expect(published('codec-server')).toContain(defaults.codec.port);
