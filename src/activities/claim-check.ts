@@ -9,7 +9,20 @@ import type { ClaimCheckStore } from '../claim-check/store';
 import { SecretUnavailableError } from '../claim-check/store';
 import { SECRET_UNAVAILABLE, type SecretPurpose } from '../shared/claim-check';
 
-export async function withSealed<S, T>(store: ClaimCheckStore, handle: string, purpose: SecretPurpose, use: (secret: S) => Promise<T>): Promise<T> {
+/**
+ * When to keep the record after the call instead of deleting it (default: only on a lost answer).
+ * A flow that may send the same request again once a requery proved the first never arrived
+ * (POS F3 after a 91/96 or a connection that failed before sending, D1 proven absent) keeps it
+ * for that resend; the flow discards it when it ends, and the TTL ends it anyway.
+ */
+export interface KeepSealed<T> {
+  /** Keep after this answer (e.g. a processor code that leaves the outcome unknown). */
+  afterAnswer?: (result: T) => boolean;
+  /** Keep after this failure (replaces the default rule: an unknown outcome keeps it). */
+  afterError?: (err: unknown) => boolean;
+}
+
+export async function withSealed<S, T>(store: ClaimCheckStore, handle: string, purpose: SecretPurpose, use: (secret: S) => Promise<T>, keep: KeepSealed<T> = {}): Promise<T> {
   let secret: S;
   try {
     secret = await store.open<S>(handle, purpose);
@@ -19,10 +32,11 @@ export async function withSealed<S, T>(store: ClaimCheckStore, handle: string, p
   }
   try {
     const result = await use(secret);
-    await discard(store, handle);
+    if (!keep.afterAnswer?.(result)) await discard(store, handle);
     return result;
   } catch (err) {
-    if (!(err instanceof PaymentsApiError && err.outcomeUnknown)) await discard(store, handle);
+    const kept = keep.afterError ? keep.afterError(err) : err instanceof PaymentsApiError && err.outcomeUnknown;
+    if (!kept) await discard(store, handle);
     throw err;
   }
 }

@@ -2,10 +2,13 @@
 // cancel, D5 lookups (by mandate id and by our reference). Failures become ApplicationFailures
 // with deliberate types; D1 and D3 are scheduled with maximumAttempts 1 and the workflow settles
 // an unclear outcome through D5 (see docs/flows-mandates.md).
+// The BVN (D1) and the OTP (D2) arrive as claim-check handles and are redeemed here with
+// withSealed, right before the call; nothing here logs a request body.
 import { ApplicationFailure } from '@temporalio/activity';
 import { BadRequestError, DependencyFailedError, NotFoundError, type PaymentsApiError } from '../api';
 import type { ActivityDeps } from './index';
 import { toActivityFailure } from './pos';
+import { withSealed } from './claim-check';
 import type { MandateInput } from '../shared/mandate';
 
 export interface CreatedMandate {
@@ -46,12 +49,28 @@ const snapshot = (rec: MandateRecord): MandateSnapshot => ({
   totalDebited: rec.total_debited ?? 0,
 });
 
-export function createMandateActivities({ api, logger }: ActivityDeps) {
+/**
+ * D1 may be sent a second time when D5 proved the first never created the mandate: the sealed BVN
+ * is kept after any unclear failure (a lost answer, or a call that failed before it was sent).
+ */
+const keepBvnForResend = (err: unknown): boolean => {
+  const type = toActivityFailure(err, { moneyMoving: true, what: 'create mandate' }).type;
+  return type === 'OutcomeUnknown' || type === 'Transient';
+};
+
+export function createMandateActivities({ api, logger, claimCheck }: ActivityDeps) {
+  /** The BVN: redeemed from its handle; a flow started before the claim check still carries it in clear. */
+  const withBvn = <T>(input: MandateInput, use: (bvn: string) => Promise<T>): Promise<T> => {
+    const legacyBvn = (input.customer as { bvn?: string }).bvn;
+    if (!input.customer.bvnHandle && typeof legacyBvn === 'string') return use(legacyBvn);
+    return withSealed(claimCheck, input.customer.bvnHandle, 'bvn', use, { afterError: keepBvnForResend });
+  };
+
   return {
-    /** D1. Our mandateRef is the transaction_reference, so an unanswered call can be looked up. */
+    /** D1 with the sealed BVN. Our mandateRef is the transaction_reference, so an unanswered call can be looked up. */
     async createMandate(input: MandateInput): Promise<CreatedMandate> {
       try {
-        const res = await api.mandates.create({
+        const res = await withBvn(input, (bvn) => api.mandates.create({
           mandate_type: 'emandate',
           debit_type: input.debitType,
           amount: input.amount,
@@ -63,7 +82,7 @@ export function createMandateActivities({ api, logger }: ActivityDeps) {
           customer_email: input.customerEmail,
           transaction_reference: input.mandateRef,
           customerInformation: {
-            identity: { type: 'bvn', number: input.customer.bvn },
+            identity: { type: 'bvn', number: bvn },
             firstName: input.customer.firstName,
             lastName: input.customer.lastName,
             address: input.customer.address,
@@ -72,7 +91,7 @@ export function createMandateActivities({ api, logger }: ActivityDeps) {
           ...(input.fixed
             ? { fixedMandateSettings: { frequency: input.fixed.frequency, interval: input.fixed.interval, initial_debit_amount: input.fixed.initialDebitAmount, initial_debit_date: input.fixed.initialDebitDate } }
             : {}),
-        });
+        }));
         if (!res.data.session_token) throw ApplicationFailure.create({ type: 'ServiceError', message: 'create mandate: the service returned no session_token', nonRetryable: true });
         logger.info({ mandateRef: input.mandateRef, mandateId: res.data.mandate_id }, 'mandate created');
         return { mandateId: String(res.data.mandate_id), sessionToken: res.data.session_token };
@@ -81,9 +100,10 @@ export function createMandateActivities({ api, logger }: ActivityDeps) {
       }
     },
 
-    async validateMandateOtp(sessionToken: string, otp: string): Promise<{ mandateReferenceNumber?: string }> {
+    /** D2 with the sealed OTP (the handle from the Update); deleted once the service answered. */
+    async validateMandateOtp(sessionToken: string, otpHandle: string): Promise<{ mandateReferenceNumber?: string }> {
       try {
-        const res = await api.mandates.validateOtp({ session_token: sessionToken, otp });
+        const res = await withSealed(claimCheck, otpHandle, 'mandate-otp', (otp: string) => api.mandates.validateOtp({ session_token: sessionToken, otp }));
         return { mandateReferenceNumber: res.data.mandate_reference_number ?? undefined };
       } catch (err) {
         if (err instanceof DependencyFailedError) {

@@ -2,6 +2,7 @@
 // schedule and the input checks, defined once for the workflow, the starters and the tests.
 // Pure code only: the workflow bundle imports this file.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { isClaimHandle } from './claim-check';
 
 /** N200: the service's minimum direct debit, in kobo. */
 export const MINIMUM_DEBIT_KOBO = 20_000;
@@ -25,6 +26,18 @@ export interface FixedMandateSettings {
   initialDebitDate: string;
 }
 
+/** The customer as the workflow knows them: a handle to the sealed BVN, no BVN digits. */
+export interface MandateCustomer {
+  bvnHandle: string;
+  firstName: string;
+  lastName: string;
+  address: string;
+  phone: string;
+}
+
+/** What a backend passes to startMandate: the MandateInput with the customer's BVN in clear (sealed by the starter). */
+export type MandateRequest = Omit<MandateInput, 'customer'> & { customer: Omit<MandateCustomer, 'bvnHandle'> & { bvn: string } };
+
 export interface MandateInput {
   /** Our stable business reference; also the mandate's transaction_reference at the service. */
   mandateRef: string;
@@ -38,8 +51,12 @@ export interface MandateInput {
   startDate: string;
   endDate: string;
   customerEmail: string;
-  /** Identity data the service checks against the BVN. Encrypted in history; never in state or queries. */
-  customer: { bvn: string; firstName: string; lastName: string; address: string; phone: string };
+  /**
+   * Identity data the service checks against the BVN. The BVN itself is never here: the starter
+   * seals it into the claim-check store (purpose 'bvn') and `bvnHandle` names the sealed record,
+   * which the D1 activity redeems. Never in state or queries.
+   */
+  customer: MandateCustomer;
   fixed?: FixedMandateSettings;
   /** How long to wait for the customer's OTP (ms). Default 15 minutes. */
   otpTimeoutMs?: number;
@@ -112,8 +129,13 @@ export interface MandateCarry {
 }
 
 export const mandateStateQuery = defineQuery<MandateState>('mandateState');
-/** The customer's OTP; answers the new state, or fails with the reason (wrong OTP, expired session). */
+/**
+ * The customer's OTP as a claim-check handle (purpose 'mandate-otp'; the starter seals it); answers
+ * the new state, or fails with the reason (wrong OTP, expired session, SecretUnavailable: send it again).
+ */
 export const submitMandateOtpUpdate = defineUpdate<MandateState, [string]>('submitMandateOtp');
+/** The OTP's format, checked by the starter before it seals the OTP (the workflow sees only a handle). */
+export const MANDATE_OTP_RULE = { pattern: /^\d{4,8}$/, message: 'otp must be 4 to 8 digits' } as const;
 /** D6 on request while the flow waits for the OTP. */
 export const resendMandateOtpUpdate = defineUpdate<MandateState, []>('resendMandateOtp');
 /** A VARIABLE mandate's debit on request; the validator refuses < N200, > balance, or a mandate not approved. */
@@ -217,5 +239,17 @@ export function mandateInputProblems(input: MandateInput): string[] {
       p.push('fixed.initialDebitDate must lie between startDate and endDate');
     }
   }
+  return p;
+}
+
+/**
+ * The claim-check rule of a workflow input (checked by the workflow for flows started after the
+ * claim check): the BVN arrives only as a handle, never as digits.
+ */
+export function sealedBvnProblems(input: MandateInput): string[] {
+  const p: string[] = [];
+  const customer = input.customer as Partial<MandateCustomer> & { bvn?: unknown };
+  if (!customer || !isClaimHandle(customer.bvnHandle)) p.push('customer.bvnHandle must be a claim-check handle (the starter seals the BVN)');
+  if (customer && customer.bvn !== undefined) p.push('customer.bvn must not be in the workflow input: start the mandate with startMandate, which seals it');
   return p;
 }

@@ -1,11 +1,15 @@
 // Typed starters for direct-debit mandates: start, OTP, resend, debit, cancel (idempotent, by
 // update or signal), state, and the service's listing (D5, filters and cursors) through the API client.
+// The BVN and the OTP are sealed into the claim-check store here, in the backend's process
+// (startMandate and submitMandateOtp take the StarterContext for it): the workflow input carries
+// `customer.bvnHandle` and the OTP Update a handle, never the digits.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { StarterContext } from './connect';
 import { z } from 'zod';
 import type { OperationData, OperationRequest, PaymentsClient } from '../api';
 import {
-  MAX_INTERVAL, MINIMUM_DEBIT_KOBO, cancelMandateSignal, cancelMandateUpdate, debitMandateUpdate, mandateStateQuery, mandateWorkflowId, resendMandateOtpUpdate, submitMandateOtpUpdate,
-  type MandateDebit, type MandateInput, type MandateState,
+  MANDATE_OTP_RULE, MAX_INTERVAL, MINIMUM_DEBIT_KOBO, cancelMandateSignal, cancelMandateUpdate, debitMandateUpdate, mandateStateQuery, mandateWorkflowId, resendMandateOtpUpdate, submitMandateOtpUpdate,
+  type MandateDebit, type MandateInput, type MandateRequest, type MandateState,
 } from '../shared/mandate';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { mandateWorkflow } from '../workflows/mandate';
@@ -66,22 +70,57 @@ export class StarterValidationError extends Error {
   }
 }
 
-export async function startMandate(client: Client, taskQueue: string, raw: MandateInput) {
+/**
+ * Validates the request, seals the BVN (purpose 'bvn', the store's TTL) and starts the flow with
+ * its handle. If the start fails, the sealed BVN is deleted again. A BVN whose record expires
+ * before D1 is sent (no worker within the TTL) ends the flow as failed with a reason that says
+ * to start again with the BVN.
+ */
+export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
   const parsed = mandateInputSchema.safeParse(raw);
   if (!parsed.success) throw new StarterValidationError(parsed.error.issues.map((i) => ({ field: i.path.join('.'), rule: i.message })));
-  const input = parsed.data as MandateInput;
-  return client.workflow.start<typeof mandateWorkflow>('mandateWorkflow', {
-    workflowId: mandateWorkflowId(input.mandateRef),
-    taskQueue,
-    args: [input],
-    typedSearchAttributes: paymentSearchAttributes({ flow: 'mandate', reference: input.mandateRef, amount: input.amount, currency: 'NGN', status: 'creating' }),
-  });
+  const { customer: { bvn, ...customer }, ...rest } = parsed.data;
+  const bvnHandle = await ctx.claimCheck.seal('bvn', bvn);
+  const input: MandateInput = { ...rest, customer: { ...customer, bvnHandle } } as MandateInput;
+  try {
+    return await ctx.client.workflow.start<typeof mandateWorkflow>('mandateWorkflow', {
+      workflowId: mandateWorkflowId(input.mandateRef),
+      taskQueue: ctx.taskQueue,
+      args: [input],
+      typedSearchAttributes: paymentSearchAttributes({ flow: 'mandate', reference: input.mandateRef, amount: input.amount, currency: 'NGN', status: 'creating' }),
+    });
+  } catch (err) {
+    await ctx.claimCheck.discard(bvnHandle).catch(() => undefined);
+    throw err;
+  }
 }
 
 const handle = (client: Client, mandateRef: string) => client.workflow.getHandle(mandateWorkflowId(mandateRef));
 
-export const submitMandateOtp = (client: Client, mandateRef: string, otp: string): Promise<MandateState> =>
-  handle(client, mandateRef).executeUpdate(submitMandateOtpUpdate, { args: [otp] });
+/** A malformed OTP, refused here before it is sealed or sent (the workflow sees only handles). */
+export class MandateOtpFormatError extends Error {
+  constructor() {
+    super(MANDATE_OTP_RULE.message);
+    this.name = 'MandateOtpFormatError';
+  }
+}
+
+/**
+ * Checks the OTP's format (MandateOtpFormatError: 'otp must be 4 to 8 digits'), seals it (purpose
+ * 'mandate-otp') and sends its handle as the Update. The record is deleted afterwards whatever
+ * happened. An Update failure (WorkflowUpdateFailedError) carries the reason as its cause: a wrong
+ * OTP, an expired session, or type SecretUnavailable ('the OTP expired before it was sent: send it
+ * again'; the flow keeps waiting).
+ */
+export async function submitMandateOtp(ctx: StarterContext, mandateRef: string, otp: string): Promise<MandateState> {
+  if (typeof otp !== 'string' || !MANDATE_OTP_RULE.pattern.test(otp)) throw new MandateOtpFormatError();
+  const sealed = await ctx.claimCheck.seal('mandate-otp', otp);
+  try {
+    return await handle(ctx.client, mandateRef).executeUpdate(submitMandateOtpUpdate, { args: [sealed] });
+  } finally {
+    await ctx.claimCheck.discard(sealed).catch(() => undefined);
+  }
+}
 export const resendMandateOtp = (client: Client, mandateRef: string): Promise<MandateState> =>
   handle(client, mandateRef).executeUpdate(resendMandateOtpUpdate);
 export const debitMandate = (client: Client, mandateRef: string, amount: number, narration?: string): Promise<MandateDebit> =>

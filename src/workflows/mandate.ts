@@ -5,12 +5,17 @@
 // (or a "duplicate reference" refusal) is settled through D5 before anything is sent again, and
 // a resend reuses the same reference, so the service's duplicate check stops a second debit.
 // continue-as-new keeps long mandates' history bounded. See docs/flows-mandates.md.
+// The BVN and the OTP never reach the workflow: the starter seals them into the claim-check
+// store; the input carries `customer.bvnHandle` and the OTP Update a handle. D1 and D2 redeem
+// them. A BVN whose record expired before D1 was sent ends the flow as failed (nothing was sent:
+// start it again with the BVN); an expired OTP fails its Update (send it again) and the flow waits on.
 import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
   continueAsNew,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -31,6 +36,7 @@ import {
   mandateStateQuery,
   resendMandateOtpUpdate,
   scheduledDebitAt,
+  sealedBvnProblems,
   startOfDayMs,
   submitMandateOtpUpdate,
   type FixedMandateSettings,
@@ -39,8 +45,12 @@ import {
   type MandateInput,
   type MandateState,
 } from '../shared/mandate';
+import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { failureOf } from './activity-failure';
+
+/** Flows started after the claim check: the input must carry the BVN as a handle (old flows replay without this check). */
+const SEALED_BVN_PATCH = 'mandate-sealed-bvn';
 
 type Activities = ReturnType<typeof createMandateActivities>;
 
@@ -279,6 +289,10 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
           state.mandateReferenceNumber = r.mandateReferenceNumber;
         } catch (err) {
           const failure = failureOf(err);
+          if (failure?.type === SECRET_UNAVAILABLE) {
+            // The sealed OTP expired (or was used) before D2 was sent: nothing was sent, the flow keeps waiting.
+            throw ApplicationFailure.create({ type: SECRET_UNAVAILABLE, message: 'the OTP expired before it was sent: send it again', nonRetryable: true });
+          }
           if (failure?.type === 'SessionExpired') {
             if (sessionResends < (input.maxSessionResends ?? 2)) {
               sessionResends += 1;
@@ -302,7 +316,8 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
     {
       validator: (otp) => {
         if (state.status !== 'awaiting_otp') throw new Error(`no OTP is expected in state ${state.status}`);
-        if (typeof otp !== 'string' || !/^\d{4,8}$/.test(otp)) throw new Error('otp must be 4 to 8 digits');
+        // The starter checked the format (4 to 8 digits) and sealed it: only a handle enters history.
+        if (!isClaimHandle(otp)) throw new Error('otp must be sealed: pass the claim-check handle the starter made (submitMandateOtp)');
       },
     },
   );
@@ -362,6 +377,7 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
   if (!carry) {
     upsertSearchAttributes(paymentSearchAttributes({ flow: 'mandate', reference: input.mandateRef, amount: input.amount, currency: 'NGN', status: 'creating' }));
     const problems = mandateInputProblems(input);
+    if (patched(SEALED_BVN_PATCH)) problems.push(...sealedBvnProblems(input));
     if (problems.length > 0) {
       setStatus('failed', `invalid input: ${problems.join('; ')}`);
       return finish();
@@ -433,6 +449,12 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
         return true;
       } catch (err) {
         const type = failureOf(err)?.type;
+        if (type === SECRET_UNAVAILABLE) {
+          // The sealed BVN expired (e.g. no worker ran within its TTL) before D1 was sent: no
+          // mandate exists at the service. Ending says so; a silent wait would block the customer.
+          setStatus('failed', 'the sealed BVN expired before the mandate was created (nothing was sent to the service): start the mandate again with the BVN');
+          return false;
+        }
         if (!UNCLEAR.includes(type ?? '')) {
           setStatus('failed', messageOf(err));
           return false;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
-import type { MandateInput } from '../../src/shared/mandate';
+import type { MandateRequest } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 
@@ -37,7 +37,7 @@ async function cli(args: string[]): Promise<{ stdout: string; stderr: string; co
 it('mandate start / otp / debit / status / list / cancel from the command line', async () => {
   const lastName = `C${randomUUID().replace(/-/g, '').slice(0, 10)}`;
   const ref = `CLI${randomUUID().replace(/-/g, '').slice(0, 10)}`;
-  const input: MandateInput = {
+  const input: MandateRequest = {
     mandateRef: ref, debitType: 'variable', amount: 500_000, accountNumber: '0123456789', bankCode: '058', description: 'CLI test',
     startDate: '2026-01-01', endDate: '2099-12-31', customerEmail: `${ref.toLowerCase()}@example.com`,
     customer: { bvn: '22212345678', firstName: 'Ada', lastName, address: '1 Way', phone: '08012345678' },

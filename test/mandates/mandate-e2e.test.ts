@@ -3,16 +3,25 @@
 // faults drop D1/D3 answers).
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { MandateOtpFormatError } from '../../src/starters/mandates';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import {
   cancelMandate, debitMandate, getMandateState, listAllMandates, listMandates, requestMandateCancel, resendMandateOtp, startMandate, submitMandateOtp, StarterValidationError,
 } from '../../src/starters/mandates';
-import type { MandateInput, MandateState } from '../../src/shared/mandate';
+import type { MandateRequest, MandateState } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { recordHistory } from '../helpers/replay';
+import { rawHistoryText } from '../payments/helpers';
 import { SandboxAdmin } from '../pos/sandbox';
+import { historyTexts } from '../pos/helpers';
+import { SecretUnavailableError } from '../../src/claim-check/store';
+import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
+import { mandateStateQuery, mandateWorkflowId, submitMandateOtpUpdate, type MandateInput } from '../../src/shared/mandate';
+import type { mandateWorkflow } from '../../src/workflows/mandate';
+import { ApplicationFailure } from '@temporalio/common';
+import type { WorkflowHandle } from '@temporalio/client';
 
 const capture = new LogCapture();
 const config = testConfig();
@@ -23,13 +32,13 @@ beforeAll(async () => {
 });
 afterAll(() => services?.stop());
 
-const input = (over: Partial<MandateInput> = {}): MandateInput => ({
+const input = (over: Partial<MandateRequest> = {}): MandateRequest => ({
   mandateRef: `M${randomUUID().replace(/-/g, '').slice(0, 12)}`, debitType: 'variable', amount: 1_000_000, accountNumber: '0123456789', bankCode: '058',
   description: 'Gym membership', startDate: new Date().toISOString().slice(0, 10), endDate: '2099-12-31', customerEmail: `c-${randomUUID()}@example.com`,
   customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' }, ...over,
 });
 const client = () => services.client;
-const tq = () => config.temporal.taskQueue;
+const ctx = () => services.starters;
 const sandbox = () => new SandboxAdmin(services.sandboxUrl!);
 const ledger = (reference: string) => sandbox().ledger({ reference });
 async function waitFor(ref: string, status: MandateState['status']) {
@@ -46,13 +55,13 @@ const serviceRecord = async (mandateId: string) => (await listMandates(services.
 
 it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel twice, listing', async () => {
   const i = input();
-  const handle = await startMandate(client(), tq(), i);
+  const handle = await startMandate(ctx(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
 
-  const wrong = await submitMandateOtp(client(), i.mandateRef, '000000').catch((e: unknown) => e);
+  const wrong = await submitMandateOtp(ctx(), i.mandateRef, '000000').catch((e: unknown) => e);
   expect(wrong).toBeInstanceOf(WorkflowUpdateFailedError);
   expect(causeOf(wrong)).toContain('Invalid OTP');
-  expect((await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
+  expect((await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
 
   expect(causeOf(await debitMandate(client(), i.mandateRef, 19_999).catch((e: unknown) => e))).toContain('at least 20000 kobo');
   expect(causeOf(await debitMandate(client(), i.mandateRef, 1_000_001).catch((e: unknown) => e))).toContain('exceeds the remaining balance');
@@ -73,35 +82,36 @@ it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel tw
   expect((await listMandates(services.api, { mandate_id: listed.records[0].mandate_id as string })).records[0].status).toBe('cancelled');
   await recordHistory(handle, 'mandate-variable-lifecycle');
 
-  // Secrets never in plaintext history: the BVN travels only encrypted.
-  expect(JSON.stringify(await handle.fetchHistory())).not.toContain(i.customer.bvn);
+  // Secrets are not in history at all, not even encrypted: only their claim-check handles.
+  // (Codes as JSON strings: the phone number 08012345678 holds the digits 123456.)
+  await expectNoSecretsIn(handle, [i.customer.bvn, JSON.stringify(MANDATE_OTP), '"000000"']);
 });
 
 it('an expired OTP session (sandbox clock): a new OTP is sent and then approves', async () => {
   const i = input();
-  await startMandate(client(), tq(), i);
+  await startMandate(ctx(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
   await sandbox().advanceClock(11 * 60 * 1000);
-  const expired = await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e);
+  const expired = await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e);
   expect(causeOf(expired)).toContain('a new OTP was sent');
-  expect((await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
+  expect((await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
   await cancelMandate(client(), i.mandateRef);
 });
 
 it('a session that keeps expiring ends the mandate expired; it is released at the service, so the e-mail serves a new mandate', async () => {
   const i = input({ maxSessionResends: 1 });
-  const handle = await startMandate(client(), tq(), i);
+  const handle = await startMandate(ctx(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
   expect((await resendMandateOtp(client(), i.mandateRef)).status).toBe('awaiting_otp'); // D6 on request
   await sandbox().advanceClock(11 * 60 * 1000);
-  expect(causeOf(await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain('a new OTP was sent');
+  expect(causeOf(await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain('a new OTP was sent');
   await sandbox().advanceClock(11 * 60 * 1000);
-  expect(causeOf(await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain('the mandate has expired');
+  expect(causeOf(await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain('the mandate has expired');
   const final = await handle.result();
   expect(final).toMatchObject({ status: 'expired', endReason: 'the OTP session expired too often' });
   expect(await serviceRecord(final.mandateId!)).toMatchObject({ status: 'cancelled' });
   const again = input({ customerEmail: i.customerEmail });
-  await startMandate(client(), tq(), again);
+  await startMandate(ctx(), again);
   await waitFor(again.mandateRef, 'awaiting_otp');
   await requestMandateCancel(client(), again.mandateRef);
   await waitFor(again.mandateRef, 'cancelled');
@@ -109,9 +119,9 @@ it('a session that keeps expiring ends the mandate expired; it is released at th
 
 it('D3 answers lost: applied-then-dropped is settled by D5, dropped-before and a 503 are resent with the same reference; each applied once', async () => {
   const i = input();
-  const handle = await startMandate(client(), tq(), i);
+  const handle = await startMandate(ctx(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
-  await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP);
+  await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP);
 
   await fault({ path: '/transaction/mandate/debit', kind: 'drop-after-processing' });
   expect(await debitMandate(client(), i.mandateRef, 100_000)).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'requery' });
@@ -133,11 +143,11 @@ it('D3 answers lost: applied-then-dropped is settled by D5, dropped-before and a
 it('D1 answer lost after the service created the mandate: found by reference, cancelled there, the flow fails; the e-mail is free again', async () => {
   const i = input();
   await fault({ path: '/transaction/mandate/create', kind: 'drop-after-processing' });
-  const final = await (await startMandate(client(), tq(), i)).result();
+  const final = await (await startMandate(ctx(), i)).result();
   expect(final).toMatchObject({ status: 'failed', endReason: expect.stringContaining('creation response was lost') });
   expect((await listMandates(services.api, { merchant_ref: i.mandateRef })).records[0]).toMatchObject({ status: 'cancelled' });
   const again = input({ customerEmail: i.customerEmail });
-  await startMandate(client(), tq(), again);
+  await startMandate(ctx(), again);
   await waitFor(again.mandateRef, 'awaiting_otp');
   await cancelMandate(client(), again.mandateRef);
 });
@@ -148,10 +158,10 @@ it('D5 listing through the starters: filters, a page with next_cursor, the page 
   for (let n = 0; n < 3; n++) {
     const i = input({ customer: { bvn: '22212345678', firstName: 'Ada', lastName, address: '1 Way', phone: '08012345678' } });
     refs.push(i.mandateRef);
-    await startMandate(client(), tq(), i);
+    await startMandate(ctx(), i);
     await waitFor(i.mandateRef, 'awaiting_otp');
   }
-  await submitMandateOtp(client(), refs[0], MANDATE_OTP);
+  await submitMandateOtp(ctx(), refs[0], MANDATE_OTP);
   const customer_name = `Ada ${lastName}`;
   const first = await listMandates(services.api, { customer_name, page_size: 2 });
   expect(first).toMatchObject({ has_more: true, page_size: 2, next_cursor: expect.anything() });
@@ -173,10 +183,10 @@ it('D5 listing through the starters: filters, a page with next_cursor, the page 
 it('a duplicate customer email ends the second mandate as failed with the service message', async () => {
   const email = `dup-${randomUUID()}@example.com`;
   const first = input({ customerEmail: email });
-  await startMandate(client(), tq(), first);
+  await startMandate(ctx(), first);
   await waitFor(first.mandateRef, 'awaiting_otp');
   const second = input({ customerEmail: email });
-  const final = await (await startMandate(client(), tq(), second)).result();
+  const final = await (await startMandate(ctx(), second)).result();
   expect(final).toMatchObject({ status: 'failed', endReason: expect.stringContaining('Customer already exists with the same email address.') });
   await cancelMandate(client(), first.mandateRef);
 });
@@ -184,24 +194,96 @@ it('a duplicate customer email ends the second mandate as failed with the servic
 it('a FIXED mandate runs its first scheduled debit; the starter refuses bad input naming the field', async () => {
   const today = new Date().toISOString().slice(0, 10);
   const i = input({ debitType: 'fixed', fixed: { frequency: 'MONTHLY', interval: 1, initialDebitAmount: 250_000, initialDebitDate: today } });
-  await startMandate(client(), tq(), i);
+  await startMandate(ctx(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
-  await submitMandateOtp(client(), i.mandateRef, MANDATE_OTP);
+  await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP);
   for (let n = 0; n < 100 && (await getMandateState(client(), i.mandateRef)).debitCount < 1; n++) await new Promise((r) => setTimeout(r, 100));
   expect(await getMandateState(client(), i.mandateRef)).toMatchObject({ totalDebited: 250_000, balance: 750_000, nextDebitAt: expect.any(String) });
   expect(await ledger(`${i.mandateRef}-D1`)).toHaveLength(1);
   await cancelMandate(client(), i.mandateRef);
 
-  const bad = await startMandate(client(), tq(), input({ debitType: 'fixed', accountNumber: '123' })).catch((e: unknown) => e);
+  const bad = await startMandate(ctx(), input({ debitType: 'fixed', accountNumber: '123' })).catch((e: unknown) => e);
   expect(bad).toBeInstanceOf(StarterValidationError);
   expect((bad as StarterValidationError).issues).toEqual(expect.arrayContaining([
     { field: 'accountNumber', rule: 'must be 10 digits' },
     { field: 'fixed', rule: 'is required for a FIXED mandate' },
   ]));
-  const badFixed = await startMandate(client(), tq(), input({ debitType: 'fixed', fixed: { frequency: 'WEEKLY', interval: 8, initialDebitAmount: 19_000, initialDebitDate: '2001-01-01' } })).catch((e: unknown) => e);
+  const badFixed = await startMandate(ctx(), input({ debitType: 'fixed', fixed: { frequency: 'WEEKLY', interval: 8, initialDebitAmount: 19_000, initialDebitDate: '2001-01-01' } })).catch((e: unknown) => e);
   expect((badFixed as StarterValidationError).issues).toEqual(expect.arrayContaining([
     { field: 'fixed.interval', rule: 'must be at most 7 for WEEKLY (one debit a day)' },
     { field: 'fixed.initialDebitAmount', rule: 'must be at least 20000 kobo (N200)' },
     { field: 'fixed.initialDebitDate', rule: 'must lie between startDate and endDate' },
   ]));
+});
+
+/** Neither the stored history (encrypted payloads) nor its payloads decrypted with the codec key hold any of `secrets`. */
+async function expectNoSecretsIn(handle: WorkflowHandle, secrets: string[]): Promise<string> {
+  const plain = await rawHistoryText(handle);
+  const { raw, decoded, payloads } = await historyTexts(handle, config.encryption);
+  expect(payloads).toBeGreaterThan(3);
+  expect(decoded).toContain('"bvnHandle":"cc_'); // the decoding did work, and the input holds a handle
+  for (const secret of secrets) {
+    expect(plain).not.toContain(secret);
+    expect(raw).not.toContain(secret);
+    expect(decoded).not.toContain(secret);
+  }
+  return decoded;
+}
+
+/** The BVN handle the flow was started with (read from its decoded input). */
+async function bvnHandleOf(handle: WorkflowHandle): Promise<string> {
+  const { decoded } = await historyTexts(handle, config.encryption);
+  return /"bvnHandle":"(cc_[A-Za-z0-9_-]{22})"/.exec(decoded)![1];
+}
+
+describe('claim check: the BVN and the OTP are sealed by the starters', () => {
+  it('the sealed BVN reaches the service (D1 accepted it) and is deleted after D1; the sealed OTP approves; neither is in history', async () => {
+    const i = input({ customer: { bvn: '22298765432', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' } });
+    const handle = await startMandate(ctx(), i);
+    await waitFor(i.mandateRef, 'awaiting_otp'); // the sandbox refuses D1 without an 11-digit BVN
+    const bvnHandle = await bvnHandleOf(handle);
+    await expect(services.claimCheck.open(bvnHandle, 'bvn')).rejects.toThrow(SecretUnavailableError);
+    expect((await listMandates(services.api, { merchant_ref: i.mandateRef })).records[0]).toMatchObject({ status: 'initiated' });
+
+    const badFormat = await submitMandateOtp(ctx(), i.mandateRef, '12ab').catch((e: unknown) => e);
+    expect(badFormat).toBeInstanceOf(MandateOtpFormatError);
+    expect((badFormat as Error).message).toBe('otp must be 4 to 8 digits');
+    expect((await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
+    await cancelMandate(client(), i.mandateRef);
+    await expectNoSecretsIn(handle, ['22298765432', JSON.stringify(MANDATE_OTP)]);
+  });
+
+  it('an OTP whose sealed record expired: the Update fails with SecretUnavailable "send it again", the flow keeps waiting, the next OTP approves', async () => {
+    const i = input();
+    await startMandate(ctx(), i);
+    await waitFor(i.mandateRef, 'awaiting_otp');
+    const expired = await services.claimCheck.seal('mandate-otp', MANDATE_OTP, 1);
+    await new Promise((r) => setTimeout(r, 20));
+    const err = await client().workflow.getHandle(mandateWorkflowId(i.mandateRef)).executeUpdate(submitMandateOtpUpdate, { args: [expired] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+    const cause = (err as WorkflowUpdateFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe(SECRET_UNAVAILABLE);
+    expect(cause.message).toContain('send it again');
+    expect((await getMandateState(client(), i.mandateRef)).status).toBe('awaiting_otp');
+    expect((await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
+    await cancelMandate(client(), i.mandateRef);
+  });
+
+  it('a BVN whose sealed record expired before D1: the flow ends failed with "start the mandate again with the BVN", and no mandate exists at the service', async () => {
+    const { customer: { bvn, ...customer }, ...rest } = input();
+    const bvnHandle = await services.claimCheck.seal('bvn', bvn, 1);
+    await new Promise((r) => setTimeout(r, 20));
+    const i: MandateInput = { ...rest, customer: { ...customer, bvnHandle } };
+    const h = await client().workflow.start<typeof mandateWorkflow>('mandateWorkflow', { workflowId: mandateWorkflowId(i.mandateRef), taskQueue: config.temporal.taskQueue, args: [i] });
+    const final = await h.result();
+    expect(final).toMatchObject({ status: 'failed', endReason: expect.stringContaining('start the mandate again with the BVN') });
+    expect(await h.query(mandateStateQuery)).toMatchObject({ status: 'failed' });
+    const none = await listMandates(services.api, { merchant_ref: i.mandateRef }).catch((e: unknown) => e);
+    expect(String((none as Error).message)).toContain('No mandate found');
+    // Starting again with the BVN (same reference) works.
+    const again = await startMandate(ctx(), { ...rest, customer: { ...customer, bvn } });
+    await waitFor(i.mandateRef, 'awaiting_otp');
+    await cancelMandate(client(), i.mandateRef);
+    expect((await again.result()).status).toBe('cancelled');
+  });
 });

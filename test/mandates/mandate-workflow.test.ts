@@ -2,7 +2,7 @@
 // service (a small in-memory model with scripted faults): a year of monthly debits in seconds
 // with continue-as-new, the OTP update paths, the debit validator, unknown D3 outcomes settled
 // through D5, duplicate references, scheduled-debit refusals, cancellation, creation faults.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
@@ -14,6 +14,7 @@ import {
 import type { mandateWorkflow } from '../../src/workflows/mandate';
 import type { createMandateActivities, MandateDebitRequest } from '../../src/activities/mandates';
 import { cancelMandate } from '../../src/starters/mandates';
+import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { workflowBundle } from '../helpers/temporal';
 import { createTimeSkippingEnv } from '../helpers/time-skipping';
 
@@ -32,6 +33,24 @@ beforeEach(async () => {
 afterAll(() => env?.teardown());
 
 const refuse = (type: string, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
+
+/**
+ * A stand-in for the claim-check store (the real one is exercised in mandate-e2e): the test seals
+ * the BVN and OTPs into this map and hands the workflow only handles; the fake activities redeem
+ * them (once) like withSealed, and a missing handle fails SecretUnavailable like an expired one.
+ */
+const sealedValues = new Map<string, string>();
+const seal = (value: string): string => {
+  const handle = `cc_${randomBytes(16).toString('base64url')}`;
+  sealedValues.set(handle, value);
+  return handle;
+};
+const redeem = (handle: string, what: string): string => {
+  const value = sealedValues.get(handle);
+  if (value === undefined) throw refuse(SECRET_UNAVAILABLE, `the sealed ${what} is no longer available (already used, expired or unknown): submit it again`);
+  sealedValues.delete(handle);
+  return value;
+};
 type DebitFault = 'applyThenLose' | 'lose' | 'loseAndApplyLater' | { refuse: string } | 'cancelAtServiceFirst';
 
 /** A model of the service: OTP 123456, sessions that can be expired, balances, duplicate refs refused; faults scripted per D3 call. */
@@ -42,6 +61,7 @@ function fakeService() {
   const debitFaults: (DebitFault | undefined)[] = [];
   const lateArrivals: MandateDebitRequest[] = [];
   const counts = { create: 0, cancel: 0, resend: 0, findByRef: 0 };
+  const bvnsSent: string[] = [];
   const knobs = { gate: undefined as Promise<void> | undefined, sessionExpired: false, d5Down: false, createFault: undefined as undefined | 'loseAfterCreating' | 'loseBeforeCreating' | { refuse: string }, cancelRefusal: undefined as string | undefined };
 
   const apply = (req: MandateDebitRequest) => {
@@ -57,6 +77,9 @@ function fakeService() {
   const activities: Activities = {
     async createMandate(input) {
       counts.create += 1;
+      // Peeked, not redeemed: D1 may be sent again after D5 proved the first absent (the activity keeps the record for it).
+      if (!sealedValues.has(input.customer.bvnHandle)) throw refuse(SECRET_UNAVAILABLE, 'the sealed bvn is no longer available (already used, expired or unknown): submit it again');
+      bvnsSent.push(sealedValues.get(input.customer.bvnHandle)!);
       const fault = knobs.createFault;
       knobs.createFault = undefined;
       if (fault && typeof fault === 'object') throw refuse('BadRequest', `create mandate: ${fault.refuse}`);
@@ -66,7 +89,8 @@ function fakeService() {
       if (fault === 'loseAfterCreating') throw refuse('OutcomeUnknown', 'create mandate: socket hang up');
       return { mandateId: id, sessionToken: 'session' };
     },
-    async validateMandateOtp(_token, otp) {
+    async validateMandateOtp(_token, handle) {
+      const otp = redeem(handle, 'mandate-otp');
       if (knobs.sessionExpired) throw refuse('SessionExpired', 'Invalid or expired session.');
       if (otp !== '123456') throw refuse('BadRequest', 'validate mandate OTP: Invalid OTP');
       for (const m of mandates.values()) if (m.status === 'initiated') m.status = 'approved';
@@ -110,7 +134,7 @@ function fakeService() {
       return undefined;
     },
   };
-  return { activities, calls, applied, mandates, debitFaults, counts, knobs };
+  return { activities, calls, applied, mandates, debitFaults, counts, knobs, bvnsSent };
 }
 type Service = ReturnType<typeof fakeService>;
 
@@ -120,7 +144,7 @@ const input = (over: Partial<MandateInput> = {}): MandateInput => ({
   mandateRef: `M${randomUUID().slice(0, 8)}`, debitType: 'variable', amount: 1_200_000, accountNumber: '0123456789', bankCode: '058', description: 'Gym',
   // Far-off end: awaiting a result inside a test may move the clock ten years.
   startDate: day(now), endDate: day(now + 80 * 365 * DAY), customerEmail: 'c@example.com',
-  customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' }, ...over,
+  customer: { bvnHandle: seal('22212345678'), firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' }, ...over,
 });
 
 async function run<T>(service: Service, fn: (taskQueue: string) => Promise<T>): Promise<T> {
@@ -144,7 +168,7 @@ async function waitStatus(h: WorkflowHandle, status: MandateState['status']): Pr
 async function approved(taskQueue: string, i: MandateInput) {
   const handle = await start(taskQueue, i);
   await waitStatus(handle, 'awaiting_otp');
-  await handle.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] });
+  await handle.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] });
   return handle;
 }
 
@@ -192,10 +216,11 @@ describe('mandate workflow (time-skipping)', () => {
       const h = await start(tq, i);
       expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] }))).toContain('not approved');
       await waitStatus(h, 'awaiting_otp');
-      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['000000'] }))).toContain('Invalid OTP');
-      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['12ab'] }))).toContain('otp must be 4 to 8 digits');
+      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('000000')] }))).toContain('Invalid OTP');
+      // The format (4 to 8 digits) is the starter's check; the workflow takes only a sealed handle.
+      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] }))).toContain('otp must be sealed');
       expect((await h.query(mandateStateQuery)).status).toBe('awaiting_otp');
-      expect((await h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] })).status).toBe('approved');
+      expect((await h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] })).status).toBe('approved');
       expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 19_999 }] }))).toContain('at least 20000 kobo');
       expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 600_000 }] }))).toContain('exceeds the remaining balance');
       expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 20_000.5 }] }))).toContain('integer');
@@ -218,10 +243,10 @@ describe('mandate workflow (time-skipping)', () => {
       const h = await start(tq, i);
       await waitStatus(h, 'awaiting_otp');
       service.knobs.sessionExpired = true;
-      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] }))).toContain('a new OTP was sent');
+      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] }))).toContain('a new OTP was sent');
       expect(service.counts.resend).toBe(1);
       service.knobs.sessionExpired = true;
-      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] }))).toContain('the mandate has expired');
+      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] }))).toContain('the mandate has expired');
       expect(await h.result()).toMatchObject({ status: 'expired', endReason: 'the OTP session expired too often' });
       expect(service.counts.cancel).toBe(1);
     });
@@ -449,5 +474,58 @@ describe('mandate workflow (time-skipping)', () => {
       expect(service.counts.findByRef).toBe(2);
       await h.executeUpdate(cancelMandateUpdate);
     });
+  });
+});
+
+describe('claim check: the BVN and the OTP arrive only as handles', () => {
+  it('an OTP whose sealed record expired fails its Update with SecretUnavailable ("send it again") and the flow keeps waiting', async () => {
+    const service = fakeService();
+    await run(service, async (tq) => {
+      const h = await start(tq, input());
+      await waitStatus(h, 'awaiting_otp');
+      const gone = await h.executeUpdate(submitMandateOtpUpdate, { args: [`cc_${randomBytes(16).toString('base64url')}`] }).catch((e: unknown) => e);
+      expect(gone).toBeInstanceOf(WorkflowUpdateFailedError);
+      const cause = (gone as WorkflowUpdateFailedError).cause as ApplicationFailure;
+      expect(cause.type).toBe(SECRET_UNAVAILABLE);
+      expect(cause.message).toBe('the OTP expired before it was sent: send it again');
+      expect((await h.query(mandateStateQuery)).status).toBe('awaiting_otp');
+      expect((await h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] })).status).toBe('approved');
+      await h.executeUpdate(cancelMandateUpdate);
+    });
+  });
+
+  it('a BVN whose sealed record expired before D1 ends the flow failed, telling the caller to start again with the BVN; nothing reached the service', async () => {
+    const service = fakeService();
+    const i = input();
+    sealedValues.delete(i.customer.bvnHandle); // as if its TTL ended while no worker ran
+    const final = await run(service, async (tq) => (await start(tq, i)).result());
+    expect(final).toMatchObject({ status: 'failed', endReason: expect.stringContaining('start the mandate again with the BVN') });
+    expect(final.endReason).toContain('nothing was sent');
+    expect(service.mandates.size).toBe(0);
+    expect(service.bvnsSent).toEqual([]);
+  });
+
+  it('an input that carries the BVN itself (not sealed) is refused before D1', async () => {
+    const service = fakeService();
+    const i = input();
+    const raw = { ...i, customer: { firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678', bvn: '22212345678' } } as unknown as MandateInput;
+    const final = await run(service, async (tq) => (await start(tq, raw)).result());
+    expect(final.status).toBe('failed');
+    expect(final.endReason).toContain('customer.bvnHandle must be a claim-check handle');
+    expect(final.endReason).toContain('customer.bvn must not be in the workflow input');
+    expect(final.endReason).not.toContain('22212345678');
+    expect(service.counts.create).toBe(0);
+  });
+
+  it('the BVN sealed for the flow is what D1 sends, also on the resend after D5 proved the first absent', async () => {
+    const service = fakeService();
+    service.knobs.createFault = 'loseBeforeCreating';
+    const i = input();
+    await run(service, async (tq) => {
+      const h = await start(tq, i);
+      await waitStatus(h, 'awaiting_otp');
+      await h.executeUpdate(cancelMandateUpdate);
+    });
+    expect(service.bvnsSent).toEqual(['22212345678', '22212345678']);
   });
 });

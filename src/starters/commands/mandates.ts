@@ -1,7 +1,8 @@
 // CLI: `npm run cli -- mandate <command>`.
 //
-//   mandate start --file mandate.json [--follow] (a MandateInput; the BVN stays out of argv)
-//   mandate otp --ref M1 --otp 123456
+//   mandate start --file mandate.json [--follow] (a MandateRequest; the BVN stays out of argv and
+//                                               is sealed into the claim-check store, never sent to Temporal)
+//   mandate otp --ref M1 --otp 123456           (sealed too; only its handle reaches the flow)
 //   mandate resend-otp --ref M1
 //   mandate debit --ref M1 --amount 250000 [--narration text]
 //   mandate cancel --ref M1 [--signal]
@@ -12,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config';
 import { PaymentsClient } from '../../api';
-import { FINAL_MANDATE_STATUSES, mandateStateQuery, mandateWorkflowId, type MandateInput, type MandateState } from '../../shared/mandate';
+import { FINAL_MANDATE_STATUSES, mandateStateQuery, mandateWorkflowId, type MandateRequest, type MandateState } from '../../shared/mandate';
 import { followUntilDone } from '../progress';
 import {
   cancelMandate, debitMandate, getMandateState, listAllMandates, listMandates, requestMandateCancel, resendMandateOtp, startMandate, submitMandateOtp,
@@ -49,8 +50,8 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .option('--follow', 'print each change until the mandate ends (it waits for the OTP first)')
     .action(async (o: { file: string; follow?: boolean }) => {
       const ctx = await context();
-      const input = JSON.parse(readFileSync(o.file, 'utf8')) as MandateInput;
-      const handle = await startMandate(ctx.client, ctx.taskQueue, input);
+      const input = JSON.parse(readFileSync(o.file, 'utf8')) as MandateRequest;
+      const handle = await startMandate(ctx, input);
       console.log(`started ${handle.workflowId}; send the customer's OTP with: mandate otp --ref ${input.mandateRef} --otp <code>`);
       if (o.follow) await followUntilDone(handle, mandateStateQuery, renderMandateState);
     });
@@ -61,7 +62,7 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .requiredOption('--otp <code>')
     .action(async (o: { ref: string; otp: string }) => {
       const ctx = await context();
-      console.log(renderMandateState(await explained(submitMandateOtp(ctx.client, o.ref, o.otp))));
+      console.log(renderMandateState(await explained(submitMandateOtp(ctx, o.ref, o.otp))));
     });
 
   mandate
