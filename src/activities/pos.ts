@@ -7,7 +7,8 @@
 //
 // Nothing here logs a request or response body: only references, attempts and outcomes.
 // F1/F2 (terminal configuration, key exchange) are not activities: pin_key must never enter
-// Temporal (see src/starters/pos.ts).
+// Temporal (see src/starters/pos.ts). The card read arrives as a claim-check handle (purpose
+// 'pos-card') and F3 redeems it right before the call (withSealed); F4 needs no card data.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import {
   AuthenticationError,
@@ -20,9 +21,13 @@ import {
   type PosTerminalTransaction,
 } from '../api';
 import type { ActivityDeps } from './index';
+import { withSealed } from './claim-check';
 import {
   FailureTypes,
+  classifyPosCode,
   type PosInitiateRequest,
+  type PosSealedCardData,
+  type PosSealedInitiateRequest,
   type PosInitiateResponse,
   type PosRemotePollOutcome,
   type PosRemotePollProgress,
@@ -96,8 +101,18 @@ export interface PosActivityOptions {
   defaultPollIntervalMs?: number;
 }
 
+/**
+ * F3 may be sent again only after F4 proved the attempt never arrived, which follows a lost answer
+ * (or a call that failed before it was sent) or a 91/96: the sealed card read is kept for that
+ * resend then. A refusal or a final answer deletes it.
+ */
+const keepCardAfterError = (err: unknown): boolean => {
+  const type = toActivityFailure(err, { moneyMoving: true, what: 'F3' }).type;
+  return type === FailureTypes.OutcomeUnknown || type === FailureTypes.Transient;
+};
+
 export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions = {}) {
-  const { api, logger } = deps;
+  const { api, logger, claimCheck } = deps;
   const log = logger.child({ flow: 'pos' });
 
   return {
@@ -184,12 +199,30 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
       }
     },
 
-    /** F3, once. The workflow never calls it again unless F4 answered 404 for this merchant_ref. */
-    async posTerminalInitiateTransaction(req: PosInitiateRequest, o: { attempt: number; timeoutMs?: number }): Promise<PosInitiateResponse> {
+    /**
+     * F3, once, with the sealed card read (redeemed here). The workflow never calls it again unless
+     * F4 answered 404 for this merchant_ref. A flow started before the claim check passes the card
+     * read in clear (PosInitiateRequest).
+     */
+    async posTerminalInitiateTransaction(req: PosSealedInitiateRequest | PosInitiateRequest, o: { attempt: number; timeoutMs?: number }): Promise<PosInitiateResponse> {
       const ctx = Context.current();
       const where = { workflowId: ctx.info.workflowExecution?.workflowId, merchantRef: req.merchant_ref, attempt: o.attempt };
+      const call = { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` };
       try {
-        const res = await api.posTerminal.initiate(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` });
+        const res =
+          'card' in req
+            ? await withSealed(
+                claimCheck,
+                req.card.handle,
+                'pos-card',
+                (card: PosSealedCardData) => {
+                  const { card: _sealed, ...fields } = req;
+                  void _sealed;
+                  return api.posTerminal.initiate({ ...fields, ...card }, call);
+                },
+                { afterAnswer: (r) => classifyPosCode(r.data.response_code, r.data.response_message ?? undefined).outcome === 'unknown', afterError: keepCardAfterError },
+              )
+            : await api.posTerminal.initiate(req, call);
         const transaction = toPosTransactionRecord(res.data);
         log.info({ ...where, responseCode: transaction.response_code, status: transaction.status }, 'POS transaction answered');
         return { transaction };
@@ -198,6 +231,11 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
         log.warn({ ...where, type: failure.type, status: err instanceof PaymentsApiError ? err.status : undefined }, 'POS transaction without an answer');
         throw failure;
       }
+    },
+
+    /** Deletes a sealed card read the flow no longer needs (kept for a resend that did not happen). */
+    async posDiscardSealedCard(handle: string): Promise<void> {
+      await claimCheck.discard(handle);
     },
 
     /** F4. 404 is an answer ("never received"), not a failure. */

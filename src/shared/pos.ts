@@ -6,12 +6,17 @@
 //
 // The terminal session (F1 configuration, F2 key exchange) is deliberately NOT a workflow:
 // `pin_key` would land in workflow history. See src/starters/pos.ts and docs/flows-pos-vending.md.
+// The card read (PAN, expiry, cardholder name, card sequence number, track2, chip data, PIN
+// block) never enters a workflow either: the starter checks every F3 rule on the full request,
+// seals those fields together into the claim-check store (purpose 'pos-card'), and starts the
+// workflow with PosSealedTransactionInput: the handle, BIN and last four, and the other fields.
 //
 // The field rules live here as zod schemas (zod is deterministic and runs in the workflow
 // sandbox), so the starters and the workflows check exactly the same rules.
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
+import { CLAIM_HANDLE_PATTERN } from './claim-check';
 
 /** A rule broken by an input field: the field's name and the rule, never the value. */
 export interface FieldIssue {
@@ -229,8 +234,40 @@ export const PosTransactionInputSchema = z.strictObject({
 });
 export type PosTransactionInput = z.input<typeof PosTransactionInputSchema>;
 export type PosTransactionParsedInput = z.output<typeof PosTransactionInputSchema>;
-/** The F3 request the initiating activity sends (no options). */
+/** The F3 request the API client sends (no options); the initiating activity rebuilds it from the sealed card. */
 export type PosInitiateRequest = Omit<PosTransactionParsedInput, 'options'>;
+
+/** The card-read fields sealed together (purpose 'pos-card') by the starter; never in a workflow input. */
+export const POS_SEALED_FIELDS = ['card_pan', 'card_expiry_month', 'card_expiry_year', 'cardholder_name', 'card_sequence_number', 'track2', 'chipdata', 'pin_block'] as const;
+export type PosSealedField = (typeof POS_SEALED_FIELDS)[number];
+/** What the claim-check record holds. */
+export type PosSealedCardData = Pick<PosTransactionParsedInput, PosSealedField>;
+
+/** The card as the workflow knows it: the handle of the sealed card read, and what may be shown (BIN, last four). */
+export const PosSealedCardSchema = z.strictObject({
+  handle: z.string({ error: 'must be the claim-check handle the starter made' }).regex(CLAIM_HANDLE_PATTERN, 'must be the claim-check handle the starter made (card data is sealed, never sent to the workflow)'),
+  bin: z.string({ error: 'must be the first six digits of the PAN' }).regex(/^\d{6}$/, 'must be the first six digits of the PAN'),
+  last4: z.string({ error: 'must be the last four digits of the PAN' }).regex(/^\d{4}$/, 'must be the last four digits of the PAN'),
+});
+export type PosSealedCard = z.output<typeof PosSealedCardSchema>;
+
+/** The display form of a sealed card: BIN and last four, the middle masked. */
+export const maskedPan = (card: Pick<PosSealedCard, 'bin' | 'last4'>): string => `${card.bin}******${card.last4}`;
+
+const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as { [K in PosSealedField]: true };
+
+/** The workflow input: the F3 fields without the card read, plus the sealed card. */
+export const PosSealedTransactionInputSchema = PosTransactionInputSchema.omit(sealedOmit).extend({ card: PosSealedCardSchema });
+export type PosSealedTransactionInput = z.input<typeof PosSealedTransactionInputSchema>;
+export type PosSealedTransactionParsedInput = z.output<typeof PosSealedTransactionInputSchema>;
+/** What the initiating activity receives: the F3 request with the card as a handle. */
+export type PosSealedInitiateRequest = Omit<PosSealedTransactionParsedInput, 'options'>;
+
+/** Card-read fields found in a workflow input (each is a rule broken; values never named). */
+export function unsealedCardFields(raw: unknown): FieldIssue[] {
+  if (!raw || typeof raw !== 'object') return [];
+  return POS_SEALED_FIELDS.filter((f) => f in raw).map((f) => ({ path: f, message: 'must not be in the workflow input: start with startPosTransaction, which seals the card read' }));
+}
 
 export const posTransactionWorkflowId = (merchantRef: string): string => `pos-txn-${merchantRef}`;
 
@@ -261,9 +298,11 @@ export type PosTransactionStatus =
   | 'declined'
   | 'rejected'
   | 'not_received'
-  | 'outcome_unknown';
+  | 'outcome_unknown'
+  /** The sealed card read expired (or was used) before F3 could be sent: nothing was sent, nothing charged. */
+  | 'card_data_unavailable';
 
-export const POS_TRANSACTION_FINAL_STATUSES: readonly PosTransactionStatus[] = ['approved', 'declined', 'rejected', 'not_received', 'outcome_unknown'];
+export const POS_TRANSACTION_FINAL_STATUSES: readonly PosTransactionStatus[] = ['approved', 'declined', 'rejected', 'not_received', 'outcome_unknown', 'card_data_unavailable'];
 
 /** One step of the flow, in order: the record that proves "never retry without requerying". */
 export type PosStep =
@@ -273,12 +312,15 @@ export type PosStep =
 export interface PosTransactionState {
   merchantRef: string;
   status: PosTransactionStatus;
+  /** F3 requests sent (a sealed card that no longer opened sent none). */
   attempt: number;
   steps: PosStep[];
+  /** The masked PAN (BIN and last four) of a sealed card read. */
+  card?: { maskedPan: string };
 }
 
 export interface PosTransactionResult extends PosTransactionState {
-  status: 'approved' | 'declined' | 'rejected' | 'not_received' | 'outcome_unknown';
+  status: 'approved' | 'declined' | 'rejected' | 'not_received' | 'outcome_unknown' | 'card_data_unavailable';
   /** What to show or do next (spec: 51 ask for another card, 55 retry with a fresh card read...). */
   action: string;
   responseCode?: string;

@@ -7,12 +7,16 @@
 // to a third party). The session object keeps `pin_key` in a private field, leaves it out of
 // JSON and of util.inspect, and hands it out only through `pinKey()`.
 //
-// The card transaction (F3/F4) is a workflow: the device builds the pin_block with the key,
-// and the pin_block (not the key) travels in the workflow input, encrypted by the codec.
+// The card transaction (F3/F4) is a workflow: the device builds the pin_block with the key. The
+// starter checks every F3 rule on the full card read, then seals the card data (PAN, expiry,
+// cardholder name, card sequence number, track2, chip data, pin_block) together into the
+// claim-check store (purpose 'pos-card'): the workflow input carries only the handle, BIN and
+// last four, so neither the pin_block nor any card data is in Temporal history, not even encrypted.
 import { inspect } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { PaymentsClient, PosTerminalConfiguration } from '../api';
 import {
+  POS_SEALED_FIELDS,
   PosRemoteInputSchema,
   PosTransactionInputSchema,
   cancelPosRemoteSignal,
@@ -23,6 +27,8 @@ import {
   type FieldIssue,
   type PosRemoteInput,
   type PosRemoteResult,
+  type PosSealedCardData,
+  type PosSealedTransactionInput,
   type PosTransactionInput,
   type PosTransactionResult,
 } from '../shared/pos';
@@ -145,6 +151,9 @@ export async function runPosRemoteRequest(ctx: StarterContext, input: PosRemoteI
 /**
  * Starts one card transaction (workflow id `pos-txn-<merchant_ref>`; a second start for the
  * same merchant_ref is refused). `terminal_id` comes from the session when one is given.
+ * Every F3 rule is checked here first (InvalidStarterInputError names field and rule, never the
+ * value); then the card read is sealed (the store's TTL) and the workflow gets its handle. If the
+ * start fails, the sealed record is deleted again.
  */
 export async function startPosTransaction(
   ctx: StarterContext,
@@ -155,13 +164,25 @@ export async function startPosTransaction(
   const parsed = PosTransactionInputSchema.safeParse(full);
   if (!parsed.success) throw new InvalidStarterInputError('POS transaction', issuesOf(parsed.error));
   const v = parsed.data;
-  return ctx.client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
-    workflowId: posTransactionWorkflowId(v.merchant_ref),
-    taskQueue: ctx.taskQueue,
-    args: [full],
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-terminal', reference: v.merchant_ref, status: 'validating', amount: Number(v.amount), currency: v.currency }),
-  });
+  const sealedFields = POS_SEALED_FIELDS as readonly string[];
+  const cardData = Object.fromEntries(Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined)) as PosSealedCardData;
+  const handle = await ctx.claimCheck.seal('pos-card', cardData);
+  const sealedInput = {
+    ...Object.fromEntries(Object.entries(full).filter(([k]) => !sealedFields.includes(k))),
+    card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) },
+  } as PosSealedTransactionInput;
+  try {
+    return await ctx.client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
+      workflowId: posTransactionWorkflowId(v.merchant_ref),
+      taskQueue: ctx.taskQueue,
+      args: [sealedInput],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-terminal', reference: v.merchant_ref, status: 'validating', amount: Number(v.amount), currency: v.currency }),
+    });
+  } catch (err) {
+    await ctx.claimCheck.discard(handle).catch(() => undefined);
+    throw err;
+  }
 }
 
 export function posTransactionHandle(ctx: StarterContext, merchantRef: string): WorkflowHandle<typeof posTerminalTransactionWorkflow> {

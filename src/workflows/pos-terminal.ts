@@ -18,12 +18,20 @@
 // `send(permit)`, and the only permits are the first one (used once) and the one minted from
 // an F4 404 for the attempt just made (`retryPermitFrom`). test/pos checks the ordering.
 //
-// The pin_block arrives in the input (encrypted in history by the codec); it is passed to the
-// activity and never logged, queried or returned.
+// The card read (PAN, expiry, cardholder name, card sequence number, track2, chip data, PIN
+// block) never reaches the workflow: the starter sealed it into the claim-check store and the
+// input carries its handle plus BIN and last four. The F3 activity redeems the handle; the record
+// is deleted once the service answered with an outcome, and kept while a resend may still be
+// proved safe (a lost answer, 91/96), then discarded when the flow ends (its TTL ends it anyway).
+// A card read that no longer opens (expired before F3 was sent) ends the flow as
+// card_data_unavailable: nothing was sent, nothing charged; start again with a fresh card read.
+// Flows started before the claim check (no patch marker) replay with their in-clear input.
 import {
   ActivityFailure,
   ApplicationFailure,
   TimeoutFailure,
+  log,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -32,6 +40,8 @@ import {
 import type { PosActivities } from '../activities/pos';
 import {
   FailureTypes,
+  POS_SEALED_FIELDS,
+  PosSealedTransactionInputSchema,
   PosTransactionInputSchema,
   classifyPosCode,
   activityFailureMessage,
@@ -39,8 +49,14 @@ import {
   describeIssues,
   durationMs,
   issuesOf,
+  maskedPan,
   posTransactionStateQuery,
+  unsealedCardFields,
+  type FieldIssue,
   type PosInitiateRequest,
+  type PosSealedInitiateRequest,
+  type PosSealedTransactionInput,
+  type PosTransactionParsedInput,
   type PosRequeryOutcome,
   type PosStep,
   type PosTransactionInput,
@@ -48,7 +64,11 @@ import {
   type PosTransactionResult,
   type PosTransactionState,
 } from '../shared/pos';
+import { SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { paymentSearchAttributes } from '../shared/search-attributes';
+
+/** Flows started after the claim check take only a sealed card read (see the header). */
+const SEALED_CARD_PATCH = 'pos-sealed-card';
 
 const DEFAULTS = {
   maxAttempts: 3,
@@ -66,22 +86,35 @@ type InitiatePermit =
 type Sent =
   | { kind: 'response'; transaction: PosTransactionRecord }
   | { kind: 'unknown'; detail: string }
-  | { kind: 'rejected'; detail: string };
+  | { kind: 'rejected'; detail: string }
+  /** The sealed card read did not open: this F3 was not sent. */
+  | { kind: 'not_sent'; detail: string };
 
 type Requeried =
   | { kind: 'found'; transaction: PosTransactionRecord }
   | { kind: 'not_found'; attempt: number }
   | { kind: 'error'; detail: string };
 
-export async function posTerminalTransactionWorkflow(raw: PosTransactionInput): Promise<PosTransactionResult> {
+export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionInput | PosTransactionInput): Promise<PosTransactionResult> {
   // ---- 1. every field rule, before anything is sent ----
-  const parsed = PosTransactionInputSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = issuesOf(parsed.error);
-    throw ApplicationFailure.create({ type: 'InvalidInput', message: `invalid POS transaction: ${describeIssues(issues)}`, nonRetryable: true, details: [issues] });
+  const sealedCard = patched(SEALED_CARD_PATCH);
+  const invalid = (issues: FieldIssue[]) =>
+    ApplicationFailure.create({ type: 'InvalidInput', message: `invalid POS transaction: ${describeIssues(issues)}`, nonRetryable: true, details: [issues] });
+  let req: PosSealedInitiateRequest | PosInitiateRequest;
+  let options: NonNullable<PosTransactionParsedInput['options']>;
+  if (sealedCard) {
+    // Card-read fields are refused by name (never by value); the rest is checked as usual.
+    const rest = Object.fromEntries(Object.entries(raw ?? {}).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)));
+    const parsed = PosSealedTransactionInputSchema.safeParse(rest);
+    const issues = [...unsealedCardFields(raw), ...(parsed.success ? [] : issuesOf(parsed.error))];
+    if (!parsed.success || issues.length > 0) throw invalid(issues);
+    ({ options = {}, ...req } = parsed.data);
+  } else {
+    // A flow started before the claim check: its input holds the card read (encrypted by the codec).
+    const parsed = PosTransactionInputSchema.safeParse(raw);
+    if (!parsed.success) throw invalid(issuesOf(parsed.error));
+    ({ options = {}, ...req } = parsed.data);
   }
-  const { options = {}, ...request } = parsed.data;
-  const req: PosInitiateRequest = request;
   const maxAttempts = options.maxAttempts ?? DEFAULTS.maxAttempts;
   const initiateTimeoutMs = options.initiateTimeoutMs ?? DEFAULTS.initiateTimeoutMs;
 
@@ -89,6 +122,7 @@ export async function posTerminalTransactionWorkflow(raw: PosTransactionInput): 
     startToCloseTimeout: initiateTimeoutMs + 15_000,
     retry: { maximumAttempts: 1 }, // never retried by Temporal: the workflow requeries first
   });
+  const { posDiscardSealedCard } = proxyActivities<PosActivities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
   const { posTerminalRequeryTransaction } = proxyActivities<PosActivities>({
     startToCloseTimeout: '30s',
     scheduleToCloseTimeout: durationMs(options.requeryTimeout ?? DEFAULTS.requeryTimeout),
@@ -96,7 +130,9 @@ export async function posTerminalTransactionWorkflow(raw: PosTransactionInput): 
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.InvalidRequest, FailureTypes.BadRequest] },
   });
 
-  const state: PosTransactionState = { merchantRef: req.merchant_ref, status: 'validating', attempt: 0, steps: [] };
+  const state: PosTransactionState = { merchantRef: req.merchant_ref, status: 'validating', attempt: 0, steps: [], ...('card' in req ? { card: { maskedPan: maskedPan(req.card) } } : {}) };
+  /** The F3 activity kept the sealed card read for a resend (lost answer, 91/96): discarded when the flow ends. */
+  let cardKept = false;
   setHandler(posTransactionStateQuery, () => ({ ...state, steps: [...state.steps] }));
   const setStatus = (status: PosTransactionState['status']) => {
     state.status = status;
@@ -121,10 +157,17 @@ export async function posTerminalTransactionWorkflow(raw: PosTransactionInput): 
     try {
       const res = await posTerminalInitiateTransaction(req, { attempt: state.attempt, timeoutMs: initiateTimeoutMs });
       record({ op: 'initiate', attempt: state.attempt, outcome: 'response', response_code: res.transaction.response_code });
+      cardKept = classifyPosCode(res.transaction.response_code, res.transaction.response_message).outcome === 'unknown';
       return { kind: 'response', transaction: res.transaction };
     } catch (err) {
       const type = activityFailureType(err);
       const detail = activityFailureMessage(err);
+      if (type === SECRET_UNAVAILABLE) {
+        // Nothing was sent: this attempt does not count.
+        state.attempt -= 1;
+        return { kind: 'not_sent', detail };
+      }
+      cardKept = type !== FailureTypes.BadRequest && type !== FailureTypes.Unauthorized && type !== FailureTypes.InvalidRequest && type !== FailureTypes.NotFound;
       if (type === FailureTypes.BadRequest || type === FailureTypes.Unauthorized || type === FailureTypes.InvalidRequest || type === FailureTypes.NotFound) {
         record({ op: 'initiate', attempt: state.attempt, outcome: 'rejected', detail: type });
         return { kind: 'rejected', detail };
@@ -171,39 +214,59 @@ export async function posTerminalTransactionWorkflow(raw: PosTransactionInput): 
   };
 
   // ---- 2. the flow ----
-  let permit: InitiatePermit = { kind: 'first' };
-  for (;;) {
-    const sent = await send(permit);
-    if (sent.kind === 'rejected') {
-      if (state.attempt === 1) return finish('rejected', `Refused by the service, nothing was charged: ${sent.detail}`);
-      // A retry refused (e.g. 'Duplicate merchant_ref'): the first attempt may have landed after
-      // all. Look once more; never send again from here.
-      const again = await requery();
-      if (again.kind === 'found') return fromTransaction(again.transaction, true);
-      if (again.kind === 'error') return finish('outcome_unknown', `A retry was refused (${sent.detail}) and the requery could not be answered; the transaction is NOT sent again. Reconcile by merchant_ref ${req.merchant_ref}.`);
-      return finish('rejected', `Refused by the service, nothing was charged: ${sent.detail}`);
+  const result = await decide();
+  if (cardKept && 'card' in req) {
+    try {
+      await posDiscardSealedCard(req.card.handle);
+    } catch (err) {
+      log.warn('sealed card read not discarded; its TTL ends it', { error: activityFailureMessage(err) });
     }
-    if (sent.kind === 'response') {
-      const c = classifyPosCode(sent.transaction.response_code, sent.transaction.response_message);
-      if (c.outcome !== 'unknown') return fromTransaction(sent.transaction, false);
-      // 91 or 96: outcome unknown until verified.
-    } else {
-      // No answer: let an in-flight request land before asking for it.
-      await sleep(durationMs(options.requerySettleDelay ?? DEFAULTS.requerySettleDelay));
-    }
+  }
+  return result;
 
-    const rq = await requery();
-    if (rq.kind === 'found') return fromTransaction(rq.transaction, true);
-    if (rq.kind === 'error') {
-      return finish('outcome_unknown', `The requery by merchant_ref could not be answered (${rq.detail}); the transaction is NOT sent again. Reconcile by merchant_ref ${req.merchant_ref}.`);
+  async function decide(): Promise<PosTransactionResult> {
+    let permit: InitiatePermit = { kind: 'first' };
+    for (;;) {
+      const sent = await send(permit);
+      if (sent.kind === 'not_sent') {
+        return finish(
+          'card_data_unavailable',
+          state.attempt === 0
+            ? 'The sealed card data expired before the transaction was sent: nothing was sent and nothing was charged. Start again with a fresh card read and a new merchant_ref.'
+            : `The sealed card data expired before the retry could be sent; the service never received attempt ${state.attempt} (F4 404): nothing was charged. Start again with a fresh card read and a new merchant_ref.`,
+        );
+      }
+      if (sent.kind === 'rejected') {
+        if (state.attempt === 1) return finish('rejected', `Refused by the service, nothing was charged: ${sent.detail}`);
+        // A retry refused (e.g. 'Duplicate merchant_ref'): the first attempt may have landed after
+        // all. Look once more; never send again from here.
+        const again = await requery();
+        if (again.kind === 'found') return fromTransaction(again.transaction, true);
+        if (again.kind === 'error') return finish('outcome_unknown', `A retry was refused (${sent.detail}) and the requery could not be answered; the transaction is NOT sent again. Reconcile by merchant_ref ${req.merchant_ref}.`);
+        return finish('rejected', `Refused by the service, nothing was charged: ${sent.detail}`);
+      }
+      if (sent.kind === 'response') {
+        const c = classifyPosCode(sent.transaction.response_code, sent.transaction.response_message);
+        if (c.outcome !== 'unknown') return fromTransaction(sent.transaction, false);
+        // 91 or 96: outcome unknown until verified.
+      } else {
+        // No answer: let an in-flight request land before asking for it.
+        await sleep(durationMs(options.requerySettleDelay ?? DEFAULTS.requerySettleDelay));
+      }
+
+      const rq = await requery();
+      if (rq.kind === 'found') return fromTransaction(rq.transaction, true);
+      if (rq.kind === 'error') {
+        return finish('outcome_unknown', `The requery by merchant_ref could not be answered (${rq.detail}); the transaction is NOT sent again. Reconcile by merchant_ref ${req.merchant_ref}.`);
+      }
+      // 404: the service never received attempt N.
+      if (state.attempt >= maxAttempts) {
+        return finish('not_received', `The service never received the transaction (F4 404 after ${state.attempt} attempt(s)); nothing was charged. Start again with a fresh card read.`);
+      }
+      setStatus('retry_wait');
+      await sleep(backoff(options.retryBackoff ?? DEFAULTS.retryBackoff, state.attempt));
+      permit = retryPermitFrom(rq);
     }
-    // 404: the service never received attempt N.
-    if (state.attempt >= maxAttempts) {
-      return finish('not_received', `The service never received the transaction (F4 404 after ${state.attempt} attempt(s)); nothing was charged. Start again with a fresh card read.`);
-    }
-    setStatus('retry_wait');
-    await sleep(backoff(options.retryBackoff ?? DEFAULTS.retryBackoff, state.attempt));
-    permit = retryPermitFrom(rq);
   }
 }
 

@@ -18,7 +18,9 @@ import {
 import { createPosActivities, toActivityFailure } from '../../src/activities/pos';
 import type { ActivityDeps } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
-import { FailureTypes, PosTransactionInputSchema, type PosInitiateResponse } from '../../src/shared/pos';
+import { FailureTypes, POS_SEALED_FIELDS, PosTransactionInputSchema, type PosInitiateResponse, type PosSealedCardData, type PosSealedInitiateRequest } from '../../src/shared/pos';
+import { ClaimCheckStore, SecretUnavailableError } from '../../src/claim-check/store';
+import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { openPosTerminalSession } from '../../src/starters/pos';
 import { LogCapture, testConfig } from '../helpers/temporal';
 import { cardInput } from './helpers';
@@ -50,27 +52,82 @@ describe('client errors → activity failures', () => {
 
 describe('POS terminal activities', () => {
   const capture = new LogCapture();
-  const deps = (api: unknown): ActivityDeps => ({ api: api as PaymentsClient, logger: createLogger({ destination: capture }), config: testConfig() });
+  const config = testConfig();
+  let store: ClaimCheckStore;
+  beforeAll(async () => {
+    store = await ClaimCheckStore.connect({ databaseUrl: config.claimCheck.databaseUrl, keys: config.claimCheck.keys, ttlMs: 60_000 });
+  });
+  afterAll(() => store?.close());
+  const deps = (api: unknown): ActivityDeps => ({ api: api as PaymentsClient, logger: createLogger({ destination: capture }), config, claimCheck: store });
 
-  it('initiate keeps the masked PAN and codes only, logs no card data, and never retries inside', async () => {
-    let calls = 0;
+  /** The starter's split: the card read sealed (purpose 'pos-card'), the rest of the F3 request with the handle. */
+  async function sealed(merchantRef: string): Promise<{ req: PosSealedInitiateRequest; card: PosSealedCardData; handle: string }> {
+    const full = PosTransactionInputSchema.parse(cardInput(merchantRef));
+    delete full.options;
+    const card = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, full[f]])) as PosSealedCardData;
+    const handle = await store.seal('pos-card', card);
+    const rest = Object.fromEntries(Object.entries(full).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)));
+    return { req: { ...rest, card: { handle, bin: card.card_pan.slice(0, 6), last4: card.card_pan.slice(-4) } } as PosSealedInitiateRequest, card, handle };
+  }
+  const answer = (code: string) => ({ data: { status: code === '00' ? 'success' : 'failed', response_code: code, amount: 150000, merchant_ref: 'M1', payment_info: { card_pan: '539983******0008', cardholder_name: 'ADA OBI' }, rrn: '1' } });
+
+  it('initiate redeems the sealed card read: the service gets every card field, the record is deleted once it answered; only the masked PAN comes back and no card data is logged', async () => {
+    const sent: Record<string, unknown>[] = [];
     const api = {
       posTerminal: {
-        initiate: async () => {
-          calls += 1;
-          return { data: { status: 'success', response_code: '00', amount: 150000, merchant_ref: 'M1', payment_info: { card_pan: '539983******0008', cardholder_name: 'ADA OBI' }, rrn: '1' } };
+        initiate: async (req: Record<string, unknown>) => {
+          sent.push(req);
+          return answer('00');
         },
       },
     };
     const acts = createPosActivities(deps(api));
-    const input = cardInput('M1');
-    const req = PosTransactionInputSchema.parse(input);
-    delete req.options;
+    const { req, card, handle } = await sealed('M1');
     const res = (await new MockActivityEnvironment().run(acts.posTerminalInitiateTransaction, req, { attempt: 1 })) as PosInitiateResponse;
     expect(res.transaction).toEqual(expect.objectContaining({ status: 'success', response_code: '00', card_pan_masked: '539983******0008' }));
     expect(JSON.stringify(res)).not.toContain('ADA OBI');
-    expect(calls).toBe(1);
-    for (const secret of [input.card_pan, input.track2, input.chipdata, input.pin_block!]) expect(capture.text).not.toContain(secret);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ ...card, merchant_ref: 'M1', terminal_id: 'TERM0001', aid: req.aid });
+    expect(sent[0]).not.toHaveProperty('card');
+    await expect(store.open(handle, 'pos-card')).rejects.toThrow(SecretUnavailableError);
+    for (const secret of [card.card_pan, card.track2, card.chipdata, card.pin_block!]) expect(capture.text).not.toContain(secret);
+  });
+
+  it('initiate keeps the sealed card read after a 96 or a lost answer (a 404 requery may allow a resend), deletes it after a refusal', async () => {
+    let next: () => unknown = () => answer('96');
+    const api = { posTerminal: { initiate: async () => next() } };
+    const acts = createPosActivities(deps(api));
+    const env = new MockActivityEnvironment();
+
+    const s96 = await sealed('M96');
+    await env.run(acts.posTerminalInitiateTransaction, s96.req, { attempt: 1 });
+    await expect(store.open(s96.handle, 'pos-card')).resolves.toEqual(s96.card);
+    await env.run(acts.posDiscardSealedCard, s96.handle);
+    await expect(store.open(s96.handle, 'pos-card')).rejects.toThrow(SecretUnavailableError);
+
+    const lost = await sealed('MLOST');
+    next = () => {
+      throw new TimeoutError({ ...init, message: 'timeout', outcomeUnknown: true });
+    };
+    await expect(env.run(acts.posTerminalInitiateTransaction, lost.req, { attempt: 1 })).rejects.toMatchObject({ type: FailureTypes.OutcomeUnknown });
+    await expect(store.open(lost.handle, 'pos-card')).resolves.toEqual(lost.card);
+
+    const refused = await sealed('MREF');
+    next = () => {
+      throw new BadRequestError({ ...init, status: 400, message: 'Duplicate merchant_ref' });
+    };
+    await expect(env.run(acts.posTerminalInitiateTransaction, refused.req, { attempt: 1 })).rejects.toMatchObject({ type: FailureTypes.BadRequest });
+    await expect(store.open(refused.handle, 'pos-card')).rejects.toThrow(SecretUnavailableError);
+  });
+
+  it('initiate with a handle that no longer opens fails SecretUnavailable (non-retryable) and sends nothing', async () => {
+    let calls = 0;
+    const api = { posTerminal: { initiate: async () => (calls += 1, answer('00')) } };
+    const acts = createPosActivities(deps(api));
+    const { req, handle } = await sealed('MGONE');
+    await store.discard(handle);
+    await expect(new MockActivityEnvironment().run(acts.posTerminalInitiateTransaction, req, { attempt: 1 })).rejects.toMatchObject({ type: SECRET_UNAVAILABLE, nonRetryable: true });
+    expect(calls).toBe(0);
   });
 
   it('requery: 404 is the answer "not found", other errors are failures', async () => {

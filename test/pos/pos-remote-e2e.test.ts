@@ -26,7 +26,7 @@ let ctx: StarterContext;
 beforeAll(async () => {
   services = await runServices({ config, logger, workflowBundle: await workflowBundle(), sandbox: { posRemoteCompleteAfterMs: COMPLETE_AFTER_MS } });
   admin = new SandboxAdmin(services.sandboxUrl!);
-  ctx = { client: services.client, taskQueue: config.temporal.taskQueue };
+  ctx = services.starters;
 }, 60_000);
 afterAll(() => services?.stop());
 
@@ -129,7 +129,7 @@ describe('worker killed mid-poll', () => {
 
   async function activityWorker(): Promise<{ child: ChildProcess; out: () => string }> {
     const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
-      env: { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: queue, PAYMENTS_BASE_URL: services.sandboxUrl!, PAYMENTS_TIMEOUT_MS: '5000', SANDBOX_ENABLED: 'false' },
+      env: { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: queue, PAYMENTS_BASE_URL: services.sandboxUrl!, CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl, PAYMENTS_TIMEOUT_MS: '5000', SANDBOX_ENABLED: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
@@ -155,7 +155,7 @@ describe('worker killed mid-poll', () => {
   it('SIGKILL during polling; the payer pays meanwhile; a new worker resumes from the heartbeat and completes', async () => {
     const first = await activityWorker();
     const reference = shortRef('rk');
-    const h = await startPosRemoteRequest({ client: services.client, taskQueue: queue }, { reference, terminal_id: '2SBX0002', amount: 250000, options: fast });
+    const h = await startPosRemoteRequest({ ...services.starters, taskQueue: queue }, { reference, terminal_id: '2SBX0002', amount: 250000, options: fast });
     const { requestRef } = await until(async () => {
       const s = await h.query(posRemoteStateQuery);
       return s.status === 'pending' ? s : undefined;
@@ -187,7 +187,7 @@ describe('worker killed mid-poll', () => {
 
   it('paid AND deleted while no worker was alive: the resumed poll gets 404 and says expired_unobserved, not expired', async () => {
     const first = await activityWorker();
-    const h = await startPosRemoteRequest({ client: services.client, taskQueue: queue }, { reference: shortRef('rk2'), terminal_id: '2SBX0002', amount: 260000, options: fast });
+    const h = await startPosRemoteRequest({ ...services.starters, taskQueue: queue }, { reference: shortRef('rk2'), terminal_id: '2SBX0002', amount: 260000, options: fast });
     const { requestRef } = await until(async () => {
       const s = await h.query(posRemoteStateQuery);
       return s.status === 'pending' ? s : undefined;

@@ -14,6 +14,7 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import type { posRemoteRequestWorkflow } from '../../src/workflows/pos-remote';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { unusedClaimCheck } from './helpers';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'info' });
@@ -63,7 +64,7 @@ beforeAll(async () => {
     ...config.temporal,
     encryption: config.encryption,
     connection: conn,
-    activities: createActivities({ api: remote.api as unknown as PaymentsClient, logger, config }),
+    activities: createActivities({ api: remote.api as unknown as PaymentsClient, logger, config, claimCheck: unusedClaimCheck }),
     workflowBundle: await workflowBundle(),
   });
   run = worker.run();

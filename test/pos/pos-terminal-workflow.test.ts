@@ -12,8 +12,9 @@ import {
   FailureTypes,
   PosTransactionInputSchema,
   classifyPosCode,
-  type PosInitiateRequest,
   type PosRequeryOutcome,
+  type PosSealedInitiateRequest,
+  type PosSealedTransactionInput,
   type PosTransactionInput,
   type PosTransactionRecord,
   type PosTransactionResult,
@@ -23,7 +24,8 @@ import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { LogCapture, workflowBundle } from '../helpers/temporal';
 import { createTimeSkippingEnv } from '../helpers/time-skipping';
-import { assertNoRetryWithoutRequery, cardInput, stepsToCalls, type CallRecord } from './helpers';
+import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
+import { assertNoRetryWithoutRequery, cardInput, sealedCardInput, stepsToCalls, type CallRecord } from './helpers';
 
 installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
 
@@ -45,13 +47,15 @@ const txn = (ref: string, code: string): PosTransactionRecord => ({
 });
 
 /** Activities that follow a script and record every call in order. */
-function scripted(initiates: InitiateScript[], requeries: RequeryScript[], calls: CallRecord[], seen: PosInitiateRequest[] = []) {
-  const acts: Pick<PosActivities, 'posTerminalInitiateTransaction' | 'posTerminalRequeryTransaction'> = {
+function scripted(initiates: InitiateScript[], requeries: RequeryScript[], calls: CallRecord[], seen: PosSealedInitiateRequest[] = [], discarded: string[] = []) {
+  const acts: Pick<PosActivities, 'posTerminalInitiateTransaction' | 'posTerminalRequeryTransaction' | 'posDiscardSealedCard'> = {
     async posTerminalInitiateTransaction(req) {
-      calls.push({ op: 'initiate', merchantRef: req.merchant_ref });
-      seen.push(req);
       const s = initiates.shift();
       if (!s) throw new Error('unscripted initiate');
+      // The card data expired before this F3: nothing is sent (so no call is recorded).
+      if ('fail' in s && s.fail === SECRET_UNAVAILABLE) throw ApplicationFailure.create({ type: SECRET_UNAVAILABLE, message: 'the sealed pos-card is no longer available', nonRetryable: true });
+      calls.push({ op: 'initiate', merchantRef: req.merchant_ref });
+      seen.push(req as PosSealedInitiateRequest);
       if ('fail' in s) throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
       return { transaction: txn(req.merchant_ref, s.code) };
     },
@@ -69,6 +73,9 @@ function scripted(initiates: InitiateScript[], requeries: RequeryScript[], calls
       calls.push({ op: 'requery', merchantRef: req.merchant_ref, answer: 'found' });
       return { found: true, transaction: txn(req.merchant_ref, s.code) };
     },
+    async posDiscardSealedCard(handle) {
+      discarded.push(handle);
+    },
   };
   return acts;
 }
@@ -76,28 +83,29 @@ function scripted(initiates: InitiateScript[], requeries: RequeryScript[], calls
 async function run(
   initiates: InitiateScript[],
   requeries: RequeryScript[],
-  input?: Partial<PosTransactionInput>,
-): Promise<{ result: PosTransactionResult; calls: CallRecord[]; seen: PosInitiateRequest[]; ref: string }> {
+  input?: Partial<PosSealedTransactionInput>,
+): Promise<{ result: PosTransactionResult; calls: CallRecord[]; seen: PosSealedInitiateRequest[]; ref: string; discarded: string[] }> {
   const calls: CallRecord[] = [];
-  const seen: PosInitiateRequest[] = [];
+  const seen: PosSealedInitiateRequest[] = [];
+  const discarded: string[] = [];
   const ref = `t${randomUUID().replace(/-/g, '').slice(0, 20)}`;
   const taskQueue = `pos-ts-${randomUUID()}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: scripted(initiates, requeries, calls, seen),
+    activities: scripted(initiates, requeries, calls, seen, discarded),
   });
   const result = await worker.runUntil(
     env.client.workflow.execute<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
       workflowId: `pos-txn-${ref}`,
       taskQueue,
-      args: [cardInput(ref, input)],
+      args: [sealedCardInput(ref, input)],
     }),
   );
   // Leftover script entries mean the flow stopped earlier than the test expected.
   expect({ initiates, requeries }).toEqual({ initiates: [], requeries: [] });
-  return { result, calls, seen, ref };
+  return { result, calls, seen, ref, discarded };
 }
 
 describe('POS terminal transaction: one next step per outcome', () => {
@@ -225,7 +233,7 @@ describe('POS terminal transaction: one next step per outcome', () => {
       const taskQueue = `pos-rnd-${randomUUID()}`;
       const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: scripted([...initiates], [...requeries], calls) });
       const result = await worker.runUntil(
-        env.client.workflow.execute<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', { workflowId: `pos-txn-${ref}`, taskQueue, args: [cardInput(ref)] }),
+        env.client.workflow.execute<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', { workflowId: `pos-txn-${ref}`, taskQueue, args: [sealedCardInput(ref)] }),
       );
       assertNoRetryWithoutRequery(calls);
       // The workflow's own step record agrees with what the activities saw.
@@ -251,30 +259,38 @@ describe('POS terminal transaction: one next step per outcome', () => {
 });
 
 describe('POS terminal transaction: every field rule is checked before anything is sent', () => {
-  it('fails with InvalidInput naming each broken field, and no activity runs', async () => {
+  async function invalidInputOf(input: unknown): Promise<ApplicationFailure> {
     const calls: CallRecord[] = [];
     const taskQueue = `pos-val-${randomUUID()}`;
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: scripted([], [], calls) });
-    const bad = cardInput('x'.repeat(26), {
-      card_sequence_number: '01',
-      pin_block: '12345',
-      account_type: '0010',
-      amount: 100.5,
-      card_expiry_month: '13',
-      transaction_type: 'Sale',
-    });
     const err = await worker
-      .runUntil(env.client.workflow.execute<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', { workflowId: `pos-txn-bad-${randomUUID()}`, taskQueue, args: [bad] }))
+      .runUntil(env.client.workflow.execute('posTerminalTransactionWorkflow', { workflowId: `pos-txn-bad-${randomUUID()}`, taskQueue, args: [input] }))
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect(calls).toEqual([]); // no activity ran
     const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause.type).toBe('InvalidInput');
-    for (const field of ['merchant_ref', 'card_sequence_number', 'pin_block', 'account_type', 'amount', 'card_expiry_month', 'transaction_type']) {
+    return cause;
+  }
+
+  it('fails with InvalidInput naming each broken field, and no activity runs', async () => {
+    const bad = sealedCardInput('x'.repeat(26), { account_type: '0010', amount: 100.5, transaction_type: 'Sale', card: { handle: 'not-a-handle', bin: '539983', last4: '12345' } });
+    const cause = await invalidInputOf(bad);
+    for (const field of ['merchant_ref', 'account_type', 'amount', 'transaction_type', 'card.handle', 'card.last4']) {
       expect(cause.message).toContain(field);
     }
     // Rules are named, values are not.
     expect(cause.message).not.toContain('12345');
-    expect(calls).toEqual([]);
+    expect(cause.message).not.toContain('not-a-handle');
+  });
+
+  it('a card read in clear is refused by field name (the starter seals it); no value is echoed', async () => {
+    const raw = cardInput('RAW-1', { pin_block: '0123456789ABCDEF' });
+    const cause = await invalidInputOf(raw);
+    for (const field of ['card_pan', 'card_expiry_month', 'card_expiry_year', 'card_sequence_number', 'track2', 'chipdata', 'pin_block', 'cardholder_name']) {
+      expect(cause.message).toContain(`${field} must not be in the workflow input`);
+    }
+    for (const value of [raw.card_pan, raw.track2, raw.chipdata, raw.pin_block!]) expect(cause.message).not.toContain(value);
   });
 
   it('the shared rules agree with the API client on every F3 field', () => {
@@ -304,5 +320,37 @@ describe('POS terminal transaction: every field rule is checked before anything 
       const b = classifyPosResponseCode(code, 'msg');
       expect({ code, outcome: a.outcome, action: a.action }).toEqual({ code, outcome: b.outcome, action: b.action });
     }
+  });
+});
+
+describe('POS terminal transaction: the sealed card read', () => {
+  it('the workflow input and F3 activity carry only the handle and BIN/last four; the state shows the masked PAN', async () => {
+    const { result, seen } = await run([{ code: '00' }], []);
+    expect(seen[0].card).toEqual({ handle: `cc_${'A'.repeat(22)}`, bin: '539983', last4: '0008' });
+    expect(Object.keys(seen[0])).not.toEqual(expect.arrayContaining(['card_pan']));
+    expect(result.card).toEqual({ maskedPan: '539983******0008' });
+  });
+
+  it('expired before the first F3: card_data_unavailable, nothing sent, nothing to requery', async () => {
+    const { result, calls, discarded } = await run([{ fail: SECRET_UNAVAILABLE }], []);
+    expect(result).toMatchObject({ status: 'card_data_unavailable', attempt: 0, steps: [] });
+    expect(result.action).toMatch(/nothing was sent and nothing was charged.*fresh card read/);
+    expect(calls).toEqual([]);
+    expect(discarded).toEqual([]);
+  });
+
+  it('expired before the retry a 404 allowed: card_data_unavailable after one attempt (never received), no further F3', async () => {
+    const { result, calls } = await run([{ fail: FailureTypes.OutcomeUnknown }, { fail: SECRET_UNAVAILABLE }], ['not_found']);
+    expect(result).toMatchObject({ status: 'card_data_unavailable', attempt: 1 });
+    expect(result.action).toMatch(/never received attempt 1.*nothing was charged/);
+    expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery']);
+  });
+
+  it('a final answer leaves nothing to discard; a 96 settled by requery discards the card read the F3 activity kept', async () => {
+    expect((await run([{ code: '00' }], [])).discarded).toEqual([]);
+    expect((await run([{ code: '51' }], [])).discarded).toEqual([]);
+    expect((await run([{ code: '96' }], [{ code: '00' }])).discarded).toEqual([`cc_${'A'.repeat(22)}`]);
+    expect((await run([{ fail: FailureTypes.OutcomeUnknown }], [{ fail: FailureTypes.Unauthorized }])).discarded).toHaveLength(1);
+    expect((await run([{ fail: FailureTypes.BadRequest }], [])).discarded).toEqual([]);
   });
 });

@@ -2,6 +2,10 @@
 //   npx tsx test/pos/record-histories.ts        (RECORD_HISTORIES=1 is implied)
 // Starts its own dev server unless TEMPORAL_TEST_ADDRESS is set. Runs the real workflows and
 // activities over a scripted API client, so every decision path below is deterministic.
+// Needs the claim-check PostgreSQL in CLAIM_CHECK_TEST_DATABASE_URL (the POS card read is sealed
+// by the real starter). The POS transactions are recorded as pos-txn-sealed-*; the older
+// pos-txn-timeout-404-retry-approved and pos-txn-96-requery-found (card read in clear, from before
+// the claim check) are kept as they are: they prove flows started before it still replay.
 import { randomUUID } from 'node:crypto';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
@@ -11,12 +15,13 @@ import { startDevServer } from '../../src/stack/temporal-dev-server';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import type { posRemoteRequestWorkflow } from '../../src/workflows/pos-remote';
-import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
 import type { vendElectricityWorkflow } from '../../src/workflows/vending';
 import { testConfig, workflowBundle } from '../helpers/temporal';
 import { ScriptedApi } from './fixtures/scripted-api';
 import { POS_HISTORIES, VENDING_HISTORIES, recordHistoryTo } from './fixtures/histories';
 import { cardInput } from './helpers';
+import { openClaimCheck } from '../../src/starters/connect';
+import { startPosTransaction } from '../../src/starters/pos';
 
 async function main(): Promise<void> {
   process.env.RECORD_HISTORIES = '1';
@@ -32,32 +37,34 @@ async function main(): Promise<void> {
 async function record(): Promise<void> {
   const config = testConfig();
   const scripted = new ScriptedApi();
+  const claimCheck = await openClaimCheck(config);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await createPaymentsWorker({
     ...config.temporal,
     encryption: config.encryption,
     connection,
-    activities: createActivities({ api: scripted.api, logger: createLogger({ level: 'warn' }), config }),
+    activities: createActivities({ api: scripted.api, logger: createLogger({ level: 'warn' }), config, claimCheck }),
     workflowBundle: await workflowBundle(),
   });
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
   const tq = config.temporal.taskQueue;
+  const ctx = { client, taskQueue: tq, claimCheck };
   const id = () => randomUUID().slice(0, 8);
   await worker.runUntil(async () => {
     // F3 timeout → F4 404 → F3 again → 00
     const r1 = `rp-${id()}`;
     scripted.f3.set(r1, ['timeout', { code: '00' }]);
     scripted.f4.set(r1, ['not_found']);
-    const h1 = await client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', { workflowId: `pos-txn-${r1}`, taskQueue: tq, args: [cardInput(r1, { options: { requerySettleDelay: '100ms', retryBackoff: '100ms' } })] });
+    const h1 = await startPosTransaction(ctx, cardInput(r1, { options: { requerySettleDelay: '100ms', retryBackoff: '100ms' } }));
     await h1.result();
-    await recordHistoryTo(POS_HISTORIES, h1, 'pos-txn-timeout-404-retry-approved');
+    await recordHistoryTo(POS_HISTORIES, h1, 'pos-txn-sealed-timeout-404-retry-approved');
     // F3 96 → F4 found 00
     const r2 = `rp-${id()}`;
     scripted.f3.set(r2, [{ code: '96' }]);
     scripted.f4.set(r2, [{ code: '00' }]);
-    const h2 = await client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', { workflowId: `pos-txn-${r2}`, taskQueue: tq, args: [cardInput(r2)] });
+    const h2 = await startPosTransaction(ctx, cardInput(r2));
     await h2.result();
-    await recordHistoryTo(POS_HISTORIES, h2, 'pos-txn-96-requery-found');
+    await recordHistoryTo(POS_HISTORIES, h2, 'pos-txn-sealed-96-requery-found');
     // E2 pending ×3 → success
     const t3 = `T${id()}`;
     scripted.e2.set(`RR-${t3}`, ['pending', 'pending', 'pending', 'success']);
@@ -85,6 +92,7 @@ async function record(): Promise<void> {
   });
   console.log(scripted.log.join('\n'));
   await client.connection.close();
+  await claimCheck.close();
   await connection.close();
 }
 

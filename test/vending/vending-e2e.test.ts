@@ -19,7 +19,7 @@ let ctx: StarterContext;
 beforeAll(async () => {
   services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
   admin = new SandboxAdmin(services.sandboxUrl!);
-  ctx = { client: services.client, taskQueue: config.temporal.taskQueue };
+  ctx = services.starters;
 }, 60_000);
 afterAll(() => services?.stop());
 afterEach(() => admin.clearFaults());

@@ -15,6 +15,7 @@ import type { MeterInfo, VendCheckOutcome, VendInput, VendRecord, VendResult } f
 import type { vendElectricityWorkflow } from '../../src/workflows/vending';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { unusedClaimCheck } from '../pos/helpers';
 
 installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
 
@@ -197,7 +198,7 @@ describe('provider cache (real activities, counting client)', () => {
         },
       },
     };
-    return { api: api as unknown as ActivityDeps['api'], logger: createLogger({ destination: new LogCapture() }), config: testConfig() };
+    return { api: api as unknown as ActivityDeps['api'], logger: createLogger({ destination: new LogCapture() }), config: testConfig(), claimCheck: unusedClaimCheck };
   }
 
   it('calls H1 once within the TTL, again after it, and once for concurrent callers', async () => {

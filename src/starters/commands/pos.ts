@@ -7,7 +7,8 @@
 //   pos status --reference ORD-1 | --merchant-ref REF
 //
 // Card data is read from a JSON file (or '-' for stdin), never from flags: command lines end
-// up in shell history and process lists.
+// up in shell history and process lists. The starter seals it into the claim-check store; the
+// workflow (and so Temporal history) gets only its handle, BIN and last four.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { PaymentsClient } from '../../api';
