@@ -2,8 +2,9 @@
 // `{payloads: [...]}` (proto3 JSON). Needs a bearer token; CORS lets the Web UI call it.
 // The bundled dev UI cannot attach a custom header, so the token may also lead the path:
 // http://host:port/t/<token>/decode — documented in the README as a local-development aid.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createSafeServer, HttpError, readBodyLimited } from '../http/safe-server';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { Logger } from 'pino';
 
@@ -69,55 +70,71 @@ export function createCodecServer(opts: CodecServerOptions): Server {
     res.end(JSON.stringify(body));
   };
 
-  return createServer((req, res) => {
+  // createSafeServer: a malformed target is a 400 before this runs, and nothing thrown here ends the process.
+  return createSafeServer(async (req, res, url) => {
     setCors(req, res);
     if (req.method === 'OPTIONS') {
       res.writeHead(204);
       res.end();
       return;
     }
-    const url = new URL(req.url ?? '/', 'http://codec');
     let path = url.pathname;
     let token: string | undefined;
     const pathToken = /^\/t\/([^/]+)(\/.*)$/.exec(path);
     if (pathToken) {
-      token = decodeURIComponent(pathToken[1]);
+      try {
+        token = decodeURIComponent(pathToken[1]);
+      } catch {
+        return reply(res, 400, { error: 'malformed token in path' });
+      }
       path = pathToken[2];
     }
+    // The Web UI's access-token forwarding sends the token as a bearer header (preferred over the path form).
     const auth = req.headers.authorization;
-    if (auth?.startsWith('Bearer ')) token = auth.slice('Bearer '.length);
+    if (typeof auth === 'string' && /^Bearer /i.test(auth)) token = auth.slice('Bearer '.length).trim();
 
     if (req.method === 'GET' && path === '/healthz') return reply(res, 200, { ok: true });
-    if (req.method !== 'POST' || (path !== '/encode' && path !== '/decode')) return reply(res, 404, { error: 'not found' });
+    if (path !== '/encode' && path !== '/decode') return reply(res, 404, { error: 'not found' });
+    if (req.method !== 'POST') return reply(res, 405, { error: 'method not allowed' });
     if (!tokenMatches(opts.token, token)) return reply(res, 401, { error: 'missing or invalid bearer token' });
 
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > maxBody) {
-        reply(res, 413, { error: 'body too large' });
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      if (res.headersSent) return;
-      void (async () => {
-        try {
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { payloads?: JsonPayload[] };
-          if (!Array.isArray(body.payloads)) return reply(res, 400, { error: 'payloads must be an array' });
-          const input = body.payloads.map(fromJson);
-          const output = path === '/encode' ? await opts.codec.encode(input) : await opts.codec.decode(input);
-          reply(res, 200, { payloads: output.map(toJson) });
-        } catch (err) {
-          opts.logger?.warn({ err, path }, 'codec request failed');
-          reply(res, 400, { error: 'payloads could not be processed' });
-        }
-      })();
-    });
+    const raw = await readBodyLimited(req, maxBody);
+    let body: { payloads?: JsonPayload[] };
+    try {
+      body = JSON.parse(raw.toString('utf8')) as { payloads?: JsonPayload[] };
+    } catch {
+      throw new HttpError(400, 'body is not JSON');
+    }
+    if (!body || !Array.isArray(body.payloads)) return reply(res, 400, { error: 'payloads must be an array' });
+    let input: Payload[];
+    try {
+      input = body.payloads.map(fromJson);
+    } catch {
+      return reply(res, 400, { error: 'payloads must be {metadata, data} with base64 values' });
+    }
+    if (path === '/decode') {
+      // Audit: who (a token id, never the token), which namespace/workflow, how many payloads.
+      opts.logger?.info(
+        { audit: 'codec.decode', tokenId: tokenId(token!), namespace: headerValue(req, 'x-namespace'), workflowId: headerValue(req, 'x-workflow-id'), payloads: input.length },
+        'codec decode',
+      );
+    }
+    try {
+      const output = path === '/encode' ? await opts.codec.encode(input) : await opts.codec.decode(input);
+      reply(res, 200, { payloads: output.map(toJson) });
+    } catch (err) {
+      opts.logger?.warn({ err, path }, 'codec request failed');
+      reply(res, 400, { error: 'payloads could not be processed' });
+    }
   });
+}
+
+/** A short, stable, non-secret id of a token for audit lines. */
+const tokenId = (token: string): string => createHash('sha256').update(token).digest('hex').slice(0, 12);
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return typeof v === 'string' && v.length <= 200 ? v : undefined;
 }
 
 export async function startCodecServer(opts: CodecServerOptions): Promise<RunningCodecServer> {

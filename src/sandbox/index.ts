@@ -3,7 +3,8 @@
 // the E-1/E-2 webhooks, a ledger of money movements, a controllable clock, fault injection and an
 // admin API. In memory; starts in milliseconds; runs in-process (tests) or as its own process
 // (main.ts). See docs/sandbox.md for the test data and the admin API.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createSafeServer } from '../http/safe-server';
 import type { AddressInfo } from 'node:net';
 import { createAdminRouter, type AdminState } from './admin';
 import { registerCheckout } from './checkout';
@@ -135,10 +136,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   };
   const admin = createAdminRouter(() => state, async () => reset());
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && /^[\w.:-]{1,100}$/.test(incomingId) ? incomingId : newRequestId();
-    const url = new URL(req.url ?? '/', 'http://sandbox');
     const method = (req.method ?? 'GET').toUpperCase();
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const started = Date.now();
@@ -212,12 +212,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     send(res, reply, requestId);
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+  // createSafeServer: a malformed target is a 400 before `handle` runs, and nothing thrown ends the process.
+  const server = createSafeServer((req, res, url) =>
+    handle(req, res, url).catch((err: unknown) => {
       logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'sandbox handler failed');
       send(res, fail(500, 'Internal sandbox error'), newRequestId());
-    });
-  });
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {

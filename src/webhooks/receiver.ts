@@ -4,7 +4,8 @@
 //   POST /webhooks            E-1 (payment) or E-2 (virtual-account credit), told apart by header
 //   GET  /payments/return     E-3 redirect target: shows the state of the payment's workflow
 //   GET  /healthz
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createSafeServer, readBodyLimited } from '../http/safe-server';
 import { WorkflowIdConflictPolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../shared/payment-webhook';
@@ -52,17 +53,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-}
-
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw Object.assign(new Error('body too large'), { statusCode: 413 });
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
@@ -121,17 +111,13 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
   }
 
   async function handleVirtualAccount(raw: Buffer, signature: string, res: ServerResponse): Promise<void> {
-    let json: unknown;
-    try {
-      json = JSON.parse(raw.toString('utf8'));
-    } catch {
-      return sendJson(res, 400, { received: false, error: 'body is not JSON' });
-    }
-    if (!json || typeof json !== 'object' || !verifyVirtualAccountWebhook(raw, json as Record<string, unknown>, signature, opts.secretKey)) {
+    const checked = verifyVirtualAccountWebhook(raw, signature, opts.secretKey);
+    if (!checked.verified) {
       logger.warn({ kind: 'virtual-account' }, 'webhook signature mismatch: ignored');
       return sendJson(res, 401, { received: false, error: 'invalid signature' });
     }
-    const parsed = virtualAccountWebhookSchema.safeParse(json);
+    if (checked.body === undefined) return sendJson(res, 400, { received: false, error: 'body is not JSON' });
+    const parsed = virtualAccountWebhookSchema.safeParse(checked.body);
     if (!parsed.success) {
       return sendJson(res, 400, { received: false, errors: describeZodError(parsed.error) });
     }
@@ -183,14 +169,15 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
     res.end(`<!doctype html><html><head><title>Payment ${ref}</title></head><body><h1>Payment ${ref}</h1><p id="state">Status: ${escapeHtml(state)}</p></body></html>`);
   }
 
-  return createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://receiver');
-    void (async () => {
+  // createSafeServer: a malformed target is a 400 before this runs, and nothing thrown here ends the process.
+  return createSafeServer(async (req, res, url) => {
+    {
       try {
         if (req.method === 'GET' && url.pathname === '/healthz') return sendJson(res, 200, { ok: true });
         if (req.method === 'GET' && url.pathname === '/payments/return') return await handleReturn(url, res);
-        if (req.method !== 'POST' || !url.pathname.startsWith('/webhooks')) return sendJson(res, 404, { error: 'not found' });
-        const raw = await readBody(req, limit);
+        if (url.pathname !== '/webhooks' && !url.pathname.startsWith('/webhooks/')) return sendJson(res, 404, { error: 'not found' });
+        if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' });
+        const raw = await readBodyLimited(req, limit);
         const paymentSig = header(req, PAYMENT_SIGNATURE_HEADERS);
         const vaSig = header(req, VA_SIGNATURE_HEADERS);
         if (paymentSig) return await handlePayment(raw, paymentSig, res);
@@ -198,11 +185,12 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
         logger.warn('webhook without a signature header: ignored');
         return sendJson(res, 401, { received: false, error: 'missing signature header' });
       } catch (err) {
+        // 413 for a body over the limit; otherwise Temporal could not be reached (documented 503: the service redelivers).
         const status = (err as { statusCode?: number }).statusCode ?? 503;
-        logger.error({ err }, 'webhook processing failed; the service will redeliver');
+        if (status !== 413) logger.error({ err }, 'webhook processing failed; the service will redeliver');
         if (!res.headersSent) sendJson(res, status, { received: false, error: status === 413 ? 'body too large' : 'temporarily unavailable' });
       }
-    })();
+    }
   });
 }
 

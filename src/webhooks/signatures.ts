@@ -38,9 +38,24 @@ export function virtualAccountSignedString(body: Record<string, unknown>): strin
   ].map((v) => (v === undefined || v === null ? '' : String(v))).join('|');
 }
 
-/** E-2: version 1 signs the whole body; versions 2 and 3 sign the six joined values. */
-export function verifyVirtualAccountWebhook(rawBody: Buffer, parsed: Record<string, unknown>, signature: string, secretKey: string): boolean {
-  const version = parsed.version;
-  const signed = version === 'v2' || version === 'v3' ? virtualAccountSignedString(parsed) : rawBody;
-  return hexDigestsEqual(hmacSha512Hex(secretKey, signed), signature);
+/**
+ * E-2. Checked on the raw bytes first: version 1 signs the whole body, so its HMAC is compared
+ * before anything is parsed. Versions 2 and 3 sign six values of the body, so only when the raw
+ * check fails is the body parsed — to read those six values, nothing else is used — and the
+ * joined string checked. Answers the parsed body only when the signature holds.
+ */
+export function verifyVirtualAccountWebhook(rawBody: Buffer, signature: string, secretKey: string): { verified: true; body: unknown } | { verified: false } {
+  const parse = (): unknown => {
+    try {
+      return JSON.parse(rawBody.toString('utf8')) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  if (hexDigestsEqual(hmacSha512Hex(secretKey, rawBody), signature)) return { verified: true, body: parse() };
+  const body = parse();
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return { verified: false };
+  const version = (body as Record<string, unknown>).version;
+  if (version !== 'v2' && version !== 'v3') return { verified: false };
+  return hexDigestsEqual(hmacSha512Hex(secretKey, virtualAccountSignedString(body as Record<string, unknown>)), signature) ? { verified: true, body } : { verified: false };
 }
