@@ -4,7 +4,7 @@
 // http://host:port/t/<token>/decode — documented in the README as a local-development aid.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createSafeServer, HttpError, readBodyLimited } from '../http/safe-server';
+import { createSafeServer, HttpError, readBodyLimited, requireJsonContentType } from '../http/safe-server';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { Logger } from 'pino';
 
@@ -97,6 +97,7 @@ export function createCodecServer(opts: CodecServerOptions): Server {
     if (path !== '/encode' && path !== '/decode') return reply(res, 404, { error: 'not found' });
     if (req.method !== 'POST') return reply(res, 405, { error: 'method not allowed' });
     if (!tokenMatches(opts.token, token)) return reply(res, 401, { error: 'missing or invalid bearer token' });
+    requireJsonContentType(req);
 
     const raw = await readBodyLimited(req, maxBody);
     let body: { payloads?: JsonPayload[] };

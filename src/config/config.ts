@@ -13,6 +13,8 @@ export const EMBEDDED_DEFAULTS = {
   /** The claim-check store's key (separate from the payload keys) and the embedded PostgreSQL `npm start` runs. */
   claimCheckKeys: 'dev-cc-2026:ZGV2LW9ubHktY2xhaW1jaGVjay1rZXktMzJieXRlcyE=',
   claimCheckDatabaseUrl: 'postgres://postgres:dev-claim-check@127.0.0.1:54329/claimcheck',
+  /** The embedded sandbox's admin API token (equal to the sandbox's own DEFAULT_SANDBOX_ADMIN_TOKEN). */
+  sandboxAdminToken: 'dev-sandbox-admin-token',
 } as const;
 
 /**
@@ -27,8 +29,6 @@ export const DEV_SECRET_VARIABLES: Readonly<Record<string, string>> = {
   CODEC_SERVER_TOKEN: 'codecToken',
   CLAIM_CHECK_KEYS: 'claimCheckKeys',
   CLAIM_CHECK_DATABASE_URL: 'claimCheckDatabaseUrl',
-  // Hook for the sandbox admin API: refused once EMBEDDED_DEFAULTS.sandboxAdminToken and the
-  // SANDBOX_ADMIN_TOKEN schema entry exist (nothing else to change here).
   SANDBOX_ADMIN_TOKEN: 'sandboxAdminToken',
 };
 
@@ -128,6 +128,9 @@ export const envSchema = z
     // Default: true, false in production mode (where true is refused).
     SANDBOX_ENABLED: optionalBool,
     SANDBOX_PORT: port(4010),
+    // Bearer token of the sandbox's /__admin API (fault injection, clock, ledger).
+    // Unset: the development token (production refuses it only when set, as it runs no sandbox).
+    SANDBOX_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     WEBHOOK_PORT: port(4020),
     WEBHOOK_HOST: z.string().min(1).default('127.0.0.1'),
     CODEC_PORT: port(4030),
@@ -250,7 +253,7 @@ export interface AppConfig {
   };
   /** Spread it into createTemporalClient / createPaymentsWorker: address, tls and apiKey feed src/temporal/connection.ts. */
   temporal: TemporalConnectionSettings & { namespace: string; taskQueue: string; uiPort: number; dataDir: string };
-  sandbox: { enabled: boolean; port: number };
+  sandbox: { enabled: boolean; port: number; adminToken: string };
   webhooks: { host: string; port: number };
   codec: { host: string; port: number; token: string; corsOrigins: string[] };
   encryption: { keys: { id: string; key: Buffer }[]; activeKeyId: string };
@@ -317,7 +320,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         : {}),
       ...(env.TEMPORAL_API_KEY ? { apiKey: env.TEMPORAL_API_KEY } : {}),
     },
-    sandbox: { enabled: env.SANDBOX_ENABLED ?? !production, port: env.SANDBOX_PORT },
+    sandbox: { enabled: env.SANDBOX_ENABLED ?? !production, port: env.SANDBOX_PORT, adminToken: env.SANDBOX_ADMIN_TOKEN ?? EMBEDDED_DEFAULTS.sandboxAdminToken },
     webhooks: { host: env.WEBHOOK_HOST, port: env.WEBHOOK_PORT },
     codec: {
       host: env.CODEC_HOST,

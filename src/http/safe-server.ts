@@ -59,6 +59,30 @@ export async function readBodyLimited(req: IncomingMessage, limit: number = HTTP
   return Buffer.concat(chunks);
 }
 
+/**
+ * True for `application/json` and `application/<x>+json` (parameters such as charset ignored).
+ * Browsers can post cross-site only as a form (urlencoded, multipart, text/plain) without a
+ * preflight, so a state-changing JSON route that insists on a JSON content type cannot be
+ * driven by another site's page.
+ */
+export function isJsonContentType(header: string | string[] | undefined): boolean {
+  if (typeof header !== 'string') return false;
+  const media = header.split(';')[0].trim().toLowerCase();
+  return media === 'application/json' || /^application\/[\w.+-]+\+json$/.test(media);
+}
+
+/** True for the HTML form encodings (urlencoded, multipart): what another site's form posts. */
+export function isHtmlFormContentType(header: string | string[] | undefined): boolean {
+  if (typeof header !== 'string') return false;
+  const media = header.split(';')[0].trim().toLowerCase();
+  return media === 'application/x-www-form-urlencoded' || media === 'multipart/form-data';
+}
+
+/** Throws 415 unless the request declares a JSON body (the cross-site form-post guard). */
+export function requireJsonContentType(req: IncomingMessage): void {
+  if (!isJsonContentType(req.headers['content-type'])) throw new HttpError(415, 'Content-Type must be application/json');
+}
+
 export function replyJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });

@@ -1,4 +1,4 @@
-// The admin API under /__admin: no authentication (keep the sandbox on loopback), never faulted,
+// The admin API under /__admin: a bearer token (SANDBOX_ADMIN_TOKEN, checked in index.ts), never faulted,
 // not in the request log. Ledger, request log, clock, request and webhook faults, webhook
 // delivery attempts, reset, and the payer-side actions the real service leaves to people
 // (dialling a USSD code, completing 3DS, a terminal's decision, a mandate rejected by its holder).

@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 
 export const DEFAULT_SANDBOX_KEY = 'sandbox_sk_local_development_key_0001';
+/** The admin API's bearer token when none is configured (development and tests only; production refuses it). */
+export const DEFAULT_SANDBOX_ADMIN_TOKEN = 'dev-sandbox-admin-token';
 export const SANDBOX_KEY_PREFIX = 'sandbox_sk_';
 /** The 403 message of the direct API and the mandate endpoints (also used for POS terminal, SMS, vending). */
 export const INVALID_KEY_MESSAGE = `API key is empty or invalid: it must start with ${SANDBOX_KEY_PREFIX}`;

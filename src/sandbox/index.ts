@@ -4,7 +4,8 @@
 // admin API. In memory; starts in milliseconds; runs in-process (tests) or as its own process
 // (main.ts). See docs/sandbox.md for the test data and the admin API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createSafeServer } from '../http/safe-server';
+import { createSafeServer, isJsonContentType } from '../http/safe-server';
+import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createAdminRouter, type AdminState } from './admin';
 import { registerCheckout } from './checkout';
@@ -12,7 +13,7 @@ import { SandboxClock } from './clock';
 import { registerDirect } from './direct';
 import { RequestFaults, WebhookFaults } from './faults';
 import {
-  authenticate, BodyTooLargeError, DEFAULT_SANDBOX_KEY, fail, newRequestId, parseBody, readBody, REQUEST_LOG_LIMIT, Router, SANDBOX_KEY_PREFIX, send,
+  authenticate, BodyTooLargeError, DEFAULT_SANDBOX_ADMIN_TOKEN, DEFAULT_SANDBOX_KEY, fail, newRequestId, parseBody, readBody, REQUEST_LOG_LIMIT, Router, SANDBOX_KEY_PREFIX, send,
   type Reply, type RequestLogEntry,
 } from './http';
 import { Ledger, type LedgerEntry } from './ledger';
@@ -28,7 +29,7 @@ import { registerVirtualAccounts } from './virtual-accounts';
 import { DEFAULT_RETRY_SCHEDULE_MS, WebhookDispatcher, type DeliveryAttempt } from './webhooks';
 
 export { SandboxClock } from './clock';
-export { DEFAULT_SANDBOX_KEY, SANDBOX_KEY_PREFIX, INVALID_KEY_MESSAGE, MERCHANT_ID, type RequestLogEntry } from './http';
+export { DEFAULT_SANDBOX_ADMIN_TOKEN, DEFAULT_SANDBOX_KEY, SANDBOX_KEY_PREFIX, INVALID_KEY_MESSAGE, MERCHANT_ID, type RequestLogEntry } from './http';
 export { LEDGER_KINDS, type LedgerEntry, type LedgerKind } from './ledger';
 export { REQUEST_FAULT_KINDS, WEBHOOK_FAULT_KINDS, type FaultRule, type WebhookFault } from './faults';
 export { SANDBOX_PIN, SANDBOX_OTP, TEST_CARDS, STEP_LIFETIME_MS, CHECKOUT_LIFETIME_MS, MAX_WRONG_TRIES, OTP_ONLY_LIMIT, chargeFor } from './payments';
@@ -56,6 +57,8 @@ export interface SandboxOptions {
   host?: string;
   /** Accepted Bearer keys; each must start with sandbox_sk_. Default ['sandbox_sk_local_development_key_0001']. */
   secretKeys?: string[];
+  /** The bearer token the admin API (/__admin) requires. Default DEFAULT_SANDBOX_ADMIN_TOKEN (development only). */
+  adminToken?: string;
   /** Where E-1 and E-2 are POSTed (the "dashboard" webhook URL). Default none: no webhooks sent, except to a request's own webhook_url. */
   webhookUrl?: string;
   /** E-2 signing version. Default 2. */
@@ -88,6 +91,14 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+function safeOrigin(address: string): string | undefined {
+  try {
+    return new URL(address).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 interface State extends AdminState {
   router: Router;
 }
@@ -103,9 +114,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const retrySchedule = opts.webhookRetryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
   if (!retrySchedule.every((ms) => Number.isFinite(ms) && ms >= 0)) throw new Error('webhookRetryScheduleMs must hold non-negative numbers');
   const processorTimeoutMs = opts.posProcessorTimeoutMs ?? 30_000;
+  const adminToken = Buffer.from(opts.adminToken ?? DEFAULT_SANDBOX_ADMIN_TOKEN, 'utf8');
+  if (adminToken.length < 16) throw new Error('adminToken must be at least 16 characters');
   const logger = opts.logger;
   const clock = new SandboxClock();
   let publicUrl = opts.publicUrl?.replace(/\/+$/, '') ?? '';
+  let ownUrl = ''; // set once listening
 
   const build = (): State => {
     const ledger = new Ledger(clock);
@@ -136,6 +150,22 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   };
   const admin = createAdminRouter(() => state, async () => reset());
 
+  function adminAuthorized(header: string | undefined): boolean {
+    const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+    if (!match) return false;
+    const given = Buffer.from(match[1], 'utf8');
+    return given.length === adminToken.length && timingSafeEqual(given, adminToken);
+  }
+
+  /** The page routes (checkout modal, 3DS) take form posts, but only from the sandbox's own pages. */
+  function sameOrigin(headers: IncomingMessage['headers']): boolean {
+    const site = headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+    const origin = headers.origin;
+    if (origin === undefined) return true; // not a browser, or a browser that says nothing cross-site
+    return [publicUrl, ownUrl].some((own) => own !== '' && safeOrigin(own) === origin);
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const incomingId = req.headers['x-request-id'];
     const requestId = typeof incomingId === 'string' && /^[\w.:-]{1,100}$/.test(incomingId) ? incomingId : newRequestId();
@@ -162,9 +192,19 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       logger?.info({ method, path, status, ms: Date.now() - started }, 'sandbox request');
     };
 
+    const stateChanging = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+    const contentType = req.headers['content-type'];
+    // Cross-site form guard: a browser on another site can post only forms (urlencoded, multipart,
+    // text/plain) without a preflight, so API routes take a body only when it is declared JSON.
+    const jsonRequired = stateChanging && (raw.length > 0 || contentType !== undefined) && !isJsonContentType(contentType);
+
     if (isAdmin) {
       const m = admin.match(method, path);
-      const reply: Reply = !('route' in m)
+      const reply: Reply = !adminAuthorized(req.headers.authorization)
+        ? fail(401, 'The admin API needs Authorization: Bearer <SANDBOX_ADMIN_TOKEN>')
+        : jsonRequired
+          ? fail(415, 'Content-Type must be application/json')
+          : !('route' in m)
         ? fail(m.allowed.length ? 405 : 404, m.allowed.length ? 'Method not allowed' : 'Unknown admin endpoint')
         : !parsed
           ? fail(400, 'Invalid JSON body')
@@ -192,6 +232,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     } else {
       const auth = authenticate(req.headers, m.route.group, keys);
       if (auth.reply) reply = auth.reply;
+      else if (m.route.group === 'none' && stateChanging && !sameOrigin(req.headers)) reply = fail(403, 'Cross-site form posts are refused');
+      else if (m.route.group !== 'none' && jsonRequired) reply = fail(415, 'Content-Type must be application/json');
       else if (!parsed) reply = fail(400, 'Invalid JSON body');
       else reply = await m.route.handler({ method, path, params: m.params, query: url.searchParams, body, form: parsed.form, secretKey: auth.key, headers: req.headers });
     }
@@ -228,13 +270,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   });
   const port = (server.address() as AddressInfo).port;
   const reachableHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
-  const url = `http://${reachableHost}:${port}`;
-  if (!publicUrl) publicUrl = url;
+  ownUrl = `http://${reachableHost}:${port}`;
+  if (!publicUrl) publicUrl = ownUrl;
   clock.start();
 
   let closed: Promise<void> | undefined;
   return {
-    url,
+    url: ownUrl,
     port,
     get clock() {
       return clock;

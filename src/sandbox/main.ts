@@ -3,6 +3,7 @@
 // SANDBOX_WEBHOOK_URL (http://127.0.0.1:4020/webhooks; 'none' sends no webhooks),
 // SANDBOX_WEBHOOK_VERSION (2), SANDBOX_WEBHOOK_RETRY_SCHEDULE_MS (comma list), SANDBOX_PUBLIC_URL,
 // SANDBOX_POS_REMOTE_COMPLETE_AFTER_MS (4000), SANDBOX_POS_PROCESSOR_TIMEOUT_MS (30000),
+// SANDBOX_ADMIN_TOKEN (the /__admin bearer token; development default if unset),
 // SANDBOX_QUIET=true to stop the one-line-per-request log.
 import 'dotenv/config';
 import { startSandbox, type SandboxLogger, type SandboxOptions } from './index';
@@ -30,6 +31,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
   return {
     port: integer('SANDBOX_PORT', env.SANDBOX_PORT, 4010),
     host: env.SANDBOX_HOST || '127.0.0.1',
+    adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
     secretKeys: env.SANDBOX_SECRET_KEYS?.split(',').map((s) => s.trim()).filter(Boolean),
     webhookUrl: webhook === '' || webhook === 'none' ? undefined : webhook,
     webhookVersion: version,
@@ -50,7 +52,7 @@ async function main(): Promise<void> {
   const options = optionsFromEnv(process.env);
   const sandbox = await startSandbox({ ...options, logger: process.env.SANDBOX_QUIET === 'true' ? undefined : consoleLogger });
   console.log(`payments sandbox listening on ${sandbox.url}`);
-  console.log(`  webhooks → ${options.webhookUrl ?? '(none)'} (E-2 version ${options.webhookVersion}); admin API: ${sandbox.url}/__admin`);
+  console.log(`  webhooks → ${options.webhookUrl ?? '(none)'} (E-2 version ${options.webhookVersion}); admin API: ${sandbox.url}/__admin (bearer SANDBOX_ADMIN_TOKEN)`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -70,6 +70,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
       sandbox = await startSandbox({
         port: config.sandbox.port,
         secretKeys: [config.payments.secretKey],
+        adminToken: config.sandbox.adminToken,
         webhookUrl: `${webhookUrl}/webhooks`,
         logger: logger.child({ component: 'sandbox' }),
         ...opts.sandbox,

@@ -5,7 +5,7 @@
 //   GET  /payments/return     E-3 redirect target: shows the state of the payment's workflow
 //   GET  /healthz
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createSafeServer, readBodyLimited } from '../http/safe-server';
+import { createSafeServer, isHtmlFormContentType, readBodyLimited } from '../http/safe-server';
 import { WorkflowIdConflictPolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../shared/payment-webhook';
@@ -177,6 +177,9 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
         if (req.method === 'GET' && url.pathname === '/payments/return') return await handleReturn(url, res);
         if (url.pathname !== '/webhooks' && !url.pathname.startsWith('/webhooks/')) return sendJson(res, 404, { error: 'not found' });
         if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' });
+        // An HTML form encoding is never the service, only another site's page. E-2 states no content
+        // type, so an absent or text/plain one goes on to the signature check, which gates everything.
+        if (isHtmlFormContentType(req.headers['content-type'])) return sendJson(res, 415, { received: false, error: 'Content-Type must be application/json' });
         const raw = await readBodyLimited(req, limit);
         const paymentSig = header(req, PAYMENT_SIGNATURE_HEADERS);
         const vaSig = header(req, VA_SIGNATURE_HEADERS);

@@ -1,6 +1,7 @@
 // The client and the sandbox were built separately from the spec; here they meet.
 import { PaymentsClient, NotFoundError, BadRequestError, AuthenticationError, ConnectionError, classifyPosResponseCode } from '../../src/api';
 import { startSandbox, type Sandbox, DEFAULT_SANDBOX_KEY } from '../../src/sandbox';
+import { sandboxAdminCall } from '../helpers/sandbox-admin';
 
 let sb: Sandbox;
 let api: PaymentsClient;
@@ -12,7 +13,7 @@ afterAll(async () => {
   await api.close();
   await sb.close();
 });
-afterEach(() => fetch(`${sb.url}/__admin/faults`, { method: 'DELETE' }));
+afterEach(() => sandboxAdminCall(sb.url, 'DELETE', '/faults'));
 
 const sale = (merchant_ref: string, card_pan = '5399830000000000', extra: Record<string, unknown> = {}) => ({
   amount: '150000', currency: 'NGN', card_pan, card_expiry_month: '12', card_expiry_year: '29', card_type: 'MasterCard', cardholder_name: 'SANDBOX/PAYER',
@@ -35,7 +36,7 @@ it('runs a POS terminal session and sale end to end', async () => {
 });
 
 it('reports a dropped response as an unknown outcome; refuses a malformed sequence number before sending', async () => {
-  await fetch(`${sb.url}/__admin/faults`, { method: 'POST', body: JSON.stringify({ method: 'POST', path: '/transaction', kind: 'drop-after-processing', count: 1 }) });
+  await sandboxAdminCall(sb.url, 'POST', '/faults', { method: 'POST', path: '/transaction', kind: 'drop-after-processing', count: 1 });
   const err = await api.posTerminal.initiate(sale(`D-${Date.now()}`) as never).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ConnectionError);
   expect(err).toMatchObject({ outcomeUnknown: true, retrySafe: false });
@@ -47,9 +48,9 @@ it('runs a POS remote request to success on the sandbox clock', async () => {
   const created = await api.posRemote.create({ terminal_id: '2SBX0001', amount: 120000, account_type: 'savings' });
   const ref = created.data.request_ref;
   expect((await api.posRemote.requery({ request_ref: ref })).data.status).toBe('pending');
-  await fetch(`${sb.url}/__admin/clock/advance`, { method: 'POST', body: JSON.stringify({ ms: 5_000 }) });
+  await sandboxAdminCall(sb.url, 'POST', '/clock/advance', { ms: 5_000 });
   expect((await api.posRemote.requery({ request_ref: ref })).data).toMatchObject({ status: 'success', amount: 120000 });
-  await fetch(`${sb.url}/__admin/clock/advance`, { method: 'POST', body: JSON.stringify({ ms: 300_000 }) });
+  await sandboxAdminCall(sb.url, 'POST', '/clock/advance', { ms: 300_000 });
   await expect(api.posRemote.requery({ request_ref: ref })).rejects.toBeInstanceOf(NotFoundError);
 });
 

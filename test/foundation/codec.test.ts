@@ -84,6 +84,7 @@ describe('codec server', () => {
   it('encodes, and the result decodes back', async () => {
     const res = await fetch(`${server.url}/t/test-token-123/encode`, {
       method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ payloads: [toJson(defaultPayloadConverter.toPayload('hello'))] }),
     });
     expect(res.status).toBe(200);
@@ -110,7 +111,7 @@ describe('codec server', () => {
   });
 
   it('rejects malformed bodies with 400', async () => {
-    const res = await fetch(`${server.url}/decode`, { method: 'POST', body: '{"payloads": 3}', headers: { Authorization: 'Bearer test-token-123' } });
+    const res = await fetch(`${server.url}/decode`, { method: 'POST', body: '{"payloads": 3}', headers: { Authorization: 'Bearer test-token-123', 'Content-Type': 'application/json' } });
     expect(res.status).toBe(400);
   });
 });

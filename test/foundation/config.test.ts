@@ -151,6 +151,14 @@ describe('config', () => {
       },
     );
 
+    it("needs no sandbox admin token (it runs no sandbox), refuses the development one when set, and a short one anywhere", () => {
+      expect(loadConfig(PROD).sandbox.enabled).toBe(false);
+      expect(variablesOf({ ...PROD, SANDBOX_ADMIN_TOKEN: EMBEDDED_DEFAULTS.sandboxAdminToken })).toEqual(['SANDBOX_ADMIN_TOKEN']);
+      expect(loadConfig({ ...PROD, SANDBOX_ADMIN_TOKEN: 'a-production-rehearsal-token' }).sandbox.adminToken).toBe('a-production-rehearsal-token');
+      expect(variablesOf({ SANDBOX_ADMIN_TOKEN: 'short' })).toEqual(['SANDBOX_ADMIN_TOKEN']);
+      expect(loadConfig({}).sandbox.adminToken).toBe(EMBEDDED_DEFAULTS.sandboxAdminToken);
+    });
+
     it('refuses an embedded key listed under another id, and accepts it outside production', () => {
       const devKey = EMBEDDED_DEFAULTS.encryptionKeys.split(':')[1];
       expect(variablesOf({ ...PROD, PAYLOAD_ENCRYPTION_KEYS: `p2:${key(3)},renamed:${devKey}` })).toEqual(['PAYLOAD_ENCRYPTION_KEYS']);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { freePort } from '../../src/stack/temporal-dev-server';
 import { temporalBinaries, PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 import { EMBEDDED_DEFAULTS } from '../../src/config/config';
+import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
 
 jest.setTimeout(180_000);
 
@@ -65,7 +66,8 @@ it('brings the stack up, keeps workflows across a restart, and stops cleanly', a
     for (const port of Object.values(ports)) expect(printed).toContain(`:${port}`);
 
     expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${ports.sandbox}/__admin/clock`)).ok).toBe(true);
+    expect((await fetch(`http://127.0.0.1:${ports.sandbox}/__admin/clock`, { headers: SANDBOX_ADMIN_HEADERS })).ok).toBe(true);
+    expect((await fetch(`http://127.0.0.1:${ports.sandbox}/__admin/clock`)).status).toBe(401);
     expect((await fetch(`http://127.0.0.1:${ports.codec}/healthz`)).status).toBe(200);
 
     // A webhook that nobody waits for starts a holding workflow (it runs for 30 days).

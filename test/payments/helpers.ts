@@ -6,15 +6,13 @@ import type { Logger } from 'pino';
 import type { AppConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
+import { sandboxAdminCall } from '../helpers/sandbox-admin';
 import { LogCapture, workflowBundle } from '../helpers/temporal';
 
 export class Admin {
   constructor(private readonly base: string) {}
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${this.base}/__admin${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
-    const json = (await res.json()) as { data: T };
-    if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json.data;
+  private call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return sandboxAdminCall<T>(this.base, method, path, body);
   }
   ledger = (reference: string) => this.call<{ kind: string; amount: number }[]>('GET', `/ledger?reference=${encodeURIComponent(reference)}`);
   requests = async (reference: string, path?: string) =>

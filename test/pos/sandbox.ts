@@ -4,6 +4,7 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import type { PosTransactionInput } from '../../src/shared/pos';
 import type { LedgerEntry, RequestLogEntry } from '../../src/sandbox';
+import { sandboxAdminCall } from '../helpers/sandbox-admin';
 import type { CallRecord } from './helpers';
 
 export type { LedgerEntry, RequestLogEntry };
@@ -11,11 +12,8 @@ export type { LedgerEntry, RequestLogEntry };
 export class SandboxAdmin {
   constructor(readonly url: string) {}
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${this.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = (await res.json()) as { data: T };
-    if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json.data;
+  private call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return sandboxAdminCall<T>(this.url, method, path.replace(/^\/__admin/, ''), body);
   }
   ledger(q: { reference?: string; kind?: string } = {}): Promise<LedgerEntry[]> {
     const p = new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined) as [string, string][]);

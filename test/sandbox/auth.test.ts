@@ -1,6 +1,7 @@
 // Authentication per endpoint group, as the spec lists it: missing header, wrong key, empty key.
 import { startSandbox, type Sandbox, INVALID_KEY_MESSAGE } from '../../src/sandbox';
 import { call, KEY } from './helpers';
+import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -58,8 +59,9 @@ describe('POS remote (E1/E2)', () => {
   });
 });
 
-it('the HTML pages and the admin API need no key; unknown routes are 404, known paths with another method 405', async () => {
-  expect((await call(sb.url, 'GET', '/__admin/clock', undefined, { key: null })).status).toBe(200);
+it('the HTML pages need no key and the admin API its own token; unknown routes are 404, known paths with another method 405', async () => {
+  expect((await call(sb.url, 'GET', '/__admin/clock', undefined, { key: null })).status).toBe(401);
+  expect((await call(sb.url, 'GET', '/__admin/clock', undefined, { key: null, headers: SANDBOX_ADMIN_HEADERS })).status).toBe(200);
   expect((await call(sb.url, 'GET', '/checkout/unknown', undefined, { key: null })).status).toBe(404);
   expect(await call(sb.url, 'GET', '/no/such/route')).toMatchObject({ status: 404, body: { message: 'Route not found' } });
   expect(await call(sb.url, 'DELETE', '/transaction/initiate')).toMatchObject({ status: 405, body: { message: 'Method not allowed' } });

@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
 import { DEFAULT_SANDBOX_KEY, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
 
 export const KEY = DEFAULT_SANDBOX_KEY;
@@ -34,7 +35,7 @@ export async function call(base: string, method: string, path: string, body?: un
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
       payload = new URLSearchParams(body as Record<string, string>).toString();
     } else {
-      headers['Content-Type'] ??= 'application/json';
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
       payload = JSON.stringify(body);
     }
   }
@@ -57,15 +58,15 @@ export function client(sb: Sandbox) {
     get: (path: string, opts?: CallOptions) => c('GET', path, undefined, opts),
     post: (path: string, body: unknown = {}, opts?: CallOptions) => c('POST', path, body, opts),
     admin: {
-      get: (path: string) => c('GET', `/__admin${path}`, undefined, { key: null }),
-      post: (path: string, body: unknown = {}) => c('POST', `/__admin${path}`, body, { key: null }),
-      del: (path: string) => c('DELETE', `/__admin${path}`, undefined, { key: null }),
+      get: (path: string) => c('GET', `/__admin${path}`, undefined, { key: null, headers: SANDBOX_ADMIN_HEADERS }),
+      post: (path: string, body: unknown = {}) => c('POST', `/__admin${path}`, body, { key: null, headers: SANDBOX_ADMIN_HEADERS }),
+      del: (path: string) => c('DELETE', `/__admin${path}`, undefined, { key: null, headers: SANDBOX_ADMIN_HEADERS }),
       /** Waits until the webhook deliveries in flight have finished (their results recorded). */
       settle: async () => {
-        expect((await c('POST', '/__admin/webhooks/settle', {}, { key: null })).status).toBe(200);
+        expect((await c('POST', '/__admin/webhooks/settle', {}, { key: null, headers: SANDBOX_ADMIN_HEADERS })).status).toBe(200);
       },
       advance: async (ms: number) => {
-        const r = await c('POST', '/__admin/clock/advance', { ms }, { key: null });
+        const r = await c('POST', '/__admin/clock/advance', { ms }, { key: null, headers: SANDBOX_ADMIN_HEADERS });
         expect(r.status).toBe(200);
       },
     },

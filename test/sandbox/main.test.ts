@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { optionsFromEnv } from '../../src/sandbox/main';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
+import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
 
 const ROOT = join(__dirname, '..', '..');
 const KEY = 'sandbox_sk_process_test_key_0001';
@@ -42,7 +43,7 @@ it('runs as its own process, serves requests, logs one line per request without 
     });
     expect(charge.status).toBe(200);
     await fetch(`${url}/transaction/payment/authorize`, { method: 'POST', headers: auth, body: JSON.stringify({ transaction_reference: 'proc-1', authorization: { otp: SANDBOX_OTP } }) });
-    expect((await fetch(`${url}/__admin/ledger?reference=proc-1`)).status).toBe(200);
+    expect((await fetch(`${url}/__admin/ledger?reference=proc-1`, { headers: SANDBOX_ADMIN_HEADERS })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 100));
     expect(output()).toContain('"path":"/transaction/payment/authorize"');
     for (const secret of [TEST_CARDS.otpOnly, KEY, `"${SANDBOX_OTP}"`, '"123"']) expect(output()).not.toContain(secret);

@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline';
 import fc from 'fast-check';
 import { Client, Connection } from '@temporalio/client';
 import { devServerAddress } from '../helpers/temporal';
+import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
 
 const FIXTURE = join(__dirname, 'fixtures', 'servers.ts');
 const taskQueue = `fuzz-${randomUUID()}`;
@@ -75,7 +76,7 @@ const target = (routes: readonly string[]) =>
     fc.string({ maxLength: 200 }).map((s) => `/${s}`),
   );
 const headerName = fc.oneof(fc.constantFrom('content-type', 'authorization', 'x-service-encrypted-body', 'x-service-signature', 'origin', 'x-namespace', 'transfer-encoding'), fc.stringMatching(/^[a-z-]{1,20}$/));
-const headerValue = fc.oneof(fc.constantFrom('application/json', 'text/plain', 'Bearer dev-codec-token', 'Bearer ', 'chunked', 'x'.repeat(20_000)), fc.string({ maxLength: 60 }));
+const headerValue = fc.oneof(fc.constantFrom('application/json', 'text/plain', 'Bearer dev-codec-token', SANDBOX_ADMIN_HEADERS.authorization, 'application/x-www-form-urlencoded', 'Bearer ', 'chunked', 'x'.repeat(20_000)), fc.string({ maxLength: 60 }));
 const body = fc.oneof(
   fc.uint8Array({ maxLength: 512 }).map((b) => Buffer.from(b)),
   fc.json().map((j) => Buffer.from(j)),
@@ -93,7 +94,7 @@ function requestBytes(m: string, t: string, headers: [string, string][], b: Buff
 
 async function healthy(base: string): Promise<boolean> {
   const path = base === urls.sandbox ? '/__admin/clock' : '/healthz';
-  const res = await fetch(`${base}${path}`).catch(() => undefined);
+  const res = await fetch(`${base}${path}`, { headers: SANDBOX_ADMIN_HEADERS }).catch(() => undefined);
   return res?.status === 200;
 }
 
