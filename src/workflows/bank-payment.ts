@@ -11,7 +11,7 @@ import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, once, secretUnavailable, sendUnlessReceived, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, once, secretUnavailable, sendPayment, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
 } from './payment-steps';
 
 export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<DirectPaymentState> {
@@ -55,17 +55,17 @@ export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<Dire
   );
 
   upsertSearchAttributes(paymentSearchAttributes({ flow: 'bank', reference: ref, amount: input.amount, currency: input.currency, status: 'initiating' }));
-  const sent = await sendUnlessReceived(ref, () => once.chargeBank(input));
-  if (sent.kind === 'answered') {
+  const sent = await sendPayment(ref, 'bank debit (B3)', () => once.chargeBank(input));
+  if (sent.outcome === 'answered') {
     state.authModel = sent.answer.authModel;
     setStatus('awaiting_code');
-  } else if (sent.kind === 'refused') setStatus('failed', sent.failure.message);
-  else if (sent.kind === 'unverified') setStatus('unknown', `the debit's answer was lost (${sent.lost}) and the transaction could not be verified`);
-  else if (sent.kind === 'never-received') setStatus('failed', 'the debit never reached the service (sent twice)');
+  } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
+  else if (sent.outcome === 'unverified') setStatus('unknown', `the debit's answer was lost (${sent.lost}) and the transaction could not be verified`);
+  else if (sent.outcome === 'never-received') setStatus('failed', 'the debit never reached the service (sent twice)');
   // The debit exists: the payer has a token or receives an OTP either way; B4 is the same call.
-  else if (sent.found.status === 'Pending') setStatus('awaiting_code', `the debit's answer was lost (${sent.lost}); the auth model is unknown`);
-  else if (sent.found.status === 'Success') setStatus('confirming');
-  else conclude(fromLookup(sent.found, expected));
+  else if (sent.record.status === 'Pending') setStatus('awaiting_code', `the debit's answer was lost (${sent.lost}); the auth model is unknown`);
+  else if (sent.record.status === 'Success') setStatus('confirming');
+  else conclude(fromLookup(sent.record, expected));
 
   if (state.status === 'awaiting_code') {
     const timeoutMs = input.codeTimeoutMs ?? PAYMENT_DEFAULTS.codeTimeoutMs;

@@ -25,7 +25,7 @@ import { isClaimHandle, SECRET_UNAVAILABLE, type SealedCard } from '../shared/cl
 import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, secretUnavailable, sendUnlessReceived, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, secretUnavailable, sendPayment, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
 } from './payment-steps';
 
 const WAITING: CardPaymentStatus[] = ['awaiting_pin', 'awaiting_otp'];
@@ -130,8 +130,8 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
     if (secretUnavailable(err)) return 'secret-unavailable' as const;
     throw err;
   });
-  let sent = await sendUnlessReceived(ref, chargeSealed);
-  while (sent.kind === 'answered' && sent.answer === 'secret-unavailable') {
+  let sent = await sendPayment(ref, 'charge (B1)', chargeSealed);
+  while (sent.outcome === 'answered' && sent.answer === 'secret-unavailable') {
     // The sealed card expired (e.g. the worker was down past its TTL): ask for it again.
     const timeoutMs = input.cardTimeoutMs ?? input.pinTimeoutMs ?? PAYMENT_DEFAULTS.pinTimeoutMs;
     setStatus('awaiting_card', 'the sealed card expired before it was sent: submit the card again');
@@ -143,24 +143,24 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
     resubmittedCard = undefined;
     state.card = { bin: card.bin, last4: card.last4, brand: card.brand };
     setStatus('charging');
-    sent = await sendUnlessReceived(ref, chargeSealed);
+    sent = await sendPayment(ref, 'charge (B1)', chargeSealed);
   }
-  if (sent.kind === 'answered') {
+  if (sent.outcome === 'answered') {
     const answer = sent.answer;
     // 'secret-unavailable' here: ended above as expired, no card came again.
     if (answer !== 'secret-unavailable') {
       state.authUrl = answer.authUrl;
       applyStep(answer.transactionStatus);
     }
-  } else if (sent.kind === 'refused') setStatus('failed', sent.failure.message);
-  else if (sent.kind === 'unverified') setStatus('unknown', `the charge's answer was lost (${sent.lost}) and the transaction could not be verified`);
-  else if (sent.kind === 'never-received') setStatus('failed', 'the charge never reached the service (sent twice)');
-  else if (sent.found.status === 'Pending') {
+  } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
+  else if (sent.outcome === 'unverified') setStatus('unknown', `the charge's answer was lost (${sent.lost}) and the transaction could not be verified`);
+  else if (sent.outcome === 'never-received') setStatus('failed', 'the charge never reached the service (sent twice)');
+  else if (sent.record.status === 'Pending') {
     // The transaction exists but its step (PIN, OTP or 3DS) is unknown: nobody can complete it.
     setStatus('confirming', `the charge's answer was lost (${sent.lost})`);
     pendingOutcome = { as: 'failed', reason: "the charge's answer was lost: the payment cannot be continued and lapses at the service" };
-  } else if (sent.found.status === 'Success') setStatus('confirming');
-  else conclude(fromLookup(sent.found, expected));
+  } else if (sent.record.status === 'Success') setStatus('confirming');
+  else conclude(fromLookup(sent.record, expected));
 
   // ---- PIN / OTP: each step with its own deadline ----
   let stepOf: CardPaymentStatus | undefined;

@@ -7,7 +7,7 @@ import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type Checkou
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, fromLookup, listenForWebhook, once, sendUnlessReceived, type Confirmation, statusSetter,
+  confirmPayment, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
 } from './payment-steps';
 
 const FINAL: CheckoutState['status'][] = ['success', 'failed', 'expired', 'unknown'];
@@ -38,16 +38,16 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
   });
 
   upsertSearchAttributes(paymentSearchAttributes({ flow: input.isRecurring ? 'recurring' : 'checkout', reference: ref, amount: input.amount, currency: input.currency, status: 'initiating' }));
-  const sent = await sendUnlessReceived(ref, () => once.initiateCheckout(input));
-  if (sent.kind === 'answered') {
+  const sent = await sendPayment(ref, 'checkout (A1)', () => once.initiateCheckout(input));
+  if (sent.outcome === 'answered') {
     state.checkoutUrl = sent.answer.checkoutUrl;
     setStatus('open');
-  } else if (sent.kind === 'refused') setStatus('failed', sent.failure.message);
-  else if (sent.kind === 'unverified') setStatus('unknown', `A1's answer was lost (${sent.lost}) and the transaction could not be verified`);
-  else if (sent.kind === 'never-received') setStatus('failed', 'the checkout never reached the service (sent twice)');
+  } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
+  else if (sent.outcome === 'unverified') setStatus('unknown', `A1's answer was lost (${sent.lost}) and the transaction could not be verified`);
+  else if (sent.outcome === 'never-received') setStatus('failed', 'the checkout never reached the service (sent twice)');
   // The checkout exists but its URL was lost: nobody can open it, it lapses unpaid.
-  else if (sent.found.status === 'Pending') setStatus('failed', `A1's answer was lost (${sent.lost}): the checkout cannot be opened`);
-  else conclude(fromLookup(sent.found, expected));
+  else if (sent.record.status === 'Pending') setStatus('failed', `A1's answer was lost (${sent.lost}): the checkout cannot be opened`);
+  else conclude(fromLookup(sent.record, expected));
 
   if (state.status === 'open') {
     const expiryMs = input.expiryMs ?? PAYMENT_DEFAULTS.checkoutExpiryMs;

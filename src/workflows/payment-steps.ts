@@ -6,13 +6,14 @@
 //  - settling an unknown outcome by verifying the reference before anything else;
 //  - the final confirmation: the webhook, or — when none came within the grace — verify.
 //    Silence alone never makes a payment "failed".
-import { ApplicationFailure, condition, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PaymentFlowActivities } from '../activities/payments';
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { amountMismatch, MAX_REFUSED_CODES, PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus, type TransactionLookup } from '../shared/payment-common';
 import { SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { failureOf } from './activity-failure';
+import { failureMessage, REFUSAL_TYPES, sendOnce, settle, type Presence, type SendOnceResult } from './send-once';
 
 /** Money-moving calls: one attempt; the client's own timeout (PAYMENTS_TIMEOUT_MS) comes first. */
 export const once = proxyActivities<PaymentFlowActivities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
@@ -40,12 +41,11 @@ export function listenForWebhook(transactionRef: string): WebhookInbox {
   return inbox;
 }
 
-const REFUSALS = ['BadRequest', 'InvalidRequest', 'Unauthorized', 'NotFound'];
 
 /** The service refused the request (nothing happened), with its message; undefined when the outcome is unknown. */
 export function refusal(err: unknown): ApplicationFailure | undefined {
   const f = failureOf(err);
-  return f && REFUSALS.includes(f.type ?? '') ? f : undefined;
+  return f && REFUSAL_TYPES.includes(f.type ?? '') ? f : undefined;
 }
 
 /** The activity's claim-check handle no longer opened: the call was not made, the data must come again. */
@@ -54,11 +54,8 @@ export function secretUnavailable(err: unknown): ApplicationFailure | undefined 
   return f?.type === SECRET_UNAVAILABLE ? f : undefined;
 }
 
-export function describeFailure(err: unknown): string {
-  const f = failureOf(err);
-  if (f) return f.message;
-  return err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
-}
+/** A failure's message (one home: send-once's). */
+export const describeFailure = failureMessage;
 
 /** Verify by reference; undefined when the service could not be reached (after the read's retries). */
 export async function lookup(transactionRef: string): Promise<TransactionLookup | undefined> {
@@ -69,49 +66,29 @@ export async function lookup(transactionRef: string): Promise<TransactionLookup 
   }
 }
 
-/**
- * After an unknown outcome: the service's record decides. A reference it does not know is
- * looked up once more after a pause (a request still in flight may land) before it counts as
- * "never received" — the only case in which a money-moving request may be sent again.
- */
-export async function settleUnknown(transactionRef: string, pauseMs: number = PAYMENT_DEFAULTS.unknownOutcomePauseMs): Promise<TransactionLookup | undefined> {
-  await sleep(pauseMs);
-  const first = await lookup(transactionRef);
-  if (!first || first.found) return first;
-  await sleep(pauseMs);
-  return lookup(transactionRef);
+/** A transaction the service holds (verify found it). */
+export type FoundTransaction = Extract<TransactionLookup, { found: true }>;
+
+/** Verify by reference as send-once's requery: throws when the service could not be asked. */
+export function requeryTransaction(transactionRef: string): () => Promise<Presence<FoundTransaction>> {
+  return async () => {
+    const found = await reads.lookupTransaction(transactionRef);
+    return found.found ? { found: true, record: found } : { found: false };
+  };
 }
 
-/** What became of a money-moving request sent by {@link sendUnlessReceived}. */
-export type SendOutcome<T> =
-  | { kind: 'answered'; answer: T }
-  /** The service refused it: nothing happened. */
-  | { kind: 'refused'; failure: ApplicationFailure }
-  /** The answer was lost and the service's record could not be read. */
-  | { kind: 'unverified'; lost: string }
-  /** Sent twice, and the service knows the reference from neither. */
-  | { kind: 'never-received' }
-  /** The answer was lost, but the service holds the transaction: never send it again. */
-  | { kind: 'received'; found: Extract<TransactionLookup, { found: true }>; lost: string };
+/** Sends a payment request under the one send-once rule (./send-once.ts), verifying by reference. */
+export function sendPayment<A>(transactionRef: string, what: string, send: () => Promise<A>, isRefusal?: (err: unknown) => boolean): Promise<SendOnceResult<A, FoundTransaction>> {
+  return sendOnce({ what, send, requery: requeryTransaction(transactionRef), settleMs: PAYMENT_DEFAULTS.unknownOutcomePauseMs, ...(isRefusal ? { isRefusal } : {}) });
+}
 
 /**
- * Sends a money-moving request once, and a second time only when the service's record proved
- * the first never arrived (after a lost answer). The caller words each outcome.
+ * After an unknown outcome of a step that is not itself a value request (a PIN, an OTP): the
+ * service's record, read as send-once reads it. undefined when the service could not be asked.
  */
-export async function sendUnlessReceived<T>(transactionRef: string, send: () => Promise<T>): Promise<SendOutcome<T>> {
-  for (let sends = 1; ; sends++) {
-    try {
-      return { kind: 'answered', answer: await send() };
-    } catch (err) {
-      const refused = refusal(err);
-      if (refused) return { kind: 'refused', failure: refused };
-      const found = await settleUnknown(transactionRef);
-      if (found && !found.found && sends < 2) continue;
-      if (!found) return { kind: 'unverified', lost: describeFailure(err) };
-      if (!found.found) return { kind: 'never-received' };
-      return { kind: 'received', found, lost: describeFailure(err) };
-    }
-  }
+export async function settleUnknown(transactionRef: string): Promise<TransactionLookup | undefined> {
+  const presence = await settle({ requery: requeryTransaction(transactionRef), settleMs: PAYMENT_DEFAULTS.unknownOutcomePauseMs });
+  return presence === undefined ? undefined : presence.found ? presence.record : { found: false };
 }
 
 export interface Confirmation {

@@ -20,7 +20,7 @@ import {
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { checkoutWorkflow } from './checkout';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, refusal, settleUnknown, type Confirmation,
+  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, refusal, sendPayment, type Confirmation,
 } from './payment-steps';
 
 const RECENT_CYCLES = 12;
@@ -60,30 +60,24 @@ export async function tokenChargeWorkflow(input: TokenChargeInput): Promise<Toke
     else conclude({ ...fromLookup(before, expected), reason: `the reference exists at the service (${before.status}): not charged again` });
   }
 
-  for (let sends = 1; state.status === 'checking' || state.status === 'charging'; sends++) {
+  if (state.status === 'checking') {
     setStatus('charging');
-    try {
-      await once.chargeToken({ tokenId: input.tokenId, amount: input.amount, reference: ref });
+    // A refused duplicate reference means an earlier charge exists: not a refusal, the record decides.
+    const refusedOutright = (err: unknown) => {
+      const r = refusal(err);
+      return r !== undefined && !/duplicate/i.test(r.message);
+    };
+    const sent = await sendPayment(ref, 'token charge (A4)', () => once.chargeToken({ tokenId: input.tokenId, amount: input.amount, reference: ref }), refusedOutright);
+    if (sent.outcome === 'answered') {
       state.charged = true;
       setStatus('confirming'); // A4's body is not proof: the webhook or verify confirms
-    } catch (err) {
-      const refused = refusal(err);
-      if (refused) {
-        // A refused duplicate reference means an earlier charge exists: its record decides.
-        const found = /duplicate/i.test(refused.message) ? await lookup(ref) : undefined;
-        if (found?.found) conclude(fromLookup(found, expected));
-        else setStatus('failed', refused.message);
-        break;
-      }
-      const found = await settleUnknown(ref);
-      if (found && !found.found && sends < 2) continue;
-      if (!found) setStatus('unknown', `A4's answer was lost (${describeFailure(err)}) and the charge could not be verified`);
-      else if (!found.found) setStatus('failed', 'the charge never reached the service (sent twice)');
-      else {
-        state.charged = true;
-        if (found.status === 'Success' || found.status === 'Pending') setStatus('confirming');
-        else conclude(fromLookup(found, expected));
-      }
+    } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
+    else if (sent.outcome === 'unverified') setStatus('unknown', `A4's answer was lost (${sent.lost}) and the charge could not be verified`);
+    else if (sent.outcome === 'never-received') setStatus('failed', `the charge never reached the service (sent ${sent.sends} times)`);
+    else {
+      state.charged = true;
+      if (sent.record.status === 'Success' || sent.record.status === 'Pending') setStatus('confirming');
+      else conclude(fromLookup(sent.record, expected));
     }
   }
   if (state.status === 'confirming') conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs));

@@ -7,7 +7,7 @@ import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, ussdCodeUpdate, type Di
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, fromLookup, listenForWebhook, once, sendUnlessReceived, type Confirmation, statusSetter,
+  confirmPayment, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
 } from './payment-steps';
 
 /** When B5 gives no parseable expiresAt, the flow waits this long (the sandbox's code lifetime). */
@@ -33,19 +33,19 @@ export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<Dire
 
   upsertSearchAttributes(paymentSearchAttributes({ flow: 'ussd', reference: ref, amount: input.amount, currency: input.currency, status: 'initiating' }));
   let pending = { as: 'expired' as const, reason: 'the USSD code expired unpaid' };
-  const sent = await sendUnlessReceived(ref, () => once.initiateUssd(input));
-  if (sent.kind === 'answered') {
+  const sent = await sendPayment(ref, 'USSD (B5)', () => once.initiateUssd(input));
+  if (sent.outcome === 'answered') {
     Object.assign(state, { ussdCode: sent.answer.ussdCode, expiresAt: sent.answer.expiresAt, authModel: 'USSDCodeGenerated' });
     setStatus('awaiting_payment');
-  } else if (sent.kind === 'refused') setStatus('failed', sent.failure.message);
-  else if (sent.kind === 'unverified') setStatus('unknown', `B5's answer was lost (${sent.lost}) and the transaction could not be verified`);
-  else if (sent.kind === 'never-received') setStatus('failed', 'the USSD request never reached the service (sent twice)');
-  else if (sent.found.status === 'Pending') {
+  } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
+  else if (sent.outcome === 'unverified') setStatus('unknown', `B5's answer was lost (${sent.lost}) and the transaction could not be verified`);
+  else if (sent.outcome === 'never-received') setStatus('failed', 'the USSD request never reached the service (sent twice)');
+  else if (sent.record.status === 'Pending') {
     // The code exists at the service but nobody knows it: it lapses unpaid.
     setStatus('confirming', `B5's answer was lost (${sent.lost})`);
     pending = { as: 'expired', reason: "B5's answer was lost: the payer never got the code" };
-  } else if (sent.found.status === 'Success') setStatus('confirming');
-  else conclude(fromLookup(sent.found, expected));
+  } else if (sent.record.status === 'Success') setStatus('confirming');
+  else conclude(fromLookup(sent.record, expected));
 
   if (state.status === 'awaiting_payment') {
     const expiresAt = Date.parse(state.expiresAt ?? '');

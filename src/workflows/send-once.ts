@@ -1,0 +1,132 @@
+// The one rule for value requests (a charge, a debit, a POS sale, a vend), in one home:
+//
+//   send it once; send it again only after a requery by its reference proved the first never
+//   arrived.
+//
+// Every money-moving flow sends through `sendOnce`. A flow supplies only what differs: the call
+// that sends, the call that requeries, and (afterwards) how a found record maps to its outcome.
+//
+//   send ──answer────────────────────────────────► answered
+//        ──refused (the first send)──────────────► refused        nothing happened
+//        ──anything else (timeout, reset, 5xx,
+//          lost worker), or a resend refused ────► requery after `settleMs`
+//                 found ─────────────────────────► found          never sent again
+//                 absent ── read again (`absentReads`, `settleMs` apart: the service may not
+//                           show a write at once) ── still absent → resend (up to `maxSends`)
+//                                                                  → never-received
+//                 the service cannot answer ─────► unverified     never sent again; the flow
+//                                                                 parks it as outcome unknown
+//
+// The send and its settling run in a non-cancellable scope: a workflow cancelled mid-send still
+// learns what became of the request, so its cleanup can record the real outcome.
+import { CancellationScope, sleep } from '@temporalio/workflow';
+import { failureOf } from './activity-failure';
+
+/** What the service's records say about the request, by its reference. */
+export type Presence<R> = { found: true; record: R } | { found: false };
+
+export interface SendOnceSpec<A, R> {
+  /** For messages: "charge (B1)", "debit (D3)". */
+  what: string;
+  /** Makes the request once (a one-attempt activity). `sendNumber` is 1 for the first send. */
+  send: (sendNumber: number) => Promise<A>;
+  /**
+   * Asks the service by the request's reference (reads may retry inside). Resolves `found: false`
+   * only for the service's documented not-found (src/api/not-found.ts); throws when the service
+   * cannot tell.
+   */
+  requery: () => Promise<Presence<R>>;
+  /** A failure of `send` that proves nothing happened. Default: the activity failure types in REFUSAL_TYPES. */
+  isRefusal?: (err: unknown) => boolean;
+  /** Most sends (default 2). */
+  maxSends?: number;
+  /** Pause before a requery, so a request still landing is seen (default 3 s). */
+  settleMs?: number;
+  /** How many consecutive "absent" answers, `settleMs` apart, prove a request never arrived (default 2). */
+  absentReads?: number;
+  /** Pause before a resend (default 0: the absent reads already waited). */
+  resendAfterMs?: number;
+}
+
+export type SendOnceResult<A, R> =
+  /** The service answered the send. */
+  | { outcome: 'answered'; answer: A; sends: number }
+  /** The service refused the first send: nothing happened. `failure` is the refusal's type and message. */
+  | { outcome: 'refused'; failure: Refusal; sends: number }
+  /** An answer was lost (or a resend refused), and the service holds the request: never send it again. */
+  | { outcome: 'found'; record: R; lost: string; sends: number }
+  /** Sent `maxSends` times; the service holds none of them. */
+  | { outcome: 'never-received'; lost: string; sends: number }
+  /** An answer was lost and the service could not be asked: the outcome is unknown. */
+  | { outcome: 'unverified'; lost: string; sends: number };
+
+export interface Refusal {
+  type: string;
+  message: string;
+}
+
+/** Activity failure types (src/activities) that prove the service refused the request. */
+export const REFUSAL_TYPES: readonly string[] = ['BadRequest', 'InvalidRequest', 'Unauthorized', 'NotFound'];
+
+export const SEND_ONCE_DEFAULTS = { maxSends: 2, settleMs: 3_000, absentReads: 2 } as const;
+
+export function isRefusalFailure(err: unknown): boolean {
+  const f = failureOf(err);
+  return f !== undefined && REFUSAL_TYPES.includes(f.type ?? '');
+}
+
+function refusalOf(err: unknown): Refusal {
+  const f = failureOf(err);
+  return { type: f?.type ?? 'Refused', message: failureMessage(err) };
+}
+
+/** A failure's message, for the flow's reason text. */
+export function failureMessage(err: unknown): string {
+  const f = failureOf(err);
+  if (f) return f.message;
+  return err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+}
+
+export function sendOnce<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceResult<A, R>> {
+  return CancellationScope.nonCancellable(() => sendAndSettle(spec));
+}
+
+async function sendAndSettle<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceResult<A, R>> {
+  const maxSends = spec.maxSends ?? SEND_ONCE_DEFAULTS.maxSends;
+  const isRefusal = spec.isRefusal ?? isRefusalFailure;
+  for (let sends = 1; ; sends++) {
+    let lost: string;
+    try {
+      return { outcome: 'answered', answer: await spec.send(sends), sends };
+    } catch (err) {
+      // The first send refused: nothing happened. A resend refused ("duplicate reference") may
+      // mean the earlier send landed late: the requery decides.
+      if (sends === 1 && isRefusal(err)) return { outcome: 'refused', failure: refusalOf(err), sends };
+      lost = failureMessage(err);
+    }
+    const presence = await settle(spec);
+    if (presence === undefined) return { outcome: 'unverified', lost, sends };
+    if (presence.found) return { outcome: 'found', record: presence.record, lost, sends };
+    if (sends >= maxSends) return { outcome: 'never-received', lost, sends };
+    if (spec.resendAfterMs) await sleep(spec.resendAfterMs);
+  }
+}
+
+/**
+ * Requeries until the service's answer is settled: found at once, or absent `absentReads` times
+ * in a row. undefined when the service could not answer.
+ */
+export async function settle<R>(spec: Pick<SendOnceSpec<unknown, R>, 'requery' | 'settleMs' | 'absentReads'>): Promise<Presence<R> | undefined> {
+  const settleMs = spec.settleMs ?? SEND_ONCE_DEFAULTS.settleMs;
+  const reads = Math.max(1, spec.absentReads ?? SEND_ONCE_DEFAULTS.absentReads);
+  for (let read = 1; ; read++) {
+    if (settleMs > 0) await sleep(settleMs);
+    let presence: Presence<R>;
+    try {
+      presence = await spec.requery();
+    } catch {
+      return undefined;
+    }
+    if (presence.found || read >= reads) return presence;
+  }
+}

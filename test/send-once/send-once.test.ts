@@ -1,0 +1,183 @@
+// The one send-once rule (src/workflows/send-once.ts) on the time-skipping server, with probe
+// activities that play the service: a request is "received" when the service holds it, and the
+// requery sees what it holds (after a propagation delay when scripted).
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { ProbeActivities, sendOnceProbeWorkflow } from '../fixtures/send-once-workflows';
+import { workflowBundle } from '../helpers/temporal';
+import { createTimeSkippingEnv } from '../helpers/time-skipping';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+}, 120_000);
+afterAll(() => env?.teardown());
+
+type Behaviour =
+  | 'answer' // processed and answered
+  | 'drop-before' // never reached the service
+  | 'drop-after' // processed, answer lost
+  | 'refuse' // refused: nothing happened
+  | 'refuse-duplicate' // refused because the service already holds the reference
+  | 'block'; // processed, answer held until released
+
+interface Script {
+  sends: Behaviour[];
+  /** Requery answers before the service shows what it holds ('absent' while it lags). */
+  lagReads?: number;
+  /** The requery fails (the service cannot be asked). */
+  requeryDown?: boolean;
+}
+
+function fakeService(script: Script) {
+  const held = new Map<string, number>(); // reference → sends the service processed
+  const log: string[] = [];
+  let lag = script.lagReads ?? 0;
+  let release: (() => void) | undefined;
+  const blocked = new Promise<void>((r) => (release = r));
+  let sendStarted: (() => void) | undefined;
+  const started = new Promise<void>((r) => (sendStarted = r));
+  const activities: ProbeActivities = {
+    async probeSend(reference, n) {
+      const behaviour = script.sends[n - 1] ?? 'answer';
+      log.push(`send#${n}:${behaviour}`);
+      sendStarted?.();
+      const process = () => held.set(reference, (held.get(reference) ?? 0) + 1);
+      switch (behaviour) {
+        case 'answer':
+          process();
+          return { accepted: reference };
+        case 'drop-before':
+          throw ApplicationFailure.create({ type: 'OutcomeUnknown', message: 'socket hang up', nonRetryable: true });
+        case 'drop-after':
+          process();
+          throw ApplicationFailure.create({ type: 'OutcomeUnknown', message: 'connection reset after the request was sent', nonRetryable: true });
+        case 'refuse':
+          throw ApplicationFailure.create({ type: 'BadRequest', message: 'amount cannot be < 0', nonRetryable: true });
+        case 'refuse-duplicate':
+          throw ApplicationFailure.create({ type: 'BadRequest', message: 'Duplicate transaction reference', nonRetryable: true });
+        case 'block':
+          process();
+          await blocked;
+          return { accepted: reference };
+      }
+    },
+    async probeRequery(reference) {
+      if (script.requeryDown) {
+        log.push('requery:down');
+        throw ApplicationFailure.create({ type: 'ServiceError', message: '503 from the service', nonRetryable: true });
+      }
+      if (lag > 0) {
+        lag -= 1;
+        log.push('requery:absent(lag)');
+        return { found: false };
+      }
+      const sends = held.get(reference);
+      log.push(sends ? 'requery:found' : 'requery:absent');
+      return sends ? { found: true, record: { reference, sends } } : { found: false };
+    },
+  };
+  return { activities, held, log, release: () => release?.(), started };
+}
+
+async function run(script: Script, opts: { maxSends?: number; absentReads?: number } = {}) {
+  const service = fakeService(script);
+  const taskQueue = `send-once-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(require.resolve('../fixtures/send-once-workflows')),
+    activities: service.activities,
+  });
+  const reference = `ref-${randomUUID()}`;
+  const result = await worker.runUntil(env.client.workflow.execute<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', { taskQueue, workflowId: reference, args: [reference, opts] }));
+  return { result, log: service.log, processed: service.held.get(reference) ?? 0 };
+}
+
+it('an answered send is sent once and never requeried', async () => {
+  const { result, log, processed } = await run({ sends: ['answer'] });
+  expect(result).toMatchObject({ outcome: 'answered', sends: 1, answer: { accepted: expect.any(String) } });
+  expect(log).toEqual(['send#1:answer']);
+  expect(processed).toBe(1);
+});
+
+it('a refused first send ends refused without a requery or a resend', async () => {
+  const { result, log, processed } = await run({ sends: ['refuse'] });
+  expect(result).toMatchObject({ outcome: 'refused', sends: 1, failure: { message: 'amount cannot be < 0' } });
+  expect(log).toEqual(['send#1:refuse']);
+  expect(processed).toBe(0);
+});
+
+it('dropped after processing: the requery finds it, and it is never sent again', async () => {
+  const { result, log, processed } = await run({ sends: ['drop-after'] });
+  expect(result).toMatchObject({ outcome: 'found', sends: 1, record: { sends: 1 }, lost: expect.stringContaining('connection reset') });
+  expect(log).toEqual(['send#1:drop-after', 'requery:found']);
+  expect(processed).toBe(1);
+});
+
+it('a lost response that never arrived: absent on every read, then sent again once', async () => {
+  const { result, log, processed } = await run({ sends: ['drop-before', 'answer'] });
+  expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
+  expect(log).toEqual(['send#1:drop-before', 'requery:absent', 'requery:absent', 'send#2:answer']);
+  expect(processed).toBe(1);
+});
+
+it('read-after-write: an "absent" right after the send is read again, and a late record stops the resend', async () => {
+  const { result, log, processed } = await run({ sends: ['drop-after'], lagReads: 1 });
+  expect(result).toMatchObject({ outcome: 'found', sends: 1 });
+  expect(log).toEqual(['send#1:drop-after', 'requery:absent(lag)', 'requery:found']);
+  expect(processed).toBe(1);
+});
+
+it('with one absent read allowed, the same lag would have doubled the request (why absentReads defaults to 2)', async () => {
+  const { result, processed } = await run({ sends: ['drop-after', 'answer'], lagReads: 1 }, { absentReads: 1 });
+  expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
+  expect(processed).toBe(2);
+});
+
+it('requery unanswerable: unverified, never sent again', async () => {
+  const { result, log, processed } = await run({ sends: ['drop-after'], requeryDown: true });
+  expect(result).toMatchObject({ outcome: 'unverified', sends: 1, lost: expect.stringContaining('connection reset') });
+  expect(log.filter((l) => l.startsWith('send'))).toEqual(['send#1:drop-after']);
+  expect(processed).toBe(1);
+});
+
+it('never received after maxSends sends: never-received, and no third send', async () => {
+  const { result, log } = await run({ sends: ['drop-before', 'drop-before', 'answer'] });
+  expect(result).toMatchObject({ outcome: 'never-received', sends: 2 });
+  expect(log.filter((l) => l.startsWith('send'))).toEqual(['send#1:drop-before', 'send#2:drop-before']);
+});
+
+it('a resend refused as a duplicate is requeried: the first send had landed late', async () => {
+  const { result, log, processed } = await run({ sends: ['drop-after', 'refuse-duplicate'], lagReads: 2 });
+  expect(result).toMatchObject({ outcome: 'found', sends: 2, record: { sends: 1 } });
+  expect(log).toEqual(['send#1:drop-after', 'requery:absent(lag)', 'requery:absent(lag)', 'send#2:refuse-duplicate', 'requery:found']);
+  expect(processed).toBe(1);
+});
+
+it('cancellation mid-send: the send finishes and its outcome is returned; nothing is sent again', async () => {
+  const service = fakeService({ sends: ['block'] });
+  const taskQueue = `send-once-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(require.resolve('../fixtures/send-once-workflows')),
+    activities: service.activities,
+  });
+  const reference = `ref-${randomUUID()}`;
+  const result = await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', { taskQueue, workflowId: reference, args: [reference] });
+    await service.started;
+    await handle.cancel();
+    await new Promise((r) => setTimeout(r, 500));
+    service.release();
+    return handle.result().catch((err: unknown) => err);
+  });
+  expect(result).not.toBeInstanceOf(WorkflowFailedError);
+  expect(result).toMatchObject({ outcome: 'answered', sends: 1 });
+  expect(service.log).toEqual(['send#1:block']);
+  expect(service.held.get(reference)).toBe(1);
+});
