@@ -5,7 +5,7 @@
 // The BVN (D1) and the OTP (D2) arrive as claim-check handles and are redeemed here with
 // withSealed, right before the call; nothing here logs a request body.
 import { ApplicationFailure } from '@temporalio/activity';
-import { BadRequestError, DependencyFailedError, NotFoundError, type PaymentsApiError } from '../api';
+import { BadRequestError, DependencyFailedError, isDocumentedNotFound, type PaymentsApiError } from '../api';
 import type { ActivityDeps } from './index';
 import { toActivityFailure } from './pos';
 import { withSealed } from './claim-check';
@@ -37,9 +37,8 @@ export interface MandateDebitRequest {
 export const isDuplicateReference = (err: PaymentsApiError): boolean =>
   err instanceof BadRequestError && /duplicate|already (been )?(used|processed|exists)/i.test(err.serviceMessage ?? err.message);
 
-/** D5's "no such mandate": 404, or (as the spec shows it) body status 400 'No mandate found for reference …'. */
-const isNoMandate = (err: unknown): boolean =>
-  err instanceof NotFoundError || (err instanceof BadRequestError && /no mandate found/i.test(err.serviceMessage ?? err.message));
+/** D5's documented "no such mandate" (src/api/not-found.ts); any other 404 is an error. */
+const isNoMandate = (err: unknown): boolean => isDocumentedNotFound('mandateByReference', err);
 
 type MandateRecord = { mandate_id?: string | number | null; status?: string | null; balance?: number | null; total_debited?: number | null };
 const snapshot = (rec: MandateRecord): MandateSnapshot => ({

@@ -9,7 +9,7 @@
 // Nothing here logs a request body: card data, PIN, OTP and bank codes pass through the API
 // client and are never logged; only references and statuses are.
 import { ApplicationFailure } from '@temporalio/activity';
-import { BadRequestError, type CheckoutInitiateRequest, type DirectChargeBankRequest, type DirectChargeCardRequest, type DirectInitiateUssdRequest } from '../api';
+import { BadRequestError, isDocumentedNotFound, type CheckoutInitiateRequest, type DirectChargeBankRequest, type DirectChargeCardRequest, type DirectInitiateUssdRequest } from '../api';
 import type { ActivityDeps } from './index';
 import { toActivityFailure } from './pos';
 import type { CardDetails, CardPaymentInput } from '../shared/card';
@@ -145,7 +145,7 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
       }
     },
 
-    /** Verify one transaction by reference: its status, or found=false for a reference the service does not know (400). */
+    /** Verify one transaction by reference: its status, or found=false only for the documented not-found (src/api/not-found.ts). */
     async lookupTransaction(transactionRef: string): Promise<TransactionLookup> {
       try {
         const { data } = await api.transactions.verify({ transaction_ref: transactionRef });
@@ -160,8 +160,8 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
           reason: typeof d.failure_reason === 'string' ? d.failure_reason : undefined,
         };
       } catch (err) {
-        // Public facts: verify answers 400 for an unknown reference.
-        if (err instanceof BadRequestError) return { found: false };
+        // Only the documented not-found is absence; any other 400 (or 404) is an error, never "not received".
+        if (isDocumentedNotFound('verifyTransaction', err)) return { found: false };
         throw toActivityFailure(err, { moneyMoving: false, what: 'verify transaction' });
       }
     },

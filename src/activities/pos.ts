@@ -13,6 +13,7 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import {
   AuthenticationError,
   BadRequestError,
+  isDocumentedNotFound,
   NotFoundError,
   PaymentsApiError,
   PermissionDeniedError,
@@ -85,15 +86,6 @@ export function toPosTransactionRecord(t: PosTerminalTransaction): PosTransactio
     card_type: t.payment_info?.card_type ?? undefined,
     created_at: t.created_at ?? undefined,
   };
-}
-
-/**
- * A 404 proves "never received" only when it is about the transaction. A 404 for a route that
- * does not exist (a wrong PAYMENTS_PATH_POS_REQUERY) or for the terminal would otherwise read as
- * "safe to retry" on every attempt; those are failures (the workflow then never resends).
- */
-export function notAboutTheTransaction(err: PaymentsApiError): boolean {
-  return /route|terminal|cannot get|endpoint/i.test(err.serviceMessage ?? err.message);
 }
 
 export interface PosActivityOptions {
@@ -245,9 +237,9 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
         const res = await api.posTerminal.requery(req, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}` });
         return { found: true, transaction: toPosTransactionRecord(res.data) };
       } catch (err) {
-        if (err instanceof NotFoundError && !notAboutTheTransaction(err)) return { found: false };
+        if (isDocumentedNotFound('posTerminalRequery', err)) return { found: false };
         throw toActivityFailure(
-          err instanceof NotFoundError ? ApplicationFailure.create({ type: FailureTypes.ServiceError, message: `F4 404 that does not say the transaction is unknown: ${err.message}`, nonRetryable: true }) : err,
+          err instanceof NotFoundError ? ApplicationFailure.create({ type: FailureTypes.ServiceError, message: `F4 404 that is not the documented "transaction unknown": ${err.message}`, nonRetryable: true }) : err,
           { moneyMoving: false, what: 'F4 requery POS transaction' },
         );
       }

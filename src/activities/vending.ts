@@ -5,9 +5,9 @@
 // scheduled with maximumAttempts 1, every failure non-retryable with a deliberate type; the
 // workflow checks by reference (H4) before any new attempt.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { NotFoundError, type ElectricityProvider, type VendingTransaction } from '../api';
+import { isDocumentedNotFound, NotFoundError, type ElectricityProvider, type VendingTransaction } from '../api';
 import type { ActivityDeps } from './index';
-import { notAboutTheTransaction, toActivityFailure } from './pos';
+import { toActivityFailure } from './pos';
 import { FailureTypes } from '../shared/pos';
 import type { MeterInfo, VendCheckOutcome, VendRecord } from '../shared/vending';
 
@@ -112,9 +112,9 @@ export function createVendingActivities(deps: ActivityDeps, opts: VendingActivit
         const hit = rows.find((r) => String(r.reference) === req.reference);
         return hit ? { found: true, transaction: toVendRecord(hit) } : { found: false };
       } catch (err) {
-        if (err instanceof NotFoundError && !notAboutTheTransaction(err)) return { found: false };
+        if (isDocumentedNotFound('vendingByReference', err)) return { found: false };
         throw toActivityFailure(
-          err instanceof NotFoundError ? ApplicationFailure.create({ type: FailureTypes.ServiceError, message: `H4 404 that does not say the transaction is unknown: ${err.message}`, nonRetryable: true }) : err,
+          err instanceof NotFoundError ? ApplicationFailure.create({ type: FailureTypes.ServiceError, message: `H4 404 that is not the documented "transaction not found": ${err.message}`, nonRetryable: true }) : err,
           { moneyMoving: false, what: 'H4 vending transaction by reference' },
         );
       }

@@ -7,6 +7,7 @@ export { OPERATIONS, OPERATION_NAMES, MONEY_MOVING_OPERATIONS } from './operatio
 export type { OperationName, OperationRequest, OperationData, OperationDef, HttpCall, HttpMethod } from './operations';
 export * from './errors';
 export { classifyPosResponseCode } from './pos-codes';
+export { DOCUMENTED_NOT_FOUND, isDocumentedNotFound, type ReferenceLookup } from './not-found';
 export type { PosOutcome, PosResponseClassification } from './pos-codes';
 export * from './schemas/common';
 export * from './schemas/checkout';

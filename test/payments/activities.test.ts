@@ -144,3 +144,16 @@ it('a 400 is a refusal, a dropped connection an unknown outcome; verify reads 40
   answer = () => ({ status: 400, body: { status: 400, success: false, message: 'Recurring Payment was not cancelled', data: null } });
   expect(await env.run(activities().cancelToken, 'AUTH_1')).toBe(false);
 });
+
+it('verify: only the documented not-found is absence; another 400, a route 404 or a proxy page is an error', async () => {
+  for (const reply of [
+    { status: 400, body: { status: 400, success: false, message: 'transaction_ref is required', data: null } },
+    { status: 404, body: { status: 404, success: false, message: 'Route not found', data: null } },
+    { status: 404, body: '<html><body>404 Not Found</body></html>' },
+    { status: 400, body: '<html>Bad Request</html>' },
+  ]) {
+    answer = () => reply;
+    const failure = await failureOf(env.run(activities().lookupTransaction, 'R5'));
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+  }
+});

@@ -134,7 +134,7 @@ describe('POS terminal activities', () => {
     const api = {
       posTerminal: {
         requery: async (req: { merchant_ref: string }) => {
-          if (req.merchant_ref === 'gone') throw new NotFoundError({ ...init, operation: 'posTerminal.requery', status: 404, message: 'Transaction not found' });
+          if (req.merchant_ref === 'gone') throw new NotFoundError({ ...init, operation: 'posTerminal.requery', status: 404, message: 'Transaction not found', serviceMessage: 'Transaction not found' });
           if (req.merchant_ref === 'down') throw new ServerError({ ...init, operation: 'posTerminal.requery', status: 503, retrySafe: true });
           return { data: { status: 'failed', response_code: '51', amount: 1, merchant_ref: req.merchant_ref } };
         },
