@@ -21,6 +21,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { VirtualAccountCreditStore } from '../../src/virtual-accounts/credit-store';
 import { virtualAccountCreditWorkflowId, type VirtualAccountCredit, type VirtualAccountCreditOutcome } from '../../src/shared/virtual-account-webhook';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { recordHistory } from '../helpers/replay';
 
 jest.setTimeout(120_000);
 
@@ -166,6 +167,7 @@ describe('durable duplicate check across restarts and past retention', () => {
       // The redelivery may carry other unsigned values too: the recorded credit does not change.
       expect(await deliver(later.url, { ...body, fee_charged: '0.00' })).toEqual(ack(ref));
       expect(await outcome(ref)).toEqual({ status: 'duplicate', deliveries: 2, credit: credited.credit });
+      await recordHistory(client.workflow.getHandle(virtualAccountCreditWorkflowId(ref)), 'virtual-account-credit-duplicate');
     } finally {
       await later.stop();
     }
@@ -264,6 +266,7 @@ describe('(d) unsigned fields are not trusted', () => {
     expect(row.fee_charged).toBe('25.00');
     expect(await store.get(ref)).toMatchObject({ record: { feeCharged: '25.00', transactionDate: row.transaction_date } });
     expect(JSON.stringify(result)).not.toMatch(/1999-01-01|forged/);
+    await recordHistory(client.workflow.getHandle(virtualAccountCreditWorkflowId(ref)), 'virtual-account-credit-confirmed');
   });
 
   it('without a matching service record (unknown reference) the unsigned fields are left out, not taken from the body', async () => {
