@@ -8,6 +8,8 @@ import { createPosActivities } from './pos';
 import { createVendingActivities } from './vending';
 import { createMandateActivities } from './mandates';
 import { createPaymentActivities } from './payments';
+import { createVirtualAccountActivities } from './virtual-accounts';
+import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 
 export interface ActivityDeps {
   api: PaymentsClient;
@@ -15,6 +17,12 @@ export interface ActivityDeps {
   config: AppConfig;
   /** Where the starters sealed card data, PINs, OTPs and BVNs; activities redeem the handles. */
   claimCheck: ClaimCheckStore;
+  /**
+   * The durable record of credited virtual-account transactions (E-2 duplicate check). Optional so
+   * workers that never run the credit workflow need not open it; the credit activities fail
+   * non-retryably without it.
+   */
+  vaCredits?: VirtualAccountCreditStore;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -23,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createVendingActivities(deps),
     ...createMandateActivities(deps),
     ...createPaymentActivities(deps),
+    ...createVirtualAccountActivities(deps),
   };
 }
 

@@ -13,7 +13,7 @@ import { installTemporalRuntime } from '../logging/temporal-logger';
 import { PaymentsClient } from '../api';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox';
 import type { ClaimCheckStore } from '../claim-check/store';
-import { openClaimCheck, type StarterContext } from '../starters/connect';
+import { openClaimCheck, openVirtualAccountCredits, type StarterContext } from '../starters/connect';
 
 export interface RunServicesOptions {
   config: AppConfig;
@@ -101,12 +101,14 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
     stops.push(() => claimCheck.close());
 
     if (!opts.withoutWorker) {
+      const vaCredits = await openVirtualAccountCredits(config);
+      stops.push(() => vaCredits.close());
       const workerConnection = await connectTemporalWorker(config.temporal);
       const worker = await createPaymentsWorker({
         ...config.temporal,
         encryption: config.encryption,
         connection: workerConnection,
-        activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck }),
+        activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits }),
         workflowBundle: opts.workflowBundle,
         overrides: opts.workerOverrides,
       });

@@ -4,6 +4,7 @@
 import type { Client } from '@temporalio/client';
 import { loadConfig, type AppConfig } from '../config/config';
 import { ClaimCheckStore } from '../claim-check/store';
+import { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 import { createTemporalClient } from '../temporal/client';
 
 export interface StarterContext {
@@ -16,6 +17,10 @@ export interface StarterContext {
 /** Opens the claim-check store of `config` (one per process; close it on shutdown). */
 export const openClaimCheck = (config: AppConfig): Promise<ClaimCheckStore> =>
   ClaimCheckStore.connect({ databaseUrl: config.claimCheck.databaseUrl, keys: config.claimCheck.keys, activeKeyId: config.claimCheck.activeKeyId, ttlMs: config.claimCheck.ttlMs });
+
+/** Opens the durable record of credited virtual-account transactions (same PostgreSQL as the claim-check, own table). */
+export const openVirtualAccountCredits = (config: AppConfig): Promise<VirtualAccountCreditStore> =>
+  VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
 
 export async function connectStarters(config: AppConfig = loadConfig()): Promise<StarterContext> {
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });

@@ -6,7 +6,7 @@
 //   GET  /healthz
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createSafeServer, isHtmlFormContentType, readBodyLimited } from '../http/safe-server';
-import { WorkflowIdConflictPolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../shared/virtual-account-webhook';
@@ -122,28 +122,37 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
       return sendJson(res, 400, { received: false, errors: describeZodError(parsed.error) });
     }
     const b = parsed.data;
+    const version = b.version === 'v3' ? 3 : b.version === 'v2' ? 2 : 1;
+    // Only what the signature covers goes on (see shared/virtual-account-webhook.ts): v2/v3 sign six
+    // values; v1 signs the whole body, so its fee and date are signed too.
     const credit: VirtualAccountCredit = {
       transactionReference: b.transaction_reference,
       virtualAccountNumber: b.virtual_account_number,
       principalAmount: b.principal_amount,
       settledAmount: b.settled_amount,
-      feeCharged: b.fee_charged,
       currency: b.currency,
       customerIdentifier: b.customer_identifier,
-      transactionDate: b.transaction_date,
-      version: b.version === 'v3' ? 3 : b.version === 'v2' ? 2 : 1,
+      ...(version === 1 ? { feeCharged: b.fee_charged, transactionDate: b.transaction_date } : {}),
+      ...(version === 3 && typeof b.session_id === 'string' && b.session_id.length > 0 && b.session_id.length <= 100 ? { lookupSessionId: b.session_id } : {}),
+      version,
       receivedAt: new Date().toISOString(),
     };
     const dedupeKey = `va:${b.transaction_reference}`;
     if (!recent.has(dedupeKey)) {
-      // The workflow id is the deduplication key: a repeated notification finds it already there.
+      // First line of deduplication: the workflow id. USE_EXISTING while it runs; after it completed,
+      // ALLOW_DUPLICATE_FAILED_ONLY refuses a new run for the namespace's retention. Past that (or
+      // after a failed run) a new run starts and its durable check (va_credit_records) answers
+      // 'duplicate': credited once either way. The workflow is started before anything is recorded,
+      // so a crash here loses nothing (the service redelivers an unacknowledged notification).
       await client.workflow.start<typeof virtualAccountCreditWorkflow>('virtualAccountCreditWorkflow', {
         workflowId: virtualAccountCreditWorkflowId(b.transaction_reference),
         taskQueue: opts.taskQueue,
         args: [credit],
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       }).catch((err: unknown) => {
         if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+        logger.info({ transactionReference: b.transaction_reference }, 'duplicate virtual-account credit: its workflow already completed');
       });
       recent.add(dedupeKey);
     }

@@ -5,7 +5,7 @@ import { PaymentsClient } from '../api';
 import { createActivities } from '../activities';
 import { connectTemporalWorker, createPaymentsWorker } from './worker';
 import { describeTemporalConnection } from '../temporal/connection';
-import { openClaimCheck } from '../starters/connect';
+import { openClaimCheck, openVirtualAccountCredits } from '../starters/connect';
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker');
@@ -13,12 +13,13 @@ async function main(): Promise<void> {
   const api = new PaymentsClient({ baseUrl: config.payments.baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
   const claimCheck = await openClaimCheck(config);
   claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
+  const vaCredits = await openVirtualAccountCredits(config);
   const connection = await connectTemporalWorker(config.temporal);
   const worker = await createPaymentsWorker({
     ...config.temporal,
     encryption: config.encryption,
     connection,
-    activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck }),
+    activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits }),
   });
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker started');
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
@@ -26,6 +27,7 @@ async function main(): Promise<void> {
   await connection.close();
   await api.close();
   await claimCheck.close();
+  await vaCredits.close();
 }
 
 main().catch((err) => {

@@ -9,7 +9,12 @@ import { closeServer, createWebhookReceiver, listen } from '../../src/webhooks/r
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { unmatchedWebhookQuery } from '../../src/shared/payment-webhook';
-import type { VirtualAccountCredit } from '../../src/shared/virtual-account-webhook';
+import type { VirtualAccountCreditOutcome } from '../../src/shared/virtual-account-webhook';
+import { createVirtualAccountActivities } from '../../src/activities/virtual-accounts';
+import type { ClaimCheckStore } from '../../src/claim-check/store';
+import { VirtualAccountCreditStore } from '../../src/virtual-accounts/credit-store';
+import { PaymentsClient } from '../../src/api';
+import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 
 const config = testConfig();
@@ -21,13 +26,21 @@ let url: string;
 let worker: Worker;
 let workerRun: Promise<void>;
 let workerConnection: NativeConnection;
+let vaCredits: VirtualAccountCreditStore;
+let sandbox: Sandbox;
+let api: PaymentsClient;
 
 beforeAll(async () => {
   client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
   server = createWebhookReceiver({ client, taskQueue: config.temporal.taskQueue, secretKey: key, logger: createLogger({ destination: capture }) });
   url = await listen(server, 0);
   workerConnection = await NativeConnection.connect({ address: config.temporal.address });
-  worker = await createPaymentsWorker({ ...config.temporal, encryption: config.encryption, connection: workerConnection, activities: {}, workflowBundle: await workflowBundle() });
+  // The credit workflow's activities: the durable duplicate check and the C5 confirmation (a sandbox).
+  vaCredits = await VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
+  sandbox = await startSandbox({ secretKeys: [key] });
+  api = new PaymentsClient({ baseUrl: sandbox.url, secretKey: key, timeoutMs: 5_000 });
+  const activities = createVirtualAccountActivities({ api, logger: createLogger({ destination: capture }), config, claimCheck: {} as ClaimCheckStore, vaCredits });
+  worker = await createPaymentsWorker({ ...config.temporal, encryption: config.encryption, connection: workerConnection, activities, workflowBundle: await workflowBundle() });
   workerRun = worker.run();
 });
 
@@ -36,6 +49,9 @@ afterAll(async () => {
   worker.shutdown();
   await workerRun;
   await workerConnection.close();
+  await vaCredits.close();
+  await api.close();
+  await sandbox.close();
   await client.connection.close();
 });
 
@@ -145,8 +161,8 @@ describe('virtual-account credit (E-2)', () => {
     const res = await fetch(`${url}/webhooks`, { method: 'POST', body: JSON.stringify(body), headers: { 'x-service-signature': sign(signed) } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ response_code: 200, transaction_reference: ref, response_description: 'Success' });
-    const result = await client.workflow.getHandle(`va-credit-${ref}`).result() as VirtualAccountCredit;
-    expect(result).toMatchObject({ transactionReference: ref, principalAmount: '5000.00', version: 2 });
+    const result = await client.workflow.getHandle(`va-credit-${ref}`).result() as VirtualAccountCreditOutcome;
+    expect(result).toMatchObject({ status: 'credited', credit: { transactionReference: ref, principalAmount: '5000.00', version: 2 } });
   });
 
   it('verifies version 1 (whole body, uppercase) and deduplicates a repeat', async () => {
@@ -159,7 +175,7 @@ describe('virtual-account credit (E-2)', () => {
     const runs = [];
     for await (const wf of client.workflow.list({ query: `WorkflowId = 'va-credit-${ref}'` })) runs.push(wf);
     expect(runs.length).toBeLessThanOrEqual(1);
-    expect(await client.workflow.getHandle(`va-credit-${ref}`).result()).toMatchObject({ version: 1 });
+    expect(await client.workflow.getHandle(`va-credit-${ref}`).result()).toMatchObject({ status: 'credited', credit: { version: 1 } });
   });
 
   it('refuses a forged credit with 401 and starts nothing', async () => {

@@ -1,0 +1,96 @@
+// Virtual-account credit activities: the durable duplicate check (va_credit_records) and the
+// confirmation of the unsigned fields by the service's own query (C5).
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { AuthenticationError, BadRequestError, NotFoundError, PermissionDeniedError, type VirtualAccountTransaction } from '../api';
+import type { ActivityDeps } from './index';
+import type { CreditedVirtualAccountTransaction, VirtualAccountCredit, VirtualAccountCreditOutcome } from '../shared/virtual-account-webhook';
+import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
+
+/** Exact comparison of two decimal strings ("5000" = "5000.00"), without floats. */
+export function sameDecimal(a: string | null | undefined, b: string | null | undefined): boolean {
+  const norm = (s: string) => {
+    const m = /^0*(\d*?)(?:\.(\d*?)0*)?$/.exec(s.trim());
+    return m ? `${m[1] || '0'}.${m[2] ?? ''}` : `invalid:${s}`;
+  };
+  return typeof a === 'string' && typeof b === 'string' && norm(a) === norm(b);
+}
+
+/** A C5 row is the notified credit when every signed value agrees. */
+export function matchesSignedValues(row: VirtualAccountTransaction, credit: VirtualAccountCredit): boolean {
+  return (
+    row.virtual_account_number === credit.virtualAccountNumber &&
+    sameDecimal(row.principal_amount, credit.principalAmount) &&
+    sameDecimal(row.settled_amount, credit.settledAmount) &&
+    (row.currency ?? credit.currency) === credit.currency &&
+    row.customer?.customer_identifier === credit.customerIdentifier &&
+    (row.transaction_indicator ?? 'C') === 'C' &&
+    // v2 references are the ones C5 knows; v3 ones are not (looked up by session_id instead).
+    (credit.version === 3 || row.transaction_reference === credit.transactionReference)
+  );
+}
+
+function store(deps: ActivityDeps): VirtualAccountCreditStore {
+  if (!deps.vaCredits) {
+    throw ApplicationFailure.create({ type: 'ConfigurationError', message: 'the virtual-account credit store is not configured on this worker (retried: nothing is credited or lost until a worker with it runs)' });
+  }
+  return deps.vaCredits;
+}
+
+/** The delivery's identity: the credit workflow run that asks. */
+function deliveryRunId(): string {
+  const run = Context.current().info.workflowExecution;
+  if (!run) throw ApplicationFailure.create({ type: 'InvalidRequest', message: 'virtual-account credit activities run only inside the credit workflow', nonRetryable: true });
+  return `${run.workflowId}/${run.runId}`;
+}
+
+export function createVirtualAccountActivities(deps: ActivityDeps) {
+  const { api, logger } = deps;
+  const log = logger.child({ flow: 'va-credit' });
+
+  return {
+    /**
+     * The duplicate check: records the credit unless the reference was credited before.
+     * Idempotent per workflow run (a retry of the run that credited answers 'credited' again).
+     */
+    async recordVirtualAccountCredit(credit: VirtualAccountCredit): Promise<VirtualAccountCreditOutcome> {
+      const runId = deliveryRunId();
+      const claim = await store(deps).claim(credit, runId);
+      if (claim.conflicting) {
+        log.warn({ transactionReference: credit.transactionReference }, 'virtual-account credit: a delivery with the same reference carries other signed values; not credited');
+      } else if (!claim.credited) {
+        log.info({ transactionReference: credit.transactionReference, deliveries: claim.deliveries }, 'virtual-account credit: duplicate delivery, already credited');
+      }
+      return { status: claim.credited ? 'credited' : 'duplicate', credit: claim.record, deliveries: claim.deliveries };
+    },
+
+    /**
+     * v2/v3: fee_charged and transaction_date are not signed, so they are taken from the service's
+     * own record (C5), found by reference (v2) or session id (v3) and accepted only when its signed
+     * values match. Answers the credit as recorded afterwards. Not found or refused: left unconfirmed.
+     */
+    async confirmVirtualAccountCredit(credit: VirtualAccountCredit): Promise<CreditedVirtualAccountTransaction | undefined> {
+      const runId = deliveryRunId();
+      const query =
+        credit.version === 3
+          ? credit.lookupSessionId ? { session_id: credit.lookupSessionId } : undefined
+          : { transactionReference: credit.transactionReference };
+      if (!query) return undefined;
+      let rows: VirtualAccountTransaction[];
+      try {
+        rows = (await api.virtualAccounts.merchantTransactionsFiltered({ ...query, perPage: 20 })).data.rows;
+      } catch (err) {
+        if (err instanceof NotFoundError || err instanceof BadRequestError || err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
+          log.warn({ transactionReference: credit.transactionReference, status: err.status }, 'virtual-account credit: C5 lookup refused; fee and date left unconfirmed');
+          return undefined;
+        }
+        throw err; // transient: Temporal retries within the workflow's bound
+      }
+      const row = rows.find((r) => matchesSignedValues(r, credit));
+      if (!row) {
+        log.warn({ transactionReference: credit.transactionReference, rows: rows.length }, 'virtual-account credit: no C5 record matches the signed values; fee and date left unconfirmed');
+        return undefined;
+      }
+      return store(deps).confirm(credit.transactionReference, runId, { feeCharged: row.fee_charged ?? undefined, transactionDate: row.transaction_date ?? undefined });
+    },
+  };
+}
