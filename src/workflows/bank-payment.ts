@@ -5,9 +5,9 @@
 // does not know). A code the service refuses fails the Update and the flow keeps waiting, up to
 // MAX_REFUSED_CODES; no code within codeTimeoutMs ends the flow as expired. The code arrives
 // sealed (a claim-check handle): the token or OTP itself never enters history.
-import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, submitBankCodeUpdate, type BankPaymentInput, type DirectPaymentState, type DirectStatus } from '../shared/bank-ussd';
-import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
+import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
 import {
@@ -67,6 +67,7 @@ export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<Dire
   else if (sent.record.status === 'Success') setStatus('confirming');
   else conclude(fromLookup(sent.record, expected));
 
+  let pending: { as: FinalStatus; reason: string } = { as: 'unknown', reason: 'verified as Pending' };
   if (state.status === 'awaiting_code') {
     const timeoutMs = input.codeTimeoutMs ?? PAYMENT_DEFAULTS.codeTimeoutMs;
     const until = Date.now() + timeoutMs;
@@ -74,11 +75,15 @@ export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<Dire
       const moved = await condition(() => state.status !== 'awaiting_code' || inbox.event !== undefined, Math.max(until - Date.now(), 1));
       if (inbox.event && state.status === 'awaiting_code') setStatus('confirming');
       else if (!moved && busy) await condition(() => !busy);
-      else if (!moved) setStatus('expired', `no token or OTP within ${timeoutMs} ms`);
+      else if (!moved && patched('verify-before-expire')) {
+        // A deadline is not proof: verify decides (a success found then is a success).
+        pending = { as: 'expired', reason: `no token or OTP within ${timeoutMs} ms` };
+        setStatus('confirming', pending.reason);
+      } else if (!moved) setStatus('expired', `no token or OTP within ${timeoutMs} ms`);
     }
   }
   if (state.status === 'confirming') {
-    conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs));
+    conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs, pending));
   }
   await condition(allHandlersFinished);
   return snapshot();

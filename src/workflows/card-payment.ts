@@ -16,7 +16,7 @@
 // store and the input and Updates carry only handles (plus BIN, last four and brand for display).
 // When the sealed card expired before B1 could be sent, the flow waits in awaiting_card for the
 // card again (submitCard); an expired PIN/OTP fails its Update with SecretUnavailable.
-import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   CARD_FINAL_STATUSES, cardFirstStepUpdate, cardPaymentStateQuery, submitCardUpdate, submitOtpUpdate, submitPinUpdate,
   type CardPaymentInput, type CardPaymentState, type CardPaymentStatus,
@@ -182,7 +182,12 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
       await condition(() => !busy); // a code in flight decides first
       continue;
     }
-    setStatus('expired', `no ${current === 'awaiting_pin' ? 'PIN' : 'OTP'} within ${timeoutMs} ms`);
+    const lapsed = `no ${current === 'awaiting_pin' ? 'PIN' : 'OTP'} within ${timeoutMs} ms`;
+    if (patched('verify-before-expire')) {
+      // A deadline is not proof: the payer may have completed the step elsewhere. Verify decides.
+      pendingOutcome = { as: 'expired', reason: lapsed };
+      setStatus('confirming', lapsed);
+    } else setStatus('expired', lapsed);
   }
 
   // ---- 3DS: the payer completes auth_url; the webhook or a requery confirms ----

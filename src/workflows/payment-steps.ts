@@ -6,7 +6,7 @@
 //  - settling an unknown outcome by verifying the reference before anything else;
 //  - the final confirmation: the webhook, or — when none came within the grace — verify.
 //    Silence alone never makes a payment "failed".
-import { ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PaymentFlowActivities } from '../activities/payments';
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
@@ -120,7 +120,14 @@ export function fromLookup(found: TransactionLookup | undefined, expected: Expec
   }
 }
 
-/** The webhook confirms; without one within `graceMs`, verify by reference decides. */
+/** Reads of verify after a webhook while the service's record still says Pending or nothing (it may lag the webhook). */
+const WEBHOOK_VERIFY_READS = 3;
+
+/**
+ * The final status. A webhook (or the grace passing) wakes the flow; verify by reference decides.
+ * A charge_successful is a hint: it makes a payment succeed only when the service's own record
+ * says Success for the amount we asked (a signal sent straight into Temporal proves nothing).
+ */
 export async function confirmPayment(
   transactionRef: string,
   expected: ExpectedPayment,
@@ -129,11 +136,26 @@ export async function confirmPayment(
   pending: { as: FinalStatus; reason: string } = { as: 'unknown', reason: 'verified as Pending' },
 ): Promise<Confirmation> {
   if (graceMs > 0) await condition(() => inbox.event !== undefined, graceMs);
-  if (inbox.event) return fromWebhook(inbox.event, expected);
-  const found = await lookup(transactionRef);
-  // The webhook may have come while verify ran: it is the stronger proof.
-  if (inbox.event) return fromWebhook(inbox.event, expected);
-  return fromLookup(found, expected, pending.as, pending.reason);
+  if (!patched('webhook-verified')) {
+    // Histories recorded before webhooks were verified took the webhook's word.
+    if (inbox.event) return fromWebhook(inbox.event, expected);
+    const found = await lookup(transactionRef);
+    if (inbox.event) return fromWebhook(inbox.event, expected);
+    return fromLookup(found, expected, pending.as, pending.reason);
+  }
+  let found = await lookup(transactionRef);
+  if (!inbox.event) return fromLookup(found, expected, pending.as, pending.reason);
+  // A webhook came: the record may not show the payment yet; read it again a few times.
+  for (let read = 1; read < WEBHOOK_VERIFY_READS && found !== undefined && (!found.found || found.status === 'Pending'); read++) {
+    await sleep(PAYMENT_DEFAULTS.unknownOutcomePauseMs);
+    found = await lookup(transactionRef);
+  }
+  const hint = 'a charge_successful webhook came, but';
+  if (!found) return { status: 'unknown', confirmedBy: 'verify', reason: `${hint} the service could not be asked to confirm it` };
+  if (!found.found) return { status: 'unknown', confirmedBy: 'verify', reason: `${hint} the service does not know the reference` };
+  if (found.status === 'Pending') return { status: 'unknown', confirmedBy: 'verify', reason: `${hint} the service still shows the transaction as Pending` };
+  const verified = fromLookup(found, expected);
+  return verified.status === 'success' ? { ...verified, confirmedBy: 'webhook' } : { ...verified, reason: `${hint} ${verified.reason ?? 'verify disagrees'}` };
 }
 
 /** Fails an Update with a typed, non-retryable reason the caller sees synchronously. */

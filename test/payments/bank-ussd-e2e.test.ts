@@ -45,9 +45,25 @@ it('bank debit refused after the code (insufficient funds): the caller hears it 
 it('bank debit without a code before the timeout ends expired; pass_charge is carried', async () => {
   const i = bank('1234567890', { codeTimeoutMs: 1_000, passCharge: true });
   const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
-  expect(await handle.result()).toMatchObject({ status: 'expired', reason: 'no token or OTP within 1000 ms' });
+  expect(await handle.result()).toMatchObject({ status: 'expired', confirmedBy: 'verify', reason: 'no token or OTP within 1000 ms' });
   expect((await env.services.api.transactions.verify({ transaction_ref: i.transactionRef })).data).toMatchObject({ merchant_amount: 250_000, transaction_amount: 250_000 + 3_000 });
   await expect(startBankPayment(env.services.client, config.temporal.taskQueue, bank('123'))).rejects.toThrow(PaymentInputError);
+});
+
+it('a bank debit completed at the service while its webhook is held: at the deadline verify finds it and the flow ends success, not expired', async () => {
+  const i = bank('0123456789', { codeTimeoutMs: 3_000, webhookGraceMs: 1_000 });
+  await env.admin.webhookFault('hold', 5);
+  try {
+    const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
+    await waitFor(i.transactionRef, 'awaiting_code');
+    // The payer's code reaches the service another way (say, a retry from the merchant's backend); our flow never hears of it.
+    await env.services.api.direct.validateBank({ transaction_reference: i.transactionRef, authorization: { otp_token: SANDBOX_OTP } });
+    expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });
+    expect(await env.admin.ledger(i.transactionRef)).toMatchObject([{ kind: 'bank_debit', amount: 250_000 }]);
+  } finally {
+    await env.admin.clearWebhookFaults();
+    await env.admin.releaseWebhooks();
+  }
 });
 
 it('USSD: hands back the code and its expiry at once (update-with-start); the payer dials; the webhook confirms', async () => {

@@ -89,7 +89,9 @@ function fakeService() {
       return t ? { found: true, status: t.status, amount: t.amount, currency: 'NGN' } : { found: false };
     },
   };
-  return { activities, tx, tokenCharges, lookups, cancelled, script, charges };
+  /** The payer paid at the service (its record says Success), as before a real charge_successful. */
+  const pay = (ref: string, amount: number) => tx.set(ref, { status: 'Success', amount });
+  return { activities, tx, tokenCharges, lookups, cancelled, script, charges, pay };
 }
 
 async function run<T>(service: ReturnType<typeof fakeService>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
@@ -121,9 +123,20 @@ it('no PIN within the default 5 minutes: expired, in seconds', async () => {
     const i = card('5555555555554444');
     const before = await env.currentTimeMs();
     const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-    expect(await handle.result()).toMatchObject({ status: 'expired', reason: 'no PIN within 300000 ms' });
+    expect(await handle.result()).toMatchObject({ status: 'expired', confirmedBy: 'verify', reason: 'no PIN within 300000 ms' });
     expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(300_000);
-    expect(service.lookups).toHaveLength(0);
+    expect(service.lookups).toEqual([i.transactionRef]); // the deadline was checked with the service, not assumed
+  });
+});
+
+it('deadlines verify first: a payment the payer completed elsewhere (no webhook reached us) is a success, not expired', async () => {
+  const service = fakeService();
+  await run(service, async (taskQueue) => {
+    const i = card('4242424242424242', { otpTimeoutMs: 60_000, webhookGraceMs: 5_000 });
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+    await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+    service.pay(i.transactionRef, i.amount); // completed at the service; its webhook was lost
+    expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });
   });
 });
 
@@ -204,23 +217,51 @@ it('3DS never completed: requeried every minute, then expired after the default 
   });
 });
 
-it('the same webhook signalled twice (a receiver that forgot it) is processed once; a webhook for another amount does not make a success', async () => {
+it('the same webhook signalled twice (a receiver that forgot it) is processed once, and verified; a record for another amount does not make a success', async () => {
   const service = fakeService();
   await run(service, async (taskQueue) => {
     const i = card('4242424242424242');
     const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
     await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+    service.pay(i.transactionRef, i.amount);
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, 1)); // a later, different delivery: ignored
     const final: CardPaymentState = await handle.result();
     expect(final).toMatchObject({ status: 'success', confirmedBy: 'webhook', webhooksReceived: 2 });
-    expect(service.lookups).toHaveLength(0);
+    expect(service.lookups).toEqual([i.transactionRef]); // the webhook woke the flow; verify confirmed it
 
     const j = card('4242424242424242');
     const other = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(j.transactionRef), taskQueue, args: [j] });
     await until(() => other.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
-    await other.signal(paymentWebhookSignal, webhook(j.transactionRef, 5));
+    service.pay(j.transactionRef, 5);
+    await other.signal(paymentWebhookSignal, webhook(j.transactionRef, j.amount));
     expect(await other.result()).toMatchObject({ status: 'failed', reason: expect.stringContaining('amount 5 differs from 100000') });
+  });
+});
+
+it('webhooks are hints: a charge_successful signalled straight into Temporal with no payment at the service does not make a success', async () => {
+  const service = fakeService();
+  await run(service, async (taskQueue) => {
+    const i = card('4242424242424242', { webhookGraceMs: 1_000 });
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+    await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+    // The service's record stays Pending: nobody paid.
+    await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
+    const final: CardPaymentState = await handle.result();
+    expect(final.status).not.toBe('success');
+    expect(final).toMatchObject({ status: 'unknown', confirmedBy: 'verify', reason: expect.stringContaining('still shows the transaction as Pending') });
+    expect(service.lookups.filter((r) => r === i.transactionRef).length).toBe(3); // read again while the record might lag
+
+    // For a reference the service does not know at all (a forged signal to a USSD flow that never reached it): unknown, never success.
+    const ref = `ts-forged-${randomUUID()}`;
+    service.script.refuseChargeFor = undefined;
+    const checkout = await env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', {
+      workflowId: paymentWorkflowId(ref), taskQueue, args: [{ transactionRef: ref, amount: 10_000, currency: 'NGN', email: 'a@example.com', webhookGraceMs: 1_000 } as CheckoutInput],
+    });
+    await until(() => checkout.query(checkoutStateQuery), (s) => s.status === 'open');
+    service.tx.delete(ref);
+    await checkout.signal(paymentWebhookSignal, webhook(ref, 10_000));
+    expect(await checkout.result()).toMatchObject({ status: 'unknown', reason: expect.stringContaining('does not know the reference') });
   });
 });
 
@@ -249,6 +290,7 @@ it('recurring: 30 monthly cycles across continue-as-new; a lost A4 answer is ver
     const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', { workflowId: recurringWorkflowId(planRef), taskQueue, args: [input] });
     const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
     await until(() => first.query(checkoutStateQuery), (s) => s.status === 'open');
+    service.pay(cycleReference(planRef, 1), 90_000);
     await first.signal(paymentWebhookSignal, webhook(cycleReference(planRef, 1), 90_000, { isRecurring: true, tokenId: 'AUTH_000000000001' }));
     const final = await handle.result();
     expect(final).toMatchObject({ status: 'completed', cycle: 30, tokenId: 'AUTH_000000000001' });
@@ -274,6 +316,7 @@ it('recurring cancel: no further charge, the token is cancelled with A5', async 
     const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', { workflowId: recurringWorkflowId(planRef), taskQueue, args: [input] });
     const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
     await until(() => first.query(checkoutStateQuery), (s) => s.status === 'open');
+    service.pay(cycleReference(planRef, 1), 90_000);
     await first.signal(paymentWebhookSignal, webhook(cycleReference(planRef, 1), 90_000, { isRecurring: true, tokenId: 'AUTH_000000000002' }));
     await until(() => handle.query(recurringStateQuery), (s) => s.status === 'active');
     await handle.signal(cancelRecurringSignal);
@@ -292,6 +335,7 @@ it('a checkout whose first payment brings no token fails the plan', async () => 
     });
     const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
     await until(() => first.query(checkoutStateQuery), (s) => s.status === 'open');
+    service.pay(cycleReference(planRef, 1), 90_000);
     await first.signal(paymentWebhookSignal, webhook(cycleReference(planRef, 1), 90_000));
     expect(await handle.result()).toMatchObject({ status: 'failed', reason: expect.stringContaining('without a token_id') });
   });
