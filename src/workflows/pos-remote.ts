@@ -295,7 +295,9 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
 
   /** E2 answered 404 after the lifetime: the final look at the service's transaction record. */
   async function afterNotFound(outcome: Extract<PosRemotePollOutcome, { status: 'expired' }>, afterCancel: boolean): Promise<PosRemoteResult> {
-    const look = await reads.posRemoteLookupRecord({ request_ref: state.requestRef! }).catch(() => undefined);
+    const found = await reads.posRemoteLookupRecord({ request_ref: state.requestRef! }).catch(() => undefined);
+    // Only a completed or abandoned record is conclusive; a record still 'pending' after E2's 404 is not.
+    const look = found?.found && ['success', 'failed', 'abandoned'].includes(found.status) ? found : undefined;
     const base = { ...finalResult(state, outcome) };
     if (look?.found && (look.status === 'success' || look.status === 'failed')) {
       const approved = look.status === 'success';
