@@ -131,10 +131,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const checkout = registerCheckout(router, payments, () => publicUrl);
     const direct = registerDirect(router, payments, () => publicUrl);
     registerTokens(router, payments);
-    registerTransactions(router, payments);
     registerVirtualAccounts(router, { clock, ledger, webhooks, checkout }, { webhookUrl: opts.webhookUrl, version });
     const mandates = registerMandates(router, { clock, ledger });
     const posRemote = registerPosRemote(router, { clock, ledger }, { completeAfterMs: opts.posRemoteCompleteAfterMs ?? DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS });
+    registerTransactions(router, payments, () => posRemote.transactionRecords());
     registerPosTerminal(router, { clock, ledger });
     registerSms(router, { clock });
     registerVending(router, { clock, ledger });

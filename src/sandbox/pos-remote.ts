@@ -1,6 +1,9 @@
 // E. POS remote request: E1 pushes a payment to a terminal; a simulated terminal completes it
 // after posRemoteCompleteAfterMs on the sandbox clock (the amount decides the outcome, or an
 // admin call decides it); E2 requeries; the record is deleted 5 minutes after creation.
+// Every request is also a transaction of the merchant: A6 lists it (transaction_ref = request_ref,
+// meta source 'pos_remote', device_id = terminal_id; pending, then success/failed, or abandoned
+// when its lifetime ends) and keeps it after E2 forgets it (docs/choices.md).
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
 import { fail, MERCHANT_ID, ok, randomDigits, requireFields, type Reply, type Router } from './http';
@@ -31,11 +34,31 @@ interface RemoteRequest {
 export interface PosRemoteApi {
   /** Admin: the terminal completes the request now with this response code ('00' approves). */
   decide(ref: string, responseCode: string): Reply;
+  /** Every request made since the last reset, as A6 lists them (see registerTransactions). */
+  transactionRecords(): PosRemoteTransaction[];
 }
+
+/** A POS remote request as a transaction of the merchant (A6 row). */
+export interface PosRemoteTransaction {
+  ref: string;
+  /** Numbered after the other transactions' ids (offset), so ids never collide. */
+  id: number;
+  createdAt: number;
+  currency: string;
+  terminalId: string;
+  amount: number;
+  status: 'pending' | 'success' | 'failed' | 'abandoned';
+  accountType: string;
+}
+
+/** A6 ids of POS remote requests start here (the payment store numbers from 1). */
+export const POS_REMOTE_TRANSACTION_ID_OFFSET = 5_000_000;
 
 export function registerPosRemote(router: Router, deps: { clock: SandboxClock; ledger: Ledger }, opts: { completeAfterMs: number }): PosRemoteApi {
   const { clock, ledger } = deps;
   const requests = new Map<string, RemoteRequest>();
+  // Kept after E2 forgets a request: the merchant's transaction list still has it.
+  const transactions: PosRemoteTransaction[] = [];
   let seq = 0;
 
   function complete(r: RemoteRequest, code: string, at: number): void {
@@ -64,6 +87,8 @@ export function registerPosRemote(router: Router, deps: { clock: SandboxClock; l
       pc_code: PC_CODES[r.accountType] ?? '0000',
       created_at: clock.iso(at),
     };
+    const txn = transactions.find((t) => t.ref === r.ref);
+    if (txn) txn.status = approved ? 'success' : 'failed';
     if (approved) ledger.record('pos_remote', r.ref, r.amount, 'NGN');
   }
 
@@ -84,12 +109,19 @@ export function registerPosRemote(router: Router, deps: { clock: SandboxClock; l
     const createdAt = clock.now();
     const r: RemoteRequest = { ref, id: ++seq, terminalId, amount, accountType, createdAt, cancelTimers: [] };
     requests.set(ref, r);
+    const txn: PosRemoteTransaction = { ref, id: POS_REMOTE_TRANSACTION_ID_OFFSET + r.id, createdAt, currency: 'NGN', terminalId, amount, status: 'pending', accountType };
+    transactions.push(txn);
     if (amount !== POS_REMOTE_NEVER_COMPLETES_AMOUNT) {
       const code = amount === POS_REMOTE_DECLINED_AMOUNT ? '51' : amount === POS_REMOTE_WRONG_PIN_AMOUNT ? '55' : '00';
       const at = createdAt + opts.completeAfterMs;
       r.cancelTimers.push(clock.at(at, () => complete(r, code, at)));
     }
-    r.cancelTimers.push(clock.at(createdAt + POS_REMOTE_LIFETIME_MS, () => void requests.delete(ref)));
+    r.cancelTimers.push(
+      clock.at(createdAt + POS_REMOTE_LIFETIME_MS, () => {
+        requests.delete(ref);
+        if (txn.status === 'pending') txn.status = 'abandoned';
+      }),
+    );
     return ok({ request_ref: ref }, 'Payment request sent to terminal');
   });
 
@@ -109,5 +141,6 @@ export function registerPosRemote(router: Router, deps: { clock: SandboxClock; l
       complete(r, responseCode, clock.now());
       return ok(r.record);
     },
+    transactionRecords: () => transactions.map((t) => ({ ...t })),
   };
 }

@@ -2,6 +2,7 @@
 // reference (Success | Failed | Abandoned | Pending; 400 for an unknown reference).
 import { fail, MERCHANT_EMAIL, MERCHANT_ID, MERCHANT_NAME, ok, page, type Router } from './http';
 import type { Payment, PaymentStore } from './payments';
+import type { PosRemoteTransaction } from './pos-remote';
 
 const META_KEYS = [
   'ip_address', 'Customer_name', 'user_agent', 'referring_site', 'payment_link_id', 'payment_link_type', 'source', 'device_id', 'order_id', 'auth_code',
@@ -25,8 +26,41 @@ export function addOneMonth(t: number): number {
   return target.getTime();
 }
 
-export function registerTransactions(router: Router, store: PaymentStore): void {
+export function registerTransactions(router: Router, store: PaymentStore, posRemote: () => PosRemoteTransaction[] = () => []): void {
   const clock = store.clock;
+
+  // A POS remote request as the merchant's transaction list shows it (docs/choices.md).
+  function posRecord(t: PosRemoteTransaction): Record<string, unknown> {
+    const metaValues: Record<string, unknown> = Object.fromEntries(META_KEYS.map((k) => [k, null]));
+    metaValues.source = 'pos_remote';
+    metaValues.device_id = t.terminalId;
+    metaValues.initiate_type = 'api';
+    metaValues.extra = { account_type: t.accountType };
+    return {
+      id: t.id,
+      transaction_amount: t.amount,
+      transaction_ref: t.ref,
+      email: null,
+      merchant_id: MERCHANT_ID,
+      merchant_amount: t.amount,
+      merchant_name: MERCHANT_NAME,
+      merchant_business_name: MERCHANT_NAME,
+      merchant_email: MERCHANT_EMAIL,
+      customer_email: null,
+      customer_name: null,
+      meta_data: JSON.stringify(metaValues),
+      meta: Object.fromEntries(Object.entries(metaValues).map(([k, v]) => [k, v === null ? [] : [v]])),
+      transaction_status: t.status,
+      transaction_charges: 0,
+      transaction_currency_id: t.currency,
+      transaction_gateway_id: null,
+      transaction_type: 'Card',
+      flat_charge: 0,
+      is_suspicious: false,
+      is_refund: false,
+      created_at: clock.iso(t.createdAt),
+    };
+  }
 
   function record(p: Payment): Record<string, unknown> {
     const metaValues: Record<string, unknown> = Object.fromEntries(META_KEYS.map((k) => [k, null]));
@@ -63,7 +97,8 @@ export function registerTransactions(router: Router, store: PaymentStore): void 
   }
 
   // A6.
-  router.add('GET', '/transaction', 'direct', ({ query }) => {
+  router.add('GET', '/transaction', 'direct', async ({ query }) => {
+    await clock.runDue(); // due POS remote completions and expiries show in the list
     const start = parseDate(query.get('start_date'));
     const endDay = parseDate(query.get('end_date'));
     if (start === undefined || endDay === undefined || endDay < start || endDay > addOneMonth(start)) return fail(400, 'Bad Request');
@@ -72,11 +107,14 @@ export function registerTransactions(router: Router, store: PaymentStore): void 
     const reference = query.get('reference');
     // A date-only end_date covers that whole day.
     const end = (query.get('end_date') ?? '').length === 10 ? endDay + 24 * 3600 * 1000 - 1 : endDay;
-    const rows = store
-      .all()
-      .filter((p) => (!reference || p.ref === reference) && (!currency || p.currency === currency) && p.createdAt >= start && p.createdAt <= end)
+    const wanted = (t: { ref: string; currency: string; createdAt: number }) =>
+      (!reference || t.ref === reference) && (!currency || t.currency === currency) && t.createdAt >= start && t.createdAt <= end;
+    const rows = [
+      ...store.all().filter(wanted).map((p) => ({ createdAt: p.createdAt, id: p.id, row: () => record(p) })),
+      ...posRemote().filter(wanted).map((t) => ({ createdAt: t.createdAt, id: t.id, row: () => posRecord(t) })),
+    ]
       .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id)
-      .map(record);
+      .map((x) => x.row());
     return ok(page(rows, query.get('page'), query.get('perpage'), 50));
   });
 

@@ -80,6 +80,18 @@ export const PosRemoteInputSchema = z.strictObject({
       unobservedGapMs: z.number().int().min(100).max(600_000).optional(),
       /** Heartbeat timeout of the polling activity: how fast a dead worker is noticed and a cancel arrives (heartbeats are sent every 0.8 × this). Default 10s. */
       heartbeatTimeout: duration.optional(),
+      /** Heartbeat timeout of E1's activity while its HTTP call is open: a killed worker's E1 is noticed this fast. Default 5s. */
+      createHeartbeatTimeout: duration.optional(),
+      /** The request's lifetime (spec: 5 minutes). An E2 404 before it ended (counted from creation) is an error, not expiry. */
+      requestLifetime: duration.optional(),
+      /** After a lost E1 answer the service's records are searched until lifetime + this grace. Default 2 minutes. */
+      searchGrace: duration.optional(),
+      /** Wait between two searches of the service's records after a lost E1 answer. Default 5s. */
+      searchInterval: duration.optional(),
+      /** How long to wait for the terminal (another request holds it) before giving up with nothing sent. Default 15 minutes. */
+      lockTimeout: duration.optional(),
+      /** How often the terminal lock checks that its holder still runs (only used by the flow that starts the lock). Default 60s. */
+      lockCheckInterval: duration.optional(),
     })
     .optional(),
 });
@@ -89,7 +101,11 @@ export type PosRemoteParsedInput = z.output<typeof PosRemoteInputSchema>;
 export const posRemoteWorkflowId = (reference: string): string => `pos-remote-${reference}`;
 
 export type PosRemoteStatus =
+  /** Waiting for the terminal: another remote request holds it (one open request per terminal). */
+  | 'locking'
   | 'creating'
+  /** E1's answer was lost after it may have been processed: the service's records are searched. */
+  | 'searching'
   | 'pending'
   | 'success'
   | 'failed'
@@ -99,10 +115,16 @@ export type PosRemoteStatus =
   | 'rejected'
   | 'create_outcome_unknown'
   | 'expired_unobserved'
-  | 'poll_error';
+  | 'poll_error'
+  /** The caller cancelled, but the payer approved on the terminal afterwards: money moved. */
+  | 'success_after_cancel'
+  /** A lost E1 answer whose request could not be found (or not told apart) within lifetime + grace. */
+  | 'outcome_unknown'
+  /** Nothing was sent: E1 failed before it left, or the terminal stayed busy, or the baseline could not be read. */
+  | 'not_sent';
 
 export const POS_REMOTE_FINAL_STATUSES: readonly PosRemoteStatus[] = [
-  'success', 'failed', 'expired', 'expired_unobserved', 'cancelled', 'rejected', 'create_outcome_unknown', 'poll_error',
+  'success', 'failed', 'expired', 'expired_unobserved', 'cancelled', 'rejected', 'create_outcome_unknown', 'poll_error', 'success_after_cancel', 'outcome_unknown', 'not_sent',
 ];
 
 /** E2's full record (status success | failed), as the API client parsed it. */
@@ -115,10 +137,18 @@ export interface PosRemoteState {
   amount: number;
   /** Human-readable detail of a final non-success state. */
   message?: string;
+  /** Workflow time (ms) by which the request surely existed: E1's answer, or the failure of a lost E1. Its lifetime counts from here. */
+  createdAt?: number;
+  /** The request_ref was found in the service's transaction records after E1's answer was lost. */
+  recovered?: boolean;
+  /** The caller asked to cancel (the request itself cannot be withdrawn). */
+  cancelRequested?: boolean;
+  /** E1 requests sent (more than 1 only after attempts that provably never left). */
+  createAttempts?: number;
 }
 
 export interface PosRemoteResult extends PosRemoteState {
-  status: Exclude<PosRemoteStatus, 'creating' | 'pending' | 'cancelling'>;
+  status: Exclude<PosRemoteStatus, 'creating' | 'pending' | 'cancelling' | 'locking' | 'searching'>;
   /** The full E2 record when the terminal completed the payment (success or failed). */
   record?: PosRemoteRecord;
   /** E2 calls made by the polling activity, over all its attempts (as far as its heartbeats recorded). */
@@ -140,11 +170,69 @@ export interface PosRemotePollProgress {
   lastStatus?: string;
   /** Wall-clock ms of the last E2 answer (pending) this flow saw. */
   lastObservedAt?: number;
+  /** E2 404s before the request's lifetime ended (errors, not expiry). */
+  earlyNotFound?: number;
 }
 
 export const posRemoteStateQuery = defineQuery<PosRemoteState>('posRemoteState');
-/** Stops the polling; the flow ends as cancelled (unless a last E2 shows it completed). */
+/**
+ * Cancels the payment on our side. The request cannot be withdrawn (no such call), so the flow
+ * keeps watching it until its lifetime ends: cancelled, or success_after_cancel when the payer
+ * approved anyway.
+ */
 export const cancelPosRemoteSignal = defineSignal<[{ reason?: string }?]>('cancelPosRemote');
+/**
+ * Sent by E1's activity, and acknowledged by the server, right before the HTTP call: after it, E1
+ * may have reached the service and is never sent again; without it, E1 provably never left.
+ */
+export const posRemoteE1SendingSignal = defineSignal<[{ activityId: string; attempt: number }]>('posRemoteE1Sending');
+
+/** What the search of the service's transaction records found for a lost E1 answer. */
+export type PosRemoteSearchOutcome =
+  | { kind: 'none'; scanned: number }
+  | { kind: 'one'; request_ref: string; status: string }
+  | { kind: 'many'; request_refs: string[] };
+
+/** The final look at the service's transaction record (A6 by reference) after a 404 or a cancel. */
+export type PosRemoteRecordLookup = { found: false } | { found: true; status: string; record: PosRemoteRecord | { status: string; transaction_ref: string; amount?: number; created_at?: string } };
+
+/** How the sandbox (docs/choices.md) marks a POS remote request in A6's meta_data: source and terminal. */
+export const POS_REMOTE_TXN_SOURCE = 'pos_remote';
+
+// ---- Terminal lock: one open remote request per terminal ---------------------------------
+
+export const posTerminalLockWorkflowId = (terminalId: string): string => `pos-terminal-lock-${terminalId}`;
+
+export const PosTerminalLockInputSchema = z.strictObject({
+  terminal_id: requiredText('the terminal id'),
+  /** How often the holder is checked (a signal to it fails once it is closed). */
+  checkIntervalMs: z.number().int().min(100).max(3_600_000).default(60_000),
+  /** Request refs of recent holders (carried over continue-as-new). */
+  recent: z.array(z.string()).max(50).default([]),
+  /** Waiting holders (carried over continue-as-new). */
+  queue: z.array(z.strictObject({ workflowId: z.string().min(1), runId: z.string().min(1) })).default([]),
+});
+export type PosTerminalLockInput = z.input<typeof PosTerminalLockInputSchema>;
+
+export interface TerminalLockHolder {
+  workflowId: string;
+  runId: string;
+}
+/** To the lock: queue me (idempotent). */
+export const acquireTerminalLockSignal = defineSignal<[TerminalLockHolder]>('acquireTerminalLock');
+/** To the lock: I am done (or gave up waiting); request_ref is what my request was, if known. */
+export const releaseTerminalLockSignal = defineSignal<[TerminalLockHolder & { requestRef?: string }]>('releaseTerminalLock');
+/** To the holder: the terminal is yours. recentRefs: requests of earlier holders (never ours). */
+export const terminalLockGrantedSignal = defineSignal<[{ terminalId: string; recentRefs: string[] }]>('terminalLockGranted');
+/** To the holder: a liveness check; a closed holder makes the signal fail and the lock moves on. */
+export const terminalLockCheckSignal = defineSignal('terminalLockCheck');
+export interface TerminalLockState {
+  terminalId: string;
+  holder?: TerminalLockHolder;
+  queue: TerminalLockHolder[];
+  recent: string[];
+}
+export const terminalLockStateQuery = defineQuery<TerminalLockState>('terminalLockState');
 
 // ---- F. POS terminal transaction ------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 // it imports only @temporalio/workflow, src/shared, and activity *types*.
 export * from './webhook-inbox';
 export * from './pos-remote';
+export * from './pos-terminal-lock';
 export * from './pos-terminal';
 export * from './vending';
 export * from './mandate';

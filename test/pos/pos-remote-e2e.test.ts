@@ -1,6 +1,9 @@
 // POS remote request end to end against the sandbox, on its clock: success with the full
 // record, a terminal decline, expiry after the 5-minute lifetime (clock advanced, not waited),
-// cancel, and a worker SIGKILLed mid-poll whose successor resumes from the heartbeat.
+// an early 404 that is not expiry, a lost E1 answer found in A6, cancel with an approval after
+// it, and a worker SIGKILLed mid-poll whose successor resumes from the heartbeat.
+// Where the sandbox clock is advanced past the lifetime, the flow's requestLifetime is shortened
+// the same way (the flow counts the lifetime on workflow time, which the test cannot advance).
 // The simulated terminal completes only when the test advances the sandbox clock
 // (posRemoteCompleteAfterMs 60 s), so every test decides when the payer pays.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -31,6 +34,8 @@ beforeAll(async () => {
 afterAll(() => services?.stop());
 
 const fast = { pollIntervalMs: 200, heartbeatTimeout: '3s' } as const;
+/** For tests that advance the sandbox clock past the lifetime: the flow's lifetime ends in 2 s of real time. */
+const fastLifetime = { ...fast, requestLifetime: '2s', searchInterval: '200ms' } as const;
 
 async function until<T>(fn: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
   const end = Date.now() + ms;
@@ -64,8 +69,8 @@ describe('POS remote request against the sandbox', () => {
     // One E1; all the polling in one activity: the history stays small however long it polled.
     expect((await admin.requests()).filter((e) => e.method === 'POST' && e.path === '/softpos/pos/remote-request').length).toBeGreaterThanOrEqual(1);
     const events = (await h.fetchHistory()).events!;
-    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(2);
-    expect(events.length).toBeLessThan(30);
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(4); // lock, baseline, E1, polling
+    expect(events.length).toBeLessThan(60);
     expect(result.polls).toBeGreaterThanOrEqual(3);
   });
 
@@ -80,7 +85,7 @@ describe('POS remote request against the sandbox', () => {
 
   it('expires: 404 after the 5-minute lifetime on the sandbox clock, in seconds of real time', async () => {
     const started = Date.now();
-    const h = await startPosRemoteRequest(ctx, { reference: shortRef('rx'), terminal_id: '2SBX0001', amount: 9900, options: fast });
+    const h = await startPosRemoteRequest(ctx, { reference: shortRef('rx'), terminal_id: '2SBX0001', amount: 9900, options: fastLifetime });
     const { requestRef } = await until(async () => {
       const s = await h.query(posRemoteStateQuery);
       return s.status === 'pending' ? s : undefined;
@@ -90,26 +95,75 @@ describe('POS remote request against the sandbox', () => {
     const result = await h.result();
     expect(result).toMatchObject({ status: 'expired', requestRef });
     expect(result.record).toBeUndefined();
-    expect(result.message).toMatch(/5-minute lifetime/);
+    expect(result.message).toMatch(/lifetime ended without completion.*transaction record: abandoned/);
     expect(Date.now() - started).toBeLessThan(20_000);
     const last = (await admin.requests()).filter((e) => e.path === `/softpos/pos/remote-request/${requestRef}`).at(-1);
     expect(last?.status).toBe(404);
   });
 
-  it('a cancel stops the polling: no E2 after the final look, status cancelled', async () => {
+  it('a 404 before the lifetime ended (by the flow’s clock) is not expiry: the flow stays pending and keeps polling until it ended', async () => {
+    const h = await startPosRemoteRequest(ctx, { reference: shortRef('r4'), terminal_id: '2SBX0001', amount: 9900, options: { ...fast, requestLifetime: '6s' } });
+    const { requestRef } = await until(async () => {
+      const s = await h.query(posRemoteStateQuery);
+      return s.status === 'pending' ? s : undefined;
+    });
+    await admin.advanceClock(5 * 60 * 1000); // the sandbox forgets the request; for the flow, seconds have passed
+    const notFound = async () => (await admin.requests()).filter((e) => e.path === `/softpos/pos/remote-request/${requestRef}` && e.status === 404).length;
+    await until(async () => (await notFound()) >= 3);
+    expect(await h.query(posRemoteStateQuery)).toMatchObject({ status: 'pending' });
+    // Once the flow's 6 s lifetime has passed, the same 404 is expiry (and A6 says abandoned).
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'expired', requestRef });
+    expect(await notFound()).toBeGreaterThan(5);
+  });
+
+  it('a lost E1 answer (drop-after-processing) is found in A6: one E1, the real outcome (success), one ledger entry', async () => {
+    await admin.fault({ method: 'POST', path: '/softpos/pos/remote-request', kind: 'drop-after-processing', count: 1 });
+    const h = await startPosRemoteRequest(ctx, { reference: shortRef('rl'), terminal_id: '2SBX0001', amount: 270000, options: { ...fast, searchInterval: '200ms' } });
+    const { requestRef } = await until(async () => {
+      const s = await h.query(posRemoteStateQuery);
+      return s.status === 'pending' && s.requestRef ? s : undefined;
+    });
+    expect(await h.query(posRemoteStateQuery)).toMatchObject({ recovered: true });
+    await admin.advanceClock(COMPLETE_AFTER_MS); // the payer taps the card
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'success', requestRef, recovered: true, createAttempts: 1, record: { status: 'success', amount: 270000, terminal_id: '2SBX0001' } });
+    expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
+    const e1 = (await admin.requests()).filter((e) => e.method === 'POST' && e.path === '/softpos/pos/remote-request');
+    expect(e1.at(-1)?.status).toBe('dropped'); // the last E1 is the dropped one: it was never re-sent
+  });
+
+  it('a cancel stops the active polling, watches until the lifetime ends, and ends cancelled; no E2 after that', async () => {
     const reference = shortRef('rc');
-    const h = await startPosRemoteRequest(ctx, { reference, terminal_id: '2SBX0001', amount: 9900, options: fast });
+    const h = await startPosRemoteRequest(ctx, { reference, terminal_id: '2SBX0001', amount: 9900, options: fastLifetime });
     const { requestRef } = await until(async () => {
       const s = await h.query(posRemoteStateQuery);
       return s.status === 'pending' ? s : undefined;
     });
     await until(async () => (await e2Count(requestRef!)) >= 2);
     await cancelPosRemoteRequest(ctx, reference, 'customer walked away');
+    await until(async () => (await h.query(posRemoteStateQuery)).status === 'cancelling');
+    await admin.advanceClock(5 * 60 * 1000);
     const result = await h.result();
-    expect(result.status).toBe('cancelled');
+    expect(result).toMatchObject({ status: 'cancelled', cancelRequested: true });
     const n = await e2Count(requestRef!);
     await new Promise((r) => setTimeout(r, 1000)); // five poll intervals
     expect(await e2Count(requestRef!)).toBe(n);
+  });
+
+  it('the payer approves after the cancel: success_after_cancel with the record and one ledger entry', async () => {
+    const reference = shortRef('ra');
+    const h = await startPosRemoteRequest(ctx, { reference, terminal_id: '2SBX0001', amount: 280000, options: fast });
+    const { requestRef } = await until(async () => {
+      const s = await h.query(posRemoteStateQuery);
+      return s.status === 'pending' ? s : undefined;
+    });
+    await cancelPosRemoteRequest(ctx, reference, 'customer walked away');
+    await until(async () => (await h.query(posRemoteStateQuery)).status === 'cancelling');
+    await admin.advanceClock(COMPLETE_AFTER_MS); // …and then taps the card anyway
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'success_after_cancel', requestRef, record: { status: 'success', amount: 280000 } });
+    expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
   });
 
   it('rejects bad input in the starter, naming the field and the rule', async () => {
@@ -181,13 +235,13 @@ describe('worker killed mid-poll', () => {
     // The request was created once.
     const events = (await h.fetchHistory()).events!;
     const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
-    expect(scheduled).toEqual(['posRemoteCreateRequest', 'posRemotePollRequest']);
+    expect(scheduled).toEqual(['posTerminalLockAcquire', 'posRemoteFindRequest', 'posRemoteCreateRequest', 'posRemotePollRequest']);
     second.child.kill('SIGTERM');
   }, 120_000);
 
-  it('paid AND deleted while no worker was alive: the resumed poll gets 404 and says expired_unobserved, not expired', async () => {
+  it('paid AND deleted while no worker was alive: the resumed poll gets 404, and the transaction record (A6) shows the approval: success, not expired', async () => {
     const first = await activityWorker();
-    const h = await startPosRemoteRequest({ ...services.starters, taskQueue: queue }, { reference: shortRef('rk2'), terminal_id: '2SBX0002', amount: 260000, options: fast });
+    const h = await startPosRemoteRequest({ ...services.starters, taskQueue: queue }, { reference: shortRef('rk2'), terminal_id: '2SBX0002', amount: 260000, options: fastLifetime });
     const { requestRef } = await until(async () => {
       const s = await h.query(posRemoteStateQuery);
       return s.status === 'pending' ? s : undefined;
@@ -200,8 +254,8 @@ describe('worker killed mid-poll', () => {
     expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
     const second = await activityWorker();
     const result = await h.result();
-    expect(result.status).toBe('expired_unobserved');
-    expect(result.message).toMatch(/Check the terminal before asking the payer again/);
+    expect(result).toMatchObject({ status: 'success', requestRef, record: { status: 'success', transaction_ref: requestRef } });
+    expect(result.message).toMatch(/transaction record shows it approved/);
     second.child.kill('SIGTERM');
   }, 120_000);
 });

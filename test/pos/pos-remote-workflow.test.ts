@@ -1,7 +1,9 @@
 // The POS remote request workflow with the REAL activities over a scripted API client, on the
 // dev server (the polling activity sleeps and heartbeats in real time, so no time skipping):
-// E1 once; E2 polled in one heartbeating activity until success/failed/404; cancel by signal
-// and by workflow cancellation; a poll attempt that dies resumes from its heartbeat details.
+// the terminal lock serialises flows per terminal (and moves on when a holder is gone); E1 once
+// once it may have left, again only when it provably did not; a lost E1 answer is resolved from
+// the scripted A6 list; E2 polled in one heartbeating activity; a 404 before the lifetime is not
+// expiry; cancel watches until the lifetime ends and reports an approval after it.
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
@@ -9,7 +11,8 @@ import { ConnectionError, NotFoundError, ServerError, BadRequestError, type Paym
 import { createActivities } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
-import { cancelPosRemoteSignal, posRemoteStateQuery, type PosRemoteInput } from '../../src/shared/pos';
+import { cancelPosRemoteSignal, posRemoteStateQuery, posTerminalLockWorkflowId, terminalLockStateQuery, type PosRemoteInput } from '../../src/shared/pos';
+import { PaymentStatus } from '../../src/shared/search-attributes';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import type { posRemoteRequestWorkflow } from '../../src/workflows/pos-remote';
@@ -27,25 +30,44 @@ class ScriptedRemote {
   creates = 0;
   requeries = new Map<string, number>();
   createFailure: Error | undefined;
+  /** Processed by the service (listed in A6), then the answer is lost. */
+  dropAfterProcessing = new Set<string>();
+  /** E1 calls per terminal, in order, with the time they arrived. */
+  createLog: { terminal: string; ref: string; at: number }[] = [];
   answers = new Map<string, (polling: boolean) => Answer>();
   signals: AbortSignal[] = [];
+  /** A6 rows (transaction records) the scripted service lists. */
+  rows: Record<string, unknown>[] = [];
   api = {
     posRemote: {
       create: async (req: { terminal_id: string; amount: number }) => {
         this.creates += 1;
         if (this.createFailure) throw this.createFailure;
-        return { data: { request_ref: `RR-${req.terminal_id}` } };
+        const n = this.createLog.filter((c) => c.terminal === req.terminal_id).length;
+        const ref = n === 0 ? `RR-${req.terminal_id}` : `RR-${req.terminal_id}-${n + 1}`;
+        this.createLog.push({ terminal: req.terminal_id, ref, at: Date.now() });
+        this.rows.unshift({ transaction_ref: ref, transaction_amount: req.amount, transaction_status: 'pending', transaction_currency_id: 'NGN', meta_data: JSON.stringify({ source: 'pos_remote', device_id: req.terminal_id }) });
+        if (this.dropAfterProcessing.delete(req.terminal_id)) {
+          throw new ConnectionError({ message: 'socket closed after processing', operation: 'posRemote.create', retrySafe: false, outcomeUnknown: true, requestSent: true });
+        }
+        return { data: { request_ref: ref } };
       },
       requery: async (req: { request_ref: string }, opts?: { signal?: AbortSignal }) => {
         if (opts?.signal) this.signals.push(opts.signal);
         this.requeries.set(req.request_ref, (this.requeries.get(req.request_ref) ?? 0) + 1);
         const a = this.answers.get(req.request_ref)?.(opts?.signal !== undefined) ?? 'pending';
         const init = { message: a, operation: 'posRemote.requery', retrySafe: true, outcomeUnknown: false, requestSent: true };
-        if (a === '404') throw new NotFoundError({ ...init, status: 404, retrySafe: false, message: 'Request not found or expired' });
+        if (a === '404') throw new NotFoundError({ ...init, status: 404, retrySafe: false, message: 'Request not found or expired', serviceMessage: 'Request not found or expired' });
         if (a === '500') throw new ServerError({ ...init, status: 500 });
         if (a === 'reset') throw new ConnectionError({ ...init, code: 'UND_ERR_SOCKET' });
         if (a === 'pending') return { data: { status: 'pending' } };
         return { data: { status: a, id: 7, amount: 150000, terminal_id: req.request_ref.slice(3), response_code: a === 'success' ? '00' : '51', rrn: '000111222333', transaction_reference: 'TR-1' } };
+      },
+    },
+    transactions: {
+      query: async (req: { reference?: string; page?: number }) => {
+        const rows = this.rows.filter((r) => !req.reference || r.transaction_ref === req.reference);
+        return { data: (req.page ?? 1) > 1 ? [] : rows };
       },
     },
   };
@@ -105,8 +127,8 @@ describe('POS remote request', () => {
     // 12 polls inside one activity: the history does not grow with the polls.
     const history = await handle.fetchHistory();
     const scheduled = history.events!.filter((e) => e.activityTaskScheduledEventAttributes).length;
-    expect(scheduled).toBe(2); // create + poll
-    expect(history.events!.length).toBeLessThan(30);
+    expect(scheduled).toBe(4); // lock, baseline, create, poll
+    expect(history.events!.length).toBeLessThan(60);
   });
 
   it('a terminal decline ends failed with the record', async () => {
@@ -116,11 +138,11 @@ describe('POS remote request', () => {
     expect(result).toMatchObject({ status: 'failed', record: { response_code: '51' } });
   });
 
-  it('404 ends it as expired; transient 5xx and resets keep polling', async () => {
+  it('404 after the lifetime ends it as expired; transient 5xx and resets keep polling', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const seq: Answer[] = ['pending', '500', 'reset', 'pending', '404'];
     remote.answers.set(`RR-${t}`, () => seq.shift() ?? '404');
-    const result = await (await start(t)).result();
+    const result = await (await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', requestLifetime: '10ms' } })).result();
     expect(result).toMatchObject({ status: 'expired', polls: 3 });
     expect(remote.requeries.get(`RR-${t}`)).toBe(5);
     expect(result.record).toBeUndefined();
@@ -130,23 +152,112 @@ describe('POS remote request', () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const seq: Answer[] = ['pending', ...Array.from({ length: 12 }, () => '500' as const), '404'];
     remote.answers.set(`RR-${t}`, () => seq.shift() ?? '404');
-    const result = await (await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', unobservedGapMs: 300 } })).result();
+    const result = await (await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', unobservedGapMs: 300, requestLifetime: '10ms' } })).result();
     expect(result.status).toBe('expired_unobserved');
     expect(result.message).toMatch(/either expired or completed/);
   });
 
-  it('E1 without an answer is never repeated: create_outcome_unknown, no polling', async () => {
+  it('a 404 before the lifetime ended is not expiry: polling goes on and the approval is seen', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    const seq: Answer[] = ['pending', '404', '404', 'pending', 'success'];
+    remote.answers.set(`RR-${t}`, () => seq.shift() ?? 'success');
+    const result = await (await start(t)).result(); // default lifetime: 5 minutes
+    expect(result).toMatchObject({ status: 'success', record: { status: 'success' } });
+    expect(remote.requeries.get(`RR-${t}`)).toBe(5);
+  });
+
+  it('a lost E1 answer (processed, then the connection dropped) is found in A6 and followed to success; E1 is not re-sent', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    remote.dropAfterProcessing.add(t);
+    let n = 0;
+    remote.answers.set(`RR-${t}`, () => (++n < 3 ? 'pending' : 'success'));
+    const handle = await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', searchInterval: '100ms' } });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'success', requestRef: `RR-${t}`, recovered: true, createAttempts: 1, record: { status: 'success' } });
+    expect(remote.createLog.filter((c) => c.terminal === t)).toHaveLength(1);
+  });
+
+  it('a lost E1 answer never excludes older requests of the terminal wrongly: the baseline and earlier holders are not taken for ours', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    // An older request of the same terminal and amount, made before this flow (outside it).
+    remote.rows.unshift({ transaction_ref: `OLD-${t}`, transaction_amount: 150000, transaction_status: 'success', meta_data: JSON.stringify({ source: 'pos_remote', device_id: t }) });
+    remote.dropAfterProcessing.add(t);
+    remote.answers.set(`RR-${t}`, () => 'success');
+    const result = await (await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', searchInterval: '100ms' } })).result();
+    expect(result).toMatchObject({ status: 'success', requestRef: `RR-${t}`, recovered: true });
+  });
+
+  it('a lost E1 answer whose request is nowhere in the records ends outcome_unknown (search attribute too), after lifetime + grace; E1 not re-sent', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const before = remote.creates;
     remote.createFailure = new ConnectionError({ message: 'socket closed', operation: 'posRemote.create', retrySafe: false, outcomeUnknown: true, requestSent: true });
     try {
-      const result = await (await start(t)).result();
-      expect(result.status).toBe('create_outcome_unknown');
+      const handle = await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', requestLifetime: '600ms', searchGrace: '300ms', searchInterval: '100ms' } });
+      await until(async () => (await handle.query(posRemoteStateQuery)).status === 'searching');
+      const result = await handle.result();
+      expect(result.status).toBe('outcome_unknown');
+      expect(result.message).toMatch(/check the transaction list/);
       expect(remote.creates - before).toBe(1);
       expect(remote.requeries.get(`RR-${t}`)).toBeUndefined();
+      expect((await handle.describe()).typedSearchAttributes.get(PaymentStatus)).toBe('outcome_unknown');
     } finally {
       remote.createFailure = undefined;
     }
+  });
+
+  it('an E1 that provably never left (connection refused) is sent again', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    const before = remote.creates;
+    remote.createFailure = new ConnectionError({ message: 'connect ECONNREFUSED', operation: 'posRemote.create', retrySafe: true, outcomeUnknown: false, requestSent: false });
+    remote.answers.set(`RR-${t}`, () => 'success');
+    const handle = await start(t);
+    await until(() => remote.creates - before >= 1);
+    remote.createFailure = undefined;
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'success', createAttempts: 2 });
+    expect(remote.creates - before).toBe(2);
+  });
+
+  it('two flows for the same terminal are serialised by the terminal lock', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    let firstDone = false;
+    remote.answers.set(`RR-${t}`, () => (firstDone ? 'success' : 'pending'));
+    remote.answers.set(`RR-${t}-2`, () => 'success');
+    const a = await start(t);
+    await until(async () => (await a.query(posRemoteStateQuery)).status === 'pending');
+    const b = await start(t);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await b.query(posRemoteStateQuery)).toMatchObject({ status: 'locking' });
+    expect(remote.createLog.filter((c) => c.terminal === t)).toHaveLength(1); // B has sent nothing
+    firstDone = true;
+    const ra = await a.result();
+    const doneAt = Date.now();
+    const rb = await b.result();
+    expect(ra).toMatchObject({ status: 'success', requestRef: `RR-${t}` });
+    expect(rb).toMatchObject({ status: 'success', requestRef: `RR-${t}-2` });
+    const creates = remote.createLog.filter((c) => c.terminal === t);
+    expect(creates).toHaveLength(2);
+    expect(creates[1].at).toBeLessThanOrEqual(doneAt + 5000);
+    expect(creates[1].at).toBeGreaterThan(creates[0].at + 1000);
+    // The lock remembers the first holder's request (a later lost-E1 search never takes it).
+    const lock = await client.workflow.getHandle(posTerminalLockWorkflowId(t)).query(terminalLockStateQuery);
+    expect(lock.recent).toEqual([`RR-${t}`, `RR-${t}-2`]);
+    expect(lock.holder).toBeUndefined();
+  });
+
+  it('a holder that is gone without releasing (terminated) loses the lock; the next flow proceeds', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    remote.answers.set(`RR-${t}`, () => 'pending');
+    remote.answers.set(`RR-${t}-2`, () => 'success');
+    const over = { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', lockCheckInterval: '300ms' } };
+    const a = await start(t, over);
+    await until(async () => (await a.query(posRemoteStateQuery)).status === 'pending');
+    const b = await start(t, over);
+    await new Promise((r) => setTimeout(r, 800));
+    expect(await b.query(posRemoteStateQuery)).toMatchObject({ status: 'locking' });
+    await a.terminate('operator');
+    const rb = await b.result();
+    expect(rb).toMatchObject({ status: 'success', requestRef: `RR-${t}-2` });
   });
 
   it('E1 refused (400): rejected', async () => {
@@ -161,22 +272,36 @@ describe('POS remote request', () => {
     }
   });
 
-  it('a cancel signal stops the polling (the activity sees the cancellation) and ends cancelled', async () => {
+  it('a cancel stops the active polling (the activity sees the abort), watches until the lifetime ends, then ends cancelled', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
-    remote.answers.set(`RR-${t}`, () => 'pending');
-    const handle = await start(t);
+    let cancelled = false;
+    remote.answers.set(`RR-${t}`, () => (cancelled ? '404' : 'pending'));
+    const handle = await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', requestLifetime: '3s' } });
     await until(() => (remote.requeries.get(`RR-${t}`) ?? 0) >= 3);
     const signalsBefore = remote.signals.length;
     await handle.signal(cancelPosRemoteSignal, { reason: 'customer left' });
+    await until(async () => (await handle.query(posRemoteStateQuery)).status === 'cancelling');
+    cancelled = true; // from now on the request is gone (after its 3 s lifetime this is expiry)
     const result = await handle.result();
-    expect(result.status).toBe('cancelled');
-    // Polling stopped: no more E2 calls after the final look.
-    const count = remote.requeries.get(`RR-${t}`)!;
-    await new Promise((r) => setTimeout(r, 300));
-    expect(remote.requeries.get(`RR-${t}`)).toBe(count);
+    expect(result).toMatchObject({ status: 'cancelled', cancelRequested: true });
     // The in-flight or last requery's abort signal fired (cancellation reached the activity).
     expect(remote.signals.slice(0, signalsBefore).some((s) => s.aborted)).toBe(true);
     expect(await handle.query(posRemoteStateQuery)).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('an approval that lands after the cancel is reported: success_after_cancel, status and search attribute', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    let cancelledAt = 0;
+    remote.answers.set(`RR-${t}`, () => (cancelledAt && Date.now() - cancelledAt > 500 ? 'success' : 'pending'));
+    const handle = await start(t);
+    await until(() => (remote.requeries.get(`RR-${t}`) ?? 0) >= 2);
+    await handle.signal(cancelPosRemoteSignal, { reason: 'customer left' });
+    await until(async () => (await handle.query(posRemoteStateQuery)).status === 'cancelling');
+    cancelledAt = Date.now(); // the payer taps the card half a second after the cancel
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'success_after_cancel', cancelRequested: true, record: { status: 'success', response_code: '00' } });
+    expect(result.message).toMatch(/approved on the terminal after the cancel/);
+    expect((await handle.describe()).typedSearchAttributes.get(PaymentStatus)).toBe('success_after_cancel');
   });
 
   it('cancelling the workflow stops the polling too; if the terminal had completed, that is reported', async () => {

@@ -6,11 +6,15 @@
 // by the real starter). The POS transactions are recorded as pos-txn-sealed-*; the older
 // pos-txn-timeout-404-retry-approved and pos-txn-96-requery-found (card read in clear, from before
 // the claim check) are kept as they are: they prove flows started before it still replay.
+// Likewise pos-remote-success and pos-remote-cancelled (from before the terminal lock, no patch
+// marker) are kept; the locked flow is recorded as pos-remote-locked-*, the lock as
+// pos-terminal-lock. RECORD_ONLY=pos-remote,pos-terminal-lock records only names with those
+// prefixes (and needs no claim-check database).
 import { randomUUID } from 'node:crypto';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
-import { cancelPosRemoteSignal } from '../../src/shared/pos';
+import { cancelPosRemoteSignal, posRemoteStateQuery, posTerminalLockWorkflowId } from '../../src/shared/pos';
 import { startDevServer } from '../../src/stack/temporal-dev-server';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
@@ -19,7 +23,7 @@ import type { vendElectricityWorkflow } from '../../src/workflows/vending';
 import { testConfig, workflowBundle } from '../helpers/temporal';
 import { ScriptedApi } from './fixtures/scripted-api';
 import { POS_HISTORIES, VENDING_HISTORIES, recordHistoryTo } from './fixtures/histories';
-import { cardInput } from './helpers';
+import { cardInput, unusedClaimCheck } from './helpers';
 import { openClaimCheck } from '../../src/starters/connect';
 import { startPosTransaction } from '../../src/starters/pos';
 
@@ -37,7 +41,10 @@ async function main(): Promise<void> {
 async function record(): Promise<void> {
   const config = testConfig();
   const scripted = new ScriptedApi();
-  const claimCheck = await openClaimCheck(config);
+  const only = process.env.RECORD_ONLY?.split(',').filter(Boolean);
+  const want = (name: string) => !only || only.some((p) => name.startsWith(p));
+  const opened = want('pos-txn') || want('vend') ? await openClaimCheck(config) : undefined;
+  const claimCheck = opened ?? unusedClaimCheck;
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await createPaymentsWorker({
     ...config.temporal,
@@ -51,48 +58,65 @@ async function record(): Promise<void> {
   const ctx = { client, taskQueue: tq, claimCheck };
   const id = () => randomUUID().slice(0, 8);
   await worker.runUntil(async () => {
-    // F3 timeout → F4 404 → F3 again → 00
-    const r1 = `rp-${id()}`;
-    scripted.f3.set(r1, ['timeout', { code: '00' }]);
-    scripted.f4.set(r1, ['not_found']);
-    const h1 = await startPosTransaction(ctx, cardInput(r1, { options: { requerySettleDelay: '100ms', retryBackoff: '100ms' } }));
-    await h1.result();
-    await recordHistoryTo(POS_HISTORIES, h1, 'pos-txn-sealed-timeout-404-retry-approved');
-    // F3 96 → F4 found 00
-    const r2 = `rp-${id()}`;
-    scripted.f3.set(r2, [{ code: '96' }]);
-    scripted.f4.set(r2, [{ code: '00' }]);
-    const h2 = await startPosTransaction(ctx, cardInput(r2));
-    await h2.result();
-    await recordHistoryTo(POS_HISTORIES, h2, 'pos-txn-sealed-96-requery-found');
-    // E2 pending ×3 → success
-    const t3 = `T${id()}`;
-    scripted.e2.set(`RR-${t3}`, ['pending', 'pending', 'pending', 'success']);
-    const h3 = await client.workflow.start<typeof posRemoteRequestWorkflow>('posRemoteRequestWorkflow', { workflowId: `pos-remote-${t3}`, taskQueue: tq, args: [{ reference: t3, terminal_id: t3, amount: 150000, options: { pollIntervalMs: 50 } }] });
-    await h3.result();
-    await recordHistoryTo(POS_HISTORIES, h3, 'pos-remote-success');
-    // E2 pending until a cancel signal
-    const t4 = `T${id()}`;
-    scripted.e2.set(`RR-${t4}`, Array.from({ length: 400 }, () => 'pending' as const));
-    const h4 = await client.workflow.start<typeof posRemoteRequestWorkflow>('posRemoteRequestWorkflow', { workflowId: `pos-remote-${t4}`, taskQueue: tq, args: [{ reference: t4, terminal_id: t4, amount: 150000, options: { pollIntervalMs: 50, heartbeatTimeout: '2s' } }] });
-    await new Promise((r) => setTimeout(r, 500));
-    await h4.signal(cancelPosRemoteSignal, { reason: 'record' });
-    await h4.result();
-    await recordHistoryTo(POS_HISTORIES, h4, 'pos-remote-cancelled');
-    // H3 timeout → H4 not found → H3 again (same reference) → vended
-    const m5 = `4506${Math.floor(Math.random() * 1e7)}`;
-    scripted.h3.set(`LKP-${m5}`, ['timeout', 'ok']);
-    scripted.h4.set(`LKP-${m5}`, ['not_found']);
-    const h5 = await client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-      workflowId: `vend-${m5}`, taskQueue: tq,
-      args: [{ order_ref: `o-${m5}`, provider: 'EKEDC', meter_no: m5, meter_type: 'prepaid', amount: 5000, phone_number: '08012345678', email: 'ada@example.com', options: { checkSettleDelay: '100ms', retryBackoff: '100ms' } }],
-    });
-    await h5.result();
-    await recordHistoryTo(VENDING_HISTORIES, h5, 'vend-timeout-not-found-retry-vended');
+    if (want('pos-txn')) {
+      // F3 timeout → F4 404 → F3 again → 00
+      const r1 = `rp-${id()}`;
+      scripted.f3.set(r1, ['timeout', { code: '00' }]);
+      scripted.f4.set(r1, ['not_found']);
+      const h1 = await startPosTransaction(ctx, cardInput(r1, { options: { requerySettleDelay: '100ms', retryBackoff: '100ms' } }));
+      await h1.result();
+      await recordHistoryTo(POS_HISTORIES, h1, 'pos-txn-sealed-timeout-404-retry-approved');
+      // F3 96 → F4 found 00
+      const r2 = `rp-${id()}`;
+      scripted.f3.set(r2, [{ code: '96' }]);
+      scripted.f4.set(r2, [{ code: '00' }]);
+      const h2 = await startPosTransaction(ctx, cardInput(r2));
+      await h2.result();
+      await recordHistoryTo(POS_HISTORIES, h2, 'pos-txn-sealed-96-requery-found');
+    }
+    const startRemote = (t: string, options: Record<string, unknown>) =>
+      client.workflow.start<typeof posRemoteRequestWorkflow>('posRemoteRequestWorkflow', { workflowId: `pos-remote-${t}`, taskQueue: tq, args: [{ reference: t, terminal_id: t, amount: 150000, options }] });
+    if (want('pos-remote')) {
+      // Locked flow: E2 pending ×3 → success
+      const t3 = `T${id()}`;
+      scripted.e2.set(`RR-${t3}`, ['pending', 'pending', 'pending', 'success']);
+      const h3 = await startRemote(t3, { pollIntervalMs: 50 });
+      await h3.result();
+      await recordHistoryTo(POS_HISTORIES, h3, 'pos-remote-locked-success');
+      // Locked flow: E1's answer lost → found in A6 → success
+      const t6 = `T${id()}`;
+      scripted.e1Drop.add(t6);
+      scripted.e2.set(`RR-${t6}`, ['pending', 'success']);
+      const h6 = await startRemote(t6, { pollIntervalMs: 50, searchInterval: '100ms' });
+      await h6.result();
+      await recordHistoryTo(POS_HISTORIES, h6, 'pos-remote-locked-lost-e1-found');
+      // Locked flow: cancel → watched → the payer approves after the cancel
+      const t4 = `T${id()}`;
+      scripted.e2.set(`RR-${t4}`, [...Array.from<'pending'>({ length: 30 }).fill('pending'), 'success']);
+      const h4 = await startRemote(t4, { pollIntervalMs: 50, heartbeatTimeout: '2s' });
+      while ((await h4.query(posRemoteStateQuery)).status !== 'pending') await new Promise((r) => setTimeout(r, 50));
+      await h4.signal(cancelPosRemoteSignal, { reason: 'record' });
+      await h4.result();
+      await recordHistoryTo(POS_HISTORIES, h4, 'pos-remote-locked-success-after-cancel');
+      // The terminal lock of t3 (still running, idle after its holder released)
+      if (want('pos-terminal-lock')) await recordHistoryTo(POS_HISTORIES, client.workflow.getHandle(posTerminalLockWorkflowId(t3)), 'pos-terminal-lock');
+    }
+    if (want('vend')) {
+      // H3 timeout → H4 not found → H3 again (same reference) → vended
+      const m5 = `4506${Math.floor(Math.random() * 1e7)}`;
+      scripted.h3.set(`LKP-${m5}`, ['timeout', 'ok']);
+      scripted.h4.set(`LKP-${m5}`, ['not_found']);
+      const h5 = await client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+        workflowId: `vend-${m5}`, taskQueue: tq,
+        args: [{ order_ref: `o-${m5}`, provider: 'EKEDC', meter_no: m5, meter_type: 'prepaid', amount: 5000, phone_number: '08012345678', email: 'ada@example.com', options: { checkSettleDelay: '100ms', retryBackoff: '100ms' } }],
+      });
+      await h5.result();
+      await recordHistoryTo(VENDING_HISTORIES, h5, 'vend-timeout-not-found-retry-vended');
+    }
   });
   console.log(scripted.log.join('\n'));
   await client.connection.close();
-  await claimCheck.close();
+  await opened?.close();
   await connection.close();
 }
 

@@ -5,7 +5,15 @@ import { POS_HISTORIES, historyNames, replayHistoryFrom } from './fixtures/histo
 const names = historyNames(POS_HISTORIES);
 
 it('has recorded POS histories', () => {
-  expect(names).toEqual(expect.arrayContaining(['pos-remote-cancelled', 'pos-remote-success', 'pos-txn-96-requery-found', 'pos-txn-timeout-404-retry-approved']));
+  expect(names).toEqual(
+    expect.arrayContaining([
+      // from before the terminal lock (no patch marker): they take legacyFlow
+      'pos-remote-cancelled', 'pos-remote-success',
+      // the locked flow and the lock itself
+      'pos-remote-locked-success', 'pos-remote-locked-lost-e1-found', 'pos-remote-locked-success-after-cancel', 'pos-terminal-lock',
+      'pos-txn-96-requery-found', 'pos-txn-timeout-404-retry-approved',
+    ]),
+  );
 });
 
 it.each(names)('replays %s without non-determinism', async (name) => {

@@ -37,7 +37,8 @@ import type { ContextFactory } from './index';
 export function renderPosRemoteState(s: PosRemoteState): string {
   const ref = s.requestRef ? ` request_ref=${s.requestRef}` : '';
   const final = POS_REMOTE_FINAL_STATUSES.includes(s.status) ? ' (final)' : '';
-  return `[pos-remote ${s.reference}] ${s.status}${ref} amount=${s.amount}${final}${s.message ? ` — ${s.message}` : ''}`;
+  const flags = [s.recovered ? 'recovered-from-records' : '', s.cancelRequested ? 'cancel-requested' : ''].filter(Boolean);
+  return `[pos-remote ${s.reference}] ${s.status}${ref} amount=${s.amount}${flags.length ? ` [${flags.join(', ')}]` : ''}${final}${s.message ? ` — ${s.message}` : ''}`;
 }
 
 export function renderPosTransactionState(s: PosTransactionState | PosTransactionResult): string {
@@ -62,7 +63,7 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
 
   pos
     .command('remote')
-    .description('push a payment to a terminal and follow it until success, failed, expired or cancelled')
+    .description('push a payment to a terminal (one open request per terminal: waits for it) and follow it until success, failed, expired, cancelled, success_after_cancel or outcome_unknown')
     .requiredOption('--reference <ref>', 'your order reference (one remote request per reference)')
     .requiredOption('--terminal <terminal_id>', 'terminal id')
     .requiredOption('--amount <kobo>', 'amount in kobo (integer)')
@@ -87,13 +88,13 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
 
   pos
     .command('remote-cancel')
-    .description('stop polling a remote request (it stays on the terminal until it expires)')
+    .description('cancel a remote request on our side; it stays on the terminal until its lifetime ends and is watched until then (cancelled, or success_after_cancel)')
     .requiredOption('--reference <ref>', 'order reference')
     .option('--reason <text>', 'why')
     .action(async (o: { reference: string; reason?: string }) => {
       const ctx = await context();
       await cancelPosRemoteRequest(ctx, o.reference, o.reason);
-      const result = await posRemoteRequestHandle(ctx, o.reference).result();
+      const result = (await followUntilDone(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState, { intervalMs: 250 })) as PosRemoteResult;
       console.log(renderPosRemoteState(result));
     });
 
