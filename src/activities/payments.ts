@@ -14,6 +14,7 @@ import type { ActivityDeps } from './index';
 import { toActivityFailure } from './pos';
 import type { CardDetails, CardPaymentInput } from '../shared/card';
 import { withSealed } from './claim-check';
+import { heartbeatWhile } from './heartbeat';
 import type { BankPaymentInput, UssdPaymentInput } from '../shared/bank-ussd';
 import type { CheckoutInput } from '../shared/checkout';
 import type { TransactionLookup, VerifiedStatus } from '../shared/payment-common';
@@ -30,7 +31,7 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
     async chargeCard(input: CardPaymentInput): Promise<CardStepResult> {
       try {
         const { data } = await withSealed(claimCheck, input.card.handle, 'card', (card: CardDetails) =>
-          api.direct.chargeCard({
+          heartbeatWhile(api.direct.chargeCard({
             transaction_reference: input.transactionRef,
             amount: input.amount,
             currency: input.currency,
@@ -38,7 +39,7 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
             redirect_url: input.redirectUrl,
             customer: { name: input.customer.name, email: input.customer.email },
             card: { number: card.number, cvv: card.cvv, expiry_month: card.expiryMonth, expiry_year: card.expiryYear },
-          } satisfies DirectChargeCardRequest),
+          } satisfies DirectChargeCardRequest)),
         );
         const status = data.transaction_status ?? 'unknown';
         logger.info({ transactionRef: input.transactionRef, status }, 'card charge answered');
@@ -52,7 +53,7 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
     async authorizeCard(transactionRef: string, step: 'pin' | 'otp', handle: string): Promise<CardStepResult> {
       try {
         const { data } = await withSealed(claimCheck, handle, step, (code: string) =>
-          api.direct.authorizeCard({ transaction_reference: transactionRef, authorization: step === 'pin' ? { pin: code } : { otp: code } }),
+          heartbeatWhile(api.direct.authorizeCard({ transaction_reference: transactionRef, authorization: step === 'pin' ? { pin: code } : { otp: code } })),
         );
         const status = data.transaction_status ?? 'unknown';
         logger.info({ transactionRef, status, step }, 'card authorization answered');
@@ -69,7 +70,7 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
         bank: { bank_code: input.bank.bankCode, account_or_phoneno: input.bank.accountOrPhone }, customer: { name: input.customer.name, email: input.customer.email },
       };
       try {
-        const { data } = await api.direct.chargeBank(req);
+        const { data } = await heartbeatWhile(api.direct.chargeBank(req));
         logger.info({ transactionRef: input.transactionRef, authModel: data.auth_model }, 'bank debit answered');
         return { authModel: data.auth_model ?? undefined };
       } catch (err) {
@@ -81,7 +82,7 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
     async validateBank(transactionRef: string, handle: string): Promise<{ authModel?: string; transactionStatus?: string }> {
       try {
         const { data } = await withSealed(claimCheck, handle, 'bank-code', (code: string) =>
-          api.direct.validateBank({ transaction_reference: transactionRef, authorization: { otp_token: code } }),
+          heartbeatWhile(api.direct.validateBank({ transaction_reference: transactionRef, authorization: { otp_token: code } })),
         );
         logger.info({ transactionRef, status: data.transaction_status }, 'bank validation answered');
         return { authModel: data.auth_model ?? undefined, transactionStatus: data.transaction_status ?? undefined };
@@ -97,7 +98,7 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
         ussd: { bank_code: input.bankCode as DirectInitiateUssdRequest['ussd']['bank_code'] }, customer: { name: input.customer.name, email: input.customer.email },
       };
       try {
-        const { data } = await api.direct.initiateUssd(req);
+        const { data } = await heartbeatWhile(api.direct.initiateUssd(req));
         const code = data.ussd_details?.ussd_reference;
         if (!code) throw ApplicationFailure.create({ type: 'OutcomeUnknown', message: 'B5 answered without ussd_details.ussd_reference', nonRetryable: true });
         logger.info({ transactionRef: input.transactionRef }, 'USSD code issued');
@@ -115,7 +116,7 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
         pass_charge: input.passCharge, sub_merchant_id: input.subMerchantId, is_recurring: input.isRecurring,
       };
       try {
-        const { data } = await api.checkout.initiate(req);
+        const { data } = await heartbeatWhile(api.checkout.initiate(req));
         logger.info({ transactionRef: input.transactionRef }, 'checkout initiated');
         return { checkoutUrl: data.checkout_url };
       } catch (err) {
@@ -126,7 +127,7 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
     /** A4. Money-moving: one attempt; the workflow verifies the reference first and after an unknown outcome. */
     async chargeToken(req: { tokenId: string; amount: number; reference: string }): Promise<{ transactionStatus?: string }> {
       try {
-        const { data } = await api.tokens.charge({ amount: req.amount, token_id: req.tokenId, transaction_ref: req.reference });
+        const { data } = await heartbeatWhile(api.tokens.charge({ amount: req.amount, token_id: req.tokenId, transaction_ref: req.reference }));
         logger.info({ transactionRef: req.reference, status: data.transaction_status }, 'token charge answered');
         return { transactionStatus: data.transaction_status ?? undefined };
       } catch (err) {

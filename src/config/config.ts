@@ -3,6 +3,7 @@
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { z } from 'zod';
 import type { TemporalConnectionSettings } from '../temporal/connection';
+import { HTTP_TIMEOUT_MARGIN_MS, MAX_HTTP_TIMEOUT_MS, SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
 
 /** Only for the embedded stack: a sandbox key and a dev encryption key, never valid in production. */
 export const EMBEDDED_DEFAULTS = {
@@ -100,7 +101,8 @@ export const envSchema = z
     PAYMENTS_SECRET_KEY: z.string().min(8, 'must be at least 8 characters').default(EMBEDDED_DEFAULTS.secretKey),
     PAYMENTS_SANDBOX_KEY_PREFIX: z.string().min(1).default('sandbox_sk_'),
     PAYMENTS_PRODUCTION_HOSTS: z.string().default(KNOWN_PRODUCTION_HOSTS.join(',')),
-    PAYMENTS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+    // Must stay below the activities' start-to-close by a margin (src/shared/activity-timeouts.ts): no resend while a call may be in flight.
+    PAYMENTS_TIMEOUT_MS: z.coerce.number().int().min(100).max(MAX_HTTP_TIMEOUT_MS, `must be at most ${MAX_HTTP_TIMEOUT_MS} ms: the service activities' start-to-close (SERVICE_ACTIVITY_START_TO_CLOSE_MS, ${SERVICE_ACTIVITY_START_TO_CLOSE_MS} ms) must exceed it by ${HTTP_TIMEOUT_MARGIN_MS} ms`).default(30_000),
     PAYMENTS_PATH_SIMULATE_TRANSFER: optionalPath,
     PAYMENTS_PATH_CHARGE_TOKEN: optionalPath,
     PAYMENTS_PATH_CANCEL_TOKEN: optionalPath,

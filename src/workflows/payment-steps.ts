@@ -12,14 +12,22 @@ import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/paymen
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { amountMismatch, MAX_REFUSED_CODES, PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus, type TransactionLookup } from '../shared/payment-common';
 import { SECRET_UNAVAILABLE } from '../shared/claim-check';
+import { MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS, SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
 import { failureOf } from './activity-failure';
 import { failureMessage, REFUSAL_TYPES, sendOnce, settle, type Presence, type SendOnceResult } from './send-once';
 
-/** Money-moving calls: one attempt; the client's own timeout (PAYMENTS_TIMEOUT_MS) comes first. */
-export const once = proxyActivities<PaymentFlowActivities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
+/**
+ * Money-moving calls: one attempt; the client's own timeout (PAYMENTS_TIMEOUT_MS) ends first
+ * (config enforces the margin), and a worker lost mid-call is noticed by the heartbeat timeout.
+ */
+export const once = proxyActivities<PaymentFlowActivities>({
+  startToCloseTimeout: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
+  heartbeatTimeout: MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS,
+  retry: { maximumAttempts: 1 },
+});
 /** Reads (verify) and A5: retried with backoff. */
 export const reads = proxyActivities<PaymentFlowActivities>({
-  startToCloseTimeout: '30s',
+  startToCloseTimeout: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
   retry: { maximumAttempts: 5, initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['InvalidRequest', 'BadRequest', 'Unauthorized'] },
 });
 

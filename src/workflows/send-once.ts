@@ -12,14 +12,17 @@
 //          lost worker), or a resend refused ────► requery after `settleMs`
 //                 found ─────────────────────────► found          never sent again
 //                 absent ── read again (`absentReads`, `settleMs` apart: the service may not
-//                           show a write at once) ── still absent → resend (up to `maxSends`)
-//                                                                  → never-received
+//                           show a write at once); and if the lost attempt may still be in
+//                           flight (it was sent less than `inFlightMs` ago and not proven
+//                           unsent), wait until it cannot be and read once more
+//                           ── still absent → resend (up to `maxSends`) → never-received
 //                 the service cannot answer ─────► unverified     never sent again; the flow
 //                                                                 parks it as outcome unknown
 //
 // The send and its settling run in a non-cancellable scope: a workflow cancelled mid-send still
 // learns what became of the request, so its cleanup can record the real outcome.
-import { CancellationScope, sleep } from '@temporalio/workflow';
+import { CancellationScope, patched, sleep } from '@temporalio/workflow';
+import { SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
 import { failureOf } from './activity-failure';
 
 /** What the service's records say about the request, by its reference. */
@@ -46,6 +49,13 @@ export interface SendOnceSpec<A, R> {
   absentReads?: number;
   /** Pause before a resend (default 0: the absent reads already waited). */
   resendAfterMs?: number;
+  /**
+   * How long after a send its HTTP call may still be open (default: the activities'
+   * start-to-close, which config keeps above the HTTP timeout). A lost attempt is not resent
+   * before this has passed — a worker killed mid-call fails its attempt by heartbeat timeout
+   * within seconds, while its request may still land.
+   */
+  inFlightMs?: number;
 }
 
 export type SendOnceResult<A, R> =
@@ -68,11 +78,26 @@ export interface Refusal {
 /** Activity failure types (src/activities) that prove the service refused the request. */
 export const REFUSAL_TYPES: readonly string[] = ['BadRequest', 'InvalidRequest', 'Unauthorized', 'NotFound'];
 
-export const SEND_ONCE_DEFAULTS = { maxSends: 2, settleMs: 3_000, absentReads: 2 } as const;
+export const SEND_ONCE_DEFAULTS = { maxSends: 2, settleMs: 3_000, absentReads: 2, inFlightMs: SERVICE_ACTIVITY_START_TO_CLOSE_MS } as const;
+
+/** The activity failure type of a request that provably never left (src/activities: requestSent false). */
+export const NEVER_SENT_TYPE = 'Transient';
 
 export function isRefusalFailure(err: unknown): boolean {
   const f = failureOf(err);
   return f !== undefined && REFUSAL_TYPES.includes(f.type ?? '');
+}
+
+/**
+ * True when the attempt surely is not in flight any more: it never left (NEVER_SENT_TYPE), or the
+ * service answered it (an HTTP status in the failure's details, as src/activities put it). A
+ * timeout, a reset connection or a lost worker leaves it possibly in flight.
+ */
+function ended(err: unknown): boolean {
+  const f = failureOf(err);
+  if (!f) return false;
+  const first: unknown = Array.isArray(f.details) ? f.details[0] : undefined;
+  return f.type === NEVER_SENT_TYPE || (typeof first === 'object' && first !== null && typeof (first as { status?: unknown }).status === 'number');
 }
 
 function refusalOf(err: unknown): Refusal {
@@ -96,6 +121,8 @@ async function sendAndSettle<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceRe
   const isRefusal = spec.isRefusal ?? isRefusalFailure;
   for (let sends = 1; ; sends++) {
     let lost: string;
+    let neverInFlight = false;
+    const sentAt = Date.now();
     try {
       return { outcome: 'answered', answer: await spec.send(sends), sends };
     } catch (err) {
@@ -103,8 +130,15 @@ async function sendAndSettle<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceRe
       // mean the earlier send landed late: the requery decides.
       if (sends === 1 && isRefusal(err)) return { outcome: 'refused', failure: refusalOf(err), sends };
       lost = failureMessage(err);
+      neverInFlight = ended(err);
     }
-    const presence = await settle(spec);
+    let presence = await settle(spec);
+    const inFlightUntil = sentAt + (spec.inFlightMs ?? SEND_ONCE_DEFAULTS.inFlightMs);
+    if (presence && !presence.found && !neverInFlight && Date.now() < inFlightUntil && patched('send-once-in-flight-window')) {
+      // The lost attempt may still be open (its worker died mid-call): absent proves nothing yet.
+      await sleep(inFlightUntil - Date.now());
+      presence = await settle({ ...spec, absentReads: 1 });
+    }
     if (presence === undefined) return { outcome: 'unverified', lost, sends };
     if (presence.found) return { outcome: 'found', record: presence.record, lost, sends };
     if (sends >= maxSends) return { outcome: 'never-received', lost, sends };

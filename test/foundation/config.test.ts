@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, EMBEDDED_DEFAULTS, DEV_SECRET_VARIABLES, envSchema } from '../../src/config/config';
+import { HTTP_TIMEOUT_MARGIN_MS, MAX_HTTP_TIMEOUT_MS, SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../../src/shared/activity-timeouts';
 import { describeTemporalConnection, temporalConnectionOptions, TemporalTlsFileError } from '../../src/temporal/connection';
 
 function issuesOf(env: Record<string, string>) {
@@ -77,6 +78,20 @@ describe('config', () => {
     const issues = issuesOf(env);
     expect(issues.map((i) => i.variable)).toContain(variable);
     expect(issues.every((i) => i.message.length > 0)).toBe(true);
+  });
+
+  it('refuses an HTTP timeout the service activities could not outlast, naming both settings', () => {
+    const err = (() => {
+      try {
+        loadConfig({ PAYMENTS_TIMEOUT_MS: String(MAX_HTTP_TIMEOUT_MS + 1) });
+      } catch (e) {
+        return e as ConfigError;
+      }
+      throw new Error('expected a ConfigError');
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.issues).toEqual([{ variable: 'PAYMENTS_TIMEOUT_MS', message: expect.stringContaining('SERVICE_ACTIVITY_START_TO_CLOSE_MS') }]);
+    expect(loadConfig({ PAYMENTS_TIMEOUT_MS: String(MAX_HTTP_TIMEOUT_MS) }).payments.timeoutMs + HTTP_TIMEOUT_MARGIN_MS).toBeLessThanOrEqual(SERVICE_ACTIVITY_START_TO_CLOSE_MS);
   });
 
   it('never echoes a secret value in its error', () => {

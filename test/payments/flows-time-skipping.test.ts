@@ -34,7 +34,8 @@ function fakeService() {
   const tokenCharges: string[] = [];
   const lookups: string[] = [];
   const cancelled: string[] = [];
-  const script: { loseNextPinAnswer?: boolean; loseChargeAnswerFor?: string; refuseChargeFor?: string; sealedGone?: Set<string> } = {};
+  const script: { loseNextPinAnswer?: boolean; loseChargeAnswerFor?: string; refuseChargeFor?: string; sealedGone?: Set<string>; dieDuringCharge?: Promise<void> } = {};
+  const lookupTimes: number[] = [];
   const charges: string[] = [];
   const activities: Partial<PaymentFlowActivities> = {
     async chargeCard(input) {
@@ -44,6 +45,8 @@ function fakeService() {
       // The workflow sees the card only as a claim-check handle and its display data.
       const step = input.card.last4 === '4444' ? 'pin' : input.card.last4 === '1096' ? '3ds' : 'otp';
       tx.set(input.transactionRef, { status: 'Pending', amount: input.amount, step });
+      // A worker that died mid-call: no answer and no heartbeat from here on.
+      if (script.dieDuringCharge) await script.dieDuringCharge;
       return { transactionStatus: step === 'pin' ? 'ValidatePin' : step === '3ds' ? 'ThreeDSecure' : 'ValidateOTP', authUrl: step === '3ds' ? 'https://3ds.example/x' : undefined };
     },
     async authorizeCard(ref, step, handle) {
@@ -85,13 +88,14 @@ function fakeService() {
     },
     async lookupTransaction(ref): Promise<TransactionLookup> {
       lookups.push(ref);
+      lookupTimes.push(await env.currentTimeMs());
       const t = tx.get(ref);
       return t ? { found: true, status: t.status, amount: t.amount, currency: 'NGN' } : { found: false };
     },
   };
   /** The payer paid at the service (its record says Success), as before a real charge_successful. */
   const pay = (ref: string, amount: number) => tx.set(ref, { status: 'Success', amount });
-  return { activities, tx, tokenCharges, lookups, cancelled, script, charges, pay };
+  return { activities, tx, tokenCharges, lookups, lookupTimes, cancelled, script, charges, pay };
 }
 
 async function run<T>(service: ReturnType<typeof fakeService>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
@@ -127,6 +131,30 @@ it('no PIN within the default 5 minutes: expired, in seconds', async () => {
     expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(300_000);
     expect(service.lookups).toEqual([i.transactionRef]); // the deadline was checked with the service, not assumed
   });
+});
+
+it('a worker that dies during B1 is noticed by the heartbeat timeout in seconds: the requery starts long before the 60 s start-to-close, and B1 is not sent again', async () => {
+  const service = fakeService();
+  let revive = () => {};
+  service.script.dieDuringCharge = new Promise<void>((r) => (revive = r));
+  try {
+    await run(service, async (taskQueue) => {
+      const i = card('4242424242424242', { webhookGraceMs: 1_000 });
+      const started = await env.currentTimeMs();
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+      // The activity holds the task (no time skipping meanwhile): the heartbeat timeout passes in real time.
+      for (let i = 0; i < 300 && service.lookupTimes.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      // Heartbeat timeout (10 s) + the settle pause (2 s), well under the 60 s start-to-close.
+      expect(service.lookupTimes[0] - started).toBeLessThan(30_000);
+      revive();
+      const final: CardPaymentState = await handle.result();
+      // The charge landed (its step is unknown to us): never sent again.
+      expect(service.charges).toHaveLength(1);
+      expect(final.status).not.toBe('success');
+    });
+  } finally {
+    revive();
+  }
 });
 
 it('deadlines verify first: a payment the payer completed elsewhere (no webhook reached us) is a success, not expired', async () => {

@@ -22,6 +22,9 @@ type Behaviour =
   | 'drop-after' // processed, answer lost
   | 'refuse' // refused: nothing happened
   | 'refuse-duplicate' // refused because the service already holds the reference
+  | 'never-sent' // failed before anything left (connection refused): provably not received
+  | 'answered-5xx' // the service answered 503: the attempt is over (whatever it did)
+  | 'land-late' // the attempt failed at once (its worker died mid-call), the request lands 30 s later
   | 'block'; // processed, answer held until released
 
 interface Script {
@@ -34,6 +37,7 @@ interface Script {
 
 function fakeService(script: Script) {
   const held = new Map<string, number>(); // reference → sends the service processed
+  const landing: { reference: string; at: number }[] = []; // requests still on their way
   const log: string[] = [];
   let lag = script.lagReads ?? 0;
   let release: (() => void) | undefined;
@@ -59,6 +63,13 @@ function fakeService(script: Script) {
           throw ApplicationFailure.create({ type: 'BadRequest', message: 'amount cannot be < 0', nonRetryable: true });
         case 'refuse-duplicate':
           throw ApplicationFailure.create({ type: 'BadRequest', message: 'Duplicate transaction reference', nonRetryable: true });
+        case 'never-sent':
+          throw ApplicationFailure.create({ type: 'Transient', message: 'connect ECONNREFUSED', nonRetryable: true });
+        case 'answered-5xx':
+          throw ApplicationFailure.create({ type: 'OutcomeUnknown', message: 'Service temporarily unavailable', nonRetryable: true, details: [{ status: 503 }] });
+        case 'land-late':
+          landing.push({ reference, at: (await env.currentTimeMs()) + 30_000 });
+          throw ApplicationFailure.create({ type: 'OutcomeUnknown', message: 'activity heartbeat timeout', nonRetryable: true });
         case 'block':
           process();
           await blocked;
@@ -66,6 +77,11 @@ function fakeService(script: Script) {
       }
     },
     async probeRequery(reference) {
+      const now = await env.currentTimeMs();
+      for (const l of landing.splice(0).filter((x) => x.reference === reference)) {
+        if (l.at <= now) held.set(reference, (held.get(reference) ?? 0) + 1);
+        else landing.push(l);
+      }
       if (script.requeryDown) {
         log.push('requery:down');
         throw ApplicationFailure.create({ type: 'ServiceError', message: '503 from the service', nonRetryable: true });
@@ -80,10 +96,10 @@ function fakeService(script: Script) {
       return sends ? { found: true, record: { reference, sends } } : { found: false };
     },
   };
-  return { activities, held, log, release: () => release?.(), started };
+  return { activities, held, log, landing, release: () => release?.(), started };
 }
 
-async function run(script: Script, opts: { maxSends?: number; absentReads?: number } = {}) {
+async function run(script: Script, opts: { maxSends?: number; absentReads?: number; inFlightMs?: number } = {}) {
   const service = fakeService(script);
   const taskQueue = `send-once-${randomUUID()}`;
   const worker = await Worker.create({
@@ -94,7 +110,7 @@ async function run(script: Script, opts: { maxSends?: number; absentReads?: numb
   });
   const reference = `ref-${randomUUID()}`;
   const result = await worker.runUntil(env.client.workflow.execute<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', { taskQueue, workflowId: reference, args: [reference, opts] }));
-  return { result, log: service.log, processed: service.held.get(reference) ?? 0 };
+  return { result, log: service.log, processed: service.held.get(reference) ?? 0, stillLanding: service.landing.filter((l) => l.reference === reference).length };
 }
 
 it('an answered send is sent once and never requeried', async () => {
@@ -118,11 +134,30 @@ it('dropped after processing: the requery finds it, and it is never sent again',
   expect(processed).toBe(1);
 });
 
-it('a lost response that never arrived: absent on every read, then sent again once', async () => {
+it('a lost response that never arrived: absent on every read, read again once its in-flight window closed, then sent again once', async () => {
   const { result, log, processed } = await run({ sends: ['drop-before', 'answer'] });
   expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
-  expect(log).toEqual(['send#1:drop-before', 'requery:absent', 'requery:absent', 'send#2:answer']);
+  expect(log).toEqual(['send#1:drop-before', 'requery:absent', 'requery:absent', 'requery:absent', 'send#2:answer']);
   expect(processed).toBe(1);
+});
+
+it('a worker killed mid-send (attempt failed at once, request still on its way): not resent inside the in-flight window; the late request is found', async () => {
+  const { result, log, processed } = await run({ sends: ['land-late', 'answer'] });
+  expect(result).toMatchObject({ outcome: 'found', sends: 1 });
+  expect(log).toEqual(['send#1:land-late', 'requery:absent', 'requery:absent', 'requery:found']);
+  expect(processed).toBe(1);
+});
+
+it('without the in-flight window the same late request would have been doubled', async () => {
+  const { result, processed, stillLanding } = await run({ sends: ['land-late', 'answer'] }, { inFlightMs: 0 });
+  expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
+  expect(processed + stillLanding).toBe(2); // the resend went through, and the first is still on its way: two at the service
+});
+
+it.each(['never-sent', 'answered-5xx'] as const)('an attempt that is surely over (%s) is resent after the absent reads, without waiting out the window', async (first) => {
+  const { result, log } = await run({ sends: [first, 'answer'] });
+  expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
+  expect(log).toEqual([`send#1:${first}`, 'requery:absent', 'requery:absent', 'send#2:answer']);
 });
 
 it('read-after-write: an "absent" right after the send is read again, and a late record stops the resend', async () => {
@@ -132,8 +167,8 @@ it('read-after-write: an "absent" right after the send is read again, and a late
   expect(processed).toBe(1);
 });
 
-it('with one absent read allowed, the same lag would have doubled the request (why absentReads defaults to 2)', async () => {
-  const { result, processed } = await run({ sends: ['drop-after', 'answer'], lagReads: 1 }, { absentReads: 1 });
+it('with one absent read allowed and no in-flight window, the same lag would have doubled the request (why absentReads defaults to 2)', async () => {
+  const { result, processed } = await run({ sends: ['drop-after', 'answer'], lagReads: 1 }, { absentReads: 1, inFlightMs: 0 });
   expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
   expect(processed).toBe(2);
 });
@@ -152,9 +187,9 @@ it('never received after maxSends sends: never-received, and no third send', asy
 });
 
 it('a resend refused as a duplicate is requeried: the first send had landed late', async () => {
-  const { result, log, processed } = await run({ sends: ['drop-after', 'refuse-duplicate'], lagReads: 2 });
+  const { result, log, processed } = await run({ sends: ['drop-after', 'refuse-duplicate'], lagReads: 3 });
   expect(result).toMatchObject({ outcome: 'found', sends: 2, record: { sends: 1 } });
-  expect(log).toEqual(['send#1:drop-after', 'requery:absent(lag)', 'requery:absent(lag)', 'send#2:refuse-duplicate', 'requery:found']);
+  expect(log).toEqual(['send#1:drop-after', 'requery:absent(lag)', 'requery:absent(lag)', 'requery:absent(lag)', 'send#2:refuse-duplicate', 'requery:found']);
   expect(processed).toBe(1);
 });
 
