@@ -24,6 +24,7 @@ import {
 } from '../api';
 import type { ActivityDeps } from './index';
 import { withSealed } from './claim-check';
+import { heartbeatWhile } from './heartbeat';
 import {
   FailureTypes,
   POS_REMOTE_TXN_SOURCE,
@@ -333,9 +334,10 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
       const where = { workflowId: ctx.info.workflowExecution?.workflowId, merchantRef: req.merchant_ref, attempt: o.attempt };
       const call = { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` };
       try {
-        const res =
+        // Heartbeats while the call is open: a worker lost mid-call is noticed within the heartbeat timeout.
+        const res = await heartbeatWhile(
           'card' in req
-            ? await withSealed(
+            ? withSealed(
                 claimCheck,
                 req.card.handle,
                 'pos-card',
@@ -346,7 +348,8 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
                 },
                 { afterAnswer: (r) => classifyPosCode(r.data.response_code, r.data.response_message ?? undefined).outcome === 'unknown', afterError: keepCardAfterError },
               )
-            : await api.posTerminal.initiate(req, call);
+            : api.posTerminal.initiate(req, call),
+        );
         const transaction = toPosTransactionRecord(res.data);
         log.info({ ...where, responseCode: transaction.response_code, status: transaction.status }, 'POS transaction answered');
         return { transaction };

@@ -2,11 +2,13 @@
 //
 // H1 providers are cached in memory per worker (TTL, default 1 hour): the list changes
 // rarely and every sale needs it. H3 purchase is money-moving: made once per activity attempt,
-// scheduled with maximumAttempts 1, every failure non-retryable with a deliberate type; the
-// workflow checks by reference (H4) before any new attempt.
+// scheduled with maximumAttempts 1 and a short heartbeat timeout (it heartbeats while the call is
+// open), every failure non-retryable with a deliberate type; the workflow checks by reference
+// (H4) before any new attempt. A 200 is not a success: the workflow reads the record's status.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { isDocumentedNotFound, NotFoundError, type ElectricityProvider, type VendingTransaction } from '../api';
 import type { ActivityDeps } from './index';
+import { heartbeatWhile } from './heartbeat';
 import { toActivityFailure } from './pos';
 import { FailureTypes } from '../shared/pos';
 import type { MeterInfo, VendCheckOutcome, VendRecord } from '../shared/vending';
@@ -93,7 +95,8 @@ export function createVendingActivities(deps: ActivityDeps, opts: VendingActivit
       const ctx = Context.current();
       const where = { workflowId: ctx.info.workflowExecution?.workflowId, reference: req.reference, attempt: o.attempt };
       try {
-        const res = await api.vending.purchase(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` });
+        // Heartbeats while the call is open: a worker lost mid-call is noticed within the heartbeat timeout.
+        const res = await heartbeatWhile(api.vending.purchase(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` }));
         const rec = toVendRecord(res.data);
         log.info({ ...where, status: rec.status }, 'vend purchase answered');
         return rec;

@@ -16,7 +16,13 @@ const PROVIDER_NAMES: Record<string, string> = {
 export const TEST_METERS: Record<string, { customer_name: string; meter_type: 'prepaid' | 'postpaid'; minimum_vend: number; outstanding_debt: string; address: string }> = {
   '45067198783': { customer_name: 'ADA SANDBOX', meter_type: 'prepaid', minimum_vend: 1000, outstanding_debt: '0.00', address: '1 Sandbox Way, Ikeja, Lagos' },
   '04123456789': { customer_name: 'TUNDE SANDBOX', meter_type: 'postpaid', minimum_vend: 2000, outstanding_debt: '1200.50', address: '2 Sandbox Close, Wuse, Abuja' },
+  // Answers H3 with status pending (no token yet); completes on the sandbox clock (PENDING_VEND_MS).
+  '45067100007': { customer_name: 'PENDING SANDBOX', meter_type: 'prepaid', minimum_vend: 1000, outstanding_debt: '0.00', address: '7 Slow Lane, Yaba, Lagos' },
 };
+/** The test meter whose purchases are pending first. */
+export const PENDING_METER = '45067100007';
+/** How long a pending vend takes to complete, on the sandbox clock. */
+export const PENDING_VEND_MS = 20_000;
 /** The sandbox tariff: naira per kWh, and VAT. */
 export const TARIFF_RATE = 60;
 export const VAT_RATE = 7.5;
@@ -124,7 +130,8 @@ export function registerVending(router: Router, deps: { clock: SandboxClock; led
       meter_service_charge: '0.00',
       administrative_charge: '0.00',
     };
-    const txn = {
+    const pending = lookup.meterNo === PENDING_METER;
+    const txn: Record<string, unknown> = {
       reference,
       amount: `${amount}.00`,
       merchant_amount: `${amount}.00`,
@@ -143,9 +150,17 @@ export function registerVending(router: Router, deps: { clock: SandboxClock; led
       createdAt: now,
       updatedAt: now,
     };
+    if (pending) {
+      // The wallet is debited now; the token comes when the vend completes (H4 then shows it).
+      const final = { ...txn };
+      Object.assign(txn, { status: 'pending', value_reference: null, meta_json: { ...metaJson, token: null }, meta: JSON.stringify({ ...metaJson, token: null }) });
+      clock.after(PENDING_VEND_MS, () => {
+        Object.assign(txn, final, { updatedAt: clock.iso() });
+      });
+    }
     vends.set(reference, txn);
     ledger.record('vend', reference, `${amount}.00`, 'NGN');
-    return ok(txn, 'Vend successful');
+    return ok(txn, pending ? 'Vend pending' : 'Vend successful');
   });
 
   // H4.

@@ -17,6 +17,7 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
 import { CLAIM_HANDLE_PATTERN } from './claim-check';
+import type { OutcomeResolution } from './outcome';
 
 /** A rule broken by an input field: the field's name and the rule, never the value. */
 export interface FieldIssue {
@@ -315,8 +316,14 @@ export const PosTransactionInputSchema = z.strictObject({
       requerySettleDelay: duration.optional(),
       /** Deadline of one F3 call (the client's timeout). Default 45s. */
       initiateTimeoutMs: z.number().int().min(100).max(300_000).optional(),
-      /** How long F4 is retried when the service cannot answer before the flow gives up as unknown. Default 10 minutes. */
+      /** How long F4 is retried when the service cannot answer before the flow parks as outcome_unknown. Default 10 minutes. */
       requeryTimeout: duration.optional(),
+      /** How long a parked unknown outcome keeps being requeried (the flow then waits for resolveOutcome). Default 24h. */
+      unknownRequeryFor: duration.optional(),
+      /** First wait between requeries of a parked unknown outcome; doubles each time. Default 10s. */
+      requeryBackoff: duration.optional(),
+      /** Cap of that wait. Default 10 minutes. */
+      requeryMaxBackoff: duration.optional(),
     })
     .optional(),
 });
@@ -390,12 +397,18 @@ export type PosTransactionStatus =
   /** The sealed card read expired (or was used) before F3 could be sent: nothing was sent, nothing charged. */
   | 'card_data_unavailable';
 
-export const POS_TRANSACTION_FINAL_STATUSES: readonly PosTransactionStatus[] = ['approved', 'declined', 'rejected', 'not_received', 'outcome_unknown', 'card_data_unavailable'];
+/** Final statuses. outcome_unknown is not one while the flow runs: it is parked, requerying and waiting for resolveOutcome. */
+export const POS_TRANSACTION_FINAL_STATUSES: readonly PosTransactionStatus[] = ['approved', 'declined', 'rejected', 'not_received', 'card_data_unavailable'];
+
+/** The outcomes an operator may give resolveOutcome (src/shared/outcome.ts) for a POS sale. */
+export const POS_RESOLVE_OUTCOMES = ['approved', 'declined', 'not_received'] as const;
+export type PosResolveOutcome = (typeof POS_RESOLVE_OUTCOMES)[number];
 
 /** One step of the flow, in order: the record that proves "never retry without requerying". */
 export type PosStep =
   | { op: 'initiate'; attempt: number; outcome: 'response' | 'unknown' | 'rejected'; response_code?: string; detail?: string }
-  | { op: 'requery'; attempt: number; outcome: 'found' | 'not_found' | 'error'; response_code?: string; detail?: string };
+  | { op: 'requery'; attempt: number; outcome: 'found' | 'not_found' | 'error'; response_code?: string; detail?: string }
+  | { op: 'resolve'; attempt: number; outcome: PosResolveOutcome; detail: string; response_code?: undefined };
 
 export interface PosTransactionState {
   merchantRef: string;
@@ -405,6 +418,8 @@ export interface PosTransactionState {
   steps: PosStep[];
   /** The masked PAN (BIN and last four) of a sealed card read. */
   card?: { maskedPan: string };
+  /** Set when an operator resolved an unknown outcome (resolveOutcome). */
+  resolution?: OutcomeResolution<PosResolveOutcome>;
 }
 
 export interface PosTransactionResult extends PosTransactionState {
@@ -413,6 +428,8 @@ export interface PosTransactionResult extends PosTransactionState {
   action: string;
   responseCode?: string;
   transaction?: PosTransactionRecord;
+  /** The workflow was cancelled after F3 may have been sent: the status is what F4 said then. */
+  cancelRequested?: boolean;
 }
 
 export const posTransactionStateQuery = defineQuery<PosTransactionState>('posTransactionState');

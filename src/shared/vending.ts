@@ -3,9 +3,12 @@
 //   vendElectricityWorkflow: providers (cached) → meter lookup (checks minimum_vend) → purchase
 //   with the lookup's reference → token. An unknown purchase outcome is checked by reference
 //   (H4) before any new attempt; a retry reuses the reference and is sent only when H4 proved
-//   the first never arrived.
+//   the first never arrived (src/workflows/send-once.ts). A purchase the service holds as pending
+//   is requeried until it is final; one whose outcome cannot be read parks as outcome_unknown
+//   and accepts the operator Update resolveOutcome (src/shared/outcome.ts).
 import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
+import type { OutcomeResolution } from './outcome';
 
 const duration = z.union([
   z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
@@ -51,6 +54,14 @@ export const VendInputSchema = z.strictObject({
       purchaseTimeoutMs: z.number().int().min(100).max(300_000).optional(),
       /** How long H4 is retried when the service cannot answer. Default 10 minutes. */
       checkTimeout: duration.optional(),
+      /** How long a pending purchase is requeried before the sale parks as outcome_unknown. Default 10 minutes. */
+      pendingFor: duration.optional(),
+      /** How long an unknown outcome keeps being requeried (the flow then waits for resolveOutcome). Default 24h. */
+      unknownRequeryFor: duration.optional(),
+      /** First wait between requeries of a pending or unknown purchase; doubles each time. Default 10s. */
+      requeryBackoff: duration.optional(),
+      /** Cap of that wait. Default 10 minutes. */
+      requeryMaxBackoff: duration.optional(),
     })
     .optional(),
 });
@@ -65,13 +76,28 @@ export type VendStatus =
   | 'purchasing'
   | 'checking'
   | 'retry_wait'
+  /** The service holds the purchase as pending: requeried (H4) until vended or failed. */
+  | 'pending'
   | 'vended'
   | 'failed'
   | 'rejected'
   | 'not_vended'
   | 'outcome_unknown';
 
-export const VEND_FINAL_STATUSES: readonly VendStatus[] = ['vended', 'failed', 'rejected', 'not_vended', 'outcome_unknown'];
+/** Final statuses. outcome_unknown is not one while the flow runs: it is parked, requerying and waiting for resolveOutcome. */
+export const VEND_FINAL_STATUSES: readonly VendStatus[] = ['vended', 'failed', 'rejected', 'not_vended'];
+
+/** The outcomes an operator may give resolveOutcome for a vend. */
+export const VEND_RESOLVE_OUTCOMES = ['vended', 'failed', 'not_vended'] as const;
+export type VendResolveOutcome = (typeof VEND_RESOLVE_OUTCOMES)[number];
+
+/** Vending statuses the service may answer that are final; anything else (pending, processing…) is not. */
+export function vendRecordOutcome(status: string): 'vended' | 'failed' | 'pending' {
+  const s = status.trim().toLowerCase();
+  if (s === 'success' || s === 'successful') return 'vended';
+  if (s === 'failed' || s === 'failure' || s === 'declined' || s === 'reversed') return 'failed';
+  return 'pending';
+}
 
 /** The parts of a vending transaction the flow keeps. */
 export interface VendRecord {
@@ -98,7 +124,8 @@ export interface MeterInfo {
 export type VendStep =
   | { op: 'lookup'; outcome: 'found' | 'rejected'; detail?: string }
   | { op: 'purchase'; attempt: number; outcome: 'response' | 'unknown' | 'rejected'; detail?: string }
-  | { op: 'check'; attempt: number; outcome: 'found' | 'not_found' | 'error'; detail?: string };
+  | { op: 'check'; attempt: number; outcome: 'found' | 'not_found' | 'error'; detail?: string }
+  | { op: 'resolve'; attempt: number; outcome: VendResolveOutcome; detail: string };
 
 export interface VendState {
   orderRef: string;
@@ -107,6 +134,8 @@ export interface VendState {
   reference?: string;
   attempt: number;
   steps: VendStep[];
+  /** Set when an operator resolved an unknown outcome (resolveOutcome). */
+  resolution?: OutcomeResolution<VendResolveOutcome>;
 }
 
 export interface VendResult extends VendState {
@@ -116,6 +145,8 @@ export interface VendResult extends VendState {
   token?: string;
   meter?: MeterInfo;
   transaction?: VendRecord;
+  /** The workflow was cancelled after the purchase may have been sent: the status is what the service said then. */
+  cancelRequested?: boolean;
 }
 
 export const vendStateQuery = defineQuery<VendState>('vendState');

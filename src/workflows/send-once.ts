@@ -13,15 +13,15 @@
 //                 found ─────────────────────────► found          never sent again
 //                 absent ── read again (`absentReads`, `settleMs` apart: the service may not
 //                           show a write at once); and if the lost attempt may still be in
-//                           flight (it was sent less than `inFlightMs` ago and not proven
-//                           unsent), wait until it cannot be and read once more
+//                           flight (Temporal, not the activity, ended it: a lost or cut-off
+//                           worker), wait until `inFlightMs` after the send and read once more
 //                           ── still absent → resend (up to `maxSends`) → never-received
 //                 the service cannot answer ─────► unverified     never sent again; the flow
 //                                                                 parks it as outcome unknown
 //
 // The send and its settling run in a non-cancellable scope: a workflow cancelled mid-send still
 // learns what became of the request, so its cleanup can record the real outcome.
-import { CancellationScope, patched, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, patched, sleep } from '@temporalio/workflow';
 import { SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
 import { failureOf } from './activity-failure';
 
@@ -80,8 +80,7 @@ export const REFUSAL_TYPES: readonly string[] = ['BadRequest', 'InvalidRequest',
 
 export const SEND_ONCE_DEFAULTS = { maxSends: 2, settleMs: 3_000, absentReads: 2, inFlightMs: SERVICE_ACTIVITY_START_TO_CLOSE_MS } as const;
 
-/** The activity failure type of a request that provably never left (src/activities: requestSent false). */
-export const NEVER_SENT_TYPE = 'Transient';
+
 
 export function isRefusalFailure(err: unknown): boolean {
   const f = failureOf(err);
@@ -89,15 +88,14 @@ export function isRefusalFailure(err: unknown): boolean {
 }
 
 /**
- * True when the attempt surely is not in flight any more: it never left (NEVER_SENT_TYPE), or the
- * service answered it (an HTTP status in the failure's details, as src/activities put it). A
- * timeout, a reset connection or a lost worker leaves it possibly in flight.
+ * True when the attempt's HTTP call surely ended: the activity itself reported the failure (an
+ * ApplicationFailure: the call was refused, answered, reset or timed out by the client). When
+ * Temporal failed the attempt instead (heartbeat or start-to-close timeout: the worker was lost or
+ * cut off), its call may still be open and its request may still land.
  */
 function ended(err: unknown): boolean {
-  const f = failureOf(err);
-  if (!f) return false;
-  const first: unknown = Array.isArray(f.details) ? f.details[0] : undefined;
-  return f.type === NEVER_SENT_TYPE || (typeof first === 'object' && first !== null && typeof (first as { status?: unknown }).status === 'number');
+  // An ApplicationFailure thrown by the flow's own send wrapper (e.g. an answer it reads as unknown) also ended the call.
+  return err instanceof ApplicationFailure || failureOf(err) !== undefined;
 }
 
 function refusalOf(err: unknown): Refusal {

@@ -3,38 +3,69 @@
 //   1. input rules (zod, shared with the starter)
 //   2. H1 providers (cached by the worker): the provider must be listed
 //   3. H2 meter lookup: amount ≥ minimum_vend; the lookup's reference is the purchase's key
-//   4. H3 purchase, once (the activity never retries by itself)
-//      answered            → vended (token) or failed
+//   4. H3 purchase through the one send-once rule (./send-once.ts): send = H3, requery = H4 by
+//      reference. What this flow keeps:
+//      answered / found    → the record's STATUS decides, never the HTTP 200: success → vended
+//                            (token), failed → failed, anything else (pending) → requeried
+//                            (H4) on a backoff until final; pending past `pendingFor` parks as
+//                            outcome_unknown (./unknown-outcome.ts). Never re-purchased.
 //      refused (400/401…)  → rejected: nothing was vended
-//      no answer           → check by reference (H4):
-//                             found     → that is the outcome (token)
-//                             not found → the first never arrived: a retry with the SAME
-//                                         reference, bounded (maxPurchaseAttempts, default 2)
-//                             no answer → outcome_unknown: never sent again
-//      a RETRY refused     → checked by reference once more: found → vended; else rejected
+//      never received      → not_vended (a refused resend: rejected)
+//      unverified          → outcome_unknown: never sent again, requeried on a backoff for
+//                            `unknownRequeryFor` (24 h); an operator may resolveOutcome
+//                            (src/shared/outcome.ts) with vended | failed | not_vended
+//   5. cancelled after H3 may have been sent: a non-cancellable cleanup asks H4 once more and the
+//      result carries the real outcome (or outcome_unknown) with cancelRequested; never "cancelled".
 //
-// The only way to send H3 is `purchase(permit)`; permits are the first (used once) and one
-// minted from an H4 "not found" for the attempt just made.
+// Before a resend the flow waits: `retryBackoff`, and — when the earlier H3 attempt was lost by
+// its heartbeat timeout (a worker that died or was cut off mid-call) — until that attempt's HTTP
+// call can no longer be in flight (purchaseTimeoutMs plus a margin).
 import type { RetryPolicy } from '@temporalio/common';
-import { ApplicationFailure, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { VendingActivities } from '../activities/vending';
 import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, durationMs, issuesOf } from '../shared/pos';
 import {
+  VEND_RESOLVE_OUTCOMES,
   VendInputSchema,
+  vendRecordOutcome,
   vendStateQuery,
   type MeterInfo,
   type VendInput,
   type VendRecord,
+  type VendResolveOutcome,
   type VendResult,
   type VendState,
   type VendStep,
 } from '../shared/vending';
+import { checkResolveOutcome, resolveOutcomeUpdate, UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
+import { sendOnce, type Presence } from './send-once';
+import { awaitFinal, lostByHeartbeat, type Settled } from './unknown-outcome';
 
-const DEFAULTS = { maxPurchaseAttempts: 2, checkSettleDelay: '3s', retryBackoff: '2s', purchaseTimeoutMs: 45_000, checkTimeout: '10 minutes' } as const;
+const DEFAULTS = {
+  maxPurchaseAttempts: 2,
+  checkSettleDelay: '3s',
+  retryBackoff: '2s',
+  purchaseTimeoutMs: 45_000,
+  checkTimeout: '10 minutes',
+  pendingFor: '10 minutes',
+  unknownRequeryFor: UNKNOWN_OUTCOME_DEFAULTS.requeryFor,
+  requeryBackoff: UNKNOWN_OUTCOME_DEFAULTS.firstBackoff,
+  requeryMaxBackoff: UNKNOWN_OUTCOME_DEFAULTS.maxBackoff,
+} as const;
 const REFUSED: readonly string[] = [FailureTypes.BadRequest, FailureTypes.Unauthorized, FailureTypes.InvalidRequest, FailureTypes.NotFound];
-
-type PurchasePermit = { readonly kind: 'first' } | { readonly kind: 'after-not-found'; readonly checkedAttempt: number };
+/** H3's heartbeat timeout: a worker lost mid-call is noticed this quickly. */
+const PURCHASE_HEARTBEAT_TIMEOUT = '10s';
+/** Margin over the HTTP timeout: start-to-close, and the wait before a resend after a lost heartbeat. */
+const IN_FLIGHT_MARGIN_MS = 15_000;
 
 export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResult> {
   const parsed = VendInputSchema.safeParse(raw);
@@ -48,15 +79,34 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
 
   const readRetry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...REFUSED, FailureTypes.ServiceError] };
   const { vendListProviders, vendLookupMeter } = proxyActivities<VendingActivities>({ startToCloseTimeout: '30s', scheduleToCloseTimeout: '5 minutes', retry: readRetry });
-  const { vendPurchase } = proxyActivities<VendingActivities>({ startToCloseTimeout: purchaseTimeoutMs + 15_000, retry: { maximumAttempts: 1 } });
+  const { vendPurchase } = proxyActivities<VendingActivities>({
+    startToCloseTimeout: purchaseTimeoutMs + IN_FLIGHT_MARGIN_MS,
+    heartbeatTimeout: PURCHASE_HEARTBEAT_TIMEOUT,
+    retry: { maximumAttempts: 1 },
+  });
   const { vendFindByReference } = proxyActivities<VendingActivities>({
     startToCloseTimeout: '30s',
     scheduleToCloseTimeout: durationMs(options.checkTimeout ?? DEFAULTS.checkTimeout),
     retry: readRetry,
   });
+  // While pending or parked: one bounded read per round; the rounds carry the backoff.
+  const { vendFindByReference: vendWatchByReference } = proxyActivities<VendingActivities>({
+    startToCloseTimeout: '30s',
+    scheduleToCloseTimeout: '2 minutes',
+    retry: { ...readRetry, maximumAttempts: 3 },
+  });
 
   const state: VendState = { orderRef: input.order_ref, status: 'validating', attempt: 0, steps: [] };
   setHandler(vendStateQuery, () => ({ ...state, steps: [...state.steps] }));
+  let resolution: OutcomeResolution<VendResolveOutcome> | undefined;
+  setHandler(
+    resolveOutcomeUpdate,
+    (r) => {
+      resolution ??= { outcome: r.outcome as VendResolveOutcome, reason: r.reason.trim(), operator: r.operator.trim(), resolvedAt: new Date(Date.now()).toISOString() };
+      return resolution;
+    },
+    { validator: (r) => checkResolveOutcome(r, VEND_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined) },
+  );
   const setStatus = (status: VendState['status']) => {
     state.status = status;
     upsertSearchAttributes(paymentSearchAttributes({ status }));
@@ -102,66 +152,138 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
     return finish('rejected', `amount ${input.amount} is below the meter's minimum_vend ${meter.minimum_vend}; nothing was vended`);
   }
   const purchaseRequest = { reference: meter.reference, amount: input.amount, phone_number: input.phone_number, email: input.email };
+  const reference = purchaseRequest.reference;
 
-  // ---- H3: the only path to a purchase ----
-  let firstPermitUsed = false;
-  async function purchase(permit: PurchasePermit): Promise<{ kind: 'response'; transaction: VendRecord } | { kind: 'unknown' | 'rejected'; detail: string }> {
-    if (permit.kind === 'first') {
-      if (firstPermitUsed) throw ApplicationFailure.nonRetryable('the first-purchase permit was used twice', 'PermitViolation');
-      firstPermitUsed = true;
-    } else if (permit.checkedAttempt !== state.attempt) {
-      throw ApplicationFailure.nonRetryable('a retry permit must come from the check of the attempt just made', 'PermitViolation');
+  // ---- H3 through send-once; H4 by reference is its requery ----
+  /** No H3 attempt may still be in flight after this (workflow time). */
+  let inFlightUntil = 0;
+  let lastSendRefused = false;
+  const send = async (sendNumber: number): Promise<VendRecord> => {
+    if (sendNumber > 1) {
+      setStatus('retry_wait');
+      await sleep(Math.max(durationMs(options.retryBackoff ?? DEFAULTS.retryBackoff), inFlightUntil - Date.now()));
     }
     state.attempt += 1;
     setStatus('purchasing');
     try {
       const transaction = await vendPurchase(purchaseRequest, { attempt: state.attempt, timeoutMs: purchaseTimeoutMs });
       record({ op: 'purchase', attempt: state.attempt, outcome: 'response', detail: transaction.status });
-      return { kind: 'response', transaction };
+      return transaction;
     } catch (err) {
       const type = activityFailureType(err);
-      if (type !== undefined && REFUSED.includes(type)) {
-        record({ op: 'purchase', attempt: state.attempt, outcome: 'rejected', detail: type });
-        return { kind: 'rejected', detail: activityFailureMessage(err) };
-      }
-      record({ op: 'purchase', attempt: state.attempt, outcome: 'unknown', detail: type ?? 'ActivityFailure' });
-      return { kind: 'unknown', detail: activityFailureMessage(err) };
+      lastSendRefused = type !== undefined && REFUSED.includes(type);
+      if (lostByHeartbeat(err)) inFlightUntil = Date.now() + purchaseTimeoutMs + IN_FLIGHT_MARGIN_MS;
+      record({ op: 'purchase', attempt: state.attempt, outcome: lastSendRefused ? 'rejected' : 'unknown', detail: type ?? (lostByHeartbeat(err) ? 'HeartbeatTimeout' : 'ActivityFailure') });
+      throw err;
     }
-  }
+  };
+  const requery = async (): Promise<Presence<VendRecord>> => {
+    setStatus('checking');
+    try {
+      const check = await vendFindByReference({ reference });
+      if (check.found) {
+        record({ op: 'check', attempt: state.attempt, outcome: 'found', detail: check.transaction.status });
+        return { found: true, record: check.transaction };
+      }
+      record({ op: 'check', attempt: state.attempt, outcome: 'not_found' });
+      return { found: false };
+    } catch (err) {
+      record({ op: 'check', attempt: state.attempt, outcome: 'error', detail: activityFailureType(err) ?? 'Unknown' });
+      throw err;
+    }
+  };
 
   const fromTransaction = (t: VendRecord, how: string): VendResult =>
-    t.status === 'success'
+    vendRecordOutcome(t.status) === 'vended'
       ? finish('vended', `vended${how}`, t)
       : finish('failed', `the service holds the purchase with status ${t.status}${how}; it is not sent again`, t);
 
-  let permit: PurchasePermit = { kind: 'first' };
-  for (;;) {
-    const sent = await purchase(permit);
-    if (sent.kind === 'response') return fromTransaction(sent.transaction, '');
-    if (sent.kind === 'rejected' && state.attempt === 1) return finish('rejected', `the purchase was refused: ${sent.detail}; nothing was vended`);
-    // A retry refused (e.g. 'already processed for this reference') is checked by reference too.
+  /** Pending or unknown: requery until final, park as outcome_unknown, accept resolveOutcome. */
+  const watch = async (startAs: 'pending' | 'outcome_unknown', how: string, last?: VendRecord): Promise<VendResult> => {
+    const settled: Settled<VendRecord> = await awaitFinal<VendRecord>({
+      startAs,
+      requery: async () => {
+        const check = await vendWatchByReference({ reference });
+        return check.found ? { found: true, record: check.transaction } : { found: false };
+      },
+      isFinal: (t) => vendRecordOutcome(t.status) !== 'pending',
+      absentIsFinal: () => Date.now() >= inFlightUntil,
+      setStatus,
+      resolution: () => resolution,
+      onRead: (read) => {
+        if (read === 'error') record({ op: 'check', attempt: state.attempt, outcome: 'error', detail: 'Unavailable' });
+        else if (read.found) {
+          last = read.record;
+          record({ op: 'check', attempt: state.attempt, outcome: 'found', detail: read.record.status });
+        } else record({ op: 'check', attempt: state.attempt, outcome: 'not_found' });
+      },
+      pendingForMs: durationMs(options.pendingFor ?? DEFAULTS.pendingFor),
+      requeryForMs: durationMs(options.unknownRequeryFor ?? DEFAULTS.unknownRequeryFor),
+      firstBackoffMs: durationMs(options.requeryBackoff ?? DEFAULTS.requeryBackoff),
+      maxBackoffMs: durationMs(options.requeryMaxBackoff ?? DEFAULTS.requeryMaxBackoff),
+    });
+    if (settled.kind === 'final') return fromTransaction(settled.record, `${how}; final after requery by reference (H4)`);
+    if (settled.kind === 'absent') return finish('not_vended', `the service does not know reference ${reference} (H4 not found after the purchase got no answer); nothing was vended`);
+    const r = settled.resolution as OutcomeResolution<VendResolveOutcome>;
+    state.resolution = r;
+    record({ op: 'resolve', attempt: state.attempt, outcome: r.outcome, detail: `by ${r.operator}: ${r.reason}` });
+    return finish(r.outcome, `resolved by ${r.operator}: ${r.reason} (the service could not tell the outcome of reference ${reference})`, last);
+  };
 
-    // No answer: check by reference before anything else.
-    await sleep(durationMs(options.checkSettleDelay ?? DEFAULTS.checkSettleDelay));
-    setStatus('checking');
-    let check;
-    try {
-      check = await vendFindByReference({ reference: purchaseRequest.reference });
-    } catch (err) {
-      record({ op: 'check', attempt: state.attempt, outcome: 'error', detail: activityFailureType(err) ?? 'Unknown' });
-      return finish('outcome_unknown', `the purchase got no answer and the check by reference (H4) failed (${activityFailureMessage(err)}); it is NOT sent again. Reconcile reference ${purchaseRequest.reference}.`);
+  // Everything from here may follow a purchase that moved money.
+  try {
+    const sent = await sendOnce<VendRecord, VendRecord>({
+      what: 'electricity purchase (H3)',
+      send,
+      requery,
+      settleMs: durationMs(options.checkSettleDelay ?? DEFAULTS.checkSettleDelay),
+      // H4 "not found" after the settle delay is the service's answer; a resend also waits
+      // until no earlier attempt can be in flight.
+      absentReads: 1,
+      maxSends: maxAttempts,
+      isRefusal: (err) => {
+        const type = activityFailureType(err);
+        return type !== undefined && REFUSED.includes(type);
+      },
+    });
+    switch (sent.outcome) {
+      case 'answered':
+        if (vendRecordOutcome(sent.answer.status) !== 'pending') return fromTransaction(sent.answer, '');
+        return await watch('pending', ` (answered ${sent.answer.status})`, sent.answer);
+      case 'found':
+        if (vendRecordOutcome(sent.record.status) !== 'pending') return fromTransaction(sent.record, ' (found by reference after a lost answer)');
+        return await watch('pending', ` (found ${sent.record.status} by reference after a lost answer)`, sent.record);
+      case 'refused':
+        return finish('rejected', `the purchase was refused: ${sent.failure.message}; nothing was vended`);
+      case 'never-received':
+        return lastSendRefused
+          ? finish('rejected', `the purchase was refused: ${sent.lost}; nothing was vended`)
+          : finish('not_vended', `the service never received the purchase (H4: not found after ${state.attempt} attempt(s)); nothing was vended`);
+      case 'unverified':
+        return await watch('outcome_unknown', ` (the purchase got no answer (${sent.lost}) and H4 could not answer; it is NOT sent again)`);
     }
-    if (check.found) {
-      record({ op: 'check', attempt: state.attempt, outcome: 'found', detail: check.transaction.status });
-      return fromTransaction(check.transaction, ' (found by reference after a lost answer)');
-    }
-    record({ op: 'check', attempt: state.attempt, outcome: 'not_found' });
-    if (sent.kind === 'rejected') return finish('rejected', `the purchase was refused: ${sent.detail}; nothing was vended`);
-    if (state.attempt >= maxAttempts) {
-      return finish('not_vended', `the service never received the purchase (H4: not found after ${state.attempt} attempt(s)); nothing was vended`);
-    }
-    setStatus('retry_wait');
-    await sleep(durationMs(options.retryBackoff ?? DEFAULTS.retryBackoff));
-    permit = { kind: 'after-not-found', checkedAttempt: state.attempt };
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    // Cancelled while a purchase may have moved money: ask the service, record what it says.
+    return await CancellationScope.nonCancellable(async () => {
+      let found: Presence<VendRecord> | undefined;
+      try {
+        found = await requery();
+      } catch {
+        found = undefined;
+      }
+      const note = 'cancel requested after the purchase may have been sent';
+      let result: VendResult;
+      if (found?.found && vendRecordOutcome(found.record.status) !== 'pending') result = fromTransaction(found.record, ` (${note}; H4 by reference)`);
+      else if (found && !found.found && state.steps.every((s) => !(s.op === 'check' && s.outcome === 'found')) && Date.now() >= inFlightUntil)
+        result = finish('not_vended', `${note}: the service does not know reference ${reference} (H4 not found); nothing was vended`);
+      else
+        result = finish(
+          'outcome_unknown',
+          `${note}: the service ${found?.found ? `holds it as ${found.record.status}` : 'could not tell'}; reconcile reference ${reference}`,
+          found?.found ? found.record : undefined,
+        );
+      return { ...result, cancelRequested: true };
+    });
   }
 }

@@ -58,8 +58,8 @@ export function assertNoRetryWithoutRequery(calls: CallRecord[]): void {
 
 /** The same rule over a workflow's own step record. */
 export function stepsToCalls(merchantRef: string, steps: PosStep[]): CallRecord[] {
-  return steps.map((s) =>
-    s.op === 'initiate' ? { op: 'initiate', merchantRef } : { op: 'requery', merchantRef, answer: s.outcome },
+  return steps.flatMap((s): CallRecord[] =>
+    s.op === 'initiate' ? [{ op: 'initiate', merchantRef }] : s.op === 'requery' ? [{ op: 'requery', merchantRef, answer: s.outcome }] : [],
   );
 }
 

@@ -15,7 +15,7 @@ import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { assertNoRetryWithoutRequery, historyTexts } from './helpers';
 import { rawHistoryText } from '../payments/helpers';
 import { SecretUnavailableError } from '../../src/claim-check/store';
-import { POS_SEALED_FIELDS, PosTransactionInputSchema, posTransactionWorkflowId, type PosSealedCardData } from '../../src/shared/pos';
+import { POS_SEALED_FIELDS, PosTransactionInputSchema, posTransactionStateQuery, posTransactionWorkflowId, type PosSealedCardData } from '../../src/shared/pos';
 import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
 import { SandboxAdmin, posCallsFromLog, sandboxCard, shortRef } from './sandbox';
 
@@ -141,15 +141,18 @@ describe('POS terminal transaction against the sandbox', () => {
     assertNoRetryWithoutRequery(calls);
   });
 
-  it('requery unavailable after a lost answer: outcome_unknown, F3 never resent (the drop-after sale stays single)', async () => {
+  it('requery unavailable after a lost answer: parked as outcome_unknown, F3 never resent; when F4 answers again the real outcome (the drop-after sale stays single)', async () => {
     await admin.fault({ method: 'POST', path: '/transaction', kind: 'drop-after-processing', count: 1 });
     await admin.fault({ method: 'GET', path: '/transaction/by-ref/', kind: 'error5xx', status: 503 });
     const ref = shortRef('unk');
     refs.push(ref);
-    const input = sandboxCard('0000', ref, session.terminalId, session.pinKey(), { options: { requerySettleDelay: '100ms', requeryTimeout: '4s' } });
-    const result = await runPosTransaction(ctx, input, session);
-    expect(result).toMatchObject({ status: 'outcome_unknown', attempt: 1 });
-    expect(result.action).toMatch(/NOT sent again/);
+    const input = sandboxCard('0000', ref, session.terminalId, session.pinKey(), { options: { requerySettleDelay: '100ms', requeryTimeout: '4s', requeryBackoff: '500ms', requeryMaxBackoff: '1s' } });
+    const h = await startPosTransaction(ctx, input, session);
+    for (let i = 0; i < 200 && (await h.query(posTransactionStateQuery)).status !== 'outcome_unknown'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
+    await admin.clearFaults();
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'approved', responseCode: '00', attempt: 1 });
     expect(await sales(ref)).toHaveLength(1); // the sandbox did the sale; we did not double it
     expect(posCallsFromLog(await admin.requests(), ref).filter((c) => c.op === 'initiate')).toHaveLength(1);
   });

@@ -18,7 +18,9 @@ import {
   type PosTransactionInput,
   type PosTransactionRecord,
   type PosTransactionResult,
+  posTransactionStateQuery,
 } from '../../src/shared/pos';
+import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
@@ -35,7 +37,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => env?.teardown());
 
-type InitiateScript = { code: string } | { fail: string };
+type InitiateScript = { code: string } | { fail: string } | { hang: true };
 type RequeryScript = { code: string } | 'not_found' | { fail: string };
 
 const txn = (ref: string, code: string): PosTransactionRecord => ({
@@ -56,6 +58,11 @@ function scripted(initiates: InitiateScript[], requeries: RequeryScript[], calls
       if ('fail' in s && s.fail === SECRET_UNAVAILABLE) throw ApplicationFailure.create({ type: SECRET_UNAVAILABLE, message: 'the sealed pos-card is no longer available', nonRetryable: true });
       calls.push({ op: 'initiate', merchantRef: req.merchant_ref });
       seen.push(req as PosSealedInitiateRequest);
+      if ('hang' in s) {
+        // A worker that stops mid-call: no heartbeat, no answer (until well after the heartbeat timeout).
+        await new Promise((r) => setTimeout(r, 15_000));
+        throw new Error('the hung call ended');
+      }
       if ('fail' in s) throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
       return { transaction: txn(req.merchant_ref, s.code) };
     },
@@ -186,10 +193,10 @@ describe('POS terminal transaction: one next step per outcome', () => {
     expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery']);
   });
 
-  it('requery cannot answer: outcome_unknown and F3 is never sent again', async () => {
-    const { result, calls } = await run([{ fail: FailureTypes.OutcomeUnknown }], [{ fail: FailureTypes.Unauthorized }]);
-    expect(result).toMatchObject({ status: 'outcome_unknown', attempt: 1 });
-    expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery']);
+  it('requery cannot answer: parked as outcome_unknown, F3 never sent again; a later F4 answer ends it with the real outcome', async () => {
+    const { result, calls } = await run([{ fail: FailureTypes.OutcomeUnknown }], [{ fail: FailureTypes.Unauthorized }, { fail: FailureTypes.Unauthorized }, { code: '00' }]);
+    expect(result).toMatchObject({ status: 'approved', attempt: 1 });
+    expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery', 'requery', 'requery']);
   });
 
   it('refused by the service (400): rejected, no requery, no retry', async () => {
@@ -205,7 +212,7 @@ describe('POS terminal transaction: one next step per outcome', () => {
   });
 
   it('a retry refused and still not found: rejected', async () => {
-    const { result } = await run([{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.BadRequest }], ['not_found', 'not_found']);
+    const { result } = await run([{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.BadRequest }], ['not_found', 'not_found'], { options: { maxAttempts: 2 } });
     expect(result).toMatchObject({ status: 'rejected', attempt: 2 });
   });
 
@@ -227,7 +234,8 @@ describe('POS terminal transaction: one next step per outcome', () => {
     const all: CallRecord[] = [];
     for (let i = 0; i < 24; i++) {
       const initiates = Array.from({ length: 3 }, () => initiateOptions[rnd(initiateOptions.length)]);
-      const requeries = Array.from({ length: 3 }, () => requeryOptions[rnd(requeryOptions.length)]);
+      // The last entry answers a parked (unknown) outcome.
+      const requeries = [...Array.from({ length: 3 }, () => requeryOptions[rnd(requeryOptions.length)]), { code: '00' }];
       const calls: CallRecord[] = [];
       const ref = `r${i}${randomUUID().slice(0, 8)}`;
       const taskQueue = `pos-rnd-${randomUUID()}`;
@@ -350,7 +358,86 @@ describe('POS terminal transaction: the sealed card read', () => {
     expect((await run([{ code: '00' }], [])).discarded).toEqual([]);
     expect((await run([{ code: '51' }], [])).discarded).toEqual([]);
     expect((await run([{ code: '96' }], [{ code: '00' }])).discarded).toEqual([`cc_${'A'.repeat(22)}`]);
-    expect((await run([{ fail: FailureTypes.OutcomeUnknown }], [{ fail: FailureTypes.Unauthorized }])).discarded).toHaveLength(1);
+    expect((await run([{ fail: FailureTypes.OutcomeUnknown }], [{ fail: FailureTypes.Unauthorized }, 'not_found'])).discarded).toHaveLength(1);
     expect((await run([{ fail: FailureTypes.BadRequest }], [])).discarded).toEqual([]);
+  });
+});
+
+describe('POS terminal transaction: unknown outcomes are actionable', () => {
+  it('a worker lost mid-F3 is noticed by the heartbeat timeout and F4 is asked at once, never a second F3', async () => {
+    const { result, calls } = await run([{ hang: true }], [{ code: '00' }]);
+    expect(result).toMatchObject({ status: 'approved', attempt: 1 });
+    expect(result.steps[0]).toMatchObject({ op: 'initiate', outcome: 'unknown', detail: 'HeartbeatTimeout' });
+    expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery']);
+  }, 60_000);
+
+  async function start(initiates: InitiateScript[], requeries: RequeryScript[], input?: Partial<PosSealedTransactionInput>) {
+    const calls: CallRecord[] = [];
+    const discarded: string[] = [];
+    const ref = `u${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+    const taskQueue = `pos-unk-${randomUUID()}`;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: scripted(initiates, requeries, calls, [], discarded) });
+    const running = worker.run();
+    const handle = await env.client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', { workflowId: `pos-txn-${ref}`, taskQueue, args: [sealedCardInput(ref, input)] });
+    const done = async () => {
+      try {
+        return await handle.result();
+      } finally {
+        worker.shutdown();
+        await running;
+      }
+    };
+    const waitFor = async (status: string) => {
+      for (let i = 0; i < 100 && (await handle.query(posTransactionStateQuery)).status !== status; i++) await new Promise((r) => setTimeout(r, 100));
+    };
+    return { handle, calls, discarded, done, waitFor };
+  }
+  const refusedBecause = (p: Promise<unknown>) => p.then(() => 'accepted', (e: { cause?: Error; message: string }) => e.cause?.message ?? e.message);
+  const unavailable = (n: number): RequeryScript[] => Array.from({ length: n }, () => ({ fail: FailureTypes.Unauthorized }));
+
+  it('parked as outcome_unknown (PaymentStatus), requeried on a backoff; resolveOutcome records operator and reason and ends the sale', async () => {
+    const { handle, calls, discarded, done } = await start([{ fail: FailureTypes.OutcomeUnknown }], unavailable(40), { options: { unknownRequeryFor: '5 minutes', requeryBackoff: '30s', requeryMaxBackoff: '1 minute' } });
+    await env.sleep(10 * 60_000);
+    const parked = await handle.query(posTransactionStateQuery);
+    expect(parked.status).toBe('outcome_unknown');
+    expect((await handle.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
+    expect(parked.steps.filter((s) => s.op === 'requery').length).toBeGreaterThan(3);
+    expect(await refusedBecause(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'vended', reason: 'x', operator: 'ops-1' }] }))).toMatch(/approved, declined, not_received/);
+    expect(await refusedBecause(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'approved', reason: ' ', operator: 'ops-1' }] }))).toMatch(/reason is required/);
+    const resolution = await handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'approved', reason: 'acquirer settlement file, rrn 123', operator: 'ops-bola' }] });
+    expect(resolution).toMatchObject({ outcome: 'approved', operator: 'ops-bola', reason: 'acquirer settlement file, rrn 123' });
+    const result = await done();
+    expect(result).toMatchObject({ status: 'approved', resolution: { outcome: 'approved', operator: 'ops-bola' } });
+    expect(result.action).toMatch(/Resolved by ops-bola/);
+    expect(result.steps.at(-1)).toMatchObject({ op: 'resolve', outcome: 'approved' });
+    expect(calls.filter((c) => c.op === 'initiate')).toHaveLength(1);
+    expect(discarded).toHaveLength(1); // the kept card read is discarded when the sale ends
+    expect((await handle.describe()).searchAttributes.PaymentStatus).toEqual(['approved']);
+  });
+
+  it('resolveOutcome is refused while the sale is not parked', async () => {
+    const { handle, done, waitFor } = await start([{ fail: FailureTypes.OutcomeUnknown }], ['not_found'], { options: { retryBackoff: '1 hour' } });
+    await waitFor('retry_wait');
+    expect(await refusedBecause(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'declined', reason: 'x', operator: 'ops-1' }] }))).toMatch(/only while the flow is parked/);
+    await handle.cancel();
+    await done().catch(() => undefined);
+  });
+
+  it('cancelled while parked: the cleanup asks F4 and records the real outcome (cancelRequested), never "cancelled"', async () => {
+    const { handle, calls, done, waitFor } = await start([{ fail: FailureTypes.OutcomeUnknown }], [{ fail: FailureTypes.Unauthorized }, { code: '51' }], { options: { requeryBackoff: '1 hour' } });
+    await waitFor('outcome_unknown');
+    await handle.cancel();
+    const result = await done();
+    expect(result).toMatchObject({ status: 'declined', responseCode: '51', cancelRequested: true });
+    expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery', 'requery']);
+  });
+
+  it('cancelled while parked and F4 still cannot answer: outcome_unknown with cancelRequested', async () => {
+    const { handle, done, waitFor } = await start([{ fail: FailureTypes.OutcomeUnknown }], unavailable(5), { options: { requeryBackoff: '1 hour' } });
+    await waitFor('outcome_unknown');
+    await handle.cancel();
+    const result = await done();
+    expect(result).toMatchObject({ status: 'outcome_unknown', cancelRequested: true });
+    expect(result.action).toMatch(/NOT sent again/);
   });
 });

@@ -3,7 +3,8 @@
 // before any new attempt), each checked against the sandbox ledger and request log.
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
-import type { VendInput } from '../../src/shared/vending';
+import { vendStateQuery, type VendInput, type VendStatus } from '../../src/shared/vending';
+import { PENDING_METER, PENDING_VEND_MS } from '../../src/sandbox/vending';
 import { runVend, startVend } from '../../src/starters/vending';
 import type { StarterContext } from '../../src/starters/connect';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
@@ -36,6 +37,14 @@ const sale = (over: Partial<VendInput> = {}): VendInput => ({
   options: { checkSettleDelay: '200ms', retryBackoff: '300ms' },
   ...over,
 });
+
+async function waitForStatus(h: Awaited<ReturnType<typeof startVend>>, status: VendStatus): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if ((await h.query(vendStateQuery)).status === status) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`never reached ${status}: ${JSON.stringify(await h.query(vendStateQuery))}`);
+}
 
 /** The vending calls the sandbox saw since `from`, as short strings. */
 async function vendCalls(from: number): Promise<string[]> {
@@ -119,11 +128,32 @@ describe('electricity vending against the sandbox', () => {
     expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(0);
   });
 
-  it('H4 unavailable after a lost answer: outcome_unknown, never resent, the one vend stays one', async () => {
+  it('H4 unavailable after a lost answer: parked as outcome_unknown, never resent; when H4 answers again the sale ends vended, one vend', async () => {
     await admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-after-processing', count: 1 });
     await admin.fault({ method: 'GET', path: '/vending/transactions', kind: 'error5xx', status: 503 });
-    const result = await runVend(ctx, sale({ options: { checkSettleDelay: '100ms', checkTimeout: '4s' } }));
-    expect(result).toMatchObject({ status: 'outcome_unknown', attempt: 1 });
+    const h = await startVend(ctx, sale({ options: { checkSettleDelay: '100ms', checkTimeout: '4s', requeryBackoff: '500ms', requeryMaxBackoff: '1s' } }));
+    await waitForStatus(h, 'outcome_unknown');
+    expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
+    await admin.clearFaults();
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'vended', attempt: 1 });
+    expect(result.token).toMatch(/^\d{4}(-\d{4}){4}$/);
+    expect(result.steps.filter((s) => s.op === 'purchase')).toHaveLength(1);
+    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
+  });
+
+  it('a pending vend (200, status pending) is requeried until the sandbox completes it: vended with the token, one H3', async () => {
+    const from = (await admin.requests()).length;
+    const h = await startVend(ctx, sale({ meter_no: PENDING_METER, options: { requeryBackoff: '300ms', requeryMaxBackoff: '500ms' } }));
+    await waitForStatus(h, 'pending');
+    expect((await h.query(vendStateQuery)).steps.at(-1)).toMatchObject({ op: 'purchase', outcome: 'response', detail: 'pending' });
+    await admin.advanceClock(PENDING_VEND_MS + 1000);
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'vended', attempt: 1 });
+    expect(result.token).toMatch(/^\d{4}(-\d{4}){4}$/);
+    const calls = (await vendCalls(from)).filter((c) => !c.startsWith('H1'));
+    expect(calls.filter((c) => c.startsWith('H3'))).toEqual(['H3 200']);
+    expect(calls.filter((c) => c.startsWith('H4')).length).toBeGreaterThanOrEqual(1);
     expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
   });
 

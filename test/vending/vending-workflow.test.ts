@@ -3,7 +3,7 @@
 // Also the provider cache of the real activities (with a counting fake client).
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createVendingActivities, type VendingActivities } from '../../src/activities/vending';
@@ -11,7 +11,8 @@ import type { ActivityDeps } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { FailureTypes } from '../../src/shared/pos';
-import type { MeterInfo, VendCheckOutcome, VendInput, VendRecord, VendResult } from '../../src/shared/vending';
+import { vendStateQuery, type MeterInfo, type VendCheckOutcome, type VendInput, type VendRecord, type VendResult } from '../../src/shared/vending';
+import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import type { vendElectricityWorkflow } from '../../src/workflows/vending';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { createTimeSkippingEnv } from '../helpers/time-skipping';
@@ -26,8 +27,8 @@ beforeAll(async () => {
 afterAll(() => env?.teardown());
 
 type Call = { op: 'providers' } | { op: 'lookup' } | { op: 'purchase'; reference: string } | { op: 'check'; reference: string; answer: 'found' | 'not_found' | 'error' };
-type PurchaseScript = 'ok' | 'failed' | { fail: string };
-type CheckScript = 'found' | 'not_found' | { fail: string };
+type PurchaseScript = 'ok' | 'failed' | 'pending' | { fail: string } | 'hang';
+type CheckScript = 'found' | 'not_found' | 'pending' | 'failed' | { fail: string };
 
 const vend = (reference: string, status = 'success'): VendRecord => ({ reference, status, amount: '5000.00', ...(status === 'success' ? { token: '1234-5678-9012-3456-7890' } : {}) });
 
@@ -48,7 +49,12 @@ function scripted(opts: { purchases: PurchaseScript[]; checks: CheckScript[]; mi
       const s = opts.purchases.shift();
       if (!s) throw new Error('unscripted purchase');
       if (typeof s === 'object') throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
-      return vend(req.reference, s === 'ok' ? 'success' : 'failed');
+      if (s === 'hang') {
+        // A worker that stops mid-call: no heartbeat, no answer (until well after the heartbeat timeout).
+        await new Promise((r) => setTimeout(r, 15_000));
+        throw new Error('the hung call ended');
+      }
+      return vend(req.reference, s === 'ok' ? 'success' : s);
     },
     async vendFindByReference(req): Promise<VendCheckOutcome> {
       const s = opts.checks.shift();
@@ -57,8 +63,9 @@ function scripted(opts: { purchases: PurchaseScript[]; checks: CheckScript[]; mi
         calls.push({ op: 'check', reference: req.reference, answer: 'error' });
         throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
       }
-      calls.push({ op: 'check', reference: req.reference, answer: s });
-      return s === 'found' ? { found: true, transaction: vend(req.reference) } : { found: false };
+      calls.push({ op: 'check', reference: req.reference, answer: s === 'not_found' ? 'not_found' : 'found' });
+      if (s === 'not_found') return { found: false };
+      return { found: true, transaction: vend(req.reference, s === 'found' ? 'success' : s) };
     },
   };
   return acts;
@@ -142,12 +149,6 @@ describe('electricity vending workflow', () => {
     assertNoResendWithoutCheck(calls);
   });
 
-  it('the check cannot answer: outcome_unknown, never sent again', async () => {
-    const { result, calls } = await run({ purchases: [{ fail: FailureTypes.OutcomeUnknown }], checks: [{ fail: FailureTypes.Unauthorized }] });
-    expect(result).toMatchObject({ status: 'outcome_unknown', attempt: 1 });
-    expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
-  });
-
   it('a refused retry (already processed) is checked by reference: found → vended, no third purchase', async () => {
     const { result, calls } = await run({ purchases: [{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.BadRequest }], checks: ['not_found', 'found'] });
     expect(result).toMatchObject({ status: 'vended', attempt: 2 });
@@ -222,4 +223,112 @@ describe('provider cache (real activities, counting client)', () => {
     await expect(acts.vendListProviders()).rejects.toThrow(/down/);
     expect(counter.n).toBe(2);
   });
+});
+
+describe('money safety: status, unknown outcomes, cancellation, heartbeat', () => {
+  /** Starts a sale and returns its handle, the worker run and the calls. */
+  async function start(opts: Parameters<typeof scripted>[0], over: Partial<VendInput> = {}) {
+    const calls: Call[] = [];
+    const taskQueue = `vend-ms-${randomUUID()}`;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: scripted(opts, calls) });
+    const args = input(over);
+    const running = worker.run();
+    const handle = await env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', { workflowId: `vend-${args.order_ref}`, taskQueue, args: [args] });
+    const done = async () => {
+      try {
+        return await handle.result();
+      } finally {
+        worker.shutdown();
+        await running;
+      }
+    };
+    return { handle, calls, done };
+  }
+  /** The reason an Update was refused (the validator's message). */
+  const refusedBecause = (p: Promise<unknown>) => p.then(() => 'accepted', (e: { cause?: Error; message: string }) => e.cause?.message ?? e.message);
+  const searchStatus = async (handle: WorkflowHandle) => (await handle.describe()).searchAttributes.PaymentStatus?.[0];
+
+  it('a 200 whose body says pending is not a success: H4 until final, vended, one purchase', async () => {
+    const { result, calls } = await run({ purchases: ['pending'], checks: ['pending', 'pending', 'found'] });
+    expect(result).toMatchObject({ status: 'vended', attempt: 1, token: '1234-5678-9012-3456-7890' });
+    expect(calls.map((c) => c.op)).toEqual(['providers', 'lookup', 'purchase', 'check', 'check', 'check']);
+  });
+
+  it('pending, then failed by H4: failed, never re-purchased', async () => {
+    const { result, calls } = await run({ purchases: ['pending'], checks: ['failed'] });
+    expect(result.status).toBe('failed');
+    expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
+  });
+
+  it('a lost answer found pending by H4 is requeried until vended, never sent again', async () => {
+    const { result, calls } = await run({ purchases: [{ fail: FailureTypes.OutcomeUnknown }], checks: ['pending', 'found'] });
+    expect(result).toMatchObject({ status: 'vended', attempt: 1 });
+    expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
+  });
+
+  it('pending past pendingFor parks as outcome_unknown (PaymentStatus) and a later H4 answer ends it with the real outcome', async () => {
+    const checks: CheckScript[] = ['pending', 'pending', 'pending', 'pending', 'pending', 'pending', 'found'];
+    const { handle, calls, done } = await start({ purchases: ['pending'], checks }, { options: { pendingFor: '1 minute', requeryBackoff: '20s', requeryMaxBackoff: '20s' } });
+    await env.sleep(90_000);
+    expect((await handle.query(vendStateQuery)).status).toBe('outcome_unknown');
+    expect(await searchStatus(handle)).toBe('outcome_unknown');
+    const result = await done();
+    expect(result).toMatchObject({ status: 'vended', attempt: 1 });
+    expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
+  });
+
+  it('the check cannot answer: parked as outcome_unknown, never sent again; resolveOutcome records who and why and ends it', async () => {
+    // H4 fails for good (non-retryable): the flow keeps asking on its backoff, then waits for the operator.
+    const checks: CheckScript[] = Array.from({ length: 40 }, () => ({ fail: FailureTypes.Unauthorized }));
+    const { handle, calls, done } = await start({ purchases: [{ fail: FailureTypes.OutcomeUnknown }], checks }, { options: { unknownRequeryFor: '5 minutes', requeryBackoff: '30s', requeryMaxBackoff: '1 minute' } });
+    await env.sleep(10 * 60_000);
+    const parked = await handle.query(vendStateQuery);
+    expect(parked.status).toBe('outcome_unknown');
+    expect(await searchStatus(handle)).toBe('outcome_unknown');
+    expect(parked.steps.filter((s) => s.op === 'check').length).toBeGreaterThan(3); // requeried on a backoff
+    // Refused: an outcome the flow does not have, a missing operator.
+    expect(await refusedBecause(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'approved', reason: 'x', operator: 'ops-1' }] }))).toMatch(/outcome must be one of vended, failed, not_vended/);
+    expect(await refusedBecause(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'vended', reason: 'x', operator: '' }] }))).toMatch(/operator is required/);
+    const resolution = await handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'not_vended', reason: 'provider report: reference absent', operator: 'ops-ada' }] });
+    expect(resolution).toMatchObject({ outcome: 'not_vended', operator: 'ops-ada', reason: 'provider report: reference absent' });
+    const result = await done();
+    expect(result).toMatchObject({ status: 'not_vended', resolution: { outcome: 'not_vended', operator: 'ops-ada' } });
+    expect(result.message).toMatch(/resolved by ops-ada: provider report/);
+    expect(result.steps.at(-1)).toMatchObject({ op: 'resolve', outcome: 'not_vended' });
+    expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
+    expect(await searchStatus(handle)).toBe('not_vended');
+  });
+
+  it('resolveOutcome is refused while the sale is not parked', async () => {
+    const { handle, done } = await start({ purchases: ['pending'], checks: ['pending', 'found'] }, { options: { requeryBackoff: '1 minute' } });
+    for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'pending'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await refusedBecause(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'vended', reason: 'x', operator: 'ops-1' }] }))).toMatch(/only while the flow is parked/);
+    expect((await done()).status).toBe('vended');
+  });
+
+  it('cancelled while pending: the cleanup asks H4 and the result is the real outcome, not "cancelled"', async () => {
+    const { handle, calls, done } = await start({ purchases: ['pending'], checks: ['found'] }, { options: { requeryBackoff: '1 hour' } });
+    for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'pending'; i++) await new Promise((r) => setTimeout(r, 100));
+    await handle.cancel();
+    const result = await done();
+    expect(result).toMatchObject({ status: 'vended', cancelRequested: true, token: '1234-5678-9012-3456-7890' });
+    expect(calls.map((c) => c.op)).toEqual(['providers', 'lookup', 'purchase', 'check']);
+  });
+
+  it('cancelled while parked and H4 still cannot answer: outcome_unknown with cancelRequested, never "cancelled"', async () => {
+    const checks: CheckScript[] = Array.from({ length: 10 }, () => ({ fail: FailureTypes.Unauthorized }));
+    const { handle, done } = await start({ purchases: [{ fail: FailureTypes.OutcomeUnknown }], checks }, { options: { requeryBackoff: '1 hour' } });
+    for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'outcome_unknown'; i++) await new Promise((r) => setTimeout(r, 100));
+    await handle.cancel();
+    const result = await done();
+    expect(result).toMatchObject({ status: 'outcome_unknown', cancelRequested: true });
+    expect(result.message).toMatch(/reconcile reference/);
+  });
+
+  it('a worker lost mid-purchase is noticed by the heartbeat timeout and H4 is asked at once', async () => {
+    const { result, calls } = await run({ purchases: ['hang'], checks: ['found'] });
+    expect(result).toMatchObject({ status: 'vended', attempt: 1 });
+    expect(result.steps.find((s) => s.op === 'purchase')).toMatchObject({ outcome: 'unknown', detail: 'HeartbeatTimeout' });
+    expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
+  }, 60_000);
 });

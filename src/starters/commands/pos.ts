@@ -43,7 +43,8 @@ export function renderPosRemoteState(s: PosRemoteState): string {
 
 export function renderPosTransactionState(s: PosTransactionState | PosTransactionResult): string {
   const last = s.steps.at(-1);
-  const step = last ? ` last=${last.op}:${last.outcome}${last.response_code ? `(${last.response_code})` : ''}` : '';
+  const code = last && 'response_code' in last ? last.response_code : undefined;
+  const step = last ? ` last=${last.op}:${last.outcome}${code ? `(${code})` : ''}` : '';
   const action = 'action' in s ? ` — ${s.action}` : '';
   return `[pos-txn ${s.merchantRef}] ${s.status} attempt=${s.attempt}${step}${action}`;
 }
