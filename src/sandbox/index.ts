@@ -133,7 +133,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     registerTokens(router, payments);
     registerTransactions(router, payments);
     registerVirtualAccounts(router, { clock, ledger, webhooks, checkout }, { webhookUrl: opts.webhookUrl, version });
-    const mandates = registerMandates(router, { clock, ledger });
+    const mandates = registerMandates(router, { clock, ledger, payments });
     const posRemote = registerPosRemote(router, { clock, ledger }, { completeAfterMs: opts.posRemoteCompleteAfterMs ?? DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS });
     registerPosTerminal(router, { clock, ledger });
     registerSms(router, { clock });
