@@ -135,6 +135,8 @@ export interface MandateDebit {
   nextRequeryAt?: string;
   requeryUntil?: string;
   requeries?: number;
+  /** Consecutive background requeries that found no record of the reference. */
+  absentReads?: number;
   /** An operator's resolution (resolveDebit). */
   resolution?: DebitResolution;
 }

@@ -75,7 +75,7 @@ import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { failureOf } from './activity-failure';
 import { legacyMandateSteps } from './mandate-legacy';
-import { sendOnce, settle as settlePresence, type Presence, type SendOnceResult } from './send-once';
+import { SEND_ONCE_DEFAULTS, sendOnce, settle as settlePresence, type Presence, type SendOnceResult } from './send-once';
 
 /** Flows started after the claim check: the input must carry the BVN as a handle (old flows replay without this check). */
 const SEALED_BVN_PATCH = 'mandate-sealed-bvn';
@@ -100,6 +100,8 @@ const DAY_MS = 24 * 3600 * 1000;
 const FAILURES_KEPT = 50;
 const MAX_MANUAL_OTP_RESENDS = 5;
 const UNCLEAR = ['OutcomeUnknown', 'Transient'];
+/** Consecutive documented not-found answers that prove an unresolved debit never reached the service. */
+const ABSENT_READS = SEND_ONCE_DEFAULTS.absentReads;
 
 const messageOf = (err: unknown): string => failureOf(err)?.message ?? (err instanceof Error ? err.message : String(err));
 
@@ -420,6 +422,12 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
         }
         if (d.status !== 'outcome_unknown') continue; // resolved meanwhile
         if (presence?.found && applyRecord(d, presence.record, true)) continue;
+        // The documented not-found, read ABSENT_READS times in a row over minutes: the request never reached the service (send-once's proof).
+        d.absentReads = presence && !presence.found ? (d.absentReads ?? 0) + 1 : 0;
+        if (d.absentReads >= ABSENT_READS) {
+          conclude(d, 'failed', 'requery', `${d.error ?? 'no answer'}; verify does not know ${d.reference} (${d.absentReads} reads): it never reached the service`, true);
+          continue;
+        }
         d.requeries = (d.requeries ?? 0) + 1;
         const backoff = Math.min(settings.unresolvedRequeryFirstMs * 2 ** d.requeries, settings.unresolvedRequeryMaxMs);
         const until = Date.parse(d.requeryUntil ?? new Date(Date.now()).toISOString());
