@@ -51,6 +51,11 @@ export const mandateInputSchema = z
     debitsPerRun: z.number().int().min(1).max(500).optional(),
     scheduledDebitRetries: z.number().int().min(0).max(10).optional(),
     scheduledRetryDelayMs: z.number().int().positive().optional(),
+    debitSettleMs: z.number().int().min(0).max(600_000).optional(),
+    pendingRequeryMs: z.array(z.number().int().min(0).max(24 * 3600 * 1000)).max(20).optional(),
+    unresolvedRequeryForMs: z.number().int().positive().optional(),
+    unresolvedRequeryFirstMs: z.number().int().positive().optional(),
+    unresolvedRequeryMaxMs: z.number().int().positive().optional(),
   })
   .superRefine((v, ctx) => {
     if (v.debitType === 'fixed' && !v.fixed) ctx.addIssue({ code: 'custom', path: ['fixed'], message: 'is required for a FIXED mandate' });
