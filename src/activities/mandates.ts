@@ -1,7 +1,8 @@
 // Mandate activities: D1 create, D2 validate OTP, D6 resend, D3 debit (money-moving), D4
 // cancel, D5 lookups (by mandate id and by our reference). Failures become ApplicationFailures
-// with deliberate types; D1 and D3 are scheduled with maximumAttempts 1 and the workflow settles
-// an unclear outcome through D5 (see docs/flows-mandates.md).
+// with deliberate types; D1 and D3 are scheduled with maximumAttempts 1 and a short heartbeat
+// timeout (they heartbeat while the call is open), and the workflow settles an unclear outcome
+// through send-once: D1 by D5 merchant_ref, D3 by verify on its reference (docs/flows-mandates.md).
 // The BVN (D1) and the OTP (D2) arrive as claim-check handles and are redeemed here with
 // withSealed, right before the call; nothing here logs a request body.
 import { ApplicationFailure } from '@temporalio/activity';
