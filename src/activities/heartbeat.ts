@@ -1,32 +1,38 @@
-// Heartbeats while a long call (a money-moving HTTP request) is open, so that a worker that dies
-// mid-call is noticed within the activity's heartbeat timeout (seconds) instead of its
-// start-to-close timeout (src/shared/activity-timeouts.ts), and the workflow can requery at once.
-//
-// Outside an activity (a unit test calling the function directly) there is no context: the work
-// is simply awaited.
+// "Heartbeat while this promise is pending": a money-moving activity keeps its HTTP call open for
+// up to the client's timeout; with a short heartbeatTimeout on the activity and a heartbeat every
+// third of it, a killed worker is noticed in seconds instead of at start-to-close.
+// Outside an activity (a unit test calling the function directly) there is no Context: the
+// promise is awaited without heartbeats.
 import { Context } from '@temporalio/activity';
-import { HEARTBEAT_EVERY_MS } from '../shared/activity-timeouts';
 
-/** Heartbeat every `everyMs` while `work` is pending; resolves or rejects as `work` does. */
-export async function heartbeatWhile<T>(work: Promise<T>, everyMs: number = HEARTBEAT_EVERY_MS): Promise<T> {
-  let ctx: Context;
+/** The current activity's Context, or undefined when the code does not run inside an activity. */
+export function currentActivityContext(): Context | undefined {
   try {
-    ctx = Context.current();
+    return Context.current();
   } catch {
-    return work;
+    return undefined;
   }
-  const beat = () => {
-    try {
-      ctx.heartbeat();
-    } catch {
-      // A heartbeat that cannot be recorded must not fail the call it accompanies.
-    }
-  };
-  beat();
-  const timer = setInterval(beat, Math.max(10, everyMs));
+}
+
+/** Default beat when the activity has no heartbeatTimeout (ms). */
+const DEFAULT_BEAT_MS = 3_000;
+
+/**
+ * Awaits `work`, heartbeating (with `details`) at once and then every third of the activity's
+ * heartbeat timeout (at least every 100 ms) until it settles. The heartbeat only says "this
+ * worker is alive": the details are informational, a retry is never resumed from them.
+ */
+export async function heartbeatWhile<T>(work: Promise<T> | (() => Promise<T>), details?: unknown): Promise<T> {
+  const ctx = currentActivityContext();
+  const promise = typeof work === 'function' ? work() : work;
+  if (!ctx) return promise;
+  const timeoutMs = ctx.info.heartbeatTimeoutMs;
+  const everyMs = timeoutMs ? Math.max(100, Math.floor(timeoutMs / 3)) : DEFAULT_BEAT_MS;
+  ctx.heartbeat(details);
+  const beat = setInterval(() => ctx.heartbeat(details), everyMs);
   try {
-    return await work;
+    return await promise;
   } finally {
-    clearInterval(timer);
+    clearInterval(beat);
   }
 }

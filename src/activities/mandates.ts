@@ -1,7 +1,8 @@
 // Mandate activities: D1 create, D2 validate OTP, D6 resend, D3 debit (money-moving), D4
 // cancel, D5 lookups (by mandate id and by our reference). Failures become ApplicationFailures
-// with deliberate types; D1 and D3 are scheduled with maximumAttempts 1 and the workflow settles
-// an unclear outcome through D5 (see docs/flows-mandates.md).
+// with deliberate types; D1 and D3 are scheduled with maximumAttempts 1 and a short heartbeat
+// timeout (they heartbeat while the call is open), and the workflow settles an unclear outcome
+// through send-once: D1 by D5 merchant_ref, D3 by verify on its reference (docs/flows-mandates.md).
 // The BVN (D1) and the OTP (D2) arrive as claim-check handles and are redeemed here with
 // withSealed, right before the call; nothing here logs a request body.
 import { ApplicationFailure } from '@temporalio/activity';
@@ -9,6 +10,7 @@ import { BadRequestError, DependencyFailedError, isDocumentedNotFound, type Paym
 import type { ActivityDeps } from './index';
 import { toActivityFailure } from './pos';
 import { withSealed } from './claim-check';
+import { heartbeatWhile } from './heartbeat';
 import type { MandateInput } from '../shared/mandate';
 
 export interface CreatedMandate {
@@ -31,6 +33,28 @@ export interface MandateDebitRequest {
   reference: string;
   narration: string;
   customerEmail: string;
+}
+
+/**
+ * What D3's answer says happened, read from `data.status` — never from the HTTP code: `success`
+ * (or successful) applied; `failed` (failure, declined, reversed) moved no money; anything else
+ * (pending, processing, a missing or unknown status) proves nothing yet and is requeried.
+ */
+export type DebitAnswerStatus = 'success' | 'failed' | 'pending';
+
+export interface MandateDebitAnswer {
+  status: DebitAnswerStatus;
+  /** `data.status` as the service wrote it ('' when absent). */
+  serviceStatus: string;
+  /** `data.amount` (the sample's `aamount`), kobo, when given. */
+  amount?: number;
+}
+
+export function debitAnswerStatus(serviceStatus: string | null | undefined): DebitAnswerStatus {
+  const s = String(serviceStatus ?? '').trim().toLowerCase();
+  if (s === 'success' || s === 'successful') return 'success';
+  if (s === 'failed' || s === 'failure' || s === 'declined' || s === 'reversed') return 'failed';
+  return 'pending';
 }
 
 /** The service refused a D3 reference it has seen: the debit may already be applied (the workflow checks D5). */
@@ -66,10 +90,13 @@ export function createMandateActivities({ api, logger, claimCheck }: ActivityDep
   };
 
   return {
-    /** D1 with the sealed BVN. Our mandateRef is the transaction_reference, so an unanswered call can be looked up. */
+    /**
+     * D1 with the sealed BVN. Our mandateRef is the transaction_reference, so an unanswered call can
+     * be looked up. Heartbeats while the call is open (the workflow gives it a short heartbeat timeout).
+     */
     async createMandate(input: MandateInput): Promise<CreatedMandate> {
       try {
-        const res = await withBvn(input, (bvn) => api.mandates.create({
+        const res = await heartbeatWhile(() => withBvn(input, (bvn) => api.mandates.create({
           mandate_type: 'emandate',
           debit_type: input.debitType,
           amount: input.amount,
@@ -90,7 +117,7 @@ export function createMandateActivities({ api, logger, claimCheck }: ActivityDep
           ...(input.fixed
             ? { fixedMandateSettings: { frequency: input.fixed.frequency, interval: input.fixed.interval, initial_debit_amount: input.fixed.initialDebitAmount, initial_debit_date: input.fixed.initialDebitDate } }
             : {}),
-        }));
+        })), { call: 'D1' });
         if (!res.data.session_token) throw ApplicationFailure.create({ type: 'ServiceError', message: 'create mandate: the service returned no session_token', nonRetryable: true });
         logger.info({ mandateRef: input.mandateRef, mandateId: res.data.mandate_id }, 'mandate created');
         return { mandateId: String(res.data.mandate_id), sessionToken: res.data.session_token };
@@ -122,14 +149,21 @@ export function createMandateActivities({ api, logger, claimCheck }: ActivityDep
     },
 
     /**
-     * D3, money-moving: one attempt. A refusal of the reference as a duplicate is reported as
-     * `DuplicateReference`, never as success: the workflow confirms through D5 that this debit's
-     * amount is what the service holds beyond the confirmed total before it calls it applied.
+     * D3, money-moving: one attempt, heartbeating while the call is open. The answer's `data.status`
+     * says what happened (a 200 saying pending or failed is no success). A refusal of the reference
+     * as a duplicate is reported as `DuplicateReference`, never as success: the workflow requeries
+     * the reference before it calls the debit applied.
      */
-    async debitMandate(req: MandateDebitRequest): Promise<void> {
+    async debitMandate(req: MandateDebitRequest): Promise<MandateDebitAnswer> {
       try {
-        await api.mandates.debit({ amount: req.amount, mandate_id: req.mandateId, transaction_reference: req.reference, narration: req.narration, customer_email: req.customerEmail });
-        logger.info({ reference: req.reference, amount: req.amount }, 'mandate debited');
+        const res = await heartbeatWhile(
+          () => api.mandates.debit({ amount: req.amount, mandate_id: req.mandateId, transaction_reference: req.reference, narration: req.narration, customer_email: req.customerEmail }),
+          { call: 'D3', reference: req.reference },
+        );
+        const serviceStatus = String(res.data.status ?? '');
+        const answer: MandateDebitAnswer = { status: debitAnswerStatus(serviceStatus), serviceStatus, ...(typeof res.data.amount === 'number' ? { amount: res.data.amount } : {}) };
+        logger.info({ reference: req.reference, amount: req.amount, status: serviceStatus }, 'mandate debit answered');
+        return answer;
       } catch (err) {
         if (err instanceof BadRequestError && isDuplicateReference(err)) {
           throw ApplicationFailure.create({ type: 'DuplicateReference', message: `debit ${req.reference}: ${err.message}`, nonRetryable: true });

@@ -39,6 +39,8 @@ export const ADMIN_ENDPOINTS = [
   'POST /__admin/3ds/{ref}/fail',
   'POST /__admin/pos/remote/{ref}/decide {response_code}',
   'POST /__admin/mandates/{mandate_id}/reject',
+  'POST /__admin/mandates/{mandate_id}/debit-outcomes {outcomes: [pending|failed, ...]}',
+  'POST /__admin/mandate-debits/{transaction_reference}/settle {status: success|failed}',
 ];
 
 export function createAdminRouter(state: () => AdminState, reset: () => Promise<void>): Router {
@@ -125,6 +127,8 @@ export function createAdminRouter(state: () => AdminState, reset: () => Promise<
   });
 
   add('POST', '/mandates/{id}/reject', ({ params }) => state().mandates.reject(params.id));
+  add('POST', '/mandates/{id}/debit-outcomes', ({ params, body }) => state().mandates.scriptDebits(params.id, body.outcomes));
+  add('POST', '/mandate-debits/{ref}/settle', ({ params, body }) => state().mandates.settleDebit(params.ref, body.status));
 
   return router;
 }

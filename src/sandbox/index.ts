@@ -132,7 +132,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const direct = registerDirect(router, payments, () => publicUrl);
     registerTokens(router, payments);
     registerVirtualAccounts(router, { clock, ledger, webhooks, checkout }, { webhookUrl: opts.webhookUrl, version });
-    const mandates = registerMandates(router, { clock, ledger });
+    const mandates = registerMandates(router, { clock, ledger, payments });
     const posRemote = registerPosRemote(router, { clock, ledger }, { completeAfterMs: opts.posRemoteCompleteAfterMs ?? DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS });
     registerTransactions(router, payments, () => posRemote.transactionRecords());
     registerPosTerminal(router, { clock, ledger });

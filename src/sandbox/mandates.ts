@@ -1,10 +1,14 @@
 // D. Direct-debit mandates: created initiated (D1), approved with the OTP inside a session on the
 // sandbox clock (D2, D6 resends), debited down to their balance (D3), cancelled with an
 // idempotent report (D4), listed with filters and cursors (D5).
+// Every accepted D3 is also a transaction known to verify (GET /transaction/verify/{ref}) under
+// its transaction_reference (docs/sandbox.md): Success, Failed, or Pending until the admin settles
+// it. The admin can script the next D3 answers of a mandate: 200 with status pending or failed.
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
 import { asObject, fail, MERCHANT_ID, ok, randomDigits, requireFields, type Reply, type Router } from './http';
 import type { Ledger } from './ledger';
+import type { PaymentStore } from './payments';
 
 export const MANDATE_OTP = '123456';
 /** The OTP session lasts this long on the sandbox clock; D6 opens a new window. */
@@ -25,13 +29,40 @@ interface Mandate {
 
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 
+export const MANDATE_DEBIT_OUTCOMES = ['pending', 'failed'] as const;
+export type MandateDebitOutcome = (typeof MANDATE_DEBIT_OUTCOMES)[number];
+
 export interface MandatesApi {
   /** Admin: the account holder rejects the mandate (the spec's 'rejected' state). */
   reject(mandateId: string): Reply;
+  /** Admin: the mandate's next D3 calls answer 200 with these statuses (pending: held until settled; failed: no money moved). */
+  scriptDebits(mandateId: string, outcomes: unknown): Reply;
+  /** Admin: a pending debit becomes success (applied now, if the balance allows) or failed. */
+  settleDebit(reference: string, status: unknown): Reply;
 }
 
-export function registerMandates(router: Router, deps: { clock: SandboxClock; ledger: Ledger }): MandatesApi {
-  const { clock, ledger } = deps;
+export function registerMandates(router: Router, deps: { clock: SandboxClock; ledger: Ledger; payments: PaymentStore }): MandatesApi {
+  const { clock, ledger, payments } = deps;
+  /** Scripted D3 answers per mandate id. */
+  const scripted = new Map<string, MandateDebitOutcome[]>();
+  /** Pending debits: reference → mandate id and amount. */
+  const pendingDebits = new Map<string, { mandateId: string; amount: number }>();
+
+  /** The debit as a transaction verify knows (type Bank, no webhook). */
+  const recordTransaction = (m: Mandate, ref: string, amount: number, status: 'Success' | 'Failed' | 'Pending', secretKey: string, failureReason?: string) => {
+    const p = payments.create({
+      ref, origin: 'direct', type: 'Bank', amount, merchantAmount: amount, fee: 0, currency: 'NGN',
+      email: String(m.record.customer_email), customerName: String(m.record.customer_name), meta: { mandate_id: m.record.mandate_id },
+      isRecurring: false, key: secretKey, status, bank: { account: String(m.record.account_number), bankCode: String(m.record.bank) },
+    });
+    if (failureReason) p.failureReason = failureReason;
+    return p;
+  };
+  const apply = (m: Mandate, ref: string, amount: number) => {
+    m.record.balance = (m.record.balance as number) - amount;
+    m.record.total_debited = (m.record.total_debited as number) + amount;
+    ledger.record('mandate_debit', ref, amount, 'NGN');
+  };
   const mandates = new Map<string, Mandate>(); // by mandate_id, creation order
   const bySession = new Map<string, string>();
   const debitRefs = new Set<string>();
@@ -140,7 +171,7 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
     return ok({}, 'OTP resent');
   });
 
-  router.add('POST', '/transaction/mandate/debit', 'mandate', ({ body }) => {
+  router.add('POST', '/transaction/mandate/debit', 'mandate', ({ body, secretKey }) => {
     const missing = requireFields(body, ['amount', 'mandate_id', 'transaction_reference']);
     if (missing) return missing;
     const m = mandates.get(String(body.mandate_id));
@@ -153,19 +184,25 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
     if (debitRefs.has(ref)) return fail(400, 'Duplicate transaction reference');
     if (amount > (m.record.balance as number)) return fail(400, 'Mandate balance is lesser than debit amount');
     debitRefs.add(ref);
-    m.record.balance = (m.record.balance as number) - amount;
-    m.record.total_debited = (m.record.total_debited as number) + amount;
-    ledger.record('mandate_debit', ref, amount, 'NGN');
+    const outcome = scripted.get(String(m.record.mandate_id))?.shift();
+    if (outcome === 'failed') recordTransaction(m, ref, amount, 'Failed', secretKey, 'Debit failed at the bank');
+    else if (outcome === 'pending') {
+      recordTransaction(m, ref, amount, 'Pending', secretKey);
+      pendingDebits.set(ref, { mandateId: String(m.record.mandate_id), amount });
+    } else {
+      apply(m, ref, amount);
+      recordTransaction(m, ref, amount, 'Success', secretKey);
+    }
     return ok(
       {
-        status: 'success',
+        status: outcome ?? 'success',
         aamount: amount, // sic: the spec's sample spells the key this way
         mandate_id: m.record.mandate_id,
         transaction_reference: ref,
         date: clock.iso(),
         account: { bank_code: m.record.bank, account_name: m.record.account_name, account_number: m.record.account_number, bank_name: m.record.bankName },
       },
-      'Debit successful',
+      outcome === 'failed' ? 'Debit failed' : outcome === 'pending' ? 'Debit is being processed' : 'Debit successful',
     );
   });
 
@@ -230,6 +267,31 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
   });
 
   return {
+    scriptDebits(mandateId, outcomes) {
+      if (!mandates.has(mandateId)) return fail(404, `No mandate found for reference ${mandateId}`);
+      if (!Array.isArray(outcomes) || outcomes.some((o) => !(MANDATE_DEBIT_OUTCOMES as readonly unknown[]).includes(o))) {
+        return fail(400, `outcomes must be an array of ${MANDATE_DEBIT_OUTCOMES.join(' | ')}`);
+      }
+      scripted.set(mandateId, [...(scripted.get(mandateId) ?? []), ...(outcomes as MandateDebitOutcome[])]);
+      return ok({ mandate_id: mandateId, scripted: scripted.get(mandateId) });
+    },
+    settleDebit(reference, status) {
+      const pending = pendingDebits.get(reference);
+      const p = payments.get(reference);
+      if (!pending || !p) return fail(404, `No pending mandate debit ${reference}`);
+      if (status !== 'success' && status !== 'failed') return fail(400, 'status must be success or failed');
+      pendingDebits.delete(reference);
+      const m = mandates.get(pending.mandateId)!;
+      if (status === 'success' && pending.amount <= (m.record.balance as number)) {
+        apply(m, reference, pending.amount);
+        p.status = 'Success';
+      } else {
+        p.status = 'Failed';
+        p.failureReason = status === 'success' ? 'Mandate balance is lesser than debit amount' : 'Debit failed at the bank';
+      }
+      p.updatedAt = clock.now();
+      return ok({ transaction_ref: reference, transaction_status: p.status });
+    },
     reject(mandateId) {
       const m = mandates.get(mandateId);
       if (!m) return fail(404, `No mandate found for reference ${mandateId}`);

@@ -18,6 +18,3 @@ export const MAX_HTTP_TIMEOUT_MS = SERVICE_ACTIVITY_START_TO_CLOSE_MS - HTTP_TIM
  * workflow's requery starts in seconds instead of after the start-to-close.
  */
 export const MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS = 10_000;
-
-/** How often the activity heartbeats while a call is open. */
-export const HEARTBEAT_EVERY_MS = 2_000;

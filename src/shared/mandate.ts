@@ -70,26 +70,83 @@ export interface MandateInput {
   scheduledDebitRetries?: number;
   /** FIXED: the wait before trying a refused scheduled debit again (ms). Default 1 day. */
   scheduledRetryDelayMs?: number;
+  /** Pause before a debit's requery after a lost D3 answer (send-once's settleMs). Default 3 s. */
+  debitSettleMs?: number;
+  /** A debit the service reports pending is requeried at these waits (ms), then parked as outcome_unknown. Default 5 s, 15 s, 45 s, 2 min. */
+  pendingRequeryMs?: number[];
+  /** How long an outcome_unknown debit keeps being requeried in the background (ms). Default 7 days; after that only an operator resolves it. */
+  unresolvedRequeryForMs?: number;
+  /** Background requery backoff of an outcome_unknown debit: first and longest wait (ms). Default 1 min, doubling up to 1 hour. */
+  unresolvedRequeryFirstMs?: number;
+  unresolvedRequeryMaxMs?: number;
 }
+
+export interface DebitSafetySettings {
+  debitSettleMs: number;
+  pendingRequeryMs: readonly number[];
+  unresolvedRequeryForMs: number;
+  unresolvedRequeryFirstMs: number;
+  unresolvedRequeryMaxMs: number;
+}
+
+/** Defaults of the debit-safety settings above (docs/flows-mandates.md). */
+export const DEBIT_SAFETY_DEFAULTS: Readonly<DebitSafetySettings> = {
+  debitSettleMs: 3_000,
+  pendingRequeryMs: [5_000, 15_000, 45_000, 120_000],
+  unresolvedRequeryForMs: 7 * 24 * 3600 * 1000,
+  unresolvedRequeryFirstMs: 60_000,
+  unresolvedRequeryMaxMs: 3600 * 1000,
+};
 
 export type MandateStatus = 'creating' | 'awaiting_otp' | 'approved' | 'cancelled' | 'expired' | 'completed' | 'failed';
 export const FINAL_MANDATE_STATUSES: readonly MandateStatus[] = ['cancelled', 'expired', 'completed', 'failed'];
 
+/**
+ * success: applied; failed: refused or failed, no money moved; pending: the service said pending
+ * and is being requeried; outcome_unknown: not proven either way (requeried in the background,
+ * resolvable by an operator). `unknown` is the same as outcome_unknown in flows started before
+ * the debit-safety change.
+ */
+export type MandateDebitStatus = 'success' | 'failed' | 'pending' | 'outcome_unknown' | 'unknown';
+
 export interface MandateDebit {
   sequence: number;
-  /** `${mandateRef}-D${sequence}`: the D3 transaction_reference, the same on every attempt. */
+  /**
+   * The D3 transaction_reference, the same on every attempt: requested debits
+   * `${mandateRef}-K<hash of the idempotency key>` (debitKeyReference); scheduled debits (and
+   * requested ones of older flows) `${mandateRef}-D${sequence}`.
+   */
   reference: string;
+  /** The caller's idempotency key (requested debits); scheduled debits: the reference. */
+  key?: string;
   amount: number;
-  /** success: applied; failed: refused, no money moved; unknown: not yet proven either way. */
-  status: 'success' | 'failed' | 'unknown';
+  status: MandateDebitStatus;
   kind: 'requested' | 'scheduled';
   /** Workflow time the debit was decided. */
   at: string;
   /** FIXED: the scheduled date this debit serves. */
   scheduledFor?: string;
   /** How the outcome was established when D3 gave no plain answer. */
-  confirmedBy?: 'response' | 'requery' | 'resend';
+  confirmedBy?: 'response' | 'requery' | 'resend' | 'operator';
+  /** D3's `data.status` when it answered. */
+  serviceStatus?: string;
   error?: string;
+  /** outcome_unknown: the next background requery (ISO), and when requerying stops (ISO). */
+  nextRequeryAt?: string;
+  requeryUntil?: string;
+  requeries?: number;
+  /** Consecutive background requeries that found no record of the reference. */
+  absentReads?: number;
+  /** An operator's resolution (resolveDebit). */
+  resolution?: DebitResolution;
+}
+
+export interface DebitResolution {
+  outcome: 'debited' | 'not_debited';
+  reason: string;
+  operator: string;
+  /** Workflow time of the resolution. */
+  at: string;
 }
 
 export interface MandateState {
@@ -107,8 +164,14 @@ export interface MandateState {
   recentDebits: MandateDebit[];
   /** Debits sent over the mandate's life (every run). */
   debitCount: number;
-  /** Debits whose outcome is still unknown; no new debit is sent until D5 settles them. */
+  /**
+   * Debits whose outcome is not proven (pending or outcome_unknown): requeried in the background,
+   * resolvable by resolveDebit. They do not block new debits; their amounts are held back from
+   * `available` until resolved.
+   */
   unresolvedDebits: MandateDebit[];
+  /** balance minus the unresolved debits' amounts: what a new debit may take. */
+  available?: number;
   failures: string[];
   /** FIXED: index of the next scheduled date; dates skipped before approval. */
   scheduleIndex: number;
@@ -120,12 +183,34 @@ export interface MandateState {
 export interface DebitRequest {
   amount: number;
   narration?: string;
+  /**
+   * The caller's idempotency key (1-100 of letters, digits, `_ . : -`). The same key twice gives
+   * the same debit (its current state), never a second one; the D3 reference is derived from it.
+   * The starter makes one when the caller brings none and returns it in `MandateDebit.key`.
+   */
+  idempotencyKey?: string;
+}
+
+export const IDEMPOTENCY_KEY_RULE = { pattern: /^[A-Za-z0-9_.:-]{1,100}$/, message: 'idempotencyKey must be 1-100 letters, digits, _ . : or -' } as const;
+/** How many idempotency keys a mandate's state keeps (older keys still map to the same reference, which the service refuses as a duplicate). */
+export const MANDATE_KEYS_KEPT = 500;
+
+/** An operator's decision on a debit whose outcome stayed unknown. */
+export interface ResolveDebitRequest {
+  /** The debit's idempotency key or its reference. */
+  debitKey: string;
+  outcome: 'debited' | 'not_debited';
+  reason: string;
+  operator: string;
 }
 
 /** Carried across continue-as-new; the session token is gone by then (approved). */
 export interface MandateCarry {
   state: MandateState;
   sequence: number;
+  /** The debits the flow keeps (the last MANDATE_KEYS_KEPT and every unresolved one), and the idempotency keys → references. */
+  debits?: MandateDebit[];
+  keys?: Record<string, string>;
 }
 
 export const mandateStateQuery = defineQuery<MandateState>('mandateState');
@@ -143,9 +228,31 @@ export const debitMandateUpdate = defineUpdate<MandateDebit, [DebitRequest]>('de
 /** D4; answers the final state. Cancelling a cancelled mandate answers the same state. */
 export const cancelMandateUpdate = defineUpdate<MandateState, []>('cancelMandate');
 export const cancelMandateSignal = defineSignal('cancelMandateRequested');
+/** Resolves a pending / outcome_unknown debit by an operator's decision (recorded in the debit's `resolution`); answers the debit. */
+export const resolveDebitUpdate = defineUpdate<MandateDebit, [ResolveDebitRequest]>('resolveDebit');
 
 export const mandateWorkflowId = (mandateRef: string): string => `mandate-${mandateRef}`;
 export const debitReference = (mandateRef: string, sequence: number): string => `${mandateRef}-D${sequence}`;
+
+/**
+ * A 64-bit FNV-1a digest of the key in base 36 (13 characters): deterministic, pure (runs in the
+ * workflow sandbox), and short enough that `${mandateRef}-K<digest>` stays within the service's
+ * 100-character reference.
+ */
+export function keyDigest(key: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (let i = 0; i < key.length; i++) {
+    h ^= BigInt(key.charCodeAt(i)); // UTF-16 code units: keys are ASCII (IDEMPOTENCY_KEY_RULE)
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(36).padStart(13, '0');
+}
+
+/** A requested debit's D3 reference, derived from its idempotency key: the same key always names the same debit at the service. */
+export const debitKeyReference = (mandateRef: string, idempotencyKey: string): string => `${mandateRef}-K${keyDigest(idempotencyKey)}`;
+
+/** Unresolved: the service has not (yet) shown whether the debit moved money. */
+export const isUnresolvedDebit = (d: Pick<MandateDebit, 'status'>): boolean => d.status === 'pending' || d.status === 'outcome_unknown' || d.status === 'unknown';
 
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const DAY_MS = 24 * 3600 * 1000;

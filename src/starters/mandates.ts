@@ -3,13 +3,15 @@
 // The BVN and the OTP are sealed into the claim-check store here, in the backend's process
 // (startMandate and submitMandateOtp take the StarterContext for it): the workflow input carries
 // `customer.bvnHandle` and the OTP Update a handle, never the digits.
+import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { StarterContext } from './connect';
 import { z } from 'zod';
 import type { OperationData, OperationRequest, PaymentsClient } from '../api';
 import {
-  MANDATE_OTP_RULE, MAX_INTERVAL, MINIMUM_DEBIT_KOBO, cancelMandateSignal, cancelMandateUpdate, debitMandateUpdate, mandateStateQuery, mandateWorkflowId, resendMandateOtpUpdate, submitMandateOtpUpdate,
-  type MandateDebit, type MandateInput, type MandateRequest, type MandateState,
+  IDEMPOTENCY_KEY_RULE, MANDATE_OTP_RULE, MAX_INTERVAL, MINIMUM_DEBIT_KOBO, cancelMandateSignal, cancelMandateUpdate, debitMandateUpdate, mandateStateQuery, mandateWorkflowId,
+  resendMandateOtpUpdate, resolveDebitUpdate, submitMandateOtpUpdate,
+  type MandateDebit, type MandateInput, type MandateRequest, type MandateState, type ResolveDebitRequest,
 } from '../shared/mandate';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { mandateWorkflow } from '../workflows/mandate';
@@ -49,6 +51,11 @@ export const mandateInputSchema = z
     debitsPerRun: z.number().int().min(1).max(500).optional(),
     scheduledDebitRetries: z.number().int().min(0).max(10).optional(),
     scheduledRetryDelayMs: z.number().int().positive().optional(),
+    debitSettleMs: z.number().int().min(0).max(600_000).optional(),
+    pendingRequeryMs: z.array(z.number().int().min(0).max(24 * 3600 * 1000)).max(20).optional(),
+    unresolvedRequeryForMs: z.number().int().positive().optional(),
+    unresolvedRequeryFirstMs: z.number().int().positive().optional(),
+    unresolvedRequeryMaxMs: z.number().int().positive().optional(),
   })
   .superRefine((v, ctx) => {
     if (v.debitType === 'fixed' && !v.fixed) ctx.addIssue({ code: 'custom', path: ['fixed'], message: 'is required for a FIXED mandate' });
@@ -123,8 +130,30 @@ export async function submitMandateOtp(ctx: StarterContext, mandateRef: string, 
 }
 export const resendMandateOtp = (client: Client, mandateRef: string): Promise<MandateState> =>
   handle(client, mandateRef).executeUpdate(resendMandateOtpUpdate);
-export const debitMandate = (client: Client, mandateRef: string, amount: number, narration?: string): Promise<MandateDebit> =>
-  handle(client, mandateRef).executeUpdate(debitMandateUpdate, { args: [{ amount, narration }] });
+export interface DebitOptions {
+  narration?: string;
+  /**
+   * The caller's idempotency key: send the same key again (a retry, a second CLI run) and the
+   * answer is the same debit, never a second one. Made here (a UUID) when absent and returned in
+   * the debit's `key`: keep it to retry safely.
+   */
+  idempotencyKey?: string;
+}
+
+/** A VARIABLE mandate's debit on request (Update `debitMandate`, Update id `debit-<key>`); answers the debit with its `key`. */
+export async function debitMandate(client: Client, mandateRef: string, amount: number, options?: string | DebitOptions): Promise<MandateDebit> {
+  const opts: DebitOptions = typeof options === 'string' ? { narration: options } : (options ?? {});
+  const idempotencyKey = opts.idempotencyKey ?? randomUUID();
+  if (!IDEMPOTENCY_KEY_RULE.pattern.test(idempotencyKey)) throw new Error(IDEMPOTENCY_KEY_RULE.message);
+  return handle(client, mandateRef).executeUpdate(debitMandateUpdate, {
+    args: [{ amount, ...(opts.narration !== undefined ? { narration: opts.narration } : {}), idempotencyKey }],
+    updateId: `debit-${idempotencyKey}`,
+  });
+}
+
+/** An operator resolves a debit whose outcome stayed unknown (by its idempotency key or reference); answers the debit. */
+export const resolveMandateDebit = (client: Client, mandateRef: string, req: ResolveDebitRequest): Promise<MandateDebit> =>
+  handle(client, mandateRef).executeUpdate(resolveDebitUpdate, { args: [req] });
 export const getMandateState = (client: Client, mandateRef: string): Promise<MandateState> => handle(client, mandateRef).query(mandateStateQuery);
 
 /**

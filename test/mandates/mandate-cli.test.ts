@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
-import type { MandateRequest } from '../../src/shared/mandate';
+import { debitKeyReference, type MandateRequest } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 
@@ -63,11 +63,14 @@ it('mandate start / otp / debit / status / list / cancel from the command line',
   expect(below.stderr).toContain('amount must be at least 20000 kobo (N200)');
   const over = await cli(['mandate', 'debit', '--ref', ref, '--amount', '500001']);
   expect(over.stderr).toContain('exceeds the remaining balance 500000');
-  expect((await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000'])).stdout).toContain(`${ref}-D1 success 150000`);
+  // Run twice with the same key (a retried script): one debit.
+  const debitRef = debitKeyReference(ref, 'cli-order-1');
+  expect((await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000', '--key', 'cli-order-1'])).stdout).toContain(`${debitRef} success 150000 key=cli-order-1`);
+  expect((await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000', '--key', 'cli-order-1'])).stdout).toContain(`${debitRef} success 150000 key=cli-order-1`);
 
   const shown = (await cli(['mandate', 'status', '--ref', ref, '--debits'])).stdout;
   expect(shown).toContain('approved balance=350000 debited=150000 debits=1');
-  expect(shown).toContain(`  ${ref}-D1 requested 150000 success`);
+  expect(shown).toContain(`  ${debitRef} requested 150000 success`);
 
   const listed = (await cli(['mandate', 'list', '--merchant-ref', ref])).stdout;
   expect(listed).toMatch(new RegExp(`MD\\d+ approved variable amount=500000 balance=350000 debited=150000 ref=${ref}`));

@@ -13,12 +13,13 @@ import type { MandateRequest, MandateState } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { recordHistory } from '../helpers/replay';
+import { sandboxAdminCall } from '../helpers/sandbox-admin';
 import { rawHistoryText } from '../payments/helpers';
 import { SandboxAdmin } from '../pos/sandbox';
 import { historyTexts } from '../pos/helpers';
 import { SecretUnavailableError } from '../../src/claim-check/store';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
-import { mandateStateQuery, mandateWorkflowId, submitMandateOtpUpdate, type MandateInput } from '../../src/shared/mandate';
+import { debitKeyReference, mandateStateQuery, mandateWorkflowId, submitMandateOtpUpdate, type MandateInput } from '../../src/shared/mandate';
 import type { mandateWorkflow } from '../../src/workflows/mandate';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -66,9 +67,13 @@ it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel tw
   expect(causeOf(await debitMandate(client(), i.mandateRef, 19_999).catch((e: unknown) => e))).toContain('at least 20000 kobo');
   expect(causeOf(await debitMandate(client(), i.mandateRef, 1_000_001).catch((e: unknown) => e))).toContain('exceeds the remaining balance');
 
-  const d1 = await debitMandate(client(), i.mandateRef, 300_000);
-  const d2 = await debitMandate(client(), i.mandateRef, 200_000);
-  expect([d1.reference, d2.reference]).toEqual([`${i.mandateRef}-D1`, `${i.mandateRef}-D2`]);
+  const d1 = await debitMandate(client(), i.mandateRef, 300_000, { idempotencyKey: 'order-1' });
+  const d2 = await debitMandate(client(), i.mandateRef, 200_000); // the starter makes a key and returns it
+  expect(d1).toMatchObject({ key: 'order-1', reference: debitKeyReference(i.mandateRef, 'order-1') });
+  expect(d2.reference).toBe(debitKeyReference(i.mandateRef, d2.key!));
+  // The backend retries both: the same debits answer, nothing is debited again.
+  expect(await debitMandate(client(), i.mandateRef, 300_000, { idempotencyKey: 'order-1' })).toEqual(d1);
+  expect(await debitMandate(client(), i.mandateRef, 200_000, { idempotencyKey: d2.key })).toEqual(d2);
   expect(await getMandateState(client(), i.mandateRef)).toMatchObject({ balance: 500_000, totalDebited: 500_000, failures: [] });
   expect(await ledger(d1.reference)).toHaveLength(1);
   expect(await ledger(d2.reference)).toHaveLength(1);
@@ -80,7 +85,7 @@ it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel tw
   expect((await cancelMandate(client(), i.mandateRef)).status).toBe('cancelled'); // twice: same answer
   expect(await handle.result()).toMatchObject({ status: 'cancelled', balance: 500_000 });
   expect((await listMandates(services.api, { mandate_id: listed.records[0].mandate_id as string })).records[0].status).toBe('cancelled');
-  await recordHistory(handle, 'mandate-variable-lifecycle');
+  await recordHistory(handle, 'mandate-variable-lifecycle-send-once');
 
   // Secrets are not in history at all, not even encrypted: only their claim-check handles.
   // (Codes as JSON strings: the phone number 08012345678 holds the digits 123456.)
@@ -117,27 +122,53 @@ it('a session that keeps expiring ends the mandate expired; it is released at th
   await waitFor(again.mandateRef, 'cancelled');
 });
 
-it('D3 answers lost: applied-then-dropped is settled by D5, dropped-before and a 503 are resent with the same reference; each applied once', async () => {
+it('D3 answers lost: applied-then-dropped is found by verify, dropped-before and a 503 are resent with the same reference; each applied once', async () => {
   const i = input();
   const handle = await startMandate(ctx(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
   await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP);
 
   await fault({ path: '/transaction/mandate/debit', kind: 'drop-after-processing' });
-  expect(await debitMandate(client(), i.mandateRef, 100_000)).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'requery' });
+  const ref = (n: number) => debitKeyReference(i.mandateRef, `f-${n}`);
+  expect(await debitMandate(client(), i.mandateRef, 100_000, { idempotencyKey: 'f-1' })).toMatchObject({ reference: ref(1), status: 'success', confirmedBy: 'requery' });
   await fault({ path: '/transaction/mandate/debit', kind: 'drop-before-processing' });
-  expect(await debitMandate(client(), i.mandateRef, 200_000)).toMatchObject({ reference: `${i.mandateRef}-D2`, status: 'success', confirmedBy: 'resend' });
+  expect(await debitMandate(client(), i.mandateRef, 200_000, { idempotencyKey: 'f-2' })).toMatchObject({ reference: ref(2), status: 'success', confirmedBy: 'resend' });
   await fault({ path: '/transaction/mandate/debit', kind: 'error5xx' });
-  expect(await debitMandate(client(), i.mandateRef, 300_000)).toMatchObject({ reference: `${i.mandateRef}-D3`, status: 'success', confirmedBy: 'resend' });
+  expect(await debitMandate(client(), i.mandateRef, 300_000, { idempotencyKey: 'f-3' })).toMatchObject({ reference: ref(3), status: 'success', confirmedBy: 'resend' });
 
-  for (const n of [1, 2, 3]) expect(await ledger(`${i.mandateRef}-D${n}`)).toHaveLength(1);
+  for (const n of [1, 2, 3]) expect(await ledger(ref(n))).toHaveLength(1);
   const state = await getMandateState(client(), i.mandateRef);
   expect(state).toMatchObject({ totalDebited: 600_000, balance: 400_000, unresolvedDebits: [], failures: [] });
   expect(await serviceRecord(state.mandateId!)).toMatchObject({ total_debited: 600_000, balance: 400_000 });
   // Spending the balance ends the mandate.
   expect(await debitMandate(client(), i.mandateRef, 400_000)).toMatchObject({ status: 'success' });
   expect(await handle.result()).toMatchObject({ status: 'completed', endReason: 'balance spent', balance: 0, totalDebited: 1_000_000 });
-  await recordHistory(handle, 'mandate-variable-d3-faults');
+  await recordHistory(handle, 'mandate-variable-d3-faults-send-once');
+});
+
+it('D3 answers 200 with status pending (requeried by verify until the service settles it) and failed (no money moved)', async () => {
+  const i = input({ pendingRequeryMs: [300, 600, 1_200, 2_400, 4_800] } as Partial<MandateRequest>);
+  const handle = await startMandate(ctx(), i);
+  await waitFor(i.mandateRef, 'awaiting_otp');
+  await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP);
+  const mandateId = (await getMandateState(client(), i.mandateRef)).mandateId!;
+  await sandboxAdminCall(services.sandboxUrl!, 'POST', `/mandates/${mandateId}/debit-outcomes`, { outcomes: ['pending', 'failed'] });
+
+  const pendingRef = debitKeyReference(i.mandateRef, 'slow-1');
+  const pending = debitMandate(client(), i.mandateRef, 250_000, { idempotencyKey: 'slow-1' });
+  for (let n = 0; n < 100 && (await getMandateState(client(), i.mandateRef)).unresolvedDebits.length === 0; n++) await new Promise((r) => setTimeout(r, 50));
+  expect((await getMandateState(client(), i.mandateRef)).unresolvedDebits).toEqual([expect.objectContaining({ reference: pendingRef, status: 'pending', serviceStatus: 'pending' })]);
+  expect(await ledger(pendingRef)).toHaveLength(0); // a 200 saying pending moved no money yet
+  await sandboxAdminCall(services.sandboxUrl!, 'POST', `/mandate-debits/${pendingRef}/settle`, { status: 'success' });
+  expect(await pending).toMatchObject({ status: 'success', confirmedBy: 'requery' });
+
+  const failedDebit = await debitMandate(client(), i.mandateRef, 100_000, { idempotencyKey: 'fail-1' });
+  expect(failedDebit).toMatchObject({ status: 'failed', serviceStatus: 'failed' });
+  expect(await ledger(failedDebit.reference)).toHaveLength(0);
+  expect(await getMandateState(client(), i.mandateRef)).toMatchObject({ totalDebited: 250_000, balance: 750_000, unresolvedDebits: [] });
+  expect(await serviceRecord(mandateId)).toMatchObject({ total_debited: 250_000, balance: 750_000 });
+  await cancelMandate(client(), i.mandateRef);
+  expect((await handle.result()).status).toBe('cancelled');
 });
 
 it('D1 answer lost after the service created the mandate: found by reference, cancelled there, the flow fails; the e-mail is free again', async () => {

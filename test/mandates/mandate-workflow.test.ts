@@ -4,21 +4,23 @@
 // through D5, duplicate references, scheduled-debit refusals, cancellation, creation faults.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import {
-  cancelMandateSignal, cancelMandateUpdate, debitMandateUpdate, fixedSchedule, mandateStateQuery, resendMandateOtpUpdate, submitMandateOtpUpdate,
+  cancelMandateSignal, cancelMandateUpdate, debitKeyReference, debitMandateUpdate, fixedSchedule, resolveDebitUpdate, mandateStateQuery, resendMandateOtpUpdate, submitMandateOtpUpdate,
   type MandateInput, type MandateState,
 } from '../../src/shared/mandate';
 import type { mandateWorkflow } from '../../src/workflows/mandate';
-import type { createMandateActivities, MandateDebitRequest } from '../../src/activities/mandates';
+import type { createMandateActivities, MandateDebitAnswer, MandateDebitRequest } from '../../src/activities/mandates';
+import type { TransactionLookup } from '../../src/shared/payment-common';
 import { cancelMandate } from '../../src/starters/mandates';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
+import { PaymentStatus } from '../../src/shared/search-attributes';
 import { workflowBundle } from '../helpers/temporal';
 import { createTimeSkippingEnv } from '../helpers/time-skipping';
 
-type Activities = ReturnType<typeof createMandateActivities>;
+type Activities = ReturnType<typeof createMandateActivities> & { lookupTransaction(ref: string): Promise<TransactionLookup> };
 const DAY = 24 * 3600 * 1000;
 
 let env: TestWorkflowEnvironment;
@@ -51,7 +53,7 @@ const redeem = (handle: string, what: string): string => {
   sealedValues.delete(handle);
   return value;
 };
-type DebitFault = 'applyThenLose' | 'lose' | 'loseAndApplyLater' | { refuse: string } | 'cancelAtServiceFirst';
+type DebitFault = 'applyThenLose' | 'lose' | 'loseAndApplyLater' | { refuse: string } | 'cancelAtServiceFirst' | 'answerPending' | 'answerFailed';
 
 /** A model of the service: OTP 123456, sessions that can be expired, balances, duplicate refs refused; faults scripted per D3 call. */
 function fakeService() {
@@ -60,9 +62,12 @@ function fakeService() {
   const mandates = new Map<string, { ref: string; balance: number; total: number; status: string }>();
   const debitFaults: (DebitFault | undefined)[] = [];
   const lateArrivals: MandateDebitRequest[] = [];
-  const counts = { create: 0, cancel: 0, resend: 0, findByRef: 0 };
+  const counts = { create: 0, cancel: 0, resend: 0, findByRef: 0, verify: 0 };
+  /** Verify's view of D3 references: Success for applied ones, plus these (pending / failed answers). */
+  const txStatus = new Map<string, 'Pending' | 'Failed'>();
+  const heartbeatTimeouts: (number | undefined)[] = [];
   const bvnsSent: string[] = [];
-  const knobs = { gate: undefined as Promise<void> | undefined, sessionExpired: false, d5Down: false, createFault: undefined as undefined | 'loseAfterCreating' | 'loseBeforeCreating' | { refuse: string }, cancelRefusal: undefined as string | undefined };
+  const knobs = { gate: undefined as Promise<void> | undefined, sessionExpired: false, d5Down: false, verifyDown: false, createFault: undefined as undefined | 'loseAfterCreating' | 'loseBeforeCreating' | { refuse: string }, cancelRefusal: undefined as string | undefined };
 
   const apply = (req: MandateDebitRequest) => {
     const m = mandates.get(req.mandateId)!;
@@ -100,11 +105,17 @@ function fakeService() {
       counts.resend += 1;
       knobs.sessionExpired = false;
     },
-    async debitMandate(req) {
+    async debitMandate(req): Promise<MandateDebitAnswer> {
       calls.push(req.reference);
+      heartbeatTimeouts.push(Context.current().info.heartbeatTimeoutMs);
       if (knobs.gate) await knobs.gate;
       for (const late of lateArrivals.splice(0)) apply(late);
       const fault = debitFaults[calls.length - 1];
+      if (fault === 'answerPending' || fault === 'answerFailed') {
+        if (applied.has(req.reference) || txStatus.has(req.reference)) throw refuse('DuplicateReference', `debit ${req.reference}: Duplicate transaction reference`);
+        txStatus.set(req.reference, fault === 'answerPending' ? 'Pending' : 'Failed');
+        return { status: fault === 'answerPending' ? 'pending' : 'failed', serviceStatus: fault === 'answerPending' ? 'pending' : 'failed', amount: req.amount };
+      }
       if (fault === 'lose') throw refuse('OutcomeUnknown', `debit ${req.reference}: headers timeout`);
       if (fault === 'loseAndApplyLater') {
         lateArrivals.push(req);
@@ -114,6 +125,15 @@ function fakeService() {
       if (fault === 'cancelAtServiceFirst') mandates.get(req.mandateId)!.status = 'cancelled';
       apply(req);
       if (fault === 'applyThenLose') throw refuse('OutcomeUnknown', `debit ${req.reference}: headers timeout`);
+      return { status: 'success', serviceStatus: 'success', amount: req.amount };
+    },
+    async lookupTransaction(ref) {
+      counts.verify += 1;
+      if (knobs.verifyDown) throw refuse('ServiceError', 'verify transaction: 503');
+      const amount = applied.get(ref);
+      if (amount !== undefined) return { found: true, status: 'Success', amount };
+      const status = txStatus.get(ref);
+      return status ? { found: true, status, amount: 0 } : { found: false };
     },
     async cancelMandate(id) {
       counts.cancel += 1;
@@ -134,7 +154,13 @@ function fakeService() {
       return undefined;
     },
   };
-  return { activities, calls, applied, mandates, debitFaults, counts, knobs, bvnsSent };
+  /** A pending debit becomes final at the service. */
+  const settlePending = (ref: string, to: 'Success' | 'Failed', amount: number, mandateId: string) => {
+    txStatus.delete(ref);
+    if (to === 'Failed') txStatus.set(ref, 'Failed');
+    else apply({ reference: ref, amount, mandateId, narration: '', customerEmail: '' });
+  };
+  return { activities, calls, applied, mandates, debitFaults, counts, knobs, bvnsSent, txStatus, settlePending, heartbeatTimeouts };
 }
 type Service = ReturnType<typeof fakeService>;
 
@@ -170,6 +196,21 @@ async function approved(taskQueue: string, i: MandateInput) {
   await waitStatus(handle, 'awaiting_otp');
   await handle.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] });
   return handle;
+}
+
+async function waitFor(h: WorkflowHandle, ok: (s: MandateState) => boolean, what = 'the expected state'): Promise<MandateState> {
+  for (let n = 0; n < 400; n++) {
+    const s = await h.query(mandateStateQuery);
+    if (ok(s)) return s;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`never reached ${what}`);
+}
+
+/** The workflow's PaymentStatus search attribute. */
+async function paymentStatus(h: WorkflowHandle): Promise<string | undefined> {
+  const desc = await h.describe();
+  return desc.typedSearchAttributes.get(PaymentStatus);
 }
 
 const causeOf = async (p: Promise<unknown>) => {
@@ -266,7 +307,7 @@ describe('mandate workflow (time-skipping)', () => {
     expect([...service.mandates.values()][0].status).toBe('cancelled');
   });
 
-  it('D3 applied but unanswered: D5 shows it landed → success, never resent', async () => {
+  it('D3 applied but unanswered: verify by its reference finds it → success, never resent', async () => {
     const service = fakeService();
     service.debitFaults[0] = 'applyThenLose';
     const i = input();
@@ -281,7 +322,7 @@ describe('mandate workflow (time-skipping)', () => {
     });
   });
 
-  it('D3 unanswered and absent by D5 → sent once more with the SAME reference; applied once', async () => {
+  it('D3 unanswered and absent by verify → sent once more with the SAME reference; applied once', async () => {
     const service = fakeService();
     service.debitFaults[0] = 'lose';
     const i = input();
@@ -295,7 +336,7 @@ describe('mandate workflow (time-skipping)', () => {
     });
   });
 
-  it('the first D3 arrives late: the resend is refused as a duplicate, and only D5 confirming the amount makes it success', async () => {
+  it('the first D3 arrives late: the resend is refused as a duplicate, and only verify finding it makes it success', async () => {
     const service = fakeService();
     service.debitFaults[0] = 'loseAndApplyLater';
     const i = input();
@@ -310,25 +351,29 @@ describe('mandate workflow (time-skipping)', () => {
     });
   });
 
-  it('an unknown outcome with D5 down stays unknown and blocks new debits until D5 settles it', async () => {
+  it('an unknown outcome (verify down) is parked as outcome_unknown, does not block the next debit, and the background requery settles it', async () => {
     const service = fakeService();
     service.debitFaults[0] = 'lose';
-    const i = input();
+    const i = input({ unresolvedRequeryFirstMs: 60_000 });
     await run(service, async (tq) => {
       const h = await approved(tq, i);
-      service.knobs.d5Down = true;
-      const d1 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] });
-      expect(d1).toMatchObject({ status: 'unknown', reference: `${i.mandateRef}-D1` });
-      expect(d1.error).toContain('D5 could not be read');
+      service.knobs.verifyDown = true;
+      const d1 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'order-1' }] });
+      expect(d1).toMatchObject({ status: 'outcome_unknown', key: 'order-1', reference: debitKeyReference(i.mandateRef, 'order-1') });
+      expect(d1.error).toContain('verify could not be asked');
       expect(service.calls).toHaveLength(1); // not resent blind
-      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 60_000 }] }))).toContain('still unknown');
-      service.knobs.d5Down = false;
-      const d2 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 60_000 }] });
-      expect(d2).toMatchObject({ status: 'success', reference: `${i.mandateRef}-D2` });
-      const s = await h.query(mandateStateQuery);
-      expect(s).toMatchObject({ totalDebited: 60_000, unresolvedDebits: [] });
-      expect(s.recentDebits.map((d) => [d.reference, d.status])).toEqual([[`${i.mandateRef}-D1`, 'failed'], [`${i.mandateRef}-D2`, 'success']]);
-      expect(s.failures.join('\n')).toContain(`${i.mandateRef}-D1: settled as failed through D5`);
+      expect(await paymentStatus(h)).toBe('outcome_unknown');
+      // Not blocked: the next debit goes out; the unresolved amount is held back from what is available.
+      const d2 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 60_000, idempotencyKey: 'order-2' }] });
+      expect(d2).toMatchObject({ status: 'success' });
+      expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 60_000, balance: 1_140_000, available: 1_090_000, unresolvedDebits: [expect.objectContaining({ key: 'order-1' })] });
+      service.knobs.verifyDown = false;
+      // The background requery (1 min, then doubling) reads the documented not-found twice: it never reached the service.
+      await env.sleep(10 * 60_000);
+      const s = await waitFor(h, (st) => st.unresolvedDebits.length === 0);
+      expect(s.recentDebits.map((d) => [d.key, d.status, d.confirmedBy])).toEqual([['order-1', 'failed', 'requery'], ['order-2', 'success', 'response']]);
+      expect(s).toMatchObject({ totalDebited: 60_000, balance: 1_140_000, available: 1_140_000 });
+      expect(await paymentStatus(h)).toBe('approved');
       await h.executeUpdate(cancelMandateUpdate);
     });
   });
@@ -471,7 +516,7 @@ describe('mandate workflow (time-skipping)', () => {
       const h = await start(tq, input());
       await waitStatus(h, 'awaiting_otp');
       expect(service.counts.create).toBe(4);
-      expect(service.counts.findByRef).toBe(2);
+      expect(service.counts.findByRef).toBe(3); // found at once (lost after creating); absent twice (lost before)
       await h.executeUpdate(cancelMandateUpdate);
     });
   });
@@ -527,5 +572,131 @@ describe('claim check: the BVN and the OTP arrive only as handles', () => {
       await h.executeUpdate(cancelMandateUpdate);
     });
     expect(service.bvnsSent).toEqual(['22212345678', '22212345678']);
+  });
+});
+
+describe('money safety (issue #12): send-once debits, idempotency keys, statuses, unknown outcomes, cancellation', () => {
+  it('the same idempotency key twice gives the same debit (one D3, the reference derived from the key); another amount under the key is refused', async () => {
+    const service = fakeService();
+    const i = input({ amount: 500_000, debitsPerRun: 1 });
+    await run(service, async (tq) => {
+      const h = await approved(tq, i);
+      const first = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 100_000, idempotencyKey: 'inv-42' }] });
+      expect(first).toMatchObject({ key: 'inv-42', reference: debitKeyReference(i.mandateRef, 'inv-42'), status: 'success', amount: 100_000 });
+      expect(debitKeyReference(i.mandateRef, 'inv-42')).toMatch(new RegExp(`^${i.mandateRef}-K[0-9a-z]{13}$`));
+      // A backend retry (another Update id, after continue-as-new: debitsPerRun 1) answers the same debit.
+      const again = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 100_000, idempotencyKey: 'inv-42' }] });
+      expect(again).toEqual(first);
+      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 120_000, idempotencyKey: 'inv-42' }] }))).toContain('was used for a debit of 100000 kobo');
+      // Two at once under one key: still one debit.
+      const [a, b] = await Promise.all([
+        h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'inv-43' }] }),
+        h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'inv-43' }] }),
+      ]);
+      expect(a).toEqual(b);
+      expect(service.calls).toEqual([debitKeyReference(i.mandateRef, 'inv-42'), debitKeyReference(i.mandateRef, 'inv-43')]);
+      expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 150_000, balance: 350_000, debitCount: 2 });
+      await h.executeUpdate(cancelMandateUpdate);
+    });
+  });
+
+  it('a D3 200 whose status is pending is requeried until final; failed is failed with no money moved', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = 'answerPending';
+    service.debitFaults[1] = 'answerFailed';
+    const i = input({ pendingRequeryMs: [5_000, 15_000, 45_000] });
+    await run(service, async (tq) => {
+      const h = await approved(tq, i);
+      const ref = debitKeyReference(i.mandateRef, 'p-1');
+      const pending = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 80_000, idempotencyKey: 'p-1' }] });
+      const during = await waitFor(h, (s) => s.unresolvedDebits.length === 1, 'a pending debit');
+      expect(during.unresolvedDebits[0]).toMatchObject({ status: 'pending', serviceStatus: 'pending', reference: ref });
+      expect(during).toMatchObject({ totalDebited: 0, available: 1_120_000 });
+      service.settlePending(ref, 'Success', 80_000, `MD-${i.mandateRef}`);
+      expect(await pending).toMatchObject({ status: 'success', confirmedBy: 'requery', reference: ref });
+      const failed = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 90_000, idempotencyKey: 'p-2' }] });
+      expect(failed).toMatchObject({ status: 'failed', confirmedBy: 'response', serviceStatus: 'failed' });
+      expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 80_000, balance: 1_120_000, unresolvedDebits: [] });
+      expect(service.calls).toHaveLength(2); // neither was sent again
+      await h.executeUpdate(cancelMandateUpdate);
+    });
+  });
+
+  it('pending beyond the bounded requeries is parked outcome_unknown (PaymentStatus too); an operator resolves it, recorded in state', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = 'answerPending';
+    const i = input({ pendingRequeryMs: [1_000, 2_000], unresolvedRequeryForMs: 10 * 60_000 });
+    await run(service, async (tq) => {
+      const h = await approved(tq, i);
+      const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000, idempotencyKey: 'x-1' }] });
+      expect(d).toMatchObject({ status: 'outcome_unknown', key: 'x-1' });
+      expect(d.error).toContain('still not final after 2 requeries');
+      expect(await paymentStatus(h)).toBe('outcome_unknown');
+      expect(await causeOf(h.executeUpdate(resolveDebitUpdate, { args: [{ debitKey: 'x-1', outcome: 'maybe' as 'debited', reason: 'r', operator: 'o' }] }))).toContain('outcome must be');
+      const resolved = await h.executeUpdate(resolveDebitUpdate, { args: [{ debitKey: 'x-1', outcome: 'debited', reason: 'bank statement shows the debit', operator: 'ops-ada' }] });
+      expect(resolved).toMatchObject({ status: 'success', confirmedBy: 'operator', resolution: { outcome: 'debited', operator: 'ops-ada', reason: 'bank statement shows the debit' } });
+      expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 70_000, balance: 1_130_000, unresolvedDebits: [] });
+      expect(await paymentStatus(h)).toBe('approved');
+      expect(await causeOf(h.executeUpdate(resolveDebitUpdate, { args: [{ debitKey: 'x-1', outcome: 'not_debited', reason: 'r', operator: 'o' }] }))).toContain('already success');
+      await h.executeUpdate(cancelMandateUpdate);
+    });
+  });
+
+  it('FIXED: an unresolved scheduled debit does not stop the schedule; the flow does not end before it is settled', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = 'answerPending';
+    const fixed = { frequency: 'WEEKLY' as const, interval: 1, initialDebitAmount: 100_000, initialDebitDate: day(now + DAY) };
+    const i = input({ debitType: 'fixed', amount: 300_000, startDate: day(now), fixed, pendingRequeryMs: [1_000], unresolvedRequeryForMs: 365 * DAY });
+    await run(service, async (tq) => {
+      const h = await approved(tq, i);
+      // The first date's debit stays pending; the next two dates are debited (100000 held back for the first).
+      await env.sleep(16 * DAY);
+      const s = await waitFor(h, (st) => st.recentDebits.filter((d) => d.status === 'success').length === 2, 'two later debits');
+      expect(s.recentDebits.map((d) => [d.reference, d.status])).toEqual([
+        [`${i.mandateRef}-D1`, 'outcome_unknown'], [`${i.mandateRef}-D2`, 'success'], [`${i.mandateRef}-D3`, 'success'],
+      ]);
+      expect((await h.describe()).status.name).toBe('RUNNING'); // nothing left to debit, but D1 is unresolved
+      service.settlePending(`${i.mandateRef}-D1`, 'Success', 100_000, `MD-${i.mandateRef}`);
+      const final = await h.result(); // the background requery finds it
+      expect(final).toMatchObject({ status: 'completed', totalDebited: 300_000, balance: 0, unresolvedDebits: [] });
+      expect(final.recentDebits[0]).toMatchObject({ status: 'success', confirmedBy: 'requery' });
+    });
+  });
+
+  it('a Temporal cancel while a debit is in flight: the debit settles and is recorded, the mandate is cancelled at the service, the flow ends cancelled', async () => {
+    const service = fakeService();
+    const i = input();
+    await run(service, async (tq) => {
+      const h = await approved(tq, i);
+      let open!: () => void;
+      service.knobs.gate = new Promise<void>((r) => (open = r));
+      const debit = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000, idempotencyKey: 'c-1' }] }).catch((e: unknown) => e);
+      while (service.calls.length === 0) await new Promise((r) => setTimeout(r, 10)); // D3 in flight
+      await h.cancel();
+      await new Promise((r) => setTimeout(r, 200));
+      open();
+      const final = await h.result();
+      expect(final).toMatchObject({ status: 'cancelled', totalDebited: 40_000, balance: 1_160_000, unresolvedDebits: [] });
+      expect(final.endReason).toContain('the workflow was cancelled');
+      expect(final.recentDebits).toEqual([expect.objectContaining({ key: 'c-1', status: 'success' })]);
+      expect(service.mandates.get(`MD-${i.mandateRef}`)!.status).toBe('cancelled');
+      expect(service.counts.cancel).toBe(1);
+      await debit;
+    });
+  });
+
+  it('D1 and D3 run with a short heartbeat timeout (10 s)', async () => {
+    const service = fakeService();
+    const i = input();
+    await run(service, async (tq) => {
+      const h = await approved(tq, i);
+      await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000, idempotencyKey: 'hb' }] });
+      expect(service.heartbeatTimeouts).toEqual([10_000]);
+      const history = await h.fetchHistory();
+      const scheduled = history.events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!);
+      const create = scheduled.find((a) => a.activityType?.name === 'createMandate')!;
+      expect(Number(create.heartbeatTimeout?.seconds)).toBe(10);
+      await h.executeUpdate(cancelMandateUpdate);
+    });
   });
 });

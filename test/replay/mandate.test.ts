@@ -2,7 +2,8 @@
 // - mandate-variable-lifecycle: create, wrong OTP, approval, two debits, cancel;
 // - mandate-variable-d3-faults: D3 answers dropped after and before processing and a 503, settled
 //   through D5 and resends with the same reference, then the balance spent (completed).
-// Re-record with RECORD_HISTORIES=1 npx jest test/mandates/mandate-e2e.
+// The two pre-patch histories must never be re-recorded (they prove old runs still replay); the
+// *-send-once ones are recorded by test/mandates/mandate-e2e when missing (or with RECORD_HISTORIES=1).
 import { replayHistory } from '../helpers/replay';
 
 it('replays the recorded variable-mandate lifecycle without non-determinism', async () => {
@@ -11,4 +12,13 @@ it('replays the recorded variable-mandate lifecycle without non-determinism', as
 
 it('replays a mandate whose debits were settled through D5 and resends', async () => {
   await expect(replayHistory('mandate-variable-d3-faults')).resolves.toBeUndefined();
+});
+
+// Recorded after the patch 'mandate-money-safety' (D1/D3 through send-once, idempotency keys).
+it('replays the variable-mandate lifecycle with idempotent debits (send-once path)', async () => {
+  await expect(replayHistory('mandate-variable-lifecycle-send-once')).resolves.toBeUndefined();
+});
+
+it('replays lost D3 answers settled by verify and resends (send-once path)', async () => {
+  await expect(replayHistory('mandate-variable-d3-faults-send-once')).resolves.toBeUndefined();
 });

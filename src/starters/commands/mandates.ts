@@ -4,11 +4,16 @@
 //                                               is sealed into the claim-check store, never sent to Temporal)
 //   mandate otp --ref M1 --otp 123456           (sealed too; only its handle reaches the flow)
 //   mandate resend-otp --ref M1
-//   mandate debit --ref M1 --amount 250000 [--narration text]
+//   mandate debit --ref M1 --amount 250000 [--narration text] [--key <idempotency key>]
+//                                               (the same key again answers the same debit; without
+//                                               --key one is made and printed: rerun with it)
+//   mandate resolve-debit --ref M1 --debit <key or reference> --outcome debited|not_debited
+//                         --reason text --operator name
 //   mandate cancel --ref M1 [--signal]
 //   mandate status --ref M1 [--follow] [--debits]
 //   mandate list [--status approved] [--account 0123456789] [--debit-type fixed] ... [--page-size 20]
 //                [--cursor <next_cursor>] [--all]
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config';
@@ -16,7 +21,7 @@ import { PaymentsClient } from '../../api';
 import { FINAL_MANDATE_STATUSES, mandateStateQuery, mandateWorkflowId, type MandateRequest, type MandateState } from '../../shared/mandate';
 import { followUntilDone } from '../progress';
 import {
-  cancelMandate, debitMandate, getMandateState, listAllMandates, listMandates, requestMandateCancel, resendMandateOtp, startMandate, submitMandateOtp,
+  cancelMandate, debitMandate, getMandateState, listAllMandates, listMandates, requestMandateCancel, resendMandateOtp, resolveMandateDebit, startMandate, submitMandateOtp,
   type MandateListFilters,
 } from '../mandates';
 import type { ContextFactory } from './index';
@@ -79,11 +84,29 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .requiredOption('--ref <mandateRef>')
     .requiredOption('--amount <kobo>', 'integer, kobo')
     .option('--narration <text>')
-    .action(async (o: { ref: string; amount: string; narration?: string }) => {
+    .option('--key <idempotencyKey>', 'the same key again answers the same debit (never a second one); made and printed when absent')
+    .action(async (o: { ref: string; amount: string; narration?: string; key?: string }) => {
       if (!/^\d+$/.test(o.amount)) throw new Error('--amount must be an integer in kobo');
       const ctx = await context();
-      const d = await explained(debitMandate(ctx.client, o.ref, Number(o.amount), o.narration));
-      console.log(`${d.reference} ${d.status} ${d.amount}${d.error ? ` (${d.error})` : ''}`);
+      const key = o.key ?? randomUUID();
+      if (!o.key) console.log(`idempotency key ${key} (run again with --key ${key} to retry this debit safely)`);
+      const d = await explained(debitMandate(ctx.client, o.ref, Number(o.amount), { narration: o.narration, idempotencyKey: key }));
+      console.log(`${d.reference} ${d.status} ${d.amount} key=${d.key ?? key}${d.error ? ` (${d.error})` : ''}`);
+    });
+
+  mandate
+    .command('resolve-debit')
+    .description('an operator settles a debit whose outcome stayed unknown (recorded in the flow)')
+    .requiredOption('--ref <mandateRef>')
+    .requiredOption('--debit <keyOrReference>', "the debit's idempotency key or its reference")
+    .requiredOption('--outcome <outcome>', 'debited | not_debited')
+    .requiredOption('--reason <text>')
+    .requiredOption('--operator <name>')
+    .action(async (o: { ref: string; debit: string; outcome: string; reason: string; operator: string }) => {
+      if (o.outcome !== 'debited' && o.outcome !== 'not_debited') throw new Error('--outcome must be debited or not_debited');
+      const ctx = await context();
+      const d = await explained(resolveMandateDebit(ctx.client, o.ref, { debitKey: o.debit, outcome: o.outcome, reason: o.reason, operator: o.operator }));
+      console.log(`${d.reference} ${d.status} ${d.amount} (resolved by ${d.resolution?.operator ?? o.operator})`);
     });
 
   mandate
