@@ -1,5 +1,6 @@
 // Direct bank debit (B3/B4) and USSD (B5) flows' contract.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { OutcomeResolution } from './outcome';
 
 export interface BankPaymentInput {
   transactionRef: string;
@@ -26,7 +27,7 @@ export interface UssdPaymentInput {
   webhookGraceMs?: number;
 }
 
-export type DirectStatus = 'initiating' | 'awaiting_code' | 'awaiting_payment' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown';
+export type DirectStatus = 'initiating' | 'awaiting_code' | 'awaiting_payment' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown' | 'outcome_unknown';
 
 export interface DirectPaymentState {
   transactionRef: string;
@@ -42,6 +43,8 @@ export interface DirectPaymentState {
   /** Bank codes the service refused (limit MAX_REFUSED_CODES). */
   refusedCodes: number;
   reason?: string;
+  /** Set when an operator resolved a parked outcome (resolveOutcome). */
+  resolution?: OutcomeResolution;
 }
 
 export const directPaymentStateQuery = defineQuery<DirectPaymentState>('directPaymentState');

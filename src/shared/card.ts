@@ -1,6 +1,7 @@
 // The direct card payment flow's contract (B1 charge, B2 authorize with PIN/OTP, 3DS), defined once.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { SealedCard } from './claim-check';
+import type { OutcomeResolution } from './outcome';
 export { FINAL_STATUSES, MAX_REFUSED_CODES, PAYMENT_DEFAULTS } from './payment-common';
 
 /** What the starter seals into the claim-check store (never a workflow input). */
@@ -40,7 +41,9 @@ export interface CardPaymentInput {
 
 export type CardPaymentStatus =
   | 'charging' | 'awaiting_card' | 'awaiting_pin' | 'awaiting_otp' | 'awaiting_3ds' | 'confirming'
-  | 'success' | 'failed' | 'expired' | 'unknown';
+  | 'success' | 'failed' | 'expired' | 'unknown'
+  /** Parked: the service could not say whether money moved; requeried on a backoff, resolvable by an operator. */
+  | 'outcome_unknown';
 
 export interface CardPaymentState {
   transactionRef: string;
@@ -60,6 +63,8 @@ export interface CardPaymentState {
   reason?: string;
   /** The card as it may be shown (never the PAN). */
   card?: { bin: string; last4: string; brand: string };
+  /** Set when an operator resolved a parked outcome (resolveOutcome). */
+  resolution?: OutcomeResolution;
 }
 
 export const cardPaymentStateQuery = defineQuery<CardPaymentState>('cardPaymentState');

@@ -1,5 +1,6 @@
 // Hosted checkout (A1, paid in the service's modal; A2 simulates a transfer in the sandbox).
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { OutcomeResolution } from './outcome';
 
 export type PaymentChannel = 'card' | 'bank' | 'ussd' | 'transfer';
 
@@ -27,7 +28,7 @@ export interface CheckoutInput {
 
 export interface CheckoutState {
   transactionRef: string;
-  status: 'initiating' | 'open' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown';
+  status: 'initiating' | 'open' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown' | 'outcome_unknown';
   checkoutUrl?: string;
   /** A3: payment_information.token_id from the webhook. */
   tokenId?: string;
@@ -39,6 +40,8 @@ export interface CheckoutState {
   confirmedBy?: 'webhook' | 'verify';
   webhooksReceived: number;
   reason?: string;
+  /** Set when an operator resolved a parked outcome (resolveOutcome). */
+  resolution?: OutcomeResolution;
 }
 
 export const checkoutStateQuery = defineQuery<CheckoutState>('checkoutState');

@@ -1,6 +1,7 @@
 // Recurring card charges (A3 tokenised first payment, A4 charges, A5 cancel): the flows' contract.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { CheckoutInput } from './checkout';
+import type { OutcomeResolution } from './outcome';
 
 export interface RecurringInput {
   planRef: string;
@@ -63,11 +64,13 @@ export interface TokenChargeInput {
 
 export interface TokenChargeState {
   reference: string;
-  status: 'checking' | 'charging' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown';
+  status: 'checking' | 'charging' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown' | 'outcome_unknown';
   /** false when verify-first found the reference already at the service (nothing sent). */
   charged: boolean;
   confirmedBy?: 'webhook' | 'verify';
   webhooksReceived: number;
   reason?: string;
+  /** Set when an operator resolved a parked outcome (resolveOutcome). */
+  resolution?: OutcomeResolution;
 }
 export const tokenChargeStateQuery = defineQuery<TokenChargeState>('tokenChargeState');

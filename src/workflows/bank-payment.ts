@@ -11,7 +11,7 @@ import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../sha
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, once, secretUnavailable, sendPayment, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
+  confirmPayment, parkUnknownOutcome, describeFailure, fromLookup, listenForWebhook, once, secretUnavailable, sendPayment, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
 } from './payment-steps';
 
 export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<DirectPaymentState> {
@@ -85,6 +85,8 @@ export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<Dire
   if (state.status === 'confirming') {
     conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs, pending));
   }
+  // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
+  if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
   await condition(allHandlersFinished);
   return snapshot();
 }

@@ -25,7 +25,7 @@ import { isClaimHandle, SECRET_UNAVAILABLE, type SealedCard } from '../shared/cl
 import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, secretUnavailable, sendPayment, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
+  confirmPayment, parkUnknownOutcome, describeFailure, fromLookup, listenForWebhook, lookup, once, secretUnavailable, sendPayment, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
 } from './payment-steps';
 
 const WAITING: CardPaymentStatus[] = ['awaiting_pin', 'awaiting_otp'];
@@ -212,6 +212,8 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
   if (state.status === 'confirming') {
     conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs, pendingOutcome));
   }
+  // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
+  if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
   await condition(allHandlersFinished);
   return snapshot();
 }

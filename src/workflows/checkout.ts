@@ -2,12 +2,12 @@
 // once through update-with-start (the `checkoutUrl` Update waits for A1's answer). The flow then
 // waits for charge_successful or for the checkout's expiry, and verifies the result by reference
 // when no webhook came. A1 is sent once (again only for a reference the service does not know).
-import { ApplicationFailure, allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
+  confirmPayment, parkUnknownOutcome, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
 } from './payment-steps';
 
 const FINAL: CheckoutState['status'][] = ['success', 'failed', 'expired', 'unknown'];
@@ -59,6 +59,8 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
     });
     conclude(c);
   }
+  // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
+  if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
   // A caller of the checkoutUrl Update (update-with-start) sees a failure before the workflow closes.
   await condition(allHandlersFinished);
   return snapshot();

@@ -15,6 +15,9 @@ import { SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS, SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
 import { failureOf } from './activity-failure';
 import { failureMessage, REFUSAL_TYPES, sendOnce, settle, type Presence, type SendOnceResult } from './send-once';
+import { awaitFinal } from './unknown-outcome';
+import { checkResolveOutcome, resolveOutcomeUpdate, UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../shared/outcome';
+import { durationMs } from '../shared/pos';
 
 /**
  * Money-moving calls: one attempt; the client's own timeout (PAYMENTS_TIMEOUT_MS) ends first
@@ -164,6 +167,62 @@ export async function confirmPayment(
   if (found.status === 'Pending') return { status: 'unknown', confirmedBy: 'verify', reason: `${hint} the service still shows the transaction as Pending` };
   const verified = fromLookup(found, expected);
   return verified.status === 'success' ? { ...verified, confirmedBy: 'webhook' } : { ...verified, reason: `${hint} ${verified.reason ?? 'verify disagrees'}` };
+}
+
+/** The outcomes an operator may give a parked payment. */
+export const PAYMENT_RESOLVE_OUTCOMES = ['success', 'failed'] as const;
+
+export interface ParkablePayment {
+  status: string;
+  reason?: string;
+  confirmedBy?: 'webhook' | 'verify';
+  resolution?: OutcomeResolution;
+}
+
+/**
+ * An `unknown` payment is not final (docs/money-decisions.md): it is parked as outcome_unknown
+ * (PaymentStatus), verified again on a backoff (doubling from 10 s, capped at 10 min) for
+ * `requeryForMs` (default 24 h), and ends with the service's answer — Success, Failed or
+ * Abandoned, or "does not know the reference" (nothing there: failed) — or with an operator's
+ * resolveOutcome, recorded on the state. After the period only the operator ends it.
+ */
+export async function parkUnknownOutcome(ref: string, expected: ExpectedPayment, state: ParkablePayment, requeryForMs?: number): Promise<void> {
+  const why = state.reason ?? 'the outcome is unknown';
+  let resolution: OutcomeResolution | undefined;
+  const set = (status: string, reason?: string) => {
+    const changed = status !== state.status;
+    state.status = status;
+    if (reason !== undefined) state.reason = reason;
+    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
+  };
+  setHandler(
+    resolveOutcomeUpdate,
+    (input) => {
+      resolution = { ...input, resolvedAt: new Date().toISOString() };
+      return resolution;
+    },
+    { validator: (input) => checkResolveOutcome(input, PAYMENT_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined) },
+  );
+  const settled = await awaitFinal<FoundTransaction>({
+    requery: requeryTransaction(ref),
+    isFinal: (r) => r.status !== 'Pending',
+    absentIsFinal: () => true,
+    startAs: 'outcome_unknown',
+    setStatus: (status) => set(status, `${why}; parked: verified again on a backoff, or resolved by an operator (resolveOutcome)`),
+    resolution: () => resolution,
+    pendingForMs: 0,
+    requeryForMs: requeryForMs ?? durationMs(UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
+    firstBackoffMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.firstBackoff),
+    maxBackoffMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.maxBackoff),
+  });
+  if (settled.kind === 'resolved') {
+    state.resolution = settled.resolution;
+    set(settled.resolution.outcome, `resolved by ${settled.resolution.operator}: ${settled.resolution.reason}`);
+    return;
+  }
+  const c: Confirmation = settled.kind === 'final' ? fromLookup(settled.record, expected) : { status: 'failed', confirmedBy: 'verify', reason: 'the service does not know the reference: nothing was paid' };
+  state.confirmedBy = c.confirmedBy;
+  set(c.status, `${c.reason ?? c.status} (settled by verify after: ${why})`);
 }
 
 /** Fails an Update with a typed, non-retryable reason the caller sees synchronously. */

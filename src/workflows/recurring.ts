@@ -9,7 +9,7 @@
 // verified too; A4 is sent again only for a reference the service does not know.
 // Cancel (signal) stops the plan and cancels the token with A5. History stays bounded: the
 // parent continues-as-new every `cyclesPerRun` cycles and keeps only the last cycles in state.
-import { condition, continueAsNew, executeChild, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, executeChild, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { PaymentFlowActivities } from '../activities/payments';
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentWorkflowId } from '../shared/payment-webhook';
@@ -20,7 +20,7 @@ import {
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { checkoutWorkflow } from './checkout';
 import {
-  confirmPayment, describeFailure, fromLookup, listenForWebhook, lookup, once, refusal, sendPayment, type Confirmation,
+  confirmPayment, parkUnknownOutcome, describeFailure, fromLookup, listenForWebhook, lookup, once, refusal, sendPayment, type Confirmation,
 } from './payment-steps';
 
 const RECENT_CYCLES = 12;
@@ -81,6 +81,8 @@ export async function tokenChargeWorkflow(input: TokenChargeInput): Promise<Toke
     }
   }
   if (state.status === 'confirming') conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs));
+  // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
+  if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
   return snapshot();
 }
 

@@ -2,12 +2,12 @@
 // update-with-start on `ussdCode`); the flow waits for the webhook until
 // expiresAt, then verifies by reference. B5 is sent once (again only for a reference the service
 // does not know); a lost answer is settled by verify.
-import { ApplicationFailure, allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, ussdCodeUpdate, type DirectPaymentState, type DirectStatus, type UssdPaymentInput } from '../shared/bank-ussd';
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
+  confirmPayment, parkUnknownOutcome, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
 } from './payment-steps';
 
 /** When B5 gives no parseable expiresAt, the flow waits this long (the sandbox's code lifetime). */
@@ -56,6 +56,8 @@ export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<Dire
   if (state.status === 'confirming') {
     conclude(await confirmPayment(ref, expected, inbox, inbox.event ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs), pending));
   }
+  // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
+  if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
   await condition(allHandlersFinished);
   return snapshot();
 }

@@ -8,6 +8,7 @@ import { Worker } from '@temporalio/worker';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
 import { cardPaymentStateQuery, submitCardUpdate, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../../src/shared/card';
 import { checkoutStateQuery, type CheckoutInput } from '../../src/shared/checkout';
+import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import { cancelRecurringSignal, cycleReference, recurringStateQuery, recurringWorkflowId, type RecurringInput } from '../../src/shared/recurring';
 import type { PaymentFlowActivities } from '../../src/activities/payments';
 import { cardDisplay } from '../../src/shared/claim-check';
@@ -157,6 +158,21 @@ it('a worker that dies during B1 is noticed by the heartbeat timeout in seconds:
   }
 });
 
+it("a parked outcome_unknown keeps verifying on a backoff and ends with the service's answer when it comes", async () => {
+  const service = fakeService();
+  await run(service, async (taskQueue) => {
+    const i = card('4242424242424242', { webhookGraceMs: 1_000 });
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+    await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+    await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
+    await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'outcome_unknown');
+    const readsWhileParked = service.lookups.length;
+    service.pay(i.transactionRef, i.amount); // the service's record catches up
+    expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify', reason: expect.stringContaining('settled by verify') });
+    expect(service.lookups.length).toBeGreaterThan(readsWhileParked);
+  });
+});
+
 it('deadlines verify first: a payment the payer completed elsewhere (no webhook reached us) is a success, not expired', async () => {
   const service = fakeService();
   await run(service, async (taskQueue) => {
@@ -275,10 +291,17 @@ it('webhooks are hints: a charge_successful signalled straight into Temporal wit
     await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
     // The service's record stays Pending: nobody paid.
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
+    // Not a success, and not final either: parked as outcome_unknown, visible by search attribute.
+    const parked = await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'outcome_unknown');
+    expect(parked.reason).toContain('still shows the transaction as Pending');
+    expect((await handle.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
+    expect(service.lookups.filter((r) => r === i.transactionRef).length).toBeGreaterThanOrEqual(3); // read again while the record might lag
+    // An operator who reconciled it resolves it; a malformed resolution is refused.
+    await expect(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'paid', reason: 'x', operator: 'ops@merchant' }] })).rejects.toMatchObject({ cause: { message: expect.stringContaining('outcome must be one of success, failed') } });
+    await expect(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'failed', reason: '', operator: 'ops@merchant' }] })).rejects.toMatchObject({ cause: { message: expect.stringContaining('reason is required') } });
+    await handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'failed', reason: 'settlement report: no such payment', operator: 'ops@merchant' }] });
     const final: CardPaymentState = await handle.result();
-    expect(final.status).not.toBe('success');
-    expect(final).toMatchObject({ status: 'unknown', confirmedBy: 'verify', reason: expect.stringContaining('still shows the transaction as Pending') });
-    expect(service.lookups.filter((r) => r === i.transactionRef).length).toBe(3); // read again while the record might lag
+    expect(final).toMatchObject({ status: 'failed', resolution: { outcome: 'failed', operator: 'ops@merchant', reason: 'settlement report: no such payment' } });
 
     // For a reference the service does not know at all (a forged signal to a USSD flow that never reached it): unknown, never success.
     const ref = `ts-forged-${randomUUID()}`;
@@ -289,7 +312,8 @@ it('webhooks are hints: a charge_successful signalled straight into Temporal wit
     await until(() => checkout.query(checkoutStateQuery), (s) => s.status === 'open');
     service.tx.delete(ref);
     await checkout.signal(paymentWebhookSignal, webhook(ref, 10_000));
-    expect(await checkout.result()).toMatchObject({ status: 'unknown', reason: expect.stringContaining('does not know the reference') });
+    // Parked, then the service's "does not know the reference" settles it: nothing was paid.
+    expect(await checkout.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify', reason: expect.stringContaining('does not know the reference') });
   });
 });
 
