@@ -140,6 +140,8 @@ async function main(): Promise<number> {
       ledgerEntries: ledger.length,
       machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, platform: `${process.platform}-${process.arch}` },
       durationMs,
+      slowest: [...flows].sort((a, b) => (b.ms ?? 0) - (a.ms ?? 0)).slice(0, 10).map((f) => ({ kind: f.kind, ref: f.ref, variant: f.variant, status: f.status, ms: f.ms })),
+      notClosed: flows.filter((f) => !f.closed).map((f) => ({ kind: f.kind, ref: f.ref, workflowId: f.workflowId, status: f.status, error: f.error })),
       stackDir: o.keep ? stack.dir : undefined,
     };
     printTable(report, (l) => say(l));
