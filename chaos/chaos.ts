@@ -45,7 +45,7 @@ export class FaultInjector {
   constructor(
     private readonly admin: SandboxAdmin,
     private readonly rng: Rng,
-    private readonly opts: { intervalMs: number; excludeKinds?: (path: string) => RequestKind[] },
+    private readonly opts: { intervalMs: number; excludeKinds?: (path: string) => RequestKind[]; active?: () => boolean; maxArmed?: number },
   ) {}
 
   start(): void {
@@ -54,6 +54,10 @@ export class FaultInjector {
       while (!this.stopped) {
         tick++;
         try {
+          if (this.opts.active && !this.opts.active()) {
+            await sleep(this.opts.intervalMs);
+            continue;
+          }
           await this.injectOne();
           if (tick % 4 === 0) await this.injectWebhook();
           if (tick % 9 === 0) this.counts.released += (await this.admin.releaseHeld()).released;
@@ -67,6 +71,10 @@ export class FaultInjector {
 
   private async injectOne(): Promise<void> {
     const target = this.rng.pick(TARGETS);
+    // One armed fault per path, a few in all: faults on a quiet path must not pile up and starve
+    // the one flow that retries there (every retry would meet the next fault).
+    const armed = await this.admin.call<FaultRule[]>('GET', '/faults');
+    if (armed.length >= (this.opts.maxArmed ?? 8) || armed.some((r) => r.path === target.path && r.method === target.method)) return;
     const excluded = this.opts.excludeKinds?.(target.path) ?? [];
     const kinds = target.kinds.filter((k) => !excluded.includes(k));
     if (kinds.length === 0) return;
