@@ -52,14 +52,26 @@ export async function retry<T>(what: string, deadline: number, fn: () => Promise
   let last: unknown;
   for (;;) {
     try {
-      return await fn();
+      return await beforeDeadline(what, deadline, fn());
     } catch (err) {
+      if (err instanceof DeadlineError && last === undefined) throw err;
+      if (err instanceof DeadlineError) throw new DeadlineError(what, last);
       if (opts.fatal?.(err)) throw err;
       last = err;
     }
     if (Date.now() > deadline) throw new DeadlineError(what, last);
     await sleep(opts.intervalMs ?? 500);
   }
+}
+
+/** `p`, or a DeadlineError when `deadline` (epoch ms) comes first (p keeps running, its outcome ignored). */
+export function beforeDeadline<T>(what: string, deadline: number, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError(what)), Math.max(0, deadline - Date.now()));
+  });
+  p.catch(() => undefined);
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** Runs `fn` with at most `limit` calls in flight. */

@@ -6,7 +6,7 @@ import type { PaymentsClient } from '../../src/api';
 import type { LedgerKind } from '../../src/sandbox';
 import type { PosTerminalSession, StarterContext } from '../../src/starters';
 import type { SandboxAdmin } from '../admin';
-import { retry, sleep, type Rng } from '../util';
+import { beforeDeadline, retry, sleep, type Rng } from '../util';
 
 /** What a flow's final status says about money at the service for one reference. */
 export type Outcome = 'money' | 'no-money' | 'unknown';
@@ -89,14 +89,14 @@ export async function drive<S>(ctx: DriverContext, read: () => Promise<S>, done:
   let last: S | undefined;
   while (Date.now() < ctx.deadline) {
     try {
-      last = await read();
+      last = await beforeDeadline('read', Math.min(ctx.deadline, Date.now() + 30_000), read());
     } catch {
       await sleep(intervalMs * 2); // worker down, server restarting, or the flow between runs
       continue;
     }
     if (done(last)) return last;
     try {
-      await act(last);
+      await beforeDeadline('act', ctx.deadline, act(last));
     } catch {
       // a refused or lost step: read the state again and decide anew
     }
