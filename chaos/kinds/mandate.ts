@@ -3,7 +3,7 @@
 import { cancelMandate, debitMandate, getMandateState, startMandate, submitMandateOtp } from '../../src/starters';
 import { FINAL_MANDATE_STATUSES, mandateWorkflowId, type MandateState } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { isoDate } from '../util';
 import { awaitResult, drive, startOnce, type FlowRecord, type KindDriver, type Outcome } from './types';
 
@@ -38,19 +38,22 @@ export const mandateDriver: KindDriver = {
       customer: { bvn: '12345678901', firstName: 'Chaos', lastName: 'Holder', address: '1 Test Street', phone: '08012345678' },
     }), (err) => err instanceof WorkflowExecutionAlreadyStartedError);
     let lastDebitError = 0;
+    let debitRefused = false;
     let cancelling = false;
     const debitAmount = overBalance ? amount + 100_000 : ctx.rng.int(200, 400) * 100;
     const last = await drive(ctx, () => getMandateState(ctx.starters.client, flow.ref), (s) => FINAL_MANDATE_STATUSES.includes(s.status), async (s) => {
       if (s.status === 'awaiting_otp') await submitMandateOtp(ctx.starters, flow.ref, MANDATE_OTP);
-      else if (s.status === 'approved' && s.debitCount === 0 && Date.now() - lastDebitError > 15_000) {
+      else if (s.status === 'approved' && s.debitCount === 0 && !debitRefused && Date.now() - lastDebitError > 15_000) {
         // Only while no debit exists: a second Update would be a second debit under a new reference.
         try {
           await debitMandate(ctx.starters.client, flow.ref, debitAmount);
         } catch (err) {
+          // The flow refused it (e.g. over the balance): nothing was sent; the mandate is cancelled next.
+          if (err instanceof WorkflowUpdateFailedError) debitRefused = true;
           lastDebitError = Date.now();
           throw err;
         }
-      } else if (s.status === 'approved' && s.debitCount > 0 && s.unresolvedDebits.length === 0 && !cancelling) {
+      } else if (s.status === 'approved' && (s.debitCount > 0 || debitRefused) && s.unresolvedDebits.length === 0 && !cancelling) {
         cancelling = true;
         try {
           await cancelMandate(ctx.starters.client, flow.ref);
