@@ -1,0 +1,106 @@
+// What every per-kind driver gets and gives back. A driver runs one flow end to end through the
+// project's starters (the way a backend and a payer would) and reports what the flow said about
+// each money reference it owns; the harness compares that with the sandbox ledger.
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import type { PaymentsClient } from '../../src/api';
+import type { LedgerKind } from '../../src/sandbox';
+import type { PosTerminalSession, StarterContext } from '../../src/starters';
+import type { SandboxAdmin } from '../admin';
+import { beforeDeadline, retry, sleep, type Rng } from '../util';
+
+/** What a flow's final status says about money at the service for one reference. */
+export type Outcome = 'money' | 'no-money' | 'unknown';
+
+export interface Expectation {
+  /** The reference the sandbox ledger records the movement under (undefined: the flow never learned it). */
+  reference?: string;
+  ledgerKind: LedgerKind;
+  outcome: Outcome;
+  /** The flow's own status string for this reference. */
+  status: string;
+}
+
+export interface FlowRecord {
+  kind: string;
+  /** The harness's reference of the flow (order / plan / mandate reference). */
+  ref: string;
+  variant: string;
+  workflowId?: string;
+  /** The flow closed (or, for long-lived flows, reached a final state and was ended by the harness). */
+  closed: boolean;
+  /** Final status (or, when not closed, the PaymentStatus search attribute at the end). */
+  status?: string;
+  expectations: Expectation[];
+  /** The flow met an unknown outcome (lost answer) and settled it itself by requery before the end. */
+  resolvedByRequery: boolean;
+  error?: string;
+  ms?: number;
+}
+
+export interface DriverContext {
+  starters: StarterContext;
+  api: PaymentsClient;
+  admin: SandboxAdmin;
+  rng: Rng;
+  /** Unique per run: part of every reference. */
+  runId: string;
+  /** Epoch ms by which the flow must be done. */
+  deadline: number;
+  /** Open F1/F2 sessions of the active test terminals (POS terminal sales). */
+  posSessions: PosTerminalSession[];
+}
+
+export interface KindDriver {
+  kind: string;
+  /** Ledger kinds whose entries belong to this driver's flows (for the orphan check). */
+  ledgerKinds: LedgerKind[];
+  run(ctx: DriverContext, flow: FlowRecord, index: number): Promise<void>;
+}
+
+/** Starts a flow; a refusal because it exists already (a retried start that had reached the server) counts as started. */
+export async function startOnce(ctx: DriverContext, what: string, start: () => Promise<unknown>, alreadyStarted: (err: unknown) => boolean): Promise<void> {
+  await retry(what, ctx.deadline, async () => {
+    try {
+      await start();
+    } catch (err) {
+      if (alreadyStarted(err)) return;
+      throw err;
+    }
+  }, { intervalMs: 1000, fatal: (err) => (err as Error)?.name?.includes('InputError') || (err as Error)?.name === 'StarterValidationError' });
+}
+
+/** The workflow's result, waiting through worker kills and server restarts. A failed workflow answers undefined with the error. */
+export async function awaitResult<T>(ctx: DriverContext, handle: () => WorkflowHandle, flow: FlowRecord): Promise<T | undefined> {
+  try {
+    return (await retry('result', ctx.deadline, () => handle().result() as Promise<T>, { intervalMs: 1000, fatal: (err) => err instanceof WorkflowFailedError })) as T;
+  } catch (err) {
+    if (err instanceof WorkflowFailedError) {
+      flow.closed = true;
+      flow.status = 'workflow_failed';
+      flow.error = `${err.message}: ${(err.cause as Error | undefined)?.message ?? ''}`;
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+/** Polls `read` and lets `act` drive the flow until `done` holds or the deadline passes. */
+export async function drive<S>(ctx: DriverContext, read: () => Promise<S>, done: (s: S) => boolean, act: (s: S) => Promise<void>, intervalMs = 400): Promise<S | undefined> {
+  let last: S | undefined;
+  while (Date.now() < ctx.deadline) {
+    try {
+      last = await beforeDeadline('read', Math.min(ctx.deadline, Date.now() + 30_000), read());
+    } catch {
+      await sleep(intervalMs * 2); // worker down, server restarting, or the flow between runs
+      continue;
+    }
+    if (done(last)) return last;
+    try {
+      await beforeDeadline('act', ctx.deadline, act(last));
+    } catch {
+      // a refused or lost step: read the state again and decide anew
+    }
+    await sleep(intervalMs);
+  }
+  return last;
+}
