@@ -175,13 +175,13 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
     },
 
     /** Queues the calling flow at its terminal's lock, starting the lock when none runs (signalWithStart; idempotent). */
-    async posTerminalLockAcquire(input: { terminal_id: string; checkIntervalMs?: number }): Promise<void> {
+    async posTerminalLockAcquire(input: { terminal_id: string; lockWorkflowId?: string; checkIntervalMs?: number }): Promise<void> {
       const ctx = Context.current();
       const wf = ctx.info.workflowExecution;
       if (!wf) throw ApplicationFailure.create({ type: FailureTypes.InvalidRequest, message: 'the terminal lock is taken by a workflow', nonRetryable: true });
       const args: PosTerminalLockInput = { terminal_id: input.terminal_id, ...(input.checkIntervalMs ? { checkIntervalMs: input.checkIntervalMs } : {}) };
       await ctx.client.workflow.signalWithStart('posTerminalLockWorkflow', {
-        workflowId: posTerminalLockWorkflowId(input.terminal_id),
+        workflowId: input.lockWorkflowId ?? posTerminalLockWorkflowId(input.terminal_id),
         taskQueue: ctx.info.taskQueue,
         args: [args],
         signal: acquireTerminalLockSignal,

@@ -202,7 +202,9 @@ export const POS_REMOTE_TXN_SOURCE = 'pos_remote';
 
 // ---- Terminal lock: one open remote request per terminal ---------------------------------
 
-export const posTerminalLockWorkflowId = (terminalId: string): string => `pos-terminal-lock-${terminalId}`;
+/** The lock's workflow id: per terminal, and per task queue (one deployment's flows share a lock; separate deployments or test runs on one server do not). */
+export const posTerminalLockWorkflowId = (terminalId: string, taskQueue?: string): string =>
+  taskQueue === undefined ? `pos-terminal-lock-${terminalId}` : `pos-terminal-lock-${taskQueue}-${terminalId}`;
 
 export const PosTerminalLockInputSchema = z.strictObject({
   terminal_id: requiredText('the terminal id'),

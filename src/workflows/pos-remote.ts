@@ -133,7 +133,8 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
     heartbeatTimeout: '30s',
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5, nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.BadRequest, FailureTypes.InvalidRequest] },
   });
-  const lockId = posTerminalLockWorkflowId(input.terminal_id);
+  // A lock per task queue too (histories from before the patch used the terminal alone).
+  const lockId = patched('terminal-lock-per-task-queue') ? posTerminalLockWorkflowId(input.terminal_id, workflowInfo().taskQueue) : posTerminalLockWorkflowId(input.terminal_id);
   const release = () =>
     getExternalWorkflowHandle(lockId)
       .signal(releaseTerminalLockSignal, { ...me, ...(state.requestRef ? { requestRef: state.requestRef } : {}) })
@@ -142,7 +143,7 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
   return CancellationScope.nonCancellable(async () => {
     // ---- the terminal lock ----
     try {
-      await reads.posTerminalLockAcquire({ terminal_id: input.terminal_id, ...(o.lockCheckInterval !== undefined ? { checkIntervalMs: durationMs(o.lockCheckInterval) } : {}) });
+      await reads.posTerminalLockAcquire({ terminal_id: input.terminal_id, lockWorkflowId: lockId, ...(o.lockCheckInterval !== undefined ? { checkIntervalMs: durationMs(o.lockCheckInterval) } : {}) });
     } catch (err) {
       setStatus('not_sent', `the terminal lock could not be taken; nothing was sent: ${activityFailureMessage(err)}`);
       await release();

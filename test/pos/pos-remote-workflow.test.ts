@@ -240,7 +240,7 @@ describe('POS remote request', () => {
     expect(creates[1].at).toBeLessThanOrEqual(doneAt + 5000);
     expect(creates[1].at).toBeGreaterThan(creates[0].at + 1000);
     // The lock remembers the first holder's request (a later lost-E1 search never takes it).
-    const lock = await client.workflow.getHandle(posTerminalLockWorkflowId(t)).query(terminalLockStateQuery);
+    const lock = await client.workflow.getHandle(posTerminalLockWorkflowId(t, config.temporal.taskQueue)).query(terminalLockStateQuery);
     expect(lock.recent).toEqual([`RR-${t}`, `RR-${t}-2`]);
     expect(lock.holder).toBeUndefined();
   });

@@ -99,7 +99,7 @@ async function record(): Promise<void> {
       await h4.result();
       await recordHistoryTo(POS_HISTORIES, h4, 'pos-remote-locked-success-after-cancel');
       // The terminal lock of t3 (still running, idle after its holder released)
-      if (want('pos-terminal-lock')) await recordHistoryTo(POS_HISTORIES, client.workflow.getHandle(posTerminalLockWorkflowId(t3)), 'pos-terminal-lock');
+      if (want('pos-terminal-lock')) await recordHistoryTo(POS_HISTORIES, client.workflow.getHandle(posTerminalLockWorkflowId(t3, tq)), 'pos-terminal-lock');
     }
     if (want('vend')) {
       // H3 timeout → H4 not found → H3 again (same reference) → vended
