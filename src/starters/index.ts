@@ -5,3 +5,4 @@ export * from './pos';
 export * from './vending';
 export * from './mandates';
 export * from './payments';
+export * from './temporal-retry';

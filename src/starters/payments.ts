@@ -8,6 +8,7 @@
 import {
   WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle,
 } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { USSD_BANK_CODES } from '../api';
@@ -16,6 +17,7 @@ import {
 } from '../shared/card';
 import { cardDisplay, SECRET_UNAVAILABLE, type SealedCard, type SecretPurpose } from '../shared/claim-check';
 import type { StarterContext } from './connect';
+import { retryTransient } from './temporal-retry';
 import { directPaymentStateQuery, submitBankCodeUpdate, ussdCodeUpdate, type BankPaymentInput, type DirectPaymentState, type UssdPaymentInput } from '../shared/bank-ussd';
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
 import {
@@ -71,9 +73,11 @@ export class PaymentStepError extends Error {
 
 const KIND_BY_TYPE: Record<string, PaymentStepError['kind']> = { Refused: 'refused', OutcomeUnknown: 'outcome_unknown', Ended: 'ended', [SECRET_UNAVAILABLE]: 'resubmit' };
 
-async function step<T>(run: () => Promise<T>): Promise<T> {
+/** Runs an Update (retried through a server restart with one update id) and words its failure. */
+async function step<T>(run: (updateId: string) => Promise<T>): Promise<T> {
+  const updateId = randomUUID();
   try {
-    return await run();
+    return await retryTransient('payment step (Update)', () => run(updateId));
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
@@ -117,12 +121,12 @@ const handle = (client: Client, ref: string): WorkflowHandle => client.workflow.
  * soon as the service answered; this covers an Update refused before use).
  */
 async function sendSealedCode<S>(
-  ctx: StarterContext, ref: string, purpose: SecretPurpose, code: string, rule: { pattern: RegExp; message: string }, send: (h: WorkflowHandle, sealed: string) => Promise<S>,
+  ctx: StarterContext, ref: string, purpose: SecretPurpose, code: string, rule: { pattern: RegExp; message: string }, send: (h: WorkflowHandle, sealed: string, updateId: string) => Promise<S>,
 ): Promise<S> {
   if (typeof code !== 'string' || !rule.pattern.test(code)) throw new PaymentStepError('not_expected', rule.message);
   const sealed = await ctx.claimCheck.seal(purpose, code);
   try {
-    return await step(() => send(handle(ctx.client, ref), sealed));
+    return await step((updateId) => send(handle(ctx.client, ref), sealed, updateId));
   } finally {
     await ctx.claimCheck.discard(sealed).catch(() => undefined);
   }
@@ -198,21 +202,21 @@ export async function startCardPaymentForStep(ctx: StarterContext, raw: CardPaym
 }
 /** The next state (awaiting_otp, confirming...), or a PaymentStepError. */
 export const submitPin = (ctx: StarterContext, ref: string, pin: string): Promise<CardPaymentState> =>
-  sendSealedCode(ctx, ref, 'pin', pin, { pattern: /^\d{4}$/, message: 'pin must be 4 digits' }, (h, sealed) => h.executeUpdate(submitPinUpdate, { args: [sealed] }));
+  sendSealedCode(ctx, ref, 'pin', pin, { pattern: /^\d{4}$/, message: 'pin must be 4 digits' }, (h, sealed, updateId) => h.executeUpdate(submitPinUpdate, { args: [sealed], updateId }));
 export const submitOtp = (ctx: StarterContext, ref: string, otp: string): Promise<CardPaymentState> =>
-  sendSealedCode(ctx, ref, 'otp', otp, { pattern: /^\d{4,8}$/, message: 'otp must be 4 to 8 digits' }, (h, sealed) => h.executeUpdate(submitOtpUpdate, { args: [sealed] }));
+  sendSealedCode(ctx, ref, 'otp', otp, { pattern: /^\d{4,8}$/, message: 'otp must be 4 to 8 digits' }, (h, sealed, updateId) => h.executeUpdate(submitOtpUpdate, { args: [sealed], updateId }));
 /** In awaiting_card (the sealed card expired before B1 was sent): the card again; answers the next step. */
 export async function resubmitCard(ctx: StarterContext, ref: string, raw: CardDetails): Promise<CardPaymentState> {
   const card = parseOrThrow(cardDetails, raw);
   const sealed = await sealCard(ctx, card);
   try {
-    return await step(() => handle(ctx.client, ref).executeUpdate(submitCardUpdate, { args: [sealed] }));
+    return await step((updateId) => handle(ctx.client, ref).executeUpdate(submitCardUpdate, { args: [sealed], updateId }));
   } catch (err) {
     await ctx.claimCheck.discard(sealed.handle).catch(() => undefined); // refused: never used
     throw err;
   }
 }
-export const getCardPaymentState = (client: Client, ref: string): Promise<CardPaymentState> => handle(client, ref).query(cardPaymentStateQuery);
+export const getCardPaymentState = (client: Client, ref: string): Promise<CardPaymentState> => retryTransient('card payment state (query)', () => handle(client, ref).query(cardPaymentStateQuery));
 
 // ---- bank debit and USSD ----
 
@@ -262,8 +266,8 @@ export async function startUssdPayment(
 }
 /** The payer's token or OTP: the next state, or a PaymentStepError. */
 export const submitBankCode = (ctx: StarterContext, ref: string, code: string): Promise<DirectPaymentState> =>
-  sendSealedCode(ctx, ref, 'bank-code', code, { pattern: /^\d{4,8}$/, message: 'code must be 4 to 8 digits' }, (h, sealed) => h.executeUpdate(submitBankCodeUpdate, { args: [sealed] }));
-export const getDirectPaymentState = (client: Client, ref: string): Promise<DirectPaymentState> => handle(client, ref).query(directPaymentStateQuery);
+  sendSealedCode(ctx, ref, 'bank-code', code, { pattern: /^\d{4,8}$/, message: 'code must be 4 to 8 digits' }, (h, sealed, updateId) => h.executeUpdate(submitBankCodeUpdate, { args: [sealed], updateId }));
+export const getDirectPaymentState = (client: Client, ref: string): Promise<DirectPaymentState> => retryTransient('payment state (query)', () => handle(client, ref).query(directPaymentStateQuery));
 
 /** Polls a state query until `done` holds (for backends and tests that wait for a step, e.g. the USSD code). */
 export async function waitForState<S>(read: () => Promise<S>, done: (s: S) => boolean, opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<S> {
@@ -309,7 +313,7 @@ export async function startCheckout(client: Client, taskQueue: string, raw: Chec
   const { checkoutUrl } = await startOnce(input.transactionRef, () => client.workflow.executeUpdateWithStart(checkoutUrlUpdate, { startWorkflowOperation: startOp }));
   return { checkoutUrl, handle: await startOp.workflowHandle() };
 }
-export const getCheckoutState = (client: Client, ref: string): Promise<CheckoutState> => handle(client, ref).query(checkoutStateQuery);
+export const getCheckoutState = (client: Client, ref: string): Promise<CheckoutState> => retryTransient('checkout state (query)', () => handle(client, ref).query(checkoutStateQuery));
 
 // ---- recurring charges ----
 
