@@ -27,7 +27,7 @@ export interface UssdPaymentInput {
   webhookGraceMs?: number;
 }
 
-export type DirectStatus = 'initiating' | 'awaiting_code' | 'awaiting_payment' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown' | 'outcome_unknown';
+export type DirectStatus = 'initiating' | 'awaiting_code' | 'awaiting_payment' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown' | 'outcome_unknown' | 'cancelled';
 
 export interface DirectPaymentState {
   transactionRef: string;
@@ -53,4 +53,4 @@ export const ussdCodeUpdate = defineUpdate<{ transactionRef: string; ussdCode: s
 /** The payer's token or OTP for a bank debit (4 to 8 digits); answers the next state or the service's refusal. */
 export const submitBankCodeUpdate = defineUpdate<DirectPaymentState, [string]>('submitBankCode');
 
-export const DIRECT_FINAL_STATUSES: DirectStatus[] = ['success', 'failed', 'expired', 'unknown'];
+export const DIRECT_FINAL_STATUSES: DirectStatus[] = ['success', 'failed', 'expired', 'unknown', 'cancelled'];

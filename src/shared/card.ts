@@ -43,7 +43,9 @@ export type CardPaymentStatus =
   | 'charging' | 'awaiting_card' | 'awaiting_pin' | 'awaiting_otp' | 'awaiting_3ds' | 'confirming'
   | 'success' | 'failed' | 'expired' | 'unknown'
   /** Parked: the service could not say whether money moved; requeried on a backoff, resolvable by an operator. */
-  | 'outcome_unknown';
+  | 'outcome_unknown'
+  /** Cancelled by the caller (Temporal cancel) when verify showed nothing was paid. */
+  | 'cancelled';
 
 export interface CardPaymentState {
   transactionRef: string;
@@ -84,4 +86,4 @@ export const submitCardUpdate = defineUpdate<CardPaymentState, [SealedCard]>('su
 /** Used with update-with-start: answers the state once B1 has answered (awaiting_pin / awaiting_otp / awaiting_3ds with auth_url, or an end). */
 export const cardFirstStepUpdate = defineUpdate<CardPaymentState, []>('cardFirstStep');
 
-export const CARD_FINAL_STATUSES: CardPaymentStatus[] = ['success', 'failed', 'expired', 'unknown'];
+export const CARD_FINAL_STATUSES: CardPaymentStatus[] = ['success', 'failed', 'expired', 'unknown', 'cancelled'];

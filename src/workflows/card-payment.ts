@@ -25,7 +25,7 @@ import { isClaimHandle, SECRET_UNAVAILABLE, type SealedCard } from '../shared/cl
 import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, parkUnknownOutcome, describeFailure, fromLookup, listenForWebhook, lookup, once, secretUnavailable, sendPayment, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
+  confirmPayment, parkUnknownOutcome, recordOutcomeOnCancel, describeFailure, fromLookup, listenForWebhook, lookup, once, secretUnavailable, sendPayment, updateFailure, type Confirmation, settleCodeFailure, statusSetter,
 } from './payment-steps';
 
 const WAITING: CardPaymentStatus[] = ['awaiting_pin', 'awaiting_otp'];
@@ -123,97 +123,98 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
   });
 
   upsertSearchAttributes(paymentSearchAttributes({ flow: 'card', reference: ref, amount: input.amount, currency: input.currency, status: 'charging' }));
-
-  // ---- B1: sent once; a second time only when verify proved the first never arrived ----
-  // A sealed card that no longer opens means this send was not made (nothing reached the service).
-  const chargeSealed = async () => once.chargeCard({ ...input, card }).catch((err: unknown) => {
-    if (secretUnavailable(err)) return 'secret-unavailable' as const;
-    throw err;
-  });
-  let sent = await sendPayment(ref, 'charge (B1)', chargeSealed);
-  while (sent.outcome === 'answered' && sent.answer === 'secret-unavailable') {
-    // The sealed card expired (e.g. the worker was down past its TTL): ask for it again.
-    const timeoutMs = input.cardTimeoutMs ?? input.pinTimeoutMs ?? PAYMENT_DEFAULTS.pinTimeoutMs;
-    setStatus('awaiting_card', 'the sealed card expired before it was sent: submit the card again');
-    if (!(await condition(() => resubmittedCard !== undefined, timeoutMs))) {
-      setStatus('expired', `the card was not submitted again within ${timeoutMs} ms`);
-      break;
-    }
-    card = resubmittedCard!;
-    resubmittedCard = undefined;
-    state.card = { bin: card.bin, last4: card.last4, brand: card.brand };
-    setStatus('charging');
-    sent = await sendPayment(ref, 'charge (B1)', chargeSealed);
-  }
-  if (sent.outcome === 'answered') {
-    const answer = sent.answer;
-    // 'secret-unavailable' here: ended above as expired, no card came again.
-    if (answer !== 'secret-unavailable') {
-      state.authUrl = answer.authUrl;
-      applyStep(answer.transactionStatus);
-    }
-  } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
-  else if (sent.outcome === 'unverified') setStatus('unknown', `the charge's answer was lost (${sent.lost}) and the transaction could not be verified`);
-  else if (sent.outcome === 'never-received') setStatus('failed', 'the charge never reached the service (sent twice)');
-  else if (sent.record.status === 'Pending') {
-    // The transaction exists but its step (PIN, OTP or 3DS) is unknown: nobody can complete it.
-    setStatus('confirming', `the charge's answer was lost (${sent.lost})`);
-    pendingOutcome = { as: 'failed', reason: "the charge's answer was lost: the payment cannot be continued and lapses at the service" };
-  } else if (sent.record.status === 'Success') setStatus('confirming');
-  else conclude(fromLookup(sent.record, expected));
-
-  // ---- PIN / OTP: each step with its own deadline ----
-  let stepOf: CardPaymentStatus | undefined;
-  let deadline = 0;
-  while (WAITING.includes(state.status)) {
-    const current = state.status;
-    const timeoutMs = current === 'awaiting_pin' ? (input.pinTimeoutMs ?? PAYMENT_DEFAULTS.pinTimeoutMs) : (input.otpTimeoutMs ?? PAYMENT_DEFAULTS.otpTimeoutMs);
-    if (stepOf !== current) {
-      stepOf = current;
-      deadline = Date.now() + timeoutMs;
-    }
-    const moved = await condition(() => state.status !== current || inbox.event !== undefined, Math.max(deadline - Date.now(), 1));
-    if (inbox.event && WAITING.includes(state.status)) {
-      setStatus('confirming'); // paid (e.g. the OTP's answer is still on its way): the webhook decides
-      break;
-    }
-    if (moved) continue;
-    if (busy) {
-      await condition(() => !busy); // a code in flight decides first
-      continue;
-    }
-    const lapsed = `no ${current === 'awaiting_pin' ? 'PIN' : 'OTP'} within ${timeoutMs} ms`;
-    if (patched('verify-before-expire')) {
-      // A deadline is not proof: the payer may have completed the step elsewhere. Verify decides.
-      pendingOutcome = { as: 'expired', reason: lapsed };
-      setStatus('confirming', lapsed);
-    } else setStatus('expired', lapsed);
-  }
-
-  // ---- 3DS: the payer completes auth_url; the webhook or a requery confirms ----
-  if (state.status === 'awaiting_3ds') {
-    const timeoutMs = input.threeDsTimeoutMs ?? PAYMENT_DEFAULTS.threeDsTimeoutMs;
-    const pollMs = input.threeDsPollMs ?? PAYMENT_DEFAULTS.threeDsPollMs;
-    const until = Date.now() + timeoutMs;
-    while (!inbox.event && state.status === 'awaiting_3ds') {
-      const left = until - Date.now();
-      if (await condition(() => inbox.event !== undefined, Math.max(Math.min(left, pollMs), 1))) break;
-      const found = await lookup(ref);
-      if (found?.found && found.status === 'Success') setStatus('confirming');
-      else if (found?.found && found.status !== 'Pending') conclude(fromLookup(found, expected));
-      else if (Date.now() >= until) {
-        pendingOutcome = { as: 'expired', reason: `3DS not completed within ${timeoutMs} ms` };
-        setStatus('confirming', pendingOutcome.reason);
+  return recordOutcomeOnCancel(ref, expected, state, async () => {
+    // ---- B1: sent once; a second time only when verify proved the first never arrived ----
+    // A sealed card that no longer opens means this send was not made (nothing reached the service).
+    const chargeSealed = async () => once.chargeCard({ ...input, card }).catch((err: unknown) => {
+      if (secretUnavailable(err)) return 'secret-unavailable' as const;
+      throw err;
+    });
+    let sent = await sendPayment(ref, 'charge (B1)', chargeSealed);
+    while (sent.outcome === 'answered' && sent.answer === 'secret-unavailable') {
+      // The sealed card expired (e.g. the worker was down past its TTL): ask for it again.
+      const timeoutMs = input.cardTimeoutMs ?? input.pinTimeoutMs ?? PAYMENT_DEFAULTS.pinTimeoutMs;
+      setStatus('awaiting_card', 'the sealed card expired before it was sent: submit the card again');
+      if (!(await condition(() => resubmittedCard !== undefined, timeoutMs))) {
+        setStatus('expired', `the card was not submitted again within ${timeoutMs} ms`);
+        break;
       }
+      card = resubmittedCard!;
+      resubmittedCard = undefined;
+      state.card = { bin: card.bin, last4: card.last4, brand: card.brand };
+      setStatus('charging');
+      sent = await sendPayment(ref, 'charge (B1)', chargeSealed);
     }
-    if (inbox.event && state.status === 'awaiting_3ds') setStatus('confirming');
-  }
+    if (sent.outcome === 'answered') {
+      const answer = sent.answer;
+      // 'secret-unavailable' here: ended above as expired, no card came again.
+      if (answer !== 'secret-unavailable') {
+        state.authUrl = answer.authUrl;
+        applyStep(answer.transactionStatus);
+      }
+    } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
+    else if (sent.outcome === 'unverified') setStatus('unknown', `the charge's answer was lost (${sent.lost}) and the transaction could not be verified`);
+    else if (sent.outcome === 'never-received') setStatus('failed', 'the charge never reached the service (sent twice)');
+    else if (sent.record.status === 'Pending') {
+      // The transaction exists but its step (PIN, OTP or 3DS) is unknown: nobody can complete it.
+      setStatus('confirming', `the charge's answer was lost (${sent.lost})`);
+      pendingOutcome = { as: 'failed', reason: "the charge's answer was lost: the payment cannot be continued and lapses at the service" };
+    } else if (sent.record.status === 'Success') setStatus('confirming');
+    else conclude(fromLookup(sent.record, expected));
 
-  if (state.status === 'confirming') {
-    conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs, pendingOutcome));
-  }
-  // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
-  if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
-  await condition(allHandlersFinished);
-  return snapshot();
+    // ---- PIN / OTP: each step with its own deadline ----
+    let stepOf: CardPaymentStatus | undefined;
+    let deadline = 0;
+    while (WAITING.includes(state.status)) {
+      const current = state.status;
+      const timeoutMs = current === 'awaiting_pin' ? (input.pinTimeoutMs ?? PAYMENT_DEFAULTS.pinTimeoutMs) : (input.otpTimeoutMs ?? PAYMENT_DEFAULTS.otpTimeoutMs);
+      if (stepOf !== current) {
+        stepOf = current;
+        deadline = Date.now() + timeoutMs;
+      }
+      const moved = await condition(() => state.status !== current || inbox.event !== undefined, Math.max(deadline - Date.now(), 1));
+      if (inbox.event && WAITING.includes(state.status)) {
+        setStatus('confirming'); // paid (e.g. the OTP's answer is still on its way): the webhook decides
+        break;
+      }
+      if (moved) continue;
+      if (busy) {
+        await condition(() => !busy); // a code in flight decides first
+        continue;
+      }
+      const lapsed = `no ${current === 'awaiting_pin' ? 'PIN' : 'OTP'} within ${timeoutMs} ms`;
+      if (patched('verify-before-expire')) {
+        // A deadline is not proof: the payer may have completed the step elsewhere. Verify decides.
+        pendingOutcome = { as: 'expired', reason: lapsed };
+        setStatus('confirming', lapsed);
+      } else setStatus('expired', lapsed);
+    }
+
+    // ---- 3DS: the payer completes auth_url; the webhook or a requery confirms ----
+    if (state.status === 'awaiting_3ds') {
+      const timeoutMs = input.threeDsTimeoutMs ?? PAYMENT_DEFAULTS.threeDsTimeoutMs;
+      const pollMs = input.threeDsPollMs ?? PAYMENT_DEFAULTS.threeDsPollMs;
+      const until = Date.now() + timeoutMs;
+      while (!inbox.event && state.status === 'awaiting_3ds') {
+        const left = until - Date.now();
+        if (await condition(() => inbox.event !== undefined, Math.max(Math.min(left, pollMs), 1))) break;
+        const found = await lookup(ref);
+        if (found?.found && found.status === 'Success') setStatus('confirming');
+        else if (found?.found && found.status !== 'Pending') conclude(fromLookup(found, expected));
+        else if (Date.now() >= until) {
+          pendingOutcome = { as: 'expired', reason: `3DS not completed within ${timeoutMs} ms` };
+          setStatus('confirming', pendingOutcome.reason);
+        }
+      }
+      if (inbox.event && state.status === 'awaiting_3ds') setStatus('confirming');
+    }
+
+    if (state.status === 'confirming') {
+      conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs, pendingOutcome));
+    }
+    // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
+    if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
+    await condition(allHandlersFinished);
+    return snapshot();
+  }, snapshot);
 }

@@ -7,7 +7,7 @@ import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type Checkou
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, parkUnknownOutcome, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
+  confirmPayment, parkUnknownOutcome, recordOutcomeOnCancel, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
 } from './payment-steps';
 
 const FINAL: CheckoutState['status'][] = ['success', 'failed', 'expired', 'unknown'];
@@ -38,30 +38,32 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
   });
 
   upsertSearchAttributes(paymentSearchAttributes({ flow: input.isRecurring ? 'recurring' : 'checkout', reference: ref, amount: input.amount, currency: input.currency, status: 'initiating' }));
-  const sent = await sendPayment(ref, 'checkout (A1)', () => once.initiateCheckout(input));
-  if (sent.outcome === 'answered') {
-    state.checkoutUrl = sent.answer.checkoutUrl;
-    setStatus('open');
-  } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
-  else if (sent.outcome === 'unverified') setStatus('unknown', `A1's answer was lost (${sent.lost}) and the transaction could not be verified`);
-  else if (sent.outcome === 'never-received') setStatus('failed', 'the checkout never reached the service (sent twice)');
-  // The checkout exists but its URL was lost: nobody can open it, it lapses unpaid.
-  else if (sent.record.status === 'Pending') setStatus('failed', `A1's answer was lost (${sent.lost}): the checkout cannot be opened`);
-  else conclude(fromLookup(sent.record, expected));
+  return recordOutcomeOnCancel(ref, expected, state, async () => {
+    const sent = await sendPayment(ref, 'checkout (A1)', () => once.initiateCheckout(input));
+    if (sent.outcome === 'answered') {
+      state.checkoutUrl = sent.answer.checkoutUrl;
+      setStatus('open');
+    } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
+    else if (sent.outcome === 'unverified') setStatus('unknown', `A1's answer was lost (${sent.lost}) and the transaction could not be verified`);
+    else if (sent.outcome === 'never-received') setStatus('failed', 'the checkout never reached the service (sent twice)');
+    // The checkout exists but its URL was lost: nobody can open it, it lapses unpaid.
+    else if (sent.record.status === 'Pending') setStatus('failed', `A1's answer was lost (${sent.lost}): the checkout cannot be opened`);
+    else conclude(fromLookup(sent.record, expected));
 
-  if (state.status === 'open') {
-    const expiryMs = input.expiryMs ?? PAYMENT_DEFAULTS.checkoutExpiryMs;
-    await condition(() => inbox.event !== undefined, expiryMs);
-    setStatus('confirming');
-    const c = await confirmPayment(ref, expected, inbox, inbox.event ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs), {
-      as: 'expired',
-      reason: `not paid within ${expiryMs} ms`,
-    });
-    conclude(c);
-  }
-  // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
-  if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
-  // A caller of the checkoutUrl Update (update-with-start) sees a failure before the workflow closes.
-  await condition(allHandlersFinished);
-  return snapshot();
+    if (state.status === 'open') {
+      const expiryMs = input.expiryMs ?? PAYMENT_DEFAULTS.checkoutExpiryMs;
+      await condition(() => inbox.event !== undefined, expiryMs);
+      setStatus('confirming');
+      const c = await confirmPayment(ref, expected, inbox, inbox.event ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs), {
+        as: 'expired',
+        reason: `not paid within ${expiryMs} ms`,
+      });
+      conclude(c);
+    }
+    // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
+    if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
+    // A caller of the checkoutUrl Update (update-with-start) sees a failure before the workflow closes.
+    await condition(allHandlersFinished);
+    return snapshot();
+  }, snapshot);
 }

@@ -6,7 +6,7 @@
 //  - settling an unknown outcome by verifying the reference before anything else;
 //  - the final confirmation: the webhook, or — when none came within the grace — verify.
 //    Silence alone never makes a payment "failed".
-import { ApplicationFailure, condition, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, isCancellation, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PaymentFlowActivities } from '../activities/payments';
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
@@ -189,12 +189,7 @@ export interface ParkablePayment {
 export async function parkUnknownOutcome(ref: string, expected: ExpectedPayment, state: ParkablePayment, requeryForMs?: number): Promise<void> {
   const why = state.reason ?? 'the outcome is unknown';
   let resolution: OutcomeResolution | undefined;
-  const set = (status: string, reason?: string) => {
-    const changed = status !== state.status;
-    state.status = status;
-    if (reason !== undefined) state.reason = reason;
-    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
+  const set = (status: string, reason?: string) => setPaymentStatus(state, status, reason);
   setHandler(
     resolveOutcomeUpdate,
     (input) => {
@@ -223,6 +218,51 @@ export async function parkUnknownOutcome(ref: string, expected: ExpectedPayment,
   const c: Confirmation = settled.kind === 'final' ? fromLookup(settled.record, expected) : { status: 'failed', confirmedBy: 'verify', reason: 'the service does not know the reference: nothing was paid' };
   state.confirmedBy = c.confirmedBy;
   set(c.status, `${c.reason ?? c.status} (settled by verify after: ${why})`);
+}
+
+/**
+ * A Temporal cancel (Web UI, CLI) of a payment flow never ends it "cancelled" while money may have
+ * moved. The send in flight finishes (send-once is non-cancellable); then, in a non-cancellable
+ * scope, verify decides: nothing at the service → cancelled; Success/Failed/Abandoned → that
+ * outcome; Pending or no answer → parked as outcome_unknown until the service (or an operator)
+ * settles it. The workflow then completes with its state.
+ */
+export async function recordOutcomeOnCancel<T>(ref: string, expected: ExpectedPayment, state: ParkablePayment, body: () => Promise<T>, result: () => T): Promise<T> {
+  try {
+    return await body();
+  } catch (err) {
+    if (!isCancellation(err) || !patched('cancel-records-outcome')) throw err;
+    return CancellationScope.nonCancellable(async () => {
+      await settleAfterCancel(ref, expected, state);
+      return result();
+    });
+  }
+}
+
+async function settleAfterCancel(ref: string, expected: ExpectedPayment, state: ParkablePayment): Promise<void> {
+  if (['success', 'failed', 'expired'].includes(state.status)) return;
+  const cancelled = 'cancelled by the caller';
+  const found = await lookup(ref);
+  if (found && !found.found) {
+    setPaymentStatus(state, 'cancelled', `${cancelled}: the service does not know the reference, nothing was paid`);
+    return;
+  }
+  if (found?.found && found.status !== 'Pending') {
+    const c = fromLookup(found, expected);
+    state.confirmedBy = c.confirmedBy;
+    setPaymentStatus(state, c.status, `${cancelled}; verified: ${c.reason ?? c.status}`);
+    return;
+  }
+  state.reason = found ? `${cancelled} while the payment is still pending at the service` : `${cancelled}; the payment could not be verified`;
+  await parkUnknownOutcome(ref, expected, state);
+}
+
+/** Sets a payment's status directly (past the flow's final-status guard), upserting PaymentStatus on a change. */
+function setPaymentStatus(state: ParkablePayment, status: string, reason?: string): void {
+  const changed = status !== state.status;
+  state.status = status;
+  if (reason !== undefined) state.reason = reason;
+  if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
 }
 
 /** Fails an Update with a typed, non-retryable reason the caller sees synchronously. */

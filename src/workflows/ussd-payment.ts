@@ -7,7 +7,7 @@ import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, ussdCodeUpdate, type Di
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, parkUnknownOutcome, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
+  confirmPayment, parkUnknownOutcome, recordOutcomeOnCancel, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
 } from './payment-steps';
 
 /** When B5 gives no parseable expiresAt, the flow waits this long (the sandbox's code lifetime). */
@@ -32,32 +32,34 @@ export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<Dire
   });
 
   upsertSearchAttributes(paymentSearchAttributes({ flow: 'ussd', reference: ref, amount: input.amount, currency: input.currency, status: 'initiating' }));
-  let pending = { as: 'expired' as const, reason: 'the USSD code expired unpaid' };
-  const sent = await sendPayment(ref, 'USSD (B5)', () => once.initiateUssd(input));
-  if (sent.outcome === 'answered') {
-    Object.assign(state, { ussdCode: sent.answer.ussdCode, expiresAt: sent.answer.expiresAt, authModel: 'USSDCodeGenerated' });
-    setStatus('awaiting_payment');
-  } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
-  else if (sent.outcome === 'unverified') setStatus('unknown', `B5's answer was lost (${sent.lost}) and the transaction could not be verified`);
-  else if (sent.outcome === 'never-received') setStatus('failed', 'the USSD request never reached the service (sent twice)');
-  else if (sent.record.status === 'Pending') {
-    // The code exists at the service but nobody knows it: it lapses unpaid.
-    setStatus('confirming', `B5's answer was lost (${sent.lost})`);
-    pending = { as: 'expired', reason: "B5's answer was lost: the payer never got the code" };
-  } else if (sent.record.status === 'Success') setStatus('confirming');
-  else conclude(fromLookup(sent.record, expected));
+  return recordOutcomeOnCancel(ref, expected, state, async () => {
+    let pending = { as: 'expired' as const, reason: 'the USSD code expired unpaid' };
+    const sent = await sendPayment(ref, 'USSD (B5)', () => once.initiateUssd(input));
+    if (sent.outcome === 'answered') {
+      Object.assign(state, { ussdCode: sent.answer.ussdCode, expiresAt: sent.answer.expiresAt, authModel: 'USSDCodeGenerated' });
+      setStatus('awaiting_payment');
+    } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
+    else if (sent.outcome === 'unverified') setStatus('unknown', `B5's answer was lost (${sent.lost}) and the transaction could not be verified`);
+    else if (sent.outcome === 'never-received') setStatus('failed', 'the USSD request never reached the service (sent twice)');
+    else if (sent.record.status === 'Pending') {
+      // The code exists at the service but nobody knows it: it lapses unpaid.
+      setStatus('confirming', `B5's answer was lost (${sent.lost})`);
+      pending = { as: 'expired', reason: "B5's answer was lost: the payer never got the code" };
+    } else if (sent.record.status === 'Success') setStatus('confirming');
+    else conclude(fromLookup(sent.record, expected));
 
-  if (state.status === 'awaiting_payment') {
-    const expiresAt = Date.parse(state.expiresAt ?? '');
-    const waitMs = Number.isNaN(expiresAt) ? FALLBACK_USSD_WAIT_MS : expiresAt - Date.now();
-    await condition(() => inbox.event !== undefined, Math.max(waitMs, 1));
-    setStatus('confirming');
-  }
-  if (state.status === 'confirming') {
-    conclude(await confirmPayment(ref, expected, inbox, inbox.event ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs), pending));
-  }
-  // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
-  if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
-  await condition(allHandlersFinished);
-  return snapshot();
+    if (state.status === 'awaiting_payment') {
+      const expiresAt = Date.parse(state.expiresAt ?? '');
+      const waitMs = Number.isNaN(expiresAt) ? FALLBACK_USSD_WAIT_MS : expiresAt - Date.now();
+      await condition(() => inbox.event !== undefined, Math.max(waitMs, 1));
+      setStatus('confirming');
+    }
+    if (state.status === 'confirming') {
+      conclude(await confirmPayment(ref, expected, inbox, inbox.event ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs), pending));
+    }
+    // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
+    if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
+    await condition(allHandlersFinished);
+    return snapshot();
+  }, snapshot);
 }

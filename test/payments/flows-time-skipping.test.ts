@@ -173,6 +173,47 @@ it("a parked outcome_unknown keeps verifying on a backoff and ends with the serv
   });
 });
 
+describe('a Temporal cancel never ends a payment "cancelled" while money may have moved', () => {
+  it('paid at the service before the cancel: the flow ends success, not cancelled', async () => {
+    const service = fakeService();
+    await run(service, async (taskQueue) => {
+      const i = card('4242424242424242');
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+      await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+      service.pay(i.transactionRef, i.amount);
+      await handle.cancel();
+      expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify', reason: expect.stringContaining('cancelled by the caller') });
+    });
+  });
+
+  it('nothing at the service: cancelled, after verify said so', async () => {
+    const service = fakeService();
+    await run(service, async (taskQueue) => {
+      const i = card('4242424242424242');
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+      await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+      service.tx.delete(i.transactionRef);
+      const before = service.lookups.length;
+      await handle.cancel();
+      expect(await handle.result()).toMatchObject({ status: 'cancelled', reason: expect.stringContaining('nothing was paid') });
+      expect(service.lookups.length).toBeGreaterThan(before);
+    });
+  });
+
+  it('still pending at the service: parked as outcome_unknown until the service settles it', async () => {
+    const service = fakeService();
+    await run(service, async (taskQueue) => {
+      const i = card('4242424242424242');
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+      await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+      await handle.cancel();
+      await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'outcome_unknown');
+      service.tx.set(i.transactionRef, { status: 'Failed', amount: i.amount });
+      expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify' });
+    });
+  });
+});
+
 it('deadlines verify first: a payment the payer completed elsewhere (no webhook reached us) is a success, not expired', async () => {
   const service = fakeService();
   await run(service, async (taskQueue) => {
