@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { StarterContext } from './connect';
+import { retryTransient } from './temporal-retry';
 import { z } from 'zod';
 import type { OperationData, OperationRequest, PaymentsClient } from '../api';
 import {
@@ -123,7 +124,8 @@ export async function submitMandateOtp(ctx: StarterContext, mandateRef: string, 
   if (typeof otp !== 'string' || !MANDATE_OTP_RULE.pattern.test(otp)) throw new MandateOtpFormatError();
   const sealed = await ctx.claimCheck.seal('mandate-otp', otp);
   try {
-    return await handle(ctx.client, mandateRef).executeUpdate(submitMandateOtpUpdate, { args: [sealed] });
+    const updateId = randomUUID(); // one id across retries: the server runs the Update once
+    return await retryTransient('mandate OTP (Update)', () => handle(ctx.client, mandateRef).executeUpdate(submitMandateOtpUpdate, { args: [sealed], updateId }));
   } finally {
     await ctx.claimCheck.discard(sealed).catch(() => undefined);
   }
@@ -145,16 +147,18 @@ export async function debitMandate(client: Client, mandateRef: string, amount: n
   const opts: DebitOptions = typeof options === 'string' ? { narration: options } : (options ?? {});
   const idempotencyKey = opts.idempotencyKey ?? randomUUID();
   if (!IDEMPOTENCY_KEY_RULE.pattern.test(idempotencyKey)) throw new Error(IDEMPOTENCY_KEY_RULE.message);
-  return handle(client, mandateRef).executeUpdate(debitMandateUpdate, {
-    args: [{ amount, ...(opts.narration !== undefined ? { narration: opts.narration } : {}), idempotencyKey }],
-    updateId: `debit-${idempotencyKey}`,
-  });
+  return retryTransient('mandate debit (Update)', () =>
+    handle(client, mandateRef).executeUpdate(debitMandateUpdate, {
+      args: [{ amount, ...(opts.narration !== undefined ? { narration: opts.narration } : {}), idempotencyKey }],
+      updateId: `debit-${idempotencyKey}`,
+    }),
+  );
 }
 
 /** An operator resolves a debit whose outcome stayed unknown (by its idempotency key or reference); answers the debit. */
 export const resolveMandateDebit = (client: Client, mandateRef: string, req: ResolveDebitRequest): Promise<MandateDebit> =>
   handle(client, mandateRef).executeUpdate(resolveDebitUpdate, { args: [req] });
-export const getMandateState = (client: Client, mandateRef: string): Promise<MandateState> => handle(client, mandateRef).query(mandateStateQuery);
+export const getMandateState = (client: Client, mandateRef: string): Promise<MandateState> => retryTransient('mandate state (query)', () => handle(client, mandateRef).query(mandateStateQuery));
 
 /**
  * Cancels (D4) through the update and answers the final state. Idempotent: a mandate whose flow
