@@ -34,6 +34,7 @@ import {
 } from '../shared/pos';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
+import { startRetrying } from './temporal-retry';
 import type { posRemoteRequestWorkflow } from '../workflows/pos-remote';
 import type { posTerminalTransactionWorkflow } from '../workflows/pos-terminal';
 
@@ -124,13 +125,18 @@ export async function startPosRemoteRequest(ctx: StarterContext, input: PosRemot
   const parsed = PosRemoteInputSchema.safeParse(input);
   if (!parsed.success) throw new InvalidStarterInputError('POS remote request', issuesOf(parsed.error));
   const v = parsed.data;
-  return ctx.client.workflow.start<typeof posRemoteRequestWorkflow>('posRemoteRequestWorkflow', {
-    workflowId: posRemoteWorkflowId(v.reference),
-    taskQueue: ctx.taskQueue,
-    args: [input],
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-remote', reference: v.reference, status: 'creating', amount: v.amount, currency: v.currency }),
-  });
+  return startRetrying(
+    'start POS remote request',
+    () =>
+      ctx.client.workflow.start<typeof posRemoteRequestWorkflow>('posRemoteRequestWorkflow', {
+        workflowId: posRemoteWorkflowId(v.reference),
+        taskQueue: ctx.taskQueue,
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-remote', reference: v.reference, status: 'creating', amount: v.amount, currency: v.currency }),
+      }),
+    () => posRemoteRequestHandle(ctx, v.reference),
+  );
 }
 
 export function posRemoteRequestHandle(ctx: StarterContext, reference: string): WorkflowHandle<typeof posRemoteRequestWorkflow> {
@@ -172,13 +178,18 @@ export async function startPosTransaction(
     card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) },
   } as PosSealedTransactionInput;
   try {
-    return await ctx.client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
-      workflowId: posTransactionWorkflowId(v.merchant_ref),
-      taskQueue: ctx.taskQueue,
-      args: [sealedInput],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-terminal', reference: v.merchant_ref, status: 'validating', amount: Number(v.amount), currency: v.currency }),
-    });
+    return await startRetrying(
+      'start POS transaction',
+      () =>
+        ctx.client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
+          workflowId: posTransactionWorkflowId(v.merchant_ref),
+          taskQueue: ctx.taskQueue,
+          args: [sealedInput],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-terminal', reference: v.merchant_ref, status: 'validating', amount: Number(v.amount), currency: v.currency }),
+        }),
+      () => posTransactionHandle(ctx, v.merchant_ref),
+    );
   } catch (err) {
     await ctx.claimCheck.discard(handle).catch(() => undefined);
     throw err;

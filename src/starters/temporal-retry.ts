@@ -2,7 +2,7 @@
 // server restarting or unreachable, an RPC deadline) is retried with backoff for a while, and a
 // failure that outlasts it reaches the caller as TemporalUnavailableError, never a bare SDK error.
 // Updates are retried with one update id for all attempts, so the server runs the Update once.
-import { isGrpcServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowExecutionAlreadyStartedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 
 /** The server could not be reached (or kept failing transiently) for the whole retry window. */
 export class TemporalUnavailableError extends Error {
@@ -47,4 +47,26 @@ export async function retryTransient<T>(operation: string, call: () => Promise<T
       delay = Math.min(delay * 2, opts.maxDelayMs ?? 5_000);
     }
   }
+}
+
+/**
+ * Starts a workflow, retrying through transient failures like retryTransient. A start refused as
+ * "already started" on a retry is the earlier attempt's own start that landed while its answer was
+ * lost: `existing()` answers it. On the first attempt it is a real duplicate and is thrown.
+ */
+export async function startRetrying<H>(operation: string, start: () => Promise<H>, existing: () => H, opts: TransientRetryOptions = {}): Promise<H> {
+  let attempt = 0;
+  return retryTransient(
+    operation,
+    async () => {
+      attempt += 1;
+      try {
+        return await start();
+      } catch (err) {
+        if (attempt > 1 && err instanceof WorkflowExecutionAlreadyStartedError) return existing();
+        throw err;
+      }
+    },
+    opts,
+  );
 }

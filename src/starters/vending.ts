@@ -5,6 +5,7 @@ import { VendInputSchema, vendWorkflowId, type VendInput, type VendResult } from
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
 import { InvalidStarterInputError } from './pos';
+import { startRetrying } from './temporal-retry';
 import type { vendElectricityWorkflow } from '../workflows/vending';
 
 /** Starts one electricity sale (workflow id `vend-<order_ref>`; a second start for the same order is refused). */
@@ -12,13 +13,18 @@ export async function startVend(ctx: StarterContext, input: VendInput): Promise<
   const parsed = VendInputSchema.safeParse(input);
   if (!parsed.success) throw new InvalidStarterInputError('electricity vend', issuesOf(parsed.error));
   const v = parsed.data;
-  return ctx.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-    workflowId: vendWorkflowId(v.order_ref),
-    taskQueue: ctx.taskQueue,
-    args: [input],
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: paymentSearchAttributes({ flow: 'vend', reference: v.order_ref, status: 'validating', currency: 'NGN' }),
-  });
+  return startRetrying(
+    'start vend',
+    () =>
+      ctx.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+        workflowId: vendWorkflowId(v.order_ref),
+        taskQueue: ctx.taskQueue,
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: paymentSearchAttributes({ flow: 'vend', reference: v.order_ref, status: 'validating', currency: 'NGN' }),
+      }),
+    () => vendHandle(ctx, v.order_ref),
+  );
 }
 
 export function vendHandle(ctx: StarterContext, orderRef: string): WorkflowHandle<typeof vendElectricityWorkflow> {

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { createLogger } from '../../src/logging/logger';
-import { getCardPaymentState, isTransientTemporalError, retryTransient, startCardPayment, submitOtp, TemporalUnavailableError, waitForState } from '../../src/starters';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { getCardPaymentState, isTransientTemporalError, retryTransient, startCardPayment, startRetrying, submitOtp, TemporalUnavailableError, waitForState } from '../../src/starters';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { claimCheckDatabaseUrl, LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 
@@ -25,6 +26,14 @@ describe('retryTransient', () => {
     const refused = new Error('update validator refused');
     await expect(retryTransient('u', async () => (calls++, Promise.reject(refused)), { firstDelayMs: 1 })).rejects.toBe(refused);
     expect(calls).toBe(1);
+  });
+
+  it('startRetrying: "already started" after a transient failure is our own earlier start; on the first attempt it is a duplicate', async () => {
+    const already = () => new WorkflowExecutionAlreadyStartedError('already started', 'wf', 'type');
+    let calls = 0;
+    const h = await startRetrying('s', async () => (++calls === 1 ? Promise.reject(grpcError(14)) : Promise.reject(already())), () => 'existing handle', { firstDelayMs: 1 });
+    expect(h).toBe('existing handle');
+    await expect(startRetrying('s', () => Promise.reject(already()), () => 'existing handle', { firstDelayMs: 1 })).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
   });
 
   it('gives up with TemporalUnavailableError after its window', async () => {
