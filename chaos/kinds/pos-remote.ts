@@ -2,6 +2,7 @@
 // or, when the harness does not get to it, the simulated terminal completes it by amount.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { posRemoteRequestHandle, startPosRemoteRequest } from '../../src/starters';
+import { TEST_TERMINALS } from '../../src/sandbox';
 import { posRemoteStateQuery, posRemoteWorkflowId, POS_REMOTE_FINAL_STATUSES, type PosRemoteResult, type PosRemoteState } from '../../src/shared/pos';
 import { awaitResult, drive, startOnce, type KindDriver, type Outcome } from './types';
 
@@ -22,7 +23,8 @@ export const posRemoteOutcome = (status: string): Outcome =>
       ? 'no-money'
       : 'unknown';
 
-const TERMINALS = ['2SBX0001', '2SBX0002'];
+// Every active sandbox terminal: a terminal shows one request at a time, so more terminals keep the lanes moving.
+const TERMINALS = Object.values(TEST_TERMINALS).filter((t) => t.status === 'active').map((t) => t.terminal_id);
 
 export const posRemoteDriver: KindDriver = {
   kind: 'pos-remote',

@@ -12,6 +12,14 @@ export const TEST_TERMINALS: Record<string, { terminal_id: string; status: 'acti
   'SN-0001': { terminal_id: '2SBX0001', status: 'active' },
   'SN-0002': { terminal_id: '2SBX0002', status: 'active' },
   'SN-0003': { terminal_id: '2SBX0003', status: 'inactive' },
+  // More active terminals, so load tests (npm run chaos) can spread remote requests: each terminal
+  // shows one request at a time (docs/flows-pos-vending.md, the terminal lock).
+  ...Object.fromEntries(
+    Array.from({ length: 12 }, (_, i) => {
+      const n = String(i + 11).padStart(4, '0');
+      return [`SN-${n}`, { terminal_id: `2SBX${n}`, status: 'active' as const }];
+    }),
+  ),
 };
 /** A serial number must look like this, else 400 'Incorrect device information'. */
 export const SERIAL_FORMAT = /^[A-Za-z0-9-]{4,32}$/;
