@@ -3,7 +3,7 @@ import { DuplicateReferenceError, getDirectPaymentState, startBankPayment, submi
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { DIRECT_FINAL_STATUSES, type DirectPaymentState } from '../../src/shared/bank-ussd';
 import { SANDBOX_OTP } from '../../src/sandbox';
-import { awaitResult, drive, startOnce, type KindDriver, type Outcome } from './types';
+import { awaitResult, drive, ownRunHandle, startOnce, type KindDriver, type Outcome } from './types';
 
 /**
  * Bank status → money:
@@ -34,7 +34,7 @@ export const bankDriver: KindDriver = {
     await drive(ctx, () => getDirectPaymentState(ctx.starters.client, flow.ref), (s: DirectPaymentState) => DIRECT_FINAL_STATUSES.includes(s.status), async (s) => {
       if (s.status === 'awaiting_code') await submitBankCode(ctx.starters, flow.ref, SANDBOX_OTP);
     });
-    const result = await awaitResult<DirectPaymentState>(ctx, () => ctx.starters.client.workflow.getHandle(flow.workflowId!), flow);
+    const result = await awaitResult<DirectPaymentState>(ctx, () => ownRunHandle(ctx, flow.workflowId!, 'bankPaymentWorkflow'), flow);
     if (!result) return;
     flow.closed = true;
     flow.status = result.status;

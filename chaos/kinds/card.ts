@@ -3,7 +3,7 @@ import { DuplicateReferenceError, getCardPaymentState, startCardPayment, submitO
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { CARD_FINAL_STATUSES, type CardPaymentState } from '../../src/shared/card';
 import { SANDBOX_OTP, SANDBOX_PIN } from '../../src/sandbox';
-import { awaitResult, drive, startOnce, type KindDriver, type Outcome } from './types';
+import { awaitResult, drive, ownRunHandle, startOnce, type KindDriver, type Outcome } from './types';
 
 /**
  * Card status → money at the service:
@@ -44,7 +44,7 @@ export const cardDriver: KindDriver = {
         await submitOtp(ctx.starters, flow.ref, otp);
       }
     });
-    const result = await awaitResult<CardPaymentState>(ctx, () => ctx.starters.client.workflow.getHandle(flow.workflowId!), flow);
+    const result = await awaitResult<CardPaymentState>(ctx, () => ownRunHandle(ctx, flow.workflowId!, 'cardPaymentWorkflow'), flow);
     if (!result) return;
     flow.closed = true;
     flow.status = result.status;

@@ -58,6 +58,19 @@ export interface KindDriver {
 }
 
 /** Starts a flow; a refusal because it exists already (a retried start that had reached the server) counts as started. */
+/**
+ * The run of `workflowType` under `workflowId`. A payment flow's id can get a later run of another
+ * type (a webhook released after the flow closed starts the holding workflow under the same id),
+ * so the flow's own result is read from its own run, not the latest.
+ */
+export async function ownRunHandle(ctx: DriverContext, workflowId: string, workflowType: string): Promise<WorkflowHandle> {
+  const client = ctx.starters.client;
+  for await (const wf of client.workflow.list({ query: `WorkflowId = '${workflowId}' AND WorkflowType = '${workflowType}'` })) {
+    return client.workflow.getHandle(workflowId, wf.runId);
+  }
+  return client.workflow.getHandle(workflowId);
+}
+
 export async function startOnce(ctx: DriverContext, what: string, start: () => Promise<unknown>, alreadyStarted: (err: unknown) => boolean): Promise<void> {
   await retry(what, ctx.deadline, async () => {
     try {
@@ -70,9 +83,9 @@ export async function startOnce(ctx: DriverContext, what: string, start: () => P
 }
 
 /** The workflow's result, waiting through worker kills and server restarts. A failed workflow answers undefined with the error. */
-export async function awaitResult<T>(ctx: DriverContext, handle: () => WorkflowHandle, flow: FlowRecord): Promise<T | undefined> {
+export async function awaitResult<T>(ctx: DriverContext, handle: () => WorkflowHandle | Promise<WorkflowHandle>, flow: FlowRecord): Promise<T | undefined> {
   try {
-    return (await retry('result', ctx.deadline, () => handle().result() as Promise<T>, { intervalMs: 1000, fatal: (err) => err instanceof WorkflowFailedError })) as T;
+    return (await retry('result', ctx.deadline, async () => (await handle()).result() as Promise<T>, { intervalMs: 1000, fatal: (err) => err instanceof WorkflowFailedError })) as T;
   } catch (err) {
     if (err instanceof WorkflowFailedError) {
       flow.closed = true;
