@@ -41,6 +41,8 @@ it('pay card follows the payment to its final state while pay otp (stdin) comple
   const exited = new Promise<number>((r) => follower.on('exit', (code) => r(code ?? 1)));
 
   await waitForState(() => getCardPaymentState(services.client, ref), (s) => s.status === 'awaiting_otp', { timeoutMs: 30_000 });
+  // The follower polls once a second: let it show the waiting state before the OTP moves it on.
+  for (let i = 0; i < 300 && !out.includes(`[card ${ref}] awaiting_otp`); i++) await new Promise((r) => setTimeout(r, 100));
   const wrong = await cli(['pay', 'otp', '--ref', ref], '000000\n');
   expect(wrong).toMatchObject({ code: 2, stdout: expect.stringContaining('refused: ') });
   expect(wrong.stdout).toContain('Invalid OTP');
