@@ -160,6 +160,9 @@ describe('POS remote request against the sandbox', () => {
     });
     await cancelPosRemoteRequest(ctx, reference, 'customer walked away');
     await until(async () => (await h.query(posRemoteStateQuery)).status === 'cancelling');
+    // Let the one look after the cancel and the watching poll run first, so the approval lands while watched.
+    const looked = await e2Count(requestRef!);
+    await until(async () => (await e2Count(requestRef!)) >= looked + 2);
     await admin.advanceClock(COMPLETE_AFTER_MS); // …and then taps the card anyway
     const result = await h.result();
     expect(result).toMatchObject({ status: 'success_after_cancel', requestRef, record: { status: 'success', amount: 280000 } });
