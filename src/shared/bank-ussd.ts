@@ -25,6 +25,8 @@ export interface UssdPaymentInput {
   passCharge?: boolean;
   /** After expiresAt, how long a late webhook may take before verify decides. Default 30 s. */
   webhookGraceMs?: number;
+  /** While the code waits for its payer, verify the transaction this often (ms; default 60 s). */
+  verifyEveryMs?: number;
 }
 
 export type DirectStatus = 'initiating' | 'awaiting_code' | 'awaiting_payment' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown' | 'outcome_unknown' | 'cancelled';

@@ -24,6 +24,8 @@ export interface CheckoutInput {
   /** How long the checkout stays open (ms). Default 30 minutes. */
   expiryMs?: number;
   webhookGraceMs?: number;
+  /** While open, verify the transaction this often (ms; default 60 s): a lost webhook does not hold a paid checkout until its expiry. */
+  verifyEveryMs?: number;
 }
 
 export interface CheckoutState {

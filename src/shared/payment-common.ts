@@ -22,6 +22,8 @@ export const PAYMENT_DEFAULTS = {
   threeDsPollMs: 60_000,
   codeTimeoutMs: 5 * 60_000,
   checkoutExpiryMs: 30 * 60_000,
+  /** While a checkout or USSD code waits for its payer, the transaction is verified this often (a webhook may be lost). */
+  verifyWhileWaitingMs: 60_000,
   /** After the service said Success (or the wait ended), how long the webhook may take before verify decides. */
   webhookGraceMs: 30_000,
   /** After an unknown outcome, the pause before verifying (a request in flight may still land). */

@@ -1,13 +1,14 @@
 // Hosted checkout: A1 creates the transaction and its checkout_url, which the starter gets at
 // once through update-with-start (the `checkoutUrl` Update waits for A1's answer). The flow then
-// waits for charge_successful or for the checkout's expiry, and verifies the result by reference
-// when no webhook came. A1 is sent once (again only for a reference the service does not know).
+// waits for charge_successful or for the checkout's expiry, verifying the reference every minute
+// meanwhile (a webhook may be lost), and verify decides the result. A1 is sent once (again only
+// for a reference the service does not know).
 import { ApplicationFailure, allHandlersFinished, condition, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, parkUnknownOutcome, recordOutcomeOnCancel, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
+  awaitWebhookVerifying, confirmPayment, parkUnknownOutcome, recordOutcomeOnCancel, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
 } from './payment-steps';
 
 const FINAL: CheckoutState['status'][] = ['success', 'failed', 'expired', 'unknown'];
@@ -52,9 +53,11 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
 
     if (state.status === 'open') {
       const expiryMs = input.expiryMs ?? PAYMENT_DEFAULTS.checkoutExpiryMs;
-      await condition(() => inbox.event !== undefined, expiryMs);
+      let verified = false;
+      if (patched('verify-while-waiting')) verified = (await awaitWebhookVerifying(ref, inbox, expiryMs, input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs)) !== undefined;
+      else await condition(() => inbox.event !== undefined, expiryMs);
       setStatus('confirming');
-      const c = await confirmPayment(ref, expected, inbox, inbox.event ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs), {
+      const c = await confirmPayment(ref, expected, inbox, inbox.event || verified ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs), {
         as: 'expired',
         reason: `not paid within ${expiryMs} ms`,
       });

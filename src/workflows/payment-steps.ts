@@ -131,6 +131,24 @@ export function fromLookup(found: TransactionLookup | undefined, expected: Expec
   }
 }
 
+/**
+ * Waits up to `waitMs` for the payment's webhook, verifying the reference every `pollMs` meanwhile:
+ * a webhook the service never delivered must not leave a paid payment waiting for its expiry.
+ * Returns the service's record once verify shows it final (not Pending); undefined when the
+ * webhook came or the wait ended.
+ */
+export async function awaitWebhookVerifying(transactionRef: string, inbox: WebhookInbox, waitMs: number, pollMs: number): Promise<FoundTransaction | undefined> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const left = until - Date.now();
+    if (left <= 0) return undefined;
+    if (await condition(() => inbox.event !== undefined, Math.max(Math.min(left, pollMs), 1))) return undefined;
+    if (Date.now() >= until) return undefined;
+    const found = await lookup(transactionRef);
+    if (found?.found && found.status !== 'Pending') return found;
+  }
+}
+
 /** Reads of verify after a webhook while the service's record still says Pending or nothing (it may lag the webhook). */
 const WEBHOOK_VERIFY_READS = 3;
 

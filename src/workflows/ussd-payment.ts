@@ -7,7 +7,7 @@ import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, ussdCodeUpdate, type Di
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  confirmPayment, parkUnknownOutcome, recordOutcomeOnCancel, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
+  awaitWebhookVerifying, confirmPayment, parkUnknownOutcome, recordOutcomeOnCancel, fromLookup, listenForWebhook, once, sendPayment, type Confirmation, statusSetter,
 } from './payment-steps';
 
 /** When B5 gives no parseable expiresAt, the flow waits this long (the sandbox's code lifetime). */
@@ -48,14 +48,16 @@ export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<Dire
     } else if (sent.record.status === 'Success') setStatus('confirming');
     else conclude(fromLookup(sent.record, expected));
 
+    let verified = false;
     if (state.status === 'awaiting_payment') {
       const expiresAt = Date.parse(state.expiresAt ?? '');
       const waitMs = Number.isNaN(expiresAt) ? FALLBACK_USSD_WAIT_MS : expiresAt - Date.now();
-      await condition(() => inbox.event !== undefined, Math.max(waitMs, 1));
+      if (patched('verify-while-waiting')) verified = (await awaitWebhookVerifying(ref, inbox, Math.max(waitMs, 1), input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs)) !== undefined;
+      else await condition(() => inbox.event !== undefined, Math.max(waitMs, 1));
       setStatus('confirming');
     }
     if (state.status === 'confirming') {
-      conclude(await confirmPayment(ref, expected, inbox, inbox.event ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs), pending));
+      conclude(await confirmPayment(ref, expected, inbox, inbox.event || verified ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs), pending));
     }
     // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
     if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);

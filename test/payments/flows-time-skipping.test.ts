@@ -8,6 +8,7 @@ import { Worker } from '@temporalio/worker';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
 import { cardPaymentStateQuery, submitCardUpdate, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../../src/shared/card';
 import { checkoutStateQuery, type CheckoutInput } from '../../src/shared/checkout';
+import { directPaymentStateQuery } from '../../src/shared/bank-ussd';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import { cancelRecurringSignal, cycleReference, recurringStateQuery, recurringWorkflowId, type RecurringInput } from '../../src/shared/recurring';
 import type { PaymentFlowActivities } from '../../src/activities/payments';
@@ -440,5 +441,42 @@ it('a checkout nobody pays: open for the default 30 minutes, then verified and e
     const i: CheckoutInput = { transactionRef: `ts-co-${randomUUID()}`, amount: 10_000, currency: 'NGN', email: 'a@example.com' };
     const handle = await env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
     expect(await handle.result()).toMatchObject({ status: 'expired', confirmedBy: 'verify', reason: 'not paid within 1800000 ms' });
+  });
+});
+
+/** How long after `since` the flow's last verify of `ref` ran (the one that found the payment). */
+function verifiedWithin(service: ReturnType<typeof fakeService>, ref: string, since: number): number {
+  const times = service.lookupTimes.filter((_, i) => service.lookups[i] === ref);
+  expect(times.length).toBeGreaterThan(0);
+  return times[times.length - 1]! - since;
+}
+
+describe('a webhook the service never delivered does not hold a paid payment until its expiry', () => {
+  it('checkout paid, no webhook: verified within the first minute, success long before the 30-minute expiry', async () => {
+    const service = fakeService();
+    await run(service, async (taskQueue) => {
+      const i: CheckoutInput = { transactionRef: `ts-co-${randomUUID()}`, amount: 10_000, currency: 'NGN', email: 'a@example.com' };
+      const handle = await env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+      await until(() => handle.query(checkoutStateQuery), (s) => s.status === 'open');
+      const paidAt = await env.currentTimeMs();
+      service.pay(i.transactionRef, 10_000);
+      expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify', webhooksReceived: 0 });
+      expect(verifiedWithin(service, i.transactionRef, paidAt)).toBeLessThan(2 * 60_000);
+    });
+  });
+
+  it('USSD dialled, no webhook: verified within the first minute, success before the code expires', async () => {
+    const service = fakeService();
+    await run(service, async (taskQueue) => {
+      const ref = `ts-ussd-${randomUUID()}`;
+      const handle = await env.client.workflow.start<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
+        workflowId: paymentWorkflowId(ref), taskQueue, args: [{ transactionRef: ref, amount: 50_000, currency: 'NGN', bankCode: '058', customer: { name: 'A', email: 'a@example.com' } }],
+      });
+      await until(() => handle.query(directPaymentStateQuery), (s) => s.status === 'awaiting_payment');
+      const paidAt = await env.currentTimeMs();
+      service.pay(ref, 50_000);
+      expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });
+      expect(verifiedWithin(service, ref, paidAt)).toBeLessThan(2 * 60_000);
+    });
   });
 });
