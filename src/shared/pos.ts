@@ -89,6 +89,13 @@ export const PosRemoteInputSchema = z.strictObject({
       searchGrace: duration.optional(),
       /** Wait between two searches of the service's records after a lost E1 answer. Default 5s. */
       searchInterval: duration.optional(),
+      /**
+       * A lost E1 answer whose request the service's records (A6) never showed, read successfully
+       * after its lifetime + grace: 'not_sent' (default; A6 lists every remote request from its
+       * creation, docs/choices.md, so its absence proves E1 never arrived and nobody could pay) or
+       * 'outcome_unknown' (for a service whose A6 does not list remote requests).
+       */
+      lostCreateAbsentIs: z.enum(['not_sent', 'outcome_unknown']).optional(),
       /** How long to wait for the terminal (another request holds it) before giving up with nothing sent. Default 15 minutes. */
       lockTimeout: duration.optional(),
       /** How often the terminal lock checks that its holder still runs (only used by the flow that starts the lock). Default 60s. */

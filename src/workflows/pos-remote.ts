@@ -235,11 +235,24 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
           setStatus('outcome_unknown', `E1's answer was lost and the terminal has several new requests for this amount (${found.request_refs.join(', ')}): which is ours cannot be told. Check the terminal and the transaction list.`);
           return finalResult(state);
         }
-        if (Date.now() >= deadline) {
+        if (Date.now() >= deadline && patched('lost-e1-absent-is-not-sent')) {
+          // Absence is proof only when read: after lifetime + grace, a successful search that shows
+          // nothing means E1 never arrived (A6 lists every request from its creation). Failed
+          // reads keep searching for another lifetime; then it is outcome_unknown.
+          if (found?.kind === 'none' && (o.lostCreateAbsentIs ?? 'not_sent') === 'not_sent') {
+            setStatus('not_sent', `E1's answer was lost, and the service's transaction records show no request for this terminal and amount through its lifetime + grace: E1 never reached the service, nobody could pay it`);
+            return finalResult(state);
+          }
+          if (found?.kind === 'none' || Date.now() >= deadline + lifetimeMs) {
+            setStatus('outcome_unknown', `E1's answer was lost and no request was found in the service's records within its lifetime + grace${lastProblem}. The terminal may have charged the payer: check the transaction list before asking again.`);
+            return finalResult(state);
+          }
+        } else if (Date.now() >= deadline) {
           setStatus('outcome_unknown', `E1's answer was lost and no request was found in the service's records within its lifetime + grace${lastProblem}. The terminal may have charged the payer: check the transaction list before asking again.`);
           return finalResult(state);
         }
-        await sleep(Math.max(1, Math.min(durationMs(o.searchInterval ?? DEFAULT_SEARCH_INTERVAL), deadline - Date.now())));
+        const searchEveryMs = durationMs(o.searchInterval ?? DEFAULT_SEARCH_INTERVAL);
+        await sleep(Math.max(1, deadline > Date.now() ? Math.min(searchEveryMs, deadline - Date.now()) : searchEveryMs));
       }
     }
     setStatus('pending', state.recovered ? "found in the service's transaction records after E1's answer was lost" : undefined);

@@ -187,7 +187,7 @@ describe('POS remote request', () => {
     expect(result).toMatchObject({ status: 'success', requestRef: `RR-${t}`, recovered: true });
   });
 
-  it('a lost E1 answer whose request is nowhere in the records ends outcome_unknown (search attribute too), after lifetime + grace; E1 not re-sent', async () => {
+  it('a lost E1 answer whose request A6 never showed, read after lifetime + grace, ends not_sent (E1 never arrived); E1 not re-sent', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const before = remote.creates;
     remote.createFailure = new ConnectionError({ message: 'socket closed', operation: 'posRemote.create', retrySafe: false, outcomeUnknown: true, requestSent: true });
@@ -195,12 +195,45 @@ describe('POS remote request', () => {
       const handle = await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', requestLifetime: '600ms', searchGrace: '300ms', searchInterval: '100ms' } });
       await until(async () => (await handle.query(posRemoteStateQuery)).status === 'searching');
       const result = await handle.result();
-      expect(result.status).toBe('outcome_unknown');
-      expect(result.message).toMatch(/check the transaction list/);
+      expect(result.status).toBe('not_sent');
+      expect(result.message).toMatch(/show no request for this terminal and amount through its lifetime \+ grace/);
       expect(remote.creates - before).toBe(1);
       expect(remote.requeries.get(`RR-${t}`)).toBeUndefined();
+      expect((await handle.describe()).typedSearchAttributes.get(PaymentStatus)).toBe('not_sent');
+    } finally {
+      remote.createFailure = undefined;
+    }
+  });
+
+  it('for a service whose A6 does not list remote requests (lostCreateAbsentIs: outcome_unknown), the same lost E1 ends outcome_unknown (search attribute too)', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    remote.createFailure = new ConnectionError({ message: 'socket closed', operation: 'posRemote.create', retrySafe: false, outcomeUnknown: true, requestSent: true });
+    try {
+      const handle = await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', requestLifetime: '600ms', searchGrace: '300ms', searchInterval: '100ms', lostCreateAbsentIs: 'outcome_unknown' } });
+      const result = await handle.result();
+      expect(result.status).toBe('outcome_unknown');
+      expect(result.message).toMatch(/check the transaction list/);
       expect((await handle.describe()).typedSearchAttributes.get(PaymentStatus)).toBe('outcome_unknown');
     } finally {
+      remote.createFailure = undefined;
+    }
+  });
+
+  it('a lost E1 answer while A6 cannot be read: absence is not proven, so it is never not_sent; outcome_unknown after another lifetime of failed searches', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    remote.createFailure = new ConnectionError({ message: 'socket closed', operation: 'posRemote.create', retrySafe: false, outcomeUnknown: true, requestSent: true });
+    const query = remote.api.transactions.query;
+    try {
+      const handle = await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', requestLifetime: '600ms', searchGrace: '300ms', searchInterval: '100ms' } });
+      await until(async () => (await handle.query(posRemoteStateQuery)).status === 'searching');
+      remote.api.transactions.query = async () => {
+        throw new ServerError({ message: 'A6 down', operation: 'transactions.query', retrySafe: true, outcomeUnknown: false, requestSent: true, status: 503 });
+      };
+      const result = await handle.result();
+      expect(result.status).toBe('outcome_unknown');
+      expect(result.message).toMatch(/last search failed/);
+    } finally {
+      remote.api.transactions.query = query;
       remote.createFailure = undefined;
     }
   });
