@@ -1,6 +1,7 @@
 // The activities factory: one place that turns dependencies (the API client, logger,
 // config) into the activity functions the worker registers.
 import type { Logger } from 'pino';
+import type { Client } from '@temporalio/client';
 import type { PaymentsClient } from '../api';
 import type { AppConfig } from '../config/config';
 import type { ClaimCheckStore } from '../claim-check/store';
@@ -9,6 +10,7 @@ import { createVendingActivities } from './vending';
 import { createMandateActivities } from './mandates';
 import { createPaymentActivities } from './payments';
 import { createVirtualAccountActivities } from './virtual-accounts';
+import { createReconciliationActivities } from './reconciliation';
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 
 export interface ActivityDeps {
@@ -23,6 +25,11 @@ export interface ActivityDeps {
    * non-retryably without it.
    */
   vaCredits?: VirtualAccountCreditStore;
+  /**
+   * A Temporal client (the worker's namespace) for activities that read our own flows through
+   * visibility (reconciliation). Optional: without it those activities fail non-retryably.
+   */
+  temporal?: Client;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -32,6 +39,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMandateActivities(deps),
     ...createPaymentActivities(deps),
     ...createVirtualAccountActivities(deps),
+    ...createReconciliationActivities(deps),
   };
 }
 

