@@ -87,6 +87,12 @@ export async function reconcile(
       }
       await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, opts.intervalMs ?? 500))]);
     }
+    const report = await result;
+    const final: ReconciliationProgress = {
+      status: report.status, from: report.from, to: report.to, windowsTotal: report.windows.length, windowsDone: report.windows.length, totals: report.totals,
+    };
+    if (JSON.stringify(final) !== last) opts.onProgress(final);
+    return report;
   }
   return result;
 }
