@@ -269,7 +269,7 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
             continue;
           }
           const d = list.find((x) => x.reference === ref);
-          if (!d) found.set(ref, { notComparable: 'mandate debit older than the debits its flow keeps' });
+          if (!d) found.set(ref, { notComparable: 'mandate debit not among the debits its flow keeps (recent and unresolved)' });
           else {
             found.set(ref, {
               flow: 'mandate-debit', workflowId: m.info.workflowId, runId: m.info.runId, status: d.status, amount: d.amount, currency: 'NGN',

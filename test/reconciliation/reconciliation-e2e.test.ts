@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { startCheckout } from '../../src/starters/payments';
+import { debitMandate, getMandateState, startMandate, submitMandateOtp } from '../../src/starters/mandates';
+import { MANDATE_OTP } from '../../src/sandbox';
 import { reconcile, reconciliationHandle } from '../../src/starters/reconciliation';
 import { paymentSearchAttributes, ReconciliationStatus } from '../../src/shared/search-attributes';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
@@ -122,6 +124,27 @@ it('a reference that agrees again is marked resolved', async () => {
   expect(byRef(report)[refs.amount]).toBeUndefined();
   expect(report.totals).toMatchObject({ findings: 3, resolved: 1, matched: 2 });
   await visible(`PaymentReference = "${refs.amount}" AND ReconciliationStatus = "resolved"`);
+}, 60_000);
+
+it('mandate debits are compared with the debits the mandate flow records; a debit it does not list is not guessed', async () => {
+  const mandateRef = `M${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  await startMandate(env.services.starters, {
+    mandateRef, debitType: 'variable', amount: 1_000_000, accountNumber: '0123456789', bankCode: '058', description: 'Gym', startDate: day, endDate: '2099-12-31',
+    customerEmail: `c-${randomUUID()}@example.com`, customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
+  });
+  for (let i = 0; i < 100 && (await getMandateState(client(), mandateRef).catch(() => undefined))?.status !== 'awaiting_otp'; i++) await new Promise((r) => setTimeout(r, 100));
+  expect((await submitMandateOtp(env.services.starters, mandateRef, MANDATE_OTP)).status).toBe('approved');
+  const debit = await debitMandate(client(), mandateRef, 300_000, { idempotencyKey: 'order-1' });
+  expect(debit.status).toBe('success');
+  // Money under a debit-shaped reference of this mandate that its flow never made.
+  await paidAtService(`${mandateRef}-D99`, 20_000);
+
+  const before = await run();
+  expect(byRef(before)[debit.reference]).toBeUndefined();
+  expect(byRef(before)[`${mandateRef}-D99`]).toBeUndefined();
+  const reasons = Object.assign({}, ...before.windows.map((w) => w.notComparableReasons)) as Record<string, number>;
+  expect(reasons).toEqual({ 'mandate debit not among the debits its flow keeps (recent and unresolved)': 1 });
+  expect(before.totals).toMatchObject({ matched: 3, findings: 3 }); // checkout, the corrected amount, the debit
 }, 60_000);
 
 describe('cli reconcile', () => {

@@ -102,6 +102,14 @@ it('money at the service that no flow carries is a finding (pending payments wit
   expect(summary.byKind.mismatch_money_without_success).toBe(1);
 });
 
+it('a POS remote request listed by A6 is named not comparable (the flow does not publish its request_ref), never a finding', async () => {
+  await api.posRemote.create({ terminal_id: '2SBX0001', amount: 12_345 });
+  await sandbox.clock.advance(5_000); // the simulated terminal approves it
+  const summary = await run(input({}));
+  expect(summary.notComparableReasons).toEqual({ 'POS remote request (A6 lists it under its request_ref, which the flow does not publish)': 1 });
+  expect(summary.findingList.filter((f) => f.serviceAmount === 12_345)).toEqual([]);
+});
+
 it('a range over months: each calendar-month window reads its own rows (A6 is never asked for more than a month)', async () => {
   const first = today();
   const early = `m1-${randomUUID().slice(0, 6)}`;
