@@ -14,6 +14,10 @@ import { z } from 'zod';
 
 /** The daily Schedule (created or updated idempotently by `npm start` and the worker process). */
 export const RECONCILIATION_SCHEDULE_ID = 'reconciliation-daily';
+/** The task queue whose Schedule has the plain id; another deployment in the same namespace gets its own (`reconciliation-daily-<task queue>`). */
+export const DEFAULT_TASK_QUEUE = 'payments';
+export const reconciliationScheduleId = (taskQueue: string): string =>
+  taskQueue === DEFAULT_TASK_QUEUE ? RECONCILIATION_SCHEDULE_ID : `${RECONCILIATION_SCHEDULE_ID}-${taskQueue}`;
 /** On-demand runs: one per range at a time (a second `cli reconcile` of the same range follows the running one). */
 export const reconciliationWorkflowId = (from: string, to: string): string => `reconciliation-${from}-${to}`;
 /** The record of a finding for one reference (closed flows cannot take a new search attribute; see the docs). */

@@ -6,7 +6,7 @@ import type { Duration } from '@temporalio/common';
 import type { reconciliationWorkflow } from '../workflows/reconciliation';
 import { PaymentFlow, ReconciliationStatus } from '../shared/search-attributes';
 import {
-  RECONCILIATION_FLOW, RECONCILIATION_SCHEDULE_ID, ReconcileInputSchema, previousDayOf, reconciliationProgressQuery, reconciliationWorkflowId,
+  RECONCILIATION_FLOW, ReconcileInputSchema, reconciliationScheduleId, previousDayOf, reconciliationProgressQuery, reconciliationWorkflowId,
   type ReconcileInput, type ReconciliationFinding, type ReconciliationProgress, type ReconciliationReport,
 } from '../shared/reconciliation';
 import { retryTransient } from './temporal-retry';
@@ -101,6 +101,7 @@ export async function reconcile(
 
 export interface ReconciliationScheduleOptions {
   taskQueue: string;
+  /** Default `reconciliation-daily` for the task queue `payments`, `reconciliation-daily-<task queue>` for another (one Schedule per deployment). */
   scheduleId?: string;
   /** HH:MM (UTC) of the daily run. Default 02:00. */
   dailyAt?: string;
@@ -117,7 +118,7 @@ export const RECONCILIATION_SCHEDULE_DEFAULTS = { dailyAt: '02:00', catchupWindo
  * (overlap BUFFER_ALL), each for its own day.
  */
 export async function ensureReconciliationSchedule(client: Client, opts: ReconciliationScheduleOptions): Promise<{ scheduleId: string; created: boolean }> {
-  const scheduleId = opts.scheduleId ?? RECONCILIATION_SCHEDULE_ID;
+  const scheduleId = opts.scheduleId ?? reconciliationScheduleId(opts.taskQueue);
   const at = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(opts.dailyAt ?? RECONCILIATION_SCHEDULE_DEFAULTS.dailyAt);
   if (!at) throw new ReconcileInputError([{ field: 'dailyAt', rule: 'must be HH:MM (UTC)' }]);
   const spec = { calendars: [{ hour: Number(at[1]), minute: Number(at[2]), comment: 'daily reconciliation of the previous day (UTC)' }] };

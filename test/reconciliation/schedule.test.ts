@@ -7,7 +7,7 @@ import { ScheduleOverlapPolicy, type ScheduleHandle } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { ensureReconciliationSchedule } from '../../src/starters/reconciliation';
 import { ConfigError, loadConfig } from '../../src/config/config';
-import { previousDayOf, type ReconciliationReport } from '../../src/shared/reconciliation';
+import { previousDayOf, reconciliationScheduleId, type ReconciliationReport } from '../../src/shared/reconciliation';
 import { testConfig } from '../helpers/temporal';
 import { usePaymentServices } from '../payments/helpers';
 
@@ -74,6 +74,11 @@ it('runs taken late (a backfill, as after an outage) each reconcile the day befo
     expect(report.to).toBe(report.from);
   }
 }, 60_000);
+
+it('one Schedule per deployment: the default task queue has the plain id, another queue its own', () => {
+  expect(reconciliationScheduleId('payments')).toBe('reconciliation-daily');
+  expect(reconciliationScheduleId('payments-eu')).toBe('reconciliation-daily-payments-eu');
+});
 
 it('configuration: on by default at 02:00 UTC; a bad time is refused naming the variable', () => {
   expect(loadConfig({}).reconciliation).toEqual({ schedule: true, dailyAt: '02:00' });
