@@ -374,7 +374,8 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
         const around = lookupWindowAround(startMs(e));
         const rows = await readPage({ start_date: around.start, end_date: around.end, reference: e.reference }, `reference ${e.reference}`);
         if (rows.some((r) => r.transaction_ref === e.reference)) continue; // created in another window: compared there
-        const side = ourSideOf((await list(`TaskQueue = ${taskQueue} AND PaymentReference = ${quote(e.reference)}`)));
+        const quoted = quote(e.reference);
+        const side = quoted ? ourSideOf(await list(`TaskQueue = ${taskQueue} AND PaymentReference = ${quoted}`)) : { flow: undefined, lastMark: undefined };
         const ours = side.flow ?? { flow: e.flow!, workflowType: e.info.type, workflowId: e.info.workflowId, runId: e.info.runId, status: e.status, amount: e.amount, currency: e.currency, closed: e.closed };
         await report(
           finding('mismatch_success_without_money', `the flow says success; the service lists no transaction with this reference (A6 ${label}, and by reference ${around.start}..${around.end})`, undefined, ours, e.reference),

@@ -54,7 +54,10 @@ async function main(): Promise<void> {
 
   const services = await runServices({ config, logger });
   const schedule = config.reconciliation.schedule
-    ? await ensureReconciliationSchedule(services.client, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt })
+    ? await ensureReconciliationSchedule(services.client, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt }).catch((err: unknown) => {
+        logger.error({ err }, 'reconciliation schedule could not be created or updated');
+        return undefined;
+      })
     : undefined;
 
   const lines = [

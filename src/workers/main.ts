@@ -20,8 +20,11 @@ async function main(): Promise<void> {
   const clientConnection = await connectTemporalClient(config.temporal);
   const temporal = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection: clientConnection });
   if (config.reconciliation.schedule) {
-    const schedule = await ensureReconciliationSchedule(temporal, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt });
-    logger.info({ scheduleId: schedule.scheduleId, created: schedule.created, dailyAt: config.reconciliation.dailyAt }, 'reconciliation schedule in place');
+    // The flows matter more than the Schedule: a failure here is logged, the worker still runs.
+    await ensureReconciliationSchedule(temporal, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt }).then(
+      (s) => logger.info({ scheduleId: s.scheduleId, created: s.created, dailyAt: config.reconciliation.dailyAt }, 'reconciliation schedule in place'),
+      (err: unknown) => logger.error({ err }, 'reconciliation schedule could not be created or updated (is the ReconciliationStatus search attribute registered?)'),
+    );
   }
   const connection = await connectTemporalWorker(config.temporal);
   const worker = await createPaymentsWorker({
