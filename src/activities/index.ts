@@ -10,6 +10,7 @@ import { createMandateActivities } from './mandates';
 import { createPaymentActivities } from './payments';
 import { createVirtualAccountActivities } from './virtual-accounts';
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
+import type { CreditHandler } from '../virtual-accounts/credit-handler';
 
 export interface ActivityDeps {
   api: PaymentsClient;
@@ -23,6 +24,8 @@ export interface ActivityDeps {
    * non-retryably without it.
    */
   vaCredits?: VirtualAccountCreditStore;
+  /** The merchant's credit handler as a function; without it, VA_CREDIT_CALLBACK_URL (if set) is called over HTTP. */
+  creditHandler?: CreditHandler;
 }
 
 export function createActivities(deps: ActivityDeps) {

@@ -10,6 +10,7 @@ import { LEDGER_KINDS, type Ledger } from './ledger';
 import type { MandatesApi } from './mandates';
 import type { PosRemoteApi } from './pos-remote';
 import type { WebhookDispatcher } from './webhooks';
+import type { VirtualAccountsApi } from './virtual-accounts';
 
 export interface AdminState {
   clock: SandboxClock;
@@ -21,6 +22,7 @@ export interface AdminState {
   direct: DirectApi;
   posRemote: PosRemoteApi;
   mandates: MandatesApi;
+  virtualAccounts: VirtualAccountsApi;
 }
 
 export const ADMIN_ENDPOINTS = [
@@ -41,6 +43,8 @@ export const ADMIN_ENDPOINTS = [
   'POST /__admin/mandates/{mandate_id}/reject',
   'POST /__admin/mandates/{mandate_id}/debit-outcomes {outcomes: [pending|failed, ...]}',
   'POST /__admin/mandate-debits/{transaction_reference}/settle {status: success|failed}',
+  'POST /__admin/virtual-accounts/freeze-next {reason}',
+  'POST /__admin/virtual-accounts/credits/{transaction_reference}/release',
 ];
 
 export function createAdminRouter(state: () => AdminState, reset: () => Promise<void>): Router {
@@ -55,6 +59,16 @@ export function createAdminRouter(state: () => AdminState, reset: () => Promise<
     if (kind && !(LEDGER_KINDS as readonly string[]).includes(kind)) return fail(400, `kind must be one of ${LEDGER_KINDS.join(', ')}`);
     return ok(state().ledger.list({ reference: query.get('reference'), kind }));
   });
+
+  add('POST', '/virtual-accounts/freeze-next', ({ body }) => {
+    const reason = typeof body.reason === 'string' && body.reason.trim() !== '' ? body.reason : 'Suspicious transaction';
+    state().virtualAccounts.freezeNext(reason);
+    return ok({ reason });
+  });
+
+  add('POST', '/virtual-accounts/credits/{ref}/release', ({ params }) =>
+    state().virtualAccounts.release(params.ref) ? ok({ released: params.ref }) : fail(404, 'no frozen credit with that reference'),
+  );
 
   add('GET', '/requests', () => ok(state().requestLog));
 

@@ -131,14 +131,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const checkout = registerCheckout(router, payments, () => publicUrl);
     const direct = registerDirect(router, payments, () => publicUrl);
     registerTokens(router, payments);
-    registerVirtualAccounts(router, { clock, ledger, webhooks, checkout }, { webhookUrl: opts.webhookUrl, version });
+    const virtualAccounts = registerVirtualAccounts(router, { clock, ledger, webhooks, checkout }, { webhookUrl: opts.webhookUrl, version });
     const mandates = registerMandates(router, { clock, ledger, payments });
     const posRemote = registerPosRemote(router, { clock, ledger }, { completeAfterMs: opts.posRemoteCompleteAfterMs ?? DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS });
     registerTransactions(router, payments, () => posRemote.transactionRecords());
     registerPosTerminal(router, { clock, ledger });
     registerSms(router, { clock });
     registerVending(router, { clock, ledger });
-    return { clock, ledger, faults, webhookFaults, webhooks, router, requestLog: [], direct, posRemote, mandates };
+    return { clock, ledger, faults, webhookFaults, webhooks, router, requestLog: [], direct, posRemote, mandates, virtualAccounts };
   };
 
   let state = build();

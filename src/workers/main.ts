@@ -6,6 +6,8 @@ import { createActivities } from '../activities';
 import { connectTemporalWorker, createPaymentsWorker } from './worker';
 import { describeTemporalConnection } from '../temporal/connection';
 import { openClaimCheck, openVirtualAccountCredits } from '../starters/connect';
+import { connectTemporalClient, createTemporalClient } from '../temporal/client';
+import { ensureErrorLogSweepSchedule } from '../temporal/schedules';
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker');
@@ -21,6 +23,13 @@ async function main(): Promise<void> {
     connection,
     activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits }),
   });
+  if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
+    const clientConnection = await connectTemporalClient(config.temporal);
+    const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection: clientConnection });
+    const scheduleId = await ensureErrorLogSweepSchedule(client, { taskQueue: config.temporal.taskQueue, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds });
+    logger.info({ scheduleId, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds }, 'webhook error log sweep scheduled');
+    await clientConnection.close();
+  }
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker started');
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   await worker.run();
