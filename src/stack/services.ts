@@ -12,10 +12,10 @@ import { connectTemporalClient, createTemporalClient } from '../temporal/client'
 import { connectTemporalWorker, createPaymentsWorker } from '../workers/worker';
 import { createActivities } from '../activities';
 import { installTemporalRuntime } from '../logging/temporal-logger';
-import { PaymentsClient } from '../api';
+import type { PaymentsClient } from '../api';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox';
 import type { ClaimCheckStore } from '../claim-check/store';
-import { openClaimCheck, openVirtualAccountCredits, type StarterContext } from '../starters/connect';
+import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits, type StarterContext } from '../starters/connect';
 
 export interface RunServicesOptions {
   config: AppConfig;
@@ -93,7 +93,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
     });
     stops.push(() => codec.close());
 
-    const api = new PaymentsClient({ baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
+    const api = openPaymentsClient(config, baseUrl);
     stops.push(() => api.close());
 
     const clientConnection = await connectTemporalClient(config.temporal);

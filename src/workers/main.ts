@@ -1,18 +1,17 @@
 // The worker as its own process (docker-compose, or next to an external Temporal).
 import { bootstrap } from '../config/bootstrap';
 import { installTemporalRuntime } from '../logging/temporal-logger';
-import { PaymentsClient } from '../api';
 import { createActivities } from '../activities';
 import { connectTemporalWorker, createPaymentsWorker } from './worker';
 import { describeTemporalConnection } from '../temporal/connection';
-import { openClaimCheck, openVirtualAccountCredits } from '../starters/connect';
+import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits } from '../starters/connect';
 import { connectTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureErrorLogSweepSchedule } from '../temporal/schedules';
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker');
   installTemporalRuntime(logger);
-  const api = new PaymentsClient({ baseUrl: config.payments.baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
+  const api = openPaymentsClient(config);
   const claimCheck = await openClaimCheck(config);
   claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
   const vaCredits = await openVirtualAccountCredits(config);

@@ -11,8 +11,8 @@
 // workflow (and so Temporal history) gets only its handle, BIN and last four.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { PaymentsClient } from '../../api';
-import { loadConfig } from '../../config/config';
+import type { PaymentsClient } from '../../api';
+import { openPaymentsClient } from '../connect';
 import {
   POS_REMOTE_FINAL_STATUSES,
   posRemoteStateQuery,
@@ -55,8 +55,7 @@ function readJson(file: string): unknown {
 }
 
 function apiFromEnv(): PaymentsClient {
-  const c = loadConfig();
-  return new PaymentsClient({ baseUrl: c.payments.baseUrl, secretKey: c.payments.secretKey, timeoutMs: c.payments.timeoutMs, paths: c.payments.paths });
+  return openPaymentsClient();
 }
 
 export function registerPosCommands(program: Command, context: ContextFactory): void {
