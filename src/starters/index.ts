@@ -6,4 +6,5 @@ export * from './vending';
 export * from './mandates';
 export * from './payments';
 export * from './virtual-accounts';
+export * from './ops';
 export * from './temporal-retry';

@@ -6,11 +6,11 @@
 // flow finished), this workflow starts under that id and keeps the event for operators,
 // so nothing is lost.
 import type { Duration } from '@temporalio/common';
-import { condition, defineSignal, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { paymentWebhookSignal, unmatchedWebhookQuery, type PaymentWebhookEvent } from '../shared/payment-webhook';
+import { condition, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { paymentWebhookSignal, releaseUnmatchedSignal, unmatchedWebhookQuery, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 
-export const releaseUnmatchedSignal = defineSignal('releaseUnmatched');
+export { releaseUnmatchedSignal };
 
 export interface UnmatchedWebhookOptions {
   /** How long the events stay queryable before the workflow completes. */

@@ -6,6 +6,7 @@ import { registerVendingCommands } from './vending';
 import { registerMandateCommands } from './mandates';
 import { registerPaymentCommands } from './payments';
 import { registerVirtualAccountCommands } from './virtual-accounts';
+import { registerOpsCommands } from './ops';
 
 export type ContextFactory = () => Promise<StarterContext>;
 
@@ -15,4 +16,5 @@ export function registerCommands(program: Command, context: ContextFactory): voi
   registerMandateCommands(program, context);
   registerPaymentCommands(program, context);
   registerVirtualAccountCommands(program, context);
+  registerOpsCommands(program, context);
 }
