@@ -41,6 +41,7 @@ export const ADMIN_ENDPOINTS = [
   'POST /__admin/3ds/{ref}/fail',
   'POST /__admin/pos/remote/{ref}/decide {response_code}',
   'POST /__admin/mandates/{mandate_id}/reject',
+  'POST /__admin/mandates/wrong-otp-status {status: 400|424}',
   'POST /__admin/mandates/{mandate_id}/debit-outcomes {outcomes: [pending|failed, ...]}',
   'POST /__admin/mandate-debits/{transaction_reference}/settle {status: success|failed}',
   'POST /__admin/virtual-accounts/freeze-next {reason}',
@@ -140,6 +141,7 @@ export function createAdminRouter(state: () => AdminState, reset: () => Promise<
     return state().posRemote.decide(params.ref, String(code));
   });
 
+  add('POST', '/mandates/wrong-otp-status', ({ body }) => state().mandates.setWrongOtpStatus(body.status));
   add('POST', '/mandates/{id}/reject', ({ params }) => state().mandates.reject(params.id));
   add('POST', '/mandates/{id}/debit-outcomes', ({ params, body }) => state().mandates.scriptDebits(params.id, body.outcomes));
   add('POST', '/mandate-debits/{ref}/settle', ({ params, body }) => state().mandates.settleDebit(params.ref, body.status));
