@@ -9,6 +9,8 @@ import { createVendingActivities } from './vending';
 import { createMandateActivities } from './mandates';
 import { createPaymentActivities } from './payments';
 import { createVirtualAccountActivities } from './virtual-accounts';
+import { createScheduledMoneyActivities } from './scheduled-money';
+import type { Client } from '@temporalio/client';
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 import type { CreditHandler } from '../virtual-accounts/credit-handler';
 
@@ -26,6 +28,8 @@ export interface ActivityDeps {
   vaCredits?: VirtualAccountCreditStore;
   /** The merchant's credit handler as a function; without it, VA_CREDIT_CALLBACK_URL (if set) is called over HTTP. */
   creditHandler?: CreditHandler;
+  /** A Temporal client, for activities that ask another workflow (a scheduled mandate debit's Update). */
+  temporal?: Client;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -35,6 +39,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMandateActivities(deps),
     ...createPaymentActivities(deps),
     ...createVirtualAccountActivities(deps),
+    ...createScheduledMoneyActivities(deps),
   };
 }
 

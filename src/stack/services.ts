@@ -112,7 +112,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
         ...config.temporal,
         encryption: config.encryption,
         connection: workerConnection,
-        activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits, ...(opts.creditHandler ? { creditHandler: opts.creditHandler } : {}) }),
+        activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits, temporal: client, ...(opts.creditHandler ? { creditHandler: opts.creditHandler } : {}) }),
         workflowBundle: opts.workflowBundle,
         overrides: opts.workerOverrides,
       });

@@ -7,4 +7,5 @@ export * from './mandates';
 export * from './payments';
 export * from './virtual-accounts';
 export * from './ops';
+export * from './schedules';
 export * from './temporal-retry';

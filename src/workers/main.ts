@@ -16,23 +16,24 @@ async function main(): Promise<void> {
   claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
   const vaCredits = await openVirtualAccountCredits(config);
   const connection = await connectTemporalWorker(config.temporal);
+  // A client for activities that ask other workflows (scheduled mandate debits) and for the Schedules.
+  const clientConnection = await connectTemporalClient(config.temporal);
+  const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection: clientConnection });
   const worker = await createPaymentsWorker({
     ...config.temporal,
     encryption: config.encryption,
     connection,
-    activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits }),
+    activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits, temporal: client }),
   });
   if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
-    const clientConnection = await connectTemporalClient(config.temporal);
-    const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection: clientConnection });
     const scheduleId = await ensureErrorLogSweepSchedule(client, { taskQueue: config.temporal.taskQueue, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds });
     logger.info({ scheduleId, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds }, 'webhook error log sweep scheduled');
-    await clientConnection.close();
   }
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker started');
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   await worker.run();
   await connection.close();
+  await clientConnection.close();
   await api.close();
   await claimCheck.close();
   await vaCredits.close();

@@ -7,6 +7,7 @@ import { registerMandateCommands } from './mandates';
 import { registerPaymentCommands } from './payments';
 import { registerVirtualAccountCommands } from './virtual-accounts';
 import { registerOpsCommands } from './ops';
+import { registerScheduleCommands } from './schedules';
 
 export type ContextFactory = () => Promise<StarterContext>;
 
@@ -17,4 +18,5 @@ export function registerCommands(program: Command, context: ContextFactory): voi
   registerPaymentCommands(program, context);
   registerVirtualAccountCommands(program, context);
   registerOpsCommands(program, context);
+  registerScheduleCommands(program, context);
 }
