@@ -11,3 +11,6 @@ export * from './bank-payment';
 export * from './ussd-payment';
 export * from './checkout';
 export * from './recurring';
+export * from './pos-refund';
+export * from './pos-refund-ledger';
+export * from './pos-preauth';
