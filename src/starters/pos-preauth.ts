@@ -5,7 +5,7 @@
 // again: chip data is single-use and bound to the amount) are each checked and sealed into the
 // claim-check store; the workflow and its Update get only handles, BIN and last four.
 import { randomUUID } from 'node:crypto';
-import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { POS_SEALED_FIELDS, issuesOf, type PosSealedCardData } from '../shared/pos';
 import {
   PosCompletionCardReadSchema,
@@ -78,6 +78,7 @@ async function update<T>(run: (updateId: string) => Promise<T>): Promise<T> {
     return await retryTransient('POS pre-authorisation (Update)', () => run(updateId));
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) throw new PosPreAuthRefusedError(err.cause instanceof Error ? err.cause.message : err.message);
+    if (err instanceof WorkflowNotFoundError) throw new PosPreAuthRefusedError(`no pre-authorisation is held under this merchant_ref: it has ended (completed, lapsed, released...) or never started (${err.message})`);
     throw err;
   }
 }
