@@ -1,7 +1,8 @@
 // POS refund and pre-authorisation end to end: dev server, the project's worker and activities,
 // the API client over real HTTP and the sandbox (which checks every Refund and Completion
 // against its own records). Each money movement shows once in the sandbox ledger; no F3 is
-// resent without an F4 404 just before it.
+// resent without an F4 404 just before it. The runs also record the replay histories
+// test/pos/histories/pos-refund-* and pos-preauth-* (re-record: RECORD_HISTORIES=1 npx jest <this file>).
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import type { PosTransactionInput } from '../../src/shared/pos';
@@ -10,13 +11,15 @@ import { refundMerchantRef } from '../../src/shared/pos-refund';
 import type { WorkflowHandle } from '@temporalio/client';
 import { POS_SEALED_FIELDS } from '../../src/shared/pos';
 import { openPosTerminalSession, runPosTransaction, startPosTransaction, type PosTerminalSession } from '../../src/starters/pos';
-import { posRefundLedger, runPosRefund, startPosRefund, type PosRefundStartInput } from '../../src/starters/pos-refund';
+import { posRefundHandle, posRefundLedger, runPosRefund, startPosRefund, type PosRefundStartInput } from '../../src/starters/pos-refund';
 import { PosPreAuthRefusedError, completePosPreAuth, releasePosPreAuth, startPosPreAuth } from '../../src/starters/pos-preauth';
 import type { StarterContext } from '../../src/starters/connect';
 import { InvalidStarterInputError } from '../../src/starters/pos';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { assertNoRetryWithoutRequery, historyTexts } from './helpers';
 import { SandboxAdmin, posCallsFromLog, sandboxCard, shortRef } from './sandbox';
+import { POS_HISTORIES, recordHistoryTo } from './fixtures/histories';
+import { posRefundLedgerWorkflowId } from '../../src/shared/pos-refund';
 
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
 const config = testConfig();
@@ -80,6 +83,8 @@ describe('POS refund against the sandbox', () => {
     // The rest, exactly: approved; the sale is now fully refunded.
     expect(await runPosRefund(ctx, refundOf(saleRef, `rq-rest-${saleRef}`, 150_000), session)).toMatchObject({ status: 'approved' });
     expect(await posRefundLedger(ctx, saleRef)).toMatchObject({ refunded: 250_000, remaining: 0 });
+    await recordHistoryTo(POS_HISTORIES, handle, 'pos-refund-approved');
+    await recordHistoryTo(POS_HISTORIES, ctx.client.workflow.getHandle(posRefundLedgerWorkflowId(saleRef)), 'pos-refund-ledger');
     expect((await admin.ledger({ kind: 'pos_refund' })).filter((e) => [own, refundMerchantRef(`rq-rest-${saleRef}`)].includes(e.reference))).toHaveLength(2);
   });
 
@@ -92,6 +97,7 @@ describe('POS refund against the sandbox', () => {
     expect(result).toMatchObject({ status: 'approved', attempt: 1 });
     expect(result.steps.map((s) => `${s.op}:${s.outcome}`)).toEqual(['initiate:unknown', 'requery:found']);
     expect(await entries(own)).toHaveLength(1);
+    await recordHistoryTo(POS_HISTORIES, posRefundHandle(ctx, requestId), 'pos-refund-lost-answer-found');
   });
 
   it('the refund dropped before it reached the sandbox: F4 404, resent once with the same merchant_ref, one pos_refund', async () => {
@@ -168,6 +174,7 @@ describe('POS pre-authorisation against the sandbox', () => {
     expect(await entries(ref)).toEqual([]);
     await expect(completePosPreAuth(ctx, ref, completion(1_000))).rejects.toThrow(PosPreAuthRefusedError);
     await expectNoCardData(h, [read]);
+    await recordHistoryTo(POS_HISTORIES, h, 'pos-preauth-completed');
     expect(posCallsFromLog(await admin.requests(), cp).filter((c) => c.op === 'initiate')).toHaveLength(1);
   });
 
@@ -180,6 +187,7 @@ describe('POS pre-authorisation against the sandbox', () => {
     const cp = completionMerchantRef(ref);
     expect(await h.result()).toMatchObject({ status: 'completed', completion: { attempt: 2 } });
     expect(await entries(cp)).toHaveLength(1);
+    await recordHistoryTo(POS_HISTORIES, h, 'pos-preauth-completion-resent');
     assertNoRetryWithoutRequery(posCallsFromLog(await admin.requests(), cp));
   });
 
@@ -188,10 +196,12 @@ describe('POS pre-authorisation against the sandbox', () => {
     const first = await held(a);
     await releasePosPreAuth(ctx, a, 'customer left');
     expect(await first.h.result()).toMatchObject({ status: 'released', releaseReason: 'customer left' });
+    await recordHistoryTo(POS_HISTORIES, first.h, 'pos-preauth-released');
 
     const b = shortRef('pl');
     const second = await held(b, { holdWindow: '2s' });
     expect(await second.h.result()).toMatchObject({ status: 'lapsed' });
+    await recordHistoryTo(POS_HISTORIES, second.h, 'pos-preauth-lapsed');
     await expect(completePosPreAuth(ctx, b, completion(1_000))).rejects.toThrow(PosPreAuthRefusedError);
     for (const ref of [a, b]) {
       expect(posCallsFromLog(await admin.requests(), completionMerchantRef(ref))).toEqual([]);
