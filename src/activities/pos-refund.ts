@@ -6,10 +6,15 @@
 // reserve the refund's amount. A reservation over what is left is refused by the ledger's
 // validator: RefundExceedsRemaining, non-retryable. The update id is the refund's merchant_ref, so
 // a retried attempt gets the same reservation.
+//
+// The ledger never ends by itself. If it ended anyway (terminated, failed, timed out), starting a
+// new one would start from zero and forget the refunds it held: the start refuses to reuse the id
+// (REJECT_DUPLICATE) and the refund is refused (RefundLedgerClosed) until an operator looks.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ActivityDeps } from './index';
 import {
+  REFUND_LEDGER_CLOSED,
   REFUND_OVER_REMAINING,
   openRefundLedgerSignal,
   reserveRefundUpdate,
@@ -33,14 +38,27 @@ export function createPosRefundActivities(deps: Pick<ActivityDeps, 'logger'>) {
     async posRefundReserve(req: RefundReserveRequest): Promise<RefundReservation> {
       const ctx = Context.current();
       const args: PosRefundLedgerInput = { original_merchant_ref: req.original_merchant_ref, sale_amount: req.sale_amount, currency: req.currency };
-      await ctx.client.workflow.signalWithStart('posRefundLedgerWorkflow', {
-        workflowId: req.ledgerWorkflowId,
-        taskQueue: ctx.info.taskQueue,
-        args: [args],
-        signal: openRefundLedgerSignal,
-        signalArgs: [],
-        typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-refund-ledger', reference: req.original_merchant_ref, status: 'open', amount: req.sale_amount, currency: req.currency }),
-      });
+      try {
+        await ctx.client.workflow.signalWithStart('posRefundLedgerWorkflow', {
+          workflowId: req.ledgerWorkflowId,
+          taskQueue: ctx.info.taskQueue,
+          args: [args],
+          signal: openRefundLedgerSignal,
+          signalArgs: [],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-refund-ledger', reference: req.original_merchant_ref, status: 'open', amount: req.sale_amount, currency: req.currency }),
+        });
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) {
+          log.warn({ originalMerchantRef: req.original_merchant_ref, ledgerWorkflowId: req.ledgerWorkflowId }, 'POS refund ledger has ended; refund refused');
+          throw ApplicationFailure.create({
+            type: REFUND_LEDGER_CLOSED,
+            message: `the refund ledger of sale ${req.original_merchant_ref} (${req.ledgerWorkflowId}) has ended: its running total cannot be trusted, so no refund is sent; check the sale's refunds and restore the ledger`,
+            nonRetryable: true,
+          });
+        }
+        throw err;
+      }
       try {
         const granted = await ctx.client.workflow
           .getHandle(req.ledgerWorkflowId)

@@ -180,6 +180,8 @@ export const refundLedgerStateQuery = defineQuery<RefundLedgerState>('refundLedg
 
 /** The failure type of a reservation the ledger refused (over what is left). */
 export const REFUND_OVER_REMAINING = 'RefundExceedsRemaining';
+/** The failure type when the sale's ledger has ended (it never ends by itself): its total cannot be trusted. */
+export const REFUND_LEDGER_CLOSED = 'RefundLedgerClosed';
 
 /** The ledger's arithmetic, shared by its validator, its handler and tests. */
 export function ledgerTotals(saleAmount: number, entries: readonly RefundLedgerEntry[], except?: string): { refunded: number; reserved: number; remaining: number } {

@@ -41,6 +41,7 @@ import {
 } from '../shared/pos';
 import {
   PosSealedRefundInputSchema,
+  REFUND_LEDGER_CLOSED,
   REFUND_OVER_REMAINING,
   posRefundLedgerWorkflowId,
   posRefundStateQuery,
@@ -99,7 +100,7 @@ export async function posRefundWorkflow(raw: PosSealedRefundInput): Promise<PosR
   };
   upsertSearchAttributes(paymentSearchAttributes({ flow: 'pos-refund', reference: merchantRef, status: 'validating', amount, currency: fields.currency }));
 
-  const { posRefundReserve } = proxyActivities<PosRefundActivities>({ startToCloseTimeout: '30s', scheduleToCloseTimeout: '2 minutes', retry: { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: [REFUND_OVER_REMAINING] } });
+  const { posRefundReserve } = proxyActivities<PosRefundActivities>({ startToCloseTimeout: '30s', scheduleToCloseTimeout: '2 minutes', retry: { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: [REFUND_OVER_REMAINING, REFUND_LEDGER_CLOSED] } });
   const f4 = posF4(options);
 
   const finish = (status: PosRefundResult['status'], action: string, extra: Partial<PosRefundResult> = {}): PosRefundResult => {

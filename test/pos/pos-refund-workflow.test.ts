@@ -1,8 +1,11 @@
 // The POS refund workflow's decisions on the time-skipping server: scripted F3/F4 activities and
 // the real refund-ledger activity and workflow. Nothing is sent before the sale was checked and the
 // amount reserved; the refund F3 is sent once, and again only after an F4 404.
+// The flows are driven by a plain client, so time is NOT skipped (the delays are shortened
+// instead): skipping would jump to the test server's default 10-year execution timeout of the
+// long-lived ledger while a test awaits a result, and end it.
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError } from '@temporalio/client';
+import { Client, WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -30,12 +33,14 @@ const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
 installTemporalRuntime(logger, 'WARN');
 
 let env: TestWorkflowEnvironment;
+let client: Client;
 let worker: Worker;
 let running: Promise<void>;
 const script = new F3Script();
 const taskQueue = `pos-refund-ts-${randomUUID()}`;
 beforeAll(async () => {
   env = await createTimeSkippingEnv();
+  client = new Client({ connection: env.connection, namespace: env.namespace });
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
@@ -60,9 +65,9 @@ function refundInput(sale: string, requestId: string, amount: number, over: Part
 }
 
 const start = (input: PosSealedRefundInput) =>
-  env.client.workflow.start<typeof posRefundWorkflow>('posRefundWorkflow', { workflowId: `pos-refund-${refundMerchantRef(input.refund_request_id)}`, taskQueue, args: [input] });
+  client.workflow.start<typeof posRefundWorkflow>('posRefundWorkflow', { workflowId: `pos-refund-${refundMerchantRef(input.refund_request_id)}`, taskQueue, args: [input] });
 const refund = async (input: PosSealedRefundInput): Promise<PosRefundResult> => (await start(input)).result();
-const ledger = (sale: string) => env.client.workflow.getHandle(posRefundLedgerWorkflowId(sale)).query(refundLedgerStateQuery);
+const ledger = (sale: string) => client.workflow.getHandle(posRefundLedgerWorkflowId(sale)).query(refundLedgerStateQuery);
 
 /** A sale of 150000 that F4 shows approved (once per refund that checks it). */
 const approvedSale = (sale: string, checks = 1) => script.on(sale, [], Array.from({ length: checks }, () => ({ code: '00', type: 'Purchase' })));
@@ -194,6 +199,21 @@ describe('POS refund: refused before anything is sent', () => {
     for (const r of [a, b]) script.f3.set(refundMerchantRef(r), []);
   });
 
+  it('the sale\'s ledger has ended (terminated): never started again from zero; the refund is refused unverified, no F3', async () => {
+    const sale = uid('S');
+    const first = uid('rq');
+    const second = uid('rq');
+    approvedSale(sale, 2);
+    script.on(refundMerchantRef(first), [{ code: '00' }], ['not_found']);
+    script.on(refundMerchantRef(second), [], ['not_found']);
+    expect(await refund(refundInput(sale, first, 100_000))).toMatchObject({ status: 'approved' });
+    await client.workflow.getHandle(posRefundLedgerWorkflowId(sale)).terminate('test: the ledger ended abnormally');
+    const result = await refund(refundInput(sale, second, 10_000));
+    expect(result).toMatchObject({ status: 'refused', refusal: 'unverified', attempt: 0 });
+    expect(result.action).toMatch(/refund ledger of sale .* has ended/);
+    expect(script.opsOf(refundMerchantRef(second))).toEqual(['requery:not_found']);
+  });
+
   it('more than the sale itself: refused before the ledger is asked', async () => {
     const sale = uid('S');
     const req = uid('rq');
@@ -240,7 +260,7 @@ describe('POS refund: refused before anything is sent', () => {
   it('a card read in clear, a bad amount or request id: InvalidInput naming the fields, no activity', async () => {
     const before = script.calls.length;
     const raw = { ...refundInput('S-1', 'bad id!', 1.5), card_pan: cardInput('x').card_pan };
-    const err = await env.client.workflow
+    const err = await client.workflow
       .execute('posRefundWorkflow', { workflowId: `pos-refund-bad-${randomUUID()}`, taskQueue, args: [raw] })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
