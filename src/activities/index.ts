@@ -5,6 +5,7 @@ import type { PaymentsClient } from '../api';
 import type { AppConfig } from '../config/config';
 import type { ClaimCheckStore } from '../claim-check/store';
 import { createPosActivities } from './pos';
+import { createPosRefundActivities } from './pos-refund';
 import { createVendingActivities } from './vending';
 import { createMandateActivities } from './mandates';
 import { createPaymentActivities } from './payments';
@@ -35,6 +36,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createPosActivities(deps),
+    ...createPosRefundActivities(deps),
     ...createVendingActivities(deps),
     ...createMandateActivities(deps),
     ...createPaymentActivities(deps),

@@ -14,3 +14,6 @@ export * from './ussd-payment';
 export * from './checkout';
 export * from './recurring';
 export * from './scheduled-money';
+export * from './pos-refund';
+export * from './pos-refund-ledger';
+export * from './pos-preauth';

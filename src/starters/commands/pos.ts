@@ -5,6 +5,7 @@
 //   pos session --serial SN123 [--refresh]        F1 + F2 directly; pin_key is never printed
 //   pos transaction --file card.json [--serial SN123 | --terminal TID]
 //   pos status --reference ORD-1 | --merchant-ref REF
+//   pos refund | refund-ledger | preauth | complete | release   (./pos-after-sale.ts)
 //
 // Card data is read from a JSON file (or '-' for stdin), never from flags: command lines end
 // up in shell history and process lists. The starter seals it into the claim-check store; the
@@ -33,6 +34,7 @@ import {
   startPosTransaction,
 } from '../pos';
 import type { ContextFactory } from './index';
+import { registerPosAfterSaleCommands } from './pos-after-sale';
 
 export function renderPosRemoteState(s: PosRemoteState): string {
   const ref = s.requestRef ? ` request_ref=${s.requestRef}` : '';
@@ -157,4 +159,6 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
         throw new Error('give --reference or --merchant-ref');
       }
     });
+
+  registerPosAfterSaleCommands(pos, context);
 }
