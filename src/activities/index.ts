@@ -6,12 +6,15 @@ import type { PaymentsClient } from '../api';
 import type { AppConfig } from '../config/config';
 import type { ClaimCheckStore } from '../claim-check/store';
 import { createPosActivities } from './pos';
+import { createPosRefundActivities } from './pos-refund';
 import { createVendingActivities } from './vending';
 import { createMandateActivities } from './mandates';
 import { createPaymentActivities } from './payments';
 import { createVirtualAccountActivities } from './virtual-accounts';
+import { createScheduledMoneyActivities } from './scheduled-money';
 import { createReconciliationActivities } from './reconciliation';
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
+import type { CreditHandler } from '../virtual-accounts/credit-handler';
 
 export interface ActivityDeps {
   api: PaymentsClient;
@@ -25,9 +28,12 @@ export interface ActivityDeps {
    * non-retryably without it.
    */
   vaCredits?: VirtualAccountCreditStore;
+  /** The merchant's credit handler as a function; without it, VA_CREDIT_CALLBACK_URL (if set) is called over HTTP. */
+  creditHandler?: CreditHandler;
   /**
-   * A Temporal client (the worker's namespace) for activities that read our own flows through
-   * visibility (reconciliation). Optional: without it those activities fail non-retryably.
+   * A Temporal client (the worker's namespace), for activities that ask another workflow (a
+   * scheduled mandate debit's Update) or read our own flows through visibility (reconciliation).
+   * Optional: without it those activities fail non-retryably.
    */
   temporal?: Client;
 }
@@ -35,10 +41,12 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createPosActivities(deps),
+    ...createPosRefundActivities(deps),
     ...createVendingActivities(deps),
     ...createMandateActivities(deps),
     ...createPaymentActivities(deps),
     ...createVirtualAccountActivities(deps),
+    ...createScheduledMoneyActivities(deps),
     ...createReconciliationActivities(deps),
   };
 }

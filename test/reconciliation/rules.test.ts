@@ -92,6 +92,9 @@ describe('statuses → money, one mapping', () => {
     expect(ourOutcome('mandate-debit', 'pending').outcome).toBe('open');
     expect(ourOutcome('pos-remote', 'success').outcome).toBe('not_comparable');
     expect(ourOutcome('vend', 'vended').outcome).toBe('not_comparable');
+    expect(ourOutcome('pos-refund', 'approved').outcome).toBe('not_comparable');
+    expect(ourOutcome('pos-refund-ledger', 'open').outcome).toBe('not_a_transaction');
+    expect(ourOutcome('recurring', 'success', 'tokenChargeWorkflow').outcome).toBe('money'); // a Schedule-run charge too
     expect(ourOutcome('unmatched-webhook', 'unmatched').outcome).toBe('not_a_transaction');
     expect(ourOutcome('something-new', 'success').outcome).toBe('not_comparable');
   });

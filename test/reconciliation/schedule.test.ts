@@ -33,6 +33,11 @@ it('is created once and updated by a second start; its action is the reconciliat
   expect(d.policies).toMatchObject({ overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: 7 * 24 * 3600 * 1000, pauseOnFailure: false });
   expect(d.state.paused).toBe(false);
   await expect(ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId, dailyAt: '7:3' })).rejects.toThrow('dailyAt must be HH:MM (UTC)');
+  // An operator's pause survives a restart (the update keeps the Schedule's state).
+  await schedule.pause('month-end freeze');
+  await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId, dailyAt: '07:30' });
+  expect((await schedule.describe()).state).toMatchObject({ paused: true, note: 'month-end freeze' });
+  await schedule.unpause();
 });
 
 it('triggered, it reconciles the day before its scheduled time on the worker', async () => {
