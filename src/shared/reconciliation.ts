@@ -475,4 +475,6 @@ export interface ReconciliationMark {
   finding?: ReconciliationFinding;
   /** For `resolved`: the status it replaces. */
   previous?: string;
+  /** For `resolved` by an operator (cli ops resolve-finding): who and why. */
+  resolution?: { operator: string; reason: string; at: string };
 }
