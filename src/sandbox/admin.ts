@@ -9,6 +9,7 @@ import { fail, ok, Router, type Reply, type RequestLogEntry } from './http';
 import { LEDGER_KINDS, type Ledger } from './ledger';
 import type { MandatesApi } from './mandates';
 import type { PosRemoteApi } from './pos-remote';
+import type { SmsApi } from './sms';
 import type { WebhookDispatcher } from './webhooks';
 
 export interface AdminState {
@@ -21,6 +22,7 @@ export interface AdminState {
   direct: DirectApi;
   posRemote: PosRemoteApi;
   mandates: MandatesApi;
+  sms: SmsApi;
 }
 
 export const ADMIN_ENDPOINTS = [
@@ -41,6 +43,7 @@ export const ADMIN_ENDPOINTS = [
   'POST /__admin/mandates/{mandate_id}/reject',
   'POST /__admin/mandates/{mandate_id}/debit-outcomes {outcomes: [pending|failed, ...]}',
   'POST /__admin/mandate-debits/{transaction_reference}/settle {status: success|failed}',
+  'GET /__admin/sms/messages',
 ];
 
 export function createAdminRouter(state: () => AdminState, reset: () => Promise<void>): Router {
@@ -128,6 +131,7 @@ export function createAdminRouter(state: () => AdminState, reset: () => Promise<
 
   add('POST', '/mandates/{id}/reject', ({ params }) => state().mandates.reject(params.id));
   add('POST', '/mandates/{id}/debit-outcomes', ({ params, body }) => state().mandates.scriptDebits(params.id, body.outcomes));
+  add('GET', '/sms/messages', () => ok(state().sms.sentMessages()));
   add('POST', '/mandate-debits/{ref}/settle', ({ params, body }) => state().mandates.settleDebit(params.ref, body.status));
 
   return router;
