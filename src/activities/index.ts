@@ -9,6 +9,7 @@ import { createVendingActivities } from './vending';
 import { createMandateActivities } from './mandates';
 import { createPaymentActivities } from './payments';
 import { createVirtualAccountActivities } from './virtual-accounts';
+import { createSmsActivities } from './sms';
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 
 export interface ActivityDeps {
@@ -32,6 +33,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMandateActivities(deps),
     ...createPaymentActivities(deps),
     ...createVirtualAccountActivities(deps),
+    ...createSmsActivities(deps),
   };
 }
 

@@ -5,4 +5,5 @@ export * from './pos';
 export * from './vending';
 export * from './mandates';
 export * from './payments';
+export * from './sms';
 export * from './temporal-retry';

@@ -11,3 +11,4 @@ export * from './bank-payment';
 export * from './ussd-payment';
 export * from './checkout';
 export * from './recurring';
+export * from './sms';

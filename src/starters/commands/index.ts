@@ -5,6 +5,7 @@ import { registerPosCommands } from './pos';
 import { registerVendingCommands } from './vending';
 import { registerMandateCommands } from './mandates';
 import { registerPaymentCommands } from './payments';
+import { registerSmsCommands } from './sms';
 
 export type ContextFactory = () => Promise<StarterContext>;
 
@@ -13,4 +14,5 @@ export function registerCommands(program: Command, context: ContextFactory): voi
   registerVendingCommands(program, context);
   registerMandateCommands(program, context);
   registerPaymentCommands(program, context);
+  registerSmsCommands(program, context);
 }
