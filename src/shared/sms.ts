@@ -352,6 +352,8 @@ export interface SmsSendState {
   counts: SmsSendCounts;
   /** Sum of the answered batches' total_cost, per currency (decimal strings). */
   costByCurrency: Record<string, string>;
+  /** The workflow was cancelled: the batch in flight was let finish, the later ones are not_sent. */
+  cancelRequested?: boolean;
 }
 
 export interface SmsSendResult extends SmsSendState {
@@ -362,8 +364,6 @@ export interface SmsSendResult extends SmsSendState {
   /** The total when all batches answered in one currency. */
   totalCost?: string;
   currency?: string;
-  /** The workflow was cancelled: later batches were skipped, an interrupted one is outcome_unknown. */
-  cancelRequested?: boolean;
 }
 
 export function countSmsResults(numbers: readonly SmsNumberResult[]): SmsSendCounts {
@@ -514,13 +514,14 @@ export interface SmsCampaignState {
   lastPolledAt?: string;
   /** Create and search steps, and the latest polls (older polls are counted in `polls` only). */
   steps: SmsCampaignStep[];
+  /** The workflow was cancelled (a G2 in flight is let finish; following stops). */
+  cancelRequested?: boolean;
 }
 
 export interface SmsCampaignResult extends SmsCampaignState {
   status: 'success' | 'failed' | 'rejected' | 'not_found' | 'still_pending' | 'outcome_unknown';
   message: string;
   campaign?: SmsCampaignRecord;
-  cancelRequested?: boolean;
 }
 
 export const smsCampaignStateQuery = defineQuery<SmsCampaignState>('smsCampaignState');

@@ -15,6 +15,8 @@
 //      401/403    → `failed`; the later batches are skipped (`not_sent`): the key is refused
 //      lost / 5xx → `outcome_unknown`; next batch goes on
 //   4. result: one line per input entry, counts, cost per currency (exact decimal sums).
+//   Cancel: the batch in flight is let finish (non-cancellable, its answer recorded); the later
+//   batches are `not_sent`; the workflow completes with `cancelRequested`.
 //
 // smsCampaignWorkflow — G2 create once, then follow (G3):
 //   - before G2, G3 lists the ids already carrying the name; G2 is sent once (a provable "never
@@ -23,10 +25,13 @@
 //   - scheduled: a durable timer until `sscheduled_dor` (checking every `scheduledCheckEvery` that
 //     the campaign is still listed), then G3 polls on a doubling backoff until success or failed,
 //     `not_found` after `missingReads` reads without it, `still_pending` after `followFor`.
+//   - cancel: a G2 in flight is let finish (the result names the campaign, `still_pending`, or
+//     `outcome_unknown` if its answer was lost); a cancel while following cancels the workflow
+//     (the campaign itself goes on; follow it again by uuid).
 //
 // smsCampaignFollowWorkflow — the follow part alone, for a campaign known by uuid.
 import type { RetryPolicy } from '@temporalio/common';
-import { ApplicationFailure, isCancellation, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { SmsActivities } from '../activities/sms';
 import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, issuesOf, type FieldIssue } from '../shared/pos';
 import {
@@ -125,7 +130,11 @@ export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult>
 
   /** Why the later batches are not sent (the key was refused, or the send was cancelled). */
   let stopReason: string | undefined;
-  let cancelRequested = false;
+  // A cancel stops the batches not yet sent; a batch in flight is let finish (its answer is recorded).
+  const root = CancellationScope.current();
+  void root.cancelRequested.catch(() => {
+    state.cancelRequested = true;
+  });
   const settleBatch = (i: number, status: SmsNumberResult['status'], error: string) => {
     for (const e of planned[i]) numbers.set(e.index, { index: e.index, phone_number: e.phone_number, status, batch: i + 1, error });
   };
@@ -133,6 +142,7 @@ export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult>
   for (let i = 0; i < planned.length; i++) {
     const batch = i + 1;
     const rec = state.batches[i];
+    if (stopReason === undefined && root.consideredCancelled) stopReason = 'not sent: the send was cancelled';
     if (stopReason !== undefined) {
       rec.outcome = 'skipped';
       rec.detail = stopReason;
@@ -145,7 +155,8 @@ export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult>
       rec.attempts += 1;
       rec.outcome = 'sending';
       try {
-        const answer = await smsSendBatch(request, { batch, attempt: rec.attempts, timeoutMs });
+        // Not cancellable: a cancel must not turn a batch the service may be sending into an unknown.
+        const answer = await CancellationScope.nonCancellable(() => smsSendBatch(request, { batch, attempt: rec.attempts, timeoutMs }));
         const matched = matchSmsBatch(batch, planned[i], answer);
         for (const r of matched.results) numbers.set(r.index, r);
         rec.outcome = 'answered';
@@ -163,14 +174,6 @@ export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult>
         if (answer.message) rec.detail = answer.message;
         break;
       } catch (err) {
-        if (isCancellation(err)) {
-          cancelRequested = true;
-          stopReason = 'not sent: the send was cancelled';
-          rec.outcome = 'outcome_unknown';
-          rec.detail = 'cancelled while the batch was being sent';
-          settleBatch(i, 'outcome_unknown', `the send was cancelled while batch ${batch} was in flight: it may have been sent; not resent`);
-          break;
-        }
         const type = failureLabel(err);
         const message = activityFailureMessage(err);
         rec.detail = `${type}: ${message}`;
@@ -182,7 +185,6 @@ export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult>
               continue;
             } catch (e) {
               if (!isCancellation(e)) throw e;
-              cancelRequested = true;
               stopReason = 'not sent: the send was cancelled';
             }
           }
@@ -220,7 +222,6 @@ export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult>
     message: `${parts.join(', ')}${costText ? `; cost ${costText}` : ''}${counts.outcome_unknown > 0 ? ' (outcome_unknown numbers may have been sent and are never resent automatically)' : ''}`,
     numbers: list,
     ...(currencies.length === 1 ? { totalCost: state.costByCurrency[currencies[0]], currency: currencies[0] } : {}),
-    ...(cancelRequested ? { cancelRequested: true } : {}),
   };
 }
 
@@ -252,6 +253,9 @@ function readActivities() {
 function campaignRun(init: Omit<SmsCampaignState, 'polls' | 'steps'>, sa: { reference: string }) {
   const state: SmsCampaignState = { ...init, polls: 0, steps: [] };
   setHandler(smsCampaignStateQuery, () => ({ ...state, steps: [...state.steps] }));
+  void CancellationScope.current().cancelRequested.catch(() => {
+    state.cancelRequested = true;
+  });
   const setStatus = (status: SmsCampaignState['status']) => {
     state.status = status;
     upsertSearchAttributes(paymentSearchAttributes({ status }));
@@ -265,9 +269,9 @@ function campaignRun(init: Omit<SmsCampaignState, 'polls' | 'steps'>, sa: { refe
     }
   };
   let campaign: SmsCampaignRecord | undefined;
-  const finish = (status: SmsCampaignResult['status'], message: string, extra: { cancelRequested?: boolean } = {}): SmsCampaignResult => {
+  const finish = (status: SmsCampaignResult['status'], message: string): SmsCampaignResult => {
     setStatus(status);
-    return { ...state, steps: [...state.steps], status, message, ...(campaign ? { campaign } : {}), ...extra };
+    return { ...state, steps: [...state.steps], status, message, ...(campaign ? { campaign } : {}) };
   };
   return { state, setStatus, record, finish, setCampaign: (c: SmsCampaignRecord) => (campaign = c) };
 }
@@ -368,14 +372,11 @@ export async function smsCampaignWorkflow(raw: SmsCampaignInput): Promise<SmsCam
   let lost = '';
   for (let attempt = 1; ; attempt++) {
     try {
-      created = await smsCreateCampaign(body, { attempt, timeoutMs: createTimeoutMs });
+      // Not cancellable: a cancel lets G2 finish, so its answer is known.
+      created = await CancellationScope.nonCancellable(() => smsCreateCampaign(body, { attempt, timeoutMs: createTimeoutMs }));
       record({ op: 'create', attempt, outcome: 'created', detail: created.status });
       break;
     } catch (err) {
-      if (isCancellation(err)) {
-        record({ op: 'create', attempt, outcome: 'unknown', detail: 'cancelled' });
-        return finish('outcome_unknown', `cancelled while G2 was in flight: campaign "${campaign.name}" may exist (look for it in G3 by name); it is not created again`, { cancelRequested: true });
-      }
       const type = failureLabel(err);
       const message = activityFailureMessage(err);
       if (type === FailureTypes.Transient) {
@@ -399,7 +400,13 @@ export async function smsCampaignWorkflow(raw: SmsCampaignInput): Promise<SmsCam
   if (created) {
     run.setCampaign(created);
     state.campaignId = created.uuid.toLowerCase();
-  } else {
+  }
+  if (CancellationScope.current().consideredCancelled) {
+    return created
+      ? finish('still_pending', `cancelled after campaign ${state.campaignId} was created (${created.status ?? 'status not given'}); it is not followed (cli: sms campaigns follow --id ${state.campaignId})`)
+      : finish('outcome_unknown', `cancelled after G2's answer was lost (${lost}): campaign "${campaign.name}" may exist (look for it in G3 by name); it is not created again`);
+  }
+  if (!created) {
     // G2's answer was lost: it is never sent again; G3 by name tells whether it landed.
     setStatus('searching');
     const reads = o.lostCreateReads ?? CAMPAIGN_DEFAULTS.lostCreateReads;
