@@ -22,6 +22,7 @@ import type { StarterContext } from '../../src/starters/connect';
 import { smsCampaignStateQuery, type SmsCampaignInput, type SmsCampaignState } from '../../src/shared/sms';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { SandboxAdmin, type RequestLogEntry } from '../pos/sandbox';
+import { recordHistory } from '../helpers/replay';
 
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
 const config = testConfig();
@@ -117,6 +118,7 @@ describe('SMS campaigns (G2-G4) followed by the workflow', () => {
     ]);
     await admin.advanceClock(CAMPAIGN_SEND_DELAY_MS);
     expect((await h.result()).status).toBe('success');
+    await recordHistory(h, 'sms-campaign-lost-create-found-success');
     expect(await creates(from)).toHaveLength(1);
     expect((await listSmsCampaigns(services.api, { name: input.campaign.name })).total).toBe(1);
   });

@@ -12,6 +12,7 @@ import type { StarterContext } from '../../src/starters/connect';
 import type { SmsSendInput } from '../../src/shared/sms';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { sandboxAdminCall } from '../helpers/sandbox-admin';
+import { recordHistory } from '../helpers/replay';
 import { SandboxAdmin, type RequestLogEntry } from '../pos/sandbox';
 
 const capture = new LogCapture();
@@ -78,7 +79,7 @@ describe('SMS instant send against the sandbox', () => {
   it('a bad number among good ones: the others are sent, the bad one is named with its rule, the refused one with the service reason', async () => {
     const good = numbers(3, 22);
     const before = (await sentLog()).length;
-    const result = await runSmsSend(
+    const handle = await startSmsSend(
       ctx,
       send([], {
         messages: [
@@ -91,6 +92,8 @@ describe('SMS instant send against the sandbox', () => {
         ],
       }),
     );
+    const result = await handle.result();
+    await recordHistory(handle, 'sms-send-bad-number-among-good');
     expect(result.status).toBe('partially_sent');
     expect(result.numbers).toEqual([
       expect.objectContaining({ index: 0, phone_number: good[0], status: 'sent', cost: '4' }),
@@ -124,7 +127,9 @@ describe('SMS instant send against the sandbox', () => {
     const phones = numbers(4, 44);
     await admin.fault({ method: 'POST', path: SEND, kind: 'error5xx', count: 1 });
     const from = (await admin.requests()).length;
-    const result = await runSmsSend(ctx, send(phones, { options: { batchSize: 2 } }));
+    const handle = await startSmsSend(ctx, send(phones, { options: { batchSize: 2 } }));
+    const result = await handle.result();
+    await recordHistory(handle, 'sms-send-5xx-outcome-unknown');
     expect(await sendCalls(from)).toEqual([503, 200]);
     expect(result.status).toBe('partially_sent');
     expect(result.batches.map((b) => [b.outcome, b.attempts])).toEqual([
