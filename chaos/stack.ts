@@ -139,6 +139,8 @@ export async function startChaosStack(opts: StackOptions = {}): Promise<ChaosSta
     // Short: a slow answer (latency fault) becomes a timeout the flows must handle, and a killed
     // connection is noticed quickly.
     PAYMENTS_TIMEOUT_MS: '8000',
+    // The webhook error log is swept every 30 s: a credit whose every notification failed is found well before the run ends.
+    VA_ERROR_LOG_SWEEP_EVERY_S: '30',
     CLAIM_CHECK_DATABASE_URL: db.url,
     CLAIM_CHECK_EMBEDDED: 'false',
     SANDBOX_PORT: String(sandboxPort),

@@ -9,9 +9,11 @@ import { awaitResult, type KindDriver, type Outcome } from './types';
  * Credit flow status → money (ledger `va_credit`, which C9 always records):
  *  credited  — this run recorded the credit        → money (matches the ledger)
  *  duplicate — the reference was credited before   → money (the earlier run credited it)
- * No flow for the reference by the end → the credit was never given: lost.
+ *  frozen    — recorded, the service holds the funds → money (at the service, recorded here)
+ * No flow for the reference by the end → the credit was never given: lost. A credit whose every
+ * notification failed is started by the error-log sweep (a Schedule every 30 s in the chaos stack).
  */
-export const vaCreditOutcome = (status: string): Outcome => (status === 'credited' || status === 'duplicate' ? 'money' : 'unknown');
+export const vaCreditOutcome = (status: string): Outcome => (['credited', 'duplicate', 'frozen'].includes(status) ? 'money' : 'unknown');
 
 function findReference(data: unknown): string | undefined {
   const rows = Array.isArray(data) ? data : data && typeof data === 'object' ? Object.values(data).find(Array.isArray) : undefined;

@@ -36,6 +36,7 @@ import {
   type PosRemoteSearchOutcome,
   type PosTerminalLockInput,
   type PosInitiateRequest,
+  type PosLinkedInitiateRequest,
   type PosSealedCardData,
   type PosSealedInitiateRequest,
   type PosInitiateResponse,
@@ -94,6 +95,7 @@ export function toPosTransactionRecord(t: PosTerminalTransaction): PosTransactio
     card_pan_masked: t.payment_info?.card_pan ?? undefined,
     card_type: t.payment_info?.card_type ?? undefined,
     created_at: t.created_at ?? undefined,
+    transaction_type: t.transaction_type ?? undefined,
   };
 }
 
@@ -327,9 +329,10 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
     /**
      * F3, once, with the sealed card read (redeemed here). The workflow never calls it again unless
      * F4 answered 404 for this merchant_ref. A flow started before the claim check passes the card
-     * read in clear (PosInitiateRequest).
+     * read in clear (PosInitiateRequest). A Refund or Completion names its original
+     * (`original_merchant_ref`, PosLinkedInitiateRequest), passed on as it is.
      */
-    async posTerminalInitiateTransaction(req: PosSealedInitiateRequest | PosInitiateRequest, o: { attempt: number; timeoutMs?: number }): Promise<PosInitiateResponse> {
+    async posTerminalInitiateTransaction(req: PosSealedInitiateRequest | PosLinkedInitiateRequest | PosInitiateRequest, o: { attempt: number; timeoutMs?: number }): Promise<PosInitiateResponse> {
       const ctx = Context.current();
       const where = { workflowId: ctx.info.workflowExecution?.workflowId, merchantRef: req.merchant_ref, attempt: o.attempt };
       const call = { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` };

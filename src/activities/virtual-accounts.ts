@@ -1,10 +1,12 @@
 // Virtual-account credit activities: the durable duplicate check (va_credit_records) and the
 // confirmation of the unsigned fields by the service's own query (C5).
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { AuthenticationError, BadRequestError, NotFoundError, PermissionDeniedError, type VirtualAccountTransaction } from '../api';
+import { z } from 'zod';
+import { AuthenticationError, BadRequestError, NotFoundError, PermissionDeniedError, type VirtualAccountTransaction, type WebhookErrorLogRow } from '../api';
 import type { ActivityDeps } from './index';
-import type { CreditedVirtualAccountTransaction, VirtualAccountCredit, VirtualAccountCreditOutcome } from '../shared/virtual-account-webhook';
+import type { CreditedVirtualAccountTransaction, CreditHandoff, ErrorLogSweepSummary, VirtualAccountCredit, VirtualAccountCreditOutcome } from '../shared/virtual-account-webhook';
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
+import { CreditHandlerRefused, httpCreditHandler, type CreditHandler } from '../virtual-accounts/credit-handler';
 
 /** Exact comparison of two decimal strings ("5000" = "5000.00"), without floats. */
 export function sameDecimal(a: string | null | undefined, b: string | null | undefined): boolean {
@@ -29,6 +31,42 @@ export function matchesSignedValues(row: VirtualAccountTransaction, credit: Virt
   );
 }
 
+/** The freeze the service shows for a credit (C5 `frozen_transaction`); `known: false` when C5 has no matching record. */
+export type CreditFreezeLookup = { known: false } | { known: true; frozen?: { freezeTransactionRef?: string; reason?: string } };
+
+/** The six signed values an error-log row must carry to be a credit (the row is the service's own record, read with our key). */
+const errorLogCreditSchema = z.object({
+  transaction_reference: z.string().min(1),
+  virtual_account_number: z.string().min(1),
+  principal_amount: z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal string'),
+  settled_amount: z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal string'),
+  currency: z.string().min(1),
+  customer_identifier: z.string().min(1),
+});
+
+/** An error-log row as a credit: the signed six values only (fee and date come from C5, as for v2). */
+export function creditFromErrorLogRow(row: WebhookErrorLogRow, receivedAt: string): { credit: VirtualAccountCredit } | { problem: string } {
+  const parsed = errorLogCreditSchema.safeParse({ ...row.payload, transaction_reference: row.payload.transaction_reference ?? row.transaction_ref });
+  if (!parsed.success) return { problem: parsed.error.issues.map((i) => `payload.${i.path.join('.')}: ${i.message}`).join('; ') };
+  const p = parsed.data;
+  const meta = (row.payload.meta ?? {}) as Record<string, unknown>;
+  const freezeRef = typeof meta.freeze_transaction_ref === 'string' && meta.freeze_transaction_ref.length > 0 ? meta.freeze_transaction_ref : undefined;
+  return {
+    credit: {
+      transactionReference: row.transaction_ref,
+      virtualAccountNumber: p.virtual_account_number,
+      principalAmount: p.principal_amount,
+      settledAmount: p.settled_amount,
+      currency: p.currency,
+      customerIdentifier: p.customer_identifier,
+      version: 2,
+      receivedAt,
+      source: 'error-log',
+      ...(freezeRef ? { frozenHint: { freezeTransactionRef: freezeRef, ...(typeof meta.reason_for_frozen_transaction === 'string' ? { reason: meta.reason_for_frozen_transaction } : {}) } } : {}),
+    },
+  };
+}
+
 function store(deps: ActivityDeps): VirtualAccountCreditStore {
   if (!deps.vaCredits) {
     throw ApplicationFailure.create({ type: 'ConfigurationError', message: 'the virtual-account credit store is not configured on this worker (retried: nothing is credited or lost until a worker with it runs)' });
@@ -46,6 +84,18 @@ function deliveryRunId(): string {
 export function createVirtualAccountActivities(deps: ActivityDeps) {
   const { api, logger } = deps;
   const log = logger.child({ flow: 'va-credit' });
+  const callback = deps.config.virtualAccounts?.creditCallback;
+  const handler: CreditHandler | undefined = deps.creditHandler ?? (callback ? httpCreditHandler(callback) : undefined);
+
+  /** C5 rows for the credit: by reference (v2, error log) or session id (v3). undefined: no key to ask with. */
+  async function serviceRecords(credit: VirtualAccountCredit): Promise<VirtualAccountTransaction[] | undefined> {
+    const query =
+      credit.version === 3
+        ? credit.lookupSessionId ? { session_id: credit.lookupSessionId } : undefined
+        : { transactionReference: credit.transactionReference };
+    if (!query) return undefined;
+    return (await api.virtualAccounts.merchantTransactionsFiltered({ ...query, perPage: 20 })).data.rows;
+  }
 
   return {
     /**
@@ -70,14 +120,10 @@ export function createVirtualAccountActivities(deps: ActivityDeps) {
      */
     async confirmVirtualAccountCredit(credit: VirtualAccountCredit): Promise<CreditedVirtualAccountTransaction | undefined> {
       const runId = deliveryRunId();
-      const query =
-        credit.version === 3
-          ? credit.lookupSessionId ? { session_id: credit.lookupSessionId } : undefined
-          : { transactionReference: credit.transactionReference };
-      if (!query) return undefined;
-      let rows: VirtualAccountTransaction[];
+      let rows: VirtualAccountTransaction[] | undefined;
       try {
-        rows = (await api.virtualAccounts.merchantTransactionsFiltered({ ...query, perPage: 20 })).data.rows;
+        rows = await serviceRecords(credit);
+        if (!rows) return undefined;
       } catch (err) {
         if (err instanceof NotFoundError || err instanceof BadRequestError || err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
           log.warn({ transactionReference: credit.transactionReference, status: err.status }, 'virtual-account credit: C5 lookup refused; fee and date left unconfirmed');
@@ -91,6 +137,72 @@ export function createVirtualAccountActivities(deps: ActivityDeps) {
         return undefined;
       }
       return store(deps).confirm(credit.transactionReference, runId, { feeCharged: row.fee_charged ?? undefined, transactionDate: row.transaction_date ?? undefined });
+    },
+
+    /**
+     * Whether the service holds the credit's funds (C5 `frozen_transaction`). Throws on a transient
+     * failure (the workflow retries); `known: false` when C5 refuses or has no matching record.
+     */
+    async readVirtualAccountCreditFreeze(credit: VirtualAccountCredit): Promise<CreditFreezeLookup> {
+      let rows: VirtualAccountTransaction[] | undefined;
+      try {
+        rows = await serviceRecords(credit);
+      } catch (err) {
+        if (err instanceof NotFoundError || err instanceof BadRequestError || err instanceof AuthenticationError || err instanceof PermissionDeniedError) return { known: false };
+        throw err;
+      }
+      const row = rows?.find((r) => matchesSignedValues(r, credit));
+      if (!row) return { known: false };
+      const f = row.frozen_transaction;
+      return f && (f.freeze_transaction_ref || f.reason) ? { known: true, frozen: { ...(f.freeze_transaction_ref ? { freezeTransactionRef: f.freeze_transaction_ref } : {}), ...(f.reason ? { reason: f.reason } : {}) } } : { known: true };
+    },
+
+    /**
+     * Hands the recorded credit to the merchant's handler, with the transaction reference as the
+     * idempotency key. A permanent refusal is an answer (recorded), anything else is retried.
+     */
+    async handOverVirtualAccountCredit(req: { credit: CreditedVirtualAccountTransaction; releasedFreeze?: { freezeTransactionRef?: string; reason?: string } }): Promise<CreditHandoff> {
+      const { attempt } = Context.current().info;
+      const idempotencyKey = req.credit.transactionReference;
+      const at = () => new Date().toISOString();
+      if (!handler) return { status: 'not_configured', idempotencyKey, detail: 'no credit handler on this worker (VA_CREDIT_CALLBACK_URL unset): the credit is recorded only', at: at() };
+      try {
+        const answer = await handler({ idempotencyKey, credit: req.credit, ...(req.releasedFreeze ? { releasedFreeze: req.releasedFreeze } : {}) });
+        log.info({ transactionReference: idempotencyKey, attempt }, 'virtual-account credit handed over');
+        return { status: 'delivered', idempotencyKey, attempts: attempt, ...(answer && answer.detail ? { detail: answer.detail } : {}), at: at() };
+      } catch (err) {
+        if (err instanceof CreditHandlerRefused) {
+          log.warn({ transactionReference: idempotencyKey, attempt }, 'virtual-account credit: the handler refused it');
+          return { status: 'refused', idempotencyKey, attempts: attempt, detail: err.message, at: at() };
+        }
+        log.warn({ transactionReference: idempotencyKey, attempt, err: (err as Error).message }, 'virtual-account credit: hand-over failed; retried');
+        throw ApplicationFailure.create({ type: 'CreditHandoffFailed', message: `the credit handler could not take the credit: ${(err as Error).message}` });
+      }
+    },
+
+    /** C10: the service's log of credit notifications we did not acknowledge, read as credits. */
+    async readWebhookErrorLog(input: { perPage: number }): Promise<{ credits: VirtualAccountCredit[]; invalid: ErrorLogSweepSummary['invalid'] }> {
+      const page = (await api.virtualAccounts.webhookErrorLog({ page: 1, perPage: input.perPage })).data;
+      const receivedAt = new Date().toISOString();
+      const credits: VirtualAccountCredit[] = [];
+      const invalid: ErrorLogSweepSummary['invalid'] = [];
+      for (const row of page.rows) {
+        const read = creditFromErrorLogRow(row, receivedAt);
+        if ('credit' in read) credits.push(read.credit);
+        else invalid.push({ transactionRef: row.transaction_ref, problem: read.problem });
+      }
+      if (invalid.length > 0) log.warn({ invalid: invalid.length }, 'webhook error log: rows without the signed values of a credit were left in the log');
+      return { credits, invalid };
+    },
+
+    /** Whether the durable record (va_credit_records) holds the reference: the condition for C11. */
+    async isVirtualAccountCreditRecorded(transactionReference: string): Promise<boolean> {
+      return (await store(deps).get(transactionReference)) !== undefined;
+    },
+
+    /** C11: deletes the error-log entry (true when the service removed one). */
+    async deleteWebhookErrorLogEntry(transactionReference: string): Promise<boolean> {
+      return (await api.virtualAccounts.deleteWebhookErrorLog({ transaction_ref: transactionReference })).data === 1;
     },
   };
 }

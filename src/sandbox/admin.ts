@@ -11,6 +11,7 @@ import type { MandatesApi } from './mandates';
 import type { PosRemoteApi } from './pos-remote';
 import type { SmsApi } from './sms';
 import type { WebhookDispatcher } from './webhooks';
+import type { VirtualAccountsApi } from './virtual-accounts';
 
 export interface AdminState {
   clock: SandboxClock;
@@ -22,6 +23,7 @@ export interface AdminState {
   direct: DirectApi;
   posRemote: PosRemoteApi;
   mandates: MandatesApi;
+  virtualAccounts: VirtualAccountsApi;
   sms: SmsApi;
 }
 
@@ -41,8 +43,11 @@ export const ADMIN_ENDPOINTS = [
   'POST /__admin/3ds/{ref}/fail',
   'POST /__admin/pos/remote/{ref}/decide {response_code}',
   'POST /__admin/mandates/{mandate_id}/reject',
+  'POST /__admin/mandates/wrong-otp-status {status: 400|424}',
   'POST /__admin/mandates/{mandate_id}/debit-outcomes {outcomes: [pending|failed, ...]}',
   'POST /__admin/mandate-debits/{transaction_reference}/settle {status: success|failed}',
+  'POST /__admin/virtual-accounts/freeze-next {reason}',
+  'POST /__admin/virtual-accounts/credits/{transaction_reference}/release',
   'GET /__admin/sms/messages',
 ];
 
@@ -58,6 +63,16 @@ export function createAdminRouter(state: () => AdminState, reset: () => Promise<
     if (kind && !(LEDGER_KINDS as readonly string[]).includes(kind)) return fail(400, `kind must be one of ${LEDGER_KINDS.join(', ')}`);
     return ok(state().ledger.list({ reference: query.get('reference'), kind }));
   });
+
+  add('POST', '/virtual-accounts/freeze-next', ({ body }) => {
+    const reason = typeof body.reason === 'string' && body.reason.trim() !== '' ? body.reason : 'Suspicious transaction';
+    state().virtualAccounts.freezeNext(reason);
+    return ok({ reason });
+  });
+
+  add('POST', '/virtual-accounts/credits/{ref}/release', ({ params }) =>
+    state().virtualAccounts.release(params.ref) ? ok({ released: params.ref }) : fail(404, 'no frozen credit with that reference'),
+  );
 
   add('GET', '/requests', () => ok(state().requestLog));
 
@@ -129,6 +144,7 @@ export function createAdminRouter(state: () => AdminState, reset: () => Promise<
     return state().posRemote.decide(params.ref, String(code));
   });
 
+  add('POST', '/mandates/wrong-otp-status', ({ body }) => state().mandates.setWrongOtpStatus(body.status));
   add('POST', '/mandates/{id}/reject', ({ params }) => state().mandates.reject(params.id));
   add('POST', '/mandates/{id}/debit-outcomes', ({ params, body }) => state().mandates.scriptDebits(params.id, body.outcomes));
   add('GET', '/sms/messages', () => ok(state().sms.sentMessages()));

@@ -37,6 +37,20 @@ export const cardStatus = (p: Payment): string =>
   p.status !== 'Pending' ? p.status : p.step === 'pin' ? 'ValidatePin' : p.step === 'otp' ? 'ValidateOTP' : p.step === '3ds' ? 'ThreeDSecure' : 'Pending';
 
 /** Why an authorize/validate call cannot go on, or undefined. */
+/**
+ * B3's parameter table also lists flat names (`email`, `name`, `bank_code`, `account_or_phone`) next
+ * to the nested `customer` and `bank` objects: a body that uses them is read as the nested form
+ * (the nested form wins when both are sent).
+ */
+function withFlatNames(body: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...body };
+  if (out.customer === undefined && (body.email !== undefined || body.name !== undefined)) out.customer = { name: body.name, email: body.email };
+  if (out.bank === undefined && out.payment_method === 'bank' && (body.bank_code !== undefined || body.account_or_phone !== undefined || body.account_or_phoneno !== undefined)) {
+    out.bank = { bank_code: body.bank_code, account_or_phoneno: body.account_or_phoneno ?? body.account_or_phone };
+  }
+  return out;
+}
+
 function notOpen(p: Payment): Reply | undefined {
   if (p.status === 'Success') return fail(400, 'Transaction has already been completed');
   if (p.status === 'Abandoned' || p.failureReason === 'step expired' || p.failureReason === 'USSD code expired') return fail(400, 'Transaction has expired');
@@ -49,7 +63,8 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
   const authUrl = (ref: string) => `${publicUrl()}/3ds/${encodeURIComponent(ref)}`;
 
   // ---- B1 / B3 / B5: one path, three payment methods ----
-  router.add('POST', '/transaction/initiate/process-payment', 'direct', ({ body, secretKey }) => {
+  router.add('POST', '/transaction/initiate/process-payment', 'direct', ({ body: sent, secretKey }) => {
+    const body = withFlatNames(sent);
     const missing = requireFields(body, ['amount', 'payment_method', 'customer']);
     if (missing) return missing;
     const amount = positiveInteger(body.amount);
@@ -128,6 +143,9 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
   router.add('POST', '/transaction/payment/authorize', 'direct', ({ body }) => {
     const missing = requireFields(body, ['transaction_reference', 'authorization']);
     if (missing) return missing;
+    // The request's own fields are checked before anything is looked up.
+    const given = asObject(body.authorization);
+    if (['pin', 'otp'].every((k) => given[k] === undefined || given[k] === null || given[k] === '')) return fail(400, 'authorization.pin or authorization.otp is required');
     const p = store.get(String(body.transaction_reference));
     if (!p || p.type !== 'Card' || p.origin !== 'direct') return fail(400, 'Transaction not found');
     const closed = notOpen(p);
@@ -138,9 +156,11 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
 
   // ---- B4: bank token/OTP ----
   router.add('POST', '/transaction/validate-payment', 'direct', ({ body }) => {
-    const missing = requireFields(body, ['transaction_reference', 'authorization']);
+    // The parameter table also lists otp_token as a top-level field: either place is accepted.
+    const missing = requireFields(body, ['transaction_reference']);
     if (missing) return missing;
-    const auth = asObject(body.authorization);
+    if (body.authorization === undefined && body.otp_token === undefined) return fail(400, 'authorization is required');
+    const auth = body.authorization !== undefined ? asObject(body.authorization) : { otp_token: body.otp_token };
     const codeMissing = requireFields(auth, ['otp_token']);
     if (codeMissing) return codeMissing;
     const p = store.get(String(body.transaction_reference));

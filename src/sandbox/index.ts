@@ -40,7 +40,7 @@ export { MANDATE_OTP, MANDATE_SESSION_MS, MANDATE_MIN_DEBIT, MANDATE_MAX_WRONG_O
 export {
   POS_REMOTE_LIFETIME_MS, POS_REMOTE_DECLINED_AMOUNT, POS_REMOTE_WRONG_PIN_AMOUNT, POS_REMOTE_NEVER_COMPLETES_AMOUNT, DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS,
 } from './pos-remote';
-export { TEST_TERMINALS, TEST_PAN_OUTCOMES, POS_TEST_PIN, readPinBlock } from './pos-terminal';
+export { TEST_TERMINALS, TEST_PAN_OUTCOMES, POS_TEST_PIN, DEFAULT_POS_PREAUTH_HOLD_MS, readPinBlock } from './pos-terminal';
 export { SMS_COST_PER_PAGE, SMS_FAILING_NUMBER, SMS_FAILING_BUCKET_ID, SMS_MAX_MESSAGES_PER_REQUEST, CAMPAIGN_SEND_DELAY_MS, type SentSms } from './sms';
 export { TEST_METERS, PROVIDERS } from './vending';
 export { DEFAULT_RETRY_SCHEDULE_MS, PAYMENT_SIGNATURE_HEADER, VA_SIGNATURE_HEADER, type DeliveryAttempt } from './webhooks';
@@ -71,6 +71,8 @@ export interface SandboxOptions {
   posRemoteCompleteAfterMs?: number;
   /** How long (real time) an F3 with a malformed card_sequence_number hangs before its socket is closed. Default 30000. */
   posProcessorTimeoutMs?: number;
+  /** How long an approved F3 Pre-Authorization holds the funds before a Completion is refused as expired (sandbox clock). Default 7 days. */
+  posPreAuthHoldMs?: number;
   /** Optional. Gets one line per request (method, path, status, duration) and webhook problems; never card data, PINs, OTPs, BVNs or keys. */
   logger?: SandboxLogger;
 }
@@ -131,14 +133,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const checkout = registerCheckout(router, payments, () => publicUrl);
     const direct = registerDirect(router, payments, () => publicUrl);
     registerTokens(router, payments);
-    registerVirtualAccounts(router, { clock, ledger, webhooks, checkout }, { webhookUrl: opts.webhookUrl, version });
+    const virtualAccounts = registerVirtualAccounts(router, { clock, ledger, webhooks, checkout }, { webhookUrl: opts.webhookUrl, version });
     const mandates = registerMandates(router, { clock, ledger, payments });
     const posRemote = registerPosRemote(router, { clock, ledger }, { completeAfterMs: opts.posRemoteCompleteAfterMs ?? DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS });
     registerTransactions(router, payments, () => posRemote.transactionRecords());
-    registerPosTerminal(router, { clock, ledger });
+    registerPosTerminal(router, { clock, ledger }, { preAuthHoldMs: opts.posPreAuthHoldMs });
     const sms = registerSms(router, { clock });
     registerVending(router, { clock, ledger });
-    return { clock, ledger, faults, webhookFaults, webhooks, router, requestLog: [], direct, posRemote, mandates, sms };
+    return { clock, ledger, faults, webhookFaults, webhooks, router, requestLog: [], direct, posRemote, mandates, virtualAccounts, sms };
   };
 
   let state = build();

@@ -39,12 +39,18 @@ export interface MandatesApi {
   scriptDebits(mandateId: string, outcomes: unknown): Reply;
   /** Admin: a pending debit becomes success (applied now, if the balance allows) or failed. */
   settleDebit(reference: string, status: unknown): Reply;
+  /**
+   * Admin: how D2 answers a wrong OTP. 400 'Invalid OTP' (default; not shown in the spec), or 424
+   * 'Invalid or expired session.' — the only D2 error the spec documents — as a real service may.
+   */
+  setWrongOtpStatus(status: unknown): Reply;
 }
 
 export function registerMandates(router: Router, deps: { clock: SandboxClock; ledger: Ledger; payments: PaymentStore }): MandatesApi {
   const { clock, ledger, payments } = deps;
   /** Scripted D3 answers per mandate id. */
   const scripted = new Map<string, MandateDebitOutcome[]>();
+  let wrongOtpStatus: 400 | 424 = 400;
   /** Pending debits: reference → mandate id and amount. */
   const pendingDebits = new Map<string, { mandateId: string; amount: number }>();
 
@@ -152,6 +158,7 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
     if (!m || m.record.status !== 'initiated' || clock.now() > m.sessionExpiresAt || m.wrongOtps >= MANDATE_MAX_WRONG_OTP) return fail(424, 'Invalid or expired session.');
     if (String(body.otp) !== MANDATE_OTP) {
       m.wrongOtps += 1;
+      if (wrongOtpStatus === 424) return fail(424, 'Invalid or expired session.');
       return fail(400, m.wrongOtps >= MANDATE_MAX_WRONG_OTP ? 'Invalid OTP: too many wrong attempts, resend the OTP' : 'Invalid OTP');
     }
     Object.assign(m.record, {
@@ -267,6 +274,11 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
   });
 
   return {
+    setWrongOtpStatus(status) {
+      if (status !== 400 && status !== 424) return fail(400, 'status must be 400 or 424');
+      wrongOtpStatus = status;
+      return ok({ wrongOtpStatus });
+    },
     scriptDebits(mandateId, outcomes) {
       if (!mandates.has(mandateId)) return fail(404, `No mandate found for reference ${mandateId}`);
       if (!Array.isArray(outcomes) || outcomes.some((o) => !(MANDATE_DEBIT_OUTCOMES as readonly unknown[]).includes(o))) {

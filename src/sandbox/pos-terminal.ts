@@ -2,7 +2,15 @@
 // working_key; random per exchange, kept until refresh=true), F3 card transaction as plain JSON
 // (the test PAN's last four digits choose the processor's answer), F4 requery by merchant_ref.
 // Key material is never logged.
-import { createDecipheriv, randomBytes } from 'node:crypto';
+//
+// Refund and Completion name their original by `original_merchant_ref` (the spec does not show
+// the field: our choice, docs/choices.md). A Refund needs an approved Purchase or Completion paid
+// with the same card, and at most what is left of it after earlier approved refunds; a Completion
+// needs an approved, unexpired, not yet completed Pre-Authorization of the same card, and at most
+// the held amount. Anything else is refused with 400 before the processor is asked (nothing is
+// recorded). A Pre-Authorization holds (no ledger entry); its hold lasts `preAuthHoldMs` on the
+// sandbox clock.
+import { createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { SandboxClock } from './clock';
 import { fail, MERCHANT_ID, MERCHANT_NAME, ok, randomDigits, requireFields, type Router } from './http';
 import type { Ledger } from './ledger';
@@ -59,7 +67,22 @@ interface Keys {
 interface Recorded {
   record: Record<string, unknown>;
   chipdata?: string;
+  /** The transaction as the service's own books know it (never returned). */
+  type: string;
+  amount: number;
+  currency: string;
+  approved: boolean;
+  /** SHA-256 of the PAN: a refund or completion must use the card of its original. */
+  panHash: string;
+  createdAtMs: number;
+  /** Purchase/Completion: approved refunds so far (kobo). */
+  refunded: number;
+  /** Pre-Authorization: the approved Completion's merchant_ref. */
+  completedBy?: string;
 }
+
+/** How long an approved Pre-Authorization holds the funds (sandbox clock), unless configured. */
+export const DEFAULT_POS_PREAUTH_HOLD_MS = 7 * 24 * 3600 * 1000;
 
 const hexKey = () => randomBytes(16).toString('hex').toUpperCase();
 
@@ -86,8 +109,11 @@ export function readPinBlock(pinBlockHex: string, pan: string, pinKeyHex: string
   }
 }
 
-export function registerPosTerminal(router: Router, deps: { clock: SandboxClock; ledger: Ledger }) {
+const panHash = (pan: string) => createHash('sha256').update(pan).digest('hex');
+
+export function registerPosTerminal(router: Router, deps: { clock: SandboxClock; ledger: Ledger }, opts: { preAuthHoldMs?: number } = {}) {
   const { clock, ledger } = deps;
+  const preAuthHoldMs = opts.preAuthHoldMs ?? DEFAULT_POS_PREAUTH_HOLD_MS;
   const keys = new Map<string, Keys>(); // by terminal_id
   const transactions = new Map<string, Recorded>(); // by merchant_ref
   const usedChipdata = new Set<string>();
@@ -160,6 +186,31 @@ export function registerPosTerminal(router: Router, deps: { clock: SandboxClock;
     if (transactions.has(merchantRef)) return fail(400, 'Duplicate merchant_ref');
     const chipdata = input.chipdata === undefined || input.chipdata === null ? undefined : String(input.chipdata);
     if (chipdata && usedChipdata.has(chipdata)) return fail(400, 'chipdata has already been used');
+    const amount = Number(input.amount);
+    const currency = String(input.currency);
+    // Refund and Completion: the original, checked against the service's own books before the processor is asked.
+    const linked = transactionType === 'Refund' || transactionType === 'Completion';
+    const originalRef = input.original_merchant_ref === undefined || input.original_merchant_ref === null ? undefined : String(input.original_merchant_ref);
+    if (!linked && originalRef !== undefined) return fail(400, 'original_merchant_ref is only for Refund and Completion');
+    let original: Recorded | undefined;
+    if (linked) {
+      if (originalRef === undefined || originalRef === '') return fail(400, 'original_merchant_ref is required for Refund and Completion');
+      original = transactions.get(originalRef);
+      if (!original) return fail(400, 'Original transaction not found');
+      if (original.currency !== currency) return fail(400, 'currency does not match the original transaction');
+      if (original.panHash !== panHash(pan)) return fail(400, 'Card does not match the original transaction');
+      if (transactionType === 'Refund') {
+        if (original.type !== 'Purchase' && original.type !== 'Completion') return fail(400, 'Original transaction is not a Purchase or Completion');
+        if (!original.approved) return fail(400, 'Original transaction was not approved');
+        if (amount > original.amount - original.refunded) return fail(400, `Refund amount exceeds the refundable balance of ${original.amount - original.refunded}`);
+      } else {
+        if (original.type !== 'Pre-Authorization') return fail(400, 'Original transaction is not a Pre-Authorization');
+        if (!original.approved) return fail(400, 'Pre-Authorization was not approved');
+        if (original.completedBy !== undefined) return fail(400, 'Pre-Authorization already completed');
+        if (clock.now() >= original.createdAtMs + preAuthHoldMs) return fail(400, 'Pre-Authorization has expired');
+        if (amount > original.amount) return fail(400, `Completion amount exceeds the pre-authorised amount of ${original.amount}`);
+      }
+    }
     // The processor message is assembled now: a card_sequence_number of any other width corrupts it
     // and the processor never answers (the socket is closed after posProcessorTimeoutMs, nothing recorded).
     if (!/^\d{3}$/.test(String(input.card_sequence_number))) return { status: 0, hang: true };
@@ -180,10 +231,14 @@ export function registerPosTerminal(router: Router, deps: { clock: SandboxClock;
     }
     const recordedCode = code === '91' ? '00' : code; // 91: the reply was lost upstream, the issuer approved
     const record = txnRecord(input, transactionType, recordedCode, recordedCode === '00' ? 'success' : 'failed');
-    transactions.set(merchantRef, { record, chipdata });
+    const approved = recordedCode === '00';
+    transactions.set(merchantRef, { record, chipdata, type: transactionType, amount, currency, approved, panHash: panHash(pan), createdAtMs: clock.now(), refunded: 0 });
     if (chipdata) usedChipdata.add(chipdata);
-    if (recordedCode === '00' && transactionType !== 'Pre-Authorization') {
-      ledger.record(transactionType === 'Refund' ? 'pos_refund' : 'pos_sale', merchantRef, Number(input.amount), String(input.currency));
+    if (approved && original && transactionType === 'Refund') original.refunded += amount;
+    if (approved && original && transactionType === 'Completion') original.completedBy = merchantRef;
+    if (approved && transactionType !== 'Pre-Authorization') {
+      // A Pre-Authorization only holds the funds: no money moves until its Completion.
+      ledger.record(transactionType === 'Refund' ? 'pos_refund' : 'pos_sale', merchantRef, amount, currency);
     }
     if (code === '91') return ok({ ...record, status: 'failed', response_code: '91', response_message: RESPONSE_MESSAGES['91'] }, 'Transaction failed');
     return ok(record, recordedCode === '00' ? 'Transaction approved' : 'Transaction declined');

@@ -78,15 +78,16 @@ export function registerVending(router: Router, deps: { clock: SandboxClock; led
   router.add('POST', '/vending/utilities/electricity', 'vending', ({ body }) => {
     const missing = requireFields(body, ['reference', 'amount', 'phone_number', 'email']);
     if (missing) return missing;
+    // The request's own fields first, then the lookup it refers to.
+    const amount = typeof body.amount === 'string' && /^\d+$/.test(body.amount) ? Number(body.amount) : body.amount;
+    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) return fail(400, 'amount must be a whole number of naira greater than 0');
+    if (!/^\+?\d{7,15}$/.test(String(body.phone_number))) return fail(400, 'phone_number must be a phone number');
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(String(body.email))) return fail(400, 'email must be a valid email');
     const reference = String(body.reference);
     const lookup = lookups.get(reference);
     if (!lookup) return fail(400, 'Invalid reference: look the meter up first');
     if (vends.has(reference)) return fail(400, 'Transaction already processed for this reference');
-    const amount = typeof body.amount === 'string' && /^\d+$/.test(body.amount) ? Number(body.amount) : body.amount;
-    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) return fail(400, 'amount must be a whole number of naira greater than 0');
     if (amount < lookup.minimumVend) return fail(400, `amount is below the minimum vend of ${lookup.minimumVend}`);
-    if (!/^\+?\d{7,15}$/.test(String(body.phone_number))) return fail(400, 'phone_number must be a phone number');
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(String(body.email))) return fail(400, 'email must be a valid email');
     const token = randomDigits(20).replace(/(\d{4})(?=\d)/g, '$1-');
     const now = clock.iso();
     const vat = (amount * VAT_RATE) / (100 + VAT_RATE);

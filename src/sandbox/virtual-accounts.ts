@@ -45,7 +45,8 @@ interface Credit {
   transaction_indicator: 'C';
   remarks: string;
   currency: string;
-  frozen_transaction: null;
+  /** Set when the service holds the funds (sandbox: admin freeze-next); null once released. */
+  frozen_transaction: { freeze_transaction_ref: string; reason: string } | null;
   customer: { customer_identifier: string };
 }
 
@@ -85,6 +86,7 @@ export function registerVirtualAccounts(
   const accounts = new Map<string, Account>(); // by customer_identifier
   const credits: Credit[] = []; // newest first
   /** Error log rows by the notified reference, in insertion order. */
+  let freezeNextReason: string | undefined;
   const errorLog = new Map<string, { id: string; payload: Record<string, unknown>; transaction_ref: string; previous_ref: string }>();
 
   const byNumber = (n: string) => [...accounts.values()].find((a) => a.virtual_account_number === n);
@@ -274,9 +276,10 @@ export function registerVirtualAccounts(
       transaction_indicator: 'C',
       remarks: 'Transfer from SANDBOX SENDER',
       currency: 'NGN',
-      frozen_transaction: null,
+      frozen_transaction: freezeNextReason === undefined ? null : { freeze_transaction_ref: `FRZ${clock.now()}${randomDigits(4)}`, reason: freezeNextReason },
       customer: { customer_identifier: a.customer_identifier },
     };
+    freezeNextReason = undefined;
     credits.unshift(credit);
     ledger.record('va_credit', previousRef, credit.principal_amount, 'NGN');
     if (opts.webhookUrl) notify(opts.webhookUrl, a, credit, key);
@@ -298,7 +301,7 @@ export function registerVirtualAccounts(
       currency: c.currency,
       channel: 'virtual-account',
       sender_name: 'SANDBOX SENDER',
-      meta: { freeze_transaction_ref: null, reason_for_frozen_transaction: null },
+      meta: { freeze_transaction_ref: c.frozen_transaction?.freeze_transaction_ref ?? null, reason_for_frozen_transaction: c.frozen_transaction?.reason ?? null },
       // Opaque here: the spec does not show how encrypted_body is made, so it cannot be checked.
       encrypted_body: Buffer.from(`${c.notified_reference}:${randomUUID()}`).toString('base64'),
       ...(v === 1
@@ -348,5 +351,20 @@ export function registerVirtualAccounts(
     );
   }
 
-  return { accountCount: () => accounts.size };
+  return {
+    accountCount: () => accounts.size,
+    /** Admin: the next simulated credit is frozen (the service holds the funds) with this reason. */
+    freezeNext(reason: string): void {
+      freezeNextReason = reason;
+    },
+    /** Admin: releases a frozen credit (C5 then shows frozen_transaction null). False when no frozen credit has the reference. */
+    release(reference: string): boolean {
+      const c = credits.find((t) => (t.transaction_reference === reference || t.notified_reference === reference) && t.frozen_transaction !== null);
+      if (!c) return false;
+      c.frozen_transaction = null;
+      return true;
+    },
+  };
 }
+
+export type VirtualAccountsApi = ReturnType<typeof registerVirtualAccounts>;

@@ -27,3 +27,5 @@ export const paymentWorkflowId = (transactionRef: string): string => `payment-${
 
 /** Status of a webhook held by the unmatched-webhook workflow. */
 export const unmatchedWebhookQuery = defineQuery<PaymentWebhookEvent[]>('unmatchedWebhooks');
+/** Operator: ends an unmatched-webhook holder (its events were looked at, or forwarded to a flow). */
+export const releaseUnmatchedSignal = defineSignal('releaseUnmatched');

@@ -338,6 +338,33 @@ export const PosTransactionInputSchema = z.strictObject({
 });
 export type PosTransactionInput = z.input<typeof PosTransactionInputSchema>;
 export type PosTransactionParsedInput = z.output<typeof PosTransactionInputSchema>;
+
+/** The F3 options every terminal flow takes (sale, refund, pre-authorisation and its completion). */
+export const PosF3OptionsSchema = PosTransactionInputSchema.shape.options.unwrap();
+export type PosF3Options = z.output<typeof PosF3OptionsSchema>;
+
+/** A merchant_ref as F3 takes it (spec: merchant-unique, at most 25 characters). */
+export const merchantRefSchema = PosTransactionInputSchema.shape.merchant_ref;
+
+/**
+ * Refund and Completion name the transaction they refer to with `original_merchant_ref`; Purchase
+ * and Pre-Authorization never do. The spec does not show the field: our choice (docs/choices.md),
+ * equal to the API client's rule (src/api/schemas/pos.ts; a test keeps them equal).
+ */
+export function linkedTransactionIssues(v: { transaction_type: string; merchant_ref: string; original_merchant_ref?: string }): FieldIssue[] {
+  const linked = v.transaction_type === 'Refund' || v.transaction_type === 'Completion';
+  if (linked && v.original_merchant_ref === undefined) return [{ path: 'original_merchant_ref', message: 'is required for Refund and Completion (the merchant_ref of the sale or pre-authorisation)' }];
+  if (!linked && v.original_merchant_ref !== undefined) return [{ path: 'original_merchant_ref', message: 'is only for Refund and Completion' }];
+  if (linked && v.original_merchant_ref === v.merchant_ref) return [{ path: 'original_merchant_ref', message: 'must differ from merchant_ref (each transaction has its own)' }];
+  return [];
+}
+
+/** The F3 body as any of the terminal flows sends it (no options): the sale's fields and `original_merchant_ref`, with the link rule. */
+export const PosF3RequestSchema = PosTransactionInputSchema.omit({ options: true })
+  .extend({ original_merchant_ref: merchantRefSchema.optional() })
+  .superRefine((v, ctx) => {
+    for (const i of linkedTransactionIssues(v)) ctx.addIssue({ code: 'custom', path: [i.path], message: i.message });
+  });
 /** The F3 request the API client sends (no options); the initiating activity rebuilds it from the sealed card. */
 export type PosInitiateRequest = Omit<PosTransactionParsedInput, 'options'>;
 
@@ -366,6 +393,8 @@ export type PosSealedTransactionInput = z.input<typeof PosSealedTransactionInput
 export type PosSealedTransactionParsedInput = z.output<typeof PosSealedTransactionInputSchema>;
 /** What the initiating activity receives: the F3 request with the card as a handle. */
 export type PosSealedInitiateRequest = Omit<PosSealedTransactionParsedInput, 'options'>;
+/** The same for a Refund or Completion: it names its original (`original_merchant_ref`). */
+export type PosLinkedInitiateRequest = PosSealedInitiateRequest & { original_merchant_ref?: string };
 
 /** Card-read fields found in a workflow input (each is a rule broken; values never named). */
 export function unsealedCardFields(raw: unknown): FieldIssue[] {
@@ -391,6 +420,8 @@ export interface PosTransactionRecord {
   card_pan_masked?: string;
   card_type?: string;
   created_at?: string;
+  /** Purchase, Refund, Pre-Authorization or Completion (as the service recorded it). */
+  transaction_type?: string;
 }
 
 export type PosTransactionStatus =

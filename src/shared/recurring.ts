@@ -43,12 +43,16 @@ export interface RecurringState {
   consecutiveFailures: number;
   nextChargeAt?: string;
   cancelRequested: boolean;
+  /** Set by moveRecurringToScheduleSignal: charges stop here without A5 (a Schedule takes over with the token). */
+  movedToSchedule?: boolean;
   reason?: string;
 }
 
 export const recurringStateQuery = defineQuery<RecurringState>('recurringState');
 /** Stops the plan: no further charge, the token is cancelled with A5 (after the first payment, if it is still open). */
 export const cancelRecurringSignal = defineSignal('cancelRecurring');
+/** Stops the plan's own timer without cancelling the token: a Schedule (src/starters/schedules.ts) charges it from now on. */
+export const moveRecurringToScheduleSignal = defineSignal('moveRecurringToSchedule');
 export const recurringWorkflowId = (planRef: string): string => `recurring-${planRef}`;
 /** The first payment's reference (C1) and later cycles' (C2, C3, …): stable per cycle. */
 export const cycleReference = (planRef: string, cycle: number): string => `${planRef}-C${cycle}`;

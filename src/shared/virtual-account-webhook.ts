@@ -6,6 +6,7 @@
 // (fee_charged, transaction_date, session_id, names...) could have been changed by anyone on the
 // way without breaking the signature, so it never reaches a credit: the credit workflow asks the
 // service itself (C5) for fee_charged and transaction_date instead.
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
 
 /** What the receiver hands `virtualAccountCreditWorkflow`. */
 export interface VirtualAccountCredit {
@@ -28,6 +29,14 @@ export interface VirtualAccountCredit {
   lookupSessionId?: string;
   version: 1 | 2 | 3;
   receivedAt: string;
+  /**
+   * The notification's `meta.freeze_transaction_ref` / `reason_for_frozen_transaction`: signed in
+   * v1 only, so for v2/v3 a HINT — the credit workflow asks the service (C5 `frozen_transaction`)
+   * and a hint it cannot confirm holds the credit back rather than hands it on.
+   */
+  frozenHint?: { freezeTransactionRef: string; reason?: string };
+  /** How the credit reached us: the E-2 notification, or the service's webhook error log (C10 sweep). */
+  source?: 'webhook' | 'error-log';
 }
 
 /** Where fee_charged and transaction_date of a credit come from. */
@@ -57,12 +66,72 @@ export interface CreditedVirtualAccountTransaction {
 
 /** What `virtualAccountCreditWorkflow` answers. */
 export interface VirtualAccountCreditOutcome {
-  /** 'credited': this run recorded the credit. 'duplicate': the reference was credited before; nothing credited now. */
-  status: 'credited' | 'duplicate';
+  /**
+   * 'credited': this run recorded the credit (and handed it over, see `handoff`). 'duplicate': the
+   * reference was credited before; nothing credited now. 'frozen': recorded, but the service holds
+   * the funds (frozen_transaction) and they were not released within the watch period: not handed
+   * over.
+   */
+  status: 'credited' | 'duplicate' | 'frozen';
   /** The credit as recorded by the first delivery (for a duplicate too). */
   credit: CreditedVirtualAccountTransaction;
   /** Deliveries that reached the durable check so far, this one included. */
   deliveries: number;
+  /** The freeze the service reported, and when it was seen released. */
+  freeze?: { freezeTransactionRef?: string; reason?: string; confirmedBy: 'service' | 'notification'; releasedAt?: string };
+  /** The hand-over to the merchant's credit handler (absent for a duplicate, or runs before handlers existed). */
+  handoff?: CreditHandoff;
 }
+
+/** The merchant's credit handler's answer, recorded on the workflow. */
+export interface CreditHandoff {
+  /** delivered: the handler accepted it; refused: it answered a permanent refusal; not_configured: no handler on this worker. */
+  status: 'delivered' | 'refused' | 'not_configured';
+  /** The idempotency key the handler received (the transaction reference). */
+  idempotencyKey: string;
+  attempts?: number;
+  detail?: string;
+  at: string;
+}
+
+/** The credit workflow's state while it runs (frozen, handing over). */
+export interface VirtualAccountCreditState {
+  status: 'recording' | 'confirming' | 'frozen' | 'handing_over' | 'handoff_failed' | 'credited' | 'duplicate';
+  transactionReference: string;
+  reason?: string;
+  outcome?: VirtualAccountCreditOutcome;
+}
+
+export const virtualAccountCreditStateQuery = defineQuery<VirtualAccountCreditState>('virtualAccountCreditState');
+/** Operator: try the hand-over again after it gave up (handoff_failed). */
+export const retryCreditHandoffUpdate = defineUpdate<{ accepted: true }, [{ operator: string; reason: string }]>('retryCreditHandoff');
+
+/** Timings of the credit workflow (docs/flows-virtual-accounts.md). */
+export const VA_CREDIT_DEFAULTS = {
+  /** A frozen credit is asked about (C5) this often... */
+  freezeCheckEveryMs: 60 * 60_000,
+  /** ...for this long; still frozen then: the workflow ends 'frozen' (not handed over). */
+  freezeWatchForMs: 30 * 24 * 60 * 60_000,
+  /** The hand-over is retried with backoff (5 s doubling to 10 min) for this long before handoff_failed. */
+  handoffRetryForMs: 3 * 24 * 60 * 60_000,
+} as const;
+
+/** One sweep of the webhook error log (C10/C11), as the sweep workflow reports it. */
+export interface ErrorLogSweepSummary {
+  /** Rows read from C10. */
+  rows: number;
+  /** Credit workflows the sweep started (the notification never reached us). */
+  started: number;
+  /** Rows whose credit workflow already existed (delivered, or swept before). */
+  known: number;
+  /** Rows deleted (C11) after their credit was durably recorded. */
+  deleted: number;
+  /** Rows left for the next sweep (credit not recorded yet, or C11 failed). */
+  left: number;
+  /** Rows that could not be read as a credit (missing signed values): left, named with the problem. */
+  invalid: { transactionRef: string; problem: string }[];
+}
+
+export const VA_ERROR_LOG_SWEEP_WORKFLOW_ID = 'va-webhook-error-log-sweep';
 
 export const virtualAccountCreditWorkflowId = (transactionReference: string): string => `va-credit-${transactionReference}`;

@@ -1,5 +1,7 @@
 // Brings up the project's own services next to a Temporal server: sandbox, codec server,
 // webhook receiver and worker. Used by `npm start` and by the end-to-end tests.
+import type { CreditHandler } from '../virtual-accounts/credit-handler';
+import { ensureErrorLogSweepSchedule } from '../temporal/schedules';
 import type { Logger } from 'pino';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { AppConfig } from '../config/config';
@@ -10,10 +12,10 @@ import { connectTemporalClient, createTemporalClient } from '../temporal/client'
 import { connectTemporalWorker, createPaymentsWorker } from '../workers/worker';
 import { createActivities } from '../activities';
 import { installTemporalRuntime } from '../logging/temporal-logger';
-import { PaymentsClient } from '../api';
+import type { PaymentsClient } from '../api';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox';
 import type { ClaimCheckStore } from '../claim-check/store';
-import { openClaimCheck, openVirtualAccountCredits, type StarterContext } from '../starters/connect';
+import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits, type StarterContext } from '../starters/connect';
 
 export interface RunServicesOptions {
   config: AppConfig;
@@ -24,6 +26,8 @@ export interface RunServicesOptions {
   workerOverrides?: Partial<WorkerOptions>;
   /** Skip the worker (tests that run their own). */
   withoutWorker?: boolean;
+  /** The merchant's credit handler as a function (otherwise config's VA_CREDIT_CALLBACK_URL, if set). */
+  creditHandler?: CreditHandler;
 }
 
 export interface RunningServices {
@@ -89,7 +93,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
     });
     stops.push(() => codec.close());
 
-    const api = new PaymentsClient({ baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
+    const api = openPaymentsClient(config, baseUrl);
     stops.push(() => api.close());
 
     const clientConnection = await connectTemporalClient(config.temporal);
@@ -108,11 +112,14 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
         ...config.temporal,
         encryption: config.encryption,
         connection: workerConnection,
-        activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits }),
+        activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits, temporal: client, ...(opts.creditHandler ? { creditHandler: opts.creditHandler } : {}) }),
         workflowBundle: opts.workflowBundle,
         overrides: opts.workerOverrides,
       });
       const running = worker.run();
+      if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
+        await ensureErrorLogSweepSchedule(client, { taskQueue: config.temporal.taskQueue, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds });
+      }
       stops.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await running;

@@ -6,6 +6,7 @@ import { loadConfig, type AppConfig } from '../config/config';
 import { ClaimCheckStore } from '../claim-check/store';
 import { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 import { createTemporalClient } from '../temporal/client';
+import { PaymentsClient } from '../api/client';
 
 export interface StarterContext {
   client: Client;
@@ -21,6 +22,10 @@ export const openClaimCheck = (config: AppConfig): Promise<ClaimCheckStore> =>
 /** Opens the durable record of credited virtual-account transactions (same PostgreSQL as the claim-check, own table). */
 export const openVirtualAccountCredits = (config: AppConfig): Promise<VirtualAccountCreditStore> =>
   VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
+
+/** The one place a PaymentsClient is built from config (pointed elsewhere, e.g. at a sandbox, with `baseUrl`). */
+export const openPaymentsClient = (config: AppConfig = loadConfig(), baseUrl: string = config.payments.baseUrl): PaymentsClient =>
+  new PaymentsClient({ baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
 
 export async function connectStarters(config: AppConfig = loadConfig()): Promise<StarterContext> {
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });

@@ -170,6 +170,12 @@ export async function startPosTransaction(
   const parsed = PosTransactionInputSchema.safeParse(full);
   if (!parsed.success) throw new InvalidStarterInputError('POS transaction', issuesOf(parsed.error));
   const v = parsed.data;
+  if (v.transaction_type !== 'Purchase') {
+    // A Refund or Completion must name its original and follow its own rules: their own flows.
+    throw new InvalidStarterInputError('POS transaction', [
+      { path: 'transaction_type', message: 'must be Purchase here: a refund starts with startPosRefund, a pre-authorisation with startPosPreAuth (and its completion with completePosPreAuth)' },
+    ]);
+  }
   const sealedFields = POS_SEALED_FIELDS as readonly string[];
   const cardData = Object.fromEntries(Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined)) as PosSealedCardData;
   const handle = await ctx.claimCheck.seal('pos-card', cardData);

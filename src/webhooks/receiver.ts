@@ -11,7 +11,8 @@ import type { Logger } from 'pino';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../shared/virtual-account-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import type { unmatchedPaymentWebhookWorkflow, virtualAccountCreditWorkflow } from '../workflows/webhook-inbox';
+import type { unmatchedPaymentWebhookWorkflow } from '../workflows/webhook-inbox';
+import type { virtualAccountCreditWorkflow } from '../workflows/virtual-account-credit';
 import { describeZodError, paymentWebhookSchema, virtualAccountWebhookSchema } from './schemas';
 import { PAYMENT_SIGNATURE_HEADERS, VA_SIGNATURE_HEADERS, verifyPaymentWebhook, verifyVirtualAccountWebhook } from './signatures';
 
@@ -136,6 +137,8 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
       ...(version === 3 && typeof b.session_id === 'string' && b.session_id.length > 0 && b.session_id.length <= 100 ? { lookupSessionId: b.session_id } : {}),
       version,
       receivedAt: new Date().toISOString(),
+      source: 'webhook',
+      ...frozenHintOf(b.meta),
     };
     const dedupeKey = `va:${b.transaction_reference}`;
     if (!recent.has(dedupeKey)) {
@@ -220,4 +223,12 @@ export async function closeServer(server: Server): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
+}
+
+/** The notification's freeze fields (unsigned for v2/v3: a hint the credit workflow checks with C5). */
+function frozenHintOf(meta: Record<string, unknown> | null | undefined): Pick<VirtualAccountCredit, 'frozenHint'> {
+  const ref = meta?.freeze_transaction_ref;
+  if (typeof ref !== 'string' || ref.length === 0 || ref.length > 200) return {};
+  const reason = meta?.reason_for_frozen_transaction;
+  return { frozenHint: { freezeTransactionRef: ref, ...(typeof reason === 'string' && reason.length <= 500 ? { reason } : {}) } };
 }

@@ -1,30 +1,47 @@
 // The worker as its own process (docker-compose, or next to an external Temporal).
 import { bootstrap } from '../config/bootstrap';
 import { installTemporalRuntime } from '../logging/temporal-logger';
-import { PaymentsClient } from '../api';
 import { createActivities } from '../activities';
 import { connectTemporalWorker, createPaymentsWorker } from './worker';
 import { describeTemporalConnection } from '../temporal/connection';
-import { openClaimCheck, openVirtualAccountCredits } from '../starters/connect';
+import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits } from '../starters/connect';
+import { connectTemporalClient, createTemporalClient } from '../temporal/client';
+import { ensureErrorLogSweepSchedule } from '../temporal/schedules';
+import { ensureReconciliationSchedule } from '../starters/reconciliation';
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker');
   installTemporalRuntime(logger);
-  const api = new PaymentsClient({ baseUrl: config.payments.baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
+  const api = openPaymentsClient(config);
   const claimCheck = await openClaimCheck(config);
   claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
   const vaCredits = await openVirtualAccountCredits(config);
   const connection = await connectTemporalWorker(config.temporal);
+  // A client for activities that ask other workflows (scheduled mandate debits) or read our own flows (reconciliation), and for the Schedules.
+  const clientConnection = await connectTemporalClient(config.temporal);
+  const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection: clientConnection });
   const worker = await createPaymentsWorker({
     ...config.temporal,
     encryption: config.encryption,
     connection,
-    activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits }),
+    activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits, temporal: client }),
   });
+  if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
+    const scheduleId = await ensureErrorLogSweepSchedule(client, { taskQueue: config.temporal.taskQueue, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds });
+    logger.info({ scheduleId, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds }, 'webhook error log sweep scheduled');
+  }
+  if (config.reconciliation.schedule) {
+    // The flows matter more than the Schedule: a failure here is logged, the worker still runs.
+    await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt }).then(
+      (s) => logger.info({ scheduleId: s.scheduleId, created: s.created, dailyAt: config.reconciliation.dailyAt }, 'reconciliation schedule in place'),
+      (err: unknown) => logger.error({ err }, 'reconciliation schedule could not be created or updated (is the ReconciliationStatus search attribute registered?)'),
+    );
+  }
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker started');
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   await worker.run();
   await connection.close();
+  await clientConnection.close();
   await api.close();
   await claimCheck.close();
   await vaCredits.close();

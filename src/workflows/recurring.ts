@@ -14,7 +14,7 @@ import type { PaymentFlowActivities } from '../activities/payments';
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import {
-  cancelRecurringSignal, cycleReference, recurringStateQuery, tokenChargeStateQuery,
+  cancelRecurringSignal, cycleReference, moveRecurringToScheduleSignal, recurringStateQuery, tokenChargeStateQuery,
   type RecurringCycle, type RecurringInput, type RecurringState, type TokenChargeInput, type TokenChargeState,
 } from '../shared/recurring';
 import { paymentSearchAttributes } from '../shared/search-attributes';
@@ -95,6 +95,10 @@ export async function recurringChargeWorkflow(input: RecurringInput, carried?: R
   setHandler(cancelRecurringSignal, () => {
     state.cancelRequested = true;
   });
+  setHandler(moveRecurringToScheduleSignal, () => {
+    state.cancelRequested = true;
+    state.movedToSchedule = true;
+  });
   const setStatus = (status: RecurringState['status'], reason?: string) => {
     state.status = status;
     state.reason = reason;
@@ -159,7 +163,9 @@ export async function recurringChargeWorkflow(input: RecurringInput, carried?: R
     record({ cycle, reference, status, confirmedBy: result.confirmedBy, reason: result.reason });
   }
   state.nextChargeAt = undefined;
-  if (state.cancelRequested) {
+  if (state.movedToSchedule && state.tokenId) {
+    setStatus('completed', `moved to a Schedule after ${state.cycle} cycle(s): charges go on there; the token stays active`);
+  } else if (state.cancelRequested) {
     try {
       const cancelled = await cancels.cancelToken(state.tokenId!);
       setStatus('cancelled', cancelled ? 'token cancelled (A5)' : 'the service refused A5 (token already cancelled or unknown)');

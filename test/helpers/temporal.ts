@@ -30,6 +30,8 @@ export function testConfig(env: Record<string, string> = {}): AppConfig {
     CODEC_PORT: '0',
     LOG_LEVEL: 'warn',
     PAYMENTS_TIMEOUT_MS: '5000',
+    // Tests share one dev server: no Schedule firing into a test's stack after it stopped.
+    VA_ERROR_LOG_SWEEP_EVERY_S: '0',
     ...env,
   });
 }

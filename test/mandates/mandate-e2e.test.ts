@@ -54,6 +54,24 @@ const causeOf = (e: unknown) => String((e as { cause?: unknown }).cause);
 const fault = (rule: { path: string; kind: 'drop-before-processing' | 'drop-after-processing' | 'error5xx' }) => sandbox().fault({ method: 'POST', count: 1, ...rule });
 const serviceRecord = async (mandateId: string) => (await listMandates(services.api, { mandate_id: mandateId })).records[0];
 
+it("a service that answers a wrong OTP with the spec's 424 ('Invalid or expired session.'): the flow resends the OTP (D6), asks for it again, and the right one approves", async () => {
+  await sandboxAdminCall(services.sandboxUrl!, 'POST', '/mandates/wrong-otp-status', { status: 424 });
+  try {
+    const i = input();
+    const handle = await startMandate(ctx(), i);
+    await waitFor(i.mandateRef, 'awaiting_otp');
+    const wrong = await submitMandateOtp(ctx(), i.mandateRef, '000000').catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(causeOf(wrong)).toContain('a new OTP was sent to the customer');
+    expect((await getMandateState(client(), i.mandateRef)).status).toBe('awaiting_otp');
+    expect((await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
+    await cancelMandate(client(), i.mandateRef);
+    await handle.result();
+  } finally {
+    await sandboxAdminCall(services.sandboxUrl!, 'POST', '/mandates/wrong-otp-status', { status: 400 });
+  }
+});
+
 it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel twice, listing', async () => {
   const i = input();
   const handle = await startMandate(ctx(), i);

@@ -10,6 +10,9 @@ import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { SandboxAdmin, sandboxCard, shortRef } from './sandbox';
+import { runPosTransaction } from '../../src/starters/pos';
+import { refundMerchantRef } from '../../src/shared/pos-refund';
+import { completionMerchantRef } from '../../src/shared/pos-preauth';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
@@ -54,6 +57,43 @@ describe('CLI', () => {
     expect(stdout).not.toContain(card.card_pan);
     expect(stdout).not.toContain(card.pin_block!);
     expect(await admin.ledger({ reference: ref, kind: 'pos_sale' })).toHaveLength(1);
+  });
+
+  it('pos refund refunds part of a sale; pos preauth holds, pos complete captures once (a second one is refused)', async () => {
+    const keys = await services.api.posTerminal.keyExchange({ serial_no: 'SN-0001' });
+    const saleRef = shortRef('cls');
+    expect(await runPosTransaction(services.starters, sandboxCard('0000', saleRef, '2SBX0001', keys.data.pin_key))).toMatchObject({ status: 'approved' });
+    const dir = mkdtempSync(join(tmpdir(), 'pos-cli-'));
+    const file = (name: string, body: unknown) => {
+      writeFileSync(join(dir, name), JSON.stringify(body));
+      return join(dir, name);
+    };
+    const read = () => {
+      const { terminal_id: _t, merchant_ref: _m, transaction_type: _x, options: _o, ...card } = sandboxCard('0000', 'x', '', keys.data.pin_key);
+      void [_t, _m, _x, _o];
+      return card;
+    };
+    const refundId = `rq-${saleRef}`;
+    const refund = await cli(['pos', 'refund', '--file', file('refund.json', read()), '--refund-id', refundId, '--original', saleRef, '--amount', '70000', '--serial', 'SN-0001']);
+    if (process.env.SHOW_CLI) console.log(refund.stdout);
+    expect(refund.stdout).toContain(`started pos-refund-${refundMerchantRef(refundId)}`);
+    expect(refund.stdout).toMatch(new RegExp(`\\[pos-refund ${refundMerchantRef(refundId)} of ${saleRef}\\] approved .*left=180000/250000`));
+    expect(await admin.ledger({ reference: refundMerchantRef(refundId), kind: 'pos_refund' })).toHaveLength(1);
+
+    const pre = shortRef('clp');
+    const held = await cli(['pos', 'preauth', '--file', file('pre.json', { ...read(), amount: 90000, merchant_ref: pre }), '--serial', 'SN-0001', '--hold-window', '2 days']);
+    if (process.env.SHOW_CLI) console.log(held.stdout);
+    expect(held.stdout).toContain(`started pos-preauth-${pre}`);
+    expect(held.stdout).toMatch(new RegExp(`\\[pos-preauth ${pre}\\] held held=90000 .*until=`));
+    const done = await cli(['pos', 'complete', '--merchant-ref', pre, '--file', file('complete.json', read()), '--amount', '85000']);
+    if (process.env.SHOW_CLI) console.log(done.stdout);
+    expect(done.stdout).toContain(`completion ${completionMerchantRef(pre)} of 85000 accepted`);
+    expect(done.stdout).toContain('"status": "completed"');
+    expect(await admin.ledger({ reference: completionMerchantRef(pre), kind: 'pos_sale' })).toEqual([expect.objectContaining({ amount: 85_000 })]);
+    const again = await cli(['pos', 'complete', '--merchant-ref', pre, '--file', file('again.json', read()), '--amount', '1000']).catch((e: { stderr: string; code: number }) => e);
+    expect((again as { code: number }).code).toBe(1);
+    expect((again as { stderr: string }).stderr).toMatch(/no pre-authorisation is held under this merchant_ref/);
+    for (const out of [refund.stdout, held.stdout, done.stdout]) expect(out).not.toContain(read().card_pan);
   });
 
   it('pos remote follows the request until the terminal completes it', async () => {

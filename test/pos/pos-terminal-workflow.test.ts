@@ -10,7 +10,7 @@ import type { PosActivities } from '../../src/activities/pos';
 import { classifyPosResponseCode, PosTerminalInitiateRequestSchema } from '../../src/api';
 import {
   FailureTypes,
-  PosTransactionInputSchema,
+  PosF3RequestSchema,
   classifyPosCode,
   type PosRequeryOutcome,
   type PosSealedInitiateRequest,
@@ -313,10 +313,18 @@ describe('POS terminal transaction: every field rule is checked before anything 
       { amount: '150000' }, { amount: 0 }, { amount: 1.5 }, { amount: '1.5' },
       { card_pan: '123' }, { card_expiry_month: '00' }, { card_expiry_year: '2029' },
       { track2: 'xyz' }, { chipdata: 'ABC' }, { aid: 'zz' }, { currency: 'EUR' as 'NGN' },
+      // Refund and Completion name their original (original_merchant_ref); Purchase and Pre-Authorization never do.
+      { transaction_type: 'Refund', original_merchant_ref: 'SALE-1' } as Partial<PosTransactionInput>,
+      { transaction_type: 'Completion', original_merchant_ref: 'PRE-1' } as Partial<PosTransactionInput>,
+      { transaction_type: 'Completion' }, { transaction_type: 'Pre-Authorization' },
+      { transaction_type: 'Pre-Authorization', original_merchant_ref: 'PRE-1' } as Partial<PosTransactionInput>,
+      { original_merchant_ref: 'SALE-1' } as Partial<PosTransactionInput>,
+      { transaction_type: 'Refund', original_merchant_ref: 'REF-1' } as Partial<PosTransactionInput>,
+      { transaction_type: 'Refund', original_merchant_ref: 'x'.repeat(26) } as Partial<PosTransactionInput>,
     ];
     for (const c of cases) {
       const input = { ...good, ...c };
-      const ours = PosTransactionInputSchema.safeParse(input).success;
+      const ours = PosF3RequestSchema.safeParse(input).success;
       const client = PosTerminalInitiateRequestSchema.safeParse(input).success;
       expect({ case: c, ours }).toEqual({ case: c, ours: client });
     }

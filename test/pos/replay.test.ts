@@ -12,6 +12,9 @@ it('has recorded POS histories', () => {
       // the locked flow and the lock itself
       'pos-remote-locked-success', 'pos-remote-locked-lost-e1-found', 'pos-remote-locked-success-after-cancel', 'pos-terminal-lock',
       'pos-txn-96-requery-found', 'pos-txn-timeout-404-retry-approved',
+      // refunds and pre-authorisations (recorded by pos-refund-preauth-e2e.test.ts)
+      'pos-refund-approved', 'pos-refund-lost-answer-found', 'pos-refund-ledger',
+      'pos-preauth-completed', 'pos-preauth-completion-resent', 'pos-preauth-released', 'pos-preauth-lapsed',
     ]),
   );
 });

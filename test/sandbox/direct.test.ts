@@ -185,6 +185,28 @@ describe('bank debit (B3/B4)', () => {
   });
 });
 
+describe('field names and checks as the spec writes them', () => {
+  it("B3 with the parameter table's flat names (email, name, bank_code, account_or_phone) is the same debit; B4 takes otp_token at the top level too", async () => {
+    const ref = uid('flat-');
+    const res = await env.api.post('/transaction/initiate/process-payment', {
+      transaction_reference: ref, amount: 250_000, currency: 'NGN', payment_method: 'bank', email: 'ada@example.com', name: 'Ada Obi', bank_code: '058', account_or_phone: '0123456789',
+    });
+    expect(res).toMatchObject({ status: 200, body: { data: { auth_model: 'ValidateOTP', transaction_ref: ref } } });
+    expect(await env.api.post('/transaction/validate-payment', { transaction_reference: ref, otp_token: SANDBOX_OTP })).toMatchObject({ status: 200, body: { message: 'Charge attempted' } });
+    expect(await verify(ref)).toBe('Success');
+    expect(env.sb.ledger({ reference: ref })).toHaveLength(1);
+  });
+
+  it('a malformed request gets its field error whatever it refers to (checked before the lookup)', async () => {
+    // B2 for a reference nobody knows: the missing code is named, not "Transaction not found".
+    expect((await env.api.post('/transaction/payment/authorize', { transaction_reference: uid('nobody-'), authorization: {} })).body!.message).toBe('authorization.pin or authorization.otp is required');
+    // B4 likewise.
+    expect((await env.api.post('/transaction/validate-payment', { transaction_reference: uid('nobody-') })).body!.message).toBe('authorization is required');
+    // H3 with a bad amount and an unknown reference: the amount is named.
+    expect((await env.api.post('/vending/utilities/electricity', { reference: 'no-such-lookup', amount: 1.5, phone_number: '08012345678', email: 'a@example.com' })).body!.message).toBe('amount must be a whole number of naira greater than 0');
+  });
+});
+
 describe('USSD (B5)', () => {
   const ussd = (ref: string, bank_code = '058') =>
     env.api.post('/transaction/initiate/process-payment', { transaction_reference: ref, amount: 150_000, currency: 'NGN', payment_method: 'ussd', customer, ussd: { bank_code } });

@@ -209,16 +209,63 @@ describe('POS terminal (F1-F4)', () => {
     expect((await env.api.admin.get('/requests')).body!.data).toContainEqual(expect.objectContaining({ path: '/transaction', status: 'hung', reference: ref }));
   });
 
-  it('Refund and Completion move money (pos_refund, pos_sale); Pre-Authorization records the transaction only', async () => {
+  it('Refund and Completion move money (pos_refund, pos_sale) and name their original; Pre-Authorization records the transaction only', async () => {
+    const paid = uid('TP-');
     const refund = uid('TR-');
     const pre = uid('TQ-');
     const completion = uid('TS-');
-    await initiate(sale(refund, '0000', { transaction_type: 'Refund' }));
+    await initiate(sale(paid, '0000'));
+    expect((await initiate(sale(refund, '0000', { transaction_type: 'Refund', amount: '50000', original_merchant_ref: paid }))).body!.data).toMatchObject({ response_code: '00', transaction_type: 'Refund' });
     await initiate(sale(pre, '0000', { transaction_type: 'pre-authorization' }));
-    await initiate(sale(completion, '0000', { transaction_type: 'Completion' }));
-    expect(env.sb.ledger({ reference: refund })).toEqual([expect.objectContaining({ kind: 'pos_refund', amount: 150_000 })]);
     expect(env.sb.ledger({ reference: pre })).toHaveLength(0);
     expect((await requery(pre)).body!.data).toMatchObject({ transaction_type: 'Pre-Authorization', response_code: '00' });
-    expect(env.sb.ledger({ reference: completion })).toEqual([expect.objectContaining({ kind: 'pos_sale' })]);
+    expect((await initiate(sale(completion, '0000', { transaction_type: 'Completion', amount: '120000', original_merchant_ref: pre }))).body!.data).toMatchObject({ response_code: '00', transaction_type: 'Completion' });
+    expect(env.sb.ledger({ reference: refund })).toEqual([expect.objectContaining({ kind: 'pos_refund', amount: 50_000 })]);
+    expect(env.sb.ledger({ reference: completion })).toEqual([expect.objectContaining({ kind: 'pos_sale', amount: 120_000 })]);
+    // The record does not carry the link (the spec's transaction resource has no such field).
+    expect((await requery(refund)).body!.data).not.toHaveProperty('original_merchant_ref');
+  });
+
+  it('a Refund is refused (400, nothing recorded) without an approved original of the same card, or over what is left of it', async () => {
+    const paid = uid('TP-');
+    const declined = uid('TD-');
+    const pre = uid('TQ-');
+    await initiate(sale(paid, '0000'));
+    await initiate(sale(declined, '0051'));
+    await initiate(sale(pre, '0000', { transaction_type: 'Pre-Authorization' }));
+    const refund = (original: string | undefined, amount: string, last4 = '0000') => initiate(sale(uid('TR-'), last4, { transaction_type: 'Refund', amount, ...(original === undefined ? {} : { original_merchant_ref: original }) }));
+    expect((await refund(undefined, '1000')).body!.message).toBe('original_merchant_ref is required for Refund and Completion');
+    expect((await refund('NEVER-SOLD', '1000')).body!.message).toBe('Original transaction not found');
+    expect((await refund(declined, '1000', '0051')).body!.message).toBe('Original transaction was not approved');
+    expect((await refund(pre, '1000')).body!.message).toBe('Original transaction is not a Purchase or Completion');
+    expect((await refund(paid, '1000', '1234')).body!.message).toBe('Card does not match the original transaction');
+    expect((await refund(paid, '150001')).body!.message).toBe('Refund amount exceeds the refundable balance of 150000');
+    expect((await refund(paid, '100000')).body!.data.response_code).toBe('00');
+    expect(await refund(paid, '50001')).toMatchObject({ status: 400, body: { message: 'Refund amount exceeds the refundable balance of 50000' } });
+    expect((await refund(paid, '50000')).body!.data.response_code).toBe('00');
+    expect((await refund(paid, '1')).body!.message).toBe('Refund amount exceeds the refundable balance of 0');
+    expect(env.sb.ledger({ kind: 'pos_refund' }).filter((e) => e.amount === 100_000 || e.amount === 50_000).length).toBeGreaterThanOrEqual(2);
+    expect((await initiate(sale(uid('TP-'), '0000', { original_merchant_ref: paid }))).body!.message).toBe('original_merchant_ref is only for Refund and Completion');
+  });
+
+  it('a Completion is refused (400) unless it names an approved, unexpired, uncompleted Pre-Authorization of the same card, within the held amount; once only', async () => {
+    const pre = uid('TQ-');
+    const paid = uid('TP-');
+    await initiate(sale(pre, '0000', { transaction_type: 'Pre-Authorization' }));
+    await initiate(sale(paid, '0000'));
+    const complete = (original: string, amount: string, last4 = '0000') => initiate(sale(uid('TS-'), last4, { transaction_type: 'Completion', amount, original_merchant_ref: original }));
+    expect((await complete('NEVER-HELD', '1000')).body!.message).toBe('Original transaction not found');
+    expect((await complete(paid, '1000')).body!.message).toBe('Original transaction is not a Pre-Authorization');
+    expect((await complete(pre, '1000', '1234')).body!.message).toBe('Card does not match the original transaction');
+    expect((await complete(pre, '150001')).body!.message).toBe('Completion amount exceeds the pre-authorised amount of 150000');
+    const first = await complete(pre, '150000');
+    expect(first.body!.data.response_code).toBe('00');
+    expect((await complete(pre, '1000')).body!.message).toBe('Pre-Authorization already completed');
+    // A hold lapses after seven days on the sandbox clock.
+    const old = uid('TQ-');
+    await initiate(sale(old, '0000', { transaction_type: 'Pre-Authorization' }));
+    await env.api.admin.advance(7 * 24 * 3600 * 1000);
+    expect((await complete(old, '1000')).body!.message).toBe('Pre-Authorization has expired');
+    expect(env.sb.ledger({ reference: old })).toHaveLength(0);
   });
 });

@@ -134,7 +134,7 @@ export const posAccountType = z
     return hit;
   });
 
-export const PosTerminalInitiateRequestSchema = z.strictObject({
+const PosTerminalInitiateRequestObjectSchema = z.strictObject({
   /** From F1's terminal configuration; the client sends it in the body (docs/choices.md). */
   terminal_id: requiredString(),
   /** Lowest unit; the spec types it as a string: sent as a string of digits. */
@@ -172,6 +172,32 @@ export const PosTerminalInitiateRequestSchema = z.strictObject({
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of at most 25 characters') })
     .min(1, 'must not be empty')
     .max(MERCHANT_REF_MAX, `must be at most ${MERCHANT_REF_MAX} characters`),
+  /**
+   * Refund and Completion only: the merchant_ref of the transaction they refer to (the sale a
+   * refund returns money from; the Pre-Authorization a completion captures). The spec lists the
+   * four transaction types without showing how a Refund or Completion names its original: this
+   * field is our choice (docs/choices.md), and the sandbox follows it.
+   */
+  original_merchant_ref: z
+    .string({ error: 'must be the merchant_ref of the original transaction' })
+    .min(1, 'must not be empty')
+    .max(MERCHANT_REF_MAX, `must be at most ${MERCHANT_REF_MAX} characters`)
+    .optional(),
+});
+
+/** Transaction types that refer to an earlier transaction by `original_merchant_ref`. */
+export const POS_LINKED_TRANSACTION_TYPES: readonly string[] = ['Refund', 'Completion'];
+
+/** The F3 body; Refund and Completion name their original, Purchase and Pre-Authorization never do. */
+export const PosTerminalInitiateRequestSchema = PosTerminalInitiateRequestObjectSchema.superRefine((v, ctx) => {
+  const linked = POS_LINKED_TRANSACTION_TYPES.includes(v.transaction_type);
+  if (linked && v.original_merchant_ref === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['original_merchant_ref'], message: 'is required for Refund and Completion (the merchant_ref of the sale or pre-authorisation)' });
+  } else if (!linked && v.original_merchant_ref !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['original_merchant_ref'], message: 'is only for Refund and Completion' });
+  } else if (linked && v.original_merchant_ref === v.merchant_ref) {
+    ctx.addIssue({ code: 'custom', path: ['original_merchant_ref'], message: 'must differ from merchant_ref (each transaction has its own)' });
+  }
 });
 export type PosTerminalInitiateRequest = z.input<typeof PosTerminalInitiateRequestSchema>;
 

@@ -5,6 +5,10 @@ import { registerPosCommands } from './pos';
 import { registerVendingCommands } from './vending';
 import { registerMandateCommands } from './mandates';
 import { registerPaymentCommands } from './payments';
+import { registerVirtualAccountCommands } from './virtual-accounts';
+import { registerOpsCommands } from './ops';
+import { registerScheduleCommands } from './schedules';
+import { registerReconciliationCommands } from './reconciliation';
 import { registerSmsCommands } from './sms';
 
 export type ContextFactory = () => Promise<StarterContext>;
@@ -14,5 +18,9 @@ export function registerCommands(program: Command, context: ContextFactory): voi
   registerVendingCommands(program, context);
   registerMandateCommands(program, context);
   registerPaymentCommands(program, context);
+  registerVirtualAccountCommands(program, context);
+  registerOpsCommands(program, context);
+  registerScheduleCommands(program, context);
+  registerReconciliationCommands(program, context);
   registerSmsCommands(program, context);
 }

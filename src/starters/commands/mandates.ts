@@ -16,8 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/config';
-import { PaymentsClient } from '../../api';
+import { openPaymentsClient } from '../connect';
 import { FINAL_MANDATE_STATUSES, mandateStateQuery, mandateWorkflowId, type MandateRequest, type MandateState } from '../../shared/mandate';
 import { followUntilDone } from '../progress';
 import {
@@ -186,8 +185,7 @@ export function registerMandateCommands(program: Command, context: ContextFactor
         page_size: o.pageSize === undefined ? undefined : int(o.pageSize, 'page-size'),
       };
       for (const k of Object.keys(filters) as (keyof MandateListFilters)[]) if (filters[k] === undefined) delete filters[k];
-      const config = loadConfig();
-      const api = new PaymentsClient({ baseUrl: config.payments.baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
+      const api = openPaymentsClient();
       try {
         if (o.all) {
           let n = 0;

@@ -5,14 +5,15 @@
 //   pos session --serial SN123 [--refresh]        F1 + F2 directly; pin_key is never printed
 //   pos transaction --file card.json [--serial SN123 | --terminal TID]
 //   pos status --reference ORD-1 | --merchant-ref REF
+//   pos refund | refund-ledger | preauth | complete | release   (./pos-after-sale.ts)
 //
 // Card data is read from a JSON file (or '-' for stdin), never from flags: command lines end
 // up in shell history and process lists. The starter seals it into the claim-check store; the
 // workflow (and so Temporal history) gets only its handle, BIN and last four.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { PaymentsClient } from '../../api';
-import { loadConfig } from '../../config/config';
+import type { PaymentsClient } from '../../api';
+import { openPaymentsClient } from '../connect';
 import {
   POS_REMOTE_FINAL_STATUSES,
   posRemoteStateQuery,
@@ -33,6 +34,7 @@ import {
   startPosTransaction,
 } from '../pos';
 import type { ContextFactory } from './index';
+import { registerPosAfterSaleCommands } from './pos-after-sale';
 
 export function renderPosRemoteState(s: PosRemoteState): string {
   const ref = s.requestRef ? ` request_ref=${s.requestRef}` : '';
@@ -55,8 +57,7 @@ function readJson(file: string): unknown {
 }
 
 function apiFromEnv(): PaymentsClient {
-  const c = loadConfig();
-  return new PaymentsClient({ baseUrl: c.payments.baseUrl, secretKey: c.payments.secretKey, timeoutMs: c.payments.timeoutMs, paths: c.payments.paths });
+  return openPaymentsClient();
 }
 
 export function registerPosCommands(program: Command, context: ContextFactory): void {
@@ -158,4 +159,6 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
         throw new Error('give --reference or --merchant-ref');
       }
     });
+
+  registerPosAfterSaleCommands(pos, context);
 }

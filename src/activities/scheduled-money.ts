@@ -1,0 +1,31 @@
+// The scheduled mandate debit's one activity: the debitMandate Update on the mandate flow, with the
+// period's idempotency key (and the same Update id), so a retried attempt is the same debit.
+import { ApplicationFailure } from '@temporalio/activity';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { debitMandateUpdate, mandateWorkflowId, type MandateDebit } from '../shared/mandate';
+import type { ActivityDeps } from './index';
+
+export function createScheduledMoneyActivities(deps: ActivityDeps) {
+  return {
+    async requestScheduledMandateDebit(req: { mandateRef: string; amount: number; narration?: string; idempotencyKey: string }): Promise<MandateDebit> {
+      if (!deps.temporal) {
+        // Retried: a worker with a Temporal client takes it; nothing was asked for.
+        throw ApplicationFailure.create({ type: 'ConfigurationError', message: 'this worker has no Temporal client for scheduled mandate debits' });
+      }
+      try {
+        return await deps.temporal.workflow.getHandle(mandateWorkflowId(req.mandateRef)).executeUpdate(debitMandateUpdate, {
+          args: [{ amount: req.amount, idempotencyKey: req.idempotencyKey, ...(req.narration ? { narration: req.narration } : {}) }],
+          updateId: `debit-${req.idempotencyKey}`,
+        });
+      } catch (err) {
+        if (err instanceof WorkflowUpdateFailedError) {
+          throw ApplicationFailure.create({ type: 'DebitRefused', message: err.cause?.message ?? err.message, nonRetryable: true });
+        }
+        if (err instanceof WorkflowNotFoundError) {
+          throw ApplicationFailure.create({ type: 'MandateNotFound', message: `no mandate flow ${mandateWorkflowId(req.mandateRef)} (ended, or never started)`, nonRetryable: true });
+        }
+        throw err;
+      }
+    },
+  };
+}

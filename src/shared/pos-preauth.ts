@@ -1,0 +1,176 @@
+// POS terminal pre-authorisation and its completion (F3 transaction_type Pre-Authorization, then
+// Completion; F4 requery), as workflows, starters and tests see it.
+//
+//   posPreAuthWorkflow   F3 Pre-Authorization through send-once → held, waiting (a durable timer)
+//                        for the completePreAuth Update (a fresh read of the same card, amount ≤ held)
+//                        or releasePreAuth, until the hold window ends (lapsed) → F3 Completion
+//                        through send-once, tied to the pre-authorisation by original_merchant_ref
+//
+// The completion's merchant_ref is derived from the pre-authorisation's (`CP<digest>`,
+// completionMerchantRef): one pre-authorisation has one completion, and every attempt of it
+// carries the same reference. A second completePreAuth is refused by the Update's validator.
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { z } from 'zod';
+import { keyDigest } from './mandate';
+import type { OutcomeResolution } from './outcome';
+import {
+  POS_SEALED_FIELDS,
+  PosF3OptionsSchema,
+  PosSealedCardSchema,
+  PosTransactionInputSchema,
+  type PosResolveOutcome,
+  type PosStep,
+  type PosTransactionRecord,
+} from './pos';
+
+export const posPreAuthWorkflowId = (merchantRef: string): string => `pos-preauth-${merchantRef}`;
+/** The completion's F3 merchant_ref: `CP` + a 64-bit digest of the pre-authorisation's (15 characters). */
+export const completionMerchantRef = (preAuthMerchantRef: string): string => `CP${keyDigest(preAuthMerchantRef)}`;
+
+/** How long a pre-authorisation is held for its completion by default (docs/choices.md). */
+export const DEFAULT_HOLD_WINDOW = '7 days';
+
+const holdWindow = z
+  .union([
+    z.number().int('must be whole milliseconds').min(1_000, 'must be at least 1000 ms'),
+    z.string().regex(/^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/, 'must be a duration such as "30 minutes", "48h" or "7 days"'),
+  ])
+  .optional();
+
+const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as { [K in (typeof POS_SEALED_FIELDS)[number]]: true };
+
+/** The pre-authorisation as the starter takes it: the sale's fields (the card read) without transaction_type. */
+export const PosPreAuthInputSchema = PosTransactionInputSchema.omit({ transaction_type: true, options: true }).extend({
+  options: PosF3OptionsSchema.extend({
+    /** How long after the pre-authorisation was sent a completion is accepted; then the flow ends `lapsed`. Default 7 days. */
+    holdWindow,
+  }).optional(),
+});
+export type PosPreAuthInput = z.input<typeof PosPreAuthInputSchema>;
+export const PosSealedPreAuthInputSchema = PosPreAuthInputSchema.omit(sealedOmit).extend({ card: PosSealedCardSchema });
+export type PosSealedPreAuthInput = z.input<typeof PosSealedPreAuthInputSchema>;
+export type PosSealedPreAuthParsedInput = z.output<typeof PosSealedPreAuthInputSchema>;
+
+/** The completion's card read as the starter takes it: the same card presented again, and the amount to capture. */
+export const PosCompletionCardReadSchema = PosTransactionInputSchema.pick({
+  amount: true,
+  card_pan: true,
+  card_expiry_month: true,
+  card_expiry_year: true,
+  card_type: true,
+  cardholder_name: true,
+  card_sequence_number: true,
+  track2: true,
+  chipdata: true,
+  aid: true,
+  pin_block: true,
+});
+export type PosCompletionCardRead = z.input<typeof PosCompletionCardReadSchema>;
+
+/** The completePreAuth Update's argument: the amount and the sealed card read (never card data). */
+export const PosCompleteInputSchema = z.strictObject({
+  amount: PosTransactionInputSchema.shape.amount,
+  card: PosSealedCardSchema,
+  aid: PosTransactionInputSchema.shape.aid,
+  card_type: PosTransactionInputSchema.shape.card_type,
+});
+export type PosCompleteInput = z.input<typeof PosCompleteInputSchema>;
+
+export interface PosCompletionAccepted {
+  completionMerchantRef: string;
+  amount: number;
+  /** Workflow time (ISO) at which the Update was accepted. */
+  acceptedAt: string;
+}
+
+/** Asks the held pre-authorisation to complete (once). Refused unless the flow is `held`, the hold window is open, the amount ≤ held and the card is the pre-authorisation's. */
+export const completePreAuthUpdate = defineUpdate<PosCompletionAccepted, [PosCompleteInput]>('completePreAuth');
+/** The merchant will not complete: the flow ends `released` (the spec has no call to release a hold; it lapses at the issuer). */
+export const releasePreAuthUpdate = defineUpdate<{ releasedAt: string }, [{ reason?: string }]>('releasePreAuth');
+
+export type PosPreAuthStatus =
+  | 'validating'
+  | 'initiating'
+  | 'requerying'
+  | 'retry_wait'
+  | 'outcome_unknown'
+  /** Approved: the funds are held; waiting for completePreAuth or releasePreAuth until the window ends. */
+  | 'held'
+  | 'completing'
+  /** The completion was approved: money moved (the completion's amount). */
+  | 'completed'
+  /** The window ended without a completion: no money moved beyond the hold, which lapses at the issuer. */
+  | 'lapsed'
+  /** The merchant released it: no completion will be sent. */
+  | 'released'
+  // the pre-authorisation itself did not hold
+  | 'declined'
+  | 'rejected'
+  | 'not_received'
+  | 'card_data_unavailable'
+  // the completion did not move money (the hold lapses at the issuer)
+  | 'completion_declined'
+  | 'completion_rejected'
+  | 'completion_not_received';
+
+export const POS_PREAUTH_FINAL_STATUSES: readonly PosPreAuthStatus[] = [
+  'completed', 'lapsed', 'released', 'declined', 'rejected', 'not_received', 'card_data_unavailable', 'completion_declined', 'completion_rejected', 'completion_not_received',
+];
+
+export interface PosCompletionState {
+  merchantRef: string;
+  amount: number;
+  status: 'initiating' | 'requerying' | 'retry_wait' | 'outcome_unknown' | 'approved' | 'declined' | 'rejected' | 'not_received' | 'card_data_unavailable';
+  attempt: number;
+  steps: PosStep[];
+  card: { maskedPan: string };
+  transaction?: PosTransactionRecord;
+  action?: string;
+  resolution?: OutcomeResolution<PosResolveOutcome>;
+}
+
+export interface PosPreAuthState {
+  merchantRef: string;
+  status: PosPreAuthStatus;
+  /** Which F3 the flow is at. */
+  phase: 'preauth' | 'completion';
+  /** The pre-authorised (held) amount, lowest unit. */
+  amount: number;
+  currency: string;
+  attempt: number;
+  steps: PosStep[];
+  card?: { maskedPan: string };
+  /** The pre-authorisation's record (F3/F4). */
+  transaction?: PosTransactionRecord;
+  /** Workflow time (ISO) of the first pre-authorisation send: the window counts from it. */
+  heldSince?: string;
+  /** A completion is accepted until then (ISO). */
+  holdUntil?: string;
+  completion?: PosCompletionState;
+  /** Completions whose card read expired before the service received them (nothing sent; a new one may follow). */
+  completionsNotSent?: number;
+  releaseReason?: string;
+  resolution?: OutcomeResolution<PosResolveOutcome>;
+}
+
+export interface PosPreAuthResult extends PosPreAuthState {
+  status: Exclude<PosPreAuthStatus, 'validating' | 'initiating' | 'requerying' | 'retry_wait' | 'held' | 'completing'>;
+  action: string;
+  cancelRequested?: boolean;
+}
+
+export const posPreAuthStateQuery = defineQuery<PosPreAuthState>('posPreAuthState');
+
+/** '7 days', '48h', '30 minutes', or milliseconds → milliseconds. */
+export function holdWindowMs(d: string | number): number {
+  if (typeof d === 'number') return d;
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/.exec(d.trim());
+  if (!m) throw new TypeError(`not a duration: ${d}`);
+  const n = Number(m[1]);
+  const u = m[2];
+  if (u === 'ms' || u.startsWith('milli')) return n;
+  if (u.startsWith('s')) return n * 1000;
+  if (u.startsWith('m')) return n * 60_000;
+  if (u.startsWith('h')) return n * 3_600_000;
+  return n * 86_400_000;
+}

@@ -1,0 +1,67 @@
+// CLI: `npm run cli -- ops <command>`: what needs a person, and how to settle it.
+//
+//   ops summary                          counts per list
+//   ops list outcome-unknown [--json]    one list (unmatched-webhooks, outcome-unknown, late-payments, handoff-failed, frozen-credits)
+//   ops resolve <workflowId> --outcome success --reason "bank statement 12/11" --operator ops@merchant
+//   ops resolve-debit <mandateRef> --debit <key|reference> --outcome debited --reason ... --operator ...
+//   ops release-webhook <holderWorkflowId> [--to <workflowId>]
+import type { Command } from 'commander';
+import { ATTENTION_KINDS, attentionSummary, listAttention, releaseUnmatchedWebhook, resolveParkedFlow, type AttentionItem, type AttentionKind } from '../ops';
+import { resolveMandateDebit } from '../mandates';
+import type { ContextFactory } from './index';
+
+export function renderAttentionItem(i: AttentionItem): string {
+  const amount = i.amount !== undefined ? ` ${i.amount} ${i.currency ?? ''}`.trimEnd() : '';
+  return `${i.workflowId}  ${i.flow ?? '?'}  ${i.reference ?? ''}  ${i.status ?? ''}${amount}  ${i.running ? 'running' : `closed ${i.closeTime ?? ''}`}`;
+}
+
+export function registerOpsCommands(program: Command, context: ContextFactory): void {
+  const ops = program.command('ops').description('operator tools: what needs a person, and how to settle it (recorded on the flow)');
+
+  ops.command('summary').description('how many items each list holds').action(async () => {
+    const counts = await attentionSummary(await context());
+    for (const kind of ATTENTION_KINDS) console.log(`${kind.padEnd(20)} ${counts[kind]}`);
+  });
+
+  ops.command('list <kind>')
+    .description(`one list: ${ATTENTION_KINDS.join(', ')}`)
+    .option('--limit <n>', 'at most this many', '100')
+    .option('--json', 'print JSON')
+    .action(async (kind: string, o: { limit: string; json?: boolean }) => {
+      if (!ATTENTION_KINDS.includes(kind as AttentionKind)) throw new Error(`kind: must be one of ${ATTENTION_KINDS.join(', ')}`);
+      const items = await listAttention(await context(), kind as AttentionKind, { limit: Number(o.limit) });
+      if (o.json) console.log(JSON.stringify(items, null, 2));
+      else {
+        for (const i of items) console.log(renderAttentionItem(i));
+        console.log(`${items.length} item(s)`);
+      }
+    });
+
+  ops.command('resolve <workflowId>')
+    .description('settle a parked payment, POS sale or vend (resolveOutcome) with the outcome you established')
+    .requiredOption('--outcome <outcome>', "the flow's outcome (payments: success|failed; POS sale: approved|declined|not_received; vend: vended|failed|not_vended)")
+    .requiredOption('--reason <text>', 'where the outcome was established')
+    .requiredOption('--operator <name>', 'who decides')
+    .action(async (workflowId: string, o: { outcome: string; reason: string; operator: string }) => {
+      console.log(JSON.stringify(await resolveParkedFlow(await context(), workflowId, o), null, 2));
+    });
+
+  ops.command('resolve-debit <mandateRef>')
+    .description("settle a mandate's unresolved debit (resolveDebit)")
+    .requiredOption('--debit <key>', "the debit's idempotency key or reference")
+    .requiredOption('--outcome <outcome>', 'debited | not_debited')
+    .requiredOption('--reason <text>', 'where the outcome was established')
+    .requiredOption('--operator <name>', 'who decides')
+    .action(async (mandateRef: string, o: { debit: string; outcome: string; reason: string; operator: string }) => {
+      if (o.outcome !== 'debited' && o.outcome !== 'not_debited') throw new Error('outcome: must be debited or not_debited');
+      console.log(JSON.stringify(await resolveMandateDebit((await context()).client, mandateRef, { debitKey: o.debit, outcome: o.outcome, reason: o.reason, operator: o.operator }), null, 2));
+    });
+
+  ops.command('release-webhook <holderWorkflowId>')
+    .description('end an unmatched-webhook holder, forwarding its events to a flow (which verifies them) with --to')
+    .option('--to <workflowId>', 'the flow the webhook belongs to')
+    .action(async (holder: string, o: { to?: string }) => {
+      const events = await releaseUnmatchedWebhook(await context(), holder, o.to ? { toWorkflowId: o.to } : {});
+      console.log(`released ${events.length} event(s)${o.to ? ` to ${o.to}` : ''}`);
+    });
+}

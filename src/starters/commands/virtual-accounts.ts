@@ -1,0 +1,127 @@
+// CLI: `npm run cli -- va <command>`.
+//
+//   va create --customer-id CUST1 --first-name Ada --last-name Obi --phone 08012345678 \
+//             --dob 01/15/1990 --gender 2 --address "1 Marina" --bvn-file bvn.txt
+//   va account CUST1 | va customer 4567891234 | va accounts | va transactions [--customer-id|--account|--reference]
+//   va error-log | va sweep | va credit <reference> | va retry-handoff <reference> --operator --reason
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { PaymentsClient } from '../../api';
+import { openPaymentsClient } from '../connect';
+import {
+  createBusinessVirtualAccount, createCustomerVirtualAccount, getVirtualAccountCreditState, retryVirtualAccountCreditHandoff, sweepWebhookErrorLog,
+} from '../virtual-accounts';
+import type { ContextFactory } from './index';
+
+const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
+
+/** The BVN is read from a file or stdin ('-'), never from the command line (shell history, process list). */
+function readBvn(file: string): string {
+  return (file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8')).trim();
+}
+
+async function withApi<T>(fn: (api: PaymentsClient) => Promise<T>): Promise<T> {
+  const api = openPaymentsClient();
+  try {
+    return await fn(api);
+  } finally {
+    await api.close();
+  }
+}
+
+export function registerVirtualAccountCommands(program: Command, context: ContextFactory): void {
+  const va = program.command('va').description('virtual accounts (C1-C11): accounts, lookups, credits and the webhook error log');
+
+  va.command('create')
+    .description('C1: create a customer account (the BVN is checked against name, date of birth, gender and phone)')
+    .requiredOption('--customer-id <id>', 'your unique customer_identifier')
+    .requiredOption('--first-name <name>', 'first name')
+    .requiredOption('--last-name <name>', 'last name')
+    .requiredOption('--phone <number>', 'mobile_num (at most 11 digits)')
+    .requiredOption('--dob <mm/dd/yyyy>', 'date of birth')
+    .requiredOption('--gender <1|2>', "'1' male, '2' female")
+    .requiredOption('--address <text>', 'address')
+    .requiredOption('--bvn-file <file>', "file holding the BVN ('-' for stdin)")
+    .option('--email <address>', 'e-mail')
+    .option('--beneficiary <account>', '10-digit settlement account (absent: merchant wallet, T+1)')
+    .action(async (o: { customerId: string; firstName: string; lastName: string; phone: string; dob: string; gender: string; address: string; bvnFile: string; email?: string; beneficiary?: string }) => {
+      const account = await withApi((api) => createCustomerVirtualAccount(api, {
+        customer_identifier: o.customerId, first_name: o.firstName, last_name: o.lastName, mobile_num: o.phone, dob: o.dob, gender: o.gender as '1' | '2',
+        address: o.address, bvn: readBvn(o.bvnFile), ...(o.email ? { email: o.email } : {}), ...(o.beneficiary ? { beneficiary_account: o.beneficiary } : {}),
+      }));
+      print(account);
+    });
+
+  va.command('create-business')
+    .description('C2: create a business account')
+    .requiredOption('--customer-id <id>', 'alphanumeric customer_identifier')
+    .requiredOption('--business-name <name>', 'business name')
+    .requiredOption('--phone <number>', 'mobile_num (at most 11 digits)')
+    .requiredOption('--bvn-file <file>', "file holding the BVN ('-' for stdin)")
+    .option('--beneficiary <account>', '10-digit settlement account')
+    .action(async (o: { customerId: string; businessName: string; phone: string; bvnFile: string; beneficiary?: string }) => {
+      print(await withApi((api) => createBusinessVirtualAccount(api, {
+        customer_identifier: o.customerId, business_name: o.businessName, mobile_num: o.phone, bvn: readBvn(o.bvnFile), ...(o.beneficiary ? { beneficiary_account: o.beneficiary } : {}),
+      })));
+    });
+
+  va.command('account <customerId>').description('C7: the account of a customer_identifier').action(async (id: string) => {
+    print((await withApi((api) => api.virtualAccounts.accountByCustomerIdentifier({ customer_identifier: id }))).data);
+  });
+
+  va.command('customer <accountNumber>').description('C6: the customer of a 10-digit account number').action(async (n: string) => {
+    print((await withApi((api) => api.virtualAccounts.customerByAccountNumber({ virtual_account_number: n }))).data);
+  });
+
+  va.command('accounts')
+    .description("C8: the merchant's accounts")
+    .option('--page <n>', 'page', '1')
+    .option('--per-page <n>', 'rows per page', '20')
+    .action(async (o: { page: string; perPage: string }) => {
+      print((await withApi((api) => api.virtualAccounts.merchantAccounts({ page: o.page, perPage: o.perPage }))).data);
+    });
+
+  va.command('transactions')
+    .description('C3 (--customer-id) or C5 (filters): credits with their freeze state')
+    .option('--customer-id <id>', "one customer's transactions (C3)")
+    .option('--account <number>', 'C5: by virtual account number')
+    .option('--reference <ref>', 'C5: by transaction reference')
+    .option('--per-page <n>', 'C5: rows per page', '20')
+    .action(async (o: { customerId?: string; account?: string; reference?: string; perPage: string }) => {
+      const rows = await withApi(async (api) =>
+        o.customerId
+          ? (await api.virtualAccounts.customerTransactions({ customer_identifier: o.customerId })).data
+          : (await api.virtualAccounts.merchantTransactionsFiltered({ perPage: Number(o.perPage), ...(o.account ? { virtualAccount: o.account } : {}), ...(o.reference ? { transactionReference: o.reference } : {}) })).data.rows,
+      );
+      for (const t of rows) {
+        const frozen = t.frozen_transaction ? ` FROZEN(${t.frozen_transaction.freeze_transaction_ref ?? ''}${t.frozen_transaction.reason ? `: ${t.frozen_transaction.reason}` : ''})` : '';
+        console.log(`${t.transaction_reference}  ${t.virtual_account_number ?? ''}  ${t.principal_amount ?? ''} ${t.currency ?? ''}  settled ${t.settled_amount ?? ''}${frozen}`);
+      }
+      console.log(`${rows.length} transaction(s)`);
+    });
+
+  va.command('error-log').description('C10: notifications the service could not deliver (the sweep works them off)').action(async () => {
+    const page = (await withApi((api) => api.virtualAccounts.webhookErrorLog({ page: 1, perPage: 100 }))).data;
+    for (const r of page.rows) console.log(`${r.transaction_ref}  ${r.payload.principal_amount ?? ''} ${r.payload.currency ?? ''}  account ${r.payload.virtual_account_number ?? ''}`);
+    console.log(`${page.count} row(s)`);
+  });
+
+  va.command('sweep').description('sweep the webhook error log now: start or find each credit, delete rows whose credit is recorded').action(async () => {
+    const ctx = await context();
+    const s = await sweepWebhookErrorLog(ctx);
+    console.log(`rows ${s.rows}: started ${s.started}, already known ${s.known}, deleted ${s.deleted}, left ${s.left}, invalid ${s.invalid.length}`);
+    for (const i of s.invalid) console.log(`  invalid ${i.transactionRef}: ${i.problem}`);
+  });
+
+  va.command('credit <reference>').description("a credit workflow's state (recording, frozen, handing_over, handoff_failed, credited)").action(async (ref: string) => {
+    print(await getVirtualAccountCreditState(await context(), ref));
+  });
+
+  va.command('retry-handoff <reference>')
+    .description('operator: hand a credit over again after the handler gave up (handoff_failed)')
+    .requiredOption('--operator <name>', 'who decides')
+    .requiredOption('--reason <text>', 'why')
+    .action(async (ref: string, o: { operator: string; reason: string }) => {
+      print(await retryVirtualAccountCreditHandoff(await context(), ref, o));
+    });
+}

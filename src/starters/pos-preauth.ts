@@ -1,0 +1,118 @@
+// Typed starters for the POS pre-authorisation flow: hold (F3 Pre-Authorization), then complete
+// (F3 Completion, once) or release, within the hold window.
+//
+// The card read of the pre-authorisation and the one of its completion (the same card presented
+// again: chip data is single-use and bound to the amount) are each checked and sealed into the
+// claim-check store; the workflow and its Update get only handles, BIN and last four.
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { POS_SEALED_FIELDS, issuesOf, type PosSealedCardData } from '../shared/pos';
+import {
+  PosCompletionCardReadSchema,
+  PosPreAuthInputSchema,
+  completePreAuthUpdate,
+  posPreAuthWorkflowId,
+  releasePreAuthUpdate,
+  type PosCompletionAccepted,
+  type PosCompletionCardRead,
+  type PosPreAuthInput,
+  type PosPreAuthResult,
+  type PosSealedPreAuthInput,
+} from '../shared/pos-preauth';
+import { paymentSearchAttributes } from '../shared/search-attributes';
+import type { StarterContext } from './connect';
+import { InvalidStarterInputError, type PosTerminalSession } from './pos';
+import { retryTransient, startRetrying } from './temporal-retry';
+import type { posPreAuthWorkflow } from '../workflows/pos-preauth';
+
+/** The flow refused completePreAuth or releasePreAuth (not held, window over, amount over the hold, another card, already completing). */
+export class PosPreAuthRefusedError extends Error {
+  override readonly name = 'PosPreAuthRefusedError';
+}
+
+export type PosPreAuthStartInput = Omit<PosPreAuthInput, 'terminal_id'> & { terminal_id?: string };
+
+const sealCardRead = async (ctx: StarterContext, v: Record<string, unknown>): Promise<string> => {
+  const sealedFields = POS_SEALED_FIELDS as readonly string[];
+  return ctx.claimCheck.seal('pos-card', Object.fromEntries(Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined)) as PosSealedCardData);
+};
+
+/** Starts a pre-authorisation (workflow id `pos-preauth-<merchant_ref>`; a second start for it is refused). */
+export async function startPosPreAuth(ctx: StarterContext, input: PosPreAuthStartInput, session?: Pick<PosTerminalSession, 'terminalId'>): Promise<WorkflowHandle<typeof posPreAuthWorkflow>> {
+  const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosPreAuthInput;
+  const parsed = PosPreAuthInputSchema.safeParse(full);
+  if (!parsed.success) throw new InvalidStarterInputError('POS pre-authorisation', issuesOf(parsed.error));
+  const v = parsed.data;
+  const handle = await sealCardRead(ctx, v);
+  const sealedFields = POS_SEALED_FIELDS as readonly string[];
+  const sealedInput = {
+    ...Object.fromEntries(Object.entries(full).filter(([k]) => !sealedFields.includes(k))),
+    card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) },
+  } as PosSealedPreAuthInput;
+  try {
+    return await startRetrying(
+      'start POS pre-authorisation',
+      () =>
+        ctx.client.workflow.start<typeof posPreAuthWorkflow>('posPreAuthWorkflow', {
+          workflowId: posPreAuthWorkflowId(v.merchant_ref),
+          taskQueue: ctx.taskQueue,
+          args: [sealedInput],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-preauth', reference: v.merchant_ref, status: 'validating', amount: Number(v.amount), currency: v.currency }),
+        }),
+      () => posPreAuthHandle(ctx, v.merchant_ref),
+    );
+  } catch (err) {
+    await ctx.claimCheck.discard(handle).catch(() => undefined);
+    throw err;
+  }
+}
+
+export function posPreAuthHandle(ctx: StarterContext, merchantRef: string): WorkflowHandle<typeof posPreAuthWorkflow> {
+  return ctx.client.workflow.getHandle<typeof posPreAuthWorkflow>(posPreAuthWorkflowId(merchantRef));
+}
+
+async function update<T>(run: (updateId: string) => Promise<T>): Promise<T> {
+  const updateId = randomUUID();
+  try {
+    return await retryTransient('POS pre-authorisation (Update)', () => run(updateId));
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) throw new PosPreAuthRefusedError(err.cause instanceof Error ? err.cause.message : err.message);
+    if (err instanceof WorkflowNotFoundError) throw new PosPreAuthRefusedError(`no pre-authorisation is held under this merchant_ref: it has ended (completed, lapsed, released...) or never started (${err.message})`);
+    throw err;
+  }
+}
+
+/**
+ * Completes the held pre-authorisation `merchantRef` with a fresh read of the same card, for at
+ * most the held amount. Answers once the flow accepted it (follow the handle for the outcome);
+ * a second completion, or one after the window, is refused (PosPreAuthRefusedError).
+ */
+export async function completePosPreAuth(ctx: StarterContext, merchantRef: string, cardRead: PosCompletionCardRead): Promise<PosCompletionAccepted> {
+  const parsed = PosCompletionCardReadSchema.safeParse(cardRead);
+  if (!parsed.success) throw new InvalidStarterInputError('POS completion', issuesOf(parsed.error));
+  const v = parsed.data;
+  const handle = await sealCardRead(ctx, v);
+  try {
+    return await update((updateId) =>
+      posPreAuthHandle(ctx, merchantRef).executeUpdate(completePreAuthUpdate, {
+        args: [{ amount: v.amount, card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) }, aid: v.aid, ...(v.card_type ? { card_type: v.card_type } : {}) }],
+        updateId,
+      }),
+    );
+  } catch (err) {
+    // Refused: the sealed card read will not be used. (After any other failure the Update may have
+    // landed; the record is kept for it, and its TTL ends it otherwise.)
+    if (err instanceof PosPreAuthRefusedError) await ctx.claimCheck.discard(handle).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The merchant will not complete: the flow ends `released` (nothing is sent; the hold lapses at the issuer). */
+export async function releasePosPreAuth(ctx: StarterContext, merchantRef: string, reason?: string): Promise<{ releasedAt: string }> {
+  return update((updateId) => posPreAuthHandle(ctx, merchantRef).executeUpdate(releasePreAuthUpdate, { args: [reason ? { reason } : {}], updateId }));
+}
+
+export async function runPosPreAuth(ctx: StarterContext, input: PosPreAuthStartInput, session?: Pick<PosTerminalSession, 'terminalId'>): Promise<PosPreAuthResult> {
+  return (await startPosPreAuth(ctx, input, session)).result();
+}

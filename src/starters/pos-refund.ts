@@ -1,0 +1,94 @@
+// Typed starters for the POS refund flow (F3 Refund of one approved sale).
+//
+// The refund request id is the caller's idempotency key: it names the refund's merchant_ref
+// (RF<digest>) and its workflow (`pos-refund-<merchant_ref>`). Starting the same request again
+// returns the same refund's handle (after checking it is the same sale and amount) and sends
+// nothing new; the same id for another sale or amount is refused. The card read (the card of the
+// original sale, presented again) is checked, then sealed into the claim-check store like a
+// sale's: the workflow gets its handle, BIN and last four.
+import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import { POS_SEALED_FIELDS, issuesOf, type PosSealedCardData } from '../shared/pos';
+import {
+  PosRefundInputSchema,
+  posRefundLedgerWorkflowId,
+  posRefundStateQuery,
+  posRefundWorkflowId,
+  refundLedgerStateQuery,
+  refundMerchantRef,
+  type PosRefundInput,
+  type PosRefundResult,
+  type PosSealedRefundInput,
+  type RefundLedgerState,
+} from '../shared/pos-refund';
+import { paymentSearchAttributes } from '../shared/search-attributes';
+import type { StarterContext } from './connect';
+import { InvalidStarterInputError, type PosTerminalSession } from './pos';
+import { retryTransient, startRetrying } from './temporal-retry';
+import type { posRefundWorkflow } from '../workflows/pos-refund';
+
+export type PosRefundStartInput = Omit<PosRefundInput, 'terminal_id'> & { terminal_id?: string };
+
+/**
+ * Starts (or finds) the refund of `original_merchant_ref` named by `refund_request_id`. Every rule
+ * is checked first (InvalidStarterInputError names field and rule, never the value); the flow then
+ * checks the sale by F4, reserves the amount in the sale's refund ledger and sends F3 Refund once.
+ */
+export async function startPosRefund(ctx: StarterContext, input: PosRefundStartInput, session?: Pick<PosTerminalSession, 'terminalId'>): Promise<WorkflowHandle<typeof posRefundWorkflow>> {
+  const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosRefundInput;
+  const parsed = PosRefundInputSchema.safeParse(full);
+  if (!parsed.success) throw new InvalidStarterInputError('POS refund', issuesOf(parsed.error));
+  const v = parsed.data;
+  const merchantRef = refundMerchantRef(v.refund_request_id);
+  const sealedFields = POS_SEALED_FIELDS as readonly string[];
+  const cardData = Object.fromEntries(Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined)) as PosSealedCardData;
+  const handle = await ctx.claimCheck.seal('pos-card', cardData);
+  const sealedInput = {
+    ...Object.fromEntries(Object.entries(full).filter(([k]) => !sealedFields.includes(k))),
+    card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) },
+  } as PosSealedRefundInput;
+  try {
+    return await startRetrying(
+      'start POS refund',
+      () =>
+        ctx.client.workflow.start<typeof posRefundWorkflow>('posRefundWorkflow', {
+          workflowId: posRefundWorkflowId(merchantRef),
+          taskQueue: ctx.taskQueue,
+          args: [sealedInput],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-refund', reference: merchantRef, status: 'validating', amount: Number(v.amount), currency: v.currency }),
+        }),
+      () => posRefundHandle(ctx, v.refund_request_id),
+    );
+  } catch (err) {
+    await ctx.claimCheck.discard(handle).catch(() => undefined);
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    // The same refund request again: the same refund, if it is the same sale and amount.
+    const existing = posRefundHandle(ctx, v.refund_request_id);
+    const s = await retryTransient('query POS refund', () => existing.query(posRefundStateQuery));
+    if (s.originalMerchantRef !== v.original_merchant_ref || s.amount !== Number(v.amount) || s.currency !== v.currency) {
+      throw new InvalidStarterInputError('POS refund', [
+        { path: 'refund_request_id', message: `was already used for the refund of ${s.amount} ${s.currency} of sale ${s.originalMerchantRef}; a refund request id names one refund` },
+      ]);
+    }
+    return existing;
+  }
+}
+
+/** The refund named by the caller's refund request id. */
+export function posRefundHandle(ctx: StarterContext, refundRequestId: string): WorkflowHandle<typeof posRefundWorkflow> {
+  return ctx.client.workflow.getHandle<typeof posRefundWorkflow>(posRefundWorkflowId(refundMerchantRef(refundRequestId)));
+}
+
+export async function runPosRefund(ctx: StarterContext, input: PosRefundStartInput, session?: Pick<PosTerminalSession, 'terminalId'>): Promise<PosRefundResult> {
+  return (await startPosRefund(ctx, input, session)).result();
+}
+
+/** What a sale's refund ledger holds (refunded, in flight, left); undefined when no refund ever reserved against the sale. */
+export async function posRefundLedger(ctx: StarterContext, originalMerchantRef: string): Promise<RefundLedgerState | undefined> {
+  try {
+    return await retryTransient('query POS refund ledger', () => ctx.client.workflow.getHandle(posRefundLedgerWorkflowId(originalMerchantRef)).query(refundLedgerStateQuery));
+  } catch (err) {
+    if (err instanceof Error && err.name === 'WorkflowNotFoundError') return undefined;
+    throw err;
+  }
+}

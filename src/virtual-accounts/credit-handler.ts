@@ -1,0 +1,88 @@
+// The merchant's credit handler: where a recorded virtual-account credit is handed to the
+// merchant's own business logic. Either a function registered in the worker (ActivityDeps
+// `creditHandler`) or an HTTP callback to the merchant's backend (VA_CREDIT_CALLBACK_URL).
+//
+// Delivery is at least once, with the transaction reference as the idempotency key: a retried
+// hand-over (a lost answer, a worker that died mid-call) carries the same key, and the handler
+// must treat a key it has seen as done. The credit workflow calls it only for the delivery that
+// recorded the credit, never for a duplicate notification.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { request } from 'undici';
+import type { CreditedVirtualAccountTransaction } from '../shared/virtual-account-webhook';
+
+/** What a handler receives. */
+export interface CreditHandoffRequest {
+  /** The transaction reference: the same on every retry of this credit's hand-over. */
+  idempotencyKey: string;
+  credit: CreditedVirtualAccountTransaction;
+  /** The freeze the service reported and that was released before the hand-over, if any. */
+  releasedFreeze?: { freezeTransactionRef?: string; reason?: string };
+}
+
+/** A handler answers normally when it took the credit (or had taken it under this key before). */
+export type CreditHandler = (req: CreditHandoffRequest) => Promise<{ detail?: string } | void>;
+
+/**
+ * Thrown by a handler that refuses the credit for good (it will not take it, however often asked):
+ * recorded as `refused`, not retried. Any other error is retried with backoff.
+ */
+export class CreditHandlerRefused extends Error {
+  override readonly name = 'CreditHandlerRefused';
+}
+
+export const CREDIT_SIGNATURE_HEADER = 'x-payflow-signature';
+export const CREDIT_IDEMPOTENCY_HEADER = 'idempotency-key';
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`: the timestamp is signed, so a replay can be refused by age. */
+export function signCreditCallback(secret: string, rawBody: string, timestampSeconds: number): string {
+  const mac = createHmac('sha256', secret).update(`${timestampSeconds}.${rawBody}`).digest('hex');
+  return `t=${timestampSeconds},v1=${mac}`;
+}
+
+/**
+ * For the merchant's side (and our tests): checks a callback's signature on the raw bytes and its
+ * age. Returns the reason when it does not verify.
+ */
+export function verifyCreditCallback(secret: string, rawBody: string, header: string | undefined, opts: { nowSeconds?: number; toleranceSeconds?: number } = {}): { ok: true } | { ok: false; reason: string } {
+  const parts = Object.fromEntries((header ?? '').split(',').map((p) => p.trim().split('=', 2) as [string, string]));
+  const t = Number(parts.t);
+  if (!header || !Number.isInteger(t) || !/^[0-9a-f]{64}$/.test(parts.v1 ?? '')) return { ok: false, reason: `${CREDIT_SIGNATURE_HEADER} is missing or malformed` };
+  const now = opts.nowSeconds ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - t) > (opts.toleranceSeconds ?? 300)) return { ok: false, reason: 'the signature timestamp is outside the tolerance' };
+  const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex'));
+  const got = Buffer.from(parts.v1!);
+  return expected.length === got.length && timingSafeEqual(expected, got) ? { ok: true } : { ok: false, reason: 'the signature does not match' };
+}
+
+/** Statuses that mean "ask again later": anything else 4xx is a refusal for good. */
+const RETRYABLE_4XX = new Set([408, 425, 429]);
+
+/**
+ * The HTTP callback: POST the credit as JSON, signed, with the idempotency key as a header.
+ * 2xx, or 409 (the merchant already has this key): taken. 408/425/429 and 5xx, timeouts, resets:
+ * retried. Any other 4xx: refused.
+ */
+export function httpCreditHandler(opts: { url: string; secret: string; timeoutMs?: number }): CreditHandler {
+  return async ({ idempotencyKey, credit, releasedFreeze }) => {
+    const body = JSON.stringify({ event: 'virtual_account.credit', idempotency_key: idempotencyKey, credit, ...(releasedFreeze ? { released_freeze: releasedFreeze } : {}) });
+    const res = await request(opts.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        [CREDIT_IDEMPOTENCY_HEADER]: idempotencyKey,
+        [CREDIT_SIGNATURE_HEADER]: signCreditCallback(opts.secret, body, Math.floor(Date.now() / 1000)),
+      },
+      body,
+      headersTimeout: opts.timeoutMs ?? 15_000,
+      bodyTimeout: opts.timeoutMs ?? 15_000,
+    });
+    // Only the status matters; the body is read (bounded) for the record and to free the socket.
+    const text = (await res.body.text()).slice(0, 200);
+    if (res.statusCode >= 200 && res.statusCode < 300) return { detail: `HTTP ${res.statusCode}` };
+    if (res.statusCode === 409) return { detail: 'HTTP 409: the handler already had this idempotency key' };
+    if (res.statusCode >= 400 && res.statusCode < 500 && !RETRYABLE_4XX.has(res.statusCode)) {
+      throw new CreditHandlerRefused(`the credit handler refused the credit: HTTP ${res.statusCode}${text ? ` ${text}` : ''}`);
+    }
+    throw new Error(`the credit handler answered HTTP ${res.statusCode}; retried`);
+  };
+}

@@ -1,0 +1,80 @@
+// The webhook error log sweep (C10/C11), run by a Temporal Schedule (src/temporal/schedules.ts).
+//
+// The service keeps every credit notification we did not acknowledge in its error log until the
+// merchant deletes the entry "after the merchant's record is updated". Each row starts — or finds —
+// the credit workflow for its reference, and the row is deleted only once the durable record
+// (va_credit_records) holds the credit. A crash between the two leaves the row for the next sweep,
+// which finds the credit workflow (or the record) and deletes it then: never lost, never doubled.
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import type { createVirtualAccountActivities } from '../activities/virtual-accounts';
+import { virtualAccountCreditWorkflowId, type ErrorLogSweepSummary, type VirtualAccountCredit } from '../shared/virtual-account-webhook';
+import { virtualAccountCreditWorkflow } from './virtual-account-credit';
+
+type VirtualAccountActivities = ReturnType<typeof createVirtualAccountActivities>;
+
+const { readWebhookErrorLog, isVirtualAccountCreditRecorded, deleteWebhookErrorLogEntry } = proxyActivities<VirtualAccountActivities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
+});
+
+export interface ErrorLogSweepInput {
+  /** Rows read per C10 call (the service returns at most 100). */
+  perPage?: number;
+  /** C10 reads per sweep: a long log is worked off over several sweeps (history stays bounded). */
+  maxRounds?: number;
+  /** How long to wait for a just-started credit to be recorded before leaving its row for the next sweep. */
+  recordWaitMs?: number;
+}
+
+const ROWS_AT_ONCE = 10;
+
+export async function virtualAccountErrorLogSweepWorkflow(input: ErrorLogSweepInput = {}): Promise<ErrorLogSweepSummary> {
+  const perPage = input.perPage ?? 100;
+  const summary: ErrorLogSweepSummary = { rows: 0, started: 0, known: 0, deleted: 0, left: 0, invalid: [] };
+  for (let round = 0; round < (input.maxRounds ?? 3); round++) {
+    const page = await readWebhookErrorLog({ perPage });
+    summary.rows += page.credits.length + page.invalid.length;
+    summary.invalid.push(...page.invalid.filter((i) => !summary.invalid.some((s) => s.transactionRef === i.transactionRef)));
+    const before = summary.deleted;
+    for (let i = 0; i < page.credits.length; i += ROWS_AT_ONCE) {
+      await Promise.all(page.credits.slice(i, i + ROWS_AT_ONCE).map((credit) => sweepRow(credit, summary, input.recordWaitMs ?? 10_000)));
+    }
+    // Another read only when this one was full and made progress (a stuck row must not spin).
+    if (page.credits.length + page.invalid.length < perPage || summary.deleted === before) break;
+  }
+  return summary;
+}
+
+async function sweepRow(credit: VirtualAccountCredit, summary: ErrorLogSweepSummary, recordWaitMs: number): Promise<void> {
+  const ref = credit.transactionReference;
+  try {
+    await startChild(virtualAccountCreditWorkflow, {
+      workflowId: virtualAccountCreditWorkflowId(ref),
+      args: [credit],
+      // The credit lives on after the sweep (it may wait for a freeze or the hand-over).
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    });
+    summary.started += 1;
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    summary.known += 1; // delivered before, or swept before: its record decides
+  }
+  // C11 only after the credit is durably recorded.
+  let recorded = await isVirtualAccountCreditRecorded(ref);
+  for (let waited = 0; !recorded && waited < recordWaitMs; waited += 2_000) {
+    await sleep(2_000);
+    recorded = await isVirtualAccountCreditRecorded(ref);
+  }
+  if (!recorded) {
+    summary.left += 1;
+    return;
+  }
+  try {
+    await deleteWebhookErrorLogEntry(ref);
+    summary.deleted += 1;
+  } catch {
+    summary.left += 1; // recorded; the next sweep deletes it
+  }
+}

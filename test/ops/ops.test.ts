@@ -1,0 +1,80 @@
+// Operator tools against a running stack (dev server, worker, sandbox over HTTP): the lists find
+// what needs a person through the search attributes, and the actions settle it on the flow itself.
+import { createHmac, randomUUID } from 'node:crypto';
+import { createLogger } from '../../src/logging/logger';
+import { runServices, type RunningServices } from '../../src/stack/services';
+import { openPosTerminalSession, startPosTransaction, type PosTerminalSession } from '../../src/starters/pos';
+import { attentionSummary, listAttention, releaseUnmatchedWebhook, resolveParkedFlow, type AttentionItem, type AttentionKind } from '../../src/starters/ops';
+import { posTransactionStateQuery, type PosTransactionResult } from '../../src/shared/pos';
+import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { SandboxAdmin, sandboxCard, shortRef } from '../pos/sandbox';
+
+jest.setTimeout(120_000);
+
+const config = testConfig();
+let services: RunningServices;
+let admin: SandboxAdmin;
+let session: PosTerminalSession;
+
+beforeAll(async () => {
+  services = await runServices({ config, logger: createLogger({ destination: new LogCapture() }), workflowBundle: await workflowBundle() });
+  admin = new SandboxAdmin(services.sandboxUrl!);
+  session = await openPosTerminalSession(services.api, { serial_no: 'SN-0001' });
+}, 60_000);
+afterAll(async () => {
+  session?.close();
+  await services?.stop();
+});
+
+/** Visibility is eventually consistent: read the list until it says what we expect. */
+async function listUntil(kind: AttentionKind, ok: (items: AttentionItem[]) => boolean): Promise<AttentionItem[]> {
+  let items: AttentionItem[] = [];
+  for (let i = 0; i < 100; i++) {
+    items = await listAttention(services.starters, kind);
+    if (ok(items)) return items;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${kind}: not reached; last ${JSON.stringify(items)}`);
+}
+
+it('outcome-unknown lists a POS sale the service cannot confirm; ops resolve settles it with the operator and reason recorded, and it leaves the list', async () => {
+  await admin.fault({ method: 'POST', path: '/transaction', kind: 'drop-after-processing', count: 1 });
+  await admin.fault({ method: 'GET', path: '/transaction/by-ref/', kind: 'error5xx', status: 503 });
+  try {
+    const ref = shortRef('ops');
+    const input = sandboxCard('0000', ref, session.terminalId, session.pinKey(), { options: { requerySettleDelay: '100ms', requeryTimeout: '2s', requeryBackoff: '500ms', requeryMaxBackoff: '1s' } });
+    const handle = await startPosTransaction(services.starters, input, session);
+    for (let i = 0; i < 200 && (await handle.query(posTransactionStateQuery)).status !== 'outcome_unknown'; i++) await new Promise((r) => setTimeout(r, 100));
+
+    const items = await listUntil('outcome-unknown', (l) => l.some((x) => x.workflowId === handle.workflowId));
+    expect(items.find((x) => x.workflowId === handle.workflowId)).toMatchObject({ flow: 'pos-terminal', reference: ref, status: 'outcome_unknown', running: true });
+    expect((await attentionSummary(services.starters))['outcome-unknown']).toBeGreaterThanOrEqual(1);
+
+    await expect(resolveParkedFlow(services.starters, handle.workflowId, { outcome: 'success', reason: 'x', operator: 'ops' })).rejects.toThrow();
+    const resolution = await resolveParkedFlow(services.starters, handle.workflowId, { outcome: 'approved', reason: 'terminal slip 0042', operator: 'ops@merchant' });
+    expect(resolution).toMatchObject({ outcome: 'approved', reason: 'terminal slip 0042', operator: 'ops@merchant', resolvedAt: expect.any(String) });
+    const result = (await handle.result()) as PosTransactionResult;
+    expect(result).toMatchObject({ status: 'approved', resolution: { operator: 'ops@merchant' } });
+    await listUntil('outcome-unknown', (l) => !l.some((x) => x.workflowId === handle.workflowId));
+  } finally {
+    await admin.clearFaults();
+  }
+});
+
+it('unmatched-webhooks lists a signed payment webhook no flow claimed; release-webhook forwards nothing, ends the holder, and it leaves the list', async () => {
+  const ref = `orphan-${randomUUID()}`;
+  const body = JSON.stringify({
+    Event: 'charge_successful', TransactionRef: ref,
+    Body: { amount: 10000, transaction_ref: ref, gateway_ref: `${ref}_1`, transaction_status: 'Success', email: 'p@example.com', merchant_id: 'M', currency: 'NGN', transaction_type: 'Card', merchant_amount: 9850, created_at: '2026-11-22T10:00:00.000Z', meta: {}, payment_information: { payment_type: 'card' }, is_recurring: false },
+  });
+  const signature = createHmac('sha512', config.payments.secretKey).update(body).digest('hex');
+  const res = await fetch(`${services.webhookUrl}/webhooks`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-encrypted-body': signature } });
+  expect(res.status).toBe(200);
+
+  const items = await listUntil('unmatched-webhooks', (l) => l.some((x) => x.reference === ref));
+  const holder = items.find((x) => x.reference === ref)!;
+  expect(holder).toMatchObject({ flow: 'unmatched-webhook', status: 'unmatched', running: true });
+  const events = await releaseUnmatchedWebhook(services.starters, holder.workflowId);
+  expect(events).toEqual([expect.objectContaining({ transactionRef: ref, amount: 10000 })]);
+  await listUntil('unmatched-webhooks', (l) => !l.some((x) => x.reference === ref));
+});

@@ -1,0 +1,249 @@
+// The POS pre-authorisation workflow on the time-skipping server with scripted F3/F4 activities:
+// hold, then one completion tied to the pre-authorisation (sent once; resent only after an F4
+// 404), a second completion refused, release, and the lapse at the end of a 7-day window (the
+// time-skipping server jumps the durable timer).
+import { randomUUID } from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createLogger } from '../../src/logging/logger';
+import { installTemporalRuntime } from '../../src/logging/temporal-logger';
+import { FailureTypes, type PosSealedCard } from '../../src/shared/pos';
+import { resolveOutcomeUpdate } from '../../src/shared/outcome';
+import {
+  completePreAuthUpdate,
+  completionMerchantRef,
+  posPreAuthStateQuery,
+  releasePreAuthUpdate,
+  type PosPreAuthStatus,
+  type PosSealedPreAuthInput,
+} from '../../src/shared/pos-preauth';
+import type { posPreAuthWorkflow } from '../../src/workflows/pos-preauth';
+import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
+import { LogCapture, workflowBundle } from '../helpers/temporal';
+import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { F3Script } from './f3-script';
+import { assertNoRetryWithoutRequery, sealedCardInput } from './helpers';
+
+installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+const script = new F3Script();
+const taskQueue = `pos-preauth-ts-${randomUUID()}`;
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+  worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: script.activities() });
+  running = worker.run();
+}, 120_000);
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+});
+afterEach(() => expect(script.leftovers()).toEqual({}));
+
+const uid = () => `P${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+const FAST = { requerySettleDelay: '10ms', retryBackoff: '10ms' } as const;
+const sameCard = (handle = `cc_${'B'.repeat(22)}`): PosSealedCard => ({ handle, bin: '539983', last4: '0008' });
+
+function preAuthInput(ref: string, over: Partial<PosSealedPreAuthInput> = {}): PosSealedPreAuthInput {
+  const { transaction_type: _t, ...rest } = sealedCardInput(ref);
+  void _t;
+  return { ...rest, options: FAST, ...over };
+}
+
+async function start(ref: string, over: Partial<PosSealedPreAuthInput> = {}) {
+  const h = await env.client.workflow.start<typeof posPreAuthWorkflow>('posPreAuthWorkflow', { workflowId: `pos-preauth-${ref}`, taskQueue, args: [preAuthInput(ref, over)] });
+  const waitFor = async (status: PosPreAuthStatus) => {
+    for (let i = 0; i < 100; i++) {
+      const s = await h.query(posPreAuthStateQuery);
+      if (s.status === status) return s;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`never reached ${status}: ${(await h.query(posPreAuthStateQuery)).status}`);
+  };
+  const complete = (amount: number, card: PosSealedCard = sameCard()) => h.executeUpdate(completePreAuthUpdate, { args: [{ amount, card, aid: '4F07A0000000041010' }] });
+  return { h, waitFor, complete };
+}
+const refused = (p: Promise<unknown>) => p.then(() => 'accepted', (e: { cause?: Error; message: string }) => e.cause?.message ?? e.message);
+
+describe('POS pre-authorisation: hold, then complete once', () => {
+  it('approved → held; completePreAuth → F3 Completion tied to it with its own deterministic merchant_ref → completed', async () => {
+    const ref = uid();
+    const cp = completionMerchantRef(ref);
+    script.on(ref, [{ code: '00' }]).on(cp, [{ code: '00' }]);
+    const { h, waitFor, complete } = await start(ref);
+    const held = await waitFor('held');
+    expect(held).toMatchObject({ amount: 150_000, phase: 'preauth', attempt: 1, card: { maskedPan: '539983******0008' } });
+    expect(Date.parse(held.holdUntil!) - Date.parse(held.heldSince!)).toBe(7 * 24 * 3600 * 1000); // default window
+    expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['held']);
+    expect(await complete(120_000)).toMatchObject({ completionMerchantRef: cp, amount: 120_000 });
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'completed', amount: 150_000, completion: { merchantRef: cp, amount: 120_000, status: 'approved', attempt: 1 } });
+    expect(cp).toMatch(/^CP[0-9a-z]{13}$/);
+    expect(script.sent.find((r) => r.merchant_ref === ref)).toMatchObject({ transaction_type: 'Pre-Authorization' });
+    expect(script.sent.find((r) => r.merchant_ref === ref)).not.toHaveProperty('original_merchant_ref');
+    expect(script.sent.find((r) => r.merchant_ref === cp)).toMatchObject({ transaction_type: 'Completion', original_merchant_ref: ref, amount: '120000', currency: 'NGN', account_type: 'DEFAULT', card: sameCard() });
+    expect(script.opsOf(cp)).toEqual(['initiate']);
+  });
+
+  it('a completion whose answer is lost: F4 finds it, never sent again', async () => {
+    const ref = uid();
+    const cp = completionMerchantRef(ref);
+    script.on(ref, [{ code: '00' }]).on(cp, [{ fail: FailureTypes.OutcomeUnknown }], [{ code: '00', type: 'Completion' }]);
+    const { h, waitFor, complete } = await start(ref);
+    await waitFor('held');
+    await complete(150_000);
+    expect(await h.result()).toMatchObject({ status: 'completed', completion: { attempt: 1 } });
+    expect(script.opsOf(cp)).toEqual(['initiate', 'requery:found']);
+  });
+
+  it('a completion lost and F4 404: resent once, same merchant_ref and request', async () => {
+    const ref = uid();
+    const cp = completionMerchantRef(ref);
+    script.on(ref, [{ code: '00' }]).on(cp, [{ fail: FailureTypes.OutcomeUnknown }, { code: '00' }], ['not_found']);
+    const { h, waitFor, complete } = await start(ref);
+    await waitFor('held');
+    await complete(1_000);
+    expect(await h.result()).toMatchObject({ status: 'completed', completion: { attempt: 2 } });
+    expect(script.opsOf(cp)).toEqual(['initiate', 'requery:not_found', 'initiate']);
+    const sent = script.sent.filter((r) => r.merchant_ref === cp);
+    expect(sent[1]).toEqual(sent[0]);
+    assertNoRetryWithoutRequery(script.calls);
+  });
+
+  it('a second completePreAuth is refused with a clear error while the first is parked outcome_unknown; resolveOutcome ends it', async () => {
+    const ref = uid();
+    const cp = completionMerchantRef(ref);
+    script.on(ref, [{ code: '00' }]).on(cp, [{ fail: FailureTypes.OutcomeUnknown }], Array.from({ length: 4 }, () => ({ fail: FailureTypes.Unauthorized })));
+    const { h, waitFor, complete } = await start(ref, { options: { ...FAST, requeryBackoff: '1 hour' } });
+    await waitFor('held');
+    await complete(100_000);
+    const parked = await waitFor('outcome_unknown');
+    expect(parked).toMatchObject({ phase: 'completion', completion: { status: 'outcome_unknown', merchantRef: cp } });
+    expect(await refused(complete(100_000))).toMatch(/completePreAuth refused: .*already being completed or was completed.*a completion is sent once/);
+    expect(await refused(h.executeUpdate(releasePreAuthUpdate, { args: [{}] }))).toMatch(/releasePreAuth refused/);
+    await h.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'approved', reason: 'acquirer capture file', operator: 'ops-2' }] });
+    expect(await h.result()).toMatchObject({ status: 'completed', completion: { resolution: { outcome: 'approved', operator: 'ops-2' } } });
+    expect(script.opsOf(cp).filter((o) => o === 'initiate')).toHaveLength(1);
+    script.f4.set(cp, []);
+  });
+
+  it('refused completions: over the held amount, another card; the hold stays', async () => {
+    const ref = uid();
+    const cp = completionMerchantRef(ref);
+    script.on(ref, [{ code: '00' }]).on(cp, [{ code: '00' }]);
+    const { h, waitFor, complete } = await start(ref);
+    await waitFor('held');
+    expect(await refused(complete(150_001))).toMatch(/amount 150001 is more than the 150000 held/);
+    expect(await refused(complete(1_000, { handle: `cc_${'C'.repeat(22)}`, bin: '539983', last4: '1111' }))).toMatch(/not the pre-authorised card/);
+    expect(await refused(complete(0))).toMatch(/amount must be greater than 0/);
+    expect((await h.query(posPreAuthStateQuery)).status).toBe('held');
+    await complete(150_000);
+    expect(await h.result()).toMatchObject({ status: 'completed' });
+  });
+
+  it("the completion's card read expired before it was sent: held again (nothing sent), a new completePreAuth completes", async () => {
+    const ref = uid();
+    const cp = completionMerchantRef(ref);
+    script.on(ref, [{ code: '00' }]).on(cp, [{ fail: SECRET_UNAVAILABLE }, { code: '00' }]);
+    const { h, waitFor, complete } = await start(ref);
+    await waitFor('held');
+    await complete(5_000, sameCard(`cc_${'D'.repeat(22)}`));
+    const again = await waitFor('held');
+    expect(again).toMatchObject({ completionsNotSent: 1, completion: { status: 'card_data_unavailable', attempt: 0 } });
+    await complete(5_000, sameCard(`cc_${'E'.repeat(22)}`));
+    expect(await h.result()).toMatchObject({ status: 'completed', completion: { attempt: 1, amount: 5_000 } });
+    expect(script.opsOf(cp)).toEqual(['initiate']);
+  });
+
+  it('a completion declined: completion_declined, final; nothing moved beyond the hold', async () => {
+    const ref = uid();
+    const cp = completionMerchantRef(ref);
+    script.on(ref, [{ code: '00' }]).on(cp, [{ code: '05' }]);
+    const { h, waitFor, complete } = await start(ref);
+    await waitFor('held');
+    await complete(5_000);
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'completion_declined', completion: { status: 'declined' } });
+    expect(result.action).toMatch(/hold.*lapses at the issuer/);
+  });
+});
+
+describe('POS pre-authorisation: the hold ends without a completion', () => {
+  it('lapse: the 7-day window ends (durable timer, skipped) → lapsed, no completion sent; a complete after that is refused', async () => {
+    const ref = uid();
+    script.on(ref, [{ code: '00' }]);
+    const { h, waitFor } = await start(ref);
+    await waitFor('held');
+    const result = await h.result(); // the time-skipping server jumps to the window's end
+    expect(result).toMatchObject({ status: 'lapsed', phase: 'preauth' });
+    expect(result.completion).toBeUndefined();
+    expect(result.action).toMatch(/hold window ended.*nothing moved beyond the hold/);
+    expect(script.calls.filter((c) => c.merchantRef === completionMerchantRef(ref))).toEqual([]);
+    expect(await refused(h.executeUpdate(completePreAuthUpdate, { args: [{ amount: 1, card: sameCard(), aid: '4F07A0000000041010' }] }))).not.toBe('accepted');
+    expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['lapsed']);
+  });
+
+  it('a configured window (48h): lapses after it, not before', async () => {
+    const ref = uid();
+    script.on(ref, [{ code: '00' }]);
+    const { h, waitFor } = await start(ref, { options: { ...FAST, holdWindow: '48h' } });
+    const held = await waitFor('held');
+    expect(Date.parse(held.holdUntil!) - Date.parse(held.heldSince!)).toBe(48 * 3600 * 1000);
+    await env.sleep(47 * 3600 * 1000);
+    expect((await h.query(posPreAuthStateQuery)).status).toBe('held');
+    const result = await h.result();
+    expect(result.status).toBe('lapsed');
+  });
+
+  it('release: released, no completion sent', async () => {
+    const ref = uid();
+    script.on(ref, [{ code: '00' }]);
+    const { h, waitFor } = await start(ref);
+    await waitFor('held');
+    await h.executeUpdate(releasePreAuthUpdate, { args: [{ reason: 'guest paid cash' }] });
+    expect(await h.result()).toMatchObject({ status: 'released', releaseReason: 'guest paid cash' });
+    expect(script.calls.filter((c) => c.merchantRef === completionMerchantRef(ref))).toEqual([]);
+  });
+});
+
+describe('POS pre-authorisation: the pre-authorisation F3 itself', () => {
+  it('declined (51): final, never held, no completion accepted', async () => {
+    const ref = uid();
+    script.on(ref, [{ code: '51' }]);
+    const { h } = await start(ref);
+    expect(await h.result()).toMatchObject({ status: 'declined', attempt: 1 });
+  });
+
+  it('lost answer → F4 finds it approved → held; lost answer → F4 404 → resent once → held', async () => {
+    const a = uid();
+    script.on(a, [{ fail: FailureTypes.OutcomeUnknown }], [{ code: '00', type: 'Pre-Authorization' }]);
+    const first = await start(a);
+    expect(await first.waitFor('held')).toMatchObject({ attempt: 1 });
+    await first.h.executeUpdate(releasePreAuthUpdate, { args: [{}] });
+    await first.h.result();
+    expect(script.opsOf(a)).toEqual(['initiate', 'requery:found']);
+
+    const b = uid();
+    script.on(b, [{ fail: FailureTypes.OutcomeUnknown }, { code: '00' }], ['not_found']);
+    const second = await start(b);
+    expect(await second.waitFor('held')).toMatchObject({ attempt: 2 });
+    await second.h.executeUpdate(releasePreAuthUpdate, { args: [{}] });
+    await second.h.result();
+    expect(script.opsOf(b)).toEqual(['initiate', 'requery:not_found', 'initiate']);
+  });
+
+  it('requery unanswerable: parked outcome_unknown, complete refused while parked, never resent', async () => {
+    const ref = uid();
+    script.on(ref, [{ fail: FailureTypes.OutcomeUnknown }], Array.from({ length: 3 }, () => ({ fail: FailureTypes.Unauthorized })));
+    const { h, waitFor, complete } = await start(ref, { options: { ...FAST, requeryBackoff: '1 hour' } });
+    await waitFor('outcome_unknown');
+    expect(await refused(complete(1_000))).toMatch(/is outcome_unknown, not held/);
+    await h.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'not_received', reason: 'no record at the acquirer', operator: 'ops-3' }] });
+    expect(await h.result()).toMatchObject({ status: 'not_received', resolution: { outcome: 'not_received' } });
+    expect(script.opsOf(ref).filter((o) => o === 'initiate')).toHaveLength(1);
+    script.f4.set(ref, []);
+  });
+});

@@ -1,0 +1,273 @@
+// The POS refund workflow's decisions on the time-skipping server: scripted F3/F4 activities and
+// the real refund-ledger activity and workflow. Nothing is sent before the sale was checked and the
+// amount reserved; the refund F3 is sent once, and again only after an F4 404.
+// The flows are driven by a plain client, so time is NOT skipped (the delays are shortened
+// instead): skipping would jump to the test server's default 10-year execution timeout of the
+// long-lived ledger while a test awaits a result, and end it.
+import { randomUUID } from 'node:crypto';
+import { Client, WorkflowFailedError } from '@temporalio/client';
+import type { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createPosRefundActivities } from '../../src/activities/pos-refund';
+import { createLogger } from '../../src/logging/logger';
+import { installTemporalRuntime } from '../../src/logging/temporal-logger';
+import { FailureTypes } from '../../src/shared/pos';
+import { resolveOutcomeUpdate } from '../../src/shared/outcome';
+import {
+  posRefundLedgerWorkflowId,
+  posRefundStateQuery,
+  refundLedgerStateQuery,
+  refundMerchantRef,
+  type PosRefundResult,
+  type PosSealedRefundInput,
+} from '../../src/shared/pos-refund';
+import type { posRefundWorkflow } from '../../src/workflows/pos-refund';
+import { LogCapture, workflowBundle } from '../helpers/temporal';
+import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
+import { F3Script } from './f3-script';
+import { assertNoRetryWithoutRequery, cardInput, sealedCardInput } from './helpers';
+
+const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
+installTemporalRuntime(logger, 'WARN');
+
+let env: TestWorkflowEnvironment;
+let client: Client;
+let worker: Worker;
+let running: Promise<void>;
+const script = new F3Script();
+const taskQueue = `pos-refund-ts-${randomUUID()}`;
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+  client = new Client({ connection: env.connection, namespace: env.namespace });
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: { ...script.activities(), ...createPosRefundActivities({ logger }) },
+  });
+  running = worker.run();
+}, 120_000);
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+});
+
+const uid = (p: string) => `${p}${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+const FAST = { requerySettleDelay: '10ms', retryBackoff: '10ms' } as const;
+
+function refundInput(sale: string, requestId: string, amount: number, over: Partial<PosSealedRefundInput> = {}): PosSealedRefundInput {
+  const { merchant_ref: _m, transaction_type: _t, ...rest } = sealedCardInput('unused');
+  void [_m, _t];
+  return { ...rest, amount, refund_request_id: requestId, original_merchant_ref: sale, options: FAST, ...over };
+}
+
+const start = (input: PosSealedRefundInput) =>
+  client.workflow.start<typeof posRefundWorkflow>('posRefundWorkflow', { workflowId: `pos-refund-${refundMerchantRef(input.refund_request_id)}`, taskQueue, args: [input] });
+const refund = async (input: PosSealedRefundInput): Promise<PosRefundResult> => (await start(input)).result();
+const ledger = (sale: string) => client.workflow.getHandle(posRefundLedgerWorkflowId(sale)).query(refundLedgerStateQuery);
+
+/** A sale of 150000 that F4 shows approved (once per refund that checks it). */
+const approvedSale = (sale: string, checks = 1) => script.on(sale, [], Array.from({ length: checks }, () => ({ code: '00', type: 'Purchase' })));
+
+afterEach(() => expect(script.leftovers()).toEqual({}));
+
+describe('POS refund: one next step per outcome', () => {
+  it('approved: F4 checks the sale, F4 finds no earlier refund, the ledger reserves, F3 Refund once, tied to the sale', async () => {
+    const sale = uid('S');
+    const req = uid('rq');
+    const own = refundMerchantRef(req);
+    approvedSale(sale);
+    script.on(own, [{ code: '00' }], ['not_found']);
+    const result = await refund(refundInput(sale, req, 50_000));
+    expect(result).toMatchObject({ status: 'approved', merchantRef: own, originalMerchantRef: sale, amount: 50_000, attempt: 1, ledger: { saleAmount: 150_000, remainingBefore: 150_000, remainingAfter: 100_000 } });
+    expect(own).toMatch(/^RF[0-9a-z]{13}$/);
+    expect(script.opsOf(sale)).toEqual(['requery:found']);
+    expect(script.opsOf(own)).toEqual(['requery:not_found', 'initiate']);
+    expect(script.sent.find((r) => r.merchant_ref === own)).toMatchObject({ transaction_type: 'Refund', original_merchant_ref: sale, amount: '50000', card: { bin: '539983', last4: '0008' } });
+    expect(await ledger(sale)).toMatchObject({ saleAmount: 150_000, refunded: 50_000, reserved: 0, remaining: 100_000 });
+  });
+
+  it('lost F3 answer: F4 requery finds the refund, it is not sent again', async () => {
+    const sale = uid('S');
+    const req = uid('rq');
+    const own = refundMerchantRef(req);
+    approvedSale(sale);
+    script.on(own, [{ fail: FailureTypes.OutcomeUnknown }], ['not_found', { code: '00', type: 'Refund' }]);
+    const result = await refund(refundInput(sale, req, 40_000));
+    expect(result).toMatchObject({ status: 'approved', attempt: 1 });
+    expect(script.opsOf(own)).toEqual(['requery:not_found', 'initiate', 'requery:found']);
+    expect(await ledger(sale)).toMatchObject({ refunded: 40_000, reserved: 0 });
+  });
+
+  it('F4 404 after a lost answer: resent once with the same merchant_ref and request, approved', async () => {
+    const sale = uid('S');
+    const req = uid('rq');
+    const own = refundMerchantRef(req);
+    approvedSale(sale);
+    script.on(own, [{ fail: FailureTypes.OutcomeUnknown }, { code: '00' }], ['not_found', 'not_found']);
+    const result = await refund(refundInput(sale, req, 40_000));
+    expect(result).toMatchObject({ status: 'approved', attempt: 2 });
+    expect(script.opsOf(own)).toEqual(['requery:not_found', 'initiate', 'requery:not_found', 'initiate']);
+    const sent = script.sent.filter((r) => r.merchant_ref === own);
+    expect(sent[1]).toEqual(sent[0]);
+    // The pre-send check is not a requery of a send; from the first send on, every resend follows a 404.
+    assertNoRetryWithoutRequery(script.calls.filter((c) => c.merchantRef === own).slice(1));
+  });
+
+  it('requery unanswerable: parked outcome_unknown (the amount stays reserved), never resent; resolveOutcome declined releases it', async () => {
+    const sale = uid('S');
+    const req = uid('rq');
+    const own = refundMerchantRef(req);
+    approvedSale(sale);
+    script.on(own, [{ fail: FailureTypes.OutcomeUnknown }], ['not_found', ...Array.from({ length: 8 }, () => ({ fail: FailureTypes.Unauthorized }))]);
+    const h = await start(refundInput(sale, req, 60_000, { options: { ...FAST, requeryBackoff: '1 hour' } }));
+    for (let i = 0; i < 100 && (await h.query(posRefundStateQuery)).status !== 'outcome_unknown'; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
+    expect(await ledger(sale)).toMatchObject({ refunded: 0, reserved: 60_000, remaining: 90_000 });
+    await h.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'declined', reason: 'acquirer report: refund not processed', operator: 'ops-1' }] });
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'declined', resolution: { outcome: 'declined', operator: 'ops-1' } });
+    expect(script.opsOf(own).filter((o) => o === 'initiate')).toHaveLength(1);
+    expect(await ledger(sale)).toMatchObject({ refunded: 0, reserved: 0, remaining: 150_000 });
+    script.f4.set(own, []); // the unused "unavailable" answers
+  });
+
+  it('declined (51): no money, the reservation is released', async () => {
+    const sale = uid('S');
+    const req = uid('rq');
+    const own = refundMerchantRef(req);
+    approvedSale(sale);
+    script.on(own, [{ code: '51' }], ['not_found']);
+    expect(await refund(refundInput(sale, req, 150_000))).toMatchObject({ status: 'declined', responseCode: '51' });
+    expect(await ledger(sale)).toMatchObject({ refunded: 0, reserved: 0, remaining: 150_000 });
+  });
+
+  it('refused by the service (400): rejected, the reservation released', async () => {
+    const sale = uid('S');
+    const req = uid('rq');
+    const own = refundMerchantRef(req);
+    approvedSale(sale);
+    script.on(own, [{ fail: FailureTypes.BadRequest }], ['not_found']);
+    expect(await refund(refundInput(sale, req, 1_000))).toMatchObject({ status: 'rejected', attempt: 1 });
+    expect(await ledger(sale)).toMatchObject({ reserved: 0, remaining: 150_000 });
+  });
+
+  it('the sealed card read expired before F3: card_data_unavailable, nothing sent, the reservation released', async () => {
+    const sale = uid('S');
+    const req = uid('rq');
+    const own = refundMerchantRef(req);
+    approvedSale(sale);
+    script.on(own, [{ fail: SECRET_UNAVAILABLE }], ['not_found']);
+    expect(await refund(refundInput(sale, req, 1_000))).toMatchObject({ status: 'card_data_unavailable', attempt: 0 });
+    expect(script.opsOf(own)).toEqual(['requery:not_found']);
+    expect(await ledger(sale)).toMatchObject({ reserved: 0, remaining: 150_000 });
+  });
+});
+
+describe('POS refund: refused before anything is sent', () => {
+  it('over what is left of the sale after an earlier refund: refused over_remaining, no F3', async () => {
+    const sale = uid('S');
+    const first = uid('rq');
+    const second = uid('rq');
+    approvedSale(sale, 2);
+    script.on(refundMerchantRef(first), [{ code: '00' }], ['not_found']);
+    script.on(refundMerchantRef(second), [], ['not_found']);
+    expect(await refund(refundInput(sale, first, 100_000))).toMatchObject({ status: 'approved' });
+    const result = await refund(refundInput(sale, second, 60_000));
+    expect(result).toMatchObject({ status: 'refused', refusal: 'over_remaining', attempt: 0 });
+    expect(result.action).toMatch(/exceeds the amount left to refund.*50000 of 150000/);
+    expect(script.opsOf(refundMerchantRef(second))).not.toContain('initiate');
+    expect(await ledger(sale)).toMatchObject({ refunded: 100_000, remaining: 50_000 });
+  });
+
+  it('two refunds of one sale at once that together exceed it: the ledger grants one, refuses the other; one F3', async () => {
+    const sale = uid('S');
+    const a = uid('rq');
+    const b = uid('rq');
+    approvedSale(sale, 2);
+    script.on(refundMerchantRef(a), [{ code: '00' }], ['not_found']);
+    script.on(refundMerchantRef(b), [{ code: '00' }], ['not_found']);
+    const results = await Promise.all([refund(refundInput(sale, a, 100_000)), refund(refundInput(sale, b, 100_000))]);
+    expect(results.map((r) => r.status).sort()).toEqual(['approved', 'refused']);
+    expect(results.find((r) => r.status === 'refused')).toMatchObject({ refusal: 'over_remaining', attempt: 0 });
+    expect(script.calls.filter((c) => c.op === 'initiate' && (c.merchantRef === refundMerchantRef(a) || c.merchantRef === refundMerchantRef(b)))).toHaveLength(1);
+    expect(await ledger(sale)).toMatchObject({ refunded: 100_000, remaining: 50_000 });
+    // The refused one's F3 script was never used.
+    for (const r of [a, b]) script.f3.set(refundMerchantRef(r), []);
+  });
+
+  it('the sale\'s ledger has ended (terminated): never started again from zero; the refund is refused unverified, no F3', async () => {
+    const sale = uid('S');
+    const first = uid('rq');
+    const second = uid('rq');
+    approvedSale(sale, 2);
+    script.on(refundMerchantRef(first), [{ code: '00' }], ['not_found']);
+    script.on(refundMerchantRef(second), [], ['not_found']);
+    expect(await refund(refundInput(sale, first, 100_000))).toMatchObject({ status: 'approved' });
+    await client.workflow.getHandle(posRefundLedgerWorkflowId(sale)).terminate('test: the ledger ended abnormally');
+    const result = await refund(refundInput(sale, second, 10_000));
+    expect(result).toMatchObject({ status: 'refused', refusal: 'unverified', attempt: 0 });
+    expect(result.action).toMatch(/refund ledger of sale .* has ended/);
+    expect(script.opsOf(refundMerchantRef(second))).toEqual(['requery:not_found']);
+  });
+
+  it('more than the sale itself: refused before the ledger is asked', async () => {
+    const sale = uid('S');
+    const req = uid('rq');
+    approvedSale(sale);
+    const result = await refund(refundInput(sale, req, 150_001));
+    expect(result).toMatchObject({ status: 'refused', refusal: 'over_remaining' });
+    expect(script.opsOf(refundMerchantRef(req))).toEqual([]);
+  });
+
+  it.each([
+    ['original_not_found', 'not_found' as const],
+    ['original_not_approved', { code: '51', type: 'Purchase' }],
+    ['original_not_refundable', { code: '00', type: 'Pre-Authorization' }],
+    ['card_mismatch', { code: '00', type: 'Purchase', pan: '539983******1234' }],
+    ['currency_mismatch', { code: '00', type: 'Purchase', currency: 'USD' }],
+  ])('%s: refused after F4 of the sale, nothing else asked or sent', async (refusal, answer) => {
+    const sale = uid('S');
+    const req = uid('rq');
+    script.on(sale, [], [answer]);
+    const result = await refund(refundInput(sale, req, 1_000));
+    expect(result).toMatchObject({ status: 'refused', refusal, attempt: 0 });
+    expect(script.opsOf(refundMerchantRef(req))).toEqual([]);
+  });
+
+  it('the sale cannot be checked (F4 unavailable): refused unverified, nothing sent', async () => {
+    const sale = uid('S');
+    const req = uid('rq');
+    script.on(sale, [], [{ fail: FailureTypes.Unauthorized }]);
+    expect(await refund(refundInput(sale, req, 1_000))).toMatchObject({ status: 'refused', refusal: 'unverified' });
+  });
+
+  it('the same refund request already reached the service (its merchant_ref found before sending): that outcome, not sent again', async () => {
+    const sale = uid('S');
+    const req = uid('rq');
+    const own = refundMerchantRef(req);
+    approvedSale(sale);
+    script.on(own, [], [{ code: '00', type: 'Refund', amount: 20_000 }]);
+    const result = await refund(refundInput(sale, req, 20_000));
+    expect(result).toMatchObject({ status: 'approved', attempt: 0 });
+    expect(result.action).toMatch(/reached the service earlier.*not sent again/);
+    expect(script.opsOf(own)).toEqual(['requery:found']);
+  });
+
+  it('a card read in clear, a bad amount or request id: InvalidInput naming the fields, no activity', async () => {
+    const before = script.calls.length;
+    const raw = { ...refundInput('S-1', 'bad id!', 1.5), card_pan: cardInput('x').card_pan };
+    const err = await client.workflow
+      .execute('posRefundWorkflow', { workflowId: `pos-refund-bad-${randomUUID()}`, taskQueue, args: [raw] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('InvalidInput');
+    for (const f of ['card_pan must not be in the workflow input', 'refund_request_id', 'amount']) expect(cause.message).toContain(f);
+    expect(cause.message).not.toContain(cardInput('x').card_pan);
+    expect(script.calls.length).toBe(before);
+  });
+});
