@@ -13,6 +13,7 @@ import { createPaymentActivities } from './payments';
 import { createVirtualAccountActivities } from './virtual-accounts';
 import { createScheduledMoneyActivities } from './scheduled-money';
 import { createReconciliationActivities } from './reconciliation';
+import { createSmsActivities } from './sms';
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 import type { CreditHandler } from '../virtual-accounts/credit-handler';
 
@@ -48,6 +49,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createVirtualAccountActivities(deps),
     ...createScheduledMoneyActivities(deps),
     ...createReconciliationActivities(deps),
+    ...createSmsActivities(deps),
   };
 }
 

@@ -18,3 +18,4 @@ export * from './pos-refund';
 export * from './pos-refund-ledger';
 export * from './pos-preauth';
 export * from './reconciliation';
+export * from './sms';

@@ -9,6 +9,7 @@ import { registerVirtualAccountCommands } from './virtual-accounts';
 import { registerOpsCommands } from './ops';
 import { registerScheduleCommands } from './schedules';
 import { registerReconciliationCommands } from './reconciliation';
+import { registerSmsCommands } from './sms';
 
 export type ContextFactory = () => Promise<StarterContext>;
 
@@ -21,4 +22,5 @@ export function registerCommands(program: Command, context: ContextFactory): voi
   registerOpsCommands(program, context);
   registerScheduleCommands(program, context);
   registerReconciliationCommands(program, context);
+  registerSmsCommands(program, context);
 }
