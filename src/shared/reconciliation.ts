@@ -247,6 +247,8 @@ export const FLOW_OUTCOMES: Record<string, FlowStatusMap | { notComparable: stri
   'pos-preauth': { notComparable: 'POS pre-authorisations and completions (F3) are read with F4, not A6' },
   'pos-refund-ledger': { notATransaction: "a sale's refund ledger" },
   vend: { notComparable: 'vends (H3) are read with H4, not A6' },
+  'sms-send': { notATransaction: 'SMS sends are not payments (A6 does not list them)' },
+  'sms-campaign': { notATransaction: 'SMS campaigns are not payments (A6 does not list them)' },
   'virtual-account-credit': { notComparable: 'virtual-account credits are read with C5, not A6' },
   'pos-terminal-lock': { notATransaction: 'a terminal lock' },
   'unmatched-webhook': { notATransaction: 'a webhook with no flow (kept as evidence of when the payment was announced)' },
