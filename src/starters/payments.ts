@@ -6,7 +6,7 @@
 // Updates carrying their handle; the outcome comes back synchronously as the next state or a
 // PaymentStepError.
 import {
-  WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle,
+  WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type QueryDefinition, type WorkflowHandle,
 } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
@@ -115,6 +115,28 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 
 const handle = (client: Client, ref: string): WorkflowHandle => client.workflow.getHandle(paymentWorkflowId(ref));
 
+/** The workflow the receiver starts under payment-<ref> for a webhook no running flow claims. */
+const WEBHOOK_HOLDER_TYPE = 'unmatchedPaymentWebhookWorkflow';
+
+/**
+ * Queries the payment flow under payment-<ref>. A webhook that arrives after the flow closed (a
+ * late redelivery) starts a holder under the same id, which then is the id's latest run; the
+ * query goes to the flow's own (closed) run instead, so a finished payment still answers.
+ */
+async function queryPayment<T>(client: Client, ref: string, query: QueryDefinition<T, []>): Promise<T> {
+  const latest = handle(client, ref);
+  try {
+    return await latest.query(query);
+  } catch (err) {
+    const d = await latest.describe().catch(() => undefined);
+    if (d?.type !== WEBHOOK_HOLDER_TYPE) throw err;
+    for await (const run of client.workflow.list({ query: `WorkflowId = '${paymentWorkflowId(ref)}' AND WorkflowType != '${WEBHOOK_HOLDER_TYPE}'` })) {
+      return client.workflow.getHandle(run.workflowId, run.runId).query(query);
+    }
+    throw err;
+  }
+}
+
 /**
  * Checks a code's format here (a malformed one is never sealed), seals it, and sends its handle
  * as the Update; the record is deleted afterwards whatever happened (the activity deletes it as
@@ -216,7 +238,7 @@ export async function resubmitCard(ctx: StarterContext, ref: string, raw: CardDe
     throw err;
   }
 }
-export const getCardPaymentState = (client: Client, ref: string): Promise<CardPaymentState> => retryTransient('card payment state (query)', () => handle(client, ref).query(cardPaymentStateQuery));
+export const getCardPaymentState = (client: Client, ref: string): Promise<CardPaymentState> => retryTransient('card payment state (query)', () => queryPayment(client, ref, cardPaymentStateQuery));
 
 // ---- bank debit and USSD ----
 
@@ -267,7 +289,7 @@ export async function startUssdPayment(
 /** The payer's token or OTP: the next state, or a PaymentStepError. */
 export const submitBankCode = (ctx: StarterContext, ref: string, code: string): Promise<DirectPaymentState> =>
   sendSealedCode(ctx, ref, 'bank-code', code, { pattern: /^\d{4,8}$/, message: 'code must be 4 to 8 digits' }, (h, sealed, updateId) => h.executeUpdate(submitBankCodeUpdate, { args: [sealed], updateId }));
-export const getDirectPaymentState = (client: Client, ref: string): Promise<DirectPaymentState> => retryTransient('payment state (query)', () => handle(client, ref).query(directPaymentStateQuery));
+export const getDirectPaymentState = (client: Client, ref: string): Promise<DirectPaymentState> => retryTransient('payment state (query)', () => queryPayment(client, ref, directPaymentStateQuery));
 
 /** Polls a state query until `done` holds (for backends and tests that wait for a step, e.g. the USSD code). */
 export async function waitForState<S>(read: () => Promise<S>, done: (s: S) => boolean, opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<S> {
@@ -313,7 +335,7 @@ export async function startCheckout(client: Client, taskQueue: string, raw: Chec
   const { checkoutUrl } = await startOnce(input.transactionRef, () => client.workflow.executeUpdateWithStart(checkoutUrlUpdate, { startWorkflowOperation: startOp }));
   return { checkoutUrl, handle: await startOp.workflowHandle() };
 }
-export const getCheckoutState = (client: Client, ref: string): Promise<CheckoutState> => retryTransient('checkout state (query)', () => handle(client, ref).query(checkoutStateQuery));
+export const getCheckoutState = (client: Client, ref: string): Promise<CheckoutState> => retryTransient('checkout state (query)', () => queryPayment(client, ref, checkoutStateQuery));
 
 // ---- recurring charges ----
 

@@ -1,5 +1,6 @@
 // Direct card payments end to end on the dev server: worker, sandbox over real HTTP, and the
 // webhook receiver verifying the sandbox's signed E-1 before signalling the workflow.
+import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
 import { createHmac, randomUUID } from 'node:crypto';
 import { NativeConnection } from '@temporalio/worker';
 import { createLogger } from '../../src/logging/logger';
@@ -73,6 +74,25 @@ it('OTP only (below 7,500 NGN) completes', async () => {
   await submitOtp(starters(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
   expect(await env.admin.ledger(i.transactionRef)).toMatchObject([{ kind: 'card_charge', amount: 100_000 }]);
+});
+
+it('a webhook redelivered after the payment ended starts a holder under the same id; the payment still answers its state (the query goes to its own run)', async () => {
+  const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
+  const handle = await startCardPayment(starters(), i);
+  await waitFor(i.transactionRef, 'awaiting_otp');
+  await submitOtp(starters(), i.transactionRef, SANDBOX_OTP);
+  expect(await handle.result()).toMatchObject({ status: 'success' });
+  // What the receiver does with a late redelivery (its in-memory duplicate check lost in a restart).
+  const late: PaymentWebhookEvent = {
+    event: 'charge_successful', transactionRef: i.transactionRef, amount: 100_000, currency: 'NGN', transactionStatus: 'Success', transactionType: 'Card',
+    gatewayRef: `${i.transactionRef}_1`, isRecurring: false, receivedAt: new Date().toISOString(),
+  };
+  await client().workflow.signalWithStart('unmatchedPaymentWebhookWorkflow', {
+    workflowId: paymentWorkflowId(i.transactionRef), taskQueue: config.temporal.taskQueue, args: [{}], signal: paymentWebhookSignal, signalArgs: [late],
+  });
+  expect((await client().workflow.getHandle(paymentWorkflowId(i.transactionRef)).describe()).type).toBe('unmatchedPaymentWebhookWorkflow');
+  expect(await getCardPaymentState(client(), i.transactionRef)).toMatchObject({ status: 'success', transactionRef: i.transactionRef });
+  expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
 });
 
 it('3DS: waits while the payer completes auth_url; the webhook confirms; the E-3 redirect shows the state', async () => {
