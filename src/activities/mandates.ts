@@ -8,10 +8,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { BadRequestError, DependencyFailedError, isDocumentedNotFound, type PaymentsApiError } from '../api';
 import type { ActivityDeps } from './index';
-import { toActivityFailure } from './pos';
 import { withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
 import type { MandateInput } from '../shared/mandate';
+import { toActivityFailure } from './failures';
 
 export interface CreatedMandate {
   mandateId: string;

@@ -11,13 +11,13 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { BadRequestError, isDocumentedNotFound, type CheckoutInitiateRequest, type DirectChargeBankRequest, type DirectChargeCardRequest, type DirectInitiateUssdRequest } from '../api';
 import type { ActivityDeps } from './index';
-import { toActivityFailure } from './pos';
 import type { CardDetails, CardPaymentInput } from '../shared/card';
 import { withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
 import type { BankPaymentInput, UssdPaymentInput } from '../shared/bank-ussd';
 import type { CheckoutInput } from '../shared/checkout';
 import type { TransactionLookup, VerifiedStatus } from '../shared/payment-common';
+import { toActivityFailure } from './failures';
 
 export interface CardStepResult {
   /** ValidatePin, ValidateOTP, ThreeDSecure or Success (anything else is settled by verify). */

@@ -11,72 +11,14 @@
 // 'pos-card') and F3 redeems it right before the call (withSealed); F4 needs no card data.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { TransactionRecord } from '../api/schemas/checkout';
-import {
-  AuthenticationError,
-  BadRequestError,
-  isDocumentedNotFound,
-  NotFoundError,
-  PaymentsApiError,
-  PermissionDeniedError,
-  RequestAbortedError,
-  RequestValidationError,
-  type PosTerminalTransaction,
-} from '../api';
+import { isDocumentedNotFound, NotFoundError, PaymentsApiError, RequestAbortedError, type PosTerminalTransaction } from '../api';
 import type { ActivityDeps } from './index';
 import { withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
-import {
-  FailureTypes,
-  POS_REMOTE_TXN_SOURCE,
-  acquireTerminalLockSignal,
-  classifyPosCode,
-  posRemoteE1SendingSignal,
-  posTerminalLockWorkflowId,
-  type PosRemoteRecordLookup,
-  type PosRemoteSearchOutcome,
-  type PosTerminalLockInput,
-  type PosInitiateRequest,
-  type PosLinkedInitiateRequest,
-  type PosSealedCardData,
-  type PosSealedInitiateRequest,
-  type PosInitiateResponse,
-  type PosRemotePollOutcome,
-  type PosRemotePollProgress,
-  type PosRemoteRecord,
-  type PosRequeryOutcome,
-  type PosTransactionRecord,
-} from '../shared/pos';
+import { POS_REMOTE_TXN_SOURCE, acquireTerminalLockSignal, classifyPosCode, posRemoteE1SendingSignal, posTerminalLockWorkflowId, type PosRemoteRecordLookup, type PosRemoteSearchOutcome, type PosTerminalLockInput, type PosInitiateRequest, type PosLinkedInitiateRequest, type PosSealedCardData, type PosSealedInitiateRequest, type PosInitiateResponse, type PosRemotePollOutcome, type PosRemotePollProgress, type PosRemoteRecord, type PosRequeryOutcome, type PosTransactionRecord } from '../shared/pos';
+import { FailureTypes } from '../shared/failures';
+import { toActivityFailure } from './failures';
 
-/**
- * Turns a client error into an ApplicationFailure with a deliberate type and retryability.
- * For a money-moving call every failure is non-retryable (the workflow requeries first), and
- * anything that may have reached the service is 'OutcomeUnknown'.
- */
-export function toActivityFailure(err: unknown, opts: { moneyMoving: boolean; what: string }): ApplicationFailure {
-  if (err instanceof ApplicationFailure) return err;
-  if (err instanceof RequestValidationError) {
-    return ApplicationFailure.create({ type: FailureTypes.InvalidRequest, message: `${opts.what}: ${err.message}`, nonRetryable: true, details: [err.issues] });
-  }
-  if (err instanceof PaymentsApiError) {
-    const base = { message: `${opts.what}: ${err.message}`, details: [{ status: err.status, operation: err.operation, requestId: err.requestId }] };
-    if (err instanceof BadRequestError) return ApplicationFailure.create({ ...base, type: FailureTypes.BadRequest, nonRetryable: true });
-    if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
-      return ApplicationFailure.create({ ...base, type: FailureTypes.Unauthorized, nonRetryable: true });
-    }
-    if (err instanceof NotFoundError) return ApplicationFailure.create({ ...base, type: FailureTypes.NotFound, nonRetryable: true });
-    if (opts.moneyMoving) {
-      // Never repeated by Temporal: the workflow requeries by reference first.
-      return ApplicationFailure.create({ ...base, type: err.outcomeUnknown || err.requestSent ? FailureTypes.OutcomeUnknown : FailureTypes.Transient, nonRetryable: true });
-    }
-    if (err.retrySafe) return ApplicationFailure.create({ ...base, type: FailureTypes.Transient, nonRetryable: false });
-    return ApplicationFailure.create({ ...base, type: FailureTypes.ServiceError, nonRetryable: true });
-  }
-  // Not from the client (a bug, an abort): for a money-moving call we cannot know whether it left.
-  const message = `${opts.what}: ${err instanceof Error ? err.message : String(err)}`;
-  return opts.moneyMoving
-    ? ApplicationFailure.create({ type: FailureTypes.OutcomeUnknown, message, nonRetryable: true })
-    : ApplicationFailure.create({ type: FailureTypes.Transient, message, nonRetryable: false });
-}
 
 /** The parts of F3/F4's transaction the flow keeps: no card data beyond the masked PAN. */
 export function toPosTransactionRecord(t: PosTerminalTransaction): PosTransactionRecord {

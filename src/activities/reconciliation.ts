@@ -20,7 +20,6 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import type { TransactionQueryRequest, TransactionRecord } from '../api';
 import type { ActivityDeps } from './index';
-import { toActivityFailure } from './pos';
 import { heartbeatWhile } from './heartbeat';
 import { mandateStateQuery, type MandateDebit } from '../shared/mandate';
 import { PaymentAmount, PaymentCurrency, PaymentFlow, PaymentReference, PaymentStatus, ReconciliationStatus } from '../shared/search-attributes';
@@ -29,6 +28,7 @@ import {
   type FindingKind, type OurTransaction, type ReconcileWindowInput, type ReconciliationFinding, type ReconciliationMark, type ReconciliationMarkStatus,
   type ServiceTransaction, type WindowSummary,
 } from '../shared/reconciliation';
+import { toActivityFailure } from './failures';
 
 /** Attempts of one A6 page inside the activity (then the activity fails and Temporal retries the window). */
 export const PAGE_ATTEMPTS = 3;

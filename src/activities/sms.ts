@@ -13,7 +13,6 @@ import { Context } from '@temporalio/activity';
 import type { SmsCampaign, SmsSendResult } from '../api';
 import type { ActivityDeps } from './index';
 import { heartbeatWhile } from './heartbeat';
-import { toActivityFailure } from './pos';
 import {
   SMS_CAMPAIGN_SERVICE_STATUSES,
   toDecimalString,
@@ -22,6 +21,7 @@ import {
   type SmsCampaignRecord,
   type SmsMessage,
 } from '../shared/sms';
+import { toActivityFailure } from './failures';
 
 /** Most G3 pages read for one lookup (perPage up to 100). */
 const MAX_PAGES = 50;

@@ -9,9 +9,9 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { isDocumentedNotFound, NotFoundError, type ElectricityProvider, type VendingTransaction } from '../api';
 import type { ActivityDeps } from './index';
 import { heartbeatWhile } from './heartbeat';
-import { toActivityFailure } from './pos';
-import { FailureTypes } from '../shared/pos';
 import type { MeterInfo, VendCheckOutcome, VendRecord } from '../shared/vending';
+import { toActivityFailure } from './failures';
+import { FailureTypes } from '../shared/failures';
 
 export interface VendingActivityOptions {
   /** How long the provider list is kept. Default 1 hour. */

@@ -15,17 +15,8 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { keyDigest } from './mandate';
 import type { OutcomeResolution } from './outcome';
-import {
-  POS_SEALED_FIELDS,
-  PosF3OptionsSchema,
-  PosSealedCardSchema,
-  PosTransactionInputSchema,
-  merchantRefSchema,
-  type FieldIssue,
-  type PosResolveOutcome,
-  type PosStep,
-  type PosTransactionRecord,
-} from './pos';
+import { POS_SEALED_FIELDS, PosF3OptionsSchema, PosSealedCardSchema, PosTransactionInputSchema, merchantRefSchema, type PosResolveOutcome, type PosStep, type PosTransactionRecord } from './pos';
+import { type FieldIssue } from './failures';
 
 /** The caller's id of one refund request: the same id is the same refund. */
 export const REFUND_REQUEST_ID_RULE = 'must be 1 to 100 letters, digits, "_", "-", "." or ":"';

@@ -13,32 +13,12 @@
 //
 // The field rules live here as zod schemas (zod is deterministic and runs in the workflow
 // sandbox), so the starters and the workflows check exactly the same rules.
-import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
 import { CLAIM_HANDLE_PATTERN } from './claim-check';
 import type { OutcomeResolution } from './outcome';
-
-/** A rule broken by an input field: the field's name and the rule, never the value. */
-export interface FieldIssue {
-  path: string;
-  message: string;
-}
-
-export function issuesOf(error: z.ZodError): FieldIssue[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
-}
-
-export function describeIssues(issues: FieldIssue[]): string {
-  return issues.map((i) => (i.path ? `${i.path} ${i.message}` : i.message)).join('; ');
-}
-
-/** A Temporal duration as a string ('2s', '5 minutes') or milliseconds. */
-const duration = z.union([
-  z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
-  z.string().regex(/^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/, 'must be a duration such as "2s" or "5 minutes"'),
-]);
-export type DurationInput = z.infer<typeof duration>;
+import { duration } from './duration';
+import type { FieldIssue } from './failures';
 
 const koboInteger = (min: number, minMessage: string) =>
   z
@@ -507,49 +487,4 @@ export function classifyPosCode(code: string, processorMessage?: string): { outc
       return { outcome: 'declined', action: msg ? `Declined (${c}): ${msg}` : `Declined by the processor (code ${c})` };
     }
   }
-}
-
-// ---- Failure types the POS and vending activities raise (ApplicationFailure.type) ----------
-
-export const FailureTypes = {
-  /** The request broke a field rule; nothing was sent. */
-  InvalidRequest: 'InvalidRequest',
-  /** 400: the service refused the request; nothing happened. */
-  BadRequest: 'BadRequest',
-  /** 401/403: the key is wrong; nothing happened. */
-  Unauthorized: 'Unauthorized',
-  /** 404. */
-  NotFound: 'NotFound',
-  /** The service may have acted; verify by reference before anything else. */
-  OutcomeUnknown: 'OutcomeUnknown',
-  /** A transient failure of a read; the activity's retry policy repeats it. */
-  Transient: 'Transient',
-  /** Any other failure of the service. */
-  ServiceError: 'ServiceError',
-} as const;
-export type FailureType = (typeof FailureTypes)[keyof typeof FailureTypes];
-
-/** The ApplicationFailure type behind an activity failure, if any. */
-export function activityFailureType(err: unknown): string | undefined {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  return cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
-}
-
-/** The message of the failure behind an activity failure. */
-export function activityFailureMessage(err: unknown): string {
-  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-  return cause instanceof Error ? cause.message : String(cause);
-}
-
-/** '2s', '500ms', '1 minute' or milliseconds → milliseconds (the shapes the input schemas accept). */
-export function durationMs(d: string | number): number {
-  if (typeof d === 'number') return d;
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/.exec(d.trim());
-  if (!m) throw new TypeError(`not a duration: ${d}`);
-  const n = Number(m[1]);
-  const unit = m[2];
-  if (unit === 'ms' || unit.startsWith('milli')) return n;
-  if (unit.startsWith('s')) return n * 1000;
-  if (unit.startsWith('m')) return n * 60_000;
-  return n * 3_600_000;
 }

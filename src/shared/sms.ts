@@ -15,8 +15,8 @@
 // payload codec) and nowhere else: no search attribute, no log line, not in the state query.
 import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
-import type { FieldIssue } from './pos';
-import { issuesOf } from './pos';
+import { type FieldIssue } from './failures';
+import { issuesOf } from './failures';
 
 // ---- Limits (the spec shows none for SMS: docs/choices.md) -----------------------------------
 

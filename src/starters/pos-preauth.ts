@@ -6,7 +6,7 @@
 // claim-check store; the workflow and its Update get only handles, BIN and last four.
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { POS_SEALED_FIELDS, issuesOf, type PosSealedCardData } from '../shared/pos';
+import { POS_SEALED_FIELDS, type PosSealedCardData } from '../shared/pos';
 import {
   PosCompletionCardReadSchema,
   PosPreAuthInputSchema,
@@ -24,6 +24,7 @@ import type { StarterContext } from './connect';
 import { InvalidStarterInputError, type PosTerminalSession } from './pos';
 import { retryTransient, startRetrying } from './temporal-retry';
 import type { posPreAuthWorkflow } from '../workflows/pos-preauth';
+import { issuesOf } from '../shared/failures';
 
 /** The flow refused completePreAuth or releasePreAuth (not held, window over, amount over the hold, another card, already completing). */
 export class PosPreAuthRefusedError extends Error {

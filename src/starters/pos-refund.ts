@@ -7,7 +7,7 @@
 // original sale, presented again) is checked, then sealed into the claim-check store like a
 // sale's: the workflow gets its handle, BIN and last four.
 import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
-import { POS_SEALED_FIELDS, issuesOf, type PosSealedCardData } from '../shared/pos';
+import { POS_SEALED_FIELDS, type PosSealedCardData } from '../shared/pos';
 import {
   PosRefundInputSchema,
   posRefundLedgerWorkflowId,
@@ -25,6 +25,7 @@ import type { StarterContext } from './connect';
 import { InvalidStarterInputError, type PosTerminalSession } from './pos';
 import { retryTransient, startRetrying } from './temporal-retry';
 import type { posRefundWorkflow } from '../workflows/pos-refund';
+import { issuesOf } from '../shared/failures';
 
 export type PosRefundStartInput = Omit<PosRefundInput, 'terminal_id'> & { terminal_id?: string };
 

@@ -15,28 +15,13 @@
 import { inspect } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { PaymentsClient, PosTerminalConfiguration } from '../api';
-import {
-  POS_SEALED_FIELDS,
-  PosRemoteInputSchema,
-  PosTransactionInputSchema,
-  cancelPosRemoteSignal,
-  describeIssues,
-  issuesOf,
-  posRemoteWorkflowId,
-  posTransactionWorkflowId,
-  type FieldIssue,
-  type PosRemoteInput,
-  type PosRemoteResult,
-  type PosSealedCardData,
-  type PosSealedTransactionInput,
-  type PosTransactionInput,
-  type PosTransactionResult,
-} from '../shared/pos';
+import { POS_SEALED_FIELDS, PosRemoteInputSchema, PosTransactionInputSchema, cancelPosRemoteSignal, posRemoteWorkflowId, posTransactionWorkflowId, type PosRemoteInput, type PosRemoteResult, type PosSealedCardData, type PosSealedTransactionInput, type PosTransactionInput, type PosTransactionResult } from '../shared/pos';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
 import { startRetrying } from './temporal-retry';
 import type { posRemoteRequestWorkflow } from '../workflows/pos-remote';
 import type { posTerminalTransactionWorkflow } from '../workflows/pos-terminal';
+import { describeIssues, issuesOf, type FieldIssue } from '../shared/failures';
 
 /** A starter input broke a rule; nothing was started. `issues` name the field and the rule. */
 export class InvalidStarterInputError extends Error {

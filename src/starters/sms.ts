@@ -19,7 +19,6 @@ import {
   type SmsTemplate,
   type SmsTemplateListRequest,
 } from '../api';
-import { issuesOf } from '../shared/pos';
 import {
   SMS_MAX_MESSAGE_LENGTH,
   SmsCampaignFollowInputSchema,
@@ -41,6 +40,7 @@ import type { StarterContext } from './connect';
 import { InvalidStarterInputError } from './pos';
 import { startRetrying } from './temporal-retry';
 import type { smsCampaignFollowWorkflow, smsCampaignWorkflow, smsSendWorkflow } from '../workflows/sms';
+import { issuesOf } from '../shared/failures';
 
 function parse<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(input);

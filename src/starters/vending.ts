@@ -1,12 +1,12 @@
 // Typed starters for electricity vending.
 import type { WorkflowHandle } from '@temporalio/client';
-import { issuesOf } from '../shared/pos';
 import { VendInputSchema, vendWorkflowId, type VendInput, type VendResult } from '../shared/vending';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
 import { InvalidStarterInputError } from './pos';
 import { startRetrying } from './temporal-retry';
 import type { vendElectricityWorkflow } from '../workflows/vending';
+import { issuesOf } from '../shared/failures';
 
 /** Starts one electricity sale (workflow id `vend-<order_ref>`; a second start for the same order is refused). */
 export async function startVend(ctx: StarterContext, input: VendInput): Promise<WorkflowHandle<typeof vendElectricityWorkflow>> {

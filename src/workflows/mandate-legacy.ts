@@ -8,7 +8,7 @@ import { proxyActivities, log } from '@temporalio/workflow';
 import type { createMandateActivities, MandateSnapshot } from '../activities/mandates';
 import { MANDATE_DEBITS_KEPT, debitReference, type MandateDebit, type MandateInput, type MandateState } from '../shared/mandate';
 import { SECRET_UNAVAILABLE } from '../shared/claim-check';
-import { failureOf } from './activity-failure';
+import { failureOf } from '../shared/failures';
 
 type Activities = ReturnType<typeof createMandateActivities>;
 

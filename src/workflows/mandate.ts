@@ -73,9 +73,9 @@ import {
 import type { TransactionLookup } from '../shared/payment-common';
 import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { failureOf } from './activity-failure';
 import { legacyMandateSteps } from './mandate-legacy';
 import { SEND_ONCE_DEFAULTS, sendOnce, settle as settlePresence, type Presence, type SendOnceResult } from './send-once';
+import { failureOf } from '../shared/failures';
 
 /** Flows started after the claim check: the input must carry the BVN as a handle (old flows replay without this check). */
 const SEALED_BVN_PATCH = 'mandate-sealed-bvn';

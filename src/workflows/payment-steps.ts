@@ -13,11 +13,12 @@ import { paymentSearchAttributes } from '../shared/search-attributes';
 import { amountMismatch, MAX_REFUSED_CODES, PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus, type TransactionLookup } from '../shared/payment-common';
 import { SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS, SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
-import { failureOf } from './activity-failure';
-import { failureMessage, REFUSAL_TYPES, sendOnce, settle, type Presence, type SendOnceResult } from './send-once';
+import { sendOnce, settle, type Presence, type SendOnceResult } from './send-once';
 import { awaitFinal } from './unknown-outcome';
 import { checkResolveOutcome, resolveOutcomeUpdate, UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../shared/outcome';
-import { durationMs } from '../shared/pos';
+import { failureOf } from '../shared/failures';
+import { REFUSAL_TYPES, failureMessage } from '../shared/failures';
+import { durationMs } from '../shared/duration';
 
 /**
  * Money-moving calls: one attempt; the client's own timeout (PAYMENTS_TIMEOUT_MS) ends first

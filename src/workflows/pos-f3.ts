@@ -25,23 +25,13 @@ import {
 } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
 import type { PosActivities } from '../activities/pos';
-import {
-  FailureTypes,
-  activityFailureMessage,
-  activityFailureType,
-  classifyPosCode,
-  durationMs,
-  type PosF3Options,
-  type PosLinkedInitiateRequest,
-  type PosRequeryOutcome,
-  type PosResolveOutcome,
-  type PosStep,
-  type PosTransactionRecord,
-} from '../shared/pos';
+import { classifyPosCode, type PosF3Options, type PosLinkedInitiateRequest, type PosRequeryOutcome, type PosResolveOutcome, type PosStep, type PosTransactionRecord } from '../shared/pos';
 import { SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../shared/outcome';
 import { sendOnce, type Presence } from './send-once';
 import { awaitFinal, lostByHeartbeat, type Settled } from './unknown-outcome';
+import { FailureTypes, activityFailureMessage, activityFailureType } from '../shared/failures';
+import { durationMs } from '../shared/duration';
 
 export const POS_F3_DEFAULTS = {
   maxAttempts: 3,

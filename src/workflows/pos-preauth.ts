@@ -25,15 +25,7 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import {
-  POS_RESOLVE_OUTCOMES,
-  POS_SEALED_FIELDS,
-  describeIssues,
-  issuesOf,
-  maskedPan,
-  type FieldIssue,
-  type PosResolveOutcome,
-} from '../shared/pos';
+import { POS_RESOLVE_OUTCOMES, POS_SEALED_FIELDS, maskedPan, type PosResolveOutcome } from '../shared/pos';
 import {
   DEFAULT_HOLD_WINDOW,
   PosCompleteInputSchema,
@@ -52,6 +44,7 @@ import { unsealedFieldsIn } from '../shared/pos-refund';
 import { checkResolveOutcome, resolveOutcomeUpdate, type OutcomeResolution } from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { sendPosF3 } from './pos-f3';
+import { describeIssues, issuesOf, type FieldIssue } from '../shared/failures';
 
 export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<PosPreAuthResult> {
   // ---- 1. every field rule, before anything is sent ----

@@ -25,20 +25,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { PosRefundActivities } from '../activities/pos-refund';
-import {
-  FailureTypes,
-  POS_RESOLVE_OUTCOMES,
-  POS_SEALED_FIELDS,
-  activityFailureMessage,
-  activityFailureType,
-  classifyPosCode,
-  describeIssues,
-  issuesOf,
-  maskedPan,
-  type FieldIssue,
-  type PosRequeryOutcome,
-  type PosResolveOutcome,
-} from '../shared/pos';
+import { POS_RESOLVE_OUTCOMES, POS_SEALED_FIELDS, classifyPosCode, maskedPan, type PosRequeryOutcome, type PosResolveOutcome } from '../shared/pos';
 import {
   PosSealedRefundInputSchema,
   REFUND_LEDGER_CLOSED,
@@ -56,6 +43,7 @@ import {
 import { checkResolveOutcome, resolveOutcomeUpdate, type OutcomeResolution } from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { posF4, sendPosF3, type PosF3Outcome } from './pos-f3';
+import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, issuesOf, type FieldIssue } from '../shared/failures';
 
 /** Transaction types a refund may return money from. */
 const REFUNDABLE = ['Purchase', 'Completion'];

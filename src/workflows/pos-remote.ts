@@ -36,30 +36,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PosActivities } from '../activities/pos';
-import {
-  FailureTypes,
-  PosRemoteInputSchema,
-  activityFailureMessage,
-  activityFailureType,
-  cancelPosRemoteSignal,
-  describeIssues,
-  durationMs,
-  issuesOf,
-  posRemoteE1SendingSignal,
-  posRemoteStateQuery,
-  posTerminalLockWorkflowId,
-  releaseTerminalLockSignal,
-  terminalLockCheckSignal,
-  terminalLockGrantedSignal,
-  type PosRemoteInput,
-  type PosRemoteParsedInput,
-  type PosRemotePollOutcome,
-  type PosRemoteRecord,
-  type PosRemoteResult,
-  type PosRemoteSearchOutcome,
-  type PosRemoteState,
-} from '../shared/pos';
+import { PosRemoteInputSchema, cancelPosRemoteSignal, posRemoteE1SendingSignal, posRemoteStateQuery, posTerminalLockWorkflowId, releaseTerminalLockSignal, terminalLockCheckSignal, terminalLockGrantedSignal, type PosRemoteInput, type PosRemoteParsedInput, type PosRemotePollOutcome, type PosRemoteRecord, type PosRemoteResult, type PosRemoteSearchOutcome, type PosRemoteState } from '../shared/pos';
 import { paymentSearchAttributes } from '../shared/search-attributes';
+import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, issuesOf } from '../shared/failures';
+import { durationMs } from '../shared/duration';
 
 const DEFAULT_POLL_TIMEOUT = '7 minutes'; // lifetime 5 minutes + margin
 const DEFAULT_HEARTBEAT_TIMEOUT = '10s'; // cancellation arrives with a heartbeat: within ~8 s

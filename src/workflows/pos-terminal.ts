@@ -47,39 +47,14 @@ import {
 } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
 import type { PosActivities } from '../activities/pos';
-import {
-  FailureTypes,
-  POS_RESOLVE_OUTCOMES,
-  POS_SEALED_FIELDS,
-  PosSealedTransactionInputSchema,
-  PosTransactionInputSchema,
-  classifyPosCode,
-  activityFailureMessage,
-  activityFailureType,
-  describeIssues,
-  durationMs,
-  issuesOf,
-  maskedPan,
-  posTransactionStateQuery,
-  unsealedCardFields,
-  type FieldIssue,
-  type PosInitiateRequest,
-  type PosSealedInitiateRequest,
-  type PosSealedTransactionInput,
-  type PosTransactionParsedInput,
-  type PosRequeryOutcome,
-  type PosResolveOutcome,
-  type PosStep,
-  type PosTransactionInput,
-  type PosTransactionRecord,
-  type PosTransactionResult,
-  type PosTransactionState,
-} from '../shared/pos';
+import { POS_RESOLVE_OUTCOMES, POS_SEALED_FIELDS, PosSealedTransactionInputSchema, PosTransactionInputSchema, classifyPosCode, maskedPan, posTransactionStateQuery, unsealedCardFields, type PosInitiateRequest, type PosSealedInitiateRequest, type PosSealedTransactionInput, type PosTransactionParsedInput, type PosRequeryOutcome, type PosResolveOutcome, type PosStep, type PosTransactionInput, type PosTransactionRecord, type PosTransactionResult, type PosTransactionState } from '../shared/pos';
 import { SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { checkResolveOutcome, resolveOutcomeUpdate, UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { sendOnce, type Presence } from './send-once';
 import { awaitFinal, lostByHeartbeat, type Settled } from './unknown-outcome';
+import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, issuesOf, type FieldIssue } from '../shared/failures';
+import { durationMs } from '../shared/duration';
 
 /** Flows started after the claim check take only a sealed card read (see the header). */
 const SEALED_CARD_PATCH = 'pos-sealed-card';

@@ -15,12 +15,12 @@ import { ApplicationFailure, continueAsNew, proxyActivities, setHandler, upsertS
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { createReconciliationActivities } from '../activities/reconciliation';
 import { PaymentFlow, ReconciliationStatus } from '../shared/search-attributes';
-import { describeIssues, issuesOf } from '../shared/pos';
 import {
   RECONCILE_DEFAULTS, RECONCILIATION_FLOW, ReconcileInputSchema, addToTotals, emptyTotals, previousDayOf, reconciliationProgressQuery, splitIntoMonthWindows,
   type Currency, type ReconcileInput, type ReconciliationFinding, type ReconciliationMark, type ReconciliationProgress, type ReconciliationReport,
   type ReconciliationRunStatus, type ReconciliationTotals, type ResolvedReconcileInput, type WindowSummary,
 } from '../shared/reconciliation';
+import { describeIssues, issuesOf } from '../shared/failures';
 
 type Activities = ReturnType<typeof createReconciliationActivities>;
 

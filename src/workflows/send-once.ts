@@ -23,7 +23,7 @@
 // learns what became of the request, so its cleanup can record the real outcome.
 import { ApplicationFailure, CancellationScope, patched, sleep } from '@temporalio/workflow';
 import { SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
-import { failureOf } from './activity-failure';
+import { failureMessage, failureOf, isRefusalFailure } from '../shared/failures';
 
 /** What the service's records say about the request, by its reference. */
 export type Presence<R> = { found: true; record: R } | { found: false };
@@ -76,16 +76,11 @@ export interface Refusal {
 }
 
 /** Activity failure types (src/activities) that prove the service refused the request. */
-export const REFUSAL_TYPES: readonly string[] = ['BadRequest', 'InvalidRequest', 'Unauthorized', 'NotFound'];
 
 export const SEND_ONCE_DEFAULTS = { maxSends: 2, settleMs: 3_000, absentReads: 2, inFlightMs: SERVICE_ACTIVITY_START_TO_CLOSE_MS } as const;
 
 
 
-export function isRefusalFailure(err: unknown): boolean {
-  const f = failureOf(err);
-  return f !== undefined && REFUSAL_TYPES.includes(f.type ?? '');
-}
 
 /**
  * True when the attempt's HTTP call surely ended: the activity itself reported the failure (an
@@ -103,12 +98,6 @@ function refusalOf(err: unknown): Refusal {
   return { type: f?.type ?? 'Refused', message: failureMessage(err) };
 }
 
-/** A failure's message, for the flow's reason text. */
-export function failureMessage(err: unknown): string {
-  const f = failureOf(err);
-  if (f) return f.message;
-  return err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
-}
 
 export function sendOnce<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceResult<A, R>> {
   return CancellationScope.nonCancellable(() => sendAndSettle(spec));

@@ -33,7 +33,6 @@
 import type { RetryPolicy } from '@temporalio/common';
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { SmsActivities } from '../activities/sms';
-import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, issuesOf, type FieldIssue } from '../shared/pos';
 import {
   SMS_DEFAULT_BATCH_SIZE,
   SmsCampaignFollowInputSchema,
@@ -63,6 +62,7 @@ import {
 } from '../shared/sms';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { lostByHeartbeat } from './unknown-outcome';
+import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, issuesOf, type FieldIssue } from '../shared/failures';
 
 /** Margin over the HTTP timeout for a send's start-to-close: no attempt can outlive its call. */
 const IN_FLIGHT_MARGIN_MS = 15_000;

@@ -31,7 +31,6 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { VendingActivities } from '../activities/vending';
-import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, durationMs, issuesOf } from '../shared/pos';
 import {
   VEND_RESOLVE_OUTCOMES,
   VendInputSchema,
@@ -49,6 +48,8 @@ import { checkResolveOutcome, resolveOutcomeUpdate, UNKNOWN_OUTCOME_DEFAULTS, ty
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { sendOnce, type Presence } from './send-once';
 import { awaitFinal, lostByHeartbeat, type Settled } from './unknown-outcome';
+import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, issuesOf } from '../shared/failures';
+import { durationMs } from '../shared/duration';
 
 const DEFAULTS = {
   maxPurchaseAttempts: 2,

@@ -15,15 +15,17 @@ import {
   TimeoutError,
   type PaymentsClient,
 } from '../../src/api';
-import { createPosActivities, toActivityFailure } from '../../src/activities/pos';
+import { createPosActivities } from '../../src/activities/pos';
 import type { ActivityDeps } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
-import { FailureTypes, POS_SEALED_FIELDS, PosTransactionInputSchema, type PosInitiateResponse, type PosSealedCardData, type PosSealedInitiateRequest } from '../../src/shared/pos';
+import { POS_SEALED_FIELDS, PosTransactionInputSchema, type PosInitiateResponse, type PosSealedCardData, type PosSealedInitiateRequest } from '../../src/shared/pos';
 import { ClaimCheckStore, SecretUnavailableError } from '../../src/claim-check/store';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { openPosTerminalSession } from '../../src/starters/pos';
 import { LogCapture, testConfig } from '../helpers/temporal';
 import { cardInput } from './helpers';
+import { toActivityFailure } from '../../src/activities/failures';
+import { FailureTypes } from '../../src/shared/failures';
 
 const init = { operation: 'posTerminal.initiate', message: 'x', retrySafe: false, outcomeUnknown: false, requestSent: true };
 

@@ -7,7 +7,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
-import { FailureTypes, type PosSealedCard } from '../../src/shared/pos';
+import { type PosSealedCard } from '../../src/shared/pos';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import {
   completePreAuthUpdate,
@@ -23,6 +23,7 @@ import { LogCapture, workflowBundle } from '../helpers/temporal';
 import { createTimeSkippingEnv } from '../helpers/time-skipping';
 import { F3Script } from './f3-script';
 import { assertNoRetryWithoutRequery, sealedCardInput } from './helpers';
+import { FailureTypes } from '../../src/shared/failures';
 
 installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
 

@@ -12,7 +12,6 @@ import { Worker } from '@temporalio/worker';
 import { createPosRefundActivities } from '../../src/activities/pos-refund';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
-import { FailureTypes } from '../../src/shared/pos';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import {
   posRefundLedgerWorkflowId,
@@ -28,6 +27,7 @@ import { createTimeSkippingEnv } from '../helpers/time-skipping';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { F3Script } from './f3-script';
 import { assertNoRetryWithoutRequery, cardInput, sealedCardInput } from './helpers';
+import { FailureTypes } from '../../src/shared/failures';
 
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
 installTemporalRuntime(logger, 'WARN');

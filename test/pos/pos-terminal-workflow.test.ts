@@ -8,18 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { PosActivities } from '../../src/activities/pos';
 import { classifyPosResponseCode, PosTerminalInitiateRequestSchema } from '../../src/api';
-import {
-  FailureTypes,
-  PosF3RequestSchema,
-  classifyPosCode,
-  type PosRequeryOutcome,
-  type PosSealedInitiateRequest,
-  type PosSealedTransactionInput,
-  type PosTransactionInput,
-  type PosTransactionRecord,
-  type PosTransactionResult,
-  posTransactionStateQuery,
-} from '../../src/shared/pos';
+import { PosF3RequestSchema, classifyPosCode, type PosRequeryOutcome, type PosSealedInitiateRequest, type PosSealedTransactionInput, type PosTransactionInput, type PosTransactionRecord, type PosTransactionResult, posTransactionStateQuery } from '../../src/shared/pos';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
 import { createLogger } from '../../src/logging/logger';
@@ -28,6 +17,7 @@ import { LogCapture, workflowBundle } from '../helpers/temporal';
 import { createTimeSkippingEnv } from '../helpers/time-skipping';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { assertNoRetryWithoutRequery, cardInput, sealedCardInput, stepsToCalls, type CallRecord } from './helpers';
+import { FailureTypes } from '../../src/shared/failures';
 
 installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
 

@@ -14,7 +14,7 @@ import {
   toDecimalString,
   type SmsEntry,
 } from '../../src/shared/sms';
-import { describeIssues, issuesOf } from '../../src/shared/pos';
+import { describeIssues, issuesOf } from '../../src/shared/failures';
 
 const entry = (index: number, phone: string, message = 'hi'): SmsEntry => ({ index, phone_number: phone, message, key: smsPhoneKey(phone) });
 const issues = (r: { success: boolean; error?: Parameters<typeof issuesOf>[0] }) => (r.success ? '' : describeIssues(issuesOf(r.error!)));

@@ -10,13 +10,13 @@ import { createVendingActivities, type VendingActivities } from '../../src/activ
 import type { ActivityDeps } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
-import { FailureTypes } from '../../src/shared/pos';
 import { vendStateQuery, type MeterInfo, type VendCheckOutcome, type VendInput, type VendRecord, type VendResult } from '../../src/shared/vending';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import type { vendElectricityWorkflow } from '../../src/workflows/vending';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { createTimeSkippingEnv } from '../helpers/time-skipping';
 import { unusedClaimCheck } from '../pos/helpers';
+import { FailureTypes } from '../../src/shared/failures';
 
 installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
 

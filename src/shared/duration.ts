@@ -1,0 +1,22 @@
+// Durations as the flows' inputs accept them: '2s', '5 minutes', or milliseconds.
+import { z } from 'zod';
+
+/** A Temporal duration as a string ('2s', '5 minutes') or milliseconds. */
+export const duration = z.union([
+  z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
+  z.string().regex(/^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/, 'must be a duration such as "2s" or "5 minutes"'),
+]);
+export type DurationInput = z.infer<typeof duration>;
+
+/** '2s', '500ms', '1 minute' or milliseconds → milliseconds (the shapes the input schemas accept). */
+export function durationMs(d: string | number): number {
+  if (typeof d === 'number') return d;
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/.exec(d.trim());
+  if (!m) throw new TypeError(`not a duration: ${d}`);
+  const n = Number(m[1]);
+  const unit = m[2];
+  if (unit === 'ms' || unit.startsWith('milli')) return n;
+  if (unit.startsWith('s')) return n * 1000;
+  if (unit.startsWith('m')) return n * 60_000;
+  return n * 3_600_000;
+}
