@@ -7,7 +7,7 @@
 // withSealed, right before the call; nothing here logs a request body.
 import { ApplicationFailure } from '@temporalio/activity';
 import { BadRequestError, DependencyFailedError, isDocumentedNotFound, type PaymentsApiError } from '../api';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
 import type { MandateInput } from '../shared/mandate';

@@ -10,7 +10,7 @@
 // client and are never logged; only references and statuses are.
 import { ApplicationFailure } from '@temporalio/activity';
 import { BadRequestError, isDocumentedNotFound, type CheckoutInitiateRequest, type DirectChargeBankRequest, type DirectChargeCardRequest, type DirectInitiateUssdRequest } from '../api';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import type { CardDetails, CardPaymentInput } from '../shared/card';
 import { withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';

@@ -12,7 +12,7 @@
 // (REJECT_DUPLICATE) and the refund is refused (RefundLedgerClosed) until an operator looks.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import {
   REFUND_LEDGER_CLOSED,
   REFUND_OVER_REMAINING,

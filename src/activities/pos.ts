@@ -12,7 +12,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { TransactionRecord } from '../api/schemas/checkout';
 import { isDocumentedNotFound, NotFoundError, PaymentsApiError, RequestAbortedError, type PosTerminalTransaction } from '../api';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
 import { POS_REMOTE_TXN_SOURCE, acquireTerminalLockSignal, classifyPosCode, posRemoteE1SendingSignal, posTerminalLockWorkflowId, type PosRemoteRecordLookup, type PosRemoteSearchOutcome, type PosTerminalLockInput, type PosInitiateRequest, type PosLinkedInitiateRequest, type PosSealedCardData, type PosSealedInitiateRequest, type PosInitiateResponse, type PosRemotePollOutcome, type PosRemotePollProgress, type PosRemoteRecord, type PosRequeryOutcome, type PosTransactionRecord } from '../shared/pos';

@@ -19,7 +19,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import type { TransactionQueryRequest, TransactionRecord } from '../api';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { heartbeatWhile } from './heartbeat';
 import { mandateStateQuery, type MandateDebit } from '../shared/mandate';
 import { PaymentAmount, PaymentCurrency, PaymentFlow, PaymentReference, PaymentStatus, ReconciliationStatus } from '../shared/search-attributes';

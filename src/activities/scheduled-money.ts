@@ -3,7 +3,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { debitMandateUpdate, mandateWorkflowId, type MandateDebit } from '../shared/mandate';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 export function createScheduledMoneyActivities(deps: ActivityDeps) {
   return {

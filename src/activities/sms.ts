@@ -11,7 +11,7 @@
 // counts and the service's batch_id / campaign uuid.
 import { Context } from '@temporalio/activity';
 import type { SmsCampaign, SmsSendResult } from '../api';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { heartbeatWhile } from './heartbeat';
 import {
   SMS_CAMPAIGN_SERVICE_STATUSES,

@@ -7,7 +7,7 @@
 // (H4) before any new attempt. A 200 is not a success: the workflow reads the record's status.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { isDocumentedNotFound, NotFoundError, type ElectricityProvider, type VendingTransaction } from '../api';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { heartbeatWhile } from './heartbeat';
 import type { MeterInfo, VendCheckOutcome, VendRecord } from '../shared/vending';
 import { toActivityFailure } from './failures';

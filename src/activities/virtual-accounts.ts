@@ -3,7 +3,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { AuthenticationError, BadRequestError, NotFoundError, PermissionDeniedError, type VirtualAccountTransaction, type WebhookErrorLogRow } from '../api';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import type { CreditedVirtualAccountTransaction, CreditHandoff, ErrorLogSweepSummary, VirtualAccountCredit, VirtualAccountCreditOutcome } from '../shared/virtual-account-webhook';
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 import { CreditHandlerRefused, httpCreditHandler, type CreditHandler } from '../virtual-accounts/credit-handler';

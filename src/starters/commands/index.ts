@@ -1,6 +1,6 @@
 // Every flow's CLI commands. Add one line per flow.
 import type { Command } from 'commander';
-import type { StarterContext } from '../connect';
+import type { ContextFactory } from './context';
 import { registerPosCommands } from './pos';
 import { registerVendingCommands } from './vending';
 import { registerMandateCommands } from './mandates';
@@ -11,7 +11,6 @@ import { registerScheduleCommands } from './schedules';
 import { registerReconciliationCommands } from './reconciliation';
 import { registerSmsCommands } from './sms';
 
-export type ContextFactory = () => Promise<StarterContext>;
 
 export function registerCommands(program: Command, context: ContextFactory): void {
   registerPosCommands(program, context);
@@ -24,3 +23,5 @@ export function registerCommands(program: Command, context: ContextFactory): voi
   registerReconciliationCommands(program, context);
   registerSmsCommands(program, context);
 }
+
+export type { ContextFactory };

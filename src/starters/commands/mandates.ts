@@ -23,7 +23,7 @@ import {
   cancelMandate, debitMandate, getMandateState, listAllMandates, listMandates, requestMandateCancel, resendMandateOtp, resolveMandateDebit, startMandate, submitMandateOtp,
   type MandateListFilters,
 } from '../mandates';
-import type { ContextFactory } from './index';
+import type { ContextFactory } from './context';
 
 export function renderMandateState(s: MandateState): string {
   const next = s.nextDebitAt ? ` next=${s.nextDebitAt}` : '';

@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { ATTENTION_KINDS, attentionSummary, listAttention, releaseUnmatchedWebhook, resolveParkedFlow, resolveReconciliationFinding, type AttentionItem, type AttentionKind } from '../ops';
 import { resolveMandateDebit } from '../mandates';
-import type { ContextFactory } from './index';
+import type { ContextFactory } from './context';
 
 export function renderAttentionItem(i: AttentionItem): string {
   const amount = i.amount !== undefined ? ` ${i.amount} ${i.currency ?? ''}`.trimEnd() : '';

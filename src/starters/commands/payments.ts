@@ -24,7 +24,7 @@ import {
   cancelRecurring, firstPaymentCheckoutUrl, getCardPaymentState, getCheckoutState, getDirectPaymentState, PaymentInputError, PaymentStepError, resubmitCard,
   startBankPayment, startCardPayment, startCheckout, startRecurring, startUssdPayment, submitBankCode, submitOtp, submitPin,
 } from '../payments';
-import type { ContextFactory } from './index';
+import type { ContextFactory } from './context';
 
 const final = (s: { status: string }) => ([...CARD_FINAL_STATUSES, ...DIRECT_FINAL_STATUSES] as string[]).includes(s.status) ? ' (final)' : '';
 export const renderCard = (s: CardPaymentState): string =>

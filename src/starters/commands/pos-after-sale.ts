@@ -16,7 +16,7 @@ import { posRefundStateQuery, type PosRefundInput, type PosRefundResult, type Po
 import { followUntilDone } from '../progress';
 import { completePosPreAuth, posPreAuthHandle, releasePosPreAuth, startPosPreAuth } from '../pos-preauth';
 import { posRefundLedger, startPosRefund } from '../pos-refund';
-import type { ContextFactory } from './index';
+import type { ContextFactory } from './context';
 
 export function renderPosRefundState(s: PosRefundState | PosRefundResult): string {
   const last = s.steps.at(-1);

@@ -33,7 +33,7 @@ import {
   startPosRemoteRequest,
   startPosTransaction,
 } from '../pos';
-import type { ContextFactory } from './index';
+import type { ContextFactory } from './context';
 import { registerPosAfterSaleCommands } from './pos-after-sale';
 
 export function renderPosRemoteState(s: PosRemoteState): string {

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { reconcile, reconciliationCsv, renderReconciliationProgress, renderReconciliationReport } from '../reconciliation';
-import type { ContextFactory } from './index';
+import type { ContextFactory } from './context';
 
 interface ReconcileOptions {
   from?: string;

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import {
   createMandateDebitSchedule, createRecurringChargeSchedule, describeSchedule, moveRecurringPlanToSchedule, scheduleHandle,
 } from '../schedules';
-import type { ContextFactory } from './index';
+import type { ContextFactory } from './context';
 
 const when = (o: { cron?: string; everyMs?: string; startAt?: string; paused?: boolean; maxRuns?: string }) => ({
   ...(o.cron ? { cron: o.cron } : {}),

@@ -44,7 +44,7 @@ import {
   startSmsSend,
   updateSmsTemplate,
 } from '../sms';
-import type { ContextFactory } from './index';
+import type { ContextFactory } from './context';
 
 export function renderSmsSendState(s: SmsSendState | SmsSendResult): string {
   const done = s.batches.filter((b) => !['waiting', 'sending'].includes(b.outcome)).length;

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { VEND_FINAL_STATUSES, vendStateQuery, type VendResult, type VendState } from '../../shared/vending';
 import { followUntilDone } from '../progress';
 import { startVend, vendHandle } from '../vending';
-import type { ContextFactory } from './index';
+import type { ContextFactory } from './context';
 
 export function renderVendState(s: VendState): string {
   const last = s.steps.at(-1);

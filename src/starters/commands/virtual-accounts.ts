@@ -11,7 +11,7 @@ import { openPaymentsClient } from '../connect';
 import {
   createBusinessVirtualAccount, createCustomerVirtualAccount, getVirtualAccountCreditState, retryVirtualAccountCreditHandoff, sweepWebhookErrorLog,
 } from '../virtual-accounts';
-import type { ContextFactory } from './index';
+import type { ContextFactory } from './context';
 
 const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
 
