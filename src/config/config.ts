@@ -118,6 +118,8 @@ export const envSchema = z
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
     TEMPORAL_UI_PORT: port(8233),
     TEMPORAL_DATA_DIR: z.string().min(1).default('.data'),
+    // `npm start` connects to your own server at TEMPORAL_ADDRESS instead of starting a dev server.
+    TEMPORAL_EXTERNAL: bool(false),
     // TLS and API key for the Temporal connection (src/temporal/connection.ts). TLS is on when TEMPORAL_TLS=true
     // or any TLS file/server name is set; an API key turns it on too unless TEMPORAL_TLS=false.
     TEMPORAL_TLS: optionalBool,
@@ -270,7 +272,7 @@ export interface AppConfig {
     >>;
   };
   /** Spread it into createTemporalClient / createPaymentsWorker: address, tls and apiKey feed src/temporal/connection.ts. */
-  temporal: TemporalConnectionSettings & { namespace: string; taskQueue: string; uiPort: number; dataDir: string };
+  temporal: TemporalConnectionSettings & { namespace: string; taskQueue: string; uiPort: number; dataDir: string; external: boolean };
   sandbox: { enabled: boolean; port: number; adminToken: string };
   webhooks: { host: string; port: number };
   codec: { host: string; port: number; token: string; corsOrigins: string[] };
@@ -341,6 +343,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       taskQueue: env.TEMPORAL_TASK_QUEUE,
       uiPort: env.TEMPORAL_UI_PORT,
       dataDir: env.TEMPORAL_DATA_DIR,
+      external: env.TEMPORAL_EXTERNAL,
       ...(temporalTlsOn(env)
         ? { tls: definedOnly({ caPath: env.TEMPORAL_TLS_CA_PATH, certPath: env.TEMPORAL_TLS_CERT_PATH, keyPath: env.TEMPORAL_TLS_KEY_PATH, serverName: env.TEMPORAL_TLS_SERVER_NAME }) }
         : {}),

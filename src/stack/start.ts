@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const codecUrl = `http://${config.codec.host}:${config.codec.port}`;
 
   let devServer: DevServer | undefined;
-  if (process.env.TEMPORAL_EXTERNAL !== 'true') {
+  if (!config.temporal.external) {
     devServer = await startDevServer({
       ip: host,
       port: Number(portText),
