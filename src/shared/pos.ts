@@ -19,6 +19,7 @@ import { CLAIM_HANDLE_PATTERN } from './claim-check';
 import type { OutcomeResolution } from './outcome';
 import { duration } from './duration';
 import type { FieldIssue } from './failures';
+import { merchantRef, POS_CARD_FIELDS, posAccountType, posTransactionType } from './pos-card-fields';
 
 const koboInteger = (min: number, minMessage: string) =>
   z
@@ -226,12 +227,7 @@ export const terminalLockStateQuery = defineQuery<TerminalLockState>('terminalLo
 
 // ---- F. POS terminal transaction ------------------------------------------------------------
 
-export const POS_TRANSACTION_TYPES = ['Purchase', 'Refund', 'Pre-Authorization', 'Completion'] as const;
-export const POS_ACCOUNT_TYPES = ['DEFAULT', 'SAVINGS', 'CURRENT', 'CREDIT'] as const;
-export const MERCHANT_REF_MAX = 25;
-
-const hexPairs = (what: string) =>
-  z.string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) }).regex(/^(?:[0-9A-Fa-f]{2})+$/, `must be ${what}`);
+export { MERCHANT_REF_MAX, POS_ACCOUNT_TYPES, POS_TRANSACTION_TYPES } from './pos-card-fields';
 
 /**
  * F3's body fields (spec F3 table and Limits) plus options. Every rule is checked before the
@@ -250,51 +246,10 @@ export const PosTransactionInputSchema = z.strictObject({
     })
     .transform((v) => String(Number(v))),
   currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }).default('NGN'),
-  card_pan: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') }).regex(/^\d{12,19}$/, 'must be 12 to 19 digits (EMV tag 5A, digits only)'),
-  card_expiry_month: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits 01-12') }).regex(/^(0[1-9]|1[0-2])$/, 'must be two digits 01-12'),
-  card_expiry_year: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits') }).regex(/^\d{2}$/, 'must be two digits'),
-  card_type: z.string().min(1, 'must not be empty').optional(),
-  cardholder_name: z.string().optional(),
-  card_sequence_number: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of exactly 3 digits, e.g. "001"') })
-    .regex(/^\d{3}$/, 'must be exactly 3 digits (tag 5F34 value zero-padded, e.g. "001"); any other width makes the processor time out'),
-  track2: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be track 2 equivalent data') })
-    .regex(/^\d{12,19}[Dd=]\d{4,}[Ff]?$/, 'must be track 2 equivalent data: PAN, separator D, expiry and service code, optional trailing F'),
-  chipdata: hexPairs('hex DE55 data (an even number of hex characters)'),
-  aid: hexPairs('the EMV tag 4F TLV in hex'),
-  /** 16 hex (ISO-0); omit only for a card that did not ask for a PIN. Never logged. */
-  pin_block: z.string({ error: 'must be 16 hex characters (ISO-0 PIN block)' }).regex(/^[0-9A-Fa-f]{16}$/, 'must be 16 hex characters (ISO-0 PIN block)').optional(),
-  transaction_type: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be Purchase, Refund, Pre-Authorization or Completion') })
-    .transform((v, ctx) => {
-      const hit = POS_TRANSACTION_TYPES.find((t) => t.toLowerCase() === v.trim().toLowerCase());
-      if (!hit) {
-        ctx.addIssue({ code: 'custom', message: 'must be Purchase, Refund, Pre-Authorization or Completion' });
-        return z.NEVER;
-      }
-      return hit;
-    }),
-  account_type: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be DEFAULT, SAVINGS, CURRENT or CREDIT') })
-    .transform((v, ctx) => {
-      const t = v.trim();
-      if (/^00[0-3]0$/.test(t)) {
-        ctx.addIssue({ code: 'custom', message: `must be DEFAULT, SAVINGS, CURRENT or CREDIT; the processor code ${t} is refused` });
-        return z.NEVER;
-      }
-      const hit = POS_ACCOUNT_TYPES.find((a) => a === t.toUpperCase());
-      if (!hit) {
-        ctx.addIssue({ code: 'custom', message: 'must be DEFAULT, SAVINGS, CURRENT or CREDIT (case-insensitive)' });
-        return z.NEVER;
-      }
-      return hit;
-    }),
-  merchant_ref: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of at most 25 characters') })
-    .min(1, 'must not be empty')
-    .max(MERCHANT_REF_MAX, `must be at most ${MERCHANT_REF_MAX} characters`)
-    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+  ...POS_CARD_FIELDS,
+  transaction_type: posTransactionType,
+  account_type: posAccountType,
+  merchant_ref: merchantRef,
   options: z
     .strictObject({
       /** Initiations in all, the first included (a retry only ever follows a 404 requery). Default 3. */

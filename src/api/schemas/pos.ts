@@ -1,6 +1,10 @@
 // E. POS remote requests (E1, E2) and F. POS terminal API (F1-F4).
 import { z } from 'zod';
-import { caseInsensitiveEnum, currency, idString, kobo, koboAmount, koboAmountAsString, opt, pathParam, requiredString } from './common';
+import { currency, idString, kobo, koboAmount, koboAmountAsString, opt, pathParam, requiredString } from './common';
+import { MERCHANT_REF_MAX, merchantRef, POS_ACCOUNT_TYPES, POS_CARD_FIELDS, POS_TRANSACTION_TYPES, posAccountType, posTransactionType } from '../../shared/pos-card-fields';
+
+// The F3 field rules are defined once in src/shared/pos-card-fields.ts (the workflows check the same).
+export { MERCHANT_REF_MAX, POS_ACCOUNT_TYPES, POS_TRANSACTION_TYPES, posAccountType };
 
 // ---- E. Remote request ---------------------------------------------------------------------
 
@@ -109,30 +113,6 @@ export const PosTerminalKeysSchema = z.looseObject({
 });
 export type PosTerminalKeys = z.output<typeof PosTerminalKeysSchema>;
 
-export const POS_TRANSACTION_TYPES = ['Purchase', 'Refund', 'Pre-Authorization', 'Completion'] as const;
-export const POS_ACCOUNT_TYPES = ['DEFAULT', 'SAVINGS', 'CURRENT', 'CREDIT'] as const;
-export const MERCHANT_REF_MAX = 25;
-
-const hexString = (what: string) =>
-  z.string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) })
-    .regex(/^(?:[0-9A-Fa-f]{2})+$/, `must be ${what}`);
-
-/** F3 account type: the four names, any case; the processor codes 0000/0010/0020/0030 are refused. */
-export const posAccountType = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be DEFAULT, SAVINGS, CURRENT or CREDIT') })
-  .transform((v, ctx) => {
-    const t = v.trim();
-    if (/^00[0-3]0$/.test(t)) {
-      ctx.addIssue({ code: 'custom', message: `must be DEFAULT, SAVINGS, CURRENT or CREDIT; the processor code ${t} is refused (the service maps the name to the code)` });
-      return z.NEVER;
-    }
-    const hit = POS_ACCOUNT_TYPES.find((a) => a === t.toUpperCase());
-    if (!hit) {
-      ctx.addIssue({ code: 'custom', message: 'must be DEFAULT, SAVINGS, CURRENT or CREDIT (case-insensitive)' });
-      return z.NEVER;
-    }
-    return hit;
-  });
 
 const PosTerminalInitiateRequestObjectSchema = z.strictObject({
   /** From F1's terminal configuration; the client sends it in the body (docs/choices.md). */
@@ -140,38 +120,10 @@ const PosTerminalInitiateRequestObjectSchema = z.strictObject({
   /** Lowest unit; the spec types it as a string: sent as a string of digits. */
   amount: koboAmountAsString(),
   currency: currency.default('NGN'),
-  /** Digits only (EMV tag 5A). */
-  card_pan: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') }).regex(/^\d{12,19}$/, 'must be 12 to 19 digits (EMV tag 5A, digits only)'),
-  card_expiry_month: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits 01-12') }).regex(/^(0[1-9]|1[0-2])$/, 'must be two digits 01-12'),
-  card_expiry_year: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits') }).regex(/^\d{2}$/, 'must be two digits'),
-  /** Scheme name derived from the AID (Verve, MasterCard, VISA). */
-  card_type: z.string().min(1, 'must not be empty').optional(),
-  /** EMV tag 5F20 decoded to ASCII. */
-  cardholder_name: z.string().optional(),
-  /**
-   * Exactly three digits (tag 5F34 value, zero-padded). Any other width corrupts the processor
-   * message and the request times out without explanation, so it is checked here.
-   */
-  card_sequence_number: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of exactly 3 digits, e.g. "001"') })
-    .regex(/^\d{3}$/, 'must be exactly 3 digits (tag 5F34 value zero-padded, e.g. "001"); any other width makes the processor time out'),
-  /** Tag 57 without tag and length; trailing F pad nibble allowed. */
-  track2: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be track 2 equivalent data') })
-    .regex(/^\d{12,19}[Dd=]\d{4,}[Ff]?$/, 'must be track 2 equivalent data: PAN, separator D, expiry and service code, optional trailing F'),
-  /** Hex DE55; single use, bound to the amount, counter and unpredictable number. */
-  chipdata: hexString('hex DE55 data (an even number of hex characters)'),
-  /** EMV tag 4F full TLV, hex. */
-  aid: hexString('the EMV tag 4F TLV in hex'),
-  /** 16 hex characters (ISO-0 PIN block); omit only for a card that did not ask for a PIN. */
-  pin_block: z.string().regex(/^[0-9A-Fa-f]{16}$/, 'must be 16 hex characters (ISO-0 PIN block)').optional(),
-  transaction_type: caseInsensitiveEnum(POS_TRANSACTION_TYPES, 'must be Purchase, Refund, Pre-Authorization or Completion'),
+  ...POS_CARD_FIELDS,
+  transaction_type: posTransactionType,
   account_type: posAccountType,
-  /** Merchant-unique, at most 25 characters. Required: F4 requery depends on it. */
-  merchant_ref: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of at most 25 characters') })
-    .min(1, 'must not be empty')
-    .max(MERCHANT_REF_MAX, `must be at most ${MERCHANT_REF_MAX} characters`),
+  merchant_ref: merchantRef,
   /**
    * Refund and Completion only: the merchant_ref of the transaction they refer to (the sale a
    * refund returns money from; the Pre-Authorization a completion captures). The spec lists the
