@@ -39,13 +39,22 @@ export function workflowInterceptorModules(): string[] {
 }
 
 /**
+ * What a bundle built ahead of time (before it is known whether tracing will be on) must carry: both
+ * modules. With tracing off, the worker registers a no-op span sink, so the workflow spans are dropped.
+ */
+export const PREBUILT_BUNDLE_INTERCEPTOR_MODULES = [METRICS_INTERCEPTOR_PATH, OTEL_WORKFLOW_INTERCEPTORS_PATH];
+
+/** Takes the OpenTelemetry workflow interceptor's spans when tracing is off (a bundle may carry it anyway). */
+const DROP_WORKFLOW_SPANS = { exporter: { export: { fn: () => undefined } } };
+
+/**
  * Workflow interceptor modules (only when the worker bundles: a pre-built bundle has them already), and the
  * installed tracing's activity interceptors and span sink: a span per workflow, activity and update, in the caller's trace.
  */
 function interceptorOptions(bundling: boolean): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   const workflowModules = bundling ? { workflowModules: workflowInterceptorModules() } : {};
   const tracing = activeTracing();
-  if (!tracing) return { interceptors: workflowModules };
+  if (!tracing) return { interceptors: workflowModules, sinks: DROP_WORKFLOW_SPANS };
   return {
     interceptors: {
       ...workflowModules,
