@@ -7,6 +7,7 @@
 //
 // Labels hold bounded, non-personal values only (src/shared/flow-metrics.ts): route templates, never a
 // raw path (the codec server's path may carry its token), operation names, status classes.
+import { Context as ActivityContext } from '@temporalio/activity';
 import { noopMetricMeter, type MetricCounter, type MetricHistogram, type MetricMeter } from '@temporalio/common';
 import type { HttpExchange } from '../http/safe-server';
 import { METRICS } from '../shared/flow-metrics';
@@ -72,9 +73,30 @@ export function serviceCallResult(outcome: { status?: number; failure?: string }
   return outcome.failure === 'timeout' || outcome.failure === 'aborted' ? outcome.failure : 'connection';
 }
 
+/** The running activity's metric meter (it adds activity_type, namespace, task_queue), or undefined outside an activity. */
+function activityMeter(): MetricMeter | undefined {
+  if (processMetricMeter() === noopMetricMeter) return undefined;
+  try {
+    return ActivityContext.current().metricMeter;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One call to the payments service: inside an activity through the activity's metric meter (the SDK's
+ * meter for activities), elsewhere (CLI, backends) through the process's.
+ */
 export function recordServiceCall(operation: string, outcome: { status?: number; failure?: string }, durationMs: number): void {
   safely(() => {
-    counter(METRICS.serviceCalls, 'Calls to the payments service').add(1, { operation, result: serviceCallResult(outcome) });
+    const tags = { operation, result: serviceCallResult(outcome) };
+    const meter = activityMeter();
+    if (meter) {
+      meter.createCounter(METRICS.serviceCalls, undefined, 'Calls to the payments service').add(1, tags);
+      meter.createHistogram(METRICS.serviceCallDuration, 'float', 'ms', 'Payments service call duration').record(Math.max(0, durationMs), { operation });
+      return;
+    }
+    counter(METRICS.serviceCalls, 'Calls to the payments service').add(1, tags);
     histogram(METRICS.serviceCallDuration, 'Payments service call duration').record(Math.max(0, durationMs), { operation });
   });
 }

@@ -139,6 +139,8 @@ it('exports the SDK and business metrics of each process on its own address', as
   expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: '4xx' })).toBe(1);
   expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: 'connection' })).toBe(1);
   expect(sumOf(w, 'payflow_service_call_duration_count', { operation: 'direct.chargeCard' })).toBe(4);
+  // Recorded through the activity's metric meter: each call carries the activity that made it.
+  expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', activityType: 'chargeCard' })).toBe(4);
 
   // The receiver: webhooks by result, requests by route and status.
   const receiver = (await scrapeUntil(metricsUrl(ports.webhookMetrics), (s) => sumOf(s, 'payflow_webhooks_total', { result: 'duplicate' }) >= 1)).samples;
