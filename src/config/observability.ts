@@ -6,8 +6,7 @@ import { z } from 'zod';
 /** `off`, or a port (0 = a free port, shown in the log and `npm start`'s banner). */
 const portOrOff = z
   .string()
-  .regex(/^(off|\d{1,5})$/, 'must be a port (0-65535, 0 = a free one) or "off"')
-  .refine((v) => v === 'off' || Number(v) <= 65535, 'must be a port (0-65535) or "off"')
+  .refine((v) => v === 'off' || (/^\d{1,5}$/.test(v) && Number(v) <= 65535), 'must be a port (0-65535, 0 = a free one) or "off"')
   .optional();
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional();
 
