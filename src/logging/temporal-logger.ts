@@ -41,7 +41,6 @@ export interface TemporalRuntimeOptions {
  */
 export function installTemporalRuntime(pino: PinoLogger, level: LogLevel = 'INFO', opts: TemporalRuntimeOptions = {}): boolean {
   if (installed) return false;
-  installed = true;
   Runtime.install({
     logger: new PinoTemporalLogger(pino.child({ component: 'temporal' })),
     telemetryOptions: {
@@ -59,6 +58,7 @@ export function installTemporalRuntime(pino: PinoLogger, level: LogLevel = 'INFO
         : {}),
     },
   });
+  installed = true;
   // The Runtime may shut down when idle and be created again (same options): always ask for the current one.
   setProcessMetricMeterSource(() => (Runtime._instance ? Runtime._instance.metricMeter : undefined));
   return true;

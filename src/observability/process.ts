@@ -49,7 +49,14 @@ export async function startProcessObservability(config: AppConfig, logger: Logge
   if (metrics) {
     const port = metrics.port === 0 ? await freePort(metrics.host) : metrics.port;
     const bind = `${metrics.host.includes(':') ? `[${metrics.host}]` : metrics.host}:${port}`;
-    if (installTemporalRuntime(logger, 'INFO', { metricsBindAddress: bind })) {
+    let fresh: boolean;
+    try {
+      fresh = installTemporalRuntime(logger, 'INFO', { metricsBindAddress: bind });
+    } catch (err) {
+      // e.g. "Address already in use": name the setting, not only Core's message.
+      throw new Error(`METRICS_PORT: the metrics endpoint cannot listen on ${bind} (${(err as Error).message}); choose another port, 0 for a free one, or off`);
+    }
+    if (fresh) {
       metricsUrl = `http://${hostForUrl(metrics.host)}:${port}/metrics`;
       logger.info({ metrics: metricsUrl }, 'Prometheus metrics exported');
     } else {

@@ -1,7 +1,11 @@
 // The observability settings (METRICS_*, HEALTH_*, OTEL_*) parsed and refused by name, and tracing
 // configured by the standard OTEL_* variables only: off by default, and with an OTLP endpoint the
-// spans (sanitised) reach that collector over OTLP/HTTP.
+// spans (sanitised) reach that collector over OTLP/HTTP; a metrics port that is taken is named.
 import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { startProcessObservability } from '../../src/observability/process';
+import { createLogger } from '../../src/logging/logger';
+import { LogCapture } from '../helpers/temporal';
 import { ConfigError, loadConfig } from '../../src/config/config';
 import { installTracingFromConfig } from '../../src/observability/tracing';
 import { activeTracing } from '../../src/observability/trace-context';
@@ -81,5 +85,17 @@ it('installs nothing without configuration, and exports sanitised spans to the O
   } finally {
     delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
     await new Promise<void>((r) => collector.close(() => r()));
+  }
+});
+
+it('names METRICS_PORT when the metrics endpoint cannot listen (the port is taken)', async () => {
+  const taken = createNetServer();
+  await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+  const port = (taken.address() as { port: number }).port;
+  try {
+    await expect(startProcessObservability(loadConfig({ METRICS_PORT: String(port) }), createLogger({ destination: new LogCapture() }), { serviceName: 'payflow-test' }))
+      .rejects.toThrow(new RegExp(`^METRICS_PORT: the metrics endpoint cannot listen on 127\\.0\\.0\\.1:${port}`));
+  } finally {
+    await new Promise<void>((r) => taken.close(() => r()));
   }
 });
