@@ -8,6 +8,7 @@ import { loadConfig, ConfigError } from '../config/config';
 import { createLogger } from '../logging/logger';
 import { startDevServer, type DevServer } from './temporal-dev-server';
 import { runServices } from './services';
+import { ensureReconciliationSchedule } from '../starters/reconciliation';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/embedded';
 import { startProcessObservability } from '../observability/process';
 
@@ -59,6 +60,12 @@ async function main(): Promise<void> {
     metrics: config.observability.metrics ?? (process.env.METRICS_PORT === 'off' ? undefined : { host: '127.0.0.1', port: 9464 }),
   });
   const services = await runServices({ config, logger, workerHealth: true });
+  const schedule = config.reconciliation.schedule
+    ? await ensureReconciliationSchedule(services.client, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt }).catch((err: unknown) => {
+        logger.error({ err }, 'reconciliation schedule could not be created or updated');
+        return undefined;
+      })
+    : undefined;
 
   const lines = [
     `Temporal server   ${config.temporal.address} (namespace ${config.temporal.namespace})${devServer ? '' : ' [external]'}`,
@@ -72,6 +79,7 @@ async function main(): Promise<void> {
     `Health            worker ${services.workerHealthUrl ? `${services.workerHealthUrl}/healthz /readyz` : 'off (HEALTH_PORT)'}`,
     `                  receiver ${services.webhookUrl}/healthz /readyz · codec ${services.codecUrl}/healthz /readyz`,
     observability.tracing ? `Tracing           OpenTelemetry, exporter ${config.observability.tracing.exporter}` : undefined,
+    schedule ? `Reconciliation    Schedule ${schedule.scheduleId}, daily at ${config.reconciliation.dailyAt} UTC (previous day)` : undefined,
   ].filter(Boolean);
   console.log(['', 'Payments stack is up:', ...lines.map((l) => `  ${l}`), '', 'Press Ctrl-C to stop.', ''].join('\n'));
 

@@ -48,6 +48,7 @@ beforeAll(async () => {
     CLAIM_CHECK_DATABASE_URL: claimCheckDatabaseUrl(),
     CLAIM_CHECK_EMBEDDED: 'false',
     VA_ERROR_LOG_SWEEP_EVERY_S: '0',
+    RECONCILIATION_SCHEDULE: 'false', // the suite shares one dev server: no Schedule of this test's worker left behind
     WEBHOOK_PORT: String(ports.webhook),
     CODEC_PORT: String(ports.codec),
     CODEC_SERVER_TOKEN: CODEC_TOKEN,
