@@ -28,6 +28,21 @@ export interface PaymentsClientOptions {
   paths?: Partial<ApiPaths>;
   /** An undici dispatcher (Agent, Pool, MockAgent). The client does not close an injected one. */
   dispatcher?: Dispatcher;
+  /** Sees each call (metrics, tracing): its operation, method and outcome; never a body or a header of ours. */
+  observer?: CallObserver;
+}
+
+/** What a caller may watch of each call, e.g. src/observability/service-calls.ts (metrics and a span). */
+export interface CallObserver {
+  /** Called just before the request is sent (after validation). */
+  start(call: { operation: OperationName; method: string; moneyMoving: boolean }): CallObservation | undefined;
+}
+
+export interface CallObservation {
+  /** Headers to add (e.g. W3C traceparent); they never replace the client's own (authorization, x-request-id, content type). */
+  headers?: Record<string, string>;
+  /** Called once: with the HTTP status when a response came, or how the call failed without one. */
+  end(outcome: { status?: number; failure?: 'timeout' | 'aborted' | 'connection' }): void;
 }
 
 /**
@@ -73,6 +88,31 @@ function readEnvelope(body: unknown): Envelope | undefined {
   return { bodyStatus, success, message, data: o.data === undefined ? null : o.data };
 }
 
+/** The observer's view of one call; an observer that throws is ignored (observing never breaks a call). */
+function observe(observer: CallObserver | undefined, call: Parameters<CallObserver['start']>[0]): CallObservation | undefined {
+  if (!observer) return undefined;
+  let observation: CallObservation | undefined;
+  try {
+    observation = observer.start(call);
+  } catch {
+    return undefined;
+  }
+  if (!observation) return undefined;
+  let ended = false;
+  return {
+    headers: observation.headers,
+    end: (outcome) => {
+      if (ended) return;
+      ended = true;
+      try {
+        observation.end(outcome);
+      } catch {
+        // ignored on purpose
+      }
+    },
+  };
+}
+
 export function zodIssuesToValidationIssues(issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   for (const issue of issues) {
@@ -93,6 +133,7 @@ export class PaymentsClient {
   /** The paths in use (defaults merged with overrides). */
   readonly paths: Readonly<ApiPaths>;
   private readonly transport: HttpTransport;
+  private readonly observer: CallObserver | undefined;
 
   constructor(opts: PaymentsClientOptions) {
     if (!opts || typeof opts.baseUrl !== 'string' || opts.baseUrl === '') throw new TypeError('PaymentsClient: baseUrl is required');
@@ -103,6 +144,7 @@ export class PaymentsClient {
       if (!Number.isInteger(v) || v <= 0) throw new TypeError(`PaymentsClient: ${name} must be a positive integer`);
     }
     this.paths = Object.freeze(resolvePaths(opts.paths));
+    this.observer = opts.observer;
     this.transport = new HttpTransport({ baseUrl: opts.baseUrl, secretKey: opts.secretKey, timeoutMs, connectTimeoutMs, dispatcher: opts.dispatcher });
   }
 
@@ -253,11 +295,14 @@ export class PaymentsClient {
     const call = def.build(parsed.data, this.paths);
 
     let raw: RawResponse;
+    const observed = observe(this.observer, { operation, method: call.method, moneyMoving: def.moneyMoving });
     try {
-      raw = await this.transport.send(call, opts);
+      raw = await this.transport.send(call, observed?.headers ? { ...opts, headers: observed.headers } : opts);
     } catch (err) {
+      observed?.end({ failure: err instanceof TransportFailure ? err.kind : 'connection' });
       throw err instanceof TransportFailure ? transportError(operation, traits, err) : err;
     }
+    observed?.end({ status: raw.status });
 
     const envelope = readEnvelope(raw.body);
     const ids = { requestId: raw.requestId, clientRequestId: raw.clientRequestId };

@@ -1,5 +1,5 @@
 // Public surface of the payments-service client. No Temporal imports anywhere under src/api.
-export { PaymentsClient, zodIssuesToValidationIssues } from './client';
+export { PaymentsClient, zodIssuesToValidationIssues, type CallObserver, type CallObservation } from './client';
 export type { PaymentsClientOptions, ApiResult, CallOptions } from './client';
 export { DEFAULT_PATHS, resolvePaths, fillPath } from './paths';
 export type { ApiPaths } from './paths';

@@ -25,6 +25,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Sent as x-request-id instead of a generated one (e.g. the activity id, for correlation). */
   requestId?: string;
+  /** Extra headers (trace context); the transport's own headers always win. */
+  headers?: Record<string, string>;
 }
 
 export interface RawResponse {
@@ -140,6 +142,7 @@ export class HttpTransport {
     const path = `${this.basePath}${pathOnly}${qs ? `?${qs}` : ''}`;
 
     const headers: Record<string, string> = {
+      ...callOpts.headers,
       authorization: `Bearer ${this.opts.secretKey}`,
       accept: 'application/json',
       'x-request-id': clientRequestId,

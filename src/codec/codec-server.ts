@@ -2,11 +2,15 @@
 // `{payloads: [...]}` (proto3 JSON). Needs a bearer token; CORS lets the Web UI call it.
 // The bundled dev UI cannot attach a custom header, so the token may also lead the path:
 // http://host:port/t/<token>/decode — documented in the README as a local-development aid.
+// GET /healthz (alive) and GET /readyz (the codec encrypts and decrypts a probe) need no token.
+// Requests are counted by route and status; the route label never carries the path's token.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createSafeServer, HttpError, readBodyLimited, requireJsonContentType } from '../http/safe-server';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { Logger } from 'pino';
+import { httpMetricsObserver } from '../observability/metrics';
+import { answerHealth } from '../observability/health';
 
 interface JsonPayload {
   metadata?: Record<string, string> | null;
@@ -51,8 +55,29 @@ function tokenMatches(expected: string, given: string | undefined): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The route label of a request path: the /t/<token> prefix is dropped, so no token reaches a label. */
+export function codecRoute(path: string): string {
+  const route = path.replace(/^\/t\/[^/]*/, '');
+  return ['/encode', '/decode', '/healthz', '/readyz'].includes(route) ? route : 'other';
+}
+
+/** Ready when the codec round-trips a probe payload (its keys load and work). */
+async function codecWorks(codec: PayloadCodec): Promise<boolean> {
+  try {
+    const probe = Buffer.from('readiness-probe');
+    const [decoded] = await codec.decode(await codec.encode([{ metadata: {}, data: probe }]));
+    return Buffer.from(decoded.data ?? []).equals(probe);
+  } catch {
+    return false;
+  }
+}
+
 export function createCodecServer(opts: CodecServerOptions): Server {
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
+  const health = { live: () => true, ready: async () => {
+    const codec = await codecWorks(opts.codec);
+    return { ready: codec, checks: { codec } };
+  } };
 
   const setCors = (req: IncomingMessage, res: ServerResponse) => {
     const origin = req.headers.origin;
@@ -93,7 +118,7 @@ export function createCodecServer(opts: CodecServerOptions): Server {
     const auth = req.headers.authorization;
     if (typeof auth === 'string' && /^Bearer /i.test(auth)) token = auth.slice('Bearer '.length).trim();
 
-    if (req.method === 'GET' && path === '/healthz') return reply(res, 200, { ok: true });
+    if ((path === '/healthz' || path === '/readyz') && (await answerHealth(req.method, path, health, res))) return;
     if (path !== '/encode' && path !== '/decode') return reply(res, 404, { error: 'not found' });
     if (req.method !== 'POST') return reply(res, 405, { error: 'method not allowed' });
     if (!tokenMatches(opts.token, token)) return reply(res, 401, { error: 'missing or invalid bearer token' });
@@ -127,7 +152,7 @@ export function createCodecServer(opts: CodecServerOptions): Server {
       opts.logger?.warn({ err, path }, 'codec request failed');
       reply(res, 400, { error: 'payloads could not be processed' });
     }
-  });
+  }, { observe: httpMetricsObserver('codec', codecRoute) });
 }
 
 /** A short, stable, non-secret id of a token for audit lines. */

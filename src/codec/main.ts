@@ -2,9 +2,11 @@
 import { bootstrap, onShutdown } from '../config/bootstrap';
 import { AesGcmPayloadCodec } from './aes-gcm-codec';
 import { startCodecServer } from './codec-server';
+import { startProcessObservability } from '../observability/process';
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('codec-server');
+  const observability = await startProcessObservability(config, logger, { serviceName: 'payflow-codec-server' });
   const server = await startCodecServer({
     codec: new AesGcmPayloadCodec(config.encryption.keys, config.encryption.activeKeyId),
     token: config.codec.token,
@@ -13,8 +15,11 @@ async function main(): Promise<void> {
     port: config.codec.port,
     logger,
   });
-  logger.info({ url: server.url }, 'codec server listening');
-  onShutdown(logger, () => server.close());
+  logger.info({ url: server.url, healthz: `${server.url}/healthz`, readyz: `${server.url}/readyz` }, 'codec server listening');
+  onShutdown(logger, async () => {
+    await server.close();
+    await observability.stop();
+  });
 }
 
 main().catch((err) => {

@@ -1,8 +1,9 @@
 // One configuration, parsed once from the environment with zod.
 // Bad config fails at start with the variable's name and the rule it breaks.
-import { accessSync, constants as fsConstants } from 'node:fs';
 import { z } from 'zod';
 import type { TemporalConnectionSettings } from '../temporal/connection';
+import { resolveTemporalConnection, temporalEnvShape } from './temporal-profile';
+import { observabilityConfig, observabilityEnvShape, type ObservabilityConfig } from './observability';
 import { HTTP_TIMEOUT_MARGIN_MS, MAX_HTTP_TIMEOUT_MS, SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
 
 /** Only for the embedded stack: a sandbox key and a dev encryption key, never valid in production. */
@@ -50,15 +51,6 @@ function isEmbeddedValue(value: unknown, embedded: string): boolean {
 
 /** Webhook URL settings (any variable whose name has WEBHOOK and ends in _URL) must be https in production. */
 const WEBHOOK_URL_VARIABLE = /WEBHOOK\w*_URL$/;
-
-function readableFile(path: string): boolean {
-  try {
-    accessSync(path, fsConstants.R_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export const KNOWN_PRODUCTION_HOSTS = ['api-d.squadco.com'];
 
@@ -113,21 +105,14 @@ export const envSchema = z
     PAYMENTS_PATH_POS_TRANSACTION: optionalPath,
     PAYMENTS_PATH_POS_REQUERY: optionalPath,
 
-    TEMPORAL_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'must be host:port').default('127.0.0.1:7233'),
-    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    // The connection (address, namespace, TLS, API key): a TEMPORAL_CONFIG_FILE profile and the TEMPORAL_*
+    // variables, validated by resolveTemporalConnection (src/config/temporal-profile.ts).
+    ...temporalEnvShape,
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
     TEMPORAL_UI_PORT: port(8233),
     TEMPORAL_DATA_DIR: z.string().min(1).default('.data'),
     // `npm start` connects to your own server at TEMPORAL_ADDRESS instead of starting a dev server.
     TEMPORAL_EXTERNAL: bool(false),
-    // TLS and API key for the Temporal connection (src/temporal/connection.ts). TLS is on when TEMPORAL_TLS=true
-    // or any TLS file/server name is set; an API key turns it on too unless TEMPORAL_TLS=false.
-    TEMPORAL_TLS: optionalBool,
-    TEMPORAL_TLS_CA_PATH: z.string().optional(),
-    TEMPORAL_TLS_CERT_PATH: z.string().optional(),
-    TEMPORAL_TLS_KEY_PATH: z.string().optional(),
-    TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
-    TEMPORAL_API_KEY: z.string().optional(),
 
     // Default: true, false in production mode (where true is refused).
     SANDBOX_ENABLED: optionalBool,
@@ -164,6 +149,9 @@ export const envSchema = z
     RECONCILIATION_SCHEDULE: bool(true),
     RECONCILIATION_DAILY_AT: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (UTC)').default('02:00'),
 
+    // Metrics, health endpoints, tracing (src/config/observability.ts, docs/operations.md).
+    ...observabilityEnvShape,
+
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -181,19 +169,8 @@ export const envSchema = z
     } else if (!sandboxKey) {
       ctx.addIssue({ code: 'custom', path: ['PAYMENTS_SECRET_KEY'], message: `a live key is refused on the test host: test keys start with ${env.PAYMENTS_SANDBOX_KEY_PREFIX}` });
     }
-    // Temporal TLS settings must agree with each other in every mode.
-    const tlsFiles = { TEMPORAL_TLS_CA_PATH: env.TEMPORAL_TLS_CA_PATH, TEMPORAL_TLS_CERT_PATH: env.TEMPORAL_TLS_CERT_PATH, TEMPORAL_TLS_KEY_PATH: env.TEMPORAL_TLS_KEY_PATH };
-    if (Boolean(env.TEMPORAL_TLS_CERT_PATH) !== Boolean(env.TEMPORAL_TLS_KEY_PATH)) {
-      const missing = env.TEMPORAL_TLS_CERT_PATH ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH';
-      ctx.addIssue({ code: 'custom', path: [missing], message: 'TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH must be set together (mTLS client certificate and key)' });
-    }
-    for (const [variable, path] of Object.entries(tlsFiles)) {
-      // The path itself is not echoed: the key's location is kept out of logs too.
-      if (path && !readableFile(path)) ctx.addIssue({ code: 'custom', path: [variable], message: 'must name a readable PEM file' });
-    }
-    if (env.TEMPORAL_TLS === false && (env.TEMPORAL_TLS_CA_PATH || env.TEMPORAL_TLS_CERT_PATH || env.TEMPORAL_TLS_SERVER_NAME)) {
-      ctx.addIssue({ code: 'custom', path: ['TEMPORAL_TLS'], message: 'is false but TLS files or a server name are set; remove one or the other' });
-    }
+    // The Temporal connection's rules (TLS files, mTLS pairs, production needs TLS or an API key) are checked
+    // on the resolved profile by resolveTemporalConnection (loadConfig), which names the variable or profile key.
     if (productionModeOf(env)) {
       // Production refuses every embedded development secret (DEV_SECRET_VARIABLES) ...
       const parsed = env as unknown as Record<string, unknown>;
@@ -211,16 +188,7 @@ export const envSchema = z
       if (new URL(env.PAYMENTS_BASE_URL).protocol !== 'https:') {
         ctx.addIssue({ code: 'custom', path: ['PAYMENTS_BASE_URL'], message: 'must be an https:// URL in production' });
       }
-      // ... and an unprotected Temporal connection: TLS (server CA / system CAs, optionally mTLS) or an API key (over TLS).
-      if (env.TEMPORAL_TLS === false) {
-        ctx.addIssue({ code: 'custom', path: ['TEMPORAL_TLS'], message: 'must not be false in production (the Temporal connection must use TLS)' });
-      } else if (!temporalTlsOn(env)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['TEMPORAL_TLS'],
-          message: 'production needs a protected Temporal connection: set TEMPORAL_TLS=true (TEMPORAL_TLS_CA_PATH for a private CA), TEMPORAL_TLS_CERT_PATH with TEMPORAL_TLS_KEY_PATH (mTLS), or TEMPORAL_API_KEY',
-        });
-      }
+      // ... and an unprotected Temporal connection (checked by resolveTemporalConnection in loadConfig).
     }
     if (env.VA_CREDIT_CALLBACK_URL && !env.VA_CREDIT_CALLBACK_SECRET) {
       ctx.addIssue({ code: 'custom', path: ['VA_CREDIT_CALLBACK_SECRET'], message: 'is required when VA_CREDIT_CALLBACK_URL is set (every hand-over is signed)' });
@@ -241,12 +209,6 @@ export const envSchema = z
   });
 
 export type Env = z.output<typeof envSchema>;
-
-/** TLS to Temporal is on when asked for, implied by a TLS file or server name, or by an API key (unless TEMPORAL_TLS=false). */
-function temporalTlsOn(env: { TEMPORAL_TLS?: boolean; TEMPORAL_TLS_CA_PATH?: string; TEMPORAL_TLS_CERT_PATH?: string; TEMPORAL_TLS_SERVER_NAME?: string; TEMPORAL_API_KEY?: string }): boolean {
-  if (env.TEMPORAL_TLS !== undefined) return env.TEMPORAL_TLS;
-  return Boolean(env.TEMPORAL_TLS_CA_PATH || env.TEMPORAL_TLS_CERT_PATH || env.TEMPORAL_TLS_SERVER_NAME || env.TEMPORAL_API_KEY);
-}
 
 /** Production-mode rules on variables the schema does not hold (webhook URLs of other processes, e.g. SANDBOX_WEBHOOK_URL). */
 function rawEnvironmentIssues(raw: Record<string, string>): { variable: string; message: string }[] {
@@ -271,8 +233,8 @@ export interface AppConfig {
       string
     >>;
   };
-  /** Spread it into createTemporalClient / createPaymentsWorker: address, tls and apiKey feed src/temporal/connection.ts. */
-  temporal: TemporalConnectionSettings & { namespace: string; taskQueue: string; uiPort: number; dataDir: string; external: boolean };
+  /** Spread it into createTemporalClient / createPaymentsWorker: address, tls, apiKey and grpcMeta feed src/temporal/connection.ts. */
+  temporal: TemporalConnectionSettings & { namespace: string; taskQueue: string; uiPort: number; dataDir: string; profile?: string; external: boolean };
   sandbox: { enabled: boolean; port: number; adminToken: string };
   webhooks: { host: string; port: number };
   codec: { host: string; port: number; token: string; corsOrigins: string[] };
@@ -286,6 +248,8 @@ export interface AppConfig {
   };
   /** The daily reconciliation Schedule: created/updated at start when `schedule`; runs at `dailyAt` (HH:MM UTC). */
   reconciliation: { schedule: boolean; dailyAt: string };
+  /** Metrics scrape address, health endpoints, tracing (docs/operations.md). */
+  observability: ObservabilityConfig;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -306,6 +270,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(cleaned);
   const rawIssues = rawEnvironmentIssues(cleaned as Record<string, string>);
+  // The Temporal connection: a TEMPORAL_CONFIG_FILE profile under the TEMPORAL_* variables (@temporalio/envconfig).
+  const temporal = resolveTemporalConnection(cleaned, productionModeOf(cleaned));
+  rawIssues.push(...temporal.issues);
   if (!parsed.success || rawIssues.length > 0) {
     throw new ConfigError([
       ...(parsed.success ? [] : parsed.error.issues).map((issue) => ({
@@ -338,16 +305,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       }),
     },
     temporal: {
-      address: env.TEMPORAL_ADDRESS,
-      namespace: env.TEMPORAL_NAMESPACE,
+      ...temporal.settings,
       taskQueue: env.TEMPORAL_TASK_QUEUE,
       uiPort: env.TEMPORAL_UI_PORT,
       dataDir: env.TEMPORAL_DATA_DIR,
       external: env.TEMPORAL_EXTERNAL,
-      ...(temporalTlsOn(env)
-        ? { tls: definedOnly({ caPath: env.TEMPORAL_TLS_CA_PATH, certPath: env.TEMPORAL_TLS_CERT_PATH, keyPath: env.TEMPORAL_TLS_KEY_PATH, serverName: env.TEMPORAL_TLS_SERVER_NAME }) }
-        : {}),
-      ...(env.TEMPORAL_API_KEY ? { apiKey: env.TEMPORAL_API_KEY } : {}),
     },
     sandbox: { enabled: env.SANDBOX_ENABLED ?? !production, port: env.SANDBOX_PORT, adminToken: env.SANDBOX_ADMIN_TOKEN ?? EMBEDDED_DEFAULTS.sandboxAdminToken },
     webhooks: { host: env.WEBHOOK_HOST, port: env.WEBHOOK_PORT },
@@ -377,6 +339,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       errorLogSweepEverySeconds: env.VA_ERROR_LOG_SWEEP_EVERY_S,
     },
     reconciliation: { schedule: env.RECONCILIATION_SCHEDULE, dailyAt: env.RECONCILIATION_DAILY_AT },
+    observability: observabilityConfig(env, production),
     logLevel: env.LOG_LEVEL,
   };
 }

@@ -89,9 +89,19 @@ export function replyJson(res: ServerResponse, status: number, body: unknown, he
   res.end(JSON.stringify(body));
 }
 
+/** One answered request, for metrics: the path is the parsed one (undefined for a malformed target); the observer maps it to a route. */
+export interface HttpExchange {
+  method: string | undefined;
+  path: string | undefined;
+  status: number;
+  durationMs: number;
+}
+
 export interface SafeServerOptions {
   /** Called when a handler failed; never with request bodies. */
   onError?: (err: unknown, req: IncomingMessage) => void;
+  /** Called once per request when its response finished (or the client went away), e.g. HTTP metrics. */
+  observe?: (exchange: HttpExchange) => void;
 }
 
 /**
@@ -104,6 +114,21 @@ export function createSafeServer(handler: (req: IncomingMessage, res: ServerResp
     req.on('error', () => undefined);
     res.on('error', () => undefined);
     const url = parseRequestUrl(req);
+    if (opts.observe) {
+      const started = performance.now();
+      let observed = false;
+      const done = () => {
+        if (observed) return;
+        observed = true;
+        try {
+          opts.observe!({ method: req.method, path: url?.pathname, status: res.headersSent ? res.statusCode : 499, durationMs: performance.now() - started });
+        } catch {
+          // Observing never breaks a request.
+        }
+      };
+      res.once('finish', done);
+      res.once('close', done);
+    }
     if (!url) {
       req.resume();
       return replyJson(res, 400, { error: 'malformed request target' }, { Connection: 'close' });

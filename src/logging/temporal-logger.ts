@@ -2,6 +2,8 @@
 // forwarded logs through pino, so every line is JSON, redacted, and carries workflowId/runId.
 import type { Logger as PinoLogger } from 'pino';
 import { Runtime, makeTelemetryFilterString, type LogLevel, type LogMetadata, type Logger } from '@temporalio/worker';
+import { setProcessMetricMeterSource } from '../observability/metrics';
+import { DURATION_BUCKETS_MS, METRICS } from '../shared/flow-metrics';
 
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
   TRACE: 'trace',
@@ -26,14 +28,38 @@ export class PinoTemporalLogger implements Logger {
 
 let installed = false;
 
-/** Installs the Temporal Runtime once per process with pino as its logger and Core logs forwarded. */
-export function installTemporalRuntime(pino: PinoLogger, level: LogLevel = 'INFO'): void {
-  if (installed) return;
-  installed = true;
+export interface TemporalRuntimeOptions {
+  /** host:port of the Prometheus exporter (`/metrics`): the SDK's worker metrics and the project's (METRICS_PORT). */
+  metricsBindAddress?: string;
+}
+
+/**
+ * Installs the Temporal Runtime once per process with pino as its logger and Core logs forwarded, and
+ * (with `metricsBindAddress`) its Prometheus exporter, whose meter then records the process's business
+ * and HTTP metrics too (src/observability/metrics.ts). Returns false when a Runtime was already installed
+ * (its options stay; a later call's metrics address is not applied).
+ */
+export function installTemporalRuntime(pino: PinoLogger, level: LogLevel = 'INFO', opts: TemporalRuntimeOptions = {}): boolean {
+  if (installed) return false;
   Runtime.install({
     logger: new PinoTemporalLogger(pino.child({ component: 'temporal' })),
     telemetryOptions: {
       logging: { filter: makeTelemetryFilterString({ core: level === 'TRACE' || level === 'DEBUG' ? level : 'WARN' }), forward: {} },
+      ...(opts.metricsBindAddress
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: opts.metricsBindAddress,
+                countersTotalSuffix: true,
+                histogramBucketOverrides: { [METRICS.httpRequestDuration]: DURATION_BUCKETS_MS, [METRICS.serviceCallDuration]: DURATION_BUCKETS_MS },
+              },
+            },
+          }
+        : {}),
     },
   });
+  installed = true;
+  // The Runtime may shut down when idle and be created again (same options): always ask for the current one.
+  setProcessMetricMeterSource(() => (Runtime._instance ? Runtime._instance.metricMeter : undefined));
+  return true;
 }

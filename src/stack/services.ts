@@ -16,6 +16,7 @@ import type { PaymentsClient } from '../api';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox';
 import type { ClaimCheckStore } from '../claim-check/store';
 import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits, type StarterContext } from '../starters/connect';
+import { startWorkerHealth } from '../observability/process';
 
 export interface RunServicesOptions {
   config: AppConfig;
@@ -28,6 +29,8 @@ export interface RunServicesOptions {
   withoutWorker?: boolean;
   /** The merchant's credit handler as a function (otherwise config's VA_CREDIT_CALLBACK_URL, if set). */
   creditHandler?: CreditHandler;
+  /** Serve the worker's /healthz and /readyz on config's HEALTH_PORT (npm start; tests that probe it). */
+  workerHealth?: boolean;
 }
 
 export interface RunningServices {
@@ -35,6 +38,8 @@ export interface RunningServices {
   sandboxUrl?: string;
   webhookUrl: string;
   codecUrl: string;
+  /** Base URL of the worker's /healthz and /readyz, when workerHealth was asked for. */
+  workerHealthUrl?: string;
   api: PaymentsClient;
   client: Awaited<ReturnType<typeof createTemporalClient>>;
   /** The claim-check store (the worker's activities redeem from it; starters seal into it). */
@@ -104,7 +109,11 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
     claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
     stops.push(() => claimCheck.close());
 
+    let workerHealthUrl: string | undefined;
     if (!opts.withoutWorker) {
+      const health = opts.workerHealth ? await startWorkerHealth(config, logger) : undefined;
+      if (health) stops.push(() => health.close());
+      workerHealthUrl = health?.url;
       const vaCredits = await openVirtualAccountCredits(config);
       stops.push(() => vaCredits.close());
       const workerConnection = await connectTemporalWorker(config.temporal);
@@ -117,6 +126,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
         overrides: opts.workerOverrides,
       });
       const running = worker.run();
+      health?.watch(worker, workerConnection);
       if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
         await ensureErrorLogSweepSchedule(client, { taskQueue: config.temporal.taskQueue, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds });
       }
@@ -127,7 +137,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
       });
     }
 
-    return { sandbox, sandboxUrl: sandbox?.url, webhookUrl, codecUrl: codec.url, api, client, claimCheck, starters: { client, taskQueue: config.temporal.taskQueue, claimCheck }, stop };
+    return { sandbox, sandboxUrl: sandbox?.url, webhookUrl, codecUrl: codec.url, workerHealthUrl, api, client, claimCheck, starters: { client, taskQueue: config.temporal.taskQueue, claimCheck }, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -10,6 +10,7 @@ import { startDevServer, type DevServer } from './temporal-dev-server';
 import { runServices } from './services';
 import { ensureReconciliationSchedule } from '../starters/reconciliation';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/embedded';
+import { startProcessObservability } from '../observability/process';
 
 async function main(): Promise<void> {
   let config;
@@ -52,7 +53,13 @@ async function main(): Promise<void> {
     });
   }
 
-  const services = await runServices({ config, logger });
+  // One process: one metrics address for the worker, receiver and codec server (METRICS_PORT, default 9464 here; off: METRICS_PORT=off).
+  const observability = await startProcessObservability(config, logger, {
+    serviceName: 'payflow-stack',
+    runtime: true,
+    metrics: config.observability.metrics ?? (process.env.METRICS_PORT === 'off' ? undefined : { host: '127.0.0.1', port: 9464 }),
+  });
+  const services = await runServices({ config, logger, workerHealth: true });
   const schedule = config.reconciliation.schedule
     ? await ensureReconciliationSchedule(services.client, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt }).catch((err: unknown) => {
         logger.error({ err }, 'reconciliation schedule could not be created or updated');
@@ -68,6 +75,10 @@ async function main(): Promise<void> {
     `Codec server      ${services.codecUrl}`,
     `Claim-check store ${new URL(config.claimCheck.databaseUrl).host}${claimCheckDb ? ' (embedded PostgreSQL)' : ''}, TTL ${config.claimCheck.ttlMs / 1000} s`,
     `Worker            task queue ${config.temporal.taskQueue}`,
+    `Metrics           ${observability.metricsUrl ?? 'off (METRICS_PORT)'}  (Prometheus: worker, receiver, codec server)`,
+    `Health            worker ${services.workerHealthUrl ? `${services.workerHealthUrl}/healthz /readyz` : 'off (HEALTH_PORT)'}`,
+    `                  receiver ${services.webhookUrl}/healthz /readyz · codec ${services.codecUrl}/healthz /readyz`,
+    observability.tracing ? `Tracing           OpenTelemetry, exporter ${config.observability.tracing.exporter}` : undefined,
     schedule ? `Reconciliation    Schedule ${schedule.scheduleId}, daily at ${config.reconciliation.dailyAt} UTC (previous day)` : undefined,
   ].filter(Boolean);
   console.log(['', 'Payments stack is up:', ...lines.map((l) => `  ${l}`), '', 'Press Ctrl-C to stop.', ''].join('\n'));
@@ -78,6 +89,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`\n${signal}: stopping…`);
     await services.stop();
+    await observability.stop();
     await claimCheckDb?.stop();
     await devServer?.stop();
     console.log('stopped.');

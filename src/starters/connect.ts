@@ -7,6 +7,7 @@ import { ClaimCheckStore } from '../claim-check/store';
 import { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 import { createTemporalClient } from '../temporal/client';
 import { PaymentsClient } from '../api/client';
+import { serviceCallObserver } from '../observability/service-calls';
 
 export interface StarterContext {
   client: Client;
@@ -23,9 +24,9 @@ export const openClaimCheck = (config: AppConfig): Promise<ClaimCheckStore> =>
 export const openVirtualAccountCredits = (config: AppConfig): Promise<VirtualAccountCreditStore> =>
   VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
 
-/** The one place a PaymentsClient is built from config (pointed elsewhere, e.g. at a sandbox, with `baseUrl`). */
+/** The one place a PaymentsClient is built from config (pointed elsewhere, e.g. at a sandbox, with `baseUrl`); its calls are metered and traced. */
 export const openPaymentsClient = (config: AppConfig = loadConfig(), baseUrl: string = config.payments.baseUrl): PaymentsClient =>
-  new PaymentsClient({ baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths });
+  new PaymentsClient({ baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths, observer: serviceCallObserver(baseUrl) });
 
 export async function connectStarters(config: AppConfig = loadConfig()): Promise<StarterContext> {
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });

@@ -1,5 +1,7 @@
 // A Temporal client wired with the project's encrypted data converter.
 import { Client, Connection } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
+import { activeTracing } from '../observability/trace-context';
 import { createDataConverter, type EncryptionSettings } from '../codec/data-converter';
 import { temporalConnectionOptions, type TemporalConnectionSettings } from './connection';
 
@@ -17,5 +19,12 @@ export function connectTemporalClient(settings: TemporalConnectionSettings): Pro
 
 export async function createTemporalClient(opts: TemporalClientOptions): Promise<Client> {
   const connection = opts.connection ?? (await connectTemporalClient(opts));
-  return new Client({ connection, namespace: opts.namespace, dataConverter: createDataConverter(opts.encryption) });
+  // With tracing installed, starting, signalling and updating a workflow opens a span whose context rides in its headers.
+  const tracing = activeTracing();
+  return new Client({
+    connection,
+    namespace: opts.namespace,
+    dataConverter: createDataConverter(opts.encryption),
+    ...(tracing ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: tracing.tracer })] } } : {}),
+  });
 }

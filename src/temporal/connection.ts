@@ -1,5 +1,6 @@
-// The one place that turns the Temporal connection settings of config (TEMPORAL_ADDRESS,
-// TEMPORAL_TLS*, TEMPORAL_API_KEY) into SDK connection options. The client's Connection
+// The one place that turns the Temporal connection settings of config (a TEMPORAL_CONFIG_FILE
+// profile and the TEMPORAL_* variables, resolved by src/config/temporal-profile.ts through
+// @temporalio/envconfig) into SDK connection options. The client's Connection
 // (src/temporal/client.ts) and the worker's NativeConnection (src/workers/worker.ts) both use it.
 // Only types are imported here, so backends that load the client never load the worker's native module.
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,12 @@ export interface TemporalTlsSettings {
   keyPath?: string;
   /** Overrides the name checked against the server's certificate (TEMPORAL_TLS_SERVER_NAME). */
   serverName?: string;
+  /** PEM text instead of a file (a profile's *_data, TEMPORAL_TLS_*_DATA). Never log them. */
+  caData?: string;
+  certData?: string;
+  keyData?: string;
+  /** Where the CA, certificate and key came from (a variable or a profile key), for error messages. */
+  sources?: Partial<Record<'ca' | 'cert' | 'key', string>>;
 }
 
 export interface TemporalConnectionSettings {
@@ -23,6 +30,8 @@ export interface TemporalConnectionSettings {
   tls?: TemporalTlsSettings;
   /** Sent as `Authorization: Bearer …` (TEMPORAL_API_KEY). Never log it. */
   apiKey?: string;
+  /** Extra gRPC metadata (a profile's grpc_meta, TEMPORAL_GRPC_META_*). Never log the values. */
+  grpcMeta?: Record<string, string>;
 }
 
 /** What both Connection.connect and NativeConnection.connect accept. */
@@ -30,6 +39,7 @@ export interface TemporalConnectionOptions {
   address: string;
   tls?: TLSConfig;
   apiKey?: string;
+  metadata?: Record<string, string>;
 }
 
 /** Raised when a TLS file cannot be read; names the variable, never the path or its contents. */
@@ -52,16 +62,18 @@ function readPem(path: string, variable: string): Buffer {
 export function temporalConnectionOptions(settings: TemporalConnectionSettings): TemporalConnectionOptions {
   const options: TemporalConnectionOptions = { address: settings.address };
   if (settings.tls) {
-    const { caPath, certPath, keyPath, serverName } = settings.tls;
+    const { caPath, certPath, keyPath, serverName, caData, certData, keyData, sources = {} } = settings.tls;
     const tls: TLSConfig = {};
     if (serverName) tls.serverNameOverride = serverName;
-    if (caPath) tls.serverRootCACertificate = readPem(caPath, 'TEMPORAL_TLS_CA_PATH');
-    if (certPath && keyPath) {
-      tls.clientCertPair = { crt: readPem(certPath, 'TEMPORAL_TLS_CERT_PATH'), key: readPem(keyPath, 'TEMPORAL_TLS_KEY_PATH') };
-    }
+    const ca = caData !== undefined ? Buffer.from(caData) : caPath ? readPem(caPath, sources.ca ?? 'TEMPORAL_TLS_CA_PATH') : undefined;
+    if (ca) tls.serverRootCACertificate = ca;
+    const crt = certData !== undefined ? Buffer.from(certData) : certPath ? readPem(certPath, sources.cert ?? 'TEMPORAL_TLS_CERT_PATH') : undefined;
+    const key = keyData !== undefined ? Buffer.from(keyData) : keyPath ? readPem(keyPath, sources.key ?? 'TEMPORAL_TLS_KEY_PATH') : undefined;
+    if (crt && key) tls.clientCertPair = { crt, key };
     options.tls = tls;
   }
   if (settings.apiKey) options.apiKey = settings.apiKey;
+  if (settings.grpcMeta && Object.keys(settings.grpcMeta).length > 0) options.metadata = { ...settings.grpcMeta };
   return options;
 }
 
@@ -70,7 +82,7 @@ export function describeTemporalConnection(settings: TemporalConnectionSettings)
   return {
     address: settings.address,
     tls: Boolean(settings.tls) || Boolean(settings.apiKey),
-    mtls: Boolean(settings.tls?.certPath && settings.tls.keyPath),
+    mtls: Boolean((settings.tls?.certPath || settings.tls?.certData) && (settings.tls?.keyPath || settings.tls?.keyData)),
     apiKey: Boolean(settings.apiKey),
   };
 }

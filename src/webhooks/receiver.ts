@@ -3,7 +3,9 @@
 //
 //   POST /webhooks            E-1 (payment) or E-2 (virtual-account credit), told apart by header
 //   GET  /payments/return     E-3 redirect target: shows the state of the payment's workflow
-//   GET  /healthz
+//   GET  /healthz            alive
+//   GET  /readyz             ready: Temporal answers (else 503, and the service's deliveries are 503 too)
+// Requests are counted by route and status, webhooks by kind and result (src/observability/metrics.ts).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createSafeServer, isHtmlFormContentType, readBodyLimited } from '../http/safe-server';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
@@ -15,6 +17,14 @@ import type { unmatchedPaymentWebhookWorkflow } from '../workflows/webhook-inbox
 import type { virtualAccountCreditWorkflow } from '../workflows/virtual-account-credit';
 import { describeZodError, paymentWebhookSchema, virtualAccountWebhookSchema } from './schemas';
 import { PAYMENT_SIGNATURE_HEADERS, VA_SIGNATURE_HEADERS, verifyPaymentWebhook, verifyVirtualAccountWebhook } from './signatures';
+import { countWebhook, httpMetricsObserver } from '../observability/metrics';
+import { answerHealth, temporalReachable } from '../observability/health';
+
+/** The route label of a request path (bounded: never the raw path). */
+export function receiverRoute(path: string): string {
+  if (path === '/webhooks' || path.startsWith('/webhooks/')) return '/webhooks';
+  return ['/payments/return', '/healthz', '/readyz'].includes(path) ? path : 'other';
+}
 
 export interface WebhookReceiverOptions {
   client: Client;
@@ -64,22 +74,26 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
   async function handlePayment(raw: Buffer, signature: string, res: ServerResponse): Promise<void> {
     if (!verifyPaymentWebhook(raw, signature, opts.secretKey)) {
       logger.warn({ kind: 'payment' }, 'webhook signature mismatch: ignored');
+      countWebhook('payment', 'rejected');
       return sendJson(res, 401, { received: false, error: 'invalid signature' });
     }
     let json: unknown;
     try {
       json = JSON.parse(raw.toString('utf8'));
     } catch {
+      countWebhook('payment', 'invalid');
       return sendJson(res, 400, { received: false, error: 'body is not JSON' });
     }
     const parsed = paymentWebhookSchema.safeParse(json);
     if (!parsed.success) {
+      countWebhook('payment', 'invalid');
       return sendJson(res, 400, { received: false, errors: describeZodError(parsed.error) });
     }
     const { Event, TransactionRef, Body } = parsed.data;
     const dedupeKey = `payment:${Event}:${TransactionRef}:${Body.gateway_ref ?? ''}`;
     if (recent.has(dedupeKey)) {
       logger.info({ transactionRef: TransactionRef, event: Event }, 'duplicate payment webhook: already processed');
+      countWebhook('payment', 'duplicate');
       return sendJson(res, 200, { received: true, duplicate: true });
     }
     const event: PaymentWebhookEvent = {
@@ -107,6 +121,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
       typedSearchAttributes: paymentSearchAttributes({ flow: 'unmatched-webhook', reference: TransactionRef, status: 'unmatched', amount: Body.amount, currency: Body.currency }),
     });
     recent.add(dedupeKey);
+    countWebhook('payment', 'verified');
     logger.info({ transactionRef: TransactionRef, event: Event }, 'payment webhook delivered to workflow');
     sendJson(res, 200, { received: true });
   }
@@ -115,11 +130,16 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
     const checked = verifyVirtualAccountWebhook(raw, signature, opts.secretKey);
     if (!checked.verified) {
       logger.warn({ kind: 'virtual-account' }, 'webhook signature mismatch: ignored');
+      countWebhook('virtual-account', 'rejected');
       return sendJson(res, 401, { received: false, error: 'invalid signature' });
     }
-    if (checked.body === undefined) return sendJson(res, 400, { received: false, error: 'body is not JSON' });
+    if (checked.body === undefined) {
+      countWebhook('virtual-account', 'invalid');
+      return sendJson(res, 400, { received: false, error: 'body is not JSON' });
+    }
     const parsed = virtualAccountWebhookSchema.safeParse(checked.body);
     if (!parsed.success) {
+      countWebhook('virtual-account', 'invalid');
       return sendJson(res, 400, { received: false, errors: describeZodError(parsed.error) });
     }
     const b = parsed.data;
@@ -141,7 +161,8 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
       ...frozenHintOf(b.meta),
     };
     const dedupeKey = `va:${b.transaction_reference}`;
-    if (!recent.has(dedupeKey)) {
+    let duplicate = recent.has(dedupeKey);
+    if (!duplicate) {
       // First line of deduplication: the workflow id. USE_EXISTING while it runs; after it completed,
       // ALLOW_DUPLICATE_FAILED_ONLY refuses a new run for the namespace's retention. Past that (or
       // after a failed run) a new run starts and its durable check (va_credit_records) answers
@@ -155,10 +176,12 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       }).catch((err: unknown) => {
         if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+        duplicate = true;
         logger.info({ transactionReference: b.transaction_reference }, 'duplicate virtual-account credit: its workflow already completed');
       });
       recent.add(dedupeKey);
     }
+    countWebhook('virtual-account', duplicate ? 'duplicate' : 'verified');
     // The acknowledgement body the spec requires; anything else lands in the error log.
     sendJson(res, 200, { response_code: 200, transaction_reference: b.transaction_reference, response_description: 'Success' });
   }
@@ -182,10 +205,14 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
   }
 
   // createSafeServer: a malformed target is a 400 before this runs, and nothing thrown here ends the process.
+  const health = { live: () => true, ready: async () => {
+    const temporal = await temporalReachable(client.connection);
+    return { ready: temporal, checks: { temporal } };
+  } };
   return createSafeServer(async (req, res, url) => {
     {
       try {
-        if (req.method === 'GET' && url.pathname === '/healthz') return sendJson(res, 200, { ok: true });
+        if ((url.pathname === '/healthz' || url.pathname === '/readyz') && (await answerHealth(req.method, url.pathname, health, res))) return;
         if (req.method === 'GET' && url.pathname === '/payments/return') return await handleReturn(url, res);
         if (url.pathname !== '/webhooks' && !url.pathname.startsWith('/webhooks/')) return sendJson(res, 404, { error: 'not found' });
         if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' });
@@ -198,6 +225,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
         if (paymentSig) return await handlePayment(raw, paymentSig, res);
         if (vaSig) return await handleVirtualAccount(raw, vaSig, res);
         logger.warn('webhook without a signature header: ignored');
+        countWebhook('unknown', 'rejected');
         return sendJson(res, 401, { received: false, error: 'missing signature header' });
       } catch (err) {
         // 413 for a body over the limit; otherwise Temporal could not be reached (documented 503: the service redelivers).
@@ -206,7 +234,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
         if (!res.headersSent) sendJson(res, status, { received: false, error: status === 413 ? 'body too large' : 'temporarily unavailable' });
       }
     }
-  });
+  }, { observe: httpMetricsObserver('webhooks', receiverRoute) });
 }
 
 export async function listen(server: Server, port: number, host = '127.0.0.1'): Promise<string> {

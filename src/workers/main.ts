@@ -1,6 +1,6 @@
 // The worker as its own process (docker-compose, or next to an external Temporal).
 import { bootstrap } from '../config/bootstrap';
-import { installTemporalRuntime } from '../logging/temporal-logger';
+import { startProcessObservability, startWorkerHealth } from '../observability/process';
 import { createActivities } from '../activities';
 import { connectTemporalWorker, createPaymentsWorker } from './worker';
 import { describeTemporalConnection } from '../temporal/connection';
@@ -11,7 +11,9 @@ import { ensureReconciliationSchedule } from '../starters/reconciliation';
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker');
-  installTemporalRuntime(logger);
+  // Metrics (METRICS_PORT), tracing (OTEL_*) and /healthz, /readyz (HEALTH_PORT): before any connection.
+  const observability = await startProcessObservability(config, logger, { serviceName: 'payflow-worker', runtime: true });
+  const health = await startWorkerHealth(config, logger);
   const api = openPaymentsClient(config);
   const claimCheck = await openClaimCheck(config);
   claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
       (err: unknown) => logger.error({ err }, 'reconciliation schedule could not be created or updated (is the ReconciliationStatus search attribute registered?)'),
     );
   }
+  health.watch(worker, connection);
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker started');
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   await worker.run();
@@ -45,6 +48,8 @@ async function main(): Promise<void> {
   await api.close();
   await claimCheck.close();
   await vaCredits.close();
+  await health.close();
+  await observability.stop();
 }
 
 main().catch((err) => {

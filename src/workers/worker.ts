@@ -1,8 +1,14 @@
 // Builds the payments worker: workflows bundled from src/workflows, activities from the
 // createActivities factory, the encrypted data converter, and pino as the logger.
+// Every bundle carries the metrics interceptor (src/workflows/metrics-interceptor.ts); when tracing is
+// installed (src/observability/tracing.ts), the OpenTelemetry workflow and activity interceptors too.
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import {
+  makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry/lib/worker';
 import { createDataConverter, type EncryptionSettings } from '../codec/data-converter';
 import { temporalConnectionOptions, type TemporalConnectionSettings } from '../temporal/connection';
+import { activeTracing, OTEL_WORKFLOW_INTERCEPTORS_PATH } from '../observability/trace-context';
 
 /** A worker NativeConnection with the TLS and API key of `settings` (config.temporal). */
 export function connectTemporalWorker(settings: TemporalConnectionSettings): Promise<NativeConnection> {
@@ -15,7 +21,7 @@ export interface PaymentsWorkerOptions extends TemporalConnectionSettings {
   encryption: EncryptionSettings;
   activities: object;
   connection?: NativeConnection;
-  /** Pre-built bundle (tests build it once); otherwise src/workflows is bundled at start. */
+  /** Pre-built bundle (tests build it once, with workflowInterceptorModules()); otherwise src/workflows is bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   workflowsPath?: string;
   /** Extra options, e.g. shutdownGraceTime or concurrency limits. */
@@ -24,8 +30,43 @@ export interface PaymentsWorkerOptions extends TemporalConnectionSettings {
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
+/** The workflow interceptor module every bundle carries: business metrics counted in one home. */
+export const METRICS_INTERCEPTOR_PATH = require.resolve('../workflows/metrics-interceptor');
+
+/** The workflow interceptor modules a bundle needs now: metrics always, OpenTelemetry when tracing is installed. */
+export function workflowInterceptorModules(): string[] {
+  return [METRICS_INTERCEPTOR_PATH, ...(activeTracing() ? [OTEL_WORKFLOW_INTERCEPTORS_PATH] : [])];
+}
+
+/**
+ * What a bundle built ahead of time (before it is known whether tracing will be on) must carry: both
+ * modules. With tracing off, the worker registers a no-op span sink, so the workflow spans are dropped.
+ */
+export const PREBUILT_BUNDLE_INTERCEPTOR_MODULES = [METRICS_INTERCEPTOR_PATH, OTEL_WORKFLOW_INTERCEPTORS_PATH];
+
+/** Takes the OpenTelemetry workflow interceptor's spans when tracing is off (a bundle may carry it anyway). */
+const DROP_WORKFLOW_SPANS = { exporter: { export: { fn: () => undefined } } };
+
+/**
+ * Workflow interceptor modules (only when the worker bundles: a pre-built bundle has them already), and the
+ * installed tracing's activity interceptors and span sink: a span per workflow, activity and update, in the caller's trace.
+ */
+function interceptorOptions(bundling: boolean): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+  const workflowModules = bundling ? { workflowModules: workflowInterceptorModules() } : {};
+  const tracing = activeTracing();
+  if (!tracing) return { interceptors: workflowModules, sinks: DROP_WORKFLOW_SPANS };
+  return {
+    interceptors: {
+      ...workflowModules,
+      activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer: tracing.tracer }), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
+    },
+    sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
+  };
+}
+
 export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise<Worker> {
   const connection = opts.connection ?? (await connectTemporalWorker(opts));
+  const traced = interceptorOptions(!opts.workflowBundle);
   return Worker.create({
     connection,
     namespace: opts.namespace,
@@ -35,5 +76,7 @@ export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: opts.workflowsPath ?? WORKFLOWS_PATH }),
     shutdownGraceTime: '10s',
     ...opts.overrides,
+    interceptors: { ...traced.interceptors, ...opts.overrides?.interceptors },
+    sinks: { ...traced.sinks, ...opts.overrides?.sinks },
   });
 }

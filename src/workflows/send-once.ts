@@ -24,6 +24,7 @@
 import { ApplicationFailure, CancellationScope, patched, sleep } from '@temporalio/workflow';
 import { SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
 import { failureMessage, failureOf, isRefusalFailure } from '../shared/failures';
+import { countRequery, countResendProvedSafe, countSendOutcome } from './metrics';
 
 /** What the service's records say about the request, by its reference. */
 export type Presence<R> = { found: true; record: R } | { found: false };
@@ -100,7 +101,11 @@ function refusalOf(err: unknown): Refusal {
 
 
 export function sendOnce<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceResult<A, R>> {
-  return CancellationScope.nonCancellable(() => sendAndSettle(spec));
+  return CancellationScope.nonCancellable(async () => {
+    const result = await sendAndSettle(spec);
+    countSendOutcome(result.outcome);
+    return result;
+  });
 }
 
 async function sendAndSettle<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceResult<A, R>> {
@@ -130,6 +135,7 @@ async function sendAndSettle<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceRe
     if (presence.found) return { outcome: 'found', record: presence.record, lost, sends };
     if (sends >= maxSends) return { outcome: 'never-received', lost, sends };
     if (spec.resendAfterMs) await sleep(spec.resendAfterMs);
+    countResendProvedSafe();
   }
 }
 
@@ -146,8 +152,10 @@ export async function settle<R>(spec: Pick<SendOnceSpec<unknown, R>, 'requery' |
     try {
       presence = await spec.requery();
     } catch {
+      countRequery('lost_answer', 'error');
       return undefined;
     }
+    countRequery('lost_answer', presence.found ? 'found' : 'absent');
     if (presence.found || read >= reads) return presence;
   }
 }

@@ -13,6 +13,7 @@
 import { ActivityFailure, condition, TimeoutFailure } from '@temporalio/workflow';
 import type { OutcomeResolution } from '../shared/outcome';
 import type { Presence } from './send-once';
+import { countRequery } from './metrics';
 
 export type Settled<R> = { kind: 'final'; record: R } | { kind: 'absent' } | { kind: 'resolved'; resolution: OutcomeResolution };
 
@@ -63,9 +64,11 @@ export async function awaitFinal<R>(spec: AwaitFinalSpec<R>): Promise<Settled<R>
     try {
       read = await spec.requery();
     } catch {
+      countRequery('awaiting_final', 'error');
       spec.onRead?.('error');
       continue;
     }
+    countRequery('awaiting_final', read.found ? 'found' : 'absent');
     spec.onRead?.(read);
     if (read.found) {
       if (spec.isFinal(read.record)) return { kind: 'final', record: read.record };

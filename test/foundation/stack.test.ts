@@ -12,7 +12,7 @@ import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
 
 jest.setTimeout(180_000);
 
-interface Ports { temporal: number; ui: number; sandbox: number; webhook: number; codec: number }
+interface Ports { temporal: number; ui: number; sandbox: number; webhook: number; codec: number; metrics: number; health: number }
 
 function startStack(ports: Ports, dataDir: string): { child: ChildProcess; output: () => string; ready: Promise<void> } {
   const child = spawn(process.execPath, [join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/stack/start.ts'], {
@@ -24,6 +24,8 @@ function startStack(ports: Ports, dataDir: string): { child: ChildProcess; outpu
       SANDBOX_PORT: String(ports.sandbox),
       WEBHOOK_PORT: String(ports.webhook),
       CODEC_PORT: String(ports.codec),
+      METRICS_PORT: String(ports.metrics),
+      HEALTH_PORT: String(ports.health),
       TEMPORAL_DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
     },
@@ -56,7 +58,9 @@ async function stopWithCtrlC(child: ChildProcess): Promise<number | null> {
 const portOpen = async (port: number) => fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
 
 it('brings the stack up, keeps workflows across a restart, and stops cleanly', async () => {
-  const ports: Ports = { temporal: await freePort(), ui: await freePort(), sandbox: await freePort(), webhook: await freePort(), codec: await freePort() };
+  const ports: Ports = {
+    temporal: await freePort(), ui: await freePort(), sandbox: await freePort(), webhook: await freePort(), codec: await freePort(), metrics: await freePort(), health: await freePort(),
+  };
   const dataDir = mkdtempSync(join(tmpdir(), 'payflow-stack-'));
   const cli = temporalBinaries().cli!;
   try {
@@ -69,6 +73,18 @@ it('brings the stack up, keeps workflows across a restart, and stops cleanly', a
     expect((await fetch(`http://127.0.0.1:${ports.sandbox}/__admin/clock`, { headers: SANDBOX_ADMIN_HEADERS })).ok).toBe(true);
     expect((await fetch(`http://127.0.0.1:${ports.sandbox}/__admin/clock`)).status).toBe(401);
     expect((await fetch(`http://127.0.0.1:${ports.codec}/healthz`)).status).toBe(200);
+    // The banner names the one metrics address of the process and each health endpoint; they answer.
+    expect(printed).toContain(`Metrics           http://127.0.0.1:${ports.metrics}/metrics`);
+    expect(printed).toContain(`worker http://127.0.0.1:${ports.health}/healthz /readyz`);
+    expect(printed).toContain(`receiver http://127.0.0.1:${ports.webhook}/healthz /readyz`);
+    expect(await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text()).toContain('temporal_worker_task_slots_available');
+    let ready = 0;
+    for (let i = 0; i < 50 && ready !== 200; i++) {
+      ready = (await fetch(`http://127.0.0.1:${ports.health}/readyz`)).status;
+      if (ready !== 200) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(ready).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${ports.webhook}/readyz`)).status).toBe(200);
 
     // A webhook that nobody waits for starts a holding workflow (it runs for 30 days).
     const ref = `stack-${randomUUID()}`;

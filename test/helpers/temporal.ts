@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { loadConfig, type AppConfig } from '../../src/config/config';
-import { WORKFLOWS_PATH } from '../../src/workers/worker';
+import { METRICS_INTERCEPTOR_PATH, WORKFLOWS_PATH } from '../../src/workers/worker';
 import { FAILURE_CONVERTER_PATH } from '../../src/codec/data-converter';
 
 export function devServerAddress(): string {
@@ -38,12 +38,21 @@ export function testConfig(env: Record<string, string> = {}): AppConfig {
 
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
-/** Bundles a workflows module once per jest worker process (webpack takes seconds). */
-export function workflowBundle(workflowsPath: string = WORKFLOWS_PATH): Promise<WorkflowBundleWithSourceMap> {
-  let b = bundles.get(workflowsPath);
+/**
+ * Bundles a workflows module once per jest worker process (webpack takes seconds), with the workflow
+ * interceptor modules the worker uses (the metrics interceptor; the tracing test adds OpenTelemetry's).
+ */
+export function workflowBundle(workflowsPath: string = WORKFLOWS_PATH, interceptorModules: string[] = [METRICS_INTERCEPTOR_PATH]): Promise<WorkflowBundleWithSourceMap> {
+  const key = [workflowsPath, ...interceptorModules].join('|');
+  let b = bundles.get(key);
   if (!b) {
-    b = bundleWorkflowCode({ workflowsPath, failureConverterPath: FAILURE_CONVERTER_PATH, logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
-    bundles.set(workflowsPath, b);
+    b = bundleWorkflowCode({
+      workflowsPath,
+      workflowInterceptorModules: interceptorModules,
+      failureConverterPath: FAILURE_CONVERTER_PATH,
+      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+    });
+    bundles.set(key, b);
   }
   return b;
 }

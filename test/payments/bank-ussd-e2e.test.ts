@@ -5,6 +5,7 @@ import type { BankPaymentInput, DirectPaymentState } from '../../src/shared/bank
 import { SANDBOX_OTP } from '../../src/sandbox';
 import { testConfig } from '../helpers/temporal';
 import { usePaymentServices, eventTypes, rawHistoryText } from './helpers';
+import { recordHistory } from '../helpers/replay';
 
 const config = testConfig();
 const env = usePaymentServices(config);
@@ -31,6 +32,7 @@ it.each([
   expect(await env.admin.ledger(i.transactionRef)).toMatchObject([{ kind: 'bank_debit', amount: 250_000 }]);
   expect((await eventTypes(handle)).filter((t) => t === 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED')).toHaveLength(2);
   expect(await rawHistoryText(handle)).not.toContain(`"${SANDBOX_OTP}"`);
+  if (model === 'ValidateOTP') await recordHistory(handle, 'bank-otp-refused-then-success');
 });
 
 it('bank debit refused after the code (insufficient funds): the caller hears it at once and the flow ends failed', async () => {
@@ -77,6 +79,7 @@ it('USSD: hands back the code and its expiry at once (update-with-start); the pa
   await env.admin.payUssd(ref);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
   expect(await env.admin.ledger(ref)).toMatchObject([{ kind: 'ussd', amount: 150_000 }]);
+  await recordHistory(handle, 'ussd-dialled');
   await expect(startUssdPayment(env.services.client, config.temporal.taskQueue, { transactionRef: `u-${randomUUID()}`, amount: 1, currency: 'NGN', bankCode: '999', customer })).rejects.toThrow(/bankCode must be one of the USSD bank codes/);
 });
 

@@ -10,6 +10,7 @@ import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { testConfig } from '../helpers/temporal';
 import { usePaymentServices } from './helpers';
+import { recordHistory } from '../helpers/replay';
 
 const config = testConfig();
 const env = usePaymentServices(config);
@@ -37,6 +38,7 @@ it('checkout by card: checkout_url comes back at once; metadata, pass_charge and
   expect(final.amountPaid).toBeGreaterThan(250_000); // the payer paid the charge
   expect(await env.admin.ledger(ref)).toHaveLength(1);
   expect(await (await fetch(`${env.services.webhookUrl}/payments/return?reference=${ref}`)).text()).toContain('Status: success');
+  await recordHistory(handle, 'checkout-card');
 });
 
 it('checkout by transfer: the dynamic account is paid through simulate (A2)', async () => {
@@ -89,6 +91,9 @@ it('recurring: the first payment tokenises; three cycles charge the token with s
     expect(await getCycleChargeState(env.services.client, planRef, n)).toMatchObject({ status: 'success', charged: true, confirmedBy: 'webhook', webhooksReceived: 1 });
     expect((await env.services.client.workflow.getHandle(paymentWorkflowId(`${planRef}-C${n}`)).describe()).type).toBe('tokenChargeWorkflow');
   }
+  await recordHistory(env.services.client.workflow.getHandle(paymentWorkflowId(`${planRef}-C2`)), 'token-charge-cycle');
+  // The plan's last run (continued as new, then cancelled).
+  await recordHistory(handle, 'recurring-plan-cancelled');
   // The token is cancelled at the service: charging it again is refused.
   await expect(env.services.api.tokens.charge({ amount: 150_000, token_id: final.tokenId!, transaction_ref: `${planRef}-X` })).rejects.toThrow();
   // continue-as-new kept history bounded: the run that finished is not the first.

@@ -12,6 +12,8 @@ it('has recorded POS histories', () => {
       // the locked flow and the lock itself
       'pos-remote-locked-success', 'pos-remote-locked-lost-e1-found', 'pos-remote-locked-success-after-cancel', 'pos-terminal-lock',
       'pos-txn-96-requery-found', 'pos-txn-timeout-404-retry-approved',
+      // the POS transaction with its card read sealed (patch pos-sealed-card), recorded by record-histories.ts
+      'pos-txn-sealed-96-requery-found', 'pos-txn-sealed-timeout-404-retry-approved',
       // refunds and pre-authorisations (recorded by pos-refund-preauth-e2e.test.ts)
       'pos-refund-approved', 'pos-refund-lost-answer-found', 'pos-refund-ledger',
       'pos-preauth-completed', 'pos-preauth-completion-resent', 'pos-preauth-released', 'pos-preauth-lapsed',

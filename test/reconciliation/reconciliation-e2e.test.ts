@@ -16,10 +16,11 @@ import { MANDATE_OTP } from '../../src/sandbox';
 import { reconcile, reconciliationHandle } from '../../src/starters/reconciliation';
 import { paymentSearchAttributes, ReconciliationStatus } from '../../src/shared/search-attributes';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
-import { formatDay, reconciliationWorkflowId, type ReconciliationProgress, type ReconciliationReport } from '../../src/shared/reconciliation';
+import { formatDay, reconciliationMarkWorkflowId, reconciliationWorkflowId, type ReconciliationProgress, type ReconciliationReport } from '../../src/shared/reconciliation';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { testConfig } from '../helpers/temporal';
 import { usePaymentServices } from '../payments/helpers';
+import { recordHistory } from '../helpers/replay';
 
 const config = testConfig();
 const env = usePaymentServices(config);
@@ -111,6 +112,9 @@ it('late payment, money without success, a different amount and success without 
     await visible(`PaymentReference = "${ref}" AND ReconciliationStatus = "${kind}"`);
   }
   expect((await reconciliationHandle(client(), day, day).describe()).typedSearchAttributes.get(ReconciliationStatus)).toBe('mismatches');
+  // Replay fixtures of the reconciliation run (four findings, marks started) and of one mark.
+  await recordHistory(reconciliationHandle(client(), day, day), 'reconciliation-mismatches');
+  await recordHistory(client().workflow.getHandle(reconciliationMarkWorkflowId(refs.amount)), 'reconciliation-mark');
 
   const again = await run();
   expect(byRef(again)).toEqual(expect.objectContaining({ [refs.amount]: expect.objectContaining({ kind: 'mismatch_amount' }) }));

@@ -14,6 +14,7 @@ import { scheduledChargeReference, type ScheduledRunResult } from '../../src/sha
 import type { MandateRequest } from '../../src/shared/mandate';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { SandboxAdmin } from '../pos/sandbox';
+import { recordHistory } from '../helpers/replay';
 
 jest.setTimeout(120_000);
 
@@ -42,12 +43,18 @@ async function cardToken(): Promise<string> {
   return state.tokenId!;
 }
 
-/** Backfills [start, end) and returns the results of the runs it started (read from the Schedule's recent actions). */
-async function backfill(handle: ScheduleHandle, start: Date, end: Date, before: number, runs: number): Promise<ScheduledRunResult[]> {
+/**
+ * Backfills [start, end) and returns the results of the runs it started (read from the Schedule's recent actions);
+ * with `record`, the first run's history becomes the replay fixture of that name (when missing).
+ */
+async function backfill(handle: ScheduleHandle, start: Date, end: Date, before: number, runs: number, record?: string): Promise<ScheduledRunResult[]> {
   await handle.backfill([{ start, end, overlap: 'ALLOW_ALL' as never }]);
   const d = await waitForState(() => handle.describe(), (x) => x.info.recentActions.length >= before + runs, { timeoutMs: 30_000 });
   const fresh = d.info.recentActions.slice(before, before + runs);
-  return Promise.all(fresh.map((a) => services.client.workflow.getHandle(a.action.workflow.workflowId, a.action.workflow.firstExecutionRunId).result() as Promise<ScheduledRunResult>));
+  const handles = fresh.map((a) => services.client.workflow.getHandle(a.action.workflow.workflowId, a.action.workflow.firstExecutionRunId));
+  const results = await Promise.all(handles.map((h) => h.result() as Promise<ScheduledRunResult>));
+  if (record) await recordHistory(handles[0], record);
+  return results;
 }
 
 it('recurring card charges: one A4 per period under <plan>-S<period>; the same periods backfilled again charge nothing (duplicate); pause and the next runs show', async () => {
@@ -57,7 +64,7 @@ it('recurring card charges: one A4 per period under <plan>-S<period>; the same p
   try {
     const start = new Date(Date.UTC(2026, 0, 1, 0, 0)); // three hourly periods long past
     const end = new Date(start.getTime() + 3 * HOUR - 60_000); // a backfill's end is inclusive
-    const first = await backfill(handle, start, end, 0, 3);
+    const first = await backfill(handle, start, end, 0, 3, 'scheduled-token-charge');
     expect(first.map((r) => r.status).sort()).toEqual(['success', 'success', 'success']);
     const refs = first.map((r) => r.reference).sort();
     expect(refs).toEqual([0, 1, 2].map((h) => scheduledChargeReference(planRef, new Date(start.getTime() + h * HOUR))).sort());
@@ -92,7 +99,7 @@ it('fixed mandate debits: one D3 per period through the mandate flow (the period
   try {
     const start = new Date(Date.UTC(2026, 0, 1, 0, 0));
     const end = new Date(Date.UTC(2026, 2, 2, 0, 0)); // 1 Jan, 1 Feb, 1 Mar at 09:00
-    const first = await backfill(handle, start, end, 0, 3);
+    const first = await backfill(handle, start, end, 0, 3, 'scheduled-mandate-debit');
     expect(first.map((r) => r.status)).toEqual(['success', 'success', 'success']);
     const again = await backfill(handle, start, end, 3, 3);
     expect(again.map((r) => r.reference)).toEqual(first.map((r) => r.reference)); // the same debits answer

@@ -152,6 +152,7 @@ describe('SMS campaigns (G2-G4) followed by the workflow', () => {
     await admin.advanceClock(CAMPAIGN_SEND_DELAY_MS);
     expect(await f1.result()).toMatchObject({ status: 'success', campaignId: s.campaignId });
     expect((await h.result()).status).toBe('success');
+    await recordHistory(f1, 'sms-campaign-followed-by-uuid');
   });
 
   it('input rules are checked before anything starts, naming the field and the rule', async () => {
