@@ -7,10 +7,14 @@ import { describeTemporalConnection } from '../temporal/connection';
 import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits } from '../starters/connect';
 import { connectTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureErrorLogSweepSchedule } from '../temporal/schedules';
+import { prebuiltWorkflowBundle } from './workflow-bundle';
+import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker');
   installTemporalRuntime(logger);
+  // Ship (docs/deployment.md): compiled, the worker loads dist/workflow-bundle.js (fails here if missing); under tsx it bundles at start.
+  const workflowBundle = prebuiltWorkflowBundle();
   const api = openPaymentsClient(config);
   const claimCheck = await openClaimCheck(config);
   claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
@@ -24,12 +28,15 @@ async function main(): Promise<void> {
     encryption: config.encryption,
     connection,
     activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits, temporal: client }),
+    workflowBundle,
+    // SIGTERM (deploy, scale-in): in-flight money calls finish before the worker stops (docs/deployment.md).
+    overrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS },
   });
   if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
     const scheduleId = await ensureErrorLogSweepSchedule(client, { taskQueue: config.temporal.taskQueue, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds });
     logger.info({ scheduleId, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds }, 'webhook error log sweep scheduled');
   }
-  logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker started');
+  logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal), workflowBundle: workflowBundle ? 'prebuilt' : 'bundled at start' }, 'worker started');
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   await worker.run();
   await connection.close();
