@@ -1,7 +1,10 @@
 // `npm start`: the whole stack on embedded defaults, in one process tree.
 //   Temporal dev server (file-backed, Web UI wired to the codec server, search attributes registered)
 //   payments sandbox · webhook receiver · codec server · worker
-// Ctrl-C stops everything; the SQLite file under TEMPORAL_DATA_DIR keeps running workflows.
+// Ctrl-C stops everything, in order: the worker (in-flight activities finish), the other services,
+// the claim-check PostgreSQL, then the dev server. The dev server and PostgreSQL run in process groups
+// of their own, so the terminal's Ctrl-C reaches only this process and not them first.
+// The SQLite file under TEMPORAL_DATA_DIR keeps running workflows.
 import { resolve } from 'node:path';
 import 'dotenv/config';
 import { loadConfig, ConfigError } from '../config/config';
@@ -9,6 +12,7 @@ import { createLogger } from '../logging/logger';
 import { startDevServer, type DevServer } from './temporal-dev-server';
 import { runServices } from './services';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/embedded';
+import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 
 async function main(): Promise<void> {
   let config;
@@ -36,6 +40,7 @@ async function main(): Promise<void> {
       // The bundled UI cannot send a custom header, so the token rides in the path (see README).
       codecEndpoint: `${codecUrl}/t/${encodeURIComponent(config.codec.token)}`,
       log: (line) => logger.debug({ component: 'temporal-cli' }, line.trim()),
+      ownProcessGroup: true,
     });
   }
 
@@ -48,10 +53,11 @@ async function main(): Promise<void> {
       port: Number(url.port || 5432),
       password: decodeURIComponent(url.password),
       database: url.pathname.replace(/^\//, '') || 'claimcheck',
+      ownProcessGroup: true,
     });
   }
 
-  const services = await runServices({ config, logger });
+  const services = await runServices({ config, logger, workerOverrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS } });
 
   const lines = [
     `Temporal server   ${config.temporal.address} (namespace ${config.temporal.namespace})${devServer ? '' : ' [external]'}`,
@@ -65,13 +71,21 @@ async function main(): Promise<void> {
   console.log(['', 'Payments stack is up:', ...lines.map((l) => `  ${l}`), '', 'Press Ctrl-C to stop.', ''].join('\n'));
 
   let stopping = false;
+  let devServerStopping = false;
+  devServer?.process.once('exit', (code, signal) => {
+    if (!devServerStopping) logger.warn({ code, signal }, 'the Temporal dev server exited before the stack stopped it');
+  });
   const stop = async (signal: string) => {
+    // A terminal's Ctrl-C can arrive twice (directly and relayed by npm/tsx): once is enough.
     if (stopping) return;
     stopping = true;
-    console.log(`\n${signal}: stopping…`);
+    console.log(`\n${signal}: stopping (in-flight activities get up to ${WORKER_SHUTDOWN_GRACE_MS / 1000} s to finish)…`);
     await services.stop();
+    console.log('worker and services stopped');
     await claimCheckDb?.stop();
+    devServerStopping = true;
     await devServer?.stop();
+    if (devServer) console.log('Temporal dev server stopped');
     console.log('stopped.');
     process.exit(0);
   };
