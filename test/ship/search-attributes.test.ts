@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { msToTs } from '@temporalio/common/lib/time';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';
 import { ensureSearchAttributes, indexedValueType, SearchAttributeConflictError } from '../../src/temporal/search-attribute-setup';
 import { devServerAddress } from '../helpers/temporal';
@@ -17,7 +18,7 @@ afterAll(() => connection?.close());
 
 async function freshNamespace(): Promise<string> {
   const namespace = `sa-${randomUUID().slice(0, 8)}`;
-  await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: 86_400 } });
+  await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
   // A new namespace reaches the server's namespace cache after a moment.
   for (let i = 0; ; i++) {
     try {
