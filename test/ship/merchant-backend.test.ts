@@ -45,7 +45,10 @@ beforeAll(async () => {
   backendUrl = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
       const m = /listening on (http:\/\/\S+)/.exec(backendOutput);
-      if (m) (clearInterval(timer), resolve(m[1]));
+      if (m) {
+        clearInterval(timer);
+        resolve(m[1]);
+      }
     }, 50);
     backend.once('exit', (code) => (clearInterval(timer), reject(new Error(`the backend exited (${code}):\n${backendOutput}`))));
   });
