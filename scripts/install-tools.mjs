@@ -51,7 +51,7 @@ export function installTool(name) {
   if (name === 'node24') {
     // .tools/node24/bin/node: one place to put first on PATH.
     mkdirSync(join(dir, 'bin'), { recursive: true });
-    symlinkSync(bin, join(dir, 'bin', 'node'));
+    symlinkSync(join('..', ...tool.bin), join(dir, 'bin', 'node'));
   }
   const check = spawnSync(bin, name === 'kubectl' ? ['version', '--client'] : ['--version'], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`${bin} does not run: ${check.stderr}`);
