@@ -49,7 +49,8 @@ export async function ensureBuilt(): Promise<void> {
       break;
     } catch {
       // Another jest worker builds; a lock older than 5 minutes is left over from a killed run.
-      if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > 300_000) rmdirSync(lock);
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 300_000) rmdirSync(lock);
       await sleep(500);
       if (buildIsFresh()) return;
     }
