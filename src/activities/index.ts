@@ -1,6 +1,7 @@
 // The activities factory: one place that turns dependencies (the API client, logger,
 // config) into the activity functions the worker registers.
 import type { Logger } from 'pino';
+import type { Client } from '@temporalio/client';
 import type { PaymentsClient } from '../api';
 import type { AppConfig } from '../config/config';
 import type { ClaimCheckStore } from '../claim-check/store';
@@ -11,7 +12,8 @@ import { createMandateActivities } from './mandates';
 import { createPaymentActivities } from './payments';
 import { createVirtualAccountActivities } from './virtual-accounts';
 import { createScheduledMoneyActivities } from './scheduled-money';
-import type { Client } from '@temporalio/client';
+import { createReconciliationActivities } from './reconciliation';
+import { createSmsActivities } from './sms';
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 import type { CreditHandler } from '../virtual-accounts/credit-handler';
 
@@ -29,7 +31,11 @@ export interface ActivityDeps {
   vaCredits?: VirtualAccountCreditStore;
   /** The merchant's credit handler as a function; without it, VA_CREDIT_CALLBACK_URL (if set) is called over HTTP. */
   creditHandler?: CreditHandler;
-  /** A Temporal client, for activities that ask another workflow (a scheduled mandate debit's Update). */
+  /**
+   * A Temporal client (the worker's namespace), for activities that ask another workflow (a
+   * scheduled mandate debit's Update) or read our own flows through visibility (reconciliation).
+   * Optional: without it those activities fail non-retryably.
+   */
   temporal?: Client;
 }
 
@@ -42,6 +48,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createVirtualAccountActivities(deps),
     ...createScheduledMoneyActivities(deps),
+    ...createReconciliationActivities(deps),
+    ...createSmsActivities(deps),
   };
 }
 

@@ -158,6 +158,9 @@ export const envSchema = z
     VA_CREDIT_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     // How often a Temporal Schedule sweeps the webhook error log (C10/C11); 0 turns the Schedule off.
     VA_ERROR_LOG_SWEEP_EVERY_S: z.coerce.number().int().min(0).max(86_400, 'must be at most 86400 s').refine((n) => n === 0 || n >= 30, 'must be 0 (off) or at least 30 s').default(300),
+    // The daily reconciliation Schedule (docs/flows-reconciliation.md): `npm start` and the worker process create or update it.
+    RECONCILIATION_SCHEDULE: bool(true),
+    RECONCILIATION_DAILY_AT: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (UTC)').default('02:00'),
 
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
@@ -279,6 +282,8 @@ export interface AppConfig {
     /** The error-log sweep Schedule's interval in seconds; 0: no Schedule. */
     errorLogSweepEverySeconds: number;
   };
+  /** The daily reconciliation Schedule: created/updated at start when `schedule`; runs at `dailyAt` (HH:MM UTC). */
+  reconciliation: { schedule: boolean; dailyAt: string };
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -368,6 +373,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       ...(env.VA_CREDIT_CALLBACK_URL && env.VA_CREDIT_CALLBACK_SECRET ? { creditCallback: { url: env.VA_CREDIT_CALLBACK_URL, secret: env.VA_CREDIT_CALLBACK_SECRET } } : {}),
       errorLogSweepEverySeconds: env.VA_ERROR_LOG_SWEEP_EVERY_S,
     },
+    reconciliation: { schedule: env.RECONCILIATION_SCHEDULE, dailyAt: env.RECONCILIATION_DAILY_AT },
     logLevel: env.LOG_LEVEL,
   };
 }

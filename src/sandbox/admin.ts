@@ -9,6 +9,7 @@ import { fail, ok, Router, type Reply, type RequestLogEntry } from './http';
 import { LEDGER_KINDS, type Ledger } from './ledger';
 import type { MandatesApi } from './mandates';
 import type { PosRemoteApi } from './pos-remote';
+import type { SmsApi } from './sms';
 import type { WebhookDispatcher } from './webhooks';
 import type { VirtualAccountsApi } from './virtual-accounts';
 
@@ -23,6 +24,7 @@ export interface AdminState {
   posRemote: PosRemoteApi;
   mandates: MandatesApi;
   virtualAccounts: VirtualAccountsApi;
+  sms: SmsApi;
 }
 
 export const ADMIN_ENDPOINTS = [
@@ -46,6 +48,7 @@ export const ADMIN_ENDPOINTS = [
   'POST /__admin/mandate-debits/{transaction_reference}/settle {status: success|failed}',
   'POST /__admin/virtual-accounts/freeze-next {reason}',
   'POST /__admin/virtual-accounts/credits/{transaction_reference}/release',
+  'GET /__admin/sms/messages',
 ];
 
 export function createAdminRouter(state: () => AdminState, reset: () => Promise<void>): Router {
@@ -144,6 +147,7 @@ export function createAdminRouter(state: () => AdminState, reset: () => Promise<
   add('POST', '/mandates/wrong-otp-status', ({ body }) => state().mandates.setWrongOtpStatus(body.status));
   add('POST', '/mandates/{id}/reject', ({ params }) => state().mandates.reject(params.id));
   add('POST', '/mandates/{id}/debit-outcomes', ({ params, body }) => state().mandates.scriptDebits(params.id, body.outcomes));
+  add('GET', '/sms/messages', () => ok(state().sms.sentMessages()));
   add('POST', '/mandate-debits/{ref}/settle', ({ params, body }) => state().mandates.settleDebit(params.ref, body.status));
 
   return router;

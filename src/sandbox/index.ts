@@ -41,7 +41,7 @@ export {
   POS_REMOTE_LIFETIME_MS, POS_REMOTE_DECLINED_AMOUNT, POS_REMOTE_WRONG_PIN_AMOUNT, POS_REMOTE_NEVER_COMPLETES_AMOUNT, DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS,
 } from './pos-remote';
 export { TEST_TERMINALS, TEST_PAN_OUTCOMES, POS_TEST_PIN, DEFAULT_POS_PREAUTH_HOLD_MS, readPinBlock } from './pos-terminal';
-export { SMS_COST_PER_PAGE, SMS_FAILING_NUMBER, CAMPAIGN_SEND_DELAY_MS } from './sms';
+export { SMS_COST_PER_PAGE, SMS_FAILING_NUMBER, SMS_FAILING_BUCKET_ID, SMS_MAX_MESSAGES_PER_REQUEST, CAMPAIGN_SEND_DELAY_MS, type SentSms } from './sms';
 export { TEST_METERS, PROVIDERS } from './vending';
 export { DEFAULT_RETRY_SCHEDULE_MS, PAYMENT_SIGNATURE_HEADER, VA_SIGNATURE_HEADER, type DeliveryAttempt } from './webhooks';
 
@@ -138,9 +138,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const posRemote = registerPosRemote(router, { clock, ledger }, { completeAfterMs: opts.posRemoteCompleteAfterMs ?? DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS });
     registerTransactions(router, payments, () => posRemote.transactionRecords());
     registerPosTerminal(router, { clock, ledger }, { preAuthHoldMs: opts.posPreAuthHoldMs });
-    registerSms(router, { clock });
+    const sms = registerSms(router, { clock });
     registerVending(router, { clock, ledger });
-    return { clock, ledger, faults, webhookFaults, webhooks, router, requestLog: [], direct, posRemote, mandates, virtualAccounts };
+    return { clock, ledger, faults, webhookFaults, webhooks, router, requestLog: [], direct, posRemote, mandates, virtualAccounts, sms };
   };
 
   let state = build();

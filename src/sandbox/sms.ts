@@ -10,7 +10,24 @@ export const SMS_COST_PER_PAGE = 4;
 export const CAMPAIGN_SEND_DELAY_MS = 60_000;
 /** Sending to this number always fails (it lands in `errors`). */
 export const SMS_FAILING_NUMBER = '2348000000000';
+/** G1 takes at most this many messages per request (the sandbox's own limit; the spec shows none). */
+export const SMS_MAX_MESSAGES_PER_REQUEST = 100;
+/** A campaign over this bucket fails when its send time comes (buckets are not modelled otherwise). */
+export const SMS_FAILING_BUCKET_ID = '0000fa11-0000-4000-8000-000000000000';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** One message G1 accepted (admin view: GET /__admin/sms/messages). */
+export interface SentSms {
+  batch_id: string;
+  phone_number: string;
+  transaction_id: string;
+  at: string;
+}
+
+export interface SmsApi {
+  /** Every message G1 sent, oldest first. */
+  sentMessages(): SentSms[];
+}
 
 interface Campaign {
   uuid: string;
@@ -27,16 +44,17 @@ interface Campaign {
   sendAt: number | undefined;
 }
 
-export function registerSms(router: Router, deps: { clock: SandboxClock }): void {
+export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsApi {
   const { clock } = deps;
+  const sentLog: SentSms[] = [];
   const campaigns = new Map<string, Campaign>();
   const templates = new Map<string, Record<string, unknown>>();
   const pages = (text: string) => Math.max(1, Math.ceil(text.length / 160));
 
-  /** Campaign status on the sandbox clock: pending until its send time, then success. */
+  /** Campaign status on the sandbox clock: pending until its send time, then success (failed over the failing bucket). */
   const refresh = (c: Campaign) => {
     if (c.status === 'pending' && c.sendAt !== undefined && clock.now() >= c.sendAt) {
-      c.status = 'success';
+      c.status = c.bucket_id.toLowerCase() === SMS_FAILING_BUCKET_ID ? 'failed' : 'success';
       c.updatedAt = clock.iso(c.sendAt);
     }
   };
@@ -52,7 +70,8 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): void
     const missing = requireFields(body, ['sender_id', 'messages']);
     if (missing) return missing;
     if (!Array.isArray(body.messages)) return fail(400, 'messages must be an array of {phone_number, message}');
-    if (body.messages.length > 100) return fail(400, 'messages must hold at most 100 items');
+    if (body.messages.length > SMS_MAX_MESSAGES_PER_REQUEST) return fail(400, `messages must hold at most ${SMS_MAX_MESSAGES_PER_REQUEST} items`);
+    const batchId = `BATCH${randomDigits(10)}`;
     const sent: Record<string, unknown>[] = [];
     const errors: Record<string, unknown>[] = [];
     for (const raw of body.messages as unknown[]) {
@@ -66,10 +85,12 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): void
         errors.push({ phone_number: phone, error: 'Message could not be delivered to this number' });
         continue;
       }
-      sent.push({ phone_number: phone, status: 'SENT', cost: pages(m.message) * SMS_COST_PER_PAGE, transaction_id: randomUUID() });
+      const transactionId = randomUUID();
+      sent.push({ phone_number: phone, status: 'SENT', cost: pages(m.message) * SMS_COST_PER_PAGE, transaction_id: transactionId });
+      sentLog.push({ batch_id: batchId, phone_number: phone, transaction_id: transactionId, at: clock.iso() });
     }
     const total = sent.reduce((n, s) => n + (s.cost as number), 0);
-    return ok({ success: sent.length > 0, message: sent.length > 0 ? 'Messages sent' : 'No message sent', data: { batch_id: `BATCH${randomDigits(10)}`, sent, errors, total_cost: total, currency: 'NGN' } });
+    return ok({ success: sent.length > 0, message: sent.length > 0 ? 'Messages sent' : 'No message sent', data: { batch_id: batchId, sent, errors, total_cost: total, currency: 'NGN' } });
   });
 
   // G2.
@@ -100,7 +121,8 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): void
     return ok(publicCampaign(campaign), 'Campaign created');
   });
 
-  // G3: its own envelope: status 'SUCCESS', no success flag.
+  // G3: its own envelope: status 'SUCCESS', no success flag. Items carry the spec's listing
+  // fields only (no status): a campaign's status is read through the `status` filter.
   router.add('GET', '/sms/campaign', 'sms', ({ query }) => {
     let rows = [...campaigns.values()];
     rows.forEach(refresh);
@@ -112,7 +134,7 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): void
     rows = rows.filter((c) => inDates(c.createdAt, query.get('date_from'), query.get('date_to')));
     const sorted = sortRows(rows.map(publicCampaign), 'createdAt', query.get('dir'));
     const items = page(sorted, query.get('page'), query.get('perPage'), 20).map((c) => ({
-      id: c.uuid, name: c.name, client_id: MERCHANT_ID, template_id: c.template_id, bucket_id: c.bucket_id, total: 0, created_at: c.createdAt, created_by: MERCHANT_ID, status: c.status,
+      id: c.uuid, name: c.name, client_id: MERCHANT_ID, template_id: c.template_id, bucket_id: c.bucket_id, total: 0, created_at: c.createdAt, created_by: MERCHANT_ID,
     }));
     return { status: 200, body: { status: 'SUCCESS', message: 'Campaigns retrieved', data: { items, total: rows.length } } };
   });
@@ -150,4 +172,6 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): void
 
   // G8: body {message: 'success'} only.
   router.add('POST', '/sms/template/{id}', 'sms', ({ params }) => (templates.delete(params.id) ? { status: 200, body: { message: 'success' } } : fail(404, 'Template not found')));
+
+  return { sentMessages: () => sentLog.map((m) => ({ ...m })) };
 }

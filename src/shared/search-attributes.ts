@@ -12,6 +12,13 @@ export const PaymentStatus = defineSearchAttributeKey('PaymentStatus', SearchAtt
 export const PaymentAmount = defineSearchAttributeKey('PaymentAmount', SearchAttributeType.INT);
 /** ISO currency code, NGN or USD. */
 export const PaymentCurrency = defineSearchAttributeKey('PaymentCurrency', SearchAttributeType.KEYWORD);
+/**
+ * Reconciliation (docs/flows-reconciliation.md). On a mark (PaymentFlow reconciliation-mark, with
+ * the reference): mismatch_money_without_success, mismatch_success_without_money,
+ * mismatch_amount, mismatch_currency, late_payment, or resolved. On a run (PaymentFlow
+ * reconciliation): running, clean, mismatches, incomplete.
+ */
+export const ReconciliationStatus = defineSearchAttributeKey('ReconciliationStatus', SearchAttributeType.KEYWORD);
 
 /** name → CLI type, for `temporal server start-dev --search-attribute` and operator registration. */
 export const SEARCH_ATTRIBUTE_REGISTRATION: Record<string, 'Keyword' | 'Int'> = {
@@ -20,6 +27,7 @@ export const SEARCH_ATTRIBUTE_REGISTRATION: Record<string, 'Keyword' | 'Int'> = 
   PaymentStatus: 'Keyword',
   PaymentAmount: 'Int',
   PaymentCurrency: 'Keyword',
+  ReconciliationStatus: 'Keyword',
 };
 
 export interface PaymentSearchFields {

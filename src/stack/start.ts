@@ -11,6 +11,7 @@ import { loadConfig, ConfigError } from '../config/config';
 import { createLogger } from '../logging/logger';
 import { startDevServer, type DevServer } from './temporal-dev-server';
 import { runServices } from './services';
+import { ensureReconciliationSchedule } from '../starters/reconciliation';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/embedded';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 
@@ -58,6 +59,12 @@ async function main(): Promise<void> {
   }
 
   const services = await runServices({ config, logger, workerOverrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS } });
+  const schedule = config.reconciliation.schedule
+    ? await ensureReconciliationSchedule(services.client, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt }).catch((err: unknown) => {
+        logger.error({ err }, 'reconciliation schedule could not be created or updated');
+        return undefined;
+      })
+    : undefined;
 
   const lines = [
     `Temporal server   ${config.temporal.address} (namespace ${config.temporal.namespace})${devServer ? '' : ' [external]'}`,
@@ -67,6 +74,7 @@ async function main(): Promise<void> {
     `Codec server      ${services.codecUrl}`,
     `Claim-check store ${new URL(config.claimCheck.databaseUrl).host}${claimCheckDb ? ' (embedded PostgreSQL)' : ''}, TTL ${config.claimCheck.ttlMs / 1000} s`,
     `Worker            task queue ${config.temporal.taskQueue}`,
+    schedule ? `Reconciliation    Schedule ${schedule.scheduleId}, daily at ${config.reconciliation.dailyAt} UTC (previous day)` : undefined,
   ].filter(Boolean);
   console.log(['', 'Payments stack is up:', ...lines.map((l) => `  ${l}`), '', 'Press Ctrl-C to stop.', ''].join('\n'));
 

@@ -10,4 +10,6 @@ export * from './payments';
 export * from './virtual-accounts';
 export * from './ops';
 export * from './schedules';
+export * from './sms';
 export * from './temporal-retry';
+export * from './reconciliation';

@@ -7,6 +7,8 @@ import { resolveOutcomeUpdate, type OutcomeResolution, type ResolveOutcomeInput 
 import { paymentWebhookSignal, releaseUnmatchedSignal, unmatchedWebhookQuery, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
+import { FINDING_KINDS, RECONCILIATION_MARK_FLOW, reconciliationMarkWorkflowId, type ReconciliationMark } from '../shared/reconciliation';
+import { PaymentFlow, PaymentReference, ReconciliationStatus } from '../shared/search-attributes';
 
 /** The statuses that mean "the service could not say whether money moved": a person decides. */
 export const UNKNOWN_STATUSES = ['outcome_unknown', 'create_outcome_unknown', 'expired_unobserved', 'poll_error'] as const;
@@ -19,8 +21,10 @@ export const ATTENTION_QUERIES = {
   'unmatched-webhooks': `PaymentFlow = 'unmatched-webhook' AND ExecutionStatus = 'Running'`,
   /** Money flows whose outcome the service could not confirm (running ones take resolve). */
   'outcome-unknown': `PaymentStatus IN (${inList(UNKNOWN_STATUSES)})`,
-  /** Payments that arrived after the flow had given up on them (a POS approval after a cancel). */
-  'late-payments': `PaymentStatus = 'success_after_cancel'`,
+  /** Payments that arrived after the flow had given up on them: a POS approval after a cancel, or a reconciliation finding. */
+  'late-payments': `PaymentStatus = 'success_after_cancel' OR (PaymentFlow = '${RECONCILIATION_MARK_FLOW}' AND ReconciliationStatus = 'late_payment')`,
+  /** Reconciliation findings (money without success, success without money, amounts or currencies that differ). */
+  'reconciliation-mismatches': `PaymentFlow = '${RECONCILIATION_MARK_FLOW}' AND ReconciliationStatus IN (${inList(FINDING_KINDS.filter((k) => k !== 'late_payment'))})`,
   /** Virtual-account credits the merchant's handler would not take (retry-handoff). */
   'handoff-failed': `PaymentStatus = 'handoff_failed' AND ExecutionStatus = 'Running'`,
   /** Virtual-account credits the service holds. */
@@ -32,6 +36,7 @@ export const ATTENTION_KINDS = Object.keys(ATTENTION_QUERIES) as AttentionKind[]
 
 export interface AttentionItem {
   workflowId: string;
+  runId?: string;
   flow?: string;
   reference?: string;
   status?: string;
@@ -48,6 +53,7 @@ function toItem(info: WorkflowExecutionInfo): AttentionItem {
   const amount = first(info, 'PaymentAmount');
   return {
     workflowId: info.workflowId,
+    runId: info.runId,
     ...(typeof first(info, 'PaymentFlow') === 'string' ? { flow: first(info, 'PaymentFlow') as string } : {}),
     ...(typeof first(info, 'PaymentReference') === 'string' ? { reference: first(info, 'PaymentReference') as string } : {}),
     ...(typeof first(info, 'PaymentStatus') === 'string' ? { status: first(info, 'PaymentStatus') as string } : {}),
@@ -64,16 +70,51 @@ export async function listAttention(ctx: Pick<StarterContext, 'client'>, kind: A
   const items: AttentionItem[] = [];
   const limit = opts.limit ?? 100;
   for await (const info of ctx.client.workflow.list({ query: ATTENTION_QUERIES[kind] })) {
-    items.push(toItem(info));
+    const item = toItem(info);
+    // A reconciliation mark is current only while it is its reference's latest (a later run may have resolved it).
+    if (item.flow === RECONCILIATION_MARK_FLOW && !(await isLatestMark(ctx, item))) continue;
+    items.push(item);
     if (items.length >= limit) break;
   }
   return items;
 }
 
+async function isLatestMark(ctx: Pick<StarterContext, 'client'>, item: AttentionItem): Promise<boolean> {
+  const latest = await ctx.client.workflow.getHandle(item.workflowId).describe();
+  return latest.runId === item.runId;
+}
+
+/**
+ * Resolves a reconciliation finding by hand: a new mark for the reference with status `resolved`,
+ * the status it replaces, and who and why (the flow's own record cannot change once closed).
+ */
+export async function resolveReconciliationFinding(ctx: Pick<StarterContext, 'client' | 'taskQueue'>, reference: string, input: { operator: string; reason: string }): Promise<ReconciliationMark> {
+  if (!input.operator?.trim()) throw new Error('operator: required');
+  if (!input.reason?.trim()) throw new Error('reason: required');
+  const id = reconciliationMarkWorkflowId(reference);
+  const current = await retryTransient('reconciliation mark', () => ctx.client.workflow.getHandle(id).describe());
+  const previous = (current.searchAttributes?.ReconciliationStatus as string[] | undefined)?.[0];
+  if (!previous || previous === 'resolved') throw new Error(`reference ${reference}: no open reconciliation finding (latest mark: ${previous ?? 'none'})`);
+  const mark: ReconciliationMark = { status: 'resolved', reference, reconciliationId: 'operator', previous, resolution: { operator: input.operator, reason: input.reason, at: new Date().toISOString() } };
+  const handle = await ctx.client.workflow.start('reconciliationMarkWorkflow', {
+    workflowId: id,
+    taskQueue: ctx.taskQueue,
+    args: [mark],
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    typedSearchAttributes: [
+      { key: PaymentFlow, value: RECONCILIATION_MARK_FLOW },
+      { key: PaymentReference, value: reference },
+      { key: ReconciliationStatus, value: 'resolved' },
+    ],
+  });
+  return (await handle.result()) as ReconciliationMark;
+}
+
 /** Counts per list: what the operator's day starts with. */
 export async function attentionSummary(ctx: Pick<StarterContext, 'client'>): Promise<Record<AttentionKind, number>> {
   const out = {} as Record<AttentionKind, number>;
-  for (const kind of ATTENTION_KINDS) out[kind] = (await ctx.client.workflow.count(ATTENTION_QUERIES[kind])).count;
+  // Marks count only while they are their reference's latest: the lists, not raw counts.
+  for (const kind of ATTENTION_KINDS) out[kind] = (await listAttention(ctx, kind, { limit: 10_000 })).length;
   return out;
 }
 

@@ -7,6 +7,7 @@ import { describeTemporalConnection } from '../temporal/connection';
 import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits } from '../starters/connect';
 import { connectTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureErrorLogSweepSchedule } from '../temporal/schedules';
+import { ensureReconciliationSchedule } from '../starters/reconciliation';
 import { prebuiltWorkflowBundle } from './workflow-bundle';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
   claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
   const vaCredits = await openVirtualAccountCredits(config);
   const connection = await connectTemporalWorker(config.temporal);
-  // A client for activities that ask other workflows (scheduled mandate debits) and for the Schedules.
+  // A client for activities that ask other workflows (scheduled mandate debits) or read our own flows (reconciliation), and for the Schedules.
   const clientConnection = await connectTemporalClient(config.temporal);
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection: clientConnection });
   const worker = await createPaymentsWorker({
@@ -35,6 +36,13 @@ async function main(): Promise<void> {
   if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
     const scheduleId = await ensureErrorLogSweepSchedule(client, { taskQueue: config.temporal.taskQueue, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds });
     logger.info({ scheduleId, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds }, 'webhook error log sweep scheduled');
+  }
+  if (config.reconciliation.schedule) {
+    // The flows matter more than the Schedule: a failure here is logged, the worker still runs.
+    await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt }).then(
+      (s) => logger.info({ scheduleId: s.scheduleId, created: s.created, dailyAt: config.reconciliation.dailyAt }, 'reconciliation schedule in place'),
+      (err: unknown) => logger.error({ err }, 'reconciliation schedule could not be created or updated (is the ReconciliationStatus search attribute registered?)'),
+    );
   }
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal), workflowBundle: workflowBundle ? 'prebuilt' : 'bundled at start' }, 'worker started');
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.

@@ -17,3 +17,5 @@ export * from './scheduled-money';
 export * from './pos-refund';
 export * from './pos-refund-ledger';
 export * from './pos-preauth';
+export * from './reconciliation';
+export * from './sms';

@@ -94,6 +94,10 @@ it('brings the stack up, keeps workflows across a restart, and stops cleanly', a
     const after = list();
     expect(after.stdout).toContain(`payment-${ref}`);
     expect(after.stdout).toContain('Running');
+    // The daily reconciliation Schedule exists after start, once (the restart updated it, no second one).
+    const schedules = spawnSync(cli, ['schedule', 'list', '--address', `127.0.0.1:${ports.temporal}`], { encoding: 'utf8' });
+    expect(schedules.stdout.match(/reconciliation-daily/g)).toHaveLength(1);
+    expect(schedules.stdout).toContain('reconciliationWorkflow');
     expect(await stopWithCtrlC(second.child)).toBe(0);
     for (const port of Object.values(ports)) expect(await portOpen(port)).toBe(false);
   } finally {

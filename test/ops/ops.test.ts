@@ -4,7 +4,9 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { openPosTerminalSession, startPosTransaction, type PosTerminalSession } from '../../src/starters/pos';
-import { attentionSummary, listAttention, releaseUnmatchedWebhook, resolveParkedFlow, type AttentionItem, type AttentionKind } from '../../src/starters/ops';
+import { attentionSummary, listAttention, releaseUnmatchedWebhook, resolveParkedFlow, resolveReconciliationFinding, type AttentionItem, type AttentionKind } from '../../src/starters/ops';
+import { PaymentFlow, PaymentReference, ReconciliationStatus } from '../../src/shared/search-attributes';
+import { reconciliationMarkWorkflowId, type ReconciliationMark } from '../../src/shared/reconciliation';
 import { posTransactionStateQuery, type PosTransactionResult } from '../../src/shared/pos';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { SandboxAdmin, sandboxCard, shortRef } from '../pos/sandbox';
@@ -77,4 +79,23 @@ it('unmatched-webhooks lists a signed payment webhook no flow claimed; release-w
   const events = await releaseUnmatchedWebhook(services.starters, holder.workflowId);
   expect(events).toEqual([expect.objectContaining({ transactionRef: ref, amount: 10000 })]);
   await listUntil('unmatched-webhooks', (l) => !l.some((x) => x.reference === ref));
+});
+
+it('reconciliation-mismatches lists a reference whose latest mark is a finding; resolve-finding records who and why and it leaves the list', async () => {
+  const reference = `rec-${randomUUID().slice(0, 8)}`;
+  // The mark a reconciliation run leaves for an amount that differs (test/reconciliation proves the run makes it).
+  const mark: ReconciliationMark = { status: 'mismatch_amount', reference, reconciliationId: 'reconciliation-2026-11-01-2026-11-01' };
+  await (await services.client.workflow.start('reconciliationMarkWorkflow', {
+    workflowId: reconciliationMarkWorkflowId(reference), taskQueue: config.temporal.taskQueue, args: [mark], workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    typedSearchAttributes: [{ key: PaymentFlow, value: 'reconciliation-mark' }, { key: PaymentReference, value: reference }, { key: ReconciliationStatus, value: 'mismatch_amount' }],
+  })).result();
+  const items = await listUntil('reconciliation-mismatches', (l) => l.some((x) => x.reference === reference));
+  expect(items.find((x) => x.reference === reference)).toMatchObject({ flow: 'reconciliation-mark', running: false });
+
+  await expect(resolveReconciliationFinding(services.starters, reference, { operator: '', reason: 'x' })).rejects.toThrow(/operator: required/);
+  const resolved = await resolveReconciliationFinding(services.starters, reference, { operator: 'ops@merchant', reason: 'refunded the difference' });
+  expect(resolved).toMatchObject({ status: 'resolved', previous: 'mismatch_amount', resolution: { operator: 'ops@merchant', reason: 'refunded the difference' } });
+  // The older finding run is still in visibility, but it is no longer the reference's latest mark.
+  await listUntil('reconciliation-mismatches', (l) => !l.some((x) => x.reference === reference));
+  await expect(resolveReconciliationFinding(services.starters, reference, { operator: 'ops', reason: 'again' })).rejects.toThrow(/no open reconciliation finding/);
 });

@@ -1,5 +1,5 @@
 // G. SMS and H. electricity vending over plain HTTP.
-import { PROVIDERS, SMS_FAILING_NUMBER, CAMPAIGN_SEND_DELAY_MS, TEST_METERS } from '../../src/sandbox';
+import { PROVIDERS, SMS_FAILING_NUMBER, SMS_FAILING_BUCKET_ID, SMS_MAX_MESSAGES_PER_REQUEST, CAMPAIGN_SEND_DELAY_MS, TEST_METERS } from '../../src/sandbox';
 import { useSandbox, uid, type Json } from './helpers';
 
 const env = useSandbox();
@@ -51,7 +51,16 @@ describe('SMS (G1-G8)', () => {
     const listed = await env.api.get(`/sms/campaign?status=pending&name=${encodeURIComponent(instant.name as string)}`);
     expect(listed.body).toEqual({ status: 'SUCCESS', message: expect.any(String), data: { items: [expect.objectContaining({ id: instant.uuid, name: instant.name, client_id: 'SBXMERCHANT', template_id: t.uuid, bucket_id: BUCKET, total: 0, created_at: expect.any(String), created_by: 'SBXMERCHANT' })], total: 1 } });
     await env.api.admin.advance(CAMPAIGN_SEND_DELAY_MS);
-    const statusOf = async (c: Json) => ((await env.api.get(`/sms/campaign?name=${encodeURIComponent(c.name as string)}`)).body!.data.items as Json[])[0].status;
+    // Listing items carry the spec's fields only: the status is the filter that lists the campaign.
+    const statusOf = async (c: Json) => {
+      const listedAs: string[] = [];
+      for (const status of ['pending', 'failed', 'success']) {
+        const items = (await env.api.get(`/sms/campaign?status=${status}&name=${encodeURIComponent(c.name as string)}`)).body!.data.items as Json[];
+        expect(items.every((i) => i.status === undefined)).toBe(true);
+        if (items.some((i) => i.id === c.uuid)) listedAs.push(status);
+      }
+      return listedAs.join(',');
+    };
     expect(await statusOf(instant)).toBe('success');
     expect(await statusOf(scheduled)).toBe('pending');
     await env.api.admin.advance(3600_000);
@@ -59,6 +68,30 @@ describe('SMS (G1-G8)', () => {
     expect((await env.api.post(`/sms/campaign/${instant.uuid}`)).status).toBe(200);
     expect((await env.api.get(`/sms/campaign?name=${encodeURIComponent(instant.name as string)}`)).body!.data.total).toBe(0);
     expect((await env.api.post(`/sms/campaign/${instant.uuid}`)).status).toBe(404);
+  });
+
+  it('G2/G3: a campaign over the failing test bucket ends failed at its send time', async () => {
+    const t = await template();
+    const c = (await env.api.post('/sms/campaign', { name: uid('Fail'), bucket_id: SMS_FAILING_BUCKET_ID, sender_id: 'SANDBOX', is_scheduled: false, sscheduled_dor: 'now', template_id: t.uuid })).body!.data as Json;
+    const listed = async (status: string) => ((await env.api.get(`/sms/campaign?status=${status}&name=${encodeURIComponent(c.name as string)}`)).body!.data.items as Json[]).map((i) => i.id);
+    expect(await listed('pending')).toEqual([c.uuid]);
+    await env.api.admin.advance(CAMPAIGN_SEND_DELAY_MS);
+    expect(await listed('pending')).toEqual([]);
+    expect(await listed('success')).toEqual([]);
+    expect(await listed('failed')).toEqual([c.uuid]);
+  });
+
+  it('G1 takes at most 100 messages per request; GET /__admin/sms/messages lists what was sent', async () => {
+    const many = Array.from({ length: SMS_MAX_MESSAGES_PER_REQUEST + 1 }, (_, i) => ({ phone_number: `23481${String(i).padStart(8, '0')}`, message: 'hi' }));
+    expect(await env.api.post('/sms/send/instant', { sender_id: 'S', messages: many })).toMatchObject({ status: 400, body: { message: 'messages must hold at most 100 items' } });
+    const before = ((await env.api.admin.get('/sms/messages')).body!.data as Json[]).length;
+    const r = await env.api.post('/sms/send/instant', { sender_id: 'S', messages: many.slice(0, 2) });
+    const batchId = (r.body!.data.data as Json).batch_id;
+    const log = (await env.api.admin.get('/sms/messages')).body!.data as Json[];
+    expect(log.slice(before)).toEqual([
+      { batch_id: batchId, phone_number: many[0].phone_number, transaction_id: expect.any(String), at: expect.any(String) },
+      { batch_id: batchId, phone_number: many[1].phone_number, transaction_id: expect.any(String), at: expect.any(String) },
+    ]);
   });
 });
 

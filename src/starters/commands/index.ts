@@ -8,6 +8,8 @@ import { registerPaymentCommands } from './payments';
 import { registerVirtualAccountCommands } from './virtual-accounts';
 import { registerOpsCommands } from './ops';
 import { registerScheduleCommands } from './schedules';
+import { registerReconciliationCommands } from './reconciliation';
+import { registerSmsCommands } from './sms';
 
 export type ContextFactory = () => Promise<StarterContext>;
 
@@ -19,4 +21,6 @@ export function registerCommands(program: Command, context: ContextFactory): voi
   registerVirtualAccountCommands(program, context);
   registerOpsCommands(program, context);
   registerScheduleCommands(program, context);
+  registerReconciliationCommands(program, context);
+  registerSmsCommands(program, context);
 }

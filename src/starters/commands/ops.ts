@@ -6,7 +6,7 @@
 //   ops resolve-debit <mandateRef> --debit <key|reference> --outcome debited --reason ... --operator ...
 //   ops release-webhook <holderWorkflowId> [--to <workflowId>]
 import type { Command } from 'commander';
-import { ATTENTION_KINDS, attentionSummary, listAttention, releaseUnmatchedWebhook, resolveParkedFlow, type AttentionItem, type AttentionKind } from '../ops';
+import { ATTENTION_KINDS, attentionSummary, listAttention, releaseUnmatchedWebhook, resolveParkedFlow, resolveReconciliationFinding, type AttentionItem, type AttentionKind } from '../ops';
 import { resolveMandateDebit } from '../mandates';
 import type { ContextFactory } from './index';
 
@@ -55,6 +55,14 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
     .action(async (mandateRef: string, o: { debit: string; outcome: string; reason: string; operator: string }) => {
       if (o.outcome !== 'debited' && o.outcome !== 'not_debited') throw new Error('outcome: must be debited or not_debited');
       console.log(JSON.stringify(await resolveMandateDebit((await context()).client, mandateRef, { debitKey: o.debit, outcome: o.outcome, reason: o.reason, operator: o.operator }), null, 2));
+    });
+
+  ops.command('resolve-finding <reference>')
+    .description('close a reconciliation finding by hand (a resolved mark with who and why)')
+    .requiredOption('--reason <text>', 'what was done (refunded, honoured, corrected at the service...)')
+    .requiredOption('--operator <name>', 'who decides')
+    .action(async (reference: string, o: { reason: string; operator: string }) => {
+      console.log(JSON.stringify(await resolveReconciliationFinding(await context(), reference, o), null, 2));
     });
 
   ops.command('release-webhook <holderWorkflowId>')

@@ -1,0 +1,164 @@
+// SMS activities (G1-G3).
+//
+// G1 (send a batch) and G2 (create a campaign) cost money and carry no reference of ours: they
+// are made once per activity attempt, scheduled with maximumAttempts 1, and every failure is
+// non-retryable with a deliberate type (src/activities/pos.ts toActivityFailure, money-moving):
+// 'Transient' only when the request provably never left, 'OutcomeUnknown' when it may have
+// reached the service. The workflow decides; it never resends after a lost answer.
+// G3 reads are read-only and retried by their policy.
+//
+// Phone numbers and message texts are never logged: only the workflow id, batch number, sizes,
+// counts and the service's batch_id / campaign uuid.
+import { Context } from '@temporalio/activity';
+import type { SmsCampaign, SmsSendResult } from '../api';
+import type { ActivityDeps } from './index';
+import { heartbeatWhile } from './heartbeat';
+import { toActivityFailure } from './pos';
+import {
+  SMS_CAMPAIGN_SERVICE_STATUSES,
+  toDecimalString,
+  type SmsBatchAnswer,
+  type SmsCampaignLookup,
+  type SmsCampaignRecord,
+  type SmsMessage,
+} from '../shared/sms';
+
+/** Most G3 pages read for one lookup (perPage up to 100). */
+const MAX_PAGES = 50;
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+
+/** One `errors` item: the spec gives no shape, so the number and the text are taken where an item carries them. */
+export function readSmsError(item: unknown): { phone_number?: string; error: string } {
+  if (typeof item === 'string') return { error: item };
+  if (item && typeof item === 'object') {
+    const o = item as Record<string, unknown>;
+    const phone = text(o.phone_number) ?? text(o.phone) ?? text(o.number) ?? text(o.recipient);
+    const error = text(o.error) ?? text(o.message) ?? text(o.reason) ?? text(o.status) ?? 'not sent (the service gave no reason)';
+    return { ...(phone !== undefined ? { phone_number: phone } : {}), error };
+  }
+  return { error: 'not sent (the service gave no reason)' };
+}
+
+export function toSmsBatchAnswer(d: SmsSendResult): SmsBatchAnswer {
+  const r = d.data;
+  const total = toDecimalString(r.total_cost);
+  return {
+    ...(r.batch_id ? { batch_id: r.batch_id } : {}),
+    ...(d.success != null ? { success: d.success } : {}),
+    ...(d.message != null ? { message: d.message } : {}),
+    sent: r.sent.map((s) => {
+      const cost = toDecimalString(s.cost);
+      return {
+        phone_number: s.phone_number ?? '',
+        ...(s.status ? { status: s.status } : {}),
+        ...(cost !== undefined ? { cost } : {}),
+        ...(s.transaction_id ? { transaction_id: s.transaction_id } : {}),
+      };
+    }),
+    errors: (r.errors ?? []).map(readSmsError),
+    ...(total !== undefined ? { total_cost: total } : {}),
+    ...(r.currency ? { currency: r.currency } : {}),
+  };
+}
+
+export function toSmsCampaignRecord(c: SmsCampaign): SmsCampaignRecord {
+  const cost = c.cost == null ? undefined : String(c.cost);
+  return {
+    uuid: c.uuid,
+    ...(c.name ? { name: c.name } : {}),
+    ...(c.status ? { status: c.status } : {}),
+    ...(c.scheduled_for ? { scheduled_for: c.scheduled_for } : {}),
+    ...(cost !== undefined ? { cost } : {}),
+    ...(c.bucket_id ? { bucket_id: c.bucket_id } : {}),
+    ...(c.sender_id ? { sender_id: c.sender_id } : {}),
+    ...(c.template_id ? { template_id: c.template_id } : {}),
+    ...(c.createdAt ? { createdAt: c.createdAt } : {}),
+  };
+}
+
+export function createSmsActivities(deps: Pick<ActivityDeps, 'api' | 'logger'>) {
+  const { api, logger } = deps;
+  const log = logger.child({ flow: 'sms' });
+
+  /** Pages through G3 with the given filters until `stop` says so or the list ends. */
+  async function scan(filters: { status?: (typeof SMS_CAMPAIGN_SERVICE_STATUSES)[number]; name?: string }, pageSize: number, stop: (item: { id: string; name?: string }) => boolean): Promise<boolean> {
+    const ctx = Context.current();
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const res = await api.sms.listCampaigns({ ...filters, page, perPage: pageSize }, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}-p${page}` });
+      const items = res.data.items;
+      if (items.some((i) => stop({ id: String(i.id), ...(i.name ? { name: i.name } : {}) }))) return true;
+      if (items.length === 0 || page * pageSize >= res.data.total) return false;
+    }
+    return false;
+  }
+
+  return {
+    /** G1 for one batch, once. The workflow never calls it again for a batch whose answer was lost. */
+    async smsSendBatch(req: { sender_id: string; messages: SmsMessage[] }, o: { batch: number; attempt: number; timeoutMs?: number }): Promise<SmsBatchAnswer> {
+      const ctx = Context.current();
+      const where = { workflowId: ctx.info.workflowExecution?.workflowId, batch: o.batch, attempt: o.attempt, size: req.messages.length };
+      try {
+        const res = await heartbeatWhile(api.sms.send(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-b${o.batch}-a${o.attempt}` }));
+        const answer = toSmsBatchAnswer(res.data);
+        log.info({ ...where, batchId: answer.batch_id, sent: answer.sent.length, errors: answer.errors.length }, 'sms batch answered');
+        return answer;
+      } catch (err) {
+        const failure = toActivityFailure(err, { moneyMoving: true, what: `G1 send (batch ${o.batch})` });
+        log.warn({ ...where, type: failure.type }, 'sms batch without an answer');
+        throw failure;
+      }
+    },
+
+    /** G2, once. A lost answer is searched for by name (smsListCampaignIdsByName), never created again. */
+    async smsCreateCampaign(
+      req: { name: string; bucket_id: string; sender_id: string; is_scheduled: boolean; sscheduled_dor: string; template_id: string },
+      o: { attempt: number; timeoutMs?: number },
+    ): Promise<SmsCampaignRecord> {
+      const ctx = Context.current();
+      const where = { workflowId: ctx.info.workflowExecution?.workflowId, attempt: o.attempt };
+      try {
+        const res = await heartbeatWhile(api.sms.createCampaign(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` }));
+        const record = toSmsCampaignRecord(res.data);
+        log.info({ ...where, campaignId: record.uuid, status: record.status }, 'sms campaign created');
+        return record;
+      } catch (err) {
+        const failure = toActivityFailure(err, { moneyMoving: true, what: 'G2 create campaign' });
+        log.warn({ ...where, type: failure.type }, 'sms campaign create without an answer');
+        throw failure;
+      }
+    },
+
+    /**
+     * G3: which status filter lists the campaign. The spec's listing items carry no status, so
+     * the campaign is looked for under `status=success`, then `failed`, then `pending`.
+     */
+    async smsFindCampaign(req: { id: string; name?: string; pageSize?: number }): Promise<SmsCampaignLookup> {
+      const id = req.id.toLowerCase();
+      try {
+        for (const status of SMS_CAMPAIGN_SERVICE_STATUSES) {
+          if (await scan({ status, ...(req.name ? { name: req.name } : {}) }, req.pageSize ?? 100, (i) => i.id.toLowerCase() === id)) return { found: true, status };
+        }
+        return { found: false };
+      } catch (err) {
+        throw toActivityFailure(err, { moneyMoving: false, what: 'G3 list campaigns' });
+      }
+    },
+
+    /** G3 by name: the ids of the campaigns carrying exactly this name. */
+    async smsListCampaignIdsByName(req: { name: string; pageSize?: number }): Promise<string[]> {
+      const ids: string[] = [];
+      try {
+        await scan({ name: req.name }, req.pageSize ?? 100, (i) => {
+          if (i.name === req.name) ids.push(i.id.toLowerCase());
+          return false;
+        });
+        return ids;
+      } catch (err) {
+        throw toActivityFailure(err, { moneyMoving: false, what: 'G3 list campaigns by name' });
+      }
+    },
+  };
+}
+
+export type SmsActivities = ReturnType<typeof createSmsActivities>;

@@ -1,0 +1,309 @@
+// CLI: `npm run cli -- sms <command>`.
+//
+//   sms send --file sms.json [--reference R] [--sender-id S] [--batch-size 100] [--no-follow]
+//   sms status --reference R
+//   sms templates list [--page 1] [--per-page 20] [--dir DSC]
+//   sms templates create --name N --description D --message M
+//   sms templates update --id UUID [--name N] [--description D] [--message M] [--file-name F]
+//   sms templates delete --id UUID
+//   sms campaigns list [--status pending|failed|success] [--name N] [--page 1] [--per-page 20]
+//   sms campaigns create --reference R --name N --bucket UUID --sender-id S --template UUID [--scheduled-for ISO]
+//   sms campaigns delete --id UUID
+//   sms campaigns follow --id UUID [--name N] [--scheduled-for ISO] | --reference R
+//
+// Phone numbers come from a JSON file (or '-' for stdin), never from flags: command lines end up
+// in shell history and process lists. Progress lines show counts only; the final JSON result
+// (the caller's own list) names each number with its outcome.
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { PaymentsApiError, PaymentsClient } from '../../api';
+import { loadConfig } from '../../config/config';
+import {
+  SMS_CAMPAIGN_FINAL_STATUSES,
+  SMS_SEND_FINAL_STATUSES,
+  smsCampaignStateQuery,
+  smsSendStateQuery,
+  type SmsCampaignResult,
+  type SmsCampaignState,
+  type SmsSendInput,
+  type SmsSendResult,
+  type SmsSendState,
+} from '../../shared/sms';
+import { InvalidStarterInputError } from '../pos';
+import { followUntilDone } from '../progress';
+import {
+  createSmsTemplate,
+  deleteSmsCampaign,
+  deleteSmsTemplate,
+  followSmsCampaign,
+  listSmsCampaigns,
+  listSmsTemplates,
+  smsCampaignHandle,
+  smsSendHandle,
+  startSmsCampaign,
+  startSmsSend,
+  updateSmsTemplate,
+} from '../sms';
+import type { ContextFactory } from './index';
+
+export function renderSmsSendState(s: SmsSendState | SmsSendResult): string {
+  const done = s.batches.filter((b) => !['waiting', 'sending'].includes(b.outcome)).length;
+  const c = s.counts;
+  const cost = Object.entries(s.costByCurrency)
+    .map(([cur, v]) => `${v} ${cur}`)
+    .join(' + ');
+  const others = (['failed', 'invalid', 'duplicate', 'not_sent', 'outcome_unknown'] as const).filter((k) => c[k] > 0).map((k) => ` ${k}=${c[k]}`).join('');
+  const final = SMS_SEND_FINAL_STATUSES.includes(s.status) ? ' (final)' : '';
+  return `[sms-send ${s.reference}] ${s.status} batches=${done}/${s.batches.length} sent=${c.sent}/${c.total}${others}${cost ? ` cost=${cost}` : ''}${final}`;
+}
+
+export function renderSmsCampaignState(s: SmsCampaignState | SmsCampaignResult): string {
+  const who = s.reference ?? s.campaignId ?? '?';
+  const id = s.campaignId && s.reference ? ` campaign=${s.campaignId}` : '';
+  const service = s.serviceStatus ? ` service=${s.serviceStatus}` : '';
+  const when = s.scheduledFor ? ` scheduled_for=${s.scheduledFor}` : '';
+  const final = SMS_CAMPAIGN_FINAL_STATUSES.includes(s.status) ? ' (final)' : '';
+  const message = 'message' in s ? ` — ${s.message}` : '';
+  return `[sms-campaign ${who}] ${s.status}${id}${service}${when} polls=${s.polls}${final}${message}`;
+}
+
+function apiFromEnv(): PaymentsClient {
+  const c = loadConfig();
+  return new PaymentsClient({ baseUrl: c.payments.baseUrl, secretKey: c.payments.secretKey, timeoutMs: c.payments.timeoutMs, paths: c.payments.paths });
+}
+
+/** Runs an action; a broken input rule or the service's refusal is an answer (exit code 2), not a crash. */
+async function answered(action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (err) {
+    if (err instanceof InvalidStarterInputError) {
+      console.log(`refused: ${err.message}`);
+      process.exitCode = 2;
+      return;
+    }
+    if (err instanceof PaymentsApiError && err.status !== undefined && err.status >= 400 && err.status < 500) {
+      console.log(`refused by the service (${err.status}): ${err.message}`);
+      process.exitCode = 2;
+      return;
+    }
+    throw err;
+  }
+}
+
+/** An integer flag as a number (anything else is passed on for the rules to name). */
+const int = (v: string | undefined): number | undefined => (v === undefined ? undefined : /^-?\d+$/.test(v) ? Number(v) : (v as unknown as number));
+
+function readJson(file: string): unknown {
+  return JSON.parse(file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8'));
+}
+
+export function registerSmsCommands(program: Command, context: ContextFactory): void {
+  const sms = program.command('sms').description('SMS (G1-G8): instant sends in batches, campaigns followed to success or failed, templates');
+
+  sms
+    .command('send')
+    .description('send a list of messages (G1) in batches, each batch once, and print the outcome per number')
+    .requiredOption('--file <path>', "JSON {reference, sender_id, messages: [{phone_number, message}], options?} ('-' for stdin)")
+    .option('--reference <ref>', 'your reference for this send (overrides the file; one send per reference)')
+    .option('--sender-id <id>', 'sender_id (overrides the file)')
+    .option('--batch-size <n>', 'messages per G1 request (default 100)')
+    .option('--no-follow', 'start and return without following')
+    .action((o: { file: string; reference?: string; senderId?: string; batchSize?: string; follow: boolean }) =>
+      answered(async () => {
+        const fromFile = readJson(o.file) as Partial<SmsSendInput>;
+        const input = {
+          ...fromFile,
+          ...(o.reference ? { reference: o.reference } : {}),
+          ...(o.senderId ? { sender_id: o.senderId } : {}),
+          ...(o.batchSize ? { options: { ...(fromFile.options ?? {}), batchSize: int(o.batchSize) } } : {}),
+        } as SmsSendInput;
+        const ctx = await context();
+        const handle = await startSmsSend(ctx, input);
+        console.log(`started ${handle.workflowId}`);
+        if (!o.follow) return;
+        const result = (await followUntilDone(handle, smsSendStateQuery, renderSmsSendState, { intervalMs: 250 })) as SmsSendResult;
+        console.log(`${renderSmsSendState(result)} — ${result.message}`);
+        console.log(JSON.stringify(result, null, 2));
+      }),
+    );
+
+  sms
+    .command('status')
+    .description('follow a send until it ends and print its result')
+    .requiredOption('--reference <ref>', 'the send reference')
+    .action(async (o: { reference: string }) => {
+      const ctx = await context();
+      const result = (await followUntilDone(smsSendHandle(ctx, o.reference), smsSendStateQuery, renderSmsSendState, { intervalMs: 250 })) as SmsSendResult;
+      console.log(`${renderSmsSendState(result)} — ${result.message}`);
+      console.log(JSON.stringify(result, null, 2));
+    });
+
+  // ---- templates ----
+  const templates = sms.command('templates').description('message templates (G5-G8)');
+  templates
+    .command('list')
+    .description('list templates (G6)')
+    .option('--page <n>')
+    .option('--per-page <n>')
+    .option('--dir <dir>', 'DSC or ASC')
+    .option('--date-from <date>', 'YYYY-MM-DD')
+    .option('--date-to <date>', 'YYYY-MM-DD')
+    .action((o: { page?: string; perPage?: string; dir?: string; dateFrom?: string; dateTo?: string }) =>
+      answered(async () => {
+        const page = await listSmsTemplates(apiFromEnv(), {
+          ...(o.page ? { page: int(o.page) } : {}),
+          ...(o.perPage ? { perPage: int(o.perPage) } : {}),
+          ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
+          ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
+          ...(o.dateTo ? { date_to: o.dateTo } : {}),
+        });
+        console.log(`${page.count} template(s)`);
+        for (const t of page.rows) console.log(`${t.uuid}  ${t.name ?? ''}  pages=${t.pages ?? '?'}  ${JSON.stringify(t.message ?? '')}`);
+      }),
+    );
+  templates
+    .command('create')
+    .description('create a template (G5)')
+    .requiredOption('--name <name>')
+    .requiredOption('--description <text>')
+    .requiredOption('--message <text>')
+    .action((o: { name: string; description: string; message: string }) =>
+      answered(async () => {
+        const t = await createSmsTemplate(apiFromEnv(), o);
+        console.log(`created template ${t.uuid}`);
+        console.log(JSON.stringify(t, null, 2));
+      }),
+    );
+  templates
+    .command('update')
+    .description('update a template (G7): name, description, message, file_name')
+    .requiredOption('--id <uuid>')
+    .option('--name <name>')
+    .option('--description <text>')
+    .option('--message <text>')
+    .option('--file-name <name>')
+    .action((o: { id: string; name?: string; description?: string; message?: string; fileName?: string }) =>
+      answered(async () => {
+        const t = await updateSmsTemplate(apiFromEnv(), {
+          id: o.id,
+          ...(o.name !== undefined ? { name: o.name } : {}),
+          ...(o.description !== undefined ? { description: o.description } : {}),
+          ...(o.message !== undefined ? { message: o.message } : {}),
+          ...(o.fileName !== undefined ? { file_name: o.fileName } : {}),
+        });
+        console.log(`updated template ${t.uuid}`);
+        console.log(JSON.stringify(t, null, 2));
+      }),
+    );
+  templates
+    .command('delete')
+    .description('delete a template (G8)')
+    .requiredOption('--id <uuid>')
+    .action((o: { id: string }) =>
+      answered(async () => {
+        await deleteSmsTemplate(apiFromEnv(), o.id);
+        console.log(`deleted template ${o.id}`);
+      }),
+    );
+
+  // ---- campaigns ----
+  const campaigns = sms.command('campaigns').description('campaigns over a bucket with a template (G2-G4), followed until success or failed');
+  campaigns
+    .command('list')
+    .description('list campaigns (G3); items carry no status: filter with --status')
+    .option('--status <status>', 'pending, failed or success')
+    .option('--name <name>')
+    .option('--page <n>')
+    .option('--per-page <n>')
+    .option('--dir <dir>', 'DSC or ASC')
+    .option('--date-from <date>', 'YYYY-MM-DD')
+    .option('--date-to <date>', 'YYYY-MM-DD')
+    .action((o: { status?: string; name?: string; page?: string; perPage?: string; dir?: string; dateFrom?: string; dateTo?: string }) =>
+      answered(async () => {
+        const page = await listSmsCampaigns(apiFromEnv(), {
+          ...(o.status ? { status: o.status as 'pending' } : {}),
+          ...(o.name ? { name: o.name } : {}),
+          ...(o.page ? { page: int(o.page) } : {}),
+          ...(o.perPage ? { perPage: int(o.perPage) } : {}),
+          ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
+          ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
+          ...(o.dateTo ? { date_to: o.dateTo } : {}),
+        });
+        console.log(`${page.total} campaign(s)${o.status ? ` with status ${o.status}` : ''}`);
+        for (const c of page.items) console.log(`${c.id}  ${c.name ?? ''}  template=${c.template_id ?? '?'}  bucket=${c.bucket_id ?? '?'}  created_at=${c.created_at ?? '?'}`);
+      }),
+    );
+  campaigns
+    .command('create')
+    .description('create a campaign (G2) and follow it until success or failed; a scheduled one waits for its time')
+    .requiredOption('--reference <ref>', 'your reference (one campaign per reference)')
+    .requiredOption('--name <name>')
+    .requiredOption('--bucket <uuid>', 'bucket_id')
+    .requiredOption('--sender-id <id>', 'sender_id')
+    .requiredOption('--template <uuid>', 'template_id')
+    .option('--scheduled-for <iso>', 'send time (ISO 8601 with a zone): is_scheduled=true, sent as sscheduled_dor')
+    .option('--poll-interval <duration>', 'first wait between G3 reads (default 30s)')
+    .option('--follow-for <duration>', 'how long a pending campaign is followed (default 24 hours)')
+    .option('--no-follow', 'start and return without following')
+    .action(
+      (o: { reference: string; name: string; bucket: string; senderId: string; template: string; scheduledFor?: string; pollInterval?: string; followFor?: string; follow: boolean }) =>
+        answered(async () => {
+          const ctx = await context();
+          const handle = await startSmsCampaign(ctx, {
+            reference: o.reference,
+            campaign: {
+              name: o.name,
+              bucket_id: o.bucket,
+              sender_id: o.senderId,
+              is_scheduled: o.scheduledFor !== undefined,
+              ...(o.scheduledFor !== undefined ? { sscheduled_dor: o.scheduledFor } : {}),
+              template_id: o.template,
+            },
+            options: { ...(o.pollInterval ? { pollInterval: o.pollInterval } : {}), ...(o.followFor ? { followFor: o.followFor } : {}) },
+          });
+          console.log(`started ${handle.workflowId}`);
+          if (!o.follow) return;
+          const result = (await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, { intervalMs: 250 })) as SmsCampaignResult;
+          console.log(renderSmsCampaignState(result));
+          console.log(JSON.stringify(result, null, 2));
+        }),
+    );
+  campaigns
+    .command('delete')
+    .description('delete a campaign (G4); a follower of it then ends not_found')
+    .requiredOption('--id <uuid>')
+    .action((o: { id: string }) =>
+      answered(async () => {
+        await deleteSmsCampaign(apiFromEnv(), o.id);
+        console.log(`deleted campaign ${o.id}`);
+      }),
+    );
+  campaigns
+    .command('follow')
+    .description('follow a campaign until success or failed: by uuid (starts a follower) or by the reference of a create')
+    .option('--id <uuid>', 'campaign uuid')
+    .option('--name <name>', 'its name (narrows the G3 reads)')
+    .option('--scheduled-for <iso>', 'its send time, when scheduled (the follower waits for it)')
+    .option('--reference <ref>', 'the reference given to campaigns create')
+    .option('--poll-interval <duration>', 'first wait between G3 reads (default 30s)')
+    .action((o: { id?: string; name?: string; scheduledFor?: string; reference?: string; pollInterval?: string }) =>
+      answered(async () => {
+        if ((o.id === undefined) === (o.reference === undefined)) throw new InvalidStarterInputError('SMS campaign follow', [{ path: 'id', message: 'give either --id or --reference' }]);
+        const ctx = await context();
+        const handle =
+          o.reference !== undefined
+            ? smsCampaignHandle(ctx, o.reference)
+            : await followSmsCampaign(ctx, {
+                campaign_id: o.id!,
+                ...(o.name ? { name: o.name } : {}),
+                ...(o.scheduledFor ? { scheduled_for: o.scheduledFor } : {}),
+                ...(o.pollInterval ? { options: { pollInterval: o.pollInterval } } : {}),
+              });
+        console.log(`following ${handle.workflowId}`);
+        const result = (await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, { intervalMs: 250 })) as SmsCampaignResult;
+        console.log(renderSmsCampaignState(result));
+        console.log(JSON.stringify(result, null, 2));
+      }),
+    );
+}

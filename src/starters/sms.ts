@@ -1,0 +1,208 @@
+// Typed starters for SMS (G1-G8).
+//
+//   G1 instant send      → smsSendWorkflow (workflow id `sms-send-<reference>`)
+//   G2 campaign + follow → smsCampaignWorkflow (`sms-campaign-<reference>`)
+//   follow by uuid       → smsCampaignFollowWorkflow (`sms-campaign-follow-<uuid>`)
+//   G3 list / G4 delete campaigns, G5-G8 templates: direct calls through the API client (they
+//   move no money and need no durable state), like the mandate listing.
+//
+// Every input is checked with zod first; a broken rule throws InvalidStarterInputError naming the
+// field and the rule (never the value), and nothing is started or sent.
+import type { WorkflowHandle } from '@temporalio/client';
+import { z } from 'zod';
+import {
+  SmsCampaignListRequestSchema,
+  SmsTemplateListRequestSchema,
+  type OperationData,
+  type PaymentsClient,
+  type SmsCampaignListRequest,
+  type SmsTemplate,
+  type SmsTemplateListRequest,
+} from '../api';
+import { issuesOf } from '../shared/pos';
+import {
+  SMS_MAX_MESSAGE_LENGTH,
+  SmsCampaignFollowInputSchema,
+  SmsCampaignInputSchema,
+  SmsSendInputSchema,
+  checkSmsMessages,
+  smsCampaignFollowWorkflowId,
+  smsCampaignWorkflowId,
+  smsScheduleIssues,
+  smsSendWorkflowId,
+  type SmsCampaignFollowInput,
+  type SmsCampaignInput,
+  type SmsCampaignResult,
+  type SmsSendInput,
+  type SmsSendResult,
+} from '../shared/sms';
+import { paymentSearchAttributes } from '../shared/search-attributes';
+import type { StarterContext } from './connect';
+import { InvalidStarterInputError } from './pos';
+import { startRetrying } from './temporal-retry';
+import type { smsCampaignFollowWorkflow, smsCampaignWorkflow, smsSendWorkflow } from '../workflows/sms';
+
+function parse<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new InvalidStarterInputError(what, issuesOf(parsed.error));
+  return parsed.data;
+}
+
+// ---- G1 instant send ---------------------------------------------------------------------------
+
+/**
+ * Starts one instant send (workflow id `sms-send-<reference>`; a second start for the same
+ * reference is refused, so a retried call never sends twice). Bad entries are reported per number
+ * in the result unless `options.invalidMessages` is 'refuse' (then they refuse the whole send here).
+ */
+export async function startSmsSend(ctx: StarterContext, input: SmsSendInput): Promise<WorkflowHandle<typeof smsSendWorkflow>> {
+  const v = parse(SmsSendInputSchema, input, 'SMS send');
+  if (v.options?.invalidMessages === 'refuse') {
+    const { issues } = checkSmsMessages(v.messages);
+    if (issues.length > 0) throw new InvalidStarterInputError('SMS send', issues);
+  }
+  return startRetrying(
+    'start SMS send',
+    () =>
+      ctx.client.workflow.start<typeof smsSendWorkflow>('smsSendWorkflow', {
+        workflowId: smsSendWorkflowId(v.reference),
+        taskQueue: ctx.taskQueue,
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: paymentSearchAttributes({ flow: 'sms-send', reference: v.reference, status: 'validating' }),
+      }),
+    () => smsSendHandle(ctx, v.reference),
+  );
+}
+
+export function smsSendHandle(ctx: StarterContext, reference: string): WorkflowHandle<typeof smsSendWorkflow> {
+  return ctx.client.workflow.getHandle<typeof smsSendWorkflow>(smsSendWorkflowId(reference));
+}
+
+export async function runSmsSend(ctx: StarterContext, input: SmsSendInput): Promise<SmsSendResult> {
+  return (await startSmsSend(ctx, input)).result();
+}
+
+// ---- G2 campaign, followed ----------------------------------------------------------------------
+
+/**
+ * Creates a campaign and follows it until success or failed (workflow id
+ * `sms-campaign-<reference>`, one campaign per reference). A scheduled send time must lie ahead.
+ */
+export async function startSmsCampaign(ctx: StarterContext, input: SmsCampaignInput, now: () => number = Date.now): Promise<WorkflowHandle<typeof smsCampaignWorkflow>> {
+  const v = parse(SmsCampaignInputSchema, input, 'SMS campaign');
+  const late = smsScheduleIssues(v.campaign, now());
+  if (late.length > 0) throw new InvalidStarterInputError('SMS campaign', late);
+  return startRetrying(
+    'start SMS campaign',
+    () =>
+      ctx.client.workflow.start<typeof smsCampaignWorkflow>('smsCampaignWorkflow', {
+        workflowId: smsCampaignWorkflowId(v.reference),
+        taskQueue: ctx.taskQueue,
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: paymentSearchAttributes({ flow: 'sms-campaign', reference: v.reference, status: 'validating' }),
+      }),
+    () => smsCampaignHandle(ctx, v.reference),
+  );
+}
+
+export function smsCampaignHandle(ctx: StarterContext, reference: string): WorkflowHandle<typeof smsCampaignWorkflow> {
+  return ctx.client.workflow.getHandle<typeof smsCampaignWorkflow>(smsCampaignWorkflowId(reference));
+}
+
+export async function runSmsCampaign(ctx: StarterContext, input: SmsCampaignInput): Promise<SmsCampaignResult> {
+  return (await startSmsCampaign(ctx, input)).result();
+}
+
+/**
+ * Follows an existing campaign by uuid (workflow id `sms-campaign-follow-<uuid>`). While one
+ * follower runs, a second call returns it; a finished one (e.g. still_pending) may be started again.
+ */
+export async function followSmsCampaign(ctx: StarterContext, input: SmsCampaignFollowInput): Promise<WorkflowHandle<typeof smsCampaignFollowWorkflow>> {
+  const v = parse(SmsCampaignFollowInputSchema, input, 'SMS campaign follow');
+  return startRetrying(
+    'follow SMS campaign',
+    () =>
+      ctx.client.workflow.start<typeof smsCampaignFollowWorkflow>('smsCampaignFollowWorkflow', {
+        workflowId: smsCampaignFollowWorkflowId(v.campaign_id),
+        taskQueue: ctx.taskQueue,
+        args: [input],
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        typedSearchAttributes: paymentSearchAttributes({ flow: 'sms-campaign', reference: v.campaign_id.toLowerCase(), status: 'following' }),
+      }),
+    () => smsCampaignFollowHandle(ctx, v.campaign_id),
+  );
+}
+
+export function smsCampaignFollowHandle(ctx: StarterContext, campaignId: string): WorkflowHandle<typeof smsCampaignFollowWorkflow> {
+  return ctx.client.workflow.getHandle<typeof smsCampaignFollowWorkflow>(smsCampaignFollowWorkflowId(campaignId));
+}
+
+// ---- G3/G4 campaigns, G5-G8 templates: direct calls ------------------------------------------
+
+const uuid = z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a uuid') }).regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a uuid');
+const text = (max: number) =>
+  z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`);
+
+export const SmsIdInputSchema = z.strictObject({ id: uuid });
+
+/** G5 body: the spec's three required strings. */
+export const SmsTemplateCreateInputSchema = z.strictObject({
+  name: text(200),
+  description: text(500),
+  message: text(SMS_MAX_MESSAGE_LENGTH),
+});
+export type SmsTemplateCreateInput = z.input<typeof SmsTemplateCreateInputSchema>;
+
+/** G7 body (fields not shown in the spec; the sample carries name, description and file_name; message is taken too). */
+export const SmsTemplateUpdateInputSchema = z
+  .strictObject({
+    id: uuid,
+    name: text(200).optional(),
+    description: text(500).optional(),
+    message: text(SMS_MAX_MESSAGE_LENGTH).optional(),
+    file_name: text(200).optional(),
+  })
+  .refine((v) => v.name !== undefined || v.description !== undefined || v.message !== undefined || v.file_name !== undefined, {
+    message: 'must change at least one of name, description, message, file_name',
+  });
+export type SmsTemplateUpdateInput = z.input<typeof SmsTemplateUpdateInputSchema>;
+
+export type SmsTemplatePage = OperationData<'sms.listTemplates'>;
+export type SmsCampaignPage = OperationData<'sms.listCampaigns'>;
+
+/** G5. */
+export async function createSmsTemplate(api: PaymentsClient, input: SmsTemplateCreateInput): Promise<SmsTemplate> {
+  return (await api.sms.createTemplate(parse(SmsTemplateCreateInputSchema, input, 'SMS template'))).data;
+}
+
+/** G6 (page, perPage, sorted_by, dir DSC/ASC, date_from, date_to). */
+export async function listSmsTemplates(api: PaymentsClient, filters: SmsTemplateListRequest = {}): Promise<SmsTemplatePage> {
+  return (await api.sms.listTemplates(parse(SmsTemplateListRequestSchema, filters, 'SMS template list'))).data;
+}
+
+/** G7. A 404 (unknown id) throws the client's NotFoundError. */
+export async function updateSmsTemplate(api: PaymentsClient, input: SmsTemplateUpdateInput): Promise<SmsTemplate> {
+  return (await api.sms.updateTemplate(parse(SmsTemplateUpdateInputSchema, input, 'SMS template update'))).data;
+}
+
+/** G8. */
+export async function deleteSmsTemplate(api: PaymentsClient, id: string): Promise<void> {
+  await api.sms.deleteTemplate(parse(SmsIdInputSchema, { id }, 'SMS template delete'));
+}
+
+/** G3 (page, perPage, sorted_by, status, name, dir, date_from, date_to). Items carry no status: filter by it. */
+export async function listSmsCampaigns(api: PaymentsClient, filters: SmsCampaignListRequest = {}): Promise<SmsCampaignPage> {
+  return (await api.sms.listCampaigns(parse(SmsCampaignListRequestSchema, filters, 'SMS campaign list'))).data;
+}
+
+/** G4. A follower of this campaign then ends not_found. */
+export async function deleteSmsCampaign(api: PaymentsClient, id: string): Promise<void> {
+  await api.sms.deleteCampaign(parse(SmsIdInputSchema, { id }, 'SMS campaign delete'));
+}
