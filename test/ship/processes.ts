@@ -30,7 +30,9 @@ export function workerEnvironment(config: AppConfig, paymentsBaseUrl: string, ex
     PAYMENTS_TIMEOUT_MS: String(config.payments.timeoutMs),
     CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
     CLAIM_CHECK_EMBEDDED: 'false',
+    // Tests share one dev server: no Schedules left firing into a test's task queue after it stopped.
     VA_ERROR_LOG_SWEEP_EVERY_S: '0',
+    RECONCILIATION_SCHEDULE: 'false',
     LOG_LEVEL: 'info',
     ...extra,
   };
