@@ -1,18 +1,37 @@
-# One image for the worker, webhook receiver, codec server and sandbox (see docker-compose.yml).
-FROM node:20-bookworm-slim AS build
+# One image for the worker, webhook receiver, codec server, search-attribute registration and
+# sandbox (docker-compose.yml, deploy/k8s). Three stages: the build (all dependencies, tsc and the
+# prebuilt workflow bundle), the production dependencies alone, and the runtime, which gets only
+# those two results and runs as the unprivileged `node` user. No secret is baked in: every one comes
+# from the environment at run time (docs/security.md); .dockerignore keeps .env out of the context.
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The Temporal CLI binaries are only needed for local development and tests.
-RUN npm ci --ignore-scripts
+# `npm install`, not `npm ci`: npm 11 lockfiles omit other platforms' optional packages and `npm ci`
+# then refuses them as out of sync (.ci/run says the same); the locked versions are installed either way.
+# --ignore-scripts: the postinstall fetches the Temporal development binaries, not needed to build.
+RUN npm install --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev --ignore-scripts
+# tsc to dist/, then dist/workflow-bundle.js (bundleWorkflowCode with the failure converter).
+RUN npm run build
 
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
-COPY --from=build /app/node_modules ./node_modules
+WORKDIR /app
+# Owned by root, read-only for the node user that runs them.
+COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+# The production worker loads the prebuilt bundle and refuses to start without it: fail the build instead.
+RUN test -s dist/workflow-bundle.js
 USER node
+# SIGTERM: the worker finishes in-flight activities (75 s grace) before it exits.
+STOPSIGNAL SIGTERM
 CMD ["node", "dist/workers/main.js"]

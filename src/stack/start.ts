@@ -1,7 +1,10 @@
 // `npm start`: the whole stack on embedded defaults, in one process tree.
 //   Temporal dev server (file-backed, Web UI wired to the codec server, search attributes registered)
 //   payments sandbox · webhook receiver · codec server · worker
-// Ctrl-C stops everything; the SQLite file under TEMPORAL_DATA_DIR keeps running workflows.
+// Ctrl-C stops everything, in order: the worker (in-flight activities finish), the other services,
+// the claim-check PostgreSQL, then the dev server. The dev server and PostgreSQL run in process groups
+// of their own, so the terminal's Ctrl-C reaches only this process and not them first.
+// The SQLite file under TEMPORAL_DATA_DIR keeps running workflows.
 import { resolve } from 'node:path';
 import 'dotenv/config';
 import { loadConfig, ConfigError } from '../config/config';
@@ -11,6 +14,7 @@ import { runServices } from './services';
 import { ensureReconciliationSchedule } from '../starters/reconciliation';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/embedded';
 import { startProcessObservability } from '../observability/process';
+import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 
 async function main(): Promise<void> {
   let config;
@@ -38,6 +42,7 @@ async function main(): Promise<void> {
       // The bundled UI cannot send a custom header, so the token rides in the path (see README).
       codecEndpoint: `${codecUrl}/t/${encodeURIComponent(config.codec.token)}`,
       log: (line) => logger.debug({ component: 'temporal-cli' }, line.trim()),
+      ownProcessGroup: true,
     });
   }
 
@@ -50,6 +55,7 @@ async function main(): Promise<void> {
       port: Number(url.port || 5432),
       password: decodeURIComponent(url.password),
       database: url.pathname.replace(/^\//, '') || 'claimcheck',
+      ownProcessGroup: true,
     });
   }
 
@@ -59,7 +65,7 @@ async function main(): Promise<void> {
     runtime: true,
     metrics: config.observability.metrics ?? (process.env.METRICS_PORT === 'off' ? undefined : { host: '127.0.0.1', port: 9464 }),
   });
-  const services = await runServices({ config, logger, workerHealth: true });
+  const services = await runServices({ config, logger, workerHealth: true, workerOverrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS } });
   const schedule = config.reconciliation.schedule
     ? await ensureReconciliationSchedule(services.client, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt }).catch((err: unknown) => {
         logger.error({ err }, 'reconciliation schedule could not be created or updated');
@@ -84,14 +90,22 @@ async function main(): Promise<void> {
   console.log(['', 'Payments stack is up:', ...lines.map((l) => `  ${l}`), '', 'Press Ctrl-C to stop.', ''].join('\n'));
 
   let stopping = false;
+  let devServerStopping = false;
+  devServer?.process.once('exit', (code, signal) => {
+    if (!devServerStopping) logger.warn({ code, signal }, 'the Temporal dev server exited before the stack stopped it');
+  });
   const stop = async (signal: string) => {
+    // A terminal's Ctrl-C can arrive twice (directly and relayed by npm/tsx): once is enough.
     if (stopping) return;
     stopping = true;
-    console.log(`\n${signal}: stopping…`);
+    console.log(`\n${signal}: stopping (in-flight activities get up to ${WORKER_SHUTDOWN_GRACE_MS / 1000} s to finish)…`);
     await services.stop();
+    console.log('worker and services stopped');
     await observability.stop();
     await claimCheckDb?.stop();
+    devServerStopping = true;
     await devServer?.stop();
+    if (devServer) console.log('Temporal dev server stopped');
     console.log('stopped.');
     process.exit(0);
   };

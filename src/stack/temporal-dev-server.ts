@@ -3,10 +3,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../shared/search-attributes';
-import { temporalBinaries } from './temporal-binaries';
+import { PROJECT_ROOT, temporalBinaries } from './temporal-binaries';
 
 export interface DevServerOptions {
   /** gRPC port; 0 picks a free one. */
@@ -21,6 +21,12 @@ export interface DevServerOptions {
   codecEndpoint?: string;
   log?: (line: string) => void;
   startupTimeoutMs?: number;
+  /**
+   * Run the server in a process group of its own (through scripts/supervise.mjs, which stops it when
+   * this process ends): a terminal's Ctrl-C then reaches only our process, which stops the worker
+   * before the server (`npm start`). Default: same group, direct child (tests).
+   */
+  ownProcessGroup?: boolean;
 }
 
 export interface DevServer {
@@ -73,7 +79,9 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     args.push('--dynamic-config-value', kv);
   }
 
-  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = opts.ownProcessGroup
+    ? spawn(process.execPath, [join(PROJECT_ROOT, 'scripts', 'supervise.mjs'), cli, ...args], { stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+    : spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const log = opts.log ?? (() => undefined);
   child.stdout?.on('data', (d: Buffer) => log(d.toString()));
   child.stderr?.on('data', (d: Buffer) => log(d.toString()));

@@ -1,4 +1,5 @@
-// `npm run cli -- <command>`: start payment flows and follow them until a final state.
+#!/usr/bin/env node
+// `npm run cli -- <command>` (installed as a package: the `payflow` bin, dist/starters/cli.js): start payment flows and follow them until a final state.
 // Each flow registers its commands from src/starters/commands/<flow>.ts.
 import 'dotenv/config';
 import { Command } from 'commander';

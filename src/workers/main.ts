@@ -8,12 +8,16 @@ import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits } from '.
 import { connectTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureErrorLogSweepSchedule } from '../temporal/schedules';
 import { ensureReconciliationSchedule } from '../starters/reconciliation';
+import { prebuiltWorkflowBundle } from './workflow-bundle';
+import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker');
   // Metrics (METRICS_PORT), tracing (OTEL_*) and /healthz, /readyz (HEALTH_PORT): before any connection.
   const observability = await startProcessObservability(config, logger, { serviceName: 'payflow-worker', runtime: true });
   const health = await startWorkerHealth(config, logger);
+  // Compiled, the worker loads dist/workflow-bundle.js (it fails here if missing); under tsx it bundles at start (docs/deployment.md).
+  const workflowBundle = prebuiltWorkflowBundle();
   const api = openPaymentsClient(config);
   const claimCheck = await openClaimCheck(config);
   claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
@@ -27,6 +31,9 @@ async function main(): Promise<void> {
     encryption: config.encryption,
     connection,
     activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits, temporal: client }),
+    workflowBundle,
+    // SIGTERM (deploy, scale-in): in-flight money calls finish before the worker stops (docs/deployment.md).
+    overrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS },
   });
   if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
     const scheduleId = await ensureErrorLogSweepSchedule(client, { taskQueue: config.temporal.taskQueue, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds });
@@ -40,7 +47,7 @@ async function main(): Promise<void> {
     );
   }
   health.watch(worker, connection);
-  logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal) }, 'worker started');
+  logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal), workflowBundle: workflowBundle ? 'prebuilt' : 'bundled at start' }, 'worker started');
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   await worker.run();
   await connection.close();

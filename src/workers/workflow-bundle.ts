@@ -1,0 +1,47 @@
+// The prebuilt workflow bundle. `npm run build` compiles src to dist and then writes
+// dist/workflow-bundle.js (webpack, once, with the project's failure converter, as the worker would
+// bundle it at start); the production worker (`node dist/workers/main.js`) loads that file instead
+// of running webpack on every start. Under tsx (`npm start`, `npm run worker`, the chaos stack) no
+// bundle is prebuilt and the worker bundles src/workflows at start, as before.
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { bundleWorkflowCode, type WorkflowBundlePath } from '@temporalio/worker';
+import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
+import { PREBUILT_BUNDLE_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './worker';
+
+export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
+
+/** dist/workflow-bundle.js when this module runs compiled (dist/workers); src/workflow-bundle.js (never written) under tsx. */
+export const DEFAULT_WORKFLOW_BUNDLE_PATH = resolve(__dirname, '..', WORKFLOW_BUNDLE_FILE);
+
+/** True when this code runs compiled from dist (JavaScript), false under tsx or jest (TypeScript). */
+export const RUNNING_COMPILED = __filename.endsWith('.js');
+
+const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
+
+/** Bundles `workflowsPath` (default: the workflows next to this module) with the failure converter and writes it to `outFile`. */
+export async function buildWorkflowBundle(outFile: string = DEFAULT_WORKFLOW_BUNDLE_PATH, workflowsPath: string = WORKFLOWS_PATH): Promise<{ path: string; bytes: number }> {
+  // Both interceptor modules: business metrics always, OpenTelemetry when tracing is on (a no-op sink otherwise).
+  const { code } = await bundleWorkflowCode({ workflowsPath, failureConverterPath: FAILURE_CONVERTER_PATH, workflowInterceptorModules: PREBUILT_BUNDLE_INTERCEPTOR_MODULES, logger: quiet });
+  await mkdir(dirname(outFile), { recursive: true });
+  await writeFile(outFile, code);
+  return { path: outFile, bytes: Buffer.byteLength(code) };
+}
+
+export class MissingWorkflowBundleError extends Error {
+  constructor(path: string) {
+    super(`the prebuilt workflow bundle ${path} is missing: run \`npm run build\` (it writes dist/ and the bundle together)`);
+    this.name = 'MissingWorkflowBundleError';
+  }
+}
+
+/**
+ * The worker's `workflowBundle` option: the prebuilt file when running compiled (a missing file is
+ * an error, never a silent webpack run in production), undefined under tsx (bundle at start).
+ */
+export function prebuiltWorkflowBundle(path: string = DEFAULT_WORKFLOW_BUNDLE_PATH, compiled: boolean = RUNNING_COMPILED): WorkflowBundlePath | undefined {
+  if (!compiled) return undefined;
+  if (!existsSync(path) || statSync(path).size === 0) throw new MissingWorkflowBundleError(path);
+  return { codePath: path };
+}

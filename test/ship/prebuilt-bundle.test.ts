@@ -1,0 +1,58 @@
+// What ships: `npm run build` writes dist/ and dist/workflow-bundle.js; the production worker
+// (`node dist/workers/main.js`) loads that bundle instead of running webpack at start, and runs a
+// flow end to end against the suite's dev server and a sandbox.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createLogger } from '../../src/logging/logger';
+import { runServices, type RunningServices } from '../../src/stack/services';
+import { runVend } from '../../src/starters/vending';
+import { MissingWorkflowBundleError, prebuiltWorkflowBundle } from '../../src/workers/workflow-bundle';
+import { LogCapture, testConfig } from '../helpers/temporal';
+import { SandboxAdmin } from '../pos/sandbox';
+import { BUILT, ensureBuilt } from './build';
+import { startWorkerProcess, stopWorkerProcess, workerEnvironment, type WorkerProcess } from './processes';
+
+const config = testConfig();
+let services: RunningServices;
+let worker: WorkerProcess | undefined;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  services = await runServices({ config, logger: createLogger({ destination: new LogCapture() }), withoutWorker: true });
+}, 180_000);
+afterAll(async () => {
+  if (worker) await stopWorkerProcess(worker, 5_000);
+  await services?.stop();
+});
+
+describe('prebuiltWorkflowBundle', () => {
+  it('is the built file when running compiled, nothing under tsx, and an error (never a silent webpack run) when the file is missing', () => {
+    expect(prebuiltWorkflowBundle(BUILT.workflowBundle, true)).toEqual({ codePath: BUILT.workflowBundle });
+    expect(prebuiltWorkflowBundle(BUILT.workflowBundle, false)).toBeUndefined();
+    const missing = join(mkdtempSync(join(tmpdir(), 'no-bundle-')), 'workflow-bundle.js');
+    expect(() => prebuiltWorkflowBundle(missing, true)).toThrow(MissingWorkflowBundleError);
+    expect(() => prebuiltWorkflowBundle(missing, true)).toThrow(/npm run build/);
+  });
+});
+
+it('node dist/workers/main.js loads the prebuilt bundle, runs a vend to completion, and stops cleanly on SIGTERM', async () => {
+  worker = startWorkerProcess('dist worker', workerEnvironment(config, services.sandboxUrl!));
+  await worker.ready;
+  const started = worker.output().split('\n').find((l) => l.includes('"msg":"worker started"'))!;
+  expect(JSON.parse(started)).toMatchObject({ workflowBundle: 'prebuilt', taskQueue: config.temporal.taskQueue });
+  // The SDK logs this only when it runs webpack itself.
+  expect(worker.output()).not.toContain('Workflow bundle created');
+
+  const orderRef = `ship-${randomUUID().slice(0, 8)}`;
+  const result = await runVend(services.starters, {
+    order_ref: orderRef, provider: 'EKEDC', meter_no: '45067198783', meter_type: 'prepaid', amount: 5000,
+    phone_number: '08012345678', email: 'ada@example.com', options: { checkSettleDelay: '200ms', retryBackoff: '300ms' },
+  });
+  expect(result).toMatchObject({ status: 'vended', attempt: 1 });
+  expect(await new SandboxAdmin(services.sandboxUrl!).ledger({ reference: result.reference!, kind: 'vend' })).toHaveLength(1);
+
+  expect(await stopWorkerProcess(worker)).toEqual({ code: 0, signal: null });
+  expect(worker.output()).toMatch(/"state":"STOPPED"/);
+});
