@@ -27,21 +27,36 @@ export default tseslint.config(
     // no I/O libraries, no clocks or randomness other than the SDK's own.
     files: ['src/workflows/**/*.ts', 'src/shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [
-          ...nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not deterministic; use an activity.' })),
-          { name: 'undici', message: 'Network I/O belongs in activities.' },
-          { name: 'pino', message: 'Use log from @temporalio/workflow.' },
-          { name: '@temporalio/client', message: 'Workflows cannot use the client.' },
-          { name: '@temporalio/worker', message: 'Workflows cannot use the worker.' },
-          { name: '@temporalio/activity', message: 'Import activities with `import type` and proxyActivities.' },
-        ],
-        patterns: [
-          { group: ['**/activities/*', '**/activities', '!**/activities/types'], allowTypeImports: true, message: 'Import activities only with `import type`.' },
-          { group: ['**/api/*', '**/api', '**/sandbox/**', '**/config/**', '**/logging/**'], allowTypeImports: true, message: 'Workflows import only types from I/O modules.' },
-        ],
-      }],
-      'no-restricted-globals': ['error',
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...nodeBuiltins.map((name) => ({
+              name,
+              message: 'Node built-ins are not deterministic; use an activity.',
+            })),
+            { name: 'undici', message: 'Network I/O belongs in activities.' },
+            { name: 'pino', message: 'Use log from @temporalio/workflow.' },
+            { name: '@temporalio/client', message: 'Workflows cannot use the client.' },
+            { name: '@temporalio/worker', message: 'Workflows cannot use the worker.' },
+            { name: '@temporalio/activity', message: 'Import activities with `import type` and proxyActivities.' },
+          ],
+          patterns: [
+            {
+              group: ['**/activities/*', '**/activities', '!**/activities/types'],
+              allowTypeImports: true,
+              message: 'Import activities only with `import type`.',
+            },
+            {
+              group: ['**/api/*', '**/api', '**/sandbox/**', '**/config/**', '**/logging/**'],
+              allowTypeImports: true,
+              message: 'Workflows import only types from I/O modules.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
         { name: 'setInterval', message: 'Use sleep() or condition() from @temporalio/workflow.' },
         { name: 'process', message: 'Workflows must not read the environment.' },
       ],

@@ -45,7 +45,12 @@ export class FaultInjector {
   constructor(
     private readonly admin: SandboxAdmin,
     private readonly rng: Rng,
-    private readonly opts: { intervalMs: number; excludeKinds?: (path: string) => RequestKind[]; active?: () => boolean; maxArmed?: number },
+    private readonly opts: {
+      intervalMs: number;
+      excludeKinds?: (path: string) => RequestKind[];
+      active?: () => boolean;
+      maxArmed?: number;
+    },
   ) {}
 
   start(): void {
@@ -76,13 +81,20 @@ export class FaultInjector {
     // One armed fault per path, a few in all: faults on a quiet path must not pile up and starve
     // the one flow that retries there (every retry would meet the next fault).
     const armed = await this.admin.call<FaultRule[]>('GET', '/faults');
-    if (armed.length >= (this.opts.maxArmed ?? 8) || armed.some((r) => r.path === target.path && r.method === target.method)) return;
+    if (
+      armed.length >= (this.opts.maxArmed ?? 8) ||
+      armed.some((r) => r.path === target.path && r.method === target.method)
+    )
+      return;
     const excluded = this.opts.excludeKinds?.(target.path) ?? [];
     const kinds = target.kinds.filter((k) => !excluded.includes(k));
     if (kinds.length === 0) return;
     const kind = this.rng.pick(kinds);
     await this.admin.addFault({
-      path: target.path, kind, count: 1, ...(target.method ? { method: target.method } : {}),
+      path: target.path,
+      kind,
+      count: 1,
+      ...(target.method ? { method: target.method } : {}),
       ...(kind === 'latency' ? { latencyMs: this.rng.pick([1_500, 4_000, 10_000]) } : {}),
       ...(kind === 'error5xx' ? { status: this.rng.pick([500, 502, 503, 504]) } : {}),
     });
@@ -126,7 +138,13 @@ export class Killer {
   constructor(
     private readonly stack: ChaosStack,
     private readonly rng: Rng,
-    private readonly opts: { totalFlows: number; kills: number; serverRestart: boolean; finished: () => number; log: (l: string) => void },
+    private readonly opts: {
+      totalFlows: number;
+      kills: number;
+      serverRestart: boolean;
+      finished: () => number;
+      log: (l: string) => void;
+    },
   ) {}
 
   start(): void {

@@ -49,7 +49,17 @@ export function check(flows: FlowRecord[], ledger: LedgerEntry[], drivers: reado
   const claimed = new Set<string>();
   const byKind: Record<string, KindRow> = {};
   const findings: Finding[] = [];
-  const row = (kind: string) => (byKind[kind] ??= { flows: 0, succeeded: 0, failed: 0, unknown: 0, doubled: 0, lost: 0, resolvedByRequery: 0, statuses: {} });
+  const row = (kind: string) =>
+    (byKind[kind] ??= {
+      flows: 0,
+      succeeded: 0,
+      failed: 0,
+      unknown: 0,
+      doubled: 0,
+      lost: 0,
+      resolvedByRequery: 0,
+      statuses: {},
+    });
 
   for (const f of flows) {
     const r = row(f.kind);
@@ -73,8 +83,10 @@ export function check(flows: FlowRecord[], ledger: LedgerEntry[], drivers: reado
       claimed.add(key);
       const entries = byRef.get(key) ?? [];
       if (entries.length > 1) note('doubled', `${entries.length} ${e.ledgerKind} entries`, e.reference);
-      if (e.outcome === 'money' && entries.length === 0) note('lost', `flow says ${e.status} but the ledger has no ${e.ledgerKind}`, e.reference);
-      if (e.outcome === 'no-money' && entries.length > 0) note('lost', `flow says ${e.status} but the ledger has ${entries.length} ${e.ledgerKind}`, e.reference);
+      if (e.outcome === 'money' && entries.length === 0)
+        note('lost', `flow says ${e.status} but the ledger has no ${e.ledgerKind}`, e.reference);
+      if (e.outcome === 'no-money' && entries.length > 0)
+        note('lost', `flow says ${e.status} but the ledger has ${entries.length} ${e.ledgerKind}`, e.reference);
     }
     if (doubled) r.doubled++;
     if (lost) r.lost++;
@@ -84,11 +96,15 @@ export function check(flows: FlowRecord[], ledger: LedgerEntry[], drivers: reado
   // Money no flow knows about (e.g. a lost E1 whose request the flow never found, while it said not_sent).
   const kindOf = new Map<LedgerKind, string>();
   for (const d of drivers) for (const k of d.ledgerKinds) kindOf.set(k, d.kind);
-  const orphanEntries = ledger.filter((e) => !claimed.has(`${e.kind}|${e.reference}`) && kindOf.has(e.kind) && byKind[kindOf.get(e.kind)!]);
+  const orphanEntries = ledger.filter(
+    (e) => !claimed.has(`${e.kind}|${e.reference}`) && kindOf.has(e.kind) && byKind[kindOf.get(e.kind)!],
+  );
   // A flow parked as unknown that never learned its reference (e.g. POS remote whose E1 answer was
   // lost) may own one such entry: it stays unknown, not lost.
   const unknownWithoutRef = new Map<string, number>();
-  for (const f of flows) if (f.expectations.some((x) => x.outcome === 'unknown' && x.reference === undefined)) unknownWithoutRef.set(f.kind, (unknownWithoutRef.get(f.kind) ?? 0) + 1);
+  for (const f of flows)
+    if (f.expectations.some((x) => x.outcome === 'unknown' && x.reference === undefined))
+      unknownWithoutRef.set(f.kind, (unknownWithoutRef.get(f.kind) ?? 0) + 1);
   for (const e of orphanEntries) {
     const kind = kindOf.get(e.kind)!;
     const spare = unknownWithoutRef.get(kind) ?? 0;
@@ -96,7 +112,13 @@ export function check(flows: FlowRecord[], ledger: LedgerEntry[], drivers: reado
       unknownWithoutRef.set(kind, spare - 1);
       continue;
     }
-    findings.push({ kind, ref: '(none)', reference: e.reference, problem: 'lost', detail: `${e.kind} ${e.amount} ${e.currency} at ${e.at} claimed by no flow` });
+    findings.push({
+      kind,
+      ref: '(none)',
+      reference: e.reference,
+      problem: 'lost',
+      detail: `${e.kind} ${e.amount} ${e.currency} at ${e.at} claimed by no flow`,
+    });
     row(kind).lost++;
   }
   const sum = (k: 'doubled' | 'lost' | 'unknown') => Object.values(byKind).reduce((n, r) => n + r[k], 0);

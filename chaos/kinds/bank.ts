@@ -12,7 +12,8 @@ import { awaitResult, drive, ownRunHandle, startOnce, type KindDriver, type Outc
  *  expired — no code before the deadline, verify showed no success → no-money
  *  unknown — lost answer not settled by verify                    → unknown
  */
-export const bankOutcome = (status: string): Outcome => (status === 'success' ? 'money' : status === 'unknown' ? 'unknown' : 'no-money');
+export const bankOutcome = (status: string): Outcome =>
+  status === 'success' ? 'money' : status === 'unknown' ? 'unknown' : 'no-money';
 
 const VARIANTS = [
   { name: 'otp', account: '0123456789', amount: 180_000 },
@@ -27,18 +28,43 @@ export const bankDriver: KindDriver = {
     const v = ctx.rng.pick(VARIANTS);
     flow.variant = v.name;
     flow.workflowId = paymentWorkflowId(flow.ref);
-    await startOnce(ctx, 'start bank', () => startBankPayment(ctx.starters.client, ctx.starters.taskQueue, {
-      transactionRef: flow.ref, amount: v.amount, currency: 'NGN', bank: { bankCode: '058', accountOrPhone: v.account },
-      customer: { name: 'Chaos Payer', email: 'payer@example.com' }, webhookGraceMs: 3_000,
-    }), (err) => err instanceof DuplicateReferenceError);
-    await drive(ctx, () => getDirectPaymentState(ctx.starters.client, flow.ref), (s: DirectPaymentState) => DIRECT_FINAL_STATUSES.includes(s.status), async (s) => {
-      if (s.status === 'awaiting_code') await submitBankCode(ctx.starters, flow.ref, SANDBOX_OTP);
-    });
-    const result = await awaitResult<DirectPaymentState>(ctx, () => ownRunHandle(ctx, flow.workflowId!, 'bankPaymentWorkflow'), flow);
+    await startOnce(
+      ctx,
+      'start bank',
+      () =>
+        startBankPayment(ctx.starters.client, ctx.starters.taskQueue, {
+          transactionRef: flow.ref,
+          amount: v.amount,
+          currency: 'NGN',
+          bank: { bankCode: '058', accountOrPhone: v.account },
+          customer: { name: 'Chaos Payer', email: 'payer@example.com' },
+          webhookGraceMs: 3_000,
+        }),
+      (err) => err instanceof DuplicateReferenceError,
+    );
+    await drive(
+      ctx,
+      () => getDirectPaymentState(ctx.starters.client, flow.ref),
+      (s: DirectPaymentState) => DIRECT_FINAL_STATUSES.includes(s.status),
+      async (s) => {
+        if (s.status === 'awaiting_code') await submitBankCode(ctx.starters, flow.ref, SANDBOX_OTP);
+      },
+    );
+    const result = await awaitResult<DirectPaymentState>(
+      ctx,
+      () => ownRunHandle(ctx, flow.workflowId!, 'bankPaymentWorkflow'),
+      flow,
+    );
     if (!result) return;
     flow.closed = true;
     flow.status = result.status;
-    flow.resolvedByRequery = (result as { confirmedBy?: string }).confirmedBy === 'verify' && result.status !== 'unknown';
-    flow.expectations.push({ reference: flow.ref, ledgerKind: 'bank_debit', outcome: bankOutcome(result.status), status: result.status });
+    flow.resolvedByRequery =
+      (result as { confirmedBy?: string }).confirmedBy === 'verify' && result.status !== 'unknown';
+    flow.expectations.push({
+      reference: flow.ref,
+      ledgerKind: 'bank_debit',
+      outcome: bankOutcome(result.status),
+      status: result.status,
+    });
   },
 };

@@ -1,5 +1,11 @@
 // Direct card payment (B1/B2): OTP-only, PIN then OTP, a wrong OTP first, declined, insufficient funds.
-import { DuplicateReferenceError, getCardPaymentState, startCardPayment, submitOtp, submitPin } from '../../src/starters';
+import {
+  DuplicateReferenceError,
+  getCardPaymentState,
+  startCardPayment,
+  submitOtp,
+  submitPin,
+} from '../../src/starters';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { CARD_FINAL_STATUSES, type CardPaymentState } from '../../src/shared/card';
 import { SANDBOX_OTP, SANDBOX_PIN } from '../../src/sandbox';
@@ -12,7 +18,8 @@ import { awaitResult, drive, ownRunHandle, startOnce, type KindDriver, type Outc
  *  expired  — the payer never finished; verify at the deadline showed no success → no-money
  *  unknown  — the answer was lost and verify could not settle it          → unknown
  */
-export const cardOutcome = (status: string): Outcome => (status === 'success' ? 'money' : status === 'unknown' ? 'unknown' : 'no-money');
+export const cardOutcome = (status: string): Outcome =>
+  status === 'success' ? 'money' : status === 'unknown' ? 'unknown' : 'no-money';
 
 const VARIANTS = [
   { name: 'otp', number: '4242424242424242', amount: 250_000 },
@@ -29,26 +36,48 @@ export const cardDriver: KindDriver = {
     const v = ctx.rng.pick(VARIANTS);
     flow.variant = v.name;
     flow.workflowId = paymentWorkflowId(flow.ref);
-    await startOnce(ctx, 'start card', () => startCardPayment(ctx.starters, {
-      transactionRef: flow.ref, amount: v.amount, currency: 'NGN',
-      card: { number: v.number, cvv: '123', expiryMonth: '12', expiryYear: '30' },
-      customer: { name: 'Chaos Payer', email: 'payer@example.com' },
-      webhookGraceMs: 3_000,
-    }), (err) => err instanceof DuplicateReferenceError);
+    await startOnce(
+      ctx,
+      'start card',
+      () =>
+        startCardPayment(ctx.starters, {
+          transactionRef: flow.ref,
+          amount: v.amount,
+          currency: 'NGN',
+          card: { number: v.number, cvv: '123', expiryMonth: '12', expiryYear: '30' },
+          customer: { name: 'Chaos Payer', email: 'payer@example.com' },
+          webhookGraceMs: 3_000,
+        }),
+      (err) => err instanceof DuplicateReferenceError,
+    );
     let wrongSent = v.name !== 'wrong-otp-first';
-    await drive(ctx, () => getCardPaymentState(ctx.starters.client, flow.ref), (s: CardPaymentState) => CARD_FINAL_STATUSES.includes(s.status), async (s) => {
-      if (s.status === 'awaiting_pin') await submitPin(ctx.starters, flow.ref, SANDBOX_PIN);
-      else if (s.status === 'awaiting_otp') {
-        const otp = wrongSent ? SANDBOX_OTP : '999999';
-        wrongSent = true;
-        await submitOtp(ctx.starters, flow.ref, otp);
-      }
-    });
-    const result = await awaitResult<CardPaymentState>(ctx, () => ownRunHandle(ctx, flow.workflowId!, 'cardPaymentWorkflow'), flow);
+    await drive(
+      ctx,
+      () => getCardPaymentState(ctx.starters.client, flow.ref),
+      (s: CardPaymentState) => CARD_FINAL_STATUSES.includes(s.status),
+      async (s) => {
+        if (s.status === 'awaiting_pin') await submitPin(ctx.starters, flow.ref, SANDBOX_PIN);
+        else if (s.status === 'awaiting_otp') {
+          const otp = wrongSent ? SANDBOX_OTP : '999999';
+          wrongSent = true;
+          await submitOtp(ctx.starters, flow.ref, otp);
+        }
+      },
+    );
+    const result = await awaitResult<CardPaymentState>(
+      ctx,
+      () => ownRunHandle(ctx, flow.workflowId!, 'cardPaymentWorkflow'),
+      flow,
+    );
     if (!result) return;
     flow.closed = true;
     flow.status = result.status;
     flow.resolvedByRequery = result.confirmedBy === 'verify' && result.status !== 'unknown';
-    flow.expectations.push({ reference: flow.ref, ledgerKind: 'card_charge', outcome: cardOutcome(result.status), status: result.status });
+    flow.expectations.push({
+      reference: flow.ref,
+      ledgerKind: 'card_charge',
+      outcome: cardOutcome(result.status),
+      status: result.status,
+    });
   },
 };

@@ -9,5 +9,14 @@ import type { KindDriver } from './types';
 import { vaCreditDriver } from './va-credit';
 import { vendDriver } from './vend';
 
-export const DRIVERS: readonly KindDriver[] = [cardDriver, bankDriver, recurringDriver, mandateDriver, posTerminalDriver, posRemoteDriver, vendDriver, vaCreditDriver];
+export const DRIVERS: readonly KindDriver[] = [
+  cardDriver,
+  bankDriver,
+  recurringDriver,
+  mandateDriver,
+  posTerminalDriver,
+  posRemoteDriver,
+  vendDriver,
+  vaCreditDriver,
+];
 export type { KindDriver, FlowRecord, DriverContext, Expectation, Outcome } from './types';

@@ -3,7 +3,13 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { posRemoteRequestHandle, startPosRemoteRequest } from '../../src/starters';
 import { TEST_TERMINALS } from '../../src/sandbox';
-import { posRemoteStateQuery, posRemoteWorkflowId, POS_REMOTE_FINAL_STATUSES, type PosRemoteResult, type PosRemoteState } from '../../src/shared/pos';
+import {
+  posRemoteStateQuery,
+  posRemoteWorkflowId,
+  POS_REMOTE_FINAL_STATUSES,
+  type PosRemoteResult,
+  type PosRemoteState,
+} from '../../src/shared/pos';
 import { awaitResult, drive, startOnce, type KindDriver, type Outcome } from './types';
 
 /**
@@ -24,7 +30,9 @@ export const posRemoteOutcome = (status: string): Outcome =>
       : 'unknown';
 
 // Every active sandbox terminal: a terminal shows one request at a time, so more terminals keep the lanes moving.
-const TERMINALS = Object.values(TEST_TERMINALS).filter((t) => t.status === 'active').map((t) => t.terminal_id);
+const TERMINALS = Object.values(TEST_TERMINALS)
+  .filter((t) => t.status === 'active')
+  .map((t) => t.terminal_id);
 
 export const posRemoteDriver: KindDriver = {
   kind: 'pos-remote',
@@ -33,22 +41,46 @@ export const posRemoteDriver: KindDriver = {
     const decision = ctx.rng.pick(['00', '00', '00', '51', 'auto'] as const);
     flow.variant = decision === 'auto' ? 'terminal-completes' : `payer-${decision}`;
     flow.workflowId = posRemoteWorkflowId(flow.ref);
-    await startOnce(ctx, 'start pos remote', () => startPosRemoteRequest(ctx.starters, {
-      reference: flow.ref, terminal_id: ctx.rng.pick(TERMINALS), amount: ctx.rng.int(20, 900) * 100, currency: 'NGN',
-      options: { pollIntervalMs: 500, searchGrace: '20s', searchInterval: '2s' },
-    }), (err) => err instanceof WorkflowExecutionAlreadyStartedError);
+    await startOnce(
+      ctx,
+      'start pos remote',
+      () =>
+        startPosRemoteRequest(ctx.starters, {
+          reference: flow.ref,
+          terminal_id: ctx.rng.pick(TERMINALS),
+          amount: ctx.rng.int(20, 900) * 100,
+          currency: 'NGN',
+          options: { pollIntervalMs: 500, searchGrace: '20s', searchInterval: '2s' },
+        }),
+      (err) => err instanceof WorkflowExecutionAlreadyStartedError,
+    );
     let decided = decision === 'auto';
-    await drive(ctx, () => posRemoteRequestHandle(ctx.starters, flow.ref).query(posRemoteStateQuery), (s: PosRemoteState) => POS_REMOTE_FINAL_STATUSES.includes(s.status) || decided, async (s) => {
-      if (s.status === 'pending' && s.requestRef && !decided) {
-        await ctx.admin.decidePosRemote(s.requestRef, decision);
-        decided = true;
-      }
-    }, 500);
-    const result = await awaitResult<PosRemoteResult>(ctx, () => ctx.starters.client.workflow.getHandle(flow.workflowId!), flow);
+    await drive(
+      ctx,
+      () => posRemoteRequestHandle(ctx.starters, flow.ref).query(posRemoteStateQuery),
+      (s: PosRemoteState) => POS_REMOTE_FINAL_STATUSES.includes(s.status) || decided,
+      async (s) => {
+        if (s.status === 'pending' && s.requestRef && !decided) {
+          await ctx.admin.decidePosRemote(s.requestRef, decision);
+          decided = true;
+        }
+      },
+      500,
+    );
+    const result = await awaitResult<PosRemoteResult>(
+      ctx,
+      () => ctx.starters.client.workflow.getHandle(flow.workflowId!),
+      flow,
+    );
     if (!result) return;
     flow.closed = true;
     flow.status = result.status;
     flow.resolvedByRequery = result.recovered === true && posRemoteOutcome(result.status) !== 'unknown';
-    flow.expectations.push({ reference: result.requestRef, ledgerKind: 'pos_remote', outcome: posRemoteOutcome(result.status), status: result.status });
+    flow.expectations.push({
+      reference: result.requestRef,
+      ledgerKind: 'pos_remote',
+      outcome: posRemoteOutcome(result.status),
+      status: result.status,
+    });
   },
 };

@@ -34,17 +34,47 @@ export const posTerminalDriver: KindDriver = {
     flow.workflowId = posTransactionWorkflowId(flow.ref);
     const session = ctx.rng.pick(ctx.posSessions);
     const pan = `539983000000${v.last4}`;
-    await startOnce(ctx, 'start pos sale', () => startPosTransaction(ctx.starters, {
-      amount: ctx.rng.int(10, 900) * 100, currency: 'NGN', card_pan: pan, card_expiry_month: '12', card_expiry_year: '30', card_sequence_number: '001',
-      track2: `${pan}D30122010000`, chipdata: `9F26${ctx.rng.hex(24)}`, aid: '4F07A0000000041010', transaction_type: 'Purchase', account_type: 'DEFAULT', merchant_ref: flow.ref,
-      options: { retryBackoff: '1s', requerySettleDelay: '1s', requeryTimeout: '3 minutes' },
-    }, session), (err) => err instanceof WorkflowExecutionAlreadyStartedError);
-    const result = await awaitResult<PosTransactionResult>(ctx, () => ctx.starters.client.workflow.getHandle(flow.workflowId!), flow);
+    await startOnce(
+      ctx,
+      'start pos sale',
+      () =>
+        startPosTransaction(
+          ctx.starters,
+          {
+            amount: ctx.rng.int(10, 900) * 100,
+            currency: 'NGN',
+            card_pan: pan,
+            card_expiry_month: '12',
+            card_expiry_year: '30',
+            card_sequence_number: '001',
+            track2: `${pan}D30122010000`,
+            chipdata: `9F26${ctx.rng.hex(24)}`,
+            aid: '4F07A0000000041010',
+            transaction_type: 'Purchase',
+            account_type: 'DEFAULT',
+            merchant_ref: flow.ref,
+            options: { retryBackoff: '1s', requerySettleDelay: '1s', requeryTimeout: '3 minutes' },
+          },
+          session,
+        ),
+      (err) => err instanceof WorkflowExecutionAlreadyStartedError,
+    );
+    const result = await awaitResult<PosTransactionResult>(
+      ctx,
+      () => ctx.starters.client.workflow.getHandle(flow.workflowId!),
+      flow,
+    );
     if (!result) return;
     flow.closed = true;
     flow.status = result.status;
-    const lostThenFound = result.steps.some((s) => s.op === 'initiate' && s.outcome === 'unknown') && result.status !== 'outcome_unknown';
+    const lostThenFound =
+      result.steps.some((s) => s.op === 'initiate' && s.outcome === 'unknown') && result.status !== 'outcome_unknown';
     flow.resolvedByRequery = lostThenFound;
-    flow.expectations.push({ reference: flow.ref, ledgerKind: 'pos_sale', outcome: posTerminalOutcome(result.status), status: result.status });
+    flow.expectations.push({
+      reference: flow.ref,
+      ledgerKind: 'pos_sale',
+      outcome: posTerminalOutcome(result.status),
+      status: result.status,
+    });
   },
 };

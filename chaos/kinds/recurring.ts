@@ -13,16 +13,24 @@ import { awaitResult, drive, startOnce, type KindDriver, type Outcome } from './
  *  expired — checkout abandoned                              → no-money
  *  unknown — lost answer not settled by verify               → unknown
  */
-export const recurringCycleOutcome = (status: string): Outcome => (status === 'success' ? 'money' : status === 'unknown' ? 'unknown' : 'no-money');
+export const recurringCycleOutcome = (status: string): Outcome =>
+  status === 'success' ? 'money' : status === 'unknown' ? 'unknown' : 'no-money';
 
 async function payCheckout(url: string, deadline: number): Promise<void> {
   const post = async (path: string, body: unknown): Promise<string> => {
-    const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
     const text = await res.text();
     if (res.status >= 500) throw new Error(`checkout ${path}: ${res.status}`);
     return text;
   };
-  await retry('checkout card', deadline, () => post('/card', { number: '4242424242424242', cvv: '123', expiry_month: '12', expiry_year: '30' }));
+  await retry('checkout card', deadline, () =>
+    post('/card', { number: '4242424242424242', cvv: '123', expiry_month: '12', expiry_year: '30' }),
+  );
   await retry('checkout otp', deadline, () => post('/authorize', { otp: SANDBOX_OTP }));
 }
 
@@ -33,18 +41,45 @@ export const recurringDriver: KindDriver = {
     flow.variant = 'checkout+token';
     flow.workflowId = recurringWorkflowId(flow.ref);
     const amount = ctx.rng.int(100, 900) * 100;
-    await startOnce(ctx, 'start recurring', () => startRecurring(ctx.starters.client, ctx.starters.taskQueue, {
-      planRef: flow.ref, amount, currency: 'NGN', email: 'subscriber@example.com', intervalMs: 2_000, maxCycles: 2, webhookGraceMs: 3_000, checkout: { webhookGraceMs: 3_000 },
-    }), (err) => err instanceof DuplicateReferenceError);
+    await startOnce(
+      ctx,
+      'start recurring',
+      () =>
+        startRecurring(ctx.starters.client, ctx.starters.taskQueue, {
+          planRef: flow.ref,
+          amount,
+          currency: 'NGN',
+          email: 'subscriber@example.com',
+          intervalMs: 2_000,
+          maxCycles: 2,
+          webhookGraceMs: 3_000,
+          checkout: { webhookGraceMs: 3_000 },
+        }),
+      (err) => err instanceof DuplicateReferenceError,
+    );
     const first = cycleReference(flow.ref, 1);
-    const s = await drive(ctx, () => getCheckoutState(ctx.starters.client, first), (c) => c.checkoutUrl !== undefined || ['success', 'failed', 'expired', 'unknown'].includes(c.status), async () => undefined);
+    const s = await drive(
+      ctx,
+      () => getCheckoutState(ctx.starters.client, first),
+      (c) => c.checkoutUrl !== undefined || ['success', 'failed', 'expired', 'unknown'].includes(c.status),
+      async () => undefined,
+    );
     if (s?.checkoutUrl) await payCheckout(s.checkoutUrl, ctx.deadline);
-    const result = await awaitResult<RecurringState>(ctx, () => ctx.starters.client.workflow.getHandle(flow.workflowId!), flow);
+    const result = await awaitResult<RecurringState>(
+      ctx,
+      () => ctx.starters.client.workflow.getHandle(flow.workflowId!),
+      flow,
+    );
     if (!result) return;
     flow.closed = true;
     flow.status = result.status;
     for (const c of result.recentCycles) {
-      flow.expectations.push({ reference: c.reference, ledgerKind: c.cycle === 1 ? 'checkout' : 'token_charge', outcome: recurringCycleOutcome(c.status), status: c.status });
+      flow.expectations.push({
+        reference: c.reference,
+        ledgerKind: c.cycle === 1 ? 'checkout' : 'token_charge',
+        outcome: recurringCycleOutcome(c.status),
+        status: c.status,
+      });
       if (c.confirmedBy === 'verify' && c.status !== 'unknown') flow.resolvedByRequery = true;
     }
   },

@@ -63,29 +63,55 @@ export interface KindDriver {
  * type (a webhook released after the flow closed starts the holding workflow under the same id),
  * so the flow's own result is read from its own run, not the latest.
  */
-export async function ownRunHandle(ctx: DriverContext, workflowId: string, workflowType: string): Promise<WorkflowHandle> {
+export async function ownRunHandle(
+  ctx: DriverContext,
+  workflowId: string,
+  workflowType: string,
+): Promise<WorkflowHandle> {
   const client = ctx.starters.client;
-  for await (const wf of client.workflow.list({ query: `WorkflowId = '${workflowId}' AND WorkflowType = '${workflowType}'` })) {
+  for await (const wf of client.workflow.list({
+    query: `WorkflowId = '${workflowId}' AND WorkflowType = '${workflowType}'`,
+  })) {
     return client.workflow.getHandle(workflowId, wf.runId);
   }
   return client.workflow.getHandle(workflowId);
 }
 
-export async function startOnce(ctx: DriverContext, what: string, start: () => Promise<unknown>, alreadyStarted: (err: unknown) => boolean): Promise<void> {
-  await retry(what, ctx.deadline, async () => {
-    try {
-      await start();
-    } catch (err) {
-      if (alreadyStarted(err)) return;
-      throw err;
-    }
-  }, { intervalMs: 1000, fatal: (err) => (err as Error)?.name?.includes('InputError') || (err as Error)?.name === 'StarterValidationError' });
+export async function startOnce(
+  ctx: DriverContext,
+  what: string,
+  start: () => Promise<unknown>,
+  alreadyStarted: (err: unknown) => boolean,
+): Promise<void> {
+  await retry(
+    what,
+    ctx.deadline,
+    async () => {
+      try {
+        await start();
+      } catch (err) {
+        if (alreadyStarted(err)) return;
+        throw err;
+      }
+    },
+    {
+      intervalMs: 1000,
+      fatal: (err) => (err as Error)?.name?.includes('InputError') || (err as Error)?.name === 'StarterValidationError',
+    },
+  );
 }
 
 /** The workflow's result, waiting through worker kills and server restarts. A failed workflow answers undefined with the error. */
-export async function awaitResult<T>(ctx: DriverContext, handle: () => WorkflowHandle | Promise<WorkflowHandle>, flow: FlowRecord): Promise<T | undefined> {
+export async function awaitResult<T>(
+  ctx: DriverContext,
+  handle: () => WorkflowHandle | Promise<WorkflowHandle>,
+  flow: FlowRecord,
+): Promise<T | undefined> {
   try {
-    return (await retry('result', ctx.deadline, async () => (await handle()).result() as Promise<T>, { intervalMs: 1000, fatal: (err) => err instanceof WorkflowFailedError })) as T;
+    return (await retry('result', ctx.deadline, async () => (await handle()).result() as Promise<T>, {
+      intervalMs: 1000,
+      fatal: (err) => err instanceof WorkflowFailedError,
+    })) as T;
   } catch (err) {
     if (err instanceof WorkflowFailedError) {
       flow.closed = true;
@@ -98,7 +124,13 @@ export async function awaitResult<T>(ctx: DriverContext, handle: () => WorkflowH
 }
 
 /** Polls `read` and lets `act` drive the flow until `done` holds or the deadline passes. */
-export async function drive<S>(ctx: DriverContext, read: () => Promise<S>, done: (s: S) => boolean, act: (s: S) => Promise<void>, intervalMs = 400): Promise<S | undefined> {
+export async function drive<S>(
+  ctx: DriverContext,
+  read: () => Promise<S>,
+  done: (s: S) => boolean,
+  act: (s: S) => Promise<void>,
+  intervalMs = 400,
+): Promise<S | undefined> {
   let last: S | undefined;
   while (Date.now() < ctx.deadline) {
     try {

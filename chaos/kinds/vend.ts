@@ -12,7 +12,8 @@ import { awaitResult, startOnce, type KindDriver, type Outcome } from './types';
  *  not_vended      — H4 proved the purchase never arrived and no retry was left → no-money
  *  outcome_unknown — no answer and H4 failed: never sent again                → unknown
  */
-export const vendOutcome = (status: string): Outcome => (status === 'vended' ? 'money' : status === 'outcome_unknown' ? 'unknown' : 'no-money');
+export const vendOutcome = (status: string): Outcome =>
+  status === 'vended' ? 'money' : status === 'outcome_unknown' ? 'unknown' : 'no-money';
 
 export const vendDriver: KindDriver = {
   kind: 'vend',
@@ -21,15 +22,37 @@ export const vendDriver: KindDriver = {
     const belowMinimum = ctx.rng.chance(0.15);
     flow.variant = belowMinimum ? 'below-minimum' : 'prepaid';
     flow.workflowId = vendWorkflowId(flow.ref);
-    await startOnce(ctx, 'start vend', () => startVend(ctx.starters, {
-      order_ref: flow.ref, provider: 'EKEDC', meter_no: '45067198783', meter_type: 'prepaid', amount: belowMinimum ? 500 : ctx.rng.int(10, 50) * 100,
-      phone_number: '08012345678', email: 'buyer@example.com', options: { checkSettleDelay: '1s', retryBackoff: '1s', checkTimeout: '3 minutes' },
-    }), (err) => err instanceof WorkflowExecutionAlreadyStartedError);
-    const result = await awaitResult<VendResult>(ctx, () => ctx.starters.client.workflow.getHandle(flow.workflowId!), flow);
+    await startOnce(
+      ctx,
+      'start vend',
+      () =>
+        startVend(ctx.starters, {
+          order_ref: flow.ref,
+          provider: 'EKEDC',
+          meter_no: '45067198783',
+          meter_type: 'prepaid',
+          amount: belowMinimum ? 500 : ctx.rng.int(10, 50) * 100,
+          phone_number: '08012345678',
+          email: 'buyer@example.com',
+          options: { checkSettleDelay: '1s', retryBackoff: '1s', checkTimeout: '3 minutes' },
+        }),
+      (err) => err instanceof WorkflowExecutionAlreadyStartedError,
+    );
+    const result = await awaitResult<VendResult>(
+      ctx,
+      () => ctx.starters.client.workflow.getHandle(flow.workflowId!),
+      flow,
+    );
     if (!result) return;
     flow.closed = true;
     flow.status = result.status;
-    flow.resolvedByRequery = result.steps.some((s) => s.op === 'purchase' && s.outcome === 'unknown') && result.status !== 'outcome_unknown';
-    flow.expectations.push({ reference: result.reference, ledgerKind: 'vend', outcome: vendOutcome(result.status), status: result.status });
+    flow.resolvedByRequery =
+      result.steps.some((s) => s.op === 'purchase' && s.outcome === 'unknown') && result.status !== 'outcome_unknown';
+    flow.expectations.push({
+      reference: result.reference,
+      ledgerKind: 'vend',
+      outcome: vendOutcome(result.status),
+      status: result.status,
+    });
   },
 };

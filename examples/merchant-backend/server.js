@@ -66,16 +66,29 @@ function sendJson(res, status, body) {
 }
 
 /** What the browser may see of a card payment (no card data is in the state anyway). @param {any} s */
-const cardView = (s) => ({ kind: 'card', reference: s.transactionRef, status: s.status, expects: s.expects ?? null, authUrl: s.authUrl ?? null, reason: s.reason ?? null });
+const cardView = (s) => ({
+  kind: 'card',
+  reference: s.transactionRef,
+  status: s.status,
+  expects: s.expects ?? null,
+  authUrl: s.authUrl ?? null,
+  reason: s.reason ?? null,
+});
 /** @param {any} s */
-const checkoutView = (s) => ({ kind: 'checkout', reference: s.transactionRef, status: s.status, checkoutUrl: s.checkoutUrl ?? null });
+const checkoutView = (s) => ({
+  kind: 'checkout',
+  reference: s.transactionRef,
+  status: s.status,
+  checkoutUrl: s.checkoutUrl ?? null,
+});
 
 /** Errors of the starters, mapped to HTTP: bad input 400, a step the flow refused 409/422, a known reference 409. @param {unknown} err */
 function toHttpError(err) {
   if (err instanceof HttpError) return err;
   if (err instanceof payflow.PaymentInputError) return new HttpError(400, err.message);
   if (err instanceof payflow.DuplicateReferenceError) return new HttpError(409, err.message);
-  if (err instanceof payflow.PaymentStepError) return new HttpError(err.kind === 'refused' ? 422 : 409, err.message, { kind: err.kind });
+  if (err instanceof payflow.PaymentStepError)
+    return new HttpError(err.kind === 'refused' ? 422 : 409, err.message, { kind: err.kind });
   return new HttpError(500, 'internal error');
 }
 
@@ -131,13 +144,24 @@ function routes(ctx) {
       if (req.method === 'POST' && path === '/api/checkout') {
         const body = await readJson(req);
         const reference = `shop-co-${randomUUID()}`;
-        const { checkoutUrl } = await payflow.startCheckout(ctx.client, ctx.taskQueue, { transactionRef: reference, amount: body.amount, currency: 'NGN', email: body.email });
+        const { checkoutUrl } = await payflow.startCheckout(ctx.client, ctx.taskQueue, {
+          transactionRef: reference,
+          amount: body.amount,
+          currency: 'NGN',
+          email: body.email,
+        });
         return sendJson(res, 201, { kind: 'checkout', reference, status: 'open', checkoutUrl });
       }
       if (req.method === 'POST' && path === '/api/card') {
         const body = await readJson(req);
         const reference = `shop-card-${randomUUID()}`;
-        const { state } = await payflow.startCardPaymentForStep(ctx, { transactionRef: reference, amount: body.amount, currency: 'NGN', card: body.card, customer: { name: body.name, email: body.email } });
+        const { state } = await payflow.startCardPaymentForStep(ctx, {
+          transactionRef: reference,
+          amount: body.amount,
+          currency: 'NGN',
+          card: body.card,
+          customer: { name: body.name, email: body.email },
+        });
         return sendJson(res, 201, cardView(state));
       }
       const step = /^\/api\/card\/([^/]+)\/(pin|otp)$/.exec(path);
@@ -145,21 +169,27 @@ function routes(ctx) {
         const body = await readJson(req);
         const reference = decodeURIComponent(step[1]);
         const code = String(body[step[2]] ?? '');
-        const state = step[2] === 'pin' ? await payflow.submitPin(ctx, reference, code) : await payflow.submitOtp(ctx, reference, code);
+        const state =
+          step[2] === 'pin'
+            ? await payflow.submitPin(ctx, reference, code)
+            : await payflow.submitOtp(ctx, reference, code);
         return sendJson(res, 200, cardView(state));
       }
       const show = /^\/api\/payments\/([^/]+)$/.exec(path);
       if (req.method === 'GET' && show) {
         const reference = decodeURIComponent(show[1]);
-        if (reference.startsWith('shop-co-')) return sendJson(res, 200, checkoutView(await payflow.getCheckoutState(ctx.client, reference)));
-        if (reference.startsWith('shop-card-')) return sendJson(res, 200, cardView(await payflow.getCardPaymentState(ctx.client, reference)));
+        if (reference.startsWith('shop-co-'))
+          return sendJson(res, 200, checkoutView(await payflow.getCheckoutState(ctx.client, reference)));
+        if (reference.startsWith('shop-card-'))
+          return sendJson(res, 200, cardView(await payflow.getCardPaymentState(ctx.client, reference)));
         throw new HttpError(404, 'no such payment');
       }
       throw new HttpError(404, 'not found');
     } catch (err) {
       const e = toHttpError(err);
       // The message only: a starter's error never carries card data, and the request body is never logged.
-      if (e.status >= 500) console.error(`merchant backend: ${err instanceof Error ? err.name : 'error'} on ${req.method} ${req.url}`);
+      if (e.status >= 500)
+        console.error(`merchant backend: ${err instanceof Error ? err.name : 'error'} on ${req.method} ${req.url}`);
       sendJson(res, e.status, { error: e.message, ...(e.details ? { details: e.details } : {}) });
     }
   };
@@ -172,7 +202,9 @@ async function main() {
   const host = process.env.MERCHANT_BACKEND_HOST ?? '127.0.0.1';
   await new Promise((resolve) => server.listen(port, host, () => resolve(undefined)));
   const address = server.address();
-  console.log(`merchant backend listening on http://${host}:${typeof address === 'object' && address ? address.port : port}`);
+  console.log(
+    `merchant backend listening on http://${host}:${typeof address === 'object' && address ? address.port : port}`,
+  );
   const stop = () => {
     server.close();
     Promise.all([ctx.claimCheck.close(), ctx.client.connection.close()]).finally(() => process.exit(0));

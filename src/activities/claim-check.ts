@@ -22,12 +22,19 @@ export interface KeepSealed<T> {
   afterError?: (err: unknown) => boolean;
 }
 
-export async function withSealed<S, T>(store: ClaimCheckStore, handle: string, purpose: SecretPurpose, use: (secret: S) => Promise<T>, keep: KeepSealed<T> = {}): Promise<T> {
+export async function withSealed<S, T>(
+  store: ClaimCheckStore,
+  handle: string,
+  purpose: SecretPurpose,
+  use: (secret: S) => Promise<T>,
+  keep: KeepSealed<T> = {},
+): Promise<T> {
   let secret: S;
   try {
     secret = await store.open<S>(handle, purpose);
   } catch (err) {
-    if (err instanceof SecretUnavailableError) throw ApplicationFailure.create({ type: SECRET_UNAVAILABLE, message: err.message, nonRetryable: true });
+    if (err instanceof SecretUnavailableError)
+      throw ApplicationFailure.create({ type: SECRET_UNAVAILABLE, message: err.message, nonRetryable: true });
     throw err;
   }
   try {
@@ -43,5 +50,9 @@ export async function withSealed<S, T>(store: ClaimCheckStore, handle: string, p
 
 async function discard(store: ClaimCheckStore, handle: string): Promise<void> {
   // The call is made; a failed delete must not turn its answer into an error (the TTL still ends the record).
-  await store.discard(handle).catch((err: unknown) => log.warn('claim-check record not deleted; its TTL will end it', { error: (err as Error).message }));
+  await store
+    .discard(handle)
+    .catch((err: unknown) =>
+      log.warn('claim-check record not deleted; its TTL will end it', { error: (err as Error).message }),
+    );
 }

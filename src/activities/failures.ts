@@ -3,7 +3,14 @@
 // happened; for a money-moving call anything else is an unknown outcome the workflow settles by
 // requerying, never by Temporal repeating the call.
 import { ApplicationFailure } from '@temporalio/activity';
-import { AuthenticationError, BadRequestError, NotFoundError, PaymentsApiError, PermissionDeniedError, RequestValidationError } from '../api';
+import {
+  AuthenticationError,
+  BadRequestError,
+  NotFoundError,
+  PaymentsApiError,
+  PermissionDeniedError,
+  RequestValidationError,
+} from '../api';
 import { FailureTypes } from '../shared/failures';
 
 /**
@@ -14,18 +21,32 @@ import { FailureTypes } from '../shared/failures';
 export function toActivityFailure(err: unknown, opts: { moneyMoving: boolean; what: string }): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   if (err instanceof RequestValidationError) {
-    return ApplicationFailure.create({ type: FailureTypes.InvalidRequest, message: `${opts.what}: ${err.message}`, nonRetryable: true, details: [err.issues] });
+    return ApplicationFailure.create({
+      type: FailureTypes.InvalidRequest,
+      message: `${opts.what}: ${err.message}`,
+      nonRetryable: true,
+      details: [err.issues],
+    });
   }
   if (err instanceof PaymentsApiError) {
-    const base = { message: `${opts.what}: ${err.message}`, details: [{ status: err.status, operation: err.operation, requestId: err.requestId }] };
-    if (err instanceof BadRequestError) return ApplicationFailure.create({ ...base, type: FailureTypes.BadRequest, nonRetryable: true });
+    const base = {
+      message: `${opts.what}: ${err.message}`,
+      details: [{ status: err.status, operation: err.operation, requestId: err.requestId }],
+    };
+    if (err instanceof BadRequestError)
+      return ApplicationFailure.create({ ...base, type: FailureTypes.BadRequest, nonRetryable: true });
     if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
       return ApplicationFailure.create({ ...base, type: FailureTypes.Unauthorized, nonRetryable: true });
     }
-    if (err instanceof NotFoundError) return ApplicationFailure.create({ ...base, type: FailureTypes.NotFound, nonRetryable: true });
+    if (err instanceof NotFoundError)
+      return ApplicationFailure.create({ ...base, type: FailureTypes.NotFound, nonRetryable: true });
     if (opts.moneyMoving) {
       // Never repeated by Temporal: the workflow requeries by reference first.
-      return ApplicationFailure.create({ ...base, type: err.outcomeUnknown || err.requestSent ? FailureTypes.OutcomeUnknown : FailureTypes.Transient, nonRetryable: true });
+      return ApplicationFailure.create({
+        ...base,
+        type: err.outcomeUnknown || err.requestSent ? FailureTypes.OutcomeUnknown : FailureTypes.Transient,
+        nonRetryable: true,
+      });
     }
     if (err.retrySafe) return ApplicationFailure.create({ ...base, type: FailureTypes.Transient, nonRetryable: false });
     return ApplicationFailure.create({ ...base, type: FailureTypes.ServiceError, nonRetryable: true });

@@ -13,7 +13,6 @@ import type { ActivityDeps } from './deps';
 
 export type { ActivityDeps };
 
-
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createPosActivities(deps),

@@ -51,7 +51,9 @@ export interface MandateDebitAnswer {
 }
 
 export function debitAnswerStatus(serviceStatus: string | null | undefined): DebitAnswerStatus {
-  const s = String(serviceStatus ?? '').trim().toLowerCase();
+  const s = String(serviceStatus ?? '')
+    .trim()
+    .toLowerCase();
   if (s === 'success' || s === 'successful') return 'success';
   if (s === 'failed' || s === 'failure' || s === 'declined' || s === 'reversed') return 'failed';
   return 'pending';
@@ -59,12 +61,18 @@ export function debitAnswerStatus(serviceStatus: string | null | undefined): Deb
 
 /** The service refused a D3 reference it has seen: the debit may already be applied (the workflow checks D5). */
 export const isDuplicateReference = (err: PaymentsApiError): boolean =>
-  err instanceof BadRequestError && /duplicate|already (been )?(used|processed|exists)/i.test(err.serviceMessage ?? err.message);
+  err instanceof BadRequestError &&
+  /duplicate|already (been )?(used|processed|exists)/i.test(err.serviceMessage ?? err.message);
 
 /** D5's documented "no such mandate" (src/api/not-found.ts); any other 404 is an error. */
 const isNoMandate = (err: unknown): boolean => isDocumentedNotFound('mandateByReference', err);
 
-type MandateRecord = { mandate_id?: string | number | null; status?: string | null; balance?: number | null; total_debited?: number | null };
+type MandateRecord = {
+  mandate_id?: string | number | null;
+  status?: string | null;
+  balance?: number | null;
+  total_debited?: number | null;
+};
 const snapshot = (rec: MandateRecord): MandateSnapshot => ({
   mandateId: String(rec.mandate_id),
   status: String(rec.status ?? ''),
@@ -96,29 +104,47 @@ export function createMandateActivities({ api, logger, claimCheck }: ActivityDep
      */
     async createMandate(input: MandateInput): Promise<CreatedMandate> {
       try {
-        const res = await heartbeatWhile(() => withBvn(input, (bvn) => api.mandates.create({
-          mandate_type: 'emandate',
-          debit_type: input.debitType,
-          amount: input.amount,
-          account_number: input.accountNumber,
-          bank_code: input.bankCode,
-          description: input.description,
-          start_date: input.startDate,
-          end_date: input.endDate,
-          customer_email: input.customerEmail,
-          transaction_reference: input.mandateRef,
-          customerInformation: {
-            identity: { type: 'bvn', number: bvn },
-            firstName: input.customer.firstName,
-            lastName: input.customer.lastName,
-            address: input.customer.address,
-            phone: input.customer.phone,
-          },
-          ...(input.fixed
-            ? { fixedMandateSettings: { frequency: input.fixed.frequency, interval: input.fixed.interval, initial_debit_amount: input.fixed.initialDebitAmount, initial_debit_date: input.fixed.initialDebitDate } }
-            : {}),
-        })), { call: 'D1' });
-        if (!res.data.session_token) throw ApplicationFailure.create({ type: 'ServiceError', message: 'create mandate: the service returned no session_token', nonRetryable: true });
+        const res = await heartbeatWhile(
+          () =>
+            withBvn(input, (bvn) =>
+              api.mandates.create({
+                mandate_type: 'emandate',
+                debit_type: input.debitType,
+                amount: input.amount,
+                account_number: input.accountNumber,
+                bank_code: input.bankCode,
+                description: input.description,
+                start_date: input.startDate,
+                end_date: input.endDate,
+                customer_email: input.customerEmail,
+                transaction_reference: input.mandateRef,
+                customerInformation: {
+                  identity: { type: 'bvn', number: bvn },
+                  firstName: input.customer.firstName,
+                  lastName: input.customer.lastName,
+                  address: input.customer.address,
+                  phone: input.customer.phone,
+                },
+                ...(input.fixed
+                  ? {
+                      fixedMandateSettings: {
+                        frequency: input.fixed.frequency,
+                        interval: input.fixed.interval,
+                        initial_debit_amount: input.fixed.initialDebitAmount,
+                        initial_debit_date: input.fixed.initialDebitDate,
+                      },
+                    }
+                  : {}),
+              }),
+            ),
+          { call: 'D1' },
+        );
+        if (!res.data.session_token)
+          throw ApplicationFailure.create({
+            type: 'ServiceError',
+            message: 'create mandate: the service returned no session_token',
+            nonRetryable: true,
+          });
         logger.info({ mandateRef: input.mandateRef, mandateId: res.data.mandate_id }, 'mandate created');
         return { mandateId: String(res.data.mandate_id), sessionToken: res.data.session_token };
       } catch (err) {
@@ -129,11 +155,17 @@ export function createMandateActivities({ api, logger, claimCheck }: ActivityDep
     /** D2 with the sealed OTP (the handle from the Update); deleted once the service answered. */
     async validateMandateOtp(sessionToken: string, otpHandle: string): Promise<{ mandateReferenceNumber?: string }> {
       try {
-        const res = await withSealed(claimCheck, otpHandle, 'mandate-otp', (otp: string) => api.mandates.validateOtp({ session_token: sessionToken, otp }));
+        const res = await withSealed(claimCheck, otpHandle, 'mandate-otp', (otp: string) =>
+          api.mandates.validateOtp({ session_token: sessionToken, otp }),
+        );
         return { mandateReferenceNumber: res.data.mandate_reference_number ?? undefined };
       } catch (err) {
         if (err instanceof DependencyFailedError) {
-          throw ApplicationFailure.create({ type: 'SessionExpired', message: 'Invalid or expired session.', nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: 'SessionExpired',
+            message: 'Invalid or expired session.',
+            nonRetryable: true,
+          });
         }
         throw toActivityFailure(err, { moneyMoving: false, what: 'validate mandate OTP' });
       }
@@ -143,7 +175,12 @@ export function createMandateActivities({ api, logger, claimCheck }: ActivityDep
       try {
         await api.mandates.resendOtp({ session_token: sessionToken });
       } catch (err) {
-        if (err instanceof DependencyFailedError) throw ApplicationFailure.create({ type: 'SessionExpired', message: 'Invalid or expired session.', nonRetryable: true });
+        if (err instanceof DependencyFailedError)
+          throw ApplicationFailure.create({
+            type: 'SessionExpired',
+            message: 'Invalid or expired session.',
+            nonRetryable: true,
+          });
         throw toActivityFailure(err, { moneyMoving: false, what: 'resend mandate OTP' });
       }
     },
@@ -157,30 +194,52 @@ export function createMandateActivities({ api, logger, claimCheck }: ActivityDep
     async debitMandate(req: MandateDebitRequest): Promise<MandateDebitAnswer> {
       try {
         const res = await heartbeatWhile(
-          () => api.mandates.debit({ amount: req.amount, mandate_id: req.mandateId, transaction_reference: req.reference, narration: req.narration, customer_email: req.customerEmail }),
+          () =>
+            api.mandates.debit({
+              amount: req.amount,
+              mandate_id: req.mandateId,
+              transaction_reference: req.reference,
+              narration: req.narration,
+              customer_email: req.customerEmail,
+            }),
           { call: 'D3', reference: req.reference },
         );
         const serviceStatus = String(res.data.status ?? '');
-        const answer: MandateDebitAnswer = { status: debitAnswerStatus(serviceStatus), serviceStatus, ...(typeof res.data.amount === 'number' ? { amount: res.data.amount } : {}) };
+        const answer: MandateDebitAnswer = {
+          status: debitAnswerStatus(serviceStatus),
+          serviceStatus,
+          ...(typeof res.data.amount === 'number' ? { amount: res.data.amount } : {}),
+        };
         logger.info({ reference: req.reference, amount: req.amount, status: serviceStatus }, 'mandate debit answered');
         return answer;
       } catch (err) {
         if (err instanceof BadRequestError && isDuplicateReference(err)) {
-          throw ApplicationFailure.create({ type: 'DuplicateReference', message: `debit ${req.reference}: ${err.message}`, nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: 'DuplicateReference',
+            message: `debit ${req.reference}: ${err.message}`,
+            nonRetryable: true,
+          });
         }
         throw toActivityFailure(err, { moneyMoving: true, what: `debit ${req.reference}` });
       }
     },
 
     /** D4 for one mandate; the partial result is read per id ('Mandate already cancelled' counts as cancelled). */
-    async cancelMandate(mandateId: string): Promise<{ cancelled: boolean; alreadyCancelled: boolean; reason?: string }> {
+    async cancelMandate(
+      mandateId: string,
+    ): Promise<{ cancelled: boolean; alreadyCancelled: boolean; reason?: string }> {
       try {
         const res = await api.mandates.cancel({ mandateIds: [mandateId] });
         const data = res.data;
         if (data.canceledMandates.map(String).includes(mandateId)) return { cancelled: true, alreadyCancelled: false };
         const failed = data.failedMandates.find((f) => String(f.mandateId) === mandateId);
-        if (failed && /already cancel/i.test(failed.failureReason ?? '')) return { cancelled: true, alreadyCancelled: true };
-        return { cancelled: false, alreadyCancelled: false, reason: failed?.failureReason ?? 'not reported by the service' };
+        if (failed && /already cancel/i.test(failed.failureReason ?? ''))
+          return { cancelled: true, alreadyCancelled: true };
+        return {
+          cancelled: false,
+          alreadyCancelled: false,
+          reason: failed?.failureReason ?? 'not reported by the service',
+        };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: false, what: 'cancel mandate' });
       }

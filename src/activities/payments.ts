@@ -9,7 +9,14 @@
 // Nothing here logs a request body: card data, PIN, OTP and bank codes pass through the API
 // client and are never logged; only references and statuses are.
 import { ApplicationFailure } from '@temporalio/activity';
-import { BadRequestError, isDocumentedNotFound, type CheckoutInitiateRequest, type DirectChargeBankRequest, type DirectChargeCardRequest, type DirectInitiateUssdRequest } from '../api';
+import {
+  BadRequestError,
+  isDocumentedNotFound,
+  type CheckoutInitiateRequest,
+  type DirectChargeBankRequest,
+  type DirectChargeCardRequest,
+  type DirectInitiateUssdRequest,
+} from '../api';
 import type { ActivityDeps } from './deps';
 import type { CardDetails, CardPaymentInput } from '../shared/card';
 import { withSealed } from './claim-check';
@@ -31,15 +38,22 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
     async chargeCard(input: CardPaymentInput): Promise<CardStepResult> {
       try {
         const { data } = await withSealed(claimCheck, input.card.handle, 'card', (card: CardDetails) =>
-          heartbeatWhile(api.direct.chargeCard({
-            transaction_reference: input.transactionRef,
-            amount: input.amount,
-            currency: input.currency,
-            pass_charge: input.passCharge,
-            redirect_url: input.redirectUrl,
-            customer: { name: input.customer.name, email: input.customer.email },
-            card: { number: card.number, cvv: card.cvv, expiry_month: card.expiryMonth, expiry_year: card.expiryYear },
-          } satisfies DirectChargeCardRequest)),
+          heartbeatWhile(
+            api.direct.chargeCard({
+              transaction_reference: input.transactionRef,
+              amount: input.amount,
+              currency: input.currency,
+              pass_charge: input.passCharge,
+              redirect_url: input.redirectUrl,
+              customer: { name: input.customer.name, email: input.customer.email },
+              card: {
+                number: card.number,
+                cvv: card.cvv,
+                expiry_month: card.expiryMonth,
+                expiry_year: card.expiryYear,
+              },
+            } satisfies DirectChargeCardRequest),
+          ),
         );
         const status = data.transaction_status ?? 'unknown';
         logger.info({ transactionRef: input.transactionRef, status }, 'card charge answered');
@@ -53,7 +67,12 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
     async authorizeCard(transactionRef: string, step: 'pin' | 'otp', handle: string): Promise<CardStepResult> {
       try {
         const { data } = await withSealed(claimCheck, handle, step, (code: string) =>
-          heartbeatWhile(api.direct.authorizeCard({ transaction_reference: transactionRef, authorization: step === 'pin' ? { pin: code } : { otp: code } })),
+          heartbeatWhile(
+            api.direct.authorizeCard({
+              transaction_reference: transactionRef,
+              authorization: step === 'pin' ? { pin: code } : { otp: code },
+            }),
+          ),
         );
         const status = data.transaction_status ?? 'unknown';
         logger.info({ transactionRef, status, step }, 'card authorization answered');
@@ -66,8 +85,12 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
     /** B3. Money-moving: one attempt. */
     async chargeBank(input: BankPaymentInput): Promise<{ authModel?: string }> {
       const req: DirectChargeBankRequest = {
-        transaction_reference: input.transactionRef, amount: input.amount, currency: input.currency, pass_charge: input.passCharge,
-        bank: { bank_code: input.bank.bankCode, account_or_phoneno: input.bank.accountOrPhone }, customer: { name: input.customer.name, email: input.customer.email },
+        transaction_reference: input.transactionRef,
+        amount: input.amount,
+        currency: input.currency,
+        pass_charge: input.passCharge,
+        bank: { bank_code: input.bank.bankCode, account_or_phoneno: input.bank.accountOrPhone },
+        customer: { name: input.customer.name, email: input.customer.email },
       };
       try {
         const { data } = await heartbeatWhile(api.direct.chargeBank(req));
@@ -79,10 +102,15 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
     },
 
     /** B4 with the payer's sealed token or OTP (the handle from the Update). Money-moving: one attempt. */
-    async validateBank(transactionRef: string, handle: string): Promise<{ authModel?: string; transactionStatus?: string }> {
+    async validateBank(
+      transactionRef: string,
+      handle: string,
+    ): Promise<{ authModel?: string; transactionStatus?: string }> {
       try {
         const { data } = await withSealed(claimCheck, handle, 'bank-code', (code: string) =>
-          heartbeatWhile(api.direct.validateBank({ transaction_reference: transactionRef, authorization: { otp_token: code } })),
+          heartbeatWhile(
+            api.direct.validateBank({ transaction_reference: transactionRef, authorization: { otp_token: code } }),
+          ),
         );
         logger.info({ transactionRef, status: data.transaction_status }, 'bank validation answered');
         return { authModel: data.auth_model ?? undefined, transactionStatus: data.transaction_status ?? undefined };
@@ -94,13 +122,22 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
     /** B5. Creates the transaction: one attempt, settled by verify when the answer is lost. */
     async initiateUssd(input: UssdPaymentInput): Promise<{ ussdCode: string; expiresAt?: string }> {
       const req: DirectInitiateUssdRequest = {
-        transaction_reference: input.transactionRef, amount: input.amount, currency: input.currency, pass_charge: input.passCharge,
-        ussd: { bank_code: input.bankCode as DirectInitiateUssdRequest['ussd']['bank_code'] }, customer: { name: input.customer.name, email: input.customer.email },
+        transaction_reference: input.transactionRef,
+        amount: input.amount,
+        currency: input.currency,
+        pass_charge: input.passCharge,
+        ussd: { bank_code: input.bankCode as DirectInitiateUssdRequest['ussd']['bank_code'] },
+        customer: { name: input.customer.name, email: input.customer.email },
       };
       try {
         const { data } = await heartbeatWhile(api.direct.initiateUssd(req));
         const code = data.ussd_details?.ussd_reference;
-        if (!code) throw ApplicationFailure.create({ type: 'OutcomeUnknown', message: 'B5 answered without ussd_details.ussd_reference', nonRetryable: true });
+        if (!code)
+          throw ApplicationFailure.create({
+            type: 'OutcomeUnknown',
+            message: 'B5 answered without ussd_details.ussd_reference',
+            nonRetryable: true,
+          });
         logger.info({ transactionRef: input.transactionRef }, 'USSD code issued');
         return { ussdCode: code, expiresAt: data.ussd_details?.expiresAt ?? undefined };
       } catch (err) {
@@ -111,9 +148,18 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
     /** A1 (+A3). Creates the transaction: one attempt, settled by verify when the answer is lost. */
     async initiateCheckout(input: CheckoutInput): Promise<{ checkoutUrl: string }> {
       const req: CheckoutInitiateRequest = {
-        amount: input.amount, email: input.email, currency: input.currency, initiate_type: 'inline', transaction_ref: input.transactionRef,
-        customer_name: input.customerName, callback_url: input.callbackUrl, payment_channels: input.channels, metadata: input.metadata,
-        pass_charge: input.passCharge, sub_merchant_id: input.subMerchantId, is_recurring: input.isRecurring,
+        amount: input.amount,
+        email: input.email,
+        currency: input.currency,
+        initiate_type: 'inline',
+        transaction_ref: input.transactionRef,
+        customer_name: input.customerName,
+        callback_url: input.callbackUrl,
+        payment_channels: input.channels,
+        metadata: input.metadata,
+        pass_charge: input.passCharge,
+        sub_merchant_id: input.subMerchantId,
+        is_recurring: input.isRecurring,
       };
       try {
         const { data } = await heartbeatWhile(api.checkout.initiate(req));
@@ -125,9 +171,15 @@ export function createPaymentActivities({ api, logger, claimCheck }: ActivityDep
     },
 
     /** A4. Money-moving: one attempt; the workflow verifies the reference first and after an unknown outcome. */
-    async chargeToken(req: { tokenId: string; amount: number; reference: string }): Promise<{ transactionStatus?: string }> {
+    async chargeToken(req: {
+      tokenId: string;
+      amount: number;
+      reference: string;
+    }): Promise<{ transactionStatus?: string }> {
       try {
-        const { data } = await heartbeatWhile(api.tokens.charge({ amount: req.amount, token_id: req.tokenId, transaction_ref: req.reference }));
+        const { data } = await heartbeatWhile(
+          api.tokens.charge({ amount: req.amount, token_id: req.tokenId, transaction_ref: req.reference }),
+        );
         logger.info({ transactionRef: req.reference, status: data.transaction_status }, 'token charge answered');
         return { transactionStatus: data.transaction_status ?? undefined };
       } catch (err) {

@@ -37,7 +37,11 @@ export function createPosRefundActivities(deps: Pick<ActivityDeps, 'logger'>) {
   return {
     async posRefundReserve(req: RefundReserveRequest): Promise<RefundReservation> {
       const ctx = Context.current();
-      const args: PosRefundLedgerInput = { original_merchant_ref: req.original_merchant_ref, sale_amount: req.sale_amount, currency: req.currency };
+      const args: PosRefundLedgerInput = {
+        original_merchant_ref: req.original_merchant_ref,
+        sale_amount: req.sale_amount,
+        currency: req.currency,
+      };
       try {
         await ctx.client.workflow.signalWithStart('posRefundLedgerWorkflow', {
           workflowId: req.ledgerWorkflowId,
@@ -46,11 +50,20 @@ export function createPosRefundActivities(deps: Pick<ActivityDeps, 'logger'>) {
           signal: openRefundLedgerSignal,
           signalArgs: [],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-refund-ledger', reference: req.original_merchant_ref, status: 'open', amount: req.sale_amount, currency: req.currency }),
+          typedSearchAttributes: paymentSearchAttributes({
+            flow: 'pos-refund-ledger',
+            reference: req.original_merchant_ref,
+            status: 'open',
+            amount: req.sale_amount,
+            currency: req.currency,
+          }),
         });
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) {
-          log.warn({ originalMerchantRef: req.original_merchant_ref, ledgerWorkflowId: req.ledgerWorkflowId }, 'POS refund ledger has ended; refund refused');
+          log.warn(
+            { originalMerchantRef: req.original_merchant_ref, ledgerWorkflowId: req.ledgerWorkflowId },
+            'POS refund ledger has ended; refund refused',
+          );
           throw ApplicationFailure.create({
             type: REFUND_LEDGER_CLOSED,
             message: `the refund ledger of sale ${req.original_merchant_ref} (${req.ledgerWorkflowId}) has ended: its running total cannot be trusted, so no refund is sent; check the sale's refunds and restore the ledger`,
@@ -60,15 +73,26 @@ export function createPosRefundActivities(deps: Pick<ActivityDeps, 'logger'>) {
         throw err;
       }
       try {
-        const granted = await ctx.client.workflow
-          .getHandle(req.ledgerWorkflowId)
-          .executeUpdate(reserveRefundUpdate, { args: [{ merchant_ref: req.merchant_ref, amount: req.amount }], updateId: `reserve-${req.merchant_ref}` });
-        log.info({ merchantRef: req.merchant_ref, originalMerchantRef: req.original_merchant_ref, remainingAfter: granted.remainingAfter }, 'POS refund reserved');
+        const granted = await ctx.client.workflow.getHandle(req.ledgerWorkflowId).executeUpdate(reserveRefundUpdate, {
+          args: [{ merchant_ref: req.merchant_ref, amount: req.amount }],
+          updateId: `reserve-${req.merchant_ref}`,
+        });
+        log.info(
+          {
+            merchantRef: req.merchant_ref,
+            originalMerchantRef: req.original_merchant_ref,
+            remainingAfter: granted.remainingAfter,
+          },
+          'POS refund reserved',
+        );
         return granted;
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError) {
           const why = err.cause instanceof Error ? err.cause.message : err.message;
-          log.info({ merchantRef: req.merchant_ref, originalMerchantRef: req.original_merchant_ref }, 'POS refund reservation refused');
+          log.info(
+            { merchantRef: req.merchant_ref, originalMerchantRef: req.original_merchant_ref },
+            'POS refund reservation refused',
+          );
           throw ApplicationFailure.create({ type: REFUND_OVER_REMAINING, message: why, nonRetryable: true });
         }
         throw err;

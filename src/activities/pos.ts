@@ -11,14 +11,38 @@
 // 'pos-card') and F3 redeems it right before the call (withSealed); F4 needs no card data.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { TransactionRecord } from '../api/schemas/checkout';
-import { isDocumentedNotFound, NotFoundError, PaymentsApiError, RequestAbortedError, type PosTerminalTransaction } from '../api';
+import {
+  isDocumentedNotFound,
+  NotFoundError,
+  PaymentsApiError,
+  RequestAbortedError,
+  type PosTerminalTransaction,
+} from '../api';
 import type { ActivityDeps } from './deps';
 import { withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
-import { POS_REMOTE_TXN_SOURCE, acquireTerminalLockSignal, classifyPosCode, posRemoteE1SendingSignal, posTerminalLockWorkflowId, type PosRemoteRecordLookup, type PosRemoteSearchOutcome, type PosTerminalLockInput, type PosInitiateRequest, type PosLinkedInitiateRequest, type PosSealedCardData, type PosSealedInitiateRequest, type PosInitiateResponse, type PosRemotePollOutcome, type PosRemotePollProgress, type PosRemoteRecord, type PosRequeryOutcome, type PosTransactionRecord } from '../shared/pos';
+import {
+  POS_REMOTE_TXN_SOURCE,
+  acquireTerminalLockSignal,
+  classifyPosCode,
+  posRemoteE1SendingSignal,
+  posTerminalLockWorkflowId,
+  type PosRemoteRecordLookup,
+  type PosRemoteSearchOutcome,
+  type PosTerminalLockInput,
+  type PosInitiateRequest,
+  type PosLinkedInitiateRequest,
+  type PosSealedCardData,
+  type PosSealedInitiateRequest,
+  type PosInitiateResponse,
+  type PosRemotePollOutcome,
+  type PosRemotePollProgress,
+  type PosRemoteRecord,
+  type PosRequeryOutcome,
+  type PosTransactionRecord,
+} from '../shared/pos';
 import { FailureTypes } from '../shared/failures';
 import { toActivityFailure } from './failures';
-
 
 /** The parts of F3/F4's transaction the flow keeps: no card data beyond the masked PAN. */
 export function toPosTransactionRecord(t: PosTerminalTransaction): PosTransactionRecord {
@@ -59,7 +83,10 @@ function metaValue(row: TransactionRecord, key: string): unknown {
 }
 
 /** An A6 row that is a POS remote request to this terminal for this amount and currency. */
-export function isRemoteRequestFor(row: TransactionRecord, q: { terminal_id: string; amount: number; currency?: string }): boolean {
+export function isRemoteRequestFor(
+  row: TransactionRecord,
+  q: { terminal_id: string; amount: number; currency?: string },
+): boolean {
   return (
     metaValue(row, 'source') === POS_REMOTE_TXN_SOURCE &&
     String(metaValue(row, 'device_id') ?? '') === q.terminal_id &&
@@ -94,18 +121,30 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
      * HTTP call: a failure without that mark provably never sent E1. Heartbeats while the call is
      * open, so a killed worker is noticed within the (short) heartbeat timeout.
      */
-    async posRemoteCreateRequest(req: { terminal_id: string; amount: number; account_type?: string }, o: { announce?: boolean } = {}): Promise<{ request_ref: string }> {
+    async posRemoteCreateRequest(
+      req: { terminal_id: string; amount: number; account_type?: string },
+      o: { announce?: boolean } = {},
+    ): Promise<{ request_ref: string }> {
       const ctx = Context.current();
       const wf = ctx.info.workflowExecution;
       if (o.announce && wf) {
         try {
-          await ctx.client.workflow.getHandle(wf.workflowId, wf.runId).signal(posRemoteE1SendingSignal, { activityId: ctx.info.activityId, attempt: ctx.info.attempt });
+          await ctx.client.workflow
+            .getHandle(wf.workflowId, wf.runId)
+            .signal(posRemoteE1SendingSignal, { activityId: ctx.info.activityId, attempt: ctx.info.attempt });
         } catch (err) {
           // Not announced: not sent either.
-          throw ApplicationFailure.create({ type: FailureTypes.Transient, message: `E1 not sent: the sending mark could not be recorded (${err instanceof Error ? err.message : String(err)})`, nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: FailureTypes.Transient,
+            message: `E1 not sent: the sending mark could not be recorded (${err instanceof Error ? err.message : String(err)})`,
+            nonRetryable: true,
+          });
         }
       }
-      const beat = setInterval(() => ctx.heartbeat({ phase: 'sending' }), Math.max(100, Math.floor((ctx.info.heartbeatTimeoutMs ?? 10_000) / 3)));
+      const beat = setInterval(
+        () => ctx.heartbeat({ phase: 'sending' }),
+        Math.max(100, Math.floor((ctx.info.heartbeatTimeoutMs ?? 10_000) / 3)),
+      );
       ctx.heartbeat({ phase: 'sending' });
       try {
         const res = await api.posRemote.create(req, { requestId: ctx.info.activityId });
@@ -119,11 +158,23 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
     },
 
     /** Queues the calling flow at its terminal's lock, starting the lock when none runs (signalWithStart; idempotent). */
-    async posTerminalLockAcquire(input: { terminal_id: string; lockWorkflowId?: string; checkIntervalMs?: number }): Promise<void> {
+    async posTerminalLockAcquire(input: {
+      terminal_id: string;
+      lockWorkflowId?: string;
+      checkIntervalMs?: number;
+    }): Promise<void> {
       const ctx = Context.current();
       const wf = ctx.info.workflowExecution;
-      if (!wf) throw ApplicationFailure.create({ type: FailureTypes.InvalidRequest, message: 'the terminal lock is taken by a workflow', nonRetryable: true });
-      const args: PosTerminalLockInput = { terminal_id: input.terminal_id, ...(input.checkIntervalMs ? { checkIntervalMs: input.checkIntervalMs } : {}) };
+      if (!wf)
+        throw ApplicationFailure.create({
+          type: FailureTypes.InvalidRequest,
+          message: 'the terminal lock is taken by a workflow',
+          nonRetryable: true,
+        });
+      const args: PosTerminalLockInput = {
+        terminal_id: input.terminal_id,
+        ...(input.checkIntervalMs ? { checkIntervalMs: input.checkIntervalMs } : {}),
+      };
       await ctx.client.workflow.signalWithStart('posTerminalLockWorkflow', {
         workflowId: input.lockWorkflowId ?? posTerminalLockWorkflowId(input.terminal_id),
         taskQueue: ctx.info.taskQueue,
@@ -138,7 +189,12 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
      * Before E1 it gives the baseline (what existed already); after a lost E1 answer, the one
      * request not in the baseline nor held by an earlier lock holder is ours.
      */
-    async posRemoteFindRequest(q: { terminal_id: string; amount: number; currency?: 'NGN' | 'USD'; exclude: string[] }): Promise<PosRemoteSearchOutcome & { refs: string[] }> {
+    async posRemoteFindRequest(q: {
+      terminal_id: string;
+      amount: number;
+      currency?: 'NGN' | 'USD';
+      exclude: string[];
+    }): Promise<PosRemoteSearchOutcome & { refs: string[] }> {
       const ctx = Context.current();
       const now = Date.now();
       const window = { start_date: day(now - 86_400_000), end_date: day(now + 86_400_000) };
@@ -149,22 +205,34 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
         ctx.heartbeat({ page });
         let rows: TransactionRecord[];
         try {
-          rows = (await api.transactions.query({ ...window, ...(q.currency ? { currency: q.currency } : {}), page, perpage: 100 }, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}-p${page}` })).data;
+          rows = (
+            await api.transactions.query(
+              { ...window, ...(q.currency ? { currency: q.currency } : {}), page, perpage: 100 },
+              { requestId: `${ctx.info.activityId}-${ctx.info.attempt}-p${page}` },
+            )
+          ).data;
         } catch (err) {
           throw toActivityFailure(err, { moneyMoving: false, what: 'A6 query transactions' });
         }
         scanned += rows.length;
-        for (const row of rows) if (isRemoteRequestFor(row, q) && !refs.includes(row.transaction_ref)) refs.push(row.transaction_ref);
+        for (const row of rows)
+          if (isRemoteRequestFor(row, q) && !refs.includes(row.transaction_ref)) refs.push(row.transaction_ref);
         if (rows.length < 100) break;
         if (page === maxPages) {
           // An incomplete list cannot prove which request is new: never guess.
-          throw ApplicationFailure.create({ type: FailureTypes.ServiceError, message: `A6 lists more than ${maxPages * 100} transactions around today; the terminal's requests cannot be told apart`, nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: FailureTypes.ServiceError,
+            message: `A6 lists more than ${maxPages * 100} transactions around today; the terminal's requests cannot be told apart`,
+            nonRetryable: true,
+          });
         }
       }
       const fresh = refs.filter((r) => !q.exclude.includes(r));
       if (fresh.length === 0) return { kind: 'none', scanned, refs };
       if (fresh.length > 1) return { kind: 'many', request_refs: fresh, refs };
-      const row = await api.transactions.query({ ...window, reference: fresh[0] }, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}-ref` }).catch(() => undefined);
+      const row = await api.transactions
+        .query({ ...window, reference: fresh[0] }, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}-ref` })
+        .catch(() => undefined);
       const status = row?.data.find((r) => r.transaction_ref === fresh[0])?.transaction_status ?? 'pending';
       return { kind: 'one', request_ref: fresh[0], status: status.toLowerCase(), refs };
     },
@@ -181,7 +249,16 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
         const row = res.data.find((r) => r.transaction_ref === input.request_ref);
         if (!row) return { found: false };
         const status = row.transaction_status.toLowerCase();
-        return { found: true, status, record: { status, transaction_ref: row.transaction_ref, amount: row.transaction_amount, ...(row.created_at ? { created_at: row.created_at } : {}) } };
+        return {
+          found: true,
+          status,
+          record: {
+            status,
+            transaction_ref: row.transaction_ref,
+            amount: row.transaction_amount,
+            ...(row.created_at ? { created_at: row.created_at } : {}),
+          },
+        };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: false, what: 'A6 look up remote request' });
       }
@@ -193,21 +270,38 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
      * the heartbeat details; cancellation (a cancel signal, a cancelled workflow) arrives with
      * the heartbeat and stops the loop at once.
      */
-    async posRemotePollRequest(input: { request_ref: string; intervalMs?: number; unobservedGapMs?: number; expiresNotBefore?: number }): Promise<PosRemotePollOutcome> {
+    async posRemotePollRequest(input: {
+      request_ref: string;
+      intervalMs?: number;
+      unobservedGapMs?: number;
+      expiresNotBefore?: number;
+    }): Promise<PosRemotePollOutcome> {
       const ctx = Context.current();
       const intervalMs = input.intervalMs ?? opts.defaultPollIntervalMs ?? 2500;
       const prev = ctx.info.heartbeatDetails as PosRemotePollProgress | undefined;
-      const progress: PosRemotePollProgress = { polls: prev?.polls ?? 0, startedAt: prev?.startedAt ?? Date.now(), lastStatus: prev?.lastStatus, lastObservedAt: prev?.lastObservedAt };
+      const progress: PosRemotePollProgress = {
+        polls: prev?.polls ?? 0,
+        startedAt: prev?.startedAt ?? Date.now(),
+        lastStatus: prev?.lastStatus,
+        lastObservedAt: prev?.lastObservedAt,
+      };
       const attempt = ctx.info.attempt;
       const gapLimit = input.unobservedGapMs ?? 30_000;
       // A resumed attempt did not watch the request while no worker was alive.
       let watchedThisAttempt = false;
-      if (prev) log.info({ requestRef: input.request_ref, attempt, polls: progress.polls }, 'POS remote polling resumed from heartbeat');
+      if (prev)
+        log.info(
+          { requestRef: input.request_ref, attempt, polls: progress.polls },
+          'POS remote polling resumed from heartbeat',
+        );
       let consecutiveErrors = 0;
       for (;;) {
         ctx.heartbeat(progress);
         try {
-          const res = await api.posRemote.requery({ request_ref: input.request_ref }, { signal: ctx.cancellationSignal, requestId: `${ctx.info.activityId}-${progress.polls + 1}` });
+          const res = await api.posRemote.requery(
+            { request_ref: input.request_ref },
+            { signal: ctx.cancellationSignal, requestId: `${ctx.info.activityId}-${progress.polls + 1}` },
+          );
           progress.polls += 1;
           consecutiveErrors = 0;
           progress.lastStatus = res.data.status;
@@ -220,12 +314,23 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
           if (ctx.cancellationSignal.aborted || err instanceof RequestAbortedError) {
             throw new CancelledFailure(String(ctx.cancellationSignal.reason ?? 'cancelled'));
           }
-          if (err instanceof NotFoundError && input.expiresNotBefore !== undefined && Date.now() < input.expiresNotBefore) {
+          if (
+            err instanceof NotFoundError &&
+            input.expiresNotBefore !== undefined &&
+            Date.now() < input.expiresNotBefore
+          ) {
             // A 404 while the lifetime runs is not expiry: something else is wrong (a replica
             // that has not seen the request, a wrong path). Keep polling; never conclude.
             progress.polls += 1;
             progress.earlyNotFound = (progress.earlyNotFound ?? 0) + 1;
-            log.warn({ requestRef: input.request_ref, earlyNotFound: progress.earlyNotFound, msLeft: input.expiresNotBefore - Date.now() }, 'POS remote E2 404 before the lifetime ended; polling continues');
+            log.warn(
+              {
+                requestRef: input.request_ref,
+                earlyNotFound: progress.earlyNotFound,
+                msLeft: input.expiresNotBefore - Date.now(),
+              },
+              'POS remote E2 404 before the lifetime ended; polling continues',
+            );
             ctx.heartbeat(progress);
             await ctx.sleep(intervalMs);
             continue;
@@ -238,7 +343,10 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
             const gap = Date.now() - (progress.lastObservedAt ?? progress.startedAt);
             const resumedBlind = attempt > 1 && !watchedThisAttempt;
             if (resumedBlind || gap > gapLimit) {
-              log.warn({ requestRef: input.request_ref, attempt, gapMs: gap }, 'POS remote request gone after an unobserved stretch');
+              log.warn(
+                { requestRef: input.request_ref, attempt, gapMs: gap },
+                'POS remote request gone after an unobserved stretch',
+              );
               return { status: 'expired', polls: progress.polls, attempt, unobserved: true, unobservedMs: gap };
             }
             return { status: 'expired', polls: progress.polls, attempt };
@@ -246,7 +354,10 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
           const failure = toActivityFailure(err, { moneyMoving: false, what: 'E2 requery remote request' });
           if (failure.nonRetryable) throw failure;
           consecutiveErrors += 1;
-          log.warn({ requestRef: input.request_ref, type: failure.type, consecutiveErrors }, 'POS remote requery failed; polling continues');
+          log.warn(
+            { requestRef: input.request_ref, type: failure.type, consecutiveErrors },
+            'POS remote requery failed; polling continues',
+          );
         }
         ctx.heartbeat(progress);
         await ctx.sleep(intervalMs); // throws CancelledFailure when cancelled
@@ -254,16 +365,22 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
     },
 
     /** One E2 look (after a cancel): pending, success/failed with the record, or expired (404). */
-    async posRemoteRequeryOnce(input: { request_ref: string }): Promise<PosRemotePollOutcome | { status: 'pending'; polls: number; attempt: number }> {
+    async posRemoteRequeryOnce(input: {
+      request_ref: string;
+    }): Promise<PosRemotePollOutcome | { status: 'pending'; polls: number; attempt: number }> {
       const ctx = Context.current();
       try {
-        const res = await api.posRemote.requery({ request_ref: input.request_ref }, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}` });
+        const res = await api.posRemote.requery(
+          { request_ref: input.request_ref },
+          { requestId: `${ctx.info.activityId}-${ctx.info.attempt}` },
+        );
         if (res.data.status === 'success' || res.data.status === 'failed') {
           return { status: res.data.status, record: res.data as PosRemoteRecord, polls: 1, attempt: ctx.info.attempt };
         }
         return { status: 'pending', polls: 1, attempt: ctx.info.attempt };
       } catch (err) {
-        if (isDocumentedNotFound('posRemoteRequery', err)) return { status: 'expired', polls: 1, attempt: ctx.info.attempt };
+        if (isDocumentedNotFound('posRemoteRequery', err))
+          return { status: 'expired', polls: 1, attempt: ctx.info.attempt };
         throw toActivityFailure(err, { moneyMoving: false, what: 'E2 requery remote request' });
       }
     },
@@ -274,9 +391,16 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
      * read in clear (PosInitiateRequest). A Refund or Completion names its original
      * (`original_merchant_ref`, PosLinkedInitiateRequest), passed on as it is.
      */
-    async posTerminalInitiateTransaction(req: PosSealedInitiateRequest | PosLinkedInitiateRequest | PosInitiateRequest, o: { attempt: number; timeoutMs?: number }): Promise<PosInitiateResponse> {
+    async posTerminalInitiateTransaction(
+      req: PosSealedInitiateRequest | PosLinkedInitiateRequest | PosInitiateRequest,
+      o: { attempt: number; timeoutMs?: number },
+    ): Promise<PosInitiateResponse> {
       const ctx = Context.current();
-      const where = { workflowId: ctx.info.workflowExecution?.workflowId, merchantRef: req.merchant_ref, attempt: o.attempt };
+      const where = {
+        workflowId: ctx.info.workflowExecution?.workflowId,
+        merchantRef: req.merchant_ref,
+        attempt: o.attempt,
+      };
       const call = { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` };
       try {
         // Heartbeats while the call is open: a worker lost mid-call is noticed within the heartbeat timeout.
@@ -291,16 +415,26 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
                   void _sealed;
                   return api.posTerminal.initiate({ ...fields, ...card }, call);
                 },
-                { afterAnswer: (r) => classifyPosCode(r.data.response_code, r.data.response_message ?? undefined).outcome === 'unknown', afterError: keepCardAfterError },
+                {
+                  afterAnswer: (r) =>
+                    classifyPosCode(r.data.response_code, r.data.response_message ?? undefined).outcome === 'unknown',
+                  afterError: keepCardAfterError,
+                },
               )
             : api.posTerminal.initiate(req, call),
         );
         const transaction = toPosTransactionRecord(res.data);
-        log.info({ ...where, responseCode: transaction.response_code, status: transaction.status }, 'POS transaction answered');
+        log.info(
+          { ...where, responseCode: transaction.response_code, status: transaction.status },
+          'POS transaction answered',
+        );
         return { transaction };
       } catch (err) {
         const failure = toActivityFailure(err, { moneyMoving: true, what: 'F3 initiate POS transaction' });
-        log.warn({ ...where, type: failure.type, status: err instanceof PaymentsApiError ? err.status : undefined }, 'POS transaction without an answer');
+        log.warn(
+          { ...where, type: failure.type, status: err instanceof PaymentsApiError ? err.status : undefined },
+          'POS transaction without an answer',
+        );
         throw failure;
       }
     },
@@ -319,7 +453,13 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
       } catch (err) {
         if (isDocumentedNotFound('posTerminalRequery', err)) return { found: false };
         throw toActivityFailure(
-          err instanceof NotFoundError ? ApplicationFailure.create({ type: FailureTypes.ServiceError, message: `F4 404 that is not the documented "transaction unknown": ${err.message}`, nonRetryable: true }) : err,
+          err instanceof NotFoundError
+            ? ApplicationFailure.create({
+                type: FailureTypes.ServiceError,
+                message: `F4 404 that is not the documented "transaction unknown": ${err.message}`,
+                nonRetryable: true,
+              })
+            : err,
           { moneyMoving: false, what: 'F4 requery POS transaction' },
         );
       }

@@ -22,11 +22,30 @@ import type { TransactionQueryRequest, TransactionRecord } from '../api';
 import type { ActivityDeps } from './deps';
 import { heartbeatWhile } from './heartbeat';
 import { mandateStateQuery, type MandateDebit } from '../shared/mandate';
-import { PaymentAmount, PaymentCurrency, PaymentFlow, PaymentReference, PaymentStatus, ReconciliationStatus } from '../shared/search-attributes';
 import {
-  RECONCILIATION_MARK_FLOW, compareTransaction, isWithinOneMonth, lookupWindowAround, moneyStatusesByFlow, ourOutcome, reconciliationMarkWorkflowId,
-  type FindingKind, type OurTransaction, type ReconcileWindowInput, type ReconciliationFinding, type ReconciliationMark, type ReconciliationMarkStatus,
-  type ServiceTransaction, type WindowSummary,
+  PaymentAmount,
+  PaymentCurrency,
+  PaymentFlow,
+  PaymentReference,
+  PaymentStatus,
+  ReconciliationStatus,
+} from '../shared/search-attributes';
+import {
+  RECONCILIATION_MARK_FLOW,
+  compareTransaction,
+  isWithinOneMonth,
+  lookupWindowAround,
+  moneyStatusesByFlow,
+  ourOutcome,
+  reconciliationMarkWorkflowId,
+  type FindingKind,
+  type OurTransaction,
+  type ReconcileWindowInput,
+  type ReconciliationFinding,
+  type ReconciliationMark,
+  type ReconciliationMarkStatus,
+  type ServiceTransaction,
+  type WindowSummary,
 } from '../shared/reconciliation';
 import { toActivityFailure } from './failures';
 
@@ -49,7 +68,8 @@ function quote(v: string): string | undefined {
   return /^[\x20-\x7e]+$/.test(v) && !/["'\\]/.test(v) ? `"${v}"` : undefined;
 }
 
-const chunks = <T>(xs: T[], n: number): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
+const chunks = <T>(xs: T[], n: number): T[][] =>
+  Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
 interface Execution {
   info: WorkflowExecutionInfo;
@@ -92,7 +112,9 @@ interface OurSide {
 function ourSideOf(executions: Execution[]): OurSide {
   const marks = executions.filter((e) => e.flow === RECONCILIATION_MARK_FLOW).sort((a, b) => startMs(b) - startMs(a));
   const holding = executions.filter((e) => e.flow === 'unmatched-webhook').sort((a, b) => startMs(a) - startMs(b));
-  const flows = executions.filter((e) => ourOutcome(e.flow, e.status, e.info.type).outcome !== 'not_a_transaction').sort((a, b) => startMs(b) - startMs(a));
+  const flows = executions
+    .filter((e) => ourOutcome(e.flow, e.status, e.info.type).outcome !== 'not_a_transaction')
+    .sort((a, b) => startMs(b) - startMs(a));
   // The latest run that recorded money wins (a later run under the same reference cannot undo it); otherwise the latest run.
   const chosen = flows.find((e) => ourOutcome(e.flow, e.status, e.info.type).outcome === 'money') ?? flows[0];
   let flow: OurTransaction | undefined;
@@ -143,7 +165,12 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
 
   function temporalClient(): Client {
     if (!deps.temporal) {
-      throw ApplicationFailure.create({ type: 'NoTemporalClient', message: 'reconciliation needs a Temporal client in the activity deps (ActivityDeps.temporal) to read our flows', nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: 'NoTemporalClient',
+        message:
+          'reconciliation needs a Temporal client in the activity deps (ActivityDeps.temporal) to read our flows',
+        nonRetryable: true,
+      });
     }
     return deps.temporal;
   }
@@ -159,7 +186,11 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
     const ctx = Context.current();
     for (let attempt = 1; ; attempt++) {
       try {
-        const res = await heartbeatWhile(api.transactions.query(req, { requestId: `${ctx.info.workflowExecution?.workflowId ?? 'reconcile'}-${ctx.info.activityId}-${ctx.info.attempt}-${what}-${attempt}` }));
+        const res = await heartbeatWhile(
+          api.transactions.query(req, {
+            requestId: `${ctx.info.workflowExecution?.workflowId ?? 'reconcile'}-${ctx.info.activityId}-${ctx.info.attempt}-${what}-${attempt}`,
+          }),
+        );
         return res.data;
       } catch (err) {
         const failure = toActivityFailure(err, { moneyMoving: false, what: `A6 ${what}` });
@@ -178,24 +209,58 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
       const label = `${input.start}..${input.end}`;
       if (!isWithinOneMonth(window)) {
         // The service refuses wider windows (400); never send one.
-        throw ApplicationFailure.create({ type: 'InvalidWindow', message: `window ${label} is not within one month (end must be before the same day next month)`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: 'InvalidWindow',
+          message: `window ${label} is not within one month (end must be before the same day next month)`,
+          nonRetryable: true,
+        });
       }
       const taskQueue = quote(ctx.info.taskQueue);
-      if (!taskQueue) throw ApplicationFailure.create({ type: 'InvalidTaskQueue', message: 'the task queue name cannot be used in a visibility query', nonRetryable: true });
+      if (!taskQueue)
+        throw ApplicationFailure.create({
+          type: 'InvalidTaskQueue',
+          message: 'the task queue name cannot be used in a visibility query',
+          nonRetryable: true,
+        });
       const client = temporalClient();
 
       const summary: WindowSummary = {
-        start: input.start, end: input.end, currency: input.currency, pages: 0,
-        rows: 0, matched: 0, noMoneyBoth: 0, open: 0, notComparable: 0, ourSuccessesChecked: 0, findings: 0, marked: 0, resolved: 0,
-        byKind: {}, notComparableReasons: {}, findingList: [], findingsOmitted: 0,
+        start: input.start,
+        end: input.end,
+        currency: input.currency,
+        pages: 0,
+        rows: 0,
+        matched: 0,
+        noMoneyBoth: 0,
+        open: 0,
+        notComparable: 0,
+        ourSuccessesChecked: 0,
+        findings: 0,
+        marked: 0,
+        resolved: 0,
+        byKind: {},
+        notComparableReasons: {},
+        findingList: [],
+        findingsOmitted: 0,
       };
       const notComparable = (reason: string) => {
         summary.notComparable += 1;
         summary.notComparableReasons[reason] = (summary.notComparableReasons[reason] ?? 0) + 1;
       };
 
-      async function mark(reference: string, status: ReconciliationMarkStatus, finding?: ReconciliationFinding, previous?: string): Promise<boolean> {
-        const m: ReconciliationMark = { status, reference, reconciliationId: input.reconciliationId, ...(finding ? { finding } : {}), ...(previous ? { previous } : {}) };
+      async function mark(
+        reference: string,
+        status: ReconciliationMarkStatus,
+        finding?: ReconciliationFinding,
+        previous?: string,
+      ): Promise<boolean> {
+        const m: ReconciliationMark = {
+          status,
+          reference,
+          reconciliationId: input.reconciliationId,
+          ...(finding ? { finding } : {}),
+          ...(previous ? { previous } : {}),
+        };
         try {
           await client.workflow.start('reconciliationMarkWorkflow', {
             workflowId: reconciliationMarkWorkflowId(reference),
@@ -224,11 +289,39 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
         if (input.markFlows && lastMark !== f.kind && (await mark(f.reference, f.kind, f))) summary.marked += 1;
       }
 
-      function finding(kind: FindingKind, detail: string, s: ServiceTransaction | undefined, ours: OurTransaction | undefined, reference: string, paidEvidenceAt?: string): ReconciliationFinding {
+      function finding(
+        kind: FindingKind,
+        detail: string,
+        s: ServiceTransaction | undefined,
+        ours: OurTransaction | undefined,
+        reference: string,
+        paidEvidenceAt?: string,
+      ): ReconciliationFinding {
         return {
-          kind, reference, detail, window: `${label} ${input.currency}`,
-          ...(ours ? { flow: ours.flow, workflowId: ours.workflowId, runId: ours.runId, ourStatus: ours.status, ourAmount: ours.amount, ourCurrency: ours.currency, flowClosedAt: ours.closeTime } : {}),
-          ...(s ? { serviceStatus: s.status, serviceAmount: s.amount, serviceMerchantAmount: s.merchantAmount, serviceCurrency: s.currency, serviceCreatedAt: s.createdAt } : {}),
+          kind,
+          reference,
+          detail,
+          window: `${label} ${input.currency}`,
+          ...(ours
+            ? {
+                flow: ours.flow,
+                workflowId: ours.workflowId,
+                runId: ours.runId,
+                ourStatus: ours.status,
+                ourAmount: ours.amount,
+                ourCurrency: ours.currency,
+                flowClosedAt: ours.closeTime,
+              }
+            : {}),
+          ...(s
+            ? {
+                serviceStatus: s.status,
+                serviceAmount: s.amount,
+                serviceMerchantAmount: s.merchantAmount,
+                serviceCurrency: s.currency,
+                serviceCreatedAt: s.createdAt,
+              }
+            : {}),
           ...(paidEvidenceAt ? { paidEvidenceAt } : {}),
         };
       }
@@ -245,7 +338,9 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
         if (parents.length === 0) return found;
         const mandates = new Map<string, Execution>();
         for (const part of chunks(parents, REFS_PER_QUERY)) {
-          for (const e of await list(`TaskQueue = ${taskQueue} AND PaymentFlow = "mandate" AND PaymentReference IN (${part.map((p) => quote(p)).join(', ')})`)) {
+          for (const e of await list(
+            `TaskQueue = ${taskQueue} AND PaymentFlow = "mandate" AND PaymentReference IN (${part.map((p) => quote(p)).join(', ')})`,
+          )) {
             const prev = e.reference ? mandates.get(e.reference) : undefined;
             if (e.reference && (!prev || startMs(e) > startMs(prev))) mandates.set(e.reference, e);
           }
@@ -269,11 +364,20 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
             continue;
           }
           const d = list.find((x) => x.reference === ref);
-          if (!d) found.set(ref, { notComparable: 'mandate debit not among the debits its flow keeps (recent and unresolved)' });
+          if (!d)
+            found.set(ref, {
+              notComparable: 'mandate debit not among the debits its flow keeps (recent and unresolved)',
+            });
           else {
             found.set(ref, {
-              flow: 'mandate-debit', workflowId: m.info.workflowId, runId: m.info.runId, status: d.status, amount: d.amount, currency: 'NGN',
-              closed: m.closed, closeTime: m.closed ? m.info.closeTime?.toISOString() : undefined,
+              flow: 'mandate-debit',
+              workflowId: m.info.workflowId,
+              runId: m.info.runId,
+              status: d.status,
+              amount: d.amount,
+              currency: 'NGN',
+              closed: m.closed,
+              closeTime: m.closed ? m.info.closeTime?.toISOString() : undefined,
             });
           }
         }
@@ -283,19 +387,27 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
       // ---- 1 + 2: the service's rows, page by page, each compared with our side ----
       const seen = new Set<string>();
       for (let page = 1; page <= MAX_PAGES_PER_WINDOW; page++) {
-        const rows = await readPage({ start_date: input.start, end_date: input.end, currency: input.currency, page, perpage: input.perPage }, `${label} ${input.currency} page ${page}`);
+        const rows = await readPage(
+          { start_date: input.start, end_date: input.end, currency: input.currency, page, perpage: input.perPage },
+          `${label} ${input.currency} page ${page}`,
+        );
         summary.pages = page;
         ctx.heartbeat({ page, rows: summary.rows });
         if (rows.length === 0) break;
         // Rows already read on an earlier page (the list shifted while we read) are compared once.
         const fresh = rows.filter((r) => !seen.has(r.transaction_ref));
         if (fresh.length === 0) {
-          logger.warn({ window: label, currency: input.currency, page }, 'A6 page repeated earlier rows only; the window ends here');
+          logger.warn(
+            { window: label, currency: input.currency, page },
+            'A6 page repeated earlier rows only; the window ends here',
+          );
           break;
         }
         for (const r of fresh) seen.add(r.transaction_ref);
         // A row in another currency (a service that ignored `currency`) is compared in that currency's pass.
-        const mine = fresh.filter((r) => !r.transaction_currency_id || r.transaction_currency_id.toUpperCase() === input.currency);
+        const mine = fresh.filter(
+          (r) => !r.transaction_currency_id || r.transaction_currency_id.toUpperCase() === input.currency,
+        );
         summary.rows += mine.length;
 
         const toLookUp: TransactionRecord[] = [];
@@ -307,10 +419,13 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
         const byRef = new Map<string, Execution[]>();
         for (const part of chunks(toLookUp, REFS_PER_QUERY)) {
           const q = `TaskQueue = ${taskQueue} AND PaymentReference IN (${part.map((r) => quote(r.transaction_ref)).join(', ')})`;
-          for (const e of await list(q)) if (e.reference) byRef.set(e.reference, [...(byRef.get(e.reference) ?? []), e]);
+          for (const e of await list(q))
+            if (e.reference) byRef.set(e.reference, [...(byRef.get(e.reference) ?? []), e]);
         }
         const sides = new Map(toLookUp.map((r) => [r.transaction_ref, ourSideOf(byRef.get(r.transaction_ref) ?? [])]));
-        const debits = await mandateDebits(toLookUp.filter((r) => !sides.get(r.transaction_ref)!.flow).map((r) => r.transaction_ref));
+        const debits = await mandateDebits(
+          toLookUp.filter((r) => !sides.get(r.transaction_ref)!.flow).map((r) => r.transaction_ref),
+        );
 
         for (const r of toLookUp) {
           const s = compact(r);
@@ -334,7 +449,13 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
             case 'no_money_both':
               if (c.result === 'matched') summary.matched += 1;
               else summary.noMoneyBoth += 1;
-              if (input.markFlows && side.lastMark && side.lastMark !== 'resolved' && (await mark(r.transaction_ref, 'resolved', undefined, side.lastMark))) summary.resolved += 1;
+              if (
+                input.markFlows &&
+                side.lastMark &&
+                side.lastMark !== 'resolved' &&
+                (await mark(r.transaction_ref, 'resolved', undefined, side.lastMark))
+              )
+                summary.resolved += 1;
               break;
             case 'open':
               summary.open += 1;
@@ -343,14 +464,21 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
               notComparable(c.reason);
               break;
             case 'finding': {
-              const detail = !ours && side.onlyWebhook ? `${c.detail} (only a webhook's holding workflow has the reference)` : c.detail;
+              const detail =
+                !ours && side.onlyWebhook
+                  ? `${c.detail} (only a webhook's holding workflow has the reference)`
+                  : c.detail;
               await report(finding(c.kind, detail, s, ours, r.transaction_ref, c.paidEvidenceAt), side.lastMark);
               break;
             }
           }
         }
         if (page === MAX_PAGES_PER_WINDOW) {
-          throw ApplicationFailure.create({ type: 'TooManyPages', message: `A6 returned ${MAX_PAGES_PER_WINDOW} pages for ${label} ${input.currency} without an empty page`, nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: 'TooManyPages',
+            message: `A6 returned ${MAX_PAGES_PER_WINDOW} pages for ${label} ${input.currency} without an empty page`,
+            nonRetryable: true,
+          });
         }
       }
 
@@ -359,7 +487,9 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
       const flows = moneyByFlow.map(([f]) => quote(f)).join(', ');
       const statuses = [...new Set(moneyByFlow.flatMap(([, s]) => s))].map((s) => quote(s)).join(', ');
       const from = `${input.start}T00:00:00Z`;
-      const until = new Date(Date.parse(`${input.end}T00:00:00Z`) + 24 * 3600 * 1000).toISOString().replace('.000Z', 'Z');
+      const until = new Date(Date.parse(`${input.end}T00:00:00Z`) + 24 * 3600 * 1000)
+        .toISOString()
+        .replace('.000Z', 'Z');
       const successes = await list(
         `TaskQueue = ${taskQueue} AND PaymentFlow IN (${flows}) AND PaymentStatus IN (${statuses}) AND PaymentCurrency = ${quote(input.currency)} AND StartTime >= "${from}" AND StartTime < "${until}"`,
       );
@@ -372,19 +502,47 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
         if (seen.has(e.reference)) continue; // listed in this window: compared above
         ctx.heartbeat({ checking: e.reference });
         const around = lookupWindowAround(startMs(e));
-        const rows = await readPage({ start_date: around.start, end_date: around.end, reference: e.reference }, `reference ${e.reference}`);
+        const rows = await readPage(
+          { start_date: around.start, end_date: around.end, reference: e.reference },
+          `reference ${e.reference}`,
+        );
         if (rows.some((r) => r.transaction_ref === e.reference)) continue; // created in another window: compared there
         const quoted = quote(e.reference);
-        const side = quoted ? ourSideOf(await list(`TaskQueue = ${taskQueue} AND PaymentReference = ${quoted}`)) : { flow: undefined, lastMark: undefined };
-        const ours = side.flow ?? { flow: e.flow!, workflowType: e.info.type, workflowId: e.info.workflowId, runId: e.info.runId, status: e.status, amount: e.amount, currency: e.currency, closed: e.closed };
+        const side = quoted
+          ? ourSideOf(await list(`TaskQueue = ${taskQueue} AND PaymentReference = ${quoted}`))
+          : { flow: undefined, lastMark: undefined };
+        const ours = side.flow ?? {
+          flow: e.flow!,
+          workflowType: e.info.type,
+          workflowId: e.info.workflowId,
+          runId: e.info.runId,
+          status: e.status,
+          amount: e.amount,
+          currency: e.currency,
+          closed: e.closed,
+        };
         await report(
-          finding('mismatch_success_without_money', `the flow says success; the service lists no transaction with this reference (A6 ${label}, and by reference ${around.start}..${around.end})`, undefined, ours, e.reference),
+          finding(
+            'mismatch_success_without_money',
+            `the flow says success; the service lists no transaction with this reference (A6 ${label}, and by reference ${around.start}..${around.end})`,
+            undefined,
+            ours,
+            e.reference,
+          ),
           side.lastMark,
         );
       }
 
       logger.info(
-        { window: label, currency: input.currency, pages: summary.pages, rows: summary.rows, matched: summary.matched, findings: summary.findings, notComparable: summary.notComparable },
+        {
+          window: label,
+          currency: input.currency,
+          pages: summary.pages,
+          rows: summary.rows,
+          matched: summary.matched,
+          findings: summary.findings,
+          notComparable: summary.notComparable,
+        },
         'reconciliation window read',
       );
       return summary;

@@ -7,22 +7,46 @@ import type { ActivityDeps } from './deps';
 
 export function createScheduledMoneyActivities(deps: ActivityDeps) {
   return {
-    async requestScheduledMandateDebit(req: { mandateRef: string; amount: number; narration?: string; idempotencyKey: string }): Promise<MandateDebit> {
+    async requestScheduledMandateDebit(req: {
+      mandateRef: string;
+      amount: number;
+      narration?: string;
+      idempotencyKey: string;
+    }): Promise<MandateDebit> {
       if (!deps.temporal) {
         // Retried: a worker with a Temporal client takes it; nothing was asked for.
-        throw ApplicationFailure.create({ type: 'ConfigurationError', message: 'this worker has no Temporal client for scheduled mandate debits' });
+        throw ApplicationFailure.create({
+          type: 'ConfigurationError',
+          message: 'this worker has no Temporal client for scheduled mandate debits',
+        });
       }
       try {
-        return await deps.temporal.workflow.getHandle(mandateWorkflowId(req.mandateRef)).executeUpdate(debitMandateUpdate, {
-          args: [{ amount: req.amount, idempotencyKey: req.idempotencyKey, ...(req.narration ? { narration: req.narration } : {}) }],
-          updateId: `debit-${req.idempotencyKey}`,
-        });
+        return await deps.temporal.workflow
+          .getHandle(mandateWorkflowId(req.mandateRef))
+          .executeUpdate(debitMandateUpdate, {
+            args: [
+              {
+                amount: req.amount,
+                idempotencyKey: req.idempotencyKey,
+                ...(req.narration ? { narration: req.narration } : {}),
+              },
+            ],
+            updateId: `debit-${req.idempotencyKey}`,
+          });
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError) {
-          throw ApplicationFailure.create({ type: 'DebitRefused', message: err.cause?.message ?? err.message, nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: 'DebitRefused',
+            message: err.cause?.message ?? err.message,
+            nonRetryable: true,
+          });
         }
         if (err instanceof WorkflowNotFoundError) {
-          throw ApplicationFailure.create({ type: 'MandateNotFound', message: `no mandate flow ${mandateWorkflowId(req.mandateRef)} (ended, or never started)`, nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: 'MandateNotFound',
+            message: `no mandate flow ${mandateWorkflowId(req.mandateRef)} (ended, or never started)`,
+            nonRetryable: true,
+          });
         }
         throw err;
       }

@@ -26,7 +26,8 @@ import { toActivityFailure } from './failures';
 /** Most G3 pages read for one lookup (perPage up to 100). */
 const MAX_PAGES = 50;
 
-const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+const text = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
 
 /** One `errors` item: the spec gives no shape, so the number and the text are taken where an item carries them. */
 export function readSmsError(item: unknown): { phone_number?: string; error: string } {
@@ -34,7 +35,8 @@ export function readSmsError(item: unknown): { phone_number?: string; error: str
   if (item && typeof item === 'object') {
     const o = item as Record<string, unknown>;
     const phone = text(o.phone_number) ?? text(o.phone) ?? text(o.number) ?? text(o.recipient);
-    const error = text(o.error) ?? text(o.message) ?? text(o.reason) ?? text(o.status) ?? 'not sent (the service gave no reason)';
+    const error =
+      text(o.error) ?? text(o.message) ?? text(o.reason) ?? text(o.status) ?? 'not sent (the service gave no reason)';
     return { ...(phone !== undefined ? { phone_number: phone } : {}), error };
   }
   return { error: 'not sent (the service gave no reason)' };
@@ -82,10 +84,17 @@ export function createSmsActivities(deps: Pick<ActivityDeps, 'api' | 'logger'>) 
   const log = logger.child({ flow: 'sms' });
 
   /** Pages through G3 with the given filters until `stop` says so or the list ends. */
-  async function scan(filters: { status?: (typeof SMS_CAMPAIGN_SERVICE_STATUSES)[number]; name?: string }, pageSize: number, stop: (item: { id: string; name?: string }) => boolean): Promise<boolean> {
+  async function scan(
+    filters: { status?: (typeof SMS_CAMPAIGN_SERVICE_STATUSES)[number]; name?: string },
+    pageSize: number,
+    stop: (item: { id: string; name?: string }) => boolean,
+  ): Promise<boolean> {
     const ctx = Context.current();
     for (let page = 1; page <= MAX_PAGES; page++) {
-      const res = await api.sms.listCampaigns({ ...filters, page, perPage: pageSize }, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}-p${page}` });
+      const res = await api.sms.listCampaigns(
+        { ...filters, page, perPage: pageSize },
+        { requestId: `${ctx.info.activityId}-${ctx.info.attempt}-p${page}` },
+      );
       const items = res.data.items;
       if (items.some((i) => stop({ id: String(i.id), ...(i.name ? { name: i.name } : {}) }))) return true;
       if (items.length === 0 || page * pageSize >= res.data.total) return false;
@@ -95,13 +104,26 @@ export function createSmsActivities(deps: Pick<ActivityDeps, 'api' | 'logger'>) 
 
   return {
     /** G1 for one batch, once. The workflow never calls it again for a batch whose answer was lost. */
-    async smsSendBatch(req: { sender_id: string; messages: SmsMessage[] }, o: { batch: number; attempt: number; timeoutMs?: number }): Promise<SmsBatchAnswer> {
+    async smsSendBatch(
+      req: { sender_id: string; messages: SmsMessage[] },
+      o: { batch: number; attempt: number; timeoutMs?: number },
+    ): Promise<SmsBatchAnswer> {
       const ctx = Context.current();
-      const where = { workflowId: ctx.info.workflowExecution?.workflowId, batch: o.batch, attempt: o.attempt, size: req.messages.length };
+      const where = {
+        workflowId: ctx.info.workflowExecution?.workflowId,
+        batch: o.batch,
+        attempt: o.attempt,
+        size: req.messages.length,
+      };
       try {
-        const res = await heartbeatWhile(api.sms.send(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-b${o.batch}-a${o.attempt}` }));
+        const res = await heartbeatWhile(
+          api.sms.send(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-b${o.batch}-a${o.attempt}` }),
+        );
         const answer = toSmsBatchAnswer(res.data);
-        log.info({ ...where, batchId: answer.batch_id, sent: answer.sent.length, errors: answer.errors.length }, 'sms batch answered');
+        log.info(
+          { ...where, batchId: answer.batch_id, sent: answer.sent.length, errors: answer.errors.length },
+          'sms batch answered',
+        );
         return answer;
       } catch (err) {
         const failure = toActivityFailure(err, { moneyMoving: true, what: `G1 send (batch ${o.batch})` });
@@ -112,13 +134,22 @@ export function createSmsActivities(deps: Pick<ActivityDeps, 'api' | 'logger'>) 
 
     /** G2, once. A lost answer is searched for by name (smsListCampaignIdsByName), never created again. */
     async smsCreateCampaign(
-      req: { name: string; bucket_id: string; sender_id: string; is_scheduled: boolean; sscheduled_dor: string; template_id: string },
+      req: {
+        name: string;
+        bucket_id: string;
+        sender_id: string;
+        is_scheduled: boolean;
+        sscheduled_dor: string;
+        template_id: string;
+      },
       o: { attempt: number; timeoutMs?: number },
     ): Promise<SmsCampaignRecord> {
       const ctx = Context.current();
       const where = { workflowId: ctx.info.workflowExecution?.workflowId, attempt: o.attempt };
       try {
-        const res = await heartbeatWhile(api.sms.createCampaign(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` }));
+        const res = await heartbeatWhile(
+          api.sms.createCampaign(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` }),
+        );
         const record = toSmsCampaignRecord(res.data);
         log.info({ ...where, campaignId: record.uuid, status: record.status }, 'sms campaign created');
         return record;
@@ -137,7 +168,14 @@ export function createSmsActivities(deps: Pick<ActivityDeps, 'api' | 'logger'>) 
       const id = req.id.toLowerCase();
       try {
         for (const status of SMS_CAMPAIGN_SERVICE_STATUSES) {
-          if (await scan({ status, ...(req.name ? { name: req.name } : {}) }, req.pageSize ?? 100, (i) => i.id.toLowerCase() === id)) return { found: true, status };
+          if (
+            await scan(
+              { status, ...(req.name ? { name: req.name } : {}) },
+              req.pageSize ?? 100,
+              (i) => i.id.toLowerCase() === id,
+            )
+          )
+            return { found: true, status };
         }
         return { found: false };
       } catch (err) {

@@ -70,7 +70,11 @@ export function createVendingActivities(deps: ActivityDeps, opts: VendingActivit
     },
 
     /** H2. Read-only. */
-    async vendLookupMeter(req: { meter_no: string; meter_type: 'prepaid' | 'postpaid'; provider: string }): Promise<MeterInfo> {
+    async vendLookupMeter(req: {
+      meter_no: string;
+      meter_type: 'prepaid' | 'postpaid';
+      provider: string;
+    }): Promise<MeterInfo> {
       try {
         const res = await api.vending.lookup(req, { requestId: Context.current().info.activityId });
         const d = res.data;
@@ -93,10 +97,16 @@ export function createVendingActivities(deps: ActivityDeps, opts: VendingActivit
       o: { attempt: number; timeoutMs?: number },
     ): Promise<VendRecord> {
       const ctx = Context.current();
-      const where = { workflowId: ctx.info.workflowExecution?.workflowId, reference: req.reference, attempt: o.attempt };
+      const where = {
+        workflowId: ctx.info.workflowExecution?.workflowId,
+        reference: req.reference,
+        attempt: o.attempt,
+      };
       try {
         // Heartbeats while the call is open: a worker lost mid-call is noticed within the heartbeat timeout.
-        const res = await heartbeatWhile(api.vending.purchase(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` }));
+        const res = await heartbeatWhile(
+          api.vending.purchase(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` }),
+        );
         const rec = toVendRecord(res.data);
         log.info({ ...where, status: rec.status }, 'vend purchase answered');
         return rec;
@@ -110,14 +120,23 @@ export function createVendingActivities(deps: ActivityDeps, opts: VendingActivit
     /** H4 by reference. Not found (404, or no matching row) is an answer, not a failure. */
     async vendFindByReference(req: { reference: string }): Promise<VendCheckOutcome> {
       try {
-        const res = await api.vending.transactions({ reference: req.reference }, { requestId: `${Context.current().info.activityId}-${Context.current().info.attempt}` });
+        const res = await api.vending.transactions(
+          { reference: req.reference },
+          { requestId: `${Context.current().info.activityId}-${Context.current().info.attempt}` },
+        );
         const rows = Array.isArray(res.data) ? res.data : res.data ? [res.data] : [];
         const hit = rows.find((r) => String(r.reference) === req.reference);
         return hit ? { found: true, transaction: toVendRecord(hit) } : { found: false };
       } catch (err) {
         if (isDocumentedNotFound('vendingByReference', err)) return { found: false };
         throw toActivityFailure(
-          err instanceof NotFoundError ? ApplicationFailure.create({ type: FailureTypes.ServiceError, message: `H4 404 that is not the documented "transaction not found": ${err.message}`, nonRetryable: true }) : err,
+          err instanceof NotFoundError
+            ? ApplicationFailure.create({
+                type: FailureTypes.ServiceError,
+                message: `H4 404 that is not the documented "transaction not found": ${err.message}`,
+                nonRetryable: true,
+              })
+            : err,
           { moneyMoving: false, what: 'H4 vending transaction by reference' },
         );
       }

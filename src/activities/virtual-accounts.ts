@@ -2,9 +2,22 @@
 // confirmation of the unsigned fields by the service's own query (C5).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { z } from 'zod';
-import { AuthenticationError, BadRequestError, NotFoundError, PermissionDeniedError, type VirtualAccountTransaction, type WebhookErrorLogRow } from '../api';
+import {
+  AuthenticationError,
+  BadRequestError,
+  NotFoundError,
+  PermissionDeniedError,
+  type VirtualAccountTransaction,
+  type WebhookErrorLogRow,
+} from '../api';
 import type { ActivityDeps } from './deps';
-import type { CreditedVirtualAccountTransaction, CreditHandoff, ErrorLogSweepSummary, VirtualAccountCredit, VirtualAccountCreditOutcome } from '../shared/virtual-account-webhook';
+import type {
+  CreditedVirtualAccountTransaction,
+  CreditHandoff,
+  ErrorLogSweepSummary,
+  VirtualAccountCredit,
+  VirtualAccountCreditOutcome,
+} from '../shared/virtual-account-webhook';
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 import { CreditHandlerRefused, httpCreditHandler, type CreditHandler } from '../virtual-accounts/credit-handler';
 
@@ -32,7 +45,8 @@ export function matchesSignedValues(row: VirtualAccountTransaction, credit: Virt
 }
 
 /** The freeze the service shows for a credit (C5 `frozen_transaction`); `known: false` when C5 has no matching record. */
-export type CreditFreezeLookup = { known: false } | { known: true; frozen?: { freezeTransactionRef?: string; reason?: string } };
+export type CreditFreezeLookup =
+  { known: false } | { known: true; frozen?: { freezeTransactionRef?: string; reason?: string } };
 
 /** The six signed values an error-log row must carry to be a credit (the row is the service's own record, read with our key). */
 const errorLogCreditSchema = z.object({
@@ -45,12 +59,22 @@ const errorLogCreditSchema = z.object({
 });
 
 /** An error-log row as a credit: the signed six values only (fee and date come from C5, as for v2). */
-export function creditFromErrorLogRow(row: WebhookErrorLogRow, receivedAt: string): { credit: VirtualAccountCredit } | { problem: string } {
-  const parsed = errorLogCreditSchema.safeParse({ ...row.payload, transaction_reference: row.payload.transaction_reference ?? row.transaction_ref });
-  if (!parsed.success) return { problem: parsed.error.issues.map((i) => `payload.${i.path.join('.')}: ${i.message}`).join('; ') };
+export function creditFromErrorLogRow(
+  row: WebhookErrorLogRow,
+  receivedAt: string,
+): { credit: VirtualAccountCredit } | { problem: string } {
+  const parsed = errorLogCreditSchema.safeParse({
+    ...row.payload,
+    transaction_reference: row.payload.transaction_reference ?? row.transaction_ref,
+  });
+  if (!parsed.success)
+    return { problem: parsed.error.issues.map((i) => `payload.${i.path.join('.')}: ${i.message}`).join('; ') };
   const p = parsed.data;
   const meta = (row.payload.meta ?? {}) as Record<string, unknown>;
-  const freezeRef = typeof meta.freeze_transaction_ref === 'string' && meta.freeze_transaction_ref.length > 0 ? meta.freeze_transaction_ref : undefined;
+  const freezeRef =
+    typeof meta.freeze_transaction_ref === 'string' && meta.freeze_transaction_ref.length > 0
+      ? meta.freeze_transaction_ref
+      : undefined;
   return {
     credit: {
       transactionReference: row.transaction_ref,
@@ -62,14 +86,27 @@ export function creditFromErrorLogRow(row: WebhookErrorLogRow, receivedAt: strin
       version: 2,
       receivedAt,
       source: 'error-log',
-      ...(freezeRef ? { frozenHint: { freezeTransactionRef: freezeRef, ...(typeof meta.reason_for_frozen_transaction === 'string' ? { reason: meta.reason_for_frozen_transaction } : {}) } } : {}),
+      ...(freezeRef
+        ? {
+            frozenHint: {
+              freezeTransactionRef: freezeRef,
+              ...(typeof meta.reason_for_frozen_transaction === 'string'
+                ? { reason: meta.reason_for_frozen_transaction }
+                : {}),
+            },
+          }
+        : {}),
     },
   };
 }
 
 function store(deps: ActivityDeps): VirtualAccountCreditStore {
   if (!deps.vaCredits) {
-    throw ApplicationFailure.create({ type: 'ConfigurationError', message: 'the virtual-account credit store is not configured on this worker (retried: nothing is credited or lost until a worker with it runs)' });
+    throw ApplicationFailure.create({
+      type: 'ConfigurationError',
+      message:
+        'the virtual-account credit store is not configured on this worker (retried: nothing is credited or lost until a worker with it runs)',
+    });
   }
   return deps.vaCredits;
 }
@@ -77,7 +114,12 @@ function store(deps: ActivityDeps): VirtualAccountCreditStore {
 /** The delivery's identity: the credit workflow run that asks. */
 function deliveryRunId(): string {
   const run = Context.current().info.workflowExecution;
-  if (!run) throw ApplicationFailure.create({ type: 'InvalidRequest', message: 'virtual-account credit activities run only inside the credit workflow', nonRetryable: true });
+  if (!run)
+    throw ApplicationFailure.create({
+      type: 'InvalidRequest',
+      message: 'virtual-account credit activities run only inside the credit workflow',
+      nonRetryable: true,
+    });
   return `${run.workflowId}/${run.runId}`;
 }
 
@@ -91,7 +133,9 @@ export function createVirtualAccountActivities(deps: ActivityDeps) {
   async function serviceRecords(credit: VirtualAccountCredit): Promise<VirtualAccountTransaction[] | undefined> {
     const query =
       credit.version === 3
-        ? credit.lookupSessionId ? { session_id: credit.lookupSessionId } : undefined
+        ? credit.lookupSessionId
+          ? { session_id: credit.lookupSessionId }
+          : undefined
         : { transactionReference: credit.transactionReference };
     if (!query) return undefined;
     return (await api.virtualAccounts.merchantTransactionsFiltered({ ...query, perPage: 20 })).data.rows;
@@ -106,9 +150,15 @@ export function createVirtualAccountActivities(deps: ActivityDeps) {
       const runId = deliveryRunId();
       const claim = await store(deps).claim(credit, runId);
       if (claim.conflicting) {
-        log.warn({ transactionReference: credit.transactionReference }, 'virtual-account credit: a delivery with the same reference carries other signed values; not credited');
+        log.warn(
+          { transactionReference: credit.transactionReference },
+          'virtual-account credit: a delivery with the same reference carries other signed values; not credited',
+        );
       } else if (!claim.credited) {
-        log.info({ transactionReference: credit.transactionReference, deliveries: claim.deliveries }, 'virtual-account credit: duplicate delivery, already credited');
+        log.info(
+          { transactionReference: credit.transactionReference, deliveries: claim.deliveries },
+          'virtual-account credit: duplicate delivery, already credited',
+        );
       }
       return { status: claim.credited ? 'credited' : 'duplicate', credit: claim.record, deliveries: claim.deliveries };
     },
@@ -118,25 +168,41 @@ export function createVirtualAccountActivities(deps: ActivityDeps) {
      * own record (C5), found by reference (v2) or session id (v3) and accepted only when its signed
      * values match. Answers the credit as recorded afterwards. Not found or refused: left unconfirmed.
      */
-    async confirmVirtualAccountCredit(credit: VirtualAccountCredit): Promise<CreditedVirtualAccountTransaction | undefined> {
+    async confirmVirtualAccountCredit(
+      credit: VirtualAccountCredit,
+    ): Promise<CreditedVirtualAccountTransaction | undefined> {
       const runId = deliveryRunId();
       let rows: VirtualAccountTransaction[] | undefined;
       try {
         rows = await serviceRecords(credit);
         if (!rows) return undefined;
       } catch (err) {
-        if (err instanceof NotFoundError || err instanceof BadRequestError || err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
-          log.warn({ transactionReference: credit.transactionReference, status: err.status }, 'virtual-account credit: C5 lookup refused; fee and date left unconfirmed');
+        if (
+          err instanceof NotFoundError ||
+          err instanceof BadRequestError ||
+          err instanceof AuthenticationError ||
+          err instanceof PermissionDeniedError
+        ) {
+          log.warn(
+            { transactionReference: credit.transactionReference, status: err.status },
+            'virtual-account credit: C5 lookup refused; fee and date left unconfirmed',
+          );
           return undefined;
         }
         throw err; // transient: Temporal retries within the workflow's bound
       }
       const row = rows.find((r) => matchesSignedValues(r, credit));
       if (!row) {
-        log.warn({ transactionReference: credit.transactionReference, rows: rows.length }, 'virtual-account credit: no C5 record matches the signed values; fee and date left unconfirmed');
+        log.warn(
+          { transactionReference: credit.transactionReference, rows: rows.length },
+          'virtual-account credit: no C5 record matches the signed values; fee and date left unconfirmed',
+        );
         return undefined;
       }
-      return store(deps).confirm(credit.transactionReference, runId, { feeCharged: row.fee_charged ?? undefined, transactionDate: row.transaction_date ?? undefined });
+      return store(deps).confirm(credit.transactionReference, runId, {
+        feeCharged: row.fee_charged ?? undefined,
+        transactionDate: row.transaction_date ?? undefined,
+      });
     },
 
     /**
@@ -148,40 +214,81 @@ export function createVirtualAccountActivities(deps: ActivityDeps) {
       try {
         rows = await serviceRecords(credit);
       } catch (err) {
-        if (err instanceof NotFoundError || err instanceof BadRequestError || err instanceof AuthenticationError || err instanceof PermissionDeniedError) return { known: false };
+        if (
+          err instanceof NotFoundError ||
+          err instanceof BadRequestError ||
+          err instanceof AuthenticationError ||
+          err instanceof PermissionDeniedError
+        )
+          return { known: false };
         throw err;
       }
       const row = rows?.find((r) => matchesSignedValues(r, credit));
       if (!row) return { known: false };
       const f = row.frozen_transaction;
-      return f && (f.freeze_transaction_ref || f.reason) ? { known: true, frozen: { ...(f.freeze_transaction_ref ? { freezeTransactionRef: f.freeze_transaction_ref } : {}), ...(f.reason ? { reason: f.reason } : {}) } } : { known: true };
+      return f && (f.freeze_transaction_ref || f.reason)
+        ? {
+            known: true,
+            frozen: {
+              ...(f.freeze_transaction_ref ? { freezeTransactionRef: f.freeze_transaction_ref } : {}),
+              ...(f.reason ? { reason: f.reason } : {}),
+            },
+          }
+        : { known: true };
     },
 
     /**
      * Hands the recorded credit to the merchant's handler, with the transaction reference as the
      * idempotency key. A permanent refusal is an answer (recorded), anything else is retried.
      */
-    async handOverVirtualAccountCredit(req: { credit: CreditedVirtualAccountTransaction; releasedFreeze?: { freezeTransactionRef?: string; reason?: string } }): Promise<CreditHandoff> {
+    async handOverVirtualAccountCredit(req: {
+      credit: CreditedVirtualAccountTransaction;
+      releasedFreeze?: { freezeTransactionRef?: string; reason?: string };
+    }): Promise<CreditHandoff> {
       const { attempt } = Context.current().info;
       const idempotencyKey = req.credit.transactionReference;
       const at = () => new Date().toISOString();
-      if (!handler) return { status: 'not_configured', idempotencyKey, detail: 'no credit handler on this worker (VA_CREDIT_CALLBACK_URL unset): the credit is recorded only', at: at() };
+      if (!handler)
+        return {
+          status: 'not_configured',
+          idempotencyKey,
+          detail: 'no credit handler on this worker (VA_CREDIT_CALLBACK_URL unset): the credit is recorded only',
+          at: at(),
+        };
       try {
-        const answer = await handler({ idempotencyKey, credit: req.credit, ...(req.releasedFreeze ? { releasedFreeze: req.releasedFreeze } : {}) });
+        const answer = await handler({
+          idempotencyKey,
+          credit: req.credit,
+          ...(req.releasedFreeze ? { releasedFreeze: req.releasedFreeze } : {}),
+        });
         log.info({ transactionReference: idempotencyKey, attempt }, 'virtual-account credit handed over');
-        return { status: 'delivered', idempotencyKey, attempts: attempt, ...(answer && answer.detail ? { detail: answer.detail } : {}), at: at() };
+        return {
+          status: 'delivered',
+          idempotencyKey,
+          attempts: attempt,
+          ...(answer && answer.detail ? { detail: answer.detail } : {}),
+          at: at(),
+        };
       } catch (err) {
         if (err instanceof CreditHandlerRefused) {
           log.warn({ transactionReference: idempotencyKey, attempt }, 'virtual-account credit: the handler refused it');
           return { status: 'refused', idempotencyKey, attempts: attempt, detail: err.message, at: at() };
         }
-        log.warn({ transactionReference: idempotencyKey, attempt, err: (err as Error).message }, 'virtual-account credit: hand-over failed; retried');
-        throw ApplicationFailure.create({ type: 'CreditHandoffFailed', message: `the credit handler could not take the credit: ${(err as Error).message}` });
+        log.warn(
+          { transactionReference: idempotencyKey, attempt, err: (err as Error).message },
+          'virtual-account credit: hand-over failed; retried',
+        );
+        throw ApplicationFailure.create({
+          type: 'CreditHandoffFailed',
+          message: `the credit handler could not take the credit: ${(err as Error).message}`,
+        });
       }
     },
 
     /** C10: the service's log of credit notifications we did not acknowledge, read as credits. */
-    async readWebhookErrorLog(input: { perPage: number }): Promise<{ credits: VirtualAccountCredit[]; invalid: ErrorLogSweepSummary['invalid'] }> {
+    async readWebhookErrorLog(input: {
+      perPage: number;
+    }): Promise<{ credits: VirtualAccountCredit[]; invalid: ErrorLogSweepSummary['invalid'] }> {
       const page = (await api.virtualAccounts.webhookErrorLog({ page: 1, perPage: input.perPage })).data;
       const receivedAt = new Date().toISOString();
       const credits: VirtualAccountCredit[] = [];
@@ -191,7 +298,11 @@ export function createVirtualAccountActivities(deps: ActivityDeps) {
         if ('credit' in read) credits.push(read.credit);
         else invalid.push({ transactionRef: row.transaction_ref, problem: read.problem });
       }
-      if (invalid.length > 0) log.warn({ invalid: invalid.length }, 'webhook error log: rows without the signed values of a credit were left in the log');
+      if (invalid.length > 0)
+        log.warn(
+          { invalid: invalid.length },
+          'webhook error log: rows without the signed values of a credit were left in the log',
+        );
       return { credits, invalid };
     },
 

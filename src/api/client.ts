@@ -4,8 +4,18 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
-  NotFoundError, PaymentsApiError, RequestAbortedError, RequestValidationError, ResponseValidationError, TimeoutError, ConnectionError,
-  errorClassForStatus, flagsForStatus, flagsForTransport, type OperationTraits, type ValidationIssue,
+  NotFoundError,
+  PaymentsApiError,
+  RequestAbortedError,
+  RequestValidationError,
+  ResponseValidationError,
+  TimeoutError,
+  ConnectionError,
+  errorClassForStatus,
+  flagsForStatus,
+  flagsForTransport,
+  type OperationTraits,
+  type ValidationIssue,
 } from './errors';
 import { OPERATIONS, type OperationData, type OperationName, type OperationRequest } from './operations';
 import { resolvePaths, type ApiPaths } from './paths';
@@ -65,8 +75,14 @@ export interface ApiResult<T> {
   operation: OperationName;
 }
 
-type Method<N extends OperationName> = (req: OperationRequest<N>, opts?: CallOptions) => Promise<ApiResult<OperationData<N>>>;
-type NoInputMethod<N extends OperationName> = (req?: EmptyRequest, opts?: CallOptions) => Promise<ApiResult<OperationData<N>>>;
+type Method<N extends OperationName> = (
+  req: OperationRequest<N>,
+  opts?: CallOptions,
+) => Promise<ApiResult<OperationData<N>>>;
+type NoInputMethod<N extends OperationName> = (
+  req?: EmptyRequest,
+  opts?: CallOptions,
+) => Promise<ApiResult<OperationData<N>>>;
 
 interface Envelope {
   bodyStatus: number | string | undefined;
@@ -80,7 +96,8 @@ function readEnvelope(body: unknown): Envelope | undefined {
   const o = body as Record<string, unknown>;
   let bodyStatus: number | string | undefined;
   if (typeof o.status === 'number') bodyStatus = o.status;
-  else if (typeof o.status === 'string') bodyStatus = /^\d{3}$/.test(o.status.trim()) ? Number(o.status.trim()) : o.status;
+  else if (typeof o.status === 'string')
+    bodyStatus = /^\d{3}$/.test(o.status.trim()) ? Number(o.status.trim()) : o.status;
   let success: boolean | undefined;
   if (typeof o.success === 'boolean') success = o.success;
   else if (o.success === 'true' || o.success === 'false') success = o.success === 'true';
@@ -89,7 +106,10 @@ function readEnvelope(body: unknown): Envelope | undefined {
 }
 
 /** The observer's view of one call; an observer that throws is ignored (observing never breaks a call). */
-function observe(observer: CallObserver | undefined, call: Parameters<CallObserver['start']>[0]): CallObservation | undefined {
+function observe(
+  observer: CallObserver | undefined,
+  call: Parameters<CallObserver['start']>[0],
+): CallObservation | undefined {
   if (!observer) return undefined;
   let observation: CallObservation | undefined;
   try {
@@ -118,7 +138,8 @@ export function zodIssuesToValidationIssues(issues: readonly z.core.$ZodIssue[])
   for (const issue of issues) {
     const base = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ path: base ? `${base}.${key}` : key, message: 'is not a field of this request' });
+      for (const key of issue.keys)
+        out.push({ path: base ? `${base}.${key}` : key, message: 'is not a field of this request' });
       continue;
     }
     const missing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
@@ -127,7 +148,18 @@ export function zodIssuesToValidationIssues(issues: readonly z.core.$ZodIssue[])
   return out;
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 424: 'Failed Dependency', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  424: 'Failed Dependency',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
 
 export class PaymentsClient {
   /** The paths in use (defaults merged with overrides). */
@@ -136,23 +168,35 @@ export class PaymentsClient {
   private readonly observer: CallObserver | undefined;
 
   constructor(opts: PaymentsClientOptions) {
-    if (!opts || typeof opts.baseUrl !== 'string' || opts.baseUrl === '') throw new TypeError('PaymentsClient: baseUrl is required');
-    if (typeof opts.secretKey !== 'string' || opts.secretKey.trim() === '') throw new TypeError('PaymentsClient: secretKey is required');
+    if (!opts || typeof opts.baseUrl !== 'string' || opts.baseUrl === '')
+      throw new TypeError('PaymentsClient: baseUrl is required');
+    if (typeof opts.secretKey !== 'string' || opts.secretKey.trim() === '')
+      throw new TypeError('PaymentsClient: secretKey is required');
     const timeoutMs = opts.timeoutMs ?? 30_000;
     const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
-    for (const [name, v] of [['timeoutMs', timeoutMs], ['connectTimeoutMs', connectTimeoutMs]] as const) {
+    for (const [name, v] of [
+      ['timeoutMs', timeoutMs],
+      ['connectTimeoutMs', connectTimeoutMs],
+    ] as const) {
       if (!Number.isInteger(v) || v <= 0) throw new TypeError(`PaymentsClient: ${name} must be a positive integer`);
     }
     this.paths = Object.freeze(resolvePaths(opts.paths));
     this.observer = opts.observer;
-    this.transport = new HttpTransport({ baseUrl: opts.baseUrl, secretKey: opts.secretKey, timeoutMs, connectTimeoutMs, dispatcher: opts.dispatcher });
+    this.transport = new HttpTransport({
+      baseUrl: opts.baseUrl,
+      secretKey: opts.secretKey,
+      timeoutMs,
+      connectTimeoutMs,
+      dispatcher: opts.dispatcher,
+    });
   }
 
   /** A. Hosted checkout. */
-  readonly checkout: { initiate: Method<'checkout.initiate'>; simulateTransfer: Method<'checkout.simulateTransfer'> } = {
-    initiate: (req, opts) => this.call('checkout.initiate', req, opts),
-    simulateTransfer: (req, opts) => this.call('checkout.simulateTransfer', req, opts),
-  };
+  readonly checkout: { initiate: Method<'checkout.initiate'>; simulateTransfer: Method<'checkout.simulateTransfer'> } =
+    {
+      initiate: (req, opts) => this.call('checkout.initiate', req, opts),
+      simulateTransfer: (req, opts) => this.call('checkout.simulateTransfer', req, opts),
+    };
 
   /** A3-A5. Recurring card tokens. */
   readonly tokens: { charge: Method<'tokens.charge'>; cancel: Method<'tokens.cancel'> } = {
@@ -282,9 +326,16 @@ export class PaymentsClient {
    * Any operation by name (what the grouped methods call). Validates the request before any I/O,
    * sends it once, and checks the response against the operation's schema.
    */
-  async call<N extends OperationName>(operation: N, request: OperationRequest<N>, opts?: CallOptions): Promise<ApiResult<OperationData<N>>> {
+  async call<N extends OperationName>(
+    operation: N,
+    request: OperationRequest<N>,
+    opts?: CallOptions,
+  ): Promise<ApiResult<OperationData<N>>> {
     const def = OPERATIONS[operation] as unknown as {
-      moneyMoving: boolean; idempotent: boolean; request: z.ZodType; data: z.ZodType;
+      moneyMoving: boolean;
+      idempotent: boolean;
+      request: z.ZodType;
+      data: z.ZodType;
       build(req: unknown, paths: ApiPaths): import('./operations').HttpCall;
     };
     if (!def) throw new TypeError(`PaymentsClient: unknown operation ${String(operation)}`);
@@ -312,23 +363,42 @@ export class PaymentsClient {
     if (!envelope) {
       throw new ResponseValidationError({
         message: `${operation}: the ${raw.status} response body is not a JSON object`,
-        operation, status: raw.status, body: redactBody(raw.body), ...ids, requestSent: true, moneyMoving: traits.moneyMoving,
-        retrySafe: false, outcomeUnknown: !traits.idempotent,
+        operation,
+        status: raw.status,
+        body: redactBody(raw.body),
+        ...ids,
+        requestSent: true,
+        moneyMoving: traits.moneyMoving,
+        retrySafe: false,
+        outcomeUnknown: !traits.idempotent,
         issues: [{ path: '', message: raw.bodyIsJson ? 'must be a JSON object (the envelope)' : 'must be JSON' }],
       });
     }
-    const errorStatus = typeof envelope.bodyStatus === 'number' && envelope.bodyStatus >= 400 ? envelope.bodyStatus : undefined;
+    const errorStatus =
+      typeof envelope.bodyStatus === 'number' && envelope.bodyStatus >= 400 ? envelope.bodyStatus : undefined;
     if (envelope.success === false || errorStatus !== undefined) {
       throw statusError(operation, traits, raw, envelope, errorStatus);
     }
 
     const data = def.data.safeParse(envelope.data, { reportInput: false });
     if (!data.success) {
-      const issues = zodIssuesToValidationIssues(data.error.issues).map((i) => ({ path: i.path ? `data.${i.path}` : 'data', message: i.message }));
+      const issues = zodIssuesToValidationIssues(data.error.issues).map((i) => ({
+        path: i.path ? `data.${i.path}` : 'data',
+        message: i.message,
+      }));
       throw new ResponseValidationError({
         message: `${operation}: the ${raw.status} response does not match the schema: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
-        operation, status: raw.status, bodyStatus: envelope.bodyStatus, serviceMessage: envelope.message, body: redactBody(raw.body), ...ids,
-        requestSent: true, moneyMoving: traits.moneyMoving, retrySafe: false, outcomeUnknown: !traits.idempotent, issues,
+        operation,
+        status: raw.status,
+        bodyStatus: envelope.bodyStatus,
+        serviceMessage: envelope.message,
+        body: redactBody(raw.body),
+        ...ids,
+        requestSent: true,
+        moneyMoving: traits.moneyMoving,
+        retrySafe: false,
+        outcomeUnknown: !traits.idempotent,
+        issues,
       });
     }
     return {
@@ -349,7 +419,13 @@ export class PaymentsClient {
   }
 }
 
-function statusError(operation: OperationName, traits: OperationTraits, raw: RawResponse, envelope: Envelope | undefined, errorStatus: number | undefined): PaymentsApiError {
+function statusError(
+  operation: OperationName,
+  traits: OperationTraits,
+  raw: RawResponse,
+  envelope: Envelope | undefined,
+  errorStatus: number | undefined,
+): PaymentsApiError {
   const serviceMessage = envelope?.message ?? '';
   const classStatus = errorStatus ?? raw.status;
   let ErrorClass = errorClassForStatus(classStatus);
@@ -357,9 +433,10 @@ function statusError(operation: OperationName, traits: OperationTraits, raw: Raw
   // (shown with HTTP 404): a lookup that found nothing, whatever the HTTP status.
   if (operation === 'mandates.list' && /^No mandate found/i.test(serviceMessage)) ErrorClass = NotFoundError;
   const flags = classStatus >= 400 ? flagsForStatus(classStatus, traits) : { retrySafe: false, outcomeUnknown: false };
-  const message = serviceMessage !== ''
-    ? serviceMessage
-    : `${operation}: HTTP ${raw.status}${STATUS_TEXT[classStatus] ? ` ${STATUS_TEXT[classStatus]}` : ''} with an empty message`;
+  const message =
+    serviceMessage !== ''
+      ? serviceMessage
+      : `${operation}: HTTP ${raw.status}${STATUS_TEXT[classStatus] ? ` ${STATUS_TEXT[classStatus]}` : ''} with an empty message`;
   return new ErrorClass({
     message,
     operation,

@@ -193,7 +193,13 @@ export class WebhookSignatureVerificationError extends PaymentsApiError {
   /** Which header was checked (x-service-encrypted-body, x-service-signature, ...). */
   readonly header: string | undefined;
   constructor(message = 'webhook signature verification failed', opts: { header?: string; operation?: string } = {}) {
-    super({ message, operation: opts.operation ?? 'webhook.verify', retrySafe: false, outcomeUnknown: false, requestSent: false });
+    super({
+      message,
+      operation: opts.operation ?? 'webhook.verify',
+      retrySafe: false,
+      outcomeUnknown: false,
+      requestSent: false,
+    });
     this.header = opts.header;
   }
 }
@@ -210,20 +216,32 @@ type StatusErrorClass = new (init: PaymentsApiErrorInit) => PaymentsApiError;
 
 export function errorClassForStatus(status: number): StatusErrorClass {
   switch (status) {
-    case 400: return BadRequestError;
-    case 401: return AuthenticationError;
-    case 403: return PermissionDeniedError;
-    case 404: return NotFoundError;
-    case 409: return ConflictError;
-    case 422: return UnprocessableEntityError;
-    case 424: return DependencyFailedError;
-    case 429: return RateLimitError;
-    default: return status >= 500 ? ServerError : PaymentsApiError;
+    case 400:
+      return BadRequestError;
+    case 401:
+      return AuthenticationError;
+    case 403:
+      return PermissionDeniedError;
+    case 404:
+      return NotFoundError;
+    case 409:
+      return ConflictError;
+    case 422:
+      return UnprocessableEntityError;
+    case 424:
+      return DependencyFailedError;
+    case 429:
+      return RateLimitError;
+    default:
+      return status >= 500 ? ServerError : PaymentsApiError;
   }
 }
 
 /** retrySafe/outcomeUnknown for a response with an error status. */
-export function flagsForStatus(status: number, traits: OperationTraits): { retrySafe: boolean; outcomeUnknown: boolean } {
+export function flagsForStatus(
+  status: number,
+  traits: OperationTraits,
+): { retrySafe: boolean; outcomeUnknown: boolean } {
   if (status === 429) return { retrySafe: true, outcomeUnknown: false };
   if (status >= 500) {
     return traits.idempotent ? { retrySafe: true, outcomeUnknown: false } : { retrySafe: false, outcomeUnknown: true };
@@ -233,7 +251,10 @@ export function flagsForStatus(status: number, traits: OperationTraits): { retry
 }
 
 /** retrySafe/outcomeUnknown for a failure without a (usable) response. */
-export function flagsForTransport(requestSent: boolean, traits: OperationTraits): { retrySafe: boolean; outcomeUnknown: boolean } {
+export function flagsForTransport(
+  requestSent: boolean,
+  traits: OperationTraits,
+): { retrySafe: boolean; outcomeUnknown: boolean } {
   if (!requestSent) return { retrySafe: true, outcomeUnknown: false };
   return traits.idempotent ? { retrySafe: true, outcomeUnknown: false } : { retrySafe: false, outcomeUnknown: true };
 }

@@ -5,7 +5,8 @@
 // error, never absence.
 import { PaymentsApiError } from './errors';
 
-export type ReferenceLookup = 'verifyTransaction' | 'posTerminalRequery' | 'posRemoteRequery' | 'mandateByReference' | 'vendingByReference';
+export type ReferenceLookup =
+  'verifyTransaction' | 'posTerminalRequery' | 'posRemoteRequery' | 'mandateByReference' | 'vendingByReference';
 
 interface DocumentedNotFound {
   /** HTTP statuses it comes with. */

@@ -31,7 +31,11 @@ export function classifyPosResponseCode(code: string, processorMessage?: string)
       return { outcome: 'unknown', action: 'No response code: requery by merchant_ref', requeryFirst: true };
     default: {
       const msg = processorMessage?.trim();
-      return { outcome: 'declined', action: msg ? `Declined (${c}): ${msg}` : `Declined by the processor (code ${c})`, requeryFirst: false };
+      return {
+        outcome: 'declined',
+        action: msg ? `Declined (${c}): ${msg}` : `Declined by the processor (code ${c})`,
+        requeryFirst: false,
+      };
     }
   }
 }

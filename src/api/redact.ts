@@ -4,8 +4,23 @@
 // session_token).
 
 const SECRET_FIELDS = new Set([
-  'pin_key', 'master_key', 'working_key', 'session_key', 'session_token', 'pin', 'pin_block', 'otp', 'otp_token',
-  'cvv', 'bvn', 'track2', 'chipdata', 'card_number', 'number', 'authorization', 'secret_key',
+  'pin_key',
+  'master_key',
+  'working_key',
+  'session_key',
+  'session_token',
+  'pin',
+  'pin_block',
+  'otp',
+  'otp_token',
+  'cvv',
+  'bvn',
+  'track2',
+  'chipdata',
+  'card_number',
+  'number',
+  'authorization',
+  'secret_key',
 ]);
 
 export const REDACTED = '[REDACTED]';
@@ -16,7 +31,10 @@ export function redactBody(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redactBody(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    out[k] = SECRET_FIELDS.has(k.toLowerCase()) && v !== null && v !== undefined && v !== '' ? REDACTED : redactBody(v, depth + 1);
+    out[k] =
+      SECRET_FIELDS.has(k.toLowerCase()) && v !== null && v !== undefined && v !== ''
+        ? REDACTED
+        : redactBody(v, depth + 1);
   }
   return out;
 }

@@ -56,8 +56,22 @@ export class TransportFailure extends Error {
   }
 }
 
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_INVALID_ARG', 'ERR_INVALID_URL']);
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_INVALID_ARG',
+  'ERR_INVALID_URL',
+]);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 function errorCode(err: unknown): string | undefined {
   let e: unknown = err;
@@ -71,15 +85,28 @@ function errorCode(err: unknown): string | undefined {
 
 /** Wraps undici's handler to note when the request is about to be written to a socket. */
 class SendTracker implements Dispatcher.DispatchHandler {
-  constructor(private readonly inner: Dispatcher.DispatchHandler, private readonly state: { sent: boolean }) {}
+  constructor(
+    private readonly inner: Dispatcher.DispatchHandler,
+    private readonly state: { sent: boolean },
+  ) {}
   onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
     this.state.sent = true;
     this.inner.onRequestStart?.(controller, context);
   }
-  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: import('node:http').IncomingHttpHeaders, socket: import('node:stream').Duplex): void {
+  onRequestUpgrade(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: import('node:http').IncomingHttpHeaders,
+    socket: import('node:stream').Duplex,
+  ): void {
     this.inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
   }
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: import('node:http').IncomingHttpHeaders, statusMessage?: string): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: import('node:http').IncomingHttpHeaders,
+    statusMessage?: string,
+  ): void {
     this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
   }
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -102,7 +129,8 @@ export class HttpTransport {
 
   constructor(private readonly opts: TransportOptions) {
     const url = new URL(opts.baseUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('PaymentsClient: baseUrl must be an http(s) URL');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TypeError('PaymentsClient: baseUrl must be an http(s) URL');
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     if (opts.dispatcher) {
@@ -123,8 +151,26 @@ export class HttpTransport {
     const clientRequestId = callOpts.requestId ?? randomUUID();
     const timeoutMs = callOpts.timeoutMs ?? this.opts.timeoutMs;
     const state = { sent: false };
-    if (this.closed) throw new TransportFailure('connection', false, 'CLIENT_CLOSED', clientRequestId, undefined, 'the client is closed', undefined);
-    if (callOpts.signal?.aborted) throw new TransportFailure('aborted', false, 'ABORTED', clientRequestId, undefined, 'aborted before sending', callOpts.signal.reason);
+    if (this.closed)
+      throw new TransportFailure(
+        'connection',
+        false,
+        'CLIENT_CLOSED',
+        clientRequestId,
+        undefined,
+        'the client is closed',
+        undefined,
+      );
+    if (callOpts.signal?.aborted)
+      throw new TransportFailure(
+        'aborted',
+        false,
+        'ABORTED',
+        clientRequestId,
+        undefined,
+        'aborted before sending',
+        callOpts.signal.reason,
+      );
 
     const controller = new AbortController();
     let timedOut = false;
@@ -158,7 +204,9 @@ export class HttpTransport {
       headers['content-type'] = 'application/json';
     }
 
-    const tracked = this.dispatcher.compose((dispatch) => (options, handler) => dispatch(options, new SendTracker(handler, state)));
+    const tracked = this.dispatcher.compose(
+      (dispatch) => (options, handler) => dispatch(options, new SendTracker(handler, state)),
+    );
     let status: number | undefined;
     try {
       const res = await tracked.request({
@@ -184,19 +232,59 @@ export class HttpTransport {
           parsed = text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
         }
       }
-      return { status: res.statusCode, headers: res.headers, body: parsed, bodyIsJson, clientRequestId, requestId: serverRequestId ?? clientRequestId };
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        body: parsed,
+        bodyIsJson,
+        clientRequestId,
+        requestId: serverRequestId ?? clientRequestId,
+      };
     } catch (err) {
       const code = errorCode(err);
       const sent = state.sent && !(code !== undefined && NOT_SENT_CODES.has(code));
       if (callOpts.signal?.aborted && !timedOut) {
-        throw new TransportFailure('aborted', sent, 'ABORTED', clientRequestId, status, sent ? 'aborted by the caller after the request was sent' : 'aborted by the caller before the request was sent', err);
+        throw new TransportFailure(
+          'aborted',
+          sent,
+          'ABORTED',
+          clientRequestId,
+          status,
+          sent
+            ? 'aborted by the caller after the request was sent'
+            : 'aborted by the caller before the request was sent',
+          err,
+        );
       }
       if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
-        const what = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connecting' : sent ? (status === undefined ? 'waiting for the response' : 'reading the response body') : 'before the request was sent';
-        throw new TransportFailure('timeout', sent, code ?? 'TIMEOUT', clientRequestId, status, `timed out ${what} (${timeoutMs} ms)`, err);
+        const what =
+          code === 'UND_ERR_CONNECT_TIMEOUT'
+            ? 'connecting'
+            : sent
+              ? status === undefined
+                ? 'waiting for the response'
+                : 'reading the response body'
+              : 'before the request was sent';
+        throw new TransportFailure(
+          'timeout',
+          sent,
+          code ?? 'TIMEOUT',
+          clientRequestId,
+          status,
+          `timed out ${what} (${timeoutMs} ms)`,
+          err,
+        );
       }
       const detail = err instanceof Error ? err.message : String(err);
-      throw new TransportFailure('connection', sent, code, clientRequestId, status, `${sent ? 'connection lost after the request was sent' : 'could not send the request'}: ${detail}`, err);
+      throw new TransportFailure(
+        'connection',
+        sent,
+        code,
+        clientRequestId,
+        status,
+        `${sent ? 'connection lost after the request was sent' : 'could not send the request'}: ${detail}`,
+        err,
+      );
     } finally {
       clearTimeout(timer);
       callOpts.signal?.removeEventListener('abort', onCallerAbort);

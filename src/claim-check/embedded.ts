@@ -14,7 +14,15 @@ export interface EmbeddedPostgres {
 const SCRIPT = resolve(__dirname, '../../scripts/embedded-postgres.mjs');
 
 /** `ownProcessGroup`: out of the terminal's Ctrl-C (npm start stops it after the worker); it still stops when this process ends (stdin). */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; password: string; database?: string; ephemeral?: boolean; startTimeoutMs?: number; ownProcessGroup?: boolean }): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  password: string;
+  database?: string;
+  ephemeral?: boolean;
+  startTimeoutMs?: number;
+  ownProcessGroup?: boolean;
+}): Promise<EmbeddedPostgres> {
   // As root, PostgreSQL runs as a `postgres` user: it must be able to enter the folder that holds
   // its data directory (ours: TEMPORAL_DATA_DIR or a test's temporary folder).
   if (process.getuid?.() === 0) {
@@ -23,14 +31,30 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     const mode = statSync(parent).mode;
     if ((mode & 0o001) === 0) chmodSync(parent, (mode & 0o777) | 0o711);
   }
-  const args = [SCRIPT, '--dir', resolve(opts.dataDir), '--port', String(opts.port), '--password', opts.password, '--database', opts.database ?? 'claimcheck'];
+  const args = [
+    SCRIPT,
+    '--dir',
+    resolve(opts.dataDir),
+    '--port',
+    String(opts.port),
+    '--password',
+    opts.password,
+    '--database',
+    opts.database ?? 'claimcheck',
+  ];
   if (opts.ephemeral) args.push('--ephemeral');
   // stdin is a pipe the child watches: when this process ends, PostgreSQL stops too.
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: opts.ownProcessGroup ?? false });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: opts.ownProcessGroup ?? false,
+  });
   const stderr: string[] = [];
   child.stderr!.on('data', (c: Buffer) => stderr.push(c.toString('utf8')));
   const url = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`embedded PostgreSQL did not start within ${opts.startTimeoutMs ?? 60_000} ms`)), opts.startTimeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => fail(new Error(`embedded PostgreSQL did not start within ${opts.startTimeoutMs ?? 60_000} ms`)),
+      opts.startTimeoutMs ?? 60_000,
+    );
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (line.startsWith('READY ')) {
         clearTimeout(timer);

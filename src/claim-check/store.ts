@@ -150,7 +150,9 @@ export class ClaimCheckStore {
 
   /** How many records live now (for tests and operators; no contents). */
   async liveCount(): Promise<number> {
-    const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${TABLE} WHERE expires_at > now()`);
+    const { rows } = await this.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM ${TABLE} WHERE expires_at > now()`,
+    );
     return Number(rows[0].n);
   }
 
@@ -168,4 +170,5 @@ export class ClaimCheckStore {
 }
 
 const recordId = (handle: string): Buffer => createHash('sha256').update(handle).digest();
-const aad = (handle: string, purpose: string, keyId: string): Buffer => Buffer.from(`${handle}|${purpose}|${keyId}`, 'utf8');
+const aad = (handle: string, purpose: string, keyId: string): Buffer =>
+  Buffer.from(`${handle}|${purpose}|${keyId}`, 'utf8');

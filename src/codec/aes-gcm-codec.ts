@@ -20,7 +20,10 @@ const decoder = new TextDecoder();
 export class AesGcmPayloadCodec implements PayloadCodec {
   private readonly keys: Map<string, Buffer>;
 
-  constructor(keys: EncryptionKey[], private readonly activeKeyId: string = keys[0]?.id) {
+  constructor(
+    keys: EncryptionKey[],
+    private readonly activeKeyId: string = keys[0]?.id,
+  ) {
     if (keys.length === 0) throw new Error('AesGcmPayloadCodec needs at least one key');
     for (const k of keys) {
       if (k.key.length !== 32) throw new Error(`encryption key ${k.id} must be 32 bytes for AES-256`);
@@ -62,7 +65,10 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, IV_BYTES));
       decipher.setAAD(Buffer.from(keyId));
       decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-      const plaintext = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+      const plaintext = Buffer.concat([
+        decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
       return temporal.api.common.v1.Payload.decode(plaintext);
     });
   }

@@ -43,7 +43,9 @@ function fromJson(p: JsonPayload): Payload {
 
 function toJson(p: Payload): JsonPayload {
   return {
-    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+    metadata: Object.fromEntries(
+      Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+    ),
     data: p.data ? Buffer.from(p.data).toString('base64') : undefined,
   };
 }
@@ -74,10 +76,13 @@ async function codecWorks(codec: PayloadCodec): Promise<boolean> {
 
 export function createCodecServer(opts: CodecServerOptions): Server {
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
-  const health = { live: () => true, ready: async () => {
-    const codec = await codecWorks(opts.codec);
-    return { ready: codec, checks: { codec } };
-  } };
+  const health = {
+    live: () => true,
+    ready: async () => {
+      const codec = await codecWorks(opts.codec);
+      return { ready: codec, checks: { codec } };
+    },
+  };
 
   const setCors = (req: IncomingMessage, res: ServerResponse) => {
     const origin = req.headers.origin;
@@ -96,63 +101,72 @@ export function createCodecServer(opts: CodecServerOptions): Server {
   };
 
   // createSafeServer: a malformed target is a 400 before this runs, and nothing thrown here ends the process.
-  return createSafeServer(async (req, res, url) => {
-    setCors(req, res);
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204);
-      res.end();
-      return;
-    }
-    let path = url.pathname;
-    let token: string | undefined;
-    const pathToken = /^\/t\/([^/]+)(\/.*)$/.exec(path);
-    if (pathToken) {
-      try {
-        token = decodeURIComponent(pathToken[1]);
-      } catch {
-        return reply(res, 400, { error: 'malformed token in path' });
+  return createSafeServer(
+    async (req, res, url) => {
+      setCors(req, res);
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204);
+        res.end();
+        return;
       }
-      path = pathToken[2];
-    }
-    // The Web UI's access-token forwarding sends the token as a bearer header (preferred over the path form).
-    const auth = req.headers.authorization;
-    if (typeof auth === 'string' && /^Bearer /i.test(auth)) token = auth.slice('Bearer '.length).trim();
+      let path = url.pathname;
+      let token: string | undefined;
+      const pathToken = /^\/t\/([^/]+)(\/.*)$/.exec(path);
+      if (pathToken) {
+        try {
+          token = decodeURIComponent(pathToken[1]);
+        } catch {
+          return reply(res, 400, { error: 'malformed token in path' });
+        }
+        path = pathToken[2];
+      }
+      // The Web UI's access-token forwarding sends the token as a bearer header (preferred over the path form).
+      const auth = req.headers.authorization;
+      if (typeof auth === 'string' && /^Bearer /i.test(auth)) token = auth.slice('Bearer '.length).trim();
 
-    if ((path === '/healthz' || path === '/readyz') && (await answerHealth(req.method, path, health, res))) return;
-    if (path !== '/encode' && path !== '/decode') return reply(res, 404, { error: 'not found' });
-    if (req.method !== 'POST') return reply(res, 405, { error: 'method not allowed' });
-    if (!tokenMatches(opts.token, token)) return reply(res, 401, { error: 'missing or invalid bearer token' });
-    requireJsonContentType(req);
+      if ((path === '/healthz' || path === '/readyz') && (await answerHealth(req.method, path, health, res))) return;
+      if (path !== '/encode' && path !== '/decode') return reply(res, 404, { error: 'not found' });
+      if (req.method !== 'POST') return reply(res, 405, { error: 'method not allowed' });
+      if (!tokenMatches(opts.token, token)) return reply(res, 401, { error: 'missing or invalid bearer token' });
+      requireJsonContentType(req);
 
-    const raw = await readBodyLimited(req, maxBody);
-    let body: { payloads?: JsonPayload[] };
-    try {
-      body = JSON.parse(raw.toString('utf8')) as { payloads?: JsonPayload[] };
-    } catch {
-      throw new HttpError(400, 'body is not JSON');
-    }
-    if (!body || !Array.isArray(body.payloads)) return reply(res, 400, { error: 'payloads must be an array' });
-    let input: Payload[];
-    try {
-      input = body.payloads.map(fromJson);
-    } catch {
-      return reply(res, 400, { error: 'payloads must be {metadata, data} with base64 values' });
-    }
-    if (path === '/decode') {
-      // Audit: who (a token id, never the token), which namespace/workflow, how many payloads.
-      opts.logger?.info(
-        { audit: 'codec.decode', tokenId: tokenId(token!), namespace: headerValue(req, 'x-namespace'), workflowId: headerValue(req, 'x-workflow-id'), payloads: input.length },
-        'codec decode',
-      );
-    }
-    try {
-      const output = path === '/encode' ? await opts.codec.encode(input) : await opts.codec.decode(input);
-      reply(res, 200, { payloads: output.map(toJson) });
-    } catch (err) {
-      opts.logger?.warn({ err, path }, 'codec request failed');
-      reply(res, 400, { error: 'payloads could not be processed' });
-    }
-  }, { observe: httpMetricsObserver('codec', codecRoute) });
+      const raw = await readBodyLimited(req, maxBody);
+      let body: { payloads?: JsonPayload[] };
+      try {
+        body = JSON.parse(raw.toString('utf8')) as { payloads?: JsonPayload[] };
+      } catch {
+        throw new HttpError(400, 'body is not JSON');
+      }
+      if (!body || !Array.isArray(body.payloads)) return reply(res, 400, { error: 'payloads must be an array' });
+      let input: Payload[];
+      try {
+        input = body.payloads.map(fromJson);
+      } catch {
+        return reply(res, 400, { error: 'payloads must be {metadata, data} with base64 values' });
+      }
+      if (path === '/decode') {
+        // Audit: who (a token id, never the token), which namespace/workflow, how many payloads.
+        opts.logger?.info(
+          {
+            audit: 'codec.decode',
+            tokenId: tokenId(token!),
+            namespace: headerValue(req, 'x-namespace'),
+            workflowId: headerValue(req, 'x-workflow-id'),
+            payloads: input.length,
+          },
+          'codec decode',
+        );
+      }
+      try {
+        const output = path === '/encode' ? await opts.codec.encode(input) : await opts.codec.decode(input);
+        reply(res, 200, { payloads: output.map(toJson) });
+      } catch (err) {
+        opts.logger?.warn({ err, path }, 'codec request failed');
+        reply(res, 400, { error: 'payloads could not be processed' });
+      }
+    },
+    { observe: httpMetricsObserver('codec', codecRoute) },
+  );
 }
 
 /** A short, stable, non-secret id of a token for audit lines. */
@@ -175,9 +189,10 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<Runnin
   return {
     url: `http://${host}:${port}`,
     server,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

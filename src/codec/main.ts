@@ -15,7 +15,10 @@ async function main(): Promise<void> {
     port: config.codec.port,
     logger,
   });
-  logger.info({ url: server.url, healthz: `${server.url}/healthz`, readyz: `${server.url}/readyz` }, 'codec server listening');
+  logger.info(
+    { url: server.url, healthz: `${server.url}/healthz`, readyz: `${server.url}/readyz` },
+    'codec server listening',
+  );
   onShutdown(logger, async () => {
     await server.close();
     await observability.stop();

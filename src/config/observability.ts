@@ -6,7 +6,10 @@ import { z } from 'zod';
 /** `off`, or a port (0 = a free port, shown in the log and `npm start`'s banner). */
 const portOrOff = z
   .string()
-  .refine((v) => v === 'off' || (/^\d{1,5}$/.test(v) && Number(v) <= 65535), 'must be a port (0-65535, 0 = a free one) or "off"')
+  .refine(
+    (v) => v === 'off' || (/^\d{1,5}$/.test(v) && Number(v) <= 65535),
+    'must be a port (0-65535, 0 = a free one) or "off"',
+  )
   .optional();
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional();
 
@@ -22,14 +25,31 @@ export const observabilityEnvShape = {
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none'], { error: 'must be otlp, console or none' }).optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl,
-  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json'], { error: 'must be http/protobuf or http/json (the OTLP/HTTP exporter; gRPC is not shipped)' }).optional(),
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/protobuf', 'http/json'], { error: 'must be http/protobuf or http/json (the OTLP/HTTP exporter; gRPC is not shipped)' }).optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(['http/protobuf', 'http/json'], {
+      error: 'must be http/protobuf or http/json (the OTLP/HTTP exporter; gRPC is not shipped)',
+    })
+    .optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z
+    .enum(['http/protobuf', 'http/json'], {
+      error: 'must be http/protobuf or http/json (the OTLP/HTTP exporter; gRPC is not shipped)',
+    })
+    .optional(),
   // Read by the exporter itself; may carry a vendor's API key: never logged.
   OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().optional(),
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
   OTEL_RESOURCE_ATTRIBUTES: z.string().optional(),
-  OTEL_TRACES_SAMPLER: z.enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio']).optional(),
+  OTEL_TRACES_SAMPLER: z
+    .enum([
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ])
+    .optional(),
   OTEL_TRACES_SAMPLER_ARG: z.string().optional(),
 };
 
@@ -54,7 +74,12 @@ export interface ObservabilityConfig {
   };
 }
 
-const listen = (port: string | undefined, host: string | undefined, fallbackPort: number | undefined, production: boolean): ListenSetting | undefined => {
+const listen = (
+  port: string | undefined,
+  host: string | undefined,
+  fallbackPort: number | undefined,
+  production: boolean,
+): ListenSetting | undefined => {
   if (port === 'off') return undefined;
   const p = port === undefined ? fallbackPort : Number(port);
   if (p === undefined) return undefined;

@@ -79,11 +79,20 @@ function loadIssue(err: unknown, fileLabel: string): ConfigIssue {
   const message = typeof e?.message === 'string' ? e.message : '';
   const profileMissing = /^Profile '.*' not found/.exec(message);
   if (profileMissing) return { variable: 'TEMPORAL_PROFILE', message: 'names a profile the config file does not have' };
-  if (typeof e?.line === 'number') return { variable: fileLabel, message: `is not valid TOML (line ${e.line}${typeof e.column === 'number' ? `, column ${e.column}` : ''})` };
+  if (typeof e?.line === 'number')
+    return {
+      variable: fileLabel,
+      message: `is not valid TOML (line ${e.line}${typeof e.column === 'number' ? `, column ${e.column}` : ''})`,
+    };
   // envconfig's own validation messages name keys, never values.
-  if (/^Validation error: /.test(message)) return { variable: fileLabel, message: message.replace(/^Validation error: /, '') };
+  if (/^Validation error: /.test(message))
+    return { variable: fileLabel, message: message.replace(/^Validation error: /, '') };
   const both = /^Cannot specify both (\w+)_path and \w+_data/.exec(message);
-  if (both) return { variable: fileLabel, message: `tls.${both[1]}: a path and PEM data are both given (file and environment together); keep one` };
+  if (both)
+    return {
+      variable: fileLabel,
+      message: `tls.${both[1]}: a path and PEM data are both given (file and environment together); keep one`,
+    };
   return { variable: fileLabel, message: 'could not be read as a Temporal client config file' };
 }
 
@@ -92,12 +101,17 @@ function loadIssue(err: unknown, fileLabel: string): ConfigIssue {
  * Returns the settings and the problems found; `production` adds the rule that the connection must
  * be protected (TLS, or an API key over TLS).
  */
-export function resolveTemporalConnection(env: Record<string, string | undefined>, production: boolean): { settings: ResolvedTemporalConnection; issues: ConfigIssue[] } {
+export function resolveTemporalConnection(
+  env: Record<string, string | undefined>,
+  production: boolean,
+): { settings: ResolvedTemporalConnection; issues: ConfigIssue[] } {
   const issues: ConfigIssue[] = [];
   const set = (name: string) => env[name] !== undefined && env[name] !== '';
 
   // Our aliases become envconfig's names (both set to different values: refused, naming ours).
-  const sdkEnv: Record<string, string> = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
+  const sdkEnv: Record<string, string> = Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''),
+  );
   for (const [ours, standard] of Object.entries(TEMPORAL_TLS_ALIASES)) {
     if (!set(ours)) continue;
     if (set(standard) && env[standard] !== env[ours]) {
@@ -106,10 +120,18 @@ export function resolveTemporalConnection(env: Record<string, string | undefined
     sdkEnv[standard] = env[ours] as string;
   }
   for (const name of ['TEMPORAL_TLS', 'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION']) {
-    if (set(name) && !BOOL_VALUES.includes(env[name] as string)) issues.push({ variable: name, message: 'must be true, false, 1 or 0' });
+    if (set(name) && !BOOL_VALUES.includes(env[name] as string))
+      issues.push({ variable: name, message: 'must be true, false, 1 or 0' });
   }
-  if (set('TEMPORAL_TLS_DISABLE_HOST_VERIFICATION') && ['true', '1'].includes(env.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION as string)) {
-    issues.push({ variable: 'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION', message: 'is not supported (the TypeScript SDK always verifies the server); set TEMPORAL_TLS_SERVER_NAME to the name in the certificate instead' });
+  if (
+    set('TEMPORAL_TLS_DISABLE_HOST_VERIFICATION') &&
+    ['true', '1'].includes(env.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION as string)
+  ) {
+    issues.push({
+      variable: 'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION',
+      message:
+        'is not supported (the TypeScript SDK always verifies the server); set TEMPORAL_TLS_SERVER_NAME to the name in the certificate instead',
+    });
   }
 
   const fileVariable = set('TEMPORAL_CONFIG_FILE') ? 'TEMPORAL_CONFIG_FILE' : 'temporal.toml';
@@ -122,9 +144,20 @@ export function resolveTemporalConnection(env: Record<string, string | undefined
   let profile: ClientConfigProfile = {};
   let fromFile: ClientConfigProfile = {};
   try {
-    profile = loadClientConfigProfile({ overrideEnvVars: sdkEnv, configFileStrict: true, disableFile, ...(set('TEMPORAL_PROFILE') ? { profile: env.TEMPORAL_PROFILE } : {}) });
+    profile = loadClientConfigProfile({
+      overrideEnvVars: sdkEnv,
+      configFileStrict: true,
+      disableFile,
+      ...(set('TEMPORAL_PROFILE') ? { profile: env.TEMPORAL_PROFILE } : {}),
+    });
     // The file alone, to tell where each value came from.
-    if (!disableFile) fromFile = loadClientConfigProfile({ overrideEnvVars: sdkEnv, configFileStrict: true, disableEnv: true, ...(set('TEMPORAL_PROFILE') ? { profile: env.TEMPORAL_PROFILE } : {}) });
+    if (!disableFile)
+      fromFile = loadClientConfigProfile({
+        overrideEnvVars: sdkEnv,
+        configFileStrict: true,
+        disableEnv: true,
+        ...(set('TEMPORAL_PROFILE') ? { profile: env.TEMPORAL_PROFILE } : {}),
+      });
   } catch (err) {
     issues.push(loadIssue(err, fileVariable));
   }
@@ -135,9 +168,11 @@ export function resolveTemporalConnection(env: Record<string, string | undefined
     variables.find(set) ?? (usedFile ? `${fileVariable} [profile.${profileName}] ${tomlKey}` : variables[0]);
 
   const address = profile.address ?? DEFAULT_TEMPORAL_ADDRESS;
-  if (!/^[^:\s]+:\d+$/.test(address)) issues.push({ variable: origin(['TEMPORAL_ADDRESS'], 'address'), message: 'must be host:port' });
+  if (!/^[^:\s]+:\d+$/.test(address))
+    issues.push({ variable: origin(['TEMPORAL_ADDRESS'], 'address'), message: 'must be host:port' });
   const namespace = profile.namespace ?? DEFAULT_TEMPORAL_NAMESPACE;
-  if (namespace.trim() === '') issues.push({ variable: origin(['TEMPORAL_NAMESPACE'], 'namespace'), message: 'must not be empty' });
+  if (namespace.trim() === '')
+    issues.push({ variable: origin(['TEMPORAL_NAMESPACE'], 'namespace'), message: 'must not be empty' });
   const apiKey = profile.apiKey !== undefined && profile.apiKey !== '' ? profile.apiKey : undefined;
 
   const t = profile.tls;
@@ -152,13 +187,17 @@ export function resolveTemporalConnection(env: Record<string, string | undefined
     const base = what === 'ca' ? 'tls.server_ca_cert' : what === 'cert' ? 'tls.client_cert' : 'tls.client_key';
     return `${base}_${source && 'data' in source ? 'data' : 'path'}`;
   };
-  const sourceOf = (what: 'ca' | 'cert' | 'key', source: ConfigDataSource | undefined) => origin(names[what], tomlKey(what, source));
+  const sourceOf = (what: 'ca' | 'cert' | 'key', source: ConfigDataSource | undefined) =>
+    origin(names[what], tomlKey(what, source));
 
   const disabled = t?.disabled === true;
   const tlsOn = t !== undefined ? !disabled : apiKey !== undefined;
   let tls: TemporalTlsSettings | undefined;
   if (t && disabled && (t.serverCACert || t.clientCert || t.clientKey || t.serverName)) {
-    issues.push({ variable: origin(names.disabled, 'tls.disabled'), message: 'is false but TLS files or a server name are set; remove one or the other' });
+    issues.push({
+      variable: origin(names.disabled, 'tls.disabled'),
+      message: 'is false but TLS files or a server name are set; remove one or the other',
+    });
   }
   if (tlsOn) {
     tls = {};
@@ -189,8 +228,12 @@ export function resolveTemporalConnection(env: Record<string, string | undefined
       const missing = present.startsWith(fileVariable)
         ? `${fileVariable} [profile.${profileName}] ${t?.clientCert ? 'tls.client_key_path' : 'tls.client_cert_path'}`
         : present.startsWith('TEMPORAL_TLS_CLIENT_')
-          ? (t?.clientCert ? 'TEMPORAL_TLS_CLIENT_KEY_PATH' : 'TEMPORAL_TLS_CLIENT_CERT_PATH')
-          : (t?.clientCert ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH');
+          ? t?.clientCert
+            ? 'TEMPORAL_TLS_CLIENT_KEY_PATH'
+            : 'TEMPORAL_TLS_CLIENT_CERT_PATH'
+          : t?.clientCert
+            ? 'TEMPORAL_TLS_KEY_PATH'
+            : 'TEMPORAL_TLS_CERT_PATH';
       issues.push({ variable: missing, message: 'the mTLS client certificate and key must be set together' });
     }
     if (t?.serverName) tls.serverName = t.serverName;
@@ -199,11 +242,15 @@ export function resolveTemporalConnection(env: Record<string, string | undefined
 
   if (production) {
     if (disabled) {
-      issues.push({ variable: origin(names.disabled, 'tls.disabled'), message: 'must not be false in production (the Temporal connection must use TLS)' });
+      issues.push({
+        variable: origin(names.disabled, 'tls.disabled'),
+        message: 'must not be false in production (the Temporal connection must use TLS)',
+      });
     } else if (!tlsOn) {
       issues.push({
         variable: 'TEMPORAL_TLS',
-        message: 'production needs a protected Temporal connection: set TEMPORAL_TLS=true (TEMPORAL_TLS_CA_PATH for a private CA), TEMPORAL_TLS_CERT_PATH with TEMPORAL_TLS_KEY_PATH (mTLS), or TEMPORAL_API_KEY — or a TEMPORAL_CONFIG_FILE profile with a [tls] section or an api_key',
+        message:
+          'production needs a protected Temporal connection: set TEMPORAL_TLS=true (TEMPORAL_TLS_CA_PATH for a private CA), TEMPORAL_TLS_CERT_PATH with TEMPORAL_TLS_KEY_PATH (mTLS), or TEMPORAL_API_KEY — or a TEMPORAL_CONFIG_FILE profile with a [tls] section or an api_key',
       });
     }
   }

@@ -80,10 +80,16 @@ export function isHtmlFormContentType(header: string | string[] | undefined): bo
 
 /** Throws 415 unless the request declares a JSON body (the cross-site form-post guard). */
 export function requireJsonContentType(req: IncomingMessage): void {
-  if (!isJsonContentType(req.headers['content-type'])) throw new HttpError(415, 'Content-Type must be application/json');
+  if (!isJsonContentType(req.headers['content-type']))
+    throw new HttpError(415, 'Content-Type must be application/json');
 }
 
-export function replyJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function replyJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
@@ -108,50 +114,72 @@ export interface SafeServerOptions {
  * A node:http server whose handler gets a parsed URL and can throw freely: a malformed target is
  * answered 400 before the handler runs, a thrown HttpError answers its status, anything else 500.
  */
-export function createSafeServer(handler: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void, opts: SafeServerOptions = {}): Server {
-  const server = createServer({ maxHeaderSize: HTTP_LIMITS.maxHeaderSize, requestTimeout: HTTP_LIMITS.requestTimeoutMs, headersTimeout: HTTP_LIMITS.headersTimeoutMs }, (req, res) => {
-    // A client that goes away mid-request must not surface as an unhandled 'error'.
-    req.on('error', () => undefined);
-    res.on('error', () => undefined);
-    const url = parseRequestUrl(req);
-    if (opts.observe) {
-      const started = performance.now();
-      let observed = false;
-      const done = () => {
-        if (observed) return;
-        observed = true;
-        try {
-          opts.observe!({ method: req.method, path: url?.pathname, status: res.headersSent ? res.statusCode : 499, durationMs: performance.now() - started });
-        } catch {
-          // Observing never breaks a request.
-        }
-      };
-      res.once('finish', done);
-      res.once('close', done);
-    }
-    if (!url) {
-      req.resume();
-      return replyJson(res, 400, { error: 'malformed request target' }, { Connection: 'close' });
-    }
-    let pending: Promise<void> | void;
-    try {
-      pending = handler(req, res, url);
-    } catch (err) {
-      pending = Promise.reject(err);
-    }
-    void Promise.resolve(pending).catch((err: unknown) => {
-      const status = err instanceof HttpError ? err.statusCode : 500;
-      if (!(err instanceof HttpError)) opts.onError?.(err, req);
-      replyJson(res, status, { error: err instanceof HttpError ? err.message : 'internal error' }, status === 413 ? { Connection: 'close' } : {});
-      if (status === 413) req.resume();
-    });
-  });
+export function createSafeServer(
+  handler: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void,
+  opts: SafeServerOptions = {},
+): Server {
+  const server = createServer(
+    {
+      maxHeaderSize: HTTP_LIMITS.maxHeaderSize,
+      requestTimeout: HTTP_LIMITS.requestTimeoutMs,
+      headersTimeout: HTTP_LIMITS.headersTimeoutMs,
+    },
+    (req, res) => {
+      // A client that goes away mid-request must not surface as an unhandled 'error'.
+      req.on('error', () => undefined);
+      res.on('error', () => undefined);
+      const url = parseRequestUrl(req);
+      if (opts.observe) {
+        const started = performance.now();
+        let observed = false;
+        const done = () => {
+          if (observed) return;
+          observed = true;
+          try {
+            opts.observe!({
+              method: req.method,
+              path: url?.pathname,
+              status: res.headersSent ? res.statusCode : 499,
+              durationMs: performance.now() - started,
+            });
+          } catch {
+            // Observing never breaks a request.
+          }
+        };
+        res.once('finish', done);
+        res.once('close', done);
+      }
+      if (!url) {
+        req.resume();
+        return replyJson(res, 400, { error: 'malformed request target' }, { Connection: 'close' });
+      }
+      let pending: Promise<void> | void;
+      try {
+        pending = handler(req, res, url);
+      } catch (err) {
+        pending = Promise.reject(err);
+      }
+      void Promise.resolve(pending).catch((err: unknown) => {
+        const status = err instanceof HttpError ? err.statusCode : 500;
+        if (!(err instanceof HttpError)) opts.onError?.(err, req);
+        replyJson(
+          res,
+          status,
+          { error: err instanceof HttpError ? err.message : 'internal error' },
+          status === 413 ? { Connection: 'close' } : {},
+        );
+        if (status === 413) req.resume();
+      });
+    },
+  );
   server.keepAliveTimeout = HTTP_LIMITS.keepAliveTimeoutMs;
   // Malformed HTTP (bad request line, oversized headers, timeouts): answer and close, never throw.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+    );
   });
   return server;
 }

@@ -19,11 +19,21 @@ export class PinoTemporalLogger implements Logger {
   log(level: LogLevel, message: string, meta?: LogMetadata): void {
     this.pino[LEVELS[level]](meta ?? {}, message);
   }
-  trace(message: string, meta?: LogMetadata): void { this.log('TRACE', message, meta); }
-  debug(message: string, meta?: LogMetadata): void { this.log('DEBUG', message, meta); }
-  info(message: string, meta?: LogMetadata): void { this.log('INFO', message, meta); }
-  warn(message: string, meta?: LogMetadata): void { this.log('WARN', message, meta); }
-  error(message: string, meta?: LogMetadata): void { this.log('ERROR', message, meta); }
+  trace(message: string, meta?: LogMetadata): void {
+    this.log('TRACE', message, meta);
+  }
+  debug(message: string, meta?: LogMetadata): void {
+    this.log('DEBUG', message, meta);
+  }
+  info(message: string, meta?: LogMetadata): void {
+    this.log('INFO', message, meta);
+  }
+  warn(message: string, meta?: LogMetadata): void {
+    this.log('WARN', message, meta);
+  }
+  error(message: string, meta?: LogMetadata): void {
+    this.log('ERROR', message, meta);
+  }
 }
 
 let installed = false;
@@ -39,19 +49,29 @@ export interface TemporalRuntimeOptions {
  * and HTTP metrics too (src/observability/metrics.ts). Returns false when a Runtime was already installed
  * (its options stay; a later call's metrics address is not applied).
  */
-export function installTemporalRuntime(pino: PinoLogger, level: LogLevel = 'INFO', opts: TemporalRuntimeOptions = {}): boolean {
+export function installTemporalRuntime(
+  pino: PinoLogger,
+  level: LogLevel = 'INFO',
+  opts: TemporalRuntimeOptions = {},
+): boolean {
   if (installed) return false;
   Runtime.install({
     logger: new PinoTemporalLogger(pino.child({ component: 'temporal' })),
     telemetryOptions: {
-      logging: { filter: makeTelemetryFilterString({ core: level === 'TRACE' || level === 'DEBUG' ? level : 'WARN' }), forward: {} },
+      logging: {
+        filter: makeTelemetryFilterString({ core: level === 'TRACE' || level === 'DEBUG' ? level : 'WARN' }),
+        forward: {},
+      },
       ...(opts.metricsBindAddress
         ? {
             metrics: {
               prometheus: {
                 bindAddress: opts.metricsBindAddress,
                 countersTotalSuffix: true,
-                histogramBucketOverrides: { [METRICS.httpRequestDuration]: DURATION_BUCKETS_MS, [METRICS.serviceCallDuration]: DURATION_BUCKETS_MS },
+                histogramBucketOverrides: {
+                  [METRICS.httpRequestDuration]: DURATION_BUCKETS_MS,
+                  [METRICS.serviceCallDuration]: DURATION_BUCKETS_MS,
+                },
               },
             },
           }

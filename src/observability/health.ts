@@ -24,9 +24,13 @@ export interface HealthChecks {
 export const TEMPORAL_PROBE_TIMEOUT_MS = 2_000;
 
 /** True when Temporal's frontend answers (GetSystemInfo) within the probe timeout. */
-export async function temporalReachable(connection: Pick<ConnectionLike | NativeConnection, 'workflowService' | 'withDeadline'>): Promise<boolean> {
+export async function temporalReachable(
+  connection: Pick<ConnectionLike | NativeConnection, 'workflowService' | 'withDeadline'>,
+): Promise<boolean> {
   try {
-    await connection.withDeadline(Date.now() + TEMPORAL_PROBE_TIMEOUT_MS, () => connection.workflowService.getSystemInfo({}));
+    await connection.withDeadline(Date.now() + TEMPORAL_PROBE_TIMEOUT_MS, () =>
+      connection.workflowService.getSystemInfo({}),
+    );
     return true;
   } catch {
     return false;
@@ -34,7 +38,12 @@ export async function temporalReachable(connection: Pick<ConnectionLike | Native
 }
 
 /** Answers /healthz and /readyz from `checks`; true when the request was one of them. */
-export async function answerHealth(method: string | undefined, path: string, checks: HealthChecks, res: import('node:http').ServerResponse): Promise<boolean> {
+export async function answerHealth(
+  method: string | undefined,
+  path: string,
+  checks: HealthChecks,
+  res: import('node:http').ServerResponse,
+): Promise<boolean> {
   if (method !== 'GET' && method !== 'HEAD') return false;
   if (path === '/healthz') {
     const live = checks.live();
@@ -69,7 +78,8 @@ export class WorkerHealth implements HealthChecks {
 
   async ready(): Promise<Readiness> {
     const worker = this.worker;
-    if (!worker || !this.connection) return { ready: false, checks: { worker: false, polling: false, temporal: false } };
+    if (!worker || !this.connection)
+      return { ready: false, checks: { worker: false, polling: false, temporal: false } };
     const status = worker.getStatus();
     const running = status.runState === 'RUNNING';
     const polling = status.workflowPollerState === 'POLLING' && status.activityPollerState === 'POLLING';
@@ -85,11 +95,17 @@ export interface RunningHealthServer {
 }
 
 /** A small HTTP server with /healthz and /readyz only (the worker's, on HEALTH_PORT). */
-export async function startHealthServer(opts: { host: string; port: number; checks: HealthChecks; name?: string }): Promise<RunningHealthServer> {
+export async function startHealthServer(opts: {
+  host: string;
+  port: number;
+  checks: HealthChecks;
+  name?: string;
+}): Promise<RunningHealthServer> {
   const route = (path: string) => (path === '/healthz' || path === '/readyz' ? path : 'other');
   const server = createSafeServer(
     async (req, res, url) => {
-      if (!(await answerHealth(req.method, url.pathname, opts.checks, res))) replyJson(res, 404, { error: 'not found' });
+      if (!(await answerHealth(req.method, url.pathname, opts.checks, res)))
+        replyJson(res, 404, { error: 'not found' });
     },
     { observe: httpMetricsObserver(opts.name ?? 'health', route) },
   );

@@ -34,8 +34,10 @@ function cached<T extends MetricCounter | MetricHistogram>(key: string, create: 
   if (!metric) byName.set(key, (metric = create(meter)));
   return metric;
 }
-const counter = (name: string, description: string) => cached(`c:${name}`, (m) => m.createCounter(name, undefined, description));
-const histogram = (name: string, description: string) => cached(`h:${name}`, (m) => m.createHistogram(name, 'float', 'ms', description));
+const counter = (name: string, description: string) =>
+  cached(`c:${name}`, (m) => m.createCounter(name, undefined, description));
+const histogram = (name: string, description: string) =>
+  cached(`h:${name}`, (m) => m.createHistogram(name, 'float', 'ms', description));
 
 /** Runs `record` and swallows what it throws: metrics never break the code they observe. */
 function safely(record: () => void): void {
@@ -57,13 +59,24 @@ export function countWebhook(kind: WebhookKind, result: WebhookResult): void {
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** An observer for createSafeServer: requests by route template, method and status, and their duration. */
-export function httpMetricsObserver(server: string, routeOf: (path: string) => string): (exchange: HttpExchange) => void {
+export function httpMetricsObserver(
+  server: string,
+  routeOf: (path: string) => string,
+): (exchange: HttpExchange) => void {
   return (e) =>
     safely(() => {
       const route = e.path === undefined ? 'malformed' : routeOf(e.path);
       const method = e.method && METHODS.has(e.method) ? e.method : 'other';
-      counter(METRICS.httpRequests, 'HTTP requests answered').add(1, { server, route, method, status: String(e.status) });
-      histogram(METRICS.httpRequestDuration, 'HTTP request duration').record(Math.max(0, e.durationMs), { server, route });
+      counter(METRICS.httpRequests, 'HTTP requests answered').add(1, {
+        server,
+        route,
+        method,
+        status: String(e.status),
+      });
+      histogram(METRICS.httpRequestDuration, 'HTTP request duration').record(Math.max(0, e.durationMs), {
+        server,
+        route,
+      });
     });
 }
 
@@ -87,16 +100,24 @@ function activityMeter(): MetricMeter | undefined {
  * One call to the payments service: inside an activity through the activity's metric meter (the SDK's
  * meter for activities), elsewhere (CLI, backends) through the process's.
  */
-export function recordServiceCall(operation: string, outcome: { status?: number; failure?: string }, durationMs: number): void {
+export function recordServiceCall(
+  operation: string,
+  outcome: { status?: number; failure?: string },
+  durationMs: number,
+): void {
   safely(() => {
     const tags = { operation, result: serviceCallResult(outcome) };
     const meter = activityMeter();
     if (meter) {
       meter.createCounter(METRICS.serviceCalls, undefined, 'Calls to the payments service').add(1, tags);
-      meter.createHistogram(METRICS.serviceCallDuration, 'float', 'ms', 'Payments service call duration').record(Math.max(0, durationMs), { operation });
+      meter
+        .createHistogram(METRICS.serviceCallDuration, 'float', 'ms', 'Payments service call duration')
+        .record(Math.max(0, durationMs), { operation });
       return;
     }
     counter(METRICS.serviceCalls, 'Calls to the payments service').add(1, tags);
-    histogram(METRICS.serviceCallDuration, 'Payments service call duration').record(Math.max(0, durationMs), { operation });
+    histogram(METRICS.serviceCallDuration, 'Payments service call duration').record(Math.max(0, durationMs), {
+      operation,
+    });
   });
 }

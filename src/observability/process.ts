@@ -43,7 +43,11 @@ export interface ProcessObservabilityOptions {
   metrics?: ListenSetting;
 }
 
-export async function startProcessObservability(config: AppConfig, logger: Logger, opts: ProcessObservabilityOptions): Promise<ProcessObservability> {
+export async function startProcessObservability(
+  config: AppConfig,
+  logger: Logger,
+  opts: ProcessObservabilityOptions,
+): Promise<ProcessObservability> {
   const metrics = opts.metrics ?? config.observability.metrics;
   let metricsUrl: string | undefined;
   if (metrics) {
@@ -54,7 +58,9 @@ export async function startProcessObservability(config: AppConfig, logger: Logge
       fresh = installTemporalRuntime(logger, 'INFO', { metricsBindAddress: bind });
     } catch (err) {
       // e.g. "Address already in use": name the setting, not only Core's message.
-      throw new Error(`METRICS_PORT: the metrics endpoint cannot listen on ${bind} (${(err as Error).message}); choose another port, 0 for a free one, or off`);
+      throw new Error(
+        `METRICS_PORT: the metrics endpoint cannot listen on ${bind} (${(err as Error).message}); choose another port, 0 for a free one, or off`,
+      );
     }
     if (fresh) {
       metricsUrl = `http://${hostForUrl(metrics.host)}:${port}/metrics`;
@@ -66,7 +72,11 @@ export async function startProcessObservability(config: AppConfig, logger: Logge
     installTemporalRuntime(logger);
   }
   const tracing = installTracingFromConfig(config, opts.serviceName);
-  if (tracing) logger.info({ exporter: config.observability.tracing.exporter, serviceName: opts.serviceName }, 'OpenTelemetry tracing on');
+  if (tracing)
+    logger.info(
+      { exporter: config.observability.tracing.exporter, serviceName: opts.serviceName },
+      'OpenTelemetry tracing on',
+    );
   return {
     metricsUrl,
     tracing,

@@ -24,4 +24,5 @@ export function activeTracing(): ActiveTracing | undefined {
 }
 
 /** The OpenTelemetry workflow interceptor module, bundled with the workflows when tracing is on. */
-export const OTEL_WORKFLOW_INTERCEPTORS_PATH = require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+export const OTEL_WORKFLOW_INTERCEPTORS_PATH =
+  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');

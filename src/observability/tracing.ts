@@ -17,8 +17,13 @@ import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import {
-  BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor,
-  type ReadableSpan, type SpanExporter, type SpanProcessor,
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+  type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import type { AppConfig } from '../config/config';
 import { activeTracing, setActiveTracing, type ActiveTracing } from './trace-context';
@@ -26,9 +31,17 @@ import { activeTracing, setActiveTracing, type ActiveTracing } from './trace-con
 /** Attribute names that may leave the process (besides the prefixes below). */
 const ALLOWED_ATTRIBUTES = new Set([
   // @temporalio/interceptors-opentelemetry's
-  'temporalWorkflowId', 'run_id', 'temporalActivityId', 'temporalUpdateId',
+  'temporalWorkflowId',
+  'run_id',
+  'temporalActivityId',
+  'temporalUpdateId',
   // WorkflowInfo fields the workflow span exporter attaches (the rest is dropped)
-  'workflowId', 'runId', 'workflowType', 'taskQueue', 'namespace', 'attempt',
+  'workflowId',
+  'runId',
+  'workflowType',
+  'taskQueue',
+  'namespace',
+  'attempt',
 ]);
 const ALLOWED_PREFIXES = ['http.request.method', 'http.response.status_code', 'server.', 'error.type', 'payflow.'];
 
@@ -50,7 +63,9 @@ export function sanitizeSpan(span: ReadableSpan): ReadableSpan {
       value: span.events.map((e) => ({
         name: e.name,
         time: e.time,
-        ...(e.attributes?.['exception.type'] !== undefined ? { attributes: { 'exception.type': e.attributes['exception.type'] } } : {}),
+        ...(e.attributes?.['exception.type'] !== undefined
+          ? { attributes: { 'exception.type': e.attributes['exception.type'] } }
+          : {}),
       })),
       enumerable: true,
     },
@@ -97,13 +112,18 @@ let installed: InstalledTracing | undefined;
 export function installTracing(opts: InstallTracingOptions & { config?: AppConfig }): InstalledTracing {
   if (installed) return installed;
   const serviceName = opts.config?.observability.tracing.serviceName ?? opts.serviceName;
-  const exporter = opts.exporter ?? (opts.config?.observability.tracing.exporter === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter());
+  const exporter =
+    opts.exporter ??
+    (opts.config?.observability.tracing.exporter === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter());
   const safe = new SafeSpanExporter(exporter);
   const spanProcessor: SpanProcessor = opts.simple ? new SimpleSpanProcessor(safe) : new BatchSpanProcessor(safe);
   const resource = new Resource({ 'service.name': serviceName });
   // The provider reads OTEL_TRACES_SAMPLER(_ARG) and the span limits from the environment itself.
   const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
-  provider.register({ contextManager: new AsyncLocalStorageContextManager(), propagator: new W3CTraceContextPropagator() });
+  provider.register({
+    contextManager: new AsyncLocalStorageContextManager(),
+    propagator: new W3CTraceContextPropagator(),
+  });
   const tracer = provider.getTracer('payflow');
   installed = {
     tracer,

@@ -53,25 +53,30 @@ export const ADMIN_ENDPOINTS = [
 
 export function createAdminRouter(state: () => AdminState, reset: () => Promise<void>): Router {
   const router = new Router();
-  const add = (method: string, path: string, handler: Parameters<Router['add']>[3]) => router.add(method, `/__admin${path}`, 'none', handler);
+  const add = (method: string, path: string, handler: Parameters<Router['add']>[3]) =>
+    router.add(method, `/__admin${path}`, 'none', handler);
 
   add('GET', '', () => ok({ endpoints: ADMIN_ENDPOINTS }));
 
   add('GET', '/ledger', async ({ query }) => {
     await state().clock.runDue();
     const kind = query.get('kind');
-    if (kind && !(LEDGER_KINDS as readonly string[]).includes(kind)) return fail(400, `kind must be one of ${LEDGER_KINDS.join(', ')}`);
+    if (kind && !(LEDGER_KINDS as readonly string[]).includes(kind))
+      return fail(400, `kind must be one of ${LEDGER_KINDS.join(', ')}`);
     return ok(state().ledger.list({ reference: query.get('reference'), kind }));
   });
 
   add('POST', '/virtual-accounts/freeze-next', ({ body }) => {
-    const reason = typeof body.reason === 'string' && body.reason.trim() !== '' ? body.reason : 'Suspicious transaction';
+    const reason =
+      typeof body.reason === 'string' && body.reason.trim() !== '' ? body.reason : 'Suspicious transaction';
     state().virtualAccounts.freezeNext(reason);
     return ok({ reason });
   });
 
   add('POST', '/virtual-accounts/credits/{ref}/release', ({ params }) =>
-    state().virtualAccounts.release(params.ref) ? ok({ released: params.ref }) : fail(404, 'no frozen credit with that reference'),
+    state().virtualAccounts.release(params.ref)
+      ? ok({ released: params.ref })
+      : fail(404, 'no frozen credit with that reference'),
   );
 
   add('GET', '/requests', () => ok(state().requestLog));
@@ -83,7 +88,8 @@ export function createAdminRouter(state: () => AdminState, reset: () => Promise<
 
   add('POST', '/clock/advance', async ({ body }) => {
     const ms = body.ms;
-    if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 0) return fail(400, 'ms must be a non-negative integer');
+    if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 0)
+      return fail(400, 'ms must be a non-negative integer');
     const { clock } = state();
     await clock.advance(ms);
     return ok({ now: clock.iso(), offsetMs: clock.offset });
@@ -129,7 +135,12 @@ export function createAdminRouter(state: () => AdminState, reset: () => Promise<
     return ok({});
   });
 
-  add('POST', '/ussd/{ref}/pay', ({ params, body }) => state().direct.payUssd(params.ref, typeof body.phone === 'string' && /^\d{7,15}$/.test(body.phone) ? body.phone : undefined));
+  add('POST', '/ussd/{ref}/pay', ({ params, body }) =>
+    state().direct.payUssd(
+      params.ref,
+      typeof body.phone === 'string' && /^\d{7,15}$/.test(body.phone) ? body.phone : undefined,
+    ),
+  );
 
   const threeDs = (ref: string, outcome: 'complete' | 'fail'): Reply => {
     const reply = state().direct.finish3ds(ref, outcome);
@@ -146,9 +157,13 @@ export function createAdminRouter(state: () => AdminState, reset: () => Promise<
 
   add('POST', '/mandates/wrong-otp-status', ({ body }) => state().mandates.setWrongOtpStatus(body.status));
   add('POST', '/mandates/{id}/reject', ({ params }) => state().mandates.reject(params.id));
-  add('POST', '/mandates/{id}/debit-outcomes', ({ params, body }) => state().mandates.scriptDebits(params.id, body.outcomes));
+  add('POST', '/mandates/{id}/debit-outcomes', ({ params, body }) =>
+    state().mandates.scriptDebits(params.id, body.outcomes),
+  );
   add('GET', '/sms/messages', () => ok(state().sms.sentMessages()));
-  add('POST', '/mandate-debits/{ref}/settle', ({ params, body }) => state().mandates.settleDebit(params.ref, body.status));
+  add('POST', '/mandate-debits/{ref}/settle', ({ params, body }) =>
+    state().mandates.settleDebit(params.ref, body.status),
+  );
 
   return router;
 }

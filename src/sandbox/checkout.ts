@@ -1,8 +1,30 @@
 // A. Hosted checkout: A1 initiate, the payment modal at checkout_url (a real HTML page with the
 // authorized channels), its channels as plain HTTP (JSON) or form posts (HTML), and A2, the
 // simulated transfer into the modal's dynamic account (registered with C9's path, "dva": true).
-import { authorizeCard, cardStatus, validateBankCode, withReference, PARTNER_BANK_CODE, TOKEN_ACCOUNT_PREFIX, USSD_BANK_CODES } from './direct';
-import { asObject, escapeHtml, fail, formatAmount, htmlPage, MERCHANT_ID, MERCHANT_NAME, ok, positiveInteger, randomDigits, type Reply, type RequestContext, type Router } from './http';
+import {
+  authorizeCard,
+  cardStatus,
+  validateBankCode,
+  withReference,
+  PARTNER_BANK_CODE,
+  TOKEN_ACCOUNT_PREFIX,
+  USSD_BANK_CODES,
+} from './direct';
+import {
+  asObject,
+  escapeHtml,
+  fail,
+  formatAmount,
+  htmlPage,
+  MERCHANT_ID,
+  MERCHANT_NAME,
+  ok,
+  positiveInteger,
+  randomDigits,
+  type Reply,
+  type RequestContext,
+  type Router,
+} from './http';
 import { chargeFor, CHECKOUT_LIFETIME_MS, firstCardStep, type Payment, type PaymentStore } from './payments';
 
 export const CHANNELS = ['card', 'bank', 'ussd', 'transfer'] as const;
@@ -34,31 +56,57 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(String(body.email))) return a1Fail('email must be a valid email');
     let channels: string[] = [...CHANNELS];
     if (body.payment_channels !== undefined) {
-      if (!Array.isArray(body.payment_channels) || body.payment_channels.length === 0 || !body.payment_channels.every((c) => (CHANNELS as readonly string[]).includes(String(c)))) {
+      if (
+        !Array.isArray(body.payment_channels) ||
+        body.payment_channels.length === 0 ||
+        !body.payment_channels.every((c) => (CHANNELS as readonly string[]).includes(String(c)))
+      ) {
         return a1Fail('payment_channels must list card, bank, ussd or transfer');
       }
       channels = [...new Set(body.payment_channels.map(String))];
     }
-    if (body.callback_url !== undefined && !/^https?:\/\//.test(String(body.callback_url))) return a1Fail('callback_url must be a valid uri');
-    const ref = body.transaction_ref === undefined || body.transaction_ref === '' ? store.newRef() : String(body.transaction_ref);
+    if (body.callback_url !== undefined && !/^https?:\/\//.test(String(body.callback_url)))
+      return a1Fail('callback_url must be a valid uri');
+    const ref =
+      body.transaction_ref === undefined || body.transaction_ref === '' ? store.newRef() : String(body.transaction_ref);
     if (store.byRef.has(ref)) return a1Fail('Duplicate transaction reference');
     const passCharge = body.pass_charge === true;
     const fee = chargeFor(amount);
     const isRecurring = body.is_recurring === true;
     const callbackUrl = typeof body.callback_url === 'string' ? body.callback_url : undefined;
     const p = store.create({
-      ref, origin: 'checkout', type: 'Card', amount: passCharge ? amount + fee : amount, merchantAmount: passCharge ? amount : amount - fee, fee, currency,
-      email: String(body.email), customerName: typeof body.customer_name === 'string' ? body.customer_name : null,
-      meta: { ...asObject(body.metadata) }, isRecurring, key: secretKey,
+      ref,
+      origin: 'checkout',
+      type: 'Card',
+      amount: passCharge ? amount + fee : amount,
+      merchantAmount: passCharge ? amount : amount - fee,
+      fee,
+      currency,
+      email: String(body.email),
+      customerName: typeof body.customer_name === 'string' ? body.customer_name : null,
+      meta: { ...asObject(body.metadata) },
+      isRecurring,
+      key: secretKey,
       checkout: { channels, callbackUrl, expiresAt: clock.now() + CHECKOUT_LIFETIME_MS, passCharge },
     });
     p.step = 'choose';
     return ok({
       auth_url: null,
       access_token: null,
-      merchant_info: { merchant_response: null, merchant_name: MERCHANT_NAME, merchant_logo: null, merchant_id: MERCHANT_ID },
+      merchant_info: {
+        merchant_response: null,
+        merchant_name: MERCHANT_NAME,
+        merchant_logo: null,
+        merchant_id: MERCHANT_ID,
+      },
       currency,
-      recurring: { frequency: null, duration: null, plan_code: null, customer_name: p.customerName, type: isRecurring ? 1 : 0 },
+      recurring: {
+        frequency: null,
+        duration: null,
+        plan_code: null,
+        customer_name: p.customerName,
+        type: isRecurring ? 1 : 0,
+      },
       is_recurring: isRecurring,
       plan_code: null,
       callback_url: callbackUrl ?? '',
@@ -82,7 +130,8 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     const p = store.get(ctx.params.ref);
     if (!p?.checkout) return answer(ctx, fail(404, 'Checkout not found'), p);
     if (p.status !== 'Pending') return answer(ctx, fail(400, `Checkout is ${p.status}`), p);
-    if (!p.checkout.channels.includes(channel)) return answer(ctx, fail(400, `The ${channel} channel is not authorized for this checkout`), p);
+    if (!p.checkout.channels.includes(channel))
+      return answer(ctx, fail(400, `The ${channel} channel is not authorized for this checkout`), p);
     return p;
   }
   const isReply = (v: Payment | Reply): v is Reply => 'status' in v && typeof v.status === 'number';
@@ -97,7 +146,15 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     p.card = { pan: first.pan, expiry: first.expiry };
     store.setStep(p, first.step);
     if (ctx.form && first.step === '3ds') return { status: 303, location: `/3ds/${encodeURIComponent(p.ref)}` };
-    return answer(ctx, ok({ transaction_ref: p.ref, transaction_status: cardStatus(p), ...(first.step === '3ds' ? { auth_url: `${publicUrl()}/3ds/${encodeURIComponent(p.ref)}` } : {}) }), p);
+    return answer(
+      ctx,
+      ok({
+        transaction_ref: p.ref,
+        transaction_status: cardStatus(p),
+        ...(first.step === '3ds' ? { auth_url: `${publicUrl()}/3ds/${encodeURIComponent(p.ref)}` } : {}),
+      }),
+      p,
+    );
   });
 
   router.add('POST', '/checkout/{ref}/authorize', 'none', (ctx) => {
@@ -115,9 +172,11 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     if (isReply(p)) return p;
     const account = String(ctx.body.account_or_phoneno ?? '');
     if (account === '') return answer(ctx, fail(400, 'account_or_phoneno is required'), p);
-    if (!/^\d{10,13}$/.test(account)) return answer(ctx, fail(400, 'account_or_phoneno must be a 10-digit account number or a phone number'), p);
+    if (!/^\d{10,13}$/.test(account))
+      return answer(ctx, fail(400, 'account_or_phoneno must be a 10-digit account number or a phone number'), p);
     const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
-    if (bankCode !== PARTNER_BANK_CODE) return answer(ctx, fail(400, `Bank debit is only available for bank_code ${PARTNER_BANK_CODE}`), p);
+    if (bankCode !== PARTNER_BANK_CODE)
+      return answer(ctx, fail(400, `Bank debit is only available for bank_code ${PARTNER_BANK_CODE}`), p);
     store.restartCheckout(p);
     p.type = 'Bank';
     p.bank = { account, bankCode };
@@ -131,7 +190,8 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     const p = open(ctx, 'bank');
     if (isReply(p)) return p;
     if (p.step !== 'bank-code') return answer(ctx, fail(400, 'No bank payment in progress'), p);
-    if (ctx.body.otp_token === undefined || ctx.body.otp_token === '') return answer(ctx, fail(400, 'otp_token is required'), p);
+    if (ctx.body.otp_token === undefined || ctx.body.otp_token === '')
+      return answer(ctx, fail(400, 'otp_token is required'), p);
     return bankCode_(ctx, p);
   });
 
@@ -139,7 +199,11 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     const model = p.authModel;
     const reply = validateBankCode(store, p, String(ctx.body.otp_token));
     if (reply.status !== 200) return answer(ctx, reply, p);
-    return answer(ctx, ok({ transaction_ref: p.ref, transaction_status: 'Success', auth_model: model }, 'Charge attempted'), p);
+    return answer(
+      ctx,
+      ok({ transaction_ref: p.ref, transaction_status: 'Success', auth_model: model }, 'Charge attempted'),
+      p,
+    );
   }
 
   /** USSD channel: a code to dial; the payer "dials" with POST /__admin/ussd/{ref}/pay before the checkout expires. */
@@ -147,12 +211,17 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     const p = open(ctx, 'ussd');
     if (isReply(p)) return p;
     const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
-    if (!USSD_BANK_CODES.includes(bankCode)) return answer(ctx, fail(400, 'bank_code is not a supported USSD bank code'), p);
+    if (!USSD_BANK_CODES.includes(bankCode))
+      return answer(ctx, fail(400, 'bank_code is not a supported USSD bank code'), p);
     store.restartCheckout(p);
     p.type = 'Ussd';
     p.ussd = { code: `*${bankCode}*000*${randomDigits(6)}#`, bankCode, expiresAt: p.checkout!.expiresAt };
     p.step = 'ussd';
-    return answer(ctx, ok({ transaction_ref: p.ref, ussd_reference: p.ussd.code, expiresAt: clock.iso(p.ussd.expiresAt) }), p);
+    return answer(
+      ctx,
+      ok({ transaction_ref: p.ref, ussd_reference: p.ussd.code, expiresAt: clock.iso(p.ussd.expiresAt) }),
+      p,
+    );
   });
 
   /** Transfer channel: the dynamic account to pay (A2 pays it in the sandbox). */
@@ -160,7 +229,17 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     const p = open(ctx, 'transfer');
     if (isReply(p)) return p;
     p.checkout!.dynamicAccount ??= `${DYNAMIC_ACCOUNT_PREFIX}${randomDigits(8)}`;
-    return answer(ctx, ok({ transaction_ref: p.ref, virtual_account_number: p.checkout!.dynamicAccount, amount: p.amount, bank: 'Sandbox Partner Bank', expiresAt: clock.iso(p.checkout!.expiresAt) }), p);
+    return answer(
+      ctx,
+      ok({
+        transaction_ref: p.ref,
+        virtual_account_number: p.checkout!.dynamicAccount,
+        amount: p.amount,
+        bank: 'Sandbox Partner Bank',
+        expiresAt: clock.iso(p.checkout!.expiresAt),
+      }),
+      p,
+    );
   });
 
   /** JSON for plain HTTP callers; for the modal's forms, the next page (or the redirect after success). */
@@ -183,13 +262,35 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
       (error ? `<p class="error" id="error">${escapeHtml(error)}</p>` : '');
     if (p.status !== 'Pending') return htmlPage(status, `Checkout ${p.ref}`, head);
     let step = '';
-    if (p.step === 'pin') step = form(`/checkout/${ref}/authorize`, 'Enter the card PIN', '<label>PIN <input name="pin" type="password" inputmode="numeric" maxlength="4" autocomplete="off"></label>', 'Submit PIN');
-    else if (p.step === 'otp') step = form(`/checkout/${ref}/authorize`, 'Enter the OTP sent to you', '<label>OTP <input name="otp" inputmode="numeric" maxlength="8" autocomplete="one-time-code"></label>', 'Submit OTP');
-    else if (p.step === '3ds') step = `<section><p>Complete the 3-D Secure challenge: <a href="/3ds/${ref}" id="auth-url">continue</a></p></section>`;
+    if (p.step === 'pin')
+      step = form(
+        `/checkout/${ref}/authorize`,
+        'Enter the card PIN',
+        '<label>PIN <input name="pin" type="password" inputmode="numeric" maxlength="4" autocomplete="off"></label>',
+        'Submit PIN',
+      );
+    else if (p.step === 'otp')
+      step = form(
+        `/checkout/${ref}/authorize`,
+        'Enter the OTP sent to you',
+        '<label>OTP <input name="otp" inputmode="numeric" maxlength="8" autocomplete="one-time-code"></label>',
+        'Submit OTP',
+      );
+    else if (p.step === '3ds')
+      step = `<section><p>Complete the 3-D Secure challenge: <a href="/3ds/${ref}" id="auth-url">continue</a></p></section>`;
     else if (p.step === 'bank-code') {
-      const what = p.authModel === 'ValidateTOKEN' ? 'the 6-digit code from your token' : 'the OTP sent to the phone linked to the account';
-      step = form(`/checkout/${ref}/bank/validate`, `Enter ${what}`, '<label>Code <input name="otp_token" inputmode="numeric" maxlength="8" autocomplete="off"></label>', 'Pay');
-    } else if (p.step === 'ussd' && p.ussd) step = `<section><p>Dial <strong id="ussd-code">${escapeHtml(p.ussd.code)}</strong> before ${escapeHtml(clock.iso(p.ussd.expiresAt))}.</p></section>`;
+      const what =
+        p.authModel === 'ValidateTOKEN'
+          ? 'the 6-digit code from your token'
+          : 'the OTP sent to the phone linked to the account';
+      step = form(
+        `/checkout/${ref}/bank/validate`,
+        `Enter ${what}`,
+        '<label>Code <input name="otp_token" inputmode="numeric" maxlength="8" autocomplete="off"></label>',
+        'Pay',
+      );
+    } else if (p.step === 'ussd' && p.ussd)
+      step = `<section><p>Dial <strong id="ussd-code">${escapeHtml(p.ussd.code)}</strong> before ${escapeHtml(clock.iso(p.ussd.expiresAt))}.</p></section>`;
     const sections: string[] = [];
     if (c.channels.includes('card')) {
       sections.push(
@@ -206,17 +307,37 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
       );
     }
     if (c.channels.includes('bank')) {
-      sections.push(form(`/checkout/${ref}/bank`, 'Bank account', `<input type="hidden" name="bank_code" value="${PARTNER_BANK_CODE}"><label>Account number <input name="account_or_phoneno" inputmode="numeric" maxlength="13"></label>`, 'Pay from bank account', 'bank'));
+      sections.push(
+        form(
+          `/checkout/${ref}/bank`,
+          'Bank account',
+          `<input type="hidden" name="bank_code" value="${PARTNER_BANK_CODE}"><label>Account number <input name="account_or_phoneno" inputmode="numeric" maxlength="13"></label>`,
+          'Pay from bank account',
+          'bank',
+        ),
+      );
     }
     if (c.channels.includes('ussd')) {
-      const options = USSD_BANK_CODES.map((b) => `<option value="${b}"${b === PARTNER_BANK_CODE ? ' selected' : ''}>${b}</option>`).join('');
-      sections.push(form(`/checkout/${ref}/ussd`, 'USSD', `<label>Bank <select name="bank_code">${options}</select></label>`, 'Get a USSD code', 'ussd'));
+      const options = USSD_BANK_CODES.map(
+        (b) => `<option value="${b}"${b === PARTNER_BANK_CODE ? ' selected' : ''}>${b}</option>`,
+      ).join('');
+      sections.push(
+        form(
+          `/checkout/${ref}/ussd`,
+          'USSD',
+          `<label>Bank <select name="bank_code">${options}</select></label>`,
+          'Get a USSD code',
+          'ussd',
+        ),
+      );
     }
     if (c.channels.includes('transfer')) {
       const account = c.dynamicAccount
         ? `<p>Transfer ${escapeHtml(formatAmount(p.amount, p.currency))} to <strong id="virtual-account-number">${escapeHtml(c.dynamicAccount)}</strong> (Sandbox Partner Bank).</p>`
         : '';
-      sections.push(`<section data-channel="transfer"><h2>Transfer</h2>${account}<form method="post" action="/checkout/${ref}/transfer"><button type="submit">Pay by transfer</button></form></section>`);
+      sections.push(
+        `<section data-channel="transfer"><h2>Transfer</h2>${account}<form method="post" action="/checkout/${ref}/transfer"><button type="submit">Pay by transfer</button></form></section>`,
+      );
     }
     const expires = `<p class="muted">This checkout expires at ${escapeHtml(clock.iso(c.expiresAt))} (sandbox clock).</p>`;
     return htmlPage(status, `Checkout ${p.ref}`, head + step + sections.join('') + expires);

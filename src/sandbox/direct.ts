@@ -1,8 +1,28 @@
 // B. Direct API: card (B1 charge, B2 authorize with PIN/OTP, 3DS challenge page), bank account
 // debit (B3 with ValidateTOKEN or ValidateOTP, B4 validate), USSD (B5). Payer-side actions
 // (dialling the USSD code, completing 3DS) are the 3DS page's form or admin calls.
-import { asObject, escapeHtml, fail, formatAmount, htmlPage, ok, positiveInteger, requireFields, type Reply, type Router } from './http';
-import { chargeFor, firstCardStep, SANDBOX_OTP, SANDBOX_PIN, STEP_LIFETIME_MS, TEST_CARDS, type Payment, type PaymentStore } from './payments';
+import {
+  asObject,
+  escapeHtml,
+  fail,
+  formatAmount,
+  htmlPage,
+  ok,
+  positiveInteger,
+  requireFields,
+  type Reply,
+  type Router,
+} from './http';
+import {
+  chargeFor,
+  firstCardStep,
+  SANDBOX_OTP,
+  SANDBOX_PIN,
+  STEP_LIFETIME_MS,
+  TEST_CARDS,
+  type Payment,
+  type PaymentStore,
+} from './payments';
 
 /** Direct bank debits are described for one partner bank only. */
 export const PARTNER_BANK_CODE = '058';
@@ -11,7 +31,31 @@ export const TOKEN_ACCOUNT_PREFIX = '1';
 /** This account accepts the code, then the debit fails: 400 'Insufficient funds'. */
 export const BANK_INSUFFICIENT_FUNDS_ACCOUNT = '0000000051';
 /** The USSD bank codes the spec lists. */
-export const USSD_BANK_CODES = ['063', '044', '050', '214', '070', '011', '058', '030', '082', '125', '221', '232', '033', '032', '215', '566', '035', '057', '00103', '105', '303', '107', '50211'];
+export const USSD_BANK_CODES = [
+  '063',
+  '044',
+  '050',
+  '214',
+  '070',
+  '011',
+  '058',
+  '030',
+  '082',
+  '125',
+  '221',
+  '232',
+  '033',
+  '032',
+  '215',
+  '566',
+  '035',
+  '057',
+  '00103',
+  '105',
+  '303',
+  '107',
+  '50211',
+];
 
 export interface DirectApi {
   /** The payer dials the USSD code (direct B5 or the checkout's USSD channel). */
@@ -34,7 +78,15 @@ export function stepResult(p: Payment, message: string, extra: Record<string, un
 }
 
 export const cardStatus = (p: Payment): string =>
-  p.status !== 'Pending' ? p.status : p.step === 'pin' ? 'ValidatePin' : p.step === 'otp' ? 'ValidateOTP' : p.step === '3ds' ? 'ThreeDSecure' : 'Pending';
+  p.status !== 'Pending'
+    ? p.status
+    : p.step === 'pin'
+      ? 'ValidatePin'
+      : p.step === 'otp'
+        ? 'ValidateOTP'
+        : p.step === '3ds'
+          ? 'ThreeDSecure'
+          : 'Pending';
 
 /** Why an authorize/validate call cannot go on, or undefined. */
 /**
@@ -44,8 +96,13 @@ export const cardStatus = (p: Payment): string =>
  */
 function withFlatNames(body: Record<string, unknown>): Record<string, unknown> {
   const out = { ...body };
-  if (out.customer === undefined && (body.email !== undefined || body.name !== undefined)) out.customer = { name: body.name, email: body.email };
-  if (out.bank === undefined && out.payment_method === 'bank' && (body.bank_code !== undefined || body.account_or_phone !== undefined || body.account_or_phoneno !== undefined)) {
+  if (out.customer === undefined && (body.email !== undefined || body.name !== undefined))
+    out.customer = { name: body.name, email: body.email };
+  if (
+    out.bank === undefined &&
+    out.payment_method === 'bank' &&
+    (body.bank_code !== undefined || body.account_or_phone !== undefined || body.account_or_phoneno !== undefined)
+  ) {
     out.bank = { bank_code: body.bank_code, account_or_phoneno: body.account_or_phoneno ?? body.account_or_phone };
   }
   return out;
@@ -53,7 +110,8 @@ function withFlatNames(body: Record<string, unknown>): Record<string, unknown> {
 
 function notOpen(p: Payment): Reply | undefined {
   if (p.status === 'Success') return fail(400, 'Transaction has already been completed');
-  if (p.status === 'Abandoned' || p.failureReason === 'step expired' || p.failureReason === 'USSD code expired') return fail(400, 'Transaction has expired');
+  if (p.status === 'Abandoned' || p.failureReason === 'step expired' || p.failureReason === 'USSD code expired')
+    return fail(400, 'Transaction has expired');
   if (p.status === 'Failed') return fail(400, 'Transaction has failed');
   return undefined;
 }
@@ -77,14 +135,26 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
     if (!['card', 'bank', 'ussd'].includes(method)) return fail(400, 'payment_method must be card, bank or ussd');
     if (method !== 'card' && currency !== 'NGN') return fail(400, 'currency must be NGN');
     if (method === 'card' && !['NGN', 'USD'].includes(currency)) return fail(400, 'currency must be NGN or USD');
-    const ref = body.transaction_reference === undefined || body.transaction_reference === '' ? store.newRef() : String(body.transaction_reference);
+    const ref =
+      body.transaction_reference === undefined || body.transaction_reference === ''
+        ? store.newRef()
+        : String(body.transaction_reference);
     if (!/^[A-Za-z0-9_.:-]{1,100}$/.test(ref)) return fail(400, 'transaction_reference must be alphanumeric');
     if (store.byRef.has(ref)) return fail(400, 'Duplicate transaction reference');
     const passCharge = body.pass_charge === true;
     const fee = chargeFor(amount);
     const base = {
-      ref, origin: 'direct' as const, amount: passCharge ? amount + fee : amount, merchantAmount: passCharge ? amount : amount - fee, fee, currency,
-      email: String(customer.email), customerName: String(customer.name), meta: {}, isRecurring: false, key: secretKey,
+      ref,
+      origin: 'direct' as const,
+      amount: passCharge ? amount + fee : amount,
+      merchantAmount: passCharge ? amount : amount - fee,
+      fee,
+      currency,
+      email: String(customer.email),
+      customerName: String(customer.name),
+      meta: {},
+      isRecurring: false,
+      key: secretKey,
       redirectUrl: typeof body.redirect_url === 'string' ? body.redirect_url : undefined,
       webhookUrl: typeof body.webhook_url === 'string' ? body.webhook_url : undefined,
     };
@@ -101,8 +171,18 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
       const p = store.create({ ...base, type: 'Card', card: { pan: first.pan, expiry: first.expiry } });
       store.setStep(p, first.step);
       const status = cardStatus(p);
-      const message = first.step === '3ds' ? 'Complete the 3DS challenge at auth_url' : first.step === 'pin' ? 'Charge attempted: enter the card PIN' : 'Charge attempted: enter the OTP sent to the card holder';
-      return ok(stepResult(p, message, { transaction_status: status, ...(first.step === '3ds' ? { auth_url: authUrl(ref) } : {}) }));
+      const message =
+        first.step === '3ds'
+          ? 'Complete the 3DS challenge at auth_url'
+          : first.step === 'pin'
+            ? 'Charge attempted: enter the card PIN'
+            : 'Charge attempted: enter the OTP sent to the card holder';
+      return ok(
+        stepResult(p, message, {
+          transaction_status: status,
+          ...(first.step === '3ds' ? { auth_url: authUrl(ref) } : {}),
+        }),
+      );
     }
 
     if (method === 'bank') {
@@ -111,12 +191,17 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
       const bankMissing = requireFields(bank, ['bank_code', 'account_or_phoneno']);
       if (bankMissing) return bankMissing;
       const account = String(bank.account_or_phoneno);
-      if (!/^\d{10,13}$/.test(account)) return fail(400, 'account_or_phoneno must be a 10-digit account number or a phone number');
-      if (String(bank.bank_code) !== PARTNER_BANK_CODE) return fail(400, `Direct bank debit is only available for bank_code ${PARTNER_BANK_CODE}`);
+      if (!/^\d{10,13}$/.test(account))
+        return fail(400, 'account_or_phoneno must be a 10-digit account number or a phone number');
+      if (String(bank.bank_code) !== PARTNER_BANK_CODE)
+        return fail(400, `Direct bank debit is only available for bank_code ${PARTNER_BANK_CODE}`);
       const p = store.create({ ...base, type: 'Bank', bank: { account, bankCode: String(bank.bank_code) } });
       p.authModel = account.startsWith(TOKEN_ACCOUNT_PREFIX) ? 'ValidateTOKEN' : 'ValidateOTP';
       store.setStep(p, 'bank-code');
-      const message = p.authModel === 'ValidateTOKEN' ? 'Enter the 6-digit code from your token or e-token' : 'Enter the OTP sent to the phone linked to the account';
+      const message =
+        p.authModel === 'ValidateTOKEN'
+          ? 'Enter the 6-digit code from your token or e-token'
+          : 'Enter the OTP sent to the phone linked to the account';
       return ok(stepResult(p, message, { auth_model: p.authModel, transaction_status: 'Pending' }));
     }
 
@@ -127,7 +212,11 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
     const bankCode = String(ussd.bank_code);
     if (!USSD_BANK_CODES.includes(bankCode)) return fail(400, 'bank_code is not a supported USSD bank code');
     const expiresAt = clock.now() + STEP_LIFETIME_MS;
-    const p = store.create({ ...base, type: 'Ussd', ussd: { code: `*${bankCode}*000*${randomCode()}#`, bankCode, expiresAt } });
+    const p = store.create({
+      ...base,
+      type: 'Ussd',
+      ussd: { code: `*${bankCode}*000*${randomCode()}#`, bankCode, expiresAt },
+    });
     store.setStep(p, 'ussd');
     return ok(
       stepResult(p, 'USSD Payment Reference Generated', {
@@ -145,7 +234,8 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
     if (missing) return missing;
     // The request's own fields are checked before anything is looked up.
     const given = asObject(body.authorization);
-    if (['pin', 'otp'].every((k) => given[k] === undefined || given[k] === null || given[k] === '')) return fail(400, 'authorization.pin or authorization.otp is required');
+    if (['pin', 'otp'].every((k) => given[k] === undefined || given[k] === null || given[k] === ''))
+      return fail(400, 'authorization.pin or authorization.otp is required');
     const p = store.get(String(body.transaction_reference));
     if (!p || p.type !== 'Card' || p.origin !== 'direct') return fail(400, 'Transaction not found');
     const closed = notOpen(p);
@@ -174,7 +264,12 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
   router.add('GET', '/3ds/{ref}', 'none', ({ params }) => {
     const p = store.get(params.ref);
     if (!p || !p.card) return htmlPage(404, '3-D Secure', '<p class="error">No such transaction.</p>');
-    if (p.step !== '3ds') return htmlPage(p.status === 'Success' ? 200 : 410, '3-D Secure', `<p id="status">Transaction ${escapeHtml(p.ref)}: ${escapeHtml(cardStatus(p))}</p>`);
+    if (p.step !== '3ds')
+      return htmlPage(
+        p.status === 'Success' ? 200 : 410,
+        '3-D Secure',
+        `<p id="status">Transaction ${escapeHtml(p.ref)}: ${escapeHtml(cardStatus(p))}</p>`,
+      );
     const action = `/3ds/${encodeURIComponent(p.ref)}`;
     return htmlPage(
       200,
@@ -189,7 +284,8 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
 
   function finish3ds(ref: string, outcome: 'complete' | 'fail'): Reply {
     const p = store.get(ref);
-    if (!p || p.step !== '3ds' || p.status !== 'Pending') return htmlPage(404, '3-D Secure', '<p class="error">No challenge pending for this transaction.</p>');
+    if (!p || p.step !== '3ds' || p.status !== 'Pending')
+      return htmlPage(404, '3-D Secure', '<p class="error">No challenge pending for this transaction.</p>');
     if (outcome === 'fail') {
       if (p.checkout) store.restartCheckout(p);
       else store.finish(p, 'Failed', '3DS authentication failed');
@@ -204,7 +300,8 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
 
   function payUssd(ref: string, phone = '08030000000'): Reply {
     const p = store.get(ref);
-    if (!p || p.type !== 'Ussd' || p.status !== 'Pending' || p.step !== 'ussd') return fail(400, 'No USSD payment pending for that reference');
+    if (!p || p.type !== 'Ussd' || p.status !== 'Pending' || p.step !== 'ussd')
+      return fail(400, 'No USSD payment pending for that reference');
     p.customerMobile = `${phone.slice(0, 4)}****${phone.slice(-3)}`;
     store.succeed(p);
     return ok({ paid: true, transaction_ref: p.ref });
@@ -221,7 +318,10 @@ export function authorizeCard(store: PaymentStore, p: Payment, auth: Record<stri
     if (pin === undefined || pin === null || pin === '') return fail(400, 'pin is required');
     if (String(pin) !== SANDBOX_PIN) return wrong(store, p, 'Invalid PIN');
     store.setStep(p, 'otp');
-    return ok(stepResult(p, 'PIN accepted: enter the OTP sent to the card holder', { transaction_status: 'ValidateOTP' }), 'PIN accepted');
+    return ok(
+      stepResult(p, 'PIN accepted: enter the OTP sent to the card holder', { transaction_status: 'ValidateOTP' }),
+      'PIN accepted',
+    );
   }
   if (p.step === 'otp') {
     if (otp === undefined || otp === null || otp === '') return fail(400, 'otp is required');
@@ -249,12 +349,20 @@ export function validateBankCode(store: PaymentStore, p: Payment, code: string):
     return fail(400, 'Insufficient funds');
   }
   store.succeed(p);
-  return ok(stepResult(p, 'Charge attempted', { auth_model: model, transaction_status: 'Success' }), 'Charge attempted');
+  return ok(
+    stepResult(p, 'Charge attempted', { auth_model: model, transaction_status: 'Success' }),
+    'Charge attempted',
+  );
 }
 
 function wrong(store: PaymentStore, p: Payment, message: string): Reply {
   const ended = store.wrongTry(p);
-  return fail(400, ended ? `${message}: too many wrong attempts, the ${p.checkout ? 'attempt was abandoned' : 'transaction has failed'}` : message);
+  return fail(
+    400,
+    ended
+      ? `${message}: too many wrong attempts, the ${p.checkout ? 'attempt was abandoned' : 'transaction has failed'}`
+      : message,
+  );
 }
 
 export function withReference(url: string, ref: string): string {

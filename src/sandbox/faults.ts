@@ -3,7 +3,13 @@
 // sends. Both apply to the next `count` matches (unlimited when count is absent).
 import { randomUUID } from 'node:crypto';
 
-export const REQUEST_FAULT_KINDS = ['latency', 'error5xx', 'reset', 'drop-before-processing', 'drop-after-processing'] as const;
+export const REQUEST_FAULT_KINDS = [
+  'latency',
+  'error5xx',
+  'reset',
+  'drop-before-processing',
+  'drop-after-processing',
+] as const;
 export type RequestFaultKind = (typeof REQUEST_FAULT_KINDS)[number];
 
 export interface FaultRule {
@@ -27,7 +33,8 @@ export class RequestFaults {
   /** Validates and adds a rule; returns an error message for a bad rule. */
   add(input: Record<string, unknown>): FaultRule | string {
     if (typeof input.path !== 'string' || input.path === '') return 'path is required';
-    if (!REQUEST_FAULT_KINDS.includes(input.kind as RequestFaultKind)) return `kind must be one of ${REQUEST_FAULT_KINDS.join(', ')}`;
+    if (!REQUEST_FAULT_KINDS.includes(input.kind as RequestFaultKind))
+      return `kind must be one of ${REQUEST_FAULT_KINDS.join(', ')}`;
     if (input.path.startsWith('^')) {
       try {
         new RegExp(input.path);
@@ -35,11 +42,21 @@ export class RequestFaults {
         return 'path is not a valid regular expression';
       }
     }
-    if (input.count !== undefined && (!Number.isSafeInteger(input.count) || (input.count as number) < 1)) return 'count must be a positive integer';
-    if (input.latencyMs !== undefined && (!Number.isSafeInteger(input.latencyMs) || (input.latencyMs as number) < 0 || (input.latencyMs as number) > 120_000)) {
+    if (input.count !== undefined && (!Number.isSafeInteger(input.count) || (input.count as number) < 1))
+      return 'count must be a positive integer';
+    if (
+      input.latencyMs !== undefined &&
+      (!Number.isSafeInteger(input.latencyMs) ||
+        (input.latencyMs as number) < 0 ||
+        (input.latencyMs as number) > 120_000)
+    ) {
       return 'latencyMs must be an integer between 0 and 120000';
     }
-    if (input.status !== undefined && (!Number.isSafeInteger(input.status) || (input.status as number) < 500 || (input.status as number) > 599)) return 'status must be a 5xx code';
+    if (
+      input.status !== undefined &&
+      (!Number.isSafeInteger(input.status) || (input.status as number) < 500 || (input.status as number) > 599)
+    )
+      return 'status must be a 5xx code';
     if (input.method !== undefined && typeof input.method !== 'string') return 'method must be a string';
     const rule: FaultRule = {
       id: randomUUID(),
@@ -100,11 +117,18 @@ export class WebhookFaults {
   private faults: WebhookFault[] = [];
 
   add(input: Record<string, unknown>): WebhookFault | string {
-    if (!WEBHOOK_FAULT_KINDS.includes(input.kind as WebhookFaultKind)) return `kind must be one of ${WEBHOOK_FAULT_KINDS.join(', ')}`;
+    if (!WEBHOOK_FAULT_KINDS.includes(input.kind as WebhookFaultKind))
+      return `kind must be one of ${WEBHOOK_FAULT_KINDS.join(', ')}`;
     const count = input.count === undefined ? 1 : input.count;
     if (!Number.isSafeInteger(count) || (count as number) < 1) return 'count must be a positive integer';
-    if (input.target !== undefined && input.target !== 'payment' && input.target !== 'virtual-account') return "target must be 'payment' or 'virtual-account'";
-    const fault: WebhookFault = { id: randomUUID(), kind: input.kind as WebhookFaultKind, count: count as number, ...(input.target ? { target: input.target as WebhookTarget } : {}) };
+    if (input.target !== undefined && input.target !== 'payment' && input.target !== 'virtual-account')
+      return "target must be 'payment' or 'virtual-account'";
+    const fault: WebhookFault = {
+      id: randomUUID(),
+      kind: input.kind as WebhookFaultKind,
+      count: count as number,
+      ...(input.target ? { target: input.target as WebhookTarget } : {}),
+    };
     this.faults.push(fault);
     return fault;
   }

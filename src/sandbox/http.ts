@@ -51,18 +51,35 @@ export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
  * - none: the sandbox's own HTML pages (checkout modal, 3DS challenge)
  * Everywhere except POS remote, no Authorization header at all → 401 `{success:false, message:'', data:{}}`.
  */
-export type AuthGroup = 'checkout' | 'direct' | 'mandate' | 'virtual-account' | 'pos-remote' | 'pos-terminal' | 'sms' | 'vending' | 'none';
+export type AuthGroup =
+  'checkout' | 'direct' | 'mandate' | 'virtual-account' | 'pos-remote' | 'pos-terminal' | 'sms' | 'vending' | 'none';
 
-export const ok = (data: unknown, message = 'Success', status = 200): Reply => ({ status, body: { status, success: true, message, data } });
-
-export const fail = (status: number, message: string, opts: { stringStatus?: boolean; data?: unknown } = {}): Reply => ({
+export const ok = (data: unknown, message = 'Success', status = 200): Reply => ({
   status,
-  body: { status: opts.stringStatus ? String(status) : status, success: false, message, data: opts.data === undefined ? null : opts.data },
+  body: { status, success: true, message, data },
+});
+
+export const fail = (
+  status: number,
+  message: string,
+  opts: { stringStatus?: boolean; data?: unknown } = {},
+): Reply => ({
+  status,
+  body: {
+    status: opts.stringStatus ? String(status) : status,
+    success: false,
+    message,
+    data: opts.data === undefined ? null : opts.data,
+  },
 });
 
 export const UNAUTHORIZED_EMPTY: Reply = { status: 401, body: { success: false, message: '', data: {} } };
 
-export function authenticate(headers: IncomingHttpHeaders, group: AuthGroup, keys: readonly string[]): { key: string; reply?: undefined } | { key?: undefined; reply: Reply } {
+export function authenticate(
+  headers: IncomingHttpHeaders,
+  group: AuthGroup,
+  keys: readonly string[],
+): { key: string; reply?: undefined } | { key?: undefined; reply: Reply } {
   if (group === 'none') return { key: '' };
   const header = headers.authorization;
   const match = header === undefined ? null : /^Bearer\s*(.*)$/i.exec(header);
@@ -81,7 +98,11 @@ export function authenticate(headers: IncomingHttpHeaders, group: AuthGroup, key
 }
 
 /** True when a value is missing (`<field> is required`) or empty (`<field> is not allowed to be empty`). */
-export function requireFields(body: Record<string, unknown>, fields: readonly string[], opts: { stringStatus?: boolean; prefix?: string } = {}): Reply | undefined {
+export function requireFields(
+  body: Record<string, unknown>,
+  fields: readonly string[],
+  opts: { stringStatus?: boolean; prefix?: string } = {},
+): Reply | undefined {
   for (const f of fields) {
     const v = body[f];
     const name = `${opts.prefix ?? ''}${f}`;
@@ -91,7 +112,8 @@ export function requireFields(body: Record<string, unknown>, fields: readonly st
   return undefined;
 }
 
-export const asObject = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+export const asObject = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 /** A positive safe integer given as a number or a string of digits (the spec types some amounts as strings). */
 export function positiveInteger(v: unknown): number | undefined {
@@ -105,7 +127,13 @@ export function randomDigits(n: number): string {
   return s;
 }
 
-export function page<T>(rows: T[], pageValue: string | null, perPageValue: string | null, defaultPerPage: number, maxPerPage = 100): T[] {
+export function page<T>(
+  rows: T[],
+  pageValue: string | null,
+  perPageValue: string | null,
+  defaultPerPage: number,
+  maxPerPage = 100,
+): T[] {
   const perPage = Math.min(Math.max(Number(perPageValue ?? defaultPerPage) || defaultPerPage, 1), maxPerPage);
   const p = Math.max(Number(pageValue ?? 1) || 1, 1);
   return rows.slice((p - 1) * perPage, p * perPage);
@@ -195,7 +223,10 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Parses JSON (whatever the content type says, as callers often send text/plain) or a form post. */
-export function parseBody(raw: Buffer, contentType: string | undefined): { body: Record<string, unknown>; form: boolean } | undefined {
+export function parseBody(
+  raw: Buffer,
+  contentType: string | undefined,
+): { body: Record<string, unknown>; form: boolean } | undefined {
   const isForm = (contentType ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
   if (isForm) return { body: Object.fromEntries(new URLSearchParams(raw.toString('utf8'))), form: true };
   if (raw.length === 0) return { body: {}, form: false };

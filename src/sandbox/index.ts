@@ -13,8 +13,20 @@ import { SandboxClock } from './clock';
 import { registerDirect } from './direct';
 import { RequestFaults, WebhookFaults } from './faults';
 import {
-  authenticate, BodyTooLargeError, DEFAULT_SANDBOX_ADMIN_TOKEN, DEFAULT_SANDBOX_KEY, fail, newRequestId, parseBody, readBody, REQUEST_LOG_LIMIT, Router, SANDBOX_KEY_PREFIX, send,
-  type Reply, type RequestLogEntry,
+  authenticate,
+  BodyTooLargeError,
+  DEFAULT_SANDBOX_ADMIN_TOKEN,
+  DEFAULT_SANDBOX_KEY,
+  fail,
+  newRequestId,
+  parseBody,
+  readBody,
+  REQUEST_LOG_LIMIT,
+  Router,
+  SANDBOX_KEY_PREFIX,
+  send,
+  type Reply,
+  type RequestLogEntry,
 } from './http';
 import { Ledger, type LedgerEntry } from './ledger';
 import { registerMandates } from './mandates';
@@ -29,21 +41,59 @@ import { registerVirtualAccounts } from './virtual-accounts';
 import { DEFAULT_RETRY_SCHEDULE_MS, WebhookDispatcher, type DeliveryAttempt } from './webhooks';
 
 export { SandboxClock } from './clock';
-export { DEFAULT_SANDBOX_ADMIN_TOKEN, DEFAULT_SANDBOX_KEY, SANDBOX_KEY_PREFIX, INVALID_KEY_MESSAGE, MERCHANT_ID, type RequestLogEntry } from './http';
+export {
+  DEFAULT_SANDBOX_ADMIN_TOKEN,
+  DEFAULT_SANDBOX_KEY,
+  SANDBOX_KEY_PREFIX,
+  INVALID_KEY_MESSAGE,
+  MERCHANT_ID,
+  type RequestLogEntry,
+} from './http';
 export { LEDGER_KINDS, type LedgerEntry, type LedgerKind } from './ledger';
 export { REQUEST_FAULT_KINDS, WEBHOOK_FAULT_KINDS, type FaultRule, type WebhookFault } from './faults';
-export { SANDBOX_PIN, SANDBOX_OTP, TEST_CARDS, STEP_LIFETIME_MS, CHECKOUT_LIFETIME_MS, MAX_WRONG_TRIES, OTP_ONLY_LIMIT, chargeFor } from './payments';
+export {
+  SANDBOX_PIN,
+  SANDBOX_OTP,
+  TEST_CARDS,
+  STEP_LIFETIME_MS,
+  CHECKOUT_LIFETIME_MS,
+  MAX_WRONG_TRIES,
+  OTP_ONLY_LIMIT,
+  chargeFor,
+} from './payments';
 export { PARTNER_BANK_CODE, TOKEN_ACCOUNT_PREFIX, BANK_INSUFFICIENT_FUNDS_ACCOUNT, USSD_BANK_CODES } from './direct';
 export { DYNAMIC_ACCOUNT_PREFIX } from './checkout';
 export { PARTNER_BANK_ACCOUNTS, MISMATCHED_BVN, DEFAULT_SIMULATED_AMOUNT } from './virtual-accounts';
 export { MANDATE_OTP, MANDATE_SESSION_MS, MANDATE_MIN_DEBIT, MANDATE_MAX_WRONG_OTP } from './mandates';
 export {
-  POS_REMOTE_LIFETIME_MS, POS_REMOTE_DECLINED_AMOUNT, POS_REMOTE_WRONG_PIN_AMOUNT, POS_REMOTE_NEVER_COMPLETES_AMOUNT, DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS,
+  POS_REMOTE_LIFETIME_MS,
+  POS_REMOTE_DECLINED_AMOUNT,
+  POS_REMOTE_WRONG_PIN_AMOUNT,
+  POS_REMOTE_NEVER_COMPLETES_AMOUNT,
+  DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS,
 } from './pos-remote';
-export { TEST_TERMINALS, TEST_PAN_OUTCOMES, POS_TEST_PIN, DEFAULT_POS_PREAUTH_HOLD_MS, readPinBlock } from './pos-terminal';
-export { SMS_COST_PER_PAGE, SMS_FAILING_NUMBER, SMS_FAILING_BUCKET_ID, SMS_MAX_MESSAGES_PER_REQUEST, CAMPAIGN_SEND_DELAY_MS, type SentSms } from './sms';
+export {
+  TEST_TERMINALS,
+  TEST_PAN_OUTCOMES,
+  POS_TEST_PIN,
+  DEFAULT_POS_PREAUTH_HOLD_MS,
+  readPinBlock,
+} from './pos-terminal';
+export {
+  SMS_COST_PER_PAGE,
+  SMS_FAILING_NUMBER,
+  SMS_FAILING_BUCKET_ID,
+  SMS_MAX_MESSAGES_PER_REQUEST,
+  CAMPAIGN_SEND_DELAY_MS,
+  type SentSms,
+} from './sms';
 export { TEST_METERS, PROVIDERS } from './vending';
-export { DEFAULT_RETRY_SCHEDULE_MS, PAYMENT_SIGNATURE_HEADER, VA_SIGNATURE_HEADER, type DeliveryAttempt } from './webhooks';
+export {
+  DEFAULT_RETRY_SCHEDULE_MS,
+  PAYMENT_SIGNATURE_HEADER,
+  VA_SIGNATURE_HEADER,
+  type DeliveryAttempt,
+} from './webhooks';
 
 export interface SandboxLogger {
   info(...a: unknown[]): void;
@@ -110,11 +160,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const keys = opts.secretKeys && opts.secretKeys.length > 0 ? [...opts.secretKeys] : [DEFAULT_SANDBOX_KEY];
   const badKey = keys.find((k) => !k.startsWith(SANDBOX_KEY_PREFIX) || k.length <= SANDBOX_KEY_PREFIX.length);
   if (badKey !== undefined) throw new Error(`sandbox secret keys must start with ${SANDBOX_KEY_PREFIX}`);
-  if (opts.webhookUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(opts.webhookUrl)) throw new Error('webhookUrl must be an http(s) URL');
+  if (opts.webhookUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(opts.webhookUrl))
+    throw new Error('webhookUrl must be an http(s) URL');
   const version = opts.webhookVersion ?? 2;
   if (![1, 2, 3].includes(version)) throw new Error('webhookVersion must be 1, 2 or 3');
   const retrySchedule = opts.webhookRetryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
-  if (!retrySchedule.every((ms) => Number.isFinite(ms) && ms >= 0)) throw new Error('webhookRetryScheduleMs must hold non-negative numbers');
+  if (!retrySchedule.every((ms) => Number.isFinite(ms) && ms >= 0))
+    throw new Error('webhookRetryScheduleMs must hold non-negative numbers');
   const processorTimeoutMs = opts.posProcessorTimeoutMs ?? 30_000;
   const adminToken = Buffer.from(opts.adminToken ?? DEFAULT_SANDBOX_ADMIN_TOKEN, 'utf8');
   if (adminToken.length < 16) throw new Error('adminToken must be at least 16 characters');
@@ -133,14 +185,35 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const checkout = registerCheckout(router, payments, () => publicUrl);
     const direct = registerDirect(router, payments, () => publicUrl);
     registerTokens(router, payments);
-    const virtualAccounts = registerVirtualAccounts(router, { clock, ledger, webhooks, checkout }, { webhookUrl: opts.webhookUrl, version });
+    const virtualAccounts = registerVirtualAccounts(
+      router,
+      { clock, ledger, webhooks, checkout },
+      { webhookUrl: opts.webhookUrl, version },
+    );
     const mandates = registerMandates(router, { clock, ledger, payments });
-    const posRemote = registerPosRemote(router, { clock, ledger }, { completeAfterMs: opts.posRemoteCompleteAfterMs ?? DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS });
+    const posRemote = registerPosRemote(
+      router,
+      { clock, ledger },
+      { completeAfterMs: opts.posRemoteCompleteAfterMs ?? DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS },
+    );
     registerTransactions(router, payments, () => posRemote.transactionRecords());
     registerPosTerminal(router, { clock, ledger }, { preAuthHoldMs: opts.posPreAuthHoldMs });
     const sms = registerSms(router, { clock });
     registerVending(router, { clock, ledger });
-    return { clock, ledger, faults, webhookFaults, webhooks, router, requestLog: [], direct, posRemote, mandates, virtualAccounts, sms };
+    return {
+      clock,
+      ledger,
+      faults,
+      webhookFaults,
+      webhooks,
+      router,
+      requestLog: [],
+      direct,
+      posRemote,
+      mandates,
+      virtualAccounts,
+      sms,
+    };
   };
 
   let state = build();
@@ -150,7 +223,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     state = build();
     void old.webhooks.close().catch(() => undefined);
   };
-  const admin = createAdminRouter(() => state, async () => reset());
+  const admin = createAdminRouter(
+    () => state,
+    async () => reset(),
+  );
 
   function adminAuthorized(header: string | undefined): boolean {
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
@@ -170,7 +246,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const incomingId = req.headers['x-request-id'];
-    const requestId = typeof incomingId === 'string' && /^[\w.:-]{1,100}$/.test(incomingId) ? incomingId : newRequestId();
+    const requestId =
+      typeof incomingId === 'string' && /^[\w.:-]{1,100}$/.test(incomingId) ? incomingId : newRequestId();
     const method = (req.method ?? 'GET').toUpperCase();
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const started = Date.now();
@@ -186,10 +263,18 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     }
     const parsed = parseBody(raw, req.headers['content-type']);
     const body = parsed?.body ?? {};
-    const refValue = ['merchant_ref', 'transaction_reference', 'transaction_ref', 'reference'].map((k) => body[k]).find((v) => typeof v === 'string' || typeof v === 'number');
+    const refValue = ['merchant_ref', 'transaction_reference', 'transaction_ref', 'reference']
+      .map((k) => body[k])
+      .find((v) => typeof v === 'string' || typeof v === 'number');
     const log = (status: RequestLogEntry['status']) => {
       if (isAdmin) return;
-      st.requestLog.push({ at: clock.iso(), method, path, status, ...(refValue === undefined ? {} : { reference: String(refValue) }) });
+      st.requestLog.push({
+        at: clock.iso(),
+        method,
+        path,
+        status,
+        ...(refValue === undefined ? {} : { reference: String(refValue) }),
+      });
       if (st.requestLog.length > REQUEST_LOG_LIMIT) st.requestLog.splice(0, st.requestLog.length - REQUEST_LOG_LIMIT);
       logger?.info({ method, path, status, ms: Date.now() - started }, 'sandbox request');
     };
@@ -198,7 +283,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const contentType = req.headers['content-type'];
     // Cross-site form guard: a browser on another site can post only forms (urlencoded, multipart,
     // text/plain) without a preflight, so API routes take a body only when it is declared JSON.
-    const jsonRequired = stateChanging && (raw.length > 0 || contentType !== undefined) && !isJsonContentType(contentType);
+    const jsonRequired =
+      stateChanging && (raw.length > 0 || contentType !== undefined) && !isJsonContentType(contentType);
 
     if (isAdmin) {
       const m = admin.match(method, path);
@@ -207,10 +293,19 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         : jsonRequired
           ? fail(415, 'Content-Type must be application/json')
           : !('route' in m)
-        ? fail(m.allowed.length ? 405 : 404, m.allowed.length ? 'Method not allowed' : 'Unknown admin endpoint')
-        : !parsed
-          ? fail(400, 'Invalid JSON body')
-          : await m.route.handler({ method, path, params: m.params, query: url.searchParams, body, form: parsed.form, secretKey: '', headers: req.headers });
+            ? fail(m.allowed.length ? 405 : 404, m.allowed.length ? 'Method not allowed' : 'Unknown admin endpoint')
+            : !parsed
+              ? fail(400, 'Invalid JSON body')
+              : await m.route.handler({
+                  method,
+                  path,
+                  params: m.params,
+                  query: url.searchParams,
+                  body,
+                  form: parsed.form,
+                  secretKey: '',
+                  headers: req.headers,
+                });
       return send(res, reply, requestId);
     }
 
@@ -234,10 +329,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     } else {
       const auth = authenticate(req.headers, m.route.group, keys);
       if (auth.reply) reply = auth.reply;
-      else if (m.route.group === 'none' && stateChanging && !sameOrigin(req.headers)) reply = fail(403, 'Cross-site form posts are refused');
+      else if (m.route.group === 'none' && stateChanging && !sameOrigin(req.headers))
+        reply = fail(403, 'Cross-site form posts are refused');
       else if (m.route.group !== 'none' && jsonRequired) reply = fail(415, 'Content-Type must be application/json');
       else if (!parsed) reply = fail(400, 'Invalid JSON body');
-      else reply = await m.route.handler({ method, path, params: m.params, query: url.searchParams, body, form: parsed.form, secretKey: auth.key, headers: req.headers });
+      else
+        reply = await m.route.handler({
+          method,
+          path,
+          params: m.params,
+          query: url.searchParams,
+          body,
+          form: parsed.form,
+          secretKey: auth.key,
+          headers: req.headers,
+        });
     }
 
     if (fault?.kind === 'drop-after-processing') {
@@ -271,7 +377,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const reachableHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  const reachableHost =
+    host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
   ownUrl = `http://${reachableHost}:${port}`;
   if (!publicUrl) publicUrl = ownUrl;
   clock.start();

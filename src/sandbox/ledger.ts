@@ -18,7 +18,17 @@ export type LedgerKind =
   | 'va_credit'; // C9 simulated credit into a virtual account
 
 export const LEDGER_KINDS: readonly LedgerKind[] = [
-  'card_charge', 'bank_debit', 'ussd', 'checkout', 'token_charge', 'mandate_debit', 'pos_remote', 'pos_sale', 'pos_refund', 'vend', 'va_credit',
+  'card_charge',
+  'bank_debit',
+  'ussd',
+  'checkout',
+  'token_charge',
+  'mandate_debit',
+  'pos_remote',
+  'pos_sale',
+  'pos_refund',
+  'vend',
+  'va_credit',
 ];
 
 export interface LedgerEntry {
@@ -43,7 +53,11 @@ export class Ledger {
   }
 
   list(filter: { reference?: string | null; kind?: string | null } = {}): LedgerEntry[] {
-    return this.entries.filter((e) => (!filter.reference || e.reference === filter.reference) && (!filter.kind || e.kind === filter.kind)).map((e) => ({ ...e }));
+    return this.entries
+      .filter(
+        (e) => (!filter.reference || e.reference === filter.reference) && (!filter.kind || e.kind === filter.kind),
+      )
+      .map((e) => ({ ...e }));
   }
 
   clear(): void {

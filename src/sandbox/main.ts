@@ -13,7 +13,8 @@ const DEFAULT_WEBHOOK_URL = 'http://127.0.0.1:4020/webhooks';
 function numberList(name: string, value: string | undefined): number[] | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const list = value.split(',').map((s) => Number(s.trim()));
-  if (list.some((n) => !Number.isFinite(n) || n < 0)) throw new Error(`${name} must be a comma list of non-negative numbers`);
+  if (list.some((n) => !Number.isFinite(n) || n < 0))
+    throw new Error(`${name} must be a comma list of non-negative numbers`);
   return list;
 }
 
@@ -32,27 +33,40 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
     port: integer('SANDBOX_PORT', env.SANDBOX_PORT, 4010),
     host: env.SANDBOX_HOST || '127.0.0.1',
     adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
-    secretKeys: env.SANDBOX_SECRET_KEYS?.split(',').map((s) => s.trim()).filter(Boolean),
+    secretKeys: env.SANDBOX_SECRET_KEYS?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     webhookUrl: webhook === '' || webhook === 'none' ? undefined : webhook,
     webhookVersion: version,
     webhookRetryScheduleMs: numberList('SANDBOX_WEBHOOK_RETRY_SCHEDULE_MS', env.SANDBOX_WEBHOOK_RETRY_SCHEDULE_MS),
     publicUrl: env.SANDBOX_PUBLIC_URL || undefined,
-    posRemoteCompleteAfterMs: integer('SANDBOX_POS_REMOTE_COMPLETE_AFTER_MS', env.SANDBOX_POS_REMOTE_COMPLETE_AFTER_MS, 4_000),
+    posRemoteCompleteAfterMs: integer(
+      'SANDBOX_POS_REMOTE_COMPLETE_AFTER_MS',
+      env.SANDBOX_POS_REMOTE_COMPLETE_AFTER_MS,
+      4_000,
+    ),
     posProcessorTimeoutMs: integer('SANDBOX_POS_PROCESSOR_TIMEOUT_MS', env.SANDBOX_POS_PROCESSOR_TIMEOUT_MS, 30_000),
   };
 }
 
 /** One JSON line per event on stdout; the sandbox passes only method, path, status, duration and references. */
 const consoleLogger: SandboxLogger = {
-  info: (obj: unknown, msg?: unknown) => console.log(JSON.stringify({ level: 'info', time: new Date().toISOString(), msg, ...(obj as object) })),
-  warn: (obj: unknown, msg?: unknown) => console.warn(JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg, ...(obj as object) })),
+  info: (obj: unknown, msg?: unknown) =>
+    console.log(JSON.stringify({ level: 'info', time: new Date().toISOString(), msg, ...(obj as object) })),
+  warn: (obj: unknown, msg?: unknown) =>
+    console.warn(JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg, ...(obj as object) })),
 };
 
 async function main(): Promise<void> {
   const options = optionsFromEnv(process.env);
-  const sandbox = await startSandbox({ ...options, logger: process.env.SANDBOX_QUIET === 'true' ? undefined : consoleLogger });
+  const sandbox = await startSandbox({
+    ...options,
+    logger: process.env.SANDBOX_QUIET === 'true' ? undefined : consoleLogger,
+  });
   console.log(`payments sandbox listening on ${sandbox.url}`);
-  console.log(`  webhooks → ${options.webhookUrl ?? '(none)'} (E-2 version ${options.webhookVersion}); admin API: ${sandbox.url}/__admin (bearer SANDBOX_ADMIN_TOKEN)`);
+  console.log(
+    `  webhooks → ${options.webhookUrl ?? '(none)'} (E-2 version ${options.webhookVersion}); admin API: ${sandbox.url}/__admin (bearer SANDBOX_ADMIN_TOKEN)`,
+  );
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -46,7 +46,10 @@ export interface MandatesApi {
   setWrongOtpStatus(status: unknown): Reply;
 }
 
-export function registerMandates(router: Router, deps: { clock: SandboxClock; ledger: Ledger; payments: PaymentStore }): MandatesApi {
+export function registerMandates(
+  router: Router,
+  deps: { clock: SandboxClock; ledger: Ledger; payments: PaymentStore },
+): MandatesApi {
   const { clock, ledger, payments } = deps;
   /** Scripted D3 answers per mandate id. */
   const scripted = new Map<string, MandateDebitOutcome[]>();
@@ -55,11 +58,29 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
   const pendingDebits = new Map<string, { mandateId: string; amount: number }>();
 
   /** The debit as a transaction verify knows (type Bank, no webhook). */
-  const recordTransaction = (m: Mandate, ref: string, amount: number, status: 'Success' | 'Failed' | 'Pending', secretKey: string, failureReason?: string) => {
+  const recordTransaction = (
+    m: Mandate,
+    ref: string,
+    amount: number,
+    status: 'Success' | 'Failed' | 'Pending',
+    secretKey: string,
+    failureReason?: string,
+  ) => {
     const p = payments.create({
-      ref, origin: 'direct', type: 'Bank', amount, merchantAmount: amount, fee: 0, currency: 'NGN',
-      email: String(m.record.customer_email), customerName: String(m.record.customer_name), meta: { mandate_id: m.record.mandate_id },
-      isRecurring: false, key: secretKey, status, bank: { account: String(m.record.account_number), bankCode: String(m.record.bank) },
+      ref,
+      origin: 'direct',
+      type: 'Bank',
+      amount,
+      merchantAmount: amount,
+      fee: 0,
+      currency: 'NGN',
+      email: String(m.record.customer_email),
+      customerName: String(m.record.customer_name),
+      meta: { mandate_id: m.record.mandate_id },
+      isRecurring: false,
+      key: secretKey,
+      status,
+      bank: { account: String(m.record.account_number), bankCode: String(m.record.bank) },
     });
     if (failureReason) p.failureReason = failureReason;
     return p;
@@ -74,38 +95,65 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
   const debitRefs = new Set<string>();
 
   router.add('POST', '/transaction/mandate/create', 'mandate', ({ body }) => {
-    const missing = requireFields(body, ['mandate_type', 'debit_type', 'amount', 'account_number', 'bank_code', 'description', 'start_date', 'end_date', 'customer_email', 'customerInformation']);
+    const missing = requireFields(body, [
+      'mandate_type',
+      'debit_type',
+      'amount',
+      'account_number',
+      'bank_code',
+      'description',
+      'start_date',
+      'end_date',
+      'customer_email',
+      'customerInformation',
+    ]);
     if (missing) return missing;
     const debitType = String(body.debit_type).toLowerCase();
     if (body.mandate_type !== 'emandate') return fail(400, 'mandate_type must be emandate');
     if (debitType !== 'variable' && debitType !== 'fixed') return fail(400, 'debit_type must be VARIABLE or FIXED');
-    if (typeof body.amount !== 'number' || !Number.isSafeInteger(body.amount) || body.amount <= 0) return fail(400, 'amount must be a positive integer in kobo');
+    if (typeof body.amount !== 'number' || !Number.isSafeInteger(body.amount) || body.amount <= 0)
+      return fail(400, 'amount must be a positive integer in kobo');
     if (!/^\d{10}$/.test(String(body.account_number))) return fail(400, 'account_number must be 10 digits');
     if (!/^\d{3,6}$/.test(String(body.bank_code))) return fail(400, 'bank_code must be a NIP bank code');
-    if (!DATE.test(String(body.start_date)) || !DATE.test(String(body.end_date))) return fail(400, 'start_date and end_date must be YYYY-MM-DD');
+    if (!DATE.test(String(body.start_date)) || !DATE.test(String(body.end_date)))
+      return fail(400, 'start_date and end_date must be YYYY-MM-DD');
     if (String(body.end_date) < String(body.start_date)) return fail(400, 'end_date must not be before start_date');
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(String(body.customer_email))) return fail(400, 'customer_email must be a valid email');
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(String(body.customer_email)))
+      return fail(400, 'customer_email must be a valid email');
     const info = asObject(body.customerInformation);
-    const infoMissing = requireFields(info, ['identity', 'firstName', 'lastName', 'address', 'phone'], { prefix: 'customerInformation.' });
+    const infoMissing = requireFields(info, ['identity', 'firstName', 'lastName', 'address', 'phone'], {
+      prefix: 'customerInformation.',
+    });
     if (infoMissing) return infoMissing;
     const identity = asObject(info.identity);
-    if (String(identity.type).toLowerCase() !== 'bvn' || !/^\d{11}$/.test(String(identity.number))) return fail(400, 'customerInformation.identity must be {type: bvn, number: 11 digits}');
+    if (String(identity.type).toLowerCase() !== 'bvn' || !/^\d{11}$/.test(String(identity.number)))
+      return fail(400, 'customerInformation.identity must be {type: bvn, number: 11 digits}');
     let fixed: Record<string, unknown> | undefined;
     if (debitType === 'fixed') {
       if (body.fixedMandateSettings === undefined) return fail(400, 'fixedMandateSettings is required');
       fixed = asObject(body.fixedMandateSettings);
-      if (!['MONTHLY', 'WEEKLY', 'YEARLY'].includes(String(fixed.frequency).toUpperCase())) return fail(400, 'fixedMandateSettings.frequency must be MONTHLY, WEEKLY or YEARLY');
-      if (!Number.isSafeInteger(fixed.interval) || (fixed.interval as number) < 1) return fail(400, 'fixedMandateSettings.interval must be a positive integer');
-      if (!Number.isSafeInteger(fixed.initial_debit_amount) || (fixed.initial_debit_amount as number) <= 0) return fail(400, 'fixedMandateSettings.initial_debit_amount must be a positive integer');
-      if ((fixed.initial_debit_amount as number) > body.amount) return fail(400, 'fixedMandateSettings.initial_debit_amount must not exceed amount');
-      if (!DATE.test(String(fixed.initial_debit_date))) return fail(400, 'fixedMandateSettings.initial_debit_date must be YYYY-MM-DD');
+      if (!['MONTHLY', 'WEEKLY', 'YEARLY'].includes(String(fixed.frequency).toUpperCase()))
+        return fail(400, 'fixedMandateSettings.frequency must be MONTHLY, WEEKLY or YEARLY');
+      if (!Number.isSafeInteger(fixed.interval) || (fixed.interval as number) < 1)
+        return fail(400, 'fixedMandateSettings.interval must be a positive integer');
+      if (!Number.isSafeInteger(fixed.initial_debit_amount) || (fixed.initial_debit_amount as number) <= 0)
+        return fail(400, 'fixedMandateSettings.initial_debit_amount must be a positive integer');
+      if ((fixed.initial_debit_amount as number) > body.amount)
+        return fail(400, 'fixedMandateSettings.initial_debit_amount must not exceed amount');
+      if (!DATE.test(String(fixed.initial_debit_date)))
+        return fail(400, 'fixedMandateSettings.initial_debit_date must be YYYY-MM-DD');
     }
     const email = String(body.customer_email).toLowerCase();
     for (const m of mandates.values()) {
-      if (String(m.record.customer_email).toLowerCase() === email && m.record.status !== 'cancelled') return fail(400, 'Customer already exists with the same email address.');
+      if (String(m.record.customer_email).toLowerCase() === email && m.record.status !== 'cancelled')
+        return fail(400, 'Customer already exists with the same email address.');
     }
-    const reference = body.transaction_reference === undefined || body.transaction_reference === '' ? `MREF${randomDigits(12)}` : String(body.transaction_reference);
-    if ([...mandates.values()].some((m) => m.record.reference === reference)) return fail(400, 'Duplicate transaction reference');
+    const reference =
+      body.transaction_reference === undefined || body.transaction_reference === ''
+        ? `MREF${randomDigits(12)}`
+        : String(body.transaction_reference);
+    if ([...mandates.values()].some((m) => m.record.reference === reference))
+      return fail(400, 'Duplicate transaction reference');
 
     const mandateId = `MD${randomDigits(10)}`;
     const sessionToken = randomUUID();
@@ -141,9 +189,24 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
       initial_debit_amount: fixed ? fixed.initial_debit_amount : null,
       merchant_id: MERCHANT_ID,
     };
-    mandates.set(mandateId, { record, sessionToken, sessionExpiresAt: now + MANDATE_SESSION_MS, wrongOtps: 0, createdAt: now });
+    mandates.set(mandateId, {
+      record,
+      sessionToken,
+      sessionExpiresAt: now + MANDATE_SESSION_MS,
+      wrongOtps: 0,
+      createdAt: now,
+    });
     bySession.set(sessionToken, mandateId);
-    return ok({ ...record, message: 'An OTP has been sent to the customer phone', date: clock.iso(now), next_action: 'send_otp', session_token: sessionToken }, 'Mandate created successfully');
+    return ok(
+      {
+        ...record,
+        message: 'An OTP has been sent to the customer phone',
+        date: clock.iso(now),
+        next_action: 'send_otp',
+        session_token: sessionToken,
+      },
+      'Mandate created successfully',
+    );
   });
 
   const bySessionToken = (token: unknown): Mandate | undefined => {
@@ -155,17 +218,38 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
     const missing = requireFields(body, ['session_token', 'otp']);
     if (missing) return missing;
     const m = bySessionToken(body.session_token);
-    if (!m || m.record.status !== 'initiated' || clock.now() > m.sessionExpiresAt || m.wrongOtps >= MANDATE_MAX_WRONG_OTP) return fail(424, 'Invalid or expired session.');
+    if (
+      !m ||
+      m.record.status !== 'initiated' ||
+      clock.now() > m.sessionExpiresAt ||
+      m.wrongOtps >= MANDATE_MAX_WRONG_OTP
+    )
+      return fail(424, 'Invalid or expired session.');
     if (String(body.otp) !== MANDATE_OTP) {
       m.wrongOtps += 1;
       if (wrongOtpStatus === 424) return fail(424, 'Invalid or expired session.');
-      return fail(400, m.wrongOtps >= MANDATE_MAX_WRONG_OTP ? 'Invalid OTP: too many wrong attempts, resend the OTP' : 'Invalid OTP');
+      return fail(
+        400,
+        m.wrongOtps >= MANDATE_MAX_WRONG_OTP ? 'Invalid OTP: too many wrong attempts, resend the OTP' : 'Invalid OTP',
+      );
     }
     Object.assign(m.record, {
-      status: 'approved', approved: true, is_approved: true, ready_to_debit: true,
-      mandate_reference_number: `MRN${randomDigits(12)}`, mandate_authorization_date: clock.iso(),
+      status: 'approved',
+      approved: true,
+      is_approved: true,
+      ready_to_debit: true,
+      mandate_reference_number: `MRN${randomDigits(12)}`,
+      mandate_authorization_date: clock.iso(),
     });
-    return ok({ mandate_id: m.record.mandate_id, mandate_reference_number: m.record.mandate_reference_number, status: 'approved', ready_to_debit: true }, 'Mandate approved');
+    return ok(
+      {
+        mandate_id: m.record.mandate_id,
+        mandate_reference_number: m.record.mandate_reference_number,
+        status: 'approved',
+        ready_to_debit: true,
+      },
+      'Mandate approved',
+    );
   });
 
   router.add('POST', '/transaction/mandate/resend-otp', 'mandate', ({ body }) => {
@@ -184,8 +268,10 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
     const m = mandates.get(String(body.mandate_id));
     if (!m) return fail(404, `No mandate found for reference ${String(body.mandate_id)}`);
     const amount = body.amount;
-    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) return fail(400, 'amount must be a positive integer in kobo');
-    if (m.record.status !== 'approved' || m.record.ready_to_debit !== true) return fail(400, 'Mandate is not ready for debit');
+    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0)
+      return fail(400, 'amount must be a positive integer in kobo');
+    if (m.record.status !== 'approved' || m.record.ready_to_debit !== true)
+      return fail(400, 'Mandate is not ready for debit');
     if (amount < MANDATE_MIN_DEBIT) return fail(400, 'Minimum amount for direct debit is N200.');
     const ref = String(body.transaction_reference);
     if (debitRefs.has(ref)) return fail(400, 'Duplicate transaction reference');
@@ -207,7 +293,12 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
         mandate_id: m.record.mandate_id,
         transaction_reference: ref,
         date: clock.iso(),
-        account: { bank_code: m.record.bank, account_name: m.record.account_name, account_number: m.record.account_number, bank_name: m.record.bankName },
+        account: {
+          bank_code: m.record.bank,
+          account_name: m.record.account_name,
+          account_number: m.record.account_number,
+          bank_name: m.record.bankName,
+        },
       },
       outcome === 'failed' ? 'Debit failed' : outcome === 'pending' ? 'Debit is being processed' : 'Debit successful',
     );
@@ -222,7 +313,8 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
     for (const id of ids) {
       const m = mandates.get(id);
       if (!m) failedMandates.push({ mandateId: id, failureReason: 'Mandate not found' });
-      else if (m.record.status === 'cancelled') failedMandates.push({ mandateId: id, failureReason: 'Mandate already cancelled' });
+      else if (m.record.status === 'cancelled')
+        failedMandates.push({ mandateId: id, failureReason: 'Mandate already cancelled' });
       else {
         Object.assign(m.record, { status: 'cancelled', ready_to_debit: false });
         canceledMandates.push(id);
@@ -233,7 +325,14 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
 
   router.add('GET', '/transaction/mandate/get-mandates', 'mandate', ({ query }) => {
     let rows = [...mandates.values()];
-    for (const f of ['status', 'mandate_id', 'account_number', 'customer_name', 'mandate_type', 'debit_type'] as const) {
+    for (const f of [
+      'status',
+      'mandate_id',
+      'account_number',
+      'customer_name',
+      'mandate_type',
+      'debit_type',
+    ] as const) {
       const v = query.get(f);
       if (v !== null && v !== '') rows = rows.filter((m) => String(m.record[f]).toLowerCase() === v.toLowerCase());
     }
@@ -256,7 +355,11 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
     if (ref !== null && ref !== '') {
       rows = rows.filter((m) => m.record.reference === ref);
       // As the spec shows it: HTTP 404 with status 400 in the body.
-      if (rows.length === 0) return { status: 404, body: { status: 400, success: false, message: `No mandate found for reference ${ref}`, data: null } };
+      if (rows.length === 0)
+        return {
+          status: 404,
+          body: { status: 400, success: false, message: `No mandate found for reference ${ref}`, data: null },
+        };
     }
     const pageSize = Math.min(Math.max(Number(query.get('page_size') ?? 20) || 20, 1), 100);
     const cursorText = query.get('cursor') ?? query.get('next_cursor') ?? query.get('prev_cursor');
@@ -281,7 +384,10 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
     },
     scriptDebits(mandateId, outcomes) {
       if (!mandates.has(mandateId)) return fail(404, `No mandate found for reference ${mandateId}`);
-      if (!Array.isArray(outcomes) || outcomes.some((o) => !(MANDATE_DEBIT_OUTCOMES as readonly unknown[]).includes(o))) {
+      if (
+        !Array.isArray(outcomes) ||
+        outcomes.some((o) => !(MANDATE_DEBIT_OUTCOMES as readonly unknown[]).includes(o))
+      ) {
         return fail(400, `outcomes must be an array of ${MANDATE_DEBIT_OUTCOMES.join(' | ')}`);
       }
       scripted.set(mandateId, [...(scripted.get(mandateId) ?? []), ...(outcomes as MandateDebitOutcome[])]);
@@ -299,7 +405,8 @@ export function registerMandates(router: Router, deps: { clock: SandboxClock; le
         p.status = 'Success';
       } else {
         p.status = 'Failed';
-        p.failureReason = status === 'success' ? 'Mandate balance is lesser than debit amount' : 'Debit failed at the bank';
+        p.failureReason =
+          status === 'success' ? 'Mandate balance is lesser than debit amount' : 'Debit failed at the bank';
       }
       p.updatedAt = clock.now();
       return ok({ transaction_ref: reference, transaction_status: p.status });

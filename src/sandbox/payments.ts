@@ -67,7 +67,13 @@ export interface Payment {
   card?: { pan: string; expiry: string };
   tokenId?: string;
   isRecurring: boolean;
-  checkout?: { channels: string[]; callbackUrl?: string; expiresAt: number; dynamicAccount?: string; passCharge: boolean };
+  checkout?: {
+    channels: string[];
+    callbackUrl?: string;
+    expiresAt: number;
+    dynamicAccount?: string;
+    passCharge: boolean;
+  };
   ussd?: { code: string; bankCode: string; expiresAt: number };
   bank?: { account: string; bankCode: string };
   customerMobile?: string;
@@ -94,7 +100,13 @@ export interface Token {
 }
 
 export const cardType = (pan: string): string =>
-  pan.startsWith('4') ? 'visa' : /^(5[1-5]|2[2-7])/.test(pan) ? 'mastercard' : /^(506|507|650)/.test(pan) ? 'verve' : 'card';
+  pan.startsWith('4')
+    ? 'visa'
+    : /^(5[1-5]|2[2-7])/.test(pan)
+      ? 'mastercard'
+      : /^(506|507|650)/.test(pan)
+        ? 'verve'
+        : 'card';
 
 export const maskPan = (pan: string): string => `${pan.slice(0, 6)}******${pan.slice(-4)}`;
 
@@ -115,7 +127,11 @@ export function luhn(pan: string): boolean {
  * Checks the card fields and picks the first step by test card. Returns an error message for a
  * refused card, or the step to wait in.
  */
-export function firstCardStep(card: Record<string, unknown>, amount: number, now: number): { error: string; decline?: boolean } | { step: 'pin' | 'otp' | '3ds'; pan: string; expiry: string } {
+export function firstCardStep(
+  card: Record<string, unknown>,
+  amount: number,
+  now: number,
+): { error: string; decline?: boolean } | { step: 'pin' | 'otp' | '3ds'; pan: string; expiry: string } {
   for (const f of ['number', 'cvv', 'expiry_month', 'expiry_year']) {
     if (card[f] === undefined || card[f] === null) return { error: `${f} is required` };
     if (card[f] === '') return { error: `${f} is not allowed to be empty` };
@@ -128,7 +144,8 @@ export function firstCardStep(card: Record<string, unknown>, amount: number, now
   if (!/^(0[1-9]|1[0-2])$/.test(month) || !/^\d{2}$/.test(year)) return { error: 'Invalid card expiry date' };
   const today = new Date(now);
   const expiryEnd = Date.UTC(2000 + Number(year), Number(month), 1); // first day of the month after expiry
-  if (expiryEnd <= Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate())) return { error: 'Card expired', decline: true };
+  if (expiryEnd <= Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()))
+    return { error: 'Card expired', decline: true };
   const expiry = `${month}/${year}`;
   switch (pan) {
     case TEST_CARDS.declined:
@@ -169,9 +186,20 @@ export class PaymentStore {
     return `SBX${randomDigits(14)}`;
   }
 
-  create(init: Omit<Payment, 'id' | 'createdAt' | 'updatedAt' | 'wrongTries' | 'gatewayRef' | 'status'> & Partial<Pick<Payment, 'status'>>): Payment {
+  create(
+    init: Omit<Payment, 'id' | 'createdAt' | 'updatedAt' | 'wrongTries' | 'gatewayRef' | 'status'> &
+      Partial<Pick<Payment, 'status'>>,
+  ): Payment {
     const now = this.deps.clock.now();
-    const p: Payment = { ...init, status: init.status ?? 'Pending', id: ++this.seq, createdAt: now, updatedAt: now, wrongTries: 0, gatewayRef: `${init.ref}_${randomDigits(6)}` };
+    const p: Payment = {
+      ...init,
+      status: init.status ?? 'Pending',
+      id: ++this.seq,
+      createdAt: now,
+      updatedAt: now,
+      wrongTries: 0,
+      gatewayRef: `${init.ref}_${randomDigits(6)}`,
+    };
     this.byRef.set(p.ref, p);
     return p;
   }
@@ -199,11 +227,23 @@ export class PaymentStore {
         return;
       }
       // A started channel that outlived its step goes back to the choice of channels.
-      if (p.step && p.step !== 'choose' && p.step !== 'transfer' && p.step !== 'ussd' && p.stepExpiresAt !== undefined && now > p.stepExpiresAt) this.restartCheckout(p);
+      if (
+        p.step &&
+        p.step !== 'choose' &&
+        p.step !== 'transfer' &&
+        p.step !== 'ussd' &&
+        p.stepExpiresAt !== undefined &&
+        now > p.stepExpiresAt
+      )
+        this.restartCheckout(p);
       return;
     }
     if (p.stepExpiresAt !== undefined && now > p.stepExpiresAt) {
-      this.finish(p, p.step === 'ussd' ? 'Abandoned' : 'Failed', p.step === 'ussd' ? 'USSD code expired' : 'step expired');
+      this.finish(
+        p,
+        p.step === 'ussd' ? 'Abandoned' : 'Failed',
+        p.step === 'ussd' ? 'USSD code expired' : 'step expired',
+      );
     }
   }
 
@@ -249,11 +289,27 @@ export class PaymentStore {
     p.step = undefined;
     p.updatedAt = now;
     const kind: LedgerKind =
-      p.origin === 'checkout' ? 'checkout' : p.origin === 'token' ? 'token_charge' : p.type === 'Card' ? 'card_charge' : p.type === 'Bank' ? 'bank_debit' : 'ussd';
+      p.origin === 'checkout'
+        ? 'checkout'
+        : p.origin === 'token'
+          ? 'token_charge'
+          : p.type === 'Card'
+            ? 'card_charge'
+            : p.type === 'Bank'
+              ? 'bank_debit'
+              : 'ussd';
     this.deps.ledger.record(kind, p.ref, p.amount, p.currency);
     if (p.checkout && p.isRecurring && p.card && !p.tokenId) {
       p.tokenId = `AUTH_${randomDigits(12)}`;
-      this.tokens.set(p.tokenId, { id: p.tokenId, active: true, email: p.email, currency: p.currency, pan: p.card.pan, expiry: p.card.expiry, firstRef: p.ref });
+      this.tokens.set(p.tokenId, {
+        id: p.tokenId,
+        active: true,
+        email: p.email,
+        currency: p.currency,
+        pan: p.card.pan,
+        expiry: p.card.expiry,
+        firstRef: p.ref,
+      });
     }
     const url = this.deps.webhookUrl ?? p.webhookUrl;
     if (url) this.deps.webhooks.sendPayment(url, p.ref, this.paymentWebhook(p), p.key);
@@ -263,11 +319,20 @@ export class PaymentStore {
   paymentWebhook(p: Payment): Record<string, unknown> {
     let paymentInformation: Record<string, unknown>;
     if (p.card) {
-      paymentInformation = { payment_type: 'card', pan: `${maskPan(p.card.pan)}|${p.card.expiry}`, card_type: cardType(p.card.pan), ...(p.tokenId ? { token_id: p.tokenId } : {}) };
+      paymentInformation = {
+        payment_type: 'card',
+        pan: `${maskPan(p.card.pan)}|${p.card.expiry}`,
+        card_type: cardType(p.card.pan),
+        ...(p.tokenId ? { token_id: p.tokenId } : {}),
+      };
     } else if (p.type === 'Ussd') {
       paymentInformation = { payment_type: 'ussd', customer_ref: p.ussd?.code ?? null };
     } else if (p.type === 'Bank') {
-      paymentInformation = { payment_type: 'bank', account_number: p.bank ? `${p.bank.account.slice(0, 3)}****${p.bank.account.slice(-3)}` : null, bank_code: p.bank?.bankCode ?? null };
+      paymentInformation = {
+        payment_type: 'bank',
+        account_number: p.bank ? `${p.bank.account.slice(0, 3)}****${p.bank.account.slice(-3)}` : null,
+        bank_code: p.bank?.bankCode ?? null,
+      };
     } else {
       paymentInformation = { payment_type: 'transfer' };
     }

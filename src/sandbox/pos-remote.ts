@@ -54,7 +54,11 @@ export interface PosRemoteTransaction {
 /** A6 ids of POS remote requests start here (the payment store numbers from 1). */
 export const POS_REMOTE_TRANSACTION_ID_OFFSET = 5_000_000;
 
-export function registerPosRemote(router: Router, deps: { clock: SandboxClock; ledger: Ledger }, opts: { completeAfterMs: number }): PosRemoteApi {
+export function registerPosRemote(
+  router: Router,
+  deps: { clock: SandboxClock; ledger: Ledger },
+  opts: { completeAfterMs: number },
+): PosRemoteApi {
   const { clock, ledger } = deps;
   const requests = new Map<string, RemoteRequest>();
   // Kept after E2 forgets a request: the merchant's transaction list still has it.
@@ -74,7 +78,12 @@ export function registerPosRemote(router: Router, deps: { clock: SandboxClock; l
       currency: 'NGN',
       payment_method: 'card',
       transaction_type: 'Purchase',
-      payment_info: { card_pan: '539983******0000', card_exp: '2912', card_type: 'MasterCard', cardholder_name: 'SANDBOX/PAYER' },
+      payment_info: {
+        card_pan: '539983******0000',
+        card_exp: '2912',
+        card_type: 'MasterCard',
+        cardholder_name: 'SANDBOX/PAYER',
+      },
       transaction_reference: `POS${randomDigits(12)}`,
       virtual_account_number: null,
       rrn: randomDigits(12),
@@ -96,7 +105,8 @@ export function registerPosRemote(router: Router, deps: { clock: SandboxClock; l
     const missing = requireFields(body, ['terminal_id', 'amount'], { stringStatus: true });
     if (missing) return missing;
     const amount = body.amount;
-    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) return fail(400, 'amount must be a number greater than 0', { stringStatus: true });
+    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0)
+      return fail(400, 'amount must be a number greater than 0', { stringStatus: true });
     const accountType = body.account_type === undefined ? 'default' : body.account_type;
     if (typeof accountType !== 'string' || !ACCOUNT_TYPES.includes(accountType)) {
       return fail(400, 'account_type must be one of default, savings, current, credit', { stringStatus: true });
@@ -109,7 +119,16 @@ export function registerPosRemote(router: Router, deps: { clock: SandboxClock; l
     const createdAt = clock.now();
     const r: RemoteRequest = { ref, id: ++seq, terminalId, amount, accountType, createdAt, cancelTimers: [] };
     requests.set(ref, r);
-    const txn: PosRemoteTransaction = { ref, id: POS_REMOTE_TRANSACTION_ID_OFFSET + r.id, createdAt, currency: 'NGN', terminalId, amount, status: 'pending', accountType };
+    const txn: PosRemoteTransaction = {
+      ref,
+      id: POS_REMOTE_TRANSACTION_ID_OFFSET + r.id,
+      createdAt,
+      currency: 'NGN',
+      terminalId,
+      amount,
+      status: 'pending',
+      accountType,
+    };
     transactions.push(txn);
     if (amount !== POS_REMOTE_NEVER_COMPLETES_AMOUNT) {
       const code = amount === POS_REMOTE_DECLINED_AMOUNT ? '51' : amount === POS_REMOTE_WRONG_PIN_AMOUNT ? '55' : '00';

@@ -98,7 +98,9 @@ export function readPinBlock(pinBlockHex: string, pan: string, pinKeyHex: string
     decipher.setAutoPadding(false);
     const clear = Buffer.concat([decipher.update(Buffer.from(pinBlockHex, 'hex')), decipher.final()]);
     const panField = Buffer.from(`0000${pan.slice(-13, -1)}`, 'hex');
-    const pinField = Buffer.from(clear.map((b, i) => b ^ panField[i])).toString('hex').toUpperCase();
+    const pinField = Buffer.from(clear.map((b, i) => b ^ panField[i]))
+      .toString('hex')
+      .toUpperCase();
     const m = /^0([4-9A-C])(\d+)(F*)$/.exec(pinField);
     if (!m) return undefined;
     const length = parseInt(m[1], 16);
@@ -111,7 +113,11 @@ export function readPinBlock(pinBlockHex: string, pan: string, pinKeyHex: string
 
 const panHash = (pan: string) => createHash('sha256').update(pan).digest('hex');
 
-export function registerPosTerminal(router: Router, deps: { clock: SandboxClock; ledger: Ledger }, opts: { preAuthHoldMs?: number } = {}) {
+export function registerPosTerminal(
+  router: Router,
+  deps: { clock: SandboxClock; ledger: Ledger },
+  opts: { preAuthHoldMs?: number } = {},
+) {
   const { clock, ledger } = deps;
   const preAuthHoldMs = opts.preAuthHoldMs ?? DEFAULT_POS_PREAUTH_HOLD_MS;
   const keys = new Map<string, Keys>(); // by terminal_id
@@ -120,7 +126,8 @@ export function registerPosTerminal(router: Router, deps: { clock: SandboxClock;
   const malfunctioned = new Set<string>(); // merchant_refs whose first attempt got 96
 
   const terminalFor = (serial: unknown) => {
-    if (typeof serial !== 'string' || !SERIAL_FORMAT.test(serial)) return { reply: fail(400, 'Incorrect device information') };
+    if (typeof serial !== 'string' || !SERIAL_FORMAT.test(serial))
+      return { reply: fail(400, 'Incorrect device information') };
     const t = TEST_TERMINALS[serial];
     if (!t) return { reply: fail(404, 'Terminal not found') };
     return { terminal: t };
@@ -143,7 +150,13 @@ export function registerPosTerminal(router: Router, deps: { clock: SandboxClock;
         longitude: '3.3947',
       },
       merchant: { merchant_id: MERCHANT_ID, name: MERCHANT_NAME },
-      logo: { key: 'merchant-logo', url: 'https://sandbox.invalid/logo.png', file_name: 'logo.png', ext: 'png', verified_at: '2026-01-01T00:00:00.000Z' },
+      logo: {
+        key: 'merchant-logo',
+        url: 'https://sandbox.invalid/logo.png',
+        file_name: 'logo.png',
+        ext: 'png',
+        verified_at: '2026-01-01T00:00:00.000Z',
+      },
     });
   });
 
@@ -157,7 +170,15 @@ export function registerPosTerminal(router: Router, deps: { clock: SandboxClock;
     if (terminal.status !== 'active') return fail(400, 'Terminal is not active');
     const id = terminal.terminal_id;
     if (!keys.has(id) || refresh === 'true') {
-      keys.set(id, { terminal_id: id, pin_key: hexKey(), master_key: hexKey(), session_key: null, working_key: hexKey(), response_code: '00', response_message: 'Approved' });
+      keys.set(id, {
+        terminal_id: id,
+        pin_key: hexKey(),
+        master_key: hexKey(),
+        session_key: null,
+        working_key: hexKey(),
+        response_code: '00',
+        response_message: 'Approved',
+      });
     }
     return ok({ ...keys.get(id)! });
   });
@@ -165,7 +186,18 @@ export function registerPosTerminal(router: Router, deps: { clock: SandboxClock;
   // F3.
   router.add('POST', '/transaction', 'pos-terminal', ({ body }) => {
     const input: Record<string, unknown> = { currency: 'NGN', ...body };
-    const missing = requireFields(input, ['terminal_id', 'amount', 'currency', 'card_pan', 'card_expiry_month', 'card_expiry_year', 'card_sequence_number', 'transaction_type', 'account_type', 'merchant_ref']);
+    const missing = requireFields(input, [
+      'terminal_id',
+      'amount',
+      'currency',
+      'card_pan',
+      'card_expiry_month',
+      'card_expiry_year',
+      'card_sequence_number',
+      'transaction_type',
+      'account_type',
+      'merchant_ref',
+    ]);
     if (missing) return missing;
     const terminalId = String(input.terminal_id);
     const terminal = Object.values(TEST_TERMINALS).find((t) => t.terminal_id === terminalId);
@@ -173,16 +205,23 @@ export function registerPosTerminal(router: Router, deps: { clock: SandboxClock;
     if (terminal.status !== 'active') return fail(400, 'Terminal is not active');
     const merchantRef = String(input.merchant_ref);
     if (merchantRef.length > 25) return fail(400, 'merchant_ref must be at most 25 characters');
-    if (!/^[1-9]\d*$/.test(String(input.amount))) return fail(400, 'amount must be a positive amount in the lowest currency unit');
+    if (!/^[1-9]\d*$/.test(String(input.amount)))
+      return fail(400, 'amount must be a positive amount in the lowest currency unit');
     if (!['NGN', 'USD'].includes(String(input.currency))) return fail(400, 'currency must be NGN or USD');
     const pan = String(input.card_pan);
     if (!/^\d{12,19}$/.test(pan)) return fail(400, 'card_pan must be 12 to 19 digits');
-    if (!/^(0[1-9]|1[0-2])$/.test(String(input.card_expiry_month)) || !/^\d{2}$/.test(String(input.card_expiry_year))) return fail(400, 'card expiry must be two-digit month and year');
-    if (input.pin_block !== undefined && !/^[0-9A-Fa-f]{16}$/.test(String(input.pin_block))) return fail(400, 'pin_block must be 16 hex characters');
+    if (!/^(0[1-9]|1[0-2])$/.test(String(input.card_expiry_month)) || !/^\d{2}$/.test(String(input.card_expiry_year)))
+      return fail(400, 'card expiry must be two-digit month and year');
+    if (input.pin_block !== undefined && !/^[0-9A-Fa-f]{16}$/.test(String(input.pin_block)))
+      return fail(400, 'pin_block must be 16 hex characters');
     const accountType = String(input.account_type).toUpperCase();
-    if (!ACCOUNT_TYPES.includes(accountType)) return fail(400, 'Invalid account_type: must be DEFAULT, SAVINGS, CURRENT or CREDIT');
-    const transactionType = TRANSACTION_TYPES.find((t) => t.toLowerCase() === String(input.transaction_type).toLowerCase());
-    if (!transactionType) return fail(400, 'transaction_type must be Purchase, Refund, Pre-Authorization or Completion');
+    if (!ACCOUNT_TYPES.includes(accountType))
+      return fail(400, 'Invalid account_type: must be DEFAULT, SAVINGS, CURRENT or CREDIT');
+    const transactionType = TRANSACTION_TYPES.find(
+      (t) => t.toLowerCase() === String(input.transaction_type).toLowerCase(),
+    );
+    if (!transactionType)
+      return fail(400, 'transaction_type must be Purchase, Refund, Pre-Authorization or Completion');
     if (transactions.has(merchantRef)) return fail(400, 'Duplicate merchant_ref');
     const chipdata = input.chipdata === undefined || input.chipdata === null ? undefined : String(input.chipdata);
     if (chipdata && usedChipdata.has(chipdata)) return fail(400, 'chipdata has already been used');
@@ -190,25 +229,33 @@ export function registerPosTerminal(router: Router, deps: { clock: SandboxClock;
     const currency = String(input.currency);
     // Refund and Completion: the original, checked against the service's own books before the processor is asked.
     const linked = transactionType === 'Refund' || transactionType === 'Completion';
-    const originalRef = input.original_merchant_ref === undefined || input.original_merchant_ref === null ? undefined : String(input.original_merchant_ref);
-    if (!linked && originalRef !== undefined) return fail(400, 'original_merchant_ref is only for Refund and Completion');
+    const originalRef =
+      input.original_merchant_ref === undefined || input.original_merchant_ref === null
+        ? undefined
+        : String(input.original_merchant_ref);
+    if (!linked && originalRef !== undefined)
+      return fail(400, 'original_merchant_ref is only for Refund and Completion');
     let original: Recorded | undefined;
     if (linked) {
-      if (originalRef === undefined || originalRef === '') return fail(400, 'original_merchant_ref is required for Refund and Completion');
+      if (originalRef === undefined || originalRef === '')
+        return fail(400, 'original_merchant_ref is required for Refund and Completion');
       original = transactions.get(originalRef);
       if (!original) return fail(400, 'Original transaction not found');
       if (original.currency !== currency) return fail(400, 'currency does not match the original transaction');
       if (original.panHash !== panHash(pan)) return fail(400, 'Card does not match the original transaction');
       if (transactionType === 'Refund') {
-        if (original.type !== 'Purchase' && original.type !== 'Completion') return fail(400, 'Original transaction is not a Purchase or Completion');
+        if (original.type !== 'Purchase' && original.type !== 'Completion')
+          return fail(400, 'Original transaction is not a Purchase or Completion');
         if (!original.approved) return fail(400, 'Original transaction was not approved');
-        if (amount > original.amount - original.refunded) return fail(400, `Refund amount exceeds the refundable balance of ${original.amount - original.refunded}`);
+        if (amount > original.amount - original.refunded)
+          return fail(400, `Refund amount exceeds the refundable balance of ${original.amount - original.refunded}`);
       } else {
         if (original.type !== 'Pre-Authorization') return fail(400, 'Original transaction is not a Pre-Authorization');
         if (!original.approved) return fail(400, 'Pre-Authorization was not approved');
         if (original.completedBy !== undefined) return fail(400, 'Pre-Authorization already completed');
         if (clock.now() >= original.createdAtMs + preAuthHoldMs) return fail(400, 'Pre-Authorization has expired');
-        if (amount > original.amount) return fail(400, `Completion amount exceeds the pre-authorised amount of ${original.amount}`);
+        if (amount > original.amount)
+          return fail(400, `Completion amount exceeds the pre-authorised amount of ${original.amount}`);
       }
     }
     // The processor message is assembled now: a card_sequence_number of any other width corrupts it
@@ -216,10 +263,15 @@ export function registerPosTerminal(router: Router, deps: { clock: SandboxClock;
     if (!/^\d{3}$/.test(String(input.card_sequence_number))) return { status: 0, hang: true };
 
     const terminalKeys = keys.get(terminalId);
-    const pin = terminalKeys && input.pin_block !== undefined ? readPinBlock(String(input.pin_block), pan, terminalKeys.pin_key) : undefined;
+    const pin =
+      terminalKeys && input.pin_block !== undefined
+        ? readPinBlock(String(input.pin_block), pan, terminalKeys.pin_key)
+        : undefined;
     let code: string;
-    if (!terminalKeys) code = '55'; // no key exchange: the PIN block cannot be translated
-    else if (pin !== undefined && pin !== POS_TEST_PIN) code = '55'; // a readable block with another PIN
+    if (!terminalKeys)
+      code = '55'; // no key exchange: the PIN block cannot be translated
+    else if (pin !== undefined && pin !== POS_TEST_PIN)
+      code = '55'; // a readable block with another PIN
     else code = TEST_PAN_OUTCOMES[pan.slice(-4)] ?? '00';
 
     if (code === '96') {
@@ -232,7 +284,17 @@ export function registerPosTerminal(router: Router, deps: { clock: SandboxClock;
     const recordedCode = code === '91' ? '00' : code; // 91: the reply was lost upstream, the issuer approved
     const record = txnRecord(input, transactionType, recordedCode, recordedCode === '00' ? 'success' : 'failed');
     const approved = recordedCode === '00';
-    transactions.set(merchantRef, { record, chipdata, type: transactionType, amount, currency, approved, panHash: panHash(pan), createdAtMs: clock.now(), refunded: 0 });
+    transactions.set(merchantRef, {
+      record,
+      chipdata,
+      type: transactionType,
+      amount,
+      currency,
+      approved,
+      panHash: panHash(pan),
+      createdAtMs: clock.now(),
+      refunded: 0,
+    });
     if (chipdata) usedChipdata.add(chipdata);
     if (approved && original && transactionType === 'Refund') original.refunded += amount;
     if (approved && original && transactionType === 'Completion') original.completedBy = merchantRef;
@@ -240,7 +302,11 @@ export function registerPosTerminal(router: Router, deps: { clock: SandboxClock;
       // A Pre-Authorization only holds the funds: no money moves until its Completion.
       ledger.record(transactionType === 'Refund' ? 'pos_refund' : 'pos_sale', merchantRef, amount, currency);
     }
-    if (code === '91') return ok({ ...record, status: 'failed', response_code: '91', response_message: RESPONSE_MESSAGES['91'] }, 'Transaction failed');
+    if (code === '91')
+      return ok(
+        { ...record, status: 'failed', response_code: '91', response_message: RESPONSE_MESSAGES['91'] },
+        'Transaction failed',
+      );
     return ok(record, recordedCode === '00' ? 'Transaction approved' : 'Transaction declined');
   });
 
@@ -250,7 +316,12 @@ export function registerPosTerminal(router: Router, deps: { clock: SandboxClock;
     return t ? ok({ ...t.record }) : fail(404, 'Transaction not found');
   });
 
-  function txnRecord(body: Record<string, unknown>, transactionType: string, code: string, status: 'success' | 'failed'): Record<string, unknown> {
+  function txnRecord(
+    body: Record<string, unknown>,
+    transactionType: string,
+    code: string,
+    status: 'success' | 'failed',
+  ): Record<string, unknown> {
     const pan = String(body.card_pan);
     const now = clock.iso();
     return {

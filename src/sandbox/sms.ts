@@ -63,14 +63,16 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsA
     const sorted = [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
     return dir === 'ASC' ? sorted : sorted.reverse();
   };
-  const inDates = (at: string, from: string | null, to: string | null) => (!from || at.slice(0, 10) >= from) && (!to || at.slice(0, 10) <= to);
+  const inDates = (at: string, from: string | null, to: string | null) =>
+    (!from || at.slice(0, 10) >= from) && (!to || at.slice(0, 10) <= to);
 
   // G1.
   router.add('POST', '/sms/send/instant', 'sms', ({ body }) => {
     const missing = requireFields(body, ['sender_id', 'messages']);
     if (missing) return missing;
     if (!Array.isArray(body.messages)) return fail(400, 'messages must be an array of {phone_number, message}');
-    if (body.messages.length > SMS_MAX_MESSAGES_PER_REQUEST) return fail(400, `messages must hold at most ${SMS_MAX_MESSAGES_PER_REQUEST} items`);
+    if (body.messages.length > SMS_MAX_MESSAGES_PER_REQUEST)
+      return fail(400, `messages must hold at most ${SMS_MAX_MESSAGES_PER_REQUEST} items`);
     const batchId = `BATCH${randomDigits(10)}`;
     const sent: Record<string, unknown>[] = [];
     const errors: Record<string, unknown>[] = [];
@@ -86,16 +88,32 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsA
         continue;
       }
       const transactionId = randomUUID();
-      sent.push({ phone_number: phone, status: 'SENT', cost: pages(m.message) * SMS_COST_PER_PAGE, transaction_id: transactionId });
+      sent.push({
+        phone_number: phone,
+        status: 'SENT',
+        cost: pages(m.message) * SMS_COST_PER_PAGE,
+        transaction_id: transactionId,
+      });
       sentLog.push({ batch_id: batchId, phone_number: phone, transaction_id: transactionId, at: clock.iso() });
     }
     const total = sent.reduce((n, s) => n + (s.cost as number), 0);
-    return ok({ success: sent.length > 0, message: sent.length > 0 ? 'Messages sent' : 'No message sent', data: { batch_id: batchId, sent, errors, total_cost: total, currency: 'NGN' } });
+    return ok({
+      success: sent.length > 0,
+      message: sent.length > 0 ? 'Messages sent' : 'No message sent',
+      data: { batch_id: batchId, sent, errors, total_cost: total, currency: 'NGN' },
+    });
   });
 
   // G2.
   router.add('POST', '/sms/campaign', 'sms', ({ body }) => {
-    const missing = requireFields(body, ['name', 'bucket_id', 'sender_id', 'is_scheduled', 'sscheduled_dor', 'template_id']);
+    const missing = requireFields(body, [
+      'name',
+      'bucket_id',
+      'sender_id',
+      'is_scheduled',
+      'sscheduled_dor',
+      'template_id',
+    ]);
     if (missing) return missing;
     if (typeof body.is_scheduled !== 'boolean') return fail(400, 'is_scheduled must be a boolean');
     if (!UUID.test(String(body.bucket_id))) return fail(400, 'bucket_id must be a valid uuid');
@@ -127,35 +145,60 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsA
     let rows = [...campaigns.values()];
     rows.forEach(refresh);
     const status = query.get('status');
-    if (status && !['pending', 'failed', 'success'].includes(status)) return fail(400, 'status must be pending, failed or success');
+    if (status && !['pending', 'failed', 'success'].includes(status))
+      return fail(400, 'status must be pending, failed or success');
     if (status) rows = rows.filter((c) => c.status === status);
     const name = query.get('name');
     if (name) rows = rows.filter((c) => c.name.toLowerCase().includes(name.toLowerCase()));
     rows = rows.filter((c) => inDates(c.createdAt, query.get('date_from'), query.get('date_to')));
     const sorted = sortRows(rows.map(publicCampaign), 'createdAt', query.get('dir'));
     const items = page(sorted, query.get('page'), query.get('perPage'), 20).map((c) => ({
-      id: c.uuid, name: c.name, client_id: MERCHANT_ID, template_id: c.template_id, bucket_id: c.bucket_id, total: 0, created_at: c.createdAt, created_by: MERCHANT_ID,
+      id: c.uuid,
+      name: c.name,
+      client_id: MERCHANT_ID,
+      template_id: c.template_id,
+      bucket_id: c.bucket_id,
+      total: 0,
+      created_at: c.createdAt,
+      created_by: MERCHANT_ID,
     }));
-    return { status: 200, body: { status: 'SUCCESS', message: 'Campaigns retrieved', data: { items, total: rows.length } } };
+    return {
+      status: 200,
+      body: { status: 'SUCCESS', message: 'Campaigns retrieved', data: { items, total: rows.length } },
+    };
   });
 
   // G4 (response body: not shown; ours is the envelope with data {}).
-  router.add('POST', '/sms/campaign/{id}', 'sms', ({ params }) => (campaigns.delete(params.id) ? ok({}, 'success') : fail(404, 'Campaign not found')));
+  router.add('POST', '/sms/campaign/{id}', 'sms', ({ params }) =>
+    campaigns.delete(params.id) ? ok({}, 'success') : fail(404, 'Campaign not found'),
+  );
 
   // G5.
   router.add('POST', '/sms/template', 'sms', ({ body }) => {
     const missing = requireFields(body, ['name', 'description', 'message']);
     if (missing) return missing;
-    for (const f of ['name', 'description', 'message']) if (typeof body[f] !== 'string') return fail(400, `${f} must be a string`);
+    for (const f of ['name', 'description', 'message'])
+      if (typeof body[f] !== 'string') return fail(400, `${f} must be a string`);
     const now = clock.iso();
-    const t = { uuid: randomUUID(), merchant_id: MERCHANT_ID, name: body.name, description: body.description, pages: pages(String(body.message)), message: body.message, createdAt: now, updatedAt: now };
+    const t = {
+      uuid: randomUUID(),
+      merchant_id: MERCHANT_ID,
+      name: body.name,
+      description: body.description,
+      pages: pages(String(body.message)),
+      message: body.message,
+      createdAt: now,
+      updatedAt: now,
+    };
     templates.set(t.uuid, t);
     return ok(t, 'Template created');
   });
 
   // G6.
   router.add('GET', '/sms/template', 'sms', ({ query }) => {
-    const rows = [...templates.values()].filter((t) => inDates(String(t.createdAt), query.get('date_from'), query.get('date_to')));
+    const rows = [...templates.values()].filter((t) =>
+      inDates(String(t.createdAt), query.get('date_from'), query.get('date_to')),
+    );
     const sorted = sortRows(rows, 'createdAt', query.get('dir'));
     return ok({ count: rows.length, rows: page(sorted, query.get('page'), query.get('perPage'), 20) });
   });
@@ -171,7 +214,9 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsA
   });
 
   // G8: body {message: 'success'} only.
-  router.add('POST', '/sms/template/{id}', 'sms', ({ params }) => (templates.delete(params.id) ? { status: 200, body: { message: 'success' } } : fail(404, 'Template not found')));
+  router.add('POST', '/sms/template/{id}', 'sms', ({ params }) =>
+    templates.delete(params.id) ? { status: 200, body: { message: 'success' } } : fail(404, 'Template not found'),
+  );
 
   return { sentMessages: () => sentLog.map((m) => ({ ...m })) };
 }

@@ -19,13 +19,26 @@ export function registerTokens(router: Router, store: PaymentStore): void {
     const token = store.tokens.get(tokenId);
     if (!token) return fail(400, 'Invalid token_id');
     if (!token.active) return fail(400, 'Token has been cancelled: Recurring Payment is no longer active');
-    const ref = body.transaction_ref === undefined || body.transaction_ref === '' ? store.newRef() : String(body.transaction_ref);
+    const ref =
+      body.transaction_ref === undefined || body.transaction_ref === '' ? store.newRef() : String(body.transaction_ref);
     // Case-sensitive, unique across every transaction of the merchant: a repeat never charges twice.
     if (store.byRef.has(ref)) return fail(400, 'Duplicate transaction reference');
     const fee = chargeFor(amount);
     const p = store.create({
-      ref, origin: 'token', type: 'Card', amount, merchantAmount: amount - fee, fee, currency: token.currency, email: token.email, customerName: null,
-      meta: {}, isRecurring: true, key: secretKey, card: { pan: token.pan, expiry: token.expiry }, tokenId,
+      ref,
+      origin: 'token',
+      type: 'Card',
+      amount,
+      merchantAmount: amount - fee,
+      fee,
+      currency: token.currency,
+      email: token.email,
+      customerName: null,
+      meta: {},
+      isRecurring: true,
+      key: secretKey,
+      card: { pan: token.pan, expiry: token.expiry },
+      tokenId,
     });
     store.succeed(p);
     return ok({

@@ -5,8 +5,23 @@ import type { Payment, PaymentStore } from './payments';
 import type { PosRemoteTransaction } from './pos-remote';
 
 const META_KEYS = [
-  'ip_address', 'Customer_name', 'user_agent', 'referring_site', 'payment_link_id', 'payment_link_type', 'source', 'device_id', 'order_id', 'auth_code',
-  'fingerprintData', 'callback_url', 'initiate_type', 'browser_screen_height', 'browser_screen_width', 'referrer_url', 'extra',
+  'ip_address',
+  'Customer_name',
+  'user_agent',
+  'referring_site',
+  'payment_link_id',
+  'payment_link_type',
+  'source',
+  'device_id',
+  'order_id',
+  'auth_code',
+  'fingerprintData',
+  'callback_url',
+  'initiate_type',
+  'browser_screen_height',
+  'browser_screen_width',
+  'referrer_url',
+  'extra',
 ];
 
 /** YYYY-MM-DD or an ISO timestamp → epoch ms (UTC), or undefined. */
@@ -20,13 +35,27 @@ export function parseDate(v: string | null): number | undefined {
 /** The same day one calendar month later (clamped to the month's end). */
 export function addOneMonth(t: number): number {
   const d = new Date(t);
-  const target = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()));
+  const target = new Date(
+    Date.UTC(
+      d.getUTCFullYear(),
+      d.getUTCMonth() + 1,
+      1,
+      d.getUTCHours(),
+      d.getUTCMinutes(),
+      d.getUTCSeconds(),
+      d.getUTCMilliseconds(),
+    ),
+  );
   const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
   target.setUTCDate(Math.min(d.getUTCDate(), lastDay));
   return target.getTime();
 }
 
-export function registerTransactions(router: Router, store: PaymentStore, posRemote: () => PosRemoteTransaction[] = () => []): void {
+export function registerTransactions(
+  router: Router,
+  store: PaymentStore,
+  posRemote: () => PosRemoteTransaction[] = () => [],
+): void {
   const clock = store.clock;
 
   // A POS remote request as the merchant's transaction list shows it (docs/choices.md).
@@ -101,17 +130,26 @@ export function registerTransactions(router: Router, store: PaymentStore, posRem
     await clock.runDue(); // due POS remote completions and expiries show in the list
     const start = parseDate(query.get('start_date'));
     const endDay = parseDate(query.get('end_date'));
-    if (start === undefined || endDay === undefined || endDay < start || endDay > addOneMonth(start)) return fail(400, 'Bad Request');
+    if (start === undefined || endDay === undefined || endDay < start || endDay > addOneMonth(start))
+      return fail(400, 'Bad Request');
     const currency = query.get('currency');
     if (currency && currency !== 'NGN' && currency !== 'USD') return fail(400, 'Bad Request');
     const reference = query.get('reference');
     // A date-only end_date covers that whole day.
     const end = (query.get('end_date') ?? '').length === 10 ? endDay + 24 * 3600 * 1000 - 1 : endDay;
     const wanted = (t: { ref: string; currency: string; createdAt: number }) =>
-      (!reference || t.ref === reference) && (!currency || t.currency === currency) && t.createdAt >= start && t.createdAt <= end;
+      (!reference || t.ref === reference) &&
+      (!currency || t.currency === currency) &&
+      t.createdAt >= start &&
+      t.createdAt <= end;
     const rows = [
-      ...store.all().filter(wanted).map((p) => ({ createdAt: p.createdAt, id: p.id, row: () => record(p) })),
-      ...posRemote().filter(wanted).map((t) => ({ createdAt: t.createdAt, id: t.id, row: () => posRecord(t) })),
+      ...store
+        .all()
+        .filter(wanted)
+        .map((p) => ({ createdAt: p.createdAt, id: p.id, row: () => record(p) })),
+      ...posRemote()
+        .filter(wanted)
+        .map((t) => ({ createdAt: t.createdAt, id: t.id, row: () => posRecord(t) })),
     ]
       .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id)
       .map((x) => x.row());

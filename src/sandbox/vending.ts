@@ -7,17 +7,52 @@ import type { Ledger } from './ledger';
 
 export const PROVIDERS = ['IE', 'EKEDC', 'AEDC', 'YEDC', 'BEDC', 'IBEDC', 'KEDCO', 'KAEDC', 'PHED', 'EEDC', 'JED'];
 const PROVIDER_NAMES: Record<string, string> = {
-  IE: 'Ikeja Electric', EKEDC: 'Eko Electricity Distribution Company', AEDC: 'Abuja Electricity Distribution Company', YEDC: 'Yola Electricity Distribution Company',
-  BEDC: 'Benin Electricity Distribution Company', IBEDC: 'Ibadan Electricity Distribution Company', KEDCO: 'Kano Electricity Distribution Company',
-  KAEDC: 'Kaduna Electricity Distribution Company', PHED: 'Port Harcourt Electricity Distribution', EEDC: 'Enugu Electricity Distribution Company', JED: 'Jos Electricity Distribution',
+  IE: 'Ikeja Electric',
+  EKEDC: 'Eko Electricity Distribution Company',
+  AEDC: 'Abuja Electricity Distribution Company',
+  YEDC: 'Yola Electricity Distribution Company',
+  BEDC: 'Benin Electricity Distribution Company',
+  IBEDC: 'Ibadan Electricity Distribution Company',
+  KEDCO: 'Kano Electricity Distribution Company',
+  KAEDC: 'Kaduna Electricity Distribution Company',
+  PHED: 'Port Harcourt Electricity Distribution',
+  EEDC: 'Enugu Electricity Distribution Company',
+  JED: 'Jos Electricity Distribution',
 };
 
 /** Documented test meters: number → customer and meter type. Amounts are whole naira. */
-export const TEST_METERS: Record<string, { customer_name: string; meter_type: 'prepaid' | 'postpaid'; minimum_vend: number; outstanding_debt: string; address: string }> = {
-  '45067198783': { customer_name: 'ADA SANDBOX', meter_type: 'prepaid', minimum_vend: 1000, outstanding_debt: '0.00', address: '1 Sandbox Way, Ikeja, Lagos' },
-  '04123456789': { customer_name: 'TUNDE SANDBOX', meter_type: 'postpaid', minimum_vend: 2000, outstanding_debt: '1200.50', address: '2 Sandbox Close, Wuse, Abuja' },
+export const TEST_METERS: Record<
+  string,
+  {
+    customer_name: string;
+    meter_type: 'prepaid' | 'postpaid';
+    minimum_vend: number;
+    outstanding_debt: string;
+    address: string;
+  }
+> = {
+  '45067198783': {
+    customer_name: 'ADA SANDBOX',
+    meter_type: 'prepaid',
+    minimum_vend: 1000,
+    outstanding_debt: '0.00',
+    address: '1 Sandbox Way, Ikeja, Lagos',
+  },
+  '04123456789': {
+    customer_name: 'TUNDE SANDBOX',
+    meter_type: 'postpaid',
+    minimum_vend: 2000,
+    outstanding_debt: '1200.50',
+    address: '2 Sandbox Close, Wuse, Abuja',
+  },
   // Answers H3 with status pending (no token yet); completes on the sandbox clock (PENDING_VEND_MS).
-  '45067100007': { customer_name: 'PENDING SANDBOX', meter_type: 'prepaid', minimum_vend: 1000, outstanding_debt: '0.00', address: '7 Slow Lane, Yaba, Lagos' },
+  '45067100007': {
+    customer_name: 'PENDING SANDBOX',
+    meter_type: 'prepaid',
+    minimum_vend: 1000,
+    outstanding_debt: '0.00',
+    address: '7 Slow Lane, Yaba, Lagos',
+  },
 };
 /** The test meter whose purchases are pending first. */
 export const PENDING_METER = '45067100007';
@@ -52,15 +87,22 @@ export function registerVending(router: Router, deps: { clock: SandboxClock; led
   router.add('POST', '/vending/utilities/electricity/lookup', 'vending', ({ body }) => {
     const missing = requireFields(body, ['meter_no', 'meter_type', 'provider']);
     if (missing) return missing;
-    if (body.meter_type !== 'prepaid' && body.meter_type !== 'postpaid') return fail(400, 'meter_type must be prepaid or postpaid');
+    if (body.meter_type !== 'prepaid' && body.meter_type !== 'postpaid')
+      return fail(400, 'meter_type must be prepaid or postpaid');
     if (!PROVIDERS.includes(String(body.provider))) return fail(400, 'provider is invalid');
     const meterNo = String(body.meter_no);
     const meter = TEST_METERS[meterNo];
     if (!meter || meter.meter_type !== body.meter_type) return fail(400, 'Invalid meter number');
     const reference = `${clock.now()}${randomDigits(6)}`;
     lookups.set(reference, {
-      reference, meterNo, provider: String(body.provider), meterType: meter.meter_type, minimumVend: meter.minimum_vend, customer: meter.customer_name,
-      address: meter.address, outstandingDebt: meter.outstanding_debt,
+      reference,
+      meterNo,
+      provider: String(body.provider),
+      meterType: meter.meter_type,
+      minimumVend: meter.minimum_vend,
+      customer: meter.customer_name,
+      address: meter.address,
+      outstandingDebt: meter.outstanding_debt,
     });
     return ok({
       reference,
@@ -80,7 +122,8 @@ export function registerVending(router: Router, deps: { clock: SandboxClock; led
     if (missing) return missing;
     // The request's own fields first, then the lookup it refers to.
     const amount = typeof body.amount === 'string' && /^\d+$/.test(body.amount) ? Number(body.amount) : body.amount;
-    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) return fail(400, 'amount must be a whole number of naira greater than 0');
+    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0)
+      return fail(400, 'amount must be a whole number of naira greater than 0');
     if (!/^\+?\d{7,15}$/.test(String(body.phone_number))) return fail(400, 'phone_number must be a phone number');
     if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(String(body.email))) return fail(400, 'email must be a valid email');
     const reference = String(body.reference);
@@ -117,8 +160,15 @@ export function registerVending(router: Router, deps: { clock: SandboxClock; led
       meter_number: lookup.meterNo,
       tariff_class: 'R2',
       provider_meta: {
-        code: lookup.provider, name: PROVIDER_NAMES[lookup.provider], type: 'electricity', logo_url: null,
-        total_rate_cap: null, hb_income_percent: null, total_rate_percent: null, third_party_rate_cap: null, third_party_rate_percent: null,
+        code: lookup.provider,
+        name: PROVIDER_NAMES[lookup.provider],
+        type: 'electricity',
+        logo_url: null,
+        total_rate_cap: null,
+        hb_income_percent: null,
+        total_rate_percent: null,
+        third_party_rate_cap: null,
+        third_party_rate_percent: null,
       },
       current_charge: '0.00',
       receipt_number: receipt,
@@ -154,7 +204,12 @@ export function registerVending(router: Router, deps: { clock: SandboxClock; led
     if (pending) {
       // The wallet is debited now; the token comes when the vend completes (H4 then shows it).
       const final = { ...txn };
-      Object.assign(txn, { status: 'pending', value_reference: null, meta_json: { ...metaJson, token: null }, meta: JSON.stringify({ ...metaJson, token: null }) });
+      Object.assign(txn, {
+        status: 'pending',
+        value_reference: null,
+        meta_json: { ...metaJson, token: null },
+        meta: JSON.stringify({ ...metaJson, token: null }),
+      });
       clock.after(PENDING_VEND_MS, () => {
         Object.assign(txn, final, { updatedAt: clock.iso() });
       });
@@ -173,7 +228,11 @@ export function registerVending(router: Router, deps: { clock: SandboxClock; led
     }
     const from = query.get('date_from');
     const to = query.get('date_to');
-    const rows = [...vends.values()].filter((t) => (!from || String(t.createdAt).slice(0, 10) >= from) && (!to || String(t.createdAt).slice(0, 10) <= to)).reverse();
+    const rows = [...vends.values()]
+      .filter(
+        (t) => (!from || String(t.createdAt).slice(0, 10) >= from) && (!to || String(t.createdAt).slice(0, 10) <= to),
+      )
+      .reverse();
     return ok(page(rows, query.get('page'), query.get('perPage'), 20));
   });
 }

@@ -57,7 +57,16 @@ export interface VirtualAccountOptions {
 
 /** v2/v3 signed string: the six values joined by '|', in the spec's order. */
 export const signedValues = (b: Record<string, unknown>): string =>
-  [b.transaction_reference, b.virtual_account_number, b.currency, b.principal_amount, b.settled_amount, b.customer_identifier].map((v) => String(v ?? '')).join('|');
+  [
+    b.transaction_reference,
+    b.virtual_account_number,
+    b.currency,
+    b.principal_amount,
+    b.settled_amount,
+    b.customer_identifier,
+  ]
+    .map((v) => String(v ?? ''))
+    .join('|');
 
 const fmt = (kobo: number) => `${Math.floor(kobo / 100)}.${String(kobo % 100).padStart(2, '0')}`;
 
@@ -87,7 +96,10 @@ export function registerVirtualAccounts(
   const credits: Credit[] = []; // newest first
   /** Error log rows by the notified reference, in insertion order. */
   let freezeNextReason: string | undefined;
-  const errorLog = new Map<string, { id: string; payload: Record<string, unknown>; transaction_ref: string; previous_ref: string }>();
+  const errorLog = new Map<
+    string,
+    { id: string; payload: Record<string, unknown>; transaction_ref: string; previous_ref: string }
+  >();
 
   const byNumber = (n: string) => [...accounts.values()].find((a) => a.virtual_account_number === n);
   const newAccountNumber = (): string => {
@@ -100,11 +112,17 @@ export function registerVirtualAccounts(
   const commonChecks = (body: Record<string, unknown>): Reply | undefined => {
     if (!/^\d{1,11}$/.test(String(body.mobile_num))) return fail(400, 'mobile_num must be at most 11 digits');
     if (!/^\d{11}$/.test(String(body.bvn))) return fail(400, 'bvn must be 11 digits');
-    if (body.beneficiary_account !== undefined && body.beneficiary_account !== null && !/^\d{10}$/.test(String(body.beneficiary_account))) {
+    if (
+      body.beneficiary_account !== undefined &&
+      body.beneficiary_account !== null &&
+      !/^\d{10}$/.test(String(body.beneficiary_account))
+    ) {
       return fail(400, 'beneficiary_account must be 10 digits');
     }
-    if (accounts.has(String(body.customer_identifier))) return fail(400, 'Validation Failure, Customer identifier already exists');
-    if (String(body.bvn) === MISMATCHED_BVN) return fail(400, 'Validation Failure, BVN details do not match the customer details');
+    if (accounts.has(String(body.customer_identifier)))
+      return fail(400, 'Validation Failure, Customer identifier already exists');
+    if (String(body.bvn) === MISMATCHED_BVN)
+      return fail(400, 'Validation Failure, BVN details do not match the customer details');
     return undefined;
   };
 
@@ -115,7 +133,10 @@ export function registerVirtualAccounts(
       last_name: last,
       bank_code: '058',
       virtual_account_number: newAccountNumber(),
-      beneficiary_account: body.beneficiary_account === undefined || body.beneficiary_account === null ? null : String(body.beneficiary_account),
+      beneficiary_account:
+        body.beneficiary_account === undefined || body.beneficiary_account === null
+          ? null
+          : String(body.beneficiary_account),
       customer_identifier: String(body.customer_identifier),
       mobile_num: String(body.mobile_num),
       email: typeof body.email === 'string' ? body.email : null,
@@ -130,12 +151,17 @@ export function registerVirtualAccounts(
 
   // C1.
   router.add('POST', '/virtual-account', 'virtual-account', ({ body }) => {
-    if (body.customer_identifier === undefined || body.customer_identifier === null || body.customer_identifier === '') {
+    if (
+      body.customer_identifier === undefined ||
+      body.customer_identifier === null ||
+      body.customer_identifier === ''
+    ) {
       return fail(400, 'Validation Failure, Customer identifier is required');
     }
     const missing = requireFields(body, ['first_name', 'last_name', 'mobile_num', 'bvn', 'dob', 'gender', 'address']);
     if (missing) return missing;
-    if (!/^(0[1-9]|1[0-2])\/(0[1-9]|[12]\d|3[01])\/\d{4}$/.test(String(body.dob))) return fail(400, 'dob must be in the format mm/dd/yyyy');
+    if (!/^(0[1-9]|1[0-2])\/(0[1-9]|[12]\d|3[01])\/\d{4}$/.test(String(body.dob)))
+      return fail(400, 'dob must be in the format mm/dd/yyyy');
     if (body.gender !== '1' && body.gender !== '2') return fail(400, "gender must be '1' (male) or '2' (female)");
     const invalid = commonChecks(body);
     if (invalid) return invalid;
@@ -146,13 +172,27 @@ export function registerVirtualAccounts(
   router.add('POST', '/virtual-account/business', 'virtual-account', ({ body }) => {
     const missing = requireFields(body, ['bvn', 'business_name', 'customer_identifier', 'mobile_num']);
     if (missing) return missing;
-    if (!/^[A-Za-z0-9]+$/.test(String(body.customer_identifier))) return fail(400, 'customer_identifier must be alphanumeric');
+    if (!/^[A-Za-z0-9]+$/.test(String(body.customer_identifier)))
+      return fail(400, 'customer_identifier must be alphanumeric');
     const invalid = commonChecks(body);
     if (invalid) return invalid;
-    if (body.beneficiary_account !== undefined && body.beneficiary_account !== null && !PARTNER_BANK_ACCOUNTS.includes(String(body.beneficiary_account))) {
+    if (
+      body.beneficiary_account !== undefined &&
+      body.beneficiary_account !== null &&
+      !PARTNER_BANK_ACCOUNTS.includes(String(body.beneficiary_account))
+    ) {
       return fail(424, `Validation Failure No record found for Account number-${String(body.beneficiary_account)}`, {
         stringStatus: true,
-        data: { first_name: null, last_name: null, bank_code: null, virtual_account_number: null, beneficiary_account: null, customer_identifier: null, created_at: MIN_TIMESTAMP, updated_at: MIN_TIMESTAMP },
+        data: {
+          first_name: null,
+          last_name: null,
+          bank_code: null,
+          virtual_account_number: null,
+          beneficiary_account: null,
+          customer_identifier: null,
+          created_at: MIN_TIMESTAMP,
+          updated_at: MIN_TIMESTAMP,
+        },
       });
     }
     return ok(publicAccount(create(body, String(body.business_name), '')));
@@ -166,7 +206,17 @@ export function registerVirtualAccounts(
 
   // C5.
   router.add('GET', '/virtual-account/merchant/transactions/all', 'virtual-account', ({ query }) => {
-    for (const key of ['virtualAccount', 'customerIdentifier', 'transactionReference', 'session_id', 'startDate', 'endDate', 'page', 'perPage', 'dir']) {
+    for (const key of [
+      'virtualAccount',
+      'customerIdentifier',
+      'transactionReference',
+      'session_id',
+      'startDate',
+      'endDate',
+      'page',
+      'perPage',
+      'dir',
+    ]) {
       if (query.get(key) === '') return fail(400, `"${key}" is not allowed to be empty`);
     }
     const va = query.get('virtualAccount');
@@ -194,7 +244,11 @@ export function registerVirtualAccounts(
       );
     });
     if (dir === 'ASC') rows = [...rows].reverse();
-    const out = rows.map((t) => ({ ...publicCredit(t), alerted_merchant: !errorLog.has(t.notified_reference), merchant_settlement_date: t.transaction_date }));
+    const out = rows.map((t) => ({
+      ...publicCredit(t),
+      alerted_merchant: !errorLog.has(t.notified_reference),
+      merchant_settlement_date: t.transaction_date,
+    }));
     return ok({ count: out.length, rows: page(out, query.get('page'), query.get('perPage'), 20), query: {} });
   });
 
@@ -202,7 +256,14 @@ export function registerVirtualAccounts(
   router.add('GET', '/virtual-account/customer/{number}', 'virtual-account', ({ params }) => {
     const a = /^\d{10}$/.test(params.number) ? byNumber(params.number) : undefined;
     if (!a) return fail(404, 'Virtual account not found');
-    return ok({ first_name: a.first_name, last_name: a.last_name, mobile_num: a.mobile_num, email: a.email, customer_identifier: a.customer_identifier, virtual_account_number: a.virtual_account_number });
+    return ok({
+      first_name: a.first_name,
+      last_name: a.last_name,
+      mobile_num: a.mobile_num,
+      email: a.email,
+      customer_identifier: a.customer_identifier,
+      virtual_account_number: a.virtual_account_number,
+    });
   });
 
   // C8.
@@ -214,9 +275,17 @@ export function registerVirtualAccounts(
     if (start && startT === undefined) return fail(400, '"startDate" must be in the format YY-MM-DD');
     if (end && endT === undefined) return fail(400, '"EndDate" must be in the format YY-MM-DD');
     const rows = [...accounts.values()]
-      .filter((a) => (startT === undefined || Date.parse(a.created_at) >= startT) && (endT === undefined || Date.parse(a.created_at) < endT + 24 * 3600 * 1000))
+      .filter(
+        (a) =>
+          (startT === undefined || Date.parse(a.created_at) >= startT) &&
+          (endT === undefined || Date.parse(a.created_at) < endT + 24 * 3600 * 1000),
+      )
       .map((a) => ({
-        bank_code: a.bank_code, virtual_account_number: a.virtual_account_number, beneficiary_account: a.beneficiary_account, created_at: a.created_at, updated_at: a.updated_at,
+        bank_code: a.bank_code,
+        virtual_account_number: a.virtual_account_number,
+        beneficiary_account: a.beneficiary_account,
+        created_at: a.created_at,
+        updated_at: a.updated_at,
         customer: { first_name: a.first_name, last_name: a.last_name, customer_identifier: a.customer_identifier },
       }));
     return ok(page(rows, query.get('page'), query.get('perPage'), 100));
@@ -258,8 +327,12 @@ export function registerVirtualAccounts(
   function simulate(body: Record<string, unknown>, key: string): Reply {
     const a = byNumber(String(body.virtual_account_number));
     if (!a) return fail(404, 'Virtual account not found');
-    const principal = body.amount === undefined || body.amount === null || body.amount === '' ? DEFAULT_SIMULATED_AMOUNT : String(body.amount);
-    if (!/^\d+(\.\d{1,2})?$/.test(principal) || Number(principal) <= 0) return fail(400, 'amount must be a positive decimal string such as "1000.00"');
+    const principal =
+      body.amount === undefined || body.amount === null || body.amount === ''
+        ? DEFAULT_SIMULATED_AMOUNT
+        : String(body.amount);
+    if (!/^\d+(\.\d{1,2})?$/.test(principal) || Number(principal) <= 0)
+      return fail(400, 'amount must be a positive decimal string such as "1000.00"');
     const kobo = Math.round(Number(principal) * 100);
     const feeKobo = Math.min(Math.round(kobo / 200), 10_000); // the sandbox's fee: 0.5 %, capped at 100.00
     const previousRef = `REF${clock.now()}${randomDigits(6)}`;
@@ -276,7 +349,10 @@ export function registerVirtualAccounts(
       transaction_indicator: 'C',
       remarks: 'Transfer from SANDBOX SENDER',
       currency: 'NGN',
-      frozen_transaction: freezeNextReason === undefined ? null : { freeze_transaction_ref: `FRZ${clock.now()}${randomDigits(4)}`, reason: freezeNextReason },
+      frozen_transaction:
+        freezeNextReason === undefined
+          ? null
+          : { freeze_transaction_ref: `FRZ${clock.now()}${randomDigits(4)}`, reason: freezeNextReason },
       customer: { customer_identifier: a.customer_identifier },
     };
     freezeNextReason = undefined;
@@ -301,7 +377,10 @@ export function registerVirtualAccounts(
       currency: c.currency,
       channel: 'virtual-account',
       sender_name: 'SANDBOX SENDER',
-      meta: { freeze_transaction_ref: c.frozen_transaction?.freeze_transaction_ref ?? null, reason_for_frozen_transaction: c.frozen_transaction?.reason ?? null },
+      meta: {
+        freeze_transaction_ref: c.frozen_transaction?.freeze_transaction_ref ?? null,
+        reason_for_frozen_transaction: c.frozen_transaction?.reason ?? null,
+      },
       // Opaque here: the spec does not show how encrypted_body is made, so it cannot be checked.
       encrypted_body: Buffer.from(`${c.notified_reference}:${randomUUID()}`).toString('base64'),
       ...(v === 1
@@ -316,39 +395,39 @@ export function registerVirtualAccounts(
             transaction_uuid: randomUUID(),
           }),
     };
-    const sign = (raw: Buffer) => (v === 1 ? WebhookDispatcher.hmac(key, raw).toUpperCase() : WebhookDispatcher.hmac(key, signedValues(body)));
+    const sign = (raw: Buffer) =>
+      v === 1 ? WebhookDispatcher.hmac(key, raw).toUpperCase() : WebhookDispatcher.hmac(key, signedValues(body));
     let signature = '';
-    webhooks.sendVirtualAccount(
-      url,
-      c.notified_reference,
-      body,
-      (raw) => (signature = sign(raw)),
-      {
-        onUnacknowledged: () => {
-          if (errorLog.has(c.notified_reference)) return;
-          const payload: Record<string, unknown> = {
-            hash: signature,
-            meta: body.meta,
-            channel: body.channel,
-            remarks: body.remarks,
-            currency: body.currency,
-            fee_charged: body.fee_charged,
-            sender_name: body.sender_name,
-            encrypted_body: body.encrypted_body,
-            settled_amount: body.settled_amount,
-            principal_amount: body.principal_amount,
-            transaction_date: body.transaction_date,
-            customer_identifier: body.customer_identifier,
-            transaction_indicator: body.transaction_indicator,
-            transaction_reference: body.transaction_reference,
-            virtual_account_number: body.virtual_account_number,
-          };
-          errorLog.set(c.notified_reference, { id: randomUUID(), payload, transaction_ref: c.notified_reference, previous_ref: c.transaction_reference });
-        },
-        // Once the merchant deleted the entry (C11) it has its record: no more retries.
-        keepRetrying: () => errorLog.has(c.notified_reference),
+    webhooks.sendVirtualAccount(url, c.notified_reference, body, (raw) => (signature = sign(raw)), {
+      onUnacknowledged: () => {
+        if (errorLog.has(c.notified_reference)) return;
+        const payload: Record<string, unknown> = {
+          hash: signature,
+          meta: body.meta,
+          channel: body.channel,
+          remarks: body.remarks,
+          currency: body.currency,
+          fee_charged: body.fee_charged,
+          sender_name: body.sender_name,
+          encrypted_body: body.encrypted_body,
+          settled_amount: body.settled_amount,
+          principal_amount: body.principal_amount,
+          transaction_date: body.transaction_date,
+          customer_identifier: body.customer_identifier,
+          transaction_indicator: body.transaction_indicator,
+          transaction_reference: body.transaction_reference,
+          virtual_account_number: body.virtual_account_number,
+        };
+        errorLog.set(c.notified_reference, {
+          id: randomUUID(),
+          payload,
+          transaction_ref: c.notified_reference,
+          previous_ref: c.transaction_reference,
+        });
       },
-    );
+      // Once the merchant deleted the entry (C11) it has its record: no more retries.
+      keepRetrying: () => errorLog.has(c.notified_reference),
+    });
   }
 
   return {
@@ -359,7 +438,11 @@ export function registerVirtualAccounts(
     },
     /** Admin: releases a frozen credit (C5 then shows frozen_transaction null). False when no frozen credit has the reference. */
     release(reference: string): boolean {
-      const c = credits.find((t) => (t.transaction_reference === reference || t.notified_reference === reference) && t.frozen_transaction !== null);
+      const c = credits.find(
+        (t) =>
+          (t.transaction_reference === reference || t.notified_reference === reference) &&
+          t.frozen_transaction !== null,
+      );
       if (!c) return false;
       c.frozen_transaction = null;
       return true;

@@ -102,7 +102,11 @@ export class WebhookDispatcher {
         if (status < 200 || status >= 300) return false;
         try {
           const ack = JSON.parse(text) as Record<string, unknown>;
-          return Number(ack.response_code) === 200 && ack.transaction_reference === ref && ack.response_description === 'Success';
+          return (
+            Number(ack.response_code) === 200 &&
+            ack.transaction_reference === ref &&
+            ack.response_description === 'Success'
+          );
         } catch {
           return false;
         }
@@ -173,7 +177,10 @@ export class WebhookDispatcher {
     this.attempts.push(entry);
     if (entry.acknowledged || duplicate) return;
     n.onUnacknowledged?.();
-    this.logger?.warn({ target: n.target, ref: n.ref, attempt, status: entry.status }, 'sandbox webhook not acknowledged');
+    this.logger?.warn(
+      { target: n.target, ref: n.ref, attempt, status: entry.status },
+      'sandbox webhook not acknowledged',
+    );
     const delay = this.retryScheduleMs[attempt - 1];
     if (delay === undefined) return;
     const due = this.clock.now() + delay;
@@ -182,7 +189,9 @@ export class WebhookDispatcher {
   }
 
   deliveries(filter: { ref?: string | null; target?: string | null } = {}): DeliveryAttempt[] {
-    return this.attempts.filter((a) => (!filter.ref || a.ref === filter.ref) && (!filter.target || a.target === filter.target)).map((a) => ({ ...a }));
+    return this.attempts
+      .filter((a) => (!filter.ref || a.ref === filter.ref) && (!filter.target || a.target === filter.target))
+      .map((a) => ({ ...a }));
   }
 
   async close(): Promise<void> {

@@ -29,7 +29,17 @@ export interface UssdPaymentInput {
   verifyEveryMs?: number;
 }
 
-export type DirectStatus = 'initiating' | 'awaiting_code' | 'awaiting_payment' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown' | 'outcome_unknown' | 'cancelled';
+export type DirectStatus =
+  | 'initiating'
+  | 'awaiting_code'
+  | 'awaiting_payment'
+  | 'confirming'
+  | 'success'
+  | 'failed'
+  | 'expired'
+  | 'unknown'
+  | 'outcome_unknown'
+  | 'cancelled';
 
 export interface DirectPaymentState {
   transactionRef: string;
@@ -51,7 +61,9 @@ export interface DirectPaymentState {
 
 export const directPaymentStateQuery = defineQuery<DirectPaymentState>('directPaymentState');
 /** Used with update-with-start: answers the USSD code and its expiry as soon as B5 returned them (or fails with B5's reason). */
-export const ussdCodeUpdate = defineUpdate<{ transactionRef: string; ussdCode: string; expiresAt?: string }, []>('ussdCode');
+export const ussdCodeUpdate = defineUpdate<{ transactionRef: string; ussdCode: string; expiresAt?: string }, []>(
+  'ussdCode',
+);
 /** The payer's token or OTP for a bank debit (4 to 8 digits); answers the next state or the service's refusal. */
 export const submitBankCodeUpdate = defineUpdate<DirectPaymentState, [string]>('submitBankCode');
 

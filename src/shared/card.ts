@@ -40,8 +40,16 @@ export interface CardPaymentInput {
 }
 
 export type CardPaymentStatus =
-  | 'charging' | 'awaiting_card' | 'awaiting_pin' | 'awaiting_otp' | 'awaiting_3ds' | 'confirming'
-  | 'success' | 'failed' | 'expired' | 'unknown'
+  | 'charging'
+  | 'awaiting_card'
+  | 'awaiting_pin'
+  | 'awaiting_otp'
+  | 'awaiting_3ds'
+  | 'confirming'
+  | 'success'
+  | 'failed'
+  | 'expired'
+  | 'unknown'
   /** Parked: the service could not say whether money moved; requeried on a backoff, resolvable by an operator. */
   | 'outcome_unknown'
   /** Cancelled by the caller (Temporal cancel) when verify showed nothing was paid. */

@@ -30,7 +30,16 @@ export interface CheckoutInput {
 
 export interface CheckoutState {
   transactionRef: string;
-  status: 'initiating' | 'open' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown' | 'outcome_unknown' | 'cancelled';
+  status:
+    | 'initiating'
+    | 'open'
+    | 'confirming'
+    | 'success'
+    | 'failed'
+    | 'expired'
+    | 'unknown'
+    | 'outcome_unknown'
+    | 'cancelled';
   checkoutUrl?: string;
   /** A3: payment_information.token_id from the webhook. */
   tokenId?: string;

@@ -36,4 +36,8 @@ export function cardBrand(pan: string): SealedCard['brand'] {
 }
 
 /** The display data of a PAN: never more than BIN and last four. */
-export const cardDisplay = (pan: string): Omit<SealedCard, 'handle'> => ({ bin: pan.slice(0, 6), last4: pan.slice(-4), brand: cardBrand(pan) });
+export const cardDisplay = (pan: string): Omit<SealedCard, 'handle'> => ({
+  bin: pan.slice(0, 6),
+  last4: pan.slice(-4),
+  brand: cardBrand(pan),
+});

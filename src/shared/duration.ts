@@ -4,7 +4,12 @@ import { z } from 'zod';
 /** A Temporal duration as a string ('2s', '5 minutes') or milliseconds. */
 export const duration = z.union([
   z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
-  z.string().regex(/^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/, 'must be a duration such as "2s" or "5 minutes"'),
+  z
+    .string()
+    .regex(
+      /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/,
+      'must be a duration such as "2s" or "5 minutes"',
+    ),
 ]);
 export type DurationInput = z.infer<typeof duration>;
 

@@ -58,7 +58,12 @@ export function failureOf(err: unknown): ApplicationFailure | undefined {
 }
 
 /** Failure types that prove the service refused the request: nothing happened. */
-export const REFUSAL_TYPES: readonly string[] = [FailureTypes.BadRequest, FailureTypes.InvalidRequest, FailureTypes.Unauthorized, FailureTypes.NotFound];
+export const REFUSAL_TYPES: readonly string[] = [
+  FailureTypes.BadRequest,
+  FailureTypes.InvalidRequest,
+  FailureTypes.Unauthorized,
+  FailureTypes.NotFound,
+];
 
 export function isRefusalFailure(err: unknown): boolean {
   const f = failureOf(err);
@@ -69,5 +74,9 @@ export function isRefusalFailure(err: unknown): boolean {
 export function failureMessage(err: unknown): string {
   const f = failureOf(err);
   if (f) return f.message;
-  return err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+  return err instanceof Error
+    ? err.cause instanceof Error
+      ? `${err.message}: ${err.cause.message}`
+      : err.message
+    : String(err);
 }

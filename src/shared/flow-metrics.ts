@@ -45,20 +45,46 @@ export type FlowOutcome = 'succeeded' | 'failed' | 'outcome_unknown' | 'duplicat
 const SUCCEEDED = new Set(['success', 'approved', 'vended', 'completed', 'credited', 'success_after_cancel']);
 /** Statuses that end a flow with no money moved. */
 const FAILED = new Set([
-  'failed', 'declined', 'rejected', 'refused', 'not_received', 'not_sent', 'not_vended', 'card_data_unavailable',
-  'expired', 'expired_unobserved', 'cancelled', 'lapsed', 'released',
-  'completion_declined', 'completion_rejected', 'completion_not_received',
+  'failed',
+  'declined',
+  'rejected',
+  'refused',
+  'not_received',
+  'not_sent',
+  'not_vended',
+  'card_data_unavailable',
+  'expired',
+  'expired_unobserved',
+  'cancelled',
+  'lapsed',
+  'released',
+  'completion_declined',
+  'completion_rejected',
+  'completion_not_received',
 ]);
 /** Statuses that park a flow: the service could not say whether money moved (the alert worth having). */
 const UNKNOWN = new Set(['outcome_unknown', 'create_outcome_unknown', 'poll_error', 'unknown']);
 
 /** Flows that are no payment themselves: the terminal lock, the refund ledger, the webhook inbox, reconciliation runs and marks. */
-const NOT_MONEY_FLOWS = new Set(['pos-terminal-lock', 'pos-refund-ledger', 'unmatched-webhook', 'reconciliation', 'reconciliation-mark']);
+const NOT_MONEY_FLOWS = new Set([
+  'pos-terminal-lock',
+  'pos-refund-ledger',
+  'unmatched-webhook',
+  'reconciliation',
+  'reconciliation-mark',
+]);
 
 /** SMS flows: sent (all, or some: the service charged for them) or not; a campaign still pending at its end is unknown. */
 const SMS_OUTCOMES: Record<string, FlowOutcome> = {
-  sent: 'succeeded', partially_sent: 'succeeded', not_sent: 'failed',
-  success: 'succeeded', failed: 'failed', rejected: 'failed', not_found: 'failed', still_pending: 'outcome_unknown', outcome_unknown: 'outcome_unknown',
+  sent: 'succeeded',
+  partially_sent: 'succeeded',
+  not_sent: 'failed',
+  success: 'succeeded',
+  failed: 'failed',
+  rejected: 'failed',
+  not_found: 'failed',
+  still_pending: 'outcome_unknown',
+  outcome_unknown: 'outcome_unknown',
 };
 
 /** The outcome a flow's status means, or undefined while it is under way. */
@@ -67,7 +93,8 @@ export function flowOutcomeOf(flow: string, status: string): FlowOutcome | undef
   // A mandate `approved` may be debited now (each debit is its own record); completed/cancelled/expired end it.
   if (flow === 'mandate' && status === 'approved') return undefined;
   if (flow === 'virtual-account-credit' && status === 'duplicate') return 'duplicate';
-  if (flow === 'sms-send' || flow === 'sms-campaign') return Object.hasOwn(SMS_OUTCOMES, status) ? SMS_OUTCOMES[status] : undefined;
+  if (flow === 'sms-send' || flow === 'sms-campaign')
+    return Object.hasOwn(SMS_OUTCOMES, status) ? SMS_OUTCOMES[status] : undefined;
   if (SUCCEEDED.has(status)) return 'succeeded';
   if (FAILED.has(status)) return 'failed';
   if (UNKNOWN.has(status)) return 'outcome_unknown';

@@ -36,7 +36,9 @@ export interface MandateCustomer {
 }
 
 /** What a backend passes to startMandate: the MandateInput with the customer's BVN in clear (sealed by the starter). */
-export type MandateRequest = Omit<MandateInput, 'customer'> & { customer: Omit<MandateCustomer, 'bvnHandle'> & { bvn: string } };
+export type MandateRequest = Omit<MandateInput, 'customer'> & {
+  customer: Omit<MandateCustomer, 'bvnHandle'> & { bvn: string };
+};
 
 export interface MandateInput {
   /** Our stable business reference; also the mandate's transaction_reference at the service. */
@@ -191,7 +193,10 @@ export interface DebitRequest {
   idempotencyKey?: string;
 }
 
-export const IDEMPOTENCY_KEY_RULE = { pattern: /^[A-Za-z0-9_.:-]{1,100}$/, message: 'idempotencyKey must be 1-100 letters, digits, _ . : or -' } as const;
+export const IDEMPOTENCY_KEY_RULE = {
+  pattern: /^[A-Za-z0-9_.:-]{1,100}$/,
+  message: 'idempotencyKey must be 1-100 letters, digits, _ . : or -',
+} as const;
 /** How many idempotency keys a mandate's state keeps (older keys still map to the same reference, which the service refuses as a duplicate). */
 export const MANDATE_KEYS_KEPT = 500;
 
@@ -249,10 +254,12 @@ export function keyDigest(key: string): string {
 }
 
 /** A requested debit's D3 reference, derived from its idempotency key: the same key always names the same debit at the service. */
-export const debitKeyReference = (mandateRef: string, idempotencyKey: string): string => `${mandateRef}-K${keyDigest(idempotencyKey)}`;
+export const debitKeyReference = (mandateRef: string, idempotencyKey: string): string =>
+  `${mandateRef}-K${keyDigest(idempotencyKey)}`;
 
 /** Unresolved: the service has not (yet) shown whether the debit moved money. */
-export const isUnresolvedDebit = (d: Pick<MandateDebit, 'status'>): boolean => d.status === 'pending' || d.status === 'outcome_unknown' || d.status === 'unknown';
+export const isUnresolvedDebit = (d: Pick<MandateDebit, 'status'>): boolean =>
+  d.status === 'pending' || d.status === 'outcome_unknown' || d.status === 'unknown';
 
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const DAY_MS = 24 * 3600 * 1000;
@@ -288,7 +295,10 @@ function addMonthsClamped(ms: number, months: number): number {
  * 30th in April and on the 28th or 29th in February). Inside a period, the `interval` debits are
  * spread evenly over its days (MONTHLY with interval 2 from the 1st: the 1st and about the 15th/16th).
  */
-export function scheduledDebitAt(fixed: Pick<FixedMandateSettings, 'frequency' | 'interval' | 'initialDebitDate'>, index: number): number {
+export function scheduledDebitAt(
+  fixed: Pick<FixedMandateSettings, 'frequency' | 'interval' | 'initialDebitDate'>,
+  index: number,
+): number {
   const start = dateToMs(fixed.initialDebitDate);
   const period = Math.floor(index / fixed.interval);
   const slot = index % fixed.interval;
@@ -325,12 +335,15 @@ export function fixedSchedule(fixed: FixedMandateSettings, endDate: string, max 
 export function mandateInputProblems(input: MandateInput): string[] {
   const p: string[] = [];
   const isKobo = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
-  if (typeof input.mandateRef !== 'string' || !/^[A-Za-z0-9_-]{1,60}$/.test(input.mandateRef)) p.push('mandateRef must be 1-60 letters, digits, _ or -');
+  if (typeof input.mandateRef !== 'string' || !/^[A-Za-z0-9_-]{1,60}$/.test(input.mandateRef))
+    p.push('mandateRef must be 1-60 letters, digits, _ or -');
   if (input.debitType !== 'variable' && input.debitType !== 'fixed') p.push('debitType must be variable or fixed');
-  if (!isKobo(input.amount) || input.amount < MINIMUM_DEBIT_KOBO) p.push('amount must be an integer of at least 20000 kobo (N200)');
+  if (!isKobo(input.amount) || input.amount < MINIMUM_DEBIT_KOBO)
+    p.push('amount must be an integer of at least 20000 kobo (N200)');
   if (!DATE.test(String(input.startDate))) p.push('startDate must be a date YYYY-MM-DD');
   if (!DATE.test(String(input.endDate))) p.push('endDate must be a date YYYY-MM-DD');
-  if (DATE.test(String(input.startDate)) && DATE.test(String(input.endDate)) && input.endDate < input.startDate) p.push('endDate must not be before startDate');
+  if (DATE.test(String(input.startDate)) && DATE.test(String(input.endDate)) && input.endDate < input.startDate)
+    p.push('endDate must not be before startDate');
   if (input.debitType === 'fixed' && !input.fixed) p.push('fixed is required for a FIXED mandate');
   if (input.debitType === 'variable' && input.fixed) p.push('fixed applies only to a FIXED mandate');
   const f = input.fixed;
@@ -339,10 +352,16 @@ export function mandateInputProblems(input: MandateInput): string[] {
     else if (!Number.isSafeInteger(f.interval) || f.interval < 1 || f.interval > MAX_INTERVAL[f.frequency]) {
       p.push(`fixed.interval must be a whole number from 1 to ${MAX_INTERVAL[f.frequency]} for ${f.frequency}`);
     }
-    if (!isKobo(f.initialDebitAmount) || f.initialDebitAmount < MINIMUM_DEBIT_KOBO) p.push('fixed.initialDebitAmount must be an integer of at least 20000 kobo (N200)');
-    else if (isKobo(input.amount) && f.initialDebitAmount > input.amount) p.push('fixed.initialDebitAmount must not exceed the mandate amount');
+    if (!isKobo(f.initialDebitAmount) || f.initialDebitAmount < MINIMUM_DEBIT_KOBO)
+      p.push('fixed.initialDebitAmount must be an integer of at least 20000 kobo (N200)');
+    else if (isKobo(input.amount) && f.initialDebitAmount > input.amount)
+      p.push('fixed.initialDebitAmount must not exceed the mandate amount');
     if (!DATE.test(String(f.initialDebitDate))) p.push('fixed.initialDebitDate must be a date YYYY-MM-DD');
-    else if (DATE.test(String(input.startDate)) && DATE.test(String(input.endDate)) && (f.initialDebitDate < input.startDate || f.initialDebitDate > input.endDate)) {
+    else if (
+      DATE.test(String(input.startDate)) &&
+      DATE.test(String(input.endDate)) &&
+      (f.initialDebitDate < input.startDate || f.initialDebitDate > input.endDate)
+    ) {
       p.push('fixed.initialDebitDate must lie between startDate and endDate');
     }
   }
@@ -356,7 +375,9 @@ export function mandateInputProblems(input: MandateInput): string[] {
 export function sealedBvnProblems(input: MandateInput): string[] {
   const p: string[] = [];
   const customer = input.customer as Partial<MandateCustomer> & { bvn?: unknown };
-  if (!customer || !isClaimHandle(customer.bvnHandle)) p.push('customer.bvnHandle must be a claim-check handle (the starter seals the BVN)');
-  if (customer && customer.bvn !== undefined) p.push('customer.bvn must not be in the workflow input: start the mandate with startMandate, which seals it');
+  if (!customer || !isClaimHandle(customer.bvnHandle))
+    p.push('customer.bvnHandle must be a claim-check handle (the starter seals the BVN)');
+  if (customer && customer.bvn !== undefined)
+    p.push('customer.bvn must not be in the workflow input: start the mandate with startMandate, which seals it');
   return p;
 }

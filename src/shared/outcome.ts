@@ -31,10 +31,15 @@ export const resolveOutcomeUpdate = defineUpdate<OutcomeResolution, [ResolveOutc
  * The validator every flow uses: refuses (with a message naming the rule) an Update that is
  * malformed, names an outcome the flow does not have, or arrives while the flow is not parked.
  */
-export function checkResolveOutcome(input: unknown, allowed: readonly string[], parked: boolean): asserts input is ResolveOutcomeInput {
+export function checkResolveOutcome(
+  input: unknown,
+  allowed: readonly string[],
+  parked: boolean,
+): asserts input is ResolveOutcomeInput {
   if (!parked) throw new Error('resolveOutcome is accepted only while the flow is parked as outcome_unknown');
   const i = (input ?? {}) as Partial<Record<keyof ResolveOutcomeInput, unknown>>;
-  if (typeof i.outcome !== 'string' || !allowed.includes(i.outcome)) throw new Error(`outcome must be one of ${allowed.join(', ')}`);
+  if (typeof i.outcome !== 'string' || !allowed.includes(i.outcome))
+    throw new Error(`outcome must be one of ${allowed.join(', ')}`);
   if (typeof i.reason !== 'string' || i.reason.trim() === '') throw new Error('reason is required');
   if (typeof i.operator !== 'string' || i.operator.trim() === '') throw new Error('operator is required');
 }

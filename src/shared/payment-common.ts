@@ -6,7 +6,15 @@ export type VerifiedStatus = 'Success' | 'Failed' | 'Abandoned' | 'Pending';
 /** GET /transaction/verify/{ref}: the service's record, or `found: false` (400 for an unknown reference). */
 export type TransactionLookup =
   | { found: false }
-  | { found: true; status: VerifiedStatus; amount?: number; merchantAmount?: number; currency?: string; transactionType?: string; reason?: string };
+  | {
+      found: true;
+      status: VerifiedStatus;
+      amount?: number;
+      merchantAmount?: number;
+      currency?: string;
+      transactionType?: string;
+      reason?: string;
+    };
 
 export type FinalStatus = 'success' | 'failed' | 'expired' | 'unknown';
 export const FINAL_STATUSES: readonly string[] = ['success', 'failed', 'expired', 'unknown', 'cancelled', 'completed'];
@@ -38,8 +46,12 @@ export interface ExpectedPayment {
 }
 
 /** Undefined when the reported payment is the one we asked for; otherwise why not. */
-export function amountMismatch(expected: ExpectedPayment, got: { amount?: number; merchantAmount?: number; currency?: string }): string | undefined {
-  if (got.currency !== undefined && got.currency.toUpperCase() !== expected.currency) return `currency ${got.currency} differs from ${expected.currency}`;
+export function amountMismatch(
+  expected: ExpectedPayment,
+  got: { amount?: number; merchantAmount?: number; currency?: string },
+): string | undefined {
+  if (got.currency !== undefined && got.currency.toUpperCase() !== expected.currency)
+    return `currency ${got.currency} differs from ${expected.currency}`;
   if (got.amount === undefined || got.amount === expected.amount) return undefined;
   if (expected.passCharge && (got.merchantAmount === expected.amount || got.amount > expected.amount)) return undefined;
   return `amount ${got.amount} differs from ${expected.amount}`;

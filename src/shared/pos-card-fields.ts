@@ -8,7 +8,9 @@ export const POS_ACCOUNT_TYPES = ['DEFAULT', 'SAVINGS', 'CURRENT', 'CREDIT'] as 
 export const MERCHANT_REF_MAX = 25;
 
 const hexPairs = (what: string) =>
-  z.string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) }).regex(/^(?:[0-9A-Fa-f]{2})+$/, `must be ${what}`);
+  z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) })
+    .regex(/^(?:[0-9A-Fa-f]{2})+$/, `must be ${what}`);
 
 /** F3 account type: the four names, any case; the processor codes 0000/0010/0020/0030 are refused. */
 export const posAccountType = z
@@ -16,7 +18,10 @@ export const posAccountType = z
   .transform((v, ctx) => {
     const t = v.trim();
     if (/^00[0-3]0$/.test(t)) {
-      ctx.addIssue({ code: 'custom', message: `must be DEFAULT, SAVINGS, CURRENT or CREDIT; the processor code ${t} is refused (the service maps the name to the code)` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be DEFAULT, SAVINGS, CURRENT or CREDIT; the processor code ${t} is refused (the service maps the name to the code)`,
+      });
       return z.NEVER;
     }
     const hit = POS_ACCOUNT_TYPES.find((a) => a === t.toUpperCase());
@@ -29,7 +34,10 @@ export const posAccountType = z
 
 /** Purchase, Refund, Pre-Authorization or Completion, any case (sent as the spec writes it). */
 export const posTransactionType = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be Purchase, Refund, Pre-Authorization or Completion') })
+  .string({
+    error: (iss) =>
+      iss.input === undefined ? 'is required' : 'must be Purchase, Refund, Pre-Authorization or Completion',
+  })
   .transform((v, ctx) => {
     const hit = POS_TRANSACTION_TYPES.find((t) => t.toLowerCase() === v.trim().toLowerCase());
     if (!hit) {
@@ -49,9 +57,15 @@ export const merchantRef = z
 /** The card read as F3 carries it (spec F3 table and Limits). */
 export const POS_CARD_FIELDS = {
   /** Digits only (EMV tag 5A). */
-  card_pan: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') }).regex(/^\d{12,19}$/, 'must be 12 to 19 digits (EMV tag 5A, digits only)'),
-  card_expiry_month: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits 01-12') }).regex(/^(0[1-9]|1[0-2])$/, 'must be two digits 01-12'),
-  card_expiry_year: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits') }).regex(/^\d{2}$/, 'must be two digits'),
+  card_pan: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') })
+    .regex(/^\d{12,19}$/, 'must be 12 to 19 digits (EMV tag 5A, digits only)'),
+  card_expiry_month: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits 01-12') })
+    .regex(/^(0[1-9]|1[0-2])$/, 'must be two digits 01-12'),
+  card_expiry_year: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits') })
+    .regex(/^\d{2}$/, 'must be two digits'),
   /** Scheme name derived from the AID (Verve, MasterCard, VISA). */
   card_type: z.string().min(1, 'must not be empty').optional(),
   /** EMV tag 5F20 decoded to ASCII. */
@@ -61,16 +75,27 @@ export const POS_CARD_FIELDS = {
    * message and the request times out without explanation, so it is checked here.
    */
   card_sequence_number: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of exactly 3 digits, e.g. "001"') })
-    .regex(/^\d{3}$/, 'must be exactly 3 digits (tag 5F34 value zero-padded, e.g. "001"); any other width makes the processor time out'),
+    .string({
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of exactly 3 digits, e.g. "001"'),
+    })
+    .regex(
+      /^\d{3}$/,
+      'must be exactly 3 digits (tag 5F34 value zero-padded, e.g. "001"); any other width makes the processor time out',
+    ),
   /** Tag 57 without tag and length; trailing F pad nibble allowed. */
   track2: z
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be track 2 equivalent data') })
-    .regex(/^\d{12,19}[Dd=]\d{4,}[Ff]?$/, 'must be track 2 equivalent data: PAN, separator D, expiry and service code, optional trailing F'),
+    .regex(
+      /^\d{12,19}[Dd=]\d{4,}[Ff]?$/,
+      'must be track 2 equivalent data: PAN, separator D, expiry and service code, optional trailing F',
+    ),
   /** Hex DE55; single use, bound to the amount, counter and unpredictable number. */
   chipdata: hexPairs('hex DE55 data (an even number of hex characters)'),
   /** EMV tag 4F full TLV, hex. */
   aid: hexPairs('the EMV tag 4F TLV in hex'),
   /** 16 hex characters (ISO-0 PIN block); omit only for a card that did not ask for a PIN. Never logged. */
-  pin_block: z.string({ error: 'must be 16 hex characters (ISO-0 PIN block)' }).regex(/^[0-9A-Fa-f]{16}$/, 'must be 16 hex characters (ISO-0 PIN block)').optional(),
+  pin_block: z
+    .string({ error: 'must be 16 hex characters (ISO-0 PIN block)' })
+    .regex(/^[0-9A-Fa-f]{16}$/, 'must be 16 hex characters (ISO-0 PIN block)')
+    .optional(),
 } as const;

@@ -33,11 +33,18 @@ export const DEFAULT_HOLD_WINDOW = '7 days';
 const holdWindow = z
   .union([
     z.number().int('must be whole milliseconds').min(1_000, 'must be at least 1000 ms'),
-    z.string().regex(/^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/, 'must be a duration such as "30 minutes", "48h" or "7 days"'),
+    z
+      .string()
+      .regex(
+        /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/,
+        'must be a duration such as "30 minutes", "48h" or "7 days"',
+      ),
   ])
   .optional();
 
-const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as { [K in (typeof POS_SEALED_FIELDS)[number]]: true };
+const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as {
+  [K in (typeof POS_SEALED_FIELDS)[number]]: true;
+};
 
 /** The pre-authorisation as the starter takes it: the sale's fields (the card read) without transaction_type. */
 export const PosPreAuthInputSchema = PosTransactionInputSchema.omit({ transaction_type: true, options: true }).extend({
@@ -114,13 +121,31 @@ export type PosPreAuthStatus =
   | 'completion_not_received';
 
 export const POS_PREAUTH_FINAL_STATUSES: readonly PosPreAuthStatus[] = [
-  'completed', 'lapsed', 'released', 'declined', 'rejected', 'not_received', 'card_data_unavailable', 'completion_declined', 'completion_rejected', 'completion_not_received',
+  'completed',
+  'lapsed',
+  'released',
+  'declined',
+  'rejected',
+  'not_received',
+  'card_data_unavailable',
+  'completion_declined',
+  'completion_rejected',
+  'completion_not_received',
 ];
 
 export interface PosCompletionState {
   merchantRef: string;
   amount: number;
-  status: 'initiating' | 'requerying' | 'retry_wait' | 'outcome_unknown' | 'approved' | 'declined' | 'rejected' | 'not_received' | 'card_data_unavailable';
+  status:
+    | 'initiating'
+    | 'requerying'
+    | 'retry_wait'
+    | 'outcome_unknown'
+    | 'approved'
+    | 'declined'
+    | 'rejected'
+    | 'not_received'
+    | 'card_data_unavailable';
   attempt: number;
   steps: PosStep[];
   card: { maskedPan: string };

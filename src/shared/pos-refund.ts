@@ -15,7 +15,16 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { keyDigest } from './mandate';
 import type { OutcomeResolution } from './outcome';
-import { POS_SEALED_FIELDS, PosF3OptionsSchema, PosSealedCardSchema, PosTransactionInputSchema, merchantRefSchema, type PosResolveOutcome, type PosStep, type PosTransactionRecord } from './pos';
+import {
+  POS_SEALED_FIELDS,
+  PosF3OptionsSchema,
+  PosSealedCardSchema,
+  PosTransactionInputSchema,
+  merchantRefSchema,
+  type PosResolveOutcome,
+  type PosStep,
+  type PosTransactionRecord,
+} from './pos';
 import { type FieldIssue } from './failures';
 
 /** The caller's id of one refund request: the same id is the same refund. */
@@ -30,14 +39,20 @@ export const posRefundWorkflowId = (refundMerchantRefValue: string): string => `
 /** The sale's refund ledger. */
 export const posRefundLedgerWorkflowId = (originalMerchantRef: string): string => `pos-refunds-${originalMerchantRef}`;
 
-const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as { [K in (typeof POS_SEALED_FIELDS)[number]]: true };
+const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as {
+  [K in (typeof POS_SEALED_FIELDS)[number]]: true;
+};
 
 /**
  * The refund as the starter takes it: the card read (the card of the original sale, presented
  * again), the amount (lowest unit, ≤ what is left of the sale), the original sale's merchant_ref
  * and the caller's refund request id. No merchant_ref and no transaction_type: both are the flow's.
  */
-export const PosRefundInputSchema = PosTransactionInputSchema.omit({ merchant_ref: true, transaction_type: true, options: true }).extend({
+export const PosRefundInputSchema = PosTransactionInputSchema.omit({
+  merchant_ref: true,
+  transaction_type: true,
+  options: true,
+}).extend({
   refund_request_id: refundRequestId,
   /** The merchant_ref of the approved sale (Purchase or Completion) this refund returns money from. */
   original_merchant_ref: merchantRefSchema,
@@ -53,7 +68,10 @@ export type PosSealedRefundParsedInput = z.output<typeof PosSealedRefundInputSch
 /** Card-read fields found in a refund or completion workflow input (refused by name, values never named). */
 export function unsealedFieldsIn(raw: unknown, starter: string): FieldIssue[] {
   if (!raw || typeof raw !== 'object') return [];
-  return POS_SEALED_FIELDS.filter((f) => f in raw).map((f) => ({ path: f, message: `must not be in the workflow input: start with ${starter}, which seals the card read` }));
+  return POS_SEALED_FIELDS.filter((f) => f in raw).map((f) => ({
+    path: f,
+    message: `must not be in the workflow input: start with ${starter}, which seals the card read`,
+  }));
 }
 
 /** Why a refund was refused before anything was sent (nothing was refunded). */
@@ -87,7 +105,14 @@ export type PosRefundStatus =
   | 'outcome_unknown'
   | 'card_data_unavailable';
 
-export const POS_REFUND_FINAL_STATUSES: readonly PosRefundStatus[] = ['approved', 'declined', 'rejected', 'refused', 'not_received', 'card_data_unavailable'];
+export const POS_REFUND_FINAL_STATUSES: readonly PosRefundStatus[] = [
+  'approved',
+  'declined',
+  'rejected',
+  'refused',
+  'not_received',
+  'card_data_unavailable',
+];
 
 export interface PosRefundState {
   refundRequestId: string;
@@ -111,7 +136,10 @@ export interface PosRefundState {
 }
 
 export interface PosRefundResult extends PosRefundState {
-  status: Exclude<PosRefundStatus, 'validating' | 'checking_original' | 'reserving' | 'initiating' | 'requerying' | 'retry_wait'>;
+  status: Exclude<
+    PosRefundStatus,
+    'validating' | 'checking_original' | 'reserving' | 'initiating' | 'requerying' | 'retry_wait'
+  >;
   action: string;
   responseCode?: string;
   transaction?: PosTransactionRecord;
@@ -135,7 +163,15 @@ export const PosRefundLedgerInputSchema = z.strictObject({
   sale_amount: z.number().int().positive(),
   currency: z.enum(['NGN', 'USD']),
   /** Carried over continue-as-new. */
-  entries: z.array(z.strictObject({ merchantRef: z.string().min(1), amount: z.number().int().positive(), status: z.enum(['reserved', 'approved', 'released']) })).default([]),
+  entries: z
+    .array(
+      z.strictObject({
+        merchantRef: z.string().min(1),
+        amount: z.number().int().positive(),
+        status: z.enum(['reserved', 'approved', 'released']),
+      }),
+    )
+    .default([]),
 });
 export type PosRefundLedgerInput = z.input<typeof PosRefundLedgerInputSchema>;
 
@@ -162,9 +198,12 @@ export interface RefundReservation {
 }
 
 /** Reserve a refund's amount (idempotent per refund merchant_ref). The validator refuses it over what is left. */
-export const reserveRefundUpdate = defineUpdate<RefundReservation, [{ merchant_ref: string; amount: number }]>('reserveRefund');
+export const reserveRefundUpdate = defineUpdate<RefundReservation, [{ merchant_ref: string; amount: number }]>(
+  'reserveRefund',
+);
 /** A refund's outcome: approved (money returned) or released (nothing refunded). */
-export const settleRefundSignal = defineSignal<[{ merchant_ref: string; amount: number; outcome: 'approved' | 'released' }]>('settleRefund');
+export const settleRefundSignal =
+  defineSignal<[{ merchant_ref: string; amount: number; outcome: 'approved' | 'released' }]>('settleRefund');
 /** Sent with signalWithStart to make sure the ledger runs; does nothing else. */
 export const openRefundLedgerSignal = defineSignal('openRefundLedger');
 export const refundLedgerStateQuery = defineQuery<RefundLedgerState>('refundLedgerState');
@@ -175,7 +214,11 @@ export const REFUND_OVER_REMAINING = 'RefundExceedsRemaining';
 export const REFUND_LEDGER_CLOSED = 'RefundLedgerClosed';
 
 /** The ledger's arithmetic, shared by its validator, its handler and tests. */
-export function ledgerTotals(saleAmount: number, entries: readonly RefundLedgerEntry[], except?: string): { refunded: number; reserved: number; remaining: number } {
+export function ledgerTotals(
+  saleAmount: number,
+  entries: readonly RefundLedgerEntry[],
+  except?: string,
+): { refunded: number; reserved: number; remaining: number } {
   let refunded = 0;
   let reserved = 0;
   for (const e of entries) {

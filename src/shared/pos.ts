@@ -23,12 +23,21 @@ import { merchantRef, POS_CARD_FIELDS, posAccountType, posTransactionType } from
 
 const koboInteger = (min: number, minMessage: string) =>
   z
-    .number({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer in the lowest currency unit (kobo)') })
-    .refine((v) => Number.isSafeInteger(v), 'must be an integer in the lowest currency unit (kobo); a fractional amount is refused, never rounded')
+    .number({
+      error: (iss) =>
+        iss.input === undefined ? 'is required' : 'must be an integer in the lowest currency unit (kobo)',
+    })
+    .refine(
+      (v) => Number.isSafeInteger(v),
+      'must be an integer in the lowest currency unit (kobo); a fractional amount is refused, never rounded',
+    )
     .refine((v) => v >= min, minMessage);
 
 const requiredText = (what: string) =>
-  z.string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) }).trim().min(1, 'must not be empty');
+  z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) })
+    .trim()
+    .min(1, 'must not be empty');
 
 // ---- E. POS remote request ------------------------------------------------------------------
 
@@ -51,7 +60,12 @@ export const PosRemoteInputSchema = z.strictObject({
   options: z
     .strictObject({
       /** Spec advice: every 2-3 s. Tests shorten it. */
-      pollIntervalMs: z.number().int().min(10, 'must be at least 10 ms').max(60_000, 'must be at most 60000 ms').optional(),
+      pollIntervalMs: z
+        .number()
+        .int()
+        .min(10, 'must be at least 10 ms')
+        .max(60_000, 'must be at most 60000 ms')
+        .optional(),
       /** Upper bound of the whole polling (the request lives 5 minutes). Default 7 minutes. */
       pollTimeout: duration.optional(),
       /**
@@ -113,11 +127,25 @@ export type PosRemoteStatus =
   | 'not_sent';
 
 export const POS_REMOTE_FINAL_STATUSES: readonly PosRemoteStatus[] = [
-  'success', 'failed', 'expired', 'expired_unobserved', 'cancelled', 'rejected', 'create_outcome_unknown', 'poll_error', 'success_after_cancel', 'outcome_unknown', 'not_sent',
+  'success',
+  'failed',
+  'expired',
+  'expired_unobserved',
+  'cancelled',
+  'rejected',
+  'create_outcome_unknown',
+  'poll_error',
+  'success_after_cancel',
+  'outcome_unknown',
+  'not_sent',
 ];
 
 /** E2's full record (status success | failed), as the API client parsed it. */
-export type PosRemoteRecord = Record<string, unknown> & { status: 'success' | 'failed'; response_code?: string; amount?: number };
+export type PosRemoteRecord = Record<string, unknown> & {
+  status: 'success' | 'failed';
+  response_code?: string;
+  amount?: number;
+};
 
 export interface PosRemoteState {
   reference: string;
@@ -183,7 +211,13 @@ export type PosRemoteSearchOutcome =
   | { kind: 'many'; request_refs: string[] };
 
 /** The final look at the service's transaction record (A6 by reference) after a 404 or a cancel. */
-export type PosRemoteRecordLookup = { found: false } | { found: true; status: string; record: PosRemoteRecord | { status: string; transaction_ref: string; amount?: number; created_at?: string } };
+export type PosRemoteRecordLookup =
+  | { found: false }
+  | {
+      found: true;
+      status: string;
+      record: PosRemoteRecord | { status: string; transaction_ref: string; amount?: number; created_at?: string };
+    };
 
 /** How the sandbox (docs/choices.md) marks a POS remote request in A6's meta_data: source and terminal. */
 export const POS_REMOTE_TXN_SOURCE = 'pos_remote';
@@ -212,9 +246,11 @@ export interface TerminalLockHolder {
 /** To the lock: queue me (idempotent). */
 export const acquireTerminalLockSignal = defineSignal<[TerminalLockHolder]>('acquireTerminalLock');
 /** To the lock: I am done (or gave up waiting); request_ref is what my request was, if known. */
-export const releaseTerminalLockSignal = defineSignal<[TerminalLockHolder & { requestRef?: string }]>('releaseTerminalLock');
+export const releaseTerminalLockSignal =
+  defineSignal<[TerminalLockHolder & { requestRef?: string }]>('releaseTerminalLock');
 /** To the holder: the terminal is yours. recentRefs: requests of earlier holders (never ours). */
-export const terminalLockGrantedSignal = defineSignal<[{ terminalId: string; recentRefs: string[] }]>('terminalLockGranted');
+export const terminalLockGrantedSignal =
+  defineSignal<[{ terminalId: string; recentRefs: string[] }]>('terminalLockGranted');
 /** To the holder: a liveness check; a closed holder makes the signal fail and the lock moves on. */
 export const terminalLockCheckSignal = defineSignal('terminalLockCheck');
 export interface TerminalLockState {
@@ -238,10 +274,16 @@ export const PosTransactionInputSchema = z.strictObject({
   terminal_id: requiredText('the terminal id from F1'),
   /** Lowest unit; an integer or a string of digits; sent as a string. */
   amount: z
-    .union([z.number(), z.string()], { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer amount in the lowest unit') })
+    .union([z.number(), z.string()], {
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer amount in the lowest unit'),
+    })
     .superRefine((v, ctx) => {
       const ok = typeof v === 'number' ? Number.isSafeInteger(v) : /^\d+$/.test(v) && Number.isSafeInteger(Number(v));
-      if (!ok) ctx.addIssue({ code: 'custom', message: 'must be an integer in the lowest currency unit; a fractional amount is refused, never rounded' });
+      if (!ok)
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be an integer in the lowest currency unit; a fractional amount is refused, never rounded',
+        });
       else if (Number(v) <= 0) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
     })
     .transform((v) => String(Number(v))),
@@ -286,11 +328,23 @@ export const merchantRefSchema = PosTransactionInputSchema.shape.merchant_ref;
  * and Pre-Authorization never do. The spec does not show the field: our choice (docs/choices.md),
  * equal to the API client's rule (src/api/schemas/pos.ts; a test keeps them equal).
  */
-export function linkedTransactionIssues(v: { transaction_type: string; merchant_ref: string; original_merchant_ref?: string }): FieldIssue[] {
+export function linkedTransactionIssues(v: {
+  transaction_type: string;
+  merchant_ref: string;
+  original_merchant_ref?: string;
+}): FieldIssue[] {
   const linked = v.transaction_type === 'Refund' || v.transaction_type === 'Completion';
-  if (linked && v.original_merchant_ref === undefined) return [{ path: 'original_merchant_ref', message: 'is required for Refund and Completion (the merchant_ref of the sale or pre-authorisation)' }];
-  if (!linked && v.original_merchant_ref !== undefined) return [{ path: 'original_merchant_ref', message: 'is only for Refund and Completion' }];
-  if (linked && v.original_merchant_ref === v.merchant_ref) return [{ path: 'original_merchant_ref', message: 'must differ from merchant_ref (each transaction has its own)' }];
+  if (linked && v.original_merchant_ref === undefined)
+    return [
+      {
+        path: 'original_merchant_ref',
+        message: 'is required for Refund and Completion (the merchant_ref of the sale or pre-authorisation)',
+      },
+    ];
+  if (!linked && v.original_merchant_ref !== undefined)
+    return [{ path: 'original_merchant_ref', message: 'is only for Refund and Completion' }];
+  if (linked && v.original_merchant_ref === v.merchant_ref)
+    return [{ path: 'original_merchant_ref', message: 'must differ from merchant_ref (each transaction has its own)' }];
   return [];
 }
 
@@ -304,16 +358,34 @@ export const PosF3RequestSchema = PosTransactionInputSchema.omit({ options: true
 export type PosInitiateRequest = Omit<PosTransactionParsedInput, 'options'>;
 
 /** The card-read fields sealed together (purpose 'pos-card') by the starter; never in a workflow input. */
-export const POS_SEALED_FIELDS = ['card_pan', 'card_expiry_month', 'card_expiry_year', 'cardholder_name', 'card_sequence_number', 'track2', 'chipdata', 'pin_block'] as const;
+export const POS_SEALED_FIELDS = [
+  'card_pan',
+  'card_expiry_month',
+  'card_expiry_year',
+  'cardholder_name',
+  'card_sequence_number',
+  'track2',
+  'chipdata',
+  'pin_block',
+] as const;
 export type PosSealedField = (typeof POS_SEALED_FIELDS)[number];
 /** What the claim-check record holds. */
 export type PosSealedCardData = Pick<PosTransactionParsedInput, PosSealedField>;
 
 /** The card as the workflow knows it: the handle of the sealed card read, and what may be shown (BIN, last four). */
 export const PosSealedCardSchema = z.strictObject({
-  handle: z.string({ error: 'must be the claim-check handle the starter made' }).regex(CLAIM_HANDLE_PATTERN, 'must be the claim-check handle the starter made (card data is sealed, never sent to the workflow)'),
-  bin: z.string({ error: 'must be the first six digits of the PAN' }).regex(/^\d{6}$/, 'must be the first six digits of the PAN'),
-  last4: z.string({ error: 'must be the last four digits of the PAN' }).regex(/^\d{4}$/, 'must be the last four digits of the PAN'),
+  handle: z
+    .string({ error: 'must be the claim-check handle the starter made' })
+    .regex(
+      CLAIM_HANDLE_PATTERN,
+      'must be the claim-check handle the starter made (card data is sealed, never sent to the workflow)',
+    ),
+  bin: z
+    .string({ error: 'must be the first six digits of the PAN' })
+    .regex(/^\d{6}$/, 'must be the first six digits of the PAN'),
+  last4: z
+    .string({ error: 'must be the last four digits of the PAN' })
+    .regex(/^\d{4}$/, 'must be the last four digits of the PAN'),
 });
 export type PosSealedCard = z.output<typeof PosSealedCardSchema>;
 
@@ -323,7 +395,9 @@ export const maskedPan = (card: Pick<PosSealedCard, 'bin' | 'last4'>): string =>
 const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as { [K in PosSealedField]: true };
 
 /** The workflow input: the F3 fields without the card read, plus the sealed card. */
-export const PosSealedTransactionInputSchema = PosTransactionInputSchema.omit(sealedOmit).extend({ card: PosSealedCardSchema });
+export const PosSealedTransactionInputSchema = PosTransactionInputSchema.omit(sealedOmit).extend({
+  card: PosSealedCardSchema,
+});
 export type PosSealedTransactionInput = z.input<typeof PosSealedTransactionInputSchema>;
 export type PosSealedTransactionParsedInput = z.output<typeof PosSealedTransactionInputSchema>;
 /** What the initiating activity receives: the F3 request with the card as a handle. */
@@ -334,7 +408,10 @@ export type PosLinkedInitiateRequest = PosSealedInitiateRequest & { original_mer
 /** Card-read fields found in a workflow input (each is a rule broken; values never named). */
 export function unsealedCardFields(raw: unknown): FieldIssue[] {
   if (!raw || typeof raw !== 'object') return [];
-  return POS_SEALED_FIELDS.filter((f) => f in raw).map((f) => ({ path: f, message: 'must not be in the workflow input: start with startPosTransaction, which seals the card read' }));
+  return POS_SEALED_FIELDS.filter((f) => f in raw).map((f) => ({
+    path: f,
+    message: 'must not be in the workflow input: start with startPosTransaction, which seals the card read',
+  }));
 }
 
 export const posTransactionWorkflowId = (merchantRef: string): string => `pos-txn-${merchantRef}`;
@@ -373,7 +450,13 @@ export type PosTransactionStatus =
   | 'card_data_unavailable';
 
 /** Final statuses. outcome_unknown is not one while the flow runs: it is parked, requerying and waiting for resolveOutcome. */
-export const POS_TRANSACTION_FINAL_STATUSES: readonly PosTransactionStatus[] = ['approved', 'declined', 'rejected', 'not_received', 'card_data_unavailable'];
+export const POS_TRANSACTION_FINAL_STATUSES: readonly PosTransactionStatus[] = [
+  'approved',
+  'declined',
+  'rejected',
+  'not_received',
+  'card_data_unavailable',
+];
 
 /** The outcomes an operator may give resolveOutcome (src/shared/outcome.ts) for a POS sale. */
 export const POS_RESOLVE_OUTCOMES = ['approved', 'declined', 'not_received'] as const;
@@ -381,8 +464,20 @@ export type PosResolveOutcome = (typeof POS_RESOLVE_OUTCOMES)[number];
 
 /** One step of the flow, in order: the record that proves "never retry without requerying". */
 export type PosStep =
-  | { op: 'initiate'; attempt: number; outcome: 'response' | 'unknown' | 'rejected'; response_code?: string; detail?: string }
-  | { op: 'requery'; attempt: number; outcome: 'found' | 'not_found' | 'error'; response_code?: string; detail?: string }
+  | {
+      op: 'initiate';
+      attempt: number;
+      outcome: 'response' | 'unknown' | 'rejected';
+      response_code?: string;
+      detail?: string;
+    }
+  | {
+      op: 'requery';
+      attempt: number;
+      outcome: 'found' | 'not_found' | 'error';
+      response_code?: string;
+      detail?: string;
+    }
   | { op: 'resolve'; attempt: number; outcome: PosResolveOutcome; detail: string; response_code?: undefined };
 
 export interface PosTransactionState {
@@ -422,7 +517,10 @@ export type PosRequeryOutcome = { found: true; transaction: PosTransactionRecord
  * unknown until requeried; any other code declined with the processor's message. Mirrors
  * src/api/pos-codes.ts (workflows may not import the client); a test keeps them equal.
  */
-export function classifyPosCode(code: string, processorMessage?: string): { outcome: 'approved' | 'declined' | 'unknown'; action: string } {
+export function classifyPosCode(
+  code: string,
+  processorMessage?: string,
+): { outcome: 'approved' | 'declined' | 'unknown'; action: string } {
   const c = String(code ?? '').trim();
   switch (c) {
     case '00':

@@ -100,7 +100,9 @@ export function formatDay(t: number): string {
 
 export const addDays = (day: string, n: number): string => formatDay(parseDay(day)! + n * DAY_MS);
 
-const day = z.string({ error: 'must be a date YYYY-MM-DD' }).refine((v) => parseDay(v) !== undefined, 'must be a date YYYY-MM-DD');
+const day = z
+  .string({ error: 'must be a date YYYY-MM-DD' })
+  .refine((v) => parseDay(v) !== undefined, 'must be a date YYYY-MM-DD');
 
 export const ReconcileInputSchema = z
   .strictObject({
@@ -111,28 +113,49 @@ export const ReconcileInputSchema = z
     /** The Schedule's form: the day before the run's scheduled time (UTC). */
     previousDay: z.literal(true, { error: 'must be true when given' }).optional(),
     /** Currencies to read (A6 is asked once per currency). Default NGN and USD. */
-    currencies: z.array(z.enum(CURRENCIES, { error: 'must be NGN or USD' })).min(1, 'must name at least one currency').optional(),
+    currencies: z
+      .array(z.enum(CURRENCIES, { error: 'must be NGN or USD' }))
+      .min(1, 'must name at least one currency')
+      .optional(),
     /** A6 `perpage` (the spec shows no default or maximum page size). Default 100. */
-    perPage: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(1000, 'must be at most 1000').optional(),
+    perPage: z
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(1000, 'must be at most 1000')
+      .optional(),
     /** Record each finding as a mark (ReconciliationStatus). Default true. */
     markFlows: z.boolean({ error: 'must be true or false' }).optional(),
     /** Findings listed in the report (all are counted and marked). Default 500. */
-    maxFindings: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(2000, 'must be at most 2000').optional(),
+    maxFindings: z
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(2000, 'must be at most 2000')
+      .optional(),
     /** Windows (month x currency) per workflow run before continue-as-new. Default 24. */
-    windowsPerRun: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(200, 'must be at most 200').optional(),
+    windowsPerRun: z
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(200, 'must be at most 200')
+      .optional(),
   })
   .superRefine((v, ctx) => {
     if (v.previousDay) {
-      if (v.from !== undefined || v.to !== undefined) ctx.addIssue({ code: 'custom', path: ['previousDay'], message: 'cannot be combined with from/to' });
+      if (v.from !== undefined || v.to !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['previousDay'], message: 'cannot be combined with from/to' });
       return;
     }
-    if (v.from === undefined) ctx.addIssue({ code: 'custom', path: ['from'], message: 'is required (a date YYYY-MM-DD)' });
+    if (v.from === undefined)
+      ctx.addIssue({ code: 'custom', path: ['from'], message: 'is required (a date YYYY-MM-DD)' });
     if (v.to === undefined) ctx.addIssue({ code: 'custom', path: ['to'], message: 'is required (a date YYYY-MM-DD)' });
     const from = v.from === undefined ? undefined : parseDay(v.from);
     const to = v.to === undefined ? undefined : parseDay(v.to);
     if (from === undefined || to === undefined) return;
     if (from > to) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
-    else if ((to - from) / DAY_MS + 1 > MAX_RANGE_DAYS) ctx.addIssue({ code: 'custom', path: ['to'], message: `must be at most ${MAX_RANGE_DAYS} days after from` });
+    else if ((to - from) / DAY_MS + 1 > MAX_RANGE_DAYS)
+      ctx.addIssue({ code: 'custom', path: ['to'], message: `must be at most ${MAX_RANGE_DAYS} days after from` });
   });
 export type ReconcileInput = z.input<typeof ReconcileInputSchema>;
 
@@ -147,7 +170,13 @@ export interface ResolvedReconcileInput {
   windowsPerRun: number;
 }
 
-export const RECONCILE_DEFAULTS = { perPage: 100, markFlows: true, maxFindings: 500, windowsPerRun: 24, currencies: [...CURRENCIES] } as const;
+export const RECONCILE_DEFAULTS = {
+  perPage: 100,
+  markFlows: true,
+  maxFindings: 500,
+  windowsPerRun: 24,
+  currencies: [...CURRENCIES],
+} as const;
 
 /** The day before `t` (UTC). */
 export const previousDayOf = (t: number): string => formatDay(Math.floor(t / DAY_MS) * DAY_MS - DAY_MS);
@@ -241,7 +270,10 @@ export const FLOW_OUTCOMES: Record<string, FlowStatusMap | { notComparable: stri
   mandate: { notATransaction: 'a mandate; its debits are compared one by one (mandate-debit)' },
   /** One debit of a mandate, read from the mandate flow's state (MandateDebitStatus), not from visibility. */
   'mandate-debit': { money: ['success'], noMoney: ['failed'] },
-  'pos-remote': { notComparable: 'A6 lists a remote request under its request_ref, which the flow does not publish as a search attribute' },
+  'pos-remote': {
+    notComparable:
+      'A6 lists a remote request under its request_ref, which the flow does not publish as a search attribute',
+  },
   'pos-terminal': { notComparable: 'POS terminal sales (F3) are read with F4, not A6' },
   'pos-refund': { notComparable: 'POS refunds (F3 Refund) are read with F4, not A6' },
   'pos-preauth': { notComparable: 'POS pre-authorisations and completions (F3) are read with F4, not A6' },
@@ -251,7 +283,9 @@ export const FLOW_OUTCOMES: Record<string, FlowStatusMap | { notComparable: stri
   'sms-campaign': { notATransaction: 'SMS campaigns are not payments (A6 does not list them)' },
   'virtual-account-credit': { notComparable: 'virtual-account credits are read with C5, not A6' },
   'pos-terminal-lock': { notATransaction: 'a terminal lock' },
-  'unmatched-webhook': { notATransaction: 'a webhook with no flow (kept as evidence of when the payment was announced)' },
+  'unmatched-webhook': {
+    notATransaction: 'a webhook with no flow (kept as evidence of when the payment was announced)',
+  },
   [RECONCILIATION_MARK_FLOW]: { notATransaction: 'a reconciliation mark' },
   [RECONCILIATION_FLOW]: { notATransaction: 'a reconciliation run' },
 };
@@ -262,10 +296,16 @@ const NOT_A_TRANSACTION_TYPES: Record<string, string> = {
 };
 
 /** Our side: what a flow's PaymentStatus says. */
-export function ourOutcome(flow: string | undefined, status: string | undefined, workflowType?: string): { outcome: Outcome; reason?: string } {
-  if (workflowType && NOT_A_TRANSACTION_TYPES[workflowType]) return { outcome: 'not_a_transaction', reason: NOT_A_TRANSACTION_TYPES[workflowType] };
+export function ourOutcome(
+  flow: string | undefined,
+  status: string | undefined,
+  workflowType?: string,
+): { outcome: Outcome; reason?: string } {
+  if (workflowType && NOT_A_TRANSACTION_TYPES[workflowType])
+    return { outcome: 'not_a_transaction', reason: NOT_A_TRANSACTION_TYPES[workflowType] };
   const map = flow === undefined ? undefined : FLOW_OUTCOMES[flow];
-  if (!map) return { outcome: 'not_comparable', reason: `flow kind ${flow ?? '(none)'} is not known to reconciliation` };
+  if (!map)
+    return { outcome: 'not_comparable', reason: `flow kind ${flow ?? '(none)'} is not known to reconciliation` };
   if ('notComparable' in map) return { outcome: 'not_comparable', reason: map.notComparable };
   if ('notATransaction' in map) return { outcome: 'not_a_transaction', reason: map.notATransaction };
   return { outcome: statusOutcome(map, status) };
@@ -338,23 +378,42 @@ export type Comparison =
  */
 export function compareTransaction(service: ServiceTransaction, ours: OurTransaction | undefined): Comparison {
   const s = serviceOutcome(service.status);
-  if (s === 'not_comparable') return { result: 'not_comparable', reason: `service status "${service.status}" is not known` };
+  if (s === 'not_comparable')
+    return { result: 'not_comparable', reason: `service status "${service.status}" is not known` };
   if (!ours) {
-    if (s === 'money') return { result: 'finding', kind: 'mismatch_money_without_success', detail: 'the service shows a successful payment that no flow of ours carries' };
+    if (s === 'money')
+      return {
+        result: 'finding',
+        kind: 'mismatch_money_without_success',
+        detail: 'the service shows a successful payment that no flow of ours carries',
+      };
     return { result: s === 'open' ? 'open' : 'no_money_both' };
   }
   const mapped = ourOutcome(ours.flow, ours.status, ours.workflowType);
-  if (mapped.outcome === 'not_comparable' || mapped.outcome === 'not_a_transaction') return { result: 'not_comparable', reason: mapped.reason ?? mapped.outcome };
+  if (mapped.outcome === 'not_comparable' || mapped.outcome === 'not_a_transaction')
+    return { result: 'not_comparable', reason: mapped.reason ?? mapped.outcome };
   // A flow that closed without deciding (terminated, timed out, failed as a workflow) never recorded a success.
   const o: Outcome = mapped.outcome === 'open' && ours.closed ? 'no_money' : mapped.outcome;
 
   if (s === 'money' && o === 'money') {
-    if (ours.currency !== undefined && service.currency !== undefined && ours.currency.toUpperCase() !== service.currency.toUpperCase()) {
-      return { result: 'finding', kind: 'mismatch_currency', detail: `the service took ${service.currency}, the flow asked for ${ours.currency}` };
+    if (
+      ours.currency !== undefined &&
+      service.currency !== undefined &&
+      ours.currency.toUpperCase() !== service.currency.toUpperCase()
+    ) {
+      return {
+        result: 'finding',
+        kind: 'mismatch_currency',
+        detail: `the service took ${service.currency}, the flow asked for ${ours.currency}`,
+      };
     }
     if (ours.amount !== undefined && service.amount !== ours.amount && service.merchantAmount !== ours.amount) {
       const merchant = service.merchantAmount !== undefined ? ` (merchant_amount ${service.merchantAmount})` : '';
-      return { result: 'finding', kind: 'mismatch_amount', detail: `the service shows ${service.amount}${merchant}, the flow succeeded for ${ours.amount}` };
+      return {
+        result: 'finding',
+        kind: 'mismatch_amount',
+        detail: `the service shows ${service.amount}${merchant}, the flow succeeded for ${ours.amount}`,
+      };
     }
     return { result: 'matched' };
   }
@@ -362,24 +421,42 @@ export function compareTransaction(service: ServiceTransaction, ours: OurTransac
     const evidence = latePaymentEvidence(service, ours);
     const ended = `${ours.status ?? 'no status'}${mapped.outcome === 'open' ? ' (closed without a decision)' : ''}`;
     if (evidence) {
-      return { result: 'finding', kind: 'late_payment', detail: `the flow ended ${ended} at ${ours.closeTime}; the payment arrived after it (${evidence.what} at ${evidence.at})`, paidEvidenceAt: evidence.at };
+      return {
+        result: 'finding',
+        kind: 'late_payment',
+        detail: `the flow ended ${ended} at ${ours.closeTime}; the payment arrived after it (${evidence.what} at ${evidence.at})`,
+        paidEvidenceAt: evidence.at,
+      };
     }
-    return { result: 'finding', kind: 'mismatch_money_without_success', detail: `the service shows a successful payment; the flow says ${ended}` };
+    return {
+      result: 'finding',
+      kind: 'mismatch_money_without_success',
+      detail: `the service shows a successful payment; the flow says ${ended}`,
+    };
   }
   if (s === 'money' && o === 'open') return { result: 'open' };
   if (o === 'money') {
-    return { result: 'finding', kind: 'mismatch_success_without_money', detail: `the flow says success; the service shows ${service.status}` };
+    return {
+      result: 'finding',
+      kind: 'mismatch_success_without_money',
+      detail: `the flow says success; the service shows ${service.status}`,
+    };
   }
   return { result: s === 'open' || o === 'open' ? 'open' : 'no_money_both' };
 }
 
 /** Late: the flow had closed before the payment arrived (its record was created, or its webhook came, after the close). */
-function latePaymentEvidence(service: ServiceTransaction, ours: OurTransaction): { at: string; what: string } | undefined {
+function latePaymentEvidence(
+  service: ServiceTransaction,
+  ours: OurTransaction,
+): { at: string; what: string } | undefined {
   if (!ours.closed || !ours.closeTime) return undefined;
   const closed = Date.parse(ours.closeTime);
   const created = service.createdAt ? Date.parse(service.createdAt) : NaN;
-  if (!Number.isNaN(created) && created > closed) return { at: service.createdAt!, what: 'the transaction was created' };
-  if (ours.webhookAfterCloseAt && Date.parse(ours.webhookAfterCloseAt) > closed) return { at: ours.webhookAfterCloseAt, what: 'its payment webhook came' };
+  if (!Number.isNaN(created) && created > closed)
+    return { at: service.createdAt!, what: 'the transaction was created' };
+  if (ours.webhookAfterCloseAt && Date.parse(ours.webhookAfterCloseAt) > closed)
+    return { at: ours.webhookAfterCloseAt, what: 'its payment webhook came' };
   return undefined;
 }
 
@@ -448,12 +525,36 @@ export interface ReconciliationProgress {
 export const reconciliationProgressQuery = defineQuery<ReconciliationProgress>('reconciliationProgress');
 
 export function emptyTotals(): ReconciliationTotals {
-  return { rows: 0, matched: 0, noMoneyBoth: 0, open: 0, notComparable: 0, ourSuccessesChecked: 0, findings: 0, marked: 0, resolved: 0, pages: 0, byKind: {} };
+  return {
+    rows: 0,
+    matched: 0,
+    noMoneyBoth: 0,
+    open: 0,
+    notComparable: 0,
+    ourSuccessesChecked: 0,
+    findings: 0,
+    marked: 0,
+    resolved: 0,
+    pages: 0,
+    byKind: {},
+  };
 }
 
 /** Adds a window's counts into totals (in place). */
 export function addToTotals(t: ReconciliationTotals, w: WindowSummary): void {
-  for (const k of ['rows', 'matched', 'noMoneyBoth', 'open', 'notComparable', 'ourSuccessesChecked', 'findings', 'marked', 'resolved', 'pages'] as const) t[k] += w[k];
+  for (const k of [
+    'rows',
+    'matched',
+    'noMoneyBoth',
+    'open',
+    'notComparable',
+    'ourSuccessesChecked',
+    'findings',
+    'marked',
+    'resolved',
+    'pages',
+  ] as const)
+    t[k] += w[k];
   for (const [k, n] of Object.entries(w.byKind) as [FindingKind, number][]) t.byKind[k] = (t.byKind[k] ?? 0) + n;
 }
 

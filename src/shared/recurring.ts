@@ -20,7 +20,12 @@ export interface RecurringInput {
   /** Per cycle: how long the webhook may take after A4 before verify decides. Default 30 s. */
   webhookGraceMs?: number;
   /** Options of the first payment's hosted checkout. */
-  checkout?: Partial<Pick<CheckoutInput, 'callbackUrl' | 'metadata' | 'expiryMs' | 'webhookGraceMs' | 'customerName' | 'passCharge' | 'subMerchantId'>>;
+  checkout?: Partial<
+    Pick<
+      CheckoutInput,
+      'callbackUrl' | 'metadata' | 'expiryMs' | 'webhookGraceMs' | 'customerName' | 'passCharge' | 'subMerchantId'
+    >
+  >;
 }
 
 export interface RecurringCycle {

@@ -5,7 +5,10 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 /** Set by the server on every workflow a Schedule starts: the run's nominal (scheduled) time. */
-export const TemporalScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
+export const TemporalScheduledStartTime = defineSearchAttributeKey(
+  'TemporalScheduledStartTime',
+  SearchAttributeType.DATETIME,
+);
 
 /** The period key of a nominal time: UTC to the minute, e.g. 202611230900 (sortable, reference-safe). */
 export function periodKey(nominal: Date): string {

@@ -40,7 +40,12 @@ export const SMS_SCHEDULE_RULE = 'must be an ISO 8601 date-time with a zone, e.g
 
 const duration = z.union([
   z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
-  z.string().regex(/^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/, 'must be a duration such as "2s", "5 minutes" or "1 day"'),
+  z
+    .string()
+    .regex(
+      /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/,
+      'must be a duration such as "2s", "5 minutes" or "1 day"',
+    ),
 ]);
 export type SmsDuration = z.infer<typeof duration>;
 
@@ -58,9 +63,14 @@ export function smsDurationMs(d: SmsDuration): number {
   return n * 86_400_000;
 }
 
-const required = (what: string) => ({ error: (iss: { input: unknown }) => (iss.input === undefined ? 'is required' : `must be ${what}`) });
-const requiredText = (what: string, max = 200) => z.string(required(what)).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
-const reference = z.string(required('a string')).regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."');
+const required = (what: string) => ({
+  error: (iss: { input: unknown }) => (iss.input === undefined ? 'is required' : `must be ${what}`),
+});
+const requiredText = (what: string, max = 200) =>
+  z.string(required(what)).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+const reference = z
+  .string(required('a string'))
+  .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."');
 const uuid = z.string(required('a uuid')).regex(UUID_PATTERN, 'must be a uuid');
 const isoWithZone = z
   .string(required('a date-time string'))
@@ -70,7 +80,10 @@ const isoWithZone = z
 export const SmsMessageSchema = z.strictObject(
   {
     phone_number: z.string(required('a phone number string')).regex(SMS_PHONE_PATTERN, SMS_PHONE_RULE),
-    message: z.string(required('a string')).min(1, 'must not be empty').max(SMS_MAX_MESSAGE_LENGTH, `must be at most ${SMS_MAX_MESSAGE_LENGTH} characters`),
+    message: z
+      .string(required('a string'))
+      .min(1, 'must not be empty')
+      .max(SMS_MAX_MESSAGE_LENGTH, `must be at most ${SMS_MAX_MESSAGE_LENGTH} characters`),
   },
   { error: 'must be an object {phone_number, message}' },
 );
@@ -87,15 +100,28 @@ export const SmsSendInputSchema = z.strictObject({
   messages: z
     .array(z.unknown(), required('an array of {phone_number, message}'))
     .min(1, 'must contain at least one message')
-    .max(SMS_MAX_MESSAGES, `must hold at most ${SMS_MAX_MESSAGES} messages per send; split a larger list over several references`),
+    .max(
+      SMS_MAX_MESSAGES,
+      `must hold at most ${SMS_MAX_MESSAGES} messages per send; split a larger list over several references`,
+    ),
   options: z
     .strictObject({
       /** Messages per G1 request. Default 100. */
-      batchSize: z.number().int('must be a whole number').min(1, 'must be at least 1').max(SMS_MAX_BATCH_SIZE, `must be at most ${SMS_MAX_BATCH_SIZE}`).optional(),
+      batchSize: z
+        .number()
+        .int('must be a whole number')
+        .min(1, 'must be at least 1')
+        .max(SMS_MAX_BATCH_SIZE, `must be at most ${SMS_MAX_BATCH_SIZE}`)
+        .optional(),
       /** 'skip' (default): a bad entry is reported as invalid and the others are sent. 'refuse': any bad entry refuses the whole send. */
       invalidMessages: z.enum(['skip', 'refuse'], { error: 'must be skip or refuse' }).optional(),
       /** Deadline of one G1 call (ms). Default 30000. */
-      sendTimeoutMs: z.number().int().min(100, 'must be at least 100').max(300_000, 'must be at most 300000').optional(),
+      sendTimeoutMs: z
+        .number()
+        .int()
+        .min(100, 'must be at least 100')
+        .max(300_000, 'must be at most 300000')
+        .optional(),
       /** Resends of a batch whose request provably never left (connection refused). Default 2. Never after a lost answer. */
       notSentRetries: z.number().int().min(0, 'must not be negative').max(5, 'must be at most 5').optional(),
       /** Wait before such a resend. Default 2s. */
@@ -159,25 +185,45 @@ export function smsPhoneKey(phone: string): string {
  * rule (`messages[3].phone_number must be …`), an exact repeat (same number, same text) a
  * `duplicate`; the others are returned to be sent.
  */
-export function checkSmsMessages(messages: readonly unknown[]): { valid: SmsEntry[]; rejected: SmsNumberResult[]; issues: FieldIssue[] } {
+export function checkSmsMessages(messages: readonly unknown[]): {
+  valid: SmsEntry[];
+  rejected: SmsNumberResult[];
+  issues: FieldIssue[];
+} {
   const valid: SmsEntry[] = [];
   const rejected: SmsNumberResult[] = [];
   const issues: FieldIssue[] = [];
   const firstSeen = new Map<string, number>();
   messages.forEach((raw, index) => {
     const parsed = SmsMessageSchema.safeParse(raw);
-    const given = raw && typeof raw === 'object' && typeof (raw as { phone_number?: unknown }).phone_number === 'string' ? (raw as { phone_number: string }).phone_number : undefined;
+    const given =
+      raw && typeof raw === 'object' && typeof (raw as { phone_number?: unknown }).phone_number === 'string'
+        ? (raw as { phone_number: string }).phone_number
+        : undefined;
     if (!parsed.success) {
-      const mine = issuesOf(parsed.error).map((i) => ({ path: i.path ? `messages.${index}.${i.path}` : `messages.${index}`, message: i.message }));
+      const mine = issuesOf(parsed.error).map((i) => ({
+        path: i.path ? `messages.${index}.${i.path}` : `messages.${index}`,
+        message: i.message,
+      }));
       issues.push(...mine);
-      rejected.push({ index, ...(given !== undefined ? { phone_number: given } : {}), status: 'invalid', error: mine.map((i) => `${i.path.replace(/^messages\.(\d+)/, 'messages[$1]')} ${i.message}`).join('; ') });
+      rejected.push({
+        index,
+        ...(given !== undefined ? { phone_number: given } : {}),
+        status: 'invalid',
+        error: mine.map((i) => `${i.path.replace(/^messages\.(\d+)/, 'messages[$1]')} ${i.message}`).join('; '),
+      });
       return;
     }
     const key = smsPhoneKey(parsed.data.phone_number);
     const dupKey = `${key}\u0000${parsed.data.message}`;
     const first = firstSeen.get(dupKey);
     if (first !== undefined) {
-      rejected.push({ index, phone_number: parsed.data.phone_number, status: 'duplicate', error: `same phone_number and message as messages[${first}]: sent once only` });
+      rejected.push({
+        index,
+        phone_number: parsed.data.phone_number,
+        status: 'duplicate',
+        error: `same phone_number and message as messages[${first}]: sent once only`,
+      });
       return;
     }
     firstSeen.set(dupKey, index);
@@ -219,7 +265,11 @@ export interface SmsBatchAnswer {
 }
 
 /** Places a batch's answer on its entries: `sent`, `errors`, and what the answer did not name. */
-export function matchSmsBatch(batch: number, entries: readonly SmsEntry[], answer: SmsBatchAnswer): { results: SmsNumberResult[]; unmatchedErrors: string[]; unmatchedSent: number } {
+export function matchSmsBatch(
+  batch: number,
+  entries: readonly SmsEntry[],
+  answer: SmsBatchAnswer,
+): { results: SmsNumberResult[]; unmatchedErrors: string[]; unmatchedSent: number } {
   const sentBy = new Map<string, SmsBatchAnswer['sent'][number]>();
   let unmatchedSent = 0;
   const keys = new Set(entries.map((e) => e.key));
@@ -249,7 +299,14 @@ export function matchSmsBatch(batch: number, entries: readonly SmsEntry[], answe
       };
     }
     const err = errorBy.get(e.key);
-    if (err !== undefined) return { index: e.index, phone_number: e.phone_number, status: 'failed', batch, error: `the service did not send it: ${err}` };
+    if (err !== undefined)
+      return {
+        index: e.index,
+        phone_number: e.phone_number,
+        status: 'failed',
+        batch,
+        error: `the service did not send it: ${err}`,
+      };
     return {
       index: e.index,
       phone_number: e.phone_number,
@@ -269,7 +326,10 @@ export function toDecimalString(v: unknown): string | undefined {
     if (!Number.isFinite(v)) return undefined;
     const s = String(v);
     if (!/e/i.test(s)) return s;
-    return v.toFixed(20).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+    return v
+      .toFixed(20)
+      .replace(/(\.\d*?)0+$/, '$1')
+      .replace(/\.$/, '');
   }
   if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim())) return v.trim();
   return undefined;
@@ -300,7 +360,12 @@ export type SmsSendStatus = 'validating' | 'sending' | 'sent' | 'partially_sent'
  * Final statuses: `sent` every number sent; `partially_sent` some sent, others not or unknown;
  * `not_sent` none sent and none unknown; `outcome_unknown` none proven sent, some unknown.
  */
-export const SMS_SEND_FINAL_STATUSES: readonly SmsSendStatus[] = ['sent', 'partially_sent', 'not_sent', 'outcome_unknown'];
+export const SMS_SEND_FINAL_STATUSES: readonly SmsSendStatus[] = [
+  'sent',
+  'partially_sent',
+  'not_sent',
+  'outcome_unknown',
+];
 
 export type SmsBatchOutcome =
   | 'waiting'
@@ -367,7 +432,15 @@ export interface SmsSendResult extends SmsSendState {
 }
 
 export function countSmsResults(numbers: readonly SmsNumberResult[]): SmsSendCounts {
-  const c: SmsSendCounts = { total: numbers.length, sent: 0, failed: 0, invalid: 0, duplicate: 0, not_sent: 0, outcome_unknown: 0 };
+  const c: SmsSendCounts = {
+    total: numbers.length,
+    sent: 0,
+    failed: 0,
+    invalid: 0,
+    duplicate: 0,
+    not_sent: 0,
+    outcome_unknown: 0,
+  };
   for (const n of numbers) c[n.status]++;
   return c;
 }
@@ -394,7 +467,8 @@ export const SmsCampaignCreateSchema = z
     template_id: uuid,
   })
   .superRefine((v, ctx) => {
-    if (v.is_scheduled && v.sscheduled_dor === undefined) ctx.addIssue({ code: 'custom', path: ['sscheduled_dor'], message: 'is required when is_scheduled is true' });
+    if (v.is_scheduled && v.sscheduled_dor === undefined)
+      ctx.addIssue({ code: 'custom', path: ['sscheduled_dor'], message: 'is required when is_scheduled is true' });
   });
 export type SmsCampaignCreate = z.input<typeof SmsCampaignCreateSchema>;
 
@@ -415,7 +489,12 @@ const campaignOptions = z
     /** Wait before each of those reads. Default 5s. */
     lostCreateSettle: duration.optional(),
     /** Deadline of the G2 call (ms). Default 30000. */
-    createTimeoutMs: z.number().int().min(100, 'must be at least 100').max(300_000, 'must be at most 300000').optional(),
+    createTimeoutMs: z
+      .number()
+      .int()
+      .min(100, 'must be at least 100')
+      .max(300_000, 'must be at most 300000')
+      .optional(),
     /** G3 perPage. Default 100. */
     pageSize: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').optional(),
     /** Resends of a G2 that provably never left. Default 2. */
@@ -446,10 +525,15 @@ export const SmsCampaignFollowInputSchema = z.strictObject({
 export type SmsCampaignFollowInput = z.input<typeof SmsCampaignFollowInputSchema>;
 
 export const smsCampaignWorkflowId = (reference: string): string => `sms-campaign-${reference}`;
-export const smsCampaignFollowWorkflowId = (campaignId: string): string => `sms-campaign-follow-${campaignId.toLowerCase()}`;
+export const smsCampaignFollowWorkflowId = (campaignId: string): string =>
+  `sms-campaign-follow-${campaignId.toLowerCase()}`;
 
 /** Starter-only rule (it needs the current time): a scheduled send time must lie ahead. */
-export function smsScheduleIssues(c: { is_scheduled?: boolean; sscheduled_dor?: string }, nowMs: number, path = 'campaign.sscheduled_dor'): FieldIssue[] {
+export function smsScheduleIssues(
+  c: { is_scheduled?: boolean; sscheduled_dor?: string },
+  nowMs: number,
+  path = 'campaign.sscheduled_dor',
+): FieldIssue[] {
   if (!c.is_scheduled || c.sscheduled_dor === undefined) return [];
   const at = Date.parse(c.sscheduled_dor);
   return !Number.isNaN(at) && at <= nowMs ? [{ path, message: 'must be in the future when is_scheduled is true' }] : [];
@@ -479,7 +563,14 @@ export type SmsCampaignStatus =
   /** G2's answer was lost and G3 did not show one new campaign by that name: it may exist. Never created again. */
   | 'outcome_unknown';
 
-export const SMS_CAMPAIGN_FINAL_STATUSES: readonly SmsCampaignStatus[] = ['success', 'failed', 'rejected', 'not_found', 'still_pending', 'outcome_unknown'];
+export const SMS_CAMPAIGN_FINAL_STATUSES: readonly SmsCampaignStatus[] = [
+  'success',
+  'failed',
+  'rejected',
+  'not_found',
+  'still_pending',
+  'outcome_unknown',
+];
 
 export type SmsCampaignStep =
   | { op: 'create'; attempt: number; outcome: 'created' | 'refused' | 'not_sent' | 'unknown'; detail?: string }

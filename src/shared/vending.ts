@@ -12,7 +12,12 @@ import type { OutcomeResolution } from './outcome';
 
 const duration = z.union([
   z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
-  z.string().regex(/^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/, 'must be a duration such as "2s" or "5 minutes"'),
+  z
+    .string()
+    .regex(
+      /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/,
+      'must be a duration such as "2s" or "5 minutes"',
+    ),
 ]);
 
 export const VendInputSchema = z.strictObject({
@@ -26,7 +31,9 @@ export const VendInputSchema = z.strictObject({
     .transform((v) => v.trim().toUpperCase())
     .pipe(z.string().regex(/^[A-Z]{2,10}$/, 'must be a provider code such as EKEDC')),
   meter_no: z
-    .union([z.string(), z.number()], { error: (iss) => (iss.input === undefined ? 'is required' : 'must be the meter number') })
+    .union([z.string(), z.number()], {
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be the meter number'),
+    })
     .transform((v) => String(v).trim())
     .pipe(z.string().regex(/^\d{6,20}$/, 'must be the meter number (6 to 20 digits)')),
   meter_type: z
@@ -39,7 +46,9 @@ export const VendInputSchema = z.strictObject({
     .refine((v) => Number.isSafeInteger(v), 'must be a whole amount; a fractional amount is refused, never rounded')
     .refine((v) => v > 0, 'must be greater than 0'),
   /** Receives the token by SMS. */
-  phone_number: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number') }).regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)'),
+  phone_number: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number') })
+    .regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)'),
   /** Receives the token by e-mail. */
   email: z.email({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an e-mail address') }),
   options: z

@@ -78,7 +78,12 @@ export interface VirtualAccountCreditOutcome {
   /** Deliveries that reached the durable check so far, this one included. */
   deliveries: number;
   /** The freeze the service reported, and when it was seen released. */
-  freeze?: { freezeTransactionRef?: string; reason?: string; confirmedBy: 'service' | 'notification'; releasedAt?: string };
+  freeze?: {
+    freezeTransactionRef?: string;
+    reason?: string;
+    confirmedBy: 'service' | 'notification';
+    releasedAt?: string;
+  };
   /** The hand-over to the merchant's credit handler (absent for a duplicate, or runs before handlers existed). */
   handoff?: CreditHandoff;
 }
@@ -104,7 +109,9 @@ export interface VirtualAccountCreditState {
 
 export const virtualAccountCreditStateQuery = defineQuery<VirtualAccountCreditState>('virtualAccountCreditState');
 /** Operator: try the hand-over again after it gave up (handoff_failed). */
-export const retryCreditHandoffUpdate = defineUpdate<{ accepted: true }, [{ operator: string; reason: string }]>('retryCreditHandoff');
+export const retryCreditHandoffUpdate = defineUpdate<{ accepted: true }, [{ operator: string; reason: string }]>(
+  'retryCreditHandoff',
+);
 
 /** Timings of the credit workflow (docs/flows-virtual-accounts.md). */
 export const VA_CREDIT_DEFAULTS = {
@@ -134,4 +141,5 @@ export interface ErrorLogSweepSummary {
 
 export const VA_ERROR_LOG_SWEEP_WORKFLOW_ID = 'va-webhook-error-log-sweep';
 
-export const virtualAccountCreditWorkflowId = (transactionReference: string): string => `va-credit-${transactionReference}`;
+export const virtualAccountCreditWorkflowId = (transactionReference: string): string =>
+  `va-credit-${transactionReference}`;

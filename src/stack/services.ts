@@ -15,7 +15,12 @@ import { installTemporalRuntime } from '../logging/temporal-logger';
 import type { PaymentsClient } from '../api';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox';
 import type { ClaimCheckStore } from '../claim-check/store';
-import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits, type StarterContext } from '../starters/connect';
+import {
+  openClaimCheck,
+  openPaymentsClient,
+  openVirtualAccountCredits,
+  type StarterContext,
+} from '../starters/connect';
 import { startWorkerHealth } from '../observability/process';
 
 export interface RunServicesOptions {
@@ -103,7 +108,11 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
 
     const clientConnection = await connectTemporalClient(config.temporal);
     stops.push(() => clientConnection.close());
-    const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection: clientConnection });
+    const client = await createTemporalClient({
+      ...config.temporal,
+      encryption: config.encryption,
+      connection: clientConnection,
+    });
 
     const claimCheck = await openClaimCheck(config);
     claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
@@ -121,14 +130,25 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
         ...config.temporal,
         encryption: config.encryption,
         connection: workerConnection,
-        activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits, temporal: client, ...(opts.creditHandler ? { creditHandler: opts.creditHandler } : {}) }),
+        activities: createActivities({
+          api,
+          logger: logger.child({ component: 'activities' }),
+          config,
+          claimCheck,
+          vaCredits,
+          temporal: client,
+          ...(opts.creditHandler ? { creditHandler: opts.creditHandler } : {}),
+        }),
         workflowBundle: opts.workflowBundle,
         overrides: opts.workerOverrides,
       });
       const running = worker.run();
       health?.watch(worker, workerConnection);
       if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
-        await ensureErrorLogSweepSchedule(client, { taskQueue: config.temporal.taskQueue, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds });
+        await ensureErrorLogSweepSchedule(client, {
+          taskQueue: config.temporal.taskQueue,
+          everySeconds: config.virtualAccounts.errorLogSweepEverySeconds,
+        });
       }
       stops.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();
@@ -137,7 +157,18 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
       });
     }
 
-    return { sandbox, sandboxUrl: sandbox?.url, webhookUrl, codecUrl: codec.url, workerHealthUrl, api, client, claimCheck, starters: { client, taskQueue: config.temporal.taskQueue, claimCheck }, stop };
+    return {
+      sandbox,
+      sandboxUrl: sandbox?.url,
+      webhookUrl,
+      codecUrl: codec.url,
+      workerHealthUrl,
+      api,
+      client,
+      claimCheck,
+      starters: { client, taskQueue: config.temporal.taskQueue, claimCheck },
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

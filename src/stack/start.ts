@@ -63,11 +63,21 @@ async function main(): Promise<void> {
   const observability = await startProcessObservability(config, logger, {
     serviceName: 'payflow-stack',
     runtime: true,
-    metrics: config.observability.metrics ?? (process.env.METRICS_PORT === 'off' ? undefined : { host: '127.0.0.1', port: 9464 }),
+    metrics:
+      config.observability.metrics ??
+      (process.env.METRICS_PORT === 'off' ? undefined : { host: '127.0.0.1', port: 9464 }),
   });
-  const services = await runServices({ config, logger, workerHealth: true, workerOverrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS } });
+  const services = await runServices({
+    config,
+    logger,
+    workerHealth: true,
+    workerOverrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS },
+  });
   const schedule = config.reconciliation.schedule
-    ? await ensureReconciliationSchedule(services.client, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt }).catch((err: unknown) => {
+    ? await ensureReconciliationSchedule(services.client, {
+        taskQueue: config.temporal.taskQueue,
+        dailyAt: config.reconciliation.dailyAt,
+      }).catch((err: unknown) => {
         logger.error({ err }, 'reconciliation schedule could not be created or updated');
         return undefined;
       })
@@ -84,8 +94,12 @@ async function main(): Promise<void> {
     `Metrics           ${observability.metricsUrl ?? 'off (METRICS_PORT)'}  (Prometheus: worker, receiver, codec server)`,
     `Health            worker ${services.workerHealthUrl ? `${services.workerHealthUrl}/healthz /readyz` : 'off (HEALTH_PORT)'}`,
     `                  receiver ${services.webhookUrl}/healthz /readyz · codec ${services.codecUrl}/healthz /readyz`,
-    observability.tracing ? `Tracing           OpenTelemetry, exporter ${config.observability.tracing.exporter}` : undefined,
-    schedule ? `Reconciliation    Schedule ${schedule.scheduleId}, daily at ${config.reconciliation.dailyAt} UTC (previous day)` : undefined,
+    observability.tracing
+      ? `Tracing           OpenTelemetry, exporter ${config.observability.tracing.exporter}`
+      : undefined,
+    schedule
+      ? `Reconciliation    Schedule ${schedule.scheduleId}, daily at ${config.reconciliation.dailyAt} UTC (previous day)`
+      : undefined,
   ].filter(Boolean);
   console.log(['', 'Payments stack is up:', ...lines.map((l) => `  ${l}`), '', 'Press Ctrl-C to stop.', ''].join('\n'));
 
@@ -98,7 +112,9 @@ async function main(): Promise<void> {
     // A terminal's Ctrl-C can arrive twice (directly and relayed by npm/tsx): once is enough.
     if (stopping) return;
     stopping = true;
-    console.log(`\n${signal}: stopping (in-flight activities get up to ${WORKER_SHUTDOWN_GRACE_MS / 1000} s to finish)…`);
+    console.log(
+      `\n${signal}: stopping (in-flight activities get up to ${WORKER_SHUTDOWN_GRACE_MS / 1000} s to finish)…`,
+    );
     await services.stop();
     console.log('worker and services stopped');
     await observability.stop();

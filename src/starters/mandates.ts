@@ -10,9 +10,23 @@ import { retryTransient } from './temporal-retry';
 import { z } from 'zod';
 import type { OperationData, OperationRequest, PaymentsClient } from '../api';
 import {
-  IDEMPOTENCY_KEY_RULE, MANDATE_OTP_RULE, MAX_INTERVAL, MINIMUM_DEBIT_KOBO, cancelMandateSignal, cancelMandateUpdate, debitMandateUpdate, mandateStateQuery, mandateWorkflowId,
-  resendMandateOtpUpdate, resolveDebitUpdate, submitMandateOtpUpdate,
-  type MandateDebit, type MandateInput, type MandateRequest, type MandateState, type ResolveDebitRequest,
+  IDEMPOTENCY_KEY_RULE,
+  MANDATE_OTP_RULE,
+  MAX_INTERVAL,
+  MINIMUM_DEBIT_KOBO,
+  cancelMandateSignal,
+  cancelMandateUpdate,
+  debitMandateUpdate,
+  mandateStateQuery,
+  mandateWorkflowId,
+  resendMandateOtpUpdate,
+  resolveDebitUpdate,
+  submitMandateOtpUpdate,
+  type MandateDebit,
+  type MandateInput,
+  type MandateRequest,
+  type MandateState,
+  type ResolveDebitRequest,
 } from '../shared/mandate';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { mandateWorkflow } from '../workflows/mandate';
@@ -53,21 +67,46 @@ export const mandateInputSchema = z
     scheduledDebitRetries: z.number().int().min(0).max(10).optional(),
     scheduledRetryDelayMs: z.number().int().positive().optional(),
     debitSettleMs: z.number().int().min(0).max(600_000).optional(),
-    pendingRequeryMs: z.array(z.number().int().min(0).max(24 * 3600 * 1000)).max(20).optional(),
+    pendingRequeryMs: z
+      .array(
+        z
+          .number()
+          .int()
+          .min(0)
+          .max(24 * 3600 * 1000),
+      )
+      .max(20)
+      .optional(),
     unresolvedRequeryForMs: z.number().int().positive().optional(),
     unresolvedRequeryFirstMs: z.number().int().positive().optional(),
     unresolvedRequeryMaxMs: z.number().int().positive().optional(),
   })
   .superRefine((v, ctx) => {
-    if (v.debitType === 'fixed' && !v.fixed) ctx.addIssue({ code: 'custom', path: ['fixed'], message: 'is required for a FIXED mandate' });
-    if (v.debitType === 'variable' && v.fixed) ctx.addIssue({ code: 'custom', path: ['fixed'], message: 'applies only to a FIXED mandate' });
-    if (v.endDate < v.startDate) ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before startDate' });
-    if (v.fixed && v.fixed.initialDebitAmount > v.amount) ctx.addIssue({ code: 'custom', path: ['fixed', 'initialDebitAmount'], message: 'must not exceed the mandate amount' });
+    if (v.debitType === 'fixed' && !v.fixed)
+      ctx.addIssue({ code: 'custom', path: ['fixed'], message: 'is required for a FIXED mandate' });
+    if (v.debitType === 'variable' && v.fixed)
+      ctx.addIssue({ code: 'custom', path: ['fixed'], message: 'applies only to a FIXED mandate' });
+    if (v.endDate < v.startDate)
+      ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before startDate' });
+    if (v.fixed && v.fixed.initialDebitAmount > v.amount)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fixed', 'initialDebitAmount'],
+        message: 'must not exceed the mandate amount',
+      });
     if (v.fixed && v.fixed.interval > MAX_INTERVAL[v.fixed.frequency]) {
-      ctx.addIssue({ code: 'custom', path: ['fixed', 'interval'], message: `must be at most ${MAX_INTERVAL[v.fixed.frequency]} for ${v.fixed.frequency} (one debit a day)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fixed', 'interval'],
+        message: `must be at most ${MAX_INTERVAL[v.fixed.frequency]} for ${v.fixed.frequency} (one debit a day)`,
+      });
     }
     if (v.fixed && (v.fixed.initialDebitDate < v.startDate || v.fixed.initialDebitDate > v.endDate)) {
-      ctx.addIssue({ code: 'custom', path: ['fixed', 'initialDebitDate'], message: 'must lie between startDate and endDate' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fixed', 'initialDebitDate'],
+        message: 'must lie between startDate and endDate',
+      });
     }
   });
 
@@ -86,8 +125,12 @@ export class StarterValidationError extends Error {
  */
 export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
   const parsed = mandateInputSchema.safeParse(raw);
-  if (!parsed.success) throw new StarterValidationError(parsed.error.issues.map((i) => ({ field: i.path.join('.'), rule: i.message })));
-  const { customer: { bvn, ...customer }, ...rest } = parsed.data;
+  if (!parsed.success)
+    throw new StarterValidationError(parsed.error.issues.map((i) => ({ field: i.path.join('.'), rule: i.message })));
+  const {
+    customer: { bvn, ...customer },
+    ...rest
+  } = parsed.data;
   const bvnHandle = await ctx.claimCheck.seal('bvn', bvn);
   const input: MandateInput = { ...rest, customer: { ...customer, bvnHandle } } as MandateInput;
   try {
@@ -95,7 +138,13 @@ export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
       workflowId: mandateWorkflowId(input.mandateRef),
       taskQueue: ctx.taskQueue,
       args: [input],
-      typedSearchAttributes: paymentSearchAttributes({ flow: 'mandate', reference: input.mandateRef, amount: input.amount, currency: 'NGN', status: 'creating' }),
+      typedSearchAttributes: paymentSearchAttributes({
+        flow: 'mandate',
+        reference: input.mandateRef,
+        amount: input.amount,
+        currency: 'NGN',
+        status: 'creating',
+      }),
     });
   } catch (err) {
     await ctx.claimCheck.discard(bvnHandle).catch(() => undefined);
@@ -125,7 +174,9 @@ export async function submitMandateOtp(ctx: StarterContext, mandateRef: string, 
   const sealed = await ctx.claimCheck.seal('mandate-otp', otp);
   try {
     const updateId = randomUUID(); // one id across retries: the server runs the Update once
-    return await retryTransient('mandate OTP (Update)', () => handle(ctx.client, mandateRef).executeUpdate(submitMandateOtpUpdate, { args: [sealed], updateId }));
+    return await retryTransient('mandate OTP (Update)', () =>
+      handle(ctx.client, mandateRef).executeUpdate(submitMandateOtpUpdate, { args: [sealed], updateId }),
+    );
   } finally {
     await ctx.claimCheck.discard(sealed).catch(() => undefined);
   }
@@ -143,7 +194,12 @@ export interface DebitOptions {
 }
 
 /** A VARIABLE mandate's debit on request (Update `debitMandate`, Update id `debit-<key>`); answers the debit with its `key`. */
-export async function debitMandate(client: Client, mandateRef: string, amount: number, options?: string | DebitOptions): Promise<MandateDebit> {
+export async function debitMandate(
+  client: Client,
+  mandateRef: string,
+  amount: number,
+  options?: string | DebitOptions,
+): Promise<MandateDebit> {
   const opts: DebitOptions = typeof options === 'string' ? { narration: options } : (options ?? {});
   const idempotencyKey = opts.idempotencyKey ?? randomUUID();
   if (!IDEMPOTENCY_KEY_RULE.pattern.test(idempotencyKey)) throw new Error(IDEMPOTENCY_KEY_RULE.message);
@@ -156,9 +212,13 @@ export async function debitMandate(client: Client, mandateRef: string, amount: n
 }
 
 /** An operator resolves a debit whose outcome stayed unknown (by its idempotency key or reference); answers the debit. */
-export const resolveMandateDebit = (client: Client, mandateRef: string, req: ResolveDebitRequest): Promise<MandateDebit> =>
-  handle(client, mandateRef).executeUpdate(resolveDebitUpdate, { args: [req] });
-export const getMandateState = (client: Client, mandateRef: string): Promise<MandateState> => retryTransient('mandate state (query)', () => handle(client, mandateRef).query(mandateStateQuery));
+export const resolveMandateDebit = (
+  client: Client,
+  mandateRef: string,
+  req: ResolveDebitRequest,
+): Promise<MandateDebit> => handle(client, mandateRef).executeUpdate(resolveDebitUpdate, { args: [req] });
+export const getMandateState = (client: Client, mandateRef: string): Promise<MandateState> =>
+  retryTransient('mandate state (query)', () => handle(client, mandateRef).query(mandateStateQuery));
 
 /**
  * Cancels (D4) through the update and answers the final state. Idempotent: a mandate whose flow
@@ -177,23 +237,36 @@ export async function cancelMandate(client: Client, mandateRef: string): Promise
   }
   const final = (await h.result().catch(() => undefined)) as MandateState | undefined;
   if (final) return final;
-  throw new WorkflowNotFoundError(`mandate ${mandateRef} has no result: its flow ended without one`, mandateWorkflowId(mandateRef), undefined);
+  throw new WorkflowNotFoundError(
+    `mandate ${mandateRef} has no result: its flow ended without one`,
+    mandateWorkflowId(mandateRef),
+    undefined,
+  );
 }
 
 /** Fire-and-forget cancel: the flow cancels at its next step (a refusal is recorded in `failures`). */
-export const requestMandateCancel = (client: Client, mandateRef: string): Promise<void> => handle(client, mandateRef).signal(cancelMandateSignal);
+export const requestMandateCancel = (client: Client, mandateRef: string): Promise<void> =>
+  handle(client, mandateRef).signal(cancelMandateSignal);
 
 export type MandateListFilters = Omit<OperationRequest<'mandates.list'>, 'cursor'>;
 export type MandatePage = OperationData<'mandates.list'>;
 
 /** D5 through the API client: the spec's filters, one page; pass a page's next_cursor/prev_cursor as `cursor`. */
-export async function listMandates(api: PaymentsClient, filters: MandateListFilters = {}, cursor?: string): Promise<MandatePage> {
+export async function listMandates(
+  api: PaymentsClient,
+  filters: MandateListFilters = {},
+  cursor?: string,
+): Promise<MandatePage> {
   const res = await api.mandates.list({ ...filters, ...(cursor !== undefined ? { cursor } : {}) });
   return res.data;
 }
 
 /** Every page of D5 for the filters, following next_cursor (at most maxPages pages). */
-export async function* listAllMandates(api: PaymentsClient, filters: MandateListFilters = {}, maxPages = 1000): AsyncGenerator<MandatePage['records'][number]> {
+export async function* listAllMandates(
+  api: PaymentsClient,
+  filters: MandateListFilters = {},
+  maxPages = 1000,
+): AsyncGenerator<MandatePage['records'][number]> {
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page++) {
     const res = await listMandates(api, filters, cursor);

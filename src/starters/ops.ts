@@ -4,14 +4,29 @@
 // The same lists are Web UI queries (README, "Operator tools"): the CLI only runs them.
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { resolveOutcomeUpdate, type OutcomeResolution, type ResolveOutcomeInput } from '../shared/outcome';
-import { paymentWebhookSignal, releaseUnmatchedSignal, unmatchedWebhookQuery, type PaymentWebhookEvent } from '../shared/payment-webhook';
+import {
+  paymentWebhookSignal,
+  releaseUnmatchedSignal,
+  unmatchedWebhookQuery,
+  type PaymentWebhookEvent,
+} from '../shared/payment-webhook';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
-import { FINDING_KINDS, RECONCILIATION_MARK_FLOW, reconciliationMarkWorkflowId, type ReconciliationMark } from '../shared/reconciliation';
+import {
+  FINDING_KINDS,
+  RECONCILIATION_MARK_FLOW,
+  reconciliationMarkWorkflowId,
+  type ReconciliationMark,
+} from '../shared/reconciliation';
 import { PaymentFlow, PaymentReference, ReconciliationStatus } from '../shared/search-attributes';
 
 /** The statuses that mean "the service could not say whether money moved": a person decides. */
-export const UNKNOWN_STATUSES = ['outcome_unknown', 'create_outcome_unknown', 'expired_unobserved', 'poll_error'] as const;
+export const UNKNOWN_STATUSES = [
+  'outcome_unknown',
+  'create_outcome_unknown',
+  'expired_unobserved',
+  'poll_error',
+] as const;
 
 const inList = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
@@ -47,7 +62,8 @@ export interface AttentionItem {
   closeTime?: string;
 }
 
-const first = (info: WorkflowExecutionInfo, key: string): unknown => (info.searchAttributes?.[key] as unknown[] | undefined)?.[0];
+const first = (info: WorkflowExecutionInfo, key: string): unknown =>
+  (info.searchAttributes?.[key] as unknown[] | undefined)?.[0];
 
 function toItem(info: WorkflowExecutionInfo): AttentionItem {
   const amount = first(info, 'PaymentAmount');
@@ -55,10 +71,14 @@ function toItem(info: WorkflowExecutionInfo): AttentionItem {
     workflowId: info.workflowId,
     runId: info.runId,
     ...(typeof first(info, 'PaymentFlow') === 'string' ? { flow: first(info, 'PaymentFlow') as string } : {}),
-    ...(typeof first(info, 'PaymentReference') === 'string' ? { reference: first(info, 'PaymentReference') as string } : {}),
+    ...(typeof first(info, 'PaymentReference') === 'string'
+      ? { reference: first(info, 'PaymentReference') as string }
+      : {}),
     ...(typeof first(info, 'PaymentStatus') === 'string' ? { status: first(info, 'PaymentStatus') as string } : {}),
     ...(typeof amount === 'number' ? { amount } : {}),
-    ...(typeof first(info, 'PaymentCurrency') === 'string' ? { currency: first(info, 'PaymentCurrency') as string } : {}),
+    ...(typeof first(info, 'PaymentCurrency') === 'string'
+      ? { currency: first(info, 'PaymentCurrency') as string }
+      : {}),
     running: info.status.name === 'RUNNING',
     startTime: info.startTime.toISOString(),
     ...(info.closeTime ? { closeTime: info.closeTime.toISOString() } : {}),
@@ -66,7 +86,11 @@ function toItem(info: WorkflowExecutionInfo): AttentionItem {
 }
 
 /** One list of what needs a person (newest first), at most `limit` items. */
-export async function listAttention(ctx: Pick<StarterContext, 'client'>, kind: AttentionKind, opts: { limit?: number } = {}): Promise<AttentionItem[]> {
+export async function listAttention(
+  ctx: Pick<StarterContext, 'client'>,
+  kind: AttentionKind,
+  opts: { limit?: number } = {},
+): Promise<AttentionItem[]> {
   const items: AttentionItem[] = [];
   const limit = opts.limit ?? 100;
   for await (const info of ctx.client.workflow.list({ query: ATTENTION_QUERIES[kind] })) {
@@ -88,14 +112,25 @@ async function isLatestMark(ctx: Pick<StarterContext, 'client'>, item: Attention
  * Resolves a reconciliation finding by hand: a new mark for the reference with status `resolved`,
  * the status it replaces, and who and why (the flow's own record cannot change once closed).
  */
-export async function resolveReconciliationFinding(ctx: Pick<StarterContext, 'client' | 'taskQueue'>, reference: string, input: { operator: string; reason: string }): Promise<ReconciliationMark> {
+export async function resolveReconciliationFinding(
+  ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
+  reference: string,
+  input: { operator: string; reason: string },
+): Promise<ReconciliationMark> {
   if (!input.operator?.trim()) throw new Error('operator: required');
   if (!input.reason?.trim()) throw new Error('reason: required');
   const id = reconciliationMarkWorkflowId(reference);
   const current = await retryTransient('reconciliation mark', () => ctx.client.workflow.getHandle(id).describe());
   const previous = (current.searchAttributes?.ReconciliationStatus as string[] | undefined)?.[0];
-  if (!previous || previous === 'resolved') throw new Error(`reference ${reference}: no open reconciliation finding (latest mark: ${previous ?? 'none'})`);
-  const mark: ReconciliationMark = { status: 'resolved', reference, reconciliationId: 'operator', previous, resolution: { operator: input.operator, reason: input.reason, at: new Date().toISOString() } };
+  if (!previous || previous === 'resolved')
+    throw new Error(`reference ${reference}: no open reconciliation finding (latest mark: ${previous ?? 'none'})`);
+  const mark: ReconciliationMark = {
+    status: 'resolved',
+    reference,
+    reconciliationId: 'operator',
+    previous,
+    resolution: { operator: input.operator, reason: input.reason, at: new Date().toISOString() },
+  };
   const handle = await ctx.client.workflow.start('reconciliationMarkWorkflow', {
     workflowId: id,
     taskQueue: ctx.taskQueue,
@@ -119,8 +154,14 @@ export async function attentionSummary(ctx: Pick<StarterContext, 'client'>): Pro
 }
 
 /** Resolves a parked payment, POS sale or vend (resolveOutcome), recorded on the flow; refused unless it is parked. */
-export function resolveParkedFlow(ctx: Pick<StarterContext, 'client'>, workflowId: string, input: ResolveOutcomeInput): Promise<OutcomeResolution> {
-  return retryTransient('resolve outcome', () => ctx.client.workflow.getHandle(workflowId).executeUpdate(resolveOutcomeUpdate, { args: [input] }));
+export function resolveParkedFlow(
+  ctx: Pick<StarterContext, 'client'>,
+  workflowId: string,
+  input: ResolveOutcomeInput,
+): Promise<OutcomeResolution> {
+  return retryTransient('resolve outcome', () =>
+    ctx.client.workflow.getHandle(workflowId).executeUpdate(resolveOutcomeUpdate, { args: [input] }),
+  );
 }
 
 /**
@@ -128,12 +169,17 @@ export function resolveParkedFlow(ctx: Pick<StarterContext, 'client'>, workflowI
  * takes them as hints and verifies its own reference with the service), and the holder ends.
  * Returns the events it held.
  */
-export async function releaseUnmatchedWebhook(ctx: { client: Client }, holderWorkflowId: string, opts: { toWorkflowId?: string } = {}): Promise<PaymentWebhookEvent[]> {
+export async function releaseUnmatchedWebhook(
+  ctx: { client: Client },
+  holderWorkflowId: string,
+  opts: { toWorkflowId?: string } = {},
+): Promise<PaymentWebhookEvent[]> {
   const holder = ctx.client.workflow.getHandle(holderWorkflowId);
   const events = await retryTransient('unmatched webhooks', () => holder.query(unmatchedWebhookQuery));
   if (opts.toWorkflowId) {
     const target = ctx.client.workflow.getHandle(opts.toWorkflowId);
-    for (const event of events) await retryTransient('forward webhook', () => target.signal(paymentWebhookSignal, event));
+    for (const event of events)
+      await retryTransient('forward webhook', () => target.signal(paymentWebhookSignal, event));
   }
   await retryTransient('release unmatched', () => holder.signal(releaseUnmatchedSignal));
   return events;

@@ -6,22 +6,49 @@
 // Updates carrying their handle; the outcome comes back synchronously as the next state or a
 // PaymentStepError.
 import {
-  WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type QueryDefinition, type WorkflowHandle,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type QueryDefinition,
+  type WorkflowHandle,
 } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { USSD_BANK_CODES } from '../api';
 import {
-  cardFirstStepUpdate, cardPaymentStateQuery, submitCardUpdate, submitOtpUpdate, submitPinUpdate, type CardDetails, type CardPaymentInput, type CardPaymentState,
+  cardFirstStepUpdate,
+  cardPaymentStateQuery,
+  submitCardUpdate,
+  submitOtpUpdate,
+  submitPinUpdate,
+  type CardDetails,
+  type CardPaymentInput,
+  type CardPaymentState,
 } from '../shared/card';
 import { cardDisplay, SECRET_UNAVAILABLE, type SealedCard, type SecretPurpose } from '../shared/claim-check';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
-import { directPaymentStateQuery, submitBankCodeUpdate, ussdCodeUpdate, type BankPaymentInput, type DirectPaymentState, type UssdPaymentInput } from '../shared/bank-ussd';
+import {
+  directPaymentStateQuery,
+  submitBankCodeUpdate,
+  ussdCodeUpdate,
+  type BankPaymentInput,
+  type DirectPaymentState,
+  type UssdPaymentInput,
+} from '../shared/bank-ussd';
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
 import {
-  cancelRecurringSignal, cycleReference, recurringStateQuery, recurringWorkflowId, tokenChargeStateQuery, type RecurringInput, type RecurringState, type TokenChargeState,
+  cancelRecurringSignal,
+  cycleReference,
+  recurringStateQuery,
+  recurringWorkflowId,
+  tokenChargeStateQuery,
+  type RecurringInput,
+  type RecurringState,
+  type TokenChargeState,
 } from '../shared/recurring';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
@@ -71,7 +98,12 @@ export class PaymentStepError extends Error {
   }
 }
 
-const KIND_BY_TYPE: Record<string, PaymentStepError['kind']> = { Refused: 'refused', OutcomeUnknown: 'outcome_unknown', Ended: 'ended', [SECRET_UNAVAILABLE]: 'resubmit' };
+const KIND_BY_TYPE: Record<string, PaymentStepError['kind']> = {
+  Refused: 'refused',
+  OutcomeUnknown: 'outcome_unknown',
+  Ended: 'ended',
+  [SECRET_UNAVAILABLE]: 'resubmit',
+};
 
 /** Runs an Update (retried through a server restart with one update id) and words its failure. */
 async function step<T>(run: (updateId: string) => Promise<T>): Promise<T> {
@@ -84,14 +116,21 @@ async function step<T>(run: (updateId: string) => Promise<T>): Promise<T> {
       const kind = (cause?.type && KIND_BY_TYPE[cause.type]) || 'not_expected';
       throw new PaymentStepError(kind, cause?.message ?? err.message, cause?.details?.[0]);
     }
-    if (err instanceof WorkflowNotFoundError) throw new PaymentStepError('ended', 'no payment flow is waiting for this reference (it has ended or never started)');
+    if (err instanceof WorkflowNotFoundError)
+      throw new PaymentStepError(
+        'ended',
+        'no payment flow is waiting for this reference (it has ended or never started)',
+      );
     throw err;
   }
 }
 
 function parseOrThrow<T>(schema: z.ZodType<T>, raw: unknown): T {
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new PaymentInputError(parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', rule: i.message })));
+  if (!parsed.success)
+    throw new PaymentInputError(
+      parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', rule: i.message })),
+    );
   return parsed.data;
 }
 
@@ -130,7 +169,9 @@ async function queryPayment<T>(client: Client, ref: string, query: QueryDefiniti
   } catch (err) {
     const d = await latest.describe().catch(() => undefined);
     if (d?.type !== WEBHOOK_HOLDER_TYPE) throw err;
-    for await (const run of client.workflow.list({ query: `WorkflowId = '${paymentWorkflowId(ref)}' AND WorkflowType != '${WEBHOOK_HOLDER_TYPE}'` })) {
+    for await (const run of client.workflow.list({
+      query: `WorkflowId = '${paymentWorkflowId(ref)}' AND WorkflowType != '${WEBHOOK_HOLDER_TYPE}'`,
+    })) {
       return client.workflow.getHandle(run.workflowId, run.runId).query(query);
     }
     throw err;
@@ -143,7 +184,12 @@ async function queryPayment<T>(client: Client, ref: string, query: QueryDefiniti
  * soon as the service answered; this covers an Update refused before use).
  */
 async function sendSealedCode<S>(
-  ctx: StarterContext, ref: string, purpose: SecretPurpose, code: string, rule: { pattern: RegExp; message: string }, send: (h: WorkflowHandle, sealed: string, updateId: string) => Promise<S>,
+  ctx: StarterContext,
+  ref: string,
+  purpose: SecretPurpose,
+  code: string,
+  rule: { pattern: RegExp; message: string },
+  send: (h: WorkflowHandle, sealed: string, updateId: string) => Promise<S>,
 ): Promise<S> {
   if (typeof code !== 'string' || !rule.pattern.test(code)) throw new PaymentStepError('not_expected', rule.message);
   const sealed = await ctx.claimCheck.seal(purpose, code);
@@ -155,7 +201,12 @@ async function sendSealedCode<S>(
 }
 
 const sealCard = async (ctx: StarterContext, card: CardDetails): Promise<SealedCard> => ({
-  handle: await ctx.claimCheck.seal('card', { number: card.number, cvv: card.cvv, expiryMonth: card.expiryMonth, expiryYear: card.expiryYear } satisfies CardDetails),
+  handle: await ctx.claimCheck.seal('card', {
+    number: card.number,
+    cvv: card.cvv,
+    expiryMonth: card.expiryMonth,
+    expiryYear: card.expiryYear,
+  } satisfies CardDetails),
   ...cardDisplay(card.number),
 });
 
@@ -194,7 +245,10 @@ async function sealedCardInput(ctx: StarterContext, raw: CardPaymentRequest): Pr
 }
 
 /** Starts B1 under workflow id payment-<transactionRef>; follow it with getCardPaymentState / handle.result(). */
-export async function startCardPayment(ctx: StarterContext, raw: CardPaymentRequest): Promise<WorkflowHandle<typeof cardPaymentWorkflow>> {
+export async function startCardPayment(
+  ctx: StarterContext,
+  raw: CardPaymentRequest,
+): Promise<WorkflowHandle<typeof cardPaymentWorkflow>> {
   const { client, taskQueue } = ctx;
   const input = await sealedCardInput(ctx, raw);
   return startOnce(input.transactionRef, () =>
@@ -204,7 +258,13 @@ export async function startCardPayment(ctx: StarterContext, raw: CardPaymentRequ
       args: [input],
       // A reference pays once: a finished flow's id is not reused (nor a held webhook's, while it runs).
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: paymentSearchAttributes({ flow: 'card', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'charging' }),
+      typedSearchAttributes: paymentSearchAttributes({
+        flow: 'card',
+        reference: input.transactionRef,
+        amount: input.amount,
+        currency: input.currency,
+        status: 'charging',
+      }),
     }),
   );
 }
@@ -212,33 +272,60 @@ export async function startCardPayment(ctx: StarterContext, raw: CardPaymentRequ
  * Starts B1 and answers at once with the first step (update-with-start): awaiting_pin,
  * awaiting_otp, awaiting_3ds with authUrl — or the end (e.g. failed: Card declined).
  */
-export async function startCardPaymentForStep(ctx: StarterContext, raw: CardPaymentRequest): Promise<{ state: CardPaymentState; handle: WorkflowHandle<typeof cardPaymentWorkflow> }> {
+export async function startCardPaymentForStep(
+  ctx: StarterContext,
+  raw: CardPaymentRequest,
+): Promise<{ state: CardPaymentState; handle: WorkflowHandle<typeof cardPaymentWorkflow> }> {
   const { client, taskQueue } = ctx;
   const input = await sealedCardInput(ctx, raw);
   const startOp = new WithStartWorkflowOperation<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-    workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input], workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: paymentSearchAttributes({ flow: 'card', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'charging' }),
+    workflowId: paymentWorkflowId(input.transactionRef),
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'FAIL',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: paymentSearchAttributes({
+      flow: 'card',
+      reference: input.transactionRef,
+      amount: input.amount,
+      currency: input.currency,
+      status: 'charging',
+    }),
   });
-  const state = await startOnce(input.transactionRef, () => client.workflow.executeUpdateWithStart(cardFirstStepUpdate, { startWorkflowOperation: startOp }));
+  const state = await startOnce(input.transactionRef, () =>
+    client.workflow.executeUpdateWithStart(cardFirstStepUpdate, { startWorkflowOperation: startOp }),
+  );
   return { state, handle: await startOp.workflowHandle() };
 }
 /** The next state (awaiting_otp, confirming...), or a PaymentStepError. */
 export const submitPin = (ctx: StarterContext, ref: string, pin: string): Promise<CardPaymentState> =>
-  sendSealedCode(ctx, ref, 'pin', pin, { pattern: /^\d{4}$/, message: 'pin must be 4 digits' }, (h, sealed, updateId) => h.executeUpdate(submitPinUpdate, { args: [sealed], updateId }));
+  sendSealedCode(ctx, ref, 'pin', pin, { pattern: /^\d{4}$/, message: 'pin must be 4 digits' }, (h, sealed, updateId) =>
+    h.executeUpdate(submitPinUpdate, { args: [sealed], updateId }),
+  );
 export const submitOtp = (ctx: StarterContext, ref: string, otp: string): Promise<CardPaymentState> =>
-  sendSealedCode(ctx, ref, 'otp', otp, { pattern: /^\d{4,8}$/, message: 'otp must be 4 to 8 digits' }, (h, sealed, updateId) => h.executeUpdate(submitOtpUpdate, { args: [sealed], updateId }));
+  sendSealedCode(
+    ctx,
+    ref,
+    'otp',
+    otp,
+    { pattern: /^\d{4,8}$/, message: 'otp must be 4 to 8 digits' },
+    (h, sealed, updateId) => h.executeUpdate(submitOtpUpdate, { args: [sealed], updateId }),
+  );
 /** In awaiting_card (the sealed card expired before B1 was sent): the card again; answers the next step. */
 export async function resubmitCard(ctx: StarterContext, ref: string, raw: CardDetails): Promise<CardPaymentState> {
   const card = parseOrThrow(cardDetails, raw);
   const sealed = await sealCard(ctx, card);
   try {
-    return await step((updateId) => handle(ctx.client, ref).executeUpdate(submitCardUpdate, { args: [sealed], updateId }));
+    return await step((updateId) =>
+      handle(ctx.client, ref).executeUpdate(submitCardUpdate, { args: [sealed], updateId }),
+    );
   } catch (err) {
     await ctx.claimCheck.discard(sealed.handle).catch(() => undefined); // refused: never used
     throw err;
   }
 }
-export const getCardPaymentState = (client: Client, ref: string): Promise<CardPaymentState> => retryTransient('card payment state (query)', () => queryPayment(client, ref, cardPaymentStateQuery));
+export const getCardPaymentState = (client: Client, ref: string): Promise<CardPaymentState> =>
+  retryTransient('card payment state (query)', () => queryPayment(client, ref, cardPaymentStateQuery));
 
 // ---- bank debit and USSD ----
 
@@ -265,34 +352,73 @@ export const ussdPaymentInputSchema = z.object({
   webhookGraceMs: graceMs.optional(),
 });
 
-export async function startBankPayment(client: Client, taskQueue: string, raw: BankPaymentInput): Promise<WorkflowHandle<typeof bankPaymentWorkflow>> {
+export async function startBankPayment(
+  client: Client,
+  taskQueue: string,
+  raw: BankPaymentInput,
+): Promise<WorkflowHandle<typeof bankPaymentWorkflow>> {
   const input = parseOrThrow(bankPaymentInputSchema, raw) as BankPaymentInput;
   return startOnce(input.transactionRef, () =>
     client.workflow.start<typeof bankPaymentWorkflow>('bankPaymentWorkflow', {
-      workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: paymentSearchAttributes({ flow: 'bank', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
+      workflowId: paymentWorkflowId(input.transactionRef),
+      taskQueue,
+      args: [input],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: paymentSearchAttributes({
+        flow: 'bank',
+        reference: input.transactionRef,
+        amount: input.amount,
+        currency: input.currency,
+        status: 'initiating',
+      }),
     }),
   );
 }
 /** Starts B5 and returns the code to dial and its expiry at once (update-with-start), with the handle to follow the payment. */
 export async function startUssdPayment(
-  client: Client, taskQueue: string, raw: UssdPaymentInput,
+  client: Client,
+  taskQueue: string,
+  raw: UssdPaymentInput,
 ): Promise<{ ussdCode: string; expiresAt?: string; handle: WorkflowHandle<typeof ussdPaymentWorkflow> }> {
   const input = parseOrThrow(ussdPaymentInputSchema, raw) as UssdPaymentInput;
   const startOp = new WithStartWorkflowOperation<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
-    workflowId: paymentWorkflowId(input.transactionRef), taskQueue, args: [input], workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: paymentSearchAttributes({ flow: 'ussd', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
+    workflowId: paymentWorkflowId(input.transactionRef),
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'FAIL',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: paymentSearchAttributes({
+      flow: 'ussd',
+      reference: input.transactionRef,
+      amount: input.amount,
+      currency: input.currency,
+      status: 'initiating',
+    }),
   });
-  const { ussdCode, expiresAt } = await startOnce(input.transactionRef, () => client.workflow.executeUpdateWithStart(ussdCodeUpdate, { startWorkflowOperation: startOp }));
+  const { ussdCode, expiresAt } = await startOnce(input.transactionRef, () =>
+    client.workflow.executeUpdateWithStart(ussdCodeUpdate, { startWorkflowOperation: startOp }),
+  );
   return { ussdCode, expiresAt, handle: await startOp.workflowHandle() };
 }
 /** The payer's token or OTP: the next state, or a PaymentStepError. */
 export const submitBankCode = (ctx: StarterContext, ref: string, code: string): Promise<DirectPaymentState> =>
-  sendSealedCode(ctx, ref, 'bank-code', code, { pattern: /^\d{4,8}$/, message: 'code must be 4 to 8 digits' }, (h, sealed, updateId) => h.executeUpdate(submitBankCodeUpdate, { args: [sealed], updateId }));
-export const getDirectPaymentState = (client: Client, ref: string): Promise<DirectPaymentState> => retryTransient('payment state (query)', () => queryPayment(client, ref, directPaymentStateQuery));
+  sendSealedCode(
+    ctx,
+    ref,
+    'bank-code',
+    code,
+    { pattern: /^\d{4,8}$/, message: 'code must be 4 to 8 digits' },
+    (h, sealed, updateId) => h.executeUpdate(submitBankCodeUpdate, { args: [sealed], updateId }),
+  );
+export const getDirectPaymentState = (client: Client, ref: string): Promise<DirectPaymentState> =>
+  retryTransient('payment state (query)', () => queryPayment(client, ref, directPaymentStateQuery));
 
 /** Polls a state query until `done` holds (for backends and tests that wait for a step, e.g. the USSD code). */
-export async function waitForState<S>(read: () => Promise<S>, done: (s: S) => boolean, opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<S> {
+export async function waitForState<S>(
+  read: () => Promise<S>,
+  done: (s: S) => boolean,
+  opts: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<S> {
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   let last: S | undefined;
   for (;;) {
@@ -312,7 +438,10 @@ export const checkoutInputSchema = z.object({
   email: z.email('must be an e-mail address'),
   customerName: z.string().min(1).optional(),
   callbackUrl: httpUrl.optional(),
-  channels: z.array(z.enum(['card', 'bank', 'ussd', 'transfer'], { error: 'must be card, bank, ussd or transfer' })).min(1, 'must not be empty').optional(),
+  channels: z
+    .array(z.enum(['card', 'bank', 'ussd', 'transfer'], { error: 'must be card, bank, ussd or transfer' }))
+    .min(1, 'must not be empty')
+    .optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   passCharge: z.boolean().optional(),
   subMerchantId: z.string().min(1, 'must not be empty').optional(),
@@ -322,7 +451,11 @@ export const checkoutInputSchema = z.object({
 });
 
 /** Starts the checkout flow and returns checkout_url at once (update-with-start), with the handle to follow it. */
-export async function startCheckout(client: Client, taskQueue: string, raw: CheckoutInput): Promise<{ checkoutUrl: string; handle: WorkflowHandle<typeof checkoutWorkflow> }> {
+export async function startCheckout(
+  client: Client,
+  taskQueue: string,
+  raw: CheckoutInput,
+): Promise<{ checkoutUrl: string; handle: WorkflowHandle<typeof checkoutWorkflow> }> {
   const input = parseOrThrow(checkoutInputSchema, raw) as CheckoutInput;
   const startOp = new WithStartWorkflowOperation<typeof checkoutWorkflow>('checkoutWorkflow', {
     workflowId: paymentWorkflowId(input.transactionRef),
@@ -330,12 +463,21 @@ export async function startCheckout(client: Client, taskQueue: string, raw: Chec
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: paymentSearchAttributes({ flow: input.isRecurring ? 'recurring' : 'checkout', reference: input.transactionRef, amount: input.amount, currency: input.currency, status: 'initiating' }),
+    typedSearchAttributes: paymentSearchAttributes({
+      flow: input.isRecurring ? 'recurring' : 'checkout',
+      reference: input.transactionRef,
+      amount: input.amount,
+      currency: input.currency,
+      status: 'initiating',
+    }),
   });
-  const { checkoutUrl } = await startOnce(input.transactionRef, () => client.workflow.executeUpdateWithStart(checkoutUrlUpdate, { startWorkflowOperation: startOp }));
+  const { checkoutUrl } = await startOnce(input.transactionRef, () =>
+    client.workflow.executeUpdateWithStart(checkoutUrlUpdate, { startWorkflowOperation: startOp }),
+  );
   return { checkoutUrl, handle: await startOp.workflowHandle() };
 }
-export const getCheckoutState = (client: Client, ref: string): Promise<CheckoutState> => retryTransient('checkout state (query)', () => queryPayment(client, ref, checkoutStateQuery));
+export const getCheckoutState = (client: Client, ref: string): Promise<CheckoutState> =>
+  retryTransient('checkout state (query)', () => queryPayment(client, ref, checkoutStateQuery));
 
 // ---- recurring charges ----
 
@@ -351,30 +493,55 @@ export const recurringInputSchema = z.object({
   webhookGraceMs: graceMs.optional(),
   checkout: z
     .object({
-      callbackUrl: httpUrl.optional(), metadata: z.record(z.string(), z.unknown()).optional(), expiryMs: ms.optional(), webhookGraceMs: graceMs.optional(),
-      customerName: z.string().min(1).optional(), passCharge: z.boolean().optional(), subMerchantId: z.string().min(1).optional(),
+      callbackUrl: httpUrl.optional(),
+      metadata: z.record(z.string(), z.unknown()).optional(),
+      expiryMs: ms.optional(),
+      webhookGraceMs: graceMs.optional(),
+      customerName: z.string().min(1).optional(),
+      passCharge: z.boolean().optional(),
+      subMerchantId: z.string().min(1).optional(),
     })
     .optional(),
 });
 
 /** Starts the plan (workflow id recurring-<planRef>); get the first payment's checkout_url with firstPaymentCheckoutUrl. */
-export async function startRecurring(client: Client, taskQueue: string, raw: RecurringInput): Promise<WorkflowHandle<typeof recurringChargeWorkflow>> {
+export async function startRecurring(
+  client: Client,
+  taskQueue: string,
+  raw: RecurringInput,
+): Promise<WorkflowHandle<typeof recurringChargeWorkflow>> {
   const input = parseOrThrow(recurringInputSchema, raw) as RecurringInput;
   return startOnce(input.planRef, () =>
     client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
-      workflowId: recurringWorkflowId(input.planRef), taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: paymentSearchAttributes({ flow: 'recurring', reference: input.planRef, amount: input.amount, currency: input.currency, status: 'awaiting_first_payment' }),
+      workflowId: recurringWorkflowId(input.planRef),
+      taskQueue,
+      args: [input],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: paymentSearchAttributes({
+        flow: 'recurring',
+        reference: input.planRef,
+        amount: input.amount,
+        currency: input.currency,
+        status: 'awaiting_first_payment',
+      }),
     }),
   );
 }
 /** The first payment's checkout_url: its child checkout flow runs under the first cycle's reference. */
 export async function firstPaymentCheckoutUrl(client: Client, planRef: string, timeoutMs = 15_000): Promise<string> {
-  const s = await waitForState(() => getCheckoutState(client, cycleReference(planRef, 1)), (c) => c.checkoutUrl !== undefined || c.status === 'failed', { timeoutMs });
+  const s = await waitForState(
+    () => getCheckoutState(client, cycleReference(planRef, 1)),
+    (c) => c.checkoutUrl !== undefined || c.status === 'failed',
+    { timeoutMs },
+  );
   if (!s.checkoutUrl) throw new Error(`the first payment of ${planRef} has no checkout: ${s.reason ?? s.status}`);
   return s.checkoutUrl;
 }
 /** Stops the plan: no further charge; the token is cancelled with A5. */
-export const cancelRecurring = (client: Client, planRef: string): Promise<void> => client.workflow.getHandle(recurringWorkflowId(planRef)).signal(cancelRecurringSignal);
-export const getRecurringState = (client: Client, planRef: string): Promise<RecurringState> => client.workflow.getHandle(recurringWorkflowId(planRef)).query(recurringStateQuery);
+export const cancelRecurring = (client: Client, planRef: string): Promise<void> =>
+  client.workflow.getHandle(recurringWorkflowId(planRef)).signal(cancelRecurringSignal);
+export const getRecurringState = (client: Client, planRef: string): Promise<RecurringState> =>
+  client.workflow.getHandle(recurringWorkflowId(planRef)).query(recurringStateQuery);
 /** One cycle's charge (from its own workflow, payment-<planRef>-C<n>, n ≥ 2). */
-export const getCycleChargeState = (client: Client, planRef: string, cycle: number): Promise<TokenChargeState> => handle(client, cycleReference(planRef, cycle)).query(tokenChargeStateQuery);
+export const getCycleChargeState = (client: Client, planRef: string, cycle: number): Promise<TokenChargeState> =>
+  handle(client, cycleReference(planRef, cycle)).query(tokenChargeStateQuery);

@@ -35,11 +35,20 @@ export type PosPreAuthStartInput = Omit<PosPreAuthInput, 'terminal_id'> & { term
 
 const sealCardRead = async (ctx: StarterContext, v: Record<string, unknown>): Promise<string> => {
   const sealedFields = POS_SEALED_FIELDS as readonly string[];
-  return ctx.claimCheck.seal('pos-card', Object.fromEntries(Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined)) as PosSealedCardData);
+  return ctx.claimCheck.seal(
+    'pos-card',
+    Object.fromEntries(
+      Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined),
+    ) as PosSealedCardData,
+  );
 };
 
 /** Starts a pre-authorisation (workflow id `pos-preauth-<merchant_ref>`; a second start for it is refused). */
-export async function startPosPreAuth(ctx: StarterContext, input: PosPreAuthStartInput, session?: Pick<PosTerminalSession, 'terminalId'>): Promise<WorkflowHandle<typeof posPreAuthWorkflow>> {
+export async function startPosPreAuth(
+  ctx: StarterContext,
+  input: PosPreAuthStartInput,
+  session?: Pick<PosTerminalSession, 'terminalId'>,
+): Promise<WorkflowHandle<typeof posPreAuthWorkflow>> {
   const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosPreAuthInput;
   const parsed = PosPreAuthInputSchema.safeParse(full);
   if (!parsed.success) throw new InvalidStarterInputError('POS pre-authorisation', issuesOf(parsed.error));
@@ -59,7 +68,13 @@ export async function startPosPreAuth(ctx: StarterContext, input: PosPreAuthStar
           taskQueue: ctx.taskQueue,
           args: [sealedInput],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-preauth', reference: v.merchant_ref, status: 'validating', amount: Number(v.amount), currency: v.currency }),
+          typedSearchAttributes: paymentSearchAttributes({
+            flow: 'pos-preauth',
+            reference: v.merchant_ref,
+            status: 'validating',
+            amount: Number(v.amount),
+            currency: v.currency,
+          }),
         }),
       () => posPreAuthHandle(ctx, v.merchant_ref),
     );
@@ -78,8 +93,12 @@ async function update<T>(run: (updateId: string) => Promise<T>): Promise<T> {
   try {
     return await retryTransient('POS pre-authorisation (Update)', () => run(updateId));
   } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) throw new PosPreAuthRefusedError(err.cause instanceof Error ? err.cause.message : err.message);
-    if (err instanceof WorkflowNotFoundError) throw new PosPreAuthRefusedError(`no pre-authorisation is held under this merchant_ref: it has ended (completed, lapsed, released...) or never started (${err.message})`);
+    if (err instanceof WorkflowUpdateFailedError)
+      throw new PosPreAuthRefusedError(err.cause instanceof Error ? err.cause.message : err.message);
+    if (err instanceof WorkflowNotFoundError)
+      throw new PosPreAuthRefusedError(
+        `no pre-authorisation is held under this merchant_ref: it has ended (completed, lapsed, released...) or never started (${err.message})`,
+      );
     throw err;
   }
 }
@@ -89,7 +108,11 @@ async function update<T>(run: (updateId: string) => Promise<T>): Promise<T> {
  * most the held amount. Answers once the flow accepted it (follow the handle for the outcome);
  * a second completion, or one after the window, is refused (PosPreAuthRefusedError).
  */
-export async function completePosPreAuth(ctx: StarterContext, merchantRef: string, cardRead: PosCompletionCardRead): Promise<PosCompletionAccepted> {
+export async function completePosPreAuth(
+  ctx: StarterContext,
+  merchantRef: string,
+  cardRead: PosCompletionCardRead,
+): Promise<PosCompletionAccepted> {
   const parsed = PosCompletionCardReadSchema.safeParse(cardRead);
   if (!parsed.success) throw new InvalidStarterInputError('POS completion', issuesOf(parsed.error));
   const v = parsed.data;
@@ -97,7 +120,14 @@ export async function completePosPreAuth(ctx: StarterContext, merchantRef: strin
   try {
     return await update((updateId) =>
       posPreAuthHandle(ctx, merchantRef).executeUpdate(completePreAuthUpdate, {
-        args: [{ amount: v.amount, card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) }, aid: v.aid, ...(v.card_type ? { card_type: v.card_type } : {}) }],
+        args: [
+          {
+            amount: v.amount,
+            card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) },
+            aid: v.aid,
+            ...(v.card_type ? { card_type: v.card_type } : {}),
+          },
+        ],
         updateId,
       }),
     );
@@ -110,10 +140,23 @@ export async function completePosPreAuth(ctx: StarterContext, merchantRef: strin
 }
 
 /** The merchant will not complete: the flow ends `released` (nothing is sent; the hold lapses at the issuer). */
-export async function releasePosPreAuth(ctx: StarterContext, merchantRef: string, reason?: string): Promise<{ releasedAt: string }> {
-  return update((updateId) => posPreAuthHandle(ctx, merchantRef).executeUpdate(releasePreAuthUpdate, { args: [reason ? { reason } : {}], updateId }));
+export async function releasePosPreAuth(
+  ctx: StarterContext,
+  merchantRef: string,
+  reason?: string,
+): Promise<{ releasedAt: string }> {
+  return update((updateId) =>
+    posPreAuthHandle(ctx, merchantRef).executeUpdate(releasePreAuthUpdate, {
+      args: [reason ? { reason } : {}],
+      updateId,
+    }),
+  );
 }
 
-export async function runPosPreAuth(ctx: StarterContext, input: PosPreAuthStartInput, session?: Pick<PosTerminalSession, 'terminalId'>): Promise<PosPreAuthResult> {
+export async function runPosPreAuth(
+  ctx: StarterContext,
+  input: PosPreAuthStartInput,
+  session?: Pick<PosTerminalSession, 'terminalId'>,
+): Promise<PosPreAuthResult> {
   return (await startPosPreAuth(ctx, input, session)).result();
 }

@@ -34,14 +34,20 @@ export type PosRefundStartInput = Omit<PosRefundInput, 'terminal_id'> & { termin
  * is checked first (InvalidStarterInputError names field and rule, never the value); the flow then
  * checks the sale by F4, reserves the amount in the sale's refund ledger and sends F3 Refund once.
  */
-export async function startPosRefund(ctx: StarterContext, input: PosRefundStartInput, session?: Pick<PosTerminalSession, 'terminalId'>): Promise<WorkflowHandle<typeof posRefundWorkflow>> {
+export async function startPosRefund(
+  ctx: StarterContext,
+  input: PosRefundStartInput,
+  session?: Pick<PosTerminalSession, 'terminalId'>,
+): Promise<WorkflowHandle<typeof posRefundWorkflow>> {
   const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosRefundInput;
   const parsed = PosRefundInputSchema.safeParse(full);
   if (!parsed.success) throw new InvalidStarterInputError('POS refund', issuesOf(parsed.error));
   const v = parsed.data;
   const merchantRef = refundMerchantRef(v.refund_request_id);
   const sealedFields = POS_SEALED_FIELDS as readonly string[];
-  const cardData = Object.fromEntries(Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined)) as PosSealedCardData;
+  const cardData = Object.fromEntries(
+    Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined),
+  ) as PosSealedCardData;
   const handle = await ctx.claimCheck.seal('pos-card', cardData);
   const sealedInput = {
     ...Object.fromEntries(Object.entries(full).filter(([k]) => !sealedFields.includes(k))),
@@ -56,7 +62,13 @@ export async function startPosRefund(ctx: StarterContext, input: PosRefundStartI
           taskQueue: ctx.taskQueue,
           args: [sealedInput],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-refund', reference: merchantRef, status: 'validating', amount: Number(v.amount), currency: v.currency }),
+          typedSearchAttributes: paymentSearchAttributes({
+            flow: 'pos-refund',
+            reference: merchantRef,
+            status: 'validating',
+            amount: Number(v.amount),
+            currency: v.currency,
+          }),
         }),
       () => posRefundHandle(ctx, v.refund_request_id),
     );
@@ -66,9 +78,16 @@ export async function startPosRefund(ctx: StarterContext, input: PosRefundStartI
     // The same refund request again: the same refund, if it is the same sale and amount.
     const existing = posRefundHandle(ctx, v.refund_request_id);
     const s = await retryTransient('query POS refund', () => existing.query(posRefundStateQuery));
-    if (s.originalMerchantRef !== v.original_merchant_ref || s.amount !== Number(v.amount) || s.currency !== v.currency) {
+    if (
+      s.originalMerchantRef !== v.original_merchant_ref ||
+      s.amount !== Number(v.amount) ||
+      s.currency !== v.currency
+    ) {
       throw new InvalidStarterInputError('POS refund', [
-        { path: 'refund_request_id', message: `was already used for the refund of ${s.amount} ${s.currency} of sale ${s.originalMerchantRef}; a refund request id names one refund` },
+        {
+          path: 'refund_request_id',
+          message: `was already used for the refund of ${s.amount} ${s.currency} of sale ${s.originalMerchantRef}; a refund request id names one refund`,
+        },
       ]);
     }
     return existing;
@@ -76,18 +95,32 @@ export async function startPosRefund(ctx: StarterContext, input: PosRefundStartI
 }
 
 /** The refund named by the caller's refund request id. */
-export function posRefundHandle(ctx: StarterContext, refundRequestId: string): WorkflowHandle<typeof posRefundWorkflow> {
-  return ctx.client.workflow.getHandle<typeof posRefundWorkflow>(posRefundWorkflowId(refundMerchantRef(refundRequestId)));
+export function posRefundHandle(
+  ctx: StarterContext,
+  refundRequestId: string,
+): WorkflowHandle<typeof posRefundWorkflow> {
+  return ctx.client.workflow.getHandle<typeof posRefundWorkflow>(
+    posRefundWorkflowId(refundMerchantRef(refundRequestId)),
+  );
 }
 
-export async function runPosRefund(ctx: StarterContext, input: PosRefundStartInput, session?: Pick<PosTerminalSession, 'terminalId'>): Promise<PosRefundResult> {
+export async function runPosRefund(
+  ctx: StarterContext,
+  input: PosRefundStartInput,
+  session?: Pick<PosTerminalSession, 'terminalId'>,
+): Promise<PosRefundResult> {
   return (await startPosRefund(ctx, input, session)).result();
 }
 
 /** What a sale's refund ledger holds (refunded, in flight, left); undefined when no refund ever reserved against the sale. */
-export async function posRefundLedger(ctx: StarterContext, originalMerchantRef: string): Promise<RefundLedgerState | undefined> {
+export async function posRefundLedger(
+  ctx: StarterContext,
+  originalMerchantRef: string,
+): Promise<RefundLedgerState | undefined> {
   try {
-    return await retryTransient('query POS refund ledger', () => ctx.client.workflow.getHandle(posRefundLedgerWorkflowId(originalMerchantRef)).query(refundLedgerStateQuery));
+    return await retryTransient('query POS refund ledger', () =>
+      ctx.client.workflow.getHandle(posRefundLedgerWorkflowId(originalMerchantRef)).query(refundLedgerStateQuery),
+    );
   } catch (err) {
     if (err instanceof Error && err.name === 'WorkflowNotFoundError') return undefined;
     throw err;

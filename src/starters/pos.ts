@@ -15,7 +15,20 @@
 import { inspect } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { PaymentsClient, PosTerminalConfiguration } from '../api';
-import { POS_SEALED_FIELDS, PosRemoteInputSchema, PosTransactionInputSchema, cancelPosRemoteSignal, posRemoteWorkflowId, posTransactionWorkflowId, type PosRemoteInput, type PosRemoteResult, type PosSealedCardData, type PosSealedTransactionInput, type PosTransactionInput, type PosTransactionResult } from '../shared/pos';
+import {
+  POS_SEALED_FIELDS,
+  PosRemoteInputSchema,
+  PosTransactionInputSchema,
+  cancelPosRemoteSignal,
+  posRemoteWorkflowId,
+  posTransactionWorkflowId,
+  type PosRemoteInput,
+  type PosRemoteResult,
+  type PosSealedCardData,
+  type PosSealedTransactionInput,
+  type PosTransactionInput,
+  type PosTransactionResult,
+} from '../shared/pos';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
 import { startRetrying } from './temporal-retry';
@@ -99,14 +112,20 @@ export class PosTerminalSession {
 }
 
 /** Opens a terminal session (F1 + F2) with the API client; `pin_key` stays in the returned object. */
-export function openPosTerminalSession(api: PaymentsClient, opts: PosTerminalSessionOptions): Promise<PosTerminalSession> {
+export function openPosTerminalSession(
+  api: PaymentsClient,
+  opts: PosTerminalSessionOptions,
+): Promise<PosTerminalSession> {
   return PosTerminalSession.open(api, opts);
 }
 
 // ---- POS remote request (E1/E2) ----------------------------------------------------------
 
 /** Starts the remote request flow for one order (workflow id `pos-remote-<reference>`; a second start for it is refused). */
-export async function startPosRemoteRequest(ctx: StarterContext, input: PosRemoteInput): Promise<WorkflowHandle<typeof posRemoteRequestWorkflow>> {
+export async function startPosRemoteRequest(
+  ctx: StarterContext,
+  input: PosRemoteInput,
+): Promise<WorkflowHandle<typeof posRemoteRequestWorkflow>> {
   const parsed = PosRemoteInputSchema.safeParse(input);
   if (!parsed.success) throw new InvalidStarterInputError('POS remote request', issuesOf(parsed.error));
   const v = parsed.data;
@@ -118,13 +137,22 @@ export async function startPosRemoteRequest(ctx: StarterContext, input: PosRemot
         taskQueue: ctx.taskQueue,
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-remote', reference: v.reference, status: 'creating', amount: v.amount, currency: v.currency }),
+        typedSearchAttributes: paymentSearchAttributes({
+          flow: 'pos-remote',
+          reference: v.reference,
+          status: 'creating',
+          amount: v.amount,
+          currency: v.currency,
+        }),
       }),
     () => posRemoteRequestHandle(ctx, v.reference),
   );
 }
 
-export function posRemoteRequestHandle(ctx: StarterContext, reference: string): WorkflowHandle<typeof posRemoteRequestWorkflow> {
+export function posRemoteRequestHandle(
+  ctx: StarterContext,
+  reference: string,
+): WorkflowHandle<typeof posRemoteRequestWorkflow> {
   return ctx.client.workflow.getHandle<typeof posRemoteRequestWorkflow>(posRemoteWorkflowId(reference));
 }
 
@@ -158,11 +186,17 @@ export async function startPosTransaction(
   if (v.transaction_type !== 'Purchase') {
     // A Refund or Completion must name its original and follow its own rules: their own flows.
     throw new InvalidStarterInputError('POS transaction', [
-      { path: 'transaction_type', message: 'must be Purchase here: a refund starts with startPosRefund, a pre-authorisation with startPosPreAuth (and its completion with completePosPreAuth)' },
+      {
+        path: 'transaction_type',
+        message:
+          'must be Purchase here: a refund starts with startPosRefund, a pre-authorisation with startPosPreAuth (and its completion with completePosPreAuth)',
+      },
     ]);
   }
   const sealedFields = POS_SEALED_FIELDS as readonly string[];
-  const cardData = Object.fromEntries(Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined)) as PosSealedCardData;
+  const cardData = Object.fromEntries(
+    Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined),
+  ) as PosSealedCardData;
   const handle = await ctx.claimCheck.seal('pos-card', cardData);
   const sealedInput = {
     ...Object.fromEntries(Object.entries(full).filter(([k]) => !sealedFields.includes(k))),
@@ -177,7 +211,13 @@ export async function startPosTransaction(
           taskQueue: ctx.taskQueue,
           args: [sealedInput],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: paymentSearchAttributes({ flow: 'pos-terminal', reference: v.merchant_ref, status: 'validating', amount: Number(v.amount), currency: v.currency }),
+          typedSearchAttributes: paymentSearchAttributes({
+            flow: 'pos-terminal',
+            reference: v.merchant_ref,
+            status: 'validating',
+            amount: Number(v.amount),
+            currency: v.currency,
+          }),
         }),
       () => posTransactionHandle(ctx, v.merchant_ref),
     );
@@ -187,7 +227,10 @@ export async function startPosTransaction(
   }
 }
 
-export function posTransactionHandle(ctx: StarterContext, merchantRef: string): WorkflowHandle<typeof posTerminalTransactionWorkflow> {
+export function posTransactionHandle(
+  ctx: StarterContext,
+  merchantRef: string,
+): WorkflowHandle<typeof posTerminalTransactionWorkflow> {
   return ctx.client.workflow.getHandle<typeof posTerminalTransactionWorkflow>(posTransactionWorkflowId(merchantRef));
 }
 

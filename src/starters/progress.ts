@@ -12,9 +12,11 @@ export async function followUntilDone<S>(
   let last = '';
   const result = handle.result();
   let done = false;
-  void result.finally(() => {
-    done = true;
-  }).catch(() => undefined);
+  void result
+    .finally(() => {
+      done = true;
+    })
+    .catch(() => undefined);
   while (!done) {
     try {
       const line = render(await handle.query(stateQuery));

@@ -6,8 +6,16 @@ import type { Duration } from '@temporalio/common';
 import type { reconciliationWorkflow } from '../workflows/reconciliation';
 import { PaymentFlow, ReconciliationStatus } from '../shared/search-attributes';
 import {
-  RECONCILIATION_FLOW, ReconcileInputSchema, reconciliationScheduleId, previousDayOf, reconciliationProgressQuery, reconciliationWorkflowId,
-  type ReconcileInput, type ReconciliationFinding, type ReconciliationProgress, type ReconciliationReport,
+  RECONCILIATION_FLOW,
+  ReconcileInputSchema,
+  reconciliationScheduleId,
+  previousDayOf,
+  reconciliationProgressQuery,
+  reconciliationWorkflowId,
+  type ReconcileInput,
+  type ReconciliationFinding,
+  type ReconciliationProgress,
+  type ReconciliationReport,
 } from '../shared/reconciliation';
 import { retryTransient } from './temporal-retry';
 
@@ -25,9 +33,15 @@ export class ReconcileInputError extends Error {
 }
 
 /** Checks the input (zod, the workflow's own rules); a previousDay run gets yesterday's date (UTC) here. */
-export function validateReconcileInput(input: unknown, now: number = Date.now()): ReconcileInput & { from: string; to: string } {
+export function validateReconcileInput(
+  input: unknown,
+  now: number = Date.now(),
+): ReconcileInput & { from: string; to: string } {
   const parsed = ReconcileInputSchema.safeParse(input ?? {});
-  if (!parsed.success) throw new ReconcileInputError(parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', rule: i.message })));
+  if (!parsed.success)
+    throw new ReconcileInputError(
+      parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', rule: i.message })),
+    );
   const { previousDay, ...rest } = parsed.data;
   if (previousDay) {
     const day = previousDayOf(now);
@@ -43,7 +57,10 @@ type Ctx = { client: Client; taskQueue: string };
  * range that is already going (workflow id `reconciliation-<from>-<to>`; a finished one is run
  * again).
  */
-export async function startReconciliation(ctx: Ctx, input: ReconcileInput): Promise<WorkflowHandle<typeof reconciliationWorkflow>> {
+export async function startReconciliation(
+  ctx: Ctx,
+  input: ReconcileInput,
+): Promise<WorkflowHandle<typeof reconciliationWorkflow>> {
   const v = validateReconcileInput(input);
   const workflowId = reconciliationWorkflowId(v.from, v.to);
   return retryTransient('start reconciliation', () =>
@@ -53,12 +70,19 @@ export async function startReconciliation(ctx: Ctx, input: ReconcileInput): Prom
       args: [v],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      typedSearchAttributes: [{ key: PaymentFlow, value: RECONCILIATION_FLOW }, { key: ReconciliationStatus, value: 'running' }],
+      typedSearchAttributes: [
+        { key: PaymentFlow, value: RECONCILIATION_FLOW },
+        { key: ReconciliationStatus, value: 'running' },
+      ],
     }),
   );
 }
 
-export const reconciliationHandle = (client: Client, from: string, to: string): WorkflowHandle<typeof reconciliationWorkflow> =>
+export const reconciliationHandle = (
+  client: Client,
+  from: string,
+  to: string,
+): WorkflowHandle<typeof reconciliationWorkflow> =>
   client.workflow.getHandle<typeof reconciliationWorkflow>(reconciliationWorkflowId(from, to));
 
 /**
@@ -89,7 +113,12 @@ export async function reconcile(
     }
     const report = await result;
     const final: ReconciliationProgress = {
-      status: report.status, from: report.from, to: report.to, windowsTotal: report.windows.length, windowsDone: report.windows.length, totals: report.totals,
+      status: report.status,
+      from: report.from,
+      to: report.to,
+      windowsTotal: report.windows.length,
+      windowsDone: report.windows.length,
+      totals: report.totals,
     };
     if (JSON.stringify(final) !== last) opts.onProgress(final);
     return report;
@@ -117,27 +146,45 @@ export const RECONCILIATION_SCHEDULE_DEFAULTS = { dailyAt: '02:00', catchupWindo
  * its scheduled time; runs missed within `catchupWindow` are taken one after another
  * (overlap BUFFER_ALL), each for its own day.
  */
-export async function ensureReconciliationSchedule(client: Client, opts: ReconciliationScheduleOptions): Promise<{ scheduleId: string; created: boolean }> {
+export async function ensureReconciliationSchedule(
+  client: Client,
+  opts: ReconciliationScheduleOptions,
+): Promise<{ scheduleId: string; created: boolean }> {
   const scheduleId = opts.scheduleId ?? reconciliationScheduleId(opts.taskQueue);
   const at = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(opts.dailyAt ?? RECONCILIATION_SCHEDULE_DEFAULTS.dailyAt);
   if (!at) throw new ReconcileInputError([{ field: 'dailyAt', rule: 'must be HH:MM (UTC)' }]);
-  const spec = { calendars: [{ hour: Number(at[1]), minute: Number(at[2]), comment: 'daily reconciliation of the previous day (UTC)' }] };
+  const spec = {
+    calendars: [
+      { hour: Number(at[1]), minute: Number(at[2]), comment: 'daily reconciliation of the previous day (UTC)' },
+    ],
+  };
   const action = {
     type: 'startWorkflow' as const,
     workflowType: 'reconciliationWorkflow',
     workflowId: scheduleId,
     taskQueue: opts.taskQueue,
     args: [{ previousDay: true } satisfies ReconcileInput],
-    typedSearchAttributes: [{ key: PaymentFlow, value: RECONCILIATION_FLOW }, { key: ReconciliationStatus, value: 'running' }],
+    typedSearchAttributes: [
+      { key: PaymentFlow, value: RECONCILIATION_FLOW },
+      { key: ReconciliationStatus, value: 'running' },
+    ],
   };
-  const policies: { overlap: ScheduleOverlapPolicy; catchupWindow: Duration; pauseOnFailure: boolean } = { overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: opts.catchupWindow ?? RECONCILIATION_SCHEDULE_DEFAULTS.catchupWindow, pauseOnFailure: false };
+  const policies: { overlap: ScheduleOverlapPolicy; catchupWindow: Duration; pauseOnFailure: boolean } = {
+    overlap: ScheduleOverlapPolicy.BUFFER_ALL,
+    catchupWindow: opts.catchupWindow ?? RECONCILIATION_SCHEDULE_DEFAULTS.catchupWindow,
+    pauseOnFailure: false,
+  };
   try {
-    await retryTransient('create reconciliation schedule', () => client.schedule.create({ scheduleId, spec, action, policies }));
+    await retryTransient('create reconciliation schedule', () =>
+      client.schedule.create({ scheduleId, spec, action, policies }),
+    );
     return { scheduleId, created: true };
   } catch (err) {
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
   }
-  await retryTransient('update reconciliation schedule', () => client.schedule.getHandle(scheduleId).update((prev) => ({ ...prev, spec, action, policies })));
+  await retryTransient('update reconciliation schedule', () =>
+    client.schedule.getHandle(scheduleId).update((prev) => ({ ...prev, spec, action, policies })),
+  );
   return { scheduleId, created: false };
 }
 
@@ -145,10 +192,18 @@ export async function ensureReconciliationSchedule(client: Client, opts: Reconci
 
 function table(rows: (string | number)[][]): string {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c] ?? '').length)));
-  return rows.map((r) => r.map((v, c) => (typeof v === 'number' ? String(v).padStart(widths[c]) : String(v).padEnd(widths[c]))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((v, c) => (typeof v === 'number' ? String(v).padStart(widths[c]) : String(v).padEnd(widths[c])))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
-const side = (status?: string, amount?: number, currency?: string) => [status ?? '-', amount ?? '', currency ?? ''].filter((x) => x !== '').join(' ');
+const side = (status?: string, amount?: number, currency?: string) =>
+  [status ?? '-', amount ?? '', currency ?? ''].filter((x) => x !== '').join(' ');
 
 /** One progress line for the CLI. */
 export function renderReconciliationProgress(p: ReconciliationProgress): string {
@@ -162,31 +217,74 @@ export function renderReconciliationReport(r: ReconciliationReport): string {
   const lines = [
     `Reconciliation ${r.from}..${r.to} (${r.currencies.join(', ')}): ${r.status.toUpperCase()}`,
     `  service rows ${t.rows} in ${t.pages} page(s); matched ${t.matched}; no money on either side ${t.noMoneyBoth}; still open ${t.open}; not comparable ${t.notComparable}; our successes checked ${t.ourSuccessesChecked}`,
-    `  findings ${t.findings}${Object.keys(t.byKind).length ? ` (${Object.entries(t.byKind).map(([k, n]) => `${k} ${n}`).join(', ')})` : ''}; marked ${t.marked}; resolved ${t.resolved}`,
+    `  findings ${t.findings}${
+      Object.keys(t.byKind).length
+        ? ` (${Object.entries(t.byKind)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')})`
+        : ''
+    }; marked ${t.marked}; resolved ${t.resolved}`,
     '',
     table([
       ['window', 'currency', 'pages', 'rows', 'matched', 'no-money', 'open', 'n/c', 'ours', 'findings', 'note'],
-      ...r.windows.map((w) => [`${w.start}..${w.end}`, w.currency, w.pages, w.rows, w.matched, w.noMoneyBoth, w.open, w.notComparable, w.ourSuccessesChecked, w.findings, w.error ? `NOT READ: ${w.error}` : '']),
+      ...r.windows.map((w) => [
+        `${w.start}..${w.end}`,
+        w.currency,
+        w.pages,
+        w.rows,
+        w.matched,
+        w.noMoneyBoth,
+        w.open,
+        w.notComparable,
+        w.ourSuccessesChecked,
+        w.findings,
+        w.error ? `NOT READ: ${w.error}` : '',
+      ]),
     ]),
   ];
   if (r.findings.length > 0) {
-    lines.push('', `Findings (${r.findings.length}${r.findingsOmitted ? `, ${r.findingsOmitted} more not listed: query ReconciliationStatus` : ''}):`);
+    lines.push(
+      '',
+      `Findings (${r.findings.length}${r.findingsOmitted ? `, ${r.findingsOmitted} more not listed: query ReconciliationStatus` : ''}):`,
+    );
     lines.push(
       table([
         ['kind', 'reference', 'flow', 'ours', 'service', 'detail'],
-        ...r.findings.map((f) => [f.kind, f.reference, f.flow ?? '-', side(f.ourStatus, f.ourAmount, f.ourCurrency), side(f.serviceStatus, f.serviceAmount, f.serviceCurrency), f.detail]),
+        ...r.findings.map((f) => [
+          f.kind,
+          f.reference,
+          f.flow ?? '-',
+          side(f.ourStatus, f.ourAmount, f.ourCurrency),
+          side(f.serviceStatus, f.serviceAmount, f.serviceCurrency),
+          f.detail,
+        ]),
       ]),
     );
   }
   const reasons = new Map<string, number>();
-  for (const w of r.windows) for (const [k, n] of Object.entries(w.notComparableReasons)) reasons.set(k, (reasons.get(k) ?? 0) + n);
+  for (const w of r.windows)
+    for (const [k, n] of Object.entries(w.notComparableReasons)) reasons.set(k, (reasons.get(k) ?? 0) + n);
   if (reasons.size > 0) lines.push('', 'Not comparable:', ...[...reasons].map(([k, n]) => `  ${n}  ${k}`));
   return lines.join('\n');
 }
 
 export const CSV_COLUMNS = [
-  'kind', 'reference', 'window', 'flow', 'workflow_id', 'our_status', 'our_amount', 'our_currency', 'flow_closed_at',
-  'service_status', 'service_amount', 'service_merchant_amount', 'service_currency', 'service_created_at', 'paid_evidence_at', 'detail',
+  'kind',
+  'reference',
+  'window',
+  'flow',
+  'workflow_id',
+  'our_status',
+  'our_amount',
+  'our_currency',
+  'flow_closed_at',
+  'service_status',
+  'service_amount',
+  'service_merchant_amount',
+  'service_currency',
+  'service_created_at',
+  'paid_evidence_at',
+  'detail',
 ] as const;
 
 /** A CSV cell (RFC 4180); text that a spreadsheet would run as a formula is prefixed with '. */
@@ -201,8 +299,24 @@ function cell(v: string | number | undefined): string {
 export function reconciliationCsv(r: ReconciliationReport): string {
   const row = (f: ReconciliationFinding) =>
     [
-      f.kind, f.reference, f.window, f.flow, f.workflowId, f.ourStatus, f.ourAmount, f.ourCurrency, f.flowClosedAt,
-      f.serviceStatus, f.serviceAmount, f.serviceMerchantAmount, f.serviceCurrency, f.serviceCreatedAt, f.paidEvidenceAt, f.detail,
-    ].map(cell).join(',');
+      f.kind,
+      f.reference,
+      f.window,
+      f.flow,
+      f.workflowId,
+      f.ourStatus,
+      f.ourAmount,
+      f.ourCurrency,
+      f.flowClosedAt,
+      f.serviceStatus,
+      f.serviceAmount,
+      f.serviceMerchantAmount,
+      f.serviceCurrency,
+      f.serviceCreatedAt,
+      f.paidEvidenceAt,
+      f.detail,
+    ]
+      .map(cell)
+      .join(',');
   return [CSV_COLUMNS.join(','), ...r.findings.map(row)].join('\r\n') + '\r\n';
 }

@@ -5,7 +5,10 @@
 import { ScheduleOverlapPolicy, type ScheduleDescription, type ScheduleHandle } from '@temporalio/client';
 import { z } from 'zod';
 import {
-  mandateDebitScheduleId, recurringChargeScheduleId, type ScheduledChargeInput, type ScheduledMandateDebitInput,
+  mandateDebitScheduleId,
+  recurringChargeScheduleId,
+  type ScheduledChargeInput,
+  type ScheduledMandateDebitInput,
 } from '../shared/scheduled-money';
 import { moveRecurringToScheduleSignal, recurringStateQuery, recurringWorkflowId } from '../shared/recurring';
 import type { StarterContext } from './connect';
@@ -35,22 +38,35 @@ const when = z.object({
   paused: z.boolean().optional(),
 });
 
-export const recurringChargeScheduleSchema = when.extend({
-  planRef: reference,
-  tokenId: z.string().min(1, 'is required (the token from the first payment)'),
-  amount: z.number().int('must be an integer in the lowest unit').positive('must be greater than 0'),
-  currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }),
-}).refine((v) => (v.cron === undefined) !== (v.everyMs === undefined), { message: 'give exactly one of cron and everyMs', path: ['cron'] });
+export const recurringChargeScheduleSchema = when
+  .extend({
+    planRef: reference,
+    tokenId: z.string().min(1, 'is required (the token from the first payment)'),
+    amount: z.number().int('must be an integer in the lowest unit').positive('must be greater than 0'),
+    currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }),
+  })
+  .refine((v) => (v.cron === undefined) !== (v.everyMs === undefined), {
+    message: 'give exactly one of cron and everyMs',
+    path: ['cron'],
+  });
 
-export const mandateDebitScheduleSchema = when.extend({
-  mandateRef: reference,
-  amount: z.number().int('must be an integer in kobo').positive('must be greater than 0'),
-  narration: z.string().max(100, 'must be at most 100 characters').optional(),
-}).refine((v) => (v.cron === undefined) !== (v.everyMs === undefined), { message: 'give exactly one of cron and everyMs', path: ['cron'] });
+export const mandateDebitScheduleSchema = when
+  .extend({
+    mandateRef: reference,
+    amount: z.number().int('must be an integer in kobo').positive('must be greater than 0'),
+    narration: z.string().max(100, 'must be at most 100 characters').optional(),
+  })
+  .refine((v) => (v.cron === undefined) !== (v.everyMs === undefined), {
+    message: 'give exactly one of cron and everyMs',
+    path: ['cron'],
+  });
 
 function parse<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   const r = schema.safeParse(raw);
-  if (!r.success) throw new ScheduleInputError(r.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', rule: i.message })));
+  if (!r.success)
+    throw new ScheduleInputError(
+      r.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', rule: i.message })),
+    );
   return r.data;
 }
 
@@ -63,43 +79,66 @@ function scheduleParts(w: When) {
   return {
     spec: {
       // An interval counts from startAt when one is given (a moved plan keeps its cadence), else from the epoch.
-      ...(w.cron ? { cronExpressions: [w.cron] } : { intervals: [{ every: w.everyMs!, ...(w.startAt ? { offset: startMs(w.startAt) % w.everyMs! } : {}) }] }),
+      ...(w.cron
+        ? { cronExpressions: [w.cron] }
+        : { intervals: [{ every: w.everyMs!, ...(w.startAt ? { offset: startMs(w.startAt) % w.everyMs! } : {}) }] }),
       ...(w.startAt ? { startAt: new Date(startMs(w.startAt)) } : {}),
       ...(w.endAt ? { endAt: new Date(w.endAt) } : {}),
     },
     // Each period is its own run (its own key): runs may overlap (a parked charge does not hold the next period back).
-    policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: w.catchupWindowMs ?? 24 * 3_600_000, pauseOnFailure: false },
+    policies: {
+      overlap: ScheduleOverlapPolicy.ALLOW_ALL,
+      catchupWindow: w.catchupWindowMs ?? 24 * 3_600_000,
+      pauseOnFailure: false,
+    },
     state: { paused: w.paused ?? false, ...(w.maxRuns ? { remainingActions: w.maxRuns } : {}) },
   };
 }
 
 export async function createRecurringChargeSchedule(ctx: StarterContext, raw: unknown): Promise<ScheduleHandle> {
   const v = parse(recurringChargeScheduleSchema, raw);
-  const args: [ScheduledChargeInput] = [{ planRef: v.planRef, tokenId: v.tokenId, amount: v.amount, currency: v.currency }];
+  const args: [ScheduledChargeInput] = [
+    { planRef: v.planRef, tokenId: v.tokenId, amount: v.amount, currency: v.currency },
+  ];
   const scheduleId = recurringChargeScheduleId(v.planRef);
   return retryTransient('create schedule', () =>
     ctx.client.schedule.create({
       scheduleId,
       ...scheduleParts(v),
-      action: { type: 'startWorkflow', workflowType: 'scheduledTokenChargeWorkflow', workflowId: scheduleId, taskQueue: ctx.taskQueue, args },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'scheduledTokenChargeWorkflow',
+        workflowId: scheduleId,
+        taskQueue: ctx.taskQueue,
+        args,
+      },
     }),
   );
 }
 
 export async function createMandateDebitSchedule(ctx: StarterContext, raw: unknown): Promise<ScheduleHandle> {
   const v = parse(mandateDebitScheduleSchema, raw);
-  const args: [ScheduledMandateDebitInput] = [{ mandateRef: v.mandateRef, amount: v.amount, ...(v.narration ? { narration: v.narration } : {}) }];
+  const args: [ScheduledMandateDebitInput] = [
+    { mandateRef: v.mandateRef, amount: v.amount, ...(v.narration ? { narration: v.narration } : {}) },
+  ];
   const scheduleId = mandateDebitScheduleId(v.mandateRef);
   return retryTransient('create schedule', () =>
     ctx.client.schedule.create({
       scheduleId,
       ...scheduleParts(v),
-      action: { type: 'startWorkflow', workflowType: 'scheduledMandateDebitWorkflow', workflowId: scheduleId, taskQueue: ctx.taskQueue, args },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'scheduledMandateDebitWorkflow',
+        workflowId: scheduleId,
+        taskQueue: ctx.taskQueue,
+        args,
+      },
     }),
   );
 }
 
-export const scheduleHandle = (ctx: Pick<StarterContext, 'client'>, scheduleId: string): ScheduleHandle => ctx.client.schedule.getHandle(scheduleId);
+export const scheduleHandle = (ctx: Pick<StarterContext, 'client'>, scheduleId: string): ScheduleHandle =>
+  ctx.client.schedule.getHandle(scheduleId);
 
 export interface ScheduleView {
   scheduleId: string;
@@ -117,12 +156,18 @@ export function viewSchedule(scheduleId: string, d: ScheduleDescription): Schedu
     ...(d.state.note ? { note: d.state.note } : {}),
     ...(d.state.remainingActions !== undefined ? { remainingRuns: d.state.remainingActions } : {}),
     nextRuns: d.info.nextActionTimes.map((t) => t.toISOString()),
-    recentRuns: d.info.recentActions.map((a) => ({ scheduledAt: a.scheduledAt.toISOString(), workflowId: a.action.workflow.workflowId })),
+    recentRuns: d.info.recentActions.map((a) => ({
+      scheduledAt: a.scheduledAt.toISOString(),
+      workflowId: a.action.workflow.workflowId,
+    })),
   };
 }
 
 export async function describeSchedule(ctx: Pick<StarterContext, 'client'>, scheduleId: string): Promise<ScheduleView> {
-  return viewSchedule(scheduleId, await retryTransient('describe schedule', () => scheduleHandle(ctx, scheduleId).describe()));
+  return viewSchedule(
+    scheduleId,
+    await retryTransient('describe schedule', () => scheduleHandle(ctx, scheduleId).describe()),
+  );
 }
 
 /**
@@ -134,14 +179,33 @@ export async function describeSchedule(ctx: Pick<StarterContext, 'client'>, sche
 export async function moveRecurringPlanToSchedule(
   ctx: StarterContext,
   planRef: string,
-  raw: { amount: number; currency: 'NGN' | 'USD'; cron?: string; everyMs?: number; startAt?: string; catchupWindowMs?: number; maxRuns?: number },
+  raw: {
+    amount: number;
+    currency: 'NGN' | 'USD';
+    cron?: string;
+    everyMs?: number;
+    startAt?: string;
+    catchupWindowMs?: number;
+    maxRuns?: number;
+  },
 ): Promise<ScheduleHandle> {
   const plan = ctx.client.workflow.getHandle(recurringWorkflowId(planRef));
   const state = await retryTransient('recurring state', () => plan.query(recurringStateQuery));
-  if (state.status !== 'active' || !state.tokenId) throw new ScheduleInputError([{ field: 'planRef', rule: `the plan is ${state.status}${state.tokenId ? '' : ' without a token'}: only an active plan moves` }]);
+  if (state.status !== 'active' || !state.tokenId)
+    throw new ScheduleInputError([
+      {
+        field: 'planRef',
+        rule: `the plan is ${state.status}${state.tokenId ? '' : ' without a token'}: only an active plan moves`,
+      },
+    ]);
   // Validated before anything changes.
   parse(recurringChargeScheduleSchema, { ...raw, planRef, tokenId: state.tokenId });
   await retryTransient('move plan', () => plan.signal(moveRecurringToScheduleSignal));
   const stopped = await plan.result();
-  return createRecurringChargeSchedule(ctx, { ...raw, planRef, tokenId: stopped.tokenId, ...(raw.startAt ?? state.nextChargeAt ? { startAt: raw.startAt ?? state.nextChargeAt } : {}) });
+  return createRecurringChargeSchedule(ctx, {
+    ...raw,
+    planRef,
+    tokenId: stopped.tokenId,
+    ...((raw.startAt ?? state.nextChargeAt) ? { startAt: raw.startAt ?? state.nextChargeAt } : {}),
+  });
 }

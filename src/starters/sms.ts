@@ -55,7 +55,10 @@ function parse<S extends z.ZodType>(schema: S, input: unknown, what: string): z.
  * reference is refused, so a retried call never sends twice). Bad entries are reported per number
  * in the result unless `options.invalidMessages` is 'refuse' (then they refuse the whole send here).
  */
-export async function startSmsSend(ctx: StarterContext, input: SmsSendInput): Promise<WorkflowHandle<typeof smsSendWorkflow>> {
+export async function startSmsSend(
+  ctx: StarterContext,
+  input: SmsSendInput,
+): Promise<WorkflowHandle<typeof smsSendWorkflow>> {
   const v = parse(SmsSendInputSchema, input, 'SMS send');
   if (v.options?.invalidMessages === 'refuse') {
     const { issues } = checkSmsMessages(v.messages);
@@ -69,7 +72,11 @@ export async function startSmsSend(ctx: StarterContext, input: SmsSendInput): Pr
         taskQueue: ctx.taskQueue,
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: paymentSearchAttributes({ flow: 'sms-send', reference: v.reference, status: 'validating' }),
+        typedSearchAttributes: paymentSearchAttributes({
+          flow: 'sms-send',
+          reference: v.reference,
+          status: 'validating',
+        }),
       }),
     () => smsSendHandle(ctx, v.reference),
   );
@@ -89,7 +96,11 @@ export async function runSmsSend(ctx: StarterContext, input: SmsSendInput): Prom
  * Creates a campaign and follows it until success or failed (workflow id
  * `sms-campaign-<reference>`, one campaign per reference). A scheduled send time must lie ahead.
  */
-export async function startSmsCampaign(ctx: StarterContext, input: SmsCampaignInput, now: () => number = Date.now): Promise<WorkflowHandle<typeof smsCampaignWorkflow>> {
+export async function startSmsCampaign(
+  ctx: StarterContext,
+  input: SmsCampaignInput,
+  now: () => number = Date.now,
+): Promise<WorkflowHandle<typeof smsCampaignWorkflow>> {
   const v = parse(SmsCampaignInputSchema, input, 'SMS campaign');
   const late = smsScheduleIssues(v.campaign, now());
   if (late.length > 0) throw new InvalidStarterInputError('SMS campaign', late);
@@ -101,7 +112,11 @@ export async function startSmsCampaign(ctx: StarterContext, input: SmsCampaignIn
         taskQueue: ctx.taskQueue,
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: paymentSearchAttributes({ flow: 'sms-campaign', reference: v.reference, status: 'validating' }),
+        typedSearchAttributes: paymentSearchAttributes({
+          flow: 'sms-campaign',
+          reference: v.reference,
+          status: 'validating',
+        }),
       }),
     () => smsCampaignHandle(ctx, v.reference),
   );
@@ -119,7 +134,10 @@ export async function runSmsCampaign(ctx: StarterContext, input: SmsCampaignInpu
  * Follows an existing campaign by uuid (workflow id `sms-campaign-follow-<uuid>`). While one
  * follower runs, a second call returns it; a finished one (e.g. still_pending) may be started again.
  */
-export async function followSmsCampaign(ctx: StarterContext, input: SmsCampaignFollowInput): Promise<WorkflowHandle<typeof smsCampaignFollowWorkflow>> {
+export async function followSmsCampaign(
+  ctx: StarterContext,
+  input: SmsCampaignFollowInput,
+): Promise<WorkflowHandle<typeof smsCampaignFollowWorkflow>> {
   const v = parse(SmsCampaignFollowInputSchema, input, 'SMS campaign follow');
   return startRetrying(
     'follow SMS campaign',
@@ -130,19 +148,28 @@ export async function followSmsCampaign(ctx: StarterContext, input: SmsCampaignF
         args: [input],
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         workflowIdConflictPolicy: 'USE_EXISTING',
-        typedSearchAttributes: paymentSearchAttributes({ flow: 'sms-campaign', reference: v.campaign_id.toLowerCase(), status: 'following' }),
+        typedSearchAttributes: paymentSearchAttributes({
+          flow: 'sms-campaign',
+          reference: v.campaign_id.toLowerCase(),
+          status: 'following',
+        }),
       }),
     () => smsCampaignFollowHandle(ctx, v.campaign_id),
   );
 }
 
-export function smsCampaignFollowHandle(ctx: StarterContext, campaignId: string): WorkflowHandle<typeof smsCampaignFollowWorkflow> {
+export function smsCampaignFollowHandle(
+  ctx: StarterContext,
+  campaignId: string,
+): WorkflowHandle<typeof smsCampaignFollowWorkflow> {
   return ctx.client.workflow.getHandle<typeof smsCampaignFollowWorkflow>(smsCampaignFollowWorkflowId(campaignId));
 }
 
 // ---- G3/G4 campaigns, G5-G8 templates: direct calls ------------------------------------------
 
-const uuid = z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a uuid') }).regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a uuid');
+const uuid = z
+  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a uuid') })
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a uuid');
 const text = (max: number) =>
   z
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
@@ -169,9 +196,12 @@ export const SmsTemplateUpdateInputSchema = z
     message: text(SMS_MAX_MESSAGE_LENGTH).optional(),
     file_name: text(200).optional(),
   })
-  .refine((v) => v.name !== undefined || v.description !== undefined || v.message !== undefined || v.file_name !== undefined, {
-    message: 'must change at least one of name, description, message, file_name',
-  });
+  .refine(
+    (v) => v.name !== undefined || v.description !== undefined || v.message !== undefined || v.file_name !== undefined,
+    {
+      message: 'must change at least one of name, description, message, file_name',
+    },
+  );
 export type SmsTemplateUpdateInput = z.input<typeof SmsTemplateUpdateInputSchema>;
 
 export type SmsTemplatePage = OperationData<'sms.listTemplates'>;
@@ -183,7 +213,10 @@ export async function createSmsTemplate(api: PaymentsClient, input: SmsTemplateC
 }
 
 /** G6 (page, perPage, sorted_by, dir DSC/ASC, date_from, date_to). */
-export async function listSmsTemplates(api: PaymentsClient, filters: SmsTemplateListRequest = {}): Promise<SmsTemplatePage> {
+export async function listSmsTemplates(
+  api: PaymentsClient,
+  filters: SmsTemplateListRequest = {},
+): Promise<SmsTemplatePage> {
   return (await api.sms.listTemplates(parse(SmsTemplateListRequestSchema, filters, 'SMS template list'))).data;
 }
 
@@ -198,7 +231,10 @@ export async function deleteSmsTemplate(api: PaymentsClient, id: string): Promis
 }
 
 /** G3 (page, perPage, sorted_by, status, name, dir, date_from, date_to). Items carry no status: filter by it. */
-export async function listSmsCampaigns(api: PaymentsClient, filters: SmsCampaignListRequest = {}): Promise<SmsCampaignPage> {
+export async function listSmsCampaigns(
+  api: PaymentsClient,
+  filters: SmsCampaignListRequest = {},
+): Promise<SmsCampaignPage> {
   return (await api.sms.listCampaigns(parse(SmsCampaignListRequestSchema, filters, 'SMS campaign list'))).data;
 }
 

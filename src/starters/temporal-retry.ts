@@ -2,7 +2,11 @@
 // server restarting or unreachable, an RPC deadline) is retried with backoff for a while, and a
 // failure that outlasts it reaches the caller as TemporalUnavailableError, never a bare SDK error.
 // Updates are retried with one update id for all attempts, so the server runs the Update once.
-import { isGrpcServiceError, WorkflowExecutionAlreadyStartedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import {
+  isGrpcServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
 
 /** The server could not be reached (or kept failing transiently) for the whole retry window. */
 export class TemporalUnavailableError extends Error {
@@ -34,7 +38,11 @@ export function isTransientTemporalError(err: unknown): boolean {
   return cause !== undefined && cause !== err && isTransientTemporalError(cause);
 }
 
-export async function retryTransient<T>(operation: string, call: () => Promise<T>, opts: TransientRetryOptions = {}): Promise<T> {
+export async function retryTransient<T>(
+  operation: string,
+  call: () => Promise<T>,
+  opts: TransientRetryOptions = {},
+): Promise<T> {
   const until = Date.now() + (opts.withinMs ?? 60_000);
   let delay = opts.firstDelayMs ?? 250;
   for (let attempt = 1; ; attempt++) {
@@ -54,7 +62,12 @@ export async function retryTransient<T>(operation: string, call: () => Promise<T
  * "already started" on a retry is the earlier attempt's own start that landed while its answer was
  * lost: `existing()` answers it. On the first attempt it is a real duplicate and is thrown.
  */
-export async function startRetrying<H>(operation: string, start: () => Promise<H>, existing: () => H, opts: TransientRetryOptions = {}): Promise<H> {
+export async function startRetrying<H>(
+  operation: string,
+  start: () => Promise<H>,
+  existing: () => H,
+  opts: TransientRetryOptions = {},
+): Promise<H> {
   let attempt = 0;
   return retryTransient(
     operation,

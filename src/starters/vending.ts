@@ -9,7 +9,10 @@ import type { vendElectricityWorkflow } from '../workflows/vending';
 import { issuesOf } from '../shared/failures';
 
 /** Starts one electricity sale (workflow id `vend-<order_ref>`; a second start for the same order is refused). */
-export async function startVend(ctx: StarterContext, input: VendInput): Promise<WorkflowHandle<typeof vendElectricityWorkflow>> {
+export async function startVend(
+  ctx: StarterContext,
+  input: VendInput,
+): Promise<WorkflowHandle<typeof vendElectricityWorkflow>> {
   const parsed = VendInputSchema.safeParse(input);
   if (!parsed.success) throw new InvalidStarterInputError('electricity vend', issuesOf(parsed.error));
   const v = parsed.data;
@@ -21,7 +24,12 @@ export async function startVend(ctx: StarterContext, input: VendInput): Promise<
         taskQueue: ctx.taskQueue,
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: paymentSearchAttributes({ flow: 'vend', reference: v.order_ref, status: 'validating', currency: 'NGN' }),
+        typedSearchAttributes: paymentSearchAttributes({
+          flow: 'vend',
+          reference: v.order_ref,
+          status: 'validating',
+          currency: 'NGN',
+        }),
       }),
     () => vendHandle(ctx, v.order_ref),
   );

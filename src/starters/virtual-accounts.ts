@@ -7,12 +7,21 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import {
-  BadRequestError, DependencyFailedError, PaymentsApiError, RequestValidationError,
-  type CreateBusinessAccountRequest, type CreateCustomerAccountRequest, type PaymentsClient, type VirtualAccount,
+  BadRequestError,
+  DependencyFailedError,
+  PaymentsApiError,
+  RequestValidationError,
+  type CreateBusinessAccountRequest,
+  type CreateCustomerAccountRequest,
+  type PaymentsClient,
+  type VirtualAccount,
 } from '../api';
 import {
-  retryCreditHandoffUpdate, virtualAccountCreditStateQuery, virtualAccountCreditWorkflowId,
-  type ErrorLogSweepSummary, type VirtualAccountCreditState,
+  retryCreditHandoffUpdate,
+  virtualAccountCreditStateQuery,
+  virtualAccountCreditWorkflowId,
+  type ErrorLogSweepSummary,
+  type VirtualAccountCreditState,
 } from '../shared/virtual-account-webhook';
 import type { ErrorLogSweepInput } from '../workflows/virtual-account-error-log-sweep';
 import type { StarterContext } from './connect';
@@ -21,7 +30,10 @@ import { retryTransient } from './temporal-retry';
 /** The service (or our validation) refused to create the account; `field` names the input at fault when it can be told. */
 export class VirtualAccountCreationError extends Error {
   override readonly name = 'VirtualAccountCreationError';
-  constructor(readonly issues: { field: string; rule: string }[], readonly status?: number) {
+  constructor(
+    readonly issues: { field: string; rule: string }[],
+    readonly status?: number,
+  ) {
     super(`the virtual account was not created: ${issues.map((i) => `${i.field}: ${i.rule}`).join('; ')}`);
   }
 }
@@ -37,44 +49,81 @@ function fieldOf(message: string): string {
   return '(request)';
 }
 
-async function create(kind: 'customer' | 'business', call: () => Promise<{ data: VirtualAccount }>): Promise<VirtualAccount> {
+async function create(
+  kind: 'customer' | 'business',
+  call: () => Promise<{ data: VirtualAccount }>,
+): Promise<VirtualAccount> {
   try {
     return (await call()).data;
   } catch (err) {
-    if (err instanceof RequestValidationError) throw new VirtualAccountCreationError(err.issues.map((i) => ({ field: i.path || '(request)', rule: i.message })));
+    if (err instanceof RequestValidationError)
+      throw new VirtualAccountCreationError(err.issues.map((i) => ({ field: i.path || '(request)', rule: i.message })));
     if (err instanceof BadRequestError || err instanceof DependencyFailedError) {
       // The BVN is checked against name, date of birth, gender and phone: a mismatch names the BVN.
-      throw new VirtualAccountCreationError([{ field: fieldOf(err.message), rule: err.message || `the service refused the ${kind} account (HTTP ${err.status})` }], err.status);
+      throw new VirtualAccountCreationError(
+        [
+          {
+            field: fieldOf(err.message),
+            rule: err.message || `the service refused the ${kind} account (HTTP ${err.status})`,
+          },
+        ],
+        err.status,
+      );
     }
     if (err instanceof PaymentsApiError && err.status !== undefined && err.status < 500) {
-      throw new VirtualAccountCreationError([{ field: '(credentials)', rule: err.message || `HTTP ${err.status}` }], err.status);
+      throw new VirtualAccountCreationError(
+        [{ field: '(credentials)', rule: err.message || `HTTP ${err.status}` }],
+        err.status,
+      );
     }
     throw err; // 5xx, timeout: unknown; the caller asks C7 by customer_identifier before trying again
   }
 }
 
 /** C1. Validated first (every field error at once); BVN never logged. */
-export const createCustomerVirtualAccount = (api: PaymentsClient, input: CreateCustomerAccountRequest): Promise<VirtualAccount> =>
-  create('customer', () => api.virtualAccounts.createCustomer(input));
+export const createCustomerVirtualAccount = (
+  api: PaymentsClient,
+  input: CreateCustomerAccountRequest,
+): Promise<VirtualAccount> => create('customer', () => api.virtualAccounts.createCustomer(input));
 
 /** C2. */
-export const createBusinessVirtualAccount = (api: PaymentsClient, input: CreateBusinessAccountRequest): Promise<VirtualAccount> =>
-  create('business', () => api.virtualAccounts.createBusiness(input));
+export const createBusinessVirtualAccount = (
+  api: PaymentsClient,
+  input: CreateBusinessAccountRequest,
+): Promise<VirtualAccount> => create('business', () => api.virtualAccounts.createBusiness(input));
 
 /** Runs one sweep of the webhook error log now (the Schedule does it every few minutes) and returns its summary. */
-export function sweepWebhookErrorLog(ctx: StarterContext, input: ErrorLogSweepInput = {}): Promise<ErrorLogSweepSummary> {
-  return ctx.client.workflow.execute('virtualAccountErrorLogSweepWorkflow', { workflowId: `va-webhook-error-log-sweep-manual-${randomUUID()}`, taskQueue: ctx.taskQueue, args: [input] });
+export function sweepWebhookErrorLog(
+  ctx: StarterContext,
+  input: ErrorLogSweepInput = {},
+): Promise<ErrorLogSweepSummary> {
+  return ctx.client.workflow.execute('virtualAccountErrorLogSweepWorkflow', {
+    workflowId: `va-webhook-error-log-sweep-manual-${randomUUID()}`,
+    taskQueue: ctx.taskQueue,
+    args: [input],
+  });
 }
 
 export const virtualAccountCreditHandle = (ctx: StarterContext, transactionReference: string): WorkflowHandle =>
   ctx.client.workflow.getHandle(virtualAccountCreditWorkflowId(transactionReference));
 
 /** The credit workflow's state (recording, frozen, handing_over, handoff_failed, credited...). */
-export function getVirtualAccountCreditState(ctx: StarterContext, transactionReference: string): Promise<VirtualAccountCreditState> {
-  return retryTransient('virtual-account credit state', () => virtualAccountCreditHandle(ctx, transactionReference).query(virtualAccountCreditStateQuery));
+export function getVirtualAccountCreditState(
+  ctx: StarterContext,
+  transactionReference: string,
+): Promise<VirtualAccountCreditState> {
+  return retryTransient('virtual-account credit state', () =>
+    virtualAccountCreditHandle(ctx, transactionReference).query(virtualAccountCreditStateQuery),
+  );
 }
 
 /** Operator: hand a credit over again after its handler gave up (handoff_failed); refused in any other state. */
-export function retryVirtualAccountCreditHandoff(ctx: StarterContext, transactionReference: string, input: { operator: string; reason: string }): Promise<{ accepted: true }> {
-  return retryTransient('retry credit hand-over', () => virtualAccountCreditHandle(ctx, transactionReference).executeUpdate(retryCreditHandoffUpdate, { args: [input] }));
+export function retryVirtualAccountCreditHandoff(
+  ctx: StarterContext,
+  transactionReference: string,
+  input: { operator: string; reason: string },
+): Promise<{ accepted: true }> {
+  return retryTransient('retry credit hand-over', () =>
+    virtualAccountCreditHandle(ctx, transactionReference).executeUpdate(retryCreditHandoffUpdate, { args: [input] }),
+  );
 }

@@ -25,6 +25,8 @@ export async function createTemporalClient(opts: TemporalClientOptions): Promise
     connection,
     namespace: opts.namespace,
     dataConverter: createDataConverter(opts.encryption),
-    ...(tracing ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: tracing.tracer })] } } : {}),
+    ...(tracing
+      ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: tracing.tracer })] } }
+      : {}),
   });
 }

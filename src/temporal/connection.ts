@@ -65,10 +65,25 @@ export function temporalConnectionOptions(settings: TemporalConnectionSettings):
     const { caPath, certPath, keyPath, serverName, caData, certData, keyData, sources = {} } = settings.tls;
     const tls: TLSConfig = {};
     if (serverName) tls.serverNameOverride = serverName;
-    const ca = caData !== undefined ? Buffer.from(caData) : caPath ? readPem(caPath, sources.ca ?? 'TEMPORAL_TLS_CA_PATH') : undefined;
+    const ca =
+      caData !== undefined
+        ? Buffer.from(caData)
+        : caPath
+          ? readPem(caPath, sources.ca ?? 'TEMPORAL_TLS_CA_PATH')
+          : undefined;
     if (ca) tls.serverRootCACertificate = ca;
-    const crt = certData !== undefined ? Buffer.from(certData) : certPath ? readPem(certPath, sources.cert ?? 'TEMPORAL_TLS_CERT_PATH') : undefined;
-    const key = keyData !== undefined ? Buffer.from(keyData) : keyPath ? readPem(keyPath, sources.key ?? 'TEMPORAL_TLS_KEY_PATH') : undefined;
+    const crt =
+      certData !== undefined
+        ? Buffer.from(certData)
+        : certPath
+          ? readPem(certPath, sources.cert ?? 'TEMPORAL_TLS_CERT_PATH')
+          : undefined;
+    const key =
+      keyData !== undefined
+        ? Buffer.from(keyData)
+        : keyPath
+          ? readPem(keyPath, sources.key ?? 'TEMPORAL_TLS_KEY_PATH')
+          : undefined;
     if (crt && key) tls.clientCertPair = { crt, key };
     options.tls = tls;
   }
@@ -78,11 +93,18 @@ export function temporalConnectionOptions(settings: TemporalConnectionSettings):
 }
 
 /** What may be logged about a connection: the address and which protections are on, no key, no path. */
-export function describeTemporalConnection(settings: TemporalConnectionSettings): { address: string; tls: boolean; mtls: boolean; apiKey: boolean } {
+export function describeTemporalConnection(settings: TemporalConnectionSettings): {
+  address: string;
+  tls: boolean;
+  mtls: boolean;
+  apiKey: boolean;
+} {
   return {
     address: settings.address,
     tls: Boolean(settings.tls) || Boolean(settings.apiKey),
-    mtls: Boolean((settings.tls?.certPath || settings.tls?.certData) && (settings.tls?.keyPath || settings.tls?.keyData)),
+    mtls: Boolean(
+      (settings.tls?.certPath || settings.tls?.certData) && (settings.tls?.keyPath || settings.tls?.keyData),
+    ),
     apiKey: Boolean(settings.apiKey),
   };
 }

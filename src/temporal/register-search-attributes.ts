@@ -19,7 +19,10 @@ async function main(): Promise<void> {
       }
     } catch (err) {
       if ((err as Error).name === 'SearchAttributeConflictError' || Date.now() > deadline) throw err;
-      logger.warn({ attempt, err: (err as Error).message }, 'Temporal not ready for search attribute registration; retrying');
+      logger.warn(
+        { attempt, err: (err as Error).message },
+        'Temporal not ready for search attribute registration; retrying',
+      );
       await new Promise((r) => setTimeout(r, 2_000));
     }
   }

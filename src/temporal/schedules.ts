@@ -13,7 +13,10 @@ export const errorLogSweepScheduleId = (taskQueue: string): string => `${VA_ERRO
  * (a long log) is not joined by a second one. Catch-up window 1 minute: sweeps missed while
  * Temporal was down are not replayed one by one; the next sweep reads the whole log anyway.
  */
-export async function ensureErrorLogSweepSchedule(client: Client, opts: { taskQueue: string; everySeconds: number }): Promise<string> {
+export async function ensureErrorLogSweepSchedule(
+  client: Client,
+  opts: { taskQueue: string; everySeconds: number },
+): Promise<string> {
   const scheduleId = errorLogSweepScheduleId(opts.taskQueue);
   const spec = { intervals: [{ every: opts.everySeconds * 1000 }] };
   const action = {

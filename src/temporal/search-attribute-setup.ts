@@ -13,15 +13,19 @@ type IndexedValueType = temporal.api.enums.v1.IndexedValueType;
 
 /** 'Keyword' → INDEXED_VALUE_TYPE_KEYWORD, 'KeywordList' → INDEXED_VALUE_TYPE_KEYWORD_LIST, … */
 export function indexedValueType(cliType: string): IndexedValueType {
-  const key = `INDEXED_VALUE_TYPE_${cliType.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}` as keyof typeof IndexedValueType;
+  const key =
+    `INDEXED_VALUE_TYPE_${cliType.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}` as keyof typeof IndexedValueType;
   const value = IndexedValueType[key];
-  if (typeof value !== 'number' || value === IndexedValueType.INDEXED_VALUE_TYPE_UNSPECIFIED) throw new Error(`unknown search attribute type ${cliType}`);
+  if (typeof value !== 'number' || value === IndexedValueType.INDEXED_VALUE_TYPE_UNSPECIFIED)
+    throw new Error(`unknown search attribute type ${cliType}`);
   return value;
 }
 
 export class SearchAttributeConflictError extends Error {
   constructor(readonly conflicts: { name: string; wanted: string; registered: string }[]) {
-    super(`search attributes registered with another type: ${conflicts.map((c) => `${c.name} is ${c.registered}, the workflows need ${c.wanted}`).join('; ')}`);
+    super(
+      `search attributes registered with another type: ${conflicts.map((c) => `${c.name} is ${c.registered}, the workflows need ${c.wanted}`).join('; ')}`,
+    );
     this.name = 'SearchAttributeConflictError';
   }
 }

@@ -43,15 +43,24 @@ export function signCreditCallback(secret: string, rawBody: string, timestampSec
  * For the merchant's side (and our tests): checks a callback's signature on the raw bytes and its
  * age. Returns the reason when it does not verify.
  */
-export function verifyCreditCallback(secret: string, rawBody: string, header: string | undefined, opts: { nowSeconds?: number; toleranceSeconds?: number } = {}): { ok: true } | { ok: false; reason: string } {
+export function verifyCreditCallback(
+  secret: string,
+  rawBody: string,
+  header: string | undefined,
+  opts: { nowSeconds?: number; toleranceSeconds?: number } = {},
+): { ok: true } | { ok: false; reason: string } {
   const parts = Object.fromEntries((header ?? '').split(',').map((p) => p.trim().split('=', 2) as [string, string]));
   const t = Number(parts.t);
-  if (!header || !Number.isInteger(t) || !/^[0-9a-f]{64}$/.test(parts.v1 ?? '')) return { ok: false, reason: `${CREDIT_SIGNATURE_HEADER} is missing or malformed` };
+  if (!header || !Number.isInteger(t) || !/^[0-9a-f]{64}$/.test(parts.v1 ?? ''))
+    return { ok: false, reason: `${CREDIT_SIGNATURE_HEADER} is missing or malformed` };
   const now = opts.nowSeconds ?? Math.floor(Date.now() / 1000);
-  if (Math.abs(now - t) > (opts.toleranceSeconds ?? 300)) return { ok: false, reason: 'the signature timestamp is outside the tolerance' };
+  if (Math.abs(now - t) > (opts.toleranceSeconds ?? 300))
+    return { ok: false, reason: 'the signature timestamp is outside the tolerance' };
   const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex'));
   const got = Buffer.from(parts.v1!);
-  return expected.length === got.length && timingSafeEqual(expected, got) ? { ok: true } : { ok: false, reason: 'the signature does not match' };
+  return expected.length === got.length && timingSafeEqual(expected, got)
+    ? { ok: true }
+    : { ok: false, reason: 'the signature does not match' };
 }
 
 /** Statuses that mean "ask again later": anything else 4xx is a refusal for good. */
@@ -64,7 +73,12 @@ const RETRYABLE_4XX = new Set([408, 425, 429]);
  */
 export function httpCreditHandler(opts: { url: string; secret: string; timeoutMs?: number }): CreditHandler {
   return async ({ idempotencyKey, credit, releasedFreeze }) => {
-    const body = JSON.stringify({ event: 'virtual_account.credit', idempotency_key: idempotencyKey, credit, ...(releasedFreeze ? { released_freeze: releasedFreeze } : {}) });
+    const body = JSON.stringify({
+      event: 'virtual_account.credit',
+      idempotency_key: idempotencyKey,
+      credit,
+      ...(releasedFreeze ? { released_freeze: releasedFreeze } : {}),
+    });
     const res = await request(opts.url, {
       method: 'POST',
       headers: {
@@ -81,7 +95,9 @@ export function httpCreditHandler(opts: { url: string; secret: string; timeoutMs
     if (res.statusCode >= 200 && res.statusCode < 300) return { detail: `HTTP ${res.statusCode}` };
     if (res.statusCode === 409) return { detail: 'HTTP 409: the handler already had this idempotency key' };
     if (res.statusCode >= 400 && res.statusCode < 500 && !RETRYABLE_4XX.has(res.statusCode)) {
-      throw new CreditHandlerRefused(`the credit handler refused the credit: HTTP ${res.statusCode}${text ? ` ${text}` : ''}`);
+      throw new CreditHandlerRefused(
+        `the credit handler refused the credit: HTTP ${res.statusCode}${text ? ` ${text}` : ''}`,
+      );
     }
     throw new Error(`the credit handler answered HTTP ${res.statusCode}; retried`);
   };

@@ -13,7 +13,11 @@
 // It lives in the claim-check's PostgreSQL (CLAIM_CHECK_DATABASE_URL): already durable, already
 // run by `npm start` (embedded) and compose; a table of its own, created idempotently on connect.
 import pg from 'pg';
-import type { CreditFieldsSource, CreditedVirtualAccountTransaction, VirtualAccountCredit } from '../shared/virtual-account-webhook';
+import type {
+  CreditFieldsSource,
+  CreditedVirtualAccountTransaction,
+  VirtualAccountCredit,
+} from '../shared/virtual-account-webhook';
 
 const TABLE = 'va_credit_records';
 const SCHEMA_LOCK = 0x76616372; // advisory lock id: several processes may migrate at once
@@ -126,10 +130,17 @@ export class VirtualAccountCreditStore {
          last_delivery_at = now()
        RETURNING t.*`,
       [
-        credit.transactionReference, credit.virtualAccountNumber, credit.principalAmount, credit.settledAmount, credit.currency, credit.customerIdentifier,
+        credit.transactionReference,
+        credit.virtualAccountNumber,
+        credit.principalAmount,
+        credit.settledAmount,
+        credit.currency,
+        credit.customerIdentifier,
         credit.version === 1 ? (credit.feeCharged ?? null) : null,
         credit.version === 1 ? (credit.transactionDate ?? null) : null,
-        fieldsSource, credit.version, runId,
+        fieldsSource,
+        credit.version,
+        runId,
       ],
     );
     const row = rows[0];
@@ -143,7 +154,11 @@ export class VirtualAccountCreditStore {
   }
 
   /** Records the fields the service's own query confirmed, on the credit `runId` owns. */
-  async confirm(transactionReference: string, runId: string, fields: { feeCharged?: string; transactionDate?: string }): Promise<CreditedVirtualAccountTransaction | undefined> {
+  async confirm(
+    transactionReference: string,
+    runId: string,
+    fields: { feeCharged?: string; transactionDate?: string },
+  ): Promise<CreditedVirtualAccountTransaction | undefined> {
     const { rows } = await this.pool.query<Row>(
       `UPDATE ${TABLE} SET fee_charged = $3, transaction_date = $4, fields_source = 'service-query'
        WHERE transaction_reference = $1 AND credited_by_run = $2 RETURNING *`,
@@ -153,14 +168,21 @@ export class VirtualAccountCreditStore {
   }
 
   /** The recorded credit and its delivery count (operators, tests). */
-  async get(transactionReference: string): Promise<{ record: CreditedVirtualAccountTransaction; deliveries: number } | undefined> {
-    const { rows } = await this.pool.query<Row>(`SELECT * FROM ${TABLE} WHERE transaction_reference = $1`, [transactionReference]);
+  async get(
+    transactionReference: string,
+  ): Promise<{ record: CreditedVirtualAccountTransaction; deliveries: number } | undefined> {
+    const { rows } = await this.pool.query<Row>(`SELECT * FROM ${TABLE} WHERE transaction_reference = $1`, [
+      transactionReference,
+    ]);
     return rows[0] ? { record: toRecord(rows[0]), deliveries: rows[0].deliveries } : undefined;
   }
 
   /** How many rows hold this reference (0 or 1; for tests). */
   async countRecords(transactionReference: string): Promise<number> {
-    const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${TABLE} WHERE transaction_reference = $1`, [transactionReference]);
+    const { rows } = await this.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM ${TABLE} WHERE transaction_reference = $1`,
+      [transactionReference],
+    );
     return Number(rows[0].n);
   }
 

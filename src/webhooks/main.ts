@@ -9,9 +9,17 @@ async function main(): Promise<void> {
   // Metrics (METRICS_PORT) and tracing (OTEL_*) before the client is made.
   const observability = await startProcessObservability(config, logger, { serviceName: 'payflow-webhooks' });
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-  const server = createWebhookReceiver({ client, taskQueue: config.temporal.taskQueue, secretKey: config.payments.secretKey, logger });
+  const server = createWebhookReceiver({
+    client,
+    taskQueue: config.temporal.taskQueue,
+    secretKey: config.payments.secretKey,
+    logger,
+  });
   const url = await listen(server, config.webhooks.port, config.webhooks.host);
-  logger.info({ url: `${url}/webhooks`, healthz: `${url}/healthz`, readyz: `${url}/readyz` }, 'webhook receiver listening');
+  logger.info(
+    { url: `${url}/webhooks`, healthz: `${url}/healthz`, readyz: `${url}/readyz` },
+    'webhook receiver listening',
+  );
   onShutdown(logger, async () => {
     await closeServer(server);
     await client.connection.close();

@@ -8,7 +8,12 @@
 // Requests are counted by route and status, webhooks by kind and result (src/observability/metrics.ts).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createSafeServer, isHtmlFormContentType, readBodyLimited } from '../http/safe-server';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
 import type { Logger } from 'pino';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../shared/virtual-account-webhook';
@@ -16,7 +21,12 @@ import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { unmatchedPaymentWebhookWorkflow } from '../workflows/webhook-inbox';
 import type { virtualAccountCreditWorkflow } from '../workflows/virtual-account-credit';
 import { describeZodError, paymentWebhookSchema, virtualAccountWebhookSchema } from './schemas';
-import { PAYMENT_SIGNATURE_HEADERS, VA_SIGNATURE_HEADERS, verifyPaymentWebhook, verifyVirtualAccountWebhook } from './signatures';
+import {
+  PAYMENT_SIGNATURE_HEADERS,
+  VA_SIGNATURE_HEADERS,
+  verifyPaymentWebhook,
+  verifyVirtualAccountWebhook,
+} from './signatures';
 import { countWebhook, httpMetricsObserver } from '../observability/metrics';
 import { answerHealth, temporalReachable } from '../observability/health';
 
@@ -63,7 +73,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 }
 
 export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
@@ -112,14 +125,23 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
     };
     // signalWithStart: lands in the running flow that owns the reference, or starts a
     // holding workflow under that id, so an early or orphan webhook is never lost.
-    await client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>('unmatchedPaymentWebhookWorkflow', {
-      workflowId: paymentWorkflowId(TransactionRef),
-      taskQueue: opts.taskQueue,
-      args: [{}],
-      signal: paymentWebhookSignal,
-      signalArgs: [event],
-      typedSearchAttributes: paymentSearchAttributes({ flow: 'unmatched-webhook', reference: TransactionRef, status: 'unmatched', amount: Body.amount, currency: Body.currency }),
-    });
+    await client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>(
+      'unmatchedPaymentWebhookWorkflow',
+      {
+        workflowId: paymentWorkflowId(TransactionRef),
+        taskQueue: opts.taskQueue,
+        args: [{}],
+        signal: paymentWebhookSignal,
+        signalArgs: [event],
+        typedSearchAttributes: paymentSearchAttributes({
+          flow: 'unmatched-webhook',
+          reference: TransactionRef,
+          status: 'unmatched',
+          amount: Body.amount,
+          currency: Body.currency,
+        }),
+      },
+    );
     recent.add(dedupeKey);
     countWebhook('payment', 'verified');
     logger.info({ transactionRef: TransactionRef, event: Event }, 'payment webhook delivered to workflow');
@@ -154,7 +176,9 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
       currency: b.currency,
       customerIdentifier: b.customer_identifier,
       ...(version === 1 ? { feeCharged: b.fee_charged, transactionDate: b.transaction_date } : {}),
-      ...(version === 3 && typeof b.session_id === 'string' && b.session_id.length > 0 && b.session_id.length <= 100 ? { lookupSessionId: b.session_id } : {}),
+      ...(version === 3 && typeof b.session_id === 'string' && b.session_id.length > 0 && b.session_id.length <= 100
+        ? { lookupSessionId: b.session_id }
+        : {}),
       version,
       receivedAt: new Date().toISOString(),
       source: 'webhook',
@@ -168,26 +192,36 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
       // after a failed run) a new run starts and its durable check (va_credit_records) answers
       // 'duplicate': credited once either way. The workflow is started before anything is recorded,
       // so a crash here loses nothing (the service redelivers an unacknowledged notification).
-      await client.workflow.start<typeof virtualAccountCreditWorkflow>('virtualAccountCreditWorkflow', {
-        workflowId: virtualAccountCreditWorkflowId(b.transaction_reference),
-        taskQueue: opts.taskQueue,
-        args: [credit],
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-      }).catch((err: unknown) => {
-        if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
-        duplicate = true;
-        logger.info({ transactionReference: b.transaction_reference }, 'duplicate virtual-account credit: its workflow already completed');
-      });
+      await client.workflow
+        .start<typeof virtualAccountCreditWorkflow>('virtualAccountCreditWorkflow', {
+          workflowId: virtualAccountCreditWorkflowId(b.transaction_reference),
+          taskQueue: opts.taskQueue,
+          args: [credit],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+        })
+        .catch((err: unknown) => {
+          if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+          duplicate = true;
+          logger.info(
+            { transactionReference: b.transaction_reference },
+            'duplicate virtual-account credit: its workflow already completed',
+          );
+        });
       recent.add(dedupeKey);
     }
     countWebhook('virtual-account', duplicate ? 'duplicate' : 'verified');
     // The acknowledgement body the spec requires; anything else lands in the error log.
-    sendJson(res, 200, { response_code: 200, transaction_reference: b.transaction_reference, response_description: 'Success' });
+    sendJson(res, 200, {
+      response_code: 200,
+      transaction_reference: b.transaction_reference,
+      response_description: 'Success',
+    });
   }
 
   async function handleReturn(url: URL, res: ServerResponse): Promise<void> {
-    const reference = url.searchParams.get('reference') ?? url.searchParams.get('transaction_ref') ?? url.searchParams.get('ref');
+    const reference =
+      url.searchParams.get('reference') ?? url.searchParams.get('transaction_ref') ?? url.searchParams.get('ref');
     let state = 'unknown';
     if (reference) {
       try {
@@ -201,40 +235,58 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
     }
     const ref = escapeHtml(reference ?? '(none)');
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>Payment ${ref}</title></head><body><h1>Payment ${ref}</h1><p id="state">Status: ${escapeHtml(state)}</p></body></html>`);
+    res.end(
+      `<!doctype html><html><head><title>Payment ${ref}</title></head><body><h1>Payment ${ref}</h1><p id="state">Status: ${escapeHtml(state)}</p></body></html>`,
+    );
   }
 
   // createSafeServer: a malformed target is a 400 before this runs, and nothing thrown here ends the process.
-  const health = { live: () => true, ready: async () => {
-    const temporal = await temporalReachable(client.connection);
-    return { ready: temporal, checks: { temporal } };
-  } };
-  return createSafeServer(async (req, res, url) => {
-    {
-      try {
-        if ((url.pathname === '/healthz' || url.pathname === '/readyz') && (await answerHealth(req.method, url.pathname, health, res))) return;
-        if (req.method === 'GET' && url.pathname === '/payments/return') return await handleReturn(url, res);
-        if (url.pathname !== '/webhooks' && !url.pathname.startsWith('/webhooks/')) return sendJson(res, 404, { error: 'not found' });
-        if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' });
-        // An HTML form encoding is never the service, only another site's page. E-2 states no content
-        // type, so an absent or text/plain one goes on to the signature check, which gates everything.
-        if (isHtmlFormContentType(req.headers['content-type'])) return sendJson(res, 415, { received: false, error: 'Content-Type must be application/json' });
-        const raw = await readBodyLimited(req, limit);
-        const paymentSig = header(req, PAYMENT_SIGNATURE_HEADERS);
-        const vaSig = header(req, VA_SIGNATURE_HEADERS);
-        if (paymentSig) return await handlePayment(raw, paymentSig, res);
-        if (vaSig) return await handleVirtualAccount(raw, vaSig, res);
-        logger.warn('webhook without a signature header: ignored');
-        countWebhook('unknown', 'rejected');
-        return sendJson(res, 401, { received: false, error: 'missing signature header' });
-      } catch (err) {
-        // 413 for a body over the limit; otherwise Temporal could not be reached (documented 503: the service redelivers).
-        const status = (err as { statusCode?: number }).statusCode ?? 503;
-        if (status !== 413) logger.error({ err }, 'webhook processing failed; the service will redeliver');
-        if (!res.headersSent) sendJson(res, status, { received: false, error: status === 413 ? 'body too large' : 'temporarily unavailable' });
+  const health = {
+    live: () => true,
+    ready: async () => {
+      const temporal = await temporalReachable(client.connection);
+      return { ready: temporal, checks: { temporal } };
+    },
+  };
+  return createSafeServer(
+    async (req, res, url) => {
+      {
+        try {
+          if (
+            (url.pathname === '/healthz' || url.pathname === '/readyz') &&
+            (await answerHealth(req.method, url.pathname, health, res))
+          )
+            return;
+          if (req.method === 'GET' && url.pathname === '/payments/return') return await handleReturn(url, res);
+          if (url.pathname !== '/webhooks' && !url.pathname.startsWith('/webhooks/'))
+            return sendJson(res, 404, { error: 'not found' });
+          if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' });
+          // An HTML form encoding is never the service, only another site's page. E-2 states no content
+          // type, so an absent or text/plain one goes on to the signature check, which gates everything.
+          if (isHtmlFormContentType(req.headers['content-type']))
+            return sendJson(res, 415, { received: false, error: 'Content-Type must be application/json' });
+          const raw = await readBodyLimited(req, limit);
+          const paymentSig = header(req, PAYMENT_SIGNATURE_HEADERS);
+          const vaSig = header(req, VA_SIGNATURE_HEADERS);
+          if (paymentSig) return await handlePayment(raw, paymentSig, res);
+          if (vaSig) return await handleVirtualAccount(raw, vaSig, res);
+          logger.warn('webhook without a signature header: ignored');
+          countWebhook('unknown', 'rejected');
+          return sendJson(res, 401, { received: false, error: 'missing signature header' });
+        } catch (err) {
+          // 413 for a body over the limit; otherwise Temporal could not be reached (documented 503: the service redelivers).
+          const status = (err as { statusCode?: number }).statusCode ?? 503;
+          if (status !== 413) logger.error({ err }, 'webhook processing failed; the service will redeliver');
+          if (!res.headersSent)
+            sendJson(res, status, {
+              received: false,
+              error: status === 413 ? 'body too large' : 'temporarily unavailable',
+            });
+        }
       }
-    }
-  }, { observe: httpMetricsObserver('webhooks', receiverRoute) });
+    },
+    { observe: httpMetricsObserver('webhooks', receiverRoute) },
+  );
 }
 
 export async function listen(server: Server, port: number, host = '127.0.0.1'): Promise<string> {
@@ -258,5 +310,10 @@ function frozenHintOf(meta: Record<string, unknown> | null | undefined): Pick<Vi
   const ref = meta?.freeze_transaction_ref;
   if (typeof ref !== 'string' || ref.length === 0 || ref.length > 200) return {};
   const reason = meta?.reason_for_frozen_transaction;
-  return { frozenHint: { freezeTransactionRef: ref, ...(typeof reason === 'string' && reason.length <= 500 ? { reason } : {}) } };
+  return {
+    frozenHint: {
+      freezeTransactionRef: ref,
+      ...(typeof reason === 'string' && reason.length <= 500 ? { reason } : {}),
+    },
+  };
 }

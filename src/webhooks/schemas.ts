@@ -22,7 +22,12 @@ export const paymentWebhookSchema = z.object({
       customer_mobile: z.string().nullish(),
       meta: z.record(z.string(), z.unknown()).nullish(),
       payment_information: z
-        .object({ payment_type: z.string().nullish(), pan: z.string().nullish(), card_type: z.string().nullish(), token_id: z.string().nullish() })
+        .object({
+          payment_type: z.string().nullish(),
+          pan: z.string().nullish(),
+          card_type: z.string().nullish(),
+          token_id: z.string().nullish(),
+        })
         .passthrough()
         .nullish(),
       is_recurring: z.boolean().nullish(),

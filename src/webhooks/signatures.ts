@@ -35,7 +35,9 @@ export function virtualAccountSignedString(body: Record<string, unknown>): strin
     body.principal_amount,
     body.settled_amount,
     body.customer_identifier,
-  ].map((v) => (v === undefined || v === null ? '' : String(v))).join('|');
+  ]
+    .map((v) => (v === undefined || v === null ? '' : String(v)))
+    .join('|');
 }
 
 /**
@@ -44,7 +46,11 @@ export function virtualAccountSignedString(body: Record<string, unknown>): strin
  * check fails is the body parsed — to read those six values, nothing else is used — and the
  * joined string checked. Answers the parsed body only when the signature holds.
  */
-export function verifyVirtualAccountWebhook(rawBody: Buffer, signature: string, secretKey: string): { verified: true; body: unknown } | { verified: false } {
+export function verifyVirtualAccountWebhook(
+  rawBody: Buffer,
+  signature: string,
+  secretKey: string,
+): { verified: true; body: unknown } | { verified: false } {
   const parse = (): unknown => {
     try {
       return JSON.parse(rawBody.toString('utf8')) as unknown;
@@ -57,5 +63,10 @@ export function verifyVirtualAccountWebhook(rawBody: Buffer, signature: string, 
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { verified: false };
   const version = (body as Record<string, unknown>).version;
   if (version !== 'v2' && version !== 'v3') return { verified: false };
-  return hexDigestsEqual(hmacSha512Hex(secretKey, virtualAccountSignedString(body as Record<string, unknown>)), signature) ? { verified: true, body } : { verified: false };
+  return hexDigestsEqual(
+    hmacSha512Hex(secretKey, virtualAccountSignedString(body as Record<string, unknown>)),
+    signature,
+  )
+    ? { verified: true, body }
+    : { verified: false };
 }

@@ -14,7 +14,10 @@ import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker');
   // Metrics (METRICS_PORT), tracing (OTEL_*) and /healthz, /readyz (HEALTH_PORT): before any connection.
-  const observability = await startProcessObservability(config, logger, { serviceName: 'payflow-worker', runtime: true });
+  const observability = await startProcessObservability(config, logger, {
+    serviceName: 'payflow-worker',
+    runtime: true,
+  });
   const health = await startWorkerHealth(config, logger);
   // Compiled, the worker loads dist/workflow-bundle.js (it fails here if missing); under tsx it bundles at start (docs/deployment.md).
   const workflowBundle = prebuiltWorkflowBundle();
@@ -25,29 +28,64 @@ async function main(): Promise<void> {
   const connection = await connectTemporalWorker(config.temporal);
   // A client for activities that ask other workflows (scheduled mandate debits) or read our own flows (reconciliation), and for the Schedules.
   const clientConnection = await connectTemporalClient(config.temporal);
-  const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection: clientConnection });
+  const client = await createTemporalClient({
+    ...config.temporal,
+    encryption: config.encryption,
+    connection: clientConnection,
+  });
   const worker = await createPaymentsWorker({
     ...config.temporal,
     encryption: config.encryption,
     connection,
-    activities: createActivities({ api, logger: logger.child({ component: 'activities' }), config, claimCheck, vaCredits, temporal: client }),
+    activities: createActivities({
+      api,
+      logger: logger.child({ component: 'activities' }),
+      config,
+      claimCheck,
+      vaCredits,
+      temporal: client,
+    }),
     workflowBundle,
     // SIGTERM (deploy, scale-in): in-flight money calls finish before the worker stops (docs/deployment.md).
     overrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS },
   });
   if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
-    const scheduleId = await ensureErrorLogSweepSchedule(client, { taskQueue: config.temporal.taskQueue, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds });
-    logger.info({ scheduleId, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds }, 'webhook error log sweep scheduled');
+    const scheduleId = await ensureErrorLogSweepSchedule(client, {
+      taskQueue: config.temporal.taskQueue,
+      everySeconds: config.virtualAccounts.errorLogSweepEverySeconds,
+    });
+    logger.info(
+      { scheduleId, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds },
+      'webhook error log sweep scheduled',
+    );
   }
   if (config.reconciliation.schedule) {
     // The flows matter more than the Schedule: a failure here is logged, the worker still runs.
-    await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, dailyAt: config.reconciliation.dailyAt }).then(
-      (s) => logger.info({ scheduleId: s.scheduleId, created: s.created, dailyAt: config.reconciliation.dailyAt }, 'reconciliation schedule in place'),
-      (err: unknown) => logger.error({ err }, 'reconciliation schedule could not be created or updated (is the ReconciliationStatus search attribute registered?)'),
+    await ensureReconciliationSchedule(client, {
+      taskQueue: config.temporal.taskQueue,
+      dailyAt: config.reconciliation.dailyAt,
+    }).then(
+      (s) =>
+        logger.info(
+          { scheduleId: s.scheduleId, created: s.created, dailyAt: config.reconciliation.dailyAt },
+          'reconciliation schedule in place',
+        ),
+      (err: unknown) =>
+        logger.error(
+          { err },
+          'reconciliation schedule could not be created or updated (is the ReconciliationStatus search attribute registered?)',
+        ),
     );
   }
   health.watch(worker, connection);
-  logger.info({ taskQueue: config.temporal.taskQueue, temporal: describeTemporalConnection(config.temporal), workflowBundle: workflowBundle ? 'prebuilt' : 'bundled at start' }, 'worker started');
+  logger.info(
+    {
+      taskQueue: config.temporal.taskQueue,
+      temporal: describeTemporalConnection(config.temporal),
+      workflowBundle: workflowBundle ? 'prebuilt' : 'bundled at start',
+    },
+    'worker started',
+  );
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   await worker.run();
   await connection.close();

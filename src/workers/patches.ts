@@ -24,7 +24,9 @@ const CALL = /(!?)patched\(\s*(?:'([^']+)'|([A-Z][A-Z0-9_]*))\s*\)/g;
 /** Every patched(...) call in the workflow code, its id resolved (string literal or a constant of the same file). */
 export function patchesInUse(workflowsDir: string = join(SRC, 'workflows')): PatchUse[] {
   const uses: PatchUse[] = [];
-  for (const file of readdirSync(workflowsDir).filter((f) => f.endsWith('.ts')).sort()) {
+  for (const file of readdirSync(workflowsDir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()) {
     const text = readFileSync(join(workflowsDir, file), 'utf8');
     for (const m of text.matchAll(CALL)) {
       const id = m[2] ?? new RegExp(`const ${m[3]}\\s*=\\s*'([^']+)'`).exec(text)?.[1];
@@ -42,7 +44,10 @@ export const patchIds = (uses: PatchUse[] = patchesInUse()): string[] => [...new
  * The current workflows bundled with patch `id` deprecated (its old branch gone). Histories that fail
  * to replay against this bundle are the ones that still need the old branch.
  */
-export async function bundleWithPatchRetired(id: string, interceptorModules: (srcCopy: string) => string[] = (src) => [join(src, 'workflows', 'metrics-interceptor.ts')]): Promise<WorkflowBundleWithSourceMap> {
+export async function bundleWithPatchRetired(
+  id: string,
+  interceptorModules: (srcCopy: string) => string[] = (src) => [join(src, 'workflows', 'metrics-interceptor.ts')],
+): Promise<WorkflowBundleWithSourceMap> {
   const uses = patchesInUse().filter((u) => u.id === id);
   if (uses.length === 0) throw new Error(`no patched('${id}') in src/workflows (in use: ${patchIds().join(', ')})`);
   const dir = mkdtempSync(join(tmpdir(), 'payflow-retire-'));
@@ -63,7 +68,13 @@ export async function bundleWithPatchRetired(id: string, interceptorModules: (sr
       workflowInterceptorModules: interceptorModules(copy),
       failureConverterPath: join(copy, 'codec', 'failure-converter.ts'),
       // The copy lives outside the project: resolve packages from the project's node_modules.
-      webpackConfigHook: (config) => ({ ...config, resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? ['node_modules']), join(ROOT, 'node_modules')] } }),
+      webpackConfigHook: (config) => ({
+        ...config,
+        resolve: {
+          ...config.resolve,
+          modules: [...(config.resolve?.modules ?? ['node_modules']), join(ROOT, 'node_modules')],
+        },
+      }),
       logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
     });
   } finally {

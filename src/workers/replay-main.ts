@@ -17,7 +17,15 @@ import { ConfigError, loadConfig } from '../config/config';
 import { createTemporalClient } from '../temporal/client';
 import { createLogger } from '../logging/logger';
 import { installTemporalRuntime } from '../logging/temporal-logger';
-import { bundleCurrentWorkflows, downloadHistories, exportedWorkflowTypes, FIXTURE_DIRS, loadFixtures, replayAll, summarise } from './replay';
+import {
+  bundleCurrentWorkflows,
+  downloadHistories,
+  exportedWorkflowTypes,
+  FIXTURE_DIRS,
+  loadFixtures,
+  replayAll,
+  summarise,
+} from './replay';
 import { bundleWithPatchRetired } from './patches';
 
 function parseSince(text: string): Date {
@@ -30,15 +38,29 @@ async function main(): Promise<number> {
   const program = new Command()
     .name('npm run replay --')
     .description('Replay workflow histories against the current workflow code')
-    .option('--namespace', 'download recent histories from the configured Temporal namespace instead of the recorded fixtures')
+    .option(
+      '--namespace',
+      'download recent histories from the configured Temporal namespace instead of the recorded fixtures',
+    )
     .option('--per-type <n>', 'executions per workflow type (namespace mode)', '20')
     .option('--since <age>', 'only executions started within this age, e.g. 7d or 36h (namespace mode)', '7d')
     .option('--type <workflowType...>', 'only these workflow types')
     .option('--save <dir>', 'save downloaded histories there (namespace mode), e.g. to add them to the fixtures')
     .option('--fixtures <dir...>', 'fixture directories (fixture mode)', FIXTURE_DIRS)
-    .option('--retire <patchId>', "replay against the code with this patch deprecated (its old branch gone): lists what still needs it")
+    .option(
+      '--retire <patchId>',
+      'replay against the code with this patch deprecated (its old branch gone): lists what still needs it',
+    )
     .parse();
-  const o = program.opts<{ namespace?: boolean; perType: string; since: string; type?: string[]; save?: string; fixtures: string[]; retire?: string }>();
+  const o = program.opts<{
+    namespace?: boolean;
+    perType: string;
+    since: string;
+    type?: string[];
+    save?: string;
+    fixtures: string[];
+    retire?: string;
+  }>();
 
   const exported = exportedWorkflowTypes();
   const types = o.type ?? exported;
@@ -48,15 +70,26 @@ async function main(): Promise<number> {
   const config = o.namespace ? loadConfig() : loadConfig({});
   // The replay workers' own lines (and the non-determinism they report) only at warn and above, on stderr.
   installTemporalRuntime(createLogger({ level: 'error', name: 'replay', destination: process.stderr }));
-  process.stderr.write(o.retire ? `bundling the workflow code with patch '${o.retire}' deprecated…\n` : 'bundling the current workflow code…\n');
+  process.stderr.write(
+    o.retire
+      ? `bundling the workflow code with patch '${o.retire}' deprecated…\n`
+      : 'bundling the current workflow code…\n',
+  );
   const workflowBundle = o.retire ? await bundleWithPatchRetired(o.retire) : await bundleCurrentWorkflows();
 
   let outcomes;
   if (o.namespace) {
     const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
     try {
-      process.stderr.write(`downloading up to ${o.perType} executions per type from ${config.temporal.address}, namespace ${config.temporal.namespace}, since ${o.since}…\n`);
-      const targets = downloadHistories(client, { workflowTypes: types, perType: Number(o.perType), since: parseSince(o.since), ...(o.save ? { saveDir: o.save } : {}) });
+      process.stderr.write(
+        `downloading up to ${o.perType} executions per type from ${config.temporal.address}, namespace ${config.temporal.namespace}, since ${o.since}…\n`,
+      );
+      const targets = downloadHistories(client, {
+        workflowTypes: types,
+        perType: Number(o.perType),
+        since: parseSince(o.since),
+        ...(o.save ? { saveDir: o.save } : {}),
+      });
       outcomes = await replayAll(targets, { encryption: config.encryption, workflowBundle });
     } finally {
       await client.connection.close();
@@ -68,13 +101,25 @@ async function main(): Promise<number> {
   }
 
   for (const row of summarise(outcomes, types)) {
-    const note = row.replayed === 0 ? (o.namespace ? 'no executions found' : 'NO FIXTURE') : row.failed > 0 ? `${row.failed} FAILED` : 'ok';
+    const note =
+      row.replayed === 0
+        ? o.namespace
+          ? 'no executions found'
+          : 'NO FIXTURE'
+        : row.failed > 0
+          ? `${row.failed} FAILED`
+          : 'ok';
     console.log(`${row.workflowType.padEnd(40)} ${String(row.replayed).padStart(4)} replayed  ${note}`);
   }
   const failed = outcomes.filter((x) => x.error);
   for (const f of failed) console.log(`\n${f.workflowType} ${f.name}:\n  ${f.error}`);
   console.log(`\n${outcomes.length} histories, ${failed.length} failed`);
-  if (o.retire) console.log(failed.length === 0 ? `nothing replayed needs the old branch of '${o.retire}'` : `these still need the old branch of '${o.retire}': not yet`);
+  if (o.retire)
+    console.log(
+      failed.length === 0
+        ? `nothing replayed needs the old branch of '${o.retire}'`
+        : `these still need the old branch of '${o.retire}': not yet`,
+    );
   return failed.length > 0 ? 1 : 0;
 }
 

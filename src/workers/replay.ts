@@ -33,7 +33,10 @@ export interface ReplayOutcome {
 export function exportedWorkflowTypes(): string[] {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const workflows = require(WORKFLOWS_PATH) as Record<string, unknown>;
-  return Object.entries(workflows).filter(([, v]) => typeof v === 'function').map(([k]) => k).sort();
+  return Object.entries(workflows)
+    .filter(([, v]) => typeof v === 'function')
+    .map(([k]) => k)
+    .sort();
 }
 
 /** The workflow type an execution's history starts. */
@@ -47,18 +50,23 @@ export function readHistoryFile(file: string): History {
 }
 
 /** The recorded fixtures in `dirs`, sorted by directory and name. */
-export function loadFixtures(dirs: string[] = FIXTURE_DIRS, root: string = resolve(__dirname, '..', '..')): ReplayTarget[] {
-  return dirs.map((d) => resolve(root, d)).flatMap((dir) =>
-    existsSync(dir)
-      ? readdirSync(dir)
-          .filter((f) => f.endsWith('.json'))
-          .sort()
-          .map((f) => {
-            const history = readHistoryFile(join(dir, f));
-            return { name: f.slice(0, -5), workflowType: workflowTypeOf(history), history };
-          })
-      : [],
-  );
+export function loadFixtures(
+  dirs: string[] = FIXTURE_DIRS,
+  root: string = resolve(__dirname, '..', '..'),
+): ReplayTarget[] {
+  return dirs
+    .map((d) => resolve(root, d))
+    .flatMap((dir) =>
+      existsSync(dir)
+        ? readdirSync(dir)
+            .filter((f) => f.endsWith('.json'))
+            .sort()
+            .map((f) => {
+              const history = readHistoryFile(join(dir, f));
+              return { name: f.slice(0, -5), workflowType: workflowTypeOf(history), history };
+            })
+        : [],
+    );
 }
 
 /** The current workflow code, bundled as the worker bundles it (with the workflow interceptor modules). */
@@ -87,7 +95,10 @@ export async function replayAll(
     }
   }
   const outcomes: ReplayOutcome[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle: opts.workflowBundle, dataConverter: createDataConverter(opts.encryption) }, histories())) {
+  for await (const result of Worker.runReplayHistories(
+    { workflowBundle: opts.workflowBundle, dataConverter: createDataConverter(opts.encryption) },
+    histories(),
+  )) {
     const target = byId.get(result.workflowId);
     outcomes.push({
       name: target?.name ?? result.workflowId,
@@ -112,13 +123,19 @@ export interface DownloadOptions {
 export async function* downloadHistories(client: Client, opts: DownloadOptions): AsyncIterable<ReplayTarget> {
   if (opts.saveDir) mkdirSync(opts.saveDir, { recursive: true });
   for (const type of opts.workflowTypes) {
-    const query = [`WorkflowType = '${type}'`, ...(opts.since ? [`StartTime > '${opts.since.toISOString()}'`] : [])].join(' AND ');
+    const query = [
+      `WorkflowType = '${type}'`,
+      ...(opts.since ? [`StartTime > '${opts.since.toISOString()}'`] : []),
+    ].join(' AND ');
     let taken = 0;
     for await (const execution of client.workflow.list({ query, pageSize: Math.min(opts.perType, 100) })) {
       if (taken++ >= opts.perType) break;
       const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
       if (opts.saveDir) {
-        writeFileSync(join(opts.saveDir, `${type}-${execution.runId}.json`), JSON.stringify(temporal.api.history.v1.History.fromObject(history).toJSON(), null, 1));
+        writeFileSync(
+          join(opts.saveDir, `${type}-${execution.runId}.json`),
+          JSON.stringify(temporal.api.history.v1.History.fromObject(history).toJSON(), null, 1),
+        );
       }
       yield { name: `${execution.workflowId}/${execution.runId}`, workflowType: type, history };
     }
@@ -126,7 +143,10 @@ export async function* downloadHistories(client: Client, opts: DownloadOptions):
 }
 
 /** Per workflow type: how many histories replayed, how many failed. */
-export function summarise(outcomes: ReplayOutcome[], workflowTypes: string[]): { workflowType: string; replayed: number; failed: number }[] {
+export function summarise(
+  outcomes: ReplayOutcome[],
+  workflowTypes: string[],
+): { workflowType: string; replayed: number; failed: number }[] {
   return workflowTypes.map((workflowType) => {
     const mine = outcomes.filter((o) => o.workflowType === workflowType);
     return { workflowType, replayed: mine.length, failed: mine.filter((o) => o.error).length };

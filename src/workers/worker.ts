@@ -4,7 +4,9 @@
 // installed (src/observability/tracing.ts), the OpenTelemetry workflow and activity interceptors too.
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import {
-  makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor,
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/worker';
 import { createDataConverter, type EncryptionSettings } from '../codec/data-converter';
 import { temporalConnectionOptions, type TemporalConnectionSettings } from '../temporal/connection';
@@ -58,7 +60,12 @@ function interceptorOptions(bundling: boolean): Pick<WorkerOptions, 'interceptor
   return {
     interceptors: {
       ...workflowModules,
-      activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer: tracing.tracer }), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
+      activity: [
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer: tracing.tracer }),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
     },
     sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
   };
@@ -73,7 +80,9 @@ export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise
     taskQueue: opts.taskQueue,
     activities: opts.activities,
     dataConverter: createDataConverter(opts.encryption),
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: opts.workflowsPath ?? WORKFLOWS_PATH }),
+    ...(opts.workflowBundle
+      ? { workflowBundle: opts.workflowBundle }
+      : { workflowsPath: opts.workflowsPath ?? WORKFLOWS_PATH }),
     // Embedded uses (tests) keep a short grace; the worker process and `npm start` pass
     // WORKER_SHUTDOWN_GRACE_MS (75 s, src/shared/activity-timeouts.ts) through `overrides`.
     shutdownGraceTime: '10s',

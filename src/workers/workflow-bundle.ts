@@ -21,9 +21,17 @@ export const RUNNING_COMPILED = __filename.endsWith('.js');
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 
 /** Bundles `workflowsPath` (default: the workflows next to this module) with the failure converter and writes it to `outFile`. */
-export async function buildWorkflowBundle(outFile: string = DEFAULT_WORKFLOW_BUNDLE_PATH, workflowsPath: string = WORKFLOWS_PATH): Promise<{ path: string; bytes: number }> {
+export async function buildWorkflowBundle(
+  outFile: string = DEFAULT_WORKFLOW_BUNDLE_PATH,
+  workflowsPath: string = WORKFLOWS_PATH,
+): Promise<{ path: string; bytes: number }> {
   // Both interceptor modules: business metrics always, OpenTelemetry when tracing is on (a no-op sink otherwise).
-  const { code } = await bundleWorkflowCode({ workflowsPath, failureConverterPath: FAILURE_CONVERTER_PATH, workflowInterceptorModules: PREBUILT_BUNDLE_INTERCEPTOR_MODULES, logger: quiet });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    workflowInterceptorModules: PREBUILT_BUNDLE_INTERCEPTOR_MODULES,
+    logger: quiet,
+  });
   await mkdir(dirname(outFile), { recursive: true });
   await writeFile(outFile, code);
   return { path: outFile, bytes: Buffer.byteLength(code) };
@@ -31,7 +39,9 @@ export async function buildWorkflowBundle(outFile: string = DEFAULT_WORKFLOW_BUN
 
 export class MissingWorkflowBundleError extends Error {
   constructor(path: string) {
-    super(`the prebuilt workflow bundle ${path} is missing: run \`npm run build\` (it writes dist/ and the bundle together)`);
+    super(
+      `the prebuilt workflow bundle ${path} is missing: run \`npm run build\` (it writes dist/ and the bundle together)`,
+    );
     this.name = 'MissingWorkflowBundleError';
   }
 }
@@ -40,7 +50,10 @@ export class MissingWorkflowBundleError extends Error {
  * The worker's `workflowBundle` option: the prebuilt file when running compiled (a missing file is
  * an error, never a silent webpack run in production), undefined under tsx (bundle at start).
  */
-export function prebuiltWorkflowBundle(path: string = DEFAULT_WORKFLOW_BUNDLE_PATH, compiled: boolean = RUNNING_COMPILED): WorkflowBundlePath | undefined {
+export function prebuiltWorkflowBundle(
+  path: string = DEFAULT_WORKFLOW_BUNDLE_PATH,
+  compiled: boolean = RUNNING_COMPILED,
+): WorkflowBundlePath | undefined {
   if (!compiled) return undefined;
   if (!existsSync(path) || statSync(path).size === 0) throw new MissingWorkflowBundleError(path);
   return { codePath: path };

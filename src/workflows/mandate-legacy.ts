@@ -6,17 +6,27 @@
 // test/replay/histories) replay. Remove it (and the patch check) once no such run is open.
 import { proxyActivities, log } from '@temporalio/workflow';
 import type { createMandateActivities, MandateSnapshot } from '../activities/mandates';
-import { MANDATE_DEBITS_KEPT, debitReference, type MandateDebit, type MandateInput, type MandateState } from '../shared/mandate';
+import {
+  MANDATE_DEBITS_KEPT,
+  debitReference,
+  type MandateDebit,
+  type MandateInput,
+  type MandateState,
+} from '../shared/mandate';
 import { SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { failureOf } from '../shared/failures';
 
 type Activities = ReturnType<typeof createMandateActivities>;
 
-const reads = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
+const reads = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5, initialInterval: '1s' },
+});
 const once = proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
 
 const UNCLEAR = ['OutcomeUnknown', 'Transient'];
-const messageOf = (err: unknown): string => failureOf(err)?.message ?? (err instanceof Error ? err.message : String(err));
+const messageOf = (err: unknown): string =>
+  failureOf(err)?.message ?? (err instanceof Error ? err.message : String(err));
 
 export interface LegacyContext {
   input: MandateInput;
@@ -48,12 +58,20 @@ export function legacyMandateSteps(ctx: LegacyContext) {
       state.totalDebited += entry.amount;
     } else if (entry.status === 'unknown') {
       state.unresolvedDebits = [...state.unresolvedDebits, entry];
-      fail(`${entry.reference}: outcome unknown (${entry.error ?? 'no answer'}); settled through D5 before the next debit`);
+      fail(
+        `${entry.reference}: outcome unknown (${entry.error ?? 'no answer'}); settled through D5 before the next debit`,
+      );
     } else fail(`${entry.reference}: ${entry.error ?? 'refused'}`);
-    state.recentDebits = [...state.recentDebits.filter((d) => d.reference !== entry.reference), entry].slice(-MANDATE_DEBITS_KEPT);
+    state.recentDebits = [...state.recentDebits.filter((d) => d.reference !== entry.reference), entry].slice(
+      -MANDATE_DEBITS_KEPT,
+    );
   }
 
-  async function settle(entry: MandateDebit, req: Parameters<Activities['debitMandate']>[0], mayResend: boolean): Promise<void> {
+  async function settle(
+    entry: MandateDebit,
+    req: Parameters<Activities['debitMandate']>[0],
+    mayResend: boolean,
+  ): Promise<void> {
     const seen = await readMandate();
     const landed = seen ? seen.totalDebited - state.totalDebited : undefined;
     if (landed === entry.amount) {
@@ -77,16 +95,31 @@ export function legacyMandateSteps(ctx: LegacyContext) {
       return;
     }
     entry.error =
-      landed === undefined ? `${entry.error ?? 'no answer'}; D5 could not be read`
-      : landed === 0 ? `${entry.error ?? 'no answer'}; D5 shows no change`
-      : `${entry.error ?? 'no answer'}; D5 shows ${landed} kobo debited beyond what this flow confirmed`;
+      landed === undefined
+        ? `${entry.error ?? 'no answer'}; D5 could not be read`
+        : landed === 0
+          ? `${entry.error ?? 'no answer'}; D5 shows no change`
+          : `${entry.error ?? 'no answer'}; D5 shows ${landed} kobo debited beyond what this flow confirmed`;
   }
 
   return {
-    async debit(amount: number, narration: string, kind: MandateDebit['kind'], scheduledFor?: string): Promise<MandateDebit> {
+    async debit(
+      amount: number,
+      narration: string,
+      kind: MandateDebit['kind'],
+      scheduledFor?: string,
+    ): Promise<MandateDebit> {
       const sequence = ctx.nextSequence();
       const reference = debitReference(input.mandateRef, sequence);
-      const entry: MandateDebit = { sequence, reference, amount, status: 'unknown', kind, at: new Date().toISOString(), ...(scheduledFor ? { scheduledFor } : {}) };
+      const entry: MandateDebit = {
+        sequence,
+        reference,
+        amount,
+        status: 'unknown',
+        kind,
+        at: new Date().toISOString(),
+        ...(scheduledFor ? { scheduledFor } : {}),
+      };
       const req = { mandateId: state.mandateId!, amount, reference, narration, customerEmail: input.customerEmail };
       ctx.countDebit();
       try {
@@ -96,7 +129,8 @@ export function legacyMandateSteps(ctx: LegacyContext) {
       } catch (err) {
         const type = failureOf(err)?.type;
         entry.error = messageOf(err);
-        if (type === 'DuplicateReference' || UNCLEAR.includes(type ?? '')) await settle(entry, req, type !== 'DuplicateReference');
+        if (type === 'DuplicateReference' || UNCLEAR.includes(type ?? ''))
+          await settle(entry, req, type !== 'DuplicateReference');
         else entry.status = 'failed';
       }
       record(entry);
@@ -112,9 +146,15 @@ export function legacyMandateSteps(ctx: LegacyContext) {
       const landed = seen.totalDebited - state.totalDebited;
       if (landed !== pending && landed !== 0) return false;
       for (const d of state.unresolvedDebits) {
-        const settled: MandateDebit = landed === 0
-          ? { ...d, status: 'failed', confirmedBy: 'requery', error: `${d.error ?? ''}; not applied (D5 shows no change)` }
-          : { ...d, status: 'success', confirmedBy: 'requery', error: undefined };
+        const settled: MandateDebit =
+          landed === 0
+            ? {
+                ...d,
+                status: 'failed',
+                confirmedBy: 'requery',
+                error: `${d.error ?? ''}; not applied (D5 shows no change)`,
+              }
+            : { ...d, status: 'success', confirmedBy: 'requery', error: undefined };
         if (settled.status === 'success') {
           state.balance -= d.amount;
           state.totalDebited += d.amount;
@@ -135,7 +175,10 @@ export function legacyMandateSteps(ctx: LegacyContext) {
         } catch (err) {
           const type = failureOf(err)?.type;
           if (type === SECRET_UNAVAILABLE) {
-            ctx.setStatus('failed', 'the sealed BVN expired before the mandate was created (nothing was sent to the service): start the mandate again with the BVN');
+            ctx.setStatus(
+              'failed',
+              'the sealed BVN expired before the mandate was created (nothing was sent to the service): start the mandate again with the BVN',
+            );
             return false;
           }
           if (!UNCLEAR.includes(type ?? '')) {
@@ -146,13 +189,19 @@ export function legacyMandateSteps(ctx: LegacyContext) {
           try {
             found = await reads.findMandateByRef(input.mandateRef);
           } catch (lookupErr) {
-            ctx.setStatus('failed', `D1 went unanswered and the lookup failed (${messageOf(lookupErr)}); check merchant_ref ${input.mandateRef} before starting again`);
+            ctx.setStatus(
+              'failed',
+              `D1 went unanswered and the lookup failed (${messageOf(lookupErr)}); check merchant_ref ${input.mandateRef} before starting again`,
+            );
             return false;
           }
           if (found) {
             state.mandateId = found.mandateId;
             await ctx.releaseAtService('a lost D1 response');
-            ctx.setStatus('failed', 'the creation response was lost; the mandate it created was cancelled at the service; start a new mandate');
+            ctx.setStatus(
+              'failed',
+              'the creation response was lost; the mandate it created was cancelled at the service; start a new mandate',
+            );
             return false;
           }
           if (attempt >= 2) {

@@ -38,7 +38,12 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { createMandateActivities, CreatedMandate, MandateDebitAnswer, MandateSnapshot } from '../activities/mandates';
+import type {
+  createMandateActivities,
+  CreatedMandate,
+  MandateDebitAnswer,
+  MandateSnapshot,
+} from '../activities/mandates';
 import type { PaymentFlowActivities } from '../activities/payments';
 import {
   DEBIT_SAFETY_DEFAULTS,
@@ -74,7 +79,13 @@ import type { TransactionLookup } from '../shared/payment-common';
 import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { legacyMandateSteps } from './mandate-legacy';
-import { SEND_ONCE_DEFAULTS, sendOnce, settle as settlePresence, type Presence, type SendOnceResult } from './send-once';
+import {
+  SEND_ONCE_DEFAULTS,
+  sendOnce,
+  settle as settlePresence,
+  type Presence,
+  type SendOnceResult,
+} from './send-once';
 import { failureOf } from '../shared/failures';
 
 /** Flows started after the claim check: the input must carry the BVN as a handle (old flows replay without this check). */
@@ -85,15 +96,27 @@ const MONEY_SAFETY_PATCH = 'mandate-money-safety';
 type Activities = ReturnType<typeof createMandateActivities>;
 
 /** Reads and idempotent calls (D4, D5, D6): retried. */
-const reads = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '1s' } });
+const reads = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5, initialInterval: '1s' },
+});
 /** D2: one attempt; the workflow decides what an unclear failure means. */
 const once = proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
 /** D1, D3 (money-moving): one attempt, heartbeating while the call is open, so a killed worker is noticed in seconds. */
-const money = proxyActivities<Activities>({ startToCloseTimeout: '60s', heartbeatTimeout: '10s', retry: { maximumAttempts: 1 } });
+const money = proxyActivities<Activities>({
+  startToCloseTimeout: '60s',
+  heartbeatTimeout: '10s',
+  retry: { maximumAttempts: 1 },
+});
 /** Verify by the debit's reference (the debit's requery). */
 const verify = proxyActivities<PaymentFlowActivities>({
   startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 5, initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['InvalidRequest', 'BadRequest', 'Unauthorized'] },
+  retry: {
+    maximumAttempts: 5,
+    initialInterval: '1s',
+    maximumInterval: '10s',
+    nonRetryableErrorTypes: ['InvalidRequest', 'BadRequest', 'Unauthorized'],
+  },
 });
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -103,12 +126,16 @@ const UNCLEAR = ['OutcomeUnknown', 'Transient'];
 /** Consecutive documented not-found answers that prove an unresolved debit never reached the service. */
 const ABSENT_READS = SEND_ONCE_DEFAULTS.absentReads;
 
-const messageOf = (err: unknown): string => failureOf(err)?.message ?? (err instanceof Error ? err.message : String(err));
+const messageOf = (err: unknown): string =>
+  failureOf(err)?.message ?? (err instanceof Error ? err.message : String(err));
 
 type FoundDebit = Extract<TransactionLookup, { found: true }>;
 
 /** What verify's record of a debit's reference proves. */
-function fromVerify(record: FoundDebit, amount: number): { status: 'success' | 'failed' | 'pending' | 'outcome_unknown'; error?: string } {
+function fromVerify(
+  record: FoundDebit,
+  amount: number,
+): { status: 'success' | 'failed' | 'pending' | 'outcome_unknown'; error?: string } {
   switch (record.status) {
     case 'Success':
       return record.amount !== undefined && record.amount !== amount
@@ -159,10 +186,18 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
   for (const d of [...(carry?.debits ?? state.recentDebits), ...state.unresolvedDebits]) {
     // 'unknown' (runs before the patch) is outcome_unknown here; the background requery takes it up at once.
     const legacyUnknown = d.status === 'unknown';
-    debits.set(d.reference, legacyUnknown ? {
-      ...d, status: 'outcome_unknown', requeries: 0,
-      nextRequeryAt: new Date(Date.now()).toISOString(), requeryUntil: new Date(Date.now() + settings.unresolvedRequeryForMs).toISOString(),
-    } : d);
+    debits.set(
+      d.reference,
+      legacyUnknown
+        ? {
+            ...d,
+            status: 'outcome_unknown',
+            requeries: 0,
+            nextRequeryAt: new Date(Date.now()).toISOString(),
+            requeryUntil: new Date(Date.now() + settings.unresolvedRequeryForMs).toISOString(),
+          }
+        : d,
+    );
   }
   let searchStatus: string | undefined = carry ? state.status : 'creating';
 
@@ -230,7 +265,8 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
   /** "Not ready for debit": the mandate may have been cancelled or rejected at the service. */
   async function endIfEndedAtService(): Promise<void> {
     const seen = await readMandate();
-    if (seen && (seen.status === 'cancelled' || seen.status === 'rejected')) setStatus('cancelled', `${seen.status} at the service`);
+    if (seen && (seen.status === 'cancelled' || seen.status === 'rejected'))
+      setStatus('cancelled', `${seen.status} at the service`);
   }
 
   const legacy = legacyMandateSteps({
@@ -260,7 +296,13 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
   };
 
   /** A debit's outcome became final (by an answer, a requery or an operator): balance and totals follow. */
-  function conclude(entry: MandateDebit, status: 'success' | 'failed', confirmedBy: MandateDebit['confirmedBy'], error?: string, settledLater = false): void {
+  function conclude(
+    entry: MandateDebit,
+    status: 'success' | 'failed',
+    confirmedBy: MandateDebit['confirmedBy'],
+    error?: string,
+    settledLater = false,
+  ): void {
     entry.status = status;
     entry.confirmedBy = confirmedBy;
     entry.error = status === 'success' ? undefined : (error ?? entry.error);
@@ -298,7 +340,13 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
 
   /** D3 through send-once; the entry ends success, failed, pending (the service said so) or outcome_unknown. */
   async function sendDebit(entry: MandateDebit, narration: string): Promise<void> {
-    const req = { mandateId: state.mandateId!, amount: entry.amount, reference: entry.reference, narration, customerEmail: input.customerEmail };
+    const req = {
+      mandateId: state.mandateId!,
+      amount: entry.amount,
+      reference: entry.reference,
+      narration,
+      customerEmail: input.customerEmail,
+    };
     let lastFailure: string | undefined;
     const result: SendOnceResult<MandateDebitAnswer, FoundDebit> = await sendOnce({
       what: `debit (D3) ${entry.reference}`,
@@ -317,7 +365,8 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
       case 'answered':
         entry.serviceStatus = result.answer.serviceStatus;
         if (result.answer.status === 'success') conclude(entry, 'success', result.sends > 1 ? 'resend' : 'response');
-        else if (result.answer.status === 'failed') conclude(entry, 'failed', 'response', `D3 answered status ${result.answer.serviceStatus}`);
+        else if (result.answer.status === 'failed')
+          conclude(entry, 'failed', 'response', `D3 answered status ${result.answer.serviceStatus}`);
         else {
           entry.status = 'pending';
           entry.error = `D3 answered status ${result.answer.serviceStatus || '(none)'}`;
@@ -338,8 +387,15 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
       case 'never-received':
         // A "duplicate reference" refusal says the service holds the reference although verify
         // does not show it: that is no proof of absence.
-        if (lastFailure === 'DuplicateReference') park(entry, `${result.lost}; the service knows the reference but verify does not show it`);
-        else conclude(entry, 'failed', 'requery', `never reached the service (verify does not know ${entry.reference} after ${result.sends} sends): ${result.lost}`);
+        if (lastFailure === 'DuplicateReference')
+          park(entry, `${result.lost}; the service knows the reference but verify does not show it`);
+        else
+          conclude(
+            entry,
+            'failed',
+            'requery',
+            `never reached the service (verify does not know ${entry.reference} after ${result.sends} sends): ${result.lost}`,
+          );
         return;
       case 'unverified':
         park(entry, `${result.lost}; verify could not be asked`);
@@ -351,19 +407,38 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
   async function followPending(entry: MandateDebit): Promise<void> {
     for (const waitMs of settings.pendingRequeryMs) {
       if (entry.status !== 'pending') return; // an operator resolved it meanwhile
-      const presence = await settlePresence({ requery: requeryDebit(entry.reference), settleMs: waitMs, absentReads: 1 });
+      const presence = await settlePresence({
+        requery: requeryDebit(entry.reference),
+        settleMs: waitMs,
+        absentReads: 1,
+      });
       if (entry.status !== 'pending') return;
       if (presence?.found && applyRecord(entry, presence.record, true)) return;
     }
-    if (entry.status === 'pending') park(entry, `${entry.error ?? 'pending'}; still not final after ${settings.pendingRequeryMs.length} requeries`);
+    if (entry.status === 'pending')
+      park(entry, `${entry.error ?? 'pending'}; still not final after ${settings.pendingRequeryMs.length} requeries`);
   }
 
   /** A new debit: sent under the lock (balance checks see the previous debit), followed outside it when pending. */
-  async function debit(amount: number, narration: string, kind: MandateDebit['kind'], opts: { key?: string; scheduledFor?: string } = {}): Promise<MandateDebit> {
+  async function debit(
+    amount: number,
+    narration: string,
+    kind: MandateDebit['kind'],
+    opts: { key?: string; scheduledFor?: string } = {},
+  ): Promise<MandateDebit> {
     sequence += 1;
-    const reference = opts.key ? debitKeyReference(input.mandateRef, opts.key) : debitReference(input.mandateRef, sequence);
+    const reference = opts.key
+      ? debitKeyReference(input.mandateRef, opts.key)
+      : debitReference(input.mandateRef, sequence);
     const entry: MandateDebit = {
-      sequence, reference, key: opts.key ?? reference, amount, status: 'pending', kind, at: new Date().toISOString(), ...(opts.scheduledFor ? { scheduledFor: opts.scheduledFor } : {}),
+      sequence,
+      reference,
+      key: opts.key ?? reference,
+      amount,
+      status: 'pending',
+      kind,
+      at: new Date().toISOString(),
+      ...(opts.scheduledFor ? { scheduledFor: opts.scheduledFor } : {}),
     };
     if (opts.key) keys.set(opts.key, reference);
     state.debitCount += 1;
@@ -412,7 +487,13 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
         await condition(() => (nextRequeryAt() ?? Infinity) < next, wait);
         continue;
       }
-      const due = [...debits.values()].filter((d) => d.status === 'outcome_unknown' && d.nextRequeryAt && Date.parse(d.nextRequeryAt) <= Date.now() && !inFlight.has(d.reference));
+      const due = [...debits.values()].filter(
+        (d) =>
+          d.status === 'outcome_unknown' &&
+          d.nextRequeryAt &&
+          Date.parse(d.nextRequeryAt) <= Date.now() &&
+          !inFlight.has(d.reference),
+      );
       for (const d of due) {
         let presence: Presence<FoundDebit> | undefined;
         try {
@@ -425,7 +506,13 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
         // The documented not-found, read ABSENT_READS times in a row over minutes: the request never reached the service (send-once's proof).
         d.absentReads = presence && !presence.found ? (d.absentReads ?? 0) + 1 : 0;
         if (d.absentReads >= ABSENT_READS) {
-          conclude(d, 'failed', 'requery', `${d.error ?? 'no answer'}; verify does not know ${d.reference} (${d.absentReads} reads): it never reached the service`, true);
+          conclude(
+            d,
+            'failed',
+            'requery',
+            `${d.error ?? 'no answer'}; verify does not know ${d.reference} (${d.absentReads} reads): it never reached the service`,
+            true,
+          );
           continue;
         }
         d.requeries = (d.requeries ?? 0) + 1;
@@ -433,7 +520,9 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
         const until = Date.parse(d.requeryUntil ?? new Date(Date.now()).toISOString());
         if (Date.now() + backoff > until) {
           d.nextRequeryAt = undefined;
-          fail(`${d.reference}: still unknown after requerying until ${d.requeryUntil}; an operator must resolve it (resolveDebit)`);
+          fail(
+            `${d.reference}: still unknown after requerying until ${d.requeryUntil}; an operator must resolve it (resolveDebit)`,
+          );
         } else d.nextRequeryAt = new Date(Date.now() + backoff).toISOString();
         put(d);
       }
@@ -453,12 +542,19 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
       const res = await reads.cancelMandate(state.mandateId);
       if (!res.cancelled) {
         fail(`cancel: ${res.reason ?? 'refused'}`);
-        throw ApplicationFailure.create({ type: 'CancelFailed', message: `the service did not cancel the mandate: ${res.reason ?? 'no reason given'}`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: 'CancelFailed',
+          message: `the service did not cancel the mandate: ${res.reason ?? 'no reason given'}`,
+          nonRetryable: true,
+        });
       }
       alreadyCancelled = res.alreadyCancelled;
     }
     state.nextDebitAt = undefined;
-    setStatus('cancelled', alreadyCancelled ? 'cancelled (the service reported it already cancelled)' : 'cancelled on request');
+    setStatus(
+      'cancelled',
+      alreadyCancelled ? 'cancelled (the service reported it already cancelled)' : 'cancelled on request',
+    );
   }
 
   /** The signal's cancel: a refusal is recorded and the mandate goes on; a new signal tries again. */
@@ -524,14 +620,19 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
       await condition(() => state.status !== 'creating'); // D1 in flight: cancel what it creates
       if (state.status === 'cancelled') return state;
       if (FINAL_MANDATE_STATUSES.includes(state.status)) {
-        throw ApplicationFailure.create({ type: 'MandateEnded', message: `the mandate already ended: ${state.status}`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: 'MandateEnded',
+          message: `the mandate already ended: ${state.status}`,
+          nonRetryable: true,
+        });
       }
       await exclusive(cancel);
       return state;
     },
     {
       validator: () => {
-        if (state.status !== 'cancelled' && FINAL_MANDATE_STATUSES.includes(state.status)) throw new Error(`the mandate already ended: ${state.status}`);
+        if (state.status !== 'cancelled' && FINAL_MANDATE_STATUSES.includes(state.status))
+          throw new Error(`the mandate already ended: ${state.status}`);
       },
     },
   );
@@ -539,7 +640,12 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
     submitMandateOtpUpdate,
     async (otp) =>
       exclusive(async () => {
-        if (state.status !== 'awaiting_otp') throw ApplicationFailure.create({ type: 'NotAwaitingOtp', message: `no OTP is expected: the mandate is ${state.status}`, nonRetryable: true });
+        if (state.status !== 'awaiting_otp')
+          throw ApplicationFailure.create({
+            type: 'NotAwaitingOtp',
+            message: `no OTP is expected: the mandate is ${state.status}`,
+            nonRetryable: true,
+          });
         try {
           const r = await once.validateMandateOtp(sessionToken!, otp);
           state.mandateReferenceNumber = r.mandateReferenceNumber;
@@ -547,7 +653,11 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
           const failure = failureOf(err);
           if (failure?.type === SECRET_UNAVAILABLE) {
             // The sealed OTP expired (or was used) before D2 was sent: nothing was sent, the flow keeps waiting.
-            throw ApplicationFailure.create({ type: SECRET_UNAVAILABLE, message: 'the OTP expired before it was sent: send it again', nonRetryable: true });
+            throw ApplicationFailure.create({
+              type: SECRET_UNAVAILABLE,
+              message: 'the OTP expired before it was sent: send it again',
+              nonRetryable: true,
+            });
           }
           if (failure?.type === 'SessionExpired') {
             if (sessionResends < (input.maxSessionResends ?? 2)) {
@@ -559,12 +669,30 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
               } catch (resendErr) {
                 fail(`resend OTP: ${messageOf(resendErr)}`);
               }
-              if (resent) throw ApplicationFailure.create({ type: 'SessionExpired', message: 'The OTP session expired; a new OTP was sent to the customer.', nonRetryable: true });
+              if (resent)
+                throw ApplicationFailure.create({
+                  type: 'SessionExpired',
+                  message: 'The OTP session expired; a new OTP was sent to the customer.',
+                  nonRetryable: true,
+                });
             }
-            setStatus('expired', sessionResends >= (input.maxSessionResends ?? 2) ? 'the OTP session expired too often' : 'the OTP session expired and no new OTP could be sent');
-            throw ApplicationFailure.create({ type: 'SessionExpired', message: 'The OTP session expired; the mandate has expired.', nonRetryable: true });
+            setStatus(
+              'expired',
+              sessionResends >= (input.maxSessionResends ?? 2)
+                ? 'the OTP session expired too often'
+                : 'the OTP session expired and no new OTP could be sent',
+            );
+            throw ApplicationFailure.create({
+              type: 'SessionExpired',
+              message: 'The OTP session expired; the mandate has expired.',
+              nonRetryable: true,
+            });
           }
-          throw ApplicationFailure.create({ type: failure?.type ?? 'OtpRejected', message: failure?.message ?? 'The OTP was not accepted.', nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: failure?.type ?? 'OtpRejected',
+            message: failure?.message ?? 'The OTP was not accepted.',
+            nonRetryable: true,
+          });
         }
         setStatus('approved');
         return state;
@@ -573,7 +701,8 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
       validator: (otp) => {
         if (state.status !== 'awaiting_otp') throw new Error(`no OTP is expected in state ${state.status}`);
         // The starter checked the format (4 to 8 digits) and sealed it: only a handle enters history.
-        if (!isClaimHandle(otp)) throw new Error('otp must be sealed: pass the claim-check handle the starter made (submitMandateOtp)');
+        if (!isClaimHandle(otp))
+          throw new Error('otp must be sealed: pass the claim-check handle the starter made (submitMandateOtp)');
       },
     },
   );
@@ -581,7 +710,12 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
     resendMandateOtpUpdate,
     async () =>
       exclusive(async () => {
-        if (state.status !== 'awaiting_otp') throw ApplicationFailure.create({ type: 'NotAwaitingOtp', message: `no OTP is expected: the mandate is ${state.status}`, nonRetryable: true });
+        if (state.status !== 'awaiting_otp')
+          throw ApplicationFailure.create({
+            type: 'NotAwaitingOtp',
+            message: `no OTP is expected: the mandate is ${state.status}`,
+            nonRetryable: true,
+          });
         manualResends += 1;
         await reads.resendMandateOtp(sessionToken!);
         return state;
@@ -589,7 +723,8 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
     {
       validator: () => {
         if (state.status !== 'awaiting_otp') throw new Error(`no OTP is expected in state ${state.status}`);
-        if (manualResends >= MAX_MANUAL_OTP_RESENDS) throw new Error(`at most ${MAX_MANUAL_OTP_RESENDS} OTP resends on request`);
+        if (manualResends >= MAX_MANUAL_OTP_RESENDS)
+          throw new Error(`at most ${MAX_MANUAL_OTP_RESENDS} OTP resends on request`);
       },
     },
   );
@@ -610,7 +745,12 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
         const again = key !== undefined ? keys.get(key) : undefined;
         if (again && debits.has(again)) return undefined; // a duplicate got the lock first
         // Re-checked here: a cancel or another debit may have run while this one waited.
-        if (state.status !== 'approved') throw ApplicationFailure.create({ type: 'NotApproved', message: `the mandate is ${state.status}, not approved`, nonRetryable: true });
+        if (state.status !== 'approved')
+          throw ApplicationFailure.create({
+            type: 'NotApproved',
+            message: `the mandate is ${state.status}, not approved`,
+            nonRetryable: true,
+          });
         if (!safe && !(await legacy.settleUnresolved())) {
           throw ApplicationFailure.create({
             type: 'UnresolvedDebit',
@@ -619,7 +759,11 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
           });
         }
         if (req.amount > available()) {
-          throw ApplicationFailure.create({ type: 'OverBalance', message: `amount ${req.amount} exceeds the remaining balance ${available()}`, nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: 'OverBalance',
+            message: `amount ${req.amount} exceeds the remaining balance ${available()}`,
+            nonRetryable: true,
+          });
         }
         if (!safe) return legacy.debit(req.amount, narrationFor(req.narration), 'requested');
         return debit(req.amount, narrationFor(req.narration), 'requested', { key: key ?? undefined });
@@ -631,21 +775,30 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
       validator: (req) => {
         if (state.debitType !== 'variable') throw new Error('only a VARIABLE mandate is debited on request');
         if (safe && req?.idempotencyKey !== undefined) {
-          if (typeof req.idempotencyKey !== 'string' || !IDEMPOTENCY_KEY_RULE.pattern.test(req.idempotencyKey)) throw new Error(IDEMPOTENCY_KEY_RULE.message);
+          if (typeof req.idempotencyKey !== 'string' || !IDEMPOTENCY_KEY_RULE.pattern.test(req.idempotencyKey))
+            throw new Error(IDEMPOTENCY_KEY_RULE.message);
           const knownRef = keys.get(req.idempotencyKey);
           const seen = knownRef ? debits.get(knownRef) : undefined;
           if (seen) {
             // The same request again: answered with the same debit, whatever happened since.
-            if (seen.amount !== req.amount) throw new Error(`idempotencyKey ${req.idempotencyKey} was used for a debit of ${seen.amount} kobo, not ${String(req.amount)}`);
+            if (seen.amount !== req.amount)
+              throw new Error(
+                `idempotencyKey ${req.idempotencyKey} was used for a debit of ${seen.amount} kobo, not ${String(req.amount)}`,
+              );
             return;
           }
         }
         if (state.status !== 'approved') throw new Error(`the mandate is ${state.status}, not approved`);
         if (Date.now() >= endAt) throw new Error(`the mandate ended on ${input.endDate}`);
         if (!Number.isSafeInteger(req?.amount)) throw new Error('amount must be an integer in kobo');
-        if (req.amount < MINIMUM_DEBIT_KOBO) throw new Error(`amount must be at least ${MINIMUM_DEBIT_KOBO} kobo (N200)`);
-        if (req.amount > available()) throw new Error(`amount ${req.amount} exceeds the remaining balance ${available()}`);
-        if (req.narration !== undefined && (typeof req.narration !== 'string' || req.narration.length === 0 || req.narration.length > 100)) {
+        if (req.amount < MINIMUM_DEBIT_KOBO)
+          throw new Error(`amount must be at least ${MINIMUM_DEBIT_KOBO} kobo (N200)`);
+        if (req.amount > available())
+          throw new Error(`amount ${req.amount} exceeds the remaining balance ${available()}`);
+        if (
+          req.narration !== undefined &&
+          (typeof req.narration !== 'string' || req.narration.length === 0 || req.narration.length > 100)
+        ) {
           throw new Error('narration must be 1-100 characters');
         }
       },
@@ -655,23 +808,43 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
     resolveDebitUpdate,
     async (req) => {
       const d = findDebit(req.debitKey)!;
-      const resolution = { outcome: req.outcome, reason: req.reason, operator: req.operator, at: new Date().toISOString() };
+      const resolution = {
+        outcome: req.outcome,
+        reason: req.reason,
+        operator: req.operator,
+        at: new Date().toISOString(),
+      };
       d.resolution = resolution;
-      log.info('debit resolved by an operator', { reference: d.reference, outcome: req.outcome, operator: req.operator });
-      conclude(d, req.outcome === 'debited' ? 'success' : 'failed', 'operator', `resolved by ${req.operator}: ${req.reason}`, true);
+      log.info('debit resolved by an operator', {
+        reference: d.reference,
+        outcome: req.outcome,
+        operator: req.operator,
+      });
+      conclude(
+        d,
+        req.outcome === 'debited' ? 'success' : 'failed',
+        'operator',
+        `resolved by ${req.operator}: ${req.reason}`,
+        true,
+      );
       return d;
     },
     {
       validator: (req) => {
         if (!safe) throw new Error('this run predates resolveDebit: unresolved debits are settled through D5');
-        if (typeof req?.debitKey !== 'string' || req.debitKey === '') throw new Error('debitKey is required (the idempotency key or the reference)');
-        if (req.outcome !== 'debited' && req.outcome !== 'not_debited') throw new Error("outcome must be 'debited' or 'not_debited'");
-        if (typeof req.reason !== 'string' || req.reason.trim().length === 0 || req.reason.length > 500) throw new Error('reason must be 1-500 characters');
-        if (typeof req.operator !== 'string' || req.operator.trim().length === 0 || req.operator.length > 100) throw new Error('operator must be 1-100 characters');
+        if (typeof req?.debitKey !== 'string' || req.debitKey === '')
+          throw new Error('debitKey is required (the idempotency key or the reference)');
+        if (req.outcome !== 'debited' && req.outcome !== 'not_debited')
+          throw new Error("outcome must be 'debited' or 'not_debited'");
+        if (typeof req.reason !== 'string' || req.reason.trim().length === 0 || req.reason.length > 500)
+          throw new Error('reason must be 1-500 characters');
+        if (typeof req.operator !== 'string' || req.operator.trim().length === 0 || req.operator.length > 100)
+          throw new Error('operator must be 1-100 characters');
         const d = findDebit(req.debitKey);
         if (!d) throw new Error(`no debit ${req.debitKey} in this mandate`);
         if (!isUnresolvedDebit(d)) throw new Error(`debit ${d.reference} is already ${d.status}`);
-        if (inFlight.has(d.reference)) throw new Error(`debit ${d.reference} is being sent or requeried right now: try again shortly`);
+        if (inFlight.has(d.reference))
+          throw new Error(`debit ${d.reference} is being sent or requeried right now: try again shortly`);
       },
     },
   );
@@ -697,7 +870,15 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
   async function runMandate(): Promise<MandateState> {
     // --- creation and approval (first run only) ---
     if (!carry) {
-      upsertSearchAttributes(paymentSearchAttributes({ flow: 'mandate', reference: input.mandateRef, amount: input.amount, currency: 'NGN', status: 'creating' }));
+      upsertSearchAttributes(
+        paymentSearchAttributes({
+          flow: 'mandate',
+          reference: input.mandateRef,
+          amount: input.amount,
+          currency: 'NGN',
+          status: 'creating',
+        }),
+      );
       searchStatus = 'creating';
       const problems = mandateInputProblems(input);
       if (patched(SEALED_BVN_PATCH)) problems.push(...sealedBvnProblems(input));
@@ -746,19 +927,34 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
         await condition(allHandlersFinished);
         if (finished() || cancelRequested) continue;
         log.info('continuing as new to keep history bounded', { debitCount: state.debitCount });
-        await continueAsNew<typeof mandateWorkflow>(input, safe ? { state, sequence, debits: [...debits.values()], keys: Object.fromEntries(keys) } : { state, sequence });
+        await continueAsNew<typeof mandateWorkflow>(
+          input,
+          safe
+            ? { state, sequence, debits: [...debits.values()], keys: Object.fromEntries(keys) }
+            : { state, sequence },
+        );
       }
       if (input.fixed) {
         scheduleDone = await scheduledDate(input.fixed);
       } else {
         // VARIABLE: debits arrive as Updates; wake for cancellation, the end date, or continue-as-new.
-        await condition(() => cancelRequested || finished() || debitsThisRun >= runLimit || workflowInfo().continueAsNewSuggested, Math.max(endAt - Date.now(), 1));
+        await condition(
+          () => cancelRequested || finished() || debitsThisRun >= runLimit || workflowInfo().continueAsNewSuggested,
+          Math.max(endAt - Date.now(), 1),
+        );
       }
     }
     state.nextDebitAt = undefined;
     await condition(allHandlersFinished);
     if (state.status === 'approved') {
-      setStatus('completed', state.balance < MINIMUM_DEBIT_KOBO ? 'balance spent' : Date.now() >= endAt ? 'end date reached' : 'schedule finished');
+      setStatus(
+        'completed',
+        state.balance < MINIMUM_DEBIT_KOBO
+          ? 'balance spent'
+          : Date.now() >= endAt
+            ? 'end date reached'
+            : 'schedule finished',
+      );
     }
     return state;
   }
@@ -792,19 +988,31 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
         // The sealed BVN expired (e.g. no worker ran within its TTL) before D1 was sent: no
         // mandate exists at the service. Ending says so; a silent wait would block the customer.
         if (result.failure.type === SECRET_UNAVAILABLE) {
-          setStatus('failed', 'the sealed BVN expired before the mandate was created (nothing was sent to the service): start the mandate again with the BVN');
+          setStatus(
+            'failed',
+            'the sealed BVN expired before the mandate was created (nothing was sent to the service): start the mandate again with the BVN',
+          );
         } else setStatus('failed', result.failure.message);
         return false;
       case 'found':
         state.mandateId = result.record.mandateId;
         await releaseAtService('a lost D1 response');
-        setStatus('failed', 'the creation response was lost; the mandate it created was cancelled at the service; start a new mandate');
+        setStatus(
+          'failed',
+          'the creation response was lost; the mandate it created was cancelled at the service; start a new mandate',
+        );
         return false;
       case 'never-received':
-        setStatus('failed', `D1 went unanswered ${result.sends} times and no mandate exists for ${input.mandateRef} (${result.lost})`);
+        setStatus(
+          'failed',
+          `D1 went unanswered ${result.sends} times and no mandate exists for ${input.mandateRef} (${result.lost})`,
+        );
         return false;
       case 'unverified':
-        setStatus('failed', `D1 went unanswered and the lookup failed (${result.lost}); check merchant_ref ${input.mandateRef} before starting again`);
+        setStatus(
+          'failed',
+          `D1 went unanswered and the lookup failed (${result.lost}); check merchant_ref ${input.mandateRef} before starting again`,
+        );
         return false;
     }
   }
@@ -836,7 +1044,10 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
         // Unresolved debits do not stop the schedule: their amounts are held back from what this date may take.
         const amount = Math.min(fixed.initialDebitAmount, available());
         if (amount < MINIMUM_DEBIT_KOBO) {
-          if (heldBack() > 0) fail(`scheduled debit for ${scheduledFor} not sent: ${available()} kobo available while ${heldBack()} kobo of debits are unresolved`);
+          if (heldBack() > 0)
+            fail(
+              `scheduled debit for ${scheduledFor} not sent: ${available()} kobo available while ${heldBack()} kobo of debits are unresolved`,
+            );
           return 'ended';
         }
         return debit(amount, narrationFor(), 'scheduled', { scheduledFor });

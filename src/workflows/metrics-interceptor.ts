@@ -26,7 +26,8 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
     const first = !flowSeen;
     if (first) {
       flowSeen = true;
-      if (live && !continued) metricMeter.createCounter(METRICS.flowsStarted, undefined, 'Payment flows started').add(1);
+      if (live && !continued)
+        metricMeter.createCounter(METRICS.flowsStarted, undefined, 'Payment flows started').add(1);
       // A continued run carries its status over: it is not entered again.
       if (continued) lastStatus = status;
     }
@@ -39,8 +40,16 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
     metricMeter.createCounter(METRICS.flowOutcomes, undefined, 'Payment flow outcomes').add(1, { outcome });
     const amount = attributes.get(PaymentAmount);
     const currency = attributes.get(PaymentCurrency);
-    if (outcome === 'succeeded' && typeof amount === 'number' && Number.isSafeInteger(amount) && amount >= 0 && currency) {
-      metricMeter.createCounter(METRICS.succeededAmount, undefined, 'Amount of succeeded flows, lowest currency unit').add(amount, { currency });
+    if (
+      outcome === 'succeeded' &&
+      typeof amount === 'number' &&
+      Number.isSafeInteger(amount) &&
+      amount >= 0 &&
+      currency
+    ) {
+      metricMeter
+        .createCounter(METRICS.succeededAmount, undefined, 'Amount of succeeded flows, lowest currency unit')
+        .add(amount, { currency });
     }
   };
 

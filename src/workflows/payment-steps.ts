@@ -6,16 +6,38 @@
 //  - settling an unknown outcome by verifying the reference before anything else;
 //  - the final confirmation: the webhook, or — when none came within the grace — verify.
 //    Silence alone never makes a payment "failed".
-import { ApplicationFailure, CancellationScope, condition, isCancellation, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  patched,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { PaymentFlowActivities } from '../activities/payments';
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { amountMismatch, MAX_REFUSED_CODES, PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus, type TransactionLookup } from '../shared/payment-common';
+import {
+  amountMismatch,
+  MAX_REFUSED_CODES,
+  PAYMENT_DEFAULTS,
+  type ExpectedPayment,
+  type FinalStatus,
+  type TransactionLookup,
+} from '../shared/payment-common';
 import { SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS, SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
 import { sendOnce, settle, type Presence, type SendOnceResult } from './send-once';
 import { awaitFinal } from './unknown-outcome';
-import { checkResolveOutcome, resolveOutcomeUpdate, UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../shared/outcome';
+import {
+  checkResolveOutcome,
+  resolveOutcomeUpdate,
+  UNKNOWN_OUTCOME_DEFAULTS,
+  type OutcomeResolution,
+} from '../shared/outcome';
 import { failureOf } from '../shared/failures';
 import { REFUSAL_TYPES, failureMessage } from '../shared/failures';
 import { durationMs } from '../shared/duration';
@@ -32,7 +54,12 @@ export const once = proxyActivities<PaymentFlowActivities>({
 /** Reads (verify) and A5: retried with backoff. */
 export const reads = proxyActivities<PaymentFlowActivities>({
   startToCloseTimeout: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
-  retry: { maximumAttempts: 5, initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: ['InvalidRequest', 'BadRequest', 'Unauthorized'] },
+  retry: {
+    maximumAttempts: 5,
+    initialInterval: '1s',
+    maximumInterval: '10s',
+    nonRetryableErrorTypes: ['InvalidRequest', 'BadRequest', 'Unauthorized'],
+  },
 });
 
 export interface WebhookInbox {
@@ -52,7 +79,6 @@ export function listenForWebhook(transactionRef: string): WebhookInbox {
   });
   return inbox;
 }
-
 
 /** The service refused the request (nothing happened), with its message; undefined when the outcome is unknown. */
 export function refusal(err: unknown): ApplicationFailure | undefined {
@@ -90,8 +116,19 @@ export function requeryTransaction(transactionRef: string): () => Promise<Presen
 }
 
 /** Sends a payment request under the one send-once rule (./send-once.ts), verifying by reference. */
-export function sendPayment<A>(transactionRef: string, what: string, send: () => Promise<A>, isRefusal?: (err: unknown) => boolean): Promise<SendOnceResult<A, FoundTransaction>> {
-  return sendOnce({ what, send, requery: requeryTransaction(transactionRef), settleMs: PAYMENT_DEFAULTS.unknownOutcomePauseMs, ...(isRefusal ? { isRefusal } : {}) });
+export function sendPayment<A>(
+  transactionRef: string,
+  what: string,
+  send: () => Promise<A>,
+  isRefusal?: (err: unknown) => boolean,
+): Promise<SendOnceResult<A, FoundTransaction>> {
+  return sendOnce({
+    what,
+    send,
+    requery: requeryTransaction(transactionRef),
+    settleMs: PAYMENT_DEFAULTS.unknownOutcomePauseMs,
+    ...(isRefusal ? { isRefusal } : {}),
+  });
 }
 
 /**
@@ -99,7 +136,10 @@ export function sendPayment<A>(transactionRef: string, what: string, send: () =>
  * service's record, read as send-once reads it. undefined when the service could not be asked.
  */
 export async function settleUnknown(transactionRef: string): Promise<TransactionLookup | undefined> {
-  const presence = await settle({ requery: requeryTransaction(transactionRef), settleMs: PAYMENT_DEFAULTS.unknownOutcomePauseMs });
+  const presence = await settle({
+    requery: requeryTransaction(transactionRef),
+    settleMs: PAYMENT_DEFAULTS.unknownOutcomePauseMs,
+  });
   return presence === undefined ? undefined : presence.found ? presence.record : { found: false };
 }
 
@@ -111,20 +151,34 @@ export interface Confirmation {
 
 export function fromWebhook(event: PaymentWebhookEvent, expected: ExpectedPayment): Confirmation {
   const mismatch = amountMismatch(expected, event);
-  return mismatch ? { status: 'failed', confirmedBy: 'webhook', reason: `charge_successful for a different payment: ${mismatch}` } : { status: 'success', confirmedBy: 'webhook' };
+  return mismatch
+    ? { status: 'failed', confirmedBy: 'webhook', reason: `charge_successful for a different payment: ${mismatch}` }
+    : { status: 'success', confirmedBy: 'webhook' };
 }
 
 /** The final status a verify answer proves; Pending proves nothing and becomes `pendingAs`. */
-export function fromLookup(found: TransactionLookup | undefined, expected: ExpectedPayment, pendingAs: FinalStatus = 'unknown', pendingReason = 'verified as Pending'): Confirmation {
+export function fromLookup(
+  found: TransactionLookup | undefined,
+  expected: ExpectedPayment,
+  pendingAs: FinalStatus = 'unknown',
+  pendingReason = 'verified as Pending',
+): Confirmation {
   if (!found) return { status: 'unknown', confirmedBy: 'verify', reason: 'the transaction could not be verified' };
-  if (!found.found) return { status: 'unknown', confirmedBy: 'verify', reason: 'the service does not know the reference' };
+  if (!found.found)
+    return { status: 'unknown', confirmedBy: 'verify', reason: 'the service does not know the reference' };
   switch (found.status) {
     case 'Success': {
       const mismatch = amountMismatch(expected, found);
-      return mismatch ? { status: 'failed', confirmedBy: 'verify', reason: `verified payment differs: ${mismatch}` } : { status: 'success', confirmedBy: 'verify' };
+      return mismatch
+        ? { status: 'failed', confirmedBy: 'verify', reason: `verified payment differs: ${mismatch}` }
+        : { status: 'success', confirmedBy: 'verify' };
     }
     case 'Failed':
-      return { status: 'failed', confirmedBy: 'verify', reason: found.reason ? `verified as Failed: ${found.reason}` : 'verified as Failed' };
+      return {
+        status: 'failed',
+        confirmedBy: 'verify',
+        reason: found.reason ? `verified as Failed: ${found.reason}` : 'verified as Failed',
+      };
     case 'Abandoned':
       return { status: 'expired', confirmedBy: 'verify', reason: 'verified as Abandoned' };
     default:
@@ -138,7 +192,12 @@ export function fromLookup(found: TransactionLookup | undefined, expected: Expec
  * Returns the service's record once verify shows it final (not Pending); undefined when the
  * webhook came or the wait ended.
  */
-export async function awaitWebhookVerifying(transactionRef: string, inbox: WebhookInbox, waitMs: number, pollMs: number): Promise<FoundTransaction | undefined> {
+export async function awaitWebhookVerifying(
+  transactionRef: string,
+  inbox: WebhookInbox,
+  waitMs: number,
+  pollMs: number,
+): Promise<FoundTransaction | undefined> {
   const until = Date.now() + waitMs;
   for (;;) {
     const left = until - Date.now();
@@ -176,16 +235,29 @@ export async function confirmPayment(
   let found = await lookup(transactionRef);
   if (!inbox.event) return fromLookup(found, expected, pending.as, pending.reason);
   // A webhook came: the record may not show the payment yet; read it again a few times.
-  for (let read = 1; read < WEBHOOK_VERIFY_READS && found !== undefined && (!found.found || found.status === 'Pending'); read++) {
+  for (
+    let read = 1;
+    read < WEBHOOK_VERIFY_READS && found !== undefined && (!found.found || found.status === 'Pending');
+    read++
+  ) {
     await sleep(PAYMENT_DEFAULTS.unknownOutcomePauseMs);
     found = await lookup(transactionRef);
   }
   const hint = 'a charge_successful webhook came, but';
-  if (!found) return { status: 'unknown', confirmedBy: 'verify', reason: `${hint} the service could not be asked to confirm it` };
-  if (!found.found) return { status: 'unknown', confirmedBy: 'verify', reason: `${hint} the service does not know the reference` };
-  if (found.status === 'Pending') return { status: 'unknown', confirmedBy: 'verify', reason: `${hint} the service still shows the transaction as Pending` };
+  if (!found)
+    return { status: 'unknown', confirmedBy: 'verify', reason: `${hint} the service could not be asked to confirm it` };
+  if (!found.found)
+    return { status: 'unknown', confirmedBy: 'verify', reason: `${hint} the service does not know the reference` };
+  if (found.status === 'Pending')
+    return {
+      status: 'unknown',
+      confirmedBy: 'verify',
+      reason: `${hint} the service still shows the transaction as Pending`,
+    };
   const verified = fromLookup(found, expected);
-  return verified.status === 'success' ? { ...verified, confirmedBy: 'webhook' } : { ...verified, reason: `${hint} ${verified.reason ?? 'verify disagrees'}` };
+  return verified.status === 'success'
+    ? { ...verified, confirmedBy: 'webhook' }
+    : { ...verified, reason: `${hint} ${verified.reason ?? 'verify disagrees'}` };
 }
 
 /** The outcomes an operator may give a parked payment. */
@@ -205,7 +277,12 @@ export interface ParkablePayment {
  * Abandoned, or "does not know the reference" (nothing there: failed) — or with an operator's
  * resolveOutcome, recorded on the state. After the period only the operator ends it.
  */
-export async function parkUnknownOutcome(ref: string, expected: ExpectedPayment, state: ParkablePayment, requeryForMs?: number): Promise<void> {
+export async function parkUnknownOutcome(
+  ref: string,
+  expected: ExpectedPayment,
+  state: ParkablePayment,
+  requeryForMs?: number,
+): Promise<void> {
   const why = state.reason ?? 'the outcome is unknown';
   let resolution: OutcomeResolution | undefined;
   const set = (status: string, reason?: string) => setPaymentStatus(state, status, reason);
@@ -215,14 +292,22 @@ export async function parkUnknownOutcome(ref: string, expected: ExpectedPayment,
       resolution = { ...input, resolvedAt: new Date().toISOString() };
       return resolution;
     },
-    { validator: (input) => checkResolveOutcome(input, PAYMENT_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined) },
+    {
+      validator: (input) =>
+        checkResolveOutcome(
+          input,
+          PAYMENT_RESOLVE_OUTCOMES,
+          state.status === 'outcome_unknown' && resolution === undefined,
+        ),
+    },
   );
   const settled = await awaitFinal<FoundTransaction>({
     requery: requeryTransaction(ref),
     isFinal: (r) => r.status !== 'Pending',
     absentIsFinal: () => true,
     startAs: 'outcome_unknown',
-    setStatus: (status) => set(status, `${why}; parked: verified again on a backoff, or resolved by an operator (resolveOutcome)`),
+    setStatus: (status) =>
+      set(status, `${why}; parked: verified again on a backoff, or resolved by an operator (resolveOutcome)`),
     resolution: () => resolution,
     pendingForMs: 0,
     requeryForMs: requeryForMs ?? durationMs(UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
@@ -234,7 +319,14 @@ export async function parkUnknownOutcome(ref: string, expected: ExpectedPayment,
     set(settled.resolution.outcome, `resolved by ${settled.resolution.operator}: ${settled.resolution.reason}`);
     return;
   }
-  const c: Confirmation = settled.kind === 'final' ? fromLookup(settled.record, expected) : { status: 'failed', confirmedBy: 'verify', reason: 'the service does not know the reference: nothing was paid' };
+  const c: Confirmation =
+    settled.kind === 'final'
+      ? fromLookup(settled.record, expected)
+      : {
+          status: 'failed',
+          confirmedBy: 'verify',
+          reason: 'the service does not know the reference: nothing was paid',
+        };
   state.confirmedBy = c.confirmedBy;
   set(c.status, `${c.reason ?? c.status} (settled by verify after: ${why})`);
 }
@@ -246,7 +338,13 @@ export async function parkUnknownOutcome(ref: string, expected: ExpectedPayment,
  * outcome; Pending or no answer → parked as outcome_unknown until the service (or an operator)
  * settles it. The workflow then completes with its state.
  */
-export async function recordOutcomeOnCancel<T>(ref: string, expected: ExpectedPayment, state: ParkablePayment, body: () => Promise<T>, result: () => T): Promise<T> {
+export async function recordOutcomeOnCancel<T>(
+  ref: string,
+  expected: ExpectedPayment,
+  state: ParkablePayment,
+  body: () => Promise<T>,
+  result: () => T,
+): Promise<T> {
   try {
     return await body();
   } catch (err) {
@@ -272,7 +370,9 @@ async function settleAfterCancel(ref: string, expected: ExpectedPayment, state: 
     setPaymentStatus(state, c.status, `${cancelled}; verified: ${c.reason ?? c.status}`);
     return;
   }
-  state.reason = found ? `${cancelled} while the payment is still pending at the service` : `${cancelled}; the payment could not be verified`;
+  state.reason = found
+    ? `${cancelled} while the payment is still pending at the service`
+    : `${cancelled}; the payment could not be verified`;
   await parkUnknownOutcome(ref, expected, state);
 }
 
@@ -285,15 +385,27 @@ function setPaymentStatus(state: ParkablePayment, status: string, reason?: strin
 }
 
 /** Fails an Update with a typed, non-retryable reason the caller sees synchronously. */
-export function updateFailure(type: 'Refused' | 'OutcomeUnknown' | 'Ended' | typeof SECRET_UNAVAILABLE, message: string, details?: unknown): ApplicationFailure {
-  return ApplicationFailure.create({ type, message, nonRetryable: true, details: details === undefined ? undefined : [details] });
+export function updateFailure(
+  type: 'Refused' | 'OutcomeUnknown' | 'Ended' | typeof SECRET_UNAVAILABLE,
+  message: string,
+  details?: unknown,
+): ApplicationFailure {
+  return ApplicationFailure.create({
+    type,
+    message,
+    nonRetryable: true,
+    details: details === undefined ? undefined : [details],
+  });
 }
 
 /**
  * The status setter every payment flow uses: a final status is final (a late answer cannot
  * reopen it), and PaymentStatus is upserted only when the status changes.
  */
-export function statusSetter<S extends string>(state: { status: S; reason?: string }, finals: readonly S[]): (status: S, reason?: string) => void {
+export function statusSetter<S extends string>(
+  state: { status: S; reason?: string },
+  finals: readonly S[],
+): (status: S, reason?: string) => void {
   return (status, reason) => {
     if (finals.includes(state.status)) return;
     const changed = status !== state.status;
@@ -315,7 +427,12 @@ export interface CodeStepFlow {
  * again (the caller words that failure); throws the Update failure when the payment ended or the
  * code was refused.
  */
-export async function settleCodeFailure(ref: string, err: unknown, expected: ExpectedPayment, flow: CodeStepFlow): Promise<'confirming' | 'pending'> {
+export async function settleCodeFailure(
+  ref: string,
+  err: unknown,
+  expected: ExpectedPayment,
+  flow: CodeStepFlow,
+): Promise<'confirming' | 'pending'> {
   const refused = refusal(err);
   const found = refused ? await lookup(ref) : await settleUnknown(ref);
   if (found?.found && found.status === 'Success') {
@@ -333,7 +450,10 @@ export async function settleCodeFailure(ref: string, err: unknown, expected: Exp
       flow.setStatus('failed', `${MAX_REFUSED_CODES} codes refused; the last: ${refused.message}`);
       throw updateFailure('Ended', `${refused.message}; ${MAX_REFUSED_CODES} codes refused, the payment has failed`);
     }
-    throw updateFailure('Refused', refused.message, { refusedCodes: flow.state.refusedCodes, limit: MAX_REFUSED_CODES });
+    throw updateFailure('Refused', refused.message, {
+      refusedCodes: flow.state.refusedCodes,
+      limit: MAX_REFUSED_CODES,
+    });
   }
   return 'pending';
 }

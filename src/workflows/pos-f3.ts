@@ -25,7 +25,15 @@ import {
 } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
 import type { PosActivities } from '../activities/pos';
-import { classifyPosCode, type PosF3Options, type PosLinkedInitiateRequest, type PosRequeryOutcome, type PosResolveOutcome, type PosStep, type PosTransactionRecord } from '../shared/pos';
+import {
+  classifyPosCode,
+  type PosF3Options,
+  type PosLinkedInitiateRequest,
+  type PosRequeryOutcome,
+  type PosResolveOutcome,
+  type PosStep,
+  type PosTransactionRecord,
+} from '../shared/pos';
 import { SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../shared/outcome';
 import { sendOnce, type Presence } from './send-once';
@@ -46,11 +54,17 @@ export const POS_F3_DEFAULTS = {
 
 /** Margin over the HTTP timeout: start-to-close, and the wait before a resend after a lost heartbeat. */
 const IN_FLIGHT_MARGIN_MS = 15_000;
-const REFUSED: readonly string[] = [FailureTypes.BadRequest, FailureTypes.Unauthorized, FailureTypes.InvalidRequest, FailureTypes.NotFound];
+const REFUSED: readonly string[] = [
+  FailureTypes.BadRequest,
+  FailureTypes.Unauthorized,
+  FailureTypes.InvalidRequest,
+  FailureTypes.NotFound,
+];
 /** The workflow's reading of a 91/96 answer, for send-once (not an activity failure type). */
 const PROCESSOR_UNKNOWN = 'ProcessorOutcomeUnknown';
 
-export type PosF3Status = 'approved' | 'declined' | 'rejected' | 'not_received' | 'outcome_unknown' | 'card_data_unavailable';
+export type PosF3Status =
+  'approved' | 'declined' | 'rejected' | 'not_received' | 'outcome_unknown' | 'card_data_unavailable';
 
 export interface PosF3Outcome {
   status: PosF3Status;
@@ -80,14 +94,27 @@ type Sent = { kind: 'answer'; transaction: PosTransactionRecord } | { kind: 'not
 
 /** F4 by merchant_ref, read-only, retried until it answers or `requeryTimeout` ends. */
 export function posF4(options: Pick<PosF3Options, 'requeryTimeout'>) {
-  const requeryRetry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.InvalidRequest, FailureTypes.BadRequest] };
+  const requeryRetry: RetryPolicy = {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.InvalidRequest, FailureTypes.BadRequest],
+  };
   const { posTerminalRequeryTransaction } = proxyActivities<PosActivities>({
     startToCloseTimeout: '30s',
     scheduleToCloseTimeout: durationMs(options.requeryTimeout ?? POS_F3_DEFAULTS.requeryTimeout),
     retry: requeryRetry,
   });
-  const { posTerminalRequeryTransaction: watch } = proxyActivities<PosActivities>({ startToCloseTimeout: '30s', scheduleToCloseTimeout: '2 minutes', retry: { ...requeryRetry, maximumAttempts: 3 } });
-  return { requery: (merchantRef: string): Promise<PosRequeryOutcome> => posTerminalRequeryTransaction({ merchant_ref: merchantRef }), watch: (merchantRef: string) => watch({ merchant_ref: merchantRef }) };
+  const { posTerminalRequeryTransaction: watch } = proxyActivities<PosActivities>({
+    startToCloseTimeout: '30s',
+    scheduleToCloseTimeout: '2 minutes',
+    retry: { ...requeryRetry, maximumAttempts: 3 },
+  });
+  return {
+    requery: (merchantRef: string): Promise<PosRequeryOutcome> =>
+      posTerminalRequeryTransaction({ merchant_ref: merchantRef }),
+    watch: (merchantRef: string) => watch({ merchant_ref: merchantRef }),
+  };
 }
 
 export async function sendPosF3(spec: PosF3Spec): Promise<PosF3Outcome> {
@@ -100,7 +127,10 @@ export async function sendPosF3(spec: PosF3Spec): Promise<PosF3Outcome> {
     heartbeatTimeout: '10s',
     retry: { maximumAttempts: 1 }, // never retried by Temporal: send-once requeries first
   });
-  const { posDiscardSealedCard } = proxyActivities<PosActivities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
+  const { posDiscardSealedCard } = proxyActivities<PosActivities>({
+    startToCloseTimeout: '10s',
+    retry: { maximumAttempts: 3 },
+  });
   const f4 = posF4(options);
   const record = (step: PosStep) => track.steps.push(step);
 
@@ -117,7 +147,9 @@ export async function sendPosF3(spec: PosF3Spec): Promise<PosF3Outcome> {
     spec.setStatus('initiating');
     let transaction: PosTransactionRecord;
     try {
-      transaction = (await posTerminalInitiateTransaction(req, { attempt: track.attempt, timeoutMs: initiateTimeoutMs })).transaction;
+      transaction = (
+        await posTerminalInitiateTransaction(req, { attempt: track.attempt, timeoutMs: initiateTimeoutMs })
+      ).transaction;
     } catch (err) {
       const type = activityFailureType(err);
       if (type === SECRET_UNAVAILABLE) {
@@ -136,7 +168,13 @@ export async function sendPosF3(spec: PosF3Spec): Promise<PosF3Outcome> {
         op: 'initiate',
         attempt: track.attempt,
         outcome: 'unknown',
-        detail: type ?? (lostHeartbeat ? 'HeartbeatTimeout' : err instanceof ActivityFailure && err.cause instanceof TimeoutFailure ? 'ActivityTimeout' : 'Unknown'),
+        detail:
+          type ??
+          (lostHeartbeat
+            ? 'HeartbeatTimeout'
+            : err instanceof ActivityFailure && err.cause instanceof TimeoutFailure
+              ? 'ActivityTimeout'
+              : 'Unknown'),
       });
       await sleep(durationMs(options.requerySettleDelay ?? POS_F3_DEFAULTS.requerySettleDelay));
       throw err;
@@ -146,7 +184,11 @@ export async function sendPosF3(spec: PosF3Spec): Promise<PosF3Outcome> {
     const c = classifyPosCode(transaction.response_code, transaction.response_message);
     cardKept = c.outcome === 'unknown';
     if (c.outcome === 'unknown') {
-      throw ApplicationFailure.create({ type: PROCESSOR_UNKNOWN, message: `F3 answered ${transaction.response_code || 'without a code'}: ${c.action}`, nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: PROCESSOR_UNKNOWN,
+        message: `F3 answered ${transaction.response_code || 'without a code'}: ${c.action}`,
+        nonRetryable: true,
+      });
     }
     return { kind: 'answer', transaction };
   };
@@ -156,7 +198,12 @@ export async function sendPosF3(spec: PosF3Spec): Promise<PosF3Outcome> {
     try {
       out = await f4.requery(req.merchant_ref);
     } catch (err) {
-      record({ op: 'requery', attempt: track.attempt, outcome: 'error', detail: activityFailureType(err) ?? 'Unknown' });
+      record({
+        op: 'requery',
+        attempt: track.attempt,
+        outcome: 'error',
+        detail: activityFailureType(err) ?? 'Unknown',
+      });
       throw err;
     }
     if (out.found) {
@@ -169,11 +216,21 @@ export async function sendPosF3(spec: PosF3Spec): Promise<PosF3Outcome> {
 
   const fromTransaction = (t: PosTransactionRecord, confirmedByRequery: boolean): PosF3Outcome => {
     const c = classifyPosCode(t.response_code, t.response_message);
-    if (c.outcome === 'approved') return { status: 'approved', action: `Approved: the ${spec.what} went through`, transaction: t };
+    if (c.outcome === 'approved')
+      return { status: 'approved', action: `Approved: the ${spec.what} went through`, transaction: t };
     if (c.outcome === 'declined') return { status: 'declined', action: c.action, transaction: t };
-    return { status: 'declined', action: confirmedByRequery ? `${c.action}: the service received the ${spec.what} (confirmed by requery) and it did not go through` : c.action, transaction: t };
+    return {
+      status: 'declined',
+      action: confirmedByRequery
+        ? `${c.action}: the service received the ${spec.what} (confirmed by requery) and it did not go through`
+        : c.action,
+      transaction: t,
+    };
   };
-  const notReceived = (how: string): PosF3Outcome => ({ status: 'not_received', action: `The service never received the ${spec.what} (${how}); nothing moved.` });
+  const notReceived = (how: string): PosF3Outcome => ({
+    status: 'not_received',
+    action: `The service never received the ${spec.what} (${how}); nothing moved.`,
+  });
 
   const park = async (why: string): Promise<PosF3Outcome> => {
     const settled: Settled<PosTransactionRecord> = await awaitFinal<PosTransactionRecord>({
@@ -203,7 +260,11 @@ export async function sendPosF3(spec: PosF3Spec): Promise<PosF3Outcome> {
     if (settled.kind === 'absent') return notReceived(`F4 404 while the outcome was unknown: ${why}`);
     const r = settled.resolution as OutcomeResolution<PosResolveOutcome>;
     record({ op: 'resolve', attempt: track.attempt, outcome: r.outcome, detail: `by ${r.operator}: ${r.reason}` });
-    return { status: r.outcome, resolution: r, action: `Resolved by ${r.operator}: ${r.reason} (F4 could not tell the outcome of merchant_ref ${req.merchant_ref})` };
+    return {
+      status: r.outcome,
+      resolution: r,
+      action: `Resolved by ${r.operator}: ${r.reason} (F4 could not tell the outcome of merchant_ref ${req.merchant_ref})`,
+    };
   };
 
   const decide = async (): Promise<PosF3Outcome> => {
@@ -231,11 +292,17 @@ export async function sendPosF3(spec: PosF3Spec): Promise<PosF3Outcome> {
                 : `The sealed card data expired before the retry could be sent; the service never received attempt ${track.attempt} (F4 404): nothing moved. Start again with a fresh card read.`,
           };
         case 'refused':
-          return { status: 'rejected', refusal: sent.failure.message, action: `Refused by the service, nothing moved: ${sent.failure.message}` };
+          return {
+            status: 'rejected',
+            refusal: sent.failure.message,
+            action: `Refused by the service, nothing moved: ${sent.failure.message}`,
+          };
         case 'found':
           return fromTransaction(sent.record, true);
         case 'never-received':
-          return lastSendRefused ? { status: 'rejected', refusal: sent.lost, action: `Refused by the service, nothing moved: ${sent.lost}` } : notReceived(`F4 404 after ${track.attempt} attempt(s)`);
+          return lastSendRefused
+            ? { status: 'rejected', refusal: sent.lost, action: `Refused by the service, nothing moved: ${sent.lost}` }
+            : notReceived(`F4 404 after ${track.attempt} attempt(s)`);
         case 'unverified':
           return await park(sent.lost);
       }
@@ -253,8 +320,16 @@ export async function sendPosF3(spec: PosF3Spec): Promise<PosF3Outcome> {
         let out: PosF3Outcome;
         if (found?.found) out = fromTransaction(found.record, true);
         else if (found && Date.now() >= inFlightUntil) out = notReceived(`${note}; F4 404`);
-        else out = { status: 'outcome_unknown', action: `${note}: F4 could not tell; it is NOT sent again. Reconcile by merchant_ref ${req.merchant_ref}.` };
-        return { ...out, action: found?.found ? `${out.action} (${note}; confirmed by F4)` : out.action, cancelRequested: true };
+        else
+          out = {
+            status: 'outcome_unknown',
+            action: `${note}: F4 could not tell; it is NOT sent again. Reconcile by merchant_ref ${req.merchant_ref}.`,
+          };
+        return {
+          ...out,
+          action: found?.found ? `${out.action} (${note}; confirmed by F4)` : out.action,
+          cancelRequested: true,
+        };
       });
     }
   };

@@ -48,11 +48,21 @@ import { describeIssues, issuesOf, type FieldIssue } from '../shared/failures';
 
 export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<PosPreAuthResult> {
   // ---- 1. every field rule, before anything is sent ----
-  const rest = Object.fromEntries(Object.entries(raw ?? {}).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)));
+  const rest = Object.fromEntries(
+    Object.entries(raw ?? {}).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)),
+  );
   const parsed = PosSealedPreAuthInputSchema.safeParse(rest);
-  const issues: FieldIssue[] = [...unsealedFieldsIn(raw, 'startPosPreAuth'), ...(parsed.success ? [] : issuesOf(parsed.error))];
+  const issues: FieldIssue[] = [
+    ...unsealedFieldsIn(raw, 'startPosPreAuth'),
+    ...(parsed.success ? [] : issuesOf(parsed.error)),
+  ];
   if (!parsed.success || issues.length > 0) {
-    throw ApplicationFailure.create({ type: 'InvalidInput', message: `invalid POS pre-authorisation: ${describeIssues(issues)}`, nonRetryable: true, details: [issues] });
+    throw ApplicationFailure.create({
+      type: 'InvalidInput',
+      message: `invalid POS pre-authorisation: ${describeIssues(issues)}`,
+      nonRetryable: true,
+      details: [issues],
+    });
   }
   const { options = {}, ...fields } = parsed.data;
   const { holdWindow, ...f3Options } = options;
@@ -74,7 +84,10 @@ export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<Po
   /** The accepted completePreAuth, until the flow takes it. */
   let completeRequest: ReturnType<typeof PosCompleteInputSchema.parse> | undefined;
   let releaseRequest: { reason?: string } | undefined;
-  const resolutions: { preauth?: OutcomeResolution<PosResolveOutcome>; completion?: OutcomeResolution<PosResolveOutcome> } = {};
+  const resolutions: {
+    preauth?: OutcomeResolution<PosResolveOutcome>;
+    completion?: OutcomeResolution<PosResolveOutcome>;
+  } = {};
 
   const snapshot = (): PosPreAuthState => ({
     ...state,
@@ -85,17 +98,33 @@ export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<Po
   setHandler(
     resolveOutcomeUpdate,
     (r) => {
-      const resolution = { outcome: r.outcome as PosResolveOutcome, reason: r.reason.trim(), operator: r.operator.trim(), resolvedAt: new Date(Date.now()).toISOString() };
+      const resolution = {
+        outcome: r.outcome as PosResolveOutcome,
+        reason: r.reason.trim(),
+        operator: r.operator.trim(),
+        resolvedAt: new Date(Date.now()).toISOString(),
+      };
       resolutions[state.phase] ??= resolution;
       return resolutions[state.phase]!;
     },
-    { validator: (r) => checkResolveOutcome(r, POS_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolutions[state.phase] === undefined) },
+    {
+      validator: (r) =>
+        checkResolveOutcome(
+          r,
+          POS_RESOLVE_OUTCOMES,
+          state.status === 'outcome_unknown' && resolutions[state.phase] === undefined,
+        ),
+    },
   );
   setHandler(
     completePreAuthUpdate,
     (input) => {
       completeRequest = PosCompleteInputSchema.parse(input);
-      return { completionMerchantRef: completionRef, amount: Number(completeRequest.amount), acceptedAt: new Date(Date.now()).toISOString() };
+      return {
+        completionMerchantRef: completionRef,
+        amount: Number(completeRequest.amount),
+        acceptedAt: new Date(Date.now()).toISOString(),
+      };
     },
     {
       validator: (input) => {
@@ -106,13 +135,16 @@ export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<Po
               : `the pre-authorisation ${state.merchantRef} is ${state.status}, not held`;
           throw new Error(`completePreAuth refused: ${why}`);
         }
-        if (Date.now() >= holdUntilMs) throw new Error(`completePreAuth refused: the hold window ended at ${new Date(holdUntilMs).toISOString()}`);
+        if (Date.now() >= holdUntilMs)
+          throw new Error(`completePreAuth refused: the hold window ended at ${new Date(holdUntilMs).toISOString()}`);
         const p = PosCompleteInputSchema.safeParse(input);
         if (!p.success) throw new Error(`completePreAuth refused: ${describeIssues(issuesOf(p.error))}`);
         const amount = Number(p.data.amount);
         if (amount > held) throw new Error(`completePreAuth refused: amount ${amount} is more than the ${held} held`);
         if (p.data.card.bin !== fields.card.bin || p.data.card.last4 !== fields.card.last4) {
-          throw new Error(`completePreAuth refused: the card presented (${maskedPan(p.data.card)}) is not the pre-authorised card (${maskedPan(fields.card)})`);
+          throw new Error(
+            `completePreAuth refused: the card presented (${maskedPan(p.data.card)}) is not the pre-authorised card (${maskedPan(fields.card)})`,
+          );
         }
       },
     },
@@ -125,7 +157,10 @@ export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<Po
     },
     {
       validator: (_input: { reason?: string }) => {
-        if (state.status !== 'held' || completeRequest !== undefined) throw new Error(`releasePreAuth refused: the pre-authorisation ${state.merchantRef} is ${state.status}, not held`);
+        if (state.status !== 'held' || completeRequest !== undefined)
+          throw new Error(
+            `releasePreAuth refused: the pre-authorisation ${state.merchantRef} is ${state.status}, not held`,
+          );
       },
     },
   );
@@ -134,11 +169,23 @@ export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<Po
     state.status = status;
     upsertSearchAttributes(paymentSearchAttributes({ status }));
   };
-  const finish = (status: PosPreAuthResult['status'], action: string, extra: Partial<PosPreAuthResult> = {}): PosPreAuthResult => {
+  const finish = (
+    status: PosPreAuthResult['status'],
+    action: string,
+    extra: Partial<PosPreAuthResult> = {},
+  ): PosPreAuthResult => {
     setStatus(status);
     return { ...snapshot(), ...extra, status, action };
   };
-  upsertSearchAttributes(paymentSearchAttributes({ flow: 'pos-preauth', reference: fields.merchant_ref, status: 'validating', amount: held, currency: fields.currency }));
+  upsertSearchAttributes(
+    paymentSearchAttributes({
+      flow: 'pos-preauth',
+      reference: fields.merchant_ref,
+      status: 'validating',
+      amount: held,
+      currency: fields.currency,
+    }),
+  );
 
   // ---- 2. F3 Pre-Authorization ----
   const heldSince = Date.now();
@@ -155,24 +202,40 @@ export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<Po
   });
   if (pre.resolution) state.resolution = pre.resolution;
   if (pre.transaction) state.transaction = pre.transaction;
-  if (pre.status !== 'approved') return finish(pre.status, pre.action, pre.cancelRequested ? { cancelRequested: true } : {});
+  if (pre.status !== 'approved')
+    return finish(pre.status, pre.action, pre.cancelRequested ? { cancelRequested: true } : {});
 
   // ---- 3. held until completed, released or lapsed ----
   for (;;) {
     setStatus('held');
     let woke: boolean;
     try {
-      woke = Date.now() < holdUntilMs && (await condition(() => completeRequest !== undefined || releaseRequest !== undefined, holdUntilMs - Date.now()));
+      woke =
+        Date.now() < holdUntilMs &&
+        (await condition(
+          () => completeRequest !== undefined || releaseRequest !== undefined,
+          holdUntilMs - Date.now(),
+        ));
     } catch (err) {
       if (!isCancellation(err)) throw err;
-      return finish('released', 'Cancelled while held: no completion was sent, nothing moved beyond the hold (it lapses at the issuer)', { cancelRequested: true });
+      return finish(
+        'released',
+        'Cancelled while held: no completion was sent, nothing moved beyond the hold (it lapses at the issuer)',
+        { cancelRequested: true },
+      );
     }
     if (!woke) {
-      return finish('lapsed', `The hold window ended (${state.holdUntil}) without a completion: nothing moved beyond the hold, which lapses at the issuer`);
+      return finish(
+        'lapsed',
+        `The hold window ended (${state.holdUntil}) without a completion: nothing moved beyond the hold, which lapses at the issuer`,
+      );
     }
     if (releaseRequest !== undefined) {
       if (releaseRequest.reason) state.releaseReason = releaseRequest.reason;
-      return finish('released', `Released by the merchant${releaseRequest.reason ? ` (${releaseRequest.reason})` : ''}: no completion will be sent; the hold lapses at the issuer`);
+      return finish(
+        'released',
+        `Released by the merchant${releaseRequest.reason ? ` (${releaseRequest.reason})` : ''}: no completion will be sent; the hold lapses at the issuer`,
+      );
     }
 
     // ---- 4. F3 Completion, once ----
@@ -190,36 +253,42 @@ export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<Po
     setStatus('completing');
     // Sent once (send-once runs non-cancellable); a cancel while its outcome is parked asks F4 once more and records it.
     const out = await sendPosF3({
-        what: 'completion',
-        req: {
-          terminal_id: fields.terminal_id,
-          amount: request.amount,
-          currency: fields.currency,
-          account_type: fields.account_type,
-          aid: request.aid,
-          ...(request.card_type ? { card_type: request.card_type } : {}),
-          card: request.card,
-          transaction_type: 'Completion',
-          merchant_ref: completionRef,
-          original_merchant_ref: fields.merchant_ref,
-        },
-        options: f3Options,
-        track: completion,
-        setStatus: (s) => {
-          completion.status = s;
-          setStatus(s === 'outcome_unknown' ? 'outcome_unknown' : 'completing');
-        },
-        resolution: () => resolutions.completion,
-      });
+      what: 'completion',
+      req: {
+        terminal_id: fields.terminal_id,
+        amount: request.amount,
+        currency: fields.currency,
+        account_type: fields.account_type,
+        aid: request.aid,
+        ...(request.card_type ? { card_type: request.card_type } : {}),
+        card: request.card,
+        transaction_type: 'Completion',
+        merchant_ref: completionRef,
+        original_merchant_ref: fields.merchant_ref,
+      },
+      options: f3Options,
+      track: completion,
+      setStatus: (s) => {
+        completion.status = s;
+        setStatus(s === 'outcome_unknown' ? 'outcome_unknown' : 'completing');
+      },
+      resolution: () => resolutions.completion,
+    });
     completion.status = out.status;
     completion.action = out.action;
     if (out.transaction) completion.transaction = out.transaction;
     if (out.resolution) completion.resolution = out.resolution;
     switch (out.status) {
       case 'approved':
-        return finish('completed', `Completed: ${completion.amount} of the ${held} held was captured (completion ${completionRef})`);
+        return finish(
+          'completed',
+          `Completed: ${completion.amount} of the ${held} held was captured (completion ${completionRef})`,
+        );
       case 'declined':
-        return finish('completion_declined', `${out.action}; nothing moved beyond the hold, which lapses at the issuer`);
+        return finish(
+          'completion_declined',
+          `${out.action}; nothing moved beyond the hold, which lapses at the issuer`,
+        );
       case 'rejected':
         return finish('completion_rejected', `${out.action}; the hold lapses at the issuer`);
       case 'not_received':

@@ -42,9 +42,20 @@ export async function posRefundLedgerWorkflow(raw: PosRefundLedgerInput): Promis
   const find = (ref: string) => entries.find((e) => e.merchantRef === ref);
   const state = (): RefundLedgerState => {
     const t = ledgerTotals(input.sale_amount, entries);
-    return { originalMerchantRef: input.original_merchant_ref, saleAmount: input.sale_amount, currency: input.currency, ...t, entries: entries.map((e) => ({ ...e })) };
+    return {
+      originalMerchantRef: input.original_merchant_ref,
+      saleAmount: input.sale_amount,
+      currency: input.currency,
+      ...t,
+      entries: entries.map((e) => ({ ...e })),
+    };
   };
-  const publish = () => upsertSearchAttributes(paymentSearchAttributes({ status: state().remaining === 0 && state().reserved === 0 ? 'fully_refunded' : 'open' }));
+  const publish = () =>
+    upsertSearchAttributes(
+      paymentSearchAttributes({
+        status: state().remaining === 0 && state().reserved === 0 ? 'fully_refunded' : 'open',
+      }),
+    );
 
   setHandler(refundLedgerStateQuery, state);
   setHandler(openRefundLedgerSignal, () => undefined);
@@ -55,20 +66,34 @@ export async function posRefundLedgerWorkflow(raw: PosRefundLedgerInput): Promis
       const before = ledgerTotals(input.sale_amount, entries, merchant_ref).remaining;
       if (existing && existing.status !== 'released') {
         // The same refund asking again (an activity retry): what it was granted.
-        return { merchantRef: merchant_ref, amount: existing.amount, saleAmount: input.sale_amount, remainingBefore: before, remainingAfter: before - existing.amount };
+        return {
+          merchantRef: merchant_ref,
+          amount: existing.amount,
+          saleAmount: input.sale_amount,
+          remainingBefore: before,
+          remainingAfter: before - existing.amount,
+        };
       }
       if (existing) existing.status = 'reserved';
       else entries.push({ merchantRef: merchant_ref, amount, status: 'reserved' });
       publish();
-      return { merchantRef: merchant_ref, amount, saleAmount: input.sale_amount, remainingBefore: before, remainingAfter: before - amount };
+      return {
+        merchantRef: merchant_ref,
+        amount,
+        saleAmount: input.sale_amount,
+        remainingBefore: before,
+        remainingAfter: before - amount,
+      };
     },
     {
       validator: ({ merchant_ref, amount }) => {
         if (typeof merchant_ref !== 'string' || merchant_ref === '') throw new Error('merchant_ref is required');
-        if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error('amount must be an integer greater than 0 in the lowest currency unit');
+        if (!Number.isSafeInteger(amount) || amount <= 0)
+          throw new Error('amount must be an integer greater than 0 in the lowest currency unit');
         const existing = find(merchant_ref);
         if (existing && existing.status !== 'released') {
-          if (existing.amount !== amount) throw new Error(`refund ${merchant_ref} already holds ${existing.amount}, not ${amount}`);
+          if (existing.amount !== amount)
+            throw new Error(`refund ${merchant_ref} already holds ${existing.amount}, not ${amount}`);
           return;
         }
         const { refunded, reserved, remaining } = ledgerTotals(input.sale_amount, entries, merchant_ref);
@@ -92,7 +117,14 @@ export async function posRefundLedgerWorkflow(raw: PosRefundLedgerInput): Promis
     publish();
   });
 
-  upsertSearchAttributes(paymentSearchAttributes({ flow: 'pos-refund-ledger', reference: input.original_merchant_ref, amount: input.sale_amount, currency: input.currency }));
+  upsertSearchAttributes(
+    paymentSearchAttributes({
+      flow: 'pos-refund-ledger',
+      reference: input.original_merchant_ref,
+      amount: input.sale_amount,
+      currency: input.currency,
+    }),
+  );
   publish();
 
   await condition(() => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > HISTORY_LIMIT);

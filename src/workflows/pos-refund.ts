@@ -25,7 +25,14 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { PosRefundActivities } from '../activities/pos-refund';
-import { POS_RESOLVE_OUTCOMES, POS_SEALED_FIELDS, classifyPosCode, maskedPan, type PosRequeryOutcome, type PosResolveOutcome } from '../shared/pos';
+import {
+  POS_RESOLVE_OUTCOMES,
+  POS_SEALED_FIELDS,
+  classifyPosCode,
+  maskedPan,
+  type PosRequeryOutcome,
+  type PosResolveOutcome,
+} from '../shared/pos';
 import {
   PosSealedRefundInputSchema,
   REFUND_LEDGER_CLOSED,
@@ -43,18 +50,35 @@ import {
 import { checkResolveOutcome, resolveOutcomeUpdate, type OutcomeResolution } from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { posF4, sendPosF3, type PosF3Outcome } from './pos-f3';
-import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, issuesOf, type FieldIssue } from '../shared/failures';
+import {
+  FailureTypes,
+  activityFailureMessage,
+  activityFailureType,
+  describeIssues,
+  issuesOf,
+  type FieldIssue,
+} from '../shared/failures';
 
 /** Transaction types a refund may return money from. */
 const REFUNDABLE = ['Purchase', 'Completion'];
 
 export async function posRefundWorkflow(raw: PosSealedRefundInput): Promise<PosRefundResult> {
   // ---- 1. every field rule, before anything is sent ----
-  const rest = Object.fromEntries(Object.entries(raw ?? {}).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)));
+  const rest = Object.fromEntries(
+    Object.entries(raw ?? {}).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)),
+  );
   const parsed = PosSealedRefundInputSchema.safeParse(rest);
-  const issues: FieldIssue[] = [...unsealedFieldsIn(raw, 'startPosRefund'), ...(parsed.success ? [] : issuesOf(parsed.error))];
+  const issues: FieldIssue[] = [
+    ...unsealedFieldsIn(raw, 'startPosRefund'),
+    ...(parsed.success ? [] : issuesOf(parsed.error)),
+  ];
   if (!parsed.success || issues.length > 0) {
-    throw ApplicationFailure.create({ type: 'InvalidInput', message: `invalid POS refund: ${describeIssues(issues)}`, nonRetryable: true, details: [issues] });
+    throw ApplicationFailure.create({
+      type: 'InvalidInput',
+      message: `invalid POS refund: ${describeIssues(issues)}`,
+      nonRetryable: true,
+      details: [issues],
+    });
   }
   const { options = {}, refund_request_id, original_merchant_ref, ...fields } = parsed.data;
   const merchantRef = refundMerchantRef(refund_request_id);
@@ -77,21 +101,49 @@ export async function posRefundWorkflow(raw: PosSealedRefundInput): Promise<PosR
   setHandler(
     resolveOutcomeUpdate,
     (r) => {
-      resolution ??= { outcome: r.outcome as PosResolveOutcome, reason: r.reason.trim(), operator: r.operator.trim(), resolvedAt: new Date(Date.now()).toISOString() };
+      resolution ??= {
+        outcome: r.outcome as PosResolveOutcome,
+        reason: r.reason.trim(),
+        operator: r.operator.trim(),
+        resolvedAt: new Date(Date.now()).toISOString(),
+      };
       return resolution;
     },
-    { validator: (r) => checkResolveOutcome(r, POS_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined) },
+    {
+      validator: (r) =>
+        checkResolveOutcome(r, POS_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined),
+    },
   );
   const setStatus = (status: PosRefundState['status']) => {
     state.status = status;
     upsertSearchAttributes(paymentSearchAttributes({ status }));
   };
-  upsertSearchAttributes(paymentSearchAttributes({ flow: 'pos-refund', reference: merchantRef, status: 'validating', amount, currency: fields.currency }));
+  upsertSearchAttributes(
+    paymentSearchAttributes({
+      flow: 'pos-refund',
+      reference: merchantRef,
+      status: 'validating',
+      amount,
+      currency: fields.currency,
+    }),
+  );
 
-  const { posRefundReserve } = proxyActivities<PosRefundActivities>({ startToCloseTimeout: '30s', scheduleToCloseTimeout: '2 minutes', retry: { initialInterval: '1s', maximumInterval: '10s', nonRetryableErrorTypes: [REFUND_OVER_REMAINING, REFUND_LEDGER_CLOSED] } });
+  const { posRefundReserve } = proxyActivities<PosRefundActivities>({
+    startToCloseTimeout: '30s',
+    scheduleToCloseTimeout: '2 minutes',
+    retry: {
+      initialInterval: '1s',
+      maximumInterval: '10s',
+      nonRetryableErrorTypes: [REFUND_OVER_REMAINING, REFUND_LEDGER_CLOSED],
+    },
+  });
   const f4 = posF4(options);
 
-  const finish = (status: PosRefundResult['status'], action: string, extra: Partial<PosRefundResult> = {}): PosRefundResult => {
+  const finish = (
+    status: PosRefundResult['status'],
+    action: string,
+    extra: Partial<PosRefundResult> = {},
+  ): PosRefundResult => {
     setStatus(status);
     return { ...state, steps: [...state.steps], ...extra, status, action };
   };
@@ -107,52 +159,101 @@ export async function posRefundWorkflow(raw: PosSealedRefundInput): Promise<PosR
     try {
       original = await f4.requery(original_merchant_ref);
     } catch (err) {
-      return refuse('unverified', `the original sale ${original_merchant_ref} could not be checked (F4: ${activityFailureMessage(err)})`);
+      return refuse(
+        'unverified',
+        `the original sale ${original_merchant_ref} could not be checked (F4: ${activityFailureMessage(err)})`,
+      );
     }
-    if (!original.found) return refuse('original_not_found', `the service has no transaction with merchant_ref ${original_merchant_ref} (F4 404)`);
+    if (!original.found)
+      return refuse(
+        'original_not_found',
+        `the service has no transaction with merchant_ref ${original_merchant_ref} (F4 404)`,
+      );
     const o = original.transaction;
-    state.original = { amount: o.amount, responseCode: o.response_code, ...(o.transaction_type ? { transactionType: o.transaction_type } : {}), ...(o.card_pan_masked ? { maskedPan: o.card_pan_masked } : {}) };
+    state.original = {
+      amount: o.amount,
+      responseCode: o.response_code,
+      ...(o.transaction_type ? { transactionType: o.transaction_type } : {}),
+      ...(o.card_pan_masked ? { maskedPan: o.card_pan_masked } : {}),
+    };
     if (o.transaction_type !== undefined && !REFUNDABLE.includes(o.transaction_type)) {
-      return refuse('original_not_refundable', `${original_merchant_ref} is a ${o.transaction_type}, not a Purchase or Completion`);
+      return refuse(
+        'original_not_refundable',
+        `${original_merchant_ref} is a ${o.transaction_type}, not a Purchase or Completion`,
+      );
     }
     if (o.status !== 'success' || classifyPosCode(o.response_code).outcome !== 'approved') {
-      return refuse('original_not_approved', `the sale ${original_merchant_ref} was not approved (response code ${o.response_code || 'none'})`);
+      return refuse(
+        'original_not_approved',
+        `the sale ${original_merchant_ref} was not approved (response code ${o.response_code || 'none'})`,
+      );
     }
-    if (o.currency !== undefined && o.currency !== fields.currency) return refuse('currency_mismatch', `the sale was in ${o.currency}, the refund in ${fields.currency}`);
+    if (o.currency !== undefined && o.currency !== fields.currency)
+      return refuse('currency_mismatch', `the sale was in ${o.currency}, the refund in ${fields.currency}`);
     const card = o.card_pan_masked ?? '';
     if (card && (card.slice(0, 6) !== fields.card.bin || card.slice(-4) !== fields.card.last4)) {
-      return refuse('card_mismatch', `the card presented (${maskedPan(fields.card)}) is not the card of the sale (${card})`);
+      return refuse(
+        'card_mismatch',
+        `the card presented (${maskedPan(fields.card)}) is not the card of the sale (${card})`,
+      );
     }
-    if (amount > o.amount) return refuse('over_remaining', `the refund of ${amount} is more than the sale's ${o.amount}`);
+    if (amount > o.amount)
+      return refuse('over_remaining', `the refund of ${amount} is more than the sale's ${o.amount}`);
 
     // ---- 3. the same request already sent? (its merchant_ref is the request's) ----
     let own: PosRequeryOutcome;
     try {
       own = await f4.requery(merchantRef);
     } catch (err) {
-      return refuse('unverified', `the refund's own merchant_ref ${merchantRef} could not be checked (F4: ${activityFailureMessage(err)})`);
+      return refuse(
+        'unverified',
+        `the refund's own merchant_ref ${merchantRef} could not be checked (F4: ${activityFailureMessage(err)})`,
+      );
     }
     if (own.found) {
-      state.steps.push({ op: 'requery', attempt: 0, outcome: 'found', response_code: own.transaction.response_code, detail: 'before the first send: this refund request was sent earlier' });
+      state.steps.push({
+        op: 'requery',
+        attempt: 0,
+        outcome: 'found',
+        response_code: own.transaction.response_code,
+        detail: 'before the first send: this refund request was sent earlier',
+      });
       const c = classifyPosCode(own.transaction.response_code, own.transaction.response_message);
       if (c.outcome === 'approved') await settle('approved');
       const status = c.outcome === 'approved' ? 'approved' : 'declined';
-      return finish(status, `This refund request (merchant_ref ${merchantRef}) reached the service earlier: ${c.action}; it is not sent again`, { transaction: own.transaction, responseCode: own.transaction.response_code });
+      return finish(
+        status,
+        `This refund request (merchant_ref ${merchantRef}) reached the service earlier: ${c.action}; it is not sent again`,
+        { transaction: own.transaction, responseCode: own.transaction.response_code },
+      );
     }
 
     // ---- 4. reserve the amount in the sale's refund ledger ----
     setStatus('reserving');
     try {
-      const granted = await posRefundReserve({ ledgerWorkflowId: ledgerId, original_merchant_ref, sale_amount: o.amount, currency: fields.currency, merchant_ref: merchantRef, amount });
-      state.ledger = { saleAmount: granted.saleAmount, remainingBefore: granted.remainingBefore, remainingAfter: granted.remainingAfter };
+      const granted = await posRefundReserve({
+        ledgerWorkflowId: ledgerId,
+        original_merchant_ref,
+        sale_amount: o.amount,
+        currency: fields.currency,
+        merchant_ref: merchantRef,
+        amount,
+      });
+      state.ledger = {
+        saleAmount: granted.saleAmount,
+        remainingBefore: granted.remainingBefore,
+        remainingAfter: granted.remainingAfter,
+      };
     } catch (err) {
-      if (activityFailureType(err) === REFUND_OVER_REMAINING) return refuse('over_remaining', activityFailureMessage(err));
+      if (activityFailureType(err) === REFUND_OVER_REMAINING)
+        return refuse('over_remaining', activityFailureMessage(err));
       // The reservation may have landed while its answer was lost: give it back (nothing is sent).
       await settle('released');
       return refuse('unverified', `the sale's refund ledger could not be asked (${activityFailureMessage(err)})`);
     }
   } catch (err) {
-    if (isCancellation(err)) return finish('refused', 'Cancelled before anything was sent: nothing was refunded', { cancelRequested: true });
+    if (isCancellation(err))
+      return finish('refused', 'Cancelled before anything was sent: nothing was refunded', { cancelRequested: true });
     throw err;
   }
 
@@ -178,10 +279,19 @@ export async function posRefundWorkflow(raw: PosSealedRefundInput): Promise<PosR
   async function settle(outcome: 'approved' | 'released'): Promise<void> {
     await CancellationScope.nonCancellable(async () => {
       try {
-        await getExternalWorkflowHandle(ledgerId).signal(settleRefundSignal, { merchant_ref: merchantRef, amount, outcome });
+        await getExternalWorkflowHandle(ledgerId).signal(settleRefundSignal, {
+          merchant_ref: merchantRef,
+          amount,
+          outcome,
+        });
       } catch (err) {
         // The ledger is not running (never started: nothing was reserved). The service's own rule still holds.
-        log.warn('refund ledger not settled', { ledgerId, outcome, error: activityFailureMessage(err), type: activityFailureType(err) ?? FailureTypes.ServiceError });
+        log.warn('refund ledger not settled', {
+          ledgerId,
+          outcome,
+          error: activityFailureMessage(err),
+          type: activityFailureType(err) ?? FailureTypes.ServiceError,
+        });
       }
     });
   }

@@ -36,9 +36,31 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PosActivities } from '../activities/pos';
-import { PosRemoteInputSchema, cancelPosRemoteSignal, posRemoteE1SendingSignal, posRemoteStateQuery, posTerminalLockWorkflowId, releaseTerminalLockSignal, terminalLockCheckSignal, terminalLockGrantedSignal, type PosRemoteInput, type PosRemoteParsedInput, type PosRemotePollOutcome, type PosRemoteRecord, type PosRemoteResult, type PosRemoteSearchOutcome, type PosRemoteState } from '../shared/pos';
+import {
+  PosRemoteInputSchema,
+  cancelPosRemoteSignal,
+  posRemoteE1SendingSignal,
+  posRemoteStateQuery,
+  posTerminalLockWorkflowId,
+  releaseTerminalLockSignal,
+  terminalLockCheckSignal,
+  terminalLockGrantedSignal,
+  type PosRemoteInput,
+  type PosRemoteParsedInput,
+  type PosRemotePollOutcome,
+  type PosRemoteRecord,
+  type PosRemoteResult,
+  type PosRemoteSearchOutcome,
+  type PosRemoteState,
+} from '../shared/pos';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, issuesOf } from '../shared/failures';
+import {
+  FailureTypes,
+  activityFailureMessage,
+  activityFailureType,
+  describeIssues,
+  issuesOf,
+} from '../shared/failures';
 import { durationMs } from '../shared/duration';
 
 const DEFAULT_POLL_TIMEOUT = '7 minutes'; // lifetime 5 minutes + margin
@@ -61,14 +83,24 @@ export async function posRemoteRequestWorkflow(raw: PosRemoteInput): Promise<Pos
   const parsed = PosRemoteInputSchema.safeParse(raw);
   if (!parsed.success) {
     const issues = issuesOf(parsed.error);
-    throw ApplicationFailure.create({ type: 'InvalidInput', message: `invalid POS remote request: ${describeIssues(issues)}`, nonRetryable: true, details: [issues] });
+    throw ApplicationFailure.create({
+      type: 'InvalidInput',
+      message: `invalid POS remote request: ${describeIssues(issues)}`,
+      nonRetryable: true,
+      details: [issues],
+    });
   }
   const input = parsed.data;
   if (patched(POS_REMOTE_SAFETY_PATCH)) return lockedFlow(input);
   return legacyFlow(input);
 }
 
-const REFUSED: string[] = [FailureTypes.BadRequest, FailureTypes.Unauthorized, FailureTypes.InvalidRequest, FailureTypes.NotFound];
+const REFUSED: string[] = [
+  FailureTypes.BadRequest,
+  FailureTypes.Unauthorized,
+  FailureTypes.InvalidRequest,
+  FailureTypes.NotFound,
+];
 
 async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult> {
   const o = input.options ?? {};
@@ -105,16 +137,30 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
   CancellationScope.current().cancelRequested.catch(onCancel);
 
   upsertSearchAttributes(
-    paymentSearchAttributes({ flow: 'pos-remote', reference: input.reference, status: 'locking', amount: input.amount, currency: input.currency }),
+    paymentSearchAttributes({
+      flow: 'pos-remote',
+      reference: input.reference,
+      status: 'locking',
+      amount: input.amount,
+      currency: input.currency,
+    }),
   );
 
   const reads = proxyActivities<PosActivities>({
     startToCloseTimeout: '60s',
     heartbeatTimeout: '30s',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 5, nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.BadRequest, FailureTypes.InvalidRequest] },
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '10s',
+      maximumAttempts: 5,
+      nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.BadRequest, FailureTypes.InvalidRequest],
+    },
   });
   // A lock per task queue too (histories from before the patch used the terminal alone).
-  const lockId = patched('terminal-lock-per-task-queue') ? posTerminalLockWorkflowId(input.terminal_id, workflowInfo().taskQueue) : posTerminalLockWorkflowId(input.terminal_id);
+  const lockId = patched('terminal-lock-per-task-queue')
+    ? posTerminalLockWorkflowId(input.terminal_id, workflowInfo().taskQueue)
+    : posTerminalLockWorkflowId(input.terminal_id);
   const release = () =>
     getExternalWorkflowHandle(lockId)
       .signal(releaseTerminalLockSignal, { ...me, ...(state.requestRef ? { requestRef: state.requestRef } : {}) })
@@ -123,7 +169,11 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
   return CancellationScope.nonCancellable(async () => {
     // ---- the terminal lock ----
     try {
-      await reads.posTerminalLockAcquire({ terminal_id: input.terminal_id, lockWorkflowId: lockId, ...(o.lockCheckInterval !== undefined ? { checkIntervalMs: durationMs(o.lockCheckInterval) } : {}) });
+      await reads.posTerminalLockAcquire({
+        terminal_id: input.terminal_id,
+        lockWorkflowId: lockId,
+        ...(o.lockCheckInterval !== undefined ? { checkIntervalMs: durationMs(o.lockCheckInterval) } : {}),
+      });
     } catch (err) {
       setStatus('not_sent', `the terminal lock could not be taken; nothing was sent: ${activityFailureMessage(err)}`);
       await release();
@@ -131,7 +181,12 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
     }
     await condition(() => granted !== undefined || cancelRequested, durationMs(o.lockTimeout ?? DEFAULT_LOCK_TIMEOUT));
     if (!granted || cancelRequested) {
-      setStatus(cancelRequested ? 'cancelled' : 'not_sent', cancelRequested ? 'cancelled while waiting for the terminal; nothing was sent' : 'the terminal stayed busy with another request; nothing was sent');
+      setStatus(
+        cancelRequested ? 'cancelled' : 'not_sent',
+        cancelRequested
+          ? 'cancelled while waiting for the terminal; nothing was sent'
+          : 'the terminal stayed busy with another request; nothing was sent',
+      );
       await release();
       return finalResult(state);
     }
@@ -147,10 +202,18 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
     // ---- baseline: the terminal's requests that exist before ours ----
     let exclude: string[];
     try {
-      const before = await reads.posRemoteFindRequest({ terminal_id: input.terminal_id, amount: input.amount, currency: input.currency, exclude: [] });
+      const before = await reads.posRemoteFindRequest({
+        terminal_id: input.terminal_id,
+        amount: input.amount,
+        currency: input.currency,
+        exclude: [],
+      });
       exclude = [...before.refs, ...(granted?.recentRefs ?? [])];
     } catch (err) {
-      setStatus('not_sent', `the service's transaction records could not be read, so a lost E1 answer could not be found again; nothing was sent: ${activityFailureMessage(err)}`);
+      setStatus(
+        'not_sent',
+        `the service's transaction records could not be read, so a lost E1 answer could not be found again; nothing was sent: ${activityFailureMessage(err)}`,
+      );
       return finalResult(state);
     }
 
@@ -169,7 +232,14 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
       e1Announced = false;
       state.createAttempts = attempt;
       try {
-        const created = await create({ terminal_id: input.terminal_id, amount: input.amount, ...(input.account_type ? { account_type: input.account_type } : {}) }, { announce: true });
+        const created = await create(
+          {
+            terminal_id: input.terminal_id,
+            amount: input.amount,
+            ...(input.account_type ? { account_type: input.account_type } : {}),
+          },
+          { announce: true },
+        );
         state.requestRef = created.request_ref;
         state.createdAt = Date.now();
         break;
@@ -186,7 +256,10 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
           break;
         }
         if (attempt >= MAX_UNSENT_E1_ATTEMPTS) {
-          setStatus('not_sent', `E1 could not be sent (${attempt} attempts, none left): ${activityFailureMessage(err)}`);
+          setStatus(
+            'not_sent',
+            `E1 could not be sent (${attempt} attempts, none left): ${activityFailureMessage(err)}`,
+          );
           return finalResult(state);
         }
         await sleep(2000 * attempt);
@@ -197,12 +270,20 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
     if (lostAt !== undefined) {
       state.createdAt = lostAt; // the latest it can have been created
       const deadline = lostAt + lifetimeMs + durationMs(o.searchGrace ?? DEFAULT_SEARCH_GRACE);
-      setStatus('searching', "E1's answer was lost after it may have reached the service; looking for the request in the service's transaction records");
+      setStatus(
+        'searching',
+        "E1's answer was lost after it may have reached the service; looking for the request in the service's transaction records",
+      );
       let lastProblem = '';
       for (;;) {
         let found: PosRemoteSearchOutcome | undefined;
         try {
-          found = await reads.posRemoteFindRequest({ terminal_id: input.terminal_id, amount: input.amount, currency: input.currency, exclude });
+          found = await reads.posRemoteFindRequest({
+            terminal_id: input.terminal_id,
+            amount: input.amount,
+            currency: input.currency,
+            exclude,
+          });
         } catch (err) {
           lastProblem = ` (last search failed: ${activityFailureMessage(err)})`;
         }
@@ -212,7 +293,10 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
           break;
         }
         if (found?.kind === 'many') {
-          setStatus('outcome_unknown', `E1's answer was lost and the terminal has several new requests for this amount (${found.request_refs.join(', ')}): which is ours cannot be told. Check the terminal and the transaction list.`);
+          setStatus(
+            'outcome_unknown',
+            `E1's answer was lost and the terminal has several new requests for this amount (${found.request_refs.join(', ')}): which is ours cannot be told. Check the terminal and the transaction list.`,
+          );
           return finalResult(state);
         }
         if (Date.now() >= deadline && patched('lost-e1-absent-is-not-sent')) {
@@ -220,22 +304,36 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
           // nothing means E1 never arrived (A6 lists every request from its creation). Failed
           // reads keep searching for another lifetime; then it is outcome_unknown.
           if (found?.kind === 'none' && (o.lostCreateAbsentIs ?? 'not_sent') === 'not_sent') {
-            setStatus('not_sent', `E1's answer was lost, and the service's transaction records show no request for this terminal and amount through its lifetime + grace: E1 never reached the service, nobody could pay it`);
+            setStatus(
+              'not_sent',
+              `E1's answer was lost, and the service's transaction records show no request for this terminal and amount through its lifetime + grace: E1 never reached the service, nobody could pay it`,
+            );
             return finalResult(state);
           }
           if (found?.kind === 'none' || Date.now() >= deadline + lifetimeMs) {
-            setStatus('outcome_unknown', `E1's answer was lost and no request was found in the service's records within its lifetime + grace${lastProblem}. The terminal may have charged the payer: check the transaction list before asking again.`);
+            setStatus(
+              'outcome_unknown',
+              `E1's answer was lost and no request was found in the service's records within its lifetime + grace${lastProblem}. The terminal may have charged the payer: check the transaction list before asking again.`,
+            );
             return finalResult(state);
           }
         } else if (Date.now() >= deadline) {
-          setStatus('outcome_unknown', `E1's answer was lost and no request was found in the service's records within its lifetime + grace${lastProblem}. The terminal may have charged the payer: check the transaction list before asking again.`);
+          setStatus(
+            'outcome_unknown',
+            `E1's answer was lost and no request was found in the service's records within its lifetime + grace${lastProblem}. The terminal may have charged the payer: check the transaction list before asking again.`,
+          );
           return finalResult(state);
         }
         const searchEveryMs = durationMs(o.searchInterval ?? DEFAULT_SEARCH_INTERVAL);
-        await sleep(Math.max(1, deadline > Date.now() ? Math.min(searchEveryMs, deadline - Date.now()) : searchEveryMs));
+        await sleep(
+          Math.max(1, deadline > Date.now() ? Math.min(searchEveryMs, deadline - Date.now()) : searchEveryMs),
+        );
       }
     }
-    setStatus('pending', state.recovered ? "found in the service's transaction records after E1's answer was lost" : undefined);
+    setStatus(
+      'pending',
+      state.recovered ? "found in the service's transaction records after E1's answer was lost" : undefined,
+    );
     const requestRef = state.requestRef!;
 
     // ---- E2: poll until a final state, an expiry after the lifetime, or a cancel ----
@@ -243,9 +341,19 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
       scheduleToCloseTimeout: durationMs(o.pollTimeout ?? DEFAULT_POLL_TIMEOUT),
       heartbeatTimeout: durationMs(o.heartbeatTimeout ?? DEFAULT_HEARTBEAT_TIMEOUT),
       cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.BadRequest, FailureTypes.InvalidRequest] },
+      retry: {
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumInterval: '10s',
+        nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.BadRequest, FailureTypes.InvalidRequest],
+      },
     });
-    const pollArgs = { request_ref: requestRef, intervalMs: o.pollIntervalMs, unobservedGapMs: o.unobservedGapMs, expiresNotBefore: state.createdAt! + lifetimeMs };
+    const pollArgs = {
+      request_ref: requestRef,
+      intervalMs: o.pollIntervalMs,
+      unobservedGapMs: o.unobservedGapMs,
+      expiresNotBefore: state.createdAt! + lifetimeMs,
+    };
 
     let outcome: PosRemotePollOutcome | undefined;
     if (!cancelRequested) {
@@ -264,7 +372,10 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
     if (!outcome) {
       // Cancelled: the request cannot be withdrawn (no such call). One look now; then it is
       // watched until its lifetime ends, so an approval after the cancel is not lost.
-      setStatus('cancelling', 'cancelled by the caller; the request stays on the terminal until its lifetime ends and is watched until then');
+      setStatus(
+        'cancelling',
+        'cancelled by the caller; the request stays on the terminal until its lifetime ends and is watched until then',
+      );
       const last = await reads.posRemoteRequeryOnce({ request_ref: requestRef }).catch(() => undefined);
       if (last && (last.status === 'success' || last.status === 'failed')) {
         setStatus(last.status, 'cancelled by the caller, but the terminal had already completed the payment');
@@ -274,11 +385,18 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
       try {
         watched = await posRemotePollRequest(pollArgs);
       } catch (err) {
-        setStatus('poll_error', `cancelled; watching for a late approval stopped without a final state: ${activityFailureMessage(err)}`);
+        setStatus(
+          'poll_error',
+          `cancelled; watching for a late approval stopped without a final state: ${activityFailureMessage(err)}`,
+        );
         return finalResult(state);
       }
       if (watched.status === 'expired') return afterNotFound(watched, true);
-      if (watched.status === 'success') setStatus('success_after_cancel', 'the payer approved on the terminal after the cancel: money moved (honour or refund the order)');
+      if (watched.status === 'success')
+        setStatus(
+          'success_after_cancel',
+          'the payer approved on the terminal after the cancel: money moved (honour or refund the order)',
+        );
       else setStatus('cancelled', 'cancelled by the caller; the terminal then declined the request');
       return finalResult(state, watched);
     }
@@ -288,19 +406,34 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
   }
 
   /** E2 answered 404 after the lifetime: the final look at the service's transaction record. */
-  async function afterNotFound(outcome: Extract<PosRemotePollOutcome, { status: 'expired' }>, afterCancel: boolean): Promise<PosRemoteResult> {
+  async function afterNotFound(
+    outcome: Extract<PosRemotePollOutcome, { status: 'expired' }>,
+    afterCancel: boolean,
+  ): Promise<PosRemoteResult> {
     const found = await reads.posRemoteLookupRecord({ request_ref: state.requestRef! }).catch(() => undefined);
     // Only a completed or abandoned record is conclusive; a record still 'pending' after E2's 404 is not.
     const look = found?.found && ['success', 'failed', 'abandoned'].includes(found.status) ? found : undefined;
     const base = { ...finalResult(state, outcome) };
     if (look?.found && (look.status === 'success' || look.status === 'failed')) {
       const approved = look.status === 'success';
-      const status = approved ? (afterCancel ? 'success_after_cancel' : 'success') : afterCancel ? 'cancelled' : 'failed';
-      setStatus(status, `E2 answered 404 (the request is gone), and the service's transaction record shows it ${approved ? 'approved' : 'declined'}`);
+      const status = approved
+        ? afterCancel
+          ? 'success_after_cancel'
+          : 'success'
+        : afterCancel
+          ? 'cancelled'
+          : 'failed';
+      setStatus(
+        status,
+        `E2 answered 404 (the request is gone), and the service's transaction record shows it ${approved ? 'approved' : 'declined'}`,
+      );
       return { ...base, status, message: state.message, record: look.record as PosRemoteRecord };
     }
     if (look?.found) {
-      setStatus(afterCancel ? 'cancelled' : 'expired', `the request's lifetime ended without completion (E2 404; transaction record: ${look.status})`);
+      setStatus(
+        afterCancel ? 'cancelled' : 'expired',
+        `the request's lifetime ended without completion (E2 404; transaction record: ${look.status})`,
+      );
       return { ...base, status: state.status as PosRemoteResult['status'], message: state.message };
     }
     // The service's record could not confirm it: a watched 404 after the lifetime is expiry, an unwatched one is not.
@@ -310,7 +443,10 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
         `E2 answered 404 after ${Math.round((outcome.unobservedMs ?? 0) / 1000)} s without observation (lost worker or outage), and no transaction record confirmed it: the request either expired or completed and was deleted. Check the terminal before asking the payer again.`,
       );
     } else {
-      setStatus(afterCancel ? 'cancelled' : 'expired', 'the request was not completed within its lifetime (E2 404; no transaction record to confirm)');
+      setStatus(
+        afterCancel ? 'cancelled' : 'expired',
+        'the request was not completed within its lifetime (E2 404; no transaction record to confirm)',
+      );
     }
     return { ...base, status: state.status as PosRemoteResult['status'], message: state.message };
   }
@@ -335,21 +471,39 @@ async function legacyFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
   });
 
   upsertSearchAttributes(
-    paymentSearchAttributes({ flow: 'pos-remote', reference: input.reference, status: 'creating', amount: input.amount, currency: input.currency }),
+    paymentSearchAttributes({
+      flow: 'pos-remote',
+      reference: input.reference,
+      status: 'creating',
+      amount: input.amount,
+      currency: input.currency,
+    }),
   );
 
   // ---- E1: create, once ----
   try {
     const created = await CancellationScope.nonCancellable(() =>
-      posRemoteCreateRequest({ terminal_id: input.terminal_id, amount: input.amount, ...(input.account_type ? { account_type: input.account_type } : {}) }),
+      posRemoteCreateRequest({
+        terminal_id: input.terminal_id,
+        amount: input.amount,
+        ...(input.account_type ? { account_type: input.account_type } : {}),
+      }),
     );
     state.requestRef = created.request_ref;
   } catch (err) {
     const type = activityFailureType(err);
-    if (type === FailureTypes.BadRequest || type === FailureTypes.Unauthorized || type === FailureTypes.InvalidRequest || type === FailureTypes.NotFound) {
+    if (
+      type === FailureTypes.BadRequest ||
+      type === FailureTypes.Unauthorized ||
+      type === FailureTypes.InvalidRequest ||
+      type === FailureTypes.NotFound
+    ) {
       setStatus('rejected', `the service refused the request (${type}): ${activityFailureMessage(err)}`);
     } else {
-      setStatus('create_outcome_unknown', 'E1 got no answer: a request may exist on the terminal; it is not re-created (E1 has no reference to check). Check the terminal; it expires in 5 minutes.');
+      setStatus(
+        'create_outcome_unknown',
+        'E1 got no answer: a request may exist on the terminal; it is not re-created (E1 has no reference to check). Check the terminal; it expires in 5 minutes.',
+      );
     }
     return finalResult(state);
   }
@@ -362,7 +516,12 @@ async function legacyFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
     heartbeatTimeout,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     // E2 is read-only: a worker that died is replaced, the new attempt resumes from the heartbeat.
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.BadRequest, FailureTypes.InvalidRequest] },
+    retry: {
+      initialInterval: '1s',
+      backoffCoefficient: 2,
+      maximumInterval: '10s',
+      nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.BadRequest, FailureTypes.InvalidRequest],
+    },
   });
   const requestRef = state.requestRef;
 
@@ -371,7 +530,11 @@ async function legacyFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
     pollScope = new CancellationScope();
     try {
       outcome = await pollScope.run(() =>
-        posRemotePollRequest({ request_ref: requestRef, intervalMs: input.options?.pollIntervalMs, unobservedGapMs: input.options?.unobservedGapMs }),
+        posRemotePollRequest({
+          request_ref: requestRef,
+          intervalMs: input.options?.pollIntervalMs,
+          unobservedGapMs: input.options?.unobservedGapMs,
+        }),
       );
     } catch (err) {
       if (!isCancellation(err)) {
@@ -386,13 +549,21 @@ async function legacyFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
     // Cancelled. Polling has stopped (the activity confirmed). The request itself cannot be
     // withdrawn (the spec has no such call); one last E2 tells whether it had already completed.
     setStatus('cancelling');
-    const { posRemoteRequeryOnce } = proxyActivities<PosActivities>({ startToCloseTimeout: '20s', retry: { maximumAttempts: 3, initialInterval: '1s' } });
-    const last = await CancellationScope.nonCancellable(() => posRemoteRequeryOnce({ request_ref: requestRef }).catch(() => undefined));
+    const { posRemoteRequeryOnce } = proxyActivities<PosActivities>({
+      startToCloseTimeout: '20s',
+      retry: { maximumAttempts: 3, initialInterval: '1s' },
+    });
+    const last = await CancellationScope.nonCancellable(() =>
+      posRemoteRequeryOnce({ request_ref: requestRef }).catch(() => undefined),
+    );
     if (last && (last.status === 'success' || last.status === 'failed')) {
       setStatus(last.status, 'cancelled by the caller, but the terminal had already completed the payment');
       return finalResult(state, last, false);
     }
-    setStatus('cancelled', 'polling cancelled by the caller; the request stays on the terminal until its 5-minute lifetime ends');
+    setStatus(
+      'cancelled',
+      'polling cancelled by the caller; the request stays on the terminal until its 5-minute lifetime ends',
+    );
     return finalResult(state);
   }
 
@@ -404,7 +575,10 @@ async function legacyFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
     );
     return finalResult(state, outcome);
   }
-  setStatus(outcome.status, outcome.status === 'expired' ? 'the request was not completed within its 5-minute lifetime' : undefined);
+  setStatus(
+    outcome.status,
+    outcome.status === 'expired' ? 'the request was not completed within its 5-minute lifetime' : undefined,
+  );
   return finalResult(state, outcome);
 }
 

@@ -12,7 +12,14 @@
 //
 // The lock keeps the request refs of its recent holders and hands them to the next holder: a
 // lost-E1 search never takes an earlier holder's request for its own.
-import { condition, continueAsNew, getExternalWorkflowHandle, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import {
   PosTerminalLockInputSchema,
   acquireTerminalLockSignal,
@@ -47,19 +54,34 @@ export async function posTerminalLockWorkflow(raw: PosTerminalLockInput): Promis
     const i = queue.findIndex((q) => same(q, h));
     if (i >= 0) queue.splice(i, 1);
   });
-  setHandler(terminalLockStateQuery, () => ({ terminalId: input.terminal_id, holder, queue: [...queue], recent: [...recent] }));
-  upsertSearchAttributes(paymentSearchAttributes({ flow: 'pos-terminal-lock', reference: input.terminal_id, status: 'idle' }));
+  setHandler(terminalLockStateQuery, () => ({
+    terminalId: input.terminal_id,
+    holder,
+    queue: [...queue],
+    recent: [...recent],
+  }));
+  upsertSearchAttributes(
+    paymentSearchAttributes({ flow: 'pos-terminal-lock', reference: input.terminal_id, status: 'idle' }),
+  );
 
   for (;;) {
     await condition(() => queue.length > 0 || workflowInfo().continueAsNewSuggested);
     if (queue.length === 0) {
       // Nothing held, nothing waiting: start a fresh history. Signals arriving meanwhile make the
       // server refuse the continue-as-new and they are handled first.
-      await continueAsNew<typeof posTerminalLockWorkflow>({ terminal_id: input.terminal_id, checkIntervalMs: input.checkIntervalMs, recent, queue });
+      await continueAsNew<typeof posTerminalLockWorkflow>({
+        terminal_id: input.terminal_id,
+        checkIntervalMs: input.checkIntervalMs,
+        recent,
+        queue,
+      });
     }
     const next = queue.shift()!;
     try {
-      await getExternalWorkflowHandle(next.workflowId, next.runId).signal(terminalLockGrantedSignal, { terminalId: input.terminal_id, recentRefs: [...recent] });
+      await getExternalWorkflowHandle(next.workflowId, next.runId).signal(terminalLockGrantedSignal, {
+        terminalId: input.terminal_id,
+        recentRefs: [...recent],
+      });
     } catch {
       continue; // the waiting flow is gone
     }

@@ -47,13 +47,45 @@ import {
 } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
 import type { PosActivities } from '../activities/pos';
-import { POS_RESOLVE_OUTCOMES, POS_SEALED_FIELDS, PosSealedTransactionInputSchema, PosTransactionInputSchema, classifyPosCode, maskedPan, posTransactionStateQuery, unsealedCardFields, type PosInitiateRequest, type PosSealedInitiateRequest, type PosSealedTransactionInput, type PosTransactionParsedInput, type PosRequeryOutcome, type PosResolveOutcome, type PosStep, type PosTransactionInput, type PosTransactionRecord, type PosTransactionResult, type PosTransactionState } from '../shared/pos';
+import {
+  POS_RESOLVE_OUTCOMES,
+  POS_SEALED_FIELDS,
+  PosSealedTransactionInputSchema,
+  PosTransactionInputSchema,
+  classifyPosCode,
+  maskedPan,
+  posTransactionStateQuery,
+  unsealedCardFields,
+  type PosInitiateRequest,
+  type PosSealedInitiateRequest,
+  type PosSealedTransactionInput,
+  type PosTransactionParsedInput,
+  type PosRequeryOutcome,
+  type PosResolveOutcome,
+  type PosStep,
+  type PosTransactionInput,
+  type PosTransactionRecord,
+  type PosTransactionResult,
+  type PosTransactionState,
+} from '../shared/pos';
 import { SECRET_UNAVAILABLE } from '../shared/claim-check';
-import { checkResolveOutcome, resolveOutcomeUpdate, UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../shared/outcome';
+import {
+  checkResolveOutcome,
+  resolveOutcomeUpdate,
+  UNKNOWN_OUTCOME_DEFAULTS,
+  type OutcomeResolution,
+} from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { sendOnce, type Presence } from './send-once';
 import { awaitFinal, lostByHeartbeat, type Settled } from './unknown-outcome';
-import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, issuesOf, type FieldIssue } from '../shared/failures';
+import {
+  FailureTypes,
+  activityFailureMessage,
+  activityFailureType,
+  describeIssues,
+  issuesOf,
+  type FieldIssue,
+} from '../shared/failures';
 import { durationMs } from '../shared/duration';
 
 /** Flows started after the claim check take only a sealed card read (see the header). */
@@ -74,21 +106,35 @@ const DEFAULTS = {
 const IN_FLIGHT_MARGIN_MS = 15_000;
 /** F3's heartbeat timeout: a worker lost mid-call is noticed this quickly. */
 const INITIATE_HEARTBEAT_TIMEOUT = '10s';
-const REFUSED: readonly string[] = [FailureTypes.BadRequest, FailureTypes.Unauthorized, FailureTypes.InvalidRequest, FailureTypes.NotFound];
+const REFUSED: readonly string[] = [
+  FailureTypes.BadRequest,
+  FailureTypes.Unauthorized,
+  FailureTypes.InvalidRequest,
+  FailureTypes.NotFound,
+];
 
 /** What one F3 send gave the flow: the service's final answer, or nothing sent (sealed card gone). */
 type Sent = { kind: 'answer'; transaction: PosTransactionRecord } | { kind: 'not_sent'; detail: string };
 
-export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionInput | PosTransactionInput): Promise<PosTransactionResult> {
+export async function posTerminalTransactionWorkflow(
+  raw: PosSealedTransactionInput | PosTransactionInput,
+): Promise<PosTransactionResult> {
   // ---- 1. every field rule, before anything is sent ----
   const sealedCard = patched(SEALED_CARD_PATCH);
   const invalid = (issues: FieldIssue[]) =>
-    ApplicationFailure.create({ type: 'InvalidInput', message: `invalid POS transaction: ${describeIssues(issues)}`, nonRetryable: true, details: [issues] });
+    ApplicationFailure.create({
+      type: 'InvalidInput',
+      message: `invalid POS transaction: ${describeIssues(issues)}`,
+      nonRetryable: true,
+      details: [issues],
+    });
   let req: PosSealedInitiateRequest | PosInitiateRequest;
   let options: NonNullable<PosTransactionParsedInput['options']>;
   if (sealedCard) {
     // Card-read fields are refused by name (never by value); the rest is checked as usual.
-    const rest = Object.fromEntries(Object.entries(raw ?? {}).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)));
+    const rest = Object.fromEntries(
+      Object.entries(raw ?? {}).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)),
+    );
     const parsed = PosSealedTransactionInputSchema.safeParse(rest);
     const issues = [...unsealedCardFields(raw), ...(parsed.success ? [] : issuesOf(parsed.error))];
     if (!parsed.success || issues.length > 0) throw invalid(issues);
@@ -109,8 +155,16 @@ export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionIn
     heartbeatTimeout: INITIATE_HEARTBEAT_TIMEOUT,
     retry: { maximumAttempts: 1 }, // never retried by Temporal: the workflow requeries first
   });
-  const { posDiscardSealedCard } = proxyActivities<PosActivities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
-  const requeryRetry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.InvalidRequest, FailureTypes.BadRequest] };
+  const { posDiscardSealedCard } = proxyActivities<PosActivities>({
+    startToCloseTimeout: '10s',
+    retry: { maximumAttempts: 3 },
+  });
+  const requeryRetry: RetryPolicy = {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.InvalidRequest, FailureTypes.BadRequest],
+  };
   const { posTerminalRequeryTransaction } = proxyActivities<PosActivities>({
     startToCloseTimeout: '30s',
     scheduleToCloseTimeout: durationMs(options.requeryTimeout ?? DEFAULTS.requeryTimeout),
@@ -124,7 +178,13 @@ export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionIn
     retry: { ...requeryRetry, maximumAttempts: 3 },
   });
 
-  const state: PosTransactionState = { merchantRef: req.merchant_ref, status: 'validating', attempt: 0, steps: [], ...('card' in req ? { card: { maskedPan: maskedPan(req.card) } } : {}) };
+  const state: PosTransactionState = {
+    merchantRef: req.merchant_ref,
+    status: 'validating',
+    attempt: 0,
+    steps: [],
+    ...('card' in req ? { card: { maskedPan: maskedPan(req.card) } } : {}),
+  };
   /** The F3 activity kept the sealed card read for a resend (lost answer, 91/96): discarded when the flow ends. */
   let cardKept = false;
   setHandler(posTransactionStateQuery, () => ({ ...state, steps: [...state.steps] }));
@@ -132,10 +192,18 @@ export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionIn
   setHandler(
     resolveOutcomeUpdate,
     (r) => {
-      resolution ??= { outcome: r.outcome as PosResolveOutcome, reason: r.reason.trim(), operator: r.operator.trim(), resolvedAt: new Date(Date.now()).toISOString() };
+      resolution ??= {
+        outcome: r.outcome as PosResolveOutcome,
+        reason: r.reason.trim(),
+        operator: r.operator.trim(),
+        resolvedAt: new Date(Date.now()).toISOString(),
+      };
       return resolution;
     },
-    { validator: (r) => checkResolveOutcome(r, POS_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined) },
+    {
+      validator: (r) =>
+        checkResolveOutcome(r, POS_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined),
+    },
   );
   const setStatus = (status: PosTransactionState['status']) => {
     state.status = status;
@@ -143,7 +211,13 @@ export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionIn
   };
   const record = (step: PosStep) => state.steps.push(step);
   upsertSearchAttributes(
-    paymentSearchAttributes({ flow: 'pos-terminal', reference: req.merchant_ref, status: 'validating', amount: Number(req.amount), currency: req.currency }),
+    paymentSearchAttributes({
+      flow: 'pos-terminal',
+      reference: req.merchant_ref,
+      status: 'validating',
+      amount: Number(req.amount),
+      currency: req.currency,
+    }),
   );
 
   // ---- F3 through send-once; F4 by merchant_ref is its requery ----
@@ -154,13 +228,17 @@ export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionIn
     if (sendNumber > 1) {
       // send-once sends again only after F4 answered 404 for the attempt just made.
       setStatus('retry_wait');
-      await sleep(Math.max(backoff(options.retryBackoff ?? DEFAULTS.retryBackoff, state.attempt), inFlightUntil - Date.now()));
+      await sleep(
+        Math.max(backoff(options.retryBackoff ?? DEFAULTS.retryBackoff, state.attempt), inFlightUntil - Date.now()),
+      );
     }
     state.attempt += 1;
     setStatus('initiating');
     let transaction: PosTransactionRecord;
     try {
-      transaction = (await posTerminalInitiateTransaction(req, { attempt: state.attempt, timeoutMs: initiateTimeoutMs })).transaction;
+      transaction = (
+        await posTerminalInitiateTransaction(req, { attempt: state.attempt, timeoutMs: initiateTimeoutMs })
+      ).transaction;
     } catch (err) {
       const type = activityFailureType(err);
       if (type === SECRET_UNAVAILABLE) {
@@ -182,7 +260,13 @@ export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionIn
         op: 'initiate',
         attempt: state.attempt,
         outcome: 'unknown',
-        detail: type ?? (lostHeartbeat ? 'HeartbeatTimeout' : err instanceof ActivityFailure && err.cause instanceof TimeoutFailure ? 'ActivityTimeout' : 'Unknown'),
+        detail:
+          type ??
+          (lostHeartbeat
+            ? 'HeartbeatTimeout'
+            : err instanceof ActivityFailure && err.cause instanceof TimeoutFailure
+              ? 'ActivityTimeout'
+              : 'Unknown'),
       });
       // Let an in-flight request land before asking for it (91/96 below need no wait: the service answered).
       await sleep(durationMs(options.requerySettleDelay ?? DEFAULTS.requerySettleDelay));
@@ -194,7 +278,11 @@ export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionIn
     cardKept = c.outcome === 'unknown';
     if (c.outcome === 'unknown') {
       // 91 or 96: the outcome is unknown until F4 tells; to send-once this is a lost answer.
-      throw ApplicationFailure.create({ type: PROCESSOR_UNKNOWN, message: `F3 answered ${transaction.response_code || 'without a code'}: ${c.action}`, nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: PROCESSOR_UNKNOWN,
+        message: `F3 answered ${transaction.response_code || 'without a code'}: ${c.action}`,
+        nonRetryable: true,
+      });
     }
     return { kind: 'answer', transaction };
   };
@@ -204,7 +292,12 @@ export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionIn
     try {
       out = await posTerminalRequeryTransaction({ merchant_ref: req.merchant_ref });
     } catch (err) {
-      record({ op: 'requery', attempt: state.attempt, outcome: 'error', detail: activityFailureType(err) ?? 'Unknown' });
+      record({
+        op: 'requery',
+        attempt: state.attempt,
+        outcome: 'error',
+        detail: activityFailureType(err) ?? 'Unknown',
+      });
       throw err;
     }
     if (out.found) {
@@ -215,18 +308,38 @@ export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionIn
     return { found: false };
   };
 
-  const finish = (status: PosTransactionResult['status'], action: string, transaction?: PosTransactionRecord): PosTransactionResult => {
+  const finish = (
+    status: PosTransactionResult['status'],
+    action: string,
+    transaction?: PosTransactionRecord,
+  ): PosTransactionResult => {
     setStatus(status);
-    return { ...state, steps: [...state.steps], status, action, ...(transaction ? { transaction, responseCode: transaction.response_code } : {}) };
+    return {
+      ...state,
+      steps: [...state.steps],
+      status,
+      action,
+      ...(transaction ? { transaction, responseCode: transaction.response_code } : {}),
+    };
   };
   const fromTransaction = (t: PosTransactionRecord, confirmedByRequery: boolean): PosTransactionResult => {
     const c = classifyPosCode(t.response_code, t.response_message);
     if (c.outcome === 'approved') return finish('approved', c.action, t);
     if (c.outcome === 'declined') return finish('declined', c.action, t);
     // 91/96 confirmed by F4: the service has it and it did not go through. Never sent again.
-    return finish('declined', confirmedByRequery ? `${c.action}: the service received the transaction (confirmed by requery); try again later as a new sale` : c.action, t);
+    return finish(
+      'declined',
+      confirmedByRequery
+        ? `${c.action}: the service received the transaction (confirmed by requery); try again later as a new sale`
+        : c.action,
+      t,
+    );
   };
-  const notReceived = (how: string) => finish('not_received', `The service never received the transaction (${how}); nothing was charged. Start again with a fresh card read.`);
+  const notReceived = (how: string) =>
+    finish(
+      'not_received',
+      `The service never received the transaction (${how}); nothing was charged. Start again with a fresh card read.`,
+    );
 
   /** Unknown outcome: parked, F4 on a backoff, resolveOutcome accepted. */
   const park = async (why: string): Promise<PosTransactionResult> => {
@@ -258,7 +371,10 @@ export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionIn
     const r = settled.resolution as OutcomeResolution<PosResolveOutcome>;
     state.resolution = r;
     record({ op: 'resolve', attempt: state.attempt, outcome: r.outcome, detail: `by ${r.operator}: ${r.reason}` });
-    return finish(r.outcome, `Resolved by ${r.operator}: ${r.reason} (F4 could not tell the outcome of merchant_ref ${req.merchant_ref})`);
+    return finish(
+      r.outcome,
+      `Resolved by ${r.operator}: ${r.reason} (F4 could not tell the outcome of merchant_ref ${req.merchant_ref})`,
+    );
   };
 
   // ---- 2. the flow ----
@@ -306,7 +422,9 @@ export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionIn
         case 'found':
           return fromTransaction(sent.record, true);
         case 'never-received':
-          return lastSendRefused ? finish('rejected', `Refused by the service, nothing was charged: ${sent.lost}`) : notReceived(`F4 404 after ${state.attempt} attempt(s)`);
+          return lastSendRefused
+            ? finish('rejected', `Refused by the service, nothing was charged: ${sent.lost}`)
+            : notReceived(`F4 404 after ${state.attempt} attempt(s)`);
         case 'unverified':
           return await park(sent.lost);
       }
@@ -324,8 +442,16 @@ export async function posTerminalTransactionWorkflow(raw: PosSealedTransactionIn
         let out: PosTransactionResult;
         if (found?.found) out = fromTransaction(found.record, true);
         else if (found && Date.now() >= inFlightUntil) out = notReceived(`${note}; F4 404`);
-        else out = finish('outcome_unknown', `${note}: F4 could not tell; the transaction is NOT sent again. Reconcile by merchant_ref ${req.merchant_ref}.`);
-        return { ...out, action: found?.found ? `${out.action} (${note}; confirmed by F4)` : out.action, cancelRequested: true };
+        else
+          out = finish(
+            'outcome_unknown',
+            `${note}: F4 could not tell; the transaction is NOT sent again. Reconcile by merchant_ref ${req.merchant_ref}.`,
+          );
+        return {
+          ...out,
+          action: found?.found ? `${out.action} (${note}; confirmed by F4)` : out.action,
+          cancelRequested: true,
+        };
       });
     }
   }

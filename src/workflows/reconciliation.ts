@@ -11,14 +11,36 @@
 // The daily Schedule starts this with `{previousDay: true}`: the day before the run's scheduled
 // time (TemporalScheduledStartTime), so a run caught up after an outage reads the day it was
 // scheduled for.
-import { ApplicationFailure, continueAsNew, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { createReconciliationActivities } from '../activities/reconciliation';
 import { PaymentFlow, ReconciliationStatus } from '../shared/search-attributes';
 import {
-  RECONCILE_DEFAULTS, RECONCILIATION_FLOW, ReconcileInputSchema, addToTotals, emptyTotals, previousDayOf, reconciliationProgressQuery, splitIntoMonthWindows,
-  type Currency, type ReconcileInput, type ReconciliationFinding, type ReconciliationMark, type ReconciliationProgress, type ReconciliationReport,
-  type ReconciliationRunStatus, type ReconciliationTotals, type ResolvedReconcileInput, type WindowSummary,
+  RECONCILE_DEFAULTS,
+  RECONCILIATION_FLOW,
+  ReconcileInputSchema,
+  addToTotals,
+  emptyTotals,
+  previousDayOf,
+  reconciliationProgressQuery,
+  splitIntoMonthWindows,
+  type Currency,
+  type ReconcileInput,
+  type ReconciliationFinding,
+  type ReconciliationMark,
+  type ReconciliationProgress,
+  type ReconciliationReport,
+  type ReconciliationRunStatus,
+  type ReconciliationTotals,
+  type ResolvedReconcileInput,
+  type WindowSummary,
 } from '../shared/reconciliation';
 import { describeIssues, issuesOf } from '../shared/failures';
 
@@ -47,7 +69,11 @@ export interface ReconciliationCarry {
 function resolveInput(raw: ReconcileInput): ResolvedReconcileInput {
   const parsed = ReconcileInputSchema.safeParse(raw ?? {});
   if (!parsed.success) {
-    throw ApplicationFailure.create({ type: 'InvalidInput', message: `invalid reconciliation input: ${describeIssues(issuesOf(parsed.error))}`, nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: 'InvalidInput',
+      message: `invalid reconciliation input: ${describeIssues(issuesOf(parsed.error))}`,
+      nonRetryable: true,
+    });
   }
   const v = parsed.data;
   let from = v.from!;
@@ -60,7 +86,8 @@ function resolveInput(raw: ReconcileInput): ResolvedReconcileInput {
     to = day;
   }
   return {
-    from, to,
+    from,
+    to,
     currencies: [...new Set(v.currencies ?? RECONCILE_DEFAULTS.currencies)] as Currency[],
     perPage: v.perPage ?? RECONCILE_DEFAULTS.perPage,
     markFlows: v.markFlows ?? RECONCILE_DEFAULTS.markFlows,
@@ -69,11 +96,22 @@ function resolveInput(raw: ReconcileInput): ResolvedReconcileInput {
   };
 }
 
-export async function reconciliationWorkflow(input: ReconcileInput, carried?: ReconciliationCarry): Promise<ReconciliationReport> {
+export async function reconciliationWorkflow(
+  input: ReconcileInput,
+  carried?: ReconciliationCarry,
+): Promise<ReconciliationReport> {
   const resolved = carried?.input ?? resolveInput(input);
-  const tasks = splitIntoMonthWindows(resolved.from, resolved.to).flatMap((w) => resolved.currencies.map((currency) => ({ ...w, currency })));
+  const tasks = splitIntoMonthWindows(resolved.from, resolved.to).flatMap((w) =>
+    resolved.currencies.map((currency) => ({ ...w, currency })),
+  );
   const carry: ReconciliationCarry = carried ?? {
-    input: resolved, next: 0, startedAt: new Date(workflowInfo().startTime.getTime()).toISOString(), totals: emptyTotals(), windows: [], findings: [], findingsOmitted: 0,
+    input: resolved,
+    next: 0,
+    startedAt: new Date(workflowInfo().startTime.getTime()).toISOString(),
+    totals: emptyTotals(),
+    windows: [],
+    findings: [],
+    findingsOmitted: 0,
   };
   const listed = new Set(carry.findings.map((f) => `${f.kind}:${f.reference}`));
   let current: ReconciliationProgress['current'];
@@ -82,9 +120,18 @@ export async function reconciliationWorkflow(input: ReconcileInput, carried?: Re
     carry.windows.some((w) => w.error) ? 'incomplete' : carry.totals.findings > 0 ? 'mismatches' : 'clean';
 
   setHandler(reconciliationProgressQuery, (): ReconciliationProgress => ({
-    status: done >= tasks.length ? status() : 'running', from: resolved.from, to: resolved.to, windowsTotal: tasks.length, windowsDone: done, current, totals: carry.totals,
+    status: done >= tasks.length ? status() : 'running',
+    from: resolved.from,
+    to: resolved.to,
+    windowsTotal: tasks.length,
+    windowsDone: done,
+    current,
+    totals: carry.totals,
   }));
-  upsertSearchAttributes([{ key: PaymentFlow, value: RECONCILIATION_FLOW }, { key: ReconciliationStatus, value: 'running' }]);
+  upsertSearchAttributes([
+    { key: PaymentFlow, value: RECONCILIATION_FLOW },
+    { key: ReconciliationStatus, value: 'running' },
+  ]);
 
   let windowsThisRun = 0;
   for (let i = carry.next; i < tasks.length; i++) {
@@ -96,14 +143,34 @@ export async function reconciliationWorkflow(input: ReconcileInput, carried?: Re
     let summary: WindowSummary;
     try {
       summary = await reconcileWindow({
-        start: task.start, end: task.end, currency: task.currency, perPage: resolved.perPage, markFlows: resolved.markFlows,
-        maxFindings: resolved.maxFindings, reconciliationId: workflowInfo().workflowId,
+        start: task.start,
+        end: task.end,
+        currency: task.currency,
+        perPage: resolved.perPage,
+        markFlows: resolved.markFlows,
+        maxFindings: resolved.maxFindings,
+        reconciliationId: workflowInfo().workflowId,
       });
     } catch (err) {
       const cause = (err as { cause?: Error }).cause;
       summary = {
-        start: task.start, end: task.end, currency: task.currency, pages: 0, rows: 0, matched: 0, noMoneyBoth: 0, open: 0, notComparable: 0, ourSuccessesChecked: 0,
-        findings: 0, marked: 0, resolved: 0, byKind: {}, notComparableReasons: {}, findingList: [], findingsOmitted: 0,
+        start: task.start,
+        end: task.end,
+        currency: task.currency,
+        pages: 0,
+        rows: 0,
+        matched: 0,
+        noMoneyBoth: 0,
+        open: 0,
+        notComparable: 0,
+        ourSuccessesChecked: 0,
+        findings: 0,
+        marked: 0,
+        resolved: 0,
+        byKind: {},
+        notComparableReasons: {},
+        findingList: [],
+        findingsOmitted: 0,
         error: (cause ?? (err as Error)).message,
       };
     }
@@ -127,8 +194,16 @@ export async function reconciliationWorkflow(input: ReconcileInput, carried?: Re
   const final = status() as ReconciliationReport['status'];
   upsertSearchAttributes([{ key: ReconciliationStatus, value: final }]);
   return {
-    from: resolved.from, to: resolved.to, currencies: resolved.currencies, status: final, windows: carry.windows, totals: carry.totals,
-    findings: carry.findings, findingsOmitted: carry.findingsOmitted, startedAt: carry.startedAt, finishedAt: new Date(Date.now()).toISOString(),
+    from: resolved.from,
+    to: resolved.to,
+    currencies: resolved.currencies,
+    status: final,
+    windows: carry.windows,
+    totals: carry.totals,
+    findings: carry.findings,
+    findingsOmitted: carry.findingsOmitted,
+    startedAt: carry.startedAt,
+    finishedAt: new Date(Date.now()).toISOString(),
   };
 }
 

@@ -9,25 +9,56 @@
 // verified too; A4 is sent again only for a reference the service does not know.
 // Cancel (signal) stops the plan and cancels the token with A5. History stays bounded: the
 // parent continues-as-new every `cyclesPerRun` cycles and keeps only the last cycles in state.
-import { condition, continueAsNew, executeChild, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  executeChild,
+  patched,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { PaymentFlowActivities } from '../activities/payments';
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import {
-  cancelRecurringSignal, cycleReference, moveRecurringToScheduleSignal, recurringStateQuery, tokenChargeStateQuery,
-  type RecurringCycle, type RecurringInput, type RecurringState, type TokenChargeInput, type TokenChargeState,
+  cancelRecurringSignal,
+  cycleReference,
+  moveRecurringToScheduleSignal,
+  recurringStateQuery,
+  tokenChargeStateQuery,
+  type RecurringCycle,
+  type RecurringInput,
+  type RecurringState,
+  type TokenChargeInput,
+  type TokenChargeState,
 } from '../shared/recurring';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { checkoutWorkflow } from './checkout';
 import {
-  confirmPayment, parkUnknownOutcome, describeFailure, fromLookup, listenForWebhook, lookup, once, refusal, sendPayment, type Confirmation,
+  confirmPayment,
+  parkUnknownOutcome,
+  describeFailure,
+  fromLookup,
+  listenForWebhook,
+  lookup,
+  once,
+  refusal,
+  sendPayment,
+  type Confirmation,
 } from './payment-steps';
 
 const RECENT_CYCLES = 12;
 /** A5 is idempotent (a cancelled token answers 400, read as "already cancelled"): retried for about a quarter of an hour. */
 const cancels = proxyActivities<PaymentFlowActivities>({
   startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 20, initialInterval: '2s', maximumInterval: '60s', nonRetryableErrorTypes: ['InvalidRequest', 'Unauthorized'] },
+  retry: {
+    maximumAttempts: 20,
+    initialInterval: '2s',
+    maximumInterval: '60s',
+    nonRetryableErrorTypes: ['InvalidRequest', 'Unauthorized'],
+  },
 });
 
 /** One A4 charge under a stable reference: verify first, charge at most once, confirm by webhook or verify. */
@@ -47,7 +78,15 @@ export async function tokenChargeWorkflow(input: TokenChargeInput): Promise<Toke
     setStatus(c.status, c.reason);
   };
   setHandler(tokenChargeStateQuery, snapshot);
-  upsertSearchAttributes(paymentSearchAttributes({ flow: 'recurring', reference: ref, amount: input.amount, currency: input.currency, status: 'checking' }));
+  upsertSearchAttributes(
+    paymentSearchAttributes({
+      flow: 'recurring',
+      reference: ref,
+      amount: input.amount,
+      currency: input.currency,
+      status: 'checking',
+    }),
+  );
 
   // Verify first: this reference may already have been charged (a cycle run again).
   const before = await lookup(ref);
@@ -57,7 +96,11 @@ export async function tokenChargeWorkflow(input: TokenChargeInput): Promise<Toke
   }
   if (before.found) {
     if (before.status === 'Success') setStatus('confirming', 'already charged under this reference: not charged again');
-    else conclude({ ...fromLookup(before, expected), reason: `the reference exists at the service (${before.status}): not charged again` });
+    else
+      conclude({
+        ...fromLookup(before, expected),
+        reason: `the reference exists at the service (${before.status}): not charged again`,
+      });
   }
 
   if (state.status === 'checking') {
@@ -67,28 +110,44 @@ export async function tokenChargeWorkflow(input: TokenChargeInput): Promise<Toke
       const r = refusal(err);
       return r !== undefined && !/duplicate/i.test(r.message);
     };
-    const sent = await sendPayment(ref, 'token charge (A4)', () => once.chargeToken({ tokenId: input.tokenId, amount: input.amount, reference: ref }), refusedOutright);
+    const sent = await sendPayment(
+      ref,
+      'token charge (A4)',
+      () => once.chargeToken({ tokenId: input.tokenId, amount: input.amount, reference: ref }),
+      refusedOutright,
+    );
     if (sent.outcome === 'answered') {
       state.charged = true;
       setStatus('confirming'); // A4's body is not proof: the webhook or verify confirms
     } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
-    else if (sent.outcome === 'unverified') setStatus('unknown', `A4's answer was lost (${sent.lost}) and the charge could not be verified`);
-    else if (sent.outcome === 'never-received') setStatus('failed', `the charge never reached the service (sent ${sent.sends} times)`);
+    else if (sent.outcome === 'unverified')
+      setStatus('unknown', `A4's answer was lost (${sent.lost}) and the charge could not be verified`);
+    else if (sent.outcome === 'never-received')
+      setStatus('failed', `the charge never reached the service (sent ${sent.sends} times)`);
     else {
       state.charged = true;
       if (sent.record.status === 'Success' || sent.record.status === 'Pending') setStatus('confirming');
       else conclude(fromLookup(sent.record, expected));
     }
   }
-  if (state.status === 'confirming') conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs));
+  if (state.status === 'confirming')
+    conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs));
   // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
   if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
   return snapshot();
 }
 
-export async function recurringChargeWorkflow(input: RecurringInput, carried?: RecurringState): Promise<RecurringState> {
+export async function recurringChargeWorkflow(
+  input: RecurringInput,
+  carried?: RecurringState,
+): Promise<RecurringState> {
   const state: RecurringState = carried ?? {
-    planRef: input.planRef, status: 'awaiting_first_payment', cycle: 0, recentCycles: [], consecutiveFailures: 0, cancelRequested: false,
+    planRef: input.planRef,
+    status: 'awaiting_first_payment',
+    cycle: 0,
+    recentCycles: [],
+    consecutiveFailures: 0,
+    cancelRequested: false,
   };
   let cyclesThisRun = 0;
   setHandler(recurringStateQuery, () => state);
@@ -110,21 +169,46 @@ export async function recurringChargeWorkflow(input: RecurringInput, carried?: R
   };
 
   if (!carried) {
-    upsertSearchAttributes(paymentSearchAttributes({ flow: 'recurring', reference: input.planRef, amount: input.amount, currency: input.currency, status: state.status }));
+    upsertSearchAttributes(
+      paymentSearchAttributes({
+        flow: 'recurring',
+        reference: input.planRef,
+        amount: input.amount,
+        currency: input.currency,
+        status: state.status,
+      }),
+    );
     const firstRef = cycleReference(input.planRef, 1);
     let first;
     try {
       first = await executeChild(checkoutWorkflow, {
         workflowId: paymentWorkflowId(firstRef),
-        args: [{ ...input.checkout, transactionRef: firstRef, amount: input.amount, currency: input.currency, email: input.email, isRecurring: true, channels: ['card'] }],
+        args: [
+          {
+            ...input.checkout,
+            transactionRef: firstRef,
+            amount: input.amount,
+            currency: input.currency,
+            email: input.email,
+            isRecurring: true,
+            channels: ['card'],
+          },
+        ],
       });
     } catch (err) {
       setStatus('failed', `the first payment's checkout failed: ${describeFailure(err)}`);
       return state;
     }
     state.cycle = 1;
-    const firstStatus = first.status === 'success' || first.status === 'failed' || first.status === 'expired' ? first.status : 'unknown';
-    record({ cycle: 1, reference: firstRef, status: firstStatus, confirmedBy: first.confirmedBy, reason: first.reason });
+    const firstStatus =
+      first.status === 'success' || first.status === 'failed' || first.status === 'expired' ? first.status : 'unknown';
+    record({
+      cycle: 1,
+      reference: firstRef,
+      status: firstStatus,
+      confirmedBy: first.confirmedBy,
+      reason: first.reason,
+    });
     if (first.status !== 'success') {
       setStatus('failed', `first payment ${first.status}${first.reason ? `: ${first.reason}` : ''}`);
       return state;
@@ -138,7 +222,11 @@ export async function recurringChargeWorkflow(input: RecurringInput, carried?: R
   }
 
   const maxFailures = input.maxConsecutiveFailures ?? 3;
-  while (!state.cancelRequested && (input.maxCycles === undefined || state.cycle < input.maxCycles) && state.consecutiveFailures < maxFailures) {
+  while (
+    !state.cancelRequested &&
+    (input.maxCycles === undefined || state.cycle < input.maxCycles) &&
+    state.consecutiveFailures < maxFailures
+  ) {
     if (cyclesThisRun >= (input.cyclesPerRun ?? 24) || workflowInfo().continueAsNewSuggested) {
       await continueAsNew<typeof recurringChargeWorkflow>(input, state);
     }
@@ -151,7 +239,15 @@ export async function recurringChargeWorkflow(input: RecurringInput, carried?: R
     try {
       result = await executeChild(tokenChargeWorkflow, {
         workflowId: paymentWorkflowId(reference),
-        args: [{ reference, tokenId: state.tokenId!, amount: input.amount, currency: input.currency, webhookGraceMs: input.webhookGraceMs }],
+        args: [
+          {
+            reference,
+            tokenId: state.tokenId!,
+            amount: input.amount,
+            currency: input.currency,
+            webhookGraceMs: input.webhookGraceMs,
+          },
+        ],
       });
     } catch (err) {
       // Not started (the id is taken, e.g. by a held webhook) or failed: nothing proves a charge either way.
@@ -159,16 +255,25 @@ export async function recurringChargeWorkflow(input: RecurringInput, carried?: R
     }
     state.cycle = cycle;
     cyclesThisRun += 1;
-    const status = result.status === 'success' || result.status === 'failed' || result.status === 'expired' ? result.status : 'unknown';
+    const status =
+      result.status === 'success' || result.status === 'failed' || result.status === 'expired'
+        ? result.status
+        : 'unknown';
     record({ cycle, reference, status, confirmedBy: result.confirmedBy, reason: result.reason });
   }
   state.nextChargeAt = undefined;
   if (state.movedToSchedule && state.tokenId) {
-    setStatus('completed', `moved to a Schedule after ${state.cycle} cycle(s): charges go on there; the token stays active`);
+    setStatus(
+      'completed',
+      `moved to a Schedule after ${state.cycle} cycle(s): charges go on there; the token stays active`,
+    );
   } else if (state.cancelRequested) {
     try {
       const cancelled = await cancels.cancelToken(state.tokenId!);
-      setStatus('cancelled', cancelled ? 'token cancelled (A5)' : 'the service refused A5 (token already cancelled or unknown)');
+      setStatus(
+        'cancelled',
+        cancelled ? 'token cancelled (A5)' : 'the service refused A5 (token already cancelled or unknown)',
+      );
     } catch (err) {
       // No further charge is made either way; the token may still be active at the service.
       setStatus('cancelled', `charges stopped, but A5 failed: ${describeFailure(err)}; cancel the token by hand`);

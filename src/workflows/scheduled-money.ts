@@ -8,19 +8,35 @@
 // - scheduledMandateDebitWorkflow: asks the mandate flow for a debit with the period as its
 //   idempotency key (debitMandate Update): the same key twice is the same debit, never a second.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ActivityFailure, ApplicationFailure, executeChild, proxyActivities, workflowInfo, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  executeChild,
+  proxyActivities,
+  workflowInfo,
+  WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
 import type { createScheduledMoneyActivities } from '../activities/scheduled-money';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import {
-  scheduledChargeReference, scheduledDebitKey, TemporalScheduledStartTime,
-  type ScheduledChargeInput, type ScheduledMandateDebitInput, type ScheduledRunResult,
+  scheduledChargeReference,
+  scheduledDebitKey,
+  TemporalScheduledStartTime,
+  type ScheduledChargeInput,
+  type ScheduledMandateDebitInput,
+  type ScheduledRunResult,
 } from '../shared/scheduled-money';
 import { tokenChargeWorkflow } from './recurring';
 
 const { requestScheduledMandateDebit } = proxyActivities<ReturnType<typeof createScheduledMoneyActivities>>({
   startToCloseTimeout: '2 minutes',
   // Safe to retry: the same idempotency key (and Update id) is the same debit.
-  retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 20, nonRetryableErrorTypes: ['DebitRefused', 'MandateNotFound'] },
+  retry: {
+    initialInterval: '2s',
+    maximumInterval: '1 minute',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: ['DebitRefused', 'MandateNotFound'],
+  },
 });
 
 /** The run's nominal period: the Schedule's scheduled time, or `period` for a run started by hand. */
@@ -29,7 +45,11 @@ function nominalPeriod(period: string | undefined): Date {
   if (scheduled) return scheduled;
   const given = period === undefined ? NaN : Date.parse(period);
   if (Number.isNaN(given)) {
-    throw ApplicationFailure.create({ type: 'InvalidRequest', message: 'period: required (an ISO date-time) when the run was not started by a Schedule', nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: 'InvalidRequest',
+      message: 'period: required (an ISO date-time) when the run was not started by a Schedule',
+      nonRetryable: true,
+    });
   }
   return new Date(given);
 }
@@ -43,11 +63,25 @@ export async function scheduledTokenChargeWorkflow(input: ScheduledChargeInput):
       workflowId: paymentWorkflowId(reference),
       // Never a second run for a period, even after the first completed (or failed).
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      args: [{ reference, tokenId: input.tokenId, amount: input.amount, currency: input.currency, ...(input.webhookGraceMs !== undefined ? { webhookGraceMs: input.webhookGraceMs } : {}) }],
+      args: [
+        {
+          reference,
+          tokenId: input.tokenId,
+          amount: input.amount,
+          currency: input.currency,
+          ...(input.webhookGraceMs !== undefined ? { webhookGraceMs: input.webhookGraceMs } : {}),
+        },
+      ],
     });
     return { period, reference, status: charge.status, ...(charge.reason ? { reason: charge.reason } : {}) };
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return { period, reference, status: 'duplicate', reason: 'another run already holds this period: nothing charged' };
+    if (err instanceof WorkflowExecutionAlreadyStartedError)
+      return {
+        period,
+        reference,
+        status: 'duplicate',
+        reason: 'another run already holds this period: nothing charged',
+      };
     throw err;
   }
 }
@@ -57,10 +91,24 @@ export async function scheduledMandateDebitWorkflow(input: ScheduledMandateDebit
   const key = scheduledDebitKey(nominal);
   const period = nominal.toISOString();
   try {
-    const debit = await requestScheduledMandateDebit({ mandateRef: input.mandateRef, amount: input.amount, idempotencyKey: key, ...(input.narration ? { narration: input.narration } : {}) });
-    return { period, reference: debit.reference, status: debit.status, ...(debit.error ? { reason: debit.error } : {}) };
+    const debit = await requestScheduledMandateDebit({
+      mandateRef: input.mandateRef,
+      amount: input.amount,
+      idempotencyKey: key,
+      ...(input.narration ? { narration: input.narration } : {}),
+    });
+    return {
+      period,
+      reference: debit.reference,
+      status: debit.status,
+      ...(debit.error ? { reason: debit.error } : {}),
+    };
   } catch (err) {
-    if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && (err.cause.type === 'DebitRefused' || err.cause.type === 'MandateNotFound')) {
+    if (
+      err instanceof ActivityFailure &&
+      err.cause instanceof ApplicationFailure &&
+      (err.cause.type === 'DebitRefused' || err.cause.type === 'MandateNotFound')
+    ) {
       return { period, reference: key, status: 'failed', reason: err.cause.message };
     }
     throw err;

@@ -78,10 +78,12 @@ export interface Refusal {
 
 /** Activity failure types (src/activities) that prove the service refused the request. */
 
-export const SEND_ONCE_DEFAULTS = { maxSends: 2, settleMs: 3_000, absentReads: 2, inFlightMs: SERVICE_ACTIVITY_START_TO_CLOSE_MS } as const;
-
-
-
+export const SEND_ONCE_DEFAULTS = {
+  maxSends: 2,
+  settleMs: 3_000,
+  absentReads: 2,
+  inFlightMs: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
+} as const;
 
 /**
  * True when the attempt's HTTP call surely ended: the activity itself reported the failure (an
@@ -98,7 +100,6 @@ function refusalOf(err: unknown): Refusal {
   const f = failureOf(err);
   return { type: f?.type ?? 'Refused', message: failureMessage(err) };
 }
-
 
 export function sendOnce<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceResult<A, R>> {
   return CancellationScope.nonCancellable(async () => {
@@ -126,7 +127,13 @@ async function sendAndSettle<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceRe
     }
     let presence = await settle(spec);
     const inFlightUntil = sentAt + (spec.inFlightMs ?? SEND_ONCE_DEFAULTS.inFlightMs);
-    if (presence && !presence.found && !neverInFlight && Date.now() < inFlightUntil && patched('send-once-in-flight-window')) {
+    if (
+      presence &&
+      !presence.found &&
+      !neverInFlight &&
+      Date.now() < inFlightUntil &&
+      patched('send-once-in-flight-window')
+    ) {
       // The lost attempt may still be open (its worker died mid-call): absent proves nothing yet.
       await sleep(inFlightUntil - Date.now());
       presence = await settle({ ...spec, absentReads: 1 });
@@ -143,7 +150,9 @@ async function sendAndSettle<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceRe
  * Requeries until the service's answer is settled: found at once, or absent `absentReads` times
  * in a row. undefined when the service could not answer.
  */
-export async function settle<R>(spec: Pick<SendOnceSpec<unknown, R>, 'requery' | 'settleMs' | 'absentReads'>): Promise<Presence<R> | undefined> {
+export async function settle<R>(
+  spec: Pick<SendOnceSpec<unknown, R>, 'requery' | 'settleMs' | 'absentReads'>,
+): Promise<Presence<R> | undefined> {
   const settleMs = spec.settleMs ?? SEND_ONCE_DEFAULTS.settleMs;
   const reads = Math.max(1, spec.absentReads ?? SEND_ONCE_DEFAULTS.absentReads);
   for (let read = 1; ; read++) {

@@ -31,7 +31,15 @@
 //
 // smsCampaignFollowWorkflow — the follow part alone, for a campaign known by uuid.
 import type { RetryPolicy } from '@temporalio/common';
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { SmsActivities } from '../activities/sms';
 import {
   SMS_DEFAULT_BATCH_SIZE,
@@ -62,7 +70,14 @@ import {
 } from '../shared/sms';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { lostByHeartbeat } from './unknown-outcome';
-import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, issuesOf, type FieldIssue } from '../shared/failures';
+import {
+  FailureTypes,
+  activityFailureMessage,
+  activityFailureType,
+  describeIssues,
+  issuesOf,
+  type FieldIssue,
+} from '../shared/failures';
 
 /** Margin over the HTTP timeout for a send's start-to-close: no attempt can outlive its call. */
 const IN_FLIGHT_MARGIN_MS = 15_000;
@@ -77,7 +92,12 @@ const READ_RETRY: RetryPolicy = {
 };
 
 function invalidInput(what: string, issues: FieldIssue[]): ApplicationFailure {
-  return ApplicationFailure.create({ type: 'InvalidInput', message: `invalid ${what}: ${describeIssues(issues)}`, nonRetryable: true, details: [issues] });
+  return ApplicationFailure.create({
+    type: 'InvalidInput',
+    message: `invalid ${what}: ${describeIssues(issues)}`,
+    nonRetryable: true,
+    details: [issues],
+  });
 }
 
 /** The failure's type for the records: the activity's deliberate type, or how the attempt was lost. */
@@ -120,12 +140,19 @@ export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult>
     state.counts = { ...countSmsResults([...numbers.values()]), total: input.messages.length };
   };
   refreshCounts();
-  setHandler(smsSendStateQuery, () => ({ ...state, batches: state.batches.map((b) => ({ ...b })), counts: { ...state.counts }, costByCurrency: { ...state.costByCurrency } }));
+  setHandler(smsSendStateQuery, () => ({
+    ...state,
+    batches: state.batches.map((b) => ({ ...b })),
+    counts: { ...state.counts },
+    costByCurrency: { ...state.costByCurrency },
+  }));
   const setStatus = (status: SmsSendState['status']) => {
     state.status = status;
     upsertSearchAttributes(paymentSearchAttributes({ status }));
   };
-  upsertSearchAttributes(paymentSearchAttributes({ flow: 'sms-send', reference: input.reference, status: 'validating' }));
+  upsertSearchAttributes(
+    paymentSearchAttributes({ flow: 'sms-send', reference: input.reference, status: 'validating' }),
+  );
   setStatus('sending');
 
   /** Why the later batches are not sent (the key was refused, or the send was cancelled). */
@@ -136,7 +163,8 @@ export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult>
     state.cancelRequested = true;
   });
   const settleBatch = (i: number, status: SmsNumberResult['status'], error: string) => {
-    for (const e of planned[i]) numbers.set(e.index, { index: e.index, phone_number: e.phone_number, status, batch: i + 1, error });
+    for (const e of planned[i])
+      numbers.set(e.index, { index: e.index, phone_number: e.phone_number, status, batch: i + 1, error });
   };
 
   for (let i = 0; i < planned.length; i++) {
@@ -150,13 +178,18 @@ export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult>
       refreshCounts();
       continue;
     }
-    const request = { sender_id: input.sender_id, messages: planned[i].map((e) => ({ phone_number: e.phone_number, message: e.message })) };
+    const request = {
+      sender_id: input.sender_id,
+      messages: planned[i].map((e) => ({ phone_number: e.phone_number, message: e.message })),
+    };
     for (;;) {
       rec.attempts += 1;
       rec.outcome = 'sending';
       try {
         // Not cancellable: a cancel must not turn a batch the service may be sending into an unknown.
-        const answer = await CancellationScope.nonCancellable(() => smsSendBatch(request, { batch, attempt: rec.attempts, timeoutMs }));
+        const answer = await CancellationScope.nonCancellable(() =>
+          smsSendBatch(request, { batch, attempt: rec.attempts, timeoutMs }),
+        );
         const matched = matchSmsBatch(batch, planned[i], answer);
         for (const r of matched.results) numbers.set(r.index, r);
         rec.outcome = 'answered';
@@ -189,14 +222,23 @@ export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult>
             }
           }
           rec.outcome = 'not_sent';
-          settleBatch(i, 'not_sent', `batch ${batch} never reached the service (${message}) after ${rec.attempts} attempt(s)`);
+          settleBatch(
+            i,
+            'not_sent',
+            `batch ${batch} never reached the service (${message}) after ${rec.attempts} attempt(s)`,
+          );
         } else if (REFUSED.includes(type) || type === FailureTypes.Unauthorized) {
           rec.outcome = 'refused';
           settleBatch(i, 'failed', `the service refused batch ${batch}: ${message}; nothing in it was sent`);
-          if (type === FailureTypes.Unauthorized) stopReason = `not sent: the service refused the key on batch ${batch} (${message})`;
+          if (type === FailureTypes.Unauthorized)
+            stopReason = `not sent: the service refused the key on batch ${batch} (${message})`;
         } else {
           rec.outcome = 'outcome_unknown';
-          settleBatch(i, 'outcome_unknown', `the answer to batch ${batch} was lost (${type}: ${message}): it may have been sent; not resent`);
+          settleBatch(
+            i,
+            'outcome_unknown',
+            `the answer to batch ${batch} was lost (${type}: ${message}): it may have been sent; not resent`,
+          );
         }
         break;
       }
@@ -211,7 +253,9 @@ export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult>
   const costText = currencies.map((c) => `${state.costByCurrency[c]} ${c}`).join(' + ');
   const parts = [
     `sent ${counts.sent} of ${counts.total}`,
-    ...(['failed', 'invalid', 'duplicate', 'not_sent', 'outcome_unknown'] as const).filter((k) => counts[k] > 0).map((k) => `${counts[k]} ${k}`),
+    ...(['failed', 'invalid', 'duplicate', 'not_sent', 'outcome_unknown'] as const)
+      .filter((k) => counts[k] > 0)
+      .map((k) => `${counts[k]} ${k}`),
   ];
   setStatus(status);
   state.counts = counts;
@@ -246,7 +290,11 @@ const POLL_STEPS_KEPT = 20;
 type Options = NonNullable<SmsCampaignOptions>;
 
 function readActivities() {
-  return proxyActivities<SmsActivities>({ startToCloseTimeout: '2 minutes', scheduleToCloseTimeout: '5 minutes', retry: READ_RETRY });
+  return proxyActivities<SmsActivities>({
+    startToCloseTimeout: '2 minutes',
+    scheduleToCloseTimeout: '5 minutes',
+    retry: READ_RETRY,
+  });
 }
 
 /** State, query, search attributes and `finish` for both campaign workflows. */
@@ -260,7 +308,9 @@ function campaignRun(init: Omit<SmsCampaignState, 'polls' | 'steps'>, sa: { refe
     state.status = status;
     upsertSearchAttributes(paymentSearchAttributes({ status }));
   };
-  upsertSearchAttributes(paymentSearchAttributes({ flow: 'sms-campaign', reference: sa.reference, status: state.status }));
+  upsertSearchAttributes(
+    paymentSearchAttributes({ flow: 'sms-campaign', reference: sa.reference, status: state.status }),
+  );
   const record = (s: SmsCampaignStep) => {
     state.steps.push(s);
     if (s.op === 'poll') {
@@ -277,7 +327,11 @@ function campaignRun(init: Omit<SmsCampaignState, 'polls' | 'steps'>, sa: { refe
 }
 
 /** Waits for the send time (durably), then reads G3 until success, failed, not listed, or followFor. */
-async function followCampaign(run: ReturnType<typeof campaignRun>, o: Options, scheduledAt: number | undefined): Promise<SmsCampaignResult> {
+async function followCampaign(
+  run: ReturnType<typeof campaignRun>,
+  o: Options,
+  scheduledAt: number | undefined,
+): Promise<SmsCampaignResult> {
   const { state, setStatus, record, finish } = run;
   const id = state.campaignId!;
   const { smsFindCampaign } = readActivities();
@@ -289,7 +343,11 @@ async function followCampaign(run: ReturnType<typeof campaignRun>, o: Options, s
     const at = new Date(Date.now()).toISOString();
     state.lastPolledAt = at;
     try {
-      const r = await smsFindCampaign({ id, ...(state.name ? { name: state.name } : {}), pageSize: o.pageSize ?? CAMPAIGN_DEFAULTS.pageSize });
+      const r = await smsFindCampaign({
+        id,
+        ...(state.name ? { name: state.name } : {}),
+        pageSize: o.pageSize ?? CAMPAIGN_DEFAULTS.pageSize,
+      });
       record({ op: 'poll', outcome: r.found ? r.status : 'not_listed', at });
       if (r.found) state.serviceStatus = r.status;
       return r;
@@ -304,7 +362,10 @@ async function followCampaign(run: ReturnType<typeof campaignRun>, o: Options, s
     if (!r.found) {
       misses += 1;
       return misses >= missingReads
-        ? finish('not_found', `G3 did not list campaign ${id} (under success, failed or pending) in ${misses} consecutive reads: it was deleted or is not visible`)
+        ? finish(
+            'not_found',
+            `G3 did not list campaign ${id} (under success, failed or pending) in ${misses} consecutive reads: it was deleted or is not visible`,
+          )
         : undefined;
     }
     misses = 0;
@@ -334,7 +395,10 @@ async function followCampaign(run: ReturnType<typeof campaignRun>, o: Options, s
     const done = judge(await poll());
     if (done) return done;
     if (Date.now() >= deadline) {
-      return finish('still_pending', `campaign ${id} was still ${state.serviceStatus ?? 'not readable'} after following it for ${o.followFor ?? CAMPAIGN_DEFAULTS.followFor}; follow it again later (cli: sms campaigns follow --id ${id})`);
+      return finish(
+        'still_pending',
+        `campaign ${id} was still ${state.serviceStatus ?? 'not readable'} after following it for ${o.followFor ?? CAMPAIGN_DEFAULTS.followFor}; follow it again later (cli: sms campaigns follow --id ${id})`,
+      );
     }
     await sleep(Math.max(1, Math.min(wait, deadline - Date.now())));
     wait = Math.min(wait * 2, maxWait);
@@ -365,7 +429,10 @@ export async function smsCampaignWorkflow(raw: SmsCampaignInput): Promise<SmsCam
     before = await smsListCampaignIdsByName({ name: campaign.name, pageSize });
   } catch (err) {
     if (isCancellation(err)) throw err;
-    return finish('rejected', `G3 could not be read before the create (${activityFailureMessage(err)}); nothing was created`);
+    return finish(
+      'rejected',
+      `G3 could not be read before the create (${activityFailureMessage(err)}); nothing was created`,
+    );
   }
 
   let created: SmsCampaignRecord | undefined;
@@ -373,7 +440,9 @@ export async function smsCampaignWorkflow(raw: SmsCampaignInput): Promise<SmsCam
   for (let attempt = 1; ; attempt++) {
     try {
       // Not cancellable: a cancel lets G2 finish, so its answer is known.
-      created = await CancellationScope.nonCancellable(() => smsCreateCampaign(body, { attempt, timeoutMs: createTimeoutMs }));
+      created = await CancellationScope.nonCancellable(() =>
+        smsCreateCampaign(body, { attempt, timeoutMs: createTimeoutMs }),
+      );
       record({ op: 'create', attempt, outcome: 'created', detail: created.status });
       break;
     } catch (err) {
@@ -385,7 +454,10 @@ export async function smsCampaignWorkflow(raw: SmsCampaignInput): Promise<SmsCam
           await sleep(smsDurationMs(o.retryBackoff ?? CAMPAIGN_DEFAULTS.retryBackoff));
           continue;
         }
-        return finish('rejected', `G2 never reached the service (${message}) after ${attempt} attempt(s); nothing was created`);
+        return finish(
+          'rejected',
+          `G2 never reached the service (${message}) after ${attempt} attempt(s); nothing was created`,
+        );
       }
       if (REFUSED.includes(type) || type === FailureTypes.Unauthorized) {
         record({ op: 'create', attempt, outcome: 'refused', detail: message });
@@ -403,8 +475,14 @@ export async function smsCampaignWorkflow(raw: SmsCampaignInput): Promise<SmsCam
   }
   if (CancellationScope.current().consideredCancelled) {
     return created
-      ? finish('still_pending', `cancelled after campaign ${state.campaignId} was created (${created.status ?? 'status not given'}); it is not followed (cli: sms campaigns follow --id ${state.campaignId})`)
-      : finish('outcome_unknown', `cancelled after G2's answer was lost (${lost}): campaign "${campaign.name}" may exist (look for it in G3 by name); it is not created again`);
+      ? finish(
+          'still_pending',
+          `cancelled after campaign ${state.campaignId} was created (${created.status ?? 'status not given'}); it is not followed (cli: sms campaigns follow --id ${state.campaignId})`,
+        )
+      : finish(
+          'outcome_unknown',
+          `cancelled after G2's answer was lost (${lost}): campaign "${campaign.name}" may exist (look for it in G3 by name); it is not created again`,
+        );
   }
   if (!created) {
     // G2's answer was lost: it is never sent again; G3 by name tells whether it landed.
@@ -423,7 +501,10 @@ export async function smsCampaignWorkflow(raw: SmsCampaignInput): Promise<SmsCam
       const fresh = ids.filter((id) => !before.includes(id));
       if (fresh.length > 1) {
         record({ op: 'search', read, outcome: 'ambiguous', detail: fresh.join(', ') });
-        return finish('outcome_unknown', `G2's answer was lost (${lost}) and G3 lists ${fresh.length} new campaigns named "${campaign.name}" (${fresh.join(', ')}); check which is this one; nothing is created again`);
+        return finish(
+          'outcome_unknown',
+          `G2's answer was lost (${lost}) and G3 lists ${fresh.length} new campaigns named "${campaign.name}" (${fresh.join(', ')}); check which is this one; nothing is created again`,
+        );
       }
       if (fresh.length === 1) {
         record({ op: 'search', read, outcome: 'found', detail: fresh[0] });
@@ -437,7 +518,11 @@ export async function smsCampaignWorkflow(raw: SmsCampaignInput): Promise<SmsCam
       );
     }
   }
-  return followCampaign(run, o, campaign.is_scheduled && campaign.sscheduled_dor !== undefined ? Date.parse(campaign.sscheduled_dor) : undefined);
+  return followCampaign(
+    run,
+    o,
+    campaign.is_scheduled && campaign.sscheduled_dor !== undefined ? Date.parse(campaign.sscheduled_dor) : undefined,
+  );
 }
 
 export async function smsCampaignFollowWorkflow(raw: SmsCampaignFollowInput): Promise<SmsCampaignResult> {

@@ -15,7 +15,8 @@ import type { OutcomeResolution } from '../shared/outcome';
 import type { Presence } from './send-once';
 import { countRequery } from './metrics';
 
-export type Settled<R> = { kind: 'final'; record: R } | { kind: 'absent' } | { kind: 'resolved'; resolution: OutcomeResolution };
+export type Settled<R> =
+  { kind: 'final'; record: R } | { kind: 'absent' } | { kind: 'resolved'; resolution: OutcomeResolution };
 
 export interface AwaitFinalSpec<R> {
   /** Asks the service by reference (throws when it cannot answer). */
@@ -57,7 +58,11 @@ export async function awaitFinal<R>(spec: AwaitFinalSpec<R>): Promise<Settled<R>
       await condition(resolved);
       return { kind: 'resolved', resolution: spec.resolution()! };
     }
-    const nextWake = Math.min(wait, requeryUntil - now, status === 'pending' ? Math.max(1, pendingUntil - now) : Infinity);
+    const nextWake = Math.min(
+      wait,
+      requeryUntil - now,
+      status === 'pending' ? Math.max(1, pendingUntil - now) : Infinity,
+    );
     if (await condition(resolved, nextWake)) return { kind: 'resolved', resolution: spec.resolution()! };
     wait = Math.min(wait * 2, spec.maxBackoffMs);
     let read: Presence<R>;

@@ -44,11 +44,22 @@ import {
   type VendState,
   type VendStep,
 } from '../shared/vending';
-import { checkResolveOutcome, resolveOutcomeUpdate, UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../shared/outcome';
+import {
+  checkResolveOutcome,
+  resolveOutcomeUpdate,
+  UNKNOWN_OUTCOME_DEFAULTS,
+  type OutcomeResolution,
+} from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { sendOnce, type Presence } from './send-once';
 import { awaitFinal, lostByHeartbeat, type Settled } from './unknown-outcome';
-import { FailureTypes, activityFailureMessage, activityFailureType, describeIssues, issuesOf } from '../shared/failures';
+import {
+  FailureTypes,
+  activityFailureMessage,
+  activityFailureType,
+  describeIssues,
+  issuesOf,
+} from '../shared/failures';
 import { durationMs } from '../shared/duration';
 
 const DEFAULTS = {
@@ -62,7 +73,12 @@ const DEFAULTS = {
   requeryBackoff: UNKNOWN_OUTCOME_DEFAULTS.firstBackoff,
   requeryMaxBackoff: UNKNOWN_OUTCOME_DEFAULTS.maxBackoff,
 } as const;
-const REFUSED: readonly string[] = [FailureTypes.BadRequest, FailureTypes.Unauthorized, FailureTypes.InvalidRequest, FailureTypes.NotFound];
+const REFUSED: readonly string[] = [
+  FailureTypes.BadRequest,
+  FailureTypes.Unauthorized,
+  FailureTypes.InvalidRequest,
+  FailureTypes.NotFound,
+];
 /** H3's heartbeat timeout: a worker lost mid-call is noticed this quickly. */
 const PURCHASE_HEARTBEAT_TIMEOUT = '10s';
 /** Margin over the HTTP timeout: start-to-close, and the wait before a resend after a lost heartbeat. */
@@ -72,14 +88,28 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
   const parsed = VendInputSchema.safeParse(raw);
   if (!parsed.success) {
     const issues = issuesOf(parsed.error);
-    throw ApplicationFailure.create({ type: 'InvalidInput', message: `invalid vend request: ${describeIssues(issues)}`, nonRetryable: true, details: [issues] });
+    throw ApplicationFailure.create({
+      type: 'InvalidInput',
+      message: `invalid vend request: ${describeIssues(issues)}`,
+      nonRetryable: true,
+      details: [issues],
+    });
   }
   const { options = {}, ...input } = parsed.data;
   const maxAttempts = options.maxPurchaseAttempts ?? DEFAULTS.maxPurchaseAttempts;
   const purchaseTimeoutMs = options.purchaseTimeoutMs ?? DEFAULTS.purchaseTimeoutMs;
 
-  const readRetry: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', nonRetryableErrorTypes: [...REFUSED, FailureTypes.ServiceError] };
-  const { vendListProviders, vendLookupMeter } = proxyActivities<VendingActivities>({ startToCloseTimeout: '30s', scheduleToCloseTimeout: '5 minutes', retry: readRetry });
+  const readRetry: RetryPolicy = {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '30s',
+    nonRetryableErrorTypes: [...REFUSED, FailureTypes.ServiceError],
+  };
+  const { vendListProviders, vendLookupMeter } = proxyActivities<VendingActivities>({
+    startToCloseTimeout: '30s',
+    scheduleToCloseTimeout: '5 minutes',
+    retry: readRetry,
+  });
   const { vendPurchase } = proxyActivities<VendingActivities>({
     startToCloseTimeout: purchaseTimeoutMs + IN_FLIGHT_MARGIN_MS,
     heartbeatTimeout: PURCHASE_HEARTBEAT_TIMEOUT,
@@ -103,10 +133,18 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
   setHandler(
     resolveOutcomeUpdate,
     (r) => {
-      resolution ??= { outcome: r.outcome as VendResolveOutcome, reason: r.reason.trim(), operator: r.operator.trim(), resolvedAt: new Date(Date.now()).toISOString() };
+      resolution ??= {
+        outcome: r.outcome as VendResolveOutcome,
+        reason: r.reason.trim(),
+        operator: r.operator.trim(),
+        resolvedAt: new Date(Date.now()).toISOString(),
+      };
       return resolution;
     },
-    { validator: (r) => checkResolveOutcome(r, VEND_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined) },
+    {
+      validator: (r) =>
+        checkResolveOutcome(r, VEND_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined),
+    },
   );
   const setStatus = (status: VendState['status']) => {
     state.status = status;
@@ -125,7 +163,9 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
       ...(transaction ? { transaction, ...(transaction.token ? { token: transaction.token } : {}) } : {}),
     };
   };
-  upsertSearchAttributes(paymentSearchAttributes({ flow: 'vend', reference: input.order_ref, status: 'validating', currency: 'NGN' }));
+  upsertSearchAttributes(
+    paymentSearchAttributes({ flow: 'vend', reference: input.order_ref, status: 'validating', currency: 'NGN' }),
+  );
 
   // ---- H1: the provider must be listed ----
   setStatus('looking_up');
@@ -136,7 +176,10 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
       return finish('rejected', `provider ${input.provider} is not in the provider list (H1)`);
     }
   } catch (err) {
-    return finish('rejected', `the provider list (H1) could not be read: ${activityFailureMessage(err)}; nothing was vended`);
+    return finish(
+      'rejected',
+      `the provider list (H1) could not be read: ${activityFailureMessage(err)}; nothing was vended`,
+    );
   }
 
   // ---- H2: lookup, minimum_vend ----
@@ -150,9 +193,17 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
   state.reference = meter.reference;
   upsertSearchAttributes(paymentSearchAttributes({ reference: meter.reference }));
   if (meter.minimum_vend !== undefined && input.amount < meter.minimum_vend) {
-    return finish('rejected', `amount ${input.amount} is below the meter's minimum_vend ${meter.minimum_vend}; nothing was vended`);
+    return finish(
+      'rejected',
+      `amount ${input.amount} is below the meter's minimum_vend ${meter.minimum_vend}; nothing was vended`,
+    );
   }
-  const purchaseRequest = { reference: meter.reference, amount: input.amount, phone_number: input.phone_number, email: input.email };
+  const purchaseRequest = {
+    reference: meter.reference,
+    amount: input.amount,
+    phone_number: input.phone_number,
+    email: input.email,
+  };
   const reference = purchaseRequest.reference;
 
   // ---- H3 through send-once; H4 by reference is its requery ----
@@ -174,7 +225,12 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
       const type = activityFailureType(err);
       lastSendRefused = type !== undefined && REFUSED.includes(type);
       if (lostByHeartbeat(err)) inFlightUntil = Date.now() + purchaseTimeoutMs + IN_FLIGHT_MARGIN_MS;
-      record({ op: 'purchase', attempt: state.attempt, outcome: lastSendRefused ? 'rejected' : 'unknown', detail: type ?? (lostByHeartbeat(err) ? 'HeartbeatTimeout' : 'ActivityFailure') });
+      record({
+        op: 'purchase',
+        attempt: state.attempt,
+        outcome: lastSendRefused ? 'rejected' : 'unknown',
+        detail: type ?? (lostByHeartbeat(err) ? 'HeartbeatTimeout' : 'ActivityFailure'),
+      });
       throw err;
     }
   };
@@ -223,12 +279,21 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
       firstBackoffMs: durationMs(options.requeryBackoff ?? DEFAULTS.requeryBackoff),
       maxBackoffMs: durationMs(options.requeryMaxBackoff ?? DEFAULTS.requeryMaxBackoff),
     });
-    if (settled.kind === 'final') return fromTransaction(settled.record, `${how}; final after requery by reference (H4)`);
-    if (settled.kind === 'absent') return finish('not_vended', `the service does not know reference ${reference} (H4 not found after the purchase got no answer); nothing was vended`);
+    if (settled.kind === 'final')
+      return fromTransaction(settled.record, `${how}; final after requery by reference (H4)`);
+    if (settled.kind === 'absent')
+      return finish(
+        'not_vended',
+        `the service does not know reference ${reference} (H4 not found after the purchase got no answer); nothing was vended`,
+      );
     const r = settled.resolution as OutcomeResolution<VendResolveOutcome>;
     state.resolution = r;
     record({ op: 'resolve', attempt: state.attempt, outcome: r.outcome, detail: `by ${r.operator}: ${r.reason}` });
-    return finish(r.outcome, `resolved by ${r.operator}: ${r.reason} (the service could not tell the outcome of reference ${reference})`, last);
+    return finish(
+      r.outcome,
+      `resolved by ${r.operator}: ${r.reason} (the service could not tell the outcome of reference ${reference})`,
+      last,
+    );
   };
 
   // Everything from here may follow a purchase that moved money.
@@ -252,16 +317,23 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
         if (vendRecordOutcome(sent.answer.status) !== 'pending') return fromTransaction(sent.answer, '');
         return await watch('pending', ` (answered ${sent.answer.status})`, sent.answer);
       case 'found':
-        if (vendRecordOutcome(sent.record.status) !== 'pending') return fromTransaction(sent.record, ' (found by reference after a lost answer)');
+        if (vendRecordOutcome(sent.record.status) !== 'pending')
+          return fromTransaction(sent.record, ' (found by reference after a lost answer)');
         return await watch('pending', ` (found ${sent.record.status} by reference after a lost answer)`, sent.record);
       case 'refused':
         return finish('rejected', `the purchase was refused: ${sent.failure.message}; nothing was vended`);
       case 'never-received':
         return lastSendRefused
           ? finish('rejected', `the purchase was refused: ${sent.lost}; nothing was vended`)
-          : finish('not_vended', `the service never received the purchase (H4: not found after ${state.attempt} attempt(s)); nothing was vended`);
+          : finish(
+              'not_vended',
+              `the service never received the purchase (H4: not found after ${state.attempt} attempt(s)); nothing was vended`,
+            );
       case 'unverified':
-        return await watch('outcome_unknown', ` (the purchase got no answer (${sent.lost}) and H4 could not answer; it is NOT sent again)`);
+        return await watch(
+          'outcome_unknown',
+          ` (the purchase got no answer (${sent.lost}) and H4 could not answer; it is NOT sent again)`,
+        );
     }
   } catch (err) {
     if (!isCancellation(err)) throw err;
@@ -275,9 +347,18 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
       }
       const note = 'cancel requested after the purchase may have been sent';
       let result: VendResult;
-      if (found?.found && vendRecordOutcome(found.record.status) !== 'pending') result = fromTransaction(found.record, ` (${note}; H4 by reference)`);
-      else if (found && !found.found && state.steps.every((s) => !(s.op === 'check' && s.outcome === 'found')) && Date.now() >= inFlightUntil)
-        result = finish('not_vended', `${note}: the service does not know reference ${reference} (H4 not found); nothing was vended`);
+      if (found?.found && vendRecordOutcome(found.record.status) !== 'pending')
+        result = fromTransaction(found.record, ` (${note}; H4 by reference)`);
+      else if (
+        found &&
+        !found.found &&
+        state.steps.every((s) => !(s.op === 'check' && s.outcome === 'found')) &&
+        Date.now() >= inFlightUntil
+      )
+        result = finish(
+          'not_vended',
+          `${note}: the service does not know reference ${reference} (H4 not found); nothing was vended`,
+        );
       else
         result = finish(
           'outcome_unknown',

@@ -15,11 +15,25 @@
 // - The hand-over calls the merchant's credit handler with the reference as idempotency key,
 //   retried with backoff; a handler that keeps failing leaves the workflow `handoff_failed`
 //   (PaymentStatus) until an operator asks again (retryCreditHandoff).
-import { ActivityFailure, condition, log, patched, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  condition,
+  log,
+  patched,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { createVirtualAccountActivities, CreditFreezeLookup } from '../activities/virtual-accounts';
 import {
-  retryCreditHandoffUpdate, VA_CREDIT_DEFAULTS, virtualAccountCreditStateQuery,
-  type CreditHandoff, type VirtualAccountCredit, type VirtualAccountCreditOutcome, type VirtualAccountCreditState,
+  retryCreditHandoffUpdate,
+  VA_CREDIT_DEFAULTS,
+  virtualAccountCreditStateQuery,
+  type CreditHandoff,
+  type VirtualAccountCredit,
+  type VirtualAccountCreditOutcome,
+  type VirtualAccountCreditState,
 } from '../shared/virtual-account-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 
@@ -45,11 +59,18 @@ const { handOverVirtualAccountCredit } = proxyActivities<VirtualAccountActivitie
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 });
 
-export async function virtualAccountCreditWorkflow(credit: VirtualAccountCredit): Promise<VirtualAccountCreditOutcome | VirtualAccountCredit> {
+export async function virtualAccountCreditWorkflow(
+  credit: VirtualAccountCredit,
+): Promise<VirtualAccountCreditOutcome | VirtualAccountCredit> {
   if (!patched(VA_DURABLE_DEDUPE_PATCH)) {
     // Runs started before the durable check: they completed at once, answering the notification.
     upsertSearchAttributes(
-      paymentSearchAttributes({ flow: 'virtual-account-credit', reference: credit.transactionReference, status: 'credited', currency: credit.currency }),
+      paymentSearchAttributes({
+        flow: 'virtual-account-credit',
+        reference: credit.transactionReference,
+        status: 'credited',
+        currency: credit.currency,
+      }),
     );
     return credit;
   }
@@ -72,13 +93,23 @@ export async function virtualAccountCreditWorkflow(credit: VirtualAccountCredit)
       },
       {
         validator: (input) => {
-          if (state.status !== 'handoff_failed') throw new Error(`retryCreditHandoff: the credit is ${state.status}, not handoff_failed`);
-          if (!input || typeof input.operator !== 'string' || input.operator.trim() === '') throw new Error('operator: required, a non-empty string');
-          if (typeof input.reason !== 'string' || input.reason.trim() === '') throw new Error('reason: required, a non-empty string');
+          if (state.status !== 'handoff_failed')
+            throw new Error(`retryCreditHandoff: the credit is ${state.status}, not handoff_failed`);
+          if (!input || typeof input.operator !== 'string' || input.operator.trim() === '')
+            throw new Error('operator: required, a non-empty string');
+          if (typeof input.reason !== 'string' || input.reason.trim() === '')
+            throw new Error('reason: required, a non-empty string');
         },
       },
     );
-    upsertSearchAttributes(paymentSearchAttributes({ flow: 'virtual-account-credit', reference: credit.transactionReference, status: 'recording', currency: credit.currency }));
+    upsertSearchAttributes(
+      paymentSearchAttributes({
+        flow: 'virtual-account-credit',
+        reference: credit.transactionReference,
+        status: 'recording',
+        currency: credit.currency,
+      }),
+    );
   }
 
   let outcome: VirtualAccountCreditOutcome = await recordVirtualAccountCredit(credit);
@@ -88,7 +119,10 @@ export async function virtualAccountCreditWorkflow(credit: VirtualAccountCredit)
       if (confirmed) outcome = { ...outcome, credit: confirmed };
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
-      log.warn('virtual-account credit: the service could not confirm fee and date; credited on the signed values only', { transactionReference: credit.transactionReference });
+      log.warn(
+        'virtual-account credit: the service could not confirm fee and date; credited on the signed values only',
+        { transactionReference: credit.transactionReference },
+      );
     }
   }
 
@@ -108,10 +142,18 @@ export async function virtualAccountCreditWorkflow(credit: VirtualAccountCredit)
     while (!handoff) {
       setStatus('handing_over');
       try {
-        handoff = await handOverVirtualAccountCredit({ credit: outcome.credit, ...(freeze ? { releasedFreeze: { freezeTransactionRef: freeze.freezeTransactionRef, reason: freeze.reason } } : {}) });
+        handoff = await handOverVirtualAccountCredit({
+          credit: outcome.credit,
+          ...(freeze
+            ? { releasedFreeze: { freezeTransactionRef: freeze.freezeTransactionRef, reason: freeze.reason } }
+            : {}),
+        });
       } catch (err) {
         if (!(err instanceof ActivityFailure)) throw err;
-        setStatus('handoff_failed', `the credit handler did not take the credit: ${err.cause?.message ?? err.message}; an operator may ask again (retryCreditHandoff)`);
+        setStatus(
+          'handoff_failed',
+          `the credit handler did not take the credit: ${err.cause?.message ?? err.message}; an operator may ask again (retryCreditHandoff)`,
+        );
         await condition(() => retryRequested);
         retryRequested = false;
       }
@@ -123,7 +165,12 @@ export async function virtualAccountCreditWorkflow(credit: VirtualAccountCredit)
   setStatus(outcome.status);
   if (!handingOver) {
     upsertSearchAttributes(
-      paymentSearchAttributes({ flow: 'virtual-account-credit', reference: credit.transactionReference, status: outcome.status, currency: outcome.credit.currency }),
+      paymentSearchAttributes({
+        flow: 'virtual-account-credit',
+        reference: credit.transactionReference,
+        status: outcome.status,
+        currency: outcome.credit.currency,
+      }),
     );
   }
   return outcome;
@@ -135,7 +182,10 @@ export async function virtualAccountCreditWorkflow(credit: VirtualAccountCredit)
  * an unsigned notification field is believed until the service can be asked (holding value back
  * is the safe side); a service that answers "not frozen" overrules it.
  */
-async function watchFreeze(credit: VirtualAccountCredit, onFrozen: (reason: string) => void): Promise<VirtualAccountCreditOutcome['freeze']> {
+async function watchFreeze(
+  credit: VirtualAccountCredit,
+  onFrozen: (reason: string) => void,
+): Promise<VirtualAccountCreditOutcome['freeze']> {
   const ask = async (): Promise<CreditFreezeLookup | undefined> => {
     try {
       return await readVirtualAccountCreditFreeze(credit);
@@ -145,13 +195,20 @@ async function watchFreeze(credit: VirtualAccountCredit, onFrozen: (reason: stri
     }
   };
   let look = await ask();
-  const frozenNow = (l: CreditFreezeLookup | undefined) => (l?.known ? l.frozen !== undefined : credit.frozenHint !== undefined);
+  const frozenNow = (l: CreditFreezeLookup | undefined) =>
+    l?.known ? l.frozen !== undefined : credit.frozenHint !== undefined;
   if (!frozenNow(look)) return undefined;
   const fromService = look?.known && look.frozen;
   const freeze: NonNullable<VirtualAccountCreditOutcome['freeze']> = fromService
     ? { ...fromService, confirmedBy: 'service' }
-    : { freezeTransactionRef: credit.frozenHint?.freezeTransactionRef, reason: credit.frozenHint?.reason, confirmedBy: 'notification' };
-  onFrozen(`the service holds the funds (freeze ${freeze.freezeTransactionRef ?? 'unnamed'}${freeze.reason ? `: ${freeze.reason}` : ''}); checked again every ${VA_CREDIT_DEFAULTS.freezeCheckEveryMs} ms`);
+    : {
+        freezeTransactionRef: credit.frozenHint?.freezeTransactionRef,
+        reason: credit.frozenHint?.reason,
+        confirmedBy: 'notification',
+      };
+  onFrozen(
+    `the service holds the funds (freeze ${freeze.freezeTransactionRef ?? 'unnamed'}${freeze.reason ? `: ${freeze.reason}` : ''}); checked again every ${VA_CREDIT_DEFAULTS.freezeCheckEveryMs} ms`,
+  );
   const until = Date.now() + VA_CREDIT_DEFAULTS.freezeWatchForMs;
   while (Date.now() < until) {
     await sleep(Math.min(VA_CREDIT_DEFAULTS.freezeCheckEveryMs, until - Date.now()));

@@ -8,15 +8,20 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import type { createVirtualAccountActivities } from '../activities/virtual-accounts';
-import { virtualAccountCreditWorkflowId, type ErrorLogSweepSummary, type VirtualAccountCredit } from '../shared/virtual-account-webhook';
+import {
+  virtualAccountCreditWorkflowId,
+  type ErrorLogSweepSummary,
+  type VirtualAccountCredit,
+} from '../shared/virtual-account-webhook';
 import { virtualAccountCreditWorkflow } from './virtual-account-credit';
 
 type VirtualAccountActivities = ReturnType<typeof createVirtualAccountActivities>;
 
-const { readWebhookErrorLog, isVirtualAccountCreditRecorded, deleteWebhookErrorLogEntry } = proxyActivities<VirtualAccountActivities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
-});
+const { readWebhookErrorLog, isVirtualAccountCreditRecorded, deleteWebhookErrorLogEntry } =
+  proxyActivities<VirtualAccountActivities>({
+    startToCloseTimeout: '30s',
+    retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
+  });
 
 export interface ErrorLogSweepInput {
   /** Rows read per C10 call (the service returns at most 100). */
@@ -29,16 +34,24 @@ export interface ErrorLogSweepInput {
 
 const ROWS_AT_ONCE = 10;
 
-export async function virtualAccountErrorLogSweepWorkflow(input: ErrorLogSweepInput = {}): Promise<ErrorLogSweepSummary> {
+export async function virtualAccountErrorLogSweepWorkflow(
+  input: ErrorLogSweepInput = {},
+): Promise<ErrorLogSweepSummary> {
   const perPage = input.perPage ?? 100;
   const summary: ErrorLogSweepSummary = { rows: 0, started: 0, known: 0, deleted: 0, left: 0, invalid: [] };
   for (let round = 0; round < (input.maxRounds ?? 3); round++) {
     const page = await readWebhookErrorLog({ perPage });
     summary.rows += page.credits.length + page.invalid.length;
-    summary.invalid.push(...page.invalid.filter((i) => !summary.invalid.some((s) => s.transactionRef === i.transactionRef)));
+    summary.invalid.push(
+      ...page.invalid.filter((i) => !summary.invalid.some((s) => s.transactionRef === i.transactionRef)),
+    );
     const before = summary.deleted;
     for (let i = 0; i < page.credits.length; i += ROWS_AT_ONCE) {
-      await Promise.all(page.credits.slice(i, i + ROWS_AT_ONCE).map((credit) => sweepRow(credit, summary, input.recordWaitMs ?? 10_000)));
+      await Promise.all(
+        page.credits
+          .slice(i, i + ROWS_AT_ONCE)
+          .map((credit) => sweepRow(credit, summary, input.recordWaitMs ?? 10_000)),
+      );
     }
     // Another read only when this one was full and made progress (a stuck row must not spin).
     if (page.credits.length + page.invalid.length < perPage || summary.deleted === before) break;
@@ -46,7 +59,11 @@ export async function virtualAccountErrorLogSweepWorkflow(input: ErrorLogSweepIn
   return summary;
 }
 
-async function sweepRow(credit: VirtualAccountCredit, summary: ErrorLogSweepSummary, recordWaitMs: number): Promise<void> {
+async function sweepRow(
+  credit: VirtualAccountCredit,
+  summary: ErrorLogSweepSummary,
+  recordWaitMs: number,
+): Promise<void> {
   const ref = credit.transactionReference;
   try {
     await startChild(virtualAccountCreditWorkflow, {

@@ -7,7 +7,12 @@
 // so nothing is lost.
 import type { Duration } from '@temporalio/common';
 import { condition, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { paymentWebhookSignal, releaseUnmatchedSignal, unmatchedWebhookQuery, type PaymentWebhookEvent } from '../shared/payment-webhook';
+import {
+  paymentWebhookSignal,
+  releaseUnmatchedSignal,
+  unmatchedWebhookQuery,
+  type PaymentWebhookEvent,
+} from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 
 export { releaseUnmatchedSignal };
@@ -17,12 +22,19 @@ export interface UnmatchedWebhookOptions {
   retention?: Duration;
 }
 
-export async function unmatchedPaymentWebhookWorkflow(opts: UnmatchedWebhookOptions = {}): Promise<PaymentWebhookEvent[]> {
+export async function unmatchedPaymentWebhookWorkflow(
+  opts: UnmatchedWebhookOptions = {},
+): Promise<PaymentWebhookEvent[]> {
   const events: PaymentWebhookEvent[] = [];
   let released = false;
   setHandler(paymentWebhookSignal, (event) => {
     // The same notification delivered twice is kept once.
-    if (!events.some((e) => e.event === event.event && e.transactionRef === event.transactionRef && e.gatewayRef === event.gatewayRef)) {
+    if (
+      !events.some(
+        (e) =>
+          e.event === event.event && e.transactionRef === event.transactionRef && e.gatewayRef === event.gatewayRef,
+      )
+    ) {
       events.push(event);
     }
   });
@@ -31,7 +43,11 @@ export async function unmatchedPaymentWebhookWorkflow(opts: UnmatchedWebhookOpti
     released = true;
   });
   upsertSearchAttributes(
-    paymentSearchAttributes({ flow: 'unmatched-webhook', status: 'unmatched', reference: workflowInfo().workflowId.replace(/^payment-/, '') }),
+    paymentSearchAttributes({
+      flow: 'unmatched-webhook',
+      status: 'unmatched',
+      reference: workflowInfo().workflowId.replace(/^payment-/, ''),
+    }),
   );
   await condition(() => released, opts.retention ?? '30 days');
   return events;

@@ -22,10 +22,14 @@ it('propagates the call failure and stops beating', async () => {
   const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 300 });
   let beats = 0;
   env.on('heartbeat', () => (beats += 1));
-  await expect(env.run(() => heartbeatWhile(async () => {
-    await later(150, undefined);
-    throw new Error('socket hang up');
-  }))).rejects.toThrow('socket hang up');
+  await expect(
+    env.run(() =>
+      heartbeatWhile(async () => {
+        await later(150, undefined);
+        throw new Error('socket hang up');
+      }),
+    ),
+  ).rejects.toThrow('socket hang up');
   const after = beats;
   await later(250, undefined);
   expect(beats).toBe(after);

@@ -1,5 +1,12 @@
 // The client and the sandbox were built separately from the spec; here they meet.
-import { PaymentsClient, NotFoundError, BadRequestError, AuthenticationError, ConnectionError, classifyPosResponseCode } from '../../src/api';
+import {
+  PaymentsClient,
+  NotFoundError,
+  BadRequestError,
+  AuthenticationError,
+  ConnectionError,
+  classifyPosResponseCode,
+} from '../../src/api';
 import { startSandbox, type Sandbox, DEFAULT_SANDBOX_KEY } from '../../src/sandbox';
 import { sandboxAdminCall } from '../helpers/sandbox-admin';
 
@@ -16,9 +23,23 @@ afterAll(async () => {
 afterEach(() => sandboxAdminCall(sb.url, 'DELETE', '/faults'));
 
 const sale = (merchant_ref: string, card_pan = '5399830000000000', extra: Record<string, unknown> = {}) => ({
-  amount: '150000', currency: 'NGN', card_pan, card_expiry_month: '12', card_expiry_year: '29', card_type: 'MasterCard', cardholder_name: 'SANDBOX/PAYER',
-  card_sequence_number: '001', track2: `${card_pan}D2912`, chipdata: `9F2608${Buffer.from(merchant_ref).toString('hex').toUpperCase()}`, aid: 'A0000000041010', pin_block: '0412AC89ABCDEF12',
-  transaction_type: 'Purchase', account_type: 'SAVINGS', merchant_ref, terminal_id: '2SBX0001', ...extra,
+  amount: '150000',
+  currency: 'NGN',
+  card_pan,
+  card_expiry_month: '12',
+  card_expiry_year: '29',
+  card_type: 'MasterCard',
+  cardholder_name: 'SANDBOX/PAYER',
+  card_sequence_number: '001',
+  track2: `${card_pan}D2912`,
+  chipdata: `9F2608${Buffer.from(merchant_ref).toString('hex').toUpperCase()}`,
+  aid: 'A0000000041010',
+  pin_block: '0412AC89ABCDEF12',
+  transaction_type: 'Purchase',
+  account_type: 'SAVINGS',
+  merchant_ref,
+  terminal_id: '2SBX0001',
+  ...extra,
 });
 
 it('runs a POS terminal session and sale end to end', async () => {
@@ -36,12 +57,19 @@ it('runs a POS terminal session and sale end to end', async () => {
 });
 
 it('reports a dropped response as an unknown outcome; refuses a malformed sequence number before sending', async () => {
-  await sandboxAdminCall(sb.url, 'POST', '/faults', { method: 'POST', path: '/transaction', kind: 'drop-after-processing', count: 1 });
+  await sandboxAdminCall(sb.url, 'POST', '/faults', {
+    method: 'POST',
+    path: '/transaction',
+    kind: 'drop-after-processing',
+    count: 1,
+  });
   const err = await api.posTerminal.initiate(sale(`D-${Date.now()}`) as never).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ConnectionError);
   expect(err).toMatchObject({ outcomeUnknown: true, retrySafe: false });
   // The client refuses a malformed card_sequence_number before sending, so the hang is reached only by raw HTTP (see test/sandbox).
-  await expect(api.posTerminal.initiate(sale(`H-${Date.now()}`, undefined, { card_sequence_number: '1' }) as never)).rejects.toMatchObject({ name: 'RequestValidationError' });
+  await expect(
+    api.posTerminal.initiate(sale(`H-${Date.now()}`, undefined, { card_sequence_number: '1' }) as never),
+  ).rejects.toMatchObject({ name: 'RequestValidationError' });
 });
 
 it('runs a POS remote request to success on the sandbox clock', async () => {
@@ -58,7 +86,12 @@ it('vends electricity through lookup, purchase and lookup by reference', async (
   const providers = await api.vending.providers();
   expect(providers.data.map((p) => p.code)).toContain('EKEDC');
   const lookup = await api.vending.lookup({ meter_no: '45067198783', meter_type: 'prepaid', provider: 'EKEDC' });
-  const vend = await api.vending.purchase({ reference: lookup.data.reference, amount: 5000, phone_number: '08012345678', email: 'a@b.co' });
+  const vend = await api.vending.purchase({
+    reference: lookup.data.reference,
+    amount: 5000,
+    phone_number: '08012345678',
+    email: 'a@b.co',
+  });
   expect(vend.data.value_reference).toBeTruthy();
   const found = await api.vending.transactions({ reference: lookup.data.reference });
   expect(found.data).toMatchObject({ reference: lookup.data.reference, value_reference: vend.data.value_reference });

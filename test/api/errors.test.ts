@@ -1,7 +1,19 @@
 // The error hierarchy: classes by status, flags by operation traits, log-safe JSON.
 import {
-  AuthenticationError, BadRequestError, ConflictError, DependencyFailedError, NotFoundError, PaymentsApiError, PermissionDeniedError,
-  RateLimitError, ServerError, UnprocessableEntityError, WebhookSignatureVerificationError, errorClassForStatus, flagsForStatus, flagsForTransport,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  DependencyFailedError,
+  NotFoundError,
+  PaymentsApiError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServerError,
+  UnprocessableEntityError,
+  WebhookSignatureVerificationError,
+  errorClassForStatus,
+  flagsForStatus,
+  flagsForTransport,
 } from '../../src/api';
 
 const money = { moneyMoving: true, idempotent: false };
@@ -35,14 +47,39 @@ it('WebhookSignatureVerificationError is a PaymentsApiError for the receiver to 
   const err = new WebhookSignatureVerificationError('signature mismatch', { header: 'x-service-signature' });
   expect(err).toBeInstanceOf(PaymentsApiError);
   expect(err).toBeInstanceOf(Error);
-  expect(err).toMatchObject({ name: 'WebhookSignatureVerificationError', header: 'x-service-signature', operation: 'webhook.verify', retrySafe: false, outcomeUnknown: false });
+  expect(err).toMatchObject({
+    name: 'WebhookSignatureVerificationError',
+    header: 'x-service-signature',
+    operation: 'webhook.verify',
+    retrySafe: false,
+    outcomeUnknown: false,
+  });
 });
 
 it('names each class and keeps the body out of toJSON', () => {
-  const err = new ServerError({ message: 'down', operation: 'posTerminal.initiate', status: 502, body: { secret: 1 }, retrySafe: false, outcomeUnknown: true, requestSent: true, moneyMoving: true });
+  const err = new ServerError({
+    message: 'down',
+    operation: 'posTerminal.initiate',
+    status: 502,
+    body: { secret: 1 },
+    retrySafe: false,
+    outcomeUnknown: true,
+    requestSent: true,
+    moneyMoving: true,
+  });
   expect(err.name).toBe('ServerError');
   expect(err.toJSON()).toEqual({
-    name: 'ServerError', message: 'down', operation: 'posTerminal.initiate', status: 502, bodyStatus: undefined, requestId: undefined,
-    clientRequestId: undefined, retrySafe: false, outcomeUnknown: true, requestSent: true, moneyMoving: true, code: undefined,
+    name: 'ServerError',
+    message: 'down',
+    operation: 'posTerminal.initiate',
+    status: 502,
+    bodyStatus: undefined,
+    requestId: undefined,
+    clientRequestId: undefined,
+    retrySafe: false,
+    outcomeUnknown: true,
+    requestSent: true,
+    moneyMoving: true,
+    code: undefined,
   });
 });

@@ -1,10 +1,24 @@
 // The one home of "the service does not know this reference" (src/api/not-found.ts): each
 // lookup's documented answer is absence; the look-alikes (a wrong route, the terminal, a proxy
 // page with no envelope, a 5xx, another 400) are not.
-import { BadRequestError, DOCUMENTED_NOT_FOUND, isDocumentedNotFound, NotFoundError, ServerError, type PaymentsApiErrorInit, type ReferenceLookup } from '../../src/api';
+import {
+  BadRequestError,
+  DOCUMENTED_NOT_FOUND,
+  isDocumentedNotFound,
+  NotFoundError,
+  ServerError,
+  type PaymentsApiErrorInit,
+  type ReferenceLookup,
+} from '../../src/api';
 
 const init = (status: number, serviceMessage: string): PaymentsApiErrorInit => ({
-  message: serviceMessage || `HTTP ${status}`, operation: 'x', status, serviceMessage, retrySafe: false, outcomeUnknown: false, requestSent: true,
+  message: serviceMessage || `HTTP ${status}`,
+  operation: 'x',
+  status,
+  serviceMessage,
+  retrySafe: false,
+  outcomeUnknown: false,
+  requestSent: true,
 });
 const notFound = (message: string) => new NotFoundError(init(404, message));
 const badRequest = (message: string) => new BadRequestError(init(400, message));

@@ -4,8 +4,17 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { MockAgent } from 'undici';
 import {
-  AuthenticationError, ConnectionError, PaymentsApiError, PaymentsClient, RequestAbortedError, RequestValidationError,
-  ResponseValidationError, ServerError, TimeoutError, BadRequestError, RateLimitError,
+  AuthenticationError,
+  ConnectionError,
+  PaymentsApiError,
+  PaymentsClient,
+  RequestAbortedError,
+  RequestValidationError,
+  ResponseValidationError,
+  ServerError,
+  TimeoutError,
+  BadRequestError,
+  RateLimitError,
 } from '../../src/api';
 import { clientFor, ok, rejectionOf, TEST_KEY, useFakeService } from './helpers/fake-service';
 
@@ -15,7 +24,16 @@ const chargeCard = {
   customer: { name: 'Ada Obi', email: 'ada@example.com' },
   card: { number: '5555555555554444', cvv: '123', expiry_month: '09', expiry_year: '29' },
 };
-const stepResult = { amount: 10000, transaction_ref: 'ORD-0001', currency: 'NGN', transaction_type: 'Card', gateway_ref: 'GW-1', merchant_amount: 9850, transaction_status: 'ValidatePin', message: 'Charge attempted' };
+const stepResult = {
+  amount: 10000,
+  transaction_ref: 'ORD-0001',
+  currency: 'NGN',
+  transaction_type: 'Card',
+  gateway_ref: 'GW-1',
+  merchant_amount: 9850,
+  transaction_status: 'ValidatePin',
+  message: 'Charge attempted',
+};
 
 const fake = useFakeService();
 
@@ -30,13 +48,22 @@ describe('request shape', () => {
     expect(req.headers.accept).toBe('application/json');
     expect(req.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(res).toEqual({
-      data: stepResult, message: 'success', status: 200, bodyStatus: 200, success: true,
-      requestId: req.headers['x-request-id'], clientRequestId: req.headers['x-request-id'], operation: 'direct.chargeCard',
+      data: stepResult,
+      message: 'success',
+      status: 200,
+      bodyStatus: 200,
+      success: true,
+      requestId: req.headers['x-request-id'],
+      clientRequestId: req.headers['x-request-id'],
+      operation: 'direct.chargeCard',
     });
   });
 
   it("reads the server's x-request-id back and accepts a caller-supplied one", async () => {
-    fake.svc.on('POST', '/transaction/initiate/process-payment', { ...ok(stepResult), headers: { 'x-request-id': 'srv-123' } });
+    fake.svc.on('POST', '/transaction/initiate/process-payment', {
+      ...ok(stepResult),
+      headers: { 'x-request-id': 'srv-123' },
+    });
     const res = await fake.client.direct.chargeCard(chargeCard, { requestId: 'activity-42' });
     expect(fake.svc.last().headers['x-request-id']).toBe('activity-42');
     expect(res.requestId).toBe('srv-123');
@@ -53,7 +80,9 @@ describe('request shape', () => {
   it('keeps a path prefix of the base URL', async () => {
     const prefixed = new PaymentsClient({ baseUrl: `${fake.svc.url}/api/`, secretKey: TEST_KEY });
     fake.svc.on('GET', '/api/transaction/verify/R1', ok({ transaction_ref: 'R1', transaction_status: 'Pending' }));
-    await expect(prefixed.transactions.verify({ transaction_ref: 'R1' })).resolves.toMatchObject({ data: { transaction_status: 'Pending' } });
+    await expect(prefixed.transactions.verify({ transaction_ref: 'R1' })).resolves.toMatchObject({
+      data: { transaction_status: 'Pending' },
+    });
     await prefixed.close();
   });
 
@@ -61,7 +90,13 @@ describe('request shape', () => {
     const err = await rejectionOf(fake.client.direct.chargeCard({ ...chargeCard, amount: 100.5 }));
     expect(err).toBeInstanceOf(RequestValidationError);
     expect(err).toBeInstanceOf(PaymentsApiError);
-    expect(err).toMatchObject({ operation: 'direct.chargeCard', requestSent: false, retrySafe: false, outcomeUnknown: false, status: undefined });
+    expect(err).toMatchObject({
+      operation: 'direct.chargeCard',
+      requestSent: false,
+      retrySafe: false,
+      outcomeUnknown: false,
+      status: undefined,
+    });
     expect((err as unknown as RequestValidationError).issues).toEqual([
       { path: 'amount', message: expect.stringMatching(/integer in the lowest currency unit.*never rounded/) },
     ]);
@@ -69,7 +104,9 @@ describe('request shape', () => {
   });
 
   it('never puts the request body into an error', async () => {
-    const err = await rejectionOf(fake.client.direct.chargeCard({ ...chargeCard, card: { ...chargeCard.card, cvv: '12' } }));
+    const err = await rejectionOf(
+      fake.client.direct.chargeCard({ ...chargeCard, card: { ...chargeCard.card, cvv: '12' } }),
+    );
     expect(JSON.stringify(err)).not.toContain('5555555555554444');
     expect(err.message).not.toContain('5555555555554444');
     expect(err.message).toContain('card.cvv: must be 3 or 4 digits');
@@ -83,7 +120,14 @@ describe('timeouts', () => {
     const err = await rejectionOf(fake.client.direct.chargeCard(chargeCard, { timeoutMs: 300 }));
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(err).toBeInstanceOf(TimeoutError);
-    expect(err).toMatchObject({ operation: 'direct.chargeCard', requestSent: true, outcomeUnknown: true, retrySafe: false, moneyMoving: true, status: undefined });
+    expect(err).toMatchObject({
+      operation: 'direct.chargeCard',
+      requestSent: true,
+      outcomeUnknown: true,
+      retrySafe: false,
+      moneyMoving: true,
+      status: undefined,
+    });
     expect(fake.svc.requests).toHaveLength(1); // it did reach the service
   });
 
@@ -98,13 +142,26 @@ describe('timeouts', () => {
     fake.svc.on('POST', '/transaction', 'hang-body');
     const err = await rejectionOf(fake.client.posTerminal.initiate(posBody(), { timeoutMs: 300 }));
     expect(err).toBeInstanceOf(TimeoutError);
-    expect(err).toMatchObject({ operation: 'posTerminal.initiate', status: 200, outcomeUnknown: true, retrySafe: false });
+    expect(err).toMatchObject({
+      operation: 'posTerminal.initiate',
+      status: 200,
+      outcomeUnknown: true,
+      retrySafe: false,
+    });
   });
 
   it('the client-wide timeoutMs applies when no per-call one is given', async () => {
     const quick = clientFor(fake.svc, { timeoutMs: 200 });
     fake.svc.on('POST', '/transaction/mandate/debit', 'hang');
-    const err = await rejectionOf(quick.mandates.debit({ amount: 20_000, mandate_id: 'm1', transaction_reference: 'DD-1', narration: 'June', customer_email: 'a@b.co' }));
+    const err = await rejectionOf(
+      quick.mandates.debit({
+        amount: 20_000,
+        mandate_id: 'm1',
+        transaction_reference: 'DD-1',
+        narration: 'June',
+        customer_email: 'a@b.co',
+      }),
+    );
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err).toMatchObject({ outcomeUnknown: true, operation: 'mandates.debit' });
     await quick.close();
@@ -116,7 +173,12 @@ describe('connection failures', () => {
     fake.svc.on('POST', '/transaction/initiate/process-payment', 'reset');
     const err = await rejectionOf(fake.client.direct.chargeCard(chargeCard));
     expect(err).toBeInstanceOf(ConnectionError);
-    expect(err).toMatchObject({ requestSent: true, outcomeUnknown: true, retrySafe: false, operation: 'direct.chargeCard' });
+    expect(err).toMatchObject({
+      requestSent: true,
+      outcomeUnknown: true,
+      retrySafe: false,
+      operation: 'direct.chargeCard',
+    });
     expect(fake.svc.requests).toHaveLength(1);
   });
 
@@ -132,7 +194,13 @@ describe('connection failures', () => {
     const refused = new PaymentsClient({ baseUrl: `http://127.0.0.1:${port}`, secretKey: TEST_KEY });
     const err = await rejectionOf(refused.direct.chargeCard(chargeCard));
     expect(err).toBeInstanceOf(ConnectionError);
-    expect(err).toMatchObject({ requestSent: false, retrySafe: true, outcomeUnknown: false, code: 'ECONNREFUSED', operation: 'direct.chargeCard' });
+    expect(err).toMatchObject({
+      requestSent: false,
+      retrySafe: true,
+      outcomeUnknown: false,
+      code: 'ECONNREFUSED',
+      operation: 'direct.chargeCard',
+    });
     await refused.close();
   });
 
@@ -171,22 +239,41 @@ describe('HTTP errors', () => {
     fake.svc.on('POST', '/transaction/initiate/process-payment', { status: 502, raw: '<html>Bad Gateway</html>' });
     const err = await rejectionOf(fake.client.direct.chargeCard(chargeCard));
     expect(err).toBeInstanceOf(ServerError);
-    expect(err).toMatchObject({ status: 502, outcomeUnknown: true, retrySafe: false, body: '<html>Bad Gateway</html>', serviceMessage: '' });
+    expect(err).toMatchObject({
+      status: 502,
+      outcomeUnknown: true,
+      retrySafe: false,
+      body: '<html>Bad Gateway</html>',
+      serviceMessage: '',
+    });
     expect(err.message).toBe('direct.chargeCard: HTTP 502 Bad Gateway with an empty message');
   });
 
   it('5xx on a read: ServerError, retry-safe', async () => {
-    fake.svc.on('GET', '/transaction/verify/R1', { status: 500, body: { status: 500, success: false, message: 'Internal error', data: null } });
+    fake.svc.on('GET', '/transaction/verify/R1', {
+      status: 500,
+      body: { status: 500, success: false, message: 'Internal error', data: null },
+    });
     const err = await rejectionOf(fake.client.transactions.verify({ transaction_ref: 'R1' }));
     expect(err).toBeInstanceOf(ServerError);
     expect(err).toMatchObject({ status: 500, message: 'Internal error', outcomeUnknown: false, retrySafe: true });
   });
 
   it('401 with an empty message', async () => {
-    fake.svc.on('POST', '/transaction/initiate/process-payment', { status: 401, body: { success: false, message: '', data: {} } });
+    fake.svc.on('POST', '/transaction/initiate/process-payment', {
+      status: 401,
+      body: { success: false, message: '', data: {} },
+    });
     const err = await rejectionOf(fake.client.direct.chargeCard(chargeCard));
     expect(err).toBeInstanceOf(AuthenticationError);
-    expect(err).toMatchObject({ status: 401, serviceMessage: '', bodyStatus: undefined, retrySafe: false, outcomeUnknown: false, body: { success: false, message: '', data: {} } });
+    expect(err).toMatchObject({
+      status: 401,
+      serviceMessage: '',
+      bodyStatus: undefined,
+      retrySafe: false,
+      outcomeUnknown: false,
+      body: { success: false, message: '', data: {} },
+    });
     expect(err.message).toBe('direct.chargeCard: HTTP 401 Unauthorized with an empty message');
   });
 
@@ -198,8 +285,13 @@ describe('HTTP errors', () => {
   });
 
   it('a 2xx whose envelope says status 400 / success false is an error, not a result', async () => {
-    fake.svc.on('POST', '/transaction/charge_card', { status: 200, body: { status: '400', success: false, message: 'amount cannot be < 0', data: null } });
-    const err = await rejectionOf(fake.client.tokens.charge({ amount: 100, token_id: 'AUTH_x', transaction_ref: 'T-1' }));
+    fake.svc.on('POST', '/transaction/charge_card', {
+      status: 200,
+      body: { status: '400', success: false, message: 'amount cannot be < 0', data: null },
+    });
+    const err = await rejectionOf(
+      fake.client.tokens.charge({ amount: 100, token_id: 'AUTH_x', transaction_ref: 'T-1' }),
+    );
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err).toMatchObject({ status: 200, bodyStatus: 400, message: 'amount cannot be < 0', outcomeUnknown: false });
   });
@@ -215,7 +307,9 @@ describe('HTTP errors', () => {
     fake.svc.on('POST', '/transaction/initiate/process-payment', ok({ ...stepResult, amount: 100.5 }));
     const err = await rejectionOf(fake.client.direct.chargeCard(chargeCard));
     expect(err).toBeInstanceOf(ResponseValidationError);
-    expect((err as unknown as ResponseValidationError).issues).toEqual([{ path: 'data.amount', message: expect.stringMatching(/fractional amount is refused/) }]);
+    expect((err as unknown as ResponseValidationError).issues).toEqual([
+      { path: 'data.amount', message: expect.stringMatching(/fractional amount is refused/) },
+    ]);
     expect(err).toMatchObject({ outcomeUnknown: true, moneyMoving: true });
   });
 
@@ -230,7 +324,13 @@ describe('HTTP errors', () => {
   it('error toJSON is log-safe and carries the flags', async () => {
     fake.svc.on('POST', '/transaction/initiate/process-payment', { status: 503, body: { message: 'down' } });
     const err = (await rejectionOf(fake.client.direct.chargeCard(chargeCard))) as unknown as PaymentsApiError;
-    expect(err.toJSON()).toMatchObject({ name: 'ServerError', operation: 'direct.chargeCard', status: 503, outcomeUnknown: true, retrySafe: false });
+    expect(err.toJSON()).toMatchObject({
+      name: 'ServerError',
+      operation: 'direct.chargeCard',
+      status: 503,
+      outcomeUnknown: true,
+      retrySafe: false,
+    });
     expect(err.toJSON()).not.toHaveProperty('body');
   });
 });
@@ -239,10 +339,24 @@ describe('injected dispatcher (undici MockAgent)', () => {
   it('uses the injected dispatcher and leaves it open on close()', async () => {
     const agent = new MockAgent();
     agent.disableNetConnect();
-    agent.get('https://api.example.test')
-      .intercept({ path: '/transaction/verify/ABC', method: 'GET', headers: { authorization: 'Bearer sandbox_sk_mock' } })
-      .reply(200, { status: 200, success: true, message: 'Verification successful', data: { transaction_ref: 'ABC', transaction_status: 'success', transaction_amount: 5000 } });
-    const c = new PaymentsClient({ baseUrl: 'https://api.example.test', secretKey: 'sandbox_sk_mock', dispatcher: agent });
+    agent
+      .get('https://api.example.test')
+      .intercept({
+        path: '/transaction/verify/ABC',
+        method: 'GET',
+        headers: { authorization: 'Bearer sandbox_sk_mock' },
+      })
+      .reply(200, {
+        status: 200,
+        success: true,
+        message: 'Verification successful',
+        data: { transaction_ref: 'ABC', transaction_status: 'success', transaction_amount: 5000 },
+      });
+    const c = new PaymentsClient({
+      baseUrl: 'https://api.example.test',
+      secretKey: 'sandbox_sk_mock',
+      dispatcher: agent,
+    });
     const res = await c.transactions.verify({ transaction_ref: 'ABC' });
     expect(res.data).toMatchObject({ transaction_status: 'Success', transaction_amount: 5000 });
     await c.close();
@@ -262,10 +376,21 @@ describe('constructor', () => {
 
 function posBody() {
   return {
-    terminal_id: '2KUD0001', amount: 150000, card_pan: '5061000000000000001', card_expiry_month: '12', card_expiry_year: '27',
-    card_type: 'Verve', cardholder_name: 'ADA OBI', card_sequence_number: '001', track2: '5061000000000000001D27121010000000000F',
-    chipdata: '9F2608AABBCCDDEEFF0011', aid: '4F07A0000003710001', pin_block: '0123456789ABCDEF', transaction_type: 'Purchase',
-    account_type: 'default', merchant_ref: 'POS-0001',
+    terminal_id: '2KUD0001',
+    amount: 150000,
+    card_pan: '5061000000000000001',
+    card_expiry_month: '12',
+    card_expiry_year: '27',
+    card_type: 'Verve',
+    cardholder_name: 'ADA OBI',
+    card_sequence_number: '001',
+    track2: '5061000000000000001D27121010000000000F',
+    chipdata: '9F2608AABBCCDDEEFF0011',
+    aid: '4F07A0000003710001',
+    pin_block: '0123456789ABCDEF',
+    transaction_type: 'Purchase',
+    account_type: 'default',
+    merchant_ref: 'POS-0001',
   };
 }
 

@@ -1,82 +1,181 @@
 // C1-C11 against a real HTTP server with the spec's bodies.
 import {
-  AuthenticationError, BadRequestError, DependencyFailedError, NotFoundError, PermissionDeniedError,
-  RequestValidationError, ResponseValidationError,
+  AuthenticationError,
+  BadRequestError,
+  DependencyFailedError,
+  NotFoundError,
+  PermissionDeniedError,
+  RequestValidationError,
+  ResponseValidationError,
 } from '../../src/api';
 import { ok, rejectionOf, useFakeService } from './helpers/fake-service';
 
 const fake = useFakeService();
 
 const account = {
-  first_name: 'Ada', last_name: 'Obi', bank_code: '058', virtual_account_number: '4000012345', beneficiary_account: null,
-  customer_identifier: 'CUST-1', created_at: '2025-01-10T10:00:00.000Z', updated_at: '2025-01-10T10:00:00.000Z',
+  first_name: 'Ada',
+  last_name: 'Obi',
+  bank_code: '058',
+  virtual_account_number: '4000012345',
+  beneficiary_account: null,
+  customer_identifier: 'CUST-1',
+  created_at: '2025-01-10T10:00:00.000Z',
+  updated_at: '2025-01-10T10:00:00.000Z',
 };
 const customerBody = {
-  customer_identifier: 'CUST-1', first_name: 'Ada', last_name: 'Obi', mobile_num: '08012345678', email: 'ada@example.com',
-  bvn: '22222222222', dob: '01/31/1990', gender: '2' as const, address: '1 Marina, Lagos',
+  customer_identifier: 'CUST-1',
+  first_name: 'Ada',
+  last_name: 'Obi',
+  mobile_num: '08012345678',
+  email: 'ada@example.com',
+  bvn: '22222222222',
+  dob: '01/31/1990',
+  gender: '2' as const,
+  address: '1 Marina, Lagos',
 };
 const vaTxn = {
-  transaction_reference: 'REF-1', virtual_account_number: '4000012345', principal_amount: '5000.00', settled_amount: '4950.00',
-  fee_charged: '50.00', transaction_date: '2025-01-10T10:00:00.000Z', transaction_indicator: 'C', remarks: 'Transfer from Ada',
-  currency: 'NGN', frozen_transaction: null, customer: { customer_identifier: 'CUST-1' },
+  transaction_reference: 'REF-1',
+  virtual_account_number: '4000012345',
+  principal_amount: '5000.00',
+  settled_amount: '4950.00',
+  fee_charged: '50.00',
+  transaction_date: '2025-01-10T10:00:00.000Z',
+  transaction_indicator: 'C',
+  remarks: 'Transfer from Ada',
+  currency: 'NGN',
+  frozen_transaction: null,
+  customer: { customer_identifier: 'CUST-1' },
 };
 
 describe('C1 createCustomer', () => {
   it('POSTs /virtual-account and parses the account', async () => {
     fake.svc.on('POST', '/virtual-account', ok(account));
-    const res = await fake.client.virtualAccounts.createCustomer({ ...customerBody, beneficiary_account: '0123456789' });
+    const res = await fake.client.virtualAccounts.createCustomer({
+      ...customerBody,
+      beneficiary_account: '0123456789',
+    });
     expect(fake.svc.last().body).toEqual({ ...customerBody, beneficiary_account: '0123456789' });
     expect(res.data.virtual_account_number).toBe('4000012345');
   });
 
   it('400 / 401 / 403 bodies', async () => {
-    fake.svc.on('POST', '/virtual-account', { status: 400, body: { status: 400, success: false, message: 'Validation Failure, Customer identifier is required', data: null } });
-    await expect(fake.client.virtualAccounts.createCustomer(customerBody)).rejects.toMatchObject({ constructor: BadRequestError, message: 'Validation Failure, Customer identifier is required' });
+    fake.svc.on('POST', '/virtual-account', {
+      status: 400,
+      body: { status: 400, success: false, message: 'Validation Failure, Customer identifier is required', data: null },
+    });
+    await expect(fake.client.virtualAccounts.createCustomer(customerBody)).rejects.toMatchObject({
+      constructor: BadRequestError,
+      message: 'Validation Failure, Customer identifier is required',
+    });
     fake.svc.on('POST', '/virtual-account', { status: 401, body: { success: false, message: '', data: {} } });
     await expect(fake.client.virtualAccounts.createCustomer(customerBody)).rejects.toBeInstanceOf(AuthenticationError);
-    fake.svc.on('POST', '/virtual-account', { status: 403, body: { status: 403, success: false, message: 'Merchant authentication failed', data: null } });
-    await expect(fake.client.virtualAccounts.createCustomer(customerBody)).rejects.toMatchObject({ constructor: PermissionDeniedError, message: 'Merchant authentication failed' });
+    fake.svc.on('POST', '/virtual-account', {
+      status: 403,
+      body: { status: 403, success: false, message: 'Merchant authentication failed', data: null },
+    });
+    await expect(fake.client.virtualAccounts.createCustomer(customerBody)).rejects.toMatchObject({
+      constructor: PermissionDeniedError,
+      message: 'Merchant authentication failed',
+    });
   });
 
   it('validates mobile_num, dob, gender, bvn, beneficiary_account', async () => {
-    const err = await rejectionOf(fake.client.virtualAccounts.createCustomer({
-      ...customerBody, mobile_num: '080123456789', dob: '1990-01-31', gender: 'F' as '1', bvn: '123', beneficiary_account: '12345',
-    }));
-    expect((err as unknown as RequestValidationError).issues).toEqual(expect.arrayContaining([
-      { path: 'mobile_num', message: 'must be at most 11 digits (digits only)' },
-      { path: 'dob', message: 'must be a date mm/dd/yyyy' },
-      { path: 'gender', message: "must be '1' (male) or '2' (female)" },
-      { path: 'bvn', message: 'must be 11 digits' },
-      { path: 'beneficiary_account', message: 'must be exactly 10 digits' },
-    ]));
+    const err = await rejectionOf(
+      fake.client.virtualAccounts.createCustomer({
+        ...customerBody,
+        mobile_num: '080123456789',
+        dob: '1990-01-31',
+        gender: 'F' as '1',
+        bvn: '123',
+        beneficiary_account: '12345',
+      }),
+    );
+    expect((err as unknown as RequestValidationError).issues).toEqual(
+      expect.arrayContaining([
+        { path: 'mobile_num', message: 'must be at most 11 digits (digits only)' },
+        { path: 'dob', message: 'must be a date mm/dd/yyyy' },
+        { path: 'gender', message: "must be '1' (male) or '2' (female)" },
+        { path: 'bvn', message: 'must be 11 digits' },
+        { path: 'beneficiary_account', message: 'must be exactly 10 digits' },
+      ]),
+    );
     const bad = await rejectionOf(fake.client.virtualAccounts.createCustomer({ ...customerBody, dob: '02/30/1990' }));
-    expect((bad as unknown as RequestValidationError).issues).toEqual([{ path: 'dob', message: 'must be a date mm/dd/yyyy' }]);
+    expect((bad as unknown as RequestValidationError).issues).toEqual([
+      { path: 'dob', message: 'must be a date mm/dd/yyyy' },
+    ]);
     expect(fake.svc.requests).toHaveLength(0);
   });
 });
 
 describe('C2 createBusiness', () => {
   it('POSTs /virtual-account/business', async () => {
-    fake.svc.on('POST', '/virtual-account/business', ok({ ...account, first_name: undefined, last_name: undefined, business_name: 'Acme' }));
-    const res = await fake.client.virtualAccounts.createBusiness({ bvn: '22222222222', business_name: 'Acme', customer_identifier: 'ACME01', mobile_num: '08012345678' });
-    expect(fake.svc.last().body).toEqual({ bvn: '22222222222', business_name: 'Acme', customer_identifier: 'ACME01', mobile_num: '08012345678' });
+    fake.svc.on(
+      'POST',
+      '/virtual-account/business',
+      ok({ ...account, first_name: undefined, last_name: undefined, business_name: 'Acme' }),
+    );
+    const res = await fake.client.virtualAccounts.createBusiness({
+      bvn: '22222222222',
+      business_name: 'Acme',
+      customer_identifier: 'ACME01',
+      mobile_num: '08012345678',
+    });
+    expect(fake.svc.last().body).toEqual({
+      bvn: '22222222222',
+      business_name: 'Acme',
+      customer_identifier: 'ACME01',
+      mobile_num: '08012345678',
+    });
     expect(res.data.virtual_account_number).toBe('4000012345');
   });
 
   it("424 with status '424' as a string and null account fields", async () => {
     const body = {
-      status: '424', success: false, message: 'Validation Failure No record found for Account number-0123456789',
-      data: { first_name: null, last_name: null, bank_code: null, virtual_account_number: null, created_at: '0001-01-01T00:00:00', updated_at: '0001-01-01T00:00:00' },
+      status: '424',
+      success: false,
+      message: 'Validation Failure No record found for Account number-0123456789',
+      data: {
+        first_name: null,
+        last_name: null,
+        bank_code: null,
+        virtual_account_number: null,
+        created_at: '0001-01-01T00:00:00',
+        updated_at: '0001-01-01T00:00:00',
+      },
     };
     fake.svc.on('POST', '/virtual-account/business', { status: 424, body });
-    const err = await rejectionOf(fake.client.virtualAccounts.createBusiness({ bvn: '22222222222', business_name: 'Acme', customer_identifier: 'ACME01', mobile_num: '0801', beneficiary_account: '0123456789' }));
+    const err = await rejectionOf(
+      fake.client.virtualAccounts.createBusiness({
+        bvn: '22222222222',
+        business_name: 'Acme',
+        customer_identifier: 'ACME01',
+        mobile_num: '0801',
+        beneficiary_account: '0123456789',
+      }),
+    );
     expect(err).toBeInstanceOf(DependencyFailedError);
-    expect(err).toMatchObject({ status: 424, bodyStatus: 424, message: body.message, body, retrySafe: false, outcomeUnknown: false });
+    expect(err).toMatchObject({
+      status: 424,
+      bodyStatus: 424,
+      message: body.message,
+      body,
+      retrySafe: false,
+      outcomeUnknown: false,
+    });
   });
 
   it('refuses a non-alphanumeric customer_identifier', async () => {
-    const err = await rejectionOf(fake.client.virtualAccounts.createBusiness({ bvn: '22222222222', business_name: 'Acme', customer_identifier: 'ACME-01', mobile_num: '0801' }));
-    expect((err as unknown as RequestValidationError).issues).toEqual([{ path: 'customer_identifier', message: 'must be alphanumeric' }]);
+    const err = await rejectionOf(
+      fake.client.virtualAccounts.createBusiness({
+        bvn: '22222222222',
+        business_name: 'Acme',
+        customer_identifier: 'ACME-01',
+        mobile_num: '0801',
+      }),
+    );
+    expect((err as unknown as RequestValidationError).issues).toEqual([
+      { path: 'customer_identifier', message: 'must be alphanumeric' },
+    ]);
   });
 });
 
@@ -90,7 +189,11 @@ describe('C3/C4 transactions', () => {
   });
 
   it('C4 GETs merchant transactions without parameters; a frozen transaction is an object', async () => {
-    fake.svc.on('GET', '/virtual-account/merchant/transactions', ok([{ ...vaTxn, frozen_transaction: { freeze_transaction_ref: 'FRZ-1', reason: 'suspicious' } }]));
+    fake.svc.on(
+      'GET',
+      '/virtual-account/merchant/transactions',
+      ok([{ ...vaTxn, frozen_transaction: { freeze_transaction_ref: 'FRZ-1', reason: 'suspicious' } }]),
+    );
     const res = await fake.client.virtualAccounts.merchantTransactions();
     expect(fake.svc.last().query).toEqual({});
     expect(res.data[0].frozen_transaction).toEqual({ freeze_transaction_ref: 'FRZ-1', reason: 'suspicious' });
@@ -106,30 +209,81 @@ describe('C3/C4 transactions', () => {
 
 describe('C5 merchantTransactionsFiltered', () => {
   it('sends the filters as query and parses {count, rows, query}', async () => {
-    fake.svc.on('GET', '/virtual-account/merchant/transactions/all', ok({ count: 1, rows: [{ ...vaTxn, alerted_merchant: true, merchant_settlement_date: '2025-01-11T00:00:00Z' }], query: {} }));
-    const res = await fake.client.virtualAccounts.merchantTransactionsFiltered({ page: 1, perPage: 50, virtualAccount: '4000012345', startDate: '01-01-2025', endDate: '01-31-2025', dir: 'DESC' });
-    expect(fake.svc.last().query).toEqual({ page: '1', perPage: '50', virtualAccount: '4000012345', startDate: '01-01-2025', endDate: '01-31-2025', dir: 'DESC' });
+    fake.svc.on(
+      'GET',
+      '/virtual-account/merchant/transactions/all',
+      ok({
+        count: 1,
+        rows: [{ ...vaTxn, alerted_merchant: true, merchant_settlement_date: '2025-01-11T00:00:00Z' }],
+        query: {},
+      }),
+    );
+    const res = await fake.client.virtualAccounts.merchantTransactionsFiltered({
+      page: 1,
+      perPage: 50,
+      virtualAccount: '4000012345',
+      startDate: '01-01-2025',
+      endDate: '01-31-2025',
+      dir: 'DESC',
+    });
+    expect(fake.svc.last().query).toEqual({
+      page: '1',
+      perPage: '50',
+      virtualAccount: '4000012345',
+      startDate: '01-01-2025',
+      endDate: '01-31-2025',
+      dir: 'DESC',
+    });
     expect(res.data.rows[0].alerted_merchant).toBe(true);
   });
 
   it('400 `virtualAccount` is not allowed to be empty; local date format checked', async () => {
-    fake.svc.on('GET', '/virtual-account/merchant/transactions/all', { status: 400, body: { status: 400, success: false, message: '"virtualAccount" is not allowed to be empty', data: null } });
+    fake.svc.on('GET', '/virtual-account/merchant/transactions/all', {
+      status: 400,
+      body: { status: 400, success: false, message: '"virtualAccount" is not allowed to be empty', data: null },
+    });
     await expect(fake.client.virtualAccounts.merchantTransactionsFiltered({})).rejects.toBeInstanceOf(BadRequestError);
-    const err = await rejectionOf(fake.client.virtualAccounts.merchantTransactionsFiltered({ startDate: '2025-01-01' }));
-    expect((err as unknown as RequestValidationError).issues).toEqual([{ path: 'startDate', message: 'must be a date MM-DD-YYYY' }]);
+    const err = await rejectionOf(
+      fake.client.virtualAccounts.merchantTransactionsFiltered({ startDate: '2025-01-01' }),
+    );
+    expect((err as unknown as RequestValidationError).issues).toEqual([
+      { path: 'startDate', message: 'must be a date MM-DD-YYYY' },
+    ]);
   });
 });
 
 describe('C6/C7/C8 lookups', () => {
   it('C6 customer by account number; 404 Virtual account not found', async () => {
-    fake.svc.on('GET', '/virtual-account/customer/4000012345', ok({ first_name: 'Ada', last_name: 'Obi', mobile_num: '08012345678', email: 'ada@example.com', customer_identifier: 'CUST-1', virtual_account_number: '4000012345' }));
+    fake.svc.on(
+      'GET',
+      '/virtual-account/customer/4000012345',
+      ok({
+        first_name: 'Ada',
+        last_name: 'Obi',
+        mobile_num: '08012345678',
+        email: 'ada@example.com',
+        customer_identifier: 'CUST-1',
+        virtual_account_number: '4000012345',
+      }),
+    );
     const res = await fake.client.virtualAccounts.customerByAccountNumber({ virtual_account_number: '4000012345' });
     expect(res.data.customer_identifier).toBe('CUST-1');
-    fake.svc.on('GET', '/virtual-account/customer/4000099999', { status: 404, body: { status: 404, success: false, message: 'Virtual account not found', data: null } });
-    const err = await rejectionOf(fake.client.virtualAccounts.customerByAccountNumber({ virtual_account_number: '4000099999' }));
+    fake.svc.on('GET', '/virtual-account/customer/4000099999', {
+      status: 404,
+      body: { status: 404, success: false, message: 'Virtual account not found', data: null },
+    });
+    const err = await rejectionOf(
+      fake.client.virtualAccounts.customerByAccountNumber({ virtual_account_number: '4000099999' }),
+    );
     expect(err).toBeInstanceOf(NotFoundError);
-    expect(err).toMatchObject({ message: 'Virtual account not found', operation: 'virtualAccounts.customerByAccountNumber', retrySafe: false });
-    await expect(fake.client.virtualAccounts.customerByAccountNumber({ virtual_account_number: '123' })).rejects.toBeInstanceOf(RequestValidationError);
+    expect(err).toMatchObject({
+      message: 'Virtual account not found',
+      operation: 'virtualAccounts.customerByAccountNumber',
+      retrySafe: false,
+    });
+    await expect(
+      fake.client.virtualAccounts.customerByAccountNumber({ virtual_account_number: '123' }),
+    ).rejects.toBeInstanceOf(RequestValidationError);
   });
 
   it('C7 account by customer identifier', async () => {
@@ -139,8 +293,26 @@ describe('C6/C7/C8 lookups', () => {
   });
 
   it('C8 merchant accounts with page/perPage/startDate/EndDate', async () => {
-    fake.svc.on('GET', '/virtual-account/merchant/accounts', ok([{ bank_code: '058', virtual_account_number: '4000012345', beneficiary_account: null, created_at: 'x', updated_at: 'y', customer: { first_name: 'Ada', last_name: 'Obi', customer_identifier: 'CUST-1' } }]));
-    const res = await fake.client.virtualAccounts.merchantAccounts({ page: '1', perPage: '10', startDate: '25-01-01', EndDate: '2025-01-31' });
+    fake.svc.on(
+      'GET',
+      '/virtual-account/merchant/accounts',
+      ok([
+        {
+          bank_code: '058',
+          virtual_account_number: '4000012345',
+          beneficiary_account: null,
+          created_at: 'x',
+          updated_at: 'y',
+          customer: { first_name: 'Ada', last_name: 'Obi', customer_identifier: 'CUST-1' },
+        },
+      ]),
+    );
+    const res = await fake.client.virtualAccounts.merchantAccounts({
+      page: '1',
+      perPage: '10',
+      startDate: '25-01-01',
+      EndDate: '2025-01-31',
+    });
     expect(fake.svc.last().query).toEqual({ page: '1', perPage: '10', startDate: '25-01-01', EndDate: '2025-01-31' });
     expect(res.data[0].customer?.customer_identifier).toBe('CUST-1');
   });
@@ -148,27 +320,58 @@ describe('C6/C7/C8 lookups', () => {
 
 describe('C9 simulatePayment', () => {
   it('sends virtual_account_number and a decimal-string amount, no dva flag', async () => {
-    fake.svc.on('POST', '/virtual-account/simulate/payment', { status: 200, body: { success: true, message: 'Success', data: {} } });
-    const res = await fake.client.virtualAccounts.simulatePayment({ virtual_account_number: '4000012345', amount: '5000.00' });
+    fake.svc.on('POST', '/virtual-account/simulate/payment', {
+      status: 200,
+      body: { success: true, message: 'Success', data: {} },
+    });
+    const res = await fake.client.virtualAccounts.simulatePayment({
+      virtual_account_number: '4000012345',
+      amount: '5000.00',
+    });
     expect(fake.svc.last().body).toEqual({ virtual_account_number: '4000012345', amount: '5000.00' });
     expect(res).toMatchObject({ data: {}, success: true, bodyStatus: undefined });
   });
 
   it('refuses a fractional JS number as a decimal amount', async () => {
-    const err = await rejectionOf(fake.client.virtualAccounts.simulatePayment({ virtual_account_number: '4000012345', amount: 50.5 }));
+    const err = await rejectionOf(
+      fake.client.virtualAccounts.simulatePayment({ virtual_account_number: '4000012345', amount: 50.5 }),
+    );
     expect((err as unknown as RequestValidationError).issues[0].path).toBe('amount');
   });
 });
 
 describe('C10/C11 webhook error log', () => {
   it('C10 lists the log rows', async () => {
-    fake.svc.on('GET', '/virtual-account/webhook/logs', ok({
-      count: 1,
-      rows: [{
-        id: '6f1c5d7e-1111-4a2b-9c3d-0123456789ab', transaction_ref: 'REF-1',
-        payload: { hash: 'abc', meta: {}, channel: 'virtual-account', remarks: 'x', currency: 'NGN', fee_charged: '50.00', sender_name: 'Ada', encrypted_body: 'e', settled_amount: '4950.00', principal_amount: '5000.00', transaction_date: 't', customer_identifier: 'CUST-1', transaction_indicator: 'C', transaction_reference: 'REF-1', virtual_account_number: '4000012345' },
-      }],
-    }));
+    fake.svc.on(
+      'GET',
+      '/virtual-account/webhook/logs',
+      ok({
+        count: 1,
+        rows: [
+          {
+            id: '6f1c5d7e-1111-4a2b-9c3d-0123456789ab',
+            transaction_ref: 'REF-1',
+            payload: {
+              hash: 'abc',
+              meta: {},
+              channel: 'virtual-account',
+              remarks: 'x',
+              currency: 'NGN',
+              fee_charged: '50.00',
+              sender_name: 'Ada',
+              encrypted_body: 'e',
+              settled_amount: '4950.00',
+              principal_amount: '5000.00',
+              transaction_date: 't',
+              customer_identifier: 'CUST-1',
+              transaction_indicator: 'C',
+              transaction_reference: 'REF-1',
+              virtual_account_number: '4000012345',
+            },
+          },
+        ],
+      }),
+    );
     const res = await fake.client.virtualAccounts.webhookErrorLog({ page: 1, perPage: 100 });
     expect(fake.svc.last().query).toEqual({ page: '1', perPage: '100' });
     expect(res.data.rows[0].payload.principal_amount).toBe('5000.00');
@@ -179,7 +382,12 @@ describe('C10/C11 webhook error log', () => {
     const res = await fake.client.virtualAccounts.deleteWebhookErrorLog({ transaction_ref: 'REF-1' });
     expect(fake.svc.last().method).toBe('DELETE');
     expect(res.data).toBe(1);
-    fake.svc.on('DELETE', '/virtual-account/webhook/logs/REF-1', { status: 401, body: { success: false, message: '', data: {} } });
-    await expect(fake.client.virtualAccounts.deleteWebhookErrorLog({ transaction_ref: 'REF-1' })).rejects.toBeInstanceOf(AuthenticationError);
+    fake.svc.on('DELETE', '/virtual-account/webhook/logs/REF-1', {
+      status: 401,
+      body: { success: false, message: '', data: {} },
+    });
+    await expect(
+      fake.client.virtualAccounts.deleteWebhookErrorLog({ transaction_ref: 'REF-1' }),
+    ).rejects.toBeInstanceOf(AuthenticationError);
   });
 });

@@ -16,7 +16,15 @@ import type { CheckoutState } from '../../src/shared/checkout';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const STEP_MS = 15_000;
 const skip = process.env.SKIP_BROWSER_TESTS === '1';
 
@@ -29,10 +37,17 @@ jest.setTimeout(120_000);
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install it as root with \`bash scripts/install-chromium.sh\`, or set SKIP_BROWSER_TESTS=1 to skip this test on purpose (never in CI).`);
+      throw new Error(
+        `${CHROMIUM} is missing: install it as root with \`bash scripts/install-chromium.sh\`, or set SKIP_BROWSER_TESTS=1 to skip this test on purpose (never in CI).`,
+      );
     }
     const [started, launched] = await Promise.allSettled([
-      (async () => runServices({ config, logger: createLogger({ destination: new LogCapture() }), workflowBundle: await workflowBundle() }))(),
+      (async () =>
+        runServices({
+          config,
+          logger: createLogger({ destination: new LogCapture() }),
+          workflowBundle: await workflowBundle(),
+        }))(),
       chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: STEP_MS }),
     ]);
     if (started.status === 'fulfilled') services = started.value;
@@ -47,7 +62,12 @@ jest.setTimeout(120_000);
   async function openCheckout(amount: number): Promise<{ ref: string; url: string; page: Page }> {
     const ref = `browser-${randomUUID()}`;
     const { checkoutUrl } = await startCheckout(services.client, config.temporal.taskQueue, {
-      transactionRef: ref, amount, currency: 'NGN', email: 'payer@example.com', channels: ['card'], callbackUrl: `${services.webhookUrl}/payments/return`,
+      transactionRef: ref,
+      amount,
+      currency: 'NGN',
+      email: 'payer@example.com',
+      channels: ['card'],
+      callbackUrl: `${services.webhookUrl}/payments/return`,
     });
     const page = await browser!.newPage();
     page.setDefaultTimeout(STEP_MS);
@@ -63,7 +83,12 @@ jest.setTimeout(120_000);
     await page.click('section[data-channel="card"] button[type="submit"]');
   }
 
-  const finalState = (ref: string) => waitForState(() => getCheckoutState(services.client, ref), (s: CheckoutState) => ['success', 'failed', 'expired'].includes(s.status), { timeoutMs: 60_000 });
+  const finalState = (ref: string) =>
+    waitForState(
+      () => getCheckoutState(services.client, ref),
+      (s: CheckoutState) => ['success', 'failed', 'expired'].includes(s.status),
+      { timeoutMs: 60_000 },
+    );
 
   it('card with OTP: the modal asks for the OTP, the payer enters it, and E-3 brings the browser back to the return page showing the payment', async () => {
     const { ref, page } = await openCheckout(50_000);

@@ -50,7 +50,11 @@ describe('sealing and opening', () => {
     await client.connect();
     try {
       const { rows } = await client.query('SELECT * FROM claim_check_records');
-      const dump = JSON.stringify(rows.map((r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('latin1') : v]))));
+      const dump = JSON.stringify(
+        rows.map((r: Record<string, unknown>) =>
+          Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('latin1') : v])),
+        ),
+      );
       expect(dump).not.toContain('7391');
       expect(dump).not.toContain(handle);
       expect(dump).not.toContain(handle.slice(3));
@@ -78,7 +82,9 @@ describe('keys', () => {
     const client = new pg.Client({ connectionString: claimCheckDatabaseUrl() });
     await client.connect();
     try {
-      await client.query("UPDATE claim_check_records SET sealed = set_byte(sealed, 0, (get_byte(sealed, 0) + 1) % 256) WHERE key_id = 'k9'");
+      await client.query(
+        "UPDATE claim_check_records SET sealed = set_byte(sealed, 0, (get_byte(sealed, 0) + 1) % 256) WHERE key_id = 'k9'",
+      );
     } finally {
       await client.end();
     }

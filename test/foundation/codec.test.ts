@@ -59,12 +59,19 @@ describe('codec server', () => {
   let server: RunningCodecServer;
   const codec = new AesGcmPayloadCodec([k1]);
   beforeAll(async () => {
-    server = await startCodecServer({ codec, token: 'test-token-123', corsOrigins: ['http://localhost:8233'], port: 0 });
+    server = await startCodecServer({
+      codec,
+      token: 'test-token-123',
+      corsOrigins: ['http://localhost:8233'],
+      port: 0,
+    });
   });
   afterAll(() => server.close());
 
   const toJson = (p: Payload) => ({
-    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+    metadata: Object.fromEntries(
+      Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+    ),
     data: Buffer.from(p.data ?? []).toString('base64'),
   });
 
@@ -72,7 +79,12 @@ describe('codec server', () => {
     const [enc] = await codec.encode([defaultPayloadConverter.toPayload(secret)]);
     const res = await fetch(`${server.url}/decode`, {
       method: 'POST',
-      headers: { Authorization: 'Bearer test-token-123', Origin: 'http://localhost:8233', 'Content-Type': 'application/json', 'X-Namespace': 'default' },
+      headers: {
+        Authorization: 'Bearer test-token-123',
+        Origin: 'http://localhost:8233',
+        'Content-Type': 'application/json',
+        'X-Namespace': 'default',
+      },
       body: JSON.stringify({ payloads: [toJson(enc)] }),
     });
     expect(res.status).toBe(200);
@@ -91,13 +103,21 @@ describe('codec server', () => {
     const body = (await res.json()) as { payloads: { metadata: Record<string, string>; data: string }[] };
     expect(Buffer.from(body.payloads[0].metadata.encoding, 'base64').toString()).toBe(ENCRYPTED_ENCODING);
     const back = await codec.decode([
-      { metadata: Object.fromEntries(Object.entries(body.payloads[0].metadata).map(([k, v]) => [k, Buffer.from(v, 'base64')])), data: Buffer.from(body.payloads[0].data, 'base64') },
+      {
+        metadata: Object.fromEntries(
+          Object.entries(body.payloads[0].metadata).map(([k, v]) => [k, Buffer.from(v, 'base64')]),
+        ),
+        data: Buffer.from(body.payloads[0].data, 'base64'),
+      },
     ]);
     expect(defaultPayloadConverter.fromPayload(back[0])).toBe('hello');
   });
 
   it('answers the CORS preflight without a token', async () => {
-    const res = await fetch(`${server.url}/decode`, { method: 'OPTIONS', headers: { Origin: 'http://localhost:8233', 'Access-Control-Request-Method': 'POST' } });
+    const res = await fetch(`${server.url}/decode`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://localhost:8233', 'Access-Control-Request-Method': 'POST' },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-headers')).toContain('Authorization');
   });
@@ -105,13 +125,29 @@ describe('codec server', () => {
   it('refuses a missing or wrong token, and gives no CORS grant to other origins', async () => {
     const body = JSON.stringify({ payloads: [] });
     expect((await fetch(`${server.url}/decode`, { method: 'POST', body })).status).toBe(401);
-    expect((await fetch(`${server.url}/decode`, { method: 'POST', body, headers: { Authorization: 'Bearer wrong-token-12' } })).status).toBe(401);
-    const other = await fetch(`${server.url}/decode`, { method: 'POST', body, headers: { Origin: 'http://evil.example' } });
+    expect(
+      (
+        await fetch(`${server.url}/decode`, {
+          method: 'POST',
+          body,
+          headers: { Authorization: 'Bearer wrong-token-12' },
+        })
+      ).status,
+    ).toBe(401);
+    const other = await fetch(`${server.url}/decode`, {
+      method: 'POST',
+      body,
+      headers: { Origin: 'http://evil.example' },
+    });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('rejects malformed bodies with 400', async () => {
-    const res = await fetch(`${server.url}/decode`, { method: 'POST', body: '{"payloads": 3}', headers: { Authorization: 'Bearer test-token-123', 'Content-Type': 'application/json' } });
+    const res = await fetch(`${server.url}/decode`, {
+      method: 'POST',
+      body: '{"payloads": 3}',
+      headers: { Authorization: 'Bearer test-token-123', 'Content-Type': 'application/json' },
+    });
     expect(res.status).toBe(400);
   });
 });

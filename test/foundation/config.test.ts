@@ -2,8 +2,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, EMBEDDED_DEFAULTS, DEV_SECRET_VARIABLES, envSchema } from '../../src/config/config';
-import { HTTP_TIMEOUT_MARGIN_MS, MAX_HTTP_TIMEOUT_MS, SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../../src/shared/activity-timeouts';
-import { describeTemporalConnection, temporalConnectionOptions, TemporalTlsFileError } from '../../src/temporal/connection';
+import {
+  HTTP_TIMEOUT_MARGIN_MS,
+  MAX_HTTP_TIMEOUT_MS,
+  SERVICE_ACTIVITY_START_TO_CLOSE_MS,
+} from '../../src/shared/activity-timeouts';
+import {
+  describeTemporalConnection,
+  temporalConnectionOptions,
+  TemporalTlsFileError,
+} from '../../src/temporal/connection';
 
 function issuesOf(env: Record<string, string>) {
   try {
@@ -20,29 +28,60 @@ describe('config', () => {
     const c = loadConfig({});
     expect(c.payments.baseUrl).toBe(EMBEDDED_DEFAULTS.baseUrl);
     expect(c.payments.secretKey.startsWith('sandbox_sk_')).toBe(true);
-    expect(c.temporal).toMatchObject({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'payments', uiPort: 8233 });
+    expect(c.temporal).toMatchObject({
+      address: '127.0.0.1:7233',
+      namespace: 'default',
+      taskQueue: 'payments',
+      uiPort: 8233,
+    });
     expect(c.encryption.keys[0].key).toHaveLength(32);
     expect(c.encryption.activeKeyId).toBe(c.encryption.keys[0].id);
   });
 
   it('refuses a sandbox key on the production host, naming the variable', () => {
-    const issues = issuesOf({ PAYMENTS_BASE_URL: 'https://api-d.squadco.com', PAYMENTS_ENVIRONMENT: 'production', PAYMENTS_SECRET_KEY: 'sandbox_sk_abc12345' });
-    expect(issues).toEqual(expect.arrayContaining([expect.objectContaining({ variable: 'PAYMENTS_SECRET_KEY', message: expect.stringContaining('sandbox key') })]));
+    const issues = issuesOf({
+      PAYMENTS_BASE_URL: 'https://api-d.squadco.com',
+      PAYMENTS_ENVIRONMENT: 'production',
+      PAYMENTS_SECRET_KEY: 'sandbox_sk_abc12345',
+    });
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ variable: 'PAYMENTS_SECRET_KEY', message: expect.stringContaining('sandbox key') }),
+      ]),
+    );
   });
 
   it('refuses a live key on the test host', () => {
     const issues = issuesOf({ PAYMENTS_SECRET_KEY: 'sk_live_0123456789' });
-    expect(issues).toEqual([expect.objectContaining({ variable: 'PAYMENTS_SECRET_KEY', message: expect.stringContaining('live key is refused on the test host') })]);
+    expect(issues).toEqual([
+      expect.objectContaining({
+        variable: 'PAYMENTS_SECRET_KEY',
+        message: expect.stringContaining('live key is refused on the test host'),
+      }),
+    ]);
   });
 
   it('refuses the production host unless the environment says production', () => {
-    const issues = issuesOf({ PAYMENTS_BASE_URL: 'https://api-d.squadco.com', PAYMENTS_SECRET_KEY: 'sk_live_0123456789' });
+    const issues = issuesOf({
+      PAYMENTS_BASE_URL: 'https://api-d.squadco.com',
+      PAYMENTS_SECRET_KEY: 'sk_live_0123456789',
+    });
     expect(issues.map((i) => i.variable)).toContain('PAYMENTS_ENVIRONMENT');
   });
 
   it('refuses every embedded development secret and an unprotected Temporal connection on the live host', () => {
-    const issues = issuesOf({ PAYMENTS_ENVIRONMENT: 'production', PAYMENTS_BASE_URL: 'https://api-d.squadco.com', PAYMENTS_SECRET_KEY: 'sk_live_0123456789' });
-    expect(issues.map((i) => i.variable).sort()).toEqual(['CLAIM_CHECK_DATABASE_URL', 'CLAIM_CHECK_KEYS', 'CODEC_SERVER_TOKEN', 'PAYLOAD_ENCRYPTION_KEYS', 'TEMPORAL_TLS']);
+    const issues = issuesOf({
+      PAYMENTS_ENVIRONMENT: 'production',
+      PAYMENTS_BASE_URL: 'https://api-d.squadco.com',
+      PAYMENTS_SECRET_KEY: 'sk_live_0123456789',
+    });
+    expect(issues.map((i) => i.variable).sort()).toEqual([
+      'CLAIM_CHECK_DATABASE_URL',
+      'CLAIM_CHECK_KEYS',
+      'CODEC_SERVER_TOKEN',
+      'PAYLOAD_ENCRYPTION_KEYS',
+      'TEMPORAL_TLS',
+    ]);
   });
 
   it('accepts a complete production configuration', () => {
@@ -90,8 +129,12 @@ describe('config', () => {
       throw new Error('expected a ConfigError');
     })();
     expect(err).toBeInstanceOf(ConfigError);
-    expect(err.issues).toEqual([{ variable: 'PAYMENTS_TIMEOUT_MS', message: expect.stringContaining('SERVICE_ACTIVITY_START_TO_CLOSE_MS') }]);
-    expect(loadConfig({ PAYMENTS_TIMEOUT_MS: String(MAX_HTTP_TIMEOUT_MS) }).payments.timeoutMs + HTTP_TIMEOUT_MARGIN_MS).toBeLessThanOrEqual(SERVICE_ACTIVITY_START_TO_CLOSE_MS);
+    expect(err.issues).toEqual([
+      { variable: 'PAYMENTS_TIMEOUT_MS', message: expect.stringContaining('SERVICE_ACTIVITY_START_TO_CLOSE_MS') },
+    ]);
+    expect(
+      loadConfig({ PAYMENTS_TIMEOUT_MS: String(MAX_HTTP_TIMEOUT_MS) }).payments.timeoutMs + HTTP_TIMEOUT_MARGIN_MS,
+    ).toBeLessThanOrEqual(SERVICE_ACTIVITY_START_TO_CLOSE_MS);
   });
 
   it('never echoes a secret value in its error', () => {
@@ -134,12 +177,20 @@ describe('config', () => {
     it.each([
       [{ NODE_ENV: 'production' }],
       [{ DEPLOYMENT: 'production' }],
-      [{ PAYMENTS_ENVIRONMENT: 'production', PAYMENTS_BASE_URL: 'https://api-d.squadco.com', PAYMENTS_SECRET_KEY: 'sk_live_0123456789' }],
+      [
+        {
+          PAYMENTS_ENVIRONMENT: 'production',
+          PAYMENTS_BASE_URL: 'https://api-d.squadco.com',
+          PAYMENTS_SECRET_KEY: 'sk_live_0123456789',
+        },
+      ],
     ])('is switched on by %j', (switchOn) => {
       const { DEPLOYMENT: _unused, ...rest } = PROD;
       expect(loadConfig({ ...rest, ...switchOn }).production).toBe(true);
       // ... and then refuses the embedded codec token.
-      expect(variablesOf({ ...rest, ...switchOn, CODEC_SERVER_TOKEN: EMBEDDED_DEFAULTS.codecToken })).toEqual(['CODEC_SERVER_TOKEN']);
+      expect(variablesOf({ ...rest, ...switchOn, CODEC_SERVER_TOKEN: EMBEDDED_DEFAULTS.codecToken })).toEqual([
+        'CODEC_SERVER_TOKEN',
+      ]);
     });
 
     it('is off by default and for NODE_ENV values other than production', () => {
@@ -158,25 +209,36 @@ describe('config', () => {
       (variable, name) => {
         // Left unset: refused when the schema's default is the embedded value.
         const { [variable]: _own, ...withoutIt } = PROD;
-        const defaulted = (envSchema.shape as Record<string, { safeParse(v: unknown): { success: boolean; data?: unknown } }>)[variable]?.safeParse(undefined);
+        const defaulted = (
+          envSchema.shape as Record<string, { safeParse(v: unknown): { success: boolean; data?: unknown } }>
+        )[variable]?.safeParse(undefined);
         if (defaulted?.success && defaulted.data !== undefined) expect(variablesOf(withoutIt)).toContain(variable);
         const copied = issuesOf({ ...PROD, [variable]: (EMBEDDED_DEFAULTS as Record<string, string>)[name] });
-        expect(copied).toContainEqual({ variable, message: expect.stringContaining('embedded development value is refused in production') });
+        expect(copied).toContainEqual({
+          variable,
+          message: expect.stringContaining('embedded development value is refused in production'),
+        });
         expect(JSON.stringify(copied)).not.toContain((EMBEDDED_DEFAULTS as Record<string, string>)[name]);
       },
     );
 
-    it("needs no sandbox admin token (it runs no sandbox), refuses the development one when set, and a short one anywhere", () => {
+    it('needs no sandbox admin token (it runs no sandbox), refuses the development one when set, and a short one anywhere', () => {
       expect(loadConfig(PROD).sandbox.enabled).toBe(false);
-      expect(variablesOf({ ...PROD, SANDBOX_ADMIN_TOKEN: EMBEDDED_DEFAULTS.sandboxAdminToken })).toEqual(['SANDBOX_ADMIN_TOKEN']);
-      expect(loadConfig({ ...PROD, SANDBOX_ADMIN_TOKEN: 'a-production-rehearsal-token' }).sandbox.adminToken).toBe('a-production-rehearsal-token');
+      expect(variablesOf({ ...PROD, SANDBOX_ADMIN_TOKEN: EMBEDDED_DEFAULTS.sandboxAdminToken })).toEqual([
+        'SANDBOX_ADMIN_TOKEN',
+      ]);
+      expect(loadConfig({ ...PROD, SANDBOX_ADMIN_TOKEN: 'a-production-rehearsal-token' }).sandbox.adminToken).toBe(
+        'a-production-rehearsal-token',
+      );
       expect(variablesOf({ SANDBOX_ADMIN_TOKEN: 'short' })).toEqual(['SANDBOX_ADMIN_TOKEN']);
       expect(loadConfig({}).sandbox.adminToken).toBe(EMBEDDED_DEFAULTS.sandboxAdminToken);
     });
 
     it('refuses an embedded key listed under another id, and accepts it outside production', () => {
       const devKey = EMBEDDED_DEFAULTS.encryptionKeys.split(':')[1];
-      expect(variablesOf({ ...PROD, PAYLOAD_ENCRYPTION_KEYS: `p2:${key(3)},renamed:${devKey}` })).toEqual(['PAYLOAD_ENCRYPTION_KEYS']);
+      expect(variablesOf({ ...PROD, PAYLOAD_ENCRYPTION_KEYS: `p2:${key(3)},renamed:${devKey}` })).toEqual([
+        'PAYLOAD_ENCRYPTION_KEYS',
+      ]);
       expect(loadConfig({ PAYLOAD_ENCRYPTION_KEYS: `renamed:${devKey}` }).encryption.activeKeyId).toBe('renamed');
     });
 
@@ -184,15 +246,23 @@ describe('config', () => {
       expect(issuesOf({ ...PROD, PAYMENTS_BASE_URL: 'http://payments.internal:4010' })).toEqual([
         { variable: 'PAYMENTS_BASE_URL', message: 'must be an https:// URL in production' },
       ]);
-      expect(loadConfig({ PAYMENTS_BASE_URL: 'http://payments.internal:4010' }).payments.baseUrl).toBe('http://payments.internal:4010');
+      expect(loadConfig({ PAYMENTS_BASE_URL: 'http://payments.internal:4010' }).payments.baseUrl).toBe(
+        'http://payments.internal:4010',
+      );
     });
 
     it('requires https for webhook URL settings, known to the schema or not', () => {
-      expect(variablesOf({ ...PROD, WEBHOOK_PUBLIC_URL: 'http://hooks.example.com/webhooks', SANDBOX_WEBHOOK_URL: 'http://webhooks:4020/webhooks' }).sort()).toEqual([
-        'SANDBOX_WEBHOOK_URL',
-        'WEBHOOK_PUBLIC_URL',
-      ]);
-      expect(loadConfig({ ...PROD, WEBHOOK_PUBLIC_URL: 'https://hooks.example.com/webhooks', SANDBOX_WEBHOOK_URL: 'none' }).production).toBe(true);
+      expect(
+        variablesOf({
+          ...PROD,
+          WEBHOOK_PUBLIC_URL: 'http://hooks.example.com/webhooks',
+          SANDBOX_WEBHOOK_URL: 'http://webhooks:4020/webhooks',
+        }).sort(),
+      ).toEqual(['SANDBOX_WEBHOOK_URL', 'WEBHOOK_PUBLIC_URL']);
+      expect(
+        loadConfig({ ...PROD, WEBHOOK_PUBLIC_URL: 'https://hooks.example.com/webhooks', SANDBOX_WEBHOOK_URL: 'none' })
+          .production,
+      ).toBe(true);
       expect(loadConfig({ SANDBOX_WEBHOOK_URL: 'http://127.0.0.1:4020/webhooks' }).production).toBe(false);
     });
 
@@ -235,8 +305,12 @@ describe('config', () => {
     });
 
     it('refuses production without TLS or an API key, naming TEMPORAL_TLS', () => {
-      expect(issuesOf(PROD_NO_TEMPORAL)).toEqual([{ variable: 'TEMPORAL_TLS', message: expect.stringContaining('TEMPORAL_API_KEY') }]);
-      expect(issuesOf({ ...PROD_NO_TEMPORAL, TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k-123456' }).map((i) => i.variable)).toEqual(['TEMPORAL_TLS']);
+      expect(issuesOf(PROD_NO_TEMPORAL)).toEqual([
+        { variable: 'TEMPORAL_TLS', message: expect.stringContaining('TEMPORAL_API_KEY') },
+      ]);
+      expect(
+        issuesOf({ ...PROD_NO_TEMPORAL, TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k-123456' }).map((i) => i.variable),
+      ).toEqual(['TEMPORAL_TLS']);
     });
 
     it.each([
@@ -251,7 +325,14 @@ describe('config', () => {
     });
 
     it('builds TLS options from the files, with server name and API key', () => {
-      const c = loadConfig({ TEMPORAL_ADDRESS: 'ns.tmprl.cloud:7233', TEMPORAL_TLS_CA_PATH: ca, TEMPORAL_TLS_CERT_PATH: cert, TEMPORAL_TLS_KEY_PATH: keyPath, TEMPORAL_TLS_SERVER_NAME: 'temporal.internal', TEMPORAL_API_KEY: 'api-key-1' });
+      const c = loadConfig({
+        TEMPORAL_ADDRESS: 'ns.tmprl.cloud:7233',
+        TEMPORAL_TLS_CA_PATH: ca,
+        TEMPORAL_TLS_CERT_PATH: cert,
+        TEMPORAL_TLS_KEY_PATH: keyPath,
+        TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+        TEMPORAL_API_KEY: 'api-key-1',
+      });
       const options = temporalConnectionOptions(c.temporal);
       expect(options.address).toBe('ns.tmprl.cloud:7233');
       expect(options.apiKey).toBe('api-key-1');
@@ -259,7 +340,12 @@ describe('config', () => {
       expect(Buffer.from(options.tls!.serverRootCACertificate!).toString()).toBe('CA-PEM');
       expect(Buffer.from(options.tls!.clientCertPair!.crt).toString()).toBe('CERT-PEM');
       expect(Buffer.from(options.tls!.clientCertPair!.key).toString()).toBe('KEY-PEM');
-      expect(describeTemporalConnection(c.temporal)).toEqual({ address: 'ns.tmprl.cloud:7233', tls: true, mtls: true, apiKey: true });
+      expect(describeTemporalConnection(c.temporal)).toEqual({
+        address: 'ns.tmprl.cloud:7233',
+        tls: true,
+        mtls: true,
+        apiKey: true,
+      });
       expect(JSON.stringify(describeTemporalConnection(c.temporal))).not.toMatch(/api-key-1|client\.key/);
     });
 
@@ -272,17 +358,28 @@ describe('config', () => {
       const issues = issuesOf({ TEMPORAL_TLS_CERT_PATH: cert, TEMPORAL_TLS_KEY_PATH: missing });
       expect(issues).toEqual([{ variable: 'TEMPORAL_TLS_KEY_PATH', message: 'must name a readable PEM file' }]);
       expect(JSON.stringify(issues)).not.toContain('secret-location');
-      expect(() => temporalConnectionOptions({ address: 'x:1', tls: { caPath: missing } })).toThrow(TemporalTlsFileError);
-      expect(() => temporalConnectionOptions({ address: 'x:1', tls: { caPath: missing } })).toThrow(/^TEMPORAL_TLS_CA_PATH: the file cannot be read$/);
+      expect(() => temporalConnectionOptions({ address: 'x:1', tls: { caPath: missing } })).toThrow(
+        TemporalTlsFileError,
+      );
+      expect(() => temporalConnectionOptions({ address: 'x:1', tls: { caPath: missing } })).toThrow(
+        /^TEMPORAL_TLS_CA_PATH: the file cannot be read$/,
+      );
     });
 
     it('refuses TEMPORAL_TLS=false next to TLS settings', () => {
-      expect(issuesOf({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_CA_PATH: ca }).map((i) => i.variable)).toEqual(['TEMPORAL_TLS']);
+      expect(issuesOf({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_CA_PATH: ca }).map((i) => i.variable)).toEqual([
+        'TEMPORAL_TLS',
+      ]);
     });
 
     it('never echoes the API key or a key path in an error', () => {
       try {
-        loadConfig({ ...PROD_NO_TEMPORAL, TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'temporal-api-key-do-not-log', TEMPORAL_TLS_KEY_PATH: missing });
+        loadConfig({
+          ...PROD_NO_TEMPORAL,
+          TEMPORAL_TLS: 'false',
+          TEMPORAL_API_KEY: 'temporal-api-key-do-not-log',
+          TEMPORAL_TLS_KEY_PATH: missing,
+        });
         throw new Error('should fail');
       } catch (err) {
         expect((err as Error).message).not.toContain('temporal-api-key-do-not-log');

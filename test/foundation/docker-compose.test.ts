@@ -10,17 +10,39 @@ import { WORKER_SHUTDOWN_GRACE_MS, WORKER_STOP_GRACE_S } from '../../src/shared/
 
 const root = join(__dirname, '..', '..');
 type Service = {
-  image?: string; build?: unknown; command?: string[] | string; entrypoint?: string[]; environment?: Record<string, string>; ports?: string[];
-  depends_on?: Record<string, { condition?: string }>; volumes?: string[]; healthcheck?: { test?: string[] }; restart?: string; stop_grace_period?: string;
+  image?: string;
+  build?: unknown;
+  command?: string[] | string;
+  entrypoint?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  depends_on?: Record<string, { condition?: string }>;
+  volumes?: string[];
+  healthcheck?: { test?: string[] };
+  restart?: string;
+  stop_grace_period?: string;
 };
-const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
 const services = compose.services;
 const defaults = loadConfig({});
 
 describe('docker-compose.yml', () => {
   it('names every service of the deployment', () => {
     expect(Object.keys(services).sort()).toEqual(
-      ['codec-server', 'postgresql', 'sandbox', 'search-attributes', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'webhooks', 'worker'].sort(),
+      [
+        'codec-server',
+        'postgresql',
+        'sandbox',
+        'search-attributes',
+        'temporal',
+        'temporal-namespace',
+        'temporal-schema',
+        'temporal-ui',
+        'webhooks',
+        'worker',
+      ].sort(),
     );
     expect(services.temporal.environment?.DB).toBe('postgres12');
   });
@@ -31,7 +53,8 @@ describe('docker-compose.yml', () => {
     for (const service of Object.values(services)) expect(service.image ?? '').not.toContain('auto-setup');
     expect(services.temporal.image).toMatch(/^temporalio\/server:/);
     expect(services['temporal-ui'].image).toMatch(/^temporalio\/ui:/);
-    for (const name of ['temporal-schema', 'temporal-namespace']) expect(services[name].image).toMatch(/^temporalio\/admin-tools:/);
+    for (const name of ['temporal-schema', 'temporal-namespace'])
+      expect(services[name].image).toMatch(/^temporalio\/admin-tools:/);
     for (const [name, service] of Object.entries(services)) {
       if (service.build) continue; // our own image
       expect(`${name} ${service.image}`).toMatch(/:(\d|\$\{[A-Z_]+:-\d)/); // a version tag (or a variable defaulting to one), never latest
@@ -39,14 +62,19 @@ describe('docker-compose.yml', () => {
   });
 
   it('sets Temporal up in order: schema (admin-tools), server, namespace (admin-tools), search attributes, then the app', () => {
-    const completed = (name: string, dep: string) => expect(services[name].depends_on?.[dep]?.condition).toBe('service_completed_successfully');
-    const healthy = (name: string, dep: string) => expect(services[name].depends_on?.[dep]?.condition).toBe('service_healthy');
+    const completed = (name: string, dep: string) =>
+      expect(services[name].depends_on?.[dep]?.condition).toBe('service_completed_successfully');
+    const healthy = (name: string, dep: string) =>
+      expect(services[name].depends_on?.[dep]?.condition).toBe('service_healthy');
     healthy('temporal-schema', 'postgresql');
     completed('temporal', 'temporal-schema');
     healthy('temporal-namespace', 'temporal');
     completed('search-attributes', 'temporal-namespace');
     for (const name of ['worker', 'webhooks', 'codec-server']) completed(name, 'search-attributes');
-    for (const [name, script] of [['temporal-schema', 'setup-schema.sh'], ['temporal-namespace', 'create-namespace.sh']]) {
+    for (const [name, script] of [
+      ['temporal-schema', 'setup-schema.sh'],
+      ['temporal-namespace', 'create-namespace.sh'],
+    ]) {
       expect(services[name].command).toEqual([`/deploy/${script}`]);
       expect(services[name].volumes).toContain('./deploy/temporal:/deploy:ro');
       const path = join(root, 'deploy', 'temporal', script);
@@ -69,7 +97,9 @@ describe('docker-compose.yml', () => {
     // The app's own HTTP health routes: the receiver's and codec server's /healthz, the worker's /readyz.
     expect(services.webhooks.healthcheck?.test?.join(' ')).toContain(`127.0.0.1:${defaults.webhooks.port}/healthz`);
     expect(services['codec-server'].healthcheck?.test?.join(' ')).toContain(`127.0.0.1:${defaults.codec.port}/healthz`);
-    expect(services.worker.healthcheck?.test?.join(' ')).toContain(`127.0.0.1:${services.worker.environment?.HEALTH_PORT}/readyz`);
+    expect(services.worker.healthcheck?.test?.join(' ')).toContain(
+      `127.0.0.1:${services.worker.environment?.HEALTH_PORT}/readyz`,
+    );
   });
 
   it('gives the worker longer to stop than its shutdown grace, which outlasts the longest money-moving activity', () => {
@@ -79,7 +109,13 @@ describe('docker-compose.yml', () => {
   });
 
   it('starts each app process from an entry point that exists in src', () => {
-    const entry: Record<string, string> = { worker: 'workers/main', webhooks: 'webhooks/main', 'codec-server': 'codec/main', sandbox: 'sandbox/main', 'search-attributes': 'temporal/register-search-attributes' };
+    const entry: Record<string, string> = {
+      worker: 'workers/main',
+      webhooks: 'webhooks/main',
+      'codec-server': 'codec/main',
+      sandbox: 'sandbox/main',
+      'search-attributes': 'temporal/register-search-attributes',
+    };
     for (const [name, file] of Object.entries(entry)) {
       expect(services[name].command).toEqual(['node', `dist/${file}.js`]);
       expect(existsSync(join(root, 'src', `${file}.ts`))).toBe(true);
@@ -90,11 +126,23 @@ describe('docker-compose.yml', () => {
     // HEALTH_PORT: the worker's health endpoints, added to the schema by the observability work (branch observe);
     // allowed here only until envSchema knows it.
     const known = new Set([...Object.keys(envSchema.shape)]);
-    const required = ['PAYMENTS_ENVIRONMENT', 'PAYMENTS_BASE_URL', 'PAYMENTS_SECRET_KEY', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'PAYLOAD_ENCRYPTION_KEYS', 'CODEC_SERVER_TOKEN', 'CLAIM_CHECK_DATABASE_URL', 'CLAIM_CHECK_KEYS'];
+    const required = [
+      'PAYMENTS_ENVIRONMENT',
+      'PAYMENTS_BASE_URL',
+      'PAYMENTS_SECRET_KEY',
+      'TEMPORAL_ADDRESS',
+      'TEMPORAL_NAMESPACE',
+      'TEMPORAL_TASK_QUEUE',
+      'PAYLOAD_ENCRYPTION_KEYS',
+      'CODEC_SERVER_TOKEN',
+      'CLAIM_CHECK_DATABASE_URL',
+      'CLAIM_CHECK_KEYS',
+    ];
     for (const name of ['worker', 'webhooks', 'codec-server', 'search-attributes']) {
       const env = services[name].environment ?? {};
       for (const v of required) expect(env).toHaveProperty(v);
-      for (const v of Object.keys(env)) expect(`${name}: ${v} ${known.has(v) ? 'known' : 'unknown'}`).toBe(`${name}: ${v} known`);
+      for (const v of Object.keys(env))
+        expect(`${name}: ${v} ${known.has(v) ? 'known' : 'unknown'}`).toBe(`${name}: ${v} known`);
       expect(env.TEMPORAL_ADDRESS).toBe('${TEMPORAL_ADDRESS:-temporal:7233}');
     }
     // The sandbox is another process with its own variables (src/sandbox/main.ts, docs/sandbox.md): SANDBOX_* only.
@@ -126,10 +174,14 @@ describe('docker-compose.yml', () => {
     expect(appEnv.PAYLOAD_ENCRYPTION_KEYS).toBe('${PAYLOAD_ENCRYPTION_KEYS:?set PAYLOAD_ENCRYPTION_KEYS}');
     expect(appEnv.CODEC_SERVER_TOKEN).toBe('${CODEC_SERVER_TOKEN:?set CODEC_SERVER_TOKEN}');
     expect(appEnv.CLAIM_CHECK_KEYS).toBe('${CLAIM_CHECK_KEYS:?set CLAIM_CHECK_KEYS}');
-    expect(appEnv.CLAIM_CHECK_DATABASE_URL).toBe('postgres://claimcheck:${CLAIM_CHECK_DB_PASSWORD:?set CLAIM_CHECK_DB_PASSWORD}@postgresql:5432/claimcheck');
+    expect(appEnv.CLAIM_CHECK_DATABASE_URL).toBe(
+      'postgres://claimcheck:${CLAIM_CHECK_DB_PASSWORD:?set CLAIM_CHECK_DB_PASSWORD}@postgresql:5432/claimcheck',
+    );
     expect(services.sandbox.environment?.SANDBOX_ADMIN_TOKEN).toBe('${SANDBOX_ADMIN_TOKEN:?set SANDBOX_ADMIN_TOKEN}');
     expect(services.postgresql.environment?.POSTGRES_PASSWORD).toBe('${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD}');
-    expect(services.postgresql.environment?.CLAIM_CHECK_DB_PASSWORD).toBe('${CLAIM_CHECK_DB_PASSWORD:?set CLAIM_CHECK_DB_PASSWORD}');
+    expect(services.postgresql.environment?.CLAIM_CHECK_DB_PASSWORD).toBe(
+      '${CLAIM_CHECK_DB_PASSWORD:?set CLAIM_CHECK_DB_PASSWORD}',
+    );
     for (const value of Object.values(EMBEDDED_DEFAULTS)) {
       if (value !== EMBEDDED_DEFAULTS.baseUrl) expect(text).not.toContain(value);
     }
@@ -165,9 +217,13 @@ describe('docker-compose.yml', () => {
   });
 
   it('wires the UI to the codec server and the sandbox to the webhook receiver', () => {
-    expect(services['temporal-ui'].environment?.TEMPORAL_CODEC_ENDPOINT).toMatch(new RegExp(`^http://localhost:${defaults.codec.port}/t/`));
+    expect(services['temporal-ui'].environment?.TEMPORAL_CODEC_ENDPOINT).toMatch(
+      new RegExp(`^http://localhost:${defaults.codec.port}/t/`),
+    );
     expect(services['codec-server'].environment?.CODEC_CORS_ORIGINS).toContain(`:${defaults.temporal.uiPort}`);
-    expect(services.sandbox.environment?.SANDBOX_WEBHOOK_URL).toBe(`http://webhooks:${defaults.webhooks.port}/webhooks`);
+    expect(services.sandbox.environment?.SANDBOX_WEBHOOK_URL).toBe(
+      `http://webhooks:${defaults.webhooks.port}/webhooks`,
+    );
   });
 
   it('registers the search attributes from the code (SEARCH_ATTRIBUTE_REGISTRATION), never from a second list in this file', () => {

@@ -20,7 +20,9 @@ const PAN = '4242424242424242';
 describe('foundation on the dev server', () => {
   const config = testConfig();
 
-  async function withWorker<T>(fn: (client: Awaited<ReturnType<typeof createTemporalClient>>) => Promise<T>): Promise<T> {
+  async function withWorker<T>(
+    fn: (client: Awaited<ReturnType<typeof createTemporalClient>>) => Promise<T>,
+  ): Promise<T> {
     const connection = await NativeConnection.connect({ address: config.temporal.address });
     const worker = await createPaymentsWorker({
       ...config.temporal,
@@ -74,7 +76,11 @@ describe('foundation on the dev server', () => {
     const secretDetail = `bvn-22212345678-${randomUUID()}`;
     await withWorker(async (client) => {
       const err = await client.workflow
-        .execute<typeof failingWorkflow>('failingWorkflow', { workflowId, taskQueue: config.temporal.taskQueue, args: [secretDetail] })
+        .execute<typeof failingWorkflow>('failingWorkflow', {
+          workflowId,
+          taskQueue: config.temporal.taskQueue,
+          args: [secretDetail],
+        })
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(WorkflowFailedError);
       // The client decodes the message for us…

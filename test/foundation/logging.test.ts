@@ -22,8 +22,14 @@ describe('log redaction', () => {
     logger.info({ authorization: { pin: secrets.pin } }, 'authorize');
     logger.info({ body: { authorization: { otp: secrets.otp } } }, 'otp');
     logger.info({ request: { pin_block: secrets.pinBlock, card_pan: secrets.pan } }, 'pos');
-    logger.info({ keys: { pin_key: secrets.pinKey, working_key: secrets.workingKey, master_key: secrets.masterKey } }, 'keys');
-    logger.info({ customerInformation: { identity: { type: 'bvn', number: secrets.bvn } }, bvn: secrets.bvn }, 'mandate');
+    logger.info(
+      { keys: { pin_key: secrets.pinKey, working_key: secrets.workingKey, master_key: secrets.masterKey } },
+      'keys',
+    );
+    logger.info(
+      { customerInformation: { identity: { type: 'bvn', number: secrets.bvn } }, bvn: secrets.bvn },
+      'mandate',
+    );
     logger.info({ headers: { Authorization: `Bearer ${secrets.secretKey}` } }, 'http');
     logger.info({ config: { payments: { secretKey: secrets.secretKey } } }, 'config');
     logger.warn(`request failed with Bearer ${secrets.secretKey} for card ${secrets.pan}`);
@@ -43,8 +49,15 @@ describe('log redaction', () => {
 
   it('replaces the values with a marker and keeps the rest of the line usable', () => {
     const records = logAll().records;
-    expect(records[0]).toMatchObject({ msg: 'charging card', level: 'info', card: { number: REDACTED, cvv: REDACTED } });
-    expect(records[5]).toMatchObject({ bvn: REDACTED, customerInformation: { identity: { type: 'bvn', number: REDACTED } } });
+    expect(records[0]).toMatchObject({
+      msg: 'charging card',
+      level: 'info',
+      card: { number: REDACTED, cvv: REDACTED },
+    });
+    expect(records[5]).toMatchObject({
+      bvn: REDACTED,
+      customerInformation: { identity: { type: 'bvn', number: REDACTED } },
+    });
     expect(records[8].msg).toBe(`request failed with ${REDACTED} for card ${REDACTED}`);
   });
 
@@ -61,12 +74,50 @@ describe('log redaction by normalised field name', () => {
    * plus the logger's list so nothing it claims to cover goes untested.
    */
   const KNOWN_SECRET_NAMES = [
-    'card number', 'card pan', 'pan', 'number', 'cvv', 'cvv2', 'cvc', 'expiry month', 'expiry year', 'card expiry month', 'card expiry year',
-    'track2', 'chip data', 'pin', 'pin block', 'pin key', 'working key', 'master key', 'session key', 'otp', 'otp token',
-    'session token', 'access token', 'token', 'bvn', 'api key', 'secret key', 'authorization', 'password',
-    'x service encrypted body', 'x squad signature', 'encryption keys', 'codec token', 'admin token', 'key path', 'tls key path',
-    'temporal api key', 'temporal tls key path', 'payments secret key', 'codec server token', 'payload encryption keys',
-    'claim check keys', 'claim check database url', 'sandbox admin token',
+    'card number',
+    'card pan',
+    'pan',
+    'number',
+    'cvv',
+    'cvv2',
+    'cvc',
+    'expiry month',
+    'expiry year',
+    'card expiry month',
+    'card expiry year',
+    'track2',
+    'chip data',
+    'pin',
+    'pin block',
+    'pin key',
+    'working key',
+    'master key',
+    'session key',
+    'otp',
+    'otp token',
+    'session token',
+    'access token',
+    'token',
+    'bvn',
+    'api key',
+    'secret key',
+    'authorization',
+    'password',
+    'x service encrypted body',
+    'x squad signature',
+    'encryption keys',
+    'codec token',
+    'admin token',
+    'key path',
+    'tls key path',
+    'temporal api key',
+    'temporal tls key path',
+    'payments secret key',
+    'codec server token',
+    'payload encryption keys',
+    'claim check keys',
+    'claim check database url',
+    'sandbox admin token',
   ];
   const names = [...new Set([...KNOWN_SECRET_NAMES, ...SECRET_FIELD_NAMES])];
 
@@ -74,15 +125,17 @@ describe('log redaction by normalised field name', () => {
   /** camelCase, PascalCase, snake_case, kebab-case, UPPER_SNAKE, UPPER-KEBAB and flat lower case. */
   const variants = (name: string): string[] => {
     const w = name.split(' ');
-    return [...new Set([
-      w[0] + w.slice(1).map(cap).join(''),
-      w.map(cap).join(''),
-      w.join('_'),
-      w.join('-'),
-      w.join('_').toUpperCase(),
-      w.join('-').toUpperCase(),
-      w.join(''),
-    ])];
+    return [
+      ...new Set([
+        w[0] + w.slice(1).map(cap).join(''),
+        w.map(cap).join(''),
+        w.join('_'),
+        w.join('-'),
+        w.join('_').toUpperCase(),
+        w.join('-').toUpperCase(),
+        w.join(''),
+      ]),
+    ];
   };
 
   let counter = 0;
@@ -116,10 +169,14 @@ describe('log redaction by normalised field name', () => {
     const leaked = values.filter((v) => text.includes(v));
     expect(leaked).toEqual([]);
     // The redaction leaves a marker and the rest of the record.
-    const errorLine = capture.records.find((r) => r.msg === 'error properties') as { err: { message: string; request: unknown } };
+    const errorLine = capture.records.find((r) => r.msg === 'error properties') as {
+      err: { message: string; request: unknown };
+    };
     expect(errorLine.err.message).toContain('outer failure');
     expect(errorLine.err.request).toEqual({ body: [expect.objectContaining({})] });
-    const arrayLine = capture.records.find((r) => r.msg === 'error in an array') as { context: { failures: { message: string; cause: { message: string } }[] } };
+    const arrayLine = capture.records.find((r) => r.msg === 'error in an array') as {
+      context: { failures: { message: string; cause: { message: string } }[] };
+    };
     expect(arrayLine.context.failures[0].message).toBe('outer failure');
     expect(arrayLine.context.failures[0].cause.message).toBe('inner failure');
     expect(text).toContain(REDACTED);
@@ -128,20 +185,41 @@ describe('log redaction by normalised field name', () => {
   it('keeps benign fields (amounts, references, display card data, claim-check handles) at any depth', () => {
     const capture = new LogCapture();
     const benign = {
-      amount: 150000, transactionRef: 'ord-1001', transaction_ref: 'ord-1002', currency: 'NGN', last4: '4444', last_four: '4444',
-      bin: '555555', brand: 'mastercard', cardHandle: 'cc_v1_abcdef', card_handle: 'cc_v1_abcdef', handle: 'cc_v1_123456',
-      card_pan_masked: '555555******4444', keyId: 'k1', activeKeyId: 'k1', hasPinKey: true, pinTimeoutMs: 300000, status: 'awaiting_otp',
+      amount: 150000,
+      transactionRef: 'ord-1001',
+      transaction_ref: 'ord-1002',
+      currency: 'NGN',
+      last4: '4444',
+      last_four: '4444',
+      bin: '555555',
+      brand: 'mastercard',
+      cardHandle: 'cc_v1_abcdef',
+      card_handle: 'cc_v1_abcdef',
+      handle: 'cc_v1_123456',
+      card_pan_masked: '555555******4444',
+      keyId: 'k1',
+      activeKeyId: 'k1',
+      hasPinKey: true,
+      pinTimeoutMs: 300000,
+      status: 'awaiting_otp',
     };
     const err = Object.assign(new Error('declined'), { ...benign });
     createLogger({ destination: capture }).info({ ...benign, nested: { list: [{ ...benign }] }, err }, 'payment');
-    const record = capture.records[0] as Record<string, unknown> & { nested: { list: Record<string, unknown>[] }; err: Record<string, unknown> };
+    const record = capture.records[0] as Record<string, unknown> & {
+      nested: { list: Record<string, unknown>[] };
+      err: Record<string, unknown>;
+    };
     expect(record).toMatchObject(benign);
     expect(record.nested.list[0]).toMatchObject(benign);
     expect(record.err).toMatchObject(benign);
   });
 
   it('scrubs free text: Bearer values, secret keys, PAN-shaped numbers and URL passwords', () => {
-    expect(scrubText('postgres://claimcheck:hunter2pass@db:5432/claimcheck failed')).toBe(`postgres://claimcheck:${REDACTED}@db:5432/claimcheck failed`);
-    expect(scrubText('Authorization: Bearer abc.def-ghi card 5555555555554444 key sk_live_abcdef')).toBe(`Authorization: ${REDACTED} card ${REDACTED} key ${REDACTED}`);
+    expect(scrubText('postgres://claimcheck:hunter2pass@db:5432/claimcheck failed')).toBe(
+      `postgres://claimcheck:${REDACTED}@db:5432/claimcheck failed`,
+    );
+    expect(scrubText('Authorization: Bearer abc.def-ghi card 5555555555554444 key sk_live_abcdef')).toBe(
+      `Authorization: ${REDACTED} card ${REDACTED} key ${REDACTED}`,
+    );
   });
 });

@@ -12,9 +12,20 @@ import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
 
 jest.setTimeout(180_000);
 
-interface Ports { temporal: number; ui: number; sandbox: number; webhook: number; codec: number; metrics: number; health: number }
+interface Ports {
+  temporal: number;
+  ui: number;
+  sandbox: number;
+  webhook: number;
+  codec: number;
+  metrics: number;
+  health: number;
+}
 
-function startStack(ports: Ports, dataDir: string): { child: ChildProcess; output: () => string; ready: Promise<void> } {
+function startStack(
+  ports: Ports,
+  dataDir: string,
+): { child: ChildProcess; output: () => string; ready: Promise<void> } {
   const child = spawn(process.execPath, [join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/stack/start.ts'], {
     cwd: PROJECT_ROOT,
     env: {
@@ -55,11 +66,21 @@ async function stopWithCtrlC(child: ChildProcess): Promise<number | null> {
   return exited;
 }
 
-const portOpen = async (port: number) => fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+const portOpen = async (port: number) =>
+  fetch(`http://127.0.0.1:${port}/`).then(
+    () => true,
+    () => false,
+  );
 
 it('brings the stack up, keeps workflows across a restart, and stops cleanly', async () => {
   const ports: Ports = {
-    temporal: await freePort(), ui: await freePort(), sandbox: await freePort(), webhook: await freePort(), codec: await freePort(), metrics: await freePort(), health: await freePort(),
+    temporal: await freePort(),
+    ui: await freePort(),
+    sandbox: await freePort(),
+    webhook: await freePort(),
+    codec: await freePort(),
+    metrics: await freePort(),
+    health: await freePort(),
   };
   const dataDir = mkdtempSync(join(tmpdir(), 'payflow-stack-'));
   const cli = temporalBinaries().cli!;
@@ -70,14 +91,18 @@ it('brings the stack up, keeps workflows across a restart, and stops cleanly', a
     for (const port of Object.values(ports)) expect(printed).toContain(`:${port}`);
 
     expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${ports.sandbox}/__admin/clock`, { headers: SANDBOX_ADMIN_HEADERS })).ok).toBe(true);
+    expect(
+      (await fetch(`http://127.0.0.1:${ports.sandbox}/__admin/clock`, { headers: SANDBOX_ADMIN_HEADERS })).ok,
+    ).toBe(true);
     expect((await fetch(`http://127.0.0.1:${ports.sandbox}/__admin/clock`)).status).toBe(401);
     expect((await fetch(`http://127.0.0.1:${ports.codec}/healthz`)).status).toBe(200);
     // The banner names the one metrics address of the process and each health endpoint; they answer.
     expect(printed).toContain(`Metrics           http://127.0.0.1:${ports.metrics}/metrics`);
     expect(printed).toContain(`worker http://127.0.0.1:${ports.health}/healthz /readyz`);
     expect(printed).toContain(`receiver http://127.0.0.1:${ports.webhook}/healthz /readyz`);
-    expect(await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text()).toContain('temporal_worker_task_slots_available');
+    expect(await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text()).toContain(
+      'temporal_worker_task_slots_available',
+    );
     let ready = 0;
     for (let i = 0; i < 50 && ready !== 200; i++) {
       ready = (await fetch(`http://127.0.0.1:${ports.health}/readyz`)).status;
@@ -89,14 +114,30 @@ it('brings the stack up, keeps workflows across a restart, and stops cleanly', a
     // A webhook that nobody waits for starts a holding workflow (it runs for 30 days).
     const ref = `stack-${randomUUID()}`;
     const body = JSON.stringify({
-      Event: 'charge_successful', TransactionRef: ref,
-      Body: { amount: 5000, transaction_ref: ref, transaction_status: 'Success', currency: 'NGN', transaction_type: 'Card' },
+      Event: 'charge_successful',
+      TransactionRef: ref,
+      Body: {
+        amount: 5000,
+        transaction_ref: ref,
+        transaction_status: 'Success',
+        currency: 'NGN',
+        transaction_type: 'Card',
+      },
     });
     const sig = createHmac('sha512', EMBEDDED_DEFAULTS.secretKey).update(body).digest('hex');
-    const res = await fetch(`http://127.0.0.1:${ports.webhook}/webhooks`, { method: 'POST', body, headers: { 'x-service-encrypted-body': sig } });
+    const res = await fetch(`http://127.0.0.1:${ports.webhook}/webhooks`, {
+      method: 'POST',
+      body,
+      headers: { 'x-service-encrypted-body': sig },
+    });
     expect(res.status).toBe(200);
 
-    const list = () => spawnSync(cli, ['workflow', 'list', '--address', `127.0.0.1:${ports.temporal}`, '--query', `WorkflowId = 'payment-${ref}'`], { encoding: 'utf8' });
+    const list = () =>
+      spawnSync(
+        cli,
+        ['workflow', 'list', '--address', `127.0.0.1:${ports.temporal}`, '--query', `WorkflowId = 'payment-${ref}'`],
+        { encoding: 'utf8' },
+      );
     const before = list();
     expect(before.status).toBe(0);
     expect(before.stdout).toContain(`payment-${ref}`);
@@ -111,7 +152,9 @@ it('brings the stack up, keeps workflows across a restart, and stops cleanly', a
     expect(after.stdout).toContain(`payment-${ref}`);
     expect(after.stdout).toContain('Running');
     // The daily reconciliation Schedule exists after start, once (the restart updated it, no second one).
-    const schedules = spawnSync(cli, ['schedule', 'list', '--address', `127.0.0.1:${ports.temporal}`], { encoding: 'utf8' });
+    const schedules = spawnSync(cli, ['schedule', 'list', '--address', `127.0.0.1:${ports.temporal}`], {
+      encoding: 'utf8',
+    });
     expect(schedules.stdout.match(/reconciliation-daily/g)).toHaveLength(1);
     expect(schedules.stdout).toContain('reconciliationWorkflow');
     expect(await stopWithCtrlC(second.child)).toBe(0);

@@ -3,7 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { paymentWebhookSignal, unmatchedWebhookQuery, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
+import {
+  paymentWebhookSignal,
+  unmatchedWebhookQuery,
+  type PaymentWebhookEvent,
+} from '../../src/shared/payment-webhook';
 import type { unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
 import { workflowBundle } from '../helpers/temporal';
 import { createTimeSkippingEnv } from '../helpers/time-skipping';
@@ -28,10 +32,17 @@ const event = (ref: string): PaymentWebhookEvent => ({
 
 it('keeps an orphan webhook once, through a 30-day retention, in seconds', async () => {
   const taskQueue = `ts-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle() });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+  });
   const ref = `orphan-${randomUUID()}`;
   await worker.runUntil(async () => {
-    const handle = await env.client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>('unmatchedPaymentWebhookWorkflow', {
+    const handle = await env.client.workflow.signalWithStart<
+      typeof unmatchedPaymentWebhookWorkflow,
+      [PaymentWebhookEvent]
+    >('unmatchedPaymentWebhookWorkflow', {
       workflowId: `payment-${ref}`,
       taskQueue,
       args: [{}],

@@ -24,7 +24,9 @@ export function parsePrometheus(text: string): Sample[] {
 
 /** The sum of the samples named `name` whose labels include `labels`. */
 export function sumOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
-  return samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
+  return samples
+    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    .reduce((a, s) => a + s.value, 0);
 }
 
 export async function scrape(url: string): Promise<{ text: string; samples: Sample[] }> {
@@ -35,7 +37,11 @@ export async function scrape(url: string): Promise<{ text: string; samples: Samp
 }
 
 /** Scrapes until `ready(samples)` holds (metrics are exported as activations and requests finish), or the deadline passes. */
-export async function scrapeUntil(url: string, ready: (samples: Sample[]) => boolean, deadlineMs = 20_000): Promise<{ text: string; samples: Sample[] }> {
+export async function scrapeUntil(
+  url: string,
+  ready: (samples: Sample[]) => boolean,
+  deadlineMs = 20_000,
+): Promise<{ text: string; samples: Sample[] }> {
   const until = Date.now() + deadlineMs;
   for (;;) {
     const got = await scrape(url);

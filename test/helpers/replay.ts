@@ -26,7 +26,9 @@ export async function recordHistory(handle: WorkflowHandle, name: string): Promi
 
 /** Replays a recorded history; throws DeterminismViolationError if the code diverged. */
 export async function replayHistory(name: string): Promise<void> {
-  const history = temporal.api.history.v1.History.fromObject(JSON.parse(readFileSync(join(HISTORIES_DIR, `${name}.json`), 'utf8')));
+  const history = temporal.api.history.v1.History.fromObject(
+    JSON.parse(readFileSync(join(HISTORIES_DIR, `${name}.json`), 'utf8')),
+  );
   await Worker.runReplayHistory(
     { workflowBundle: await workflowBundle(), dataConverter: createDataConverter(loadConfig({}).encryption) },
     history,

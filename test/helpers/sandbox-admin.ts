@@ -10,7 +10,11 @@ export const SANDBOX_ADMIN_HEADERS: Readonly<Record<string, string>> = {
 
 /** Calls `/__admin<path>` and returns the envelope's `data`; a non-2xx answer throws with its body. */
 export async function sandboxAdminCall<T>(base: string, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${base}/__admin${path}`, { method, headers: SANDBOX_ADMIN_HEADERS, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}/__admin${path}`, {
+    method,
+    headers: SANDBOX_ADMIN_HEADERS,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await res.json()) as { data: T };
   if (!res.ok) throw new Error(`admin ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json.data;

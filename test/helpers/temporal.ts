@@ -15,7 +15,8 @@ export function devServerAddress(): string {
 
 export function claimCheckDatabaseUrl(): string {
   const url = process.env.CLAIM_CHECK_TEST_DATABASE_URL;
-  if (!url) throw new Error('CLAIM_CHECK_TEST_DATABASE_URL is not set: jest globalSetup starts the claim-check PostgreSQL');
+  if (!url)
+    throw new Error('CLAIM_CHECK_TEST_DATABASE_URL is not set: jest globalSetup starts the claim-check PostgreSQL');
   return url;
 }
 
@@ -42,7 +43,10 @@ const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
  * Bundles a workflows module once per jest worker process (webpack takes seconds), with the workflow
  * interceptor modules the worker uses (the metrics interceptor; the tracing test adds OpenTelemetry's).
  */
-export function workflowBundle(workflowsPath: string = WORKFLOWS_PATH, interceptorModules: string[] = [METRICS_INTERCEPTOR_PATH]): Promise<WorkflowBundleWithSourceMap> {
+export function workflowBundle(
+  workflowsPath: string = WORKFLOWS_PATH,
+  interceptorModules: string[] = [METRICS_INTERCEPTOR_PATH],
+): Promise<WorkflowBundleWithSourceMap> {
   const key = [workflowsPath, ...interceptorModules].join('|');
   let b = bundles.get(key);
   if (!b) {
@@ -90,7 +94,13 @@ function withoutRunNoise(value: unknown, depth = 0): unknown {
     for (const [k, v] of Object.entries(value)) {
       if (depth === 0 && RUN_NOISE.has(k)) continue;
       // Keep a stack's message lines, drop its "    at file:line:col" frames.
-      out[k] = k === 'stack' && typeof v === 'string' ? v.split('\n').filter((line) => !/^\s+at /.test(line)).join('\n') : withoutRunNoise(v, depth + 1);
+      out[k] =
+        k === 'stack' && typeof v === 'string'
+          ? v
+              .split('\n')
+              .filter((line) => !/^\s+at /.test(line))
+              .join('\n')
+          : withoutRunNoise(v, depth + 1);
     }
     return out;
   }

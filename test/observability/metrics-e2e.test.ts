@@ -13,7 +13,13 @@ import { startSandbox, SANDBOX_OTP, TEST_CARDS, type Sandbox } from '../../src/s
 import { freePort } from '../../src/stack/temporal-dev-server';
 import { ServiceProcess } from '../../chaos/stack';
 import { connectStarters, type StarterContext } from '../../src/starters/connect';
-import { getCardPaymentState, startCardPayment, submitOtp, waitForState, type CardPaymentRequest } from '../../src/starters/payments';
+import {
+  getCardPaymentState,
+  startCardPayment,
+  submitOtp,
+  waitForState,
+  type CardPaymentRequest,
+} from '../../src/starters/payments';
 import type { CardPaymentState } from '../../src/shared/card';
 import { Admin } from '../payments/helpers';
 import { claimCheckDatabaseUrl, devServerAddress } from '../helpers/temporal';
@@ -29,13 +35,21 @@ const CODEC_TOKEN = 'metrics-test-codec-token';
 let sandbox: Sandbox;
 let admin: Admin;
 let starters: StarterContext;
-const ports = {} as Record<'webhook' | 'codec' | 'workerMetrics' | 'webhookMetrics' | 'codecMetrics' | 'health', number>;
+const ports = {} as Record<
+  'webhook' | 'codec' | 'workerMetrics' | 'webhookMetrics' | 'codecMetrics' | 'health',
+  number
+>;
 const processes: ServiceProcess[] = [];
 const metricsUrl = (port: number) => `http://127.0.0.1:${port}/metrics`;
 
 beforeAll(async () => {
-  for (const name of ['webhook', 'codec', 'workerMetrics', 'webhookMetrics', 'codecMetrics', 'health'] as const) ports[name] = await freePort();
-  sandbox = await startSandbox({ port: 0, webhookUrl: `http://127.0.0.1:${ports.webhook}/webhooks`, webhookRetryScheduleMs: [500, 1000, 2000] });
+  for (const name of ['webhook', 'codec', 'workerMetrics', 'webhookMetrics', 'codecMetrics', 'health'] as const)
+    ports[name] = await freePort();
+  sandbox = await startSandbox({
+    port: 0,
+    webhookUrl: `http://127.0.0.1:${ports.webhook}/webhooks`,
+    webhookRetryScheduleMs: [500, 1000, 2000],
+  });
   admin = new Admin(sandbox.url);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -60,9 +74,16 @@ beforeAll(async () => {
     return p;
   };
   await Promise.all([
-    service('webhooks', 'src/webhooks/main.ts', /webhook receiver listening/, { METRICS_PORT: String(ports.webhookMetrics) }).start(),
-    service('codec', 'src/codec/main.ts', /codec server listening/, { METRICS_PORT: String(ports.codecMetrics) }).start(),
-    service('worker', 'src/workers/main.ts', /worker started/, { METRICS_PORT: String(ports.workerMetrics), HEALTH_PORT: String(ports.health) }).start(),
+    service('webhooks', 'src/webhooks/main.ts', /webhook receiver listening/, {
+      METRICS_PORT: String(ports.webhookMetrics),
+    }).start(),
+    service('codec', 'src/codec/main.ts', /codec server listening/, {
+      METRICS_PORT: String(ports.codecMetrics),
+    }).start(),
+    service('worker', 'src/workers/main.ts', /worker started/, {
+      METRICS_PORT: String(ports.workerMetrics),
+      HEALTH_PORT: String(ports.health),
+    }).start(),
   ]);
   starters = await connectStarters(loadConfig({ ...env, HOME: dir }));
 });
@@ -75,10 +96,18 @@ afterAll(async () => {
 });
 
 const card = (number: string, amount: number): CardPaymentRequest => ({
-  transactionRef: `metrics-${randomUUID()}`, amount, currency: 'NGN', card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' },
-  customer: { name: 'Ada Obi', email: 'ada@example.com' }, webhookGraceMs: 10_000,
+  transactionRef: `metrics-${randomUUID()}`,
+  amount,
+  currency: 'NGN',
+  card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' },
+  customer: { name: 'Ada Obi', email: 'ada@example.com' },
+  webhookGraceMs: 10_000,
 });
-const waitFor = (ref: string, status: CardPaymentState['status']) => waitForState(() => getCardPaymentState(starters.client, ref), (s) => s.status === status);
+const waitFor = (ref: string, status: CardPaymentState['status']) =>
+  waitForState(
+    () => getCardPaymentState(starters.client, ref),
+    (s) => s.status === status,
+  );
 
 async function payWithOtp(input: CardPaymentRequest): Promise<CardPaymentState> {
   const handle = await startCardPayment(starters, input);
@@ -99,27 +128,65 @@ it('exports the SDK and business metrics of each process on its own address', as
   expect(await (await startCardPayment(starters, declined)).result()).toMatchObject({ status: 'failed' });
 
   // A forged webhook, and codec requests (the Web UI's path-token form, and one without a token).
-  const body = JSON.stringify({ Event: 'charge_successful', TransactionRef: paid.transactionRef, Body: { amount: 100_000 } });
+  const body = JSON.stringify({
+    Event: 'charge_successful',
+    TransactionRef: paid.transactionRef,
+    Body: { amount: 100_000 },
+  });
   const forged = await fetch(`http://127.0.0.1:${ports.webhook}/webhooks`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-service-encrypted-body': createHmac('sha512', 'not-the-key').update(body).digest('hex') }, body,
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-service-encrypted-body': createHmac('sha512', 'not-the-key').update(body).digest('hex'),
+    },
+    body,
   });
   expect(forged.status).toBe(401);
-  const payloads = { payloads: [{ metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from('"hello"').toString('base64') }] };
-  const encoded = await fetch(`http://127.0.0.1:${ports.codec}/t/${CODEC_TOKEN}/encode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payloads) });
+  const payloads = {
+    payloads: [
+      {
+        metadata: { encoding: Buffer.from('json/plain').toString('base64') },
+        data: Buffer.from('"hello"').toString('base64'),
+      },
+    ],
+  };
+  const encoded = await fetch(`http://127.0.0.1:${ports.codec}/t/${CODEC_TOKEN}/encode`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(payloads),
+  });
   expect(encoded.status).toBe(200);
   const decoded = await fetch(`http://127.0.0.1:${ports.codec}/decode`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${CODEC_TOKEN}` }, body: await encoded.text(),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${CODEC_TOKEN}` },
+    body: await encoded.text(),
   });
   expect(decoded.status).toBe(200);
-  expect((await fetch(`http://127.0.0.1:${ports.codec}/decode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+  expect(
+    (
+      await fetch(`http://127.0.0.1:${ports.codec}/decode`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).status,
+  ).toBe(401);
 
   // The worker: the SDK's own metrics (task latencies, slots, polls, sticky cache) and the business counters.
-  const worker = await scrapeUntil(metricsUrl(ports.workerMetrics), (s) => sumOf(s, 'payflow_flow_outcomes_total', { flow: 'card' }) >= 3);
+  const worker = await scrapeUntil(
+    metricsUrl(ports.workerMetrics),
+    (s) => sumOf(s, 'payflow_flow_outcomes_total', { flow: 'card' }) >= 3,
+  );
   const w = worker.samples;
   const names = new Set(w.map((s) => s.name));
   for (const sdk of [
-    'temporal_workflow_task_schedule_to_start_latency_bucket', 'temporal_workflow_task_execution_latency_bucket', 'temporal_activity_execution_latency_bucket',
-    'temporal_worker_task_slots_available', 'temporal_sticky_cache_size', 'temporal_workflow_completed_total', 'temporal_request_total',
+    'temporal_workflow_task_schedule_to_start_latency_bucket',
+    'temporal_workflow_task_execution_latency_bucket',
+    'temporal_activity_execution_latency_bucket',
+    'temporal_worker_task_slots_available',
+    'temporal_sticky_cache_size',
+    'temporal_workflow_completed_total',
+    'temporal_request_total',
   ]) {
     expect(names).toContain(sdk);
   }
@@ -141,28 +208,62 @@ it('exports the SDK and business metrics of each process on its own address', as
   expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: 'connection' })).toBe(1);
   expect(sumOf(w, 'payflow_service_call_duration_count', { operation: 'direct.chargeCard' })).toBe(4);
   // Recorded through the activity's metric meter: each call carries the activity that made it.
-  expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', activityType: 'chargeCard' })).toBe(4);
+  expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', activityType: 'chargeCard' })).toBe(
+    4,
+  );
 
   // The receiver: webhooks by result, requests by route and status.
-  const receiver = (await scrapeUntil(metricsUrl(ports.webhookMetrics), (s) => sumOf(s, 'payflow_webhooks_total', { result: 'duplicate' }) >= 1)).samples;
+  const receiver = (
+    await scrapeUntil(
+      metricsUrl(ports.webhookMetrics),
+      (s) => sumOf(s, 'payflow_webhooks_total', { result: 'duplicate' }) >= 1,
+    )
+  ).samples;
   expect(sumOf(receiver, 'payflow_webhooks_total', { kind: 'payment', result: 'verified' })).toBe(2);
   expect(sumOf(receiver, 'payflow_webhooks_total', { kind: 'payment', result: 'duplicate' })).toBe(1);
   expect(sumOf(receiver, 'payflow_webhooks_total', { kind: 'payment', result: 'rejected' })).toBe(1);
-  expect(sumOf(receiver, 'payflow_http_requests_total', { server: 'webhooks', route: '/webhooks', method: 'POST', status: '200' })).toBe(3);
-  expect(sumOf(receiver, 'payflow_http_requests_total', { server: 'webhooks', route: '/webhooks', method: 'POST', status: '401' })).toBe(1);
+  expect(
+    sumOf(receiver, 'payflow_http_requests_total', {
+      server: 'webhooks',
+      route: '/webhooks',
+      method: 'POST',
+      status: '200',
+    }),
+  ).toBe(3);
+  expect(
+    sumOf(receiver, 'payflow_http_requests_total', {
+      server: 'webhooks',
+      route: '/webhooks',
+      method: 'POST',
+      status: '401',
+    }),
+  ).toBe(1);
   expect(sumOf(receiver, 'payflow_http_request_duration_count', { server: 'webhooks', route: '/webhooks' })).toBe(4);
   expect(receiver.some((s: Sample) => s.name.startsWith('payflow_flow'))).toBe(false); // business flow metrics live on the worker
 
   // The codec server: requests by route (the token in the path is never a label).
   const codec = await scrape(metricsUrl(ports.codecMetrics));
-  expect(sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/encode', status: '200' })).toBe(1);
-  expect(sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/decode', status: '200' })).toBe(1);
-  expect(sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/decode', status: '401' })).toBe(1);
+  expect(
+    sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/encode', status: '200' }),
+  ).toBe(1);
+  expect(
+    sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/decode', status: '200' }),
+  ).toBe(1);
+  expect(
+    sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/decode', status: '401' }),
+  ).toBe(1);
   expect(codec.text).not.toContain(CODEC_TOKEN);
 
   // No reference, card number, key or e-mail in any label.
   for (const text of [worker.text, codec.text, await (await fetch(metricsUrl(ports.webhookMetrics))).text()]) {
-    for (const secret of [paid.transactionRef, TEST_CARDS.otpOnly, EMBEDDED_DEFAULTS.secretKey, 'ada@example.com', SANDBOX_OTP]) expect(text).not.toContain(secret);
+    for (const secret of [
+      paid.transactionRef,
+      TEST_CARDS.otpOnly,
+      EMBEDDED_DEFAULTS.secretKey,
+      'ada@example.com',
+      SANDBOX_OTP,
+    ])
+      expect(text).not.toContain(secret);
   }
 });
 

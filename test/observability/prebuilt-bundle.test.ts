@@ -22,17 +22,36 @@ it('runs a bundle with the OpenTelemetry workflow interceptor while tracing is o
   const config = testConfig();
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await createPaymentsWorker({
-    ...config.temporal, encryption: config.encryption, connection, activities: {},
+    ...config.temporal,
+    encryption: config.encryption,
+    connection,
+    activities: {},
     workflowBundle: await workflowBundle(WORKFLOWS_PATH, PREBUILT_BUNDLE_INTERCEPTOR_MODULES),
   });
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
   try {
     const events = await worker.runUntil(async () => {
       const ref = `prebuilt-${randomUUID()}`;
-      const event: PaymentWebhookEvent = { event: 'charge_successful', transactionRef: ref, amount: 10_000, currency: 'NGN', transactionStatus: 'Success', transactionType: 'Card', isRecurring: false, receivedAt: new Date().toISOString() };
-      const h = await client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>('unmatchedPaymentWebhookWorkflow', {
-        workflowId: `payment-${ref}`, taskQueue: config.temporal.taskQueue, args: [{}], signal: paymentWebhookSignal, signalArgs: [event],
-      });
+      const event: PaymentWebhookEvent = {
+        event: 'charge_successful',
+        transactionRef: ref,
+        amount: 10_000,
+        currency: 'NGN',
+        transactionStatus: 'Success',
+        transactionType: 'Card',
+        isRecurring: false,
+        receivedAt: new Date().toISOString(),
+      };
+      const h = await client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>(
+        'unmatchedPaymentWebhookWorkflow',
+        {
+          workflowId: `payment-${ref}`,
+          taskQueue: config.temporal.taskQueue,
+          args: [{}],
+          signal: paymentWebhookSignal,
+          signalArgs: [event],
+        },
+      );
       await h.signal(releaseUnmatchedSignal);
       return h.result();
     });

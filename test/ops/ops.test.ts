@@ -4,7 +4,15 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { openPosTerminalSession, startPosTransaction, type PosTerminalSession } from '../../src/starters/pos';
-import { attentionSummary, listAttention, releaseUnmatchedWebhook, resolveParkedFlow, resolveReconciliationFinding, type AttentionItem, type AttentionKind } from '../../src/starters/ops';
+import {
+  attentionSummary,
+  listAttention,
+  releaseUnmatchedWebhook,
+  resolveParkedFlow,
+  resolveReconciliationFinding,
+  type AttentionItem,
+  type AttentionKind,
+} from '../../src/starters/ops';
 import { PaymentFlow, PaymentReference, ReconciliationStatus } from '../../src/shared/search-attributes';
 import { reconciliationMarkWorkflowId, type ReconciliationMark } from '../../src/shared/reconciliation';
 import { posTransactionStateQuery, type PosTransactionResult } from '../../src/shared/pos';
@@ -19,7 +27,11 @@ let admin: SandboxAdmin;
 let session: PosTerminalSession;
 
 beforeAll(async () => {
-  services = await runServices({ config, logger: createLogger({ destination: new LogCapture() }), workflowBundle: await workflowBundle() });
+  services = await runServices({
+    config,
+    logger: createLogger({ destination: new LogCapture() }),
+    workflowBundle: await workflowBundle(),
+  });
   admin = new SandboxAdmin(services.sandboxUrl!);
   session = await openPosTerminalSession(services.api, { serial_no: 'SN-0001' });
 }, 60_000);
@@ -44,17 +56,36 @@ it('outcome-unknown lists a POS sale the service cannot confirm; ops resolve set
   await admin.fault({ method: 'GET', path: '/transaction/by-ref/', kind: 'error5xx', status: 503 });
   try {
     const ref = shortRef('ops');
-    const input = sandboxCard('0000', ref, session.terminalId, session.pinKey(), { options: { requerySettleDelay: '100ms', requeryTimeout: '2s', requeryBackoff: '500ms', requeryMaxBackoff: '1s' } });
+    const input = sandboxCard('0000', ref, session.terminalId, session.pinKey(), {
+      options: { requerySettleDelay: '100ms', requeryTimeout: '2s', requeryBackoff: '500ms', requeryMaxBackoff: '1s' },
+    });
     const handle = await startPosTransaction(services.starters, input, session);
-    for (let i = 0; i < 200 && (await handle.query(posTransactionStateQuery)).status !== 'outcome_unknown'; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 200 && (await handle.query(posTransactionStateQuery)).status !== 'outcome_unknown'; i++)
+      await new Promise((r) => setTimeout(r, 100));
 
     const items = await listUntil('outcome-unknown', (l) => l.some((x) => x.workflowId === handle.workflowId));
-    expect(items.find((x) => x.workflowId === handle.workflowId)).toMatchObject({ flow: 'pos-terminal', reference: ref, status: 'outcome_unknown', running: true });
+    expect(items.find((x) => x.workflowId === handle.workflowId)).toMatchObject({
+      flow: 'pos-terminal',
+      reference: ref,
+      status: 'outcome_unknown',
+      running: true,
+    });
     expect((await attentionSummary(services.starters))['outcome-unknown']).toBeGreaterThanOrEqual(1);
 
-    await expect(resolveParkedFlow(services.starters, handle.workflowId, { outcome: 'success', reason: 'x', operator: 'ops' })).rejects.toThrow();
-    const resolution = await resolveParkedFlow(services.starters, handle.workflowId, { outcome: 'approved', reason: 'terminal slip 0042', operator: 'ops@merchant' });
-    expect(resolution).toMatchObject({ outcome: 'approved', reason: 'terminal slip 0042', operator: 'ops@merchant', resolvedAt: expect.any(String) });
+    await expect(
+      resolveParkedFlow(services.starters, handle.workflowId, { outcome: 'success', reason: 'x', operator: 'ops' }),
+    ).rejects.toThrow();
+    const resolution = await resolveParkedFlow(services.starters, handle.workflowId, {
+      outcome: 'approved',
+      reason: 'terminal slip 0042',
+      operator: 'ops@merchant',
+    });
+    expect(resolution).toMatchObject({
+      outcome: 'approved',
+      reason: 'terminal slip 0042',
+      operator: 'ops@merchant',
+      resolvedAt: expect.any(String),
+    });
     const result = (await handle.result()) as PosTransactionResult;
     expect(result).toMatchObject({ status: 'approved', resolution: { operator: 'ops@merchant' } });
     await listUntil('outcome-unknown', (l) => !l.some((x) => x.workflowId === handle.workflowId));
@@ -66,11 +97,30 @@ it('outcome-unknown lists a POS sale the service cannot confirm; ops resolve set
 it('unmatched-webhooks lists a signed payment webhook no flow claimed; release-webhook forwards nothing, ends the holder, and it leaves the list', async () => {
   const ref = `orphan-${randomUUID()}`;
   const body = JSON.stringify({
-    Event: 'charge_successful', TransactionRef: ref,
-    Body: { amount: 10000, transaction_ref: ref, gateway_ref: `${ref}_1`, transaction_status: 'Success', email: 'p@example.com', merchant_id: 'M', currency: 'NGN', transaction_type: 'Card', merchant_amount: 9850, created_at: '2026-11-22T10:00:00.000Z', meta: {}, payment_information: { payment_type: 'card' }, is_recurring: false },
+    Event: 'charge_successful',
+    TransactionRef: ref,
+    Body: {
+      amount: 10000,
+      transaction_ref: ref,
+      gateway_ref: `${ref}_1`,
+      transaction_status: 'Success',
+      email: 'p@example.com',
+      merchant_id: 'M',
+      currency: 'NGN',
+      transaction_type: 'Card',
+      merchant_amount: 9850,
+      created_at: '2026-11-22T10:00:00.000Z',
+      meta: {},
+      payment_information: { payment_type: 'card' },
+      is_recurring: false,
+    },
   });
   const signature = createHmac('sha512', config.payments.secretKey).update(body).digest('hex');
-  const res = await fetch(`${services.webhookUrl}/webhooks`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-encrypted-body': signature } });
+  const res = await fetch(`${services.webhookUrl}/webhooks`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', 'x-service-encrypted-body': signature },
+  });
   expect(res.status).toBe(200);
 
   const items = await listUntil('unmatched-webhooks', (l) => l.some((x) => x.reference === ref));
@@ -84,18 +134,42 @@ it('unmatched-webhooks lists a signed payment webhook no flow claimed; release-w
 it('reconciliation-mismatches lists a reference whose latest mark is a finding; resolve-finding records who and why and it leaves the list', async () => {
   const reference = `rec-${randomUUID().slice(0, 8)}`;
   // The mark a reconciliation run leaves for an amount that differs (test/reconciliation proves the run makes it).
-  const mark: ReconciliationMark = { status: 'mismatch_amount', reference, reconciliationId: 'reconciliation-2026-11-01-2026-11-01' };
-  await (await services.client.workflow.start('reconciliationMarkWorkflow', {
-    workflowId: reconciliationMarkWorkflowId(reference), taskQueue: config.temporal.taskQueue, args: [mark], workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    typedSearchAttributes: [{ key: PaymentFlow, value: 'reconciliation-mark' }, { key: PaymentReference, value: reference }, { key: ReconciliationStatus, value: 'mismatch_amount' }],
-  })).result();
+  const mark: ReconciliationMark = {
+    status: 'mismatch_amount',
+    reference,
+    reconciliationId: 'reconciliation-2026-11-01-2026-11-01',
+  };
+  await (
+    await services.client.workflow.start('reconciliationMarkWorkflow', {
+      workflowId: reconciliationMarkWorkflowId(reference),
+      taskQueue: config.temporal.taskQueue,
+      args: [mark],
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      typedSearchAttributes: [
+        { key: PaymentFlow, value: 'reconciliation-mark' },
+        { key: PaymentReference, value: reference },
+        { key: ReconciliationStatus, value: 'mismatch_amount' },
+      ],
+    })
+  ).result();
   const items = await listUntil('reconciliation-mismatches', (l) => l.some((x) => x.reference === reference));
   expect(items.find((x) => x.reference === reference)).toMatchObject({ flow: 'reconciliation-mark', running: false });
 
-  await expect(resolveReconciliationFinding(services.starters, reference, { operator: '', reason: 'x' })).rejects.toThrow(/operator: required/);
-  const resolved = await resolveReconciliationFinding(services.starters, reference, { operator: 'ops@merchant', reason: 'refunded the difference' });
-  expect(resolved).toMatchObject({ status: 'resolved', previous: 'mismatch_amount', resolution: { operator: 'ops@merchant', reason: 'refunded the difference' } });
+  await expect(
+    resolveReconciliationFinding(services.starters, reference, { operator: '', reason: 'x' }),
+  ).rejects.toThrow(/operator: required/);
+  const resolved = await resolveReconciliationFinding(services.starters, reference, {
+    operator: 'ops@merchant',
+    reason: 'refunded the difference',
+  });
+  expect(resolved).toMatchObject({
+    status: 'resolved',
+    previous: 'mismatch_amount',
+    resolution: { operator: 'ops@merchant', reason: 'refunded the difference' },
+  });
   // The older finding run is still in visibility, but it is no longer the reference's latest mark.
   await listUntil('reconciliation-mismatches', (l) => !l.some((x) => x.reference === reference));
-  await expect(resolveReconciliationFinding(services.starters, reference, { operator: 'ops', reason: 'again' })).rejects.toThrow(/no open reconciliation finding/);
+  await expect(
+    resolveReconciliationFinding(services.starters, reference, { operator: 'ops', reason: 'again' }),
+  ).rejects.toThrow(/no open reconciliation finding/);
 });

@@ -1,6 +1,14 @@
 // Direct bank debit (by token, by OTP) and USSD end to end on the dev server against the sandbox.
 import { randomUUID } from 'node:crypto';
-import { getDirectPaymentState, PaymentInputError, PaymentStepError, startBankPayment, startUssdPayment, submitBankCode, waitForState } from '../../src/starters/payments';
+import {
+  getDirectPaymentState,
+  PaymentInputError,
+  PaymentStepError,
+  startBankPayment,
+  startUssdPayment,
+  submitBankCode,
+  waitForState,
+} from '../../src/starters/payments';
 import type { BankPaymentInput, DirectPaymentState } from '../../src/shared/bank-ussd';
 import { SANDBOX_OTP } from '../../src/sandbox';
 import { testConfig } from '../helpers/temporal';
@@ -12,34 +20,71 @@ const env = usePaymentServices(config);
 
 const customer = { name: 'Ada Obi', email: 'ada@example.com' };
 const bank = (account: string, over: Partial<BankPaymentInput> = {}): BankPaymentInput => ({
-  transactionRef: `bank-${randomUUID()}`, amount: 250_000, currency: 'NGN', bank: { bankCode: '058', accountOrPhone: account }, customer, webhookGraceMs: 10_000, ...over,
+  transactionRef: `bank-${randomUUID()}`,
+  amount: 250_000,
+  currency: 'NGN',
+  bank: { bankCode: '058', accountOrPhone: account },
+  customer,
+  webhookGraceMs: 10_000,
+  ...over,
 });
-const waitFor = (ref: string, status: DirectPaymentState['status']) => waitForState(() => getDirectPaymentState(env.services.client, ref), (s) => s.status === status);
-const stepError = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a PaymentStepError'); }, (e: unknown) => e as PaymentStepError);
+const waitFor = (ref: string, status: DirectPaymentState['status']) =>
+  waitForState(
+    () => getDirectPaymentState(env.services.client, ref),
+    (s) => s.status === status,
+  );
+const stepError = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected a PaymentStepError');
+    },
+    (e: unknown) => e as PaymentStepError,
+  );
 
 it.each([
   ['by token', '1234567890', 'ValidateTOKEN'],
   ['by OTP', '0123456789', 'ValidateOTP'],
-])('bank debit %s: a wrong code is refused and the flow keeps waiting; the right one completes, confirmed by the webhook', async (_name, account, model) => {
-  const i = bank(account);
-  const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
-  expect(await waitFor(i.transactionRef, 'awaiting_code')).toMatchObject({ authModel: model });
-  expect(await stepError(submitBankCode(env.services.starters, i.transactionRef, '12'))).toMatchObject({ kind: 'not_expected', message: 'code must be 4 to 8 digits' });
-  expect(await stepError(submitBankCode(env.services.starters, i.transactionRef, '000000'))).toMatchObject({ kind: 'refused', message: expect.stringContaining('Invalid OTP or token') });
-  expect((await getDirectPaymentState(env.services.client, i.transactionRef)).status).toBe('awaiting_code');
-  expect((await submitBankCode(env.services.starters, i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
-  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', authModel: model, refusedCodes: 1 });
-  expect(await env.admin.ledger(i.transactionRef)).toMatchObject([{ kind: 'bank_debit', amount: 250_000 }]);
-  expect((await eventTypes(handle)).filter((t) => t === 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED')).toHaveLength(2);
-  expect(await rawHistoryText(handle)).not.toContain(`"${SANDBOX_OTP}"`);
-  if (model === 'ValidateOTP') await recordHistory(handle, 'bank-otp-refused-then-success');
-});
+])(
+  'bank debit %s: a wrong code is refused and the flow keeps waiting; the right one completes, confirmed by the webhook',
+  async (_name, account, model) => {
+    const i = bank(account);
+    const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
+    expect(await waitFor(i.transactionRef, 'awaiting_code')).toMatchObject({ authModel: model });
+    expect(await stepError(submitBankCode(env.services.starters, i.transactionRef, '12'))).toMatchObject({
+      kind: 'not_expected',
+      message: 'code must be 4 to 8 digits',
+    });
+    expect(await stepError(submitBankCode(env.services.starters, i.transactionRef, '000000'))).toMatchObject({
+      kind: 'refused',
+      message: expect.stringContaining('Invalid OTP or token'),
+    });
+    expect((await getDirectPaymentState(env.services.client, i.transactionRef)).status).toBe('awaiting_code');
+    expect((await submitBankCode(env.services.starters, i.transactionRef, SANDBOX_OTP)).status).toMatch(
+      /^(confirming|success)$/,
+    );
+    expect(await handle.result()).toMatchObject({
+      status: 'success',
+      confirmedBy: 'webhook',
+      authModel: model,
+      refusedCodes: 1,
+    });
+    expect(await env.admin.ledger(i.transactionRef)).toMatchObject([{ kind: 'bank_debit', amount: 250_000 }]);
+    expect(
+      (await eventTypes(handle)).filter((t) => t === 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED'),
+    ).toHaveLength(2);
+    expect(await rawHistoryText(handle)).not.toContain(`"${SANDBOX_OTP}"`);
+    if (model === 'ValidateOTP') await recordHistory(handle, 'bank-otp-refused-then-success');
+  },
+);
 
 it('bank debit refused after the code (insufficient funds): the caller hears it at once and the flow ends failed', async () => {
   const i = bank('0000000051');
   const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
   await waitFor(i.transactionRef, 'awaiting_code');
-  expect(await stepError(submitBankCode(env.services.starters, i.transactionRef, SANDBOX_OTP))).toMatchObject({ kind: 'ended', message: expect.stringContaining('Insufficient funds') });
+  expect(await stepError(submitBankCode(env.services.starters, i.transactionRef, SANDBOX_OTP))).toMatchObject({
+    kind: 'ended',
+    message: expect.stringContaining('Insufficient funds'),
+  });
   expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify' });
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
 });
@@ -47,9 +92,18 @@ it('bank debit refused after the code (insufficient funds): the caller hears it 
 it('bank debit without a code before the timeout ends expired; pass_charge is carried', async () => {
   const i = bank('1234567890', { codeTimeoutMs: 1_000, passCharge: true });
   const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
-  expect(await handle.result()).toMatchObject({ status: 'expired', confirmedBy: 'verify', reason: 'no token or OTP within 1000 ms' });
-  expect((await env.services.api.transactions.verify({ transaction_ref: i.transactionRef })).data).toMatchObject({ merchant_amount: 250_000, transaction_amount: 250_000 + 3_000 });
-  await expect(startBankPayment(env.services.client, config.temporal.taskQueue, bank('123'))).rejects.toThrow(PaymentInputError);
+  expect(await handle.result()).toMatchObject({
+    status: 'expired',
+    confirmedBy: 'verify',
+    reason: 'no token or OTP within 1000 ms',
+  });
+  expect((await env.services.api.transactions.verify({ transaction_ref: i.transactionRef })).data).toMatchObject({
+    merchant_amount: 250_000,
+    transaction_amount: 250_000 + 3_000,
+  });
+  await expect(startBankPayment(env.services.client, config.temporal.taskQueue, bank('123'))).rejects.toThrow(
+    PaymentInputError,
+  );
 });
 
 it('a bank debit completed at the service while its webhook is held: at the deadline verify finds it and the flow ends success, not expired', async () => {
@@ -59,7 +113,10 @@ it('a bank debit completed at the service while its webhook is held: at the dead
     const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
     await waitFor(i.transactionRef, 'awaiting_code');
     // The payer's code reaches the service another way (say, a retry from the merchant's backend); our flow never hears of it.
-    await env.services.api.direct.validateBank({ transaction_reference: i.transactionRef, authorization: { otp_token: SANDBOX_OTP } });
+    await env.services.api.direct.validateBank({
+      transaction_reference: i.transactionRef,
+      authorization: { otp_token: SANDBOX_OTP },
+    });
     expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });
     expect(await env.admin.ledger(i.transactionRef)).toMatchObject([{ kind: 'bank_debit', amount: 250_000 }]);
   } finally {
@@ -70,23 +127,52 @@ it('a bank debit completed at the service while its webhook is held: at the dead
 
 it('USSD: hands back the code and its expiry at once (update-with-start); the payer dials; the webhook confirms', async () => {
   const ref = `ussd-${randomUUID()}`;
-  const { ussdCode, expiresAt, handle } = await startUssdPayment(env.services.client, config.temporal.taskQueue, { transactionRef: ref, amount: 150_000, currency: 'NGN', bankCode: '058', customer });
+  const { ussdCode, expiresAt, handle } = await startUssdPayment(env.services.client, config.temporal.taskQueue, {
+    transactionRef: ref,
+    amount: 150_000,
+    currency: 'NGN',
+    bankCode: '058',
+    customer,
+  });
   expect(ussdCode).toMatch(/^\*058\*000\*\d{6}#$/); // handed back at once, with its expiry
   expect(Date.parse(expiresAt!)).toBeGreaterThan(Date.now());
   const waiting = await waitFor(ref, 'awaiting_payment');
-  expect(waiting).toMatchObject({ authModel: 'USSDCodeGenerated', ussdCode: expect.stringMatching(/^\*058\*/), expiresAt: expect.any(String) });
+  expect(waiting).toMatchObject({
+    authModel: 'USSDCodeGenerated',
+    ussdCode: expect.stringMatching(/^\*058\*/),
+    expiresAt: expect.any(String),
+  });
   expect(Date.parse(waiting.expiresAt!)).toBeGreaterThan(Date.now());
   await env.admin.payUssd(ref);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
   expect(await env.admin.ledger(ref)).toMatchObject([{ kind: 'ussd', amount: 150_000 }]);
   await recordHistory(handle, 'ussd-dialled');
-  await expect(startUssdPayment(env.services.client, config.temporal.taskQueue, { transactionRef: `u-${randomUUID()}`, amount: 1, currency: 'NGN', bankCode: '999', customer })).rejects.toThrow(/bankCode must be one of the USSD bank codes/);
+  await expect(
+    startUssdPayment(env.services.client, config.temporal.taskQueue, {
+      transactionRef: `u-${randomUUID()}`,
+      amount: 1,
+      currency: 'NGN',
+      bankCode: '999',
+      customer,
+    }),
+  ).rejects.toThrow(/bankCode must be one of the USSD bank codes/);
 });
 
 it('USSD refused by the service (a reference it knows already): the starter hears the reason at once', async () => {
   const used = `ussd-${randomUUID()}`;
-  await env.services.api.direct.initiateUssd({ transaction_reference: used, amount: 100_000, ussd: { bank_code: '058' }, customer });
-  const err = await startUssdPayment(env.services.client, config.temporal.taskQueue, { transactionRef: used, amount: 100_000, currency: 'NGN', bankCode: '058', customer }).catch((e: unknown) => e);
+  await env.services.api.direct.initiateUssd({
+    transaction_reference: used,
+    amount: 100_000,
+    ussd: { bank_code: '058' },
+    customer,
+  });
+  const err = await startUssdPayment(env.services.client, config.temporal.taskQueue, {
+    transactionRef: used,
+    amount: 100_000,
+    currency: 'NGN',
+    bankCode: '058',
+    customer,
+  }).catch((e: unknown) => e);
   expect(String((err as Error & { cause?: Error }).cause?.message)).toContain('Duplicate transaction reference');
   expect(await env.services.client.workflow.getHandle(`payment-${used}`).result()).toMatchObject({ status: 'failed' });
 });

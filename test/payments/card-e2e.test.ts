@@ -8,7 +8,17 @@ import { createPaymentsWorker } from '../../src/workers/worker';
 import { createActivities } from '../../src/activities';
 import { ClaimCheckStore } from '../../src/claim-check/store';
 import {
-  DuplicateReferenceError, getCardPaymentState, PaymentInputError, PaymentStepError, resubmitCard, startCardPayment, startCardPaymentForStep, submitOtp, submitPin, waitForState, type CardPaymentRequest,
+  DuplicateReferenceError,
+  getCardPaymentState,
+  PaymentInputError,
+  PaymentStepError,
+  resubmitCard,
+  startCardPayment,
+  startCardPaymentForStep,
+  submitOtp,
+  submitPin,
+  waitForState,
+  type CardPaymentRequest,
 } from '../../src/starters/payments';
 import type { CardPaymentState } from '../../src/shared/card';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
@@ -29,13 +39,28 @@ afterEach(async () => {
 const B1 = '/transaction/initiate/process-payment';
 const B2 = '/transaction/payment/authorize';
 const input = (number: string, over: Partial<CardPaymentRequest> = {}): CardPaymentRequest => ({
-  transactionRef: `card-${randomUUID()}`, amount: 500_000, currency: 'NGN', card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' },
-  customer: { name: 'Ada Obi', email: 'ada@example.com' }, webhookGraceMs: 10_000, ...over,
+  transactionRef: `card-${randomUUID()}`,
+  amount: 500_000,
+  currency: 'NGN',
+  card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' },
+  customer: { name: 'Ada Obi', email: 'ada@example.com' },
+  webhookGraceMs: 10_000,
+  ...over,
 });
 const client = () => env.services.client;
 const starters = () => env.services.starters;
-const waitFor = (ref: string, status: CardPaymentState['status']) => waitForState(() => getCardPaymentState(client(), ref), (s) => s.status === status);
-const stepError = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a PaymentStepError'); }, (e: unknown) => e as PaymentStepError);
+const waitFor = (ref: string, status: CardPaymentState['status']) =>
+  waitForState(
+    () => getCardPaymentState(client(), ref),
+    (s) => s.status === status,
+  );
+const stepError = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected a PaymentStepError');
+    },
+    (e: unknown) => e as PaymentStepError,
+  );
 
 it('PIN then OTP: wrong-state and malformed codes refused by the validator, a wrong PIN refused by the service, then success by the webhook; no card data, PIN or OTP in history or logs', async () => {
   const i = input(TEST_CARDS.pinThenOtp);
@@ -43,24 +68,45 @@ it('PIN then OTP: wrong-state and malformed codes refused by the validator, a wr
   expect(await waitFor(i.transactionRef, 'awaiting_pin')).toMatchObject({ expects: 'pin' });
 
   // Refused by the validators: nothing reaches the service or the history.
-  expect(await stepError(submitOtp(starters(), i.transactionRef, SANDBOX_OTP))).toMatchObject({ kind: 'not_expected', message: expect.stringContaining('no OTP is expected') });
-  expect(await stepError(submitPin(starters(), i.transactionRef, '12a4'))).toMatchObject({ kind: 'not_expected', message: 'pin must be 4 digits' });
+  expect(await stepError(submitOtp(starters(), i.transactionRef, SANDBOX_OTP))).toMatchObject({
+    kind: 'not_expected',
+    message: expect.stringContaining('no OTP is expected'),
+  });
+  expect(await stepError(submitPin(starters(), i.transactionRef, '12a4'))).toMatchObject({
+    kind: 'not_expected',
+    message: 'pin must be 4 digits',
+  });
   // Refused by the service: the caller gets the reason at once, the flow keeps waiting.
   const wrong = await stepError(submitPin(starters(), i.transactionRef, '0000'));
-  expect(wrong).toMatchObject({ kind: 'refused', message: expect.stringContaining('Invalid PIN'), details: { refusedCodes: 1, limit: 3 } });
+  expect(wrong).toMatchObject({
+    kind: 'refused',
+    message: expect.stringContaining('Invalid PIN'),
+    details: { refusedCodes: 1, limit: 3 },
+  });
   expect((await getCardPaymentState(client(), i.transactionRef)).status).toBe('awaiting_pin');
 
-  expect(await submitPin(starters(), i.transactionRef, SANDBOX_PIN)).toMatchObject({ status: 'awaiting_otp', expects: 'otp' });
+  expect(await submitPin(starters(), i.transactionRef, SANDBOX_PIN)).toMatchObject({
+    status: 'awaiting_otp',
+    expects: 'otp',
+  });
   expect((await submitOtp(starters(), i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
-  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', webhooksReceived: 1, refusedCodes: 1 });
+  expect(await handle.result()).toMatchObject({
+    status: 'success',
+    confirmedBy: 'webhook',
+    webhooksReceived: 1,
+    refusedCodes: 1,
+  });
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
   expect(await env.admin.requests(i.transactionRef, B2)).toHaveLength(3); // wrong PIN, PIN, OTP: the refused ones never left
 
   // Only the three accepted Updates are in history; the validator's refusals left nothing.
-  expect((await eventTypes(handle)).filter((t) => t === 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED')).toHaveLength(3);
+  expect((await eventTypes(handle)).filter((t) => t === 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED')).toHaveLength(
+    3,
+  );
   const raw = await rawHistoryText(handle);
   expect(raw).toContain(i.transactionRef); // the scan does read payload bytes (search attributes are plaintext)
-  for (const secret of [TEST_CARDS.pinThenOtp, `"${SANDBOX_PIN}"`, `"${SANDBOX_OTP}"`, '"0000"', '"cvv"']) expect(raw).not.toContain(secret);
+  for (const secret of [TEST_CARDS.pinThenOtp, `"${SANDBOX_PIN}"`, `"${SANDBOX_OTP}"`, '"0000"', '"cvv"'])
+    expect(raw).not.toContain(secret);
   expect(capture.text).toContain(i.transactionRef); // the activities did log this payment...
   for (const secret of [TEST_CARDS.pinThenOtp, SANDBOX_OTP]) expect(capture.text).not.toContain(secret); // ...without card data or codes
   expect(JSON.stringify(await handle.query('cardPaymentState'))).not.toContain(TEST_CARDS.pinThenOtp);
@@ -86,14 +132,30 @@ it('a webhook redelivered after the payment ended starts a holder under the same
   expect(await handle.result()).toMatchObject({ status: 'success' });
   // What the receiver does with a late redelivery (its in-memory duplicate check lost in a restart).
   const late: PaymentWebhookEvent = {
-    event: 'charge_successful', transactionRef: i.transactionRef, amount: 100_000, currency: 'NGN', transactionStatus: 'Success', transactionType: 'Card',
-    gatewayRef: `${i.transactionRef}_1`, isRecurring: false, receivedAt: new Date().toISOString(),
+    event: 'charge_successful',
+    transactionRef: i.transactionRef,
+    amount: 100_000,
+    currency: 'NGN',
+    transactionStatus: 'Success',
+    transactionType: 'Card',
+    gatewayRef: `${i.transactionRef}_1`,
+    isRecurring: false,
+    receivedAt: new Date().toISOString(),
   };
   await client().workflow.signalWithStart('unmatchedPaymentWebhookWorkflow', {
-    workflowId: paymentWorkflowId(i.transactionRef), taskQueue: config.temporal.taskQueue, args: [{}], signal: paymentWebhookSignal, signalArgs: [late],
+    workflowId: paymentWorkflowId(i.transactionRef),
+    taskQueue: config.temporal.taskQueue,
+    args: [{}],
+    signal: paymentWebhookSignal,
+    signalArgs: [late],
   });
-  expect((await client().workflow.getHandle(paymentWorkflowId(i.transactionRef)).describe()).type).toBe('unmatchedPaymentWebhookWorkflow');
-  expect(await getCardPaymentState(client(), i.transactionRef)).toMatchObject({ status: 'success', transactionRef: i.transactionRef });
+  expect((await client().workflow.getHandle(paymentWorkflowId(i.transactionRef)).describe()).type).toBe(
+    'unmatchedPaymentWebhookWorkflow',
+  );
+  expect(await getCardPaymentState(client(), i.transactionRef)).toMatchObject({
+    status: 'success',
+    transactionRef: i.transactionRef,
+  });
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
 });
 
@@ -116,7 +178,11 @@ it('3DS failed by the payer: no webhook comes; the requery while waiting finds i
   const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_3ds');
   await env.admin.pay3ds(i.transactionRef, 'fail');
-  expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify', reason: expect.stringContaining('3DS authentication failed') });
+  expect(await handle.result()).toMatchObject({
+    status: 'failed',
+    confirmedBy: 'verify',
+    reason: expect.stringContaining('3DS authentication failed'),
+  });
   await recordHistory(handle, 'card-3ds-failed');
 });
 
@@ -124,11 +190,25 @@ it('a wrong OTP is refused and the flow keeps waiting; the third wrong code fail
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
-  expect(await stepError(submitOtp(starters(), i.transactionRef, '000000'))).toMatchObject({ kind: 'refused', message: expect.stringContaining('Invalid OTP'), details: { refusedCodes: 1 } });
-  expect(await stepError(submitOtp(starters(), i.transactionRef, '111111'))).toMatchObject({ kind: 'refused', details: { refusedCodes: 2 } });
+  expect(await stepError(submitOtp(starters(), i.transactionRef, '000000'))).toMatchObject({
+    kind: 'refused',
+    message: expect.stringContaining('Invalid OTP'),
+    details: { refusedCodes: 1 },
+  });
+  expect(await stepError(submitOtp(starters(), i.transactionRef, '111111'))).toMatchObject({
+    kind: 'refused',
+    details: { refusedCodes: 2 },
+  });
   expect((await getCardPaymentState(client(), i.transactionRef)).status).toBe('awaiting_otp');
-  expect(await stepError(submitOtp(starters(), i.transactionRef, '222222'))).toMatchObject({ kind: 'ended', message: expect.stringContaining('too many wrong attempts') });
-  expect(await handle.result()).toMatchObject({ status: 'failed', refusedCodes: 2, reason: expect.stringContaining('verified as Failed') });
+  expect(await stepError(submitOtp(starters(), i.transactionRef, '222222'))).toMatchObject({
+    kind: 'ended',
+    message: expect.stringContaining('too many wrong attempts'),
+  });
+  expect(await handle.result()).toMatchObject({
+    status: 'failed',
+    refusedCodes: 2,
+    reason: expect.stringContaining('verified as Failed'),
+  });
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
 });
 
@@ -136,7 +216,9 @@ it('an OTP after the timeout: the flow has ended as expired and the OTP is refus
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000, otpTimeoutMs: 1_500 });
   const handle = await startCardPayment(starters(), i);
   expect(await handle.result()).toMatchObject({ status: 'expired', reason: 'no OTP within 1500 ms' });
-  expect(await stepError(submitOtp(starters(), i.transactionRef, SANDBOX_OTP))).toMatchObject({ kind: expect.stringMatching(/^(ended|not_expected)$/) });
+  expect(await stepError(submitOtp(starters(), i.transactionRef, SANDBOX_OTP))).toMatchObject({
+    kind: expect.stringMatching(/^(ended|not_expected)$/),
+  });
   expect(await env.admin.requests(i.transactionRef, B2)).toHaveLength(0);
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
 });
@@ -162,15 +244,36 @@ it('a forged webhook gets 401 and signals nothing; the flow goes on waiting for 
   const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
   const forged = JSON.stringify({
-    Event: 'charge_successful', TransactionRef: i.transactionRef,
-    Body: { amount: 100_000, transaction_ref: i.transactionRef, gateway_ref: 'forged', transaction_status: 'Success', email: 'x@example.com', merchant_id: 'M', currency: 'NGN', transaction_type: 'Card', merchant_amount: 100_000, created_at: new Date().toISOString(), meta: {}, is_recurring: false },
+    Event: 'charge_successful',
+    TransactionRef: i.transactionRef,
+    Body: {
+      amount: 100_000,
+      transaction_ref: i.transactionRef,
+      gateway_ref: 'forged',
+      transaction_status: 'Success',
+      email: 'x@example.com',
+      merchant_id: 'M',
+      currency: 'NGN',
+      transaction_type: 'Card',
+      merchant_amount: 100_000,
+      created_at: new Date().toISOString(),
+      meta: {},
+      is_recurring: false,
+    },
   });
   const sign = (key: string) => createHmac('sha512', key).update(forged).digest('hex');
   for (const signature of [sign('sandbox_sk_attacker_key'), sign(config.payments.secretKey).slice(0, -2) + '00']) {
-    const res = await fetch(`${env.services.webhookUrl}/webhooks`, { method: 'POST', body: forged, headers: { 'content-type': 'application/json', 'x-service-encrypted-body': signature } });
+    const res = await fetch(`${env.services.webhookUrl}/webhooks`, {
+      method: 'POST',
+      body: forged,
+      headers: { 'content-type': 'application/json', 'x-service-encrypted-body': signature },
+    });
     expect(res.status).toBe(401);
   }
-  expect(await getCardPaymentState(client(), i.transactionRef)).toMatchObject({ status: 'awaiting_otp', webhooksReceived: 0 });
+  expect(await getCardPaymentState(client(), i.transactionRef)).toMatchObject({
+    status: 'awaiting_otp',
+    webhooksReceived: 0,
+  });
   await submitOtp(starters(), i.transactionRef, SANDBOX_OTP);
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', webhooksReceived: 1 });
 });
@@ -179,7 +282,10 @@ it('a webhook that arrives before the flow waits for it: paid at the service (an
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
-  await env.services.api.direct.authorizeCard({ transaction_reference: i.transactionRef, authorization: { otp: SANDBOX_OTP } });
+  await env.services.api.direct.authorizeCard({
+    transaction_reference: i.transactionRef,
+    authorization: { otp: SANDBOX_OTP },
+  });
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
 });
@@ -189,7 +295,9 @@ it("the OTP's answer is lost (connection dropped after processing): the webhook,
   const handle = await startCardPayment(starters(), i);
   await waitFor(i.transactionRef, 'awaiting_otp');
   await env.admin.fault({ method: 'POST', path: `^${B2}$`, kind: 'drop-after-processing', count: 1 });
-  expect(await submitOtp(starters(), i.transactionRef, SANDBOX_OTP)).toMatchObject({ status: expect.stringMatching(/^(confirming|success)$/) });
+  expect(await submitOtp(starters(), i.transactionRef, SANDBOX_OTP)).toMatchObject({
+    status: expect.stringMatching(/^(confirming|success)$/),
+  });
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
   expect(await env.admin.requests(i.transactionRef, B2)).toMatchObject([{ status: 'dropped' }]);
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
@@ -212,7 +320,10 @@ it('B1 dropped before processing twice: sent at most twice, then failed as never
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   await env.admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 3 });
   const handle = await startCardPayment(starters(), i);
-  expect(await handle.result()).toMatchObject({ status: 'failed', reason: 'the charge never reached the service (sent twice)' });
+  expect(await handle.result()).toMatchObject({
+    status: 'failed',
+    reason: 'the charge never reached the service (sent twice)',
+  });
   expect((await env.admin.requests(i.transactionRef, B1)).map((r) => r.status)).toEqual(['reset', 'reset']);
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
   await recordHistory(handle, 'card-charge-never-received');
@@ -222,7 +333,11 @@ it("B1's answer lost after processing: verify finds it pending, B1 is never sent
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000, webhookGraceMs: 300 });
   await env.admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-after-processing', count: 1 });
   const handle = await startCardPayment(starters(), i);
-  expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify', reason: expect.stringContaining('cannot be continued') });
+  expect(await handle.result()).toMatchObject({
+    status: 'failed',
+    confirmedBy: 'verify',
+    reason: expect.stringContaining('cannot be continued'),
+  });
   expect(await env.admin.requests(i.transactionRef, B1)).toMatchObject([{ status: 'dropped' }]);
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
 }, 30_000);
@@ -244,7 +359,10 @@ it('pass_charge and USD are carried through: the payer pays amount + charge and 
   expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook', currency: 'USD' });
   const [entry] = await env.admin.ledger(i.transactionRef);
   expect(entry.amount).toBeGreaterThan(20_000); // amount + the sandbox's 1.2 % charge
-  expect((await env.services.api.transactions.verify({ transaction_ref: i.transactionRef })).data).toMatchObject({ transaction_currency_id: 'USD', merchant_amount: 20_000 });
+  expect((await env.services.api.transactions.verify({ transaction_ref: i.transactionRef })).data).toMatchObject({
+    transaction_currency_id: 'USD',
+    merchant_amount: 20_000,
+  });
 });
 
 it('a worker restarted while the flow waits for the OTP: a new worker completes it', async () => {
@@ -252,7 +370,13 @@ it('a worker restarted while the flow waits for the OTP: a new worker completes 
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   const makeWorker = async () => {
     const connection = await NativeConnection.connect({ address: cfg.temporal.address });
-    const worker = await createPaymentsWorker({ ...cfg.temporal, encryption: cfg.encryption, connection, workflowBundle: await workflowBundle(), activities: createActivities({ api: env.services.api, logger, config: cfg, claimCheck: env.services.claimCheck }) });
+    const worker = await createPaymentsWorker({
+      ...cfg.temporal,
+      encryption: cfg.encryption,
+      connection,
+      workflowBundle: await workflowBundle(),
+      activities: createActivities({ api: env.services.api, logger, config: cfg, claimCheck: env.services.claimCheck }),
+    });
     return { worker, connection, run: worker.run() };
   };
   const first = await makeWorker();
@@ -277,16 +401,29 @@ it('a worker restarted while the flow waits for the OTP: a new worker completes 
 it('the sealed card expired before any worker sent B1 (worker down past the TTL): the flow asks for the card again, then completes; nothing was sent with the old one', async () => {
   const cfg = testConfig({ TEMPORAL_TASK_QUEUE: `expired-${randomUUID()}` });
   // The backend's store with a 1 s TTL; no worker polls the queue yet.
-  const shortLived = await ClaimCheckStore.connect({ databaseUrl: cfg.claimCheck.databaseUrl, keys: cfg.claimCheck.keys, ttlMs: 1_000 });
+  const shortLived = await ClaimCheckStore.connect({
+    databaseUrl: cfg.claimCheck.databaseUrl,
+    keys: cfg.claimCheck.keys,
+    ttlMs: 1_000,
+  });
   const ctx = { client: client(), taskQueue: cfg.temporal.taskQueue, claimCheck: shortLived };
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   try {
     const handle = await startCardPayment(ctx, i);
     await new Promise((r) => setTimeout(r, 1_500));
     const connection = await NativeConnection.connect({ address: cfg.temporal.address });
-    const worker = await createPaymentsWorker({ ...cfg.temporal, encryption: cfg.encryption, connection, workflowBundle: await workflowBundle(), activities: createActivities({ api: env.services.api, logger, config: cfg, claimCheck: env.services.claimCheck }) });
+    const worker = await createPaymentsWorker({
+      ...cfg.temporal,
+      encryption: cfg.encryption,
+      connection,
+      workflowBundle: await workflowBundle(),
+      activities: createActivities({ api: env.services.api, logger, config: cfg, claimCheck: env.services.claimCheck }),
+    });
     await worker.runUntil(async () => {
-      expect(await waitFor(i.transactionRef, 'awaiting_card')).toMatchObject({ reason: expect.stringContaining('submit the card again'), card: { last4: TEST_CARDS.otpOnly.slice(-4) } });
+      expect(await waitFor(i.transactionRef, 'awaiting_card')).toMatchObject({
+        reason: expect.stringContaining('submit the card again'),
+        card: { last4: TEST_CARDS.otpOnly.slice(-4) },
+      });
       expect(await env.admin.requests(i.transactionRef, B1)).toHaveLength(0);
       expect(await resubmitCard(ctx, i.transactionRef, i.card)).toMatchObject({ status: 'awaiting_otp' });
       expect((await submitOtp(ctx, i.transactionRef, SANDBOX_OTP)).status).toMatch(/^(confirming|success)$/);
@@ -297,7 +434,9 @@ it('the sealed card expired before any worker sent B1 (worker down past the TTL)
     expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
     expect(await rawHistoryText(handle)).not.toContain(TEST_CARDS.otpOnly);
     // Not waiting for a card any more: a card sent now is refused and its sealed record deleted.
-    expect(await stepError(resubmitCard(ctx, i.transactionRef, i.card))).toMatchObject({ kind: expect.stringMatching(/^(not_expected|ended)$/) });
+    expect(await stepError(resubmitCard(ctx, i.transactionRef, i.card))).toMatchObject({
+      kind: expect.stringMatching(/^(not_expected|ended)$/),
+    });
   } finally {
     await shortLived.close();
   }
@@ -305,8 +444,13 @@ it('the sealed card expired before any worker sent B1 (worker down past the TTL)
 
 it('a declined card fails at once; a reference pays once; bad input names the field without echoing card data', async () => {
   const declined = input(TEST_CARDS.declined);
-  expect((await startCardPaymentForStep(starters(), declined)).state).toMatchObject({ status: 'failed', reason: expect.stringContaining('Card declined') });
-  await expect(startCardPayment(starters(), { ...input(TEST_CARDS.otpOnly), transactionRef: declined.transactionRef })).rejects.toBeInstanceOf(DuplicateReferenceError);
+  expect((await startCardPaymentForStep(starters(), declined)).state).toMatchObject({
+    status: 'failed',
+    reason: expect.stringContaining('Card declined'),
+  });
+  await expect(
+    startCardPayment(starters(), { ...input(TEST_CARDS.otpOnly), transactionRef: declined.transactionRef }),
+  ).rejects.toBeInstanceOf(DuplicateReferenceError);
 
   const err = await startCardPayment(starters(), input('4242', { amount: 10.5 })).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(PaymentInputError);

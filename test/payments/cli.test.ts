@@ -16,15 +16,30 @@ const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
 const config = testConfig();
 let services: RunningServices;
 beforeAll(async () => {
-  services = await runServices({ config, logger: createLogger({ destination: new LogCapture() }), workflowBundle: await workflowBundle() });
+  services = await runServices({
+    config,
+    logger: createLogger({ destination: new LogCapture() }),
+    workflowBundle: await workflowBundle(),
+  });
 }, 60_000);
 afterAll(() => services?.stop());
 
-const cliEnv = () => ({ ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: config.temporal.taskQueue, CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl, PAYMENTS_BASE_URL: services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn' });
+const cliEnv = () => ({
+  ...process.env,
+  TEMPORAL_ADDRESS: config.temporal.address,
+  TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
+  CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
+  PAYMENTS_BASE_URL: services.sandboxUrl!,
+  SANDBOX_ENABLED: 'false',
+  LOG_LEVEL: 'warn',
+});
 function cli(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', CLI, ...args], { env: cliEnv(), timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', CLI, ...args],
+      { env: cliEnv(), timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin!.end(stdin ?? '');
   });
@@ -34,15 +49,29 @@ it('pay card follows the payment to its final state while pay otp (stdin) comple
   const ref = `cli-${randomUUID()}`;
   const dir = mkdtempSync(join(tmpdir(), 'pay-cli-'));
   const file = join(dir, 'card.json');
-  writeFileSync(file, JSON.stringify({ transactionRef: ref, amount: 100_000, currency: 'NGN', card: { number: TEST_CARDS.otpOnly, cvv: '123', expiryMonth: '12', expiryYear: '29' }, customer: { name: 'Ada', email: 'ada@example.com' } }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      transactionRef: ref,
+      amount: 100_000,
+      currency: 'NGN',
+      card: { number: TEST_CARDS.otpOnly, cvv: '123', expiryMonth: '12', expiryYear: '29' },
+      customer: { name: 'Ada', email: 'ada@example.com' },
+    }),
+  );
   const follower = spawn(process.execPath, ['--import', 'tsx', CLI, 'pay', 'card', '--file', file], { env: cliEnv() });
   let out = '';
   follower.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const exited = new Promise<number>((r) => follower.on('exit', (code) => r(code ?? 1)));
 
-  await waitForState(() => getCardPaymentState(services.client, ref), (s) => s.status === 'awaiting_otp', { timeoutMs: 30_000 });
+  await waitForState(
+    () => getCardPaymentState(services.client, ref),
+    (s) => s.status === 'awaiting_otp',
+    { timeoutMs: 30_000 },
+  );
   // The follower polls once a second: let it show the waiting state before the OTP moves it on.
-  for (let i = 0; i < 300 && !out.includes(`[card ${ref}] awaiting_otp`); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 300 && !out.includes(`[card ${ref}] awaiting_otp`); i++)
+    await new Promise((r) => setTimeout(r, 100));
   const wrong = await cli(['pay', 'otp', '--ref', ref], '000000\n');
   expect(wrong).toMatchObject({ code: 2, stdout: expect.stringContaining('refused: ') });
   expect(wrong.stdout).toContain('Invalid OTP');

@@ -6,11 +6,24 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
-import { cardPaymentStateQuery, submitCardUpdate, submitOtpUpdate, submitPinUpdate, type CardPaymentInput, type CardPaymentState } from '../../src/shared/card';
+import {
+  cardPaymentStateQuery,
+  submitCardUpdate,
+  submitOtpUpdate,
+  submitPinUpdate,
+  type CardPaymentInput,
+  type CardPaymentState,
+} from '../../src/shared/card';
 import { checkoutStateQuery, type CheckoutInput } from '../../src/shared/checkout';
 import { directPaymentStateQuery } from '../../src/shared/bank-ussd';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
-import { cancelRecurringSignal, cycleReference, recurringStateQuery, recurringWorkflowId, type RecurringInput } from '../../src/shared/recurring';
+import {
+  cancelRecurringSignal,
+  cycleReference,
+  recurringStateQuery,
+  recurringWorkflowId,
+  type RecurringInput,
+} from '../../src/shared/recurring';
 import type { PaymentFlowActivities } from '../../src/activities/payments';
 import { cardDisplay } from '../../src/shared/claim-check';
 import type { TransactionLookup, VerifiedStatus } from '../../src/shared/payment-common';
@@ -28,7 +41,8 @@ beforeAll(async () => {
 afterAll(() => env?.teardown());
 
 const refused = (message: string) => ApplicationFailure.create({ type: 'BadRequest', message, nonRetryable: true });
-const lost = (what: string) => ApplicationFailure.create({ type: 'OutcomeUnknown', message: `${what}: connection reset`, nonRetryable: true });
+const lost = (what: string) =>
+  ApplicationFailure.create({ type: 'OutcomeUnknown', message: `${what}: connection reset`, nonRetryable: true });
 
 /** The service as the flows see it: transactions by reference, card steps, token charges. */
 function fakeService() {
@@ -36,23 +50,42 @@ function fakeService() {
   const tokenCharges: string[] = [];
   const lookups: string[] = [];
   const cancelled: string[] = [];
-  const script: { loseNextPinAnswer?: boolean; loseChargeAnswerFor?: string; refuseChargeFor?: string; sealedGone?: Set<string>; dieDuringCharge?: Promise<void> } = {};
+  const script: {
+    loseNextPinAnswer?: boolean;
+    loseChargeAnswerFor?: string;
+    refuseChargeFor?: string;
+    sealedGone?: Set<string>;
+    dieDuringCharge?: Promise<void>;
+  } = {};
   const lookupTimes: number[] = [];
   const charges: string[] = [];
   const activities: Partial<PaymentFlowActivities> = {
     async chargeCard(input) {
       // A handle whose record expired: the real activity fails before sending anything.
-      if (script.sealedGone?.has(input.card.handle)) throw ApplicationFailure.create({ type: 'SecretUnavailable', message: 'the sealed card is no longer available', nonRetryable: true });
+      if (script.sealedGone?.has(input.card.handle))
+        throw ApplicationFailure.create({
+          type: 'SecretUnavailable',
+          message: 'the sealed card is no longer available',
+          nonRetryable: true,
+        });
       charges.push(input.card.handle);
       // The workflow sees the card only as a claim-check handle and its display data.
       const step = input.card.last4 === '4444' ? 'pin' : input.card.last4 === '1096' ? '3ds' : 'otp';
       tx.set(input.transactionRef, { status: 'Pending', amount: input.amount, step });
       // A worker that died mid-call: no answer and no heartbeat from here on.
       if (script.dieDuringCharge) await script.dieDuringCharge;
-      return { transactionStatus: step === 'pin' ? 'ValidatePin' : step === '3ds' ? 'ThreeDSecure' : 'ValidateOTP', authUrl: step === '3ds' ? 'https://3ds.example/x' : undefined };
+      return {
+        transactionStatus: step === 'pin' ? 'ValidatePin' : step === '3ds' ? 'ThreeDSecure' : 'ValidateOTP',
+        authUrl: step === '3ds' ? 'https://3ds.example/x' : undefined,
+      };
     },
     async authorizeCard(ref, step, handle) {
-      if (script.sealedGone?.has(handle)) throw ApplicationFailure.create({ type: 'SecretUnavailable', message: `the sealed ${step} is no longer available`, nonRetryable: true });
+      if (script.sealedGone?.has(handle))
+        throw ApplicationFailure.create({
+          type: 'SecretUnavailable',
+          message: `the sealed ${step} is no longer available`,
+          nonRetryable: true,
+        });
       const t = tx.get(ref)!;
       if (step === 'pin') {
         if (t.step !== 'pin') throw refused('otp is required');
@@ -70,7 +103,10 @@ function fakeService() {
     },
     async initiateUssd(input) {
       tx.set(input.transactionRef, { status: 'Pending', amount: input.amount });
-      return { ussdCode: '*058*000*123456#', expiresAt: new Date((await env.currentTimeMs()) + 10 * 60_000).toISOString() };
+      return {
+        ussdCode: '*058*000*123456#',
+        expiresAt: new Date((await env.currentTimeMs()) + 10 * 60_000).toISOString(),
+      };
     },
     async initiateCheckout(input) {
       tx.set(input.transactionRef, { status: 'Pending', amount: input.amount });
@@ -102,15 +138,34 @@ function fakeService() {
 
 async function run<T>(service: ReturnType<typeof fakeService>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `pay-ts-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: service.activities });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: service.activities,
+  });
   return worker.runUntil(fn(taskQueue));
 }
 
 const webhook = (ref: string, amount: number, over: Partial<PaymentWebhookEvent> = {}): PaymentWebhookEvent => ({
-  event: 'charge_successful', transactionRef: ref, amount, currency: 'NGN', transactionStatus: 'Success', transactionType: 'Card', gatewayRef: `${ref}_GW`, isRecurring: false, receivedAt: new Date().toISOString(), ...over,
+  event: 'charge_successful',
+  transactionRef: ref,
+  amount,
+  currency: 'NGN',
+  transactionStatus: 'Success',
+  transactionType: 'Card',
+  gatewayRef: `${ref}_GW`,
+  isRecurring: false,
+  receivedAt: new Date().toISOString(),
+  ...over,
 });
 const card = (number: string, over: Partial<CardPaymentInput> = {}): CardPaymentInput => ({
-  transactionRef: `ts-card-${randomUUID()}`, amount: 100_000, currency: 'NGN', card: { handle: sealedHandle(), ...cardDisplay(number) }, customer: { name: 'Ada', email: 'ada@example.com' }, ...over,
+  transactionRef: `ts-card-${randomUUID()}`,
+  amount: 100_000,
+  currency: 'NGN',
+  card: { handle: sealedHandle(), ...cardDisplay(number) },
+  customer: { name: 'Ada', email: 'ada@example.com' },
+  ...over,
 });
 /** A well-formed claim-check handle: the fake activities never open it. */
 const sealedHandle = () => `cc_${randomUUID().replace(/-/g, '').slice(0, 22)}`;
@@ -128,8 +183,16 @@ it('no PIN within the default 5 minutes: expired, in seconds', async () => {
   await run(service, async (taskQueue) => {
     const i = card('5555555555554444');
     const before = await env.currentTimeMs();
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-    expect(await handle.result()).toMatchObject({ status: 'expired', confirmedBy: 'verify', reason: 'no PIN within 300000 ms' });
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+      workflowId: paymentWorkflowId(i.transactionRef),
+      taskQueue,
+      args: [i],
+    });
+    expect(await handle.result()).toMatchObject({
+      status: 'expired',
+      confirmedBy: 'verify',
+      reason: 'no PIN within 300000 ms',
+    });
     expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(300_000);
     expect(service.lookups).toEqual([i.transactionRef]); // the deadline was checked with the service, not assumed
   });
@@ -143,7 +206,11 @@ it('a worker that dies during B1 is noticed by the heartbeat timeout in seconds:
     await run(service, async (taskQueue) => {
       const i = card('4242424242424242', { webhookGraceMs: 1_000 });
       const started = await env.currentTimeMs();
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+        workflowId: paymentWorkflowId(i.transactionRef),
+        taskQueue,
+        args: [i],
+      });
       // The activity holds the task (no time skipping meanwhile): the heartbeat timeout passes in real time.
       for (let i = 0; i < 300 && service.lookupTimes.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
       // Heartbeat timeout (10 s) + the settle pause (2 s), well under the 60 s start-to-close.
@@ -163,13 +230,27 @@ it("a parked outcome_unknown keeps verifying on a backoff and ends with the serv
   const service = fakeService();
   await run(service, async (taskQueue) => {
     const i = card('4242424242424242', { webhookGraceMs: 1_000 });
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-    await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+      workflowId: paymentWorkflowId(i.transactionRef),
+      taskQueue,
+      args: [i],
+    });
+    await until(
+      () => handle.query(cardPaymentStateQuery),
+      (s) => s.status === 'awaiting_otp',
+    );
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
-    await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'outcome_unknown');
+    await until(
+      () => handle.query(cardPaymentStateQuery),
+      (s) => s.status === 'outcome_unknown',
+    );
     const readsWhileParked = service.lookups.length;
     service.pay(i.transactionRef, i.amount); // the service's record catches up
-    expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify', reason: expect.stringContaining('settled by verify') });
+    expect(await handle.result()).toMatchObject({
+      status: 'success',
+      confirmedBy: 'verify',
+      reason: expect.stringContaining('settled by verify'),
+    });
     expect(service.lookups.length).toBeGreaterThan(readsWhileParked);
   });
 });
@@ -179,11 +260,22 @@ describe('a Temporal cancel never ends a payment "cancelled" while money may hav
     const service = fakeService();
     await run(service, async (taskQueue) => {
       const i = card('4242424242424242');
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-      await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+        workflowId: paymentWorkflowId(i.transactionRef),
+        taskQueue,
+        args: [i],
+      });
+      await until(
+        () => handle.query(cardPaymentStateQuery),
+        (s) => s.status === 'awaiting_otp',
+      );
       service.pay(i.transactionRef, i.amount);
       await handle.cancel();
-      expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify', reason: expect.stringContaining('cancelled by the caller') });
+      expect(await handle.result()).toMatchObject({
+        status: 'success',
+        confirmedBy: 'verify',
+        reason: expect.stringContaining('cancelled by the caller'),
+      });
     });
   });
 
@@ -191,12 +283,22 @@ describe('a Temporal cancel never ends a payment "cancelled" while money may hav
     const service = fakeService();
     await run(service, async (taskQueue) => {
       const i = card('4242424242424242');
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-      await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+        workflowId: paymentWorkflowId(i.transactionRef),
+        taskQueue,
+        args: [i],
+      });
+      await until(
+        () => handle.query(cardPaymentStateQuery),
+        (s) => s.status === 'awaiting_otp',
+      );
       service.tx.delete(i.transactionRef);
       const before = service.lookups.length;
       await handle.cancel();
-      expect(await handle.result()).toMatchObject({ status: 'cancelled', reason: expect.stringContaining('nothing was paid') });
+      expect(await handle.result()).toMatchObject({
+        status: 'cancelled',
+        reason: expect.stringContaining('nothing was paid'),
+      });
       expect(service.lookups.length).toBeGreaterThan(before);
     });
   });
@@ -205,10 +307,20 @@ describe('a Temporal cancel never ends a payment "cancelled" while money may hav
     const service = fakeService();
     await run(service, async (taskQueue) => {
       const i = card('4242424242424242');
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-      await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+        workflowId: paymentWorkflowId(i.transactionRef),
+        taskQueue,
+        args: [i],
+      });
+      await until(
+        () => handle.query(cardPaymentStateQuery),
+        (s) => s.status === 'awaiting_otp',
+      );
       await handle.cancel();
-      await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'outcome_unknown');
+      await until(
+        () => handle.query(cardPaymentStateQuery),
+        (s) => s.status === 'outcome_unknown',
+      );
       service.tx.set(i.transactionRef, { status: 'Failed', amount: i.amount });
       expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify' });
     });
@@ -219,8 +331,15 @@ it('deadlines verify first: a payment the payer completed elsewhere (no webhook 
   const service = fakeService();
   await run(service, async (taskQueue) => {
     const i = card('4242424242424242', { otpTimeoutMs: 60_000, webhookGraceMs: 5_000 });
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-    await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+      workflowId: paymentWorkflowId(i.transactionRef),
+      taskQueue,
+      args: [i],
+    });
+    await until(
+      () => handle.query(cardPaymentStateQuery),
+      (s) => s.status === 'awaiting_otp',
+    );
     service.pay(i.transactionRef, i.amount); // completed at the service; its webhook was lost
     expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });
   });
@@ -232,14 +351,27 @@ describe('sealed card data that expired before use (claim check)', () => {
     const i = card('5555555555554444');
     service.script.sealedGone = new Set([i.card.handle]);
     await run(service, async (taskQueue) => {
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-      expect(await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_card')).toMatchObject({ reason: expect.stringContaining('submit the card again'), card: { last4: '4444' } });
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+        workflowId: paymentWorkflowId(i.transactionRef),
+        taskQueue,
+        args: [i],
+      });
+      expect(
+        await until(
+          () => handle.query(cardPaymentStateQuery),
+          (s) => s.status === 'awaiting_card',
+        ),
+      ).toMatchObject({ reason: expect.stringContaining('submit the card again'), card: { last4: '4444' } });
       expect(service.lookups).toHaveLength(0); // nothing was sent: nothing to verify
       const again = { handle: sealedHandle(), ...cardDisplay('5555555555554444') };
       expect(await handle.executeUpdate(submitCardUpdate, { args: [again] })).toMatchObject({ status: 'awaiting_pin' });
       expect(service.charges).toEqual([again.handle]);
       // A second card is refused by the validator: the flow is no longer waiting for one.
-      await expect(handle.executeUpdate(submitCardUpdate, { args: [{ handle: sealedHandle(), ...cardDisplay('5555555555554444') }] })).rejects.toThrow();
+      await expect(
+        handle.executeUpdate(submitCardUpdate, {
+          args: [{ handle: sealedHandle(), ...cardDisplay('5555555555554444') }],
+        }),
+      ).rejects.toThrow();
       await handle.terminate('done');
     });
   });
@@ -249,8 +381,15 @@ describe('sealed card data that expired before use (claim check)', () => {
     const i = card('5555555555554444', { cardTimeoutMs: 600_000 });
     service.script.sealedGone = new Set([i.card.handle]);
     await run(service, async (taskQueue) => {
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-      expect(await handle.result()).toMatchObject({ status: 'expired', reason: 'the card was not submitted again within 600000 ms' });
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+        workflowId: paymentWorkflowId(i.transactionRef),
+        taskQueue,
+        args: [i],
+      });
+      expect(await handle.result()).toMatchObject({
+        status: 'expired',
+        reason: 'the card was not submitted again within 600000 ms',
+      });
       expect(service.charges).toHaveLength(0);
     });
   });
@@ -261,27 +400,46 @@ describe('sealed card data that expired before use (claim check)', () => {
     service.script.sealedGone = new Set([gone]);
     await run(service, async (taskQueue) => {
       const i = card('5555555555554444');
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-      await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_pin');
+      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+        workflowId: paymentWorkflowId(i.transactionRef),
+        taskQueue,
+        args: [i],
+      });
+      await until(
+        () => handle.query(cardPaymentStateQuery),
+        (s) => s.status === 'awaiting_pin',
+      );
       const err = await handle.executeUpdate(submitPinUpdate, { args: [gone] }).catch((e: Error) => e);
-      expect((err as Error & { cause?: ApplicationFailure }).cause).toMatchObject({ type: 'SecretUnavailable', message: expect.stringContaining('send it again') });
+      expect((err as Error & { cause?: ApplicationFailure }).cause).toMatchObject({
+        type: 'SecretUnavailable',
+        message: expect.stringContaining('send it again'),
+      });
       expect(await handle.query(cardPaymentStateQuery)).toMatchObject({ status: 'awaiting_pin', refusedCodes: 0 });
       expect(service.lookups).toHaveLength(0);
       // A raw PIN (not a handle) is refused by the validator.
-      await expect(handle.executeUpdate(submitPinUpdate, { args: ['1234'] })).rejects.toMatchObject({ cause: { message: expect.stringContaining('must be sealed') } });
+      await expect(handle.executeUpdate(submitPinUpdate, { args: ['1234'] })).rejects.toMatchObject({
+        cause: { message: expect.stringContaining('must be sealed') },
+      });
       expect((await handle.executeUpdate(submitPinUpdate, { args: [sealedHandle()] })).status).toBe('awaiting_otp');
       await handle.terminate('done');
     });
   });
 });
 
-it("a PIN whose answer is lost: verify says pending; the flow then takes the PIN again or the OTP, and completes", async () => {
+it('a PIN whose answer is lost: verify says pending; the flow then takes the PIN again or the OTP, and completes', async () => {
   const service = fakeService();
   service.script.loseNextPinAnswer = true;
   await run(service, async (taskQueue) => {
     const i = card('5555555555554444', { webhookGraceMs: 1_000 });
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-    await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_pin');
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+      workflowId: paymentWorkflowId(i.transactionRef),
+      taskQueue,
+      args: [i],
+    });
+    await until(
+      () => handle.query(cardPaymentStateQuery),
+      (s) => s.status === 'awaiting_pin',
+    );
     const err = await handle.executeUpdate(submitPinUpdate, { args: [sealedHandle()] }).catch((e: Error) => e);
     expect((err as Error & { cause?: ApplicationFailure }).cause).toMatchObject({ type: 'OutcomeUnknown' });
     expect(service.lookups).toContain(i.transactionRef);
@@ -295,8 +453,16 @@ it('3DS never completed: requeried every minute, then expired after the default 
   const service = fakeService();
   await run(service, async (taskQueue) => {
     const i = card('5200000000001096');
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-    expect(await handle.result()).toMatchObject({ status: 'expired', confirmedBy: 'verify', reason: '3DS not completed within 900000 ms' });
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+      workflowId: paymentWorkflowId(i.transactionRef),
+      taskQueue,
+      args: [i],
+    });
+    expect(await handle.result()).toMatchObject({
+      status: 'expired',
+      confirmedBy: 'verify',
+      reason: '3DS not completed within 900000 ms',
+    });
     const polls = service.lookups.filter((r) => r === i.transactionRef).length;
     expect(polls).toBeGreaterThanOrEqual(15); // one a minute, plus the final verify
     expect(polls).toBeLessThanOrEqual(17);
@@ -307,8 +473,15 @@ it('the same webhook signalled twice (a receiver that forgot it) is processed on
   const service = fakeService();
   await run(service, async (taskQueue) => {
     const i = card('4242424242424242');
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-    await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+      workflowId: paymentWorkflowId(i.transactionRef),
+      taskQueue,
+      args: [i],
+    });
+    await until(
+      () => handle.query(cardPaymentStateQuery),
+      (s) => s.status === 'awaiting_otp',
+    );
     service.pay(i.transactionRef, i.amount);
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, 1)); // a later, different delivery: ignored
@@ -317,11 +490,21 @@ it('the same webhook signalled twice (a receiver that forgot it) is processed on
     expect(service.lookups).toEqual([i.transactionRef]); // the webhook woke the flow; verify confirmed it
 
     const j = card('4242424242424242');
-    const other = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(j.transactionRef), taskQueue, args: [j] });
-    await until(() => other.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+    const other = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+      workflowId: paymentWorkflowId(j.transactionRef),
+      taskQueue,
+      args: [j],
+    });
+    await until(
+      () => other.query(cardPaymentStateQuery),
+      (s) => s.status === 'awaiting_otp',
+    );
     service.pay(j.transactionRef, 5);
     await other.signal(paymentWebhookSignal, webhook(j.transactionRef, j.amount));
-    expect(await other.result()).toMatchObject({ status: 'failed', reason: expect.stringContaining('amount 5 differs from 100000') });
+    expect(await other.result()).toMatchObject({
+      status: 'failed',
+      reason: expect.stringContaining('amount 5 differs from 100000'),
+    });
   });
 });
 
@@ -329,33 +512,73 @@ it('webhooks are hints: a charge_successful signalled straight into Temporal wit
   const service = fakeService();
   await run(service, async (taskQueue) => {
     const i = card('4242424242424242', { webhookGraceMs: 1_000 });
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-    await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'awaiting_otp');
+    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+      workflowId: paymentWorkflowId(i.transactionRef),
+      taskQueue,
+      args: [i],
+    });
+    await until(
+      () => handle.query(cardPaymentStateQuery),
+      (s) => s.status === 'awaiting_otp',
+    );
     // The service's record stays Pending: nobody paid.
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
     // Not a success, and not final either: parked as outcome_unknown, visible by search attribute.
-    const parked = await until(() => handle.query(cardPaymentStateQuery), (s) => s.status === 'outcome_unknown');
+    const parked = await until(
+      () => handle.query(cardPaymentStateQuery),
+      (s) => s.status === 'outcome_unknown',
+    );
     expect(parked.reason).toContain('still shows the transaction as Pending');
     expect((await handle.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
     expect(service.lookups.filter((r) => r === i.transactionRef).length).toBeGreaterThanOrEqual(3); // read again while the record might lag
     // An operator who reconciled it resolves it; a malformed resolution is refused.
-    await expect(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'paid', reason: 'x', operator: 'ops@merchant' }] })).rejects.toMatchObject({ cause: { message: expect.stringContaining('outcome must be one of success, failed') } });
-    await expect(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'failed', reason: '', operator: 'ops@merchant' }] })).rejects.toMatchObject({ cause: { message: expect.stringContaining('reason is required') } });
-    await handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'failed', reason: 'settlement report: no such payment', operator: 'ops@merchant' }] });
+    await expect(
+      handle.executeUpdate(resolveOutcomeUpdate, {
+        args: [{ outcome: 'paid', reason: 'x', operator: 'ops@merchant' }],
+      }),
+    ).rejects.toMatchObject({ cause: { message: expect.stringContaining('outcome must be one of success, failed') } });
+    await expect(
+      handle.executeUpdate(resolveOutcomeUpdate, {
+        args: [{ outcome: 'failed', reason: '', operator: 'ops@merchant' }],
+      }),
+    ).rejects.toMatchObject({ cause: { message: expect.stringContaining('reason is required') } });
+    await handle.executeUpdate(resolveOutcomeUpdate, {
+      args: [{ outcome: 'failed', reason: 'settlement report: no such payment', operator: 'ops@merchant' }],
+    });
     const final: CardPaymentState = await handle.result();
-    expect(final).toMatchObject({ status: 'failed', resolution: { outcome: 'failed', operator: 'ops@merchant', reason: 'settlement report: no such payment' } });
+    expect(final).toMatchObject({
+      status: 'failed',
+      resolution: { outcome: 'failed', operator: 'ops@merchant', reason: 'settlement report: no such payment' },
+    });
 
     // For a reference the service does not know at all (a forged signal to a USSD flow that never reached it): unknown, never success.
     const ref = `ts-forged-${randomUUID()}`;
     service.script.refuseChargeFor = undefined;
     const checkout = await env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', {
-      workflowId: paymentWorkflowId(ref), taskQueue, args: [{ transactionRef: ref, amount: 10_000, currency: 'NGN', email: 'a@example.com', webhookGraceMs: 1_000 } as CheckoutInput],
+      workflowId: paymentWorkflowId(ref),
+      taskQueue,
+      args: [
+        {
+          transactionRef: ref,
+          amount: 10_000,
+          currency: 'NGN',
+          email: 'a@example.com',
+          webhookGraceMs: 1_000,
+        } as CheckoutInput,
+      ],
     });
-    await until(() => checkout.query(checkoutStateQuery), (s) => s.status === 'open');
+    await until(
+      () => checkout.query(checkoutStateQuery),
+      (s) => s.status === 'open',
+    );
     service.tx.delete(ref);
     await checkout.signal(paymentWebhookSignal, webhook(ref, 10_000));
     // Parked, then the service's "does not know the reference" settles it: nothing was paid.
-    expect(await checkout.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify', reason: expect.stringContaining('does not know the reference') });
+    expect(await checkout.result()).toMatchObject({
+      status: 'failed',
+      confirmedBy: 'verify',
+      reason: expect.stringContaining('does not know the reference'),
+    });
   });
 });
 
@@ -365,7 +588,17 @@ it('USSD nobody dials: the flow waits until expiresAt (10 minutes), verifies, an
     const ref = `ts-ussd-${randomUUID()}`;
     const before = await env.currentTimeMs();
     const handle = await env.client.workflow.start<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
-      workflowId: paymentWorkflowId(ref), taskQueue, args: [{ transactionRef: ref, amount: 50_000, currency: 'NGN', bankCode: '058', customer: { name: 'A', email: 'a@example.com' } }],
+      workflowId: paymentWorkflowId(ref),
+      taskQueue,
+      args: [
+        {
+          transactionRef: ref,
+          amount: 50_000,
+          currency: 'NGN',
+          bankCode: '058',
+          customer: { name: 'A', email: 'a@example.com' },
+        },
+      ],
     });
     const final = await handle.result();
     expect(final).toMatchObject({ status: 'expired', confirmedBy: 'verify', ussdCode: '*058*000*123456#' });
@@ -380,19 +613,39 @@ it('recurring: 30 monthly cycles across continue-as-new; a lost A4 answer is ver
     service.script.loseChargeAnswerFor = cycleReference(planRef, 5);
     service.script.refuseChargeFor = cycleReference(planRef, 9);
     service.tx.set(cycleReference(planRef, 7), { status: 'Success', amount: 90_000 }); // charged by an earlier run of cycle 7
-    const input: RecurringInput = { planRef, amount: 90_000, currency: 'NGN', email: 'ada@example.com', intervalMs: 30 * 24 * 3600_000, maxCycles: 30, cyclesPerRun: 12, webhookGraceMs: 1_000 };
-    const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', { workflowId: recurringWorkflowId(planRef), taskQueue, args: [input] });
+    const input: RecurringInput = {
+      planRef,
+      amount: 90_000,
+      currency: 'NGN',
+      email: 'ada@example.com',
+      intervalMs: 30 * 24 * 3600_000,
+      maxCycles: 30,
+      cyclesPerRun: 12,
+      webhookGraceMs: 1_000,
+    };
+    const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
+      workflowId: recurringWorkflowId(planRef),
+      taskQueue,
+      args: [input],
+    });
     const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
-    await until(() => first.query(checkoutStateQuery), (s) => s.status === 'open');
+    await until(
+      () => first.query(checkoutStateQuery),
+      (s) => s.status === 'open',
+    );
     service.pay(cycleReference(planRef, 1), 90_000);
-    await first.signal(paymentWebhookSignal, webhook(cycleReference(planRef, 1), 90_000, { isRecurring: true, tokenId: 'AUTH_000000000001' }));
+    await first.signal(
+      paymentWebhookSignal,
+      webhook(cycleReference(planRef, 1), 90_000, { isRecurring: true, tokenId: 'AUTH_000000000001' }),
+    );
     const final = await handle.result();
     expect(final).toMatchObject({ status: 'completed', cycle: 30, tokenId: 'AUTH_000000000001' });
     expect(final.recentCycles).toHaveLength(12);
     expect(new Set(service.tokenCharges).size).toBe(service.tokenCharges.length); // no reference charged twice
     expect(service.tokenCharges).not.toContain(cycleReference(planRef, 7));
     expect(service.tokenCharges).toHaveLength(27); // cycles 2..30 but 7 (found charged) and 9 (refused)
-    const byRef = async (n: number) => env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, n))).result();
+    const byRef = async (n: number) =>
+      env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, n))).result();
     expect(await byRef(5)).toMatchObject({ status: 'success', charged: true, confirmedBy: 'verify' });
     expect(await byRef(7)).toMatchObject({ status: 'success', charged: false });
     expect(await byRef(9)).toMatchObject({ status: 'failed', reason: expect.stringContaining('Insufficient funds') });
@@ -406,13 +659,33 @@ it('recurring cancel: no further charge, the token is cancelled with A5', async 
   const service = fakeService();
   await run(service, async (taskQueue) => {
     const planRef = `tscancel-${randomUUID().slice(0, 8)}`;
-    const input: RecurringInput = { planRef, amount: 90_000, currency: 'NGN', email: 'ada@example.com', intervalMs: 24 * 3600_000, webhookGraceMs: 1_000 };
-    const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', { workflowId: recurringWorkflowId(planRef), taskQueue, args: [input] });
+    const input: RecurringInput = {
+      planRef,
+      amount: 90_000,
+      currency: 'NGN',
+      email: 'ada@example.com',
+      intervalMs: 24 * 3600_000,
+      webhookGraceMs: 1_000,
+    };
+    const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
+      workflowId: recurringWorkflowId(planRef),
+      taskQueue,
+      args: [input],
+    });
     const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
-    await until(() => first.query(checkoutStateQuery), (s) => s.status === 'open');
+    await until(
+      () => first.query(checkoutStateQuery),
+      (s) => s.status === 'open',
+    );
     service.pay(cycleReference(planRef, 1), 90_000);
-    await first.signal(paymentWebhookSignal, webhook(cycleReference(planRef, 1), 90_000, { isRecurring: true, tokenId: 'AUTH_000000000002' }));
-    await until(() => handle.query(recurringStateQuery), (s) => s.status === 'active');
+    await first.signal(
+      paymentWebhookSignal,
+      webhook(cycleReference(planRef, 1), 90_000, { isRecurring: true, tokenId: 'AUTH_000000000002' }),
+    );
+    await until(
+      () => handle.query(recurringStateQuery),
+      (s) => s.status === 'active',
+    );
     await handle.signal(cancelRecurringSignal);
     expect(await handle.result()).toMatchObject({ status: 'cancelled', cycle: 1, reason: 'token cancelled (A5)' });
     expect(service.cancelled).toEqual(['AUTH_000000000002']);
@@ -425,22 +698,43 @@ it('a checkout whose first payment brings no token fails the plan', async () => 
   await run(service, async (taskQueue) => {
     const planRef = `tsnotoken-${randomUUID().slice(0, 8)}`;
     const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
-      workflowId: recurringWorkflowId(planRef), taskQueue, args: [{ planRef, amount: 90_000, currency: 'NGN', email: 'ada@example.com', intervalMs: 3600_000 }],
+      workflowId: recurringWorkflowId(planRef),
+      taskQueue,
+      args: [{ planRef, amount: 90_000, currency: 'NGN', email: 'ada@example.com', intervalMs: 3600_000 }],
     });
     const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
-    await until(() => first.query(checkoutStateQuery), (s) => s.status === 'open');
+    await until(
+      () => first.query(checkoutStateQuery),
+      (s) => s.status === 'open',
+    );
     service.pay(cycleReference(planRef, 1), 90_000);
     await first.signal(paymentWebhookSignal, webhook(cycleReference(planRef, 1), 90_000));
-    expect(await handle.result()).toMatchObject({ status: 'failed', reason: expect.stringContaining('without a token_id') });
+    expect(await handle.result()).toMatchObject({
+      status: 'failed',
+      reason: expect.stringContaining('without a token_id'),
+    });
   });
 });
 
 it('a checkout nobody pays: open for the default 30 minutes, then verified and expired', async () => {
   const service = fakeService();
   await run(service, async (taskQueue) => {
-    const i: CheckoutInput = { transactionRef: `ts-co-${randomUUID()}`, amount: 10_000, currency: 'NGN', email: 'a@example.com' };
-    const handle = await env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-    expect(await handle.result()).toMatchObject({ status: 'expired', confirmedBy: 'verify', reason: 'not paid within 1800000 ms' });
+    const i: CheckoutInput = {
+      transactionRef: `ts-co-${randomUUID()}`,
+      amount: 10_000,
+      currency: 'NGN',
+      email: 'a@example.com',
+    };
+    const handle = await env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', {
+      workflowId: paymentWorkflowId(i.transactionRef),
+      taskQueue,
+      args: [i],
+    });
+    expect(await handle.result()).toMatchObject({
+      status: 'expired',
+      confirmedBy: 'verify',
+      reason: 'not paid within 1800000 ms',
+    });
   });
 });
 
@@ -455,9 +749,21 @@ describe('a webhook the service never delivered does not hold a paid payment unt
   it('checkout paid, no webhook: verified within the first minute, success long before the 30-minute expiry', async () => {
     const service = fakeService();
     await run(service, async (taskQueue) => {
-      const i: CheckoutInput = { transactionRef: `ts-co-${randomUUID()}`, amount: 10_000, currency: 'NGN', email: 'a@example.com' };
-      const handle = await env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', { workflowId: paymentWorkflowId(i.transactionRef), taskQueue, args: [i] });
-      await until(() => handle.query(checkoutStateQuery), (s) => s.status === 'open');
+      const i: CheckoutInput = {
+        transactionRef: `ts-co-${randomUUID()}`,
+        amount: 10_000,
+        currency: 'NGN',
+        email: 'a@example.com',
+      };
+      const handle = await env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', {
+        workflowId: paymentWorkflowId(i.transactionRef),
+        taskQueue,
+        args: [i],
+      });
+      await until(
+        () => handle.query(checkoutStateQuery),
+        (s) => s.status === 'open',
+      );
       const paidAt = await env.currentTimeMs();
       service.pay(i.transactionRef, 10_000);
       expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify', webhooksReceived: 0 });
@@ -470,9 +776,22 @@ describe('a webhook the service never delivered does not hold a paid payment unt
     await run(service, async (taskQueue) => {
       const ref = `ts-ussd-${randomUUID()}`;
       const handle = await env.client.workflow.start<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
-        workflowId: paymentWorkflowId(ref), taskQueue, args: [{ transactionRef: ref, amount: 50_000, currency: 'NGN', bankCode: '058', customer: { name: 'A', email: 'a@example.com' } }],
+        workflowId: paymentWorkflowId(ref),
+        taskQueue,
+        args: [
+          {
+            transactionRef: ref,
+            amount: 50_000,
+            currency: 'NGN',
+            bankCode: '058',
+            customer: { name: 'A', email: 'a@example.com' },
+          },
+        ],
       });
-      await until(() => handle.query(directPaymentStateQuery), (s) => s.status === 'awaiting_payment');
+      await until(
+        () => handle.query(directPaymentStateQuery),
+        (s) => s.status === 'awaiting_payment',
+      );
       const paidAt = await env.currentTimeMs();
       service.pay(ref, 50_000);
       expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });

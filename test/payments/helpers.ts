@@ -14,18 +14,31 @@ export class Admin {
   private call<T>(method: string, path: string, body?: unknown): Promise<T> {
     return sandboxAdminCall<T>(this.base, method, path, body);
   }
-  ledger = (reference: string) => this.call<{ kind: string; amount: number }[]>('GET', `/ledger?reference=${encodeURIComponent(reference)}`);
+  ledger = (reference: string) =>
+    this.call<{ kind: string; amount: number }[]>('GET', `/ledger?reference=${encodeURIComponent(reference)}`);
   requests = async (reference: string, path?: string) =>
-    (await this.call<{ method: string; path: string; status: number | string; reference?: string }[]>('GET', '/requests')).filter((r) => r.reference === reference && (!path || r.path === path));
-  webhooks = async (ref: string) => (await this.call<{ payments: { attempt: number; status: number | string; acknowledged: boolean; duplicate?: boolean }[] }>('GET', `/webhooks?ref=${encodeURIComponent(ref)}`)).payments;
+    (
+      await this.call<{ method: string; path: string; status: number | string; reference?: string }[]>(
+        'GET',
+        '/requests',
+      )
+    ).filter((r) => r.reference === reference && (!path || r.path === path));
+  webhooks = async (ref: string) =>
+    (
+      await this.call<{
+        payments: { attempt: number; status: number | string; acknowledged: boolean; duplicate?: boolean }[];
+      }>('GET', `/webhooks?ref=${encodeURIComponent(ref)}`)
+    ).payments;
   fault = (f: { method?: string; path: string; kind: string; count?: number }) => this.call('POST', '/faults', f);
   clearFaults = () => this.call('DELETE', '/faults');
-  webhookFault = (kind: 'duplicate' | 'fail' | 'hold', count = 1) => this.call('POST', '/webhook-faults', { kind, count, target: 'payment' });
+  webhookFault = (kind: 'duplicate' | 'fail' | 'hold', count = 1) =>
+    this.call('POST', '/webhook-faults', { kind, count, target: 'payment' });
   clearWebhookFaults = () => this.call('DELETE', '/webhook-faults');
   releaseWebhooks = () => this.call('POST', '/webhook-faults/release');
   settle = () => this.call('POST', '/webhooks/settle');
   advance = (ms: number) => this.call('POST', '/clock/advance', { ms });
-  pay3ds = (ref: string, outcome: 'complete' | 'fail' = 'complete') => this.call('POST', `/3ds/${encodeURIComponent(ref)}/${outcome}`);
+  pay3ds = (ref: string, outcome: 'complete' | 'fail' = 'complete') =>
+    this.call('POST', `/3ds/${encodeURIComponent(ref)}/${outcome}`);
   payUssd = (ref: string) => this.call('POST', `/ussd/${encodeURIComponent(ref)}/pay`);
 }
 
@@ -34,7 +47,10 @@ export class Admin {
  * first test and stopped after the last, with an admin client for its sandbox. Logs go to a
  * discarded capture unless the file passes its own logger.
  */
-export function usePaymentServices(config: AppConfig, logger: Logger = createLogger({ destination: new LogCapture() })): { readonly services: RunningServices; readonly admin: Admin } {
+export function usePaymentServices(
+  config: AppConfig,
+  logger: Logger = createLogger({ destination: new LogCapture() }),
+): { readonly services: RunningServices; readonly admin: Admin } {
   const env = {} as { services: RunningServices; admin: Admin };
   beforeAll(async () => {
     env.services = await runServices({ config, logger, workflowBundle: await workflowBundle() });

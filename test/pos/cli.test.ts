@@ -21,14 +21,27 @@ let services: RunningServices;
 let admin: SandboxAdmin;
 
 beforeAll(async () => {
-  services = await runServices({ config, logger: createLogger({ destination: new LogCapture() }), workflowBundle: await workflowBundle(), sandbox: { posRemoteCompleteAfterMs: 1_000 } });
+  services = await runServices({
+    config,
+    logger: createLogger({ destination: new LogCapture() }),
+    workflowBundle: await workflowBundle(),
+    sandbox: { posRemoteCompleteAfterMs: 1_000 },
+  });
   admin = new SandboxAdmin(services.sandboxUrl!);
 }, 60_000);
 afterAll(() => services?.stop());
 
 async function cli(args: string[]): Promise<{ stdout: string; stderr: string }> {
   return run(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    env: { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: config.temporal.taskQueue, CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl, PAYMENTS_BASE_URL: services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: config.temporal.address,
+      TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
+      CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
+      PAYMENTS_BASE_URL: services.sandboxUrl!,
+      SANDBOX_ENABLED: 'false',
+      LOG_LEVEL: 'warn',
+    },
     timeout: 60_000,
   });
 }
@@ -62,35 +75,87 @@ describe('CLI', () => {
   it('pos refund refunds part of a sale; pos preauth holds, pos complete captures once (a second one is refused)', async () => {
     const keys = await services.api.posTerminal.keyExchange({ serial_no: 'SN-0001' });
     const saleRef = shortRef('cls');
-    expect(await runPosTransaction(services.starters, sandboxCard('0000', saleRef, '2SBX0001', keys.data.pin_key))).toMatchObject({ status: 'approved' });
+    expect(
+      await runPosTransaction(services.starters, sandboxCard('0000', saleRef, '2SBX0001', keys.data.pin_key)),
+    ).toMatchObject({ status: 'approved' });
     const dir = mkdtempSync(join(tmpdir(), 'pos-cli-'));
     const file = (name: string, body: unknown) => {
       writeFileSync(join(dir, name), JSON.stringify(body));
       return join(dir, name);
     };
     const read = () => {
-      const { terminal_id: _t, merchant_ref: _m, transaction_type: _x, options: _o, ...card } = sandboxCard('0000', 'x', '', keys.data.pin_key);
+      const {
+        terminal_id: _t,
+        merchant_ref: _m,
+        transaction_type: _x,
+        options: _o,
+        ...card
+      } = sandboxCard('0000', 'x', '', keys.data.pin_key);
       void [_t, _m, _x, _o];
       return card;
     };
     const refundId = `rq-${saleRef}`;
-    const refund = await cli(['pos', 'refund', '--file', file('refund.json', read()), '--refund-id', refundId, '--original', saleRef, '--amount', '70000', '--serial', 'SN-0001']);
+    const refund = await cli([
+      'pos',
+      'refund',
+      '--file',
+      file('refund.json', read()),
+      '--refund-id',
+      refundId,
+      '--original',
+      saleRef,
+      '--amount',
+      '70000',
+      '--serial',
+      'SN-0001',
+    ]);
     if (process.env.SHOW_CLI) console.log(refund.stdout);
     expect(refund.stdout).toContain(`started pos-refund-${refundMerchantRef(refundId)}`);
-    expect(refund.stdout).toMatch(new RegExp(`\\[pos-refund ${refundMerchantRef(refundId)} of ${saleRef}\\] approved .*left=180000/250000`));
+    expect(refund.stdout).toMatch(
+      new RegExp(`\\[pos-refund ${refundMerchantRef(refundId)} of ${saleRef}\\] approved .*left=180000/250000`),
+    );
     expect(await admin.ledger({ reference: refundMerchantRef(refundId), kind: 'pos_refund' })).toHaveLength(1);
 
     const pre = shortRef('clp');
-    const held = await cli(['pos', 'preauth', '--file', file('pre.json', { ...read(), amount: 90000, merchant_ref: pre }), '--serial', 'SN-0001', '--hold-window', '2 days']);
+    const held = await cli([
+      'pos',
+      'preauth',
+      '--file',
+      file('pre.json', { ...read(), amount: 90000, merchant_ref: pre }),
+      '--serial',
+      'SN-0001',
+      '--hold-window',
+      '2 days',
+    ]);
     if (process.env.SHOW_CLI) console.log(held.stdout);
     expect(held.stdout).toContain(`started pos-preauth-${pre}`);
     expect(held.stdout).toMatch(new RegExp(`\\[pos-preauth ${pre}\\] held held=90000 .*until=`));
-    const done = await cli(['pos', 'complete', '--merchant-ref', pre, '--file', file('complete.json', read()), '--amount', '85000']);
+    const done = await cli([
+      'pos',
+      'complete',
+      '--merchant-ref',
+      pre,
+      '--file',
+      file('complete.json', read()),
+      '--amount',
+      '85000',
+    ]);
     if (process.env.SHOW_CLI) console.log(done.stdout);
     expect(done.stdout).toContain(`completion ${completionMerchantRef(pre)} of 85000 accepted`);
     expect(done.stdout).toContain('"status": "completed"');
-    expect(await admin.ledger({ reference: completionMerchantRef(pre), kind: 'pos_sale' })).toEqual([expect.objectContaining({ amount: 85_000 })]);
-    const again = await cli(['pos', 'complete', '--merchant-ref', pre, '--file', file('again.json', read()), '--amount', '1000']).catch((e: { stderr: string; code: number }) => e);
+    expect(await admin.ledger({ reference: completionMerchantRef(pre), kind: 'pos_sale' })).toEqual([
+      expect.objectContaining({ amount: 85_000 }),
+    ]);
+    const again = await cli([
+      'pos',
+      'complete',
+      '--merchant-ref',
+      pre,
+      '--file',
+      file('again.json', read()),
+      '--amount',
+      '1000',
+    ]).catch((e: { stderr: string; code: number }) => e);
     expect((again as { code: number }).code).toBe(1);
     expect((again as { stderr: string }).stderr).toMatch(/no pre-authorisation is held under this merchant_ref/);
     for (const out of [refund.stdout, held.stdout, done.stdout]) expect(out).not.toContain(read().card_pan);
@@ -98,7 +163,18 @@ describe('CLI', () => {
 
   it('pos remote follows the request until the terminal completes it', async () => {
     const reference = shortRef('clr');
-    const { stdout } = await cli(['pos', 'remote', '--reference', reference, '--terminal', '2SBX0001', '--amount', '120000', '--poll-interval-ms', '200']);
+    const { stdout } = await cli([
+      'pos',
+      'remote',
+      '--reference',
+      reference,
+      '--terminal',
+      '2SBX0001',
+      '--amount',
+      '120000',
+      '--poll-interval-ms',
+      '200',
+    ]);
     expect(stdout).toContain(`started pos-remote-${reference}`);
     expect(stdout).toMatch(new RegExp(`\\[pos-remote ${reference}\\] pending request_ref=RR`));
     expect(stdout).toContain('"status": "success"');
@@ -106,13 +182,45 @@ describe('CLI', () => {
 
   it('vend buy shows the steps and prints the token; bad input names the field', async () => {
     const order = shortRef('clv');
-    const { stdout } = await cli(['vend', 'buy', '--order', order, '--provider', 'EKEDC', '--meter', '45067198783', '--amount', '3000', '--phone', '08012345678', '--email', 'ada@example.com']);
+    const { stdout } = await cli([
+      'vend',
+      'buy',
+      '--order',
+      order,
+      '--provider',
+      'EKEDC',
+      '--meter',
+      '45067198783',
+      '--amount',
+      '3000',
+      '--phone',
+      '08012345678',
+      '--email',
+      'ada@example.com',
+    ]);
     if (process.env.SHOW_CLI) console.log(stdout);
     expect(stdout).toContain(`started vend-${order}`);
     expect(stdout).toMatch(/"status": "vended"/);
     expect(stdout).toMatch(/"token": "\d{4}(-\d{4}){4}"/);
-    const bad = await cli(['vend', 'buy', '--order', shortRef('clb'), '--provider', 'EKEDC', '--meter', '45067198783', '--amount', '30.5', '--phone', '0801', '--email', 'ada@example.com']).catch((e: { stderr: string; code: number }) => e);
+    const bad = await cli([
+      'vend',
+      'buy',
+      '--order',
+      shortRef('clb'),
+      '--provider',
+      'EKEDC',
+      '--meter',
+      '45067198783',
+      '--amount',
+      '30.5',
+      '--phone',
+      '0801',
+      '--email',
+      'ada@example.com',
+    ]).catch((e: { stderr: string; code: number }) => e);
     expect((bad as { code: number }).code).toBe(1);
-    expect((bad as { stderr: string }).stderr).toMatch(/amount must be a whole amount.*phone_number must be a phone number/);
+    expect((bad as { stderr: string }).stderr).toMatch(
+      /amount must be a whole amount.*phone_number must be a phone number/,
+    );
   });
 });

@@ -8,12 +8,21 @@ import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import type { CallRecord } from './helpers';
 
 export type F3Answer = { code: string } | { fail: string };
-export type F4Answer = { code: string; type?: string; amount?: number; pan?: string; currency?: string } | 'not_found' | { fail: string };
+export type F4Answer =
+  { code: string; type?: string; amount?: number; pan?: string; currency?: string } | 'not_found' | { fail: string };
 
 export const MASKED = '539983******0008';
 
 export function record(ref: string, code: string, over: Partial<PosTransactionRecord> = {}): PosTransactionRecord {
-  return { status: code === '00' ? 'success' : 'failed', response_code: code, amount: 150000, currency: 'NGN', merchant_ref: ref, card_pan_masked: MASKED, ...over };
+  return {
+    status: code === '00' ? 'success' : 'failed',
+    response_code: code,
+    amount: 150000,
+    currency: 'NGN',
+    merchant_ref: ref,
+    card_pan_masked: MASKED,
+    ...over,
+  };
 }
 
 export class F3Script {
@@ -36,17 +45,31 @@ export class F3Script {
     return out;
   }
 
-  activities(): Pick<PosActivities, 'posTerminalInitiateTransaction' | 'posTerminalRequeryTransaction' | 'posDiscardSealedCard'> {
+  activities(): Pick<
+    PosActivities,
+    'posTerminalInitiateTransaction' | 'posTerminalRequeryTransaction' | 'posDiscardSealedCard'
+  > {
     return {
       posTerminalInitiateTransaction: async (req) => {
         const r = req as PosLinkedInitiateRequest;
         const s = this.f3.get(r.merchant_ref)?.shift();
         if (!s) throw new Error(`unscripted F3 for ${r.merchant_ref}`);
-        if ('fail' in s && s.fail === SECRET_UNAVAILABLE) throw ApplicationFailure.create({ type: SECRET_UNAVAILABLE, message: 'the sealed pos-card is no longer available', nonRetryable: true });
+        if ('fail' in s && s.fail === SECRET_UNAVAILABLE)
+          throw ApplicationFailure.create({
+            type: SECRET_UNAVAILABLE,
+            message: 'the sealed pos-card is no longer available',
+            nonRetryable: true,
+          });
         this.calls.push({ op: 'initiate', merchantRef: r.merchant_ref });
         this.sent.push(r);
-        if ('fail' in s) throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
-        return { transaction: record(r.merchant_ref, s.code, { amount: Number(r.amount), transaction_type: r.transaction_type }) };
+        if ('fail' in s)
+          throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
+        return {
+          transaction: record(r.merchant_ref, s.code, {
+            amount: Number(r.amount),
+            transaction_type: r.transaction_type,
+          }),
+        };
       },
       posTerminalRequeryTransaction: async (req): Promise<PosRequeryOutcome> => {
         const s = this.f4.get(req.merchant_ref)?.shift();
@@ -78,6 +101,8 @@ export class F3Script {
 
   /** The calls for one merchant_ref, as "op:answer" strings. */
   opsOf(ref: string): string[] {
-    return this.calls.filter((c) => c.merchantRef === ref).map((c) => (c.op === 'requery' ? `requery:${c.answer}` : 'initiate'));
+    return this.calls
+      .filter((c) => c.merchantRef === ref)
+      .map((c) => (c.op === 'requery' ? `requery:${c.answer}` : 'initiate'));
   }
 }

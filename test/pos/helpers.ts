@@ -50,7 +50,9 @@ export function assertNoRetryWithoutRequery(calls: CallRecord[]): void {
       if (initiates === 1) return;
       const prev = seq[i - 1];
       if (!prev || prev.op !== 'requery' || prev.answer !== 'not_found') {
-        throw new Error(`merchant_ref ${ref}: initiate #${initiates} was not preceded by a 404 requery (previous: ${JSON.stringify(prev)})`);
+        throw new Error(
+          `merchant_ref ${ref}: initiate #${initiates} was not preceded by a 404 requery (previous: ${JSON.stringify(prev)})`,
+        );
       }
     });
   }
@@ -59,13 +61,31 @@ export function assertNoRetryWithoutRequery(calls: CallRecord[]): void {
 /** The same rule over a workflow's own step record. */
 export function stepsToCalls(merchantRef: string, steps: PosStep[]): CallRecord[] {
   return steps.flatMap((s): CallRecord[] =>
-    s.op === 'initiate' ? [{ op: 'initiate', merchantRef }] : s.op === 'requery' ? [{ op: 'requery', merchantRef, answer: s.outcome }] : [],
+    s.op === 'initiate'
+      ? [{ op: 'initiate', merchantRef }]
+      : s.op === 'requery'
+        ? [{ op: 'requery', merchantRef, answer: s.outcome }]
+        : [],
   );
 }
 
 /** A workflow input with the card sealed: a claim-check-shaped handle (the scripted activities need no store) and display data. */
-export function sealedCardInput(merchantRef: string, over: Partial<PosSealedTransactionInput> = {}, handle = `cc_${'A'.repeat(22)}`): PosSealedTransactionInput {
-  const { card_pan, card_expiry_month, card_expiry_year, cardholder_name, card_sequence_number, track2, chipdata, pin_block, ...rest } = cardInput(merchantRef);
+export function sealedCardInput(
+  merchantRef: string,
+  over: Partial<PosSealedTransactionInput> = {},
+  handle = `cc_${'A'.repeat(22)}`,
+): PosSealedTransactionInput {
+  const {
+    card_pan,
+    card_expiry_month,
+    card_expiry_year,
+    cardholder_name,
+    card_sequence_number,
+    track2,
+    chipdata,
+    pin_block,
+    ...rest
+  } = cardInput(merchantRef);
   void [card_expiry_month, card_expiry_year, cardholder_name, card_sequence_number, track2, chipdata, pin_block];
   return { ...rest, card: { handle, bin: card_pan.slice(0, 6), last4: card_pan.slice(-4) }, ...over };
 }
@@ -78,7 +98,10 @@ export function collectPayloads(node: unknown, out: Payload[] = []): Payload[] {
     const o = node as Record<string, unknown>;
     const meta = o.metadata as Record<string, string> | undefined;
     if (meta && typeof meta === 'object' && typeof meta.encoding === 'string' && typeof o.data === 'string') {
-      out.push({ metadata: Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Buffer.from(v, 'base64')])), data: Buffer.from(o.data, 'base64') });
+      out.push({
+        metadata: Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Buffer.from(v, 'base64')])),
+        data: Buffer.from(o.data, 'base64'),
+      });
     } else {
       for (const v of Object.values(o)) collectPayloads(v, out);
     }
@@ -90,10 +113,19 @@ export function collectPayloads(node: unknown, out: Payload[] = []): Payload[] {
  * A workflow's whole history twice over: as stored (JSON, payloads encrypted) and with every
  * payload decrypted through the codec, the way the Web UI or anyone holding the payload key sees it.
  */
-export async function historyTexts(handle: WorkflowHandle, encryption: EncryptionSettings): Promise<{ raw: string; decoded: string; payloads: number }> {
+export async function historyTexts(
+  handle: WorkflowHandle,
+  encryption: EncryptionSettings,
+): Promise<{ raw: string; decoded: string; payloads: number }> {
   const raw = JSON.stringify(temporal.api.history.v1.History.fromObject(await handle.fetchHistory()).toJSON());
-  const decoded = await new AesGcmPayloadCodec(encryption.keys, encryption.activeKeyId).decode(collectPayloads(JSON.parse(raw)));
-  return { raw, decoded: decoded.map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8')).join('\n'), payloads: decoded.length };
+  const decoded = await new AesGcmPayloadCodec(encryption.keys, encryption.activeKeyId).decode(
+    collectPayloads(JSON.parse(raw)),
+  );
+  return {
+    raw,
+    decoded: decoded.map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8')).join('\n'),
+    payloads: decoded.length,
+  };
 }
 
 /** For activities of flows that seal nothing (E1/E2, vending): any use of the claim-check store fails the test. */

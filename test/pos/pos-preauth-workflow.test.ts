@@ -34,7 +34,12 @@ const script = new F3Script();
 const taskQueue = `pos-preauth-ts-${randomUUID()}`;
 beforeAll(async () => {
   env = await createTimeSkippingEnv();
-  worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: script.activities() });
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: script.activities(),
+  });
   running = worker.run();
 }, 120_000);
 afterAll(async () => {
@@ -55,7 +60,11 @@ function preAuthInput(ref: string, over: Partial<PosSealedPreAuthInput> = {}): P
 }
 
 async function start(ref: string, over: Partial<PosSealedPreAuthInput> = {}) {
-  const h = await env.client.workflow.start<typeof posPreAuthWorkflow>('posPreAuthWorkflow', { workflowId: `pos-preauth-${ref}`, taskQueue, args: [preAuthInput(ref, over)] });
+  const h = await env.client.workflow.start<typeof posPreAuthWorkflow>('posPreAuthWorkflow', {
+    workflowId: `pos-preauth-${ref}`,
+    taskQueue,
+    args: [preAuthInput(ref, over)],
+  });
   const waitFor = async (status: PosPreAuthStatus) => {
     for (let i = 0; i < 100; i++) {
       const s = await h.query(posPreAuthStateQuery);
@@ -64,10 +73,15 @@ async function start(ref: string, over: Partial<PosSealedPreAuthInput> = {}) {
     }
     throw new Error(`never reached ${status}: ${(await h.query(posPreAuthStateQuery)).status}`);
   };
-  const complete = (amount: number, card: PosSealedCard = sameCard()) => h.executeUpdate(completePreAuthUpdate, { args: [{ amount, card, aid: '4F07A0000000041010' }] });
+  const complete = (amount: number, card: PosSealedCard = sameCard()) =>
+    h.executeUpdate(completePreAuthUpdate, { args: [{ amount, card, aid: '4F07A0000000041010' }] });
   return { h, waitFor, complete };
 }
-const refused = (p: Promise<unknown>) => p.then(() => 'accepted', (e: { cause?: Error; message: string }) => e.cause?.message ?? e.message);
+const refused = (p: Promise<unknown>) =>
+  p.then(
+    () => 'accepted',
+    (e: { cause?: Error; message: string }) => e.cause?.message ?? e.message,
+  );
 
 describe('POS pre-authorisation: hold, then complete once', () => {
   it('approved → held; completePreAuth → F3 Completion tied to it with its own deterministic merchant_ref → completed', async () => {
@@ -76,23 +90,41 @@ describe('POS pre-authorisation: hold, then complete once', () => {
     script.on(ref, [{ code: '00' }]).on(cp, [{ code: '00' }]);
     const { h, waitFor, complete } = await start(ref);
     const held = await waitFor('held');
-    expect(held).toMatchObject({ amount: 150_000, phase: 'preauth', attempt: 1, card: { maskedPan: '539983******0008' } });
+    expect(held).toMatchObject({
+      amount: 150_000,
+      phase: 'preauth',
+      attempt: 1,
+      card: { maskedPan: '539983******0008' },
+    });
     expect(Date.parse(held.holdUntil!) - Date.parse(held.heldSince!)).toBe(7 * 24 * 3600 * 1000); // default window
     expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['held']);
     expect(await complete(120_000)).toMatchObject({ completionMerchantRef: cp, amount: 120_000 });
     const result = await h.result();
-    expect(result).toMatchObject({ status: 'completed', amount: 150_000, completion: { merchantRef: cp, amount: 120_000, status: 'approved', attempt: 1 } });
+    expect(result).toMatchObject({
+      status: 'completed',
+      amount: 150_000,
+      completion: { merchantRef: cp, amount: 120_000, status: 'approved', attempt: 1 },
+    });
     expect(cp).toMatch(/^CP[0-9a-z]{13}$/);
     expect(script.sent.find((r) => r.merchant_ref === ref)).toMatchObject({ transaction_type: 'Pre-Authorization' });
     expect(script.sent.find((r) => r.merchant_ref === ref)).not.toHaveProperty('original_merchant_ref');
-    expect(script.sent.find((r) => r.merchant_ref === cp)).toMatchObject({ transaction_type: 'Completion', original_merchant_ref: ref, amount: '120000', currency: 'NGN', account_type: 'DEFAULT', card: sameCard() });
+    expect(script.sent.find((r) => r.merchant_ref === cp)).toMatchObject({
+      transaction_type: 'Completion',
+      original_merchant_ref: ref,
+      amount: '120000',
+      currency: 'NGN',
+      account_type: 'DEFAULT',
+      card: sameCard(),
+    });
     expect(script.opsOf(cp)).toEqual(['initiate']);
   });
 
   it('a completion whose answer is lost: F4 finds it, never sent again', async () => {
     const ref = uid();
     const cp = completionMerchantRef(ref);
-    script.on(ref, [{ code: '00' }]).on(cp, [{ fail: FailureTypes.OutcomeUnknown }], [{ code: '00', type: 'Completion' }]);
+    script
+      .on(ref, [{ code: '00' }])
+      .on(cp, [{ fail: FailureTypes.OutcomeUnknown }], [{ code: '00', type: 'Completion' }]);
     const { h, waitFor, complete } = await start(ref);
     await waitFor('held');
     await complete(150_000);
@@ -117,16 +149,27 @@ describe('POS pre-authorisation: hold, then complete once', () => {
   it('a second completePreAuth is refused with a clear error while the first is parked outcome_unknown; resolveOutcome ends it', async () => {
     const ref = uid();
     const cp = completionMerchantRef(ref);
-    script.on(ref, [{ code: '00' }]).on(cp, [{ fail: FailureTypes.OutcomeUnknown }], Array.from({ length: 4 }, () => ({ fail: FailureTypes.Unauthorized })));
+    script.on(ref, [{ code: '00' }]).on(
+      cp,
+      [{ fail: FailureTypes.OutcomeUnknown }],
+      Array.from({ length: 4 }, () => ({ fail: FailureTypes.Unauthorized })),
+    );
     const { h, waitFor, complete } = await start(ref, { options: { ...FAST, requeryBackoff: '1 hour' } });
     await waitFor('held');
     await complete(100_000);
     const parked = await waitFor('outcome_unknown');
     expect(parked).toMatchObject({ phase: 'completion', completion: { status: 'outcome_unknown', merchantRef: cp } });
-    expect(await refused(complete(100_000))).toMatch(/completePreAuth refused: .*already being completed or was completed.*a completion is sent once/);
+    expect(await refused(complete(100_000))).toMatch(
+      /completePreAuth refused: .*already being completed or was completed.*a completion is sent once/,
+    );
     expect(await refused(h.executeUpdate(releasePreAuthUpdate, { args: [{}] }))).toMatch(/releasePreAuth refused/);
-    await h.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'approved', reason: 'acquirer capture file', operator: 'ops-2' }] });
-    expect(await h.result()).toMatchObject({ status: 'completed', completion: { resolution: { outcome: 'approved', operator: 'ops-2' } } });
+    await h.executeUpdate(resolveOutcomeUpdate, {
+      args: [{ outcome: 'approved', reason: 'acquirer capture file', operator: 'ops-2' }],
+    });
+    expect(await h.result()).toMatchObject({
+      status: 'completed',
+      completion: { resolution: { outcome: 'approved', operator: 'ops-2' } },
+    });
     expect(script.opsOf(cp).filter((o) => o === 'initiate')).toHaveLength(1);
     script.f4.set(cp, []);
   });
@@ -138,7 +181,9 @@ describe('POS pre-authorisation: hold, then complete once', () => {
     const { h, waitFor, complete } = await start(ref);
     await waitFor('held');
     expect(await refused(complete(150_001))).toMatch(/amount 150001 is more than the 150000 held/);
-    expect(await refused(complete(1_000, { handle: `cc_${'C'.repeat(22)}`, bin: '539983', last4: '1111' }))).toMatch(/not the pre-authorised card/);
+    expect(await refused(complete(1_000, { handle: `cc_${'C'.repeat(22)}`, bin: '539983', last4: '1111' }))).toMatch(
+      /not the pre-authorised card/,
+    );
     expect(await refused(complete(0))).toMatch(/amount must be greater than 0/);
     expect((await h.query(posPreAuthStateQuery)).status).toBe('held');
     await complete(150_000);
@@ -183,7 +228,11 @@ describe('POS pre-authorisation: the hold ends without a completion', () => {
     expect(result.completion).toBeUndefined();
     expect(result.action).toMatch(/hold window ended.*nothing moved beyond the hold/);
     expect(script.calls.filter((c) => c.merchantRef === completionMerchantRef(ref))).toEqual([]);
-    expect(await refused(h.executeUpdate(completePreAuthUpdate, { args: [{ amount: 1, card: sameCard(), aid: '4F07A0000000041010' }] }))).not.toBe('accepted');
+    expect(
+      await refused(
+        h.executeUpdate(completePreAuthUpdate, { args: [{ amount: 1, card: sameCard(), aid: '4F07A0000000041010' }] }),
+      ),
+    ).not.toBe('accepted');
     expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['lapsed']);
   });
 
@@ -238,11 +287,17 @@ describe('POS pre-authorisation: the pre-authorisation F3 itself', () => {
 
   it('requery unanswerable: parked outcome_unknown, complete refused while parked, never resent', async () => {
     const ref = uid();
-    script.on(ref, [{ fail: FailureTypes.OutcomeUnknown }], Array.from({ length: 3 }, () => ({ fail: FailureTypes.Unauthorized })));
+    script.on(
+      ref,
+      [{ fail: FailureTypes.OutcomeUnknown }],
+      Array.from({ length: 3 }, () => ({ fail: FailureTypes.Unauthorized })),
+    );
     const { h, waitFor, complete } = await start(ref, { options: { ...FAST, requeryBackoff: '1 hour' } });
     await waitFor('outcome_unknown');
     expect(await refused(complete(1_000))).toMatch(/is outcome_unknown, not held/);
-    await h.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'not_received', reason: 'no record at the acquirer', operator: 'ops-3' }] });
+    await h.executeUpdate(resolveOutcomeUpdate, {
+      args: [{ outcome: 'not_received', reason: 'no record at the acquirer', operator: 'ops-3' }],
+    });
     expect(await h.result()).toMatchObject({ status: 'not_received', resolution: { outcome: 'not_received' } });
     expect(script.opsOf(ref).filter((o) => o === 'initiate')).toHaveLength(1);
     script.f4.set(ref, []);

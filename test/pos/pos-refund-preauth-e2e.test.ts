@@ -10,9 +10,25 @@ import { completionMerchantRef, posPreAuthStateQuery, type PosPreAuthStatus } fr
 import { refundMerchantRef } from '../../src/shared/pos-refund';
 import type { WorkflowHandle } from '@temporalio/client';
 import { POS_SEALED_FIELDS } from '../../src/shared/pos';
-import { openPosTerminalSession, runPosTransaction, startPosTransaction, type PosTerminalSession } from '../../src/starters/pos';
-import { posRefundHandle, posRefundLedger, runPosRefund, startPosRefund, type PosRefundStartInput } from '../../src/starters/pos-refund';
-import { PosPreAuthRefusedError, completePosPreAuth, releasePosPreAuth, startPosPreAuth } from '../../src/starters/pos-preauth';
+import {
+  openPosTerminalSession,
+  runPosTransaction,
+  startPosTransaction,
+  type PosTerminalSession,
+} from '../../src/starters/pos';
+import {
+  posRefundHandle,
+  posRefundLedger,
+  runPosRefund,
+  startPosRefund,
+  type PosRefundStartInput,
+} from '../../src/starters/pos-refund';
+import {
+  PosPreAuthRefusedError,
+  completePosPreAuth,
+  releasePosPreAuth,
+  startPosPreAuth,
+} from '../../src/starters/pos-preauth';
 import type { StarterContext } from '../../src/starters/connect';
 import { InvalidStarterInputError } from '../../src/starters/pos';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
@@ -41,7 +57,8 @@ afterAll(async () => {
 afterEach(() => admin.clearFaults());
 
 /** A card read of the sandbox card ending 0000 (approves), fresh chip data each time. */
-const card = (ref: string, over: Partial<PosTransactionInput> = {}) => sandboxCard('0000', ref, session.terminalId, session.pinKey(), over);
+const card = (ref: string, over: Partial<PosTransactionInput> = {}) =>
+  sandboxCard('0000', ref, session.terminalId, session.pinKey(), over);
 async function sale(amount = 250_000): Promise<string> {
   const ref = shortRef('sl');
   expect(await runPosTransaction(ctx, card(ref, { amount }), session)).toMatchObject({ status: 'approved' });
@@ -63,7 +80,13 @@ describe('POS refund against the sandbox', () => {
     const result = await handle.result();
     await expectNoCardData(handle, [input]);
     const own = refundMerchantRef(requestId);
-    expect(result).toMatchObject({ status: 'approved', merchantRef: own, responseCode: '00', attempt: 1, ledger: { saleAmount: 250_000, remainingAfter: 150_000 } });
+    expect(result).toMatchObject({
+      status: 'approved',
+      merchantRef: own,
+      responseCode: '00',
+      attempt: 1,
+      ledger: { saleAmount: 250_000, remainingAfter: 150_000 },
+    });
     expect(result.transaction).toMatchObject({ merchant_ref: own, transaction_type: 'Refund', amount: 100_000 });
     expect(await entries(own)).toEqual([expect.objectContaining({ kind: 'pos_refund', amount: 100_000 })]);
     expect(await entries(saleRef)).toEqual([expect.objectContaining({ kind: 'pos_sale', amount: 250_000 })]);
@@ -74,18 +97,36 @@ describe('POS refund against the sandbox', () => {
     expect(await again.result()).toMatchObject({ status: 'approved', merchantRef: own });
     expect(posCallsFromLog(await admin.requests(), own).filter((c) => c.op === 'initiate')).toHaveLength(1);
     // The same request id for another amount is refused by name.
-    await expect(startPosRefund(ctx, refundOf(saleRef, requestId, 5_000), session)).rejects.toThrow(/refund_request_id was already used for the refund of 100000/);
+    await expect(startPosRefund(ctx, refundOf(saleRef, requestId, 5_000), session)).rejects.toThrow(
+      /refund_request_id was already used for the refund of 100000/,
+    );
 
     // Over what is left: refused before anything is sent.
     const over = `rq-over-${saleRef}`;
-    expect(await runPosRefund(ctx, refundOf(saleRef, over, 150_001), session)).toMatchObject({ status: 'refused', refusal: 'over_remaining', attempt: 0 });
-    expect(posCallsFromLog(await admin.requests(), refundMerchantRef(over)).filter((c) => c.op === 'initiate')).toEqual([]);
+    expect(await runPosRefund(ctx, refundOf(saleRef, over, 150_001), session)).toMatchObject({
+      status: 'refused',
+      refusal: 'over_remaining',
+      attempt: 0,
+    });
+    expect(posCallsFromLog(await admin.requests(), refundMerchantRef(over)).filter((c) => c.op === 'initiate')).toEqual(
+      [],
+    );
     // The rest, exactly: approved; the sale is now fully refunded.
-    expect(await runPosRefund(ctx, refundOf(saleRef, `rq-rest-${saleRef}`, 150_000), session)).toMatchObject({ status: 'approved' });
+    expect(await runPosRefund(ctx, refundOf(saleRef, `rq-rest-${saleRef}`, 150_000), session)).toMatchObject({
+      status: 'approved',
+    });
     expect(await posRefundLedger(ctx, saleRef)).toMatchObject({ refunded: 250_000, remaining: 0 });
     await recordHistoryTo(POS_HISTORIES, handle, 'pos-refund-approved');
-    await recordHistoryTo(POS_HISTORIES, ctx.client.workflow.getHandle(posRefundLedgerWorkflowId(saleRef)), 'pos-refund-ledger');
-    expect((await admin.ledger({ kind: 'pos_refund' })).filter((e) => [own, refundMerchantRef(`rq-rest-${saleRef}`)].includes(e.reference))).toHaveLength(2);
+    await recordHistoryTo(
+      POS_HISTORIES,
+      ctx.client.workflow.getHandle(posRefundLedgerWorkflowId(saleRef)),
+      'pos-refund-ledger',
+    );
+    expect(
+      (await admin.ledger({ kind: 'pos_refund' })).filter((e) =>
+        [own, refundMerchantRef(`rq-rest-${saleRef}`)].includes(e.reference),
+      ),
+    ).toHaveLength(2);
   });
 
   it('the refund answer dropped after the sandbox refunded: F4 finds it, one pos_refund, never resent', async () => {
@@ -105,36 +146,75 @@ describe('POS refund against the sandbox', () => {
     await admin.fault({ method: 'POST', path: '/transaction', kind: 'drop-before-processing', count: 1 });
     const requestId = `rq-lost-${saleRef}`;
     const own = refundMerchantRef(requestId);
-    expect(await runPosRefund(ctx, refundOf(saleRef, requestId, 50_000), session)).toMatchObject({ status: 'approved', attempt: 2 });
+    expect(await runPosRefund(ctx, refundOf(saleRef, requestId, 50_000), session)).toMatchObject({
+      status: 'approved',
+      attempt: 2,
+    });
     expect(await entries(own)).toHaveLength(1);
     const calls = posCallsFromLog(await admin.requests(), own);
-    expect(calls.map((c) => (c.op === 'requery' ? `requery:${c.answer}` : c.op))).toEqual(['requery:not_found', 'initiate', 'requery:not_found', 'initiate']);
+    expect(calls.map((c) => (c.op === 'requery' ? `requery:${c.answer}` : c.op))).toEqual([
+      'requery:not_found',
+      'initiate',
+      'requery:not_found',
+      'initiate',
+    ]);
     assertNoRetryWithoutRequery(calls.slice(1));
   });
 
   it('a refund of a declined sale or of an unknown merchant_ref is refused; nothing reaches F3', async () => {
     const declined = shortRef('dc');
-    expect(await runPosTransaction(ctx, sandboxCard('0051', declined, session.terminalId, session.pinKey()), session)).toMatchObject({ status: 'declined' });
-    const { merchant_ref: _m, transaction_type: _t, ...read51 } = sandboxCard('0051', 'x', session.terminalId, session.pinKey());
+    expect(
+      await runPosTransaction(ctx, sandboxCard('0051', declined, session.terminalId, session.pinKey()), session),
+    ).toMatchObject({ status: 'declined' });
+    const {
+      merchant_ref: _m,
+      transaction_type: _t,
+      ...read51
+    } = sandboxCard('0051', 'x', session.terminalId, session.pinKey());
     void [_m, _t];
-    expect(await runPosRefund(ctx, { ...read51, amount: 1_000, refund_request_id: `rq-${declined}`, original_merchant_ref: declined }, session)).toMatchObject({ status: 'refused', refusal: 'original_not_approved' });
-    expect(await runPosRefund(ctx, refundOf('NEVER-SOLD-1', `rq-never-${declined}`, 1_000), session)).toMatchObject({ status: 'refused', refusal: 'original_not_found' });
-    expect((await admin.requests()).filter((e) => e.method === 'POST' && e.path === '/transaction' && (e.reference === refundMerchantRef(`rq-${declined}`) || e.reference === refundMerchantRef(`rq-never-${declined}`)))).toEqual([]);
+    expect(
+      await runPosRefund(
+        ctx,
+        { ...read51, amount: 1_000, refund_request_id: `rq-${declined}`, original_merchant_ref: declined },
+        session,
+      ),
+    ).toMatchObject({ status: 'refused', refusal: 'original_not_approved' });
+    expect(await runPosRefund(ctx, refundOf('NEVER-SOLD-1', `rq-never-${declined}`, 1_000), session)).toMatchObject({
+      status: 'refused',
+      refusal: 'original_not_found',
+    });
+    expect(
+      (await admin.requests()).filter(
+        (e) =>
+          e.method === 'POST' &&
+          e.path === '/transaction' &&
+          (e.reference === refundMerchantRef(`rq-${declined}`) ||
+            e.reference === refundMerchantRef(`rq-never-${declined}`)),
+      ),
+    ).toEqual([]);
   });
 
   it('the sale starter takes Purchase only; a refund input is checked by field before anything starts', async () => {
     await expect(startPosTransactionOfType('Refund')).rejects.toThrow(/transaction_type must be Purchase here/);
-    await expect(startPosRefund(ctx, { ...refundOf('S-1', 'bad id!', 1.5) }, session)).rejects.toThrow(InvalidStarterInputError);
+    await expect(startPosRefund(ctx, { ...refundOf('S-1', 'bad id!', 1.5) }, session)).rejects.toThrow(
+      InvalidStarterInputError,
+    );
   });
 });
 
-const startPosTransactionOfType = (type: string) => startPosTransaction(ctx, card(shortRef('ty'), { transaction_type: type }), session);
+const startPosTransactionOfType = (type: string) =>
+  startPosTransaction(ctx, card(shortRef('ty'), { transaction_type: type }), session);
 
 /** No card read (PAN, track2, chip data, PIN block) in a flow's history, stored or decoded through the codec. */
-async function expectNoCardData(h: WorkflowHandle, reads: Pick<PosTransactionInput, 'card_pan' | 'track2' | 'chipdata' | 'pin_block'>[]): Promise<void> {
+async function expectNoCardData(
+  h: WorkflowHandle,
+  reads: Pick<PosTransactionInput, 'card_pan' | 'track2' | 'chipdata' | 'pin_block'>[],
+): Promise<void> {
   const { raw, decoded } = await historyTexts(h, config.encryption);
   expect(decoded).toMatch(/"handle":"cc_/); // the decoding did work, and the card is a handle
-  for (const r of reads) for (const secret of [r.card_pan, r.track2, r.chipdata, r.pin_block!]) for (const text of [raw, decoded]) expect(text).not.toContain(secret);
+  for (const r of reads)
+    for (const secret of [r.card_pan, r.track2, r.chipdata, r.pin_block!])
+      for (const text of [raw, decoded]) expect(text).not.toContain(secret);
   for (const field of POS_SEALED_FIELDS) expect(decoded).not.toContain(`"${field}"`);
 }
 
@@ -142,7 +222,11 @@ describe('POS pre-authorisation against the sandbox', () => {
   async function held(ref: string, options: Record<string, unknown> = {}) {
     const { transaction_type: _t, ...read } = card(ref, { amount: 300_000 });
     void _t;
-    const h = await startPosPreAuth(ctx, { ...read, options: { requerySettleDelay: '200ms', retryBackoff: '300ms', ...options } }, session);
+    const h = await startPosPreAuth(
+      ctx,
+      { ...read, options: { requerySettleDelay: '200ms', retryBackoff: '300ms', ...options } },
+      session,
+    );
     const waitFor = async (status: PosPreAuthStatus) => {
       for (let i = 0; i < 200; i++) {
         const s = await h.query(posPreAuthStateQuery);
@@ -155,7 +239,15 @@ describe('POS pre-authorisation against the sandbox', () => {
     return { h, waitFor };
   }
   const completion = (amount: number) => {
-    const { merchant_ref: _m, transaction_type: _t, terminal_id: _x, currency: _c, account_type: _a, options: _o, ...read } = card('unused', { amount });
+    const {
+      merchant_ref: _m,
+      transaction_type: _t,
+      terminal_id: _x,
+      currency: _c,
+      account_type: _a,
+      options: _o,
+      ...read
+    } = card('unused', { amount });
     void [_m, _t, _x, _c, _a, _o];
     return read;
   };
@@ -169,7 +261,16 @@ describe('POS pre-authorisation against the sandbox', () => {
     const cp = completionMerchantRef(ref);
     expect(accepted).toMatchObject({ completionMerchantRef: cp, amount: 275_000 });
     const result = await h.result();
-    expect(result).toMatchObject({ status: 'completed', amount: 300_000, completion: { merchantRef: cp, amount: 275_000, status: 'approved', transaction: { transaction_type: 'Completion', amount: 275_000 } } });
+    expect(result).toMatchObject({
+      status: 'completed',
+      amount: 300_000,
+      completion: {
+        merchantRef: cp,
+        amount: 275_000,
+        status: 'approved',
+        transaction: { transaction_type: 'Completion', amount: 275_000 },
+      },
+    });
     expect(await entries(cp)).toEqual([expect.objectContaining({ kind: 'pos_sale', amount: 275_000 })]);
     expect(await entries(ref)).toEqual([]);
     await expect(completePosPreAuth(ctx, ref, completion(1_000))).rejects.toThrow(PosPreAuthRefusedError);

@@ -58,19 +58,34 @@ afterAll(async () => {
 const uid = (p: string) => `${p}${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 const FAST = { requerySettleDelay: '10ms', retryBackoff: '10ms' } as const;
 
-function refundInput(sale: string, requestId: string, amount: number, over: Partial<PosSealedRefundInput> = {}): PosSealedRefundInput {
+function refundInput(
+  sale: string,
+  requestId: string,
+  amount: number,
+  over: Partial<PosSealedRefundInput> = {},
+): PosSealedRefundInput {
   const { merchant_ref: _m, transaction_type: _t, ...rest } = sealedCardInput('unused');
   void [_m, _t];
   return { ...rest, amount, refund_request_id: requestId, original_merchant_ref: sale, options: FAST, ...over };
 }
 
 const start = (input: PosSealedRefundInput) =>
-  client.workflow.start<typeof posRefundWorkflow>('posRefundWorkflow', { workflowId: `pos-refund-${refundMerchantRef(input.refund_request_id)}`, taskQueue, args: [input] });
+  client.workflow.start<typeof posRefundWorkflow>('posRefundWorkflow', {
+    workflowId: `pos-refund-${refundMerchantRef(input.refund_request_id)}`,
+    taskQueue,
+    args: [input],
+  });
 const refund = async (input: PosSealedRefundInput): Promise<PosRefundResult> => (await start(input)).result();
-const ledger = (sale: string) => client.workflow.getHandle(posRefundLedgerWorkflowId(sale)).query(refundLedgerStateQuery);
+const ledger = (sale: string) =>
+  client.workflow.getHandle(posRefundLedgerWorkflowId(sale)).query(refundLedgerStateQuery);
 
 /** A sale of 150000 that F4 shows approved (once per refund that checks it). */
-const approvedSale = (sale: string, checks = 1) => script.on(sale, [], Array.from({ length: checks }, () => ({ code: '00', type: 'Purchase' })));
+const approvedSale = (sale: string, checks = 1) =>
+  script.on(
+    sale,
+    [],
+    Array.from({ length: checks }, () => ({ code: '00', type: 'Purchase' })),
+  );
 
 afterEach(() => expect(script.leftovers()).toEqual({}));
 
@@ -82,12 +97,29 @@ describe('POS refund: one next step per outcome', () => {
     approvedSale(sale);
     script.on(own, [{ code: '00' }], ['not_found']);
     const result = await refund(refundInput(sale, req, 50_000));
-    expect(result).toMatchObject({ status: 'approved', merchantRef: own, originalMerchantRef: sale, amount: 50_000, attempt: 1, ledger: { saleAmount: 150_000, remainingBefore: 150_000, remainingAfter: 100_000 } });
+    expect(result).toMatchObject({
+      status: 'approved',
+      merchantRef: own,
+      originalMerchantRef: sale,
+      amount: 50_000,
+      attempt: 1,
+      ledger: { saleAmount: 150_000, remainingBefore: 150_000, remainingAfter: 100_000 },
+    });
     expect(own).toMatch(/^RF[0-9a-z]{13}$/);
     expect(script.opsOf(sale)).toEqual(['requery:found']);
     expect(script.opsOf(own)).toEqual(['requery:not_found', 'initiate']);
-    expect(script.sent.find((r) => r.merchant_ref === own)).toMatchObject({ transaction_type: 'Refund', original_merchant_ref: sale, amount: '50000', card: { bin: '539983', last4: '0008' } });
-    expect(await ledger(sale)).toMatchObject({ saleAmount: 150_000, refunded: 50_000, reserved: 0, remaining: 100_000 });
+    expect(script.sent.find((r) => r.merchant_ref === own)).toMatchObject({
+      transaction_type: 'Refund',
+      original_merchant_ref: sale,
+      amount: '50000',
+      card: { bin: '539983', last4: '0008' },
+    });
+    expect(await ledger(sale)).toMatchObject({
+      saleAmount: 150_000,
+      refunded: 50_000,
+      reserved: 0,
+      remaining: 100_000,
+    });
   });
 
   it('lost F3 answer: F4 requery finds the refund, it is not sent again', async () => {
@@ -122,12 +154,19 @@ describe('POS refund: one next step per outcome', () => {
     const req = uid('rq');
     const own = refundMerchantRef(req);
     approvedSale(sale);
-    script.on(own, [{ fail: FailureTypes.OutcomeUnknown }], ['not_found', ...Array.from({ length: 8 }, () => ({ fail: FailureTypes.Unauthorized }))]);
+    script.on(
+      own,
+      [{ fail: FailureTypes.OutcomeUnknown }],
+      ['not_found', ...Array.from({ length: 8 }, () => ({ fail: FailureTypes.Unauthorized }))],
+    );
     const h = await start(refundInput(sale, req, 60_000, { options: { ...FAST, requeryBackoff: '1 hour' } }));
-    for (let i = 0; i < 100 && (await h.query(posRefundStateQuery)).status !== 'outcome_unknown'; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && (await h.query(posRefundStateQuery)).status !== 'outcome_unknown'; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
     expect(await ledger(sale)).toMatchObject({ refunded: 0, reserved: 60_000, remaining: 90_000 });
-    await h.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'declined', reason: 'acquirer report: refund not processed', operator: 'ops-1' }] });
+    await h.executeUpdate(resolveOutcomeUpdate, {
+      args: [{ outcome: 'declined', reason: 'acquirer report: refund not processed', operator: 'ops-1' }],
+    });
     const result = await h.result();
     expect(result).toMatchObject({ status: 'declined', resolution: { outcome: 'declined', operator: 'ops-1' } });
     expect(script.opsOf(own).filter((o) => o === 'initiate')).toHaveLength(1);
@@ -193,13 +232,18 @@ describe('POS refund: refused before anything is sent', () => {
     const results = await Promise.all([refund(refundInput(sale, a, 100_000)), refund(refundInput(sale, b, 100_000))]);
     expect(results.map((r) => r.status).sort()).toEqual(['approved', 'refused']);
     expect(results.find((r) => r.status === 'refused')).toMatchObject({ refusal: 'over_remaining', attempt: 0 });
-    expect(script.calls.filter((c) => c.op === 'initiate' && (c.merchantRef === refundMerchantRef(a) || c.merchantRef === refundMerchantRef(b)))).toHaveLength(1);
+    expect(
+      script.calls.filter(
+        (c) =>
+          c.op === 'initiate' && (c.merchantRef === refundMerchantRef(a) || c.merchantRef === refundMerchantRef(b)),
+      ),
+    ).toHaveLength(1);
     expect(await ledger(sale)).toMatchObject({ refunded: 100_000, remaining: 50_000 });
     // The refused one's F3 script was never used.
     for (const r of [a, b]) script.f3.set(refundMerchantRef(r), []);
   });
 
-  it('the sale\'s ledger has ended (terminated): never started again from zero; the refund is refused unverified, no F3', async () => {
+  it("the sale's ledger has ended (terminated): never started again from zero; the refund is refused unverified, no F3", async () => {
     const sale = uid('S');
     const first = uid('rq');
     const second = uid('rq');
@@ -266,7 +310,8 @@ describe('POS refund: refused before anything is sent', () => {
     expect(err).toBeInstanceOf(WorkflowFailedError);
     const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause.type).toBe('InvalidInput');
-    for (const f of ['card_pan must not be in the workflow input', 'refund_request_id', 'amount']) expect(cause.message).toContain(f);
+    for (const f of ['card_pan must not be in the workflow input', 'refund_request_id', 'amount'])
+      expect(cause.message).toContain(f);
     expect(cause.message).not.toContain(cardInput('x').card_pan);
     expect(script.calls.length).toBe(before);
   });

@@ -27,7 +27,12 @@ let admin: SandboxAdmin;
 let ctx: StarterContext;
 
 beforeAll(async () => {
-  services = await runServices({ config, logger, workflowBundle: await workflowBundle(), sandbox: { posRemoteCompleteAfterMs: COMPLETE_AFTER_MS } });
+  services = await runServices({
+    config,
+    logger,
+    workflowBundle: await workflowBundle(),
+    sandbox: { posRemoteCompleteAfterMs: COMPLETE_AFTER_MS },
+  });
   admin = new SandboxAdmin(services.sandboxUrl!);
   ctx = services.starters;
 }, 60_000);
@@ -48,7 +53,9 @@ async function until<T>(fn: () => Promise<T | undefined | false>, ms = 20_000): 
 }
 
 async function e2Count(requestRef: string): Promise<number> {
-  return (await admin.requests()).filter((e) => e.method === 'GET' && e.path === `/softpos/pos/remote-request/${requestRef}`).length;
+  return (await admin.requests()).filter(
+    (e) => e.method === 'GET' && e.path === `/softpos/pos/remote-request/${requestRef}`,
+  ).length;
 }
 
 describe('POS remote request against the sandbox', () => {
@@ -63,11 +70,21 @@ describe('POS remote request against the sandbox', () => {
     await admin.advanceClock(COMPLETE_AFTER_MS); // the payer taps the card
     const result = await h.result();
     expect(result).toMatchObject({ status: 'success', requestRef, amount: 150000, pollAttempts: 1 });
-    expect(result.record).toMatchObject({ status: 'success', merchant_request_ref: requestRef, terminal_id: '2SBX0001', amount: 150000, response_code: '00', currency: 'NGN' });
-    for (const k of ['id', 'rrn', 'stan', 'aid', 'transaction_reference', 'payment_info', 'created_at']) expect(result.record).toHaveProperty(k);
+    expect(result.record).toMatchObject({
+      status: 'success',
+      merchant_request_ref: requestRef,
+      terminal_id: '2SBX0001',
+      amount: 150000,
+      response_code: '00',
+      currency: 'NGN',
+    });
+    for (const k of ['id', 'rrn', 'stan', 'aid', 'transaction_reference', 'payment_info', 'created_at'])
+      expect(result.record).toHaveProperty(k);
     expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
     // One E1; all the polling in one activity: the history stays small however long it polled.
-    expect((await admin.requests()).filter((e) => e.method === 'POST' && e.path === '/softpos/pos/remote-request').length).toBeGreaterThanOrEqual(1);
+    expect(
+      (await admin.requests()).filter((e) => e.method === 'POST' && e.path === '/softpos/pos/remote-request').length,
+    ).toBeGreaterThanOrEqual(1);
     const events = (await h.fetchHistory()).events!;
     expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(4); // lock, baseline, E1, polling
     expect(events.length).toBeLessThan(60);
@@ -75,7 +92,12 @@ describe('POS remote request against the sandbox', () => {
   });
 
   it('the terminal declines (amount 5100): failed with the record, no ledger entry', async () => {
-    const h = await startPosRemoteRequest(ctx, { reference: shortRef('rd'), terminal_id: '2SBX0001', amount: 5100, options: fast });
+    const h = await startPosRemoteRequest(ctx, {
+      reference: shortRef('rd'),
+      terminal_id: '2SBX0001',
+      amount: 5100,
+      options: fast,
+    });
     await until(async () => (await h.query(posRemoteStateQuery)).status === 'pending');
     await admin.advanceClock(COMPLETE_AFTER_MS);
     const result = await h.result();
@@ -85,7 +107,12 @@ describe('POS remote request against the sandbox', () => {
 
   it('expires: 404 after the 5-minute lifetime on the sandbox clock, in seconds of real time', async () => {
     const started = Date.now();
-    const h = await startPosRemoteRequest(ctx, { reference: shortRef('rx'), terminal_id: '2SBX0001', amount: 9900, options: fastLifetime });
+    const h = await startPosRemoteRequest(ctx, {
+      reference: shortRef('rx'),
+      terminal_id: '2SBX0001',
+      amount: 9900,
+      options: fastLifetime,
+    });
     const { requestRef } = await until(async () => {
       const s = await h.query(posRemoteStateQuery);
       return s.status === 'pending' ? s : undefined;
@@ -102,13 +129,20 @@ describe('POS remote request against the sandbox', () => {
   });
 
   it('a 404 before the lifetime ended (by the flow’s clock) is not expiry: the flow stays pending and keeps polling until it ended', async () => {
-    const h = await startPosRemoteRequest(ctx, { reference: shortRef('r4'), terminal_id: '2SBX0001', amount: 9900, options: { ...fast, requestLifetime: '6s' } });
+    const h = await startPosRemoteRequest(ctx, {
+      reference: shortRef('r4'),
+      terminal_id: '2SBX0001',
+      amount: 9900,
+      options: { ...fast, requestLifetime: '6s' },
+    });
     const { requestRef } = await until(async () => {
       const s = await h.query(posRemoteStateQuery);
       return s.status === 'pending' ? s : undefined;
     });
     await admin.advanceClock(5 * 60 * 1000); // the sandbox forgets the request; for the flow, seconds have passed
-    const notFound = async () => (await admin.requests()).filter((e) => e.path === `/softpos/pos/remote-request/${requestRef}` && e.status === 404).length;
+    const notFound = async () =>
+      (await admin.requests()).filter((e) => e.path === `/softpos/pos/remote-request/${requestRef}` && e.status === 404)
+        .length;
     await until(async () => (await notFound()) >= 3);
     expect(await h.query(posRemoteStateQuery)).toMatchObject({ status: 'pending' });
     // Once the flow's 6 s lifetime has passed, the same 404 is expiry (and A6 says abandoned).
@@ -119,7 +153,12 @@ describe('POS remote request against the sandbox', () => {
 
   it('a lost E1 answer (drop-after-processing) is found in A6: one E1, the real outcome (success), one ledger entry', async () => {
     await admin.fault({ method: 'POST', path: '/softpos/pos/remote-request', kind: 'drop-after-processing', count: 1 });
-    const h = await startPosRemoteRequest(ctx, { reference: shortRef('rl'), terminal_id: '2SBX0001', amount: 270000, options: { ...fast, searchInterval: '200ms' } });
+    const h = await startPosRemoteRequest(ctx, {
+      reference: shortRef('rl'),
+      terminal_id: '2SBX0001',
+      amount: 270000,
+      options: { ...fast, searchInterval: '200ms' },
+    });
     const { requestRef } = await until(async () => {
       const s = await h.query(posRemoteStateQuery);
       return s.status === 'pending' && s.requestRef ? s : undefined;
@@ -127,7 +166,13 @@ describe('POS remote request against the sandbox', () => {
     expect(await h.query(posRemoteStateQuery)).toMatchObject({ recovered: true });
     await admin.advanceClock(COMPLETE_AFTER_MS); // the payer taps the card
     const result = await h.result();
-    expect(result).toMatchObject({ status: 'success', requestRef, recovered: true, createAttempts: 1, record: { status: 'success', amount: 270000, terminal_id: '2SBX0001' } });
+    expect(result).toMatchObject({
+      status: 'success',
+      requestRef,
+      recovered: true,
+      createAttempts: 1,
+      record: { status: 'success', amount: 270000, terminal_id: '2SBX0001' },
+    });
     expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
     const e1 = (await admin.requests()).filter((e) => e.method === 'POST' && e.path === '/softpos/pos/remote-request');
     expect(e1.at(-1)?.status).toBe('dropped'); // the last E1 is the dropped one: it was never re-sent
@@ -135,7 +180,12 @@ describe('POS remote request against the sandbox', () => {
 
   it('a cancel stops the active polling, watches until the lifetime ends, and ends cancelled; no E2 after that', async () => {
     const reference = shortRef('rc');
-    const h = await startPosRemoteRequest(ctx, { reference, terminal_id: '2SBX0001', amount: 9900, options: fastLifetime });
+    const h = await startPosRemoteRequest(ctx, {
+      reference,
+      terminal_id: '2SBX0001',
+      amount: 9900,
+      options: fastLifetime,
+    });
     const { requestRef } = await until(async () => {
       const s = await h.query(posRemoteStateQuery);
       return s.status === 'pending' ? s : undefined;
@@ -165,13 +215,21 @@ describe('POS remote request against the sandbox', () => {
     await until(async () => (await e2Count(requestRef!)) >= looked + 2);
     await admin.advanceClock(COMPLETE_AFTER_MS); // …and then taps the card anyway
     const result = await h.result();
-    expect(result).toMatchObject({ status: 'success_after_cancel', requestRef, record: { status: 'success', amount: 280000 } });
+    expect(result).toMatchObject({
+      status: 'success_after_cancel',
+      requestRef,
+      record: { status: 'success', amount: 280000 },
+    });
     expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
   });
 
   it('rejects bad input in the starter, naming the field and the rule', async () => {
-    await expect(startPosRemoteRequest(ctx, { reference: shortRef('rb'), terminal_id: '2SBX0001', amount: 0 })).rejects.toThrow(/amount must be greater than 0/);
-    await expect(startPosRemoteRequest(ctx, { reference: shortRef('rb'), terminal_id: '2SBX0001', amount: 10.5 })).rejects.toThrow(/amount must be an integer/);
+    await expect(
+      startPosRemoteRequest(ctx, { reference: shortRef('rb'), terminal_id: '2SBX0001', amount: 0 }),
+    ).rejects.toThrow(/amount must be greater than 0/);
+    await expect(
+      startPosRemoteRequest(ctx, { reference: shortRef('rb'), terminal_id: '2SBX0001', amount: 10.5 }),
+    ).rejects.toThrow(/amount must be an integer/);
   });
 });
 
@@ -186,20 +244,40 @@ describe('worker killed mid-poll', () => {
 
   async function activityWorker(): Promise<{ child: ChildProcess; out: () => string }> {
     const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
-      env: { ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: queue, PAYMENTS_BASE_URL: services.sandboxUrl!, CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl, PAYMENTS_TIMEOUT_MS: '5000', SANDBOX_ENABLED: 'false' },
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: config.temporal.address,
+        TEMPORAL_TASK_QUEUE: queue,
+        PAYMENTS_BASE_URL: services.sandboxUrl!,
+        CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
+        PAYMENTS_TIMEOUT_MS: '5000',
+        SANDBOX_ENABLED: 'false',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    await until(async () => out.includes('ACTIVITY_WORKER_READY') || (child.exitCode !== null && Promise.reject(new Error(`activity worker exited: ${out}`))), 60_000);
+    await until(
+      async () =>
+        out.includes('ACTIVITY_WORKER_READY') ||
+        (child.exitCode !== null && Promise.reject(new Error(`activity worker exited: ${out}`))),
+      60_000,
+    );
     return { child, out: () => out };
   }
 
   beforeAll(async () => {
     conn = await NativeConnection.connect({ address: config.temporal.address });
-    workflowWorker = await createPaymentsWorker({ ...config.temporal, taskQueue: queue, encryption: config.encryption, connection: conn, activities: {}, workflowBundle: await workflowBundle() });
+    workflowWorker = await createPaymentsWorker({
+      ...config.temporal,
+      taskQueue: queue,
+      encryption: config.encryption,
+      connection: conn,
+      activities: {},
+      workflowBundle: await workflowBundle(),
+    });
     workflowRun = workflowWorker.run();
   });
   afterAll(async () => {
@@ -212,7 +290,10 @@ describe('worker killed mid-poll', () => {
   it('SIGKILL during polling; the payer pays meanwhile; a new worker resumes from the heartbeat and completes', async () => {
     const first = await activityWorker();
     const reference = shortRef('rk');
-    const h = await startPosRemoteRequest({ ...services.starters, taskQueue: queue }, { reference, terminal_id: '2SBX0002', amount: 250000, options: fast });
+    const h = await startPosRemoteRequest(
+      { ...services.starters, taskQueue: queue },
+      { reference, terminal_id: '2SBX0002', amount: 250000, options: fast },
+    );
     const { requestRef } = await until(async () => {
       const s = await h.query(posRemoteStateQuery);
       return s.status === 'pending' ? s : undefined;
@@ -237,14 +318,24 @@ describe('worker killed mid-poll', () => {
     expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
     // The request was created once.
     const events = (await h.fetchHistory()).events!;
-    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
-    expect(scheduled).toEqual(['posTerminalLockAcquire', 'posRemoteFindRequest', 'posRemoteCreateRequest', 'posRemotePollRequest']);
+    const scheduled = events
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+    expect(scheduled).toEqual([
+      'posTerminalLockAcquire',
+      'posRemoteFindRequest',
+      'posRemoteCreateRequest',
+      'posRemotePollRequest',
+    ]);
     second.child.kill('SIGTERM');
   }, 120_000);
 
   it('paid AND deleted while no worker was alive: the resumed poll gets 404, and the transaction record (A6) shows the approval: success, not expired', async () => {
     const first = await activityWorker();
-    const h = await startPosRemoteRequest({ ...services.starters, taskQueue: queue }, { reference: shortRef('rk2'), terminal_id: '2SBX0002', amount: 260000, options: fastLifetime });
+    const h = await startPosRemoteRequest(
+      { ...services.starters, taskQueue: queue },
+      { reference: shortRef('rk2'), terminal_id: '2SBX0002', amount: 260000, options: fastLifetime },
+    );
     const { requestRef } = await until(async () => {
       const s = await h.query(posRemoteStateQuery);
       return s.status === 'pending' ? s : undefined;
@@ -257,7 +348,11 @@ describe('worker killed mid-poll', () => {
     expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
     const second = await activityWorker();
     const result = await h.result();
-    expect(result).toMatchObject({ status: 'success', requestRef, record: { status: 'success', transaction_ref: requestRef } });
+    expect(result).toMatchObject({
+      status: 'success',
+      requestRef,
+      record: { status: 'success', transaction_ref: requestRef },
+    });
     expect(result.message).toMatch(/transaction record shows it approved/);
     second.child.kill('SIGTERM');
   }, 120_000);

@@ -11,7 +11,13 @@ import { ConnectionError, NotFoundError, ServerError, BadRequestError, type Paym
 import { createActivities } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
-import { cancelPosRemoteSignal, posRemoteStateQuery, posTerminalLockWorkflowId, terminalLockStateQuery, type PosRemoteInput } from '../../src/shared/pos';
+import {
+  cancelPosRemoteSignal,
+  posRemoteStateQuery,
+  posTerminalLockWorkflowId,
+  terminalLockStateQuery,
+  type PosRemoteInput,
+} from '../../src/shared/pos';
 import { PaymentStatus } from '../../src/shared/search-attributes';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
@@ -46,9 +52,21 @@ class ScriptedRemote {
         const n = this.createLog.filter((c) => c.terminal === req.terminal_id).length;
         const ref = n === 0 ? `RR-${req.terminal_id}` : `RR-${req.terminal_id}-${n + 1}`;
         this.createLog.push({ terminal: req.terminal_id, ref, at: Date.now() });
-        this.rows.unshift({ transaction_ref: ref, transaction_amount: req.amount, transaction_status: 'pending', transaction_currency_id: 'NGN', meta_data: JSON.stringify({ source: 'pos_remote', device_id: req.terminal_id }) });
+        this.rows.unshift({
+          transaction_ref: ref,
+          transaction_amount: req.amount,
+          transaction_status: 'pending',
+          transaction_currency_id: 'NGN',
+          meta_data: JSON.stringify({ source: 'pos_remote', device_id: req.terminal_id }),
+        });
         if (this.dropAfterProcessing.delete(req.terminal_id)) {
-          throw new ConnectionError({ message: 'socket closed after processing', operation: 'posRemote.create', retrySafe: false, outcomeUnknown: true, requestSent: true });
+          throw new ConnectionError({
+            message: 'socket closed after processing',
+            operation: 'posRemote.create',
+            retrySafe: false,
+            outcomeUnknown: true,
+            requestSent: true,
+          });
         }
         return { data: { request_ref: ref } };
       },
@@ -56,12 +74,35 @@ class ScriptedRemote {
         if (opts?.signal) this.signals.push(opts.signal);
         this.requeries.set(req.request_ref, (this.requeries.get(req.request_ref) ?? 0) + 1);
         const a = this.answers.get(req.request_ref)?.(opts?.signal !== undefined) ?? 'pending';
-        const init = { message: a, operation: 'posRemote.requery', retrySafe: true, outcomeUnknown: false, requestSent: true };
-        if (a === '404') throw new NotFoundError({ ...init, status: 404, retrySafe: false, message: 'Request not found or expired', serviceMessage: 'Request not found or expired' });
+        const init = {
+          message: a,
+          operation: 'posRemote.requery',
+          retrySafe: true,
+          outcomeUnknown: false,
+          requestSent: true,
+        };
+        if (a === '404')
+          throw new NotFoundError({
+            ...init,
+            status: 404,
+            retrySafe: false,
+            message: 'Request not found or expired',
+            serviceMessage: 'Request not found or expired',
+          });
         if (a === '500') throw new ServerError({ ...init, status: 500 });
         if (a === 'reset') throw new ConnectionError({ ...init, code: 'UND_ERR_SOCKET' });
         if (a === 'pending') return { data: { status: 'pending' } };
-        return { data: { status: a, id: 7, amount: 150000, terminal_id: req.request_ref.slice(3), response_code: a === 'success' ? '00' : '51', rrn: '000111222333', transaction_reference: 'TR-1' } };
+        return {
+          data: {
+            status: a,
+            id: 7,
+            amount: 150000,
+            terminal_id: req.request_ref.slice(3),
+            response_code: a === 'success' ? '00' : '51',
+            rrn: '000111222333',
+            transaction_reference: 'TR-1',
+          },
+        };
       },
     },
     transactions: {
@@ -86,7 +127,12 @@ beforeAll(async () => {
     ...config.temporal,
     encryption: config.encryption,
     connection: conn,
-    activities: createActivities({ api: remote.api as unknown as PaymentsClient, logger, config, claimCheck: unusedClaimCheck }),
+    activities: createActivities({
+      api: remote.api as unknown as PaymentsClient,
+      logger,
+      config,
+      claimCheck: unusedClaimCheck,
+    }),
     workflowBundle: await workflowBundle(),
   });
   run = worker.run();
@@ -103,7 +149,15 @@ function start(terminal: string, over: Partial<PosRemoteInput> = {}) {
   return client.workflow.start<typeof posRemoteRequestWorkflow>('posRemoteRequestWorkflow', {
     workflowId: `pos-remote-${reference}`,
     taskQueue: config.temporal.taskQueue,
-    args: [{ reference, terminal_id: terminal, amount: 150000, options: { pollIntervalMs: 50, heartbeatTimeout: '5s' }, ...over }],
+    args: [
+      {
+        reference,
+        terminal_id: terminal,
+        amount: 150000,
+        options: { pollIntervalMs: 50, heartbeatTimeout: '5s' },
+        ...over,
+      },
+    ],
   });
 }
 
@@ -123,7 +177,13 @@ describe('POS remote request', () => {
     const handle = await start(t);
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'success', requestRef: `RR-${t}`, polls: 12 });
-    expect(result.record).toMatchObject({ status: 'success', id: 7, amount: 150000, response_code: '00', rrn: '000111222333' });
+    expect(result.record).toMatchObject({
+      status: 'success',
+      id: 7,
+      amount: 150000,
+      response_code: '00',
+      rrn: '000111222333',
+    });
     // 12 polls inside one activity: the history does not grow with the polls.
     const history = await handle.fetchHistory();
     const scheduled = history.events!.filter((e) => e.activityTaskScheduledEventAttributes).length;
@@ -142,7 +202,9 @@ describe('POS remote request', () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const seq: Answer[] = ['pending', '500', 'reset', 'pending', '404'];
     remote.answers.set(`RR-${t}`, () => seq.shift() ?? '404');
-    const result = await (await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', requestLifetime: '10ms' } })).result();
+    const result = await (
+      await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', requestLifetime: '10ms' } })
+    ).result();
     expect(result).toMatchObject({ status: 'expired', polls: 3 });
     expect(remote.requeries.get(`RR-${t}`)).toBe(5);
     expect(result.record).toBeUndefined();
@@ -152,7 +214,11 @@ describe('POS remote request', () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const seq: Answer[] = ['pending', ...Array.from({ length: 12 }, () => '500' as const), '404'];
     remote.answers.set(`RR-${t}`, () => seq.shift() ?? '404');
-    const result = await (await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', unobservedGapMs: 300, requestLifetime: '10ms' } })).result();
+    const result = await (
+      await start(t, {
+        options: { pollIntervalMs: 50, heartbeatTimeout: '5s', unobservedGapMs: 300, requestLifetime: '10ms' },
+      })
+    ).result();
     expect(result.status).toBe('expired_unobserved');
     expect(result.message).toMatch(/either expired or completed/);
   });
@@ -173,26 +239,53 @@ describe('POS remote request', () => {
     remote.answers.set(`RR-${t}`, () => (++n < 3 ? 'pending' : 'success'));
     const handle = await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', searchInterval: '100ms' } });
     const result = await handle.result();
-    expect(result).toMatchObject({ status: 'success', requestRef: `RR-${t}`, recovered: true, createAttempts: 1, record: { status: 'success' } });
+    expect(result).toMatchObject({
+      status: 'success',
+      requestRef: `RR-${t}`,
+      recovered: true,
+      createAttempts: 1,
+      record: { status: 'success' },
+    });
     expect(remote.createLog.filter((c) => c.terminal === t)).toHaveLength(1);
   });
 
   it('a lost E1 answer never excludes older requests of the terminal wrongly: the baseline and earlier holders are not taken for ours', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     // An older request of the same terminal and amount, made before this flow (outside it).
-    remote.rows.unshift({ transaction_ref: `OLD-${t}`, transaction_amount: 150000, transaction_status: 'success', meta_data: JSON.stringify({ source: 'pos_remote', device_id: t }) });
+    remote.rows.unshift({
+      transaction_ref: `OLD-${t}`,
+      transaction_amount: 150000,
+      transaction_status: 'success',
+      meta_data: JSON.stringify({ source: 'pos_remote', device_id: t }),
+    });
     remote.dropAfterProcessing.add(t);
     remote.answers.set(`RR-${t}`, () => 'success');
-    const result = await (await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', searchInterval: '100ms' } })).result();
+    const result = await (
+      await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', searchInterval: '100ms' } })
+    ).result();
     expect(result).toMatchObject({ status: 'success', requestRef: `RR-${t}`, recovered: true });
   });
 
   it('a lost E1 answer whose request A6 never showed, read after lifetime + grace, ends not_sent (E1 never arrived); E1 not re-sent', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const before = remote.creates;
-    remote.createFailure = new ConnectionError({ message: 'socket closed', operation: 'posRemote.create', retrySafe: false, outcomeUnknown: true, requestSent: true });
+    remote.createFailure = new ConnectionError({
+      message: 'socket closed',
+      operation: 'posRemote.create',
+      retrySafe: false,
+      outcomeUnknown: true,
+      requestSent: true,
+    });
     try {
-      const handle = await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', requestLifetime: '600ms', searchGrace: '300ms', searchInterval: '100ms' } });
+      const handle = await start(t, {
+        options: {
+          pollIntervalMs: 50,
+          heartbeatTimeout: '5s',
+          requestLifetime: '600ms',
+          searchGrace: '300ms',
+          searchInterval: '100ms',
+        },
+      });
       await until(async () => (await handle.query(posRemoteStateQuery)).status === 'searching');
       const result = await handle.result();
       expect(result.status).toBe('not_sent');
@@ -207,9 +300,24 @@ describe('POS remote request', () => {
 
   it('for a service whose A6 does not list remote requests (lostCreateAbsentIs: outcome_unknown), the same lost E1 ends outcome_unknown (search attribute too)', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
-    remote.createFailure = new ConnectionError({ message: 'socket closed', operation: 'posRemote.create', retrySafe: false, outcomeUnknown: true, requestSent: true });
+    remote.createFailure = new ConnectionError({
+      message: 'socket closed',
+      operation: 'posRemote.create',
+      retrySafe: false,
+      outcomeUnknown: true,
+      requestSent: true,
+    });
     try {
-      const handle = await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', requestLifetime: '600ms', searchGrace: '300ms', searchInterval: '100ms', lostCreateAbsentIs: 'outcome_unknown' } });
+      const handle = await start(t, {
+        options: {
+          pollIntervalMs: 50,
+          heartbeatTimeout: '5s',
+          requestLifetime: '600ms',
+          searchGrace: '300ms',
+          searchInterval: '100ms',
+          lostCreateAbsentIs: 'outcome_unknown',
+        },
+      });
       const result = await handle.result();
       expect(result.status).toBe('outcome_unknown');
       expect(result.message).toMatch(/check the transaction list/);
@@ -221,13 +329,34 @@ describe('POS remote request', () => {
 
   it('a lost E1 answer while A6 cannot be read: absence is not proven, so it is never not_sent; outcome_unknown after another lifetime of failed searches', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
-    remote.createFailure = new ConnectionError({ message: 'socket closed', operation: 'posRemote.create', retrySafe: false, outcomeUnknown: true, requestSent: true });
+    remote.createFailure = new ConnectionError({
+      message: 'socket closed',
+      operation: 'posRemote.create',
+      retrySafe: false,
+      outcomeUnknown: true,
+      requestSent: true,
+    });
     const query = remote.api.transactions.query;
     try {
-      const handle = await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', requestLifetime: '600ms', searchGrace: '300ms', searchInterval: '100ms' } });
+      const handle = await start(t, {
+        options: {
+          pollIntervalMs: 50,
+          heartbeatTimeout: '5s',
+          requestLifetime: '600ms',
+          searchGrace: '300ms',
+          searchInterval: '100ms',
+        },
+      });
       await until(async () => (await handle.query(posRemoteStateQuery)).status === 'searching');
       remote.api.transactions.query = async () => {
-        throw new ServerError({ message: 'A6 down', operation: 'transactions.query', retrySafe: true, outcomeUnknown: false, requestSent: true, status: 503 });
+        throw new ServerError({
+          message: 'A6 down',
+          operation: 'transactions.query',
+          retrySafe: true,
+          outcomeUnknown: false,
+          requestSent: true,
+          status: 503,
+        });
       };
       const result = await handle.result();
       expect(result.status).toBe('outcome_unknown');
@@ -241,7 +370,13 @@ describe('POS remote request', () => {
   it('an E1 that provably never left (connection refused) is sent again', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const before = remote.creates;
-    remote.createFailure = new ConnectionError({ message: 'connect ECONNREFUSED', operation: 'posRemote.create', retrySafe: true, outcomeUnknown: false, requestSent: false });
+    remote.createFailure = new ConnectionError({
+      message: 'connect ECONNREFUSED',
+      operation: 'posRemote.create',
+      retrySafe: true,
+      outcomeUnknown: false,
+      requestSent: false,
+    });
     remote.answers.set(`RR-${t}`, () => 'success');
     const handle = await start(t);
     await until(() => remote.creates - before >= 1);
@@ -273,7 +408,9 @@ describe('POS remote request', () => {
     expect(creates[1].at).toBeLessThanOrEqual(doneAt + 5000);
     expect(creates[1].at).toBeGreaterThan(creates[0].at + 1000);
     // The lock remembers the first holder's request (a later lost-E1 search never takes it).
-    const lock = await client.workflow.getHandle(posTerminalLockWorkflowId(t, config.temporal.taskQueue)).query(terminalLockStateQuery);
+    const lock = await client.workflow
+      .getHandle(posTerminalLockWorkflowId(t, config.temporal.taskQueue))
+      .query(terminalLockStateQuery);
     expect(lock.recent).toEqual([`RR-${t}`, `RR-${t}-2`]);
     expect(lock.holder).toBeUndefined();
   });
@@ -295,7 +432,14 @@ describe('POS remote request', () => {
 
   it('E1 refused (400): rejected', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
-    remote.createFailure = new BadRequestError({ message: 'amount must be greater than 0', operation: 'posRemote.create', status: 400, retrySafe: false, outcomeUnknown: false, requestSent: true });
+    remote.createFailure = new BadRequestError({
+      message: 'amount must be greater than 0',
+      operation: 'posRemote.create',
+      status: 400,
+      retrySafe: false,
+      outcomeUnknown: false,
+      requestSent: true,
+    });
     try {
       const result = await (await start(t)).result();
       expect(result.status).toBe('rejected');
@@ -332,7 +476,11 @@ describe('POS remote request', () => {
     await until(async () => (await handle.query(posRemoteStateQuery)).status === 'cancelling');
     cancelledAt = Date.now(); // the payer taps the card half a second after the cancel
     const result = await handle.result();
-    expect(result).toMatchObject({ status: 'success_after_cancel', cancelRequested: true, record: { status: 'success', response_code: '00' } });
+    expect(result).toMatchObject({
+      status: 'success_after_cancel',
+      cancelRequested: true,
+      record: { status: 'success', response_code: '00' },
+    });
     expect(result.message).toMatch(/approved on the terminal after the cancel/);
     expect((await handle.describe()).typedSearchAttributes.get(PaymentStatus)).toBe('success_after_cancel');
   });

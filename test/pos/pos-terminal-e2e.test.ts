@@ -9,13 +9,26 @@ import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import type { PosTransactionResult } from '../../src/shared/pos';
-import { openPosTerminalSession, posTransactionHandle, runPosTransaction, startPosTransaction, InvalidStarterInputError, type PosTerminalSession } from '../../src/starters/pos';
+import {
+  openPosTerminalSession,
+  posTransactionHandle,
+  runPosTransaction,
+  startPosTransaction,
+  InvalidStarterInputError,
+  type PosTerminalSession,
+} from '../../src/starters/pos';
 import type { StarterContext } from '../../src/starters/connect';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { assertNoRetryWithoutRequery, historyTexts } from './helpers';
 import { rawHistoryText } from '../payments/helpers';
 import { SecretUnavailableError } from '../../src/claim-check/store';
-import { POS_SEALED_FIELDS, PosTransactionInputSchema, posTransactionStateQuery, posTransactionWorkflowId, type PosSealedCardData } from '../../src/shared/pos';
+import {
+  POS_SEALED_FIELDS,
+  PosTransactionInputSchema,
+  posTransactionStateQuery,
+  posTransactionWorkflowId,
+  type PosSealedCardData,
+} from '../../src/shared/pos';
 import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
 import { SandboxAdmin, posCallsFromLog, sandboxCard, shortRef } from './sandbox';
 
@@ -61,7 +74,11 @@ describe('POS terminal transaction against the sandbox', () => {
   it('00: approved, one F3, no requery, one sale in the ledger', async () => {
     const { ref, result } = await sale('0000', 'ok');
     expect(result).toMatchObject({ status: 'approved', responseCode: '00', attempt: 1 });
-    expect(result.transaction).toMatchObject({ merchant_ref: ref, card_pan_masked: '539983******0000', amount: 250000 });
+    expect(result.transaction).toMatchObject({
+      merchant_ref: ref,
+      card_pan_masked: '539983******0000',
+      amount: 250000,
+    });
     expect(await sales(ref)).toHaveLength(1);
     expect(posCallsFromLog(await admin.requests(), ref).map((c) => c.op)).toEqual(['initiate']);
   });
@@ -83,7 +100,11 @@ describe('POS terminal transaction against the sandbox', () => {
     await admin.fault({ method: 'POST', path: '/transaction', kind: 'drop-before-processing', count: 1 });
     const { ref, result } = await sale('0000', 'drb');
     expect(result).toMatchObject({ status: 'approved', responseCode: '00', attempt: 2 });
-    expect(result.steps.map((s) => `${s.op}:${s.outcome}`)).toEqual(['initiate:unknown', 'requery:not_found', 'initiate:response']);
+    expect(result.steps.map((s) => `${s.op}:${s.outcome}`)).toEqual([
+      'initiate:unknown',
+      'requery:not_found',
+      'initiate:response',
+    ]);
     expect(await sales(ref)).toHaveLength(1);
     const calls = posCallsFromLog(await admin.requests(), ref);
     expect(calls).toEqual([
@@ -105,28 +126,45 @@ describe('POS terminal transaction against the sandbox', () => {
   it('91: requery by merchant_ref shows the issuer approved → approved, one sale, never resent', async () => {
     const { ref, result } = await sale('0091', 'c91');
     expect(result).toMatchObject({ status: 'approved', responseCode: '00', attempt: 1 });
-    expect(result.steps.map((s) => `${s.op}:${s.outcome}:${s.response_code ?? ''}`)).toEqual(['initiate:response:91', 'requery:found:00']);
+    expect(result.steps.map((s) => `${s.op}:${s.outcome}:${s.response_code ?? ''}`)).toEqual([
+      'initiate:response:91',
+      'requery:found:00',
+    ]);
     expect(await sales(ref)).toHaveLength(1);
   });
 
   it('96: requery 404 (nothing recorded) → safe retry → approved, one sale', async () => {
     const { ref, result } = await sale('0096', 'c96');
     expect(result).toMatchObject({ status: 'approved', responseCode: '00', attempt: 2 });
-    expect(result.steps.map((s) => `${s.op}:${s.outcome}:${s.response_code ?? ''}`)).toEqual(['initiate:response:96', 'requery:not_found:', 'initiate:response:00']);
+    expect(result.steps.map((s) => `${s.op}:${s.outcome}:${s.response_code ?? ''}`)).toEqual([
+      'initiate:response:96',
+      'requery:not_found:',
+      'initiate:response:00',
+    ]);
     expect(await sales(ref)).toHaveLength(1);
     assertNoRetryWithoutRequery(posCallsFromLog(await admin.requests(), ref));
   });
 
   it('51: declined, "ask for another card", no requery, no sale', async () => {
     const { ref, result } = await sale('0051', 'c51');
-    expect(result).toMatchObject({ status: 'declined', responseCode: '51', action: 'Insufficient funds: ask for another card', attempt: 1 });
+    expect(result).toMatchObject({
+      status: 'declined',
+      responseCode: '51',
+      action: 'Insufficient funds: ask for another card',
+      attempt: 1,
+    });
     expect(await sales(ref)).toHaveLength(0);
     expect(posCallsFromLog(await admin.requests(), ref).map((c) => c.op)).toEqual(['initiate']);
   });
 
   it('55: declined, "retry with a fresh card read", no requery, no sale', async () => {
     const { ref, result } = await sale('0055', 'c55');
-    expect(result).toMatchObject({ status: 'declined', responseCode: '55', action: 'Incorrect PIN: retry with a fresh card read', attempt: 1 });
+    expect(result).toMatchObject({
+      status: 'declined',
+      responseCode: '55',
+      action: 'Incorrect PIN: retry with a fresh card read',
+      attempt: 1,
+    });
     expect(await sales(ref)).toHaveLength(0);
     expect(posCallsFromLog(await admin.requests(), ref).map((c) => c.op)).toEqual(['initiate']);
   });
@@ -146,9 +184,12 @@ describe('POS terminal transaction against the sandbox', () => {
     await admin.fault({ method: 'GET', path: '/transaction/by-ref/', kind: 'error5xx', status: 503 });
     const ref = shortRef('unk');
     refs.push(ref);
-    const input = sandboxCard('0000', ref, session.terminalId, session.pinKey(), { options: { requerySettleDelay: '100ms', requeryTimeout: '4s', requeryBackoff: '500ms', requeryMaxBackoff: '1s' } });
+    const input = sandboxCard('0000', ref, session.terminalId, session.pinKey(), {
+      options: { requerySettleDelay: '100ms', requeryTimeout: '4s', requeryBackoff: '500ms', requeryMaxBackoff: '1s' },
+    });
     const h = await startPosTransaction(ctx, input, session);
-    for (let i = 0; i < 200 && (await h.query(posTransactionStateQuery)).status !== 'outcome_unknown'; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 200 && (await h.query(posTransactionStateQuery)).status !== 'outcome_unknown'; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
     await admin.clearFaults();
     const result = await h.result();
@@ -159,9 +200,14 @@ describe('POS terminal transaction against the sandbox', () => {
 
   it('field rules are checked before anything is sent (starter and workflow)', async () => {
     const ref = shortRef('bad');
-    const bad = sandboxCard('0000', ref, session.terminalId, session.pinKey(), { card_sequence_number: '1', account_type: '0020' });
+    const bad = sandboxCard('0000', ref, session.terminalId, session.pinKey(), {
+      card_sequence_number: '1',
+      account_type: '0020',
+    });
     await expect(startPosTransaction(ctx, bad, session)).rejects.toThrow(InvalidStarterInputError);
-    await expect(startPosTransaction(ctx, bad, session)).rejects.toThrow(/card_sequence_number must be exactly 3 digits.*account_type/);
+    await expect(startPosTransaction(ctx, bad, session)).rejects.toThrow(
+      /card_sequence_number must be exactly 3 digits.*account_type/,
+    );
     await expect(posTransactionHandle(ctx, ref).describe()).rejects.toThrow(); // never started
     expect((await admin.requests()).some((e) => e.reference === ref)).toBe(false);
   });
@@ -272,12 +318,22 @@ describe('POS terminal transaction: the card read is sealed', () => {
     const card = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, full[f]])) as PosSealedCardData;
     const cardHandle = await services.claimCheck.seal('pos-card', card, 1);
     await new Promise((r) => setTimeout(r, 20));
-    const rest = Object.fromEntries(Object.entries(full).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)));
-    const result = await services.client.workflow.execute<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
-      workflowId: posTransactionWorkflowId(ref),
-      taskQueue: config.temporal.taskQueue,
-      args: [{ ...(rest as Omit<typeof rest, 'card'>), card: { handle: cardHandle, bin: '539983', last4: '0000' } } as never],
-    });
+    const rest = Object.fromEntries(
+      Object.entries(full).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)),
+    );
+    const result = await services.client.workflow.execute<typeof posTerminalTransactionWorkflow>(
+      'posTerminalTransactionWorkflow',
+      {
+        workflowId: posTransactionWorkflowId(ref),
+        taskQueue: config.temporal.taskQueue,
+        args: [
+          {
+            ...(rest as Omit<typeof rest, 'card'>),
+            card: { handle: cardHandle, bin: '539983', last4: '0000' },
+          } as never,
+        ],
+      },
+    );
     expect(result).toMatchObject({ status: 'card_data_unavailable', attempt: 0, steps: [] });
     expect(result.action).toMatch(/nothing was sent and nothing was charged/);
     expect((await admin.requests()).some((e) => e.reference === ref || e.path.endsWith(`/by-ref/${ref}`))).toBe(false);

@@ -8,7 +8,17 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { PosActivities } from '../../src/activities/pos';
 import { classifyPosResponseCode, PosTerminalInitiateRequestSchema } from '../../src/api';
-import { PosF3RequestSchema, classifyPosCode, type PosRequeryOutcome, type PosSealedInitiateRequest, type PosSealedTransactionInput, type PosTransactionInput, type PosTransactionRecord, type PosTransactionResult, posTransactionStateQuery } from '../../src/shared/pos';
+import {
+  PosF3RequestSchema,
+  classifyPosCode,
+  type PosRequeryOutcome,
+  type PosSealedInitiateRequest,
+  type PosSealedTransactionInput,
+  type PosTransactionInput,
+  type PosTransactionRecord,
+  type PosTransactionResult,
+  posTransactionStateQuery,
+} from '../../src/shared/pos';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
 import { createLogger } from '../../src/logging/logger';
@@ -39,13 +49,27 @@ const txn = (ref: string, code: string): PosTransactionRecord => ({
 });
 
 /** Activities that follow a script and record every call in order. */
-function scripted(initiates: InitiateScript[], requeries: RequeryScript[], calls: CallRecord[], seen: PosSealedInitiateRequest[] = [], discarded: string[] = []) {
-  const acts: Pick<PosActivities, 'posTerminalInitiateTransaction' | 'posTerminalRequeryTransaction' | 'posDiscardSealedCard'> = {
+function scripted(
+  initiates: InitiateScript[],
+  requeries: RequeryScript[],
+  calls: CallRecord[],
+  seen: PosSealedInitiateRequest[] = [],
+  discarded: string[] = [],
+) {
+  const acts: Pick<
+    PosActivities,
+    'posTerminalInitiateTransaction' | 'posTerminalRequeryTransaction' | 'posDiscardSealedCard'
+  > = {
     async posTerminalInitiateTransaction(req) {
       const s = initiates.shift();
       if (!s) throw new Error('unscripted initiate');
       // The card data expired before this F3: nothing is sent (so no call is recorded).
-      if ('fail' in s && s.fail === SECRET_UNAVAILABLE) throw ApplicationFailure.create({ type: SECRET_UNAVAILABLE, message: 'the sealed pos-card is no longer available', nonRetryable: true });
+      if ('fail' in s && s.fail === SECRET_UNAVAILABLE)
+        throw ApplicationFailure.create({
+          type: SECRET_UNAVAILABLE,
+          message: 'the sealed pos-card is no longer available',
+          nonRetryable: true,
+        });
       calls.push({ op: 'initiate', merchantRef: req.merchant_ref });
       seen.push(req as PosSealedInitiateRequest);
       if ('hang' in s) {
@@ -53,7 +77,8 @@ function scripted(initiates: InitiateScript[], requeries: RequeryScript[], calls
         await new Promise((r) => setTimeout(r, 15_000));
         throw new Error('the hung call ended');
       }
-      if ('fail' in s) throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
+      if ('fail' in s)
+        throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
       return { transaction: txn(req.merchant_ref, s.code) };
     },
     async posTerminalRequeryTransaction(req): Promise<PosRequeryOutcome> {
@@ -81,7 +106,13 @@ async function run(
   initiates: InitiateScript[],
   requeries: RequeryScript[],
   input?: Partial<PosSealedTransactionInput>,
-): Promise<{ result: PosTransactionResult; calls: CallRecord[]; seen: PosSealedInitiateRequest[]; ref: string; discarded: string[] }> {
+): Promise<{
+  result: PosTransactionResult;
+  calls: CallRecord[];
+  seen: PosSealedInitiateRequest[];
+  ref: string;
+  discarded: string[];
+}> {
   const calls: CallRecord[] = [];
   const seen: PosSealedInitiateRequest[] = [];
   const discarded: string[] = [];
@@ -108,19 +139,32 @@ async function run(
 describe('POS terminal transaction: one next step per outcome', () => {
   it('00: approved after one F3 and no requery', async () => {
     const { result, calls } = await run([{ code: '00' }], []);
-    expect(result).toMatchObject({ status: 'approved', responseCode: '00', attempt: 1, action: 'Approved: complete the sale' });
+    expect(result).toMatchObject({
+      status: 'approved',
+      responseCode: '00',
+      attempt: 1,
+      action: 'Approved: complete the sale',
+    });
     expect(calls.map((c) => c.op)).toEqual(['initiate']);
   });
 
   it('51: declined with "ask for another card"; nothing else is sent', async () => {
     const { result, calls } = await run([{ code: '51' }], []);
-    expect(result).toMatchObject({ status: 'declined', responseCode: '51', action: 'Insufficient funds: ask for another card' });
+    expect(result).toMatchObject({
+      status: 'declined',
+      responseCode: '51',
+      action: 'Insufficient funds: ask for another card',
+    });
     expect(calls).toHaveLength(1);
   });
 
   it('55: declined with "retry with a fresh card read"; nothing else is sent', async () => {
     const { result, calls } = await run([{ code: '55' }], []);
-    expect(result).toMatchObject({ status: 'declined', responseCode: '55', action: 'Incorrect PIN: retry with a fresh card read' });
+    expect(result).toMatchObject({
+      status: 'declined',
+      responseCode: '55',
+      action: 'Incorrect PIN: retry with a fresh card read',
+    });
     expect(calls).toHaveLength(1);
   });
 
@@ -169,7 +213,11 @@ describe('POS terminal transaction: one next step per outcome', () => {
 
   it('404 every time: bounded by maxAttempts, ends not_received', async () => {
     const { result, calls } = await run(
-      [{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.OutcomeUnknown }],
+      [
+        { fail: FailureTypes.OutcomeUnknown },
+        { fail: FailureTypes.OutcomeUnknown },
+        { fail: FailureTypes.OutcomeUnknown },
+      ],
       ['not_found', 'not_found', 'not_found'],
     );
     expect(result).toMatchObject({ status: 'not_received', attempt: 3 });
@@ -178,13 +226,18 @@ describe('POS terminal transaction: one next step per outcome', () => {
   });
 
   it('maxAttempts 1: a 404 ends not_received without a retry', async () => {
-    const { result, calls } = await run([{ fail: FailureTypes.OutcomeUnknown }], ['not_found'], { options: { maxAttempts: 1 } });
+    const { result, calls } = await run([{ fail: FailureTypes.OutcomeUnknown }], ['not_found'], {
+      options: { maxAttempts: 1 },
+    });
     expect(result.status).toBe('not_received');
     expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery']);
   });
 
   it('requery cannot answer: parked as outcome_unknown, F3 never sent again; a later F4 answer ends it with the real outcome', async () => {
-    const { result, calls } = await run([{ fail: FailureTypes.OutcomeUnknown }], [{ fail: FailureTypes.Unauthorized }, { fail: FailureTypes.Unauthorized }, { code: '00' }]);
+    const { result, calls } = await run(
+      [{ fail: FailureTypes.OutcomeUnknown }],
+      [{ fail: FailureTypes.Unauthorized }, { fail: FailureTypes.Unauthorized }, { code: '00' }],
+    );
     expect(result).toMatchObject({ status: 'approved', attempt: 1 });
     expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery', 'requery', 'requery']);
   });
@@ -196,13 +249,20 @@ describe('POS terminal transaction: one next step per outcome', () => {
   });
 
   it('a retry refused (e.g. duplicate merchant_ref) is requeried once: found → that outcome, never sent a third time', async () => {
-    const { result, calls } = await run([{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.BadRequest }], ['not_found', { code: '00' }]);
+    const { result, calls } = await run(
+      [{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.BadRequest }],
+      ['not_found', { code: '00' }],
+    );
     expect(result).toMatchObject({ status: 'approved', attempt: 2 });
     expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery', 'initiate', 'requery']);
   });
 
   it('a retry refused and still not found: rejected', async () => {
-    const { result } = await run([{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.BadRequest }], ['not_found', 'not_found'], { options: { maxAttempts: 2 } });
+    const { result } = await run(
+      [{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.BadRequest }],
+      ['not_found', 'not_found'],
+      { options: { maxAttempts: 2 } },
+    );
     expect(result).toMatchObject({ status: 'rejected', attempt: 2 });
   });
 
@@ -219,19 +279,46 @@ describe('POS terminal transaction: one next step per outcome', () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return (seed >>> 12) % n;
     };
-    const initiateOptions: InitiateScript[] = [{ code: '00' }, { code: '51' }, { code: '55' }, { code: '91' }, { code: '96' }, { fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.Transient }, { fail: FailureTypes.BadRequest }];
-    const requeryOptions: RequeryScript[] = ['not_found', 'not_found', { code: '00' }, { code: '91' }, { fail: FailureTypes.Unauthorized }];
+    const initiateOptions: InitiateScript[] = [
+      { code: '00' },
+      { code: '51' },
+      { code: '55' },
+      { code: '91' },
+      { code: '96' },
+      { fail: FailureTypes.OutcomeUnknown },
+      { fail: FailureTypes.Transient },
+      { fail: FailureTypes.BadRequest },
+    ];
+    const requeryOptions: RequeryScript[] = [
+      'not_found',
+      'not_found',
+      { code: '00' },
+      { code: '91' },
+      { fail: FailureTypes.Unauthorized },
+    ];
     const all: CallRecord[] = [];
     for (let i = 0; i < 24; i++) {
       const initiates = Array.from({ length: 3 }, () => initiateOptions[rnd(initiateOptions.length)]);
       // The last entry answers a parked (unknown) outcome.
-      const requeries = [...Array.from({ length: 3 }, () => requeryOptions[rnd(requeryOptions.length)]), { code: '00' }];
+      const requeries = [
+        ...Array.from({ length: 3 }, () => requeryOptions[rnd(requeryOptions.length)]),
+        { code: '00' },
+      ];
       const calls: CallRecord[] = [];
       const ref = `r${i}${randomUUID().slice(0, 8)}`;
       const taskQueue = `pos-rnd-${randomUUID()}`;
-      const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: scripted([...initiates], [...requeries], calls) });
+      const worker = await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue,
+        workflowBundle: await workflowBundle(),
+        activities: scripted([...initiates], [...requeries], calls),
+      });
       const result = await worker.runUntil(
-        env.client.workflow.execute<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', { workflowId: `pos-txn-${ref}`, taskQueue, args: [sealedCardInput(ref)] }),
+        env.client.workflow.execute<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
+          workflowId: `pos-txn-${ref}`,
+          taskQueue,
+          args: [sealedCardInput(ref)],
+        }),
       );
       assertNoRetryWithoutRequery(calls);
       // The workflow's own step record agrees with what the activities saw.
@@ -240,12 +327,19 @@ describe('POS terminal transaction: one next step per outcome', () => {
       all.push(...calls);
     }
     // The scenarios did exercise retries (otherwise the property above would be vacuous).
-    const retried = all.filter((c, i) => c.op === 'initiate' && all[i - 1]?.op === 'requery' && all[i - 1]?.merchantRef === c.merchantRef).length;
+    const retried = all.filter(
+      (c, i) => c.op === 'initiate' && all[i - 1]?.op === 'requery' && all[i - 1]?.merchantRef === c.merchantRef,
+    ).length;
     expect(retried).toBeGreaterThan(3);
   }, 120_000);
 
   it('the checker itself catches a retry without a 404 requery', () => {
-    expect(() => assertNoRetryWithoutRequery([{ op: 'initiate', merchantRef: 'a' }, { op: 'initiate', merchantRef: 'a' }])).toThrow(/not preceded/);
+    expect(() =>
+      assertNoRetryWithoutRequery([
+        { op: 'initiate', merchantRef: 'a' },
+        { op: 'initiate', merchantRef: 'a' },
+      ]),
+    ).toThrow(/not preceded/);
     expect(() =>
       assertNoRetryWithoutRequery([
         { op: 'initiate', merchantRef: 'a' },
@@ -260,9 +354,20 @@ describe('POS terminal transaction: every field rule is checked before anything 
   async function invalidInputOf(input: unknown): Promise<ApplicationFailure> {
     const calls: CallRecord[] = [];
     const taskQueue = `pos-val-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: scripted([], [], calls) });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: scripted([], [], calls),
+    });
     const err = await worker
-      .runUntil(env.client.workflow.execute('posTerminalTransactionWorkflow', { workflowId: `pos-txn-bad-${randomUUID()}`, taskQueue, args: [input] }))
+      .runUntil(
+        env.client.workflow.execute('posTerminalTransactionWorkflow', {
+          workflowId: `pos-txn-bad-${randomUUID()}`,
+          taskQueue,
+          args: [input],
+        }),
+      )
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect(calls).toEqual([]); // no activity ran
@@ -272,7 +377,12 @@ describe('POS terminal transaction: every field rule is checked before anything 
   }
 
   it('fails with InvalidInput naming each broken field, and no activity runs', async () => {
-    const bad = sealedCardInput('x'.repeat(26), { account_type: '0010', amount: 100.5, transaction_type: 'Sale', card: { handle: 'not-a-handle', bin: '539983', last4: '12345' } });
+    const bad = sealedCardInput('x'.repeat(26), {
+      account_type: '0010',
+      amount: 100.5,
+      transaction_type: 'Sale',
+      card: { handle: 'not-a-handle', bin: '539983', last4: '12345' },
+    });
     const cause = await invalidInputOf(bad);
     for (const field of ['merchant_ref', 'account_type', 'amount', 'transaction_type', 'card.handle', 'card.last4']) {
       expect(cause.message).toContain(field);
@@ -285,28 +395,56 @@ describe('POS terminal transaction: every field rule is checked before anything 
   it('a card read in clear is refused by field name (the starter seals it); no value is echoed', async () => {
     const raw = cardInput('RAW-1', { pin_block: '0123456789ABCDEF' });
     const cause = await invalidInputOf(raw);
-    for (const field of ['card_pan', 'card_expiry_month', 'card_expiry_year', 'card_sequence_number', 'track2', 'chipdata', 'pin_block', 'cardholder_name']) {
+    for (const field of [
+      'card_pan',
+      'card_expiry_month',
+      'card_expiry_year',
+      'card_sequence_number',
+      'track2',
+      'chipdata',
+      'pin_block',
+      'cardholder_name',
+    ]) {
       expect(cause.message).toContain(`${field} must not be in the workflow input`);
     }
-    for (const value of [raw.card_pan, raw.track2, raw.chipdata, raw.pin_block!]) expect(cause.message).not.toContain(value);
+    for (const value of [raw.card_pan, raw.track2, raw.chipdata, raw.pin_block!])
+      expect(cause.message).not.toContain(value);
   });
 
   it('the shared rules agree with the API client on every F3 field', () => {
     const good = cardInput('REF-1');
     const cases: Partial<PosTransactionInput>[] = [
       {},
-      { card_sequence_number: '1' }, { card_sequence_number: '0001' }, { card_sequence_number: 'abc' },
-      { pin_block: '0123456789ABCDE' }, { pin_block: 'G123456789ABCDEF' }, { pin_block: undefined },
-      { merchant_ref: 'x'.repeat(25) }, { merchant_ref: 'x'.repeat(26) }, { merchant_ref: '' },
-      { account_type: 'savings' }, { account_type: '0000' }, { account_type: 'CHEQUE' },
-      { transaction_type: 'refund' }, { transaction_type: 'Sale' },
-      { amount: '150000' }, { amount: 0 }, { amount: 1.5 }, { amount: '1.5' },
-      { card_pan: '123' }, { card_expiry_month: '00' }, { card_expiry_year: '2029' },
-      { track2: 'xyz' }, { chipdata: 'ABC' }, { aid: 'zz' }, { currency: 'EUR' as 'NGN' },
+      { card_sequence_number: '1' },
+      { card_sequence_number: '0001' },
+      { card_sequence_number: 'abc' },
+      { pin_block: '0123456789ABCDE' },
+      { pin_block: 'G123456789ABCDEF' },
+      { pin_block: undefined },
+      { merchant_ref: 'x'.repeat(25) },
+      { merchant_ref: 'x'.repeat(26) },
+      { merchant_ref: '' },
+      { account_type: 'savings' },
+      { account_type: '0000' },
+      { account_type: 'CHEQUE' },
+      { transaction_type: 'refund' },
+      { transaction_type: 'Sale' },
+      { amount: '150000' },
+      { amount: 0 },
+      { amount: 1.5 },
+      { amount: '1.5' },
+      { card_pan: '123' },
+      { card_expiry_month: '00' },
+      { card_expiry_year: '2029' },
+      { track2: 'xyz' },
+      { chipdata: 'ABC' },
+      { aid: 'zz' },
+      { currency: 'EUR' as 'NGN' },
       // Refund and Completion name their original (original_merchant_ref); Purchase and Pre-Authorization never do.
       { transaction_type: 'Refund', original_merchant_ref: 'SALE-1' } as Partial<PosTransactionInput>,
       { transaction_type: 'Completion', original_merchant_ref: 'PRE-1' } as Partial<PosTransactionInput>,
-      { transaction_type: 'Completion' }, { transaction_type: 'Pre-Authorization' },
+      { transaction_type: 'Completion' },
+      { transaction_type: 'Pre-Authorization' },
       { transaction_type: 'Pre-Authorization', original_merchant_ref: 'PRE-1' } as Partial<PosTransactionInput>,
       { original_merchant_ref: 'SALE-1' } as Partial<PosTransactionInput>,
       { transaction_type: 'Refund', original_merchant_ref: 'REF-1' } as Partial<PosTransactionInput>,
@@ -320,7 +458,7 @@ describe('POS terminal transaction: every field rule is checked before anything 
     }
   });
 
-  it('the shared response-code classification equals the API client\'s', () => {
+  it("the shared response-code classification equals the API client's", () => {
     for (const code of ['00', '51', '55', '91', '96', '', '05', '12', 'Z1']) {
       const a = classifyPosCode(code, 'msg');
       const b = classifyPosResponseCode(code, 'msg');
@@ -346,7 +484,10 @@ describe('POS terminal transaction: the sealed card read', () => {
   });
 
   it('expired before the retry a 404 allowed: card_data_unavailable after one attempt (never received), no further F3', async () => {
-    const { result, calls } = await run([{ fail: FailureTypes.OutcomeUnknown }, { fail: SECRET_UNAVAILABLE }], ['not_found']);
+    const { result, calls } = await run(
+      [{ fail: FailureTypes.OutcomeUnknown }, { fail: SECRET_UNAVAILABLE }],
+      ['not_found'],
+    );
     expect(result).toMatchObject({ status: 'card_data_unavailable', attempt: 1 });
     expect(result.action).toMatch(/never received attempt 1.*nothing was charged/);
     expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery']);
@@ -356,7 +497,10 @@ describe('POS terminal transaction: the sealed card read', () => {
     expect((await run([{ code: '00' }], [])).discarded).toEqual([]);
     expect((await run([{ code: '51' }], [])).discarded).toEqual([]);
     expect((await run([{ code: '96' }], [{ code: '00' }])).discarded).toEqual([`cc_${'A'.repeat(22)}`]);
-    expect((await run([{ fail: FailureTypes.OutcomeUnknown }], [{ fail: FailureTypes.Unauthorized }, 'not_found'])).discarded).toHaveLength(1);
+    expect(
+      (await run([{ fail: FailureTypes.OutcomeUnknown }], [{ fail: FailureTypes.Unauthorized }, 'not_found']))
+        .discarded,
+    ).toHaveLength(1);
     expect((await run([{ fail: FailureTypes.BadRequest }], [])).discarded).toEqual([]);
   });
 });
@@ -369,14 +513,26 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
     expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery']);
   }, 60_000);
 
-  async function start(initiates: InitiateScript[], requeries: RequeryScript[], input?: Partial<PosSealedTransactionInput>) {
+  async function start(
+    initiates: InitiateScript[],
+    requeries: RequeryScript[],
+    input?: Partial<PosSealedTransactionInput>,
+  ) {
     const calls: CallRecord[] = [];
     const discarded: string[] = [];
     const ref = `u${randomUUID().replace(/-/g, '').slice(0, 20)}`;
     const taskQueue = `pos-unk-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: scripted(initiates, requeries, calls, [], discarded) });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: scripted(initiates, requeries, calls, [], discarded),
+    });
     const running = worker.run();
-    const handle = await env.client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', { workflowId: `pos-txn-${ref}`, taskQueue, args: [sealedCardInput(ref, input)] });
+    const handle = await env.client.workflow.start<typeof posTerminalTransactionWorkflow>(
+      'posTerminalTransactionWorkflow',
+      { workflowId: `pos-txn-${ref}`, taskQueue, args: [sealedCardInput(ref, input)] },
+    );
     const done = async () => {
       try {
         return await handle.result();
@@ -386,24 +542,46 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
       }
     };
     const waitFor = async (status: string) => {
-      for (let i = 0; i < 100 && (await handle.query(posTransactionStateQuery)).status !== status; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 100 && (await handle.query(posTransactionStateQuery)).status !== status; i++)
+        await new Promise((r) => setTimeout(r, 100));
     };
     return { handle, calls, discarded, done, waitFor };
   }
-  const refusedBecause = (p: Promise<unknown>) => p.then(() => 'accepted', (e: { cause?: Error; message: string }) => e.cause?.message ?? e.message);
-  const unavailable = (n: number): RequeryScript[] => Array.from({ length: n }, () => ({ fail: FailureTypes.Unauthorized }));
+  const refusedBecause = (p: Promise<unknown>) =>
+    p.then(
+      () => 'accepted',
+      (e: { cause?: Error; message: string }) => e.cause?.message ?? e.message,
+    );
+  const unavailable = (n: number): RequeryScript[] =>
+    Array.from({ length: n }, () => ({ fail: FailureTypes.Unauthorized }));
 
   it('parked as outcome_unknown (PaymentStatus), requeried on a backoff; resolveOutcome records operator and reason and ends the sale', async () => {
-    const { handle, calls, discarded, done } = await start([{ fail: FailureTypes.OutcomeUnknown }], unavailable(40), { options: { unknownRequeryFor: '5 minutes', requeryBackoff: '30s', requeryMaxBackoff: '1 minute' } });
+    const { handle, calls, discarded, done } = await start([{ fail: FailureTypes.OutcomeUnknown }], unavailable(40), {
+      options: { unknownRequeryFor: '5 minutes', requeryBackoff: '30s', requeryMaxBackoff: '1 minute' },
+    });
     await env.sleep(10 * 60_000);
     const parked = await handle.query(posTransactionStateQuery);
     expect(parked.status).toBe('outcome_unknown');
     expect((await handle.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
     expect(parked.steps.filter((s) => s.op === 'requery').length).toBeGreaterThan(3);
-    expect(await refusedBecause(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'vended', reason: 'x', operator: 'ops-1' }] }))).toMatch(/approved, declined, not_received/);
-    expect(await refusedBecause(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'approved', reason: ' ', operator: 'ops-1' }] }))).toMatch(/reason is required/);
-    const resolution = await handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'approved', reason: 'acquirer settlement file, rrn 123', operator: 'ops-bola' }] });
-    expect(resolution).toMatchObject({ outcome: 'approved', operator: 'ops-bola', reason: 'acquirer settlement file, rrn 123' });
+    expect(
+      await refusedBecause(
+        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'vended', reason: 'x', operator: 'ops-1' }] }),
+      ),
+    ).toMatch(/approved, declined, not_received/);
+    expect(
+      await refusedBecause(
+        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'approved', reason: ' ', operator: 'ops-1' }] }),
+      ),
+    ).toMatch(/reason is required/);
+    const resolution = await handle.executeUpdate(resolveOutcomeUpdate, {
+      args: [{ outcome: 'approved', reason: 'acquirer settlement file, rrn 123', operator: 'ops-bola' }],
+    });
+    expect(resolution).toMatchObject({
+      outcome: 'approved',
+      operator: 'ops-bola',
+      reason: 'acquirer settlement file, rrn 123',
+    });
     const result = await done();
     expect(result).toMatchObject({ status: 'approved', resolution: { outcome: 'approved', operator: 'ops-bola' } });
     expect(result.action).toMatch(/Resolved by ops-bola/);
@@ -414,15 +592,25 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
   });
 
   it('resolveOutcome is refused while the sale is not parked', async () => {
-    const { handle, done, waitFor } = await start([{ fail: FailureTypes.OutcomeUnknown }], ['not_found'], { options: { retryBackoff: '1 hour' } });
+    const { handle, done, waitFor } = await start([{ fail: FailureTypes.OutcomeUnknown }], ['not_found'], {
+      options: { retryBackoff: '1 hour' },
+    });
     await waitFor('retry_wait');
-    expect(await refusedBecause(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'declined', reason: 'x', operator: 'ops-1' }] }))).toMatch(/only while the flow is parked/);
+    expect(
+      await refusedBecause(
+        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'declined', reason: 'x', operator: 'ops-1' }] }),
+      ),
+    ).toMatch(/only while the flow is parked/);
     await handle.cancel();
     await done().catch(() => undefined);
   });
 
   it('cancelled while parked: the cleanup asks F4 and records the real outcome (cancelRequested), never "cancelled"', async () => {
-    const { handle, calls, done, waitFor } = await start([{ fail: FailureTypes.OutcomeUnknown }], [{ fail: FailureTypes.Unauthorized }, { code: '51' }], { options: { requeryBackoff: '1 hour' } });
+    const { handle, calls, done, waitFor } = await start(
+      [{ fail: FailureTypes.OutcomeUnknown }],
+      [{ fail: FailureTypes.Unauthorized }, { code: '51' }],
+      { options: { requeryBackoff: '1 hour' } },
+    );
     await waitFor('outcome_unknown');
     await handle.cancel();
     const result = await done();
@@ -431,7 +619,9 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
   });
 
   it('cancelled while parked and F4 still cannot answer: outcome_unknown with cancelRequested', async () => {
-    const { handle, done, waitFor } = await start([{ fail: FailureTypes.OutcomeUnknown }], unavailable(5), { options: { requeryBackoff: '1 hour' } });
+    const { handle, done, waitFor } = await start([{ fail: FailureTypes.OutcomeUnknown }], unavailable(5), {
+      options: { requeryBackoff: '1 hour' },
+    });
     await waitFor('outcome_unknown');
     await handle.cancel();
     const result = await done();

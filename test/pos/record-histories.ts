@@ -63,7 +63,10 @@ async function record(): Promise<void> {
       const r1 = `rp-${id()}`;
       scripted.f3.set(r1, ['timeout', { code: '00' }]);
       scripted.f4.set(r1, ['not_found']);
-      const h1 = await startPosTransaction(ctx, cardInput(r1, { options: { requerySettleDelay: '100ms', retryBackoff: '100ms' } }));
+      const h1 = await startPosTransaction(
+        ctx,
+        cardInput(r1, { options: { requerySettleDelay: '100ms', retryBackoff: '100ms' } }),
+      );
       await h1.result();
       await recordHistoryTo(POS_HISTORIES, h1, 'pos-txn-sealed-timeout-404-retry-approved');
       // F3 96 → F4 found 00
@@ -75,7 +78,11 @@ async function record(): Promise<void> {
       await recordHistoryTo(POS_HISTORIES, h2, 'pos-txn-sealed-96-requery-found');
     }
     const startRemote = (t: string, options: Record<string, unknown>) =>
-      client.workflow.start<typeof posRemoteRequestWorkflow>('posRemoteRequestWorkflow', { workflowId: `pos-remote-${t}`, taskQueue: tq, args: [{ reference: t, terminal_id: t, amount: 150000, options }] });
+      client.workflow.start<typeof posRemoteRequestWorkflow>('posRemoteRequestWorkflow', {
+        workflowId: `pos-remote-${t}`,
+        taskQueue: tq,
+        args: [{ reference: t, terminal_id: t, amount: 150000, options }],
+      });
     if (want('pos-remote')) {
       // Locked flow: E2 pending ×3 → success
       const t3 = `T${id()}`;
@@ -99,7 +106,12 @@ async function record(): Promise<void> {
       await h4.result();
       await recordHistoryTo(POS_HISTORIES, h4, 'pos-remote-locked-success-after-cancel');
       // The terminal lock of t3 (still running, idle after its holder released)
-      if (want('pos-terminal-lock')) await recordHistoryTo(POS_HISTORIES, client.workflow.getHandle(posTerminalLockWorkflowId(t3, tq)), 'pos-terminal-lock');
+      if (want('pos-terminal-lock'))
+        await recordHistoryTo(
+          POS_HISTORIES,
+          client.workflow.getHandle(posTerminalLockWorkflowId(t3, tq)),
+          'pos-terminal-lock',
+        );
     }
     if (want('vend')) {
       // H3 timeout → H4 not found → H3 again (same reference) → vended
@@ -107,8 +119,20 @@ async function record(): Promise<void> {
       scripted.h3.set(`LKP-${m5}`, ['timeout', 'ok']);
       scripted.h4.set(`LKP-${m5}`, ['not_found']);
       const h5 = await client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-        workflowId: `vend-${m5}`, taskQueue: tq,
-        args: [{ order_ref: `o-${m5}`, provider: 'EKEDC', meter_no: m5, meter_type: 'prepaid', amount: 5000, phone_number: '08012345678', email: 'ada@example.com', options: { checkSettleDelay: '100ms', retryBackoff: '100ms' } }],
+        workflowId: `vend-${m5}`,
+        taskQueue: tq,
+        args: [
+          {
+            order_ref: `o-${m5}`,
+            provider: 'EKEDC',
+            meter_no: m5,
+            meter_type: 'prepaid',
+            amount: 5000,
+            phone_number: '08012345678',
+            email: 'ada@example.com',
+            options: { checkSettleDelay: '100ms', retryBackoff: '100ms' },
+          },
+        ],
       });
       await h5.result();
       await recordHistoryTo(VENDING_HISTORIES, h5, 'vend-timeout-not-found-retry-vended');

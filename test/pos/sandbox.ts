@@ -22,7 +22,14 @@ export class SandboxAdmin {
   requests(): Promise<RequestLogEntry[]> {
     return this.call('GET', '/__admin/requests');
   }
-  fault(rule: { method?: string; path: string; kind: 'latency' | 'error5xx' | 'reset' | 'drop-before-processing' | 'drop-after-processing'; count?: number; latencyMs?: number; status?: number }): Promise<unknown> {
+  fault(rule: {
+    method?: string;
+    path: string;
+    kind: 'latency' | 'error5xx' | 'reset' | 'drop-before-processing' | 'drop-after-processing';
+    count?: number;
+    latencyMs?: number;
+    status?: number;
+  }): Promise<unknown> {
     return this.call('POST', '/__admin/faults', rule);
   }
   clearFaults(): Promise<unknown> {
@@ -37,12 +44,21 @@ export class SandboxAdmin {
 export function posCallsFromLog(log: RequestLogEntry[], merchantRef?: string): CallRecord[] {
   const out: CallRecord[] = [];
   for (const e of log) {
-    if (e.method === 'POST' && e.path === '/transaction' && e.reference && (!merchantRef || e.reference === merchantRef)) {
+    if (
+      e.method === 'POST' &&
+      e.path === '/transaction' &&
+      e.reference &&
+      (!merchantRef || e.reference === merchantRef)
+    ) {
       out.push({ op: 'initiate', merchantRef: e.reference });
     }
     const m = /^\/transaction\/by-ref\/(.+)$/.exec(e.path);
     if (e.method === 'GET' && m && (!merchantRef || decodeURIComponent(m[1]) === merchantRef)) {
-      out.push({ op: 'requery', merchantRef: decodeURIComponent(m[1]), answer: e.status === 200 ? 'found' : e.status === 404 ? 'not_found' : 'error' });
+      out.push({
+        op: 'requery',
+        merchantRef: decodeURIComponent(m[1]),
+        answer: e.status === 200 ? 'found' : e.status === 404 ? 'not_found' : 'error',
+      });
     }
   }
   return out;
@@ -56,11 +72,19 @@ export function iso0PinBlock(pin: string, pan: string, pinKeyHex: string): strin
   const k = Buffer.from(pinKeyHex, 'hex');
   const cipher = createCipheriv('des-ede3-ecb', Buffer.concat([k, k.subarray(0, 8)]), null);
   cipher.setAutoPadding(false);
-  return Buffer.concat([cipher.update(clear), cipher.final()]).toString('hex').toUpperCase();
+  return Buffer.concat([cipher.update(clear), cipher.final()])
+    .toString('hex')
+    .toUpperCase();
 }
 
 /** A sandbox card read: the PAN's last four digits choose the processor's answer (docs/sandbox.md). */
-export function sandboxCard(last4: string, merchantRef: string, terminalId: string, pinKey: string, over: Partial<PosTransactionInput> = {}): PosTransactionInput {
+export function sandboxCard(
+  last4: string,
+  merchantRef: string,
+  terminalId: string,
+  pinKey: string,
+  over: Partial<PosTransactionInput> = {},
+): PosTransactionInput {
   const pan = `539983000000${last4}`;
   return {
     terminal_id: terminalId,
@@ -84,4 +108,5 @@ export function sandboxCard(last4: string, merchantRef: string, terminalId: stri
   };
 }
 
-export const shortRef = (prefix: string): string => `${prefix}${Date.now().toString(36)}${randomBytes(3).toString('hex')}`.slice(0, 25);
+export const shortRef = (prefix: string): string =>
+  `${prefix}${Date.now().toString(36)}${randomBytes(3).toString('hex')}`.slice(0, 25);

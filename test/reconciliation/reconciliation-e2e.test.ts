@@ -16,7 +16,13 @@ import { MANDATE_OTP } from '../../src/sandbox';
 import { reconcile, reconciliationHandle } from '../../src/starters/reconciliation';
 import { paymentSearchAttributes, ReconciliationStatus } from '../../src/shared/search-attributes';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
-import { formatDay, reconciliationMarkWorkflowId, reconciliationWorkflowId, type ReconciliationProgress, type ReconciliationReport } from '../../src/shared/reconciliation';
+import {
+  formatDay,
+  reconciliationMarkWorkflowId,
+  reconciliationWorkflowId,
+  type ReconciliationProgress,
+  type ReconciliationReport,
+} from '../../src/shared/reconciliation';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { testConfig } from '../helpers/temporal';
 import { usePaymentServices } from '../payments/helpers';
@@ -30,22 +36,44 @@ const day = formatDay(Date.now());
 const ctx = () => ({ client: client(), taskQueue: tq() });
 const id = () => randomUUID().slice(0, 8);
 
-const post = async (url: string, body: unknown = {}) => (await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })).json();
+const post = async (url: string, body: unknown = {}) =>
+  (
+    await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+  ).json();
 const payByCard = async (checkoutUrl: string) => {
-  await post(`${checkoutUrl}/card`, { number: TEST_CARDS.pinThenOtp, cvv: '123', expiry_month: '12', expiry_year: '29' });
+  await post(`${checkoutUrl}/card`, {
+    number: TEST_CARDS.pinThenOtp,
+    cvv: '123',
+    expiry_month: '12',
+    expiry_year: '29',
+  });
   await post(`${checkoutUrl}/authorize`, { pin: SANDBOX_PIN });
   await post(`${checkoutUrl}/authorize`, { otp: SANDBOX_OTP });
 };
 /** A payment made at the service outside our flows (its webhook finds no flow and is held). */
 const paidAtService = async (ref: string, amount: number) => {
-  await env.services.api.direct.initiateUssd({ transaction_reference: ref, amount, ussd: { bank_code: '058' }, customer: { name: 'Ada', email: 'ada@example.com' } });
+  await env.services.api.direct.initiateUssd({
+    transaction_reference: ref,
+    amount,
+    ussd: { bank_code: '058' },
+    customer: { name: 'Ada', email: 'ada@example.com' },
+  });
   await env.admin.payUssd(ref);
 };
 /** A flow whose state is forced: started with its search attributes (never run: delayed start), then terminated. */
 const forcedFlow = async (f: { ref: string; flow: string; status: string; amount: number; currency?: string }) => {
   const handle = await client().workflow.start('forcedStateFlow', {
-    workflowId: `forced-${f.ref}-${id()}`, taskQueue: tq(), args: [], startDelay: '1 hour',
-    typedSearchAttributes: paymentSearchAttributes({ flow: f.flow, reference: f.ref, status: f.status, amount: f.amount, currency: f.currency ?? 'NGN' }),
+    workflowId: `forced-${f.ref}-${id()}`,
+    taskQueue: tq(),
+    args: [],
+    startDelay: '1 hour',
+    typedSearchAttributes: paymentSearchAttributes({
+      flow: f.flow,
+      reference: f.ref,
+      status: f.status,
+      amount: f.amount,
+      currency: f.currency ?? 'NGN',
+    }),
   });
   await handle.terminate('test: a flow state forced through its search attributes');
 };
@@ -59,23 +87,52 @@ const visible = async (query: string, atLeast = 1) => {
   throw new Error(`not visible: ${query}`);
 };
 const run = (progress?: ReconciliationProgress[]) =>
-  reconcile(ctx(), { from: day, to: day, currencies: ['NGN'] }, progress ? { onProgress: (p) => progress.push(p), intervalMs: 100 } : {});
+  reconcile(
+    ctx(),
+    { from: day, to: day, currencies: ['NGN'] },
+    progress ? { onProgress: (p) => progress.push(p), intervalMs: 100 } : {},
+  );
 const byRef = (r: ReconciliationReport) => Object.fromEntries(r.findings.map((f) => [f.reference, f]));
 
-const refs = { ok: `ok-${id()}`, expired: `late-${id()}`, moneyNoSuccess: `mns-${id()}`, amount: `amt-${id()}`, successNoMoney: `snm-${id()}` };
+const refs = {
+  ok: `ok-${id()}`,
+  expired: `late-${id()}`,
+  moneyNoSuccess: `mns-${id()}`,
+  amount: `amt-${id()}`,
+  successNoMoney: `snm-${id()}`,
+};
 let expiredCheckoutUrl: string;
 
 it('a paid checkout and an unpaid one that expired: the report is clean and the run says so', async () => {
-  const ok = await startCheckout(client(), tq(), { transactionRef: refs.ok, amount: 120_000, currency: 'NGN', email: 'ada@example.com' });
+  const ok = await startCheckout(client(), tq(), {
+    transactionRef: refs.ok,
+    amount: 120_000,
+    currency: 'NGN',
+    email: 'ada@example.com',
+  });
   await payByCard(ok.checkoutUrl);
   expect(await ok.handle.result()).toMatchObject({ status: 'success' });
-  const expired = await startCheckout(client(), tq(), { transactionRef: refs.expired, amount: 80_000, currency: 'NGN', email: 'ada@example.com', expiryMs: 500, webhookGraceMs: 0 });
+  const expired = await startCheckout(client(), tq(), {
+    transactionRef: refs.expired,
+    amount: 80_000,
+    currency: 'NGN',
+    email: 'ada@example.com',
+    expiryMs: 500,
+    webhookGraceMs: 0,
+  });
   expiredCheckoutUrl = expired.checkoutUrl;
   expect(await expired.handle.result()).toMatchObject({ status: 'expired' });
 
   const progress: ReconciliationProgress[] = [];
   const report = await run(progress);
-  expect(report).toMatchObject({ from: day, to: day, currencies: ['NGN'], status: 'clean', findings: [], findingsOmitted: 0 });
+  expect(report).toMatchObject({
+    from: day,
+    to: day,
+    currencies: ['NGN'],
+    status: 'clean',
+    findings: [],
+    findingsOmitted: 0,
+  });
   // The paid checkout agrees; the expired one is still pending at the service (open, not a finding).
   expect(report.totals).toMatchObject({ rows: 2, matched: 1, open: 1, findings: 0, ourSuccessesChecked: 1, pages: 2 });
   expect(report.windows).toEqual([expect.objectContaining({ start: day, end: day, currency: 'NGN', rows: 2 })]);
@@ -99,25 +156,64 @@ it('late payment, money without success, a different amount and success without 
   expect(report.status).toBe('mismatches');
   const f = byRef(report);
   expect(Object.keys(f).sort()).toEqual([refs.amount, refs.expired, refs.moneyNoSuccess, refs.successNoMoney].sort());
-  expect(f[refs.expired]).toMatchObject({ kind: 'late_payment', flow: 'checkout', ourStatus: 'expired', serviceStatus: 'success', workflowId: paymentWorkflowId(refs.expired) });
+  expect(f[refs.expired]).toMatchObject({
+    kind: 'late_payment',
+    flow: 'checkout',
+    ourStatus: 'expired',
+    serviceStatus: 'success',
+    workflowId: paymentWorkflowId(refs.expired),
+  });
   expect(Date.parse(f[refs.expired].paidEvidenceAt!)).toBeGreaterThan(Date.parse(f[refs.expired].flowClosedAt!));
-  expect(f[refs.moneyNoSuccess]).toMatchObject({ kind: 'mismatch_money_without_success', flow: 'card', ourStatus: 'failed', serviceAmount: 30_000 });
-  expect(f[refs.amount]).toMatchObject({ kind: 'mismatch_amount', ourAmount: 9_000, serviceAmount: 10_000, serviceCurrency: 'NGN' });
-  expect(f[refs.successNoMoney]).toMatchObject({ kind: 'mismatch_success_without_money', ourStatus: 'success', ourAmount: 5_000 });
+  expect(f[refs.moneyNoSuccess]).toMatchObject({
+    kind: 'mismatch_money_without_success',
+    flow: 'card',
+    ourStatus: 'failed',
+    serviceAmount: 30_000,
+  });
+  expect(f[refs.amount]).toMatchObject({
+    kind: 'mismatch_amount',
+    ourAmount: 9_000,
+    serviceAmount: 10_000,
+    serviceCurrency: 'NGN',
+  });
+  expect(f[refs.successNoMoney]).toMatchObject({
+    kind: 'mismatch_success_without_money',
+    ourStatus: 'success',
+    ourAmount: 5_000,
+  });
   expect(f[refs.successNoMoney]).not.toHaveProperty('serviceStatus');
-  expect(report.totals).toMatchObject({ findings: 4, marked: 4, matched: 1, byKind: { late_payment: 1, mismatch_money_without_success: 1, mismatch_amount: 1, mismatch_success_without_money: 1 } });
+  expect(report.totals).toMatchObject({
+    findings: 4,
+    marked: 4,
+    matched: 1,
+    byKind: {
+      late_payment: 1,
+      mismatch_money_without_success: 1,
+      mismatch_amount: 1,
+      mismatch_success_without_money: 1,
+    },
+  });
 
   // Each finding is a mark: ReconciliationStatus next to the reference.
-  for (const [ref, kind] of [[refs.expired, 'late_payment'], [refs.moneyNoSuccess, 'mismatch_money_without_success'], [refs.amount, 'mismatch_amount'], [refs.successNoMoney, 'mismatch_success_without_money']]) {
+  for (const [ref, kind] of [
+    [refs.expired, 'late_payment'],
+    [refs.moneyNoSuccess, 'mismatch_money_without_success'],
+    [refs.amount, 'mismatch_amount'],
+    [refs.successNoMoney, 'mismatch_success_without_money'],
+  ]) {
     await visible(`PaymentReference = "${ref}" AND ReconciliationStatus = "${kind}"`);
   }
-  expect((await reconciliationHandle(client(), day, day).describe()).typedSearchAttributes.get(ReconciliationStatus)).toBe('mismatches');
+  expect(
+    (await reconciliationHandle(client(), day, day).describe()).typedSearchAttributes.get(ReconciliationStatus),
+  ).toBe('mismatches');
   // Replay fixtures of the reconciliation run (four findings, marks started) and of one mark.
   await recordHistory(reconciliationHandle(client(), day, day), 'reconciliation-mismatches');
   await recordHistory(client().workflow.getHandle(reconciliationMarkWorkflowId(refs.amount)), 'reconciliation-mark');
 
   const again = await run();
-  expect(byRef(again)).toEqual(expect.objectContaining({ [refs.amount]: expect.objectContaining({ kind: 'mismatch_amount' }) }));
+  expect(byRef(again)).toEqual(
+    expect.objectContaining({ [refs.amount]: expect.objectContaining({ kind: 'mismatch_amount' }) }),
+  );
   expect(again.totals).toMatchObject({ findings: 4, marked: 0 });
   expect(await visible(`PaymentReference = "${refs.amount}" AND PaymentFlow = "reconciliation-mark"`)).toHaveLength(1);
 }, 60_000);
@@ -133,10 +229,23 @@ it('a reference that agrees again is marked resolved', async () => {
 it('mandate debits are compared with the debits the mandate flow records; a debit it does not list is not guessed', async () => {
   const mandateRef = `M${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   await startMandate(env.services.starters, {
-    mandateRef, debitType: 'variable', amount: 1_000_000, accountNumber: '0123456789', bankCode: '058', description: 'Gym', startDate: day, endDate: '2099-12-31',
-    customerEmail: `c-${randomUUID()}@example.com`, customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
+    mandateRef,
+    debitType: 'variable',
+    amount: 1_000_000,
+    accountNumber: '0123456789',
+    bankCode: '058',
+    description: 'Gym',
+    startDate: day,
+    endDate: '2099-12-31',
+    customerEmail: `c-${randomUUID()}@example.com`,
+    customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
   });
-  for (let i = 0; i < 100 && (await getMandateState(client(), mandateRef).catch(() => undefined))?.status !== 'awaiting_otp'; i++) await new Promise((r) => setTimeout(r, 100));
+  for (
+    let i = 0;
+    i < 100 && (await getMandateState(client(), mandateRef).catch(() => undefined))?.status !== 'awaiting_otp';
+    i++
+  )
+    await new Promise((r) => setTimeout(r, 100));
   expect((await submitMandateOtp(env.services.starters, mandateRef, MANDATE_OTP)).status).toBe('approved');
   const debit = await debitMandate(client(), mandateRef, 300_000, { idempotencyKey: 'order-1' });
   expect(debit.status).toBe('success');
@@ -156,11 +265,19 @@ describe('cli reconcile', () => {
   const cli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
     new Promise((resolve) => {
       const cliEnv = {
-        ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: tq(), CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
-        PAYMENTS_BASE_URL: env.services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn',
+        ...process.env,
+        TEMPORAL_ADDRESS: config.temporal.address,
+        TEMPORAL_TASK_QUEUE: tq(),
+        CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
+        PAYMENTS_BASE_URL: env.services.sandboxUrl!,
+        SANDBOX_ENABLED: 'false',
+        LOG_LEVEL: 'warn',
       };
-      execFile(process.execPath, ['--import', 'tsx', CLI, ...args], { env: cliEnv, timeout: 60_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', CLI, ...args],
+        { env: cliEnv, timeout: 60_000 },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
 
@@ -169,7 +286,11 @@ describe('cli reconcile', () => {
     const res = await cli(['reconcile', '--from', day, '--to', day, '--currency', 'NGN', '--json', '--csv', file]);
     expect(res.code).toBe(2);
     const report = JSON.parse(res.stdout) as ReconciliationReport;
-    expect(report.findings.map((x) => x.kind).sort()).toEqual(['late_payment', 'mismatch_money_without_success', 'mismatch_success_without_money']);
+    expect(report.findings.map((x) => x.kind).sort()).toEqual([
+      'late_payment',
+      'mismatch_money_without_success',
+      'mismatch_success_without_money',
+    ]);
     expect(res.stderr).toContain(`[reconcile ${day}..${day}]`);
     expect(res.stderr).toContain('windows 1/1');
     const csv = readFileSync(file, 'utf8').trimEnd().split('\r\n');
@@ -185,11 +306,15 @@ describe('cli reconcile', () => {
     expect(table.code).toBe(2);
     expect(table.stdout).toContain(`Reconciliation ${day}..${day} (NGN): MISMATCHES`);
     expect(table.stdout).toMatch(/window\s+currency\s+pages\s+rows/);
-    expect(table.stdout).toMatch(new RegExp(`late_payment\\s+${refs.expired}\\s+checkout\\s+expired 80000 NGN\\s+success`));
+    expect(table.stdout).toMatch(
+      new RegExp(`late_payment\\s+${refs.expired}\\s+checkout\\s+expired 80000 NGN\\s+success`),
+    );
 
     const bad = await cli(['reconcile', '--from', '2024-02-10', '--to', '2024-02-01']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('from must not be after to');
-    await expect(client().workflow.getHandle(reconciliationWorkflowId('2024-02-10', '2024-02-01')).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await expect(
+      client().workflow.getHandle(reconciliationWorkflowId('2024-02-10', '2024-02-01')).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
   }, 60_000);
 });

@@ -2,8 +2,17 @@
 // one mapping of statuses to money / no money, the comparison of one reference, and the report's
 // CSV. No server.
 import {
-  ReconcileInputSchema, compareTransaction, isWithinOneMonth, lookupWindowAround, ourOutcome, previousDayOf, serviceOutcome, splitIntoMonthWindows,
-  type OurTransaction, type ReconciliationReport, type ServiceTransaction,
+  ReconcileInputSchema,
+  compareTransaction,
+  isWithinOneMonth,
+  lookupWindowAround,
+  ourOutcome,
+  previousDayOf,
+  serviceOutcome,
+  splitIntoMonthWindows,
+  type OurTransaction,
+  type ReconciliationReport,
+  type ServiceTransaction,
 } from '../../src/shared/reconciliation';
 import { ReconcileInputError, reconciliationCsv, validateReconcileInput } from '../../src/starters/reconciliation';
 
@@ -16,7 +25,10 @@ describe('month windows', () => {
     ]);
     expect(splitIntoMonthWindows('2023-02-01', '2023-02-28')).toEqual([{ start: '2023-02-01', end: '2023-02-28' }]);
     expect(splitIntoMonthWindows('2024-05-07', '2024-05-07')).toEqual([{ start: '2024-05-07', end: '2024-05-07' }]);
-    expect(splitIntoMonthWindows('2023-12-31', '2024-01-01')).toEqual([{ start: '2023-12-31', end: '2023-12-31' }, { start: '2024-01-01', end: '2024-01-01' }]);
+    expect(splitIntoMonthWindows('2023-12-31', '2024-01-01')).toEqual([
+      { start: '2023-12-31', end: '2023-12-31' },
+      { start: '2024-01-01', end: '2024-01-01' },
+    ]);
   });
 
   it('a long range: contiguous, no gaps or overlaps, every window accepted by the one-month rule', () => {
@@ -66,26 +78,45 @@ describe('input rules', () => {
   it('names the field and the rule', () => {
     expect(issues({ from: '2024-02-10', to: '2024-02-01' })).toEqual([{ field: 'from', rule: 'must not be after to' }]);
     expect(issues({ from: '2024-02-01' })).toEqual([{ field: 'to', rule: 'is required (a date YYYY-MM-DD)' }]);
-    expect(issues({ from: '2024-02-30', to: '2024-03-01' })).toEqual([{ field: 'from', rule: 'must be a date YYYY-MM-DD' }]);
+    expect(issues({ from: '2024-02-30', to: '2024-03-01' })).toEqual([
+      { field: 'from', rule: 'must be a date YYYY-MM-DD' },
+    ]);
     expect(issues({ from: '01/02/2024', to: '2024-03-01' })[0].field).toBe('from');
-    expect(issues({ from: '2020-01-01', to: '2024-01-01' })).toEqual([{ field: 'to', rule: 'must be at most 1098 days after from' }]);
-    expect(issues({ previousDay: true, from: '2024-01-01' })).toEqual([{ field: 'previousDay', rule: 'cannot be combined with from/to' }]);
-    expect(issues({ from: '2024-01-01', to: '2024-01-01', perPage: 0 })).toEqual([{ field: 'perPage', rule: 'must be at least 1' }]);
-    expect(issues({ from: '2024-01-01', to: '2024-01-01', currencies: ['EUR'] })).toEqual([{ field: 'currencies.0', rule: 'must be NGN or USD' }]);
+    expect(issues({ from: '2020-01-01', to: '2024-01-01' })).toEqual([
+      { field: 'to', rule: 'must be at most 1098 days after from' },
+    ]);
+    expect(issues({ previousDay: true, from: '2024-01-01' })).toEqual([
+      { field: 'previousDay', rule: 'cannot be combined with from/to' },
+    ]);
+    expect(issues({ from: '2024-01-01', to: '2024-01-01', perPage: 0 })).toEqual([
+      { field: 'perPage', rule: 'must be at least 1' },
+    ]);
+    expect(issues({ from: '2024-01-01', to: '2024-01-01', currencies: ['EUR'] })).toEqual([
+      { field: 'currencies.0', rule: 'must be NGN or USD' },
+    ]);
     expect(issues({ from: '2024-01-01', to: '2024-01-01', extra: 1 })[0].field).toBe('(input)');
   });
 
   it('previousDay becomes yesterday (UTC) at the starter; a good range passes unchanged', () => {
-    expect(validateReconcileInput({ previousDay: true }, Date.parse('2024-05-01T10:00:00Z'))).toEqual({ from: '2024-04-30', to: '2024-04-30' });
-    expect(ReconcileInputSchema.parse({ from: '2024-01-01', to: '2024-12-31', perPage: 50 })).toEqual({ from: '2024-01-01', to: '2024-12-31', perPage: 50 });
+    expect(validateReconcileInput({ previousDay: true }, Date.parse('2024-05-01T10:00:00Z'))).toEqual({
+      from: '2024-04-30',
+      to: '2024-04-30',
+    });
+    expect(ReconcileInputSchema.parse({ from: '2024-01-01', to: '2024-12-31', perPage: 50 })).toEqual({
+      from: '2024-01-01',
+      to: '2024-12-31',
+      perPage: 50,
+    });
   });
 });
 
 describe('statuses → money, one mapping', () => {
   it('our flows', () => {
     expect(ourOutcome('card', 'success').outcome).toBe('money');
-    for (const s of ['failed', 'expired', 'cancelled', 'unknown']) expect(ourOutcome('checkout', s).outcome).toBe('no_money');
-    for (const s of ['awaiting_otp', 'confirming', 'outcome_unknown', undefined]) expect(ourOutcome('bank', s).outcome).toBe('open');
+    for (const s of ['failed', 'expired', 'cancelled', 'unknown'])
+      expect(ourOutcome('checkout', s).outcome).toBe('no_money');
+    for (const s of ['awaiting_otp', 'confirming', 'outcome_unknown', undefined])
+      expect(ourOutcome('bank', s).outcome).toBe('open');
     expect(ourOutcome('recurring', 'success', 'tokenChargeWorkflow').outcome).toBe('money');
     expect(ourOutcome('recurring', 'completed', 'recurringChargeWorkflow').outcome).toBe('not_a_transaction');
     expect(ourOutcome('mandate-debit', 'success').outcome).toBe('money');
@@ -110,46 +141,105 @@ describe('statuses → money, one mapping', () => {
 });
 
 describe('comparing one reference', () => {
-  const svc = (o: Partial<ServiceTransaction> = {}): ServiceTransaction => ({ reference: 'R1', status: 'success', amount: 10_000, merchantAmount: 9_880, currency: 'NGN', createdAt: '2024-05-01T10:00:00.000Z', ...o });
-  const ours = (o: Partial<OurTransaction> = {}): OurTransaction => ({ flow: 'card', workflowId: 'payment-R1', status: 'success', amount: 10_000, currency: 'NGN', closed: true, closeTime: '2024-05-01T10:05:00.000Z', ...o });
+  const svc = (o: Partial<ServiceTransaction> = {}): ServiceTransaction => ({
+    reference: 'R1',
+    status: 'success',
+    amount: 10_000,
+    merchantAmount: 9_880,
+    currency: 'NGN',
+    createdAt: '2024-05-01T10:00:00.000Z',
+    ...o,
+  });
+  const ours = (o: Partial<OurTransaction> = {}): OurTransaction => ({
+    flow: 'card',
+    workflowId: 'payment-R1',
+    status: 'success',
+    amount: 10_000,
+    currency: 'NGN',
+    closed: true,
+    closeTime: '2024-05-01T10:05:00.000Z',
+    ...o,
+  });
 
   it('agreement: same amount, or merchant_amount when the payer paid the charge (pass_charge)', () => {
     expect(compareTransaction(svc(), ours())).toEqual({ result: 'matched' });
     expect(compareTransaction(svc({ amount: 10_120, merchantAmount: 10_000 }), ours())).toEqual({ result: 'matched' });
-    expect(compareTransaction(svc({ status: 'failed' }), ours({ status: 'failed' }))).toEqual({ result: 'no_money_both' });
+    expect(compareTransaction(svc({ status: 'failed' }), ours({ status: 'failed' }))).toEqual({
+      result: 'no_money_both',
+    });
     expect(compareTransaction(svc({ status: 'abandoned' }), undefined)).toEqual({ result: 'no_money_both' });
-    expect(compareTransaction(svc({ status: 'pending' }), ours({ status: 'awaiting_otp', closed: false }))).toEqual({ result: 'open' });
+    expect(compareTransaction(svc({ status: 'pending' }), ours({ status: 'awaiting_otp', closed: false }))).toEqual({
+      result: 'open',
+    });
     expect(compareTransaction(svc(), ours({ status: 'outcome_unknown', closed: false }))).toEqual({ result: 'open' });
   });
 
   it('amounts and currencies that differ', () => {
-    expect(compareTransaction(svc({ amount: 9_000, merchantAmount: 8_892 }), ours())).toMatchObject({ result: 'finding', kind: 'mismatch_amount' });
-    expect(compareTransaction(svc({ currency: 'USD' }), ours())).toMatchObject({ result: 'finding', kind: 'mismatch_currency' });
+    expect(compareTransaction(svc({ amount: 9_000, merchantAmount: 8_892 }), ours())).toMatchObject({
+      result: 'finding',
+      kind: 'mismatch_amount',
+    });
+    expect(compareTransaction(svc({ currency: 'USD' }), ours())).toMatchObject({
+      result: 'finding',
+      kind: 'mismatch_currency',
+    });
   });
 
   it('money at the service and no success here', () => {
-    expect(compareTransaction(svc(), undefined)).toMatchObject({ result: 'finding', kind: 'mismatch_money_without_success' });
-    expect(compareTransaction(svc(), ours({ status: 'failed' }))).toMatchObject({ result: 'finding', kind: 'mismatch_money_without_success' });
+    expect(compareTransaction(svc(), undefined)).toMatchObject({
+      result: 'finding',
+      kind: 'mismatch_money_without_success',
+    });
+    expect(compareTransaction(svc(), ours({ status: 'failed' }))).toMatchObject({
+      result: 'finding',
+      kind: 'mismatch_money_without_success',
+    });
     // A flow that closed without deciding (terminated while waiting) never recorded a success.
-    expect(compareTransaction(svc(), ours({ status: 'awaiting_otp', closed: true }))).toMatchObject({ result: 'finding', kind: 'mismatch_money_without_success', detail: expect.stringContaining('closed without a decision') });
+    expect(compareTransaction(svc(), ours({ status: 'awaiting_otp', closed: true }))).toMatchObject({
+      result: 'finding',
+      kind: 'mismatch_money_without_success',
+      detail: expect.stringContaining('closed without a decision'),
+    });
   });
 
   it('a payment that arrived after the flow ended is a late payment (its record or its webhook after the close)', () => {
-    expect(compareTransaction(svc({ createdAt: '2024-05-01T11:00:00.000Z' }), ours({ status: 'expired' }))).toMatchObject({
-      result: 'finding', kind: 'late_payment', paidEvidenceAt: '2024-05-01T11:00:00.000Z',
+    expect(
+      compareTransaction(svc({ createdAt: '2024-05-01T11:00:00.000Z' }), ours({ status: 'expired' })),
+    ).toMatchObject({
+      result: 'finding',
+      kind: 'late_payment',
+      paidEvidenceAt: '2024-05-01T11:00:00.000Z',
     });
-    expect(compareTransaction(svc(), ours({ status: 'expired', webhookAfterCloseAt: '2024-05-01T10:30:00.000Z' }))).toMatchObject({
-      result: 'finding', kind: 'late_payment', paidEvidenceAt: '2024-05-01T10:30:00.000Z', detail: expect.stringContaining('webhook'),
+    expect(
+      compareTransaction(svc(), ours({ status: 'expired', webhookAfterCloseAt: '2024-05-01T10:30:00.000Z' })),
+    ).toMatchObject({
+      result: 'finding',
+      kind: 'late_payment',
+      paidEvidenceAt: '2024-05-01T10:30:00.000Z',
+      detail: expect.stringContaining('webhook'),
     });
     // A webhook before the close is no evidence of lateness.
-    expect(compareTransaction(svc(), ours({ status: 'cancelled', webhookAfterCloseAt: '2024-05-01T10:01:00.000Z' }))).toMatchObject({ kind: 'mismatch_money_without_success' });
+    expect(
+      compareTransaction(svc(), ours({ status: 'cancelled', webhookAfterCloseAt: '2024-05-01T10:01:00.000Z' })),
+    ).toMatchObject({ kind: 'mismatch_money_without_success' });
     // A flow still running cannot be late.
-    expect(compareTransaction(svc({ createdAt: '2024-05-02T00:00:00.000Z' }), ours({ status: 'failed', closed: false, closeTime: undefined }))).toMatchObject({ kind: 'mismatch_money_without_success' });
+    expect(
+      compareTransaction(
+        svc({ createdAt: '2024-05-02T00:00:00.000Z' }),
+        ours({ status: 'failed', closed: false, closeTime: undefined }),
+      ),
+    ).toMatchObject({ kind: 'mismatch_money_without_success' });
   });
 
   it('success here and no money there', () => {
-    expect(compareTransaction(svc({ status: 'failed' }), ours())).toMatchObject({ result: 'finding', kind: 'mismatch_success_without_money' });
-    expect(compareTransaction(svc({ status: 'pending' }), ours())).toMatchObject({ result: 'finding', kind: 'mismatch_success_without_money' });
+    expect(compareTransaction(svc({ status: 'failed' }), ours())).toMatchObject({
+      result: 'finding',
+      kind: 'mismatch_success_without_money',
+    });
+    expect(compareTransaction(svc({ status: 'pending' }), ours())).toMatchObject({
+      result: 'finding',
+      kind: 'mismatch_success_without_money',
+    });
   });
 
   it('what cannot be compared is said so, never guessed', () => {
@@ -162,13 +252,27 @@ describe('CSV', () => {
   it('one line per finding, integers as they are, quotes and formulas made harmless', () => {
     const report = {
       findings: [
-        { kind: 'mismatch_amount', reference: 'R,1', window: '2024-05-01..2024-05-31 NGN', flow: 'card', ourStatus: 'success', ourAmount: 10_000, serviceStatus: 'success', serviceAmount: 9_000, detail: 'says "9000"' },
+        {
+          kind: 'mismatch_amount',
+          reference: 'R,1',
+          window: '2024-05-01..2024-05-31 NGN',
+          flow: 'card',
+          ourStatus: 'success',
+          ourAmount: 10_000,
+          serviceStatus: 'success',
+          serviceAmount: 9_000,
+          detail: 'says "9000"',
+        },
         { kind: 'mismatch_money_without_success', reference: '=HYPERLINK("x")', window: 'w', detail: 'd' },
       ],
     } as unknown as ReconciliationReport;
     const lines = reconciliationCsv(report).split('\r\n');
-    expect(lines[0]).toBe('kind,reference,window,flow,workflow_id,our_status,our_amount,our_currency,flow_closed_at,service_status,service_amount,service_merchant_amount,service_currency,service_created_at,paid_evidence_at,detail');
-    expect(lines[1]).toBe('mismatch_amount,"R,1",2024-05-01..2024-05-31 NGN,card,,success,10000,,,success,9000,,,,,"says ""9000"""');
+    expect(lines[0]).toBe(
+      'kind,reference,window,flow,workflow_id,our_status,our_amount,our_currency,flow_closed_at,service_status,service_amount,service_merchant_amount,service_currency,service_created_at,paid_evidence_at,detail',
+    );
+    expect(lines[1]).toBe(
+      'mismatch_amount,"R,1",2024-05-01..2024-05-31 NGN,card,,success,10000,,,success,9000,,,,,"says ""9000"""',
+    );
     expect(lines[2]).toBe(`mismatch_money_without_success,"'=HYPERLINK(""x"")",w,,,,,,,,,,,,,d`);
     expect(lines[3]).toBe('');
   });

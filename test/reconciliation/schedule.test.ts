@@ -21,18 +21,39 @@ const TemporalScheduledStartTime = defineSearchAttributeKey('TemporalScheduledSt
 
 it('is created once and updated by a second start; its action is the reconciliation of the previous day, with catch-up', async () => {
   const client = env.services.client;
-  expect(await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId })).toEqual({ scheduleId, created: true });
+  expect(await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId })).toEqual({
+    scheduleId,
+    created: true,
+  });
   schedule = client.schedule.getHandle(scheduleId);
   const first = await schedule.describe();
-  expect(first.spec.calendars).toEqual([expect.objectContaining({ hour: [{ start: 2, end: 2, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] })]);
+  expect(first.spec.calendars).toEqual([
+    expect.objectContaining({ hour: [{ start: 2, end: 2, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] }),
+  ]);
 
-  expect(await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId, dailyAt: '07:30' })).toEqual({ scheduleId, created: false });
+  expect(
+    await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId, dailyAt: '07:30' }),
+  ).toEqual({ scheduleId, created: false });
   const d = await schedule.describe();
-  expect(d.action).toMatchObject({ type: 'startWorkflow', workflowType: 'reconciliationWorkflow', taskQueue: config.temporal.taskQueue, workflowId: scheduleId, args: [{ previousDay: true }] });
-  expect(d.spec.calendars).toEqual([expect.objectContaining({ hour: [{ start: 7, end: 7, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] })]);
-  expect(d.policies).toMatchObject({ overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: 7 * 24 * 3600 * 1000, pauseOnFailure: false });
+  expect(d.action).toMatchObject({
+    type: 'startWorkflow',
+    workflowType: 'reconciliationWorkflow',
+    taskQueue: config.temporal.taskQueue,
+    workflowId: scheduleId,
+    args: [{ previousDay: true }],
+  });
+  expect(d.spec.calendars).toEqual([
+    expect.objectContaining({ hour: [{ start: 7, end: 7, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] }),
+  ]);
+  expect(d.policies).toMatchObject({
+    overlap: ScheduleOverlapPolicy.BUFFER_ALL,
+    catchupWindow: 7 * 24 * 3600 * 1000,
+    pauseOnFailure: false,
+  });
   expect(d.state.paused).toBe(false);
-  await expect(ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId, dailyAt: '7:3' })).rejects.toThrow('dailyAt must be HH:MM (UTC)');
+  await expect(
+    ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId, dailyAt: '7:3' }),
+  ).rejects.toThrow('dailyAt must be HH:MM (UTC)');
   // An operator's pause survives a restart (the update keeps the Schedule's state).
   await schedule.pause('month-end freeze');
   await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId, dailyAt: '07:30' });
@@ -55,7 +76,10 @@ it('triggered, it reconciles the day before its scheduled time on the worker', a
   expect(scheduledAt).toBeInstanceOf(Date);
   const day = previousDayOf(scheduledAt!.getTime());
   expect(report).toMatchObject({ from: day, to: day, currencies: ['NGN', 'USD'], status: 'clean' });
-  expect(report.windows.map((w) => `${w.start}..${w.end} ${w.currency}`)).toEqual([`${day}..${day} NGN`, `${day}..${day} USD`]);
+  expect(report.windows.map((w) => `${w.start}..${w.end} ${w.currency}`)).toEqual([
+    `${day}..${day} NGN`,
+    `${day}..${day} USD`,
+  ]);
 }, 60_000);
 
 it('runs taken late (a backfill, as after an outage) each reconcile the day before their own scheduled time, one after another', async () => {
@@ -63,16 +87,25 @@ it('runs taken late (a backfill, as after an outage) each reconcile the day befo
   const DAY = 24 * 3600 * 1000;
   const midnight = Math.floor(Date.now() / DAY) * DAY;
   // Two missed 07:30 runs: four and three days ago.
-  await schedule!.backfill({ start: new Date(midnight - 4 * DAY), end: new Date(midnight - 3 * DAY + 8 * 3600 * 1000), overlap: ScheduleOverlapPolicy.BUFFER_ALL });
+  await schedule!.backfill({
+    start: new Date(midnight - 4 * DAY),
+    end: new Date(midnight - 3 * DAY + 8 * 3600 * 1000),
+    overlap: ScheduleOverlapPolicy.BUFFER_ALL,
+  });
   const seen = new Map<string, string>();
   for (let i = 0; i < 200 && seen.size < 2; i++) {
-    for await (const w of client.workflow.list({ query: `TemporalScheduledById = "${scheduleId}" AND ExecutionStatus = "Completed"` })) {
+    for await (const w of client.workflow.list({
+      query: `TemporalScheduledById = "${scheduleId}" AND ExecutionStatus = "Completed"`,
+    })) {
       const at = w.typedSearchAttributes.get(TemporalScheduledStartTime);
       if (at && at.getTime() < midnight - DAY) seen.set(at.toISOString(), w.workflowId);
     }
     if (seen.size < 2) await new Promise((r) => setTimeout(r, 100));
   }
-  expect([...seen.keys()].sort()).toEqual([new Date(midnight - 4 * DAY + 7.5 * 3600 * 1000).toISOString(), new Date(midnight - 3 * DAY + 7.5 * 3600 * 1000).toISOString()]);
+  expect([...seen.keys()].sort()).toEqual([
+    new Date(midnight - 4 * DAY + 7.5 * 3600 * 1000).toISOString(),
+    new Date(midnight - 3 * DAY + 7.5 * 3600 * 1000).toISOString(),
+  ]);
   for (const [at, workflowId] of seen) {
     const report = (await client.workflow.getHandle(workflowId).result()) as ReconciliationReport;
     expect(report.from).toBe(previousDayOf(Date.parse(at)));
@@ -87,7 +120,12 @@ it('one Schedule per deployment: the default task queue has the plain id, anothe
 
 it('configuration: on by default at 02:00 UTC; a bad time is refused naming the variable', () => {
   expect(loadConfig({}).reconciliation).toEqual({ schedule: true, dailyAt: '02:00' });
-  expect(loadConfig({ RECONCILIATION_SCHEDULE: 'false', RECONCILIATION_DAILY_AT: '23:15' }).reconciliation).toEqual({ schedule: false, dailyAt: '23:15' });
+  expect(loadConfig({ RECONCILIATION_SCHEDULE: 'false', RECONCILIATION_DAILY_AT: '23:15' }).reconciliation).toEqual({
+    schedule: false,
+    dailyAt: '23:15',
+  });
   expect(() => loadConfig({ RECONCILIATION_DAILY_AT: '25:00' })).toThrow(ConfigError);
-  expect(() => loadConfig({ RECONCILIATION_DAILY_AT: '25:00' })).toThrow(/RECONCILIATION_DAILY_AT: must be HH:MM \(UTC\)/);
+  expect(() => loadConfig({ RECONCILIATION_DAILY_AT: '25:00' })).toThrow(
+    /RECONCILIATION_DAILY_AT: must be HH:MM \(UTC\)/,
+  );
 });

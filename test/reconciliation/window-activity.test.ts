@@ -13,7 +13,12 @@ import { createReconciliationActivities, PAGE_ATTEMPTS } from '../../src/activit
 import { createTemporalClient } from '../../src/temporal/client';
 import { createLogger } from '../../src/logging/logger';
 import type { ActivityDeps } from '../../src/activities';
-import { formatDay, splitIntoMonthWindows, type ReconcileWindowInput, type WindowSummary } from '../../src/shared/reconciliation';
+import {
+  formatDay,
+  splitIntoMonthWindows,
+  type ReconcileWindowInput,
+  type WindowSummary,
+} from '../../src/shared/reconciliation';
 import { sandboxAdminCall } from '../helpers/sandbox-admin';
 import { LogCapture, testConfig } from '../helpers/temporal';
 
@@ -27,7 +32,12 @@ beforeAll(async () => {
   client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
   sandbox = await startSandbox({ port: 0 });
   api = new PaymentsClient({ baseUrl: sandbox.url, secretKey: DEFAULT_SANDBOX_KEY, timeoutMs: 5000 });
-  const deps = { api, logger: createLogger({ destination: new LogCapture() }), config, temporal: client } as unknown as ActivityDeps;
+  const deps = {
+    api,
+    logger: createLogger({ destination: new LogCapture() }),
+    config,
+    temporal: client,
+  } as unknown as ActivityDeps;
   activities = createReconciliationActivities(deps, { pageRetryDelayMs: 10 });
 });
 afterAll(async () => {
@@ -39,22 +49,50 @@ afterEach(() => sandboxAdminCall(sandbox.url, 'DELETE', '/faults'));
 
 const today = () => formatDay(sandbox.clock.now());
 const input = (o: Partial<ReconcileWindowInput>): ReconcileWindowInput => ({
-  start: today(), end: today(), currency: 'NGN', perPage: 100, markFlows: false, maxFindings: 50, reconciliationId: 'test', ...o,
+  start: today(),
+  end: today(),
+  currency: 'NGN',
+  perPage: 100,
+  markFlows: false,
+  maxFindings: 50,
+  reconciliationId: 'test',
+  ...o,
 });
 /** Runs the activity as the worker would, on a task queue of its own (no flows there). */
 const run = (i: ReconcileWindowInput): Promise<WindowSummary> =>
-  new MockActivityEnvironment({ taskQueue: `recon-${randomUUID()}` }, { logger: new DefaultLogger('ERROR', () => undefined) }).run(activities.reconcileWindow, i);
+  new MockActivityEnvironment(
+    { taskQueue: `recon-${randomUUID()}` },
+    { logger: new DefaultLogger('ERROR', () => undefined) },
+  ).run(activities.reconcileWindow, i);
 const a6Calls = () => sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/transaction');
 const ussd = (ref: string, amount = 10_000) =>
-  api.direct.initiateUssd({ transaction_reference: ref, amount, ussd: { bank_code: '058' }, customer: { name: 'Ada', email: 'ada@example.com' } });
+  api.direct.initiateUssd({
+    transaction_reference: ref,
+    amount,
+    ussd: { bank_code: '058' },
+    customer: { name: 'Ada', email: 'ada@example.com' },
+  });
 
 it('pages A6 until an empty page: 12 rows at 5 per page are 4 requests, every row read once; another currency is its own pass', async () => {
   for (let i = 0; i < 12; i++) await ussd(`pg-${i}-${randomUUID().slice(0, 6)}`);
-  await api.checkout.initiate({ email: 'ada@example.com', amount: 50_000, currency: 'USD', transaction_ref: `pg-usd-${randomUUID().slice(0, 6)}` });
+  await api.checkout.initiate({
+    email: 'ada@example.com',
+    amount: 50_000,
+    currency: 'USD',
+    transaction_ref: `pg-usd-${randomUUID().slice(0, 6)}`,
+  });
   const before = a6Calls().length;
   const ngn = await run(input({ perPage: 5 }));
   expect(a6Calls().length - before).toBe(4);
-  expect(ngn).toMatchObject({ pages: 4, rows: 12, open: 12, matched: 0, findings: 0, notComparable: 0, ourSuccessesChecked: 0 });
+  expect(ngn).toMatchObject({
+    pages: 4,
+    rows: 12,
+    open: 12,
+    matched: 0,
+    findings: 0,
+    notComparable: 0,
+    ourSuccessesChecked: 0,
+  });
 
   const usd = await run(input({ currency: 'USD', perPage: 5 }));
   expect(usd).toMatchObject({ pages: 2, rows: 1, open: 1 });
@@ -62,19 +100,37 @@ it('pages A6 until an empty page: 12 rows at 5 per page are 4 requests, every ro
 
 it('an empty day is one page and no rows', async () => {
   const before = a6Calls().length;
-  expect(await run(input({ start: '2020-01-01', end: '2020-01-01' }))).toMatchObject({ pages: 1, rows: 0, findings: 0 });
+  expect(await run(input({ start: '2020-01-01', end: '2020-01-01' }))).toMatchObject({
+    pages: 1,
+    rows: 0,
+    findings: 0,
+  });
   expect(a6Calls().length - before).toBe(1);
 });
 
 it('a 5xx is retried and the window is read; a lasting 5xx fails the attempt as retryable (Temporal retries the window)', async () => {
   await ussd(`r5-${randomUUID().slice(0, 6)}`);
-  await sandboxAdminCall(sandbox.url, 'POST', '/faults', { method: 'GET', path: '^/transaction$', kind: 'error5xx', count: 1 });
+  await sandboxAdminCall(sandbox.url, 'POST', '/faults', {
+    method: 'GET',
+    path: '^/transaction$',
+    kind: 'error5xx',
+    count: 1,
+  });
   const before = a6Calls().length;
   const ok = await run(input({}));
   expect(ok.rows).toBeGreaterThan(0);
-  expect(a6Calls().slice(before).map((r) => r.status)).toEqual([503, 200, 200]);
+  expect(
+    a6Calls()
+      .slice(before)
+      .map((r) => r.status),
+  ).toEqual([503, 200, 200]);
 
-  await sandboxAdminCall(sandbox.url, 'POST', '/faults', { method: 'GET', path: '^/transaction$', kind: 'error5xx', count: 10 });
+  await sandboxAdminCall(sandbox.url, 'POST', '/faults', {
+    method: 'GET',
+    path: '^/transaction$',
+    kind: 'error5xx',
+    count: 10,
+  });
   const start = a6Calls().length;
   const err = await run(input({})).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ApplicationFailure);
@@ -95,7 +151,12 @@ it('money at the service that no flow carries is a finding (pending payments wit
   await sandboxAdminCall(sandbox.url, 'POST', `/ussd/${paid}/pay`, {});
   const summary = await run(input({}));
   const finding = summary.findingList.find((f) => f.reference === paid);
-  expect(finding).toMatchObject({ kind: 'mismatch_money_without_success', serviceStatus: 'success', serviceAmount: 25_000, serviceCurrency: 'NGN' });
+  expect(finding).toMatchObject({
+    kind: 'mismatch_money_without_success',
+    serviceStatus: 'success',
+    serviceAmount: 25_000,
+    serviceCurrency: 'NGN',
+  });
   expect(finding).not.toHaveProperty('flow');
   // No e-mail or name from the row reaches the summary.
   expect(JSON.stringify(summary)).not.toMatch(/ada@example.com|"Ada"/);
@@ -106,7 +167,9 @@ it('a POS remote request listed by A6 is named not comparable (the flow does not
   await api.posRemote.create({ terminal_id: '2SBX0001', amount: 12_345 });
   await sandbox.clock.advance(5_000); // the simulated terminal approves it
   const summary = await run(input({}));
-  expect(summary.notComparableReasons).toEqual({ 'POS remote request (A6 lists it under its request_ref, which the flow does not publish)': 1 });
+  expect(summary.notComparableReasons).toEqual({
+    'POS remote request (A6 lists it under its request_ref, which the flow does not publish)': 1,
+  });
   expect(summary.findingList.filter((f) => f.serviceAmount === 12_345)).toEqual([]);
 });
 

@@ -11,7 +11,12 @@ import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import type { reconciliationWorkflow } from '../../src/workflows/reconciliation';
 import {
-  isWithinOneMonth, previousDayOf, splitIntoMonthWindows, type ReconcileInput, type ReconcileWindowInput, type WindowSummary,
+  isWithinOneMonth,
+  previousDayOf,
+  splitIntoMonthWindows,
+  type ReconcileInput,
+  type ReconcileWindowInput,
+  type WindowSummary,
 } from '../../src/shared/reconciliation';
 import { ReconciliationStatus } from '../../src/shared/search-attributes';
 import { workflowBundle } from '../helpers/temporal';
@@ -24,15 +29,40 @@ beforeAll(async () => {
 afterAll(() => env?.teardown());
 
 const summaryOf = (i: ReconcileWindowInput, o: Partial<WindowSummary> = {}): WindowSummary => ({
-  start: i.start, end: i.end, currency: i.currency, pages: 2, rows: 10, matched: 8, noMoneyBoth: 0, open: 0, notComparable: 0, ourSuccessesChecked: 8,
-  findings: 0, marked: 0, resolved: 0, byKind: {}, notComparableReasons: {}, findingList: [], findingsOmitted: 0, ...o,
+  start: i.start,
+  end: i.end,
+  currency: i.currency,
+  pages: 2,
+  rows: 10,
+  matched: 8,
+  noMoneyBoth: 0,
+  open: 0,
+  notComparable: 0,
+  ourSuccessesChecked: 8,
+  findings: 0,
+  marked: 0,
+  resolved: 0,
+  byKind: {},
+  notComparableReasons: {},
+  findingList: [],
+  findingsOmitted: 0,
+  ...o,
 });
 
 async function run(input: ReconcileInput, reconcileWindow: (i: ReconcileWindowInput) => Promise<WindowSummary>) {
   const taskQueue = `recon-ts-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: { reconcileWindow } });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: { reconcileWindow },
+  });
   return worker.runUntil(async () => {
-    const handle = await env.client.workflow.start<typeof reconciliationWorkflow>('reconciliationWorkflow', { workflowId: `recon-${randomUUID()}`, taskQueue, args: [input] });
+    const handle = await env.client.workflow.start<typeof reconciliationWorkflow>('reconciliationWorkflow', {
+      workflowId: `recon-${randomUUID()}`,
+      taskQueue,
+      args: [input],
+    });
     const result = await handle.result().catch((e: unknown) => e);
     return { handle, result };
   });
@@ -40,13 +70,33 @@ async function run(input: ReconcileInput, reconcileWindow: (i: ReconcileWindowIn
 
 it('a two-year range: every month window once per currency across continue-as-new, findings de-duplicated and capped, all counted', async () => {
   const calls: ReconcileWindowInput[] = [];
-  const { handle, result } = await run({ from: '2022-01-10', to: '2023-12-31', windowsPerRun: 5, maxFindings: 3, perPage: 50 }, async (i) => {
-    calls.push(i);
-    const unique = { kind: 'mismatch_amount' as const, reference: `u-${i.start}-${i.currency}`, detail: 'd', window: `${i.start}..${i.end} ${i.currency}` };
-    const repeated = { kind: 'late_payment' as const, reference: 'same-ref', detail: 'd', window: `${i.start}..${i.end} ${i.currency}` };
-    return summaryOf(i, { findings: 2, byKind: { mismatch_amount: 1, late_payment: 1 }, findingList: [repeated, unique] });
-  });
-  const expected = splitIntoMonthWindows('2022-01-10', '2023-12-31').flatMap((w) => [{ ...w, currency: 'NGN' }, { ...w, currency: 'USD' }]);
+  const { handle, result } = await run(
+    { from: '2022-01-10', to: '2023-12-31', windowsPerRun: 5, maxFindings: 3, perPage: 50 },
+    async (i) => {
+      calls.push(i);
+      const unique = {
+        kind: 'mismatch_amount' as const,
+        reference: `u-${i.start}-${i.currency}`,
+        detail: 'd',
+        window: `${i.start}..${i.end} ${i.currency}`,
+      };
+      const repeated = {
+        kind: 'late_payment' as const,
+        reference: 'same-ref',
+        detail: 'd',
+        window: `${i.start}..${i.end} ${i.currency}`,
+      };
+      return summaryOf(i, {
+        findings: 2,
+        byKind: { mismatch_amount: 1, late_payment: 1 },
+        findingList: [repeated, unique],
+      });
+    },
+  );
+  const expected = splitIntoMonthWindows('2022-01-10', '2023-12-31').flatMap((w) => [
+    { ...w, currency: 'NGN' },
+    { ...w, currency: 'USD' },
+  ]);
   expect(expected).toHaveLength(48);
   expect(calls.map((c) => ({ start: c.start, end: c.end, currency: c.currency }))).toEqual(expected);
   for (const c of calls) {
@@ -54,7 +104,10 @@ it('a two-year range: every month window once per currency across continue-as-ne
     expect(c).toMatchObject({ perPage: 50, markFlows: true, maxFindings: 3 });
   }
   expect(result).toMatchObject({
-    from: '2022-01-10', to: '2023-12-31', status: 'mismatches', findingsOmitted: 46,
+    from: '2022-01-10',
+    to: '2023-12-31',
+    status: 'mismatches',
+    findingsOmitted: 46,
     totals: { rows: 480, pages: 96, matched: 384, findings: 96, byKind: { mismatch_amount: 48, late_payment: 48 } },
   });
   const report = result as Awaited<ReturnType<typeof reconciliationWorkflow>>;
@@ -73,8 +126,14 @@ it('a window that cannot be read is reported and the run is incomplete; the othe
   const { handle, result } = await run({ from: '2024-01-20', to: '2024-03-05', currencies: ['NGN'] }, async (i) => {
     const n = (attempts.get(i.start) ?? 0) + 1;
     attempts.set(i.start, n);
-    if (i.start === '2024-02-01') throw ApplicationFailure.create({ type: 'BadRequest', message: 'A6 2024-02-01..2024-02-29: Bad Request', nonRetryable: true });
-    if (i.start === '2024-03-01' && n === 1) throw ApplicationFailure.create({ type: 'Transient', message: 'A6: 503', nonRetryable: false });
+    if (i.start === '2024-02-01')
+      throw ApplicationFailure.create({
+        type: 'BadRequest',
+        message: 'A6 2024-02-01..2024-02-29: Bad Request',
+        nonRetryable: true,
+      });
+    if (i.start === '2024-03-01' && n === 1)
+      throw ApplicationFailure.create({ type: 'Transient', message: 'A6: 503', nonRetryable: false });
     return summaryOf(i);
   });
   expect(Object.fromEntries(attempts)).toEqual({ '2024-01-20': 1, '2024-02-01': 1, '2024-03-01': 2 });
@@ -97,7 +156,10 @@ it('an input the rules refuse fails the run with the field named, before any win
     return summaryOf(i);
   });
   expect(result).toBeInstanceOf(WorkflowFailedError);
-  expect((result as WorkflowFailedError).cause).toMatchObject({ type: 'InvalidInput', message: expect.stringContaining('from must not be after to') });
+  expect((result as WorkflowFailedError).cause).toMatchObject({
+    type: 'InvalidInput',
+    message: expect.stringContaining('from must not be after to'),
+  });
   expect(called).toBe(false);
 });
 

@@ -10,6 +10,13 @@
 // Re-record with RECORD_HISTORIES=1 npx jest test/payments/card-e2e.test.ts.
 import { replayHistory } from '../helpers/replay';
 
-it.each(['card-pin-otp', 'card-3ds-failed', 'card-otp-answer-lost', 'card-charge-resent', 'card-charge-never-received', 'card-otp-only-verified'])('replays %s without non-determinism', async (name) => {
+it.each([
+  'card-pin-otp',
+  'card-3ds-failed',
+  'card-otp-answer-lost',
+  'card-charge-resent',
+  'card-charge-never-received',
+  'card-otp-only-verified',
+])('replays %s without non-determinism', async (name) => {
   await expect(replayHistory(name)).resolves.toBeUndefined();
 });

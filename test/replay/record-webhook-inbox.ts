@@ -25,14 +25,36 @@ async function main(): Promise<void> {
 async function record(): Promise<void> {
   const config = testConfig();
   const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const worker = await createPaymentsWorker({ ...config.temporal, encryption: config.encryption, connection, activities: {}, workflowBundle: await workflowBundle() });
+  const worker = await createPaymentsWorker({
+    ...config.temporal,
+    encryption: config.encryption,
+    connection,
+    activities: {},
+    workflowBundle: await workflowBundle(),
+  });
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
   await worker.runUntil(async () => {
     const ref = `replay-${randomUUID()}`;
-    const event: PaymentWebhookEvent = { event: 'charge_successful', transactionRef: ref, amount: 10000, currency: 'NGN', transactionStatus: 'Success', transactionType: 'Card', isRecurring: false, receivedAt: '2026-11-22T10:00:00.000Z' };
-    const h = await client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>('unmatchedPaymentWebhookWorkflow', {
-      workflowId: `payment-${ref}`, taskQueue: config.temporal.taskQueue, args: [{}], signal: paymentWebhookSignal, signalArgs: [event],
-    });
+    const event: PaymentWebhookEvent = {
+      event: 'charge_successful',
+      transactionRef: ref,
+      amount: 10000,
+      currency: 'NGN',
+      transactionStatus: 'Success',
+      transactionType: 'Card',
+      isRecurring: false,
+      receivedAt: '2026-11-22T10:00:00.000Z',
+    };
+    const h = await client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>(
+      'unmatchedPaymentWebhookWorkflow',
+      {
+        workflowId: `payment-${ref}`,
+        taskQueue: config.temporal.taskQueue,
+        args: [{}],
+        signal: paymentWebhookSignal,
+        signalArgs: [event],
+      },
+    );
     await h.signal(paymentWebhookSignal, event);
     await h.signal(releaseUnmatchedSignal);
     await h.result();

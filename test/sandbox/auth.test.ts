@@ -27,10 +27,30 @@ describe.each([
   ['terminal requery (F4)', 'GET', '/transaction/by-ref/x', KEY_403],
   ['SMS (G1)', 'POST', '/sms/send/instant', KEY_403],
   ['vending (H1)', 'GET', '/vending/utilities/electricity/service-providers', KEY_403],
-  ['virtual account (C1)', 'POST', '/virtual-account', { status: 403, success: false, message: 'Merchant authentication failed', data: null }],
-  ['simulate (C9/A2)', 'POST', '/virtual-account/simulate/payment', { status: 403, success: false, message: 'Merchant authentication failed', data: null }],
-  ['webhook log (C10)', 'GET', '/virtual-account/webhook/logs', { status: 403, success: false, message: 'Merchant authentication failed', data: null }],
-  ['checkout (A1)', 'POST', '/transaction/initiate', { status: 401, success: false, message: 'Initiate transaction Unauthorized', data: null }],
+  [
+    'virtual account (C1)',
+    'POST',
+    '/virtual-account',
+    { status: 403, success: false, message: 'Merchant authentication failed', data: null },
+  ],
+  [
+    'simulate (C9/A2)',
+    'POST',
+    '/virtual-account/simulate/payment',
+    { status: 403, success: false, message: 'Merchant authentication failed', data: null },
+  ],
+  [
+    'webhook log (C10)',
+    'GET',
+    '/virtual-account/webhook/logs',
+    { status: 403, success: false, message: 'Merchant authentication failed', data: null },
+  ],
+  [
+    'checkout (A1)',
+    'POST',
+    '/transaction/initiate',
+    { status: 401, success: false, message: 'Initiate transaction Unauthorized', data: null },
+  ],
 ] as const)('%s', (_name, method, path, wrongKeyBody) => {
   const body = method === 'GET' ? undefined : {};
   it('no Authorization header → 401 with an empty message and data {}', async () => {
@@ -42,8 +62,12 @@ describe.each([
     expect(r.body).toEqual(wrongKeyBody);
   });
   it('an empty Bearer or another scheme counts as a wrong key', async () => {
-    expect((await call(sb.url, method, path, body, { key: null, headers: { Authorization: 'Bearer ' } })).status).toBe(wrongKeyBody.status);
-    expect((await call(sb.url, method, path, body, { key: null, headers: { Authorization: `Basic ${KEY}` } })).status).toBe(wrongKeyBody.status);
+    expect((await call(sb.url, method, path, body, { key: null, headers: { Authorization: 'Bearer ' } })).status).toBe(
+      wrongKeyBody.status,
+    );
+    expect(
+      (await call(sb.url, method, path, body, { key: null, headers: { Authorization: `Basic ${KEY}` } })).status,
+    ).toBe(wrongKeyBody.status);
   });
 });
 
@@ -52,25 +76,47 @@ describe('POS remote (E1/E2)', () => {
     ['missing', null],
     ['wrong', 'sandbox_sk_wrong'],
   ])('%s key → 401 "Invalid or missing token" with status as a string', async (_n, key) => {
-    for (const [method, path] of [['POST', '/softpos/pos/remote-request'], ['GET', '/softpos/pos/remote-request/RR1']] as const) {
-      const r = await call(sb.url, method, path, method === 'POST' ? { terminal_id: '2SBX0001', amount: 100 } : undefined, { key });
-      expect(r).toMatchObject({ status: 401, body: { status: '401', success: false, message: 'Invalid or missing token', data: null } });
+    for (const [method, path] of [
+      ['POST', '/softpos/pos/remote-request'],
+      ['GET', '/softpos/pos/remote-request/RR1'],
+    ] as const) {
+      const r = await call(
+        sb.url,
+        method,
+        path,
+        method === 'POST' ? { terminal_id: '2SBX0001', amount: 100 } : undefined,
+        { key },
+      );
+      expect(r).toMatchObject({
+        status: 401,
+        body: { status: '401', success: false, message: 'Invalid or missing token', data: null },
+      });
     }
   });
 });
 
 it('the HTML pages need no key and the admin API its own token; unknown routes are 404, known paths with another method 405', async () => {
   expect((await call(sb.url, 'GET', '/__admin/clock', undefined, { key: null })).status).toBe(401);
-  expect((await call(sb.url, 'GET', '/__admin/clock', undefined, { key: null, headers: SANDBOX_ADMIN_HEADERS })).status).toBe(200);
+  expect(
+    (await call(sb.url, 'GET', '/__admin/clock', undefined, { key: null, headers: SANDBOX_ADMIN_HEADERS })).status,
+  ).toBe(200);
   expect((await call(sb.url, 'GET', '/checkout/unknown', undefined, { key: null })).status).toBe(404);
-  expect(await call(sb.url, 'GET', '/no/such/route')).toMatchObject({ status: 404, body: { message: 'Route not found' } });
-  expect(await call(sb.url, 'DELETE', '/transaction/initiate')).toMatchObject({ status: 405, body: { message: 'Method not allowed' } });
+  expect(await call(sb.url, 'GET', '/no/such/route')).toMatchObject({
+    status: 404,
+    body: { message: 'Route not found' },
+  });
+  expect(await call(sb.url, 'DELETE', '/transaction/initiate')).toMatchObject({
+    status: 405,
+    body: { message: 'Method not allowed' },
+  });
 });
 
 it('accepts any configured key, and refuses to start with a key outside the sandbox prefix', async () => {
   const two = await startSandbox({ port: 0, secretKeys: ['sandbox_sk_first_key', 'sandbox_sk_second_key'] });
   try {
-    expect((await call(two.url, 'GET', '/vending/transactions', undefined, { key: 'sandbox_sk_second_key' })).status).toBe(200);
+    expect(
+      (await call(two.url, 'GET', '/vending/transactions', undefined, { key: 'sandbox_sk_second_key' })).status,
+    ).toBe(200);
     expect((await call(two.url, 'GET', '/vending/transactions', undefined, { key: KEY })).status).toBe(403);
   } finally {
     await two.close();
@@ -79,9 +125,16 @@ it('accepts any configured key, and refuses to start with a key outside the sand
 });
 
 it('answers invalid JSON with 400 and echoes a caller x-request-id', async () => {
-  const res = await fetch(`${sb.url}/vending/transactions`, { method: 'GET', headers: { Authorization: `Bearer ${KEY}`, 'x-request-id': 'req-123' } });
+  const res = await fetch(`${sb.url}/vending/transactions`, {
+    method: 'GET',
+    headers: { Authorization: `Bearer ${KEY}`, 'x-request-id': 'req-123' },
+  });
   expect(res.headers.get('x-request-id')).toBe('req-123');
-  const bad = await fetch(`${sb.url}/sms/template`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' }, body: '{nope' });
+  const bad = await fetch(`${sb.url}/sms/template`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+    body: '{nope',
+  });
   expect(bad.status).toBe(400);
   expect(((await bad.json()) as { message: string }).message).toBe('Invalid JSON body');
 });

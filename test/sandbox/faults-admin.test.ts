@@ -8,10 +8,21 @@ afterEach(() => env.api.admin.del('/faults'));
 
 const customer = { name: 'Ada', email: 'ada@example.com' };
 const startCard = (ref: string) =>
-  env.api.post('/transaction/initiate/process-payment', { transaction_reference: ref, amount: 100_000, payment_method: 'card', customer, card: { number: TEST_CARDS.otpOnly, cvv: '123', expiry_month: '12', expiry_year: '29' } });
+  env.api.post('/transaction/initiate/process-payment', {
+    transaction_reference: ref,
+    amount: 100_000,
+    payment_method: 'card',
+    customer,
+    card: { number: TEST_CARDS.otpOnly, cvv: '123', expiry_month: '12', expiry_year: '29' },
+  });
 const rawAuthorize = (ref: string) =>
-  fetch(`${env.sb.url}/transaction/payment/authorize`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ transaction_reference: ref, authorization: { otp: SANDBOX_OTP } }) });
-const verify = async (ref: string) => (await env.api.get(`/transaction/verify/${ref}`)).body!.data.transaction_status as string;
+  fetch(`${env.sb.url}/transaction/payment/authorize`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ transaction_reference: ref, authorization: { otp: SANDBOX_OTP } }),
+  });
+const verify = async (ref: string) =>
+  (await env.api.get(`/transaction/verify/${ref}`)).body!.data.transaction_status as string;
 
 describe('request faults', () => {
   it('latency delays the reply (then the request is processed normally)', async () => {
@@ -23,9 +34,19 @@ describe('request faults', () => {
   });
 
   it('a 5xx burst: count answers with the status, then normal service; nothing was processed', async () => {
-    await env.api.admin.post('/faults', { method: 'POST', path: '/transaction/initiate/process-payment', kind: 'error5xx', status: 502, count: 2 });
+    await env.api.admin.post('/faults', {
+      method: 'POST',
+      path: '/transaction/initiate/process-payment',
+      kind: 'error5xx',
+      status: 502,
+      count: 2,
+    });
     const ref = uid('5x-');
-    for (let i = 0; i < 2; i++) expect(await startCard(ref)).toMatchObject({ status: 502, body: { status: 502, success: false, message: 'Service temporarily unavailable' } });
+    for (let i = 0; i < 2; i++)
+      expect(await startCard(ref)).toMatchObject({
+        status: 502,
+        body: { status: 502, success: false, message: 'Service temporarily unavailable' },
+      });
     expect((await env.api.get(`/transaction/verify/${ref}`)).status).toBe(400); // never created
     expect((await startCard(ref)).status).toBe(200);
   });
@@ -33,7 +54,12 @@ describe('request faults', () => {
   it('reset: the socket is destroyed before processing; the transaction is untouched', async () => {
     const ref = uid('rs-');
     await startCard(ref);
-    await env.api.admin.post('/faults', { method: 'POST', path: '/transaction/payment/authorize', kind: 'reset', count: 1 });
+    await env.api.admin.post('/faults', {
+      method: 'POST',
+      path: '/transaction/payment/authorize',
+      kind: 'reset',
+      count: 1,
+    });
     await expect(rawAuthorize(ref)).rejects.toThrow();
     expect(await verify(ref)).toBe('Pending');
     expect(env.sb.ledger({ reference: ref })).toHaveLength(0);
@@ -43,7 +69,12 @@ describe('request faults', () => {
   it('drop-after-processing: the payment happens (ledger, verify) but the caller gets no reply', async () => {
     const ref = uid('da-');
     await startCard(ref);
-    await env.api.admin.post('/faults', { method: 'POST', path: '^/transaction/payment/authorize$', kind: 'drop-after-processing', count: 1 });
+    await env.api.admin.post('/faults', {
+      method: 'POST',
+      path: '^/transaction/payment/authorize$',
+      kind: 'drop-after-processing',
+      count: 1,
+    });
     await expect(rawAuthorize(ref)).rejects.toThrow();
     expect(await verify(ref)).toBe('Success');
     expect(env.sb.ledger({ reference: ref })).toEqual([expect.objectContaining({ kind: 'card_charge' })]);
@@ -53,13 +84,34 @@ describe('request faults', () => {
   });
 
   it('drop-before-processing is logged as reset; method and regex filters pick the requests', async () => {
-    await env.api.admin.post('/faults', { method: 'GET', path: '^/vending/transactions$', kind: 'drop-before-processing' });
-    expect((await env.api.post('/vending/utilities/electricity/lookup', { meter_no: '45067198783', meter_type: 'prepaid', provider: 'IE' })).status).toBe(200); // not matched
-    await expect(fetch(`${env.sb.url}/vending/transactions`, { headers: { Authorization: `Bearer ${KEY}` } })).rejects.toThrow();
-    await expect(fetch(`${env.sb.url}/vending/transactions`, { headers: { Authorization: `Bearer ${KEY}` } })).rejects.toThrow(); // no count: every match
-    expect((await env.api.admin.get('/faults')).body!.data).toEqual([expect.objectContaining({ kind: 'drop-before-processing', method: 'GET', path: '^/vending/transactions$' })]);
+    await env.api.admin.post('/faults', {
+      method: 'GET',
+      path: '^/vending/transactions$',
+      kind: 'drop-before-processing',
+    });
+    expect(
+      (
+        await env.api.post('/vending/utilities/electricity/lookup', {
+          meter_no: '45067198783',
+          meter_type: 'prepaid',
+          provider: 'IE',
+        })
+      ).status,
+    ).toBe(200); // not matched
+    await expect(
+      fetch(`${env.sb.url}/vending/transactions`, { headers: { Authorization: `Bearer ${KEY}` } }),
+    ).rejects.toThrow();
+    await expect(
+      fetch(`${env.sb.url}/vending/transactions`, { headers: { Authorization: `Bearer ${KEY}` } }),
+    ).rejects.toThrow(); // no count: every match
+    expect((await env.api.admin.get('/faults')).body!.data).toEqual([
+      expect.objectContaining({ kind: 'drop-before-processing', method: 'GET', path: '^/vending/transactions$' }),
+    ]);
     const log = (await env.api.admin.get('/requests')).body!.data as Json[];
-    expect(log.slice(-2)).toEqual([expect.objectContaining({ method: 'GET', path: '/vending/transactions', status: 'reset' }), expect.objectContaining({ status: 'reset' })]);
+    expect(log.slice(-2)).toEqual([
+      expect.objectContaining({ method: 'GET', path: '/vending/transactions', status: 'reset' }),
+      expect.objectContaining({ status: 'reset' }),
+    ]);
   });
 
   it('refuses a bad rule', async () => {
@@ -72,7 +124,9 @@ describe('request faults', () => {
 
 describe('admin API', () => {
   it('lists its endpoints; unknown admin paths are 404', async () => {
-    expect((await env.api.admin.get('')).body!.data.endpoints).toEqual(expect.arrayContaining(['POST /__admin/clock/advance {ms}']));
+    expect((await env.api.admin.get('')).body!.data.endpoints).toEqual(
+      expect.arrayContaining(['POST /__admin/clock/advance {ms}']),
+    );
     expect((await env.api.admin.get('/nope')).status).toBe(404);
   });
 
@@ -81,7 +135,13 @@ describe('admin API', () => {
     await startCard(ref);
     const log = (await env.api.admin.get('/requests')).body!.data as Json[];
     const entry = log.find((e) => e.reference === ref)!;
-    expect(entry).toEqual({ at: expect.any(String), method: 'POST', path: '/transaction/initiate/process-payment', status: 200, reference: ref });
+    expect(entry).toEqual({
+      at: expect.any(String),
+      method: 'POST',
+      path: '/transaction/initiate/process-payment',
+      status: 200,
+      reference: ref,
+    });
     expect(JSON.stringify(log)).not.toContain(TEST_CARDS.otpOnly);
   });
 
@@ -89,7 +149,16 @@ describe('admin API', () => {
     const ref = uid('lg-');
     await startCard(ref);
     await rawAuthorize(ref);
-    expect((await env.api.admin.get(`/ledger?reference=${ref}`)).body!.data).toEqual([{ id: expect.any(String), kind: 'card_charge', reference: ref, amount: 100_000, currency: 'NGN', at: expect.any(String) }]);
+    expect((await env.api.admin.get(`/ledger?reference=${ref}`)).body!.data).toEqual([
+      {
+        id: expect.any(String),
+        kind: 'card_charge',
+        reference: ref,
+        amount: 100_000,
+        currency: 'NGN',
+        at: expect.any(String),
+      },
+    ]);
     expect((await env.api.admin.get(`/ledger?reference=${ref}&kind=vend`)).body!.data).toEqual([]);
     expect((await env.api.admin.get('/ledger?kind=nonsense')).status).toBe(400);
   });
@@ -105,7 +174,8 @@ describe('admin API', () => {
   });
 
   it('the clock expires a POS remote request in no real time (→ 404)', async () => {
-    const ref = (await env.api.post('/softpos/pos/remote-request', { terminal_id: '2SBX0001', amount: 9900 })).body!.data.request_ref as string;
+    const ref = (await env.api.post('/softpos/pos/remote-request', { terminal_id: '2SBX0001', amount: 9900 })).body!
+      .data.request_ref as string;
     expect((await env.api.get(`/softpos/pos/remote-request/${ref}`)).status).toBe(200);
     await env.api.admin.advance(POS_REMOTE_LIFETIME_MS);
     expect((await env.api.get(`/softpos/pos/remote-request/${ref}`)).status).toBe(404);

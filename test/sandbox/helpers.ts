@@ -26,16 +26,26 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-export async function call(base: string, method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<CallResult> {
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: CallOptions = {},
+): Promise<CallResult> {
   const key = opts.key === undefined ? KEY : opts.key;
-  const headers: Record<string, string> = { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...opts.headers };
+  const headers: Record<string, string> = {
+    ...(key === null ? {} : { Authorization: `Bearer ${key}` }),
+    ...opts.headers,
+  };
   let payload: string | undefined;
   if (body !== undefined) {
     if (opts.form) {
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
       payload = new URLSearchParams(body as Record<string, string>).toString();
     } else {
-      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+        headers['Content-Type'] = 'application/json';
       payload = JSON.stringify(body);
     }
   }
@@ -52,18 +62,22 @@ export async function call(base: string, method: string, path: string, body?: un
 
 /** A client bound to one sandbox. */
 export function client(sb: Sandbox) {
-  const c = (method: string, path: string, body?: unknown, opts?: CallOptions) => call(sb.url, method, path, body, opts);
+  const c = (method: string, path: string, body?: unknown, opts?: CallOptions) =>
+    call(sb.url, method, path, body, opts);
   return {
     call: c,
     get: (path: string, opts?: CallOptions) => c('GET', path, undefined, opts),
     post: (path: string, body: unknown = {}, opts?: CallOptions) => c('POST', path, body, opts),
     admin: {
       get: (path: string) => c('GET', `/__admin${path}`, undefined, { key: null, headers: SANDBOX_ADMIN_HEADERS }),
-      post: (path: string, body: unknown = {}) => c('POST', `/__admin${path}`, body, { key: null, headers: SANDBOX_ADMIN_HEADERS }),
+      post: (path: string, body: unknown = {}) =>
+        c('POST', `/__admin${path}`, body, { key: null, headers: SANDBOX_ADMIN_HEADERS }),
       del: (path: string) => c('DELETE', `/__admin${path}`, undefined, { key: null, headers: SANDBOX_ADMIN_HEADERS }),
       /** Waits until the webhook deliveries in flight have finished (their results recorded). */
       settle: async () => {
-        expect((await c('POST', '/__admin/webhooks/settle', {}, { key: null, headers: SANDBOX_ADMIN_HEADERS })).status).toBe(200);
+        expect(
+          (await c('POST', '/__admin/webhooks/settle', {}, { key: null, headers: SANDBOX_ADMIN_HEADERS })).status,
+        ).toBe(200);
       },
       advance: async (ms: number) => {
         const r = await c('POST', '/__admin/clock/advance', { ms }, { key: null, headers: SANDBOX_ADMIN_HEADERS });
@@ -78,7 +92,10 @@ export function client(sb: Sandbox) {
  * closed after the last). With a receiver, the sandbox sends its webhooks there and the
  * receiver's hits are cleared before each test.
  */
-export function useSandbox(opts: Omit<SandboxOptions, 'port' | 'webhookUrl'> = {}, receiver?: Receiver): { readonly sb: Sandbox; readonly api: ReturnType<typeof client> } {
+export function useSandbox(
+  opts: Omit<SandboxOptions, 'port' | 'webhookUrl'> = {},
+  receiver?: Receiver,
+): { readonly sb: Sandbox; readonly api: ReturnType<typeof client> } {
   const env = {} as { sb: Sandbox; api: ReturnType<typeof client> };
   beforeAll(async () => {
     if (receiver) await receiver.start();
@@ -105,7 +122,11 @@ export class Receiver {
   /** What to answer; default 200 with the E-2 acknowledgement (harmless for E-1). */
   respond: (hit: Hit) => { status: number; body?: unknown } = (hit) => ({
     status: 200,
-    body: { response_code: 200, transaction_reference: hit.json.transaction_reference, response_description: 'Success' },
+    body: {
+      response_code: 200,
+      transaction_reference: hit.json.transaction_reference,
+      response_description: 'Success',
+    },
   });
   private server: Server | undefined;
   url = '';

@@ -8,7 +8,17 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { createLogger } from '../../src/logging/logger';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
-import { startBankPayment, startCardPayment, submitBankCode, submitOtp, submitPin, PaymentStepError, waitForState, getCardPaymentState, getDirectPaymentState } from '../../src/starters/payments';
+import {
+  startBankPayment,
+  startCardPayment,
+  submitBankCode,
+  submitOtp,
+  submitPin,
+  PaymentStepError,
+  waitForState,
+  getCardPaymentState,
+  getDirectPaymentState,
+} from '../../src/starters/payments';
 import { LogCapture, testConfig } from '../helpers/temporal';
 import { usePaymentServices } from '../payments/helpers';
 
@@ -39,7 +49,12 @@ async function decodedHistoryText(handle: WorkflowHandle): Promise<string> {
     const o = v as Record<string, unknown>;
     if (o.metadata && typeof o.metadata === 'object' && 'data' in o) {
       // A Payload: what the Web UI would show is the codec server's decoding of it.
-      const metadata = Object.fromEntries(Object.entries(o.metadata as Record<string, Uint8Array>).map(([k, b]) => [k, Buffer.from(b).toString('base64')]));
+      const metadata = Object.fromEntries(
+        Object.entries(o.metadata as Record<string, Uint8Array>).map(([k, b]) => [
+          k,
+          Buffer.from(b).toString('base64'),
+        ]),
+      );
       payloads.push({ metadata, data: o.data ? Buffer.from(o.data as Uint8Array).toString('base64') : undefined });
     }
     Object.values(o).forEach(walk);
@@ -47,7 +62,11 @@ async function decodedHistoryText(handle: WorkflowHandle): Promise<string> {
   walk(history);
   const res = await fetch(`${env.services.codecUrl}/decode`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${config.codec.token}`, 'x-namespace': config.temporal.namespace },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${config.codec.token}`,
+      'x-namespace': config.temporal.namespace,
+    },
     body: JSON.stringify({ payloads }),
   });
   expect(res.status).toBe(200);
@@ -57,7 +76,12 @@ async function decodedHistoryText(handle: WorkflowHandle): Promise<string> {
 }
 
 const refusedAs = (p: Promise<unknown>, kind: PaymentStepError['kind']) =>
-  expect(p.then(() => undefined, (e: unknown) => (e as PaymentStepError).kind)).resolves.toBe(kind);
+  expect(
+    p.then(
+      () => undefined,
+      (e: unknown) => (e as PaymentStepError).kind,
+    ),
+  ).resolves.toBe(kind);
 
 describe('card data, PINs, OTPs and bank codes never reach Temporal history or logs', () => {
   it('card (PIN then OTP), with a refused PIN and a refused OTP on the way', async () => {
@@ -67,11 +91,18 @@ describe('card data, PINs, OTPs and bank codes never reach Temporal history or l
     const wrongOtp = '48291736';
     secrets.set('PAN', TEST_CARDS.pinThenOtp).set('CVV', cvv).set('refused PIN', wrongPin).set('refused OTP', wrongOtp);
     const handle = await startCardPayment(env.services.starters, {
-      transactionRef: ref, amount: 900_000, currency: 'NGN', card: { number: TEST_CARDS.pinThenOtp, cvv, expiryMonth: '09', expiryYear: '33' },
-      customer: { name: 'Ada Obi', email: 'ada@example.com' }, webhookGraceMs: 10_000,
+      transactionRef: ref,
+      amount: 900_000,
+      currency: 'NGN',
+      card: { number: TEST_CARDS.pinThenOtp, cvv, expiryMonth: '09', expiryYear: '33' },
+      customer: { name: 'Ada Obi', email: 'ada@example.com' },
+      webhookGraceMs: 10_000,
     });
     handles.push(handle);
-    await waitForState(() => getCardPaymentState(env.services.client, ref), (s) => s.status === 'awaiting_pin');
+    await waitForState(
+      () => getCardPaymentState(env.services.client, ref),
+      (s) => s.status === 'awaiting_pin',
+    );
     await refusedAs(submitPin(env.services.starters, ref, wrongPin), 'refused');
     await submitPin(env.services.starters, ref, SANDBOX_PIN);
     await refusedAs(submitOtp(env.services.starters, ref, wrongOtp), 'refused');
@@ -84,10 +115,18 @@ describe('card data, PINs, OTPs and bank codes never reach Temporal history or l
     const wrongCode = '91827364';
     secrets.set('refused bank code', wrongCode);
     const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, {
-      transactionRef: ref, amount: 250_000, currency: 'NGN', bank: { bankCode: '058', accountOrPhone: '0123456789' }, customer: { name: 'Ada Obi', email: 'ada@example.com' }, webhookGraceMs: 10_000,
+      transactionRef: ref,
+      amount: 250_000,
+      currency: 'NGN',
+      bank: { bankCode: '058', accountOrPhone: '0123456789' },
+      customer: { name: 'Ada Obi', email: 'ada@example.com' },
+      webhookGraceMs: 10_000,
     });
     handles.push(handle);
-    await waitForState(() => getDirectPaymentState(env.services.client, ref), (s) => s.status === 'awaiting_code');
+    await waitForState(
+      () => getDirectPaymentState(env.services.client, ref),
+      (s) => s.status === 'awaiting_code',
+    );
     await refusedAs(submitBankCode(env.services.starters, ref, wrongCode), 'refused');
     await submitBankCode(env.services.starters, ref, SANDBOX_OTP);
     expect(await handle.result()).toMatchObject({ status: 'success' });
@@ -105,7 +144,9 @@ describe('card data, PINs, OTPs and bank codes never reach Temporal history or l
       for (const text of texts) expect({ what, found: text.includes(value) }).toEqual({ what, found: false });
       expect({ what, inLogs: capture.text.includes(value) }).toEqual({ what, inLogs: false });
     }
-    for (const text of texts) for (const field of ['"cvv":', '"number":', '"pin":', '"otp":', '"otp_token":', '"expiryMonth":']) expect(text).not.toContain(field);
+    for (const text of texts)
+      for (const field of ['"cvv":', '"number":', '"pin":', '"otp":', '"otp_token":', '"expiryMonth":'])
+        expect(text).not.toContain(field);
     expect(capture.lines.length).toBeGreaterThan(10); // the stack did log (debug level)
   });
 });

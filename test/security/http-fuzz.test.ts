@@ -61,13 +61,40 @@ const ROUTES = {
   receiver: ['/webhooks', '/webhooks/', '/payments/return?reference=x', '/healthz'],
   codec: ['/decode', '/encode', '/t/dev-codec-token/decode', '/t/%ZZ/decode', '/healthz'],
   sandbox: [
-    '/transaction/initiate', '/transaction/initiate/process-payment', '/transaction/payment/authorize', '/transaction/verify/x', '/virtual-account',
-    '/merchant/transactions', '/__admin/ledger', '/__admin/faults', '/__admin/reset', '/__admin/clock/advance', '/pos/transaction', '/sms/send/instant',
+    '/transaction/initiate',
+    '/transaction/initiate/process-payment',
+    '/transaction/payment/authorize',
+    '/transaction/verify/x',
+    '/virtual-account',
+    '/merchant/transactions',
+    '/__admin/ledger',
+    '/__admin/faults',
+    '/__admin/reset',
+    '/__admin/clock/advance',
+    '/pos/transaction',
+    '/sms/send/instant',
   ],
 } as const;
 
-const method = fc.oneof(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE'), fc.stringMatching(/^[A-Z]{1,12}$/), fc.string({ maxLength: 10 }));
-const nasty = fc.constantFrom('//', '/%ZZ', '/..', '/../../etc/passwd', '/%00', '/\u00e9\u2603', '/a'.repeat(3000), '*', 'http://evil/x', '/?%ZZ=%ZZ', '/t/%/decode', '/webhooks?%');
+const method = fc.oneof(
+  fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE'),
+  fc.stringMatching(/^[A-Z]{1,12}$/),
+  fc.string({ maxLength: 10 }),
+);
+const nasty = fc.constantFrom(
+  '//',
+  '/%ZZ',
+  '/..',
+  '/../../etc/passwd',
+  '/%00',
+  '/\u00e9\u2603',
+  '/a'.repeat(3000),
+  '*',
+  'http://evil/x',
+  '/?%ZZ=%ZZ',
+  '/t/%/decode',
+  '/webhooks?%',
+);
 const target = (routes: readonly string[]) =>
   fc.oneof(
     fc.constantFrom(...routes),
@@ -75,15 +102,42 @@ const target = (routes: readonly string[]) =>
     fc.tuple(fc.constantFrom(...routes), fc.oneof(nasty, fc.string({ maxLength: 40 }))).map(([a, b]) => a + b),
     fc.string({ maxLength: 200 }).map((s) => `/${s}`),
   );
-const headerName = fc.oneof(fc.constantFrom('content-type', 'authorization', 'x-service-encrypted-body', 'x-service-signature', 'origin', 'x-namespace', 'transfer-encoding'), fc.stringMatching(/^[a-z-]{1,20}$/));
-const headerValue = fc.oneof(fc.constantFrom('application/json', 'text/plain', 'Bearer dev-codec-token', SANDBOX_ADMIN_HEADERS.authorization, 'application/x-www-form-urlencoded', 'Bearer ', 'chunked', 'x'.repeat(20_000)), fc.string({ maxLength: 60 }));
+const headerName = fc.oneof(
+  fc.constantFrom(
+    'content-type',
+    'authorization',
+    'x-service-encrypted-body',
+    'x-service-signature',
+    'origin',
+    'x-namespace',
+    'transfer-encoding',
+  ),
+  fc.stringMatching(/^[a-z-]{1,20}$/),
+);
+const headerValue = fc.oneof(
+  fc.constantFrom(
+    'application/json',
+    'text/plain',
+    'Bearer dev-codec-token',
+    SANDBOX_ADMIN_HEADERS.authorization,
+    'application/x-www-form-urlencoded',
+    'Bearer ',
+    'chunked',
+    'x'.repeat(20_000),
+  ),
+  fc.string({ maxLength: 60 }),
+);
 const body = fc.oneof(
   fc.uint8Array({ maxLength: 512 }).map((b) => Buffer.from(b)),
   fc.json().map((j) => Buffer.from(j)),
   fc.constant(Buffer.from('['.repeat(5000))),
   fc.constant(Buffer.from(JSON.stringify({ payloads: [{ metadata: { encoding: 'x' }, data: '%%%' }] }))),
 );
-const contentLength = fc.oneof(fc.constant('exact'), fc.constant('none'), fc.constantFrom('-1', 'abc', '99999999999', '0'));
+const contentLength = fc.oneof(
+  fc.constant('exact'),
+  fc.constant('none'),
+  fc.constantFrom('-1', 'abc', '99999999999', '0'),
+);
 
 function requestBytes(m: string, t: string, headers: [string, string][], b: Buffer, cl: string): Buffer {
   const lines = [`${m} ${t} HTTP/1.1`, 'Host: 127.0.0.1', ...headers.map(([k, v]) => `${k}: ${v}`)];
@@ -102,11 +156,18 @@ describe.each(['receiver', 'codec', 'sandbox'] as const)('%s', (server) => {
   it('answers random methods, targets, headers and bodies without a 5xx and stays up', async () => {
     const base = urls[server];
     await fc.assert(
-      fc.asyncProperty(method, target(ROUTES[server]), fc.array(fc.tuple(headerName, headerValue), { maxLength: 6 }), body, contentLength, async (m, t, h, b, cl) => {
-        const status = await rawRequest(base, requestBytes(m, t, h, b, cl));
-        if (typeof status === 'number') expect(status).toBeLessThan(500);
-        expect(exited).toBeUndefined();
-      }),
+      fc.asyncProperty(
+        method,
+        target(ROUTES[server]),
+        fc.array(fc.tuple(headerName, headerValue), { maxLength: 6 }),
+        body,
+        contentLength,
+        async (m, t, h, b, cl) => {
+          const status = await rawRequest(base, requestBytes(m, t, h, b, cl));
+          if (typeof status === 'number') expect(status).toBeLessThan(500);
+          expect(exited).toBeUndefined();
+        },
+      ),
       { numRuns: 400 },
     );
     expect(await healthy(base)).toBe(true);
@@ -132,7 +193,13 @@ describe('the requests that crashed a server before', () => {
   });
 
   it('a body over the limit is refused with 413 while it is read (Content-Length first)', async () => {
-    const status = await rawRequest(urls.receiver, Buffer.from(`POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\nx-service-encrypted-body: ab\r\n\r\n{`, 'latin1'));
+    const status = await rawRequest(
+      urls.receiver,
+      Buffer.from(
+        `POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\nx-service-encrypted-body: ab\r\n\r\n{`,
+        'latin1',
+      ),
+    );
     expect(status).toBe(413);
     expect(await healthy(urls.receiver)).toBe(true);
   });

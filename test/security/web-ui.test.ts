@@ -22,7 +22,16 @@ import { getCardPaymentState, startCardPayment, waitForState } from '../../src/s
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const STEP_MS = 15_000;
 
 /** The card the real flow is started with: its last four ('4444') must show, the PAN and CVV must not. */
@@ -43,15 +52,21 @@ interface Exposure {
 
 /** Where each secret appears (empty: nowhere); a PAN is also looked for in groups of four. */
 function findSecrets(exposure: Exposure, card: { number: string; cvv: string }): string[] {
-  const panForms = [card.number, card.number.replace(/(\d{4})(?=\d)/g, '$1 '), card.number.replace(/(\d{4})(?=\d)/g, '$1-')];
+  const panForms = [
+    card.number,
+    card.number.replace(/(\d{4})(?=\d)/g, '$1 '),
+    card.number.replace(/(\d{4})(?=\d)/g, '$1-'),
+  ];
   // A CVV is short: only a standalone number counts (not 4 digits inside a run id or a timestamp).
   const cvv = new RegExp(`(?<!\\d)${card.cvv}(?!\\d)`);
   const found: string[] = [];
   for (const [where, text] of Object.entries(exposure)) {
-    for (const pan of panForms) if (text.includes(pan)) found.push(`PAN in ${where}: …${context(text, text.indexOf(pan))}…`);
+    for (const pan of panForms)
+      if (text.includes(pan)) found.push(`PAN in ${where}: …${context(text, text.indexOf(pan))}…`);
     const m = cvv.exec(text);
     if (m) found.push(`CVV in ${where}: …${context(text, m.index)}…`);
-    for (const field of ['"cvv"', '"number"', '"expiryMonth"']) if (text.includes(field)) found.push(`${field} field in ${where}`);
+    for (const field of ['"cvv"', '"number"', '"expiryMonth"'])
+      if (text.includes(field)) found.push(`${field} field in ${where}`);
   }
   return found;
 }
@@ -106,7 +121,12 @@ const context = (text: string, at: number): string => text.slice(Math.max(0, at 
    * expose to `check`. `ready` is text the decoded input must show before anything is read
    * (decoding is done). Any failure, `check`'s included, leaves a screenshot in the temp folder.
    */
-  async function inspect(workflowId: string, runId: string, opts: { ready: string[]; minEvents: number; name: string }, check: (seen: Exposure) => void): Promise<void> {
+  async function inspect(
+    workflowId: string,
+    runId: string,
+    opts: { ready: string[]; minEvents: number; name: string },
+    check: (seen: Exposure) => void,
+  ): Promise<void> {
     const { ready, minEvents, name } = opts;
     const page = await browser!.newPage({ viewport: { width: 1400, height: 2400 } });
     page.setDefaultTimeout(STEP_MS);
@@ -115,7 +135,8 @@ const context = (text: string, at: number): string => text.slice(Math.max(0, at 
       if (!new URL(res.url()).pathname.endsWith('/decode')) return;
       decodes.push(
         res.json().then(
-          (body: { payloads?: { data?: string }[] }) => (body.payloads ?? []).map((p) => Buffer.from(p.data ?? '', 'base64').toString('utf8')).join('\n'),
+          (body: { payloads?: { data?: string }[] }) =>
+            (body.payloads ?? []).map((p) => Buffer.from(p.data ?? '', 'base64').toString('utf8')).join('\n'),
           () => '',
         ),
       );
@@ -156,7 +177,10 @@ const context = (text: string, at: number): string => text.slice(Math.max(0, at 
     for (;;) {
       const missing = short(await page.locator('body').innerText());
       if (missing.length === 0) return;
-      if (Date.now() > deadline) throw new Error(`the Web UI never showed ${JSON.stringify(missing)} ${times} time(s) (decoded input not rendered?)`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `the Web UI never showed ${JSON.stringify(missing)} ${times} time(s) (decoded input not rendered?)`,
+        );
       await page.waitForTimeout(250);
     }
   }
@@ -171,12 +195,21 @@ const context = (text: string, at: number): string => text.slice(Math.max(0, at 
       args: [{ transactionRef: ref, amount: 1_000, currency: 'NGN', card: CONTROL_CARD }],
     });
     try {
-      await inspect(handle.workflowId, handle.firstExecutionRunId, { ready: [ref, CONTROL_CARD.number], minEvents: 2, name: 'control' }, (seen) => {
-        const found = findSecrets(seen, CONTROL_CARD);
-        for (const where of ['text', 'html', 'decoded']) {
-          expect({ where, pan: found.some((f) => f.startsWith(`PAN in ${where}`)), cvv: found.some((f) => f.startsWith(`CVV in ${where}`)) }).toEqual({ where, pan: true, cvv: true });
-        }
-      });
+      await inspect(
+        handle.workflowId,
+        handle.firstExecutionRunId,
+        { ready: [ref, CONTROL_CARD.number], minEvents: 2, name: 'control' },
+        (seen) => {
+          const found = findSecrets(seen, CONTROL_CARD);
+          for (const where of ['text', 'html', 'decoded']) {
+            expect({
+              where,
+              pan: found.some((f) => f.startsWith(`PAN in ${where}`)),
+              cvv: found.some((f) => f.startsWith(`CVV in ${where}`)),
+            }).toEqual({ where, pan: true, cvv: true });
+          }
+        },
+      );
     } finally {
       await handle.terminate('web-ui control done').catch(() => undefined);
     }
@@ -185,19 +218,32 @@ const context = (text: string, at: number): string => text.slice(Math.max(0, at 
   it('a card payment awaiting its PIN: decoded input shown (last four, reference), PAN and CVV nowhere', async () => {
     const ref = `web-ui-${randomUUID()}`;
     const handle = await startCardPayment(services!.starters, {
-      transactionRef: ref, amount: 900_000, currency: 'NGN', card: CARD, customer: { name: 'Ada Obi', email: 'ada@example.com' },
+      transactionRef: ref,
+      amount: 900_000,
+      currency: 'NGN',
+      card: CARD,
+      customer: { name: 'Ada Obi', email: 'ada@example.com' },
     });
-    await waitForState(() => getCardPaymentState(services!.client, ref), (s) => s.status === 'awaiting_pin', { timeoutMs: STEP_MS });
+    await waitForState(
+      () => getCardPaymentState(services!.client, ref),
+      (s) => s.status === 'awaiting_pin',
+      { timeoutMs: STEP_MS },
+    );
 
     try {
-      await inspect(handle.workflowId, (await handle.describe()).runId, { ready: [ref, '"last4": "4444"'], minEvents: 10, name: 'card' }, (seen) => {
-        // Decoding through the codec server worked: the browser got the decoded input, and it shows.
-        expect(seen.decoded).toContain(ref);
-        expect(seen.decoded).toContain('"last4":"4444"');
-        expect(seen.text).toMatch(/"handle": "cc_[A-Za-z0-9_-]+"/);
-        // ...and no card data anywhere.
-        expect(findSecrets(seen, CARD)).toEqual([]);
-      });
+      await inspect(
+        handle.workflowId,
+        (await handle.describe()).runId,
+        { ready: [ref, '"last4": "4444"'], minEvents: 10, name: 'card' },
+        (seen) => {
+          // Decoding through the codec server worked: the browser got the decoded input, and it shows.
+          expect(seen.decoded).toContain(ref);
+          expect(seen.decoded).toContain('"last4":"4444"');
+          expect(seen.text).toMatch(/"handle": "cc_[A-Za-z0-9_-]+"/);
+          // ...and no card data anywhere.
+          expect(findSecrets(seen, CARD)).toEqual([]);
+        },
+      );
     } finally {
       await handle.terminate('web-ui test done').catch(() => undefined);
     }

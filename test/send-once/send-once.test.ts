@@ -58,15 +58,28 @@ function fakeService(script: Script) {
           throw ApplicationFailure.create({ type: 'OutcomeUnknown', message: 'socket hang up', nonRetryable: true });
         case 'drop-after':
           process();
-          throw ApplicationFailure.create({ type: 'OutcomeUnknown', message: 'connection reset after the request was sent', nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: 'OutcomeUnknown',
+            message: 'connection reset after the request was sent',
+            nonRetryable: true,
+          });
         case 'refuse':
           throw ApplicationFailure.create({ type: 'BadRequest', message: 'amount cannot be < 0', nonRetryable: true });
         case 'refuse-duplicate':
-          throw ApplicationFailure.create({ type: 'BadRequest', message: 'Duplicate transaction reference', nonRetryable: true });
+          throw ApplicationFailure.create({
+            type: 'BadRequest',
+            message: 'Duplicate transaction reference',
+            nonRetryable: true,
+          });
         case 'never-sent':
           throw ApplicationFailure.create({ type: 'Transient', message: 'connect ECONNREFUSED', nonRetryable: true });
         case 'answered-5xx':
-          throw ApplicationFailure.create({ type: 'OutcomeUnknown', message: 'Service temporarily unavailable', nonRetryable: true, details: [{ status: 503 }] });
+          throw ApplicationFailure.create({
+            type: 'OutcomeUnknown',
+            message: 'Service temporarily unavailable',
+            nonRetryable: true,
+            details: [{ status: 503 }],
+          });
         case 'land-late':
           // The worker is cut off mid-call: Temporal times the attempt out; the request lands 30 s later.
           landing.push({ reference, at: (await env.currentTimeMs()) + 30_000 });
@@ -101,7 +114,10 @@ function fakeService(script: Script) {
   return { activities, held, log, landing, release: () => release?.(), started };
 }
 
-async function run(script: Script, opts: { maxSends?: number; absentReads?: number; inFlightMs?: number; sendStartToCloseMs?: number } = {}) {
+async function run(
+  script: Script,
+  opts: { maxSends?: number; absentReads?: number; inFlightMs?: number; sendStartToCloseMs?: number } = {},
+) {
   const service = fakeService(script);
   const taskQueue = `send-once-${randomUUID()}`;
   const worker = await Worker.create({
@@ -111,8 +127,19 @@ async function run(script: Script, opts: { maxSends?: number; absentReads?: numb
     activities: service.activities,
   });
   const reference = `ref-${randomUUID()}`;
-  const result = await worker.runUntil(env.client.workflow.execute<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', { taskQueue, workflowId: reference, args: [reference, opts] }));
-  return { result, log: service.log, processed: service.held.get(reference) ?? 0, stillLanding: service.landing.filter((l) => l.reference === reference).length };
+  const result = await worker.runUntil(
+    env.client.workflow.execute<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', {
+      taskQueue,
+      workflowId: reference,
+      args: [reference, opts],
+    }),
+  );
+  return {
+    result,
+    log: service.log,
+    processed: service.held.get(reference) ?? 0,
+    stillLanding: service.landing.filter((l) => l.reference === reference).length,
+  };
 }
 
 it('an answered send is sent once and never requeried', async () => {
@@ -131,7 +158,12 @@ it('a refused first send ends refused without a requery or a resend', async () =
 
 it('dropped after processing: the requery finds it, and it is never sent again', async () => {
   const { result, log, processed } = await run({ sends: ['drop-after'] });
-  expect(result).toMatchObject({ outcome: 'found', sends: 1, record: { sends: 1 }, lost: expect.stringContaining('connection reset') });
+  expect(result).toMatchObject({
+    outcome: 'found',
+    sends: 1,
+    record: { sends: 1 },
+    lost: expect.stringContaining('connection reset'),
+  });
   expect(log).toEqual(['send#1:drop-after', 'requery:found']);
   expect(processed).toBe(1);
 });
@@ -151,16 +183,22 @@ it('a worker cut off mid-send (Temporal timed the attempt out, its request still
 });
 
 it('without the in-flight window the same late request would have been doubled', async () => {
-  const { result, processed, stillLanding } = await run({ sends: ['land-late', 'answer'] }, { inFlightMs: 0, sendStartToCloseMs: 1_000 });
+  const { result, processed, stillLanding } = await run(
+    { sends: ['land-late', 'answer'] },
+    { inFlightMs: 0, sendStartToCloseMs: 1_000 },
+  );
   expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
   expect(processed + stillLanding).toBe(2); // the resend went through, and the first is still on its way: two at the service
 });
 
-it.each(['never-sent', 'answered-5xx', 'drop-before'] as const)('an attempt the activity itself reported (%s) is resent after the absent reads, without waiting out the window', async (first) => {
-  const { result, log } = await run({ sends: [first, 'answer'] });
-  expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
-  expect(log).toEqual([`send#1:${first}`, 'requery:absent', 'requery:absent', 'send#2:answer']);
-});
+it.each(['never-sent', 'answered-5xx', 'drop-before'] as const)(
+  'an attempt the activity itself reported (%s) is resent after the absent reads, without waiting out the window',
+  async (first) => {
+    const { result, log } = await run({ sends: [first, 'answer'] });
+    expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
+    expect(log).toEqual([`send#1:${first}`, 'requery:absent', 'requery:absent', 'send#2:answer']);
+  },
+);
 
 it('read-after-write: an "absent" right after the send is read again, and a late record stops the resend', async () => {
   const { result, log, processed } = await run({ sends: ['drop-after'], lagReads: 1 });
@@ -170,7 +208,10 @@ it('read-after-write: an "absent" right after the send is read again, and a late
 });
 
 it('with one absent read allowed and no in-flight window, the same lag would have doubled the request (why absentReads defaults to 2)', async () => {
-  const { result, processed } = await run({ sends: ['drop-after', 'answer'], lagReads: 1 }, { absentReads: 1, inFlightMs: 0 });
+  const { result, processed } = await run(
+    { sends: ['drop-after', 'answer'], lagReads: 1 },
+    { absentReads: 1, inFlightMs: 0 },
+  );
   expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
   expect(processed).toBe(2);
 });
@@ -191,7 +232,13 @@ it('never received after maxSends sends: never-received, and no third send', asy
 it('a resend refused as a duplicate is requeried: the first send had landed late', async () => {
   const { result, log, processed } = await run({ sends: ['drop-after', 'refuse-duplicate'], lagReads: 2 });
   expect(result).toMatchObject({ outcome: 'found', sends: 2, record: { sends: 1 } });
-  expect(log).toEqual(['send#1:drop-after', 'requery:absent(lag)', 'requery:absent(lag)', 'send#2:refuse-duplicate', 'requery:found']);
+  expect(log).toEqual([
+    'send#1:drop-after',
+    'requery:absent(lag)',
+    'requery:absent(lag)',
+    'send#2:refuse-duplicate',
+    'requery:found',
+  ]);
   expect(processed).toBe(1);
 });
 
@@ -206,7 +253,11 @@ it('cancellation mid-send: the send finishes and its outcome is returned; nothin
   });
   const reference = `ref-${randomUUID()}`;
   const result = await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', { taskQueue, workflowId: reference, args: [reference] });
+    const handle = await env.client.workflow.start<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', {
+      taskQueue,
+      workflowId: reference,
+      args: [reference],
+    });
     await service.started;
     await handle.cancel();
     await new Promise((r) => setTimeout(r, 500));

@@ -28,7 +28,8 @@ function newestSourceMtime(): number {
     }
   };
   walk(join(PROJECT_ROOT, 'src'));
-  for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json']) newest = Math.max(newest, statSync(join(PROJECT_ROOT, f)).mtimeMs);
+  for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json'])
+    newest = Math.max(newest, statSync(join(PROJECT_ROOT, f)).mtimeMs);
   return newest;
 }
 
@@ -42,7 +43,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function ensureBuilt(): Promise<void> {
   if (buildIsFresh()) return;
-  const lock = join(tmpdir(), `payflow-build-${createHash('sha256').update(PROJECT_ROOT).digest('hex').slice(0, 12)}.lock`);
+  const lock = join(
+    tmpdir(),
+    `payflow-build-${createHash('sha256').update(PROJECT_ROOT).digest('hex').slice(0, 12)}.lock`,
+  );
   for (;;) {
     try {
       mkdirSync(lock);
@@ -57,10 +61,18 @@ export async function ensureBuilt(): Promise<void> {
   }
   try {
     if (buildIsFresh()) return;
-    const tsc = spawnSync(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+    const tsc = spawnSync(
+      process.execPath,
+      [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: PROJECT_ROOT, encoding: 'utf8' },
+    );
     if (tsc.status !== 0) throw new Error(`npm run build (tsc) failed:\n${tsc.stdout}${tsc.stderr}`);
-    const bundle = spawnSync(process.execPath, [join(DIST, 'workers', 'build-workflow-bundle.js')], { cwd: PROJECT_ROOT, encoding: 'utf8' });
-    if (bundle.status !== 0) throw new Error(`npm run build (workflow bundle) failed:\n${bundle.stdout}${bundle.stderr}`);
+    const bundle = spawnSync(process.execPath, [join(DIST, 'workers', 'build-workflow-bundle.js')], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+    });
+    if (bundle.status !== 0)
+      throw new Error(`npm run build (workflow bundle) failed:\n${bundle.stdout}${bundle.stderr}`);
   } finally {
     rmdirSync(lock);
   }

@@ -26,7 +26,14 @@ const portOpen = (port: number) =>
   });
 
 it('Ctrl-C (SIGINT to the process group) lets an in-flight money call finish, then stops the worker and services, PostgreSQL and the dev server, in that order, without warnings', async () => {
-  const ports = { temporal: await freePort(), ui: await freePort(), sandbox: await freePort(), webhook: await freePort(), codec: await freePort(), pg: await freePort() };
+  const ports = {
+    temporal: await freePort(),
+    ui: await freePort(),
+    sandbox: await freePort(),
+    webhook: await freePort(),
+    codec: await freePort(),
+    pg: await freePort(),
+  };
   const dataDir = mkdtempSync(join(tmpdir(), 'payflow-ctrl-c-'));
   const env: Record<string, string> = {
     TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
@@ -58,12 +65,24 @@ it('Ctrl-C (SIGINT to the process group) lets an in-flight money call finish, th
     expect(await portOpen(ports.pg)).toBe(true);
 
     // A vend whose purchase (H3) the sandbox answers 4 s late: Ctrl-C while it is in flight.
-    await new SandboxAdmin(`http://127.0.0.1:${ports.sandbox}`).fault({ method: 'POST', path: '^/vending/utilities/electricity$', kind: 'latency', latencyMs: 4_000, count: 1 });
+    await new SandboxAdmin(`http://127.0.0.1:${ports.sandbox}`).fault({
+      method: 'POST',
+      path: '^/vending/utilities/electricity$',
+      kind: 'latency',
+      latencyMs: 4_000,
+      count: 1,
+    });
     const starters = await connectStarters(loadConfig(env));
     try {
       const handle = await startVend(starters, {
-        order_ref: 'ctrl-c-1', provider: 'EKEDC', meter_no: '45067198783', meter_type: 'prepaid', amount: 5000,
-        phone_number: '08012345678', email: 'ada@example.com', options: { checkSettleDelay: '200ms', retryBackoff: '300ms' },
+        order_ref: 'ctrl-c-1',
+        provider: 'EKEDC',
+        meter_no: '45067198783',
+        meter_type: 'prepaid',
+        amount: 5000,
+        phone_number: '08012345678',
+        email: 'ada@example.com',
+        options: { checkSettleDelay: '200ms', retryBackoff: '300ms' },
       });
       for (let i = 0; (await handle.query(vendStateQuery)).status !== 'purchasing'; i++) {
         if (i > 200) throw new Error('the vend never reached purchasing');
@@ -82,7 +101,9 @@ it('Ctrl-C (SIGINT to the process group) lets an in-flight money call finish, th
     // The purchase was answered after Ctrl-C, and before the worker stopped.
     expect(shutdown.indexOf('vend purchase answered')).toBeGreaterThanOrEqual(0);
     expect(shutdown.indexOf('vend purchase answered')).toBeLessThan(shutdown.indexOf('worker and services stopped'));
-    const order = ['worker and services stopped', 'Temporal dev server stopped', 'stopped.'].map((line) => shutdown.indexOf(line));
+    const order = ['worker and services stopped', 'Temporal dev server stopped', 'stopped.'].map((line) =>
+      shutdown.indexOf(line),
+    );
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(out).not.toContain('exited before the stack stopped it');

@@ -6,11 +6,22 @@ import { join } from 'node:path';
 import { EMBEDDED_DEFAULTS } from '../../src/config/config';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 
-interface Instruction { op: string; args: string }
-interface Stage { from: string; name?: string; instructions: Instruction[] }
+interface Instruction {
+  op: string;
+  args: string;
+}
+interface Stage {
+  from: string;
+  name?: string;
+  instructions: Instruction[];
+}
 
 const text = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
-const lines = text.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+const lines = text
+  .replace(/\\\n/g, ' ')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#'));
 const globalArgs: Instruction[] = [];
 const stages: Stage[] = [];
 for (const line of lines) {
@@ -40,7 +51,9 @@ it('is based on Node.js 24 LTS in every stage', () => {
 
 it('builds dist/ and the workflow bundle in the build stage and copies them into the runtime', () => {
   expect(ops(stage('build'), 'RUN')).toContain('npm run build');
-  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
   expect(pkg.scripts.build).toContain('build-workflow-bundle');
   expect(ops(runtime, 'COPY')).toContain('--from=build /app/dist ./dist');
   expect(ops(runtime, 'RUN')).toContain('test -s dist/workflow-bundle.js');
@@ -69,7 +82,10 @@ it('carries no secret: no secret-named ENV or ARG, no embedded development value
     if (ins.op === 'ENV' || ins.op === 'ARG') expect(ins.args).not.toMatch(/KEY|SECRET|TOKEN|PASSWORD/i);
     if (ins.op === 'COPY') expect(ins.args).not.toMatch(/^\.\s/);
   }
-  for (const [name, value] of Object.entries(EMBEDDED_DEFAULTS)) if (name !== 'baseUrl') expect(text).not.toContain(value);
-  const ignored = readFileSync(join(PROJECT_ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+  for (const [name, value] of Object.entries(EMBEDDED_DEFAULTS))
+    if (name !== 'baseUrl') expect(text).not.toContain(value);
+  const ignored = readFileSync(join(PROJECT_ROOT, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim());
   for (const entry of ['.env', '.env.*', 'node_modules', '.tools', '.data', '.git']) expect(ignored).toContain(entry);
 });

@@ -27,7 +27,8 @@ const named = (kind: string, name: string) => {
   if (!found) throw new Error(`no ${kind} ${name}`);
   return found;
 };
-const matches = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+  Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 const container = (deployment: Obj) => deployment.spec.template.spec.containers[0] as Obj;
 const configMap = named('ConfigMap', 'payflow-config').data as Record<string, string>;
 
@@ -37,15 +38,28 @@ describe('the kustomize base, parsed', () => {
   });
 
   it('has the worker, webhook receiver and codec server Deployments, their Services, PDBs, a CPU HPA and the search-attribute Job', () => {
-    expect(byKind('Deployment').map((d) => d.metadata.name).sort()).toEqual(['payflow-codec-server', 'payflow-webhooks', 'payflow-worker']);
-    expect(byKind('Service').map((d) => d.metadata.name).sort()).toEqual(['payflow-codec-server', 'payflow-webhooks']);
+    expect(
+      byKind('Deployment')
+        .map((d) => d.metadata.name)
+        .sort(),
+    ).toEqual(['payflow-codec-server', 'payflow-webhooks', 'payflow-worker']);
+    expect(
+      byKind('Service')
+        .map((d) => d.metadata.name)
+        .sort(),
+    ).toEqual(['payflow-codec-server', 'payflow-webhooks']);
     expect(byKind('PodDisruptionBudget').length).toBeGreaterThanOrEqual(1);
     const hpa = named('HorizontalPodAutoscaler', 'payflow-worker');
     expect(hpa.apiVersion).toBe('autoscaling/v2');
     expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'payflow-worker' });
-    expect(hpa.spec.metrics).toEqual([expect.objectContaining({ type: 'Resource', resource: expect.objectContaining({ name: 'cpu' }) })]);
+    expect(hpa.spec.metrics).toEqual([
+      expect.objectContaining({ type: 'Resource', resource: expect.objectContaining({ name: 'cpu' }) }),
+    ]);
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
-    expect(container(named('Job', 'payflow-search-attributes')).command).toEqual(['node', 'dist/temporal/register-search-attributes.js']);
+    expect(container(named('Job', 'payflow-search-attributes')).command).toEqual([
+      'node',
+      'dist/temporal/register-search-attributes.js',
+    ]);
   });
 
   it('agrees on labels: every selector matches its pod template, and every Service, PDB and HPA finds a Deployment', () => {
@@ -76,7 +90,10 @@ describe('the kustomize base, parsed', () => {
     expect(worker.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'health' });
     expect(worker.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'health' });
     expect(worker.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'health' });
-    for (const [name, portVar] of [['payflow-webhooks', 'WEBHOOK_PORT'], ['payflow-codec-server', 'CODEC_PORT']]) {
+    for (const [name, portVar] of [
+      ['payflow-webhooks', 'WEBHOOK_PORT'],
+      ['payflow-codec-server', 'CODEC_PORT'],
+    ]) {
       const c = container(named('Deployment', name));
       const port = c.env.find((e: Obj) => e.name === portVar).value;
       expect(c.ports.find((p: Obj) => p.name === 'http').containerPort).toBe(Number(port));
@@ -102,7 +119,11 @@ describe('the kustomize base, parsed', () => {
           expect(c.resources.requests[r]).toBeDefined();
           expect(c.resources.limits[r]).toBeDefined();
         }
-        expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect(c.securityContext).toMatchObject({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
         expect(c.image).toBe('payflow-app');
       }
     }
@@ -113,10 +134,14 @@ describe('the kustomize base, parsed', () => {
   it('takes secrets only from the Secret payflow-secrets; every variable is one the config knows', () => {
     const known = new Set([...Object.keys(envSchema.shape), 'NODE_OPTIONS']);
     for (const key of Object.keys(configMap)) expect(`${key} ${known.has(key)}`).toBe(`${key} true`);
-    for (const secret of [...Object.keys(DEV_SECRET_VARIABLES), 'TEMPORAL_API_KEY']) expect(configMap).not.toHaveProperty(secret);
+    for (const secret of [...Object.keys(DEV_SECRET_VARIABLES), 'TEMPORAL_API_KEY'])
+      expect(configMap).not.toHaveProperty(secret);
     for (const d of [...byKind('Deployment'), ...byKind('Job')]) {
       for (const c of d.spec.template.spec.containers) {
-        expect(c.envFrom).toEqual([{ configMapRef: { name: 'payflow-config' } }, { secretRef: { name: 'payflow-secrets' } }]);
+        expect(c.envFrom).toEqual([
+          { configMapRef: { name: 'payflow-config' } },
+          { secretRef: { name: 'payflow-secrets' } },
+        ]);
         for (const e of c.env ?? []) {
           expect(`${e.name} ${known.has(e.name)}`).toBe(`${e.name} true`);
           expect(Object.keys(DEV_SECRET_VARIABLES)).not.toContain(e.name);
@@ -145,15 +170,23 @@ describe('the kustomize base, parsed', () => {
 describe('the kustomize base, rendered', () => {
   const kubectl = join(PROJECT_ROOT, '.tools', 'kubectl', 'bin', 'kubectl');
   const available = existsSync(kubectl);
-  if (!available && process.env.CI) throw new Error('kubectl is not installed: `npm test` runs `node scripts/install-tools.mjs kubectl` first');
-  (available ? it : it.skip)('builds with kubectl kustomize into the same objects, labelled as part of payflow, with the pinned image tag', () => {
-    const r = spawnSync(kubectl, ['kustomize', dir], { encoding: 'utf8' });
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    const rendered = parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
-    expect(rendered.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(docs.map((o) => `${o.kind}/${o.metadata.name}`).sort());
-    for (const o of rendered) expect(o.metadata.labels?.['app.kubernetes.io/part-of']).toBe('payflow');
-    const images = rendered.filter((o) => o.spec?.template?.spec?.containers).flatMap((o) => o.spec.template.spec.containers.map((c: Obj) => c.image));
-    expect(new Set(images)).toEqual(new Set([`payflow-app:${kustomization.images[0].newTag}`]));
-  });
+  if (!available && process.env.CI)
+    throw new Error('kubectl is not installed: `npm test` runs `node scripts/install-tools.mjs kubectl` first');
+  (available ? it : it.skip)(
+    'builds with kubectl kustomize into the same objects, labelled as part of payflow, with the pinned image tag',
+    () => {
+      const r = spawnSync(kubectl, ['kustomize', dir], { encoding: 'utf8' });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      const rendered = parseAllDocuments(r.stdout).map((d) => d.toJS() as Obj);
+      expect(rendered.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(
+        docs.map((o) => `${o.kind}/${o.metadata.name}`).sort(),
+      );
+      for (const o of rendered) expect(o.metadata.labels?.['app.kubernetes.io/part-of']).toBe('payflow');
+      const images = rendered
+        .filter((o) => o.spec?.template?.spec?.containers)
+        .flatMap((o) => o.spec.template.spec.containers.map((c: Obj) => c.image));
+      expect(new Set(images)).toEqual(new Set([`payflow-app:${kustomization.images[0].newTag}`]));
+    },
+  );
 });

@@ -18,7 +18,13 @@ import { BUILT, ensureBuilt } from './build';
 jest.setTimeout(90_000);
 
 const EXAMPLE = join(PROJECT_ROOT, 'examples', 'merchant-backend', 'server.js');
-const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { name: string; main: string; types: string; exports: Record<string, unknown>; bin: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  main: string;
+  types: string;
+  exports: Record<string, unknown>;
+  bin: Record<string, string>;
+};
 const config = testConfig();
 let services: RunningServices;
 let backend: ChildProcess;
@@ -27,7 +33,11 @@ let backendOutput = '';
 
 beforeAll(async () => {
   await ensureBuilt();
-  services = await runServices({ config, logger: createLogger({ destination: new LogCapture() }), workflowBundle: await workflowBundle() });
+  services = await runServices({
+    config,
+    logger: createLogger({ destination: new LogCapture() }),
+    workflowBundle: await workflowBundle(),
+  });
   backend = spawn(process.execPath, [EXAMPLE], {
     cwd: PROJECT_ROOT,
     env: {
@@ -50,16 +60,24 @@ beforeAll(async () => {
         resolve(m[1]);
       }
     }, 50);
-    backend.once('exit', (code) => (clearInterval(timer), reject(new Error(`the backend exited (${code}):\n${backendOutput}`))));
+    backend.once(
+      'exit',
+      (code) => (clearInterval(timer), reject(new Error(`the backend exited (${code}):\n${backendOutput}`))),
+    );
   });
 }, 180_000);
 afterAll(async () => {
-  if (backend && backend.exitCode === null) await new Promise((r) => (backend.once('exit', r), backend.kill('SIGTERM')));
+  if (backend && backend.exitCode === null)
+    await new Promise((r) => (backend.once('exit', r), backend.kill('SIGTERM')));
   await services?.stop();
 });
 
 const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${backendUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${backendUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 async function until(path: string, done: (s: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
@@ -78,24 +96,47 @@ describe('the package', () => {
     expect(join(PROJECT_ROOT, pkg.bin.payflow)).toBe(BUILT.cli);
     expect(readFileSync(BUILT.cli, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
     // What a backend gets from require('payflow-temporal') (self-reference through "exports").
-    const loaded = spawnSync(process.execPath, ['-e', `const p = require(${JSON.stringify(pkg.name)}); console.log(require.resolve(${JSON.stringify(pkg.name)})); console.log(['connectStarters','startCardPayment','startCheckout','submitPin','submitOtp','getCardPaymentState'].filter((n) => typeof p[n] !== 'function').join(',') || 'all functions')`], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+    const loaded = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const p = require(${JSON.stringify(pkg.name)}); console.log(require.resolve(${JSON.stringify(pkg.name)})); console.log(['connectStarters','startCardPayment','startCheckout','submitPin','submitOtp','getCardPaymentState'].filter((n) => typeof p[n] !== 'function').join(',') || 'all functions')`,
+      ],
+      { cwd: PROJECT_ROOT, encoding: 'utf8' },
+    );
     expect(loaded.stderr).toBe('');
     expect(loaded.stdout.split('\n')).toEqual([BUILT.startersIndex, 'all functions', '']);
     // Only the public entry: internals are not reachable through the package name.
-    const internal = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(`${pkg.name}/dist/config/config.js`)})`], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+    const internal = spawnSync(
+      process.execPath,
+      ['-e', `require(${JSON.stringify(`${pkg.name}/dist/config/config.js`)})`],
+      { cwd: PROJECT_ROOT, encoding: 'utf8' },
+    );
     expect(internal.status).not.toBe(0);
     expect(internal.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
   it('runs the bin: `payflow --help` lists the commands', () => {
-    const help = spawnSync(process.execPath, [BUILT.cli, '--help'], { cwd: PROJECT_ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const help = spawnSync(process.execPath, [BUILT.cli, '--help'], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/Usage: payflow/);
     for (const command of ['pay', 'mandate', 'pos', 'vend', 'ops']) expect(help.stdout).toContain(command);
   });
 
   it('type-checks the example backend against the published .d.ts', () => {
-    const tsc = spawnSync(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(PROJECT_ROOT, 'examples', 'merchant-backend', 'tsconfig.json')], { encoding: 'utf8' });
+    const tsc = spawnSync(
+      process.execPath,
+      [
+        join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+        '-p',
+        join(PROJECT_ROOT, 'examples', 'merchant-backend', 'tsconfig.json'),
+      ],
+      { encoding: 'utf8' },
+    );
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
   });
@@ -106,7 +147,8 @@ describe('examples/merchant-backend', () => {
     const source = readFileSync(EXAMPLE, 'utf8');
     const required = [...source.matchAll(/require\(['"]([^'"]+)['"]\)/g)].map((m) => m[1]);
     expect(required).toContain(pkg.name);
-    for (const name of required) expect(name === pkg.name || name.startsWith('node:') || builtinModules.includes(name)).toBe(true);
+    for (const name of required)
+      expect(name === pkg.name || name.startsWith('node:') || builtinModules.includes(name)).toBe(true);
     expect(source).not.toMatch(/\bimport\s|from\s+['"]\.|require\(['"]\./);
   });
 
@@ -122,20 +164,40 @@ describe('examples/merchant-backend', () => {
     const { reference, checkoutUrl } = started.body as { reference: string; checkoutUrl: string };
     expect(checkoutUrl).toBe(`${services.sandboxUrl}/checkout/${reference}`);
     // The payer, on the service's page.
-    const post = (url: string, body: unknown) => fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    await post(`${checkoutUrl}/card`, { number: TEST_CARDS.otpOnly, cvv: '123', expiry_month: '12', expiry_year: '29' });
+    const post = (url: string, body: unknown) =>
+      fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    await post(`${checkoutUrl}/card`, {
+      number: TEST_CARDS.otpOnly,
+      cvv: '123',
+      expiry_month: '12',
+      expiry_year: '29',
+    });
     await post(`${checkoutUrl}/authorize`, { otp: SANDBOX_OTP });
-    expect(await until(`/api/payments/${reference}`, (s) => s.status === 'success')).toMatchObject({ kind: 'checkout', reference, status: 'success' });
+    expect(await until(`/api/payments/${reference}`, (s) => s.status === 'success')).toMatchObject({
+      kind: 'checkout',
+      reference,
+      status: 'success',
+    });
     expect(await new SandboxAdmin(services.sandboxUrl!).ledger({ reference })).toHaveLength(1);
   });
 
   it('takes a card payment: the user posts the PIN, then the OTP, and sees the result; bad input is a 400 naming the field', async () => {
-    const bad = await api('POST', '/api/card', { amount: 800_000, name: 'Ada Obi', email: 'ada@example.com', card: { number: '4242', cvv: '123', expiryMonth: '12', expiryYear: '29' } });
+    const bad = await api('POST', '/api/card', {
+      amount: 800_000,
+      name: 'Ada Obi',
+      email: 'ada@example.com',
+      card: { number: '4242', cvv: '123', expiryMonth: '12', expiryYear: '29' },
+    });
     expect(bad.status).toBe(400);
     expect(String(bad.body.error)).toMatch(/card/);
 
     const card = { number: TEST_CARDS.pinThenOtp, cvv: '123', expiryMonth: '12', expiryYear: '29' };
-    const started = await api('POST', '/api/card', { amount: 800_000, name: 'Ada Obi', email: 'ada@example.com', card });
+    const started = await api('POST', '/api/card', {
+      amount: 800_000,
+      name: 'Ada Obi',
+      email: 'ada@example.com',
+      card,
+    });
     expect(started).toMatchObject({ status: 201, body: { kind: 'card', status: 'awaiting_pin', expects: 'pin' } });
     const reference = started.body.reference as string;
 
@@ -145,7 +207,11 @@ describe('examples/merchant-backend', () => {
     expect(afterPin.body).toMatchObject({ status: 'awaiting_otp', expects: 'otp' });
     const afterOtp = await api('POST', `/api/card/${reference}/otp`, { otp: SANDBOX_OTP });
     expect(afterOtp.status).toBe(200);
-    expect(await until(`/api/payments/${reference}`, (s) => s.status === 'success')).toMatchObject({ kind: 'card', reference, status: 'success' });
+    expect(await until(`/api/payments/${reference}`, (s) => s.status === 'success')).toMatchObject({
+      kind: 'card',
+      reference,
+      status: 'success',
+    });
     expect(await new SandboxAdmin(services.sandboxUrl!).ledger({ reference })).toHaveLength(1);
     // Nothing it printed holds the card number, the PIN or the OTP.
     for (const secret of [TEST_CARDS.pinThenOtp, SANDBOX_OTP]) expect(backendOutput).not.toContain(secret);

@@ -20,7 +20,11 @@ let worker: WorkerProcess | undefined;
 
 beforeAll(async () => {
   await ensureBuilt();
-  services = await runServices({ config, logger: createLogger({ destination: new LogCapture() }), withoutWorker: true });
+  services = await runServices({
+    config,
+    logger: createLogger({ destination: new LogCapture() }),
+    withoutWorker: true,
+  });
 }, 180_000);
 afterAll(async () => {
   if (worker) await stopWorkerProcess(worker, 5_000);
@@ -40,18 +44,29 @@ describe('prebuiltWorkflowBundle', () => {
 it('node dist/workers/main.js loads the prebuilt bundle, runs a vend to completion, and stops cleanly on SIGTERM', async () => {
   worker = startWorkerProcess('dist worker', workerEnvironment(config, services.sandboxUrl!));
   await worker.ready;
-  const started = worker.output().split('\n').find((l) => l.includes('"msg":"worker started"'))!;
+  const started = worker
+    .output()
+    .split('\n')
+    .find((l) => l.includes('"msg":"worker started"'))!;
   expect(JSON.parse(started)).toMatchObject({ workflowBundle: 'prebuilt', taskQueue: config.temporal.taskQueue });
   // The SDK logs this only when it runs webpack itself.
   expect(worker.output()).not.toContain('Workflow bundle created');
 
   const orderRef = `ship-${randomUUID().slice(0, 8)}`;
   const result = await runVend(services.starters, {
-    order_ref: orderRef, provider: 'EKEDC', meter_no: '45067198783', meter_type: 'prepaid', amount: 5000,
-    phone_number: '08012345678', email: 'ada@example.com', options: { checkSettleDelay: '200ms', retryBackoff: '300ms' },
+    order_ref: orderRef,
+    provider: 'EKEDC',
+    meter_no: '45067198783',
+    meter_type: 'prepaid',
+    amount: 5000,
+    phone_number: '08012345678',
+    email: 'ada@example.com',
+    options: { checkSettleDelay: '200ms', retryBackoff: '300ms' },
   });
   expect(result).toMatchObject({ status: 'vended', attempt: 1 });
-  expect(await new SandboxAdmin(services.sandboxUrl!).ledger({ reference: result.reference!, kind: 'vend' })).toHaveLength(1);
+  expect(
+    await new SandboxAdmin(services.sandboxUrl!).ledger({ reference: result.reference!, kind: 'vend' }),
+  ).toHaveLength(1);
 
   expect(await stopWorkerProcess(worker)).toEqual({ code: 0, signal: null });
   expect(worker.output()).toMatch(/"state":"STOPPED"/);

@@ -18,7 +18,11 @@ export interface WorkerProcess {
 }
 
 /** The environment a worker process of `config` needs (the sandbox at `paymentsBaseUrl`). */
-export function workerEnvironment(config: AppConfig, paymentsBaseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+export function workerEnvironment(
+  config: AppConfig,
+  paymentsBaseUrl: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
@@ -38,16 +42,27 @@ export function workerEnvironment(config: AppConfig, paymentsBaseUrl: string, ex
   };
 }
 
-export function startWorkerProcess(name: string, env: Record<string, string>, entry: 'dist' | 'src' = 'dist', readyTimeoutMs = 60_000): WorkerProcess {
-  const args = entry === 'dist' ? [BUILT.workerMain] : ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'workers', 'main.ts')];
+export function startWorkerProcess(
+  name: string,
+  env: Record<string, string>,
+  entry: 'dist' | 'src' = 'dist',
+  readyTimeoutMs = 60_000,
+): WorkerProcess {
+  const args =
+    entry === 'dist' ? [BUILT.workerMain] : ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'workers', 'main.ts')];
   const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const onData = (d: Buffer) => (out += d.toString('utf8'));
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} not started within ${readyTimeoutMs} ms:\n${out}`)), readyTimeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} not started within ${readyTimeoutMs} ms:\n${out}`)),
+      readyTimeoutMs,
+    );
     const check = setInterval(() => {
       if (/"msg":"worker started"/.test(out)) {
         clearTimeout(timer);
@@ -66,7 +81,10 @@ export function startWorkerProcess(name: string, env: Record<string, string>, en
 }
 
 /** SIGTERM (graceful), SIGKILL after `killAfterMs`; resolves when it has exited. */
-export async function stopWorkerProcess(w: WorkerProcess, killAfterMs = 30_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export async function stopWorkerProcess(
+  w: WorkerProcess,
+  killAfterMs = 30_000,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (w.child.exitCode !== null || w.child.signalCode !== null) return w.exited;
   w.child.kill('SIGTERM');
   const timer = setTimeout(() => w.child.kill('SIGKILL'), killAfterMs);

@@ -25,7 +25,11 @@ const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   await ensureBuilt();
-  services = await runServices({ config, logger: createLogger({ destination: new LogCapture() }), withoutWorker: true });
+  services = await runServices({
+    config,
+    logger: createLogger({ destination: new LogCapture() }),
+    withoutWorker: true,
+  });
   admin = new SandboxAdmin(services.sandboxUrl!);
 }, 180_000);
 afterAll(async () => {
@@ -54,11 +58,22 @@ it('a SIGKILLed worker loses nothing: every flow completes on the other worker, 
   await Promise.all([a.ready, b.ready]);
 
   const flows = 12;
-  await admin.fault({ method: 'POST', path: '^/vending/utilities/electricity$', kind: 'latency', latencyMs: 3_000, count: flows });
+  await admin.fault({
+    method: 'POST',
+    path: '^/vending/utilities/electricity$',
+    kind: 'latency',
+    latencyMs: 3_000,
+    count: flows,
+  });
   const run = randomUUID().slice(0, 6);
   const input = (i: number): VendInput => ({
-    order_ref: `scale-${run}-${i}`, provider: 'EKEDC', meter_no: '45067198783', meter_type: 'prepaid', amount: 5000,
-    phone_number: '08012345678', email: 'ada@example.com',
+    order_ref: `scale-${run}-${i}`,
+    provider: 'EKEDC',
+    meter_no: '45067198783',
+    meter_type: 'prepaid',
+    amount: 5000,
+    phone_number: '08012345678',
+    email: 'ada@example.com',
     // A purchase lost with its worker is looked up by reference (H4) before anything is sent again.
     options: { checkSettleDelay: '200ms', retryBackoff: '300ms', purchaseTimeoutMs: 5_000, requeryBackoff: '500ms' },
   });
@@ -68,7 +83,14 @@ it('a SIGKILLed worker loses nothing: every flow completes on the other worker, 
   const idA = identityOf(a);
   for (let i = 0; ; i++) {
     const described = await Promise.all(handles.map((h) => h.describe()));
-    const inFlightOnA = described.flatMap((d) => d.raw.pendingActivities ?? []).filter((p) => p.activityType?.name === 'vendPurchase' && p.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED && p.lastWorkerIdentity === idA);
+    const inFlightOnA = described
+      .flatMap((d) => d.raw.pendingActivities ?? [])
+      .filter(
+        (p) =>
+          p.activityType?.name === 'vendPurchase' &&
+          p.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED &&
+          p.lastWorkerIdentity === idA,
+      );
     if (inFlightOnA.length > 0) break;
     if (i > 200) throw new Error('worker A never held a purchase in flight');
     await sleep(50);
@@ -88,7 +110,9 @@ it('a SIGKILLed worker loses nothing: every flow completes on the other worker, 
   for (const ids of touched) expect([...ids].every((id) => id === idA || id === idB)).toBe(true);
   // The killed purchase attempts ended by heartbeat timeout (seconds, not the start-to-close).
   const histories = await Promise.all(handles.map((h) => h.fetchHistory()));
-  const timedOut = histories.flatMap((h) => h.events ?? []).filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT);
+  const timedOut = histories
+    .flatMap((h) => h.events ?? [])
+    .filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT);
   expect(timedOut.length).toBeGreaterThan(0);
   expect(b.child.exitCode).toBeNull();
 });

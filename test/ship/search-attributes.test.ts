@@ -6,7 +6,11 @@ import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';
-import { ensureSearchAttributes, indexedValueType, SearchAttributeConflictError } from '../../src/temporal/search-attribute-setup';
+import {
+  ensureSearchAttributes,
+  indexedValueType,
+  SearchAttributeConflictError,
+} from '../../src/temporal/search-attribute-setup';
 import { devServerAddress } from '../helpers/temporal';
 
 const { IndexedValueType } = temporal.api.enums.v1;
@@ -44,7 +48,8 @@ it('registers every attribute of SEARCH_ATTRIBUTE_REGISTRATION on a fresh namesp
   expect(first.added.sort()).toEqual(Object.keys(SEARCH_ATTRIBUTE_REGISTRATION).sort());
   expect(first.alreadyPresent).toEqual([]);
   const listed = (await connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_REGISTRATION)) expect(listed[name]).toBe(indexedValueType(type));
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_REGISTRATION))
+    expect(listed[name]).toBe(indexedValueType(type));
 
   const again = await ensureSearchAttributes(connection, namespace);
   expect(again).toEqual({ namespace, added: [], alreadyPresent: Object.keys(SEARCH_ATTRIBUTE_REGISTRATION) });
@@ -53,9 +58,14 @@ it('registers every attribute of SEARCH_ATTRIBUTE_REGISTRATION on a fresh namesp
 it('refuses a name registered with another type and adds nothing', async () => {
   const namespace = await freshNamespace();
   await ensureSearchAttributes(connection, namespace, { PaymentFlow: 'Int' });
-  const err = await ensureSearchAttributes(connection, namespace).then(() => undefined, (e: unknown) => e);
+  const err = await ensureSearchAttributes(connection, namespace).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(SearchAttributeConflictError);
-  expect((err as SearchAttributeConflictError).conflicts).toEqual([{ name: 'PaymentFlow', wanted: 'Keyword', registered: 'INDEXED_VALUE_TYPE_INT' }]);
+  expect((err as SearchAttributeConflictError).conflicts).toEqual([
+    { name: 'PaymentFlow', wanted: 'Keyword', registered: 'INDEXED_VALUE_TYPE_INT' },
+  ]);
   const listed = (await connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
   expect(listed.PaymentReference).toBeUndefined();
 });

@@ -35,20 +35,39 @@ beforeAll(async () => {
   services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
   admin = new SandboxAdmin(services.sandboxUrl!);
   ctx = services.starters;
-  templateId = (await createSmsTemplate(services.api, { name: 'Promo', description: 'November promo', message: 'Hello from the shop' })).uuid;
+  templateId = (
+    await createSmsTemplate(services.api, {
+      name: 'Promo',
+      description: 'November promo',
+      message: 'Hello from the shop',
+    })
+  ).uuid;
 }, 60_000);
 afterAll(() => services?.stop());
 afterEach(() => admin.clearFaults());
 
 const BUCKET = '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10';
 const FAST = { pollInterval: '100ms', maxPollInterval: '200ms', lostCreateSettle: '100ms' };
-const campaign = (over: Partial<SmsCampaignInput['campaign']> = {}, options: SmsCampaignInput['options'] = FAST): SmsCampaignInput => ({
+const campaign = (
+  over: Partial<SmsCampaignInput['campaign']> = {},
+  options: SmsCampaignInput['options'] = FAST,
+): SmsCampaignInput => ({
   reference: `cmp-${randomUUID()}`,
-  campaign: { name: `Nov ${randomUUID().slice(0, 8)}`, bucket_id: BUCKET, sender_id: 'SHOP', is_scheduled: false, template_id: templateId, ...over },
+  campaign: {
+    name: `Nov ${randomUUID().slice(0, 8)}`,
+    bucket_id: BUCKET,
+    sender_id: 'SHOP',
+    is_scheduled: false,
+    template_id: templateId,
+    ...over,
+  },
   options,
 });
 
-async function until(h: { query: (q: typeof smsCampaignStateQuery) => Promise<SmsCampaignState> }, ok: (s: SmsCampaignState) => boolean): Promise<SmsCampaignState> {
+async function until(
+  h: { query: (q: typeof smsCampaignStateQuery) => Promise<SmsCampaignState> },
+  ok: (s: SmsCampaignState) => boolean,
+): Promise<SmsCampaignState> {
   for (let i = 0; i < 300; i++) {
     const s = await h.query(smsCampaignStateQuery);
     if (ok(s)) return s;
@@ -56,12 +75,25 @@ async function until(h: { query: (q: typeof smsCampaignStateQuery) => Promise<Sm
   }
   throw new Error(`state never reached: ${JSON.stringify(await h.query(smsCampaignStateQuery))}`);
 }
-const creates = async (from: number) => ((await admin.requests()) as RequestLogEntry[]).slice(from).filter((e) => e.method === 'POST' && e.path === '/sms/campaign');
+const creates = async (from: number) =>
+  ((await admin.requests()) as RequestLogEntry[])
+    .slice(from)
+    .filter((e) => e.method === 'POST' && e.path === '/sms/campaign');
 
 describe('SMS templates (G5-G8) through the starters', () => {
   it('create, list, update, delete; an unknown id is a 404; rules name the field', async () => {
-    const t = await createSmsTemplate(services.api, { name: 'Welcome', description: 'greeting', message: 'Welcome aboard' });
-    expect(t).toMatchObject({ uuid: expect.any(String), name: 'Welcome', description: 'greeting', message: 'Welcome aboard', pages: 1 });
+    const t = await createSmsTemplate(services.api, {
+      name: 'Welcome',
+      description: 'greeting',
+      message: 'Welcome aboard',
+    });
+    expect(t).toMatchObject({
+      uuid: expect.any(String),
+      name: 'Welcome',
+      description: 'greeting',
+      message: 'Welcome aboard',
+      pages: 1,
+    });
     expect((await listSmsTemplates(services.api, { perPage: 100 })).rows.map((r) => r.uuid)).toContain(t.uuid);
     const u = await updateSmsTemplate(services.api, { id: t.uuid, message: 'y'.repeat(200), file_name: 'welcome.txt' });
     expect(u).toMatchObject({ uuid: t.uuid, name: 'Welcome', message: 'y'.repeat(200), pages: 2 });
@@ -70,10 +102,18 @@ describe('SMS templates (G5-G8) through the starters', () => {
     await expect(deleteSmsTemplate(services.api, t.uuid)).rejects.toBeInstanceOf(NotFoundError);
     await expect(updateSmsTemplate(services.api, { id: t.uuid, name: 'x' })).rejects.toThrow('Template not found');
 
-    await expect(createSmsTemplate(services.api, { name: 'x', description: ' ', message: 'm' })).rejects.toThrow('invalid SMS template input: description must not be empty');
-    await expect(updateSmsTemplate(services.api, { id: t.uuid })).rejects.toThrow('must change at least one of name, description, message, file_name');
-    await expect(deleteSmsTemplate(services.api, 'nope')).rejects.toThrow('invalid SMS template delete input: id must be a uuid');
-    await expect(listSmsTemplates(services.api, { dir: 'DOWN' as 'DSC' })).rejects.toBeInstanceOf(InvalidStarterInputError);
+    await expect(createSmsTemplate(services.api, { name: 'x', description: ' ', message: 'm' })).rejects.toThrow(
+      'invalid SMS template input: description must not be empty',
+    );
+    await expect(updateSmsTemplate(services.api, { id: t.uuid })).rejects.toThrow(
+      'must change at least one of name, description, message, file_name',
+    );
+    await expect(deleteSmsTemplate(services.api, 'nope')).rejects.toThrow(
+      'invalid SMS template delete input: id must be a uuid',
+    );
+    await expect(listSmsTemplates(services.api, { dir: 'DOWN' as 'DSC' })).rejects.toBeInstanceOf(
+      InvalidStarterInputError,
+    );
   });
 });
 
@@ -85,16 +125,27 @@ describe('SMS campaigns (G2-G4) followed by the workflow', () => {
     expect(pending.campaignId).toMatch(/^[0-9a-f-]{36}$/);
     await admin.advanceClock(CAMPAIGN_SEND_DELAY_MS);
     const result = await h.result();
-    expect(result).toMatchObject({ status: 'success', serviceStatus: 'success', campaignId: pending.campaignId, campaign: { uuid: pending.campaignId, status: 'pending', name: input.campaign.name } });
+    expect(result).toMatchObject({
+      status: 'success',
+      serviceStatus: 'success',
+      campaignId: pending.campaignId,
+      campaign: { uuid: pending.campaignId, status: 'pending', name: input.campaign.name },
+    });
     expect(result.steps[0]).toEqual({ op: 'create', attempt: 1, outcome: 'created', detail: 'pending' });
-    expect((await listSmsCampaigns(services.api, { status: 'success', name: input.campaign.name })).items.map((i) => i.id)).toEqual([pending.campaignId]);
+    expect(
+      (await listSmsCampaigns(services.api, { status: 'success', name: input.campaign.name })).items.map((i) => i.id),
+    ).toEqual([pending.campaignId]);
   });
 
   it('followed to failed (the failing test bucket)', async () => {
     const h = await startSmsCampaign(ctx, campaign({ bucket_id: SMS_FAILING_BUCKET_ID }));
     await until(h, (s) => s.serviceStatus === 'pending');
     await admin.advanceClock(CAMPAIGN_SEND_DELAY_MS);
-    expect(await h.result()).toMatchObject({ status: 'failed', serviceStatus: 'failed', message: expect.stringContaining('failed (G3 lists it as failed)') });
+    expect(await h.result()).toMatchObject({
+      status: 'failed',
+      serviceStatus: 'failed',
+      message: expect.stringContaining('failed (G3 lists it as failed)'),
+    });
   });
 
   it('a campaign deleted (G4) while followed ends not_found after missingReads reads without it', async () => {
@@ -103,7 +154,12 @@ describe('SMS campaigns (G2-G4) followed by the workflow', () => {
     await deleteSmsCampaign(services.api, s.campaignId!);
     const result = await h.result();
     expect(result.status).toBe('not_found');
-    expect(result.steps.filter((x) => x.op === 'poll').slice(-2).map((x) => x.outcome)).toEqual(['not_listed', 'not_listed']);
+    expect(
+      result.steps
+        .filter((x) => x.op === 'poll')
+        .slice(-2)
+        .map((x) => x.outcome),
+    ).toEqual(['not_listed', 'not_listed']);
   });
 
   it("G2's answer lost: found by name in G3, never created twice, and followed", async () => {
@@ -130,13 +186,21 @@ describe('SMS campaigns (G2-G4) followed by the workflow', () => {
     const result = await (await startSmsCampaign(ctx, campaign({}, { ...FAST, lostCreateReads: 2 }))).result();
     expect(result.status).toBe('outcome_unknown');
     expect(result.message).toContain('it is NOT created again');
-    expect(result.steps.map((x) => `${x.op}:${x.outcome}`)).toEqual(['create:unknown', 'search:not_found', 'search:not_found']);
+    expect(result.steps.map((x) => `${x.op}:${x.outcome}`)).toEqual([
+      'create:unknown',
+      'search:not_found',
+      'search:not_found',
+    ]);
     expect(await creates(from)).toHaveLength(1);
   });
 
   it('a refused G2 (4xx: the template does not exist) ends rejected, nothing created', async () => {
     const result = await (await startSmsCampaign(ctx, campaign({ template_id: randomUUID() }))).result();
-    expect(result).toMatchObject({ status: 'rejected', message: 'the service refused the campaign: G2 create campaign: template_id does not name a template; nothing was created' });
+    expect(result).toMatchObject({
+      status: 'rejected',
+      message:
+        'the service refused the campaign: G2 create campaign: template_id does not name a template; nothing was created',
+    });
   });
 
   it('follows an existing campaign by uuid; a second follow joins the running follower', async () => {
@@ -157,12 +221,20 @@ describe('SMS campaigns (G2-G4) followed by the workflow', () => {
 
   it('input rules are checked before anything starts, naming the field and the rule', async () => {
     const bad = (input: unknown) => startSmsCampaign(ctx, input as SmsCampaignInput);
-    await expect(bad(campaign({ bucket_id: 'bucket-1' }))).rejects.toThrow('invalid SMS campaign input: campaign.bucket_id must be a uuid');
-    await expect(bad(campaign({ is_scheduled: true }))).rejects.toThrow('campaign.sscheduled_dor is required when is_scheduled is true');
-    await expect(bad(campaign({ is_scheduled: true, sscheduled_dor: new Date(Date.now() - 60_000).toISOString() }))).rejects.toThrow(
-      'campaign.sscheduled_dor must be in the future when is_scheduled is true',
+    await expect(bad(campaign({ bucket_id: 'bucket-1' }))).rejects.toThrow(
+      'invalid SMS campaign input: campaign.bucket_id must be a uuid',
     );
-    await expect(bad({ ...campaign(), campaign: { ...campaign().campaign, scheduled_for: 'x' } })).rejects.toThrow(/Unrecognized key/);
-    await expect(followSmsCampaign(ctx, { campaign_id: 'abc' })).rejects.toThrow('invalid SMS campaign follow input: campaign_id must be a uuid');
+    await expect(bad(campaign({ is_scheduled: true }))).rejects.toThrow(
+      'campaign.sscheduled_dor is required when is_scheduled is true',
+    );
+    await expect(
+      bad(campaign({ is_scheduled: true, sscheduled_dor: new Date(Date.now() - 60_000).toISOString() })),
+    ).rejects.toThrow('campaign.sscheduled_dor must be in the future when is_scheduled is true');
+    await expect(bad({ ...campaign(), campaign: { ...campaign().campaign, scheduled_for: 'x' } })).rejects.toThrow(
+      /Unrecognized key/,
+    );
+    await expect(followSmsCampaign(ctx, { campaign_id: 'abc' })).rejects.toThrow(
+      'invalid SMS campaign follow input: campaign_id must be a uuid',
+    );
   });
 });

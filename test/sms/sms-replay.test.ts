@@ -3,6 +3,9 @@
 // campaign followers.
 import { replayHistory } from '../helpers/replay';
 
-it.each(['sms-send-bad-number-among-good', 'sms-send-5xx-outcome-unknown', 'sms-campaign-lost-create-found-success'])('replays %s without non-determinism', async (name) => {
-  await expect(replayHistory(name)).resolves.toBeUndefined();
-});
+it.each(['sms-send-bad-number-among-good', 'sms-send-5xx-outcome-unknown', 'sms-campaign-lost-create-found-success'])(
+  'replays %s without non-determinism',
+  async (name) => {
+    await expect(replayHistory(name)).resolves.toBeUndefined();
+  },
+);

@@ -32,7 +32,8 @@ afterEach(() => admin.clearFaults());
 
 const SEND = '^/sms/send/instant$';
 /** Distinct valid numbers; `seed` keeps tests apart. */
-const numbers = (n: number, seed: number) => Array.from({ length: n }, (_, i) => `2348${seed}${String(i).padStart(8 - String(seed).length, '0')}`);
+const numbers = (n: number, seed: number) =>
+  Array.from({ length: n }, (_, i) => `2348${seed}${String(i).padStart(8 - String(seed).length, '0')}`);
 const send = (phones: string[], over: Partial<SmsSendInput> = {}): SmsSendInput => ({
   reference: `sms-${randomUUID()}`,
   sender_id: 'SHOP',
@@ -54,7 +55,15 @@ describe('SMS instant send against the sandbox', () => {
     const result = await runSmsSend(ctx, send(phones));
 
     expect(result.status).toBe('sent');
-    expect(result.counts).toEqual({ total: 230, sent: 230, failed: 0, invalid: 0, duplicate: 0, not_sent: 0, outcome_unknown: 0 });
+    expect(result.counts).toEqual({
+      total: 230,
+      sent: 230,
+      failed: 0,
+      invalid: 0,
+      duplicate: 0,
+      not_sent: 0,
+      outcome_unknown: 0,
+    });
     expect(result.batches.map((b) => [b.size, b.attempts, b.outcome])).toEqual([
       [100, 1, 'answered'],
       [100, 1, 'answered'],
@@ -71,7 +80,11 @@ describe('SMS instant send against the sandbox', () => {
       expect(result.batches[n.batch! - 1].batch_id).toBe(byNumber.get(n.phone_number!)!.batch_id);
     }
     expect(result.numbers.map((n) => n.index)).toEqual(phones.map((_, i) => i));
-    expect(result).toMatchObject({ totalCost: `${230 * SMS_COST_PER_PAGE}.00`, currency: 'NGN', costByCurrency: { NGN: '920.00' } });
+    expect(result).toMatchObject({
+      totalCost: `${230 * SMS_COST_PER_PAGE}.00`,
+      currency: 'NGN',
+      costByCurrency: { NGN: '920.00' },
+    });
     // Personal data stays out of the logs.
     for (const p of phones) expect(capture.rawText).not.toContain(p);
   });
@@ -97,11 +110,27 @@ describe('SMS instant send against the sandbox', () => {
     expect(result.status).toBe('partially_sent');
     expect(result.numbers).toEqual([
       expect.objectContaining({ index: 0, phone_number: good[0], status: 'sent', cost: '4' }),
-      { index: 1, phone_number: '0803-ABC', status: 'invalid', error: 'messages[1].phone_number must be a phone number: 7 to 15 digits, optionally after a leading +' },
+      {
+        index: 1,
+        phone_number: '0803-ABC',
+        status: 'invalid',
+        error: 'messages[1].phone_number must be a phone number: 7 to 15 digits, optionally after a leading +',
+      },
       expect.objectContaining({ index: 2, phone_number: good[1], status: 'sent', cost: '8' }),
-      { index: 3, phone_number: SMS_FAILING_NUMBER, status: 'failed', batch: 1, error: 'the service did not send it: Message could not be delivered to this number' },
+      {
+        index: 3,
+        phone_number: SMS_FAILING_NUMBER,
+        status: 'failed',
+        batch: 1,
+        error: 'the service did not send it: Message could not be delivered to this number',
+      },
       { index: 4, phone_number: good[2], status: 'invalid', error: 'messages[4].message must not be empty' },
-      { index: 5, phone_number: good[0], status: 'duplicate', error: 'same phone_number and message as messages[0]: sent once only' },
+      {
+        index: 5,
+        phone_number: good[0],
+        status: 'duplicate',
+        error: 'same phone_number and message as messages[0]: sent once only',
+      },
     ]);
     expect(result.counts).toMatchObject({ total: 6, sent: 2, failed: 1, invalid: 2, duplicate: 1 });
     expect(result.totalCost).toBe('12.00');
@@ -115,11 +144,23 @@ describe('SMS instant send against the sandbox', () => {
     const result = await runSmsSend(ctx, send(phones, { options: { batchSize: SMS_MAX_MESSAGES_PER_REQUEST + 1 } }));
     expect(result.status).toBe('partially_sent');
     expect(result.batches).toEqual([
-      expect.objectContaining({ batch: 1, size: 101, attempts: 1, outcome: 'refused', detail: expect.stringContaining('messages must hold at most 100 items') }),
+      expect.objectContaining({
+        batch: 1,
+        size: 101,
+        attempts: 1,
+        outcome: 'refused',
+        detail: expect.stringContaining('messages must hold at most 100 items'),
+      }),
       expect.objectContaining({ batch: 2, size: 5, attempts: 1, outcome: 'answered' }),
     ]);
     expect(result.counts).toMatchObject({ sent: 5, failed: 101 });
-    expect(result.numbers[0]).toMatchObject({ status: 'failed', batch: 1, error: expect.stringMatching(/^the service refused batch 1: .*messages must hold at most 100 items; nothing in it was sent$/) });
+    expect(result.numbers[0]).toMatchObject({
+      status: 'failed',
+      batch: 1,
+      error: expect.stringMatching(
+        /^the service refused batch 1: .*messages must hold at most 100 items; nothing in it was sent$/,
+      ),
+    });
     expect((await sentLog()).slice(before).map((s) => s.phone_number)).toEqual(phones.slice(101));
   });
 
@@ -137,7 +178,13 @@ describe('SMS instant send against the sandbox', () => {
       ['answered', 1],
     ]);
     expect(result.numbers.slice(0, 2)).toEqual([
-      expect.objectContaining({ status: 'outcome_unknown', batch: 1, error: expect.stringMatching(/^the answer to batch 1 was lost \(OutcomeUnknown: G1 send \(batch 1\): .+\): it may have been sent; not resent$/) }),
+      expect.objectContaining({
+        status: 'outcome_unknown',
+        batch: 1,
+        error: expect.stringMatching(
+          /^the answer to batch 1 was lost \(OutcomeUnknown: G1 send \(batch 1\): .+\): it may have been sent; not resent$/,
+        ),
+      }),
       expect.objectContaining({ status: 'outcome_unknown', batch: 1 }),
     ]);
     expect(result.message).toContain('never resent automatically');
@@ -173,14 +220,33 @@ describe('SMS instant send against the sandbox', () => {
       }
       throw new Error('accepted');
     };
-    expect(await bad({ reference: 'x1', messages: [{ phone_number: '2348012345678', message: 'a' }] })).toBe('invalid SMS send input: sender_id is required');
-    expect(await bad({ reference: 'x1', sender_id: 'S', messages: [] })).toBe('invalid SMS send input: messages must contain at least one message');
-    expect(await bad({ reference: 'x1', sender_id: 'S', messages: [{ phone_number: '1', message: 'a' }], options: { batchSize: 5000 } })).toBe(
-      'invalid SMS send input: options.batchSize must be at most 1000',
+    expect(await bad({ reference: 'x1', messages: [{ phone_number: '2348012345678', message: 'a' }] })).toBe(
+      'invalid SMS send input: sender_id is required',
     );
+    expect(await bad({ reference: 'x1', sender_id: 'S', messages: [] })).toBe(
+      'invalid SMS send input: messages must contain at least one message',
+    );
+    expect(
+      await bad({
+        reference: 'x1',
+        sender_id: 'S',
+        messages: [{ phone_number: '1', message: 'a' }],
+        options: { batchSize: 5000 },
+      }),
+    ).toBe('invalid SMS send input: options.batchSize must be at most 1000');
     // 'refuse': any bad entry refuses the whole send, naming it.
     expect(
-      await bad({ reference: 'x1', sender_id: 'S', messages: [{ phone_number: '2348012345678', message: 'a' }, { phone_number: 'abc', message: 'b' }], options: { invalidMessages: 'refuse' } }),
-    ).toBe('invalid SMS send input: messages.1.phone_number must be a phone number: 7 to 15 digits, optionally after a leading +');
+      await bad({
+        reference: 'x1',
+        sender_id: 'S',
+        messages: [
+          { phone_number: '2348012345678', message: 'a' },
+          { phone_number: 'abc', message: 'b' },
+        ],
+        options: { invalidMessages: 'refuse' },
+      }),
+    ).toBe(
+      'invalid SMS send input: messages.1.phone_number must be a phone number: 7 to 15 digits, optionally after a leading +',
+    );
   });
 });

@@ -16,8 +16,14 @@ import {
 } from '../../src/shared/sms';
 import { describeIssues, issuesOf } from '../../src/shared/failures';
 
-const entry = (index: number, phone: string, message = 'hi'): SmsEntry => ({ index, phone_number: phone, message, key: smsPhoneKey(phone) });
-const issues = (r: { success: boolean; error?: Parameters<typeof issuesOf>[0] }) => (r.success ? '' : describeIssues(issuesOf(r.error!)));
+const entry = (index: number, phone: string, message = 'hi'): SmsEntry => ({
+  index,
+  phone_number: phone,
+  message,
+  key: smsPhoneKey(phone),
+});
+const issues = (r: { success: boolean; error?: Parameters<typeof issuesOf>[0] }) =>
+  r.success ? '' : describeIssues(issuesOf(r.error!));
 
 describe('checkSmsMessages', () => {
   it('keeps the good entries, names each bad one with its field and rule, sends an exact repeat once', () => {
@@ -31,10 +37,20 @@ describe('checkSmsMessages', () => {
     ]);
     expect(r.valid.map((e) => e.index)).toEqual([0, 5]);
     expect(r.rejected).toEqual([
-      { index: 1, phone_number: '0801-234', status: 'invalid', error: 'messages[1].phone_number must be a phone number: 7 to 15 digits, optionally after a leading +' },
+      {
+        index: 1,
+        phone_number: '0801-234',
+        status: 'invalid',
+        error: 'messages[1].phone_number must be a phone number: 7 to 15 digits, optionally after a leading +',
+      },
       { index: 2, phone_number: '2348012345679', status: 'invalid', error: 'messages[2].message is required' },
       { index: 3, status: 'invalid', error: 'messages[3] must be an object {phone_number, message}' },
-      { index: 4, phone_number: '+2348012345678', status: 'duplicate', error: 'same phone_number and message as messages[0]: sent once only' },
+      {
+        index: 4,
+        phone_number: '+2348012345678',
+        status: 'duplicate',
+        error: 'same phone_number and message as messages[0]: sent once only',
+      },
     ]);
     expect(r.issues.map((i) => i.path)).toEqual(['messages.1.phone_number', 'messages.2.message', 'messages.3']);
   });
@@ -62,14 +78,37 @@ describe('matchSmsBatch', () => {
     const m = matchSmsBatch(2, entries, {
       batch_id: 'B1',
       sent: [{ phone_number: '+2348011111111', status: 'SENT', cost: '4', transaction_id: 'T1' }],
-      errors: [{ phone_number: '2348022222222', error: 'Message could not be delivered' }, { error: 'something general' }],
+      errors: [
+        { phone_number: '2348022222222', error: 'Message could not be delivered' },
+        { error: 'something general' },
+      ],
       total_cost: '4',
       currency: 'NGN',
     });
     expect(m.results).toEqual([
-      { index: 0, phone_number: '2348011111111', status: 'sent', batch: 2, cost: '4', transaction_id: 'T1', service_status: 'SENT' },
-      { index: 1, phone_number: '2348022222222', status: 'failed', batch: 2, error: 'the service did not send it: Message could not be delivered' },
-      { index: 2, phone_number: '2348033333333', status: 'outcome_unknown', batch: 2, error: expect.stringContaining('without naming this number') },
+      {
+        index: 0,
+        phone_number: '2348011111111',
+        status: 'sent',
+        batch: 2,
+        cost: '4',
+        transaction_id: 'T1',
+        service_status: 'SENT',
+      },
+      {
+        index: 1,
+        phone_number: '2348022222222',
+        status: 'failed',
+        batch: 2,
+        error: 'the service did not send it: Message could not be delivered',
+      },
+      {
+        index: 2,
+        phone_number: '2348033333333',
+        status: 'outcome_unknown',
+        batch: 2,
+        error: expect.stringContaining('without naming this number'),
+      },
     ]);
     expect(m.unmatchedErrors).toEqual(['something general']);
     expect(m.unmatchedSent).toBe(0);
@@ -106,21 +145,50 @@ describe('input rules name the field and the rule', () => {
     expect(issues(SmsSendInputSchema.safeParse({ reference: 'r 1', sender_id: 'S', messages: [] }))).toBe(
       'reference must be 1 to 100 letters, digits, "_", "-" or "."; messages must contain at least one message',
     );
-    expect(issues(SmsSendInputSchema.safeParse({ reference: 'r1', sender_id: 'S', messages: new Array(1001).fill({}) }))).toContain('messages must hold at most 1000 messages per send');
-    expect(issues(SmsSendInputSchema.safeParse({ reference: 'r1', sender_id: 'S', messages: [{}], options: { batchSize: 0 } }))).toBe('options.batchSize must be at least 1');
+    expect(
+      issues(SmsSendInputSchema.safeParse({ reference: 'r1', sender_id: 'S', messages: new Array(1001).fill({}) })),
+    ).toContain('messages must hold at most 1000 messages per send');
+    expect(
+      issues(
+        SmsSendInputSchema.safeParse({ reference: 'r1', sender_id: 'S', messages: [{}], options: { batchSize: 0 } }),
+      ),
+    ).toBe('options.batchSize must be at least 1');
   });
   it('campaign, with the spec field sscheduled_dor', () => {
-    const c = { name: 'Nov', bucket_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10', sender_id: 'S', is_scheduled: true, template_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d11' };
-    expect(issues(SmsCampaignInputSchema.safeParse({ reference: 'c1', campaign: c }))).toBe('campaign.sscheduled_dor is required when is_scheduled is true');
-    expect(issues(SmsCampaignInputSchema.safeParse({ reference: 'c1', campaign: { ...c, sscheduled_dor: '2026-12-01 09:00' } }))).toBe(
-      'campaign.sscheduled_dor must be an ISO 8601 date-time with a zone, e.g. 2026-12-01T09:00:00Z',
+    const c = {
+      name: 'Nov',
+      bucket_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10',
+      sender_id: 'S',
+      is_scheduled: true,
+      template_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d11',
+    };
+    expect(issues(SmsCampaignInputSchema.safeParse({ reference: 'c1', campaign: c }))).toBe(
+      'campaign.sscheduled_dor is required when is_scheduled is true',
     );
-    expect(issues(SmsCampaignInputSchema.safeParse({ reference: 'c1', campaign: { ...c, bucket_id: 'b', is_scheduled: 'yes', sscheduled_dor: '2026-12-01T09:00:00Z' } }))).toBe(
-      'campaign.bucket_id must be a uuid; campaign.is_scheduled must be a boolean',
-    );
-    expect(SmsCampaignInputSchema.safeParse({ reference: 'c1', campaign: { ...c, sscheduled_dor: '2026-12-01T09:00:00+01:00' } }).success).toBe(true);
-    expect(smsScheduleIssues({ is_scheduled: true, sscheduled_dor: '2020-01-01T00:00:00Z' }, Date.parse('2021-01-01T00:00:00Z'))).toEqual([
-      { path: 'campaign.sscheduled_dor', message: 'must be in the future when is_scheduled is true' },
-    ]);
+    expect(
+      issues(
+        SmsCampaignInputSchema.safeParse({ reference: 'c1', campaign: { ...c, sscheduled_dor: '2026-12-01 09:00' } }),
+      ),
+    ).toBe('campaign.sscheduled_dor must be an ISO 8601 date-time with a zone, e.g. 2026-12-01T09:00:00Z');
+    expect(
+      issues(
+        SmsCampaignInputSchema.safeParse({
+          reference: 'c1',
+          campaign: { ...c, bucket_id: 'b', is_scheduled: 'yes', sscheduled_dor: '2026-12-01T09:00:00Z' },
+        }),
+      ),
+    ).toBe('campaign.bucket_id must be a uuid; campaign.is_scheduled must be a boolean');
+    expect(
+      SmsCampaignInputSchema.safeParse({
+        reference: 'c1',
+        campaign: { ...c, sscheduled_dor: '2026-12-01T09:00:00+01:00' },
+      }).success,
+    ).toBe(true);
+    expect(
+      smsScheduleIssues(
+        { is_scheduled: true, sscheduled_dor: '2020-01-01T00:00:00Z' },
+        Date.parse('2021-01-01T00:00:00Z'),
+      ),
+    ).toEqual([{ path: 'campaign.sscheduled_dor', message: 'must be in the future when is_scheduled is true' }]);
   });
 });

@@ -14,7 +14,13 @@ import { PaymentsClient } from '../../src/api';
 import { createSmsActivities, type SmsActivities } from '../../src/activities/sms';
 import { createLogger } from '../../src/logging/logger';
 import { DEFAULT_SANDBOX_KEY, startSandbox, type Sandbox } from '../../src/sandbox';
-import { smsCampaignStateQuery, smsSendStateQuery, type SmsBatchAnswer, type SmsCampaignState, type SmsSendInput } from '../../src/shared/sms';
+import {
+  smsCampaignStateQuery,
+  smsSendStateQuery,
+  type SmsBatchAnswer,
+  type SmsCampaignState,
+  type SmsSendInput,
+} from '../../src/shared/sms';
 import type { StarterContext } from '../../src/starters/connect';
 import { startSmsCampaign } from '../../src/starters/sms';
 import type { smsCampaignWorkflow, smsSendWorkflow } from '../../src/workflows/sms';
@@ -38,7 +44,13 @@ const DAY = 86_400_000;
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
 /** maxCachedWorkflows 0: every workflow task replays the history (no sticky queue tied to one worker). */
 const worker = async (taskQueue: string, activities: object, opts: { noCache?: boolean } = {}) =>
-  Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities, ...(opts.noCache ? { maxCachedWorkflows: 0 } : {}) });
+  Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+    ...(opts.noCache ? { maxCachedWorkflows: 0 } : {}),
+  });
 
 async function until<S>(read: () => Promise<S>, ok: (s: S) => boolean): Promise<S> {
   for (let i = 0; i < 400; i++) {
@@ -56,7 +68,8 @@ async function until<S>(read: () => Promise<S>, ok: (s: S) => boolean): Promise<
 it('a scheduled campaign waits durably for its send time (3 days, across a worker restart), then follows it to success', async () => {
   const taskQueue = `sms-ts-${randomUUID()}`;
   const ctx = { client: env.client, taskQueue } as unknown as StarterContext;
-  const template = (await api.sms.createTemplate({ name: 'Sale', description: 'sale', message: 'Big sale tomorrow' })).data;
+  const template = (await api.sms.createTemplate({ name: 'Sale', description: 'sale', message: 'Big sale tomorrow' }))
+    .data;
   const scheduledAt = Math.ceil(((await env.currentTimeMs()) + 3 * DAY) / 1000) * 1000;
   const sscheduled_dor = new Date(scheduledAt).toISOString();
   const name = `Sale ${randomUUID().slice(0, 8)}`;
@@ -68,10 +81,20 @@ it('a scheduled campaign waits durably for its send time (3 days, across a worke
   const run1 = w1.run();
   const handle = await startSmsCampaign(ctx, {
     reference: `cmp-${randomUUID()}`,
-    campaign: { name, bucket_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10', sender_id: 'SHOP', is_scheduled: true, sscheduled_dor, template_id: template.uuid },
+    campaign: {
+      name,
+      bucket_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10',
+      sender_id: 'SHOP',
+      is_scheduled: true,
+      sscheduled_dor,
+      template_id: template.uuid,
+    },
     options: { scheduledCheckEvery: '1 day', pollInterval: '1 minute' },
   });
-  const waiting = await until(() => handle.query(smsCampaignStateQuery), (s) => s.status === 'scheduled');
+  const waiting = await until(
+    () => handle.query(smsCampaignStateQuery),
+    (s) => s.status === 'scheduled',
+  );
   expect(waiting).toMatchObject({ status: 'scheduled', scheduledFor: sscheduled_dor, polls: 0 });
   // Only the G3 read by name before the create: nothing polls while it waits.
   expect(g3Reads() - readsBefore).toBe(1);
@@ -99,7 +122,12 @@ it('a scheduled campaign waits durably for its send time (3 days, across a worke
 describe('send and campaign logic with scripted activities', () => {
   const answer = (req: { messages: { phone_number: string }[] }): SmsBatchAnswer => ({
     batch_id: `B${randomUUID().slice(0, 6)}`,
-    sent: req.messages.map((m) => ({ phone_number: m.phone_number, status: 'SENT', cost: '2.5', transaction_id: randomUUID() })),
+    sent: req.messages.map((m) => ({
+      phone_number: m.phone_number,
+      status: 'SENT',
+      cost: '2.5',
+      transaction_id: randomUUID(),
+    })),
     errors: [],
     total_cost: String(2.5 * req.messages.length),
     currency: 'NGN',
@@ -107,7 +135,10 @@ describe('send and campaign logic with scripted activities', () => {
   const input = (n: number, over: Partial<SmsSendInput> = {}): SmsSendInput => ({
     reference: `s-${randomUUID()}`,
     sender_id: 'SHOP',
-    messages: Array.from({ length: n }, (_, i) => ({ phone_number: `2348077${String(i).padStart(6, '0')}`, message: 'hi' })),
+    messages: Array.from({ length: n }, (_, i) => ({
+      phone_number: `2348077${String(i).padStart(6, '0')}`,
+      message: 'hi',
+    })),
     options: { batchSize: 2, retryBackoff: '1 minute' },
     ...over,
   });
@@ -117,14 +148,26 @@ describe('send and campaign logic with scripted activities', () => {
     const activities: Partial<SmsActivities> = {
       async smsSendBatch(req, o) {
         calls.push(`b${o.batch}a${o.attempt}`);
-        if (o.batch === 1 && o.attempt === 1) throw ApplicationFailure.create({ type: 'Transient', message: 'connect ECONNREFUSED', nonRetryable: true });
-        if (o.batch === 2) throw ApplicationFailure.create({ type: 'Unauthorized', message: 'API key is empty or invalid', nonRetryable: true });
+        if (o.batch === 1 && o.attempt === 1)
+          throw ApplicationFailure.create({ type: 'Transient', message: 'connect ECONNREFUSED', nonRetryable: true });
+        if (o.batch === 2)
+          throw ApplicationFailure.create({
+            type: 'Unauthorized',
+            message: 'API key is empty or invalid',
+            nonRetryable: true,
+          });
         return answer(req);
       },
     };
     const taskQueue = `sms-ts-${randomUUID()}`;
-    const result = await (await worker(taskQueue, activities)).runUntil(
-      env.client.workflow.execute<typeof smsSendWorkflow>('smsSendWorkflow', { taskQueue, workflowId: `sms-send-${randomUUID()}`, args: [input(6)] }),
+    const result = await (
+      await worker(taskQueue, activities)
+    ).runUntil(
+      env.client.workflow.execute<typeof smsSendWorkflow>('smsSendWorkflow', {
+        taskQueue,
+        workflowId: `sms-send-${randomUUID()}`,
+        args: [input(6)],
+      }),
     );
     expect(calls).toEqual(['b1a1', 'b1a2', 'b2a1']);
     expect(result.batches.map((b) => [b.outcome, b.attempts])).toEqual([
@@ -133,7 +176,9 @@ describe('send and campaign logic with scripted activities', () => {
       ['skipped', 0],
     ]);
     expect(result.numbers.map((n) => n.status)).toEqual(['sent', 'sent', 'failed', 'failed', 'not_sent', 'not_sent']);
-    expect(result.numbers[4].error).toBe('not sent: the service refused the key on batch 2 (API key is empty or invalid)');
+    expect(result.numbers[4].error).toBe(
+      'not sent: the service refused the key on batch 2 (API key is empty or invalid)',
+    );
     expect(result).toMatchObject({ status: 'partially_sent', totalCost: '5.00', currency: 'NGN' });
   });
 
@@ -146,12 +191,20 @@ describe('send and campaign logic with scripted activities', () => {
       },
     };
     const taskQueue = `sms-ts-${randomUUID()}`;
-    const result = await (await worker(taskQueue, activities)).runUntil(
-      env.client.workflow.execute<typeof smsSendWorkflow>('smsSendWorkflow', { taskQueue, workflowId: `sms-send-${randomUUID()}`, args: [input(1, { options: { notSentRetries: 1, retryBackoff: '1 minute' } })] }),
+    const result = await (
+      await worker(taskQueue, activities)
+    ).runUntil(
+      env.client.workflow.execute<typeof smsSendWorkflow>('smsSendWorkflow', {
+        taskQueue,
+        workflowId: `sms-send-${randomUUID()}`,
+        args: [input(1, { options: { notSentRetries: 1, retryBackoff: '1 minute' } })],
+      }),
     );
     expect(calls).toBe(2);
     expect(result).toMatchObject({ status: 'not_sent', counts: { not_sent: 1 } });
-    expect(result.numbers[0].error).toMatch(/^batch 1 never reached the service \(.*ECONNREFUSED\) after 2 attempt\(s\)$/);
+    expect(result.numbers[0].error).toMatch(
+      /^batch 1 never reached the service \(.*ECONNREFUSED\) after 2 attempt\(s\)$/,
+    );
   });
 
   it('a send cancelled while a batch is in flight: that batch is let finish (its answer kept), the later ones are not_sent', async () => {
@@ -166,11 +219,23 @@ describe('send and campaign logic with scripted activities', () => {
       },
     };
     const taskQueue = `sms-ts-${randomUUID()}`;
-    const result = await (await worker(taskQueue, activities)).runUntil(async () => {
-      const h = await env.client.workflow.start<typeof smsSendWorkflow>('smsSendWorkflow', { taskQueue, workflowId: `sms-send-${randomUUID()}`, args: [input(6)] });
-      await until(() => h.query(smsSendStateQuery), (s) => s.batches[1].outcome === 'sending');
+    const result = await (
+      await worker(taskQueue, activities)
+    ).runUntil(async () => {
+      const h = await env.client.workflow.start<typeof smsSendWorkflow>('smsSendWorkflow', {
+        taskQueue,
+        workflowId: `sms-send-${randomUUID()}`,
+        args: [input(6)],
+      });
+      await until(
+        () => h.query(smsSendStateQuery),
+        (s) => s.batches[1].outcome === 'sending',
+      );
       await h.cancel();
-      await until(() => h.query(smsSendStateQuery), (s) => s.cancelRequested === true);
+      await until(
+        () => h.query(smsSendStateQuery),
+        (s) => s.cancelRequested === true,
+      );
       release();
       return h.result();
     });
@@ -199,19 +264,43 @@ describe('send and campaign logic with scripted activities', () => {
       },
     };
     const taskQueue = `sms-ts-${randomUUID()}`;
-    const result = await (await worker(taskQueue, activities)).runUntil(async () => {
+    const result = await (
+      await worker(taskQueue, activities)
+    ).runUntil(async () => {
       const h = await env.client.workflow.start<typeof smsCampaignWorkflow>('smsCampaignWorkflow', {
         taskQueue,
         workflowId: `sms-campaign-${randomUUID()}`,
-        args: [{ reference: 'c2', campaign: { name: 'N', bucket_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10', sender_id: 'S', is_scheduled: false, template_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d11' } }],
+        args: [
+          {
+            reference: 'c2',
+            campaign: {
+              name: 'N',
+              bucket_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10',
+              sender_id: 'S',
+              is_scheduled: false,
+              template_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d11',
+            },
+          },
+        ],
       });
-      await until(() => h.query(smsCampaignStateQuery), (s) => s.status === 'creating');
+      await until(
+        () => h.query(smsCampaignStateQuery),
+        (s) => s.status === 'creating',
+      );
       await h.cancel();
-      await until(() => h.query(smsCampaignStateQuery), (s) => s.cancelRequested === true);
+      await until(
+        () => h.query(smsCampaignStateQuery),
+        (s) => s.cancelRequested === true,
+      );
       release();
       return h.result();
     });
-    expect(result).toMatchObject({ status: 'still_pending', cancelRequested: true, campaignId: '11111111-2222-4333-8444-666666666666', campaign: { status: 'pending' } });
+    expect(result).toMatchObject({
+      status: 'still_pending',
+      cancelRequested: true,
+      campaignId: '11111111-2222-4333-8444-666666666666',
+      campaign: { status: 'pending' },
+    });
     expect(finds).toBe(0);
   });
 
@@ -224,7 +313,8 @@ describe('send and campaign logic with scripted activities', () => {
       },
       async smsCreateCampaign(_req, o) {
         creates.push(o.attempt);
-        if (o.attempt === 1) throw ApplicationFailure.create({ type: 'Transient', message: 'connect ECONNREFUSED', nonRetryable: true });
+        if (o.attempt === 1)
+          throw ApplicationFailure.create({ type: 'Transient', message: 'connect ECONNREFUSED', nonRetryable: true });
         return { uuid: '11111111-2222-4333-8444-555555555555', status: 'pending' };
       },
       async smsFindCampaign() {
@@ -233,21 +323,33 @@ describe('send and campaign logic with scripted activities', () => {
       },
     };
     const taskQueue = `sms-ts-${randomUUID()}`;
-    const result = await (await worker(taskQueue, activities)).runUntil(
+    const result = await (
+      await worker(taskQueue, activities)
+    ).runUntil(
       env.client.workflow.execute<typeof smsCampaignWorkflow>('smsCampaignWorkflow', {
         taskQueue,
         workflowId: `sms-campaign-${randomUUID()}`,
         args: [
           {
             reference: 'c1',
-            campaign: { name: 'N', bucket_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10', sender_id: 'S', is_scheduled: false, template_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d11' },
+            campaign: {
+              name: 'N',
+              bucket_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10',
+              sender_id: 'S',
+              is_scheduled: false,
+              template_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d11',
+            },
             options: { followFor: '2 hours', pollInterval: '1 minute', maxPollInterval: '10 minutes' },
           },
         ],
       }),
     );
     expect(creates).toEqual([1, 2]);
-    expect(result).toMatchObject({ status: 'still_pending', serviceStatus: 'pending', campaignId: '11111111-2222-4333-8444-555555555555' });
+    expect(result).toMatchObject({
+      status: 'still_pending',
+      serviceStatus: 'pending',
+      campaignId: '11111111-2222-4333-8444-555555555555',
+    });
     expect(result.polls).toBe(polls);
     // 1, 2, 4, 8 minutes, then every 10 minutes for two hours: bounded.
     expect(polls).toBeGreaterThan(10);

@@ -52,7 +52,13 @@ async function vendCalls(from: number): Promise<string[]> {
   return log
     .filter((e) => e.path.startsWith('/vending'))
     .map((e) => {
-      const op = e.path.endsWith('/service-providers') ? 'H1' : e.path.endsWith('/lookup') ? 'H2' : e.path === '/vending/utilities/electricity' ? 'H3' : 'H4';
+      const op = e.path.endsWith('/service-providers')
+        ? 'H1'
+        : e.path.endsWith('/lookup')
+          ? 'H2'
+          : e.path === '/vending/utilities/electricity'
+            ? 'H3'
+            : 'H4';
       return `${op} ${e.status}`;
     });
 }
@@ -65,7 +71,9 @@ describe('electricity vending against the sandbox', () => {
     expect(result.token).toMatch(/^\d{4}(-\d{4}){4}$/);
     expect(result.meter).toMatchObject({ customer_name: 'ADA SANDBOX', minimum_vend: 1000 });
     expect(result.transaction).toMatchObject({ reference: result.reference, status: 'success', amount: '5000.00' });
-    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toEqual([expect.objectContaining({ amount: '5000.00' })]);
+    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toEqual([
+      expect.objectContaining({ amount: '5000.00' }),
+    ]);
     // The token is the one the service holds for that reference.
     const held = await services.api.vending.transactions({ reference: result.reference! });
     expect((held.data as { value_reference?: string }).value_reference).toBe(result.token);
@@ -101,7 +109,11 @@ describe('electricity vending against the sandbox', () => {
     const result = await runVend(ctx, sale());
     expect(result).toMatchObject({ status: 'vended', attempt: 1 });
     expect(result.token).toMatch(/^\d{4}(-\d{4}){4}$/);
-    expect(result.steps.map((s) => `${s.op}:${s.outcome}`)).toEqual(['lookup:found', 'purchase:unknown', 'check:found']);
+    expect(result.steps.map((s) => `${s.op}:${s.outcome}`)).toEqual([
+      'lookup:found',
+      'purchase:unknown',
+      'check:found',
+    ]);
     expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
     expect((await vendCalls(from)).filter((c) => !c.startsWith('H1'))).toEqual(['H2 200', 'H3 dropped', 'H4 200']);
   });
@@ -111,14 +123,24 @@ describe('electricity vending against the sandbox', () => {
     const from = (await admin.requests()).length;
     const result = await runVend(ctx, sale());
     expect(result).toMatchObject({ status: 'vended', attempt: 2 });
-    expect(result.steps.map((s) => `${s.op}:${s.outcome}`)).toEqual(['lookup:found', 'purchase:unknown', 'check:not_found', 'purchase:response']);
+    expect(result.steps.map((s) => `${s.op}:${s.outcome}`)).toEqual([
+      'lookup:found',
+      'purchase:unknown',
+      'check:not_found',
+      'purchase:response',
+    ]);
     expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
     const log = (await admin.requests()).slice(from).filter((e) => e.path === '/vending/utilities/electricity');
     expect(log.map((e) => [e.status, e.reference])).toEqual([
       ['reset', result.reference],
       [200, result.reference],
     ]);
-    expect((await vendCalls(from)).filter((c) => !c.startsWith('H1'))).toEqual(['H2 200', 'H3 reset', 'H4 404', 'H3 200']);
+    expect((await vendCalls(from)).filter((c) => !c.startsWith('H1'))).toEqual([
+      'H2 200',
+      'H3 reset',
+      'H4 404',
+      'H3 200',
+    ]);
   });
 
   it('never arrives twice: bounded, not_vended, nothing in the ledger', async () => {
@@ -131,7 +153,12 @@ describe('electricity vending against the sandbox', () => {
   it('H4 unavailable after a lost answer: parked as outcome_unknown, never resent; when H4 answers again the sale ends vended, one vend', async () => {
     await admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-after-processing', count: 1 });
     await admin.fault({ method: 'GET', path: '/vending/transactions', kind: 'error5xx', status: 503 });
-    const h = await startVend(ctx, sale({ options: { checkSettleDelay: '100ms', checkTimeout: '4s', requeryBackoff: '500ms', requeryMaxBackoff: '1s' } }));
+    const h = await startVend(
+      ctx,
+      sale({
+        options: { checkSettleDelay: '100ms', checkTimeout: '4s', requeryBackoff: '500ms', requeryMaxBackoff: '1s' },
+      }),
+    );
     await waitForStatus(h, 'outcome_unknown');
     expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
     await admin.clearFaults();
@@ -144,9 +171,16 @@ describe('electricity vending against the sandbox', () => {
 
   it('a pending vend (200, status pending) is requeried until the sandbox completes it: vended with the token, one H3', async () => {
     const from = (await admin.requests()).length;
-    const h = await startVend(ctx, sale({ meter_no: PENDING_METER, options: { requeryBackoff: '300ms', requeryMaxBackoff: '500ms' } }));
+    const h = await startVend(
+      ctx,
+      sale({ meter_no: PENDING_METER, options: { requeryBackoff: '300ms', requeryMaxBackoff: '500ms' } }),
+    );
     await waitForStatus(h, 'pending');
-    expect((await h.query(vendStateQuery)).steps.at(-1)).toMatchObject({ op: 'purchase', outcome: 'response', detail: 'pending' });
+    expect((await h.query(vendStateQuery)).steps.at(-1)).toMatchObject({
+      op: 'purchase',
+      outcome: 'response',
+      detail: 'pending',
+    });
     await admin.advanceClock(PENDING_VEND_MS + 1000);
     const result = await h.result();
     expect(result).toMatchObject({ status: 'vended', attempt: 1 });

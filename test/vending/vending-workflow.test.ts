@@ -10,7 +10,14 @@ import { createVendingActivities, type VendingActivities } from '../../src/activ
 import type { ActivityDeps } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
-import { vendStateQuery, type MeterInfo, type VendCheckOutcome, type VendInput, type VendRecord, type VendResult } from '../../src/shared/vending';
+import {
+  vendStateQuery,
+  type MeterInfo,
+  type VendCheckOutcome,
+  type VendInput,
+  type VendRecord,
+  type VendResult,
+} from '../../src/shared/vending';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import type { vendElectricityWorkflow } from '../../src/workflows/vending';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
@@ -26,15 +33,30 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => env?.teardown());
 
-type Call = { op: 'providers' } | { op: 'lookup' } | { op: 'purchase'; reference: string } | { op: 'check'; reference: string; answer: 'found' | 'not_found' | 'error' };
+type Call =
+  | { op: 'providers' }
+  | { op: 'lookup' }
+  | { op: 'purchase'; reference: string }
+  | { op: 'check'; reference: string; answer: 'found' | 'not_found' | 'error' };
 type PurchaseScript = 'ok' | 'failed' | 'pending' | { fail: string } | 'hang';
 type CheckScript = 'found' | 'not_found' | 'pending' | 'failed' | { fail: string };
 
-const vend = (reference: string, status = 'success'): VendRecord => ({ reference, status, amount: '5000.00', ...(status === 'success' ? { token: '1234-5678-9012-3456-7890' } : {}) });
+const vend = (reference: string, status = 'success'): VendRecord => ({
+  reference,
+  status,
+  amount: '5000.00',
+  ...(status === 'success' ? { token: '1234-5678-9012-3456-7890' } : {}),
+});
 
-function scripted(opts: { purchases: PurchaseScript[]; checks: CheckScript[]; minimumVend?: number; providers?: string[] }, calls: Call[]) {
+function scripted(
+  opts: { purchases: PurchaseScript[]; checks: CheckScript[]; minimumVend?: number; providers?: string[] },
+  calls: Call[],
+) {
   let lookups = 0;
-  const acts: Pick<VendingActivities, 'vendListProviders' | 'vendLookupMeter' | 'vendPurchase' | 'vendFindByReference'> = {
+  const acts: Pick<
+    VendingActivities,
+    'vendListProviders' | 'vendLookupMeter' | 'vendPurchase' | 'vendFindByReference'
+  > = {
     async vendListProviders() {
       calls.push({ op: 'providers' });
       return (opts.providers ?? ['EKEDC', 'IE']).map((code) => ({ code }));
@@ -42,13 +64,18 @@ function scripted(opts: { purchases: PurchaseScript[]; checks: CheckScript[]; mi
     async vendLookupMeter(): Promise<MeterInfo> {
       calls.push({ op: 'lookup' });
       lookups += 1;
-      return { reference: `LKP-${lookups}-${randomUUID().slice(0, 6)}`, customer_name: 'ADA OBI', minimum_vend: opts.minimumVend ?? 1000 };
+      return {
+        reference: `LKP-${lookups}-${randomUUID().slice(0, 6)}`,
+        customer_name: 'ADA OBI',
+        minimum_vend: opts.minimumVend ?? 1000,
+      };
     },
     async vendPurchase(req) {
       calls.push({ op: 'purchase', reference: req.reference });
       const s = opts.purchases.shift();
       if (!s) throw new Error('unscripted purchase');
-      if (typeof s === 'object') throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
+      if (typeof s === 'object')
+        throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
       if (s === 'hang') {
         // A worker that stops mid-call: no heartbeat, no answer (until well after the heartbeat timeout).
         await new Promise((r) => setTimeout(r, 15_000));
@@ -82,13 +109,25 @@ const input = (over: Partial<VendInput> = {}): VendInput => ({
   ...over,
 });
 
-async function run(opts: Parameters<typeof scripted>[0], over: Partial<VendInput> = {}): Promise<{ result: VendResult; calls: Call[] }> {
+async function run(
+  opts: Parameters<typeof scripted>[0],
+  over: Partial<VendInput> = {},
+): Promise<{ result: VendResult; calls: Call[] }> {
   const calls: Call[] = [];
   const taskQueue = `vend-ts-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: scripted(opts, calls) });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: scripted(opts, calls),
+  });
   const args = input(over);
   const result = await worker.runUntil(
-    env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', { workflowId: `vend-${args.order_ref}`, taskQueue, args: [args] }),
+    env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+      workflowId: `vend-${args.order_ref}`,
+      taskQueue,
+      args: [args],
+    }),
   );
   expect({ purchases: opts.purchases, checks: opts.checks }).toEqual({ purchases: [], checks: [] });
   return { result, calls };
@@ -136,21 +175,30 @@ describe('electricity vending workflow', () => {
   });
 
   it('unknown outcome, not found: one retry with the same reference', async () => {
-    const { result, calls } = await run({ purchases: [{ fail: FailureTypes.OutcomeUnknown }, 'ok'], checks: ['not_found'] });
+    const { result, calls } = await run({
+      purchases: [{ fail: FailureTypes.OutcomeUnknown }, 'ok'],
+      checks: ['not_found'],
+    });
     expect(result).toMatchObject({ status: 'vended', attempt: 2 });
     expect(calls.map((c) => c.op)).toEqual(['providers', 'lookup', 'purchase', 'check', 'purchase']);
     assertNoResendWithoutCheck(calls);
   });
 
   it('bounded: two unknowns, two not-founds → not_vended, never a third purchase', async () => {
-    const { result, calls } = await run({ purchases: [{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.OutcomeUnknown }], checks: ['not_found', 'not_found'] });
+    const { result, calls } = await run({
+      purchases: [{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.OutcomeUnknown }],
+      checks: ['not_found', 'not_found'],
+    });
     expect(result).toMatchObject({ status: 'not_vended', attempt: 2 });
     expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(2);
     assertNoResendWithoutCheck(calls);
   });
 
   it('a refused retry (already processed) is checked by reference: found → vended, no third purchase', async () => {
-    const { result, calls } = await run({ purchases: [{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.BadRequest }], checks: ['not_found', 'found'] });
+    const { result, calls } = await run({
+      purchases: [{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.BadRequest }],
+      checks: ['not_found', 'found'],
+    });
     expect(result).toMatchObject({ status: 'vended', attempt: 2 });
     expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(2);
   });
@@ -170,7 +218,12 @@ describe('electricity vending workflow', () => {
   it('invalid input fails before any activity, naming the fields', async () => {
     const calls: Call[] = [];
     const taskQueue = `vend-bad-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: scripted({ purchases: [], checks: [] }, calls) });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: scripted({ purchases: [], checks: [] }, calls),
+    });
     const err = await worker
       .runUntil(
         env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
@@ -195,11 +248,21 @@ describe('provider cache (real activities, counting client)', () => {
         providers: async () => {
           counter.n += 1;
           if (fail) throw new Error('down');
-          return { data: [{ code: 'EKEDC', name: 'Eko' }, { code: 'JED', name: 'Jos' }] };
+          return {
+            data: [
+              { code: 'EKEDC', name: 'Eko' },
+              { code: 'JED', name: 'Jos' },
+            ],
+          };
         },
       },
     };
-    return { api: api as unknown as ActivityDeps['api'], logger: createLogger({ destination: new LogCapture() }), config: testConfig(), claimCheck: unusedClaimCheck };
+    return {
+      api: api as unknown as ActivityDeps['api'],
+      logger: createLogger({ destination: new LogCapture() }),
+      config: testConfig(),
+      claimCheck: unusedClaimCheck,
+    };
   }
 
   it('calls H1 once within the TTL, again after it, and once for concurrent callers', async () => {
@@ -207,7 +270,10 @@ describe('provider cache (real activities, counting client)', () => {
     let now = 1_000_000;
     const acts = createVendingActivities(deps(counter), { providerCacheTtlMs: 60_000, now: () => now });
     const [a, b] = await Promise.all([acts.vendListProviders(), acts.vendListProviders()]);
-    expect(a).toEqual([{ code: 'EKEDC', name: 'Eko' }, { code: 'JED', name: 'Jos' }]);
+    expect(a).toEqual([
+      { code: 'EKEDC', name: 'Eko' },
+      { code: 'JED', name: 'Jos' },
+    ]);
     expect(b).toEqual(a);
     await acts.vendListProviders();
     expect(counter.n).toBe(1);
@@ -230,10 +296,19 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
   async function start(opts: Parameters<typeof scripted>[0], over: Partial<VendInput> = {}) {
     const calls: Call[] = [];
     const taskQueue = `vend-ms-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: scripted(opts, calls) });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: scripted(opts, calls),
+    });
     const args = input(over);
     const running = worker.run();
-    const handle = await env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', { workflowId: `vend-${args.order_ref}`, taskQueue, args: [args] });
+    const handle = await env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+      workflowId: `vend-${args.order_ref}`,
+      taskQueue,
+      args: [args],
+    });
     const done = async () => {
       try {
         return await handle.result();
@@ -245,7 +320,11 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
     return { handle, calls, done };
   }
   /** The reason an Update was refused (the validator's message). */
-  const refusedBecause = (p: Promise<unknown>) => p.then(() => 'accepted', (e: { cause?: Error; message: string }) => e.cause?.message ?? e.message);
+  const refusedBecause = (p: Promise<unknown>) =>
+    p.then(
+      () => 'accepted',
+      (e: { cause?: Error; message: string }) => e.cause?.message ?? e.message,
+    );
   const searchStatus = async (handle: WorkflowHandle) => (await handle.describe()).searchAttributes.PaymentStatus?.[0];
 
   it('a 200 whose body says pending is not a success: H4 until final, vended, one purchase', async () => {
@@ -261,14 +340,20 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
   });
 
   it('a lost answer found pending by H4 is requeried until vended, never sent again', async () => {
-    const { result, calls } = await run({ purchases: [{ fail: FailureTypes.OutcomeUnknown }], checks: ['pending', 'found'] });
+    const { result, calls } = await run({
+      purchases: [{ fail: FailureTypes.OutcomeUnknown }],
+      checks: ['pending', 'found'],
+    });
     expect(result).toMatchObject({ status: 'vended', attempt: 1 });
     expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
   });
 
   it('pending past pendingFor parks as outcome_unknown (PaymentStatus) and a later H4 answer ends it with the real outcome', async () => {
     const checks: CheckScript[] = ['pending', 'pending', 'pending', 'pending', 'pending', 'pending', 'found'];
-    const { handle, calls, done } = await start({ purchases: ['pending'], checks }, { options: { pendingFor: '1 minute', requeryBackoff: '20s', requeryMaxBackoff: '20s' } });
+    const { handle, calls, done } = await start(
+      { purchases: ['pending'], checks },
+      { options: { pendingFor: '1 minute', requeryBackoff: '20s', requeryMaxBackoff: '20s' } },
+    );
     await env.sleep(90_000);
     expect((await handle.query(vendStateQuery)).status).toBe('outcome_unknown');
     expect(await searchStatus(handle)).toBe('outcome_unknown');
@@ -280,17 +365,34 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
   it('the check cannot answer: parked as outcome_unknown, never sent again; resolveOutcome records who and why and ends it', async () => {
     // H4 fails for good (non-retryable): the flow keeps asking on its backoff, then waits for the operator.
     const checks: CheckScript[] = Array.from({ length: 40 }, () => ({ fail: FailureTypes.Unauthorized }));
-    const { handle, calls, done } = await start({ purchases: [{ fail: FailureTypes.OutcomeUnknown }], checks }, { options: { unknownRequeryFor: '5 minutes', requeryBackoff: '30s', requeryMaxBackoff: '1 minute' } });
+    const { handle, calls, done } = await start(
+      { purchases: [{ fail: FailureTypes.OutcomeUnknown }], checks },
+      { options: { unknownRequeryFor: '5 minutes', requeryBackoff: '30s', requeryMaxBackoff: '1 minute' } },
+    );
     await env.sleep(10 * 60_000);
     const parked = await handle.query(vendStateQuery);
     expect(parked.status).toBe('outcome_unknown');
     expect(await searchStatus(handle)).toBe('outcome_unknown');
     expect(parked.steps.filter((s) => s.op === 'check').length).toBeGreaterThan(3); // requeried on a backoff
     // Refused: an outcome the flow does not have, a missing operator.
-    expect(await refusedBecause(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'approved', reason: 'x', operator: 'ops-1' }] }))).toMatch(/outcome must be one of vended, failed, not_vended/);
-    expect(await refusedBecause(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'vended', reason: 'x', operator: '' }] }))).toMatch(/operator is required/);
-    const resolution = await handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'not_vended', reason: 'provider report: reference absent', operator: 'ops-ada' }] });
-    expect(resolution).toMatchObject({ outcome: 'not_vended', operator: 'ops-ada', reason: 'provider report: reference absent' });
+    expect(
+      await refusedBecause(
+        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'approved', reason: 'x', operator: 'ops-1' }] }),
+      ),
+    ).toMatch(/outcome must be one of vended, failed, not_vended/);
+    expect(
+      await refusedBecause(
+        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'vended', reason: 'x', operator: '' }] }),
+      ),
+    ).toMatch(/operator is required/);
+    const resolution = await handle.executeUpdate(resolveOutcomeUpdate, {
+      args: [{ outcome: 'not_vended', reason: 'provider report: reference absent', operator: 'ops-ada' }],
+    });
+    expect(resolution).toMatchObject({
+      outcome: 'not_vended',
+      operator: 'ops-ada',
+      reason: 'provider report: reference absent',
+    });
     const result = await done();
     expect(result).toMatchObject({ status: 'not_vended', resolution: { outcome: 'not_vended', operator: 'ops-ada' } });
     expect(result.message).toMatch(/resolved by ops-ada: provider report/);
@@ -300,15 +402,27 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
   });
 
   it('resolveOutcome is refused while the sale is not parked', async () => {
-    const { handle, done } = await start({ purchases: ['pending'], checks: ['pending', 'found'] }, { options: { requeryBackoff: '1 minute' } });
-    for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'pending'; i++) await new Promise((r) => setTimeout(r, 100));
-    expect(await refusedBecause(handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'vended', reason: 'x', operator: 'ops-1' }] }))).toMatch(/only while the flow is parked/);
+    const { handle, done } = await start(
+      { purchases: ['pending'], checks: ['pending', 'found'] },
+      { options: { requeryBackoff: '1 minute' } },
+    );
+    for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'pending'; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(
+      await refusedBecause(
+        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'vended', reason: 'x', operator: 'ops-1' }] }),
+      ),
+    ).toMatch(/only while the flow is parked/);
     expect((await done()).status).toBe('vended');
   });
 
   it('cancelled while pending: the cleanup asks H4 and the result is the real outcome, not "cancelled"', async () => {
-    const { handle, calls, done } = await start({ purchases: ['pending'], checks: ['found'] }, { options: { requeryBackoff: '1 hour' } });
-    for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'pending'; i++) await new Promise((r) => setTimeout(r, 100));
+    const { handle, calls, done } = await start(
+      { purchases: ['pending'], checks: ['found'] },
+      { options: { requeryBackoff: '1 hour' } },
+    );
+    for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'pending'; i++)
+      await new Promise((r) => setTimeout(r, 100));
     await handle.cancel();
     const result = await done();
     expect(result).toMatchObject({ status: 'vended', cancelRequested: true, token: '1234-5678-9012-3456-7890' });
@@ -317,8 +431,12 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
 
   it('cancelled while parked and H4 still cannot answer: outcome_unknown with cancelRequested, never "cancelled"', async () => {
     const checks: CheckScript[] = Array.from({ length: 10 }, () => ({ fail: FailureTypes.Unauthorized }));
-    const { handle, done } = await start({ purchases: [{ fail: FailureTypes.OutcomeUnknown }], checks }, { options: { requeryBackoff: '1 hour' } });
-    for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'outcome_unknown'; i++) await new Promise((r) => setTimeout(r, 100));
+    const { handle, done } = await start(
+      { purchases: [{ fail: FailureTypes.OutcomeUnknown }], checks },
+      { options: { requeryBackoff: '1 hour' } },
+    );
+    for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'outcome_unknown'; i++)
+      await new Promise((r) => setTimeout(r, 100));
     await handle.cancel();
     const result = await done();
     expect(result).toMatchObject({ status: 'outcome_unknown', cancelRequested: true });
@@ -328,7 +446,10 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
   it('a worker lost mid-purchase is noticed by the heartbeat timeout and H4 is asked at once', async () => {
     const { result, calls } = await run({ purchases: ['hang'], checks: ['found'] });
     expect(result).toMatchObject({ status: 'vended', attempt: 1 });
-    expect(result.steps.find((s) => s.op === 'purchase')).toMatchObject({ outcome: 'unknown', detail: 'HeartbeatTimeout' });
+    expect(result.steps.find((s) => s.op === 'purchase')).toMatchObject({
+      outcome: 'unknown',
+      detail: 'HeartbeatTimeout',
+    });
     expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
   }, 60_000);
 });

@@ -18,15 +18,31 @@ const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
 const config = testConfig();
 let services: RunningServices;
 beforeAll(async () => {
-  services = await runServices({ config, logger: createLogger({ destination: new LogCapture() }), workflowBundle: await workflowBundle(), sandbox: { webhookRetryScheduleMs: [50] } });
+  services = await runServices({
+    config,
+    logger: createLogger({ destination: new LogCapture() }),
+    workflowBundle: await workflowBundle(),
+    sandbox: { webhookRetryScheduleMs: [50] },
+  });
 }, 60_000);
 afterAll(() => services?.stop());
 
-const cliEnv = () => ({ ...process.env, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_TASK_QUEUE: config.temporal.taskQueue, CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl, PAYMENTS_BASE_URL: services.sandboxUrl!, SANDBOX_ENABLED: 'false', LOG_LEVEL: 'warn' });
+const cliEnv = () => ({
+  ...process.env,
+  TEMPORAL_ADDRESS: config.temporal.address,
+  TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
+  CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
+  PAYMENTS_BASE_URL: services.sandboxUrl!,
+  SANDBOX_ENABLED: 'false',
+  LOG_LEVEL: 'warn',
+});
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', CLI, 'va', ...args], { env: cliEnv(), timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'va', ...args],
+      { env: cliEnv(), timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin!.end('');
   });
@@ -36,12 +52,32 @@ const bvnFile = (bvn: string) => {
   writeFileSync(file, `${bvn}\n`, { mode: 0o600 });
   return file;
 };
-const person = (id: string, bvn: string) => ['create', '--customer-id', id, '--first-name', 'Ada', '--last-name', 'Obi', '--phone', '08012345678', '--dob', '01/15/1990', '--gender', '2', '--address', '1 Marina', '--bvn-file', bvnFile(bvn)];
+const person = (id: string, bvn: string) => [
+  'create',
+  '--customer-id',
+  id,
+  '--first-name',
+  'Ada',
+  '--last-name',
+  'Obi',
+  '--phone',
+  '08012345678',
+  '--dob',
+  '01/15/1990',
+  '--gender',
+  '2',
+  '--address',
+  '1 Marina',
+  '--bvn-file',
+  bvnFile(bvn),
+];
 
 it('va create: a BVN that does not match the person is refused with the field named (bvn), and the BVN is never printed', async () => {
   const r = await cli(person(`CUST${randomUUID().slice(0, 8)}`, MISMATCHED_BVN));
   expect(r.code).toBe(1);
-  expect(r.stderr).toMatch(/the virtual account was not created: bvn: Validation Failure, BVN details do not match the customer details/);
+  expect(r.stderr).toMatch(
+    /the virtual account was not created: bvn: Validation Failure, BVN details do not match the customer details/,
+  );
   expect(r.stdout + r.stderr).not.toContain(MISMATCHED_BVN);
 });
 
@@ -55,7 +91,19 @@ it('va create: bad input is refused before anything is sent, every field named w
 });
 
 it('va create-business: a beneficiary account the partner bank does not know is refused as beneficiary_account (424)', async () => {
-  const r = await cli(['create-business', '--customer-id', `BIZ${randomUUID().replace(/-/g, '').slice(0, 8)}`, '--business-name', 'Acme', '--phone', '08012345678', '--bvn-file', bvnFile('12345678901'), '--beneficiary', '9999999999']);
+  const r = await cli([
+    'create-business',
+    '--customer-id',
+    `BIZ${randomUUID().replace(/-/g, '').slice(0, 8)}`,
+    '--business-name',
+    'Acme',
+    '--phone',
+    '08012345678',
+    '--bvn-file',
+    bvnFile('12345678901'),
+    '--beneficiary',
+    '9999999999',
+  ]);
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/beneficiary_account: Validation Failure No record found for Account number-9999999999/);
 });
@@ -67,11 +115,23 @@ it('va create, account, customer, transactions; a transfer whose notification fa
   const account = JSON.parse(created.stdout) as { virtual_account_number: string; customer_identifier: string };
   expect(account.customer_identifier).toBe(id);
 
-  expect(JSON.parse((await cli(['account', id])).stdout)).toMatchObject({ virtual_account_number: account.virtual_account_number });
-  expect(JSON.parse((await cli(['customer', account.virtual_account_number])).stdout)).toMatchObject({ customer_identifier: id, first_name: 'Ada' });
+  expect(JSON.parse((await cli(['account', id])).stdout)).toMatchObject({
+    virtual_account_number: account.virtual_account_number,
+  });
+  expect(JSON.parse((await cli(['customer', account.virtual_account_number])).stdout)).toMatchObject({
+    customer_identifier: id,
+    first_name: 'Ada',
+  });
 
-  await sandboxAdminCall(services.sandboxUrl!, 'POST', '/webhook-faults', { kind: 'fail', count: 2, target: 'virtual-account' });
-  await services.api.virtualAccounts.simulatePayment({ virtual_account_number: account.virtual_account_number, amount: '1200.00' });
+  await sandboxAdminCall(services.sandboxUrl!, 'POST', '/webhook-faults', {
+    kind: 'fail',
+    count: 2,
+    target: 'virtual-account',
+  });
+  await services.api.virtualAccounts.simulatePayment({
+    virtual_account_number: account.virtual_account_number,
+    amount: '1200.00',
+  });
   const tx = await cli(['transactions', '--customer-id', id]);
   const ref = /^(\S+)\s+\d{10}\s+1200\.00 NGN/m.exec(tx.stdout)?.[1];
   expect(ref).toBeDefined();
@@ -82,7 +142,10 @@ it('va create, account, customer, transactions; a transfer whose notification fa
   expect(swept.code).toBe(0);
   expect(swept.stdout).toMatch(/started 1, already known 0, deleted 1, left 0, invalid 0/);
   expect((await cli(['error-log'])).stdout).not.toContain(ref!);
-  expect(JSON.parse((await cli(['credit', ref!])).stdout)).toMatchObject({ status: 'credited', transactionReference: ref });
+  expect(JSON.parse((await cli(['credit', ref!])).stdout)).toMatchObject({
+    status: 'credited',
+    transactionReference: ref,
+  });
   const retry = await cli(['retry-handoff', ref!, '--operator', 'ops', '--reason', 'test']);
   expect(retry.code).toBe(1);
   expect(retry.stderr).toMatch(/already completed/); // only a handoff_failed credit (still running) takes it

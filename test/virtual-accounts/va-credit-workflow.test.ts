@@ -6,8 +6,14 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import type { createVirtualAccountActivities, CreditFreezeLookup } from '../../src/activities/virtual-accounts';
 import {
-  retryCreditHandoffUpdate, VA_CREDIT_DEFAULTS, virtualAccountCreditStateQuery, virtualAccountCreditWorkflowId,
-  type CreditedVirtualAccountTransaction, type CreditHandoff, type VirtualAccountCredit, type VirtualAccountCreditOutcome,
+  retryCreditHandoffUpdate,
+  VA_CREDIT_DEFAULTS,
+  virtualAccountCreditStateQuery,
+  virtualAccountCreditWorkflowId,
+  type CreditedVirtualAccountTransaction,
+  type CreditHandoff,
+  type VirtualAccountCredit,
+  type VirtualAccountCreditOutcome,
 } from '../../src/shared/virtual-account-webhook';
 import { workflowBundle } from '../helpers/temporal';
 import { createTimeSkippingEnv } from '../helpers/time-skipping';
@@ -20,55 +26,94 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => env?.teardown());
 
-function service(script: { freeze: (n: number) => CreditFreezeLookup | 'down'; handoff?: (n: number) => 'ok' | 'fail' }) {
+function service(script: {
+  freeze: (n: number) => CreditFreezeLookup | 'down';
+  handoff?: (n: number) => 'ok' | 'fail';
+}) {
   const calls = { freeze: 0, handoff: 0, freezeTimes: [] as number[], handoffKeys: [] as string[] };
   const activities: Partial<Activities> = {
     async recordVirtualAccountCredit(credit) {
-      const record: CreditedVirtualAccountTransaction = { ...credit, fieldsSource: 'service-query', creditedAt: new Date().toISOString() };
+      const record: CreditedVirtualAccountTransaction = {
+        ...credit,
+        fieldsSource: 'service-query',
+        creditedAt: new Date().toISOString(),
+      };
       return { status: 'credited', credit: record, deliveries: 1 };
     },
     async readVirtualAccountCreditFreeze() {
       calls.freeze += 1;
       calls.freezeTimes.push(await env.currentTimeMs());
       const answer = script.freeze(calls.freeze);
-      if (answer === 'down') throw ApplicationFailure.create({ type: 'ServiceError', message: 'C5 down', nonRetryable: true });
+      if (answer === 'down')
+        throw ApplicationFailure.create({ type: 'ServiceError', message: 'C5 down', nonRetryable: true });
       return answer;
     },
     async handOverVirtualAccountCredit(req): Promise<CreditHandoff> {
       calls.handoff += 1;
       calls.handoffKeys.push(req.credit.transactionReference);
-      if ((script.handoff?.(calls.handoff) ?? 'ok') === 'fail') throw ApplicationFailure.create({ type: 'CreditHandoffFailed', message: 'merchant backend down' });
-      return { status: 'delivered', idempotencyKey: req.credit.transactionReference, attempts: calls.handoff, at: new Date().toISOString() };
+      if ((script.handoff?.(calls.handoff) ?? 'ok') === 'fail')
+        throw ApplicationFailure.create({ type: 'CreditHandoffFailed', message: 'merchant backend down' });
+      return {
+        status: 'delivered',
+        idempotencyKey: req.credit.transactionReference,
+        attempts: calls.handoff,
+        at: new Date().toISOString(),
+      };
     },
   };
   return { activities, calls };
 }
 
 const credit = (over: Partial<VirtualAccountCredit> = {}): VirtualAccountCredit => ({
-  transactionReference: `REF${randomUUID().slice(0, 8)}`, virtualAccountNumber: '4567891234', principalAmount: '5000.00', settledAmount: '4975.00', currency: 'NGN',
-  customerIdentifier: 'CUST-1', version: 2, receivedAt: new Date().toISOString(), ...over,
+  transactionReference: `REF${randomUUID().slice(0, 8)}`,
+  virtualAccountNumber: '4567891234',
+  principalAmount: '5000.00',
+  settledAmount: '4975.00',
+  currency: 'NGN',
+  customerIdentifier: 'CUST-1',
+  version: 2,
+  receivedAt: new Date().toISOString(),
+  ...over,
 });
 
 async function run<T>(activities: Partial<Activities>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `va-ts-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+  });
   return worker.runUntil(fn(taskQueue));
 }
 
 const start = (taskQueue: string, c: VirtualAccountCredit) =>
-  env.client.workflow.start('virtualAccountCreditWorkflow', { workflowId: virtualAccountCreditWorkflowId(c.transactionReference), taskQueue, args: [c] });
+  env.client.workflow.start('virtualAccountCreditWorkflow', {
+    workflowId: virtualAccountCreditWorkflowId(c.transactionReference),
+    taskQueue,
+    args: [c],
+  });
 
-const frozen: CreditFreezeLookup = { known: true, frozen: { freezeTransactionRef: 'FRZ1', reason: 'Suspicious transaction' } };
+const frozen: CreditFreezeLookup = {
+  known: true,
+  frozen: { freezeTransactionRef: 'FRZ1', reason: 'Suspicious transaction' },
+};
 
 it('frozen at the service: held back, asked again every hour, handed over once the service shows it released', async () => {
   const s = service({ freeze: (n) => (n < 4 ? frozen : { known: true }) });
   await run(s.activities, async (tq) => {
     const c = credit();
     const result = (await (await start(tq, c)).result()) as VirtualAccountCreditOutcome;
-    expect(result).toMatchObject({ status: 'credited', freeze: { freezeTransactionRef: 'FRZ1', confirmedBy: 'service', releasedAt: expect.any(String) }, handoff: { status: 'delivered' } });
+    expect(result).toMatchObject({
+      status: 'credited',
+      freeze: { freezeTransactionRef: 'FRZ1', confirmedBy: 'service', releasedAt: expect.any(String) },
+      handoff: { status: 'delivered' },
+    });
     expect(s.calls.handoff).toBe(1);
     expect(s.calls.freeze).toBe(4);
-    expect(s.calls.freezeTimes[1]! - s.calls.freezeTimes[0]!).toBeGreaterThanOrEqual(VA_CREDIT_DEFAULTS.freezeCheckEveryMs);
+    expect(s.calls.freezeTimes[1]! - s.calls.freezeTimes[0]!).toBeGreaterThanOrEqual(
+      VA_CREDIT_DEFAULTS.freezeCheckEveryMs,
+    );
   });
 });
 
@@ -85,8 +130,13 @@ it('still frozen when the watch period ends: ends frozen, never handed over', as
 it('a freeze named only by the (unsigned) notification while C5 cannot answer is believed: held back until the service answers "not frozen"', async () => {
   const s = service({ freeze: (n) => (n < 3 ? 'down' : { known: true }) });
   await run(s.activities, async (tq) => {
-    const result = (await (await start(tq, credit({ frozenHint: { freezeTransactionRef: 'FRZ9', reason: 'AML review' } }))).result()) as VirtualAccountCreditOutcome;
-    expect(result).toMatchObject({ status: 'credited', freeze: { freezeTransactionRef: 'FRZ9', confirmedBy: 'notification', releasedAt: expect.any(String) } });
+    const result = (await (
+      await start(tq, credit({ frozenHint: { freezeTransactionRef: 'FRZ9', reason: 'AML review' } }))
+    ).result()) as VirtualAccountCreditOutcome;
+    expect(result).toMatchObject({
+      status: 'credited',
+      freeze: { freezeTransactionRef: 'FRZ9', confirmedBy: 'notification', releasedAt: expect.any(String) },
+    });
     expect(s.calls.handoff).toBe(1);
   });
 });
@@ -94,7 +144,9 @@ it('a freeze named only by the (unsigned) notification while C5 cannot answer is
 it('a freeze hint the service contradicts ("not frozen") is ignored: handed over at once', async () => {
   const s = service({ freeze: () => ({ known: true }) });
   await run(s.activities, async (tq) => {
-    const result = (await (await start(tq, credit({ frozenHint: { freezeTransactionRef: 'FORGED' } }))).result()) as VirtualAccountCreditOutcome;
+    const result = (await (
+      await start(tq, credit({ frozenHint: { freezeTransactionRef: 'FORGED' } }))
+    ).result()) as VirtualAccountCreditOutcome;
     expect(result.freeze).toBeUndefined();
     expect(result).toMatchObject({ status: 'credited', handoff: { status: 'delivered' } });
     expect(s.calls.freeze).toBe(1);
@@ -111,9 +163,13 @@ it('a hand-over that fails for its whole retry period: handoff_failed, until an 
     await env.sleep(VA_CREDIT_DEFAULTS.handoffRetryForMs + 60_000);
     const state = await handle.query(virtualAccountCreditStateQuery);
     expect(state.status).toBe('handoff_failed');
-    await expect(handle.executeUpdate(retryCreditHandoffUpdate, { args: [{ operator: '', reason: 'x' }] })).rejects.toMatchObject({ cause: { message: expect.stringMatching(/operator: required/) } });
+    await expect(
+      handle.executeUpdate(retryCreditHandoffUpdate, { args: [{ operator: '', reason: 'x' }] }),
+    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/operator: required/) } });
     down = false;
-    await handle.executeUpdate(retryCreditHandoffUpdate, { args: [{ operator: 'ops@merchant', reason: 'backend fixed' }] });
+    await handle.executeUpdate(retryCreditHandoffUpdate, {
+      args: [{ operator: 'ops@merchant', reason: 'backend fixed' }],
+    });
     const result = (await handle.result()) as VirtualAccountCreditOutcome;
     expect(result).toMatchObject({ status: 'credited', handoff: { status: 'delivered' } });
     expect(new Set(s.calls.handoffKeys)).toEqual(new Set([c.transactionReference]));

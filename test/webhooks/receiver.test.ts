@@ -32,15 +32,32 @@ let api: PaymentsClient;
 
 beforeAll(async () => {
   client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-  server = createWebhookReceiver({ client, taskQueue: config.temporal.taskQueue, secretKey: key, logger: createLogger({ destination: capture }) });
+  server = createWebhookReceiver({
+    client,
+    taskQueue: config.temporal.taskQueue,
+    secretKey: key,
+    logger: createLogger({ destination: capture }),
+  });
   url = await listen(server, 0);
   workerConnection = await NativeConnection.connect({ address: config.temporal.address });
   // The credit workflow's activities: the durable duplicate check and the C5 confirmation (a sandbox).
   vaCredits = await VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
   sandbox = await startSandbox({ secretKeys: [key] });
   api = new PaymentsClient({ baseUrl: sandbox.url, secretKey: key, timeoutMs: 5_000 });
-  const activities = createVirtualAccountActivities({ api, logger: createLogger({ destination: capture }), config, claimCheck: {} as ClaimCheckStore, vaCredits });
-  worker = await createPaymentsWorker({ ...config.temporal, encryption: config.encryption, connection: workerConnection, activities, workflowBundle: await workflowBundle() });
+  const activities = createVirtualAccountActivities({
+    api,
+    logger: createLogger({ destination: capture }),
+    config,
+    claimCheck: {} as ClaimCheckStore,
+    vaCredits,
+  });
+  worker = await createPaymentsWorker({
+    ...config.temporal,
+    encryption: config.encryption,
+    connection: workerConnection,
+    activities,
+    workflowBundle: await workflowBundle(),
+  });
   workerRun = worker.run();
 });
 
@@ -62,9 +79,24 @@ function paymentBody(ref: string) {
     Event: 'charge_successful',
     TransactionRef: ref,
     Body: {
-      amount: 10000, transaction_ref: ref, gateway_ref: `${ref}_1_1`, transaction_status: 'Success', email: 'payer@example.com',
-      merchant_id: 'SBN1EBZEQ8', currency: 'NGN', transaction_type: 'Card', merchant_amount: 9850, created_at: '2026-11-22T10:00:00.000Z',
-      meta: { order: 'A-1' }, payment_information: { payment_type: 'card', pan: '424242******4242|12/29', card_type: 'visa', token_id: 'tok_1' }, is_recurring: true,
+      amount: 10000,
+      transaction_ref: ref,
+      gateway_ref: `${ref}_1_1`,
+      transaction_status: 'Success',
+      email: 'payer@example.com',
+      merchant_id: 'SBN1EBZEQ8',
+      currency: 'NGN',
+      transaction_type: 'Card',
+      merchant_amount: 9850,
+      created_at: '2026-11-22T10:00:00.000Z',
+      meta: { order: 'A-1' },
+      payment_information: {
+        payment_type: 'card',
+        pan: '424242******4242|12/29',
+        card_type: 'visa',
+        token_id: 'tok_1',
+      },
+      is_recurring: true,
     },
   });
 }
@@ -78,7 +110,8 @@ async function heldEvents(ref: string) {
     try {
       return await handle.query(unmatchedWebhookQuery);
     } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError) && !/not found|no poller|timeout/i.test((err as Error).message)) throw err;
+      if (!(err instanceof WorkflowNotFoundError) && !/not found|no poller|timeout/i.test((err as Error).message))
+        throw err;
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -93,7 +126,15 @@ describe('payment webhook (E-1)', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ received: true });
     const events = await heldEvents(ref);
-    expect(events).toEqual([expect.objectContaining({ transactionRef: ref, amount: 10000, tokenId: 'tok_1', isRecurring: true, transactionType: 'Card' })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        transactionRef: ref,
+        amount: 10000,
+        tokenId: 'tok_1',
+        isRecurring: true,
+        transactionType: 'Card',
+      }),
+    ]);
     // Personal data is not carried into workflow state.
     expect(JSON.stringify(events)).not.toContain('payer@example.com');
   });
@@ -116,7 +157,10 @@ describe('payment webhook (E-1)', () => {
   });
 
   it.each([
-    ['a signature made with another key', (b: string) => ({ 'x-service-encrypted-body': sign(b, 'sandbox_sk_someone_else') })],
+    [
+      'a signature made with another key',
+      (b: string) => ({ 'x-service-encrypted-body': sign(b, 'sandbox_sk_someone_else') }),
+    ],
     ['a signature of other bytes', (b: string) => ({ 'x-service-encrypted-body': sign(b + ' ') })],
     ['a non-hex signature', () => ({ 'x-service-encrypted-body': 'not-hex!' })],
     ['no signature header', () => ({})],
@@ -142,48 +186,93 @@ describe('payment webhook (E-1)', () => {
     const body = JSON.stringify(parsed);
     const res = await post(body, { 'x-service-encrypted-body': sign(body) });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ received: false, errors: [{ field: 'Body.amount', rule: expect.stringContaining('integer') }] });
+    expect(await res.json()).toEqual({
+      received: false,
+      errors: [{ field: 'Body.amount', rule: expect.stringContaining('integer') }],
+    });
   });
 });
 
 describe('virtual-account credit (E-2)', () => {
   const credit = (ref: string, version?: 'v2' | 'v3') => ({
-    transaction_reference: ref, virtual_account_number: '4567891234', principal_amount: '5000.00', settled_amount: '4975.00', fee_charged: '25.00',
-    transaction_date: '2026-11-22T10:00:00.000Z', customer_identifier: 'CUST-1', transaction_indicator: 'C', remarks: 'Transfer', currency: 'NGN',
-    channel: 'virtual-account', sender_name: 'Ada', meta: { freeze_transaction_ref: null, reason_for_frozen_transaction: null }, encrypted_body: 'x',
+    transaction_reference: ref,
+    virtual_account_number: '4567891234',
+    principal_amount: '5000.00',
+    settled_amount: '4975.00',
+    fee_charged: '25.00',
+    transaction_date: '2026-11-22T10:00:00.000Z',
+    customer_identifier: 'CUST-1',
+    transaction_indicator: 'C',
+    remarks: 'Transfer',
+    currency: 'NGN',
+    channel: 'virtual-account',
+    sender_name: 'Ada',
+    meta: { freeze_transaction_ref: null, reason_for_frozen_transaction: null },
+    encrypted_body: 'x',
     ...(version ? { version } : {}),
   });
 
   it('verifies version 2 (pipe-joined fields, lowercase) and acknowledges with the spec body', async () => {
     const ref = `va-${randomUUID()}`;
     const body = credit(ref, 'v2');
-    const signed = [body.transaction_reference, body.virtual_account_number, body.currency, body.principal_amount, body.settled_amount, body.customer_identifier].join('|');
-    const res = await fetch(`${url}/webhooks`, { method: 'POST', body: JSON.stringify(body), headers: { 'x-service-signature': sign(signed) } });
+    const signed = [
+      body.transaction_reference,
+      body.virtual_account_number,
+      body.currency,
+      body.principal_amount,
+      body.settled_amount,
+      body.customer_identifier,
+    ].join('|');
+    const res = await fetch(`${url}/webhooks`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'x-service-signature': sign(signed) },
+    });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ response_code: 200, transaction_reference: ref, response_description: 'Success' });
-    const result = await client.workflow.getHandle(`va-credit-${ref}`).result() as VirtualAccountCreditOutcome;
-    expect(result).toMatchObject({ status: 'credited', credit: { transactionReference: ref, principalAmount: '5000.00', version: 2 } });
+    expect(await res.json()).toEqual({
+      response_code: 200,
+      transaction_reference: ref,
+      response_description: 'Success',
+    });
+    const result = (await client.workflow.getHandle(`va-credit-${ref}`).result()) as VirtualAccountCreditOutcome;
+    expect(result).toMatchObject({
+      status: 'credited',
+      credit: { transactionReference: ref, principalAmount: '5000.00', version: 2 },
+    });
   });
 
   it('verifies version 1 (whole body, uppercase) and deduplicates a repeat', async () => {
     const ref = `va-${randomUUID()}`;
     const raw = JSON.stringify(credit(ref));
     for (let i = 0; i < 2; i++) {
-      const res = await fetch(`${url}/webhooks`, { method: 'POST', body: raw, headers: { 'x-squad-signature': sign(raw).toUpperCase() } });
+      const res = await fetch(`${url}/webhooks`, {
+        method: 'POST',
+        body: raw,
+        headers: { 'x-squad-signature': sign(raw).toUpperCase() },
+      });
       expect(res.status).toBe(200);
     }
     const runs = [];
     for await (const wf of client.workflow.list({ query: `WorkflowId = 'va-credit-${ref}'` })) runs.push(wf);
     expect(runs.length).toBeLessThanOrEqual(1);
-    expect(await client.workflow.getHandle(`va-credit-${ref}`).result()).toMatchObject({ status: 'credited', credit: { version: 1 } });
+    expect(await client.workflow.getHandle(`va-credit-${ref}`).result()).toMatchObject({
+      status: 'credited',
+      credit: { version: 1 },
+    });
   });
 
   it('refuses a forged credit with 401 and starts nothing', async () => {
     const ref = `va-${randomUUID()}`;
     const body = credit(ref, 'v3');
-    const res = await fetch(`${url}/webhooks`, { method: 'POST', body: JSON.stringify(body), headers: { 'x-service-signature': sign('forged') } });
+    const res = await fetch(`${url}/webhooks`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'x-service-signature': sign('forged') },
+    });
     expect(res.status).toBe(401);
-    await expect(client.workflow.getHandle(`va-credit-${ref}`).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await expect(client.workflow.getHandle(`va-credit-${ref}`).describe()).rejects.toBeInstanceOf(
+      WorkflowNotFoundError,
+    );
   });
 });
 

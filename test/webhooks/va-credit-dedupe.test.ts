@@ -19,7 +19,11 @@ import type { ClaimCheckStore } from '../../src/claim-check/store';
 import { PaymentsClient } from '../../src/api';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { VirtualAccountCreditStore } from '../../src/virtual-accounts/credit-store';
-import { virtualAccountCreditWorkflowId, type VirtualAccountCredit, type VirtualAccountCreditOutcome } from '../../src/shared/virtual-account-webhook';
+import {
+  virtualAccountCreditWorkflowId,
+  type VirtualAccountCredit,
+  type VirtualAccountCreditOutcome,
+} from '../../src/shared/virtual-account-webhook';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { recordHistory } from '../helpers/replay';
 
@@ -43,12 +47,20 @@ interface Stack {
 
 async function startStack(): Promise<Stack> {
   const receiverClient = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-  const server: Server = createWebhookReceiver({ client: receiverClient, taskQueue: config.temporal.taskQueue, secretKey: key, logger });
+  const server: Server = createWebhookReceiver({
+    client: receiverClient,
+    taskQueue: config.temporal.taskQueue,
+    secretKey: key,
+    logger,
+  });
   const url = await listen(server, 0);
   const vaCredits = await VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker: Worker = await createPaymentsWorker({
-    ...config.temporal, encryption: config.encryption, connection, workflowBundle: await workflowBundle(),
+    ...config.temporal,
+    encryption: config.encryption,
+    connection,
+    workflowBundle: await workflowBundle(),
     activities: createVirtualAccountActivities({ api, logger, config, claimCheck: {} as ClaimCheckStore, vaCredits }),
   });
   const running = worker.run();
@@ -83,35 +95,68 @@ const sign = (data: string) => createHmac('sha512', key).update(data).digest('he
 
 function v2Body(ref: string, over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    transaction_reference: ref, virtual_account_number: '4567891234', principal_amount: '5000.00', settled_amount: '4975.00', fee_charged: '25.00',
-    transaction_date: '2026-11-22T10:00:00.000Z', customer_identifier: 'CUST-1', transaction_indicator: 'C', remarks: 'Transfer', currency: 'NGN',
-    channel: 'virtual-account', sender_name: 'Ada', meta: { freeze_transaction_ref: null, reason_for_frozen_transaction: null }, encrypted_body: 'x',
-    version: 'v2', ...over,
+    transaction_reference: ref,
+    virtual_account_number: '4567891234',
+    principal_amount: '5000.00',
+    settled_amount: '4975.00',
+    fee_charged: '25.00',
+    transaction_date: '2026-11-22T10:00:00.000Z',
+    customer_identifier: 'CUST-1',
+    transaction_indicator: 'C',
+    remarks: 'Transfer',
+    currency: 'NGN',
+    channel: 'virtual-account',
+    sender_name: 'Ada',
+    meta: { freeze_transaction_ref: null, reason_for_frozen_transaction: null },
+    encrypted_body: 'x',
+    version: 'v2',
+    ...over,
   };
 }
 
 /** Signs the six values, as the service does for v2/v3. */
 const v2Signature = (b: Record<string, unknown>) =>
-  sign([b.transaction_reference, b.virtual_account_number, b.currency, b.principal_amount, b.settled_amount, b.customer_identifier].join('|'));
+  sign(
+    [
+      b.transaction_reference,
+      b.virtual_account_number,
+      b.currency,
+      b.principal_amount,
+      b.settled_amount,
+      b.customer_identifier,
+    ].join('|'),
+  );
 
 async function deliver(url: string, body: Record<string, unknown>, signature = v2Signature(body)) {
-  const res = await fetch(`${url}/webhooks`, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', 'x-service-signature': signature } });
+  const res = await fetch(`${url}/webhooks`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'Content-Type': 'application/json', 'x-service-signature': signature },
+  });
   return { status: res.status, body: (await res.json()) as unknown };
 }
 
-const ack = (ref: string) => ({ status: 200, body: { response_code: 200, transaction_reference: ref, response_description: 'Success' } });
+const ack = (ref: string) => ({
+  status: 200,
+  body: { response_code: 200, transaction_reference: ref, response_description: 'Success' },
+});
 
 async function runsOf(ref: string) {
   const runs = [];
-  for await (const wf of client.workflow.list({ query: `WorkflowId = '${virtualAccountCreditWorkflowId(ref)}'` })) runs.push(wf);
+  for await (const wf of client.workflow.list({ query: `WorkflowId = '${virtualAccountCreditWorkflowId(ref)}'` }))
+    runs.push(wf);
   return runs;
 }
 
-const outcome = (ref: string) => client.workflow.getHandle(virtualAccountCreditWorkflowId(ref)).result() as Promise<VirtualAccountCreditOutcome>;
+const outcome = (ref: string) =>
+  client.workflow.getHandle(virtualAccountCreditWorkflowId(ref)).result() as Promise<VirtualAccountCreditOutcome>;
 
 async function deleteExecution(ref: string): Promise<void> {
   const workflowId = virtualAccountCreditWorkflowId(ref);
-  await client.workflowService.deleteWorkflowExecution({ namespace: config.temporal.namespace, workflowExecution: { workflowId } });
+  await client.workflowService.deleteWorkflowExecution({
+    namespace: config.temporal.namespace,
+    workflowExecution: { workflowId },
+  });
   // Deletion is asynchronous (the dev server takes about half a minute).
   for (let i = 0; i < 300; i++) {
     try {
@@ -132,7 +177,11 @@ describe('durable duplicate check across restarts and past retention', () => {
     const first = await startStack();
     try {
       expect(await deliver(first.url, body)).toEqual(ack(ref));
-      expect(await outcome(ref)).toMatchObject({ status: 'credited', deliveries: 1, credit: { transactionReference: ref, principalAmount: '5000.00', settledAmount: '4975.00' } });
+      expect(await outcome(ref)).toMatchObject({
+        status: 'credited',
+        deliveries: 1,
+        credit: { transactionReference: ref, principalAmount: '5000.00', settledAmount: '4975.00' },
+      });
     } finally {
       await first.stop();
     }
@@ -167,7 +216,10 @@ describe('durable duplicate check across restarts and past retention', () => {
       // The redelivery may carry other unsigned values too: the recorded credit does not change.
       expect(await deliver(later.url, { ...body, fee_charged: '0.00' })).toEqual(ack(ref));
       expect(await outcome(ref)).toEqual({ status: 'duplicate', deliveries: 2, credit: credited.credit });
-      await recordHistory(client.workflow.getHandle(virtualAccountCreditWorkflowId(ref)), 'virtual-account-credit-duplicate');
+      await recordHistory(
+        client.workflow.getHandle(virtualAccountCreditWorkflowId(ref)),
+        'virtual-account-credit-duplicate',
+      );
     } finally {
       await later.stop();
     }
@@ -194,15 +246,24 @@ describe('durable duplicate check across restarts and past retention', () => {
 
 describe('the store: the claim is atomic and idempotent per run', () => {
   const credit = (ref: string, over: Partial<VirtualAccountCredit> = {}): VirtualAccountCredit => ({
-    transactionReference: ref, virtualAccountNumber: '4567891234', principalAmount: '5000.00', settledAmount: '4975.00', currency: 'NGN',
-    customerIdentifier: 'CUST-1', version: 2, receivedAt: new Date().toISOString(), ...over,
+    transactionReference: ref,
+    virtualAccountNumber: '4567891234',
+    principalAmount: '5000.00',
+    settledAmount: '4975.00',
+    currency: 'NGN',
+    customerIdentifier: 'CUST-1',
+    version: 2,
+    receivedAt: new Date().toISOString(),
+    ...over,
   });
 
   it('(c) twenty concurrent claims from two connections pools: exactly one credit, every delivery counted', async () => {
     const other = await VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
     try {
       const ref = `va-${randomUUID()}`;
-      const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? other : store).claim(credit(ref), `run-${i}`)));
+      const claims = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? other : store).claim(credit(ref), `run-${i}`)),
+      );
       expect(claims.filter((c) => c.credited)).toHaveLength(1);
       expect(await store.get(ref)).toMatchObject({ deliveries: 20 });
       expect(await store.countRecords(ref)).toBe(1);
@@ -215,7 +276,11 @@ describe('the store: the claim is atomic and idempotent per run', () => {
     const ref = `va-${randomUUID()}`;
     expect(await store.claim(credit(ref), 'run-a')).toMatchObject({ credited: true, deliveries: 1 });
     expect(await store.claim(credit(ref), 'run-a')).toMatchObject({ credited: true, deliveries: 1 });
-    expect(await store.claim(credit(ref), 'run-b')).toMatchObject({ credited: false, deliveries: 2, conflicting: false });
+    expect(await store.claim(credit(ref), 'run-b')).toMatchObject({
+      credited: false,
+      deliveries: 2,
+      conflicting: false,
+    });
   });
 
   it('a delivery with the same reference but other signed values is a conflicting duplicate, never a second credit', async () => {
@@ -230,10 +295,22 @@ describe('(d) unsigned fields are not trusted', () => {
   /** A real credit in the sandbox (C1 + C9); answers its C5 row. */
   async function sandboxCredit() {
     const account = await api.virtualAccounts.createCustomer({
-      customer_identifier: `CUST-${randomUUID().slice(0, 8)}`, first_name: 'Ada', last_name: 'Obi', mobile_num: '08012345678', bvn: '22212345678', dob: '01/31/1990', gender: '2', address: '1 Way',
+      customer_identifier: `CUST-${randomUUID().slice(0, 8)}`,
+      first_name: 'Ada',
+      last_name: 'Obi',
+      mobile_num: '08012345678',
+      bvn: '22212345678',
+      dob: '01/31/1990',
+      gender: '2',
+      address: '1 Way',
     });
-    await api.virtualAccounts.simulatePayment({ virtual_account_number: account.data.virtual_account_number, amount: '5000.00' });
-    const page = await api.virtualAccounts.merchantTransactionsFiltered({ virtualAccount: account.data.virtual_account_number });
+    await api.virtualAccounts.simulatePayment({
+      virtual_account_number: account.data.virtual_account_number,
+      amount: '5000.00',
+    });
+    const page = await api.virtualAccounts.merchantTransactionsFiltered({
+      virtualAccount: account.data.virtual_account_number,
+    });
     expect(page.data.rows).toHaveLength(1);
     return page.data.rows[0];
   }
@@ -246,12 +323,15 @@ describe('(d) unsigned fields are not trusted', () => {
     await stack.stop();
   });
 
-  it('a v2 notification with fee_charged and transaction_date altered (signature still valid) credits the service\'s values', async () => {
+  it("a v2 notification with fee_charged and transaction_date altered (signature still valid) credits the service's values", async () => {
     const row = await sandboxCredit();
     const ref = row.transaction_reference;
     const genuine = v2Body(ref, {
-      virtual_account_number: row.virtual_account_number, principal_amount: row.principal_amount, settled_amount: row.settled_amount,
-      customer_identifier: row.customer!.customer_identifier, currency: row.currency,
+      virtual_account_number: row.virtual_account_number,
+      principal_amount: row.principal_amount,
+      settled_amount: row.settled_amount,
+      customer_identifier: row.customer!.customer_identifier,
+      currency: row.currency,
     });
     const forged = { ...genuine, fee_charged: '0.00', transaction_date: '1999-01-01T00:00:00.000Z', remarks: 'forged' };
     // The forger cannot sign; the signature of the genuine six values still holds for the forged body.
@@ -259,14 +339,27 @@ describe('(d) unsigned fields are not trusted', () => {
     const result = await outcome(ref);
     expect(result).toMatchObject({ status: 'credited' });
     expect(result.credit).toEqual({
-      transactionReference: ref, virtualAccountNumber: row.virtual_account_number, principalAmount: '5000.00', settledAmount: '4975.00',
-      currency: 'NGN', customerIdentifier: row.customer!.customer_identifier, feeCharged: row.fee_charged, transactionDate: row.transaction_date,
-      fieldsSource: 'service-query', version: 2, creditedAt: expect.any(String),
+      transactionReference: ref,
+      virtualAccountNumber: row.virtual_account_number,
+      principalAmount: '5000.00',
+      settledAmount: '4975.00',
+      currency: 'NGN',
+      customerIdentifier: row.customer!.customer_identifier,
+      feeCharged: row.fee_charged,
+      transactionDate: row.transaction_date,
+      fieldsSource: 'service-query',
+      version: 2,
+      creditedAt: expect.any(String),
     });
     expect(row.fee_charged).toBe('25.00');
-    expect(await store.get(ref)).toMatchObject({ record: { feeCharged: '25.00', transactionDate: row.transaction_date } });
+    expect(await store.get(ref)).toMatchObject({
+      record: { feeCharged: '25.00', transactionDate: row.transaction_date },
+    });
     expect(JSON.stringify(result)).not.toMatch(/1999-01-01|forged/);
-    await recordHistory(client.workflow.getHandle(virtualAccountCreditWorkflowId(ref)), 'virtual-account-credit-confirmed');
+    await recordHistory(
+      client.workflow.getHandle(virtualAccountCreditWorkflowId(ref)),
+      'virtual-account-credit-confirmed',
+    );
   });
 
   it('without a matching service record (unknown reference) the unsigned fields are left out, not taken from the body', async () => {
@@ -274,7 +367,11 @@ describe('(d) unsigned fields are not trusted', () => {
     const body = v2Body(ref, { fee_charged: '0.00', transaction_date: '1999-01-01T00:00:00.000Z' });
     expect(await deliver(stack.url, body)).toEqual(ack(ref));
     const result = await outcome(ref);
-    expect(result.credit).toMatchObject({ principalAmount: '5000.00', settledAmount: '4975.00', fieldsSource: 'unconfirmed' });
+    expect(result.credit).toMatchObject({
+      principalAmount: '5000.00',
+      settledAmount: '4975.00',
+      fieldsSource: 'unconfirmed',
+    });
     expect(result.credit).not.toHaveProperty('feeCharged');
     expect(result.credit).not.toHaveProperty('transactionDate');
   });
@@ -282,7 +379,10 @@ describe('(d) unsigned fields are not trusted', () => {
   it('a service record whose signed values differ (other amount) confirms nothing', async () => {
     const row = await sandboxCredit();
     const body = v2Body(row.transaction_reference, {
-      virtual_account_number: row.virtual_account_number, principal_amount: '6000.00', settled_amount: '5970.00', customer_identifier: row.customer!.customer_identifier,
+      virtual_account_number: row.virtual_account_number,
+      principal_amount: '6000.00',
+      settled_amount: '5970.00',
+      customer_identifier: row.customer!.customer_identifier,
     });
     expect(await deliver(stack.url, body)).toEqual(ack(row.transaction_reference));
     const result = await outcome(row.transaction_reference);
@@ -294,9 +394,18 @@ describe('(d) unsigned fields are not trusted', () => {
     const ref = `va-${randomUUID()}`;
     const { version: _v, ...v1 } = v2Body(ref);
     const raw = JSON.stringify(v1);
-    const res = await fetch(`${stack.url}/webhooks`, { method: 'POST', body: raw, headers: { 'x-service-signature': sign(raw).toUpperCase() } });
+    const res = await fetch(`${stack.url}/webhooks`, {
+      method: 'POST',
+      body: raw,
+      headers: { 'x-service-signature': sign(raw).toUpperCase() },
+    });
     expect(res.status).toBe(200);
-    expect((await outcome(ref)).credit).toMatchObject({ feeCharged: '25.00', transactionDate: '2026-11-22T10:00:00.000Z', fieldsSource: 'signed-body', version: 1 });
+    expect((await outcome(ref)).credit).toMatchObject({
+      feeCharged: '25.00',
+      transactionDate: '2026-11-22T10:00:00.000Z',
+      fieldsSource: 'signed-body',
+      version: 1,
+    });
   });
 });
 

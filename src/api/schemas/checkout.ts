@@ -1,8 +1,22 @@
 // A. Hosted checkout (A1, A2), recurring tokens (A3-A5), transaction queries (A6, verify).
 import { z } from 'zod';
 import {
-  addOneMonth, caseInsensitiveEnum, currency, email, finiteNumber, httpUrl, kobo, koboAmount, koboAmountAsString,
-  opt, pageNumber, parseDateLike, pathParam, reference, requiredString, tenDigitAccountInput,
+  addOneMonth,
+  caseInsensitiveEnum,
+  currency,
+  email,
+  finiteNumber,
+  httpUrl,
+  kobo,
+  koboAmount,
+  koboAmountAsString,
+  opt,
+  pageNumber,
+  parseDateLike,
+  pathParam,
+  reference,
+  requiredString,
+  tenDigitAccountInput,
 } from './common';
 
 export const PAYMENT_CHANNELS = ['card', 'bank', 'ussd', 'transfer'] as const;
@@ -20,7 +34,10 @@ export const CheckoutInitiateRequestSchema = z.strictObject({
   transaction_ref: reference().optional(),
   customer_name: z.string().optional(),
   callback_url: httpUrl.optional(),
-  payment_channels: z.array(z.enum(PAYMENT_CHANNELS, { error: 'must be card, bank, ussd or transfer' })).min(1, 'must not be empty').optional(),
+  payment_channels: z
+    .array(z.enum(PAYMENT_CHANNELS, { error: 'must be card, bank, ussd or transfer' }))
+    .min(1, 'must not be empty')
+    .optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   pass_charge: z.boolean().optional(),
   sub_merchant_id: z.string().min(1).optional(),
@@ -32,20 +49,24 @@ export type CheckoutInitiateRequest = z.input<typeof CheckoutInitiateRequestSche
 export const CheckoutInitiationSchema = z.looseObject({
   auth_url: opt(z.string()),
   access_token: opt(z.string()),
-  merchant_info: opt(z.looseObject({
-    merchant_response: opt(z.string()),
-    merchant_name: opt(z.string()),
-    merchant_logo: opt(z.string()),
-    merchant_id: opt(z.string()),
-  })),
+  merchant_info: opt(
+    z.looseObject({
+      merchant_response: opt(z.string()),
+      merchant_name: opt(z.string()),
+      merchant_logo: opt(z.string()),
+      merchant_id: opt(z.string()),
+    }),
+  ),
   currency: opt(z.string()),
-  recurring: opt(z.looseObject({
-    frequency: opt(z.union([z.string(), z.number()])),
-    duration: opt(z.union([z.string(), z.number()])),
-    plan_code: opt(z.string()),
-    customer_name: opt(z.string()),
-    type: opt(z.number()),
-  })),
+  recurring: opt(
+    z.looseObject({
+      frequency: opt(z.union([z.string(), z.number()])),
+      duration: opt(z.union([z.string(), z.number()])),
+      plan_code: opt(z.string()),
+      customer_name: opt(z.string()),
+      type: opt(z.number()),
+    }),
+  ),
   is_recurring: opt(z.boolean()),
   plan_code: opt(z.string()),
   callback_url: opt(z.string()),
@@ -106,9 +127,11 @@ export type TokenChargeResult = z.output<typeof TokenChargeResultSchema>;
 
 export const TokenCancelRequestSchema = z.strictObject({
   /** One token id or several; always sent as an array. */
-  auth_code: z.union([requiredString(), z.array(requiredString()).min(1, 'must list at least one token id')], {
-    error: (iss) => (iss.input === undefined ? 'is required' : 'must be a token id or an array of token ids'),
-  }).transform((v) => (Array.isArray(v) ? v : [v])),
+  auth_code: z
+    .union([requiredString(), z.array(requiredString()).min(1, 'must list at least one token id')], {
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be a token id or an array of token ids'),
+    })
+    .transform((v) => (Array.isArray(v) ? v : [v])),
 });
 export type TokenCancelRequest = z.input<typeof TokenCancelRequestSchema>;
 
@@ -133,11 +156,26 @@ export const TransactionQueryRequestSchema = z
   .superRefine((v, ctx) => {
     const start = parseDateLike(v.start_date);
     const end = parseDateLike(v.end_date);
-    if (start === undefined) ctx.addIssue({ code: 'custom', path: ['start_date'], message: 'must be a date YYYY-MM-DD or an ISO 8601 timestamp' });
-    if (end === undefined) ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'must be a date YYYY-MM-DD or an ISO 8601 timestamp' });
+    if (start === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['start_date'],
+        message: 'must be a date YYYY-MM-DD or an ISO 8601 timestamp',
+      });
+    if (end === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['end_date'],
+        message: 'must be a date YYYY-MM-DD or an ISO 8601 timestamp',
+      });
     if (start === undefined || end === undefined) return;
     if (end < start) ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'must not be before start_date' });
-    else if (end > addOneMonth(start)) ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'must be at most one month after start_date (the service refuses wider windows)' });
+    else if (end > addOneMonth(start))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['end_date'],
+        message: 'must be at most one month after start_date (the service refuses wider windows)',
+      });
   });
 export type TransactionQueryRequest = z.input<typeof TransactionQueryRequestSchema>;
 

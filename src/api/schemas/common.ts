@@ -13,7 +13,8 @@ const AMOUNT_UNIT = 'an integer in the lowest currency unit (kobo for NGN, cent 
 
 function describeNumberProblem(v: number): string | undefined {
   if (!Number.isFinite(v)) return `must be ${AMOUNT_UNIT}; got a non-finite number`;
-  if (!Number.isInteger(v)) return `must be ${AMOUNT_UNIT}; a fractional amount is refused, never rounded (convert to kobo/cent first)`;
+  if (!Number.isInteger(v))
+    return `must be ${AMOUNT_UNIT}; a fractional amount is refused, never rounded (convert to kobo/cent first)`;
   if (!Number.isSafeInteger(v)) return 'is beyond the safe integer range';
   return undefined;
 }
@@ -41,7 +42,9 @@ export function koboAmount(opts: { min?: number; minMessage?: string } = {}) {
 export function koboAmountAsString(opts: { min?: number } = {}) {
   const min = opts.min ?? 1;
   return z
-    .union([z.number(), z.string()], { error: (iss) => (iss.input === undefined ? 'is required' : `must be ${AMOUNT_UNIT}`) })
+    .union([z.number(), z.string()], {
+      error: (iss) => (iss.input === undefined ? 'is required' : `must be ${AMOUNT_UNIT}`),
+    })
     .transform((v, ctx) => {
       let n: number;
       if (typeof v === 'number') {
@@ -53,7 +56,10 @@ export function koboAmountAsString(opts: { min?: number } = {}) {
         n = v;
       } else {
         if (!/^\d+$/.test(v)) {
-          ctx.addIssue({ code: 'custom', message: `must be ${AMOUNT_UNIT}, written with digits only (no decimal point, no separators)` });
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be ${AMOUNT_UNIT}, written with digits only (no decimal point, no separators)`,
+          });
           return z.NEVER;
         }
         n = Number(v);
@@ -97,14 +103,22 @@ export const kobo = z.union([z.number(), z.string()]).transform((v, ctx) => {
 
 /** Response decimal string (virtual accounts, vending). */
 export const decimalString = z.string().regex(DECIMAL_STRING, 'must be a decimal string such as "5000.00"');
-export const signedDecimalString = z.string().regex(SIGNED_DECIMAL_STRING, 'must be a decimal string such as "-1200.50"');
+export const signedDecimalString = z
+  .string()
+  .regex(SIGNED_DECIMAL_STRING, 'must be a decimal string such as "-1200.50"');
 /** Request decimal string: accepts a decimal string, or a safe integer turned into one. */
 export const decimalAmountInput = z
-  .union([z.string(), z.number()], { error: (iss) => (iss.input === undefined ? 'is required' : 'must be a decimal string such as "5000.00"') })
+  .union([z.string(), z.number()], {
+    error: (iss) => (iss.input === undefined ? 'is required' : 'must be a decimal string such as "5000.00"'),
+  })
   .transform((v, ctx) => {
     if (typeof v === 'number') {
       if (!Number.isSafeInteger(v) || v < 0) {
-        ctx.addIssue({ code: 'custom', message: 'must be a decimal string such as "5000.00" (a fractional JS number is refused: write it as a string)' });
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'must be a decimal string such as "5000.00" (a fractional JS number is refused: write it as a string)',
+        });
         return z.NEVER;
       }
       return String(v);
@@ -136,7 +150,9 @@ export const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optiona
 export const idString = z.union([z.string(), z.number()]).transform((v) => String(v));
 
 export const requiredString = (what = 'a string') =>
-  z.string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) }).min(1, 'must not be empty');
+  z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) })
+    .min(1, 'must not be empty');
 
 export const email = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an email address') })
@@ -160,7 +176,9 @@ export const tenDigitAccount = z
   .regex(/^\d{10}$/, 'must be exactly 10 digits');
 
 export const tenDigitAccountInput = z
-  .union([z.string(), z.number()], { error: (iss) => (iss.input === undefined ? 'is required' : 'must be exactly 10 digits') })
+  .union([z.string(), z.number()], {
+    error: (iss) => (iss.input === undefined ? 'is required' : 'must be exactly 10 digits'),
+  })
   .transform((v) => String(v))
   .pipe(z.string().regex(/^\d{10}$/, 'must be exactly 10 digits'));
 
@@ -185,20 +203,25 @@ function validCalendarDate(y: number, m: number, d: number): boolean {
 /** YYYY-MM-DD, a real calendar date. */
 export const isoDate = z.string().superRefine((v, ctx) => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
-  if (!m || !validCalendarDate(+m[1], +m[2], +m[3])) ctx.addIssue({ code: 'custom', message: 'must be a date YYYY-MM-DD' });
+  if (!m || !validCalendarDate(+m[1], +m[2], +m[3]))
+    ctx.addIssue({ code: 'custom', message: 'must be a date YYYY-MM-DD' });
 });
 
 /** MM-DD-YYYY (C5). */
 export const mmddyyyyDash = z.string().superRefine((v, ctx) => {
   const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(v);
-  if (!m || !validCalendarDate(+m[3], +m[1], +m[2])) ctx.addIssue({ code: 'custom', message: 'must be a date MM-DD-YYYY' });
+  if (!m || !validCalendarDate(+m[3], +m[1], +m[2]))
+    ctx.addIssue({ code: 'custom', message: 'must be a date MM-DD-YYYY' });
 });
 
 /** mm/dd/yyyy (C1 dob). */
-export const mmddyyyySlash = z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a date mm/dd/yyyy') }).superRefine((v, ctx) => {
-  const m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(v);
-  if (!m || !validCalendarDate(+m[3], +m[1], +m[2])) ctx.addIssue({ code: 'custom', message: 'must be a date mm/dd/yyyy' });
-});
+export const mmddyyyySlash = z
+  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a date mm/dd/yyyy') })
+  .superRefine((v, ctx) => {
+    const m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(v);
+    if (!m || !validCalendarDate(+m[3], +m[1], +m[2]))
+      ctx.addIssue({ code: 'custom', message: 'must be a date mm/dd/yyyy' });
+  });
 
 /** Parses YYYY-MM-DD or an ISO 8601 timestamp to epoch ms (UTC); undefined when unparseable. */
 export function parseDateLike(v: string): number | undefined {
@@ -215,21 +238,27 @@ export function addOneMonth(ms: number): number {
   const y = d.getUTCFullYear();
   const mo = d.getUTCMonth() + 1;
   const lastDay = new Date(Date.UTC(y, mo + 1, 0)).getUTCDate();
-  return Date.UTC(y, mo, Math.min(d.getUTCDate(), lastDay), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+  return Date.UTC(
+    y,
+    mo,
+    Math.min(d.getUTCDate(), lastDay),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+    d.getUTCMilliseconds(),
+  );
 }
 
 /** Case-insensitive enum that yields the canonical spelling. */
 export function caseInsensitiveEnum<const T extends readonly [string, ...string[]]>(values: T, message: string) {
-  return z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : message) })
-    .transform((v, ctx) => {
-      const hit = values.find((c) => c.toLowerCase() === v.trim().toLowerCase());
-      if (hit === undefined) {
-        ctx.addIssue({ code: 'custom', message });
-        return z.NEVER;
-      }
-      return hit as T[number];
-    });
+  return z.string({ error: (iss) => (iss.input === undefined ? 'is required' : message) }).transform((v, ctx) => {
+    const hit = values.find((c) => c.toLowerCase() === v.trim().toLowerCase());
+    if (hit === undefined) {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    return hit as T[number];
+  });
 }
 
 /** An empty request (operations without inputs). */

@@ -1,6 +1,18 @@
 // B. Direct API: card (B1, B2), bank debit (B3, B4), USSD (B5).
 import { z } from 'zod';
-import { currency, email, finiteNumber, httpUrl, kobo, koboAmount, opt, reference, requiredString, twoDigitMonth, twoDigitYear } from './common';
+import {
+  currency,
+  email,
+  finiteNumber,
+  httpUrl,
+  kobo,
+  koboAmount,
+  opt,
+  reference,
+  requiredString,
+  twoDigitMonth,
+  twoDigitYear,
+} from './common';
 
 const customer = z.strictObject(
   { name: requiredString(), email },
@@ -26,12 +38,19 @@ export const DirectChargeCardRequestSchema = z.strictObject({
   ...processPaymentBase,
   card: z.strictObject(
     {
-      number: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') }).regex(/^\d{12,19}$/, 'must be 12 to 19 digits'),
-      cvv: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of 3 or 4 digits') }).regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
+      number: z
+        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') })
+        .regex(/^\d{12,19}$/, 'must be 12 to 19 digits'),
+      cvv: z
+        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of 3 or 4 digits') })
+        .regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
       expiry_month: twoDigitMonth,
       expiry_year: twoDigitYear,
     },
-    { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object {number, cvv, expiry_month, expiry_year}') },
+    {
+      error: (iss) =>
+        iss.input === undefined ? 'is required' : 'must be an object {number, cvv, expiry_month, expiry_year}',
+    },
   ),
   redirect_url: httpUrl.optional(),
 });
@@ -40,12 +59,22 @@ export type DirectChargeCardRequest = z.input<typeof DirectChargeCardRequestSche
 export const DirectAuthorizeCardRequestSchema = z.strictObject({
   transaction_reference: reference(),
   authorization: z
-    .strictObject({
-      pin: z.string().regex(/^\d{4}$/, 'must be 4 digits').optional(),
-      otp: z.string().regex(/^\d{4,8}$/, 'must be 4 to 8 digits').optional(),
-    }, { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object with pin or otp') })
+    .strictObject(
+      {
+        pin: z
+          .string()
+          .regex(/^\d{4}$/, 'must be 4 digits')
+          .optional(),
+        otp: z
+          .string()
+          .regex(/^\d{4,8}$/, 'must be 4 to 8 digits')
+          .optional(),
+      },
+      { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object with pin or otp') },
+    )
     .superRefine((v, ctx) => {
-      if ((v.pin === undefined) === (v.otp === undefined)) ctx.addIssue({ code: 'custom', message: 'must carry exactly one of pin or otp' });
+      if ((v.pin === undefined) === (v.otp === undefined))
+        ctx.addIssue({ code: 'custom', message: 'must carry exactly one of pin or otp' });
     }),
 });
 export type DirectAuthorizeCardRequest = z.input<typeof DirectAuthorizeCardRequestSchema>;
@@ -54,8 +83,14 @@ export const DirectChargeBankRequestSchema = z.strictObject({
   ...processPaymentBase,
   bank: z.strictObject(
     {
-      bank_code: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a NIP bank code string') }).regex(/^\d{3,6}$/, 'must be a NIP bank code (3 to 6 digits)'),
-      account_or_phoneno: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an account number or phone number') }).regex(/^\d{10,13}$/, 'must be a 10-digit account number or a phone number (digits only)'),
+      bank_code: z
+        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a NIP bank code string') })
+        .regex(/^\d{3,6}$/, 'must be a NIP bank code (3 to 6 digits)'),
+      account_or_phoneno: z
+        .string({
+          error: (iss) => (iss.input === undefined ? 'is required' : 'must be an account number or phone number'),
+        })
+        .regex(/^\d{10,13}$/, 'must be a 10-digit account number or a phone number (digits only)'),
     },
     { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object {bank_code, account_or_phoneno}') },
   ),
@@ -65,7 +100,11 @@ export type DirectChargeBankRequest = z.input<typeof DirectChargeBankRequestSche
 export const DirectValidateBankRequestSchema = z.strictObject({
   transaction_reference: reference(),
   authorization: z.strictObject(
-    { otp_token: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') }).regex(/^\d{4,8}$/, 'must be the 4 to 8 digit OTP or token the payer entered') },
+    {
+      otp_token: z
+        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') })
+        .regex(/^\d{4,8}$/, 'must be the 4 to 8 digit OTP or token the payer entered'),
+    },
     { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object {otp_token}') },
   ),
 });
@@ -73,8 +112,29 @@ export type DirectValidateBankRequest = z.input<typeof DirectValidateBankRequest
 
 /** USSD bank codes the spec lists. */
 export const USSD_BANK_CODES = [
-  '063', '044', '050', '214', '070', '011', '058', '030', '082', '125', '221', '232', '033', '032', '215', '566', '035',
-  '057', '00103', '105', '303', '107', '50211',
+  '063',
+  '044',
+  '050',
+  '214',
+  '070',
+  '011',
+  '058',
+  '030',
+  '082',
+  '125',
+  '221',
+  '232',
+  '033',
+  '032',
+  '215',
+  '566',
+  '035',
+  '057',
+  '00103',
+  '105',
+  '303',
+  '107',
+  '50211',
 ] as const;
 
 export const DirectInitiateUssdRequestSchema = z.strictObject({

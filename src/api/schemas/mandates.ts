@@ -1,6 +1,18 @@
 // D. Direct debit mandates (D1-D6).
 import { z } from 'zod';
-import { email, idString, isoDate, kobo, koboAmount, opt, pageNumber, reference, requiredString, tenDigitAccountInput, withAlias } from './common';
+import {
+  email,
+  idString,
+  isoDate,
+  kobo,
+  koboAmount,
+  opt,
+  pageNumber,
+  reference,
+  requiredString,
+  tenDigitAccountInput,
+  withAlias,
+} from './common';
 
 export const MANDATE_STATUSES = ['initiated', 'approved', 'cancelled', 'rejected'] as const;
 export type MandateStatus = (typeof MANDATE_STATUSES)[number];
@@ -33,12 +45,16 @@ export const MandateCreateRequestSchema = z
       {
         identity: z.strictObject({
           type: z.literal('bvn', { error: 'must be "bvn"' }).default('bvn'),
-          number: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an 11-digit BVN string') }).regex(/^\d{11}$/, 'must be 11 digits'),
+          number: z
+            .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an 11-digit BVN string') })
+            .regex(/^\d{11}$/, 'must be 11 digits'),
         }),
         firstName: requiredString(),
         lastName: requiredString(),
         address: requiredString(),
-        phone: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number string') }).regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)'),
+        phone: z
+          .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number string') })
+          .regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)'),
       },
       { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object') },
     ),
@@ -58,7 +74,8 @@ export const MandateCreateRequestSchema = z
     if (v.debit_type === 'fixed' && !v.fixedMandateSettings) {
       ctx.addIssue({ code: 'custom', path: ['fixedMandateSettings'], message: 'is required when debit_type is fixed' });
     }
-    if (v.end_date < v.start_date) ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'must not be before start_date' });
+    if (v.end_date < v.start_date)
+      ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'must not be before start_date' });
   });
 export type MandateCreateRequest = z.input<typeof MandateCreateRequestSchema>;
 
@@ -120,7 +137,9 @@ export const MandateValidateOtpRequestSchema = z.strictObject({
    * a leading 0 survives.
    */
   otp: z
-    .union([z.string(), z.number()], { error: (iss) => (iss.input === undefined ? 'is required' : 'must be the OTP digits') })
+    .union([z.string(), z.number()], {
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be the OTP digits'),
+    })
     .transform((v) => String(v))
     .pipe(z.string().regex(/^\d{4,8}$/, 'must be 4 to 8 digits')),
 });
@@ -138,8 +157,16 @@ export const MINIMUM_DIRECT_DEBIT_KOBO = 20_000;
 
 export const MandateDebitRequestSchema = z.strictObject({
   /** Kobo, at least 20000 (N200). */
-  amount: koboAmount({ min: MINIMUM_DIRECT_DEBIT_KOBO, minMessage: 'must be at least 20000 kobo (N200), the minimum direct debit' }),
-  mandate_id: z.union([z.string(), z.number()], { error: (iss) => (iss.input === undefined ? 'is required' : 'must be the mandate id') }).transform((v) => String(v)).pipe(z.string().min(1, 'must not be empty')),
+  amount: koboAmount({
+    min: MINIMUM_DIRECT_DEBIT_KOBO,
+    minMessage: 'must be at least 20000 kobo (N200), the minimum direct debit',
+  }),
+  mandate_id: z
+    .union([z.string(), z.number()], {
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be the mandate id'),
+    })
+    .transform((v) => String(v))
+    .pipe(z.string().min(1, 'must not be empty')),
   /** Required: a repeated attempt must carry the same reference. */
   transaction_reference: reference(),
   narration: requiredString(),
@@ -157,18 +184,24 @@ export const MandateDebitSchema = z.preprocess(
     mandate_id: opt(idString),
     transaction_reference: z.string(),
     date: opt(z.string()),
-    account: opt(z.looseObject({
-      bank_code: opt(z.string()),
-      account_name: opt(z.string()),
-      account_number: opt(idString),
-      bank_name: opt(z.string()),
-    })),
+    account: opt(
+      z.looseObject({
+        bank_code: opt(z.string()),
+        account_name: opt(z.string()),
+        account_number: opt(idString),
+        bank_name: opt(z.string()),
+      }),
+    ),
   }),
 );
 export type MandateDebit = z.output<typeof MandateDebitSchema>;
 
 export const MandateCancelRequestSchema = z.strictObject({
-  mandateIds: z.array(requiredString(), { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of mandate ids') }).min(1, 'must list at least one mandate id'),
+  mandateIds: z
+    .array(requiredString(), {
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of mandate ids'),
+    })
+    .min(1, 'must list at least one mandate id'),
 });
 export type MandateCancelRequest = z.input<typeof MandateCancelRequestSchema>;
 
@@ -183,11 +216,18 @@ export const MandateListRequestSchema = z.strictObject({
   page_size: pageNumber.optional(),
   mandate_id: z.string().min(1).optional(),
   merchant_ref: z.string().min(1).optional(),
-  account_number: z.string().regex(/^\d{10}$/, 'must be exactly 10 digits').optional(),
+  account_number: z
+    .string()
+    .regex(/^\d{10}$/, 'must be exactly 10 digits')
+    .optional(),
   customer_name: z.string().min(1).optional(),
   mandate_type: z.string().min(1).optional(),
   amount: koboAmount().optional(),
-  debit_type: z.string().transform((v) => v.toLowerCase()).pipe(z.enum(['variable', 'fixed'], { error: 'must be variable or fixed' })).optional(),
+  debit_type: z
+    .string()
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(['variable', 'fixed'], { error: 'must be variable or fixed' }))
+    .optional(),
   is_approved: z.boolean().optional(),
   ready_to_debit: z.boolean().optional(),
   start_date: isoDate.optional(),
@@ -196,7 +236,10 @@ export const MandateListRequestSchema = z.strictObject({
    * A page's `next_cursor` / `prev_cursor`, sent back to get that page. The spec shows the cursors
    * in the response but not the parameter that carries them back: `cursor` is our choice.
    */
-  cursor: z.union([z.string().min(1), z.number().int().min(0)]).transform((v) => String(v)).optional(),
+  cursor: z
+    .union([z.string().min(1), z.number().int().min(0)])
+    .transform((v) => String(v))
+    .optional(),
 });
 export type MandateListRequest = z.input<typeof MandateListRequestSchema>;
 

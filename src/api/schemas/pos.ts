@@ -1,7 +1,15 @@
 // E. POS remote requests (E1, E2) and F. POS terminal API (F1-F4).
 import { z } from 'zod';
 import { currency, idString, kobo, koboAmount, koboAmountAsString, opt, pathParam, requiredString } from './common';
-import { MERCHANT_REF_MAX, merchantRef, POS_ACCOUNT_TYPES, POS_CARD_FIELDS, POS_TRANSACTION_TYPES, posAccountType, posTransactionType } from '../../shared/pos-card-fields';
+import {
+  MERCHANT_REF_MAX,
+  merchantRef,
+  POS_ACCOUNT_TYPES,
+  POS_CARD_FIELDS,
+  POS_TRANSACTION_TYPES,
+  posAccountType,
+  posTransactionType,
+} from '../../shared/pos-card-fields';
 
 // The F3 field rules are defined once in src/shared/pos-card-fields.ts (the workflows check the same).
 export { MERCHANT_REF_MAX, POS_ACCOUNT_TYPES, POS_TRANSACTION_TYPES, posAccountType };
@@ -37,7 +45,10 @@ const paymentInfo = z.looseObject({
 });
 
 const lowerStatus = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.string().transform((v) => v.toLowerCase()).pipe(z.enum(values, { error: `must be ${values.join(' or ')}` }));
+  z
+    .string()
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(values, { error: `must be ${values.join(' or ')}` }));
 
 export const PosRemoteCompletedSchema = z.looseObject({
   status: lowerStatus(['success', 'failed'] as const),
@@ -83,12 +94,27 @@ export const PosTerminalConfigurationSchema = z.looseObject({
     status: opt(z.string()),
     currency: opt(z.string()),
     mcc_code: opt(idString),
-    address: opt(z.looseObject({ street: opt(z.string()), city: opt(z.string()), region: opt(z.string()), country_code: opt(z.string()) })),
+    address: opt(
+      z.looseObject({
+        street: opt(z.string()),
+        city: opt(z.string()),
+        region: opt(z.string()),
+        country_code: opt(z.string()),
+      }),
+    ),
     latitude: opt(idString),
     longitude: opt(idString),
   }),
   merchant: opt(z.looseObject({ merchant_id: opt(z.string()), name: opt(z.string()) })),
-  logo: opt(z.looseObject({ key: opt(z.string()), url: opt(z.string()), file_name: opt(z.string()), ext: opt(z.string()), verified_at: opt(z.string()) })),
+  logo: opt(
+    z.looseObject({
+      key: opt(z.string()),
+      url: opt(z.string()),
+      file_name: opt(z.string()),
+      ext: opt(z.string()),
+      verified_at: opt(z.string()),
+    }),
+  ),
 });
 export type PosTerminalConfiguration = z.output<typeof PosTerminalConfigurationSchema>;
 
@@ -112,7 +138,6 @@ export const PosTerminalKeysSchema = z.looseObject({
   response_message: opt(z.string()),
 });
 export type PosTerminalKeys = z.output<typeof PosTerminalKeysSchema>;
-
 
 const PosTerminalInitiateRequestObjectSchema = z.strictObject({
   /** From F1's terminal configuration; the client sends it in the body (docs/choices.md). */
@@ -144,25 +169,37 @@ export const POS_LINKED_TRANSACTION_TYPES: readonly string[] = ['Refund', 'Compl
 export const PosTerminalInitiateRequestSchema = PosTerminalInitiateRequestObjectSchema.superRefine((v, ctx) => {
   const linked = POS_LINKED_TRANSACTION_TYPES.includes(v.transaction_type);
   if (linked && v.original_merchant_ref === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['original_merchant_ref'], message: 'is required for Refund and Completion (the merchant_ref of the sale or pre-authorisation)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['original_merchant_ref'],
+      message: 'is required for Refund and Completion (the merchant_ref of the sale or pre-authorisation)',
+    });
   } else if (!linked && v.original_merchant_ref !== undefined) {
     ctx.addIssue({ code: 'custom', path: ['original_merchant_ref'], message: 'is only for Refund and Completion' });
   } else if (linked && v.original_merchant_ref === v.merchant_ref) {
-    ctx.addIssue({ code: 'custom', path: ['original_merchant_ref'], message: 'must differ from merchant_ref (each transaction has its own)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['original_merchant_ref'],
+      message: 'must differ from merchant_ref (each transaction has its own)',
+    });
   }
 });
 export type PosTerminalInitiateRequest = z.input<typeof PosTerminalInitiateRequestSchema>;
 
 export const PosTerminalTransactionSchema = z.looseObject({
   amount: kobo,
-  meta: opt(z.looseObject({ merchant_name: opt(z.string()), processor_amount: opt(z.union([z.string(), z.number()])) })),
+  meta: opt(
+    z.looseObject({ merchant_name: opt(z.string()), processor_amount: opt(z.union([z.string(), z.number()])) }),
+  ),
   merchant_id: opt(z.string()),
   payment_info: opt(paymentInfo),
   status: lowerStatus(['success', 'failed'] as const),
   payment_method: opt(z.string()),
   transaction_type: opt(z.string()),
   /** Two characters; a number is padded ("0" → "00"). */
-  response_code: z.union([z.string(), z.number()]).transform((v) => (typeof v === 'number' ? String(v).padStart(2, '0') : v)),
+  response_code: z
+    .union([z.string(), z.number()])
+    .transform((v) => (typeof v === 'number' ? String(v).padStart(2, '0') : v)),
   transaction_reference: opt(z.string()),
   terminal_id: opt(idString),
   response_message: opt(z.string()),
@@ -180,6 +217,9 @@ export const PosTerminalTransactionSchema = z.looseObject({
 export type PosTerminalTransaction = z.output<typeof PosTerminalTransactionSchema>;
 
 export const PosTerminalRequeryRequestSchema = z.strictObject({
-  merchant_ref: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') }).min(1, 'must not be empty').max(MERCHANT_REF_MAX, `must be at most ${MERCHANT_REF_MAX} characters`),
+  merchant_ref: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+    .min(1, 'must not be empty')
+    .max(MERCHANT_REF_MAX, `must be at most ${MERCHANT_REF_MAX} characters`),
 });
 export type PosTerminalRequeryRequest = z.input<typeof PosTerminalRequeryRequestSchema>;

@@ -6,24 +6,30 @@ const phone = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number string') })
   .regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)');
 const dir = z.enum(['DSC', 'ASC'], { error: 'must be DSC or ASC (as the spec writes them)' });
-const uuid = z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a uuid') }).regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a uuid');
+const uuid = z
+  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a uuid') })
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a uuid');
 
 export const SmsSendRequestSchema = z.strictObject({
   sender_id: requiredString(),
   messages: z
-    .array(z.strictObject({ phone_number: phone, message: requiredString() }), { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of {phone_number, message}') })
+    .array(z.strictObject({ phone_number: phone, message: requiredString() }), {
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of {phone_number, message}'),
+    })
     .min(1, 'must contain at least one message'),
 });
 export type SmsSendRequest = z.input<typeof SmsSendRequestSchema>;
 
 export const SmsSendDetailsSchema = z.looseObject({
   batch_id: opt(z.string()),
-  sent: z.array(z.looseObject({
-    phone_number: opt(z.string()),
-    status: opt(z.string()),
-    cost: opt(finiteNumber),
-    transaction_id: opt(z.string()),
-  })),
+  sent: z.array(
+    z.looseObject({
+      phone_number: opt(z.string()),
+      status: opt(z.string()),
+      cost: opt(finiteNumber),
+      transaction_id: opt(z.string()),
+    }),
+  ),
   errors: opt(z.array(z.unknown())),
   total_cost: opt(finiteNumber),
   currency: opt(z.string()),
@@ -144,7 +150,10 @@ export const SmsTemplateUpdateRequestSchema = z
     message: z.string().min(1, 'must not be empty').optional(),
     file_name: z.string().min(1, 'must not be empty').optional(),
   })
-  .refine((v) => v.name !== undefined || v.description !== undefined || v.message !== undefined || v.file_name !== undefined, {
-    message: 'must change at least one of name, description, message, file_name',
-  });
+  .refine(
+    (v) => v.name !== undefined || v.description !== undefined || v.message !== undefined || v.file_name !== undefined,
+    {
+      message: 'must change at least one of name, description, message, file_name',
+    },
+  );
 export type SmsTemplateUpdateRequest = z.input<typeof SmsTemplateUpdateRequestSchema>;

@@ -1,9 +1,31 @@
 // H. Electricity vending (H1-H4). Vending amounts in responses are decimal strings.
 import { z } from 'zod';
-import { decimalString, email, finiteNumber, isoDate, looseNumber, opt, pageNumber, requiredString, signedDecimalString } from './common';
+import {
+  decimalString,
+  email,
+  finiteNumber,
+  isoDate,
+  looseNumber,
+  opt,
+  pageNumber,
+  requiredString,
+  signedDecimalString,
+} from './common';
 
 /** Codes the spec lists (JED comes from the provider list). Not enforced: new providers may appear. */
-export const ELECTRICITY_PROVIDER_CODES = ['IE', 'EKEDC', 'AEDC', 'YEDC', 'BEDC', 'IBEDC', 'KEDCO', 'KAEDC', 'PHED', 'EEDC', 'JED'] as const;
+export const ELECTRICITY_PROVIDER_CODES = [
+  'IE',
+  'EKEDC',
+  'AEDC',
+  'YEDC',
+  'BEDC',
+  'IBEDC',
+  'KEDCO',
+  'KAEDC',
+  'PHED',
+  'EEDC',
+  'JED',
+] as const;
 
 export const ElectricityProviderSchema = z.looseObject({
   code: z.string(),
@@ -16,12 +38,17 @@ export const ElectricityProviderListSchema = z.array(ElectricityProviderSchema);
 export const MeterLookupRequestSchema = z.strictObject({
   /** Typed Integer, sent as a string (as the sample does). */
   meter_no: z
-    .union([z.string(), z.number()], { error: (iss) => (iss.input === undefined ? 'is required' : 'must be the meter number') })
+    .union([z.string(), z.number()], {
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be the meter number'),
+    })
     .transform((v) => String(v))
     .pipe(z.string().regex(/^\d{6,20}$/, 'must be the meter number (6 to 20 digits)')),
   meter_type: z.enum(['prepaid', 'postpaid'], { error: 'must be prepaid or postpaid' }),
   /** Provider code from H1 (e.g. EKEDC). */
-  provider: requiredString('a provider code').regex(/^[A-Z]{2,10}$/, 'must be a provider code such as EKEDC (upper-case letters)'),
+  provider: requiredString('a provider code').regex(
+    /^[A-Z]{2,10}$/,
+    'must be a provider code such as EKEDC (upper-case letters)',
+  ),
 });
 export type MeterLookupRequest = z.input<typeof MeterLookupRequestSchema>;
 
@@ -40,7 +67,9 @@ export type MeterLookup = z.output<typeof MeterLookupSchema>;
 export const VendPurchaseRequestSchema = z.strictObject({
   /** The reference from the lookup (H2). Also the idempotency key of the purchase. */
   reference: z
-    .union([z.string(), z.number()], { error: (iss) => (iss.input === undefined ? 'is required' : 'must be the lookup reference') })
+    .union([z.string(), z.number()], {
+      error: (iss) => (iss.input === undefined ? 'is required' : 'must be the lookup reference'),
+    })
     .transform((v) => String(v))
     .pipe(z.string().min(1, 'must not be empty')),
   /**
@@ -50,11 +79,17 @@ export const VendPurchaseRequestSchema = z.strictObject({
   amount: z
     .number({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a number') })
     .superRefine((v, ctx) => {
-      if (!Number.isSafeInteger(v)) ctx.addIssue({ code: 'custom', message: 'must be a whole amount; a fractional amount is refused, never rounded' });
+      if (!Number.isSafeInteger(v))
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be a whole amount; a fractional amount is refused, never rounded',
+        });
       else if (v <= 0) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
     }),
   /** Receives the token by SMS. */
-  phone_number: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number string') }).regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)'),
+  phone_number: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number string') })
+    .regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)'),
   /** Receives the token by e-mail. */
   email,
 });
@@ -76,13 +111,15 @@ export const VendingTransactionSchema = z.looseObject({
   action: opt(z.string()),
   status: z.string(),
   meta: opt(z.string()),
-  meta_json: opt(z.looseObject({
-    token: opt(z.string()),
-    amount_paid: opt(z.union([z.string(), finiteNumber])),
-    total_units: opt(z.union([z.string(), finiteNumber])),
-    meter_number: opt(z.string()),
-    receipt_number: opt(z.string()),
-  })),
+  meta_json: opt(
+    z.looseObject({
+      token: opt(z.string()),
+      amount_paid: opt(z.union([z.string(), finiteNumber])),
+      total_units: opt(z.union([z.string(), finiteNumber])),
+      meter_number: opt(z.string()),
+      receipt_number: opt(z.string()),
+    }),
+  ),
   createdAt: opt(z.string()),
   updatedAt: opt(z.string()),
 });

@@ -1,8 +1,18 @@
 // C. Virtual accounts (C1-C11). Amounts are decimal strings.
 import { z } from 'zod';
 import {
-  decimalAmountInput, decimalString, email, mmddyyyyDash, mmddyyyySlash, mobileNum, opt, pageNumber, pathParam,
-  requiredString, tenDigitAccount, withAlias,
+  decimalAmountInput,
+  decimalString,
+  email,
+  mmddyyyyDash,
+  mmddyyyySlash,
+  mobileNum,
+  opt,
+  pageNumber,
+  pathParam,
+  requiredString,
+  tenDigitAccount,
+  withAlias,
 } from './common';
 
 export const CreateCustomerAccountRequestSchema = z.strictObject({
@@ -14,7 +24,9 @@ export const CreateCustomerAccountRequestSchema = z.strictObject({
   mobile_num: mobileNum,
   email: email.optional(),
   /** 11 digits (the spec only says string; a BVN is 11 digits). */
-  bvn: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of 11 digits') }).regex(/^\d{11}$/, 'must be 11 digits'),
+  bvn: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of 11 digits') })
+    .regex(/^\d{11}$/, 'must be 11 digits'),
   /** mm/dd/yyyy. */
   dob: mmddyyyySlash,
   /** '1' male, '2' female. */
@@ -26,7 +38,9 @@ export const CreateCustomerAccountRequestSchema = z.strictObject({
 export type CreateCustomerAccountRequest = z.input<typeof CreateCustomerAccountRequestSchema>;
 
 export const CreateBusinessAccountRequestSchema = z.strictObject({
-  bvn: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of 11 digits') }).regex(/^\d{11}$/, 'must be 11 digits'),
+  bvn: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of 11 digits') })
+    .regex(/^\d{11}$/, 'must be 11 digits'),
   business_name: requiredString(),
   /** Alphanumeric. */
   customer_identifier: requiredString().regex(/^[A-Za-z0-9]+$/, 'must be alphanumeric'),
@@ -118,7 +132,9 @@ export const AccountByCustomerIdentifierRequestSchema = z.strictObject({ custome
 export type AccountByCustomerIdentifierRequest = z.input<typeof AccountByCustomerIdentifierRequestSchema>;
 
 /** YY-MM-DD per the spec's text; YYYY-MM-DD is accepted too. */
-const shortDate = z.string().regex(/^(\d{2}|\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'must be a date YY-MM-DD (or YYYY-MM-DD)');
+const shortDate = z
+  .string()
+  .regex(/^(\d{2}|\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'must be a date YY-MM-DD (or YYYY-MM-DD)');
 
 export const MerchantAccountsRequestSchema = z.strictObject({
   page: pageNumber.optional(),
@@ -135,7 +151,9 @@ export const MerchantAccountSchema = z.looseObject({
   beneficiary_account: opt(z.string()),
   created_at: opt(z.string()),
   updated_at: opt(z.string()),
-  customer: opt(z.looseObject({ first_name: opt(z.string()), last_name: opt(z.string()), customer_identifier: opt(z.string()) })),
+  customer: opt(
+    z.looseObject({ first_name: opt(z.string()), last_name: opt(z.string()), customer_identifier: opt(z.string()) }),
+  ),
 });
 export type MerchantAccount = z.output<typeof MerchantAccountSchema>;
 export const MerchantAccountListSchema = z.array(MerchantAccountSchema);
@@ -147,7 +165,9 @@ export const SimulatePaymentRequestSchema = z.strictObject({
 });
 export type SimulatePaymentRequest = z.input<typeof SimulatePaymentRequestSchema>;
 
-export const SimulatePaymentResultSchema = z.union([z.record(z.string(), z.unknown()), z.string(), z.null(), z.undefined()]).transform((v) => v ?? null);
+export const SimulatePaymentResultSchema = z
+  .union([z.record(z.string(), z.unknown()), z.string(), z.null(), z.undefined()])
+  .transform((v) => v ?? null);
 export type SimulatePaymentResult = z.output<typeof SimulatePaymentResultSchema>;
 
 export const WebhookErrorLogRequestSchema = z.strictObject({

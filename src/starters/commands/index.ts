@@ -11,7 +11,6 @@ import { registerScheduleCommands } from './schedules';
 import { registerReconciliationCommands } from './reconciliation';
 import { registerSmsCommands } from './sms';
 
-
 export function registerCommands(program: Command, context: ContextFactory): void {
   registerPosCommands(program, context);
   registerVendingCommands(program, context);

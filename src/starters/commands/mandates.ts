@@ -17,10 +17,25 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { openPaymentsClient } from '../connect';
-import { FINAL_MANDATE_STATUSES, mandateStateQuery, mandateWorkflowId, type MandateRequest, type MandateState } from '../../shared/mandate';
+import {
+  FINAL_MANDATE_STATUSES,
+  mandateStateQuery,
+  mandateWorkflowId,
+  type MandateRequest,
+  type MandateState,
+} from '../../shared/mandate';
 import { followUntilDone } from '../progress';
 import {
-  cancelMandate, debitMandate, getMandateState, listAllMandates, listMandates, requestMandateCancel, resendMandateOtp, resolveMandateDebit, startMandate, submitMandateOtp,
+  cancelMandate,
+  debitMandate,
+  getMandateState,
+  listAllMandates,
+  listMandates,
+  requestMandateCancel,
+  resendMandateOtp,
+  resolveMandateDebit,
+  startMandate,
+  submitMandateOtp,
   type MandateListFilters,
 } from '../mandates';
 import type { ContextFactory } from './context';
@@ -56,7 +71,9 @@ export function registerMandateCommands(program: Command, context: ContextFactor
       const ctx = await context();
       const input = JSON.parse(readFileSync(o.file, 'utf8')) as MandateRequest;
       const handle = await startMandate(ctx, input);
-      console.log(`started ${handle.workflowId}; send the customer's OTP with: mandate otp --ref ${input.mandateRef} --otp <code>`);
+      console.log(
+        `started ${handle.workflowId}; send the customer's OTP with: mandate otp --ref ${input.mandateRef} --otp <code>`,
+      );
       if (o.follow) await followUntilDone(handle, mandateStateQuery, renderMandateState);
     });
 
@@ -83,13 +100,18 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .requiredOption('--ref <mandateRef>')
     .requiredOption('--amount <kobo>', 'integer, kobo')
     .option('--narration <text>')
-    .option('--key <idempotencyKey>', 'the same key again answers the same debit (never a second one); made and printed when absent')
+    .option(
+      '--key <idempotencyKey>',
+      'the same key again answers the same debit (never a second one); made and printed when absent',
+    )
     .action(async (o: { ref: string; amount: string; narration?: string; key?: string }) => {
       if (!/^\d+$/.test(o.amount)) throw new Error('--amount must be an integer in kobo');
       const ctx = await context();
       const key = o.key ?? randomUUID();
       if (!o.key) console.log(`idempotency key ${key} (run again with --key ${key} to retry this debit safely)`);
-      const d = await explained(debitMandate(ctx.client, o.ref, Number(o.amount), { narration: o.narration, idempotencyKey: key }));
+      const d = await explained(
+        debitMandate(ctx.client, o.ref, Number(o.amount), { narration: o.narration, idempotencyKey: key }),
+      );
       console.log(`${d.reference} ${d.status} ${d.amount} key=${d.key ?? key}${d.error ? ` (${d.error})` : ''}`);
     });
 
@@ -102,9 +124,17 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .requiredOption('--reason <text>')
     .requiredOption('--operator <name>')
     .action(async (o: { ref: string; debit: string; outcome: string; reason: string; operator: string }) => {
-      if (o.outcome !== 'debited' && o.outcome !== 'not_debited') throw new Error('--outcome must be debited or not_debited');
+      if (o.outcome !== 'debited' && o.outcome !== 'not_debited')
+        throw new Error('--outcome must be debited or not_debited');
       const ctx = await context();
-      const d = await explained(resolveMandateDebit(ctx.client, o.ref, { debitKey: o.debit, outcome: o.outcome, reason: o.reason, operator: o.operator }));
+      const d = await explained(
+        resolveMandateDebit(ctx.client, o.ref, {
+          debitKey: o.debit,
+          outcome: o.outcome,
+          reason: o.reason,
+          operator: o.operator,
+        }),
+      );
       console.log(`${d.reference} ${d.status} ${d.amount} (resolved by ${d.resolution?.operator ?? o.operator})`);
     });
 
@@ -133,11 +163,18 @@ export function registerMandateCommands(program: Command, context: ContextFactor
       const state = await getMandateState(ctx.client, o.ref);
       console.log(renderMandateState(state));
       if (o.debits) {
-        for (const d of state.recentDebits) console.log(`  ${d.reference} ${d.kind} ${d.amount} ${d.status}${d.confirmedBy && d.confirmedBy !== 'response' ? ` (by ${d.confirmedBy})` : ''}${d.error ? ` ${d.error}` : ''}`);
+        for (const d of state.recentDebits)
+          console.log(
+            `  ${d.reference} ${d.kind} ${d.amount} ${d.status}${d.confirmedBy && d.confirmedBy !== 'response' ? ` (by ${d.confirmedBy})` : ''}${d.error ? ` ${d.error}` : ''}`,
+          );
         for (const f of state.failures) console.log(`  failure: ${f}`);
       }
       if (o.follow && !FINAL_MANDATE_STATUSES.includes(state.status)) {
-        await followUntilDone(ctx.client.workflow.getHandle(mandateWorkflowId(o.ref)), mandateStateQuery, renderMandateState);
+        await followUntilDone(
+          ctx.client.workflow.getHandle(mandateWorkflowId(o.ref)),
+          mandateStateQuery,
+          renderMandateState,
+        );
       }
     });
 
@@ -184,7 +221,8 @@ export function registerMandateCommands(program: Command, context: ContextFactor
         end_date: str(o.to),
         page_size: o.pageSize === undefined ? undefined : int(o.pageSize, 'page-size'),
       };
-      for (const k of Object.keys(filters) as (keyof MandateListFilters)[]) if (filters[k] === undefined) delete filters[k];
+      for (const k of Object.keys(filters) as (keyof MandateListFilters)[])
+        if (filters[k] === undefined) delete filters[k];
       const api = openPaymentsClient();
       try {
         if (o.all) {
@@ -198,7 +236,8 @@ export function registerMandateCommands(program: Command, context: ContextFactor
         }
         const page = await listMandates(api, filters, str(o.cursor));
         for (const r of page.records) console.log(renderMandateRecord(r));
-        if (page.prev_cursor !== undefined && page.prev_cursor !== null) console.log(`prev_cursor=${String(page.prev_cursor)}`);
+        if (page.prev_cursor !== undefined && page.prev_cursor !== null)
+          console.log(`prev_cursor=${String(page.prev_cursor)}`);
         console.log(page.has_more ? `more: next_cursor=${String(page.next_cursor)}` : 'end of list');
       } finally {
         await api.close();

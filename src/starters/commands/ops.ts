@@ -6,7 +6,16 @@
 //   ops resolve-debit <mandateRef> --debit <key|reference> --outcome debited --reason ... --operator ...
 //   ops release-webhook <holderWorkflowId> [--to <workflowId>]
 import type { Command } from 'commander';
-import { ATTENTION_KINDS, attentionSummary, listAttention, releaseUnmatchedWebhook, resolveParkedFlow, resolveReconciliationFinding, type AttentionItem, type AttentionKind } from '../ops';
+import {
+  ATTENTION_KINDS,
+  attentionSummary,
+  listAttention,
+  releaseUnmatchedWebhook,
+  resolveParkedFlow,
+  resolveReconciliationFinding,
+  type AttentionItem,
+  type AttentionKind,
+} from '../ops';
 import { resolveMandateDebit } from '../mandates';
 import type { ContextFactory } from './context';
 
@@ -16,19 +25,26 @@ export function renderAttentionItem(i: AttentionItem): string {
 }
 
 export function registerOpsCommands(program: Command, context: ContextFactory): void {
-  const ops = program.command('ops').description('operator tools: what needs a person, and how to settle it (recorded on the flow)');
+  const ops = program
+    .command('ops')
+    .description('operator tools: what needs a person, and how to settle it (recorded on the flow)');
 
-  ops.command('summary').description('how many items each list holds').action(async () => {
-    const counts = await attentionSummary(await context());
-    for (const kind of ATTENTION_KINDS) console.log(`${kind.padEnd(20)} ${counts[kind]}`);
-  });
+  ops
+    .command('summary')
+    .description('how many items each list holds')
+    .action(async () => {
+      const counts = await attentionSummary(await context());
+      for (const kind of ATTENTION_KINDS) console.log(`${kind.padEnd(20)} ${counts[kind]}`);
+    });
 
-  ops.command('list <kind>')
+  ops
+    .command('list <kind>')
     .description(`one list: ${ATTENTION_KINDS.join(', ')}`)
     .option('--limit <n>', 'at most this many', '100')
     .option('--json', 'print JSON')
     .action(async (kind: string, o: { limit: string; json?: boolean }) => {
-      if (!ATTENTION_KINDS.includes(kind as AttentionKind)) throw new Error(`kind: must be one of ${ATTENTION_KINDS.join(', ')}`);
+      if (!ATTENTION_KINDS.includes(kind as AttentionKind))
+        throw new Error(`kind: must be one of ${ATTENTION_KINDS.join(', ')}`);
       const items = await listAttention(await context(), kind as AttentionKind, { limit: Number(o.limit) });
       if (o.json) console.log(JSON.stringify(items, null, 2));
       else {
@@ -37,27 +53,45 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
       }
     });
 
-  ops.command('resolve <workflowId>')
+  ops
+    .command('resolve <workflowId>')
     .description('settle a parked payment, POS sale or vend (resolveOutcome) with the outcome you established')
-    .requiredOption('--outcome <outcome>', "the flow's outcome (payments: success|failed; POS sale: approved|declined|not_received; vend: vended|failed|not_vended)")
+    .requiredOption(
+      '--outcome <outcome>',
+      "the flow's outcome (payments: success|failed; POS sale: approved|declined|not_received; vend: vended|failed|not_vended)",
+    )
     .requiredOption('--reason <text>', 'where the outcome was established')
     .requiredOption('--operator <name>', 'who decides')
     .action(async (workflowId: string, o: { outcome: string; reason: string; operator: string }) => {
       console.log(JSON.stringify(await resolveParkedFlow(await context(), workflowId, o), null, 2));
     });
 
-  ops.command('resolve-debit <mandateRef>')
+  ops
+    .command('resolve-debit <mandateRef>')
     .description("settle a mandate's unresolved debit (resolveDebit)")
     .requiredOption('--debit <key>', "the debit's idempotency key or reference")
     .requiredOption('--outcome <outcome>', 'debited | not_debited')
     .requiredOption('--reason <text>', 'where the outcome was established')
     .requiredOption('--operator <name>', 'who decides')
     .action(async (mandateRef: string, o: { debit: string; outcome: string; reason: string; operator: string }) => {
-      if (o.outcome !== 'debited' && o.outcome !== 'not_debited') throw new Error('outcome: must be debited or not_debited');
-      console.log(JSON.stringify(await resolveMandateDebit((await context()).client, mandateRef, { debitKey: o.debit, outcome: o.outcome, reason: o.reason, operator: o.operator }), null, 2));
+      if (o.outcome !== 'debited' && o.outcome !== 'not_debited')
+        throw new Error('outcome: must be debited or not_debited');
+      console.log(
+        JSON.stringify(
+          await resolveMandateDebit((await context()).client, mandateRef, {
+            debitKey: o.debit,
+            outcome: o.outcome,
+            reason: o.reason,
+            operator: o.operator,
+          }),
+          null,
+          2,
+        ),
+      );
     });
 
-  ops.command('resolve-finding <reference>')
+  ops
+    .command('resolve-finding <reference>')
     .description('close a reconciliation finding by hand (a resolved mark with who and why)')
     .requiredOption('--reason <text>', 'what was done (refunded, honoured, corrected at the service...)')
     .requiredOption('--operator <name>', 'who decides')
@@ -65,7 +99,8 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
       console.log(JSON.stringify(await resolveReconciliationFinding(await context(), reference, o), null, 2));
     });
 
-  ops.command('release-webhook <holderWorkflowId>')
+  ops
+    .command('release-webhook <holderWorkflowId>')
     .description('end an unmatched-webhook holder, forwarding its events to a flow (which verifies them) with --to')
     .option('--to <workflowId>', 'the flow the webhook belongs to')
     .action(async (holder: string, o: { to?: string }) => {

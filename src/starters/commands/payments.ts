@@ -21,12 +21,27 @@ import { recurringStateQuery, type RecurringState } from '../../shared/recurring
 import { paymentWorkflowId } from '../../shared/payment-webhook';
 import { followUntilDone } from '../progress';
 import {
-  cancelRecurring, firstPaymentCheckoutUrl, getCardPaymentState, getCheckoutState, getDirectPaymentState, PaymentInputError, PaymentStepError, resubmitCard,
-  startBankPayment, startCardPayment, startCheckout, startRecurring, startUssdPayment, submitBankCode, submitOtp, submitPin,
+  cancelRecurring,
+  firstPaymentCheckoutUrl,
+  getCardPaymentState,
+  getCheckoutState,
+  getDirectPaymentState,
+  PaymentInputError,
+  PaymentStepError,
+  resubmitCard,
+  startBankPayment,
+  startCardPayment,
+  startCheckout,
+  startRecurring,
+  startUssdPayment,
+  submitBankCode,
+  submitOtp,
+  submitPin,
 } from '../payments';
 import type { ContextFactory } from './context';
 
-const final = (s: { status: string }) => ([...CARD_FINAL_STATUSES, ...DIRECT_FINAL_STATUSES] as string[]).includes(s.status) ? ' (final)' : '';
+const final = (s: { status: string }) =>
+  ([...CARD_FINAL_STATUSES, ...DIRECT_FINAL_STATUSES] as string[]).includes(s.status) ? ' (final)' : '';
 export const renderCard = (s: CardPaymentState): string =>
   `[card ${s.transactionRef}] ${s.status}${s.card ? ` card=${s.card.brand}…${s.card.last4}` : ''}${s.expects ? ` expects=${s.expects}` : ''}${s.authUrl && s.status === 'awaiting_3ds' ? ` auth_url=${s.authUrl}` : ''}` +
   `${s.confirmedBy ? ` by=${s.confirmedBy}` : ''}${s.reason ? ` (${s.reason})` : ''}${final(s)}`;
@@ -75,7 +90,10 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
   pay
     .command('card')
     .description('start a direct card payment from a JSON file (card data stays out of argv) and follow it')
-    .requiredOption('--file <path>', 'JSON CardPaymentRequest (the card in the clear; it is sealed before the workflow starts)')
+    .requiredOption(
+      '--file <path>',
+      'JSON CardPaymentRequest (the card in the clear; it is sealed before the workflow starts)',
+    )
     .action(async (o: { file: string }) => {
       const ctx = await context();
       const handle = await startCardPayment(ctx, readJson(o.file));
@@ -84,40 +102,60 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
     });
   pay
     .command('card-again')
-    .description('in awaiting_card (the sealed card expired before it was sent): the card again, from a JSON file {number, cvv, expiryMonth, expiryYear}')
+    .description(
+      'in awaiting_card (the sealed card expired before it was sent): the card again, from a JSON file {number, cvv, expiryMonth, expiryYear}',
+    )
     .requiredOption('--ref <ref>')
     .requiredOption('--file <path>', 'JSON card')
     .action(async (o: { ref: string; file: string }) => {
       const ctx = await context();
       await runStep(() => resubmitCard(ctx, o.ref, readJson(o.file)), renderCard);
     });
-  pay.command('pin').requiredOption('--ref <ref>').option('--pin <pin>', '4 digits (default: read from stdin)').action(async (o: { ref: string; pin?: string }) => {
-    const ctx = await context();
-    const pin = await secretArg(o.pin, 'PIN');
-    await runStep(() => submitPin(ctx, o.ref, pin), renderCard);
-  });
-  pay.command('otp').requiredOption('--ref <ref>').option('--otp <otp>', 'the OTP (default: read from stdin)').action(async (o: { ref: string; otp?: string }) => {
-    const ctx = await context();
-    const otp = await secretArg(o.otp, 'OTP');
-    await runStep(() => submitOtp(ctx, o.ref, otp), renderCard);
-  });
-  pay.command('bank').requiredOption('--file <path>', 'JSON BankPaymentInput').action(async (o: { file: string }) => {
-    const ctx = await context();
-    const handle = await startBankPayment(ctx.client, ctx.taskQueue, readJson(o.file));
-    console.log(`started ${handle.workflowId}`);
-    await follow(handle, directPaymentStateQuery, renderDirect);
-  });
-  pay.command('code').requiredOption('--ref <ref>').option('--code <code>', "the payer's token or OTP (default: read from stdin)").action(async (o: { ref: string; code?: string }) => {
-    const ctx = await context();
-    const code = await secretArg(o.code, 'CODE');
-    await runStep(() => submitBankCode(ctx, o.ref, code), renderDirect);
-  });
-  pay.command('ussd').requiredOption('--file <path>', 'JSON UssdPaymentInput').action(async (o: { file: string }) => {
-    const ctx = await context();
-    const { ussdCode, expiresAt, handle } = await startUssdPayment(ctx.client, ctx.taskQueue, readJson(o.file));
-    console.log(`started ${handle.workflowId}: dial ${ussdCode}${expiresAt ? ` before ${expiresAt}` : ''}`);
-    await follow(handle, directPaymentStateQuery, renderDirect);
-  });
+  pay
+    .command('pin')
+    .requiredOption('--ref <ref>')
+    .option('--pin <pin>', '4 digits (default: read from stdin)')
+    .action(async (o: { ref: string; pin?: string }) => {
+      const ctx = await context();
+      const pin = await secretArg(o.pin, 'PIN');
+      await runStep(() => submitPin(ctx, o.ref, pin), renderCard);
+    });
+  pay
+    .command('otp')
+    .requiredOption('--ref <ref>')
+    .option('--otp <otp>', 'the OTP (default: read from stdin)')
+    .action(async (o: { ref: string; otp?: string }) => {
+      const ctx = await context();
+      const otp = await secretArg(o.otp, 'OTP');
+      await runStep(() => submitOtp(ctx, o.ref, otp), renderCard);
+    });
+  pay
+    .command('bank')
+    .requiredOption('--file <path>', 'JSON BankPaymentInput')
+    .action(async (o: { file: string }) => {
+      const ctx = await context();
+      const handle = await startBankPayment(ctx.client, ctx.taskQueue, readJson(o.file));
+      console.log(`started ${handle.workflowId}`);
+      await follow(handle, directPaymentStateQuery, renderDirect);
+    });
+  pay
+    .command('code')
+    .requiredOption('--ref <ref>')
+    .option('--code <code>', "the payer's token or OTP (default: read from stdin)")
+    .action(async (o: { ref: string; code?: string }) => {
+      const ctx = await context();
+      const code = await secretArg(o.code, 'CODE');
+      await runStep(() => submitBankCode(ctx, o.ref, code), renderDirect);
+    });
+  pay
+    .command('ussd')
+    .requiredOption('--file <path>', 'JSON UssdPaymentInput')
+    .action(async (o: { file: string }) => {
+      const ctx = await context();
+      const { ussdCode, expiresAt, handle } = await startUssdPayment(ctx.client, ctx.taskQueue, readJson(o.file));
+      console.log(`started ${handle.workflowId}: dial ${ussdCode}${expiresAt ? ` before ${expiresAt}` : ''}`);
+      await follow(handle, directPaymentStateQuery, renderDirect);
+    });
   pay
     .command('checkout')
     .requiredOption('--ref <ref>')
@@ -130,21 +168,42 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
     .option('--sub-merchant <id>', 'aggregators only')
     .option('--callback-url <url>', 'where the payer returns (E-3)')
     .option('--expiry-ms <ms>')
-    .action(async (o: { ref: string; amount: string; email: string; currency: 'NGN' | 'USD'; channels?: string; metadata?: string; passCharge?: boolean; subMerchant?: string; callbackUrl?: string; expiryMs?: string }) => {
-      const ctx = await context();
-      let metadata: Record<string, unknown> | undefined;
-      try {
-        metadata = o.metadata ? (JSON.parse(o.metadata) as Record<string, unknown>) : undefined;
-      } catch {
-        throw new PaymentInputError([{ field: 'metadata', rule: 'must be a JSON object' }]);
-      }
-      const { checkoutUrl, handle } = await startCheckout(ctx.client, ctx.taskQueue, {
-        transactionRef: o.ref, amount: Number(o.amount), email: o.email, currency: o.currency, metadata, passCharge: o.passCharge, subMerchantId: o.subMerchant,
-        callbackUrl: o.callbackUrl, channels: o.channels?.split(',').map((c) => c.trim()) as PaymentChannel[] | undefined, expiryMs: o.expiryMs ? Number(o.expiryMs) : undefined,
-      });
-      console.log(`checkout_url: ${checkoutUrl}`);
-      await follow(handle, checkoutStateQuery, renderCheckout);
-    });
+    .action(
+      async (o: {
+        ref: string;
+        amount: string;
+        email: string;
+        currency: 'NGN' | 'USD';
+        channels?: string;
+        metadata?: string;
+        passCharge?: boolean;
+        subMerchant?: string;
+        callbackUrl?: string;
+        expiryMs?: string;
+      }) => {
+        const ctx = await context();
+        let metadata: Record<string, unknown> | undefined;
+        try {
+          metadata = o.metadata ? (JSON.parse(o.metadata) as Record<string, unknown>) : undefined;
+        } catch {
+          throw new PaymentInputError([{ field: 'metadata', rule: 'must be a JSON object' }]);
+        }
+        const { checkoutUrl, handle } = await startCheckout(ctx.client, ctx.taskQueue, {
+          transactionRef: o.ref,
+          amount: Number(o.amount),
+          email: o.email,
+          currency: o.currency,
+          metadata,
+          passCharge: o.passCharge,
+          subMerchantId: o.subMerchant,
+          callbackUrl: o.callbackUrl,
+          channels: o.channels?.split(',').map((c) => c.trim()) as PaymentChannel[] | undefined,
+          expiryMs: o.expiryMs ? Number(o.expiryMs) : undefined,
+        });
+        console.log(`checkout_url: ${checkoutUrl}`);
+        await follow(handle, checkoutStateQuery, renderCheckout);
+      },
+    );
   pay
     .command('recurring')
     .requiredOption('--plan <ref>')
@@ -153,25 +212,46 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
     .requiredOption('--interval-ms <ms>')
     .option('--currency <c>', 'NGN or USD', 'NGN')
     .option('--max-cycles <n>')
-    .action(async (o: { plan: string; amount: string; email: string; intervalMs: string; currency: 'NGN' | 'USD'; maxCycles?: string }) => {
+    .action(
+      async (o: {
+        plan: string;
+        amount: string;
+        email: string;
+        intervalMs: string;
+        currency: 'NGN' | 'USD';
+        maxCycles?: string;
+      }) => {
+        const ctx = await context();
+        const handle = await startRecurring(ctx.client, ctx.taskQueue, {
+          planRef: o.plan,
+          amount: Number(o.amount),
+          email: o.email,
+          intervalMs: Number(o.intervalMs),
+          currency: o.currency,
+          maxCycles: o.maxCycles ? Number(o.maxCycles) : undefined,
+        });
+        console.log(`first payment: ${await firstPaymentCheckoutUrl(ctx.client, o.plan)}`);
+        await follow(handle, recurringStateQuery, renderRecurring);
+      },
+    );
+  pay
+    .command('recurring-cancel')
+    .requiredOption('--plan <ref>')
+    .action(async (o: { plan: string }) => {
       const ctx = await context();
-      const handle = await startRecurring(ctx.client, ctx.taskQueue, {
-        planRef: o.plan, amount: Number(o.amount), email: o.email, intervalMs: Number(o.intervalMs), currency: o.currency, maxCycles: o.maxCycles ? Number(o.maxCycles) : undefined,
-      });
-      console.log(`first payment: ${await firstPaymentCheckoutUrl(ctx.client, o.plan)}`);
-      await follow(handle, recurringStateQuery, renderRecurring);
+      await cancelRecurring(ctx.client, o.plan);
+      console.log(`cancel requested for ${o.plan}`);
     });
-  pay.command('recurring-cancel').requiredOption('--plan <ref>').action(async (o: { plan: string }) => {
-    const ctx = await context();
-    await cancelRecurring(ctx.client, o.plan);
-    console.log(`cancel requested for ${o.plan}`);
-  });
-  pay.command('status').requiredOption('--ref <ref>').action(async (o: { ref: string }) => {
-    const ctx = await context();
-    const type = (await ctx.client.workflow.getHandle(paymentWorkflowId(o.ref)).describe()).type;
-    if (type === 'cardPaymentWorkflow') console.log(renderCard(await getCardPaymentState(ctx.client, o.ref)));
-    else if (type === 'bankPaymentWorkflow' || type === 'ussdPaymentWorkflow') console.log(renderDirect(await getDirectPaymentState(ctx.client, o.ref)));
-    else if (type === 'checkoutWorkflow') console.log(renderCheckout(await getCheckoutState(ctx.client, o.ref)));
-    else console.log(`${paymentWorkflowId(o.ref)} is a ${type}`);
-  });
+  pay
+    .command('status')
+    .requiredOption('--ref <ref>')
+    .action(async (o: { ref: string }) => {
+      const ctx = await context();
+      const type = (await ctx.client.workflow.getHandle(paymentWorkflowId(o.ref)).describe()).type;
+      if (type === 'cardPaymentWorkflow') console.log(renderCard(await getCardPaymentState(ctx.client, o.ref)));
+      else if (type === 'bankPaymentWorkflow' || type === 'ussdPaymentWorkflow')
+        console.log(renderDirect(await getDirectPaymentState(ctx.client, o.ref)));
+      else if (type === 'checkoutWorkflow') console.log(renderCheckout(await getCheckoutState(ctx.client, o.ref)));
+      else console.log(`${paymentWorkflowId(o.ref)} is a ${type}`);
+    });
 }

@@ -39,7 +39,9 @@ import { registerPosAfterSaleCommands } from './pos-after-sale';
 export function renderPosRemoteState(s: PosRemoteState): string {
   const ref = s.requestRef ? ` request_ref=${s.requestRef}` : '';
   const final = POS_REMOTE_FINAL_STATUSES.includes(s.status) ? ' (final)' : '';
-  const flags = [s.recovered ? 'recovered-from-records' : '', s.cancelRequested ? 'cancel-requested' : ''].filter(Boolean);
+  const flags = [s.recovered ? 'recovered-from-records' : '', s.cancelRequested ? 'cancel-requested' : ''].filter(
+    Boolean,
+  );
   return `[pos-remote ${s.reference}] ${s.status}${ref} amount=${s.amount}${flags.length ? ` [${flags.join(', ')}]` : ''}${final}${s.message ? ` — ${s.message}` : ''}`;
 }
 
@@ -65,44 +67,66 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
 
   pos
     .command('remote')
-    .description('push a payment to a terminal (one open request per terminal: waits for it) and follow it until success, failed, expired, cancelled, success_after_cancel or outcome_unknown')
+    .description(
+      'push a payment to a terminal (one open request per terminal: waits for it) and follow it until success, failed, expired, cancelled, success_after_cancel or outcome_unknown',
+    )
     .requiredOption('--reference <ref>', 'your order reference (one remote request per reference)')
     .requiredOption('--terminal <terminal_id>', 'terminal id')
     .requiredOption('--amount <kobo>', 'amount in kobo (integer)')
     .option('--account-type <type>', 'default, savings, current or credit')
     .option('--poll-interval-ms <ms>', 'E2 polling interval (default 2500)')
     .option('--no-follow', 'start and return without following')
-    .action(async (o: { reference: string; terminal: string; amount: string; accountType?: string; pollIntervalMs?: string; follow: boolean }) => {
-      const ctx = await context();
-      const handle = await startPosRemoteRequest(ctx, {
-        reference: o.reference,
-        terminal_id: o.terminal,
-        amount: Number(o.amount),
-        ...(o.accountType ? { account_type: o.accountType } : {}),
-        ...(o.pollIntervalMs ? { options: { pollIntervalMs: Number(o.pollIntervalMs) } } : {}),
-      });
-      console.log(`started ${handle.workflowId}`);
-      if (!o.follow) return;
-      const result = (await followUntilDone(handle, posRemoteStateQuery, renderPosRemoteState, { intervalMs: 250 })) as PosRemoteResult;
-      console.log(renderPosRemoteState(result));
-      console.log(JSON.stringify(result, null, 2));
-    });
+    .action(
+      async (o: {
+        reference: string;
+        terminal: string;
+        amount: string;
+        accountType?: string;
+        pollIntervalMs?: string;
+        follow: boolean;
+      }) => {
+        const ctx = await context();
+        const handle = await startPosRemoteRequest(ctx, {
+          reference: o.reference,
+          terminal_id: o.terminal,
+          amount: Number(o.amount),
+          ...(o.accountType ? { account_type: o.accountType } : {}),
+          ...(o.pollIntervalMs ? { options: { pollIntervalMs: Number(o.pollIntervalMs) } } : {}),
+        });
+        console.log(`started ${handle.workflowId}`);
+        if (!o.follow) return;
+        const result = (await followUntilDone(handle, posRemoteStateQuery, renderPosRemoteState, {
+          intervalMs: 250,
+        })) as PosRemoteResult;
+        console.log(renderPosRemoteState(result));
+        console.log(JSON.stringify(result, null, 2));
+      },
+    );
 
   pos
     .command('remote-cancel')
-    .description('cancel a remote request on our side; it stays on the terminal until its lifetime ends and is watched until then (cancelled, or success_after_cancel)')
+    .description(
+      'cancel a remote request on our side; it stays on the terminal until its lifetime ends and is watched until then (cancelled, or success_after_cancel)',
+    )
     .requiredOption('--reference <ref>', 'order reference')
     .option('--reason <text>', 'why')
     .action(async (o: { reference: string; reason?: string }) => {
       const ctx = await context();
       await cancelPosRemoteRequest(ctx, o.reference, o.reason);
-      const result = (await followUntilDone(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState, { intervalMs: 250 })) as PosRemoteResult;
+      const result = (await followUntilDone(
+        posRemoteRequestHandle(ctx, o.reference),
+        posRemoteStateQuery,
+        renderPosRemoteState,
+        { intervalMs: 250 },
+      )) as PosRemoteResult;
       console.log(renderPosRemoteState(result));
     });
 
   pos
     .command('session')
-    .description('terminal configuration (F1) and key exchange (F2) through the API client; pin_key is kept in memory and never printed')
+    .description(
+      'terminal configuration (F1) and key exchange (F2) through the API client; pin_key is kept in memory and never printed',
+    )
     .requiredOption('--serial <serial_no>', 'device serial number')
     .option('--refresh', 'force a fresh key exchange with the processor (slower)')
     .action(async (o: { serial: string; refresh?: boolean }) => {
@@ -120,7 +144,10 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
   pos
     .command('transaction')
     .description('send one card transaction (F3) with requery (F4) on an unknown outcome; card fields from a JSON file')
-    .requiredOption('--file <path>', "JSON with the F3 fields (card_pan, track2, chipdata, pin_block, merchant_ref...); '-' reads stdin")
+    .requiredOption(
+      '--file <path>',
+      "JSON with the F3 fields (card_pan, track2, chipdata, pin_block, merchant_ref...); '-' reads stdin",
+    )
     .option('--serial <serial_no>', 'take terminal_id from F1 for this device')
     .option('--terminal <terminal_id>', 'terminal id (instead of --serial)')
     .option('--no-follow', 'start and return without following')
@@ -130,7 +157,9 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
       if (!terminalId && o.serial) {
         const api = apiFromEnv();
         try {
-          terminalId = String((await api.posTerminal.getConfiguration({ serial_no: o.serial })).data.terminal.terminal_id);
+          terminalId = String(
+            (await api.posTerminal.getConfiguration({ serial_no: o.serial })).data.terminal.terminal_id,
+          );
         } finally {
           await api.close();
         }
@@ -139,7 +168,9 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
       const handle = await startPosTransaction(ctx, { ...input, terminal_id: terminalId });
       console.log(`started ${handle.workflowId}`);
       if (!o.follow) return;
-      const result = (await followUntilDone(handle, posTransactionStateQuery, renderPosTransactionState, { intervalMs: 250 })) as PosTransactionResult;
+      const result = (await followUntilDone(handle, posTransactionStateQuery, renderPosTransactionState, {
+        intervalMs: 250,
+      })) as PosTransactionResult;
       console.log(renderPosTransactionState(result));
       console.log(JSON.stringify(result, null, 2));
     });
@@ -152,9 +183,28 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
     .action(async (o: { reference?: string; merchantRef?: string }) => {
       const ctx = await context();
       if (o.reference) {
-        console.log(JSON.stringify(await followUntilDone(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState, { intervalMs: 250 }), null, 2));
+        console.log(
+          JSON.stringify(
+            await followUntilDone(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState, {
+              intervalMs: 250,
+            }),
+            null,
+            2,
+          ),
+        );
       } else if (o.merchantRef) {
-        console.log(JSON.stringify(await followUntilDone(posTransactionHandle(ctx, o.merchantRef), posTransactionStateQuery, renderPosTransactionState, { intervalMs: 250 }), null, 2));
+        console.log(
+          JSON.stringify(
+            await followUntilDone(
+              posTransactionHandle(ctx, o.merchantRef),
+              posTransactionStateQuery,
+              renderPosTransactionState,
+              { intervalMs: 250 },
+            ),
+            null,
+            2,
+          ),
+        );
       } else {
         throw new Error('give --reference or --merchant-ref');
       }

@@ -7,7 +7,12 @@
 // not be read, 1 when the input is refused (nothing started).
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { reconcile, reconciliationCsv, renderReconciliationProgress, renderReconciliationReport } from '../reconciliation';
+import {
+  reconcile,
+  reconciliationCsv,
+  renderReconciliationProgress,
+  renderReconciliationReport,
+} from '../reconciliation';
 import type { ContextFactory } from './context';
 
 interface ReconcileOptions {
@@ -21,12 +26,15 @@ interface ReconcileOptions {
   csv?: string;
 }
 
-const wholeNumber = (v: string | undefined): number | undefined => (v === undefined ? undefined : /^\d+$/.test(v) ? Number(v) : Number.NaN);
+const wholeNumber = (v: string | undefined): number | undefined =>
+  v === undefined ? undefined : /^\d+$/.test(v) ? Number(v) : Number.NaN;
 
 export function registerReconciliationCommands(program: Command, context: ContextFactory): void {
   program
     .command('reconcile')
-    .description("compare the service's transactions (A6) with our flows' outcomes over a date range; mark and report the differences")
+    .description(
+      "compare the service's transactions (A6) with our flows' outcomes over a date range; mark and report the differences",
+    )
     .option('--from <date>', 'first day, YYYY-MM-DD (UTC)')
     .option('--to <date>', 'last day, YYYY-MM-DD (UTC), inclusive')
     .option('--previous-day', 'yesterday (UTC), as the daily Schedule does')
@@ -38,7 +46,9 @@ export function registerReconciliationCommands(program: Command, context: Contex
     .action(async (o: ReconcileOptions) => {
       const input = {
         ...(o.previousDay ? { previousDay: true as const } : { from: o.from, to: o.to }),
-        ...(o.currency ? { currencies: o.currency.split(',').map((c) => c.trim().toUpperCase()) as ('NGN' | 'USD')[] } : {}),
+        ...(o.currency
+          ? { currencies: o.currency.split(',').map((c) => c.trim().toUpperCase()) as ('NGN' | 'USD')[] }
+          : {}),
         ...(o.perPage !== undefined ? { perPage: wholeNumber(o.perPage) } : {}),
         markFlows: o.mark,
       };

@@ -6,7 +6,11 @@
 //   schedule show <scheduleId> | pause <id> [--note] | resume <id> | trigger <id> | backfill <id> --from --to | delete <id>
 import type { Command } from 'commander';
 import {
-  createMandateDebitSchedule, createRecurringChargeSchedule, describeSchedule, moveRecurringPlanToSchedule, scheduleHandle,
+  createMandateDebitSchedule,
+  createRecurringChargeSchedule,
+  describeSchedule,
+  moveRecurringPlanToSchedule,
+  scheduleHandle,
 } from '../schedules';
 import type { ContextFactory } from './context';
 
@@ -28,60 +32,103 @@ function timing(cmd: Command): Command {
 }
 
 export function registerScheduleCommands(program: Command, context: ContextFactory): void {
-  const schedule = program.command('schedule').description('recurring charges and mandate debits on Temporal Schedules (one money request per period, never two)');
+  const schedule = program
+    .command('schedule')
+    .description(
+      'recurring charges and mandate debits on Temporal Schedules (one money request per period, never two)',
+    );
 
   timing(schedule.command('charge').description('charge a card token every period (A4, reference <plan>-S<period>)'))
     .requiredOption('--plan <ref>', 'plan reference')
     .requiredOption('--token <id>', 'the token from the first payment')
     .requiredOption('--amount <n>', 'lowest unit')
     .option('--currency <c>', 'NGN or USD', 'NGN')
-    .action(async (o: { plan: string; token: string; amount: string; currency: string } & Parameters<typeof when>[0]) => {
-      const h = await createRecurringChargeSchedule(await context(), { planRef: o.plan, tokenId: o.token, amount: Number(o.amount), currency: o.currency, ...when(o) });
-      console.log(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
-    });
+    .action(
+      async (o: { plan: string; token: string; amount: string; currency: string } & Parameters<typeof when>[0]) => {
+        const h = await createRecurringChargeSchedule(await context(), {
+          planRef: o.plan,
+          tokenId: o.token,
+          amount: Number(o.amount),
+          currency: o.currency,
+          ...when(o),
+        });
+        console.log(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
+      },
+    );
 
-  timing(schedule.command('debit').description("debit an approved mandate every period (D3 through the mandate flow, the period as idempotency key)"))
+  timing(
+    schedule
+      .command('debit')
+      .description(
+        'debit an approved mandate every period (D3 through the mandate flow, the period as idempotency key)',
+      ),
+  )
     .requiredOption('--mandate <ref>', 'mandate reference')
     .requiredOption('--amount <n>', 'kobo')
     .option('--narration <text>', 'narration')
     .action(async (o: { mandate: string; amount: string; narration?: string } & Parameters<typeof when>[0]) => {
-      const h = await createMandateDebitSchedule(await context(), { mandateRef: o.mandate, amount: Number(o.amount), ...(o.narration ? { narration: o.narration } : {}), ...when(o) });
+      const h = await createMandateDebitSchedule(await context(), {
+        mandateRef: o.mandate,
+        amount: Number(o.amount),
+        ...(o.narration ? { narration: o.narration } : {}),
+        ...when(o),
+      });
       console.log(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
     });
 
-  schedule.command('move-plan <planRef>')
-    .description('move a running timer-based recurring plan to a Schedule (the token stays active; the cadence goes on)')
+  schedule
+    .command('move-plan <planRef>')
+    .description(
+      'move a running timer-based recurring plan to a Schedule (the token stays active; the cadence goes on)',
+    )
     .requiredOption('--amount <n>', 'lowest unit')
     .option('--currency <c>', 'NGN or USD', 'NGN')
     .option('--cron <expr>', 'when, as a cron (UTC)')
     .option('--every-ms <ms>', 'or every this many milliseconds')
-    .action(async (planRef: string, o: { amount: string; currency: 'NGN' | 'USD'; cron?: string; everyMs?: string }) => {
-      const h = await moveRecurringPlanToSchedule(await context(), planRef, { amount: Number(o.amount), currency: o.currency, ...when(o) });
-      console.log(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
-    });
+    .action(
+      async (planRef: string, o: { amount: string; currency: 'NGN' | 'USD'; cron?: string; everyMs?: string }) => {
+        const h = await moveRecurringPlanToSchedule(await context(), planRef, {
+          amount: Number(o.amount),
+          currency: o.currency,
+          ...when(o),
+        });
+        console.log(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
+      },
+    );
 
-  schedule.command('show <scheduleId>').description('paused?, next runs, recent runs').action(async (id: string) => {
-    console.log(JSON.stringify(await describeSchedule(await context(), id), null, 2));
-  });
-  schedule.command('pause <scheduleId>').option('--note <text>', 'why').action(async (id: string, o: { note?: string }) => {
-    await scheduleHandle(await context(), id).pause(o.note);
-    console.log(`paused ${id}`);
-  });
+  schedule
+    .command('show <scheduleId>')
+    .description('paused?, next runs, recent runs')
+    .action(async (id: string) => {
+      console.log(JSON.stringify(await describeSchedule(await context(), id), null, 2));
+    });
+  schedule
+    .command('pause <scheduleId>')
+    .option('--note <text>', 'why')
+    .action(async (id: string, o: { note?: string }) => {
+      await scheduleHandle(await context(), id).pause(o.note);
+      console.log(`paused ${id}`);
+    });
   schedule.command('resume <scheduleId>').action(async (id: string) => {
     await scheduleHandle(await context(), id).unpause();
     console.log(`resumed ${id}`);
   });
-  schedule.command('trigger <scheduleId>').description('run now (the current minute is the period)').action(async (id: string) => {
-    await scheduleHandle(await context(), id).trigger();
-    console.log(`triggered ${id}`);
-  });
-  schedule.command('backfill <scheduleId>')
+  schedule
+    .command('trigger <scheduleId>')
+    .description('run now (the current minute is the period)')
+    .action(async (id: string) => {
+      await scheduleHandle(await context(), id).trigger();
+      console.log(`triggered ${id}`);
+    });
+  schedule
+    .command('backfill <scheduleId>')
     .description('run the periods of a past range (periods already run move no money again)')
     .requiredOption('--from <iso>', 'start (inclusive)')
     .requiredOption('--to <iso>', 'end (inclusive)')
     .action(async (id: string, o: { from: string; to: string }) => {
       const [from, to] = [new Date(o.from), new Date(o.to)];
-      if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || to < from) throw new Error('from/to: must be ISO date-times with from ≤ to');
+      if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || to < from)
+        throw new Error('from/to: must be ISO date-times with from ≤ to');
       await scheduleHandle(await context(), id).backfill([{ start: from, end: to }]);
       console.log(`backfilled ${id} from ${from.toISOString()} to ${to.toISOString()}`);
     });

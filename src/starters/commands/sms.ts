@@ -52,7 +52,10 @@ export function renderSmsSendState(s: SmsSendState | SmsSendResult): string {
   const cost = Object.entries(s.costByCurrency)
     .map(([cur, v]) => `${v} ${cur}`)
     .join(' + ');
-  const others = (['failed', 'invalid', 'duplicate', 'not_sent', 'outcome_unknown'] as const).filter((k) => c[k] > 0).map((k) => ` ${k}=${c[k]}`).join('');
+  const others = (['failed', 'invalid', 'duplicate', 'not_sent', 'outcome_unknown'] as const)
+    .filter((k) => c[k] > 0)
+    .map((k) => ` ${k}=${c[k]}`)
+    .join('');
   const final = SMS_SEND_FINAL_STATUSES.includes(s.status) ? ' (final)' : '';
   return `[sms-send ${s.reference}] ${s.status} batches=${done}/${s.batches.length} sent=${c.sent}/${c.total}${others}${cost ? ` cost=${cost}` : ''}${final}`;
 }
@@ -69,7 +72,12 @@ export function renderSmsCampaignState(s: SmsCampaignState | SmsCampaignResult):
 
 function apiFromEnv(): PaymentsClient {
   const c = loadConfig();
-  return new PaymentsClient({ baseUrl: c.payments.baseUrl, secretKey: c.payments.secretKey, timeoutMs: c.payments.timeoutMs, paths: c.payments.paths });
+  return new PaymentsClient({
+    baseUrl: c.payments.baseUrl,
+    secretKey: c.payments.secretKey,
+    timeoutMs: c.payments.timeoutMs,
+    paths: c.payments.paths,
+  });
 }
 
 /** Runs an action; a broken input rule or the service's refusal is an answer (exit code 2), not a crash. */
@@ -92,19 +100,25 @@ async function answered(action: () => Promise<void>): Promise<void> {
 }
 
 /** An integer flag as a number (anything else is passed on for the rules to name). */
-const int = (v: string | undefined): number | undefined => (v === undefined ? undefined : /^-?\d+$/.test(v) ? Number(v) : (v as unknown as number));
+const int = (v: string | undefined): number | undefined =>
+  v === undefined ? undefined : /^-?\d+$/.test(v) ? Number(v) : (v as unknown as number);
 
 function readJson(file: string): unknown {
   return JSON.parse(file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8'));
 }
 
 export function registerSmsCommands(program: Command, context: ContextFactory): void {
-  const sms = program.command('sms').description('SMS (G1-G8): instant sends in batches, campaigns followed to success or failed, templates');
+  const sms = program
+    .command('sms')
+    .description('SMS (G1-G8): instant sends in batches, campaigns followed to success or failed, templates');
 
   sms
     .command('send')
     .description('send a list of messages (G1) in batches, each batch once, and print the outcome per number')
-    .requiredOption('--file <path>', "JSON {reference, sender_id, messages: [{phone_number, message}], options?} ('-' for stdin)")
+    .requiredOption(
+      '--file <path>',
+      "JSON {reference, sender_id, messages: [{phone_number, message}], options?} ('-' for stdin)",
+    )
     .option('--reference <ref>', 'your reference for this send (overrides the file; one send per reference)')
     .option('--sender-id <id>', 'sender_id (overrides the file)')
     .option('--batch-size <n>', 'messages per G1 request (default 100)')
@@ -122,7 +136,9 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
         const handle = await startSmsSend(ctx, input);
         console.log(`started ${handle.workflowId}`);
         if (!o.follow) return;
-        const result = (await followUntilDone(handle, smsSendStateQuery, renderSmsSendState, { intervalMs: 250 })) as SmsSendResult;
+        const result = (await followUntilDone(handle, smsSendStateQuery, renderSmsSendState, {
+          intervalMs: 250,
+        })) as SmsSendResult;
         console.log(`${renderSmsSendState(result)} — ${result.message}`);
         console.log(JSON.stringify(result, null, 2));
       }),
@@ -134,7 +150,9 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .requiredOption('--reference <ref>', 'the send reference')
     .action(async (o: { reference: string }) => {
       const ctx = await context();
-      const result = (await followUntilDone(smsSendHandle(ctx, o.reference), smsSendStateQuery, renderSmsSendState, { intervalMs: 250 })) as SmsSendResult;
+      const result = (await followUntilDone(smsSendHandle(ctx, o.reference), smsSendStateQuery, renderSmsSendState, {
+        intervalMs: 250,
+      })) as SmsSendResult;
       console.log(`${renderSmsSendState(result)} — ${result.message}`);
       console.log(JSON.stringify(result, null, 2));
     });
@@ -159,7 +177,8 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
           ...(o.dateTo ? { date_to: o.dateTo } : {}),
         });
         console.log(`${page.count} template(s)`);
-        for (const t of page.rows) console.log(`${t.uuid}  ${t.name ?? ''}  pages=${t.pages ?? '?'}  ${JSON.stringify(t.message ?? '')}`);
+        for (const t of page.rows)
+          console.log(`${t.uuid}  ${t.name ?? ''}  pages=${t.pages ?? '?'}  ${JSON.stringify(t.message ?? '')}`);
       }),
     );
   templates
@@ -208,7 +227,9 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     );
 
   // ---- campaigns ----
-  const campaigns = sms.command('campaigns').description('campaigns over a bucket with a template (G2-G4), followed until success or failed');
+  const campaigns = sms
+    .command('campaigns')
+    .description('campaigns over a bucket with a template (G2-G4), followed until success or failed');
   campaigns
     .command('list')
     .description('list campaigns (G3); items carry no status: filter with --status')
@@ -219,20 +240,32 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .option('--dir <dir>', 'DSC or ASC')
     .option('--date-from <date>', 'YYYY-MM-DD')
     .option('--date-to <date>', 'YYYY-MM-DD')
-    .action((o: { status?: string; name?: string; page?: string; perPage?: string; dir?: string; dateFrom?: string; dateTo?: string }) =>
-      answered(async () => {
-        const page = await listSmsCampaigns(apiFromEnv(), {
-          ...(o.status ? { status: o.status as 'pending' } : {}),
-          ...(o.name ? { name: o.name } : {}),
-          ...(o.page ? { page: int(o.page) } : {}),
-          ...(o.perPage ? { perPage: int(o.perPage) } : {}),
-          ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
-          ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
-          ...(o.dateTo ? { date_to: o.dateTo } : {}),
-        });
-        console.log(`${page.total} campaign(s)${o.status ? ` with status ${o.status}` : ''}`);
-        for (const c of page.items) console.log(`${c.id}  ${c.name ?? ''}  template=${c.template_id ?? '?'}  bucket=${c.bucket_id ?? '?'}  created_at=${c.created_at ?? '?'}`);
-      }),
+    .action(
+      (o: {
+        status?: string;
+        name?: string;
+        page?: string;
+        perPage?: string;
+        dir?: string;
+        dateFrom?: string;
+        dateTo?: string;
+      }) =>
+        answered(async () => {
+          const page = await listSmsCampaigns(apiFromEnv(), {
+            ...(o.status ? { status: o.status as 'pending' } : {}),
+            ...(o.name ? { name: o.name } : {}),
+            ...(o.page ? { page: int(o.page) } : {}),
+            ...(o.perPage ? { perPage: int(o.perPage) } : {}),
+            ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
+            ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
+            ...(o.dateTo ? { date_to: o.dateTo } : {}),
+          });
+          console.log(`${page.total} campaign(s)${o.status ? ` with status ${o.status}` : ''}`);
+          for (const c of page.items)
+            console.log(
+              `${c.id}  ${c.name ?? ''}  template=${c.template_id ?? '?'}  bucket=${c.bucket_id ?? '?'}  created_at=${c.created_at ?? '?'}`,
+            );
+        }),
     );
   campaigns
     .command('create')
@@ -247,7 +280,17 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .option('--follow-for <duration>', 'how long a pending campaign is followed (default 24 hours)')
     .option('--no-follow', 'start and return without following')
     .action(
-      (o: { reference: string; name: string; bucket: string; senderId: string; template: string; scheduledFor?: string; pollInterval?: string; followFor?: string; follow: boolean }) =>
+      (o: {
+        reference: string;
+        name: string;
+        bucket: string;
+        senderId: string;
+        template: string;
+        scheduledFor?: string;
+        pollInterval?: string;
+        followFor?: string;
+        follow: boolean;
+      }) =>
         answered(async () => {
           const ctx = await context();
           const handle = await startSmsCampaign(ctx, {
@@ -260,11 +303,16 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
               ...(o.scheduledFor !== undefined ? { sscheduled_dor: o.scheduledFor } : {}),
               template_id: o.template,
             },
-            options: { ...(o.pollInterval ? { pollInterval: o.pollInterval } : {}), ...(o.followFor ? { followFor: o.followFor } : {}) },
+            options: {
+              ...(o.pollInterval ? { pollInterval: o.pollInterval } : {}),
+              ...(o.followFor ? { followFor: o.followFor } : {}),
+            },
           });
           console.log(`started ${handle.workflowId}`);
           if (!o.follow) return;
-          const result = (await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, { intervalMs: 250 })) as SmsCampaignResult;
+          const result = (await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, {
+            intervalMs: 250,
+          })) as SmsCampaignResult;
           console.log(renderSmsCampaignState(result));
           console.log(JSON.stringify(result, null, 2));
         }),
@@ -281,7 +329,9 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     );
   campaigns
     .command('follow')
-    .description('follow a campaign until success or failed: by uuid (starts a follower) or by the reference of a create')
+    .description(
+      'follow a campaign until success or failed: by uuid (starts a follower) or by the reference of a create',
+    )
     .option('--id <uuid>', 'campaign uuid')
     .option('--name <name>', 'its name (narrows the G3 reads)')
     .option('--scheduled-for <iso>', 'its send time, when scheduled (the follower waits for it)')
@@ -289,7 +339,10 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .option('--poll-interval <duration>', 'first wait between G3 reads (default 30s)')
     .action((o: { id?: string; name?: string; scheduledFor?: string; reference?: string; pollInterval?: string }) =>
       answered(async () => {
-        if ((o.id === undefined) === (o.reference === undefined)) throw new InvalidStarterInputError('SMS campaign follow', [{ path: 'id', message: 'give either --id or --reference' }]);
+        if ((o.id === undefined) === (o.reference === undefined))
+          throw new InvalidStarterInputError('SMS campaign follow', [
+            { path: 'id', message: 'give either --id or --reference' },
+          ]);
         const ctx = await context();
         const handle =
           o.reference !== undefined
@@ -301,7 +354,9 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
                 ...(o.pollInterval ? { options: { pollInterval: o.pollInterval } } : {}),
               });
         console.log(`following ${handle.workflowId}`);
-        const result = (await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, { intervalMs: 250 })) as SmsCampaignResult;
+        const result = (await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, {
+          intervalMs: 250,
+        })) as SmsCampaignResult;
         console.log(renderSmsCampaignState(result));
         console.log(JSON.stringify(result, null, 2));
       }),

@@ -17,7 +17,9 @@ export function renderVendState(s: VendState): string {
 }
 
 export function registerVendingCommands(program: Command, context: ContextFactory): void {
-  const vend = program.command('vend').description('electricity vending (H1-H4): one token per order, never vended twice');
+  const vend = program
+    .command('vend')
+    .description('electricity vending (H1-H4): one token per order, never vended twice');
 
   vend
     .command('buy')
@@ -30,23 +32,36 @@ export function registerVendingCommands(program: Command, context: ContextFactor
     .requiredOption('--phone <number>', 'receives the token by SMS')
     .requiredOption('--email <address>', 'receives the token by e-mail')
     .option('--no-follow', 'start and return without following')
-    .action(async (o: { order: string; provider: string; meter: string; meterType: string; amount: string; phone: string; email: string; follow: boolean }) => {
-      const ctx = await context();
-      const handle = await startVend(ctx, {
-        order_ref: o.order,
-        provider: o.provider,
-        meter_no: o.meter,
-        meter_type: o.meterType,
-        amount: Number(o.amount),
-        phone_number: o.phone,
-        email: o.email,
-      });
-      console.log(`started ${handle.workflowId}`);
-      if (!o.follow) return;
-      const result = (await followUntilDone(handle, vendStateQuery, renderVendState, { intervalMs: 250 })) as VendResult;
-      console.log(`${renderVendState(result)} — ${result.message}`);
-      console.log(JSON.stringify(result, null, 2));
-    });
+    .action(
+      async (o: {
+        order: string;
+        provider: string;
+        meter: string;
+        meterType: string;
+        amount: string;
+        phone: string;
+        email: string;
+        follow: boolean;
+      }) => {
+        const ctx = await context();
+        const handle = await startVend(ctx, {
+          order_ref: o.order,
+          provider: o.provider,
+          meter_no: o.meter,
+          meter_type: o.meterType,
+          amount: Number(o.amount),
+          phone_number: o.phone,
+          email: o.email,
+        });
+        console.log(`started ${handle.workflowId}`);
+        if (!o.follow) return;
+        const result = (await followUntilDone(handle, vendStateQuery, renderVendState, {
+          intervalMs: 250,
+        })) as VendResult;
+        console.log(`${renderVendState(result)} — ${result.message}`);
+        console.log(JSON.stringify(result, null, 2));
+      },
+    );
 
   vend
     .command('status')
@@ -54,6 +69,12 @@ export function registerVendingCommands(program: Command, context: ContextFactor
     .requiredOption('--order <ref>', 'order reference')
     .action(async (o: { order: string }) => {
       const ctx = await context();
-      console.log(JSON.stringify(await followUntilDone(vendHandle(ctx, o.order), vendStateQuery, renderVendState, { intervalMs: 250 }), null, 2));
+      console.log(
+        JSON.stringify(
+          await followUntilDone(vendHandle(ctx, o.order), vendStateQuery, renderVendState, { intervalMs: 250 }),
+          null,
+          2,
+        ),
+      );
     });
 }

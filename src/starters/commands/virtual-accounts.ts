@@ -9,7 +9,11 @@ import type { Command } from 'commander';
 import type { PaymentsClient } from '../../api';
 import { openPaymentsClient } from '../connect';
 import {
-  createBusinessVirtualAccount, createCustomerVirtualAccount, getVirtualAccountCreditState, retryVirtualAccountCreditHandoff, sweepWebhookErrorLog,
+  createBusinessVirtualAccount,
+  createCustomerVirtualAccount,
+  getVirtualAccountCreditState,
+  retryVirtualAccountCreditHandoff,
+  sweepWebhookErrorLog,
 } from '../virtual-accounts';
 import type { ContextFactory } from './context';
 
@@ -30,7 +34,9 @@ async function withApi<T>(fn: (api: PaymentsClient) => Promise<T>): Promise<T> {
 }
 
 export function registerVirtualAccountCommands(program: Command, context: ContextFactory): void {
-  const va = program.command('va').description('virtual accounts (C1-C11): accounts, lookups, credits and the webhook error log');
+  const va = program
+    .command('va')
+    .description('virtual accounts (C1-C11): accounts, lookups, credits and the webhook error log');
 
   va.command('create')
     .description('C1: create a customer account (the BVN is checked against name, date of birth, gender and phone)')
@@ -44,13 +50,36 @@ export function registerVirtualAccountCommands(program: Command, context: Contex
     .requiredOption('--bvn-file <file>', "file holding the BVN ('-' for stdin)")
     .option('--email <address>', 'e-mail')
     .option('--beneficiary <account>', '10-digit settlement account (absent: merchant wallet, T+1)')
-    .action(async (o: { customerId: string; firstName: string; lastName: string; phone: string; dob: string; gender: string; address: string; bvnFile: string; email?: string; beneficiary?: string }) => {
-      const account = await withApi((api) => createCustomerVirtualAccount(api, {
-        customer_identifier: o.customerId, first_name: o.firstName, last_name: o.lastName, mobile_num: o.phone, dob: o.dob, gender: o.gender as '1' | '2',
-        address: o.address, bvn: readBvn(o.bvnFile), ...(o.email ? { email: o.email } : {}), ...(o.beneficiary ? { beneficiary_account: o.beneficiary } : {}),
-      }));
-      print(account);
-    });
+    .action(
+      async (o: {
+        customerId: string;
+        firstName: string;
+        lastName: string;
+        phone: string;
+        dob: string;
+        gender: string;
+        address: string;
+        bvnFile: string;
+        email?: string;
+        beneficiary?: string;
+      }) => {
+        const account = await withApi((api) =>
+          createCustomerVirtualAccount(api, {
+            customer_identifier: o.customerId,
+            first_name: o.firstName,
+            last_name: o.lastName,
+            mobile_num: o.phone,
+            dob: o.dob,
+            gender: o.gender as '1' | '2',
+            address: o.address,
+            bvn: readBvn(o.bvnFile),
+            ...(o.email ? { email: o.email } : {}),
+            ...(o.beneficiary ? { beneficiary_account: o.beneficiary } : {}),
+          }),
+        );
+        print(account);
+      },
+    );
 
   va.command('create-business')
     .description('C2: create a business account')
@@ -59,19 +88,35 @@ export function registerVirtualAccountCommands(program: Command, context: Contex
     .requiredOption('--phone <number>', 'mobile_num (at most 11 digits)')
     .requiredOption('--bvn-file <file>', "file holding the BVN ('-' for stdin)")
     .option('--beneficiary <account>', '10-digit settlement account')
-    .action(async (o: { customerId: string; businessName: string; phone: string; bvnFile: string; beneficiary?: string }) => {
-      print(await withApi((api) => createBusinessVirtualAccount(api, {
-        customer_identifier: o.customerId, business_name: o.businessName, mobile_num: o.phone, bvn: readBvn(o.bvnFile), ...(o.beneficiary ? { beneficiary_account: o.beneficiary } : {}),
-      })));
+    .action(
+      async (o: { customerId: string; businessName: string; phone: string; bvnFile: string; beneficiary?: string }) => {
+        print(
+          await withApi((api) =>
+            createBusinessVirtualAccount(api, {
+              customer_identifier: o.customerId,
+              business_name: o.businessName,
+              mobile_num: o.phone,
+              bvn: readBvn(o.bvnFile),
+              ...(o.beneficiary ? { beneficiary_account: o.beneficiary } : {}),
+            }),
+          ),
+        );
+      },
+    );
+
+  va.command('account <customerId>')
+    .description('C7: the account of a customer_identifier')
+    .action(async (id: string) => {
+      print(
+        (await withApi((api) => api.virtualAccounts.accountByCustomerIdentifier({ customer_identifier: id }))).data,
+      );
     });
 
-  va.command('account <customerId>').description('C7: the account of a customer_identifier').action(async (id: string) => {
-    print((await withApi((api) => api.virtualAccounts.accountByCustomerIdentifier({ customer_identifier: id }))).data);
-  });
-
-  va.command('customer <accountNumber>').description('C6: the customer of a 10-digit account number').action(async (n: string) => {
-    print((await withApi((api) => api.virtualAccounts.customerByAccountNumber({ virtual_account_number: n }))).data);
-  });
+  va.command('customer <accountNumber>')
+    .description('C6: the customer of a 10-digit account number')
+    .action(async (n: string) => {
+      print((await withApi((api) => api.virtualAccounts.customerByAccountNumber({ virtual_account_number: n }))).data);
+    });
 
   va.command('accounts')
     .description("C8: the merchant's accounts")
@@ -91,31 +136,52 @@ export function registerVirtualAccountCommands(program: Command, context: Contex
       const rows = await withApi(async (api) =>
         o.customerId
           ? (await api.virtualAccounts.customerTransactions({ customer_identifier: o.customerId })).data
-          : (await api.virtualAccounts.merchantTransactionsFiltered({ perPage: Number(o.perPage), ...(o.account ? { virtualAccount: o.account } : {}), ...(o.reference ? { transactionReference: o.reference } : {}) })).data.rows,
+          : (
+              await api.virtualAccounts.merchantTransactionsFiltered({
+                perPage: Number(o.perPage),
+                ...(o.account ? { virtualAccount: o.account } : {}),
+                ...(o.reference ? { transactionReference: o.reference } : {}),
+              })
+            ).data.rows,
       );
       for (const t of rows) {
-        const frozen = t.frozen_transaction ? ` FROZEN(${t.frozen_transaction.freeze_transaction_ref ?? ''}${t.frozen_transaction.reason ? `: ${t.frozen_transaction.reason}` : ''})` : '';
-        console.log(`${t.transaction_reference}  ${t.virtual_account_number ?? ''}  ${t.principal_amount ?? ''} ${t.currency ?? ''}  settled ${t.settled_amount ?? ''}${frozen}`);
+        const frozen = t.frozen_transaction
+          ? ` FROZEN(${t.frozen_transaction.freeze_transaction_ref ?? ''}${t.frozen_transaction.reason ? `: ${t.frozen_transaction.reason}` : ''})`
+          : '';
+        console.log(
+          `${t.transaction_reference}  ${t.virtual_account_number ?? ''}  ${t.principal_amount ?? ''} ${t.currency ?? ''}  settled ${t.settled_amount ?? ''}${frozen}`,
+        );
       }
       console.log(`${rows.length} transaction(s)`);
     });
 
-  va.command('error-log').description('C10: notifications the service could not deliver (the sweep works them off)').action(async () => {
-    const page = (await withApi((api) => api.virtualAccounts.webhookErrorLog({ page: 1, perPage: 100 }))).data;
-    for (const r of page.rows) console.log(`${r.transaction_ref}  ${r.payload.principal_amount ?? ''} ${r.payload.currency ?? ''}  account ${r.payload.virtual_account_number ?? ''}`);
-    console.log(`${page.count} row(s)`);
-  });
+  va.command('error-log')
+    .description('C10: notifications the service could not deliver (the sweep works them off)')
+    .action(async () => {
+      const page = (await withApi((api) => api.virtualAccounts.webhookErrorLog({ page: 1, perPage: 100 }))).data;
+      for (const r of page.rows)
+        console.log(
+          `${r.transaction_ref}  ${r.payload.principal_amount ?? ''} ${r.payload.currency ?? ''}  account ${r.payload.virtual_account_number ?? ''}`,
+        );
+      console.log(`${page.count} row(s)`);
+    });
 
-  va.command('sweep').description('sweep the webhook error log now: start or find each credit, delete rows whose credit is recorded').action(async () => {
-    const ctx = await context();
-    const s = await sweepWebhookErrorLog(ctx);
-    console.log(`rows ${s.rows}: started ${s.started}, already known ${s.known}, deleted ${s.deleted}, left ${s.left}, invalid ${s.invalid.length}`);
-    for (const i of s.invalid) console.log(`  invalid ${i.transactionRef}: ${i.problem}`);
-  });
+  va.command('sweep')
+    .description('sweep the webhook error log now: start or find each credit, delete rows whose credit is recorded')
+    .action(async () => {
+      const ctx = await context();
+      const s = await sweepWebhookErrorLog(ctx);
+      console.log(
+        `rows ${s.rows}: started ${s.started}, already known ${s.known}, deleted ${s.deleted}, left ${s.left}, invalid ${s.invalid.length}`,
+      );
+      for (const i of s.invalid) console.log(`  invalid ${i.transactionRef}: ${i.problem}`);
+    });
 
-  va.command('credit <reference>').description("a credit workflow's state (recording, frozen, handing_over, handoff_failed, credited)").action(async (ref: string) => {
-    print(await getVirtualAccountCreditState(await context(), ref));
-  });
+  va.command('credit <reference>')
+    .description("a credit workflow's state (recording, frozen, handing_over, handoff_failed, credited)")
+    .action(async (ref: string) => {
+      print(await getVirtualAccountCreditState(await context(), ref));
+    });
 
   va.command('retry-handoff <reference>')
     .description('operator: hand a credit over again after the handler gave up (handoff_failed)')

@@ -62,7 +62,14 @@ export async function startFakeService(): Promise<FakeService> {
       const reply = routes.get(`${req.method} ${url.pathname}`);
       if (reply === undefined) {
         res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ status: 404, success: false, message: `fake service: no route ${req.method} ${url.pathname}`, data: null }));
+        res.end(
+          JSON.stringify({
+            status: 404,
+            success: false,
+            message: `fake service: no route ${req.method} ${url.pathname}`,
+            data: null,
+          }),
+        );
         return;
       }
       if (reply === 'hang') return; // never answer
@@ -146,4 +153,7 @@ export async function rejectionOf(p: Promise<unknown>): Promise<Error & Record<s
 }
 
 /** The spec's envelope for a 200. */
-export const ok = (data: unknown, message = 'Success') => ({ status: 200, body: { status: 200, success: true, message, data } });
+export const ok = (data: unknown, message = 'Success') => ({
+  status: 200,
+  body: { status: 200, success: true, message, data },
+});
