@@ -10,7 +10,7 @@
 import { cpus } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { PaymentsClient } from '../src/api';
+import { openPaymentsClient } from '../src/starters/connect';
 import { loadConfig } from '../src/config/config';
 import { PaymentStatus } from '../src/shared/search-attributes';
 import { connectStarters, openPosTerminalSession, type PosTerminalSession } from '../src/starters';
@@ -90,11 +90,7 @@ async function main(): Promise<number> {
   let exitCode = 2;
   const config = loadConfig(stack.env);
   const starters = await connectStarters(config);
-  const api = new PaymentsClient({
-    baseUrl: stack.sandboxUrl,
-    secretKey: config.payments.secretKey,
-    timeoutMs: 15_000,
-  });
+  const api = openPaymentsClient(config, stack.sandboxUrl);
   const admin = new SandboxAdmin(stack.sandboxUrl, stack.adminToken);
   try {
     const posSessions: PosTerminalSession[] = [];

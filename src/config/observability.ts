@@ -64,6 +64,8 @@ export interface ListenSetting {
 export interface ObservabilityConfig {
   /** The Prometheus scrape address of this process (`/metrics`); undefined: metrics off. */
   metrics?: ListenSetting;
+  /** METRICS_PORT=off: metrics refused outright (npm start's default address is not used either). */
+  metricsOff: boolean;
   /** The worker's health server (`/healthz`, `/readyz`); undefined: off. */
   health?: ListenSetting;
   tracing: {
@@ -91,6 +93,7 @@ export function observabilityConfig(env: ObservabilityEnv, production: boolean):
   const exporter = env.OTEL_TRACES_EXPORTER ?? (endpoint ? 'otlp' : 'none');
   return {
     metrics: listen(env.METRICS_PORT, env.METRICS_HOST, undefined, production),
+    metricsOff: env.METRICS_PORT === 'off',
     health: listen(env.HEALTH_PORT, env.HEALTH_HOST, production ? 8080 : 0, production),
     tracing: {
       enabled: env.OTEL_SDK_DISABLED !== 'true' && exporter !== 'none',

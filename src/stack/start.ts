@@ -64,8 +64,7 @@ async function main(): Promise<void> {
     serviceName: 'payflow-stack',
     runtime: true,
     metrics:
-      config.observability.metrics ??
-      (process.env.METRICS_PORT === 'off' ? undefined : { host: '127.0.0.1', port: 9464 }),
+      config.observability.metrics ?? (config.observability.metricsOff ? undefined : { host: '127.0.0.1', port: 9464 }),
   });
   const services = await runServices({
     config,

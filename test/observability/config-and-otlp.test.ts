@@ -33,9 +33,12 @@ const variablesOf = (env: Record<string, string>) => {
 describe('observability settings', () => {
   it('keeps metrics and tracing off by default; the worker health on a free local port (8080 on all interfaces in production)', () => {
     expect(loadConfig({}).observability).toEqual({
+      metricsOff: false,
       health: { host: '127.0.0.1', port: 0 },
       tracing: { enabled: false, exporter: 'none' },
     });
+    // "off" is remembered, so npm start does not open its default metrics address either.
+    expect(loadConfig({ METRICS_PORT: 'off' }).observability).toMatchObject({ metricsOff: true });
     expect(loadConfig(PROD).observability).toMatchObject({
       health: { host: '0.0.0.0', port: 8080 },
       tracing: { enabled: false },

@@ -9,8 +9,7 @@
 // Card data comes from a JSON file (or '-' for stdin), never from flags; the starters seal it.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { PaymentsClient } from '../../api';
-import { loadConfig } from '../../config/config';
+import { openPaymentsClient } from '../connect';
 import {
   POS_PREAUTH_FINAL_STATUSES,
   posPreAuthStateQuery,
@@ -56,13 +55,7 @@ async function terminalFor(o: { serial?: string; terminal?: string }, fromFile: 
   if (o.terminal) return o.terminal;
   if (typeof fromFile === 'string') return fromFile;
   if (!o.serial) return undefined;
-  const c = loadConfig();
-  const api = new PaymentsClient({
-    baseUrl: c.payments.baseUrl,
-    secretKey: c.payments.secretKey,
-    timeoutMs: c.payments.timeoutMs,
-    paths: c.payments.paths,
-  });
+  const api = openPaymentsClient();
   try {
     return String((await api.posTerminal.getConfiguration({ serial_no: o.serial })).data.terminal.terminal_id);
   } finally {

@@ -16,8 +16,8 @@
 // (the caller's own list) names each number with its outcome.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { PaymentsApiError, PaymentsClient } from '../../api';
-import { loadConfig } from '../../config/config';
+import { PaymentsApiError, type PaymentsClient } from '../../api';
+import { openPaymentsClient } from '../connect';
 import {
   SMS_CAMPAIGN_FINAL_STATUSES,
   SMS_SEND_FINAL_STATUSES,
@@ -71,13 +71,7 @@ export function renderSmsCampaignState(s: SmsCampaignState | SmsCampaignResult):
 }
 
 function apiFromEnv(): PaymentsClient {
-  const c = loadConfig();
-  return new PaymentsClient({
-    baseUrl: c.payments.baseUrl,
-    secretKey: c.payments.secretKey,
-    timeoutMs: c.payments.timeoutMs,
-    paths: c.payments.paths,
-  });
+  return openPaymentsClient();
 }
 
 /** Runs an action; a broken input rule or the service's refusal is an answer (exit code 2), not a crash. */
