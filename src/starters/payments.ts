@@ -57,6 +57,7 @@ import type { bankPaymentWorkflow } from '../workflows/bank-payment';
 import type { ussdPaymentWorkflow } from '../workflows/ussd-payment';
 import type { checkoutWorkflow } from '../workflows/checkout';
 import type { recurringChargeWorkflow } from '../workflows/recurring';
+import { paymentFlowRun } from '../temporal/payment-run';
 
 // ---- errors ----
 
@@ -154,27 +155,18 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 
 const handle = (client: Client, ref: string): WorkflowHandle => client.workflow.getHandle(paymentWorkflowId(ref));
 
-/** The workflow the receiver starts under payment-<ref> for a webhook no running flow claims. */
-const WEBHOOK_HOLDER_TYPE = 'unmatchedPaymentWebhookWorkflow';
-
 /**
  * Queries the payment flow under payment-<ref>. A webhook that arrives after the flow closed (a
  * late redelivery) starts a holder under the same id, which then is the id's latest run; the
  * query goes to the flow's own (closed) run instead, so a finished payment still answers.
  */
 async function queryPayment<T>(client: Client, ref: string, query: QueryDefinition<T, []>): Promise<T> {
-  const latest = handle(client, ref);
   try {
-    return await latest.query(query);
+    return await handle(client, ref).query(query);
   } catch (err) {
-    const d = await latest.describe().catch(() => undefined);
-    if (d?.type !== WEBHOOK_HOLDER_TYPE) throw err;
-    for await (const run of client.workflow.list({
-      query: `WorkflowId = '${paymentWorkflowId(ref)}' AND WorkflowType != '${WEBHOOK_HOLDER_TYPE}'`,
-    })) {
-      return client.workflow.getHandle(run.workflowId, run.runId).query(query);
-    }
-    throw err;
+    const own = await paymentFlowRun(client, ref).catch(() => undefined);
+    if (!own?.behindHolder) throw err; // the latest run is the flow itself: its failure stands
+    return own.handle.query(query);
   }
 }
 

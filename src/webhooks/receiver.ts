@@ -29,6 +29,7 @@ import {
 } from './signatures';
 import { countWebhook, httpMetricsObserver } from '../observability/metrics';
 import { answerHealth, temporalReachable } from '../observability/health';
+import { paymentFlowRun } from '../temporal/payment-run';
 
 /** The route label of a request path (bounded: never the raw path). */
 export function receiverRoute(path: string): string {
@@ -225,7 +226,8 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
     let state = 'unknown';
     if (reference) {
       try {
-        const description = await client.workflow.getHandle(paymentWorkflowId(reference)).describe();
+        // The flow's own run, not a holder a late webhook started after it closed.
+        const description = await (await paymentFlowRun(client, reference)).handle.describe();
         const status = description.searchAttributes.PaymentStatus?.[0];
         state = typeof status === 'string' ? status : description.status.name.toLowerCase();
       } catch (err) {

@@ -156,6 +156,9 @@ it('a webhook redelivered after the payment ended starts a holder under the same
     status: 'success',
     transactionRef: i.transactionRef,
   });
+  // The E-3 return page reads the payment's own run too.
+  const page = await (await fetch(`${env.services.webhookUrl}/payments/return?reference=${i.transactionRef}`)).text();
+  expect(page).toContain('Status: success');
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
 });
 
