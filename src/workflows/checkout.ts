@@ -15,7 +15,7 @@ import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type Checkou
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  awaitWebhookVerifying,
+  awaitPayer,
   confirmPayment,
   parkUnknownOutcome,
   recordOutcomeOnCancel,
@@ -93,16 +93,12 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
 
       if (state.status === 'open') {
         const expiryMs = input.expiryMs ?? PAYMENT_DEFAULTS.checkoutExpiryMs;
-        let verified = false;
-        if (patched('verify-while-waiting'))
-          verified =
-            (await awaitWebhookVerifying(
-              ref,
-              inbox,
-              expiryMs,
-              input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs,
-            )) !== undefined;
-        else await condition(() => inbox.event !== undefined, expiryMs);
+        const verified = await awaitPayer(
+          ref,
+          inbox,
+          expiryMs,
+          input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs,
+        );
         setStatus('confirming');
         const c = await confirmPayment(
           ref,

@@ -187,12 +187,29 @@ export function fromLookup(
 }
 
 /**
+ * Waits up to `waitMs` for the payer (checkout, USSD): true when verify already found the payment
+ * final, so the caller confirms without a webhook grace. Histories from before the patch
+ * 'verify-while-waiting' waited for the webhook alone.
+ */
+export async function awaitPayer(
+  transactionRef: string,
+  inbox: WebhookInbox,
+  waitMs: number,
+  pollMs: number,
+): Promise<boolean> {
+  if (patched('verify-while-waiting'))
+    return (await awaitWebhookVerifying(transactionRef, inbox, waitMs, pollMs)) !== undefined;
+  await condition(() => inbox.event !== undefined, waitMs);
+  return false;
+}
+
+/**
  * Waits up to `waitMs` for the payment's webhook, verifying the reference every `pollMs` meanwhile:
  * a webhook the service never delivered must not leave a paid payment waiting for its expiry.
  * Returns the service's record once verify shows it final (not Pending); undefined when the
  * webhook came or the wait ended.
  */
-export async function awaitWebhookVerifying(
+async function awaitWebhookVerifying(
   transactionRef: string,
   inbox: WebhookInbox,
   waitMs: number,

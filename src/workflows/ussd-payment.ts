@@ -21,7 +21,7 @@ import {
 import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
-  awaitWebhookVerifying,
+  awaitPayer,
   confirmPayment,
   parkUnknownOutcome,
   recordOutcomeOnCancel,
@@ -108,15 +108,12 @@ export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<Dire
       if (state.status === 'awaiting_payment') {
         const expiresAt = Date.parse(state.expiresAt ?? '');
         const waitMs = Number.isNaN(expiresAt) ? FALLBACK_USSD_WAIT_MS : expiresAt - Date.now();
-        if (patched('verify-while-waiting'))
-          verified =
-            (await awaitWebhookVerifying(
-              ref,
-              inbox,
-              Math.max(waitMs, 1),
-              input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs,
-            )) !== undefined;
-        else await condition(() => inbox.event !== undefined, Math.max(waitMs, 1));
+        verified = await awaitPayer(
+          ref,
+          inbox,
+          Math.max(waitMs, 1),
+          input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs,
+        );
         setStatus('confirming');
       }
       if (state.status === 'confirming') {
