@@ -16,14 +16,17 @@ import { fail, MERCHANT_ID, MERCHANT_NAME, ok, randomDigits, requireFields, type
 import type { Ledger } from './ledger';
 
 /** Documented test terminals by serial number. */
+/** How many extra active terminals the sandbox has for load tests. */
+export const LOAD_TERMINALS = 600;
 export const TEST_TERMINALS: Record<string, { terminal_id: string; status: 'active' | 'inactive' }> = {
   'SN-0001': { terminal_id: '2SBX0001', status: 'active' },
   'SN-0002': { terminal_id: '2SBX0002', status: 'active' },
   'SN-0003': { terminal_id: '2SBX0003', status: 'inactive' },
-  // More active terminals, so load tests (npm run chaos) can spread remote requests: each terminal
-  // shows one request at a time (docs/flows-pos-vending.md, the terminal lock).
+  // More active terminals (2SBX0011 to 2SBX0610), so load tests (npm run chaos, npm run bench's
+  // 500 concurrent remote requests) can spread remote requests: each terminal shows one request at
+  // a time (docs/flows-pos-vending.md, the terminal lock).
   ...Object.fromEntries(
-    Array.from({ length: 12 }, (_, i) => {
+    Array.from({ length: LOAD_TERMINALS }, (_, i) => {
       const n = String(i + 11).padStart(4, '0');
       return [`SN-${n}`, { terminal_id: `2SBX${n}`, status: 'active' as const }];
     }),

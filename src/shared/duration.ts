@@ -1,16 +1,19 @@
 // Durations as the flows' inputs accept them: '2s', '5 minutes', or milliseconds.
 import { z } from 'zod';
+import { lazy } from './lazy';
 
 /** A Temporal duration as a string ('2s', '5 minutes') or milliseconds. */
-export const duration = z.union([
-  z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
-  z
-    .string()
-    .regex(
-      /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/,
-      'must be a duration such as "2s" or "5 minutes"',
-    ),
-]);
+export const duration = lazy(() =>
+  z.union([
+    z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
+    z
+      .string()
+      .regex(
+        /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/,
+        'must be a duration such as "2s" or "5 minutes"',
+      ),
+  ]),
+);
 export type DurationInput = z.infer<typeof duration>;
 
 /** '2s', '500ms', '1 minute' or milliseconds → milliseconds (the shapes the input schemas accept). */

@@ -22,6 +22,7 @@ import {
   type PosStep,
   type PosTransactionRecord,
 } from './pos';
+import { lazy } from './lazy';
 
 export const posPreAuthWorkflowId = (merchantRef: string): string => `pos-preauth-${merchantRef}`;
 /** The completion's F3 merchant_ref: `CP` + a 64-bit digest of the pre-authorisation's (15 characters). */
@@ -30,31 +31,37 @@ export const completionMerchantRef = (preAuthMerchantRef: string): string => `CP
 /** How long a pre-authorisation is held for its completion by default (docs/choices.md). */
 export const DEFAULT_HOLD_WINDOW = '7 days';
 
-const holdWindow = z
-  .union([
-    z.number().int('must be whole milliseconds').min(1_000, 'must be at least 1000 ms'),
-    z
-      .string()
-      .regex(
-        /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/,
-        'must be a duration such as "30 minutes", "48h" or "7 days"',
-      ),
-  ])
-  .optional();
+const holdWindow = lazy(() =>
+  z
+    .union([
+      z.number().int('must be whole milliseconds').min(1_000, 'must be at least 1000 ms'),
+      z
+        .string()
+        .regex(
+          /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/,
+          'must be a duration such as "30 minutes", "48h" or "7 days"',
+        ),
+    ])
+    .optional(),
+);
 
 const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as {
   [K in (typeof POS_SEALED_FIELDS)[number]]: true;
 };
 
 /** The pre-authorisation as the starter takes it: the sale's fields (the card read) without transaction_type. */
-export const PosPreAuthInputSchema = PosTransactionInputSchema.omit({ transaction_type: true, options: true }).extend({
-  options: PosF3OptionsSchema.extend({
-    /** How long after the pre-authorisation was sent a completion is accepted; then the flow ends `lapsed`. Default 7 days. */
-    holdWindow,
-  }).optional(),
-});
+export const PosPreAuthInputSchema = lazy(() =>
+  PosTransactionInputSchema.omit({ transaction_type: true, options: true }).extend({
+    options: PosF3OptionsSchema.extend({
+      /** How long after the pre-authorisation was sent a completion is accepted; then the flow ends `lapsed`. Default 7 days. */
+      holdWindow,
+    }).optional(),
+  }),
+);
 export type PosPreAuthInput = z.input<typeof PosPreAuthInputSchema>;
-export const PosSealedPreAuthInputSchema = PosPreAuthInputSchema.omit(sealedOmit).extend({ card: PosSealedCardSchema });
+export const PosSealedPreAuthInputSchema = lazy(() =>
+  PosPreAuthInputSchema.omit(sealedOmit).extend({ card: PosSealedCardSchema }),
+);
 export type PosSealedPreAuthInput = z.input<typeof PosSealedPreAuthInputSchema>;
 export type PosSealedPreAuthParsedInput = z.output<typeof PosSealedPreAuthInputSchema>;
 
@@ -75,12 +82,14 @@ export const PosCompletionCardReadSchema = PosTransactionInputSchema.pick({
 export type PosCompletionCardRead = z.input<typeof PosCompletionCardReadSchema>;
 
 /** The completePreAuth Update's argument: the amount and the sealed card read (never card data). */
-export const PosCompleteInputSchema = z.strictObject({
-  amount: PosTransactionInputSchema.shape.amount,
-  card: PosSealedCardSchema,
-  aid: PosTransactionInputSchema.shape.aid,
-  card_type: PosTransactionInputSchema.shape.card_type,
-});
+export const PosCompleteInputSchema = lazy(() =>
+  z.strictObject({
+    amount: PosTransactionInputSchema.shape.amount,
+    card: PosSealedCardSchema,
+    aid: PosTransactionInputSchema.shape.aid,
+    card_type: PosTransactionInputSchema.shape.card_type,
+  }),
+);
 export type PosCompleteInput = z.input<typeof PosCompleteInputSchema>;
 
 export interface PosCompletionAccepted {

@@ -26,12 +26,15 @@ import {
   type PosTransactionRecord,
 } from './pos';
 import { type FieldIssue } from './failures';
+import { lazy } from './lazy';
 
 /** The caller's id of one refund request: the same id is the same refund. */
 export const REFUND_REQUEST_ID_RULE = 'must be 1 to 100 letters, digits, "_", "-", "." or ":"';
-const refundRequestId = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : REFUND_REQUEST_ID_RULE) })
-  .regex(/^[A-Za-z0-9_.:-]{1,100}$/, REFUND_REQUEST_ID_RULE);
+const refundRequestId = lazy(() =>
+  z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : REFUND_REQUEST_ID_RULE) })
+    .regex(/^[A-Za-z0-9_.:-]{1,100}$/, REFUND_REQUEST_ID_RULE),
+);
 
 /** The refund's F3 merchant_ref: `RF` + a 64-bit digest of the refund request id (15 characters, within the spec's 25). */
 export const refundMerchantRef = (refundRequestIdValue: string): string => `RF${keyDigest(refundRequestIdValue)}`;
@@ -48,20 +51,24 @@ const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) a
  * again), the amount (lowest unit, ≤ what is left of the sale), the original sale's merchant_ref
  * and the caller's refund request id. No merchant_ref and no transaction_type: both are the flow's.
  */
-export const PosRefundInputSchema = PosTransactionInputSchema.omit({
-  merchant_ref: true,
-  transaction_type: true,
-  options: true,
-}).extend({
-  refund_request_id: refundRequestId,
-  /** The merchant_ref of the approved sale (Purchase or Completion) this refund returns money from. */
-  original_merchant_ref: merchantRefSchema,
-  options: PosF3OptionsSchema.optional(),
-});
+export const PosRefundInputSchema = lazy(() =>
+  PosTransactionInputSchema.omit({
+    merchant_ref: true,
+    transaction_type: true,
+    options: true,
+  }).extend({
+    refund_request_id: refundRequestId,
+    /** The merchant_ref of the approved sale (Purchase or Completion) this refund returns money from. */
+    original_merchant_ref: merchantRefSchema,
+    options: PosF3OptionsSchema.optional(),
+  }),
+);
 export type PosRefundInput = z.input<typeof PosRefundInputSchema>;
 
 /** The workflow input: the card read sealed (handle, BIN, last four). */
-export const PosSealedRefundInputSchema = PosRefundInputSchema.omit(sealedOmit).extend({ card: PosSealedCardSchema });
+export const PosSealedRefundInputSchema = lazy(() =>
+  PosRefundInputSchema.omit(sealedOmit).extend({ card: PosSealedCardSchema }),
+);
 export type PosSealedRefundInput = z.input<typeof PosSealedRefundInputSchema>;
 export type PosSealedRefundParsedInput = z.output<typeof PosSealedRefundInputSchema>;
 
@@ -157,22 +164,24 @@ export interface RefundLedgerEntry {
   status: 'reserved' | 'approved' | 'released';
 }
 
-export const PosRefundLedgerInputSchema = z.strictObject({
-  original_merchant_ref: merchantRefSchema,
-  /** The sale's amount as F4 showed it (lowest unit). */
-  sale_amount: z.number().int().positive(),
-  currency: z.enum(['NGN', 'USD']),
-  /** Carried over continue-as-new. */
-  entries: z
-    .array(
-      z.strictObject({
-        merchantRef: z.string().min(1),
-        amount: z.number().int().positive(),
-        status: z.enum(['reserved', 'approved', 'released']),
-      }),
-    )
-    .default([]),
-});
+export const PosRefundLedgerInputSchema = lazy(() =>
+  z.strictObject({
+    original_merchant_ref: merchantRefSchema,
+    /** The sale's amount as F4 showed it (lowest unit). */
+    sale_amount: z.number().int().positive(),
+    currency: z.enum(['NGN', 'USD']),
+    /** Carried over continue-as-new. */
+    entries: z
+      .array(
+        z.strictObject({
+          merchantRef: z.string().min(1),
+          amount: z.number().int().positive(),
+          status: z.enum(['reserved', 'approved', 'released']),
+        }),
+      )
+      .default([]),
+  }),
+);
 export type PosRefundLedgerInput = z.input<typeof PosRefundLedgerInputSchema>;
 
 export interface RefundLedgerState {

@@ -20,6 +20,7 @@ import type { OutcomeResolution } from './outcome';
 import { duration } from './duration';
 import type { FieldIssue } from './failures';
 import { merchantRef, POS_CARD_FIELDS, posAccountType, posTransactionType } from './pos-card-fields';
+import { lazy } from './lazy';
 
 const koboInteger = (min: number, minMessage: string) =>
   z
@@ -43,61 +44,63 @@ const requiredText = (what: string) =>
 
 export const POS_REMOTE_ACCOUNT_TYPES = ['default', 'savings', 'current', 'credit'] as const;
 
-export const PosRemoteInputSchema = z.strictObject({
-  /** The merchant's own reference for this payment (order id). Workflow id: `pos-remote-<reference>`. */
-  reference: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
-    .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
-  terminal_id: requiredText('the terminal id'),
-  /** Kobo, greater than 0. */
-  amount: koboInteger(1, 'must be greater than 0'),
-  currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }).default('NGN'),
-  account_type: z
-    .string({ error: 'must be default, savings, current or credit' })
-    .transform((v) => v.trim().toLowerCase())
-    .pipe(z.enum(POS_REMOTE_ACCOUNT_TYPES, { error: 'must be default, savings, current or credit' }))
-    .optional(),
-  options: z
-    .strictObject({
-      /** Spec advice: every 2-3 s. Tests shorten it. */
-      pollIntervalMs: z
-        .number()
-        .int()
-        .min(10, 'must be at least 10 ms')
-        .max(60_000, 'must be at most 60000 ms')
-        .optional(),
-      /** Upper bound of the whole polling (the request lives 5 minutes). Default 7 minutes. */
-      pollTimeout: duration.optional(),
-      /**
-       * A 404 that follows a stretch without any E2 answer longer than this (or the first answer
-       * after a lost worker) is reported as expired_unobserved: the request may have completed and
-       * been deleted meanwhile. Default 30000 ms.
-       */
-      unobservedGapMs: z.number().int().min(100).max(600_000).optional(),
-      /** Heartbeat timeout of the polling activity: how fast a dead worker is noticed and a cancel arrives (heartbeats are sent every 0.8 × this). Default 10s. */
-      heartbeatTimeout: duration.optional(),
-      /** Heartbeat timeout of E1's activity while its HTTP call is open: a killed worker's E1 is noticed this fast. Default 5s. */
-      createHeartbeatTimeout: duration.optional(),
-      /** The request's lifetime (spec: 5 minutes). An E2 404 before it ended (counted from creation) is an error, not expiry. */
-      requestLifetime: duration.optional(),
-      /** After a lost E1 answer the service's records are searched until lifetime + this grace. Default 2 minutes. */
-      searchGrace: duration.optional(),
-      /** Wait between two searches of the service's records after a lost E1 answer. Default 5s. */
-      searchInterval: duration.optional(),
-      /**
-       * A lost E1 answer whose request the service's records (A6) never showed, read successfully
-       * after its lifetime + grace: 'not_sent' (default; A6 lists every remote request from its
-       * creation, docs/choices.md, so its absence proves E1 never arrived and nobody could pay) or
-       * 'outcome_unknown' (for a service whose A6 does not list remote requests).
-       */
-      lostCreateAbsentIs: z.enum(['not_sent', 'outcome_unknown']).optional(),
-      /** How long to wait for the terminal (another request holds it) before giving up with nothing sent. Default 15 minutes. */
-      lockTimeout: duration.optional(),
-      /** How often the terminal lock checks that its holder still runs (only used by the flow that starts the lock). Default 60s. */
-      lockCheckInterval: duration.optional(),
-    })
-    .optional(),
-});
+export const PosRemoteInputSchema = lazy(() =>
+  z.strictObject({
+    /** The merchant's own reference for this payment (order id). Workflow id: `pos-remote-<reference>`. */
+    reference: z
+      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+      .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
+    terminal_id: requiredText('the terminal id'),
+    /** Kobo, greater than 0. */
+    amount: koboInteger(1, 'must be greater than 0'),
+    currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }).default('NGN'),
+    account_type: z
+      .string({ error: 'must be default, savings, current or credit' })
+      .transform((v) => v.trim().toLowerCase())
+      .pipe(z.enum(POS_REMOTE_ACCOUNT_TYPES, { error: 'must be default, savings, current or credit' }))
+      .optional(),
+    options: z
+      .strictObject({
+        /** Spec advice: every 2-3 s. Tests shorten it. */
+        pollIntervalMs: z
+          .number()
+          .int()
+          .min(10, 'must be at least 10 ms')
+          .max(60_000, 'must be at most 60000 ms')
+          .optional(),
+        /** Upper bound of the whole polling (the request lives 5 minutes). Default 7 minutes. */
+        pollTimeout: duration.optional(),
+        /**
+         * A 404 that follows a stretch without any E2 answer longer than this (or the first answer
+         * after a lost worker) is reported as expired_unobserved: the request may have completed and
+         * been deleted meanwhile. Default 30000 ms.
+         */
+        unobservedGapMs: z.number().int().min(100).max(600_000).optional(),
+        /** Heartbeat timeout of the polling activity: how fast a dead worker is noticed and a cancel arrives (heartbeats are sent every 0.8 × this). Default 10s. */
+        heartbeatTimeout: duration.optional(),
+        /** Heartbeat timeout of E1's activity while its HTTP call is open: a killed worker's E1 is noticed this fast. Default 5s. */
+        createHeartbeatTimeout: duration.optional(),
+        /** The request's lifetime (spec: 5 minutes). An E2 404 before it ended (counted from creation) is an error, not expiry. */
+        requestLifetime: duration.optional(),
+        /** After a lost E1 answer the service's records are searched until lifetime + this grace. Default 2 minutes. */
+        searchGrace: duration.optional(),
+        /** Wait between two searches of the service's records after a lost E1 answer. Default 5s. */
+        searchInterval: duration.optional(),
+        /**
+         * A lost E1 answer whose request the service's records (A6) never showed, read successfully
+         * after its lifetime + grace: 'not_sent' (default; A6 lists every remote request from its
+         * creation, docs/choices.md, so its absence proves E1 never arrived and nobody could pay) or
+         * 'outcome_unknown' (for a service whose A6 does not list remote requests).
+         */
+        lostCreateAbsentIs: z.enum(['not_sent', 'outcome_unknown']).optional(),
+        /** How long to wait for the terminal (another request holds it) before giving up with nothing sent. Default 15 minutes. */
+        lockTimeout: duration.optional(),
+        /** How often the terminal lock checks that its holder still runs (only used by the flow that starts the lock). Default 60s. */
+        lockCheckInterval: duration.optional(),
+      })
+      .optional(),
+  }),
+);
 export type PosRemoteInput = z.input<typeof PosRemoteInputSchema>;
 export type PosRemoteParsedInput = z.output<typeof PosRemoteInputSchema>;
 
@@ -228,15 +231,17 @@ export const POS_REMOTE_TXN_SOURCE = 'pos_remote';
 export const posTerminalLockWorkflowId = (terminalId: string, taskQueue?: string): string =>
   taskQueue === undefined ? `pos-terminal-lock-${terminalId}` : `pos-terminal-lock-${taskQueue}-${terminalId}`;
 
-export const PosTerminalLockInputSchema = z.strictObject({
-  terminal_id: requiredText('the terminal id'),
-  /** How often the holder is checked (a signal to it fails once it is closed). */
-  checkIntervalMs: z.number().int().min(100).max(3_600_000).default(60_000),
-  /** Request refs of recent holders (carried over continue-as-new). */
-  recent: z.array(z.string()).max(50).default([]),
-  /** Waiting holders (carried over continue-as-new). */
-  queue: z.array(z.strictObject({ workflowId: z.string().min(1), runId: z.string().min(1) })).default([]),
-});
+export const PosTerminalLockInputSchema = lazy(() =>
+  z.strictObject({
+    terminal_id: requiredText('the terminal id'),
+    /** How often the holder is checked (a signal to it fails once it is closed). */
+    checkIntervalMs: z.number().int().min(100).max(3_600_000).default(60_000),
+    /** Request refs of recent holders (carried over continue-as-new). */
+    recent: z.array(z.string()).max(50).default([]),
+    /** Waiting holders (carried over continue-as-new). */
+    queue: z.array(z.strictObject({ workflowId: z.string().min(1), runId: z.string().min(1) })).default([]),
+  }),
+);
 export type PosTerminalLockInput = z.input<typeof PosTerminalLockInputSchema>;
 
 export interface TerminalLockHolder {
@@ -269,59 +274,61 @@ export { MERCHANT_REF_MAX, POS_ACCOUNT_TYPES, POS_TRANSACTION_TYPES } from './po
  * F3's body fields (spec F3 table and Limits) plus options. Every rule is checked before the
  * first request: by the starter, and again by the workflow as its first step.
  */
-export const PosTransactionInputSchema = z.strictObject({
-  /** From F1 (the terminal session). */
-  terminal_id: requiredText('the terminal id from F1'),
-  /** Lowest unit; an integer or a string of digits; sent as a string. */
-  amount: z
-    .union([z.number(), z.string()], {
-      error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer amount in the lowest unit'),
-    })
-    .superRefine((v, ctx) => {
-      const ok = typeof v === 'number' ? Number.isSafeInteger(v) : /^\d+$/.test(v) && Number.isSafeInteger(Number(v));
-      if (!ok)
-        ctx.addIssue({
-          code: 'custom',
-          message: 'must be an integer in the lowest currency unit; a fractional amount is refused, never rounded',
-        });
-      else if (Number(v) <= 0) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
-    })
-    .transform((v) => String(Number(v))),
-  currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }).default('NGN'),
-  ...POS_CARD_FIELDS,
-  transaction_type: posTransactionType,
-  account_type: posAccountType,
-  merchant_ref: merchantRef,
-  options: z
-    .strictObject({
-      /** Initiations in all, the first included (a retry only ever follows a 404 requery). Default 3. */
-      maxAttempts: z.number().int().min(1, 'must be at least 1').max(5, 'must be at most 5').optional(),
-      /** Wait before the first retry; doubles each time. Default 2s. */
-      retryBackoff: duration.optional(),
-      /** Wait after an unknown outcome before requerying, so an in-flight request can land. Default 3s. */
-      requerySettleDelay: duration.optional(),
-      /** Deadline of one F3 call (the client's timeout). Default 45s. */
-      initiateTimeoutMs: z.number().int().min(100).max(300_000).optional(),
-      /** How long F4 is retried when the service cannot answer before the flow parks as outcome_unknown. Default 10 minutes. */
-      requeryTimeout: duration.optional(),
-      /** How long a parked unknown outcome keeps being requeried (the flow then waits for resolveOutcome). Default 24h. */
-      unknownRequeryFor: duration.optional(),
-      /** First wait between requeries of a parked unknown outcome; doubles each time. Default 10s. */
-      requeryBackoff: duration.optional(),
-      /** Cap of that wait. Default 10 minutes. */
-      requeryMaxBackoff: duration.optional(),
-    })
-    .optional(),
-});
+export const PosTransactionInputSchema = lazy(() =>
+  z.strictObject({
+    /** From F1 (the terminal session). */
+    terminal_id: requiredText('the terminal id from F1'),
+    /** Lowest unit; an integer or a string of digits; sent as a string. */
+    amount: z
+      .union([z.number(), z.string()], {
+        error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer amount in the lowest unit'),
+      })
+      .superRefine((v, ctx) => {
+        const ok = typeof v === 'number' ? Number.isSafeInteger(v) : /^\d+$/.test(v) && Number.isSafeInteger(Number(v));
+        if (!ok)
+          ctx.addIssue({
+            code: 'custom',
+            message: 'must be an integer in the lowest currency unit; a fractional amount is refused, never rounded',
+          });
+        else if (Number(v) <= 0) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
+      })
+      .transform((v) => String(Number(v))),
+    currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }).default('NGN'),
+    ...POS_CARD_FIELDS,
+    transaction_type: posTransactionType,
+    account_type: posAccountType,
+    merchant_ref: merchantRef,
+    options: z
+      .strictObject({
+        /** Initiations in all, the first included (a retry only ever follows a 404 requery). Default 3. */
+        maxAttempts: z.number().int().min(1, 'must be at least 1').max(5, 'must be at most 5').optional(),
+        /** Wait before the first retry; doubles each time. Default 2s. */
+        retryBackoff: duration.optional(),
+        /** Wait after an unknown outcome before requerying, so an in-flight request can land. Default 3s. */
+        requerySettleDelay: duration.optional(),
+        /** Deadline of one F3 call (the client's timeout). Default 45s. */
+        initiateTimeoutMs: z.number().int().min(100).max(300_000).optional(),
+        /** How long F4 is retried when the service cannot answer before the flow parks as outcome_unknown. Default 10 minutes. */
+        requeryTimeout: duration.optional(),
+        /** How long a parked unknown outcome keeps being requeried (the flow then waits for resolveOutcome). Default 24h. */
+        unknownRequeryFor: duration.optional(),
+        /** First wait between requeries of a parked unknown outcome; doubles each time. Default 10s. */
+        requeryBackoff: duration.optional(),
+        /** Cap of that wait. Default 10 minutes. */
+        requeryMaxBackoff: duration.optional(),
+      })
+      .optional(),
+  }),
+);
 export type PosTransactionInput = z.input<typeof PosTransactionInputSchema>;
 export type PosTransactionParsedInput = z.output<typeof PosTransactionInputSchema>;
 
 /** The F3 options every terminal flow takes (sale, refund, pre-authorisation and its completion). */
-export const PosF3OptionsSchema = PosTransactionInputSchema.shape.options.unwrap();
+export const PosF3OptionsSchema = lazy(() => PosTransactionInputSchema.shape.options.unwrap());
 export type PosF3Options = z.output<typeof PosF3OptionsSchema>;
 
 /** A merchant_ref as F3 takes it (spec: merchant-unique, at most 25 characters). */
-export const merchantRefSchema = PosTransactionInputSchema.shape.merchant_ref;
+export const merchantRefSchema = lazy(() => PosTransactionInputSchema.shape.merchant_ref);
 
 /**
  * Refund and Completion name the transaction they refer to with `original_merchant_ref`; Purchase
@@ -349,11 +356,13 @@ export function linkedTransactionIssues(v: {
 }
 
 /** The F3 body as any of the terminal flows sends it (no options): the sale's fields and `original_merchant_ref`, with the link rule. */
-export const PosF3RequestSchema = PosTransactionInputSchema.omit({ options: true })
-  .extend({ original_merchant_ref: merchantRefSchema.optional() })
-  .superRefine((v, ctx) => {
-    for (const i of linkedTransactionIssues(v)) ctx.addIssue({ code: 'custom', path: [i.path], message: i.message });
-  });
+export const PosF3RequestSchema = lazy(() =>
+  PosTransactionInputSchema.omit({ options: true })
+    .extend({ original_merchant_ref: merchantRefSchema.optional() })
+    .superRefine((v, ctx) => {
+      for (const i of linkedTransactionIssues(v)) ctx.addIssue({ code: 'custom', path: [i.path], message: i.message });
+    }),
+);
 /** The F3 request the API client sends (no options); the initiating activity rebuilds it from the sealed card. */
 export type PosInitiateRequest = Omit<PosTransactionParsedInput, 'options'>;
 
@@ -373,20 +382,22 @@ export type PosSealedField = (typeof POS_SEALED_FIELDS)[number];
 export type PosSealedCardData = Pick<PosTransactionParsedInput, PosSealedField>;
 
 /** The card as the workflow knows it: the handle of the sealed card read, and what may be shown (BIN, last four). */
-export const PosSealedCardSchema = z.strictObject({
-  handle: z
-    .string({ error: 'must be the claim-check handle the starter made' })
-    .regex(
-      CLAIM_HANDLE_PATTERN,
-      'must be the claim-check handle the starter made (card data is sealed, never sent to the workflow)',
-    ),
-  bin: z
-    .string({ error: 'must be the first six digits of the PAN' })
-    .regex(/^\d{6}$/, 'must be the first six digits of the PAN'),
-  last4: z
-    .string({ error: 'must be the last four digits of the PAN' })
-    .regex(/^\d{4}$/, 'must be the last four digits of the PAN'),
-});
+export const PosSealedCardSchema = lazy(() =>
+  z.strictObject({
+    handle: z
+      .string({ error: 'must be the claim-check handle the starter made' })
+      .regex(
+        CLAIM_HANDLE_PATTERN,
+        'must be the claim-check handle the starter made (card data is sealed, never sent to the workflow)',
+      ),
+    bin: z
+      .string({ error: 'must be the first six digits of the PAN' })
+      .regex(/^\d{6}$/, 'must be the first six digits of the PAN'),
+    last4: z
+      .string({ error: 'must be the last four digits of the PAN' })
+      .regex(/^\d{4}$/, 'must be the last four digits of the PAN'),
+  }),
+);
 export type PosSealedCard = z.output<typeof PosSealedCardSchema>;
 
 /** The display form of a sealed card: BIN and last four, the middle masked. */
@@ -395,9 +406,11 @@ export const maskedPan = (card: Pick<PosSealedCard, 'bin' | 'last4'>): string =>
 const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as { [K in PosSealedField]: true };
 
 /** The workflow input: the F3 fields without the card read, plus the sealed card. */
-export const PosSealedTransactionInputSchema = PosTransactionInputSchema.omit(sealedOmit).extend({
-  card: PosSealedCardSchema,
-});
+export const PosSealedTransactionInputSchema = lazy(() =>
+  PosTransactionInputSchema.omit(sealedOmit).extend({
+    card: PosSealedCardSchema,
+  }),
+);
 export type PosSealedTransactionInput = z.input<typeof PosSealedTransactionInputSchema>;
 export type PosSealedTransactionParsedInput = z.output<typeof PosSealedTransactionInputSchema>;
 /** What the initiating activity receives: the F3 request with the card as a handle. */

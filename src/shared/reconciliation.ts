@@ -9,6 +9,7 @@
 // window must be listed by the service.
 import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
+import { lazy } from './lazy';
 
 // ---- Ids -------------------------------------------------------------------------------------
 
@@ -100,63 +101,68 @@ export function formatDay(t: number): string {
 
 export const addDays = (day: string, n: number): string => formatDay(parseDay(day)! + n * DAY_MS);
 
-const day = z
-  .string({ error: 'must be a date YYYY-MM-DD' })
-  .refine((v) => parseDay(v) !== undefined, 'must be a date YYYY-MM-DD');
+const day = lazy(() =>
+  z
+    .string({ error: 'must be a date YYYY-MM-DD' })
+    .refine((v) => parseDay(v) !== undefined, 'must be a date YYYY-MM-DD'),
+);
 
-export const ReconcileInputSchema = z
-  .strictObject({
-    /** First day (UTC), inclusive. */
-    from: day.optional(),
-    /** Last day (UTC), inclusive. */
-    to: day.optional(),
-    /** The Schedule's form: the day before the run's scheduled time (UTC). */
-    previousDay: z.literal(true, { error: 'must be true when given' }).optional(),
-    /** Currencies to read (A6 is asked once per currency). Default NGN and USD. */
-    currencies: z
-      .array(z.enum(CURRENCIES, { error: 'must be NGN or USD' }))
-      .min(1, 'must name at least one currency')
-      .optional(),
-    /** A6 `perpage` (the spec shows no default or maximum page size). Default 100. */
-    perPage: z
-      .number({ error: 'must be a whole number' })
-      .int('must be a whole number')
-      .min(1, 'must be at least 1')
-      .max(1000, 'must be at most 1000')
-      .optional(),
-    /** Record each finding as a mark (ReconciliationStatus). Default true. */
-    markFlows: z.boolean({ error: 'must be true or false' }).optional(),
-    /** Findings listed in the report (all are counted and marked). Default 500. */
-    maxFindings: z
-      .number({ error: 'must be a whole number' })
-      .int('must be a whole number')
-      .min(1, 'must be at least 1')
-      .max(2000, 'must be at most 2000')
-      .optional(),
-    /** Windows (month x currency) per workflow run before continue-as-new. Default 24. */
-    windowsPerRun: z
-      .number({ error: 'must be a whole number' })
-      .int('must be a whole number')
-      .min(1, 'must be at least 1')
-      .max(200, 'must be at most 200')
-      .optional(),
-  })
-  .superRefine((v, ctx) => {
-    if (v.previousDay) {
-      if (v.from !== undefined || v.to !== undefined)
-        ctx.addIssue({ code: 'custom', path: ['previousDay'], message: 'cannot be combined with from/to' });
-      return;
-    }
-    if (v.from === undefined)
-      ctx.addIssue({ code: 'custom', path: ['from'], message: 'is required (a date YYYY-MM-DD)' });
-    if (v.to === undefined) ctx.addIssue({ code: 'custom', path: ['to'], message: 'is required (a date YYYY-MM-DD)' });
-    const from = v.from === undefined ? undefined : parseDay(v.from);
-    const to = v.to === undefined ? undefined : parseDay(v.to);
-    if (from === undefined || to === undefined) return;
-    if (from > to) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
-    else if ((to - from) / DAY_MS + 1 > MAX_RANGE_DAYS)
-      ctx.addIssue({ code: 'custom', path: ['to'], message: `must be at most ${MAX_RANGE_DAYS} days after from` });
-  });
+export const ReconcileInputSchema = lazy(() =>
+  z
+    .strictObject({
+      /** First day (UTC), inclusive. */
+      from: day.optional(),
+      /** Last day (UTC), inclusive. */
+      to: day.optional(),
+      /** The Schedule's form: the day before the run's scheduled time (UTC). */
+      previousDay: z.literal(true, { error: 'must be true when given' }).optional(),
+      /** Currencies to read (A6 is asked once per currency). Default NGN and USD. */
+      currencies: z
+        .array(z.enum(CURRENCIES, { error: 'must be NGN or USD' }))
+        .min(1, 'must name at least one currency')
+        .optional(),
+      /** A6 `perpage` (the spec shows no default or maximum page size). Default 100. */
+      perPage: z
+        .number({ error: 'must be a whole number' })
+        .int('must be a whole number')
+        .min(1, 'must be at least 1')
+        .max(1000, 'must be at most 1000')
+        .optional(),
+      /** Record each finding as a mark (ReconciliationStatus). Default true. */
+      markFlows: z.boolean({ error: 'must be true or false' }).optional(),
+      /** Findings listed in the report (all are counted and marked). Default 500. */
+      maxFindings: z
+        .number({ error: 'must be a whole number' })
+        .int('must be a whole number')
+        .min(1, 'must be at least 1')
+        .max(2000, 'must be at most 2000')
+        .optional(),
+      /** Windows (month x currency) per workflow run before continue-as-new. Default 24. */
+      windowsPerRun: z
+        .number({ error: 'must be a whole number' })
+        .int('must be a whole number')
+        .min(1, 'must be at least 1')
+        .max(200, 'must be at most 200')
+        .optional(),
+    })
+    .superRefine((v, ctx) => {
+      if (v.previousDay) {
+        if (v.from !== undefined || v.to !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['previousDay'], message: 'cannot be combined with from/to' });
+        return;
+      }
+      if (v.from === undefined)
+        ctx.addIssue({ code: 'custom', path: ['from'], message: 'is required (a date YYYY-MM-DD)' });
+      if (v.to === undefined)
+        ctx.addIssue({ code: 'custom', path: ['to'], message: 'is required (a date YYYY-MM-DD)' });
+      const from = v.from === undefined ? undefined : parseDay(v.from);
+      const to = v.to === undefined ? undefined : parseDay(v.to);
+      if (from === undefined || to === undefined) return;
+      if (from > to) ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
+      else if ((to - from) / DAY_MS + 1 > MAX_RANGE_DAYS)
+        ctx.addIssue({ code: 'custom', path: ['to'], message: `must be at most ${MAX_RANGE_DAYS} days after from` });
+    }),
+);
 export type ReconcileInput = z.input<typeof ReconcileInputSchema>;
 
 /** What a run works on once the range is known. */

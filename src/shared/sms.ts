@@ -17,6 +17,7 @@ import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
 import { type FieldIssue } from './failures';
 import { issuesOf } from './failures';
+import { lazy } from './lazy';
 
 // ---- Limits (the spec shows none for SMS: docs/choices.md) -----------------------------------
 
@@ -38,15 +39,17 @@ export const SMS_SCHEDULE_RULE = 'must be an ISO 8601 date-time with a zone, e.g
 
 // ---- Field rules -----------------------------------------------------------------------------
 
-const duration = z.union([
-  z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
-  z
-    .string()
-    .regex(
-      /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/,
-      'must be a duration such as "2s", "5 minutes" or "1 day"',
-    ),
-]);
+const duration = lazy(() =>
+  z.union([
+    z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
+    z
+      .string()
+      .regex(
+        /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/,
+        'must be a duration such as "2s", "5 minutes" or "1 day"',
+      ),
+  ]),
+);
 export type SmsDuration = z.infer<typeof duration>;
 
 /** '2s', '500ms', '1 minute', '2 days' or milliseconds → milliseconds. */
@@ -68,67 +71,73 @@ const required = (what: string) => ({
 });
 const requiredText = (what: string, max = 200) =>
   z.string(required(what)).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
-const reference = z
-  .string(required('a string'))
-  .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."');
-const uuid = z.string(required('a uuid')).regex(UUID_PATTERN, 'must be a uuid');
-const isoWithZone = z
-  .string(required('a date-time string'))
-  .regex(ISO_WITH_ZONE, SMS_SCHEDULE_RULE)
-  .refine((v) => !Number.isNaN(Date.parse(v)), SMS_SCHEDULE_RULE);
+const reference = lazy(() =>
+  z.string(required('a string')).regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
+);
+const uuid = lazy(() => z.string(required('a uuid')).regex(UUID_PATTERN, 'must be a uuid'));
+const isoWithZone = lazy(() =>
+  z
+    .string(required('a date-time string'))
+    .regex(ISO_WITH_ZONE, SMS_SCHEDULE_RULE)
+    .refine((v) => !Number.isNaN(Date.parse(v)), SMS_SCHEDULE_RULE),
+);
 
-export const SmsMessageSchema = z.strictObject(
-  {
-    phone_number: z.string(required('a phone number string')).regex(SMS_PHONE_PATTERN, SMS_PHONE_RULE),
-    message: z
-      .string(required('a string'))
-      .min(1, 'must not be empty')
-      .max(SMS_MAX_MESSAGE_LENGTH, `must be at most ${SMS_MAX_MESSAGE_LENGTH} characters`),
-  },
-  { error: 'must be an object {phone_number, message}' },
+export const SmsMessageSchema = lazy(() =>
+  z.strictObject(
+    {
+      phone_number: z.string(required('a phone number string')).regex(SMS_PHONE_PATTERN, SMS_PHONE_RULE),
+      message: z
+        .string(required('a string'))
+        .min(1, 'must not be empty')
+        .max(SMS_MAX_MESSAGE_LENGTH, `must be at most ${SMS_MAX_MESSAGE_LENGTH} characters`),
+    },
+    { error: 'must be an object {phone_number, message}' },
+  ),
 );
 export type SmsMessage = z.output<typeof SmsMessageSchema>;
 
 // ---- G1: instant send --------------------------------------------------------------------------
 
-export const SmsSendInputSchema = z.strictObject({
-  /** The merchant's own reference for this send. Workflow id `sms-send-<reference>`: one send per reference. */
-  reference,
-  /** G1 `sender_id`: the merchant's sender id. */
-  sender_id: requiredText('the sender id', 100),
-  /** G1 `messages`: [{phone_number, message}]. Each entry is checked on its own (see invalidMessages). */
-  messages: z
-    .array(z.unknown(), required('an array of {phone_number, message}'))
-    .min(1, 'must contain at least one message')
-    .max(
-      SMS_MAX_MESSAGES,
-      `must hold at most ${SMS_MAX_MESSAGES} messages per send; split a larger list over several references`,
-    ),
-  options: z
-    .strictObject({
-      /** Messages per G1 request. Default 100. */
-      batchSize: z
-        .number()
-        .int('must be a whole number')
-        .min(1, 'must be at least 1')
-        .max(SMS_MAX_BATCH_SIZE, `must be at most ${SMS_MAX_BATCH_SIZE}`)
-        .optional(),
-      /** 'skip' (default): a bad entry is reported as invalid and the others are sent. 'refuse': any bad entry refuses the whole send. */
-      invalidMessages: z.enum(['skip', 'refuse'], { error: 'must be skip or refuse' }).optional(),
-      /** Deadline of one G1 call (ms). Default 30000. */
-      sendTimeoutMs: z
-        .number()
-        .int()
-        .min(100, 'must be at least 100')
-        .max(300_000, 'must be at most 300000')
-        .optional(),
-      /** Resends of a batch whose request provably never left (connection refused). Default 2. Never after a lost answer. */
-      notSentRetries: z.number().int().min(0, 'must not be negative').max(5, 'must be at most 5').optional(),
-      /** Wait before such a resend. Default 2s. */
-      retryBackoff: duration.optional(),
-    })
-    .optional(),
-});
+export const SmsSendInputSchema = lazy(() =>
+  z.strictObject({
+    /** The merchant's own reference for this send. Workflow id `sms-send-<reference>`: one send per reference. */
+    reference,
+    /** G1 `sender_id`: the merchant's sender id. */
+    sender_id: requiredText('the sender id', 100),
+    /** G1 `messages`: [{phone_number, message}]. Each entry is checked on its own (see invalidMessages). */
+    messages: z
+      .array(z.unknown(), required('an array of {phone_number, message}'))
+      .min(1, 'must contain at least one message')
+      .max(
+        SMS_MAX_MESSAGES,
+        `must hold at most ${SMS_MAX_MESSAGES} messages per send; split a larger list over several references`,
+      ),
+    options: z
+      .strictObject({
+        /** Messages per G1 request. Default 100. */
+        batchSize: z
+          .number()
+          .int('must be a whole number')
+          .min(1, 'must be at least 1')
+          .max(SMS_MAX_BATCH_SIZE, `must be at most ${SMS_MAX_BATCH_SIZE}`)
+          .optional(),
+        /** 'skip' (default): a bad entry is reported as invalid and the others are sent. 'refuse': any bad entry refuses the whole send. */
+        invalidMessages: z.enum(['skip', 'refuse'], { error: 'must be skip or refuse' }).optional(),
+        /** Deadline of one G1 call (ms). Default 30000. */
+        sendTimeoutMs: z
+          .number()
+          .int()
+          .min(100, 'must be at least 100')
+          .max(300_000, 'must be at most 300000')
+          .optional(),
+        /** Resends of a batch whose request provably never left (connection refused). Default 2. Never after a lost answer. */
+        notSentRetries: z.number().int().min(0, 'must not be negative').max(5, 'must be at most 5').optional(),
+        /** Wait before such a resend. Default 2s. */
+        retryBackoff: duration.optional(),
+      })
+      .optional(),
+  }),
+);
 export type SmsSendInput = z.input<typeof SmsSendInputSchema>;
 export type SmsSendParsedInput = z.output<typeof SmsSendInputSchema>;
 
@@ -456,72 +465,80 @@ export const smsSendStateQuery = defineQuery<SmsSendState>('smsSendState');
 // ---- G2/G3: campaigns -------------------------------------------------------------------------
 
 /** G2's body, with the spec's field names (`sscheduled_dor` included, spelled as the spec spells it). */
-export const SmsCampaignCreateSchema = z
-  .strictObject({
-    name: requiredText('the campaign name'),
-    bucket_id: uuid,
-    sender_id: requiredText('the sender id', 100),
-    is_scheduled: z.boolean(required('a boolean')),
-    /** The send time when is_scheduled (required then); sent unchanged. When not scheduled and absent, the flow sends the creation time. */
-    sscheduled_dor: isoWithZone.optional(),
-    template_id: uuid,
-  })
-  .superRefine((v, ctx) => {
-    if (v.is_scheduled && v.sscheduled_dor === undefined)
-      ctx.addIssue({ code: 'custom', path: ['sscheduled_dor'], message: 'is required when is_scheduled is true' });
-  });
+export const SmsCampaignCreateSchema = lazy(() =>
+  z
+    .strictObject({
+      name: requiredText('the campaign name'),
+      bucket_id: uuid,
+      sender_id: requiredText('the sender id', 100),
+      is_scheduled: z.boolean(required('a boolean')),
+      /** The send time when is_scheduled (required then); sent unchanged. When not scheduled and absent, the flow sends the creation time. */
+      sscheduled_dor: isoWithZone.optional(),
+      template_id: uuid,
+    })
+    .superRefine((v, ctx) => {
+      if (v.is_scheduled && v.sscheduled_dor === undefined)
+        ctx.addIssue({ code: 'custom', path: ['sscheduled_dor'], message: 'is required when is_scheduled is true' });
+    }),
+);
 export type SmsCampaignCreate = z.input<typeof SmsCampaignCreateSchema>;
 
-const campaignOptions = z
-  .strictObject({
-    /** First wait between G3 reads while the campaign is pending. Default 30s. */
-    pollInterval: duration.optional(),
-    /** The wait doubles up to this. Default 5 minutes. */
-    maxPollInterval: duration.optional(),
-    /** How long a pending campaign is followed after its send time (or the start) before the flow ends still_pending. Default 24 hours. */
-    followFor: duration.optional(),
-    /** While waiting for a scheduled time, check this often that the campaign still exists. Default 6 hours. */
-    scheduledCheckEvery: duration.optional(),
-    /** Consecutive G3 reads that do not list the campaign before it is taken as deleted (not_found). Default 3. */
-    missingReads: z.number().int().min(1, 'must be at least 1').max(10, 'must be at most 10').optional(),
-    /** After G2's answer was lost: G3 reads by name looking for the new campaign. Default 3. */
-    lostCreateReads: z.number().int().min(1, 'must be at least 1').max(10, 'must be at most 10').optional(),
-    /** Wait before each of those reads. Default 5s. */
-    lostCreateSettle: duration.optional(),
-    /** Deadline of the G2 call (ms). Default 30000. */
-    createTimeoutMs: z
-      .number()
-      .int()
-      .min(100, 'must be at least 100')
-      .max(300_000, 'must be at most 300000')
-      .optional(),
-    /** G3 perPage. Default 100. */
-    pageSize: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').optional(),
-    /** Resends of a G2 that provably never left. Default 2. */
-    notSentRetries: z.number().int().min(0, 'must not be negative').max(5, 'must be at most 5').optional(),
-    /** Wait before such a resend. Default 2s. */
-    retryBackoff: duration.optional(),
-  })
-  .optional();
+const campaignOptions = lazy(() =>
+  z
+    .strictObject({
+      /** First wait between G3 reads while the campaign is pending. Default 30s. */
+      pollInterval: duration.optional(),
+      /** The wait doubles up to this. Default 5 minutes. */
+      maxPollInterval: duration.optional(),
+      /** How long a pending campaign is followed after its send time (or the start) before the flow ends still_pending. Default 24 hours. */
+      followFor: duration.optional(),
+      /** While waiting for a scheduled time, check this often that the campaign still exists. Default 6 hours. */
+      scheduledCheckEvery: duration.optional(),
+      /** Consecutive G3 reads that do not list the campaign before it is taken as deleted (not_found). Default 3. */
+      missingReads: z.number().int().min(1, 'must be at least 1').max(10, 'must be at most 10').optional(),
+      /** After G2's answer was lost: G3 reads by name looking for the new campaign. Default 3. */
+      lostCreateReads: z.number().int().min(1, 'must be at least 1').max(10, 'must be at most 10').optional(),
+      /** Wait before each of those reads. Default 5s. */
+      lostCreateSettle: duration.optional(),
+      /** Deadline of the G2 call (ms). Default 30000. */
+      createTimeoutMs: z
+        .number()
+        .int()
+        .min(100, 'must be at least 100')
+        .max(300_000, 'must be at most 300000')
+        .optional(),
+      /** G3 perPage. Default 100. */
+      pageSize: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').optional(),
+      /** Resends of a G2 that provably never left. Default 2. */
+      notSentRetries: z.number().int().min(0, 'must not be negative').max(5, 'must be at most 5').optional(),
+      /** Wait before such a resend. Default 2s. */
+      retryBackoff: duration.optional(),
+    })
+    .optional(),
+);
 export type SmsCampaignOptions = z.input<typeof campaignOptions>;
 
-export const SmsCampaignInputSchema = z.strictObject({
-  /** The merchant's own reference for this campaign. Workflow id `sms-campaign-<reference>`: one campaign per reference. */
-  reference,
-  campaign: SmsCampaignCreateSchema,
-  options: campaignOptions,
-});
+export const SmsCampaignInputSchema = lazy(() =>
+  z.strictObject({
+    /** The merchant's own reference for this campaign. Workflow id `sms-campaign-<reference>`: one campaign per reference. */
+    reference,
+    campaign: SmsCampaignCreateSchema,
+    options: campaignOptions,
+  }),
+);
 export type SmsCampaignInput = z.input<typeof SmsCampaignInputSchema>;
 
-export const SmsCampaignFollowInputSchema = z.strictObject({
-  /** The campaign's uuid (G2's `uuid`, G3's `id`). Workflow id `sms-campaign-follow-<uuid>`. */
-  campaign_id: uuid,
-  /** Its name, when known: G3 reads then filter by name. */
-  name: requiredText('the campaign name').optional(),
-  /** Its send time (G2's `scheduled_for`), when known: the flow waits for it before polling. */
-  scheduled_for: isoWithZone.optional(),
-  options: campaignOptions,
-});
+export const SmsCampaignFollowInputSchema = lazy(() =>
+  z.strictObject({
+    /** The campaign's uuid (G2's `uuid`, G3's `id`). Workflow id `sms-campaign-follow-<uuid>`. */
+    campaign_id: uuid,
+    /** Its name, when known: G3 reads then filter by name. */
+    name: requiredText('the campaign name').optional(),
+    /** Its send time (G2's `scheduled_for`), when known: the flow waits for it before polling. */
+    scheduled_for: isoWithZone.optional(),
+    options: campaignOptions,
+  }),
+);
 export type SmsCampaignFollowInput = z.input<typeof SmsCampaignFollowInputSchema>;
 
 export const smsCampaignWorkflowId = (reference: string): string => `sms-campaign-${reference}`;

@@ -9,71 +9,76 @@
 import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { OutcomeResolution } from './outcome';
+import { lazy } from './lazy';
 
-const duration = z.union([
-  z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
-  z
-    .string()
-    .regex(
-      /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/,
-      'must be a duration such as "2s" or "5 minutes"',
-    ),
-]);
+const duration = lazy(() =>
+  z.union([
+    z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
+    z
+      .string()
+      .regex(
+        /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/,
+        'must be a duration such as "2s" or "5 minutes"',
+      ),
+  ]),
+);
 
-export const VendInputSchema = z.strictObject({
-  /** The merchant's own reference for this sale (order id). Workflow id: `vend-<order_ref>`. */
-  order_ref: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
-    .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
-  /** Provider code from H1, e.g. EKEDC. */
-  provider: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a provider code') })
-    .transform((v) => v.trim().toUpperCase())
-    .pipe(z.string().regex(/^[A-Z]{2,10}$/, 'must be a provider code such as EKEDC')),
-  meter_no: z
-    .union([z.string(), z.number()], {
-      error: (iss) => (iss.input === undefined ? 'is required' : 'must be the meter number'),
-    })
-    .transform((v) => String(v).trim())
-    .pipe(z.string().regex(/^\d{6,20}$/, 'must be the meter number (6 to 20 digits)')),
-  meter_type: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be prepaid or postpaid') })
-    .transform((v) => v.trim().toLowerCase())
-    .pipe(z.enum(['prepaid', 'postpaid'], { error: 'must be prepaid or postpaid' })),
-  /** Amount to vend, in the unit of the lookup's minimum_vend (whole units; never a fraction). */
-  amount: z
-    .number({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a number') })
-    .refine((v) => Number.isSafeInteger(v), 'must be a whole amount; a fractional amount is refused, never rounded')
-    .refine((v) => v > 0, 'must be greater than 0'),
-  /** Receives the token by SMS. */
-  phone_number: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number') })
-    .regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)'),
-  /** Receives the token by e-mail. */
-  email: z.email({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an e-mail address') }),
-  options: z
-    .strictObject({
-      /** Purchases in all, the first included; a retry only follows an H4 "not found". Default 2. */
-      maxPurchaseAttempts: z.number().int().min(1, 'must be at least 1').max(3, 'must be at most 3').optional(),
-      /** Wait after an unknown outcome before checking by reference. Default 3s. */
-      checkSettleDelay: duration.optional(),
-      /** Wait before the retry. Default 2s. */
-      retryBackoff: duration.optional(),
-      /** Deadline of one H3 call. Default 45s. */
-      purchaseTimeoutMs: z.number().int().min(100).max(300_000).optional(),
-      /** How long H4 is retried when the service cannot answer. Default 10 minutes. */
-      checkTimeout: duration.optional(),
-      /** How long a pending purchase is requeried before the sale parks as outcome_unknown. Default 10 minutes. */
-      pendingFor: duration.optional(),
-      /** How long an unknown outcome keeps being requeried (the flow then waits for resolveOutcome). Default 24h. */
-      unknownRequeryFor: duration.optional(),
-      /** First wait between requeries of a pending or unknown purchase; doubles each time. Default 10s. */
-      requeryBackoff: duration.optional(),
-      /** Cap of that wait. Default 10 minutes. */
-      requeryMaxBackoff: duration.optional(),
-    })
-    .optional(),
-});
+export const VendInputSchema = lazy(() =>
+  z.strictObject({
+    /** The merchant's own reference for this sale (order id). Workflow id: `vend-<order_ref>`. */
+    order_ref: z
+      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+      .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
+    /** Provider code from H1, e.g. EKEDC. */
+    provider: z
+      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a provider code') })
+      .transform((v) => v.trim().toUpperCase())
+      .pipe(z.string().regex(/^[A-Z]{2,10}$/, 'must be a provider code such as EKEDC')),
+    meter_no: z
+      .union([z.string(), z.number()], {
+        error: (iss) => (iss.input === undefined ? 'is required' : 'must be the meter number'),
+      })
+      .transform((v) => String(v).trim())
+      .pipe(z.string().regex(/^\d{6,20}$/, 'must be the meter number (6 to 20 digits)')),
+    meter_type: z
+      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be prepaid or postpaid') })
+      .transform((v) => v.trim().toLowerCase())
+      .pipe(z.enum(['prepaid', 'postpaid'], { error: 'must be prepaid or postpaid' })),
+    /** Amount to vend, in the unit of the lookup's minimum_vend (whole units; never a fraction). */
+    amount: z
+      .number({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a number') })
+      .refine((v) => Number.isSafeInteger(v), 'must be a whole amount; a fractional amount is refused, never rounded')
+      .refine((v) => v > 0, 'must be greater than 0'),
+    /** Receives the token by SMS. */
+    phone_number: z
+      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number') })
+      .regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)'),
+    /** Receives the token by e-mail. */
+    email: z.email({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an e-mail address') }),
+    options: z
+      .strictObject({
+        /** Purchases in all, the first included; a retry only follows an H4 "not found". Default 2. */
+        maxPurchaseAttempts: z.number().int().min(1, 'must be at least 1').max(3, 'must be at most 3').optional(),
+        /** Wait after an unknown outcome before checking by reference. Default 3s. */
+        checkSettleDelay: duration.optional(),
+        /** Wait before the retry. Default 2s. */
+        retryBackoff: duration.optional(),
+        /** Deadline of one H3 call. Default 45s. */
+        purchaseTimeoutMs: z.number().int().min(100).max(300_000).optional(),
+        /** How long H4 is retried when the service cannot answer. Default 10 minutes. */
+        checkTimeout: duration.optional(),
+        /** How long a pending purchase is requeried before the sale parks as outcome_unknown. Default 10 minutes. */
+        pendingFor: duration.optional(),
+        /** How long an unknown outcome keeps being requeried (the flow then waits for resolveOutcome). Default 24h. */
+        unknownRequeryFor: duration.optional(),
+        /** First wait between requeries of a pending or unknown purchase; doubles each time. Default 10s. */
+        requeryBackoff: duration.optional(),
+        /** Cap of that wait. Default 10 minutes. */
+        requeryMaxBackoff: duration.optional(),
+      })
+      .optional(),
+  }),
+);
 export type VendInput = z.input<typeof VendInputSchema>;
 export type VendParsedInput = z.output<typeof VendInputSchema>;
 

@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createDataConverter, FAILURE_CONVERTER_PATH, type EncryptionSettings } from '../codec/data-converter';
-import { METRICS_INTERCEPTOR_PATH, WORKFLOWS_PATH } from './worker';
+import { METRICS_INTERCEPTOR_PATH, PRELOADED_WORKFLOW_MODULES, WORKFLOWS_PATH } from './worker';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -74,6 +74,7 @@ export function bundleCurrentWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     workflowInterceptorModules: [METRICS_INTERCEPTOR_PATH],
+    preloadModules: PRELOADED_WORKFLOW_MODULES,
     failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
   });

@@ -32,6 +32,14 @@ export interface PaymentsWorkerOptions extends TemporalConnectionSettings {
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
+/**
+ * Stateless libraries the workflow sandbox evaluates once per worker and shares (frozen) with every
+ * workflow, instead of once per workflow: zod's module scope cost several milliseconds of worker CPU
+ * per flow (docs/performance.md). Our own schema modules are not preloaded: zod caches inside schema
+ * objects on first use, which a frozen shared copy refuses.
+ */
+export const PRELOADED_WORKFLOW_MODULES = ['zod'];
+
 /** The workflow interceptor module every bundle carries: business metrics counted in one home. */
 export const METRICS_INTERCEPTOR_PATH = require.resolve('../workflows/metrics-interceptor');
 
@@ -82,7 +90,10 @@ export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise
     dataConverter: createDataConverter(opts.encryption),
     ...(opts.workflowBundle
       ? { workflowBundle: opts.workflowBundle }
-      : { workflowsPath: opts.workflowsPath ?? WORKFLOWS_PATH }),
+      : {
+          workflowsPath: opts.workflowsPath ?? WORKFLOWS_PATH,
+          bundlerOptions: { preloadModules: PRELOADED_WORKFLOW_MODULES },
+        }),
     // Embedded uses (tests) keep a short grace; the worker process and `npm start` pass
     // WORKER_SHUTDOWN_GRACE_MS (75 s, src/shared/activity-timeouts.ts) through `overrides`.
     shutdownGraceTime: '10s',

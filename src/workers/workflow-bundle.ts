@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundlePath } from '@temporalio/worker';
 import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
-import { PREBUILT_BUNDLE_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './worker';
+import { PREBUILT_BUNDLE_INTERCEPTOR_MODULES, PRELOADED_WORKFLOW_MODULES, WORKFLOWS_PATH } from './worker';
 
 export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
 
@@ -30,6 +30,7 @@ export async function buildWorkflowBundle(
     workflowsPath,
     failureConverterPath: FAILURE_CONVERTER_PATH,
     workflowInterceptorModules: PREBUILT_BUNDLE_INTERCEPTOR_MODULES,
+    preloadModules: PRELOADED_WORKFLOW_MODULES,
     logger: quiet,
   });
   await mkdir(dirname(outFile), { recursive: true });

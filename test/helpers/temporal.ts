@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { loadConfig, type AppConfig } from '../../src/config/config';
-import { METRICS_INTERCEPTOR_PATH, WORKFLOWS_PATH } from '../../src/workers/worker';
+import { METRICS_INTERCEPTOR_PATH, PRELOADED_WORKFLOW_MODULES, WORKFLOWS_PATH } from '../../src/workers/worker';
 import { FAILURE_CONVERTER_PATH } from '../../src/codec/data-converter';
 
 export function devServerAddress(): string {
@@ -53,6 +53,7 @@ export function workflowBundle(
     b = bundleWorkflowCode({
       workflowsPath,
       workflowInterceptorModules: interceptorModules,
+      preloadModules: PRELOADED_WORKFLOW_MODULES,
       failureConverterPath: FAILURE_CONVERTER_PATH,
       logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
     });

@@ -1,0 +1,189 @@
+// The bench's stack, all real and local: a Temporal dev server (in memory), the claim-check
+// PostgreSQL (embedded), and the sandbox, the webhook receiver, our worker and the baseline worker
+// as processes of their own. The bench process itself is the client (our starters, raw Temporal calls).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/claim-check/embedded';
+import { loadConfig, type AppConfig } from '../../src/config/config';
+import { connectStarters, type StarterContext } from '../../src/starters/connect';
+import { DEFAULT_SANDBOX_ADMIN_TOKEN } from '../../src/sandbox';
+import { startNodeProcess, type BenchProcess } from './processes';
+
+export const SECRET_KEY = 'sandbox_sk_local_development_key_0001';
+export const OURS_QUEUE = 'bench-ours';
+export const BASELINE_QUEUE = 'bench-baseline';
+
+export interface BenchStack {
+  devServer: DevServer;
+  sandboxUrl: string;
+  receiverUrl: string;
+  /** Environment our processes share (the worker's own task queue and health port are added per worker). */
+  env: Record<string, string>;
+  config: AppConfig;
+  starters: StarterContext;
+  /** A plain client (default data converter) for the baseline's workflows. */
+  plain: Client;
+  ours: BenchProcess;
+  baseline: BenchProcess;
+  sandbox: BenchProcess;
+  receiver: BenchProcess;
+  /** Starts another of our workers (own process) on `taskQueue` with extra env (tuning). */
+  startOurWorker(taskQueue: string, extraEnv?: Record<string, string>): Promise<BenchProcess>;
+  stop(): Promise<void>;
+}
+
+const httpOk = (url: string) => async () => (await fetch(url)).ok;
+
+export async function startBenchStack(opts: {
+  log: (line: string) => void;
+  posRemoteCompleteAfterMs: number;
+  workerEnv?: Record<string, string>;
+  /** Extra node flags for our workers (e.g. --cpu-prof to see where a flow's CPU goes). */
+  workerNodeArgs?: string[];
+}): Promise<BenchStack> {
+  const stops: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+  };
+  try {
+    opts.log('starting the Temporal dev server (in memory)…');
+    const devServer = await startDevServer({ port: 0, uiPort: null, namespace: 'default' });
+    stops.push(() => devServer.stop());
+
+    const pgDir = await mkdtemp(join(tmpdir(), 'bench-pg-'));
+    stops.push(() => rm(pgDir, { recursive: true, force: true }));
+    const pgPort = await freePort();
+    const pg: EmbeddedPostgres = await startEmbeddedPostgres({
+      dataDir: join(pgDir, 'data'),
+      port: pgPort,
+      password: 'bench',
+      database: 'claimcheck',
+    });
+    stops.push(() => pg.stop());
+
+    const [sandboxPort, receiverPort] = [await freePort(), await freePort()];
+    const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+    const receiverUrl = `http://127.0.0.1:${receiverPort}`;
+    const env: Record<string, string> = {
+      NODE_ENV: 'development',
+      TEMPORAL_ADDRESS: devServer.address,
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_EXTERNAL: 'true',
+      TEMPORAL_TASK_QUEUE: OURS_QUEUE,
+      PAYMENTS_BASE_URL: sandboxUrl,
+      PAYMENTS_SECRET_KEY: SECRET_KEY,
+      CLAIM_CHECK_DATABASE_URL: pg.url,
+      CLAIM_CHECK_EMBEDDED: 'false',
+      LOG_LEVEL: 'warn',
+      METRICS_PORT: 'off',
+      VA_ERROR_LOG_SWEEP_EVERY_S: '0',
+      RECONCILIATION_SCHEDULE: 'false',
+      OTEL_SDK_DISABLED: 'true',
+    };
+    const config = loadConfig({ ...env, WEBHOOK_PORT: String(receiverPort), SANDBOX_ENABLED: 'false' });
+
+    opts.log('starting the sandbox and the webhook receiver (own processes)…');
+    const sandbox = await startNodeProcess(
+      'sandbox',
+      'src/sandbox/main.ts',
+      {
+        SANDBOX_PORT: String(sandboxPort),
+        SANDBOX_WEBHOOK_URL: `${receiverUrl}/webhooks`,
+        SANDBOX_QUIET: 'true',
+        SANDBOX_POS_REMOTE_COMPLETE_AFTER_MS: String(opts.posRemoteCompleteAfterMs),
+      },
+      /listening on/,
+    );
+    stops.push(() => sandbox.stop());
+    const receiver = await startNodeProcess(
+      'receiver',
+      'src/webhooks/main.ts',
+      { ...env, WEBHOOK_PORT: String(receiverPort), WEBHOOK_HOST: '127.0.0.1' },
+      httpOk(`${receiverUrl}/readyz`),
+    );
+    stops.push(() => receiver.stop());
+
+    const startOurWorker = async (taskQueue: string, extraEnv: Record<string, string> = {}) => {
+      const healthPort = await freePort();
+      const w = await startNodeProcess(
+        `worker ${taskQueue}`,
+        'src/workers/main.ts',
+        {
+          ...env,
+          ...opts.workerEnv,
+          ...extraEnv,
+          TEMPORAL_TASK_QUEUE: taskQueue,
+          HEALTH_PORT: String(healthPort),
+          HEALTH_HOST: '127.0.0.1',
+        },
+        httpOk(`http://127.0.0.1:${healthPort}/readyz`),
+        { timeoutMs: 180_000, nodeArgs: opts.workerNodeArgs },
+      );
+      stops.push(() => w.stop());
+      return w;
+    };
+    opts.log('starting our worker and the baseline worker (own processes; each bundles its workflows)…');
+    const [ours, baseline] = await Promise.all([
+      startOurWorker(OURS_QUEUE),
+      startNodeProcess(
+        'baseline worker',
+        'bench/baseline/worker.ts',
+        {
+          TEMPORAL_ADDRESS: devServer.address,
+          TEMPORAL_TASK_QUEUE: BASELINE_QUEUE,
+          PAYMENTS_BASE_URL: sandboxUrl,
+          PAYMENTS_SECRET_KEY: SECRET_KEY,
+        },
+        /baseline worker started/,
+        { timeoutMs: 180_000 },
+      ),
+    ]);
+    stops.push(() => baseline.stop());
+
+    const starters = await connectStarters(config);
+    stops.push(async () => {
+      await starters.claimCheck.close();
+      await starters.client.connection.close();
+    });
+    const plainConnection = await Connection.connect({ address: devServer.address });
+    stops.push(() => plainConnection.close());
+    const plain = new Client({ connection: plainConnection, namespace: 'default' });
+    return {
+      devServer,
+      sandboxUrl,
+      receiverUrl,
+      env,
+      config,
+      starters,
+      plain,
+      ours,
+      baseline,
+      sandbox,
+      receiver,
+      startOurWorker,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The sandbox's admin API (development token). */
+export async function sandboxAdmin(
+  stack: Pick<BenchStack, 'sandboxUrl'>,
+  method: string,
+  path: string,
+  body?: unknown,
+) {
+  const res = await fetch(`${stack.sandboxUrl}/__admin${path}`, {
+    method,
+    headers: { authorization: `Bearer ${DEFAULT_SANDBOX_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!res.ok) throw new Error(`sandbox admin ${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json() as Promise<unknown>;
+}

@@ -1,0 +1,103 @@
+// `npm run bench:profile -- [vend|card] [flows]`: where our worker's CPU goes. Runs flows through the
+// bench stack with the worker under --cpu-prof, then prints the self time per package/module and the
+// top functions. A tool for finding overhead; it prints figures and asserts nothing.
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { closedLoop } from './lib/load';
+import { startBenchStack } from './lib/stack';
+import { oursCard, oursVend } from './scenarios/flows';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface Profile {
+  startTime: number;
+  endTime: number;
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Where a frame's code lives: a package, our src/ folder, the workflow bundle, or node internals. */
+export function area(url: string): string {
+  if (!url) return '(native/gc/idle)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1];
+  const src = /\/(src\/[^/]+)\//.exec(url);
+  if (src) return src[1];
+  if (url.startsWith('node:')) return url;
+  if (/workflow-bundle|webpack|\.js$/.test(url) && !url.startsWith('file://'))
+    return `(workflow sandbox) ${url.slice(0, 40)}`;
+  return url.replace(/^file:\/\/.*\/work\/[^/]+\//, '');
+}
+
+async function main(): Promise<void> {
+  const kind = process.argv[2] === 'card' ? 'card' : 'vend';
+  const flows = Number(process.argv[3] ?? 150);
+  const dir = await mkdtemp(join(tmpdir(), 'bench-prof-'));
+  const stack = await startBenchStack({
+    log: console.log,
+    posRemoteCompleteAfterMs: 5_000,
+    workerNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+  });
+  let measured: { from: number; to: number };
+  try {
+    const flow = () => (kind === 'vend' ? oursVend(stack) : oursCard(stack));
+    await closedLoop(20, 10, flow);
+    const cpu0 = stack.ours.cpuMs();
+    const from = Date.now();
+    const r = await closedLoop(flows, 20, flow);
+    measured = { from, to: Date.now() };
+    console.log(
+      `${r.latencies.length} ${kind} flows, worker CPU ${((stack.ours.cpuMs() - cpu0) / r.latencies.length).toFixed(1)} ms per flow`,
+    );
+  } finally {
+    await stack.stop();
+  }
+  const exitedAt = Date.now();
+  // One profile per thread: the main thread (activities, SDK, codec) and the workflow thread (the sandbox).
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
+  if (!files.length) throw new Error('no profile written');
+  const areas = new Map<string, number>();
+  const fns = new Map<string, number>();
+  let total = 0;
+  for (const file of files) {
+    const profile = JSON.parse(await readFile(join(dir, file), 'utf8')) as Profile;
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    // Only the samples of the measured window (the profile ends when the worker exits).
+    const windowFrom = profile.endTime - (exitedAt - measured.from) * 1000;
+    const windowTo = profile.endTime - (exitedAt - measured.to) * 1000;
+    let t = profile.startTime;
+    profile.samples.forEach((id, i) => {
+      t += profile.timeDeltas[i] ?? 0;
+      if (t < windowFrom || t > windowTo) return;
+      const n = byId.get(id)!;
+      if (n.callFrame.functionName === '(idle)') return;
+      const us = profile.timeDeltas[i] ?? 0;
+      total += us;
+      const a = `${files.length > 1 ? `[thread ${file.split('.')[4] ?? file}] ` : ''}${area(n.callFrame.url)}`;
+      areas.set(a, (areas.get(a) ?? 0) + us);
+      const f = `${n.callFrame.functionName || '(anonymous)'} ${area(n.callFrame.url)}:${n.callFrame.lineNumber}`;
+      fns.set(f, (fns.get(f) ?? 0) + us);
+    });
+  }
+  const top = (m: Map<string, number>, k: number) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, k)
+      .map(([name, us]) => `${((us / total) * 100).toFixed(1).padStart(5)}%  ${name}`);
+  console.log('\nself time by area:\n' + top(areas, 25).join('\n'));
+  console.log('\ntop functions:\n' + top(fns, 30).join('\n'));
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

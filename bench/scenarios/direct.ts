@@ -1,0 +1,75 @@
+// direct: the card flow (PIN then OTP) with the sandbox answering every API call after 200 ms,
+// against the same four calls (B1, B2 PIN, B2 OTP, verify) made in sequence from this script.
+// What the orchestration adds to a payment's wall time when the service, not the worker, is slow.
+import { createBaselineActivities } from '../baseline/activities';
+import { closedLoop, topErrors } from '../lib/load';
+import { interleave, row, summarize } from '../lib/stats';
+import { sandboxAdmin, SECRET_KEY, type BenchStack } from '../lib/stack';
+import { SANDBOX_OTP, SANDBOX_PIN } from '../../src/sandbox';
+import { baselineCardInput, oursCard, uid } from './flows';
+import type { ScenarioResult } from './types';
+
+export async function direct(
+  stack: BenchStack,
+  o: { rounds: number; flowsPerRound: number; concurrency: number; latencyMs: number },
+  log: (s: string) => void,
+): Promise<ScenarioResult> {
+  const calls = createBaselineActivities({ baseUrl: stack.sandboxUrl, secretKey: SECRET_KEY });
+  const script = async () => {
+    const ref = uid('bd');
+    if ((await calls.chargeCard(baselineCardInput(ref))) !== 'ValidatePin') throw new Error('B1 did not ask for a PIN');
+    if ((await calls.authorizeCard(ref, { pin: SANDBOX_PIN })) !== 'ValidateOTP')
+      throw new Error('B2 did not ask for the OTP');
+    await calls.authorizeCard(ref, { otp: SANDBOX_OTP });
+    const verified = await calls.verify(ref);
+    if (verified !== 'Success') throw new Error(`verify answered ${verified}`);
+  };
+  // Every API path (not the admin API) answers after latencyMs.
+  await sandboxAdmin(stack, 'POST', '/faults', { path: '^/(?!__admin)', kind: 'latency', latencyMs: o.latencyMs });
+  const ours: number[] = [];
+  const base: number[] = [];
+  const errors: string[] = [];
+  try {
+    await closedLoop(o.concurrency, o.concurrency, () => oursCard(stack)); // warm-up
+    for (let round = 0; round < o.rounds; round++) {
+      const runOurs = async () => {
+        const r = await closedLoop(o.flowsPerRound, o.concurrency, () => oursCard(stack));
+        ours.push(...r.latencies);
+        errors.push(...r.errors);
+      };
+      const runDirect = async () => {
+        const r = await closedLoop(o.flowsPerRound, o.concurrency, script);
+        base.push(...r.latencies);
+        errors.push(...r.errors);
+      };
+      const [first, second] = interleave(round, runOurs, runDirect);
+      await first();
+      await second();
+      log(
+        `  direct round ${round + 1}/${o.rounds}: ours p50 ${summarize(ours).p50.toFixed(0)} ms, direct p50 ${summarize(base).p50.toFixed(0)} ms`,
+      );
+    }
+  } finally {
+    await sandboxAdmin(stack, 'DELETE', '/faults');
+  }
+  const so = summarize(ours);
+  const sb = summarize(base);
+  return {
+    rows: [
+      row(
+        'direct',
+        `card p50 latency at ${o.latencyMs} ms per call`,
+        'ms',
+        so.p50,
+        sb.p50,
+        { op: '<=', value: 1.15 },
+        topErrors(errors).join(' | ') || undefined,
+      ),
+      row('direct', `card p99 latency at ${o.latencyMs} ms per call`, 'ms', so.p99, sb.p99),
+    ],
+    distributions: [
+      { label: 'card at 200 ms/call: ours', latencies: ours },
+      { label: 'card at 200 ms/call: direct script', latencies: base },
+    ],
+  };
+}

@@ -1,0 +1,118 @@
+// overhead: our vend and card flows against the baseline's hand-written workflows making the same
+// HTTP calls, in interleaved rounds (ours first in even rounds, the baseline first in odd ones).
+// Also per flow: worker CPU, history events, workflow tasks and search-attribute upserts.
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { closedLoop, topErrors } from '../lib/load';
+import { interleave, row, summarize, throughput, type Row } from '../lib/stats';
+import type { BenchProcess } from '../lib/processes';
+import type { BenchStack } from '../lib/stack';
+import { baselineCard, baselineVend, oursCard, oursVend } from './flows';
+import type { ScenarioResult } from './types';
+
+interface Side {
+  latencies: number[];
+  wallMs: number;
+  flows: number;
+  cpuMs: number;
+  errors: string[];
+}
+const empty = (): Side => ({ latencies: [], wallMs: 0, flows: 0, cpuMs: 0, errors: [] });
+
+async function batch(worker: BenchProcess, side: Side, n: number, concurrency: number, flow: () => Promise<unknown>) {
+  const cpu0 = worker.cpuMs();
+  const r = await closedLoop(n, concurrency, flow);
+  side.cpuMs += worker.cpuMs() - cpu0;
+  side.latencies.push(...r.latencies);
+  side.wallMs += r.wallMs;
+  side.flows += r.latencies.length;
+  side.errors.push(...r.errors);
+}
+
+/** Events, workflow tasks and search-attribute upserts in one finished flow's history. */
+export async function historyShape(
+  handle: WorkflowHandle,
+): Promise<{ events: number; tasks: number; upserts: number }> {
+  const history = await handle.fetchHistory();
+  const types = (history.events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0]);
+  const count = (t: string) => types.filter((x) => x === t).length;
+  return {
+    events: types.length,
+    tasks: count('EVENT_TYPE_WORKFLOW_TASK_COMPLETED'),
+    upserts: count('EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES'),
+  };
+}
+
+export async function overhead(
+  stack: BenchStack,
+  o: { rounds: number; flowsPerRound: number; concurrency: number },
+  log: (s: string) => void,
+): Promise<ScenarioResult> {
+  const rows: Row[] = [];
+  const distributions: ScenarioResult['distributions'] = [];
+  for (const kind of ['vend', 'card'] as const) {
+    const ours = empty();
+    const base = empty();
+    const runOurs = () =>
+      batch(stack.ours, ours, o.flowsPerRound, o.concurrency, () =>
+        kind === 'vend' ? oursVend(stack) : oursCard(stack),
+      );
+    const runBase = () =>
+      batch(stack.baseline, base, o.flowsPerRound, o.concurrency, () =>
+        kind === 'vend' ? baselineVend(stack) : baselineCard(stack),
+      );
+    // One unmeasured warm-up batch each (bundle loaded, JIT, connections).
+    await closedLoop(Math.min(o.concurrency, 10), o.concurrency, () =>
+      kind === 'vend' ? oursVend(stack) : oursCard(stack),
+    );
+    await closedLoop(Math.min(o.concurrency, 10), o.concurrency, () =>
+      kind === 'vend' ? baselineVend(stack) : baselineCard(stack),
+    );
+    for (let round = 0; round < o.rounds; round++) {
+      const [first, second] = interleave(round, runOurs, runBase);
+      await first();
+      await second();
+      log(
+        `  overhead ${kind} round ${round + 1}/${o.rounds}: ours ${throughput(ours.flows, ours.wallMs).toFixed(1)} flows/s, baseline ${throughput(base.flows, base.wallMs).toFixed(1)} flows/s so far`,
+      );
+    }
+    const so = summarize(ours.latencies);
+    const sb = summarize(base.latencies);
+    const note = [...topErrors(ours.errors), ...topErrors(base.errors)].join(' | ') || undefined;
+    rows.push(
+      row(
+        'overhead',
+        `${kind} throughput`,
+        'flows/s',
+        throughput(ours.flows, ours.wallMs),
+        throughput(base.flows, base.wallMs),
+        { op: '>=', value: 0.9 },
+        note,
+      ),
+      row('overhead', `${kind} p50 latency`, 'ms', so.p50, sb.p50, { op: '<=', value: 1.1 }),
+      row('overhead', `${kind} p99 latency`, 'ms', so.p99, sb.p99),
+      row(
+        'overhead',
+        `${kind} worker CPU per flow`,
+        'ms',
+        ours.cpuMs / Math.max(ours.flows, 1),
+        base.cpuMs / Math.max(base.flows, 1),
+      ),
+      row('overhead', `${kind} failed flows`, 'flows', ours.errors.length, base.errors.length),
+    );
+    const oursId = kind === 'vend' ? await oursVend(stack) : await oursCard(stack);
+    const baseId = kind === 'vend' ? await baselineVend(stack) : await baselineCard(stack);
+    const so2 = await historyShape(stack.starters.client.workflow.getHandle(oursId));
+    const sb2 = await historyShape(stack.plain.workflow.getHandle(baseId));
+    rows.push(
+      row('overhead', `${kind} history events per flow`, 'events', so2.events, sb2.events),
+      row('overhead', `${kind} workflow tasks per flow`, 'tasks', so2.tasks, sb2.tasks),
+      row('overhead', `${kind} search-attribute upserts per flow`, 'upserts', so2.upserts, sb2.upserts),
+    );
+    distributions.push(
+      { label: `${kind}: ours`, latencies: ours.latencies },
+      { label: `${kind}: baseline`, latencies: base.latencies },
+    );
+  }
+  return { rows, distributions };
+}

@@ -1,0 +1,83 @@
+// waiting: many card flows waiting for their OTP in one worker (its own process and task queue, the
+// worker's default tuning). Reported: the worker's RSS with them all waiting, and how long an OTP
+// takes to be answered for the flows that waited longest (the first started: evicted from the
+// worker's cache, so each is replayed from its history before it sends the OTP).
+import { startCardPaymentForStep, submitOtp } from '../../src/starters/payments';
+import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
+import { closedLoop, topErrors } from '../lib/load';
+import { sampleRss } from '../lib/processes';
+import { row, summarize } from '../lib/stats';
+import type { BenchStack } from '../lib/stack';
+import { cardRequest } from './flows';
+import type { ScenarioResult } from './types';
+
+const QUEUE = 'bench-waiting';
+
+export async function waiting(
+  stack: BenchStack,
+  o: { flows: number; resumeSample: number; concurrency: number },
+  log: (s: string) => void,
+): Promise<ScenarioResult> {
+  const worker = await stack.startOurWorker(QUEUE);
+  const ctx = { ...stack.starters, taskQueue: QUEUE };
+  const idleMiB = worker.rssMiB();
+  const rss = sampleRss(worker, 1000);
+  const refs: string[] = [];
+  const t0 = Date.now();
+  let lastLog = t0;
+  const started = await closedLoop(o.flows, o.concurrency, async () => {
+    // OTP only (below 7,500 NGN): B1 answers ValidateOTP; the OTP waits an hour.
+    const req = cardRequest(TEST_CARDS.otpOnly, { amount: 100_000, otpTimeoutMs: 3_600_000 });
+    const { state } = await startCardPaymentForStep(ctx, req);
+    if (state.status !== 'awaiting_otp') throw new Error(`first step ${state.status}`);
+    refs.push(req.transactionRef);
+    if (Date.now() - lastLog > 15_000) {
+      lastLog = Date.now();
+      log(
+        `  waiting: ${refs.length}/${o.flows} flows waiting for their OTP, worker RSS ${worker.rssMiB().toFixed(0)} MiB`,
+      );
+    }
+  });
+  await new Promise((r) => setTimeout(r, 5_000)); // let the worker settle (GC) before reading its RSS
+  const waitingMiB = worker.rssMiB();
+  log(
+    `  waiting: ${refs.length} waiting after ${((Date.now() - t0) / 1000).toFixed(0)} s; worker RSS ${waitingMiB.toFixed(0)} MiB; resuming the ${o.resumeSample} oldest…`,
+  );
+  const oldest = refs.slice(0, o.resumeSample);
+  const resumed = await closedLoop(oldest.length, 10, async (i) => {
+    const s = await submitOtp(ctx, oldest[i], SANDBOX_OTP);
+    if (!['confirming', 'success'].includes(s.status)) throw new Error(`after the OTP: ${s.status}`);
+  });
+  const { peakMiB } = rss.stop();
+  await worker.stop();
+  const r = summarize(resumed.latencies);
+  const note = [...topErrors(started.errors), ...topErrors(resumed.errors)].join(' | ') || undefined;
+  return {
+    rows: [
+      row(
+        'waiting',
+        `worker peak RSS with ${refs.length} flows waiting for OTP`,
+        'MiB',
+        peakMiB,
+        null,
+        { op: '<=', value: 1024 },
+        note,
+      ),
+      row(
+        'waiting',
+        'worker RSS per waiting flow (after settling, above idle)',
+        'KiB',
+        ((waitingMiB - idleMiB) * 1024) / Math.max(refs.length, 1),
+        null,
+      ),
+      row('waiting', 'p99 time to answer the OTP of an evicted flow', 'ms', r.p99, null),
+      row('waiting', 'p50 time to answer the OTP of an evicted flow', 'ms', r.p50, null),
+      row('waiting', 'flows that did not reach awaiting_otp', 'flows', started.errors.length, null, {
+        op: '<=',
+        value: 0,
+      }),
+    ],
+    distributions: [{ label: 'OTP answer, evicted flow: ours', latencies: resumed.latencies }],
+    details: { idleMiB, waitingMiB, peakMiB, startSeconds: (Date.now() - t0) / 1000 },
+  };
+}
