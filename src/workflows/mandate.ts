@@ -24,6 +24,11 @@
 // store; the input carries `customer.bvnHandle` and the OTP Update a handle. D1 and D2 redeem
 // them. A BVN whose record expired before D1 was sent ends the flow as failed (nothing was sent:
 // start it again with the BVN); an expired OTP fails its Update (send it again) and the flow waits on.
+//
+// Layout, top to bottom: `mandateWorkflow` (the whole story in a few lines), then `MandateFlow`:
+// its state, its handlers (`listen`), the main steps (`run`: create, approve, debit until the
+// end), the debit steps, cancellation, and the bookkeeping the steps share. The steps keep the
+// exact await structure they had as closures, so the commands of running flows replay unchanged.
 import {
   ApplicationFailure,
   CancellationScope,
@@ -68,12 +73,14 @@ import {
   sealedBvnProblems,
   startOfDayMs,
   submitMandateOtpUpdate,
+  type DebitRequest,
   type DebitSafetySettings,
   type FixedMandateSettings,
   type MandateCarry,
   type MandateDebit,
   type MandateInput,
   type MandateState,
+  type ResolveDebitRequest,
 } from '../shared/mandate';
 import type { TransactionLookup } from '../shared/payment-common';
 import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
@@ -150,283 +157,597 @@ function fromVerify(
 }
 
 export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry): Promise<MandateState> {
-  const safe = patched(MONEY_SAFETY_PATCH);
-  const state: MandateState = carry?.state ?? {
-    status: 'creating',
-    mandateRef: input.mandateRef,
-    debitType: input.debitType,
-    amount: input.amount,
-    balance: input.amount,
-    totalDebited: 0,
-    recentDebits: [],
-    debitCount: 0,
-    unresolvedDebits: [],
-    failures: [],
-    scheduleIndex: 0,
-    skippedBeforeApproval: 0,
-  };
-  let sequence = carry?.sequence ?? 0;
-  let sessionToken: string | undefined;
-  let sessionResends = 0;
-  let manualResends = 0;
-  let cancelRequested = false;
-  let debitsThisRun = 0;
-  let busy = false; // one service call at a time: a debit's balance check must see the previous debit's result
-  const endAt = dateToMs(input.endDate) + DAY_MS; // end_date is inclusive
-  const narrationFor = (n?: string) => n ?? input.narration ?? input.description;
-  const settings: DebitSafetySettings = { ...DEBIT_SAFETY_DEFAULTS, ...definedOnly(input) };
+  const flow = new MandateFlow(input, carry);
+  flow.listen();
+  if (!flow.safe) return flow.run();
+  flow.publish();
+  void CancellationScope.nonCancellable(() => flow.watchUnresolved());
+  try {
+    const final = await flow.run();
+    // The flow does not end while a debit may have moved money unrecorded.
+    await condition(() => flow.unresolved().length === 0 && allHandlersFinished());
+    return final;
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    return flow.cleanUpAfterCancel();
+  }
+}
 
-  // --- the debits this flow knows (new runs): by reference, with the caller's keys ---
-  /** reference → debit, the last MANDATE_KEYS_KEPT (unresolved ones are never dropped). */
-  const debits = new Map<string, MandateDebit>();
+/** One run of a mandate (a continue-as-new starts the next from `carry`). */
+class MandateFlow {
+  // --- state ---
+
+  /** Runs started after 'mandate-money-safety' (send-once, idempotency keys, unknown outcomes); older runs take `legacy`. */
+  readonly safe = patched(MONEY_SAFETY_PATCH);
+  /** What the query answers, and what continue-as-new carries. */
+  readonly state: MandateState;
+  private sequence: number;
+  private sessionToken: string | undefined;
+  private sessionResends = 0;
+  private manualResends = 0;
+  private cancelRequested = false;
+  private debitsThisRun = 0;
+  /** One service call at a time: a debit's balance check must see the previous debit's result. */
+  private busy = false;
+  /** end_date is inclusive. */
+  private readonly endAt: number;
+  private readonly settings: DebitSafetySettings;
+  /** reference → debit (new runs), the last MANDATE_KEYS_KEPT (unresolved ones are never dropped). */
+  private readonly debits = new Map<string, MandateDebit>();
   /** idempotency key → reference. */
-  const keys = new Map<string, string>(Object.entries(carry?.keys ?? {}));
+  private readonly keys: Map<string, string>;
   /** References being sent or settled right now: a duplicate request waits for them. */
-  const inFlight = new Set<string>();
-  for (const d of [...(carry?.debits ?? state.recentDebits), ...state.unresolvedDebits]) {
-    // 'unknown' (runs before the patch) is outcome_unknown here; the background requery takes it up at once.
-    const legacyUnknown = d.status === 'unknown';
-    debits.set(
-      d.reference,
-      legacyUnknown
-        ? {
-            ...d,
-            status: 'outcome_unknown',
-            requeries: 0,
-            nextRequeryAt: new Date(Date.now()).toISOString(),
-            requeryUntil: new Date(Date.now() + settings.unresolvedRequeryForMs).toISOString(),
-          }
-        : d,
-    );
-  }
-  let searchStatus: string | undefined = carry ? state.status : 'creating';
+  private readonly inFlight = new Set<string>();
+  /** The PaymentStatus last upserted. */
+  private searchStatus: string | undefined;
+  /** The D1/D3 steps of runs started before 'mandate-money-safety' (replay only). */
+  private readonly legacy: ReturnType<typeof legacyMandateSteps>;
 
-  const unresolved = (): MandateDebit[] => [...debits.values()].filter(isUnresolvedDebit);
-  const heldBack = (): number => unresolved().reduce((sum, d) => sum + d.amount, 0);
-  const available = (): number => (safe ? state.balance - heldBack() : state.balance);
-
-  /** Publishes the debits into the state (query), and PaymentStatus: outcome_unknown while any debit is unresolved. */
-  function publish(): void {
-    const all = [...debits.values()].sort((a, b) => a.sequence - b.sequence);
-    state.recentDebits = all.slice(-MANDATE_DEBITS_KEPT);
-    state.unresolvedDebits = all.filter(isUnresolvedDebit);
-    state.available = state.balance - heldBack();
-    const wanted = state.unresolvedDebits.length > 0 ? 'outcome_unknown' : state.status;
-    if (wanted !== searchStatus) {
-      searchStatus = wanted;
-      upsertSearchAttributes(paymentSearchAttributes({ status: wanted }));
+  constructor(
+    private readonly input: MandateInput,
+    private readonly carry: MandateCarry | undefined,
+  ) {
+    this.state = carry?.state ?? {
+      status: 'creating',
+      mandateRef: input.mandateRef,
+      debitType: input.debitType,
+      amount: input.amount,
+      balance: input.amount,
+      totalDebited: 0,
+      recentDebits: [],
+      debitCount: 0,
+      unresolvedDebits: [],
+      failures: [],
+      scheduleIndex: 0,
+      skippedBeforeApproval: 0,
+    };
+    this.sequence = carry?.sequence ?? 0;
+    this.endAt = dateToMs(input.endDate) + DAY_MS;
+    this.settings = { ...DEBIT_SAFETY_DEFAULTS, ...definedOnly(input) };
+    this.keys = new Map<string, string>(Object.entries(carry?.keys ?? {}));
+    for (const d of [...(carry?.debits ?? this.state.recentDebits), ...this.state.unresolvedDebits]) {
+      // 'unknown' (runs before the patch) is outcome_unknown here; the background requery takes it up at once.
+      const legacyUnknown = d.status === 'unknown';
+      this.debits.set(
+        d.reference,
+        legacyUnknown
+          ? {
+              ...d,
+              status: 'outcome_unknown',
+              requeries: 0,
+              nextRequeryAt: new Date(Date.now()).toISOString(),
+              requeryUntil: new Date(Date.now() + this.settings.unresolvedRequeryForMs).toISOString(),
+            }
+          : d,
+      );
     }
+    this.searchStatus = carry ? this.state.status : 'creating';
+    this.legacy = legacyMandateSteps({
+      input,
+      state: this.state,
+      nextSequence: () => ++this.sequence,
+      countDebit: () => {
+        this.state.debitCount += 1;
+        this.debitsThisRun += 1;
+      },
+      fail: (message) => this.fail(message),
+      setStatus: (status, endReason) => this.setStatus(status, endReason),
+      setSession: (mandateId, token) => {
+        this.state.mandateId = mandateId;
+        this.sessionToken = token;
+      },
+      releaseAtService: (why) => this.releaseAtService(why),
+      endIfEndedAtService: () => this.endIfEndedAtService(),
+    });
   }
 
-  /** Stores a debit (new runs), trimming the oldest settled ones beyond MANDATE_KEYS_KEPT. */
-  function put(entry: MandateDebit): MandateDebit {
-    debits.set(entry.reference, entry);
-    if (debits.size > MANDATE_KEYS_KEPT) {
-      for (const d of [...debits.values()].sort((a, b) => a.sequence - b.sequence)) {
-        if (debits.size <= MANDATE_KEYS_KEPT) break;
-        if (!isUnresolvedDebit(d)) debits.delete(d.reference);
+  // --- handlers ---
+
+  listen(): void {
+    setHandler(mandateStateQuery, () => this.state);
+    setHandler(cancelMandateSignal, () => {
+      this.cancelRequested = true;
+    });
+    setHandler(cancelMandateUpdate, () => this.cancelOnUpdate(), { validator: () => this.checkCancel() });
+    setHandler(submitMandateOtpUpdate, async (otp) => this.exclusive(() => this.submitOtp(otp)), {
+      validator: (otp) => this.checkOtp(otp),
+    });
+    setHandler(resendMandateOtpUpdate, async () => this.exclusive(() => this.resendOtp()), {
+      validator: () => this.checkResend(),
+    });
+    setHandler(debitMandateUpdate, (req) => this.debitOnRequest(req), {
+      validator: (req) => this.checkDebitRequest(req),
+    });
+    setHandler(resolveDebitUpdate, (req) => this.resolveDebit(req), {
+      validator: (req) => this.checkResolve(req),
+    });
+  }
+
+  /** cancelMandate (Update): waits for D1 in flight, then cancels (D4) under the lock. */
+  private async cancelOnUpdate(): Promise<MandateState> {
+    await condition(() => this.state.status !== 'creating'); // D1 in flight: cancel what it creates
+    if (this.state.status === 'cancelled') return this.state;
+    if (FINAL_MANDATE_STATUSES.includes(this.state.status)) {
+      throw ApplicationFailure.create({
+        type: 'MandateEnded',
+        message: `the mandate already ended: ${this.state.status}`,
+        nonRetryable: true,
+      });
+    }
+    await this.exclusive(() => this.cancel());
+    return this.state;
+  }
+
+  private checkCancel(): void {
+    if (this.state.status !== 'cancelled' && FINAL_MANDATE_STATUSES.includes(this.state.status))
+      throw new Error(`the mandate already ended: ${this.state.status}`);
+  }
+
+  /** submitMandateOtp (Update, under the lock): D2; a session expiry sends D6 (bounded), then ends the mandate expired. */
+  private async submitOtp(otp: string): Promise<MandateState> {
+    const { state, input } = this;
+    if (state.status !== 'awaiting_otp')
+      throw ApplicationFailure.create({
+        type: 'NotAwaitingOtp',
+        message: `no OTP is expected: the mandate is ${state.status}`,
+        nonRetryable: true,
+      });
+    try {
+      const r = await once.validateMandateOtp(this.sessionToken!, otp);
+      state.mandateReferenceNumber = r.mandateReferenceNumber;
+    } catch (err) {
+      const failure = failureOf(err);
+      if (failure?.type === SECRET_UNAVAILABLE) {
+        // The sealed OTP expired (or was used) before D2 was sent: nothing was sent, the flow keeps waiting.
+        throw ApplicationFailure.create({
+          type: SECRET_UNAVAILABLE,
+          message: 'the OTP expired before it was sent: send it again',
+          nonRetryable: true,
+        });
+      }
+      if (failure?.type === 'SessionExpired') {
+        if (this.sessionResends < (input.maxSessionResends ?? 2)) {
+          this.sessionResends += 1;
+          let resent = false;
+          try {
+            await reads.resendMandateOtp(this.sessionToken!);
+            resent = true;
+          } catch (resendErr) {
+            this.fail(`resend OTP: ${messageOf(resendErr)}`);
+          }
+          if (resent)
+            throw ApplicationFailure.create({
+              type: 'SessionExpired',
+              message: 'The OTP session expired; a new OTP was sent to the customer.',
+              nonRetryable: true,
+            });
+        }
+        this.setStatus(
+          'expired',
+          this.sessionResends >= (input.maxSessionResends ?? 2)
+            ? 'the OTP session expired too often'
+            : 'the OTP session expired and no new OTP could be sent',
+        );
+        throw ApplicationFailure.create({
+          type: 'SessionExpired',
+          message: 'The OTP session expired; the mandate has expired.',
+          nonRetryable: true,
+        });
+      }
+      throw ApplicationFailure.create({
+        type: failure?.type ?? 'OtpRejected',
+        message: failure?.message ?? 'The OTP was not accepted.',
+        nonRetryable: true,
+      });
+    }
+    this.setStatus('approved');
+    return state;
+  }
+
+  private checkOtp(otp: string): void {
+    if (this.state.status !== 'awaiting_otp') throw new Error(`no OTP is expected in state ${this.state.status}`);
+    // The starter checked the format (4 to 8 digits) and sealed it: only a handle enters history.
+    if (!isClaimHandle(otp))
+      throw new Error('otp must be sealed: pass the claim-check handle the starter made (submitMandateOtp)');
+  }
+
+  /** resendMandateOtp (Update, under the lock): D6 on request. */
+  private async resendOtp(): Promise<MandateState> {
+    if (this.state.status !== 'awaiting_otp')
+      throw ApplicationFailure.create({
+        type: 'NotAwaitingOtp',
+        message: `no OTP is expected: the mandate is ${this.state.status}`,
+        nonRetryable: true,
+      });
+    this.manualResends += 1;
+    await reads.resendMandateOtp(this.sessionToken!);
+    return this.state;
+  }
+
+  private checkResend(): void {
+    if (this.state.status !== 'awaiting_otp') throw new Error(`no OTP is expected in state ${this.state.status}`);
+    if (this.manualResends >= MAX_MANUAL_OTP_RESENDS)
+      throw new Error(`at most ${MAX_MANUAL_OTP_RESENDS} OTP resends on request`);
+  }
+
+  /** debitMandate (Update, VARIABLE): one debit under the lock; the same idempotency key answers the same debit. */
+  private async debitOnRequest(req: DebitRequest): Promise<MandateDebit> {
+    const key = this.safe ? req.idempotencyKey : undefined;
+    const known = key !== undefined ? this.keys.get(key) : undefined;
+    if (known && this.debits.has(known)) return this.sameDebit(known);
+    const entry = await this.exclusive(() => this.debitUnderLock(req, key));
+    if (entry === undefined) return this.sameDebit(this.keys.get(key!)!);
+    return this.safe ? this.settleIfPending(entry) : entry;
+  }
+
+  /** The requested debit, once it holds the lock; undefined when a duplicate got the lock first. */
+  private async debitUnderLock(req: DebitRequest, key: string | undefined): Promise<MandateDebit | undefined> {
+    const { state } = this;
+    const again = key !== undefined ? this.keys.get(key) : undefined;
+    if (again && this.debits.has(again)) return undefined; // a duplicate got the lock first
+    // Re-checked here: a cancel or another debit may have run while this one waited.
+    if (state.status !== 'approved')
+      throw ApplicationFailure.create({
+        type: 'NotApproved',
+        message: `the mandate is ${state.status}, not approved`,
+        nonRetryable: true,
+      });
+    if (!this.safe && !(await this.legacy.settleUnresolved())) {
+      throw ApplicationFailure.create({
+        type: 'UnresolvedDebit',
+        message: `an earlier debit's outcome is still unknown (${state.unresolvedDebits.map((d) => d.reference).join(', ')}); no new debit until D5 settles it`,
+        nonRetryable: true,
+      });
+    }
+    if (req.amount > this.available()) {
+      throw ApplicationFailure.create({
+        type: 'OverBalance',
+        message: `amount ${req.amount} exceeds the remaining balance ${this.available()}`,
+        nonRetryable: true,
+      });
+    }
+    if (!this.safe) return this.legacy.debit(req.amount, this.narrationFor(req.narration), 'requested');
+    return this.debit(req.amount, this.narrationFor(req.narration), 'requested', { key: key ?? undefined });
+  }
+
+  /** The same key again: the same debit, once it is no longer being sent or followed. */
+  private async sameDebit(reference: string): Promise<MandateDebit> {
+    await condition(() => !this.inFlight.has(reference));
+    return this.debits.get(reference)!;
+  }
+
+  private checkDebitRequest(req: DebitRequest): void {
+    const { state, input } = this;
+    if (state.debitType !== 'variable') throw new Error('only a VARIABLE mandate is debited on request');
+    if (this.safe && req?.idempotencyKey !== undefined) {
+      if (typeof req.idempotencyKey !== 'string' || !IDEMPOTENCY_KEY_RULE.pattern.test(req.idempotencyKey))
+        throw new Error(IDEMPOTENCY_KEY_RULE.message);
+      const knownRef = this.keys.get(req.idempotencyKey);
+      const seen = knownRef ? this.debits.get(knownRef) : undefined;
+      if (seen) {
+        // The same request again: answered with the same debit, whatever happened since.
+        if (seen.amount !== req.amount)
+          throw new Error(
+            `idempotencyKey ${req.idempotencyKey} was used for a debit of ${seen.amount} kobo, not ${String(req.amount)}`,
+          );
+        return;
       }
     }
-    while (keys.size > MANDATE_KEYS_KEPT) keys.delete(keys.keys().next().value as string);
-    publish();
-    return entry;
-  }
-
-  const setStatus = (status: MandateState['status'], endReason?: string) => {
-    state.status = status;
-    if (endReason) state.endReason = endReason;
-    if (safe) publish();
-    else upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
-  const fail = (message: string) => {
-    state.failures = [...state.failures, message].slice(-FAILURES_KEPT);
-  };
-
-  /** Runs fn alone; a second caller waits (the loop re-checks: several waiters wake together). */
-  async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    while (busy) await condition(() => !busy);
-    busy = true;
-    try {
-      return await fn();
-    } finally {
-      busy = false;
+    if (state.status !== 'approved') throw new Error(`the mandate is ${state.status}, not approved`);
+    if (Date.now() >= this.endAt) throw new Error(`the mandate ended on ${input.endDate}`);
+    if (!Number.isSafeInteger(req?.amount)) throw new Error('amount must be an integer in kobo');
+    if (req.amount < MINIMUM_DEBIT_KOBO) throw new Error(`amount must be at least ${MINIMUM_DEBIT_KOBO} kobo (N200)`);
+    if (req.amount > this.available())
+      throw new Error(`amount ${req.amount} exceeds the remaining balance ${this.available()}`);
+    if (
+      req.narration !== undefined &&
+      (typeof req.narration !== 'string' || req.narration.length === 0 || req.narration.length > 100)
+    ) {
+      throw new Error('narration must be 1-100 characters');
     }
   }
 
-  async function readMandate(): Promise<MandateSnapshot | undefined> {
-    try {
-      return await reads.getMandate(state.mandateId!);
-    } catch (err) {
-      log.warn('D5 read failed', { error: messageOf(err) });
-      return undefined;
-    }
-  }
-
-  /** "Not ready for debit": the mandate may have been cancelled or rejected at the service. */
-  async function endIfEndedAtService(): Promise<void> {
-    const seen = await readMandate();
-    if (seen && (seen.status === 'cancelled' || seen.status === 'rejected'))
-      setStatus('cancelled', `${seen.status} at the service`);
-  }
-
-  const legacy = legacyMandateSteps({
-    input,
-    state,
-    nextSequence: () => ++sequence,
-    countDebit: () => {
-      state.debitCount += 1;
-      debitsThisRun += 1;
-    },
-    fail,
-    setStatus,
-    setSession: (mandateId, token) => {
-      state.mandateId = mandateId;
-      sessionToken = token;
-    },
-    releaseAtService,
-    endIfEndedAtService,
-  });
-
-  // --- debits (new runs) ---
-
-  /** Verify by the debit's reference, as send-once's requery: throws when the service could not be asked. */
-  const requeryDebit = (reference: string) => async (): Promise<Presence<FoundDebit>> => {
-    const found = await verify.lookupTransaction(reference);
-    return found.found ? { found: true, record: found } : { found: false };
-  };
-
-  /** A debit's outcome became final (by an answer, a requery or an operator): balance and totals follow. */
-  function conclude(
-    entry: MandateDebit,
-    status: 'success' | 'failed',
-    confirmedBy: MandateDebit['confirmedBy'],
-    error?: string,
-    settledLater = false,
-  ): void {
-    entry.status = status;
-    entry.confirmedBy = confirmedBy;
-    entry.error = status === 'success' ? undefined : (error ?? entry.error);
-    entry.nextRequeryAt = undefined;
-    if (status === 'success') {
-      state.balance -= entry.amount;
-      state.totalDebited += entry.amount;
-    } else fail(`${entry.reference}: ${entry.error ?? 'refused'}`);
-    if (settledLater) fail(`${entry.reference}: settled as ${status} (${confirmedBy})`);
-    put(entry);
-  }
-
-  /** Parks a debit as outcome_unknown: visible, requeried in the background, resolvable by an operator. */
-  function park(entry: MandateDebit, why: string): void {
-    const now = Date.now();
-    entry.status = 'outcome_unknown';
-    entry.error = why;
-    entry.requeries = entry.requeries ?? 0;
-    entry.requeryUntil ??= new Date(now + settings.unresolvedRequeryForMs).toISOString();
-    entry.nextRequeryAt = new Date(now + settings.unresolvedRequeryFirstMs).toISOString();
-    fail(`${entry.reference}: outcome unknown (${why}); requeried until ${entry.requeryUntil}, or resolveDebit`);
-    put(entry);
-  }
-
-  /** Applies a verify record (found) to an unresolved debit; true when it is final now. */
-  function applyRecord(entry: MandateDebit, record: FoundDebit, settledLater: boolean): boolean {
-    const seen = fromVerify(record, entry.amount);
-    if (seen.status === 'success' || seen.status === 'failed') {
-      conclude(entry, seen.status, 'requery', seen.error, settledLater);
-      return true;
-    }
-    if (seen.status === 'outcome_unknown') entry.error = seen.error;
-    return false;
-  }
-
-  /** D3 through send-once; the entry ends success, failed, pending (the service said so) or outcome_unknown. */
-  async function sendDebit(entry: MandateDebit, narration: string): Promise<void> {
-    const req = {
-      mandateId: state.mandateId!,
-      amount: entry.amount,
-      reference: entry.reference,
-      narration,
-      customerEmail: input.customerEmail,
+  /** resolveDebit (Update, operator): settles an unresolved debit as debited or not. */
+  private async resolveDebit(req: ResolveDebitRequest): Promise<MandateDebit> {
+    const d = this.findDebit(req.debitKey)!;
+    const resolution = {
+      outcome: req.outcome,
+      reason: req.reason,
+      operator: req.operator,
+      at: new Date().toISOString(),
     };
-    let lastFailure: string | undefined;
-    const result: SendOnceResult<MandateDebitAnswer, FoundDebit> = await sendOnce({
-      what: `debit (D3) ${entry.reference}`,
-      send: async () => {
-        try {
-          return await money.debitMandate(req);
-        } catch (err) {
-          lastFailure = failureOf(err)?.type ?? undefined;
-          throw err;
+    d.resolution = resolution;
+    log.info('debit resolved by an operator', {
+      reference: d.reference,
+      outcome: req.outcome,
+      operator: req.operator,
+    });
+    this.conclude(
+      d,
+      req.outcome === 'debited' ? 'success' : 'failed',
+      'operator',
+      `resolved by ${req.operator}: ${req.reason}`,
+      true,
+    );
+    return d;
+  }
+
+  private checkResolve(req: ResolveDebitRequest): void {
+    if (!this.safe) throw new Error('this run predates resolveDebit: unresolved debits are settled through D5');
+    if (typeof req?.debitKey !== 'string' || req.debitKey === '')
+      throw new Error('debitKey is required (the idempotency key or the reference)');
+    if (req.outcome !== 'debited' && req.outcome !== 'not_debited')
+      throw new Error("outcome must be 'debited' or 'not_debited'");
+    if (typeof req.reason !== 'string' || req.reason.trim().length === 0 || req.reason.length > 500)
+      throw new Error('reason must be 1-500 characters');
+    if (typeof req.operator !== 'string' || req.operator.trim().length === 0 || req.operator.length > 100)
+      throw new Error('operator must be 1-100 characters');
+    const d = this.findDebit(req.debitKey);
+    if (!d) throw new Error(`no debit ${req.debitKey} in this mandate`);
+    if (!isUnresolvedDebit(d)) throw new Error(`debit ${d.reference} is already ${d.status}`);
+    if (this.inFlight.has(d.reference))
+      throw new Error(`debit ${d.reference} is being sent or requeried right now: try again shortly`);
+  }
+
+  // --- the main steps ---
+  // One method on purpose: each await here is where a running flow's history has its commands
+  // (moving a part into an awaited helper would shift the order of commands within a task).
+
+  /** Creation and approval (first run only), then debiting until the end. */
+  async run(): Promise<MandateState> {
+    const { state, input } = this;
+    if (!this.carry) {
+      // --- creation (D1) ---
+      upsertSearchAttributes(
+        paymentSearchAttributes({
+          flow: 'mandate',
+          reference: input.mandateRef,
+          amount: input.amount,
+          currency: 'NGN',
+          status: 'creating',
+        }),
+      );
+      this.searchStatus = 'creating';
+      const problems = mandateInputProblems(input);
+      if (patched(SEALED_BVN_PATCH)) problems.push(...sealedBvnProblems(input));
+      if (problems.length > 0) {
+        this.setStatus('failed', `invalid input: ${problems.join('; ')}`);
+        return this.finish();
+      }
+      if (!(await (this.safe ? this.create() : this.legacy.create()))) return this.finish();
+
+      // --- approval: the OTP arrives as an Update (submitOtp), until the timeout ---
+      this.setStatus('awaiting_otp');
+      const otpDeadline = Date.now() + (input.otpTimeoutMs ?? 15 * 60 * 1000);
+      while (state.status === 'awaiting_otp') {
+        const remaining = otpDeadline - Date.now();
+        if (remaining <= 0) {
+          await this.exclusive(async () => {
+            if (state.status === 'awaiting_otp') this.setStatus('expired', 'no OTP before the timeout');
+          });
+          break;
         }
+        await condition(() => state.status !== 'awaiting_otp' || this.cancelRequested, remaining);
+        if (this.cancelRequested && state.status === 'awaiting_otp') await this.cancelOnSignal();
+      }
+      this.sessionToken = undefined;
+      if (state.status === 'expired') await this.releaseAtService('expiry');
+      if (state.status !== 'approved') return this.finish();
+      this.skipDatesBeforeApproval();
+    }
+
+    // --- debiting until the end: FIXED dates (scheduledDate), or VARIABLE Updates (debitOnRequest) ---
+    const runLimit = input.debitsPerRun ?? DEFAULT_DEBITS_PER_RUN;
+    let scheduleDone = false;
+    while (!this.finished() && !scheduleDone) {
+      if (this.cancelRequested) {
+        await this.cancelOnSignal();
+        continue;
+      }
+      if (this.debitsThisRun >= runLimit || workflowInfo().continueAsNewSuggested) {
+        await condition(allHandlersFinished);
+        if (this.finished() || this.cancelRequested) continue;
+        log.info('continuing as new to keep history bounded', { debitCount: state.debitCount });
+        await continueAsNew<typeof mandateWorkflow>(input, this.carryOver());
+      }
+      if (input.fixed) {
+        scheduleDone = await this.scheduledDate(input.fixed);
+      } else {
+        // VARIABLE: debits arrive as Updates; wake for cancellation, the end date, or continue-as-new.
+        await condition(
+          () =>
+            this.cancelRequested ||
+            this.finished() ||
+            this.debitsThisRun >= runLimit ||
+            workflowInfo().continueAsNewSuggested,
+          Math.max(this.endAt - Date.now(), 1),
+        );
+      }
+    }
+
+    // --- the end ---
+    state.nextDebitAt = undefined;
+    await condition(allHandlersFinished);
+    if (state.status === 'approved') {
+      this.setStatus(
+        'completed',
+        state.balance < MINIMUM_DEBIT_KOBO
+          ? 'balance spent'
+          : Date.now() >= this.endAt
+            ? 'end date reached'
+            : 'schedule finished',
+      );
+    }
+    return state;
+  }
+
+  /** The flow ends: no handler is left running. */
+  private async finish(): Promise<MandateState> {
+    await condition(allHandlersFinished);
+    return this.state;
+  }
+
+  /** Nothing more to debit: no longer approved, the balance spent, or past end_date. */
+  private finished(): boolean {
+    return this.state.status !== 'approved' || this.state.balance < MINIMUM_DEBIT_KOBO || Date.now() >= this.endAt;
+  }
+
+  /** What the next run starts from. */
+  private carryOver(): MandateCarry {
+    const { state, sequence } = this;
+    return this.safe
+      ? { state, sequence, debits: [...this.debits.values()], keys: Object.fromEntries(this.keys) }
+      : { state, sequence };
+  }
+
+  /** FIXED: dates before the approval day are not debited: the customer had not authorised them. */
+  private skipDatesBeforeApproval(): void {
+    if (!this.input.fixed) return;
+    const today = startOfDayMs(Date.now());
+    while (scheduledDebitAt(this.input.fixed, this.state.scheduleIndex) < today) {
+      this.state.scheduleIndex += 1;
+      this.state.skippedBeforeApproval += 1;
+    }
+  }
+
+  /**
+   * D1 through send-once, requeried by D5 merchant_ref (our mandateRef). A mandate found after a
+   * lost answer cannot be approved (its session token went with the answer): it is cancelled at
+   * the service and the flow fails, asking for a new mandate.
+   */
+  private async create(): Promise<boolean> {
+    const { state, input } = this;
+    const result: SendOnceResult<CreatedMandate, MandateSnapshot> = await sendOnce({
+      what: 'create mandate (D1)',
+      send: () => money.createMandate(input),
+      requery: async (): Promise<Presence<MandateSnapshot>> => {
+        const found = await reads.findMandateByRef(input.mandateRef);
+        return found ? { found: true, record: found } : { found: false };
       },
-      requery: requeryDebit(entry.reference),
-      settleMs: settings.debitSettleMs,
+      // Anything but a lost answer is a refusal of the first send (an expired sealed BVN included: nothing was sent).
+      isRefusal: (err) => {
+        const type = failureOf(err)?.type;
+        return type != null && !UNCLEAR.includes(type);
+      },
+      settleMs: this.settings.debitSettleMs,
     });
     switch (result.outcome) {
       case 'answered':
-        entry.serviceStatus = result.answer.serviceStatus;
-        if (result.answer.status === 'success') conclude(entry, 'success', result.sends > 1 ? 'resend' : 'response');
-        else if (result.answer.status === 'failed')
-          conclude(entry, 'failed', 'response', `D3 answered status ${result.answer.serviceStatus}`);
-        else {
-          entry.status = 'pending';
-          entry.error = `D3 answered status ${result.answer.serviceStatus || '(none)'}`;
-          put(entry);
-        }
-        return;
+        state.mandateId = result.answer.mandateId;
+        this.sessionToken = result.answer.sessionToken;
+        return true;
       case 'refused':
-        conclude(entry, 'failed', 'response', result.failure.message);
-        if (/not ready/i.test(result.failure.message)) await endIfEndedAtService();
-        return;
-      case 'found':
-        entry.error = result.lost;
-        if (!applyRecord(entry, result.record, false)) {
-          entry.status = 'pending';
-          put(entry);
-        }
-        return;
-      case 'never-received':
-        // A "duplicate reference" refusal says the service holds the reference although verify
-        // does not show it: that is no proof of absence.
-        if (lastFailure === 'DuplicateReference')
-          park(entry, `${result.lost}; the service knows the reference but verify does not show it`);
-        else
-          conclude(
-            entry,
+        // The sealed BVN expired (e.g. no worker ran within its TTL) before D1 was sent: no
+        // mandate exists at the service. Ending says so; a silent wait would block the customer.
+        if (result.failure.type === SECRET_UNAVAILABLE) {
+          this.setStatus(
             'failed',
-            'requery',
-            `never reached the service (verify does not know ${entry.reference} after ${result.sends} sends): ${result.lost}`,
+            'the sealed BVN expired before the mandate was created (nothing was sent to the service): start the mandate again with the BVN',
           );
-        return;
+        } else this.setStatus('failed', result.failure.message);
+        return false;
+      case 'found':
+        state.mandateId = result.record.mandateId;
+        await this.releaseAtService('a lost D1 response');
+        this.setStatus(
+          'failed',
+          'the creation response was lost; the mandate it created was cancelled at the service; start a new mandate',
+        );
+        return false;
+      case 'never-received':
+        this.setStatus(
+          'failed',
+          `D1 went unanswered ${result.sends} times and no mandate exists for ${input.mandateRef} (${result.lost})`,
+        );
+        return false;
       case 'unverified':
-        park(entry, `${result.lost}; verify could not be asked`);
-        return;
+        this.setStatus(
+          'failed',
+          `D1 went unanswered and the lookup failed (${result.lost}); check merchant_ref ${input.mandateRef} before starting again`,
+        );
+        return false;
     }
   }
 
-  /** A pending debit: requeried on a bounded backoff until final, then parked as outcome_unknown. */
-  async function followPending(entry: MandateDebit): Promise<void> {
-    for (const waitMs of settings.pendingRequeryMs) {
-      if (entry.status !== 'pending') return; // an operator resolved it meanwhile
-      const presence = await settlePresence({
-        requery: requeryDebit(entry.reference),
-        settleMs: waitMs,
-        absentReads: 1,
+  /** One FIXED date: wait for it, debit (retrying a refusal a bounded number of times). Returns true when the schedule is over. */
+  private async scheduledDate(fixed: FixedMandateSettings): Promise<boolean> {
+    const { state, input } = this;
+    const at = scheduledDebitAt(fixed, state.scheduleIndex);
+    if (at >= this.endAt) return true;
+    const scheduledFor = new Date(at).toISOString().slice(0, 10);
+    state.nextDebitAt = new Date(at).toISOString();
+    const wait = at - Date.now();
+    if (wait > 0 && (await condition(() => this.cancelRequested || state.status !== 'approved', wait))) return false;
+    if (this.cancelRequested || state.status !== 'approved') return false;
+    state.scheduleIndex += 1;
+    const retries = input.scheduledDebitRetries ?? 2;
+    const delay = input.scheduledRetryDelayMs ?? DAY_MS;
+    for (let attempt = 0; ; attempt++) {
+      const sent = await this.exclusive(async (): Promise<MandateDebit | 'ended'> => {
+        if (state.status !== 'approved') return 'ended';
+        if (!this.safe) {
+          if (!(await this.legacy.settleUnresolved())) {
+            this.fail(`scheduled debit for ${scheduledFor} not sent: an earlier debit's outcome is still unknown`);
+            return 'ended';
+          }
+          const legacyAmount = Math.min(fixed.initialDebitAmount, state.balance);
+          if (legacyAmount < MINIMUM_DEBIT_KOBO) return 'ended';
+          return this.legacy.debit(legacyAmount, this.narrationFor(), 'scheduled', scheduledFor);
+        }
+        // Unresolved debits do not stop the schedule: their amounts are held back from what this date may take.
+        const amount = Math.min(fixed.initialDebitAmount, this.available());
+        if (amount < MINIMUM_DEBIT_KOBO) {
+          if (this.heldBack() > 0)
+            this.fail(
+              `scheduled debit for ${scheduledFor} not sent: ${this.available()} kobo available while ${this.heldBack()} kobo of debits are unresolved`,
+            );
+          return 'ended';
+        }
+        return this.debit(amount, this.narrationFor(), 'scheduled', { scheduledFor });
       });
-      if (entry.status !== 'pending') return;
-      if (presence?.found && applyRecord(entry, presence.record, true)) return;
+      if (sent === 'ended') return false;
+      const outcome = this.safe ? (await this.settleIfPending(sent)).status : sent.status;
+      if (outcome !== 'failed' || attempt >= retries || state.status !== 'approved') return false;
+      // A refusal moved no money: try again later with a new reference, never past the next date.
+      const retryAt = Date.now() + delay;
+      if (retryAt >= Math.min(scheduledDebitAt(fixed, state.scheduleIndex), this.endAt)) return false;
+      state.nextDebitAt = new Date(retryAt).toISOString();
+      if (await condition(() => this.cancelRequested || state.status !== 'approved', delay)) return false;
     }
-    if (entry.status === 'pending')
-      park(entry, `${entry.error ?? 'pending'}; still not final after ${settings.pendingRequeryMs.length} requeries`);
   }
+
+  // --- debits (new runs) ---
 
   /** A new debit: sent under the lock (balance checks see the previous debit), followed outside it when pending. */
-  async function debit(
+  private async debit(
     amount: number,
     narration: string,
     kind: MandateDebit['kind'],
     opts: { key?: string; scheduledFor?: string } = {},
   ): Promise<MandateDebit> {
-    sequence += 1;
+    const { input } = this;
+    this.sequence += 1;
+    const sequence = this.sequence;
     const reference = opts.key
       ? debitKeyReference(input.mandateRef, opts.key)
       : debitReference(input.mandateRef, sequence);
@@ -440,73 +761,150 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
       at: new Date().toISOString(),
       ...(opts.scheduledFor ? { scheduledFor: opts.scheduledFor } : {}),
     };
-    if (opts.key) keys.set(opts.key, reference);
-    state.debitCount += 1;
-    debitsThisRun += 1;
-    inFlight.add(reference); // stored once its send settled (a duplicate request waits for the lock meanwhile)
+    if (opts.key) this.keys.set(opts.key, reference);
+    this.state.debitCount += 1;
+    this.debitsThisRun += 1;
+    this.inFlight.add(reference); // stored once its send settled (a duplicate request waits for the lock meanwhile)
     try {
-      await sendDebit(entry, narration);
+      await this.sendDebit(entry, narration);
     } finally {
-      inFlight.delete(reference);
+      this.inFlight.delete(reference);
     }
     return entry;
   }
 
-  async function settleIfPending(entry: MandateDebit): Promise<MandateDebit> {
+  /** D3 through send-once; the entry ends success, failed, pending (the service said so) or outcome_unknown. */
+  private async sendDebit(entry: MandateDebit, narration: string): Promise<void> {
+    const req = {
+      mandateId: this.state.mandateId!,
+      amount: entry.amount,
+      reference: entry.reference,
+      narration,
+      customerEmail: this.input.customerEmail,
+    };
+    let lastFailure: string | undefined;
+    const result: SendOnceResult<MandateDebitAnswer, FoundDebit> = await sendOnce({
+      what: `debit (D3) ${entry.reference}`,
+      send: async () => {
+        try {
+          return await money.debitMandate(req);
+        } catch (err) {
+          lastFailure = failureOf(err)?.type ?? undefined;
+          throw err;
+        }
+      },
+      requery: this.requeryDebit(entry.reference),
+      settleMs: this.settings.debitSettleMs,
+    });
+    switch (result.outcome) {
+      case 'answered':
+        entry.serviceStatus = result.answer.serviceStatus;
+        if (result.answer.status === 'success')
+          this.conclude(entry, 'success', result.sends > 1 ? 'resend' : 'response');
+        else if (result.answer.status === 'failed')
+          this.conclude(entry, 'failed', 'response', `D3 answered status ${result.answer.serviceStatus}`);
+        else {
+          entry.status = 'pending';
+          entry.error = `D3 answered status ${result.answer.serviceStatus || '(none)'}`;
+          this.put(entry);
+        }
+        return;
+      case 'refused':
+        this.conclude(entry, 'failed', 'response', result.failure.message);
+        if (/not ready/i.test(result.failure.message)) await this.endIfEndedAtService();
+        return;
+      case 'found':
+        entry.error = result.lost;
+        if (!this.applyRecord(entry, result.record, false)) {
+          entry.status = 'pending';
+          this.put(entry);
+        }
+        return;
+      case 'never-received':
+        // A "duplicate reference" refusal says the service holds the reference although verify
+        // does not show it: that is no proof of absence.
+        if (lastFailure === 'DuplicateReference')
+          this.park(entry, `${result.lost}; the service knows the reference but verify does not show it`);
+        else
+          this.conclude(
+            entry,
+            'failed',
+            'requery',
+            `never reached the service (verify does not know ${entry.reference} after ${result.sends} sends): ${result.lost}`,
+          );
+        return;
+      case 'unverified':
+        this.park(entry, `${result.lost}; verify could not be asked`);
+        return;
+    }
+  }
+
+  /** A sent debit still pending: followed outside the lock until final or parked. */
+  private async settleIfPending(entry: MandateDebit): Promise<MandateDebit> {
     if (entry.status !== 'pending') return entry;
-    inFlight.add(entry.reference);
+    this.inFlight.add(entry.reference);
     try {
-      await followPending(entry);
+      await this.followPending(entry);
     } finally {
-      inFlight.delete(entry.reference);
+      this.inFlight.delete(entry.reference);
     }
     return entry;
   }
 
-  /** The next background requery of outcome_unknown debits (ms), or undefined. */
-  function nextRequeryAt(): number | undefined {
-    let next: number | undefined;
-    for (const d of debits.values()) {
-      if (d.status !== 'outcome_unknown' || !d.nextRequeryAt || inFlight.has(d.reference)) continue;
-      const at = Date.parse(d.nextRequeryAt);
-      if (next === undefined || at < next) next = at;
+  /** A pending debit: requeried on a bounded backoff until final, then parked as outcome_unknown. */
+  private async followPending(entry: MandateDebit): Promise<void> {
+    const { settings } = this;
+    for (const waitMs of settings.pendingRequeryMs) {
+      if (entry.status !== 'pending') return; // an operator resolved it meanwhile
+      const presence = await settlePresence({
+        requery: this.requeryDebit(entry.reference),
+        settleMs: waitMs,
+        absentReads: 1,
+      });
+      if (entry.status !== 'pending') return;
+      if (presence?.found && this.applyRecord(entry, presence.record, true)) return;
     }
-    return next;
+    if (entry.status === 'pending')
+      this.park(
+        entry,
+        `${entry.error ?? 'pending'}; still not final after ${settings.pendingRequeryMs.length} requeries`,
+      );
   }
 
   /** Background: requeries outcome_unknown debits on a doubling backoff until found final or the period ends. */
-  async function watchUnresolved(): Promise<void> {
+  async watchUnresolved(): Promise<void> {
+    const { settings } = this;
     for (;;) {
-      const next = nextRequeryAt();
+      const next = this.nextRequeryAt();
       if (next === undefined) {
-        await condition(() => nextRequeryAt() !== undefined);
+        await condition(() => this.nextRequeryAt() !== undefined);
         continue;
       }
       const wait = next - Date.now();
       if (wait > 0) {
-        await condition(() => (nextRequeryAt() ?? Infinity) < next, wait);
+        await condition(() => (this.nextRequeryAt() ?? Infinity) < next, wait);
         continue;
       }
-      const due = [...debits.values()].filter(
+      const due = [...this.debits.values()].filter(
         (d) =>
           d.status === 'outcome_unknown' &&
           d.nextRequeryAt &&
           Date.parse(d.nextRequeryAt) <= Date.now() &&
-          !inFlight.has(d.reference),
+          !this.inFlight.has(d.reference),
       );
       for (const d of due) {
         let presence: Presence<FoundDebit> | undefined;
         try {
-          presence = await requeryDebit(d.reference)();
+          presence = await this.requeryDebit(d.reference)();
         } catch (err) {
           log.warn('requery of an unresolved debit failed', { reference: d.reference, error: messageOf(err) });
         }
         if (d.status !== 'outcome_unknown') continue; // resolved meanwhile
-        if (presence?.found && applyRecord(d, presence.record, true)) continue;
+        if (presence?.found && this.applyRecord(d, presence.record, true)) continue;
         // The documented not-found, read ABSENT_READS times in a row over minutes: the request never reached the service (send-once's proof).
         d.absentReads = presence && !presence.found ? (d.absentReads ?? 0) + 1 : 0;
         if (d.absentReads >= ABSENT_READS) {
-          conclude(
+          this.conclude(
             d,
             'failed',
             'requery',
@@ -520,28 +918,45 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
         const until = Date.parse(d.requeryUntil ?? new Date(Date.now()).toISOString());
         if (Date.now() + backoff > until) {
           d.nextRequeryAt = undefined;
-          fail(
+          this.fail(
             `${d.reference}: still unknown after requerying until ${d.requeryUntil}; an operator must resolve it (resolveDebit)`,
           );
         } else d.nextRequeryAt = new Date(Date.now() + backoff).toISOString();
-        put(d);
+        this.put(d);
       }
     }
   }
 
-  function findDebit(debitKey: string): MandateDebit | undefined {
-    return debits.get(keys.get(debitKey) ?? debitKey);
+  /** The next background requery of outcome_unknown debits (ms), or undefined. */
+  private nextRequeryAt(): number | undefined {
+    let next: number | undefined;
+    for (const d of this.debits.values()) {
+      if (d.status !== 'outcome_unknown' || !d.nextRequeryAt || this.inFlight.has(d.reference)) continue;
+      const at = Date.parse(d.nextRequeryAt);
+      if (next === undefined || at < next) next = at;
+    }
+    return next;
   }
 
-  // --- cancel ---
+  /** Verify by the debit's reference, as send-once's requery: throws when the service could not be asked. */
+  private requeryDebit(reference: string): () => Promise<Presence<FoundDebit>> {
+    return async (): Promise<Presence<FoundDebit>> => {
+      const found = await verify.lookupTransaction(reference);
+      return found.found ? { found: true, record: found } : { found: false };
+    };
+  }
 
-  async function cancel(): Promise<void> {
+  // --- cancellation ---
+
+  /** D4 (under the lock): the mandate is cancelled at the service, then here. */
+  private async cancel(): Promise<void> {
+    const { state } = this;
     if (state.status === 'cancelled') return; // idempotent
     let alreadyCancelled = false;
     if (state.mandateId) {
       const res = await reads.cancelMandate(state.mandateId);
       if (!res.cancelled) {
-        fail(`cancel: ${res.reason ?? 'refused'}`);
+        this.fail(`cancel: ${res.reason ?? 'refused'}`);
         throw ApplicationFailure.create({
           type: 'CancelFailed',
           message: `the service did not cancel the mandate: ${res.reason ?? 'no reason given'}`,
@@ -551,31 +966,47 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
       alreadyCancelled = res.alreadyCancelled;
     }
     state.nextDebitAt = undefined;
-    setStatus(
+    this.setStatus(
       'cancelled',
       alreadyCancelled ? 'cancelled (the service reported it already cancelled)' : 'cancelled on request',
     );
   }
 
   /** The signal's cancel: a refusal is recorded and the mandate goes on; a new signal tries again. */
-  async function cancelOnSignal(): Promise<void> {
-    cancelRequested = false;
+  private async cancelOnSignal(): Promise<void> {
+    this.cancelRequested = false;
     try {
-      await exclusive(cancel);
+      await this.exclusive(() => this.cancel());
     } catch (err) {
       // cancel() has recorded the service's refusal already; anything else (D4 unreachable) is recorded here.
-      if (!(err instanceof ApplicationFailure && err.type === 'CancelFailed')) fail(`cancel: ${messageOf(err)}`);
+      if (!(err instanceof ApplicationFailure && err.type === 'CancelFailed')) this.fail(`cancel: ${messageOf(err)}`);
     }
   }
 
   /** Best effort: an initiated mandate left behind would block the customer's e-mail for a new one. */
-  async function releaseAtService(why: string): Promise<void> {
-    if (!state.mandateId) return;
+  private async releaseAtService(why: string): Promise<void> {
+    if (!this.state.mandateId) return;
     try {
-      const res = await reads.cancelMandate(state.mandateId);
-      if (!res.cancelled) fail(`release after ${why}: ${res.reason ?? 'refused'}`);
+      const res = await reads.cancelMandate(this.state.mandateId);
+      if (!res.cancelled) this.fail(`release after ${why}: ${res.reason ?? 'refused'}`);
     } catch (err) {
-      fail(`release after ${why}: ${messageOf(err)}`);
+      this.fail(`release after ${why}: ${messageOf(err)}`);
+    }
+  }
+
+  /** "Not ready for debit": the mandate may have been cancelled or rejected at the service. */
+  private async endIfEndedAtService(): Promise<void> {
+    const seen = await this.readMandate();
+    if (seen && (seen.status === 'cancelled' || seen.status === 'rejected'))
+      this.setStatus('cancelled', `${seen.status} at the service`);
+  }
+
+  private async readMandate(): Promise<MandateSnapshot | undefined> {
+    try {
+      return await reads.getMandate(this.state.mandateId!);
+    } catch (err) {
+      log.warn('D5 read failed', { error: messageOf(err) });
+      return undefined;
     }
   }
 
@@ -585,482 +1016,148 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
    * cancelled at the service, and the flow records it. It ends only once no debit is unresolved
    * (the background requery and resolveDebit go on meanwhile).
    */
-  async function cleanUpAfterCancel(): Promise<MandateState> {
+  async cleanUpAfterCancel(): Promise<MandateState> {
+    const { state } = this;
     return CancellationScope.nonCancellable(async () => {
       // The in-flight send (send-once, non-cancellable) finishes; handlers following a pending debit stop.
-      await condition(() => !busy && inFlight.size === 0);
-      for (const d of unresolved()) {
-        const presence = await settlePresence({ requery: requeryDebit(d.reference), settleMs: 0, absentReads: 1 });
-        if (presence?.found) applyRecord(d, presence.record, true);
-        if (d.status === 'pending') park(d, `${d.error ?? 'pending'}; the workflow was cancelled before it was final`);
+      await condition(() => !this.busy && this.inFlight.size === 0);
+      for (const d of this.unresolved()) {
+        const presence = await settlePresence({ requery: this.requeryDebit(d.reference), settleMs: 0, absentReads: 1 });
+        if (presence?.found) this.applyRecord(d, presence.record, true);
+        if (d.status === 'pending')
+          this.park(d, `${d.error ?? 'pending'}; the workflow was cancelled before it was final`);
       }
       const wasFinal = FINAL_MANDATE_STATUSES.includes(state.status);
       if (!wasFinal && state.mandateId) {
         try {
           const res = await reads.cancelMandate(state.mandateId);
-          if (!res.cancelled) fail(`cancel after the workflow was cancelled: ${res.reason ?? 'refused'}`);
+          if (!res.cancelled) this.fail(`cancel after the workflow was cancelled: ${res.reason ?? 'refused'}`);
         } catch (err) {
-          fail(`cancel after the workflow was cancelled: ${messageOf(err)}`);
+          this.fail(`cancel after the workflow was cancelled: ${messageOf(err)}`);
         }
       }
       state.nextDebitAt = undefined;
-      if (!wasFinal) setStatus('cancelled', 'the workflow was cancelled; the mandate was cancelled at the service');
-      await condition(() => unresolved().length === 0 && allHandlersFinished());
+      if (!wasFinal)
+        this.setStatus('cancelled', 'the workflow was cancelled; the mandate was cancelled at the service');
+      await condition(() => this.unresolved().length === 0 && allHandlersFinished());
       return state;
     });
   }
 
-  setHandler(mandateStateQuery, () => state);
-  setHandler(cancelMandateSignal, () => {
-    cancelRequested = true;
-  });
-  setHandler(
-    cancelMandateUpdate,
-    async () => {
-      await condition(() => state.status !== 'creating'); // D1 in flight: cancel what it creates
-      if (state.status === 'cancelled') return state;
-      if (FINAL_MANDATE_STATUSES.includes(state.status)) {
-        throw ApplicationFailure.create({
-          type: 'MandateEnded',
-          message: `the mandate already ended: ${state.status}`,
-          nonRetryable: true,
-        });
-      }
-      await exclusive(cancel);
-      return state;
-    },
-    {
-      validator: () => {
-        if (state.status !== 'cancelled' && FINAL_MANDATE_STATUSES.includes(state.status))
-          throw new Error(`the mandate already ended: ${state.status}`);
-      },
-    },
-  );
-  setHandler(
-    submitMandateOtpUpdate,
-    async (otp) =>
-      exclusive(async () => {
-        if (state.status !== 'awaiting_otp')
-          throw ApplicationFailure.create({
-            type: 'NotAwaitingOtp',
-            message: `no OTP is expected: the mandate is ${state.status}`,
-            nonRetryable: true,
-          });
-        try {
-          const r = await once.validateMandateOtp(sessionToken!, otp);
-          state.mandateReferenceNumber = r.mandateReferenceNumber;
-        } catch (err) {
-          const failure = failureOf(err);
-          if (failure?.type === SECRET_UNAVAILABLE) {
-            // The sealed OTP expired (or was used) before D2 was sent: nothing was sent, the flow keeps waiting.
-            throw ApplicationFailure.create({
-              type: SECRET_UNAVAILABLE,
-              message: 'the OTP expired before it was sent: send it again',
-              nonRetryable: true,
-            });
-          }
-          if (failure?.type === 'SessionExpired') {
-            if (sessionResends < (input.maxSessionResends ?? 2)) {
-              sessionResends += 1;
-              let resent = false;
-              try {
-                await reads.resendMandateOtp(sessionToken!);
-                resent = true;
-              } catch (resendErr) {
-                fail(`resend OTP: ${messageOf(resendErr)}`);
-              }
-              if (resent)
-                throw ApplicationFailure.create({
-                  type: 'SessionExpired',
-                  message: 'The OTP session expired; a new OTP was sent to the customer.',
-                  nonRetryable: true,
-                });
-            }
-            setStatus(
-              'expired',
-              sessionResends >= (input.maxSessionResends ?? 2)
-                ? 'the OTP session expired too often'
-                : 'the OTP session expired and no new OTP could be sent',
-            );
-            throw ApplicationFailure.create({
-              type: 'SessionExpired',
-              message: 'The OTP session expired; the mandate has expired.',
-              nonRetryable: true,
-            });
-          }
-          throw ApplicationFailure.create({
-            type: failure?.type ?? 'OtpRejected',
-            message: failure?.message ?? 'The OTP was not accepted.',
-            nonRetryable: true,
-          });
-        }
-        setStatus('approved');
-        return state;
-      }),
-    {
-      validator: (otp) => {
-        if (state.status !== 'awaiting_otp') throw new Error(`no OTP is expected in state ${state.status}`);
-        // The starter checked the format (4 to 8 digits) and sealed it: only a handle enters history.
-        if (!isClaimHandle(otp))
-          throw new Error('otp must be sealed: pass the claim-check handle the starter made (submitMandateOtp)');
-      },
-    },
-  );
-  setHandler(
-    resendMandateOtpUpdate,
-    async () =>
-      exclusive(async () => {
-        if (state.status !== 'awaiting_otp')
-          throw ApplicationFailure.create({
-            type: 'NotAwaitingOtp',
-            message: `no OTP is expected: the mandate is ${state.status}`,
-            nonRetryable: true,
-          });
-        manualResends += 1;
-        await reads.resendMandateOtp(sessionToken!);
-        return state;
-      }),
-    {
-      validator: () => {
-        if (state.status !== 'awaiting_otp') throw new Error(`no OTP is expected in state ${state.status}`);
-        if (manualResends >= MAX_MANUAL_OTP_RESENDS)
-          throw new Error(`at most ${MAX_MANUAL_OTP_RESENDS} OTP resends on request`);
-      },
-    },
-  );
+  // --- bookkeeping the steps share ---
 
-  /** The same key again: the same debit, once it is no longer being sent or followed. */
-  async function sameDebit(reference: string): Promise<MandateDebit> {
-    await condition(() => !inFlight.has(reference));
-    return debits.get(reference)!;
-  }
-
-  setHandler(
-    debitMandateUpdate,
-    async (req) => {
-      const key = safe ? req.idempotencyKey : undefined;
-      const known = key !== undefined ? keys.get(key) : undefined;
-      if (known && debits.has(known)) return sameDebit(known);
-      const entry = await exclusive(async () => {
-        const again = key !== undefined ? keys.get(key) : undefined;
-        if (again && debits.has(again)) return undefined; // a duplicate got the lock first
-        // Re-checked here: a cancel or another debit may have run while this one waited.
-        if (state.status !== 'approved')
-          throw ApplicationFailure.create({
-            type: 'NotApproved',
-            message: `the mandate is ${state.status}, not approved`,
-            nonRetryable: true,
-          });
-        if (!safe && !(await legacy.settleUnresolved())) {
-          throw ApplicationFailure.create({
-            type: 'UnresolvedDebit',
-            message: `an earlier debit's outcome is still unknown (${state.unresolvedDebits.map((d) => d.reference).join(', ')}); no new debit until D5 settles it`,
-            nonRetryable: true,
-          });
-        }
-        if (req.amount > available()) {
-          throw ApplicationFailure.create({
-            type: 'OverBalance',
-            message: `amount ${req.amount} exceeds the remaining balance ${available()}`,
-            nonRetryable: true,
-          });
-        }
-        if (!safe) return legacy.debit(req.amount, narrationFor(req.narration), 'requested');
-        return debit(req.amount, narrationFor(req.narration), 'requested', { key: key ?? undefined });
-      });
-      if (entry === undefined) return sameDebit(keys.get(key!)!);
-      return safe ? settleIfPending(entry) : entry;
-    },
-    {
-      validator: (req) => {
-        if (state.debitType !== 'variable') throw new Error('only a VARIABLE mandate is debited on request');
-        if (safe && req?.idempotencyKey !== undefined) {
-          if (typeof req.idempotencyKey !== 'string' || !IDEMPOTENCY_KEY_RULE.pattern.test(req.idempotencyKey))
-            throw new Error(IDEMPOTENCY_KEY_RULE.message);
-          const knownRef = keys.get(req.idempotencyKey);
-          const seen = knownRef ? debits.get(knownRef) : undefined;
-          if (seen) {
-            // The same request again: answered with the same debit, whatever happened since.
-            if (seen.amount !== req.amount)
-              throw new Error(
-                `idempotencyKey ${req.idempotencyKey} was used for a debit of ${seen.amount} kobo, not ${String(req.amount)}`,
-              );
-            return;
-          }
-        }
-        if (state.status !== 'approved') throw new Error(`the mandate is ${state.status}, not approved`);
-        if (Date.now() >= endAt) throw new Error(`the mandate ended on ${input.endDate}`);
-        if (!Number.isSafeInteger(req?.amount)) throw new Error('amount must be an integer in kobo');
-        if (req.amount < MINIMUM_DEBIT_KOBO)
-          throw new Error(`amount must be at least ${MINIMUM_DEBIT_KOBO} kobo (N200)`);
-        if (req.amount > available())
-          throw new Error(`amount ${req.amount} exceeds the remaining balance ${available()}`);
-        if (
-          req.narration !== undefined &&
-          (typeof req.narration !== 'string' || req.narration.length === 0 || req.narration.length > 100)
-        ) {
-          throw new Error('narration must be 1-100 characters');
-        }
-      },
-    },
-  );
-  setHandler(
-    resolveDebitUpdate,
-    async (req) => {
-      const d = findDebit(req.debitKey)!;
-      const resolution = {
-        outcome: req.outcome,
-        reason: req.reason,
-        operator: req.operator,
-        at: new Date().toISOString(),
-      };
-      d.resolution = resolution;
-      log.info('debit resolved by an operator', {
-        reference: d.reference,
-        outcome: req.outcome,
-        operator: req.operator,
-      });
-      conclude(
-        d,
-        req.outcome === 'debited' ? 'success' : 'failed',
-        'operator',
-        `resolved by ${req.operator}: ${req.reason}`,
-        true,
-      );
-      return d;
-    },
-    {
-      validator: (req) => {
-        if (!safe) throw new Error('this run predates resolveDebit: unresolved debits are settled through D5');
-        if (typeof req?.debitKey !== 'string' || req.debitKey === '')
-          throw new Error('debitKey is required (the idempotency key or the reference)');
-        if (req.outcome !== 'debited' && req.outcome !== 'not_debited')
-          throw new Error("outcome must be 'debited' or 'not_debited'");
-        if (typeof req.reason !== 'string' || req.reason.trim().length === 0 || req.reason.length > 500)
-          throw new Error('reason must be 1-500 characters');
-        if (typeof req.operator !== 'string' || req.operator.trim().length === 0 || req.operator.length > 100)
-          throw new Error('operator must be 1-100 characters');
-        const d = findDebit(req.debitKey);
-        if (!d) throw new Error(`no debit ${req.debitKey} in this mandate`);
-        if (!isUnresolvedDebit(d)) throw new Error(`debit ${d.reference} is already ${d.status}`);
-        if (inFlight.has(d.reference))
-          throw new Error(`debit ${d.reference} is being sent or requeried right now: try again shortly`);
-      },
-    },
-  );
-
-  async function finish(): Promise<MandateState> {
-    await condition(allHandlersFinished);
-    return state;
-  }
-
-  if (!safe) return runMandate();
-  publish();
-  void CancellationScope.nonCancellable(() => watchUnresolved());
-  try {
-    const final = await runMandate();
-    // The flow does not end while a debit may have moved money unrecorded.
-    await condition(() => unresolved().length === 0 && allHandlersFinished());
-    return final;
-  } catch (err) {
-    if (!isCancellation(err)) throw err;
-    return cleanUpAfterCancel();
-  }
-
-  async function runMandate(): Promise<MandateState> {
-    // --- creation and approval (first run only) ---
-    if (!carry) {
-      upsertSearchAttributes(
-        paymentSearchAttributes({
-          flow: 'mandate',
-          reference: input.mandateRef,
-          amount: input.amount,
-          currency: 'NGN',
-          status: 'creating',
-        }),
-      );
-      searchStatus = 'creating';
-      const problems = mandateInputProblems(input);
-      if (patched(SEALED_BVN_PATCH)) problems.push(...sealedBvnProblems(input));
-      if (problems.length > 0) {
-        setStatus('failed', `invalid input: ${problems.join('; ')}`);
-        return finish();
-      }
-      if (!(await (safe ? create() : legacy.create()))) return finish();
-      setStatus('awaiting_otp');
-      const otpDeadline = Date.now() + (input.otpTimeoutMs ?? 15 * 60 * 1000);
-      while (state.status === 'awaiting_otp') {
-        const remaining = otpDeadline - Date.now();
-        if (remaining <= 0) {
-          await exclusive(async () => {
-            if (state.status === 'awaiting_otp') setStatus('expired', 'no OTP before the timeout');
-          });
-          break;
-        }
-        await condition(() => state.status !== 'awaiting_otp' || cancelRequested, remaining);
-        if (cancelRequested && state.status === 'awaiting_otp') await cancelOnSignal();
-      }
-      sessionToken = undefined;
-      if (state.status === 'expired') await releaseAtService('expiry');
-      if (state.status !== 'approved') return finish();
-      if (input.fixed) {
-        // Dates before the approval day are not debited: the customer had not authorised them.
-        const today = startOfDayMs(Date.now());
-        while (scheduledDebitAt(input.fixed, state.scheduleIndex) < today) {
-          state.scheduleIndex += 1;
-          state.skippedBeforeApproval += 1;
-        }
-      }
-    }
-
-    // --- debiting until the end ---
-    const runLimit = input.debitsPerRun ?? DEFAULT_DEBITS_PER_RUN;
-    const finished = () => state.status !== 'approved' || state.balance < MINIMUM_DEBIT_KOBO || Date.now() >= endAt;
-    let scheduleDone = false;
-
-    while (!finished() && !scheduleDone) {
-      if (cancelRequested) {
-        await cancelOnSignal();
-        continue;
-      }
-      if (debitsThisRun >= runLimit || workflowInfo().continueAsNewSuggested) {
-        await condition(allHandlersFinished);
-        if (finished() || cancelRequested) continue;
-        log.info('continuing as new to keep history bounded', { debitCount: state.debitCount });
-        await continueAsNew<typeof mandateWorkflow>(
-          input,
-          safe
-            ? { state, sequence, debits: [...debits.values()], keys: Object.fromEntries(keys) }
-            : { state, sequence },
-        );
-      }
-      if (input.fixed) {
-        scheduleDone = await scheduledDate(input.fixed);
-      } else {
-        // VARIABLE: debits arrive as Updates; wake for cancellation, the end date, or continue-as-new.
-        await condition(
-          () => cancelRequested || finished() || debitsThisRun >= runLimit || workflowInfo().continueAsNewSuggested,
-          Math.max(endAt - Date.now(), 1),
-        );
-      }
-    }
-    state.nextDebitAt = undefined;
-    await condition(allHandlersFinished);
-    if (state.status === 'approved') {
-      setStatus(
-        'completed',
-        state.balance < MINIMUM_DEBIT_KOBO
-          ? 'balance spent'
-          : Date.now() >= endAt
-            ? 'end date reached'
-            : 'schedule finished',
-      );
-    }
-    return state;
-  }
-
-  /**
-   * D1 through send-once, requeried by D5 merchant_ref (our mandateRef). A mandate found after a
-   * lost answer cannot be approved (its session token went with the answer): it is cancelled at
-   * the service and the flow fails, asking for a new mandate.
-   */
-  async function create(): Promise<boolean> {
-    const result: SendOnceResult<CreatedMandate, MandateSnapshot> = await sendOnce({
-      what: 'create mandate (D1)',
-      send: () => money.createMandate(input),
-      requery: async (): Promise<Presence<MandateSnapshot>> => {
-        const found = await reads.findMandateByRef(input.mandateRef);
-        return found ? { found: true, record: found } : { found: false };
-      },
-      // Anything but a lost answer is a refusal of the first send (an expired sealed BVN included: nothing was sent).
-      isRefusal: (err) => {
-        const type = failureOf(err)?.type;
-        return type != null && !UNCLEAR.includes(type);
-      },
-      settleMs: settings.debitSettleMs,
-    });
-    switch (result.outcome) {
-      case 'answered':
-        state.mandateId = result.answer.mandateId;
-        sessionToken = result.answer.sessionToken;
-        return true;
-      case 'refused':
-        // The sealed BVN expired (e.g. no worker ran within its TTL) before D1 was sent: no
-        // mandate exists at the service. Ending says so; a silent wait would block the customer.
-        if (result.failure.type === SECRET_UNAVAILABLE) {
-          setStatus(
-            'failed',
-            'the sealed BVN expired before the mandate was created (nothing was sent to the service): start the mandate again with the BVN',
-          );
-        } else setStatus('failed', result.failure.message);
-        return false;
-      case 'found':
-        state.mandateId = result.record.mandateId;
-        await releaseAtService('a lost D1 response');
-        setStatus(
-          'failed',
-          'the creation response was lost; the mandate it created was cancelled at the service; start a new mandate',
-        );
-        return false;
-      case 'never-received':
-        setStatus(
-          'failed',
-          `D1 went unanswered ${result.sends} times and no mandate exists for ${input.mandateRef} (${result.lost})`,
-        );
-        return false;
-      case 'unverified':
-        setStatus(
-          'failed',
-          `D1 went unanswered and the lookup failed (${result.lost}); check merchant_ref ${input.mandateRef} before starting again`,
-        );
-        return false;
+  /** Runs fn alone; a second caller waits (the loop re-checks: several waiters wake together). */
+  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.busy) await condition(() => !this.busy);
+    this.busy = true;
+    try {
+      return await fn();
+    } finally {
+      this.busy = false;
     }
   }
 
-  /** One FIXED date: wait for it, debit (retrying a refusal a bounded number of times). Returns true when the schedule is over. */
-  async function scheduledDate(fixed: FixedMandateSettings): Promise<boolean> {
-    const at = scheduledDebitAt(fixed, state.scheduleIndex);
-    if (at >= endAt) return true;
-    const scheduledFor = new Date(at).toISOString().slice(0, 10);
-    state.nextDebitAt = new Date(at).toISOString();
-    const wait = at - Date.now();
-    if (wait > 0 && (await condition(() => cancelRequested || state.status !== 'approved', wait))) return false;
-    if (cancelRequested || state.status !== 'approved') return false;
-    state.scheduleIndex += 1;
-    const retries = input.scheduledDebitRetries ?? 2;
-    const delay = input.scheduledRetryDelayMs ?? DAY_MS;
-    for (let attempt = 0; ; attempt++) {
-      const sent = await exclusive(async (): Promise<MandateDebit | 'ended'> => {
-        if (state.status !== 'approved') return 'ended';
-        if (!safe) {
-          if (!(await legacy.settleUnresolved())) {
-            fail(`scheduled debit for ${scheduledFor} not sent: an earlier debit's outcome is still unknown`);
-            return 'ended';
-          }
-          const legacyAmount = Math.min(fixed.initialDebitAmount, state.balance);
-          if (legacyAmount < MINIMUM_DEBIT_KOBO) return 'ended';
-          return legacy.debit(legacyAmount, narrationFor(), 'scheduled', scheduledFor);
-        }
-        // Unresolved debits do not stop the schedule: their amounts are held back from what this date may take.
-        const amount = Math.min(fixed.initialDebitAmount, available());
-        if (amount < MINIMUM_DEBIT_KOBO) {
-          if (heldBack() > 0)
-            fail(
-              `scheduled debit for ${scheduledFor} not sent: ${available()} kobo available while ${heldBack()} kobo of debits are unresolved`,
-            );
-          return 'ended';
-        }
-        return debit(amount, narrationFor(), 'scheduled', { scheduledFor });
-      });
-      if (sent === 'ended') return false;
-      const outcome = safe ? (await settleIfPending(sent)).status : sent.status;
-      if (outcome !== 'failed' || attempt >= retries || state.status !== 'approved') return false;
-      // A refusal moved no money: try again later with a new reference, never past the next date.
-      const retryAt = Date.now() + delay;
-      if (retryAt >= Math.min(scheduledDebitAt(fixed, state.scheduleIndex), endAt)) return false;
-      state.nextDebitAt = new Date(retryAt).toISOString();
-      if (await condition(() => cancelRequested || state.status !== 'approved', delay)) return false;
+  private setStatus(status: MandateState['status'], endReason?: string): void {
+    this.state.status = status;
+    if (endReason) this.state.endReason = endReason;
+    if (this.safe) this.publish();
+    else upsertSearchAttributes(paymentSearchAttributes({ status }));
+  }
+
+  private fail(message: string): void {
+    this.state.failures = [...this.state.failures, message].slice(-FAILURES_KEPT);
+  }
+
+  private narrationFor(n?: string): string {
+    return n ?? this.input.narration ?? this.input.description;
+  }
+
+  unresolved(): MandateDebit[] {
+    return [...this.debits.values()].filter(isUnresolvedDebit);
+  }
+
+  private heldBack(): number {
+    return this.unresolved().reduce((sum, d) => sum + d.amount, 0);
+  }
+
+  private available(): number {
+    return this.safe ? this.state.balance - this.heldBack() : this.state.balance;
+  }
+
+  private findDebit(debitKey: string): MandateDebit | undefined {
+    return this.debits.get(this.keys.get(debitKey) ?? debitKey);
+  }
+
+  /** Publishes the debits into the state (query), and PaymentStatus: outcome_unknown while any debit is unresolved. */
+  publish(): void {
+    const { state } = this;
+    const all = [...this.debits.values()].sort((a, b) => a.sequence - b.sequence);
+    state.recentDebits = all.slice(-MANDATE_DEBITS_KEPT);
+    state.unresolvedDebits = all.filter(isUnresolvedDebit);
+    state.available = state.balance - this.heldBack();
+    const wanted = state.unresolvedDebits.length > 0 ? 'outcome_unknown' : state.status;
+    if (wanted !== this.searchStatus) {
+      this.searchStatus = wanted;
+      upsertSearchAttributes(paymentSearchAttributes({ status: wanted }));
     }
+  }
+
+  /** Stores a debit (new runs), trimming the oldest settled ones beyond MANDATE_KEYS_KEPT. */
+  private put(entry: MandateDebit): MandateDebit {
+    const { debits, keys } = this;
+    debits.set(entry.reference, entry);
+    if (debits.size > MANDATE_KEYS_KEPT) {
+      for (const d of [...debits.values()].sort((a, b) => a.sequence - b.sequence)) {
+        if (debits.size <= MANDATE_KEYS_KEPT) break;
+        if (!isUnresolvedDebit(d)) debits.delete(d.reference);
+      }
+    }
+    while (keys.size > MANDATE_KEYS_KEPT) keys.delete(keys.keys().next().value as string);
+    this.publish();
+    return entry;
+  }
+
+  /** A debit's outcome became final (by an answer, a requery or an operator): balance and totals follow. */
+  private conclude(
+    entry: MandateDebit,
+    status: 'success' | 'failed',
+    confirmedBy: MandateDebit['confirmedBy'],
+    error?: string,
+    settledLater = false,
+  ): void {
+    entry.status = status;
+    entry.confirmedBy = confirmedBy;
+    entry.error = status === 'success' ? undefined : (error ?? entry.error);
+    entry.nextRequeryAt = undefined;
+    if (status === 'success') {
+      this.state.balance -= entry.amount;
+      this.state.totalDebited += entry.amount;
+    } else this.fail(`${entry.reference}: ${entry.error ?? 'refused'}`);
+    if (settledLater) this.fail(`${entry.reference}: settled as ${status} (${confirmedBy})`);
+    this.put(entry);
+  }
+
+  /** Parks a debit as outcome_unknown: visible, requeried in the background, resolvable by an operator. */
+  private park(entry: MandateDebit, why: string): void {
+    const now = Date.now();
+    entry.status = 'outcome_unknown';
+    entry.error = why;
+    entry.requeries = entry.requeries ?? 0;
+    entry.requeryUntil ??= new Date(now + this.settings.unresolvedRequeryForMs).toISOString();
+    entry.nextRequeryAt = new Date(now + this.settings.unresolvedRequeryFirstMs).toISOString();
+    this.fail(`${entry.reference}: outcome unknown (${why}); requeried until ${entry.requeryUntil}, or resolveDebit`);
+    this.put(entry);
+  }
+
+  /** Applies a verify record (found) to an unresolved debit; true when it is final now. */
+  private applyRecord(entry: MandateDebit, record: FoundDebit, settledLater: boolean): boolean {
+    const seen = fromVerify(record, entry.amount);
+    if (seen.status === 'success' || seen.status === 'failed') {
+      this.conclude(entry, seen.status, 'requery', seen.error, settledLater);
+      return true;
+    }
+    if (seen.status === 'outcome_unknown') entry.error = seen.error;
+    return false;
   }
 }
 
