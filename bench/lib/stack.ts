@@ -185,5 +185,5 @@ export async function sandboxAdmin(
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (!res.ok) throw new Error(`sandbox admin ${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.json() as Promise<unknown>;
+  return ((await res.json()) as { data?: unknown }).data;
 }
