@@ -13,7 +13,7 @@ import { Command, Option } from 'commander';
 import { openPaymentsClient } from '../src/starters/connect';
 import { loadConfig } from '../src/config/config';
 import { PaymentStatus } from '../src/shared/search-attributes';
-import { connectStarters, openPosTerminalSession, type PosTerminalSession } from '../src/starters';
+import { closeStarters, connectStarters, openPosTerminalSession, type PosTerminalSession } from '../src/starters';
 import { SandboxAdmin } from './admin';
 import { FaultInjector, Killer } from './chaos';
 import { check } from './check';
@@ -96,7 +96,9 @@ async function main(): Promise<number> {
     const posSessions: PosTerminalSession[] = [];
     if (drivers.some((d) => d.kind === 'pos-terminal')) {
       for (const serial_no of ['SN-0001', 'SN-0002'])
-        posSessions.push(await retry('F1/F2', Date.now() + 30_000, () => openPosTerminalSession(api, { serial_no })));
+        posSessions.push(
+          await retry('F1/F2', Date.now() + 30_000, () => openPosTerminalSession({ api }, { serial_no })),
+        );
     }
 
     const order = Array.from({ length: flowsN }, (_, i) => drivers[i % drivers.length]);
@@ -242,8 +244,7 @@ async function main(): Promise<number> {
     process.on('uncaughtException', (err) => {
       if (!/Channel has been shut down/.test(err.message)) throw err;
     });
-    await starters.claimCheck.close().catch(() => undefined);
-    await starters.client.connection.close().catch(() => undefined);
+    await closeStarters(starters).catch(() => undefined);
     await api.close().catch(() => undefined);
     await stack.stop();
     if (!o.keep) {

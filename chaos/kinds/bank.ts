@@ -32,7 +32,7 @@ export const bankDriver: KindDriver = {
       ctx,
       'start bank',
       () =>
-        startBankPayment(ctx.starters.client, ctx.starters.taskQueue, {
+        startBankPayment(ctx.starters, {
           transactionRef: flow.ref,
           amount: v.amount,
           currency: 'NGN',
@@ -44,7 +44,7 @@ export const bankDriver: KindDriver = {
     );
     await drive(
       ctx,
-      () => getDirectPaymentState(ctx.starters.client, flow.ref),
+      () => getDirectPaymentState(ctx.starters, flow.ref),
       (s: DirectPaymentState) => DIRECT_FINAL_STATUSES.includes(s.status),
       async (s) => {
         if (s.status === 'awaiting_code') await submitBankCode(ctx.starters, flow.ref, SANDBOX_OTP);

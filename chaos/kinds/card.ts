@@ -53,7 +53,7 @@ export const cardDriver: KindDriver = {
     let wrongSent = v.name !== 'wrong-otp-first';
     await drive(
       ctx,
-      () => getCardPaymentState(ctx.starters.client, flow.ref),
+      () => getCardPaymentState(ctx.starters, flow.ref),
       (s: CardPaymentState) => CARD_FINAL_STATUSES.includes(s.status),
       async (s) => {
         if (s.status === 'awaiting_pin') await submitPin(ctx.starters, flow.ref, SANDBOX_PIN);

@@ -69,7 +69,7 @@ export const mandateDriver: KindDriver = {
     const debitAmount = overBalance ? amount + 100_000 : ctx.rng.int(200, 400) * 100;
     const last = await drive(
       ctx,
-      () => getMandateState(ctx.starters.client, flow.ref),
+      () => getMandateState(ctx.starters, flow.ref),
       (s) => FINAL_MANDATE_STATUSES.includes(s.status),
       async (s) => {
         if (s.status === 'awaiting_otp') await submitMandateOtp(ctx.starters, flow.ref, MANDATE_OTP);
@@ -81,7 +81,7 @@ export const mandateDriver: KindDriver = {
         ) {
           // Only while no debit exists: a second Update would be a second debit under a new reference.
           try {
-            await debitMandate(ctx.starters.client, flow.ref, debitAmount);
+            await debitMandate(ctx.starters, flow.ref, debitAmount);
           } catch (err) {
             // The flow refused it (e.g. over the balance): nothing was sent; the mandate is cancelled next.
             if (err instanceof WorkflowUpdateFailedError) debitRefused = true;
@@ -96,7 +96,7 @@ export const mandateDriver: KindDriver = {
         ) {
           cancelling = true;
           try {
-            await cancelMandate(ctx.starters.client, flow.ref);
+            await cancelMandate(ctx.starters, flow.ref);
           } finally {
             cancelling = false;
           }

@@ -45,7 +45,7 @@ export const recurringDriver: KindDriver = {
       ctx,
       'start recurring',
       () =>
-        startRecurring(ctx.starters.client, ctx.starters.taskQueue, {
+        startRecurring(ctx.starters, {
           planRef: flow.ref,
           amount,
           currency: 'NGN',
@@ -60,7 +60,7 @@ export const recurringDriver: KindDriver = {
     const first = cycleReference(flow.ref, 1);
     const s = await drive(
       ctx,
-      () => getCheckoutState(ctx.starters.client, first),
+      () => getCheckoutState(ctx.starters, first),
       (c) => c.checkoutUrl !== undefined || ['success', 'failed', 'expired', 'unknown'].includes(c.status),
       async () => undefined,
     );

@@ -4,7 +4,7 @@
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { PaymentsClient } from '../../src/api';
 import type { LedgerKind } from '../../src/sandbox';
-import type { PosTerminalSession, StarterContext } from '../../src/starters';
+import { StarterInputError, type PosTerminalSession, type StarterContext } from '../../src/starters';
 import type { SandboxAdmin } from '../admin';
 import { beforeDeadline, retry, sleep, type Rng } from '../util';
 
@@ -96,7 +96,7 @@ export async function startOnce(
     },
     {
       intervalMs: 1000,
-      fatal: (err) => (err as Error)?.name?.includes('InputError') || (err as Error)?.name === 'StarterValidationError',
+      fatal: (err) => err instanceof StarterInputError,
     },
   );
 }

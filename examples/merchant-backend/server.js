@@ -85,7 +85,7 @@ const checkoutView = (s) => ({
 /** Errors of the starters, mapped to HTTP: bad input 400, a step the flow refused 409/422, a known reference 409. @param {unknown} err */
 function toHttpError(err) {
   if (err instanceof HttpError) return err;
-  if (err instanceof payflow.PaymentInputError) return new HttpError(400, err.message);
+  if (err instanceof payflow.StarterInputError) return new HttpError(400, err.message);
   if (err instanceof payflow.DuplicateReferenceError) return new HttpError(409, err.message);
   if (err instanceof payflow.PaymentStepError)
     return new HttpError(err.kind === 'refused' ? 422 : 409, err.message, { kind: err.kind });
@@ -144,7 +144,7 @@ function routes(ctx) {
       if (req.method === 'POST' && path === '/api/checkout') {
         const body = await readJson(req);
         const reference = `shop-co-${randomUUID()}`;
-        const { checkoutUrl } = await payflow.startCheckout(ctx.client, ctx.taskQueue, {
+        const { checkoutUrl } = await payflow.startCheckout(ctx, {
           transactionRef: reference,
           amount: body.amount,
           currency: 'NGN',
@@ -179,9 +179,9 @@ function routes(ctx) {
       if (req.method === 'GET' && show) {
         const reference = decodeURIComponent(show[1]);
         if (reference.startsWith('shop-co-'))
-          return sendJson(res, 200, checkoutView(await payflow.getCheckoutState(ctx.client, reference)));
+          return sendJson(res, 200, checkoutView(await payflow.getCheckoutState(ctx, reference)));
         if (reference.startsWith('shop-card-'))
-          return sendJson(res, 200, cardView(await payflow.getCardPaymentState(ctx.client, reference)));
+          return sendJson(res, 200, cardView(await payflow.getCardPaymentState(ctx, reference)));
         throw new HttpError(404, 'no such payment');
       }
       throw new HttpError(404, 'not found');
@@ -207,7 +207,7 @@ async function main() {
   );
   const stop = () => {
     server.close();
-    Promise.all([ctx.claimCheck.close(), ctx.client.connection.close()]).finally(() => process.exit(0));
+    payflow.closeStarters(ctx).finally(() => process.exit(0));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -166,7 +166,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
       api,
       client,
       claimCheck,
-      starters: { client, taskQueue: config.temporal.taskQueue, claimCheck },
+      starters: { client, taskQueue: config.temporal.taskQueue, claimCheck, api },
       stop,
     };
   } catch (err) {

@@ -73,13 +73,12 @@ async function main(): Promise<void> {
     workerOverrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS },
   });
   const schedule = config.reconciliation.schedule
-    ? await ensureReconciliationSchedule(services.client, {
-        taskQueue: config.temporal.taskQueue,
-        dailyAt: config.reconciliation.dailyAt,
-      }).catch((err: unknown) => {
-        logger.error({ err }, 'reconciliation schedule could not be created or updated');
-        return undefined;
-      })
+    ? await ensureReconciliationSchedule(services.starters, { dailyAt: config.reconciliation.dailyAt }).catch(
+        (err: unknown) => {
+          logger.error({ err }, 'reconciliation schedule could not be created or updated');
+          return undefined;
+        },
+      )
     : undefined;
 
   const lines = [

@@ -3,7 +3,7 @@
 // Each flow registers its commands from src/starters/commands/<flow>.ts.
 import 'dotenv/config';
 import { Command } from 'commander';
-import { connectStarters, type StarterContext } from './connect';
+import { closeStarters, connectStarters, type StarterContext } from './connect';
 import { registerCommands } from './commands';
 
 const program = new Command('payflow').description('Start and follow payment workflows');
@@ -17,12 +17,12 @@ program
   .parseAsync(process.argv)
   .then(() => close())
   .catch((err: unknown) => {
+    // A refused input is a StarterInputError: its message names each field and rule ('invalid <what> input: <field> <rule>; ...').
     console.error((err as Error).message);
     process.exitCode = 1;
     return close();
   });
 
 async function close(): Promise<void> {
-  await ctx?.claimCheck.close();
-  await ctx?.client.connection.close();
+  if (ctx) await closeStarters(ctx);
 }

@@ -1,6 +1,8 @@
 // How backends reach the payment workflows: a Temporal client with the project's
-// encrypted data converter, and the claim-check store the starters seal card data, PINs, OTPs
-// and BVNs into, configured from the same environment as the worker.
+// encrypted data converter, the claim-check store the starters seal card data, PINs, OTPs
+// and BVNs into, and the payments service's API client (for the direct calls: listings, templates,
+// account creation, the POS terminal session), configured from the same environment as the worker.
+// Every starter takes this one context first (or the part of it it needs: Pick<StarterContext, ...>).
 import type { Client } from '@temporalio/client';
 import { loadConfig, type AppConfig } from '../config/config';
 import { ClaimCheckStore } from '../claim-check/store';
@@ -14,6 +16,8 @@ export interface StarterContext {
   taskQueue: string;
   /** Where secrets are sealed before a flow sees them (only a handle enters Temporal). */
   claimCheck: ClaimCheckStore;
+  /** The payments service, for the calls that move no money and start no flow (no Temporal involved). */
+  api: PaymentsClient;
 }
 
 /** Opens the claim-check store of `config` (one per process; close it on shutdown). */
@@ -44,5 +48,17 @@ export const openPaymentsClient = (
 
 export async function connectStarters(config: AppConfig = loadConfig()): Promise<StarterContext> {
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-  return { client, taskQueue: config.temporal.taskQueue, claimCheck: await openClaimCheck(config) };
+  return {
+    client,
+    taskQueue: config.temporal.taskQueue,
+    claimCheck: await openClaimCheck(config),
+    api: openPaymentsClient(config),
+  };
+}
+
+/** Closes what connectStarters opened: the claim-check store, the API client's pool and the Temporal connection. */
+export async function closeStarters(ctx: StarterContext): Promise<void> {
+  await ctx.claimCheck.close();
+  await ctx.api.close();
+  await ctx.client.connection.close();
 }

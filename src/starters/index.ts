@@ -1,5 +1,6 @@
 // Typed starters of every flow, for backends. One line per flow.
 export * from './connect';
+export * from './input-error';
 export * from './progress';
 export * from './pos';
 export * from './pos-refund';

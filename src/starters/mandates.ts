@@ -8,7 +8,8 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
 import { z } from 'zod';
-import type { OperationData, OperationRequest, PaymentsClient } from '../api';
+import type { OperationData, OperationRequest } from '../api';
+import { StarterInputError, parseStarterInput } from '../shared/input-error';
 import {
   IDEMPOTENCY_KEY_RULE,
   MANDATE_OTP_RULE,
@@ -110,27 +111,17 @@ export const mandateInputSchema = z
     }
   });
 
-export class StarterValidationError extends Error {
-  constructor(readonly issues: { field: string; rule: string }[]) {
-    super(`invalid mandate: ${issues.map((i) => `${i.field} ${i.rule}`).join('; ')}`);
-    this.name = 'StarterValidationError';
-  }
-}
-
 /**
- * Validates the request, seals the BVN (purpose 'bvn', the store's TTL) and starts the flow with
+ * Validates the request (StarterInputError 'invalid mandate input: ...'), seals the BVN (purpose 'bvn', the store's TTL) and starts the flow with
  * its handle. If the start fails, the sealed BVN is deleted again. A BVN whose record expires
  * before D1 is sent (no worker within the TTL) ends the flow as failed with a reason that says
  * to start again with the BVN.
  */
 export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
-  const parsed = mandateInputSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new StarterValidationError(parsed.error.issues.map((i) => ({ field: i.path.join('.'), rule: i.message })));
   const {
     customer: { bvn, ...customer },
     ...rest
-  } = parsed.data;
+  } = parseStarterInput(mandateInputSchema, raw, 'mandate');
   const bvnHandle = await ctx.claimCheck.seal('bvn', bvn);
   const input: MandateInput = { ...rest, customer: { ...customer, bvnHandle } } as MandateInput;
   try {
@@ -154,23 +145,17 @@ export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
 
 const handle = (client: Client, mandateRef: string) => client.workflow.getHandle(mandateWorkflowId(mandateRef));
 
-/** A malformed OTP, refused here before it is sealed or sent (the workflow sees only handles). */
-export class MandateOtpFormatError extends Error {
-  constructor() {
-    super(MANDATE_OTP_RULE.message);
-    this.name = 'MandateOtpFormatError';
-  }
-}
-
 /**
- * Checks the OTP's format (MandateOtpFormatError: 'otp must be 4 to 8 digits'), seals it (purpose
+ * Checks the OTP's format (a malformed one is refused before it is sealed or sent: StarterInputError
+ * 'invalid mandate OTP input: otp must be 4 to 8 digits'), seals it (purpose
  * 'mandate-otp') and sends its handle as the Update. The record is deleted afterwards whatever
  * happened. An Update failure (WorkflowUpdateFailedError) carries the reason as its cause: a wrong
  * OTP, an expired session, or type SecretUnavailable ('the OTP expired before it was sent: send it
  * again'; the flow keeps waiting).
  */
 export async function submitMandateOtp(ctx: StarterContext, mandateRef: string, otp: string): Promise<MandateState> {
-  if (typeof otp !== 'string' || !MANDATE_OTP_RULE.pattern.test(otp)) throw new MandateOtpFormatError();
+  if (typeof otp !== 'string' || !MANDATE_OTP_RULE.pattern.test(otp))
+    throw new StarterInputError('mandate OTP', [{ field: 'otp', rule: MANDATE_OTP_RULE.message.replace(/^otp /, '') }]);
   const sealed = await ctx.claimCheck.seal('mandate-otp', otp);
   try {
     const updateId = randomUUID(); // one id across retries: the server runs the Update once
@@ -181,8 +166,8 @@ export async function submitMandateOtp(ctx: StarterContext, mandateRef: string, 
     await ctx.claimCheck.discard(sealed).catch(() => undefined);
   }
 }
-export const resendMandateOtp = (client: Client, mandateRef: string): Promise<MandateState> =>
-  handle(client, mandateRef).executeUpdate(resendMandateOtpUpdate);
+export const resendMandateOtp = (ctx: Pick<StarterContext, 'client'>, mandateRef: string): Promise<MandateState> =>
+  handle(ctx.client, mandateRef).executeUpdate(resendMandateOtpUpdate);
 export interface DebitOptions {
   narration?: string;
   /**
@@ -195,16 +180,19 @@ export interface DebitOptions {
 
 /** A VARIABLE mandate's debit on request (Update `debitMandate`, Update id `debit-<key>`); answers the debit with its `key`. */
 export async function debitMandate(
-  client: Client,
+  ctx: Pick<StarterContext, 'client'>,
   mandateRef: string,
   amount: number,
   options?: string | DebitOptions,
 ): Promise<MandateDebit> {
   const opts: DebitOptions = typeof options === 'string' ? { narration: options } : (options ?? {});
   const idempotencyKey = opts.idempotencyKey ?? randomUUID();
-  if (!IDEMPOTENCY_KEY_RULE.pattern.test(idempotencyKey)) throw new Error(IDEMPOTENCY_KEY_RULE.message);
+  if (!IDEMPOTENCY_KEY_RULE.pattern.test(idempotencyKey))
+    throw new StarterInputError('mandate debit', [
+      { field: 'idempotencyKey', rule: IDEMPOTENCY_KEY_RULE.message.replace(/^idempotencyKey /, '') },
+    ]);
   return retryTransient('mandate debit (Update)', () =>
-    handle(client, mandateRef).executeUpdate(debitMandateUpdate, {
+    handle(ctx.client, mandateRef).executeUpdate(debitMandateUpdate, {
       args: [{ amount, ...(opts.narration !== undefined ? { narration: opts.narration } : {}), idempotencyKey }],
       updateId: `debit-${idempotencyKey}`,
     }),
@@ -213,19 +201,19 @@ export async function debitMandate(
 
 /** An operator resolves a debit whose outcome stayed unknown (by its idempotency key or reference); answers the debit. */
 export const resolveMandateDebit = (
-  client: Client,
+  ctx: Pick<StarterContext, 'client'>,
   mandateRef: string,
   req: ResolveDebitRequest,
-): Promise<MandateDebit> => handle(client, mandateRef).executeUpdate(resolveDebitUpdate, { args: [req] });
-export const getMandateState = (client: Client, mandateRef: string): Promise<MandateState> =>
-  retryTransient('mandate state (query)', () => handle(client, mandateRef).query(mandateStateQuery));
+): Promise<MandateDebit> => handle(ctx.client, mandateRef).executeUpdate(resolveDebitUpdate, { args: [req] });
+export const getMandateState = (ctx: Pick<StarterContext, 'client'>, mandateRef: string): Promise<MandateState> =>
+  retryTransient('mandate state (query)', () => handle(ctx.client, mandateRef).query(mandateStateQuery));
 
 /**
  * Cancels (D4) through the update and answers the final state. Idempotent: a mandate whose flow
  * already ended answers that final state (cancelled, or the state it ended in) without a call.
  */
-export async function cancelMandate(client: Client, mandateRef: string): Promise<MandateState> {
-  const h = handle(client, mandateRef);
+export async function cancelMandate(ctx: Pick<StarterContext, 'client'>, mandateRef: string): Promise<MandateState> {
+  const h = handle(ctx.client, mandateRef);
   const desc = await h.describe();
   if (desc.status.name === 'RUNNING') {
     try {
@@ -245,31 +233,31 @@ export async function cancelMandate(client: Client, mandateRef: string): Promise
 }
 
 /** Fire-and-forget cancel: the flow cancels at its next step (a refusal is recorded in `failures`). */
-export const requestMandateCancel = (client: Client, mandateRef: string): Promise<void> =>
-  handle(client, mandateRef).signal(cancelMandateSignal);
+export const requestMandateCancel = (ctx: Pick<StarterContext, 'client'>, mandateRef: string): Promise<void> =>
+  handle(ctx.client, mandateRef).signal(cancelMandateSignal);
 
 export type MandateListFilters = Omit<OperationRequest<'mandates.list'>, 'cursor'>;
 export type MandatePage = OperationData<'mandates.list'>;
 
 /** D5 through the API client: the spec's filters, one page; pass a page's next_cursor/prev_cursor as `cursor`. */
 export async function listMandates(
-  api: PaymentsClient,
+  ctx: Pick<StarterContext, 'api'>,
   filters: MandateListFilters = {},
   cursor?: string,
 ): Promise<MandatePage> {
-  const res = await api.mandates.list({ ...filters, ...(cursor !== undefined ? { cursor } : {}) });
+  const res = await ctx.api.mandates.list({ ...filters, ...(cursor !== undefined ? { cursor } : {}) });
   return res.data;
 }
 
 /** Every page of D5 for the filters, following next_cursor (at most maxPages pages). */
 export async function* listAllMandates(
-  api: PaymentsClient,
+  ctx: Pick<StarterContext, 'api'>,
   filters: MandateListFilters = {},
   maxPages = 1000,
 ): AsyncGenerator<MandatePage['records'][number]> {
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page++) {
-    const res = await listMandates(api, filters, cursor);
+    const res = await listMandates(ctx, filters, cursor);
     yield* res.records;
     if (!res.has_more || res.next_cursor === undefined || res.next_cursor === null) return;
     cursor = String(res.next_cursor);

@@ -2,7 +2,7 @@
 // the actions that settle it (each recorded with who and why on the flow itself).
 //
 // The same lists are Web UI queries (README, "Operator tools"): the CLI only runs them.
-import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { resolveOutcomeUpdate, type OutcomeResolution, type ResolveOutcomeInput } from '../shared/outcome';
 import {
   paymentWebhookSignal,
@@ -12,6 +12,7 @@ import {
 } from '../shared/payment-webhook';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
+import { StarterInputError } from '../shared/input-error';
 import {
   FINDING_KINDS,
   RECONCILIATION_MARK_FLOW,
@@ -117,8 +118,12 @@ export async function resolveReconciliationFinding(
   reference: string,
   input: { operator: string; reason: string },
 ): Promise<ReconciliationMark> {
-  if (!input.operator?.trim()) throw new Error('operator: required');
-  if (!input.reason?.trim()) throw new Error('reason: required');
+  const missing = (['operator', 'reason'] as const).filter((k) => !input[k]?.trim());
+  if (missing.length > 0)
+    throw new StarterInputError(
+      'reconciliation resolution',
+      missing.map((field) => ({ field, rule: 'is required' })),
+    );
   const id = reconciliationMarkWorkflowId(reference);
   const current = await retryTransient('reconciliation mark', () => ctx.client.workflow.getHandle(id).describe());
   const previous = (current.searchAttributes?.ReconciliationStatus as string[] | undefined)?.[0];
@@ -170,7 +175,7 @@ export function resolveParkedFlow(
  * Returns the events it held.
  */
 export async function releaseUnmatchedWebhook(
-  ctx: { client: Client },
+  ctx: Pick<StarterContext, 'client'>,
   holderWorkflowId: string,
   opts: { toWorkflowId?: string } = {},
 ): Promise<PaymentWebhookEvent[]> {

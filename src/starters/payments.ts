@@ -30,6 +30,7 @@ import {
 } from '../shared/card';
 import { cardDisplay, SECRET_UNAVAILABLE, type SealedCard, type SecretPurpose } from '../shared/claim-check';
 import type { StarterContext } from './connect';
+import { parseStarterInput } from '../shared/input-error';
 import { retryTransient } from './temporal-retry';
 import {
   directPaymentStateQuery,
@@ -60,17 +61,6 @@ import type { recurringChargeWorkflow } from '../workflows/recurring';
 import { paymentFlowRun } from '../temporal/payment-run';
 
 // ---- errors ----
-
-/** A starter input broke a rule; `issues` name the field and the rule, never the value. */
-export class PaymentInputError extends Error {
-  constructor(readonly issues: { field: string; rule: string }[]) {
-    super(`invalid payment input: ${issues.map((i) => `${i.field} ${i.rule}`).join('; ')}`);
-    this.name = 'PaymentInputError';
-  }
-}
-/** Kept for callers of the card starter. */
-export const CardInputError = PaymentInputError;
-export type CardInputError = PaymentInputError;
 
 /** A flow for this reference exists already (running, or a held webhook for it): a reference pays once. */
 export class DuplicateReferenceError extends Error {
@@ -126,14 +116,9 @@ async function step<T>(run: (updateId: string) => Promise<T>): Promise<T> {
   }
 }
 
-function parseOrThrow<T>(schema: z.ZodType<T>, raw: unknown): T {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success)
-    throw new PaymentInputError(
-      parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', rule: i.message })),
-    );
-  return parsed.data;
-}
+/** A payment input, validated (StarterInputError 'invalid payment input: ...' naming every broken rule). */
+const parsePayment = <S extends z.ZodType>(schema: S, raw: unknown): z.output<S> =>
+  parseStarterInput(schema, raw, 'payment');
 
 async function startOnce<H>(reference: string, start: () => Promise<H>): Promise<H> {
   try {
@@ -232,7 +217,7 @@ export const cardPaymentInputSchema = z.object({
 
 /** Validates, then seals the card: the workflow input holds its handle and display data only. */
 async function sealedCardInput(ctx: StarterContext, raw: CardPaymentRequest): Promise<CardPaymentInput> {
-  const { card, ...rest } = parseOrThrow(cardPaymentInputSchema, raw);
+  const { card, ...rest } = parsePayment(cardPaymentInputSchema, raw);
   return { ...rest, card: await sealCard(ctx, card) };
 }
 
@@ -305,7 +290,7 @@ export const submitOtp = (ctx: StarterContext, ref: string, otp: string): Promis
   );
 /** In awaiting_card (the sealed card expired before B1 was sent): the card again; answers the next step. */
 export async function resubmitCard(ctx: StarterContext, ref: string, raw: CardDetails): Promise<CardPaymentState> {
-  const card = parseOrThrow(cardDetails, raw);
+  const card = parsePayment(cardDetails, raw);
   const sealed = await sealCard(ctx, card);
   try {
     return await step((updateId) =>
@@ -316,8 +301,8 @@ export async function resubmitCard(ctx: StarterContext, ref: string, raw: CardDe
     throw err;
   }
 }
-export const getCardPaymentState = (client: Client, ref: string): Promise<CardPaymentState> =>
-  retryTransient('card payment state (query)', () => queryPayment(client, ref, cardPaymentStateQuery));
+export const getCardPaymentState = (ctx: Pick<StarterContext, 'client'>, ref: string): Promise<CardPaymentState> =>
+  retryTransient('card payment state (query)', () => queryPayment(ctx.client, ref, cardPaymentStateQuery));
 
 // ---- bank debit and USSD ----
 
@@ -345,11 +330,11 @@ export const ussdPaymentInputSchema = z.object({
 });
 
 export async function startBankPayment(
-  client: Client,
-  taskQueue: string,
+  ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
   raw: BankPaymentInput,
 ): Promise<WorkflowHandle<typeof bankPaymentWorkflow>> {
-  const input = parseOrThrow(bankPaymentInputSchema, raw) as BankPaymentInput;
+  const input = parsePayment(bankPaymentInputSchema, raw) as BankPaymentInput;
+  const { client, taskQueue } = ctx;
   return startOnce(input.transactionRef, () =>
     client.workflow.start<typeof bankPaymentWorkflow>('bankPaymentWorkflow', {
       workflowId: paymentWorkflowId(input.transactionRef),
@@ -368,11 +353,11 @@ export async function startBankPayment(
 }
 /** Starts B5 and returns the code to dial and its expiry at once (update-with-start), with the handle to follow the payment. */
 export async function startUssdPayment(
-  client: Client,
-  taskQueue: string,
+  ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
   raw: UssdPaymentInput,
 ): Promise<{ ussdCode: string; expiresAt?: string; handle: WorkflowHandle<typeof ussdPaymentWorkflow> }> {
-  const input = parseOrThrow(ussdPaymentInputSchema, raw) as UssdPaymentInput;
+  const input = parsePayment(ussdPaymentInputSchema, raw) as UssdPaymentInput;
+  const { client, taskQueue } = ctx;
   const startOp = new WithStartWorkflowOperation<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
     workflowId: paymentWorkflowId(input.transactionRef),
     taskQueue,
@@ -402,8 +387,8 @@ export const submitBankCode = (ctx: StarterContext, ref: string, code: string): 
     { pattern: /^\d{4,8}$/, message: 'code must be 4 to 8 digits' },
     (h, sealed, updateId) => h.executeUpdate(submitBankCodeUpdate, { args: [sealed], updateId }),
   );
-export const getDirectPaymentState = (client: Client, ref: string): Promise<DirectPaymentState> =>
-  retryTransient('payment state (query)', () => queryPayment(client, ref, directPaymentStateQuery));
+export const getDirectPaymentState = (ctx: Pick<StarterContext, 'client'>, ref: string): Promise<DirectPaymentState> =>
+  retryTransient('payment state (query)', () => queryPayment(ctx.client, ref, directPaymentStateQuery));
 
 /** Polls a state query until `done` holds (for backends and tests that wait for a step, e.g. the USSD code). */
 export async function waitForState<S>(
@@ -444,11 +429,11 @@ export const checkoutInputSchema = z.object({
 
 /** Starts the checkout flow and returns checkout_url at once (update-with-start), with the handle to follow it. */
 export async function startCheckout(
-  client: Client,
-  taskQueue: string,
+  ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
   raw: CheckoutInput,
 ): Promise<{ checkoutUrl: string; handle: WorkflowHandle<typeof checkoutWorkflow> }> {
-  const input = parseOrThrow(checkoutInputSchema, raw) as CheckoutInput;
+  const input = parsePayment(checkoutInputSchema, raw) as CheckoutInput;
+  const { client, taskQueue } = ctx;
   const startOp = new WithStartWorkflowOperation<typeof checkoutWorkflow>('checkoutWorkflow', {
     workflowId: paymentWorkflowId(input.transactionRef),
     taskQueue,
@@ -468,8 +453,8 @@ export async function startCheckout(
   );
   return { checkoutUrl, handle: await startOp.workflowHandle() };
 }
-export const getCheckoutState = (client: Client, ref: string): Promise<CheckoutState> =>
-  retryTransient('checkout state (query)', () => queryPayment(client, ref, checkoutStateQuery));
+export const getCheckoutState = (ctx: Pick<StarterContext, 'client'>, ref: string): Promise<CheckoutState> =>
+  retryTransient('checkout state (query)', () => queryPayment(ctx.client, ref, checkoutStateQuery));
 
 // ---- recurring charges ----
 
@@ -498,11 +483,11 @@ export const recurringInputSchema = z.object({
 
 /** Starts the plan (workflow id recurring-<planRef>); get the first payment's checkout_url with firstPaymentCheckoutUrl. */
 export async function startRecurring(
-  client: Client,
-  taskQueue: string,
+  ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
   raw: RecurringInput,
 ): Promise<WorkflowHandle<typeof recurringChargeWorkflow>> {
-  const input = parseOrThrow(recurringInputSchema, raw) as RecurringInput;
+  const input = parsePayment(recurringInputSchema, raw) as RecurringInput;
+  const { client, taskQueue } = ctx;
   return startOnce(input.planRef, () =>
     client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
       workflowId: recurringWorkflowId(input.planRef),
@@ -520,9 +505,13 @@ export async function startRecurring(
   );
 }
 /** The first payment's checkout_url: its child checkout flow runs under the first cycle's reference. */
-export async function firstPaymentCheckoutUrl(client: Client, planRef: string, timeoutMs = 15_000): Promise<string> {
+export async function firstPaymentCheckoutUrl(
+  ctx: Pick<StarterContext, 'client'>,
+  planRef: string,
+  timeoutMs = 15_000,
+): Promise<string> {
   const s = await waitForState(
-    () => getCheckoutState(client, cycleReference(planRef, 1)),
+    () => getCheckoutState(ctx, cycleReference(planRef, 1)),
     (c) => c.checkoutUrl !== undefined || c.status === 'failed',
     { timeoutMs },
   );
@@ -530,10 +519,13 @@ export async function firstPaymentCheckoutUrl(client: Client, planRef: string, t
   return s.checkoutUrl;
 }
 /** Stops the plan: no further charge; the token is cancelled with A5. */
-export const cancelRecurring = (client: Client, planRef: string): Promise<void> =>
-  client.workflow.getHandle(recurringWorkflowId(planRef)).signal(cancelRecurringSignal);
-export const getRecurringState = (client: Client, planRef: string): Promise<RecurringState> =>
-  client.workflow.getHandle(recurringWorkflowId(planRef)).query(recurringStateQuery);
+export const cancelRecurring = (ctx: Pick<StarterContext, 'client'>, planRef: string): Promise<void> =>
+  ctx.client.workflow.getHandle(recurringWorkflowId(planRef)).signal(cancelRecurringSignal);
+export const getRecurringState = (ctx: Pick<StarterContext, 'client'>, planRef: string): Promise<RecurringState> =>
+  ctx.client.workflow.getHandle(recurringWorkflowId(planRef)).query(recurringStateQuery);
 /** One cycle's charge (from its own workflow, payment-<planRef>-C<n>, n ≥ 2). */
-export const getCycleChargeState = (client: Client, planRef: string, cycle: number): Promise<TokenChargeState> =>
-  handle(client, cycleReference(planRef, cycle)).query(tokenChargeStateQuery);
+export const getCycleChargeState = (
+  ctx: Pick<StarterContext, 'client'>,
+  planRef: string,
+  cycle: number,
+): Promise<TokenChargeState> => handle(ctx.client, cycleReference(planRef, cycle)).query(tokenChargeStateQuery);

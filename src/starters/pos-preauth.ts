@@ -21,10 +21,10 @@ import {
 } from '../shared/pos-preauth';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
-import { InvalidStarterInputError, type PosTerminalSession } from './pos';
+import type { PosTerminalSession } from './pos';
 import { retryTransient, startRetrying } from './temporal-retry';
 import type { posPreAuthWorkflow } from '../workflows/pos-preauth';
-import { issuesOf } from '../shared/failures';
+import { parseStarterInput } from '../shared/input-error';
 
 /** The flow refused completePreAuth or releasePreAuth (not held, window over, amount over the hold, another card, already completing). */
 export class PosPreAuthRefusedError extends Error {
@@ -50,9 +50,7 @@ export async function startPosPreAuth(
   session?: Pick<PosTerminalSession, 'terminalId'>,
 ): Promise<WorkflowHandle<typeof posPreAuthWorkflow>> {
   const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosPreAuthInput;
-  const parsed = PosPreAuthInputSchema.safeParse(full);
-  if (!parsed.success) throw new InvalidStarterInputError('POS pre-authorisation', issuesOf(parsed.error));
-  const v = parsed.data;
+  const v = parseStarterInput(PosPreAuthInputSchema, full, 'POS pre-authorisation');
   const handle = await sealCardRead(ctx, v);
   const sealedFields = POS_SEALED_FIELDS as readonly string[];
   const sealedInput = {
@@ -113,9 +111,7 @@ export async function completePosPreAuth(
   merchantRef: string,
   cardRead: PosCompletionCardRead,
 ): Promise<PosCompletionAccepted> {
-  const parsed = PosCompletionCardReadSchema.safeParse(cardRead);
-  if (!parsed.success) throw new InvalidStarterInputError('POS completion', issuesOf(parsed.error));
-  const v = parsed.data;
+  const v = parseStarterInput(PosCompletionCardReadSchema, cardRead, 'POS completion');
   const handle = await sealCardRead(ctx, v);
   try {
     return await update((updateId) =>

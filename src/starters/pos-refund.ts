@@ -22,16 +22,16 @@ import {
 } from '../shared/pos-refund';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
-import { InvalidStarterInputError, type PosTerminalSession } from './pos';
+import type { PosTerminalSession } from './pos';
 import { retryTransient, startRetrying } from './temporal-retry';
 import type { posRefundWorkflow } from '../workflows/pos-refund';
-import { issuesOf } from '../shared/failures';
+import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
 export type PosRefundStartInput = Omit<PosRefundInput, 'terminal_id'> & { terminal_id?: string };
 
 /**
  * Starts (or finds) the refund of `original_merchant_ref` named by `refund_request_id`. Every rule
- * is checked first (InvalidStarterInputError names field and rule, never the value); the flow then
+ * is checked first (StarterInputError names field and rule, never the value); the flow then
  * checks the sale by F4, reserves the amount in the sale's refund ledger and sends F3 Refund once.
  */
 export async function startPosRefund(
@@ -40,9 +40,7 @@ export async function startPosRefund(
   session?: Pick<PosTerminalSession, 'terminalId'>,
 ): Promise<WorkflowHandle<typeof posRefundWorkflow>> {
   const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosRefundInput;
-  const parsed = PosRefundInputSchema.safeParse(full);
-  if (!parsed.success) throw new InvalidStarterInputError('POS refund', issuesOf(parsed.error));
-  const v = parsed.data;
+  const v = parseStarterInput(PosRefundInputSchema, full, 'POS refund');
   const merchantRef = refundMerchantRef(v.refund_request_id);
   const sealedFields = POS_SEALED_FIELDS as readonly string[];
   const cardData = Object.fromEntries(
@@ -83,10 +81,10 @@ export async function startPosRefund(
       s.amount !== Number(v.amount) ||
       s.currency !== v.currency
     ) {
-      throw new InvalidStarterInputError('POS refund', [
+      throw new StarterInputError('POS refund', [
         {
-          path: 'refund_request_id',
-          message: `was already used for the refund of ${s.amount} ${s.currency} of sale ${s.originalMerchantRef}; a refund request id names one refund`,
+          field: 'refund_request_id',
+          rule: `was already used for the refund of ${s.amount} ${s.currency} of sale ${s.originalMerchantRef}; a refund request id names one refund`,
         },
       ]);
     }

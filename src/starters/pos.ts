@@ -34,18 +34,7 @@ import type { StarterContext } from './connect';
 import { startRetrying } from './temporal-retry';
 import type { posRemoteRequestWorkflow } from '../workflows/pos-remote';
 import type { posTerminalTransactionWorkflow } from '../workflows/pos-terminal';
-import { describeIssues, issuesOf, type FieldIssue } from '../shared/failures';
-
-/** A starter input broke a rule; nothing was started. `issues` name the field and the rule. */
-export class InvalidStarterInputError extends Error {
-  override readonly name = 'InvalidStarterInputError';
-  constructor(
-    readonly flow: string,
-    readonly issues: FieldIssue[],
-  ) {
-    super(`invalid ${flow} input: ${describeIssues(issues)}`);
-  }
-}
+import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
 // ---- POS terminal session (F1 + F2), outside Temporal ---------------------------------------
 
@@ -113,10 +102,10 @@ export class PosTerminalSession {
 
 /** Opens a terminal session (F1 + F2) with the API client; `pin_key` stays in the returned object. */
 export function openPosTerminalSession(
-  api: PaymentsClient,
+  ctx: Pick<StarterContext, 'api'>,
   opts: PosTerminalSessionOptions,
 ): Promise<PosTerminalSession> {
-  return PosTerminalSession.open(api, opts);
+  return PosTerminalSession.open(ctx.api, opts);
 }
 
 // ---- POS remote request (E1/E2) ----------------------------------------------------------
@@ -126,9 +115,7 @@ export async function startPosRemoteRequest(
   ctx: StarterContext,
   input: PosRemoteInput,
 ): Promise<WorkflowHandle<typeof posRemoteRequestWorkflow>> {
-  const parsed = PosRemoteInputSchema.safeParse(input);
-  if (!parsed.success) throw new InvalidStarterInputError('POS remote request', issuesOf(parsed.error));
-  const v = parsed.data;
+  const v = parseStarterInput(PosRemoteInputSchema, input, 'POS remote request');
   return startRetrying(
     'start POS remote request',
     () =>
@@ -170,7 +157,7 @@ export async function runPosRemoteRequest(ctx: StarterContext, input: PosRemoteI
 /**
  * Starts one card transaction (workflow id `pos-txn-<merchant_ref>`; a second start for the
  * same merchant_ref is refused). `terminal_id` comes from the session when one is given.
- * Every F3 rule is checked here first (InvalidStarterInputError names field and rule, never the
+ * Every F3 rule is checked here first (StarterInputError names field and rule, never the
  * value); then the card read is sealed (the store's TTL) and the workflow gets its handle. If the
  * start fails, the sealed record is deleted again.
  */
@@ -180,16 +167,13 @@ export async function startPosTransaction(
   session?: Pick<PosTerminalSession, 'terminalId'>,
 ): Promise<WorkflowHandle<typeof posTerminalTransactionWorkflow>> {
   const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosTransactionInput;
-  const parsed = PosTransactionInputSchema.safeParse(full);
-  if (!parsed.success) throw new InvalidStarterInputError('POS transaction', issuesOf(parsed.error));
-  const v = parsed.data;
+  const v = parseStarterInput(PosTransactionInputSchema, full, 'POS transaction');
   if (v.transaction_type !== 'Purchase') {
     // A Refund or Completion must name its original and follow its own rules: their own flows.
-    throw new InvalidStarterInputError('POS transaction', [
+    throw new StarterInputError('POS transaction', [
       {
-        path: 'transaction_type',
-        message:
-          'must be Purchase here: a refund starts with startPosRefund, a pre-authorisation with startPosPreAuth (and its completion with completePosPreAuth)',
+        field: 'transaction_type',
+        rule: 'must be Purchase here: a refund starts with startPosRefund, a pre-authorisation with startPosPreAuth (and its completion with completePosPreAuth)',
       },
     ]);
   }

@@ -1,7 +1,7 @@
 // Reconciliation for backends and operators: start a run over a date range and wait for its
 // report (with progress), the daily Schedule (created or updated idempotently), and the report
 // as a table or CSV. See docs/flows-reconciliation.md.
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type WorkflowHandle } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type WorkflowHandle } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import type { reconciliationWorkflow } from '../workflows/reconciliation';
 import { PaymentFlow, ReconciliationStatus } from '../shared/search-attributes';
@@ -18,31 +18,18 @@ import {
   type ReconciliationReport,
 } from '../shared/reconciliation';
 import { retryTransient } from './temporal-retry';
+import type { StarterContext } from './connect';
+import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
-export interface ReconcileIssue {
-  field: string;
-  rule: string;
-}
-
-/** A rule the input breaks, named by field (values are never echoed). Nothing was started. */
-export class ReconcileInputError extends Error {
-  constructor(readonly issues: ReconcileIssue[]) {
-    super(`invalid reconciliation input: ${issues.map((i) => `${i.field} ${i.rule}`).join('; ')}`);
-    this.name = 'ReconcileInputError';
-  }
-}
-
-/** Checks the input (zod, the workflow's own rules); a previousDay run gets yesterday's date (UTC) here. */
+/**
+ * Checks the input (zod, the workflow's own rules; StarterInputError 'invalid reconciliation input: ...'
+ * names each field and rule, values are never echoed); a previousDay run gets yesterday's date (UTC) here.
+ */
 export function validateReconcileInput(
   input: unknown,
   now: number = Date.now(),
 ): ReconcileInput & { from: string; to: string } {
-  const parsed = ReconcileInputSchema.safeParse(input ?? {});
-  if (!parsed.success)
-    throw new ReconcileInputError(
-      parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', rule: i.message })),
-    );
-  const { previousDay, ...rest } = parsed.data;
+  const { previousDay, ...rest } = parseStarterInput(ReconcileInputSchema, input ?? {}, 'reconciliation');
   if (previousDay) {
     const day = previousDayOf(now);
     return { ...rest, from: day, to: day };
@@ -50,7 +37,7 @@ export function validateReconcileInput(
   return { ...rest, from: rest.from!, to: rest.to! };
 }
 
-type Ctx = { client: Client; taskQueue: string };
+type Ctx = Pick<StarterContext, 'client' | 'taskQueue'>;
 
 /**
  * Starts a reconciliation of [from, to] (UTC days, inclusive), or follows the run of the same
@@ -79,11 +66,11 @@ export async function startReconciliation(
 }
 
 export const reconciliationHandle = (
-  client: Client,
+  ctx: Pick<StarterContext, 'client'>,
   from: string,
   to: string,
 ): WorkflowHandle<typeof reconciliationWorkflow> =>
-  client.workflow.getHandle<typeof reconciliationWorkflow>(reconciliationWorkflowId(from, to));
+  ctx.client.workflow.getHandle<typeof reconciliationWorkflow>(reconciliationWorkflowId(from, to));
 
 /**
  * Runs a reconciliation and answers its report. `onProgress` is called each time the progress
@@ -129,7 +116,6 @@ export async function reconcile(
 // ---- The daily Schedule ----------------------------------------------------------------------
 
 export interface ReconciliationScheduleOptions {
-  taskQueue: string;
   /** Default `reconciliation-daily` for the task queue `payments`, `reconciliation-daily-<task queue>` for another (one Schedule per deployment). */
   scheduleId?: string;
   /** HH:MM (UTC) of the daily run. Default 02:00. */
@@ -147,12 +133,13 @@ export const RECONCILIATION_SCHEDULE_DEFAULTS = { dailyAt: '02:00', catchupWindo
  * (overlap BUFFER_ALL), each for its own day.
  */
 export async function ensureReconciliationSchedule(
-  client: Client,
-  opts: ReconciliationScheduleOptions,
+  ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
+  opts: ReconciliationScheduleOptions = {},
 ): Promise<{ scheduleId: string; created: boolean }> {
-  const scheduleId = opts.scheduleId ?? reconciliationScheduleId(opts.taskQueue);
+  const { client, taskQueue } = ctx;
+  const scheduleId = opts.scheduleId ?? reconciliationScheduleId(taskQueue);
   const at = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(opts.dailyAt ?? RECONCILIATION_SCHEDULE_DEFAULTS.dailyAt);
-  if (!at) throw new ReconcileInputError([{ field: 'dailyAt', rule: 'must be HH:MM (UTC)' }]);
+  if (!at) throw new StarterInputError('reconciliation schedule', [{ field: 'dailyAt', rule: 'must be HH:MM (UTC)' }]);
   const spec = {
     calendars: [
       { hour: Number(at[1]), minute: Number(at[2]), comment: 'daily reconciliation of the previous day (UTC)' },
@@ -162,7 +149,7 @@ export async function ensureReconciliationSchedule(
     type: 'startWorkflow' as const,
     workflowType: 'reconciliationWorkflow',
     workflowId: scheduleId,
-    taskQueue: opts.taskQueue,
+    taskQueue,
     args: [{ previousDay: true } satisfies ReconcileInput],
     typedSearchAttributes: [
       { key: PaymentFlow, value: RECONCILIATION_FLOW },

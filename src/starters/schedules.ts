@@ -13,14 +13,7 @@ import {
 import { moveRecurringToScheduleSignal, recurringStateQuery, recurringWorkflowId } from '../shared/recurring';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
-
-/** A schedule's input was refused: each field with its rule. */
-export class ScheduleInputError extends Error {
-  override readonly name = 'ScheduleInputError';
-  constructor(readonly issues: { field: string; rule: string }[]) {
-    super(`invalid schedule: ${issues.map((i) => `${i.field}: ${i.rule}`).join('; ')}`);
-  }
-}
+import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
 const reference = z.string().regex(/^[A-Za-z0-9_.:-]{1,60}$/, 'must be 1-60 of letters, digits, _ . : -');
 const when = z.object({
@@ -61,14 +54,8 @@ export const mandateDebitScheduleSchema = when
     path: ['cron'],
   });
 
-function parse<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
-  const r = schema.safeParse(raw);
-  if (!r.success)
-    throw new ScheduleInputError(
-      r.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', rule: i.message })),
-    );
-  return r.data;
-}
+/** A schedule's input, validated (StarterInputError 'invalid schedule input: ...' naming every broken rule). */
+const parse = <S extends z.ZodType>(schema: S, raw: unknown): z.output<S> => parseStarterInput(schema, raw, 'schedule');
 
 type When = z.output<typeof when>;
 
@@ -192,7 +179,7 @@ export async function moveRecurringPlanToSchedule(
   const plan = ctx.client.workflow.getHandle(recurringWorkflowId(planRef));
   const state = await retryTransient('recurring state', () => plan.query(recurringStateQuery));
   if (state.status !== 'active' || !state.tokenId)
-    throw new ScheduleInputError([
+    throw new StarterInputError('schedule', [
       {
         field: 'planRef',
         rule: `the plan is ${state.status}${state.tokenId ? '' : ' without a token'}: only an active plan moves`,

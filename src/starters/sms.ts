@@ -6,7 +6,7 @@
 //   G3 list / G4 delete campaigns, G5-G8 templates: direct calls through the API client (they
 //   move no money and need no durable state), like the mandate listing.
 //
-// Every input is checked with zod first; a broken rule throws InvalidStarterInputError naming the
+// Every input is checked with zod first; a broken rule throws StarterInputError naming the
 // field and the rule (never the value), and nothing is started or sent.
 import type { WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
@@ -14,7 +14,6 @@ import {
   SmsCampaignListRequestSchema,
   SmsTemplateListRequestSchema,
   type OperationData,
-  type PaymentsClient,
   type SmsCampaignListRequest,
   type SmsTemplate,
   type SmsTemplateListRequest,
@@ -37,16 +36,9 @@ import {
 } from '../shared/sms';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
-import { InvalidStarterInputError } from './pos';
 import { startRetrying } from './temporal-retry';
 import type { smsCampaignFollowWorkflow, smsCampaignWorkflow, smsSendWorkflow } from '../workflows/sms';
-import { issuesOf } from '../shared/failures';
-
-function parse<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new InvalidStarterInputError(what, issuesOf(parsed.error));
-  return parsed.data;
-}
+import { StarterInputError, asInputIssues, parseStarterInput } from '../shared/input-error';
 
 // ---- G1 instant send ---------------------------------------------------------------------------
 
@@ -59,10 +51,10 @@ export async function startSmsSend(
   ctx: StarterContext,
   input: SmsSendInput,
 ): Promise<WorkflowHandle<typeof smsSendWorkflow>> {
-  const v = parse(SmsSendInputSchema, input, 'SMS send');
+  const v = parseStarterInput(SmsSendInputSchema, input, 'SMS send');
   if (v.options?.invalidMessages === 'refuse') {
     const { issues } = checkSmsMessages(v.messages);
-    if (issues.length > 0) throw new InvalidStarterInputError('SMS send', issues);
+    if (issues.length > 0) throw new StarterInputError('SMS send', asInputIssues(issues));
   }
   return startRetrying(
     'start SMS send',
@@ -101,9 +93,9 @@ export async function startSmsCampaign(
   input: SmsCampaignInput,
   now: () => number = Date.now,
 ): Promise<WorkflowHandle<typeof smsCampaignWorkflow>> {
-  const v = parse(SmsCampaignInputSchema, input, 'SMS campaign');
+  const v = parseStarterInput(SmsCampaignInputSchema, input, 'SMS campaign');
   const late = smsScheduleIssues(v.campaign, now());
-  if (late.length > 0) throw new InvalidStarterInputError('SMS campaign', late);
+  if (late.length > 0) throw new StarterInputError('SMS campaign', asInputIssues(late));
   return startRetrying(
     'start SMS campaign',
     () =>
@@ -138,7 +130,7 @@ export async function followSmsCampaign(
   ctx: StarterContext,
   input: SmsCampaignFollowInput,
 ): Promise<WorkflowHandle<typeof smsCampaignFollowWorkflow>> {
-  const v = parse(SmsCampaignFollowInputSchema, input, 'SMS campaign follow');
+  const v = parseStarterInput(SmsCampaignFollowInputSchema, input, 'SMS campaign follow');
   return startRetrying(
     'follow SMS campaign',
     () =>
@@ -208,37 +200,50 @@ export type SmsTemplatePage = OperationData<'sms.listTemplates'>;
 export type SmsCampaignPage = OperationData<'sms.listCampaigns'>;
 
 /** G5. */
-export async function createSmsTemplate(api: PaymentsClient, input: SmsTemplateCreateInput): Promise<SmsTemplate> {
-  return (await api.sms.createTemplate(parse(SmsTemplateCreateInputSchema, input, 'SMS template'))).data;
+export async function createSmsTemplate(
+  ctx: Pick<StarterContext, 'api'>,
+  input: SmsTemplateCreateInput,
+): Promise<SmsTemplate> {
+  return (await ctx.api.sms.createTemplate(parseStarterInput(SmsTemplateCreateInputSchema, input, 'SMS template')))
+    .data;
 }
 
 /** G6 (page, perPage, sorted_by, dir DSC/ASC, date_from, date_to). */
 export async function listSmsTemplates(
-  api: PaymentsClient,
+  ctx: Pick<StarterContext, 'api'>,
   filters: SmsTemplateListRequest = {},
 ): Promise<SmsTemplatePage> {
-  return (await api.sms.listTemplates(parse(SmsTemplateListRequestSchema, filters, 'SMS template list'))).data;
+  return (
+    await ctx.api.sms.listTemplates(parseStarterInput(SmsTemplateListRequestSchema, filters, 'SMS template list'))
+  ).data;
 }
 
 /** G7. A 404 (unknown id) throws the client's NotFoundError. */
-export async function updateSmsTemplate(api: PaymentsClient, input: SmsTemplateUpdateInput): Promise<SmsTemplate> {
-  return (await api.sms.updateTemplate(parse(SmsTemplateUpdateInputSchema, input, 'SMS template update'))).data;
+export async function updateSmsTemplate(
+  ctx: Pick<StarterContext, 'api'>,
+  input: SmsTemplateUpdateInput,
+): Promise<SmsTemplate> {
+  return (
+    await ctx.api.sms.updateTemplate(parseStarterInput(SmsTemplateUpdateInputSchema, input, 'SMS template update'))
+  ).data;
 }
 
 /** G8. */
-export async function deleteSmsTemplate(api: PaymentsClient, id: string): Promise<void> {
-  await api.sms.deleteTemplate(parse(SmsIdInputSchema, { id }, 'SMS template delete'));
+export async function deleteSmsTemplate(ctx: Pick<StarterContext, 'api'>, id: string): Promise<void> {
+  await ctx.api.sms.deleteTemplate(parseStarterInput(SmsIdInputSchema, { id }, 'SMS template delete'));
 }
 
 /** G3 (page, perPage, sorted_by, status, name, dir, date_from, date_to). Items carry no status: filter by it. */
 export async function listSmsCampaigns(
-  api: PaymentsClient,
+  ctx: Pick<StarterContext, 'api'>,
   filters: SmsCampaignListRequest = {},
 ): Promise<SmsCampaignPage> {
-  return (await api.sms.listCampaigns(parse(SmsCampaignListRequestSchema, filters, 'SMS campaign list'))).data;
+  return (
+    await ctx.api.sms.listCampaigns(parseStarterInput(SmsCampaignListRequestSchema, filters, 'SMS campaign list'))
+  ).data;
 }
 
 /** G4. A follower of this campaign then ends not_found. */
-export async function deleteSmsCampaign(api: PaymentsClient, id: string): Promise<void> {
-  await api.sms.deleteCampaign(parse(SmsIdInputSchema, { id }, 'SMS campaign delete'));
+export async function deleteSmsCampaign(ctx: Pick<StarterContext, 'api'>, id: string): Promise<void> {
+  await ctx.api.sms.deleteCampaign(parseStarterInput(SmsIdInputSchema, { id }, 'SMS campaign delete'));
 }

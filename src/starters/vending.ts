@@ -3,19 +3,16 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { VendInputSchema, vendWorkflowId, type VendInput, type VendResult } from '../shared/vending';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
-import { InvalidStarterInputError } from './pos';
 import { startRetrying } from './temporal-retry';
 import type { vendElectricityWorkflow } from '../workflows/vending';
-import { issuesOf } from '../shared/failures';
+import { parseStarterInput } from '../shared/input-error';
 
 /** Starts one electricity sale (workflow id `vend-<order_ref>`; a second start for the same order is refused). */
 export async function startVend(
   ctx: StarterContext,
   input: VendInput,
 ): Promise<WorkflowHandle<typeof vendElectricityWorkflow>> {
-  const parsed = VendInputSchema.safeParse(input);
-  if (!parsed.success) throw new InvalidStarterInputError('electricity vend', issuesOf(parsed.error));
-  const v = parsed.data;
+  const v = parseStarterInput(VendInputSchema, input, 'electricity vend');
   return startRetrying(
     'start vend',
     () =>

@@ -1,5 +1,5 @@
-// Virtual accounts for backends: account creation (C1/C2) with the service's refusals named by
-// field, the error-log sweep on demand, and the credit workflows' state and operator retry.
+// Virtual accounts for backends: account creation (C1/C2) — a request that breaks a field rule is a
+// StarterInputError (nothing sent), the service's refusals a VirtualAccountCreationError named by field — the error-log sweep on demand, and the credit workflows' state and operator retry.
 //
 // Creating an account is one call with nothing to settle later (no money moves, and the service
 // answers at once), so it is a direct, validated API call rather than a workflow: a BVN then
@@ -13,7 +13,6 @@ import {
   RequestValidationError,
   type CreateBusinessAccountRequest,
   type CreateCustomerAccountRequest,
-  type PaymentsClient,
   type VirtualAccount,
 } from '../api';
 import {
@@ -26,8 +25,9 @@ import {
 import type { ErrorLogSweepInput } from '../workflows/virtual-account-error-log-sweep';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
+import { StarterInputError } from '../shared/input-error';
 
-/** The service (or our validation) refused to create the account; `field` names the input at fault when it can be told. */
+/** The service refused to create the account; `field` names the input at fault when it can be told. (A request that breaks a field rule never reaches it: StarterInputError.) */
 export class VirtualAccountCreationError extends Error {
   override readonly name = 'VirtualAccountCreationError';
   constructor(
@@ -57,7 +57,10 @@ async function create(
     return (await call()).data;
   } catch (err) {
     if (err instanceof RequestValidationError)
-      throw new VirtualAccountCreationError(err.issues.map((i) => ({ field: i.path || '(request)', rule: i.message })));
+      throw new StarterInputError(
+        `${kind} virtual account`,
+        err.issues.map((i) => ({ field: i.path || '(input)', rule: i.message })),
+      );
     if (err instanceof BadRequestError || err instanceof DependencyFailedError) {
       // The BVN is checked against name, date of birth, gender and phone: a mismatch names the BVN.
       throw new VirtualAccountCreationError(
@@ -82,15 +85,15 @@ async function create(
 
 /** C1. Validated first (every field error at once); BVN never logged. */
 export const createCustomerVirtualAccount = (
-  api: PaymentsClient,
+  ctx: Pick<StarterContext, 'api'>,
   input: CreateCustomerAccountRequest,
-): Promise<VirtualAccount> => create('customer', () => api.virtualAccounts.createCustomer(input));
+): Promise<VirtualAccount> => create('customer', () => ctx.api.virtualAccounts.createCustomer(input));
 
 /** C2. */
 export const createBusinessVirtualAccount = (
-  api: PaymentsClient,
+  ctx: Pick<StarterContext, 'api'>,
   input: CreateBusinessAccountRequest,
-): Promise<VirtualAccount> => create('business', () => api.virtualAccounts.createBusiness(input));
+): Promise<VirtualAccount> => create('business', () => ctx.api.virtualAccounts.createBusiness(input));
 
 /** Runs one sweep of the webhook error log now (the Schedule does it every few minutes) and returns its summary. */
 export function sweepWebhookErrorLog(

@@ -20,7 +20,8 @@ import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../sh
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { unmatchedPaymentWebhookWorkflow } from '../workflows/webhook-inbox';
 import type { virtualAccountCreditWorkflow } from '../workflows/virtual-account-credit';
-import { describeZodError, paymentWebhookSchema, virtualAccountWebhookSchema } from './schemas';
+import { paymentWebhookSchema, virtualAccountWebhookSchema } from './schemas';
+import { inputIssuesOf } from '../shared/input-error';
 import {
   PAYMENT_SIGNATURE_HEADERS,
   VA_SIGNATURE_HEADERS,
@@ -101,7 +102,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
     const parsed = paymentWebhookSchema.safeParse(json);
     if (!parsed.success) {
       countWebhook('payment', 'invalid');
-      return sendJson(res, 400, { received: false, errors: describeZodError(parsed.error) });
+      return sendJson(res, 400, { received: false, errors: inputIssuesOf(parsed.error, '(body)') });
     }
     const { Event, TransactionRef, Body } = parsed.data;
     const dedupeKey = `payment:${Event}:${TransactionRef}:${Body.gateway_ref ?? ''}`;
@@ -163,7 +164,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
     const parsed = virtualAccountWebhookSchema.safeParse(checked.body);
     if (!parsed.success) {
       countWebhook('virtual-account', 'invalid');
-      return sendJson(res, 400, { received: false, errors: describeZodError(parsed.error) });
+      return sendJson(res, 400, { received: false, errors: inputIssuesOf(parsed.error, '(body)') });
     }
     const b = parsed.data;
     const version = b.version === 'v3' ? 3 : b.version === 'v2' ? 2 : 1;

@@ -56,7 +56,3 @@ export const virtualAccountWebhookSchema = z
   })
   .passthrough();
 export type VirtualAccountWebhookBody = z.infer<typeof virtualAccountWebhookSchema>;
-
-export function describeZodError(err: z.ZodError): { field: string; rule: string }[] {
-  return err.issues.map((i) => ({ field: i.path.join('.') || '(body)', rule: i.message }));
-}

@@ -61,10 +61,10 @@ async function main(): Promise<void> {
   }
   if (config.reconciliation.schedule) {
     // The flows matter more than the Schedule: a failure here is logged, the worker still runs.
-    await ensureReconciliationSchedule(client, {
-      taskQueue: config.temporal.taskQueue,
-      dailyAt: config.reconciliation.dailyAt,
-    }).then(
+    await ensureReconciliationSchedule(
+      { client, taskQueue: config.temporal.taskQueue },
+      { dailyAt: config.reconciliation.dailyAt },
+    ).then(
       (s) =>
         logger.info(
           { scheduleId: s.scheduleId, created: s.created, dailyAt: config.reconciliation.dailyAt },

@@ -61,7 +61,7 @@ jest.setTimeout(120_000);
 
   async function openCheckout(amount: number): Promise<{ ref: string; url: string; page: Page }> {
     const ref = `browser-${randomUUID()}`;
-    const { checkoutUrl } = await startCheckout(services.client, config.temporal.taskQueue, {
+    const { checkoutUrl } = await startCheckout(services.starters, {
       transactionRef: ref,
       amount,
       currency: 'NGN',
@@ -85,7 +85,7 @@ jest.setTimeout(120_000);
 
   const finalState = (ref: string) =>
     waitForState(
-      () => getCheckoutState(services.client, ref),
+      () => getCheckoutState(services.starters, ref),
       (s: CheckoutState) => ['success', 'failed', 'expired'].includes(s.status),
       { timeoutMs: 60_000 },
     );
@@ -133,7 +133,7 @@ jest.setTimeout(120_000);
       await page.click('button:has-text("Submit OTP")');
       expect(await page.textContent('#error')).toBeTruthy();
       expect(await page.getAttribute('#status', 'data-status')).toBe('Pending');
-      expect((await getCheckoutState(services.client, ref)).status).toBe('open');
+      expect((await getCheckoutState(services.starters, ref)).status).toBe('open');
     } finally {
       await page.close();
     }

@@ -3,7 +3,7 @@
 // faults drop D1/D3 answers).
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { MandateOtpFormatError } from '../../src/starters/mandates';
+import { StarterInputError } from '../../src/starters/input-error';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import {
@@ -16,7 +16,6 @@ import {
   resendMandateOtp,
   startMandate,
   submitMandateOtp,
-  StarterValidationError,
 } from '../../src/starters/mandates';
 import type { MandateRequest, MandateState } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
@@ -71,7 +70,7 @@ const sandbox = () => new SandboxAdmin(services.sandboxUrl!);
 const ledger = (reference: string) => sandbox().ledger({ reference });
 async function waitFor(ref: string, status: MandateState['status']) {
   for (let i = 0; i < 100; i++) {
-    const s = await getMandateState(client(), ref).catch(() => undefined);
+    const s = await getMandateState(ctx(), ref).catch(() => undefined);
     if (s?.status === status) return s;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -81,7 +80,7 @@ const causeOf = (e: unknown) => String((e as { cause?: unknown }).cause);
 const fault = (rule: { path: string; kind: 'drop-before-processing' | 'drop-after-processing' | 'error5xx' }) =>
   sandbox().fault({ method: 'POST', count: 1, ...rule });
 const serviceRecord = async (mandateId: string) =>
-  (await listMandates(services.api, { mandate_id: mandateId })).records[0];
+  (await listMandates(services.starters, { mandate_id: mandateId })).records[0];
 
 it("a service that answers a wrong OTP with the spec's 424 ('Invalid or expired session.'): the flow resends the OTP (D6), asks for it again, and the right one approves", async () => {
   await sandboxAdminCall(services.sandboxUrl!, 'POST', '/mandates/wrong-otp-status', { status: 424 });
@@ -92,9 +91,9 @@ it("a service that answers a wrong OTP with the spec's 424 ('Invalid or expired 
     const wrong = await submitMandateOtp(ctx(), i.mandateRef, '000000').catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(WorkflowUpdateFailedError);
     expect(causeOf(wrong)).toContain('a new OTP was sent to the customer');
-    expect((await getMandateState(client(), i.mandateRef)).status).toBe('awaiting_otp');
+    expect((await getMandateState(ctx(), i.mandateRef)).status).toBe('awaiting_otp');
     expect((await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
-    await cancelMandate(client(), i.mandateRef);
+    await cancelMandate(ctx(), i.mandateRef);
     await handle.result();
   } finally {
     await sandboxAdminCall(services.sandboxUrl!, 'POST', '/mandates/wrong-otp-status', { status: 400 });
@@ -111,21 +110,21 @@ it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel tw
   expect(causeOf(wrong)).toContain('Invalid OTP');
   expect((await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
 
-  expect(causeOf(await debitMandate(client(), i.mandateRef, 19_999).catch((e: unknown) => e))).toContain(
+  expect(causeOf(await debitMandate(ctx(), i.mandateRef, 19_999).catch((e: unknown) => e))).toContain(
     'at least 20000 kobo',
   );
-  expect(causeOf(await debitMandate(client(), i.mandateRef, 1_000_001).catch((e: unknown) => e))).toContain(
+  expect(causeOf(await debitMandate(ctx(), i.mandateRef, 1_000_001).catch((e: unknown) => e))).toContain(
     'exceeds the remaining balance',
   );
 
-  const d1 = await debitMandate(client(), i.mandateRef, 300_000, { idempotencyKey: 'order-1' });
-  const d2 = await debitMandate(client(), i.mandateRef, 200_000); // the starter makes a key and returns it
+  const d1 = await debitMandate(ctx(), i.mandateRef, 300_000, { idempotencyKey: 'order-1' });
+  const d2 = await debitMandate(ctx(), i.mandateRef, 200_000); // the starter makes a key and returns it
   expect(d1).toMatchObject({ key: 'order-1', reference: debitKeyReference(i.mandateRef, 'order-1') });
   expect(d2.reference).toBe(debitKeyReference(i.mandateRef, d2.key!));
   // The backend retries both: the same debits answer, nothing is debited again.
-  expect(await debitMandate(client(), i.mandateRef, 300_000, { idempotencyKey: 'order-1' })).toEqual(d1);
-  expect(await debitMandate(client(), i.mandateRef, 200_000, { idempotencyKey: d2.key })).toEqual(d2);
-  expect(await getMandateState(client(), i.mandateRef)).toMatchObject({
+  expect(await debitMandate(ctx(), i.mandateRef, 300_000, { idempotencyKey: 'order-1' })).toEqual(d1);
+  expect(await debitMandate(ctx(), i.mandateRef, 200_000, { idempotencyKey: d2.key })).toEqual(d2);
+  expect(await getMandateState(ctx(), i.mandateRef)).toMatchObject({
     balance: 500_000,
     totalDebited: 500_000,
     failures: [],
@@ -133,16 +132,16 @@ it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel tw
   expect(await ledger(d1.reference)).toHaveLength(1);
   expect(await ledger(d2.reference)).toHaveLength(1);
 
-  const listed = await listMandates(services.api, {
-    mandate_id: (await getMandateState(client(), i.mandateRef)).mandateId!,
+  const listed = await listMandates(services.starters, {
+    mandate_id: (await getMandateState(ctx(), i.mandateRef)).mandateId!,
   });
   expect(listed.records[0]).toMatchObject({ balance: 500_000, total_debited: 500_000, status: 'approved' });
 
-  expect((await cancelMandate(client(), i.mandateRef)).status).toBe('cancelled');
-  expect((await cancelMandate(client(), i.mandateRef)).status).toBe('cancelled'); // twice: same answer
+  expect((await cancelMandate(ctx(), i.mandateRef)).status).toBe('cancelled');
+  expect((await cancelMandate(ctx(), i.mandateRef)).status).toBe('cancelled'); // twice: same answer
   expect(await handle.result()).toMatchObject({ status: 'cancelled', balance: 500_000 });
   expect(
-    (await listMandates(services.api, { mandate_id: listed.records[0].mandate_id as string })).records[0].status,
+    (await listMandates(services.starters, { mandate_id: listed.records[0].mandate_id as string })).records[0].status,
   ).toBe('cancelled');
   await recordHistory(handle, 'mandate-variable-lifecycle-send-once');
 
@@ -159,14 +158,14 @@ it('an expired OTP session (sandbox clock): a new OTP is sent and then approves'
   const expired = await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e);
   expect(causeOf(expired)).toContain('a new OTP was sent');
   expect((await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
-  await cancelMandate(client(), i.mandateRef);
+  await cancelMandate(ctx(), i.mandateRef);
 });
 
 it('a session that keeps expiring ends the mandate expired; it is released at the service, so the e-mail serves a new mandate', async () => {
   const i = input({ maxSessionResends: 1 });
   const handle = await startMandate(ctx(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
-  expect((await resendMandateOtp(client(), i.mandateRef)).status).toBe('awaiting_otp'); // D6 on request
+  expect((await resendMandateOtp(ctx(), i.mandateRef)).status).toBe('awaiting_otp'); // D6 on request
   await sandbox().advanceClock(11 * 60 * 1000);
   expect(causeOf(await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP).catch((e: unknown) => e))).toContain(
     'a new OTP was sent',
@@ -181,7 +180,7 @@ it('a session that keeps expiring ends the mandate expired; it is released at th
   const again = input({ customerEmail: i.customerEmail });
   await startMandate(ctx(), again);
   await waitFor(again.mandateRef, 'awaiting_otp');
-  await requestMandateCancel(client(), again.mandateRef);
+  await requestMandateCancel(ctx(), again.mandateRef);
   await waitFor(again.mandateRef, 'cancelled');
 });
 
@@ -193,30 +192,30 @@ it('D3 answers lost: applied-then-dropped is found by verify, dropped-before and
 
   await fault({ path: '/transaction/mandate/debit', kind: 'drop-after-processing' });
   const ref = (n: number) => debitKeyReference(i.mandateRef, `f-${n}`);
-  expect(await debitMandate(client(), i.mandateRef, 100_000, { idempotencyKey: 'f-1' })).toMatchObject({
+  expect(await debitMandate(ctx(), i.mandateRef, 100_000, { idempotencyKey: 'f-1' })).toMatchObject({
     reference: ref(1),
     status: 'success',
     confirmedBy: 'requery',
   });
   await fault({ path: '/transaction/mandate/debit', kind: 'drop-before-processing' });
-  expect(await debitMandate(client(), i.mandateRef, 200_000, { idempotencyKey: 'f-2' })).toMatchObject({
+  expect(await debitMandate(ctx(), i.mandateRef, 200_000, { idempotencyKey: 'f-2' })).toMatchObject({
     reference: ref(2),
     status: 'success',
     confirmedBy: 'resend',
   });
   await fault({ path: '/transaction/mandate/debit', kind: 'error5xx' });
-  expect(await debitMandate(client(), i.mandateRef, 300_000, { idempotencyKey: 'f-3' })).toMatchObject({
+  expect(await debitMandate(ctx(), i.mandateRef, 300_000, { idempotencyKey: 'f-3' })).toMatchObject({
     reference: ref(3),
     status: 'success',
     confirmedBy: 'resend',
   });
 
   for (const n of [1, 2, 3]) expect(await ledger(ref(n))).toHaveLength(1);
-  const state = await getMandateState(client(), i.mandateRef);
+  const state = await getMandateState(ctx(), i.mandateRef);
   expect(state).toMatchObject({ totalDebited: 600_000, balance: 400_000, unresolvedDebits: [], failures: [] });
   expect(await serviceRecord(state.mandateId!)).toMatchObject({ total_debited: 600_000, balance: 400_000 });
   // Spending the balance ends the mandate.
-  expect(await debitMandate(client(), i.mandateRef, 400_000)).toMatchObject({ status: 'success' });
+  expect(await debitMandate(ctx(), i.mandateRef, 400_000)).toMatchObject({ status: 'success' });
   expect(await handle.result()).toMatchObject({
     status: 'completed',
     endReason: 'balance spent',
@@ -231,32 +230,32 @@ it('D3 answers 200 with status pending (requeried by verify until the service se
   const handle = await startMandate(ctx(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
   await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP);
-  const mandateId = (await getMandateState(client(), i.mandateRef)).mandateId!;
+  const mandateId = (await getMandateState(ctx(), i.mandateRef)).mandateId!;
   await sandboxAdminCall(services.sandboxUrl!, 'POST', `/mandates/${mandateId}/debit-outcomes`, {
     outcomes: ['pending', 'failed'],
   });
 
   const pendingRef = debitKeyReference(i.mandateRef, 'slow-1');
-  const pending = debitMandate(client(), i.mandateRef, 250_000, { idempotencyKey: 'slow-1' });
-  for (let n = 0; n < 100 && (await getMandateState(client(), i.mandateRef)).unresolvedDebits.length === 0; n++)
+  const pending = debitMandate(ctx(), i.mandateRef, 250_000, { idempotencyKey: 'slow-1' });
+  for (let n = 0; n < 100 && (await getMandateState(ctx(), i.mandateRef)).unresolvedDebits.length === 0; n++)
     await new Promise((r) => setTimeout(r, 50));
-  expect((await getMandateState(client(), i.mandateRef)).unresolvedDebits).toEqual([
+  expect((await getMandateState(ctx(), i.mandateRef)).unresolvedDebits).toEqual([
     expect.objectContaining({ reference: pendingRef, status: 'pending', serviceStatus: 'pending' }),
   ]);
   expect(await ledger(pendingRef)).toHaveLength(0); // a 200 saying pending moved no money yet
   await sandboxAdminCall(services.sandboxUrl!, 'POST', `/mandate-debits/${pendingRef}/settle`, { status: 'success' });
   expect(await pending).toMatchObject({ status: 'success', confirmedBy: 'requery' });
 
-  const failedDebit = await debitMandate(client(), i.mandateRef, 100_000, { idempotencyKey: 'fail-1' });
+  const failedDebit = await debitMandate(ctx(), i.mandateRef, 100_000, { idempotencyKey: 'fail-1' });
   expect(failedDebit).toMatchObject({ status: 'failed', serviceStatus: 'failed' });
   expect(await ledger(failedDebit.reference)).toHaveLength(0);
-  expect(await getMandateState(client(), i.mandateRef)).toMatchObject({
+  expect(await getMandateState(ctx(), i.mandateRef)).toMatchObject({
     totalDebited: 250_000,
     balance: 750_000,
     unresolvedDebits: [],
   });
   expect(await serviceRecord(mandateId)).toMatchObject({ total_debited: 250_000, balance: 750_000 });
-  await cancelMandate(client(), i.mandateRef);
+  await cancelMandate(ctx(), i.mandateRef);
   expect((await handle.result()).status).toBe('cancelled');
 });
 
@@ -265,13 +264,13 @@ it('D1 answer lost after the service created the mandate: found by reference, ca
   await fault({ path: '/transaction/mandate/create', kind: 'drop-after-processing' });
   const final = await (await startMandate(ctx(), i)).result();
   expect(final).toMatchObject({ status: 'failed', endReason: expect.stringContaining('creation response was lost') });
-  expect((await listMandates(services.api, { merchant_ref: i.mandateRef })).records[0]).toMatchObject({
+  expect((await listMandates(services.starters, { merchant_ref: i.mandateRef })).records[0]).toMatchObject({
     status: 'cancelled',
   });
   const again = input({ customerEmail: i.customerEmail });
   await startMandate(ctx(), again);
   await waitFor(again.mandateRef, 'awaiting_otp');
-  await cancelMandate(client(), again.mandateRef);
+  await cancelMandate(ctx(), again.mandateRef);
 });
 
 it('D5 listing through the starters: filters, a page with next_cursor, the page after it, and every page', async () => {
@@ -287,28 +286,29 @@ it('D5 listing through the starters: filters, a page with next_cursor, the page 
   }
   await submitMandateOtp(ctx(), refs[0], MANDATE_OTP);
   const customer_name = `Ada ${lastName}`;
-  const first = await listMandates(services.api, { customer_name, page_size: 2 });
+  const first = await listMandates(services.starters, { customer_name, page_size: 2 });
   expect(first).toMatchObject({ has_more: true, page_size: 2, next_cursor: expect.anything() });
   expect(first.records).toHaveLength(2);
-  const second = await listMandates(services.api, { customer_name, page_size: 2 }, String(first.next_cursor));
+  const second = await listMandates(services.starters, { customer_name, page_size: 2 }, String(first.next_cursor));
   expect(second).toMatchObject({ has_more: false, prev_cursor: expect.anything() });
   expect([...first.records, ...second.records].map((r) => r.reference).sort()).toEqual([...refs].sort());
   const all: string[] = [];
-  for await (const r of listAllMandates(services.api, { customer_name, page_size: 1 })) all.push(String(r.reference));
+  for await (const r of listAllMandates(services.starters, { customer_name, page_size: 1 }))
+    all.push(String(r.reference));
   expect(all.sort()).toEqual([...refs].sort());
   expect(
-    (await listMandates(services.api, { customer_name, status: 'approved' })).records.map((r) => r.reference),
+    (await listMandates(services.starters, { customer_name, status: 'approved' })).records.map((r) => r.reference),
   ).toEqual([refs[0]]);
   expect(
-    (await listMandates(services.api, { customer_name, is_approved: false, debit_type: 'VARIABLE' })).records,
+    (await listMandates(services.starters, { customer_name, is_approved: false, debit_type: 'VARIABLE' })).records,
   ).toHaveLength(2);
-  expect((await listMandates(services.api, { merchant_ref: refs[1] })).records[0]).toMatchObject({
+  expect((await listMandates(services.starters, { merchant_ref: refs[1] })).records[0]).toMatchObject({
     status: 'initiated',
     customer_name,
   });
-  const unknown = await listMandates(services.api, { merchant_ref: 'NO-SUCH-REF' }).catch((e: unknown) => e);
+  const unknown = await listMandates(services.starters, { merchant_ref: 'NO-SUCH-REF' }).catch((e: unknown) => e);
   expect(String((unknown as Error).message)).toContain('No mandate found for reference NO-SUCH-REF');
-  for (const ref of refs) await cancelMandate(client(), ref);
+  for (const ref of refs) await cancelMandate(ctx(), ref);
 });
 
 it('a duplicate customer email ends the second mandate as failed with the service message', async () => {
@@ -322,7 +322,7 @@ it('a duplicate customer email ends the second mandate as failed with the servic
     status: 'failed',
     endReason: expect.stringContaining('Customer already exists with the same email address.'),
   });
-  await cancelMandate(client(), first.mandateRef);
+  await cancelMandate(ctx(), first.mandateRef);
 });
 
 it('a FIXED mandate runs its first scheduled debit; the starter refuses bad input naming the field', async () => {
@@ -334,19 +334,19 @@ it('a FIXED mandate runs its first scheduled debit; the starter refuses bad inpu
   await startMandate(ctx(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
   await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP);
-  for (let n = 0; n < 100 && (await getMandateState(client(), i.mandateRef)).debitCount < 1; n++)
+  for (let n = 0; n < 100 && (await getMandateState(ctx(), i.mandateRef)).debitCount < 1; n++)
     await new Promise((r) => setTimeout(r, 100));
-  expect(await getMandateState(client(), i.mandateRef)).toMatchObject({
+  expect(await getMandateState(ctx(), i.mandateRef)).toMatchObject({
     totalDebited: 250_000,
     balance: 750_000,
     nextDebitAt: expect.any(String),
   });
   expect(await ledger(`${i.mandateRef}-D1`)).toHaveLength(1);
-  await cancelMandate(client(), i.mandateRef);
+  await cancelMandate(ctx(), i.mandateRef);
 
   const bad = await startMandate(ctx(), input({ debitType: 'fixed', accountNumber: '123' })).catch((e: unknown) => e);
-  expect(bad).toBeInstanceOf(StarterValidationError);
-  expect((bad as StarterValidationError).issues).toEqual(
+  expect(bad).toBeInstanceOf(StarterInputError);
+  expect((bad as StarterInputError).issues).toEqual(
     expect.arrayContaining([
       { field: 'accountNumber', rule: 'must be 10 digits' },
       { field: 'fixed', rule: 'is required for a FIXED mandate' },
@@ -359,7 +359,7 @@ it('a FIXED mandate runs its first scheduled debit; the starter refuses bad inpu
       fixed: { frequency: 'WEEKLY', interval: 8, initialDebitAmount: 19_000, initialDebitDate: '2001-01-01' },
     }),
   ).catch((e: unknown) => e);
-  expect((badFixed as StarterValidationError).issues).toEqual(
+  expect((badFixed as StarterInputError).issues).toEqual(
     expect.arrayContaining([
       { field: 'fixed.interval', rule: 'must be at most 7 for WEEKLY (one debit a day)' },
       { field: 'fixed.initialDebitAmount', rule: 'must be at least 20000 kobo (N200)' },
@@ -397,15 +397,16 @@ describe('claim check: the BVN and the OTP are sealed by the starters', () => {
     await waitFor(i.mandateRef, 'awaiting_otp'); // the sandbox refuses D1 without an 11-digit BVN
     const bvnHandle = await bvnHandleOf(handle);
     await expect(services.claimCheck.open(bvnHandle, 'bvn')).rejects.toThrow(SecretUnavailableError);
-    expect((await listMandates(services.api, { merchant_ref: i.mandateRef })).records[0]).toMatchObject({
+    expect((await listMandates(services.starters, { merchant_ref: i.mandateRef })).records[0]).toMatchObject({
       status: 'initiated',
     });
 
     const badFormat = await submitMandateOtp(ctx(), i.mandateRef, '12ab').catch((e: unknown) => e);
-    expect(badFormat).toBeInstanceOf(MandateOtpFormatError);
-    expect((badFormat as Error).message).toBe('otp must be 4 to 8 digits');
+    expect(badFormat).toBeInstanceOf(StarterInputError);
+    expect((badFormat as StarterInputError).issues).toEqual([{ field: 'otp', rule: 'must be 4 to 8 digits' }]);
+    expect((badFormat as Error).message).toBe('invalid mandate OTP input: otp must be 4 to 8 digits');
     expect((await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
-    await cancelMandate(client(), i.mandateRef);
+    await cancelMandate(ctx(), i.mandateRef);
     await expectNoSecretsIn(handle, ['22298765432', JSON.stringify(MANDATE_OTP)]);
   });
 
@@ -423,9 +424,9 @@ describe('claim check: the BVN and the OTP are sealed by the starters', () => {
     const cause = (err as WorkflowUpdateFailedError).cause as ApplicationFailure;
     expect(cause.type).toBe(SECRET_UNAVAILABLE);
     expect(cause.message).toContain('send it again');
-    expect((await getMandateState(client(), i.mandateRef)).status).toBe('awaiting_otp');
+    expect((await getMandateState(ctx(), i.mandateRef)).status).toBe('awaiting_otp');
     expect((await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP)).status).toBe('approved');
-    await cancelMandate(client(), i.mandateRef);
+    await cancelMandate(ctx(), i.mandateRef);
   });
 
   it('a BVN whose sealed record expired before D1: the flow ends failed with "start the mandate again with the BVN", and no mandate exists at the service', async () => {
@@ -447,12 +448,12 @@ describe('claim check: the BVN and the OTP are sealed by the starters', () => {
       endReason: expect.stringContaining('start the mandate again with the BVN'),
     });
     expect(await h.query(mandateStateQuery)).toMatchObject({ status: 'failed' });
-    const none = await listMandates(services.api, { merchant_ref: i.mandateRef }).catch((e: unknown) => e);
+    const none = await listMandates(services.starters, { merchant_ref: i.mandateRef }).catch((e: unknown) => e);
     expect(String((none as Error).message)).toContain('No mandate found');
     // Starting again with the BVN (same reference) works.
     const again = await startMandate(ctx(), { ...rest, customer: { ...customer, bvn } });
     await waitFor(i.mandateRef, 'awaiting_otp');
-    await cancelMandate(client(), i.mandateRef);
+    await cancelMandate(ctx(), i.mandateRef);
     expect((await again.result()).status).toBe('cancelled');
   });
 });

@@ -678,8 +678,8 @@ describe('mandate workflow (time-skipping)', () => {
       const b = input();
       await approved(tq, b);
       const cancelsBefore = service.counts.cancel;
-      const first = await cancelMandate(env.client, b.mandateRef);
-      const second = await cancelMandate(env.client, b.mandateRef);
+      const first = await cancelMandate(env, b.mandateRef);
+      const second = await cancelMandate(env, b.mandateRef);
       expect(first).toMatchObject({ status: 'cancelled', endReason: 'cancelled on request' });
       expect(second).toEqual(first);
       expect(service.counts.cancel).toBe(cancelsBefore + 1); // one D4 for two cancels

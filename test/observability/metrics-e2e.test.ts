@@ -12,7 +12,7 @@ import { EMBEDDED_DEFAULTS, loadConfig } from '../../src/config/config';
 import { startSandbox, SANDBOX_OTP, TEST_CARDS, type Sandbox } from '../../src/sandbox';
 import { freePort } from '../../src/stack/temporal-dev-server';
 import { ServiceProcess } from '../../chaos/stack';
-import { connectStarters, type StarterContext } from '../../src/starters/connect';
+import { closeStarters, connectStarters, type StarterContext } from '../../src/starters/connect';
 import {
   getCardPaymentState,
   startCardPayment,
@@ -90,8 +90,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(processes.map((p) => p.stop().catch(() => undefined)));
-  await starters?.client.connection.close();
-  await starters?.claimCheck.close();
+  if (starters) await closeStarters(starters);
   await sandbox?.close();
 });
 
@@ -105,7 +104,7 @@ const card = (number: string, amount: number): CardPaymentRequest => ({
 });
 const waitFor = (ref: string, status: CardPaymentState['status']) =>
   waitForState(
-    () => getCardPaymentState(starters.client, ref),
+    () => getCardPaymentState(starters, ref),
     (s) => s.status === status,
   );
 

@@ -68,7 +68,7 @@ it('joins the starter, the workflow, the activity and the HTTP call to the servi
   };
   const handle = await startCardPayment(services.starters, input);
   await waitForState(
-    () => getCardPaymentState(services.client, input.transactionRef),
+    () => getCardPaymentState(services.starters, input.transactionRef),
     (s) => s.status === 'awaiting_otp',
   );
   await submitOtp(services.starters, input.transactionRef, SANDBOX_OTP);

@@ -4,6 +4,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { openPosTerminalSession, startPosTransaction, type PosTerminalSession } from '../../src/starters/pos';
+import { StarterInputError } from '../../src/starters/input-error';
 import {
   attentionSummary,
   listAttention,
@@ -33,7 +34,7 @@ beforeAll(async () => {
     workflowBundle: await workflowBundle(),
   });
   admin = new SandboxAdmin(services.sandboxUrl!);
-  session = await openPosTerminalSession(services.api, { serial_no: 'SN-0001' });
+  session = await openPosTerminalSession(services.starters, { serial_no: 'SN-0001' });
 }, 60_000);
 afterAll(async () => {
   session?.close();
@@ -155,9 +156,12 @@ it('reconciliation-mismatches lists a reference whose latest mark is a finding; 
   const items = await listUntil('reconciliation-mismatches', (l) => l.some((x) => x.reference === reference));
   expect(items.find((x) => x.reference === reference)).toMatchObject({ flow: 'reconciliation-mark', running: false });
 
-  await expect(
-    resolveReconciliationFinding(services.starters, reference, { operator: '', reason: 'x' }),
-  ).rejects.toThrow(/operator: required/);
+  const noOperator = await resolveReconciliationFinding(services.starters, reference, {
+    operator: '',
+    reason: 'x',
+  }).catch((e: unknown) => e);
+  expect(noOperator).toBeInstanceOf(StarterInputError);
+  expect((noOperator as Error).message).toBe('invalid reconciliation resolution input: operator is required');
   const resolved = await resolveReconciliationFinding(services.starters, reference, {
     operator: 'ops@merchant',
     reason: 'refunded the difference',

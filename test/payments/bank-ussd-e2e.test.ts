@@ -2,13 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import {
   getDirectPaymentState,
-  PaymentInputError,
   PaymentStepError,
   startBankPayment,
   startUssdPayment,
   submitBankCode,
   waitForState,
 } from '../../src/starters/payments';
+import { StarterInputError } from '../../src/starters/input-error';
 import type { BankPaymentInput, DirectPaymentState } from '../../src/shared/bank-ussd';
 import { SANDBOX_OTP } from '../../src/sandbox';
 import { testConfig } from '../helpers/temporal';
@@ -30,7 +30,7 @@ const bank = (account: string, over: Partial<BankPaymentInput> = {}): BankPaymen
 });
 const waitFor = (ref: string, status: DirectPaymentState['status']) =>
   waitForState(
-    () => getDirectPaymentState(env.services.client, ref),
+    () => getDirectPaymentState(env.services.starters, ref),
     (s) => s.status === status,
   );
 const stepError = (p: Promise<unknown>) =>
@@ -48,7 +48,7 @@ it.each([
   'bank debit %s: a wrong code is refused and the flow keeps waiting; the right one completes, confirmed by the webhook',
   async (_name, account, model) => {
     const i = bank(account);
-    const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
+    const handle = await startBankPayment(env.services.starters, i);
     expect(await waitFor(i.transactionRef, 'awaiting_code')).toMatchObject({ authModel: model });
     expect(await stepError(submitBankCode(env.services.starters, i.transactionRef, '12'))).toMatchObject({
       kind: 'not_expected',
@@ -58,7 +58,7 @@ it.each([
       kind: 'refused',
       message: expect.stringContaining('Invalid OTP or token'),
     });
-    expect((await getDirectPaymentState(env.services.client, i.transactionRef)).status).toBe('awaiting_code');
+    expect((await getDirectPaymentState(env.services.starters, i.transactionRef)).status).toBe('awaiting_code');
     expect((await submitBankCode(env.services.starters, i.transactionRef, SANDBOX_OTP)).status).toMatch(
       /^(confirming|success)$/,
     );
@@ -79,7 +79,7 @@ it.each([
 
 it('bank debit refused after the code (insufficient funds): the caller hears it at once and the flow ends failed', async () => {
   const i = bank('0000000051');
-  const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
+  const handle = await startBankPayment(env.services.starters, i);
   await waitFor(i.transactionRef, 'awaiting_code');
   expect(await stepError(submitBankCode(env.services.starters, i.transactionRef, SANDBOX_OTP))).toMatchObject({
     kind: 'ended',
@@ -91,7 +91,7 @@ it('bank debit refused after the code (insufficient funds): the caller hears it 
 
 it('bank debit without a code before the timeout ends expired; pass_charge is carried', async () => {
   const i = bank('1234567890', { codeTimeoutMs: 1_000, passCharge: true });
-  const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
+  const handle = await startBankPayment(env.services.starters, i);
   expect(await handle.result()).toMatchObject({
     status: 'expired',
     confirmedBy: 'verify',
@@ -101,16 +101,18 @@ it('bank debit without a code before the timeout ends expired; pass_charge is ca
     merchant_amount: 250_000,
     transaction_amount: 250_000 + 3_000,
   });
-  await expect(startBankPayment(env.services.client, config.temporal.taskQueue, bank('123'))).rejects.toThrow(
-    PaymentInputError,
-  );
+  const refused = await startBankPayment(env.services.starters, bank('123')).catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(StarterInputError);
+  expect((refused as StarterInputError).issues).toEqual([
+    { field: 'bank.accountOrPhone', rule: 'must be a 10-digit account number or a phone number' },
+  ]);
 });
 
 it('a bank debit completed at the service while its webhook is held: at the deadline verify finds it and the flow ends success, not expired', async () => {
   const i = bank('0123456789', { codeTimeoutMs: 3_000, webhookGraceMs: 1_000 });
   await env.admin.webhookFault('hold', 5);
   try {
-    const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, i);
+    const handle = await startBankPayment(env.services.starters, i);
     await waitFor(i.transactionRef, 'awaiting_code');
     // The payer's code reaches the service another way (say, a retry from the merchant's backend); our flow never hears of it.
     await env.services.api.direct.validateBank({
@@ -127,7 +129,7 @@ it('a bank debit completed at the service while its webhook is held: at the dead
 
 it('USSD: hands back the code and its expiry at once (update-with-start); the payer dials; the webhook confirms', async () => {
   const ref = `ussd-${randomUUID()}`;
-  const { ussdCode, expiresAt, handle } = await startUssdPayment(env.services.client, config.temporal.taskQueue, {
+  const { ussdCode, expiresAt, handle } = await startUssdPayment(env.services.starters, {
     transactionRef: ref,
     amount: 150_000,
     currency: 'NGN',
@@ -148,7 +150,7 @@ it('USSD: hands back the code and its expiry at once (update-with-start); the pa
   expect(await env.admin.ledger(ref)).toMatchObject([{ kind: 'ussd', amount: 150_000 }]);
   await recordHistory(handle, 'ussd-dialled');
   await expect(
-    startUssdPayment(env.services.client, config.temporal.taskQueue, {
+    startUssdPayment(env.services.starters, {
       transactionRef: `u-${randomUUID()}`,
       amount: 1,
       currency: 'NGN',
@@ -166,7 +168,7 @@ it('USSD refused by the service (a reference it knows already): the starter hear
     ussd: { bank_code: '058' },
     customer,
   });
-  const err = await startUssdPayment(env.services.client, config.temporal.taskQueue, {
+  const err = await startUssdPayment(env.services.starters, {
     transactionRef: used,
     amount: 100_000,
     currency: 'NGN',

@@ -10,7 +10,6 @@ import { ClaimCheckStore } from '../../src/claim-check/store';
 import {
   DuplicateReferenceError,
   getCardPaymentState,
-  PaymentInputError,
   PaymentStepError,
   resubmitCard,
   startCardPayment,
@@ -20,6 +19,7 @@ import {
   waitForState,
   type CardPaymentRequest,
 } from '../../src/starters/payments';
+import { StarterInputError } from '../../src/starters/input-error';
 import type { CardPaymentState } from '../../src/shared/card';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
@@ -51,7 +51,7 @@ const client = () => env.services.client;
 const starters = () => env.services.starters;
 const waitFor = (ref: string, status: CardPaymentState['status']) =>
   waitForState(
-    () => getCardPaymentState(client(), ref),
+    () => getCardPaymentState(starters(), ref),
     (s) => s.status === status,
   );
 const stepError = (p: Promise<unknown>) =>
@@ -83,7 +83,7 @@ it('PIN then OTP: wrong-state and malformed codes refused by the validator, a wr
     message: expect.stringContaining('Invalid PIN'),
     details: { refusedCodes: 1, limit: 3 },
   });
-  expect((await getCardPaymentState(client(), i.transactionRef)).status).toBe('awaiting_pin');
+  expect((await getCardPaymentState(starters(), i.transactionRef)).status).toBe('awaiting_pin');
 
   expect(await submitPin(starters(), i.transactionRef, SANDBOX_PIN)).toMatchObject({
     status: 'awaiting_otp',
@@ -152,7 +152,7 @@ it('a webhook redelivered after the payment ended starts a holder under the same
   expect((await client().workflow.getHandle(paymentWorkflowId(i.transactionRef)).describe()).type).toBe(
     'unmatchedPaymentWebhookWorkflow',
   );
-  expect(await getCardPaymentState(client(), i.transactionRef)).toMatchObject({
+  expect(await getCardPaymentState(starters(), i.transactionRef)).toMatchObject({
     status: 'success',
     transactionRef: i.transactionRef,
   });
@@ -202,7 +202,7 @@ it('a wrong OTP is refused and the flow keeps waiting; the third wrong code fail
     kind: 'refused',
     details: { refusedCodes: 2 },
   });
-  expect((await getCardPaymentState(client(), i.transactionRef)).status).toBe('awaiting_otp');
+  expect((await getCardPaymentState(starters(), i.transactionRef)).status).toBe('awaiting_otp');
   expect(await stepError(submitOtp(starters(), i.transactionRef, '222222'))).toMatchObject({
     kind: 'ended',
     message: expect.stringContaining('too many wrong attempts'),
@@ -238,7 +238,7 @@ it('a duplicate webhook (the service delivers it twice) is processed once', asyn
   expect(deliveries).toHaveLength(2); // both reached the receiver and were acknowledged...
   expect(deliveries.every((d) => d.status === 200)).toBe(true);
   expect(deliveries.filter((d) => d.duplicate)).toHaveLength(1);
-  expect((await getCardPaymentState(client(), i.transactionRef)).webhooksReceived).toBe(1); // ...one was signalled
+  expect((await getCardPaymentState(starters(), i.transactionRef)).webhooksReceived).toBe(1); // ...one was signalled
   expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
 });
 
@@ -273,7 +273,7 @@ it('a forged webhook gets 401 and signals nothing; the flow goes on waiting for 
     });
     expect(res.status).toBe(401);
   }
-  expect(await getCardPaymentState(client(), i.transactionRef)).toMatchObject({
+  expect(await getCardPaymentState(starters(), i.transactionRef)).toMatchObject({
     status: 'awaiting_otp',
     webhooksReceived: 0,
   });
@@ -409,7 +409,7 @@ it('the sealed card expired before any worker sent B1 (worker down past the TTL)
     keys: cfg.claimCheck.keys,
     ttlMs: 1_000,
   });
-  const ctx = { client: client(), taskQueue: cfg.temporal.taskQueue, claimCheck: shortLived };
+  const ctx = { ...starters(), taskQueue: cfg.temporal.taskQueue, claimCheck: shortLived };
   const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
   try {
     const handle = await startCardPayment(ctx, i);
@@ -456,7 +456,7 @@ it('a declined card fails at once; a reference pays once; bad input names the fi
   ).rejects.toBeInstanceOf(DuplicateReferenceError);
 
   const err = await startCardPayment(starters(), input('4242', { amount: 10.5 })).catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(PaymentInputError);
-  expect((err as PaymentInputError).issues.map((x) => x.field).sort()).toEqual(['amount', 'card.number']);
+  expect(err).toBeInstanceOf(StarterInputError);
+  expect((err as StarterInputError).issues.map((x) => x.field).sort()).toEqual(['amount', 'card.number']);
   expect((err as Error).message).not.toContain('4242');
 });

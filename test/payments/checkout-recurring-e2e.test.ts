@@ -22,7 +22,6 @@ const config = testConfig();
 const env = usePaymentServices(config);
 afterEach(() => env.admin.clearFaults());
 
-const tq = () => config.temporal.taskQueue;
 const post = async (url: string, body: unknown = {}) =>
   (
     await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
@@ -40,7 +39,7 @@ const payByCard = async (checkoutUrl: string) => {
 
 it('checkout by card: checkout_url comes back at once; metadata, pass_charge and sub_merchant_id are carried; the webhook confirms', async () => {
   const ref = `co-${randomUUID()}`;
-  const { checkoutUrl, handle } = await startCheckout(env.services.client, tq(), {
+  const { checkoutUrl, handle } = await startCheckout(env.services.starters, {
     transactionRef: ref,
     amount: 250_000,
     currency: 'NGN',
@@ -70,7 +69,7 @@ it('checkout by card: checkout_url comes back at once; metadata, pass_charge and
 
 it('checkout by transfer: the dynamic account is paid through simulate (A2)', async () => {
   const ref = `ct-${randomUUID()}`;
-  const { checkoutUrl, handle } = await startCheckout(env.services.client, tq(), {
+  const { checkoutUrl, handle } = await startCheckout(env.services.starters, {
     transactionRef: ref,
     amount: 180_000,
     currency: 'NGN',
@@ -92,7 +91,7 @@ it('checkout by transfer: the dynamic account is paid through simulate (A2)', as
 
 it('a checkout nobody pays expires, verified as such', async () => {
   const ref = `cx-${randomUUID()}`;
-  const { handle } = await startCheckout(env.services.client, tq(), {
+  const { handle } = await startCheckout(env.services.starters, {
     transactionRef: ref,
     amount: 100_000,
     currency: 'NGN',
@@ -111,7 +110,7 @@ it('a checkout nobody pays expires, verified as such', async () => {
 it("A1's answer lost (503): verify proves it never arrived, A1 is sent once more and checkout_url still comes back; a refused A1 reaches the caller", async () => {
   await env.admin.fault({ method: 'POST', path: '^/transaction/initiate$', kind: 'error5xx', count: 1 });
   const ref = `c5-${randomUUID()}`;
-  const { checkoutUrl } = await startCheckout(env.services.client, tq(), {
+  const { checkoutUrl } = await startCheckout(env.services.starters, {
     transactionRef: ref,
     amount: 100_000,
     currency: 'NGN',
@@ -129,7 +128,7 @@ it("A1's answer lost (503): verify proves it never arrived, A1 is sent once more
     ussd: { bank_code: '058' },
     customer: { name: 'A', email: 'a@example.com' },
   });
-  const refused = await startCheckout(env.services.client, tq(), {
+  const refused = await startCheckout(env.services.starters, {
     transactionRef: used,
     amount: 100_000,
     currency: 'NGN',
@@ -142,7 +141,7 @@ it("A1's answer lost (503): verify proves it never arrived, A1 is sent once more
 
 it('recurring: the first payment tokenises; three cycles charge the token with stable references, each in its own workflow; then cancel (A5)', async () => {
   const planRef = `plan-${randomUUID().slice(0, 8)}`;
-  const handle = await startRecurring(env.services.client, tq(), {
+  const handle = await startRecurring(env.services.starters, {
     planRef,
     amount: 150_000,
     currency: 'NGN',
@@ -150,13 +149,13 @@ it('recurring: the first payment tokenises; three cycles charge the token with s
     intervalMs: 1_000,
     cyclesPerRun: 2,
   });
-  await payByCard(await firstPaymentCheckoutUrl(env.services.client, planRef));
+  await payByCard(await firstPaymentCheckoutUrl(env.services.starters, planRef));
   await waitForState(
-    () => getRecurringState(env.services.client, planRef),
+    () => getRecurringState(env.services.starters, planRef),
     (s) => s.cycle >= 4,
     { timeoutMs: 30_000 },
   );
-  await cancelRecurring(env.services.client, planRef);
+  await cancelRecurring(env.services.starters, planRef);
   const final = await handle.result();
   expect(final).toMatchObject({
     status: 'cancelled',
@@ -172,7 +171,7 @@ it('recurring: the first payment tokenises; three cycles charge the token with s
   expect((await env.admin.ledger(refs[1]))[0].kind).toBe('token_charge');
   // Each cycle's webhook found its own workflow (no orphan webhook holders).
   for (const n of [2, 3, 4]) {
-    expect(await getCycleChargeState(env.services.client, planRef, n)).toMatchObject({
+    expect(await getCycleChargeState(env.services.starters, planRef, n)).toMatchObject({
       status: 'success',
       charged: true,
       confirmedBy: 'webhook',
@@ -196,7 +195,7 @@ it('recurring: the first payment tokenises; three cycles charge the token with s
 
 it('recurring: a cycle whose A4 answer is lost is verified, found charged, and never charged twice', async () => {
   const planRef = `plan-${randomUUID().slice(0, 8)}`;
-  const handle = await startRecurring(env.services.client, tq(), {
+  const handle = await startRecurring(env.services.starters, {
     planRef,
     amount: 120_000,
     currency: 'NGN',
@@ -204,7 +203,7 @@ it('recurring: a cycle whose A4 answer is lost is verified, found charged, and n
     intervalMs: 1_000,
     maxCycles: 2,
   });
-  const url = await firstPaymentCheckoutUrl(env.services.client, planRef);
+  const url = await firstPaymentCheckoutUrl(env.services.starters, planRef);
   await env.admin.fault({
     method: 'POST',
     path: '^/transaction/charge_card$',

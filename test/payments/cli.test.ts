@@ -65,7 +65,7 @@ it('pay card follows the payment to its final state while pay otp (stdin) comple
   const exited = new Promise<number>((r) => follower.on('exit', (code) => r(code ?? 1)));
 
   await waitForState(
-    () => getCardPaymentState(services.client, ref),
+    () => getCardPaymentState(services.starters, ref),
     (s) => s.status === 'awaiting_otp',
     { timeoutMs: 30_000 },
   );

@@ -113,7 +113,7 @@ describe('through a real server restart', () => {
     expect(
       (
         await waitForState(
-          () => getCardPaymentState(s.client, ref),
+          () => getCardPaymentState(s.starters, ref),
           (st) => st.status === 'awaiting_otp',
         )
       ).status,
@@ -125,7 +125,7 @@ describe('through a real server restart', () => {
       setTimeout(() => start().then((srv) => ((server = srv), resolve()), reject), 25_000),
     );
     const [state, next] = await Promise.all([
-      getCardPaymentState(s.client, ref),
+      getCardPaymentState(s.starters, ref),
       submitOtp(s.starters, ref, SANDBOX_OTP),
       back,
     ]);
@@ -137,7 +137,7 @@ describe('through a real server restart', () => {
 
 async function waitFinal(s: RunningServices, ref: string): Promise<string> {
   for (let i = 0; i < 120; i++) {
-    const st = await getCardPaymentState(s.client, ref);
+    const st = await getCardPaymentState(s.starters, ref);
     if (['success', 'failed', 'expired', 'outcome_unknown'].includes(st.status)) return st.status;
     await new Promise((r) => setTimeout(r, 250));
   }

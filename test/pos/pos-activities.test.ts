@@ -299,7 +299,7 @@ describe('POS terminal session (F1 + F2 outside Temporal)', () => {
   };
 
   it('hands pin_key to the caller only through pinKey(); JSON and inspect never show it', async () => {
-    const session = await openPosTerminalSession(api as unknown as PaymentsClient, { serial_no: 'SN1' });
+    const session = await openPosTerminalSession({ api: api as unknown as PaymentsClient }, { serial_no: 'SN1' });
     expect(session.pinKey()).toBe(PIN_KEY);
     expect(session.terminalId).toBe('TID9');
     const shown = [

@@ -30,7 +30,7 @@ import {
   startPosPreAuth,
 } from '../../src/starters/pos-preauth';
 import type { StarterContext } from '../../src/starters/connect';
-import { InvalidStarterInputError } from '../../src/starters/pos';
+import { StarterInputError } from '../../src/starters/input-error';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { assertNoRetryWithoutRequery, historyTexts } from './helpers';
 import { SandboxAdmin, posCallsFromLog, sandboxCard, shortRef } from './sandbox';
@@ -48,7 +48,7 @@ beforeAll(async () => {
   services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
   admin = new SandboxAdmin(services.sandboxUrl!);
   ctx = services.starters;
-  session = await openPosTerminalSession(services.api, { serial_no: 'SN-0002' });
+  session = await openPosTerminalSession(services.starters, { serial_no: 'SN-0002' });
 }, 60_000);
 afterAll(async () => {
   session?.close();
@@ -197,7 +197,7 @@ describe('POS refund against the sandbox', () => {
   it('the sale starter takes Purchase only; a refund input is checked by field before anything starts', async () => {
     await expect(startPosTransactionOfType('Refund')).rejects.toThrow(/transaction_type must be Purchase here/);
     await expect(startPosRefund(ctx, { ...refundOf('S-1', 'bad id!', 1.5) }, session)).rejects.toThrow(
-      InvalidStarterInputError,
+      StarterInputError,
     );
   });
 });

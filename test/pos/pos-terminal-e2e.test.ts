@@ -14,9 +14,9 @@ import {
   posTransactionHandle,
   runPosTransaction,
   startPosTransaction,
-  InvalidStarterInputError,
   type PosTerminalSession,
 } from '../../src/starters/pos';
+import { StarterInputError } from '../../src/starters/input-error';
 import type { StarterContext } from '../../src/starters/connect';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { assertNoRetryWithoutRequery, historyTexts } from './helpers';
@@ -45,7 +45,7 @@ beforeAll(async () => {
   services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
   admin = new SandboxAdmin(services.sandboxUrl!);
   ctx = services.starters;
-  session = await openPosTerminalSession(services.api, { serial_no: 'SN-0001' });
+  session = await openPosTerminalSession(services.starters, { serial_no: 'SN-0001' });
 }, 60_000);
 afterAll(async () => {
   session?.close();
@@ -204,7 +204,7 @@ describe('POS terminal transaction against the sandbox', () => {
       card_sequence_number: '1',
       account_type: '0020',
     });
-    await expect(startPosTransaction(ctx, bad, session)).rejects.toThrow(InvalidStarterInputError);
+    await expect(startPosTransaction(ctx, bad, session)).rejects.toThrow(StarterInputError);
     await expect(startPosTransaction(ctx, bad, session)).rejects.toThrow(
       /card_sequence_number must be exactly 3 digits.*account_type/,
     );

@@ -24,7 +24,7 @@ import { testConfig, workflowBundle } from '../helpers/temporal';
 import { ScriptedApi } from './fixtures/scripted-api';
 import { POS_HISTORIES, VENDING_HISTORIES, recordHistoryTo } from './fixtures/histories';
 import { cardInput, unusedClaimCheck } from './helpers';
-import { openClaimCheck } from '../../src/starters/connect';
+import { openClaimCheck, openPaymentsClient } from '../../src/starters/connect';
 import { startPosTransaction } from '../../src/starters/pos';
 
 async function main(): Promise<void> {
@@ -55,7 +55,8 @@ async function record(): Promise<void> {
   });
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
   const tq = config.temporal.taskQueue;
-  const ctx = { client, taskQueue: tq, claimCheck };
+  // The starters' context; its API client is never called here (the worker's activities use the scripted one).
+  const ctx = { client, taskQueue: tq, claimCheck, api: openPaymentsClient(config) };
   const id = () => randomUUID().slice(0, 8);
   await worker.runUntil(async () => {
     if (want('pos-txn')) {

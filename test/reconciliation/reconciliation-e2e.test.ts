@@ -104,7 +104,7 @@ const refs = {
 let expiredCheckoutUrl: string;
 
 it('a paid checkout and an unpaid one that expired: the report is clean and the run says so', async () => {
-  const ok = await startCheckout(client(), tq(), {
+  const ok = await startCheckout(ctx(), {
     transactionRef: refs.ok,
     amount: 120_000,
     currency: 'NGN',
@@ -112,7 +112,7 @@ it('a paid checkout and an unpaid one that expired: the report is clean and the 
   });
   await payByCard(ok.checkoutUrl);
   expect(await ok.handle.result()).toMatchObject({ status: 'success' });
-  const expired = await startCheckout(client(), tq(), {
+  const expired = await startCheckout(ctx(), {
     transactionRef: refs.expired,
     amount: 80_000,
     currency: 'NGN',
@@ -137,7 +137,7 @@ it('a paid checkout and an unpaid one that expired: the report is clean and the 
   expect(report.totals).toMatchObject({ rows: 2, matched: 1, open: 1, findings: 0, ourSuccessesChecked: 1, pages: 2 });
   expect(report.windows).toEqual([expect.objectContaining({ start: day, end: day, currency: 'NGN', rows: 2 })]);
   expect(progress.at(-1)).toMatchObject({ status: 'clean', windowsDone: 1, windowsTotal: 1 });
-  const described = await reconciliationHandle(client(), day, day).describe();
+  const described = await reconciliationHandle(ctx(), day, day).describe();
   expect(described.typedSearchAttributes.get(ReconciliationStatus)).toBe('clean');
 }, 60_000);
 
@@ -203,11 +203,11 @@ it('late payment, money without success, a different amount and success without 
   ]) {
     await visible(`PaymentReference = "${ref}" AND ReconciliationStatus = "${kind}"`);
   }
-  expect(
-    (await reconciliationHandle(client(), day, day).describe()).typedSearchAttributes.get(ReconciliationStatus),
-  ).toBe('mismatches');
+  expect((await reconciliationHandle(ctx(), day, day).describe()).typedSearchAttributes.get(ReconciliationStatus)).toBe(
+    'mismatches',
+  );
   // Replay fixtures of the reconciliation run (four findings, marks started) and of one mark.
-  await recordHistory(reconciliationHandle(client(), day, day), 'reconciliation-mismatches');
+  await recordHistory(reconciliationHandle(ctx(), day, day), 'reconciliation-mismatches');
   await recordHistory(client().workflow.getHandle(reconciliationMarkWorkflowId(refs.amount)), 'reconciliation-mark');
 
   const again = await run();
@@ -242,12 +242,12 @@ it('mandate debits are compared with the debits the mandate flow records; a debi
   });
   for (
     let i = 0;
-    i < 100 && (await getMandateState(client(), mandateRef).catch(() => undefined))?.status !== 'awaiting_otp';
+    i < 100 && (await getMandateState(ctx(), mandateRef).catch(() => undefined))?.status !== 'awaiting_otp';
     i++
   )
     await new Promise((r) => setTimeout(r, 100));
   expect((await submitMandateOtp(env.services.starters, mandateRef, MANDATE_OTP)).status).toBe('approved');
-  const debit = await debitMandate(client(), mandateRef, 300_000, { idempotencyKey: 'order-1' });
+  const debit = await debitMandate(ctx(), mandateRef, 300_000, { idempotencyKey: 'order-1' });
   expect(debit.status).toBe('success');
   // Money under a debit-shaped reference of this mandate that its flow never made.
   await paidAtService(`${mandateRef}-D99`, 20_000);

@@ -14,7 +14,8 @@ import {
   type ReconciliationReport,
   type ServiceTransaction,
 } from '../../src/shared/reconciliation';
-import { ReconcileInputError, reconciliationCsv, validateReconcileInput } from '../../src/starters/reconciliation';
+import { reconciliationCsv, validateReconcileInput } from '../../src/starters/reconciliation';
+import { StarterInputError } from '../../src/starters/input-error';
 
 describe('month windows', () => {
   it('splits a range into calendar-month windows that cover it exactly, each within one month', () => {
@@ -70,8 +71,8 @@ describe('input rules', () => {
       validateReconcileInput(input);
       return [];
     } catch (err) {
-      expect(err).toBeInstanceOf(ReconcileInputError);
-      return (err as ReconcileInputError).issues;
+      expect(err).toBeInstanceOf(StarterInputError);
+      return (err as StarterInputError).issues;
     }
   };
 

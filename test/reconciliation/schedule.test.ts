@@ -21,7 +21,7 @@ const TemporalScheduledStartTime = defineSearchAttributeKey('TemporalScheduledSt
 
 it('is created once and updated by a second start; its action is the reconciliation of the previous day, with catch-up', async () => {
   const client = env.services.client;
-  expect(await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId })).toEqual({
+  expect(await ensureReconciliationSchedule(env.services.starters, { scheduleId })).toEqual({
     scheduleId,
     created: true,
   });
@@ -31,9 +31,10 @@ it('is created once and updated by a second start; its action is the reconciliat
     expect.objectContaining({ hour: [{ start: 2, end: 2, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] }),
   ]);
 
-  expect(
-    await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId, dailyAt: '07:30' }),
-  ).toEqual({ scheduleId, created: false });
+  expect(await ensureReconciliationSchedule(env.services.starters, { scheduleId, dailyAt: '07:30' })).toEqual({
+    scheduleId,
+    created: false,
+  });
   const d = await schedule.describe();
   expect(d.action).toMatchObject({
     type: 'startWorkflow',
@@ -51,12 +52,12 @@ it('is created once and updated by a second start; its action is the reconciliat
     pauseOnFailure: false,
   });
   expect(d.state.paused).toBe(false);
-  await expect(
-    ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId, dailyAt: '7:3' }),
-  ).rejects.toThrow('dailyAt must be HH:MM (UTC)');
+  await expect(ensureReconciliationSchedule(env.services.starters, { scheduleId, dailyAt: '7:3' })).rejects.toThrow(
+    'dailyAt must be HH:MM (UTC)',
+  );
   // An operator's pause survives a restart (the update keeps the Schedule's state).
   await schedule.pause('month-end freeze');
-  await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, scheduleId, dailyAt: '07:30' });
+  await ensureReconciliationSchedule(env.services.starters, { scheduleId, dailyAt: '07:30' });
   expect((await schedule.describe()).state).toMatchObject({ paused: true, note: 'month-end freeze' });
   await schedule.unpause();
 });

@@ -12,8 +12,8 @@ import {
   createRecurringChargeSchedule,
   describeSchedule,
   moveRecurringPlanToSchedule,
-  ScheduleInputError,
 } from '../../src/starters/schedules';
+import { StarterInputError } from '../../src/starters/input-error';
 import { getRecurringState } from '../../src/starters/payments';
 import { MANDATE_OTP, SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { scheduledChargeReference, type ScheduledRunResult } from '../../src/shared/scheduled-money';
@@ -44,7 +44,7 @@ const post = async (url: string, body: unknown) =>
 /** A card token, the way a merchant gets one: the first payment of a recurring plan (one cycle). */
 async function cardToken(): Promise<string> {
   const planRef = `tok-${randomUUID().slice(0, 8)}`;
-  const handle = await startRecurring(services.client, config.temporal.taskQueue, {
+  const handle = await startRecurring(services.starters, {
     planRef,
     amount: 100_000,
     currency: 'NGN',
@@ -52,7 +52,7 @@ async function cardToken(): Promise<string> {
     intervalMs: 1_000,
     maxCycles: 1,
   });
-  const url = await firstPaymentCheckoutUrl(services.client, planRef);
+  const url = await firstPaymentCheckoutUrl(services.starters, planRef);
   await post(`${url}/card`, { number: TEST_CARDS.pinThenOtp, cvv: '123', expiry_month: '12', expiry_year: '29' });
   await post(`${url}/authorize`, { pin: SANDBOX_PIN });
   await post(`${url}/authorize`, { otp: SANDBOX_OTP });
@@ -141,7 +141,7 @@ it('fixed mandate debits: one D3 per period through the mandate flow (the period
   };
   await startMandate(services.starters, input);
   await waitForState(
-    () => getMandateState(services.client, input.mandateRef),
+    () => getMandateState(services.starters, input.mandateRef),
     (s) => s.status === 'awaiting_otp',
     { timeoutMs: 30_000 },
   );
@@ -159,7 +159,7 @@ it('fixed mandate debits: one D3 per period through the mandate flow (the period
     expect(first.map((r) => r.status)).toEqual(['success', 'success', 'success']);
     const again = await backfill(handle, start, end, 3, 3);
     expect(again.map((r) => r.reference)).toEqual(first.map((r) => r.reference)); // the same debits answer
-    const state = await getMandateState(services.client, input.mandateRef);
+    const state = await getMandateState(services.starters, input.mandateRef);
     expect(state).toMatchObject({ totalDebited: 600_000 });
     for (const r of first) expect(await admin.ledger({ reference: r.reference })).toHaveLength(1);
   } finally {
@@ -169,19 +169,19 @@ it('fixed mandate debits: one D3 per period through the mandate flow (the period
 
 it('a running timer-based plan moves to a Schedule: the plan stops without cancelling its token (no A5), the Schedule starts at its next charge and charges the same token', async () => {
   const planRef = `mv-${randomUUID().slice(0, 8)}`;
-  await startRecurring(services.client, config.temporal.taskQueue, {
+  await startRecurring(services.starters, {
     planRef,
     amount: 90_000,
     currency: 'NGN',
     email: 'ada@example.com',
     intervalMs: HOUR,
   });
-  const url = await firstPaymentCheckoutUrl(services.client, planRef);
+  const url = await firstPaymentCheckoutUrl(services.starters, planRef);
   await post(`${url}/card`, { number: TEST_CARDS.pinThenOtp, cvv: '123', expiry_month: '12', expiry_year: '29' });
   await post(`${url}/authorize`, { pin: SANDBOX_PIN });
   await post(`${url}/authorize`, { otp: SANDBOX_OTP });
   const active = await waitForState(
-    () => getRecurringState(services.client, planRef),
+    () => getRecurringState(services.starters, planRef),
     (s) => s.status === 'active' && s.nextChargeAt !== undefined,
     { timeoutMs: 30_000 },
   );
@@ -192,7 +192,7 @@ it('a running timer-based plan moves to a Schedule: the plan stops without cance
     everyMs: HOUR,
   });
   try {
-    const plan = await getRecurringState(services.client, planRef);
+    const plan = await getRecurringState(services.starters, planRef);
     expect(plan).toMatchObject({
       status: 'completed',
       movedToSchedule: true,
@@ -226,9 +226,9 @@ it('a schedule is validated before it exists: each field named with its rule', a
     amount: 1.5,
     currency: 'EUR',
   });
-  await expect(bad).rejects.toThrow(ScheduleInputError);
+  await expect(bad).rejects.toThrow(StarterInputError);
   await expect(bad).rejects.toThrow(
-    /planRef: must be 1-60.*tokenId: is required.*amount: must be an integer.*currency: must be NGN or USD/,
+    /invalid schedule input: planRef must be 1-60.*tokenId is required.*amount must be an integer.*currency must be NGN or USD/,
   );
   await expect(
     createMandateDebitSchedule(services.starters, { mandateRef: 'M1', amount: 100, cron: '0 9 1 * *', everyMs: 5_000 }),

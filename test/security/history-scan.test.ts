@@ -100,7 +100,7 @@ describe('card data, PINs, OTPs and bank codes never reach Temporal history or l
     });
     handles.push(handle);
     await waitForState(
-      () => getCardPaymentState(env.services.client, ref),
+      () => getCardPaymentState(env.services.starters, ref),
       (s) => s.status === 'awaiting_pin',
     );
     await refusedAs(submitPin(env.services.starters, ref, wrongPin), 'refused');
@@ -114,7 +114,7 @@ describe('card data, PINs, OTPs and bank codes never reach Temporal history or l
     const ref = `scan-bank-${randomUUID()}`;
     const wrongCode = '91827364';
     secrets.set('refused bank code', wrongCode);
-    const handle = await startBankPayment(env.services.client, config.temporal.taskQueue, {
+    const handle = await startBankPayment(env.services.starters, {
       transactionRef: ref,
       amount: 250_000,
       currency: 'NGN',
@@ -124,7 +124,7 @@ describe('card data, PINs, OTPs and bank codes never reach Temporal history or l
     });
     handles.push(handle);
     await waitForState(
-      () => getDirectPaymentState(env.services.client, ref),
+      () => getDirectPaymentState(env.services.starters, ref),
       (s) => s.status === 'awaiting_code',
     );
     await refusedAs(submitBankCode(env.services.starters, ref, wrongCode), 'refused');

@@ -225,7 +225,7 @@ const context = (text: string, at: number): string => text.slice(Math.max(0, at 
       customer: { name: 'Ada Obi', email: 'ada@example.com' },
     });
     await waitForState(
-      () => getCardPaymentState(services!.client, ref),
+      () => getCardPaymentState(services!.starters, ref),
       (s) => s.status === 'awaiting_pin',
       { timeoutMs: STEP_MS },
     );

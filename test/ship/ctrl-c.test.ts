@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { freePort } from '../../src/stack/temporal-dev-server';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 import { loadConfig } from '../../src/config/config';
-import { connectStarters } from '../../src/starters/connect';
+import { closeStarters, connectStarters } from '../../src/starters/connect';
 import { startVend } from '../../src/starters/vending';
 import { vendStateQuery } from '../../src/shared/vending';
 import { SandboxAdmin } from '../pos/sandbox';
@@ -90,8 +90,7 @@ it('Ctrl-C (SIGINT to the process group) lets an in-flight money call finish, th
       }
       await new Promise((r) => setTimeout(r, 500));
     } finally {
-      await starters.claimCheck.close();
-      await starters.client.connection.close();
+      await closeStarters(starters);
     }
 
     process.kill(-child.pid!, 'SIGINT');

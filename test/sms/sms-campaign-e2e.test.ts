@@ -17,7 +17,7 @@ import {
   startSmsCampaign,
   updateSmsTemplate,
 } from '../../src/starters/sms';
-import { InvalidStarterInputError } from '../../src/starters/pos';
+import { StarterInputError } from '../../src/starters/input-error';
 import type { StarterContext } from '../../src/starters/connect';
 import { smsCampaignStateQuery, type SmsCampaignInput, type SmsCampaignState } from '../../src/shared/sms';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
@@ -36,7 +36,7 @@ beforeAll(async () => {
   admin = new SandboxAdmin(services.sandboxUrl!);
   ctx = services.starters;
   templateId = (
-    await createSmsTemplate(services.api, {
+    await createSmsTemplate(services.starters, {
       name: 'Promo',
       description: 'November promo',
       message: 'Hello from the shop',
@@ -82,7 +82,7 @@ const creates = async (from: number) =>
 
 describe('SMS templates (G5-G8) through the starters', () => {
   it('create, list, update, delete; an unknown id is a 404; rules name the field', async () => {
-    const t = await createSmsTemplate(services.api, {
+    const t = await createSmsTemplate(services.starters, {
       name: 'Welcome',
       description: 'greeting',
       message: 'Welcome aboard',
@@ -94,25 +94,29 @@ describe('SMS templates (G5-G8) through the starters', () => {
       message: 'Welcome aboard',
       pages: 1,
     });
-    expect((await listSmsTemplates(services.api, { perPage: 100 })).rows.map((r) => r.uuid)).toContain(t.uuid);
-    const u = await updateSmsTemplate(services.api, { id: t.uuid, message: 'y'.repeat(200), file_name: 'welcome.txt' });
+    expect((await listSmsTemplates(services.starters, { perPage: 100 })).rows.map((r) => r.uuid)).toContain(t.uuid);
+    const u = await updateSmsTemplate(services.starters, {
+      id: t.uuid,
+      message: 'y'.repeat(200),
+      file_name: 'welcome.txt',
+    });
     expect(u).toMatchObject({ uuid: t.uuid, name: 'Welcome', message: 'y'.repeat(200), pages: 2 });
-    await deleteSmsTemplate(services.api, t.uuid);
-    expect((await listSmsTemplates(services.api, { perPage: 100 })).rows.map((r) => r.uuid)).not.toContain(t.uuid);
-    await expect(deleteSmsTemplate(services.api, t.uuid)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(updateSmsTemplate(services.api, { id: t.uuid, name: 'x' })).rejects.toThrow('Template not found');
+    await deleteSmsTemplate(services.starters, t.uuid);
+    expect((await listSmsTemplates(services.starters, { perPage: 100 })).rows.map((r) => r.uuid)).not.toContain(t.uuid);
+    await expect(deleteSmsTemplate(services.starters, t.uuid)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(updateSmsTemplate(services.starters, { id: t.uuid, name: 'x' })).rejects.toThrow('Template not found');
 
-    await expect(createSmsTemplate(services.api, { name: 'x', description: ' ', message: 'm' })).rejects.toThrow(
+    await expect(createSmsTemplate(services.starters, { name: 'x', description: ' ', message: 'm' })).rejects.toThrow(
       'invalid SMS template input: description must not be empty',
     );
-    await expect(updateSmsTemplate(services.api, { id: t.uuid })).rejects.toThrow(
+    await expect(updateSmsTemplate(services.starters, { id: t.uuid })).rejects.toThrow(
       'must change at least one of name, description, message, file_name',
     );
-    await expect(deleteSmsTemplate(services.api, 'nope')).rejects.toThrow(
+    await expect(deleteSmsTemplate(services.starters, 'nope')).rejects.toThrow(
       'invalid SMS template delete input: id must be a uuid',
     );
-    await expect(listSmsTemplates(services.api, { dir: 'DOWN' as 'DSC' })).rejects.toBeInstanceOf(
-      InvalidStarterInputError,
+    await expect(listSmsTemplates(services.starters, { dir: 'DOWN' as 'DSC' })).rejects.toBeInstanceOf(
+      StarterInputError,
     );
   });
 });
@@ -133,7 +137,9 @@ describe('SMS campaigns (G2-G4) followed by the workflow', () => {
     });
     expect(result.steps[0]).toEqual({ op: 'create', attempt: 1, outcome: 'created', detail: 'pending' });
     expect(
-      (await listSmsCampaigns(services.api, { status: 'success', name: input.campaign.name })).items.map((i) => i.id),
+      (await listSmsCampaigns(services.starters, { status: 'success', name: input.campaign.name })).items.map(
+        (i) => i.id,
+      ),
     ).toEqual([pending.campaignId]);
   });
 
@@ -151,7 +157,7 @@ describe('SMS campaigns (G2-G4) followed by the workflow', () => {
   it('a campaign deleted (G4) while followed ends not_found after missingReads reads without it', async () => {
     const h = await startSmsCampaign(ctx, campaign({}, { ...FAST, missingReads: 2 }));
     const s = await until(h, (x) => x.serviceStatus === 'pending');
-    await deleteSmsCampaign(services.api, s.campaignId!);
+    await deleteSmsCampaign(services.starters, s.campaignId!);
     const result = await h.result();
     expect(result.status).toBe('not_found');
     expect(
@@ -176,7 +182,7 @@ describe('SMS campaigns (G2-G4) followed by the workflow', () => {
     expect((await h.result()).status).toBe('success');
     await recordHistory(h, 'sms-campaign-lost-create-found-success');
     expect(await creates(from)).toHaveLength(1);
-    expect((await listSmsCampaigns(services.api, { name: input.campaign.name })).total).toBe(1);
+    expect((await listSmsCampaigns(services.starters, { name: input.campaign.name })).total).toBe(1);
   });
 
   it("G2's answer lost and no new campaign listed: outcome_unknown, not created again", async () => {

@@ -7,7 +7,7 @@ import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { SMS_COST_PER_PAGE, SMS_FAILING_NUMBER, SMS_MAX_MESSAGES_PER_REQUEST, type SentSms } from '../../src/sandbox';
 import { runSmsSend, startSmsSend } from '../../src/starters/sms';
-import { InvalidStarterInputError } from '../../src/starters/pos';
+import { StarterInputError } from '../../src/starters/input-error';
 import type { StarterContext } from '../../src/starters/connect';
 import type { SmsSendInput } from '../../src/shared/sms';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
@@ -215,7 +215,7 @@ describe('SMS instant send against the sandbox', () => {
       try {
         await startSmsSend(ctx, input as SmsSendInput);
       } catch (err) {
-        expect(err).toBeInstanceOf(InvalidStarterInputError);
+        expect(err).toBeInstanceOf(StarterInputError);
         return (err as Error).message;
       }
       throw new Error('accepted');

@@ -6,6 +6,7 @@ import { runServices, type RunningServices } from '../../src/stack/services';
 import { vendStateQuery, type VendInput, type VendStatus } from '../../src/shared/vending';
 import { PENDING_METER, PENDING_VEND_MS } from '../../src/sandbox/vending';
 import { runVend, startVend } from '../../src/starters/vending';
+import { StarterInputError } from '../../src/starters/input-error';
 import type { StarterContext } from '../../src/starters/connect';
 import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
 import { SandboxAdmin, shortRef, type RequestLogEntry } from '../pos/sandbox';
@@ -192,7 +193,9 @@ describe('electricity vending against the sandbox', () => {
   });
 
   it('starter refuses bad input and a second sale for the same order', async () => {
-    await expect(startVend(ctx, sale({ amount: 99.5 }))).rejects.toThrow(/amount must be a whole amount/);
+    const refused = startVend(ctx, sale({ amount: 99.5 }));
+    await expect(refused).rejects.toBeInstanceOf(StarterInputError);
+    await expect(refused).rejects.toThrow(/^invalid electricity vend input: amount must be a whole amount/);
     const input = sale();
     const h = await startVend(ctx, input);
     await expect(startVend(ctx, input)).rejects.toThrow(/already started/i);

@@ -86,8 +86,8 @@ it('va create: bad input is refused before anything is sent, every field named w
   args[args.indexOf('--phone') + 1] = '0801234567890';
   const r = await cli(args);
   expect(r.code).toBe(1);
-  expect(r.stderr).toMatch(/mobile_num: .*11 digits/);
-  expect(r.stderr).toMatch(/bvn: must be 11 digits/);
+  expect(r.stderr).toMatch(/invalid customer virtual account input: .*mobile_num .*11 digits/);
+  expect(r.stderr).toMatch(/bvn must be 11 digits/);
 });
 
 it('va create-business: a beneficiary account the partner bank does not know is refused as beneficiary_account (424)', async () => {

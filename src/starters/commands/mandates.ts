@@ -39,6 +39,7 @@ import {
   type MandateListFilters,
 } from '../mandates';
 import type { ContextFactory } from './context';
+import { StarterInputError } from '../../shared/input-error';
 
 export function renderMandateState(s: MandateState): string {
   const next = s.nextDebitAt ? ` next=${s.nextDebitAt}` : '';
@@ -92,7 +93,7 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .requiredOption('--ref <mandateRef>')
     .action(async (o: { ref: string }) => {
       const ctx = await context();
-      console.log(renderMandateState(await explained(resendMandateOtp(ctx.client, o.ref))));
+      console.log(renderMandateState(await explained(resendMandateOtp(ctx, o.ref))));
     });
 
   mandate
@@ -105,12 +106,13 @@ export function registerMandateCommands(program: Command, context: ContextFactor
       'the same key again answers the same debit (never a second one); made and printed when absent',
     )
     .action(async (o: { ref: string; amount: string; narration?: string; key?: string }) => {
-      if (!/^\d+$/.test(o.amount)) throw new Error('--amount must be an integer in kobo');
+      if (!/^\d+$/.test(o.amount))
+        throw new StarterInputError('mandate debit', [{ field: '--amount', rule: 'must be an integer in kobo' }]);
       const ctx = await context();
       const key = o.key ?? randomUUID();
       if (!o.key) console.log(`idempotency key ${key} (run again with --key ${key} to retry this debit safely)`);
       const d = await explained(
-        debitMandate(ctx.client, o.ref, Number(o.amount), { narration: o.narration, idempotencyKey: key }),
+        debitMandate(ctx, o.ref, Number(o.amount), { narration: o.narration, idempotencyKey: key }),
       );
       console.log(`${d.reference} ${d.status} ${d.amount} key=${d.key ?? key}${d.error ? ` (${d.error})` : ''}`);
     });
@@ -125,10 +127,12 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .requiredOption('--operator <name>')
     .action(async (o: { ref: string; debit: string; outcome: string; reason: string; operator: string }) => {
       if (o.outcome !== 'debited' && o.outcome !== 'not_debited')
-        throw new Error('--outcome must be debited or not_debited');
+        throw new StarterInputError('debit resolution', [
+          { field: '--outcome', rule: 'must be debited or not_debited' },
+        ]);
       const ctx = await context();
       const d = await explained(
-        resolveMandateDebit(ctx.client, o.ref, {
+        resolveMandateDebit(ctx, o.ref, {
           debitKey: o.debit,
           outcome: o.outcome,
           reason: o.reason,
@@ -146,11 +150,11 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .action(async (o: { ref: string; signal?: boolean }) => {
       const ctx = await context();
       if (o.signal) {
-        await requestMandateCancel(ctx.client, o.ref);
+        await requestMandateCancel(ctx, o.ref);
         console.log(`cancel requested for ${mandateWorkflowId(o.ref)}`);
         return;
       }
-      console.log(renderMandateState(await explained(cancelMandate(ctx.client, o.ref))));
+      console.log(renderMandateState(await explained(cancelMandate(ctx, o.ref))));
     });
 
   mandate
@@ -160,7 +164,7 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .option('--debits', 'list the recent debits with their references and outcomes')
     .action(async (o: { ref: string; follow?: boolean; debits?: boolean }) => {
       const ctx = await context();
-      const state = await getMandateState(ctx.client, o.ref);
+      const state = await getMandateState(ctx, o.ref);
       console.log(renderMandateState(state));
       if (o.debits) {
         for (const d of state.recentDebits)
@@ -198,11 +202,13 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .option('--all', 'follow next_cursor to the last page')
     .action(async (o: Record<string, string | boolean | undefined>) => {
       const bool = (v: unknown, name: string) => {
-        if (v !== 'true' && v !== 'false') throw new Error(`--${name} must be true or false`);
+        if (v !== 'true' && v !== 'false')
+          throw new StarterInputError('mandate list', [{ field: `--${name}`, rule: 'must be true or false' }]);
         return v === 'true';
       };
       const int = (v: unknown, name: string) => {
-        if (!/^\d+$/.test(String(v))) throw new Error(`--${name} must be a whole number`);
+        if (!/^\d+$/.test(String(v)))
+          throw new StarterInputError('mandate list', [{ field: `--${name}`, rule: 'must be a whole number' }]);
         return Number(v);
       };
       const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -227,14 +233,14 @@ export function registerMandateCommands(program: Command, context: ContextFactor
       try {
         if (o.all) {
           let n = 0;
-          for await (const r of listAllMandates(api, filters)) {
+          for await (const r of listAllMandates({ api }, filters)) {
             console.log(renderMandateRecord(r));
             n += 1;
           }
           console.log(`${n} mandate(s)`);
           return;
         }
-        const page = await listMandates(api, filters, str(o.cursor));
+        const page = await listMandates({ api }, filters, str(o.cursor));
         for (const r of page.records) console.log(renderMandateRecord(r));
         if (page.prev_cursor !== undefined && page.prev_cursor !== null)
           console.log(`prev_cursor=${String(page.prev_cursor)}`);

@@ -18,6 +18,7 @@ import {
 } from '../ops';
 import { resolveMandateDebit } from '../mandates';
 import type { ContextFactory } from './context';
+import { StarterInputError } from '../../shared/input-error';
 
 export function renderAttentionItem(i: AttentionItem): string {
   const amount = i.amount !== undefined ? ` ${i.amount} ${i.currency ?? ''}`.trimEnd() : '';
@@ -44,7 +45,9 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
     .option('--json', 'print JSON')
     .action(async (kind: string, o: { limit: string; json?: boolean }) => {
       if (!ATTENTION_KINDS.includes(kind as AttentionKind))
-        throw new Error(`kind: must be one of ${ATTENTION_KINDS.join(', ')}`);
+        throw new StarterInputError('ops list', [
+          { field: 'kind', rule: `must be one of ${ATTENTION_KINDS.join(', ')}` },
+        ]);
       const items = await listAttention(await context(), kind as AttentionKind, { limit: Number(o.limit) });
       if (o.json) console.log(JSON.stringify(items, null, 2));
       else {
@@ -75,10 +78,10 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
     .requiredOption('--operator <name>', 'who decides')
     .action(async (mandateRef: string, o: { debit: string; outcome: string; reason: string; operator: string }) => {
       if (o.outcome !== 'debited' && o.outcome !== 'not_debited')
-        throw new Error('outcome: must be debited or not_debited');
+        throw new StarterInputError('debit resolution', [{ field: 'outcome', rule: 'must be debited or not_debited' }]);
       console.log(
         JSON.stringify(
-          await resolveMandateDebit((await context()).client, mandateRef, {
+          await resolveMandateDebit(await context(), mandateRef, {
             debitKey: o.debit,
             outcome: o.outcome,
             reason: o.reason,

@@ -26,7 +26,6 @@ import {
   getCardPaymentState,
   getCheckoutState,
   getDirectPaymentState,
-  PaymentInputError,
   PaymentStepError,
   resubmitCard,
   startBankPayment,
@@ -39,6 +38,7 @@ import {
   submitPin,
 } from '../payments';
 import type { ContextFactory } from './context';
+import { StarterInputError } from '../../shared/input-error';
 
 const final = (s: { status: string }) =>
   ([...CARD_FINAL_STATUSES, ...DIRECT_FINAL_STATUSES] as string[]).includes(s.status) ? ' (final)' : '';
@@ -62,7 +62,10 @@ async function secretArg(given: string | undefined, what: string): Promise<strin
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   const value = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0].trim();
-  if (!value) throw new Error(`${what} is required (--${what.toLowerCase()} or stdin)`);
+  if (!value)
+    throw new StarterInputError('payment step', [
+      { field: `--${what.toLowerCase()}`, rule: `is required (--${what.toLowerCase()} or stdin)` },
+    ]);
   return value;
 }
 
@@ -134,7 +137,7 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
     .requiredOption('--file <path>', 'JSON BankPaymentInput')
     .action(async (o: { file: string }) => {
       const ctx = await context();
-      const handle = await startBankPayment(ctx.client, ctx.taskQueue, readJson(o.file));
+      const handle = await startBankPayment(ctx, readJson(o.file));
       console.log(`started ${handle.workflowId}`);
       await follow(handle, directPaymentStateQuery, renderDirect);
     });
@@ -152,7 +155,7 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
     .requiredOption('--file <path>', 'JSON UssdPaymentInput')
     .action(async (o: { file: string }) => {
       const ctx = await context();
-      const { ussdCode, expiresAt, handle } = await startUssdPayment(ctx.client, ctx.taskQueue, readJson(o.file));
+      const { ussdCode, expiresAt, handle } = await startUssdPayment(ctx, readJson(o.file));
       console.log(`started ${handle.workflowId}: dial ${ussdCode}${expiresAt ? ` before ${expiresAt}` : ''}`);
       await follow(handle, directPaymentStateQuery, renderDirect);
     });
@@ -186,9 +189,9 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
         try {
           metadata = o.metadata ? (JSON.parse(o.metadata) as Record<string, unknown>) : undefined;
         } catch {
-          throw new PaymentInputError([{ field: 'metadata', rule: 'must be a JSON object' }]);
+          throw new StarterInputError('payment', [{ field: 'metadata', rule: 'must be a JSON object' }]);
         }
-        const { checkoutUrl, handle } = await startCheckout(ctx.client, ctx.taskQueue, {
+        const { checkoutUrl, handle } = await startCheckout(ctx, {
           transactionRef: o.ref,
           amount: Number(o.amount),
           email: o.email,
@@ -222,7 +225,7 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
         maxCycles?: string;
       }) => {
         const ctx = await context();
-        const handle = await startRecurring(ctx.client, ctx.taskQueue, {
+        const handle = await startRecurring(ctx, {
           planRef: o.plan,
           amount: Number(o.amount),
           email: o.email,
@@ -230,7 +233,7 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
           currency: o.currency,
           maxCycles: o.maxCycles ? Number(o.maxCycles) : undefined,
         });
-        console.log(`first payment: ${await firstPaymentCheckoutUrl(ctx.client, o.plan)}`);
+        console.log(`first payment: ${await firstPaymentCheckoutUrl(ctx, o.plan)}`);
         await follow(handle, recurringStateQuery, renderRecurring);
       },
     );
@@ -239,7 +242,7 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
     .requiredOption('--plan <ref>')
     .action(async (o: { plan: string }) => {
       const ctx = await context();
-      await cancelRecurring(ctx.client, o.plan);
+      await cancelRecurring(ctx, o.plan);
       console.log(`cancel requested for ${o.plan}`);
     });
   pay
@@ -248,10 +251,10 @@ export function registerPaymentCommands(program: Command, context: ContextFactor
     .action(async (o: { ref: string }) => {
       const ctx = await context();
       const type = (await ctx.client.workflow.getHandle(paymentWorkflowId(o.ref)).describe()).type;
-      if (type === 'cardPaymentWorkflow') console.log(renderCard(await getCardPaymentState(ctx.client, o.ref)));
+      if (type === 'cardPaymentWorkflow') console.log(renderCard(await getCardPaymentState(ctx, o.ref)));
       else if (type === 'bankPaymentWorkflow' || type === 'ussdPaymentWorkflow')
-        console.log(renderDirect(await getDirectPaymentState(ctx.client, o.ref)));
-      else if (type === 'checkoutWorkflow') console.log(renderCheckout(await getCheckoutState(ctx.client, o.ref)));
+        console.log(renderDirect(await getDirectPaymentState(ctx, o.ref)));
+      else if (type === 'checkoutWorkflow') console.log(renderCheckout(await getCheckoutState(ctx, o.ref)));
       else console.log(`${paymentWorkflowId(o.ref)} is a ${type}`);
     });
 }

@@ -34,6 +34,7 @@ import {
   startPosTransaction,
 } from '../pos';
 import type { ContextFactory } from './context';
+import { StarterInputError } from '../../shared/input-error';
 import { registerPosAfterSaleCommands } from './pos-after-sale';
 
 export function renderPosRemoteState(s: PosRemoteState): string {
@@ -132,7 +133,7 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
     .action(async (o: { serial: string; refresh?: boolean }) => {
       const api = apiFromEnv();
       try {
-        const session = await openPosTerminalSession(api, { serial_no: o.serial, refresh: o.refresh === true });
+        const session = await openPosTerminalSession({ api }, { serial_no: o.serial, refresh: o.refresh === true });
         console.log(JSON.stringify(session.toJSON(), null, 2));
         console.log('pin_key received and held in memory only; it is handed to the device, never printed or stored');
         session.close();
@@ -206,7 +207,9 @@ export function registerPosCommands(program: Command, context: ContextFactory): 
           ),
         );
       } else {
-        throw new Error('give --reference or --merchant-ref');
+        throw new StarterInputError('POS status', [
+          { field: '--reference', rule: 'give --reference or --merchant-ref' },
+        ]);
       }
     });
 

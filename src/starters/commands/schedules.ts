@@ -13,6 +13,7 @@ import {
   scheduleHandle,
 } from '../schedules';
 import type { ContextFactory } from './context';
+import { StarterInputError } from '../../shared/input-error';
 
 const when = (o: { cron?: string; everyMs?: string; startAt?: string; paused?: boolean; maxRuns?: string }) => ({
   ...(o.cron ? { cron: o.cron } : {}),
@@ -128,7 +129,9 @@ export function registerScheduleCommands(program: Command, context: ContextFacto
     .action(async (id: string, o: { from: string; to: string }) => {
       const [from, to] = [new Date(o.from), new Date(o.to)];
       if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || to < from)
-        throw new Error('from/to: must be ISO date-times with from ≤ to');
+        throw new StarterInputError('schedule backfill', [
+          { field: 'from/to', rule: 'must be ISO date-times with from ≤ to' },
+        ]);
       await scheduleHandle(await context(), id).backfill([{ start: from, end: to }]);
       console.log(`backfilled ${id} from ${from.toISOString()} to ${to.toISOString()}`);
     });

@@ -29,7 +29,7 @@ import {
   type SmsSendResult,
   type SmsSendState,
 } from '../../shared/sms';
-import { InvalidStarterInputError } from '../pos';
+import { StarterInputError } from '../../shared/input-error';
 import { followUntilDone } from '../progress';
 import {
   createSmsTemplate,
@@ -79,7 +79,7 @@ async function answered(action: () => Promise<void>): Promise<void> {
   try {
     await action();
   } catch (err) {
-    if (err instanceof InvalidStarterInputError) {
+    if (err instanceof StarterInputError) {
       console.log(`refused: ${err.message}`);
       process.exitCode = 2;
       return;
@@ -163,13 +163,16 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .option('--date-to <date>', 'YYYY-MM-DD')
     .action((o: { page?: string; perPage?: string; dir?: string; dateFrom?: string; dateTo?: string }) =>
       answered(async () => {
-        const page = await listSmsTemplates(apiFromEnv(), {
-          ...(o.page ? { page: int(o.page) } : {}),
-          ...(o.perPage ? { perPage: int(o.perPage) } : {}),
-          ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
-          ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
-          ...(o.dateTo ? { date_to: o.dateTo } : {}),
-        });
+        const page = await listSmsTemplates(
+          { api: apiFromEnv() },
+          {
+            ...(o.page ? { page: int(o.page) } : {}),
+            ...(o.perPage ? { perPage: int(o.perPage) } : {}),
+            ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
+            ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
+            ...(o.dateTo ? { date_to: o.dateTo } : {}),
+          },
+        );
         console.log(`${page.count} template(s)`);
         for (const t of page.rows)
           console.log(`${t.uuid}  ${t.name ?? ''}  pages=${t.pages ?? '?'}  ${JSON.stringify(t.message ?? '')}`);
@@ -183,7 +186,7 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .requiredOption('--message <text>')
     .action((o: { name: string; description: string; message: string }) =>
       answered(async () => {
-        const t = await createSmsTemplate(apiFromEnv(), o);
+        const t = await createSmsTemplate({ api: apiFromEnv() }, o);
         console.log(`created template ${t.uuid}`);
         console.log(JSON.stringify(t, null, 2));
       }),
@@ -198,13 +201,16 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .option('--file-name <name>')
     .action((o: { id: string; name?: string; description?: string; message?: string; fileName?: string }) =>
       answered(async () => {
-        const t = await updateSmsTemplate(apiFromEnv(), {
-          id: o.id,
-          ...(o.name !== undefined ? { name: o.name } : {}),
-          ...(o.description !== undefined ? { description: o.description } : {}),
-          ...(o.message !== undefined ? { message: o.message } : {}),
-          ...(o.fileName !== undefined ? { file_name: o.fileName } : {}),
-        });
+        const t = await updateSmsTemplate(
+          { api: apiFromEnv() },
+          {
+            id: o.id,
+            ...(o.name !== undefined ? { name: o.name } : {}),
+            ...(o.description !== undefined ? { description: o.description } : {}),
+            ...(o.message !== undefined ? { message: o.message } : {}),
+            ...(o.fileName !== undefined ? { file_name: o.fileName } : {}),
+          },
+        );
         console.log(`updated template ${t.uuid}`);
         console.log(JSON.stringify(t, null, 2));
       }),
@@ -215,7 +221,7 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .requiredOption('--id <uuid>')
     .action((o: { id: string }) =>
       answered(async () => {
-        await deleteSmsTemplate(apiFromEnv(), o.id);
+        await deleteSmsTemplate({ api: apiFromEnv() }, o.id);
         console.log(`deleted template ${o.id}`);
       }),
     );
@@ -245,15 +251,18 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
         dateTo?: string;
       }) =>
         answered(async () => {
-          const page = await listSmsCampaigns(apiFromEnv(), {
-            ...(o.status ? { status: o.status as 'pending' } : {}),
-            ...(o.name ? { name: o.name } : {}),
-            ...(o.page ? { page: int(o.page) } : {}),
-            ...(o.perPage ? { perPage: int(o.perPage) } : {}),
-            ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
-            ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
-            ...(o.dateTo ? { date_to: o.dateTo } : {}),
-          });
+          const page = await listSmsCampaigns(
+            { api: apiFromEnv() },
+            {
+              ...(o.status ? { status: o.status as 'pending' } : {}),
+              ...(o.name ? { name: o.name } : {}),
+              ...(o.page ? { page: int(o.page) } : {}),
+              ...(o.perPage ? { perPage: int(o.perPage) } : {}),
+              ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
+              ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
+              ...(o.dateTo ? { date_to: o.dateTo } : {}),
+            },
+          );
           console.log(`${page.total} campaign(s)${o.status ? ` with status ${o.status}` : ''}`);
           for (const c of page.items)
             console.log(
@@ -317,7 +326,7 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .requiredOption('--id <uuid>')
     .action((o: { id: string }) =>
       answered(async () => {
-        await deleteSmsCampaign(apiFromEnv(), o.id);
+        await deleteSmsCampaign({ api: apiFromEnv() }, o.id);
         console.log(`deleted campaign ${o.id}`);
       }),
     );
@@ -334,8 +343,8 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .action((o: { id?: string; name?: string; scheduledFor?: string; reference?: string; pollInterval?: string }) =>
       answered(async () => {
         if ((o.id === undefined) === (o.reference === undefined))
-          throw new InvalidStarterInputError('SMS campaign follow', [
-            { path: 'id', message: 'give either --id or --reference' },
+          throw new StarterInputError('SMS campaign follow', [
+            { field: 'id', rule: 'give either --id or --reference' },
           ]);
         const ctx = await context();
         const handle =

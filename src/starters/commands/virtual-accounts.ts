@@ -64,18 +64,21 @@ export function registerVirtualAccountCommands(program: Command, context: Contex
         beneficiary?: string;
       }) => {
         const account = await withApi((api) =>
-          createCustomerVirtualAccount(api, {
-            customer_identifier: o.customerId,
-            first_name: o.firstName,
-            last_name: o.lastName,
-            mobile_num: o.phone,
-            dob: o.dob,
-            gender: o.gender as '1' | '2',
-            address: o.address,
-            bvn: readBvn(o.bvnFile),
-            ...(o.email ? { email: o.email } : {}),
-            ...(o.beneficiary ? { beneficiary_account: o.beneficiary } : {}),
-          }),
+          createCustomerVirtualAccount(
+            { api },
+            {
+              customer_identifier: o.customerId,
+              first_name: o.firstName,
+              last_name: o.lastName,
+              mobile_num: o.phone,
+              dob: o.dob,
+              gender: o.gender as '1' | '2',
+              address: o.address,
+              bvn: readBvn(o.bvnFile),
+              ...(o.email ? { email: o.email } : {}),
+              ...(o.beneficiary ? { beneficiary_account: o.beneficiary } : {}),
+            },
+          ),
         );
         print(account);
       },
@@ -92,13 +95,16 @@ export function registerVirtualAccountCommands(program: Command, context: Contex
       async (o: { customerId: string; businessName: string; phone: string; bvnFile: string; beneficiary?: string }) => {
         print(
           await withApi((api) =>
-            createBusinessVirtualAccount(api, {
-              customer_identifier: o.customerId,
-              business_name: o.businessName,
-              mobile_num: o.phone,
-              bvn: readBvn(o.bvnFile),
-              ...(o.beneficiary ? { beneficiary_account: o.beneficiary } : {}),
-            }),
+            createBusinessVirtualAccount(
+              { api },
+              {
+                customer_identifier: o.customerId,
+                business_name: o.businessName,
+                mobile_num: o.phone,
+                bvn: readBvn(o.bvnFile),
+                ...(o.beneficiary ? { beneficiary_account: o.beneficiary } : {}),
+              },
+            ),
           ),
         );
       },

@@ -1,0 +1,47 @@
+// The one input error: every typed starter, the CLI and the webhook receiver name a refused input
+// the same way, as a list of { field, rule } (the field's dotted path and the rule it broke, never
+// the value: card data, BVNs and OTPs are not echoed). Zod only, no Temporal: the receiver and the
+// starters share it.
+import type { z } from 'zod';
+
+/** One broken rule: the field's dotted path (e.g. `card.number`, `messages.1.phone_number`) and the rule. */
+export interface InputIssue {
+  field: string;
+  rule: string;
+}
+
+/** The issues of a zod error; an issue about the whole input is named `root` (default `(input)`). */
+export function inputIssuesOf(error: z.ZodError, root = '(input)'): InputIssue[] {
+  return error.issues.map((i) => ({ field: i.path.map(String).join('.') || root, rule: i.message }));
+}
+
+/** `field rule; field rule` — how a message names the issues (the same words as the workflows' own refusals). */
+export function describeInputIssues(issues: readonly InputIssue[]): string {
+  return issues.map((i) => `${i.field} ${i.rule}`).join('; ');
+}
+
+/**
+ * A starter's input broke a rule; nothing was started, sealed or sent. `issues` name each field and
+ * its rule; the message is `invalid <what> input: <field> <rule>; ...`.
+ */
+export class StarterInputError extends Error {
+  override readonly name = 'StarterInputError';
+  constructor(
+    /** What was refused, e.g. `payment`, `mandate`, `POS transaction`, `SMS send`. */
+    readonly what: string,
+    readonly issues: InputIssue[],
+  ) {
+    super(`invalid ${what} input: ${describeInputIssues(issues)}`);
+  }
+}
+
+/** Validates `raw` with `schema`: the parsed value, or a StarterInputError naming every broken rule at once. */
+export function parseStarterInput<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new StarterInputError(what, inputIssuesOf(parsed.error));
+  return parsed.data;
+}
+
+/** Issues in the workflows' own shape ({ path, message }, src/shared/failures.ts) as input issues. */
+export const asInputIssues = (issues: readonly { path: string; message: string }[]): InputIssue[] =>
+  issues.map((i) => ({ field: i.path || '(input)', rule: i.message }));
