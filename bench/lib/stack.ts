@@ -8,7 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/claim-check/embedded';
 import { loadConfig, type AppConfig } from '../../src/config/config';
-import { connectStarters, type StarterContext } from '../../src/starters/connect';
+import { closeStarters, connectStarters, type StarterContext } from '../../src/starters/connect';
 import { DEFAULT_SANDBOX_ADMIN_TOKEN } from '../../src/sandbox';
 import { startNodeProcess, type BenchProcess } from './processes';
 
@@ -144,10 +144,7 @@ export async function startBenchStack(opts: {
     stops.push(() => baseline.stop());
 
     const starters = await connectStarters(config);
-    stops.push(async () => {
-      await starters.claimCheck.close();
-      await starters.client.connection.close();
-    });
+    stops.push(() => closeStarters(starters));
     const plainConnection = await Connection.connect({ address: devServer.address });
     stops.push(() => plainConnection.close());
     const plain = new Client({ connection: plainConnection, namespace: 'default' });
