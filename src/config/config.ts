@@ -4,6 +4,9 @@ import { z } from 'zod';
 import type { TemporalConnectionSettings } from '../temporal/connection';
 import { resolveTemporalConnection, temporalEnvShape } from './temporal-profile';
 import { observabilityConfig, observabilityEnvShape, type ObservabilityConfig } from './observability';
+import { workerTuningConfig, workerTuningEnvShape, workerTuningIssues, type WorkerTuningConfig } from './worker-tuning';
+
+export { WORKER_TUNING_DEFAULTS, type WorkerTuningConfig } from './worker-tuning';
 import {
   HTTP_TIMEOUT_MARGIN_MS,
   MAX_HTTP_TIMEOUT_MS,
@@ -188,7 +191,7 @@ export const envSchema = z
       .max(86_400, 'must be at most 86400 s')
       .refine((n) => n === 0 || n >= 30, 'must be 0 (off) or at least 30 s')
       .default(300),
-    // The daily reconciliation Schedule (docs/flows-reconciliation.md): `npm start` and the worker process create or update it.
+    // The daily reconciliation Schedule (docs/flows-reconciliation.md): the worker process creates or updates it.
     RECONCILIATION_SCHEDULE: bool(true),
     RECONCILIATION_DAILY_AT: z
       .string()
@@ -197,6 +200,9 @@ export const envSchema = z
 
     // Metrics, health endpoints, tracing (src/config/observability.ts, docs/operations.md).
     ...observabilityEnvShape,
+
+    // Worker tuning: cache bound, slots, pollers, sticky queue, tuner (src/config/worker-tuning.ts, docs/operations.md).
+    ...workerTuningEnvShape,
 
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
@@ -287,6 +293,9 @@ export const envSchema = z
         message: 'must not reuse a key of PAYLOAD_ENCRYPTION_KEYS',
       });
     }
+    for (const issue of workerTuningIssues(env)) {
+      ctx.addIssue({ code: 'custom', path: [issue.variable], message: issue.message });
+    }
     if (
       env.PAYLOAD_ENCRYPTION_KEY_ID &&
       !env.PAYLOAD_ENCRYPTION_KEYS.some((k) => k.id === env.PAYLOAD_ENCRYPTION_KEY_ID)
@@ -363,6 +372,8 @@ export interface AppConfig {
   reconciliation: { schedule: boolean; dailyAt: string };
   /** Metrics scrape address, health endpoints, tracing (docs/operations.md). */
   observability: ObservabilityConfig;
+  /** Worker tuning (WORKER_*): src/workers/tuning.ts maps it to the SDK's WorkerOptions. */
+  worker: WorkerTuningConfig;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -461,6 +472,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     reconciliation: { schedule: env.RECONCILIATION_SCHEDULE, dailyAt: env.RECONCILIATION_DAILY_AT },
     observability: observabilityConfig(env, production),
+    worker: workerTuningConfig(env),
     logLevel: env.LOG_LEVEL,
   };
 }

@@ -17,6 +17,8 @@ export const observabilityEnvShape = {
   // Prometheus metrics (the Temporal Runtime's exporter: SDK and business metrics of the process). Unset: off.
   METRICS_PORT: portOrOff,
   METRICS_HOST: z.string().min(1).optional(),
+  // `npm start` only: the METRICS_PORT of the worker process it spawns (default 9465; off when METRICS_PORT=off).
+  WORKER_METRICS_PORT: portOrOff,
   // Liveness /healthz and readiness /readyz of the worker. Default: 8080 in production, a free port otherwise.
   HEALTH_PORT: portOrOff,
   HEALTH_HOST: z.string().min(1).optional(),
@@ -66,6 +68,8 @@ export interface ObservabilityConfig {
   metrics?: ListenSetting;
   /** METRICS_PORT=off: metrics refused outright (npm start's default address is not used either). */
   metricsOff: boolean;
+  /** WORKER_METRICS_PORT as set (`npm start`'s worker process); undefined: unset. */
+  workerMetricsPort?: number | 'off';
   /** The worker's health server (`/healthz`, `/readyz`); undefined: off. */
   health?: ListenSetting;
   tracing: {
@@ -94,6 +98,9 @@ export function observabilityConfig(env: ObservabilityEnv, production: boolean):
   return {
     metrics: listen(env.METRICS_PORT, env.METRICS_HOST, undefined, production),
     metricsOff: env.METRICS_PORT === 'off',
+    ...(env.WORKER_METRICS_PORT === undefined
+      ? {}
+      : { workerMetricsPort: env.WORKER_METRICS_PORT === 'off' ? ('off' as const) : Number(env.WORKER_METRICS_PORT) }),
     health: listen(env.HEALTH_PORT, env.HEALTH_HOST, production ? 8080 : 0, production),
     tracing: {
       enabled: env.OTEL_SDK_DISABLED !== 'true' && exporter !== 'none',

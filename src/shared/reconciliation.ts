@@ -13,7 +13,7 @@ import { lazy } from './lazy';
 
 // ---- Ids -------------------------------------------------------------------------------------
 
-/** The daily Schedule (created or updated idempotently by `npm start` and the worker process). */
+/** The daily Schedule (created or updated idempotently by the worker process, also the one `npm start` spawns). */
 export const RECONCILIATION_SCHEDULE_ID = 'reconciliation-daily';
 /** The task queue whose Schedule has the plain id; another deployment in the same namespace gets its own (`reconciliation-daily-<task queue>`). */
 export const DEFAULT_TASK_QUEUE = 'payments';

@@ -1,5 +1,6 @@
 // Brings up the project's own services next to a Temporal server: sandbox, codec server,
-// webhook receiver and worker. Used by `npm start` and by the end-to-end tests.
+// webhook receiver and (unless withoutWorker) a worker in this process. Used by `npm start` (which runs
+// the worker as a process of its own, src/stack/start.ts) and by the end-to-end tests.
 import type { CreditHandler } from '../virtual-accounts/credit-handler';
 import { ensureErrorLogSweepSchedule } from '../temporal/schedules';
 import type { Logger } from 'pino';
@@ -10,6 +11,7 @@ import { startCodecServer } from '../codec/codec-server';
 import { createWebhookReceiver, listen, closeServer } from '../webhooks/receiver';
 import { connectTemporalClient, createTemporalClient } from '../temporal/client';
 import { connectTemporalWorker, createPaymentsWorker } from '../workers/worker';
+import { workerTuningOptions } from '../workers/tuning';
 import { createActivities } from '../activities';
 import { installTemporalRuntime } from '../logging/temporal-logger';
 import type { PaymentsClient } from '../api';
@@ -21,7 +23,6 @@ import {
   openVirtualAccountCredits,
   type StarterContext,
 } from '../starters/connect';
-import { startWorkerHealth } from '../observability/process';
 
 export interface RunServicesOptions {
   config: AppConfig;
@@ -29,13 +30,12 @@ export interface RunServicesOptions {
   /** Sandbox settings beyond config (tests: free port, clock, webhook version). */
   sandbox?: SandboxOptions;
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Win over config.worker's tuning (src/workers/tuning.ts). */
   workerOverrides?: Partial<WorkerOptions>;
-  /** Skip the worker (tests that run their own). */
+  /** Skip the worker (`npm start`, which runs it as a process of its own, and tests that run their own). */
   withoutWorker?: boolean;
   /** The merchant's credit handler as a function (otherwise config's VA_CREDIT_CALLBACK_URL, if set). */
   creditHandler?: CreditHandler;
-  /** Serve the worker's /healthz and /readyz on config's HEALTH_PORT (npm start; tests that probe it). */
-  workerHealth?: boolean;
 }
 
 export interface RunningServices {
@@ -43,8 +43,6 @@ export interface RunningServices {
   sandboxUrl?: string;
   webhookUrl: string;
   codecUrl: string;
-  /** Base URL of the worker's /healthz and /readyz, when workerHealth was asked for. */
-  workerHealthUrl?: string;
   api: PaymentsClient;
   client: Awaited<ReturnType<typeof createTemporalClient>>;
   /** The claim-check store (the worker's activities redeem from it; starters seal into it). */
@@ -118,11 +116,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
     claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
     stops.push(() => claimCheck.close());
 
-    let workerHealthUrl: string | undefined;
     if (!opts.withoutWorker) {
-      const health = opts.workerHealth ? await startWorkerHealth(config, logger) : undefined;
-      if (health) stops.push(() => health.close());
-      workerHealthUrl = health?.url;
       const vaCredits = await openVirtualAccountCredits(config);
       stops.push(() => vaCredits.close());
       const workerConnection = await connectTemporalWorker(config.temporal);
@@ -140,10 +134,10 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
           ...(opts.creditHandler ? { creditHandler: opts.creditHandler } : {}),
         }),
         workflowBundle: opts.workflowBundle,
+        tuning: workerTuningOptions(config.worker),
         overrides: opts.workerOverrides,
       });
       const running = worker.run();
-      health?.watch(worker, workerConnection);
       if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
         await ensureErrorLogSweepSchedule(client, {
           taskQueue: config.temporal.taskQueue,
@@ -162,7 +156,6 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
       sandboxUrl: sandbox?.url,
       webhookUrl,
       codecUrl: codec.url,
-      workerHealthUrl,
       api,
       client,
       claimCheck,

@@ -1,9 +1,12 @@
 // `npm start`: the whole stack on embedded defaults, in one process tree.
 //   Temporal dev server (file-backed, Web UI wired to the codec server, search attributes registered)
-//   payments sandbox · webhook receiver · codec server · worker
-// Ctrl-C stops everything, in order: the worker (in-flight activities finish), the other services,
-// the claim-check PostgreSQL, then the dev server. The dev server and PostgreSQL run in process groups
-// of their own, so the terminal's Ctrl-C reaches only this process and not them first.
+//   payments sandbox · webhook receiver · codec server (this process) · worker (a process of its own)
+// The worker runs as its own process (src/workers/main.ts, src/stack/worker-process.ts): its pid, memory
+// and metrics address are its own, so an operator sees what the worker costs. It creates the Schedules.
+// Ctrl-C stops everything, in order: the worker (SIGTERM; in-flight activities finish), the other services,
+// the claim-check PostgreSQL, then the dev server. The dev server, PostgreSQL and the worker run in process
+// groups of their own, so the terminal's Ctrl-C reaches only this process and not them first.
+// A worker that exits on its own stops the stack (exit code 1): no restart loop hides a crash.
 // The SQLite file under TEMPORAL_DATA_DIR keeps running workflows.
 import { resolve } from 'node:path';
 import 'dotenv/config';
@@ -11,10 +14,15 @@ import { loadConfig, ConfigError } from '../config/config';
 import { createLogger } from '../logging/logger';
 import { startDevServer, type DevServer } from './temporal-dev-server';
 import { runServices } from './services';
-import { ensureReconciliationSchedule } from '../starters/reconciliation';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/embedded';
 import { startProcessObservability } from '../observability/process';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
+import { spawnWorkerProcess } from './worker-process';
+
+/** The worker process's metrics port when WORKER_METRICS_PORT is unset (the stack's own default is 9464). */
+const DEFAULT_WORKER_METRICS_PORT = 9465;
+/** How long past its shutdown grace the worker may take to exit before it is killed. */
+const WORKER_EXIT_MARGIN_MS = 15_000;
 
 async function main(): Promise<void> {
   let config;
@@ -59,28 +67,43 @@ async function main(): Promise<void> {
     });
   }
 
-  // One process: one metrics address for the worker, receiver and codec server (METRICS_PORT, default 9464 here; off: METRICS_PORT=off).
+  // This process's metrics address: receiver and codec server (METRICS_PORT, default 9464 here; off: METRICS_PORT=off).
   const observability = await startProcessObservability(config, logger, {
     serviceName: 'payflow-stack',
     runtime: true,
     metrics:
       config.observability.metrics ?? (config.observability.metricsOff ? undefined : { host: '127.0.0.1', port: 9464 }),
   });
-  const services = await runServices({
-    config,
-    logger,
-    workerHealth: true,
-    workerOverrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS },
-  });
-  const schedule = config.reconciliation.schedule
-    ? await ensureReconciliationSchedule(services.starters, { dailyAt: config.reconciliation.dailyAt }).catch(
-        (err: unknown) => {
-          logger.error({ err }, 'reconciliation schedule could not be created or updated');
-          return undefined;
-        },
-      )
-    : undefined;
+  const services = await runServices({ config, logger, withoutWorker: true });
 
+  // The worker: the same environment, plus what this process decided (the embedded sandbox's URL, its own
+  // metrics address, no dev server of its own).
+  const workerMetricsPort =
+    config.observability.workerMetricsPort ?? (config.observability.metricsOff ? 'off' : DEFAULT_WORKER_METRICS_PORT);
+  const worker = spawnWorkerProcess({
+    ...process.env,
+    TEMPORAL_EXTERNAL: 'true',
+    PAYMENTS_BASE_URL: services.sandboxUrl ?? config.payments.baseUrl,
+    CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
+    CLAIM_CHECK_EMBEDDED: 'false',
+    METRICS_PORT: String(workerMetricsPort),
+  });
+  let stopping = false;
+  const started = await worker.started.catch(async (err: unknown) => {
+    logger.error({ err }, 'the worker process did not start');
+    await services.stop();
+    await observability.stop();
+    await claimCheckDb?.stop();
+    await devServer?.stop();
+    process.exit(1);
+  });
+  void worker.exited.then(({ code, signal }) => {
+    if (stopping) return;
+    logger.error({ code, signal, workerPid: worker.pid }, 'the worker process exited on its own: stopping the stack');
+    void stop('worker exit', 1);
+  });
+
+  const t = started.tuning;
   const lines = [
     `Temporal server   ${config.temporal.address} (namespace ${config.temporal.namespace})${devServer ? '' : ' [external]'}`,
     devServer?.uiUrl ? `Temporal Web UI   ${devServer.uiUrl}` : undefined,
@@ -88,31 +111,34 @@ async function main(): Promise<void> {
     `Webhook receiver  ${services.webhookUrl}/webhooks`,
     `Codec server      ${services.codecUrl}`,
     `Claim-check store ${new URL(config.claimCheck.databaseUrl).host}${claimCheckDb ? ' (embedded PostgreSQL)' : ''}, TTL ${config.claimCheck.ttlMs / 1000} s`,
-    `Worker            task queue ${config.temporal.taskQueue}`,
-    `Metrics           ${observability.metricsUrl ?? 'off (METRICS_PORT)'}  (Prometheus: worker, receiver, codec server)`,
-    `Health            worker ${services.workerHealthUrl ? `${services.workerHealthUrl}/healthz /readyz` : 'off (HEALTH_PORT)'}`,
+    `Worker            pid ${started.pid} (a process of its own), task queue ${config.temporal.taskQueue}`,
+    `                  cache ${t.maxCachedWorkflows} workflows (${t.cache === 'auto' ? 'auto' : 'WORKER_MAX_CACHED_WORKFLOWS'}, heap limit ${t.heapLimitMb} MB), ${t.tuner}`,
+    `Metrics           ${observability.metricsUrl ?? 'off (METRICS_PORT)'}  (Prometheus: receiver, codec server)`,
+    `                  worker ${started.metricsUrl ?? 'off (WORKER_METRICS_PORT)'}  (Prometheus: SDK worker metrics, business metrics)`,
+    `Health            worker ${started.healthUrl ? `${started.healthUrl}/healthz /readyz` : 'off (HEALTH_PORT)'}`,
     `                  receiver ${services.webhookUrl}/healthz /readyz · codec ${services.codecUrl}/healthz /readyz`,
     observability.tracing
       ? `Tracing           OpenTelemetry, exporter ${config.observability.tracing.exporter}`
       : undefined,
-    schedule
-      ? `Reconciliation    Schedule ${schedule.scheduleId}, daily at ${config.reconciliation.dailyAt} UTC (previous day)`
+    started.reconciliationScheduleId
+      ? `Reconciliation    Schedule ${started.reconciliationScheduleId}, daily at ${config.reconciliation.dailyAt} UTC (previous day)`
       : undefined,
   ].filter(Boolean);
   console.log(['', 'Payments stack is up:', ...lines.map((l) => `  ${l}`), '', 'Press Ctrl-C to stop.', ''].join('\n'));
 
-  let stopping = false;
   let devServerStopping = false;
   devServer?.process.once('exit', (code, signal) => {
     if (!devServerStopping) logger.warn({ code, signal }, 'the Temporal dev server exited before the stack stopped it');
   });
-  const stop = async (signal: string) => {
+  async function stop(signal: string, exitCode = 0): Promise<void> {
     // A terminal's Ctrl-C can arrive twice (directly and relayed by npm/tsx): once is enough.
     if (stopping) return;
     stopping = true;
     console.log(
       `\n${signal}: stopping (in-flight activities get up to ${WORKER_SHUTDOWN_GRACE_MS / 1000} s to finish)…`,
     );
+    const exit = await worker.stop(WORKER_SHUTDOWN_GRACE_MS + WORKER_EXIT_MARGIN_MS);
+    console.log(`worker process ${worker.pid} exited (${exit.code ?? exit.signal})`);
     await services.stop();
     console.log('worker and services stopped');
     await observability.stop();
@@ -121,8 +147,8 @@ async function main(): Promise<void> {
     await devServer?.stop();
     if (devServer) console.log('Temporal dev server stopped');
     console.log('stopped.');
-    process.exit(0);
-  };
+    process.exit(exitCode);
+  }
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }

@@ -128,7 +128,7 @@ export const RECONCILIATION_SCHEDULE_DEFAULTS = { dailyAt: '02:00', catchupWindo
 
 /**
  * Creates the daily reconciliation Schedule, or brings an existing one to these settings
- * (idempotent: `npm start` and every worker process call it). Each run reconciles the day before
+ * (idempotent: every worker process calls it, the one `npm start` spawns too). Each run reconciles the day before
  * its scheduled time; runs missed within `catchupWindow` are taken one after another
  * (overlap BUFFER_ALL), each for its own day.
  */

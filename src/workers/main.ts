@@ -1,4 +1,5 @@
-// The worker as its own process (docker-compose, or next to an external Temporal).
+// The worker as its own process (docker-compose, k8s, next to an external Temporal, and `npm start`,
+// which spawns it with an IPC channel: src/stack/start.ts). Tuning from config.worker (WORKER_*).
 import { bootstrap } from '../config/bootstrap';
 import { startProcessObservability, startWorkerHealth } from '../observability/process';
 import { createActivities } from '../activities';
@@ -10,9 +11,29 @@ import { ensureErrorLogSweepSchedule } from '../temporal/schedules';
 import { ensureReconciliationSchedule } from '../starters/reconciliation';
 import { prebuiltWorkflowBundle } from './workflow-bundle';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
+import { resolveWorkerTuning } from './tuning';
+
+/** What the worker tells `npm start` over the IPC channel once it runs (src/stack/start.ts). */
+export interface WorkerStartedMessage {
+  type: 'worker-started';
+  pid: number;
+  metricsUrl?: string;
+  healthUrl?: string;
+  reconciliationScheduleId?: string;
+  errorLogSweepScheduleId?: string;
+  tuning: ReturnType<typeof resolveWorkerTuning>['summary'];
+}
 
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker');
+  // Spawned by `npm start`: the channel must not keep this process alive after the worker stopped, and
+  // `npm start` gone, however it ended (even SIGKILL), this process stops too: at once while starting,
+  // gracefully (as on SIGTERM) once the worker runs.
+  process.channel?.unref();
+  let onParentGone = (): void => process.exit(0);
+  if (process.connected) process.once('disconnect', () => onParentGone());
+  const tuning = resolveWorkerTuning(config.worker);
+  for (const warning of tuning.warnings) logger.warn({ tuning: tuning.summary }, warning);
   // Metrics (METRICS_PORT), tracing (OTEL_*) and /healthz, /readyz (HEALTH_PORT): before any connection.
   const observability = await startProcessObservability(config, logger, {
     serviceName: 'payflow-worker',
@@ -46,9 +67,13 @@ async function main(): Promise<void> {
       temporal: client,
     }),
     workflowBundle,
+    tuning: tuning.options,
     // SIGTERM (deploy, scale-in): in-flight money calls finish before the worker stops (docs/deployment.md).
     overrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS },
   });
+  // The Schedules the worker keeps: created here only (not by `npm start`'s own process).
+  let errorLogSweepScheduleId: string | undefined;
+  let reconciliationScheduleId: string | undefined;
   if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
     const scheduleId = await ensureErrorLogSweepSchedule(client, {
       taskQueue: config.temporal.taskQueue,
@@ -58,6 +83,7 @@ async function main(): Promise<void> {
       { scheduleId, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds },
       'webhook error log sweep scheduled',
     );
+    errorLogSweepScheduleId = scheduleId;
   }
   if (config.reconciliation.schedule) {
     // The flows matter more than the Schedule: a failure here is logged, the worker still runs.
@@ -65,11 +91,13 @@ async function main(): Promise<void> {
       { client, taskQueue: config.temporal.taskQueue },
       { dailyAt: config.reconciliation.dailyAt },
     ).then(
-      (s) =>
+      (s) => {
+        reconciliationScheduleId = s.scheduleId;
         logger.info(
           { scheduleId: s.scheduleId, created: s.created, dailyAt: config.reconciliation.dailyAt },
           'reconciliation schedule in place',
-        ),
+        );
+      },
       (err: unknown) =>
         logger.error(
           { err },
@@ -83,11 +111,30 @@ async function main(): Promise<void> {
       taskQueue: config.temporal.taskQueue,
       temporal: describeTemporalConnection(config.temporal),
       workflowBundle: workflowBundle ? 'prebuilt' : 'bundled at start',
+      tuning: tuning.summary,
     },
     'worker started',
   );
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
-  await worker.run();
+  const running = worker.run();
+  if (process.send && process.connected) {
+    const started: WorkerStartedMessage = {
+      type: 'worker-started',
+      pid: process.pid,
+      metricsUrl: observability.metricsUrl,
+      healthUrl: health.url,
+      reconciliationScheduleId,
+      errorLogSweepScheduleId,
+      tuning: tuning.summary,
+    };
+    process.send(started);
+    onParentGone = () => {
+      if (worker.getState() !== 'RUNNING') return;
+      logger.warn('the npm start process that spawned this worker is gone: stopping');
+      worker.shutdown();
+    };
+  }
+  await running;
   await connection.close();
   await clientConnection.close();
   await api.close();

@@ -11,6 +11,7 @@ import {
 import { createDataConverter, type EncryptionSettings } from '../codec/data-converter';
 import { temporalConnectionOptions, type TemporalConnectionSettings } from '../temporal/connection';
 import { activeTracing, OTEL_WORKFLOW_INTERCEPTORS_PATH } from '../observability/trace-context';
+import { withTuning } from './tuning';
 
 /** A worker NativeConnection with the TLS and API key of `settings` (config.temporal). */
 export function connectTemporalWorker(settings: TemporalConnectionSettings): Promise<NativeConnection> {
@@ -26,7 +27,9 @@ export interface PaymentsWorkerOptions extends TemporalConnectionSettings {
   /** Pre-built bundle (tests build it once, with workflowInterceptorModules()); otherwise src/workflows is bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   workflowsPath?: string;
-  /** Extra options, e.g. shutdownGraceTime or concurrency limits. */
+  /** Cache, slots, pollers, tuner: workerTuningOptions(config.worker) (src/workers/tuning.ts). */
+  tuning?: Partial<WorkerOptions>;
+  /** Extra options, e.g. shutdownGraceTime or concurrency limits; they win over `tuning`. */
   overrides?: Partial<WorkerOptions>;
 }
 
@@ -97,7 +100,7 @@ export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise
     // Embedded uses (tests) keep a short grace; the worker process and `npm start` pass
     // WORKER_SHUTDOWN_GRACE_MS (75 s, src/shared/activity-timeouts.ts) through `overrides`.
     shutdownGraceTime: '10s',
-    ...opts.overrides,
+    ...withTuning(opts.tuning, opts.overrides),
     interceptors: { ...traced.interceptors, ...opts.overrides?.interceptors },
     sinks: { ...traced.sinks, ...opts.overrides?.sinks },
   });

@@ -1,7 +1,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, EMBEDDED_DEFAULTS, DEV_SECRET_VARIABLES, envSchema } from '../../src/config/config';
+import {
+  ConfigError,
+  loadConfig,
+  EMBEDDED_DEFAULTS,
+  DEV_SECRET_VARIABLES,
+  envSchema,
+  WORKER_TUNING_DEFAULTS,
+} from '../../src/config/config';
 import {
   HTTP_TIMEOUT_MARGIN_MS,
   MAX_HTTP_TIMEOUT_MS,
@@ -385,6 +392,139 @@ describe('config', () => {
         expect((err as Error).message).not.toContain('temporal-api-key-do-not-log');
         expect((err as Error).message).not.toContain('secret-location');
       }
+    });
+  });
+
+  describe('worker tuning (WORKER_*)', () => {
+    it('defaults: an auto cache, the fixed tuner with the default slots and pollers, a 10 s sticky queue', () => {
+      expect(loadConfig({}).worker).toEqual({
+        maxCachedWorkflows: 'auto',
+        tuner: {
+          kind: 'fixed',
+          maxConcurrentWorkflowTaskExecutions: WORKER_TUNING_DEFAULTS.maxConcurrentWorkflowTaskExecutions,
+          maxConcurrentActivityTaskExecutions: WORKER_TUNING_DEFAULTS.maxConcurrentActivityTaskExecutions,
+          maxConcurrentLocalActivityExecutions: WORKER_TUNING_DEFAULTS.maxConcurrentLocalActivityExecutions,
+        },
+        workflowPollers: { mode: 'maximum', maximum: WORKER_TUNING_DEFAULTS.workflowPollers },
+        activityPollers: { mode: 'maximum', maximum: WORKER_TUNING_DEFAULTS.activityPollers },
+        stickyQueueTimeoutMs: 10_000,
+      });
+    });
+
+    it('parses every field', () => {
+      expect(
+        loadConfig({
+          WORKER_MAX_CACHED_WORKFLOWS: '500',
+          WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '60',
+          WORKER_MAX_CONCURRENT_ACTIVITIES: '200',
+          WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: '20',
+          WORKER_WORKFLOW_POLLERS: '30',
+          WORKER_ACTIVITY_POLLERS: 'auto',
+          WORKER_STICKY_QUEUE_TIMEOUT: '30s',
+        }).worker,
+      ).toEqual({
+        maxCachedWorkflows: 500,
+        tuner: {
+          kind: 'fixed',
+          maxConcurrentWorkflowTaskExecutions: 60,
+          maxConcurrentActivityTaskExecutions: 200,
+          maxConcurrentLocalActivityExecutions: 20,
+        },
+        workflowPollers: { mode: 'maximum', maximum: 30 },
+        activityPollers: { mode: 'autoscaling' },
+        stickyQueueTimeoutMs: 30_000,
+      });
+      expect(loadConfig({ WORKER_STICKY_QUEUE_TIMEOUT: '2500' }).worker.stickyQueueTimeoutMs).toBe(2_500);
+      expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '0' }).worker.maxCachedWorkflows).toBe(0);
+      expect(
+        loadConfig({
+          WORKER_TUNER: 'resource-based',
+          WORKER_TUNER_TARGET_MEMORY: '0.7',
+          WORKER_TUNER_TARGET_CPU: '1',
+        }).worker.tuner,
+      ).toEqual({ kind: 'resource-based', targetMemoryUsage: 0.7, targetCpuUsage: 1 });
+      expect(loadConfig({ WORKER_TUNER: 'resource-based' }).worker.tuner).toEqual({
+        kind: 'resource-based',
+        targetMemoryUsage: WORKER_TUNING_DEFAULTS.tunerTargetMemory,
+        targetCpuUsage: WORKER_TUNING_DEFAULTS.tunerTargetCpu,
+      });
+    });
+
+    it('keeps unset slots and pollers within a smaller cache or fewer slots that are set', () => {
+      const small = loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '20', WORKER_MAX_CONCURRENT_ACTIVITIES: '4' }).worker;
+      expect(small.tuner).toMatchObject({
+        maxConcurrentWorkflowTaskExecutions: 20,
+        maxConcurrentActivityTaskExecutions: 4,
+      });
+      expect(small.activityPollers).toEqual({ mode: 'maximum', maximum: 4 });
+    });
+
+    it('refuses bad values, naming the variable', () => {
+      const bad: Record<string, string> = {
+        WORKER_MAX_CACHED_WORKFLOWS: '1',
+        WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '1',
+        WORKER_MAX_CONCURRENT_ACTIVITIES: 'many',
+        WORKER_WORKFLOW_POLLERS: '1',
+        WORKER_ACTIVITY_POLLERS: '0',
+        WORKER_STICKY_QUEUE_TIMEOUT: '10 fortnights',
+        WORKER_TUNER: 'magic',
+      };
+      for (const [variable, value] of Object.entries(bad)) {
+        expect(issuesOf({ [variable]: value }).map((i) => i.variable)).toContain(variable);
+      }
+      expect(issuesOf({ WORKER_STICKY_QUEUE_TIMEOUT: '500ms' })).toEqual([
+        expect.objectContaining({ variable: 'WORKER_STICKY_QUEUE_TIMEOUT', message: expect.stringContaining('1s') }),
+      ]);
+      for (const share of ['0', '1.5', '-0.2', 'most']) {
+        expect(issuesOf({ WORKER_TUNER: 'resource-based', WORKER_TUNER_TARGET_CPU: share })).toEqual([
+          expect.objectContaining({ variable: 'WORKER_TUNER_TARGET_CPU' }),
+        ]);
+      }
+    });
+
+    it('refuses the combinations the SDK refuses or silently changes, naming the variable to change', () => {
+      // The SDK throws on a tuner next to slot counts.
+      expect(
+        issuesOf({
+          WORKER_TUNER: 'resource-based',
+          WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '10',
+          WORKER_MAX_CONCURRENT_ACTIVITIES: '10',
+          WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: '10',
+        }),
+      ).toEqual([
+        expect.objectContaining({
+          variable: 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS',
+          message: expect.stringContaining('WORKER_TUNER=resource-based'),
+        }),
+        expect.objectContaining({ variable: 'WORKER_MAX_CONCURRENT_ACTIVITIES' }),
+        expect.objectContaining({ variable: 'WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES' }),
+      ]);
+      // The SDK lowers workflow task slots above the cache, with a warning only.
+      expect(issuesOf({ WORKER_MAX_CACHED_WORKFLOWS: '50', WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '60' })).toEqual([
+        expect.objectContaining({
+          variable: 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS',
+          message: expect.stringContaining('WORKER_MAX_CACHED_WORKFLOWS'),
+        }),
+      ]);
+      expect(
+        loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '0', WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '60' }).worker.tuner,
+      ).toMatchObject({
+        maxConcurrentWorkflowTaskExecutions: 60,
+      });
+      // Pollers beyond the slots would wait for slots that never come.
+      expect(issuesOf({ WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '8', WORKER_WORKFLOW_POLLERS: '10' })).toEqual([
+        expect.objectContaining({ variable: 'WORKER_WORKFLOW_POLLERS' }),
+      ]);
+      expect(issuesOf({ WORKER_MAX_CONCURRENT_ACTIVITIES: '5', WORKER_ACTIVITY_POLLERS: '6' })).toEqual([
+        expect.objectContaining({ variable: 'WORKER_ACTIVITY_POLLERS' }),
+      ]);
+      // Tuner targets set but not used.
+      expect(issuesOf({ WORKER_TUNER_TARGET_MEMORY: '0.5' })).toEqual([
+        expect.objectContaining({
+          variable: 'WORKER_TUNER_TARGET_MEMORY',
+          message: expect.stringContaining('resource-based'),
+        }),
+      ]);
     });
   });
 });

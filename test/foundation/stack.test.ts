@@ -2,7 +2,7 @@
 // `temporal workflow list` answer, a workflow survives a restart, and Ctrl-C leaves nothing behind.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/stack/temporal-dev-server';
@@ -19,6 +19,7 @@ interface Ports {
   webhook: number;
   codec: number;
   metrics: number;
+  workerMetrics: number;
   health: number;
 }
 
@@ -36,6 +37,7 @@ function startStack(
       WEBHOOK_PORT: String(ports.webhook),
       CODEC_PORT: String(ports.codec),
       METRICS_PORT: String(ports.metrics),
+      WORKER_METRICS_PORT: String(ports.workerMetrics),
       HEALTH_PORT: String(ports.health),
       TEMPORAL_DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
@@ -80,6 +82,7 @@ it('brings the stack up, keeps workflows across a restart, and stops cleanly', a
     webhook: await freePort(),
     codec: await freePort(),
     metrics: await freePort(),
+    workerMetrics: await freePort(),
     health: await freePort(),
   };
   const dataDir = mkdtempSync(join(tmpdir(), 'payflow-stack-'));
@@ -96,11 +99,25 @@ it('brings the stack up, keeps workflows across a restart, and stops cleanly', a
     ).toBe(true);
     expect((await fetch(`http://127.0.0.1:${ports.sandbox}/__admin/clock`)).status).toBe(401);
     expect((await fetch(`http://127.0.0.1:${ports.codec}/healthz`)).status).toBe(200);
-    // The banner names the one metrics address of the process and each health endpoint; they answer.
+    // The worker runs as a process of its own: the banner names its pid, which is neither the stack's
+    // nor a wrapper's (its command line is the worker's entry), and it is alive.
+    const workerPid = Number(/Worker +pid (\d+) \(a process of its own\)/.exec(printed)?.[1]);
+    expect(workerPid).toBeGreaterThan(0);
+    expect(workerPid).not.toBe(first.child.pid);
+    expect(() => process.kill(workerPid, 0)).not.toThrow();
+    expect(readFileSync(`/proc/${workerPid}/cmdline`, 'utf8').split('\0')).toEqual(
+      expect.arrayContaining([expect.stringMatching(/src\/workers\/main\.ts$/)]),
+    );
+    // The banner names the stack's metrics address, the worker's own, and each health endpoint; they answer.
     expect(printed).toContain(`Metrics           http://127.0.0.1:${ports.metrics}/metrics`);
+    expect(printed).toContain(`worker http://127.0.0.1:${ports.workerMetrics}/metrics`);
     expect(printed).toContain(`worker http://127.0.0.1:${ports.health}/healthz /readyz`);
     expect(printed).toContain(`receiver http://127.0.0.1:${ports.webhook}/healthz /readyz`);
-    expect(await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text()).toContain(
+    // The SDK's worker metrics are on the worker's address, not on the stack's (receiver, codec server).
+    expect(await (await fetch(`http://127.0.0.1:${ports.workerMetrics}/metrics`)).text()).toContain(
+      'temporal_worker_task_slots_available',
+    );
+    expect(await (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text()).not.toContain(
       'temporal_worker_task_slots_available',
     );
     let ready = 0;
@@ -145,6 +162,8 @@ it('brings the stack up, keeps workflows across a restart, and stops cleanly', a
 
     expect(await stopWithCtrlC(first.child)).toBe(0);
     for (const port of Object.values(ports)) expect(await portOpen(port)).toBe(false);
+    // The worker process is gone too.
+    expect(() => process.kill(workerPid, 0)).toThrow();
 
     const second = startStack(ports, dataDir);
     await second.ready;

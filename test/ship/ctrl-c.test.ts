@@ -1,10 +1,11 @@
 // `npm start` stopped the way a terminal stops it: Ctrl-C sends SIGINT to the whole foreground
-// process group. The dev server and the claim-check PostgreSQL run in groups of their own, so only
-// the stack receives it, and it stops the worker first and the dev server last: no warning that the
-// dev server went away under a running worker, nothing left listening. A vend purchase in flight at
-// that moment (the sandbox answers it 4 s late) is answered and reported before anything stops.
+// process group. The worker process, the dev server and the claim-check PostgreSQL run in groups of
+// their own, so only the stack receives it, and it stops the worker process first (and waits for it to
+// exit) and the dev server last: no warning that the dev server went away under a running worker,
+// nothing left listening or running. A vend purchase in flight at that moment (the sandbox answers it
+// 4 s late) is answered and reported by the worker process before anything else stops.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/stack/temporal-dev-server';
@@ -33,6 +34,9 @@ it('Ctrl-C (SIGINT to the process group) lets an in-flight money call finish, th
     webhook: await freePort(),
     codec: await freePort(),
     pg: await freePort(),
+    metrics: await freePort(),
+    workerMetrics: await freePort(),
+    health: await freePort(),
   };
   const dataDir = mkdtempSync(join(tmpdir(), 'payflow-ctrl-c-'));
   const env: Record<string, string> = {
@@ -41,6 +45,9 @@ it('Ctrl-C (SIGINT to the process group) lets an in-flight money call finish, th
     SANDBOX_PORT: String(ports.sandbox),
     WEBHOOK_PORT: String(ports.webhook),
     CODEC_PORT: String(ports.codec),
+    METRICS_PORT: String(ports.metrics),
+    WORKER_METRICS_PORT: String(ports.workerMetrics),
+    HEALTH_PORT: String(ports.health),
     CLAIM_CHECK_DATABASE_URL: `postgres://postgres:dev-claim-check@127.0.0.1:${ports.pg}/claimcheck`,
     TEMPORAL_DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
@@ -63,6 +70,14 @@ it('Ctrl-C (SIGINT to the process group) lets an in-flight money call finish, th
     });
     expect(await portOpen(ports.temporal)).toBe(true);
     expect(await portOpen(ports.pg)).toBe(true);
+    // The worker is a process of its own, in a process group of its own (not the stack's, which Ctrl-C reaches).
+    const workerPid = Number(/Worker +pid (\d+) \(a process of its own\)/.exec(out)?.[1]);
+    expect(workerPid).toBeGreaterThan(0);
+    expect(workerPid).not.toBe(child.pid);
+    const processGroupOf = (pid: number) =>
+      Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[2]);
+    expect(processGroupOf(workerPid)).toBe(workerPid);
+    expect(processGroupOf(child.pid!)).not.toBe(workerPid);
 
     // A vend whose purchase (H3) the sandbox answers 4 s late: Ctrl-C while it is in flight.
     await new SandboxAdmin(`http://127.0.0.1:${ports.sandbox}`).fault({
@@ -97,10 +112,11 @@ it('Ctrl-C (SIGINT to the process group) lets an in-flight money call finish, th
     expect(await exited).toBe(0);
 
     const shutdown = out.slice(out.indexOf('SIGINT: stopping'));
-    // The purchase was answered after Ctrl-C, and before the worker stopped.
+    // The purchase was answered (by the worker process) after Ctrl-C, and before the worker process exited.
+    const workerExited = `worker process ${workerPid} exited (0)`;
     expect(shutdown.indexOf('vend purchase answered')).toBeGreaterThanOrEqual(0);
-    expect(shutdown.indexOf('vend purchase answered')).toBeLessThan(shutdown.indexOf('worker and services stopped'));
-    const order = ['worker and services stopped', 'Temporal dev server stopped', 'stopped.'].map((line) =>
+    expect(shutdown.indexOf('vend purchase answered')).toBeLessThan(shutdown.indexOf(workerExited));
+    const order = [workerExited, 'worker and services stopped', 'Temporal dev server stopped', 'stopped.'].map((line) =>
       shutdown.indexOf(line),
     );
     expect(order.every((i) => i >= 0)).toBe(true);
@@ -109,6 +125,7 @@ it('Ctrl-C (SIGINT to the process group) lets an in-flight money call finish, th
     // No warning or error line while stopping (before the fix: "gRPC call respond_activity_task_completed retried N times").
     expect(shutdown.split('\n').filter((l) => /"level":"?(warn|error|fatal|40|50|60)\b/.test(l))).toEqual([]);
     for (const port of Object.values(ports)) expect(await portOpen(port)).toBe(false);
+    expect(() => process.kill(workerPid, 0)).toThrow();
   } finally {
     if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,224 @@
+// Worker tuning (docs/operations.md "Tune the worker"): the workflow cache bound, task slots, pollers,
+// the sticky queue timeout, and the resource-based tuner as an option. Spread into config.ts's zod
+// schema; parsed with the rest of the config, so a bad value or a combination the SDK refuses stops the
+// process naming the variable. src/workers/tuning.ts turns the result into the SDK's WorkerOptions.
+// This module does not import @temporalio/worker (config is loaded by processes that never run a worker).
+import { z } from 'zod';
+import { durationMs } from '../shared/duration';
+
+/**
+ * The defaults, one place. Each entry says which benchmark figure set it (bench/, README "Worker tuning").
+ * Until the figures are in, the values are the SDK's own defaults, except the cache bound (the SDK sizes
+ * its cache from the heap at ~1.7 MB per flow, which let ~2,300 waiting card flows reach the heap limit).
+ */
+export const WORKER_TUNING_DEFAULTS = {
+  /** Ceiling of the workflow cache when WORKER_MAX_CACHED_WORKFLOWS is `auto`. Set from bench: TBD. */
+  maxCachedWorkflows: 1000,
+  /** Heap one cached (waiting) workflow holds, in MB: sizes the `auto` cache. Set from bench: TBD (issue #14: ~1.35 MB per card flow waiting for a PIN). */
+  cachedWorkflowMb: 1.35,
+  /** Heap the worker needs with an empty cache, in MB (bundle, activities, clients): kept out of the `auto` cache. Set from bench: TBD. */
+  heapBaselineMb: 400,
+  /** Workflow task slots (fixed tuner). Set from bench: TBD (SDK default 40). */
+  maxConcurrentWorkflowTaskExecutions: 40,
+  /** Activity task slots (fixed tuner). Set from bench: TBD (SDK default 100). */
+  maxConcurrentActivityTaskExecutions: 100,
+  /** Local activity slots (fixed tuner). Set from bench: TBD (SDK default 100). */
+  maxConcurrentLocalActivityExecutions: 100,
+  /** Workflow task pollers (simple maximum). Set from bench: TBD (SDK default min(10, workflow slots)). */
+  workflowPollers: 10,
+  /** Activity task pollers (simple maximum). Set from bench: TBD (SDK default min(10, activity slots)). */
+  activityPollers: 10,
+  /** How long a workflow task waits on this worker's sticky queue before any worker may take it. Set from bench: TBD (SDK default 10 s). */
+  stickyQueueTimeout: '10s',
+  /** `fixed` slot counts, or the SDK's resource-based tuner. Set from bench: TBD. */
+  tuner: 'fixed',
+  /** Resource-based tuner: target share of the machine's memory. Set from bench: TBD. */
+  tunerTargetMemory: 0.8,
+  /** Resource-based tuner: target share of the machine's CPU. Set from bench: TBD. */
+  tunerTargetCpu: 0.9,
+} as const;
+
+/** Never fewer cached workflows than this in `auto` (the SDK's own floor). */
+export const AUTO_CACHE_FLOOR = 10;
+
+const count = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    .optional();
+const countOrAuto = (min: number, max: number, autoMeaning: string) =>
+  z
+    .string()
+    .refine(
+      (v) => v === 'auto' || (/^\d+$/.test(v) && Number(v) >= min && Number(v) <= max),
+      `must be a whole number from ${min} to ${max}, or "auto" (${autoMeaning})`,
+    )
+    .optional();
+const share = z
+  .string()
+  .refine((v) => /^(0(\.\d+)?|1(\.0+)?)$/.test(v) && Number(v) > 0, 'must be a share above 0 and at most 1, e.g. 0.8')
+  .optional();
+const stickyTimeout = z
+  .string()
+  .refine((v) => {
+    try {
+      const ms = durationMs(/^\d+$/.test(v) ? Number(v) : v);
+      return ms >= 1_000 && ms <= 300_000;
+    } catch {
+      return false;
+    }
+  }, 'must be a duration from 1s to 5 minutes, such as "10s" (or milliseconds)')
+  .optional();
+
+export const workerTuningEnvShape = {
+  // `auto`: as many as the heap holds (heap limit − baseline) / MB per cached flow, at most the default ceiling; 0 disables the cache.
+  WORKER_MAX_CACHED_WORKFLOWS: z
+    .string()
+    .refine(
+      (v) => v === 'auto' || (/^\d+$/.test(v) && Number(v) !== 1 && Number(v) <= 100_000),
+      'must be "auto", 0 (no cache) or a whole number from 2 to 100000',
+    )
+    .optional(),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: count(2, 10_000),
+  WORKER_MAX_CONCURRENT_ACTIVITIES: count(1, 10_000),
+  WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: count(1, 10_000),
+  WORKER_WORKFLOW_POLLERS: countOrAuto(2, 1_000, 'pollers scale with the server'),
+  WORKER_ACTIVITY_POLLERS: countOrAuto(1, 1_000, 'pollers scale with the server'),
+  WORKER_STICKY_QUEUE_TIMEOUT: stickyTimeout,
+  WORKER_TUNER: z.enum(['fixed', 'resource-based'], { error: 'must be fixed or resource-based' }).optional(),
+  WORKER_TUNER_TARGET_MEMORY: share,
+  WORKER_TUNER_TARGET_CPU: share,
+};
+
+type WorkerTuningEnv = { [K in keyof typeof workerTuningEnvShape]?: z.output<(typeof workerTuningEnvShape)[K]> };
+
+/** Pollers: a fixed maximum, or autoscaling (the SDK's: 1 minimum, 5 initially, 100 at most). */
+export type PollerSetting = { mode: 'maximum'; maximum: number } | { mode: 'autoscaling' };
+
+export interface WorkerTuningConfig {
+  /** `auto`: sized from the heap at start (src/workers/tuning.ts); 0: no cache. */
+  maxCachedWorkflows: number | 'auto';
+  tuner:
+    | {
+        kind: 'fixed';
+        maxConcurrentWorkflowTaskExecutions: number;
+        maxConcurrentActivityTaskExecutions: number;
+        maxConcurrentLocalActivityExecutions: number;
+      }
+    | { kind: 'resource-based'; targetMemoryUsage: number; targetCpuUsage: number };
+  workflowPollers: PollerSetting;
+  activityPollers: PollerSetting;
+  /** Milliseconds. */
+  stickyQueueTimeoutMs: number;
+}
+
+const D = WORKER_TUNING_DEFAULTS;
+const poller = (v: string | undefined, fallback: number): PollerSetting =>
+  v === 'auto' ? { mode: 'autoscaling' } : { mode: 'maximum', maximum: v === undefined ? fallback : Number(v) };
+
+/** Workflow task slots: as set, else the default, lowered to a smaller cache that is set (never above it). */
+function defaultWorkflowSlots(env: WorkerTuningEnv): number {
+  if (env.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS !== undefined) return env.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS;
+  const cache = env.WORKER_MAX_CACHED_WORKFLOWS;
+  if (cache !== undefined && cache !== 'auto' && Number(cache) > 0) {
+    return Math.min(D.maxConcurrentWorkflowTaskExecutions, Number(cache));
+  }
+  return D.maxConcurrentWorkflowTaskExecutions;
+}
+
+/** Combinations the SDK refuses or silently changes, each reported on the variable to change. */
+export function workerTuningIssues(env: WorkerTuningEnv): { variable: string; message: string }[] {
+  const issues: { variable: string; message: string }[] = [];
+  const resourceBased = env.WORKER_TUNER === 'resource-based';
+  const slotVariables = [
+    'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS',
+    'WORKER_MAX_CONCURRENT_ACTIVITIES',
+    'WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES',
+  ] as const;
+  if (resourceBased) {
+    for (const variable of slotVariables) {
+      if (env[variable] !== undefined) {
+        issues.push({
+          variable,
+          message:
+            'must not be set with WORKER_TUNER=resource-based (the tuner decides the slots; the SDK refuses both)',
+        });
+      }
+    }
+  } else {
+    for (const variable of ['WORKER_TUNER_TARGET_MEMORY', 'WORKER_TUNER_TARGET_CPU'] as const) {
+      if (env[variable] !== undefined) {
+        issues.push({ variable, message: 'applies only with WORKER_TUNER=resource-based' });
+      }
+    }
+    const workflowSlots = defaultWorkflowSlots(env);
+    const activitySlots = env.WORKER_MAX_CONCURRENT_ACTIVITIES ?? D.maxConcurrentActivityTaskExecutions;
+    const cache = env.WORKER_MAX_CACHED_WORKFLOWS;
+    const explicitSlots = env.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS;
+    if (
+      explicitSlots !== undefined &&
+      cache !== undefined &&
+      cache !== 'auto' &&
+      Number(cache) > 0 &&
+      explicitSlots > Number(cache)
+    ) {
+      issues.push({
+        variable: 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS',
+        message: `must not exceed WORKER_MAX_CACHED_WORKFLOWS (${cache}): a workflow task runs in a cached workflow (the SDK would lower it)`,
+      });
+    }
+    if (env.WORKER_WORKFLOW_POLLERS !== undefined && env.WORKER_WORKFLOW_POLLERS !== 'auto') {
+      if (Number(env.WORKER_WORKFLOW_POLLERS) > workflowSlots) {
+        issues.push({
+          variable: 'WORKER_WORKFLOW_POLLERS',
+          message: `must not exceed the workflow task slots (${workflowSlots}, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS)`,
+        });
+      }
+    }
+    if (env.WORKER_ACTIVITY_POLLERS !== undefined && env.WORKER_ACTIVITY_POLLERS !== 'auto') {
+      if (Number(env.WORKER_ACTIVITY_POLLERS) > activitySlots) {
+        issues.push({
+          variable: 'WORKER_ACTIVITY_POLLERS',
+          message: `must not exceed the activity task slots (${activitySlots}, WORKER_MAX_CONCURRENT_ACTIVITIES)`,
+        });
+      }
+    }
+  }
+  return issues;
+}
+
+export function workerTuningConfig(env: WorkerTuningEnv): WorkerTuningConfig {
+  const cache = env.WORKER_MAX_CACHED_WORKFLOWS ?? 'auto';
+  const sticky = env.WORKER_STICKY_QUEUE_TIMEOUT ?? D.stickyQueueTimeout;
+  const resourceBased = env.WORKER_TUNER === 'resource-based';
+  const workflowSlots = defaultWorkflowSlots(env);
+  const activitySlots = env.WORKER_MAX_CONCURRENT_ACTIVITIES ?? D.maxConcurrentActivityTaskExecutions;
+  return {
+    maxCachedWorkflows: cache === 'auto' ? 'auto' : Number(cache),
+    tuner: resourceBased
+      ? {
+          kind: 'resource-based',
+          targetMemoryUsage: Number(env.WORKER_TUNER_TARGET_MEMORY ?? D.tunerTargetMemory),
+          targetCpuUsage: Number(env.WORKER_TUNER_TARGET_CPU ?? D.tunerTargetCpu),
+        }
+      : {
+          kind: 'fixed',
+          maxConcurrentWorkflowTaskExecutions: workflowSlots,
+          maxConcurrentActivityTaskExecutions: activitySlots,
+          maxConcurrentLocalActivityExecutions:
+            env.WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES ?? D.maxConcurrentLocalActivityExecutions,
+        },
+    // Unset, the pollers never outnumber the slots (as the SDK's own default: min(10, slots)).
+    workflowPollers: poller(
+      env.WORKER_WORKFLOW_POLLERS,
+      resourceBased ? D.workflowPollers : Math.max(2, Math.min(D.workflowPollers, workflowSlots)),
+    ),
+    activityPollers: poller(
+      env.WORKER_ACTIVITY_POLLERS,
+      resourceBased ? D.activityPollers : Math.min(D.activityPollers, activitySlots),
+    ),
+    stickyQueueTimeoutMs: durationMs(/^\d+$/.test(sticky) ? Number(sticky) : sticky),
+  };
+}
