@@ -12,11 +12,16 @@ import { durationMs } from '../shared/duration';
  * its cache from the heap at ~1.7 MB per flow, which let ~2,300 waiting card flows reach the heap limit).
  */
 export const WORKER_TUNING_DEFAULTS = {
-  /** Ceiling of the workflow cache when WORKER_MAX_CACHED_WORKFLOWS is `auto`. Set from bench: TBD. */
-  maxCachedWorkflows: 1000,
-  /** Heap one cached (waiting) workflow holds, in MB: sizes the `auto` cache. Set from bench: TBD (issue #14: ~1.35 MB per card flow waiting for a PIN). */
-  cachedWorkflowMb: 1.35,
-  /** Heap the worker needs with an empty cache, in MB (bundle, activities, clients): kept out of the `auto` cache. Set from bench: TBD. */
+  /**
+   * Ceiling of the workflow cache when WORKER_MAX_CACHED_WORKFLOWS is `auto`. Set from bench (waiting):
+   * an idle worker holds about 480 MiB RSS and each cached waiting card flow about 0.78 MiB, so 500
+   * cached flows keep the worker near 870 MiB, under the 1 GiB target with any number waiting; an
+   * evicted flow's OTP was answered in a p50 of 0.5 s (its history replayed), docs/performance.md.
+   */
+  maxCachedWorkflows: 500,
+  /** Memory one cached (waiting) workflow holds, in MB: sizes the `auto` cache. Set from bench (waiting): 777 KiB per card flow waiting for its OTP (1.35 MB before flows were loaded lazily). */
+  cachedWorkflowMb: 0.8,
+  /** Heap the worker needs with an empty cache, in MB (bundle, activities, clients): kept out of the `auto` cache. Set from bench (waiting): an idle worker's RSS is about 480 MiB under tsx, less from the prebuilt bundle. */
   heapBaselineMb: 400,
   /** Workflow task slots (fixed tuner). Set from bench: TBD (SDK default 40). */
   maxConcurrentWorkflowTaskExecutions: 40,

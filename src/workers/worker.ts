@@ -38,10 +38,10 @@ export const WORKFLOWS_PATH = require.resolve('../workflows');
 /**
  * Stateless libraries the workflow sandbox evaluates once per worker and shares (frozen) with every
  * workflow, instead of once per workflow: zod's module scope cost several milliseconds of worker CPU
- * per flow (docs/performance.md). Our own schema modules are not preloaded: zod caches inside schema
+ * per flow (docs/performance.md); long, ms and nexus-rpc are pure helpers of the SDK's own modules. Our own schema modules are not preloaded: zod caches inside schema
  * objects on first use, which a frozen shared copy refuses.
  */
-export const PRELOADED_WORKFLOW_MODULES = ['zod'];
+export const PRELOADED_WORKFLOW_MODULES = ['zod', 'long', 'ms', 'nexus-rpc'];
 
 /** The workflow interceptor module every bundle carries: business metrics counted in one home. */
 export const METRICS_INTERCEPTOR_PATH = require.resolve('../workflows/metrics-interceptor');
