@@ -13,7 +13,7 @@ import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { getCheckoutState, startCheckout, waitForState } from '../../src/starters/payments';
 import type { CheckoutState } from '../../src/shared/checkout';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [

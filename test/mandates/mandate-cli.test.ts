@@ -11,7 +11,7 @@ import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { debitKeyReference, type MandateRequest } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 
 const execFileAsync = promisify(execFile);
 const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');

@@ -20,12 +20,11 @@ import {
 } from '../../src/starters/mandates';
 import type { MandateRequest, MandateState } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { recordHistory } from '../helpers/replay';
-import { sandboxAdminCall } from '../helpers/sandbox-admin';
-import { rawHistoryText } from '../payments/helpers';
-import { SandboxAdmin } from '../pos/sandbox';
-import { historyTexts } from '../pos/helpers';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { recordHistory } from '../support/replay';
+import { sandboxAdminCall } from '../support/sandbox-admin';
+import { historyTexts, rawHistoryText } from '../support/history';
+import { SandboxAdmin } from '../support/sandbox-admin';
 import { SecretUnavailableError } from '../../src/claim-check/store';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import {

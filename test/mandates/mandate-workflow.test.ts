@@ -26,8 +26,8 @@ import type { TransactionLookup } from '../../src/shared/payment-common';
 import { cancelMandate } from '../../src/starters/mandates';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { PaymentStatus } from '../../src/shared/search-attributes';
-import { workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 
 type Activities = ReturnType<typeof createMandateActivities> & {
   lookupTransaction(ref: string): Promise<TransactionLookup>;

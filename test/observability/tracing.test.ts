@@ -21,7 +21,7 @@ import {
 } from '../../src/starters/payments';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { EMBEDDED_DEFAULTS } from '../../src/config/config';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 
 jest.setTimeout(120_000);
 

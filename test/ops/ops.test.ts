@@ -16,8 +16,9 @@ import {
 import { PaymentFlow, PaymentReference, ReconciliationStatus } from '../../src/shared/search-attributes';
 import { reconciliationMarkWorkflowId, type ReconciliationMark } from '../../src/shared/reconciliation';
 import { posTransactionStateQuery, type PosTransactionResult } from '../../src/shared/pos';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin, sandboxCard, shortRef } from '../pos/sandbox';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { sandboxCard, shortRef } from '../pos/sandbox';
+import { SandboxAdmin } from '../support/sandbox-admin';
 
 jest.setTimeout(120_000);
 

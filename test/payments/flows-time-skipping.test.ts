@@ -31,8 +31,8 @@ import type { cardPaymentWorkflow } from '../../src/workflows/card-payment';
 import type { ussdPaymentWorkflow } from '../../src/workflows/ussd-payment';
 import type { checkoutWorkflow } from '../../src/workflows/checkout';
 import type { recurringChargeWorkflow } from '../../src/workflows/recurring';
-import { workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {

@@ -20,7 +20,7 @@ import {
   waitForState,
 } from '../../src/starters';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
-import { claimCheckDatabaseUrl, LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { claimCheckDatabaseUrl, LogCapture, testConfig, workflowBundle } from '../support/stack';
 
 jest.setTimeout(120_000);
 

@@ -31,9 +31,11 @@ import {
 } from '../../src/starters/pos-preauth';
 import type { StarterContext } from '../../src/starters/connect';
 import { InvalidStarterInputError } from '../../src/starters/pos';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { assertNoRetryWithoutRequery, historyTexts } from './helpers';
-import { SandboxAdmin, posCallsFromLog, sandboxCard, shortRef } from './sandbox';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { assertNoRetryWithoutRequery } from './helpers';
+import { posCallsFromLog, sandboxCard, shortRef } from './sandbox';
+import { historyTexts } from '../support/history';
+import { SandboxAdmin } from '../support/sandbox-admin';
 import { POS_HISTORIES, recordHistoryTo } from './fixtures/histories';
 import { posRefundLedgerWorkflowId } from '../../src/shared/pos-refund';
 

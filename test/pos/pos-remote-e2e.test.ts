@@ -15,8 +15,9 @@ import { createPaymentsWorker } from '../../src/workers/worker';
 import { posRemoteStateQuery } from '../../src/shared/pos';
 import { cancelPosRemoteRequest, startPosRemoteRequest } from '../../src/starters/pos';
 import type { StarterContext } from '../../src/starters/connect';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin, shortRef } from './sandbox';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { shortRef } from './sandbox';
+import { SandboxAdmin } from '../support/sandbox-admin';
 
 const COMPLETE_AFTER_MS = 60_000;
 const capture = new LogCapture();

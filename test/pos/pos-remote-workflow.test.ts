@@ -22,7 +22,7 @@ import { PaymentStatus } from '../../src/shared/search-attributes';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import type { posRemoteRequestWorkflow } from '../../src/workflows/pos-remote';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 import { unusedClaimCheck } from './helpers';
 
 const capture = new LogCapture();

@@ -20,7 +20,7 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import type { posRemoteRequestWorkflow } from '../../src/workflows/pos-remote';
 import type { vendElectricityWorkflow } from '../../src/workflows/vending';
-import { testConfig, workflowBundle } from '../helpers/temporal';
+import { testConfig, workflowBundle } from '../support/stack';
 import { ScriptedApi } from './fixtures/scripted-api';
 import { POS_HISTORIES, VENDING_HISTORIES, recordHistoryTo } from './fixtures/histories';
 import { cardInput, unusedClaimCheck } from './helpers';

@@ -24,12 +24,12 @@ import {
   type ReconciliationReport,
 } from '../../src/shared/reconciliation';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
-import { testConfig } from '../helpers/temporal';
-import { usePaymentServices } from '../payments/helpers';
-import { recordHistory } from '../helpers/replay';
+import { testConfig } from '../support/stack';
+import { useServices } from '../support/stack';
+import { recordHistory } from '../support/replay';
 
 const config = testConfig();
-const env = usePaymentServices(config);
+const env = useServices(config);
 const tq = () => config.temporal.taskQueue;
 const client = (): Client => env.services.client;
 const day = formatDay(Date.now());

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
+import { SANDBOX_ADMIN_HEADERS } from '../support/sandbox-admin';
 import { DEFAULT_SANDBOX_KEY, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
 
 export const KEY = DEFAULT_SANDBOX_KEY;

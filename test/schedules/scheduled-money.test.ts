@@ -18,9 +18,9 @@ import { getRecurringState } from '../../src/starters/payments';
 import { MANDATE_OTP, SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { scheduledChargeReference, type ScheduledRunResult } from '../../src/shared/scheduled-money';
 import type { MandateRequest } from '../../src/shared/mandate';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin } from '../pos/sandbox';
-import { recordHistory } from '../helpers/replay';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { SandboxAdmin } from '../support/sandbox-admin';
+import { recordHistory } from '../support/replay';
 
 jest.setTimeout(120_000);
 

@@ -19,7 +19,7 @@ import { TEST_CARDS } from '../../src/sandbox';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
 import { getCardPaymentState, startCardPayment, waitForState } from '../../src/starters/payments';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [

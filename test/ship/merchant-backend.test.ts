@@ -11,8 +11,8 @@ import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin } from '../pos/sandbox';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { SandboxAdmin } from '../support/sandbox-admin';
 import { BUILT, ensureBuilt } from './build';
 
 jest.setTimeout(90_000);

@@ -9,8 +9,8 @@ import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { runVend } from '../../src/starters/vending';
 import { MissingWorkflowBundleError, prebuiltWorkflowBundle } from '../../src/workers/workflow-bundle';
-import { LogCapture, testConfig } from '../helpers/temporal';
-import { SandboxAdmin } from '../pos/sandbox';
+import { LogCapture, testConfig } from '../support/stack';
+import { SandboxAdmin } from '../support/sandbox-admin';
 import { BUILT, ensureBuilt } from './build';
 import { startWorkerProcess, stopWorkerProcess, workerEnvironment, type WorkerProcess } from './processes';
 

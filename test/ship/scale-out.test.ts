@@ -10,8 +10,8 @@ import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { startVend } from '../../src/starters/vending';
 import type { VendInput } from '../../src/shared/vending';
-import { LogCapture, testConfig } from '../helpers/temporal';
-import { SandboxAdmin } from '../pos/sandbox';
+import { LogCapture, testConfig } from '../support/stack';
+import { SandboxAdmin } from '../support/sandbox-admin';
 import { ensureBuilt } from './build';
 import { startWorkerProcess, stopWorkerProcess, workerEnvironment, type WorkerProcess } from './processes';
 

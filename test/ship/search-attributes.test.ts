@@ -11,7 +11,7 @@ import {
   indexedValueType,
   SearchAttributeConflictError,
 } from '../../src/temporal/search-attribute-setup';
-import { devServerAddress } from '../helpers/temporal';
+import { devServerAddress } from '../support/stack';
 
 const { IndexedValueType } = temporal.api.enums.v1;
 let connection: Connection;

@@ -20,9 +20,9 @@ import {
 import { InvalidStarterInputError } from '../../src/starters/pos';
 import type { StarterContext } from '../../src/starters/connect';
 import { smsCampaignStateQuery, type SmsCampaignInput, type SmsCampaignState } from '../../src/shared/sms';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin, type RequestLogEntry } from '../pos/sandbox';
-import { recordHistory } from '../helpers/replay';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { SandboxAdmin, type RequestLogEntry } from '../support/sandbox-admin';
+import { recordHistory } from '../support/replay';
 
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
 const config = testConfig();

@@ -11,8 +11,8 @@ import { runServices, type RunningServices } from '../../src/stack/services';
 import { CAMPAIGN_SEND_DELAY_MS, SMS_FAILING_NUMBER } from '../../src/sandbox';
 import { smsCampaignStateQuery } from '../../src/shared/sms';
 import { smsCampaignHandle } from '../../src/starters/sms';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin } from '../pos/sandbox';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { SandboxAdmin } from '../support/sandbox-admin';
 
 const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
 const config = testConfig();

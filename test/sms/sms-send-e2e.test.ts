@@ -10,10 +10,10 @@ import { runSmsSend, startSmsSend } from '../../src/starters/sms';
 import { InvalidStarterInputError } from '../../src/starters/pos';
 import type { StarterContext } from '../../src/starters/connect';
 import type { SmsSendInput } from '../../src/shared/sms';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { sandboxAdminCall } from '../helpers/sandbox-admin';
-import { recordHistory } from '../helpers/replay';
-import { SandboxAdmin, type RequestLogEntry } from '../pos/sandbox';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { sandboxAdminCall } from '../support/sandbox-admin';
+import { recordHistory } from '../support/replay';
+import { SandboxAdmin, type RequestLogEntry } from '../support/sandbox-admin';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'info' });

@@ -24,8 +24,8 @@ import {
 import type { StarterContext } from '../../src/starters/connect';
 import { startSmsCampaign } from '../../src/starters/sms';
 import type { smsCampaignWorkflow, smsSendWorkflow } from '../../src/workflows/sms';
-import { LogCapture, workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { LogCapture, workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
 let sandbox: Sandbox;

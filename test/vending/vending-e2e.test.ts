@@ -7,8 +7,9 @@ import { vendStateQuery, type VendInput, type VendStatus } from '../../src/share
 import { PENDING_METER, PENDING_VEND_MS } from '../../src/sandbox/vending';
 import { runVend, startVend } from '../../src/starters/vending';
 import type { StarterContext } from '../../src/starters/connect';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin, shortRef, type RequestLogEntry } from '../pos/sandbox';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { shortRef } from '../pos/sandbox';
+import { SandboxAdmin, type RequestLogEntry } from '../support/sandbox-admin';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'info' });

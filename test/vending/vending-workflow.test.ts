@@ -20,8 +20,8 @@ import {
 } from '../../src/shared/vending';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import type { vendElectricityWorkflow } from '../../src/workflows/vending';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 import { unusedClaimCheck } from '../pos/helpers';
 import { FailureTypes } from '../../src/shared/failures';
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunningServices } from '../../src/stack/services';
 import { MISMATCHED_BVN } from '../../src/sandbox';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { sandboxAdminCall } from '../helpers/sandbox-admin';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { sandboxAdminCall } from '../support/sandbox-admin';
 
 jest.setTimeout(120_000);
 

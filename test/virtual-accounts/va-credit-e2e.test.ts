@@ -23,9 +23,9 @@ import {
 } from '../../src/shared/virtual-account-webhook';
 import { PaymentStatus } from '../../src/shared/search-attributes';
 import { ensureErrorLogSweepSchedule, errorLogSweepScheduleId } from '../../src/temporal/schedules';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { sandboxAdminCall } from '../helpers/sandbox-admin';
-import { recordHistory } from '../helpers/replay';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { sandboxAdminCall } from '../support/sandbox-admin';
+import { recordHistory } from '../support/replay';
 
 jest.setTimeout(120_000);
 

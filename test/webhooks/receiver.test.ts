@@ -15,7 +15,7 @@ import type { ClaimCheckStore } from '../../src/claim-check/store';
 import { VirtualAccountCreditStore } from '../../src/virtual-accounts/credit-store';
 import { PaymentsClient } from '../../src/api';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 
 const config = testConfig();
 const key = config.payments.secretKey;

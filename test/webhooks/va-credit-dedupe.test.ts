@@ -24,8 +24,8 @@ import {
   type VirtualAccountCredit,
   type VirtualAccountCreditOutcome,
 } from '../../src/shared/virtual-account-webhook';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { recordHistory } from '../helpers/replay';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { recordHistory } from '../support/replay';
 
 jest.setTimeout(120_000);
 

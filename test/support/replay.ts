@@ -9,7 +9,7 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { loadConfig } from '../../src/config/config';
 import { createDataConverter } from '../../src/codec/data-converter';
-import { workflowBundle } from './temporal';
+import { workflowBundle } from './stack';
 
 export const HISTORIES_DIR = join(__dirname, '..', 'replay', 'histories');
 
