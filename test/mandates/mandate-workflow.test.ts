@@ -26,6 +26,7 @@ import type { TransactionLookup } from '../../src/shared/payment-common';
 import { cancelMandate } from '../../src/starters/mandates';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { PaymentStatus } from '../../src/shared/search-attributes';
+import { eventually } from '../support/polling';
 import { workflowBundle } from '../support/stack';
 import { createTimeSkippingEnv } from '../support/time-skipping';
 
@@ -258,14 +259,8 @@ const start = (taskQueue: string, i: MandateInput) =>
     args: [i],
   });
 
-async function waitStatus(h: WorkflowHandle, status: MandateState['status']): Promise<MandateState> {
-  for (let n = 0; n < 200; n++) {
-    const s = await h.query(mandateStateQuery);
-    if (s.status === status) return s;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`never reached ${status}`);
-}
+const waitStatus = (h: WorkflowHandle, status: MandateState['status']): Promise<MandateState> =>
+  waitFor(h, (s) => s.status === status, status, 5_000);
 
 async function approved(taskQueue: string, i: MandateInput) {
   const handle = await start(taskQueue, i);
@@ -274,17 +269,13 @@ async function approved(taskQueue: string, i: MandateInput) {
   return handle;
 }
 
-async function waitFor(
+function waitFor(
   h: WorkflowHandle,
   ok: (s: MandateState) => boolean,
   what = 'the expected state',
+  timeoutMs = 10_000,
 ): Promise<MandateState> {
-  for (let n = 0; n < 400; n++) {
-    const s = await h.query(mandateStateQuery);
-    if (ok(s)) return s;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`never reached ${what}`);
+  return eventually(() => h.query(mandateStateQuery), ok, { timeoutMs, intervalMs: 25, description: what });
 }
 
 /** The workflow's PaymentStatus search attribute. */

@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
-import { runServices, type RunningServices } from '../../src/stack/services';
-import { createLogger } from '../../src/logging/logger';
+import type { RunningServices } from '../../src/stack/services';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import {
   getCardPaymentState,
@@ -20,7 +19,8 @@ import {
   waitForState,
 } from '../../src/starters';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
-import { claimCheckDatabaseUrl, LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { eventually } from '../support/polling';
+import { claimCheckDatabaseUrl, startServices, testConfig } from '../support/stack';
 
 jest.setTimeout(120_000);
 
@@ -87,11 +87,7 @@ describe('through a real server restart', () => {
       CLAIM_CHECK_DATABASE_URL: claimCheckDatabaseUrl(),
       TEMPORAL_TASK_QUEUE: `restart-${randomUUID()}`,
     });
-    services = await runServices({
-      config,
-      logger: createLogger({ destination: new LogCapture() }),
-      workflowBundle: await workflowBundle(),
-    });
+    services = await startServices(config);
   });
   afterAll(async () => {
     await services?.stop();
@@ -135,11 +131,12 @@ describe('through a real server restart', () => {
   });
 });
 
+/** The payment's final status (at the deadline, the status it is still in, for the test's assertion). */
 async function waitFinal(s: RunningServices, ref: string): Promise<string> {
-  for (let i = 0; i < 120; i++) {
-    const st = await getCardPaymentState(s.client, ref);
-    if (['success', 'failed', 'expired', 'outcome_unknown'].includes(st.status)) return st.status;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return 'timeout';
+  const st = await eventually(
+    () => getCardPaymentState(s.client, ref),
+    (st) => ['success', 'failed', 'expired', 'outcome_unknown'].includes(st.status),
+    { timeoutMs: 30_000, intervalMs: 250, returnLastOnTimeout: true },
+  );
+  return st.status;
 }

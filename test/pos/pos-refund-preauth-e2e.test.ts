@@ -4,7 +4,7 @@
 // resent without an F4 404 just before it. The runs also record the replay histories
 // test/pos/histories/pos-refund-* and pos-preauth-* (re-record: RECORD_HISTORIES=1 npx jest <this file>).
 import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import type { PosTransactionInput } from '../../src/shared/pos';
 import { completionMerchantRef, posPreAuthStateQuery, type PosPreAuthStatus } from '../../src/shared/pos-preauth';
 import { refundMerchantRef } from '../../src/shared/pos-refund';
@@ -31,7 +31,7 @@ import {
 } from '../../src/starters/pos-preauth';
 import type { StarterContext } from '../../src/starters/connect';
 import { InvalidStarterInputError } from '../../src/starters/pos';
-import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { LogCapture, startServices, testConfig } from '../support/stack';
 import { assertNoRetryWithoutRequery } from './helpers';
 import { posCallsFromLog, sandboxCard, shortRef } from './sandbox';
 import { historyTexts } from '../support/history';
@@ -47,7 +47,7 @@ let ctx: StarterContext;
 let session: PosTerminalSession;
 
 beforeAll(async () => {
-  services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
+  services = await startServices(config, { logger });
   admin = new SandboxAdmin(services.sandboxUrl!);
   ctx = services.starters;
   session = await openPosTerminalSession(services.api, { serial_no: 'SN-0002' });

@@ -6,7 +6,7 @@
 import { temporal } from '@temporalio/proto';
 import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import type { PosTransactionResult } from '../../src/shared/pos';
 import {
   openPosTerminalSession,
@@ -17,7 +17,7 @@ import {
   type PosTerminalSession,
 } from '../../src/starters/pos';
 import type { StarterContext } from '../../src/starters/connect';
-import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { LogCapture, startServices, testConfig } from '../support/stack';
 import { assertNoRetryWithoutRequery } from './helpers';
 import { collectPayloads, historyTexts, rawHistoryText } from '../support/history';
 import { SecretUnavailableError } from '../../src/claim-check/store';
@@ -42,7 +42,7 @@ let session: PosTerminalSession;
 const refs: string[] = [];
 
 beforeAll(async () => {
-  services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
+  services = await startServices(config, { logger });
   admin = new SandboxAdmin(services.sandboxUrl!);
   ctx = services.starters;
   session = await openPosTerminalSession(services.api, { serial_no: 'SN-0001' });

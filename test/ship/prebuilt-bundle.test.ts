@@ -5,11 +5,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { runVend } from '../../src/starters/vending';
 import { MissingWorkflowBundleError, prebuiltWorkflowBundle } from '../../src/workers/workflow-bundle';
-import { LogCapture, testConfig } from '../support/stack';
+import { startServices, testConfig } from '../support/stack';
 import { SandboxAdmin } from '../support/sandbox-admin';
 import { BUILT, ensureBuilt } from './build';
 import { startWorkerProcess, stopWorkerProcess, workerEnvironment, type WorkerProcess } from './processes';
@@ -20,11 +19,7 @@ let worker: WorkerProcess | undefined;
 
 beforeAll(async () => {
   await ensureBuilt();
-  services = await runServices({
-    config,
-    logger: createLogger({ destination: new LogCapture() }),
-    withoutWorker: true,
-  });
+  services = await startServices(config, { withoutWorker: true });
 }, 180_000);
 afterAll(async () => {
   if (worker) await stopWorkerProcess(worker, 5_000);
