@@ -17,7 +17,7 @@ installTemporalRuntime(logger);
 
 const PAN = '4242424242424242';
 
-describe('foundation on the dev server', () => {
+describe('a workflow on the dev server, through the encrypting data converter', () => {
   const config = testConfig();
 
   async function withWorker<T>(

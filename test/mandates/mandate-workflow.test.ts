@@ -327,7 +327,7 @@ describe('FIXED schedule (pure)', () => {
   });
 });
 
-describe('mandate workflow (time-skipping)', () => {
+describe("a mandate's lifecycle, with scripted activities on the time-skipping server", () => {
   it('FIXED monthly: a year of debits on schedule, with continue-as-new, in seconds', async () => {
     const service = fakeService();
     const fixed = {

@@ -26,7 +26,7 @@ jest.setTimeout(120_000);
 
 const grpcError = (code: number) => Object.assign(new Error(`grpc ${code}`), { code, details: '', metadata: {} });
 
-describe('retryTransient', () => {
+describe('starters retrying while Temporal is briefly unavailable', () => {
   it('retries a transient failure and returns the answer; passes any other failure through at once', async () => {
     let calls = 0;
     await expect(

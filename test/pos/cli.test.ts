@@ -28,7 +28,7 @@ afterAll(() => services?.stop());
 /** A command that must succeed: a non-zero exit rejects (with its code and output). */
 const cli = (args: string[]) => runCliOk(args, { env: cliEnvironment(config, services.sandboxUrl!) });
 
-describe('CLI', () => {
+describe('the POS and vending commands, as a user runs them', () => {
   it('pos session prints the terminal and never the pin_key', async () => {
     const { stdout } = await cli(['pos', 'session', '--serial', 'SN-0002']);
     const keys = await services.api.posTerminal.keyExchange({ serial_no: 'SN-0002' }); // same keys until a refresh

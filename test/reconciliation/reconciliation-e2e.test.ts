@@ -261,7 +261,7 @@ it('mandate debits are compared with the debits the mandate flow records; a debi
   expect(before.totals).toMatchObject({ matched: 3, findings: 3 }); // checkout, the corrected amount, the debit
 }, 60_000);
 
-describe('cli reconcile', () => {
+describe('reconcile from the command line', () => {
   const cli = (args: string[]) => runCli(args, { env: cliEnvironment(config, env.services.sandboxUrl!) });
 
   it('--json prints the report on stdout and progress on stderr; --csv writes the findings; findings exit 2', async () => {

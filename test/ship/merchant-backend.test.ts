@@ -138,7 +138,7 @@ describe('the package', () => {
   });
 });
 
-describe('examples/merchant-backend', () => {
+describe('a merchant backend taking payments through the package', () => {
   it('imports nothing but the package and Node built-ins', () => {
     const source = readFileSync(EXAMPLE, 'utf8');
     const required = [...source.matchAll(/require\(['"]([^'"]+)['"]\)/g)].map((m) => m[1]);

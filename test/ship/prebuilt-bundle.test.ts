@@ -26,7 +26,7 @@ afterAll(async () => {
   await services?.stop();
 });
 
-describe('prebuiltWorkflowBundle', () => {
+describe('choosing the workflow bundle the worker loads', () => {
   it('is the built file when running compiled, nothing under tsx, and an error (never a silent webpack run) when the file is missing', () => {
     expect(prebuiltWorkflowBundle(BUILT.workflowBundle, true)).toEqual({ codePath: BUILT.workflowBundle });
     expect(prebuiltWorkflowBundle(BUILT.workflowBundle, false)).toBeUndefined();
