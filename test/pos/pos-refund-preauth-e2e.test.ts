@@ -36,7 +36,8 @@ import { assertNoRetryWithoutRequery } from './helpers';
 import { posCallsFromLog, sandboxCard, shortRef } from './sandbox';
 import { historyTexts } from '../support/history';
 import { SandboxAdmin } from '../support/sandbox-admin';
-import { POS_HISTORIES, recordHistoryTo } from './fixtures/histories';
+import { POS_HISTORIES } from './fixtures/histories';
+import { recordHistoryTo } from '../support/replay';
 import { posRefundLedgerWorkflowId } from '../../src/shared/pos-refund';
 
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
