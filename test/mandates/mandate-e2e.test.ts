@@ -68,7 +68,7 @@ const waitFor = (ref: string, status: MandateState['status']) =>
   eventually(
     () => getMandateState(client(), ref),
     (s) => s.status === status,
-    { timeoutMs: 10_000, intervalMs: 100, description: `mandate ${ref} in ${status}`, ignoreErrors: true },
+    { attempts: 100, intervalMs: 100, description: `mandate ${ref} in ${status}`, ignoreErrors: true },
   );
 const causeOf = (e: unknown) => String((e as { cause?: unknown }).cause);
 const fault = (rule: { path: string; kind: 'drop-before-processing' | 'drop-after-processing' | 'error5xx' }) =>

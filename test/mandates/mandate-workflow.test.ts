@@ -260,7 +260,7 @@ const start = (taskQueue: string, i: MandateInput) =>
   });
 
 const waitStatus = (h: WorkflowHandle, status: MandateState['status']): Promise<MandateState> =>
-  waitFor(h, (s) => s.status === status, status, 5_000);
+  waitFor(h, (s) => s.status === status, status, 200);
 
 async function approved(taskQueue: string, i: MandateInput) {
   const handle = await start(taskQueue, i);
@@ -273,9 +273,9 @@ function waitFor(
   h: WorkflowHandle,
   ok: (s: MandateState) => boolean,
   what = 'the expected state',
-  timeoutMs = 10_000,
+  attempts = 400,
 ): Promise<MandateState> {
-  return eventually(() => h.query(mandateStateQuery), ok, { timeoutMs, intervalMs: 25, description: what });
+  return eventually(() => h.query(mandateStateQuery), ok, { attempts, intervalMs: 25, description: what });
 }
 
 /** The workflow's PaymentStatus search attribute. */

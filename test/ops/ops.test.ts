@@ -40,7 +40,7 @@ afterAll(async () => {
 /** Visibility is eventually consistent: read the list until it says what we expect. */
 const listUntil = (kind: AttentionKind, ok: (items: AttentionItem[]) => boolean): Promise<AttentionItem[]> =>
   eventually(() => listAttention(services.starters, kind), ok, {
-    timeoutMs: 20_000,
+    attempts: 100,
     intervalMs: 200,
     description: `the ${kind} list`,
   });

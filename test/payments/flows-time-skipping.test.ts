@@ -171,7 +171,7 @@ const card = (number: string, over: Partial<CardPaymentInput> = {}): CardPayment
 /** A well-formed claim-check handle: the fake activities never open it. */
 const sealedHandle = () => `cc_${randomUUID().replace(/-/g, '').slice(0, 22)}`;
 const until = <S>(read: () => Promise<S>, ok: (s: S) => boolean): Promise<S> =>
-  eventually(read, ok, { timeoutMs: 10_000, intervalMs: 50, description: 'the state', ignoreErrors: true });
+  eventually(read, ok, { attempts: 200, intervalMs: 50, description: 'the state', ignoreErrors: true });
 
 it('no PIN within the default 5 minutes: expired, in seconds', async () => {
   const service = fakeService();

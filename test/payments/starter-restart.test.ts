@@ -136,7 +136,7 @@ async function waitFinal(s: RunningServices, ref: string): Promise<string> {
   const st = await eventually(
     () => getCardPaymentState(s.client, ref),
     (st) => ['success', 'failed', 'expired', 'outcome_unknown'].includes(st.status),
-    { timeoutMs: 30_000, intervalMs: 250, returnLastOnTimeout: true },
+    { attempts: 120, intervalMs: 250, returnLastOnTimeout: true },
   );
   return st.status;
 }

@@ -85,7 +85,7 @@ const visible = (query: string, atLeast = 1) =>
       return found;
     },
     (found) => found.length >= atLeast,
-    { timeoutMs: 10_000, intervalMs: 100, description: `visible: ${query}` },
+    { attempts: 100, intervalMs: 100, description: `visible: ${query}` },
   );
 const run = (progress?: ReconciliationProgress[]) =>
   reconcile(

@@ -79,7 +79,7 @@ const api = async (method: string, path: string, body?: unknown) => {
 /** GETs `path` until `done`; at the deadline, the last answer for the test's assertions. */
 const until = (path: string, done: (s: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> =>
   eventually(async () => (await api('GET', path)).body, done, {
-    timeoutMs: 30_000,
+    attempts: 302,
     intervalMs: 100,
     returnLastOnTimeout: true,
   });

@@ -26,7 +26,7 @@ async function freshNamespace(): Promise<string> {
   await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
   // A new namespace reaches the server's namespace cache after a moment.
   await eventually(() => connection.operatorService.listSearchAttributes({ namespace }), {
-    timeoutMs: 20_000,
+    attempts: 102,
     intervalMs: 200,
     description: `namespace ${namespace}`,
     ignoreErrors: true,

@@ -70,7 +70,7 @@ const until = (
   ok: (s: SmsCampaignState) => boolean,
 ): Promise<SmsCampaignState> =>
   eventually(() => h.query(smsCampaignStateQuery), ok, {
-    timeoutMs: 15_000,
+    attempts: 300,
     intervalMs: 50,
     description: 'the campaign state',
   });

@@ -55,7 +55,7 @@ const worker = async (taskQueue: string, activities: object, opts: { noCache?: b
 
 /** Reads until `ok` (a read that throws: not started yet); at the deadline, the last read for the test's assertions. */
 const until = <S>(read: () => Promise<S>, ok: (s: S) => boolean): Promise<S> =>
-  eventually(read, ok, { timeoutMs: 20_000, intervalMs: 50, ignoreErrors: true, returnLastOnTimeout: true });
+  eventually(read, ok, { attempts: 400, intervalMs: 50, ignoreErrors: true, returnLastOnTimeout: true });
 
 it('a scheduled campaign waits durably for its send time (3 days, across a worker restart), then follows it to success', async () => {
   const taskQueue = `sms-ts-${randomUUID()}`;

@@ -3,8 +3,13 @@
 // states what it waits for and how long, not how to loop.
 
 export interface PollOptions {
-  /** Give up after this long. Default 10 s. */
+  /** Give up after this long. Default 10 s (unless `attempts` is given). */
   timeoutMs?: number;
+  /**
+   * Give up after this many reads, however long they take (a loop of N reads, as many suites wrote
+   * them: their deadline grows with a slow read). With `timeoutMs` too, whichever comes first.
+   */
+  attempts?: number;
   /** The pause between two reads. Default 100 ms. */
   intervalMs?: number;
   /** What is awaited, for the error at the deadline. */
@@ -33,10 +38,11 @@ export async function eventually<T>(
 ): Promise<T> {
   const ok = typeof okOrOptions === 'function' ? okOrOptions : (v: T) => Boolean(v);
   const options = (typeof okOrOptions === 'function' ? maybeOptions : okOrOptions) ?? {};
-  const { timeoutMs = 10_000, intervalMs = 100, description = 'the condition', ignoreErrors = false } = options;
+  const { intervalMs = 100, description = 'the condition', ignoreErrors = false, attempts } = options;
+  const timeoutMs = options.timeoutMs ?? (attempts === undefined ? 10_000 : Infinity);
   const deadline = Date.now() + timeoutMs;
   let last: { value: T } | { error: unknown } | undefined;
-  for (;;) {
+  for (let reads = 1; ; reads++) {
     try {
       const value = await read();
       last = { value };
@@ -45,7 +51,7 @@ export async function eventually<T>(
       if (!ignoreErrors) throw error;
       last = { error };
     }
-    if (Date.now() >= deadline) break;
+    if (Date.now() >= deadline || (attempts !== undefined && reads >= attempts)) break;
     await sleep(intervalMs);
   }
   if (options.returnLastOnTimeout) {
@@ -58,7 +64,8 @@ export async function eventually<T>(
       : 'value' in last
         ? `; last read: ${describe(last.value)}`
         : `; last error: ${String((last.error as Error)?.message ?? last.error)}`;
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${description}${seen}`);
+  const limit = Number.isFinite(timeoutMs) ? `${timeoutMs} ms` : `${attempts} reads`;
+  throw new Error(`timed out after ${limit} waiting for ${description}${seen}`);
 }
 
 function describe(value: unknown): string {

@@ -44,7 +44,7 @@ async function waitForStatus(h: Awaited<ReturnType<typeof startVend>>, status: V
   await eventually(
     () => h.query(vendStateQuery),
     (s) => s.status === status,
-    { timeoutMs: 20_000, intervalMs: 100, description: `status ${status}` },
+    { attempts: 200, intervalMs: 100, description: `status ${status}` },
   );
 }
 

@@ -69,7 +69,7 @@ class MerchantBackend {
 
 /** Reads every 100 ms, `tries` times at most (a read that throws: not there yet), until `ok`. */
 const until = <T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, tries = 200): Promise<T> =>
-  eventually(read, ok, { timeoutMs: tries * 100, intervalMs: 100, description: what, ignoreErrors: true });
+  eventually(read, ok, { attempts: tries, intervalMs: 100, description: what, ignoreErrors: true });
 
 describe('virtual-account credits, with a function as the credit handler', () => {
   let services: RunningServices;

@@ -117,7 +117,7 @@ async function heldEvents(ref: string) {
         return undefined; // not started, or no worker has picked it up yet
       }
     },
-    { timeoutMs: 10_000, intervalMs: 200, description: 'the workflow to answer' },
+    { attempts: 50, intervalMs: 200, description: 'the workflow to answer' },
   );
   return answered.events;
 }

@@ -169,7 +169,7 @@ async function deleteExecution(ref: string): Promise<void> {
         throw err;
       }
     },
-    { timeoutMs: 75_000, intervalMs: 250, description: 'the execution to be deleted' },
+    { attempts: 300, intervalMs: 250, description: 'the execution to be deleted' },
   );
 }
 
