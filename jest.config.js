@@ -4,8 +4,8 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
-  globalSetup: '<rootDir>/test/setup/global-setup.ts',
-  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  globalSetup: '<rootDir>/test/support/jest-global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/jest-global-teardown.ts',
   testTimeout: 60_000,
   maxWorkers: 2,
   // Temporal's native runtime keeps handles open briefly after shutdown.

@@ -44,7 +44,7 @@ export function workflowTypeOf(history: History): string {
   return history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? 'unknown';
 }
 
-/** Reads a history saved as protobufjs JSON (test/helpers/replay.ts's format). */
+/** Reads a history saved as protobufjs JSON (test/support/replay.ts's format). */
 export function readHistoryFile(file: string): History {
   return temporal.api.history.v1.History.fromObject(JSON.parse(readFileSync(file, 'utf8')));
 }

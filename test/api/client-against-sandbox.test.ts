@@ -8,7 +8,7 @@ import {
   classifyPosResponseCode,
 } from '../../src/api';
 import { startSandbox, type Sandbox, DEFAULT_SANDBOX_KEY } from '../../src/sandbox';
-import { sandboxAdminCall } from '../helpers/sandbox-admin';
+import { sandboxAdminCall } from '../support/sandbox-admin';
 
 let sb: Sandbox;
 let api: PaymentsClient;

@@ -367,7 +367,7 @@ describe('F4 posTerminal.requery', () => {
   });
 });
 
-describe('classifyPosResponseCode', () => {
+describe('classifying a POS response code', () => {
   it.each([
     ['00', 'approved', false],
     ['51', 'declined', false],

@@ -17,6 +17,7 @@ import {
   RateLimitError,
 } from '../../src/api';
 import { clientFor, ok, rejectionOf, TEST_KEY, useFakeService } from './helpers/fake-service';
+import { eventually } from '../support/polling';
 
 const chargeCard = {
   transaction_reference: 'ORD-0001',
@@ -226,7 +227,7 @@ describe('aborts', () => {
     fake.svc.on('POST', '/transaction/initiate/process-payment', 'hang');
     const ac = new AbortController();
     const p = fake.client.direct.chargeCard(chargeCard, { signal: ac.signal });
-    await waitFor(() => fake.svc.requests.length === 1);
+    await eventually(() => fake.svc.requests.length === 1, { timeoutMs: 2_000, intervalMs: 10 });
     ac.abort();
     const err = await rejectionOf(p);
     expect(err).toBeInstanceOf(RequestAbortedError);
@@ -400,12 +401,4 @@ async function freePort(): Promise<number> {
   const { port } = srv.address() as AddressInfo;
   await new Promise<void>((r) => srv.close(() => r()));
   return port;
-}
-
-async function waitFor(cond: () => boolean, ms = 2_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }

@@ -8,12 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createLogger } from '../../src/logging/logger';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { getCheckoutState, startCheckout, waitForState } from '../../src/starters/payments';
 import type { CheckoutState } from '../../src/shared/checkout';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { startServices, testConfig } from '../support/stack';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -42,12 +41,7 @@ jest.setTimeout(120_000);
       );
     }
     const [started, launched] = await Promise.allSettled([
-      (async () =>
-        runServices({
-          config,
-          logger: createLogger({ destination: new LogCapture() }),
-          workflowBundle: await workflowBundle(),
-        }))(),
+      startServices(config),
       chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: STEP_MS }),
     ]);
     if (started.status === 'fulfilled') services = started.value;

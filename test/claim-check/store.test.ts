@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { ClaimCheckStore, SecretUnavailableError } from '../../src/claim-check/store';
 import { isClaimHandle } from '../../src/shared/claim-check';
-import { claimCheckDatabaseUrl } from '../helpers/temporal';
+import { claimCheckDatabaseUrl } from '../support/stack';
 
 const key = (id: string, fill: number) => ({ id, key: Buffer.alloc(32, fill) });
 const stores: ClaimCheckStore[] = [];

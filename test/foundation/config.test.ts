@@ -30,7 +30,7 @@ function issuesOf(env: Record<string, string>) {
   throw new Error('expected loadConfig to fail');
 }
 
-describe('config', () => {
+describe('configuration from the environment', () => {
   it('starts on embedded defaults with no environment at all', () => {
     const c = loadConfig({});
     expect(c.payments.baseUrl).toBe(EMBEDDED_DEFAULTS.baseUrl);

@@ -28,7 +28,7 @@ const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { 
 const services = compose.services;
 const defaults = loadConfig({});
 
-describe('docker-compose.yml', () => {
+describe('the docker-compose deployment', () => {
   it('names every service of the deployment', () => {
     expect(Object.keys(services).sort()).toEqual(
       [

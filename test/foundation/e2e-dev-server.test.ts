@@ -8,7 +8,7 @@ import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createFoundationActivities } from '../fixtures/foundation-activities';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 import type { cardEchoWorkflow, failingWorkflow } from '../fixtures/foundation-workflows';
 
 const capture = new LogCapture();
@@ -17,7 +17,7 @@ installTemporalRuntime(logger);
 
 const PAN = '4242424242424242';
 
-describe('foundation on the dev server', () => {
+describe('a workflow on the dev server, through the encrypting data converter', () => {
   const config = testConfig();
 
   async function withWorker<T>(

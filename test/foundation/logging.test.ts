@@ -1,5 +1,5 @@
 import { createLogger, REDACTED, SECRET_FIELD_NAMES, scrubText } from '../../src/logging/logger';
-import { LogCapture } from '../helpers/temporal';
+import { LogCapture } from '../support/stack';
 
 describe('log redaction', () => {
   const secrets = {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { freePort } from '../../src/stack/temporal-dev-server';
 import { temporalBinaries, PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 import { EMBEDDED_DEFAULTS } from '../../src/config/config';
-import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
+import { SANDBOX_ADMIN_HEADERS } from '../support/sandbox-admin';
 
 jest.setTimeout(180_000);
 

@@ -9,8 +9,8 @@ import {
   type PaymentWebhookEvent,
 } from '../../src/shared/payment-webhook';
 import type { unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
-import { workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {

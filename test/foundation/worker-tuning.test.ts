@@ -14,7 +14,7 @@ import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createFoundationActivities } from '../fixtures/foundation-activities';
 import type { cardEchoWorkflow } from '../fixtures/foundation-workflows';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 
 const tuningOf = (env: Record<string, string>) => loadConfig(env).worker;
 const D = WORKER_TUNING_DEFAULTS;

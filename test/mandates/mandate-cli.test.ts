@@ -1,53 +1,25 @@
 // The mandate CLI (`npm run cli -- mandate …`) as a user runs it against a running stack (dev
 // server, worker, sandbox): start from a file, a wrong OTP and a debit below N200 print the
 // reason and exit 1, a debit, status with the debits, D5 listing with a cursor, cancel twice.
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { debitKeyReference, type MandateRequest } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { cliEnvironment, runCli } from '../support/cli';
+import { startServices, testConfig } from '../support/stack';
 
-const execFileAsync = promisify(execFile);
-const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
 const config = testConfig();
 let services: RunningServices;
 
 beforeAll(async () => {
-  services = await runServices({
-    config,
-    logger: createLogger({ destination: new LogCapture() }),
-    workflowBundle: await workflowBundle(),
-  });
+  services = await startServices(config);
 }, 60_000);
 afterAll(() => services?.stop());
 
-async function cli(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  const env = {
-    ...process.env,
-    TEMPORAL_ADDRESS: config.temporal.address,
-    TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
-    CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
-    PAYMENTS_BASE_URL: services.sandboxUrl!,
-    SANDBOX_ENABLED: 'false',
-    LOG_LEVEL: 'warn',
-  };
-  try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      env,
-      timeout: 60_000,
-    });
-    return { stdout, stderr, code: 0 };
-  } catch (err) {
-    const e = err as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
-}
+const cli = (args: string[]) => runCli(args, { env: cliEnvironment(config, services.sandboxUrl!) });
 
 it('mandate start / otp / debit / status / list / cancel from the command line', async () => {
   const lastName = `C${randomUUID().replace(/-/g, '').slice(0, 10)}`;

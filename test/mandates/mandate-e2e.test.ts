@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { StarterInputError } from '../../src/starters/input-error';
 import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import {
   cancelMandate,
   debitMandate,
@@ -19,12 +19,11 @@ import {
 } from '../../src/starters/mandates';
 import type { MandateRequest, MandateState } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { recordHistory } from '../helpers/replay';
-import { sandboxAdminCall } from '../helpers/sandbox-admin';
-import { rawHistoryText } from '../payments/helpers';
-import { SandboxAdmin } from '../pos/sandbox';
-import { historyTexts } from '../pos/helpers';
+import { LogCapture, startServices, testConfig } from '../support/stack';
+import { recordHistory } from '../support/replay';
+import { SandboxAdmin, sandboxAdminCall } from '../support/sandbox-admin';
+import { historyTexts, rawHistoryText } from '../support/history';
+import { eventually } from '../support/polling';
 import { SecretUnavailableError } from '../../src/claim-check/store';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import {
@@ -43,11 +42,7 @@ const config = testConfig();
 let services: RunningServices;
 
 beforeAll(async () => {
-  services = await runServices({
-    config,
-    logger: createLogger({ destination: capture }),
-    workflowBundle: await workflowBundle(),
-  });
+  services = await startServices(config, { logger: createLogger({ destination: capture }) });
 });
 afterAll(() => services?.stop());
 
@@ -68,14 +63,12 @@ const client = () => services.client;
 const ctx = () => services.starters;
 const sandbox = () => new SandboxAdmin(services.sandboxUrl!);
 const ledger = (reference: string) => sandbox().ledger({ reference });
-async function waitFor(ref: string, status: MandateState['status']) {
-  for (let i = 0; i < 100; i++) {
-    const s = await getMandateState(ctx(), ref).catch(() => undefined);
-    if (s?.status === status) return s;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`mandate ${ref} never reached ${status}`);
-}
+const waitFor = (ref: string, status: MandateState['status']) =>
+  eventually(
+    () => getMandateState(ctx(), ref),
+    (s) => s.status === status,
+    { attempts: 100, intervalMs: 100, description: `mandate ${ref} in ${status}`, ignoreErrors: true },
+  );
 const causeOf = (e: unknown) => String((e as { cause?: unknown }).cause);
 const fault = (rule: { path: string; kind: 'drop-before-processing' | 'drop-after-processing' | 'error5xx' }) =>
   sandbox().fault({ method: 'POST', count: 1, ...rule });

@@ -26,8 +26,9 @@ import type { TransactionLookup } from '../../src/shared/payment-common';
 import { cancelMandate } from '../../src/starters/mandates';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { PaymentStatus } from '../../src/shared/search-attributes';
-import { workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { eventually } from '../support/polling';
+import { workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 
 type Activities = ReturnType<typeof createMandateActivities> & {
   lookupTransaction(ref: string): Promise<TransactionLookup>;
@@ -258,14 +259,8 @@ const start = (taskQueue: string, i: MandateInput) =>
     args: [i],
   });
 
-async function waitStatus(h: WorkflowHandle, status: MandateState['status']): Promise<MandateState> {
-  for (let n = 0; n < 200; n++) {
-    const s = await h.query(mandateStateQuery);
-    if (s.status === status) return s;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`never reached ${status}`);
-}
+const waitStatus = (h: WorkflowHandle, status: MandateState['status']): Promise<MandateState> =>
+  waitFor(h, (s) => s.status === status, status, 200);
 
 async function approved(taskQueue: string, i: MandateInput) {
   const handle = await start(taskQueue, i);
@@ -274,17 +269,13 @@ async function approved(taskQueue: string, i: MandateInput) {
   return handle;
 }
 
-async function waitFor(
+function waitFor(
   h: WorkflowHandle,
   ok: (s: MandateState) => boolean,
   what = 'the expected state',
+  attempts = 400,
 ): Promise<MandateState> {
-  for (let n = 0; n < 400; n++) {
-    const s = await h.query(mandateStateQuery);
-    if (ok(s)) return s;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`never reached ${what}`);
+  return eventually(() => h.query(mandateStateQuery), ok, { attempts, intervalMs: 25, description: what });
 }
 
 /** The workflow's PaymentStatus search attribute. */
@@ -336,7 +327,7 @@ describe('FIXED schedule (pure)', () => {
   });
 });
 
-describe('mandate workflow (time-skipping)', () => {
+describe("a mandate's lifecycle, with scripted activities on the time-skipping server", () => {
   it('FIXED monthly: a year of debits on schedule, with continue-as-new, in seconds', async () => {
     const service = fakeService();
     const fixed = {

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { startProcessObservability } from '../../src/observability/process';
 import { createLogger } from '../../src/logging/logger';
-import { LogCapture } from '../helpers/temporal';
+import { LogCapture } from '../support/stack';
 import { ConfigError, loadConfig } from '../../src/config/config';
 import { installTracingFromConfig } from '../../src/observability/tracing';
 import { activeTracing } from '../../src/observability/trace-context';

@@ -12,7 +12,7 @@ import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 import { startHealthServer, WorkerHealth, type RunningHealthServer } from '../../src/observability/health';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createLogger } from '../../src/logging/logger';
-import { LogCapture, testConfig } from '../helpers/temporal';
+import { LogCapture, testConfig } from '../support/stack';
 
 const logger = createLogger({ destination: new LogCapture() });
 const config = testConfig();

@@ -21,9 +21,9 @@ import {
   type CardPaymentRequest,
 } from '../../src/starters/payments';
 import type { CardPaymentState } from '../../src/shared/card';
-import { Admin } from '../payments/helpers';
-import { claimCheckDatabaseUrl, devServerAddress } from '../helpers/temporal';
-import { scrape, scrapeUntil, sumOf, type Sample } from '../helpers/prometheus';
+import { SandboxAdmin } from '../support/sandbox-admin';
+import { claimCheckDatabaseUrl, devServerAddress } from '../support/stack';
+import { scrape, scrapeUntil, sumOf, type Sample } from '../support/prometheus';
 
 jest.setTimeout(180_000);
 
@@ -33,7 +33,7 @@ const taskQueue = `metrics-${randomUUID()}`;
 const CODEC_TOKEN = 'metrics-test-codec-token';
 
 let sandbox: Sandbox;
-let admin: Admin;
+let admin: SandboxAdmin;
 let starters: StarterContext;
 const ports = {} as Record<
   'webhook' | 'codec' | 'workerMetrics' | 'webhookMetrics' | 'codecMetrics' | 'health',
@@ -50,7 +50,7 @@ beforeAll(async () => {
     webhookUrl: `http://127.0.0.1:${ports.webhook}/webhooks`,
     webhookRetryScheduleMs: [500, 1000, 2000],
   });
-  admin = new Admin(sandbox.url);
+  admin = new SandboxAdmin(sandbox.url);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: dir, // no ~/.config/temporalio/temporal.toml of the machine's user

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/logging/logger';
 import { activeTracing } from '../../src/observability/trace-context';
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
 import { releaseUnmatchedSignal, type unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 
 jest.setTimeout(90_000);
 const capture = new LogCapture();

@@ -10,8 +10,7 @@ import { serviceCallObserver } from '../../src/observability/service-calls';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { installTracing, type InstalledTracing } from '../../src/observability/tracing';
 import { workflowInterceptorModules, WORKFLOWS_PATH } from '../../src/workers/worker';
-import { runServices, type RunningServices } from '../../src/stack/services';
-import { createLogger } from '../../src/logging/logger';
+import type { RunningServices } from '../../src/stack/services';
 import {
   getCardPaymentState,
   startCardPayment,
@@ -21,7 +20,8 @@ import {
 } from '../../src/starters/payments';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { EMBEDDED_DEFAULTS } from '../../src/config/config';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { eventually } from '../support/polling';
+import { startServices, testConfig, workflowBundle } from '../support/stack';
 
 jest.setTimeout(120_000);
 
@@ -33,9 +33,7 @@ beforeAll(async () => {
   // Installed before any client or worker exists (as each process's main does through startProcessObservability).
   tracing = installTracing({ serviceName: 'payflow-test', exporter, simple: true });
   expect(workflowInterceptorModules()).toHaveLength(2); // metrics + OpenTelemetry
-  services = await runServices({
-    config: testConfig(),
-    logger: createLogger({ destination: new LogCapture() }),
+  services = await startServices(testConfig(), {
     workflowBundle: await workflowBundle(WORKFLOWS_PATH, workflowInterceptorModules()),
   });
 });
@@ -47,15 +45,16 @@ afterAll(async () => {
 
 const byId = (spans: ReadableSpan[]) => new Map(spans.map((s) => [s.spanContext().spanId, s]));
 
-async function spansUntil(ready: (spans: ReadableSpan[]) => boolean, deadlineMs = 30_000): Promise<ReadableSpan[]> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    await tracing.provider.forceFlush();
-    const spans = exporter.getFinishedSpans();
-    if (ready(spans) || Date.now() > until) return spans;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** The finished spans once `ready` (at the deadline, what there is, for the test's assertions). */
+const spansUntil = (ready: (spans: ReadableSpan[]) => boolean, deadlineMs = 30_000): Promise<ReadableSpan[]> =>
+  eventually(
+    async () => {
+      await tracing.provider.forceFlush();
+      return exporter.getFinishedSpans();
+    },
+    ready,
+    { timeoutMs: deadlineMs, intervalMs: 200, returnLastOnTimeout: true },
+  );
 
 it('joins the starter, the workflow, the activity and the HTTP call to the service in one trace', async () => {
   const input: CardPaymentRequest = {

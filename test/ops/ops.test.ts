@@ -1,8 +1,7 @@
 // Operator tools against a running stack (dev server, worker, sandbox over HTTP): the lists find
 // what needs a person through the search attributes, and the actions settle it on the flow itself.
 import { createHmac, randomUUID } from 'node:crypto';
-import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { openPosTerminalSession, startPosTransaction, type PosTerminalSession } from '../../src/starters/pos';
 import { StarterInputError } from '../../src/starters/input-error';
 import {
@@ -17,8 +16,10 @@ import {
 import { PaymentFlow, PaymentReference, ReconciliationStatus } from '../../src/shared/search-attributes';
 import { reconciliationMarkWorkflowId, type ReconciliationMark } from '../../src/shared/reconciliation';
 import { posTransactionStateQuery, type PosTransactionResult } from '../../src/shared/pos';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin, sandboxCard, shortRef } from '../pos/sandbox';
+import { startServices, testConfig } from '../support/stack';
+import { sandboxCard, shortRef } from '../pos/sandbox';
+import { eventually } from '../support/polling';
+import { SandboxAdmin } from '../support/sandbox-admin';
 
 jest.setTimeout(120_000);
 
@@ -28,11 +29,7 @@ let admin: SandboxAdmin;
 let session: PosTerminalSession;
 
 beforeAll(async () => {
-  services = await runServices({
-    config,
-    logger: createLogger({ destination: new LogCapture() }),
-    workflowBundle: await workflowBundle(),
-  });
+  services = await startServices(config);
   admin = new SandboxAdmin(services.sandboxUrl!);
   session = await openPosTerminalSession(services.starters, { serial_no: 'SN-0001' });
 }, 60_000);
@@ -42,15 +39,12 @@ afterAll(async () => {
 });
 
 /** Visibility is eventually consistent: read the list until it says what we expect. */
-async function listUntil(kind: AttentionKind, ok: (items: AttentionItem[]) => boolean): Promise<AttentionItem[]> {
-  let items: AttentionItem[] = [];
-  for (let i = 0; i < 100; i++) {
-    items = await listAttention(services.starters, kind);
-    if (ok(items)) return items;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${kind}: not reached; last ${JSON.stringify(items)}`);
-}
+const listUntil = (kind: AttentionKind, ok: (items: AttentionItem[]) => boolean): Promise<AttentionItem[]> =>
+  eventually(() => listAttention(services.starters, kind), ok, {
+    attempts: 100,
+    intervalMs: 200,
+    description: `the ${kind} list`,
+  });
 
 it('outcome-unknown lists a POS sale the service cannot confirm; ops resolve settles it with the operator and reason recorded, and it leaves the list', async () => {
   await admin.fault({ method: 'POST', path: '/transaction', kind: 'drop-after-processing', count: 1 });

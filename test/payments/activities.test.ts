@@ -18,7 +18,7 @@ import type { CheckoutInput } from '../../src/shared/checkout';
 import type { BankPaymentInput, UssdPaymentInput } from '../../src/shared/bank-ussd';
 import { createLogger } from '../../src/logging/logger';
 import { loadConfig } from '../../src/config/config';
-import { LogCapture, testConfig } from '../helpers/temporal';
+import { LogCapture, testConfig } from '../support/stack';
 
 interface Seen {
   method: string;

@@ -11,12 +11,13 @@ import {
 import { StarterInputError } from '../../src/starters/input-error';
 import type { BankPaymentInput, DirectPaymentState } from '../../src/shared/bank-ussd';
 import { SANDBOX_OTP } from '../../src/sandbox';
-import { testConfig } from '../helpers/temporal';
-import { usePaymentServices, eventTypes, rawHistoryText } from './helpers';
-import { recordHistory } from '../helpers/replay';
+import { testConfig } from '../support/stack';
+import { eventTypes, rawHistoryText } from '../support/history';
+import { useServices } from '../support/stack';
+import { recordHistory } from '../support/replay';
 
 const config = testConfig();
-const env = usePaymentServices(config);
+const env = useServices(config);
 
 const customer = { name: 'Ada Obi', email: 'ada@example.com' };
 const bank = (account: string, over: Partial<BankPaymentInput> = {}): BankPaymentInput => ({

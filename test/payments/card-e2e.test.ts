@@ -22,15 +22,16 @@ import {
 import { StarterInputError } from '../../src/starters/input-error';
 import type { CardPaymentState } from '../../src/shared/card';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { recordHistory } from '../helpers/replay';
-import { usePaymentServices, eventTypes, rawHistoryText } from './helpers';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { recordHistory } from '../support/replay';
+import { eventTypes, rawHistoryText } from '../support/history';
+import { useServices } from '../support/stack';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture });
 // info level: the activities' own log lines are captured and scanned for card data.
 const config = testConfig({ LOG_LEVEL: 'info' });
-const env = usePaymentServices(config, logger);
+const env = useServices(config, logger);
 afterEach(async () => {
   await env.admin.clearFaults();
   await env.admin.clearWebhookFaults();

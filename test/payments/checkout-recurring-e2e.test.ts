@@ -14,12 +14,12 @@ import {
 } from '../../src/starters/payments';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
-import { testConfig } from '../helpers/temporal';
-import { usePaymentServices } from './helpers';
-import { recordHistory } from '../helpers/replay';
+import { testConfig } from '../support/stack';
+import { useServices } from '../support/stack';
+import { recordHistory } from '../support/replay';
 
 const config = testConfig();
-const env = usePaymentServices(config);
+const env = useServices(config);
 afterEach(() => env.admin.clearFaults());
 
 const post = async (url: string, body: unknown = {}) =>
@@ -99,7 +99,7 @@ it('a checkout nobody pays expires, verified as such', async () => {
     expiryMs: 500,
     webhookGraceMs: 0,
   });
-  await env.admin.advance(31 * 60 * 1000); // the service's own 30 minutes pass too
+  await env.admin.advanceClock(31 * 60 * 1000); // the service's own 30 minutes pass too
   expect(await handle.result()).toMatchObject({
     status: 'expired',
     confirmedBy: 'verify',

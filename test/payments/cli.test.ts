@@ -1,49 +1,25 @@
 // The payment CLI as a user runs it, against a running stack: `pay card` reads the card from a
 // file and prints each state until the final one; `pay otp` reads the code from stdin; a refused
 // code is an answer (exit code 2), not a crash; card data never reaches the output.
-import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { getCardPaymentState, waitForState } from '../../src/starters/payments';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { cliEnvironment, runCli, spawnCli } from '../support/cli';
+import { startServices, testConfig } from '../support/stack';
 
-const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
 const config = testConfig();
 let services: RunningServices;
 beforeAll(async () => {
-  services = await runServices({
-    config,
-    logger: createLogger({ destination: new LogCapture() }),
-    workflowBundle: await workflowBundle(),
-  });
+  services = await startServices(config);
 }, 60_000);
 afterAll(() => services?.stop());
 
-const cliEnv = () => ({
-  ...process.env,
-  TEMPORAL_ADDRESS: config.temporal.address,
-  TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
-  CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
-  PAYMENTS_BASE_URL: services.sandboxUrl!,
-  SANDBOX_ENABLED: 'false',
-  LOG_LEVEL: 'warn',
-});
-function cli(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['--import', 'tsx', CLI, ...args],
-      { env: cliEnv(), timeout: 60_000 },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin!.end(stdin ?? '');
-  });
-}
+const cliEnv = () => cliEnvironment(config, services.sandboxUrl!);
+const cli = (args: string[], stdin?: string) => runCli(args, { env: cliEnv(), stdin });
 
 it('pay card follows the payment to its final state while pay otp (stdin) completes it; a wrong OTP exits 2 with the reason', async () => {
   const ref = `cli-${randomUUID()}`;
@@ -59,10 +35,8 @@ it('pay card follows the payment to its final state while pay otp (stdin) comple
       customer: { name: 'Ada', email: 'ada@example.com' },
     }),
   );
-  const follower = spawn(process.execPath, ['--import', 'tsx', CLI, 'pay', 'card', '--file', file], { env: cliEnv() });
-  let out = '';
-  follower.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  const exited = new Promise<number>((r) => follower.on('exit', (code) => r(code ?? 1)));
+  const follower = spawnCli(['pay', 'card', '--file', file], cliEnv());
+  const { exited } = follower;
 
   await waitForState(
     () => getCardPaymentState(services.starters, ref),
@@ -70,7 +44,7 @@ it('pay card follows the payment to its final state while pay otp (stdin) comple
     { timeoutMs: 30_000 },
   );
   // The follower polls once a second: let it show the waiting state before the OTP moves it on.
-  for (let i = 0; i < 300 && !out.includes(`[card ${ref}] awaiting_otp`); i++)
+  for (let i = 0; i < 300 && !follower.output().includes(`[card ${ref}] awaiting_otp`); i++)
     await new Promise((r) => setTimeout(r, 100));
   const wrong = await cli(['pay', 'otp', '--ref', ref], '000000\n');
   expect(wrong).toMatchObject({ code: 2, stdout: expect.stringContaining('refused: ') });
@@ -80,12 +54,12 @@ it('pay card follows the payment to its final state while pay otp (stdin) comple
   expect(right.stdout).toMatch(new RegExp(`\\[card ${ref}\\] (confirming|success) card=visa…4242`));
 
   expect(await exited).toBe(0);
-  expect(out).toContain(`started payment-${ref}`);
+  expect(follower.output()).toContain(`started payment-${ref}`);
   // The masked card (brand and last four) is shown; the PAN never is.
-  expect(out).toContain(`[card ${ref}] awaiting_otp card=visa…4242 expects=otp`);
-  expect(out).toMatch(new RegExp(`\\[card ${ref}\\] success card=visa…4242 by=webhook \\(final\\)`));
-  expect(out).toContain('"status": "success"');
-  expect(out + wrong.stdout + right.stdout).not.toContain(TEST_CARDS.otpOnly);
+  expect(follower.output()).toContain(`[card ${ref}] awaiting_otp card=visa…4242 expects=otp`);
+  expect(follower.output()).toMatch(new RegExp(`\\[card ${ref}\\] success card=visa…4242 by=webhook \\(final\\)`));
+  expect(follower.output()).toContain('"status": "success"');
+  expect(follower.output() + wrong.stdout + right.stdout).not.toContain(TEST_CARDS.otpOnly);
 
   expect((await cli(['pay', 'status', '--ref', ref])).stdout).toContain(`[card ${ref}] success`);
   const bad = await cli(['pay', 'checkout', '--ref', ref, '--amount', '10.5', '--email', 'nope']);

@@ -31,8 +31,9 @@ import type { cardPaymentWorkflow } from '../../src/workflows/card-payment';
 import type { ussdPaymentWorkflow } from '../../src/workflows/ussd-payment';
 import type { checkoutWorkflow } from '../../src/workflows/checkout';
 import type { recurringChargeWorkflow } from '../../src/workflows/recurring';
-import { workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { eventually } from '../support/polling';
+import { workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {
@@ -169,14 +170,8 @@ const card = (number: string, over: Partial<CardPaymentInput> = {}): CardPayment
 });
 /** A well-formed claim-check handle: the fake activities never open it. */
 const sealedHandle = () => `cc_${randomUUID().replace(/-/g, '').slice(0, 22)}`;
-async function until<S>(read: () => Promise<S>, ok: (s: S) => boolean): Promise<S> {
-  for (let i = 0; i < 200; i++) {
-    const s = await read().catch(() => undefined);
-    if (s !== undefined && ok(s)) return s;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('state not reached');
-}
+const until = <S>(read: () => Promise<S>, ok: (s: S) => boolean): Promise<S> =>
+  eventually(read, ok, { attempts: 200, intervalMs: 50, description: 'the state', ignoreErrors: true });
 
 it('no PIN within the default 5 minutes: expired, in seconds', async () => {
   const service = fakeService();

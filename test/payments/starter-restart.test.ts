@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
-import { runServices, type RunningServices } from '../../src/stack/services';
-import { createLogger } from '../../src/logging/logger';
+import type { RunningServices } from '../../src/stack/services';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import {
   getCardPaymentState,
@@ -20,13 +19,14 @@ import {
   waitForState,
 } from '../../src/starters';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
-import { claimCheckDatabaseUrl, LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { eventually } from '../support/polling';
+import { claimCheckDatabaseUrl, startServices, testConfig } from '../support/stack';
 
 jest.setTimeout(120_000);
 
 const grpcError = (code: number) => Object.assign(new Error(`grpc ${code}`), { code, details: '', metadata: {} });
 
-describe('retryTransient', () => {
+describe('starters retrying while Temporal is briefly unavailable', () => {
   it('retries a transient failure and returns the answer; passes any other failure through at once', async () => {
     let calls = 0;
     await expect(
@@ -87,11 +87,7 @@ describe('through a real server restart', () => {
       CLAIM_CHECK_DATABASE_URL: claimCheckDatabaseUrl(),
       TEMPORAL_TASK_QUEUE: `restart-${randomUUID()}`,
     });
-    services = await runServices({
-      config,
-      logger: createLogger({ destination: new LogCapture() }),
-      workflowBundle: await workflowBundle(),
-    });
+    services = await startServices(config);
   });
   afterAll(async () => {
     await services?.stop();
@@ -135,11 +131,12 @@ describe('through a real server restart', () => {
   });
 });
 
+/** The payment's final status (at the deadline, the status it is still in, for the test's assertion). */
 async function waitFinal(s: RunningServices, ref: string): Promise<string> {
-  for (let i = 0; i < 120; i++) {
-    const st = await getCardPaymentState(s.starters, ref);
-    if (['success', 'failed', 'expired', 'outcome_unknown'].includes(st.status)) return st.status;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return 'timeout';
+  const st = await eventually(
+    () => getCardPaymentState(s.starters, ref),
+    (st) => ['success', 'failed', 'expired', 'outcome_unknown'].includes(st.status),
+    { attempts: 120, intervalMs: 250, returnLastOnTimeout: true },
+  );
+  return st.status;
 }

@@ -1,52 +1,34 @@
 // The CLI commands (`npm run cli -- pos …` / `vend …`) as a user runs them, against a running
 // stack (dev server, worker, sandbox): they print one progress line per state and the result,
 // and `pos session` never prints the pin_key.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin, sandboxCard, shortRef } from './sandbox';
+import type { RunningServices } from '../../src/stack/services';
+import { cliEnvironment, runCliOk } from '../support/cli';
+import { startServices, testConfig } from '../support/stack';
+import { sandboxCard, shortRef } from './sandbox';
+import { SandboxAdmin } from '../support/sandbox-admin';
 import { runPosTransaction } from '../../src/starters/pos';
 import { refundMerchantRef } from '../../src/shared/pos-refund';
 import { completionMerchantRef } from '../../src/shared/pos-preauth';
 
-const run = promisify(execFile);
-const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
 const config = testConfig();
 let services: RunningServices;
 let admin: SandboxAdmin;
 
 beforeAll(async () => {
-  services = await runServices({
-    config,
-    logger: createLogger({ destination: new LogCapture() }),
-    workflowBundle: await workflowBundle(),
+  services = await startServices(config, {
     sandbox: { posRemoteCompleteAfterMs: 1_000 },
   });
   admin = new SandboxAdmin(services.sandboxUrl!);
 }, 60_000);
 afterAll(() => services?.stop());
 
-async function cli(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  return run(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: config.temporal.address,
-      TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
-      CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
-      PAYMENTS_BASE_URL: services.sandboxUrl!,
-      SANDBOX_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-    },
-    timeout: 60_000,
-  });
-}
+/** A command that must succeed: a non-zero exit rejects (with its code and output). */
+const cli = (args: string[]) => runCliOk(args, { env: cliEnvironment(config, services.sandboxUrl!) });
 
-describe('CLI', () => {
+describe('the POS and vending commands, as a user runs them', () => {
   it('pos session prints the terminal and never the pin_key', async () => {
     const { stdout } = await cli(['pos', 'session', '--serial', 'SN-0002']);
     const keys = await services.api.posTerminal.keyExchange({ serial_no: 'SN-0002' }); // same keys until a refresh

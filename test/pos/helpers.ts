@@ -1,11 +1,6 @@
-// Shared helpers for the POS tests: a valid F3 input, and the ordering rule
-// "every F3 after the first is immediately preceded by an F4 that answered 404".
-import type { Payload } from '@temporalio/common';
-import type { WorkflowHandle } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
-import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
+// POS fixtures (suite-specific; the general helpers are in test/support): a valid F3 input, and
+// the ordering rule "every F3 after the first is immediately preceded by an F4 that answered 404".
 import type { ClaimCheckStore } from '../../src/claim-check/store';
-import type { EncryptionSettings } from '../../src/codec/data-converter';
 import type { PosSealedTransactionInput, PosStep, PosTransactionInput } from '../../src/shared/pos';
 
 /** A well-formed F3 input (card fields as the merchant's device would read them). */
@@ -88,44 +83,6 @@ export function sealedCardInput(
   } = cardInput(merchantRef);
   void [card_expiry_month, card_expiry_year, cardholder_name, card_sequence_number, track2, chipdata, pin_block];
   return { ...rest, card: { handle, bin: card_pan.slice(0, 6), last4: card_pan.slice(-4) }, ...over };
-}
-
-/** Every Payload object (metadata + data) in a history's JSON form. */
-export function collectPayloads(node: unknown, out: Payload[] = []): Payload[] {
-  if (Array.isArray(node)) {
-    for (const n of node) collectPayloads(n, out);
-  } else if (node && typeof node === 'object') {
-    const o = node as Record<string, unknown>;
-    const meta = o.metadata as Record<string, string> | undefined;
-    if (meta && typeof meta === 'object' && typeof meta.encoding === 'string' && typeof o.data === 'string') {
-      out.push({
-        metadata: Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Buffer.from(v, 'base64')])),
-        data: Buffer.from(o.data, 'base64'),
-      });
-    } else {
-      for (const v of Object.values(o)) collectPayloads(v, out);
-    }
-  }
-  return out;
-}
-
-/**
- * A workflow's whole history twice over: as stored (JSON, payloads encrypted) and with every
- * payload decrypted through the codec, the way the Web UI or anyone holding the payload key sees it.
- */
-export async function historyTexts(
-  handle: WorkflowHandle,
-  encryption: EncryptionSettings,
-): Promise<{ raw: string; decoded: string; payloads: number }> {
-  const raw = JSON.stringify(temporal.api.history.v1.History.fromObject(await handle.fetchHistory()).toJSON());
-  const decoded = await new AesGcmPayloadCodec(encryption.keys, encryption.activeKeyId).decode(
-    collectPayloads(JSON.parse(raw)),
-  );
-  return {
-    raw,
-    decoded: decoded.map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8')).join('\n'),
-    payloads: decoded.length,
-  };
 }
 
 /** For activities of flows that seal nothing (E1/E2, vending): any use of the claim-check store fails the test. */

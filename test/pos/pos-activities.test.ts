@@ -28,7 +28,7 @@ import {
 import { ClaimCheckStore, SecretUnavailableError } from '../../src/claim-check/store';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { openPosTerminalSession } from '../../src/starters/pos';
-import { LogCapture, testConfig } from '../helpers/temporal';
+import { LogCapture, testConfig } from '../support/stack';
 import { cardInput } from './helpers';
 import { toActivityFailure } from '../../src/activities/failures';
 import { FailureTypes } from '../../src/shared/failures';

@@ -19,8 +19,8 @@ import {
 } from '../../src/shared/pos-preauth';
 import type { posPreAuthWorkflow } from '../../src/workflows/pos-preauth';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
-import { LogCapture, workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { LogCapture, workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 import { F3Script } from './f3-script';
 import { assertNoRetryWithoutRequery, sealedCardInput } from './helpers';
 import { FailureTypes } from '../../src/shared/failures';

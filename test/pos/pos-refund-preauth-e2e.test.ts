@@ -4,7 +4,7 @@
 // resent without an F4 404 just before it. The runs also record the replay histories
 // test/pos/histories/pos-refund-* and pos-preauth-* (re-record: RECORD_HISTORIES=1 npx jest <this file>).
 import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import type { PosTransactionInput } from '../../src/shared/pos';
 import { completionMerchantRef, posPreAuthStateQuery, type PosPreAuthStatus } from '../../src/shared/pos-preauth';
 import { refundMerchantRef } from '../../src/shared/pos-refund';
@@ -31,10 +31,13 @@ import {
 } from '../../src/starters/pos-preauth';
 import type { StarterContext } from '../../src/starters/connect';
 import { StarterInputError } from '../../src/starters/input-error';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { assertNoRetryWithoutRequery, historyTexts } from './helpers';
-import { SandboxAdmin, posCallsFromLog, sandboxCard, shortRef } from './sandbox';
-import { POS_HISTORIES, recordHistoryTo } from './fixtures/histories';
+import { LogCapture, startServices, testConfig } from '../support/stack';
+import { assertNoRetryWithoutRequery } from './helpers';
+import { posCallsFromLog, sandboxCard, shortRef } from './sandbox';
+import { historyTexts } from '../support/history';
+import { SandboxAdmin } from '../support/sandbox-admin';
+import { POS_HISTORIES } from './fixtures/histories';
+import { recordHistoryTo } from '../support/replay';
 import { posRefundLedgerWorkflowId } from '../../src/shared/pos-refund';
 
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
@@ -45,7 +48,7 @@ let ctx: StarterContext;
 let session: PosTerminalSession;
 
 beforeAll(async () => {
-  services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
+  services = await startServices(config, { logger });
   admin = new SandboxAdmin(services.sandboxUrl!);
   ctx = services.starters;
   session = await openPosTerminalSession(services.starters, { serial_no: 'SN-0002' });

@@ -22,8 +22,8 @@ import {
   type PosSealedRefundInput,
 } from '../../src/shared/pos-refund';
 import type { posRefundWorkflow } from '../../src/workflows/pos-refund';
-import { LogCapture, workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { LogCapture, workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { F3Script } from './f3-script';
 import { assertNoRetryWithoutRequery, cardInput, sealedCardInput } from './helpers';

@@ -10,13 +10,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { posRemoteStateQuery } from '../../src/shared/pos';
 import { cancelPosRemoteRequest, startPosRemoteRequest } from '../../src/starters/pos';
 import type { StarterContext } from '../../src/starters/connect';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin, shortRef } from './sandbox';
+import { LogCapture, startServices, testConfig, workflowBundle } from '../support/stack';
+import { shortRef } from './sandbox';
+import { eventually } from '../support/polling';
+import { SandboxAdmin } from '../support/sandbox-admin';
 
 const COMPLETE_AFTER_MS = 60_000;
 const capture = new LogCapture();
@@ -27,10 +29,8 @@ let admin: SandboxAdmin;
 let ctx: StarterContext;
 
 beforeAll(async () => {
-  services = await runServices({
-    config,
+  services = await startServices(config, {
     logger,
-    workflowBundle: await workflowBundle(),
     sandbox: { posRemoteCompleteAfterMs: COMPLETE_AFTER_MS },
   });
   admin = new SandboxAdmin(services.sandboxUrl!);
@@ -42,15 +42,8 @@ const fast = { pollIntervalMs: 200, heartbeatTimeout: '3s' } as const;
 /** For tests that advance the sandbox clock past the lifetime: the flow's lifetime ends in 2 s of real time. */
 const fastLifetime = { ...fast, requestLifetime: '2s', searchInterval: '200ms' } as const;
 
-async function until<T>(fn: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = async <T>(fn: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> =>
+  (await eventually(fn, { timeoutMs: ms, intervalMs: 50 })) as T;
 
 async function e2Count(requestRef: string): Promise<number> {
   return (await admin.requests()).filter(

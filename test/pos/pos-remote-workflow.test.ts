@@ -22,7 +22,8 @@ import { PaymentStatus } from '../../src/shared/search-attributes';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import type { posRemoteRequestWorkflow } from '../../src/workflows/pos-remote';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { eventually } from '../support/polling';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 import { unusedClaimCheck } from './helpers';
 
 const capture = new LogCapture();
@@ -161,13 +162,9 @@ function start(terminal: string, over: Partial<PosRemoteInput> = {}) {
   });
 }
 
-async function until(fn: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = async (fn: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> => {
+  await eventually(fn, { timeoutMs: ms, intervalMs: 25 });
+};
 
 describe('POS remote request', () => {
   it('polls pending until success; the result carries the full record; few history events', async () => {

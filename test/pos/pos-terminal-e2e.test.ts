@@ -4,10 +4,9 @@
 // just before it answered 404). Then a scan: pin_key is absent from history (raw and decoded
 // through the codec) and from every log line.
 import { temporal } from '@temporalio/proto';
-import type { Payload } from '@temporalio/common';
 import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import type { PosTransactionResult } from '../../src/shared/pos';
 import {
   openPosTerminalSession,
@@ -18,9 +17,9 @@ import {
 } from '../../src/starters/pos';
 import { StarterInputError } from '../../src/starters/input-error';
 import type { StarterContext } from '../../src/starters/connect';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { assertNoRetryWithoutRequery, historyTexts } from './helpers';
-import { rawHistoryText } from '../payments/helpers';
+import { LogCapture, startServices, testConfig } from '../support/stack';
+import { assertNoRetryWithoutRequery } from './helpers';
+import { collectPayloads, historyTexts, rawHistoryText } from '../support/history';
 import { SecretUnavailableError } from '../../src/claim-check/store';
 import {
   POS_SEALED_FIELDS,
@@ -30,7 +29,8 @@ import {
   type PosSealedCardData,
 } from '../../src/shared/pos';
 import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
-import { SandboxAdmin, posCallsFromLog, sandboxCard, shortRef } from './sandbox';
+import { posCallsFromLog, sandboxCard, shortRef } from './sandbox';
+import { SandboxAdmin } from '../support/sandbox-admin';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'debug' });
@@ -42,7 +42,7 @@ let session: PosTerminalSession;
 const refs: string[] = [];
 
 beforeAll(async () => {
-  services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
+  services = await startServices(config, { logger });
   admin = new SandboxAdmin(services.sandboxUrl!);
   ctx = services.starters;
   session = await openPosTerminalSession(services.starters, { serial_no: 'SN-0001' });
@@ -340,22 +340,3 @@ describe('POS terminal transaction: the card read is sealed', () => {
     expect(await sales(ref)).toHaveLength(0);
   });
 });
-
-/** Every Payload object (metadata + data) in a history's JSON form. */
-function collectPayloads(node: unknown, out: Payload[] = []): Payload[] {
-  if (Array.isArray(node)) {
-    for (const n of node) collectPayloads(n, out);
-  } else if (node && typeof node === 'object') {
-    const o = node as Record<string, unknown>;
-    const meta = o.metadata as Record<string, string> | undefined;
-    if (meta && typeof meta === 'object' && typeof meta.encoding === 'string' && typeof o.data === 'string') {
-      out.push({
-        metadata: Object.fromEntries(Object.entries(meta).map(([k, v]) => [k, Buffer.from(v, 'base64')])),
-        data: Buffer.from(o.data, 'base64'),
-      });
-    } else {
-      for (const v of Object.values(o)) collectPayloads(v, out);
-    }
-  }
-  return out;
-}

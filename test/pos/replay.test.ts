@@ -1,6 +1,7 @@
 // Recorded POS histories (test/pos/histories, made by test/pos/record-histories.ts) replay
 // against the current workflow code: a change that would break running flows fails here.
-import { POS_HISTORIES, historyNames, replayHistoryFrom } from './fixtures/histories';
+import { POS_HISTORIES } from './fixtures/histories';
+import { historyNames, replayHistoryFrom } from '../support/replay';
 
 const names = historyNames(POS_HISTORIES);
 

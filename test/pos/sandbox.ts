@@ -1,44 +1,10 @@
-// Sandbox helpers for the end-to-end POS and vending tests: the admin API (ledger, request log,
-// faults, clock), sandbox cards, and an ISO-0 PIN block built from the session's pin_key the way a
-// device would.
+// Sandbox fixtures for the end-to-end POS and vending tests (suite-specific; the admin API client
+// is test/support/sandbox-admin.ts): the F3/F4 calls in the request log, sandbox cards, and an
+// ISO-0 PIN block built from the session's pin_key the way a device would.
 import { createCipheriv, randomBytes } from 'node:crypto';
 import type { PosTransactionInput } from '../../src/shared/pos';
-import type { LedgerEntry, RequestLogEntry } from '../../src/sandbox';
-import { sandboxAdminCall } from '../helpers/sandbox-admin';
+import type { RequestLogEntry } from '../../src/sandbox';
 import type { CallRecord } from './helpers';
-
-export type { LedgerEntry, RequestLogEntry };
-
-export class SandboxAdmin {
-  constructor(readonly url: string) {}
-
-  private call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    return sandboxAdminCall<T>(this.url, method, path.replace(/^\/__admin/, ''), body);
-  }
-  ledger(q: { reference?: string; kind?: string } = {}): Promise<LedgerEntry[]> {
-    const p = new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined) as [string, string][]);
-    return this.call('GET', `/__admin/ledger?${p.toString()}`);
-  }
-  requests(): Promise<RequestLogEntry[]> {
-    return this.call('GET', '/__admin/requests');
-  }
-  fault(rule: {
-    method?: string;
-    path: string;
-    kind: 'latency' | 'error5xx' | 'reset' | 'drop-before-processing' | 'drop-after-processing';
-    count?: number;
-    latencyMs?: number;
-    status?: number;
-  }): Promise<unknown> {
-    return this.call('POST', '/__admin/faults', rule);
-  }
-  clearFaults(): Promise<unknown> {
-    return this.call('DELETE', '/__admin/faults');
-  }
-  advanceClock(ms: number): Promise<{ now: string }> {
-    return this.call('POST', '/__admin/clock/advance', { ms });
-  }
-}
 
 /** F3/F4 calls for one merchant_ref, in the order the sandbox saw them. */
 export function posCallsFromLog(log: RequestLogEntry[], merchantRef?: string): CallRecord[] {

@@ -4,7 +4,6 @@
 // search attributes (a workflow started with them and terminated: a flow that says failed, one
 // that succeeded for another amount, one whose reference the service does not know). Then the
 // CLI with --json and --csv, and an input it refuses.
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,12 +23,13 @@ import {
   type ReconciliationReport,
 } from '../../src/shared/reconciliation';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
-import { testConfig } from '../helpers/temporal';
-import { usePaymentServices } from '../payments/helpers';
-import { recordHistory } from '../helpers/replay';
+import { cliEnvironment, runCli } from '../support/cli';
+import { eventually } from '../support/polling';
+import { testConfig, useServices } from '../support/stack';
+import { recordHistory } from '../support/replay';
 
 const config = testConfig();
-const env = usePaymentServices(config);
+const env = useServices(config);
 const tq = () => config.temporal.taskQueue;
 const client = (): Client => env.services.client;
 const day = formatDay(Date.now());
@@ -77,15 +77,16 @@ const forcedFlow = async (f: { ref: string; flow: string; status: string; amount
   });
   await handle.terminate('test: a flow state forced through its search attributes');
 };
-const visible = async (query: string, atLeast = 1) => {
-  for (let i = 0; i < 100; i++) {
-    const found = [];
-    for await (const w of client().workflow.list({ query: `TaskQueue = "${tq()}" AND ${query}` })) found.push(w);
-    if (found.length >= atLeast) return found;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`not visible: ${query}`);
-};
+const visible = (query: string, atLeast = 1) =>
+  eventually(
+    async () => {
+      const found = [];
+      for await (const w of client().workflow.list({ query: `TaskQueue = "${tq()}" AND ${query}` })) found.push(w);
+      return found;
+    },
+    (found) => found.length >= atLeast,
+    { attempts: 100, intervalMs: 100, description: `visible: ${query}` },
+  );
 const run = (progress?: ReconciliationProgress[]) =>
   reconcile(
     ctx(),
@@ -260,26 +261,8 @@ it('mandate debits are compared with the debits the mandate flow records; a debi
   expect(before.totals).toMatchObject({ matched: 3, findings: 3 }); // checkout, the corrected amount, the debit
 }, 60_000);
 
-describe('cli reconcile', () => {
-  const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
-  const cli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
-    new Promise((resolve) => {
-      const cliEnv = {
-        ...process.env,
-        TEMPORAL_ADDRESS: config.temporal.address,
-        TEMPORAL_TASK_QUEUE: tq(),
-        CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
-        PAYMENTS_BASE_URL: env.services.sandboxUrl!,
-        SANDBOX_ENABLED: 'false',
-        LOG_LEVEL: 'warn',
-      };
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', CLI, ...args],
-        { env: cliEnv, timeout: 60_000 },
-        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+describe('reconcile from the command line', () => {
+  const cli = (args: string[]) => runCli(args, { env: cliEnvironment(config, env.services.sandboxUrl!) });
 
   it('--json prints the report on stdout and progress on stderr; --csv writes the findings; findings exit 2', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'recon-')), 'findings.csv');

@@ -8,11 +8,11 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { ensureReconciliationSchedule } from '../../src/starters/reconciliation';
 import { ConfigError, loadConfig } from '../../src/config/config';
 import { previousDayOf, reconciliationScheduleId, type ReconciliationReport } from '../../src/shared/reconciliation';
-import { testConfig } from '../helpers/temporal';
-import { usePaymentServices } from '../payments/helpers';
+import { testConfig } from '../support/stack';
+import { useServices } from '../support/stack';
 
 const config = testConfig();
-const env = usePaymentServices(config);
+const env = useServices(config);
 const scheduleId = `reconciliation-daily-test-${randomUUID().slice(0, 8)}`;
 let schedule: ScheduleHandle | undefined;
 afterAll(() => schedule?.delete().catch(() => undefined));

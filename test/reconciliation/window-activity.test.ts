@@ -19,8 +19,8 @@ import {
   type ReconcileWindowInput,
   type WindowSummary,
 } from '../../src/shared/reconciliation';
-import { sandboxAdminCall } from '../helpers/sandbox-admin';
-import { LogCapture, testConfig } from '../helpers/temporal';
+import { sandboxAdminCall } from '../support/sandbox-admin';
+import { LogCapture, testConfig } from '../support/stack';
 
 const config = testConfig();
 let client: Client;

@@ -19,8 +19,8 @@ import {
   type WindowSummary,
 } from '../../src/shared/reconciliation';
 import { ReconciliationStatus } from '../../src/shared/search-attributes';
-import { workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {

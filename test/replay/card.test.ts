@@ -8,7 +8,7 @@
 // Those five predate the patches of the card flow (no patch markers: they take the old branches);
 //  - card-otp-only-verified: the flow as it runs now (webhook-verified marker), OTP only.
 // Re-record with RECORD_HISTORIES=1 npx jest test/payments/card-e2e.test.ts.
-import { replayHistory } from '../helpers/replay';
+import { replayHistory } from '../support/replay';
 
 it.each([
   'card-pin-otp',

@@ -5,7 +5,7 @@
 // script like record-webhook-inbox.ts). A change that breaks open executions fails here too: patch it.
 import { loadConfig } from '../../src/config/config';
 import { exportedWorkflowTypes, loadFixtures, replayAll } from '../../src/workers/replay';
-import { LogCapture, workflowBundle } from '../helpers/temporal';
+import { LogCapture, workflowBundle } from '../support/stack';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { createLogger } from '../../src/logging/logger';
 

@@ -4,7 +4,7 @@
 //   through D5 and resends with the same reference, then the balance spent (completed).
 // The two pre-patch histories must never be re-recorded (they prove old runs still replay); the
 // *-send-once ones are recorded by test/mandates/mandate-e2e when missing (or with RECORD_HISTORIES=1).
-import { replayHistory } from '../helpers/replay';
+import { replayHistory } from '../support/replay';
 
 it('replays the recorded variable-mandate lifecycle without non-determinism', async () => {
   await expect(replayHistory('mandate-variable-lifecycle')).resolves.toBeUndefined();

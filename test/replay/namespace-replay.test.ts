@@ -12,7 +12,7 @@ import { paymentWebhookSignal, type PaymentWebhookEvent } from '../../src/shared
 import { releaseUnmatchedSignal, type unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { createLogger } from '../../src/logging/logger';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 import { waitForState } from '../../src/starters/payments';
 
 jest.setTimeout(90_000);

@@ -10,7 +10,7 @@ import { bundleWithPatchRetired, patchesInUse, patchIds } from '../../src/worker
 import { loadFixtures, replayAll } from '../../src/workers/replay';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { createLogger } from '../../src/logging/logger';
-import { LogCapture } from '../helpers/temporal';
+import { LogCapture } from '../support/stack';
 
 jest.setTimeout(90_000);
 installTemporalRuntime(createLogger({ destination: new LogCapture() }));

@@ -7,8 +7,8 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
 import { releaseUnmatchedSignal, type unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
-import { testConfig, workflowBundle } from '../helpers/temporal';
-import { recordHistory } from '../helpers/replay';
+import { testConfig, workflowBundle } from '../support/stack';
+import { recordHistory } from '../support/replay';
 import { startDevServer } from '../../src/stack/temporal-dev-server';
 
 async function main(): Promise<void> {

@@ -1,5 +1,5 @@
 // Recorded histories of the webhook-holding workflows replay against the current code.
-import { replayHistory } from '../helpers/replay';
+import { replayHistory } from '../support/replay';
 
 // virtual-account-credit: recorded before the durable duplicate check (patch 'va-credit-durable-dedupe');
 // -confirmed and -duplicate: after it (recorded by test/webhooks/va-credit-dedupe.test.ts).

@@ -1,7 +1,7 @@
 // Authentication per endpoint group, as the spec lists it: missing header, wrong key, empty key.
 import { startSandbox, type Sandbox, INVALID_KEY_MESSAGE } from '../../src/sandbox';
 import { call, KEY } from './helpers';
-import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
+import { SANDBOX_ADMIN_HEADERS } from '../support/sandbox-admin';
 
 let sb: Sandbox;
 beforeAll(async () => {

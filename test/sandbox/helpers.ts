@@ -3,7 +3,8 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
+import { eventually } from '../support/polling';
+import { SANDBOX_ADMIN_HEADERS } from '../support/sandbox-admin';
 import { DEFAULT_SANDBOX_KEY, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox';
 
 export const KEY = DEFAULT_SANDBOX_KEY;
@@ -166,21 +167,17 @@ export class Receiver {
   }
 
   async waitFor(ref: string, n = 1, ms = 3000): Promise<Hit[]> {
-    await waitUntil(() => this.for(ref).length >= n, ms, `${n} webhook(s) for ${ref}`);
+    await eventually(() => this.for(ref).length >= n, {
+      timeoutMs: ms,
+      intervalMs: 10,
+      description: `${n} webhook(s) for ${ref}`,
+    });
     return this.for(ref);
   }
 
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise((r) => this.server?.close(r));
-  }
-}
-
-export async function waitUntil(check: () => boolean, ms = 3000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
   }
 }
 

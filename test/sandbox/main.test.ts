@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { optionsFromEnv } from '../../src/sandbox/main';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
-import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
+import { SANDBOX_ADMIN_HEADERS } from '../support/sandbox-admin';
 
 const ROOT = join(__dirname, '..', '..');
 const KEY = 'sandbox_sk_process_test_key_0001';

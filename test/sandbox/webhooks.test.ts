@@ -2,7 +2,8 @@
 // rules, the error log, retries on the sandbox clock, and the webhook faults (duplicate,
 // out-of-order, failed delivery).
 import { startSandbox, type Sandbox, SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
-import { client, KEY, opensslHmac, Receiver, uid, waitUntil, type Hit, type Json } from './helpers';
+import { client, KEY, opensslHmac, Receiver, uid, type Hit, type Json } from './helpers';
+import { eventually } from '../support/polling';
 
 const receiver = new Receiver();
 beforeAll(() => receiver.start());
@@ -168,7 +169,7 @@ describe('E-2 virtual-account notification', () => {
     async (version, expected, shape) => {
       await withSandbox({ webhookVersion: version }, async (_sb, api) => {
         const { account, customer } = await credit(api);
-        await waitUntil(() => receiver.hits.length >= 1);
+        await eventually(() => receiver.hits.length >= 1, { timeoutMs: 3000, intervalMs: 10 });
         const hit = receiver.hits[0];
         const sig = String(hit.headers['x-service-signature']);
         expect(sig).toMatch(shape);
@@ -304,7 +305,7 @@ describe('webhook faults', () => {
       expect(receiver.hits).toHaveLength(0);
       expect((await api.admin.get('/webhooks')).body!.data.held).toBe(3);
       expect((await api.admin.post('/webhook-faults/release')).body!.data).toEqual({ released: 3 });
-      await waitUntil(() => receiver.hits.length === 3);
+      await eventually(() => receiver.hits.length === 3, { timeoutMs: 3000, intervalMs: 10 });
       expect(receiver.hits.map((h) => h.json.TransactionRef)).toEqual([...refs].reverse());
     });
   });

@@ -3,8 +3,7 @@
 // run (a catch-up after an outage, an operator's mistake) and a manual trigger move no money twice.
 import { randomUUID } from 'node:crypto';
 import type { ScheduleHandle } from '@temporalio/client';
-import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { firstPaymentCheckoutUrl, startRecurring, waitForState } from '../../src/starters/payments';
 import { getMandateState, startMandate, submitMandateOtp } from '../../src/starters/mandates';
 import {
@@ -18,9 +17,9 @@ import { getRecurringState } from '../../src/starters/payments';
 import { MANDATE_OTP, SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { scheduledChargeReference, type ScheduledRunResult } from '../../src/shared/scheduled-money';
 import type { MandateRequest } from '../../src/shared/mandate';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin } from '../pos/sandbox';
-import { recordHistory } from '../helpers/replay';
+import { startServices, testConfig } from '../support/stack';
+import { SandboxAdmin } from '../support/sandbox-admin';
+import { recordHistory } from '../support/replay';
 
 jest.setTimeout(120_000);
 
@@ -28,11 +27,7 @@ const config = testConfig();
 let services: RunningServices;
 let admin: SandboxAdmin;
 beforeAll(async () => {
-  services = await runServices({
-    config,
-    logger: createLogger({ destination: new LogCapture() }),
-    workflowBundle: await workflowBundle(),
-  });
+  services = await startServices(config);
   admin = new SandboxAdmin(services.sandboxUrl!);
 }, 60_000);
 afterAll(() => services?.stop());

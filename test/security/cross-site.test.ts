@@ -12,8 +12,8 @@ import { createLogger } from '../../src/logging/logger';
 import { DEFAULT_SANDBOX_KEY, startSandbox, type Sandbox } from '../../src/sandbox';
 import { createTemporalClient } from '../../src/temporal/client';
 import { closeServer, createWebhookReceiver, listen } from '../../src/webhooks/receiver';
-import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
-import { testConfig } from '../helpers/temporal';
+import { SANDBOX_ADMIN_HEADERS } from '../support/sandbox-admin';
+import { testConfig } from '../support/stack';
 
 const config = testConfig();
 const UI_ORIGIN = 'http://localhost:8233';

@@ -19,12 +19,12 @@ import {
   getCardPaymentState,
   getDirectPaymentState,
 } from '../../src/starters/payments';
-import { LogCapture, testConfig } from '../helpers/temporal';
-import { usePaymentServices } from '../payments/helpers';
+import { LogCapture, testConfig } from '../support/stack';
+import { useServices } from '../support/stack';
 
 const capture = new LogCapture();
 const config = testConfig({ LOG_LEVEL: 'debug' });
-const env = usePaymentServices(config, createLogger({ level: 'debug', destination: capture }));
+const env = useServices(config, createLogger({ level: 'debug', destination: capture }));
 
 /** Secrets sent in this file, each distinctive enough that finding it anywhere means it leaked. */
 const secrets = new Map<string, string>();

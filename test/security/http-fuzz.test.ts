@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import fc from 'fast-check';
 import { Client, Connection } from '@temporalio/client';
-import { devServerAddress } from '../helpers/temporal';
-import { SANDBOX_ADMIN_HEADERS } from '../helpers/sandbox-admin';
+import { devServerAddress } from '../support/stack';
+import { SANDBOX_ADMIN_HEADERS } from '../support/sandbox-admin';
 
 const FIXTURE = join(__dirname, 'fixtures', 'servers.ts');
 const taskQueue = `fuzz-${randomUUID()}`;

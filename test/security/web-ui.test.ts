@@ -16,10 +16,11 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createLogger } from '../../src/logging/logger';
 import { TEST_CARDS } from '../../src/sandbox';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
 import { getCardPaymentState, startCardPayment, waitForState } from '../../src/starters/payments';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { eventually } from '../support/polling';
+import { LogCapture, startServices, testConfig, workflowBundle } from '../support/stack';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -107,7 +108,7 @@ const context = (text: string, at: number): string => text.slice(Math.max(0, at 
       CODEC_SERVER_TOKEN: token,
       CODEC_CORS_ORIGINS: uiUrl,
     });
-    services = await runServices({ config, logger, workflowBundle: bundle.value });
+    services = await startServices(config, { logger, workflowBundle: bundle.value });
   }, 90_000);
 
   afterAll(async () => {
@@ -173,16 +174,15 @@ const context = (text: string, at: number): string => text.slice(Math.max(0, at 
   /** Waits until the page's text contains every needle at least `times` times; says which fell short on timeout. */
   async function waitForText(page: Page, needles: string[], times = 1): Promise<void> {
     const short = (text: string) => needles.filter((n) => text.split(n).length - 1 < times);
-    const deadline = Date.now() + STEP_MS;
-    for (;;) {
-      const missing = short(await page.locator('body').innerText());
-      if (missing.length === 0) return;
-      if (Date.now() > deadline)
-        throw new Error(
-          `the Web UI never showed ${JSON.stringify(missing)} ${times} time(s) (decoded input not rendered?)`,
-        );
-      await page.waitForTimeout(250);
-    }
+    const missing = await eventually(
+      async () => short(await page.locator('body').innerText()),
+      (m) => m.length === 0,
+      { timeoutMs: STEP_MS, intervalMs: 250, returnLastOnTimeout: true },
+    );
+    if (missing.length > 0)
+      throw new Error(
+        `the Web UI never showed ${JSON.stringify(missing)} ${times} time(s) (decoded input not rendered?)`,
+      );
   }
 
   it('control: the checks do find a card number and CVV that are in a workflow input', async () => {

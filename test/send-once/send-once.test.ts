@@ -7,8 +7,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ProbeActivities, sendOnceProbeWorkflow } from '../fixtures/send-once-workflows';
-import { workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
 beforeAll(async () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
+import { sleep } from '../support/polling';
 
 export const DIST = join(PROJECT_ROOT, 'dist');
 export const BUILT = {
@@ -38,8 +39,6 @@ export function buildIsFresh(): boolean {
   if (!Object.values(BUILT).every((f) => existsSync(f))) return false;
   return statSync(BUILT.workflowBundle).mtimeMs >= newestSourceMtime();
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function ensureBuilt(): Promise<void> {
   if (buildIsFresh()) return;

@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config/config';
 import { closeStarters, connectStarters } from '../../src/starters/connect';
 import { startVend } from '../../src/starters/vending';
 import { vendStateQuery } from '../../src/shared/vending';
-import { SandboxAdmin } from '../pos/sandbox';
+import { SandboxAdmin } from '../support/sandbox-admin';
 
 jest.setTimeout(120_000);
 

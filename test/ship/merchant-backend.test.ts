@@ -7,12 +7,12 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinModules } from 'node:module';
-import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin } from '../pos/sandbox';
+import { startServices, testConfig } from '../support/stack';
+import { eventually } from '../support/polling';
+import { SandboxAdmin } from '../support/sandbox-admin';
 import { BUILT, ensureBuilt } from './build';
 
 jest.setTimeout(90_000);
@@ -33,11 +33,7 @@ let backendOutput = '';
 
 beforeAll(async () => {
   await ensureBuilt();
-  services = await runServices({
-    config,
-    logger: createLogger({ destination: new LogCapture() }),
-    workflowBundle: await workflowBundle(),
-  });
+  services = await startServices(config);
   backend = spawn(process.execPath, [EXAMPLE], {
     cwd: PROJECT_ROOT,
     env: {
@@ -80,13 +76,13 @@ const api = async (method: string, path: string, body?: unknown) => {
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
-async function until(path: string, done: (s: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
-  for (let i = 0; ; i++) {
-    const { body } = await api('GET', path);
-    if (done(body) || i > 300) return body;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** GETs `path` until `done`; at the deadline, the last answer for the test's assertions. */
+const until = (path: string, done: (s: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> =>
+  eventually(async () => (await api('GET', path)).body, done, {
+    attempts: 302,
+    intervalMs: 100,
+    returnLastOnTimeout: true,
+  });
 
 describe('the package', () => {
   it('exports the built, typed starters and a payflow bin', () => {
@@ -142,7 +138,7 @@ describe('the package', () => {
   });
 });
 
-describe('examples/merchant-backend', () => {
+describe('a merchant backend taking payments through the package', () => {
   it('imports nothing but the package and Node built-ins', () => {
     const source = readFileSync(EXAMPLE, 'utf8');
     const required = [...source.matchAll(/require\(['"]([^'"]+)['"]\)/g)].map((m) => m[1]);

@@ -5,12 +5,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { runVend } from '../../src/starters/vending';
 import { MissingWorkflowBundleError, prebuiltWorkflowBundle } from '../../src/workers/workflow-bundle';
-import { LogCapture, testConfig } from '../helpers/temporal';
-import { SandboxAdmin } from '../pos/sandbox';
+import { startServices, testConfig } from '../support/stack';
+import { SandboxAdmin } from '../support/sandbox-admin';
 import { BUILT, ensureBuilt } from './build';
 import { startWorkerProcess, stopWorkerProcess, workerEnvironment, type WorkerProcess } from './processes';
 
@@ -20,18 +19,14 @@ let worker: WorkerProcess | undefined;
 
 beforeAll(async () => {
   await ensureBuilt();
-  services = await runServices({
-    config,
-    logger: createLogger({ destination: new LogCapture() }),
-    withoutWorker: true,
-  });
+  services = await startServices(config, { withoutWorker: true });
 }, 180_000);
 afterAll(async () => {
   if (worker) await stopWorkerProcess(worker, 5_000);
   await services?.stop();
 });
 
-describe('prebuiltWorkflowBundle', () => {
+describe('choosing the workflow bundle the worker loads', () => {
   it('is the built file when running compiled, nothing under tsx, and an error (never a silent webpack run) when the file is missing', () => {
     expect(prebuiltWorkflowBundle(BUILT.workflowBundle, true)).toEqual({ codePath: BUILT.workflowBundle });
     expect(prebuiltWorkflowBundle(BUILT.workflowBundle, false)).toBeUndefined();

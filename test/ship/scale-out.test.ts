@@ -6,12 +6,12 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { startVend } from '../../src/starters/vending';
 import type { VendInput } from '../../src/shared/vending';
-import { LogCapture, testConfig } from '../helpers/temporal';
-import { SandboxAdmin } from '../pos/sandbox';
+import { startServices, testConfig } from '../support/stack';
+import { sleep } from '../support/polling';
+import { SandboxAdmin } from '../support/sandbox-admin';
 import { ensureBuilt } from './build';
 import { startWorkerProcess, stopWorkerProcess, workerEnvironment, type WorkerProcess } from './processes';
 
@@ -25,11 +25,7 @@ const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   await ensureBuilt();
-  services = await runServices({
-    config,
-    logger: createLogger({ destination: new LogCapture() }),
-    withoutWorker: true,
-  });
+  services = await startServices(config, { withoutWorker: true });
   admin = new SandboxAdmin(services.sandboxUrl!);
 }, 180_000);
 afterAll(async () => {
@@ -38,7 +34,6 @@ afterAll(async () => {
 });
 
 const identityOf = (w: WorkerProcess) => `${w.child.pid}@${hostname()}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Identities of the workers that started workflow or activity tasks of this run. */
 async function identities(handle: WorkflowHandle): Promise<Set<string>> {

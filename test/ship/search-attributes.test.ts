@@ -11,7 +11,8 @@ import {
   indexedValueType,
   SearchAttributeConflictError,
 } from '../../src/temporal/search-attribute-setup';
-import { devServerAddress } from '../helpers/temporal';
+import { eventually } from '../support/polling';
+import { devServerAddress } from '../support/stack';
 
 const { IndexedValueType } = temporal.api.enums.v1;
 let connection: Connection;
@@ -24,15 +25,13 @@ async function freshNamespace(): Promise<string> {
   const namespace = `sa-${randomUUID().slice(0, 8)}`;
   await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
   // A new namespace reaches the server's namespace cache after a moment.
-  for (let i = 0; ; i++) {
-    try {
-      await connection.operatorService.listSearchAttributes({ namespace });
-      return namespace;
-    } catch (err) {
-      if (i > 100) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  await eventually(() => connection.operatorService.listSearchAttributes({ namespace }), {
+    attempts: 102,
+    intervalMs: 200,
+    description: `namespace ${namespace}`,
+    ignoreErrors: true,
+  });
+  return namespace;
 }
 
 it('maps the registration types to the server enum', () => {

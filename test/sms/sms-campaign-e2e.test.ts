@@ -4,7 +4,7 @@
 // created twice, a refused G2, and the input rules.
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { CAMPAIGN_SEND_DELAY_MS, SMS_FAILING_BUCKET_ID } from '../../src/sandbox';
 import { NotFoundError } from '../../src/api';
 import {
@@ -20,9 +20,10 @@ import {
 import { StarterInputError } from '../../src/starters/input-error';
 import type { StarterContext } from '../../src/starters/connect';
 import { smsCampaignStateQuery, type SmsCampaignInput, type SmsCampaignState } from '../../src/shared/sms';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin, type RequestLogEntry } from '../pos/sandbox';
-import { recordHistory } from '../helpers/replay';
+import { LogCapture, startServices, testConfig } from '../support/stack';
+import { eventually } from '../support/polling';
+import { SandboxAdmin, type RequestLogEntry } from '../support/sandbox-admin';
+import { recordHistory } from '../support/replay';
 
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
 const config = testConfig();
@@ -32,7 +33,7 @@ let ctx: StarterContext;
 let templateId: string;
 
 beforeAll(async () => {
-  services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
+  services = await startServices(config, { logger });
   admin = new SandboxAdmin(services.sandboxUrl!);
   ctx = services.starters;
   templateId = (
@@ -64,17 +65,15 @@ const campaign = (
   options,
 });
 
-async function until(
+const until = (
   h: { query: (q: typeof smsCampaignStateQuery) => Promise<SmsCampaignState> },
   ok: (s: SmsCampaignState) => boolean,
-): Promise<SmsCampaignState> {
-  for (let i = 0; i < 300; i++) {
-    const s = await h.query(smsCampaignStateQuery);
-    if (ok(s)) return s;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`state never reached: ${JSON.stringify(await h.query(smsCampaignStateQuery))}`);
-}
+): Promise<SmsCampaignState> =>
+  eventually(() => h.query(smsCampaignStateQuery), ok, {
+    attempts: 300,
+    intervalMs: 50,
+    description: 'the campaign state',
+  });
 const creates = async (from: number) =>
   ((await admin.requests()) as RequestLogEntry[])
     .slice(from)

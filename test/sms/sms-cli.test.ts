@@ -1,50 +1,27 @@
 // `npm run cli -- sms ...` as a user runs it, against a running stack: templates CRUD, a send from
 // a JSON file with its progress lines and per-number result, a campaign created and followed to
 // success, campaigns listed and deleted; refusals (a broken rule, a 404) exit 2 with the reason.
-import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { CAMPAIGN_SEND_DELAY_MS, SMS_FAILING_NUMBER } from '../../src/sandbox';
 import { smsCampaignStateQuery } from '../../src/shared/sms';
 import { smsCampaignHandle } from '../../src/starters/sms';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin } from '../pos/sandbox';
+import { cliEnvironment, runCli, spawnCli } from '../support/cli';
+import { startServices, testConfig } from '../support/stack';
+import { SandboxAdmin } from '../support/sandbox-admin';
 
-const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
 const config = testConfig();
 let services: RunningServices;
 beforeAll(async () => {
-  services = await runServices({
-    config,
-    logger: createLogger({ destination: new LogCapture() }),
-    workflowBundle: await workflowBundle(),
-  });
+  services = await startServices(config);
 }, 60_000);
 afterAll(() => services?.stop());
 
-const cliEnv = () => ({
-  ...process.env,
-  TEMPORAL_ADDRESS: config.temporal.address,
-  TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
-  CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
-  PAYMENTS_BASE_URL: services.sandboxUrl!,
-  SANDBOX_ENABLED: 'false',
-  LOG_LEVEL: 'warn',
-});
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', CLI, ...args],
-      { env: cliEnv(), timeout: 60_000 },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cliEnv = () => cliEnvironment(config, services.sandboxUrl!);
+const cli = (args: string[]) => runCli(args, { env: cliEnv() });
 
 it('templates, a send with progress and per-number results, a campaign followed to success, refusals exit 2', async () => {
   // Templates (G5-G7).
@@ -100,13 +77,8 @@ it('templates, a send with progress and per-number results, a campaign followed 
   // A campaign created and followed; the service sends it when the sandbox clock moves.
   const cref = `cli-${randomUUID()}`;
   const name = `CLI ${randomUUID().slice(0, 8)}`;
-  let out = '';
-  const follower = spawn(
-    process.execPath,
+  const follower = spawnCli(
     [
-      '--import',
-      'tsx',
-      CLI,
       'sms',
       'campaigns',
       'create',
@@ -123,16 +95,15 @@ it('templates, a send with progress and per-number results, a campaign followed 
       '--poll-interval',
       '100ms',
     ],
-    { env: cliEnv() },
+    cliEnv(),
   );
-  follower.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  const exited = new Promise<number>((r) => follower.on('exit', (code) => r(code ?? 1)));
+  const { exited } = follower;
   const handle = smsCampaignHandle(services.starters, cref);
   let campaignId = '';
   for (let i = 0; i < 600 && !campaignId; i++) {
     try {
       const s = await handle.query(smsCampaignStateQuery);
-      if (s.serviceStatus === 'pending' && out.includes('service=pending')) campaignId = s.campaignId!;
+      if (s.serviceStatus === 'pending' && follower.output().includes('service=pending')) campaignId = s.campaignId!;
     } catch {
       // not started yet
     }
@@ -140,9 +111,9 @@ it('templates, a send with progress and per-number results, a campaign followed 
   }
   await new SandboxAdmin(services.sandboxUrl!).advanceClock(CAMPAIGN_SEND_DELAY_MS);
   expect(await exited).toBe(0);
-  expect(out).toContain(`started sms-campaign-${cref}`);
-  expect(out).toContain(`[sms-campaign ${cref}] following campaign=${campaignId} service=pending`);
-  expect(out).toMatch(
+  expect(follower.output()).toContain(`started sms-campaign-${cref}`);
+  expect(follower.output()).toContain(`[sms-campaign ${cref}] following campaign=${campaignId} service=pending`);
+  expect(follower.output()).toMatch(
     new RegExp(
       `\\[sms-campaign ${cref}\\] success campaign=${campaignId} service=success polls=\\d+ \\(final\\) — campaign ${campaignId} was sent`,
     ),

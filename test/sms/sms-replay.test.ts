@@ -1,7 +1,7 @@
 // Recorded SMS histories (written by the e2e tests through recordHistory; RECORD_HISTORIES=1 to
 // refresh) replay against the current workflow code: a change cannot break running sends or
 // campaign followers.
-import { replayHistory } from '../helpers/replay';
+import { replayHistory } from '../support/replay';
 
 it.each(['sms-send-bad-number-among-good', 'sms-send-5xx-outcome-unknown', 'sms-campaign-lost-create-found-success'])(
   'replays %s without non-determinism',

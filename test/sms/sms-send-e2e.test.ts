@@ -4,16 +4,16 @@
 // answers, a lost answer never resent, input rules, and no phone number in any log line.
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { SMS_COST_PER_PAGE, SMS_FAILING_NUMBER, SMS_MAX_MESSAGES_PER_REQUEST, type SentSms } from '../../src/sandbox';
 import { runSmsSend, startSmsSend } from '../../src/starters/sms';
 import { StarterInputError } from '../../src/starters/input-error';
 import type { StarterContext } from '../../src/starters/connect';
 import type { SmsSendInput } from '../../src/shared/sms';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { sandboxAdminCall } from '../helpers/sandbox-admin';
-import { recordHistory } from '../helpers/replay';
-import { SandboxAdmin, type RequestLogEntry } from '../pos/sandbox';
+import { LogCapture, startServices, testConfig } from '../support/stack';
+import { sandboxAdminCall } from '../support/sandbox-admin';
+import { recordHistory } from '../support/replay';
+import { SandboxAdmin, type RequestLogEntry } from '../support/sandbox-admin';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'info' });
@@ -23,7 +23,7 @@ let admin: SandboxAdmin;
 let ctx: StarterContext;
 
 beforeAll(async () => {
-  services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
+  services = await startServices(config, { logger });
   admin = new SandboxAdmin(services.sandboxUrl!);
   ctx = services.starters;
 }, 60_000);

@@ -25,7 +25,7 @@ const entry = (index: number, phone: string, message = 'hi'): SmsEntry => ({
 const issues = (r: { success: boolean; error?: Parameters<typeof issuesOf>[0] }) =>
   r.success ? '' : describeIssues(issuesOf(r.error!));
 
-describe('checkSmsMessages', () => {
+describe("checking a send's numbers", () => {
   it('keeps the good entries, names each bad one with its field and rule, sends an exact repeat once', () => {
     const r = checkSmsMessages([
       { phone_number: '2348012345678', message: 'a' },
@@ -62,7 +62,7 @@ describe('checkSmsMessages', () => {
   });
 });
 
-describe('planSmsBatches', () => {
+describe('splitting a send into batches', () => {
   it('splits in input order within the size and never puts one number twice in a batch', () => {
     const list = Array.from({ length: 7 }, (_, i) => entry(i, `23480100000${String(i).padStart(2, '0')}`));
     expect(planSmsBatches(list, 3).map((b) => b.map((e) => e.index))).toEqual([[0, 1, 2], [3, 4, 5], [6]]);
@@ -72,7 +72,7 @@ describe('planSmsBatches', () => {
   });
 });
 
-describe('matchSmsBatch', () => {
+describe("reading each number's outcome from a batch answer", () => {
   const entries = [entry(0, '2348011111111'), entry(1, '2348022222222'), entry(2, '2348033333333')];
   it('sent, failed with the service text, and unnamed numbers as outcome_unknown', () => {
     const m = matchSmsBatch(2, entries, {

@@ -24,8 +24,9 @@ import {
 import type { StarterContext } from '../../src/starters/connect';
 import { startSmsCampaign } from '../../src/starters/sms';
 import type { smsCampaignWorkflow, smsSendWorkflow } from '../../src/workflows/sms';
-import { LogCapture, workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { eventually } from '../support/polling';
+import { LogCapture, workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
 let sandbox: Sandbox;
@@ -52,18 +53,9 @@ const worker = async (taskQueue: string, activities: object, opts: { noCache?: b
     ...(opts.noCache ? { maxCachedWorkflows: 0 } : {}),
   });
 
-async function until<S>(read: () => Promise<S>, ok: (s: S) => boolean): Promise<S> {
-  for (let i = 0; i < 400; i++) {
-    try {
-      const s = await read();
-      if (ok(s)) return s;
-    } catch {
-      // not started yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return read();
-}
+/** Reads until `ok` (a read that throws: not started yet); at the deadline, the last read for the test's assertions. */
+const until = <S>(read: () => Promise<S>, ok: (s: S) => boolean): Promise<S> =>
+  eventually(read, ok, { attempts: 400, intervalMs: 50, ignoreErrors: true, returnLastOnTimeout: true });
 
 it('a scheduled campaign waits durably for its send time (3 days, across a worker restart), then follows it to success', async () => {
   const taskQueue = `sms-ts-${randomUUID()}`;

@@ -1,6 +1,7 @@
 // Recorded vending histories (made by test/pos/record-histories.ts) replay against the
 // current workflow code.
-import { VENDING_HISTORIES, historyNames, replayHistoryFrom } from '../pos/fixtures/histories';
+import { VENDING_HISTORIES } from '../pos/fixtures/histories';
+import { historyNames, replayHistoryFrom } from '../support/replay';
 
 const names = historyNames(VENDING_HISTORIES);
 

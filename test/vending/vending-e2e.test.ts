@@ -2,14 +2,16 @@
 // the token delivered, and a dropped purchase response never vended twice (H4 by reference
 // before any new attempt), each checked against the sandbox ledger and request log.
 import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { vendStateQuery, type VendInput, type VendStatus } from '../../src/shared/vending';
 import { PENDING_METER, PENDING_VEND_MS } from '../../src/sandbox/vending';
 import { runVend, startVend } from '../../src/starters/vending';
 import { StarterInputError } from '../../src/starters/input-error';
 import type { StarterContext } from '../../src/starters/connect';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { SandboxAdmin, shortRef, type RequestLogEntry } from '../pos/sandbox';
+import { LogCapture, startServices, testConfig } from '../support/stack';
+import { shortRef } from '../pos/sandbox';
+import { eventually } from '../support/polling';
+import { SandboxAdmin, type RequestLogEntry } from '../support/sandbox-admin';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'info' });
@@ -19,7 +21,7 @@ let admin: SandboxAdmin;
 let ctx: StarterContext;
 
 beforeAll(async () => {
-  services = await runServices({ config, logger, workflowBundle: await workflowBundle() });
+  services = await startServices(config, { logger });
   admin = new SandboxAdmin(services.sandboxUrl!);
   ctx = services.starters;
 }, 60_000);
@@ -40,11 +42,11 @@ const sale = (over: Partial<VendInput> = {}): VendInput => ({
 });
 
 async function waitForStatus(h: Awaited<ReturnType<typeof startVend>>, status: VendStatus): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if ((await h.query(vendStateQuery)).status === status) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`never reached ${status}: ${JSON.stringify(await h.query(vendStateQuery))}`);
+  await eventually(
+    () => h.query(vendStateQuery),
+    (s) => s.status === status,
+    { attempts: 200, intervalMs: 100, description: `status ${status}` },
+  );
 }
 
 /** The vending calls the sandbox saw since `from`, as short strings. */

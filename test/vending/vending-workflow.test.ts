@@ -20,8 +20,8 @@ import {
 } from '../../src/shared/vending';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import type { vendElectricityWorkflow } from '../../src/workflows/vending';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 import { unusedClaimCheck } from '../pos/helpers';
 import { FailureTypes } from '../../src/shared/failures';
 
@@ -146,7 +146,7 @@ function assertNoResendWithoutCheck(calls: Call[]): void {
   });
 }
 
-describe('electricity vending workflow', () => {
+describe('an electricity vend, step by step, with scripted activities', () => {
   it('vends: providers, lookup, one purchase, the token', async () => {
     const { result, calls } = await run({ purchases: ['ok'], checks: [] });
     expect(result).toMatchObject({ status: 'vended', token: '1234-5678-9012-3456-7890', attempt: 1 });

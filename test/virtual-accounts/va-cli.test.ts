@@ -1,52 +1,29 @@
 // `npm run cli -- va ...` as a user runs it against a running stack: account creation names the
 // field the service refused (the BVN, the beneficiary account) without ever printing the BVN;
 // lookups; the error log and an on-demand sweep that works it off.
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '../../src/logging/logger';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { MISMATCHED_BVN } from '../../src/sandbox';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { sandboxAdminCall } from '../helpers/sandbox-admin';
+import { cliEnvironment, runCli } from '../support/cli';
+import { startServices, testConfig } from '../support/stack';
+import { sandboxAdminCall } from '../support/sandbox-admin';
 
 jest.setTimeout(120_000);
 
-const CLI = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
 const config = testConfig();
 let services: RunningServices;
 beforeAll(async () => {
-  services = await runServices({
-    config,
-    logger: createLogger({ destination: new LogCapture() }),
-    workflowBundle: await workflowBundle(),
+  services = await startServices(config, {
     sandbox: { webhookRetryScheduleMs: [50] },
   });
 }, 60_000);
 afterAll(() => services?.stop());
 
-const cliEnv = () => ({
-  ...process.env,
-  TEMPORAL_ADDRESS: config.temporal.address,
-  TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
-  CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
-  PAYMENTS_BASE_URL: services.sandboxUrl!,
-  SANDBOX_ENABLED: 'false',
-  LOG_LEVEL: 'warn',
-});
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['--import', 'tsx', CLI, 'va', ...args],
-      { env: cliEnv(), timeout: 60_000 },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin!.end('');
-  });
-}
+/** `va <args>`. */
+const cli = (args: string[]) => runCli(['va', ...args], { env: cliEnvironment(config, services.sandboxUrl!) });
 const bvnFile = (bvn: string) => {
   const file = join(mkdtempSync(join(tmpdir(), 'va-cli-')), 'bvn.txt');
   writeFileSync(file, `${bvn}\n`, { mode: 0o600 });

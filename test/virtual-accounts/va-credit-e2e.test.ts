@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runServices, type RunningServices } from '../../src/stack/services';
+import type { RunningServices } from '../../src/stack/services';
 import { createLogger } from '../../src/logging/logger';
 import { VirtualAccountCreditStore } from '../../src/virtual-accounts/credit-store';
 import {
@@ -23,9 +23,10 @@ import {
 } from '../../src/shared/virtual-account-webhook';
 import { PaymentStatus } from '../../src/shared/search-attributes';
 import { ensureErrorLogSweepSchedule, errorLogSweepScheduleId } from '../../src/temporal/schedules';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { sandboxAdminCall } from '../helpers/sandbox-admin';
-import { recordHistory } from '../helpers/replay';
+import { LogCapture, startServices, testConfig } from '../support/stack';
+import { eventually } from '../support/polling';
+import { sandboxAdminCall } from '../support/sandbox-admin';
+import { recordHistory } from '../support/replay';
 
 jest.setTimeout(120_000);
 
@@ -66,19 +67,9 @@ class MerchantBackend {
   }
 }
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, tries = 200): Promise<T> {
-  let last: T | undefined;
-  for (let i = 0; i < tries; i++) {
-    try {
-      last = await read();
-      if (ok(last)) return last;
-    } catch {
-      // not there yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what} not reached; last: ${JSON.stringify(last)}`);
-}
+/** Reads every 100 ms, `tries` times at most (a read that throws: not there yet), until `ok`. */
+const until = <T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, tries = 200): Promise<T> =>
+  eventually(read, ok, { attempts: tries, intervalMs: 100, description: what, ignoreErrors: true });
 
 describe('virtual-account credits, with a function as the credit handler', () => {
   let services: RunningServices;
@@ -89,10 +80,8 @@ describe('virtual-account credits, with a function as the credit handler', () =>
   const config = testConfig();
 
   beforeAll(async () => {
-    services = await runServices({
-      config,
+    services = await startServices(config, {
       logger,
-      workflowBundle: await workflowBundle(),
       // One delivery attempt every 50 ms of sandbox time: a failed notification lands in the error log at once.
       sandbox: { webhookRetryScheduleMs: [50, 50, 50] },
       creditHandler: async (req) => {
@@ -293,11 +282,10 @@ describe('virtual-account credits, with the HTTP callback as the credit handler'
 
   beforeAll(async () => {
     await merchant.start();
-    services = await runServices({
-      config: testConfig({ VA_CREDIT_CALLBACK_URL: merchant.url, VA_CREDIT_CALLBACK_SECRET: CALLBACK_SECRET }),
-      logger,
-      workflowBundle: await workflowBundle(),
-    });
+    services = await startServices(
+      testConfig({ VA_CREDIT_CALLBACK_URL: merchant.url, VA_CREDIT_CALLBACK_SECRET: CALLBACK_SECRET }),
+      { logger },
+    );
   });
   afterAll(async () => {
     await services?.stop();

@@ -15,8 +15,8 @@ import {
   type VirtualAccountCredit,
   type VirtualAccountCreditOutcome,
 } from '../../src/shared/virtual-account-webhook';
-import { workflowBundle } from '../helpers/temporal';
-import { createTimeSkippingEnv } from '../helpers/time-skipping';
+import { workflowBundle } from '../support/stack';
+import { createTimeSkippingEnv } from '../support/time-skipping';
 
 type Activities = ReturnType<typeof createVirtualAccountActivities>;
 

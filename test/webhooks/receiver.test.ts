@@ -15,7 +15,8 @@ import type { ClaimCheckStore } from '../../src/claim-check/store';
 import { VirtualAccountCreditStore } from '../../src/virtual-accounts/credit-store';
 import { PaymentsClient } from '../../src/api';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
+import { eventually } from '../support/polling';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 
 const config = testConfig();
 const key = config.payments.secretKey;
@@ -106,16 +107,19 @@ const post = (body: string, headers: Record<string, string>) =>
 
 async function heldEvents(ref: string) {
   const handle = client.workflow.getHandle(`payment-${ref}`);
-  for (let i = 0; i < 50; i++) {
-    try {
-      return await handle.query(unmatchedWebhookQuery);
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError) && !/not found|no poller|timeout/i.test((err as Error).message))
-        throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  throw new Error('workflow never answered');
+  const answered = await eventually(
+    async () => {
+      try {
+        return { events: await handle.query(unmatchedWebhookQuery) };
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError) && !/not found|no poller|timeout/i.test((err as Error).message))
+          throw err;
+        return undefined; // not started, or no worker has picked it up yet
+      }
+    },
+    { attempts: 50, intervalMs: 200, description: 'the workflow to answer' },
+  );
+  return answered.events;
 }
 
 describe('payment webhook (E-1)', () => {

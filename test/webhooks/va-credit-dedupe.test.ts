@@ -24,8 +24,9 @@ import {
   type VirtualAccountCredit,
   type VirtualAccountCreditOutcome,
 } from '../../src/shared/virtual-account-webhook';
-import { LogCapture, testConfig, workflowBundle } from '../helpers/temporal';
-import { recordHistory } from '../helpers/replay';
+import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { eventually } from '../support/polling';
+import { recordHistory } from '../support/replay';
 
 jest.setTimeout(120_000);
 
@@ -158,16 +159,18 @@ async function deleteExecution(ref: string): Promise<void> {
     workflowExecution: { workflowId },
   });
   // Deletion is asynchronous (the dev server takes about half a minute).
-  for (let i = 0; i < 300; i++) {
-    try {
-      await client.workflow.getHandle(workflowId).describe();
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return;
-      throw err;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error('the execution was not deleted');
+  await eventually(
+    async () => {
+      try {
+        await client.workflow.getHandle(workflowId).describe();
+        return false;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return true;
+        throw err;
+      }
+    },
+    { attempts: 300, intervalMs: 250, description: 'the execution to be deleted' },
+  );
 }
 
 describe('durable duplicate check across restarts and past retention', () => {

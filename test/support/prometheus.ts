@@ -1,5 +1,7 @@
 // Reads a Prometheus text exposition (what /metrics answers) into samples, for assertions on metric
 // names, labels and values.
+import { eventually } from './polling';
+
 export interface Sample {
   name: string;
   labels: Record<string, string>;
@@ -37,15 +39,14 @@ export async function scrape(url: string): Promise<{ text: string; samples: Samp
 }
 
 /** Scrapes until `ready(samples)` holds (metrics are exported as activations and requests finish), or the deadline passes. */
-export async function scrapeUntil(
+export function scrapeUntil(
   url: string,
   ready: (samples: Sample[]) => boolean,
   deadlineMs = 20_000,
 ): Promise<{ text: string; samples: Sample[] }> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const got = await scrape(url);
-    if (ready(got.samples) || Date.now() > until) return got;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  return eventually(
+    () => scrape(url),
+    (got) => ready(got.samples),
+    { timeoutMs: deadlineMs, intervalMs: 250, returnLastOnTimeout: true },
+  );
 }

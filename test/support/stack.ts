@@ -1,9 +1,15 @@
-// Test helpers: config aimed at the suite's dev server, a once-per-process workflow bundle,
-// and a log capture stream.
+// The stack a test runs against: config aimed at the suite's dev server and claim-check PostgreSQL
+// (both started once per jest run by jest-global-setup.ts), a once-per-process workflow bundle, the
+// services (worker, sandbox, webhook receiver, codec server) started for a test file, and a log
+// capture stream.
 import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Logger } from 'pino';
 import { loadConfig, type AppConfig } from '../../src/config/config';
+import { createLogger } from '../../src/logging/logger';
+import { runServices, type RunServicesOptions, type RunningServices } from '../../src/stack/services';
+import { SandboxAdmin } from './sandbox-admin';
 import { METRICS_INTERCEPTOR_PATH, PRELOADED_WORKFLOW_MODULES, WORKFLOWS_PATH } from '../../src/workers/worker';
 import { FAILURE_CONVERTER_PATH } from '../../src/codec/data-converter';
 
@@ -106,4 +112,42 @@ function withoutRunNoise(value: unknown, depth = 0): unknown {
     return out;
   }
   return value;
+}
+
+/** A logger whose lines go to a capture nobody reads (the default for a test's services). */
+export function quietLogger(): Logger {
+  return createLogger({ destination: new LogCapture() });
+}
+
+export type ServicesOptions = Partial<Omit<RunServicesOptions, 'config'>>;
+
+/**
+ * The services for `config` (`runServices`), with a quiet logger and the worker's once-per-process
+ * workflow bundle unless `options` says otherwise (no bundle is built for `withoutWorker`).
+ */
+export async function startServices(config: AppConfig, options: ServicesOptions = {}): Promise<RunningServices> {
+  return runServices({
+    ...options,
+    config,
+    logger: options.logger ?? quietLogger(),
+    workflowBundle: options.workflowBundle ?? (options.withoutWorker ? undefined : await workflowBundle()),
+  });
+}
+
+/**
+ * The services for one test file, started before its first test and stopped after its last, with
+ * an admin client for their sandbox. Logs go to a discarded capture unless the file passes its own
+ * logger.
+ */
+export function useServices(
+  config: AppConfig,
+  logger: Logger = quietLogger(),
+): { readonly services: RunningServices; readonly admin: SandboxAdmin } {
+  const env = {} as { services: RunningServices; admin: SandboxAdmin };
+  beforeAll(async () => {
+    env.services = await startServices(config, { logger });
+    env.admin = new SandboxAdmin(env.services.sandboxUrl!);
+  });
+  afterAll(() => env.services?.stop());
+  return env;
 }

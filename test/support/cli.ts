@@ -1,0 +1,79 @@
+// The CLI (`npm run cli -- …`, src/starters/cli.ts) as a user runs it against a test's running
+// stack: its own process under tsx, configured only through the environment, the sandbox as the
+// service.
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { join } from 'node:path';
+import type { AppConfig } from '../../src/config/config';
+
+export const CLI_ENTRY = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
+
+export interface CliResult {
+  /** The exit code (1 when it was killed or could not start). */
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment that points the CLI at `config`'s dev server, task queue and claim-check store, and at the sandbox. */
+export function cliEnvironment(
+  config: AppConfig,
+  sandboxUrl: string,
+  overrides: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TEMPORAL_ADDRESS: config.temporal.address,
+    TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
+    CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
+    PAYMENTS_BASE_URL: sandboxUrl,
+    SANDBOX_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+    ...overrides,
+  };
+}
+
+export interface RunCliOptions {
+  env: NodeJS.ProcessEnv;
+  /** What the command reads on stdin (closed after it; empty by default). */
+  stdin?: string;
+  /** Killed after this long. Default 60 s. */
+  timeoutMs?: number;
+}
+
+/** Runs one CLI command to its end; a non-zero exit is a result (`code`), not a rejection. */
+export function runCli(args: string[], { env, stdin = '', timeoutMs = 60_000 }: RunCliOptions): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', CLI_ENTRY, ...args],
+      { env, timeout: timeoutMs },
+      (err, stdout, stderr) => {
+        const code = err ? (err as { code?: unknown }).code : 0;
+        resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
+      },
+    );
+    child.stdin!.end(stdin);
+  });
+}
+
+/**
+ * Like runCli, but a non-zero exit rejects (for commands that must succeed), with an Error that
+ * carries `code`, `stdout` and `stderr` as node's execFile error does.
+ */
+export async function runCliOk(args: string[], options: RunCliOptions): Promise<{ stdout: string; stderr: string }> {
+  const r = await runCli(args, options);
+  if (r.code !== 0) throw Object.assign(new Error(`cli ${args.join(' ')} exited ${r.code}\n${r.stderr}`), r);
+  return { stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A CLI command left running (e.g. one that follows a flow), with its output as it comes and its exit code. */
+export function spawnCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcessWithoutNullStreams; output: () => string; exited: Promise<number> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], { env });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  const exited = new Promise<number>((r) => child.on('exit', (code) => r(code ?? 1)));
+  return { child, output: () => out, exited };
+}
