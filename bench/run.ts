@@ -6,6 +6,7 @@
 //   npm run bench -- --quick               a short run (under 5 minutes on 2 cores)
 //   npm run bench -- --scenario overhead   one scenario (overhead, direct, waiting, pos-poll, ingress, soak)
 //   npm run bench -- --json FILE           the figures as JSON (and FILE's name with .svg: the latency chart)
+//   npm run bench -- --worker-env K=V      our worker with a setting changed (e.g. WORKER_WORKFLOW_POLLERS=auto)
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { dirname } from 'node:path';
@@ -27,10 +28,12 @@ export interface BenchArgs {
   quick: boolean;
   json?: string;
   scenarios: Scenario[];
+  /** Environment for our worker processes (tuning experiments). */
+  workerEnv: Record<string, string>;
 }
 
 export function parseBenchArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [...SCENARIOS] };
+  const args: BenchArgs = { quick: false, scenarios: [...SCENARIOS], workerEnv: {} };
   const picked: Scenario[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -43,7 +46,11 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
       const name = argv[++i] as Scenario;
       if (!SCENARIOS.includes(name)) throw new Error(`--scenario must be one of ${SCENARIOS.join(', ')}`);
       picked.push(name);
-    } else throw new Error(`unknown argument ${a} (--quick, --json FILE, --scenario NAME)`);
+    } else if (a === '--worker-env') {
+      const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(argv[++i] ?? '');
+      if (!m) throw new Error('--worker-env needs NAME=value');
+      args.workerEnv[m[1]] = m[2];
+    } else throw new Error(`unknown argument ${a} (--quick, --json FILE, --scenario NAME, --worker-env K=V)`);
   }
   if (picked.length) args.scenarios = picked;
   return args;
@@ -106,6 +113,7 @@ async function main(): Promise<void> {
   const stack: BenchStack = await startBenchStack({
     log,
     posRemoteCompleteAfterMs: sizes.posPoll.holdMs,
+    workerEnv: args.workerEnv,
   });
   const results: Record<string, ScenarioResult> = {};
   try {
@@ -118,7 +126,10 @@ async function main(): Promise<void> {
       else if (s === 'pos-poll') results[s] = await posPoll(stack, sizes.posPoll, log);
       else if (s === 'ingress') results[s] = await ingress(stack, sizes.ingress, log);
       else {
-        const capacity = results.overhead?.rows.find((r) => r.metric === 'vend throughput')?.ours;
+        // The mix alternates vend and card: its capacity is the harmonic mean of the two.
+        const of = (m: string) => results.overhead?.rows.find((r) => r.metric === m)?.ours;
+        const [vend, card] = [of('vend throughput'), of('card throughput')];
+        const capacity = vend && card ? 2 / (1 / vend + 1 / card) : undefined;
         results[s] = await soak(stack, { ...sizes.soak, capacity }, log);
       }
       log(`scenario ${s} done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
@@ -135,6 +146,7 @@ async function main(): Promise<void> {
       when: new Date().toISOString(),
       mode: args.quick ? 'quick' : 'full',
       machine,
+      workerEnv: args.workerEnv,
       sizes,
       durationS: Math.round((Date.now() - started) / 1000),
       rows,

@@ -81,12 +81,16 @@ describe('interleaving and poll lateness', () => {
 
 describe('the bench command line and its report', () => {
   it('reads --quick, --json FILE and --scenario NAME, and refuses anything else', () => {
-    expect(parseBenchArgs([])).toEqual({ quick: false, scenarios: [...SCENARIOS] });
-    expect(parseBenchArgs(['--quick', '--json', 'out.json', '--scenario', 'ingress'])).toEqual({
+    expect(parseBenchArgs([])).toEqual({ quick: false, scenarios: [...SCENARIOS], workerEnv: {} });
+    expect(
+      parseBenchArgs(['--quick', '--json', 'out.json', '--scenario', 'ingress', '--worker-env', 'WORKER_TUNER=fixed']),
+    ).toEqual({
       quick: true,
       json: 'out.json',
       scenarios: ['ingress'],
+      workerEnv: { WORKER_TUNER: 'fixed' },
     });
+    expect(() => parseBenchArgs(['--worker-env', 'lower=1'])).toThrow(/NAME=value/);
     expect(() => parseBenchArgs(['--scenario', 'nope'])).toThrow(/must be one of/);
     expect(() => parseBenchArgs(['--json'])).toThrow(/needs a file/);
     expect(() => parseBenchArgs(['--fast'])).toThrow(/unknown argument/);

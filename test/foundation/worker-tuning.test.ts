@@ -89,7 +89,7 @@ describe('workerTuningOptions', () => {
   });
 
   it('lowers the workflow slots and pollers to an auto cache that a small heap makes smaller', () => {
-    const heap = D.heapBaselineMb + 10 * D.cachedWorkflowMb + 1; // room for 10 cached workflows
+    const heap = D.heapBaselineMb + 10.5 * D.cachedWorkflowMb; // room for 10 cached workflows, not 11
     const options = workerTuningOptions(
       tuningOf({ WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '40', WORKER_WORKFLOW_POLLERS: '20' }),
       heap,

@@ -4,14 +4,16 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createVendingActivities, type VendingActivities } from '../../src/activities/vending';
 import type { ActivityDeps } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import {
+  VEND_H1_WHAT,
   vendStateQuery,
+  type ListedMeterLookup,
   type MeterInfo,
   type VendCheckOutcome,
   type VendInput,
@@ -49,20 +51,41 @@ const vend = (reference: string, status = 'success'): VendRecord => ({
 });
 
 function scripted(
-  opts: { purchases: PurchaseScript[]; checks: CheckScript[]; minimumVend?: number; providers?: string[] },
+  opts: {
+    purchases: PurchaseScript[];
+    checks: CheckScript[];
+    minimumVend?: number;
+    providers?: string[];
+    /** H1 or H2 fails (after Temporal's retries), as the real activities report it. */
+    failing?: 'providers' | 'lookup';
+  },
   calls: Call[],
 ) {
   let lookups = 0;
   const acts: Pick<
     VendingActivities,
-    'vendListProviders' | 'vendLookupMeter' | 'vendPurchase' | 'vendFindByReference'
+    'vendListProviders' | 'vendLookupMeter' | 'vendLookupListedMeter' | 'vendPurchase' | 'vendFindByReference'
   > = {
     async vendListProviders() {
       calls.push({ op: 'providers' });
+      if (opts.failing === 'providers')
+        throw ApplicationFailure.create({ type: 'ServiceError', message: `${VEND_H1_WHAT}: down`, nonRetryable: true });
       return (opts.providers ?? ['EKEDC', 'IE']).map((code) => ({ code }));
+    },
+    // The one-step lookup, as the real activity composes it (H1, then H2 only for a listed provider).
+    async vendLookupListedMeter(req): Promise<ListedMeterLookup> {
+      if (!(await acts.vendListProviders()).some((p) => p.code.toUpperCase() === req.provider))
+        return { listed: false };
+      return { listed: true, meter: await acts.vendLookupMeter(req) };
     },
     async vendLookupMeter(): Promise<MeterInfo> {
       calls.push({ op: 'lookup' });
+      if (opts.failing === 'lookup')
+        throw ApplicationFailure.create({
+          type: 'BadRequest',
+          message: 'H2 meter lookup: Invalid meter number',
+          nonRetryable: true,
+        });
       lookups += 1;
       return {
         reference: `LKP-${lookups}-${randomUUID().slice(0, 6)}`,
@@ -159,6 +182,21 @@ describe('an electricity vend, step by step, with scripted activities', () => {
     expect(result).toMatchObject({ status: 'rejected' });
     expect(result.message).toMatch(/EKEDC is not in the provider list/);
     expect(calls.map((c) => c.op)).toEqual(['providers']);
+  });
+
+  it('a provider list (H1) that cannot be read: rejected, nothing looked up or purchased, H1 named', async () => {
+    const { result, calls } = await run({ purchases: [], checks: [], failing: 'providers' });
+    expect(result).toMatchObject({ status: 'rejected', attempt: 0 });
+    expect(result.message).toBe(`the provider list (H1) could not be read: ${VEND_H1_WHAT}: down; nothing was vended`);
+    expect(calls.map((c) => c.op)).toEqual(['providers']);
+  });
+
+  it("a meter lookup (H2) that fails: rejected with H2's reason, nothing purchased", async () => {
+    const { result, calls } = await run({ purchases: [], checks: [], failing: 'lookup' });
+    expect(result).toMatchObject({ status: 'rejected', attempt: 0 });
+    expect(result.message).toBe('meter lookup (H2) failed: H2 meter lookup: Invalid meter number; nothing was vended');
+    expect(result.steps).toEqual([{ op: 'lookup', outcome: 'rejected', detail: 'BadRequest' }]);
+    expect(calls.map((c) => c.op)).toEqual(['providers', 'lookup']);
   });
 
   it('an amount below minimum_vend is rejected and nothing is purchased', async () => {
@@ -280,6 +318,30 @@ describe('provider cache (real activities, counting client)', () => {
     now += 61_000;
     await acts.vendListProviders();
     expect(counter.n).toBe(2);
+  });
+
+  it('the one-step lookup asks H2 only for a listed provider, and a failed H1 names H1', async () => {
+    const counter = { n: 0 };
+    let lookups = 0;
+    const d = deps(counter);
+    (d.api as unknown as { vending: Record<string, unknown> }).vending.lookup = async () => {
+      lookups += 1;
+      return { data: { reference: 'LKP-9', customer_name: 'ADA', minimum_vend: 1000 } };
+    };
+    const acts = createVendingActivities(d);
+    const activity = new MockActivityEnvironment(); // H2 names its request by the activity id
+    const req = { meter_no: '45067198783', meter_type: 'prepaid' as const, provider: 'EKEDC' };
+    await expect(activity.run(acts.vendLookupListedMeter, { ...req, provider: 'IE' })).resolves.toEqual({
+      listed: false,
+    });
+    expect(lookups).toBe(0);
+    await expect(activity.run(acts.vendLookupListedMeter, req)).resolves.toEqual({
+      listed: true,
+      meter: { reference: 'LKP-9', customer_name: 'ADA', minimum_vend: 1000 },
+    });
+    expect([lookups, counter.n]).toEqual([1, 1]); // H1 came from the cache the second time
+    const failing = createVendingActivities(deps({ n: 0 }, true));
+    await expect(activity.run(failing.vendLookupListedMeter, req)).rejects.toThrow(new RegExp(`^${VEND_H1_WHAT}: `));
   });
 
   it('a failed H1 is not cached', async () => {
