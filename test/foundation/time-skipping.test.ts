@@ -30,30 +30,32 @@ const event = (ref: string): PaymentWebhookEvent => ({
   receivedAt: '2026-11-22T10:00:00.000Z',
 });
 
-it('keeps an orphan webhook once, through a 30-day retention, in seconds', async () => {
-  const taskQueue = `ts-${randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-  });
-  const ref = `orphan-${randomUUID()}`;
-  await worker.runUntil(async () => {
-    const handle = await env.client.workflow.signalWithStart<
-      typeof unmatchedPaymentWebhookWorkflow,
-      [PaymentWebhookEvent]
-    >('unmatchedPaymentWebhookWorkflow', {
-      workflowId: `payment-${ref}`,
+describe('the webhook inbox on the time-skipping server', () => {
+  it('keeps an orphan webhook once, through a 30-day retention, in seconds', async () => {
+    const taskQueue = `ts-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
       taskQueue,
-      args: [{}],
-      signal: paymentWebhookSignal,
-      signalArgs: [event(ref)],
+      workflowBundle: await workflowBundle(),
     });
-    await handle.signal(paymentWebhookSignal, event(ref)); // duplicate delivery
-    expect(await handle.query(unmatchedWebhookQuery)).toHaveLength(1);
-    const started = Date.now();
-    const kept = await handle.result();
-    expect(kept).toEqual([event(ref)]);
-    expect(Date.now() - started).toBeLessThan(20_000); // 30 days skipped, not waited
+    const ref = `orphan-${randomUUID()}`;
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.signalWithStart<
+        typeof unmatchedPaymentWebhookWorkflow,
+        [PaymentWebhookEvent]
+      >('unmatchedPaymentWebhookWorkflow', {
+        workflowId: `payment-${ref}`,
+        taskQueue,
+        args: [{}],
+        signal: paymentWebhookSignal,
+        signalArgs: [event(ref)],
+      });
+      await handle.signal(paymentWebhookSignal, event(ref)); // duplicate delivery
+      expect(await handle.query(unmatchedWebhookQuery)).toHaveLength(1);
+      const started = Date.now();
+      const kept = await handle.result();
+      expect(kept).toEqual([event(ref)]);
+      expect(Date.now() - started).toBeLessThan(20_000); // 30 days skipped, not waited
+    });
   });
 });

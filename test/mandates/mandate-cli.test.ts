@@ -21,86 +21,92 @@ afterAll(() => services?.stop());
 
 const cli = (args: string[]) => runCli(args, { env: cliEnvironment(config, services.sandboxUrl!) });
 
-it('mandate start / otp / debit / status / list / cancel from the command line', async () => {
-  const lastName = `C${randomUUID().replace(/-/g, '').slice(0, 10)}`;
-  const ref = `CLI${randomUUID().replace(/-/g, '').slice(0, 10)}`;
-  const input: MandateRequest = {
-    mandateRef: ref,
-    debitType: 'variable',
-    amount: 500_000,
-    accountNumber: '0123456789',
-    bankCode: '058',
-    description: 'CLI test',
-    startDate: '2026-01-01',
-    endDate: '2099-12-31',
-    customerEmail: `${ref.toLowerCase()}@example.com`,
-    customer: { bvn: '22212345678', firstName: 'Ada', lastName, address: '1 Way', phone: '08012345678' },
-  };
-  const file = join(mkdtempSync(join(tmpdir(), 'mandate-cli-')), 'mandate.json');
-  writeFileSync(file, JSON.stringify(input));
+describe('the mandate CLI as a user runs it', () => {
+  it('mandate start / otp / debit / status / list / cancel from the command line', async () => {
+    const lastName = `C${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+    const ref = `CLI${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+    const input: MandateRequest = {
+      mandateRef: ref,
+      debitType: 'variable',
+      amount: 500_000,
+      accountNumber: '0123456789',
+      bankCode: '058',
+      description: 'CLI test',
+      startDate: '2026-01-01',
+      endDate: '2099-12-31',
+      customerEmail: `${ref.toLowerCase()}@example.com`,
+      customer: { bvn: '22212345678', firstName: 'Ada', lastName, address: '1 Way', phone: '08012345678' },
+    };
+    const file = join(mkdtempSync(join(tmpdir(), 'mandate-cli-')), 'mandate.json');
+    writeFileSync(file, JSON.stringify(input));
 
-  const started = await cli(['mandate', 'start', '--file', file]);
-  expect(started.stdout).toContain(`started mandate-${ref}`);
-  expect(started.stdout).not.toContain(input.customer.bvn);
+    const started = await cli(['mandate', 'start', '--file', file]);
+    expect(started.stdout).toContain(`started mandate-${ref}`);
+    expect(started.stdout).not.toContain(input.customer.bvn);
 
-  let status = '';
-  for (let n = 0; n < 50 && !status.includes('awaiting_otp'); n++)
-    status = (await cli(['mandate', 'status', '--ref', ref])).stdout;
-  expect(status).toContain(`[mandate ${ref}] awaiting_otp balance=500000`);
+    let status = '';
+    for (let n = 0; n < 50 && !status.includes('awaiting_otp'); n++)
+      status = (await cli(['mandate', 'status', '--ref', ref])).stdout;
+    expect(status).toContain(`[mandate ${ref}] awaiting_otp balance=500000`);
 
-  const wrong = await cli(['mandate', 'otp', '--ref', ref, '--otp', '000000']);
-  expect(wrong.code).toBe(1);
-  expect(wrong.stderr).toContain('Invalid OTP');
-  expect((await cli(['mandate', 'otp', '--ref', ref, '--otp', MANDATE_OTP])).stdout).toContain(
-    `[mandate ${ref}] approved`,
-  );
+    const wrong = await cli(['mandate', 'otp', '--ref', ref, '--otp', '000000']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('Invalid OTP');
+    expect((await cli(['mandate', 'otp', '--ref', ref, '--otp', MANDATE_OTP])).stdout).toContain(
+      `[mandate ${ref}] approved`,
+    );
 
-  const below = await cli(['mandate', 'debit', '--ref', ref, '--amount', '19999']);
-  expect(below.code).toBe(1);
-  expect(below.stderr).toContain('amount must be at least 20000 kobo (N200)');
-  const over = await cli(['mandate', 'debit', '--ref', ref, '--amount', '500001']);
-  expect(over.stderr).toContain('exceeds the remaining balance 500000');
-  // Run twice with the same key (a retried script): one debit.
-  const debitRef = debitKeyReference(ref, 'cli-order-1');
-  expect(
-    (await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000', '--key', 'cli-order-1'])).stdout,
-  ).toContain(`${debitRef} success 150000 key=cli-order-1`);
-  expect(
-    (await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000', '--key', 'cli-order-1'])).stdout,
-  ).toContain(`${debitRef} success 150000 key=cli-order-1`);
+    const below = await cli(['mandate', 'debit', '--ref', ref, '--amount', '19999']);
+    expect(below.code).toBe(1);
+    expect(below.stderr).toContain('amount must be at least 20000 kobo (N200)');
+    const over = await cli(['mandate', 'debit', '--ref', ref, '--amount', '500001']);
+    expect(over.stderr).toContain('exceeds the remaining balance 500000');
+    // Run twice with the same key (a retried script): one debit.
+    const debitRef = debitKeyReference(ref, 'cli-order-1');
+    expect(
+      (await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000', '--key', 'cli-order-1'])).stdout,
+    ).toContain(`${debitRef} success 150000 key=cli-order-1`);
+    expect(
+      (await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000', '--key', 'cli-order-1'])).stdout,
+    ).toContain(`${debitRef} success 150000 key=cli-order-1`);
 
-  const shown = (await cli(['mandate', 'status', '--ref', ref, '--debits'])).stdout;
-  expect(shown).toContain('approved balance=350000 debited=150000 debits=1');
-  expect(shown).toContain(`  ${debitRef} requested 150000 success`);
+    const shown = (await cli(['mandate', 'status', '--ref', ref, '--debits'])).stdout;
+    expect(shown).toContain('approved balance=350000 debited=150000 debits=1');
+    expect(shown).toContain(`  ${debitRef} requested 150000 success`);
 
-  const listed = (await cli(['mandate', 'list', '--merchant-ref', ref])).stdout;
-  expect(listed).toMatch(new RegExp(`MD\\d+ approved variable amount=500000 balance=350000 debited=150000 ref=${ref}`));
-  expect(listed).toContain('end of list');
+    const listed = (await cli(['mandate', 'list', '--merchant-ref', ref])).stdout;
+    expect(listed).toMatch(
+      new RegExp(`MD\\d+ approved variable amount=500000 balance=350000 debited=150000 ref=${ref}`),
+    );
+    expect(listed).toContain('end of list');
 
-  // A second mandate for the same customer name, to page through with a cursor.
-  const second = { ...input, mandateRef: `${ref}B`, customerEmail: `b-${input.customerEmail}` };
-  writeFileSync(file, JSON.stringify(second));
-  await cli(['mandate', 'start', '--file', file]);
-  const page1 = (await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1'])).stdout;
-  const cursor = /more: next_cursor=(\S+)/.exec(page1)?.[1];
-  expect(cursor).toBeDefined();
-  const page2 = (
-    await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1', '--cursor', cursor!])
-  ).stdout;
-  expect(page2).toContain('end of list');
-  expect([page1, page2].join('\n')).toContain(`ref=${ref}B`);
-  expect(
-    (await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1', '--all'])).stdout,
-  ).toContain('2 mandate(s)');
-  expect((await cli(['mandate', 'list', '--approved', 'maybe'])).stderr).toContain('--approved must be true or false');
+    // A second mandate for the same customer name, to page through with a cursor.
+    const second = { ...input, mandateRef: `${ref}B`, customerEmail: `b-${input.customerEmail}` };
+    writeFileSync(file, JSON.stringify(second));
+    await cli(['mandate', 'start', '--file', file]);
+    const page1 = (await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1'])).stdout;
+    const cursor = /more: next_cursor=(\S+)/.exec(page1)?.[1];
+    expect(cursor).toBeDefined();
+    const page2 = (
+      await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1', '--cursor', cursor!])
+    ).stdout;
+    expect(page2).toContain('end of list');
+    expect([page1, page2].join('\n')).toContain(`ref=${ref}B`);
+    expect(
+      (await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1', '--all'])).stdout,
+    ).toContain('2 mandate(s)');
+    expect((await cli(['mandate', 'list', '--approved', 'maybe'])).stderr).toContain(
+      '--approved must be true or false',
+    );
 
-  expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(
-    `[mandate ${ref}] cancelled balance=350000`,
-  );
-  expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(
-    `[mandate ${ref}] cancelled balance=350000`,
-  );
-  expect((await cli(['mandate', 'cancel', '--ref', `${ref}B`, '--signal'])).stdout).toContain(
-    `cancel requested for mandate-${ref}B`,
-  );
-}, 180_000);
+    expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(
+      `[mandate ${ref}] cancelled balance=350000`,
+    );
+    expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(
+      `[mandate ${ref}] cancelled balance=350000`,
+    );
+    expect((await cli(['mandate', 'cancel', '--ref', `${ref}B`, '--signal'])).stdout).toContain(
+      `cancel requested for mandate-${ref}B`,
+    );
+  }, 180_000);
+});

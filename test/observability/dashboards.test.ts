@@ -55,33 +55,37 @@ const alerts = parse(readFileSync(join(root, 'deploy/prometheus/alerts.yml'), 'u
 const rules = alerts.groups.flatMap((g) => g.rules);
 const panelExprs = dashboard.panels.flatMap((p) => p.targets ?? []).map((t) => t.expr);
 
-it('the dashboard queries only exported metrics, and shows every business metric', () => {
-  for (const expr of panelExprs) expect(metricsIn(expr).length).toBeGreaterThan(0);
-  const used = panelExprs.flatMap(metricsIn);
-  expect(used.filter((m) => !known.has(m))).toEqual([]);
-  for (const name of Object.values(METRICS)) expect(used.some((m) => m.startsWith(name))).toBe(true);
-  expect(dashboard.panels.filter((p) => p.type !== 'row').every((p) => (p.targets ?? []).length > 0)).toBe(true);
-});
-
-it('every alert rule is complete and uses only exported metrics', () => {
-  expect(rules.length).toBeGreaterThan(5);
-  for (const r of rules) {
-    expect(r).toMatchObject({
-      alert: expect.stringMatching(/^[A-Z][A-Za-z]+$/),
-      expr: expect.any(String),
-      labels: { severity: expect.stringMatching(/^(page|ticket)$/) },
-      annotations: { summary: expect.any(String) },
-    });
-    const used = metricsIn(r.expr);
-    expect(used.length).toBeGreaterThan(0);
+describe('the Grafana dashboard', () => {
+  it('the dashboard queries only exported metrics, and shows every business metric', () => {
+    for (const expr of panelExprs) expect(metricsIn(expr).length).toBeGreaterThan(0);
+    const used = panelExprs.flatMap(metricsIn);
     expect(used.filter((m) => !known.has(m))).toEqual([]);
-  }
-  expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
-});
+    for (const name of Object.values(METRICS)) expect(used.some((m) => m.startsWith(name))).toBe(true);
+    expect(dashboard.panels.filter((p) => p.type !== 'row').every((p) => (p.targets ?? []).length > 0)).toBe(true);
+  });
 
-it('alerts on an unknown outcome, webhook rejections and schedule-to-start latency', () => {
-  const expr = (name: string) => rules.find((r) => r.alert === name)?.expr ?? '';
-  expect(expr('PaymentOutcomeUnknown')).toContain('outcome="outcome_unknown"');
-  expect(expr('WebhookSignatureRejections')).toContain('result="rejected"');
-  expect(expr('WorkflowTaskScheduleToStartHigh')).toContain('temporal_workflow_task_schedule_to_start_latency_bucket');
+  it('every alert rule is complete and uses only exported metrics', () => {
+    expect(rules.length).toBeGreaterThan(5);
+    for (const r of rules) {
+      expect(r).toMatchObject({
+        alert: expect.stringMatching(/^[A-Z][A-Za-z]+$/),
+        expr: expect.any(String),
+        labels: { severity: expect.stringMatching(/^(page|ticket)$/) },
+        annotations: { summary: expect.any(String) },
+      });
+      const used = metricsIn(r.expr);
+      expect(used.length).toBeGreaterThan(0);
+      expect(used.filter((m) => !known.has(m))).toEqual([]);
+    }
+    expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
+  });
+
+  it('alerts on an unknown outcome, webhook rejections and schedule-to-start latency', () => {
+    const expr = (name: string) => rules.find((r) => r.alert === name)?.expr ?? '';
+    expect(expr('PaymentOutcomeUnknown')).toContain('outcome="outcome_unknown"');
+    expect(expr('WebhookSignatureRejections')).toContain('result="rejected"');
+    expect(expr('WorkflowTaskScheduleToStartHigh')).toContain(
+      'temporal_workflow_task_schedule_to_start_latency_bucket',
+    );
+  });
 });

@@ -115,163 +115,165 @@ async function payWithOtp(input: CardPaymentRequest): Promise<CardPaymentState> 
   return handle.result();
 }
 
-it('exports the SDK and business metrics of each process on its own address', async () => {
-  // Flows: a success (its webhook delivered twice by the sandbox), a B1 lost before it arrived (requeried, proved absent, resent once), a decline.
-  await admin.webhookFault('duplicate', 1);
-  const paid = card(TEST_CARDS.otpOnly, 100_000);
-  expect(await payWithOtp(paid)).toMatchObject({ status: 'success' });
-  await admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 1 });
-  const resent = card(TEST_CARDS.otpOnly, 250_000);
-  expect(await payWithOtp(resent)).toMatchObject({ status: 'success' });
-  const declined = card(TEST_CARDS.declined, 50_000);
-  expect(await (await startCardPayment(starters, declined)).result()).toMatchObject({ status: 'failed' });
+describe("each process's Prometheus address after a few flows", () => {
+  it('exports the SDK and business metrics of each process on its own address', async () => {
+    // Flows: a success (its webhook delivered twice by the sandbox), a B1 lost before it arrived (requeried, proved absent, resent once), a decline.
+    await admin.webhookFault('duplicate', 1);
+    const paid = card(TEST_CARDS.otpOnly, 100_000);
+    expect(await payWithOtp(paid)).toMatchObject({ status: 'success' });
+    await admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 1 });
+    const resent = card(TEST_CARDS.otpOnly, 250_000);
+    expect(await payWithOtp(resent)).toMatchObject({ status: 'success' });
+    const declined = card(TEST_CARDS.declined, 50_000);
+    expect(await (await startCardPayment(starters, declined)).result()).toMatchObject({ status: 'failed' });
 
-  // A forged webhook, and codec requests (the Web UI's path-token form, and one without a token).
-  const body = JSON.stringify({
-    Event: 'charge_successful',
-    TransactionRef: paid.transactionRef,
-    Body: { amount: 100_000 },
-  });
-  const forged = await fetch(`http://127.0.0.1:${ports.webhook}/webhooks`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-service-encrypted-body': createHmac('sha512', 'not-the-key').update(body).digest('hex'),
-    },
-    body,
-  });
-  expect(forged.status).toBe(401);
-  const payloads = {
-    payloads: [
-      {
-        metadata: { encoding: Buffer.from('json/plain').toString('base64') },
-        data: Buffer.from('"hello"').toString('base64'),
+    // A forged webhook, and codec requests (the Web UI's path-token form, and one without a token).
+    const body = JSON.stringify({
+      Event: 'charge_successful',
+      TransactionRef: paid.transactionRef,
+      Body: { amount: 100_000 },
+    });
+    const forged = await fetch(`http://127.0.0.1:${ports.webhook}/webhooks`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-encrypted-body': createHmac('sha512', 'not-the-key').update(body).digest('hex'),
       },
-    ],
-  };
-  const encoded = await fetch(`http://127.0.0.1:${ports.codec}/t/${CODEC_TOKEN}/encode`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(payloads),
-  });
-  expect(encoded.status).toBe(200);
-  const decoded = await fetch(`http://127.0.0.1:${ports.codec}/decode`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${CODEC_TOKEN}` },
-    body: await encoded.text(),
-  });
-  expect(decoded.status).toBe(200);
-  expect(
-    (
-      await fetch(`http://127.0.0.1:${ports.codec}/decode`, {
+      body,
+    });
+    expect(forged.status).toBe(401);
+    const payloads = {
+      payloads: [
+        {
+          metadata: { encoding: Buffer.from('json/plain').toString('base64') },
+          data: Buffer.from('"hello"').toString('base64'),
+        },
+      ],
+    };
+    const encoded = await fetch(`http://127.0.0.1:${ports.codec}/t/${CODEC_TOKEN}/encode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payloads),
+    });
+    expect(encoded.status).toBe(200);
+    const decoded = await fetch(`http://127.0.0.1:${ports.codec}/decode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${CODEC_TOKEN}` },
+      body: await encoded.text(),
+    });
+    expect(decoded.status).toBe(200);
+    expect(
+      (
+        await fetch(`http://127.0.0.1:${ports.codec}/decode`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(401);
+
+    // The worker: the SDK's own metrics (task latencies, slots, polls, sticky cache) and the business counters.
+    const worker = await scrapeUntil(
+      metricsUrl(ports.workerMetrics),
+      (s) => sumOf(s, 'payflow_flow_outcomes_total', { flow: 'card' }) >= 3,
+    );
+    const w = worker.samples;
+    const names = new Set(w.map((s) => s.name));
+    for (const sdk of [
+      'temporal_workflow_task_schedule_to_start_latency_bucket',
+      'temporal_workflow_task_execution_latency_bucket',
+      'temporal_activity_execution_latency_bucket',
+      'temporal_worker_task_slots_available',
+      'temporal_sticky_cache_size',
+      'temporal_workflow_completed_total',
+      'temporal_request_total',
+    ]) {
+      expect(names).toContain(sdk);
+    }
+    expect(sumOf(w, 'temporal_workflow_completed_total', { workflow_type: 'cardPaymentWorkflow' })).toBe(3);
+    expect(sumOf(w, 'payflow_flows_started_total', { flow: 'card' })).toBe(3);
+    expect(sumOf(w, 'payflow_flow_outcomes_total', { flow: 'card', outcome: 'succeeded' })).toBe(2);
+    expect(sumOf(w, 'payflow_flow_outcomes_total', { flow: 'card', outcome: 'failed' })).toBe(1);
+    expect(sumOf(w, 'payflow_flow_outcomes_total', { flow: 'card', outcome: 'outcome_unknown' })).toBe(0);
+    expect(sumOf(w, 'payflow_flow_succeeded_amount_minor_total', { flow: 'card', currency: 'NGN' })).toBe(350_000);
+    expect(sumOf(w, 'payflow_flow_status_changes_total', { flow: 'card', status: 'awaiting_otp' })).toBe(2);
+    // The lost B1: requeried until proved absent, then resent once; every send counted by its outcome.
+    expect(sumOf(w, 'payflow_resends_proved_safe_total', { flow: 'card' })).toBe(1);
+    expect(sumOf(w, 'payflow_requeries_total', { flow: 'card', stage: 'lost_answer', result: 'absent' })).toBe(2);
+    expect(sumOf(w, 'payflow_send_outcomes_total', { flow: 'card', outcome: 'answered' })).toBe(2);
+    expect(sumOf(w, 'payflow_send_outcomes_total', { flow: 'card', outcome: 'refused' })).toBe(1);
+    // The calls to the service, by operation and result: three B1 answered (two 200, one 400) and one lost.
+    expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: '2xx' })).toBe(2);
+    expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: '4xx' })).toBe(1);
+    expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: 'connection' })).toBe(1);
+    expect(sumOf(w, 'payflow_service_call_duration_count', { operation: 'direct.chargeCard' })).toBe(4);
+    // Recorded through the activity's metric meter: each call carries the activity that made it.
+    expect(
+      sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', activityType: 'chargeCard' }),
+    ).toBe(4);
+
+    // The receiver: webhooks by result, requests by route and status.
+    const receiver = (
+      await scrapeUntil(
+        metricsUrl(ports.webhookMetrics),
+        (s) => sumOf(s, 'payflow_webhooks_total', { result: 'duplicate' }) >= 1,
+      )
+    ).samples;
+    expect(sumOf(receiver, 'payflow_webhooks_total', { kind: 'payment', result: 'verified' })).toBe(2);
+    expect(sumOf(receiver, 'payflow_webhooks_total', { kind: 'payment', result: 'duplicate' })).toBe(1);
+    expect(sumOf(receiver, 'payflow_webhooks_total', { kind: 'payment', result: 'rejected' })).toBe(1);
+    expect(
+      sumOf(receiver, 'payflow_http_requests_total', {
+        server: 'webhooks',
+        route: '/webhooks',
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      })
-    ).status,
-  ).toBe(401);
+        status: '200',
+      }),
+    ).toBe(3);
+    expect(
+      sumOf(receiver, 'payflow_http_requests_total', {
+        server: 'webhooks',
+        route: '/webhooks',
+        method: 'POST',
+        status: '401',
+      }),
+    ).toBe(1);
+    expect(sumOf(receiver, 'payflow_http_request_duration_count', { server: 'webhooks', route: '/webhooks' })).toBe(4);
+    expect(receiver.some((s: Sample) => s.name.startsWith('payflow_flow'))).toBe(false); // business flow metrics live on the worker
 
-  // The worker: the SDK's own metrics (task latencies, slots, polls, sticky cache) and the business counters.
-  const worker = await scrapeUntil(
-    metricsUrl(ports.workerMetrics),
-    (s) => sumOf(s, 'payflow_flow_outcomes_total', { flow: 'card' }) >= 3,
-  );
-  const w = worker.samples;
-  const names = new Set(w.map((s) => s.name));
-  for (const sdk of [
-    'temporal_workflow_task_schedule_to_start_latency_bucket',
-    'temporal_workflow_task_execution_latency_bucket',
-    'temporal_activity_execution_latency_bucket',
-    'temporal_worker_task_slots_available',
-    'temporal_sticky_cache_size',
-    'temporal_workflow_completed_total',
-    'temporal_request_total',
-  ]) {
-    expect(names).toContain(sdk);
-  }
-  expect(sumOf(w, 'temporal_workflow_completed_total', { workflow_type: 'cardPaymentWorkflow' })).toBe(3);
-  expect(sumOf(w, 'payflow_flows_started_total', { flow: 'card' })).toBe(3);
-  expect(sumOf(w, 'payflow_flow_outcomes_total', { flow: 'card', outcome: 'succeeded' })).toBe(2);
-  expect(sumOf(w, 'payflow_flow_outcomes_total', { flow: 'card', outcome: 'failed' })).toBe(1);
-  expect(sumOf(w, 'payflow_flow_outcomes_total', { flow: 'card', outcome: 'outcome_unknown' })).toBe(0);
-  expect(sumOf(w, 'payflow_flow_succeeded_amount_minor_total', { flow: 'card', currency: 'NGN' })).toBe(350_000);
-  expect(sumOf(w, 'payflow_flow_status_changes_total', { flow: 'card', status: 'awaiting_otp' })).toBe(2);
-  // The lost B1: requeried until proved absent, then resent once; every send counted by its outcome.
-  expect(sumOf(w, 'payflow_resends_proved_safe_total', { flow: 'card' })).toBe(1);
-  expect(sumOf(w, 'payflow_requeries_total', { flow: 'card', stage: 'lost_answer', result: 'absent' })).toBe(2);
-  expect(sumOf(w, 'payflow_send_outcomes_total', { flow: 'card', outcome: 'answered' })).toBe(2);
-  expect(sumOf(w, 'payflow_send_outcomes_total', { flow: 'card', outcome: 'refused' })).toBe(1);
-  // The calls to the service, by operation and result: three B1 answered (two 200, one 400) and one lost.
-  expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: '2xx' })).toBe(2);
-  expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: '4xx' })).toBe(1);
-  expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: 'connection' })).toBe(1);
-  expect(sumOf(w, 'payflow_service_call_duration_count', { operation: 'direct.chargeCard' })).toBe(4);
-  // Recorded through the activity's metric meter: each call carries the activity that made it.
-  expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', activityType: 'chargeCard' })).toBe(
-    4,
-  );
+    // The codec server: requests by route (the token in the path is never a label).
+    const codec = await scrape(metricsUrl(ports.codecMetrics));
+    expect(
+      sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/encode', status: '200' }),
+    ).toBe(1);
+    expect(
+      sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/decode', status: '200' }),
+    ).toBe(1);
+    expect(
+      sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/decode', status: '401' }),
+    ).toBe(1);
+    expect(codec.text).not.toContain(CODEC_TOKEN);
 
-  // The receiver: webhooks by result, requests by route and status.
-  const receiver = (
-    await scrapeUntil(
-      metricsUrl(ports.webhookMetrics),
-      (s) => sumOf(s, 'payflow_webhooks_total', { result: 'duplicate' }) >= 1,
-    )
-  ).samples;
-  expect(sumOf(receiver, 'payflow_webhooks_total', { kind: 'payment', result: 'verified' })).toBe(2);
-  expect(sumOf(receiver, 'payflow_webhooks_total', { kind: 'payment', result: 'duplicate' })).toBe(1);
-  expect(sumOf(receiver, 'payflow_webhooks_total', { kind: 'payment', result: 'rejected' })).toBe(1);
-  expect(
-    sumOf(receiver, 'payflow_http_requests_total', {
-      server: 'webhooks',
-      route: '/webhooks',
-      method: 'POST',
-      status: '200',
-    }),
-  ).toBe(3);
-  expect(
-    sumOf(receiver, 'payflow_http_requests_total', {
-      server: 'webhooks',
-      route: '/webhooks',
-      method: 'POST',
-      status: '401',
-    }),
-  ).toBe(1);
-  expect(sumOf(receiver, 'payflow_http_request_duration_count', { server: 'webhooks', route: '/webhooks' })).toBe(4);
-  expect(receiver.some((s: Sample) => s.name.startsWith('payflow_flow'))).toBe(false); // business flow metrics live on the worker
+    // No reference, card number, key or e-mail in any label.
+    for (const text of [worker.text, codec.text, await (await fetch(metricsUrl(ports.webhookMetrics))).text()]) {
+      for (const secret of [
+        paid.transactionRef,
+        TEST_CARDS.otpOnly,
+        EMBEDDED_DEFAULTS.secretKey,
+        'ada@example.com',
+        SANDBOX_OTP,
+      ])
+        expect(text).not.toContain(secret);
+    }
+  });
 
-  // The codec server: requests by route (the token in the path is never a label).
-  const codec = await scrape(metricsUrl(ports.codecMetrics));
-  expect(
-    sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/encode', status: '200' }),
-  ).toBe(1);
-  expect(
-    sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/decode', status: '200' }),
-  ).toBe(1);
-  expect(
-    sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/decode', status: '401' }),
-  ).toBe(1);
-  expect(codec.text).not.toContain(CODEC_TOKEN);
-
-  // No reference, card number, key or e-mail in any label.
-  for (const text of [worker.text, codec.text, await (await fetch(metricsUrl(ports.webhookMetrics))).text()]) {
-    for (const secret of [
-      paid.transactionRef,
-      TEST_CARDS.otpOnly,
-      EMBEDDED_DEFAULTS.secretKey,
-      'ada@example.com',
-      SANDBOX_OTP,
-    ])
-      expect(text).not.toContain(secret);
-  }
-});
-
-it("serves the worker's /healthz and /readyz on HEALTH_PORT: alive, ready (running, polling, Temporal answers)", async () => {
-  const health = await fetch(`http://127.0.0.1:${ports.health}/healthz`);
-  expect(health.status).toBe(200);
-  expect(await health.json()).toEqual({ ok: true });
-  const ready = await fetch(`http://127.0.0.1:${ports.health}/readyz`);
-  expect(ready.status).toBe(200);
-  expect(await ready.json()).toEqual({ ready: true, checks: { worker: true, polling: true, temporal: true } });
-  expect((await fetch(`http://127.0.0.1:${ports.health}/metrics`)).status).toBe(404);
+  it("serves the worker's /healthz and /readyz on HEALTH_PORT: alive, ready (running, polling, Temporal answers)", async () => {
+    const health = await fetch(`http://127.0.0.1:${ports.health}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ ok: true });
+    const ready = await fetch(`http://127.0.0.1:${ports.health}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ ready: true, checks: { worker: true, polling: true, temporal: true } });
+    expect((await fetch(`http://127.0.0.1:${ports.health}/metrics`)).status).toBe(404);
+  });
 });

@@ -21,48 +21,50 @@ afterAll(() => services?.stop());
 const cliEnv = () => cliEnvironment(config, services.sandboxUrl!);
 const cli = (args: string[], stdin?: string) => runCli(args, { env: cliEnv(), stdin });
 
-it('pay card follows the payment to its final state while pay otp (stdin) completes it; a wrong OTP exits 2 with the reason', async () => {
-  const ref = `cli-${randomUUID()}`;
-  const dir = mkdtempSync(join(tmpdir(), 'pay-cli-'));
-  const file = join(dir, 'card.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      transactionRef: ref,
-      amount: 100_000,
-      currency: 'NGN',
-      card: { number: TEST_CARDS.otpOnly, cvv: '123', expiryMonth: '12', expiryYear: '29' },
-      customer: { name: 'Ada', email: 'ada@example.com' },
-    }),
-  );
-  const follower = spawnCli(['pay', 'card', '--file', file], cliEnv());
-  const { exited } = follower;
+describe('the payment CLI as a user runs it, against a running stack', () => {
+  it('pay card follows the payment to its final state while pay otp (stdin) completes it; a wrong OTP exits 2 with the reason', async () => {
+    const ref = `cli-${randomUUID()}`;
+    const dir = mkdtempSync(join(tmpdir(), 'pay-cli-'));
+    const file = join(dir, 'card.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        transactionRef: ref,
+        amount: 100_000,
+        currency: 'NGN',
+        card: { number: TEST_CARDS.otpOnly, cvv: '123', expiryMonth: '12', expiryYear: '29' },
+        customer: { name: 'Ada', email: 'ada@example.com' },
+      }),
+    );
+    const follower = spawnCli(['pay', 'card', '--file', file], cliEnv());
+    const { exited } = follower;
 
-  await waitForState(
-    () => getCardPaymentState(services.starters, ref),
-    (s) => s.status === 'awaiting_otp',
-    { timeoutMs: 30_000 },
-  );
-  // The follower polls once a second: let it show the waiting state before the OTP moves it on.
-  for (let i = 0; i < 300 && !follower.output().includes(`[card ${ref}] awaiting_otp`); i++)
-    await new Promise((r) => setTimeout(r, 100));
-  const wrong = await cli(['pay', 'otp', '--ref', ref], '000000\n');
-  expect(wrong).toMatchObject({ code: 2, stdout: expect.stringContaining('refused: ') });
-  expect(wrong.stdout).toContain('Invalid OTP');
-  const right = await cli(['pay', 'otp', '--ref', ref], `${SANDBOX_OTP}\n`);
-  expect(right.code).toBe(0);
-  expect(right.stdout).toMatch(new RegExp(`\\[card ${ref}\\] (confirming|success) card=visa…4242`));
+    await waitForState(
+      () => getCardPaymentState(services.starters, ref),
+      (s) => s.status === 'awaiting_otp',
+      { timeoutMs: 30_000 },
+    );
+    // The follower polls once a second: let it show the waiting state before the OTP moves it on.
+    for (let i = 0; i < 300 && !follower.output().includes(`[card ${ref}] awaiting_otp`); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const wrong = await cli(['pay', 'otp', '--ref', ref], '000000\n');
+    expect(wrong).toMatchObject({ code: 2, stdout: expect.stringContaining('refused: ') });
+    expect(wrong.stdout).toContain('Invalid OTP');
+    const right = await cli(['pay', 'otp', '--ref', ref], `${SANDBOX_OTP}\n`);
+    expect(right.code).toBe(0);
+    expect(right.stdout).toMatch(new RegExp(`\\[card ${ref}\\] (confirming|success) card=visa…4242`));
 
-  expect(await exited).toBe(0);
-  expect(follower.output()).toContain(`started payment-${ref}`);
-  // The masked card (brand and last four) is shown; the PAN never is.
-  expect(follower.output()).toContain(`[card ${ref}] awaiting_otp card=visa…4242 expects=otp`);
-  expect(follower.output()).toMatch(new RegExp(`\\[card ${ref}\\] success card=visa…4242 by=webhook \\(final\\)`));
-  expect(follower.output()).toContain('"status": "success"');
-  expect(follower.output() + wrong.stdout + right.stdout).not.toContain(TEST_CARDS.otpOnly);
+    expect(await exited).toBe(0);
+    expect(follower.output()).toContain(`started payment-${ref}`);
+    // The masked card (brand and last four) is shown; the PAN never is.
+    expect(follower.output()).toContain(`[card ${ref}] awaiting_otp card=visa…4242 expects=otp`);
+    expect(follower.output()).toMatch(new RegExp(`\\[card ${ref}\\] success card=visa…4242 by=webhook \\(final\\)`));
+    expect(follower.output()).toContain('"status": "success"');
+    expect(follower.output() + wrong.stdout + right.stdout).not.toContain(TEST_CARDS.otpOnly);
 
-  expect((await cli(['pay', 'status', '--ref', ref])).stdout).toContain(`[card ${ref}] success`);
-  const bad = await cli(['pay', 'checkout', '--ref', ref, '--amount', '10.5', '--email', 'nope']);
-  expect(bad.code).toBe(1);
-  expect(bad.stderr).toMatch(/amount must be an integer in the lowest unit.*email must be an e-mail address/);
-}, 90_000);
+    expect((await cli(['pay', 'status', '--ref', ref])).stdout).toContain(`[card ${ref}] success`);
+    const bad = await cli(['pay', 'checkout', '--ref', ref, '--amount', '10.5', '--email', 'nope']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/amount must be an integer in the lowest unit.*email must be an e-mail address/);
+  }, 90_000);
+});

@@ -5,34 +5,36 @@ import { historyNames, replayHistoryFrom } from '../support/replay';
 
 const names = historyNames(POS_HISTORIES);
 
-it('has recorded POS histories', () => {
-  expect(names).toEqual(
-    expect.arrayContaining([
-      // from before the terminal lock (no patch marker): they take legacyFlow
-      'pos-remote-cancelled',
-      'pos-remote-success',
-      // the locked flow and the lock itself
-      'pos-remote-locked-success',
-      'pos-remote-locked-lost-e1-found',
-      'pos-remote-locked-success-after-cancel',
-      'pos-terminal-lock',
-      'pos-txn-96-requery-found',
-      'pos-txn-timeout-404-retry-approved',
-      // the POS transaction with its card read sealed (patch pos-sealed-card), recorded by record-histories.ts
-      'pos-txn-sealed-96-requery-found',
-      'pos-txn-sealed-timeout-404-retry-approved',
-      // refunds and pre-authorisations (recorded by pos-refund-preauth-e2e.test.ts)
-      'pos-refund-approved',
-      'pos-refund-lost-answer-found',
-      'pos-refund-ledger',
-      'pos-preauth-completed',
-      'pos-preauth-completion-resent',
-      'pos-preauth-released',
-      'pos-preauth-lapsed',
-    ]),
-  );
-});
+describe('recorded POS histories', () => {
+  it('has recorded POS histories', () => {
+    expect(names).toEqual(
+      expect.arrayContaining([
+        // from before the terminal lock (no patch marker): they take legacyFlow
+        'pos-remote-cancelled',
+        'pos-remote-success',
+        // the locked flow and the lock itself
+        'pos-remote-locked-success',
+        'pos-remote-locked-lost-e1-found',
+        'pos-remote-locked-success-after-cancel',
+        'pos-terminal-lock',
+        'pos-txn-96-requery-found',
+        'pos-txn-timeout-404-retry-approved',
+        // the POS transaction with its card read sealed (patch pos-sealed-card), recorded by record-histories.ts
+        'pos-txn-sealed-96-requery-found',
+        'pos-txn-sealed-timeout-404-retry-approved',
+        // refunds and pre-authorisations (recorded by pos-refund-preauth-e2e.test.ts)
+        'pos-refund-approved',
+        'pos-refund-lost-answer-found',
+        'pos-refund-ledger',
+        'pos-preauth-completed',
+        'pos-preauth-completion-resent',
+        'pos-preauth-released',
+        'pos-preauth-lapsed',
+      ]),
+    );
+  });
 
-it.each(names)('replays %s without non-determinism', async (name) => {
-  await expect(replayHistoryFrom(POS_HISTORIES, name)).resolves.toBeUndefined();
+  it.each(names)('replays %s without non-determinism', async (name) => {
+    await expect(replayHistoryFrom(POS_HISTORIES, name)).resolves.toBeUndefined();
+  });
 });

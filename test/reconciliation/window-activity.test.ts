@@ -73,121 +73,123 @@ const ussd = (ref: string, amount = 10_000) =>
     customer: { name: 'Ada', email: 'ada@example.com' },
   });
 
-it('pages A6 until an empty page: 12 rows at 5 per page are 4 requests, every row read once; another currency is its own pass', async () => {
-  for (let i = 0; i < 12; i++) await ussd(`pg-${i}-${randomUUID().slice(0, 6)}`);
-  await api.checkout.initiate({
-    email: 'ada@example.com',
-    amount: 50_000,
-    currency: 'USD',
-    transaction_ref: `pg-usd-${randomUUID().slice(0, 6)}`,
+describe('the window activity against the sandbox over real HTTP', () => {
+  it('pages A6 until an empty page: 12 rows at 5 per page are 4 requests, every row read once; another currency is its own pass', async () => {
+    for (let i = 0; i < 12; i++) await ussd(`pg-${i}-${randomUUID().slice(0, 6)}`);
+    await api.checkout.initiate({
+      email: 'ada@example.com',
+      amount: 50_000,
+      currency: 'USD',
+      transaction_ref: `pg-usd-${randomUUID().slice(0, 6)}`,
+    });
+    const before = a6Calls().length;
+    const ngn = await run(input({ perPage: 5 }));
+    expect(a6Calls().length - before).toBe(4);
+    expect(ngn).toMatchObject({
+      pages: 4,
+      rows: 12,
+      open: 12,
+      matched: 0,
+      findings: 0,
+      notComparable: 0,
+      ourSuccessesChecked: 0,
+    });
+
+    const usd = await run(input({ currency: 'USD', perPage: 5 }));
+    expect(usd).toMatchObject({ pages: 2, rows: 1, open: 1 });
   });
-  const before = a6Calls().length;
-  const ngn = await run(input({ perPage: 5 }));
-  expect(a6Calls().length - before).toBe(4);
-  expect(ngn).toMatchObject({
-    pages: 4,
-    rows: 12,
-    open: 12,
-    matched: 0,
-    findings: 0,
-    notComparable: 0,
-    ourSuccessesChecked: 0,
+
+  it('an empty day is one page and no rows', async () => {
+    const before = a6Calls().length;
+    expect(await run(input({ start: '2020-01-01', end: '2020-01-01' }))).toMatchObject({
+      pages: 1,
+      rows: 0,
+      findings: 0,
+    });
+    expect(a6Calls().length - before).toBe(1);
   });
 
-  const usd = await run(input({ currency: 'USD', perPage: 5 }));
-  expect(usd).toMatchObject({ pages: 2, rows: 1, open: 1 });
-});
+  it('a 5xx is retried and the window is read; a lasting 5xx fails the attempt as retryable (Temporal retries the window)', async () => {
+    await ussd(`r5-${randomUUID().slice(0, 6)}`);
+    await sandboxAdminCall(sandbox.url, 'POST', '/faults', {
+      method: 'GET',
+      path: '^/transaction$',
+      kind: 'error5xx',
+      count: 1,
+    });
+    const before = a6Calls().length;
+    const ok = await run(input({}));
+    expect(ok.rows).toBeGreaterThan(0);
+    expect(
+      a6Calls()
+        .slice(before)
+        .map((r) => r.status),
+    ).toEqual([503, 200, 200]);
 
-it('an empty day is one page and no rows', async () => {
-  const before = a6Calls().length;
-  expect(await run(input({ start: '2020-01-01', end: '2020-01-01' }))).toMatchObject({
-    pages: 1,
-    rows: 0,
-    findings: 0,
+    await sandboxAdminCall(sandbox.url, 'POST', '/faults', {
+      method: 'GET',
+      path: '^/transaction$',
+      kind: 'error5xx',
+      count: 10,
+    });
+    const start = a6Calls().length;
+    const err = await run(input({})).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect((err as ApplicationFailure).nonRetryable).toBe(false);
+    expect(a6Calls().length - start).toBe(PAGE_ATTEMPTS);
   });
-  expect(a6Calls().length - before).toBe(1);
-});
 
-it('a 5xx is retried and the window is read; a lasting 5xx fails the attempt as retryable (Temporal retries the window)', async () => {
-  await ussd(`r5-${randomUUID().slice(0, 6)}`);
-  await sandboxAdminCall(sandbox.url, 'POST', '/faults', {
-    method: 'GET',
-    path: '^/transaction$',
-    kind: 'error5xx',
-    count: 1,
+  it('a window wider than one month is refused before anything is sent', async () => {
+    const before = a6Calls().length;
+    const err = await run(input({ start: '2024-01-15', end: '2024-02-15' })).catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: 'InvalidWindow', nonRetryable: true });
+    expect(a6Calls().length).toBe(before);
   });
-  const before = a6Calls().length;
-  const ok = await run(input({}));
-  expect(ok.rows).toBeGreaterThan(0);
-  expect(
-    a6Calls()
-      .slice(before)
-      .map((r) => r.status),
-  ).toEqual([503, 200, 200]);
 
-  await sandboxAdminCall(sandbox.url, 'POST', '/faults', {
-    method: 'GET',
-    path: '^/transaction$',
-    kind: 'error5xx',
-    count: 10,
+  it('money at the service that no flow carries is a finding (pending payments with no flow are not)', async () => {
+    const paid = `paid-${randomUUID().slice(0, 8)}`;
+    await ussd(paid, 25_000);
+    await sandboxAdminCall(sandbox.url, 'POST', `/ussd/${paid}/pay`, {});
+    const summary = await run(input({}));
+    const finding = summary.findingList.find((f) => f.reference === paid);
+    expect(finding).toMatchObject({
+      kind: 'mismatch_money_without_success',
+      serviceStatus: 'success',
+      serviceAmount: 25_000,
+      serviceCurrency: 'NGN',
+    });
+    expect(finding).not.toHaveProperty('flow');
+    // No e-mail or name from the row reaches the summary.
+    expect(JSON.stringify(summary)).not.toMatch(/ada@example.com|"Ada"/);
+    expect(summary.byKind.mismatch_money_without_success).toBe(1);
   });
-  const start = a6Calls().length;
-  const err = await run(input({})).catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(ApplicationFailure);
-  expect((err as ApplicationFailure).nonRetryable).toBe(false);
-  expect(a6Calls().length - start).toBe(PAGE_ATTEMPTS);
-});
 
-it('a window wider than one month is refused before anything is sent', async () => {
-  const before = a6Calls().length;
-  const err = await run(input({ start: '2024-01-15', end: '2024-02-15' })).catch((e: unknown) => e);
-  expect(err).toMatchObject({ type: 'InvalidWindow', nonRetryable: true });
-  expect(a6Calls().length).toBe(before);
-});
-
-it('money at the service that no flow carries is a finding (pending payments with no flow are not)', async () => {
-  const paid = `paid-${randomUUID().slice(0, 8)}`;
-  await ussd(paid, 25_000);
-  await sandboxAdminCall(sandbox.url, 'POST', `/ussd/${paid}/pay`, {});
-  const summary = await run(input({}));
-  const finding = summary.findingList.find((f) => f.reference === paid);
-  expect(finding).toMatchObject({
-    kind: 'mismatch_money_without_success',
-    serviceStatus: 'success',
-    serviceAmount: 25_000,
-    serviceCurrency: 'NGN',
+  it('a POS remote request listed by A6 is named not comparable (the flow does not publish its request_ref), never a finding', async () => {
+    await api.posRemote.create({ terminal_id: '2SBX0001', amount: 12_345 });
+    await sandbox.clock.advance(5_000); // the simulated terminal approves it
+    const summary = await run(input({}));
+    expect(summary.notComparableReasons).toEqual({
+      'POS remote request (A6 lists it under its request_ref, which the flow does not publish)': 1,
+    });
+    expect(summary.findingList.filter((f) => f.serviceAmount === 12_345)).toEqual([]);
   });
-  expect(finding).not.toHaveProperty('flow');
-  // No e-mail or name from the row reaches the summary.
-  expect(JSON.stringify(summary)).not.toMatch(/ada@example.com|"Ada"/);
-  expect(summary.byKind.mismatch_money_without_success).toBe(1);
-});
 
-it('a POS remote request listed by A6 is named not comparable (the flow does not publish its request_ref), never a finding', async () => {
-  await api.posRemote.create({ terminal_id: '2SBX0001', amount: 12_345 });
-  await sandbox.clock.advance(5_000); // the simulated terminal approves it
-  const summary = await run(input({}));
-  expect(summary.notComparableReasons).toEqual({
-    'POS remote request (A6 lists it under its request_ref, which the flow does not publish)': 1,
+  it('a range over months: each calendar-month window reads its own rows (A6 is never asked for more than a month)', async () => {
+    const first = today();
+    const early = `m1-${randomUUID().slice(0, 6)}`;
+    await ussd(early);
+    await sandbox.clock.advance(40 * 24 * 3600 * 1000);
+    const later = today();
+    const late = [`m2-${randomUUID().slice(0, 6)}`, `m3-${randomUUID().slice(0, 6)}`];
+    for (const r of late) await ussd(r);
+    const windows = splitIntoMonthWindows(first, later);
+    expect(windows.length).toBeGreaterThanOrEqual(2);
+    const summaries = [];
+    for (const w of windows) summaries.push(await run(input({ start: w.start, end: w.end })));
+    // The first window holds the earlier tests' rows of that day too; the last one only the two new rows.
+    expect(summaries.at(-1)).toMatchObject({ rows: 2 });
+    const firstRows = summaries[0].rows;
+    expect(firstRows).toBeGreaterThanOrEqual(1);
+    expect(summaries.reduce((n, s) => n + s.rows, 0)).toBe(firstRows + 2);
   });
-  expect(summary.findingList.filter((f) => f.serviceAmount === 12_345)).toEqual([]);
-});
-
-it('a range over months: each calendar-month window reads its own rows (A6 is never asked for more than a month)', async () => {
-  const first = today();
-  const early = `m1-${randomUUID().slice(0, 6)}`;
-  await ussd(early);
-  await sandbox.clock.advance(40 * 24 * 3600 * 1000);
-  const later = today();
-  const late = [`m2-${randomUUID().slice(0, 6)}`, `m3-${randomUUID().slice(0, 6)}`];
-  for (const r of late) await ussd(r);
-  const windows = splitIntoMonthWindows(first, later);
-  expect(windows.length).toBeGreaterThanOrEqual(2);
-  const summaries = [];
-  for (const w of windows) summaries.push(await run(input({ start: w.start, end: w.end })));
-  // The first window holds the earlier tests' rows of that day too; the last one only the two new rows.
-  expect(summaries.at(-1)).toMatchObject({ rows: 2 });
-  const firstRows = summaries[0].rows;
-  expect(firstRows).toBeGreaterThanOrEqual(1);
-  expect(summaries.reduce((n, s) => n + s.rows, 0)).toBe(firstRows + 2);
 });

@@ -15,48 +15,50 @@ installTemporalRuntime(createLogger({ destination: new LogCapture() })); // the 
 const fixtures = loadFixtures();
 const types = exportedWorkflowTypes();
 
-it('lists the workflows the worker registers (every function src/workflows exports)', () => {
-  expect(types).toEqual(
-    expect.arrayContaining([
-      'cardPaymentWorkflow',
-      'mandateWorkflow',
-      'posTerminalTransactionWorkflow',
-      'vendElectricityWorkflow',
-      'virtualAccountCreditWorkflow',
-    ]),
-  );
-  expect(types.length).toBeGreaterThanOrEqual(19);
-});
-
-it('has a recorded history of every exported workflow type', () => {
-  const missing = types.filter((t) => !fixtures.some((f) => f.workflowType === t));
-  expect(missing).toEqual([]);
-});
-
-it('has no recorded history of a workflow type that is no longer exported', () => {
-  expect(fixtures.filter((f) => !types.includes(f.workflowType)).map((f) => `${f.name} (${f.workflowType})`)).toEqual(
-    [],
-  );
-});
-
-it('replays every recorded history of every workflow type against the current code', async () => {
-  const outcomes = await replayAll(fixtures, {
-    encryption: loadConfig({}).encryption,
-    workflowBundle: await workflowBundle(),
+describe('replay safety of every workflow type', () => {
+  it('lists the workflows the worker registers (every function src/workflows exports)', () => {
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'cardPaymentWorkflow',
+        'mandateWorkflow',
+        'posTerminalTransactionWorkflow',
+        'vendElectricityWorkflow',
+        'virtualAccountCreditWorkflow',
+      ]),
+    );
+    expect(types.length).toBeGreaterThanOrEqual(19);
   });
-  expect(outcomes).toHaveLength(fixtures.length);
-  expect(outcomes.filter((o) => o.error)).toEqual([]);
-});
 
-it('catches an incompatible change: the inbox history does not replay against changed code', async () => {
-  const inbox = fixtures.filter((f) => f.name === 'unmatched-payment-webhook');
-  const [outcome] = await replayAll(inbox, {
-    encryption: loadConfig({}).encryption,
-    workflowBundle: await workflowBundle(require.resolve('../fixtures/changed-workflows')),
+  it('has a recorded history of every exported workflow type', () => {
+    const missing = types.filter((t) => !fixtures.some((f) => f.workflowType === t));
+    expect(missing).toEqual([]);
   });
-  expect(outcome).toMatchObject({
-    name: 'unmatched-payment-webhook',
-    workflowType: 'unmatchedPaymentWebhookWorkflow',
-    error: expect.stringMatching(/Nondeterminism|DeterminismViolation/i),
+
+  it('has no recorded history of a workflow type that is no longer exported', () => {
+    expect(fixtures.filter((f) => !types.includes(f.workflowType)).map((f) => `${f.name} (${f.workflowType})`)).toEqual(
+      [],
+    );
+  });
+
+  it('replays every recorded history of every workflow type against the current code', async () => {
+    const outcomes = await replayAll(fixtures, {
+      encryption: loadConfig({}).encryption,
+      workflowBundle: await workflowBundle(),
+    });
+    expect(outcomes).toHaveLength(fixtures.length);
+    expect(outcomes.filter((o) => o.error)).toEqual([]);
+  });
+
+  it('catches an incompatible change: the inbox history does not replay against changed code', async () => {
+    const inbox = fixtures.filter((f) => f.name === 'unmatched-payment-webhook');
+    const [outcome] = await replayAll(inbox, {
+      encryption: loadConfig({}).encryption,
+      workflowBundle: await workflowBundle(require.resolve('../fixtures/changed-workflows')),
+    });
+    expect(outcome).toMatchObject({
+      name: 'unmatched-payment-webhook',
+      workflowType: 'unmatchedPaymentWebhookWorkflow',
+      error: expect.stringMatching(/Nondeterminism|DeterminismViolation/i),
+    });
   });
 });

@@ -18,81 +18,83 @@ import { waitForState } from '../../src/starters/payments';
 jest.setTimeout(90_000);
 installTemporalRuntime(createLogger({ destination: new LogCapture() }));
 
-it('downloads recent executions of a workflow type from the namespace, replays them, and saves them as fixtures', async () => {
-  const config = testConfig();
-  const since = new Date(Date.now() - 60_000);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const worker = await createPaymentsWorker({
-    ...config.temporal,
-    encryption: config.encryption,
-    connection,
-    activities: {},
-    workflowBundle: await workflowBundle(),
-  });
-  const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-  try {
-    const ids: string[] = [];
-    await worker.runUntil(async () => {
-      for (let i = 0; i < 2; i++) {
-        const ref = `ns-replay-${randomUUID()}`;
-        const event: PaymentWebhookEvent = {
-          event: 'charge_successful',
-          transactionRef: ref,
-          amount: 10_000,
-          currency: 'NGN',
-          transactionStatus: 'Success',
-          transactionType: 'Card',
-          isRecurring: false,
-          receivedAt: new Date().toISOString(),
-        };
-        const h = await client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>(
-          'unmatchedPaymentWebhookWorkflow',
-          {
+describe("`npm run replay -- --namespace`'s path", () => {
+  it('downloads recent executions of a workflow type from the namespace, replays them, and saves them as fixtures', async () => {
+    const config = testConfig();
+    const since = new Date(Date.now() - 60_000);
+    const connection = await NativeConnection.connect({ address: config.temporal.address });
+    const worker = await createPaymentsWorker({
+      ...config.temporal,
+      encryption: config.encryption,
+      connection,
+      activities: {},
+      workflowBundle: await workflowBundle(),
+    });
+    const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
+    try {
+      const ids: string[] = [];
+      await worker.runUntil(async () => {
+        for (let i = 0; i < 2; i++) {
+          const ref = `ns-replay-${randomUUID()}`;
+          const event: PaymentWebhookEvent = {
+            event: 'charge_successful',
+            transactionRef: ref,
+            amount: 10_000,
+            currency: 'NGN',
+            transactionStatus: 'Success',
+            transactionType: 'Card',
+            isRecurring: false,
+            receivedAt: new Date().toISOString(),
+          };
+          const h = await client.workflow.signalWithStart<
+            typeof unmatchedPaymentWebhookWorkflow,
+            [PaymentWebhookEvent]
+          >('unmatchedPaymentWebhookWorkflow', {
             workflowId: `payment-${ref}`,
             taskQueue: config.temporal.taskQueue,
             args: [{}],
             signal: paymentWebhookSignal,
             signalArgs: [event],
-          },
-        );
-        await h.signal(releaseUnmatchedSignal);
-        await h.result();
-        ids.push(h.workflowId);
-      }
-    });
-    // Visibility catches up shortly after the runs close.
-    const query = `WorkflowType = 'unmatchedPaymentWebhookWorkflow' AND TaskQueue = '${config.temporal.taskQueue}'`;
-    await waitForState(
-      async () => {
-        let n = 0;
-        for await (const _ of client.workflow.list({ query })) n++;
-        return n;
-      },
-      (n) => n >= 2,
-      { timeoutMs: 30_000 },
-    );
+          });
+          await h.signal(releaseUnmatchedSignal);
+          await h.result();
+          ids.push(h.workflowId);
+        }
+      });
+      // Visibility catches up shortly after the runs close.
+      const query = `WorkflowType = 'unmatchedPaymentWebhookWorkflow' AND TaskQueue = '${config.temporal.taskQueue}'`;
+      await waitForState(
+        async () => {
+          let n = 0;
+          for await (const _ of client.workflow.list({ query })) n++;
+          return n;
+        },
+        (n) => n >= 2,
+        { timeoutMs: 30_000 },
+      );
 
-    const saveDir = mkdtempSync(join(tmpdir(), 'payflow-replay-'));
-    const targets = downloadHistories(client, {
-      workflowTypes: ['unmatchedPaymentWebhookWorkflow'],
-      perType: 50,
-      since,
-      saveDir,
-    });
-    const outcomes = await replayAll(targets, {
-      encryption: config.encryption,
-      workflowBundle: await workflowBundle(),
-    });
-    for (const id of ids) expect(outcomes.some((o) => o.name.startsWith(`${id}/`))).toBe(true);
-    expect(outcomes.filter((o) => o.error)).toEqual([]);
-    expect(summarise(outcomes, ['unmatchedPaymentWebhookWorkflow'])).toEqual([
-      { workflowType: 'unmatchedPaymentWebhookWorkflow', replayed: outcomes.length, failed: 0 },
-    ]);
-    const saved = readdirSync(saveDir);
-    expect(saved).toHaveLength(outcomes.length);
-    expect(workflowTypeOf(readHistoryFile(join(saveDir, saved[0])))).toBe('unmatchedPaymentWebhookWorkflow');
-  } finally {
-    await client.connection.close();
-    await connection.close();
-  }
+      const saveDir = mkdtempSync(join(tmpdir(), 'payflow-replay-'));
+      const targets = downloadHistories(client, {
+        workflowTypes: ['unmatchedPaymentWebhookWorkflow'],
+        perType: 50,
+        since,
+        saveDir,
+      });
+      const outcomes = await replayAll(targets, {
+        encryption: config.encryption,
+        workflowBundle: await workflowBundle(),
+      });
+      for (const id of ids) expect(outcomes.some((o) => o.name.startsWith(`${id}/`))).toBe(true);
+      expect(outcomes.filter((o) => o.error)).toEqual([]);
+      expect(summarise(outcomes, ['unmatchedPaymentWebhookWorkflow'])).toEqual([
+        { workflowType: 'unmatchedPaymentWebhookWorkflow', replayed: outcomes.length, failed: 0 },
+      ]);
+      const saved = readdirSync(saveDir);
+      expect(saved).toHaveLength(outcomes.length);
+      expect(workflowTypeOf(readHistoryFile(join(saveDir, saved[0])))).toBe('unmatchedPaymentWebhookWorkflow');
+    } finally {
+      await client.connection.close();
+      await connection.close();
+    }
+  });
 });

@@ -39,69 +39,72 @@ function startProcess(
 
 const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
 
-it('runs as its own process, serves requests, logs one line per request without card data or keys, and exits 0 on SIGTERM', async () => {
-  const { child, url, output } = await startProcess({});
-  try {
-    const auth = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
-    const charge = await fetch(`${url}/transaction/initiate/process-payment`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({
-        transaction_reference: 'proc-1',
-        amount: 1000,
-        payment_method: 'card',
-        customer: { name: 'A', email: 'a@b.co' },
-        card: { number: TEST_CARDS.otpOnly, cvv: '123', expiry_month: '12', expiry_year: '29' },
-      }),
-    });
-    expect(charge.status).toBe(200);
-    await fetch(`${url}/transaction/payment/authorize`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ transaction_reference: 'proc-1', authorization: { otp: SANDBOX_OTP } }),
-    });
-    expect((await fetch(`${url}/__admin/ledger?reference=proc-1`, { headers: SANDBOX_ADMIN_HEADERS })).status).toBe(
-      200,
-    );
-    await new Promise((r) => setTimeout(r, 100));
-    expect(output()).toContain('"path":"/transaction/payment/authorize"');
-    for (const secret of [TEST_CARDS.otpOnly, KEY, `"${SANDBOX_OTP}"`, '"123"']) expect(output()).not.toContain(secret);
-  } finally {
-    const code = exited(child);
-    child.kill('SIGTERM');
-    expect(await code).toBe(0);
-  }
-  expect(output()).toContain('SIGTERM, shutting down');
-}, 30_000);
+describe('the sandbox as its own process', () => {
+  it('runs as its own process, serves requests, logs one line per request without card data or keys, and exits 0 on SIGTERM', async () => {
+    const { child, url, output } = await startProcess({});
+    try {
+      const auth = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' };
+      const charge = await fetch(`${url}/transaction/initiate/process-payment`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          transaction_reference: 'proc-1',
+          amount: 1000,
+          payment_method: 'card',
+          customer: { name: 'A', email: 'a@b.co' },
+          card: { number: TEST_CARDS.otpOnly, cvv: '123', expiry_month: '12', expiry_year: '29' },
+        }),
+      });
+      expect(charge.status).toBe(200);
+      await fetch(`${url}/transaction/payment/authorize`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ transaction_reference: 'proc-1', authorization: { otp: SANDBOX_OTP } }),
+      });
+      expect((await fetch(`${url}/__admin/ledger?reference=proc-1`, { headers: SANDBOX_ADMIN_HEADERS })).status).toBe(
+        200,
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      expect(output()).toContain('"path":"/transaction/payment/authorize"');
+      for (const secret of [TEST_CARDS.otpOnly, KEY, `"${SANDBOX_OTP}"`, '"123"'])
+        expect(output()).not.toContain(secret);
+    } finally {
+      const code = exited(child);
+      child.kill('SIGTERM');
+      expect(await code).toBe(0);
+    }
+    expect(output()).toContain('SIGTERM, shutting down');
+  }, 30_000);
 
-it('reads its options from the environment', () => {
-  expect(optionsFromEnv({})).toMatchObject({
-    port: 4010,
-    host: '127.0.0.1',
-    webhookUrl: 'http://127.0.0.1:4020/webhooks',
-    webhookVersion: 2,
-    posRemoteCompleteAfterMs: 4000,
-    posProcessorTimeoutMs: 30_000,
+  it('reads its options from the environment', () => {
+    expect(optionsFromEnv({})).toMatchObject({
+      port: 4010,
+      host: '127.0.0.1',
+      webhookUrl: 'http://127.0.0.1:4020/webhooks',
+      webhookVersion: 2,
+      posRemoteCompleteAfterMs: 4000,
+      posProcessorTimeoutMs: 30_000,
+    });
+    expect(
+      optionsFromEnv({
+        SANDBOX_PORT: '5000',
+        SANDBOX_HOST: '0.0.0.0',
+        SANDBOX_SECRET_KEYS: 'sandbox_sk_a, sandbox_sk_b',
+        SANDBOX_WEBHOOK_URL: 'none',
+        SANDBOX_WEBHOOK_VERSION: '3',
+        SANDBOX_WEBHOOK_RETRY_SCHEDULE_MS: '100,200',
+        SANDBOX_PUBLIC_URL: 'http://sandbox.local:5000',
+      }),
+    ).toMatchObject({
+      port: 5000,
+      host: '0.0.0.0',
+      secretKeys: ['sandbox_sk_a', 'sandbox_sk_b'],
+      webhookUrl: undefined,
+      webhookVersion: 3,
+      webhookRetryScheduleMs: [100, 200],
+      publicUrl: 'http://sandbox.local:5000',
+    });
+    expect(() => optionsFromEnv({ SANDBOX_WEBHOOK_VERSION: '4' })).toThrow();
+    expect(() => optionsFromEnv({ SANDBOX_PORT: 'abc' })).toThrow();
   });
-  expect(
-    optionsFromEnv({
-      SANDBOX_PORT: '5000',
-      SANDBOX_HOST: '0.0.0.0',
-      SANDBOX_SECRET_KEYS: 'sandbox_sk_a, sandbox_sk_b',
-      SANDBOX_WEBHOOK_URL: 'none',
-      SANDBOX_WEBHOOK_VERSION: '3',
-      SANDBOX_WEBHOOK_RETRY_SCHEDULE_MS: '100,200',
-      SANDBOX_PUBLIC_URL: 'http://sandbox.local:5000',
-    }),
-  ).toMatchObject({
-    port: 5000,
-    host: '0.0.0.0',
-    secretKeys: ['sandbox_sk_a', 'sandbox_sk_b'],
-    webhookUrl: undefined,
-    webhookVersion: 3,
-    webhookRetryScheduleMs: [100, 200],
-    publicUrl: 'http://sandbox.local:5000',
-  });
-  expect(() => optionsFromEnv({ SANDBOX_WEBHOOK_VERSION: '4' })).toThrow();
-  expect(() => optionsFromEnv({ SANDBOX_PORT: 'abc' })).toThrow();
 });

@@ -83,149 +83,156 @@ async function backfill(
   return results;
 }
 
-it('recurring card charges: one A4 per period under <plan>-S<period>; the same periods backfilled again charge nothing (duplicate); pause and the next runs show', async () => {
-  const tokenId = await cardToken();
-  const planRef = `sch-${randomUUID().slice(0, 8)}`;
-  const handle = await createRecurringChargeSchedule(services.starters, {
-    planRef,
-    tokenId,
-    amount: 120_000,
-    currency: 'NGN',
-    everyMs: HOUR,
-    startAt: '2026-01-01T00:00:00Z',
+describe('recurring money on Temporal Schedules', () => {
+  it('recurring card charges: one A4 per period under <plan>-S<period>; the same periods backfilled again charge nothing (duplicate); pause and the next runs show', async () => {
+    const tokenId = await cardToken();
+    const planRef = `sch-${randomUUID().slice(0, 8)}`;
+    const handle = await createRecurringChargeSchedule(services.starters, {
+      planRef,
+      tokenId,
+      amount: 120_000,
+      currency: 'NGN',
+      everyMs: HOUR,
+      startAt: '2026-01-01T00:00:00Z',
+    });
+    try {
+      const start = new Date(Date.UTC(2026, 0, 1, 0, 0)); // three hourly periods long past
+      const end = new Date(start.getTime() + 3 * HOUR - 60_000); // a backfill's end is inclusive
+      const first = await backfill(handle, start, end, 0, 3, 'scheduled-token-charge');
+      expect(first.map((r) => r.status).sort()).toEqual(['success', 'success', 'success']);
+      const refs = first.map((r) => r.reference).sort();
+      expect(refs).toEqual(
+        [0, 1, 2].map((h) => scheduledChargeReference(planRef, new Date(start.getTime() + h * HOUR))).sort(),
+      );
+      for (const ref of refs) expect(await admin.ledger({ reference: ref })).toHaveLength(1);
+
+      // A catch-up over the same periods (an outage, a second backfill): the periods are taken.
+      const again = await backfill(handle, start, end, 3, 3);
+      expect(again.map((r) => r.status)).toEqual(['duplicate', 'duplicate', 'duplicate']);
+      for (const ref of refs) expect(await admin.ledger({ reference: ref })).toHaveLength(1);
+
+      await handle.pause('holiday');
+      const view = await describeSchedule(services.starters, handle.scheduleId);
+      expect(view).toMatchObject({ paused: true, note: 'holiday' });
+      expect(view.recentRuns).toHaveLength(6);
+      await handle.unpause();
+      expect((await describeSchedule(services.starters, handle.scheduleId)).nextRuns.length).toBeGreaterThan(0);
+    } finally {
+      await handle.delete();
+    }
   });
-  try {
-    const start = new Date(Date.UTC(2026, 0, 1, 0, 0)); // three hourly periods long past
-    const end = new Date(start.getTime() + 3 * HOUR - 60_000); // a backfill's end is inclusive
-    const first = await backfill(handle, start, end, 0, 3, 'scheduled-token-charge');
-    expect(first.map((r) => r.status).sort()).toEqual(['success', 'success', 'success']);
-    const refs = first.map((r) => r.reference).sort();
-    expect(refs).toEqual(
-      [0, 1, 2].map((h) => scheduledChargeReference(planRef, new Date(start.getTime() + h * HOUR))).sort(),
+
+  it('fixed mandate debits: one D3 per period through the mandate flow (the period is the idempotency key); a second backfill debits nothing more', async () => {
+    const input: MandateRequest = {
+      mandateRef: `M${randomUUID().replace(/-/g, '').slice(0, 12)}`,
+      debitType: 'variable',
+      amount: 1_000_000,
+      accountNumber: '0123456789',
+      bankCode: '058',
+      description: 'Gym',
+      startDate: new Date().toISOString().slice(0, 10),
+      endDate: '2099-12-31',
+      customerEmail: `c-${randomUUID()}@example.com`,
+      customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
+    };
+    await startMandate(services.starters, input);
+    await waitForState(
+      () => getMandateState(services.starters, input.mandateRef),
+      (s) => s.status === 'awaiting_otp',
+      { timeoutMs: 30_000 },
     );
-    for (const ref of refs) expect(await admin.ledger({ reference: ref })).toHaveLength(1);
-
-    // A catch-up over the same periods (an outage, a second backfill): the periods are taken.
-    const again = await backfill(handle, start, end, 3, 3);
-    expect(again.map((r) => r.status)).toEqual(['duplicate', 'duplicate', 'duplicate']);
-    for (const ref of refs) expect(await admin.ledger({ reference: ref })).toHaveLength(1);
-
-    await handle.pause('holiday');
-    const view = await describeSchedule(services.starters, handle.scheduleId);
-    expect(view).toMatchObject({ paused: true, note: 'holiday' });
-    expect(view.recentRuns).toHaveLength(6);
-    await handle.unpause();
-    expect((await describeSchedule(services.starters, handle.scheduleId)).nextRuns.length).toBeGreaterThan(0);
-  } finally {
-    await handle.delete();
-  }
-});
-
-it('fixed mandate debits: one D3 per period through the mandate flow (the period is the idempotency key); a second backfill debits nothing more', async () => {
-  const input: MandateRequest = {
-    mandateRef: `M${randomUUID().replace(/-/g, '').slice(0, 12)}`,
-    debitType: 'variable',
-    amount: 1_000_000,
-    accountNumber: '0123456789',
-    bankCode: '058',
-    description: 'Gym',
-    startDate: new Date().toISOString().slice(0, 10),
-    endDate: '2099-12-31',
-    customerEmail: `c-${randomUUID()}@example.com`,
-    customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
-  };
-  await startMandate(services.starters, input);
-  await waitForState(
-    () => getMandateState(services.starters, input.mandateRef),
-    (s) => s.status === 'awaiting_otp',
-    { timeoutMs: 30_000 },
-  );
-  await submitMandateOtp(services.starters, input.mandateRef, MANDATE_OTP);
-  const handle = await createMandateDebitSchedule(services.starters, {
-    mandateRef: input.mandateRef,
-    amount: 200_000,
-    cron: '0 9 1 * *',
-    paused: true,
-  });
-  try {
-    const start = new Date(Date.UTC(2026, 0, 1, 0, 0));
-    const end = new Date(Date.UTC(2026, 2, 2, 0, 0)); // 1 Jan, 1 Feb, 1 Mar at 09:00
-    const first = await backfill(handle, start, end, 0, 3, 'scheduled-mandate-debit');
-    expect(first.map((r) => r.status)).toEqual(['success', 'success', 'success']);
-    const again = await backfill(handle, start, end, 3, 3);
-    expect(again.map((r) => r.reference)).toEqual(first.map((r) => r.reference)); // the same debits answer
-    const state = await getMandateState(services.starters, input.mandateRef);
-    expect(state).toMatchObject({ totalDebited: 600_000 });
-    for (const r of first) expect(await admin.ledger({ reference: r.reference })).toHaveLength(1);
-  } finally {
-    await handle.delete();
-  }
-});
-
-it('a running timer-based plan moves to a Schedule: the plan stops without cancelling its token (no A5), the Schedule starts at its next charge and charges the same token', async () => {
-  const planRef = `mv-${randomUUID().slice(0, 8)}`;
-  await startRecurring(services.starters, {
-    planRef,
-    amount: 90_000,
-    currency: 'NGN',
-    email: 'ada@example.com',
-    intervalMs: HOUR,
-  });
-  const url = await firstPaymentCheckoutUrl(services.starters, planRef);
-  await post(`${url}/card`, { number: TEST_CARDS.pinThenOtp, cvv: '123', expiry_month: '12', expiry_year: '29' });
-  await post(`${url}/authorize`, { pin: SANDBOX_PIN });
-  await post(`${url}/authorize`, { otp: SANDBOX_OTP });
-  const active = await waitForState(
-    () => getRecurringState(services.starters, planRef),
-    (s) => s.status === 'active' && s.nextChargeAt !== undefined,
-    { timeoutMs: 30_000 },
-  );
-
-  const handle = await moveRecurringPlanToSchedule(services.starters, planRef, {
-    amount: 90_000,
-    currency: 'NGN',
-    everyMs: HOUR,
-  });
-  try {
-    const plan = await getRecurringState(services.starters, planRef);
-    expect(plan).toMatchObject({
-      status: 'completed',
-      movedToSchedule: true,
-      cycle: 1,
-      reason: expect.stringContaining('moved to a Schedule'),
+    await submitMandateOtp(services.starters, input.mandateRef, MANDATE_OTP);
+    const handle = await createMandateDebitSchedule(services.starters, {
+      mandateRef: input.mandateRef,
+      amount: 200_000,
+      cron: '0 9 1 * *',
+      paused: true,
     });
-    const d = await handle.describe();
-    const next = new Date(Math.ceil(Date.parse(active.nextChargeAt!) / 1000) * 1000); // Schedules count whole seconds
-    expect(d.spec.startAt?.toISOString()).toBe(next.toISOString());
-    expect(d.action).toMatchObject({
-      workflowType: 'scheduledTokenChargeWorkflow',
-      args: [{ planRef, tokenId: active.tokenId, amount: 90_000 }],
+    try {
+      const start = new Date(Date.UTC(2026, 0, 1, 0, 0));
+      const end = new Date(Date.UTC(2026, 2, 2, 0, 0)); // 1 Jan, 1 Feb, 1 Mar at 09:00
+      const first = await backfill(handle, start, end, 0, 3, 'scheduled-mandate-debit');
+      expect(first.map((r) => r.status)).toEqual(['success', 'success', 'success']);
+      const again = await backfill(handle, start, end, 3, 3);
+      expect(again.map((r) => r.reference)).toEqual(first.map((r) => r.reference)); // the same debits answer
+      const state = await getMandateState(services.starters, input.mandateRef);
+      expect(state).toMatchObject({ totalDebited: 600_000 });
+      for (const r of first) expect(await admin.ledger({ reference: r.reference })).toHaveLength(1);
+    } finally {
+      await handle.delete();
+    }
+  });
+
+  it('a running timer-based plan moves to a Schedule: the plan stops without cancelling its token (no A5), the Schedule starts at its next charge and charges the same token', async () => {
+    const planRef = `mv-${randomUUID().slice(0, 8)}`;
+    await startRecurring(services.starters, {
+      planRef,
+      amount: 90_000,
+      currency: 'NGN',
+      email: 'ada@example.com',
+      intervalMs: HOUR,
     });
-    // The token was not cancelled: the Schedule's first period charges it.
-    expect(d.info.nextActionTimes[0]?.toISOString()).toBe(next.toISOString()); // the plan's cadence goes on
-    const [run] = await backfill(handle, next, new Date(next.getTime() + 60_000), 0, 1);
-    expect(run).toMatchObject({ status: 'success' });
-    // Moving again is refused: the plan is no longer active.
+    const url = await firstPaymentCheckoutUrl(services.starters, planRef);
+    await post(`${url}/card`, { number: TEST_CARDS.pinThenOtp, cvv: '123', expiry_month: '12', expiry_year: '29' });
+    await post(`${url}/authorize`, { pin: SANDBOX_PIN });
+    await post(`${url}/authorize`, { otp: SANDBOX_OTP });
+    const active = await waitForState(
+      () => getRecurringState(services.starters, planRef),
+      (s) => s.status === 'active' && s.nextChargeAt !== undefined,
+      { timeoutMs: 30_000 },
+    );
+
+    const handle = await moveRecurringPlanToSchedule(services.starters, planRef, {
+      amount: 90_000,
+      currency: 'NGN',
+      everyMs: HOUR,
+    });
+    try {
+      const plan = await getRecurringState(services.starters, planRef);
+      expect(plan).toMatchObject({
+        status: 'completed',
+        movedToSchedule: true,
+        cycle: 1,
+        reason: expect.stringContaining('moved to a Schedule'),
+      });
+      const d = await handle.describe();
+      const next = new Date(Math.ceil(Date.parse(active.nextChargeAt!) / 1000) * 1000); // Schedules count whole seconds
+      expect(d.spec.startAt?.toISOString()).toBe(next.toISOString());
+      expect(d.action).toMatchObject({
+        workflowType: 'scheduledTokenChargeWorkflow',
+        args: [{ planRef, tokenId: active.tokenId, amount: 90_000 }],
+      });
+      // The token was not cancelled: the Schedule's first period charges it.
+      expect(d.info.nextActionTimes[0]?.toISOString()).toBe(next.toISOString()); // the plan's cadence goes on
+      const [run] = await backfill(handle, next, new Date(next.getTime() + 60_000), 0, 1);
+      expect(run).toMatchObject({ status: 'success' });
+      // Moving again is refused: the plan is no longer active.
+      await expect(
+        moveRecurringPlanToSchedule(services.starters, planRef, { amount: 90_000, currency: 'NGN', everyMs: HOUR }),
+      ).rejects.toThrow(/only an active plan moves/);
+    } finally {
+      await handle.delete();
+    }
+  });
+
+  it('a schedule is validated before it exists: each field named with its rule', async () => {
+    const bad = createRecurringChargeSchedule(services.starters, {
+      planRef: 'bad ref',
+      tokenId: '',
+      amount: 1.5,
+      currency: 'EUR',
+    });
+    await expect(bad).rejects.toThrow(StarterInputError);
+    await expect(bad).rejects.toThrow(
+      /invalid schedule input: planRef must be 1-60.*tokenId is required.*amount must be an integer.*currency must be NGN or USD/,
+    );
     await expect(
-      moveRecurringPlanToSchedule(services.starters, planRef, { amount: 90_000, currency: 'NGN', everyMs: HOUR }),
-    ).rejects.toThrow(/only an active plan moves/);
-  } finally {
-    await handle.delete();
-  }
-});
-
-it('a schedule is validated before it exists: each field named with its rule', async () => {
-  const bad = createRecurringChargeSchedule(services.starters, {
-    planRef: 'bad ref',
-    tokenId: '',
-    amount: 1.5,
-    currency: 'EUR',
+      createMandateDebitSchedule(services.starters, {
+        mandateRef: 'M1',
+        amount: 100,
+        cron: '0 9 1 * *',
+        everyMs: 5_000,
+      }),
+    ).rejects.toThrow(/give exactly one of cron and everyMs/);
   });
-  await expect(bad).rejects.toThrow(StarterInputError);
-  await expect(bad).rejects.toThrow(
-    /invalid schedule input: planRef must be 1-60.*tokenId is required.*amount must be an integer.*currency must be NGN or USD/,
-  );
-  await expect(
-    createMandateDebitSchedule(services.starters, { mandateRef: 'M1', amount: 100, cron: '0 9 1 * *', everyMs: 5_000 }),
-  ).rejects.toThrow(/give exactly one of cron and everyMs/);
 });

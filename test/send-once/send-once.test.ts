@@ -142,130 +142,136 @@ async function run(
   };
 }
 
-it('an answered send is sent once and never requeried', async () => {
-  const { result, log, processed } = await run({ sends: ['answer'] });
-  expect(result).toMatchObject({ outcome: 'answered', sends: 1, answer: { accepted: expect.any(String) } });
-  expect(log).toEqual(['send#1:answer']);
-  expect(processed).toBe(1);
-});
-
-it('a refused first send ends refused without a requery or a resend', async () => {
-  const { result, log, processed } = await run({ sends: ['refuse'] });
-  expect(result).toMatchObject({ outcome: 'refused', sends: 1, failure: { message: 'amount cannot be < 0' } });
-  expect(log).toEqual(['send#1:refuse']);
-  expect(processed).toBe(0);
-});
-
-it('dropped after processing: the requery finds it, and it is never sent again', async () => {
-  const { result, log, processed } = await run({ sends: ['drop-after'] });
-  expect(result).toMatchObject({
-    outcome: 'found',
-    sends: 1,
-    record: { sends: 1 },
-    lost: expect.stringContaining('connection reset'),
+describe('the one send-once rule', () => {
+  it('an answered send is sent once and never requeried', async () => {
+    const { result, log, processed } = await run({ sends: ['answer'] });
+    expect(result).toMatchObject({ outcome: 'answered', sends: 1, answer: { accepted: expect.any(String) } });
+    expect(log).toEqual(['send#1:answer']);
+    expect(processed).toBe(1);
   });
-  expect(log).toEqual(['send#1:drop-after', 'requery:found']);
-  expect(processed).toBe(1);
-});
 
-it('a lost response that never arrived: absent on every read, then sent again once', async () => {
-  const { result, log, processed } = await run({ sends: ['drop-before', 'answer'] });
-  expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
-  expect(log).toEqual(['send#1:drop-before', 'requery:absent', 'requery:absent', 'send#2:answer']);
-  expect(processed).toBe(1);
-});
-
-it('a worker cut off mid-send (Temporal timed the attempt out, its request still on the way): not resent inside the in-flight window; the late request is found', async () => {
-  const { result, log, processed } = await run({ sends: ['land-late', 'answer'] }, { sendStartToCloseMs: 1_000 });
-  expect(result).toMatchObject({ outcome: 'found', sends: 1 });
-  expect(log).toEqual(['send#1:land-late', 'requery:absent', 'requery:absent', 'requery:found']);
-  expect(processed).toBe(1);
-});
-
-it('without the in-flight window the same late request would have been doubled', async () => {
-  const { result, processed, stillLanding } = await run(
-    { sends: ['land-late', 'answer'] },
-    { inFlightMs: 0, sendStartToCloseMs: 1_000 },
-  );
-  expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
-  expect(processed + stillLanding).toBe(2); // the resend went through, and the first is still on its way: two at the service
-});
-
-it.each(['never-sent', 'answered-5xx', 'drop-before'] as const)(
-  'an attempt the activity itself reported (%s) is resent after the absent reads, without waiting out the window',
-  async (first) => {
-    const { result, log } = await run({ sends: [first, 'answer'] });
-    expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
-    expect(log).toEqual([`send#1:${first}`, 'requery:absent', 'requery:absent', 'send#2:answer']);
-  },
-);
-
-it('read-after-write: an "absent" right after the send is read again, and a late record stops the resend', async () => {
-  const { result, log, processed } = await run({ sends: ['drop-after'], lagReads: 1 });
-  expect(result).toMatchObject({ outcome: 'found', sends: 1 });
-  expect(log).toEqual(['send#1:drop-after', 'requery:absent(lag)', 'requery:found']);
-  expect(processed).toBe(1);
-});
-
-it('with one absent read allowed and no in-flight window, the same lag would have doubled the request (why absentReads defaults to 2)', async () => {
-  const { result, processed } = await run(
-    { sends: ['drop-after', 'answer'], lagReads: 1 },
-    { absentReads: 1, inFlightMs: 0 },
-  );
-  expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
-  expect(processed).toBe(2);
-});
-
-it('requery unanswerable: unverified, never sent again', async () => {
-  const { result, log, processed } = await run({ sends: ['drop-after'], requeryDown: true });
-  expect(result).toMatchObject({ outcome: 'unverified', sends: 1, lost: expect.stringContaining('connection reset') });
-  expect(log.filter((l) => l.startsWith('send'))).toEqual(['send#1:drop-after']);
-  expect(processed).toBe(1);
-});
-
-it('never received after maxSends sends: never-received, and no third send', async () => {
-  const { result, log } = await run({ sends: ['drop-before', 'drop-before', 'answer'] });
-  expect(result).toMatchObject({ outcome: 'never-received', sends: 2 });
-  expect(log.filter((l) => l.startsWith('send'))).toEqual(['send#1:drop-before', 'send#2:drop-before']);
-});
-
-it('a resend refused as a duplicate is requeried: the first send had landed late', async () => {
-  const { result, log, processed } = await run({ sends: ['drop-after', 'refuse-duplicate'], lagReads: 2 });
-  expect(result).toMatchObject({ outcome: 'found', sends: 2, record: { sends: 1 } });
-  expect(log).toEqual([
-    'send#1:drop-after',
-    'requery:absent(lag)',
-    'requery:absent(lag)',
-    'send#2:refuse-duplicate',
-    'requery:found',
-  ]);
-  expect(processed).toBe(1);
-});
-
-it('cancellation mid-send: the send finishes and its outcome is returned; nothing is sent again', async () => {
-  const service = fakeService({ sends: ['block'] });
-  const taskQueue = `send-once-${randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(require.resolve('../fixtures/send-once-workflows')),
-    activities: service.activities,
+  it('a refused first send ends refused without a requery or a resend', async () => {
+    const { result, log, processed } = await run({ sends: ['refuse'] });
+    expect(result).toMatchObject({ outcome: 'refused', sends: 1, failure: { message: 'amount cannot be < 0' } });
+    expect(log).toEqual(['send#1:refuse']);
+    expect(processed).toBe(0);
   });
-  const reference = `ref-${randomUUID()}`;
-  const result = await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', {
-      taskQueue,
-      workflowId: reference,
-      args: [reference],
+
+  it('dropped after processing: the requery finds it, and it is never sent again', async () => {
+    const { result, log, processed } = await run({ sends: ['drop-after'] });
+    expect(result).toMatchObject({
+      outcome: 'found',
+      sends: 1,
+      record: { sends: 1 },
+      lost: expect.stringContaining('connection reset'),
     });
-    await service.started;
-    await handle.cancel();
-    await new Promise((r) => setTimeout(r, 500));
-    service.release();
-    return handle.result().catch((err: unknown) => err);
+    expect(log).toEqual(['send#1:drop-after', 'requery:found']);
+    expect(processed).toBe(1);
   });
-  expect(result).not.toBeInstanceOf(WorkflowFailedError);
-  expect(result).toMatchObject({ outcome: 'answered', sends: 1 });
-  expect(service.log).toEqual(['send#1:block']);
-  expect(service.held.get(reference)).toBe(1);
+
+  it('a lost response that never arrived: absent on every read, then sent again once', async () => {
+    const { result, log, processed } = await run({ sends: ['drop-before', 'answer'] });
+    expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
+    expect(log).toEqual(['send#1:drop-before', 'requery:absent', 'requery:absent', 'send#2:answer']);
+    expect(processed).toBe(1);
+  });
+
+  it('a worker cut off mid-send (Temporal timed the attempt out, its request still on the way): not resent inside the in-flight window; the late request is found', async () => {
+    const { result, log, processed } = await run({ sends: ['land-late', 'answer'] }, { sendStartToCloseMs: 1_000 });
+    expect(result).toMatchObject({ outcome: 'found', sends: 1 });
+    expect(log).toEqual(['send#1:land-late', 'requery:absent', 'requery:absent', 'requery:found']);
+    expect(processed).toBe(1);
+  });
+
+  it('without the in-flight window the same late request would have been doubled', async () => {
+    const { result, processed, stillLanding } = await run(
+      { sends: ['land-late', 'answer'] },
+      { inFlightMs: 0, sendStartToCloseMs: 1_000 },
+    );
+    expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
+    expect(processed + stillLanding).toBe(2); // the resend went through, and the first is still on its way: two at the service
+  });
+
+  it.each(['never-sent', 'answered-5xx', 'drop-before'] as const)(
+    'an attempt the activity itself reported (%s) is resent after the absent reads, without waiting out the window',
+    async (first) => {
+      const { result, log } = await run({ sends: [first, 'answer'] });
+      expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
+      expect(log).toEqual([`send#1:${first}`, 'requery:absent', 'requery:absent', 'send#2:answer']);
+    },
+  );
+
+  it('read-after-write: an "absent" right after the send is read again, and a late record stops the resend', async () => {
+    const { result, log, processed } = await run({ sends: ['drop-after'], lagReads: 1 });
+    expect(result).toMatchObject({ outcome: 'found', sends: 1 });
+    expect(log).toEqual(['send#1:drop-after', 'requery:absent(lag)', 'requery:found']);
+    expect(processed).toBe(1);
+  });
+
+  it('with one absent read allowed and no in-flight window, the same lag would have doubled the request (why absentReads defaults to 2)', async () => {
+    const { result, processed } = await run(
+      { sends: ['drop-after', 'answer'], lagReads: 1 },
+      { absentReads: 1, inFlightMs: 0 },
+    );
+    expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
+    expect(processed).toBe(2);
+  });
+
+  it('requery unanswerable: unverified, never sent again', async () => {
+    const { result, log, processed } = await run({ sends: ['drop-after'], requeryDown: true });
+    expect(result).toMatchObject({
+      outcome: 'unverified',
+      sends: 1,
+      lost: expect.stringContaining('connection reset'),
+    });
+    expect(log.filter((l) => l.startsWith('send'))).toEqual(['send#1:drop-after']);
+    expect(processed).toBe(1);
+  });
+
+  it('never received after maxSends sends: never-received, and no third send', async () => {
+    const { result, log } = await run({ sends: ['drop-before', 'drop-before', 'answer'] });
+    expect(result).toMatchObject({ outcome: 'never-received', sends: 2 });
+    expect(log.filter((l) => l.startsWith('send'))).toEqual(['send#1:drop-before', 'send#2:drop-before']);
+  });
+
+  it('a resend refused as a duplicate is requeried: the first send had landed late', async () => {
+    const { result, log, processed } = await run({ sends: ['drop-after', 'refuse-duplicate'], lagReads: 2 });
+    expect(result).toMatchObject({ outcome: 'found', sends: 2, record: { sends: 1 } });
+    expect(log).toEqual([
+      'send#1:drop-after',
+      'requery:absent(lag)',
+      'requery:absent(lag)',
+      'send#2:refuse-duplicate',
+      'requery:found',
+    ]);
+    expect(processed).toBe(1);
+  });
+
+  it('cancellation mid-send: the send finishes and its outcome is returned; nothing is sent again', async () => {
+    const service = fakeService({ sends: ['block'] });
+    const taskQueue = `send-once-${randomUUID()}`;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(require.resolve('../fixtures/send-once-workflows')),
+      activities: service.activities,
+    });
+    const reference = `ref-${randomUUID()}`;
+    const result = await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', {
+        taskQueue,
+        workflowId: reference,
+        args: [reference],
+      });
+      await service.started;
+      await handle.cancel();
+      await new Promise((r) => setTimeout(r, 500));
+      service.release();
+      return handle.result().catch((err: unknown) => err);
+    });
+    expect(result).not.toBeInstanceOf(WorkflowFailedError);
+    expect(result).toMatchObject({ outcome: 'answered', sends: 1 });
+    expect(service.log).toEqual(['send#1:block']);
+    expect(service.held.get(reference)).toBe(1);
+  });
 });

@@ -37,55 +37,57 @@ const stage = (name: string) => stages.find((s) => s.name === name)!;
 const runtime = stages[stages.length - 1];
 const ops = (s: Stage, op: string) => s.instructions.filter((i) => i.op === op).map((i) => i.args);
 
-it('has a build, a production-dependencies and a runtime stage, the last one running the worker', () => {
-  expect(stages.map((s) => s.name)).toEqual(['build', 'prod-deps', 'runtime']);
-  expect(ops(runtime, 'CMD')).toEqual(['["node", "dist/workers/main.js"]']);
-  expect(ops(runtime, 'ENV')).toContain('NODE_ENV=production');
-});
+describe('the Dockerfile, checked statically', () => {
+  it('has a build, a production-dependencies and a runtime stage, the last one running the worker', () => {
+    expect(stages.map((s) => s.name)).toEqual(['build', 'prod-deps', 'runtime']);
+    expect(ops(runtime, 'CMD')).toEqual(['["node", "dist/workers/main.js"]']);
+    expect(ops(runtime, 'ENV')).toContain('NODE_ENV=production');
+  });
 
-it('is based on Node.js 24 LTS in every stage', () => {
-  const base = globalArgs.find((a) => a.op === 'ARG' && a.args.startsWith('NODE_IMAGE='))!.args.split('=')[1];
-  expect(base).toMatch(/^node:24[-.]/);
-  for (const s of stages) expect(s.from).toBe('${NODE_IMAGE}');
-});
+  it('is based on Node.js 24 LTS in every stage', () => {
+    const base = globalArgs.find((a) => a.op === 'ARG' && a.args.startsWith('NODE_IMAGE='))!.args.split('=')[1];
+    expect(base).toMatch(/^node:24[-.]/);
+    for (const s of stages) expect(s.from).toBe('${NODE_IMAGE}');
+  });
 
-it('builds dist/ and the workflow bundle in the build stage and copies them into the runtime', () => {
-  expect(ops(stage('build'), 'RUN')).toContain('npm run build');
-  const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  expect(pkg.scripts.build).toContain('build-workflow-bundle');
-  expect(ops(runtime, 'COPY')).toContain('--from=build /app/dist ./dist');
-  expect(ops(runtime, 'RUN')).toContain('test -s dist/workflow-bundle.js');
-});
+  it('builds dist/ and the workflow bundle in the build stage and copies them into the runtime', () => {
+    expect(ops(stage('build'), 'RUN')).toContain('npm run build');
+    const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.build).toContain('build-workflow-bundle');
+    expect(ops(runtime, 'COPY')).toContain('--from=build /app/dist ./dist');
+    expect(ops(runtime, 'RUN')).toContain('test -s dist/workflow-bundle.js');
+  });
 
-it('has no dev dependencies in the runtime: node_modules come from an `npm install --omit=dev` stage, and the runtime installs nothing', () => {
-  expect(ops(stage('prod-deps'), 'RUN').join(' ')).toMatch(/npm (ci|install) --omit=dev/);
-  expect(ops(runtime, 'COPY')).toContain('--from=prod-deps /app/node_modules ./node_modules');
-  expect(ops(runtime, 'COPY').filter((c) => c.includes('node_modules'))).toHaveLength(1);
-  expect(ops(runtime, 'RUN').join(' ')).not.toMatch(/npm (ci|install)/);
-  // The build stage's full node_modules never reaches the runtime.
-  expect(ops(runtime, 'COPY').some((c) => c.startsWith('--from=build') && c.includes('node_modules'))).toBe(false);
-});
+  it('has no dev dependencies in the runtime: node_modules come from an `npm install --omit=dev` stage, and the runtime installs nothing', () => {
+    expect(ops(stage('prod-deps'), 'RUN').join(' ')).toMatch(/npm (ci|install) --omit=dev/);
+    expect(ops(runtime, 'COPY')).toContain('--from=prod-deps /app/node_modules ./node_modules');
+    expect(ops(runtime, 'COPY').filter((c) => c.includes('node_modules'))).toHaveLength(1);
+    expect(ops(runtime, 'RUN').join(' ')).not.toMatch(/npm (ci|install)/);
+    // The build stage's full node_modules never reaches the runtime.
+    expect(ops(runtime, 'COPY').some((c) => c.startsWith('--from=build') && c.includes('node_modules'))).toBe(false);
+  });
 
-it('runs as a non-root user', () => {
-  const users = ops(runtime, 'USER');
-  expect(users.length).toBeGreaterThan(0);
-  expect(users[users.length - 1]).not.toMatch(/^(root|0)(:|$)/);
-  // Nothing after the USER line switches back.
-  const last = runtime.instructions.map((i) => i.op).lastIndexOf('USER');
-  expect(runtime.instructions.slice(last + 1).map((i) => i.op)).not.toContain('USER');
-});
+  it('runs as a non-root user', () => {
+    const users = ops(runtime, 'USER');
+    expect(users.length).toBeGreaterThan(0);
+    expect(users[users.length - 1]).not.toMatch(/^(root|0)(:|$)/);
+    // Nothing after the USER line switches back.
+    const last = runtime.instructions.map((i) => i.op).lastIndexOf('USER');
+    expect(runtime.instructions.slice(last + 1).map((i) => i.op)).not.toContain('USER');
+  });
 
-it('carries no secret: no secret-named ENV or ARG, no embedded development value, no .env in the build context, no copy of the whole context', () => {
-  for (const ins of [...globalArgs, ...stages.flatMap((s) => s.instructions)]) {
-    if (ins.op === 'ENV' || ins.op === 'ARG') expect(ins.args).not.toMatch(/KEY|SECRET|TOKEN|PASSWORD/i);
-    if (ins.op === 'COPY') expect(ins.args).not.toMatch(/^\.\s/);
-  }
-  for (const [name, value] of Object.entries(EMBEDDED_DEFAULTS))
-    if (name !== 'baseUrl') expect(text).not.toContain(value);
-  const ignored = readFileSync(join(PROJECT_ROOT, '.dockerignore'), 'utf8')
-    .split('\n')
-    .map((l) => l.trim());
-  for (const entry of ['.env', '.env.*', 'node_modules', '.tools', '.data', '.git']) expect(ignored).toContain(entry);
+  it('carries no secret: no secret-named ENV or ARG, no embedded development value, no .env in the build context, no copy of the whole context', () => {
+    for (const ins of [...globalArgs, ...stages.flatMap((s) => s.instructions)]) {
+      if (ins.op === 'ENV' || ins.op === 'ARG') expect(ins.args).not.toMatch(/KEY|SECRET|TOKEN|PASSWORD/i);
+      if (ins.op === 'COPY') expect(ins.args).not.toMatch(/^\.\s/);
+    }
+    for (const [name, value] of Object.entries(EMBEDDED_DEFAULTS))
+      if (name !== 'baseUrl') expect(text).not.toContain(value);
+    const ignored = readFileSync(join(PROJECT_ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
+    for (const entry of ['.env', '.env.*', 'node_modules', '.tools', '.data', '.git']) expect(ignored).toContain(entry);
+  });
 });

@@ -46,68 +46,70 @@ async function identities(handle: WorkflowHandle): Promise<Set<string>> {
   return ids;
 }
 
-it('a SIGKILLed worker loses nothing: every flow completes on the other worker, each purchase sent once', async () => {
-  const env = workerEnvironment(config, services.sandboxUrl!);
-  const [a, b] = [startWorkerProcess('worker A', env), startWorkerProcess('worker B', env)];
-  workers.push(a, b);
-  await Promise.all([a.ready, b.ready]);
+describe('scale-out: two worker processes on one task queue', () => {
+  it('a SIGKILLed worker loses nothing: every flow completes on the other worker, each purchase sent once', async () => {
+    const env = workerEnvironment(config, services.sandboxUrl!);
+    const [a, b] = [startWorkerProcess('worker A', env), startWorkerProcess('worker B', env)];
+    workers.push(a, b);
+    await Promise.all([a.ready, b.ready]);
 
-  const flows = 12;
-  await admin.fault({
-    method: 'POST',
-    path: '^/vending/utilities/electricity$',
-    kind: 'latency',
-    latencyMs: 3_000,
-    count: flows,
+    const flows = 12;
+    await admin.fault({
+      method: 'POST',
+      path: '^/vending/utilities/electricity$',
+      kind: 'latency',
+      latencyMs: 3_000,
+      count: flows,
+    });
+    const run = randomUUID().slice(0, 6);
+    const input = (i: number): VendInput => ({
+      order_ref: `scale-${run}-${i}`,
+      provider: 'EKEDC',
+      meter_no: '45067198783',
+      meter_type: 'prepaid',
+      amount: 5000,
+      phone_number: '08012345678',
+      email: 'ada@example.com',
+      // A purchase lost with its worker is looked up by reference (H4) before anything is sent again.
+      options: { checkSettleDelay: '200ms', retryBackoff: '300ms', purchaseTimeoutMs: 5_000, requeryBackoff: '500ms' },
+    });
+    const handles = await Promise.all(Array.from({ length: flows }, (_, i) => startVend(services.starters, input(i))));
+
+    // Wait until worker A holds a purchase in flight, then kill it without warning.
+    const idA = identityOf(a);
+    for (let i = 0; ; i++) {
+      const described = await Promise.all(handles.map((h) => h.describe()));
+      const inFlightOnA = described
+        .flatMap((d) => d.raw.pendingActivities ?? [])
+        .filter(
+          (p) =>
+            p.activityType?.name === 'vendPurchase' &&
+            p.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED &&
+            p.lastWorkerIdentity === idA,
+        );
+      if (inFlightOnA.length > 0) break;
+      if (i > 200) throw new Error('worker A never held a purchase in flight');
+      await sleep(50);
+    }
+    a.child.kill('SIGKILL');
+    expect(await a.exited).toEqual({ code: null, signal: 'SIGKILL' });
+
+    const results = await Promise.all(handles.map((h) => h.result()));
+    expect(results.map((r) => r.status)).toEqual(Array(flows).fill('vended'));
+    for (const r of results) expect(await admin.ledger({ reference: r.reference!, kind: 'vend' })).toHaveLength(1);
+
+    // Some flows were on A when it died and finished on B; B is still serving.
+    const idB = identityOf(b);
+    const touched = await Promise.all(handles.map((h) => identities(h)));
+    const failedOver = touched.filter((ids) => ids.has(idA) && ids.has(idB));
+    expect(failedOver.length).toBeGreaterThan(0);
+    for (const ids of touched) expect([...ids].every((id) => id === idA || id === idB)).toBe(true);
+    // The killed purchase attempts ended by heartbeat timeout (seconds, not the start-to-close).
+    const histories = await Promise.all(handles.map((h) => h.fetchHistory()));
+    const timedOut = histories
+      .flatMap((h) => h.events ?? [])
+      .filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT);
+    expect(timedOut.length).toBeGreaterThan(0);
+    expect(b.child.exitCode).toBeNull();
   });
-  const run = randomUUID().slice(0, 6);
-  const input = (i: number): VendInput => ({
-    order_ref: `scale-${run}-${i}`,
-    provider: 'EKEDC',
-    meter_no: '45067198783',
-    meter_type: 'prepaid',
-    amount: 5000,
-    phone_number: '08012345678',
-    email: 'ada@example.com',
-    // A purchase lost with its worker is looked up by reference (H4) before anything is sent again.
-    options: { checkSettleDelay: '200ms', retryBackoff: '300ms', purchaseTimeoutMs: 5_000, requeryBackoff: '500ms' },
-  });
-  const handles = await Promise.all(Array.from({ length: flows }, (_, i) => startVend(services.starters, input(i))));
-
-  // Wait until worker A holds a purchase in flight, then kill it without warning.
-  const idA = identityOf(a);
-  for (let i = 0; ; i++) {
-    const described = await Promise.all(handles.map((h) => h.describe()));
-    const inFlightOnA = described
-      .flatMap((d) => d.raw.pendingActivities ?? [])
-      .filter(
-        (p) =>
-          p.activityType?.name === 'vendPurchase' &&
-          p.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED &&
-          p.lastWorkerIdentity === idA,
-      );
-    if (inFlightOnA.length > 0) break;
-    if (i > 200) throw new Error('worker A never held a purchase in flight');
-    await sleep(50);
-  }
-  a.child.kill('SIGKILL');
-  expect(await a.exited).toEqual({ code: null, signal: 'SIGKILL' });
-
-  const results = await Promise.all(handles.map((h) => h.result()));
-  expect(results.map((r) => r.status)).toEqual(Array(flows).fill('vended'));
-  for (const r of results) expect(await admin.ledger({ reference: r.reference!, kind: 'vend' })).toHaveLength(1);
-
-  // Some flows were on A when it died and finished on B; B is still serving.
-  const idB = identityOf(b);
-  const touched = await Promise.all(handles.map((h) => identities(h)));
-  const failedOver = touched.filter((ids) => ids.has(idA) && ids.has(idB));
-  expect(failedOver.length).toBeGreaterThan(0);
-  for (const ids of touched) expect([...ids].every((id) => id === idA || id === idB)).toBe(true);
-  // The killed purchase attempts ended by heartbeat timeout (seconds, not the start-to-close).
-  const histories = await Promise.all(handles.map((h) => h.fetchHistory()));
-  const timedOut = histories
-    .flatMap((h) => h.events ?? [])
-    .filter((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT);
-  expect(timedOut.length).toBeGreaterThan(0);
-  expect(b.child.exitCode).toBeNull();
 });

@@ -34,37 +34,39 @@ async function freshNamespace(): Promise<string> {
   return namespace;
 }
 
-it('maps the registration types to the server enum', () => {
-  expect(indexedValueType('Keyword')).toBe(IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
-  expect(indexedValueType('Int')).toBe(IndexedValueType.INDEXED_VALUE_TYPE_INT);
-  expect(indexedValueType('KeywordList')).toBe(IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST);
-  expect(() => indexedValueType('Money')).toThrow(/unknown search attribute type Money/);
-});
+describe('the search-attribute registration of docker-compose and Kubernetes', () => {
+  it('maps the registration types to the server enum', () => {
+    expect(indexedValueType('Keyword')).toBe(IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    expect(indexedValueType('Int')).toBe(IndexedValueType.INDEXED_VALUE_TYPE_INT);
+    expect(indexedValueType('KeywordList')).toBe(IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST);
+    expect(() => indexedValueType('Money')).toThrow(/unknown search attribute type Money/);
+  });
 
-it('registers every attribute of SEARCH_ATTRIBUTE_REGISTRATION on a fresh namespace, then finds them all present', async () => {
-  const namespace = await freshNamespace();
-  const first = await ensureSearchAttributes(connection, namespace);
-  expect(first.added.sort()).toEqual(Object.keys(SEARCH_ATTRIBUTE_REGISTRATION).sort());
-  expect(first.alreadyPresent).toEqual([]);
-  const listed = (await connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_REGISTRATION))
-    expect(listed[name]).toBe(indexedValueType(type));
+  it('registers every attribute of SEARCH_ATTRIBUTE_REGISTRATION on a fresh namespace, then finds them all present', async () => {
+    const namespace = await freshNamespace();
+    const first = await ensureSearchAttributes(connection, namespace);
+    expect(first.added.sort()).toEqual(Object.keys(SEARCH_ATTRIBUTE_REGISTRATION).sort());
+    expect(first.alreadyPresent).toEqual([]);
+    const listed = (await connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
+    for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_REGISTRATION))
+      expect(listed[name]).toBe(indexedValueType(type));
 
-  const again = await ensureSearchAttributes(connection, namespace);
-  expect(again).toEqual({ namespace, added: [], alreadyPresent: Object.keys(SEARCH_ATTRIBUTE_REGISTRATION) });
-});
+    const again = await ensureSearchAttributes(connection, namespace);
+    expect(again).toEqual({ namespace, added: [], alreadyPresent: Object.keys(SEARCH_ATTRIBUTE_REGISTRATION) });
+  });
 
-it('refuses a name registered with another type and adds nothing', async () => {
-  const namespace = await freshNamespace();
-  await ensureSearchAttributes(connection, namespace, { PaymentFlow: 'Int' });
-  const err = await ensureSearchAttributes(connection, namespace).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(SearchAttributeConflictError);
-  expect((err as SearchAttributeConflictError).conflicts).toEqual([
-    { name: 'PaymentFlow', wanted: 'Keyword', registered: 'INDEXED_VALUE_TYPE_INT' },
-  ]);
-  const listed = (await connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
-  expect(listed.PaymentReference).toBeUndefined();
+  it('refuses a name registered with another type and adds nothing', async () => {
+    const namespace = await freshNamespace();
+    await ensureSearchAttributes(connection, namespace, { PaymentFlow: 'Int' });
+    const err = await ensureSearchAttributes(connection, namespace).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SearchAttributeConflictError);
+    expect((err as SearchAttributeConflictError).conflicts).toEqual([
+      { name: 'PaymentFlow', wanted: 'Keyword', registered: 'INDEXED_VALUE_TYPE_INT' },
+    ]);
+    const listed = (await connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
+    expect(listed.PaymentReference).toBeUndefined();
+  });
 });

@@ -23,118 +23,120 @@ afterAll(() => services?.stop());
 const cliEnv = () => cliEnvironment(config, services.sandboxUrl!);
 const cli = (args: string[]) => runCli(args, { env: cliEnv() });
 
-it('templates, a send with progress and per-number results, a campaign followed to success, refusals exit 2', async () => {
-  // Templates (G5-G7).
-  const created = await cli([
-    'sms',
-    'templates',
-    'create',
-    '--name',
-    'Promo',
-    '--description',
-    'promo',
-    '--message',
-    'Big sale',
-  ]);
-  expect(created.code).toBe(0);
-  const templateId = /created template ([0-9a-f-]{36})/.exec(created.stdout)![1];
-  const updated = await cli(['sms', 'templates', 'update', '--id', templateId, '--message', 'Bigger sale']);
-  expect(updated).toMatchObject({ code: 0, stdout: expect.stringContaining('"message": "Bigger sale"') });
-
-  // A send from a file: one good number, one bad, one the service refuses.
-  const dir = mkdtempSync(join(tmpdir(), 'sms-cli-'));
-  const file = join(dir, 'send.json');
-  const ref = `cli-${randomUUID()}`;
-  writeFileSync(
-    file,
-    JSON.stringify({
-      reference: ref,
-      sender_id: 'SHOP',
-      messages: [
-        { phone_number: '2348031112222', message: 'hi' },
-        { phone_number: '12', message: 'hi' },
-        { phone_number: SMS_FAILING_NUMBER, message: 'hi' },
-      ],
-    }),
-  );
-  const sent = await cli(['sms', 'send', '--file', file]);
-  expect(sent.code).toBe(0);
-  expect(sent.stdout).toContain(`started sms-send-${ref}`);
-  expect(sent.stdout).toContain(
-    `[sms-send ${ref}] partially_sent batches=1/1 sent=1/3 failed=1 invalid=1 cost=4.00 NGN (final) — sent 1 of 3, 1 failed, 1 invalid; cost 4.00 NGN`,
-  );
-  expect(sent.stdout).toContain(
-    '"error": "messages[1].phone_number must be a phone number: 7 to 15 digits, optionally after a leading +"',
-  );
-  // Progress lines carry counts, never a number.
-  expect(
-    sent.stdout
-      .split('\n')
-      .filter((l) => l.startsWith('[sms-send'))
-      .join('\n'),
-  ).not.toMatch(/2348031112222|2348000000000/);
-
-  // A campaign created and followed; the service sends it when the sandbox clock moves.
-  const cref = `cli-${randomUUID()}`;
-  const name = `CLI ${randomUUID().slice(0, 8)}`;
-  const follower = spawnCli(
-    [
+describe('`npm run cli -- sms ...` as a user runs it, against a running stack', () => {
+  it('templates, a send with progress and per-number results, a campaign followed to success, refusals exit 2', async () => {
+    // Templates (G5-G7).
+    const created = await cli([
       'sms',
-      'campaigns',
+      'templates',
       'create',
-      '--reference',
-      cref,
       '--name',
-      name,
-      '--bucket',
-      '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10',
-      '--sender-id',
-      'SHOP',
-      '--template',
-      templateId,
-      '--poll-interval',
-      '100ms',
-    ],
-    cliEnv(),
-  );
-  const { exited } = follower;
-  const handle = smsCampaignHandle(services.starters, cref);
-  let campaignId = '';
-  for (let i = 0; i < 600 && !campaignId; i++) {
-    try {
-      const s = await handle.query(smsCampaignStateQuery);
-      if (s.serviceStatus === 'pending' && follower.output().includes('service=pending')) campaignId = s.campaignId!;
-    } catch {
-      // not started yet
+      'Promo',
+      '--description',
+      'promo',
+      '--message',
+      'Big sale',
+    ]);
+    expect(created.code).toBe(0);
+    const templateId = /created template ([0-9a-f-]{36})/.exec(created.stdout)![1];
+    const updated = await cli(['sms', 'templates', 'update', '--id', templateId, '--message', 'Bigger sale']);
+    expect(updated).toMatchObject({ code: 0, stdout: expect.stringContaining('"message": "Bigger sale"') });
+
+    // A send from a file: one good number, one bad, one the service refuses.
+    const dir = mkdtempSync(join(tmpdir(), 'sms-cli-'));
+    const file = join(dir, 'send.json');
+    const ref = `cli-${randomUUID()}`;
+    writeFileSync(
+      file,
+      JSON.stringify({
+        reference: ref,
+        sender_id: 'SHOP',
+        messages: [
+          { phone_number: '2348031112222', message: 'hi' },
+          { phone_number: '12', message: 'hi' },
+          { phone_number: SMS_FAILING_NUMBER, message: 'hi' },
+        ],
+      }),
+    );
+    const sent = await cli(['sms', 'send', '--file', file]);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toContain(`started sms-send-${ref}`);
+    expect(sent.stdout).toContain(
+      `[sms-send ${ref}] partially_sent batches=1/1 sent=1/3 failed=1 invalid=1 cost=4.00 NGN (final) — sent 1 of 3, 1 failed, 1 invalid; cost 4.00 NGN`,
+    );
+    expect(sent.stdout).toContain(
+      '"error": "messages[1].phone_number must be a phone number: 7 to 15 digits, optionally after a leading +"',
+    );
+    // Progress lines carry counts, never a number.
+    expect(
+      sent.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('[sms-send'))
+        .join('\n'),
+    ).not.toMatch(/2348031112222|2348000000000/);
+
+    // A campaign created and followed; the service sends it when the sandbox clock moves.
+    const cref = `cli-${randomUUID()}`;
+    const name = `CLI ${randomUUID().slice(0, 8)}`;
+    const follower = spawnCli(
+      [
+        'sms',
+        'campaigns',
+        'create',
+        '--reference',
+        cref,
+        '--name',
+        name,
+        '--bucket',
+        '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10',
+        '--sender-id',
+        'SHOP',
+        '--template',
+        templateId,
+        '--poll-interval',
+        '100ms',
+      ],
+      cliEnv(),
+    );
+    const { exited } = follower;
+    const handle = smsCampaignHandle(services.starters, cref);
+    let campaignId = '';
+    for (let i = 0; i < 600 && !campaignId; i++) {
+      try {
+        const s = await handle.query(smsCampaignStateQuery);
+        if (s.serviceStatus === 'pending' && follower.output().includes('service=pending')) campaignId = s.campaignId!;
+      } catch {
+        // not started yet
+      }
+      if (!campaignId) await new Promise((r) => setTimeout(r, 100));
     }
-    if (!campaignId) await new Promise((r) => setTimeout(r, 100));
-  }
-  await new SandboxAdmin(services.sandboxUrl!).advanceClock(CAMPAIGN_SEND_DELAY_MS);
-  expect(await exited).toBe(0);
-  expect(follower.output()).toContain(`started sms-campaign-${cref}`);
-  expect(follower.output()).toContain(`[sms-campaign ${cref}] following campaign=${campaignId} service=pending`);
-  expect(follower.output()).toMatch(
-    new RegExp(
-      `\\[sms-campaign ${cref}\\] success campaign=${campaignId} service=success polls=\\d+ \\(final\\) — campaign ${campaignId} was sent`,
-    ),
-  );
+    await new SandboxAdmin(services.sandboxUrl!).advanceClock(CAMPAIGN_SEND_DELAY_MS);
+    expect(await exited).toBe(0);
+    expect(follower.output()).toContain(`started sms-campaign-${cref}`);
+    expect(follower.output()).toContain(`[sms-campaign ${cref}] following campaign=${campaignId} service=pending`);
+    expect(follower.output()).toMatch(
+      new RegExp(
+        `\\[sms-campaign ${cref}\\] success campaign=${campaignId} service=success polls=\\d+ \\(final\\) — campaign ${campaignId} was sent`,
+      ),
+    );
 
-  const listed = await cli(['sms', 'campaigns', 'list', '--status', 'success', '--name', name]);
-  expect(listed).toMatchObject({
-    code: 0,
-    stdout: expect.stringContaining(`1 campaign(s) with status success\n${campaignId}  ${name}`),
-  });
-  expect((await cli(['sms', 'campaigns', 'delete', '--id', campaignId])).code).toBe(0);
+    const listed = await cli(['sms', 'campaigns', 'list', '--status', 'success', '--name', name]);
+    expect(listed).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining(`1 campaign(s) with status success\n${campaignId}  ${name}`),
+    });
+    expect((await cli(['sms', 'campaigns', 'delete', '--id', campaignId])).code).toBe(0);
 
-  // Refusals: a broken rule (nothing starts) and the service's 404.
-  const badSend = await cli(['sms', 'send', '--file', file, '--reference', 'bad ref']);
-  expect(badSend).toMatchObject({
-    code: 2,
-    stdout: expect.stringContaining('refused: invalid SMS send input: reference must be 1 to 100 letters'),
-  });
-  expect((await cli(['sms', 'templates', 'delete', '--id', templateId])).code).toBe(0);
-  expect(await cli(['sms', 'templates', 'delete', '--id', templateId])).toMatchObject({
-    code: 2,
-    stdout: expect.stringContaining('refused by the service (404): Template not found'),
-  });
-}, 120_000);
+    // Refusals: a broken rule (nothing starts) and the service's 404.
+    const badSend = await cli(['sms', 'send', '--file', file, '--reference', 'bad ref']);
+    expect(badSend).toMatchObject({
+      code: 2,
+      stdout: expect.stringContaining('refused: invalid SMS send input: reference must be 1 to 100 letters'),
+    });
+    expect((await cli(['sms', 'templates', 'delete', '--id', templateId])).code).toBe(0);
+    expect(await cli(['sms', 'templates', 'delete', '--id', templateId])).toMatchObject({
+      code: 2,
+      stdout: expect.stringContaining('refused by the service (404): Template not found'),
+    });
+  }, 120_000);
+});

@@ -3,9 +3,11 @@
 // campaign followers.
 import { replayHistory } from '../support/replay';
 
-it.each(['sms-send-bad-number-among-good', 'sms-send-5xx-outcome-unknown', 'sms-campaign-lost-create-found-success'])(
-  'replays %s without non-determinism',
-  async (name) => {
-    await expect(replayHistory(name)).resolves.toBeUndefined();
-  },
-);
+describe('recorded SMS histories', () => {
+  it.each(['sms-send-bad-number-among-good', 'sms-send-5xx-outcome-unknown', 'sms-campaign-lost-create-found-success'])(
+    'replays %s without non-determinism',
+    async (name) => {
+      await expect(replayHistory(name)).resolves.toBeUndefined();
+    },
+  );
+});

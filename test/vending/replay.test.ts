@@ -5,10 +5,12 @@ import { historyNames, replayHistoryFrom } from '../support/replay';
 
 const names = historyNames(VENDING_HISTORIES);
 
-it('has recorded vending histories', () => {
-  expect(names).toContain('vend-timeout-not-found-retry-vended');
-});
+describe('recorded vending histories', () => {
+  it('has recorded vending histories', () => {
+    expect(names).toContain('vend-timeout-not-found-retry-vended');
+  });
 
-it.each(names)('replays %s without non-determinism', async (name) => {
-  await expect(replayHistoryFrom(VENDING_HISTORIES, name)).resolves.toBeUndefined();
+  it.each(names)('replays %s without non-determinism', async (name) => {
+    await expect(replayHistoryFrom(VENDING_HISTORIES, name)).resolves.toBeUndefined();
+  });
 });

@@ -49,81 +49,83 @@ const person = (id: string, bvn: string) => [
   bvnFile(bvn),
 ];
 
-it('va create: a BVN that does not match the person is refused with the field named (bvn), and the BVN is never printed', async () => {
-  const r = await cli(person(`CUST${randomUUID().slice(0, 8)}`, MISMATCHED_BVN));
-  expect(r.code).toBe(1);
-  expect(r.stderr).toMatch(
-    /the virtual account was not created: bvn: Validation Failure, BVN details do not match the customer details/,
-  );
-  expect(r.stdout + r.stderr).not.toContain(MISMATCHED_BVN);
-});
-
-it('va create: bad input is refused before anything is sent, every field named with its rule', async () => {
-  const args = person(`CUST${randomUUID().slice(0, 8)}`, '123');
-  args[args.indexOf('--phone') + 1] = '0801234567890';
-  const r = await cli(args);
-  expect(r.code).toBe(1);
-  expect(r.stderr).toMatch(/invalid customer virtual account input: .*mobile_num .*11 digits/);
-  expect(r.stderr).toMatch(/bvn must be 11 digits/);
-});
-
-it('va create-business: a beneficiary account the partner bank does not know is refused as beneficiary_account (424)', async () => {
-  const r = await cli([
-    'create-business',
-    '--customer-id',
-    `BIZ${randomUUID().replace(/-/g, '').slice(0, 8)}`,
-    '--business-name',
-    'Acme',
-    '--phone',
-    '08012345678',
-    '--bvn-file',
-    bvnFile('12345678901'),
-    '--beneficiary',
-    '9999999999',
-  ]);
-  expect(r.code).toBe(1);
-  expect(r.stderr).toMatch(/beneficiary_account: Validation Failure No record found for Account number-9999999999/);
-});
-
-it('va create, account, customer, transactions; a transfer whose notification failed shows in error-log and a sweep works it off', async () => {
-  const id = `CUST${randomUUID().replace(/-/g, '').slice(0, 10)}`;
-  const created = await cli(person(id, '12345678901'));
-  expect(created.code).toBe(0);
-  const account = JSON.parse(created.stdout) as { virtual_account_number: string; customer_identifier: string };
-  expect(account.customer_identifier).toBe(id);
-
-  expect(JSON.parse((await cli(['account', id])).stdout)).toMatchObject({
-    virtual_account_number: account.virtual_account_number,
-  });
-  expect(JSON.parse((await cli(['customer', account.virtual_account_number])).stdout)).toMatchObject({
-    customer_identifier: id,
-    first_name: 'Ada',
+describe('`npm run cli -- va ...` as a user runs it against a running stack', () => {
+  it('va create: a BVN that does not match the person is refused with the field named (bvn), and the BVN is never printed', async () => {
+    const r = await cli(person(`CUST${randomUUID().slice(0, 8)}`, MISMATCHED_BVN));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /the virtual account was not created: bvn: Validation Failure, BVN details do not match the customer details/,
+    );
+    expect(r.stdout + r.stderr).not.toContain(MISMATCHED_BVN);
   });
 
-  await sandboxAdminCall(services.sandboxUrl!, 'POST', '/webhook-faults', {
-    kind: 'fail',
-    count: 2,
-    target: 'virtual-account',
+  it('va create: bad input is refused before anything is sent, every field named with its rule', async () => {
+    const args = person(`CUST${randomUUID().slice(0, 8)}`, '123');
+    args[args.indexOf('--phone') + 1] = '0801234567890';
+    const r = await cli(args);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/invalid customer virtual account input: .*mobile_num .*11 digits/);
+    expect(r.stderr).toMatch(/bvn must be 11 digits/);
   });
-  await services.api.virtualAccounts.simulatePayment({
-    virtual_account_number: account.virtual_account_number,
-    amount: '1200.00',
-  });
-  const tx = await cli(['transactions', '--customer-id', id]);
-  const ref = /^(\S+)\s+\d{10}\s+1200\.00 NGN/m.exec(tx.stdout)?.[1];
-  expect(ref).toBeDefined();
 
-  const log = await cli(['error-log']);
-  expect(log.stdout).toContain(ref!);
-  const swept = await cli(['sweep']);
-  expect(swept.code).toBe(0);
-  expect(swept.stdout).toMatch(/started 1, already known 0, deleted 1, left 0, invalid 0/);
-  expect((await cli(['error-log'])).stdout).not.toContain(ref!);
-  expect(JSON.parse((await cli(['credit', ref!])).stdout)).toMatchObject({
-    status: 'credited',
-    transactionReference: ref,
+  it('va create-business: a beneficiary account the partner bank does not know is refused as beneficiary_account (424)', async () => {
+    const r = await cli([
+      'create-business',
+      '--customer-id',
+      `BIZ${randomUUID().replace(/-/g, '').slice(0, 8)}`,
+      '--business-name',
+      'Acme',
+      '--phone',
+      '08012345678',
+      '--bvn-file',
+      bvnFile('12345678901'),
+      '--beneficiary',
+      '9999999999',
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/beneficiary_account: Validation Failure No record found for Account number-9999999999/);
   });
-  const retry = await cli(['retry-handoff', ref!, '--operator', 'ops', '--reason', 'test']);
-  expect(retry.code).toBe(1);
-  expect(retry.stderr).toMatch(/already completed/); // only a handoff_failed credit (still running) takes it
+
+  it('va create, account, customer, transactions; a transfer whose notification failed shows in error-log and a sweep works it off', async () => {
+    const id = `CUST${randomUUID().replace(/-/g, '').slice(0, 10)}`;
+    const created = await cli(person(id, '12345678901'));
+    expect(created.code).toBe(0);
+    const account = JSON.parse(created.stdout) as { virtual_account_number: string; customer_identifier: string };
+    expect(account.customer_identifier).toBe(id);
+
+    expect(JSON.parse((await cli(['account', id])).stdout)).toMatchObject({
+      virtual_account_number: account.virtual_account_number,
+    });
+    expect(JSON.parse((await cli(['customer', account.virtual_account_number])).stdout)).toMatchObject({
+      customer_identifier: id,
+      first_name: 'Ada',
+    });
+
+    await sandboxAdminCall(services.sandboxUrl!, 'POST', '/webhook-faults', {
+      kind: 'fail',
+      count: 2,
+      target: 'virtual-account',
+    });
+    await services.api.virtualAccounts.simulatePayment({
+      virtual_account_number: account.virtual_account_number,
+      amount: '1200.00',
+    });
+    const tx = await cli(['transactions', '--customer-id', id]);
+    const ref = /^(\S+)\s+\d{10}\s+1200\.00 NGN/m.exec(tx.stdout)?.[1];
+    expect(ref).toBeDefined();
+
+    const log = await cli(['error-log']);
+    expect(log.stdout).toContain(ref!);
+    const swept = await cli(['sweep']);
+    expect(swept.code).toBe(0);
+    expect(swept.stdout).toMatch(/started 1, already known 0, deleted 1, left 0, invalid 0/);
+    expect((await cli(['error-log'])).stdout).not.toContain(ref!);
+    expect(JSON.parse((await cli(['credit', ref!])).stdout)).toMatchObject({
+      status: 'credited',
+      transactionReference: ref,
+    });
+    const retry = await cli(['retry-handoff', ref!, '--operator', 'ops', '--reason', 'test']);
+    expect(retry.code).toBe(1);
+    expect(retry.stderr).toMatch(/already completed/); // only a handoff_failed credit (still running) takes it
+  });
 });
