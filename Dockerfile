@@ -14,7 +14,7 @@ COPY package.json package-lock.json ./
 RUN npm install --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# tsc to dist/, then dist/workflow-bundle.js (bundleWorkflowCode with the failure converter).
+# tsc to dist/, then dist/workflow-bundle.js and dist/workflow-bundle-traced.js (bundleWorkflowCode with the failure converter).
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS prod-deps
@@ -29,8 +29,8 @@ WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
-# The production worker loads the prebuilt bundle and refuses to start without it: fail the build instead.
-RUN test -s dist/workflow-bundle.js
+# The production worker loads a prebuilt bundle (the traced one when tracing is on) and refuses to start without it: fail the build instead.
+RUN test -s dist/workflow-bundle.js && test -s dist/workflow-bundle-traced.js
 USER node
 # SIGTERM: the worker finishes in-flight activities (75 s grace) before it exits.
 STOPSIGNAL SIGTERM

@@ -34,7 +34,7 @@ export function procRssMiB(pid: number): number {
 }
 
 /**
- * Starts `node --import tsx <script>` with `env` and resolves once a line of its output matches
+ * Starts `node --import tsx <script>` (or `node <script>` when compiled) with `env` and resolves once a line of its output matches
  * `ready`, or the `ready` probe answers true (its output is kept for the error message otherwise).
  */
 export async function startNodeProcess(
@@ -42,9 +42,10 @@ export async function startNodeProcess(
   script: string,
   env: Record<string, string>,
   ready: RegExp | (() => Promise<boolean>),
-  opts: { timeoutMs?: number; nodeArgs?: string[] } = {},
+  opts: { timeoutMs?: number; nodeArgs?: string[]; compiled?: boolean } = {},
 ): Promise<BenchProcess> {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', resolve(ROOT, script)], {
+  const loader = opts.compiled ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...loader, resolve(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

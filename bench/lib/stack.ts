@@ -1,6 +1,8 @@
 // The bench's stack, all real and local: a Temporal dev server (in memory), the claim-check
 // PostgreSQL (embedded), and the sandbox, the webhook receiver, our worker and the baseline worker
 // as processes of their own. The bench process itself is the client (our starters, raw Temporal calls).
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +12,30 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/claim-ch
 import { loadConfig, type AppConfig } from '../../src/config/config';
 import { closeStarters, connectStarters, type StarterContext } from '../../src/starters/connect';
 import { DEFAULT_SANDBOX_ADMIN_TOKEN } from '../../src/sandbox';
-import { startNodeProcess, type BenchProcess } from './processes';
+import { ROOT, startNodeProcess, type BenchProcess } from './processes';
+
+/** The heap cap production runs the worker with (deploy/k8s/worker-deployment.yaml's NODE_OPTIONS). */
+export const WORKER_HEAP_MB = 768;
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Our worker runs as production runs it: compiled (dist/workers/main.js) with the prebuilt workflow
+ * bundle and the production heap cap. `npm run build` first when dist is missing or older than src.
+ */
+export function ensureBuilt(log: (s: string) => void): void {
+  const bundle = join(ROOT, 'dist', 'workflow-bundle.js');
+  if (existsSync(bundle) && statSync(bundle).mtimeMs >= newestMtime(join(ROOT, 'src'))) return;
+  log('building dist/ and the workflow bundle (npm run build), as production runs the worker…');
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+}
 
 export const SECRET_KEY = 'sandbox_sk_local_development_key_0001';
 export const OURS_QUEUE = 'bench-ours';
@@ -106,11 +131,12 @@ export async function startBenchStack(opts: {
     );
     stops.push(() => receiver.stop());
 
+    ensureBuilt(opts.log);
     const startOurWorker = async (taskQueue: string, extraEnv: Record<string, string> = {}) => {
       const healthPort = await freePort();
       const w = await startNodeProcess(
         `worker ${taskQueue}`,
-        'src/workers/main.ts',
+        'dist/workers/main.js',
         {
           ...env,
           ...opts.workerEnv,
@@ -120,7 +146,11 @@ export async function startBenchStack(opts: {
           HEALTH_HOST: '127.0.0.1',
         },
         httpOk(`http://127.0.0.1:${healthPort}/readyz`),
-        { timeoutMs: 180_000, nodeArgs: opts.workerNodeArgs },
+        {
+          timeoutMs: 180_000,
+          compiled: true,
+          nodeArgs: [`--max-old-space-size=${WORKER_HEAP_MB}`, ...(opts.workerNodeArgs ?? [])],
+        },
       );
       stops.push(() => w.stop());
       return w;
@@ -138,7 +168,7 @@ export async function startBenchStack(opts: {
           PAYMENTS_SECRET_KEY: SECRET_KEY,
         },
         /baseline worker started/,
-        { timeoutMs: 180_000 },
+        { timeoutMs: 180_000, nodeArgs: [`--max-old-space-size=${WORKER_HEAP_MB}`] },
       ),
     ]);
     stops.push(() => baseline.stop());

@@ -25,8 +25,14 @@ export const WORKER_TUNING_DEFAULTS = {
   heapBaselineMb: 400,
   /** Workflow task slots (fixed tuner). Set from bench: TBD (SDK default 40). */
   maxConcurrentWorkflowTaskExecutions: 40,
-  /** Activity task slots (fixed tuner). Set from bench: TBD (SDK default 100). */
-  maxConcurrentActivityTaskExecutions: 100,
+  /**
+   * Activity task slots (fixed tuner). Set from bench (pos-poll): a POS remote request is polled by one
+   * heartbeating activity that holds its slot for the request's life (up to 7 minutes, mostly asleep).
+   * With the SDK's 100 slots, 500 open requests left 400 polling activities unstarted until slots
+   * freed; 1000 slots cost little memory (each waiting activity is a timer) and cover 500 open requests
+   * with room for the payments around them.
+   */
+  maxConcurrentActivityTaskExecutions: 1000,
   /** Local activity slots (fixed tuner). Set from bench: TBD (SDK default 100). */
   maxConcurrentLocalActivityExecutions: 100,
   /** Workflow task pollers (simple maximum). Set from bench: TBD (SDK default min(10, workflow slots)). */

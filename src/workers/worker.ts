@@ -52,10 +52,15 @@ export function workflowInterceptorModules(): string[] {
 }
 
 /**
- * What a bundle built ahead of time (before it is known whether tracing will be on) must carry: both
- * modules. With tracing off, the worker registers a no-op span sink, so the workflow spans are dropped.
+ * What the traced prebuilt bundle (dist/workflow-bundle-traced.js) carries: both modules. The worker
+ * loads it only when tracing is on; the plain bundle (metrics only) otherwise, because every workflow
+ * evaluates its interceptor modules, and OpenTelemetry's cost a vend about a fifth more worker CPU
+ * (docs/performance.md). A worker that runs the traced bundle with tracing off registers a no-op span
+ * sink, so the workflow spans are dropped.
  */
 export const PREBUILT_BUNDLE_INTERCEPTOR_MODULES = [METRICS_INTERCEPTOR_PATH, OTEL_WORKFLOW_INTERCEPTORS_PATH];
+/** What the plain prebuilt bundle (dist/workflow-bundle.js) carries: the metrics interceptor. */
+export const PLAIN_BUNDLE_INTERCEPTOR_MODULES = [METRICS_INTERCEPTOR_PATH];
 
 /** Takes the OpenTelemetry workflow interceptor's spans when tracing is off (a bundle may carry it anyway). */
 const DROP_WORKFLOW_SPANS = { exporter: { export: { fn: () => undefined } } };

@@ -1,35 +1,48 @@
-// The prebuilt workflow bundle. `npm run build` compiles src to dist and then writes
-// dist/workflow-bundle.js (webpack, once, with the project's failure converter, as the worker would
-// bundle it at start); the production worker (`node dist/workers/main.js`) loads that file instead
-// of running webpack on every start. Under tsx (`npm start`, `npm run worker`, the chaos stack) no
+// The prebuilt workflow bundles. `npm run build` compiles src to dist and then writes
+// dist/workflow-bundle.js (metrics interceptor) and dist/workflow-bundle-traced.js (metrics and
+// OpenTelemetry), with webpack, once, with the project's failure converter, as the worker would bundle
+// at start; the production worker (`node dist/workers/main.js`) loads the one that matches its tracing
+// instead of running webpack on every start. Under tsx (`npm start`, `npm run worker`, the chaos stack) no
 // bundle is prebuilt and the worker bundles src/workflows at start, as before.
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundlePath } from '@temporalio/worker';
 import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
-import { PREBUILT_BUNDLE_INTERCEPTOR_MODULES, PRELOADED_WORKFLOW_MODULES, WORKFLOWS_PATH } from './worker';
+import { activeTracing } from '../observability/trace-context';
+import {
+  PLAIN_BUNDLE_INTERCEPTOR_MODULES,
+  PREBUILT_BUNDLE_INTERCEPTOR_MODULES,
+  PRELOADED_WORKFLOW_MODULES,
+  WORKFLOWS_PATH,
+} from './worker';
 
 export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
+export const TRACED_WORKFLOW_BUNDLE_FILE = 'workflow-bundle-traced.js';
 
 /** dist/workflow-bundle.js when this module runs compiled (dist/workers); src/workflow-bundle.js (never written) under tsx. */
 export const DEFAULT_WORKFLOW_BUNDLE_PATH = resolve(__dirname, '..', WORKFLOW_BUNDLE_FILE);
+/** dist/workflow-bundle-traced.js: the bundle with OpenTelemetry's workflow interceptor, for a worker with tracing on. */
+export const TRACED_WORKFLOW_BUNDLE_PATH = resolve(__dirname, '..', TRACED_WORKFLOW_BUNDLE_FILE);
 
 /** True when this code runs compiled from dist (JavaScript), false under tsx or jest (TypeScript). */
 export const RUNNING_COMPILED = __filename.endsWith('.js');
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 
-/** Bundles `workflowsPath` (default: the workflows next to this module) with the failure converter and writes it to `outFile`. */
+/**
+ * Bundles `workflowsPath` (default: the workflows next to this module) with the failure converter and
+ * `interceptorModules` (default: both, as the traced bundle) and writes it to `outFile`.
+ */
 export async function buildWorkflowBundle(
   outFile: string = DEFAULT_WORKFLOW_BUNDLE_PATH,
   workflowsPath: string = WORKFLOWS_PATH,
+  interceptorModules: string[] = PREBUILT_BUNDLE_INTERCEPTOR_MODULES,
 ): Promise<{ path: string; bytes: number }> {
-  // Both interceptor modules: business metrics always, OpenTelemetry when tracing is on (a no-op sink otherwise).
   const { code } = await bundleWorkflowCode({
     workflowsPath,
     failureConverterPath: FAILURE_CONVERTER_PATH,
-    workflowInterceptorModules: PREBUILT_BUNDLE_INTERCEPTOR_MODULES,
+    workflowInterceptorModules: interceptorModules,
     preloadModules: PRELOADED_WORKFLOW_MODULES,
     logger: quiet,
   });
@@ -47,12 +60,21 @@ export class MissingWorkflowBundleError extends Error {
   }
 }
 
+/** Writes both prebuilt bundles (`npm run build`): the plain one and the traced one. */
+export async function buildWorkflowBundles(): Promise<{ path: string; bytes: number }[]> {
+  return [
+    await buildWorkflowBundle(DEFAULT_WORKFLOW_BUNDLE_PATH, WORKFLOWS_PATH, PLAIN_BUNDLE_INTERCEPTOR_MODULES),
+    await buildWorkflowBundle(TRACED_WORKFLOW_BUNDLE_PATH, WORKFLOWS_PATH, PREBUILT_BUNDLE_INTERCEPTOR_MODULES),
+  ];
+}
+
 /**
  * The worker's `workflowBundle` option: the prebuilt file when running compiled (a missing file is
- * an error, never a silent webpack run in production), undefined under tsx (bundle at start).
+ * an error, never a silent webpack run in production), undefined under tsx (bundle at start). By
+ * default the traced bundle when tracing is installed, the plain one otherwise.
  */
 export function prebuiltWorkflowBundle(
-  path: string = DEFAULT_WORKFLOW_BUNDLE_PATH,
+  path: string = activeTracing() ? TRACED_WORKFLOW_BUNDLE_PATH : DEFAULT_WORKFLOW_BUNDLE_PATH,
   compiled: boolean = RUNNING_COMPILED,
 ): WorkflowBundlePath | undefined {
   if (!compiled) return undefined;

@@ -14,6 +14,7 @@ export const DIST = join(PROJECT_ROOT, 'dist');
 export const BUILT = {
   workerMain: join(DIST, 'workers', 'main.js'),
   workflowBundle: join(DIST, 'workflow-bundle.js'),
+  tracedWorkflowBundle: join(DIST, 'workflow-bundle-traced.js'),
   startersIndex: join(DIST, 'starters', 'index.js'),
   startersTypes: join(DIST, 'starters', 'index.d.ts'),
   cli: join(DIST, 'starters', 'cli.js'),

@@ -57,7 +57,7 @@ describe('the Dockerfile, checked statically', () => {
     };
     expect(pkg.scripts.build).toContain('build-workflow-bundle');
     expect(ops(runtime, 'COPY')).toContain('--from=build /app/dist ./dist');
-    expect(ops(runtime, 'RUN')).toContain('test -s dist/workflow-bundle.js');
+    expect(ops(runtime, 'RUN')).toContain('test -s dist/workflow-bundle.js && test -s dist/workflow-bundle-traced.js');
   });
 
   it('has no dev dependencies in the runtime: node_modules come from an `npm install --omit=dev` stage, and the runtime installs nothing', () => {

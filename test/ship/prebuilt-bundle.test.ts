@@ -1,7 +1,7 @@
 // What ships: `npm run build` writes dist/ and dist/workflow-bundle.js; the production worker
 // (`node dist/workers/main.js`) loads that bundle instead of running webpack at start, and runs a
 // flow end to end against the suite's dev server and a sandbox.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -33,6 +33,15 @@ describe('choosing the workflow bundle the worker loads', () => {
     const missing = join(mkdtempSync(join(tmpdir(), 'no-bundle-')), 'workflow-bundle.js');
     expect(() => prebuiltWorkflowBundle(missing, true)).toThrow(MissingWorkflowBundleError);
     expect(() => prebuiltWorkflowBundle(missing, true)).toThrow(/npm run build/);
+  });
+
+  it('the plain bundle carries the metrics interceptor only; the traced one OpenTelemetry too', () => {
+    const plain = readFileSync(BUILT.workflowBundle, 'utf8');
+    const traced = readFileSync(BUILT.tracedWorkflowBundle, 'utf8');
+    for (const code of [plain, traced]) expect(code).toContain('metrics-interceptor');
+    const otelModule = '"./node_modules/@temporalio/interceptors-opentelemetry/'; // a bundled module, not a comment
+    expect(plain).not.toContain(otelModule);
+    expect(traced).toContain(otelModule);
   });
 });
 
