@@ -6,9 +6,9 @@ const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function latencyChartSvg(series: { label: string; latencies: number[] }[], title: string): string {
-  const W = 860;
+  const W = 1000;
   const H = 460;
-  const m = { left: 60, right: 250, top: 40, bottom: 50 };
+  const m = { left: 60, right: 390, top: 40, bottom: 50 };
   const pw = W - m.left - m.right;
   const ph = H - m.top - m.bottom;
   const present = series.filter((s) => s.latencies.length > 0);
@@ -29,7 +29,7 @@ export function latencyChartSvg(series: { label: string; latencies: number[] }[]
       `<text x="${x(d)}" y="${m.top + ph + 16}" text-anchor="middle">${d >= 1000 ? `${d / 1000} s` : `${d} ms`}</text>`,
     );
   }
-  for (const q of [0, 0.25, 0.5, 0.75, 0.9, 0.99, 1]) {
+  for (const q of [0, 0.25, 0.5, 0.75, 0.9, 0.99]) {
     out.push(`<line x1="${m.left}" y1="${y(q)}" x2="${m.left + pw}" y2="${y(q)}" stroke="#eee"/>`);
     out.push(`<text x="${m.left - 6}" y="${y(q) + 4}" text-anchor="end">p${Math.round(q * 100)}</text>`);
   }
