@@ -2,7 +2,7 @@
 // activities that record every call: each outcome has one next step, and no F3 is ever sent a
 // second time unless the F4 just before it answered 404. Backoffs and settle delays are skipped.
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -74,7 +74,10 @@ function scripted(
       seen.push(req as PosSealedInitiateRequest);
       if ('hang' in s) {
         // A worker that stops mid-call: no heartbeat, no answer (until well after the heartbeat timeout).
-        await new Promise((r) => setTimeout(r, 15_000));
+        // It does end when its worker shuts down, so the next test's worker does not share the machine with it.
+        await Promise.race([new Promise((r) => setTimeout(r, 15_000)), Context.current().cancelled]).catch(
+          () => undefined,
+        );
         throw new Error('the hung call ended');
       }
       if ('fail' in s)
@@ -542,7 +545,8 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
       }
     };
     const waitFor = async (status: string) => {
-      for (let i = 0; i < 100 && (await handle.query(posTransactionStateQuery)).status !== status; i++)
+      // Up to 30 s: on a loaded CI machine the time-skipping server can take a while to get there.
+      for (let i = 0; i < 300 && (await handle.query(posTransactionStateQuery)).status !== status; i++)
         await new Promise((r) => setTimeout(r, 100));
     };
     return { handle, calls, discarded, done, waitFor };
