@@ -10,18 +10,7 @@ import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { OutcomeResolution } from './outcome';
 import { lazy } from './lazy';
-
-const duration = lazy(() =>
-  z.union([
-    z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
-    z
-      .string()
-      .regex(
-        /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/,
-        'must be a duration such as "2s" or "5 minutes"',
-      ),
-  ]),
-);
+import { duration } from './duration';
 
 export const VendInputSchema = lazy(() =>
   z.strictObject({
