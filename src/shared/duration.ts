@@ -1,9 +1,9 @@
 // Durations as the flows' inputs accept them: '2s', '5 minutes', or milliseconds.
-import { z } from 'zod';
+import type { z } from 'zod';
 import { lazy } from './lazy';
 
 /** A Temporal duration as a string ('2s', '5 minutes') or milliseconds. */
-export const duration = lazy(() =>
+export const duration = lazy('duration.duration', (z) =>
   z.union([
     z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
     z

@@ -1,20 +1,19 @@
 // The F3 card-read and transaction fields, defined once: the API client's request schema
 // (src/api/schemas/pos.ts) and the workflows' input schemas (src/shared/pos.ts) both build on
 // these. Plain zod with no Temporal or Node imports, so it runs in the workflow sandbox too.
-import { z } from 'zod';
-import { lazy } from './lazy';
+import { lazy, type Zod } from './lazy';
 
 export const POS_TRANSACTION_TYPES = ['Purchase', 'Refund', 'Pre-Authorization', 'Completion'] as const;
 export const POS_ACCOUNT_TYPES = ['DEFAULT', 'SAVINGS', 'CURRENT', 'CREDIT'] as const;
 export const MERCHANT_REF_MAX = 25;
 
-const hexPairs = (what: string) =>
+const hexPairs = (z: Zod, what: string) =>
   z
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) })
     .regex(/^(?:[0-9A-Fa-f]{2})+$/, `must be ${what}`);
 
 /** F3 account type: the four names, any case; the processor codes 0000/0010/0020/0030 are refused. */
-export const posAccountType = lazy(() =>
+export const posAccountType = lazy('pos-card-fields.posAccountType', (z) =>
   z
     .string({
       error: (iss) => (iss.input === undefined ? 'is required' : 'must be DEFAULT, SAVINGS, CURRENT or CREDIT'),
@@ -38,7 +37,7 @@ export const posAccountType = lazy(() =>
 );
 
 /** Purchase, Refund, Pre-Authorization or Completion, any case (sent as the spec writes it). */
-export const posTransactionType = lazy(() =>
+export const posTransactionType = lazy('pos-card-fields.posTransactionType', (z) =>
   z
     .string({
       error: (iss) =>
@@ -55,7 +54,7 @@ export const posTransactionType = lazy(() =>
 );
 
 /** Merchant-unique, at most 25 printable characters. Required: F4 requery depends on it. */
-export const merchantRef = lazy(() =>
+export const merchantRef = lazy('pos-card-fields.merchantRef', (z) =>
   z
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of at most 25 characters') })
     .min(1, 'must not be empty')
@@ -65,7 +64,8 @@ export const merchantRef = lazy(() =>
 
 /** The card read as F3 carries it (spec F3 table and Limits). */
 export const POS_CARD_FIELDS = lazy(
-  () =>
+  'pos-card-fields.POS_CARD_FIELDS',
+  (z) =>
     ({
       /** Digits only (EMV tag 5A). */
       card_pan: z
@@ -102,9 +102,9 @@ export const POS_CARD_FIELDS = lazy(
           'must be track 2 equivalent data: PAN, separator D, expiry and service code, optional trailing F',
         ),
       /** Hex DE55; single use, bound to the amount, counter and unpredictable number. */
-      chipdata: hexPairs('hex DE55 data (an even number of hex characters)'),
+      chipdata: hexPairs(z, 'hex DE55 data (an even number of hex characters)'),
       /** EMV tag 4F full TLV, hex. */
-      aid: hexPairs('the EMV tag 4F TLV in hex'),
+      aid: hexPairs(z, 'the EMV tag 4F TLV in hex'),
       /** 16 hex characters (ISO-0 PIN block); omit only for a card that did not ask for a PIN. Never logged. */
       pin_block: z
         .string({ error: 'must be 16 hex characters (ISO-0 PIN block)' })

@@ -10,7 +10,7 @@
 // completionMerchantRef): one pre-authorisation has one completion, and every attempt of it
 // carries the same reference. A second completePreAuth is refused by the Update's validator.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { keyDigest } from './mandate';
 import type { OutcomeResolution } from './outcome';
 import {
@@ -31,7 +31,7 @@ export const completionMerchantRef = (preAuthMerchantRef: string): string => `CP
 /** How long a pre-authorisation is held for its completion by default (docs/choices.md). */
 export const DEFAULT_HOLD_WINDOW = '7 days';
 
-const holdWindow = lazy(() =>
+const holdWindow = lazy('pos-preauth.holdWindow', (z) =>
   z
     .union([
       z.number().int('must be whole milliseconds').min(1_000, 'must be at least 1000 ms'),
@@ -50,7 +50,7 @@ const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) a
 };
 
 /** The pre-authorisation as the starter takes it: the sale's fields (the card read) without transaction_type. */
-export const PosPreAuthInputSchema = lazy(() =>
+export const PosPreAuthInputSchema = lazy('pos-preauth.PosPreAuthInputSchema', () =>
   PosTransactionInputSchema.omit({ transaction_type: true, options: true }).extend({
     options: PosF3OptionsSchema.extend({
       /** How long after the pre-authorisation was sent a completion is accepted; then the flow ends `lapsed`. Default 7 days. */
@@ -59,7 +59,7 @@ export const PosPreAuthInputSchema = lazy(() =>
   }),
 );
 export type PosPreAuthInput = z.input<typeof PosPreAuthInputSchema>;
-export const PosSealedPreAuthInputSchema = lazy(() =>
+export const PosSealedPreAuthInputSchema = lazy('pos-preauth.PosSealedPreAuthInputSchema', () =>
   PosPreAuthInputSchema.omit(sealedOmit).extend({ card: PosSealedCardSchema }),
 );
 export type PosSealedPreAuthInput = z.input<typeof PosSealedPreAuthInputSchema>;
@@ -82,7 +82,7 @@ export const PosCompletionCardReadSchema = PosTransactionInputSchema.pick({
 export type PosCompletionCardRead = z.input<typeof PosCompletionCardReadSchema>;
 
 /** The completePreAuth Update's argument: the amount and the sealed card read (never card data). */
-export const PosCompleteInputSchema = lazy(() =>
+export const PosCompleteInputSchema = lazy('pos-preauth.PosCompleteInputSchema', (z) =>
   z.strictObject({
     amount: PosTransactionInputSchema.shape.amount,
     card: PosSealedCardSchema,

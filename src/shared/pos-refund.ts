@@ -12,7 +12,7 @@
 // starter (claim check, purpose 'pos-card') exactly as for a sale; only its handle, BIN and last
 // four enter Temporal.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { keyDigest } from './mandate';
 import type { OutcomeResolution } from './outcome';
 import {
@@ -30,7 +30,7 @@ import { lazy } from './lazy';
 
 /** The caller's id of one refund request: the same id is the same refund. */
 export const REFUND_REQUEST_ID_RULE = 'must be 1 to 100 letters, digits, "_", "-", "." or ":"';
-const refundRequestId = lazy(() =>
+const refundRequestId = lazy('pos-refund.refundRequestId', (z) =>
   z
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : REFUND_REQUEST_ID_RULE) })
     .regex(/^[A-Za-z0-9_.:-]{1,100}$/, REFUND_REQUEST_ID_RULE),
@@ -51,7 +51,7 @@ const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) a
  * again), the amount (lowest unit, ≤ what is left of the sale), the original sale's merchant_ref
  * and the caller's refund request id. No merchant_ref and no transaction_type: both are the flow's.
  */
-export const PosRefundInputSchema = lazy(() =>
+export const PosRefundInputSchema = lazy('pos-refund.PosRefundInputSchema', () =>
   PosTransactionInputSchema.omit({
     merchant_ref: true,
     transaction_type: true,
@@ -66,7 +66,7 @@ export const PosRefundInputSchema = lazy(() =>
 export type PosRefundInput = z.input<typeof PosRefundInputSchema>;
 
 /** The workflow input: the card read sealed (handle, BIN, last four). */
-export const PosSealedRefundInputSchema = lazy(() =>
+export const PosSealedRefundInputSchema = lazy('pos-refund.PosSealedRefundInputSchema', () =>
   PosRefundInputSchema.omit(sealedOmit).extend({ card: PosSealedCardSchema }),
 );
 export type PosSealedRefundInput = z.input<typeof PosSealedRefundInputSchema>;
@@ -164,7 +164,7 @@ export interface RefundLedgerEntry {
   status: 'reserved' | 'approved' | 'released';
 }
 
-export const PosRefundLedgerInputSchema = lazy(() =>
+export const PosRefundLedgerInputSchema = lazy('pos-refund.PosRefundLedgerInputSchema', (z) =>
   z.strictObject({
     original_merchant_ref: merchantRefSchema,
     /** The sale's amount as F4 showed it (lowest unit). */

@@ -14,15 +14,15 @@
 // The field rules live here as zod schemas (zod is deterministic and runs in the workflow
 // sandbox), so the starters and the workflows check exactly the same rules.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { CLAIM_HANDLE_PATTERN } from './claim-check';
 import type { OutcomeResolution } from './outcome';
 import { duration } from './duration';
 import type { FieldIssue } from './failures';
 import { merchantRef, POS_CARD_FIELDS, posAccountType, posTransactionType } from './pos-card-fields';
-import { lazy } from './lazy';
+import { lazy, type Zod } from './lazy';
 
-const koboInteger = (min: number, minMessage: string) =>
+const koboInteger = (z: Zod, min: number, minMessage: string) =>
   z
     .number({
       error: (iss) =>
@@ -34,7 +34,7 @@ const koboInteger = (min: number, minMessage: string) =>
     )
     .refine((v) => v >= min, minMessage);
 
-const requiredText = (what: string) =>
+const requiredText = (z: Zod, what: string) =>
   z
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) })
     .trim()
@@ -44,15 +44,15 @@ const requiredText = (what: string) =>
 
 export const POS_REMOTE_ACCOUNT_TYPES = ['default', 'savings', 'current', 'credit'] as const;
 
-export const PosRemoteInputSchema = lazy(() =>
+export const PosRemoteInputSchema = lazy('pos.PosRemoteInputSchema', (z) =>
   z.strictObject({
     /** The merchant's own reference for this payment (order id). Workflow id: `pos-remote-<reference>`. */
     reference: z
       .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
       .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
-    terminal_id: requiredText('the terminal id'),
+    terminal_id: requiredText(z, 'the terminal id'),
     /** Kobo, greater than 0. */
-    amount: koboInteger(1, 'must be greater than 0'),
+    amount: koboInteger(z, 1, 'must be greater than 0'),
     currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }).default('NGN'),
     account_type: z
       .string({ error: 'must be default, savings, current or credit' })
@@ -231,9 +231,9 @@ export const POS_REMOTE_TXN_SOURCE = 'pos_remote';
 export const posTerminalLockWorkflowId = (terminalId: string, taskQueue?: string): string =>
   taskQueue === undefined ? `pos-terminal-lock-${terminalId}` : `pos-terminal-lock-${taskQueue}-${terminalId}`;
 
-export const PosTerminalLockInputSchema = lazy(() =>
+export const PosTerminalLockInputSchema = lazy('pos.PosTerminalLockInputSchema', (z) =>
   z.strictObject({
-    terminal_id: requiredText('the terminal id'),
+    terminal_id: requiredText(z, 'the terminal id'),
     /** How often the holder is checked (a signal to it fails once it is closed). */
     checkIntervalMs: z.number().int().min(100).max(3_600_000).default(60_000),
     /** Request refs of recent holders (carried over continue-as-new). */
@@ -274,10 +274,10 @@ export { MERCHANT_REF_MAX, POS_ACCOUNT_TYPES, POS_TRANSACTION_TYPES } from './po
  * F3's body fields (spec F3 table and Limits) plus options. Every rule is checked before the
  * first request: by the starter, and again by the workflow as its first step.
  */
-export const PosTransactionInputSchema = lazy(() =>
+export const PosTransactionInputSchema = lazy('pos.PosTransactionInputSchema', (z) =>
   z.strictObject({
     /** From F1 (the terminal session). */
-    terminal_id: requiredText('the terminal id from F1'),
+    terminal_id: requiredText(z, 'the terminal id from F1'),
     /** Lowest unit; an integer or a string of digits; sent as a string. */
     amount: z
       .union([z.number(), z.string()], {
@@ -324,11 +324,13 @@ export type PosTransactionInput = z.input<typeof PosTransactionInputSchema>;
 export type PosTransactionParsedInput = z.output<typeof PosTransactionInputSchema>;
 
 /** The F3 options every terminal flow takes (sale, refund, pre-authorisation and its completion). */
-export const PosF3OptionsSchema = lazy(() => PosTransactionInputSchema.shape.options.unwrap());
+export const PosF3OptionsSchema = lazy('pos.PosF3OptionsSchema', () =>
+  PosTransactionInputSchema.shape.options.unwrap(),
+);
 export type PosF3Options = z.output<typeof PosF3OptionsSchema>;
 
 /** A merchant_ref as F3 takes it (spec: merchant-unique, at most 25 characters). */
-export const merchantRefSchema = lazy(() => PosTransactionInputSchema.shape.merchant_ref);
+export const merchantRefSchema = lazy('pos.merchantRefSchema', () => PosTransactionInputSchema.shape.merchant_ref);
 
 /**
  * Refund and Completion name the transaction they refer to with `original_merchant_ref`; Purchase
@@ -356,7 +358,7 @@ export function linkedTransactionIssues(v: {
 }
 
 /** The F3 body as any of the terminal flows sends it (no options): the sale's fields and `original_merchant_ref`, with the link rule. */
-export const PosF3RequestSchema = lazy(() =>
+export const PosF3RequestSchema = lazy('pos.PosF3RequestSchema', () =>
   PosTransactionInputSchema.omit({ options: true })
     .extend({ original_merchant_ref: merchantRefSchema.optional() })
     .superRefine((v, ctx) => {
@@ -382,7 +384,7 @@ export type PosSealedField = (typeof POS_SEALED_FIELDS)[number];
 export type PosSealedCardData = Pick<PosTransactionParsedInput, PosSealedField>;
 
 /** The card as the workflow knows it: the handle of the sealed card read, and what may be shown (BIN, last four). */
-export const PosSealedCardSchema = lazy(() =>
+export const PosSealedCardSchema = lazy('pos.PosSealedCardSchema', (z) =>
   z.strictObject({
     handle: z
       .string({ error: 'must be the claim-check handle the starter made' })
@@ -406,7 +408,7 @@ export const maskedPan = (card: Pick<PosSealedCard, 'bin' | 'last4'>): string =>
 const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as { [K in PosSealedField]: true };
 
 /** The workflow input: the F3 fields without the card read, plus the sealed card. */
-export const PosSealedTransactionInputSchema = lazy(() =>
+export const PosSealedTransactionInputSchema = lazy('pos.PosSealedTransactionInputSchema', () =>
   PosTransactionInputSchema.omit(sealedOmit).extend({
     card: PosSealedCardSchema,
   }),

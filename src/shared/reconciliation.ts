@@ -8,7 +8,7 @@
 // PaymentAmount, PaymentCurrency); every flow of ours that says "success" and started in the
 // window must be listed by the service.
 import { defineQuery } from '@temporalio/workflow';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { lazy } from './lazy';
 
 // ---- Ids -------------------------------------------------------------------------------------
@@ -101,13 +101,13 @@ export function formatDay(t: number): string {
 
 export const addDays = (day: string, n: number): string => formatDay(parseDay(day)! + n * DAY_MS);
 
-const day = lazy(() =>
+const day = lazy('reconciliation.day', (z) =>
   z
     .string({ error: 'must be a date YYYY-MM-DD' })
     .refine((v) => parseDay(v) !== undefined, 'must be a date YYYY-MM-DD'),
 );
 
-export const ReconcileInputSchema = lazy(() =>
+export const ReconcileInputSchema = lazy('reconciliation.ReconcileInputSchema', (z) =>
   z
     .strictObject({
       /** First day (UTC), inclusive. */

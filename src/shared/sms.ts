@@ -14,10 +14,10 @@
 // Phone numbers are personal data: they appear in workflow inputs and results (encrypted by the
 // payload codec) and nowhere else: no search attribute, no log line, not in the state query.
 import { defineQuery } from '@temporalio/workflow';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { type FieldIssue } from './failures';
 import { issuesOf } from './failures';
-import { lazy } from './lazy';
+import { lazy, type Zod } from './lazy';
 
 // ---- Limits (the spec shows none for SMS: docs/choices.md) -----------------------------------
 
@@ -39,7 +39,7 @@ export const SMS_SCHEDULE_RULE = 'must be an ISO 8601 date-time with a zone, e.g
 
 // ---- Field rules -----------------------------------------------------------------------------
 
-const duration = lazy(() =>
+const duration = lazy('sms.duration', (z) =>
   z.union([
     z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
     z
@@ -69,20 +69,20 @@ export function smsDurationMs(d: SmsDuration): number {
 const required = (what: string) => ({
   error: (iss: { input: unknown }) => (iss.input === undefined ? 'is required' : `must be ${what}`),
 });
-const requiredText = (what: string, max = 200) =>
+const requiredText = (z: Zod, what: string, max = 200) =>
   z.string(required(what)).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
-const reference = lazy(() =>
+const reference = lazy('sms.reference', (z) =>
   z.string(required('a string')).regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
 );
-const uuid = lazy(() => z.string(required('a uuid')).regex(UUID_PATTERN, 'must be a uuid'));
-const isoWithZone = lazy(() =>
+const uuid = lazy('sms.uuid', (z) => z.string(required('a uuid')).regex(UUID_PATTERN, 'must be a uuid'));
+const isoWithZone = lazy('sms.isoWithZone', (z) =>
   z
     .string(required('a date-time string'))
     .regex(ISO_WITH_ZONE, SMS_SCHEDULE_RULE)
     .refine((v) => !Number.isNaN(Date.parse(v)), SMS_SCHEDULE_RULE),
 );
 
-export const SmsMessageSchema = lazy(() =>
+export const SmsMessageSchema = lazy('sms.SmsMessageSchema', (z) =>
   z.strictObject(
     {
       phone_number: z.string(required('a phone number string')).regex(SMS_PHONE_PATTERN, SMS_PHONE_RULE),
@@ -98,12 +98,12 @@ export type SmsMessage = z.output<typeof SmsMessageSchema>;
 
 // ---- G1: instant send --------------------------------------------------------------------------
 
-export const SmsSendInputSchema = lazy(() =>
+export const SmsSendInputSchema = lazy('sms.SmsSendInputSchema', (z) =>
   z.strictObject({
     /** The merchant's own reference for this send. Workflow id `sms-send-<reference>`: one send per reference. */
     reference,
     /** G1 `sender_id`: the merchant's sender id. */
-    sender_id: requiredText('the sender id', 100),
+    sender_id: requiredText(z, 'the sender id', 100),
     /** G1 `messages`: [{phone_number, message}]. Each entry is checked on its own (see invalidMessages). */
     messages: z
       .array(z.unknown(), required('an array of {phone_number, message}'))
@@ -465,12 +465,12 @@ export const smsSendStateQuery = defineQuery<SmsSendState>('smsSendState');
 // ---- G2/G3: campaigns -------------------------------------------------------------------------
 
 /** G2's body, with the spec's field names (`sscheduled_dor` included, spelled as the spec spells it). */
-export const SmsCampaignCreateSchema = lazy(() =>
+export const SmsCampaignCreateSchema = lazy('sms.SmsCampaignCreateSchema', (z) =>
   z
     .strictObject({
-      name: requiredText('the campaign name'),
+      name: requiredText(z, 'the campaign name'),
       bucket_id: uuid,
-      sender_id: requiredText('the sender id', 100),
+      sender_id: requiredText(z, 'the sender id', 100),
       is_scheduled: z.boolean(required('a boolean')),
       /** The send time when is_scheduled (required then); sent unchanged. When not scheduled and absent, the flow sends the creation time. */
       sscheduled_dor: isoWithZone.optional(),
@@ -483,7 +483,7 @@ export const SmsCampaignCreateSchema = lazy(() =>
 );
 export type SmsCampaignCreate = z.input<typeof SmsCampaignCreateSchema>;
 
-const campaignOptions = lazy(() =>
+const campaignOptions = lazy('sms.campaignOptions', (z) =>
   z
     .strictObject({
       /** First wait between G3 reads while the campaign is pending. Default 30s. */
@@ -518,7 +518,7 @@ const campaignOptions = lazy(() =>
 );
 export type SmsCampaignOptions = z.input<typeof campaignOptions>;
 
-export const SmsCampaignInputSchema = lazy(() =>
+export const SmsCampaignInputSchema = lazy('sms.SmsCampaignInputSchema', (z) =>
   z.strictObject({
     /** The merchant's own reference for this campaign. Workflow id `sms-campaign-<reference>`: one campaign per reference. */
     reference,
@@ -528,12 +528,12 @@ export const SmsCampaignInputSchema = lazy(() =>
 );
 export type SmsCampaignInput = z.input<typeof SmsCampaignInputSchema>;
 
-export const SmsCampaignFollowInputSchema = lazy(() =>
+export const SmsCampaignFollowInputSchema = lazy('sms.SmsCampaignFollowInputSchema', (z) =>
   z.strictObject({
     /** The campaign's uuid (G2's `uuid`, G3's `id`). Workflow id `sms-campaign-follow-<uuid>`. */
     campaign_id: uuid,
     /** Its name, when known: G3 reads then filter by name. */
-    name: requiredText('the campaign name').optional(),
+    name: requiredText(z, 'the campaign name').optional(),
     /** Its send time (G2's `scheduled_for`), when known: the flow waits for it before polling. */
     scheduled_for: isoWithZone.optional(),
     options: campaignOptions,

@@ -7,12 +7,12 @@
 //   is requeried until it is final; one whose outcome cannot be read parks as outcome_unknown
 //   and accepts the operator Update resolveOutcome (src/shared/outcome.ts).
 import { defineQuery } from '@temporalio/workflow';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { OutcomeResolution } from './outcome';
 import { lazy } from './lazy';
 import { duration } from './duration';
 
-export const VendInputSchema = lazy(() =>
+export const VendInputSchema = lazy('vending.VendInputSchema', (z) =>
   z.strictObject({
     /** The merchant's own reference for this sale (order id). Workflow id: `vend-<order_ref>`. */
     order_ref: z

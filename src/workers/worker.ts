@@ -36,12 +36,14 @@ export interface PaymentsWorkerOptions extends TemporalConnectionSettings {
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
 /**
- * Stateless libraries the workflow sandbox evaluates once per worker and shares (frozen) with every
- * workflow, instead of once per workflow: zod's module scope cost several milliseconds of worker CPU
- * per flow (docs/performance.md); long, ms and nexus-rpc are pure helpers of the SDK's own modules. Our own schema modules are not preloaded: zod caches inside schema
- * objects on first use, which a frozen shared copy refuses.
+ * Modules the workflow sandbox evaluates once per worker and shares (frozen) with every workflow,
+ * instead of once per workflow: the schema cache (src/shared/lazy.ts), which also holds the one zod
+ * every workflow's schemas are built with; long and nexus-rpc, pure helpers of the SDK's own modules.
+ * zod itself cannot be listed: webpack drops a bare preload of a package marked "sideEffects": false,
+ * and a frozen zod fails (it writes to its own module objects on first use). One list, used by the
+ * worker, the prebuilt bundles, replay and the tests.
  */
-export const PRELOADED_WORKFLOW_MODULES = ['zod', 'long', 'ms', 'nexus-rpc'];
+export const PRELOADED_WORKFLOW_MODULES = ['long', 'nexus-rpc', require.resolve('../shared/lazy')];
 
 /** The workflow interceptor module every bundle carries: business metrics counted in one home. */
 export const METRICS_INTERCEPTOR_PATH = require.resolve('../workflows/metrics-interceptor');

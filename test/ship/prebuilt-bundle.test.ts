@@ -10,6 +10,7 @@ import { runVend } from '../../src/starters/vending';
 import { MissingWorkflowBundleError, prebuiltWorkflowBundle } from '../../src/workers/workflow-bundle';
 import { startServices, testConfig } from '../support/stack';
 import { SandboxAdmin } from '../support/sandbox-admin';
+import { PRELOADED_WORKFLOW_MODULES } from '../../src/workers/worker';
 import { BUILT, ensureBuilt } from './build';
 import { startWorkerProcess, stopWorkerProcess, workerEnvironment, type WorkerProcess } from './processes';
 
@@ -42,6 +43,19 @@ describe('choosing the workflow bundle the worker loads', () => {
     const otelModule = '"./node_modules/@temporalio/interceptors-opentelemetry/'; // a bundled module, not a comment
     expect(plain).not.toContain(otelModule);
     expect(traced).toContain(otelModule);
+  });
+
+  it('evaluates every preloaded module: webpack drops a bare preload of a "sideEffects": false package (it once dropped zod)', () => {
+    for (const file of [BUILT.workflowBundle, BUILT.tracedWorkflowBundle]) {
+      const code = readFileSync(file, 'utf8');
+      const preload = /exports\.preloadModules = function preloadModules\(\) \{\n([\s\S]*?)\n\}/.exec(code)?.[1];
+      expect(preload).toBeDefined();
+      const lines = preload!.split('\n').map((l) => l.trim());
+      // One require per listed module, and nothing replaced by webpack's `0;` placeholder.
+      expect(lines).toHaveLength(PRELOADED_WORKFLOW_MODULES.length);
+      for (const line of lines) expect(line).toMatch(/^__webpack_require__\(/);
+      expect(preload).toContain('shared/lazy.js');
+    }
   });
 });
 
