@@ -27,6 +27,7 @@ import {
   classifyPosCode,
   posRemoteE1SendingSignal,
   posTerminalLockWorkflowId,
+  POS_REMOTE_A6_MAX_PAGES,
   type PosRemoteRecordLookup,
   type PosRemoteSearchOutcome,
   type PosTerminalLockInput,
@@ -187,7 +188,8 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
     /**
      * A6 over the days around now: the POS remote requests of this terminal for this amount.
      * Before E1 it gives the baseline (what existed already); after a lost E1 answer, the one
-     * request not in the baseline nor held by an earlier lock holder is ours.
+     * request not in the baseline nor held by an earlier lock holder is ours. At most
+     * POS_REMOTE_A6_MAX_PAGES pages of 100 are read; a longer list is `incomplete`.
      */
     async posRemoteFindRequest(q: {
       terminal_id: string;
@@ -200,7 +202,7 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
       const window = { start_date: day(now - 86_400_000), end_date: day(now + 86_400_000) };
       const refs: string[] = [];
       let scanned = 0;
-      const maxPages = 20;
+      const maxPages = POS_REMOTE_A6_MAX_PAGES;
       for (let page = 1; page <= maxPages; page++) {
         ctx.heartbeat({ page });
         let rows: TransactionRecord[];
@@ -218,14 +220,9 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
         for (const row of rows)
           if (isRemoteRequestFor(row, q) && !refs.includes(row.transaction_ref)) refs.push(row.transaction_ref);
         if (rows.length < 100) break;
-        if (page === maxPages) {
-          // An incomplete list cannot prove which request is new: never guess.
-          throw ApplicationFailure.create({
-            type: FailureTypes.ServiceError,
-            message: `A6 lists more than ${maxPages * 100} transactions around today; the terminal's requests cannot be told apart`,
-            nonRetryable: true,
-          });
-        }
+        // A list this long is read no further. What was read is a partial baseline (enough to send
+        // E1), never proof of which request is new or that one is absent: the flow decides.
+        if (page === maxPages) return { kind: 'incomplete', scanned, refs };
       }
       const fresh = refs.filter((r) => !q.exclude.includes(r));
       if (fresh.length === 0) return { kind: 'none', scanned, refs };

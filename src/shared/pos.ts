@@ -207,8 +207,15 @@ export const cancelPosRemoteSignal = defineSignal<[{ reason?: string }?]>('cance
  */
 export const posRemoteE1SendingSignal = defineSignal<[{ activityId: string; attempt: number }]>('posRemoteE1Sending');
 
-/** What the search of the service's transaction records found for a lost E1 answer. */
+/** Pages of 100 rows a POS remote request reads of A6 (two days around now) at most. */
+export const POS_REMOTE_A6_MAX_PAGES = 20;
+
+/**
+ * What the search of the service's transaction records found for a lost E1 answer. `incomplete`:
+ * A6 listed more than POS_REMOTE_A6_MAX_PAGES pages, so nothing can be told from what was read.
+ */
 export type PosRemoteSearchOutcome =
+  | { kind: 'incomplete'; scanned: number }
   | { kind: 'none'; scanned: number }
   | { kind: 'one'; request_ref: string; status: string }
   | { kind: 'many'; request_refs: string[] };

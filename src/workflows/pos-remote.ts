@@ -50,6 +50,7 @@ import {
   type PosRemotePollOutcome,
   type PosRemoteRecord,
   type PosRemoteResult,
+  POS_REMOTE_A6_MAX_PAGES,
   type PosRemoteSearchOutcome,
   type PosRemoteState,
 } from '../shared/pos';
@@ -208,6 +209,9 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
         currency: input.currency,
         exclude: [],
       });
+      // A merchant with more rows than the read covers gets a partial baseline: enough to send E1
+      // (the lock keeps our own flows apart), but a lost E1 answer then cannot be searched for and
+      // ends outcome_unknown, never not_sent and never a guessed request.
       exclude = [...before.refs, ...(granted?.recentRefs ?? [])];
     } catch (err) {
       setStatus(
@@ -286,6 +290,11 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
           });
         } catch (err) {
           lastProblem = ` (last search failed: ${activityFailureMessage(err)})`;
+        }
+        if (found?.kind === 'incomplete') {
+          // Part of a list proves neither which request is ours nor that none is: a failed read.
+          lastProblem = ` (the transaction list around today is longer than ${POS_REMOTE_A6_MAX_PAGES * 100} rows, too long to search)`;
+          found = undefined;
         }
         if (found?.kind === 'one') {
           state.requestRef = found.request_ref;

@@ -364,6 +364,68 @@ describe('POS remote request', () => {
     }
   });
 
+  /** A6 as a busy merchant's: every page full (100 other transactions), the scripted rows on page 1. */
+  const busyMerchantA6 = (pages: number[]) => async (req: { reference?: string; page?: number }) => {
+    if (req.reference) return { data: remote.rows.filter((r) => r.transaction_ref === req.reference) };
+    pages.push(req.page ?? 1);
+    const filler = Array.from({ length: 100 }, (_, i) => ({
+      transaction_ref: `CARD-${req.page}-${i}`,
+      transaction_amount: 5000,
+      transaction_status: 'success',
+      meta_data: JSON.stringify({ source: 'card' }),
+    }));
+    return { data: (req.page ?? 1) === 1 ? [...remote.rows, ...filler].slice(0, 100) : filler };
+  };
+
+  it('a merchant whose A6 lists more than 2,000 transactions around today still gets its request: E1 sent once on a partial baseline, polled to success', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    const before = remote.creates;
+    const pages: number[] = [];
+    const query = remote.api.transactions.query;
+    remote.api.transactions.query = busyMerchantA6(pages);
+    remote.answers.set(`RR-${t}`, () => 'success');
+    try {
+      const result = await (await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s' } })).result();
+      expect(result).toMatchObject({ status: 'success', requestRef: `RR-${t}` });
+      expect(remote.creates - before).toBe(1);
+      // The baseline read stopped at its bound, 20 pages of 100.
+      expect(pages).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    } finally {
+      remote.api.transactions.query = query;
+    }
+  });
+
+  it('a partial baseline and a lost E1 answer: a partial list proves nothing, so never not_sent and never a guessed request: outcome_unknown, E1 sent once', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    const before = remote.creates;
+    const query = remote.api.transactions.query;
+    remote.api.transactions.query = busyMerchantA6([]);
+    // E1 reaches the service (listed in A6 from now on) and its answer is lost.
+    remote.dropAfterProcessing.add(t);
+    remote.answers.set(`RR-${t}`, () => 'success');
+    try {
+      const handle = await start(t, {
+        options: {
+          pollIntervalMs: 50,
+          heartbeatTimeout: '5s',
+          requestLifetime: '600ms',
+          searchGrace: '300ms',
+          searchInterval: '100ms',
+        },
+      });
+      const result = await handle.result();
+      expect(result.status).toBe('outcome_unknown');
+      expect(result.message).toMatch(/longer than 2000 rows, too long to search/);
+      expect(result.message).toMatch(/check the transaction list/);
+      expect(result).not.toHaveProperty('recovered', true);
+      expect(remote.creates - before).toBe(1);
+      expect(remote.requeries.get(`RR-${t}`)).toBeUndefined();
+    } finally {
+      remote.api.transactions.query = query;
+      remote.dropAfterProcessing.delete(t);
+    }
+  });
+
   it('an E1 that provably never left (connection refused) is sent again', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const before = remote.creates;
