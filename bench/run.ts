@@ -22,10 +22,10 @@ import { ingress } from './scenarios/ingress';
 import { soak } from './scenarios/soak';
 
 // The order matters. pos-poll runs first: every other scenario leaves card payments in the
-// sandbox's transaction list (A6), and a POS remote request reads at most 2,000 rows of it as its
-// baseline before E1 (an open capacity limit, docs/performance.md), so after them every request
-// ends not_sent. ingress leaves thousands of webhook holder workflows open, and waiting leaves
-// 10,000 flows waiting: they run last.
+// sandbox's transaction list (A6), and before E1 a POS remote request reads up to 20 pages of it as
+// its baseline; after them, each of the 500 requests would read all 20, and the scenario would
+// measure A6 reads rather than polling. ingress leaves thousands of webhook holder workflows open,
+// and waiting leaves 10,000 flows waiting: they run last.
 export const SCENARIOS = ['pos-poll', 'overhead', 'direct', 'soak', 'ingress', 'waiting'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
