@@ -166,6 +166,15 @@ const until = async (fn: () => boolean | Promise<boolean>, ms = 15_000): Promise
   await eventually(fn, { timeoutMs: ms, intervalMs: 25 });
 };
 
+/** A lifetime and search grace short enough for a lost E1 answer to be settled within a test. */
+const SHORT_LIFETIME = {
+  pollIntervalMs: 50,
+  heartbeatTimeout: '5s',
+  requestLifetime: '600ms',
+  searchGrace: '300ms',
+  searchInterval: '100ms',
+} as const;
+
 describe('POS remote request', () => {
   it('polls pending until success; the result carries the full record; few history events', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
@@ -276,11 +285,7 @@ describe('POS remote request', () => {
     try {
       const handle = await start(t, {
         options: {
-          pollIntervalMs: 50,
-          heartbeatTimeout: '5s',
-          requestLifetime: '600ms',
-          searchGrace: '300ms',
-          searchInterval: '100ms',
+          ...SHORT_LIFETIME,
         },
       });
       await until(async () => (await handle.query(posRemoteStateQuery)).status === 'searching');
@@ -307,11 +312,7 @@ describe('POS remote request', () => {
     try {
       const handle = await start(t, {
         options: {
-          pollIntervalMs: 50,
-          heartbeatTimeout: '5s',
-          requestLifetime: '600ms',
-          searchGrace: '300ms',
-          searchInterval: '100ms',
+          ...SHORT_LIFETIME,
           lostCreateAbsentIs: 'outcome_unknown',
         },
       });
@@ -337,11 +338,7 @@ describe('POS remote request', () => {
     try {
       const handle = await start(t, {
         options: {
-          pollIntervalMs: 50,
-          heartbeatTimeout: '5s',
-          requestLifetime: '600ms',
-          searchGrace: '300ms',
-          searchInterval: '100ms',
+          ...SHORT_LIFETIME,
         },
       });
       await until(async () => (await handle.query(posRemoteStateQuery)).status === 'searching');
@@ -406,11 +403,7 @@ describe('POS remote request', () => {
     try {
       const handle = await start(t, {
         options: {
-          pollIntervalMs: 50,
-          heartbeatTimeout: '5s',
-          requestLifetime: '600ms',
-          searchGrace: '300ms',
-          searchInterval: '100ms',
+          ...SHORT_LIFETIME,
         },
       });
       const result = await handle.result();
