@@ -62,8 +62,9 @@ const paidAtService = async (ref: string, amount: number) => {
 };
 /** A flow whose state is forced: started with its search attributes (never run: delayed start), then terminated. */
 const forcedFlow = async (f: { ref: string; flow: string; status: string; amount: number; currency?: string }) => {
+  const workflowId = `forced-${f.ref}-${id()}`;
   const handle = await client().workflow.start('forcedStateFlow', {
-    workflowId: `forced-${f.ref}-${id()}`,
+    workflowId,
     taskQueue: tq(),
     args: [],
     startDelay: '1 hour',
@@ -76,6 +77,8 @@ const forcedFlow = async (f: { ref: string; flow: string; status: string; amount
     }),
   });
   await handle.terminate('test: a flow state forced through its search attributes');
+  // Visibility is eventually consistent: a run started before this flow is listed would compare the older one.
+  await visible(`WorkflowId = "${workflowId}" AND ExecutionStatus = "Terminated"`);
 };
 const visible = (query: string, atLeast = 1) =>
   eventually(
