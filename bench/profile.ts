@@ -1,4 +1,4 @@
-// `npm run bench:profile -- [vend|card] [flows]`: where our worker's CPU goes. Runs flows through the
+// `npm run bench:profile -- [vend|card] [flows] [ours|baseline]`: where our worker's (or the baseline's) CPU goes. Runs flows through the
 // bench stack with the worker under --cpu-prof, then prints the self time per package/module and the
 // top functions. A tool for finding overhead; it prints figures and asserts nothing.
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closedLoop } from './lib/load';
 import { startBenchStack } from './lib/stack';
-import { oursCard, oursVend } from './scenarios/flows';
+import { baselineCard, baselineVend, oursCard, oursVend } from './scenarios/flows';
 
 interface ProfileNode {
   id: number;
@@ -36,22 +36,27 @@ export function area(url: string): string {
 async function main(): Promise<void> {
   const kind = process.argv[2] === 'card' ? 'card' : 'vend';
   const flows = Number(process.argv[3] ?? 150);
+  const side = process.argv[4] === 'baseline' ? 'baseline' : 'ours';
   const dir = await mkdtemp(join(tmpdir(), 'bench-prof-'));
   const stack = await startBenchStack({
     log: console.log,
     posRemoteCompleteAfterMs: 5_000,
-    workerNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    [side === 'ours' ? 'workerNodeArgs' : 'baselineNodeArgs']: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   });
   let measured: { from: number; to: number };
   try {
-    const flow = () => (kind === 'vend' ? oursVend(stack) : oursCard(stack));
+    const flow =
+      side === 'ours'
+        ? () => (kind === 'vend' ? oursVend(stack) : oursCard(stack))
+        : () => (kind === 'vend' ? baselineVend(stack) : baselineCard(stack));
+    const worker = side === 'ours' ? stack.ours : stack.baseline;
     await closedLoop(20, 10, flow);
-    const cpu0 = stack.ours.cpuMs();
+    const cpu0 = worker.cpuMs();
     const from = Date.now();
     const r = await closedLoop(flows, 20, flow);
     measured = { from, to: Date.now() };
     console.log(
-      `${r.latencies.length} ${kind} flows, worker CPU ${((stack.ours.cpuMs() - cpu0) / r.latencies.length).toFixed(1)} ms per flow`,
+      `${r.latencies.length} ${kind} flows (${side}), worker CPU ${((worker.cpuMs() - cpu0) / r.latencies.length).toFixed(1)} ms per flow`,
     );
   } finally {
     await stack.stop();

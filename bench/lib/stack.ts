@@ -68,6 +68,8 @@ export async function startBenchStack(opts: {
   workerEnv?: Record<string, string>;
   /** Extra node flags for our workers (e.g. --cpu-prof to see where a flow's CPU goes). */
   workerNodeArgs?: string[];
+  /** The same for the baseline worker. */
+  baselineNodeArgs?: string[];
 }): Promise<BenchStack> {
   const stops: (() => Promise<unknown>)[] = [];
   const stop = async () => {
@@ -168,7 +170,10 @@ export async function startBenchStack(opts: {
           PAYMENTS_SECRET_KEY: SECRET_KEY,
         },
         /baseline worker started/,
-        { timeoutMs: 180_000, nodeArgs: [`--max-old-space-size=${WORKER_HEAP_MB}`] },
+        {
+          timeoutMs: 180_000,
+          nodeArgs: [`--max-old-space-size=${WORKER_HEAP_MB}`, ...(opts.baselineNodeArgs ?? [])],
+        },
       ),
     ]);
     stops.push(() => baseline.stop());

@@ -5,7 +5,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { closedLoop, topErrors } from '../lib/load';
 import { interleave, row, summarize, throughput, type Row } from '../lib/stats';
-import type { BenchProcess } from '../lib/processes';
+import { procCpuMs, type BenchProcess } from '../lib/processes';
 import type { BenchStack } from '../lib/stack';
 import { baselineCard, baselineVend, oursCard, oursVend } from './flows';
 import type { ScenarioResult } from './types';
@@ -15,14 +15,48 @@ interface Side {
   wallMs: number;
   flows: number;
   cpuMs: number;
+  /** CPU the rest of the stack spent while this side ran: the Temporal server, the sandbox, the client (this process). */
+  serverCpuMs: number;
+  sandboxCpuMs: number;
+  clientCpuMs: number;
   errors: string[];
 }
-const empty = (): Side => ({ latencies: [], wallMs: 0, flows: 0, cpuMs: 0, errors: [] });
+const empty = (): Side => ({
+  latencies: [],
+  wallMs: 0,
+  flows: 0,
+  cpuMs: 0,
+  serverCpuMs: 0,
+  sandboxCpuMs: 0,
+  clientCpuMs: 0,
+  errors: [],
+});
 
-async function batch(worker: BenchProcess, side: Side, n: number, concurrency: number, flow: () => Promise<unknown>) {
-  const cpu0 = worker.cpuMs();
+const clientCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+async function batch(
+  stack: BenchStack,
+  worker: BenchProcess,
+  side: Side,
+  n: number,
+  concurrency: number,
+  flow: () => Promise<unknown>,
+) {
+  const serverPid = stack.devServer.process.pid!;
+  const before = {
+    worker: worker.cpuMs(),
+    server: procCpuMs(serverPid),
+    sandbox: stack.sandbox.cpuMs(),
+    client: clientCpuMs(),
+  };
   const r = await closedLoop(n, concurrency, flow);
-  side.cpuMs += worker.cpuMs() - cpu0;
+  side.cpuMs += worker.cpuMs() - before.worker;
+  side.serverCpuMs += procCpuMs(serverPid) - before.server;
+  side.sandboxCpuMs += stack.sandbox.cpuMs() - before.sandbox;
+  side.clientCpuMs += clientCpuMs() - before.client;
   side.latencies.push(...r.latencies);
   side.wallMs += r.wallMs;
   side.flows += r.latencies.length;
@@ -54,11 +88,11 @@ export async function overhead(
     const ours = empty();
     const base = empty();
     const runOurs = () =>
-      batch(stack.ours, ours, o.flowsPerRound, o.concurrency, () =>
+      batch(stack, stack.ours, ours, o.flowsPerRound, o.concurrency, () =>
         kind === 'vend' ? oursVend(stack) : oursCard(stack),
       );
     const runBase = () =>
-      batch(stack.baseline, base, o.flowsPerRound, o.concurrency, () =>
+      batch(stack, stack.baseline, base, o.flowsPerRound, o.concurrency, () =>
         kind === 'vend' ? baselineVend(stack) : baselineCard(stack),
       );
     // One unmeasured warm-up batch each (bundle loaded, JIT, connections).
@@ -97,6 +131,15 @@ export async function overhead(
         'ms',
         ours.cpuMs / Math.max(ours.flows, 1),
         base.cpuMs / Math.max(base.flows, 1),
+      ),
+      ...(['server', 'sandbox', 'client'] as const).map((who) =>
+        row(
+          'overhead',
+          `${kind} ${who} CPU per flow`,
+          'ms',
+          ours[`${who}CpuMs`] / Math.max(ours.flows, 1),
+          base[`${who}CpuMs`] / Math.max(base.flows, 1),
+        ),
       ),
       row('overhead', `${kind} failed flows`, 'flows', ours.errors.length, base.errors.length),
     );

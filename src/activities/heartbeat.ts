@@ -18,9 +18,12 @@ export function currentActivityContext(): Context | undefined {
 const DEFAULT_BEAT_MS = 3_000;
 
 /**
- * Awaits `work`, heartbeating (with `details`) at once and then every third of the activity's
- * heartbeat timeout (at least every 100 ms) until it settles. The heartbeat only says "this
- * worker is alive": the details are informational, a retry is never resumed from them.
+ * Awaits `work`, heartbeating (with `details`) every third of the activity's heartbeat timeout (at
+ * least every 100 ms) until it settles. Not at once: the server counts the heartbeat timeout from
+ * the attempt's start, so a first beat at a third of it detects a lost worker just as soon, and a
+ * call that answers sooner (most calls) costs no heartbeat round trip at all (docs/performance.md).
+ * The heartbeat only says "this worker is alive": the details are informational, a retry is never
+ * resumed from them.
  */
 export async function heartbeatWhile<T>(work: Promise<T> | (() => Promise<T>), details?: unknown): Promise<T> {
   const ctx = currentActivityContext();
@@ -28,7 +31,6 @@ export async function heartbeatWhile<T>(work: Promise<T> | (() => Promise<T>), d
   if (!ctx) return promise;
   const timeoutMs = ctx.info.heartbeatTimeoutMs;
   const everyMs = timeoutMs ? Math.max(100, Math.floor(timeoutMs / 3)) : DEFAULT_BEAT_MS;
-  ctx.heartbeat(details);
   const beat = setInterval(() => ctx.heartbeat(details), everyMs);
   try {
     return await promise;

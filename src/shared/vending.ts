@@ -87,6 +87,12 @@ export type VendStatus =
   | 'not_vended'
   | 'outcome_unknown';
 
+/**
+ * The status a vend shows from its start: its first step. The starter writes it in the start
+ * request, so the flow need not upsert it (src/workflows/visible-attributes.ts).
+ */
+export const VEND_FIRST_STATUS: VendStatus = 'looking_up';
+
 /** Final statuses. outcome_unknown is not one while the flow runs: it is parked, requerying and waiting for resolveOutcome. */
 export const VEND_FINAL_STATUSES: readonly VendStatus[] = ['vended', 'failed', 'rejected', 'not_vended'];
 

@@ -27,6 +27,12 @@ export interface DevServerOptions {
    * before the server (`npm start`). Default: same group, direct child (tests).
    */
   ownProcessGroup?: boolean;
+  /**
+   * Re-read search-attribute definitions from the database on every read (the server's testing
+   * switch): only for tests that register attributes at run time and read them straight back. Off
+   * by default: it makes every start and upsert that carries attributes read the database.
+   */
+  searchAttributesRefreshOnRead?: boolean;
 }
 
 export interface DevServer {
@@ -94,7 +100,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     'frontend.enableUpdateWorkflowExecution=true',
     'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
     'frontend.workerVersioningWorkflowAPIs=true',
-    'system.forceSearchAttributesCacheRefreshOnRead=true',
+    ...(opts.searchAttributesRefreshOnRead ? ['system.forceSearchAttributesCacheRefreshOnRead=true'] : []),
   ]) {
     args.push('--dynamic-config-value', kv);
   }

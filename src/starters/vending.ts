@@ -1,6 +1,6 @@
 // Typed starters for electricity vending.
 import type { WorkflowHandle } from '@temporalio/client';
-import { VendInputSchema, vendWorkflowId, type VendInput, type VendResult } from '../shared/vending';
+import { VEND_FIRST_STATUS, VendInputSchema, vendWorkflowId, type VendInput, type VendResult } from '../shared/vending';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
 import { startRetrying } from './temporal-retry';
@@ -24,7 +24,7 @@ export async function startVend(
         typedSearchAttributes: paymentSearchAttributes({
           flow: 'vend',
           reference: v.order_ref,
-          status: 'validating',
+          status: VEND_FIRST_STATUS,
           currency: 'NGN',
         }),
       }),

@@ -33,6 +33,7 @@ import {
 } from '@temporalio/workflow';
 import type { VendingActivities } from '../activities/vending';
 import {
+  VEND_FIRST_STATUS,
   VEND_H1_WHAT,
   VEND_RESOLVE_OUTCOMES,
   VendInputSchema,
@@ -54,6 +55,7 @@ import {
 } from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { sendOnce, type Presence } from './send-once';
+import { visibleAttributes } from './visible-attributes';
 import { awaitFinal, lostByHeartbeat, type Settled } from './unknown-outcome';
 import {
   FailureTypes,
@@ -148,9 +150,17 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
         checkResolveOutcome(r, VEND_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined),
     },
   );
+  // Flows started since this patch write their search attributes once per change
+  // (./visible-attributes.ts): three upserts per sale instead of six. The patch's own upsert
+  // (TemporalChangeVersion) is one of the three, and it stands in for vend-one-step-lookup's.
+  const attributesOnce = patched('vend-attributes-once');
+  const visible = attributesOnce
+    ? visibleAttributes({ flow: 'vend', reference: input.order_ref, status: VEND_FIRST_STATUS, currency: 'NGN' })
+    : undefined;
   const setStatus = (status: VendState['status']) => {
     state.status = status;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
+    if (visible) visible.status(status);
+    else upsertSearchAttributes(paymentSearchAttributes({ status }));
   };
   const record = (s: VendStep) => state.steps.push(s);
   let meter: MeterInfo | undefined;
@@ -165,9 +175,10 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
       ...(transaction ? { transaction, ...(transaction.token ? { token: transaction.token } : {}) } : {}),
     };
   };
-  upsertSearchAttributes(
-    paymentSearchAttributes({ flow: 'vend', reference: input.order_ref, status: 'validating', currency: 'NGN' }),
-  );
+  if (!visible)
+    upsertSearchAttributes(
+      paymentSearchAttributes({ flow: 'vend', reference: input.order_ref, status: 'validating', currency: 'NGN' }),
+    );
 
   // ---- H1: the provider must be listed; H2: lookup, minimum_vend ----
   setStatus('looking_up');
@@ -182,7 +193,7 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
     record({ op: 'lookup', outcome: 'rejected', detail: activityFailureType(err) ?? 'Unknown' });
     return finish('rejected', `meter lookup (H2) failed: ${activityFailureMessage(err)}; nothing was vended`);
   };
-  if (patched('vend-one-step-lookup')) {
+  if (attributesOnce || patched('vend-one-step-lookup')) {
     // Both reads in one activity: one workflow task fewer per sale (docs/performance.md).
     try {
       const found = await vendLookupListedMeter(meterRequest);
@@ -206,7 +217,8 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
   }
   record({ op: 'lookup', outcome: 'found' });
   state.reference = meter.reference;
-  upsertSearchAttributes(paymentSearchAttributes({ reference: meter.reference }));
+  if (visible) visible.stage({ reference: meter.reference });
+  else upsertSearchAttributes(paymentSearchAttributes({ reference: meter.reference }));
   if (meter.minimum_vend !== undefined && input.amount < meter.minimum_vend) {
     return finish(
       'rejected',

@@ -9,7 +9,9 @@
 // Likewise pos-remote-success and pos-remote-cancelled (from before the terminal lock, no patch
 // marker) are kept; the locked flow is recorded as pos-remote-locked-*, the lock as
 // pos-terminal-lock. RECORD_ONLY=pos-remote,pos-terminal-lock records only names with those
-// prefixes (and needs no claim-check database).
+// prefixes (and needs no claim-check database). vend-timeout-not-found-retry-vended is from before
+// vend-attributes-once (raw start, no attributes): RECORD_ONLY=vend-attributes-once records the
+// same path through the starter without touching it.
 import { randomUUID } from 'node:crypto';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
@@ -27,6 +29,7 @@ import { recordHistoryTo } from '../support/replay';
 import { cardInput, unusedClaimCheck } from './helpers';
 import { openClaimCheck, openPaymentsClient } from '../../src/starters/connect';
 import { startPosTransaction } from '../../src/starters/pos';
+import { startVend } from '../../src/starters/vending';
 
 async function main(): Promise<void> {
   process.env.RECORD_HISTORIES = '1';
@@ -138,6 +141,24 @@ async function record(): Promise<void> {
       });
       await h5.result();
       await recordHistoryTo(VENDING_HISTORIES, h5, 'vend-timeout-not-found-retry-vended');
+    }
+    if (want('vend-attributes-once')) {
+      // The same path started by the starter (attributes in the start request), under vend-attributes-once.
+      const m6 = `4507${Math.floor(Math.random() * 1e7)}`;
+      scripted.h3.set(`LKP-${m6}`, ['timeout', 'ok']);
+      scripted.h4.set(`LKP-${m6}`, ['not_found']);
+      const h6 = await startVend(ctx, {
+        order_ref: `o-${m6}`,
+        provider: 'EKEDC',
+        meter_no: m6,
+        meter_type: 'prepaid',
+        amount: 5000,
+        phone_number: '08012345678',
+        email: 'ada@example.com',
+        options: { checkSettleDelay: '100ms', retryBackoff: '100ms' },
+      });
+      await h6.result();
+      await recordHistoryTo(VENDING_HISTORIES, h6, 'vend-attributes-once-timeout-not-found-retry-vended');
     }
   });
   console.log(scripted.log.join('\n'));

@@ -3,7 +3,14 @@
 // before any new attempt), each checked against the sandbox ledger and request log.
 import { createLogger } from '../../src/logging/logger';
 import type { RunningServices } from '../../src/stack/services';
-import { vendStateQuery, type VendInput, type VendStatus } from '../../src/shared/vending';
+import {
+  VEND_FIRST_STATUS,
+  vendStateQuery,
+  vendWorkflowId,
+  type VendInput,
+  type VendStatus,
+} from '../../src/shared/vending';
+import type { vendElectricityWorkflow } from '../../src/workflows/vending';
 import { PENDING_METER, PENDING_VEND_MS } from '../../src/sandbox/vending';
 import { runVend, startVend } from '../../src/starters/vending';
 import { StarterInputError } from '../../src/starters/input-error';
@@ -192,6 +199,77 @@ describe('electricity vending against the sandbox', () => {
     expect(calls.filter((c) => c.startsWith('H3'))).toEqual(['H3 200']);
     expect(calls.filter((c) => c.startsWith('H4')).length).toBeGreaterThanOrEqual(1);
     expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
+  });
+
+  describe('search attributes, written once per change', () => {
+    type Fields = Record<string, { data?: Uint8Array | null } | undefined>;
+    interface AttributeEvents {
+      upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes?: { indexedFields?: Fields | null } | null };
+      workflowExecutionStartedEventAttributes?: { searchAttributes?: { indexedFields?: Fields | null } | null };
+    }
+    const decoded = (fields: Fields | null | undefined) =>
+      Object.fromEntries(
+        Object.entries(fields ?? {}).map(([k, p]) => [k, JSON.parse(Buffer.from(p?.data ?? []).toString()) as unknown]),
+      );
+    /** What the start event carried, and each upsert's fields, in order. */
+    const attributeWrites = async (h: { fetchHistory(): Promise<{ events?: unknown[] | null }> }) => {
+      const events = ((await h.fetchHistory()).events ?? []) as AttributeEvents[];
+      return {
+        started: decoded(events[0].workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields),
+        upserts: events
+          .filter((e) => e.upsertWorkflowSearchAttributesEventAttributes)
+          .map((e) => decoded(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields)),
+      };
+    };
+    const upserts = async (h: { fetchHistory(): Promise<{ events?: unknown[] | null }> }) =>
+      (await attributeWrites(h)).upserts.length;
+    const attributes = async (h: Awaited<ReturnType<typeof startVend>>) => {
+      const sa = (await h.describe()).searchAttributes;
+      return { flow: sa.PaymentFlow?.[0], reference: sa.PaymentReference?.[0], status: sa.PaymentStatus?.[0] };
+    };
+
+    it('a sale started by the starter shows its order and first step from the start; three upserts in all', async () => {
+      const input = sale();
+      const h = await startVend(ctx, input);
+      const result = await h.result();
+      expect(result.status).toBe('vended');
+      expect(await attributes(h)).toEqual({ flow: 'vend', reference: result.reference, status: 'vended' });
+      const writes = await attributeWrites(h);
+      // What an operator finds before the worker's first task: the order and the first step.
+      expect(writes.started).toEqual({
+        PaymentFlow: 'vend',
+        PaymentReference: input.order_ref,
+        PaymentStatus: VEND_FIRST_STATUS,
+        PaymentCurrency: 'NGN',
+      });
+      // The patch's own (TemporalChangeVersion), the service reference with purchasing, vended.
+      expect(writes.upserts).toEqual([
+        { TemporalChangeVersion: ['vend-attributes-once'] },
+        { PaymentReference: result.reference, PaymentStatus: 'purchasing' },
+        { PaymentStatus: 'vended' },
+      ]);
+    });
+
+    it('a sale started without attributes (a raw start) writes them itself', async () => {
+      const input = sale();
+      const h = await ctx.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+        workflowId: vendWorkflowId(input.order_ref),
+        taskQueue: ctx.taskQueue,
+        args: [input],
+      });
+      const result = await h.result();
+      expect(result.status).toBe('vended');
+      expect(await attributes(h)).toEqual({ flow: 'vend', reference: result.reference, status: 'vended' });
+      expect((await h.describe()).searchAttributes.PaymentCurrency).toEqual(['NGN']);
+      expect(await upserts(h)).toBe(4); // one more: the start's attributes
+    });
+
+    it('a sale rejected after the lookup still shows the service reference and its status', async () => {
+      const h = await startVend(ctx, sale({ meter_no: '04123456789', meter_type: 'postpaid', amount: 1500 }));
+      const result = await h.result();
+      expect(result.status).toBe('rejected');
+      expect(await attributes(h)).toEqual({ flow: 'vend', reference: result.reference, status: 'rejected' });
+    });
   });
 
   it('starter refuses bad input and a second sale for the same order', async () => {
