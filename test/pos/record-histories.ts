@@ -118,45 +118,36 @@ async function record(): Promise<void> {
           'pos-terminal-lock',
         );
     }
+    /** A sale on a fresh meter whose H3 times out, H4 finds nothing, and the resend is vended. */
+    const timeoutThenVended = (prefix: string) => {
+      const meter = `${prefix}${Math.floor(Math.random() * 1e7)}`;
+      scripted.h3.set(`LKP-${meter}`, ['timeout', 'ok']);
+      scripted.h4.set(`LKP-${meter}`, ['not_found']);
+      return {
+        order_ref: `o-${meter}`,
+        provider: 'EKEDC',
+        meter_no: meter,
+        meter_type: 'prepaid',
+        amount: 5000,
+        phone_number: '08012345678',
+        email: 'ada@example.com',
+        options: { checkSettleDelay: '100ms', retryBackoff: '100ms' },
+      };
+    };
     if (want('vend')) {
-      // H3 timeout → H4 not found → H3 again (same reference) → vended
-      const m5 = `4506${Math.floor(Math.random() * 1e7)}`;
-      scripted.h3.set(`LKP-${m5}`, ['timeout', 'ok']);
-      scripted.h4.set(`LKP-${m5}`, ['not_found']);
+      // H3 timeout → H4 not found → H3 again (same reference) → vended; a raw start, no attributes
+      const sale = timeoutThenVended('4506');
       const h5 = await client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-        workflowId: `vend-${m5}`,
+        workflowId: `vend-${sale.meter_no}`,
         taskQueue: tq,
-        args: [
-          {
-            order_ref: `o-${m5}`,
-            provider: 'EKEDC',
-            meter_no: m5,
-            meter_type: 'prepaid',
-            amount: 5000,
-            phone_number: '08012345678',
-            email: 'ada@example.com',
-            options: { checkSettleDelay: '100ms', retryBackoff: '100ms' },
-          },
-        ],
+        args: [sale],
       });
       await h5.result();
       await recordHistoryTo(VENDING_HISTORIES, h5, 'vend-timeout-not-found-retry-vended');
     }
     if (want('vend-attributes-once')) {
       // The same path started by the starter (attributes in the start request), under vend-attributes-once.
-      const m6 = `4507${Math.floor(Math.random() * 1e7)}`;
-      scripted.h3.set(`LKP-${m6}`, ['timeout', 'ok']);
-      scripted.h4.set(`LKP-${m6}`, ['not_found']);
-      const h6 = await startVend(ctx, {
-        order_ref: `o-${m6}`,
-        provider: 'EKEDC',
-        meter_no: m6,
-        meter_type: 'prepaid',
-        amount: 5000,
-        phone_number: '08012345678',
-        email: 'ada@example.com',
-        options: { checkSettleDelay: '100ms', retryBackoff: '100ms' },
-      });
+      const h6 = await startVend(ctx, timeoutThenVended('4507'));
       await h6.result();
       await recordHistoryTo(VENDING_HISTORIES, h6, 'vend-attributes-once-timeout-not-found-retry-vended');
     }
