@@ -260,7 +260,7 @@ const start = (taskQueue: string, i: MandateInput) =>
   });
 
 const waitStatus = (h: WorkflowHandle, status: MandateState['status']): Promise<MandateState> =>
-  waitFor(h, (s) => s.status === status, status, 200);
+  waitFor(h, (s) => s.status === status, status);
 
 async function approved(taskQueue: string, i: MandateInput) {
   const handle = await start(taskQueue, i);
@@ -269,13 +269,17 @@ async function approved(taskQueue: string, i: MandateInput) {
   return handle;
 }
 
+/**
+ * Queries until `ok` holds. A query does not skip time on the time-skipping server, so a flow
+ * waiting on a timer here waits in real time: the deadline is in time (generous for a loaded CI
+ * machine), not in reads.
+ */
 function waitFor(
   h: WorkflowHandle,
   ok: (s: MandateState) => boolean,
   what = 'the expected state',
-  attempts = 400,
 ): Promise<MandateState> {
-  return eventually(() => h.query(mandateStateQuery), ok, { attempts, intervalMs: 25, description: what });
+  return eventually(() => h.query(mandateStateQuery), ok, { timeoutMs: 30_000, intervalMs: 25, description: what });
 }
 
 /** The workflow's PaymentStatus search attribute. */
@@ -711,9 +715,10 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
       });
       expect(service.mandates.get(`MD-${lost.mandateRef}`)!.status).toBe('cancelled');
 
-      // Never reached the service: D5 proves it absent, D1 goes once more.
+      // Never reached the service: D5 proves it absent, D1 goes once more. (The settle pauses are
+      // real time while the test only queries, so they are short here.)
       service.knobs.createFault = 'loseBeforeCreating';
-      const h = await start(tq, input());
+      const h = await start(tq, input({ debitSettleMs: 200 }));
       await waitStatus(h, 'awaiting_otp');
       expect(service.counts.create).toBe(4);
       expect(service.counts.findByRef).toBe(3); // found at once (lost after creating); absent twice (lost before)
@@ -773,7 +778,7 @@ describe('claim check: the BVN and the OTP arrive only as handles', () => {
   it('the BVN sealed for the flow is what D1 sends, also on the resend after D5 proved the first absent', async () => {
     const service = fakeService();
     service.knobs.createFault = 'loseBeforeCreating';
-    const i = input();
+    const i = input({ debitSettleMs: 200 });
     await run(service, async (tq) => {
       const h = await start(tq, i);
       await waitStatus(h, 'awaiting_otp');

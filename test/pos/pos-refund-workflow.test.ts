@@ -5,15 +5,16 @@
 // instead): skipping would jump to the test server's default 10-year execution timeout of the
 // long-lived ledger while a test awaits a result, and end it.
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowFailedError } from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createPosRefundActivities } from '../../src/activities/pos-refund';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import {
+  REFUND_LEDGER_CLOSED,
   posRefundLedgerWorkflowId,
   posRefundStateQuery,
   refundLedgerStateQuery,
@@ -230,8 +231,15 @@ describe('POS refund: refused before anything is sent', () => {
     script.on(refundMerchantRef(a), [{ code: '00' }], ['not_found']);
     script.on(refundMerchantRef(b), [{ code: '00' }], ['not_found']);
     const results = await Promise.all([refund(refundInput(sale, a, 100_000)), refund(refundInput(sale, b, 100_000))]);
+    // The refused one's F3 script is never used (cleared first, so a failure below does not leave it to the next test).
+    const refused = results.find((r) => r.status === 'refused');
+    if (refused) script.f3.set(refused.merchantRef, []);
     expect(results.map((r) => r.status).sort()).toEqual(['approved', 'refused']);
-    expect(results.find((r) => r.status === 'refused')).toMatchObject({ refusal: 'over_remaining', attempt: 0 });
+    expect(refused).toMatchObject({
+      refusal: 'over_remaining',
+      attempt: 0,
+      action: expect.stringContaining('exceeds'),
+    });
     expect(
       script.calls.filter(
         (c) =>
@@ -239,8 +247,6 @@ describe('POS refund: refused before anything is sent', () => {
       ),
     ).toHaveLength(1);
     expect(await ledger(sale)).toMatchObject({ refunded: 100_000, remaining: 50_000 });
-    // The refused one's F3 script was never used.
-    for (const r of [a, b]) script.f3.set(refundMerchantRef(r), []);
   });
 
   it("the sale's ledger has ended (terminated): never started again from zero; the refund is refused unverified, no F3", async () => {
@@ -256,6 +262,49 @@ describe('POS refund: refused before anything is sent', () => {
     expect(result).toMatchObject({ status: 'refused', refusal: 'unverified', attempt: 0 });
     expect(result.action).toMatch(/refund ledger of sale .* has ended/);
     expect(script.opsOf(refundMerchantRef(second))).toEqual(['requery:not_found']);
+  });
+
+  it('"already started" from signalWithStart while the ledger runs (a race the test server does not serialise): the ledger is described, found running and asked; a closed one refuses', async () => {
+    // The time-skipping server answers two simultaneous first refunds' signalWithStart with
+    // "already started" about one time in forty; this client does it every time, after the call
+    // went through, so the activity meets it against a real running ledger.
+    const racing = new Client({
+      connection: env.connection,
+      namespace: env.namespace,
+      interceptors: {
+        workflow: [
+          {
+            async signalWithStart(input, next) {
+              await next(input);
+              throw new WorkflowExecutionAlreadyStartedError(
+                'Workflow execution already started',
+                input.options.workflowId,
+                input.workflowType,
+              );
+            },
+          },
+        ],
+      },
+    });
+    const reserve = (sale: string, ref: string, amount: number) =>
+      new MockActivityEnvironment({ taskQueue }, { client: racing }).run(
+        createPosRefundActivities({ logger }).posRefundReserve,
+        {
+          ledgerWorkflowId: posRefundLedgerWorkflowId(sale),
+          original_merchant_ref: sale,
+          sale_amount: 150_000,
+          currency: 'NGN' as const,
+          merchant_ref: ref,
+          amount,
+        },
+      );
+    const sale = uid('S');
+    expect(await reserve(sale, uid('RF'), 100_000)).toMatchObject({ remainingBefore: 150_000, remainingAfter: 50_000 });
+    expect(await reserve(sale, uid('RF'), 40_000)).toMatchObject({ remainingBefore: 50_000, remainingAfter: 10_000 });
+    expect(await ledger(sale)).toMatchObject({ remaining: 10_000 });
+    await client.workflow.getHandle(posRefundLedgerWorkflowId(sale)).terminate('test: the ledger ended abnormally');
+    const closed = await reserve(sale, uid('RF'), 1_000).catch((e: unknown) => e as ApplicationFailure);
+    expect(closed).toMatchObject({ type: REFUND_LEDGER_CLOSED, nonRetryable: true });
   });
 
   it('more than the sale itself: refused before the ledger is asked', async () => {
