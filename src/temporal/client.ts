@@ -1,9 +1,10 @@
 // A Temporal client wired with the project's encrypted data converter.
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import { activeTracing } from '../observability/trace-context';
 import { createDataConverter, type EncryptionSettings } from '../codec/data-converter';
 import { temporalConnectionOptions, type TemporalConnectionSettings } from './connection';
+import { temporalClientInterceptors } from './closed-connection-guard';
 
 /** `{ ...config.temporal, encryption: config.encryption }` carries address, TLS and API key. */
 export interface TemporalClientOptions extends TemporalConnectionSettings {
@@ -12,9 +13,17 @@ export interface TemporalClientOptions extends TemporalConnectionSettings {
   connection?: Connection;
 }
 
-/** A client Connection with the TLS and API key of `settings` (config.temporal). */
+/**
+ * A client Connection with the TLS and API key of `settings` (config.temporal), whose retried
+ * calls fail cleanly when it is closed (./closed-connection-guard.ts).
+ */
 export function connectTemporalClient(settings: TemporalConnectionSettings): Promise<Connection> {
-  return Connection.connect(temporalConnectionOptions(settings));
+  return Connection.connect(temporalClientConnectionOptions(settings));
+}
+
+/** What connectTemporalClient connects with (also for Connection.lazy). */
+export function temporalClientConnectionOptions(settings: TemporalConnectionSettings): ConnectionOptions {
+  return { ...temporalConnectionOptions(settings), interceptors: temporalClientInterceptors() };
 }
 
 export async function createTemporalClient(opts: TemporalClientOptions): Promise<Client> {
