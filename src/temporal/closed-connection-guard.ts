@@ -36,11 +36,21 @@ function closedChannelCall(): InterceptingCallInterface {
   };
 }
 
+/**
+ * The retry interceptor passes the same options object to every attempt of a call: seeing it again
+ * means a retry (from the timer). A first attempt on a closed channel still throws, as without the
+ * guard: that throw happens inside the caller's request and rejects its promise (and the retry
+ * interceptor cannot take a status from a first attempt that never reached the wire).
+ */
+const attempted = new WeakSet<object>();
+
 export const closedConnectionGuard: Interceptor = (options, nextCall) => {
+  const retry = attempted.has(options);
+  attempted.add(options);
   try {
     return new InterceptingCall(nextCall(options));
   } catch (err) {
-    if (!(err instanceof Error) || !CLOSED_CHANNEL.test(err.message)) throw err;
+    if (!retry || !(err instanceof Error) || !CLOSED_CHANNEL.test(err.message)) throw err;
     return new InterceptingCall(closedChannelCall());
   }
 };

@@ -10,7 +10,9 @@ import { freePort } from '../../src/stack/temporal-dev-server';
 
 const FIXTURE = join(__dirname, '..', 'fixtures', 'closed-connection-call.ts');
 
-async function callWhileClosing(mode: 'ours' | 'sdk-default'): Promise<{ settled: string; uncaught: string[] }> {
+async function callWhileClosing(
+  mode: 'ours' | 'sdk-default' | 'after-close',
+): Promise<{ settled: string; uncaught: string[] }> {
   const address = `127.0.0.1:${await freePort()}`; // nothing listens there
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', FIXTURE, mode, address], {
     timeout: 30_000,
@@ -28,5 +30,9 @@ describe('a Temporal client connection closed while a call waits for its retry',
 
   it('our client connection: the call fails with a ServiceError and nothing is thrown out of a timer', async () => {
     expect(await callWhileClosing('ours')).toEqual({ settled: 'rejected: ServiceError', uncaught: [] });
+  }, 40_000);
+
+  it('our client connection: a call made after the close is rejected, as without the guard', async () => {
+    expect(await callWhileClosing('after-close')).toEqual({ settled: 'rejected: ServiceError', uncaught: [] });
   }, 40_000);
 });
