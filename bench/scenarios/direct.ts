@@ -1,12 +1,14 @@
 // direct: the card flow (PIN then OTP) with the sandbox answering every API call after 200 ms,
 // against the same four calls (B1, B2 PIN, B2 OTP, verify) made in sequence from this script.
 // What the orchestration adds to a payment's wall time when the service, not the worker, is slow.
+// The overhead scenario's hand-written Temporal worker runs in the same rounds as a reference row:
+// what Temporal itself (its round trips per start, Update and activity) adds over the script.
 import { createBaselineActivities } from '../baseline/activities';
 import { closedLoop, topErrors } from '../lib/load';
 import { interleave, row, summarize } from '../lib/stats';
 import { sandboxAdmin, SECRET_KEY, type BenchStack } from '../lib/stack';
 import { SANDBOX_OTP, SANDBOX_PIN } from '../../src/sandbox';
-import { baselineCardInput, oursCard, uid } from './flows';
+import { baselineCard, baselineCardInput, oursCard, uid } from './flows';
 import type { ScenarioResult } from './types';
 
 export async function direct(
@@ -28,25 +30,27 @@ export async function direct(
   await sandboxAdmin(stack, 'POST', '/faults', { path: '^/(?!__admin)', kind: 'latency', latencyMs: o.latencyMs });
   const ours: number[] = [];
   const base: number[] = [];
+  const temporalOnly: number[] = [];
   const errors: string[] = [];
+  const measure = (into: number[], flow: () => Promise<unknown>) => async () => {
+    const r = await closedLoop(o.flowsPerRound, o.concurrency, flow);
+    into.push(...r.latencies);
+    errors.push(...r.errors);
+  };
   try {
     await closedLoop(o.concurrency, o.concurrency, () => oursCard(stack)); // warm-up
+    await closedLoop(o.concurrency, o.concurrency, () => baselineCard(stack));
     for (let round = 0; round < o.rounds; round++) {
-      const runOurs = async () => {
-        const r = await closedLoop(o.flowsPerRound, o.concurrency, () => oursCard(stack));
-        ours.push(...r.latencies);
-        errors.push(...r.errors);
-      };
-      const runDirect = async () => {
-        const r = await closedLoop(o.flowsPerRound, o.concurrency, script);
-        base.push(...r.latencies);
-        errors.push(...r.errors);
-      };
-      const [first, second] = interleave(round, runOurs, runDirect);
+      const [first, second] = interleave(
+        round,
+        measure(ours, () => oursCard(stack)),
+        measure(base, script),
+      );
       await first();
       await second();
+      await measure(temporalOnly, () => baselineCard(stack))();
       log(
-        `  direct round ${round + 1}/${o.rounds}: ours p50 ${summarize(ours).p50.toFixed(0)} ms, direct p50 ${summarize(base).p50.toFixed(0)} ms`,
+        `  direct round ${round + 1}/${o.rounds}: ours p50 ${summarize(ours).p50.toFixed(0)} ms, direct p50 ${summarize(base).p50.toFixed(0)} ms, hand-written Temporal worker p50 ${summarize(temporalOnly).p50.toFixed(0)} ms`,
       );
     }
   } finally {
@@ -66,10 +70,19 @@ export async function direct(
         topErrors(errors).join(' | ') || undefined,
       ),
       row('direct', `card p99 latency at ${o.latencyMs} ms per call`, 'ms', so.p99, sb.p99),
+      // Reference (no target): the minimal hand-written Temporal worker's card flow against the same script.
+      row(
+        'direct',
+        `hand-written Temporal worker's card p50 at ${o.latencyMs} ms per call (reference)`,
+        'ms',
+        summarize(temporalOnly).p50,
+        sb.p50,
+      ),
     ],
     distributions: [
       { label: 'card at 200 ms/call: ours', latencies: ours },
       { label: 'card at 200 ms/call: direct script', latencies: base },
+      { label: 'card at 200 ms/call: hand-written Temporal worker', latencies: temporalOnly },
     ],
   };
 }
