@@ -915,6 +915,10 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
       fixed,
       pendingRequeryMs: [1_000],
       unresolvedRequeryForMs: 365 * DAY,
+      // Daily background requeries, not the default minute-to-hour backoff: the 16 skipped days
+      // below would otherwise run some 400 requery activities (a minute under CI load).
+      unresolvedRequeryFirstMs: DAY,
+      unresolvedRequeryMaxMs: DAY,
     });
     await run(service, async (tq) => {
       const h = await approved(tq, i);
