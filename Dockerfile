@@ -34,4 +34,5 @@ RUN test -s dist/workflow-bundle.js && test -s dist/workflow-bundle-traced.js
 USER node
 # SIGTERM: the worker finishes in-flight activities (75 s grace) before it exits.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/workers/main.js"]
+# The preload turns off the SDK's per-promise stack capture in the workflow threads (WORKER_WORKFLOW_STACK_TRACES).
+CMD ["node", "--require", "./dist/workers/workflow-stack-traces.js", "dist/workers/main.js"]

@@ -13,6 +13,7 @@ import { loadConfig, type AppConfig } from '../../src/config/config';
 import { closeStarters, connectStarters, type StarterContext } from '../../src/starters/connect';
 import { DEFAULT_SANDBOX_ADMIN_TOKEN } from '../../src/sandbox';
 import { ROOT, startNodeProcess, type BenchProcess } from './processes';
+import { WORKFLOW_STACK_TRACES_PRELOAD } from '../../src/shared/workflow-stack-traces';
 
 /** The heap cap production runs the worker with (deploy/k8s/worker-deployment.yaml's NODE_OPTIONS). */
 export const WORKER_HEAP_MB = 768;
@@ -151,7 +152,13 @@ export async function startBenchStack(opts: {
         {
           timeoutMs: 180_000,
           compiled: true,
-          nodeArgs: [`--max-old-space-size=${WORKER_HEAP_MB}`, ...(opts.workerNodeArgs ?? [])],
+          // As production starts it (PRODUCTION_WORKER_COMMAND): with the stack-trace preload.
+          nodeArgs: [
+            `--max-old-space-size=${WORKER_HEAP_MB}`,
+            '--require',
+            WORKFLOW_STACK_TRACES_PRELOAD,
+            ...(opts.workerNodeArgs ?? []),
+          ],
         },
       );
       stops.push(() => w.stop());

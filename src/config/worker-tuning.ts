@@ -5,6 +5,7 @@
 // This module does not import @temporalio/worker (config is loaded by processes that never run a worker).
 import { z } from 'zod';
 import { durationMs } from '../shared/duration';
+import { WORKFLOW_STACK_TRACE_MODES } from '../shared/workflow-stack-traces';
 
 /**
  * The defaults, one place. Each entry says which benchmark figure set it (bench/, README "Worker tuning").
@@ -101,6 +102,8 @@ export const workerTuningEnvShape = {
   WORKER_TUNER: z.enum(['fixed', 'resource-based'], { error: 'must be fixed or resource-based' }).optional(),
   WORKER_TUNER_TARGET_MEMORY: share,
   WORKER_TUNER_TARGET_CPU: share,
+  // Read by the worker's preload (src/workers/workflow-stack-traces.ts); validated here so a typo stops the process.
+  WORKER_WORKFLOW_STACK_TRACES: z.enum(WORKFLOW_STACK_TRACE_MODES, { error: 'must be on or off' }).optional(),
 };
 
 type WorkerTuningEnv = { [K in keyof typeof workerTuningEnvShape]?: z.output<(typeof workerTuningEnvShape)[K]> };

@@ -12,6 +12,7 @@ import { ensureReconciliationSchedule } from '../starters/reconciliation';
 import { prebuiltWorkflowBundle } from './workflow-bundle';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 import { resolveWorkerTuning } from './tuning';
+import { workflowStackTraceState } from './workflow-stack-traces';
 
 /** What the worker tells `npm start` over the IPC channel once it runs (src/stack/start.ts). */
 export interface WorkerStartedMessage {
@@ -34,6 +35,10 @@ async function main(): Promise<void> {
   if (process.connected) process.once('disconnect', () => onParentGone());
   const tuning = resolveWorkerTuning(config.worker);
   for (const warning of tuning.warnings) logger.warn({ tuning: tuning.summary }, warning);
+  if (workflowStackTraceState().effective === 'on (unknown SDK)')
+    logger.warn(
+      'WORKER_WORKFLOW_STACK_TRACES=off was not applied: this @temporalio/worker no longer has the promise-hook installer the preload replaces (src/workers/workflow-stack-traces.ts); workflows capture a stack per promise',
+    );
   // Metrics (METRICS_PORT), tracing (OTEL_*) and /healthz, /readyz (HEALTH_PORT): before any connection.
   const observability = await startProcessObservability(config, logger, {
     serviceName: 'payflow-worker',
@@ -112,6 +117,7 @@ async function main(): Promise<void> {
       temporal: describeTemporalConnection(config.temporal),
       workflowBundle: workflowBundle ? 'prebuilt' : 'bundled at start',
       tuning: tuning.summary,
+      workflowStackTraces: workflowStackTraceState().effective,
     },
     'worker started',
   );

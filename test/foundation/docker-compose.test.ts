@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import { EMBEDDED_DEFAULTS, envSchema, loadConfig } from '../../src/config/config';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';
 import { WORKER_SHUTDOWN_GRACE_MS, WORKER_STOP_GRACE_S } from '../../src/shared/activity-timeouts';
+import { PRODUCTION_WORKER_COMMAND } from '../../src/shared/workflow-stack-traces';
 
 const root = join(__dirname, '..', '..');
 type Service = {
@@ -117,9 +118,13 @@ describe('the docker-compose deployment', () => {
       'search-attributes': 'temporal/register-search-attributes',
     };
     for (const [name, file] of Object.entries(entry)) {
-      expect(services[name].command).toEqual(['node', `dist/${file}.js`]);
+      // The worker also preloads the switch of the SDK's per-promise stack capture (src/workers/workflow-stack-traces.ts).
+      expect(services[name].command).toEqual(
+        name === 'worker' ? PRODUCTION_WORKER_COMMAND : ['node', `dist/${file}.js`],
+      );
       expect(existsSync(join(root, 'src', `${file}.ts`))).toBe(true);
     }
+    expect(existsSync(join(root, 'src', 'workers', 'workflow-stack-traces.ts'))).toBe(true);
   });
 
   it('gives the app processes every variable the config needs, all known to the config schema', () => {

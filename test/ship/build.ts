@@ -13,6 +13,7 @@ import { sleep } from '../support/polling';
 export const DIST = join(PROJECT_ROOT, 'dist');
 export const BUILT = {
   workerMain: join(DIST, 'workers', 'main.js'),
+  workflowStackTracesPreload: join(DIST, 'workers', 'workflow-stack-traces.js'),
   workflowBundle: join(DIST, 'workflow-bundle.js'),
   tracedWorkflowBundle: join(DIST, 'workflow-bundle-traced.js'),
   startersIndex: join(DIST, 'starters', 'index.js'),

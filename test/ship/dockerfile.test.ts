@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMBEDDED_DEFAULTS } from '../../src/config/config';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
+import { PRODUCTION_WORKER_COMMAND } from '../../src/shared/workflow-stack-traces';
 
 interface Instruction {
   op: string;
@@ -40,7 +41,7 @@ const ops = (s: Stage, op: string) => s.instructions.filter((i) => i.op === op).
 describe('the Dockerfile, checked statically', () => {
   it('has a build, a production-dependencies and a runtime stage, the last one running the worker', () => {
     expect(stages.map((s) => s.name)).toEqual(['build', 'prod-deps', 'runtime']);
-    expect(ops(runtime, 'CMD')).toEqual(['["node", "dist/workers/main.js"]']);
+    expect(ops(runtime, 'CMD').map((args) => JSON.parse(args) as string[])).toEqual([PRODUCTION_WORKER_COMMAND]);
     expect(ops(runtime, 'ENV')).toContain('NODE_ENV=production');
   });
 

@@ -10,6 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { DEV_SECRET_VARIABLES, envSchema, loadConfig } from '../../src/config/config';
 import { WORKER_SHUTDOWN_GRACE_MS, WORKER_STOP_GRACE_S } from '../../src/shared/activity-timeouts';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
+import { PRODUCTION_WORKER_COMMAND } from '../../src/shared/workflow-stack-traces';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const dir = join(PROJECT_ROOT, 'deploy', 'k8s');
@@ -85,6 +86,7 @@ describe('the kustomize base, parsed', () => {
 
   it('probes the worker at /healthz (live) and /readyz (ready) on HEALTH_PORT, and the HTTP servers at their /healthz', () => {
     const worker = container(named('Deployment', 'payflow-worker'));
+    expect(worker.command).toEqual(PRODUCTION_WORKER_COMMAND); // with the stack-trace preload, as the image's CMD
     const health = worker.ports.find((p: Obj) => p.name === 'health');
     expect(health.containerPort).toBe(Number(configMap.HEALTH_PORT));
     expect(worker.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'health' });

@@ -66,7 +66,11 @@ it('node dist/workers/main.js loads the prebuilt bundle, runs a vend to completi
     .output()
     .split('\n')
     .find((l) => l.includes('"msg":"worker started"'))!;
-  expect(JSON.parse(started)).toMatchObject({ workflowBundle: 'prebuilt', taskQueue: config.temporal.taskQueue });
+  expect(JSON.parse(started)).toMatchObject({
+    workflowBundle: 'prebuilt',
+    taskQueue: config.temporal.taskQueue,
+    workflowStackTraces: 'off', // the preload, as production starts it
+  });
   // The SDK logs this only when it runs webpack itself.
   expect(worker.output()).not.toContain('Workflow bundle created');
 
@@ -86,6 +90,24 @@ it('node dist/workers/main.js loads the prebuilt bundle, runs a vend to completi
     await new SandboxAdmin(services.sandboxUrl!).ledger({ reference: result.reference!, kind: 'vend' }),
   ).toHaveLength(1);
 
+  // The SDK's per-promise stack capture is off in the workflow thread: it refuses its stack-trace
+  // query ("Workflow stack traces are not enabled on this worker").
+  const vend = services.client.workflow.getHandle(`vend-${orderRef}`);
+  const stackTraceQuery = '__stack_trace'; // the SDK's built-in query (the Web UI's "Stack Trace" tab)
+  // (The client cannot read the refusal's message: our codec encrypts failure messages, "Encoded failure".)
+  await expect(vend.query(stackTraceQuery)).rejects.toMatchObject({ name: 'QueryNotRegisteredError', code: 3 });
+
   expect(await stopWorkerProcess(worker)).toEqual({ code: 0, signal: null });
   expect(worker.output()).toMatch(/"state":"STOPPED"/);
+
+  // WORKER_WORKFLOW_STACK_TRACES=on (the same preload): the capture runs, and the query answers.
+  worker = startWorkerProcess(
+    'dist worker, stack traces on',
+    workerEnvironment(config, services.sandboxUrl!, { WORKER_WORKFLOW_STACK_TRACES: 'on' }),
+  );
+  await worker.ready;
+  expect(worker.output()).toContain('"workflowStackTraces":"on"');
+  expect(typeof (await vend.query<string>(stackTraceQuery))).toBe('string');
+  expect(await stopWorkerProcess(worker)).toEqual({ code: 0, signal: null });
+  worker = undefined;
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { AppConfig } from '../../src/config/config';
 import { EMBEDDED_DEFAULTS } from '../../src/config/config';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
+import { WORKFLOW_STACK_TRACES_PRELOAD } from '../../src/shared/workflow-stack-traces';
 import { BUILT } from './build';
 
 export interface WorkerProcess {
@@ -49,7 +50,9 @@ export function startWorkerProcess(
   readyTimeoutMs = 60_000,
 ): WorkerProcess {
   const args =
-    entry === 'dist' ? [BUILT.workerMain] : ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'workers', 'main.ts')];
+    entry === 'dist'
+      ? ['--require', WORKFLOW_STACK_TRACES_PRELOAD, BUILT.workerMain] // as PRODUCTION_WORKER_COMMAND
+      : ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'workers', 'main.ts')];
   const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const onData = (d: Buffer) => (out += d.toString('utf8'));
