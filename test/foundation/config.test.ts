@@ -468,6 +468,7 @@ describe('configuration from the environment', () => {
         WORKER_ACTIVITY_POLLERS: '0',
         WORKER_STICKY_QUEUE_TIMEOUT: '10 fortnights',
         WORKER_TUNER: 'magic',
+        WORKER_WORKFLOW_STACK_TRACES: 'sometimes',
       };
       for (const [variable, value] of Object.entries(bad)) {
         expect(issuesOf({ [variable]: value }).map((i) => i.variable)).toContain(variable);

@@ -1,7 +1,8 @@
 // What ships: `npm run build` writes dist/ and dist/workflow-bundle.js; the production worker
 // (`node dist/workers/main.js`) loads that bundle instead of running webpack at start, and runs a
 // flow end to end against the suite's dev server and a sandbox.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -25,6 +26,32 @@ beforeAll(async () => {
 afterAll(async () => {
   if (worker) await stopWorkerProcess(worker, 5_000);
   await services?.stop();
+});
+
+describe('the stack-capture preload (dist/workers/workflow-stack-traces.js)', () => {
+  /** What a process started with `preload` (or not) and WORKER_WORKFLOW_STACK_TRACES=`mode` reports. */
+  function stateOf(preload: boolean, mode?: string): unknown {
+    const script = join(mkdtempSync(join(tmpdir(), 'stack-traces-')), 'main.js');
+    writeFileSync(
+      script,
+      `console.log(JSON.stringify(require(${JSON.stringify(BUILT.workflowStackTracesPreload)}).workflowStackTraceState()));`,
+    );
+    const run = spawnSync(
+      process.execPath,
+      [...(preload ? ['--require', BUILT.workflowStackTracesPreload] : []), script],
+      {
+        env: { ...process.env, WORKER_WORKFLOW_STACK_TRACES: mode ?? '' },
+        encoding: 'utf8',
+      },
+    );
+    return JSON.parse(run.stdout.trim());
+  }
+
+  it('is off by default when preloaded, on when asked, and says so when it was not preloaded', () => {
+    expect(stateOf(true)).toEqual({ requested: 'off', effective: 'off' });
+    expect(stateOf(true, 'on')).toEqual({ requested: 'on', effective: 'on' });
+    expect(stateOf(false)).toEqual({ requested: 'off', effective: 'on (not preloaded)' });
+  });
 });
 
 describe('choosing the workflow bundle the worker loads', () => {
