@@ -27,6 +27,7 @@ import {
   isCancellation,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -114,6 +115,14 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
     scheduleToCloseTimeout: '5 minutes',
     retry: readRetry,
   });
+  // H1+H2 are reads before anything is sent: as a local activity they run inside the workflow task
+  // that started the flow (one marker event instead of an activity task and the workflow task it
+  // wakes; docs/performance.md). A worker lost mid-read just reads again on replay.
+  const local = proxyLocalActivities<VendingActivities>({
+    startToCloseTimeout: '30s',
+    scheduleToCloseTimeout: '5 minutes',
+    retry: readRetry,
+  });
   const { vendPurchase } = proxyActivities<VendingActivities>({
     startToCloseTimeout: purchaseTimeoutMs + IN_FLIGHT_MARGIN_MS,
     heartbeatTimeout: PURCHASE_HEARTBEAT_TIMEOUT,
@@ -150,10 +159,13 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
         checkResolveOutcome(r, VEND_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined),
     },
   );
-  // Flows started since this patch write their search attributes once per change
+  // Flows started since vend-attributes-once write their search attributes once per change
   // (./visible-attributes.ts): three upserts per sale instead of six. The patch's own upsert
   // (TemporalChangeVersion) is one of the three, and it stands in for vend-one-step-lookup's.
-  const attributesOnce = patched('vend-attributes-once');
+  // vend-local-lookup (the lookup as a local activity) includes both and stands in for their
+  // markers: a new flow records one patch marker, its histories' replays take the same branches.
+  const localLookup = patched('vend-local-lookup');
+  const attributesOnce = localLookup || patched('vend-attributes-once');
   const visible = attributesOnce
     ? visibleAttributes({ flow: 'vend', reference: input.order_ref, status: VEND_FIRST_STATUS, currency: 'NGN' })
     : undefined;
@@ -196,7 +208,7 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
   if (attributesOnce || patched('vend-one-step-lookup')) {
     // Both reads in one activity: one workflow task fewer per sale (docs/performance.md).
     try {
-      const found = await vendLookupListedMeter(meterRequest);
+      const found = await (localLookup ? local.vendLookupListedMeter : vendLookupListedMeter)(meterRequest);
       if (!found.listed) return unlisted();
       meter = found.meter;
     } catch (err) {

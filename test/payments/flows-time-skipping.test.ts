@@ -482,7 +482,12 @@ it('the same webhook signalled twice (a receiver that forgot it) is processed on
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, 1)); // a later, different delivery: ignored
     const final: CardPaymentState = await handle.result();
     expect(final).toMatchObject({ status: 'success', confirmedBy: 'webhook', webhooksReceived: 2 });
-    expect(service.lookups).toEqual([i.transactionRef]); // the webhook woke the flow; verify confirmed it
+    // The webhook woke the flow; verify confirmed it. Verify is a local activity: when the second
+    // signal lands while its workflow task is open, the server refuses that task's completion and
+    // the read runs once more in the next one (a read, never a send).
+    expect(service.lookups.length).toBeGreaterThanOrEqual(1);
+    expect(service.lookups.length).toBeLessThanOrEqual(2);
+    expect(new Set(service.lookups)).toEqual(new Set([i.transactionRef]));
 
     const j = card('4242424242424242');
     const other = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {

@@ -9,9 +9,8 @@
 // Likewise pos-remote-success and pos-remote-cancelled (from before the terminal lock, no patch
 // marker) are kept; the locked flow is recorded as pos-remote-locked-*, the lock as
 // pos-terminal-lock. RECORD_ONLY=pos-remote,pos-terminal-lock records only names with those
-// prefixes (and needs no claim-check database). vend-timeout-not-found-retry-vended is from before
-// vend-attributes-once (raw start, no attributes): RECORD_ONLY=vend-attributes-once records the
-// same path through the starter without touching it.
+// prefixes (and needs no claim-check database). The vend histories from before vend-local-lookup
+// are kept as they are; RECORD_ONLY=vend-local-lookup records the current one.
 import { randomUUID } from 'node:crypto';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
@@ -21,7 +20,6 @@ import { startDevServer } from '../../src/stack/temporal-dev-server';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import type { posRemoteRequestWorkflow } from '../../src/workflows/pos-remote';
-import type { vendElectricityWorkflow } from '../../src/workflows/vending';
 import { testConfig, workflowBundle } from '../support/stack';
 import { ScriptedApi } from './fixtures/scripted-api';
 import { POS_HISTORIES, VENDING_HISTORIES } from './fixtures/histories';
@@ -134,22 +132,15 @@ async function record(): Promise<void> {
         options: { checkSettleDelay: '100ms', retryBackoff: '100ms' },
       };
     };
-    if (want('vend')) {
-      // H3 timeout → H4 not found → H3 again (same reference) → vended; a raw start, no attributes
-      const sale = timeoutThenVended('4506');
-      const h5 = await client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-        workflowId: `vend-${sale.meter_no}`,
-        taskQueue: tq,
-        args: [sale],
-      });
-      await h5.result();
-      await recordHistoryTo(VENDING_HISTORIES, h5, 'vend-timeout-not-found-retry-vended');
-    }
-    if (want('vend-attributes-once')) {
-      // The same path started by the starter (attributes in the start request), under vend-attributes-once.
-      const h6 = await startVend(ctx, timeoutThenVended('4507'));
-      await h6.result();
-      await recordHistoryTo(VENDING_HISTORIES, h6, 'vend-attributes-once-timeout-not-found-retry-vended');
+    // vend-timeout-not-found-retry-vended (a raw start, before vend-attributes-once) and
+    // vend-attributes-once-timeout-not-found-retry-vended (the starter, before vend-local-lookup)
+    // are kept as recorded: the current code takes the newest branch, so it can no longer make them.
+    if (want('vend-local-lookup')) {
+      // H3 timeout → H4 not found → H3 again (same reference) → vended, through the starter, the
+      // lookup a local activity.
+      const h7 = await startVend(ctx, timeoutThenVended('4508'));
+      await h7.result();
+      await recordHistoryTo(VENDING_HISTORIES, h7, 'vend-local-lookup-timeout-not-found-retry-vended');
     }
   });
   console.log(scripted.log.join('\n'));

@@ -10,7 +10,8 @@ describe('recorded vending histories', () => {
     expect(names).toEqual(
       expect.arrayContaining([
         'vend-timeout-not-found-retry-vended', // before vend-attributes-once: a raw start, six upserts
-        'vend-attributes-once-timeout-not-found-retry-vended',
+        'vend-attributes-once-timeout-not-found-retry-vended', // before vend-local-lookup: the lookup an activity
+        'vend-local-lookup-timeout-not-found-retry-vended',
       ]),
     );
   });

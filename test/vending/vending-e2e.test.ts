@@ -18,6 +18,7 @@ import type { StarterContext } from '../../src/starters/connect';
 import { LogCapture, startServices, testConfig } from '../support/stack';
 import { shortRef } from '../pos/sandbox';
 import { eventually } from '../support/polling';
+import { eventTypes } from '../support/history';
 import { SandboxAdmin, type RequestLogEntry } from '../support/sandbox-admin';
 
 const capture = new LogCapture();
@@ -244,10 +245,17 @@ describe('electricity vending against the sandbox', () => {
       });
       // The patch's own (TemporalChangeVersion), the service reference with purchasing, vended.
       expect(writes.upserts).toEqual([
-        { TemporalChangeVersion: ['vend-attributes-once'] },
+        { TemporalChangeVersion: ['vend-local-lookup'] },
         { PaymentReference: result.reference, PaymentStatus: 'purchasing' },
         { PaymentStatus: 'vended' },
       ]);
+      // The lookup (H1+H2) ran as a local activity inside the first workflow task: its marker, one
+      // activity task (the purchase, H3) and the workflow task it woke.
+      const types = (await eventTypes(h)).map((t) => t.replace('EVENT_TYPE_', ''));
+      expect(types.filter((t) => t === 'MARKER_RECORDED')).toHaveLength(2); // the patch, the lookup
+      expect(types.filter((t) => t === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(1);
+      expect(types.filter((t) => t === 'WORKFLOW_TASK_COMPLETED')).toHaveLength(2);
+      expect(types).toHaveLength(16);
     });
 
     it('a sale started without attributes (a raw start) writes them itself', async () => {
