@@ -113,6 +113,7 @@ async function main(): Promise<void> {
     `Claim-check store ${new URL(config.claimCheck.databaseUrl).host}${claimCheckDb ? ' (embedded PostgreSQL)' : ''}, TTL ${config.claimCheck.ttlMs / 1000} s`,
     `Worker            pid ${started.pid} (a process of its own), task queue ${config.temporal.taskQueue}`,
     `                  cache ${t.maxCachedWorkflows} workflows (${t.cache === 'auto' ? 'auto' : 'WORKER_MAX_CACHED_WORKFLOWS'}, heap limit ${t.heapLimitMb} MB), ${t.tuner}`,
+    `                  workflow stack traces ${started.workflowStackTraces} (WORKER_WORKFLOW_STACK_TRACES)`,
     `Metrics           ${observability.metricsUrl ?? 'off (METRICS_PORT)'}  (Prometheus: receiver, codec server)`,
     `                  worker ${started.metricsUrl ?? 'off (WORKER_METRICS_PORT)'}  (Prometheus: SDK worker metrics, business metrics)`,
     `Health            worker ${started.healthUrl ? `${started.healthUrl}/healthz /readyz` : 'off (HEALTH_PORT)'}`,

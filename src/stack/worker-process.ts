@@ -18,11 +18,25 @@ export interface WorkerProcess {
   stop(killAfterMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Under tsx (`npm start`): the TypeScript entry through tsx; compiled: dist/workers/main.js. */
+/**
+ * Under tsx (`npm start`): the TypeScript entry through tsx; compiled: dist/workers/main.js. Either
+ * way with the stack-capture preload, as production starts it (src/shared/workflow-stack-traces.ts):
+ * under tsx, tsx's require hook comes first so that the preload's TypeScript loads, in the worker
+ * threads too.
+ */
 function workerEntry(): string[] {
+  const workers = resolve(__dirname, '..', 'workers');
   return __filename.endsWith('.ts')
-    ? ['--import', 'tsx', resolve(__dirname, '..', 'workers', 'main.ts')]
-    : [resolve(__dirname, '..', 'workers', 'main.js')];
+    ? [
+        '--require',
+        'tsx/cjs',
+        '--require',
+        resolve(workers, 'workflow-stack-traces.ts'),
+        '--import',
+        'tsx',
+        resolve(workers, 'main.ts'),
+      ]
+    : ['--require', resolve(workers, 'workflow-stack-traces.js'), resolve(workers, 'main.js')];
 }
 
 export function spawnWorkerProcess(env: NodeJS.ProcessEnv): WorkerProcess {

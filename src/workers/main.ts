@@ -23,6 +23,8 @@ export interface WorkerStartedMessage {
   reconciliationScheduleId?: string;
   errorLogSweepScheduleId?: string;
   tuning: ReturnType<typeof resolveWorkerTuning>['summary'];
+  /** What the workflow threads run with (src/workers/workflow-stack-traces.ts). */
+  workflowStackTraces: ReturnType<typeof workflowStackTraceState>['effective'];
 }
 
 async function main(): Promise<void> {
@@ -132,6 +134,7 @@ async function main(): Promise<void> {
       reconciliationScheduleId,
       errorLogSweepScheduleId,
       tuning: tuning.summary,
+      workflowStackTraces: workflowStackTraceState().effective,
     };
     process.send(started);
     onParentGone = () => {

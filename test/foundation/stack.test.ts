@@ -109,6 +109,11 @@ describe('`npm start` as a user runs it', () => {
       expect(readFileSync(`/proc/${workerPid}/cmdline`, 'utf8').split('\0')).toEqual(
         expect.arrayContaining([expect.stringMatching(/src\/workers\/main\.ts$/)]),
       );
+      // Started as production starts it: the stack-capture preload in the worker's own command, in effect.
+      expect(readFileSync(`/proc/${workerPid}/cmdline`, 'utf8').split('\0')).toEqual(
+        expect.arrayContaining([expect.stringMatching(/src\/workers\/workflow-stack-traces\.ts$/)]),
+      );
+      expect(printed).toContain('workflow stack traces off (WORKER_WORKFLOW_STACK_TRACES)');
       // The banner names the stack's metrics address, the worker's own, and each health endpoint; they answer.
       expect(printed).toContain(`Metrics           http://127.0.0.1:${ports.metrics}/metrics`);
       expect(printed).toContain(`worker http://127.0.0.1:${ports.workerMetrics}/metrics`);
