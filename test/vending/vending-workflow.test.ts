@@ -57,7 +57,7 @@ function scripted(
     minimumVend?: number;
     providers?: string[];
     /** H1 or H2 fails (after Temporal's retries), as the real activities report it. */
-    failing?: 'providers' | 'lookup';
+    failing?: 'providers' | 'lookup' | 'lookup-once-transient';
   },
   calls: Call[],
 ) {
@@ -80,6 +80,8 @@ function scripted(
     },
     async vendLookupMeter(): Promise<MeterInfo> {
       calls.push({ op: 'lookup' });
+      if (opts.failing === 'lookup-once-transient' && calls.filter((c) => c.op === 'lookup').length === 1)
+        throw ApplicationFailure.create({ type: 'Transient', message: 'H2 meter lookup: 503' });
       if (opts.failing === 'lookup')
         throw ApplicationFailure.create({
           type: 'BadRequest',
@@ -197,6 +199,12 @@ describe('an electricity vend, step by step, with scripted activities', () => {
     expect(result.message).toBe('meter lookup (H2) failed: H2 meter lookup: Invalid meter number; nothing was vended');
     expect(result.steps).toEqual([{ op: 'lookup', outcome: 'rejected', detail: 'BadRequest' }]);
     expect(calls.map((c) => c.op)).toEqual(['providers', 'lookup']);
+  });
+
+  it('a lookup that fails once (a 503) is read again by the local activity; the sale goes on with one purchase', async () => {
+    const { result, calls } = await run({ purchases: ['ok'], checks: [], failing: 'lookup-once-transient' });
+    expect(result).toMatchObject({ status: 'vended', attempt: 1 });
+    expect(calls.map((c) => c.op)).toEqual(['providers', 'lookup', 'providers', 'lookup', 'purchase']);
   });
 
   it('an amount below minimum_vend is rejected and nothing is purchased', async () => {
