@@ -110,19 +110,13 @@ export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResul
     maximumInterval: '30s',
     nonRetryableErrorTypes: [...REFUSED, FailureTypes.ServiceError],
   };
-  const { vendListProviders, vendLookupMeter, vendLookupListedMeter } = proxyActivities<VendingActivities>({
-    startToCloseTimeout: '30s',
-    scheduleToCloseTimeout: '5 minutes',
-    retry: readRetry,
-  });
+  const lookupOptions = { startToCloseTimeout: '30s', scheduleToCloseTimeout: '5 minutes', retry: readRetry } as const;
+  const { vendListProviders, vendLookupMeter, vendLookupListedMeter } =
+    proxyActivities<VendingActivities>(lookupOptions);
   // H1+H2 are reads before anything is sent: as a local activity they run inside the workflow task
   // that started the flow (one marker event instead of an activity task and the workflow task it
   // wakes; docs/performance.md). A worker lost mid-read just reads again on replay.
-  const local = proxyLocalActivities<VendingActivities>({
-    startToCloseTimeout: '30s',
-    scheduleToCloseTimeout: '5 minutes',
-    retry: readRetry,
-  });
+  const local = proxyLocalActivities<VendingActivities>(lookupOptions);
   const { vendPurchase } = proxyActivities<VendingActivities>({
     startToCloseTimeout: purchaseTimeoutMs + IN_FLIGHT_MARGIN_MS,
     heartbeatTimeout: PURCHASE_HEARTBEAT_TIMEOUT,
