@@ -29,3 +29,9 @@ export const WORKER_SHUTDOWN_GRACE_MS = SERVICE_ACTIVITY_START_TO_CLOSE_MS + 15_
 
 /** What docker-compose `stop_grace_period` and Kubernetes `terminationGracePeriodSeconds` give the worker: the grace plus time to close connections. */
 export const WORKER_STOP_GRACE_S = WORKER_SHUTDOWN_GRACE_MS / 1000 + 15;
+
+/**
+ * What a send's start-to-close exceeds its own HTTP deadline by, when the call has one of its own
+ * (POS F3, vend H3, SMS): the attempt never times out while its request is still open.
+ */
+export const IN_FLIGHT_MARGIN_MS = 15_000;

@@ -3,7 +3,7 @@
 //   vendElectricityWorkflow: providers (cached) → meter lookup (checks minimum_vend) → purchase
 //   with the lookup's reference → token. An unknown purchase outcome is checked by reference
 //   (H4) before any new attempt; a retry reuses the reference and is sent only when H4 proved
-//   the first never arrived (src/workflows/send-once.ts). A purchase the service holds as pending
+//   the first never arrived (src/workflows/steps/send-once.ts). A purchase the service holds as pending
 //   is requeried until it is final; one whose outcome cannot be read parks as outcome_unknown
 //   and accepts the operator Update resolveOutcome (src/shared/outcome.ts).
 import { defineQuery } from '@temporalio/workflow';
@@ -89,7 +89,7 @@ export type VendStatus =
 
 /**
  * The status a vend shows from its start: its first step. The starter writes it in the start
- * request, so the flow need not upsert it (src/workflows/visible-attributes.ts).
+ * request, so the flow need not upsert it (src/workflows/steps/visible-attributes.ts).
  */
 export const VEND_FIRST_STATUS: VendStatus = 'looking_up';
 

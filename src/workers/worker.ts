@@ -1,6 +1,6 @@
 // Builds the payments worker: workflows bundled from src/workflows, activities from the
 // createActivities factory, the encrypted data converter, and pino as the logger.
-// Every bundle carries the metrics interceptor (src/workflows/metrics-interceptor.ts); when tracing is
+// Every bundle carries the metrics interceptor (src/workflows/steps/metrics-interceptor.ts); when tracing is
 // installed (src/observability/tracing.ts), the OpenTelemetry workflow and activity interceptors too.
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import {
@@ -46,7 +46,7 @@ export const WORKFLOWS_PATH = require.resolve('../workflows');
 export const PRELOADED_WORKFLOW_MODULES = ['long', 'nexus-rpc', require.resolve('../shared/lazy')];
 
 /** The workflow interceptor module every bundle carries: business metrics counted in one home. */
-export const METRICS_INTERCEPTOR_PATH = require.resolve('../workflows/metrics-interceptor');
+export const METRICS_INTERCEPTOR_PATH = require.resolve('../workflows/steps/metrics-interceptor');
 
 /** The workflow interceptor modules a bundle needs now: metrics always, OpenTelemetry when tracing is installed. */
 export function workflowInterceptorModules(): string[] {

@@ -31,7 +31,7 @@ import {
   type Confirmation,
   settleCodeFailure,
   statusSetter,
-} from './payment-steps';
+} from './steps/payment-steps';
 
 export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<DirectPaymentState> {
   const ref = input.transactionRef;

@@ -46,7 +46,7 @@ import {
   type Confirmation,
   settleCodeFailure,
   statusSetter,
-} from './payment-steps';
+} from './steps/payment-steps';
 
 const WAITING: CardPaymentStatus[] = ['awaiting_pin', 'awaiting_otp'];
 

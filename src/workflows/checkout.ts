@@ -25,7 +25,7 @@ import {
   sendPayment,
   type Confirmation,
   statusSetter,
-} from './payment-steps';
+} from './steps/payment-steps';
 
 const FINAL: CheckoutState['status'][] = ['success', 'failed', 'expired', 'unknown'];
 

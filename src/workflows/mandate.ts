@@ -92,7 +92,7 @@ import {
   settle as settlePresence,
   type Presence,
   type SendOnceResult,
-} from './send-once';
+} from './steps/send-once';
 import { failureOf } from '../shared/failures';
 
 /** Flows started after the claim check: the input must carry the BVN as a handle (old flows replay without this check). */

@@ -24,10 +24,10 @@ import {
   type PosTransactionRecord,
 } from '../shared/pos';
 import type { OutcomeResolution } from '../shared/outcome';
-import type { Presence } from './send-once';
-import { posF3Steps } from './pos-f3-steps';
+import type { Presence } from './steps/send-once';
+import { posF3Steps } from './steps/pos-f3-steps';
 
-export { POS_F3_DEFAULTS, posF4 } from './pos-f3-steps';
+export { POS_F3_DEFAULTS, posF4 } from './steps/pos-f3-steps';
 
 export type PosF3Status =
   'approved' | 'declined' | 'rejected' | 'not_received' | 'outcome_unknown' | 'card_data_unavailable';

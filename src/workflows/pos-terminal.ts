@@ -61,8 +61,8 @@ import {
 } from '../shared/pos';
 import { checkResolveOutcome, resolveOutcomeUpdate, type OutcomeResolution } from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import type { Presence } from './send-once';
-import { posF3Steps } from './pos-f3-steps';
+import type { Presence } from './steps/send-once';
+import { posF3Steps } from './steps/pos-f3-steps';
 import { describeIssues, issuesOf, type FieldIssue } from '../shared/failures';
 
 /** Flows started after the claim check take only a sealed card read (see the header). */

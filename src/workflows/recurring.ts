@@ -47,7 +47,7 @@ import {
   refusal,
   sendPayment,
   type Confirmation,
-} from './payment-steps';
+} from './steps/payment-steps';
 
 const RECENT_CYCLES = 12;
 /** A5 is idempotent (a cancelled token answers 400, read as "already cancelled"): retried for about a quarter of an hour. */

@@ -69,7 +69,7 @@ import {
   type SmsSendState,
 } from '../shared/sms';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { lostByHeartbeat } from './unknown-outcome';
+import { lostByHeartbeat } from './steps/unknown-outcome';
 import {
   FailureTypes,
   activityFailureMessage,

@@ -31,7 +31,7 @@ import {
   sendPayment,
   type Confirmation,
   statusSetter,
-} from './payment-steps';
+} from './steps/payment-steps';
 
 /** When B5 gives no parseable expiresAt, the flow waits this long (the sandbox's code lifetime). */
 const FALLBACK_USSD_WAIT_MS = 10 * 60_000;

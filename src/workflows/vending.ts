@@ -55,9 +55,9 @@ import {
   type OutcomeResolution,
 } from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { sendOnce, type Presence } from './send-once';
-import { visibleAttributes } from './visible-attributes';
-import { awaitFinal, lostByHeartbeat, type Settled } from './unknown-outcome';
+import { sendOnce, type Presence } from './steps/send-once';
+import { visibleAttributes } from './steps/visible-attributes';
+import { awaitFinal, lostByHeartbeat, type Settled } from './steps/unknown-outcome';
 import {
   FailureTypes,
   activityFailureMessage,

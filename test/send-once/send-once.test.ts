@@ -1,4 +1,4 @@
-// The one send-once rule (src/workflows/send-once.ts) on the time-skipping server, with probe
+// The one send-once rule (src/workflows/steps/send-once.ts) on the time-skipping server, with probe
 // activities that play the service: a request is "received" when the service holds it, and the
 // requery sees what it holds (after a propagation delay when scripted).
 import { randomUUID } from 'node:crypto';

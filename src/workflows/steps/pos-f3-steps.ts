@@ -25,7 +25,7 @@ import {
   sleep,
 } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
-import type { PosActivities } from '../activities/pos';
+import type { PosActivities } from '../../activities/pos';
 import {
   classifyPosCode,
   type PosF3Options,
@@ -36,13 +36,13 @@ import {
   type PosSealedInitiateRequest,
   type PosStep,
   type PosTransactionRecord,
-} from '../shared/pos';
-import { SECRET_UNAVAILABLE } from '../shared/claim-check';
-import { UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../shared/outcome';
+} from '../../shared/pos';
+import { SECRET_UNAVAILABLE } from '../../shared/claim-check';
+import { UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../../shared/outcome';
 import { sendOnce, type Presence, type SendOnceResult } from './send-once';
 import { awaitFinal, lostByHeartbeat, type Settled } from './unknown-outcome';
-import { FailureTypes, activityFailureMessage, activityFailureType } from '../shared/failures';
-import { durationMs } from '../shared/duration';
+import { FailureTypes, activityFailureMessage, activityFailureType } from '../../shared/failures';
+import { durationMs } from '../../shared/duration';
 
 export const POS_F3_DEFAULTS = {
   maxAttempts: 3,

@@ -2,7 +2,7 @@
 // emitted while a history is replayed, and nothing here changes the workflow's commands (replay-safe).
 // Every metric of a payment workflow carries its `flow` label (added by ./metrics-interceptor.ts).
 import { metricMeter } from '@temporalio/workflow';
-import { METRICS } from '../shared/flow-metrics';
+import { METRICS } from '../../shared/flow-metrics';
 
 /** send-once's result for one value request. */
 export function countSendOutcome(outcome: 'answered' | 'refused' | 'found' | 'never-received' | 'unverified'): void {

@@ -14,7 +14,7 @@ import {
   PaymentStatus,
   paymentSearchAttributes,
   type PaymentSearchFields,
-} from '../shared/search-attributes';
+} from '../../shared/search-attributes';
 
 export interface VisibleAttributes {
   /** Keeps `fields` for the next status change (nothing is written now). */

@@ -22,8 +22,8 @@
 // The send and its settling run in a non-cancellable scope: a workflow cancelled mid-send still
 // learns what became of the request, so its cleanup can record the real outcome.
 import { ApplicationFailure, CancellationScope, patched, sleep } from '@temporalio/workflow';
-import { SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
-import { failureMessage, failureOf, isRefusalFailure } from '../shared/failures';
+import { SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../../shared/activity-timeouts';
+import { failureMessage, failureOf, isRefusalFailure } from '../../shared/failures';
 import { countRequery, countResendProvedSafe, countSendOutcome } from './metrics';
 
 /** What the service's records say about the request, by its reference. */

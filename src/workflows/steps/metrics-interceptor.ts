@@ -8,8 +8,8 @@
 // continued-as-new run is not a new flow. Nothing here changes commands: the interceptor is replay-safe
 // and may be added to, or removed from, running workflows.
 import { workflowInfo, metricMeter, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
-import { PaymentAmount, PaymentCurrency, PaymentFlow, PaymentStatus } from '../shared/search-attributes';
-import { flowOutcomeOf, METRICS } from '../shared/flow-metrics';
+import { PaymentAmount, PaymentCurrency, PaymentFlow, PaymentStatus } from '../../shared/search-attributes';
+import { flowOutcomeOf, METRICS } from '../../shared/flow-metrics';
 
 export const interceptors: WorkflowInterceptorsFactory = () => {
   let flowSeen = false;

@@ -19,9 +19,9 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { RetryPolicy } from '@temporalio/common';
-import type { PaymentFlowActivities } from '../activities/payments';
-import { paymentWebhookSignal, type PaymentWebhookEvent } from '../shared/payment-webhook';
-import { paymentSearchAttributes } from '../shared/search-attributes';
+import type { PaymentFlowActivities } from '../../activities/payments';
+import { paymentWebhookSignal, type PaymentWebhookEvent } from '../../shared/payment-webhook';
+import { paymentSearchAttributes } from '../../shared/search-attributes';
 import {
   amountMismatch,
   MAX_REFUSED_CODES,
@@ -29,9 +29,9 @@ import {
   type ExpectedPayment,
   type FinalStatus,
   type TransactionLookup,
-} from '../shared/payment-common';
-import { SECRET_UNAVAILABLE } from '../shared/claim-check';
-import { MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS, SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../shared/activity-timeouts';
+} from '../../shared/payment-common';
+import { SECRET_UNAVAILABLE } from '../../shared/claim-check';
+import { MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS, SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../../shared/activity-timeouts';
 import { sendOnce, settle, type Presence, type SendOnceResult } from './send-once';
 import { awaitFinal } from './unknown-outcome';
 import {
@@ -39,10 +39,10 @@ import {
   resolveOutcomeUpdate,
   UNKNOWN_OUTCOME_DEFAULTS,
   type OutcomeResolution,
-} from '../shared/outcome';
-import { failureOf } from '../shared/failures';
-import { REFUSAL_TYPES, failureMessage } from '../shared/failures';
-import { durationMs } from '../shared/duration';
+} from '../../shared/outcome';
+import { failureOf } from '../../shared/failures';
+import { REFUSAL_TYPES, failureMessage } from '../../shared/failures';
+import { durationMs } from '../../shared/duration';
 
 /**
  * Money-moving calls: one attempt; the client's own timeout (PAYMENTS_TIMEOUT_MS) ends first

@@ -11,7 +11,7 @@
 //     (src/shared/outcome.ts): never silently final.
 // An operator's resolveOutcome ends the wait at once.
 import { ActivityFailure, condition, TimeoutFailure } from '@temporalio/workflow';
-import type { OutcomeResolution } from '../shared/outcome';
+import type { OutcomeResolution } from '../../shared/outcome';
 import type { Presence } from './send-once';
 import { countRequery } from './metrics';
 

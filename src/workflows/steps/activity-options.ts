@@ -1,0 +1,67 @@
+// The one home of activity options: every proxyActivities / proxyLocalActivities in src/workflows
+// takes one of these named policies (docs/money-decisions.md, "Send once"). Durations come from the
+// timeouts table (src/shared/activity-timeouts.ts), so a policy never disagrees with the HTTP client.
+import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/common';
+import {
+  IN_FLIGHT_MARGIN_MS,
+  MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS,
+  SERVICE_ACTIVITY_START_TO_CLOSE_MS,
+} from '../../shared/activity-timeouts';
+
+/** Errors a read never retries: the request itself was wrong, asking again changes nothing. */
+export const READ_NON_RETRYABLE = ['InvalidRequest', 'BadRequest', 'Unauthorized'];
+
+/** A read's retry: a few attempts with backoff, never on a refusal. */
+export const READ_RETRY: RetryPolicy = {
+  maximumAttempts: 5,
+  initialInterval: '1s',
+  maximumInterval: '10s',
+  nonRetryableErrorTypes: READ_NON_RETRYABLE,
+};
+
+/**
+ * A money-moving send (B1/B2, D1/D3, E1, F3, H3, …): one attempt, never retried by Temporal; the
+ * flow's send-once rule requeries before anything is sent again. The heartbeat notices a lost
+ * worker in seconds. `httpTimeoutMs`: the call's own HTTP deadline when it has one longer than the
+ * client's default; the attempt then outlives it by the in-flight margin.
+ */
+export function moneySend(httpTimeoutMs?: number): ActivityOptions {
+  return {
+    startToCloseTimeout:
+      httpTimeoutMs === undefined ? SERVICE_ACTIVITY_START_TO_CLOSE_MS : httpTimeoutMs + IN_FLIGHT_MARGIN_MS,
+    heartbeatTimeout: MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS,
+    retry: { maximumAttempts: 1 },
+  };
+}
+
+/** A read of the service (verify, lookups, requeries): retried with backoff. */
+export const READ: ActivityOptions = {
+  startToCloseTimeout: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
+  retry: READ_RETRY,
+};
+
+/**
+ * A read that gates the next step, run as a local activity inside the workflow task that needs it
+ * (docs/performance.md, "Reads as local activities"). Only reads: on replay after a lost worker a
+ * local activity runs again, which a send must never do.
+ */
+export const LOCAL_READ: LocalActivityOptions = {
+  startToCloseTimeout: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
+  retry: READ_RETRY,
+};
+
+/**
+ * One round of a background poll (a parked outcome's requery, a remote request's status): a few
+ * attempts bounded in time; the flow's own loop carries the longer backoff between rounds.
+ */
+export const POLL: ActivityOptions = {
+  startToCloseTimeout: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
+  scheduleToCloseTimeout: '2 minutes',
+  retry: { ...READ_RETRY, maximumAttempts: 3 },
+};
+
+/** Work on our own stores (claim check, ledgers, credit store): short, retried until it lands. */
+export const LOCAL_STORE: ActivityOptions = {
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '1s', maximumInterval: '10s' },
+};
