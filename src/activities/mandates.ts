@@ -59,7 +59,7 @@ export function debitAnswerStatus(serviceStatus: string | null | undefined): Deb
   return 'pending';
 }
 
-/** The service refused a D3 reference it has seen: the debit may already be applied (the workflow checks D5). */
+/** The service refused a D3 reference it has seen: the debit may already be applied (the workflow requeries it by verify). */
 export const isDuplicateReference = (err: PaymentsApiError): boolean =>
   err instanceof BadRequestError &&
   /duplicate|already (been )?(used|processed|exists)/i.test(err.serviceMessage ?? err.message);
@@ -90,12 +90,9 @@ const keepBvnForResend = (err: unknown): boolean => {
 };
 
 export function createMandateActivities({ api, logger, claimCheck }: ActivityDeps) {
-  /** The BVN: redeemed from its handle; a flow started before the claim check still carries it in clear. */
-  const withBvn = <T>(input: MandateInput, use: (bvn: string) => Promise<T>): Promise<T> => {
-    const legacyBvn = (input.customer as { bvn?: string }).bvn;
-    if (!input.customer.bvnHandle && typeof legacyBvn === 'string') return use(legacyBvn);
-    return withSealed(claimCheck, input.customer.bvnHandle, 'bvn', use, { afterError: keepBvnForResend });
-  };
+  /** The BVN, redeemed from its handle (the workflow refuses an input without one). */
+  const withBvn = <T>(input: MandateInput, use: (bvn: string) => Promise<T>): Promise<T> =>
+    withSealed(claimCheck, input.customer.bvnHandle, 'bvn', use, { afterError: keepBvnForResend });
 
   return {
     /**

@@ -3,9 +3,8 @@
 // (Update with a validator, idempotent by the caller's key) — until end_date, a spent balance, or
 // cancellation (D4). See docs/flows-mandates.md.
 //
-// Money safety (patch 'mandate-money-safety'; runs started before it replay the old steps in
-// ./mandate-legacy.ts):
-//  - D1 and every D3 go through the one send-once rule (./send-once.ts). D1 is requeried by D5
+// Money safety:
+//  - D1 and every D3 go through the one send-once rule (./steps/send-once.ts). D1 is requeried by D5
 //    merchant_ref; a debit by verify on its own transaction_reference (GET /transaction/verify).
 //  - A requested debit's reference is derived from the caller's idempotency key
 //    (`${mandateRef}-K<digest>`): the same key twice answers the same debit, never a second one.
@@ -27,8 +26,7 @@
 //
 // Layout, top to bottom: `mandateWorkflow` (the whole story in a few lines), then `MandateFlow`:
 // its state, its handlers (`listen`), the main steps (`run`: create, approve, debit until the
-// end), the debit steps, cancellation, and the bookkeeping the steps share. The steps keep the
-// exact await structure they had as closures, so the commands of running flows replay unchanged.
+// end), the debit steps, cancellation, and the bookkeeping the steps share.
 import {
   ApplicationFailure,
   CancellationScope,
@@ -37,7 +35,6 @@ import {
   continueAsNew,
   isCancellation,
   log,
-  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -85,7 +82,6 @@ import {
 import type { TransactionLookup } from '../shared/payment-common';
 import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { legacyMandateSteps } from './mandate-legacy';
 import {
   SEND_ONCE_DEFAULTS,
   sendOnce,
@@ -93,48 +89,27 @@ import {
   type Presence,
   type SendOnceResult,
 } from './steps/send-once';
-import { failureOf } from '../shared/failures';
-
-/** Flows started after the claim check: the input must carry the BVN as a handle (old flows replay without this check). */
-const SEALED_BVN_PATCH = 'mandate-sealed-bvn';
-/** Flows started after this send D1/D3 through send-once, with idempotent debits and unknown-outcome handling. */
-const MONEY_SAFETY_PATCH = 'mandate-money-safety';
+import { FailureTypes, failureMessage, failureOf } from '../shared/failures';
+import { moneySend, READ } from './steps/activity-options';
 
 type Activities = ReturnType<typeof createMandateActivities>;
 
 /** Reads and idempotent calls (D4, D5, D6): retried. */
-const reads = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 5, initialInterval: '1s' },
-});
-/** D2: one attempt; the workflow decides what an unclear failure means. */
-const once = proxyActivities<Activities>({ startToCloseTimeout: '60s', retry: { maximumAttempts: 1 } });
+const reads = proxyActivities<Activities>(READ);
+/** D2: one attempt (its sealed OTP is redeemed once); the workflow decides what an unclear failure means. D2 does not heartbeat. */
+const once = proxyActivities<Activities>({ ...READ, retry: { maximumAttempts: 1 } });
 /** D1, D3 (money-moving): one attempt, heartbeating while the call is open, so a killed worker is noticed in seconds. */
-const money = proxyActivities<Activities>({
-  startToCloseTimeout: '60s',
-  heartbeatTimeout: '10s',
-  retry: { maximumAttempts: 1 },
-});
+const money = proxyActivities<Activities>(moneySend());
 /** Verify by the debit's reference (the debit's requery). */
-const verify = proxyActivities<PaymentFlowActivities>({
-  startToCloseTimeout: '30s',
-  retry: {
-    maximumAttempts: 5,
-    initialInterval: '1s',
-    maximumInterval: '10s',
-    nonRetryableErrorTypes: ['InvalidRequest', 'BadRequest', 'Unauthorized'],
-  },
-});
+const verify = proxyActivities<PaymentFlowActivities>(READ);
 
 const DAY_MS = 24 * 3600 * 1000;
 const FAILURES_KEPT = 50;
 const MAX_MANUAL_OTP_RESENDS = 5;
-const UNCLEAR = ['OutcomeUnknown', 'Transient'];
+/** A D1 failure that proves nothing either way (a lost answer): anything else refused the first send. */
+const UNCLEAR: readonly string[] = [FailureTypes.OutcomeUnknown, FailureTypes.Transient];
 /** Consecutive documented not-found answers that prove an unresolved debit never reached the service. */
 const ABSENT_READS = SEND_ONCE_DEFAULTS.absentReads;
-
-const messageOf = (err: unknown): string =>
-  failureOf(err)?.message ?? (err instanceof Error ? err.message : String(err));
 
 type FoundDebit = Extract<TransactionLookup, { found: true }>;
 
@@ -159,7 +134,6 @@ function fromVerify(
 export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry): Promise<MandateState> {
   const flow = new MandateFlow(input, carry);
   flow.listen();
-  if (!flow.safe) return flow.run();
   flow.publish();
   void CancellationScope.nonCancellable(() => flow.watchUnresolved());
   try {
@@ -177,8 +151,6 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
 class MandateFlow {
   // --- state ---
 
-  /** Runs started after 'mandate-money-safety' (send-once, idempotency keys, unknown outcomes); older runs take `legacy`. */
-  readonly safe = patched(MONEY_SAFETY_PATCH);
   /** What the query answers, and what continue-as-new carries. */
   readonly state: MandateState;
   private sequence: number;
@@ -192,7 +164,7 @@ class MandateFlow {
   /** end_date is inclusive. */
   private readonly endAt: number;
   private readonly settings: DebitSafetySettings;
-  /** reference → debit (new runs), the last MANDATE_KEYS_KEPT (unresolved ones are never dropped). */
+  /** reference → debit, the last MANDATE_KEYS_KEPT (unresolved ones are never dropped). */
   private readonly debits = new Map<string, MandateDebit>();
   /** idempotency key → reference. */
   private readonly keys: Map<string, string>;
@@ -200,8 +172,6 @@ class MandateFlow {
   private readonly inFlight = new Set<string>();
   /** The PaymentStatus last upserted. */
   private searchStatus: string | undefined;
-  /** The D1/D3 steps of runs started before 'mandate-money-safety' (replay only). */
-  private readonly legacy: ReturnType<typeof legacyMandateSteps>;
 
   constructor(
     private readonly input: MandateInput,
@@ -225,40 +195,9 @@ class MandateFlow {
     this.endAt = dateToMs(input.endDate) + DAY_MS;
     this.settings = { ...DEBIT_SAFETY_DEFAULTS, ...definedOnly(input) };
     this.keys = new Map<string, string>(Object.entries(carry?.keys ?? {}));
-    for (const d of [...(carry?.debits ?? this.state.recentDebits), ...this.state.unresolvedDebits]) {
-      // 'unknown' (runs before the patch) is outcome_unknown here; the background requery takes it up at once.
-      const legacyUnknown = d.status === 'unknown';
-      this.debits.set(
-        d.reference,
-        legacyUnknown
-          ? {
-              ...d,
-              status: 'outcome_unknown',
-              requeries: 0,
-              nextRequeryAt: new Date(Date.now()).toISOString(),
-              requeryUntil: new Date(Date.now() + this.settings.unresolvedRequeryForMs).toISOString(),
-            }
-          : d,
-      );
-    }
+    for (const d of [...(carry?.debits ?? this.state.recentDebits), ...this.state.unresolvedDebits])
+      this.debits.set(d.reference, d);
     this.searchStatus = carry ? this.state.status : 'creating';
-    this.legacy = legacyMandateSteps({
-      input,
-      state: this.state,
-      nextSequence: () => ++this.sequence,
-      countDebit: () => {
-        this.state.debitCount += 1;
-        this.debitsThisRun += 1;
-      },
-      fail: (message) => this.fail(message),
-      setStatus: (status, endReason) => this.setStatus(status, endReason),
-      setSession: (mandateId, token) => {
-        this.state.mandateId = mandateId;
-        this.sessionToken = token;
-      },
-      releaseAtService: (why) => this.releaseAtService(why),
-      endIfEndedAtService: () => this.endIfEndedAtService(),
-    });
   }
 
   // --- handlers ---
@@ -333,7 +272,7 @@ class MandateFlow {
             await reads.resendMandateOtp(this.sessionToken!);
             resent = true;
           } catch (resendErr) {
-            this.fail(`resend OTP: ${messageOf(resendErr)}`);
+            this.fail(`resend OTP: ${failureMessage(resendErr)}`);
           }
           if (resent)
             throw ApplicationFailure.create({
@@ -392,12 +331,12 @@ class MandateFlow {
 
   /** debitMandate (Update, VARIABLE): one debit under the lock; the same idempotency key answers the same debit. */
   private async debitOnRequest(req: DebitRequest): Promise<MandateDebit> {
-    const key = this.safe ? req.idempotencyKey : undefined;
+    const key = req.idempotencyKey;
     const known = key !== undefined ? this.keys.get(key) : undefined;
     if (known && this.debits.has(known)) return this.sameDebit(known);
     const entry = await this.exclusive(() => this.debitUnderLock(req, key));
     if (entry === undefined) return this.sameDebit(this.keys.get(key!)!);
-    return this.safe ? this.settleIfPending(entry) : entry;
+    return this.settleIfPending(entry);
   }
 
   /** The requested debit, once it holds the lock; undefined when a duplicate got the lock first. */
@@ -412,13 +351,6 @@ class MandateFlow {
         message: `the mandate is ${state.status}, not approved`,
         nonRetryable: true,
       });
-    if (!this.safe && !(await this.legacy.settleUnresolved())) {
-      throw ApplicationFailure.create({
-        type: 'UnresolvedDebit',
-        message: `an earlier debit's outcome is still unknown (${state.unresolvedDebits.map((d) => d.reference).join(', ')}); no new debit until D5 settles it`,
-        nonRetryable: true,
-      });
-    }
     if (req.amount > this.available()) {
       throw ApplicationFailure.create({
         type: 'OverBalance',
@@ -426,8 +358,7 @@ class MandateFlow {
         nonRetryable: true,
       });
     }
-    if (!this.safe) return this.legacy.debit(req.amount, this.narrationFor(req.narration), 'requested');
-    return this.debit(req.amount, this.narrationFor(req.narration), 'requested', { key: key ?? undefined });
+    return this.debit(req.amount, this.narrationFor(req.narration), 'requested', { key });
   }
 
   /** The same key again: the same debit, once it is no longer being sent or followed. */
@@ -439,7 +370,7 @@ class MandateFlow {
   private checkDebitRequest(req: DebitRequest): void {
     const { state, input } = this;
     if (state.debitType !== 'variable') throw new Error('only a VARIABLE mandate is debited on request');
-    if (this.safe && req?.idempotencyKey !== undefined) {
+    if (req?.idempotencyKey !== undefined) {
       if (typeof req.idempotencyKey !== 'string' || !IDEMPOTENCY_KEY_RULE.pattern.test(req.idempotencyKey))
         throw new Error(IDEMPOTENCY_KEY_RULE.message);
       const knownRef = this.keys.get(req.idempotencyKey);
@@ -493,7 +424,6 @@ class MandateFlow {
   }
 
   private checkResolve(req: ResolveDebitRequest): void {
-    if (!this.safe) throw new Error('this run predates resolveDebit: unresolved debits are settled through D5');
     if (typeof req?.debitKey !== 'string' || req.debitKey === '')
       throw new Error('debitKey is required (the idempotency key or the reference)');
     if (req.outcome !== 'debited' && req.outcome !== 'not_debited')
@@ -510,53 +440,61 @@ class MandateFlow {
   }
 
   // --- the main steps ---
-  // One method on purpose: each await here is where a running flow's history has its commands
-  // (moving a part into an awaited helper would shift the order of commands within a task).
 
   /** Creation and approval (first run only), then debiting until the end. */
   async run(): Promise<MandateState> {
-    const { state, input } = this;
-    if (!this.carry) {
-      // --- creation (D1) ---
-      upsertSearchAttributes(
-        paymentSearchAttributes({
-          flow: 'mandate',
-          reference: input.mandateRef,
-          amount: input.amount,
-          currency: 'NGN',
-          status: 'creating',
-        }),
-      );
-      this.searchStatus = 'creating';
-      const problems = mandateInputProblems(input);
-      if (patched(SEALED_BVN_PATCH)) problems.push(...sealedBvnProblems(input));
-      if (problems.length > 0) {
-        this.setStatus('failed', `invalid input: ${problems.join('; ')}`);
-        return this.finish();
-      }
-      if (!(await (this.safe ? this.create() : this.legacy.create()))) return this.finish();
+    if (!this.carry && !((await this.start()) && (await this.approval()))) return this.finish();
+    await this.debitUntilEnd();
+    return this.end();
+  }
 
-      // --- approval: the OTP arrives as an Update (submitOtp), until the timeout ---
-      this.setStatus('awaiting_otp');
-      const otpDeadline = Date.now() + (input.otpTimeoutMs ?? 15 * 60 * 1000);
-      while (state.status === 'awaiting_otp') {
-        const remaining = otpDeadline - Date.now();
-        if (remaining <= 0) {
-          await this.exclusive(async () => {
-            if (state.status === 'awaiting_otp') this.setStatus('expired', 'no OTP before the timeout');
-          });
-          break;
-        }
-        await condition(() => state.status !== 'awaiting_otp' || this.cancelRequested, remaining);
-        if (this.cancelRequested && state.status === 'awaiting_otp') await this.cancelOnSignal();
-      }
-      this.sessionToken = undefined;
-      if (state.status === 'expired') await this.releaseAtService('expiry');
-      if (state.status !== 'approved') return this.finish();
-      this.skipDatesBeforeApproval();
+  /** Creation (D1) of a valid input; false when the flow ends here. */
+  private async start(): Promise<boolean> {
+    const { input } = this;
+    upsertSearchAttributes(
+      paymentSearchAttributes({
+        flow: 'mandate',
+        reference: input.mandateRef,
+        amount: input.amount,
+        currency: 'NGN',
+        status: 'creating',
+      }),
+    );
+    this.searchStatus = 'creating';
+    const problems = [...mandateInputProblems(input), ...sealedBvnProblems(input)];
+    if (problems.length > 0) {
+      this.setStatus('failed', `invalid input: ${problems.join('; ')}`);
+      return false;
     }
+    return this.create();
+  }
 
-    // --- debiting until the end: FIXED dates (scheduledDate), or VARIABLE Updates (debitOnRequest) ---
+  /** Approval: the OTP arrives as an Update (submitOtp), until the timeout; true once approved. */
+  private async approval(): Promise<boolean> {
+    const { state, input } = this;
+    this.setStatus('awaiting_otp');
+    const otpDeadline = Date.now() + (input.otpTimeoutMs ?? 15 * 60 * 1000);
+    while (state.status === 'awaiting_otp') {
+      const remaining = otpDeadline - Date.now();
+      if (remaining <= 0) {
+        await this.exclusive(async () => {
+          if (state.status === 'awaiting_otp') this.setStatus('expired', 'no OTP before the timeout');
+        });
+        break;
+      }
+      await condition(() => state.status !== 'awaiting_otp' || this.cancelRequested, remaining);
+      if (this.cancelRequested && state.status === 'awaiting_otp') await this.cancelOnSignal();
+    }
+    this.sessionToken = undefined;
+    if (state.status === 'expired') await this.releaseAtService('expiry');
+    if (state.status !== 'approved') return false;
+    this.skipDatesBeforeApproval();
+    return true;
+  }
+
+  /** Debiting until the end: FIXED dates (scheduledDate), or VARIABLE Updates (debitOnRequest). */
+  private async debitUntilEnd(): Promise<void> {
+    const { state, input } = this;
     const runLimit = input.debitsPerRun ?? DEFAULT_DEBITS_PER_RUN;
     let scheduleDone = false;
     while (!this.finished() && !scheduleDone) {
@@ -584,8 +522,11 @@ class MandateFlow {
         );
       }
     }
+  }
 
-    // --- the end ---
+  /** The end: no handler left running; an approved mandate completes, saying why. */
+  private async end(): Promise<MandateState> {
+    const { state } = this;
     state.nextDebitAt = undefined;
     await condition(allHandlersFinished);
     if (state.status === 'approved') {
@@ -615,9 +556,7 @@ class MandateFlow {
   /** What the next run starts from. */
   private carryOver(): MandateCarry {
     const { state, sequence } = this;
-    return this.safe
-      ? { state, sequence, debits: [...this.debits.values()], keys: Object.fromEntries(this.keys) }
-      : { state, sequence };
+    return { state, sequence, debits: [...this.debits.values()], keys: Object.fromEntries(this.keys) };
   }
 
   /** FIXED: dates before the approval day are not debited: the customer had not authorised them. */
@@ -705,15 +644,6 @@ class MandateFlow {
     for (let attempt = 0; ; attempt++) {
       const sent = await this.exclusive(async (): Promise<MandateDebit | 'ended'> => {
         if (state.status !== 'approved') return 'ended';
-        if (!this.safe) {
-          if (!(await this.legacy.settleUnresolved())) {
-            this.fail(`scheduled debit for ${scheduledFor} not sent: an earlier debit's outcome is still unknown`);
-            return 'ended';
-          }
-          const legacyAmount = Math.min(fixed.initialDebitAmount, state.balance);
-          if (legacyAmount < MINIMUM_DEBIT_KOBO) return 'ended';
-          return this.legacy.debit(legacyAmount, this.narrationFor(), 'scheduled', scheduledFor);
-        }
         // Unresolved debits do not stop the schedule: their amounts are held back from what this date may take.
         const amount = Math.min(fixed.initialDebitAmount, this.available());
         if (amount < MINIMUM_DEBIT_KOBO) {
@@ -726,7 +656,7 @@ class MandateFlow {
         return this.debit(amount, this.narrationFor(), 'scheduled', { scheduledFor });
       });
       if (sent === 'ended') return false;
-      const outcome = this.safe ? (await this.settleIfPending(sent)).status : sent.status;
+      const outcome = (await this.settleIfPending(sent)).status;
       if (outcome !== 'failed' || attempt >= retries || state.status !== 'approved') return false;
       // A refusal moved no money: try again later with a new reference, never past the next date.
       const retryAt = Date.now() + delay;
@@ -736,7 +666,7 @@ class MandateFlow {
     }
   }
 
-  // --- debits (new runs) ---
+  // --- debits ---
 
   /** A new debit: sent under the lock (balance checks see the previous debit), followed outside it when pending. */
   private async debit(
@@ -897,7 +827,7 @@ class MandateFlow {
         try {
           presence = await this.requeryDebit(d.reference)();
         } catch (err) {
-          log.warn('requery of an unresolved debit failed', { reference: d.reference, error: messageOf(err) });
+          log.warn('requery of an unresolved debit failed', { reference: d.reference, error: failureMessage(err) });
         }
         if (d.status !== 'outcome_unknown') continue; // resolved meanwhile
         if (presence?.found && this.applyRecord(d, presence.record, true)) continue;
@@ -979,7 +909,8 @@ class MandateFlow {
       await this.exclusive(() => this.cancel());
     } catch (err) {
       // cancel() has recorded the service's refusal already; anything else (D4 unreachable) is recorded here.
-      if (!(err instanceof ApplicationFailure && err.type === 'CancelFailed')) this.fail(`cancel: ${messageOf(err)}`);
+      if (!(err instanceof ApplicationFailure && err.type === 'CancelFailed'))
+        this.fail(`cancel: ${failureMessage(err)}`);
     }
   }
 
@@ -990,7 +921,7 @@ class MandateFlow {
       const res = await reads.cancelMandate(this.state.mandateId);
       if (!res.cancelled) this.fail(`release after ${why}: ${res.reason ?? 'refused'}`);
     } catch (err) {
-      this.fail(`release after ${why}: ${messageOf(err)}`);
+      this.fail(`release after ${why}: ${failureMessage(err)}`);
     }
   }
 
@@ -1005,7 +936,7 @@ class MandateFlow {
     try {
       return await reads.getMandate(this.state.mandateId!);
     } catch (err) {
-      log.warn('D5 read failed', { error: messageOf(err) });
+      log.warn('D5 read failed', { error: failureMessage(err) });
       return undefined;
     }
   }
@@ -1033,7 +964,7 @@ class MandateFlow {
           const res = await reads.cancelMandate(state.mandateId);
           if (!res.cancelled) this.fail(`cancel after the workflow was cancelled: ${res.reason ?? 'refused'}`);
         } catch (err) {
-          this.fail(`cancel after the workflow was cancelled: ${messageOf(err)}`);
+          this.fail(`cancel after the workflow was cancelled: ${failureMessage(err)}`);
         }
       }
       state.nextDebitAt = undefined;
@@ -1060,8 +991,7 @@ class MandateFlow {
   private setStatus(status: MandateState['status'], endReason?: string): void {
     this.state.status = status;
     if (endReason) this.state.endReason = endReason;
-    if (this.safe) this.publish();
-    else upsertSearchAttributes(paymentSearchAttributes({ status }));
+    this.publish();
   }
 
   private fail(message: string): void {
@@ -1081,7 +1011,7 @@ class MandateFlow {
   }
 
   private available(): number {
-    return this.safe ? this.state.balance - this.heldBack() : this.state.balance;
+    return this.state.balance - this.heldBack();
   }
 
   private findDebit(debitKey: string): MandateDebit | undefined {
@@ -1102,7 +1032,7 @@ class MandateFlow {
     }
   }
 
-  /** Stores a debit (new runs), trimming the oldest settled ones beyond MANDATE_KEYS_KEPT. */
+  /** Stores a debit, trimming the oldest settled ones beyond MANDATE_KEYS_KEPT. */
   private put(entry: MandateDebit): MandateDebit {
     const { debits, keys } = this;
     debits.set(entry.reference, entry);
