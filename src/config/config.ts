@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { TemporalConnectionSettings } from '../temporal/connection';
 import { resolveTemporalConnection, temporalEnvShape } from './temporal-profile';
 import { observabilityConfig, observabilityEnvShape, type ObservabilityConfig } from './observability';
+import { workerDeploymentConfig, workerDeploymentEnvShape, type WorkerDeploymentConfig } from './worker-deployment';
 import { workerTuningConfig, workerTuningEnvShape, workerTuningIssues, type WorkerTuningConfig } from './worker-tuning';
 
 export { WORKER_TUNING_DEFAULTS, type WorkerTuningConfig } from './worker-tuning';
@@ -203,6 +204,8 @@ export const envSchema = z
 
     // Worker tuning: cache bound, slots, pollers, sticky queue, tuner (src/config/worker-tuning.ts, docs/operations.md).
     ...workerTuningEnvShape,
+    // Worker Versioning: the deployment and build id this worker runs as (src/config/worker-deployment.ts).
+    ...workerDeploymentEnvShape,
 
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
@@ -374,6 +377,8 @@ export interface AppConfig {
   observability: ObservabilityConfig;
   /** Worker tuning (WORKER_*): src/workers/tuning.ts maps it to the SDK's WorkerOptions. */
   worker: WorkerTuningConfig;
+  /** Worker Versioning (WORKER_VERSIONING, WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID, WORKER_MAKE_CURRENT): src/workers/versioning.ts. */
+  deployment: WorkerDeploymentConfig;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -473,6 +478,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     reconciliation: { schedule: env.RECONCILIATION_SCHEDULE, dailyAt: env.RECONCILIATION_DAILY_AT },
     observability: observabilityConfig(env, production),
     worker: workerTuningConfig(env),
+    deployment: workerDeploymentConfig(env, production),
     logLevel: env.LOG_LEVEL,
   };
 }

@@ -11,6 +11,7 @@ import { startCodecServer } from '../codec/codec-server';
 import { createWebhookReceiver, listen, closeServer } from '../webhooks/receiver';
 import { connectTemporalClient, createTemporalClient } from '../temporal/client';
 import { connectTemporalWorker, createPaymentsWorker } from '../workers/worker';
+import { deploymentVersion, makeVersionCurrent } from '../workers/versioning';
 import { workerTuningOptions } from '../workers/tuning';
 import { createActivities } from '../activities';
 import { installTemporalRuntime } from '../logging/temporal-logger';
@@ -120,6 +121,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
       const vaCredits = await openVirtualAccountCredits(config);
       stops.push(() => vaCredits.close());
       const workerConnection = await connectTemporalWorker(config.temporal);
+      const version = deploymentVersion(config.deployment);
       const worker = await createPaymentsWorker({
         ...config.temporal,
         encryption: config.encryption,
@@ -134,10 +136,12 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
           ...(opts.creditHandler ? { creditHandler: opts.creditHandler } : {}),
         }),
         workflowBundle: opts.workflowBundle,
+        deployment: version,
         tuning: workerTuningOptions(config.worker),
         overrides: opts.workerOverrides,
       });
       const running = worker.run();
+      if (version && config.deployment.makeCurrent) await makeVersionCurrent(client, version);
       if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
         await ensureErrorLogSweepSchedule(client, {
           taskQueue: config.temporal.taskQueue,

@@ -114,6 +114,9 @@ async function main(): Promise<void> {
     `Worker            pid ${started.pid} (a process of its own), task queue ${config.temporal.taskQueue}`,
     `                  cache ${t.maxCachedWorkflows} workflows (${t.cache === 'auto' ? 'auto' : 'WORKER_MAX_CACHED_WORKFLOWS'}, heap limit ${t.heapLimitMb} MB), ${t.tuner}`,
     `                  workflow stack traces ${started.workflowStackTraces} (WORKER_WORKFLOW_STACK_TRACES)`,
+    started.version
+      ? `                  version ${started.version.name}${started.version.current ? ' (made current)' : ' (not current: WORKER_MAKE_CURRENT)'}`
+      : `                  unversioned (WORKER_VERSIONING=off)`,
     `Metrics           ${observability.metricsUrl ?? 'off (METRICS_PORT)'}  (Prometheus: receiver, codec server)`,
     `                  worker ${started.metricsUrl ?? 'off (WORKER_METRICS_PORT)'}  (Prometheus: SDK worker metrics, business metrics)`,
     `Health            worker ${started.healthUrl ? `${started.healthUrl}/healthz /readyz` : 'off (HEALTH_PORT)'}`,

@@ -13,6 +13,7 @@ import { prebuiltWorkflowBundle } from './workflow-bundle';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 import { resolveWorkerTuning } from './tuning';
 import { workflowStackTraceState } from './workflow-stack-traces';
+import { deploymentVersion, makeVersionCurrent } from './versioning';
 
 /** What the worker tells `npm start` over the IPC channel once it runs (src/stack/start.ts). */
 export interface WorkerStartedMessage {
@@ -25,6 +26,8 @@ export interface WorkerStartedMessage {
   tuning: ReturnType<typeof resolveWorkerTuning>['summary'];
   /** What the workflow threads run with (src/workers/workflow-stack-traces.ts). */
   workflowStackTraces: ReturnType<typeof workflowStackTraceState>['effective'];
+  /** The Worker Deployment version it polls as (`payflow:1.0.0+3f2c1ab09e41`), and whether it made it current; absent when unversioned. */
+  version?: { name: string; current: boolean };
 }
 
 async function main(): Promise<void> {
@@ -61,6 +64,7 @@ async function main(): Promise<void> {
     encryption: config.encryption,
     connection: clientConnection,
   });
+  const version = deploymentVersion(config.deployment);
   const worker = await createPaymentsWorker({
     ...config.temporal,
     encryption: config.encryption,
@@ -74,6 +78,7 @@ async function main(): Promise<void> {
       temporal: client,
     }),
     workflowBundle,
+    deployment: version,
     tuning: tuning.options,
     // SIGTERM (deploy, scale-in): in-flight money calls finish before the worker stops (docs/deployment.md).
     overrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS },
@@ -120,11 +125,27 @@ async function main(): Promise<void> {
       workflowBundle: workflowBundle ? 'prebuilt' : 'bundled at start',
       tuning: tuning.summary,
       workflowStackTraces: workflowStackTraceState().effective,
+      version: version ? `${version.deploymentName}:${version.buildId}` : 'unversioned',
     },
     'worker started',
   );
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   const running = worker.run();
+  // Development: this version becomes current once the server has seen its pollers (no deploy step).
+  // Production: `temporal worker deployment set-current-version` (or a ramp) does it (docs/operations.md).
+  const madeCurrent =
+    version && config.deployment.makeCurrent
+      ? await makeVersionCurrent(client, version).then(
+          () => {
+            logger.info({ version }, 'worker version made current');
+            return true;
+          },
+          (err: unknown) => {
+            logger.error({ err, version }, 'worker version could not be made current: new flows wait for it');
+            return false;
+          },
+        )
+      : false;
   if (process.send && process.connected) {
     const started: WorkerStartedMessage = {
       type: 'worker-started',
@@ -135,6 +156,7 @@ async function main(): Promise<void> {
       errorLogSweepScheduleId,
       tuning: tuning.summary,
       workflowStackTraces: workflowStackTraceState().effective,
+      ...(version ? { version: { name: `${version.deploymentName}:${version.buildId}`, current: madeCurrent } } : {}),
     };
     process.send(started);
     onParentGone = () => {

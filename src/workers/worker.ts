@@ -12,6 +12,8 @@ import { createDataConverter, type EncryptionSettings } from '../codec/data-conv
 import { temporalConnectionOptions, type TemporalConnectionSettings } from '../temporal/connection';
 import { activeTracing, OTEL_WORKFLOW_INTERCEPTORS_PATH } from '../observability/trace-context';
 import { withTuning } from './tuning';
+import { workerDeploymentOptions } from './versioning';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 
 /** A worker NativeConnection with the TLS and API key of `settings` (config.temporal). */
 export function connectTemporalWorker(settings: TemporalConnectionSettings): Promise<NativeConnection> {
@@ -29,6 +31,8 @@ export interface PaymentsWorkerOptions extends TemporalConnectionSettings {
   workflowsPath?: string;
   /** Cache, slots, pollers, tuner: workerTuningOptions(config.worker) (src/workers/tuning.ts). */
   tuning?: Partial<WorkerOptions>;
+  /** The Worker Deployment version it polls as (deploymentVersion(config.deployment)); unversioned when absent. */
+  deployment?: WorkerDeploymentVersion;
   /** Extra options, e.g. shutdownGraceTime or concurrency limits; they win over `tuning`. */
   overrides?: Partial<WorkerOptions>;
 }
@@ -107,6 +111,7 @@ export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise
     // Embedded uses (tests) keep a short grace; the worker process and `npm start` pass
     // WORKER_SHUTDOWN_GRACE_MS (75 s, src/shared/activity-timeouts.ts) through `overrides`.
     shutdownGraceTime: '10s',
+    ...workerDeploymentOptions(opts.deployment),
     ...withTuning(opts.tuning, opts.overrides),
     interceptors: { ...traced.interceptors, ...opts.overrides?.interceptors },
     sinks: { ...traced.sinks, ...opts.overrides?.sinks },

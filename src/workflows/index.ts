@@ -7,6 +7,8 @@
 // That was most of the sandbox's CPU per flow and of the worker's memory per waiting flow
 // (docs/performance.md). Module evaluation runs no commands, so where it happens does not touch history.
 /* eslint-disable @typescript-eslint/no-require-imports */
+import { setWorkflowOptions } from '@temporalio/workflow';
+import { WORKFLOW_VERSIONING, type VersionedWorkflowType } from './steps/versioning';
 
 import type * as WebhookInbox from './webhook-inbox';
 import type * as VirtualAccountCredit from './virtual-account-credit';
@@ -79,3 +81,34 @@ export const smsCampaignWorkflow: typeof Sms.smsCampaignWorkflow = (...args) =>
   (require('./sms') as typeof Sms).smsCampaignWorkflow(...args);
 export const smsSendWorkflow: typeof Sms.smsSendWorkflow = (...args) =>
   (require('./sms') as typeof Sms).smsSendWorkflow(...args);
+
+
+// Each type's versioning behaviour, from the one table (src/workflows/steps/versioning.ts).
+const exported: Record<VersionedWorkflowType, (...args: never[]) => Promise<unknown>> = {
+  unmatchedPaymentWebhookWorkflow,
+  virtualAccountCreditWorkflow,
+  virtualAccountErrorLogSweepWorkflow,
+  posRemoteRequestWorkflow,
+  posTerminalLockWorkflow,
+  posTerminalTransactionWorkflow,
+  vendElectricityWorkflow,
+  mandateWorkflow,
+  cardPaymentWorkflow,
+  bankPaymentWorkflow,
+  ussdPaymentWorkflow,
+  checkoutWorkflow,
+  recurringChargeWorkflow,
+  tokenChargeWorkflow,
+  scheduledMandateDebitWorkflow,
+  scheduledTokenChargeWorkflow,
+  posRefundWorkflow,
+  posRefundLedgerWorkflow,
+  posPreAuthWorkflow,
+  reconciliationMarkWorkflow,
+  reconciliationWorkflow,
+  smsCampaignFollowWorkflow,
+  smsCampaignWorkflow,
+  smsSendWorkflow,
+};
+for (const [type, fn] of Object.entries(exported))
+  setWorkflowOptions({ versioningBehavior: WORKFLOW_VERSIONING[type as VersionedWorkflowType].behavior }, fn);

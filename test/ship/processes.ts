@@ -38,6 +38,7 @@ export function workerEnvironment(
     // Tests share one dev server: no Schedules left firing into a test's task queue after it stopped.
     VA_ERROR_LOG_SWEEP_EVERY_S: '0',
     RECONCILIATION_SCHEDULE: 'false',
+    WORKER_VERSIONING: config.deployment.versioning ? 'on' : 'off',
     LOG_LEVEL: 'info',
     ...extra,
   };

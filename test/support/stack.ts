@@ -39,6 +39,9 @@ export function testConfig(env: Record<string, string> = {}): AppConfig {
     PAYMENTS_TIMEOUT_MS: '5000',
     // Tests share one dev server: no Schedule firing into a test's stack after it stopped.
     VA_ERROR_LOG_SWEEP_EVERY_S: '0',
+    // Unversioned workers on their own task queues: test/foundation/versioning.test.ts and the `npm start`
+    // test run versioned ones (a versioned worker on a fresh task queue waits for its version to be routed).
+    WORKER_VERSIONING: 'off',
     ...env,
   });
 }
