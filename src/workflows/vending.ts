@@ -2,13 +2,17 @@
 //
 //   1. input rules (zod, shared with the starter)
 //   2. H1 providers (cached by the worker): the provider must be listed
-//   3. H2 meter lookup: amount ≥ minimum_vend; the lookup's reference is the purchase's key
-//   4. H3 purchase through the one send-once rule (./send-once.ts): send = H3, requery = H4 by
+//   3. H2 meter lookup: amount ≥ minimum_vend; the lookup's reference is the purchase's key.
+//      H1 and H2 are one local activity (vendLookupListedMeter): both are reads before anything is
+//      sent, so they run inside the workflow task that started the flow (one marker event instead
+//      of an activity task and the workflow task it wakes; docs/performance.md). A worker lost
+//      mid-read just reads again on replay.
+//   4. H3 purchase through the one send-once rule (./steps/send-once.ts): send = H3, requery = H4 by
 //      reference. What this flow keeps:
 //      answered / found    → the record's STATUS decides, never the HTTP 200: success → vended
 //                            (token), failed → failed, anything else (pending) → requeried
 //                            (H4) on a backoff until final; pending past `pendingFor` parks as
-//                            outcome_unknown (./unknown-outcome.ts). Never re-purchased.
+//                            outcome_unknown (./steps/unknown-outcome.ts). Never re-purchased.
 //      refused (400/401…)  → rejected: nothing was vended
 //      never received      → not_vended (a refused resend: rejected)
 //      unverified          → outcome_unknown: never sent again, requeried on a backoff for
@@ -19,18 +23,21 @@
 //
 // Before a resend the flow waits: `retryBackoff`, and — when the earlier H3 attempt was lost by
 // its heartbeat timeout (a worker that died or was cut off mid-call) — until that attempt's HTTP
-// call can no longer be in flight (purchaseTimeoutMs plus a margin).
-import type { RetryPolicy } from '@temporalio/common';
+// call can no longer be in flight (purchaseTimeoutMs plus the in-flight margin).
+//
+// Search attributes are written once per change (./steps/visible-attributes.ts): a sale started by
+// the starter writes two upserts (the reference with `purchasing`, the final status).
+//
+// Layout, top to bottom: `vendElectricityWorkflow` (the whole story in a few lines), then
+// `VendFlow`: its state, its handlers (`listen`), the main steps (`run`: look up, purchase), then
+// the helpers the steps share.
 import {
-  ApplicationFailure,
   CancellationScope,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
-  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { VendingActivities } from '../activities/vending';
 import {
@@ -42,6 +49,7 @@ import {
   vendStateQuery,
   type MeterInfo,
   type VendInput,
+  type VendParsedInput,
   type VendRecord,
   type VendResolveOutcome,
   type VendResult,
@@ -54,18 +62,14 @@ import {
   UNKNOWN_OUTCOME_DEFAULTS,
   type OutcomeResolution,
 } from '../shared/outcome';
-import { paymentSearchAttributes } from '../shared/search-attributes';
-import { sendOnce, type Presence } from './steps/send-once';
-import { visibleAttributes } from './steps/visible-attributes';
-import { awaitFinal, lostByHeartbeat, type Settled } from './steps/unknown-outcome';
-import {
-  FailureTypes,
-  activityFailureMessage,
-  activityFailureType,
-  describeIssues,
-  issuesOf,
-} from '../shared/failures';
+import { IN_FLIGHT_MARGIN_MS } from '../shared/activity-timeouts';
+import { failureMessage, isRefusalFailure } from '../shared/failures';
 import { durationMs } from '../shared/duration';
+import { sendOnce, type Presence } from './steps/send-once';
+import { visibleAttributes, type VisibleAttributes } from './steps/visible-attributes';
+import { awaitFinal, lostByHeartbeat } from './steps/unknown-outcome';
+import { LOCAL_READ, POLL, READ, READ_RETRY, moneySend } from './steps/activity-options';
+import { failureLabel, failureType, parseFlowInput } from './steps/flow-input';
 
 const DEFAULTS = {
   maxPurchaseAttempts: 2,
@@ -78,327 +82,347 @@ const DEFAULTS = {
   requeryBackoff: UNKNOWN_OUTCOME_DEFAULTS.firstBackoff,
   requeryMaxBackoff: UNKNOWN_OUTCOME_DEFAULTS.maxBackoff,
 } as const;
-const REFUSED: readonly string[] = [
-  FailureTypes.BadRequest,
-  FailureTypes.Unauthorized,
-  FailureTypes.InvalidRequest,
-  FailureTypes.NotFound,
-];
-/** H3's heartbeat timeout: a worker lost mid-call is noticed this quickly. */
-const PURCHASE_HEARTBEAT_TIMEOUT = '10s';
-/** Margin over the HTTP timeout: start-to-close, and the wait before a resend after a lost heartbeat. */
-const IN_FLIGHT_MARGIN_MS = 15_000;
+
+/**
+ * The lookup and H4's settling requery are retried until their scheduleToCloseTimeout (minutes of
+ * reads), not for a count of attempts, so the backoff may grow further than READ_RETRY's.
+ */
+const READ_UNTIL_DEADLINE = { ...READ_RETRY, maximumAttempts: Infinity, maximumInterval: '30s' };
+
+type VendOptions = NonNullable<VendParsedInput['options']>;
+type VendRequest = Omit<VendParsedInput, 'options'>;
 
 export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResult> {
-  const parsed = VendInputSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = issuesOf(parsed.error);
-    throw ApplicationFailure.create({
-      type: 'InvalidInput',
-      message: `invalid vend request: ${describeIssues(issues)}`,
-      nonRetryable: true,
-      details: [issues],
-    });
-  }
-  const { options = {}, ...input } = parsed.data;
-  const maxAttempts = options.maxPurchaseAttempts ?? DEFAULTS.maxPurchaseAttempts;
-  const purchaseTimeoutMs = options.purchaseTimeoutMs ?? DEFAULTS.purchaseTimeoutMs;
+  const flow = new VendFlow(parseFlowInput(VendInputSchema, raw, 'vend request'));
+  flow.listen();
+  return flow.run();
+}
 
-  const readRetry: RetryPolicy = {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '30s',
-    nonRetryableErrorTypes: [...REFUSED, FailureTypes.ServiceError],
-  };
-  const lookupOptions = { startToCloseTimeout: '30s', scheduleToCloseTimeout: '5 minutes', retry: readRetry } as const;
-  const { vendListProviders, vendLookupMeter, vendLookupListedMeter } =
-    proxyActivities<VendingActivities>(lookupOptions);
-  // H1+H2 are reads before anything is sent: as a local activity they run inside the workflow task
-  // that started the flow (one marker event instead of an activity task and the workflow task it
-  // wakes; docs/performance.md). A worker lost mid-read just reads again on replay.
-  const local = proxyLocalActivities<VendingActivities>(lookupOptions);
-  const { vendPurchase } = proxyActivities<VendingActivities>({
-    startToCloseTimeout: purchaseTimeoutMs + IN_FLIGHT_MARGIN_MS,
-    heartbeatTimeout: PURCHASE_HEARTBEAT_TIMEOUT,
-    retry: { maximumAttempts: 1 },
-  });
-  const { vendFindByReference } = proxyActivities<VendingActivities>({
-    startToCloseTimeout: '30s',
-    scheduleToCloseTimeout: durationMs(options.checkTimeout ?? DEFAULTS.checkTimeout),
-    retry: readRetry,
-  });
-  // While pending or parked: one bounded read per round; the rounds carry the backoff.
-  const { vendFindByReference: vendWatchByReference } = proxyActivities<VendingActivities>({
-    startToCloseTimeout: '30s',
-    scheduleToCloseTimeout: '2 minutes',
-    retry: { ...readRetry, maximumAttempts: 3 },
-  });
+/** One sale: the lookup, then the purchase through send-once. */
+class VendFlow {
+  // --- state ---
 
-  const state: VendState = { orderRef: input.order_ref, status: 'validating', attempt: 0, steps: [] };
-  setHandler(vendStateQuery, () => ({ ...state, steps: [...state.steps] }));
-  let resolution: OutcomeResolution<VendResolveOutcome> | undefined;
-  setHandler(
-    resolveOutcomeUpdate,
-    (r) => {
-      resolution ??= {
-        outcome: r.outcome as VendResolveOutcome,
-        reason: r.reason.trim(),
-        operator: r.operator.trim(),
-        resolvedAt: new Date(Date.now()).toISOString(),
-      };
-      return resolution;
-    },
-    {
-      validator: (r) =>
-        checkResolveOutcome(r, VEND_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined),
-    },
-  );
-  // Flows started since vend-attributes-once write their search attributes once per change
-  // (./visible-attributes.ts): three upserts per sale instead of six. The patch's own upsert
-  // (TemporalChangeVersion) is one of the three, and it stands in for vend-one-step-lookup's.
-  // vend-local-lookup (the lookup as a local activity) includes both and stands in for their
-  // markers: a new flow records one patch marker, its histories' replays take the same branches.
-  const localLookup = patched('vend-local-lookup');
-  const attributesOnce = localLookup || patched('vend-attributes-once');
-  const visible = attributesOnce
-    ? visibleAttributes({ flow: 'vend', reference: input.order_ref, status: VEND_FIRST_STATUS, currency: 'NGN' })
-    : undefined;
-  const setStatus = (status: VendState['status']) => {
-    state.status = status;
-    if (visible) visible.status(status);
-    else upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
-  const record = (s: VendStep) => state.steps.push(s);
-  let meter: MeterInfo | undefined;
-  const finish = (status: VendResult['status'], message: string, transaction?: VendRecord): VendResult => {
-    setStatus(status);
-    return {
-      ...state,
-      steps: [...state.steps],
-      status,
-      message,
-      ...(meter ? { meter } : {}),
-      ...(transaction ? { transaction, ...(transaction.token ? { token: transaction.token } : {}) } : {}),
-    };
-  };
-  if (!visible)
-    upsertSearchAttributes(
-      paymentSearchAttributes({ flow: 'vend', reference: input.order_ref, status: 'validating', currency: 'NGN' }),
-    );
-
-  // ---- H1: the provider must be listed; H2: lookup, minimum_vend ----
-  setStatus('looking_up');
-  const meterRequest = { meter_no: input.meter_no, meter_type: input.meter_type, provider: input.provider };
-  const unlisted = () => {
-    record({ op: 'lookup', outcome: 'rejected', detail: 'UnknownProvider' });
-    return finish('rejected', `provider ${input.provider} is not in the provider list (H1)`);
-  };
-  const unreadable = (err: unknown) =>
-    finish('rejected', `the provider list (H1) could not be read: ${activityFailureMessage(err)}; nothing was vended`);
-  const lookupFailed = (err: unknown) => {
-    record({ op: 'lookup', outcome: 'rejected', detail: activityFailureType(err) ?? 'Unknown' });
-    return finish('rejected', `meter lookup (H2) failed: ${activityFailureMessage(err)}; nothing was vended`);
-  };
-  if (attributesOnce || patched('vend-one-step-lookup')) {
-    // Both reads in one activity: one workflow task fewer per sale (docs/performance.md).
-    try {
-      const found = await (localLookup ? local.vendLookupListedMeter : vendLookupListedMeter)(meterRequest);
-      if (!found.listed) return unlisted();
-      meter = found.meter;
-    } catch (err) {
-      return activityFailureMessage(err).startsWith(VEND_H1_WHAT) ? unreadable(err) : lookupFailed(err);
-    }
-  } else {
-    try {
-      const providers = await vendListProviders();
-      if (!providers.some((p) => p.code.toUpperCase() === input.provider)) return unlisted();
-    } catch (err) {
-      return unreadable(err);
-    }
-    try {
-      meter = await vendLookupMeter(meterRequest);
-    } catch (err) {
-      return lookupFailed(err);
-    }
-  }
-  record({ op: 'lookup', outcome: 'found' });
-  state.reference = meter.reference;
-  if (visible) visible.stage({ reference: meter.reference });
-  else upsertSearchAttributes(paymentSearchAttributes({ reference: meter.reference }));
-  if (meter.minimum_vend !== undefined && input.amount < meter.minimum_vend) {
-    return finish(
-      'rejected',
-      `amount ${input.amount} is below the meter's minimum_vend ${meter.minimum_vend}; nothing was vended`,
-    );
-  }
-  const purchaseRequest = {
-    reference: meter.reference,
-    amount: input.amount,
-    phone_number: input.phone_number,
-    email: input.email,
-  };
-  const reference = purchaseRequest.reference;
-
-  // ---- H3 through send-once; H4 by reference is its requery ----
+  /** What the query answers. */
+  private readonly state: VendState;
+  private readonly input: VendRequest;
+  private readonly options: VendOptions;
+  private readonly purchaseTimeoutMs: number;
+  private resolution: OutcomeResolution<VendResolveOutcome> | undefined;
+  private visible: VisibleAttributes | undefined;
+  private meter: MeterInfo | undefined;
+  /** The lookup's reference: the purchase's idempotency key. */
+  private reference = '';
   /** No H3 attempt may still be in flight after this (workflow time). */
-  let inFlightUntil = 0;
-  let lastSendRefused = false;
-  const send = async (sendNumber: number): Promise<VendRecord> => {
-    if (sendNumber > 1) {
-      setStatus('retry_wait');
-      await sleep(Math.max(durationMs(options.retryBackoff ?? DEFAULTS.retryBackoff), inFlightUntil - Date.now()));
-    }
-    state.attempt += 1;
-    setStatus('purchasing');
-    try {
-      const transaction = await vendPurchase(purchaseRequest, { attempt: state.attempt, timeoutMs: purchaseTimeoutMs });
-      record({ op: 'purchase', attempt: state.attempt, outcome: 'response', detail: transaction.status });
-      return transaction;
-    } catch (err) {
-      const type = activityFailureType(err);
-      lastSendRefused = type !== undefined && REFUSED.includes(type);
-      if (lostByHeartbeat(err)) inFlightUntil = Date.now() + purchaseTimeoutMs + IN_FLIGHT_MARGIN_MS;
-      record({
-        op: 'purchase',
-        attempt: state.attempt,
-        outcome: lastSendRefused ? 'rejected' : 'unknown',
-        detail: type ?? (lostByHeartbeat(err) ? 'HeartbeatTimeout' : 'ActivityFailure'),
-      });
-      throw err;
-    }
-  };
-  const requery = async (): Promise<Presence<VendRecord>> => {
-    setStatus('checking');
-    try {
-      const check = await vendFindByReference({ reference });
-      if (check.found) {
-        record({ op: 'check', attempt: state.attempt, outcome: 'found', detail: check.transaction.status });
-        return { found: true, record: check.transaction };
-      }
-      record({ op: 'check', attempt: state.attempt, outcome: 'not_found' });
-      return { found: false };
-    } catch (err) {
-      record({ op: 'check', attempt: state.attempt, outcome: 'error', detail: activityFailureType(err) ?? 'Unknown' });
-      throw err;
-    }
+  private inFlightUntil = 0;
+  private lastSendRefused = false;
+
+  private readonly acts: {
+    /** H1+H2, a local activity (reads only), retried for 5 minutes. */
+    lookup: VendingActivities['vendLookupListedMeter'];
+    /** H3: one attempt, heartbeating; its start-to-close outlives the call's own deadline. */
+    purchase: VendingActivities['vendPurchase'];
+    /** H4 while the purchase settles: retried for `checkTimeout`. */
+    findByReference: VendingActivities['vendFindByReference'];
+    /** H4 while pending or parked: one bounded read per round; the rounds carry the backoff. */
+    watchByReference: VendingActivities['vendFindByReference'];
   };
 
-  const fromTransaction = (t: VendRecord, how: string): VendResult =>
-    vendRecordOutcome(t.status) === 'vended'
-      ? finish('vended', `vended${how}`, t)
-      : finish('failed', `the service holds the purchase with status ${t.status}${how}; it is not sent again`, t);
+  constructor({ options = {}, ...input }: VendParsedInput) {
+    this.input = input;
+    this.options = options;
+    this.purchaseTimeoutMs = options.purchaseTimeoutMs ?? DEFAULTS.purchaseTimeoutMs;
+    this.state = { orderRef: input.order_ref, status: 'validating', attempt: 0, steps: [] };
+    this.acts = {
+      lookup: proxyLocalActivities<VendingActivities>({
+        ...LOCAL_READ,
+        scheduleToCloseTimeout: '5 minutes',
+        retry: READ_UNTIL_DEADLINE,
+      }).vendLookupListedMeter,
+      purchase: proxyActivities<VendingActivities>(moneySend(this.purchaseTimeoutMs)).vendPurchase,
+      findByReference: proxyActivities<VendingActivities>({
+        ...READ,
+        // The sale's own bound (an input option): how long H4 is asked before the outcome is unknown.
+        scheduleToCloseTimeout: durationMs(options.checkTimeout ?? DEFAULTS.checkTimeout),
+        retry: READ_UNTIL_DEADLINE,
+      }).vendFindByReference,
+      watchByReference: proxyActivities<VendingActivities>(POLL).vendFindByReference,
+    };
+  }
 
-  /** Pending or unknown: requery until final, park as outcome_unknown, accept resolveOutcome. */
-  const watch = async (startAs: 'pending' | 'outcome_unknown', how: string, last?: VendRecord): Promise<VendResult> => {
-    const settled: Settled<VendRecord> = await awaitFinal<VendRecord>({
-      startAs,
-      requery: async () => {
-        const check = await vendWatchByReference({ reference });
-        return check.found ? { found: true, record: check.transaction } : { found: false };
+  // --- handlers ---
+
+  listen(): void {
+    setHandler(vendStateQuery, () => ({ ...this.state, steps: [...this.state.steps] }));
+    setHandler(
+      resolveOutcomeUpdate,
+      (r) => {
+        this.resolution ??= {
+          outcome: r.outcome as VendResolveOutcome,
+          reason: r.reason.trim(),
+          operator: r.operator.trim(),
+          resolvedAt: new Date(Date.now()).toISOString(),
+        };
+        return this.resolution;
       },
-      isFinal: (t) => vendRecordOutcome(t.status) !== 'pending',
-      absentIsFinal: () => Date.now() >= inFlightUntil,
-      setStatus,
-      resolution: () => resolution,
-      onRead: (read) => {
-        if (read === 'error') record({ op: 'check', attempt: state.attempt, outcome: 'error', detail: 'Unavailable' });
-        else if (read.found) {
-          last = read.record;
-          record({ op: 'check', attempt: state.attempt, outcome: 'found', detail: read.record.status });
-        } else record({ op: 'check', attempt: state.attempt, outcome: 'not_found' });
+      {
+        validator: (r) =>
+          checkResolveOutcome(
+            r,
+            VEND_RESOLVE_OUTCOMES,
+            this.state.status === 'outcome_unknown' && this.resolution === undefined,
+          ),
       },
-      pendingForMs: durationMs(options.pendingFor ?? DEFAULTS.pendingFor),
-      requeryForMs: durationMs(options.unknownRequeryFor ?? DEFAULTS.unknownRequeryFor),
-      firstBackoffMs: durationMs(options.requeryBackoff ?? DEFAULTS.requeryBackoff),
-      maxBackoffMs: durationMs(options.requeryMaxBackoff ?? DEFAULTS.requeryMaxBackoff),
-    });
-    if (settled.kind === 'final')
-      return fromTransaction(settled.record, `${how}; final after requery by reference (H4)`);
-    if (settled.kind === 'absent')
-      return finish(
-        'not_vended',
-        `the service does not know reference ${reference} (H4 not found after the purchase got no answer); nothing was vended`,
-      );
-    const r = settled.resolution as OutcomeResolution<VendResolveOutcome>;
-    state.resolution = r;
-    record({ op: 'resolve', attempt: state.attempt, outcome: r.outcome, detail: `by ${r.operator}: ${r.reason}` });
-    return finish(
-      r.outcome,
-      `resolved by ${r.operator}: ${r.reason} (the service could not tell the outcome of reference ${reference})`,
-      last,
     );
-  };
+  }
 
-  // Everything from here may follow a purchase that moved money.
-  try {
+  // --- main steps ---
+
+  async run(): Promise<VendResult> {
+    this.visible = visibleAttributes({
+      flow: 'vend',
+      reference: this.input.order_ref,
+      status: VEND_FIRST_STATUS,
+      currency: 'NGN',
+    });
+    const rejected = await this.lookUp();
+    if (rejected) return rejected;
+    const { amount } = this.input;
+    const minimum = this.meter?.minimum_vend;
+    if (minimum !== undefined && amount < minimum)
+      return this.finish(
+        'rejected',
+        `amount ${amount} is below the meter's minimum_vend ${minimum}; nothing was vended`,
+      );
+    // Everything from here may follow a purchase that moved money.
+    try {
+      return await this.purchase();
+    } catch (err) {
+      if (!isCancellation(err)) throw err;
+      return await CancellationScope.nonCancellable(() => this.afterCancel());
+    }
+  }
+
+  /** H1 (the provider is listed) and H2 (the meter, its reference) in one read; a rejection ends the sale. */
+  private async lookUp(): Promise<VendResult | undefined> {
+    this.setStatus('looking_up');
+    const { meter_no, meter_type, provider } = this.input;
+    try {
+      const found = await this.acts.lookup({ meter_no, meter_type, provider });
+      if (!found.listed) {
+        this.record({ op: 'lookup', outcome: 'rejected', detail: 'UnknownProvider' });
+        return this.finish('rejected', `provider ${provider} is not in the provider list (H1)`);
+      }
+      this.meter = found.meter;
+    } catch (err) {
+      const message = failureMessage(err);
+      if (message.startsWith(VEND_H1_WHAT))
+        return this.finish('rejected', `the provider list (H1) could not be read: ${message}; nothing was vended`);
+      this.record({ op: 'lookup', outcome: 'rejected', detail: failureType(err) ?? 'Unknown' });
+      return this.finish('rejected', `meter lookup (H2) failed: ${message}; nothing was vended`);
+    }
+    this.record({ op: 'lookup', outcome: 'found' });
+    this.reference = this.meter.reference;
+    this.state.reference = this.reference;
+    this.visible?.stage({ reference: this.reference });
+    return undefined;
+  }
+
+  /** H3 through send-once (H4 by reference its requery), and what its outcome means for the sale. */
+  private async purchase(): Promise<VendResult> {
     const sent = await sendOnce<VendRecord, VendRecord>({
       what: 'electricity purchase (H3)',
-      send,
-      requery,
-      settleMs: durationMs(options.checkSettleDelay ?? DEFAULTS.checkSettleDelay),
+      send: (n) => this.send(n),
+      requery: () => this.requery(),
+      settleMs: durationMs(this.options.checkSettleDelay ?? DEFAULTS.checkSettleDelay),
       // H4 "not found" after the settle delay is the service's answer; a resend also waits
       // until no earlier attempt can be in flight.
       absentReads: 1,
-      maxSends: maxAttempts,
-      isRefusal: (err) => {
-        const type = activityFailureType(err);
-        return type !== undefined && REFUSED.includes(type);
-      },
+      maxSends: this.options.maxPurchaseAttempts ?? DEFAULTS.maxPurchaseAttempts,
+      // The refusals: send-once's default, REFUSAL_TYPES (src/shared/failures.ts).
     });
     switch (sent.outcome) {
       case 'answered':
-        if (vendRecordOutcome(sent.answer.status) !== 'pending') return fromTransaction(sent.answer, '');
-        return await watch('pending', ` (answered ${sent.answer.status})`, sent.answer);
+        if (vendRecordOutcome(sent.answer.status) !== 'pending') return this.fromTransaction(sent.answer, '');
+        return await this.watch('pending', ` (answered ${sent.answer.status})`, sent.answer);
       case 'found':
         if (vendRecordOutcome(sent.record.status) !== 'pending')
-          return fromTransaction(sent.record, ' (found by reference after a lost answer)');
-        return await watch('pending', ` (found ${sent.record.status} by reference after a lost answer)`, sent.record);
+          return this.fromTransaction(sent.record, ' (found by reference after a lost answer)');
+        return await this.watch(
+          'pending',
+          ` (found ${sent.record.status} by reference after a lost answer)`,
+          sent.record,
+        );
       case 'refused':
-        return finish('rejected', `the purchase was refused: ${sent.failure.message}; nothing was vended`);
+        return this.finish('rejected', `the purchase was refused: ${sent.failure.message}; nothing was vended`);
       case 'never-received':
-        return lastSendRefused
-          ? finish('rejected', `the purchase was refused: ${sent.lost}; nothing was vended`)
-          : finish(
+        return this.lastSendRefused
+          ? this.finish('rejected', `the purchase was refused: ${sent.lost}; nothing was vended`)
+          : this.finish(
               'not_vended',
-              `the service never received the purchase (H4: not found after ${state.attempt} attempt(s)); nothing was vended`,
+              `the service never received the purchase (H4: not found after ${this.state.attempt} attempt(s)); nothing was vended`,
             );
       case 'unverified':
-        return await watch(
+        return await this.watch(
           'outcome_unknown',
           ` (the purchase got no answer (${sent.lost}) and H4 could not answer; it is NOT sent again)`,
         );
     }
-  } catch (err) {
-    if (!isCancellation(err)) throw err;
-    // Cancelled while a purchase may have moved money: ask the service, record what it says.
-    return await CancellationScope.nonCancellable(async () => {
-      let found: Presence<VendRecord> | undefined;
-      try {
-        found = await requery();
-      } catch {
-        found = undefined;
-      }
-      const note = 'cancel requested after the purchase may have been sent';
-      let result: VendResult;
-      if (found?.found && vendRecordOutcome(found.record.status) !== 'pending')
-        result = fromTransaction(found.record, ` (${note}; H4 by reference)`);
-      else if (
-        found &&
-        !found.found &&
-        state.steps.every((s) => !(s.op === 'check' && s.outcome === 'found')) &&
-        Date.now() >= inFlightUntil
-      )
-        result = finish(
-          'not_vended',
-          `${note}: the service does not know reference ${reference} (H4 not found); nothing was vended`,
-        );
-      else
-        result = finish(
-          'outcome_unknown',
-          `${note}: the service ${found?.found ? `holds it as ${found.record.status}` : 'could not tell'}; reconcile reference ${reference}`,
-          found?.found ? found.record : undefined,
-        );
-      return { ...result, cancelRequested: true };
+  }
+
+  /** Pending or unknown: requery until final, park as outcome_unknown, accept resolveOutcome. */
+  private async watch(startAs: 'pending' | 'outcome_unknown', how: string, last?: VendRecord): Promise<VendResult> {
+    const settled = await awaitFinal<VendRecord>({
+      startAs,
+      requery: async () => {
+        const check = await this.acts.watchByReference({ reference: this.reference });
+        return check.found ? { found: true, record: check.transaction } : { found: false };
+      },
+      isFinal: (t) => vendRecordOutcome(t.status) !== 'pending',
+      absentIsFinal: () => Date.now() >= this.inFlightUntil,
+      setStatus: (status) => this.setStatus(status),
+      resolution: () => this.resolution,
+      onRead: (read) => {
+        if (read !== 'error' && read.found) last = read.record;
+        this.recordCheck(read === 'error' ? 'error' : read);
+      },
+      pendingForMs: durationMs(this.options.pendingFor ?? DEFAULTS.pendingFor),
+      requeryForMs: durationMs(this.options.unknownRequeryFor ?? DEFAULTS.unknownRequeryFor),
+      firstBackoffMs: durationMs(this.options.requeryBackoff ?? DEFAULTS.requeryBackoff),
+      maxBackoffMs: durationMs(this.options.requeryMaxBackoff ?? DEFAULTS.requeryMaxBackoff),
     });
+    if (settled.kind === 'final')
+      return this.fromTransaction(settled.record, `${how}; final after requery by reference (H4)`);
+    if (settled.kind === 'absent')
+      return this.finish(
+        'not_vended',
+        `the service does not know reference ${this.reference} (H4 not found after the purchase got no answer); nothing was vended`,
+      );
+    const r = settled.resolution as OutcomeResolution<VendResolveOutcome>;
+    this.state.resolution = r;
+    this.record({
+      op: 'resolve',
+      attempt: this.state.attempt,
+      outcome: r.outcome,
+      detail: `by ${r.operator}: ${r.reason}`,
+    });
+    return this.finish(
+      r.outcome,
+      `resolved by ${r.operator}: ${r.reason} (the service could not tell the outcome of reference ${this.reference})`,
+      last,
+    );
+  }
+
+  /** Cancelled while a purchase may have moved money: ask the service once more, record what it says. */
+  private async afterCancel(): Promise<VendResult> {
+    let found: Presence<VendRecord> | undefined;
+    try {
+      found = await this.requery();
+    } catch {
+      found = undefined;
+    }
+    const note = 'cancel requested after the purchase may have been sent';
+    const neverSeen = this.state.steps.every((s) => !(s.op === 'check' && s.outcome === 'found'));
+    let result: VendResult;
+    if (found?.found && vendRecordOutcome(found.record.status) !== 'pending')
+      result = this.fromTransaction(found.record, ` (${note}; H4 by reference)`);
+    else if (found && !found.found && neverSeen && Date.now() >= this.inFlightUntil)
+      result = this.finish(
+        'not_vended',
+        `${note}: the service does not know reference ${this.reference} (H4 not found); nothing was vended`,
+      );
+    else
+      result = this.finish(
+        'outcome_unknown',
+        `${note}: the service ${found?.found ? `holds it as ${found.record.status}` : 'could not tell'}; reconcile reference ${this.reference}`,
+        found?.found ? found.record : undefined,
+      );
+    return { ...result, cancelRequested: true };
+  }
+
+  // --- helpers ---
+
+  /** One H3 (send-once's `send`): a resend waits `retryBackoff` and until no earlier attempt can be in flight. */
+  private async send(sendNumber: number): Promise<VendRecord> {
+    if (sendNumber > 1) {
+      this.setStatus('retry_wait');
+      const backoff = durationMs(this.options.retryBackoff ?? DEFAULTS.retryBackoff);
+      await sleep(Math.max(backoff, this.inFlightUntil - Date.now()));
+    }
+    const attempt = (this.state.attempt += 1);
+    this.setStatus('purchasing');
+    const request = {
+      reference: this.reference,
+      amount: this.input.amount,
+      phone_number: this.input.phone_number,
+      email: this.input.email,
+    };
+    try {
+      const transaction = await this.acts.purchase(request, { attempt, timeoutMs: this.purchaseTimeoutMs });
+      this.record({ op: 'purchase', attempt, outcome: 'response', detail: transaction.status });
+      return transaction;
+    } catch (err) {
+      this.lastSendRefused = isRefusalFailure(err);
+      if (lostByHeartbeat(err)) this.inFlightUntil = Date.now() + this.purchaseTimeoutMs + IN_FLIGHT_MARGIN_MS;
+      this.record({
+        op: 'purchase',
+        attempt,
+        outcome: this.lastSendRefused ? 'rejected' : 'unknown',
+        detail: failureLabel(err),
+      });
+      throw err;
+    }
+  }
+
+  /** H4 by reference (send-once's `requery`, and the cleanup's last look). */
+  private async requery(): Promise<Presence<VendRecord>> {
+    this.setStatus('checking');
+    try {
+      const check = await this.acts.findByReference({ reference: this.reference });
+      const read: Presence<VendRecord> = check.found ? { found: true, record: check.transaction } : { found: false };
+      this.recordCheck(read);
+      return read;
+    } catch (err) {
+      this.record({
+        op: 'check',
+        attempt: this.state.attempt,
+        outcome: 'error',
+        detail: failureType(err) ?? 'Unknown',
+      });
+      throw err;
+    }
+  }
+
+  private recordCheck(read: Presence<VendRecord> | 'error'): void {
+    const attempt = this.state.attempt;
+    if (read === 'error') this.record({ op: 'check', attempt, outcome: 'error', detail: 'Unavailable' });
+    else if (read.found) this.record({ op: 'check', attempt, outcome: 'found', detail: read.record.status });
+    else this.record({ op: 'check', attempt, outcome: 'not_found' });
+  }
+
+  private fromTransaction(t: VendRecord, how: string): VendResult {
+    return vendRecordOutcome(t.status) === 'vended'
+      ? this.finish('vended', `vended${how}`, t)
+      : this.finish('failed', `the service holds the purchase with status ${t.status}${how}; it is not sent again`, t);
+  }
+
+  private finish(status: VendResult['status'], message: string, transaction?: VendRecord): VendResult {
+    this.setStatus(status);
+    return {
+      ...this.state,
+      steps: [...this.state.steps],
+      status,
+      message,
+      ...(this.meter ? { meter: this.meter } : {}),
+      ...(transaction ? { transaction, ...(transaction.token ? { token: transaction.token } : {}) } : {}),
+    };
+  }
+
+  private setStatus(status: VendState['status']): void {
+    this.state.status = status;
+    this.visible?.status(status);
+  }
+
+  private record(step: VendStep): void {
+    this.state.steps.push(step);
   }
 }
