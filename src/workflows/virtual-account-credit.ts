@@ -2,6 +2,9 @@
 //
 //   durable duplicate check (va_credit_records) → fee/date from C5 → freeze? → hand-over
 //
+// Layout: `virtualAccountCreditWorkflow` (a thin wrapper), then `VirtualAccountCreditFlow`: its
+// state, its handlers (`listen`), the main steps (`run`), then the helpers.
+//
 // - One workflow per credited reference (id va-credit-<transaction_reference>), started by the
 //   receiver for an E-2 notification or by the error-log sweep (C10) for one that never reached
 //   us. The workflow id stops a redelivery while the workflow runs and, after it completed, for
@@ -19,7 +22,6 @@ import {
   ActivityFailure,
   condition,
   log,
-  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -36,184 +38,190 @@ import {
   type VirtualAccountCreditState,
 } from '../shared/virtual-account-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
+import { failureMessage } from '../shared/failures';
+import { LOCAL_STORE, READ } from './steps/activity-options';
 
 type VirtualAccountActivities = ReturnType<typeof createVirtualAccountActivities>;
+type Freeze = NonNullable<VirtualAccountCreditOutcome['freeze']>;
 
-export const VA_DURABLE_DEDUPE_PATCH = 'va-credit-durable-dedupe';
-/** Runs with this marker check the freeze and hand the credit over; older ones ended after recording it. */
-export const VA_HANDOFF_PATCH = 'va-credit-freeze-and-handoff';
-
-const { recordVirtualAccountCredit } = proxyActivities<VirtualAccountActivities>({
-  startToCloseTimeout: '30s',
-  // The duplicate check must happen before anything is credited: retried until the database answers.
-  retry: { initialInterval: '1s', maximumInterval: '1 minute' },
-});
-const { confirmVirtualAccountCredit, readVirtualAccountCreditFreeze } = proxyActivities<VirtualAccountActivities>({
-  startToCloseTimeout: '30s',
-  // Bounded: when the service cannot be asked, the credit stands on its signed values alone.
-  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
-});
+/** The duplicate check must happen before anything is credited: retried until the database answers. */
+const { recordVirtualAccountCredit } = proxyActivities<VirtualAccountActivities>(LOCAL_STORE);
+/** Bounded: when the service cannot be asked, the credit stands on its signed values alone. */
+const { confirmVirtualAccountCredit, readVirtualAccountCreditFreeze } = proxyActivities<VirtualAccountActivities>(READ);
 const { handOverVirtualAccountCredit } = proxyActivities<VirtualAccountActivities>({
-  startToCloseTimeout: '30s',
+  ...READ,
+  // Not a read: the merchant's handler is asked until it takes the credit, backing off for days.
   scheduleToCloseTimeout: VA_CREDIT_DEFAULTS.handoffRetryForMs,
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 });
 
-export async function virtualAccountCreditWorkflow(
-  credit: VirtualAccountCredit,
-): Promise<VirtualAccountCreditOutcome | VirtualAccountCredit> {
-  if (!patched(VA_DURABLE_DEDUPE_PATCH)) {
-    // Runs started before the durable check: they completed at once, answering the notification.
-    upsertSearchAttributes(
-      paymentSearchAttributes({
-        flow: 'virtual-account-credit',
-        reference: credit.transactionReference,
-        status: 'credited',
-        currency: credit.currency,
-      }),
-    );
-    return credit;
+export async function virtualAccountCreditWorkflow(credit: VirtualAccountCredit): Promise<VirtualAccountCreditOutcome> {
+  const flow = new VirtualAccountCreditFlow(credit);
+  flow.listen();
+  return flow.run();
+}
+
+/** One credited reference, from the duplicate check to the hand-over. */
+class VirtualAccountCreditFlow {
+  // --- state ---
+
+  /** What the query answers. */
+  private readonly state: VirtualAccountCreditState;
+  /** An operator asked for the hand-over again (retryCreditHandoff). */
+  private retryRequested = false;
+
+  constructor(private readonly credit: VirtualAccountCredit) {
+    this.state = { status: 'recording', transactionReference: credit.transactionReference };
   }
-  const handingOver = patched(VA_HANDOFF_PATCH);
-  const state: VirtualAccountCreditState = { status: 'recording', transactionReference: credit.transactionReference };
-  const setStatus = (status: VirtualAccountCreditState['status'], reason?: string) => {
-    const changed = status !== state.status;
-    state.status = status;
-    state.reason = reason;
-    if (changed && handingOver) upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
-  let retryRequested = false;
-  if (handingOver) {
-    setHandler(virtualAccountCreditStateQuery, () => state);
+
+  // --- handlers ---
+
+  listen(): void {
+    setHandler(virtualAccountCreditStateQuery, () => this.state);
     setHandler(
       retryCreditHandoffUpdate,
       () => {
-        retryRequested = true;
+        this.retryRequested = true;
         return { accepted: true as const };
       },
-      {
-        validator: (input) => {
-          if (state.status !== 'handoff_failed')
-            throw new Error(`retryCreditHandoff: the credit is ${state.status}, not handoff_failed`);
-          if (!input || typeof input.operator !== 'string' || input.operator.trim() === '')
-            throw new Error('operator: required, a non-empty string');
-          if (typeof input.reason !== 'string' || input.reason.trim() === '')
-            throw new Error('reason: required, a non-empty string');
-        },
-      },
-    );
-    upsertSearchAttributes(
-      paymentSearchAttributes({
-        flow: 'virtual-account-credit',
-        reference: credit.transactionReference,
-        status: 'recording',
-        currency: credit.currency,
-      }),
+      { validator: (input) => this.checkRetry(input) },
     );
   }
 
-  let outcome: VirtualAccountCreditOutcome = await recordVirtualAccountCredit(credit);
-  if (outcome.status === 'credited' && outcome.credit.fieldsSource === 'unconfirmed') {
+  private checkRetry(input: { operator: string; reason: string }): void {
+    if (this.state.status !== 'handoff_failed')
+      throw new Error(`retryCreditHandoff: the credit is ${this.state.status}, not handoff_failed`);
+    if (!input || typeof input.operator !== 'string' || input.operator.trim() === '')
+      throw new Error('operator: required, a non-empty string');
+    if (typeof input.reason !== 'string' || input.reason.trim() === '')
+      throw new Error('reason: required, a non-empty string');
+  }
+
+  // --- the main steps ---
+
+  /** Recorded once; a first credit is checked for a freeze, then handed over. */
+  async run(): Promise<VirtualAccountCreditOutcome> {
+    upsertSearchAttributes(
+      paymentSearchAttributes({
+        flow: 'virtual-account-credit',
+        reference: this.credit.transactionReference,
+        status: 'recording',
+        currency: this.credit.currency,
+      }),
+    );
+    let outcome = await this.record();
+    if (outcome.status === 'credited') {
+      // ---- frozen: recorded, held back until the service shows the funds released ----
+      this.setStatus('confirming');
+      const freeze = await this.watchFreeze();
+      if (freeze) outcome = { ...outcome, freeze };
+      if (freeze && !freeze.releasedAt) return this.heldFrozen(outcome);
+      outcome = { ...outcome, handoff: await this.handOver(outcome.credit, freeze) };
+    }
+    this.state.outcome = outcome;
+    this.setStatus(outcome.status);
+    return outcome;
+  }
+
+  /** The durable duplicate check; a first credit's unsigned fee and date are confirmed by C5 when it answers. */
+  private async record(): Promise<VirtualAccountCreditOutcome> {
+    const outcome = await recordVirtualAccountCredit(this.credit);
+    if (outcome.status !== 'credited' || outcome.credit.fieldsSource !== 'unconfirmed') return outcome;
     try {
-      const confirmed = await confirmVirtualAccountCredit(credit);
-      if (confirmed) outcome = { ...outcome, credit: confirmed };
+      const confirmed = await confirmVirtualAccountCredit(this.credit);
+      return confirmed ? { ...outcome, credit: confirmed } : outcome;
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       log.warn(
         'virtual-account credit: the service could not confirm fee and date; credited on the signed values only',
-        { transactionReference: credit.transactionReference },
+        { transactionReference: this.credit.transactionReference },
       );
+      return outcome;
     }
   }
 
-  if (handingOver && outcome.status === 'credited') {
-    // ---- frozen: recorded, held back until the service shows the funds released ----
-    setStatus('confirming');
-    const freeze = await watchFreeze(credit, (reason) => setStatus('frozen', reason));
-    if (freeze) outcome = { ...outcome, freeze };
-    if (freeze && !freeze.releasedAt) {
-      outcome = { ...outcome, status: 'frozen' };
-      setStatus('frozen', `still frozen after ${VA_CREDIT_DEFAULTS.freezeWatchForMs} ms: not handed over`);
-      state.outcome = outcome;
-      return outcome;
+  /**
+   * The credit's freeze, as the service shows it. undefined: not frozen. Otherwise the freeze, with
+   * `releasedAt` when the service showed it released within the watch period. A freeze named only by
+   * an unsigned notification field is believed until the service can be asked (holding value back
+   * is the safe side); a service that answers "not frozen" overrules it.
+   */
+  private async watchFreeze(): Promise<Freeze | undefined> {
+    const { credit } = this;
+    let look = await this.askFreeze();
+    const frozenNow = look?.known ? look.frozen !== undefined : credit.frozenHint !== undefined;
+    if (!frozenNow) return undefined;
+    const fromService = look?.known && look.frozen;
+    const freeze: Freeze = fromService
+      ? { ...fromService, confirmedBy: 'service' }
+      : {
+          freezeTransactionRef: credit.frozenHint?.freezeTransactionRef,
+          reason: credit.frozenHint?.reason,
+          confirmedBy: 'notification',
+        };
+    this.setStatus(
+      'frozen',
+      `the service holds the funds (freeze ${freeze.freezeTransactionRef ?? 'unnamed'}${freeze.reason ? `: ${freeze.reason}` : ''}); checked again every ${VA_CREDIT_DEFAULTS.freezeCheckEveryMs} ms`,
+    );
+    const until = Date.now() + VA_CREDIT_DEFAULTS.freezeWatchForMs;
+    while (Date.now() < until) {
+      await sleep(Math.min(VA_CREDIT_DEFAULTS.freezeCheckEveryMs, until - Date.now()));
+      look = await this.askFreeze();
+      if (look?.known && !look.frozen) return { ...freeze, releasedAt: new Date().toISOString() };
     }
-    // ---- the hand-over: at least once, one idempotency key ----
-    let handoff: CreditHandoff | undefined;
-    while (!handoff) {
-      setStatus('handing_over');
+    return freeze;
+  }
+
+  /** Still frozen after the watch period: recorded, not handed over. */
+  private heldFrozen(outcome: VirtualAccountCreditOutcome): VirtualAccountCreditOutcome {
+    const held: VirtualAccountCreditOutcome = { ...outcome, status: 'frozen' };
+    this.setStatus('frozen', `still frozen after ${VA_CREDIT_DEFAULTS.freezeWatchForMs} ms: not handed over`);
+    this.state.outcome = held;
+    return held;
+  }
+
+  /** The hand-over: at least once, one idempotency key; after the retries, an operator may ask again. */
+  private async handOver(
+    credit: VirtualAccountCreditOutcome['credit'],
+    freeze: Freeze | undefined,
+  ): Promise<CreditHandoff> {
+    for (;;) {
+      this.setStatus('handing_over');
       try {
-        handoff = await handOverVirtualAccountCredit({
-          credit: outcome.credit,
+        return await handOverVirtualAccountCredit({
+          credit,
           ...(freeze
             ? { releasedFreeze: { freezeTransactionRef: freeze.freezeTransactionRef, reason: freeze.reason } }
             : {}),
         });
       } catch (err) {
         if (!(err instanceof ActivityFailure)) throw err;
-        setStatus(
+        this.setStatus(
           'handoff_failed',
-          `the credit handler did not take the credit: ${err.cause?.message ?? err.message}; an operator may ask again (retryCreditHandoff)`,
+          `the credit handler did not take the credit: ${failureMessage(err)}; an operator may ask again (retryCreditHandoff)`,
         );
-        await condition(() => retryRequested);
-        retryRequested = false;
+        await condition(() => this.retryRequested);
+        this.retryRequested = false;
       }
     }
-    outcome = { ...outcome, handoff };
   }
 
-  state.outcome = outcome;
-  setStatus(outcome.status);
-  if (!handingOver) {
-    upsertSearchAttributes(
-      paymentSearchAttributes({
-        flow: 'virtual-account-credit',
-        reference: credit.transactionReference,
-        status: outcome.status,
-        currency: outcome.credit.currency,
-      }),
-    );
-  }
-  return outcome;
-}
+  // --- helpers ---
 
-/**
- * The credit's freeze, as the service shows it. undefined: not frozen. Otherwise the freeze, with
- * `releasedAt` when the service showed it released within the watch period. A freeze named only by
- * an unsigned notification field is believed until the service can be asked (holding value back
- * is the safe side); a service that answers "not frozen" overrules it.
- */
-async function watchFreeze(
-  credit: VirtualAccountCredit,
-  onFrozen: (reason: string) => void,
-): Promise<VirtualAccountCreditOutcome['freeze']> {
-  const ask = async (): Promise<CreditFreezeLookup | undefined> => {
+  /** C5's view of the freeze; undefined when the service could not be asked. */
+  private async askFreeze(): Promise<CreditFreezeLookup | undefined> {
     try {
-      return await readVirtualAccountCreditFreeze(credit);
+      return await readVirtualAccountCreditFreeze(this.credit);
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       return undefined;
     }
-  };
-  let look = await ask();
-  const frozenNow = (l: CreditFreezeLookup | undefined) =>
-    l?.known ? l.frozen !== undefined : credit.frozenHint !== undefined;
-  if (!frozenNow(look)) return undefined;
-  const fromService = look?.known && look.frozen;
-  const freeze: NonNullable<VirtualAccountCreditOutcome['freeze']> = fromService
-    ? { ...fromService, confirmedBy: 'service' }
-    : {
-        freezeTransactionRef: credit.frozenHint?.freezeTransactionRef,
-        reason: credit.frozenHint?.reason,
-        confirmedBy: 'notification',
-      };
-  onFrozen(
-    `the service holds the funds (freeze ${freeze.freezeTransactionRef ?? 'unnamed'}${freeze.reason ? `: ${freeze.reason}` : ''}); checked again every ${VA_CREDIT_DEFAULTS.freezeCheckEveryMs} ms`,
-  );
-  const until = Date.now() + VA_CREDIT_DEFAULTS.freezeWatchForMs;
-  while (Date.now() < until) {
-    await sleep(Math.min(VA_CREDIT_DEFAULTS.freezeCheckEveryMs, until - Date.now()));
-    look = await ask();
-    if (look?.known && !look.frozen) return { ...freeze, releasedAt: new Date().toISOString() };
   }
-  return freeze;
+
+  private setStatus(status: VirtualAccountCreditState['status'], reason?: string): void {
+    const changed = status !== this.state.status;
+    this.state.status = status;
+    this.state.reason = reason;
+    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
+  }
 }

@@ -13,15 +13,14 @@ import {
   type ErrorLogSweepSummary,
   type VirtualAccountCredit,
 } from '../shared/virtual-account-webhook';
+import { READ } from './steps/activity-options';
 import { virtualAccountCreditWorkflow } from './virtual-account-credit';
 
 type VirtualAccountActivities = ReturnType<typeof createVirtualAccountActivities>;
 
+/** C10, the durable record check and C11: a few attempts with backoff. */
 const { readWebhookErrorLog, isVirtualAccountCreditRecorded, deleteWebhookErrorLogEntry } =
-  proxyActivities<VirtualAccountActivities>({
-    startToCloseTimeout: '30s',
-    retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
-  });
+  proxyActivities<VirtualAccountActivities>(READ);
 
 export interface ErrorLogSweepInput {
   /** Rows read per C10 call (the service returns at most 100). */
