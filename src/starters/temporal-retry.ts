@@ -51,7 +51,8 @@ export async function retryTransient<T>(
     } catch (err) {
       if (!isTransientTemporalError(err)) throw err;
       if (Date.now() + delay > until) throw new TemporalUnavailableError(operation, attempt, err);
-      await new Promise((r) => setTimeout(r, delay));
+      // Jittered (half to all of the delay): many starters retrying after one server restart do not come back in step.
+      await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random() / 2)));
       delay = Math.min(delay * 2, opts.maxDelayMs ?? 5_000);
     }
   }
