@@ -15,7 +15,7 @@ import { keyDigest } from './mandate';
 import type { OutcomeResolution } from './outcome';
 import {
   POS_SEALED_FIELDS,
-  PosF3OptionsSchema,
+  PosTransactionOptionsSchema,
   PosSealedCardSchema,
   PosTransactionInputSchema,
   type PosResolveOutcome,
@@ -52,7 +52,7 @@ const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) a
 /** The pre-authorisation as the starter takes it: the sale's fields (the card read) without transaction_type. */
 export const PosPreAuthInputSchema = lazy('pos-preauth.PosPreAuthInputSchema', () =>
   PosTransactionInputSchema.omit({ transaction_type: true, options: true }).extend({
-    options: PosF3OptionsSchema.extend({
+    options: PosTransactionOptionsSchema.extend({
       /** How long after the pre-authorisation was sent a completion is accepted; then the flow ends `lapsed`. Default 7 days. */
       holdWindow,
     }).optional(),

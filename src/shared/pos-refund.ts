@@ -17,7 +17,7 @@ import { keyDigest } from './mandate';
 import type { OutcomeResolution } from './outcome';
 import {
   POS_SEALED_FIELDS,
-  PosF3OptionsSchema,
+  PosTransactionOptionsSchema,
   PosSealedCardSchema,
   PosTransactionInputSchema,
   merchantRefSchema,
@@ -60,7 +60,7 @@ export const PosRefundInputSchema = lazy('pos-refund.PosRefundInputSchema', () =
     refund_request_id: refundRequestId,
     /** The merchant_ref of the approved sale (Purchase or Completion) this refund returns money from. */
     original_merchant_ref: merchantRefSchema,
-    options: PosF3OptionsSchema.optional(),
+    options: PosTransactionOptionsSchema.optional(),
   }),
 );
 export type PosRefundInput = z.input<typeof PosRefundInputSchema>;

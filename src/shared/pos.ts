@@ -331,10 +331,10 @@ export type PosTransactionInput = z.input<typeof PosTransactionInputSchema>;
 export type PosTransactionParsedInput = z.output<typeof PosTransactionInputSchema>;
 
 /** The F3 options every terminal flow takes (sale, refund, pre-authorisation and its completion). */
-export const PosF3OptionsSchema = lazy('pos.PosF3OptionsSchema', () =>
+export const PosTransactionOptionsSchema = lazy('pos.PosTransactionOptionsSchema', () =>
   PosTransactionInputSchema.shape.options.unwrap(),
 );
-export type PosF3Options = z.output<typeof PosF3OptionsSchema>;
+export type PosTransactionOptions = z.output<typeof PosTransactionOptionsSchema>;
 
 /** A merchant_ref as F3 takes it (spec: merchant-unique, at most 25 characters). */
 export const merchantRefSchema = lazy('pos.merchantRefSchema', () => PosTransactionInputSchema.shape.merchant_ref);
@@ -365,7 +365,7 @@ export function linkedTransactionIssues(v: {
 }
 
 /** The F3 body as any of the terminal flows sends it (no options): the sale's fields and `original_merchant_ref`, with the link rule. */
-export const PosF3RequestSchema = lazy('pos.PosF3RequestSchema', () =>
+export const PosTransactionRequestSchema = lazy('pos.PosTransactionRequestSchema', () =>
   PosTransactionInputSchema.omit({ options: true })
     .extend({ original_merchant_ref: merchantRefSchema.optional() })
     .superRefine((v, ctx) => {

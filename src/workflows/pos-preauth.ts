@@ -2,7 +2,7 @@
 // tied to it by original_merchant_ref; F4 requery by merchant_ref for each).
 //
 //   validate (zod; card-read fields refused by name)
-//   F3 Pre-Authorization through send-once (./pos-f3.ts)
+//   F3 Pre-Authorization through send-once (./steps/pos-terminal-send.ts)
 //       declined | rejected | not_received | card_data_unavailable → final (nothing held)
 //       unknown → parked outcome_unknown (F4 on a backoff; resolveOutcome)
 //   approved → held: a durable timer runs to the end of the hold window (heldSince + holdWindow,
@@ -18,14 +18,8 @@
 // the Completion is sent once, and again only after F4 proved the earlier attempt never arrived.
 // A lapse or a release sends nothing: the spec has no call to release a hold, so the funds stay
 // held at the issuer until its own hold expires. No money moves beyond the hold.
-import {
-  ApplicationFailure,
-  condition,
-  isCancellation,
-  setHandler,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
-import { POS_RESOLVE_OUTCOMES, POS_SEALED_FIELDS, maskedPan, type PosResolveOutcome } from '../shared/pos';
+import { condition, isCancellation, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { maskedPan, type PosTransactionOptions } from '../shared/pos';
 import {
   DEFAULT_HOLD_WINDOW,
   PosCompleteInputSchema,
@@ -35,211 +29,220 @@ import {
   holdWindowMs,
   posPreAuthStateQuery,
   releasePreAuthUpdate,
+  type PosCompleteInput,
   type PosCompletionState,
   type PosPreAuthResult,
   type PosPreAuthState,
   type PosSealedPreAuthInput,
 } from '../shared/pos-preauth';
 import { unsealedFieldsIn } from '../shared/pos-refund';
-import { checkResolveOutcome, resolveOutcomeUpdate, type OutcomeResolution } from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { sendPosF3 } from './pos-f3';
-import { describeIssues, issuesOf, type FieldIssue } from '../shared/failures';
+import { describeIssues, issuesOf } from '../shared/failures';
+import { parseSealedPosInput } from './steps/pos-input';
+import {
+  linkedWording,
+  listenForResolveOutcome,
+  sendPosTransaction,
+  type ResolutionSlot,
+} from './steps/pos-terminal-send';
 
 export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<PosPreAuthResult> {
-  // ---- 1. every field rule, before anything is sent ----
-  const rest = Object.fromEntries(
-    Object.entries(raw ?? {}).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)),
-  );
-  const parsed = PosSealedPreAuthInputSchema.safeParse(rest);
-  const issues: FieldIssue[] = [
-    ...unsealedFieldsIn(raw, 'startPosPreAuth'),
-    ...(parsed.success ? [] : issuesOf(parsed.error)),
-  ];
-  if (!parsed.success || issues.length > 0) {
-    throw ApplicationFailure.create({
-      type: 'InvalidInput',
-      message: `invalid POS pre-authorisation: ${describeIssues(issues)}`,
-      nonRetryable: true,
-      details: [issues],
-    });
-  }
-  const { options = {}, ...fields } = parsed.data;
-  const { holdWindow, ...f3Options } = options;
-  const windowMs = holdWindowMs(holdWindow ?? DEFAULT_HOLD_WINDOW);
-  const held = Number(fields.amount);
-  const completionRef = completionMerchantRef(fields.merchant_ref);
+  const flow = new PosPreAuthFlow(raw);
+  flow.listen();
+  return flow.run();
+}
 
-  const state: PosPreAuthState = {
-    merchantRef: fields.merchant_ref,
-    status: 'validating',
-    phase: 'preauth',
-    amount: held,
-    currency: fields.currency,
-    attempt: 0,
-    steps: [],
-    card: { maskedPan: maskedPan(fields.card) },
-  };
-  let holdUntilMs = 0;
+type Fields = Omit<ReturnType<typeof PosSealedPreAuthInputSchema.parse>, 'options'>;
+type CompleteRequest = ReturnType<typeof PosCompleteInputSchema.parse>;
+
+/** One pre-authorisation and its completion. */
+class PosPreAuthFlow {
+  // --- state ---
+
+  private readonly fields: Fields;
+  /** The send options (the hold window is the flow's own). */
+  private readonly sendOptions: PosTransactionOptions;
+  private readonly windowMs: number;
+  private readonly held: number;
+  private readonly completionRef: string;
+  private readonly state: PosPreAuthState;
+  private holdUntilMs = 0;
   /** The accepted completePreAuth, until the flow takes it. */
-  let completeRequest: ReturnType<typeof PosCompleteInputSchema.parse> | undefined;
-  let releaseRequest: { reason?: string } | undefined;
-  const resolutions: {
-    preauth?: OutcomeResolution<PosResolveOutcome>;
-    completion?: OutcomeResolution<PosResolveOutcome>;
-  } = {};
+  private completeRequest: CompleteRequest | undefined;
+  private releaseRequest: { reason?: string } | undefined;
+  /** The operator's resolveOutcome, one per phase. */
+  private readonly resolutions: Record<PosPreAuthState['phase'], ResolutionSlot> = { preauth: {}, completion: {} };
 
-  const snapshot = (): PosPreAuthState => ({
-    ...state,
-    steps: [...state.steps],
-    ...(state.completion ? { completion: { ...state.completion, steps: [...state.completion.steps] } } : {}),
-  });
-  setHandler(posPreAuthStateQuery, snapshot);
-  setHandler(
-    resolveOutcomeUpdate,
-    (r) => {
-      const resolution = {
-        outcome: r.outcome as PosResolveOutcome,
-        reason: r.reason.trim(),
-        operator: r.operator.trim(),
-        resolvedAt: new Date(Date.now()).toISOString(),
-      };
-      resolutions[state.phase] ??= resolution;
-      return resolutions[state.phase]!;
-    },
-    {
-      validator: (r) =>
-        checkResolveOutcome(
-          r,
-          POS_RESOLVE_OUTCOMES,
-          state.status === 'outcome_unknown' && resolutions[state.phase] === undefined,
-        ),
-    },
-  );
-  setHandler(
-    completePreAuthUpdate,
-    (input) => {
-      completeRequest = PosCompleteInputSchema.parse(input);
-      return {
-        completionMerchantRef: completionRef,
-        amount: Number(completeRequest.amount),
-        acceptedAt: new Date(Date.now()).toISOString(),
-      };
-    },
-    {
-      validator: (input) => {
-        if (state.status !== 'held' || completeRequest !== undefined) {
-          const why =
-            state.completion && state.completion.status !== 'card_data_unavailable'
-              ? `the pre-authorisation ${state.merchantRef} is already being completed or was completed (completion ${state.completion.merchantRef}: ${state.completion.status}); a completion is sent once`
-              : `the pre-authorisation ${state.merchantRef} is ${state.status}, not held`;
-          throw new Error(`completePreAuth refused: ${why}`);
-        }
-        if (Date.now() >= holdUntilMs)
-          throw new Error(`completePreAuth refused: the hold window ended at ${new Date(holdUntilMs).toISOString()}`);
-        const p = PosCompleteInputSchema.safeParse(input);
-        if (!p.success) throw new Error(`completePreAuth refused: ${describeIssues(issuesOf(p.error))}`);
-        const amount = Number(p.data.amount);
-        if (amount > held) throw new Error(`completePreAuth refused: amount ${amount} is more than the ${held} held`);
-        if (p.data.card.bin !== fields.card.bin || p.data.card.last4 !== fields.card.last4) {
-          throw new Error(
-            `completePreAuth refused: the card presented (${maskedPan(p.data.card)}) is not the pre-authorised card (${maskedPan(fields.card)})`,
-          );
-        }
-      },
-    },
-  );
-  setHandler(
-    releasePreAuthUpdate,
-    (input) => {
-      releaseRequest = { ...(input?.reason ? { reason: String(input.reason).slice(0, 500) } : {}) };
-      return { releasedAt: new Date(Date.now()).toISOString() };
-    },
-    {
-      validator: (_input: { reason?: string }) => {
-        if (state.status !== 'held' || completeRequest !== undefined)
-          throw new Error(
-            `releasePreAuth refused: the pre-authorisation ${state.merchantRef} is ${state.status}, not held`,
-          );
-      },
-    },
-  );
-
-  const setStatus = (status: PosPreAuthState['status']) => {
-    state.status = status;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
-  const finish = (
-    status: PosPreAuthResult['status'],
-    action: string,
-    extra: Partial<PosPreAuthResult> = {},
-  ): PosPreAuthResult => {
-    setStatus(status);
-    return { ...snapshot(), ...extra, status, action };
-  };
-  upsertSearchAttributes(
-    paymentSearchAttributes({
-      flow: 'pos-preauth',
-      reference: fields.merchant_ref,
+  constructor(raw: PosSealedPreAuthInput) {
+    // Every field rule, before anything is sent; card-read fields refused by name.
+    const parsed = parseSealedPosInput(
+      PosSealedPreAuthInputSchema,
+      raw,
+      unsealedFieldsIn(raw, 'startPosPreAuth'),
+      'POS pre-authorisation',
+    );
+    const { options = {}, ...fields } = parsed;
+    const { holdWindow, ...sendOptions } = options;
+    this.fields = fields;
+    this.sendOptions = sendOptions;
+    this.windowMs = holdWindowMs(holdWindow ?? DEFAULT_HOLD_WINDOW);
+    this.held = Number(fields.amount);
+    this.completionRef = completionMerchantRef(fields.merchant_ref);
+    this.state = {
+      merchantRef: fields.merchant_ref,
       status: 'validating',
-      amount: held,
+      phase: 'preauth',
+      amount: this.held,
       currency: fields.currency,
-    }),
-  );
+      attempt: 0,
+      steps: [],
+      card: { maskedPan: maskedPan(fields.card) },
+    };
+  }
 
-  // ---- 2. F3 Pre-Authorization ----
-  const heldSince = Date.now();
-  state.heldSince = new Date(heldSince).toISOString();
-  holdUntilMs = heldSince + windowMs;
-  state.holdUntil = new Date(holdUntilMs).toISOString();
-  const pre = await sendPosF3({
-    what: 'pre-authorisation',
-    req: { ...fields, transaction_type: 'Pre-Authorization' },
-    options: f3Options,
-    track: state,
-    setStatus,
-    resolution: () => resolutions.preauth,
-  });
-  if (pre.resolution) state.resolution = pre.resolution;
-  if (pre.transaction) state.transaction = pre.transaction;
-  if (pre.status !== 'approved')
-    return finish(pre.status, pre.action, pre.cancelRequested ? { cancelRequested: true } : {});
+  // --- handlers ---
 
-  // ---- 3. held until completed, released or lapsed ----
-  for (;;) {
-    setStatus('held');
+  listen(): void {
+    setHandler(posPreAuthStateQuery, () => this.snapshot());
+    listenForResolveOutcome(
+      () => this.resolutions[this.state.phase],
+      () => this.state.status === 'outcome_unknown',
+    );
+    setHandler(
+      completePreAuthUpdate,
+      (input) => {
+        const request = PosCompleteInputSchema.parse(input);
+        this.completeRequest = request;
+        return {
+          completionMerchantRef: this.completionRef,
+          amount: Number(request.amount),
+          acceptedAt: new Date(Date.now()).toISOString(),
+        };
+      },
+      { validator: (input) => this.checkComplete(input) },
+    );
+    setHandler(
+      releasePreAuthUpdate,
+      (input) => {
+        this.releaseRequest = { ...(input?.reason ? { reason: String(input.reason).slice(0, 500) } : {}) };
+        return { releasedAt: new Date(Date.now()).toISOString() };
+      },
+      {
+        validator: (_input: { reason?: string }) => {
+          if (this.state.status !== 'held' || this.completeRequest !== undefined)
+            throw new Error(
+              `releasePreAuth refused: the pre-authorisation ${this.state.merchantRef} is ${this.state.status}, not held`,
+            );
+        },
+      },
+    );
+  }
+
+  /** completePreAuth: only while held and within the window, at most the amount held, the same card. */
+  private checkComplete(input: PosCompleteInput): void {
+    const { state, held, fields } = this;
+    if (state.status !== 'held' || this.completeRequest !== undefined) {
+      const why =
+        state.completion && state.completion.status !== 'card_data_unavailable'
+          ? `the pre-authorisation ${state.merchantRef} is already being completed or was completed (completion ${state.completion.merchantRef}: ${state.completion.status}); a completion is sent once`
+          : `the pre-authorisation ${state.merchantRef} is ${state.status}, not held`;
+      throw new Error(`completePreAuth refused: ${why}`);
+    }
+    if (Date.now() >= this.holdUntilMs)
+      throw new Error(`completePreAuth refused: the hold window ended at ${new Date(this.holdUntilMs).toISOString()}`);
+    const p = PosCompleteInputSchema.safeParse(input);
+    if (!p.success) throw new Error(`completePreAuth refused: ${describeIssues(issuesOf(p.error))}`);
+    const amount = Number(p.data.amount);
+    if (amount > held) throw new Error(`completePreAuth refused: amount ${amount} is more than the ${held} held`);
+    if (p.data.card.bin !== fields.card.bin || p.data.card.last4 !== fields.card.last4) {
+      throw new Error(
+        `completePreAuth refused: the card presented (${maskedPan(p.data.card)}) is not the pre-authorised card (${maskedPan(fields.card)})`,
+      );
+    }
+  }
+
+  // --- the main steps ---
+
+  /** F3 Pre-Authorization; held until completed, released or lapsed; F3 Completion once. */
+  async run(): Promise<PosPreAuthResult> {
+    const { fields, state } = this;
+    upsertSearchAttributes(
+      paymentSearchAttributes({
+        flow: 'pos-preauth',
+        reference: fields.merchant_ref,
+        status: 'validating',
+        amount: this.held,
+        currency: fields.currency,
+      }),
+    );
+
+    // ---- F3 Pre-Authorization ----
+    const heldSince = Date.now();
+    state.heldSince = new Date(heldSince).toISOString();
+    this.holdUntilMs = heldSince + this.windowMs;
+    state.holdUntil = new Date(this.holdUntilMs).toISOString();
+    const pre = await sendPosTransaction({
+      wording: linkedWording('pre-authorisation'),
+      req: { ...fields, transaction_type: 'Pre-Authorization' },
+      options: this.sendOptions,
+      track: state,
+      setStatus: (status) => this.setStatus(status),
+      resolution: () => this.resolutions.preauth.value,
+    });
+    if (pre.resolution) state.resolution = pre.resolution;
+    if (pre.transaction) state.transaction = pre.transaction;
+    if (pre.status !== 'approved')
+      return this.finish(pre.status, pre.action, pre.cancelRequested ? { cancelRequested: true } : {});
+
+    // ---- held until completed, released or lapsed; a completion whose card read was gone holds again ----
+    for (;;) {
+      const ended = await this.whileHeld();
+      if (ended) return ended;
+      const completed = await this.complete(this.completeRequest!);
+      if (completed) return completed;
+      this.completeRequest = undefined;
+    }
+  }
+
+  /** Held until the window ends (lapsed), a release (released) or a completion (undefined: complete it). */
+  private async whileHeld(): Promise<PosPreAuthResult | undefined> {
+    this.setStatus('held');
     let woke: boolean;
     try {
       woke =
-        Date.now() < holdUntilMs &&
+        Date.now() < this.holdUntilMs &&
         (await condition(
-          () => completeRequest !== undefined || releaseRequest !== undefined,
-          holdUntilMs - Date.now(),
+          () => this.completeRequest !== undefined || this.releaseRequest !== undefined,
+          this.holdUntilMs - Date.now(),
         ));
     } catch (err) {
       if (!isCancellation(err)) throw err;
-      return finish(
+      return this.finish(
         'released',
         'Cancelled while held: no completion was sent, nothing moved beyond the hold (it lapses at the issuer)',
         { cancelRequested: true },
       );
     }
     if (!woke) {
-      return finish(
+      return this.finish(
         'lapsed',
-        `The hold window ended (${state.holdUntil}) without a completion: nothing moved beyond the hold, which lapses at the issuer`,
+        `The hold window ended (${this.state.holdUntil}) without a completion: nothing moved beyond the hold, which lapses at the issuer`,
       );
     }
-    if (releaseRequest !== undefined) {
-      if (releaseRequest.reason) state.releaseReason = releaseRequest.reason;
-      return finish(
+    const release = this.releaseRequest;
+    if (release !== undefined) {
+      if (release.reason) this.state.releaseReason = release.reason;
+      return this.finish(
         'released',
-        `Released by the merchant${releaseRequest.reason ? ` (${releaseRequest.reason})` : ''}: no completion will be sent; the hold lapses at the issuer`,
+        `Released by the merchant${release.reason ? ` (${release.reason})` : ''}: no completion will be sent; the hold lapses at the issuer`,
       );
     }
+    return undefined;
+  }
 
-    // ---- 4. F3 Completion, once ----
-    const request = completeRequest!;
+  /** F3 Completion, once: the flow's end, or undefined when the card read was gone before it was sent (held again). */
+  private async complete(request: CompleteRequest): Promise<PosPreAuthResult | undefined> {
+    const { fields, state, completionRef, held } = this;
     state.phase = 'completion';
     const completion: PosCompletionState = {
       merchantRef: completionRef,
@@ -250,10 +253,10 @@ export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<Po
       card: { maskedPan: maskedPan(request.card) },
     };
     state.completion = completion;
-    setStatus('completing');
+    this.setStatus('completing');
     // Sent once (send-once runs non-cancellable); a cancel while its outcome is parked asks F4 once more and records it.
-    const out = await sendPosF3({
-      what: 'completion',
+    const out = await sendPosTransaction({
+      wording: linkedWording('completion'),
       req: {
         terminal_id: fields.terminal_id,
         amount: request.amount,
@@ -266,13 +269,13 @@ export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<Po
         merchant_ref: completionRef,
         original_merchant_ref: fields.merchant_ref,
       },
-      options: f3Options,
+      options: this.sendOptions,
       track: completion,
       setStatus: (s) => {
         completion.status = s;
-        setStatus(s === 'outcome_unknown' ? 'outcome_unknown' : 'completing');
+        this.setStatus(s === 'outcome_unknown' ? 'outcome_unknown' : 'completing');
       },
-      resolution: () => resolutions.completion,
+      resolution: () => this.resolutions.completion.value,
     });
     completion.status = out.status;
     completion.action = out.action;
@@ -280,26 +283,50 @@ export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<Po
     if (out.resolution) completion.resolution = out.resolution;
     switch (out.status) {
       case 'approved':
-        return finish(
+        return this.finish(
           'completed',
           `Completed: ${completion.amount} of the ${held} held was captured (completion ${completionRef})`,
         );
       case 'declined':
-        return finish(
+        return this.finish(
           'completion_declined',
           `${out.action}; nothing moved beyond the hold, which lapses at the issuer`,
         );
       case 'rejected':
-        return finish('completion_rejected', `${out.action}; the hold lapses at the issuer`);
+        return this.finish('completion_rejected', `${out.action}; the hold lapses at the issuer`);
       case 'not_received':
-        return finish('completion_not_received', `${out.action} The hold lapses at the issuer.`);
+        return this.finish('completion_not_received', `${out.action} The hold lapses at the issuer.`);
       case 'outcome_unknown':
-        return finish('outcome_unknown', out.action, out.cancelRequested ? { cancelRequested: true } : {});
+        return this.finish('outcome_unknown', out.action, out.cancelRequested ? { cancelRequested: true } : {});
       case 'card_data_unavailable':
         // Nothing reached the service: the pre-authorisation is still held; a new completePreAuth (fresh card read) may come.
         state.completionsNotSent = (state.completionsNotSent ?? 0) + 1;
-        completeRequest = undefined;
-        continue;
+        return undefined;
     }
+  }
+
+  // --- helpers ---
+
+  private snapshot(): PosPreAuthState {
+    const { state } = this;
+    return {
+      ...state,
+      steps: [...state.steps],
+      ...(state.completion ? { completion: { ...state.completion, steps: [...state.completion.steps] } } : {}),
+    };
+  }
+
+  private finish(
+    status: PosPreAuthResult['status'],
+    action: string,
+    extra: Partial<PosPreAuthResult> = {},
+  ): PosPreAuthResult {
+    this.setStatus(status);
+    return { ...this.snapshot(), ...extra, status, action };
+  }
+
+  private setStatus(status: PosPreAuthState['status']): void {
+    this.state.status = status;
+    upsertSearchAttributes(paymentSearchAttributes({ status }));
   }
 }

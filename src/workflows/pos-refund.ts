@@ -7,15 +7,14 @@
 //                  (BIN/last four) → currency_mismatch / card_mismatch; F4 unanswerable → unverified
 //   F4 own merchant_ref ── found → that record is the outcome (the same request, already sent)
 //   reserve in the sale's refund ledger ── over what is left → refused over_remaining
-//   F3 Refund through send-once (./pos-f3.ts): approved | declined | rejected | not_received |
-//                  card_data_unavailable | outcome_unknown (parked, resolveOutcome)
+//   F3 Refund through send-once (./steps/pos-terminal-send.ts): approved | declined | rejected |
+//                  not_received | card_data_unavailable | outcome_unknown (parked, resolveOutcome)
 //   settle the ledger: approved keeps the amount, no money moved releases it, unknown holds it
 //
 // Nothing is sent before the original was checked and the amount reserved. The refund's own
 // merchant_ref is derived from the caller's refund request id (RF<digest>), so the same request
 // is the same refund at the service, whatever Temporal still retains.
 import {
-  ApplicationFailure,
   CancellationScope,
   getExternalWorkflowHandle,
   isCancellation,
@@ -25,14 +24,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { PosRefundActivities } from '../activities/pos-refund';
-import {
-  POS_RESOLVE_OUTCOMES,
-  POS_SEALED_FIELDS,
-  classifyPosCode,
-  maskedPan,
-  type PosRequeryOutcome,
-  type PosResolveOutcome,
-} from '../shared/pos';
+import { classifyPosCode, maskedPan, type PosTransactionOptions, type PosTransactionRecord } from '../shared/pos';
 import {
   PosSealedRefundInputSchema,
   REFUND_LEDGER_CLOSED,
@@ -47,236 +39,246 @@ import {
   type PosRefundState,
   type PosSealedRefundInput,
 } from '../shared/pos-refund';
-import { checkResolveOutcome, resolveOutcomeUpdate, type OutcomeResolution } from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { posF4, sendPosF3, type PosF3Outcome } from './pos-f3';
+import { FailureTypes, failureMessage, failureOf } from '../shared/failures';
+import { LOCAL_STORE } from './steps/activity-options';
+import { parseSealedPosInput } from './steps/pos-input';
 import {
-  FailureTypes,
-  activityFailureMessage,
-  activityFailureType,
-  describeIssues,
-  issuesOf,
-  type FieldIssue,
-} from '../shared/failures';
+  linkedWording,
+  listenForResolveOutcome,
+  posTransactionLookup,
+  sendPosTransaction,
+  type ResolutionSlot,
+} from './steps/pos-terminal-send';
 
 /** Transaction types a refund may return money from. */
 const REFUNDABLE = ['Purchase', 'Completion'];
 
+const { posRefundReserve } = proxyActivities<PosRefundActivities>({
+  ...LOCAL_STORE,
+  // An Update of the ledger workflow: it waits for the ledger's workflow task.
+  startToCloseTimeout: '30s',
+  // Bounded: a ledger that cannot be asked refuses the refund (unverified) rather than wait.
+  scheduleToCloseTimeout: '2 minutes',
+  // The ledger's refusals are final.
+  retry: { ...LOCAL_STORE.retry, nonRetryableErrorTypes: [REFUND_OVER_REMAINING, REFUND_LEDGER_CLOSED] },
+});
+
 export async function posRefundWorkflow(raw: PosSealedRefundInput): Promise<PosRefundResult> {
-  // ---- 1. every field rule, before anything is sent ----
-  const rest = Object.fromEntries(
-    Object.entries(raw ?? {}).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)),
-  );
-  const parsed = PosSealedRefundInputSchema.safeParse(rest);
-  const issues: FieldIssue[] = [
-    ...unsealedFieldsIn(raw, 'startPosRefund'),
-    ...(parsed.success ? [] : issuesOf(parsed.error)),
-  ];
-  if (!parsed.success || issues.length > 0) {
-    throw ApplicationFailure.create({
-      type: 'InvalidInput',
-      message: `invalid POS refund: ${describeIssues(issues)}`,
-      nonRetryable: true,
-      details: [issues],
+  const flow = new PosRefundFlow(raw);
+  flow.listen();
+  return flow.run();
+}
+
+type Fields = Omit<ReturnType<typeof PosSealedRefundInputSchema.parse>, 'options' | 'refund_request_id'>;
+
+/** One refund request. */
+class PosRefundFlow {
+  // --- state ---
+
+  private readonly fields: Fields;
+  private readonly options: PosTransactionOptions;
+  private readonly merchantRef: string;
+  private readonly amount: number;
+  private readonly ledgerId: string;
+  private readonly state: PosRefundState;
+  /** The operator's resolveOutcome while the refund is parked. */
+  private readonly resolution: ResolutionSlot = {};
+  private readonly lookup: ReturnType<typeof posTransactionLookup>;
+
+  constructor(raw: PosSealedRefundInput) {
+    // Every field rule, before anything is sent; card-read fields refused by name.
+    const parsed = parseSealedPosInput(
+      PosSealedRefundInputSchema,
+      raw,
+      unsealedFieldsIn(raw, 'startPosRefund'),
+      'POS refund',
+    );
+    const { options = {}, refund_request_id, ...fields } = parsed;
+    this.fields = fields;
+    this.options = options;
+    this.merchantRef = refundMerchantRef(refund_request_id);
+    this.amount = Number(fields.amount);
+    this.ledgerId = posRefundLedgerWorkflowId(fields.original_merchant_ref);
+    this.state = {
+      refundRequestId: refund_request_id,
+      merchantRef: this.merchantRef,
+      originalMerchantRef: fields.original_merchant_ref,
+      amount: this.amount,
+      currency: fields.currency,
+      status: 'validating',
+      attempt: 0,
+      steps: [],
+      card: { maskedPan: maskedPan(fields.card) },
+    };
+    this.lookup = posTransactionLookup(options);
+  }
+
+  // --- handlers ---
+
+  listen(): void {
+    setHandler(posRefundStateQuery, () => ({ ...this.state, steps: [...this.state.steps] }));
+    listenForResolveOutcome(
+      () => this.resolution,
+      () => this.state.status === 'outcome_unknown',
+    );
+  }
+
+  // --- the main steps ---
+
+  /** The checks and the reservation (nothing sent yet), then F3 Refund once, then the ledger settled. */
+  async run(): Promise<PosRefundResult> {
+    const { fields, merchantRef, state } = this;
+    upsertSearchAttributes(
+      paymentSearchAttributes({
+        flow: 'pos-refund',
+        reference: merchantRef,
+        status: 'validating',
+        amount: this.amount,
+        currency: fields.currency,
+      }),
+    );
+    try {
+      const ended = await this.beforeSend();
+      if (ended) return ended;
+    } catch (err) {
+      if (isCancellation(err))
+        return this.finish('refused', 'Cancelled before anything was sent: nothing was refunded', {
+          cancelRequested: true,
+        });
+      throw err;
+    }
+
+    // ---- F3 Refund, once ----
+    const out = await sendPosTransaction({
+      wording: linkedWording('refund'),
+      req: { ...fields, transaction_type: 'Refund', merchant_ref: merchantRef },
+      options: this.options,
+      track: state,
+      setStatus: (status) => this.setStatus(status),
+      resolution: () => this.resolution.value,
+    });
+    if (out.resolution) state.resolution = out.resolution;
+    // ---- settle the ledger ----
+    if (out.status === 'approved') await this.settle('approved');
+    else if (out.status !== 'outcome_unknown') await this.settle('released');
+    return this.finish(out.status, out.action, {
+      ...(out.transaction ? { transaction: out.transaction, responseCode: out.transaction.response_code } : {}),
+      ...(out.cancelRequested ? { cancelRequested: true } : {}),
     });
   }
-  const { options = {}, refund_request_id, original_merchant_ref, ...fields } = parsed.data;
-  const merchantRef = refundMerchantRef(refund_request_id);
-  const amount = Number(fields.amount);
-  const ledgerId = posRefundLedgerWorkflowId(original_merchant_ref);
 
-  const state: PosRefundState = {
-    refundRequestId: refund_request_id,
-    merchantRef,
-    originalMerchantRef: original_merchant_ref,
-    amount,
-    currency: fields.currency,
-    status: 'validating',
-    attempt: 0,
-    steps: [],
-    card: { maskedPan: maskedPan(fields.card) },
-  };
-  setHandler(posRefundStateQuery, () => ({ ...state, steps: [...state.steps] }));
-  let resolution: OutcomeResolution<PosResolveOutcome> | undefined;
-  setHandler(
-    resolveOutcomeUpdate,
-    (r) => {
-      resolution ??= {
-        outcome: r.outcome as PosResolveOutcome,
-        reason: r.reason.trim(),
-        operator: r.operator.trim(),
-        resolvedAt: new Date(Date.now()).toISOString(),
-      };
-      return resolution;
-    },
-    {
-      validator: (r) =>
-        checkResolveOutcome(r, POS_RESOLVE_OUTCOMES, state.status === 'outcome_unknown' && resolution === undefined),
-    },
-  );
-  const setStatus = (status: PosRefundState['status']) => {
-    state.status = status;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
-  upsertSearchAttributes(
-    paymentSearchAttributes({
-      flow: 'pos-refund',
-      reference: merchantRef,
-      status: 'validating',
-      amount,
-      currency: fields.currency,
-    }),
-  );
+  /** The original sale, this request sent earlier, the reservation: the refund's end if one of them ends it. */
+  private async beforeSend(): Promise<PosRefundResult | undefined> {
+    this.setStatus('checking_original');
+    const original = await this.checkOriginal();
+    if ('ended' in original) return original.ended;
+    const earlier = await this.sentEarlier();
+    if (earlier) return earlier;
+    return this.reserve(original.sale);
+  }
 
-  const { posRefundReserve } = proxyActivities<PosRefundActivities>({
-    startToCloseTimeout: '30s',
-    scheduleToCloseTimeout: '2 minutes',
-    retry: {
-      initialInterval: '1s',
-      maximumInterval: '10s',
-      nonRetryableErrorTypes: [REFUND_OVER_REMAINING, REFUND_LEDGER_CLOSED],
-    },
-  });
-  const f4 = posF4(options);
-
-  const finish = (
-    status: PosRefundResult['status'],
-    action: string,
-    extra: Partial<PosRefundResult> = {},
-  ): PosRefundResult => {
-    setStatus(status);
-    return { ...state, steps: [...state.steps], ...extra, status, action };
-  };
-  const refuse = (refusal: PosRefundRefusal, why: string): PosRefundResult => {
-    state.refusal = refusal;
-    return finish('refused', `Refund refused before anything was sent, nothing was refunded: ${why}`);
-  };
-
-  try {
-    // ---- 2. the original sale, by F4 ----
-    setStatus('checking_original');
-    let original: PosRequeryOutcome;
+  /** F4 of the original: it must be an approved Purchase or Completion of this card and currency, at least this amount. */
+  private async checkOriginal(): Promise<{ sale: PosTransactionRecord } | { ended: PosRefundResult }> {
+    const { fields, amount } = this;
+    const ref = fields.original_merchant_ref;
+    let original;
     try {
-      original = await f4.requery(original_merchant_ref);
+      original = await this.lookup.requery(ref);
     } catch (err) {
-      return refuse(
-        'unverified',
-        `the original sale ${original_merchant_ref} could not be checked (F4: ${activityFailureMessage(err)})`,
-      );
+      return this.refuse('unverified', `the original sale ${ref} could not be checked (F4: ${failureMessage(err)})`);
     }
     if (!original.found)
-      return refuse(
-        'original_not_found',
-        `the service has no transaction with merchant_ref ${original_merchant_ref} (F4 404)`,
-      );
+      return this.refuse('original_not_found', `the service has no transaction with merchant_ref ${ref} (F4 404)`);
     const o = original.transaction;
-    state.original = {
+    this.state.original = {
       amount: o.amount,
       responseCode: o.response_code,
       ...(o.transaction_type ? { transactionType: o.transaction_type } : {}),
       ...(o.card_pan_masked ? { maskedPan: o.card_pan_masked } : {}),
     };
-    if (o.transaction_type !== undefined && !REFUNDABLE.includes(o.transaction_type)) {
-      return refuse(
-        'original_not_refundable',
-        `${original_merchant_ref} is a ${o.transaction_type}, not a Purchase or Completion`,
-      );
-    }
+    if (o.transaction_type !== undefined && !REFUNDABLE.includes(o.transaction_type))
+      return this.refuse('original_not_refundable', `${ref} is a ${o.transaction_type}, not a Purchase or Completion`);
     if (o.status !== 'success' || classifyPosCode(o.response_code).outcome !== 'approved') {
-      return refuse(
+      return this.refuse(
         'original_not_approved',
-        `the sale ${original_merchant_ref} was not approved (response code ${o.response_code || 'none'})`,
+        `the sale ${ref} was not approved (response code ${o.response_code || 'none'})`,
       );
     }
     if (o.currency !== undefined && o.currency !== fields.currency)
-      return refuse('currency_mismatch', `the sale was in ${o.currency}, the refund in ${fields.currency}`);
+      return this.refuse('currency_mismatch', `the sale was in ${o.currency}, the refund in ${fields.currency}`);
     const card = o.card_pan_masked ?? '';
     if (card && (card.slice(0, 6) !== fields.card.bin || card.slice(-4) !== fields.card.last4)) {
-      return refuse(
+      return this.refuse(
         'card_mismatch',
         `the card presented (${maskedPan(fields.card)}) is not the card of the sale (${card})`,
       );
     }
     if (amount > o.amount)
-      return refuse('over_remaining', `the refund of ${amount} is more than the sale's ${o.amount}`);
+      return this.refuse('over_remaining', `the refund of ${amount} is more than the sale's ${o.amount}`);
+    return { sale: o };
+  }
 
-    // ---- 3. the same request already sent? (its merchant_ref is the request's) ----
-    let own: PosRequeryOutcome;
+  /** F4 of the refund's own merchant_ref (the request's): found, it was sent earlier and that record is the outcome. */
+  private async sentEarlier(): Promise<PosRefundResult | undefined> {
+    const { merchantRef } = this;
+    let own;
     try {
-      own = await f4.requery(merchantRef);
+      own = await this.lookup.requery(merchantRef);
     } catch (err) {
-      return refuse(
+      return this.refuse(
         'unverified',
-        `the refund's own merchant_ref ${merchantRef} could not be checked (F4: ${activityFailureMessage(err)})`,
-      );
+        `the refund's own merchant_ref ${merchantRef} could not be checked (F4: ${failureMessage(err)})`,
+      ).ended;
     }
-    if (own.found) {
-      state.steps.push({
-        op: 'requery',
-        attempt: 0,
-        outcome: 'found',
-        response_code: own.transaction.response_code,
-        detail: 'before the first send: this refund request was sent earlier',
-      });
-      const c = classifyPosCode(own.transaction.response_code, own.transaction.response_message);
-      if (c.outcome === 'approved') await settle('approved');
-      const status = c.outcome === 'approved' ? 'approved' : 'declined';
-      return finish(
-        status,
-        `This refund request (merchant_ref ${merchantRef}) reached the service earlier: ${c.action}; it is not sent again`,
-        { transaction: own.transaction, responseCode: own.transaction.response_code },
-      );
-    }
+    if (!own.found) return undefined;
+    this.state.steps.push({
+      op: 'requery',
+      attempt: 0,
+      outcome: 'found',
+      response_code: own.transaction.response_code,
+      detail: 'before the first send: this refund request was sent earlier',
+    });
+    const c = classifyPosCode(own.transaction.response_code, own.transaction.response_message);
+    if (c.outcome === 'approved') await this.settle('approved');
+    return this.finish(
+      c.outcome === 'approved' ? 'approved' : 'declined',
+      `This refund request (merchant_ref ${merchantRef}) reached the service earlier: ${c.action}; it is not sent again`,
+      { transaction: own.transaction, responseCode: own.transaction.response_code },
+    );
+  }
 
-    // ---- 4. reserve the amount in the sale's refund ledger ----
-    setStatus('reserving');
+  /** Reserve the amount in the sale's refund ledger (refused over what is left). */
+  private async reserve(sale: PosTransactionRecord): Promise<PosRefundResult | undefined> {
+    this.setStatus('reserving');
     try {
       const granted = await posRefundReserve({
-        ledgerWorkflowId: ledgerId,
-        original_merchant_ref,
-        sale_amount: o.amount,
-        currency: fields.currency,
-        merchant_ref: merchantRef,
-        amount,
+        ledgerWorkflowId: this.ledgerId,
+        original_merchant_ref: this.fields.original_merchant_ref,
+        sale_amount: sale.amount,
+        currency: this.fields.currency,
+        merchant_ref: this.merchantRef,
+        amount: this.amount,
       });
-      state.ledger = {
+      this.state.ledger = {
         saleAmount: granted.saleAmount,
         remainingBefore: granted.remainingBefore,
         remainingAfter: granted.remainingAfter,
       };
+      return undefined;
     } catch (err) {
-      if (activityFailureType(err) === REFUND_OVER_REMAINING)
-        return refuse('over_remaining', activityFailureMessage(err));
+      if (failureOf(err)?.type === REFUND_OVER_REMAINING)
+        return this.refuse('over_remaining', failureMessage(err)).ended;
       // The reservation may have landed while its answer was lost: give it back (nothing is sent).
-      await settle('released');
-      return refuse('unverified', `the sale's refund ledger could not be asked (${activityFailureMessage(err)})`);
+      await this.settle('released');
+      return this.refuse('unverified', `the sale's refund ledger could not be asked (${failureMessage(err)})`).ended;
     }
-  } catch (err) {
-    if (isCancellation(err))
-      return finish('refused', 'Cancelled before anything was sent: nothing was refunded', { cancelRequested: true });
-    throw err;
   }
 
-  // ---- 5. F3 Refund, once ----
-  const out: PosF3Outcome = await sendPosF3({
-    what: 'refund',
-    req: { ...fields, transaction_type: 'Refund', merchant_ref: merchantRef, original_merchant_ref },
-    options,
-    track: state,
-    setStatus,
-    resolution: () => resolution,
-  });
-  if (out.resolution) state.resolution = out.resolution;
-  // ---- 6. settle the ledger ----
-  if (out.status === 'approved') await settle('approved');
-  else if (out.status !== 'outcome_unknown') await settle('released');
-  const status = out.status === 'rejected' ? 'rejected' : out.status;
-  return finish(status, out.action, {
-    ...(out.transaction ? { transaction: out.transaction, responseCode: out.transaction.response_code } : {}),
-    ...(out.cancelRequested ? { cancelRequested: true } : {}),
-  });
+  // --- helpers ---
 
-  async function settle(outcome: 'approved' | 'released'): Promise<void> {
+  private async settle(outcome: 'approved' | 'released'): Promise<void> {
+    const { ledgerId, merchantRef, amount } = this;
     await CancellationScope.nonCancellable(async () => {
       try {
         await getExternalWorkflowHandle(ledgerId).signal(settleRefundSignal, {
@@ -289,10 +291,31 @@ export async function posRefundWorkflow(raw: PosSealedRefundInput): Promise<PosR
         log.warn('refund ledger not settled', {
           ledgerId,
           outcome,
-          error: activityFailureMessage(err),
-          type: activityFailureType(err) ?? FailureTypes.ServiceError,
+          error: failureMessage(err),
+          type: failureOf(err)?.type ?? FailureTypes.ServiceError,
         });
       }
     });
+  }
+
+  private refuse(refusal: PosRefundRefusal, why: string): { ended: PosRefundResult } {
+    this.state.refusal = refusal;
+    return {
+      ended: this.finish('refused', `Refund refused before anything was sent, nothing was refunded: ${why}`),
+    };
+  }
+
+  private finish(
+    status: PosRefundResult['status'],
+    action: string,
+    extra: Partial<PosRefundResult> = {},
+  ): PosRefundResult {
+    this.setStatus(status);
+    return { ...this.state, steps: [...this.state.steps], ...extra, status, action };
+  }
+
+  private setStatus(status: PosRefundState['status']): void {
+    this.state.status = status;
+    upsertSearchAttributes(paymentSearchAttributes({ status }));
   }
 }

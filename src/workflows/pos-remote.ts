@@ -4,13 +4,16 @@
 //   terminal lock → baseline (A6) → E1 (announced) → [lost answer: search A6] → poll E2 → final look
 //
 // - One open request per terminal: the flow queues at the terminal's lock workflow
-//   (src/workflows/pos-terminal-lock.ts) and holds it until its request can no longer be open.
+//   (src/workflows/pos-terminal-lock.ts, one per terminal and task queue) and holds it until its
+//   request can no longer be open.
 // - E1 carries no reference of ours and is never sent twice once it may have left: its activity
 //   signals the workflow (acknowledged) right before the HTTP call. Without that mark, or when the
 //   client proves nothing left, E1 may be sent again. With it, a lost answer is resolved from the
 //   service's own records: A6 lists the terminal's requests; the one that is neither in the
-//   baseline (read before E1) nor an earlier lock holder's is ours. Nothing found within the
-//   lifetime + grace, or more than one candidate: outcome_unknown, visible, never a guess.
+//   baseline (read before E1) nor an earlier lock holder's is ours. More than one candidate:
+//   outcome_unknown, visible, never a guess. After lifetime + grace, a successful search that
+//   shows nothing proves E1 never arrived (not_sent); searches that keep failing end
+//   outcome_unknown after another lifetime.
 // - The lifetime counts from the latest time the request can have been created (E1's answer, or
 //   the failure of a lost E1); an E2 404 before it ended is an error, and polling goes on.
 // - Cancel cannot withdraw the request: the flow watches it until the lifetime ends and reports
@@ -19,16 +22,13 @@
 // - Polling runs inside one heartbeating activity (E2 every 2-3 s): few history events, a dead
 //   worker noticed within the heartbeat timeout, the retried attempt continuing from the details.
 //
-// Flows started before this design (no patch marker) run legacyFlow unchanged, so their
-// histories replay. The workflow id is `pos-remote-<reference>` and starters refuse duplicates.
+// The workflow id is `pos-remote-<reference>` and starters refuse duplicates.
 import {
   ActivityCancellationType,
-  ApplicationFailure,
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
   isCancellation,
-  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -55,14 +55,10 @@ import {
   type PosRemoteState,
 } from '../shared/pos';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import {
-  FailureTypes,
-  activityFailureMessage,
-  activityFailureType,
-  describeIssues,
-  issuesOf,
-} from '../shared/failures';
+import { FailureTypes, failureMessage, failureOf, isRefusalFailure } from '../shared/failures';
 import { durationMs } from '../shared/duration';
+import { READ, READ_RETRY, moneySend } from './steps/activity-options';
+import { parsePosInput } from './steps/pos-input';
 
 const DEFAULT_POLL_TIMEOUT = '7 minutes'; // lifetime 5 minutes + margin
 const DEFAULT_HEARTBEAT_TIMEOUT = '10s'; // cancellation arrives with a heartbeat: within ~8 s
@@ -72,171 +68,169 @@ const DEFAULT_SEARCH_GRACE = '2 minutes';
 const DEFAULT_SEARCH_INTERVAL = '5s';
 const DEFAULT_LOCK_TIMEOUT = '15 minutes';
 const MAX_UNSENT_E1_ATTEMPTS = 3;
-/** Flows with this marker take the lock and resolve lost E1 answers; older ones run legacyFlow. */
-export const POS_REMOTE_SAFETY_PATCH = 'pos-remote-terminal-lock-and-lost-e1-search';
 
-const { posRemoteCreateRequest } = proxyActivities<PosActivities>({
-  startToCloseTimeout: '60s',
-  retry: { maximumAttempts: 1 }, // E1 is never repeated by Temporal
-});
+// The lock's acquire and the A6 searches heartbeat (a page at a time): a lost worker is noticed mid-read.
+const reads = proxyActivities<PosActivities>({ ...READ, heartbeatTimeout: '30s' });
 
 export async function posRemoteRequestWorkflow(raw: PosRemoteInput): Promise<PosRemoteResult> {
-  const parsed = PosRemoteInputSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = issuesOf(parsed.error);
-    throw ApplicationFailure.create({
-      type: 'InvalidInput',
-      message: `invalid POS remote request: ${describeIssues(issues)}`,
-      nonRetryable: true,
-      details: [issues],
-    });
-  }
-  const input = parsed.data;
-  if (patched(POS_REMOTE_SAFETY_PATCH)) return lockedFlow(input);
-  return legacyFlow(input);
+  const flow = new PosRemoteRequestFlow(parsePosInput(PosRemoteInputSchema, raw, 'POS remote request'));
+  flow.listen();
+  return flow.run();
 }
 
-const REFUSED: string[] = [
-  FailureTypes.BadRequest,
-  FailureTypes.Unauthorized,
-  FailureTypes.InvalidRequest,
-  FailureTypes.NotFound,
-];
+type Options = NonNullable<PosRemoteParsedInput['options']>;
+type Expired = Extract<PosRemotePollOutcome, { status: 'expired' }>;
 
-async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult> {
-  const o = input.options ?? {};
-  const lifetimeMs = durationMs(o.requestLifetime ?? DEFAULT_LIFETIME);
-  const state: PosRemoteState = { reference: input.reference, status: 'locking', amount: input.amount };
-  const me = { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId };
-  let cancelRequested = false;
-  let pollScope: CancellationScope | undefined;
-  let granted: { recentRefs: string[] } | undefined;
-  let e1Announced = false;
+/** One remote request. */
+class PosRemoteRequestFlow {
+  // --- state ---
 
-  const setStatus = (status: PosRemoteState['status'], message?: string) => {
-    state.status = status;
-    if (message !== undefined) state.message = message;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
-  const onCancel = () => {
-    cancelRequested = true;
-    state.cancelRequested = true;
-    pollScope?.cancel();
-  };
+  private readonly o: Options;
+  private readonly lifetimeMs: number;
+  private readonly state: PosRemoteState;
+  private readonly me = { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId };
+  private readonly lockId: string;
+  private cancelRequested = false;
+  /** The active polling, cancelled by a cancel request. */
+  private pollScope: CancellationScope | undefined;
+  /** The lock's grant, with the request refs of its earlier holders. */
+  private granted: { recentRefs: string[] } | undefined;
+  /** E1's activity signalled that its call is about to leave. */
+  private e1Announced = false;
 
-  setHandler(posRemoteStateQuery, () => ({ ...state }));
-  setHandler(cancelPosRemoteSignal, onCancel);
-  setHandler(terminalLockGrantedSignal, (g) => {
-    granted = { recentRefs: g.recentRefs };
-  });
-  setHandler(terminalLockCheckSignal, () => undefined); // its delivery is the answer
-  setHandler(posRemoteE1SendingSignal, () => {
-    e1Announced = true;
-  });
-  // A cancelled workflow is a cancel request: the steps below run non-cancellable, as the
-  // request (once sent) lives on whatever the caller wants.
-  CancellationScope.current().cancelRequested.catch(onCancel);
+  constructor(private readonly input: PosRemoteParsedInput) {
+    this.o = input.options ?? {};
+    this.lifetimeMs = durationMs(this.o.requestLifetime ?? DEFAULT_LIFETIME);
+    this.state = { reference: input.reference, status: 'locking', amount: input.amount };
+    this.lockId = posTerminalLockWorkflowId(input.terminal_id, workflowInfo().taskQueue);
+  }
 
-  upsertSearchAttributes(
-    paymentSearchAttributes({
-      flow: 'pos-remote',
-      reference: input.reference,
-      status: 'locking',
-      amount: input.amount,
-      currency: input.currency,
-    }),
-  );
+  // --- handlers ---
 
-  const reads = proxyActivities<PosActivities>({
-    startToCloseTimeout: '60s',
-    heartbeatTimeout: '30s',
-    retry: {
-      initialInterval: '1s',
-      backoffCoefficient: 2,
-      maximumInterval: '10s',
-      maximumAttempts: 5,
-      nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.BadRequest, FailureTypes.InvalidRequest],
-    },
-  });
-  // A lock per task queue too (histories from before the patch used the terminal alone).
-  const lockId = patched('terminal-lock-per-task-queue')
-    ? posTerminalLockWorkflowId(input.terminal_id, workflowInfo().taskQueue)
-    : posTerminalLockWorkflowId(input.terminal_id);
-  const release = () =>
-    getExternalWorkflowHandle(lockId)
-      .signal(releaseTerminalLockSignal, { ...me, ...(state.requestRef ? { requestRef: state.requestRef } : {}) })
-      .catch(() => undefined); // no lock running: nothing to release
+  listen(): void {
+    setHandler(posRemoteStateQuery, () => ({ ...this.state }));
+    setHandler(cancelPosRemoteSignal, () => this.onCancel());
+    setHandler(terminalLockGrantedSignal, (g) => {
+      this.granted = { recentRefs: g.recentRefs };
+    });
+    setHandler(terminalLockCheckSignal, () => undefined); // its delivery is the answer
+    setHandler(posRemoteE1SendingSignal, () => {
+      this.e1Announced = true;
+    });
+    // A cancelled workflow is a cancel request: the steps run non-cancellable, as the request
+    // (once sent) lives on whatever the caller wants.
+    CancellationScope.current().cancelRequested.catch(() => this.onCancel());
+  }
 
-  return CancellationScope.nonCancellable(async () => {
-    // ---- the terminal lock ----
+  private onCancel(): void {
+    this.cancelRequested = true;
+    this.state.cancelRequested = true;
+    this.pollScope?.cancel();
+  }
+
+  // --- the main steps ---
+
+  /** The lock, then (holding it) baseline, E1, the search for a lost answer, polling; the lock released. */
+  async run(): Promise<PosRemoteResult> {
+    const { input } = this;
+    upsertSearchAttributes(
+      paymentSearchAttributes({
+        flow: 'pos-remote',
+        reference: input.reference,
+        status: 'locking',
+        amount: input.amount,
+        currency: input.currency,
+      }),
+    );
+    return CancellationScope.nonCancellable(async () => {
+      if (!(await this.takeLock())) {
+        await this.release();
+        return this.result();
+      }
+      try {
+        return await this.holding();
+      } finally {
+        await this.release();
+      }
+    });
+  }
+
+  /** Queue at the terminal's lock until granted; false (status set, nothing sent) if not granted. */
+  private async takeLock(): Promise<boolean> {
+    const { input, o } = this;
     try {
       await reads.posTerminalLockAcquire({
         terminal_id: input.terminal_id,
-        lockWorkflowId: lockId,
+        lockWorkflowId: this.lockId,
         ...(o.lockCheckInterval !== undefined ? { checkIntervalMs: durationMs(o.lockCheckInterval) } : {}),
       });
     } catch (err) {
-      setStatus('not_sent', `the terminal lock could not be taken; nothing was sent: ${activityFailureMessage(err)}`);
-      await release();
-      return finalResult(state);
+      this.setStatus('not_sent', `the terminal lock could not be taken; nothing was sent: ${failureMessage(err)}`);
+      return false;
     }
-    await condition(() => granted !== undefined || cancelRequested, durationMs(o.lockTimeout ?? DEFAULT_LOCK_TIMEOUT));
-    if (!granted || cancelRequested) {
-      setStatus(
-        cancelRequested ? 'cancelled' : 'not_sent',
-        cancelRequested
-          ? 'cancelled while waiting for the terminal; nothing was sent'
-          : 'the terminal stayed busy with another request; nothing was sent',
-      );
-      await release();
-      return finalResult(state);
-    }
-    try {
-      return await holdingFlow();
-    } finally {
-      await release();
-    }
-  });
+    await condition(
+      () => this.granted !== undefined || this.cancelRequested,
+      durationMs(o.lockTimeout ?? DEFAULT_LOCK_TIMEOUT),
+    );
+    if (this.granted && !this.cancelRequested) return true;
+    if (this.cancelRequested) this.setStatus('cancelled', 'cancelled while waiting for the terminal; nothing was sent');
+    else this.setStatus('not_sent', 'the terminal stayed busy with another request; nothing was sent');
+    return false;
+  }
 
-  async function holdingFlow(): Promise<PosRemoteResult> {
-    setStatus('creating');
-    // ---- baseline: the terminal's requests that exist before ours ----
-    let exclude: string[];
+  /** Holding the lock: the request made (or found again), then followed to its end. */
+  private async holding(): Promise<PosRemoteResult> {
+    this.setStatus('creating');
+    const exclude = await this.baseline();
+    if (!exclude) return this.result();
+    const lostAt = await this.create();
+    if (lostAt === 'ended') return this.result();
+    if (lostAt !== undefined && !(await this.searchLost(lostAt, exclude))) return this.result();
+    this.setStatus(
+      'pending',
+      this.state.recovered ? "found in the service's transaction records after E1's answer was lost" : undefined,
+    );
+    return this.follow(this.state.requestRef!);
+  }
+
+  /** The terminal's requests that exist before ours (A6), plus earlier holders': never taken for ours. */
+  private async baseline(): Promise<string[] | undefined> {
     try {
-      const before = await reads.posRemoteFindRequest({
-        terminal_id: input.terminal_id,
-        amount: input.amount,
-        currency: input.currency,
-        exclude: [],
-      });
+      const before = await reads.posRemoteFindRequest({ ...this.requestShape(), exclude: [] });
       // A merchant with more rows than the read covers gets a partial baseline: enough to send E1
       // (the lock keeps our own flows apart), but a lost E1 answer then cannot be searched for and
       // ends outcome_unknown, never not_sent and never a guessed request.
-      exclude = [...before.refs, ...(granted?.recentRefs ?? [])];
+      return [...before.refs, ...(this.granted?.recentRefs ?? [])];
     } catch (err) {
-      setStatus(
+      this.setStatus(
         'not_sent',
-        `the service's transaction records could not be read, so a lost E1 answer could not be found again; nothing was sent: ${activityFailureMessage(err)}`,
+        `the service's transaction records could not be read, so a lost E1 answer could not be found again; nothing was sent: ${failureMessage(err)}`,
       );
-      return finalResult(state);
+      return undefined;
     }
+  }
 
-    // ---- E1: sent again only when it provably never left ----
-    const { posRemoteCreateRequest: create } = proxyActivities<PosActivities>({
-      startToCloseTimeout: '60s',
+  /**
+   * E1, sent again only when it provably never left. Resolves undefined when answered (requestRef
+   * set), the time it was lost when it may have left, or 'ended' (status set: nothing to follow).
+   */
+  private async create(): Promise<number | undefined | 'ended'> {
+    const { input, o, state } = this;
+    const { posRemoteCreateRequest } = proxyActivities<PosActivities>({
+      ...moneySend(),
+      // Shorter than a send's usual (default 5 s, the caller's option): E1's activity heartbeats
+      // from its announce on, and a lost worker's E1 is settled (searched for) sooner.
       heartbeatTimeout: durationMs(o.createHeartbeatTimeout ?? DEFAULT_CREATE_HEARTBEAT_TIMEOUT),
-      retry: { maximumAttempts: 1 },
     });
-    let lostAt: number | undefined;
     for (let attempt = 1; ; attempt++) {
-      if (cancelRequested) {
-        setStatus('cancelled', 'cancelled before E1 was sent; nothing was sent');
-        return finalResult(state);
+      if (this.cancelRequested) {
+        this.setStatus('cancelled', 'cancelled before E1 was sent; nothing was sent');
+        return 'ended';
       }
-      e1Announced = false;
+      this.e1Announced = false;
       state.createAttempts = attempt;
       try {
-        const created = await create(
+        const created = await posRemoteCreateRequest(
           {
             terminal_id: input.terminal_id,
             amount: input.amount,
@@ -246,183 +240,150 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
         );
         state.requestRef = created.request_ref;
         state.createdAt = Date.now();
-        break;
+        return undefined;
       } catch (err) {
-        const type = activityFailureType(err);
-        if (type !== undefined && REFUSED.includes(type)) {
-          setStatus('rejected', `the service refused the request (${type}): ${activityFailureMessage(err)}`);
-          return finalResult(state);
+        if (isRefusalFailure(err)) {
+          const type = failureOf(err)?.type ?? undefined;
+          this.setStatus('rejected', `the service refused the request (${type}): ${failureMessage(err)}`);
+          return 'ended';
         }
         // Announced and not proven unsent (a lost answer, a killed worker): it may have left.
-        const neverSent = !e1Announced || type === FailureTypes.Transient;
-        if (!neverSent) {
-          lostAt = Date.now();
-          break;
-        }
+        const neverSent = !this.e1Announced || failureOf(err)?.type === FailureTypes.Transient;
+        if (!neverSent) return Date.now();
         if (attempt >= MAX_UNSENT_E1_ATTEMPTS) {
-          setStatus(
-            'not_sent',
-            `E1 could not be sent (${attempt} attempts, none left): ${activityFailureMessage(err)}`,
-          );
-          return finalResult(state);
+          this.setStatus('not_sent', `E1 could not be sent (${attempt} attempts, none left): ${failureMessage(err)}`);
+          return 'ended';
         }
         await sleep(2000 * attempt);
       }
     }
+  }
 
-    // ---- a lost E1 answer: find the request in the service's records ----
-    if (lostAt !== undefined) {
-      state.createdAt = lostAt; // the latest it can have been created
-      const deadline = lostAt + lifetimeMs + durationMs(o.searchGrace ?? DEFAULT_SEARCH_GRACE);
-      setStatus(
-        'searching',
-        "E1's answer was lost after it may have reached the service; looking for the request in the service's transaction records",
-      );
-      let lastProblem = '';
-      for (;;) {
-        let found: PosRemoteSearchOutcome | undefined;
-        try {
-          found = await reads.posRemoteFindRequest({
-            terminal_id: input.terminal_id,
-            amount: input.amount,
-            currency: input.currency,
-            exclude,
-          });
-        } catch (err) {
-          lastProblem = ` (last search failed: ${activityFailureMessage(err)})`;
-        }
-        if (found?.kind === 'incomplete') {
-          // Part of a list proves neither which request is ours nor that none is: a failed read.
-          lastProblem = ` (the transaction list around today is longer than ${POS_REMOTE_A6_MAX_PAGES * 100} rows, too long to search)`;
-          found = undefined;
-        }
-        if (found?.kind === 'one') {
-          state.requestRef = found.request_ref;
-          state.recovered = true;
-          break;
-        }
-        if (found?.kind === 'many') {
-          setStatus(
-            'outcome_unknown',
-            `E1's answer was lost and the terminal has several new requests for this amount (${found.request_refs.join(', ')}): which is ours cannot be told. Check the terminal and the transaction list.`,
-          );
-          return finalResult(state);
-        }
-        if (Date.now() >= deadline && patched('lost-e1-absent-is-not-sent')) {
-          // Absence is proof only when read: after lifetime + grace, a successful search that shows
-          // nothing means E1 never arrived (A6 lists every request from its creation). Failed
-          // reads keep searching for another lifetime; then it is outcome_unknown.
-          if (found?.kind === 'none' && (o.lostCreateAbsentIs ?? 'not_sent') === 'not_sent') {
-            setStatus(
-              'not_sent',
-              `E1's answer was lost, and the service's transaction records show no request for this terminal and amount through its lifetime + grace: E1 never reached the service, nobody could pay it`,
-            );
-            return finalResult(state);
-          }
-          if (found?.kind === 'none' || Date.now() >= deadline + lifetimeMs) {
-            setStatus(
-              'outcome_unknown',
-              `E1's answer was lost and no request was found in the service's records within its lifetime + grace${lastProblem}. The terminal may have charged the payer: check the transaction list before asking again.`,
-            );
-            return finalResult(state);
-          }
-        } else if (Date.now() >= deadline) {
-          setStatus(
-            'outcome_unknown',
-            `E1's answer was lost and no request was found in the service's records within its lifetime + grace${lastProblem}. The terminal may have charged the payer: check the transaction list before asking again.`,
-          );
-          return finalResult(state);
-        }
-        const searchEveryMs = durationMs(o.searchInterval ?? DEFAULT_SEARCH_INTERVAL);
-        await sleep(
-          Math.max(1, deadline > Date.now() ? Math.min(searchEveryMs, deadline - Date.now()) : searchEveryMs),
-        );
-      }
-    }
-    setStatus(
-      'pending',
-      state.recovered ? "found in the service's transaction records after E1's answer was lost" : undefined,
+  /** A lost E1 answer: find the request in the service's records (A6). True when found (requestRef set). */
+  private async searchLost(lostAt: number, exclude: string[]): Promise<boolean> {
+    const { o, state, lifetimeMs } = this;
+    state.createdAt = lostAt; // the latest it can have been created
+    const deadline = lostAt + lifetimeMs + durationMs(o.searchGrace ?? DEFAULT_SEARCH_GRACE);
+    this.setStatus(
+      'searching',
+      "E1's answer was lost after it may have reached the service; looking for the request in the service's transaction records",
     );
-    const requestRef = state.requestRef!;
-
-    // ---- E2: poll until a final state, an expiry after the lifetime, or a cancel ----
-    const { posRemotePollRequest } = proxyActivities<PosActivities>({
-      scheduleToCloseTimeout: durationMs(o.pollTimeout ?? DEFAULT_POLL_TIMEOUT),
-      heartbeatTimeout: durationMs(o.heartbeatTimeout ?? DEFAULT_HEARTBEAT_TIMEOUT),
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry: {
-        initialInterval: '1s',
-        backoffCoefficient: 2,
-        maximumInterval: '10s',
-        nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.BadRequest, FailureTypes.InvalidRequest],
-      },
-    });
-    const pollArgs = {
-      request_ref: requestRef,
-      intervalMs: o.pollIntervalMs,
-      unobservedGapMs: o.unobservedGapMs,
-      expiresNotBefore: state.createdAt! + lifetimeMs,
-    };
-
-    let outcome: PosRemotePollOutcome | undefined;
-    if (!cancelRequested) {
-      pollScope = new CancellationScope();
+    let lastProblem = '';
+    for (;;) {
+      let found: PosRemoteSearchOutcome | undefined;
       try {
-        outcome = await pollScope.run(() => posRemotePollRequest(pollArgs));
+        found = await reads.posRemoteFindRequest({ ...this.requestShape(), exclude });
+      } catch (err) {
+        lastProblem = ` (last search failed: ${failureMessage(err)})`;
+      }
+      if (found?.kind === 'incomplete') {
+        // Part of a list proves neither which request is ours nor that none is: a failed read.
+        lastProblem = ` (the transaction list around today is longer than ${POS_REMOTE_A6_MAX_PAGES * 100} rows, too long to search)`;
+        found = undefined;
+      }
+      if (found?.kind === 'one') {
+        state.requestRef = found.request_ref;
+        state.recovered = true;
+        return true;
+      }
+      if (found?.kind === 'many') {
+        this.setStatus(
+          'outcome_unknown',
+          `E1's answer was lost and the terminal has several new requests for this amount (${found.request_refs.join(', ')}): which is ours cannot be told. Check the terminal and the transaction list.`,
+        );
+        return false;
+      }
+      if (Date.now() >= deadline && this.searchEnded(found, deadline, lastProblem)) return false;
+      const searchEveryMs = durationMs(o.searchInterval ?? DEFAULT_SEARCH_INTERVAL);
+      await sleep(Math.max(1, deadline > Date.now() ? Math.min(searchEveryMs, deadline - Date.now()) : searchEveryMs));
+    }
+  }
+
+  /**
+   * Past lifetime + grace. Absence is proof only when read: a successful search that shows nothing
+   * means E1 never arrived (A6 lists every request from its creation). Failed reads keep searching
+   * for another lifetime; then it is outcome_unknown. True when the search ended (status set).
+   */
+  private searchEnded(found: PosRemoteSearchOutcome | undefined, deadline: number, lastProblem: string): boolean {
+    if (found?.kind === 'none' && (this.o.lostCreateAbsentIs ?? 'not_sent') === 'not_sent') {
+      this.setStatus(
+        'not_sent',
+        `E1's answer was lost, and the service's transaction records show no request for this terminal and amount through its lifetime + grace: E1 never reached the service, nobody could pay it`,
+      );
+      return true;
+    }
+    if (found?.kind === 'none' || Date.now() >= deadline + this.lifetimeMs) {
+      this.setStatus(
+        'outcome_unknown',
+        `E1's answer was lost and no request was found in the service's records within its lifetime + grace${lastProblem}. The terminal may have charged the payer: check the transaction list before asking again.`,
+      );
+      return true;
+    }
+    return false;
+  }
+
+  /** E2: poll until a final state, an expiry after the lifetime, or a cancel (then watched). */
+  private async follow(requestRef: string): Promise<PosRemoteResult> {
+    const poll = this.poller(requestRef);
+    let outcome: PosRemotePollOutcome | undefined;
+    if (!this.cancelRequested) {
+      this.pollScope = new CancellationScope();
+      try {
+        outcome = await this.pollScope.run(poll);
       } catch (err) {
         if (!isCancellation(err)) {
-          setStatus('poll_error', `polling stopped without a final state: ${activityFailureMessage(err)}`);
-          return finalResult(state);
+          this.setStatus('poll_error', `polling stopped without a final state: ${failureMessage(err)}`);
+          return this.result();
         }
       }
-      pollScope = undefined;
+      this.pollScope = undefined;
     }
+    if (!outcome) return this.watchAfterCancel(requestRef, poll);
+    if (outcome.status === 'expired') return this.afterNotFound(outcome, false);
+    this.setStatus(outcome.status);
+    return this.result(outcome);
+  }
 
-    if (!outcome) {
-      // Cancelled: the request cannot be withdrawn (no such call). One look now; then it is
-      // watched until its lifetime ends, so an approval after the cancel is not lost.
-      setStatus(
-        'cancelling',
-        'cancelled by the caller; the request stays on the terminal until its lifetime ends and is watched until then',
-      );
-      const last = await reads.posRemoteRequeryOnce({ request_ref: requestRef }).catch(() => undefined);
-      if (last && (last.status === 'success' || last.status === 'failed')) {
-        setStatus(last.status, 'cancelled by the caller, but the terminal had already completed the payment');
-        return finalResult(state, last, false);
-      }
-      let watched: PosRemotePollOutcome;
-      try {
-        watched = await posRemotePollRequest(pollArgs);
-      } catch (err) {
-        setStatus(
-          'poll_error',
-          `cancelled; watching for a late approval stopped without a final state: ${activityFailureMessage(err)}`,
-        );
-        return finalResult(state);
-      }
-      if (watched.status === 'expired') return afterNotFound(watched, true);
-      if (watched.status === 'success')
-        setStatus(
-          'success_after_cancel',
-          'the payer approved on the terminal after the cancel: money moved (honour or refund the order)',
-        );
-      else setStatus('cancelled', 'cancelled by the caller; the terminal then declined the request');
-      return finalResult(state, watched);
+  /** Cancelled: the request cannot be withdrawn (no such call). One look now; then it is watched until its lifetime ends. */
+  private async watchAfterCancel(
+    requestRef: string,
+    poll: () => Promise<PosRemotePollOutcome>,
+  ): Promise<PosRemoteResult> {
+    this.setStatus(
+      'cancelling',
+      'cancelled by the caller; the request stays on the terminal until its lifetime ends and is watched until then',
+    );
+    const last = await reads.posRemoteRequeryOnce({ request_ref: requestRef }).catch(() => undefined);
+    if (last && (last.status === 'success' || last.status === 'failed')) {
+      this.setStatus(last.status, 'cancelled by the caller, but the terminal had already completed the payment');
+      return this.result(last, false);
     }
-    if (outcome.status === 'expired') return afterNotFound(outcome, false);
-    setStatus(outcome.status);
-    return finalResult(state, outcome);
+    let watched: PosRemotePollOutcome;
+    try {
+      watched = await poll();
+    } catch (err) {
+      this.setStatus(
+        'poll_error',
+        `cancelled; watching for a late approval stopped without a final state: ${failureMessage(err)}`,
+      );
+      return this.result();
+    }
+    if (watched.status === 'expired') return this.afterNotFound(watched, true);
+    if (watched.status === 'success')
+      this.setStatus(
+        'success_after_cancel',
+        'the payer approved on the terminal after the cancel: money moved (honour or refund the order)',
+      );
+    else this.setStatus('cancelled', 'cancelled by the caller; the terminal then declined the request');
+    return this.result(watched);
   }
 
   /** E2 answered 404 after the lifetime: the final look at the service's transaction record. */
-  async function afterNotFound(
-    outcome: Extract<PosRemotePollOutcome, { status: 'expired' }>,
-    afterCancel: boolean,
-  ): Promise<PosRemoteResult> {
-    const found = await reads.posRemoteLookupRecord({ request_ref: state.requestRef! }).catch(() => undefined);
+  private async afterNotFound(outcome: Expired, afterCancel: boolean): Promise<PosRemoteResult> {
+    const found = await reads.posRemoteLookupRecord({ request_ref: this.state.requestRef! }).catch(() => undefined);
     // Only a completed or abandoned record is conclusive; a record still 'pending' after E2's 404 is not.
     const look = found?.found && ['success', 'failed', 'abandoned'].includes(found.status) ? found : undefined;
-    const base = { ...finalResult(state, outcome) };
+    const base = this.result(outcome);
     if (look?.found && (look.status === 'success' || look.status === 'failed')) {
       const approved = look.status === 'success';
       const status = approved
@@ -432,170 +393,78 @@ async function lockedFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult>
         : afterCancel
           ? 'cancelled'
           : 'failed';
-      setStatus(
+      this.setStatus(
         status,
         `E2 answered 404 (the request is gone), and the service's transaction record shows it ${approved ? 'approved' : 'declined'}`,
       );
-      return { ...base, status, message: state.message, record: look.record as PosRemoteRecord };
+      return { ...base, status, message: this.state.message, record: look.record as PosRemoteRecord };
     }
     if (look?.found) {
-      setStatus(
+      this.setStatus(
         afterCancel ? 'cancelled' : 'expired',
         `the request's lifetime ended without completion (E2 404; transaction record: ${look.status})`,
       );
-      return { ...base, status: state.status as PosRemoteResult['status'], message: state.message };
-    }
-    // The service's record could not confirm it: a watched 404 after the lifetime is expiry, an unwatched one is not.
-    if (outcome.unobserved) {
-      setStatus(
+    } else if (outcome.unobserved) {
+      // The service's record could not confirm it: a watched 404 after the lifetime is expiry, an unwatched one is not.
+      this.setStatus(
         'expired_unobserved',
         `E2 answered 404 after ${Math.round((outcome.unobservedMs ?? 0) / 1000)} s without observation (lost worker or outage), and no transaction record confirmed it: the request either expired or completed and was deleted. Check the terminal before asking the payer again.`,
       );
     } else {
-      setStatus(
+      this.setStatus(
         afterCancel ? 'cancelled' : 'expired',
         'the request was not completed within its lifetime (E2 404; no transaction record to confirm)',
       );
     }
-    return { ...base, status: state.status as PosRemoteResult['status'], message: state.message };
-  }
-}
-
-/** Flows started before the terminal lock (no patch marker): the original code, unchanged. */
-async function legacyFlow(input: PosRemoteParsedInput): Promise<PosRemoteResult> {
-  const state: PosRemoteState = { reference: input.reference, status: 'creating', amount: input.amount };
-  let cancelRequested = false;
-  let pollScope: CancellationScope | undefined;
-
-  const setStatus = (status: PosRemoteState['status'], message?: string) => {
-    state.status = status;
-    if (message !== undefined) state.message = message;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
-
-  setHandler(posRemoteStateQuery, () => ({ ...state }));
-  setHandler(cancelPosRemoteSignal, () => {
-    cancelRequested = true;
-    pollScope?.cancel();
-  });
-
-  upsertSearchAttributes(
-    paymentSearchAttributes({
-      flow: 'pos-remote',
-      reference: input.reference,
-      status: 'creating',
-      amount: input.amount,
-      currency: input.currency,
-    }),
-  );
-
-  // ---- E1: create, once ----
-  try {
-    const created = await CancellationScope.nonCancellable(() =>
-      posRemoteCreateRequest({
-        terminal_id: input.terminal_id,
-        amount: input.amount,
-        ...(input.account_type ? { account_type: input.account_type } : {}),
-      }),
-    );
-    state.requestRef = created.request_ref;
-  } catch (err) {
-    const type = activityFailureType(err);
-    if (
-      type === FailureTypes.BadRequest ||
-      type === FailureTypes.Unauthorized ||
-      type === FailureTypes.InvalidRequest ||
-      type === FailureTypes.NotFound
-    ) {
-      setStatus('rejected', `the service refused the request (${type}): ${activityFailureMessage(err)}`);
-    } else {
-      setStatus(
-        'create_outcome_unknown',
-        'E1 got no answer: a request may exist on the terminal; it is not re-created (E1 has no reference to check). Check the terminal; it expires in 5 minutes.',
-      );
-    }
-    return finalResult(state);
-  }
-  setStatus('pending');
-
-  // ---- E2: poll in a heartbeating activity until a final state or a cancel ----
-  const heartbeatTimeout = durationMs(input.options?.heartbeatTimeout ?? DEFAULT_HEARTBEAT_TIMEOUT);
-  const { posRemotePollRequest } = proxyActivities<PosActivities>({
-    scheduleToCloseTimeout: durationMs(input.options?.pollTimeout ?? DEFAULT_POLL_TIMEOUT),
-    heartbeatTimeout,
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    // E2 is read-only: a worker that died is replaced, the new attempt resumes from the heartbeat.
-    retry: {
-      initialInterval: '1s',
-      backoffCoefficient: 2,
-      maximumInterval: '10s',
-      nonRetryableErrorTypes: [FailureTypes.Unauthorized, FailureTypes.BadRequest, FailureTypes.InvalidRequest],
-    },
-  });
-  const requestRef = state.requestRef;
-
-  let outcome: PosRemotePollOutcome | undefined;
-  if (!cancelRequested) {
-    pollScope = new CancellationScope();
-    try {
-      outcome = await pollScope.run(() =>
-        posRemotePollRequest({
-          request_ref: requestRef,
-          intervalMs: input.options?.pollIntervalMs,
-          unobservedGapMs: input.options?.unobservedGapMs,
-        }),
-      );
-    } catch (err) {
-      if (!isCancellation(err)) {
-        setStatus('poll_error', `polling stopped without a final state: ${activityFailureMessage(err)}`);
-        return finalResult(state);
-      }
-      cancelRequested = true; // the workflow itself was cancelled
-    }
+    return { ...base, status: this.state.status as PosRemoteResult['status'], message: this.state.message };
   }
 
-  if (!outcome) {
-    // Cancelled. Polling has stopped (the activity confirmed). The request itself cannot be
-    // withdrawn (the spec has no such call); one last E2 tells whether it had already completed.
-    setStatus('cancelling');
-    const { posRemoteRequeryOnce } = proxyActivities<PosActivities>({
-      startToCloseTimeout: '20s',
-      retry: { maximumAttempts: 3, initialInterval: '1s' },
+  // --- helpers ---
+
+  /** One polling activity (E2 every few seconds, heartbeating) until a final state or a 404 after the lifetime. */
+  private poller(requestRef: string): () => Promise<PosRemotePollOutcome> {
+    const { o } = this;
+    const { posRemotePollRequest } = proxyActivities<PosActivities>({
+      // One attempt runs for the whole lifetime; retried (resuming from its heartbeat) until the deadline.
+      scheduleToCloseTimeout: durationMs(o.pollTimeout ?? DEFAULT_POLL_TIMEOUT),
+      heartbeatTimeout: durationMs(o.heartbeatTimeout ?? DEFAULT_HEARTBEAT_TIMEOUT),
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      retry: { ...READ_RETRY, maximumAttempts: Infinity },
     });
-    const last = await CancellationScope.nonCancellable(() =>
-      posRemoteRequeryOnce({ request_ref: requestRef }).catch(() => undefined),
-    );
-    if (last && (last.status === 'success' || last.status === 'failed')) {
-      setStatus(last.status, 'cancelled by the caller, but the terminal had already completed the payment');
-      return finalResult(state, last, false);
-    }
-    setStatus(
-      'cancelled',
-      'polling cancelled by the caller; the request stays on the terminal until its 5-minute lifetime ends',
-    );
-    return finalResult(state);
+    const args = {
+      request_ref: requestRef,
+      intervalMs: o.pollIntervalMs,
+      unobservedGapMs: o.unobservedGapMs,
+      expiresNotBefore: this.state.createdAt! + this.lifetimeMs,
+    };
+    return () => posRemotePollRequest(args);
   }
 
-  if (outcome.status === 'expired' && outcome.unobserved) {
-    // Never report "not paid" for a request nobody watched: the payer may have paid.
-    setStatus(
-      'expired_unobserved',
-      `E2 answered 404 after ${Math.round((outcome.unobservedMs ?? 0) / 1000)} s without observation (lost worker or outage): the request either expired or completed and was deleted. Check the terminal before asking the payer again.`,
-    );
-    return finalResult(state, outcome);
+  private requestShape() {
+    const { input } = this;
+    return { terminal_id: input.terminal_id, amount: input.amount, currency: input.currency };
   }
-  setStatus(
-    outcome.status,
-    outcome.status === 'expired' ? 'the request was not completed within its 5-minute lifetime' : undefined,
-  );
-  return finalResult(state, outcome);
-}
 
-function finalResult(state: PosRemoteState, outcome?: PosRemotePollOutcome, fromPolling = true): PosRemoteResult {
-  return {
-    ...state,
-    status: state.status as PosRemoteResult['status'],
-    ...(outcome && outcome.status !== 'expired' ? { record: outcome.record } : {}),
-    ...(outcome && fromPolling ? { polls: outcome.polls, pollAttempts: outcome.attempt } : {}),
-  };
+  /** Gives the terminal back (with our request's ref, never to be taken for another holder's). */
+  private async release(): Promise<void> {
+    const { state } = this;
+    await getExternalWorkflowHandle(this.lockId)
+      .signal(releaseTerminalLockSignal, { ...this.me, ...(state.requestRef ? { requestRef: state.requestRef } : {}) })
+      .catch(() => undefined); // no lock running: nothing to release
+  }
+
+  private setStatus(status: PosRemoteState['status'], message?: string): void {
+    this.state.status = status;
+    if (message !== undefined) this.state.message = message;
+    upsertSearchAttributes(paymentSearchAttributes({ status }));
+  }
+
+  private result(outcome?: PosRemotePollOutcome, fromPolling = true): PosRemoteResult {
+    return {
+      ...this.state,
+      status: this.state.status as PosRemoteResult['status'],
+      ...(outcome && outcome.status !== 'expired' ? { record: outcome.record } : {}),
+      ...(outcome && fromPolling ? { polls: outcome.polls, pollAttempts: outcome.attempt } : {}),
+    };
+  }
 }

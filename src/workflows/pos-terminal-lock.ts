@@ -36,65 +36,108 @@ const RECENT_KEPT = 20;
 const same = (a: TerminalLockHolder, b: TerminalLockHolder) => a.workflowId === b.workflowId && a.runId === b.runId;
 
 export async function posTerminalLockWorkflow(raw: PosTerminalLockInput): Promise<void> {
-  const input = PosTerminalLockInputSchema.parse(raw);
-  const queue: TerminalLockHolder[] = [...input.queue];
-  const recent: string[] = [...input.recent];
-  let holder: TerminalLockHolder | undefined;
+  const lock = new PosTerminalLock(raw);
+  lock.listen();
+  await lock.run();
+}
 
-  setHandler(acquireTerminalLockSignal, (h) => {
-    if ((holder && same(holder, h)) || queue.some((q) => same(q, h))) return; // a retried acquire
-    queue.push(h);
-  });
-  setHandler(releaseTerminalLockSignal, (h) => {
+/** One run of a terminal's lock (a continue-as-new carries its queue and recent refs to the next). */
+class PosTerminalLock {
+  // --- state ---
+
+  private readonly input: ReturnType<typeof PosTerminalLockInputSchema.parse>;
+  private readonly queue: TerminalLockHolder[];
+  /** The request refs of recent holders, handed to the next holder. */
+  private readonly recent: string[];
+  private holder: TerminalLockHolder | undefined;
+
+  constructor(raw: PosTerminalLockInput) {
+    this.input = PosTerminalLockInputSchema.parse(raw);
+    this.queue = [...this.input.queue];
+    this.recent = [...this.input.recent];
+  }
+
+  // --- handlers ---
+
+  listen(): void {
+    setHandler(acquireTerminalLockSignal, (h) => this.acquire(h));
+    setHandler(releaseTerminalLockSignal, (h) => this.release(h));
+    setHandler(terminalLockStateQuery, () => ({
+      terminalId: this.input.terminal_id,
+      holder: this.holder,
+      queue: [...this.queue],
+      recent: [...this.recent],
+    }));
+  }
+
+  private acquire(h: TerminalLockHolder): void {
+    if ((this.holder && same(this.holder, h)) || this.queue.some((q) => same(q, h))) return; // a retried acquire
+    this.queue.push(h);
+  }
+
+  private release(h: TerminalLockHolder & { requestRef?: string }): void {
+    const { recent, queue } = this;
     if (h.requestRef && !recent.includes(h.requestRef)) {
       recent.push(h.requestRef);
       if (recent.length > RECENT_KEPT) recent.splice(0, recent.length - RECENT_KEPT);
     }
-    if (holder && same(holder, h)) holder = undefined;
+    if (this.holder && same(this.holder, h)) this.holder = undefined;
     const i = queue.findIndex((q) => same(q, h));
     if (i >= 0) queue.splice(i, 1);
-  });
-  setHandler(terminalLockStateQuery, () => ({
-    terminalId: input.terminal_id,
-    holder,
-    queue: [...queue],
-    recent: [...recent],
-  }));
-  upsertSearchAttributes(
-    paymentSearchAttributes({ flow: 'pos-terminal-lock', reference: input.terminal_id, status: 'idle' }),
-  );
+  }
 
-  for (;;) {
-    await condition(() => queue.length > 0 || workflowInfo().continueAsNewSuggested);
-    if (queue.length === 0) {
-      // Nothing held, nothing waiting: start a fresh history. Signals arriving meanwhile make the
-      // server refuse the continue-as-new and they are handled first.
-      await continueAsNew<typeof posTerminalLockWorkflow>({
-        terminal_id: input.terminal_id,
-        checkIntervalMs: input.checkIntervalMs,
-        recent,
-        queue,
-      });
+  // --- the main steps ---
+
+  /** Grant the lock in FIFO order, one holder at a time; continue-as-new when idle and the history asks for it. */
+  async run(): Promise<void> {
+    const { input, queue } = this;
+    upsertSearchAttributes(
+      paymentSearchAttributes({ flow: 'pos-terminal-lock', reference: input.terminal_id, status: 'idle' }),
+    );
+    for (;;) {
+      await condition(() => queue.length > 0 || workflowInfo().continueAsNewSuggested);
+      if (queue.length === 0) {
+        // Nothing held, nothing waiting: start a fresh history. Signals arriving meanwhile make the
+        // server refuse the continue-as-new and they are handled first.
+        await continueAsNew<typeof posTerminalLockWorkflow>({
+          terminal_id: input.terminal_id,
+          checkIntervalMs: input.checkIntervalMs,
+          recent: this.recent,
+          queue,
+        });
+      }
+      const next = queue.shift()!;
+      if (!(await this.grant(next))) continue; // the waiting flow is gone
+      upsertSearchAttributes(paymentSearchAttributes({ status: 'held' }));
+      await this.whileHeld(next);
+      upsertSearchAttributes(paymentSearchAttributes({ status: 'idle' }));
     }
-    const next = queue.shift()!;
+  }
+
+  // --- helpers ---
+
+  private async grant(next: TerminalLockHolder): Promise<boolean> {
     try {
       await getExternalWorkflowHandle(next.workflowId, next.runId).signal(terminalLockGrantedSignal, {
-        terminalId: input.terminal_id,
-        recentRefs: [...recent],
+        terminalId: this.input.terminal_id,
+        recentRefs: [...this.recent],
       });
     } catch {
-      continue; // the waiting flow is gone
+      return false;
     }
-    holder = next;
-    upsertSearchAttributes(paymentSearchAttributes({ status: 'held' }));
-    while (holder) {
-      if (await condition(() => holder === undefined, input.checkIntervalMs)) break;
+    this.holder = next;
+    return true;
+  }
+
+  /** Until the holder releases, or a check signal to it fails (it is closed without having released). */
+  private async whileHeld(next: TerminalLockHolder): Promise<void> {
+    while (this.holder) {
+      if (await condition(() => this.holder === undefined, this.input.checkIntervalMs)) break;
       try {
         await getExternalWorkflowHandle(next.workflowId, next.runId).signal(terminalLockCheckSignal);
       } catch {
-        holder = undefined; // the holder is closed without having released
+        this.holder = undefined; // the holder is closed without having released
       }
     }
-    upsertSearchAttributes(paymentSearchAttributes({ status: 'idle' }));
   }
 }

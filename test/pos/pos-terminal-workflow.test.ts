@@ -9,7 +9,7 @@ import { Worker } from '@temporalio/worker';
 import type { PosActivities } from '../../src/activities/pos';
 import { classifyPosResponseCode, PosTerminalInitiateRequestSchema } from '../../src/api';
 import {
-  PosF3RequestSchema,
+  PosTransactionRequestSchema,
   classifyPosCode,
   type PosRequeryOutcome,
   type PosSealedInitiateRequest,
@@ -455,7 +455,7 @@ describe('POS terminal transaction: every field rule is checked before anything 
     ];
     for (const c of cases) {
       const input = { ...good, ...c };
-      const ours = PosF3RequestSchema.safeParse(input).success;
+      const ours = PosTransactionRequestSchema.safeParse(input).success;
       const client = PosTerminalInitiateRequestSchema.safeParse(input).success;
       expect({ case: c, ours }).toEqual({ case: c, ours: client });
     }
