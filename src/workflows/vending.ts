@@ -31,6 +31,7 @@
 // Layout, top to bottom: `vendElectricityWorkflow` (the whole story in a few lines), then
 // `VendFlow`: its state, its handlers (`listen`), the main steps (`run`: look up, purchase), then
 // the helpers the steps share.
+import type { RetryPolicy } from '@temporalio/common';
 import {
   CancellationScope,
   isCancellation,
@@ -87,7 +88,7 @@ const DEFAULTS = {
  * The lookup and H4's settling requery are retried until their scheduleToCloseTimeout (minutes of
  * reads), not for a count of attempts, so the backoff may grow further than READ_RETRY's.
  */
-const READ_UNTIL_DEADLINE = { ...READ_RETRY, maximumAttempts: Infinity, maximumInterval: '30s' };
+const READ_UNTIL_DEADLINE: RetryPolicy = { ...READ_RETRY, maximumAttempts: Infinity, maximumInterval: '30s' };
 
 type VendOptions = NonNullable<VendParsedInput['options']>;
 type VendRequest = Omit<VendParsedInput, 'options'>;
