@@ -82,7 +82,6 @@ export const smsCampaignWorkflow: typeof Sms.smsCampaignWorkflow = (...args) =>
 export const smsSendWorkflow: typeof Sms.smsSendWorkflow = (...args) =>
   (require('./sms') as typeof Sms).smsSendWorkflow(...args);
 
-
 // Each type's versioning behaviour, from the one table (src/workflows/steps/versioning.ts).
 const exported: Record<VersionedWorkflowType, (...args: never[]) => Promise<unknown>> = {
   unmatchedPaymentWebhookWorkflow,

@@ -106,8 +106,15 @@ describe('the versioning table', () => {
         args: [{ reference: 'R1', status: 'matched', reconciliationId: 'versioning-test' }],
       });
       const inbox = `inbox-${randomUUID()}`;
-      const h = await client.workflow.start('unmatchedPaymentWebhookWorkflow', { workflowId: inbox, taskQueue, args: [{}] });
-      await eventually(() => versioningOf(inbox), (v) => v.behavior === 'AUTO_UPGRADE');
+      const h = await client.workflow.start('unmatchedPaymentWebhookWorkflow', {
+        workflowId: inbox,
+        taskQueue,
+        args: [{}],
+      });
+      await eventually(
+        () => versioningOf(inbox),
+        (v) => v.behavior === 'AUTO_UPGRADE',
+      );
       await h.signal(releaseUnmatchedSignal);
       await h.result();
       expect(await versioningOf(mark)).toEqual({ buildId: 'real-1', behavior: 'PINNED' });
@@ -134,8 +141,15 @@ describe('a change shipped as a new worker version', () => {
       const pinnedOnV1 = await Promise.all([start('pinnedFlow'), start('pinnedFlow')]);
       const mandateLike = await start('longLivedFlow');
       await mandateLike.signal(tickSignal);
-      await eventually(() => mandateLike.query(handledByQuery), (h) => h.length === 1);
-      for (const h of pinnedOnV1) await eventually(() => versioningOf(h.workflowId), (v) => v.buildId === '1.0.0');
+      await eventually(
+        () => mandateLike.query(handledByQuery),
+        (h) => h.length === 1,
+      );
+      for (const h of pinnedOnV1)
+        await eventually(
+          () => versioningOf(h.workflowId),
+          (v) => v.buildId === '1.0.0',
+        );
 
       // A ramp of 10% to v2: that share of new flows starts on v2.
       await rampVersion(client, v2, 10);

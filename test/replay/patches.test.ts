@@ -21,5 +21,7 @@ it('finds a patch and resolves its id (the versioning fixture v2 patches its aut
 });
 
 it('refuses to rehearse retiring a patch that is not in the workflow code', async () => {
-  await expect(bundleWithPatchRetired('no-such-patch')).rejects.toThrow(/no patched\('no-such-patch'\) in src\/workflows/);
+  await expect(bundleWithPatchRetired('no-such-patch')).rejects.toThrow(
+    /no patched\('no-such-patch'\) in src\/workflows/,
+  );
 });
