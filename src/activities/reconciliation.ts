@@ -33,6 +33,7 @@ import {
 import {
   RECONCILIATION_MARK_FLOW,
   compareTransaction,
+  emptyWindowSummary,
   isWithinOneMonth,
   lookupWindowAround,
   moneyStatusesByFlow,
@@ -224,25 +225,7 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
         });
       const client = temporalClient();
 
-      const summary: WindowSummary = {
-        start: input.start,
-        end: input.end,
-        currency: input.currency,
-        pages: 0,
-        rows: 0,
-        matched: 0,
-        noMoneyBoth: 0,
-        open: 0,
-        notComparable: 0,
-        ourSuccessesChecked: 0,
-        findings: 0,
-        marked: 0,
-        resolved: 0,
-        byKind: {},
-        notComparableReasons: {},
-        findingList: [],
-        findingsOmitted: 0,
-      };
+      const summary: WindowSummary = emptyWindowSummary(input);
       const notComparable = (reason: string) => {
         summary.notComparable += 1;
         summary.notComparableReasons[reason] = (summary.notComparableReasons[reason] ?? 0) + 1;

@@ -546,6 +546,11 @@ export function emptyTotals(): ReconciliationTotals {
   };
 }
 
+/** A window's summary before anything is read (also what an unreadable window reports, with its error). */
+export function emptyWindowSummary({ start, end, currency }: DayWindow & { currency: Currency }): WindowSummary {
+  return { start, end, currency, ...emptyTotals(), notComparableReasons: {}, findingList: [], findingsOmitted: 0 };
+}
+
 /** Adds a window's counts into totals (in place). */
 export function addToTotals(t: ReconciliationTotals, w: WindowSummary): void {
   for (const k of [

@@ -11,6 +11,9 @@
 // The daily Schedule starts this with `{previousDay: true}`: the day before the run's scheduled
 // time (TemporalScheduledStartTime), so a run caught up after an outage reads the day it was
 // scheduled for.
+//
+// Layout: `reconciliationWorkflow` (a thin wrapper), then `ReconciliationFlow`: its state, its
+// handler (`listen`), the main steps (`run`), then the helpers.
 import {
   ApplicationFailure,
   continueAsNew,
@@ -28,10 +31,12 @@ import {
   ReconcileInputSchema,
   addToTotals,
   emptyTotals,
+  emptyWindowSummary,
   previousDayOf,
   reconciliationProgressQuery,
   splitIntoMonthWindows,
   type Currency,
+  type DayWindow,
   type ReconcileInput,
   type ReconciliationFinding,
   type ReconciliationMark,
@@ -42,15 +47,24 @@ import {
   type ResolvedReconcileInput,
   type WindowSummary,
 } from '../shared/reconciliation';
-import { describeIssues, issuesOf } from '../shared/failures';
+import { describeIssues, failureMessage, issuesOf } from '../shared/failures';
+import { READ, READ_RETRY } from './steps/activity-options';
 
 type Activities = ReturnType<typeof createReconciliationActivities>;
 
 const { reconcileWindow } = proxyActivities<Activities>({
+  ...READ,
   // A month of a busy merchant is many pages; the activity heartbeats after each page and lookup.
   startToCloseTimeout: '1 hour',
   heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '10s', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 6 },
+  // A whole window is read again: slower backoff, riding out a few minutes of service trouble.
+  retry: {
+    ...READ_RETRY,
+    initialInterval: '10s',
+    backoffCoefficient: 2,
+    maximumInterval: '5 minutes',
+    maximumAttempts: 6,
+  },
 });
 
 const TemporalScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
@@ -64,6 +78,148 @@ export interface ReconciliationCarry {
   windows: ReconciliationReport['windows'];
   findings: ReconciliationFinding[];
   findingsOmitted: number;
+}
+
+/** One month window (or less) in one currency: what one activity reads. */
+type WindowTask = DayWindow & { currency: Currency };
+
+export async function reconciliationWorkflow(
+  input: ReconcileInput,
+  carried?: ReconciliationCarry,
+): Promise<ReconciliationReport> {
+  const flow = new ReconciliationFlow(input, carried);
+  flow.listen();
+  return flow.run();
+}
+
+/** One run of a reconciliation (a continue-as-new starts the next from `carry`). */
+class ReconciliationFlow {
+  // --- state ---
+
+  private readonly resolved: ResolvedReconcileInput;
+  private readonly tasks: WindowTask[];
+  /** The report so far, carried to the next run. */
+  private readonly carry: ReconciliationCarry;
+  /** `kind:reference` of the findings listed, so a finding is listed once. */
+  private readonly listed: Set<string>;
+  /** The window being read. */
+  private current: ReconciliationProgress['current'];
+  private done: number;
+
+  constructor(
+    private readonly input: ReconcileInput,
+    carried: ReconciliationCarry | undefined,
+  ) {
+    const resolved = carried?.input ?? resolveInput(input);
+    this.resolved = resolved;
+    this.tasks = splitIntoMonthWindows(resolved.from, resolved.to).flatMap((w) =>
+      resolved.currencies.map((currency) => ({ ...w, currency })),
+    );
+    this.carry = carried ?? {
+      input: resolved,
+      next: 0,
+      startedAt: new Date(workflowInfo().startTime.getTime()).toISOString(),
+      totals: emptyTotals(),
+      windows: [],
+      findings: [],
+      findingsOmitted: 0,
+    };
+    this.listed = new Set(this.carry.findings.map((f) => `${f.kind}:${f.reference}`));
+    this.done = this.carry.next;
+  }
+
+  // --- handlers ---
+
+  listen(): void {
+    setHandler(reconciliationProgressQuery, (): ReconciliationProgress => ({
+      status: this.done >= this.tasks.length ? this.status() : 'running',
+      from: this.resolved.from,
+      to: this.resolved.to,
+      windowsTotal: this.tasks.length,
+      windowsDone: this.done,
+      current: this.current,
+      totals: this.carry.totals,
+    }));
+  }
+
+  // --- the main steps ---
+
+  /** Each window read once, in order, continuing as new every `windowsPerRun` windows; then the report. */
+  async run(): Promise<ReconciliationReport> {
+    const { carry, resolved, tasks } = this;
+    upsertSearchAttributes([
+      { key: PaymentFlow, value: RECONCILIATION_FLOW },
+      { key: ReconciliationStatus, value: 'running' },
+    ]);
+    let windowsThisRun = 0;
+    for (let i = carry.next; i < tasks.length; i++) {
+      if (windowsThisRun >= resolved.windowsPerRun || workflowInfo().continueAsNewSuggested) {
+        await continueAsNew<typeof reconciliationWorkflow>(this.input, { ...carry, next: i });
+      }
+      this.current = tasks[i];
+      this.add(await this.readWindow(tasks[i]));
+      this.done = i + 1;
+      windowsThisRun += 1;
+    }
+    this.current = undefined;
+
+    const final = this.status() as ReconciliationReport['status'];
+    upsertSearchAttributes([{ key: ReconciliationStatus, value: final }]);
+    return {
+      from: resolved.from,
+      to: resolved.to,
+      currencies: resolved.currencies,
+      status: final,
+      windows: carry.windows,
+      totals: carry.totals,
+      findings: carry.findings,
+      findingsOmitted: carry.findingsOmitted,
+      startedAt: carry.startedAt,
+      finishedAt: new Date(Date.now()).toISOString(),
+    };
+  }
+
+  /** One window, compared and marked by the activity; a window it cannot read is reported with its error. */
+  private async readWindow(task: WindowTask): Promise<WindowSummary> {
+    const { resolved } = this;
+    try {
+      return await reconcileWindow({
+        start: task.start,
+        end: task.end,
+        currency: task.currency,
+        perPage: resolved.perPage,
+        markFlows: resolved.markFlows,
+        maxFindings: resolved.maxFindings,
+        reconciliationId: workflowInfo().workflowId,
+      });
+    } catch (err) {
+      return { ...emptyWindowSummary(task), error: failureMessage(err) };
+    }
+  }
+
+  // --- helpers ---
+
+  /** Adds a window to the report: its counts, and its findings not listed yet (up to `maxFindings`). */
+  private add(summary: WindowSummary): void {
+    const { carry } = this;
+    const { findingList, findingsOmitted, ...counts } = summary;
+    carry.windows.push(counts);
+    addToTotals(carry.totals, summary);
+    carry.findingsOmitted += findingsOmitted;
+    for (const f of findingList) {
+      const key = `${f.kind}:${f.reference}`;
+      if (this.listed.has(key)) continue;
+      if (carry.findings.length < this.resolved.maxFindings) {
+        carry.findings.push(f);
+        this.listed.add(key);
+      } else carry.findingsOmitted += 1;
+    }
+  }
+
+  private status(): ReconciliationRunStatus {
+    const { carry } = this;
+    return carry.windows.some((w) => w.error) ? 'incomplete' : carry.totals.findings > 0 ? 'mismatches' : 'clean';
+  }
 }
 
 function resolveInput(raw: ReconcileInput): ResolvedReconcileInput {
@@ -93,117 +249,6 @@ function resolveInput(raw: ReconcileInput): ResolvedReconcileInput {
     markFlows: v.markFlows ?? RECONCILE_DEFAULTS.markFlows,
     maxFindings: v.maxFindings ?? RECONCILE_DEFAULTS.maxFindings,
     windowsPerRun: v.windowsPerRun ?? RECONCILE_DEFAULTS.windowsPerRun,
-  };
-}
-
-export async function reconciliationWorkflow(
-  input: ReconcileInput,
-  carried?: ReconciliationCarry,
-): Promise<ReconciliationReport> {
-  const resolved = carried?.input ?? resolveInput(input);
-  const tasks = splitIntoMonthWindows(resolved.from, resolved.to).flatMap((w) =>
-    resolved.currencies.map((currency) => ({ ...w, currency })),
-  );
-  const carry: ReconciliationCarry = carried ?? {
-    input: resolved,
-    next: 0,
-    startedAt: new Date(workflowInfo().startTime.getTime()).toISOString(),
-    totals: emptyTotals(),
-    windows: [],
-    findings: [],
-    findingsOmitted: 0,
-  };
-  const listed = new Set(carry.findings.map((f) => `${f.kind}:${f.reference}`));
-  let current: ReconciliationProgress['current'];
-  let done = carry.next;
-  const status = (): ReconciliationRunStatus =>
-    carry.windows.some((w) => w.error) ? 'incomplete' : carry.totals.findings > 0 ? 'mismatches' : 'clean';
-
-  setHandler(reconciliationProgressQuery, (): ReconciliationProgress => ({
-    status: done >= tasks.length ? status() : 'running',
-    from: resolved.from,
-    to: resolved.to,
-    windowsTotal: tasks.length,
-    windowsDone: done,
-    current,
-    totals: carry.totals,
-  }));
-  upsertSearchAttributes([
-    { key: PaymentFlow, value: RECONCILIATION_FLOW },
-    { key: ReconciliationStatus, value: 'running' },
-  ]);
-
-  let windowsThisRun = 0;
-  for (let i = carry.next; i < tasks.length; i++) {
-    if (windowsThisRun >= resolved.windowsPerRun || workflowInfo().continueAsNewSuggested) {
-      await continueAsNew<typeof reconciliationWorkflow>(input, { ...carry, next: i });
-    }
-    const task = tasks[i];
-    current = task;
-    let summary: WindowSummary;
-    try {
-      summary = await reconcileWindow({
-        start: task.start,
-        end: task.end,
-        currency: task.currency,
-        perPage: resolved.perPage,
-        markFlows: resolved.markFlows,
-        maxFindings: resolved.maxFindings,
-        reconciliationId: workflowInfo().workflowId,
-      });
-    } catch (err) {
-      const cause = (err as { cause?: Error }).cause;
-      summary = {
-        start: task.start,
-        end: task.end,
-        currency: task.currency,
-        pages: 0,
-        rows: 0,
-        matched: 0,
-        noMoneyBoth: 0,
-        open: 0,
-        notComparable: 0,
-        ourSuccessesChecked: 0,
-        findings: 0,
-        marked: 0,
-        resolved: 0,
-        byKind: {},
-        notComparableReasons: {},
-        findingList: [],
-        findingsOmitted: 0,
-        error: (cause ?? (err as Error)).message,
-      };
-    }
-    const { findingList, findingsOmitted, ...counts } = summary;
-    carry.windows.push(counts);
-    addToTotals(carry.totals, summary);
-    carry.findingsOmitted += findingsOmitted;
-    for (const f of findingList) {
-      const key = `${f.kind}:${f.reference}`;
-      if (listed.has(key)) continue;
-      if (carry.findings.length < resolved.maxFindings) {
-        carry.findings.push(f);
-        listed.add(key);
-      } else carry.findingsOmitted += 1;
-    }
-    done = i + 1;
-    windowsThisRun += 1;
-  }
-  current = undefined;
-
-  const final = status() as ReconciliationReport['status'];
-  upsertSearchAttributes([{ key: ReconciliationStatus, value: final }]);
-  return {
-    from: resolved.from,
-    to: resolved.to,
-    currencies: resolved.currencies,
-    status: final,
-    windows: carry.windows,
-    totals: carry.totals,
-    findings: carry.findings,
-    findingsOmitted: carry.findingsOmitted,
-    startedAt: carry.startedAt,
-    finishedAt: new Date(Date.now()).toISOString(),
   };
 }
 

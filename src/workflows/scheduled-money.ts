@@ -9,7 +9,6 @@
 //   idempotency key (debitMandate Update): the same key twice is the same debit, never a second.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
-  ActivityFailure,
   ApplicationFailure,
   executeChild,
   proxyActivities,
@@ -26,16 +25,23 @@ import {
   type ScheduledMandateDebitInput,
   type ScheduledRunResult,
 } from '../shared/scheduled-money';
+import { FailureTypes, failureOf } from '../shared/failures';
+import { READ } from './steps/activity-options';
 import { tokenChargeWorkflow } from './recurring';
 
+/** The activity's answers that end the run (thrown non-retryable): the Update refused the debit, or no mandate flow runs. */
+const DEBIT_REFUSALS: string[] = ['DebitRefused', 'MandateNotFound'];
+
 const { requestScheduledMandateDebit } = proxyActivities<ReturnType<typeof createScheduledMoneyActivities>>({
+  ...READ,
+  // The Update waits for the debit's answer, which may be requeried for a while.
   startToCloseTimeout: '2 minutes',
-  // Safe to retry: the same idempotency key (and Update id) is the same debit.
+  // Safe to retry for longer than a read: the same idempotency key (and Update id) is the same debit.
   retry: {
     initialInterval: '2s',
     maximumInterval: '1 minute',
     maximumAttempts: 20,
-    nonRetryableErrorTypes: ['DebitRefused', 'MandateNotFound'],
+    nonRetryableErrorTypes: DEBIT_REFUSALS,
   },
 });
 
@@ -46,7 +52,7 @@ function nominalPeriod(period: string | undefined): Date {
   const given = period === undefined ? NaN : Date.parse(period);
   if (Number.isNaN(given)) {
     throw ApplicationFailure.create({
-      type: 'InvalidRequest',
+      type: FailureTypes.InvalidRequest,
       message: 'period: required (an ISO date-time) when the run was not started by a Schedule',
       nonRetryable: true,
     });
@@ -104,13 +110,9 @@ export async function scheduledMandateDebitWorkflow(input: ScheduledMandateDebit
       ...(debit.error ? { reason: debit.error } : {}),
     };
   } catch (err) {
-    if (
-      err instanceof ActivityFailure &&
-      err.cause instanceof ApplicationFailure &&
-      (err.cause.type === 'DebitRefused' || err.cause.type === 'MandateNotFound')
-    ) {
-      return { period, reference: key, status: 'failed', reason: err.cause.message };
-    }
+    const refusal = failureOf(err);
+    if (refusal && DEBIT_REFUSALS.includes(refusal.type ?? ''))
+      return { period, reference: key, status: 'failed', reason: refusal.message };
     throw err;
   }
 }
