@@ -114,6 +114,8 @@ describe('`npm start` as a user runs it', () => {
         expect.arrayContaining([expect.stringMatching(/src\/workers\/workflow-stack-traces\.ts$/)]),
       );
       expect(printed).toContain('workflow stack traces off (WORKER_WORKFLOW_STACK_TRACES)');
+      // Worker Versioning with no extra step: the worker made its own version current (development).
+      expect(printed).toMatch(/version payflow:1\.0\.0(\+[0-9a-f]{12})? \(made current\)/);
       // The banner names the stack's metrics address, the worker's own, and each health endpoint; they answer.
       expect(printed).toContain(`Metrics           http://127.0.0.1:${ports.metrics}/metrics`);
       expect(printed).toContain(`worker http://127.0.0.1:${ports.workerMetrics}/metrics`);
