@@ -9,14 +9,19 @@
 // B1 is sent once more only when the service does not know the reference at all.
 // PIN and OTP arrive as Updates: the validator refuses a code in the wrong state or format (so
 // nothing enters history); a code the service refuses fails the Update with its message and the
-// flow keeps waiting, up to MAX_REFUSED_CODES. Each step has its timeout, after which the flow
-// ends as expired. The final state is the charge_successful webhook's (a signal from the
-// receiver), or verify's when no webhook came within the grace.
+// flow keeps waiting, up to MAX_REFUSED_CODES. Each step has its timeout, after which verify
+// decides (expired when the payment is still pending). The final state is verify's, woken by the
+// charge_successful webhook (a signal from the receiver) or by the grace passing; an unknown
+// outcome is parked (./steps/payment-flow.ts).
 // Card data, PIN and OTP never reach the workflow: the starter seals them into the claim-check
 // store and the input and Updates carry only handles (plus BIN, last four and brand for display).
 // When the sealed card expired before B1 could be sent, the flow waits in awaiting_card for the
 // card again (submitCard); an expired PIN/OTP fails its Update with SecretUnavailable.
-import { allHandlersFinished, condition, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+//
+// Layout: `cardPaymentWorkflow`, then `CardPaymentFlow` (on PaymentFlow): its state, its handlers
+// (`listen`: the query, cardFirstStep, submitCard, submitPin, submitOtp), the main steps (`run`:
+// charge, PIN/OTP, 3DS, finish), then helpers.
+import { condition, setHandler } from '@temporalio/workflow';
 import {
   CARD_FINAL_STATUSES,
   cardFirstStepUpdate,
@@ -29,274 +34,271 @@ import {
   type CardPaymentStatus,
 } from '../shared/card';
 import { isClaimHandle, SECRET_UNAVAILABLE, type SealedCard } from '../shared/claim-check';
-import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../shared/payment-common';
-import { paymentSearchAttributes } from '../shared/search-attributes';
+import { PAYMENT_DEFAULTS } from '../shared/payment-common';
+import { failureMessage } from '../shared/failures';
+import { PaymentFlow, expectedPayment } from './steps/payment-flow';
 import {
-  confirmPayment,
-  parkUnknownOutcome,
-  recordOutcomeOnCancel,
-  describeFailure,
   fromLookup,
-  listenForWebhook,
   lookup,
-  once,
   secretUnavailable,
   sendPayment,
-  updateFailure,
-  type Confirmation,
+  sends,
   settleCodeFailure,
-  statusSetter,
+  updateFailure,
 } from './steps/payment-steps';
 
 const WAITING: CardPaymentStatus[] = ['awaiting_pin', 'awaiting_otp'];
 
 export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<CardPaymentState> {
-  const ref = input.transactionRef;
-  let card: SealedCard = input.card;
-  let resubmittedCard: SealedCard | undefined;
+  return new CardPaymentFlow(input).run();
+}
 
-  const inbox = listenForWebhook(ref);
-  const expected: ExpectedPayment = {
-    amount: input.amount,
-    currency: input.currency,
-    passCharge: input.passCharge === true,
-  };
-  const state: CardPaymentState = {
-    transactionRef: ref,
-    status: 'charging',
-    amount: input.amount,
-    currency: input.currency,
-    webhooksReceived: 0,
-    refusedCodes: 0,
-    card: { bin: card.bin, last4: card.last4, brand: card.brand },
-  };
-  let busy = false; // a PIN/OTP is with the service
-  let pinAnswerLost = false; // the PIN may have been accepted: an OTP is accepted too
-  let pendingOutcome: { as: FinalStatus; reason: string } = {
-    as: 'unknown',
-    reason: 'verified as Pending after the service answered Success',
-  };
+class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
+  // --- state ---
 
-  const snapshot = (): CardPaymentState => ({
-    ...state,
-    webhooksReceived: inbox.deliveries,
-    expects:
-      state.status === 'awaiting_pin'
-        ? pinAnswerLost
-          ? 'pin_or_otp'
-          : 'pin'
-        : state.status === 'awaiting_otp'
-          ? 'otp'
-          : undefined,
-  });
-  const setStatus = statusSetter<CardPaymentStatus>(state, CARD_FINAL_STATUSES);
-  const conclude = (c: Confirmation) => {
-    state.confirmedBy = c.confirmedBy;
-    setStatus(c.status, c.reason);
-  };
-  /** The service's step answer. Anything but a known step goes to confirmation: never "failed" on an unexpected word. */
-  const applyStep = (s: string) => {
-    if (s === 'ValidatePin') setStatus('awaiting_pin');
-    else if (s === 'ValidateOTP') setStatus('awaiting_otp');
-    else if (s === 'ThreeDSecure') setStatus('awaiting_3ds');
-    else setStatus('confirming', s === 'Success' ? undefined : `the service answered ${s}`);
-  };
+  /** The sealed card B1 sends (a new one after submitCard). */
+  private card: SealedCard;
+  /** The card submitted again while awaiting_card, not yet taken. */
+  private resubmittedCard: SealedCard | undefined;
+  /** A PIN/OTP is with the service. */
+  private busy = false;
+  /** The PIN may have been accepted (its answer was lost): an OTP is accepted too. */
+  private pinAnswerLost = false;
 
-  setHandler(cardPaymentStateQuery, snapshot);
-  setHandler(cardFirstStepUpdate, async () => {
-    await condition(() => state.status !== 'charging');
-    return snapshot();
-  });
-
-  setHandler(
-    submitCardUpdate,
-    async (c) => {
-      resubmittedCard = c;
-      await condition(() => state.status !== 'awaiting_card' && state.status !== 'charging');
-      return snapshot();
-    },
-    {
-      validator: (c) => {
-        if (state.status !== 'awaiting_card' || resubmittedCard)
-          throw new Error(`no card is expected now (state ${state.status})`);
-        if (!c || !isClaimHandle(c.handle))
-          throw new Error('card must be sealed: pass the claim-check handle the starter made');
+  constructor(private readonly input: CardPaymentInput) {
+    super(
+      input.transactionRef,
+      expectedPayment(input),
+      {
+        transactionRef: input.transactionRef,
+        status: 'charging',
+        amount: input.amount,
+        currency: input.currency,
+        webhooksReceived: 0,
+        refusedCodes: 0,
+        card: { bin: input.card.bin, last4: input.card.last4, brand: input.card.brand },
       },
-    },
-  );
+      CARD_FINAL_STATUSES,
+    );
+    this.card = input.card;
+    this.pending = { as: 'unknown', reason: 'verified as Pending after the service answered Success' };
+  }
 
-  async function authorize(kind: 'pin' | 'otp', handle: string): Promise<CardPaymentState> {
-    busy = true;
+  override snapshot(): CardPaymentState {
+    const { status } = this.state;
+    return {
+      ...super.snapshot(),
+      expects:
+        status === 'awaiting_pin'
+          ? this.pinAnswerLost
+            ? 'pin_or_otp'
+            : 'pin'
+          : status === 'awaiting_otp'
+            ? 'otp'
+            : undefined,
+    };
+  }
+
+  // --- handlers ---
+
+  private listen(): void {
+    setHandler(cardPaymentStateQuery, () => this.snapshot());
+    setHandler(cardFirstStepUpdate, async () => {
+      await condition(() => this.state.status !== 'charging');
+      return this.snapshot();
+    });
+    setHandler(submitCardUpdate, (c) => this.submitCard(c), { validator: (c) => this.checkCard(c) });
+    setHandler(submitPinUpdate, (pin) => this.authorize('pin', pin), {
+      validator: (pin) => this.checkCode('pin', pin),
+    });
+    setHandler(submitOtpUpdate, (otp) => this.authorize('otp', otp), {
+      validator: (otp) => this.checkCode('otp', otp),
+    });
+  }
+
+  /** submitCard (Update): the card again, taken by the charge loop; answers the state after its send. */
+  private async submitCard(c: SealedCard): Promise<CardPaymentState> {
+    this.resubmittedCard = c;
+    await condition(() => this.state.status !== 'awaiting_card' && this.state.status !== 'charging');
+    return this.snapshot();
+  }
+
+  private checkCard(c: SealedCard): void {
+    if (this.state.status !== 'awaiting_card' || this.resubmittedCard)
+      throw new Error(`no card is expected now (state ${this.state.status})`);
+    if (!c || !isClaimHandle(c.handle))
+      throw new Error('card must be sealed: pass the claim-check handle the starter made');
+  }
+
+  private checkCode(kind: 'pin' | 'otp', handle: string): void {
+    const { status } = this.state;
+    const expected =
+      kind === 'pin'
+        ? status === 'awaiting_pin'
+        : status === 'awaiting_otp' || (status === 'awaiting_pin' && this.pinAnswerLost);
+    const name = kind === 'pin' ? 'PIN' : 'OTP';
+    if (!expected || this.busy)
+      throw new Error(`no ${name} is expected now (state ${status}${this.busy ? ', a code is being checked' : ''})`);
+    if (!isClaimHandle(handle)) throw new Error(`${kind} must be sealed: pass the claim-check handle the starter made`);
+  }
+
+  /** submitPin / submitOtp (Update): B2 with the sealed code; a refusal or a lost answer is settled by verify. */
+  private async authorize(kind: 'pin' | 'otp', handle: string): Promise<CardPaymentState> {
+    this.busy = true;
     try {
-      const step = await once.authorizeCard(ref, kind, handle);
-      pinAnswerLost = false;
-      applyStep(step.transactionStatus);
-      return snapshot();
+      const step = await sends.authorizeCard(this.ref, kind, handle);
+      this.pinAnswerLost = false;
+      this.applyStep(step.transactionStatus);
+      return this.snapshot();
     } catch (err) {
       // The sealed code expired before it was sent: nothing happened, the flow keeps waiting.
-      const gone = secretUnavailable(err);
-      if (gone)
+      if (secretUnavailable(err))
         throw updateFailure(
           SECRET_UNAVAILABLE,
           `the ${kind === 'pin' ? 'PIN' : 'OTP'} expired before it was sent: send it again`,
         );
       // What a refusal or a lost answer meant, the service's record says.
-      if ((await settleCodeFailure(ref, err, expected, { state, setStatus, conclude })) === 'confirming')
-        return snapshot();
+      if ((await settleCodeFailure(this.ref, err, this.expected, this)) === 'confirming') return this.snapshot();
       // Still pending (or not verifiable): the code can be sent again safely, a transaction succeeds once.
-      if (kind === 'pin') pinAnswerLost = true;
+      if (kind === 'pin') this.pinAnswerLost = true;
       throw updateFailure(
         'OutcomeUnknown',
-        `the service's answer was lost (${describeFailure(err)}); the payment is still pending: send the ${kind === 'pin' ? 'PIN again, or the OTP if the payer received one' : 'OTP again'}`,
+        `the service's answer was lost (${failureMessage(err)}); the payment is still pending: send the ${kind === 'pin' ? 'PIN again, or the OTP if the payer received one' : 'OTP again'}`,
       );
     } finally {
-      busy = false;
+      this.busy = false;
     }
   }
 
-  setHandler(submitPinUpdate, (pin) => authorize('pin', pin), {
-    validator: (pin) => {
-      if (state.status !== 'awaiting_pin' || busy)
-        throw new Error(`no PIN is expected now (state ${state.status}${busy ? ', a code is being checked' : ''})`);
-      if (!isClaimHandle(pin)) throw new Error('pin must be sealed: pass the claim-check handle the starter made');
-    },
-  });
-  setHandler(submitOtpUpdate, (otp) => authorize('otp', otp), {
-    validator: (otp) => {
-      const expected = state.status === 'awaiting_otp' || (state.status === 'awaiting_pin' && pinAnswerLost);
-      if (!expected || busy)
-        throw new Error(`no OTP is expected now (state ${state.status}${busy ? ', a code is being checked' : ''})`);
-      if (!isClaimHandle(otp)) throw new Error('otp must be sealed: pass the claim-check handle the starter made');
-    },
-  });
+  // --- main steps ---
 
-  upsertSearchAttributes(
-    paymentSearchAttributes({
-      flow: 'card',
-      reference: ref,
-      amount: input.amount,
-      currency: input.currency,
-      status: 'charging',
-    }),
-  );
-  return recordOutcomeOnCancel(
-    ref,
-    expected,
-    state,
-    async () => {
-      // ---- B1: sent once; a second time only when verify proved the first never arrived ----
-      // A sealed card that no longer opens means this send was not made (nothing reached the service).
-      const chargeSealed = async () =>
-        once.chargeCard({ ...input, card }).catch((err: unknown) => {
-          if (secretUnavailable(err)) return 'secret-unavailable' as const;
-          throw err;
-        });
-      let sent = await sendPayment(ref, 'charge (B1)', chargeSealed);
-      while (sent.outcome === 'answered' && sent.answer === 'secret-unavailable') {
-        // The sealed card expired (e.g. the worker was down past its TTL): ask for it again.
-        const timeoutMs = input.cardTimeoutMs ?? input.pinTimeoutMs ?? PAYMENT_DEFAULTS.pinTimeoutMs;
-        setStatus('awaiting_card', 'the sealed card expired before it was sent: submit the card again');
-        if (!(await condition(() => resubmittedCard !== undefined, timeoutMs))) {
-          setStatus('expired', `the card was not submitted again within ${timeoutMs} ms`);
-          break;
-        }
-        card = resubmittedCard!;
-        resubmittedCard = undefined;
-        state.card = { bin: card.bin, last4: card.last4, brand: card.brand };
-        setStatus('charging');
-        sent = await sendPayment(ref, 'charge (B1)', chargeSealed);
-      }
-      if (sent.outcome === 'answered') {
-        const answer = sent.answer;
-        // 'secret-unavailable' here: ended above as expired, no card came again.
-        if (answer !== 'secret-unavailable') {
-          state.authUrl = answer.authUrl;
-          applyStep(answer.transactionStatus);
-        }
-      } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
-      else if (sent.outcome === 'unverified')
-        setStatus('unknown', `the charge's answer was lost (${sent.lost}) and the transaction could not be verified`);
-      else if (sent.outcome === 'never-received')
-        setStatus('failed', 'the charge never reached the service (sent twice)');
-      else if (sent.record.status === 'Pending') {
-        // The transaction exists but its step (PIN, OTP or 3DS) is unknown: nobody can complete it.
-        setStatus('confirming', `the charge's answer was lost (${sent.lost})`);
-        pendingOutcome = {
-          as: 'failed',
-          reason: "the charge's answer was lost: the payment cannot be continued and lapses at the service",
-        };
-      } else if (sent.record.status === 'Success') setStatus('confirming');
-      else conclude(fromLookup(sent.record, expected));
+  async run(): Promise<CardPaymentState> {
+    this.listen();
+    this.publish('card', this.input);
+    return this.recordOutcomeOnCancel(async () => {
+      await this.charge();
+      await this.awaitCodes();
+      await this.awaitThreeDs();
+      return this.finish(this.input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs);
+    });
+  }
 
-      // ---- PIN / OTP: each step with its own deadline ----
-      let stepOf: CardPaymentStatus | undefined;
-      let deadline = 0;
-      while (WAITING.includes(state.status)) {
-        const current = state.status;
-        const timeoutMs =
-          current === 'awaiting_pin'
-            ? (input.pinTimeoutMs ?? PAYMENT_DEFAULTS.pinTimeoutMs)
-            : (input.otpTimeoutMs ?? PAYMENT_DEFAULTS.otpTimeoutMs);
-        if (stepOf !== current) {
-          stepOf = current;
-          deadline = Date.now() + timeoutMs;
-        }
-        const moved = await condition(
-          () => state.status !== current || inbox.event !== undefined,
-          Math.max(deadline - Date.now(), 1),
-        );
-        if (inbox.event && WAITING.includes(state.status)) {
-          setStatus('confirming'); // paid (e.g. the OTP's answer is still on its way): the webhook decides
-          break;
-        }
-        if (moved) continue;
-        if (busy) {
-          await condition(() => !busy); // a code in flight decides first
-          continue;
-        }
-        const lapsed = `no ${current === 'awaiting_pin' ? 'PIN' : 'OTP'} within ${timeoutMs} ms`;
-        if (patched('verify-before-expire')) {
-          // A deadline is not proof: the payer may have completed the step elsewhere. Verify decides.
-          pendingOutcome = { as: 'expired', reason: lapsed };
-          setStatus('confirming', lapsed);
-        } else setStatus('expired', lapsed);
-      }
+  /** B1: sent once; a second time only when verify proved the first never arrived. */
+  private async charge(): Promise<void> {
+    let sent = await this.sendCharge();
+    while (sent.outcome === 'answered' && sent.answer === 'secret-unavailable') {
+      // The sealed card expired (e.g. the worker was down past its TTL): ask for it again.
+      if (!(await this.awaitCardAgain())) break;
+      sent = await this.sendCharge();
+    }
+    this.readSent(
+      sent,
+      { answer: "the charge's", request: 'the charge' },
+      {
+        answered: (answer) => {
+          // 'secret-unavailable' here: ended as expired, no card came again.
+          if (answer === 'secret-unavailable') return;
+          this.state.authUrl = answer.authUrl;
+          this.applyStep(answer.transactionStatus);
+        },
+        pending: (lost) => {
+          // The transaction exists but its step (PIN, OTP or 3DS) is unknown: nobody can complete it.
+          this.setStatus('confirming', `the charge's answer was lost (${lost})`);
+          this.pending = {
+            as: 'failed',
+            reason: "the charge's answer was lost: the payment cannot be continued and lapses at the service",
+          };
+        },
+      },
+    );
+  }
 
-      // ---- 3DS: the payer completes auth_url; the webhook or a requery confirms ----
-      if (state.status === 'awaiting_3ds') {
-        const timeoutMs = input.threeDsTimeoutMs ?? PAYMENT_DEFAULTS.threeDsTimeoutMs;
-        const pollMs = input.threeDsPollMs ?? PAYMENT_DEFAULTS.threeDsPollMs;
-        const until = Date.now() + timeoutMs;
-        while (!inbox.event && state.status === 'awaiting_3ds') {
-          const left = until - Date.now();
-          if (await condition(() => inbox.event !== undefined, Math.max(Math.min(left, pollMs), 1))) break;
-          const found = await lookup(ref);
-          if (found?.found && found.status === 'Success') setStatus('confirming');
-          else if (found?.found && found.status !== 'Pending') conclude(fromLookup(found, expected));
-          else if (Date.now() >= until) {
-            pendingOutcome = { as: 'expired', reason: `3DS not completed within ${timeoutMs} ms` };
-            setStatus('confirming', pendingOutcome.reason);
-          }
-        }
-        if (inbox.event && state.status === 'awaiting_3ds') setStatus('confirming');
+  /** PIN / OTP: each step with its own deadline; at a deadline verify decides (expired if still pending). */
+  private async awaitCodes(): Promise<void> {
+    let stepOf: CardPaymentStatus | undefined;
+    let deadline = 0;
+    while (WAITING.includes(this.state.status)) {
+      const current = this.state.status;
+      const timeoutMs =
+        current === 'awaiting_pin'
+          ? (this.input.pinTimeoutMs ?? PAYMENT_DEFAULTS.pinTimeoutMs)
+          : (this.input.otpTimeoutMs ?? PAYMENT_DEFAULTS.otpTimeoutMs);
+      if (stepOf !== current) {
+        stepOf = current;
+        deadline = Date.now() + timeoutMs;
       }
+      const moved = await condition(
+        () => this.state.status !== current || this.inbox.event !== undefined,
+        Math.max(deadline - Date.now(), 1),
+      );
+      if (this.inbox.event && WAITING.includes(this.state.status)) {
+        this.setStatus('confirming'); // paid (e.g. the OTP's answer is still on its way): the webhook decides
+        break;
+      }
+      if (moved) continue;
+      if (this.busy) {
+        await condition(() => !this.busy); // a code in flight decides first
+        continue;
+      }
+      // A deadline is not proof: the payer may have completed the step elsewhere. Verify decides.
+      const lapsed = `no ${current === 'awaiting_pin' ? 'PIN' : 'OTP'} within ${timeoutMs} ms`;
+      this.pending = { as: 'expired', reason: lapsed };
+      this.setStatus('confirming', lapsed);
+    }
+  }
 
-      if (state.status === 'confirming') {
-        conclude(
-          await confirmPayment(
-            ref,
-            expected,
-            inbox,
-            input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs,
-            pendingOutcome,
-          ),
-        );
+  /** 3DS: the payer completes auth_url; the webhook or a requery confirms. */
+  private async awaitThreeDs(): Promise<void> {
+    if (this.state.status !== 'awaiting_3ds') return;
+    const timeoutMs = this.input.threeDsTimeoutMs ?? PAYMENT_DEFAULTS.threeDsTimeoutMs;
+    const pollMs = this.input.threeDsPollMs ?? PAYMENT_DEFAULTS.threeDsPollMs;
+    const until = Date.now() + timeoutMs;
+    while (!this.inbox.event && this.state.status === 'awaiting_3ds') {
+      const left = until - Date.now();
+      if (await condition(() => this.inbox.event !== undefined, Math.max(Math.min(left, pollMs), 1))) break;
+      const found = await lookup(this.ref);
+      if (found?.found && found.status === 'Success') this.setStatus('confirming');
+      else if (found?.found && found.status !== 'Pending') this.conclude(fromLookup(found, this.expected));
+      else if (Date.now() >= until) {
+        this.pending = { as: 'expired', reason: `3DS not completed within ${timeoutMs} ms` };
+        this.setStatus('confirming', this.pending.reason);
       }
-      // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
-      if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
-      await condition(allHandlersFinished);
-      return snapshot();
-    },
-    snapshot,
-  );
+    }
+    if (this.inbox.event && this.state.status === 'awaiting_3ds') this.setStatus('confirming');
+  }
+
+  // --- helpers ---
+
+  /** B1 with the current sealed card; a card that no longer opens means this send was not made. */
+  private sendCharge() {
+    return sendPayment(this.ref, 'charge (B1)', () =>
+      sends.chargeCard({ ...this.input, card: this.card }).catch((err: unknown) => {
+        if (secretUnavailable(err)) return 'secret-unavailable' as const;
+        throw err;
+      }),
+    );
+  }
+
+  /** awaiting_card: true when the card came again (the flow charges it), false when it did not in time (expired). */
+  private async awaitCardAgain(): Promise<boolean> {
+    const timeoutMs = this.input.cardTimeoutMs ?? this.input.pinTimeoutMs ?? PAYMENT_DEFAULTS.pinTimeoutMs;
+    this.setStatus('awaiting_card', 'the sealed card expired before it was sent: submit the card again');
+    if (!(await condition(() => this.resubmittedCard !== undefined, timeoutMs))) {
+      this.setStatus('expired', `the card was not submitted again within ${timeoutMs} ms`);
+      return false;
+    }
+    this.card = this.resubmittedCard!;
+    this.resubmittedCard = undefined;
+    this.state.card = { bin: this.card.bin, last4: this.card.last4, brand: this.card.brand };
+    this.setStatus('charging');
+    return true;
+  }
+
+  /** The service's step answer. Anything but a known step goes to confirmation: never "failed" on an unexpected word. */
+  private applyStep(s: string): void {
+    if (s === 'ValidatePin') this.setStatus('awaiting_pin');
+    else if (s === 'ValidateOTP') this.setStatus('awaiting_otp');
+    else if (s === 'ThreeDSecure') this.setStatus('awaiting_3ds');
+    else this.setStatus('confirming', s === 'Success' ? undefined : `the service answered ${s}`);
+  }
 }

@@ -2,122 +2,101 @@
 // once through update-with-start (the `checkoutUrl` Update waits for A1's answer). The flow then
 // waits for charge_successful or for the checkout's expiry, verifying the reference every minute
 // meanwhile (a webhook may be lost), and verify decides the result. A1 is sent once (again only
-// for a reference the service does not know).
-import {
-  ApplicationFailure,
-  allHandlersFinished,
-  condition,
-  patched,
-  setHandler,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+// for a reference the service does not know). The state, the end and the cancel clean-up are
+// PaymentFlow's (./steps/payment-flow.ts).
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
-import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
-import { paymentSearchAttributes } from '../shared/search-attributes';
-import {
-  awaitPayer,
-  confirmPayment,
-  parkUnknownOutcome,
-  recordOutcomeOnCancel,
-  fromLookup,
-  listenForWebhook,
-  once,
-  sendPayment,
-  type Confirmation,
-  statusSetter,
-} from './steps/payment-steps';
+import { PAYMENT_DEFAULTS } from '../shared/payment-common';
+import { PaymentFlow, expectedPayment } from './steps/payment-flow';
+import { fromLookup, sendPayment, sends, type Confirmation } from './steps/payment-steps';
 
 const FINAL: CheckoutState['status'][] = ['success', 'failed', 'expired', 'unknown'];
 
 export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutState> {
-  const ref = input.transactionRef;
-  const inbox = listenForWebhook(ref);
-  const expected: ExpectedPayment = {
-    amount: input.amount,
-    currency: input.currency,
-    passCharge: input.passCharge === true,
-  };
-  const state: CheckoutState = { transactionRef: ref, status: 'initiating', webhooksReceived: 0 };
-  const snapshot = (): CheckoutState => ({ ...state, webhooksReceived: inbox.deliveries });
-  const setStatus = statusSetter<CheckoutState['status']>(state, FINAL);
-  const conclude = (c: Confirmation) => {
-    state.confirmedBy = c.confirmedBy;
-    const event = inbox.event;
+  return new CheckoutFlow(input).run();
+}
+
+class CheckoutFlow extends PaymentFlow<CheckoutState> {
+  // --- state ---
+
+  constructor(private readonly input: CheckoutInput) {
+    super(
+      input.transactionRef,
+      expectedPayment(input),
+      { transactionRef: input.transactionRef, status: 'initiating', webhooksReceived: 0 },
+      FINAL,
+    );
+  }
+
+  /** A webhook-confirmed payment also records what the webhook says was paid (A3's token_id among it). */
+  override conclude(c: Confirmation): void {
+    const event = this.inbox.event;
     if (c.confirmedBy === 'webhook' && event) {
-      state.tokenId = event.tokenId;
-      state.transactionType = event.transactionType;
-      state.amountPaid = event.amount;
-      state.meta = event.meta;
+      this.state.tokenId = event.tokenId;
+      this.state.transactionType = event.transactionType;
+      this.state.amountPaid = event.amount;
+      this.state.meta = event.meta;
     }
-    setStatus(c.status, c.reason);
-  };
-  setHandler(checkoutStateQuery, snapshot);
-  setHandler(checkoutUrlUpdate, async () => {
-    await condition(() => state.checkoutUrl !== undefined || state.status !== 'initiating');
-    if (!state.checkoutUrl)
+    super.conclude(c);
+  }
+
+  // --- handlers ---
+
+  private listen(): void {
+    setHandler(checkoutStateQuery, () => this.snapshot());
+    setHandler(checkoutUrlUpdate, () => this.checkoutUrl());
+  }
+
+  /** checkoutUrl (Update, with start): the checkout_url once A1 answered, or A1's failure. */
+  private async checkoutUrl(): Promise<{ checkoutUrl: string; transactionRef: string }> {
+    await condition(() => this.state.checkoutUrl !== undefined || this.state.status !== 'initiating');
+    if (!this.state.checkoutUrl)
       throw ApplicationFailure.create({
         type: 'CheckoutFailed',
-        message: state.reason ?? 'the checkout could not be created',
+        message: this.state.reason ?? 'the checkout could not be created',
         nonRetryable: true,
       });
-    return { checkoutUrl: state.checkoutUrl, transactionRef: ref };
-  });
+    return { checkoutUrl: this.state.checkoutUrl, transactionRef: this.ref };
+  }
 
-  upsertSearchAttributes(
-    paymentSearchAttributes({
-      flow: input.isRecurring ? 'recurring' : 'checkout',
-      reference: ref,
-      amount: input.amount,
-      currency: input.currency,
-      status: 'initiating',
-    }),
-  );
-  return recordOutcomeOnCancel(
-    ref,
-    expected,
-    state,
-    async () => {
-      const sent = await sendPayment(ref, 'checkout (A1)', () => once.initiateCheckout(input));
-      if (sent.outcome === 'answered') {
-        state.checkoutUrl = sent.answer.checkoutUrl;
-        setStatus('open');
-      } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
-      else if (sent.outcome === 'unverified')
-        setStatus('unknown', `A1's answer was lost (${sent.lost}) and the transaction could not be verified`);
-      else if (sent.outcome === 'never-received')
-        setStatus('failed', 'the checkout never reached the service (sent twice)');
-      // The checkout exists but its URL was lost: nobody can open it, it lapses unpaid.
-      else if (sent.record.status === 'Pending')
-        setStatus('failed', `A1's answer was lost (${sent.lost}): the checkout cannot be opened`);
-      else conclude(fromLookup(sent.record, expected));
+  // --- main steps ---
 
-      if (state.status === 'open') {
-        const expiryMs = input.expiryMs ?? PAYMENT_DEFAULTS.checkoutExpiryMs;
-        const verified = await awaitPayer(
-          ref,
-          inbox,
-          expiryMs,
-          input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs,
-        );
-        setStatus('confirming');
-        const c = await confirmPayment(
-          ref,
-          expected,
-          inbox,
-          inbox.event || verified ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs),
-          {
-            as: 'expired',
-            reason: `not paid within ${expiryMs} ms`,
-          },
-        );
-        conclude(c);
-      }
-      // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
-      if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
-      // A caller of the checkoutUrl Update (update-with-start) sees a failure before the workflow closes.
-      await condition(allHandlersFinished);
-      return snapshot();
-    },
-    snapshot,
-  );
+  async run(): Promise<CheckoutState> {
+    this.listen();
+    this.publish(this.input.isRecurring ? 'recurring' : 'checkout', this.input);
+    return this.recordOutcomeOnCancel(async () => {
+      await this.initiate();
+      return this.awaitPayment();
+    });
+  }
+
+  /** A1: sent once; a second time only when verify proved the first never arrived. */
+  private async initiate(): Promise<void> {
+    const sent = await sendPayment(this.ref, 'checkout (A1)', () => sends.initiateCheckout(this.input));
+    this.readSent(
+      sent,
+      { answer: "A1's", request: 'the checkout' },
+      {
+        answered: (answer) => {
+          this.state.checkoutUrl = answer.checkoutUrl;
+          this.setStatus('open');
+        },
+        // The checkout exists but its URL was lost: nobody can open it, it lapses unpaid.
+        pending: (lost) => this.setStatus('failed', `A1's answer was lost (${lost}): the checkout cannot be opened`),
+        succeeded: (record) => this.conclude(fromLookup(record, this.expected)),
+      },
+    );
+  }
+
+  /** Open until the expiry, verifying meanwhile; then verify decides (expired when still pending). */
+  private async awaitPayment(): Promise<CheckoutState> {
+    const { input } = this;
+    const expiryMs = input.expiryMs ?? PAYMENT_DEFAULTS.checkoutExpiryMs;
+    this.pending = { as: 'expired', reason: `not paid within ${expiryMs} ms` };
+    const pollMs = input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs;
+    return this.awaitPayerAndFinish(
+      this.state.status === 'open' ? { waitMs: expiryMs, pollMs } : undefined,
+      input.webhookGraceMs,
+    );
+  }
 }

@@ -6,21 +6,24 @@
 // under `payment-<planRef>-C<n>`: the reference is stable per cycle, the cycle's own webhook
 // lands in it, and it verifies the reference BEFORE charging — a cycle that is run again
 // (a reset, a retried child) finds its charge and never sends it twice. An unknown A4 outcome is
-// verified too; A4 is sent again only for a reference the service does not know.
+// verified too; A4 is sent again only for a reference the service does not know; an outcome
+// still unknown is parked (PaymentFlow, ./steps/payment-flow.ts).
 // Cancel (signal) stops the plan and cancels the token with A5. History stays bounded: the
 // parent continues-as-new every `cyclesPerRun` cycles and keeps only the last cycles in state.
+//
+// Layout: `tokenChargeWorkflow` and `TokenChargeFlow` (one cycle's charge, on PaymentFlow), then
+// `recurringChargeWorkflow` and `RecurringPlan` (the plan: first payment, cycles, end).
 import {
   condition,
   continueAsNew,
   executeChild,
-  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PaymentFlowActivities } from '../activities/payments';
-import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
+import { PAYMENT_DEFAULTS } from '../shared/payment-common';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import {
   cancelRecurringSignal,
@@ -35,140 +38,161 @@ import {
   type TokenChargeState,
 } from '../shared/recurring';
 import { paymentSearchAttributes } from '../shared/search-attributes';
+import { failureMessage } from '../shared/failures';
 import { checkoutWorkflow } from './checkout';
-import {
-  confirmPayment,
-  parkUnknownOutcome,
-  describeFailure,
-  fromLookup,
-  listenForWebhook,
-  lookup,
-  once,
-  refusal,
-  sendPayment,
-  type Confirmation,
-} from './steps/payment-steps';
+import { READ, READ_RETRY } from './steps/activity-options';
+import { PaymentFlow } from './steps/payment-flow';
+import { fromLookup, lookup, refusal, sendPayment, sends } from './steps/payment-steps';
 
 const RECENT_CYCLES = 12;
-/** A5 is idempotent (a cancelled token answers 400, read as "already cancelled"): retried for about a quarter of an hour. */
+/**
+ * A5 is a read's kind of call (idempotent: a cancelled token answers 400, read as "already
+ * cancelled"), retried longer than a read: for about a quarter of an hour.
+ */
 const cancels = proxyActivities<PaymentFlowActivities>({
-  startToCloseTimeout: '30s',
-  retry: {
-    maximumAttempts: 20,
-    initialInterval: '2s',
-    maximumInterval: '60s',
-    nonRetryableErrorTypes: ['InvalidRequest', 'Unauthorized'],
-  },
+  ...READ,
+  retry: { ...READ_RETRY, maximumAttempts: 20, initialInterval: '2s', maximumInterval: '60s' },
 });
+
+const TOKEN_CHARGE_FINAL: TokenChargeState['status'][] = ['success', 'failed', 'expired', 'unknown'];
 
 /** One A4 charge under a stable reference: verify first, charge at most once, confirm by webhook or verify. */
 export async function tokenChargeWorkflow(input: TokenChargeInput): Promise<TokenChargeState> {
-  const ref = input.reference;
-  const inbox = listenForWebhook(ref);
-  const expected: ExpectedPayment = { amount: input.amount, currency: input.currency, passCharge: false };
-  const state: TokenChargeState = { reference: ref, status: 'checking', charged: false, webhooksReceived: 0 };
-  const snapshot = (): TokenChargeState => ({ ...state, webhooksReceived: inbox.deliveries });
-  const setStatus = (status: TokenChargeState['status'], reason?: string) => {
-    state.status = status;
-    state.reason = reason;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
-  const conclude = (c: Confirmation) => {
-    state.confirmedBy = c.confirmedBy;
-    setStatus(c.status, c.reason);
-  };
-  setHandler(tokenChargeStateQuery, snapshot);
-  upsertSearchAttributes(
-    paymentSearchAttributes({
-      flow: 'recurring',
-      reference: ref,
-      amount: input.amount,
-      currency: input.currency,
-      status: 'checking',
-    }),
-  );
+  return new TokenChargeFlow(input).run();
+}
 
-  // Verify first: this reference may already have been charged (a cycle run again).
-  const before = await lookup(ref);
-  if (!before) {
-    setStatus('unknown', 'the reference could not be verified before charging: not charged');
-    return snapshot();
+class TokenChargeFlow extends PaymentFlow<TokenChargeState> {
+  // --- state ---
+
+  constructor(private readonly input: TokenChargeInput) {
+    super(
+      input.reference,
+      { amount: input.amount, currency: input.currency, passCharge: false },
+      { reference: input.reference, status: 'checking', charged: false, webhooksReceived: 0 },
+      TOKEN_CHARGE_FINAL,
+    );
   }
-  if (before.found) {
-    if (before.status === 'Success') setStatus('confirming', 'already charged under this reference: not charged again');
+
+  // --- handlers ---
+
+  private listen(): void {
+    setHandler(tokenChargeStateQuery, () => this.snapshot());
+  }
+
+  // --- main steps ---
+
+  async run(): Promise<TokenChargeState> {
+    this.listen();
+    this.publish('recurring', this.input);
+    if (!(await this.verifyFirst())) return this.snapshot();
+    if (this.state.status === 'checking') await this.charge();
+    return this.finish(this.input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs);
+  }
+
+  /** Verify first: this reference may already have been charged (a cycle run again). false when it could not be verified. */
+  private async verifyFirst(): Promise<boolean> {
+    const before = await lookup(this.ref);
+    if (!before) {
+      this.setStatus('unknown', 'the reference could not be verified before charging: not charged');
+      return false;
+    }
+    if (!before.found) return true;
+    if (before.status === 'Success')
+      this.setStatus('confirming', 'already charged under this reference: not charged again');
     else
-      conclude({
-        ...fromLookup(before, expected),
+      this.conclude({
+        ...fromLookup(before, this.expected),
         reason: `the reference exists at the service (${before.status}): not charged again`,
       });
+    return true;
   }
 
-  if (state.status === 'checking') {
-    setStatus('charging');
+  /** A4: sent once; a second time only when verify proved the first never arrived. */
+  private async charge(): Promise<void> {
+    this.setStatus('charging');
     // A refused duplicate reference means an earlier charge exists: not a refusal, the record decides.
     const refusedOutright = (err: unknown) => {
       const r = refusal(err);
       return r !== undefined && !/duplicate/i.test(r.message);
     };
+    const { tokenId, amount } = this.input;
     const sent = await sendPayment(
-      ref,
+      this.ref,
       'token charge (A4)',
-      () => once.chargeToken({ tokenId: input.tokenId, amount: input.amount, reference: ref }),
+      () => sends.chargeToken({ tokenId, amount, reference: this.ref }),
       refusedOutright,
     );
-    if (sent.outcome === 'answered') {
-      state.charged = true;
-      setStatus('confirming'); // A4's body is not proof: the webhook or verify confirms
-    } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
-    else if (sent.outcome === 'unverified')
-      setStatus('unknown', `A4's answer was lost (${sent.lost}) and the charge could not be verified`);
-    else if (sent.outcome === 'never-received')
-      setStatus('failed', `the charge never reached the service (sent ${sent.sends} times)`);
-    else {
-      state.charged = true;
-      if (sent.record.status === 'Success' || sent.record.status === 'Pending') setStatus('confirming');
-      else conclude(fromLookup(sent.record, expected));
-    }
+    if (sent.outcome === 'found') this.state.charged = true;
+    this.readSent(
+      sent,
+      { answer: "A4's", request: 'the charge', record: 'the charge', countSends: true },
+      {
+        answered: () => {
+          this.state.charged = true;
+          this.setStatus('confirming'); // A4's body is not proof: the webhook or verify confirms
+        },
+        pending: () => this.setStatus('confirming'),
+      },
+    );
   }
-  if (state.status === 'confirming')
-    conclude(await confirmPayment(ref, expected, inbox, input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs));
-  // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
-  if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
-  return snapshot();
 }
 
 export async function recurringChargeWorkflow(
   input: RecurringInput,
   carried?: RecurringState,
 ): Promise<RecurringState> {
-  const state: RecurringState = carried ?? {
-    planRef: input.planRef,
-    status: 'awaiting_first_payment',
-    cycle: 0,
-    recentCycles: [],
-    consecutiveFailures: 0,
-    cancelRequested: false,
-  };
-  let cyclesThisRun = 0;
-  setHandler(recurringStateQuery, () => state);
-  setHandler(cancelRecurringSignal, () => {
-    state.cancelRequested = true;
-  });
-  setHandler(moveRecurringToScheduleSignal, () => {
-    state.cancelRequested = true;
-    state.movedToSchedule = true;
-  });
-  const setStatus = (status: RecurringState['status'], reason?: string) => {
-    state.status = status;
-    state.reason = reason;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
-  const record = (c: RecurringCycle) => {
-    state.recentCycles = [...state.recentCycles, c].slice(-RECENT_CYCLES);
-    state.consecutiveFailures = c.status === 'success' ? 0 : state.consecutiveFailures + 1;
-  };
+  return new RecurringPlan(input, carried).run();
+}
 
-  if (!carried) {
+/** One run of a recurring plan (a continue-as-new starts the next from the carried state). */
+class RecurringPlan {
+  // --- state ---
+
+  readonly state: RecurringState;
+  private cyclesThisRun = 0;
+  private readonly maxFailures: number;
+
+  constructor(
+    private readonly input: RecurringInput,
+    private readonly carried: RecurringState | undefined,
+  ) {
+    this.state = carried ?? {
+      planRef: input.planRef,
+      status: 'awaiting_first_payment',
+      cycle: 0,
+      recentCycles: [],
+      consecutiveFailures: 0,
+      cancelRequested: false,
+    };
+    this.maxFailures = input.maxConsecutiveFailures ?? 3;
+  }
+
+  // --- handlers ---
+
+  private listen(): void {
+    setHandler(recurringStateQuery, () => this.state);
+    setHandler(cancelRecurringSignal, () => {
+      this.state.cancelRequested = true;
+    });
+    setHandler(moveRecurringToScheduleSignal, () => {
+      this.state.cancelRequested = true;
+      this.state.movedToSchedule = true;
+    });
+  }
+
+  // --- main steps ---
+
+  async run(): Promise<RecurringState> {
+    this.listen();
+    if (!this.carried && !(await this.firstPayment())) return this.state;
+    await this.chargeCycles();
+    await this.end();
+    return this.state;
+  }
+
+  /** The first payment: a hosted checkout with is_recurring (child, cycle 1); its webhook's token_id pays later cycles. */
+  private async firstPayment(): Promise<boolean> {
+    const { input, state } = this;
     upsertSearchAttributes(
       paymentSearchAttributes({
         flow: 'recurring',
@@ -196,44 +220,46 @@ export async function recurringChargeWorkflow(
         ],
       });
     } catch (err) {
-      setStatus('failed', `the first payment's checkout failed: ${describeFailure(err)}`);
-      return state;
+      this.setStatus('failed', `the first payment's checkout failed: ${failureMessage(err)}`);
+      return false;
     }
     state.cycle = 1;
-    const firstStatus =
-      first.status === 'success' || first.status === 'failed' || first.status === 'expired' ? first.status : 'unknown';
-    record({
-      cycle: 1,
-      reference: firstRef,
-      status: firstStatus,
-      confirmedBy: first.confirmedBy,
-      reason: first.reason,
-    });
+    this.record({ cycle: 1, reference: firstRef, ...cycleOutcome(first) });
     if (first.status !== 'success') {
-      setStatus('failed', `first payment ${first.status}${first.reason ? `: ${first.reason}` : ''}`);
-      return state;
+      this.setStatus('failed', `first payment ${first.status}${first.reason ? `: ${first.reason}` : ''}`);
+      return false;
     }
     if (!first.tokenId) {
-      setStatus('failed', 'the first payment was confirmed without a token_id (no webhook carried one)');
-      return state;
+      this.setStatus('failed', 'the first payment was confirmed without a token_id (no webhook carried one)');
+      return false;
     }
     state.tokenId = first.tokenId;
-    setStatus('active');
+    this.setStatus('active');
+    return true;
   }
 
-  const maxFailures = input.maxConsecutiveFailures ?? 3;
-  while (
-    !state.cancelRequested &&
-    (input.maxCycles === undefined || state.cycle < input.maxCycles) &&
-    state.consecutiveFailures < maxFailures
-  ) {
-    if (cyclesThisRun >= (input.cyclesPerRun ?? 24) || workflowInfo().continueAsNewSuggested) {
-      await continueAsNew<typeof recurringChargeWorkflow>(input, state);
+  /** Later cycles on durable timers, until cancelled, maxCycles, or maxConsecutiveFailures; continues-as-new every cyclesPerRun. */
+  private async chargeCycles(): Promise<void> {
+    const { input, state } = this;
+    while (
+      !state.cancelRequested &&
+      (input.maxCycles === undefined || state.cycle < input.maxCycles) &&
+      state.consecutiveFailures < this.maxFailures
+    ) {
+      if (this.cyclesThisRun >= (input.cyclesPerRun ?? 24) || workflowInfo().continueAsNewSuggested) {
+        await continueAsNew<typeof recurringChargeWorkflow>(input, state);
+      }
+      state.nextChargeAt = new Date(Date.now() + input.intervalMs).toISOString();
+      if (await condition(() => state.cancelRequested, input.intervalMs)) break;
+      state.nextChargeAt = undefined;
+      await this.chargeCycle(state.cycle + 1);
     }
-    state.nextChargeAt = new Date(Date.now() + input.intervalMs).toISOString();
-    if (await condition(() => state.cancelRequested, input.intervalMs)) break;
     state.nextChargeAt = undefined;
-    const cycle = state.cycle + 1;
+  }
+
+  /** One cycle: a child tokenChargeWorkflow under the cycle's stable reference. */
+  private async chargeCycle(cycle: number): Promise<void> {
+    const { input, state } = this;
     const reference = cycleReference(input.planRef, cycle);
     let result: Pick<TokenChargeState, 'status' | 'confirmedBy' | 'reason'>;
     try {
@@ -251,35 +277,57 @@ export async function recurringChargeWorkflow(
       });
     } catch (err) {
       // Not started (the id is taken, e.g. by a held webhook) or failed: nothing proves a charge either way.
-      result = { status: 'unknown', reason: describeFailure(err) };
+      result = { status: 'unknown', reason: failureMessage(err) };
     }
     state.cycle = cycle;
-    cyclesThisRun += 1;
-    const status =
-      result.status === 'success' || result.status === 'failed' || result.status === 'expired'
-        ? result.status
-        : 'unknown';
-    record({ cycle, reference, status, confirmedBy: result.confirmedBy, reason: result.reason });
+    this.cyclesThisRun += 1;
+    this.record({ cycle, reference, ...cycleOutcome(result) });
   }
-  state.nextChargeAt = undefined;
-  if (state.movedToSchedule && state.tokenId) {
-    setStatus(
-      'completed',
-      `moved to a Schedule after ${state.cycle} cycle(s): charges go on there; the token stays active`,
-    );
-  } else if (state.cancelRequested) {
-    try {
-      const cancelled = await cancels.cancelToken(state.tokenId!);
-      setStatus(
-        'cancelled',
-        cancelled ? 'token cancelled (A5)' : 'the service refused A5 (token already cancelled or unknown)',
+
+  /** The plan's end: moved to a Schedule, cancelled (A5 cancels the token), failed, or all cycles done. */
+  private async end(): Promise<void> {
+    const { state } = this;
+    if (state.movedToSchedule && state.tokenId) {
+      this.setStatus(
+        'completed',
+        `moved to a Schedule after ${state.cycle} cycle(s): charges go on there; the token stays active`,
       );
-    } catch (err) {
-      // No further charge is made either way; the token may still be active at the service.
-      setStatus('cancelled', `charges stopped, but A5 failed: ${describeFailure(err)}; cancel the token by hand`);
-    }
-  } else if (state.consecutiveFailures >= maxFailures) {
-    setStatus('failed', `${state.consecutiveFailures} cycles in a row did not succeed`);
-  } else setStatus('completed', `all ${state.cycle} cycles done`);
-  return state;
+    } else if (state.cancelRequested) {
+      try {
+        const cancelled = await cancels.cancelToken(state.tokenId!);
+        this.setStatus(
+          'cancelled',
+          cancelled ? 'token cancelled (A5)' : 'the service refused A5 (token already cancelled or unknown)',
+        );
+      } catch (err) {
+        // No further charge is made either way; the token may still be active at the service.
+        this.setStatus('cancelled', `charges stopped, but A5 failed: ${failureMessage(err)}; cancel the token by hand`);
+      }
+    } else if (state.consecutiveFailures >= this.maxFailures) {
+      this.setStatus('failed', `${state.consecutiveFailures} cycles in a row did not succeed`);
+    } else this.setStatus('completed', `all ${state.cycle} cycles done`);
+  }
+
+  // --- helpers ---
+
+  private setStatus(status: RecurringState['status'], reason?: string): void {
+    this.state.status = status;
+    this.state.reason = reason;
+    upsertSearchAttributes(paymentSearchAttributes({ status }));
+  }
+
+  private record(c: RecurringCycle): void {
+    this.state.recentCycles = [...this.state.recentCycles, c].slice(-RECENT_CYCLES);
+    this.state.consecutiveFailures = c.status === 'success' ? 0 : this.state.consecutiveFailures + 1;
+  }
+}
+
+/** A cycle's payment as the plan records it: anything not final (outcome_unknown, cancelled…) is unknown. */
+function cycleOutcome(r: {
+  status: string;
+  confirmedBy?: RecurringCycle['confirmedBy'];
+  reason?: string;
+}): Pick<RecurringCycle, 'status' | 'confirmedBy' | 'reason'> {
+  const status = r.status === 'success' || r.status === 'failed' || r.status === 'expired' ? r.status : 'unknown';
+  return { status, confirmedBy: r.confirmedBy, reason: r.reason };
 }

@@ -1,137 +1,98 @@
 // USSD payment: B5 hands back the code and its expiry (to the starter at once, through
-// update-with-start on `ussdCode`); the flow waits for the webhook until
-// expiresAt, then verifies by reference. B5 is sent once (again only for a reference the service
-// does not know); a lost answer is settled by verify.
-import {
-  ApplicationFailure,
-  allHandlersFinished,
-  condition,
-  patched,
-  setHandler,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+// update-with-start on `ussdCode`); the flow waits for the webhook until expiresAt, verifying the
+// reference meanwhile, then verify decides. B5 is sent once (again only for a reference the
+// service does not know); a lost answer is settled by verify. The state, the end and the cancel
+// clean-up are PaymentFlow's (./steps/payment-flow.ts).
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import {
   DIRECT_FINAL_STATUSES,
   directPaymentStateQuery,
   ussdCodeUpdate,
   type DirectPaymentState,
-  type DirectStatus,
   type UssdPaymentInput,
 } from '../shared/bank-ussd';
-import { PAYMENT_DEFAULTS, type ExpectedPayment } from '../shared/payment-common';
-import { paymentSearchAttributes } from '../shared/search-attributes';
-import {
-  awaitPayer,
-  confirmPayment,
-  parkUnknownOutcome,
-  recordOutcomeOnCancel,
-  fromLookup,
-  listenForWebhook,
-  once,
-  sendPayment,
-  type Confirmation,
-  statusSetter,
-} from './steps/payment-steps';
+import { PAYMENT_DEFAULTS } from '../shared/payment-common';
+import { PaymentFlow, directPaymentState, expectedPayment } from './steps/payment-flow';
+import { sendPayment, sends } from './steps/payment-steps';
 
 /** When B5 gives no parseable expiresAt, the flow waits this long (the sandbox's code lifetime). */
 const FALLBACK_USSD_WAIT_MS = 10 * 60_000;
 
 export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<DirectPaymentState> {
-  const ref = input.transactionRef;
-  const inbox = listenForWebhook(ref);
-  const expected: ExpectedPayment = {
-    amount: input.amount,
-    currency: input.currency,
-    passCharge: input.passCharge === true,
-  };
-  const state: DirectPaymentState = {
-    transactionRef: ref,
-    status: 'initiating',
-    amount: input.amount,
-    webhooksReceived: 0,
-    refusedCodes: 0,
-  };
-  const snapshot = (): DirectPaymentState => ({ ...state, webhooksReceived: inbox.deliveries });
-  const setStatus = statusSetter<DirectStatus>(state, DIRECT_FINAL_STATUSES);
-  const conclude = (c: Confirmation) => {
-    state.confirmedBy = c.confirmedBy;
-    setStatus(c.status, c.reason);
-  };
-  setHandler(directPaymentStateQuery, snapshot);
-  setHandler(ussdCodeUpdate, async () => {
-    await condition(() => state.ussdCode !== undefined || state.status !== 'initiating');
-    if (!state.ussdCode)
+  return new UssdPaymentFlow(input).run();
+}
+
+class UssdPaymentFlow extends PaymentFlow<DirectPaymentState> {
+  // --- state ---
+
+  constructor(private readonly input: UssdPaymentInput) {
+    super(input.transactionRef, expectedPayment(input), directPaymentState(input), DIRECT_FINAL_STATUSES);
+    this.pending = { as: 'expired', reason: 'the USSD code expired unpaid' };
+  }
+
+  // --- handlers ---
+
+  private listen(): void {
+    setHandler(directPaymentStateQuery, () => this.snapshot());
+    setHandler(ussdCodeUpdate, () => this.ussdCode());
+  }
+
+  /** ussdCode (Update, with start): the code and its expiry once B5 answered, or B5's failure. */
+  private async ussdCode(): Promise<{ transactionRef: string; ussdCode: string; expiresAt?: string }> {
+    await condition(() => this.state.ussdCode !== undefined || this.state.status !== 'initiating');
+    if (!this.state.ussdCode)
       throw ApplicationFailure.create({
         type: 'UssdFailed',
-        message: state.reason ?? 'no USSD code was issued',
+        message: this.state.reason ?? 'no USSD code was issued',
         nonRetryable: true,
       });
-    return { transactionRef: ref, ussdCode: state.ussdCode, expiresAt: state.expiresAt };
-  });
+    return { transactionRef: this.ref, ussdCode: this.state.ussdCode, expiresAt: this.state.expiresAt };
+  }
 
-  upsertSearchAttributes(
-    paymentSearchAttributes({
-      flow: 'ussd',
-      reference: ref,
-      amount: input.amount,
-      currency: input.currency,
-      status: 'initiating',
-    }),
-  );
-  return recordOutcomeOnCancel(
-    ref,
-    expected,
-    state,
-    async () => {
-      let pending = { as: 'expired' as const, reason: 'the USSD code expired unpaid' };
-      const sent = await sendPayment(ref, 'USSD (B5)', () => once.initiateUssd(input));
-      if (sent.outcome === 'answered') {
-        Object.assign(state, {
-          ussdCode: sent.answer.ussdCode,
-          expiresAt: sent.answer.expiresAt,
-          authModel: 'USSDCodeGenerated',
-        });
-        setStatus('awaiting_payment');
-      } else if (sent.outcome === 'refused') setStatus('failed', sent.failure.message);
-      else if (sent.outcome === 'unverified')
-        setStatus('unknown', `B5's answer was lost (${sent.lost}) and the transaction could not be verified`);
-      else if (sent.outcome === 'never-received')
-        setStatus('failed', 'the USSD request never reached the service (sent twice)');
-      else if (sent.record.status === 'Pending') {
-        // The code exists at the service but nobody knows it: it lapses unpaid.
-        setStatus('confirming', `B5's answer was lost (${sent.lost})`);
-        pending = { as: 'expired', reason: "B5's answer was lost: the payer never got the code" };
-      } else if (sent.record.status === 'Success') setStatus('confirming');
-      else conclude(fromLookup(sent.record, expected));
+  // --- main steps ---
 
-      let verified = false;
-      if (state.status === 'awaiting_payment') {
-        const expiresAt = Date.parse(state.expiresAt ?? '');
-        const waitMs = Number.isNaN(expiresAt) ? FALLBACK_USSD_WAIT_MS : expiresAt - Date.now();
-        verified = await awaitPayer(
-          ref,
-          inbox,
-          Math.max(waitMs, 1),
-          input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs,
-        );
-        setStatus('confirming');
-      }
-      if (state.status === 'confirming') {
-        conclude(
-          await confirmPayment(
-            ref,
-            expected,
-            inbox,
-            inbox.event || verified ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs),
-            pending,
-          ),
-        );
-      }
-      // An unknown outcome is parked, never final: verified again on a backoff, or resolved by an operator.
-      if (state.status === 'unknown' && patched('park-unknown-outcome')) await parkUnknownOutcome(ref, expected, state);
-      await condition(allHandlersFinished);
-      return snapshot();
-    },
-    snapshot,
-  );
+  async run(): Promise<DirectPaymentState> {
+    this.listen();
+    this.publish('ussd', this.input);
+    return this.recordOutcomeOnCancel(async () => {
+      await this.initiate();
+      return this.awaitPayment();
+    });
+  }
+
+  /** B5: sent once; a second time only when verify proved the first never arrived. */
+  private async initiate(): Promise<void> {
+    const sent = await sendPayment(this.ref, 'USSD (B5)', () => sends.initiateUssd(this.input));
+    this.readSent(
+      sent,
+      { answer: "B5's", request: 'the USSD request' },
+      {
+        answered: (answer) => {
+          Object.assign(this.state, {
+            ussdCode: answer.ussdCode,
+            expiresAt: answer.expiresAt,
+            authModel: 'USSDCodeGenerated',
+          });
+          this.setStatus('awaiting_payment');
+        },
+        pending: (lost) => {
+          // The code exists at the service but nobody knows it: it lapses unpaid.
+          this.setStatus('confirming', `B5's answer was lost (${lost})`);
+          this.pending = { as: 'expired', reason: "B5's answer was lost: the payer never got the code" };
+        },
+      },
+    );
+  }
+
+  /** Until the code's expiry, verifying meanwhile; then verify decides (expired when still pending). */
+  private async awaitPayment(): Promise<DirectPaymentState> {
+    const { input } = this;
+    const expiresAt = Date.parse(this.state.expiresAt ?? '');
+    const waitMs = Number.isNaN(expiresAt) ? FALLBACK_USSD_WAIT_MS : expiresAt - Date.now();
+    const pollMs = input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs;
+    return this.awaitPayerAndFinish(
+      this.state.status === 'awaiting_payment' ? { waitMs: Math.max(waitMs, 1), pollMs } : undefined,
+      input.webhookGraceMs,
+    );
+  }
 }

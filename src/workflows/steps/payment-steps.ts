@@ -1,27 +1,16 @@
-// Steps shared by the card, bank, USSD, checkout and token-charge workflows:
-//  - the charge_successful inbox, registered before the first await (an early webhook is kept;
-//    a duplicate is counted, processed once);
+// The service calls the card, bank, USSD, checkout and token-charge flows share:
+//  - the activity proxies (named policies from ./activity-options.ts): money-moving calls one
+//    attempt, reads retried, the final verify a local activity;
 //  - the reading of an activity failure: a refusal proves nothing happened; anything else (a
 //    timeout, a reset connection, a 5xx, a lost worker) is an unknown outcome;
+//  - sending a payment request under the one send-once rule, verifying by reference;
 //  - settling an unknown outcome by verifying the reference before anything else;
-//  - the final confirmation: the webhook, or — when none came within the grace — verify.
-//    Silence alone never makes a payment "failed".
-import {
-  ApplicationFailure,
-  CancellationScope,
-  condition,
-  isCancellation,
-  patched,
-  proxyActivities,
-  proxyLocalActivities,
-  setHandler,
-  sleep,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
-import type { RetryPolicy } from '@temporalio/common';
+//  - what a verify answer proves (a Confirmation);
+//  - what a failed PIN/OTP/bank code meant, by the service's record.
+// The base class of those flows is ./payment-flow.ts; the wait for the payer and the final
+// confirmation ./payment-confirmation.ts.
+import { ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { PaymentFlowActivities } from '../../activities/payments';
-import { paymentWebhookSignal, type PaymentWebhookEvent } from '../../shared/payment-webhook';
-import { paymentSearchAttributes } from '../../shared/search-attributes';
 import {
   amountMismatch,
   MAX_REFUSED_CODES,
@@ -31,67 +20,20 @@ import {
   type TransactionLookup,
 } from '../../shared/payment-common';
 import { SECRET_UNAVAILABLE } from '../../shared/claim-check';
-import { MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS, SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../../shared/activity-timeouts';
+import { REFUSAL_TYPES, failureOf } from '../../shared/failures';
+import { LOCAL_READ, READ, moneySend } from './activity-options';
 import { sendOnce, settle, type Presence, type SendOnceResult } from './send-once';
-import { awaitFinal } from './unknown-outcome';
-import {
-  checkResolveOutcome,
-  resolveOutcomeUpdate,
-  UNKNOWN_OUTCOME_DEFAULTS,
-  type OutcomeResolution,
-} from '../../shared/outcome';
-import { failureOf } from '../../shared/failures';
-import { REFUSAL_TYPES, failureMessage } from '../../shared/failures';
-import { durationMs } from '../../shared/duration';
 
-/**
- * Money-moving calls: one attempt; the client's own timeout (PAYMENTS_TIMEOUT_MS) ends first
- * (config enforces the margin), and a worker lost mid-call is noticed by the heartbeat timeout.
- */
-export const once = proxyActivities<PaymentFlowActivities>({
-  startToCloseTimeout: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
-  heartbeatTimeout: MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS,
-  retry: { maximumAttempts: 1 },
-});
-const READ_RETRY: RetryPolicy = {
-  maximumAttempts: 5,
-  initialInterval: '1s',
-  maximumInterval: '10s',
-  nonRetryableErrorTypes: ['InvalidRequest', 'BadRequest', 'Unauthorized'],
-};
-/** Reads (verify) and A5: retried with backoff. */
-export const reads = proxyActivities<PaymentFlowActivities>({
-  startToCloseTimeout: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
-  retry: READ_RETRY,
-});
-
+/** Money-moving calls (A1, A4, B1–B5): one attempt; the send-once rule decides any second send. */
+export const sends = proxyActivities<PaymentFlowActivities>(moneySend());
+/** Reads (verify): retried with backoff. */
+const reads = proxyActivities<PaymentFlowActivities>(READ);
 /**
  * The final verify as a local activity: it runs inside the workflow task the webhook (or the grace)
  * woke, one marker event instead of an activity task and the workflow task it wakes
  * (docs/performance.md). A read: a worker lost mid-call just reads again on replay.
  */
-const localReads = proxyLocalActivities<PaymentFlowActivities>({
-  startToCloseTimeout: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
-  retry: READ_RETRY,
-});
-
-export interface WebhookInbox {
-  /** The first charge_successful for the reference. */
-  readonly event: PaymentWebhookEvent | undefined;
-  /** Deliveries that reached the workflow (duplicates included). */
-  readonly deliveries: number;
-}
-
-/** Call before the first await, so a webhook that arrived with (or before) the workflow's first task is taken at once. */
-export function listenForWebhook(transactionRef: string): WebhookInbox {
-  const inbox = { event: undefined as PaymentWebhookEvent | undefined, deliveries: 0 };
-  setHandler(paymentWebhookSignal, (event) => {
-    if (event.transactionRef !== transactionRef || event.event !== 'charge_successful') return;
-    inbox.deliveries += 1;
-    inbox.event ??= event; // deduplicated by reference: the first delivery is the one processed
-  });
-  return inbox;
-}
+const localReads = proxyLocalActivities<PaymentFlowActivities>(LOCAL_READ);
 
 /** The service refused the request (nothing happened), with its message; undefined when the outcome is unknown. */
 export function refusal(err: unknown): ApplicationFailure | undefined {
@@ -104,9 +46,6 @@ export function secretUnavailable(err: unknown): ApplicationFailure | undefined 
   const f = failureOf(err);
   return f?.type === SECRET_UNAVAILABLE ? f : undefined;
 }
-
-/** A failure's message (one home: send-once's). */
-export const describeFailure = failureMessage;
 
 /** Verify by reference; undefined when the service could not be reached (after the read's retries). */
 export async function lookup(
@@ -165,13 +104,6 @@ export interface Confirmation {
   reason?: string;
 }
 
-export function fromWebhook(event: PaymentWebhookEvent, expected: ExpectedPayment): Confirmation {
-  const mismatch = amountMismatch(expected, event);
-  return mismatch
-    ? { status: 'failed', confirmedBy: 'webhook', reason: `charge_successful for a different payment: ${mismatch}` }
-    : { status: 'success', confirmedBy: 'webhook' };
-}
-
 /** The final status a verify answer proves; Pending proves nothing and becomes `pendingAs`. */
 export function fromLookup(
   found: TransactionLookup | undefined,
@@ -202,224 +134,6 @@ export function fromLookup(
   }
 }
 
-/**
- * Waits up to `waitMs` for the payer (checkout, USSD): true when verify already found the payment
- * final, so the caller confirms without a webhook grace. Histories from before the patch
- * 'verify-while-waiting' waited for the webhook alone.
- */
-export async function awaitPayer(
-  transactionRef: string,
-  inbox: WebhookInbox,
-  waitMs: number,
-  pollMs: number,
-): Promise<boolean> {
-  if (patched('verify-while-waiting'))
-    return (await awaitWebhookVerifying(transactionRef, inbox, waitMs, pollMs)) !== undefined;
-  await condition(() => inbox.event !== undefined, waitMs);
-  return false;
-}
-
-/**
- * Waits up to `waitMs` for the payment's webhook, verifying the reference every `pollMs` meanwhile:
- * a webhook the service never delivered must not leave a paid payment waiting for its expiry.
- * Returns the service's record once verify shows it final (not Pending); undefined when the
- * webhook came or the wait ended.
- */
-async function awaitWebhookVerifying(
-  transactionRef: string,
-  inbox: WebhookInbox,
-  waitMs: number,
-  pollMs: number,
-): Promise<FoundTransaction | undefined> {
-  const until = Date.now() + waitMs;
-  for (;;) {
-    const left = until - Date.now();
-    if (left <= 0) return undefined;
-    if (await condition(() => inbox.event !== undefined, Math.max(Math.min(left, pollMs), 1))) return undefined;
-    if (Date.now() >= until) return undefined;
-    const found = await lookup(transactionRef);
-    if (found?.found && found.status !== 'Pending') return found;
-  }
-}
-
-/** Reads of verify after a webhook while the service's record still says Pending or nothing (it may lag the webhook). */
-const WEBHOOK_VERIFY_READS = 3;
-
-/**
- * The final status. A webhook (or the grace passing) wakes the flow; verify by reference decides.
- * A charge_successful is a hint: it makes a payment succeed only when the service's own record
- * says Success for the amount we asked (a signal sent straight into Temporal proves nothing).
- */
-export async function confirmPayment(
-  transactionRef: string,
-  expected: ExpectedPayment,
-  inbox: WebhookInbox,
-  graceMs: number,
-  pending: { as: FinalStatus; reason: string } = { as: 'unknown', reason: 'verified as Pending' },
-): Promise<Confirmation> {
-  if (graceMs > 0) await condition(() => inbox.event !== undefined, graceMs);
-  // verify-local (verify as a local activity) includes webhook-verified and stands in for its
-  // marker: a new flow records one, a recorded history replays the branch it took.
-  const via = patched('verify-local') ? 'local' : 'activity';
-  if (via === 'activity' && !patched('webhook-verified')) {
-    // Histories recorded before webhooks were verified took the webhook's word.
-    if (inbox.event) return fromWebhook(inbox.event, expected);
-    const found = await lookup(transactionRef);
-    if (inbox.event) return fromWebhook(inbox.event, expected);
-    return fromLookup(found, expected, pending.as, pending.reason);
-  }
-  let found = await lookup(transactionRef, via);
-  if (!inbox.event) return fromLookup(found, expected, pending.as, pending.reason);
-  // A webhook came: the record may not show the payment yet; read it again a few times.
-  for (
-    let read = 1;
-    read < WEBHOOK_VERIFY_READS && found !== undefined && (!found.found || found.status === 'Pending');
-    read++
-  ) {
-    await sleep(PAYMENT_DEFAULTS.unknownOutcomePauseMs);
-    found = await lookup(transactionRef, via);
-  }
-  const hint = 'a charge_successful webhook came, but';
-  if (!found)
-    return { status: 'unknown', confirmedBy: 'verify', reason: `${hint} the service could not be asked to confirm it` };
-  if (!found.found)
-    return { status: 'unknown', confirmedBy: 'verify', reason: `${hint} the service does not know the reference` };
-  if (found.status === 'Pending')
-    return {
-      status: 'unknown',
-      confirmedBy: 'verify',
-      reason: `${hint} the service still shows the transaction as Pending`,
-    };
-  const verified = fromLookup(found, expected);
-  return verified.status === 'success'
-    ? { ...verified, confirmedBy: 'webhook' }
-    : { ...verified, reason: `${hint} ${verified.reason ?? 'verify disagrees'}` };
-}
-
-/** The outcomes an operator may give a parked payment. */
-export const PAYMENT_RESOLVE_OUTCOMES = ['success', 'failed'] as const;
-
-export interface ParkablePayment {
-  status: string;
-  reason?: string;
-  confirmedBy?: 'webhook' | 'verify';
-  resolution?: OutcomeResolution;
-}
-
-/**
- * An `unknown` payment is not final (docs/money-decisions.md): it is parked as outcome_unknown
- * (PaymentStatus), verified again on a backoff (doubling from 10 s, capped at 10 min) for
- * `requeryForMs` (default 24 h), and ends with the service's answer — Success, Failed or
- * Abandoned, or "does not know the reference" (nothing there: failed) — or with an operator's
- * resolveOutcome, recorded on the state. After the period only the operator ends it.
- */
-export async function parkUnknownOutcome(
-  ref: string,
-  expected: ExpectedPayment,
-  state: ParkablePayment,
-  requeryForMs?: number,
-): Promise<void> {
-  const why = state.reason ?? 'the outcome is unknown';
-  let resolution: OutcomeResolution | undefined;
-  const set = (status: string, reason?: string) => setPaymentStatus(state, status, reason);
-  setHandler(
-    resolveOutcomeUpdate,
-    (input) => {
-      resolution = { ...input, resolvedAt: new Date().toISOString() };
-      return resolution;
-    },
-    {
-      validator: (input) =>
-        checkResolveOutcome(
-          input,
-          PAYMENT_RESOLVE_OUTCOMES,
-          state.status === 'outcome_unknown' && resolution === undefined,
-        ),
-    },
-  );
-  const settled = await awaitFinal<FoundTransaction>({
-    requery: requeryTransaction(ref),
-    isFinal: (r) => r.status !== 'Pending',
-    absentIsFinal: () => true,
-    startAs: 'outcome_unknown',
-    setStatus: (status) =>
-      set(status, `${why}; parked: verified again on a backoff, or resolved by an operator (resolveOutcome)`),
-    resolution: () => resolution,
-    pendingForMs: 0,
-    requeryForMs: requeryForMs ?? durationMs(UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
-    firstBackoffMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.firstBackoff),
-    maxBackoffMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.maxBackoff),
-  });
-  if (settled.kind === 'resolved') {
-    state.resolution = settled.resolution;
-    set(settled.resolution.outcome, `resolved by ${settled.resolution.operator}: ${settled.resolution.reason}`);
-    return;
-  }
-  const c: Confirmation =
-    settled.kind === 'final'
-      ? fromLookup(settled.record, expected)
-      : {
-          status: 'failed',
-          confirmedBy: 'verify',
-          reason: 'the service does not know the reference: nothing was paid',
-        };
-  state.confirmedBy = c.confirmedBy;
-  set(c.status, `${c.reason ?? c.status} (settled by verify after: ${why})`);
-}
-
-/**
- * A Temporal cancel (Web UI, CLI) of a payment flow never ends it "cancelled" while money may have
- * moved. The send in flight finishes (send-once is non-cancellable); then, in a non-cancellable
- * scope, verify decides: nothing at the service → cancelled; Success/Failed/Abandoned → that
- * outcome; Pending or no answer → parked as outcome_unknown until the service (or an operator)
- * settles it. The workflow then completes with its state.
- */
-export async function recordOutcomeOnCancel<T>(
-  ref: string,
-  expected: ExpectedPayment,
-  state: ParkablePayment,
-  body: () => Promise<T>,
-  result: () => T,
-): Promise<T> {
-  try {
-    return await body();
-  } catch (err) {
-    if (!isCancellation(err) || !patched('cancel-records-outcome')) throw err;
-    return CancellationScope.nonCancellable(async () => {
-      await settleAfterCancel(ref, expected, state);
-      return result();
-    });
-  }
-}
-
-async function settleAfterCancel(ref: string, expected: ExpectedPayment, state: ParkablePayment): Promise<void> {
-  if (['success', 'failed', 'expired'].includes(state.status)) return;
-  const cancelled = 'cancelled by the caller';
-  const found = await lookup(ref);
-  if (found && !found.found) {
-    setPaymentStatus(state, 'cancelled', `${cancelled}: the service does not know the reference, nothing was paid`);
-    return;
-  }
-  if (found?.found && found.status !== 'Pending') {
-    const c = fromLookup(found, expected);
-    state.confirmedBy = c.confirmedBy;
-    setPaymentStatus(state, c.status, `${cancelled}; verified: ${c.reason ?? c.status}`);
-    return;
-  }
-  state.reason = found
-    ? `${cancelled} while the payment is still pending at the service`
-    : `${cancelled}; the payment could not be verified`;
-  await parkUnknownOutcome(ref, expected, state);
-}
-
-/** Sets a payment's status directly (past the flow's final-status guard), upserting PaymentStatus on a change. */
-function setPaymentStatus(state: ParkablePayment, status: string, reason?: string): void {
-  const changed = status !== state.status;
-  state.status = status;
-  if (reason !== undefined) state.reason = reason;
-  if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
-}
-
 /** Fails an Update with a typed, non-retryable reason the caller sees synchronously. */
 export function updateFailure(
   type: 'Refused' | 'OutcomeUnknown' | 'Ended' | typeof SECRET_UNAVAILABLE,
@@ -434,25 +148,9 @@ export function updateFailure(
   });
 }
 
-/**
- * The status setter every payment flow uses: a final status is final (a late answer cannot
- * reopen it), and PaymentStatus is upserted only when the status changes.
- */
-export function statusSetter<S extends string>(
-  state: { status: S; reason?: string },
-  finals: readonly S[],
-): (status: S, reason?: string) => void {
-  return (status, reason) => {
-    if (finals.includes(state.status)) return;
-    const changed = status !== state.status;
-    state.status = status;
-    state.reason = reason;
-    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
-}
-
+/** What a flow with a code step (card's PIN/OTP, bank's token/OTP) lends settleCodeFailure. */
 export interface CodeStepFlow {
-  state: { refusedCodes: number; reason?: string };
+  readonly state: { refusedCodes: number; reason?: string };
   setStatus(status: 'confirming' | 'failed', reason?: string): void;
   conclude(c: Confirmation): void;
 }

@@ -21,7 +21,7 @@
 //
 // The send and its settling run in a non-cancellable scope: a workflow cancelled mid-send still
 // learns what became of the request, so its cleanup can record the real outcome.
-import { ApplicationFailure, CancellationScope, patched, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';
 import { SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../../shared/activity-timeouts';
 import { failureMessage, failureOf, isRefusalFailure } from '../../shared/failures';
 import { countRequery, countResendProvedSafe, countSendOutcome } from './metrics';
@@ -76,8 +76,6 @@ export interface Refusal {
   message: string;
 }
 
-/** Activity failure types (src/activities) that prove the service refused the request. */
-
 export const SEND_ONCE_DEFAULTS = {
   maxSends: 2,
   settleMs: 3_000,
@@ -127,13 +125,7 @@ async function sendAndSettle<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceRe
     }
     let presence = await settle(spec);
     const inFlightUntil = sentAt + (spec.inFlightMs ?? SEND_ONCE_DEFAULTS.inFlightMs);
-    if (
-      presence &&
-      !presence.found &&
-      !neverInFlight &&
-      Date.now() < inFlightUntil &&
-      patched('send-once-in-flight-window')
-    ) {
+    if (presence && !presence.found && !neverInFlight && Date.now() < inFlightUntil) {
       // The lost attempt may still be open (its worker died mid-call): absent proves nothing yet.
       await sleep(inFlightUntil - Date.now());
       presence = await settle({ ...spec, absentReads: 1 });
