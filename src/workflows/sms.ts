@@ -30,9 +30,13 @@
 //     (the campaign itself goes on; follow it again by uuid).
 //
 // smsCampaignFollowWorkflow — the follow part alone, for a campaign known by uuid.
-import type { RetryPolicy } from '@temporalio/common';
+//
+// Layout, top to bottom: the three workflow functions (a few lines each), then `SmsSendFlow` and
+// `SmsCampaignFlow` (both campaign workflows), each with its state, its handlers (`listen`), the
+// main steps (`run…`), then the helpers the steps share.
+import type { ActivityOptions } from '@temporalio/common';
+import type { z } from 'zod';
 import {
-  ApplicationFailure,
   CancellationScope,
   isCancellation,
   proxyActivities,
@@ -55,132 +59,150 @@ import {
   smsDurationMs,
   smsSendOverallStatus,
   smsSendStateQuery,
+  type SmsBatchAnswer,
   type SmsCampaignFollowInput,
   type SmsCampaignInput,
   type SmsCampaignLookup,
-  type SmsCampaignOptions,
   type SmsCampaignRecord,
   type SmsCampaignResult,
   type SmsCampaignState,
   type SmsCampaignStep,
+  type SmsEntry,
   type SmsNumberResult,
   type SmsSendInput,
+  type SmsSendParsedInput,
   type SmsSendResult,
   type SmsSendState,
 } from '../shared/sms';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { lostByHeartbeat } from './steps/unknown-outcome';
-import {
-  FailureTypes,
-  activityFailureMessage,
-  activityFailureType,
-  describeIssues,
-  issuesOf,
-  type FieldIssue,
-} from '../shared/failures';
+import { FailureTypes, REFUSAL_TYPES, failureMessage } from '../shared/failures';
+import { READ, READ_RETRY, moneySend } from './steps/activity-options';
+import { failureLabel, invalidInput, parseFlowInput } from './steps/flow-input';
 
-/** Margin over the HTTP timeout for a send's start-to-close: no attempt can outlive its call. */
-const IN_FLIGHT_MARGIN_MS = 15_000;
-/** A worker lost mid-call is noticed this quickly (the activity heartbeats while the call is open). */
-const SEND_HEARTBEAT_TIMEOUT = '10s';
-const REFUSED: readonly string[] = [FailureTypes.BadRequest, FailureTypes.InvalidRequest, FailureTypes.NotFound];
-const READ_RETRY: RetryPolicy = {
-  initialInterval: '1s',
-  backoffCoefficient: 2,
-  maximumInterval: '30s',
-  nonRetryableErrorTypes: [...REFUSED, FailureTypes.Unauthorized, FailureTypes.ServiceError],
+/**
+ * G3 reads (the ids under a name, one campaign's status): one read walks up to MAX_PAGES pages
+ * (src/activities/sms.ts), so its attempt gets minutes; retried until the schedule-to-close, not
+ * for a count of attempts.
+ */
+const G3_READ: ActivityOptions = {
+  ...READ,
+  startToCloseTimeout: '2 minutes',
+  scheduleToCloseTimeout: '5 minutes',
+  retry: { ...READ_RETRY, maximumAttempts: Infinity, maximumInterval: '30s' },
 };
 
-function invalidInput(what: string, issues: FieldIssue[]): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: 'InvalidInput',
-    message: `invalid ${what}: ${describeIssues(issues)}`,
-    nonRetryable: true,
-    details: [issues],
-  });
+export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult> {
+  const flow = new SmsSendFlow(parseFlowInput(SmsSendInputSchema, raw, 'SMS send'));
+  flow.listen();
+  return flow.run();
 }
 
-/** The failure's type for the records: the activity's deliberate type, or how the attempt was lost. */
-function failureLabel(err: unknown): string {
-  return activityFailureType(err) ?? (lostByHeartbeat(err) ? 'HeartbeatTimeout' : 'ActivityFailure');
+export async function smsCampaignWorkflow(raw: SmsCampaignInput): Promise<SmsCampaignResult> {
+  const { reference, campaign, options = {} } = parseFlowInput(SmsCampaignInputSchema, raw, 'SMS campaign');
+  const flow = new SmsCampaignFlow({ reference, name: campaign.name, status: 'validating' }, reference, options);
+  flow.listen();
+  return flow.runCreate(campaign);
+}
+
+export async function smsCampaignFollowWorkflow(raw: SmsCampaignFollowInput): Promise<SmsCampaignResult> {
+  const parsed = parseFlowInput(SmsCampaignFollowInputSchema, raw, 'SMS campaign follow');
+  const { campaign_id, name, scheduled_for, options = {} } = parsed;
+  const id = campaign_id.toLowerCase();
+  const flow = new SmsCampaignFlow({ campaignId: id, ...(name ? { name } : {}), status: 'following' }, id, options);
+  flow.listen();
+  return flow.runFollow(scheduled_for !== undefined ? Date.parse(scheduled_for) : undefined);
 }
 
 // ---- G1 ------------------------------------------------------------------------------------------
 
 const SEND_DEFAULTS = { sendTimeoutMs: 30_000, notSentRetries: 2, retryBackoff: '2s' } as const;
+const CANCELLED = 'not sent: the send was cancelled';
 
-export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult> {
-  const parsed = SmsSendInputSchema.safeParse(raw);
-  if (!parsed.success) throw invalidInput('SMS send', issuesOf(parsed.error));
-  const { options = {}, ...input } = parsed.data;
-  const checked = checkSmsMessages(input.messages);
-  if (options.invalidMessages === 'refuse' && checked.issues.length > 0) throw invalidInput('SMS send', checked.issues);
-  const batchSize = options.batchSize ?? SMS_DEFAULT_BATCH_SIZE;
-  const timeoutMs = options.sendTimeoutMs ?? SEND_DEFAULTS.sendTimeoutMs;
-  const notSentRetries = options.notSentRetries ?? SEND_DEFAULTS.notSentRetries;
-  const planned = planSmsBatches(checked.valid, batchSize);
+type SendOptions = NonNullable<SmsSendParsedInput['options']>;
+type SendRequest = Omit<SmsSendParsedInput, 'options'>;
 
-  const { smsSendBatch } = proxyActivities<SmsActivities>({
-    startToCloseTimeout: timeoutMs + IN_FLIGHT_MARGIN_MS,
-    heartbeatTimeout: SEND_HEARTBEAT_TIMEOUT,
-    retry: { maximumAttempts: 1 },
-  });
+/** One G1 send of a list, batch by batch. */
+class SmsSendFlow {
+  // --- state ---
 
-  const numbers = new Map<number, SmsNumberResult>();
-  for (const r of checked.rejected) numbers.set(r.index, r);
-  const state: SmsSendState = {
-    reference: input.reference,
-    status: 'validating',
-    batchSize,
-    batches: planned.map((b, i) => ({ batch: i + 1, size: b.length, attempts: 0, outcome: 'waiting' })),
-    counts: { ...countSmsResults([]), total: input.messages.length },
-    costByCurrency: {},
-  };
-  const refreshCounts = () => {
-    state.counts = { ...countSmsResults([...numbers.values()]), total: input.messages.length };
-  };
-  refreshCounts();
-  setHandler(smsSendStateQuery, () => ({
-    ...state,
-    batches: state.batches.map((b) => ({ ...b })),
-    counts: { ...state.counts },
-    costByCurrency: { ...state.costByCurrency },
-  }));
-  const setStatus = (status: SmsSendState['status']) => {
-    state.status = status;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
-  upsertSearchAttributes(
-    paymentSearchAttributes({ flow: 'sms-send', reference: input.reference, status: 'validating' }),
-  );
-  setStatus('sending');
-
+  /** What the query answers. */
+  private readonly state: SmsSendState;
+  private readonly input: SendRequest;
+  private readonly options: SendOptions;
+  private readonly timeoutMs: number;
+  private readonly planned: SmsEntry[][];
+  /** Input position → its result (rejected entries from the start, batched ones as they settle). */
+  private readonly numbers = new Map<number, SmsNumberResult>();
+  /** The workflow's own scope: a cancel stops the batches not yet sent. */
+  private readonly root = CancellationScope.current();
   /** Why the later batches are not sent (the key was refused, or the send was cancelled). */
-  let stopReason: string | undefined;
-  // A cancel stops the batches not yet sent; a batch in flight is let finish (its answer is recorded).
-  const root = CancellationScope.current();
-  void root.cancelRequested.catch(() => {
-    state.cancelRequested = true;
-  });
-  const settleBatch = (i: number, status: SmsNumberResult['status'], error: string) => {
-    for (const e of planned[i])
-      numbers.set(e.index, { index: e.index, phone_number: e.phone_number, status, batch: i + 1, error });
-  };
+  private stopReason: string | undefined;
+  /** G1: one attempt, heartbeating; its start-to-close outlives the call's own deadline. */
+  private readonly sendBatch: SmsActivities['smsSendBatch'];
 
-  for (let i = 0; i < planned.length; i++) {
-    const batch = i + 1;
-    const rec = state.batches[i];
-    if (stopReason === undefined && root.consideredCancelled) stopReason = 'not sent: the send was cancelled';
-    if (stopReason !== undefined) {
-      rec.outcome = 'skipped';
-      rec.detail = stopReason;
-      settleBatch(i, 'not_sent', stopReason);
-      refreshCounts();
-      continue;
+  constructor({ options = {}, ...input }: SmsSendParsedInput) {
+    const checked = checkSmsMessages(input.messages);
+    if (options.invalidMessages === 'refuse' && checked.issues.length > 0)
+      throw invalidInput('SMS send', checked.issues);
+    this.input = input;
+    this.options = options;
+    this.timeoutMs = options.sendTimeoutMs ?? SEND_DEFAULTS.sendTimeoutMs;
+    const batchSize = options.batchSize ?? SMS_DEFAULT_BATCH_SIZE;
+    this.planned = planSmsBatches(checked.valid, batchSize);
+    for (const r of checked.rejected) this.numbers.set(r.index, r);
+    this.state = {
+      reference: input.reference,
+      status: 'validating',
+      batchSize,
+      batches: this.planned.map((b, i) => ({ batch: i + 1, size: b.length, attempts: 0, outcome: 'waiting' })),
+      counts: { ...countSmsResults([]), total: input.messages.length },
+      costByCurrency: {},
+    };
+    this.refreshCounts();
+    this.sendBatch = proxyActivities<SmsActivities>(moneySend(this.timeoutMs)).smsSendBatch;
+  }
+
+  // --- handlers ---
+
+  listen(): void {
+    setHandler(smsSendStateQuery, () => ({
+      ...this.state,
+      batches: this.state.batches.map((b) => ({ ...b })),
+      counts: { ...this.state.counts },
+      costByCurrency: { ...this.state.costByCurrency },
+    }));
+    void this.root.cancelRequested.catch(() => {
+      this.state.cancelRequested = true;
+    });
+  }
+
+  // --- main steps ---
+
+  async run(): Promise<SmsSendResult> {
+    upsertSearchAttributes(
+      paymentSearchAttributes({ flow: 'sms-send', reference: this.input.reference, status: 'validating' }),
+    );
+    this.setStatus('sending');
+    for (let i = 0; i < this.planned.length; i++) {
+      if (this.stopReason === undefined && this.root.consideredCancelled) this.stopReason = CANCELLED;
+      if (this.stopReason !== undefined) {
+        const rec = this.state.batches[i];
+        rec.outcome = 'skipped';
+        rec.detail = this.stopReason;
+        this.settleBatch(i, 'not_sent', this.stopReason);
+      } else await this.send(i);
+      this.refreshCounts();
     }
+    return this.result();
+  }
+
+  /** Batch `i` sent once; sent again only when its request provably never left. */
+  private async send(i: number): Promise<void> {
+    const batch = i + 1;
+    const rec = this.state.batches[i];
     const request = {
-      sender_id: input.sender_id,
-      messages: planned[i].map((e) => ({ phone_number: e.phone_number, message: e.message })),
+      sender_id: this.input.sender_id,
+      messages: this.planned[i].map((e) => ({ phone_number: e.phone_number, message: e.message })),
     };
     for (;;) {
       rec.attempts += 1;
@@ -188,85 +210,111 @@ export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult>
       try {
         // Not cancellable: a cancel must not turn a batch the service may be sending into an unknown.
         const answer = await CancellationScope.nonCancellable(() =>
-          smsSendBatch(request, { batch, attempt: rec.attempts, timeoutMs }),
+          this.sendBatch(request, { batch, attempt: rec.attempts, timeoutMs: this.timeoutMs }),
         );
-        const matched = matchSmsBatch(batch, planned[i], answer);
-        for (const r of matched.results) numbers.set(r.index, r);
-        rec.outcome = 'answered';
-        if (answer.batch_id) rec.batch_id = answer.batch_id;
-        const costs = matched.results.flatMap((r) => (r.cost !== undefined ? [r.cost] : []));
-        const total = answer.total_cost ?? (costs.length > 0 ? costs.reduce(addDecimals, '0') : undefined);
-        const currency = answer.currency ?? 'unknown';
-        if (total !== undefined) {
-          rec.total_cost = total;
-          rec.currency = currency;
-          state.costByCurrency[currency] = addDecimals(state.costByCurrency[currency] ?? '0', total);
-        }
-        if (matched.unmatchedErrors.length > 0) rec.unmatched_errors = matched.unmatchedErrors;
-        if (matched.unmatchedSent > 0) rec.unmatched_sent = matched.unmatchedSent;
-        if (answer.message) rec.detail = answer.message;
-        break;
+        this.recordAnswer(i, answer);
+        return;
       } catch (err) {
-        const type = failureLabel(err);
-        const message = activityFailureMessage(err);
-        rec.detail = `${type}: ${message}`;
-        if (type === FailureTypes.Transient) {
-          // The request never left: the only case a batch is sent again.
-          if (rec.attempts <= notSentRetries) {
-            try {
-              await sleep(smsDurationMs(options.retryBackoff ?? SEND_DEFAULTS.retryBackoff));
-              continue;
-            } catch (e) {
-              if (!isCancellation(e)) throw e;
-              stopReason = 'not sent: the send was cancelled';
-            }
-          }
-          rec.outcome = 'not_sent';
-          settleBatch(
-            i,
-            'not_sent',
-            `batch ${batch} never reached the service (${message}) after ${rec.attempts} attempt(s)`,
-          );
-        } else if (REFUSED.includes(type) || type === FailureTypes.Unauthorized) {
-          rec.outcome = 'refused';
-          settleBatch(i, 'failed', `the service refused batch ${batch}: ${message}; nothing in it was sent`);
-          if (type === FailureTypes.Unauthorized)
-            stopReason = `not sent: the service refused the key on batch ${batch} (${message})`;
-        } else {
-          rec.outcome = 'outcome_unknown';
-          settleBatch(
-            i,
-            'outcome_unknown',
-            `the answer to batch ${batch} was lost (${type}: ${message}): it may have been sent; not resent`,
-          );
-        }
-        break;
+        if (!(await this.afterFailure(i, err))) return;
       }
     }
-    refreshCounts();
   }
 
-  const list = input.messages.map((_, index) => numbers.get(index)!);
-  const counts = countSmsResults(list);
-  const status = smsSendOverallStatus(counts);
-  const currencies = Object.keys(state.costByCurrency);
-  const costText = currencies.map((c) => `${state.costByCurrency[c]} ${c}`).join(' + ');
-  const parts = [
-    `sent ${counts.sent} of ${counts.total}`,
-    ...(['failed', 'invalid', 'duplicate', 'not_sent', 'outcome_unknown'] as const)
-      .filter((k) => counts[k] > 0)
-      .map((k) => `${counts[k]} ${k}`),
-  ];
-  setStatus(status);
-  state.counts = counts;
-  return {
-    ...state,
-    batches: state.batches.map((b) => ({ ...b })),
-    status,
-    message: `${parts.join(', ')}${costText ? `; cost ${costText}` : ''}${counts.outcome_unknown > 0 ? ' (outcome_unknown numbers may have been sent and are never resent automatically)' : ''}`,
-    numbers: list,
-    ...(currencies.length === 1 ? { totalCost: state.costByCurrency[currencies[0]], currency: currencies[0] } : {}),
-  };
+  /** What a failed G1 means for batch `i`'s numbers; true when the batch is to be sent again. */
+  private async afterFailure(i: number, err: unknown): Promise<boolean> {
+    const batch = i + 1;
+    const rec = this.state.batches[i];
+    const type = failureLabel(err);
+    const message = failureMessage(err);
+    rec.detail = `${type}: ${message}`;
+    if (type === FailureTypes.Transient) {
+      // The request never left: the only case a batch is sent again.
+      if (rec.attempts <= (this.options.notSentRetries ?? SEND_DEFAULTS.notSentRetries)) {
+        try {
+          await sleep(smsDurationMs(this.options.retryBackoff ?? SEND_DEFAULTS.retryBackoff));
+          return true;
+        } catch (e) {
+          if (!isCancellation(e)) throw e;
+          this.stopReason = CANCELLED;
+        }
+      }
+      rec.outcome = 'not_sent';
+      const why = `batch ${batch} never reached the service (${message}) after ${rec.attempts} attempt(s)`;
+      this.settleBatch(i, 'not_sent', why);
+    } else if (REFUSAL_TYPES.includes(type)) {
+      rec.outcome = 'refused';
+      this.settleBatch(i, 'failed', `the service refused batch ${batch}: ${message}; nothing in it was sent`);
+      if (type === FailureTypes.Unauthorized)
+        this.stopReason = `not sent: the service refused the key on batch ${batch} (${message})`;
+    } else {
+      rec.outcome = 'outcome_unknown';
+      const why = `the answer to batch ${batch} was lost (${type}: ${message}): it may have been sent; not resent`;
+      this.settleBatch(i, 'outcome_unknown', why);
+    }
+    return false;
+  }
+
+  /** The result: one line per input entry, counts, cost per currency. */
+  private result(): SmsSendResult {
+    const list = this.input.messages.map((_, index) => this.numbers.get(index)!);
+    const counts = countSmsResults(list);
+    const status = smsSendOverallStatus(counts);
+    const costByCurrency = this.state.costByCurrency;
+    const currencies = Object.keys(costByCurrency);
+    const costText = currencies.map((c) => `${costByCurrency[c]} ${c}`).join(' + ');
+    const parts = [
+      `sent ${counts.sent} of ${counts.total}`,
+      ...(['failed', 'invalid', 'duplicate', 'not_sent', 'outcome_unknown'] as const)
+        .filter((k) => counts[k] > 0)
+        .map((k) => `${counts[k]} ${k}`),
+    ];
+    this.setStatus(status);
+    this.state.counts = counts;
+    return {
+      ...this.state,
+      batches: this.state.batches.map((b) => ({ ...b })),
+      status,
+      message: `${parts.join(', ')}${costText ? `; cost ${costText}` : ''}${counts.outcome_unknown > 0 ? ' (outcome_unknown numbers may have been sent and are never resent automatically)' : ''}`,
+      numbers: list,
+      ...(currencies.length === 1 ? { totalCost: costByCurrency[currencies[0]], currency: currencies[0] } : {}),
+    };
+  }
+
+  // --- helpers ---
+
+  /** Batch `i`'s answer on its numbers, and its cost. */
+  private recordAnswer(i: number, answer: SmsBatchAnswer): void {
+    const rec = this.state.batches[i];
+    const matched = matchSmsBatch(i + 1, this.planned[i], answer);
+    for (const r of matched.results) this.numbers.set(r.index, r);
+    rec.outcome = 'answered';
+    if (answer.batch_id) rec.batch_id = answer.batch_id;
+    const costs = matched.results.flatMap((r) => (r.cost !== undefined ? [r.cost] : []));
+    const total = answer.total_cost ?? (costs.length > 0 ? costs.reduce(addDecimals, '0') : undefined);
+    const currency = answer.currency ?? 'unknown';
+    if (total !== undefined) {
+      rec.total_cost = total;
+      rec.currency = currency;
+      this.state.costByCurrency[currency] = addDecimals(this.state.costByCurrency[currency] ?? '0', total);
+    }
+    if (matched.unmatchedErrors.length > 0) rec.unmatched_errors = matched.unmatchedErrors;
+    if (matched.unmatchedSent > 0) rec.unmatched_sent = matched.unmatchedSent;
+    if (answer.message) rec.detail = answer.message;
+  }
+
+  private settleBatch(i: number, status: SmsNumberResult['status'], error: string): void {
+    for (const e of this.planned[i])
+      this.numbers.set(e.index, { index: e.index, phone_number: e.phone_number, status, batch: i + 1, error });
+  }
+
+  private refreshCounts(): void {
+    this.state.counts = { ...countSmsResults([...this.numbers.values()]), total: this.input.messages.length };
+  }
+
+  private setStatus(status: SmsSendState['status']): void {
+    this.state.status = status;
+    upsertSearchAttributes(paymentSearchAttributes({ status }));
+  }
 }
 
 // ---- G2/G3 -----------------------------------------------------------------------------------
@@ -287,249 +335,276 @@ const CAMPAIGN_DEFAULTS = {
 /** Poll steps kept in the state (older ones are only counted). */
 const POLL_STEPS_KEPT = 20;
 
-type Options = NonNullable<SmsCampaignOptions>;
+type CampaignParsedInput = z.output<typeof SmsCampaignInputSchema>;
+type CampaignOptions = NonNullable<CampaignParsedInput['options']>;
+type CampaignCreate = CampaignParsedInput['campaign'];
+/** What G2's sends came to: the campaign, an answer lost (never sent again), or the flow's end. */
+type Created = { created: SmsCampaignRecord } | { lost: string } | { ended: SmsCampaignResult };
 
-function readActivities() {
-  return proxyActivities<SmsActivities>({
-    startToCloseTimeout: '2 minutes',
-    scheduleToCloseTimeout: '5 minutes',
-    retry: READ_RETRY,
-  });
-}
+/** One campaign: created once and followed (smsCampaignWorkflow), or only followed (smsCampaignFollowWorkflow). */
+class SmsCampaignFlow {
+  // --- state ---
 
-/** State, query, search attributes and `finish` for both campaign workflows. */
-function campaignRun(init: Omit<SmsCampaignState, 'polls' | 'steps'>, sa: { reference: string }) {
-  const state: SmsCampaignState = { ...init, polls: 0, steps: [] };
-  setHandler(smsCampaignStateQuery, () => ({ ...state, steps: [...state.steps] }));
-  void CancellationScope.current().cancelRequested.catch(() => {
-    state.cancelRequested = true;
-  });
-  const setStatus = (status: SmsCampaignState['status']) => {
-    state.status = status;
-    upsertSearchAttributes(paymentSearchAttributes({ status }));
-  };
-  upsertSearchAttributes(
-    paymentSearchAttributes({ flow: 'sms-campaign', reference: sa.reference, status: state.status }),
-  );
-  const record = (s: SmsCampaignStep) => {
-    state.steps.push(s);
-    if (s.op === 'poll') {
-      const polls = state.steps.filter((x) => x.op === 'poll');
-      if (polls.length > POLL_STEPS_KEPT) state.steps.splice(state.steps.indexOf(polls[0]), 1);
-    }
-  };
-  let campaign: SmsCampaignRecord | undefined;
-  const finish = (status: SmsCampaignResult['status'], message: string): SmsCampaignResult => {
-    setStatus(status);
-    return { ...state, steps: [...state.steps], status, message, ...(campaign ? { campaign } : {}) };
-  };
-  return { state, setStatus, record, finish, setCampaign: (c: SmsCampaignRecord) => (campaign = c) };
-}
+  /** What the query answers. */
+  private readonly state: SmsCampaignState;
+  private campaign: SmsCampaignRecord | undefined;
+  /** Consecutive G3 reads that did not list the campaign. */
+  private misses = 0;
+  private readonly pageSize: number;
+  private readonly reads = proxyActivities<SmsActivities>(G3_READ);
 
-/** Waits for the send time (durably), then reads G3 until success, failed, not listed, or followFor. */
-async function followCampaign(
-  run: ReturnType<typeof campaignRun>,
-  o: Options,
-  scheduledAt: number | undefined,
-): Promise<SmsCampaignResult> {
-  const { state, setStatus, record, finish } = run;
-  const id = state.campaignId!;
-  const { smsFindCampaign } = readActivities();
-  const missingReads = o.missingReads ?? CAMPAIGN_DEFAULTS.missingReads;
-  let misses = 0;
+  constructor(
+    init: Omit<SmsCampaignState, 'polls' | 'steps'>,
+    /** PaymentReference: the merchant's reference, or the campaign's uuid when only followed. */
+    private readonly reference: string,
+    private readonly options: CampaignOptions,
+  ) {
+    this.state = { ...init, polls: 0, steps: [] };
+    this.pageSize = options.pageSize ?? CAMPAIGN_DEFAULTS.pageSize;
+  }
 
-  const poll = async (): Promise<SmsCampaignLookup | 'error'> => {
-    state.polls += 1;
-    const at = new Date(Date.now()).toISOString();
-    state.lastPolledAt = at;
+  // --- handlers ---
+
+  listen(): void {
+    setHandler(smsCampaignStateQuery, () => ({ ...this.state, steps: [...this.state.steps] }));
+    void CancellationScope.current().cancelRequested.catch(() => {
+      this.state.cancelRequested = true;
+    });
+  }
+
+  // --- main steps ---
+
+  /** smsCampaignWorkflow: G2 once (found by name if its answer is lost), then follow it. */
+  async runCreate(campaign: CampaignCreate): Promise<SmsCampaignResult> {
+    this.showStart();
+    const o = this.options;
+    // Sent under the spec's own field names; an unscheduled campaign without a time gets the creation time.
+    const body = { ...campaign, sscheduled_dor: campaign.sscheduled_dor ?? new Date(Date.now()).toISOString() };
+    this.setStatus('creating');
+    // The ids already carrying this name: a lost G2 answer is recognised as the one new id.
+    let before: string[];
     try {
-      const r = await smsFindCampaign({
-        id,
-        ...(state.name ? { name: state.name } : {}),
-        pageSize: o.pageSize ?? CAMPAIGN_DEFAULTS.pageSize,
-      });
-      record({ op: 'poll', outcome: r.found ? r.status : 'not_listed', at });
-      if (r.found) state.serviceStatus = r.status;
-      return r;
+      before = await this.reads.smsListCampaignIdsByName({ name: campaign.name, pageSize: this.pageSize });
     } catch (err) {
       if (isCancellation(err)) throw err;
-      record({ op: 'poll', outcome: 'error', at, detail: `${failureLabel(err)}: ${activityFailureMessage(err)}` });
-      return 'error';
+      return this.finish(
+        'rejected',
+        `G3 could not be read before the create (${failureMessage(err)}); nothing was created`,
+      );
     }
-  };
-  const judge = (r: SmsCampaignLookup | 'error'): SmsCampaignResult | undefined => {
-    if (r === 'error') return undefined;
-    if (!r.found) {
-      misses += 1;
-      return misses >= missingReads
-        ? finish(
-            'not_found',
-            `G3 did not list campaign ${id} (under success, failed or pending) in ${misses} consecutive reads: it was deleted or is not visible`,
+    const sent = await this.create(body, o.createTimeoutMs ?? CAMPAIGN_DEFAULTS.createTimeoutMs);
+    if ('ended' in sent) return sent.ended;
+    if ('created' in sent) {
+      this.campaign = sent.created;
+      this.state.campaignId = sent.created.uuid.toLowerCase();
+    }
+    if (CancellationScope.current().consideredCancelled) {
+      return 'created' in sent
+        ? this.finish(
+            'still_pending',
+            `cancelled after campaign ${this.state.campaignId} was created (${sent.created.status ?? 'status not given'}); it is not followed (cli: sms campaigns follow --id ${this.state.campaignId})`,
           )
-        : undefined;
+        : this.finish(
+            'outcome_unknown',
+            `cancelled after G2's answer was lost (${sent.lost}): campaign "${campaign.name}" may exist (look for it in G3 by name); it is not created again`,
+          );
     }
-    misses = 0;
-    if (r.status === 'success') return finish('success', `campaign ${id} was sent (G3 lists it as success)`);
-    if (r.status === 'failed') return finish('failed', `campaign ${id} failed (G3 lists it as failed)`);
-    return undefined;
-  };
-
-  if (scheduledAt !== undefined && scheduledAt > Date.now()) {
-    state.scheduledFor = new Date(scheduledAt).toISOString();
-    setStatus('scheduled');
-    const checkEvery = Math.max(1, smsDurationMs(o.scheduledCheckEvery ?? CAMPAIGN_DEFAULTS.scheduledCheckEvery));
-    while (Date.now() < scheduledAt) {
-      await sleep(Math.max(1, Math.min(scheduledAt - Date.now(), checkEvery)));
-      if (Date.now() < scheduledAt) {
-        const done = judge(await poll());
-        if (done) return done;
-      }
+    if ('lost' in sent) {
+      const unknown = await this.searchLost(campaign.name, before, sent.lost);
+      if (unknown) return unknown;
     }
-  }
-  setStatus('following');
-  const followFor = smsDurationMs(o.followFor ?? CAMPAIGN_DEFAULTS.followFor);
-  const maxWait = Math.max(1, smsDurationMs(o.maxPollInterval ?? CAMPAIGN_DEFAULTS.maxPollInterval));
-  const deadline = Date.now() + followFor;
-  let wait = Math.max(1, smsDurationMs(o.pollInterval ?? CAMPAIGN_DEFAULTS.pollInterval));
-  for (;;) {
-    const done = judge(await poll());
-    if (done) return done;
-    if (Date.now() >= deadline) {
-      return finish(
-        'still_pending',
-        `campaign ${id} was still ${state.serviceStatus ?? 'not readable'} after following it for ${o.followFor ?? CAMPAIGN_DEFAULTS.followFor}; follow it again later (cli: sms campaigns follow --id ${id})`,
-      );
-    }
-    await sleep(Math.max(1, Math.min(wait, deadline - Date.now())));
-    wait = Math.min(wait * 2, maxWait);
-  }
-}
-
-export async function smsCampaignWorkflow(raw: SmsCampaignInput): Promise<SmsCampaignResult> {
-  const parsed = SmsCampaignInputSchema.safeParse(raw);
-  if (!parsed.success) throw invalidInput('SMS campaign', issuesOf(parsed.error));
-  const { reference, campaign, options: o = {} } = parsed.data;
-  const run = campaignRun({ reference, name: campaign.name, status: 'validating' }, { reference });
-  const { state, setStatus, record, finish } = run;
-  const pageSize = o.pageSize ?? CAMPAIGN_DEFAULTS.pageSize;
-  const createTimeoutMs = o.createTimeoutMs ?? CAMPAIGN_DEFAULTS.createTimeoutMs;
-  const { smsListCampaignIdsByName } = readActivities();
-  const { smsCreateCampaign } = proxyActivities<SmsActivities>({
-    startToCloseTimeout: createTimeoutMs + IN_FLIGHT_MARGIN_MS,
-    heartbeatTimeout: SEND_HEARTBEAT_TIMEOUT,
-    retry: { maximumAttempts: 1 },
-  });
-  // Sent under the spec's own field names; an unscheduled campaign without a time gets the creation time.
-  const body = { ...campaign, sscheduled_dor: campaign.sscheduled_dor ?? new Date(Date.now()).toISOString() };
-
-  setStatus('creating');
-  // The ids already carrying this name: a lost G2 answer is recognised as the one new id.
-  let before: string[];
-  try {
-    before = await smsListCampaignIdsByName({ name: campaign.name, pageSize });
-  } catch (err) {
-    if (isCancellation(err)) throw err;
-    return finish(
-      'rejected',
-      `G3 could not be read before the create (${activityFailureMessage(err)}); nothing was created`,
-    );
+    const scheduled = campaign.is_scheduled && campaign.sscheduled_dor !== undefined;
+    return this.follow(scheduled ? Date.parse(campaign.sscheduled_dor!) : undefined);
   }
 
-  let created: SmsCampaignRecord | undefined;
-  let lost = '';
-  for (let attempt = 1; ; attempt++) {
-    try {
-      // Not cancellable: a cancel lets G2 finish, so its answer is known.
-      created = await CancellationScope.nonCancellable(() =>
-        smsCreateCampaign(body, { attempt, timeoutMs: createTimeoutMs }),
-      );
-      record({ op: 'create', attempt, outcome: 'created', detail: created.status });
-      break;
-    } catch (err) {
-      const type = failureLabel(err);
-      const message = activityFailureMessage(err);
-      if (type === FailureTypes.Transient) {
-        record({ op: 'create', attempt, outcome: 'not_sent', detail: message });
-        if (attempt <= (o.notSentRetries ?? CAMPAIGN_DEFAULTS.notSentRetries)) {
-          await sleep(smsDurationMs(o.retryBackoff ?? CAMPAIGN_DEFAULTS.retryBackoff));
-          continue;
+  /** smsCampaignFollowWorkflow: the follow part alone. */
+  async runFollow(scheduledAt: number | undefined): Promise<SmsCampaignResult> {
+    this.showStart();
+    return this.follow(scheduledAt);
+  }
+
+  /** G2, sent once; sent again only when it provably never left. */
+  private async create(body: CampaignCreate & { sscheduled_dor: string }, timeoutMs: number): Promise<Created> {
+    const o = this.options;
+    const { smsCreateCampaign } = proxyActivities<SmsActivities>(moneySend(timeoutMs));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // Not cancellable: a cancel lets G2 finish, so its answer is known.
+        const created = await CancellationScope.nonCancellable(() => smsCreateCampaign(body, { attempt, timeoutMs }));
+        this.record({ op: 'create', attempt, outcome: 'created', detail: created.status });
+        return { created };
+      } catch (err) {
+        const type = failureLabel(err);
+        const message = failureMessage(err);
+        if (type === FailureTypes.Transient) {
+          this.record({ op: 'create', attempt, outcome: 'not_sent', detail: message });
+          if (attempt <= (o.notSentRetries ?? CAMPAIGN_DEFAULTS.notSentRetries)) {
+            await sleep(smsDurationMs(o.retryBackoff ?? CAMPAIGN_DEFAULTS.retryBackoff));
+            continue;
+          }
+          const why = `G2 never reached the service (${message}) after ${attempt} attempt(s); nothing was created`;
+          return { ended: this.finish('rejected', why) };
         }
-        return finish(
-          'rejected',
-          `G2 never reached the service (${message}) after ${attempt} attempt(s); nothing was created`,
-        );
+        if (REFUSAL_TYPES.includes(type)) {
+          this.record({ op: 'create', attempt, outcome: 'refused', detail: message });
+          return {
+            ended: this.finish('rejected', `the service refused the campaign: ${message}; nothing was created`),
+          };
+        }
+        this.record({ op: 'create', attempt, outcome: 'unknown', detail: `${type}: ${message}` });
+        return { lost: `${type}: ${message}` };
       }
-      if (REFUSED.includes(type) || type === FailureTypes.Unauthorized) {
-        record({ op: 'create', attempt, outcome: 'refused', detail: message });
-        return finish('rejected', `the service refused the campaign: ${message}; nothing was created`);
-      }
-      record({ op: 'create', attempt, outcome: 'unknown', detail: `${type}: ${message}` });
-      lost = `${type}: ${message}`;
-      break;
     }
   }
 
-  if (created) {
-    run.setCampaign(created);
-    state.campaignId = created.uuid.toLowerCase();
-  }
-  if (CancellationScope.current().consideredCancelled) {
-    return created
-      ? finish(
-          'still_pending',
-          `cancelled after campaign ${state.campaignId} was created (${created.status ?? 'status not given'}); it is not followed (cli: sms campaigns follow --id ${state.campaignId})`,
-        )
-      : finish(
-          'outcome_unknown',
-          `cancelled after G2's answer was lost (${lost}): campaign "${campaign.name}" may exist (look for it in G3 by name); it is not created again`,
-        );
-  }
-  if (!created) {
-    // G2's answer was lost: it is never sent again; G3 by name tells whether it landed.
-    setStatus('searching');
+  /** G2's answer was lost: it is never sent again; G3 by name tells whether it landed (sets campaignId), or the flow ends. */
+  private async searchLost(name: string, before: string[], lost: string): Promise<SmsCampaignResult | undefined> {
+    const o = this.options;
+    this.setStatus('searching');
     const reads = o.lostCreateReads ?? CAMPAIGN_DEFAULTS.lostCreateReads;
-    for (let read = 1; read <= reads && state.campaignId === undefined; read++) {
+    for (let read = 1; read <= reads && this.state.campaignId === undefined; read++) {
       await sleep(Math.max(1, smsDurationMs(o.lostCreateSettle ?? CAMPAIGN_DEFAULTS.lostCreateSettle)));
       let ids: string[];
       try {
-        ids = await smsListCampaignIdsByName({ name: campaign.name, pageSize });
+        ids = await this.reads.smsListCampaignIdsByName({ name, pageSize: this.pageSize });
       } catch (err) {
         if (isCancellation(err)) throw err;
-        record({ op: 'search', read, outcome: 'error', detail: activityFailureMessage(err) });
+        this.record({ op: 'search', read, outcome: 'error', detail: failureMessage(err) });
         continue;
       }
       const fresh = ids.filter((id) => !before.includes(id));
       if (fresh.length > 1) {
-        record({ op: 'search', read, outcome: 'ambiguous', detail: fresh.join(', ') });
-        return finish(
+        this.record({ op: 'search', read, outcome: 'ambiguous', detail: fresh.join(', ') });
+        return this.finish(
           'outcome_unknown',
-          `G2's answer was lost (${lost}) and G3 lists ${fresh.length} new campaigns named "${campaign.name}" (${fresh.join(', ')}); check which is this one; nothing is created again`,
+          `G2's answer was lost (${lost}) and G3 lists ${fresh.length} new campaigns named "${name}" (${fresh.join(', ')}); check which is this one; nothing is created again`,
         );
       }
       if (fresh.length === 1) {
-        record({ op: 'search', read, outcome: 'found', detail: fresh[0] });
-        state.campaignId = fresh[0];
-      } else record({ op: 'search', read, outcome: 'not_found' });
+        this.record({ op: 'search', read, outcome: 'found', detail: fresh[0] });
+        this.state.campaignId = fresh[0];
+      } else this.record({ op: 'search', read, outcome: 'not_found' });
     }
-    if (state.campaignId === undefined) {
-      return finish(
-        'outcome_unknown',
-        `G2's answer was lost (${lost}) and G3 did not list a new campaign named "${campaign.name}" in ${reads} read(s): it may not exist or not be listed yet; it is NOT created again (follow it by uuid once known, or create it under a new reference)`,
-      );
+    if (this.state.campaignId !== undefined) return undefined;
+    return this.finish(
+      'outcome_unknown',
+      `G2's answer was lost (${lost}) and G3 did not list a new campaign named "${name}" in ${reads} read(s): it may not exist or not be listed yet; it is NOT created again (follow it by uuid once known, or create it under a new reference)`,
+    );
+  }
+
+  /** Waits for the send time (durably), then reads G3 until success, failed, not listed, or followFor. */
+  private async follow(scheduledAt: number | undefined): Promise<SmsCampaignResult> {
+    const o = this.options;
+    const id = this.state.campaignId!;
+    if (scheduledAt !== undefined && scheduledAt > Date.now()) {
+      const done = await this.waitForSendTime(scheduledAt);
+      if (done) return done;
+    }
+    this.setStatus('following');
+    const followFor = smsDurationMs(o.followFor ?? CAMPAIGN_DEFAULTS.followFor);
+    const maxWait = Math.max(1, smsDurationMs(o.maxPollInterval ?? CAMPAIGN_DEFAULTS.maxPollInterval));
+    const deadline = Date.now() + followFor;
+    let wait = Math.max(1, smsDurationMs(o.pollInterval ?? CAMPAIGN_DEFAULTS.pollInterval));
+    for (;;) {
+      const done = this.judge(await this.poll());
+      if (done) return done;
+      if (Date.now() >= deadline) {
+        return this.finish(
+          'still_pending',
+          `campaign ${id} was still ${this.state.serviceStatus ?? 'not readable'} after following it for ${o.followFor ?? CAMPAIGN_DEFAULTS.followFor}; follow it again later (cli: sms campaigns follow --id ${id})`,
+        );
+      }
+      await sleep(Math.max(1, Math.min(wait, deadline - Date.now())));
+      wait = Math.min(wait * 2, maxWait);
     }
   }
-  return followCampaign(
-    run,
-    o,
-    campaign.is_scheduled && campaign.sscheduled_dor !== undefined ? Date.parse(campaign.sscheduled_dor) : undefined,
-  );
-}
 
-export async function smsCampaignFollowWorkflow(raw: SmsCampaignFollowInput): Promise<SmsCampaignResult> {
-  const parsed = SmsCampaignFollowInputSchema.safeParse(raw);
-  if (!parsed.success) throw invalidInput('SMS campaign follow', issuesOf(parsed.error));
-  const { campaign_id, name, scheduled_for, options: o = {} } = parsed.data;
-  const id = campaign_id.toLowerCase();
-  const run = campaignRun({ campaignId: id, ...(name ? { name } : {}), status: 'following' }, { reference: id });
-  return followCampaign(run, o, scheduled_for !== undefined ? Date.parse(scheduled_for) : undefined);
+  // --- helpers ---
+
+  /** A durable wait until `scheduledAt`, checking every `scheduledCheckEvery` that the campaign is still listed. */
+  private async waitForSendTime(scheduledAt: number): Promise<SmsCampaignResult | undefined> {
+    this.state.scheduledFor = new Date(scheduledAt).toISOString();
+    this.setStatus('scheduled');
+    const every = this.options.scheduledCheckEvery ?? CAMPAIGN_DEFAULTS.scheduledCheckEvery;
+    const checkEvery = Math.max(1, smsDurationMs(every));
+    while (Date.now() < scheduledAt) {
+      await sleep(Math.max(1, Math.min(scheduledAt - Date.now(), checkEvery)));
+      if (Date.now() < scheduledAt) {
+        const done = this.judge(await this.poll());
+        if (done) return done;
+      }
+    }
+    return undefined;
+  }
+
+  /** One G3 read of the campaign ('error' when the service could not answer). */
+  private async poll(): Promise<SmsCampaignLookup | 'error'> {
+    this.state.polls += 1;
+    const at = new Date(Date.now()).toISOString();
+    this.state.lastPolledAt = at;
+    try {
+      const r = await this.reads.smsFindCampaign({
+        id: this.state.campaignId!,
+        ...(this.state.name ? { name: this.state.name } : {}),
+        pageSize: this.pageSize,
+      });
+      this.record({ op: 'poll', outcome: r.found ? r.status : 'not_listed', at });
+      if (r.found) this.state.serviceStatus = r.status;
+      return r;
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      this.record({ op: 'poll', outcome: 'error', at, detail: `${failureLabel(err)}: ${failureMessage(err)}` });
+      return 'error';
+    }
+  }
+
+  /** The flow's end when a read settles it: success, failed, or not listed `missingReads` times in a row. */
+  private judge(r: SmsCampaignLookup | 'error'): SmsCampaignResult | undefined {
+    const id = this.state.campaignId!;
+    if (r === 'error') return undefined;
+    if (!r.found) {
+      this.misses += 1;
+      return this.misses >= (this.options.missingReads ?? CAMPAIGN_DEFAULTS.missingReads)
+        ? this.finish(
+            'not_found',
+            `G3 did not list campaign ${id} (under success, failed or pending) in ${this.misses} consecutive reads: it was deleted or is not visible`,
+          )
+        : undefined;
+    }
+    this.misses = 0;
+    if (r.status === 'success') return this.finish('success', `campaign ${id} was sent (G3 lists it as success)`);
+    if (r.status === 'failed') return this.finish('failed', `campaign ${id} failed (G3 lists it as failed)`);
+    return undefined;
+  }
+
+  /** The flow's first attributes: its kind, its reference and its first status. */
+  private showStart(): void {
+    upsertSearchAttributes(
+      paymentSearchAttributes({ flow: 'sms-campaign', reference: this.reference, status: this.state.status }),
+    );
+  }
+
+  private record(step: SmsCampaignStep): void {
+    this.state.steps.push(step);
+    if (step.op === 'poll') {
+      const polls = this.state.steps.filter((x) => x.op === 'poll');
+      if (polls.length > POLL_STEPS_KEPT) this.state.steps.splice(this.state.steps.indexOf(polls[0]), 1);
+    }
+  }
+
+  private finish(status: SmsCampaignResult['status'], message: string): SmsCampaignResult {
+    this.setStatus(status);
+    return {
+      ...this.state,
+      steps: [...this.state.steps],
+      status,
+      message,
+      ...(this.campaign ? { campaign: this.campaign } : {}),
+    };
+  }
+
+  private setStatus(status: SmsCampaignState['status']): void {
+    this.state.status = status;
+    upsertSearchAttributes(paymentSearchAttributes({ status }));
+  }
 }
