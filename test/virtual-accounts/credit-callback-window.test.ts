@@ -1,0 +1,107 @@
+// The credit callback's replay window (issue #29, behaviour 4). The hand-over of a virtual-account
+// credit to the merchant's backend is a POST we send (httpCreditHandler), signed
+// `t=<unix seconds>,v1=HMAC-SHA256("<t>.<raw body>")`; the rule that refuses a replay lives on the
+// merchant's side, in `verifyCreditCallback` (src/virtual-accounts/credit-handler.ts), which
+// docs/flows-virtual-accounts.md tells merchants to use. So the callbacks here are real ones,
+// received over HTTP from httpCreditHandler by a small merchant endpoint, and checked with that
+// verifier: correctly signed, yet refused when the timestamp is more than 5 minutes old or more
+// than 5 minutes in the future (the allowed skew), on the verifier's default tolerance.
+import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import {
+  CREDIT_SIGNATURE_HEADER,
+  httpCreditHandler,
+  signCreditCallback,
+  verifyCreditCallback,
+} from '../../src/virtual-accounts/credit-handler';
+import type { CreditedVirtualAccountTransaction } from '../../src/shared/virtual-account-webhook';
+import { closeServer, listen } from '../../src/webhooks/receiver';
+
+const SECRET = `cb_${randomUUID()}`;
+const FIVE_MINUTES_S = 300;
+const OUTSIDE = { ok: false, reason: 'the signature timestamp is outside the tolerance' };
+
+/** What the merchant endpoint received: the raw bytes and the signature header, as sent. */
+interface Received {
+  raw: string;
+  header: string | undefined;
+}
+const received: Received[] = [];
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const sig = req.headers[CREDIT_SIGNATURE_HEADER];
+      received.push({ raw: Buffer.concat(chunks).toString('utf8'), header: typeof sig === 'string' ? sig : undefined });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+  });
+  url = await listen(server, 0);
+});
+afterAll(() => closeServer(server));
+
+const credit = (ref: string): CreditedVirtualAccountTransaction => ({
+  transactionReference: ref,
+  virtualAccountNumber: '4567891234',
+  principalAmount: '5000.00',
+  settledAmount: '4975.00',
+  currency: 'NGN',
+  customerIdentifier: 'CUST-1',
+  feeCharged: '25.00',
+  transactionDate: '2026-11-22T10:00:00.000Z',
+  fieldsSource: 'signed-body',
+  version: 1,
+  creditedAt: new Date().toISOString(),
+});
+
+/** One real hand-over: httpCreditHandler POSTs the credit to the merchant endpoint. */
+async function handOver(): Promise<Received & { t: number }> {
+  const ref = `va-${randomUUID()}`;
+  const before = received.length;
+  await httpCreditHandler({ url: `${url}/credits`, secret: SECRET })({ idempotencyKey: ref, credit: credit(ref) });
+  expect(received).toHaveLength(before + 1);
+  const callback = received[before]!;
+  const t = Number(/^t=(\d+),v1=[0-9a-f]{64}$/.exec(callback.header ?? '')?.[1]);
+  expect(Number.isInteger(t)).toBe(true);
+  return { ...callback, t };
+}
+
+describe("the credit callback's replay window", () => {
+  it('a callback just received verifies (the signature is right)', async () => {
+    const cb = await handOver();
+    expect(verifyCreditCallback(SECRET, cb.raw, cb.header)).toEqual({ ok: true });
+  });
+
+  it('the same correctly signed callback replayed more than 5 minutes later is refused; at 5 minutes it still verifies', async () => {
+    const cb = await handOver();
+    expect(verifyCreditCallback(SECRET, cb.raw, cb.header, { nowSeconds: cb.t + FIVE_MINUTES_S })).toEqual({
+      ok: true,
+    });
+    expect(verifyCreditCallback(SECRET, cb.raw, cb.header, { nowSeconds: cb.t + FIVE_MINUTES_S + 1 })).toEqual(OUTSIDE);
+    expect(verifyCreditCallback(SECRET, cb.raw, cb.header, { nowSeconds: cb.t + 24 * 3600 })).toEqual(OUTSIDE);
+  });
+
+  it('a correctly signed callback dated more than 5 minutes in the future is refused; 5 minutes of skew is allowed', async () => {
+    const cb = await handOver();
+    // The merchant's clock behind ours: the callback's timestamp is ahead of it.
+    expect(verifyCreditCallback(SECRET, cb.raw, cb.header, { nowSeconds: cb.t - FIVE_MINUTES_S })).toEqual({
+      ok: true,
+    });
+    expect(verifyCreditCallback(SECRET, cb.raw, cb.header, { nowSeconds: cb.t - FIVE_MINUTES_S - 1 })).toEqual(OUTSIDE);
+    expect(verifyCreditCallback(SECRET, cb.raw, cb.header, { nowSeconds: cb.t - 24 * 3600 })).toEqual(OUTSIDE);
+  });
+
+  it("on the verifier's own clock: a callback signed 6 minutes ago or 6 minutes ahead is refused, one signed now verifies", async () => {
+    const cb = await handOver();
+    const now = Math.floor(Date.now() / 1000);
+    const signedAt = (t: number) => signCreditCallback(SECRET, cb.raw, t);
+    expect(verifyCreditCallback(SECRET, cb.raw, signedAt(now))).toEqual({ ok: true });
+    expect(verifyCreditCallback(SECRET, cb.raw, signedAt(now - 360))).toEqual(OUTSIDE);
+    expect(verifyCreditCallback(SECRET, cb.raw, signedAt(now + 360))).toEqual(OUTSIDE);
+  });
+});
