@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
+import { startFlow } from './start-flow';
 import { z } from 'zod';
 import type { OperationData, OperationRequest } from '../api';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
@@ -29,7 +30,6 @@ import {
   type MandateState,
   type ResolveDebitRequest,
 } from '../shared/mandate';
-import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { mandateWorkflow } from '../workflows/mandate';
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD');
@@ -125,17 +125,18 @@ export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
   const bvnHandle = await ctx.claimCheck.seal('bvn', bvn);
   const input: MandateInput = { ...rest, customer: { ...customer, bvnHandle } } as MandateInput;
   try {
-    return await ctx.client.workflow.start<typeof mandateWorkflow>('mandateWorkflow', {
+    return await startFlow<typeof mandateWorkflow>(ctx, {
+      operation: 'start mandate',
+      workflowType: 'mandateWorkflow',
       workflowId: mandateWorkflowId(input.mandateRef),
-      taskQueue: ctx.taskQueue,
       args: [input],
-      typedSearchAttributes: paymentSearchAttributes({
+      search: {
         flow: 'mandate',
         reference: input.mandateRef,
         amount: input.amount,
         currency: 'NGN',
         status: 'creating',
-      }),
+      },
     });
   } catch (err) {
     await ctx.claimCheck.discard(bvnHandle).catch(() => undefined);

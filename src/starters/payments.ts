@@ -52,7 +52,8 @@ import {
   type TokenChargeState,
 } from '../shared/recurring';
 import { paymentWorkflowId } from '../shared/payment-webhook';
-import { paymentSearchAttributes } from '../shared/search-attributes';
+import { paymentSearchAttributes, type PaymentSearchFields } from '../shared/search-attributes';
+import { startFlow } from './start-flow';
 import type { cardPaymentWorkflow } from '../workflows/card-payment';
 import type { bankPaymentWorkflow } from '../workflows/bank-payment';
 import type { ussdPaymentWorkflow } from '../workflows/ussd-payment';
@@ -120,6 +121,20 @@ async function step<T>(run: (updateId: string) => Promise<T>): Promise<T> {
 const parsePayment = <S extends z.ZodType>(schema: S, raw: unknown): z.output<S> =>
   parseStarterInput(schema, raw, 'payment');
 
+/** A payment's search attributes at its start: flow, reference, amount, currency, first status. */
+const paymentSearch = (
+  flow: string,
+  input: { transactionRef: string; amount: number; currency: string },
+  status: string,
+): PaymentSearchFields => ({
+  flow,
+  reference: input.transactionRef,
+  amount: input.amount,
+  currency: input.currency,
+  status,
+});
+
+/** The payments' duplicate rule on top of startFlow's: a reference already started is a DuplicateReferenceError. */
 async function startOnce<H>(reference: string, start: () => Promise<H>): Promise<H> {
   try {
     return await start();
@@ -226,22 +241,15 @@ export async function startCardPayment(
   ctx: StarterContext,
   raw: CardPaymentRequest,
 ): Promise<WorkflowHandle<typeof cardPaymentWorkflow>> {
-  const { client, taskQueue } = ctx;
   const input = await sealedCardInput(ctx, raw);
+  // A reference pays once: a finished flow's id is not reused (nor a held webhook's, while it runs).
   return startOnce(input.transactionRef, () =>
-    client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+    startFlow<typeof cardPaymentWorkflow>(ctx, {
+      operation: 'start card payment',
+      workflowType: 'cardPaymentWorkflow',
       workflowId: paymentWorkflowId(input.transactionRef),
-      taskQueue,
       args: [input],
-      // A reference pays once: a finished flow's id is not reused (nor a held webhook's, while it runs).
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: paymentSearchAttributes({
-        flow: 'card',
-        reference: input.transactionRef,
-        amount: input.amount,
-        currency: input.currency,
-        status: 'charging',
-      }),
+      search: paymentSearch('card', input, 'charging'),
     }),
   );
 }
@@ -261,13 +269,7 @@ export async function startCardPaymentForStep(
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: paymentSearchAttributes({
-      flow: 'card',
-      reference: input.transactionRef,
-      amount: input.amount,
-      currency: input.currency,
-      status: 'charging',
-    }),
+    typedSearchAttributes: paymentSearchAttributes(paymentSearch('card', input, 'charging')),
   });
   const state = await startOnce(input.transactionRef, () =>
     client.workflow.executeUpdateWithStart(cardFirstStepUpdate, { startWorkflowOperation: startOp }),
@@ -334,20 +336,13 @@ export async function startBankPayment(
   raw: BankPaymentInput,
 ): Promise<WorkflowHandle<typeof bankPaymentWorkflow>> {
   const input = parsePayment(bankPaymentInputSchema, raw) as BankPaymentInput;
-  const { client, taskQueue } = ctx;
   return startOnce(input.transactionRef, () =>
-    client.workflow.start<typeof bankPaymentWorkflow>('bankPaymentWorkflow', {
+    startFlow<typeof bankPaymentWorkflow>(ctx, {
+      operation: 'start bank payment',
+      workflowType: 'bankPaymentWorkflow',
       workflowId: paymentWorkflowId(input.transactionRef),
-      taskQueue,
       args: [input],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: paymentSearchAttributes({
-        flow: 'bank',
-        reference: input.transactionRef,
-        amount: input.amount,
-        currency: input.currency,
-        status: 'initiating',
-      }),
+      search: paymentSearch('bank', input, 'initiating'),
     }),
   );
 }
@@ -364,13 +359,7 @@ export async function startUssdPayment(
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: paymentSearchAttributes({
-      flow: 'ussd',
-      reference: input.transactionRef,
-      amount: input.amount,
-      currency: input.currency,
-      status: 'initiating',
-    }),
+    typedSearchAttributes: paymentSearchAttributes(paymentSearch('ussd', input, 'initiating')),
   });
   const { ussdCode, expiresAt } = await startOnce(input.transactionRef, () =>
     client.workflow.executeUpdateWithStart(ussdCodeUpdate, { startWorkflowOperation: startOp }),
@@ -440,13 +429,9 @@ export async function startCheckout(
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: paymentSearchAttributes({
-      flow: input.isRecurring ? 'recurring' : 'checkout',
-      reference: input.transactionRef,
-      amount: input.amount,
-      currency: input.currency,
-      status: 'initiating',
-    }),
+    typedSearchAttributes: paymentSearchAttributes(
+      paymentSearch(input.isRecurring ? 'recurring' : 'checkout', input, 'initiating'),
+    ),
   });
   const { checkoutUrl } = await startOnce(input.transactionRef, () =>
     client.workflow.executeUpdateWithStart(checkoutUrlUpdate, { startWorkflowOperation: startOp }),
@@ -487,20 +472,19 @@ export async function startRecurring(
   raw: RecurringInput,
 ): Promise<WorkflowHandle<typeof recurringChargeWorkflow>> {
   const input = parsePayment(recurringInputSchema, raw) as RecurringInput;
-  const { client, taskQueue } = ctx;
   return startOnce(input.planRef, () =>
-    client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
+    startFlow<typeof recurringChargeWorkflow>(ctx, {
+      operation: 'start recurring plan',
+      workflowType: 'recurringChargeWorkflow',
       workflowId: recurringWorkflowId(input.planRef),
-      taskQueue,
       args: [input],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: paymentSearchAttributes({
+      search: {
         flow: 'recurring',
         reference: input.planRef,
         amount: input.amount,
         currency: input.currency,
         status: 'awaiting_first_payment',
-      }),
+      },
     }),
   );
 }

@@ -19,10 +19,10 @@ import {
   type PosPreAuthResult,
   type PosSealedPreAuthInput,
 } from '../shared/pos-preauth';
-import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
 import type { PosTerminalSession } from './pos';
-import { retryTransient, startRetrying } from './temporal-retry';
+import { retryTransient } from './temporal-retry';
+import { startFlow } from './start-flow';
 import type { posPreAuthWorkflow } from '../workflows/pos-preauth';
 import { parseStarterInput } from '../shared/input-error';
 
@@ -58,24 +58,19 @@ export async function startPosPreAuth(
     card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) },
   } as PosSealedPreAuthInput;
   try {
-    return await startRetrying(
-      'start POS pre-authorisation',
-      () =>
-        ctx.client.workflow.start<typeof posPreAuthWorkflow>('posPreAuthWorkflow', {
-          workflowId: posPreAuthWorkflowId(v.merchant_ref),
-          taskQueue: ctx.taskQueue,
-          args: [sealedInput],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: paymentSearchAttributes({
-            flow: 'pos-preauth',
-            reference: v.merchant_ref,
-            status: 'validating',
-            amount: Number(v.amount),
-            currency: v.currency,
-          }),
-        }),
-      () => posPreAuthHandle(ctx, v.merchant_ref),
-    );
+    return await startFlow<typeof posPreAuthWorkflow>(ctx, {
+      operation: 'start POS pre-authorisation',
+      workflowType: 'posPreAuthWorkflow',
+      workflowId: posPreAuthWorkflowId(v.merchant_ref),
+      args: [sealedInput],
+      search: {
+        flow: 'pos-preauth',
+        reference: v.merchant_ref,
+        status: 'validating',
+        amount: Number(v.amount),
+        currency: v.currency,
+      },
+    });
   } catch (err) {
     await ctx.claimCheck.discard(handle).catch(() => undefined);
     throw err;

@@ -20,10 +20,10 @@ import {
   type PosSealedRefundInput,
   type RefundLedgerState,
 } from '../shared/pos-refund';
-import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
 import type { PosTerminalSession } from './pos';
-import { retryTransient, startRetrying } from './temporal-retry';
+import { retryTransient } from './temporal-retry';
+import { startFlow } from './start-flow';
 import type { posRefundWorkflow } from '../workflows/pos-refund';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
@@ -52,24 +52,19 @@ export async function startPosRefund(
     card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) },
   } as PosSealedRefundInput;
   try {
-    return await startRetrying(
-      'start POS refund',
-      () =>
-        ctx.client.workflow.start<typeof posRefundWorkflow>('posRefundWorkflow', {
-          workflowId: posRefundWorkflowId(merchantRef),
-          taskQueue: ctx.taskQueue,
-          args: [sealedInput],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: paymentSearchAttributes({
-            flow: 'pos-refund',
-            reference: merchantRef,
-            status: 'validating',
-            amount: Number(v.amount),
-            currency: v.currency,
-          }),
-        }),
-      () => posRefundHandle(ctx, v.refund_request_id),
-    );
+    return await startFlow<typeof posRefundWorkflow>(ctx, {
+      operation: 'start POS refund',
+      workflowType: 'posRefundWorkflow',
+      workflowId: posRefundWorkflowId(merchantRef),
+      args: [sealedInput],
+      search: {
+        flow: 'pos-refund',
+        reference: merchantRef,
+        status: 'validating',
+        amount: Number(v.amount),
+        currency: v.currency,
+      },
+    });
   } catch (err) {
     await ctx.claimCheck.discard(handle).catch(() => undefined);
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

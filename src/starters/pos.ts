@@ -29,9 +29,8 @@ import {
   type PosTransactionInput,
   type PosTransactionResult,
 } from '../shared/pos';
-import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
-import { startRetrying } from './temporal-retry';
+import { startFlow } from './start-flow';
 import type { posRemoteRequestWorkflow } from '../workflows/pos-remote';
 import type { posTerminalTransactionWorkflow } from '../workflows/pos-terminal';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
@@ -116,24 +115,13 @@ export async function startPosRemoteRequest(
   input: PosRemoteInput,
 ): Promise<WorkflowHandle<typeof posRemoteRequestWorkflow>> {
   const v = parseStarterInput(PosRemoteInputSchema, input, 'POS remote request');
-  return startRetrying(
-    'start POS remote request',
-    () =>
-      ctx.client.workflow.start<typeof posRemoteRequestWorkflow>('posRemoteRequestWorkflow', {
-        workflowId: posRemoteWorkflowId(v.reference),
-        taskQueue: ctx.taskQueue,
-        args: [input],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: paymentSearchAttributes({
-          flow: 'pos-remote',
-          reference: v.reference,
-          status: 'creating',
-          amount: v.amount,
-          currency: v.currency,
-        }),
-      }),
-    () => posRemoteRequestHandle(ctx, v.reference),
-  );
+  return startFlow<typeof posRemoteRequestWorkflow>(ctx, {
+    operation: 'start POS remote request',
+    workflowType: 'posRemoteRequestWorkflow',
+    workflowId: posRemoteWorkflowId(v.reference),
+    args: [input],
+    search: { flow: 'pos-remote', reference: v.reference, status: 'creating', amount: v.amount, currency: v.currency },
+  });
 }
 
 export function posRemoteRequestHandle(
@@ -187,24 +175,19 @@ export async function startPosTransaction(
     card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) },
   } as PosSealedTransactionInput;
   try {
-    return await startRetrying(
-      'start POS transaction',
-      () =>
-        ctx.client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
-          workflowId: posTransactionWorkflowId(v.merchant_ref),
-          taskQueue: ctx.taskQueue,
-          args: [sealedInput],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: paymentSearchAttributes({
-            flow: 'pos-terminal',
-            reference: v.merchant_ref,
-            status: 'validating',
-            amount: Number(v.amount),
-            currency: v.currency,
-          }),
-        }),
-      () => posTransactionHandle(ctx, v.merchant_ref),
-    );
+    return await startFlow<typeof posTerminalTransactionWorkflow>(ctx, {
+      operation: 'start POS transaction',
+      workflowType: 'posTerminalTransactionWorkflow',
+      workflowId: posTransactionWorkflowId(v.merchant_ref),
+      args: [sealedInput],
+      search: {
+        flow: 'pos-terminal',
+        reference: v.merchant_ref,
+        status: 'validating',
+        amount: Number(v.amount),
+        currency: v.currency,
+      },
+    });
   } catch (err) {
     await ctx.claimCheck.discard(handle).catch(() => undefined);
     throw err;

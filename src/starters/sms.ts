@@ -34,9 +34,8 @@ import {
   type SmsSendInput,
   type SmsSendResult,
 } from '../shared/sms';
-import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
-import { startRetrying } from './temporal-retry';
+import { startFlow } from './start-flow';
 import type { smsCampaignFollowWorkflow, smsCampaignWorkflow, smsSendWorkflow } from '../workflows/sms';
 import { StarterInputError, asInputIssues, parseStarterInput } from '../shared/input-error';
 
@@ -56,22 +55,13 @@ export async function startSmsSend(
     const { issues } = checkSmsMessages(v.messages);
     if (issues.length > 0) throw new StarterInputError('SMS send', asInputIssues(issues));
   }
-  return startRetrying(
-    'start SMS send',
-    () =>
-      ctx.client.workflow.start<typeof smsSendWorkflow>('smsSendWorkflow', {
-        workflowId: smsSendWorkflowId(v.reference),
-        taskQueue: ctx.taskQueue,
-        args: [input],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: paymentSearchAttributes({
-          flow: 'sms-send',
-          reference: v.reference,
-          status: 'validating',
-        }),
-      }),
-    () => smsSendHandle(ctx, v.reference),
-  );
+  return startFlow<typeof smsSendWorkflow>(ctx, {
+    operation: 'start SMS send',
+    workflowType: 'smsSendWorkflow',
+    workflowId: smsSendWorkflowId(v.reference),
+    args: [input],
+    search: { flow: 'sms-send', reference: v.reference, status: 'validating' },
+  });
 }
 
 export function smsSendHandle(ctx: StarterContext, reference: string): WorkflowHandle<typeof smsSendWorkflow> {
@@ -96,22 +86,13 @@ export async function startSmsCampaign(
   const v = parseStarterInput(SmsCampaignInputSchema, input, 'SMS campaign');
   const late = smsScheduleIssues(v.campaign, now());
   if (late.length > 0) throw new StarterInputError('SMS campaign', asInputIssues(late));
-  return startRetrying(
-    'start SMS campaign',
-    () =>
-      ctx.client.workflow.start<typeof smsCampaignWorkflow>('smsCampaignWorkflow', {
-        workflowId: smsCampaignWorkflowId(v.reference),
-        taskQueue: ctx.taskQueue,
-        args: [input],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: paymentSearchAttributes({
-          flow: 'sms-campaign',
-          reference: v.reference,
-          status: 'validating',
-        }),
-      }),
-    () => smsCampaignHandle(ctx, v.reference),
-  );
+  return startFlow<typeof smsCampaignWorkflow>(ctx, {
+    operation: 'start SMS campaign',
+    workflowType: 'smsCampaignWorkflow',
+    workflowId: smsCampaignWorkflowId(v.reference),
+    args: [input],
+    search: { flow: 'sms-campaign', reference: v.reference, status: 'validating' },
+  });
 }
 
 export function smsCampaignHandle(ctx: StarterContext, reference: string): WorkflowHandle<typeof smsCampaignWorkflow> {
@@ -131,23 +112,14 @@ export async function followSmsCampaign(
   input: SmsCampaignFollowInput,
 ): Promise<WorkflowHandle<typeof smsCampaignFollowWorkflow>> {
   const v = parseStarterInput(SmsCampaignFollowInputSchema, input, 'SMS campaign follow');
-  return startRetrying(
-    'follow SMS campaign',
-    () =>
-      ctx.client.workflow.start<typeof smsCampaignFollowWorkflow>('smsCampaignFollowWorkflow', {
-        workflowId: smsCampaignFollowWorkflowId(v.campaign_id),
-        taskQueue: ctx.taskQueue,
-        args: [input],
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        typedSearchAttributes: paymentSearchAttributes({
-          flow: 'sms-campaign',
-          reference: v.campaign_id.toLowerCase(),
-          status: 'following',
-        }),
-      }),
-    () => smsCampaignFollowHandle(ctx, v.campaign_id),
-  );
+  return startFlow<typeof smsCampaignFollowWorkflow>(ctx, {
+    operation: 'follow SMS campaign',
+    workflowType: 'smsCampaignFollowWorkflow',
+    workflowId: smsCampaignFollowWorkflowId(v.campaign_id),
+    args: [input],
+    search: { flow: 'sms-campaign', reference: v.campaign_id.toLowerCase(), status: 'following' },
+    policies: { workflowIdReusePolicy: 'ALLOW_DUPLICATE', workflowIdConflictPolicy: 'USE_EXISTING' },
+  });
 }
 
 export function smsCampaignFollowHandle(

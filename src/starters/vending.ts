@@ -1,9 +1,8 @@
 // Typed starters for electricity vending.
 import type { WorkflowHandle } from '@temporalio/client';
 import { VEND_FIRST_STATUS, VendInputSchema, vendWorkflowId, type VendInput, type VendResult } from '../shared/vending';
-import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
-import { startRetrying } from './temporal-retry';
+import { startFlow } from './start-flow';
 import type { vendElectricityWorkflow } from '../workflows/vending';
 import { parseStarterInput } from '../shared/input-error';
 
@@ -13,23 +12,13 @@ export async function startVend(
   input: VendInput,
 ): Promise<WorkflowHandle<typeof vendElectricityWorkflow>> {
   const v = parseStarterInput(VendInputSchema, input, 'electricity vend');
-  return startRetrying(
-    'start vend',
-    () =>
-      ctx.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-        workflowId: vendWorkflowId(v.order_ref),
-        taskQueue: ctx.taskQueue,
-        args: [input],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: paymentSearchAttributes({
-          flow: 'vend',
-          reference: v.order_ref,
-          status: VEND_FIRST_STATUS,
-          currency: 'NGN',
-        }),
-      }),
-    () => vendHandle(ctx, v.order_ref),
-  );
+  return startFlow<typeof vendElectricityWorkflow>(ctx, {
+    operation: 'start vend',
+    workflowType: 'vendElectricityWorkflow',
+    workflowId: vendWorkflowId(v.order_ref),
+    args: [input],
+    search: { flow: 'vend', reference: v.order_ref, status: VEND_FIRST_STATUS, currency: 'NGN' },
+  });
 }
 
 export function vendHandle(ctx: StarterContext, orderRef: string): WorkflowHandle<typeof vendElectricityWorkflow> {

@@ -1,0 +1,43 @@
+// The one way a starter starts a flow: its search attributes from the start (the Web UI can filter
+// it before its first task), a workflow id that refuses a second start of the same reference, the
+// same transient retry (with jitter) as every other starter call, and the same duplicate rule: a start
+// refused as "already started" on a retry is our own earlier attempt whose answer was lost, so its
+// handle is returned; on the first attempt it is a real duplicate, thrown as the SDK's
+// WorkflowExecutionAlreadyStartedError (the payment starters turn it into DuplicateReferenceError).
+import type { Client, WorkflowHandle, WorkflowStartOptions } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
+import { paymentSearchAttributes, type PaymentSearchFields } from '../shared/search-attributes';
+import { startRetrying } from './temporal-retry';
+
+export interface FlowStart<W extends Workflow> {
+  /** What the caller sees in a TemporalUnavailableError: 'start vend'. */
+  operation: string;
+  workflowType: string;
+  workflowId: string;
+  args: Parameters<W>;
+  /** Its search attributes at the start: flow, reference, first status, amount, currency. */
+  search: PaymentSearchFields;
+  /**
+   * Default: a reference starts once (`REJECT_DUPLICATE`). A follower that may run again once its
+   * last run ended takes `{ workflowIdReusePolicy: 'ALLOW_DUPLICATE', workflowIdConflictPolicy: 'USE_EXISTING' }`.
+   */
+  policies?: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy'>;
+}
+
+export function startFlow<W extends Workflow>(
+  ctx: { client: Client; taskQueue: string },
+  s: FlowStart<W>,
+): Promise<WorkflowHandle<W>> {
+  return startRetrying(
+    s.operation,
+    () =>
+      ctx.client.workflow.start<W>(s.workflowType, {
+        workflowId: s.workflowId,
+        taskQueue: ctx.taskQueue,
+        args: s.args,
+        ...(s.policies ?? { workflowIdReusePolicy: 'REJECT_DUPLICATE' }),
+        typedSearchAttributes: paymentSearchAttributes(s.search),
+      } as unknown as WorkflowStartOptions<W>),
+    () => ctx.client.workflow.getHandle<W>(s.workflowId),
+  );
+}
