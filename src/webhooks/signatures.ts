@@ -9,10 +9,14 @@ export function hmacSha512Hex(key: string, data: Buffer | string): string {
   return createHmac('sha512', key).update(data).digest('hex');
 }
 
-/** Constant-time comparison of two hex digests, ignoring case. */
+/**
+ * Constant-time comparison of two hex digests, ignoring case. The received text must be exactly as
+ * long as the expected digest (128 characters for HMAC-SHA512): Buffer.from(hex) would silently drop
+ * an odd trailing character, so the length is checked on the text itself.
+ */
 export function hexDigestsEqual(expectedHex: string, receivedHex: string): boolean {
   const received = receivedHex.trim().toLowerCase();
-  if (!/^[0-9a-f]+$/.test(received)) return false;
+  if (received.length !== expectedHex.length || !/^[0-9a-f]+$/.test(received)) return false;
   const a = Buffer.from(expectedHex.toLowerCase(), 'hex');
   const b = Buffer.from(received, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
