@@ -53,6 +53,13 @@ export function amountMismatch(
   if (got.currency !== undefined && got.currency.toUpperCase() !== expected.currency)
     return `currency ${got.currency} differs from ${expected.currency}`;
   if (got.amount === undefined || got.amount === expected.amount) return undefined;
-  if (expected.passCharge && (got.merchantAmount === expected.amount || got.amount > expected.amount)) return undefined;
+  if (expected.passCharge) {
+    // The payer paid amount + charge: what the merchant gets (merchant_amount) must be what we asked.
+    // Without a merchant_amount, only a larger amount can be ours plus the charge.
+    if (got.merchantAmount === expected.amount) return undefined;
+    if (got.merchantAmount !== undefined && got.amount > expected.amount)
+      return `merchant_amount ${got.merchantAmount} differs from ${expected.amount}`;
+    if (got.merchantAmount === undefined && got.amount > expected.amount) return undefined;
+  }
   return `amount ${got.amount} differs from ${expected.amount}`;
 }

@@ -160,6 +160,15 @@ describe('an underpayment with pass_charge on is never success', () => {
     },
   );
 
+  it('an amount above the requested one whose merchant_amount is below it: failed, never success', async () => {
+    // The payer paid more, yet the merchant gets less than it asked: not the payment we asked for.
+    const { final } = await payByCard({ amount: 101_500, merchantAmount: 90_000 }, false);
+    expect(final).toMatchObject({
+      status: 'failed',
+      reason: `verified payment differs: merchant_amount 90000 differs from ${REQUESTED}`,
+    });
+  });
+
   it('the pass_charge payment as the service reports it (amount + charge, merchant_amount ours) is a success', async () => {
     // The control: the same flow does reach success, so the refusals above are the amount rule's.
     const paid = { amount: 101_500, merchantAmount: REQUESTED };
