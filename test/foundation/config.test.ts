@@ -1,5 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ConfigError,
@@ -19,16 +17,13 @@ import {
   temporalConnectionOptions,
   TemporalTlsFileError,
 } from '../../src/temporal/connection';
-
-function issuesOf(env: Record<string, string>) {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).issues;
-  }
-  throw new Error('expected loadConfig to fail');
-}
+import {
+  configIssues as issuesOf,
+  configIssueVariables as variablesOf,
+  productionEnv,
+  tempFiles,
+  testKey as key,
+} from '../support/config';
 
 describe('configuration from the environment', () => {
   it('starts on embedded defaults with no environment at all', () => {
@@ -159,19 +154,8 @@ describe('configuration from the environment', () => {
   });
 
   describe('production mode (docs/security.md)', () => {
-    const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
     /** A complete production-mode environment against the payments test host (a staging deployment). */
-    const PROD: Record<string, string> = {
-      DEPLOYMENT: 'production',
-      PAYMENTS_BASE_URL: 'https://sandbox-api-d.squadco.com',
-      PAYMENTS_SECRET_KEY: 'sandbox_sk_staging_0123456789',
-      PAYLOAD_ENCRYPTION_KEYS: `p1:${key(1)}`,
-      CODEC_SERVER_TOKEN: 'a-long-random-token',
-      CLAIM_CHECK_KEYS: `c1:${key(2)}`,
-      CLAIM_CHECK_DATABASE_URL: 'postgres://claimcheck:s3cret@db.internal:5432/claimcheck',
-      TEMPORAL_API_KEY: 'temporal-api-key-do-not-log',
-    };
-    const variablesOf = (env: Record<string, string>) => issuesOf(env).map((i) => i.variable);
+    const PROD = productionEnv({ TEMPORAL_API_KEY: 'temporal-api-key-do-not-log' });
 
     it('accepts the complete staging environment', () => {
       const c = loadConfig(PROD);
@@ -282,27 +266,13 @@ describe('configuration from the environment', () => {
   });
 
   describe('Temporal connection: TLS and API key', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'payflow-tls-'));
-    const file = (name: string, text: string) => {
-      const path = join(dir, name);
-      writeFileSync(path, text);
-      return path;
-    };
+    const { dir, file } = tempFiles('payflow-tls-');
     const ca = file('ca.pem', 'CA-PEM');
     const cert = file('client.pem', 'CERT-PEM');
     const keyPath = file('client.key', 'KEY-PEM');
     const missing = join(dir, 'secret-location', 'nope.key');
-    const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
     /** A production-mode environment that says nothing about the Temporal connection. */
-    const PROD_NO_TEMPORAL: Record<string, string> = {
-      DEPLOYMENT: 'production',
-      PAYMENTS_BASE_URL: 'https://sandbox-api-d.squadco.com',
-      PAYMENTS_SECRET_KEY: 'sandbox_sk_staging_0123456789',
-      PAYLOAD_ENCRYPTION_KEYS: `p1:${key(1)}`,
-      CODEC_SERVER_TOKEN: 'a-long-random-token',
-      CLAIM_CHECK_KEYS: `c1:${key(2)}`,
-      CLAIM_CHECK_DATABASE_URL: 'postgres://claimcheck:s3cret@db.internal:5432/claimcheck',
-    };
+    const PROD_NO_TEMPORAL = productionEnv();
 
     it('is plaintext by default outside production', () => {
       const c = loadConfig({});

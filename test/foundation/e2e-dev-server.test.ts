@@ -1,14 +1,11 @@
 // End to end on the real dev server: a workflow through the project's worker, with the
 // project's encrypted data converter, and its history read back from the server.
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
-import { createPaymentsWorker } from '../../src/workers/worker';
-import { createTemporalClient } from '../../src/temporal/client';
 import { createFoundationActivities } from '../fixtures/foundation-activities';
-import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { LogCapture, testConfig, withWorker, workflowBundle } from '../support/stack';
 import type { cardEchoWorkflow, failingWorkflow } from '../fixtures/foundation-workflows';
 
 const capture = new LogCapture();
@@ -20,29 +17,20 @@ const PAN = '4242424242424242';
 describe('a workflow on the dev server, through the encrypting data converter', () => {
   const config = testConfig();
 
-  async function withWorker<T>(
-    fn: (client: Awaited<ReturnType<typeof createTemporalClient>>) => Promise<T>,
-  ): Promise<T> {
-    const connection = await NativeConnection.connect({ address: config.temporal.address });
-    const worker = await createPaymentsWorker({
-      ...config.temporal,
-      encryption: config.encryption,
-      connection,
-      activities: createFoundationActivities(),
-      workflowBundle: await workflowBundle(require.resolve('../fixtures/foundation-workflows')),
-    });
-    const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-    try {
-      return await worker.runUntil(fn(client));
-    } finally {
-      await client.connection.close();
-      await connection.close();
-    }
-  }
+  /** Runs `fn` while a worker of the foundation fixtures (test/fixtures/foundation-*) runs. */
+  const withFoundationWorker = async <T>(fn: (client: Client) => Promise<T>): Promise<T> =>
+    withWorker(
+      config,
+      {
+        activities: createFoundationActivities(),
+        workflowBundle: await workflowBundle(require.resolve('../fixtures/foundation-workflows')),
+      },
+      fn,
+    );
 
   it('runs a workflow and activity through the worker; the history holds only ciphertext', async () => {
     const workflowId = `echo-${randomUUID()}`;
-    await withWorker(async (client) => {
+    await withFoundationWorker(async (client) => {
       const result = await client.workflow.execute<typeof cardEchoWorkflow>('cardEchoWorkflow', {
         workflowId,
         taskQueue: config.temporal.taskQueue,
@@ -74,7 +62,7 @@ describe('a workflow on the dev server, through the encrypting data converter', 
   it('encodes failure messages: the server never sees them in plaintext', async () => {
     const workflowId = `fail-${randomUUID()}`;
     const secretDetail = `bvn-22212345678-${randomUUID()}`;
-    await withWorker(async (client) => {
+    await withFoundationWorker(async (client) => {
       const err = await client.workflow
         .execute<typeof failingWorkflow>('failingWorkflow', {
           workflowId,

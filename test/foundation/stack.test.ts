@@ -1,66 +1,19 @@
 // `npm start` as a user runs it: the whole stack comes up on free ports, the Web UI and
 // `temporal workflow list` answer, a workflow survives a restart, and Ctrl-C leaves nothing behind.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/stack/temporal-dev-server';
-import { temporalBinaries, PROJECT_ROOT } from '../../src/stack/temporal-binaries';
+import { temporalBinaries } from '../../src/stack/temporal-binaries';
 import { EMBEDDED_DEFAULTS } from '../../src/config/config';
 import { SANDBOX_ADMIN_HEADERS } from '../support/sandbox-admin';
+import { freeStackPorts, portOpen, stackEnvironment, startStackProcess, type StackPorts } from '../support/npm-start';
 
 jest.setTimeout(180_000);
 
-interface Ports {
-  temporal: number;
-  ui: number;
-  sandbox: number;
-  webhook: number;
-  codec: number;
-  metrics: number;
-  workerMetrics: number;
-  health: number;
-}
-
-function startStack(
-  ports: Ports,
-  dataDir: string,
-): { child: ChildProcess; output: () => string; ready: Promise<void> } {
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/stack/start.ts'], {
-    cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
-      TEMPORAL_UI_PORT: String(ports.ui),
-      SANDBOX_PORT: String(ports.sandbox),
-      WEBHOOK_PORT: String(ports.webhook),
-      CODEC_PORT: String(ports.codec),
-      METRICS_PORT: String(ports.metrics),
-      WORKER_METRICS_PORT: String(ports.workerMetrics),
-      HEALTH_PORT: String(ports.health),
-      TEMPORAL_DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (out.includes('Press Ctrl-C to stop.')) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 100);
-    child.once('exit', (code) => {
-      clearInterval(timer);
-      reject(new Error(`stack exited early with ${code}:\n${out}`));
-    });
-  });
-  return { child, output: () => out, ready };
-}
+const startStack = (ports: StackPorts, dataDir: string) =>
+  startStackProcess(stackEnvironment(ports, dataDir, { LOG_LEVEL: 'warn' }));
 
 async function stopWithCtrlC(child: ChildProcess): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -68,24 +21,9 @@ async function stopWithCtrlC(child: ChildProcess): Promise<number | null> {
   return exited;
 }
 
-const portOpen = async (port: number) =>
-  fetch(`http://127.0.0.1:${port}/`).then(
-    () => true,
-    () => false,
-  );
-
 describe('`npm start` as a user runs it', () => {
   it('brings the stack up, keeps workflows across a restart, and stops cleanly', async () => {
-    const ports: Ports = {
-      temporal: await freePort(),
-      ui: await freePort(),
-      sandbox: await freePort(),
-      webhook: await freePort(),
-      codec: await freePort(),
-      metrics: await freePort(),
-      workerMetrics: await freePort(),
-      health: await freePort(),
-    };
+    const ports = await freeStackPorts();
     const dataDir = mkdtempSync(join(tmpdir(), 'payflow-stack-'));
     const cli = temporalBinaries().cli!;
     try {

@@ -1,18 +1,12 @@
 // The Temporal connection from an envconfig profile (TEMPORAL_CONFIG_FILE + TEMPORAL_PROFILE) and the
 // TEMPORAL_* variables: the same worker against the dev server, a self-hosted cluster with mTLS, or
 // Temporal Cloud with an API key. No server is needed: the connection options produced are asserted.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/config';
 import { describeTemporalConnection, temporalConnectionOptions } from '../../src/temporal/connection';
+import { configIssues as issuesOf, productionEnv, tempFiles } from '../support/config';
 
-const dir = mkdtempSync(join(tmpdir(), 'payflow-envconfig-'));
-const file = (name: string, text: string) => {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-};
+const { dir, file } = tempFiles('payflow-envconfig-');
 const ca = file('ca.pem', '-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n');
 const cert = file('client.pem', '-----BEGIN CERTIFICATE-----\nCLIENT\n-----END CERTIFICATE-----\n');
 const key = file('client.key', '-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-----\n');
@@ -76,27 +70,8 @@ disabled = true
 `,
 );
 
-const key32 = (fill: number) => Buffer.alloc(32, fill).toString('base64');
 /** Production mode with every other setting valid: only the Temporal connection decides. */
-const PROD: Record<string, string> = {
-  DEPLOYMENT: 'production',
-  PAYMENTS_BASE_URL: 'https://sandbox-api-d.squadco.com',
-  PAYMENTS_SECRET_KEY: 'sandbox_sk_staging_0123456789',
-  PAYLOAD_ENCRYPTION_KEYS: `p1:${key32(1)}`,
-  CODEC_SERVER_TOKEN: 'a-long-random-token',
-  CLAIM_CHECK_KEYS: `c1:${key32(2)}`,
-  CLAIM_CHECK_DATABASE_URL: 'postgres://claimcheck:s3cret@db.internal:5432/claimcheck',
-};
-
-function issuesOf(env: Record<string, string>) {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).issues;
-  }
-  throw new Error('expected loadConfig to fail');
-}
+const PROD = productionEnv();
 
 describe('Temporal connection through envconfig profiles', () => {
   it('self-hosted with mTLS: the profile file gives address, namespace, CA, client certificate and server name', () => {

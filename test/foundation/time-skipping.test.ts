@@ -3,13 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import {
-  paymentWebhookSignal,
-  unmatchedWebhookQuery,
-  type PaymentWebhookEvent,
-} from '../../src/shared/payment-webhook';
-import type { unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
+import { paymentWebhookSignal, unmatchedWebhookQuery } from '../../src/shared/payment-webhook';
 import { workflowBundle } from '../support/stack';
+import { chargeSuccessfulEvent, signalUnmatchedWebhook } from '../support/flow-inputs';
 import { createTimeSkippingEnv } from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
@@ -18,17 +14,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => env?.teardown());
 
-const event = (ref: string): PaymentWebhookEvent => ({
-  event: 'charge_successful',
-  transactionRef: ref,
-  amount: 10000,
-  currency: 'NGN',
-  transactionStatus: 'Success',
-  transactionType: 'Card',
-  gatewayRef: `${ref}_1`,
-  isRecurring: false,
-  receivedAt: '2026-11-22T10:00:00.000Z',
-});
+const event = (ref: string) =>
+  chargeSuccessfulEvent(ref, { gatewayRef: `${ref}_1`, receivedAt: '2026-11-22T10:00:00.000Z' });
 
 describe('the webhook inbox on the time-skipping server', () => {
   it('keeps an orphan webhook once, through a 30-day retention, in seconds', async () => {
@@ -40,16 +27,7 @@ describe('the webhook inbox on the time-skipping server', () => {
     });
     const ref = `orphan-${randomUUID()}`;
     await worker.runUntil(async () => {
-      const handle = await env.client.workflow.signalWithStart<
-        typeof unmatchedPaymentWebhookWorkflow,
-        [PaymentWebhookEvent]
-      >('unmatchedPaymentWebhookWorkflow', {
-        workflowId: `payment-${ref}`,
-        taskQueue,
-        args: [{}],
-        signal: paymentWebhookSignal,
-        signalArgs: [event(ref)],
-      });
+      const handle = await signalUnmatchedWebhook(env.client, taskQueue, event(ref));
       await handle.signal(paymentWebhookSignal, event(ref)); // duplicate delivery
       expect(await handle.query(unmatchedWebhookQuery)).toHaveLength(1);
       const started = Date.now();

@@ -3,18 +3,15 @@
 // warning that it changed a value), then a real worker on the dev server with each tuner.
 import { randomUUID } from 'node:crypto';
 import type { WorkerOptions } from '@temporalio/worker';
-import { NativeConnection } from '@temporalio/worker';
 import { compileWorkerOptions, toNativeWorkerOptions } from '@temporalio/worker/lib/worker-options';
 import { loadConfig, WORKER_TUNING_DEFAULTS } from '../../src/config/config';
 import { AUTO_CACHE_FLOOR } from '../../src/config/worker-tuning';
 import { autoCachedWorkflows, resolveWorkerTuning, withTuning, workerTuningOptions } from '../../src/workers/tuning';
-import { createPaymentsWorker } from '../../src/workers/worker';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
-import { createTemporalClient } from '../../src/temporal/client';
 import { createFoundationActivities } from '../fixtures/foundation-activities';
 import type { cardEchoWorkflow } from '../fixtures/foundation-workflows';
-import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { LogCapture, testConfig, withWorker, workflowBundle } from '../support/stack';
 
 const tuningOf = (env: Record<string, string>) => loadConfig(env).worker;
 const D = WORKER_TUNING_DEFAULTS;
@@ -138,85 +135,74 @@ describe('withTuning: overrides win', () => {
 });
 
 describe('the SDK takes the mapped options as they are', () => {
-  const cases: Record<string, Record<string, string>> = {
-    defaults: {},
-    'set values, autoscaling workflow pollers': {
-      WORKER_MAX_CACHED_WORKFLOWS: '200',
-      WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '100',
-      WORKER_MAX_CONCURRENT_ACTIVITIES: '50',
-      WORKER_WORKFLOW_POLLERS: 'auto',
-      WORKER_STICKY_QUEUE_TIMEOUT: '5s',
-    },
-    'resource-based tuner': { WORKER_TUNER: 'resource-based', WORKER_ACTIVITY_POLLERS: 'auto' },
-  };
-  for (const [name, env] of Object.entries(cases)) {
-    it(name, () => {
-      const warnings: string[] = [];
-      const logger = {
-        log: () => undefined,
-        trace: () => undefined,
-        debug: () => undefined,
-        info: () => undefined,
-        warn: (message: string) => void warnings.push(message),
-        error: (message: string) => void warnings.push(message),
-      };
-      const options = workerTuningOptions(tuningOf(env), 4144);
-      const compiled = compileWorkerOptions(
-        { taskQueue: 'tuning', activities: {}, workflowsPath: __filename, ...options } as WorkerOptions,
-        logger,
-        undefined as never,
-      );
-      expect(warnings).toEqual([]);
-      expect(compiled.maxCachedWorkflows).toBe(options.maxCachedWorkflows);
-      expect(compiled.stickyQueueScheduleToStartTimeoutMs).toBe(options.stickyQueueScheduleToStartTimeout);
-      const native = toNativeWorkerOptions({ ...compiled, buildId: 'tuning' });
-      expect(native.maxCachedWorkflows).toBe(options.maxCachedWorkflows);
-      expect(native.workflowTaskPollerBehavior.type).toBe(options.workflowTaskPollerBehavior!.type);
-    });
-  }
+  it.each<[string, Record<string, string>]>([
+    ['defaults', {}],
+    [
+      'set values, autoscaling workflow pollers',
+      {
+        WORKER_MAX_CACHED_WORKFLOWS: '200',
+        WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '100',
+        WORKER_MAX_CONCURRENT_ACTIVITIES: '50',
+        WORKER_WORKFLOW_POLLERS: 'auto',
+        WORKER_STICKY_QUEUE_TIMEOUT: '5s',
+      },
+    ],
+    ['resource-based tuner', { WORKER_TUNER: 'resource-based', WORKER_ACTIVITY_POLLERS: 'auto' }],
+  ])('%s', (_name, env) => {
+    const warnings: string[] = [];
+    const logger = {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (message: string) => void warnings.push(message),
+      error: (message: string) => void warnings.push(message),
+    };
+    const options = workerTuningOptions(tuningOf(env), 4144);
+    const compiled = compileWorkerOptions(
+      { taskQueue: 'tuning', activities: {}, workflowsPath: __filename, ...options } as WorkerOptions,
+      logger,
+      undefined as never,
+    );
+    expect(warnings).toEqual([]);
+    expect(compiled.maxCachedWorkflows).toBe(options.maxCachedWorkflows);
+    expect(compiled.stickyQueueScheduleToStartTimeoutMs).toBe(options.stickyQueueScheduleToStartTimeout);
+    const native = toNativeWorkerOptions({ ...compiled, buildId: 'tuning' });
+    expect(native.maxCachedWorkflows).toBe(options.maxCachedWorkflows);
+    expect(native.workflowTaskPollerBehavior.type).toBe(options.workflowTaskPollerBehavior!.type);
+  });
 });
 
 describe('a worker on the dev server, tuned from config', () => {
   const capture = new LogCapture();
   installTemporalRuntime(createLogger({ destination: capture, level: 'warn' }));
 
-  const envs: Record<string, Record<string, string>> = {
-    'fixed slots, small cache, autoscaling pollers': {
-      WORKER_MAX_CACHED_WORKFLOWS: '4',
-      WORKER_WORKFLOW_POLLERS: 'auto',
-      WORKER_ACTIVITY_POLLERS: 'auto',
-      WORKER_STICKY_QUEUE_TIMEOUT: '3s',
-    },
-    'resource-based tuner': { WORKER_TUNER: 'resource-based', WORKER_TUNER_TARGET_MEMORY: '0.9' },
-  };
-  for (const [name, env] of Object.entries(envs)) {
-    it(`runs a workflow and its activity: ${name}`, async () => {
-      const config = testConfig(env);
-      const connection = await NativeConnection.connect({ address: config.temporal.address });
-      const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-      try {
-        const worker = await createPaymentsWorker({
-          ...config.temporal,
-          encryption: config.encryption,
-          connection,
-          activities: createFoundationActivities(),
-          workflowBundle: await workflowBundle(require.resolve('../fixtures/foundation-workflows')),
-          tuning: workerTuningOptions(config.worker),
-        });
-        const result = await worker.runUntil(
-          client.workflow.execute<typeof cardEchoWorkflow>('cardEchoWorkflow', {
-            workflowId: `tuning-${randomUUID()}`,
-            taskQueue: config.temporal.taskQueue,
-            args: [{ cardNumber: '4000000000000002', amount: 100 }],
-          }),
-        );
-        expect(result).toBe('card 4000000000000002 charged 100');
-        // No SDK warning that it changed or refused a value.
-        expect(capture.records.filter((r) => /maxCached|maxConcurrent|tuner/i.test(String(r.msg)))).toEqual([]);
-      } finally {
-        await client.connection.close();
-        await connection.close();
-      }
-    });
-  }
+  it.each<[string, Record<string, string>]>([
+    [
+      'fixed slots, small cache, autoscaling pollers',
+      {
+        WORKER_MAX_CACHED_WORKFLOWS: '4',
+        WORKER_WORKFLOW_POLLERS: 'auto',
+        WORKER_ACTIVITY_POLLERS: 'auto',
+        WORKER_STICKY_QUEUE_TIMEOUT: '3s',
+      },
+    ],
+    ['resource-based tuner', { WORKER_TUNER: 'resource-based', WORKER_TUNER_TARGET_MEMORY: '0.9' }],
+  ])('runs a workflow and its activity: %s', async (_name, env) => {
+    const config = testConfig(env);
+    const foundation = {
+      activities: createFoundationActivities(),
+      workflowBundle: await workflowBundle(require.resolve('../fixtures/foundation-workflows')),
+    };
+    const result = await withWorker(config, { ...foundation, tuning: workerTuningOptions(config.worker) }, (client) =>
+      client.workflow.execute<typeof cardEchoWorkflow>('cardEchoWorkflow', {
+        workflowId: `tuning-${randomUUID()}`,
+        taskQueue: config.temporal.taskQueue,
+        args: [{ cardNumber: '4000000000000002', amount: 100 }],
+      }),
+    );
+    expect(result).toBe('card 4000000000000002 charged 100');
+    // No SDK warning that it changed or refused a value.
+    expect(capture.records.filter((r) => /maxCached|maxConcurrent|tuner/i.test(String(r.msg)))).toEqual([]);
+  });
 });

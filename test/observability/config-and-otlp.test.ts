@@ -6,29 +6,12 @@ import { createServer as createNetServer } from 'node:net';
 import { startProcessObservability } from '../../src/observability/process';
 import { createLogger } from '../../src/logging/logger';
 import { LogCapture } from '../support/stack';
-import { ConfigError, loadConfig } from '../../src/config/config';
+import { loadConfig } from '../../src/config/config';
+import { configIssueVariables as variablesOf, productionEnv } from '../support/config';
 import { installTracingFromConfig } from '../../src/observability/tracing';
 import { activeTracing } from '../../src/observability/trace-context';
 
-const key32 = (fill: number) => Buffer.alloc(32, fill).toString('base64');
-const PROD: Record<string, string> = {
-  DEPLOYMENT: 'production',
-  PAYMENTS_BASE_URL: 'https://sandbox-api-d.squadco.com',
-  PAYMENTS_SECRET_KEY: 'sandbox_sk_staging_0123456789',
-  PAYLOAD_ENCRYPTION_KEYS: `p1:${key32(1)}`,
-  CODEC_SERVER_TOKEN: 'a-long-random-token',
-  CLAIM_CHECK_KEYS: `c1:${key32(2)}`,
-  CLAIM_CHECK_DATABASE_URL: 'postgres://claimcheck:s3cret@db.internal:5432/claimcheck',
-  TEMPORAL_TLS: 'true',
-};
-const variablesOf = (env: Record<string, string>) => {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    return (err as ConfigError).issues.map((i) => i.variable);
-  }
-  return [];
-};
+const PROD = productionEnv({ TEMPORAL_TLS: 'true' });
 
 describe('observability settings', () => {
   it('keeps metrics and tracing off by default; the worker health on a free local port (8080 on all interfaces in production)', () => {

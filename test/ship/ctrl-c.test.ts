@@ -4,78 +4,37 @@
 // exit) and the dev server last: no warning that the dev server went away under a running worker,
 // nothing left listening or running. A vend purchase in flight at that moment (the sandbox answers it
 // 4 s late) is answered and reported by the worker process before anything else stops.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/stack/temporal-dev-server';
-import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 import { loadConfig } from '../../src/config/config';
 import { closeStarters, connectStarters } from '../../src/starters/connect';
 import { startVend } from '../../src/starters/vending';
 import { vendStateQuery } from '../../src/shared/vending';
 import { SandboxAdmin } from '../support/sandbox-admin';
+import { electricityVend } from '../support/flow-inputs';
+import { freeStackPorts, portOpen, stackEnvironment, startStackProcess } from '../support/npm-start';
 
 jest.setTimeout(120_000);
 
-const portOpen = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const socket = require('node:net').connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-
 describe('`npm start` stopped the way a terminal stops it', () => {
   it('Ctrl-C (SIGINT to the process group) lets an in-flight money call finish, then stops the worker and services, PostgreSQL and the dev server, in that order, without warnings', async () => {
-    const ports = {
-      temporal: await freePort(),
-      ui: await freePort(),
-      sandbox: await freePort(),
-      webhook: await freePort(),
-      codec: await freePort(),
-      pg: await freePort(),
-      metrics: await freePort(),
-      workerMetrics: await freePort(),
-      health: await freePort(),
-    };
+    const ports = { ...(await freeStackPorts()), pg: await freePort() };
     const dataDir = mkdtempSync(join(tmpdir(), 'payflow-ctrl-c-'));
-    const env: Record<string, string> = {
-      TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
-      TEMPORAL_UI_PORT: String(ports.ui),
-      SANDBOX_PORT: String(ports.sandbox),
-      WEBHOOK_PORT: String(ports.webhook),
-      CODEC_PORT: String(ports.codec),
-      METRICS_PORT: String(ports.metrics),
-      WORKER_METRICS_PORT: String(ports.workerMetrics),
-      HEALTH_PORT: String(ports.health),
+    const env = stackEnvironment(ports, dataDir, {
       CLAIM_CHECK_DATABASE_URL: `postgres://postgres:dev-claim-check@127.0.0.1:${ports.pg}/claimcheck`,
-      TEMPORAL_DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
-    };
-    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/stack/start.ts'], {
-      cwd: PROJECT_ROOT,
-      // A process group of its own, as a shell gives a foreground job.
-      detached: true,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // A process group of its own, as a shell gives a foreground job.
+    const stack = startStackProcess(env, { detached: true });
+    const { child, exited } = stack;
     try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setInterval(
-          () => out.includes('Press Ctrl-C to stop.') && (clearInterval(timer), resolve()),
-          100,
-        );
-        void exited.then((code) => (clearInterval(timer), reject(new Error(`stack exited early (${code}):\n${out}`))));
-      });
+      await stack.ready;
       expect(await portOpen(ports.temporal)).toBe(true);
       expect(await portOpen(ports.pg)).toBe(true);
       // The worker is a process of its own, in a process group of its own (not the stack's, which Ctrl-C reaches).
-      const workerPid = Number(/Worker +pid (\d+) \(a process of its own\)/.exec(out)?.[1]);
+      const workerPid = Number(/Worker +pid (\d+) \(a process of its own\)/.exec(stack.output())?.[1]);
       expect(workerPid).toBeGreaterThan(0);
       expect(workerPid).not.toBe(child.pid);
       const processGroupOf = (pid: number) =>
@@ -93,16 +52,7 @@ describe('`npm start` stopped the way a terminal stops it', () => {
       });
       const starters = await connectStarters(loadConfig(env));
       try {
-        const handle = await startVend(starters, {
-          order_ref: 'ctrl-c-1',
-          provider: 'EKEDC',
-          meter_no: '45067198783',
-          meter_type: 'prepaid',
-          amount: 5000,
-          phone_number: '08012345678',
-          email: 'ada@example.com',
-          options: { checkSettleDelay: '200ms', retryBackoff: '300ms' },
-        });
+        const handle = await startVend(starters, electricityVend('ctrl-c-1'));
         for (let i = 0; (await handle.query(vendStateQuery)).status !== 'purchasing'; i++) {
           if (i > 200) throw new Error('the vend never reached purchasing');
           await new Promise((r) => setTimeout(r, 50));
@@ -115,6 +65,7 @@ describe('`npm start` stopped the way a terminal stops it', () => {
       process.kill(-child.pid!, 'SIGINT');
       expect(await exited).toBe(0);
 
+      const out = stack.output();
       const shutdown = out.slice(out.indexOf('SIGINT: stopping'));
       // The purchase was answered (by the worker process) after Ctrl-C, and before the worker process exited.
       const workerExited = `worker process ${workerPid} exited (0)`;

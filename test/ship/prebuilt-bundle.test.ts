@@ -11,6 +11,7 @@ import { runVend } from '../../src/starters/vending';
 import { MissingWorkflowBundleError, prebuiltWorkflowBundle } from '../../src/workers/workflow-bundle';
 import { startServices, testConfig } from '../support/stack';
 import { SandboxAdmin } from '../support/sandbox-admin';
+import { electricityVend } from '../support/flow-inputs';
 import { PRELOADED_WORKFLOW_MODULES } from '../../src/workers/worker';
 import { BUILT, ensureBuilt } from './build';
 import { startWorkerProcess, stopWorkerProcess, workerEnvironment, type WorkerProcess } from './processes';
@@ -102,16 +103,7 @@ it('node dist/workers/main.js loads the prebuilt bundle, runs a vend to completi
   expect(worker.output()).not.toContain('Workflow bundle created');
 
   const orderRef = `ship-${randomUUID().slice(0, 8)}`;
-  const result = await runVend(services.starters, {
-    order_ref: orderRef,
-    provider: 'EKEDC',
-    meter_no: '45067198783',
-    meter_type: 'prepaid',
-    amount: 5000,
-    phone_number: '08012345678',
-    email: 'ada@example.com',
-    options: { checkSettleDelay: '200ms', retryBackoff: '300ms' },
-  });
+  const result = await runVend(services.starters, electricityVend(orderRef));
   expect(result).toMatchObject({ status: 'vended', attempt: 1 });
   expect(
     await new SandboxAdmin(services.sandboxUrl!).ledger({ reference: result.reference!, kind: 'vend' }),

@@ -12,6 +12,7 @@ import type { VendInput } from '../../src/shared/vending';
 import { startServices, testConfig } from '../support/stack';
 import { sleep } from '../support/polling';
 import { SandboxAdmin } from '../support/sandbox-admin';
+import { electricityVend } from '../support/flow-inputs';
 import { ensureBuilt } from './build';
 import { startWorkerProcess, stopWorkerProcess, workerEnvironment, type WorkerProcess } from './processes';
 
@@ -62,17 +63,16 @@ describe('scale-out: two worker processes on one task queue', () => {
       count: flows,
     });
     const run = randomUUID().slice(0, 6);
-    const input = (i: number): VendInput => ({
-      order_ref: `scale-${run}-${i}`,
-      provider: 'EKEDC',
-      meter_no: '45067198783',
-      meter_type: 'prepaid',
-      amount: 5000,
-      phone_number: '08012345678',
-      email: 'ada@example.com',
-      // A purchase lost with its worker is looked up by reference (H4) before anything is sent again.
-      options: { checkSettleDelay: '200ms', retryBackoff: '300ms', purchaseTimeoutMs: 5_000, requeryBackoff: '500ms' },
-    });
+    const input = (i: number): VendInput =>
+      electricityVend(`scale-${run}-${i}`, {
+        // A purchase lost with its worker is looked up by reference (H4) before anything is sent again.
+        options: {
+          checkSettleDelay: '200ms',
+          retryBackoff: '300ms',
+          purchaseTimeoutMs: 5_000,
+          requeryBackoff: '500ms',
+        },
+      });
     const handles = await Promise.all(Array.from({ length: flows }, (_, i) => startVend(services.starters, input(i))));
 
     // Wait until worker A holds a purchase in flight, then kill it without warning.

@@ -4,13 +4,21 @@
 // capture stream.
 import { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { loadConfig, type AppConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunServicesOptions, type RunningServices } from '../../src/stack/services';
 import { SandboxAdmin } from './sandbox-admin';
-import { METRICS_INTERCEPTOR_PATH, PRELOADED_WORKFLOW_MODULES, WORKFLOWS_PATH } from '../../src/workers/worker';
+import {
+  createPaymentsWorker,
+  METRICS_INTERCEPTOR_PATH,
+  PRELOADED_WORKFLOW_MODULES,
+  WORKFLOWS_PATH,
+  type PaymentsWorkerOptions,
+} from '../../src/workers/worker';
+import { createTemporalClient } from '../../src/temporal/client';
 import { FAILURE_CONVERTER_PATH } from '../../src/codec/data-converter';
 
 export function devServerAddress(): string {
@@ -153,4 +161,29 @@ export function useServices(
   });
   afterAll(() => env.services?.stop());
   return env;
+}
+
+/**
+ * Runs `fn` with a client for `config` while the project's worker (the config's task queue and
+ * encrypting data converter, `options` on top) runs on a connection of its own; closes both after.
+ */
+export async function withWorker<T>(
+  config: AppConfig,
+  options: Partial<PaymentsWorkerOptions> & Pick<PaymentsWorkerOptions, 'activities'>,
+  fn: (client: Client) => Promise<T>,
+): Promise<T> {
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
+  try {
+    const worker = await createPaymentsWorker({
+      ...config.temporal,
+      encryption: config.encryption,
+      connection,
+      ...options,
+    });
+    return await worker.runUntil(() => fn(client));
+  } finally {
+    await client.connection.close();
+    await connection.close();
+  }
 }

@@ -1,0 +1,53 @@
+// Inputs that several suites start flows with: an electricity vend against the sandbox's test meter,
+// and a `charge_successful` webhook delivered to the unmatched-webhook inbox.
+import type { Client } from '@temporalio/client';
+import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
+import type { VendInput } from '../../src/shared/vending';
+import type { unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
+
+/** A 5000 prepaid electricity vend (EKEDC, the sandbox's test meter), short settle and retry delays; `over` on top. */
+export function electricityVend(orderRef: string, over: Partial<VendInput> = {}): VendInput {
+  return {
+    order_ref: orderRef,
+    provider: 'EKEDC',
+    meter_no: '45067198783',
+    meter_type: 'prepaid',
+    amount: 5000,
+    phone_number: '08012345678',
+    email: 'ada@example.com',
+    options: { checkSettleDelay: '200ms', retryBackoff: '300ms' },
+    ...over,
+  };
+}
+
+/** A successful 10 000 card charge as the webhook receiver reports it for `ref`, received now; `over` on top. */
+export function chargeSuccessfulEvent(ref: string, over: Partial<PaymentWebhookEvent> = {}): PaymentWebhookEvent {
+  return {
+    event: 'charge_successful',
+    transactionRef: ref,
+    amount: 10_000,
+    currency: 'NGN',
+    transactionStatus: 'Success',
+    transactionType: 'Card',
+    isRecurring: false,
+    receivedAt: new Date().toISOString(),
+    ...over,
+  };
+}
+
+/**
+ * Delivers `event` as the webhook receiver does when no flow waits for its reference: signal-with-start
+ * of the unmatched-webhook inbox (`payment-<ref>`) on `taskQueue`.
+ */
+export function signalUnmatchedWebhook(client: Client, taskQueue: string, event: PaymentWebhookEvent) {
+  return client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>(
+    'unmatchedPaymentWebhookWorkflow',
+    {
+      workflowId: paymentWorkflowId(event.transactionRef),
+      taskQueue,
+      args: [{}],
+      signal: paymentWebhookSignal,
+      signalArgs: [event],
+    },
+  );
+}
