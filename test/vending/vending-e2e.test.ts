@@ -1,6 +1,9 @@
 // Electricity vending end to end against the sandbox: providers cached, minimum_vend checked,
 // the token delivered, and a dropped purchase response never vended twice (H4 by reference
-// before any new attempt), each checked against the sandbox ledger and request log.
+// before any new attempt), each checked against the sandbox ledger and request log. Three of these
+// runs are recorded as the replay fixtures in test/vending/histories (RECORD_HISTORIES=1 refreshes
+// them; test/vending/replay.test.ts replays them).
+import { join } from 'node:path';
 import { createLogger } from '../../src/logging/logger';
 import type { RunningServices } from '../../src/stack/services';
 import {
@@ -20,6 +23,9 @@ import { shortRef } from '../pos/sandbox';
 import { eventually } from '../support/polling';
 import { eventTypes } from '../support/history';
 import { SandboxAdmin, type RequestLogEntry } from '../support/sandbox-admin';
+import { recordHistoryTo } from '../support/replay';
+
+const HISTORIES = join(__dirname, 'histories');
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'info' });
@@ -117,7 +123,9 @@ describe('electricity vending against the sandbox', () => {
   it('purchase response dropped AFTER the vend: found by reference, one vend, the token delivered', async () => {
     await admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-after-processing', count: 1 });
     const from = (await admin.requests()).length;
-    const result = await runVend(ctx, sale());
+    const h = await startVend(ctx, sale());
+    const result = await h.result();
+    await recordHistoryTo(HISTORIES, h, 'vend-answer-lost-found-vended');
     expect(result).toMatchObject({ status: 'vended', attempt: 1 });
     expect(result.token).toMatch(/^\d{4}(-\d{4}){4}$/);
     expect(result.steps.map((s) => `${s.op}:${s.outcome}`)).toEqual([
@@ -132,7 +140,9 @@ describe('electricity vending against the sandbox', () => {
   it('purchase dropped BEFORE processing: H4 404, one retry with the same reference, one vend', async () => {
     await admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-before-processing', count: 1 });
     const from = (await admin.requests()).length;
-    const result = await runVend(ctx, sale());
+    const h = await startVend(ctx, sale());
+    const result = await h.result();
+    await recordHistoryTo(HISTORIES, h, 'vend-not-found-retry-vended');
     expect(result).toMatchObject({ status: 'vended', attempt: 2 });
     expect(result.steps.map((s) => `${s.op}:${s.outcome}`)).toEqual([
       'lookup:found',
@@ -194,6 +204,7 @@ describe('electricity vending against the sandbox', () => {
     });
     await admin.advanceClock(PENDING_VEND_MS + 1000);
     const result = await h.result();
+    await recordHistoryTo(HISTORIES, h, 'vend-pending-requeried-vended');
     expect(result).toMatchObject({ status: 'vended', attempt: 1 });
     expect(result.token).toMatch(/^\d{4}(-\d{4}){4}$/);
     const calls = (await vendCalls(from)).filter((c) => !c.startsWith('H1'));
@@ -229,7 +240,7 @@ describe('electricity vending against the sandbox', () => {
       return { flow: sa.PaymentFlow?.[0], reference: sa.PaymentReference?.[0], status: sa.PaymentStatus?.[0] };
     };
 
-    it('a sale started by the starter shows its order and first step from the start; three upserts in all', async () => {
+    it('a sale started by the starter shows its order and first step from the start; two upserts in all', async () => {
       const input = sale();
       const h = await startVend(ctx, input);
       const result = await h.result();
@@ -243,19 +254,18 @@ describe('electricity vending against the sandbox', () => {
         PaymentStatus: VEND_FIRST_STATUS,
         PaymentCurrency: 'NGN',
       });
-      // The patch's own (TemporalChangeVersion), the service reference with purchasing, vended.
+      // The service reference with purchasing, vended.
       expect(writes.upserts).toEqual([
-        { TemporalChangeVersion: ['vend-local-lookup'] },
         { PaymentReference: result.reference, PaymentStatus: 'purchasing' },
         { PaymentStatus: 'vended' },
       ]);
       // The lookup (H1+H2) ran as a local activity inside the first workflow task: its marker, one
       // activity task (the purchase, H3) and the workflow task it woke.
       const types = (await eventTypes(h)).map((t) => t.replace('EVENT_TYPE_', ''));
-      expect(types.filter((t) => t === 'MARKER_RECORDED')).toHaveLength(2); // the patch, the lookup
+      expect(types.filter((t) => t === 'MARKER_RECORDED')).toHaveLength(1); // the lookup
       expect(types.filter((t) => t === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(1);
       expect(types.filter((t) => t === 'WORKFLOW_TASK_COMPLETED')).toHaveLength(2);
-      expect(types).toHaveLength(16);
+      expect(types).toHaveLength(14);
     });
 
     it('a sale started without attributes (a raw start) writes them itself', async () => {
@@ -269,7 +279,7 @@ describe('electricity vending against the sandbox', () => {
       expect(result.status).toBe('vended');
       expect(await attributes(h)).toEqual({ flow: 'vend', reference: result.reference, status: 'vended' });
       expect((await h.describe()).searchAttributes.PaymentCurrency).toEqual(['NGN']);
-      expect(await upserts(h)).toBe(4); // one more: the start's attributes
+      expect(await upserts(h)).toBe(3); // one more: the start's attributes
     });
 
     it('a sale rejected after the lookup still shows the service reference and its status', async () => {
