@@ -7,7 +7,7 @@
 // That was most of the sandbox's CPU per flow and of the worker's memory per waiting flow
 // (docs/performance.md). Module evaluation runs no commands, so where it happens does not touch history.
 /* eslint-disable @typescript-eslint/no-require-imports */
-import { setWorkflowOptions } from '@temporalio/workflow';
+import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { WORKFLOW_VERSIONING, type VersionedWorkflowType } from './steps/versioning';
 
 import type * as WebhookInbox from './webhook-inbox';
@@ -109,5 +109,15 @@ const exported: Record<VersionedWorkflowType, (...args: never[]) => Promise<unkn
   smsCampaignWorkflow,
   smsSendWorkflow,
 };
+// An unversioned worker (WORKER_VERSIONING=off) must not state a behaviour: the server refuses a
+// workflow task completion that carries one without deployment options. The getter runs as the
+// execution starts on a worker, which tells whether that worker polls as a version.
 for (const [type, fn] of Object.entries(exported))
-  setWorkflowOptions({ versioningBehavior: WORKFLOW_VERSIONING[type as VersionedWorkflowType].behavior }, fn);
+  setWorkflowOptions(
+    () => ({
+      versioningBehavior: workflowInfo().currentDeploymentVersion
+        ? WORKFLOW_VERSIONING[type as VersionedWorkflowType].behavior
+        : undefined,
+    }),
+    fn,
+  );
