@@ -6,21 +6,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { METRICS } from '../../src/shared/flow-metrics';
+import { SDK_WORKER_METRICS } from '../support/prometheus';
 
 const root = join(__dirname, '..', '..');
 const HISTOGRAMS = new Set<string>([METRICS.httpRequestDuration, METRICS.serviceCallDuration]);
 const business = Object.values(METRICS).flatMap((name) =>
   HISTOGRAMS.has(name) ? ['_bucket', '_sum', '_count'].map((s) => name + s) : [`${name}_total`],
 );
-// The SDK's (Core's Prometheus exporter, countersTotalSuffix on); the first block is asserted by metrics-e2e.test.ts.
+// The SDK's (Core's Prometheus exporter, countersTotalSuffix on); SDK_WORKER_METRICS is asserted by metrics-e2e.test.ts.
 const sdk = [
-  'temporal_workflow_task_schedule_to_start_latency_bucket',
-  'temporal_workflow_task_execution_latency_bucket',
-  'temporal_activity_execution_latency_bucket',
-  'temporal_worker_task_slots_available',
-  'temporal_sticky_cache_size',
-  'temporal_workflow_completed_total',
-  'temporal_request_total',
+  ...SDK_WORKER_METRICS,
   'temporal_activity_schedule_to_start_latency_bucket',
   'temporal_worker_task_slots_used',
   'temporal_workflow_task_queue_poll_succeed_total',

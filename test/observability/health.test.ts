@@ -6,13 +6,14 @@ import type { Server } from 'node:http';
 import { Connection } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { createWebhookReceiver, closeServer, listen } from '../../src/webhooks/receiver';
+import { closeServer } from '../../src/webhooks/receiver';
 import { startCodecServer } from '../../src/codec/codec-server';
 import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 import { startHealthServer, WorkerHealth, type RunningHealthServer } from '../../src/observability/health';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createLogger } from '../../src/logging/logger';
 import { LogCapture, testConfig } from '../support/stack';
+import { listenWebhookReceiver } from '../support/webhook-receiver';
 
 const logger = createLogger({ destination: new LogCapture() });
 const config = testConfig();
@@ -25,13 +26,7 @@ async function get(url: string): Promise<{ status: number; body: unknown }> {
 describe('webhook receiver', () => {
   it('is alive and ready while Temporal answers', async () => {
     const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-    const server = createWebhookReceiver({
-      client,
-      taskQueue: config.temporal.taskQueue,
-      secretKey: config.payments.secretKey,
-      logger,
-    });
-    const url = await listen(server, 0);
+    const { server, url } = await listenWebhookReceiver(config, client, { logger });
     try {
       expect(await get(`${url}/healthz`)).toEqual({ status: 200, body: { ok: true } });
       expect(await get(`${url}/readyz`)).toEqual({ status: 200, body: { ready: true, checks: { temporal: true } } });
@@ -45,13 +40,7 @@ describe('webhook receiver', () => {
   it('is alive but not ready when Temporal cannot be reached', async () => {
     const connection = await Connection.lazy({ address: '127.0.0.1:1' });
     const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption, connection });
-    const server = createWebhookReceiver({
-      client,
-      taskQueue: config.temporal.taskQueue,
-      secretKey: config.payments.secretKey,
-      logger,
-    });
-    const url = await listen(server, 0);
+    const { server, url } = await listenWebhookReceiver(config, client, { logger });
     try {
       expect(await get(`${url}/healthz`)).toEqual({ status: 200, body: { ok: true } });
       expect(await get(`${url}/readyz`)).toEqual({ status: 503, body: { ready: false, checks: { temporal: false } } });

@@ -13,17 +13,11 @@ import { startSandbox, SANDBOX_OTP, TEST_CARDS, type Sandbox } from '../../src/s
 import { freePort } from '../../src/stack/temporal-dev-server';
 import { ServiceProcess } from '../../chaos/stack';
 import { closeStarters, connectStarters, type StarterContext } from '../../src/starters/connect';
-import {
-  getCardPaymentState,
-  startCardPayment,
-  submitOtp,
-  waitForState,
-  type CardPaymentRequest,
-} from '../../src/starters/payments';
-import type { CardPaymentState } from '../../src/shared/card';
+import { startCardPayment } from '../../src/starters/payments';
 import { SandboxAdmin } from '../support/sandbox-admin';
 import { claimCheckDatabaseUrl, devServerAddress } from '../support/stack';
-import { scrape, scrapeUntil, sumOf, type Sample } from '../support/prometheus';
+import { scrape, scrapeUntil, SDK_WORKER_METRICS, sumOf, type Sample } from '../support/prometheus';
+import { cardPayment, payCardWithOtp } from '../support/flow-inputs';
 
 jest.setTimeout(180_000);
 
@@ -94,36 +88,17 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-const card = (number: string, amount: number): CardPaymentRequest => ({
-  transactionRef: `metrics-${randomUUID()}`,
-  amount,
-  currency: 'NGN',
-  card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' },
-  customer: { name: 'Ada Obi', email: 'ada@example.com' },
-  webhookGraceMs: 10_000,
-});
-const waitFor = (ref: string, status: CardPaymentState['status']) =>
-  waitForState(
-    () => getCardPaymentState(starters, ref),
-    (s) => s.status === status,
-  );
-
-async function payWithOtp(input: CardPaymentRequest): Promise<CardPaymentState> {
-  const handle = await startCardPayment(starters, input);
-  await waitFor(input.transactionRef, 'awaiting_otp');
-  await submitOtp(starters, input.transactionRef, SANDBOX_OTP);
-  return handle.result();
-}
+const card = (number: string, amount: number) => cardPayment(`metrics-${randomUUID()}`, number, amount);
 
 describe("each process's Prometheus address after a few flows", () => {
   it('exports the SDK and business metrics of each process on its own address', async () => {
     // Flows: a success (its webhook delivered twice by the sandbox), a B1 lost before it arrived (requeried, proved absent, resent once), a decline.
     await admin.webhookFault('duplicate', 1);
     const paid = card(TEST_CARDS.otpOnly, 100_000);
-    expect(await payWithOtp(paid)).toMatchObject({ status: 'success' });
+    expect(await payCardWithOtp(starters, paid)).toMatchObject({ status: 'success' });
     await admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 1 });
     const resent = card(TEST_CARDS.otpOnly, 250_000);
-    expect(await payWithOtp(resent)).toMatchObject({ status: 'success' });
+    expect(await payCardWithOtp(starters, resent)).toMatchObject({ status: 'success' });
     const declined = card(TEST_CARDS.declined, 50_000);
     expect(await (await startCardPayment(starters, declined)).result()).toMatchObject({ status: 'failed' });
 
@@ -179,17 +154,7 @@ describe("each process's Prometheus address after a few flows", () => {
     );
     const w = worker.samples;
     const names = new Set(w.map((s) => s.name));
-    for (const sdk of [
-      'temporal_workflow_task_schedule_to_start_latency_bucket',
-      'temporal_workflow_task_execution_latency_bucket',
-      'temporal_activity_execution_latency_bucket',
-      'temporal_worker_task_slots_available',
-      'temporal_sticky_cache_size',
-      'temporal_workflow_completed_total',
-      'temporal_request_total',
-    ]) {
-      expect(names).toContain(sdk);
-    }
+    for (const sdk of SDK_WORKER_METRICS) expect(names).toContain(sdk);
     expect(sumOf(w, 'temporal_workflow_completed_total', { workflow_type: 'cardPaymentWorkflow' })).toBe(3);
     expect(sumOf(w, 'payflow_flows_started_total', { flow: 'card' })).toBe(3);
     expect(sumOf(w, 'payflow_flow_outcomes_total', { flow: 'card', outcome: 'succeeded' })).toBe(2);

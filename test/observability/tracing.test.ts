@@ -11,17 +11,11 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import { installTracing, type InstalledTracing } from '../../src/observability/tracing';
 import { workflowInterceptorModules, WORKFLOWS_PATH } from '../../src/workers/worker';
 import type { RunningServices } from '../../src/stack/services';
-import {
-  getCardPaymentState,
-  startCardPayment,
-  submitOtp,
-  waitForState,
-  type CardPaymentRequest,
-} from '../../src/starters/payments';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { EMBEDDED_DEFAULTS } from '../../src/config/config';
 import { eventually } from '../support/polling';
 import { startServices, testConfig, workflowBundle } from '../support/stack';
+import { cardPayment, payCardWithOtp } from '../support/flow-inputs';
 
 jest.setTimeout(120_000);
 
@@ -58,21 +52,8 @@ const spansUntil = (ready: (spans: ReadableSpan[]) => boolean, deadlineMs = 30_0
 
 describe('one trace from the starter to the HTTP call', () => {
   it('joins the starter, the workflow, the activity and the HTTP call to the service in one trace', async () => {
-    const input: CardPaymentRequest = {
-      transactionRef: `trace-${randomUUID()}`,
-      amount: 100_000,
-      currency: 'NGN',
-      card: { number: TEST_CARDS.otpOnly, cvv: '123', expiryMonth: '12', expiryYear: '29' },
-      customer: { name: 'Ada Obi', email: 'ada@example.com' },
-      webhookGraceMs: 10_000,
-    };
-    const handle = await startCardPayment(services.starters, input);
-    await waitForState(
-      () => getCardPaymentState(services.starters, input.transactionRef),
-      (s) => s.status === 'awaiting_otp',
-    );
-    await submitOtp(services.starters, input.transactionRef, SANDBOX_OTP);
-    expect(await handle.result()).toMatchObject({ status: 'success' });
+    const input = cardPayment(`trace-${randomUUID()}`, TEST_CARDS.otpOnly, 100_000);
+    expect(await payCardWithOtp(services.starters, input)).toMatchObject({ status: 'success' });
 
     const spans = await spansUntil((all) => all.some((s) => s.name === 'RunWorkflow:cardPaymentWorkflow'));
     const http = spans.find((s) => s.name === 'POST direct.chargeCard');

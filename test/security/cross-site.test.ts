@@ -8,12 +8,12 @@ import type { Server } from 'node:http';
 import type { Client } from '@temporalio/client';
 import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 import { startCodecServer, type RunningCodecServer } from '../../src/codec/codec-server';
-import { createLogger } from '../../src/logging/logger';
 import { DEFAULT_SANDBOX_KEY, startSandbox, type Sandbox } from '../../src/sandbox';
 import { createTemporalClient } from '../../src/temporal/client';
-import { closeServer, createWebhookReceiver, listen } from '../../src/webhooks/receiver';
+import { closeServer } from '../../src/webhooks/receiver';
 import { SANDBOX_ADMIN_HEADERS } from '../support/sandbox-admin';
 import { testConfig } from '../support/stack';
+import { listenWebhookReceiver } from '../support/webhook-receiver';
 
 const config = testConfig();
 const UI_ORIGIN = 'http://localhost:8233';
@@ -32,13 +32,9 @@ beforeAll(async () => {
     port: 0,
   });
   client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-  receiver = createWebhookReceiver({
-    client,
+  ({ server: receiver, url: receiverUrl } = await listenWebhookReceiver(config, client, {
     taskQueue: `cross-site-${randomUUID()}`,
-    secretKey: config.payments.secretKey,
-    logger: createLogger({ level: 'silent' }),
-  });
-  receiverUrl = await listen(receiver, 0);
+  }));
 });
 afterAll(async () => {
   await closeServer(receiver);

@@ -1,6 +1,17 @@
 // Inputs that several suites start flows with: an electricity vend against the sandbox's test meter,
-// and a `charge_successful` webhook delivered to the unmatched-webhook inbox.
+// a card payment with the sandbox's OTP, and a `charge_successful` webhook delivered to the
+// unmatched-webhook inbox.
 import type { Client } from '@temporalio/client';
+import { SANDBOX_OTP } from '../../src/sandbox';
+import type { CardPaymentState } from '../../src/shared/card';
+import type { StarterContext } from '../../src/starters/connect';
+import {
+  getCardPaymentState,
+  startCardPayment,
+  submitOtp,
+  waitForState,
+  type CardPaymentRequest,
+} from '../../src/starters/payments';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
 import type { VendInput } from '../../src/shared/vending';
 import type { unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
@@ -18,6 +29,29 @@ export function electricityVend(orderRef: string, over: Partial<VendInput> = {})
     options: { checkSettleDelay: '200ms', retryBackoff: '300ms' },
     ...over,
   };
+}
+
+/** A card payment of `amount` (NGN) with the card `number` (e.g. a sandbox TEST_CARDS entry), 10 s webhook grace. */
+export function cardPayment(transactionRef: string, number: string, amount: number): CardPaymentRequest {
+  return {
+    transactionRef,
+    amount,
+    currency: 'NGN',
+    card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' },
+    customer: { name: 'Ada Obi', email: 'ada@example.com' },
+    webhookGraceMs: 10_000,
+  };
+}
+
+/** Starts the card payment, gives it the sandbox's OTP once it is awaiting one, and returns its result. */
+export async function payCardWithOtp(starters: StarterContext, input: CardPaymentRequest): Promise<CardPaymentState> {
+  const handle = await startCardPayment(starters, input);
+  await waitForState(
+    () => getCardPaymentState(starters, input.transactionRef),
+    (s) => s.status === 'awaiting_otp',
+  );
+  await submitOtp(starters, input.transactionRef, SANDBOX_OTP);
+  return handle.result();
 }
 
 /** A successful 10 000 card charge as the webhook receiver reports it for `ref`, received now; `over` on top. */
