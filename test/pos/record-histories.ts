@@ -1,16 +1,12 @@
-// Records the POS and vending histories the replay tests use:
+// Records the POS histories the replay tests use (the vending ones: test/vending/vending-e2e.test.ts):
 //   npx tsx test/pos/record-histories.ts        (RECORD_HISTORIES=1 is implied)
 // Starts its own dev server unless TEMPORAL_TEST_ADDRESS is set. Runs the real workflows and
 // activities over a scripted API client, so every decision path below is deterministic.
 // Needs the claim-check PostgreSQL in CLAIM_CHECK_TEST_DATABASE_URL (the POS card read is sealed
-// by the real starter). The POS transactions are recorded as pos-txn-sealed-*; the older
-// pos-txn-timeout-404-retry-approved and pos-txn-96-requery-found (card read in clear, from before
-// the claim check) are kept as they are: they prove flows started before it still replay.
-// Likewise pos-remote-success and pos-remote-cancelled (from before the terminal lock, no patch
-// marker) are kept; the locked flow is recorded as pos-remote-locked-*, the lock as
-// pos-terminal-lock. RECORD_ONLY=pos-remote,pos-terminal-lock records only names with those
-// prefixes (and needs no claim-check database). The vend histories from before vend-local-lookup
-// are kept as they are; RECORD_ONLY=vend-local-lookup records the current one.
+// by the real starter). The sale is recorded as pos-txn-sealed-*, the remote request as
+// pos-remote-locked-*, its lock as pos-terminal-lock. RECORD_ONLY=pos-remote,pos-terminal-lock
+// records only names with those prefixes (and needs no claim-check database);
+// RECORD_ONLY=pos-txn,pos-remote,pos-terminal-lock records every POS history.
 import { randomUUID } from 'node:crypto';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
@@ -22,12 +18,11 @@ import { createPaymentsWorker } from '../../src/workers/worker';
 import type { posRemoteRequestWorkflow } from '../../src/workflows/pos-remote';
 import { testConfig, workflowBundle } from '../support/stack';
 import { ScriptedApi } from './fixtures/scripted-api';
-import { POS_HISTORIES, VENDING_HISTORIES } from './fixtures/histories';
+import { POS_HISTORIES } from './fixtures/histories';
 import { recordHistoryTo } from '../support/replay';
 import { cardInput, unusedClaimCheck } from './helpers';
 import { openClaimCheck, openPaymentsClient } from '../../src/starters/connect';
 import { startPosTransaction } from '../../src/starters/pos';
-import { startVend } from '../../src/starters/vending';
 
 async function main(): Promise<void> {
   process.env.RECORD_HISTORIES = '1';
@@ -45,7 +40,7 @@ async function record(): Promise<void> {
   const scripted = new ScriptedApi();
   const only = process.env.RECORD_ONLY?.split(',').filter(Boolean);
   const want = (name: string) => !only || only.some((p) => name.startsWith(p));
-  const opened = want('pos-txn') || want('vend') ? await openClaimCheck(config) : undefined;
+  const opened = want('pos-txn') ? await openClaimCheck(config) : undefined;
   const claimCheck = opened ?? unusedClaimCheck;
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await createPaymentsWorker({
@@ -87,20 +82,20 @@ async function record(): Promise<void> {
         args: [{ reference: t, terminal_id: t, amount: 150000, options }],
       });
     if (want('pos-remote')) {
-      // Locked flow: E2 pending ×3 → success
+      // E2 pending ×3 → success
       const t3 = `T${id()}`;
       scripted.e2.set(`RR-${t3}`, ['pending', 'pending', 'pending', 'success']);
       const h3 = await startRemote(t3, { pollIntervalMs: 50 });
       await h3.result();
       await recordHistoryTo(POS_HISTORIES, h3, 'pos-remote-locked-success');
-      // Locked flow: E1's answer lost → found in A6 → success
+      // E1's answer lost → found in A6 → success
       const t6 = `T${id()}`;
       scripted.e1Drop.add(t6);
       scripted.e2.set(`RR-${t6}`, ['pending', 'success']);
       const h6 = await startRemote(t6, { pollIntervalMs: 50, searchInterval: '100ms' });
       await h6.result();
       await recordHistoryTo(POS_HISTORIES, h6, 'pos-remote-locked-lost-e1-found');
-      // Locked flow: cancel → watched → the payer approves after the cancel
+      // cancel → watched → the payer approves after the cancel
       const t4 = `T${id()}`;
       scripted.e2.set(`RR-${t4}`, [...Array.from<'pending'>({ length: 30 }).fill('pending'), 'success']);
       const h4 = await startRemote(t4, { pollIntervalMs: 50, heartbeatTimeout: '2s' });
@@ -115,32 +110,6 @@ async function record(): Promise<void> {
           client.workflow.getHandle(posTerminalLockWorkflowId(t3, tq)),
           'pos-terminal-lock',
         );
-    }
-    /** A sale on a fresh meter whose H3 times out, H4 finds nothing, and the resend is vended. */
-    const timeoutThenVended = (prefix: string) => {
-      const meter = `${prefix}${Math.floor(Math.random() * 1e7)}`;
-      scripted.h3.set(`LKP-${meter}`, ['timeout', 'ok']);
-      scripted.h4.set(`LKP-${meter}`, ['not_found']);
-      return {
-        order_ref: `o-${meter}`,
-        provider: 'EKEDC',
-        meter_no: meter,
-        meter_type: 'prepaid',
-        amount: 5000,
-        phone_number: '08012345678',
-        email: 'ada@example.com',
-        options: { checkSettleDelay: '100ms', retryBackoff: '100ms' },
-      };
-    };
-    // vend-timeout-not-found-retry-vended (a raw start, before vend-attributes-once) and
-    // vend-attributes-once-timeout-not-found-retry-vended (the starter, before vend-local-lookup)
-    // are kept as recorded: the current code takes the newest branch, so it can no longer make them.
-    if (want('vend-local-lookup')) {
-      // H3 timeout → H4 not found → H3 again (same reference) → vended, through the starter, the
-      // lookup a local activity.
-      const h7 = await startVend(ctx, timeoutThenVended('4508'));
-      await h7.result();
-      await recordHistoryTo(VENDING_HISTORIES, h7, 'vend-local-lookup-timeout-not-found-retry-vended');
     }
   });
   console.log(scripted.log.join('\n'));

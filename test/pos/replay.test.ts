@@ -9,17 +9,12 @@ describe('recorded POS histories', () => {
   it('has recorded POS histories', () => {
     expect(names).toEqual(
       expect.arrayContaining([
-        // from before the terminal lock (no patch marker): they take legacyFlow
-        'pos-remote-cancelled',
-        'pos-remote-success',
-        // the locked flow and the lock itself
+        // POS remote request and its terminal lock (recorded by record-histories.ts)
         'pos-remote-locked-success',
         'pos-remote-locked-lost-e1-found',
         'pos-remote-locked-success-after-cancel',
         'pos-terminal-lock',
-        'pos-txn-96-requery-found',
-        'pos-txn-timeout-404-retry-approved',
-        // the POS transaction with its card read sealed (patch pos-sealed-card), recorded by record-histories.ts
+        // the sale, its card read sealed (recorded by record-histories.ts)
         'pos-txn-sealed-96-requery-found',
         'pos-txn-sealed-timeout-404-retry-approved',
         // refunds and pre-authorisations (recorded by pos-refund-preauth-e2e.test.ts)
