@@ -1,6 +1,6 @@
 // A1-A6 and verify against a real HTTP server with the spec's bodies.
-import { AuthenticationError, BadRequestError, RequestValidationError } from '../../src/api';
-import { ok, rejectionOf, useFakeService } from './helpers/fake-service';
+import { AuthenticationError, BadRequestError, RequestValidationError, type PaymentsClient } from '../../src/api';
+import { ok, refused, rejectionOf, useFakeService } from './helpers/fake-service';
 
 const fake = useFakeService();
 
@@ -23,7 +23,7 @@ const initiation = {
 describe('A1 checkout.initiate', () => {
   it('sends the body with amount as a string of digits and parses the result', async () => {
     fake.svc.on('POST', '/transaction/initiate', ok(initiation));
-    const res = await fake.client.checkout.initiate({
+    const input: Parameters<PaymentsClient['checkout']['initiate']>[0] = {
       email: 'payer@example.com',
       amount: 43000,
       currency: 'NGN',
@@ -33,20 +33,10 @@ describe('A1 checkout.initiate', () => {
       metadata: { order: 7 },
       pass_charge: false,
       is_recurring: true,
-    });
+    };
+    const res = await fake.client.checkout.initiate(input);
     expect(fake.svc.last()).toMatchObject({ method: 'POST', path: '/transaction/initiate' });
-    expect(fake.svc.last().body).toEqual({
-      email: 'payer@example.com',
-      amount: '43000',
-      currency: 'NGN',
-      initiate_type: 'inline',
-      transaction_ref: 'ORD-1001',
-      callback_url: 'https://shop.example/cb',
-      payment_channels: ['card', 'transfer'],
-      metadata: { order: 7 },
-      pass_charge: false,
-      is_recurring: true,
-    });
+    expect(fake.svc.last().body).toEqual({ ...input, amount: '43000', initiate_type: 'inline' });
     expect(res.data.checkout_url).toBe('https://sandbox-pay.example/ORD-1001');
     expect(res.data.transaction_amount).toBe(43000);
     expect(res.status).toBe(200);
@@ -113,10 +103,7 @@ describe('A2 checkout.simulateTransfer', () => {
   });
 
   it('400 <field> is required', async () => {
-    fake.svc.on('POST', '/virtual-account/simulate/payment', {
-      status: 400,
-      body: { status: 400, success: false, message: 'amount is required', data: null },
-    });
+    fake.svc.on('POST', '/virtual-account/simulate/payment', refused(400, 'amount is required'));
     const err = await rejectionOf(
       fake.client.checkout.simulateTransfer({ virtual_account_number: 4000012345, amount: 1 }),
     );
@@ -153,10 +140,7 @@ describe('A4 tokens.charge', () => {
   });
 
   it("400 'amount cannot be < 0'", async () => {
-    fake.svc.on('POST', '/transaction/charge_card', {
-      status: 400,
-      body: { status: 400, success: false, message: 'amount cannot be < 0', data: null },
-    });
+    fake.svc.on('POST', '/transaction/charge_card', refused(400, 'amount cannot be < 0'));
     const err = await rejectionOf(fake.client.tokens.charge({ amount: 1, token_id: 'T', transaction_ref: 'REC-0002' }));
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err).toMatchObject({
@@ -184,10 +168,7 @@ describe('A5 tokens.cancel', () => {
   });
 
   it("400 'Recurring Payment was not cancelled'", async () => {
-    fake.svc.on('PATCH', '/transaction/cancel/recurring', {
-      status: 400,
-      body: { status: 400, success: false, message: 'Recurring Payment was not cancelled', data: null },
-    });
+    fake.svc.on('PATCH', '/transaction/cancel/recurring', refused(400, 'Recurring Payment was not cancelled'));
     const err = await rejectionOf(fake.client.tokens.cancel({ auth_code: ['A', 'B'] }));
     expect(err).toBeInstanceOf(BadRequestError);
     expect(fake.svc.last().body).toEqual({ auth_code: ['A', 'B'] });
@@ -268,10 +249,7 @@ describe('A6 transactions.query', () => {
   });
 
   it("400 'Bad Request'", async () => {
-    fake.svc.on('GET', '/transaction', {
-      status: 400,
-      body: { status: 400, success: false, message: 'Bad Request', data: null },
-    });
+    fake.svc.on('GET', '/transaction', refused(400, 'Bad Request'));
     const err = await rejectionOf(fake.client.transactions.query({ start_date: '2025-01-31', end_date: '2025-02-28' }));
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err).toMatchObject({ message: 'Bad Request', retrySafe: false });
@@ -291,10 +269,7 @@ describe('verify one transaction', () => {
   });
 
   it('400 for an unknown reference', async () => {
-    fake.svc.on('GET', '/transaction/verify/NOPE', {
-      status: 400,
-      body: { status: 400, success: false, message: 'Transaction not found', data: null },
-    });
+    fake.svc.on('GET', '/transaction/verify/NOPE', refused(400, 'Transaction not found'));
     const err = await rejectionOf(fake.client.transactions.verify({ transaction_ref: 'NOPE' }));
     expect(err).toBeInstanceOf(BadRequestError);
   });

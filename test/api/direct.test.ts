@@ -1,20 +1,12 @@
 // B1-B5 against a real HTTP server with the spec's bodies.
 import { AuthenticationError, BadRequestError, PermissionDeniedError, RequestValidationError } from '../../src/api';
-import { ok, rejectionOf, useFakeService } from './helpers/fake-service';
+import { ok, refused, rejectionOf, useFakeService } from './helpers/fake-service';
 
 const fake = useFakeService();
 
 const customer = { name: 'Ada Obi', email: 'ada@example.com' };
 const card = { number: '5555555555554444', cvv: '123', expiry_month: '09', expiry_year: '29' };
-const keyInvalid = {
-  status: 403,
-  body: {
-    status: 403,
-    success: false,
-    message: 'Merchant secret key is empty or invalid. Must start with sandbox_sk_',
-    data: null,
-  },
-};
+const keyInvalid = refused(403, 'Merchant secret key is empty or invalid. Must start with sandbox_sk_');
 
 describe('B1 direct.chargeCard', () => {
   it('sends payment_method card and parses ValidatePin', async () => {
@@ -204,10 +196,7 @@ describe('B3 direct.chargeBank', () => {
   });
 
   it('400 account_or_phoneno is required', async () => {
-    fake.svc.on('POST', '/transaction/initiate/process-payment', {
-      status: 400,
-      body: { status: 400, success: false, message: 'account_or_phoneno is required', data: null },
-    });
+    fake.svc.on('POST', '/transaction/initiate/process-payment', refused(400, 'account_or_phoneno is required'));
     const err = await rejectionOf(
       fake.client.direct.chargeBank({
         transaction_reference: 'BNK-2',

@@ -9,7 +9,7 @@ import {
   ResponseValidationError,
   TimeoutError,
 } from '../../src/api';
-import { ok, rejectionOf, useFakeService } from './helpers/fake-service';
+import { ok, refused, rejectionOf, useFakeService } from './helpers/fake-service';
 
 const fake = useFakeService();
 
@@ -88,15 +88,11 @@ describe('D1 mandates.create', () => {
   });
 
   it("400 'Customer already exists with the same email address.'", async () => {
-    fake.svc.on('POST', '/transaction/mandate/create', {
-      status: 400,
-      body: {
-        status: 400,
-        success: false,
-        message: 'Customer already exists with the same email address.',
-        data: null,
-      },
-    });
+    fake.svc.on(
+      'POST',
+      '/transaction/mandate/create',
+      refused(400, 'Customer already exists with the same email address.'),
+    );
     const err = await rejectionOf(fake.client.mandates.create(createBody));
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err.message).toBe('Customer already exists with the same email address.');
@@ -158,10 +154,7 @@ describe('D2 mandates.validateOtp', () => {
   });
 
   it("424 'Invalid or expired session.'", async () => {
-    fake.svc.on('POST', '/transaction/mandate/validate-otp', {
-      status: 424,
-      body: { status: 424, success: false, message: 'Invalid or expired session.', data: null },
-    });
+    fake.svc.on('POST', '/transaction/mandate/validate-otp', refused(424, 'Invalid or expired session.'));
     const err = await rejectionOf(fake.client.mandates.validateOtp({ session_token: 'old', otp: 123456 }));
     expect(err).toBeInstanceOf(DependencyFailedError);
     expect(err).toMatchObject({
@@ -214,10 +207,7 @@ describe('D3 mandates.debit', () => {
       'Minimum amount for direct debit is N200.',
       'Mandate balance is lesser than debit amount',
     ]) {
-      fake.svc.on('POST', '/transaction/mandate/debit', {
-        status: 400,
-        body: { status: 400, success: false, message, data: null },
-      });
+      fake.svc.on('POST', '/transaction/mandate/debit', refused(400, message));
       const err = await rejectionOf(fake.client.mandates.debit(debitBody));
       expect(err).toBeInstanceOf(BadRequestError);
       expect(err).toMatchObject({ message, moneyMoving: true, outcomeUnknown: false, retrySafe: false });
@@ -312,18 +302,12 @@ describe('D5 mandates.list', () => {
   });
 
   it('the same body with HTTP 400 is a NotFoundError too', async () => {
-    fake.svc.on('GET', '/transaction/mandate/get-mandates', {
-      status: 400,
-      body: { status: 400, success: false, message: 'No mandate found for reference MND-Y', data: null },
-    });
+    fake.svc.on('GET', '/transaction/mandate/get-mandates', refused(400, 'No mandate found for reference MND-Y'));
     await expect(fake.client.mandates.list({ merchant_ref: 'MND-Y' })).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('403, 401', async () => {
-    fake.svc.on('GET', '/transaction/mandate/get-mandates', {
-      status: 403,
-      body: { status: 403, success: false, message: 'Merchant secret key is invalid', data: null },
-    });
+    fake.svc.on('GET', '/transaction/mandate/get-mandates', refused(403, 'Merchant secret key is invalid'));
     await expect(fake.client.mandates.list({})).rejects.toBeInstanceOf(PermissionDeniedError);
     fake.svc.on('GET', '/transaction/mandate/get-mandates', {
       status: 401,

@@ -7,9 +7,9 @@ import {
   ResponseValidationError,
   TimeoutError,
   classifyPosResponseCode,
-  type PosTerminalInitiateRequest,
 } from '../../src/api';
-import { ok, rejectionOf, useFakeService } from './helpers/fake-service';
+import { ok, refused, rejectionOf, useFakeService } from './helpers/fake-service';
+import { posTerminalSale } from './helpers/requests';
 
 const fake = useFakeService();
 
@@ -92,10 +92,7 @@ describe('E2 posRemote.requery', () => {
   });
 
   it("404 'Request not found or expired'", async () => {
-    fake.svc.on('GET', '/softpos/pos/remote-request/RR-OLD', {
-      status: 404,
-      body: { status: 404, success: false, message: 'Request not found or expired', data: null },
-    });
+    fake.svc.on('GET', '/softpos/pos/remote-request/RR-OLD', refused(404, 'Request not found or expired'));
     const err = await rejectionOf(fake.client.posRemote.requery({ request_ref: 'RR-OLD' }));
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err).toMatchObject({ message: 'Request not found or expired', operation: 'posRemote.requery' });
@@ -142,18 +139,12 @@ describe('F1 posTerminal.getConfiguration', () => {
   });
 
   it("400 'Incorrect device information' and 404 'Terminal not found'", async () => {
-    fake.svc.on('POST', '/softpos/terminal/configuration', {
-      status: 400,
-      body: { status: 400, success: false, message: 'Incorrect device information', data: null },
-    });
+    fake.svc.on('POST', '/softpos/terminal/configuration', refused(400, 'Incorrect device information'));
     await expect(fake.client.posTerminal.getConfiguration({ serial_no: 'x' })).rejects.toMatchObject({
       constructor: BadRequestError,
       message: 'Incorrect device information',
     });
-    fake.svc.on('POST', '/softpos/terminal/configuration', {
-      status: 404,
-      body: { status: 404, success: false, message: 'Terminal not found', data: null },
-    });
+    fake.svc.on('POST', '/softpos/terminal/configuration', refused(404, 'Terminal not found'));
     await expect(fake.client.posTerminal.getConfiguration({ serial_no: 'x' })).rejects.toMatchObject({
       constructor: NotFoundError,
       message: 'Terminal not found',
@@ -192,31 +183,12 @@ describe('F2 posTerminal.keyExchange', () => {
   });
 
   it('404 as F1', async () => {
-    fake.svc.on('POST', '/softpos/terminal/key-exchange', {
-      status: 404,
-      body: { status: 404, success: false, message: 'Terminal not found', data: null },
-    });
+    fake.svc.on('POST', '/softpos/terminal/key-exchange', refused(404, 'Terminal not found'));
     await expect(fake.client.posTerminal.keyExchange({ serial_no: 'SN-404' })).rejects.toBeInstanceOf(NotFoundError);
   });
 });
 
-const posReq: PosTerminalInitiateRequest = {
-  terminal_id: '2KUD0001',
-  amount: 150000,
-  card_pan: '5061000000000000001',
-  card_expiry_month: '12',
-  card_expiry_year: '27',
-  card_type: 'Verve',
-  cardholder_name: 'ADA OBI',
-  card_sequence_number: '001',
-  track2: '5061000000000000001D27121010000000000F',
-  chipdata: '9F2608AABBCCDDEEFF0011',
-  aid: '4F07A0000003710001',
-  pin_block: '0123456789ABCDEF',
-  transaction_type: 'purchase',
-  account_type: 'savings',
-  merchant_ref: 'POS-0001',
-};
+const posReq = posTerminalSale({ transaction_type: 'purchase', account_type: 'savings' });
 const posTxn = (over: Record<string, unknown> = {}) => ({
   amount: '150000',
   meta: { merchant_name: 'Shop', processor_amount: '150000' },
@@ -317,10 +289,7 @@ describe('F3 posTerminal.initiate', () => {
   });
 
   it("400 'account_type outside the four allowed values' from the service", async () => {
-    fake.svc.on('POST', '/transaction', {
-      status: 400,
-      body: { status: 400, success: false, message: 'Invalid account_type', data: null },
-    });
+    fake.svc.on('POST', '/transaction', refused(400, 'Invalid account_type'));
     await expect(fake.client.posTerminal.initiate(posReq)).rejects.toMatchObject({
       constructor: BadRequestError,
       outcomeUnknown: false,
@@ -357,10 +326,7 @@ describe('F4 posTerminal.requery', () => {
   });
 
   it('404: never received (a retry of F3 is safe)', async () => {
-    fake.svc.on('GET', '/transaction/by-ref/POS-0002', {
-      status: 404,
-      body: { status: 404, success: false, message: 'Transaction not found', data: null },
-    });
+    fake.svc.on('GET', '/transaction/by-ref/POS-0002', refused(404, 'Transaction not found'));
     const err = await rejectionOf(fake.client.posTerminal.requery({ merchant_ref: 'POS-0002' }));
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err).toMatchObject({ operation: 'posTerminal.requery', status: 404 });

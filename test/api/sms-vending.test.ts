@@ -9,7 +9,7 @@ import {
   ResponseValidationError,
   TimeoutError,
 } from '../../src/api';
-import { ok, rejectionOf, useFakeService } from './helpers/fake-service';
+import { ok, refused, rejectionOf, useFakeService } from './helpers/fake-service';
 
 const fake = useFakeService();
 
@@ -72,24 +72,15 @@ describe('G. SMS', () => {
     expect((err as unknown as RequestValidationError).issues).toEqual([
       { path: 'messages', message: 'must contain at least one message' },
     ]);
-    fake.svc.on('POST', '/sms/send/instant', {
-      status: 400,
-      body: { status: 400, success: false, message: 'sender_id is required', data: null },
-    });
+    fake.svc.on('POST', '/sms/send/instant', refused(400, 'sender_id is required'));
     await expect(
       fake.client.sms.send({ sender_id: 'X', messages: [{ phone_number: '08012345678', message: 'hi' }] }),
     ).rejects.toMatchObject({ constructor: BadRequestError, message: 'sender_id is required' });
-    fake.svc.on('POST', '/sms/send/instant', {
-      status: 401,
-      body: { status: 401, success: false, message: '', data: null },
-    });
+    fake.svc.on('POST', '/sms/send/instant', refused(401, ''));
     await expect(
       fake.client.sms.send({ sender_id: 'X', messages: [{ phone_number: '08012345678', message: 'hi' }] }),
     ).rejects.toBeInstanceOf(AuthenticationError);
-    fake.svc.on('POST', '/sms/send/instant', {
-      status: 403,
-      body: { status: 403, success: false, message: 'Invalid secret key', data: null },
-    });
+    fake.svc.on('POST', '/sms/send/instant', refused(403, 'Invalid secret key'));
     await expect(
       fake.client.sms.send({ sender_id: 'X', messages: [{ phone_number: '08012345678', message: 'hi' }] }),
     ).rejects.toBeInstanceOf(PermissionDeniedError);
@@ -220,6 +211,9 @@ const vend = {
   updatedAt: 't',
 };
 
+/** An H3 purchase of 1000 (a whole number, sent as a number). */
+const purchase = { reference: 'VND-123', amount: 1000, phone_number: '08012345678', email: 'ada@example.com' };
+
 describe('H. Electricity vending', () => {
   it('H1 providers', async () => {
     fake.svc.on(
@@ -256,31 +250,14 @@ describe('H. Electricity vending', () => {
 
   it('H3 purchase: integer amount sent as a number; fractions refused; decimal strings in the result', async () => {
     fake.svc.on('POST', '/vending/utilities/electricity', ok(vend));
-    const res = await fake.client.vending.purchase({
-      reference: 'VND-123',
-      amount: 1000,
-      phone_number: '08012345678',
-      email: 'ada@example.com',
-    });
-    expect(fake.svc.last().body).toEqual({
-      reference: 'VND-123',
-      amount: 1000,
-      phone_number: '08012345678',
-      email: 'ada@example.com',
-    });
+    const res = await fake.client.vending.purchase(purchase);
+    expect(fake.svc.last().body).toEqual(purchase);
     expect(res.data).toMatchObject({
       amount: '1000.00',
       value_reference: '1234-5678-9012-3456-7890',
       status: 'success',
     });
-    const err = await rejectionOf(
-      fake.client.vending.purchase({
-        reference: 'VND-123',
-        amount: 999.99,
-        phone_number: '08012345678',
-        email: 'ada@example.com',
-      }),
-    );
+    const err = await rejectionOf(fake.client.vending.purchase({ ...purchase, amount: 999.99 }));
     expect((err as unknown as RequestValidationError).issues).toEqual([
       { path: 'amount', message: expect.stringContaining('never rounded') },
     ]);
@@ -288,14 +265,7 @@ describe('H. Electricity vending', () => {
 
   it('H3 purchase: a numeric amount in the result is refused (strict decimal string), outcome unknown', async () => {
     fake.svc.on('POST', '/vending/utilities/electricity', ok({ ...vend, amount: 1000.5 }));
-    const err = await rejectionOf(
-      fake.client.vending.purchase({
-        reference: 'VND-124',
-        amount: 1000,
-        phone_number: '08012345678',
-        email: 'ada@example.com',
-      }),
-    );
+    const err = await rejectionOf(fake.client.vending.purchase({ ...purchase, reference: 'VND-124' }));
     expect(err).toBeInstanceOf(ResponseValidationError);
     expect(err).toMatchObject({ outcomeUnknown: true, moneyMoving: true, operation: 'vending.purchase' });
   });
@@ -303,10 +273,7 @@ describe('H. Electricity vending', () => {
   it('H3 purchase: a timeout is outcomeUnknown', async () => {
     fake.svc.on('POST', '/vending/utilities/electricity', 'hang');
     const err = await rejectionOf(
-      fake.client.vending.purchase(
-        { reference: 'VND-125', amount: 1000, phone_number: '08012345678', email: 'ada@example.com' },
-        { timeoutMs: 200 },
-      ),
+      fake.client.vending.purchase({ ...purchase, reference: 'VND-125' }, { timeoutMs: 200 }),
     );
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err).toMatchObject({ outcomeUnknown: true });

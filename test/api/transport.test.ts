@@ -16,7 +16,8 @@ import {
   BadRequestError,
   RateLimitError,
 } from '../../src/api';
-import { clientFor, ok, rejectionOf, TEST_KEY, useFakeService } from './helpers/fake-service';
+import { clientFor, ok, refused, rejectionOf, TEST_KEY, useFakeService } from './helpers/fake-service';
+import { posTerminalSale } from './helpers/requests';
 import { eventually } from '../support/polling';
 
 const chargeCard = {
@@ -141,7 +142,7 @@ describe('timeouts', () => {
 
   it('a body that stops half-way times out with outcomeUnknown and keeps the HTTP status', async () => {
     fake.svc.on('POST', '/transaction', 'hang-body');
-    const err = await rejectionOf(fake.client.posTerminal.initiate(posBody(), { timeoutMs: 300 }));
+    const err = await rejectionOf(fake.client.posTerminal.initiate(posTerminalSale(), { timeoutMs: 300 }));
     expect(err).toBeInstanceOf(TimeoutError);
     expect(err).toMatchObject({
       operation: 'posTerminal.initiate',
@@ -251,10 +252,7 @@ describe('HTTP errors', () => {
   });
 
   it('5xx on a read: ServerError, retry-safe', async () => {
-    fake.svc.on('GET', '/transaction/verify/R1', {
-      status: 500,
-      body: { status: 500, success: false, message: 'Internal error', data: null },
-    });
+    fake.svc.on('GET', '/transaction/verify/R1', refused(500, 'Internal error'));
     const err = await rejectionOf(fake.client.transactions.verify({ transaction_ref: 'R1' }));
     expect(err).toBeInstanceOf(ServerError);
     expect(err).toMatchObject({ status: 500, message: 'Internal error', outcomeUnknown: false, retrySafe: true });
@@ -374,26 +372,6 @@ describe('constructor', () => {
     expect(() => new PaymentsClient({ baseUrl: 'http://x', secretKey: 'k', timeoutMs: 0 })).toThrow(/timeoutMs/);
   });
 });
-
-function posBody() {
-  return {
-    terminal_id: '2KUD0001',
-    amount: 150000,
-    card_pan: '5061000000000000001',
-    card_expiry_month: '12',
-    card_expiry_year: '27',
-    card_type: 'Verve',
-    cardholder_name: 'ADA OBI',
-    card_sequence_number: '001',
-    track2: '5061000000000000001D27121010000000000F',
-    chipdata: '9F2608AABBCCDDEEFF0011',
-    aid: '4F07A0000003710001',
-    pin_block: '0123456789ABCDEF',
-    transaction_type: 'Purchase',
-    account_type: 'default',
-    merchant_ref: 'POS-0001',
-  };
-}
 
 async function freePort(): Promise<number> {
   const srv = createServer();

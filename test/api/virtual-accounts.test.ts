@@ -8,7 +8,7 @@ import {
   RequestValidationError,
   ResponseValidationError,
 } from '../../src/api';
-import { ok, rejectionOf, useFakeService } from './helpers/fake-service';
+import { ok, refused, rejectionOf, useFakeService } from './helpers/fake-service';
 
 const fake = useFakeService();
 
@@ -59,20 +59,14 @@ describe('C1 createCustomer', () => {
   });
 
   it('400 / 401 / 403 bodies', async () => {
-    fake.svc.on('POST', '/virtual-account', {
-      status: 400,
-      body: { status: 400, success: false, message: 'Validation Failure, Customer identifier is required', data: null },
-    });
+    fake.svc.on('POST', '/virtual-account', refused(400, 'Validation Failure, Customer identifier is required'));
     await expect(fake.client.virtualAccounts.createCustomer(customerBody)).rejects.toMatchObject({
       constructor: BadRequestError,
       message: 'Validation Failure, Customer identifier is required',
     });
     fake.svc.on('POST', '/virtual-account', { status: 401, body: { success: false, message: '', data: {} } });
     await expect(fake.client.virtualAccounts.createCustomer(customerBody)).rejects.toBeInstanceOf(AuthenticationError);
-    fake.svc.on('POST', '/virtual-account', {
-      status: 403,
-      body: { status: 403, success: false, message: 'Merchant authentication failed', data: null },
-    });
+    fake.svc.on('POST', '/virtual-account', refused(403, 'Merchant authentication failed'));
     await expect(fake.client.virtualAccounts.createCustomer(customerBody)).rejects.toMatchObject({
       constructor: PermissionDeniedError,
       message: 'Merchant authentication failed',
@@ -238,10 +232,11 @@ describe('C5 merchantTransactionsFiltered', () => {
   });
 
   it('400 `virtualAccount` is not allowed to be empty; local date format checked', async () => {
-    fake.svc.on('GET', '/virtual-account/merchant/transactions/all', {
-      status: 400,
-      body: { status: 400, success: false, message: '"virtualAccount" is not allowed to be empty', data: null },
-    });
+    fake.svc.on(
+      'GET',
+      '/virtual-account/merchant/transactions/all',
+      refused(400, '"virtualAccount" is not allowed to be empty'),
+    );
     await expect(fake.client.virtualAccounts.merchantTransactionsFiltered({})).rejects.toBeInstanceOf(BadRequestError);
     const err = await rejectionOf(
       fake.client.virtualAccounts.merchantTransactionsFiltered({ startDate: '2025-01-01' }),
@@ -268,10 +263,7 @@ describe('C6/C7/C8 lookups', () => {
     );
     const res = await fake.client.virtualAccounts.customerByAccountNumber({ virtual_account_number: '4000012345' });
     expect(res.data.customer_identifier).toBe('CUST-1');
-    fake.svc.on('GET', '/virtual-account/customer/4000099999', {
-      status: 404,
-      body: { status: 404, success: false, message: 'Virtual account not found', data: null },
-    });
+    fake.svc.on('GET', '/virtual-account/customer/4000099999', refused(404, 'Virtual account not found'));
     const err = await rejectionOf(
       fake.client.virtualAccounts.customerByAccountNumber({ virtual_account_number: '4000099999' }),
     );

@@ -157,3 +157,9 @@ export const ok = (data: unknown, message = 'Success') => ({
   status: 200,
   body: { status: 200, success: true, message, data },
 });
+
+/** The spec's envelope for a refusal: HTTP `status` with the same status, `success: false` and `message` in the body. */
+export const refused = (status: number, message: string) => ({
+  status,
+  body: { status, success: false, message, data: null },
+});
