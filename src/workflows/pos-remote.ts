@@ -58,7 +58,7 @@ import { paymentSearchAttributes } from '../shared/search-attributes';
 import { FailureTypes, failureMessage, failureOf, isRefusalFailure } from '../shared/failures';
 import { durationMs } from '../shared/duration';
 import { READ, READ_RETRY, moneySend } from './steps/activity-options';
-import { parsePosInput } from './steps/pos-input';
+import { parseFlowInput } from './steps/flow-input';
 
 const DEFAULT_POLL_TIMEOUT = '7 minutes'; // lifetime 5 minutes + margin
 const DEFAULT_HEARTBEAT_TIMEOUT = '10s'; // cancellation arrives with a heartbeat: within ~8 s
@@ -73,7 +73,7 @@ const MAX_UNSENT_E1_ATTEMPTS = 3;
 const reads = proxyActivities<PosActivities>({ ...READ, heartbeatTimeout: '30s' });
 
 export async function posRemoteRequestWorkflow(raw: PosRemoteInput): Promise<PosRemoteResult> {
-  const flow = new PosRemoteRequestFlow(parsePosInput(PosRemoteInputSchema, raw, 'POS remote request'));
+  const flow = new PosRemoteRequestFlow(parseFlowInput(PosRemoteInputSchema, raw, 'POS remote request'));
   flow.listen();
   return flow.run();
 }

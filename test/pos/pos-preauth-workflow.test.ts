@@ -21,7 +21,7 @@ import type { posPreAuthWorkflow } from '../../src/workflows/pos-preauth';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { LogCapture, workflowBundle } from '../support/stack';
 import { createTimeSkippingEnv } from '../support/time-skipping';
-import { F3Script } from './f3-script';
+import { TerminalScript } from './terminal-script';
 import { assertNoRetryWithoutRequery, sealedCardInput } from './helpers';
 import { FailureTypes } from '../../src/shared/failures';
 
@@ -30,7 +30,7 @@ installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'war
 let env: TestWorkflowEnvironment;
 let worker: Worker;
 let running: Promise<void>;
-const script = new F3Script();
+const script = new TerminalScript();
 const taskQueue = `pos-preauth-ts-${randomUUID()}`;
 beforeAll(async () => {
   env = await createTimeSkippingEnv();

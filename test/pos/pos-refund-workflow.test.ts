@@ -26,7 +26,7 @@ import type { posRefundWorkflow } from '../../src/workflows/pos-refund';
 import { LogCapture, workflowBundle } from '../support/stack';
 import { createTimeSkippingEnv } from '../support/time-skipping';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
-import { F3Script } from './f3-script';
+import { TerminalScript } from './terminal-script';
 import { assertNoRetryWithoutRequery, cardInput, sealedCardInput } from './helpers';
 import { FailureTypes } from '../../src/shared/failures';
 
@@ -37,7 +37,7 @@ let env: TestWorkflowEnvironment;
 let client: Client;
 let worker: Worker;
 let running: Promise<void>;
-const script = new F3Script();
+const script = new TerminalScript();
 const taskQueue = `pos-refund-ts-${randomUUID()}`;
 beforeAll(async () => {
   env = await createTimeSkippingEnv();

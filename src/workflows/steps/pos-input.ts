@@ -1,30 +1,15 @@
-// The first step of every POS flow: every field rule, before anything is sent. A card read in clear
-// is refused by field name (never by value): the starter seals it and the input carries its handle.
-import { ApplicationFailure } from '@temporalio/workflow';
+// The first step of the terminal flows (sale, refund, pre-authorisation): every field rule, before
+// anything is sent. A card read in clear is refused by field name (never by value): the starter
+// seals it and the input carries its handle.
 import type { z } from 'zod';
 import { POS_SEALED_FIELDS } from '../../shared/pos';
-import { describeIssues, issuesOf, type FieldIssue } from '../../shared/failures';
-
-/** The workflow's refusal of its input: InvalidInput, naming each broken field and its rule. */
-export function invalidPosInput(what: string, issues: FieldIssue[]): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: 'InvalidInput',
-    message: `invalid ${what}: ${describeIssues(issues)}`,
-    nonRetryable: true,
-    details: [issues],
-  });
-}
-
-/** Parses `raw` with `schema`, or throws InvalidInput. */
-export function parsePosInput<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.output<S> {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw invalidPosInput(what, issuesOf(parsed.error));
-  return parsed.data;
-}
+import { issuesOf, type FieldIssue } from '../../shared/failures';
+import { invalidInput } from './flow-input';
 
 /**
  * Parses a sealed-card input: the card-read fields are left out of the parse and each one present
  * is an issue of its own (`unsealed`, naming the starter to use); the rest is checked as usual.
+ * Throws InvalidInput naming every broken rule.
  */
 export function parseSealedPosInput<S extends z.ZodType>(
   schema: S,
@@ -37,6 +22,6 @@ export function parseSealedPosInput<S extends z.ZodType>(
   );
   const parsed = schema.safeParse(rest);
   const issues = [...unsealed, ...(parsed.success ? [] : issuesOf(parsed.error))];
-  if (!parsed.success || issues.length > 0) throw invalidPosInput(what, issues);
+  if (!parsed.success || issues.length > 0) throw invalidInput(what, issues);
   return parsed.data;
 }

@@ -1,6 +1,6 @@
-// Scripted F3/F4 activities for the refund and pre-authorisation workflow tests: each
-// merchant_ref has its own script of F3 answers and F4 answers, every call is recorded in order,
-// and leftovers show a flow that stopped earlier than the test expected.
+// Scripted terminal activities (F3 send, F4 requery) for the refund and pre-authorisation workflow
+// tests: each merchant_ref has its own script of F3 answers and F4 answers, every call is recorded
+// in order, and leftovers show a flow that stopped earlier than the test expected.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { PosActivities } from '../../src/activities/pos';
 import type { PosLinkedInitiateRequest, PosRequeryOutcome, PosTransactionRecord } from '../../src/shared/pos';
@@ -25,7 +25,7 @@ export function record(ref: string, code: string, over: Partial<PosTransactionRe
   };
 }
 
-export class F3Script {
+export class TerminalScript {
   readonly f3 = new Map<string, F3Answer[]>();
   readonly f4 = new Map<string, F4Answer[]>();
   readonly calls: CallRecord[] = [];
