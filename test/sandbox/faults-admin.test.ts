@@ -21,6 +21,14 @@ const rawAuthorize = (ref: string) =>
     headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ transaction_reference: ref, authorization: { otp: SANDBOX_OTP } }),
   });
+/** A card charge started, then its authorize (B2) sent once into a `kind` fault on `path`: the caller gets no reply. */
+async function authorizeUnanswered(prefix: string, path: string, kind: string): Promise<string> {
+  const ref = uid(prefix);
+  await startCard(ref);
+  await env.api.admin.post('/faults', { method: 'POST', path, kind, count: 1 });
+  await expect(rawAuthorize(ref)).rejects.toThrow();
+  return ref;
+}
 const verify = async (ref: string) =>
   (await env.api.get(`/transaction/verify/${ref}`)).body!.data.transaction_status as string;
 
@@ -52,30 +60,14 @@ describe('request faults', () => {
   });
 
   it('reset: the socket is destroyed before processing; the transaction is untouched', async () => {
-    const ref = uid('rs-');
-    await startCard(ref);
-    await env.api.admin.post('/faults', {
-      method: 'POST',
-      path: '/transaction/payment/authorize',
-      kind: 'reset',
-      count: 1,
-    });
-    await expect(rawAuthorize(ref)).rejects.toThrow();
+    const ref = await authorizeUnanswered('rs-', '/transaction/payment/authorize', 'reset');
     expect(await verify(ref)).toBe('Pending');
     expect(env.sb.ledger({ reference: ref })).toHaveLength(0);
     expect((await rawAuthorize(ref)).status).toBe(200);
   });
 
   it('drop-after-processing: the payment happens (ledger, verify) but the caller gets no reply', async () => {
-    const ref = uid('da-');
-    await startCard(ref);
-    await env.api.admin.post('/faults', {
-      method: 'POST',
-      path: '^/transaction/payment/authorize$',
-      kind: 'drop-after-processing',
-      count: 1,
-    });
-    await expect(rawAuthorize(ref)).rejects.toThrow();
+    const ref = await authorizeUnanswered('da-', '^/transaction/payment/authorize$', 'drop-after-processing');
     expect(await verify(ref)).toBe('Success');
     expect(env.sb.ledger({ reference: ref })).toEqual([expect.objectContaining({ kind: 'card_charge' })]);
     // A naive retry is refused and charges nothing more.

@@ -2,21 +2,11 @@
 // (C3-C8), the simulated credit (C9) and its ledger entry. E-2 itself: webhooks.test.ts.
 import { PARTNER_BANK_ACCOUNTS, MISMATCHED_BVN } from '../../src/sandbox';
 import { useSandbox, uid, type Json } from './helpers';
+import { vaCustomer } from '../support/flow-inputs';
 
 const env = useSandbox();
 
-const person = (over: Record<string, unknown> = {}) => ({
-  customer_identifier: uid('CUST'),
-  first_name: 'Ada',
-  last_name: 'Obi',
-  mobile_num: '08012345678',
-  email: 'ada@example.com',
-  bvn: '22212345678',
-  dob: '01/31/1990',
-  gender: '2',
-  address: '1 Way',
-  ...over,
-});
+const person = (over: Record<string, unknown> = {}) => vaCustomer(uid('CUST'), { email: 'ada@example.com', ...over });
 const business = (over: Record<string, unknown> = {}) => ({
   bvn: '22212345678',
   business_name: 'Acme Ltd',

@@ -4,6 +4,8 @@
 import { startSandbox, type Sandbox, SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { client, KEY, opensslHmac, Receiver, uid, type Hit, type Json } from './helpers';
 import { eventually } from '../support/polling';
+import { vaCustomer } from '../support/flow-inputs';
+import { vaSignedValues } from '../support/webhook-receiver';
 
 const receiver = new Receiver();
 beforeAll(() => receiver.start());
@@ -57,16 +59,7 @@ async function credit(
   amount = '5000.00',
 ): Promise<{ account: string; customer: string }> {
   const customer = uid('CUST');
-  const a = await api.post('/virtual-account', {
-    customer_identifier: customer,
-    first_name: 'Ada',
-    last_name: 'Obi',
-    mobile_num: '08012345678',
-    bvn: '22212345678',
-    dob: '01/31/1990',
-    gender: '2',
-    address: '1 Way',
-  });
+  const a = await api.post('/virtual-account', vaCustomer(customer));
   expect(a.status).toBe(200);
   const account = a.body!.data.virtual_account_number as string;
   expect(
@@ -74,16 +67,6 @@ async function credit(
   ).toEqual({ success: true, message: 'Success', data: {} });
   return { account, customer };
 }
-
-const sixValues = (b: Json) =>
-  [
-    b.transaction_reference,
-    b.virtual_account_number,
-    b.currency,
-    b.principal_amount,
-    b.settled_amount,
-    b.customer_identifier,
-  ].join('|');
 
 describe('E-1 payment webhook', () => {
   it('x-service-encrypted-body is the UPPERCASE HMAC-SHA512 of the exact bytes, keyed with the key that paid (openssl agrees)', async () => {
@@ -162,8 +145,8 @@ describe('E-1 payment webhook', () => {
 describe('E-2 virtual-account notification', () => {
   it.each([
     [1, (h: Hit) => opensslHmac(h.raw, KEY), /^[0-9A-F]{128}$/],
-    [2, (h: Hit) => opensslHmac(sixValues(h.json), KEY), /^[0-9a-f]{128}$/],
-    [3, (h: Hit) => opensslHmac(sixValues(h.json), KEY), /^[0-9a-f]{128}$/],
+    [2, (h: Hit) => opensslHmac(vaSignedValues(h.json), KEY), /^[0-9a-f]{128}$/],
+    [3, (h: Hit) => opensslHmac(vaSignedValues(h.json), KEY), /^[0-9a-f]{128}$/],
   ] as const)(
     'version %s: x-service-signature matches openssl (v1 whole body uppercase, v2/v3 six values lowercase)',
     async (version, expected, shape) => {

@@ -1,5 +1,5 @@
 // Inputs that several suites start flows with: an electricity vend against the sandbox's test meter,
-// a card payment with the sandbox's OTP, and a `charge_successful` webhook delivered to the
+// a card payment with the sandbox's OTP, a virtual-account customer, and a `charge_successful` webhook delivered to the
 // unmatched-webhook inbox.
 import type { Client } from '@temporalio/client';
 import { SANDBOX_OTP } from '../../src/sandbox';
@@ -52,6 +52,21 @@ export async function payCardWithOtp(starters: StarterContext, input: CardPaymen
   );
   await submitOtp(starters, input.transactionRef, SANDBOX_OTP);
   return handle.result();
+}
+
+/** A C1 virtual-account customer: a person with the sandbox's BVN, `over` on top. */
+export function vaCustomer(customerIdentifier: string, over: Record<string, unknown> = {}) {
+  return {
+    customer_identifier: customerIdentifier,
+    first_name: 'Ada',
+    last_name: 'Obi',
+    mobile_num: '08012345678',
+    bvn: '22212345678',
+    dob: '01/31/1990',
+    gender: '2' as const,
+    address: '1 Way',
+    ...over,
+  };
 }
 
 /** A successful 10 000 card charge as the webhook receiver reports it for `ref`, received now; `over` on top. */

@@ -1,5 +1,6 @@
 // The webhook receiver for a test's config on a free local port (a process of the fuzz suite uses it
-// too, so this file needs no jest).
+// too, so this file needs no jest), and what a virtual-account notification's signature covers,
+// written from the spec rather than taken from src (a test of the signature must not share its bug).
 import type { Server } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
@@ -24,3 +25,14 @@ export async function listenWebhookReceiver(
   });
   return { server, url: await listen(server, 0) };
 }
+
+/** E-2 versions 2 and 3: the six values a virtual-account notification's signature covers, joined by '|', in the spec's order. */
+export const vaSignedValues = (b: Record<string, unknown>): string =>
+  [
+    b.transaction_reference,
+    b.virtual_account_number,
+    b.currency,
+    b.principal_amount,
+    b.settled_amount,
+    b.customer_identifier,
+  ].join('|');
