@@ -183,9 +183,9 @@ class PosRemoteRequestFlow {
     this.setStatus('creating');
     const exclude = await this.baseline();
     if (!exclude) return this.result();
-    const lostAt = await this.create();
-    if (lostAt === 'ended') return this.result();
-    if (lostAt !== undefined && !(await this.searchLost(lostAt, exclude))) return this.result();
+    const sent = await this.create();
+    if (sent === 'ended') return this.result();
+    if (sent !== 'created' && !(await this.searchLost(sent.lostAt, exclude))) return this.result();
     this.setStatus(
       'pending',
       this.state.recovered ? "found in the service's transaction records after E1's answer was lost" : undefined,
@@ -211,10 +211,10 @@ class PosRemoteRequestFlow {
   }
 
   /**
-   * E1, sent again only when it provably never left. Resolves undefined when answered (requestRef
-   * set), the time it was lost when it may have left, or 'ended' (status set: nothing to follow).
+   * E1, sent again only when it provably never left: 'created' (requestRef set), lost after it may
+   * have left (`lostAt`), or 'ended' (status set: nothing to follow).
    */
-  private async create(): Promise<number | undefined | 'ended'> {
+  private async create(): Promise<'created' | 'ended' | { lostAt: number }> {
     const { input, o, state } = this;
     const { posRemoteCreateRequest } = proxyActivities<PosActivities>({
       ...moneySend(),
@@ -240,7 +240,7 @@ class PosRemoteRequestFlow {
         );
         state.requestRef = created.request_ref;
         state.createdAt = Date.now();
-        return undefined;
+        return 'created';
       } catch (err) {
         if (isRefusalFailure(err)) {
           const type = failureOf(err)?.type ?? undefined;
@@ -249,7 +249,7 @@ class PosRemoteRequestFlow {
         }
         // Announced and not proven unsent (a lost answer, a killed worker): it may have left.
         const neverSent = !this.e1Announced || failureOf(err)?.type === FailureTypes.Transient;
-        if (!neverSent) return Date.now();
+        if (!neverSent) return { lostAt: Date.now() };
         if (attempt >= MAX_UNSENT_E1_ATTEMPTS) {
           this.setStatus('not_sent', `E1 could not be sent (${attempt} attempts, none left): ${failureMessage(err)}`);
           return 'ended';
