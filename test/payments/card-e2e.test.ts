@@ -122,10 +122,8 @@ describe('direct card payments end to end on the dev server', () => {
     await submitOtp(starters(), i.transactionRef, SANDBOX_OTP);
     expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
     expect(await env.admin.ledger(i.transactionRef)).toMatchObject([{ kind: 'card_charge', amount: 100_000 }]);
-    // The card flow as it runs now (the webhook verified by a local-activity verify, patch
-    // marker verify-local); card-otp-only-verified is the same path from before that patch, and the
-    // card-* histories above predate the patches.
-    await recordHistory(handle, 'card-otp-only-local-verify');
+    // The webhook verified by the final verify, a local activity (a marker event, no activity task).
+    await recordHistory(handle, 'card-otp-only');
   });
 
   it('a webhook redelivered after the payment ended starts a holder under the same id; the payment still answers its state (the query goes to its own run)', async () => {

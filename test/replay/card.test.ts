@@ -4,10 +4,8 @@
 //  - card-3ds-failed: charge, 3DS requeried while pending, found Failed;
 //  - card-otp-answer-lost: the OTP's answer lost, settled by verify, confirmed by the webhook;
 //  - card-charge-resent: B1 lost before it arrived, proved absent by verify, sent once more;
-//  - card-charge-never-received: B1 lost twice, failed without a third send.
-// Those five predate the patches of the card flow (no patch markers: they take the old branches);
-//  - card-otp-only-verified: OTP only, the webhook verified by an activity (webhook-verified marker);
-//  - card-otp-only-local-verify: the flow as it runs now, verify a local activity (verify-local marker).
+//  - card-charge-never-received: B1 lost twice, failed without a third send;
+//  - card-otp-only: OTP only, the webhook verified by the final verify (a local activity).
 // Re-record with RECORD_HISTORIES=1 npx jest test/payments/card-e2e.test.ts.
 import { replayHistory } from '../support/replay';
 
@@ -17,8 +15,7 @@ it.each([
   'card-otp-answer-lost',
   'card-charge-resent',
   'card-charge-never-received',
-  'card-otp-only-verified',
-  'card-otp-only-local-verify',
+  'card-otp-only',
 ])('replays %s without non-determinism', async (name) => {
   await expect(replayHistory(name)).resolves.toBeUndefined();
 });
