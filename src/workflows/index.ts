@@ -111,11 +111,12 @@ const exported: Record<VersionedWorkflowType, (...args: never[]) => Promise<unkn
 };
 // An unversioned worker (WORKER_VERSIONING=off) must not state a behaviour: the server refuses a
 // workflow task completion that carries one without deployment options. The getter runs as the
-// execution starts on a worker, which tells whether that worker polls as a version.
+// execution starts on a worker, which tells whether that worker polls as a version (an unversioned
+// worker still reports a build id, with no deployment name).
 for (const [type, fn] of Object.entries(exported))
   setWorkflowOptions(
     () => ({
-      versioningBehavior: workflowInfo().currentDeploymentVersion
+      versioningBehavior: workflowInfo().currentDeploymentVersion?.deploymentName
         ? WORKFLOW_VERSIONING[type as VersionedWorkflowType].behavior
         : undefined,
     }),
