@@ -130,6 +130,8 @@ export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
       workflowType: 'mandateWorkflow',
       workflowId: mandateWorkflowId(input.mandateRef),
       args: [input],
+      // A mandate that ended (e.g. failed before D1: its sealed BVN expired) may be started again under its reference.
+      policies: { workflowIdReusePolicy: 'ALLOW_DUPLICATE' },
       search: {
         flow: 'mandate',
         reference: input.mandateRef,

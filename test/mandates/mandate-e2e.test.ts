@@ -136,7 +136,7 @@ it('variable mandate: wrong OTP, approval, refused debits, two debits, cancel tw
   expect(
     (await listMandates(services.starters, { mandate_id: listed.records[0].mandate_id as string })).records[0].status,
   ).toBe('cancelled');
-  await recordHistory(handle, 'mandate-variable-lifecycle-send-once');
+  await recordHistory(handle, 'mandate-variable-lifecycle');
 
   // Secrets are not in history at all, not even encrypted: only their claim-check handles.
   // (Codes as JSON strings: the phone number 08012345678 holds the digits 123456.)
@@ -215,7 +215,7 @@ it('D3 answers lost: applied-then-dropped is found by verify, dropped-before and
     balance: 0,
     totalDebited: 1_000_000,
   });
-  await recordHistory(handle, 'mandate-variable-d3-faults-send-once');
+  await recordHistory(handle, 'mandate-variable-d3-faults');
 });
 
 it('D3 answers 200 with status pending (requeried by verify until the service settles it) and failed (no money moved)', async () => {
