@@ -1,5 +1,6 @@
 // Direct bank debit (B3/B4) and USSD (B5) flows' contract.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { PaymentEndStatus } from './payment-common';
 import type { OutcomeResolution } from './outcome';
 
 export interface BankPaymentInput {
@@ -29,17 +30,7 @@ export interface UssdPaymentInput {
   verifyEveryMs?: number;
 }
 
-export type DirectStatus =
-  | 'initiating'
-  | 'awaiting_code'
-  | 'awaiting_payment'
-  | 'confirming'
-  | 'success'
-  | 'failed'
-  | 'expired'
-  | 'unknown'
-  | 'outcome_unknown'
-  | 'cancelled';
+export type DirectStatus = 'initiating' | 'awaiting_code' | 'awaiting_payment' | PaymentEndStatus;
 
 export interface DirectPaymentState {
   transactionRef: string;

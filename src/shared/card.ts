@@ -1,5 +1,6 @@
 // The direct card payment flow's contract (B1 charge, B2 authorize with PIN/OTP, 3DS), defined once.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { PaymentEndStatus } from './payment-common';
 import type { SealedCard } from './claim-check';
 import type { OutcomeResolution } from './outcome';
 export { FINAL_STATUSES, MAX_REFUSED_CODES, PAYMENT_DEFAULTS } from './payment-common';
@@ -40,20 +41,7 @@ export interface CardPaymentInput {
 }
 
 export type CardPaymentStatus =
-  | 'charging'
-  | 'awaiting_card'
-  | 'awaiting_pin'
-  | 'awaiting_otp'
-  | 'awaiting_3ds'
-  | 'confirming'
-  | 'success'
-  | 'failed'
-  | 'expired'
-  | 'unknown'
-  /** Parked: the service could not say whether money moved; requeried on a backoff, resolvable by an operator. */
-  | 'outcome_unknown'
-  /** Cancelled by the caller (Temporal cancel) when verify showed nothing was paid. */
-  | 'cancelled';
+  'charging' | 'awaiting_card' | 'awaiting_pin' | 'awaiting_otp' | 'awaiting_3ds' | PaymentEndStatus;
 
 export interface CardPaymentState {
   transactionRef: string;

@@ -1,5 +1,6 @@
 // Hosted checkout (A1, paid in the service's modal; A2 simulates a transfer in the sandbox).
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { PaymentEndStatus } from './payment-common';
 import type { OutcomeResolution } from './outcome';
 
 export type PaymentChannel = 'card' | 'bank' | 'ussd' | 'transfer';
@@ -30,16 +31,7 @@ export interface CheckoutInput {
 
 export interface CheckoutState {
   transactionRef: string;
-  status:
-    | 'initiating'
-    | 'open'
-    | 'confirming'
-    | 'success'
-    | 'failed'
-    | 'expired'
-    | 'unknown'
-    | 'outcome_unknown'
-    | 'cancelled';
+  status: 'initiating' | 'open' | PaymentEndStatus;
   checkoutUrl?: string;
   /** A3: payment_information.token_id from the webhook. */
   tokenId?: string;

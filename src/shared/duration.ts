@@ -16,15 +16,16 @@ export const duration = lazy('duration.duration', (z) =>
 );
 export type DurationInput = z.infer<typeof duration>;
 
-/** '2s', '500ms', '1 minute' or milliseconds → milliseconds (the shapes the input schemas accept). */
+/** '2s', '500ms', '1 minute', '2 days' or milliseconds → milliseconds (the shapes the input schemas accept). */
 export function durationMs(d: string | number): number {
   if (typeof d === 'number') return d;
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/.exec(d.trim());
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/.exec(d.trim());
   if (!m) throw new TypeError(`not a duration: ${d}`);
   const n = Number(m[1]);
   const unit = m[2];
   if (unit === 'ms' || unit.startsWith('milli')) return n;
   if (unit.startsWith('s')) return n * 1000;
   if (unit.startsWith('m')) return n * 60_000;
-  return n * 3_600_000;
+  if (unit.startsWith('h')) return n * 3_600_000;
+  return n * 86_400_000;
 }

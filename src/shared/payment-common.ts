@@ -17,6 +17,12 @@ export type TransactionLookup =
     };
 
 export type FinalStatus = 'success' | 'failed' | 'expired' | 'unknown';
+/**
+ * How every payment flow (card, bank, USSD, checkout) ends: confirming (verify decides), a final
+ * status, outcome_unknown (parked: requeried on a backoff, resolvable by an operator), or cancelled
+ * (a Temporal cancel when verify showed nothing was paid).
+ */
+export type PaymentEndStatus = 'confirming' | FinalStatus | 'outcome_unknown' | 'cancelled';
 export const FINAL_STATUSES: readonly string[] = ['success', 'failed', 'expired', 'unknown', 'cancelled', 'completed'];
 
 /** The payer may have the PIN, OTP or bank code refused this many times; the next refusal ends the payment as failed. */

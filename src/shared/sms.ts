@@ -18,6 +18,7 @@ import type { z } from 'zod';
 import { type FieldIssue } from './failures';
 import { issuesOf } from './failures';
 import { lazy, type Zod } from './lazy';
+import { durationMs } from './duration';
 
 // ---- Limits (the spec shows none for SMS: docs/choices.md) -----------------------------------
 
@@ -52,19 +53,8 @@ const duration = lazy('sms.duration', (z) =>
 );
 export type SmsDuration = z.infer<typeof duration>;
 
-/** '2s', '500ms', '1 minute', '2 days' or milliseconds → milliseconds. */
-export function smsDurationMs(d: SmsDuration): number {
-  if (typeof d === 'number') return d;
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/.exec(d.trim());
-  if (!m) throw new TypeError(`not a duration: ${d}`);
-  const n = Number(m[1]);
-  const unit = m[2];
-  if (unit === 'ms' || unit.startsWith('milli')) return n;
-  if (unit.startsWith('s')) return n * 1000;
-  if (unit.startsWith('m')) return n * 60_000;
-  if (unit.startsWith('h')) return n * 3_600_000;
-  return n * 86_400_000;
-}
+/** '2s', '500ms', '1 minute', '2 days' or milliseconds → milliseconds (the one duration reader). */
+export const smsDurationMs = (d: SmsDuration): number => durationMs(d);
 
 const required = (what: string) => ({
   error: (iss: { input: unknown }) => (iss.input === undefined ? 'is required' : `must be ${what}`),

@@ -6,7 +6,6 @@
 // claim-check store; the workflow and its Update get only handles, BIN and last four.
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { POS_SEALED_FIELDS, type PosSealedCardData } from '../shared/pos';
 import {
   PosCompletionCardReadSchema,
   PosPreAuthInputSchema,
@@ -20,7 +19,7 @@ import {
   type PosSealedPreAuthInput,
 } from '../shared/pos-preauth';
 import type { StarterContext } from './connect';
-import type { PosTerminalSession } from './pos';
+import { sealPosCardRead, type PosTerminalSession } from './pos';
 import { retryTransient } from './temporal-retry';
 import { startFlow } from './start-flow';
 import type { posPreAuthWorkflow } from '../workflows/pos-preauth';
@@ -33,16 +32,6 @@ export class PosPreAuthRefusedError extends Error {
 
 export type PosPreAuthStartInput = Omit<PosPreAuthInput, 'terminal_id'> & { terminal_id?: string };
 
-const sealCardRead = async (ctx: StarterContext, v: Record<string, unknown>): Promise<string> => {
-  const sealedFields = POS_SEALED_FIELDS as readonly string[];
-  return ctx.claimCheck.seal(
-    'pos-card',
-    Object.fromEntries(
-      Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined),
-    ) as PosSealedCardData,
-  );
-};
-
 /** Starts a pre-authorisation (workflow id `pos-preauth-<merchant_ref>`; a second start for it is refused). */
 export async function startPosPreAuth(
   ctx: StarterContext,
@@ -51,12 +40,7 @@ export async function startPosPreAuth(
 ): Promise<WorkflowHandle<typeof posPreAuthWorkflow>> {
   const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosPreAuthInput;
   const v = parseStarterInput(PosPreAuthInputSchema, full, 'POS pre-authorisation');
-  const handle = await sealCardRead(ctx, v);
-  const sealedFields = POS_SEALED_FIELDS as readonly string[];
-  const sealedInput = {
-    ...Object.fromEntries(Object.entries(full).filter(([k]) => !sealedFields.includes(k))),
-    card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) },
-  } as PosSealedPreAuthInput;
+  const { handle, input: sealedInput } = await sealPosCardRead<PosSealedPreAuthInput>(ctx, v, full);
   try {
     return await startFlow<typeof posPreAuthWorkflow>(ctx, {
       operation: 'start POS pre-authorisation',
@@ -107,14 +91,14 @@ export async function completePosPreAuth(
   cardRead: PosCompletionCardRead,
 ): Promise<PosCompletionAccepted> {
   const v = parseStarterInput(PosCompletionCardReadSchema, cardRead, 'POS completion');
-  const handle = await sealCardRead(ctx, v);
+  const { handle, card } = await sealPosCardRead(ctx, v);
   try {
     return await update((updateId) =>
       posPreAuthHandle(ctx, merchantRef).executeUpdate(completePreAuthUpdate, {
         args: [
           {
             amount: v.amount,
-            card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) },
+            card,
             aid: v.aid,
             ...(v.card_type ? { card_type: v.card_type } : {}),
           },

@@ -7,7 +7,6 @@
 // original sale, presented again) is checked, then sealed into the claim-check store like a
 // sale's: the workflow gets its handle, BIN and last four.
 import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
-import { POS_SEALED_FIELDS, type PosSealedCardData } from '../shared/pos';
 import {
   PosRefundInputSchema,
   posRefundLedgerWorkflowId,
@@ -21,7 +20,7 @@ import {
   type RefundLedgerState,
 } from '../shared/pos-refund';
 import type { StarterContext } from './connect';
-import type { PosTerminalSession } from './pos';
+import { sealPosCardRead, type PosTerminalSession } from './pos';
 import { retryTransient } from './temporal-retry';
 import { startFlow } from './start-flow';
 import type { posRefundWorkflow } from '../workflows/pos-refund';
@@ -42,15 +41,7 @@ export async function startPosRefund(
   const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosRefundInput;
   const v = parseStarterInput(PosRefundInputSchema, full, 'POS refund');
   const merchantRef = refundMerchantRef(v.refund_request_id);
-  const sealedFields = POS_SEALED_FIELDS as readonly string[];
-  const cardData = Object.fromEntries(
-    Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined),
-  ) as PosSealedCardData;
-  const handle = await ctx.claimCheck.seal('pos-card', cardData);
-  const sealedInput = {
-    ...Object.fromEntries(Object.entries(full).filter(([k]) => !sealedFields.includes(k))),
-    card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) },
-  } as PosSealedRefundInput;
+  const { handle, input: sealedInput } = await sealPosCardRead<PosSealedRefundInput>(ctx, v, full);
   try {
     return await startFlow<typeof posRefundWorkflow>(ctx, {
       operation: 'start POS refund',

@@ -107,6 +107,26 @@ export function openPosTerminalSession(
   return PosTerminalSession.open(ctx.api, opts);
 }
 
+/**
+ * A POS card read sealed in the claim check (the card data never reaches Temporal): the handle with
+ * the BIN and last four for display, and `input` with the read's fields replaced by that card. The
+ * caller discards `handle` when its start fails.
+ */
+export async function sealPosCardRead<T>(
+  ctx: Pick<StarterContext, 'claimCheck'>,
+  read: { card_pan: string } & Record<string, unknown>,
+  input: Record<string, unknown> = read,
+): Promise<{ handle: string; card: { handle: string; bin: string; last4: string }; input: T }> {
+  const sealedFields = POS_SEALED_FIELDS as readonly string[];
+  const cardData = Object.fromEntries(
+    Object.entries(read).filter(([k, value]) => sealedFields.includes(k) && value !== undefined),
+  ) as PosSealedCardData;
+  const handle = await ctx.claimCheck.seal('pos-card', cardData);
+  const card = { handle, bin: read.card_pan.slice(0, 6), last4: read.card_pan.slice(-4) };
+  const rest = Object.fromEntries(Object.entries(input).filter(([k]) => !sealedFields.includes(k)));
+  return { handle, card, input: { ...rest, card } as T };
+}
+
 // ---- POS remote request (E1/E2) ----------------------------------------------------------
 
 /** Starts the remote request flow for one order (workflow id `pos-remote-<reference>`; a second start for it is refused). */
@@ -165,15 +185,7 @@ export async function startPosTransaction(
       },
     ]);
   }
-  const sealedFields = POS_SEALED_FIELDS as readonly string[];
-  const cardData = Object.fromEntries(
-    Object.entries(v).filter(([k, value]) => sealedFields.includes(k) && value !== undefined),
-  ) as PosSealedCardData;
-  const handle = await ctx.claimCheck.seal('pos-card', cardData);
-  const sealedInput = {
-    ...Object.fromEntries(Object.entries(full).filter(([k]) => !sealedFields.includes(k))),
-    card: { handle, bin: v.card_pan.slice(0, 6), last4: v.card_pan.slice(-4) },
-  } as PosSealedTransactionInput;
+  const { handle, input: sealedInput } = await sealPosCardRead<PosSealedTransactionInput>(ctx, v, full);
   try {
     return await startFlow<typeof posTerminalTransactionWorkflow>(ctx, {
       operation: 'start POS transaction',

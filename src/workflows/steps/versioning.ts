@@ -14,42 +14,41 @@ export interface VersioningRow {
   why: string;
 }
 
-const MINUTES = 'finishes in minutes: runs to its end on the version that started it';
+/** Finishes in minutes (`why`): runs to its end on the version that started it. */
+const pinned = (why: string): VersioningRow => ({
+  behavior: 'PINNED',
+  why: `finishes in minutes (${why}): runs to its end on the version that started it`,
+});
+/** Lives longer than a version (`why`): moves to the current version; changes through a patch. */
+const autoUpgrade = (why: string): VersioningRow => ({ behavior: 'AUTO_UPGRADE', why });
 
 export const WORKFLOW_VERSIONING = {
-  cardPaymentWorkflow: { behavior: 'PINNED', why: `${MINUTES} (PIN/OTP/3DS steps time out in minutes)` },
-  bankPaymentWorkflow: { behavior: 'PINNED', why: `${MINUTES} (OTP step)` },
-  ussdPaymentWorkflow: { behavior: 'PINNED', why: `${MINUTES} (the payer dials within the session)` },
-  checkoutWorkflow: { behavior: 'PINNED', why: `${MINUTES} (the hosted page's session)` },
-  tokenChargeWorkflow: { behavior: 'PINNED', why: `${MINUTES} (one charge of a saved token)` },
-  vendElectricityWorkflow: { behavior: 'PINNED', why: `${MINUTES} (one purchase and its requery)` },
-  posRemoteRequestWorkflow: { behavior: 'PINNED', why: `${MINUTES} (the request's 5-minute lifetime)` },
-  posTerminalTransactionWorkflow: { behavior: 'PINNED', why: `${MINUTES} (one sale and its requery)` },
-  posRefundWorkflow: { behavior: 'PINNED', why: `${MINUTES} (one refund and its requery)` },
-  smsSendWorkflow: { behavior: 'PINNED', why: `${MINUTES} (one batch)` },
-  smsCampaignWorkflow: { behavior: 'PINNED', why: `${MINUTES} (one campaign's creation)` },
-  smsCampaignFollowWorkflow: { behavior: 'PINNED', why: `${MINUTES} (follows one campaign to its report)` },
-  reconciliationMarkWorkflow: { behavior: 'PINNED', why: 'records one mark and ends at once' },
-  mandateWorkflow: {
-    behavior: 'AUTO_UPGRADE',
-    why: 'lives for the mandate (months): approval, then debits on schedule',
-  },
-  recurringChargeWorkflow: { behavior: 'AUTO_UPGRADE', why: 'a recurring plan: charges on a schedule for months' },
-  posPreAuthWorkflow: { behavior: 'AUTO_UPGRADE', why: 'holds a pre-authorisation for its window (7 days by default)' },
-  posRefundLedgerWorkflow: { behavior: 'AUTO_UPGRADE', why: "a sale's refund ledger, kept while refunds may come" },
-  posTerminalLockWorkflow: { behavior: 'AUTO_UPGRADE', why: "a terminal's lock, long-lived across requests" },
-  unmatchedPaymentWebhookWorkflow: { behavior: 'AUTO_UPGRADE', why: 'an inbox holding a webhook no flow owns yet' },
-  virtualAccountCreditWorkflow: {
-    behavior: 'AUTO_UPGRADE',
-    why: 'a frozen credit waits (days) until the service releases it; a failed hand-over waits for an operator',
-  },
-  virtualAccountErrorLogSweepWorkflow: {
-    behavior: 'AUTO_UPGRADE',
-    why: 'started by a Schedule that outlives versions',
-  },
-  reconciliationWorkflow: { behavior: 'AUTO_UPGRADE', why: 'started by the daily Schedule that outlives versions' },
-  scheduledMandateDebitWorkflow: { behavior: 'AUTO_UPGRADE', why: 'started by a Schedule that outlives versions' },
-  scheduledTokenChargeWorkflow: { behavior: 'AUTO_UPGRADE', why: 'started by a Schedule that outlives versions' },
-} as const satisfies Record<string, VersioningRow>;
+  cardPaymentWorkflow: pinned('PIN/OTP/3DS steps time out in minutes'),
+  bankPaymentWorkflow: pinned('OTP step'),
+  ussdPaymentWorkflow: pinned('the payer dials within the session'),
+  checkoutWorkflow: pinned("the hosted page's session"),
+  tokenChargeWorkflow: pinned('one charge of a saved token'),
+  vendElectricityWorkflow: pinned('one purchase and its requery'),
+  posRemoteRequestWorkflow: pinned("the request's 5-minute lifetime"),
+  posTerminalTransactionWorkflow: pinned('one sale and its requery'),
+  posRefundWorkflow: pinned('one refund and its requery'),
+  smsSendWorkflow: pinned('one batch'),
+  smsCampaignWorkflow: pinned("one campaign's creation"),
+  smsCampaignFollowWorkflow: pinned('follows one campaign to its report'),
+  reconciliationMarkWorkflow: pinned('records one mark and ends at once'),
+  mandateWorkflow: autoUpgrade('lives for the mandate (months): approval, then debits on schedule'),
+  recurringChargeWorkflow: autoUpgrade('a recurring plan: charges on a schedule for months'),
+  posPreAuthWorkflow: autoUpgrade('holds a pre-authorisation for its window (7 days by default)'),
+  posRefundLedgerWorkflow: autoUpgrade("a sale's refund ledger, kept while refunds may come"),
+  posTerminalLockWorkflow: autoUpgrade("a terminal's lock, long-lived across requests"),
+  unmatchedPaymentWebhookWorkflow: autoUpgrade('an inbox holding a webhook no flow owns yet'),
+  virtualAccountCreditWorkflow: autoUpgrade(
+    'a frozen credit waits (days) until the service releases it; a failed hand-over waits for an operator',
+  ),
+  virtualAccountErrorLogSweepWorkflow: autoUpgrade('started by a Schedule that outlives versions'),
+  reconciliationWorkflow: autoUpgrade('started by the daily Schedule that outlives versions'),
+  scheduledMandateDebitWorkflow: autoUpgrade('started by a Schedule that outlives versions'),
+  scheduledTokenChargeWorkflow: autoUpgrade('started by a Schedule that outlives versions'),
+} satisfies Record<string, VersioningRow>;
 
 export type VersionedWorkflowType = keyof typeof WORKFLOW_VERSIONING;
