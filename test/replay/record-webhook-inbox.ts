@@ -1,6 +1,8 @@
 // Re-records the webhook-inbox histories: `npx tsx test/replay/record-webhook-inbox.ts`
-// (starts its own dev server unless TEMPORAL_TEST_ADDRESS=host:port is set). Kept for when the workflow changes
-// on purpose; the replay test then proves old histories still replay, or tells you to patch.
+// (starts its own dev server unless TEMPORAL_TEST_ADDRESS=host:port is set), after the workflow
+// changed on purpose; the replay test then replays the new history. The test config wants
+// CLAIM_CHECK_TEST_DATABASE_URL; the inbox worker runs no activity, so any URL does:
+// `CLAIM_CHECK_TEST_DATABASE_URL=postgres://unused@127.0.0.1:1/unused npx tsx test/replay/record-webhook-inbox.ts`.
 import { randomUUID } from 'node:crypto';
 import { NativeConnection } from '@temporalio/worker';
 import { createTemporalClient } from '../../src/temporal/client';
@@ -59,9 +61,8 @@ async function record(): Promise<void> {
     await h.signal(releaseUnmatchedSignal);
     await h.result();
     await recordHistory(h, 'unmatched-payment-webhook');
-    // The virtual-account-credit history predates the durable duplicate check (patch
-    // 'va-credit-durable-dedupe') and is kept as it is: it proves such runs still replay. Histories of
-    // the current credit workflow are recorded by test/webhooks/va-credit-dedupe.test.ts.
+    // Histories of the virtual-account credit workflow are recorded by
+    // test/webhooks/va-credit-dedupe.test.ts and test/virtual-accounts/va-credit-e2e.test.ts.
   });
   await client.connection.close();
   await connection.close();
