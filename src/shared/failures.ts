@@ -1,22 +1,8 @@
 // The words every flow uses for an outcome, in one neutral home: the failure types activities
-// raise (ApplicationFailure.type), how workflow code reads an activity's failure, and the field
-// issues an input error names. Activities map API errors to these in src/activities/failures.ts.
-import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import type { z } from 'zod';
-
-/** A rule broken by an input field: the field's name and the rule, never the value. */
-export interface FieldIssue {
-  path: string;
-  message: string;
-}
-
-export function issuesOf(error: z.ZodError): FieldIssue[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
-}
-
-export function describeIssues(issues: FieldIssue[]): string {
-  return issues.map((i) => (i.path ? `${i.path} ${i.message}` : i.message)).join('; ');
-}
+// raise (ApplicationFailure.type), the one reader of an activity's failure in workflow code
+// (failureOf, failureTypeOf, failureMessage) and the one refusal list. Activities map API errors
+// to these in src/activities/failures.ts; the one input-issue shape is in ./input-error.ts.
+import { ApplicationFailure } from '@temporalio/common';
 
 /** The failure types activities raise (ApplicationFailure.type). */
 export const FailureTypes = {
@@ -37,24 +23,20 @@ export const FailureTypes = {
 } as const;
 export type FailureType = (typeof FailureTypes)[keyof typeof FailureTypes];
 
-/** The ApplicationFailure type behind an activity failure, if any. */
-export function activityFailureType(err: unknown): string | undefined {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  return cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
-}
-
-/** The message of the failure behind an activity failure. */
-export function activityFailureMessage(err: unknown): string {
-  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-  return cause instanceof Error ? cause.message : String(cause);
-}
-
 /**
  * An activity's failure reaches workflow code as an ActivityFailure whose cause is the
  * ApplicationFailure the activity threw (with its deliberate `type`); this unwraps it.
  */
 export function failureOf(err: unknown): ApplicationFailure | undefined {
   return err instanceof Error && 'cause' in err && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+}
+
+/**
+ * The deliberate type of an activity's failure (failureOf), also when it reaches the workflow
+ * unwrapped: a local activity's ApplicationFailure is not the cause of an ActivityFailure.
+ */
+export function failureTypeOf(err: unknown): string | undefined {
+  return (err instanceof ApplicationFailure ? err : failureOf(err))?.type ?? undefined;
 }
 
 /** Failure types that prove the service refused the request: nothing happened. */

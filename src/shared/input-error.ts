@@ -1,7 +1,7 @@
 // The one input error: every typed starter, the CLI and the webhook receiver name a refused input
 // the same way, as a list of { field, rule } (the field's dotted path and the rule it broke, never
-// the value: card data, BVNs and OTPs are not echoed). Zod only, no Temporal: the receiver and the
-// starters share it.
+// the value: card data, BVNs and OTPs are not echoed). Zod only, no Temporal: the receiver, the
+// starters and the workflows' own input checks share it.
 import type { z } from 'zod';
 
 /** One broken rule: the field's dotted path (e.g. `card.number`, `messages.1.phone_number`) and the rule. */
@@ -41,7 +41,3 @@ export function parseStarterInput<S extends z.ZodType>(schema: S, raw: unknown, 
   if (!parsed.success) throw new StarterInputError(what, inputIssuesOf(parsed.error));
   return parsed.data;
 }
-
-/** Issues in the workflows' own shape ({ path, message }, src/shared/failures.ts) as input issues. */
-export const asInputIssues = (issues: readonly { path: string; message: string }[]): InputIssue[] =>
-  issues.map((i) => ({ field: i.path || '(input)', rule: i.message }));

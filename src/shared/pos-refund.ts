@@ -25,7 +25,7 @@ import {
   type PosStep,
   type PosTransactionRecord,
 } from './pos';
-import { type FieldIssue } from './failures';
+import type { InputIssue } from './input-error';
 import { lazy } from './lazy';
 
 /** The caller's id of one refund request: the same id is the same refund. */
@@ -73,11 +73,11 @@ export type PosSealedRefundInput = z.input<typeof PosSealedRefundInputSchema>;
 export type PosSealedRefundParsedInput = z.output<typeof PosSealedRefundInputSchema>;
 
 /** Card-read fields found in a refund or completion workflow input (refused by name, values never named). */
-export function unsealedFieldsIn(raw: unknown, starter: string): FieldIssue[] {
+export function unsealedFieldsIn(raw: unknown, starter: string): InputIssue[] {
   if (!raw || typeof raw !== 'object') return [];
   return POS_SEALED_FIELDS.filter((f) => f in raw).map((f) => ({
-    path: f,
-    message: `must not be in the workflow input: start with ${starter}, which seals the card read`,
+    field: f,
+    rule: `must not be in the workflow input: start with ${starter}, which seals the card read`,
   }));
 }
 

@@ -18,7 +18,7 @@ import type { z } from 'zod';
 import { CLAIM_HANDLE_PATTERN } from './claim-check';
 import type { OutcomeResolution } from './outcome';
 import { duration } from './duration';
-import type { FieldIssue } from './failures';
+import type { InputIssue } from './input-error';
 import { merchantRef, POS_CARD_FIELDS, posAccountType, posTransactionType } from './pos-card-fields';
 import { lazy, type Zod } from './lazy';
 
@@ -348,19 +348,19 @@ export function linkedTransactionIssues(v: {
   transaction_type: string;
   merchant_ref: string;
   original_merchant_ref?: string;
-}): FieldIssue[] {
+}): InputIssue[] {
   const linked = v.transaction_type === 'Refund' || v.transaction_type === 'Completion';
   if (linked && v.original_merchant_ref === undefined)
     return [
       {
-        path: 'original_merchant_ref',
-        message: 'is required for Refund and Completion (the merchant_ref of the sale or pre-authorisation)',
+        field: 'original_merchant_ref',
+        rule: 'is required for Refund and Completion (the merchant_ref of the sale or pre-authorisation)',
       },
     ];
   if (!linked && v.original_merchant_ref !== undefined)
-    return [{ path: 'original_merchant_ref', message: 'is only for Refund and Completion' }];
+    return [{ field: 'original_merchant_ref', rule: 'is only for Refund and Completion' }];
   if (linked && v.original_merchant_ref === v.merchant_ref)
-    return [{ path: 'original_merchant_ref', message: 'must differ from merchant_ref (each transaction has its own)' }];
+    return [{ field: 'original_merchant_ref', rule: 'must differ from merchant_ref (each transaction has its own)' }];
   return [];
 }
 
@@ -369,7 +369,7 @@ export const PosTransactionRequestSchema = lazy('pos.PosTransactionRequestSchema
   PosTransactionInputSchema.omit({ options: true })
     .extend({ original_merchant_ref: merchantRefSchema.optional() })
     .superRefine((v, ctx) => {
-      for (const i of linkedTransactionIssues(v)) ctx.addIssue({ code: 'custom', path: [i.path], message: i.message });
+      for (const i of linkedTransactionIssues(v)) ctx.addIssue({ code: 'custom', path: [i.field], message: i.rule });
     }),
 );
 /** The F3 request the API client sends (no options); the initiating activity rebuilds it from the sealed card. */
@@ -428,11 +428,11 @@ export type PosSealedInitiateRequest = Omit<PosSealedTransactionParsedInput, 'op
 export type PosLinkedInitiateRequest = PosSealedInitiateRequest & { original_merchant_ref?: string };
 
 /** Card-read fields found in a workflow input (each is a rule broken; values never named). */
-export function unsealedCardFields(raw: unknown): FieldIssue[] {
+export function unsealedCardFields(raw: unknown): InputIssue[] {
   if (!raw || typeof raw !== 'object') return [];
   return POS_SEALED_FIELDS.filter((f) => f in raw).map((f) => ({
-    path: f,
-    message: 'must not be in the workflow input: start with startPosTransaction, which seals the card read',
+    field: f,
+    rule: 'must not be in the workflow input: start with startPosTransaction, which seals the card read',
   }));
 }
 

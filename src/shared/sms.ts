@@ -15,8 +15,7 @@
 // payload codec) and nowhere else: no search attribute, no log line, not in the state query.
 import { defineQuery } from '@temporalio/workflow';
 import type { z } from 'zod';
-import { type FieldIssue } from './failures';
-import { issuesOf } from './failures';
+import { inputIssuesOf, type InputIssue } from './input-error';
 import { lazy, type Zod } from './lazy';
 import { durationMs } from './duration';
 
@@ -187,11 +186,11 @@ export function smsPhoneKey(phone: string): string {
 export function checkSmsMessages(messages: readonly unknown[]): {
   valid: SmsEntry[];
   rejected: SmsNumberResult[];
-  issues: FieldIssue[];
+  issues: InputIssue[];
 } {
   const valid: SmsEntry[] = [];
   const rejected: SmsNumberResult[] = [];
-  const issues: FieldIssue[] = [];
+  const issues: InputIssue[] = [];
   const firstSeen = new Map<string, number>();
   messages.forEach((raw, index) => {
     const parsed = SmsMessageSchema.safeParse(raw);
@@ -200,16 +199,16 @@ export function checkSmsMessages(messages: readonly unknown[]): {
         ? (raw as { phone_number: string }).phone_number
         : undefined;
     if (!parsed.success) {
-      const mine = issuesOf(parsed.error).map((i) => ({
-        path: i.path ? `messages.${index}.${i.path}` : `messages.${index}`,
-        message: i.message,
+      const mine = inputIssuesOf(parsed.error, '').map((i) => ({
+        field: i.field ? `messages.${index}.${i.field}` : `messages.${index}`,
+        rule: i.rule,
       }));
       issues.push(...mine);
       rejected.push({
         index,
         ...(given !== undefined ? { phone_number: given } : {}),
         status: 'invalid',
-        error: mine.map((i) => `${i.path.replace(/^messages\.(\d+)/, 'messages[$1]')} ${i.message}`).join('; '),
+        error: mine.map((i) => `${i.field.replace(/^messages\.(\d+)/, 'messages[$1]')} ${i.rule}`).join('; '),
       });
       return;
     }
@@ -539,11 +538,11 @@ export const smsCampaignFollowWorkflowId = (campaignId: string): string =>
 export function smsScheduleIssues(
   c: { is_scheduled?: boolean; sscheduled_dor?: string },
   nowMs: number,
-  path = 'campaign.sscheduled_dor',
-): FieldIssue[] {
+  field = 'campaign.sscheduled_dor',
+): InputIssue[] {
   if (!c.is_scheduled || c.sscheduled_dor === undefined) return [];
   const at = Date.parse(c.sscheduled_dor);
-  return !Number.isNaN(at) && at <= nowMs ? [{ path, message: 'must be in the future when is_scheduled is true' }] : [];
+  return !Number.isNaN(at) && at <= nowMs ? [{ field, rule: 'must be in the future when is_scheduled is true' }] : [];
 }
 
 /** Campaign status values (spec: pending on creation, failed, success). */

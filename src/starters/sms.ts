@@ -37,7 +37,7 @@ import {
 import type { StarterContext } from './connect';
 import { startFlow } from './start-flow';
 import type { smsCampaignFollowWorkflow, smsCampaignWorkflow, smsSendWorkflow } from '../workflows/sms';
-import { StarterInputError, asInputIssues, parseStarterInput } from '../shared/input-error';
+import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
 // ---- G1 instant send ---------------------------------------------------------------------------
 
@@ -53,7 +53,7 @@ export async function startSmsSend(
   const v = parseStarterInput(SmsSendInputSchema, input, 'SMS send');
   if (v.options?.invalidMessages === 'refuse') {
     const { issues } = checkSmsMessages(v.messages);
-    if (issues.length > 0) throw new StarterInputError('SMS send', asInputIssues(issues));
+    if (issues.length > 0) throw new StarterInputError('SMS send', issues);
   }
   return startFlow<typeof smsSendWorkflow>(ctx, {
     operation: 'start SMS send',
@@ -85,7 +85,7 @@ export async function startSmsCampaign(
 ): Promise<WorkflowHandle<typeof smsCampaignWorkflow>> {
   const v = parseStarterInput(SmsCampaignInputSchema, input, 'SMS campaign');
   const late = smsScheduleIssues(v.campaign, now());
-  if (late.length > 0) throw new StarterInputError('SMS campaign', asInputIssues(late));
+  if (late.length > 0) throw new StarterInputError('SMS campaign', late);
   return startFlow<typeof smsCampaignWorkflow>(ctx, {
     operation: 'start SMS campaign',
     workflowType: 'smsCampaignWorkflow',

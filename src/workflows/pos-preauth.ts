@@ -37,7 +37,7 @@ import {
 } from '../shared/pos-preauth';
 import { unsealedFieldsIn } from '../shared/pos-refund';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { describeIssues, issuesOf } from '../shared/failures';
+import { describeInputIssues, inputIssuesOf } from '../shared/input-error';
 import { parseSealedPosInput } from './steps/pos-input';
 import {
   linkedWording,
@@ -151,7 +151,7 @@ class PosPreAuthFlow {
     if (Date.now() >= this.holdUntilMs)
       throw new Error(`completePreAuth refused: the hold window ended at ${new Date(this.holdUntilMs).toISOString()}`);
     const p = PosCompleteInputSchema.safeParse(input);
-    if (!p.success) throw new Error(`completePreAuth refused: ${describeIssues(issuesOf(p.error))}`);
+    if (!p.success) throw new Error(`completePreAuth refused: ${describeInputIssues(inputIssuesOf(p.error))}`);
     const amount = Number(p.data.amount);
     if (amount > held) throw new Error(`completePreAuth refused: amount ${amount} is more than the ${held} held`);
     if (p.data.card.bin !== fields.card.bin || p.data.card.last4 !== fields.card.last4) {

@@ -47,7 +47,8 @@ import {
   type ResolvedReconcileInput,
   type WindowSummary,
 } from '../shared/reconciliation';
-import { describeIssues, failureMessage, issuesOf } from '../shared/failures';
+import { failureMessage } from '../shared/failures';
+import { describeInputIssues, inputIssuesOf } from '../shared/input-error';
 import { READ, READ_RETRY } from './steps/activity-options';
 
 type Activities = ReturnType<typeof createReconciliationActivities>;
@@ -227,7 +228,7 @@ function resolveInput(raw: ReconcileInput): ResolvedReconcileInput {
   if (!parsed.success) {
     throw ApplicationFailure.create({
       type: 'InvalidInput',
-      message: `invalid reconciliation input: ${describeIssues(issuesOf(parsed.error))}`,
+      message: `invalid reconciliation input: ${describeInputIssues(inputIssuesOf(parsed.error))}`,
       nonRetryable: true,
     });
   }

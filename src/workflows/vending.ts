@@ -70,7 +70,8 @@ import { sendOnce, type Presence } from './steps/send-once';
 import { visibleAttributes, type VisibleAttributes } from './steps/visible-attributes';
 import { awaitFinal, lostByHeartbeat } from './steps/unknown-outcome';
 import { LOCAL_READ, POLL, READ, READ_RETRY, moneySend } from './steps/activity-options';
-import { failureLabel, failureType, parseFlowInput } from './steps/flow-input';
+import { failureLabel, parseFlowInput } from './steps/flow-input';
+import { failureTypeOf } from '../shared/failures';
 
 const DEFAULTS = {
   maxPurchaseAttempts: 2,
@@ -218,7 +219,7 @@ class VendFlow {
       const message = failureMessage(err);
       if (message.startsWith(VEND_H1_WHAT))
         return this.finish('rejected', `the provider list (H1) could not be read: ${message}; nothing was vended`);
-      this.record({ op: 'lookup', outcome: 'rejected', detail: failureType(err) ?? 'Unknown' });
+      this.record({ op: 'lookup', outcome: 'rejected', detail: failureTypeOf(err) ?? 'Unknown' });
       return this.finish('rejected', `meter lookup (H2) failed: ${message}; nothing was vended`);
     }
     this.record({ op: 'lookup', outcome: 'found' });
@@ -387,7 +388,7 @@ class VendFlow {
         op: 'check',
         attempt: this.state.attempt,
         outcome: 'error',
-        detail: failureType(err) ?? 'Unknown',
+        detail: failureTypeOf(err) ?? 'Unknown',
       });
       throw err;
     }

@@ -14,7 +14,7 @@ import {
   toDecimalString,
   type SmsEntry,
 } from '../../src/shared/sms';
-import { describeIssues, issuesOf } from '../../src/shared/failures';
+import { describeInputIssues, inputIssuesOf } from '../../src/shared/input-error';
 
 const entry = (index: number, phone: string, message = 'hi'): SmsEntry => ({
   index,
@@ -22,8 +22,8 @@ const entry = (index: number, phone: string, message = 'hi'): SmsEntry => ({
   message,
   key: smsPhoneKey(phone),
 });
-const issues = (r: { success: boolean; error?: Parameters<typeof issuesOf>[0] }) =>
-  r.success ? '' : describeIssues(issuesOf(r.error!));
+const issues = (r: { success: boolean; error?: Parameters<typeof inputIssuesOf>[0] }) =>
+  r.success ? '' : describeInputIssues(inputIssuesOf(r.error!));
 
 describe("checking a send's numbers", () => {
   it('keeps the good entries, names each bad one with its field and rule, sends an exact repeat once', () => {
@@ -52,7 +52,7 @@ describe("checking a send's numbers", () => {
         error: 'same phone_number and message as messages[0]: sent once only',
       },
     ]);
-    expect(r.issues.map((i) => i.path)).toEqual(['messages.1.phone_number', 'messages.2.message', 'messages.3']);
+    expect(r.issues.map((i) => i.field)).toEqual(['messages.1.phone_number', 'messages.2.message', 'messages.3']);
   });
 
   it('matches numbers by their last 10 digits (country code, + or leading 0 aside)', () => {
@@ -189,6 +189,6 @@ describe('input rules name the field and the rule', () => {
         { is_scheduled: true, sscheduled_dor: '2020-01-01T00:00:00Z' },
         Date.parse('2021-01-01T00:00:00Z'),
       ),
-    ).toEqual([{ path: 'campaign.sscheduled_dor', message: 'must be in the future when is_scheduled is true' }]);
+    ).toEqual([{ field: 'campaign.sscheduled_dor', rule: 'must be in the future when is_scheduled is true' }]);
   });
 });

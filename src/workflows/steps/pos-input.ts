@@ -3,7 +3,7 @@
 // seals it and the input carries its handle.
 import type { z } from 'zod';
 import { POS_SEALED_FIELDS } from '../../shared/pos';
-import { issuesOf, type FieldIssue } from '../../shared/failures';
+import { inputIssuesOf, type InputIssue } from '../../shared/input-error';
 import { invalidInput } from './flow-input';
 
 /**
@@ -14,14 +14,14 @@ import { invalidInput } from './flow-input';
 export function parseSealedPosInput<S extends z.ZodType>(
   schema: S,
   raw: unknown,
-  unsealed: FieldIssue[],
+  unsealed: InputIssue[],
   what: string,
 ): z.output<S> {
   const rest = Object.fromEntries(
     Object.entries(raw ?? {}).filter(([k]) => !(POS_SEALED_FIELDS as readonly string[]).includes(k)),
   );
   const parsed = schema.safeParse(rest);
-  const issues = [...unsealed, ...(parsed.success ? [] : issuesOf(parsed.error))];
+  const issues = [...unsealed, ...(parsed.success ? [] : inputIssuesOf(parsed.error))];
   if (!parsed.success || issues.length > 0) throw invalidInput(what, issues);
   return parsed.data;
 }
