@@ -5,9 +5,6 @@
 //                                                namespace (TEMPORAL_* variables or a TEMPORAL_CONFIG_FILE profile;
 //                                                PAYLOAD_ENCRYPTION_KEYS of that deployment to read the payloads)
 //   npm run replay -- --namespace --per-type 50 --since 14d --type cardPaymentWorkflow --save test/replay/downloaded
-//   npm run replay -- --retire verify-while-waiting [--namespace]
-//                                                rehearses a patch's deprecation (docs/operations.md): replays against the
-//                                                code with that patch's old branch gone; what fails still needs the old branch
 //
 // Exit code 0: every history replayed; 1: at least one did not (non-determinism: patch the change, see
 // docs/operations.md); 2: the replay itself could not run.
@@ -26,7 +23,6 @@ import {
   replayAll,
   summarise,
 } from './replay';
-import { bundleWithPatchRetired } from './patches';
 
 function parseSince(text: string): Date {
   const m = /^(\d+)([hd])$/.exec(text);
@@ -47,10 +43,6 @@ async function main(): Promise<number> {
     .option('--type <workflowType...>', 'only these workflow types')
     .option('--save <dir>', 'save downloaded histories there (namespace mode), e.g. to add them to the fixtures')
     .option('--fixtures <dir...>', 'fixture directories (fixture mode)', FIXTURE_DIRS)
-    .option(
-      '--retire <patchId>',
-      'replay against the code with this patch deprecated (its old branch gone): lists what still needs it',
-    )
     .parse();
   const o = program.opts<{
     namespace?: boolean;
@@ -59,7 +51,6 @@ async function main(): Promise<number> {
     type?: string[];
     save?: string;
     fixtures: string[];
-    retire?: string;
   }>();
 
   const exported = exportedWorkflowTypes();
@@ -70,12 +61,8 @@ async function main(): Promise<number> {
   const config = o.namespace ? loadConfig() : loadConfig({});
   // The replay workers' own lines (and the non-determinism they report) only at warn and above, on stderr.
   installTemporalRuntime(createLogger({ level: 'error', name: 'replay', destination: process.stderr }));
-  process.stderr.write(
-    o.retire
-      ? `bundling the workflow code with patch '${o.retire}' deprecated…\n`
-      : 'bundling the current workflow code…\n',
-  );
-  const workflowBundle = o.retire ? await bundleWithPatchRetired(o.retire) : await bundleCurrentWorkflows();
+  process.stderr.write('bundling the current workflow code…\n');
+  const workflowBundle = await bundleCurrentWorkflows();
 
   let outcomes;
   if (o.namespace) {
@@ -114,12 +101,6 @@ async function main(): Promise<number> {
   const failed = outcomes.filter((x) => x.error);
   for (const f of failed) console.log(`\n${f.workflowType} ${f.name}:\n  ${f.error}`);
   console.log(`\n${outcomes.length} histories, ${failed.length} failed`);
-  if (o.retire)
-    console.log(
-      failed.length === 0
-        ? `nothing replayed needs the old branch of '${o.retire}'`
-        : `these still need the old branch of '${o.retire}': not yet`,
-    );
   return failed.length > 0 ? 1 : 0;
 }
 
