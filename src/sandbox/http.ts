@@ -14,6 +14,8 @@ export const MERCHANT_ID = 'SBXMERCHANT';
 export const MERCHANT_NAME = 'Sandbox Merchant';
 export const MERCHANT_EMAIL = 'merchant@sandbox.local';
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** How deep a JSON body may nest: the spec's deepest body (a POS card read, a mandate) is 4 levels. */
+export const MAX_JSON_DEPTH = 32;
 
 export interface Reply {
   status: number;
@@ -212,6 +214,9 @@ export class Router {
 export class BodyTooLargeError extends Error {}
 
 export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  // A declared length over the limit is refused before a byte is read.
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw new BodyTooLargeError('request body too large');
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
@@ -222,6 +227,27 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * How deep a JSON text nests (brackets outside strings), in one pass: a body nested thousands deep
+ * would parse, then break every later recursive read of it (the ledger's search, a webhook's body).
+ */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
 /** Parses JSON (whatever the content type says, as callers often send text/plain) or a form post. */
 export function parseBody(
   raw: Buffer,
@@ -230,8 +256,10 @@ export function parseBody(
   const isForm = (contentType ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
   if (isForm) return { body: Object.fromEntries(new URLSearchParams(raw.toString('utf8'))), form: true };
   if (raw.length === 0) return { body: {}, form: false };
+  const text = raw.toString('utf8');
+  if (jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
   try {
-    const parsed = JSON.parse(raw.toString('utf8')) as unknown;
+    const parsed = JSON.parse(text) as unknown;
     return { body: asObject(parsed), form: false };
   } catch {
     return undefined;
@@ -250,8 +278,16 @@ export function send(res: ServerResponse, reply: Reply, requestId: string): void
     res.end(reply.html);
     return;
   }
+  // Serialised before any header is sent: a body that cannot be serialised is a 500, not a hung reply.
+  let json: string;
+  try {
+    json = reply.body === undefined ? '' : JSON.stringify(reply.body);
+  } catch {
+    json = JSON.stringify({ status: 500, success: false, message: 'Internal error', data: null });
+    reply = { status: 500 };
+  }
   res.writeHead(reply.status, { 'Content-Type': 'application/json', 'x-request-id': requestId });
-  res.end(reply.body === undefined ? '' : JSON.stringify(reply.body));
+  res.end(json);
 }
 
 export const newRequestId = () => randomUUID();

@@ -244,15 +244,26 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     return [publicUrl, ownUrl].some((own) => own !== '' && safeOrigin(own) === origin);
   }
 
+  /** The path without trailing slashes, in linear time (a regex on a long run of slashes was quadratic). */
+  function trimTrailingSlashes(pathname: string): string {
+    let end = pathname.length;
+    while (end > 0 && pathname.charCodeAt(end - 1) === 47) end--;
+    return end === 0 ? '/' : pathname.slice(0, end);
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const incomingId = req.headers['x-request-id'];
     const requestId =
       typeof incomingId === 'string' && /^[\w.:-]{1,100}$/.test(incomingId) ? incomingId : newRequestId();
     const method = (req.method ?? 'GET').toUpperCase();
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const path = trimTrailingSlashes(url.pathname);
     const started = Date.now();
     const st = state;
     const isAdmin = path === '/__admin' || path.startsWith('/__admin/');
+
+    // The admin API authenticates before it reads a byte of the body.
+    if (isAdmin && !adminAuthorized(req.headers.authorization))
+      return send(res, fail(401, 'The admin API needs Authorization: Bearer <SANDBOX_ADMIN_TOKEN>'), requestId);
 
     let raw: Buffer;
     try {

@@ -7,6 +7,7 @@
 // SANDBOX_QUIET=true to stop the one-line-per-request log.
 import 'dotenv/config';
 import { startSandbox, type SandboxLogger, type SandboxOptions } from './index';
+import { productionModeOf } from '../config/config';
 
 const DEFAULT_WEBHOOK_URL = 'http://127.0.0.1:4020/webhooks';
 
@@ -58,6 +59,11 @@ const consoleLogger: SandboxLogger = {
 };
 
 async function main(): Promise<void> {
+  // A stand-in for the payments service with development keys and an admin API: never in production.
+  if (productionModeOf(process.env))
+    throw new Error(
+      'the payments sandbox does not run in production mode (DEPLOYMENT, NODE_ENV or PAYMENTS_ENVIRONMENT is production)',
+    );
   const options = optionsFromEnv(process.env);
   const sandbox = await startSandbox({
     ...options,
