@@ -8,7 +8,6 @@
 // Determinism: the first D3 is held at a gate until both Updates are accepted, so both validators
 // certainly ran while the balance was still whole, whichever Update took the lock first.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
@@ -23,30 +22,17 @@ import {
   type MandateInput,
   type MandateState,
 } from '../../src/shared/mandate';
-import type { createMandateActivities, MandateDebitAnswer, MandateDebitRequest } from '../../src/activities/mandates';
-import type { TransactionLookup } from '../../src/shared/payment-common';
-import { createLogger } from '../../src/logging/logger';
-import { installTemporalRuntime } from '../../src/logging/temporal-logger';
+import type { MandateDebitAnswer, MandateDebitRequest } from '../../src/activities/mandates';
 import { eventually } from '../support/polling';
-import { LogCapture, workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { workflowBundle } from '../support/stack';
+import { useTimeSkippingEnv } from '../support/time-skipping';
+import { DAY, type MandateTestActivities as Activities } from './helpers';
 
-installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
-
-type Activities = ReturnType<typeof createMandateActivities> & {
-  lookupTransaction(ref: string): Promise<TransactionLookup>;
-};
-const DAY = 24 * 3600 * 1000;
-
-let env: TestWorkflowEnvironment;
+const env = useTimeSkippingEnv({ quietRuntime: true });
 let now: number;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-}, 120_000);
 beforeEach(async () => {
   now = await env.currentTimeMs();
 });
-afterAll(() => env?.teardown());
 
 /** A claim-check handle's shape; these fake activities never open one. */
 const handle = () => `cc_${randomBytes(16).toString('base64url')}`;

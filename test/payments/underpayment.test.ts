@@ -7,7 +7,6 @@
 // input, the OTP Update, the webhook signal and its result. The default webhook grace (30 s) is
 // skipped.
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
 import {
@@ -19,19 +18,11 @@ import {
 import { cardDisplay } from '../../src/shared/claim-check';
 import type { TransactionLookup } from '../../src/shared/payment-common';
 import type { PaymentFlowActivities } from '../../src/activities/payments';
-import { createLogger } from '../../src/logging/logger';
-import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { eventually } from '../support/polling';
-import { LogCapture, workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { workflowBundle } from '../support/stack';
+import { useTimeSkippingEnv } from '../support/time-skipping';
 
-installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
-
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-}, 120_000);
-afterAll(() => env?.teardown());
+const env = useTimeSkippingEnv({ quietRuntime: true });
 
 const REQUESTED = 100_000;
 

@@ -12,7 +12,6 @@
 // lifetime the workflow counts by default, from E1's answer.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { PaymentsClient } from '../../src/api';
 import { createPosActivities } from '../../src/activities/pos';
@@ -20,7 +19,7 @@ import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { posRemoteWorkflowId, type PosRemotePollOutcome, type PosRemoteResult } from '../../src/shared/pos';
 import { LogCapture, testConfig, workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { useTimeSkippingEnv } from '../support/time-skipping';
 import { unusedClaimCheck } from './helpers';
 
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
@@ -30,11 +29,7 @@ const config = testConfig();
 const MINUTE = 60_000;
 const LIFETIME_MS = 5 * MINUTE; // the spec's, and what the workflow must count by default
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-}, 120_000);
-afterAll(() => env?.teardown());
+const env = useTimeSkippingEnv();
 
 type Answer = 'pending' | '404' | 'success';
 

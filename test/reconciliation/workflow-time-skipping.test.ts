@@ -4,7 +4,6 @@
 // that cannot be read reported as incomplete while the others are read, a transient failure
 // retried, an input refused with its field, and the Schedule's `previousDay` form.
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
@@ -20,13 +19,9 @@ import {
 } from '../../src/shared/reconciliation';
 import { ReconciliationStatus } from '../../src/shared/search-attributes';
 import { workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { useTimeSkippingEnv } from '../support/time-skipping';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-}, 120_000);
-afterAll(() => env?.teardown());
+const env = useTimeSkippingEnv();
 
 const summaryOf = (i: ReconcileWindowInput, o: Partial<WindowSummary> = {}): WindowSummary => ({
   start: i.start,

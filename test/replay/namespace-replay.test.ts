@@ -4,15 +4,12 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { NativeConnection } from '@temporalio/worker';
-import { createTemporalClient } from '../../src/temporal/client';
-import { createPaymentsWorker } from '../../src/workers/worker';
 import { downloadHistories, replayAll, summarise, readHistoryFile, workflowTypeOf } from '../../src/workers/replay';
-import { paymentWebhookSignal, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
-import { releaseUnmatchedSignal, type unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
+import { releaseUnmatchedSignal } from '../../src/workflows/webhook-inbox';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { createLogger } from '../../src/logging/logger';
-import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { LogCapture, testConfig, withWorker, workflowBundle } from '../support/stack';
+import { chargeSuccessfulEvent, signalUnmatchedWebhook } from '../support/flow-inputs';
 import { waitForState } from '../../src/starters/payments';
 
 jest.setTimeout(90_000);
@@ -22,45 +19,18 @@ describe("`npm run replay -- --namespace`'s path", () => {
   it('downloads recent executions of a workflow type from the namespace, replays them, and saves them as fixtures', async () => {
     const config = testConfig();
     const since = new Date(Date.now() - 60_000);
-    const connection = await NativeConnection.connect({ address: config.temporal.address });
-    const worker = await createPaymentsWorker({
-      ...config.temporal,
-      encryption: config.encryption,
-      connection,
-      activities: {},
-      workflowBundle: await workflowBundle(),
-    });
-    const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-    try {
-      const ids: string[] = [];
-      await worker.runUntil(async () => {
-        for (let i = 0; i < 2; i++) {
-          const ref = `ns-replay-${randomUUID()}`;
-          const event: PaymentWebhookEvent = {
-            event: 'charge_successful',
-            transactionRef: ref,
-            amount: 10_000,
-            currency: 'NGN',
-            transactionStatus: 'Success',
-            transactionType: 'Card',
-            isRecurring: false,
-            receivedAt: new Date().toISOString(),
-          };
-          const h = await client.workflow.signalWithStart<
-            typeof unmatchedPaymentWebhookWorkflow,
-            [PaymentWebhookEvent]
-          >('unmatchedPaymentWebhookWorkflow', {
-            workflowId: `payment-${ref}`,
-            taskQueue: config.temporal.taskQueue,
-            args: [{}],
-            signal: paymentWebhookSignal,
-            signalArgs: [event],
-          });
-          await h.signal(releaseUnmatchedSignal);
-          await h.result();
-          ids.push(h.workflowId);
-        }
-      });
+    const ids: string[] = [];
+    await withWorker(config, { activities: {}, workflowBundle: await workflowBundle() }, async (client) => {
+      for (let i = 0; i < 2; i++) {
+        const h = await signalUnmatchedWebhook(
+          client,
+          config.temporal.taskQueue,
+          chargeSuccessfulEvent(`ns-replay-${randomUUID()}`),
+        );
+        await h.signal(releaseUnmatchedSignal);
+        await h.result();
+        ids.push(h.workflowId);
+      }
       // Visibility catches up shortly after the runs close.
       const query = `WorkflowType = 'unmatchedPaymentWebhookWorkflow' AND TaskQueue = '${config.temporal.taskQueue}'`;
       await waitForState(
@@ -92,9 +62,6 @@ describe("`npm run replay -- --namespace`'s path", () => {
       const saved = readdirSync(saveDir);
       expect(saved).toHaveLength(outcomes.length);
       expect(workflowTypeOf(readHistoryFile(join(saveDir, saved[0])))).toBe('unmatchedPaymentWebhookWorkflow');
-    } finally {
-      await client.connection.close();
-      await connection.close();
-    }
+    });
   });
 });

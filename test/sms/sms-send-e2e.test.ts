@@ -4,31 +4,19 @@
 // answers, a lost answer never resent, input rules, and no phone number in any log line.
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '../../src/logging/logger';
-import type { RunningServices } from '../../src/stack/services';
 import { SMS_COST_PER_PAGE, SMS_FAILING_NUMBER, SMS_MAX_MESSAGES_PER_REQUEST, type SentSms } from '../../src/sandbox';
 import { runSmsSend, startSmsSend } from '../../src/starters/sms';
 import { StarterInputError } from '../../src/starters/input-error';
-import type { StarterContext } from '../../src/starters/connect';
 import type { SmsSendInput } from '../../src/shared/sms';
-import { LogCapture, startServices, testConfig } from '../support/stack';
-import { sandboxAdminCall } from '../support/sandbox-admin';
+import { LogCapture, testConfig, useServices } from '../support/stack';
 import { recordHistory } from '../support/replay';
-import { SandboxAdmin, type RequestLogEntry } from '../support/sandbox-admin';
+import { sandboxAdminCall, type RequestLogEntry } from '../support/sandbox-admin';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'info' });
 const config = testConfig();
-let services: RunningServices;
-let admin: SandboxAdmin;
-let ctx: StarterContext;
-
-beforeAll(async () => {
-  services = await startServices(config, { logger });
-  admin = new SandboxAdmin(services.sandboxUrl!);
-  ctx = services.starters;
-}, 60_000);
-afterAll(() => services?.stop());
-afterEach(() => admin.clearFaults());
+const env = useServices(config, logger);
+afterEach(() => env.admin.clearFaults());
 
 const SEND = '^/sms/send/instant$';
 /** Distinct valid numbers; `seed` keeps tests apart. */
@@ -40,9 +28,9 @@ const send = (phones: string[], over: Partial<SmsSendInput> = {}): SmsSendInput 
   messages: phones.map((p) => ({ phone_number: p, message: 'Your order has shipped' })),
   ...over,
 });
-const sentLog = () => sandboxAdminCall<SentSms[]>(services.sandboxUrl!, 'GET', '/sms/messages');
+const sentLog = () => sandboxAdminCall<SentSms[]>(env.services.sandboxUrl!, 'GET', '/sms/messages');
 const sendCalls = async (from: number): Promise<number[]> =>
-  ((await admin.requests()) as RequestLogEntry[])
+  ((await env.admin.requests()) as RequestLogEntry[])
     .slice(from)
     .filter((e) => e.method === 'POST' && e.path === '/sms/send/instant')
     .map((e) => e.status as number);
@@ -50,9 +38,9 @@ const sendCalls = async (from: number): Promise<number[]> =>
 describe('SMS instant send against the sandbox', () => {
   it(`batches a list bigger than the service's ${SMS_MAX_MESSAGES_PER_REQUEST}-message limit: every number sent exactly once, costs added exactly`, async () => {
     const phones = numbers(230, 11);
-    const from = (await admin.requests()).length;
+    const from = (await env.admin.requests()).length;
     const before = (await sentLog()).length;
-    const result = await runSmsSend(ctx, send(phones));
+    const result = await runSmsSend(env.services.starters, send(phones));
 
     expect(result.status).toBe('sent');
     expect(result.counts).toEqual({
@@ -93,7 +81,7 @@ describe('SMS instant send against the sandbox', () => {
     const good = numbers(3, 22);
     const before = (await sentLog()).length;
     const handle = await startSmsSend(
-      ctx,
+      env.services.starters,
       send([], {
         messages: [
           { phone_number: good[0], message: 'hello' },
@@ -141,7 +129,10 @@ describe('SMS instant send against the sandbox', () => {
     // A batch bigger than the service takes: the service answers 400 for it.
     const phones = numbers(SMS_MAX_MESSAGES_PER_REQUEST + 1 + 5, 33);
     const before = (await sentLog()).length;
-    const result = await runSmsSend(ctx, send(phones, { options: { batchSize: SMS_MAX_MESSAGES_PER_REQUEST + 1 } }));
+    const result = await runSmsSend(
+      env.services.starters,
+      send(phones, { options: { batchSize: SMS_MAX_MESSAGES_PER_REQUEST + 1 } }),
+    );
     expect(result.status).toBe('partially_sent');
     expect(result.batches).toEqual([
       expect.objectContaining({
@@ -166,9 +157,9 @@ describe('SMS instant send against the sandbox', () => {
 
   it('a 5xx answer: the batch is outcome_unknown and never resent; the next batch is sent', async () => {
     const phones = numbers(4, 44);
-    await admin.fault({ method: 'POST', path: SEND, kind: 'error5xx', count: 1 });
-    const from = (await admin.requests()).length;
-    const handle = await startSmsSend(ctx, send(phones, { options: { batchSize: 2 } }));
+    await env.admin.fault({ method: 'POST', path: SEND, kind: 'error5xx', count: 1 });
+    const from = (await env.admin.requests()).length;
+    const handle = await startSmsSend(env.services.starters, send(phones, { options: { batchSize: 2 } }));
     const result = await handle.result();
     await recordHistory(handle, 'sms-send-5xx-outcome-unknown');
     expect(await sendCalls(from)).toEqual([503, 200]);
@@ -192,10 +183,10 @@ describe('SMS instant send against the sandbox', () => {
 
   it('a batch processed but its answer lost is reported outcome_unknown per number and sent only once', async () => {
     const phones = numbers(3, 55);
-    await admin.fault({ method: 'POST', path: SEND, kind: 'drop-after-processing', count: 1 });
+    await env.admin.fault({ method: 'POST', path: SEND, kind: 'drop-after-processing', count: 1 });
     const before = (await sentLog()).length;
-    const from = (await admin.requests()).length;
-    const result = await runSmsSend(ctx, send(phones));
+    const from = (await env.admin.requests()).length;
+    const result = await runSmsSend(env.services.starters, send(phones));
     expect(result.status).toBe('outcome_unknown');
     expect(result.counts).toMatchObject({ total: 3, outcome_unknown: 3, sent: 0 });
     expect(await sendCalls(from)).toHaveLength(1);
@@ -205,15 +196,15 @@ describe('SMS instant send against the sandbox', () => {
 
   it('one send per reference: a second start with the same reference is refused, nothing sent twice', async () => {
     const input = send(numbers(1, 66));
-    const first = await startSmsSend(ctx, input);
-    await expect(startSmsSend(ctx, input)).rejects.toThrow(/already started/i);
+    const first = await startSmsSend(env.services.starters, input);
+    await expect(startSmsSend(env.services.starters, input)).rejects.toThrow(/already started/i);
     expect((await first.result()).status).toBe('sent');
   });
 
   it('input rules are checked before anything starts, naming the field and the rule', async () => {
     const bad = async (input: unknown) => {
       try {
-        await startSmsSend(ctx, input as SmsSendInput);
+        await startSmsSend(env.services.starters, input as SmsSendInput);
       } catch (err) {
         expect(err).toBeInstanceOf(StarterInputError);
         return (err as Error).message;

@@ -4,6 +4,7 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import type { AppConfig } from '../../src/config/config';
+import type { RunningServices } from '../../src/stack/services';
 
 export const CLI_ENTRY = join(__dirname, '..', '..', 'src', 'starters', 'cli.ts');
 
@@ -30,6 +31,15 @@ export function cliEnvironment(
     LOG_LEVEL: 'warn',
     ...overrides,
   };
+}
+
+/**
+ * The CLI against a test file's running stack (what `useServices` returns): `cli(args, stdin)` runs
+ * one command to its end, `cliEnv()` is the environment it runs in (for `spawnCli`).
+ */
+export function cliAgainst(config: AppConfig, stack: { readonly services: RunningServices }) {
+  const cliEnv = () => cliEnvironment(config, stack.services.sandboxUrl!);
+  return { cliEnv, cli: (args: string[], stdin?: string) => runCli(args, { env: cliEnv(), stdin }) };
 }
 
 export interface RunCliOptions {

@@ -1,5 +1,5 @@
 // Inputs that several suites start flows with: an electricity vend against the sandbox's test meter,
-// a card payment with the sandbox's OTP, a virtual-account customer, and a `charge_successful` webhook delivered to the
+// a card payment with the sandbox's OTP, a virtual-account customer and credit, and a `charge_successful` webhook delivered to the
 // unmatched-webhook inbox.
 import type { Client } from '@temporalio/client';
 import { SANDBOX_OTP } from '../../src/sandbox';
@@ -14,6 +14,7 @@ import {
 } from '../../src/starters/payments';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
 import type { VendInput } from '../../src/shared/vending';
+import type { VirtualAccountCredit } from '../../src/shared/virtual-account-webhook';
 import type { unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
 
 /** A 5000 prepaid electricity vend (EKEDC, the sandbox's test meter), short settle and retry delays; `over` on top. */
@@ -99,4 +100,19 @@ export function signalUnmatchedWebhook(client: Client, taskQueue: string, event:
       signalArgs: [event],
     },
   );
+}
+
+/** A v2 credit of 5000 into 4567891234 for CUST-1, as the receiver hands it to its flow, received now; `over` on top. */
+export function vaCredit(ref: string, over: Partial<VirtualAccountCredit> = {}): VirtualAccountCredit {
+  return {
+    transactionReference: ref,
+    virtualAccountNumber: '4567891234',
+    principalAmount: '5000.00',
+    settledAmount: '4975.00',
+    currency: 'NGN',
+    customerIdentifier: 'CUST-1',
+    version: 2,
+    receivedAt: new Date().toISOString(),
+    ...over,
+  };
 }

@@ -1,8 +1,12 @@
 // The sandbox's admin API (/__admin) as the tests call it: one home for its bearer token and
 // content type, and one client (SandboxAdmin) for the ledger, the request log, request and webhook
-// faults, the clock, and the payer's actions (3-D Secure, USSD) that the tests play.
+// faults, the clock, and the payer's actions (3-D Secure, USSD, a hosted checkout paid by card)
+// that the tests play.
 import {
   DEFAULT_SANDBOX_ADMIN_TOKEN,
+  SANDBOX_OTP,
+  SANDBOX_PIN,
+  TEST_CARDS,
   type FaultRule,
   type LedgerEntry,
   type RequestLogEntry,
@@ -95,4 +99,22 @@ export class SandboxAdmin {
   payUssd(ref: string): Promise<unknown> {
     return this.call('POST', `/ussd/${encodeURIComponent(ref)}/pay`);
   }
+}
+
+/** POSTs `body` as JSON to a page of the sandbox's hosted checkout, as the payer's browser does; its answer. */
+export const postCheckoutPage = async (url: string, body: unknown = {}) =>
+  (
+    await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+  ).json() as Promise<{ data: Record<string, unknown> }>;
+
+/** The payer pays the hosted checkout at `checkoutUrl` by card: the PIN-then-OTP test card, the sandbox's PIN, its OTP. */
+export async function payCheckoutByCard(checkoutUrl: string): Promise<void> {
+  await postCheckoutPage(`${checkoutUrl}/card`, {
+    number: TEST_CARDS.pinThenOtp,
+    cvv: '123',
+    expiry_month: '12',
+    expiry_year: '29',
+  });
+  await postCheckoutPage(`${checkoutUrl}/authorize`, { pin: SANDBOX_PIN });
+  await postCheckoutPage(`${checkoutUrl}/authorize`, { otp: SANDBOX_OTP });
 }

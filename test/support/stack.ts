@@ -148,17 +148,18 @@ export async function startServices(config: AppConfig, options: ServicesOptions 
 /**
  * The services for one test file, started before its first test and stopped after its last, with
  * an admin client for their sandbox. Logs go to a discarded capture unless the file passes its own
- * logger.
+ * logger; `options` (e.g. the sandbox's) go to `startServices`.
  */
 export function useServices(
   config: AppConfig,
   logger: Logger = quietLogger(),
+  options: ServicesOptions = {},
 ): { readonly services: RunningServices; readonly admin: SandboxAdmin } {
   const env = {} as { services: RunningServices; admin: SandboxAdmin };
   beforeAll(async () => {
-    env.services = await startServices(config, { logger });
+    env.services = await startServices(config, { ...options, logger });
     env.admin = new SandboxAdmin(env.services.sandboxUrl!);
-  });
+  }, 60_000);
   afterAll(() => env.services?.stop());
   return env;
 }

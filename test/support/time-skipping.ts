@@ -4,6 +4,9 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { temporalBinaries } from '../../src/stack/temporal-binaries';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';
+import { createLogger } from '../../src/logging/logger';
+import { installTemporalRuntime } from '../../src/logging/temporal-logger';
+import { LogCapture } from './stack';
 
 const { IndexedValueType } = temporal.api.enums.v1;
 
@@ -31,4 +34,27 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
     ),
   });
   return env;
+}
+
+/**
+ * One time-skipping environment for the calling test file: created in `beforeAll`, torn down in
+ * `afterAll`. What it returns stands for that environment once `beforeAll` has run (`env.client`,
+ * `env.nativeConnection`, `env.currentTimeMs()`, …). `quietRuntime` first installs a Temporal
+ * runtime whose logger keeps only warnings, in a `LogCapture` (out of the test output).
+ */
+export function useTimeSkippingEnv(options: { quietRuntime?: boolean } = {}): TestWorkflowEnvironment {
+  if (options.quietRuntime)
+    installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
+  let created: TestWorkflowEnvironment | undefined;
+  beforeAll(async () => {
+    created = await createTimeSkippingEnv();
+  }, 120_000);
+  afterAll(() => created?.teardown());
+  return new Proxy({} as TestWorkflowEnvironment, {
+    get(_, key) {
+      if (!created) throw new Error('the time-skipping environment is created in beforeAll: use it inside a test');
+      const value: unknown = Reflect.get(created, key, created);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(created) : value;
+    },
+  });
 }

@@ -1,6 +1,7 @@
 // The webhook receiver for a test's config on a free local port (a process of the fuzz suite uses it
-// too, so this file needs no jest), and what a virtual-account notification's signature covers,
-// written from the spec rather than taken from src (a test of the signature must not share its bug).
+// too, so this file needs no jest), a virtual-account credit notification's body, and what its
+// signature covers, written from the spec rather than taken from src (a test of the signature must
+// not share its bug).
 import type { Server } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
@@ -36,3 +37,24 @@ export const vaSignedValues = (b: Record<string, unknown>): string =>
     b.settled_amount,
     b.customer_identifier,
   ].join('|');
+
+/** An E-2 virtual-account credit notification for `ref` (5000 into 4567891234, CUST-1), no `version`; `over` on top. */
+export function vaCreditBody(ref: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    transaction_reference: ref,
+    virtual_account_number: '4567891234',
+    principal_amount: '5000.00',
+    settled_amount: '4975.00',
+    fee_charged: '25.00',
+    transaction_date: '2026-11-22T10:00:00.000Z',
+    customer_identifier: 'CUST-1',
+    transaction_indicator: 'C',
+    remarks: 'Transfer',
+    currency: 'NGN',
+    channel: 'virtual-account',
+    sender_name: 'Ada',
+    meta: { freeze_transaction_ref: null, reason_for_frozen_transaction: null },
+    encrypted_body: 'x',
+    ...over,
+  };
+}

@@ -5,7 +5,6 @@
 // them; test/vending/replay.test.ts replays them).
 import { join } from 'node:path';
 import { createLogger } from '../../src/logging/logger';
-import type { RunningServices } from '../../src/stack/services';
 import {
   VEND_FIRST_STATUS,
   vendStateQuery,
@@ -17,43 +16,24 @@ import type { vendElectricityWorkflow } from '../../src/workflows/vending';
 import { PENDING_METER, PENDING_VEND_MS } from '../../src/sandbox/vending';
 import { runVend, startVend } from '../../src/starters/vending';
 import { StarterInputError } from '../../src/starters/input-error';
-import type { StarterContext } from '../../src/starters/connect';
-import { LogCapture, startServices, testConfig } from '../support/stack';
+import { LogCapture, testConfig, useServices } from '../support/stack';
 import { shortRef } from '../pos/sandbox';
 import { eventually } from '../support/polling';
 import { eventTypes } from '../support/history';
-import { SandboxAdmin, type RequestLogEntry } from '../support/sandbox-admin';
+import { type RequestLogEntry } from '../support/sandbox-admin';
 import { recordHistoryTo } from '../support/replay';
+import { electricityVend } from '../support/flow-inputs';
 
 const HISTORIES = join(__dirname, 'histories');
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'info' });
 const config = testConfig();
-let services: RunningServices;
-let admin: SandboxAdmin;
-let ctx: StarterContext;
-
-beforeAll(async () => {
-  services = await startServices(config, { logger });
-  admin = new SandboxAdmin(services.sandboxUrl!);
-  ctx = services.starters;
-}, 60_000);
-afterAll(() => services?.stop());
-afterEach(() => admin.clearFaults());
+const env = useServices(config, logger);
+afterEach(() => env.admin.clearFaults());
 
 const PURCHASE = '^/vending/utilities/electricity$';
-const sale = (over: Partial<VendInput> = {}): VendInput => ({
-  order_ref: shortRef('v'),
-  provider: 'EKEDC',
-  meter_no: '45067198783',
-  meter_type: 'prepaid',
-  amount: 5000,
-  phone_number: '08012345678',
-  email: 'ada@example.com',
-  options: { checkSettleDelay: '200ms', retryBackoff: '300ms' },
-  ...over,
-});
+const sale = (over: Partial<VendInput> = {}): VendInput => electricityVend(shortRef('v'), over);
 
 async function waitForStatus(h: Awaited<ReturnType<typeof startVend>>, status: VendStatus): Promise<void> {
   await eventually(
@@ -65,7 +45,7 @@ async function waitForStatus(h: Awaited<ReturnType<typeof startVend>>, status: V
 
 /** The vending calls the sandbox saw since `from`, as short strings. */
 async function vendCalls(from: number): Promise<string[]> {
-  const log: RequestLogEntry[] = (await admin.requests()).slice(from);
+  const log: RequestLogEntry[] = (await env.admin.requests()).slice(from);
   return log
     .filter((e) => e.path.startsWith('/vending'))
     .map((e) => {
@@ -82,20 +62,23 @@ async function vendCalls(from: number): Promise<string[]> {
 
 describe('electricity vending against the sandbox', () => {
   it('vends: lookup reference, one purchase, the token; the provider list is fetched once for many sales', async () => {
-    const from = (await admin.requests()).length;
-    const result = await runVend(ctx, sale());
+    const from = (await env.admin.requests()).length;
+    const result = await runVend(env.services.starters, sale());
     expect(result).toMatchObject({ status: 'vended', attempt: 1 });
     expect(result.token).toMatch(/^\d{4}(-\d{4}){4}$/);
     expect(result.meter).toMatchObject({ customer_name: 'ADA SANDBOX', minimum_vend: 1000 });
     expect(result.transaction).toMatchObject({ reference: result.reference, status: 'success', amount: '5000.00' });
-    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toEqual([
+    expect(await env.admin.ledger({ reference: result.reference, kind: 'vend' })).toEqual([
       expect.objectContaining({ amount: '5000.00' }),
     ]);
     // The token is the one the service holds for that reference.
-    const held = await services.api.vending.transactions({ reference: result.reference! });
+    const held = await env.services.api.vending.transactions({ reference: result.reference! });
     expect((held.data as { value_reference?: string }).value_reference).toBe(result.token);
 
-    const second = await runVend(ctx, sale({ meter_no: '04123456789', meter_type: 'postpaid', amount: 2500 }));
+    const second = await runVend(
+      env.services.starters,
+      sale({ meter_no: '04123456789', meter_type: 'postpaid', amount: 2500 }),
+    );
     expect(second.status).toBe('vended');
     const calls = await vendCalls(from);
     expect(calls.filter((c) => c.startsWith('H1'))).toEqual(['H1 200']); // cached for the second sale
@@ -103,27 +86,30 @@ describe('electricity vending against the sandbox', () => {
   });
 
   it('an amount below minimum_vend is rejected before any purchase', async () => {
-    const from = (await admin.requests()).length;
-    const result = await runVend(ctx, sale({ meter_no: '04123456789', meter_type: 'postpaid', amount: 1500 }));
+    const from = (await env.admin.requests()).length;
+    const result = await runVend(
+      env.services.starters,
+      sale({ meter_no: '04123456789', meter_type: 'postpaid', amount: 1500 }),
+    );
     expect(result).toMatchObject({ status: 'rejected', attempt: 0 });
     expect(result.message).toMatch(/below the meter's minimum_vend 2000/);
     expect((await vendCalls(from)).filter((c) => c.startsWith('H3'))).toEqual([]);
-    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(0);
+    expect(await env.admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(0);
   });
 
   it('an unknown meter (H2 400) or an unlisted provider is rejected; nothing vended', async () => {
-    const bad = await runVend(ctx, sale({ meter_no: '11111111111' }));
+    const bad = await runVend(env.services.starters, sale({ meter_no: '11111111111' }));
     expect(bad.status).toBe('rejected');
     expect(bad.message).toMatch(/Invalid meter number/);
-    const noProvider = await runVend(ctx, sale({ provider: 'ZZEDC' }));
+    const noProvider = await runVend(env.services.starters, sale({ provider: 'ZZEDC' }));
     expect(noProvider).toMatchObject({ status: 'rejected' });
     expect(noProvider.message).toMatch(/ZZEDC is not in the provider list/);
   });
 
   it('purchase response dropped AFTER the vend: found by reference, one vend, the token delivered', async () => {
-    await admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-after-processing', count: 1 });
-    const from = (await admin.requests()).length;
-    const h = await startVend(ctx, sale());
+    await env.admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-after-processing', count: 1 });
+    const from = (await env.admin.requests()).length;
+    const h = await startVend(env.services.starters, sale());
     const result = await h.result();
     await recordHistoryTo(HISTORIES, h, 'vend-answer-lost-found-vended');
     expect(result).toMatchObject({ status: 'vended', attempt: 1 });
@@ -133,14 +119,14 @@ describe('electricity vending against the sandbox', () => {
       'purchase:unknown',
       'check:found',
     ]);
-    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
+    expect(await env.admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
     expect((await vendCalls(from)).filter((c) => !c.startsWith('H1'))).toEqual(['H2 200', 'H3 dropped', 'H4 200']);
   });
 
   it('purchase dropped BEFORE processing: H4 404, one retry with the same reference, one vend', async () => {
-    await admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-before-processing', count: 1 });
-    const from = (await admin.requests()).length;
-    const h = await startVend(ctx, sale());
+    await env.admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-before-processing', count: 1 });
+    const from = (await env.admin.requests()).length;
+    const h = await startVend(env.services.starters, sale());
     const result = await h.result();
     await recordHistoryTo(HISTORIES, h, 'vend-not-found-retry-vended');
     expect(result).toMatchObject({ status: 'vended', attempt: 2 });
@@ -150,8 +136,8 @@ describe('electricity vending against the sandbox', () => {
       'check:not_found',
       'purchase:response',
     ]);
-    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
-    const log = (await admin.requests()).slice(from).filter((e) => e.path === '/vending/utilities/electricity');
+    expect(await env.admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
+    const log = (await env.admin.requests()).slice(from).filter((e) => e.path === '/vending/utilities/electricity');
     expect(log.map((e) => [e.status, e.reference])).toEqual([
       ['reset', result.reference],
       [200, result.reference],
@@ -165,35 +151,35 @@ describe('electricity vending against the sandbox', () => {
   });
 
   it('never arrives twice: bounded, not_vended, nothing in the ledger', async () => {
-    await admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-before-processing', count: 2 });
-    const result = await runVend(ctx, sale());
+    await env.admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-before-processing', count: 2 });
+    const result = await runVend(env.services.starters, sale());
     expect(result).toMatchObject({ status: 'not_vended', attempt: 2 });
-    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(0);
+    expect(await env.admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(0);
   });
 
   it('H4 unavailable after a lost answer: parked as outcome_unknown, never resent; when H4 answers again the sale ends vended, one vend', async () => {
-    await admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-after-processing', count: 1 });
-    await admin.fault({ method: 'GET', path: '/vending/transactions', kind: 'error5xx', status: 503 });
+    await env.admin.fault({ method: 'POST', path: PURCHASE, kind: 'drop-after-processing', count: 1 });
+    await env.admin.fault({ method: 'GET', path: '/vending/transactions', kind: 'error5xx', status: 503 });
     const h = await startVend(
-      ctx,
+      env.services.starters,
       sale({
         options: { checkSettleDelay: '100ms', checkTimeout: '4s', requeryBackoff: '500ms', requeryMaxBackoff: '1s' },
       }),
     );
     await waitForStatus(h, 'outcome_unknown');
     expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
-    await admin.clearFaults();
+    await env.admin.clearFaults();
     const result = await h.result();
     expect(result).toMatchObject({ status: 'vended', attempt: 1 });
     expect(result.token).toMatch(/^\d{4}(-\d{4}){4}$/);
     expect(result.steps.filter((s) => s.op === 'purchase')).toHaveLength(1);
-    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
+    expect(await env.admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
   });
 
   it('a pending vend (200, status pending) is requeried until the sandbox completes it: vended with the token, one H3', async () => {
-    const from = (await admin.requests()).length;
+    const from = (await env.admin.requests()).length;
     const h = await startVend(
-      ctx,
+      env.services.starters,
       sale({ meter_no: PENDING_METER, options: { requeryBackoff: '300ms', requeryMaxBackoff: '500ms' } }),
     );
     await waitForStatus(h, 'pending');
@@ -202,7 +188,7 @@ describe('electricity vending against the sandbox', () => {
       outcome: 'response',
       detail: 'pending',
     });
-    await admin.advanceClock(PENDING_VEND_MS + 1000);
+    await env.admin.advanceClock(PENDING_VEND_MS + 1000);
     const result = await h.result();
     await recordHistoryTo(HISTORIES, h, 'vend-pending-requeried-vended');
     expect(result).toMatchObject({ status: 'vended', attempt: 1 });
@@ -210,7 +196,7 @@ describe('electricity vending against the sandbox', () => {
     const calls = (await vendCalls(from)).filter((c) => !c.startsWith('H1'));
     expect(calls.filter((c) => c.startsWith('H3'))).toEqual(['H3 200']);
     expect(calls.filter((c) => c.startsWith('H4')).length).toBeGreaterThanOrEqual(1);
-    expect(await admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
+    expect(await env.admin.ledger({ reference: result.reference, kind: 'vend' })).toHaveLength(1);
   });
 
   describe('search attributes, written once per change', () => {
@@ -242,7 +228,7 @@ describe('electricity vending against the sandbox', () => {
 
     it('a sale started by the starter shows its order and first step from the start; two upserts in all', async () => {
       const input = sale();
-      const h = await startVend(ctx, input);
+      const h = await startVend(env.services.starters, input);
       const result = await h.result();
       expect(result.status).toBe('vended');
       expect(await attributes(h)).toEqual({ flow: 'vend', reference: result.reference, status: 'vended' });
@@ -270,11 +256,14 @@ describe('electricity vending against the sandbox', () => {
 
     it('a sale started without attributes (a raw start) writes them itself', async () => {
       const input = sale();
-      const h = await ctx.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-        workflowId: vendWorkflowId(input.order_ref),
-        taskQueue: ctx.taskQueue,
-        args: [input],
-      });
+      const h = await env.services.starters.client.workflow.start<typeof vendElectricityWorkflow>(
+        'vendElectricityWorkflow',
+        {
+          workflowId: vendWorkflowId(input.order_ref),
+          taskQueue: env.services.starters.taskQueue,
+          args: [input],
+        },
+      );
       const result = await h.result();
       expect(result.status).toBe('vended');
       expect(await attributes(h)).toEqual({ flow: 'vend', reference: result.reference, status: 'vended' });
@@ -283,7 +272,10 @@ describe('electricity vending against the sandbox', () => {
     });
 
     it('a sale rejected after the lookup still shows the service reference and its status', async () => {
-      const h = await startVend(ctx, sale({ meter_no: '04123456789', meter_type: 'postpaid', amount: 1500 }));
+      const h = await startVend(
+        env.services.starters,
+        sale({ meter_no: '04123456789', meter_type: 'postpaid', amount: 1500 }),
+      );
       const result = await h.result();
       expect(result.status).toBe('rejected');
       expect(await attributes(h)).toEqual({ flow: 'vend', reference: result.reference, status: 'rejected' });
@@ -291,17 +283,17 @@ describe('electricity vending against the sandbox', () => {
   });
 
   it('starter refuses bad input and a second sale for the same order', async () => {
-    const refused = startVend(ctx, sale({ amount: 99.5 }));
+    const refused = startVend(env.services.starters, sale({ amount: 99.5 }));
     await expect(refused).rejects.toBeInstanceOf(StarterInputError);
     await expect(refused).rejects.toThrow(/^invalid electricity vend input: amount must be a whole amount/);
     const input = sale();
-    const h = await startVend(ctx, input);
-    await expect(startVend(ctx, input)).rejects.toThrow(/already started/i);
+    const h = await startVend(env.services.starters, input);
+    await expect(startVend(env.services.starters, input)).rejects.toThrow(/already started/i);
     expect((await h.result()).status).toBe('vended');
   });
 
   it('no reference was ever vended twice in this file', async () => {
-    const ledger = await admin.ledger({ kind: 'vend' });
+    const ledger = await env.admin.ledger({ kind: 'vend' });
     expect(ledger.length).toBeGreaterThanOrEqual(6);
     expect(new Set(ledger.map((e) => e.reference)).size).toBe(ledger.length);
   });

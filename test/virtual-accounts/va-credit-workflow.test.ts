@@ -1,7 +1,6 @@
 // The credit workflow's waits on the time-skipping server, with scripted activities: a freeze
 // watched for hours or days, a hand-over that keeps failing for days, an operator's retry.
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import type { createVirtualAccountActivities, CreditFreezeLookup } from '../../src/activities/virtual-accounts';
@@ -16,15 +15,12 @@ import {
   type VirtualAccountCreditOutcome,
 } from '../../src/shared/virtual-account-webhook';
 import { workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { useTimeSkippingEnv } from '../support/time-skipping';
+import { vaCredit } from '../support/flow-inputs';
 
 type Activities = ReturnType<typeof createVirtualAccountActivities>;
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-}, 120_000);
-afterAll(() => env?.teardown());
+const env = useTimeSkippingEnv();
 
 function service(script: {
   freeze: (n: number) => CreditFreezeLookup | 'down';
@@ -64,17 +60,7 @@ function service(script: {
   return { activities, calls };
 }
 
-const credit = (over: Partial<VirtualAccountCredit> = {}): VirtualAccountCredit => ({
-  transactionReference: `REF${randomUUID().slice(0, 8)}`,
-  virtualAccountNumber: '4567891234',
-  principalAmount: '5000.00',
-  settledAmount: '4975.00',
-  currency: 'NGN',
-  customerIdentifier: 'CUST-1',
-  version: 2,
-  receivedAt: new Date().toISOString(),
-  ...over,
-});
+const credit = (over: Partial<VirtualAccountCredit> = {}) => vaCredit(`REF${randomUUID().slice(0, 8)}`, over);
 
 async function run<T>(activities: Partial<Activities>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `va-ts-${randomUUID()}`;

@@ -17,6 +17,7 @@ import { PaymentsClient } from '../../src/api';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { eventually } from '../support/polling';
 import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { vaCreditBody } from '../support/webhook-receiver';
 
 const config = testConfig();
 const key = config.payments.secretKey;
@@ -198,23 +199,7 @@ describe('payment webhook (E-1)', () => {
 });
 
 describe('virtual-account credit (E-2)', () => {
-  const credit = (ref: string, version?: 'v2' | 'v3') => ({
-    transaction_reference: ref,
-    virtual_account_number: '4567891234',
-    principal_amount: '5000.00',
-    settled_amount: '4975.00',
-    fee_charged: '25.00',
-    transaction_date: '2026-11-22T10:00:00.000Z',
-    customer_identifier: 'CUST-1',
-    transaction_indicator: 'C',
-    remarks: 'Transfer',
-    currency: 'NGN',
-    channel: 'virtual-account',
-    sender_name: 'Ada',
-    meta: { freeze_transaction_ref: null, reason_for_frozen_transaction: null },
-    encrypted_body: 'x',
-    ...(version ? { version } : {}),
-  });
+  const credit = (ref: string, version?: 'v2' | 'v3') => vaCreditBody(ref, version ? { version } : {});
 
   it('verifies version 2 (pipe-joined fields, lowercase) and acknowledges with the spec body', async () => {
     const ref = `va-${randomUUID()}`;

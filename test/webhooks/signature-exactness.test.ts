@@ -15,6 +15,7 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { virtualAccountCreditWorkflowId } from '../../src/shared/virtual-account-webhook';
 import { LogCapture, testConfig } from '../support/stack';
+import { vaCreditBody, vaSignedValues } from '../support/webhook-receiver';
 
 const config = testConfig();
 const key = config.payments.secretKey;
@@ -95,36 +96,7 @@ function paymentBody(ref: string, gatewayRef = `${ref}_1_1`): string {
   });
 }
 
-function creditBody(ref: string, version?: 'v2' | 'v3'): Record<string, unknown> {
-  return {
-    transaction_reference: ref,
-    virtual_account_number: '4567891234',
-    principal_amount: '5000.00',
-    settled_amount: '4975.00',
-    fee_charged: '25.00',
-    transaction_date: '2026-11-22T10:00:00.000Z',
-    customer_identifier: 'CUST-1',
-    transaction_indicator: 'C',
-    remarks: 'Transfer',
-    currency: 'NGN',
-    channel: 'virtual-account',
-    sender_name: 'Ada',
-    meta: { freeze_transaction_ref: null, reason_for_frozen_transaction: null },
-    encrypted_body: 'x',
-    ...(version ? { version } : {}),
-  };
-}
-
-/** v2/v3: the six values, joined by '|', in the spec's order. */
-const sixValues = (b: Record<string, unknown>) =>
-  [
-    b.transaction_reference,
-    b.virtual_account_number,
-    b.currency,
-    b.principal_amount,
-    b.settled_amount,
-    b.customer_identifier,
-  ].join('|');
+const creditBody = (ref: string, version?: 'v2' | 'v3') => vaCreditBody(ref, version ? { version } : {});
 
 describe('a payment notification (E-1) signed right except for the last hex character', () => {
   it.each(['x-service-encrypted-body', 'x-squad-encrypted-body'])(
@@ -169,8 +141,8 @@ describe('a payment notification (E-1) signed right except for the last hex char
 describe('a virtual-account notification (E-2) signed right except for the last hex character', () => {
   it.each([
     ['version 1 (the whole body)', undefined, (raw: string) => sign(raw)],
-    ['version 2 (the six values)', 'v2' as const, (raw: string) => sign(sixValues(JSON.parse(raw)))],
-    ['version 3 (the six values)', 'v3' as const, (raw: string) => sign(sixValues(JSON.parse(raw)))],
+    ['version 2 (the six values)', 'v2' as const, (raw: string) => sign(vaSignedValues(JSON.parse(raw)))],
+    ['version 3 (the six values)', 'v3' as const, (raw: string) => sign(vaSignedValues(JSON.parse(raw)))],
   ])('%s: refused with 401, no credit workflow started', async (_name, version, signatureOf) => {
     const ref = `sig-va-${randomUUID()}`;
     const raw = JSON.stringify(creditBody(ref, version));

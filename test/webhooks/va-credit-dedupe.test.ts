@@ -21,12 +21,13 @@ import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { VirtualAccountCreditStore } from '../../src/virtual-accounts/credit-store';
 import {
   virtualAccountCreditWorkflowId,
-  type VirtualAccountCredit,
   type VirtualAccountCreditOutcome,
 } from '../../src/shared/virtual-account-webhook';
 import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 import { eventually } from '../support/polling';
 import { recordHistory } from '../support/replay';
+import { vaCredit } from '../support/flow-inputs';
+import { vaCreditBody, vaSignedValues } from '../support/webhook-receiver';
 
 jest.setTimeout(120_000);
 
@@ -94,39 +95,10 @@ afterAll(async () => {
 
 const sign = (data: string) => createHmac('sha512', key).update(data).digest('hex');
 
-function v2Body(ref: string, over: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    transaction_reference: ref,
-    virtual_account_number: '4567891234',
-    principal_amount: '5000.00',
-    settled_amount: '4975.00',
-    fee_charged: '25.00',
-    transaction_date: '2026-11-22T10:00:00.000Z',
-    customer_identifier: 'CUST-1',
-    transaction_indicator: 'C',
-    remarks: 'Transfer',
-    currency: 'NGN',
-    channel: 'virtual-account',
-    sender_name: 'Ada',
-    meta: { freeze_transaction_ref: null, reason_for_frozen_transaction: null },
-    encrypted_body: 'x',
-    version: 'v2',
-    ...over,
-  };
-}
+const v2Body = (ref: string, over: Record<string, unknown> = {}) => vaCreditBody(ref, { version: 'v2', ...over });
 
 /** Signs the six values, as the service does for v2/v3. */
-const v2Signature = (b: Record<string, unknown>) =>
-  sign(
-    [
-      b.transaction_reference,
-      b.virtual_account_number,
-      b.currency,
-      b.principal_amount,
-      b.settled_amount,
-      b.customer_identifier,
-    ].join('|'),
-  );
+const v2Signature = (b: Record<string, unknown>) => sign(vaSignedValues(b));
 
 async function deliver(url: string, body: Record<string, unknown>, signature = v2Signature(body)) {
   const res = await fetch(`${url}/webhooks`, {
@@ -248,17 +220,7 @@ describe('durable duplicate check across restarts and past retention', () => {
 });
 
 describe('the store: the claim is atomic and idempotent per run', () => {
-  const credit = (ref: string, over: Partial<VirtualAccountCredit> = {}): VirtualAccountCredit => ({
-    transactionReference: ref,
-    virtualAccountNumber: '4567891234',
-    principalAmount: '5000.00',
-    settledAmount: '4975.00',
-    currency: 'NGN',
-    customerIdentifier: 'CUST-1',
-    version: 2,
-    receivedAt: new Date().toISOString(),
-    ...over,
-  });
+  const credit = vaCredit;
 
   it('(c) twenty concurrent claims from two connections pools: exactly one credit, every delivery counted', async () => {
     const other = await VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
