@@ -5,21 +5,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunningServices } from '../../src/stack/services';
 import { debitKeyReference, type MandateRequest } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
-import { cliEnvironment, runCli } from '../support/cli';
-import { startServices, testConfig } from '../support/stack';
+import { cliAgainst } from '../support/cli';
+import { testConfig, useServices } from '../support/stack';
 
 const config = testConfig();
-let services: RunningServices;
-
-beforeAll(async () => {
-  services = await startServices(config);
-}, 60_000);
-afterAll(() => services?.stop());
-
-const cli = (args: string[]) => runCli(args, { env: cliEnvironment(config, services.sandboxUrl!) });
+const stack = useServices(config);
+const { cli } = cliAgainst(config, stack);
 
 describe('the mandate CLI as a user runs it', () => {
   it('mandate start / otp / debit / status / list / cancel from the command line', async () => {

@@ -13,29 +13,14 @@ import {
   waitForState,
 } from '../../src/starters/payments';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
-import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { testConfig } from '../support/stack';
 import { useServices } from '../support/stack';
 import { recordHistory } from '../support/replay';
+import { payCheckoutByCard, postCheckoutPage } from '../support/sandbox-admin';
 
 const config = testConfig();
 const env = useServices(config);
 afterEach(() => env.admin.clearFaults());
-
-const post = async (url: string, body: unknown = {}) =>
-  (
-    await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
-  ).json() as Promise<{ data: Record<string, unknown> }>;
-const payByCard = async (checkoutUrl: string) => {
-  await post(`${checkoutUrl}/card`, {
-    number: TEST_CARDS.pinThenOtp,
-    cvv: '123',
-    expiry_month: '12',
-    expiry_year: '29',
-  });
-  await post(`${checkoutUrl}/authorize`, { pin: SANDBOX_PIN });
-  await post(`${checkoutUrl}/authorize`, { otp: SANDBOX_OTP });
-};
 
 describe('hosted checkout and recurring charges end to end', () => {
   it('checkout by card: checkout_url comes back at once; metadata, pass_charge and sub_merchant_id are carried; the webhook confirms', async () => {
@@ -52,7 +37,7 @@ describe('hosted checkout and recurring charges end to end', () => {
     });
     expect(checkoutUrl).toContain(`/checkout/${ref}`);
     expect((await fetch(checkoutUrl)).status).toBe(200);
-    await payByCard(checkoutUrl);
+    await payCheckoutByCard(checkoutUrl);
     const final = await handle.result();
     expect(final).toMatchObject({
       status: 'success',
@@ -77,7 +62,10 @@ describe('hosted checkout and recurring charges end to end', () => {
       email: 'ada@example.com',
       channels: ['transfer'],
     });
-    const account = (await post(`${checkoutUrl}/transfer`)).data as { virtual_account_number: string; amount: number };
+    const account = (await postCheckoutPage(`${checkoutUrl}/transfer`)).data as {
+      virtual_account_number: string;
+      amount: number;
+    };
     await env.services.api.checkout.simulateTransfer({
       virtual_account_number: account.virtual_account_number,
       amount: account.amount,
@@ -150,7 +138,7 @@ describe('hosted checkout and recurring charges end to end', () => {
       intervalMs: 1_000,
       cyclesPerRun: 2,
     });
-    await payByCard(await firstPaymentCheckoutUrl(env.services.starters, planRef));
+    await payCheckoutByCard(await firstPaymentCheckoutUrl(env.services.starters, planRef));
     await waitForState(
       () => getRecurringState(env.services.starters, planRef),
       (s) => s.cycle >= 4,
@@ -214,7 +202,7 @@ describe('hosted checkout and recurring charges end to end', () => {
       kind: 'drop-after-processing',
       count: 1,
     });
-    await payByCard(url);
+    await payCheckoutByCard(url);
     const final = await handle.result();
     expect(final).toMatchObject({ status: 'completed', cycle: 2 });
     expect(final.recentCycles[1]).toMatchObject({ reference: `${planRef}-C2`, status: 'success' });

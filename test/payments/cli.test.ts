@@ -5,21 +5,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunningServices } from '../../src/stack/services';
 import { getCardPaymentState, waitForState } from '../../src/starters/payments';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
-import { cliEnvironment, runCli, spawnCli } from '../support/cli';
-import { startServices, testConfig } from '../support/stack';
+import { cliAgainst, spawnCli } from '../support/cli';
+import { testConfig, useServices } from '../support/stack';
 
 const config = testConfig();
-let services: RunningServices;
-beforeAll(async () => {
-  services = await startServices(config);
-}, 60_000);
-afterAll(() => services?.stop());
-
-const cliEnv = () => cliEnvironment(config, services.sandboxUrl!);
-const cli = (args: string[], stdin?: string) => runCli(args, { env: cliEnv(), stdin });
+const stack = useServices(config);
+const { cli, cliEnv } = cliAgainst(config, stack);
 
 describe('the payment CLI as a user runs it, against a running stack', () => {
   it('pay card follows the payment to its final state while pay otp (stdin) completes it; a wrong OTP exits 2 with the reason', async () => {
@@ -40,7 +33,7 @@ describe('the payment CLI as a user runs it, against a running stack', () => {
     const { exited } = follower;
 
     await waitForState(
-      () => getCardPaymentState(services.starters, ref),
+      () => getCardPaymentState(stack.services.starters, ref),
       (s) => s.status === 'awaiting_otp',
       { timeoutMs: 30_000 },
     );

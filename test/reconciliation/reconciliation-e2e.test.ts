@@ -22,11 +22,11 @@ import {
   type ReconciliationProgress,
   type ReconciliationReport,
 } from '../../src/shared/reconciliation';
-import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { cliEnvironment, runCli } from '../support/cli';
 import { eventually } from '../support/polling';
 import { testConfig, useServices } from '../support/stack';
 import { recordHistory } from '../support/replay';
+import { payCheckoutByCard } from '../support/sandbox-admin';
 
 const config = testConfig();
 const env = useServices(config);
@@ -36,20 +36,6 @@ const day = formatDay(Date.now());
 const ctx = () => ({ client: client(), taskQueue: tq() });
 const id = () => randomUUID().slice(0, 8);
 
-const post = async (url: string, body: unknown = {}) =>
-  (
-    await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
-  ).json();
-const payByCard = async (checkoutUrl: string) => {
-  await post(`${checkoutUrl}/card`, {
-    number: TEST_CARDS.pinThenOtp,
-    cvv: '123',
-    expiry_month: '12',
-    expiry_year: '29',
-  });
-  await post(`${checkoutUrl}/authorize`, { pin: SANDBOX_PIN });
-  await post(`${checkoutUrl}/authorize`, { otp: SANDBOX_OTP });
-};
 /** A payment made at the service outside our flows (its webhook finds no flow and is held). */
 const paidAtService = async (ref: string, amount: number) => {
   await env.services.api.direct.initiateUssd({
@@ -114,7 +100,7 @@ it('a paid checkout and an unpaid one that expired: the report is clean and the 
     currency: 'NGN',
     email: 'ada@example.com',
   });
-  await payByCard(ok.checkoutUrl);
+  await payCheckoutByCard(ok.checkoutUrl);
   expect(await ok.handle.result()).toMatchObject({ status: 'success' });
   const expired = await startCheckout(ctx(), {
     transactionRef: refs.expired,
@@ -147,7 +133,7 @@ it('a paid checkout and an unpaid one that expired: the report is clean and the 
 
 it('late payment, money without success, a different amount and success without money are reported and marked; a second run marks nothing twice', async () => {
   // The expired checkout is paid now: its webhook finds the flow closed and is held by a new run under its id.
-  await payByCard(expiredCheckoutUrl);
+  await payCheckoutByCard(expiredCheckoutUrl);
   await visible(`PaymentReference = "${refs.expired}" AND PaymentFlow = "unmatched-webhook"`);
   await paidAtService(refs.moneyNoSuccess, 30_000);
   await visible(`PaymentReference = "${refs.moneyNoSuccess}" AND PaymentFlow = "unmatched-webhook"`);

@@ -5,23 +5,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunningServices } from '../../src/stack/services';
 import { CAMPAIGN_SEND_DELAY_MS, SMS_FAILING_NUMBER } from '../../src/sandbox';
 import { smsCampaignStateQuery } from '../../src/shared/sms';
 import { smsCampaignHandle } from '../../src/starters/sms';
-import { cliEnvironment, runCli, spawnCli } from '../support/cli';
-import { startServices, testConfig } from '../support/stack';
+import { cliAgainst, spawnCli } from '../support/cli';
+import { testConfig, useServices } from '../support/stack';
 import { SandboxAdmin } from '../support/sandbox-admin';
 
 const config = testConfig();
-let services: RunningServices;
-beforeAll(async () => {
-  services = await startServices(config);
-}, 60_000);
-afterAll(() => services?.stop());
-
-const cliEnv = () => cliEnvironment(config, services.sandboxUrl!);
-const cli = (args: string[]) => runCli(args, { env: cliEnv() });
+const stack = useServices(config);
+const { cli, cliEnv } = cliAgainst(config, stack);
 
 describe('`npm run cli -- sms ...` as a user runs it, against a running stack', () => {
   it('templates, a send with progress and per-number results, a campaign followed to success, refusals exit 2', async () => {
@@ -99,7 +92,7 @@ describe('`npm run cli -- sms ...` as a user runs it, against a running stack', 
       cliEnv(),
     );
     const { exited } = follower;
-    const handle = smsCampaignHandle(services.starters, cref);
+    const handle = smsCampaignHandle(stack.services.starters, cref);
     let campaignId = '';
     for (let i = 0; i < 600 && !campaignId; i++) {
       try {
@@ -110,7 +103,7 @@ describe('`npm run cli -- sms ...` as a user runs it, against a running stack', 
       }
       if (!campaignId) await new Promise((r) => setTimeout(r, 100));
     }
-    await new SandboxAdmin(services.sandboxUrl!).advanceClock(CAMPAIGN_SEND_DELAY_MS);
+    await new SandboxAdmin(stack.services.sandboxUrl!).advanceClock(CAMPAIGN_SEND_DELAY_MS);
     expect(await exited).toBe(0);
     expect(follower.output()).toContain(`started sms-campaign-${cref}`);
     expect(follower.output()).toContain(`[sms-campaign ${cref}] following campaign=${campaignId} service=pending`);
