@@ -150,8 +150,14 @@ describe('the docker-compose deployment', () => {
         expect(`${name}: ${v} ${known.has(v) ? 'known' : 'unknown'}`).toBe(`${name}: ${v} known`);
       expect(env.TEMPORAL_ADDRESS).toBe('${TEMPORAL_ADDRESS:-temporal:7233}');
     }
-    // The sandbox is another process with its own variables (src/sandbox/main.ts, docs/sandbox.md): SANDBOX_* only.
-    for (const v of Object.keys(services.sandbox.environment ?? {})) expect(v).toMatch(/^SANDBOX_/);
+    // The sandbox is another process with its own variables (src/sandbox/main.ts, docs/sandbox.md): SANDBOX_*,
+    // and the production-mode ones it reads to refuse to start in production (the image says NODE_ENV=production).
+    for (const v of Object.keys(services.sandbox.environment ?? {}))
+      expect(v).toMatch(/^(SANDBOX_\w+|DEPLOYMENT|NODE_ENV)$/);
+    expect(services.sandbox.environment).toMatchObject({
+      DEPLOYMENT: '${DEPLOYMENT:-development}',
+      NODE_ENV: '${NODE_ENV:-development}',
+    });
   });
 
   /** "[address:]published:container" with the address possibly a ${VAR:-default} expression. */
