@@ -3,9 +3,7 @@
 // with continue-as-new, the OTP update paths, the debit validator, unknown D3 outcomes settled
 // through D5, duplicate references, scheduled-debit refusals, cancellation, creation faults.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { Worker } from '@temporalio/worker';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import {
   cancelMandateSignal,
@@ -21,30 +19,20 @@ import {
   type MandateState,
 } from '../../src/shared/mandate';
 import type { mandateWorkflow } from '../../src/workflows/mandate';
-import type { createMandateActivities, MandateDebitAnswer, MandateDebitRequest } from '../../src/activities/mandates';
-import type { TransactionLookup } from '../../src/shared/payment-common';
+import type { MandateDebitAnswer, MandateDebitRequest } from '../../src/activities/mandates';
 import { cancelMandate } from '../../src/starters/mandates';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { PaymentStatus } from '../../src/shared/search-attributes';
 import { eventually } from '../support/polling';
-import { workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
+import { DAY, type MandateTestActivities as Activities } from './helpers';
 
-type Activities = ReturnType<typeof createMandateActivities> & {
-  lookupTransaction(ref: string): Promise<TransactionLookup>;
-};
-const DAY = 24 * 3600 * 1000;
-
-let env: TestWorkflowEnvironment;
+const env = useTimeSkippingEnv();
 /** The test server's time at each test's start: awaiting a result may skip it years ahead (it jumps once no timer is left). */
 let now: number;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-}, 120_000);
 beforeEach(async () => {
   now = await env.currentTimeMs();
 });
-afterAll(() => env?.teardown());
 
 const refuse = (type: string, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
 
@@ -241,16 +229,8 @@ const input = (over: Partial<MandateInput> = {}): MandateInput => ({
   ...over,
 });
 
-async function run<T>(service: Service, fn: (taskQueue: string) => Promise<T>): Promise<T> {
-  const taskQueue = `mandate-${randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: service.activities,
-  });
-  return worker.runUntil(fn(taskQueue));
-}
+const run = <T>(service: Service, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
+  runWithWorker(env, service.activities, 'mandate', fn);
 
 const start = (taskQueue: string, i: MandateInput) =>
   env.client.workflow.start<typeof mandateWorkflow>('mandateWorkflow', {

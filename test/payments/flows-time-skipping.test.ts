@@ -2,9 +2,7 @@
 // the service (a small in-memory model): default timeouts of minutes and monthly schedules pass
 // in seconds; lost answers, verify-first and duplicate webhooks are scripted exactly.
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/activity';
-import { Worker } from '@temporalio/worker';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
 import {
   cardPaymentStateQuery,
@@ -32,14 +30,9 @@ import type { ussdPaymentWorkflow } from '../../src/workflows/ussd-payment';
 import type { checkoutWorkflow } from '../../src/workflows/checkout';
 import type { recurringChargeWorkflow } from '../../src/workflows/recurring';
 import { eventually } from '../support/polling';
-import { workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-}, 120_000);
-afterAll(() => env?.teardown());
+const env = useTimeSkippingEnv();
 
 const refused = (message: string) => ApplicationFailure.create({ type: 'BadRequest', message, nonRetryable: true });
 const lost = (what: string) =>
@@ -137,16 +130,8 @@ function fakeService() {
   return { activities, tx, tokenCharges, lookups, lookupTimes, cancelled, script, charges, pay };
 }
 
-async function run<T>(service: ReturnType<typeof fakeService>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
-  const taskQueue = `pay-ts-${randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: service.activities,
-  });
-  return worker.runUntil(fn(taskQueue));
-}
+const run = <T>(service: ReturnType<typeof fakeService>, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
+  runWithWorker(env, service.activities, 'pay-ts', fn);
 
 const webhook = (ref: string, amount: number, over: Partial<PaymentWebhookEvent> = {}): PaymentWebhookEvent => ({
   event: 'charge_successful',
@@ -172,17 +157,84 @@ const card = (number: string, over: Partial<CardPaymentInput> = {}): CardPayment
 const sealedHandle = () => `cc_${randomUUID().replace(/-/g, '').slice(0, 22)}`;
 const until = <S>(read: () => Promise<S>, ok: (s: S) => boolean): Promise<S> =>
   eventually(read, ok, { attempts: 200, intervalMs: 50, description: 'the state', ignoreErrors: true });
+const untilStatus = <S extends { status: string }>(read: () => Promise<S>, status: S['status']): Promise<S> =>
+  until(read, (s) => s.status === status);
+/** Runs `fn` with a fresh fake service and a worker on a task queue of its own. */
+const withService = <T>(fn: (service: ReturnType<typeof fakeService>, taskQueue: string) => Promise<T>): Promise<T> => {
+  const service = fakeService();
+  return run(service, (taskQueue) => fn(service, taskQueue));
+};
+/** A 10 000 checkout with a fresh reference. */
+const checkoutInput = (): CheckoutInput => ({
+  transactionRef: `ts-co-${randomUUID()}`,
+  amount: 10_000,
+  currency: 'NGN',
+  email: 'a@example.com',
+});
+/** The flow's result matches `status`, settled by verify, with `reason` in its reason. */
+const endsVerified = async (handle: { result(): Promise<unknown> }, status: string, reason: string) =>
+  expect(await handle.result()).toMatchObject({
+    status,
+    confirmedBy: 'verify',
+    reason: expect.stringContaining(reason),
+  });
+/** A plan's first payment (its checkout): paid at the service once open, and its webhook (`over` on top) signalled. */
+async function payFirstCycle(
+  service: ReturnType<typeof fakeService>,
+  planRef: string,
+  over: Partial<PaymentWebhookEvent> = {},
+) {
+  const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
+  await untilStatus(() => first.query(checkoutStateQuery), 'open');
+  service.pay(cycleReference(planRef, 1), 90_000);
+  await first.signal(paymentWebhookSignal, webhook(cycleReference(planRef, 1), 90_000, over));
+}
+/** A 4242… card payment (`over` on top), started and awaiting its OTP. */
+async function cardAwaitingOtp(taskQueue: string, over: Partial<CardPaymentInput> = {}) {
+  const i = card('4242424242424242', over);
+  const handle = await startCard(taskQueue, i);
+  await untilStatus(() => handle.query(cardPaymentStateQuery), 'awaiting_otp');
+  return { i, handle };
+}
+const startCard = (taskQueue: string, i: CardPaymentInput) =>
+  env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
+    workflowId: paymentWorkflowId(i.transactionRef),
+    taskQueue,
+    args: [i],
+  });
+const startCheckout = (taskQueue: string, i: CheckoutInput) =>
+  env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', {
+    workflowId: paymentWorkflowId(i.transactionRef),
+    taskQueue,
+    args: [i],
+  });
+/** A 50 000 USSD payment through bank 058 for `ref`. */
+const startUssd = (taskQueue: string, ref: string) =>
+  env.client.workflow.start<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
+    workflowId: paymentWorkflowId(ref),
+    taskQueue,
+    args: [
+      {
+        transactionRef: ref,
+        amount: 50_000,
+        currency: 'NGN',
+        bankCode: '058',
+        customer: { name: 'A', email: 'a@example.com' },
+      },
+    ],
+  });
+const startRecurring = (taskQueue: string, input: RecurringInput) =>
+  env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
+    workflowId: recurringWorkflowId(input.planRef),
+    taskQueue,
+    args: [input],
+  });
 
 it('no PIN within the default 5 minutes: expired, in seconds', async () => {
-  const service = fakeService();
-  await run(service, async (taskQueue) => {
+  await withService(async (service, taskQueue) => {
     const i = card('5555555555554444');
     const before = await env.currentTimeMs();
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-      workflowId: paymentWorkflowId(i.transactionRef),
-      taskQueue,
-      args: [i],
-    });
+    const handle = await startCard(taskQueue, i);
     expect(await handle.result()).toMatchObject({
       status: 'expired',
       confirmedBy: 'verify',
@@ -201,11 +253,7 @@ it('a worker that dies during B1 is noticed by the heartbeat timeout in seconds:
     await run(service, async (taskQueue) => {
       const i = card('4242424242424242', { webhookGraceMs: 1_000 });
       const started = await env.currentTimeMs();
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-        workflowId: paymentWorkflowId(i.transactionRef),
-        taskQueue,
-        args: [i],
-      });
+      const handle = await startCard(taskQueue, i);
       // The activity holds the task (no time skipping meanwhile): the heartbeat timeout passes in real time.
       for (let i = 0; i < 300 && service.lookupTimes.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
       // Heartbeat timeout (10 s) + the settle pause (2 s), well under the 60 s start-to-close.
@@ -222,71 +270,30 @@ it('a worker that dies during B1 is noticed by the heartbeat timeout in seconds:
 });
 
 it("a parked outcome_unknown keeps verifying on a backoff and ends with the service's answer when it comes", async () => {
-  const service = fakeService();
-  await run(service, async (taskQueue) => {
-    const i = card('4242424242424242', { webhookGraceMs: 1_000 });
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-      workflowId: paymentWorkflowId(i.transactionRef),
-      taskQueue,
-      args: [i],
-    });
-    await until(
-      () => handle.query(cardPaymentStateQuery),
-      (s) => s.status === 'awaiting_otp',
-    );
+  await withService(async (service, taskQueue) => {
+    const { i, handle } = await cardAwaitingOtp(taskQueue, { webhookGraceMs: 1_000 });
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
-    await until(
-      () => handle.query(cardPaymentStateQuery),
-      (s) => s.status === 'outcome_unknown',
-    );
+    await untilStatus(() => handle.query(cardPaymentStateQuery), 'outcome_unknown');
     const readsWhileParked = service.lookups.length;
     service.pay(i.transactionRef, i.amount); // the service's record catches up
-    expect(await handle.result()).toMatchObject({
-      status: 'success',
-      confirmedBy: 'verify',
-      reason: expect.stringContaining('settled by verify'),
-    });
+    await endsVerified(handle, 'success', 'settled by verify');
     expect(service.lookups.length).toBeGreaterThan(readsWhileParked);
   });
 });
 
 describe('a Temporal cancel never ends a payment "cancelled" while money may have moved', () => {
   it('paid at the service before the cancel: the flow ends success, not cancelled', async () => {
-    const service = fakeService();
-    await run(service, async (taskQueue) => {
-      const i = card('4242424242424242');
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-        workflowId: paymentWorkflowId(i.transactionRef),
-        taskQueue,
-        args: [i],
-      });
-      await until(
-        () => handle.query(cardPaymentStateQuery),
-        (s) => s.status === 'awaiting_otp',
-      );
+    await withService(async (service, taskQueue) => {
+      const { i, handle } = await cardAwaitingOtp(taskQueue);
       service.pay(i.transactionRef, i.amount);
       await handle.cancel();
-      expect(await handle.result()).toMatchObject({
-        status: 'success',
-        confirmedBy: 'verify',
-        reason: expect.stringContaining('cancelled by the caller'),
-      });
+      await endsVerified(handle, 'success', 'cancelled by the caller');
     });
   });
 
   it('nothing at the service: cancelled, after verify said so', async () => {
-    const service = fakeService();
-    await run(service, async (taskQueue) => {
-      const i = card('4242424242424242');
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-        workflowId: paymentWorkflowId(i.transactionRef),
-        taskQueue,
-        args: [i],
-      });
-      await until(
-        () => handle.query(cardPaymentStateQuery),
-        (s) => s.status === 'awaiting_otp',
-      );
+    await withService(async (service, taskQueue) => {
+      const { i, handle } = await cardAwaitingOtp(taskQueue);
       service.tx.delete(i.transactionRef);
       const before = service.lookups.length;
       await handle.cancel();
@@ -299,23 +306,10 @@ describe('a Temporal cancel never ends a payment "cancelled" while money may hav
   });
 
   it('still pending at the service: parked as outcome_unknown until the service settles it', async () => {
-    const service = fakeService();
-    await run(service, async (taskQueue) => {
-      const i = card('4242424242424242');
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-        workflowId: paymentWorkflowId(i.transactionRef),
-        taskQueue,
-        args: [i],
-      });
-      await until(
-        () => handle.query(cardPaymentStateQuery),
-        (s) => s.status === 'awaiting_otp',
-      );
+    await withService(async (service, taskQueue) => {
+      const { i, handle } = await cardAwaitingOtp(taskQueue);
       await handle.cancel();
-      await until(
-        () => handle.query(cardPaymentStateQuery),
-        (s) => s.status === 'outcome_unknown',
-      );
+      await untilStatus(() => handle.query(cardPaymentStateQuery), 'outcome_unknown');
       service.tx.set(i.transactionRef, { status: 'Failed', amount: i.amount });
       expect(await handle.result()).toMatchObject({ status: 'failed', confirmedBy: 'verify' });
     });
@@ -323,18 +317,8 @@ describe('a Temporal cancel never ends a payment "cancelled" while money may hav
 });
 
 it('deadlines verify first: a payment the payer completed elsewhere (no webhook reached us) is a success, not expired', async () => {
-  const service = fakeService();
-  await run(service, async (taskQueue) => {
-    const i = card('4242424242424242', { otpTimeoutMs: 60_000, webhookGraceMs: 5_000 });
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-      workflowId: paymentWorkflowId(i.transactionRef),
-      taskQueue,
-      args: [i],
-    });
-    await until(
-      () => handle.query(cardPaymentStateQuery),
-      (s) => s.status === 'awaiting_otp',
-    );
+  await withService(async (service, taskQueue) => {
+    const { i, handle } = await cardAwaitingOtp(taskQueue, { otpTimeoutMs: 60_000, webhookGraceMs: 5_000 });
     service.pay(i.transactionRef, i.amount); // completed at the service; its webhook was lost
     expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });
   });
@@ -346,17 +330,11 @@ describe('sealed card data that expired before use (claim check)', () => {
     const i = card('5555555555554444');
     service.script.sealedGone = new Set([i.card.handle]);
     await run(service, async (taskQueue) => {
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-        workflowId: paymentWorkflowId(i.transactionRef),
-        taskQueue,
-        args: [i],
+      const handle = await startCard(taskQueue, i);
+      expect(await untilStatus(() => handle.query(cardPaymentStateQuery), 'awaiting_card')).toMatchObject({
+        reason: expect.stringContaining('submit the card again'),
+        card: { last4: '4444' },
       });
-      expect(
-        await until(
-          () => handle.query(cardPaymentStateQuery),
-          (s) => s.status === 'awaiting_card',
-        ),
-      ).toMatchObject({ reason: expect.stringContaining('submit the card again'), card: { last4: '4444' } });
       expect(service.lookups).toHaveLength(0); // nothing was sent: nothing to verify
       const again = { handle: sealedHandle(), ...cardDisplay('5555555555554444') };
       expect(await handle.executeUpdate(submitCardUpdate, { args: [again] })).toMatchObject({ status: 'awaiting_pin' });
@@ -376,11 +354,7 @@ describe('sealed card data that expired before use (claim check)', () => {
     const i = card('5555555555554444', { cardTimeoutMs: 600_000 });
     service.script.sealedGone = new Set([i.card.handle]);
     await run(service, async (taskQueue) => {
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-        workflowId: paymentWorkflowId(i.transactionRef),
-        taskQueue,
-        args: [i],
-      });
+      const handle = await startCard(taskQueue, i);
       expect(await handle.result()).toMatchObject({
         status: 'expired',
         reason: 'the card was not submitted again within 600000 ms',
@@ -395,15 +369,8 @@ describe('sealed card data that expired before use (claim check)', () => {
     service.script.sealedGone = new Set([gone]);
     await run(service, async (taskQueue) => {
       const i = card('5555555555554444');
-      const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-        workflowId: paymentWorkflowId(i.transactionRef),
-        taskQueue,
-        args: [i],
-      });
-      await until(
-        () => handle.query(cardPaymentStateQuery),
-        (s) => s.status === 'awaiting_pin',
-      );
+      const handle = await startCard(taskQueue, i);
+      await untilStatus(() => handle.query(cardPaymentStateQuery), 'awaiting_pin');
       const err = await handle.executeUpdate(submitPinUpdate, { args: [gone] }).catch((e: Error) => e);
       expect((err as Error & { cause?: ApplicationFailure }).cause).toMatchObject({
         type: 'SecretUnavailable',
@@ -426,15 +393,8 @@ it('a PIN whose answer is lost: verify says pending; the flow then takes the PIN
   service.script.loseNextPinAnswer = true;
   await run(service, async (taskQueue) => {
     const i = card('5555555555554444', { webhookGraceMs: 1_000 });
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-      workflowId: paymentWorkflowId(i.transactionRef),
-      taskQueue,
-      args: [i],
-    });
-    await until(
-      () => handle.query(cardPaymentStateQuery),
-      (s) => s.status === 'awaiting_pin',
-    );
+    const handle = await startCard(taskQueue, i);
+    await untilStatus(() => handle.query(cardPaymentStateQuery), 'awaiting_pin');
     const err = await handle.executeUpdate(submitPinUpdate, { args: [sealedHandle()] }).catch((e: Error) => e);
     expect((err as Error & { cause?: ApplicationFailure }).cause).toMatchObject({ type: 'OutcomeUnknown' });
     expect(service.lookups).toContain(i.transactionRef);
@@ -445,14 +405,9 @@ it('a PIN whose answer is lost: verify says pending; the flow then takes the PIN
 });
 
 it('3DS never completed: requeried every minute, then expired after the default 15 minutes', async () => {
-  const service = fakeService();
-  await run(service, async (taskQueue) => {
+  await withService(async (service, taskQueue) => {
     const i = card('5200000000001096');
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-      workflowId: paymentWorkflowId(i.transactionRef),
-      taskQueue,
-      args: [i],
-    });
+    const handle = await startCard(taskQueue, i);
     expect(await handle.result()).toMatchObject({
       status: 'expired',
       confirmedBy: 'verify',
@@ -465,18 +420,8 @@ it('3DS never completed: requeried every minute, then expired after the default 
 });
 
 it('the same webhook signalled twice (a receiver that forgot it) is processed once, and verified; a record for another amount does not make a success', async () => {
-  const service = fakeService();
-  await run(service, async (taskQueue) => {
-    const i = card('4242424242424242');
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-      workflowId: paymentWorkflowId(i.transactionRef),
-      taskQueue,
-      args: [i],
-    });
-    await until(
-      () => handle.query(cardPaymentStateQuery),
-      (s) => s.status === 'awaiting_otp',
-    );
+  await withService(async (service, taskQueue) => {
+    const { i, handle } = await cardAwaitingOtp(taskQueue);
     service.pay(i.transactionRef, i.amount);
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, 1)); // a later, different delivery: ignored
@@ -490,15 +435,8 @@ it('the same webhook signalled twice (a receiver that forgot it) is processed on
     expect(new Set(service.lookups)).toEqual(new Set([i.transactionRef]));
 
     const j = card('4242424242424242');
-    const other = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-      workflowId: paymentWorkflowId(j.transactionRef),
-      taskQueue,
-      args: [j],
-    });
-    await until(
-      () => other.query(cardPaymentStateQuery),
-      (s) => s.status === 'awaiting_otp',
-    );
+    const other = await startCard(taskQueue, j);
+    await untilStatus(() => other.query(cardPaymentStateQuery), 'awaiting_otp');
     service.pay(j.transactionRef, 5);
     await other.signal(paymentWebhookSignal, webhook(j.transactionRef, j.amount));
     expect(await other.result()).toMatchObject({
@@ -509,25 +447,12 @@ it('the same webhook signalled twice (a receiver that forgot it) is processed on
 });
 
 it('webhooks are hints: a charge_successful signalled straight into Temporal with no payment at the service does not make a success', async () => {
-  const service = fakeService();
-  await run(service, async (taskQueue) => {
-    const i = card('4242424242424242', { webhookGraceMs: 1_000 });
-    const handle = await env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-      workflowId: paymentWorkflowId(i.transactionRef),
-      taskQueue,
-      args: [i],
-    });
-    await until(
-      () => handle.query(cardPaymentStateQuery),
-      (s) => s.status === 'awaiting_otp',
-    );
+  await withService(async (service, taskQueue) => {
+    const { i, handle } = await cardAwaitingOtp(taskQueue, { webhookGraceMs: 1_000 });
     // The service's record stays Pending: nobody paid.
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
     // Not a success, and not final either: parked as outcome_unknown, visible by search attribute.
-    const parked = await until(
-      () => handle.query(cardPaymentStateQuery),
-      (s) => s.status === 'outcome_unknown',
-    );
+    const parked = await untilStatus(() => handle.query(cardPaymentStateQuery), 'outcome_unknown');
     expect(parked.reason).toContain('still shows the transaction as Pending');
     expect((await handle.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
     expect(service.lookups.filter((r) => r === i.transactionRef).length).toBeGreaterThanOrEqual(3); // read again while the record might lag
@@ -554,52 +479,26 @@ it('webhooks are hints: a charge_successful signalled straight into Temporal wit
     // For a reference the service does not know at all (a forged signal to a USSD flow that never reached it): unknown, never success.
     const ref = `ts-forged-${randomUUID()}`;
     service.script.refuseChargeFor = undefined;
-    const checkout = await env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', {
-      workflowId: paymentWorkflowId(ref),
-      taskQueue,
-      args: [
-        {
-          transactionRef: ref,
-          amount: 10_000,
-          currency: 'NGN',
-          email: 'a@example.com',
-          webhookGraceMs: 1_000,
-        } as CheckoutInput,
-      ],
+    const checkout = await startCheckout(taskQueue, {
+      transactionRef: ref,
+      amount: 10_000,
+      currency: 'NGN',
+      email: 'a@example.com',
+      webhookGraceMs: 1_000,
     });
-    await until(
-      () => checkout.query(checkoutStateQuery),
-      (s) => s.status === 'open',
-    );
+    await untilStatus(() => checkout.query(checkoutStateQuery), 'open');
     service.tx.delete(ref);
     await checkout.signal(paymentWebhookSignal, webhook(ref, 10_000));
     // Parked, then the service's "does not know the reference" settles it: nothing was paid.
-    expect(await checkout.result()).toMatchObject({
-      status: 'failed',
-      confirmedBy: 'verify',
-      reason: expect.stringContaining('does not know the reference'),
-    });
+    await endsVerified(checkout, 'failed', 'does not know the reference');
   });
 });
 
 it('USSD nobody dials: the flow waits until expiresAt (10 minutes), verifies, and ends expired', async () => {
-  const service = fakeService();
-  await run(service, async (taskQueue) => {
+  await withService(async (service, taskQueue) => {
     const ref = `ts-ussd-${randomUUID()}`;
     const before = await env.currentTimeMs();
-    const handle = await env.client.workflow.start<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
-      workflowId: paymentWorkflowId(ref),
-      taskQueue,
-      args: [
-        {
-          transactionRef: ref,
-          amount: 50_000,
-          currency: 'NGN',
-          bankCode: '058',
-          customer: { name: 'A', email: 'a@example.com' },
-        },
-      ],
-    });
+    const handle = await startUssd(taskQueue, ref);
     const final = await handle.result();
     expect(final).toMatchObject({ status: 'expired', confirmedBy: 'verify', ussdCode: '*058*000*123456#' });
     expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(10 * 60_000);
@@ -607,8 +506,7 @@ it('USSD nobody dials: the flow waits until expiresAt (10 minutes), verifies, an
 });
 
 it('recurring: 30 monthly cycles across continue-as-new; a lost A4 answer is verified, a cycle already charged is not charged again, a refused one is recorded', async () => {
-  const service = fakeService();
-  await run(service, async (taskQueue) => {
+  await withService(async (service, taskQueue) => {
     const planRef = `tsplan-${randomUUID().slice(0, 8)}`;
     service.script.loseChargeAnswerFor = cycleReference(planRef, 5);
     service.script.refuseChargeFor = cycleReference(planRef, 9);
@@ -623,21 +521,8 @@ it('recurring: 30 monthly cycles across continue-as-new; a lost A4 answer is ver
       cyclesPerRun: 12,
       webhookGraceMs: 1_000,
     };
-    const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
-      workflowId: recurringWorkflowId(planRef),
-      taskQueue,
-      args: [input],
-    });
-    const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
-    await until(
-      () => first.query(checkoutStateQuery),
-      (s) => s.status === 'open',
-    );
-    service.pay(cycleReference(planRef, 1), 90_000);
-    await first.signal(
-      paymentWebhookSignal,
-      webhook(cycleReference(planRef, 1), 90_000, { isRecurring: true, tokenId: 'AUTH_000000000001' }),
-    );
+    const handle = await startRecurring(taskQueue, input);
+    await payFirstCycle(service, planRef, { isRecurring: true, tokenId: 'AUTH_000000000001' });
     const final = await handle.result();
     expect(final).toMatchObject({ status: 'completed', cycle: 30, tokenId: 'AUTH_000000000001' });
     expect(final.recentCycles).toHaveLength(12);
@@ -656,8 +541,7 @@ it('recurring: 30 monthly cycles across continue-as-new; a lost A4 answer is ver
 });
 
 it('recurring cancel: no further charge, the token is cancelled with A5', async () => {
-  const service = fakeService();
-  await run(service, async (taskQueue) => {
+  await withService(async (service, taskQueue) => {
     const planRef = `tscancel-${randomUUID().slice(0, 8)}`;
     const input: RecurringInput = {
       planRef,
@@ -667,25 +551,9 @@ it('recurring cancel: no further charge, the token is cancelled with A5', async 
       intervalMs: 24 * 3600_000,
       webhookGraceMs: 1_000,
     };
-    const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
-      workflowId: recurringWorkflowId(planRef),
-      taskQueue,
-      args: [input],
-    });
-    const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
-    await until(
-      () => first.query(checkoutStateQuery),
-      (s) => s.status === 'open',
-    );
-    service.pay(cycleReference(planRef, 1), 90_000);
-    await first.signal(
-      paymentWebhookSignal,
-      webhook(cycleReference(planRef, 1), 90_000, { isRecurring: true, tokenId: 'AUTH_000000000002' }),
-    );
-    await until(
-      () => handle.query(recurringStateQuery),
-      (s) => s.status === 'active',
-    );
+    const handle = await startRecurring(taskQueue, input);
+    await payFirstCycle(service, planRef, { isRecurring: true, tokenId: 'AUTH_000000000002' });
+    await untilStatus(() => handle.query(recurringStateQuery), 'active');
     await handle.signal(cancelRecurringSignal);
     expect(await handle.result()).toMatchObject({ status: 'cancelled', cycle: 1, reason: 'token cancelled (A5)' });
     expect(service.cancelled).toEqual(['AUTH_000000000002']);
@@ -694,21 +562,16 @@ it('recurring cancel: no further charge, the token is cancelled with A5', async 
 });
 
 it('a checkout whose first payment brings no token fails the plan', async () => {
-  const service = fakeService();
-  await run(service, async (taskQueue) => {
+  await withService(async (service, taskQueue) => {
     const planRef = `tsnotoken-${randomUUID().slice(0, 8)}`;
-    const handle = await env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
-      workflowId: recurringWorkflowId(planRef),
-      taskQueue,
-      args: [{ planRef, amount: 90_000, currency: 'NGN', email: 'ada@example.com', intervalMs: 3600_000 }],
+    const handle = await startRecurring(taskQueue, {
+      planRef,
+      amount: 90_000,
+      currency: 'NGN',
+      email: 'ada@example.com',
+      intervalMs: 3600_000,
     });
-    const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
-    await until(
-      () => first.query(checkoutStateQuery),
-      (s) => s.status === 'open',
-    );
-    service.pay(cycleReference(planRef, 1), 90_000);
-    await first.signal(paymentWebhookSignal, webhook(cycleReference(planRef, 1), 90_000));
+    await payFirstCycle(service, planRef);
     expect(await handle.result()).toMatchObject({
       status: 'failed',
       reason: expect.stringContaining('without a token_id'),
@@ -717,19 +580,9 @@ it('a checkout whose first payment brings no token fails the plan', async () => 
 });
 
 it('a checkout nobody pays: open for the default 30 minutes, then verified and expired', async () => {
-  const service = fakeService();
-  await run(service, async (taskQueue) => {
-    const i: CheckoutInput = {
-      transactionRef: `ts-co-${randomUUID()}`,
-      amount: 10_000,
-      currency: 'NGN',
-      email: 'a@example.com',
-    };
-    const handle = await env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', {
-      workflowId: paymentWorkflowId(i.transactionRef),
-      taskQueue,
-      args: [i],
-    });
+  await withService(async (service, taskQueue) => {
+    const i = checkoutInput();
+    const handle = await startCheckout(taskQueue, i);
     expect(await handle.result()).toMatchObject({
       status: 'expired',
       confirmedBy: 'verify',
@@ -747,23 +600,10 @@ function verifiedWithin(service: ReturnType<typeof fakeService>, ref: string, si
 
 describe('a webhook the service never delivered does not hold a paid payment until its expiry', () => {
   it('checkout paid, no webhook: verified within the first minute, success long before the 30-minute expiry', async () => {
-    const service = fakeService();
-    await run(service, async (taskQueue) => {
-      const i: CheckoutInput = {
-        transactionRef: `ts-co-${randomUUID()}`,
-        amount: 10_000,
-        currency: 'NGN',
-        email: 'a@example.com',
-      };
-      const handle = await env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', {
-        workflowId: paymentWorkflowId(i.transactionRef),
-        taskQueue,
-        args: [i],
-      });
-      await until(
-        () => handle.query(checkoutStateQuery),
-        (s) => s.status === 'open',
-      );
+    await withService(async (service, taskQueue) => {
+      const i = checkoutInput();
+      const handle = await startCheckout(taskQueue, i);
+      await untilStatus(() => handle.query(checkoutStateQuery), 'open');
       const paidAt = await env.currentTimeMs();
       service.pay(i.transactionRef, 10_000);
       expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify', webhooksReceived: 0 });
@@ -772,26 +612,10 @@ describe('a webhook the service never delivered does not hold a paid payment unt
   });
 
   it('USSD dialled, no webhook: verified within the first minute, success before the code expires', async () => {
-    const service = fakeService();
-    await run(service, async (taskQueue) => {
+    await withService(async (service, taskQueue) => {
       const ref = `ts-ussd-${randomUUID()}`;
-      const handle = await env.client.workflow.start<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
-        workflowId: paymentWorkflowId(ref),
-        taskQueue,
-        args: [
-          {
-            transactionRef: ref,
-            amount: 50_000,
-            currency: 'NGN',
-            bankCode: '058',
-            customer: { name: 'A', email: 'a@example.com' },
-          },
-        ],
-      });
-      await until(
-        () => handle.query(directPaymentStateQuery),
-        (s) => s.status === 'awaiting_payment',
-      );
+      const handle = await startUssd(taskQueue, ref);
+      await untilStatus(() => handle.query(directPaymentStateQuery), 'awaiting_payment');
       const paidAt = await env.currentTimeMs();
       service.pay(ref, 50_000);
       expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });

