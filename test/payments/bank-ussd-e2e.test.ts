@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   getDirectPaymentState,
-  PaymentStepError,
   startBankPayment,
   startUssdPayment,
   submitBankCode,
@@ -11,10 +10,10 @@ import {
 import { StarterInputError } from '../../src/starters/input-error';
 import type { BankPaymentInput, DirectPaymentState } from '../../src/shared/bank-ussd';
 import { SANDBOX_OTP } from '../../src/sandbox';
-import { testConfig } from '../support/stack';
 import { eventTypes, rawHistoryText } from '../support/history';
-import { useServices } from '../support/stack';
+import { testConfig, useServices } from '../support/stack';
 import { recordHistory } from '../support/replay';
+import { stepError } from './helpers';
 
 const config = testConfig();
 const env = useServices(config);
@@ -33,13 +32,6 @@ const waitFor = (ref: string, status: DirectPaymentState['status']) =>
   waitForState(
     () => getDirectPaymentState(env.services.starters, ref),
     (s) => s.status === status,
-  );
-const stepError = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error('expected a PaymentStepError');
-    },
-    (e: unknown) => e as PaymentStepError,
   );
 
 it.each([

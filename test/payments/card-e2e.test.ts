@@ -10,7 +10,6 @@ import { ClaimCheckStore } from '../../src/claim-check/store';
 import {
   DuplicateReferenceError,
   getCardPaymentState,
-  PaymentStepError,
   resubmitCard,
   startCardPayment,
   startCardPaymentForStep,
@@ -22,10 +21,10 @@ import {
 import { StarterInputError } from '../../src/starters/input-error';
 import type { CardPaymentState } from '../../src/shared/card';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
-import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { LogCapture, testConfig, useServices, workflowBundle } from '../support/stack';
 import { recordHistory } from '../support/replay';
+import { stepError } from './helpers';
 import { eventTypes, rawHistoryText } from '../support/history';
-import { useServices } from '../support/stack';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture });
@@ -54,13 +53,6 @@ const waitFor = (ref: string, status: CardPaymentState['status']) =>
   waitForState(
     () => getCardPaymentState(starters(), ref),
     (s) => s.status === status,
-  );
-const stepError = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error('expected a PaymentStepError');
-    },
-    (e: unknown) => e as PaymentStepError,
   );
 
 describe('direct card payments end to end on the dev server', () => {

@@ -13,8 +13,7 @@ import {
   waitForState,
 } from '../../src/starters/payments';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
-import { testConfig } from '../support/stack';
-import { useServices } from '../support/stack';
+import { testConfig, useServices } from '../support/stack';
 import { recordHistory } from '../support/replay';
 import { payCheckoutByCard, postCheckoutPage } from '../support/sandbox-admin';
 

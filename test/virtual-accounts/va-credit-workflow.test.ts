@@ -2,7 +2,6 @@
 // watched for hours or days, a hand-over that keeps failing for days, an operator's retry.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import { Worker } from '@temporalio/worker';
 import type { createVirtualAccountActivities, CreditFreezeLookup } from '../../src/activities/virtual-accounts';
 import {
   retryCreditHandoffUpdate,
@@ -14,8 +13,7 @@ import {
   type VirtualAccountCredit,
   type VirtualAccountCreditOutcome,
 } from '../../src/shared/virtual-account-webhook';
-import { workflowBundle } from '../support/stack';
-import { useTimeSkippingEnv } from '../support/time-skipping';
+import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 import { vaCredit } from '../support/flow-inputs';
 
 type Activities = ReturnType<typeof createVirtualAccountActivities>;
@@ -62,16 +60,8 @@ function service(script: {
 
 const credit = (over: Partial<VirtualAccountCredit> = {}) => vaCredit(`REF${randomUUID().slice(0, 8)}`, over);
 
-async function run<T>(activities: Partial<Activities>, fn: (taskQueue: string) => Promise<T>): Promise<T> {
-  const taskQueue = `va-ts-${randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities,
-  });
-  return worker.runUntil(fn(taskQueue));
-}
+const run = <T>(activities: Partial<Activities>, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
+  runWithWorker(env, activities, 'va-ts', fn);
 
 const start = (taskQueue: string, c: VirtualAccountCredit) =>
   env.client.workflow.start('virtualAccountCreditWorkflow', {
