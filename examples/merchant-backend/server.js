@@ -7,7 +7,7 @@
 //
 //   npm run build && node examples/merchant-backend/server.js     # then open http://127.0.0.1:4040
 //
-// Configuration is the package's own (README "Configuration"): TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE,
+// Configuration is the package's own (docs/configuration.md): TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE,
 // PAYLOAD_ENCRYPTION_KEYS, CLAIM_CHECK_DATABASE_URL, CLAIM_CHECK_KEYS, … (the defaults reach `npm start`);
 // MERCHANT_BACKEND_PORT (4040, 0 = any free port) and MERCHANT_BACKEND_HOST (127.0.0.1) are this example's.
 //

@@ -1,7 +1,7 @@
 // Remote codec endpoint for the Temporal Web UI and CLI: POST /encode and /decode with
 // `{payloads: [...]}` (proto3 JSON). Needs a bearer token; CORS lets the Web UI call it.
 // The bundled dev UI cannot attach a custom header, so the token may also lead the path:
-// http://host:port/t/<token>/decode — documented in the README as a local-development aid.
+// http://host:port/t/<token>/decode — documented in docs/architecture.md ("Encryption and the Web UI") as a local-development aid.
 // GET /healthz (alive) and GET /readyz (the codec encrypts and decrypts a probe) need no token.
 // Requests are counted by route and status; the route label never carries the path's token.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';

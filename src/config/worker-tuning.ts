@@ -8,7 +8,7 @@ import { durationMs } from '../shared/duration';
 import { WORKFLOW_STACK_TRACE_MODES } from '../shared/workflow-stack-traces';
 
 /**
- * The defaults, one place. Each entry says which benchmark figure set it (bench/, README "Worker tuning").
+ * The defaults, one place. Each entry says which benchmark figure set it (bench/, docs/configuration.md "Worker tuning").
  * Until the figures are in, the values are the SDK's own defaults, except the cache bound (the SDK sizes
  * its cache from the heap at ~1.7 MB per flow, which let ~2,300 waiting card flows reach the heap limit).
  */

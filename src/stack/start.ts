@@ -47,7 +47,7 @@ async function main(): Promise<void> {
       uiPort: config.temporal.uiPort,
       namespace: config.temporal.namespace,
       dbFile: resolve(config.temporal.dataDir, 'temporal.sqlite'),
-      // The bundled UI cannot send a custom header, so the token rides in the path (see README).
+      // The bundled UI cannot send a custom header, so the token rides in the path (see docs/architecture.md "Encryption and the Web UI").
       codecEndpoint: `${codecUrl}/t/${encodeURIComponent(config.codec.token)}`,
       log: (line) => logger.debug({ component: 'temporal-cli' }, line.trim()),
       ownProcessGroup: true,

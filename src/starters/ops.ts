@@ -1,7 +1,7 @@
 // Operator tools: what needs a person, found through the search attributes every flow keeps, and
 // the actions that settle it (each recorded with who and why on the flow itself).
 //
-// The same lists are Web UI queries (README, "Operator tools"): the CLI only runs them.
+// The same lists are Web UI queries (docs/cli.md, "Operator tools"): the CLI only runs them.
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { resolveOutcomeUpdate, type OutcomeResolution, type ResolveOutcomeInput } from '../shared/outcome';
 import {
