@@ -1,5 +1,6 @@
 // The webhook receiver for a test's config on a free local port (a process of the fuzz suite uses it
-// too, so this file needs no jest), a virtual-account credit notification's body, and what its
+// too, so this file needs no jest), a charge_successful notification's and a virtual-account credit
+// notification's body, and what the latter's
 // signature covers, written from the spec rather than taken from src (a test of the signature must
 // not share its bug).
 import type { Server } from 'node:http';
@@ -57,4 +58,35 @@ export function vaCreditBody(ref: string, over: Record<string, unknown> = {}): R
     encrypted_body: 'x',
     ...over,
   };
+}
+
+/** An E-1 charge_successful notification for `ref` (10 000, card 4242…, token tok_1), as the raw body the service posts. */
+export function chargeSuccessfulBody(
+  ref: string,
+  { gatewayRef = `${ref}_1_1`, isRecurring = false }: { gatewayRef?: string; isRecurring?: boolean } = {},
+): string {
+  return JSON.stringify({
+    Event: 'charge_successful',
+    TransactionRef: ref,
+    Body: {
+      amount: 10000,
+      transaction_ref: ref,
+      gateway_ref: gatewayRef,
+      transaction_status: 'Success',
+      email: 'payer@example.com',
+      merchant_id: 'SBN1EBZEQ8',
+      currency: 'NGN',
+      transaction_type: 'Card',
+      merchant_amount: 9850,
+      created_at: '2026-11-22T10:00:00.000Z',
+      meta: { order: 'A-1' },
+      payment_information: {
+        payment_type: 'card',
+        pan: '424242******4242|12/29',
+        card_type: 'visa',
+        token_id: 'tok_1',
+      },
+      is_recurring: isRecurring,
+    },
+  });
 }

@@ -16,6 +16,7 @@ import {
 } from '../../src/virtual-accounts/credit-handler';
 import type { CreditedVirtualAccountTransaction } from '../../src/shared/virtual-account-webhook';
 import { closeServer, listen } from '../../src/webhooks/receiver';
+import { vaCredit } from '../support/flow-inputs';
 
 const SECRET = `cb_${randomUUID()}`;
 const FIVE_MINUTES_S = 300;
@@ -45,19 +46,17 @@ beforeAll(async () => {
 });
 afterAll(() => closeServer(server));
 
-const credit = (ref: string): CreditedVirtualAccountTransaction => ({
-  transactionReference: ref,
-  virtualAccountNumber: '4567891234',
-  principalAmount: '5000.00',
-  settledAmount: '4975.00',
-  currency: 'NGN',
-  customerIdentifier: 'CUST-1',
-  feeCharged: '25.00',
-  transactionDate: '2026-11-22T10:00:00.000Z',
-  fieldsSource: 'signed-body',
-  version: 1,
-  creditedAt: new Date().toISOString(),
-});
+/** The credit as the flow hands it over: a v1 notification's fields, from its signed body. */
+function credit(ref: string): CreditedVirtualAccountTransaction {
+  const { receivedAt: _received, ...fields } = vaCredit(ref, { version: 1 });
+  return {
+    ...fields,
+    feeCharged: '25.00',
+    transactionDate: '2026-11-22T10:00:00.000Z',
+    fieldsSource: 'signed-body',
+    creditedAt: new Date().toISOString(),
+  };
+}
 
 /** One real hand-over: httpCreditHandler POSTs the credit to the merchant endpoint. */
 async function handOver(): Promise<Received & { t: number }> {

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createLogger } from '../../src/logging/logger';
-import { closeServer, createWebhookReceiver, listen } from '../../src/webhooks/receiver';
+import { closeServer } from '../../src/webhooks/receiver';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { unmatchedWebhookQuery } from '../../src/shared/payment-webhook';
@@ -17,7 +17,7 @@ import { PaymentsClient } from '../../src/api';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { eventually } from '../support/polling';
 import { LogCapture, testConfig, workflowBundle } from '../support/stack';
-import { vaCreditBody } from '../support/webhook-receiver';
+import { chargeSuccessfulBody, vaCreditBody, listenWebhookReceiver } from '../support/webhook-receiver';
 
 const config = testConfig();
 const key = config.payments.secretKey;
@@ -34,13 +34,7 @@ let api: PaymentsClient;
 
 beforeAll(async () => {
   client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-  server = createWebhookReceiver({
-    client,
-    taskQueue: config.temporal.taskQueue,
-    secretKey: key,
-    logger: createLogger({ destination: capture }),
-  });
-  url = await listen(server, 0);
+  ({ server, url } = await listenWebhookReceiver(config, client, { logger: createLogger({ destination: capture }) }));
   workerConnection = await NativeConnection.connect({ address: config.temporal.address });
   // The credit workflow's activities: the durable duplicate check and the C5 confirmation (a sandbox).
   vaCredits = await VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
@@ -76,32 +70,7 @@ afterAll(async () => {
 
 const sign = (body: string | Buffer, k = key) => createHmac('sha512', k).update(body).digest('hex');
 
-function paymentBody(ref: string) {
-  return JSON.stringify({
-    Event: 'charge_successful',
-    TransactionRef: ref,
-    Body: {
-      amount: 10000,
-      transaction_ref: ref,
-      gateway_ref: `${ref}_1_1`,
-      transaction_status: 'Success',
-      email: 'payer@example.com',
-      merchant_id: 'SBN1EBZEQ8',
-      currency: 'NGN',
-      transaction_type: 'Card',
-      merchant_amount: 9850,
-      created_at: '2026-11-22T10:00:00.000Z',
-      meta: { order: 'A-1' },
-      payment_information: {
-        payment_type: 'card',
-        pan: '424242******4242|12/29',
-        card_type: 'visa',
-        token_id: 'tok_1',
-      },
-      is_recurring: true,
-    },
-  });
-}
+const paymentBody = (ref: string) => chargeSuccessfulBody(ref, { isRecurring: true });
 
 const post = (body: string, headers: Record<string, string>) =>
   fetch(`${url}/webhooks`, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } });

@@ -10,12 +10,12 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { createLogger } from '../../src/logging/logger';
-import { closeServer, createWebhookReceiver, listen } from '../../src/webhooks/receiver';
+import { closeServer } from '../../src/webhooks/receiver';
 import { createTemporalClient } from '../../src/temporal/client';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { virtualAccountCreditWorkflowId } from '../../src/shared/virtual-account-webhook';
 import { LogCapture, testConfig } from '../support/stack';
-import { vaCreditBody, vaSignedValues } from '../support/webhook-receiver';
+import { chargeSuccessfulBody, vaCreditBody, vaSignedValues, listenWebhookReceiver } from '../support/webhook-receiver';
 
 const config = testConfig();
 const key = config.payments.secretKey;
@@ -26,13 +26,9 @@ const started: string[] = [];
 
 beforeAll(async () => {
   client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-  server = createWebhookReceiver({
-    client,
-    taskQueue: config.temporal.taskQueue,
-    secretKey: key,
+  ({ server, url } = await listenWebhookReceiver(config, client, {
     logger: createLogger({ destination: new LogCapture() }),
-  });
-  url = await listen(server, 0);
+  }));
 });
 
 afterAll(async () => {
@@ -69,32 +65,7 @@ async function signalCount(workflowId: string): Promise<number> {
   return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
 }
 
-function paymentBody(ref: string, gatewayRef = `${ref}_1_1`): string {
-  return JSON.stringify({
-    Event: 'charge_successful',
-    TransactionRef: ref,
-    Body: {
-      amount: 10000,
-      transaction_ref: ref,
-      gateway_ref: gatewayRef,
-      transaction_status: 'Success',
-      email: 'payer@example.com',
-      merchant_id: 'SBN1EBZEQ8',
-      currency: 'NGN',
-      transaction_type: 'Card',
-      merchant_amount: 9850,
-      created_at: '2026-11-22T10:00:00.000Z',
-      meta: { order: 'A-1' },
-      payment_information: {
-        payment_type: 'card',
-        pan: '424242******4242|12/29',
-        card_type: 'visa',
-        token_id: 'tok_1',
-      },
-      is_recurring: false,
-    },
-  });
-}
+const paymentBody = (ref: string, gatewayRef = `${ref}_1_1`) => chargeSuccessfulBody(ref, { gatewayRef });
 
 const creditBody = (ref: string, version?: 'v2' | 'v3') => vaCreditBody(ref, version ? { version } : {});
 
