@@ -10,33 +10,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createLogger } from '../../src/logging/logger';
-import type { RunningServices } from '../../src/stack/services';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { posRemoteStateQuery } from '../../src/shared/pos';
 import { cancelPosRemoteRequest, startPosRemoteRequest } from '../../src/starters/pos';
-import type { StarterContext } from '../../src/starters/connect';
-import { LogCapture, startServices, testConfig, workflowBundle } from '../support/stack';
+import { LogCapture, testConfig, useServices, workflowBundle } from '../support/stack';
 import { shortRef } from './sandbox';
 import { eventually } from '../support/polling';
-import { SandboxAdmin } from '../support/sandbox-admin';
 
 const COMPLETE_AFTER_MS = 60_000;
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'info' });
 const config = testConfig();
-let services: RunningServices;
-let admin: SandboxAdmin;
-let ctx: StarterContext;
-
-beforeAll(async () => {
-  services = await startServices(config, {
-    logger,
-    sandbox: { posRemoteCompleteAfterMs: COMPLETE_AFTER_MS },
-  });
-  admin = new SandboxAdmin(services.sandboxUrl!);
-  ctx = services.starters;
-}, 60_000);
-afterAll(() => services?.stop());
+const env = useServices(config, logger, { sandbox: { posRemoteCompleteAfterMs: COMPLETE_AFTER_MS } });
 
 const fast = { pollIntervalMs: 200, heartbeatTimeout: '3s' } as const;
 /** For tests that advance the sandbox clock past the lifetime: the flow's lifetime ends in 2 s of real time. */
@@ -46,21 +31,29 @@ const until = async <T>(fn: () => Promise<T | undefined | false>, ms = 20_000): 
   (await eventually(fn, { timeoutMs: ms, intervalMs: 50 })) as T;
 
 async function e2Count(requestRef: string): Promise<number> {
-  return (await admin.requests()).filter(
+  return (await env.admin.requests()).filter(
     (e) => e.method === 'GET' && e.path === `/softpos/pos/remote-request/${requestRef}`,
   ).length;
 }
 
+/** Starts a remote request through the starters; on terminal 2SBX0001 unless `input` names another. */
+const startRemote = (
+  input: Omit<Parameters<typeof startPosRemoteRequest>[1], 'terminal_id'> & { terminal_id?: string },
+) => startPosRemoteRequest(env.services.starters, { terminal_id: '2SBX0001', ...input });
+/** The flow's state once it is pending (and, `withRequestRef`, once it has its request reference). */
+const pending = (h: Awaited<ReturnType<typeof startPosRemoteRequest>>, withRequestRef = false) =>
+  until(async () => {
+    const s = await h.query(posRemoteStateQuery);
+    return s.status === 'pending' && (!withRequestRef || s.requestRef) ? s : undefined;
+  });
+
 describe('POS remote request against the sandbox', () => {
   it('pending until the terminal completes, then success with the full record and one ledger entry', async () => {
     const reference = shortRef('rs');
-    const h = await startPosRemoteRequest(ctx, { reference, terminal_id: '2SBX0001', amount: 150000, options: fast });
-    const { requestRef } = await until(async () => {
-      const s = await h.query(posRemoteStateQuery);
-      return s.status === 'pending' && s.requestRef ? s : undefined;
-    });
+    const h = await startRemote({ reference, amount: 150000, options: fast });
+    const { requestRef } = await pending(h, true);
     await until(async () => (await e2Count(requestRef!)) >= 3);
-    await admin.advanceClock(COMPLETE_AFTER_MS); // the payer taps the card
+    await env.admin.advanceClock(COMPLETE_AFTER_MS); // the payer taps the card
     const result = await h.result();
     expect(result).toMatchObject({ status: 'success', requestRef, amount: 150000, pollAttempts: 1 });
     expect(result.record).toMatchObject({
@@ -73,10 +66,11 @@ describe('POS remote request against the sandbox', () => {
     });
     for (const k of ['id', 'rrn', 'stan', 'aid', 'transaction_reference', 'payment_info', 'created_at'])
       expect(result.record).toHaveProperty(k);
-    expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
+    expect(await env.admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
     // One E1; all the polling in one activity: the history stays small however long it polled.
     expect(
-      (await admin.requests()).filter((e) => e.method === 'POST' && e.path === '/softpos/pos/remote-request').length,
+      (await env.admin.requests()).filter((e) => e.method === 'POST' && e.path === '/softpos/pos/remote-request')
+        .length,
     ).toBeGreaterThanOrEqual(1);
     const events = (await h.fetchHistory()).events!;
     expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(4); // lock, baseline, E1, polling
@@ -85,57 +79,43 @@ describe('POS remote request against the sandbox', () => {
   });
 
   it('the terminal declines (amount 5100): failed with the record, no ledger entry', async () => {
-    const h = await startPosRemoteRequest(ctx, {
-      reference: shortRef('rd'),
-      terminal_id: '2SBX0001',
-      amount: 5100,
-      options: fast,
-    });
+    const h = await startRemote({ reference: shortRef('rd'), amount: 5100, options: fast });
     await until(async () => (await h.query(posRemoteStateQuery)).status === 'pending');
-    await admin.advanceClock(COMPLETE_AFTER_MS);
+    await env.admin.advanceClock(COMPLETE_AFTER_MS);
     const result = await h.result();
     expect(result).toMatchObject({ status: 'failed', record: { status: 'failed', response_code: '51' } });
-    expect(await admin.ledger({ reference: result.requestRef!, kind: 'pos_remote' })).toHaveLength(0);
+    expect(await env.admin.ledger({ reference: result.requestRef!, kind: 'pos_remote' })).toHaveLength(0);
   });
 
   it('expires: 404 after the 5-minute lifetime on the sandbox clock, in seconds of real time', async () => {
     const started = Date.now();
-    const h = await startPosRemoteRequest(ctx, {
-      reference: shortRef('rx'),
-      terminal_id: '2SBX0001',
-      amount: 9900,
-      options: fastLifetime,
-    });
-    const { requestRef } = await until(async () => {
-      const s = await h.query(posRemoteStateQuery);
-      return s.status === 'pending' ? s : undefined;
-    });
+    const h = await startRemote({ reference: shortRef('rx'), amount: 9900, options: fastLifetime });
+    const { requestRef } = await pending(h);
     await until(async () => (await e2Count(requestRef!)) >= 2);
-    await admin.advanceClock(5 * 60 * 1000);
+    await env.admin.advanceClock(5 * 60 * 1000);
     const result = await h.result();
     expect(result).toMatchObject({ status: 'expired', requestRef });
     expect(result.record).toBeUndefined();
     expect(result.message).toMatch(/lifetime ended without completion.*transaction record: abandoned/);
     expect(Date.now() - started).toBeLessThan(20_000);
-    const last = (await admin.requests()).filter((e) => e.path === `/softpos/pos/remote-request/${requestRef}`).at(-1);
+    const last = (await env.admin.requests())
+      .filter((e) => e.path === `/softpos/pos/remote-request/${requestRef}`)
+      .at(-1);
     expect(last?.status).toBe(404);
   });
 
   it('a 404 before the lifetime ended (by the flow’s clock) is not expiry: the flow stays pending and keeps polling until it ended', async () => {
-    const h = await startPosRemoteRequest(ctx, {
+    const h = await startRemote({
       reference: shortRef('r4'),
-      terminal_id: '2SBX0001',
       amount: 9900,
       options: { ...fast, requestLifetime: '6s' },
     });
-    const { requestRef } = await until(async () => {
-      const s = await h.query(posRemoteStateQuery);
-      return s.status === 'pending' ? s : undefined;
-    });
-    await admin.advanceClock(5 * 60 * 1000); // the sandbox forgets the request; for the flow, seconds have passed
+    const { requestRef } = await pending(h);
+    await env.admin.advanceClock(5 * 60 * 1000); // the sandbox forgets the request; for the flow, seconds have passed
     const notFound = async () =>
-      (await admin.requests()).filter((e) => e.path === `/softpos/pos/remote-request/${requestRef}` && e.status === 404)
-        .length;
+      (await env.admin.requests()).filter(
+        (e) => e.path === `/softpos/pos/remote-request/${requestRef}` && e.status === 404,
+      ).length;
     await until(async () => (await notFound()) >= 3);
     expect(await h.query(posRemoteStateQuery)).toMatchObject({ status: 'pending' });
     // Once the flow's 6 s lifetime has passed, the same 404 is expiry (and A6 says abandoned).
@@ -145,19 +125,20 @@ describe('POS remote request against the sandbox', () => {
   });
 
   it('a lost E1 answer (drop-after-processing) is found in A6: one E1, the real outcome (success), one ledger entry', async () => {
-    await admin.fault({ method: 'POST', path: '/softpos/pos/remote-request', kind: 'drop-after-processing', count: 1 });
-    const h = await startPosRemoteRequest(ctx, {
+    await env.admin.fault({
+      method: 'POST',
+      path: '/softpos/pos/remote-request',
+      kind: 'drop-after-processing',
+      count: 1,
+    });
+    const h = await startRemote({
       reference: shortRef('rl'),
-      terminal_id: '2SBX0001',
       amount: 270000,
       options: { ...fast, searchInterval: '200ms' },
     });
-    const { requestRef } = await until(async () => {
-      const s = await h.query(posRemoteStateQuery);
-      return s.status === 'pending' && s.requestRef ? s : undefined;
-    });
+    const { requestRef } = await pending(h, true);
     expect(await h.query(posRemoteStateQuery)).toMatchObject({ recovered: true });
-    await admin.advanceClock(COMPLETE_AFTER_MS); // the payer taps the card
+    await env.admin.advanceClock(COMPLETE_AFTER_MS); // the payer taps the card
     const result = await h.result();
     expect(result).toMatchObject({
       status: 'success',
@@ -166,27 +147,21 @@ describe('POS remote request against the sandbox', () => {
       createAttempts: 1,
       record: { status: 'success', amount: 270000, terminal_id: '2SBX0001' },
     });
-    expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
-    const e1 = (await admin.requests()).filter((e) => e.method === 'POST' && e.path === '/softpos/pos/remote-request');
+    expect(await env.admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
+    const e1 = (await env.admin.requests()).filter(
+      (e) => e.method === 'POST' && e.path === '/softpos/pos/remote-request',
+    );
     expect(e1.at(-1)?.status).toBe('dropped'); // the last E1 is the dropped one: it was never re-sent
   });
 
   it('a cancel stops the active polling, watches until the lifetime ends, and ends cancelled; no E2 after that', async () => {
     const reference = shortRef('rc');
-    const h = await startPosRemoteRequest(ctx, {
-      reference,
-      terminal_id: '2SBX0001',
-      amount: 9900,
-      options: fastLifetime,
-    });
-    const { requestRef } = await until(async () => {
-      const s = await h.query(posRemoteStateQuery);
-      return s.status === 'pending' ? s : undefined;
-    });
+    const h = await startRemote({ reference, amount: 9900, options: fastLifetime });
+    const { requestRef } = await pending(h);
     await until(async () => (await e2Count(requestRef!)) >= 2);
-    await cancelPosRemoteRequest(ctx, reference, 'customer walked away');
+    await cancelPosRemoteRequest(env.services.starters, reference, 'customer walked away');
     await until(async () => (await h.query(posRemoteStateQuery)).status === 'cancelling');
-    await admin.advanceClock(5 * 60 * 1000);
+    await env.admin.advanceClock(5 * 60 * 1000);
     const result = await h.result();
     expect(result).toMatchObject({ status: 'cancelled', cancelRequested: true });
     const n = await e2Count(requestRef!);
@@ -196,32 +171,33 @@ describe('POS remote request against the sandbox', () => {
 
   it('the payer approves after the cancel: success_after_cancel with the record and one ledger entry', async () => {
     const reference = shortRef('ra');
-    const h = await startPosRemoteRequest(ctx, { reference, terminal_id: '2SBX0001', amount: 280000, options: fast });
-    const { requestRef } = await until(async () => {
-      const s = await h.query(posRemoteStateQuery);
-      return s.status === 'pending' ? s : undefined;
-    });
-    await cancelPosRemoteRequest(ctx, reference, 'customer walked away');
+    const h = await startRemote({ reference, amount: 280000, options: fast });
+    const { requestRef } = await pending(h);
+    await cancelPosRemoteRequest(env.services.starters, reference, 'customer walked away');
     await until(async () => (await h.query(posRemoteStateQuery)).status === 'cancelling');
     // Let the one look after the cancel and the watching poll run first, so the approval lands while watched.
     const looked = await e2Count(requestRef!);
     await until(async () => (await e2Count(requestRef!)) >= looked + 2);
-    await admin.advanceClock(COMPLETE_AFTER_MS); // …and then taps the card anyway
+    await env.admin.advanceClock(COMPLETE_AFTER_MS); // …and then taps the card anyway
     const result = await h.result();
     expect(result).toMatchObject({
       status: 'success_after_cancel',
       requestRef,
       record: { status: 'success', amount: 280000 },
     });
-    expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
+    expect(await env.admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
   });
 
   it('rejects bad input in the starter, naming the field and the rule', async () => {
     await expect(
-      startPosRemoteRequest(ctx, { reference: shortRef('rb'), terminal_id: '2SBX0001', amount: 0 }),
+      startPosRemoteRequest(env.services.starters, { reference: shortRef('rb'), terminal_id: '2SBX0001', amount: 0 }),
     ).rejects.toThrow(/amount must be greater than 0/);
     await expect(
-      startPosRemoteRequest(ctx, { reference: shortRef('rb'), terminal_id: '2SBX0001', amount: 10.5 }),
+      startPosRemoteRequest(env.services.starters, {
+        reference: shortRef('rb'),
+        terminal_id: '2SBX0001',
+        amount: 10.5,
+      }),
     ).rejects.toThrow(/amount must be an integer/);
   });
 });
@@ -241,7 +217,7 @@ describe('worker killed mid-poll', () => {
         ...process.env,
         TEMPORAL_ADDRESS: config.temporal.address,
         TEMPORAL_TASK_QUEUE: queue,
-        PAYMENTS_BASE_URL: services.sandboxUrl!,
+        PAYMENTS_BASE_URL: env.services.sandboxUrl!,
         CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
         PAYMENTS_TIMEOUT_MS: '5000',
         SANDBOX_ENABLED: 'false',
@@ -284,20 +260,17 @@ describe('worker killed mid-poll', () => {
     const first = await activityWorker();
     const reference = shortRef('rk');
     const h = await startPosRemoteRequest(
-      { ...services.starters, taskQueue: queue },
+      { ...env.services.starters, taskQueue: queue },
       { reference, terminal_id: '2SBX0002', amount: 250000, options: fast },
     );
-    const { requestRef } = await until(async () => {
-      const s = await h.query(posRemoteStateQuery);
-      return s.status === 'pending' ? s : undefined;
-    });
+    const { requestRef } = await pending(h);
     // Heartbeats are throttled to 0.8 × heartbeatTimeout (2.4 s): poll past that so a heartbeat
     // with a real count reaches the server before the kill.
     await until(async () => (await e2Count(requestRef!)) >= 16, 30_000);
     first.child.kill('SIGKILL'); // no graceful shutdown, no cancellation: the process is gone
     await until(async () => first.child.exitCode !== null || first.child.signalCode !== null);
     const atKill = await e2Count(requestRef!);
-    await admin.advanceClock(COMPLETE_AFTER_MS); // the payer pays while no worker is alive
+    await env.admin.advanceClock(COMPLETE_AFTER_MS); // the payer pays while no worker is alive
     await new Promise((r) => setTimeout(r, 500));
     expect(await e2Count(requestRef!)).toBe(atKill); // nobody is polling
 
@@ -308,7 +281,7 @@ describe('worker killed mid-poll', () => {
     expect(result.polls).toBeGreaterThan(5); // the count carried over from the dead worker's last heartbeat
     expect(result.polls).toBeLessThanOrEqual(await e2Count(requestRef!));
     expect(second.out()).toContain('POS remote polling resumed from heartbeat');
-    expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
+    expect(await env.admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
     // The request was created once.
     const events = (await h.fetchHistory()).events!;
     const scheduled = events
@@ -326,19 +299,16 @@ describe('worker killed mid-poll', () => {
   it('paid AND deleted while no worker was alive: the resumed poll gets 404, and the transaction record (A6) shows the approval: success, not expired', async () => {
     const first = await activityWorker();
     const h = await startPosRemoteRequest(
-      { ...services.starters, taskQueue: queue },
+      { ...env.services.starters, taskQueue: queue },
       { reference: shortRef('rk2'), terminal_id: '2SBX0002', amount: 260000, options: fastLifetime },
     );
-    const { requestRef } = await until(async () => {
-      const s = await h.query(posRemoteStateQuery);
-      return s.status === 'pending' ? s : undefined;
-    });
+    const { requestRef } = await pending(h);
     await until(async () => (await e2Count(requestRef!)) >= 3, 30_000);
     first.child.kill('SIGKILL');
     await until(async () => first.child.exitCode !== null || first.child.signalCode !== null);
-    await admin.advanceClock(COMPLETE_AFTER_MS); // the payer pays…
-    await admin.advanceClock(5 * 60 * 1000); // …and the record is deleted with the request's lifetime
-    expect(await admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
+    await env.admin.advanceClock(COMPLETE_AFTER_MS); // the payer pays…
+    await env.admin.advanceClock(5 * 60 * 1000); // …and the record is deleted with the request's lifetime
+    expect(await env.admin.ledger({ reference: requestRef, kind: 'pos_remote' })).toHaveLength(1);
     const second = await activityWorker();
     const result = await h.result();
     expect(result).toMatchObject({

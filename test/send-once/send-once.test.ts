@@ -3,18 +3,11 @@
 // requery sees what it holds (after a propagation delay when scripted).
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ProbeActivities, sendOnceProbeWorkflow } from '../fixtures/send-once-workflows';
-import { workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-}, 120_000);
-afterAll(() => env?.teardown());
+const env = useTimeSkippingEnv();
 
 type Behaviour =
   | 'answer' // processed and answered
@@ -34,6 +27,10 @@ interface Script {
   /** The requery fails (the service cannot be asked). */
   requeryDown?: boolean;
 }
+
+/** A non-retryable failure of `type`, as the real activities throw it. */
+const fail = (type: string, message: string, details?: unknown[]) =>
+  ApplicationFailure.create({ type, message, nonRetryable: true, ...(details ? { details } : {}) });
 
 function fakeService(script: Script) {
   const held = new Map<string, number>(); // reference → sends the service processed
@@ -55,31 +52,18 @@ function fakeService(script: Script) {
           process();
           return { accepted: reference };
         case 'drop-before':
-          throw ApplicationFailure.create({ type: 'OutcomeUnknown', message: 'socket hang up', nonRetryable: true });
+          throw fail('OutcomeUnknown', 'socket hang up');
         case 'drop-after':
           process();
-          throw ApplicationFailure.create({
-            type: 'OutcomeUnknown',
-            message: 'connection reset after the request was sent',
-            nonRetryable: true,
-          });
+          throw fail('OutcomeUnknown', 'connection reset after the request was sent');
         case 'refuse':
-          throw ApplicationFailure.create({ type: 'BadRequest', message: 'amount cannot be < 0', nonRetryable: true });
+          throw fail('BadRequest', 'amount cannot be < 0');
         case 'refuse-duplicate':
-          throw ApplicationFailure.create({
-            type: 'BadRequest',
-            message: 'Duplicate transaction reference',
-            nonRetryable: true,
-          });
+          throw fail('BadRequest', 'Duplicate transaction reference');
         case 'never-sent':
-          throw ApplicationFailure.create({ type: 'Transient', message: 'connect ECONNREFUSED', nonRetryable: true });
+          throw fail('Transient', 'connect ECONNREFUSED');
         case 'answered-5xx':
-          throw ApplicationFailure.create({
-            type: 'OutcomeUnknown',
-            message: 'Service temporarily unavailable',
-            nonRetryable: true,
-            details: [{ status: 503 }],
-          });
+          throw fail('OutcomeUnknown', 'Service temporarily unavailable', [{ status: 503 }]);
         case 'land-late':
           // The worker is cut off mid-call: Temporal times the attempt out; the request lands 30 s later.
           landing.push({ reference, at: (await env.currentTimeMs()) + 30_000 });
@@ -99,7 +83,7 @@ function fakeService(script: Script) {
       }
       if (script.requeryDown) {
         log.push('requery:down');
-        throw ApplicationFailure.create({ type: 'ServiceError', message: '503 from the service', nonRetryable: true });
+        throw fail('ServiceError', '503 from the service');
       }
       if (lag > 0) {
         lag -= 1;
@@ -114,20 +98,17 @@ function fakeService(script: Script) {
   return { activities, held, log, landing, release: () => release?.(), started };
 }
 
+/** Runs `fn` while a worker of the probe workflows (test/fixtures/send-once-workflows) and `service` polls a queue of its own. */
+const runProbe = <T>(service: ReturnType<typeof fakeService>, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
+  runWithWorker(env, service.activities, 'send-once', fn, require.resolve('../fixtures/send-once-workflows'));
+
 async function run(
   script: Script,
   opts: { maxSends?: number; absentReads?: number; inFlightMs?: number; sendStartToCloseMs?: number } = {},
 ) {
   const service = fakeService(script);
-  const taskQueue = `send-once-${randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(require.resolve('../fixtures/send-once-workflows')),
-    activities: service.activities,
-  });
   const reference = `ref-${randomUUID()}`;
-  const result = await worker.runUntil(
+  const result = await runProbe(service, (taskQueue) =>
     env.client.workflow.execute<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', {
       taskQueue,
       workflowId: reference,
@@ -249,15 +230,8 @@ describe('the one send-once rule', () => {
 
   it('cancellation mid-send: the send finishes and its outcome is returned; nothing is sent again', async () => {
     const service = fakeService({ sends: ['block'] });
-    const taskQueue = `send-once-${randomUUID()}`;
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(require.resolve('../fixtures/send-once-workflows')),
-      activities: service.activities,
-    });
     const reference = `ref-${randomUUID()}`;
-    const result = await worker.runUntil(async () => {
+    const result = await runProbe(service, async (taskQueue) => {
       const handle = await env.client.workflow.start<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', {
         taskQueue,
         workflowId: reference,

@@ -62,20 +62,22 @@ export function useTimeSkippingEnv(options: { quietRuntime?: boolean } = {}): Te
 }
 
 /**
- * Runs `fn(taskQueue)` while a worker with the project's workflow bundle and `activities` polls a
- * task queue of its own (`<prefix>-<uuid>`) on `env`; the worker stops when `fn` settles.
+ * Runs `fn(taskQueue)` while a worker with the project's workflow bundle (or the one of
+ * `workflowsPath`) and `activities` polls a task queue of its own (`<prefix>-<uuid>`) on `env`; the
+ * worker stops when `fn` settles.
  */
 export async function runWithWorker<T>(
   env: TestWorkflowEnvironment,
   activities: object,
   prefix: string,
   fn: (taskQueue: string) => Promise<T>,
+  workflowsPath?: string,
 ): Promise<T> {
   const taskQueue = `${prefix}-${randomUUID()}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: await workflowBundle(workflowsPath),
     activities,
   });
   return worker.runUntil(fn(taskQueue));
