@@ -30,6 +30,7 @@ import type { ussdPaymentWorkflow } from '../../src/workflows/ussd-payment';
 import type { checkoutWorkflow } from '../../src/workflows/checkout';
 import type { recurringChargeWorkflow } from '../../src/workflows/recurring';
 import { eventually } from '../support/polling';
+import { chargeSuccessfulEvent } from '../support/flow-inputs';
 import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 
 const env = useTimeSkippingEnv();
@@ -133,18 +134,8 @@ function fakeService() {
 const run = <T>(service: ReturnType<typeof fakeService>, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
   runWithWorker(env, service.activities, 'pay-ts', fn);
 
-const webhook = (ref: string, amount: number, over: Partial<PaymentWebhookEvent> = {}): PaymentWebhookEvent => ({
-  event: 'charge_successful',
-  transactionRef: ref,
-  amount,
-  currency: 'NGN',
-  transactionStatus: 'Success',
-  transactionType: 'Card',
-  gatewayRef: `${ref}_GW`,
-  isRecurring: false,
-  receivedAt: new Date().toISOString(),
-  ...over,
-});
+const webhook = (ref: string, amount: number, over: Partial<PaymentWebhookEvent> = {}) =>
+  chargeSuccessfulEvent(ref, { amount, gatewayRef: `${ref}_GW`, ...over });
 const card = (number: string, over: Partial<CardPaymentInput> = {}): CardPaymentInput => ({
   transactionRef: `ts-card-${randomUUID()}`,
   amount: 100_000,

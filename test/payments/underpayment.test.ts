@@ -7,7 +7,7 @@
 // input, the OTP Update, the webhook signal and its result. The default webhook grace (30 s) is
 // skipped.
 import { randomUUID } from 'node:crypto';
-import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
+import { paymentWebhookSignal, paymentWorkflowId } from '../../src/shared/payment-webhook';
 import {
   cardPaymentStateQuery,
   submitOtpUpdate,
@@ -18,6 +18,7 @@ import { cardDisplay } from '../../src/shared/claim-check';
 import type { TransactionLookup } from '../../src/shared/payment-common';
 import type { PaymentFlowActivities } from '../../src/activities/payments';
 import { eventually } from '../support/polling';
+import { chargeSuccessfulEvent } from '../support/flow-inputs';
 import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 
 const env = useTimeSkippingEnv({ quietRuntime: true });
@@ -70,18 +71,12 @@ const cardInput = (): CardPaymentInput => ({
   passCharge: true,
 });
 
-const webhook = (ref: string, paid: Paid): PaymentWebhookEvent => ({
-  event: 'charge_successful',
-  transactionRef: ref,
-  amount: paid.amount,
-  ...(paid.merchantAmount !== undefined ? { merchantAmount: paid.merchantAmount } : {}),
-  currency: 'NGN',
-  transactionStatus: 'Success',
-  transactionType: 'Card',
-  gatewayRef: `${ref}_GW`,
-  isRecurring: false,
-  receivedAt: new Date().toISOString(),
-});
+const webhook = (ref: string, paid: Paid) =>
+  chargeSuccessfulEvent(ref, {
+    amount: paid.amount,
+    ...(paid.merchantAmount !== undefined ? { merchantAmount: paid.merchantAmount } : {}),
+    gatewayRef: `${ref}_GW`,
+  });
 
 /**
  * A pass_charge card payment of REQUESTED kobo that the payer completes with the OTP; the service

@@ -3,10 +3,6 @@
 // 404), a second completion refused, release, and the lapse at the end of a 7-day window (the
 // time-skipping server jumps the durable timer).
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { createLogger } from '../../src/logging/logger';
-import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { type PosSealedCard } from '../../src/shared/pos';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import {
@@ -19,34 +15,14 @@ import {
 } from '../../src/shared/pos-preauth';
 import type { posPreAuthWorkflow } from '../../src/workflows/pos-preauth';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
-import { LogCapture, workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { useTimeSkippingEnv } from '../support/time-skipping';
 import { TerminalScript } from './terminal-script';
 import { assertNoRetryWithoutRequery, sealedCardInput } from './helpers';
 import { FailureTypes } from '../../src/shared/failures';
 
-installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
-
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
 const script = new TerminalScript();
 const taskQueue = `pos-preauth-ts-${randomUUID()}`;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: script.activities(),
-  });
-  running = worker.run();
-}, 120_000);
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const env = useTimeSkippingEnv({ quietRuntime: true, worker: { taskQueue, activities: () => script.activities() } });
 afterEach(() => expect(script.leftovers()).toEqual({}));
 
 const uid = () => `P${randomUUID().replace(/-/g, '').slice(0, 16)}`;

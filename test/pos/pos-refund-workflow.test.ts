@@ -7,8 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
-import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createPosRefundActivities } from '../../src/activities/pos-refund';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
@@ -23,8 +22,8 @@ import {
   type PosSealedRefundInput,
 } from '../../src/shared/pos-refund';
 import type { posRefundWorkflow } from '../../src/workflows/pos-refund';
-import { LogCapture, workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { LogCapture } from '../support/stack';
+import { useTimeSkippingEnv } from '../support/time-skipping';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { TerminalScript } from './terminal-script';
 import { assertNoRetryWithoutRequery, cardInput, sealedCardInput } from './helpers';
@@ -33,27 +32,14 @@ import { FailureTypes } from '../../src/shared/failures';
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
 installTemporalRuntime(logger, 'WARN');
 
-let env: TestWorkflowEnvironment;
-let client: Client;
-let worker: Worker;
-let running: Promise<void>;
 const script = new TerminalScript();
 const taskQueue = `pos-refund-ts-${randomUUID()}`;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
+const env = useTimeSkippingEnv({
+  worker: { taskQueue, activities: () => ({ ...script.activities(), ...createPosRefundActivities({ logger }) }) },
+});
+let client: Client;
+beforeAll(() => {
   client = new Client({ connection: env.connection, namespace: env.namespace });
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: { ...script.activities(), ...createPosRefundActivities({ logger }) },
-  });
-  running = worker.run();
-}, 120_000);
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
 });
 
 const uid = (p: string) => `${p}${randomUUID().replace(/-/g, '').slice(0, 12)}`;

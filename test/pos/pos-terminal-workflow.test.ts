@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { PosActivities } from '../../src/activities/pos';
 import { classifyPosResponseCode, PosTerminalInitiateRequestSchema } from '../../src/api';
@@ -19,23 +18,15 @@ import {
   type PosTransactionResult,
   posTransactionStateQuery,
 } from '../../src/shared/pos';
-import { resolveOutcomeUpdate } from '../../src/shared/outcome';
+import { expectResolution, refusedResolution } from '../support/outcome';
 import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
-import { createLogger } from '../../src/logging/logger';
-import { installTemporalRuntime } from '../../src/logging/temporal-logger';
-import { LogCapture, workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { workflowBundle } from '../support/stack';
+import { runWithWorker, startWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { assertNoRetryWithoutRequery, cardInput, sealedCardInput, stepsToCalls, type CallRecord } from './helpers';
 import { FailureTypes } from '../../src/shared/failures';
 
-installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
-
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-}, 120_000);
-afterAll(() => env?.teardown());
+const env = useTimeSkippingEnv({ quietRuntime: true });
 
 type InitiateScript = { code: string } | { fail: string } | { hang: true };
 type RequeryScript = { code: string } | 'not_found' | { fail: string };
@@ -356,22 +347,13 @@ describe('POS terminal transaction: one next step per outcome', () => {
 describe('POS terminal transaction: every field rule is checked before anything is sent', () => {
   async function invalidInputOf(input: unknown): Promise<ApplicationFailure> {
     const calls: CallRecord[] = [];
-    const taskQueue = `pos-val-${randomUUID()}`;
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(),
-      activities: scripted([], [], calls),
-    });
-    const err = await worker
-      .runUntil(
-        env.client.workflow.execute('posTerminalTransactionWorkflow', {
-          workflowId: `pos-txn-bad-${randomUUID()}`,
-          taskQueue,
-          args: [input],
-        }),
-      )
-      .catch((e: unknown) => e);
+    const err = await runWithWorker(env, scripted([], [], calls), 'pos-val', (taskQueue) =>
+      env.client.workflow.execute('posTerminalTransactionWorkflow', {
+        workflowId: `pos-txn-bad-${randomUUID()}`,
+        taskQueue,
+        args: [input],
+      }),
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect(calls).toEqual([]); // no activity ran
     const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
@@ -524,26 +506,17 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
     const calls: CallRecord[] = [];
     const discarded: string[] = [];
     const ref = `u${randomUUID().replace(/-/g, '').slice(0, 20)}`;
-    const taskQueue = `pos-unk-${randomUUID()}`;
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(),
-      activities: scripted(initiates, requeries, calls, [], discarded),
-    });
-    const running = worker.run();
-    const handle = await env.client.workflow.start<typeof posTerminalTransactionWorkflow>(
-      'posTerminalTransactionWorkflow',
-      { workflowId: `pos-txn-${ref}`, taskQueue, args: [sealedCardInput(ref, input)] },
+    const { handle, done } = await startWithWorker(
+      env,
+      scripted(initiates, requeries, calls, [], discarded),
+      'pos-unk',
+      (taskQueue) =>
+        env.client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
+          workflowId: `pos-txn-${ref}`,
+          taskQueue,
+          args: [sealedCardInput(ref, input)],
+        }),
     );
-    const done = async () => {
-      try {
-        return await handle.result();
-      } finally {
-        worker.shutdown();
-        await running;
-      }
-    };
     const waitFor = async (status: string) => {
       // Up to 30 s: on a loaded CI machine the time-skipping server can take a while to get there.
       for (let i = 0; i < 300 && (await handle.query(posTransactionStateQuery)).status !== status; i++)
@@ -551,11 +524,6 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
     };
     return { handle, calls, discarded, done, waitFor };
   }
-  const refusedBecause = (p: Promise<unknown>) =>
-    p.then(
-      () => 'accepted',
-      (e: { cause?: Error; message: string }) => e.cause?.message ?? e.message,
-    );
   const unavailable = (n: number): RequeryScript[] =>
     Array.from({ length: n }, () => ({ fail: FailureTypes.Unauthorized }));
 
@@ -568,24 +536,14 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
     expect(parked.status).toBe('outcome_unknown');
     expect((await handle.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
     expect(parked.steps.filter((s) => s.op === 'requery').length).toBeGreaterThan(3);
-    expect(
-      await refusedBecause(
-        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'vended', reason: 'x', operator: 'ops-1' }] }),
-      ),
-    ).toMatch(/approved, declined, not_received/);
-    expect(
-      await refusedBecause(
-        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'approved', reason: ' ', operator: 'ops-1' }] }),
-      ),
-    ).toMatch(/reason is required/);
-    const resolution = await handle.executeUpdate(resolveOutcomeUpdate, {
-      args: [{ outcome: 'approved', reason: 'acquirer settlement file, rrn 123', operator: 'ops-bola' }],
-    });
-    expect(resolution).toMatchObject({
-      outcome: 'approved',
-      operator: 'ops-bola',
-      reason: 'acquirer settlement file, rrn 123',
-    });
+    await expectResolution(
+      handle,
+      [
+        [{ outcome: 'vended', reason: 'x', operator: 'ops-1' }, /approved, declined, not_received/],
+        [{ outcome: 'approved', reason: ' ', operator: 'ops-1' }, /reason is required/],
+      ],
+      { outcome: 'approved', reason: 'acquirer settlement file, rrn 123', operator: 'ops-bola' },
+    );
     const result = await done();
     expect(result).toMatchObject({ status: 'approved', resolution: { outcome: 'approved', operator: 'ops-bola' } });
     expect(result.action).toMatch(/Resolved by ops-bola/);
@@ -600,11 +558,9 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
       options: { retryBackoff: '1 hour' },
     });
     await waitFor('retry_wait');
-    expect(
-      await refusedBecause(
-        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'declined', reason: 'x', operator: 'ops-1' }] }),
-      ),
-    ).toMatch(/only while the flow is parked/);
+    expect(await refusedResolution(handle, { outcome: 'declined', reason: 'x', operator: 'ops-1' })).toMatch(
+      /only while the flow is parked/,
+    );
     await handle.cancel();
     await done().catch(() => undefined);
   });

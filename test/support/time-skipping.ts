@@ -42,16 +42,35 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
  * One time-skipping environment for the calling test file: created in `beforeAll`, torn down in
  * `afterAll`. What it returns stands for that environment once `beforeAll` has run (`env.client`,
  * `env.nativeConnection`, `env.currentTimeMs()`, …). `quietRuntime` first installs a Temporal
- * runtime whose logger keeps only warnings, in a `LogCapture` (out of the test output).
+ * runtime whose logger keeps only warnings, in a `LogCapture` (out of the test output). `worker`: a
+ * worker for the whole file on `taskQueue` (the project's workflow bundle, `activities()`), running
+ * from `beforeAll` and stopped before the environment is torn down.
  */
-export function useTimeSkippingEnv(options: { quietRuntime?: boolean } = {}): TestWorkflowEnvironment {
+export function useTimeSkippingEnv(
+  options: { quietRuntime?: boolean; worker?: { taskQueue: string; activities: () => object } } = {},
+): TestWorkflowEnvironment {
   if (options.quietRuntime)
     installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
   let created: TestWorkflowEnvironment | undefined;
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
   beforeAll(async () => {
     created = await createTimeSkippingEnv();
+    if (options.worker) {
+      worker = await Worker.create({
+        connection: created.nativeConnection,
+        taskQueue: options.worker.taskQueue,
+        workflowBundle: await workflowBundle(),
+        activities: options.worker.activities(),
+      });
+      running = worker.run();
+    }
   }, 120_000);
-  afterAll(() => created?.teardown());
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await created?.teardown();
+  });
   return new Proxy({} as TestWorkflowEnvironment, {
     get(_, key) {
       if (!created) throw new Error('the time-skipping environment is created in beforeAll: use it inside a test');
@@ -81,4 +100,35 @@ export async function runWithWorker<T>(
     activities,
   });
   return worker.runUntil(fn(taskQueue));
+}
+
+/**
+ * Starts a worker as `runWithWorker` does and, through `start(taskQueue)`, a flow on it: the flow's
+ * handle, and `done()`, which awaits the flow's result and then stops the worker.
+ */
+export async function startWithWorker<H extends { result(): Promise<unknown> }>(
+  env: TestWorkflowEnvironment,
+  activities: object,
+  prefix: string,
+  start: (taskQueue: string) => Promise<H>,
+): Promise<{ handle: H; done: () => Promise<Awaited<ReturnType<H['result']>>> }> {
+  const taskQueue = `${prefix}-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+  });
+  const running = worker.run();
+  const handle = await start(taskQueue);
+  type Result = Awaited<ReturnType<H['result']>>;
+  const done = async (): Promise<Result> => {
+    try {
+      return (await handle.result()) as Result;
+    } finally {
+      worker.shutdown();
+      await running;
+    }
+  };
+  return { handle, done };
 }

@@ -4,12 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createVendingActivities, type VendingActivities } from '../../src/activities/vending';
 import type { ActivityDeps } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
-import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import {
   VEND_H1_WHAT,
   vendStateQuery,
@@ -20,20 +18,14 @@ import {
   type VendRecord,
   type VendResult,
 } from '../../src/shared/vending';
-import { resolveOutcomeUpdate } from '../../src/shared/outcome';
+import { expectResolution, refusedResolution } from '../support/outcome';
 import type { vendElectricityWorkflow } from '../../src/workflows/vending';
-import { LogCapture, testConfig, workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { LogCapture, testConfig } from '../support/stack';
+import { runWithWorker, startWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 import { unusedClaimCheck } from '../pos/helpers';
 import { FailureTypes } from '../../src/shared/failures';
 
-installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
-
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-}, 120_000);
-afterAll(() => env?.teardown());
+const env = useTimeSkippingEnv({ quietRuntime: true });
 
 type Call =
   | { op: 'providers' }
@@ -139,15 +131,8 @@ async function run(
   over: Partial<VendInput> = {},
 ): Promise<{ result: VendResult; calls: Call[] }> {
   const calls: Call[] = [];
-  const taskQueue = `vend-ts-${randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: scripted(opts, calls),
-  });
   const args = input(over);
-  const result = await worker.runUntil(
+  const result = await runWithWorker(env, scripted(opts, calls), 'vend-ts', (taskQueue) =>
     env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
       workflowId: `vend-${args.order_ref}`,
       taskQueue,
@@ -263,22 +248,13 @@ describe('an electricity vend, step by step, with scripted activities', () => {
 
   it('invalid input fails before any activity, naming the fields', async () => {
     const calls: Call[] = [];
-    const taskQueue = `vend-bad-${randomUUID()}`;
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(),
-      activities: scripted({ purchases: [], checks: [] }, calls),
-    });
-    const err = await worker
-      .runUntil(
-        env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-          workflowId: `vend-bad-${randomUUID()}`,
-          taskQueue,
-          args: [input({ amount: 10.5, meter_type: 'smart', email: 'nope', meter_no: '12' })],
-        }),
-      )
-      .catch((e: unknown) => e);
+    const err = await runWithWorker(env, scripted({ purchases: [], checks: [] }, calls), 'vend-bad', (taskQueue) =>
+      env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+        workflowId: `vend-bad-${randomUUID()}`,
+        taskQueue,
+        args: [input({ amount: 10.5, meter_type: 'smart', email: 'nope', meter_no: '12' })],
+      }),
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause.type).toBe('InvalidInput');
@@ -365,36 +341,17 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
   /** Starts a sale and returns its handle, the worker run and the calls. */
   async function start(opts: Parameters<typeof scripted>[0], over: Partial<VendInput> = {}) {
     const calls: Call[] = [];
-    const taskQueue = `vend-ms-${randomUUID()}`;
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(),
-      activities: scripted(opts, calls),
-    });
     const args = input(over);
-    const running = worker.run();
-    const handle = await env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-      workflowId: `vend-${args.order_ref}`,
-      taskQueue,
-      args: [args],
-    });
-    const done = async () => {
-      try {
-        return await handle.result();
-      } finally {
-        worker.shutdown();
-        await running;
-      }
-    };
+    const { handle, done } = await startWithWorker(env, scripted(opts, calls), 'vend-ms', (taskQueue) =>
+      env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+        workflowId: `vend-${args.order_ref}`,
+        taskQueue,
+        args: [args],
+      }),
+    );
     return { handle, calls, done };
   }
   /** The reason an Update was refused (the validator's message). */
-  const refusedBecause = (p: Promise<unknown>) =>
-    p.then(
-      () => 'accepted',
-      (e: { cause?: Error; message: string }) => e.cause?.message ?? e.message,
-    );
   const searchStatus = async (handle: WorkflowHandle) => (await handle.describe()).searchAttributes.PaymentStatus?.[0];
 
   it('a 200 whose body says pending is not a success: H4 until final, vended, one purchase', async () => {
@@ -445,24 +402,14 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
     expect(await searchStatus(handle)).toBe('outcome_unknown');
     expect(parked.steps.filter((s) => s.op === 'check').length).toBeGreaterThan(3); // requeried on a backoff
     // Refused: an outcome the flow does not have, a missing operator.
-    expect(
-      await refusedBecause(
-        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'approved', reason: 'x', operator: 'ops-1' }] }),
-      ),
-    ).toMatch(/outcome must be one of vended, failed, not_vended/);
-    expect(
-      await refusedBecause(
-        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'vended', reason: 'x', operator: '' }] }),
-      ),
-    ).toMatch(/operator is required/);
-    const resolution = await handle.executeUpdate(resolveOutcomeUpdate, {
-      args: [{ outcome: 'not_vended', reason: 'provider report: reference absent', operator: 'ops-ada' }],
-    });
-    expect(resolution).toMatchObject({
-      outcome: 'not_vended',
-      operator: 'ops-ada',
-      reason: 'provider report: reference absent',
-    });
+    await expectResolution(
+      handle,
+      [
+        [{ outcome: 'approved', reason: 'x', operator: 'ops-1' }, /outcome must be one of vended, failed, not_vended/],
+        [{ outcome: 'vended', reason: 'x', operator: '' }, /operator is required/],
+      ],
+      { outcome: 'not_vended', reason: 'provider report: reference absent', operator: 'ops-ada' },
+    );
     const result = await done();
     expect(result).toMatchObject({ status: 'not_vended', resolution: { outcome: 'not_vended', operator: 'ops-ada' } });
     expect(result.message).toMatch(/resolved by ops-ada: provider report/);
@@ -478,11 +425,9 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
     );
     for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'pending'; i++)
       await new Promise((r) => setTimeout(r, 100));
-    expect(
-      await refusedBecause(
-        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'vended', reason: 'x', operator: 'ops-1' }] }),
-      ),
-    ).toMatch(/only while the flow is parked/);
+    expect(await refusedResolution(handle, { outcome: 'vended', reason: 'x', operator: 'ops-1' })).toMatch(
+      /only while the flow is parked/,
+    );
     expect((await done()).status).toBe('vended');
   });
 
