@@ -15,7 +15,7 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { Resource } from '@opentelemetry/resources';
+import { Resource, envDetectorSync } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
   BatchSpanProcessor,
@@ -117,7 +117,9 @@ export function installTracing(opts: InstallTracingOptions & { config?: AppConfi
     (opts.config?.observability.tracing.exporter === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter());
   const safe = new SafeSpanExporter(exporter);
   const spanProcessor: SpanProcessor = opts.simple ? new SimpleSpanProcessor(safe) : new BatchSpanProcessor(safe);
-  const resource = new Resource({ 'service.name': serviceName });
+  // OTEL_RESOURCE_ATTRIBUTES (e.g. deployment.environment, service.version) on every span; the
+  // service name is ours (OTEL_SERVICE_NAME through config, or the process's own name) and wins.
+  const resource = envDetectorSync.detect().merge(new Resource({ 'service.name': serviceName }));
   // The provider reads OTEL_TRACES_SAMPLER(_ARG) and the span limits from the environment itself.
   const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
   provider.register({
