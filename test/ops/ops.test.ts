@@ -153,7 +153,10 @@ describe('operator tools against a running stack', () => {
         ],
       })
     ).result();
-    const items = await listUntil('reconciliation-mismatches', (l) => l.some((x) => x.reference === reference));
+    // Visibility is eventually consistent: the mark may be listed before its close is.
+    const items = await listUntil('reconciliation-mismatches', (l) =>
+      l.some((x) => x.reference === reference && !x.running),
+    );
     expect(items.find((x) => x.reference === reference)).toMatchObject({ flow: 'reconciliation-mark', running: false });
 
     const noOperator = await resolveReconciliationFinding(services.starters, reference, {
