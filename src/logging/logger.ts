@@ -113,16 +113,21 @@ export function isSecretFieldName(name: string): boolean {
 export const REDACTED = '[REDACTED]';
 
 /** Patterns scrubbed from free text (messages, error strings). */
-const SECRET_TEXT_PATTERNS: [RegExp, string][] = [
+const SECRET_TEXT_PATTERNS: [RegExp, string | ((match: string) => string)][] = [
   [/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, REDACTED], // Authorization header values
   [/\b(?:sandbox_)?sk_[A-Za-z0-9_]{4,}/g, REDACTED], // secret keys
+  // Track 2 equivalent data: PAN, the 'D' (or '=') separator, expiry and service code, discretionary data.
+  [/;?\b\d{12,19}[D=]\d{4}\d*(?:F|\?)?/gi, REDACTED],
   [/\b\d{13,19}\b/g, REDACTED], // anything shaped like a PAN
+  // A PAN written in groups: 13-19 digits separated by single spaces or dashes (4-4-4-4, 4-6-5, ...).
+  [/\b\d{4}(?:[ -]\d{2,7}){2,4}\b/g, (m) => (/^\d{13,19}$/.test(m.replace(/[ -]/g, '')) ? REDACTED : m)],
   [/\b([a-z][a-z0-9+.-]*:\/\/[^:/?#\s@]+:)[^@/\s]+@/gi, `$1${REDACTED}@`], // user:password@ in URLs
 ];
 
 export function scrubText(text: string): string {
   let out = text;
-  for (const [re, replacement] of SECRET_TEXT_PATTERNS) out = out.replace(re, replacement);
+  for (const [re, replacement] of SECRET_TEXT_PATTERNS)
+    out = typeof replacement === 'string' ? out.replace(re, replacement) : out.replace(re, replacement);
   return out;
 }
 
