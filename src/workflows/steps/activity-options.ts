@@ -60,6 +60,17 @@ export const POLL: ActivityOptions = {
   retry: { ...READ_RETRY, maximumAttempts: 3 },
 };
 
+/**
+ * Handing a merchant event to its delivery workflow (src/workflows/steps/merchant-events.ts): a
+ * local activity that starts a workflow under the event's id, so a rerun is harmless ("already
+ * started" is success). Retried for a minute; then the flow logs it and goes on.
+ */
+export const LOCAL_EMIT: LocalActivityOptions = {
+  startToCloseTimeout: '10s',
+  scheduleToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1s', maximumInterval: '10s' },
+};
+
 /** Work on our own stores (claim check, ledgers, credit store): short, retried until it lands. */
 export const LOCAL_STORE: ActivityOptions = {
   startToCloseTimeout: '10s',

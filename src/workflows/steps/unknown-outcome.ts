@@ -28,6 +28,11 @@ export interface AwaitFinalSpec<R> {
   /** Where the wait starts: the service holds a pending record, or the outcome is unknown. */
   startAs: 'pending' | 'outcome_unknown';
   setStatus: (status: 'pending' | 'outcome_unknown') => void;
+  /**
+   * Runs once the wait parks as outcome_unknown: the flow's `needs_attention` merchant event
+   * (docs/events.md). Nothing is added to history when the flow has no event target.
+   */
+  onParked?: () => Promise<void>;
   /** The operator's resolution, once the Update was accepted. */
   resolution: () => OutcomeResolution | undefined;
   /** Each requery's answer ('error' when the service could not answer), for the flow's step record. */
@@ -42,6 +47,7 @@ export async function awaitFinal<R>(spec: AwaitFinalSpec<R>): Promise<Settled<R>
   const start = Date.now();
   let status = spec.startAs;
   spec.setStatus(status);
+  if (status === 'outcome_unknown') await spec.onParked?.();
   const pendingUntil = status === 'pending' ? start + spec.pendingForMs : start;
   const requeryUntil = pendingUntil + spec.requeryForMs;
   let seen = status === 'pending';
@@ -52,6 +58,7 @@ export async function awaitFinal<R>(spec: AwaitFinalSpec<R>): Promise<Settled<R>
     if (status === 'pending' && now >= pendingUntil) {
       status = 'outcome_unknown';
       spec.setStatus(status);
+      await spec.onParked?.();
     }
     if (now >= requeryUntil) {
       // Requeried long enough: parked until an operator resolves it.

@@ -49,6 +49,9 @@ export const WORKFLOW_VERSIONING = {
   reconciliationWorkflow: autoUpgrade('started by the daily Schedule that outlives versions'),
   scheduledMandateDebitWorkflow: autoUpgrade('started by a Schedule that outlives versions'),
   scheduledTokenChargeWorkflow: autoUpgrade('started by a Schedule that outlives versions'),
+  merchantEventDeliveryWorkflow: autoUpgrade(
+    "one merchant event's delivery, retried for up to NOTIFY_RETRY_FOR (3 days by default)",
+  ),
 } satisfies Record<string, VersioningRow>;
 
 export type VersionedWorkflowType = keyof typeof WORKFLOW_VERSIONING;

@@ -1,0 +1,74 @@
+// Merchant events (docs/events.md): the local activity a flow runs to hand an event to its
+// delivery workflow, and the delivery workflow's one HTTP attempt.
+//  - emitMerchantEvent starts merchantEventDeliveryWorkflow under the event's id through the
+//    worker's Temporal client. "Already started" is success: it is this event's own delivery (a
+//    replayed or retried emission), so an event is never delivered by two workflows at once.
+//  - deliverMerchantEvent signs with the worker's NOTIFY_SECRET and POSTs once (10 s); its answer
+//    says delivered, gone (410) or retry. The secret never enters history: only the outcome does.
+import { ApplicationFailure } from '@temporalio/activity';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { deliverOnce, type DeliveryAttempt } from '../notify/deliver';
+import {
+  MERCHANT_EVENT_DELIVERY_DEFAULTS,
+  MERCHANT_EVENT_FLOW,
+  type MerchantEvent,
+  type MerchantEventDeliveryInput,
+  type MerchantEventEmission,
+} from '../shared/merchant-event';
+import { paymentSearchAttributes } from '../shared/search-attributes';
+import type { ActivityDeps } from './deps';
+
+export type MerchantEventAttempt = DeliveryAttempt | { outcome: 'misconfigured'; error: string };
+
+export function createMerchantEventDeliveryActivities(deps: ActivityDeps) {
+  return {
+    /** Starts the event's delivery (workflow id = event id); "already started" is our own. */
+    async emitMerchantEvent(emission: MerchantEventEmission): Promise<'started' | 'already-started'> {
+      if (!deps.temporal)
+        throw ApplicationFailure.nonRetryable('no Temporal client on this worker: merchant events cannot be started');
+      const input: MerchantEventDeliveryInput = {
+        event: emission.event,
+        url: emission.url,
+        retryForMs: deps.config.notify?.retryForMs ?? MERCHANT_EVENT_DELIVERY_DEFAULTS.retryForMs,
+      };
+      try {
+        await deps.temporal.workflow.start('merchantEventDeliveryWorkflow', {
+          workflowId: emission.event.id,
+          taskQueue: deps.config.temporal.taskQueue,
+          args: [input],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: paymentSearchAttributes({
+            flow: MERCHANT_EVENT_FLOW,
+            reference: emission.event.data.reference,
+            status: 'delivering',
+          }),
+        });
+        return 'started';
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
+        throw err;
+      }
+    },
+
+    /** One signed POST of the event (10 s); never throws for the merchant's answer. */
+    async deliverMerchantEvent(input: { event: MerchantEvent; url: string }): Promise<MerchantEventAttempt> {
+      const secret = deps.config.notify?.secret;
+      if (!secret)
+        return { outcome: 'misconfigured', error: 'NOTIFY_SECRET is not set on this worker: events cannot be signed' };
+      const attempt = await deliverOnce(
+        input.url,
+        secret,
+        input.event,
+        MERCHANT_EVENT_DELIVERY_DEFAULTS.attemptTimeoutMs,
+      );
+      if (attempt.outcome === 'retry')
+        deps.logger.warn(
+          { eventId: input.event.id, type: input.event.type, error: attempt.error },
+          'merchant event not delivered; retried later',
+        );
+      return attempt;
+    },
+  };
+}
+
+export type MerchantEventDeliveryActivities = ReturnType<typeof createMerchantEventDeliveryActivities>;

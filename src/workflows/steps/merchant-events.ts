@@ -1,0 +1,106 @@
+// Emitting merchant events (docs/events.md) from a flow, in one home.
+//
+// A flow holds one MerchantEvents, built from its input's optional `notify` target (the starter
+// resolved it: a per-flow URL, else the starting process's NOTIFY_URL). Without a target, emit()
+// returns at once and adds nothing to history. With one, each event is one local activity (one
+// marker) that starts the event's own delivery workflow under the event's id: delivery runs apart
+// from the flow, so it never changes or fails the flow's outcome. The local activity runs
+// non-cancellable (a cancel of the flow still reports its outcome), and a failure to hand the
+// event over is logged, never thrown. (Measured against a child workflow with ParentClosePolicy
+// ABANDON: docs/events.md, "Emission".)
+import { CancellationScope, log, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import type { MerchantEventDeliveryActivities } from '../../activities/merchant-event-delivery';
+import {
+  MERCHANT_EVENT_DATA_VERSION,
+  merchantEventId,
+  type MerchantEvent,
+  type MerchantEventTarget,
+  type MerchantEventType,
+} from '../../shared/merchant-event';
+import { LOCAL_EMIT } from './activity-options';
+
+const { emitMerchantEvent } = proxyLocalActivities<MerchantEventDeliveryActivities>(LOCAL_EMIT);
+
+/** What an event says of the outcome (no card data, no personal data). */
+export interface OutcomeFields {
+  status: string;
+  reason?: string;
+  amount?: number;
+  currency?: string;
+  /** A sub-outcome's reference (one mandate debit); part of the event id. */
+  part?: string;
+}
+
+export class MerchantEvents {
+  /** The flow's event counter (data.sequence). */
+  private sequence = 0;
+
+  constructor(
+    private readonly target: MerchantEventTarget | undefined,
+    private readonly flow: string,
+    private readonly reference: string,
+  ) {}
+
+  /** True when this flow's events go somewhere. */
+  get enabled(): boolean {
+    return this.target !== undefined;
+  }
+
+  /** The event `types` names for `fields.status`, if any. */
+  emitFor(types: EventTypes, fields: OutcomeFields & { passCharge?: boolean }): Promise<void> {
+    const type = types[fields.status];
+    if (!type) return Promise.resolve();
+    const { passCharge: _ignored, ...outcome } = fields;
+    return this.emit(type, outcome);
+  }
+
+  /** Hands one event to its delivery; nothing (no command) without a target. */
+  async emit(type: MerchantEventType, fields: OutcomeFields): Promise<void> {
+    if (!this.target) return;
+    this.sequence += 1;
+    const occurredAt = new Date().toISOString();
+    const event: MerchantEvent = {
+      type,
+      id: merchantEventId(workflowInfo().workflowId, type, fields.part),
+      created_at: occurredAt,
+      data: {
+        version: MERCHANT_EVENT_DATA_VERSION,
+        flow: this.flow,
+        reference: this.reference,
+        status: fields.status,
+        ...(fields.reason !== undefined ? { reason: fields.reason } : {}),
+        ...(fields.amount !== undefined && Number.isSafeInteger(fields.amount) ? { amount: fields.amount } : {}),
+        ...(fields.currency !== undefined ? { currency: fields.currency.toUpperCase() } : {}),
+        ...(fields.part !== undefined ? { part: fields.part } : {}),
+        sequence: this.sequence,
+        occurred_at: occurredAt,
+      },
+    };
+    const url = this.target.url;
+    try {
+      await CancellationScope.nonCancellable(() => emitMerchantEvent({ event, url }));
+    } catch (err) {
+      // Delivery never fails the flow: the outcome stands, the operator sees this warning.
+      log.warn('merchant event could not be handed to its delivery', {
+        eventId: event.id,
+        type,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+}
+
+/** A flow's status → the event it emits; a status not listed emits nothing. */
+export type EventTypes = Readonly<Partial<Record<string, MerchantEventType>>>;
+
+/** The card, bank, USSD, checkout and token-charge flows (PaymentFlow). */
+export const PAYMENT_EVENT_TYPES: EventTypes = {
+  success: 'payment.succeeded',
+  failed: 'payment.failed',
+  expired: 'payment.expired',
+  cancelled: 'payment.cancelled',
+  outcome_unknown: 'payment.needs_attention',
+};
+
+/** A flow without a target (or before it knows one): emits nothing. */
+export const NO_EVENTS = new MerchantEvents(undefined, '', '');
