@@ -29,6 +29,7 @@ import {
 import { durationMs } from '../../shared/duration';
 import type { SendOnceResult } from './send-once';
 import { awaitFinal } from './unknown-outcome';
+import { MerchantEvents, NO_EVENTS, PAYMENT_EVENT_TYPES } from './merchant-events';
 import { fromLookup, lookup, requeryTransaction, type Confirmation, type FoundTransaction } from './payment-steps';
 import {
   awaitWebhookVerifying,
@@ -103,6 +104,8 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
   protected readonly inbox: WebhookInbox;
   /** What verify's Pending means when the flow confirms at the end. */
   protected pending: PendingAs = { as: 'unknown', reason: 'verified as Pending' };
+  /** Where this payment's events go (docs/events.md): set by publish() from the input's `notify`. */
+  protected events: MerchantEvents = NO_EVENTS;
 
   protected constructor(
     protected readonly ref: string,
@@ -135,7 +138,8 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
   // --- start ---
 
   /** The search attributes a payment starts with. */
-  protected publish(flow: string, payment: { amount: number; currency: string }): void {
+  protected publish(flow: string, payment: { amount: number; currency: string; notify?: { url: string } }): void {
+    this.events = new MerchantEvents(payment.notify, flow, this.ref);
     upsertSearchAttributes(
       paymentSearchAttributes({
         flow,
@@ -196,6 +200,7 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
     if (this.state.status === 'confirming')
       this.conclude(await confirmPayment(this.ref, this.expected, this.inbox, graceMs, this.pending));
     if (this.state.status === 'unknown') await this.parkUnknownOutcome();
+    await this.emitOutcome();
     // A caller of an Update (update-with-start) sees its answer before the workflow closes.
     await condition(allHandlersFinished);
     return this.snapshot();
@@ -237,6 +242,7 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
           `${why}; parked: verified again on a backoff, or resolved by an operator (resolveOutcome)`,
         ),
       resolution: () => resolution,
+      onParked: () => this.emitOutcome(),
       pendingForMs: 0,
       requeryForMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
       firstBackoffMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.firstBackoff),
@@ -260,6 +266,18 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
     this.forceStatus(c.status, `${c.reason ?? c.status} (settled by verify after: ${why})`);
   }
 
+  /**
+   * The merchant event of the flow's outcome (final, or parked as outcome_unknown): one local
+   * activity when the input has a `notify` target, nothing otherwise (./merchant-events.ts).
+   */
+  protected emitOutcome(): Promise<void> {
+    return this.events.emitFor(PAYMENT_EVENT_TYPES, {
+      ...this.expected,
+      status: this.state.status,
+      reason: this.state.reason,
+    });
+  }
+
   // --- cancel ---
 
   /**
@@ -276,6 +294,7 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
       if (!isCancellation(err)) throw err;
       return CancellationScope.nonCancellable(async () => {
         await this.settleAfterCancel();
+        await this.emitOutcome();
         return this.snapshot();
       });
     }
