@@ -1,17 +1,28 @@
+# syntax=docker/dockerfile:1
 # One image for the worker, webhook receiver, codec server, search-attribute registration and
 # sandbox (docker-compose.yml, deploy/k8s). Three stages: the build (all dependencies, tsc and the
 # prebuilt workflow bundle), the production dependencies alone, and the runtime, which gets only
 # those two results and runs as the unprivileged `node` user. No secret is baked in: every one comes
 # from the environment at run time (docs/security.md); .dockerignore keeps .env out of the context.
-ARG NODE_IMAGE=node:24-bookworm-slim
+#
+# Multi-platform (docs/deployment.md): docker buildx build --platform linux/amd64,linux/arm64 -t payflow-app .
+# The build stage runs on the builder's own platform (its output, dist/, is JavaScript); the
+# production dependencies are installed for each target platform, which picks its own optional
+# native packages from the lockfile (test/ship/install-anywhere.test.ts proves both resolve).
+#
+# The base image is pinned by digest (the multi-platform index of node:24-bookworm-slim) so a rebuild
+# gets the same bytes; the tag says what it is. The digest was taken without registry access from
+# here (docs/deployment.md): confirm or update it, and the tag with it, from
+#   docker buildx imagetools inspect node:24-bookworm-slim   (the "Digest:" line)
+ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
 
-FROM ${NODE_IMAGE} AS build
+FROM --platform=$BUILDPLATFORM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# `npm install`, not `npm ci`: npm 11 lockfiles omit other platforms' optional packages and `npm ci`
-# then refuses them as out of sync (.ci/run says the same); the locked versions are installed either way.
+# `npm ci`: exactly the lockfile, refused if it is out of step with package.json. The npm cache is a
+# BuildKit cache mount: reused across builds, never part of a layer.
 # --ignore-scripts: the postinstall fetches the Temporal development binaries, not needed to build.
-RUN npm install --ignore-scripts --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm,sharing=locked npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # tsc to dist/, then dist/workflow-bundle.js and dist/workflow-bundle-traced.js (bundleWorkflowCode with the failure converter).
@@ -20,7 +31,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+RUN --mount=type=cache,target=/root/.npm,sharing=locked npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
