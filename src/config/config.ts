@@ -192,8 +192,9 @@ export const envSchema = z
     NOTIFY_RETRY_FOR: z
       .string()
       .regex(/^\d+\s*(s|m|h|d)$/, 'must be a duration such as "3d", "12h" or "30m"')
-      .refine((d) => durationMs(d) >= 60_000, 'must be at least 1 minute')
-      .refine((d) => durationMs(d) <= 30 * 86_400_000, 'must be at most 30 days')
+      // (a value the pattern refused is not measured: its issue is the pattern's)
+      .refine((d) => !/^\d+\s*(s|m|h|d)$/.test(d) || durationMs(d) >= 60_000, 'must be at least 1 minute')
+      .refine((d) => !/^\d+\s*(s|m|h|d)$/.test(d) || durationMs(d) <= 30 * 86_400_000, 'must be at most 30 days')
       .default('3d'),
 
     // Virtual-account credits (docs/flows-virtual-accounts.md): where each credit is handed over,
