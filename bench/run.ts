@@ -7,6 +7,8 @@
 //   npm run bench -- --scenario overhead   one scenario (overhead, direct, waiting, pos-poll, ingress, soak)
 //   npm run bench -- --json FILE           the figures as JSON (and FILE's name with .svg: the latency chart)
 //   npm run bench -- --worker-env K=V      our worker with a setting changed (e.g. WORKER_WORKFLOW_POLLERS=auto)
+//   npm run bench -- --production-config   our processes as `npm run start:prod` runs them: default config
+//                                          (log level info, schedules on) instead of the bench's tuning
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { dirname } from 'node:path';
@@ -31,6 +33,8 @@ type Scenario = (typeof SCENARIOS)[number];
 
 export interface BenchArgs {
   quick: boolean;
+  /** Production's default configuration for our processes (not the bench's tuning). */
+  productionConfig: boolean;
   json?: string;
   scenarios: Scenario[];
   /** Environment for our worker processes (tuning experiments). */
@@ -38,11 +42,12 @@ export interface BenchArgs {
 }
 
 export function parseBenchArgs(argv: string[]): BenchArgs {
-  const args: BenchArgs = { quick: false, scenarios: [...SCENARIOS], workerEnv: {} };
+  const args: BenchArgs = { quick: false, productionConfig: false, scenarios: [...SCENARIOS], workerEnv: {} };
   const picked: Scenario[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') args.quick = true;
+    else if (a === '--production-config') args.productionConfig = true;
     else if (a === '--json') {
       const file = argv[++i];
       if (!file) throw new Error('--json needs a file name');
@@ -55,7 +60,10 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
       const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(argv[++i] ?? '');
       if (!m) throw new Error('--worker-env needs NAME=value');
       args.workerEnv[m[1]] = m[2];
-    } else throw new Error(`unknown argument ${a} (--quick, --json FILE, --scenario NAME, --worker-env K=V)`);
+    } else
+      throw new Error(
+        `unknown argument ${a} (--quick, --production-config, --json FILE, --scenario NAME, --worker-env K=V)`,
+      );
   }
   if (picked.length) args.scenarios = picked;
   return args;
@@ -119,6 +127,7 @@ async function main(): Promise<void> {
     log,
     posRemoteCompleteAfterMs: sizes.posPoll.holdMs,
     workerEnv: args.workerEnv,
+    productionConfig: args.productionConfig,
   });
   const results: Record<string, ScenarioResult> = {};
   try {
@@ -150,6 +159,7 @@ async function main(): Promise<void> {
     const report = {
       when: new Date().toISOString(),
       mode: args.quick ? 'quick' : 'full',
+      config: args.productionConfig ? 'production defaults' : 'bench tuning',
       machine,
       workerEnv: args.workerEnv,
       sizes,

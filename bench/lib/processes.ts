@@ -1,7 +1,7 @@
 // Processes the bench starts (our worker, the baseline worker, the sandbox, the webhook receiver):
 // each a single node process (`node --import tsx …`), so its pid, CPU time and RSS are its own.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 export const ROOT = resolve(__dirname, '..', '..');
@@ -25,6 +25,42 @@ export function procCpuMs(pid: number): number {
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
   return ((utime + stime) * 1000) / CLOCK_TICKS_PER_S;
+}
+
+/** ppid of every live process, from /proc. */
+function parents(): Map<number, number> {
+  const byPid = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      byPid.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return byPid;
+}
+
+/**
+ * CPU of a process and all its descendants, in ms: each live one's own time, plus the time of the
+ * children each has reaped (cutime, cstime): PostgreSQL's backends come and go with connections.
+ */
+export function treeCpuMs(root: number): number {
+  const ppid = parents();
+  let total = 0;
+  const visit = (pid: number) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = fields.slice(fields.lastIndexOf(')') + 2).split(' ');
+      total += ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / CLOCK_TICKS_PER_S;
+    } catch {
+      return;
+    }
+    for (const [child, parent] of ppid) if (parent === pid) visit(child);
+  };
+  visit(root);
+  return total;
 }
 
 export function procRssMiB(pid: number): number {

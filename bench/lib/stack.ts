@@ -39,6 +39,19 @@ export function ensureBuilt(log: (s: string) => void): void {
 }
 
 export const SECRET_KEY = 'sandbox_sk_local_development_key_0001';
+/**
+ * The baseline is another merchant account on the same sandbox: its notifications go to its own
+ * receiver (bench/baseline/receiver.ts), never to ours, so our receiver and task queue do no work
+ * for it (issue #25: the old harness sent them to our receiver, which started a holder each).
+ */
+export const BASELINE_SECRET_KEY = 'sandbox_sk_bench_baseline_merchant_0001';
+/** The sandbox's two merchant accounts: ours (webhooks to our receiver) and the baseline's (to its own). */
+export const sandboxMerchantsEnv = (receiverUrl: string, baselineReceiverUrl: string): Record<string, string> => ({
+  SANDBOX_SECRET_KEYS: `${SECRET_KEY},${BASELINE_SECRET_KEY}`,
+  SANDBOX_WEBHOOK_URL: `${receiverUrl}/webhooks`,
+  SANDBOX_WEBHOOK_URLS: `${BASELINE_SECRET_KEY}=${baselineReceiverUrl}/webhooks`,
+});
+
 export const OURS_QUEUE = 'bench-ours';
 export const BASELINE_QUEUE = 'bench-baseline';
 
@@ -56,6 +69,11 @@ export interface BenchStack {
   baseline: BenchProcess;
   sandbox: BenchProcess;
   receiver: BenchProcess;
+  /** The baseline merchant's own webhook receiver (verifies and answers 200, nothing else). */
+  baselineReceiver: BenchProcess;
+  baselineReceiverUrl: string;
+  /** The claim-check PostgreSQL's wrapper pid (treeCpuMs counts its processes). */
+  postgresPid: number;
   /** Starts another of our workers (own process) on `taskQueue` with extra env (tuning). */
   startOurWorker(taskQueue: string, extraEnv?: Record<string, string>): Promise<BenchProcess>;
   stop(): Promise<void>;
@@ -67,6 +85,8 @@ export async function startBenchStack(opts: {
   log: (line: string) => void;
   posRemoteCompleteAfterMs: number;
   workerEnv?: Record<string, string>;
+  /** Our processes with production's default configuration (log level info, schedules on), not the bench's tuning. */
+  productionConfig?: boolean;
   /** Extra node flags for our workers (e.g. --cpu-prof to see where a flow's CPU goes). */
   workerNodeArgs?: string[];
   /** The same for the baseline worker. */
@@ -92,9 +112,10 @@ export async function startBenchStack(opts: {
     });
     stops.push(() => pg.stop());
 
-    const [sandboxPort, receiverPort] = [await freePort(), await freePort()];
+    const [sandboxPort, receiverPort, baselineReceiverPort] = [await freePort(), await freePort(), await freePort()];
     const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
     const receiverUrl = `http://127.0.0.1:${receiverPort}`;
+    const baselineReceiverUrl = `http://127.0.0.1:${baselineReceiverPort}`;
     const env: Record<string, string> = {
       NODE_ENV: 'development',
       TEMPORAL_ADDRESS: devServer.address,
@@ -105,11 +126,13 @@ export async function startBenchStack(opts: {
       PAYMENTS_SECRET_KEY: SECRET_KEY,
       CLAIM_CHECK_DATABASE_URL: pg.url,
       CLAIM_CHECK_EMBEDDED: 'false',
-      LOG_LEVEL: 'warn',
       METRICS_PORT: 'off',
-      VA_ERROR_LOG_SWEEP_EVERY_S: '0',
-      RECONCILIATION_SCHEDULE: 'false',
       OTEL_SDK_DISABLED: 'true',
+      // The bench's tuning: quieter logs and no schedules. `--production-config` keeps the
+      // defaults production starts with (log level info, the schedules on).
+      ...(opts.productionConfig
+        ? {}
+        : { LOG_LEVEL: 'warn', VA_ERROR_LOG_SWEEP_EVERY_S: '0', RECONCILIATION_SCHEDULE: 'false' }),
     };
     const config = loadConfig({ ...env, WEBHOOK_PORT: String(receiverPort), SANDBOX_ENABLED: 'false' });
 
@@ -119,7 +142,7 @@ export async function startBenchStack(opts: {
       'src/sandbox/main.ts',
       {
         SANDBOX_PORT: String(sandboxPort),
-        SANDBOX_WEBHOOK_URL: `${receiverUrl}/webhooks`,
+        ...sandboxMerchantsEnv(receiverUrl, baselineReceiverUrl),
         SANDBOX_QUIET: 'true',
         SANDBOX_POS_REMOTE_COMPLETE_AFTER_MS: String(opts.posRemoteCompleteAfterMs),
       },
@@ -133,6 +156,13 @@ export async function startBenchStack(opts: {
       httpOk(`${receiverUrl}/readyz`),
     );
     stops.push(() => receiver.stop());
+    const baselineReceiver = await startNodeProcess(
+      'baseline receiver',
+      'bench/baseline/receiver.ts',
+      { PAYMENTS_SECRET_KEY: BASELINE_SECRET_KEY, BASELINE_RECEIVER_PORT: String(baselineReceiverPort) },
+      /baseline receiver listening/,
+    );
+    stops.push(() => baselineReceiver.stop());
 
     ensureBuilt(opts.log);
     const startOurWorker = async (taskQueue: string, extraEnv: Record<string, string> = {}) => {
@@ -174,7 +204,7 @@ export async function startBenchStack(opts: {
           TEMPORAL_ADDRESS: devServer.address,
           TEMPORAL_TASK_QUEUE: BASELINE_QUEUE,
           PAYMENTS_BASE_URL: sandboxUrl,
-          PAYMENTS_SECRET_KEY: SECRET_KEY,
+          PAYMENTS_SECRET_KEY: BASELINE_SECRET_KEY,
         },
         /baseline worker started/,
         {
@@ -202,6 +232,9 @@ export async function startBenchStack(opts: {
       baseline,
       sandbox,
       receiver,
+      baselineReceiver,
+      baselineReceiverUrl,
+      postgresPid: pg.pid,
       startOurWorker,
       stop,
     };

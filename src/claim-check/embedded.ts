@@ -8,6 +8,8 @@ import { createInterface } from 'node:readline';
 
 export interface EmbeddedPostgres {
   url: string;
+  /** The wrapper process's pid: PostgreSQL's processes are its descendants (the bench counts their CPU). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ export async function startEmbeddedPostgres(opts: {
   });
   return {
     url,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((done) => {
         if (child.exitCode !== null) return done();

@@ -111,6 +111,12 @@ export interface SandboxOptions {
   adminToken?: string;
   /** Where E-1 and E-2 are POSTed (the "dashboard" webhook URL). Default none: no webhooks sent, except to a request's own webhook_url. */
   webhookUrl?: string;
+  /**
+   * A merchant account's own dashboard webhook URL, by secret key (null: that account sends none),
+   * in place of `webhookUrl`: two merchants on one sandbox (the bench's baseline) never get each
+   * other's notifications.
+   */
+  webhookUrls?: Record<string, string | null>;
   /** E-2 signing version. Default 2. */
   webhookVersion?: 1 | 2 | 3;
   /** Delays before each retry of an unacknowledged webhook, on the sandbox clock. Default 5 s, 30 s, 2 min, 10 min, 1 h. */
@@ -162,6 +168,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   if (badKey !== undefined) throw new Error(`sandbox secret keys must start with ${SANDBOX_KEY_PREFIX}`);
   if (opts.webhookUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(opts.webhookUrl))
     throw new Error('webhookUrl must be an http(s) URL');
+  for (const [key, url] of Object.entries(opts.webhookUrls ?? {})) {
+    if (!keys.includes(key)) throw new Error('webhookUrls: each key must be one of the secret keys');
+    if (url !== null && !/^https?:\/\/[^\s]+$/.test(url))
+      throw new Error('webhookUrls: each URL must be an http(s) URL');
+  }
+  const perKey = new Map(Object.entries(opts.webhookUrls ?? {}));
+  const webhookUrlFor = (key: string): string | undefined =>
+    perKey.has(key) ? (perKey.get(key) ?? undefined) : opts.webhookUrl;
   const version = opts.webhookVersion ?? 2;
   if (![1, 2, 3].includes(version)) throw new Error('webhookVersion must be 1, 2 or 3');
   const retrySchedule = opts.webhookRetryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
@@ -181,14 +195,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const webhookFaults = new WebhookFaults();
     const webhooks = new WebhookDispatcher(clock, webhookFaults, retrySchedule, logger);
     const router = new Router();
-    const payments = new PaymentStore({ clock, ledger, webhooks, webhookUrl: opts.webhookUrl });
+    const payments = new PaymentStore({ clock, ledger, webhooks, webhookUrlFor });
     const checkout = registerCheckout(router, payments, () => publicUrl);
     const direct = registerDirect(router, payments, () => publicUrl);
     registerTokens(router, payments);
     const virtualAccounts = registerVirtualAccounts(
       router,
       { clock, ledger, webhooks, checkout },
-      { webhookUrl: opts.webhookUrl, version },
+      { webhookUrlFor, version },
     );
     const mandates = registerMandates(router, { clock, ledger, payments });
     const posRemote = registerPosRemote(

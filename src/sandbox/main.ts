@@ -1,6 +1,7 @@
 // The sandbox as its own process: `npx tsx src/sandbox/main.ts` (or `npm run sandbox`).
 // Environment: SANDBOX_PORT (4010), SANDBOX_HOST (127.0.0.1), SANDBOX_SECRET_KEYS (comma list),
 // SANDBOX_WEBHOOK_URL (http://127.0.0.1:4020/webhooks; 'none' sends no webhooks),
+// SANDBOX_WEBHOOK_URLS (key=url pairs: a merchant account's own dashboard URL, 'none' for none),
 // SANDBOX_WEBHOOK_VERSION (2), SANDBOX_WEBHOOK_RETRY_SCHEDULE_MS (comma list), SANDBOX_PUBLIC_URL,
 // SANDBOX_POS_REMOTE_COMPLETE_AFTER_MS (4000), SANDBOX_POS_PROCESSOR_TIMEOUT_MS (30000),
 // SANDBOX_ADMIN_TOKEN (the /__admin bearer token; development default if unset),
@@ -26,6 +27,19 @@ function integer(name: string, value: string | undefined, fallback: number): num
   return n;
 }
 
+/** SANDBOX_WEBHOOK_URLS: `key=url` pairs, comma-separated; `key=none` sends that merchant none. */
+function webhookUrlsByKey(raw: string | undefined): Record<string, string | null> | undefined {
+  if (!raw?.trim()) return undefined;
+  const byKey: Record<string, string | null> = {};
+  for (const pair of raw.split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error('SANDBOX_WEBHOOK_URLS must hold key=url pairs, comma-separated');
+    const url = pair.slice(at + 1).trim();
+    byKey[pair.slice(0, at).trim()] = url === 'none' ? null : url;
+  }
+  return byKey;
+}
+
 export function optionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
   const version = integer('SANDBOX_WEBHOOK_VERSION', env.SANDBOX_WEBHOOK_VERSION, 2);
   if (version !== 1 && version !== 2 && version !== 3) throw new Error('SANDBOX_WEBHOOK_VERSION must be 1, 2 or 3');
@@ -38,6 +52,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
       .map((s) => s.trim())
       .filter(Boolean),
     webhookUrl: webhook === '' || webhook === 'none' ? undefined : webhook,
+    webhookUrls: webhookUrlsByKey(env.SANDBOX_WEBHOOK_URLS),
     webhookVersion: version,
     webhookRetryScheduleMs: numberList('SANDBOX_WEBHOOK_RETRY_SCHEDULE_MS', env.SANDBOX_WEBHOOK_RETRY_SCHEDULE_MS),
     publicUrl: env.SANDBOX_PUBLIC_URL || undefined,

@@ -167,8 +167,8 @@ export interface PaymentsDeps {
   clock: SandboxClock;
   ledger: Ledger;
   webhooks: WebhookDispatcher;
-  /** The dashboard webhook URL; overrides a request's webhook_url. */
-  webhookUrl?: string;
+  /** The merchant account's dashboard webhook URL (by secret key); overrides a request's webhook_url. */
+  webhookUrlFor(key: string): string | undefined;
 }
 
 export class PaymentStore {
@@ -311,7 +311,7 @@ export class PaymentStore {
         firstRef: p.ref,
       });
     }
-    const url = this.deps.webhookUrl ?? p.webhookUrl;
+    const url = this.deps.webhookUrlFor(p.key) ?? p.webhookUrl;
     if (url) this.deps.webhooks.sendPayment(url, p.ref, this.paymentWebhook(p), p.key);
   }
 

@@ -51,7 +51,8 @@ interface Credit {
 }
 
 export interface VirtualAccountOptions {
-  webhookUrl?: string;
+  /** The merchant account's dashboard webhook URL (by secret key). */
+  webhookUrlFor(key: string): string | undefined;
   version: 1 | 2 | 3;
 }
 
@@ -358,7 +359,8 @@ export function registerVirtualAccounts(
     freezeNextReason = undefined;
     credits.unshift(credit);
     ledger.record('va_credit', previousRef, credit.principal_amount, 'NGN');
-    if (opts.webhookUrl) notify(opts.webhookUrl, a, credit, key);
+    const url = opts.webhookUrlFor(key);
+    if (url) notify(url, a, credit, key);
     return { status: 200, body: { success: true, message: 'Success', data: {} } };
   }
 

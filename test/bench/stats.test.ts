@@ -81,11 +81,18 @@ describe('interleaving and poll lateness', () => {
 
 describe('the bench command line and its report', () => {
   it('reads --quick, --json FILE and --scenario NAME, and refuses anything else', () => {
-    expect(parseBenchArgs([])).toEqual({ quick: false, scenarios: [...SCENARIOS], workerEnv: {} });
+    expect(parseBenchArgs([])).toEqual({
+      quick: false,
+      productionConfig: false,
+      scenarios: [...SCENARIOS],
+      workerEnv: {},
+    });
+    expect(parseBenchArgs(['--production-config'])).toMatchObject({ productionConfig: true });
     expect(
       parseBenchArgs(['--quick', '--json', 'out.json', '--scenario', 'ingress', '--worker-env', 'WORKER_TUNER=fixed']),
     ).toEqual({
       quick: true,
+      productionConfig: false,
       json: 'out.json',
       scenarios: ['ingress'],
       workerEnv: { WORKER_TUNER: 'fixed' },
