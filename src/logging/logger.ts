@@ -1,4 +1,7 @@
-// pino JSON logging with redaction of every secret the flows handle, wherever it appears.
+// pino JSON logging with redaction of every secret the flows handle, wherever it appears. A line
+// written while an OpenTelemetry span is active carries its trace and span ids (trace_id, span_id,
+// trace_flags), so the logs of a traced request can be found from its trace and back.
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 
 /**
@@ -155,6 +158,18 @@ export function redactDeep(value: unknown, depth = 0, seen = new WeakSet<object>
   return out;
 }
 
+/**
+ * The active span's ids in the OpenTelemetry log field names, or nothing outside a span (and when
+ * tracing is off: the API's no-op context has no span).
+ */
+export function activeTraceFields(): { trace_id?: string; span_id?: string; trace_flags?: string } {
+  const span = trace.getSpan(context.active());
+  if (!span) return {};
+  const ctx = span.spanContext();
+  if (!isSpanContextValid(ctx)) return {};
+  return { trace_id: ctx.traceId, span_id: ctx.spanId, trace_flags: `0${ctx.traceFlags.toString(16)}`.slice(-2) };
+}
+
 export interface CreateLoggerOptions {
   level?: LoggerOptions['level'];
   name?: string;
@@ -176,7 +191,10 @@ export function createLogger(opts: CreateLoggerOptions = {}): Logger {
       },
       formatters: {
         level: (label) => ({ level: label }),
-        log: (obj) => redactDeep(obj) as Record<string, unknown>,
+        // The ids go on after redaction, from the active span itself (not a pino mixin, whose fields
+        // are redacted with the rest): a span id of 16 decimal digits is PAN-shaped to scrubText, and
+        // a caller's own `trace_id` field cannot pose as the real one.
+        log: (obj) => ({ ...(redactDeep(obj) as Record<string, unknown>), ...activeTraceFields() }),
       },
       hooks: {
         logMethod(args, method) {

@@ -79,7 +79,8 @@ export function installTemporalRuntime(
     },
   });
   installed = true;
-  // The Runtime may shut down when idle and be created again (same options): always ask for the current one.
-  setProcessMetricMeterSource(() => (Runtime._instance ? Runtime._instance.metricMeter : undefined));
+  // The Runtime may shut down when idle and be created again with the same options: always ask for the
+  // current one through the public Runtime.instance() (which re-creates it from those options if needed).
+  setProcessMetricMeterSource(() => Runtime.instance().metricMeter);
   return true;
 }
