@@ -4,7 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { startVend } from '../../src/starters/vending';
-import { startCardPaymentForStep, submitOtp, submitPin, type CardPaymentRequest } from '../../src/starters/payments';
+import {
+  startCardPaymentForStep,
+  submitOtp,
+  submitPin,
+  type CardPaymentRequest,
+} from '../../src/starters/card-payment';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import type { BenchStack } from '../lib/stack';
 import { BASELINE_QUEUE } from '../lib/stack';

@@ -3,7 +3,7 @@
 // the sandbox: the gap between consecutive E2 calls of one request, minus the configured interval
 // (its lateness), and in the histories: activity timeouts (a missed heartbeat is one).
 import { temporal } from '@temporalio/proto';
-import { startPosRemoteRequest } from '../../src/starters/pos';
+import { startPosRemoteRequest } from '../../src/starters/pos-remote';
 import { TEST_TERMINALS } from '../../src/sandbox';
 import { closedLoop, topErrors } from '../lib/load';
 import { lateness, row, summarize } from '../lib/stats';

@@ -2,7 +2,7 @@
 // worker's default tuning). Reported: the worker's RSS with them all waiting, and how long an OTP
 // takes to be answered for the flows that waited longest (the first started: evicted from the
 // worker's cache, so each is replayed from its history before it sends the OTP).
-import { startCardPaymentForStep, submitOtp } from '../../src/starters/payments';
+import { startCardPaymentForStep, submitOtp } from '../../src/starters/card-payment';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { closedLoop, topErrors } from '../lib/load';
 import { sampleRss } from '../lib/processes';

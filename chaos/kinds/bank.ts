@@ -1,7 +1,7 @@
 // Direct bank debit (B3/B4): the payer's OTP/token, or an account without funds.
 import { DuplicateReferenceError, getDirectPaymentState, startBankPayment, submitBankCode } from '../../src/starters';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
-import { DIRECT_FINAL_STATUSES, type DirectPaymentState } from '../../src/shared/bank-ussd';
+import { DIRECT_FINAL_STATUSES, type DirectPaymentState } from '../../src/shared/payment-common';
 import { SANDBOX_OTP } from '../../src/sandbox';
 import { awaitResult, drive, ownRunHandle, startOnce, type KindDriver, type Outcome } from './types';
 

@@ -7,7 +7,7 @@ import {
   submitPin,
 } from '../../src/starters';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
-import { CARD_FINAL_STATUSES, type CardPaymentState } from '../../src/shared/card';
+import { CARD_FINAL_STATUSES, type CardPaymentState } from '../../src/shared/card-payment';
 import { SANDBOX_OTP, SANDBOX_PIN } from '../../src/sandbox';
 import { awaitResult, drive, ownRunHandle, startOnce, type KindDriver, type Outcome } from './types';
 

@@ -9,7 +9,7 @@ import {
   POS_REMOTE_FINAL_STATUSES,
   type PosRemoteResult,
   type PosRemoteState,
-} from '../../src/shared/pos';
+} from '../../src/shared/pos-remote';
 import { awaitResult, drive, startOnce, type KindDriver, type Outcome } from './types';
 
 /**

@@ -2,7 +2,7 @@
 // with an open F1/F2 session; the PAN's last four choose the processor's answer.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { startPosTransaction } from '../../src/starters';
-import { posTransactionWorkflowId, type PosTransactionResult } from '../../src/shared/pos';
+import { posTransactionWorkflowId, type PosTransactionResult } from '../../src/shared/pos-terminal';
 import { awaitResult, startOnce, type KindDriver, type Outcome } from './types';
 
 /**

@@ -4,7 +4,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import {
   virtualAccountCreditWorkflowId,
   type VirtualAccountCreditOutcome,
-} from '../../src/shared/virtual-account-webhook';
+} from '../../src/shared/virtual-account-credit';
 import { retry } from '../util';
 import { awaitResult, type KindDriver, type Outcome } from './types';
 

@@ -1,11 +1,17 @@
 // The activities factory: one place that turns dependencies (the API client, logger,
 // config) into the activity functions the worker registers.
-import { createPosActivities } from './pos';
+import { createPosRemoteActivities } from './pos-remote';
+import { createPosTerminalActivities } from './pos-terminal';
 import { createPosRefundActivities } from './pos-refund';
 import { createVendingActivities } from './vending';
-import { createMandateActivities } from './mandates';
-import { createPaymentActivities } from './payments';
-import { createVirtualAccountActivities } from './virtual-accounts';
+import { createMandateActivities } from './mandate';
+import { createPaymentCommonActivities } from './payment-common';
+import { createCardPaymentActivities } from './card-payment';
+import { createBankPaymentActivities } from './bank-payment';
+import { createUssdPaymentActivities } from './ussd-payment';
+import { createCheckoutActivities } from './checkout';
+import { createRecurringActivities } from './recurring';
+import { createVirtualAccountCreditActivities } from './virtual-account-credit';
 import { createScheduledMoneyActivities } from './scheduled-money';
 import { createReconciliationActivities } from './reconciliation';
 import { createSmsActivities } from './sms';
@@ -15,12 +21,18 @@ export type { ActivityDeps };
 
 export function createActivities(deps: ActivityDeps) {
   return {
-    ...createPosActivities(deps),
+    ...createPosRemoteActivities(deps),
+    ...createPosTerminalActivities(deps),
     ...createPosRefundActivities(deps),
     ...createVendingActivities(deps),
     ...createMandateActivities(deps),
-    ...createPaymentActivities(deps),
-    ...createVirtualAccountActivities(deps),
+    ...createPaymentCommonActivities(deps),
+    ...createCardPaymentActivities(deps),
+    ...createBankPaymentActivities(deps),
+    ...createUssdPaymentActivities(deps),
+    ...createCheckoutActivities(deps),
+    ...createRecurringActivities(deps),
+    ...createVirtualAccountCreditActivities(deps),
     ...createScheduledMoneyActivities(deps),
     ...createReconciliationActivities(deps),
     ...createSmsActivities(deps),

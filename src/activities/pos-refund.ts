@@ -1,5 +1,5 @@
 // POS refund activities: the reservation in the sale's refund ledger (a workflow, see
-// src/workflows/pos-refund-ledger.ts). F3/F4 are the POS activities (./pos.ts).
+// src/workflows/pos-refund-ledger.ts). F3/F4 are the POS terminal activities (./pos-terminal.ts).
 //
 // A workflow cannot send an Update to another workflow, so this activity does: it makes sure the
 // sale's ledger runs (signalWithStart, started with the sale's amount from F4) and asks it to

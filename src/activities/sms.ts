@@ -2,7 +2,7 @@
 //
 // G1 (send a batch) and G2 (create a campaign) cost money and carry no reference of ours: they
 // are made once per activity attempt, scheduled with maximumAttempts 1, and every failure is
-// non-retryable with a deliberate type (src/activities/pos.ts toActivityFailure, money-moving):
+// non-retryable with a deliberate type (src/activities/failures.ts toActivityFailure, money-moving):
 // 'Transient' only when the request provably never left, 'OutcomeUnknown' when it may have
 // reached the service. The workflow decides; it never resends after a lost answer.
 // G3 reads are read-only and retried by their policy.

@@ -1,6 +1,10 @@
 // What the card, bank, USSD, checkout and recurring flows share: the service's verdict on a
 // reference (verify), the final statuses, the defaults of the per-step timeouts, and the
-// amount check that tells a webhook or a verify answer for the payment we asked for.
+// amount check that tells a webhook or a verify answer for the payment we asked for; and the state
+// the bank debit and USSD flows both publish (DirectPaymentState).
+import { defineQuery } from '@temporalio/workflow';
+import type { OutcomeResolution } from './outcome';
+
 export type VerifiedStatus = 'Success' | 'Failed' | 'Abandoned' | 'Pending';
 
 /** GET /transaction/verify/{ref}: the service's record, or `found: false` (400 for an unknown reference). */
@@ -69,3 +73,28 @@ export function amountMismatch(
   }
   return `amount ${got.amount} differs from ${expected.amount}`;
 }
+
+// ---- the bank debit and USSD flows' state (one query for both) ----
+
+export type DirectStatus = 'initiating' | 'awaiting_code' | 'awaiting_payment' | PaymentEndStatus;
+
+export interface DirectPaymentState {
+  transactionRef: string;
+  status: DirectStatus;
+  amount: number;
+  /** Bank: ValidateTOKEN or ValidateOTP (absent when B3's answer was lost but the debit exists). USSD: USSDCodeGenerated. */
+  authModel?: string;
+  /** USSD: the code the payer dials, and until when. */
+  ussdCode?: string;
+  expiresAt?: string;
+  confirmedBy?: 'webhook' | 'verify';
+  webhooksReceived: number;
+  /** Bank codes the service refused (limit MAX_REFUSED_CODES). */
+  refusedCodes: number;
+  reason?: string;
+  /** Set when an operator resolved a parked outcome (resolveOutcome). */
+  resolution?: OutcomeResolution;
+}
+
+export const directPaymentStateQuery = defineQuery<DirectPaymentState>('directPaymentState');
+export const DIRECT_FINAL_STATUSES: DirectStatus[] = ['success', 'failed', 'expired', 'unknown', 'cancelled'];

@@ -1,7 +1,14 @@
 // The F3 card-read and transaction fields, defined once: the API client's request schema
-// (src/api/schemas/pos.ts) and the workflows' input schemas (src/shared/pos.ts) both build on
+// (src/api/schemas/pos.ts) and the workflows' input schemas (src/shared/pos-terminal.ts) both build on
 // these. Plain zod with no Temporal or Node imports, so it runs in the workflow sandbox too.
 import { lazy, type Zod } from './lazy';
+
+/** A required, non-empty text field (e.g. terminal_id): "is required", "must be <what>", "must not be empty". */
+export const requiredText = (z: Zod, what: string) =>
+  z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) })
+    .trim()
+    .min(1, 'must not be empty');
 
 export const POS_TRANSACTION_TYPES = ['Purchase', 'Refund', 'Pre-Authorization', 'Completion'] as const;
 export const POS_ACCOUNT_TYPES = ['DEFAULT', 'SAVINGS', 'CURRENT', 'CREDIT'] as const;

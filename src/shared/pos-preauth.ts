@@ -13,15 +13,7 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { keyDigest } from './mandate';
 import type { OutcomeResolution } from './outcome';
-import {
-  POS_SEALED_FIELDS,
-  PosTransactionOptionsSchema,
-  PosSealedCardSchema,
-  PosTransactionInputSchema,
-  type PosResolveOutcome,
-  type PosStep,
-  type PosTransactionRecord,
-} from './pos';
+import { POS_SEALED_FIELDS, PosTransactionOptionsSchema, PosSealedCardSchema, PosTransactionInputSchema, type PosResolveOutcome, type PosStep, type PosTransactionRecord } from './pos-terminal';
 import { lazy } from './lazy';
 
 export const posPreAuthWorkflowId = (merchantRef: string): string => `pos-preauth-${merchantRef}`;

@@ -56,7 +56,7 @@ export interface RecurringState {
 export const recurringStateQuery = defineQuery<RecurringState>('recurringState');
 /** Stops the plan: no further charge, the token is cancelled with A5 (after the first payment, if it is still open). */
 export const cancelRecurringSignal = defineSignal('cancelRecurring');
-/** Stops the plan's own timer without cancelling the token: a Schedule (src/starters/schedules.ts) charges it from now on. */
+/** Stops the plan's own timer without cancelling the token: a Schedule (src/starters/scheduled-money.ts) charges it from now on. */
 export const moveRecurringToScheduleSignal = defineSignal('moveRecurringToSchedule');
 export const recurringWorkflowId = (planRef: string): string => `recurring-${planRef}`;
 /** The first payment's reference (C1) and later cycles' (C2, C3, …): stable per cycle. */

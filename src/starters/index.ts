@@ -2,15 +2,22 @@
 export * from './connect';
 export * from './input-error';
 export * from './progress';
-export * from './pos';
+export * from './pos-remote';
+export * from './pos-terminal';
 export * from './pos-refund';
 export * from './pos-preauth';
 export * from './vending';
-export * from './mandates';
-export * from './payments';
-export * from './virtual-accounts';
+export * from './mandate';
+// Only the payment starters' public errors and helpers: the rest of ./payment-common is theirs.
+export { DuplicateReferenceError, PaymentStepError, getDirectPaymentState, waitForState } from './payment-common';
+export * from './card-payment';
+export * from './bank-payment';
+export * from './ussd-payment';
+export * from './checkout';
+export * from './recurring';
+export * from './virtual-account-credit';
 export * from './ops';
-export * from './schedules';
+export * from './scheduled-money';
 export * from './sms';
 export * from './temporal-retry';
 export * from './reconciliation';

@@ -19,7 +19,7 @@ import {
   type PosSealedPreAuthInput,
 } from '../shared/pos-preauth';
 import type { StarterContext } from './connect';
-import { sealPosCardRead, type PosTerminalSession } from './pos';
+import { sealPosCardRead, type PosTerminalSession } from './pos-terminal';
 import { retryTransient } from './temporal-retry';
 import { startFlow } from './start-flow';
 import type { posPreAuthWorkflow } from '../workflows/pos-preauth';

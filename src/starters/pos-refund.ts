@@ -20,7 +20,7 @@ import {
   type RefundLedgerState,
 } from '../shared/pos-refund';
 import type { StarterContext } from './connect';
-import { sealPosCardRead, type PosTerminalSession } from './pos';
+import { sealPosCardRead, type PosTerminalSession } from './pos-terminal';
 import { retryTransient } from './temporal-retry';
 import { startFlow } from './start-flow';
 import type { posRefundWorkflow } from '../workflows/pos-refund';

@@ -8,7 +8,7 @@
 // recorded the credit, never for a duplicate notification.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { request } from 'undici';
-import type { CreditedVirtualAccountTransaction } from '../shared/virtual-account-webhook';
+import type { CreditedVirtualAccountTransaction } from '../shared/virtual-account-credit';
 
 /** What a handler receives. */
 export interface CreditHandoffRequest {

@@ -17,7 +17,7 @@ import type {
   CreditFieldsSource,
   CreditedVirtualAccountTransaction,
   VirtualAccountCredit,
-} from '../shared/virtual-account-webhook';
+} from '../shared/virtual-account-credit';
 
 const TABLE = 'va_credit_records';
 const SCHEMA_LOCK = 0x76616372; // advisory lock id: several processes may migrate at once

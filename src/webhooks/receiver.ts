@@ -16,7 +16,7 @@ import {
 } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../shared/payment-webhook';
-import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../shared/virtual-account-webhook';
+import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../shared/virtual-account-credit';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { unmatchedPaymentWebhookWorkflow } from '../workflows/webhook-inbox';
 import type { virtualAccountCreditWorkflow } from '../workflows/virtual-account-credit';
@@ -168,7 +168,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
     }
     const b = parsed.data;
     const version = b.version === 'v3' ? 3 : b.version === 'v2' ? 2 : 1;
-    // Only what the signature covers goes on (see shared/virtual-account-webhook.ts): v2/v3 sign six
+    // Only what the signature covers goes on (see shared/virtual-account-credit.ts): v2/v3 sign six
     // values; v1 signs the whole body, so its fee and date are signed too.
     const credit: VirtualAccountCredit = {
       transactionReference: b.transaction_reference,

@@ -7,13 +7,8 @@
 // still pending). The code arrives sealed (a claim-check handle): the token or OTP itself never
 // enters history. The state, the end and the cancel clean-up are PaymentFlow's (./steps/payment-flow.ts).
 import { condition, setHandler } from '@temporalio/workflow';
-import {
-  DIRECT_FINAL_STATUSES,
-  directPaymentStateQuery,
-  submitBankCodeUpdate,
-  type BankPaymentInput,
-  type DirectPaymentState,
-} from '../shared/bank-ussd';
+import { submitBankCodeUpdate, type BankPaymentInput } from '../shared/bank-payment';
+import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, type DirectPaymentState } from '../shared/payment-common';
 import { PAYMENT_DEFAULTS } from '../shared/payment-common';
 import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { failureMessage } from '../shared/failures';

@@ -32,7 +32,7 @@ import {
   type CardPaymentInput,
   type CardPaymentState,
   type CardPaymentStatus,
-} from '../shared/card';
+} from '../shared/card-payment';
 import { isClaimHandle, SECRET_UNAVAILABLE, type SealedCard } from '../shared/claim-check';
 import { PAYMENT_DEFAULTS } from '../shared/payment-common';
 import { failureMessage } from '../shared/failures';

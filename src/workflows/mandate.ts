@@ -45,8 +45,8 @@ import type {
   CreatedMandate,
   MandateDebitAnswer,
   MandateSnapshot,
-} from '../activities/mandates';
-import type { PaymentFlowActivities } from '../activities/payments';
+} from '../activities/mandate';
+import type { PaymentCommonActivities } from '../activities/payment-common';
 import {
   DEBIT_SAFETY_DEFAULTS,
   DEFAULT_DEBITS_PER_RUN,
@@ -101,7 +101,7 @@ const once = proxyActivities<Activities>({ ...READ, retry: { maximumAttempts: 1 
 /** D1, D3 (money-moving): one attempt, heartbeating while the call is open, so a killed worker is noticed in seconds. */
 const money = proxyActivities<Activities>(moneySend());
 /** Verify by the debit's reference (the debit's requery). */
-const verify = proxyActivities<PaymentFlowActivities>(READ);
+const verify = proxyActivities<PaymentCommonActivities>(READ);
 
 const DAY_MS = 24 * 3600 * 1000;
 const FAILURES_KEPT = 50;

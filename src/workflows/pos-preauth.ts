@@ -19,7 +19,7 @@
 // A lapse or a release sends nothing: the spec has no call to release a hold, so the funds stay
 // held at the issuer until its own hold expires. No money moves beyond the hold.
 import { condition, isCancellation, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { maskedPan, type PosTransactionOptions } from '../shared/pos';
+import { maskedPan, type PosTransactionOptions } from '../shared/pos-terminal';
 import {
   DEFAULT_HOLD_WINDOW,
   PosCompleteInputSchema,

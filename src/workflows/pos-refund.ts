@@ -24,7 +24,12 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { PosRefundActivities } from '../activities/pos-refund';
-import { classifyPosCode, maskedPan, type PosTransactionOptions, type PosTransactionRecord } from '../shared/pos';
+import {
+  classifyPosCode,
+  maskedPan,
+  type PosTransactionOptions,
+  type PosTransactionRecord,
+} from '../shared/pos-terminal';
 import {
   PosSealedRefundInputSchema,
   REFUND_LEDGER_CLOSED,

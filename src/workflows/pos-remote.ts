@@ -35,16 +35,12 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PosActivities } from '../activities/pos';
+import type { PosRemoteActivities } from '../activities/pos-remote';
 import {
   PosRemoteInputSchema,
   cancelPosRemoteSignal,
   posRemoteE1SendingSignal,
   posRemoteStateQuery,
-  posTerminalLockWorkflowId,
-  releaseTerminalLockSignal,
-  terminalLockCheckSignal,
-  terminalLockGrantedSignal,
   type PosRemoteInput,
   type PosRemoteParsedInput,
   type PosRemotePollOutcome,
@@ -53,7 +49,13 @@ import {
   POS_REMOTE_A6_MAX_PAGES,
   type PosRemoteSearchOutcome,
   type PosRemoteState,
-} from '../shared/pos';
+} from '../shared/pos-remote';
+import {
+  posTerminalLockWorkflowId,
+  releaseTerminalLockSignal,
+  terminalLockCheckSignal,
+  terminalLockGrantedSignal,
+} from '../shared/pos-terminal-lock';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { FailureTypes, failureMessage, failureOf, isRefusalFailure } from '../shared/failures';
 import { durationMs } from '../shared/duration';
@@ -70,7 +72,7 @@ const DEFAULT_LOCK_TIMEOUT = '15 minutes';
 const MAX_UNSENT_E1_ATTEMPTS = 3;
 
 // The lock's acquire and the A6 searches heartbeat (a page at a time): a lost worker is noticed mid-read.
-const reads = proxyActivities<PosActivities>({ ...READ, heartbeatTimeout: '30s' });
+const reads = proxyActivities<PosRemoteActivities>({ ...READ, heartbeatTimeout: '30s' });
 
 export async function posRemoteRequestWorkflow(raw: PosRemoteInput): Promise<PosRemoteResult> {
   const flow = new PosRemoteRequestFlow(parseFlowInput(PosRemoteInputSchema, raw, 'POS remote request'));
@@ -216,7 +218,7 @@ class PosRemoteRequestFlow {
    */
   private async create(): Promise<'created' | 'ended' | { lostAt: number }> {
     const { input, o, state } = this;
-    const { posRemoteCreateRequest } = proxyActivities<PosActivities>({
+    const { posRemoteCreateRequest } = proxyActivities<PosRemoteActivities>({
       ...moneySend(),
       // Shorter than a send's usual (default 5 s, the caller's option): E1's activity heartbeats
       // from its announce on, and a lost worker's E1 is settled (searched for) sooner.
@@ -424,7 +426,7 @@ class PosRemoteRequestFlow {
   /** One polling activity (E2 every few seconds, heartbeating) until a final state or a 404 after the lifetime. */
   private poller(requestRef: string): () => Promise<PosRemotePollOutcome> {
     const { o } = this;
-    const { posRemotePollRequest } = proxyActivities<PosActivities>({
+    const { posRemotePollRequest } = proxyActivities<PosRemoteActivities>({
       // One attempt runs for the whole lifetime; retried (resuming from its heartbeat) until the deadline.
       scheduleToCloseTimeout: durationMs(o.pollTimeout ?? DEFAULT_POLL_TIMEOUT),
       heartbeatTimeout: durationMs(o.heartbeatTimeout ?? DEFAULT_HEARTBEAT_TIMEOUT),

@@ -29,7 +29,7 @@ import {
   terminalLockStateQuery,
   type PosTerminalLockInput,
   type TerminalLockHolder,
-} from '../shared/pos';
+} from '../shared/pos-terminal-lock';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 
 const RECENT_KEPT = 20;

@@ -42,7 +42,7 @@ import {
   type PosTransactionOptions,
   type PosTransactionResult,
   type PosTransactionState,
-} from '../shared/pos';
+} from '../shared/pos-terminal';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { parseSealedPosInput } from './steps/pos-input';
 import {

@@ -22,7 +22,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PaymentFlowActivities } from '../activities/payments';
+import type { RecurringActivities } from '../activities/recurring';
 import { PAYMENT_DEFAULTS } from '../shared/payment-common';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import {
@@ -49,7 +49,7 @@ const RECENT_CYCLES = 12;
  * A5 is a read's kind of call (idempotent: a cancelled token answers 400, read as "already
  * cancelled"), retried longer than a read: for about a quarter of an hour.
  */
-const cancels = proxyActivities<PaymentFlowActivities>({
+const cancels = proxyActivities<RecurringActivities>({
   ...READ,
   retry: { ...READ_RETRY, maximumAttempts: 20, initialInterval: '2s', maximumInterval: '60s' },
 });

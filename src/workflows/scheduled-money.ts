@@ -1,4 +1,4 @@
-// One run of a recurring-money Schedule (src/starters/schedules.ts): the Schedule decides when;
+// One run of a recurring-money Schedule (src/starters/scheduled-money.ts): the Schedule decides when;
 // this decides what, keyed by the run's nominal period.
 //
 // - scheduledTokenChargeWorkflow: A4 for the period as a child tokenChargeWorkflow under

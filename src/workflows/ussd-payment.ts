@@ -4,13 +4,8 @@
 // service does not know); a lost answer is settled by verify. The state, the end and the cancel
 // clean-up are PaymentFlow's (./steps/payment-flow.ts).
 import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
-import {
-  DIRECT_FINAL_STATUSES,
-  directPaymentStateQuery,
-  ussdCodeUpdate,
-  type DirectPaymentState,
-  type UssdPaymentInput,
-} from '../shared/bank-ussd';
+import { ussdCodeUpdate, type UssdPaymentInput } from '../shared/ussd-payment';
+import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, type DirectPaymentState } from '../shared/payment-common';
 import { PAYMENT_DEFAULTS } from '../shared/payment-common';
 import { PaymentFlow, directPaymentState, expectedPayment } from './steps/payment-flow';
 import { sendPayment, sends } from './steps/payment-steps';

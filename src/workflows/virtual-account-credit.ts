@@ -27,7 +27,7 @@ import {
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { createVirtualAccountActivities, CreditFreezeLookup } from '../activities/virtual-accounts';
+import type { createVirtualAccountCreditActivities, CreditFreezeLookup } from '../activities/virtual-account-credit';
 import {
   retryCreditHandoffUpdate,
   VA_CREDIT_DEFAULTS,
@@ -36,12 +36,12 @@ import {
   type VirtualAccountCredit,
   type VirtualAccountCreditOutcome,
   type VirtualAccountCreditState,
-} from '../shared/virtual-account-webhook';
+} from '../shared/virtual-account-credit';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { failureMessage } from '../shared/failures';
 import { LOCAL_STORE, READ } from './steps/activity-options';
 
-type VirtualAccountActivities = ReturnType<typeof createVirtualAccountActivities>;
+type VirtualAccountActivities = ReturnType<typeof createVirtualAccountCreditActivities>;
 type Freeze = NonNullable<VirtualAccountCreditOutcome['freeze']>;
 
 /** The duplicate check must happen before anything is credited: retried until the database answers. */

@@ -7,16 +7,16 @@
 // which finds the credit workflow (or the record) and deletes it then: never lost, never doubled.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
-import type { createVirtualAccountActivities } from '../activities/virtual-accounts';
+import type { createVirtualAccountCreditActivities } from '../activities/virtual-account-credit';
 import {
   virtualAccountCreditWorkflowId,
   type ErrorLogSweepSummary,
   type VirtualAccountCredit,
-} from '../shared/virtual-account-webhook';
+} from '../shared/virtual-account-credit';
 import { READ } from './steps/activity-options';
 import { virtualAccountCreditWorkflow } from './virtual-account-credit';
 
-type VirtualAccountActivities = ReturnType<typeof createVirtualAccountActivities>;
+type VirtualAccountActivities = ReturnType<typeof createVirtualAccountCreditActivities>;
 
 /** C10, the durable record check and C11: a few attempts with backoff. */
 const { readWebhookErrorLog, isVirtualAccountCreditRecorded, deleteWebhookErrorLogEntry } =

@@ -10,7 +10,8 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import type { RunningServices } from '../../src/stack/services';
-import { getCheckoutState, startCheckout, waitForState } from '../../src/starters/payments';
+import { waitForState } from '../../src/starters/payment-common';
+import { getCheckoutState, startCheckout } from '../../src/starters/checkout';
 import type { CheckoutState } from '../../src/shared/checkout';
 import { startServices, testConfig } from '../support/stack';
 

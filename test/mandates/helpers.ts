@@ -1,6 +1,6 @@
 // What the mandate workflow suites share: the activities their fake service implements and a day
 // in milliseconds.
-import type { createMandateActivities } from '../../src/activities/mandates';
+import type { createMandateActivities } from '../../src/activities/mandate';
 import type { TransactionLookup } from '../../src/shared/payment-common';
 
 /** The mandate activities plus the transaction lookup (D5) the workflow reads through. */

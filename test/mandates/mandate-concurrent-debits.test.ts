@@ -22,7 +22,7 @@ import {
   type MandateInput,
   type MandateState,
 } from '../../src/shared/mandate';
-import type { MandateDebitAnswer, MandateDebitRequest } from '../../src/activities/mandates';
+import type { MandateDebitAnswer, MandateDebitRequest } from '../../src/activities/mandate';
 import { eventually } from '../support/polling';
 import { workflowBundle } from '../support/stack';
 import { useTimeSkippingEnv } from '../support/time-skipping';

@@ -16,7 +16,7 @@ import {
   resendMandateOtp,
   startMandate,
   submitMandateOtp,
-} from '../../src/starters/mandates';
+} from '../../src/starters/mandate';
 import type { MandateRequest, MandateState } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
 import { LogCapture, startServices, testConfig } from '../support/stack';

@@ -19,8 +19,8 @@ import {
   type MandateState,
 } from '../../src/shared/mandate';
 import type { mandateWorkflow } from '../../src/workflows/mandate';
-import type { MandateDebitAnswer, MandateDebitRequest } from '../../src/activities/mandates';
-import { cancelMandate } from '../../src/starters/mandates';
+import type { MandateDebitAnswer, MandateDebitRequest } from '../../src/activities/mandate';
+import { cancelMandate } from '../../src/starters/mandate';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { PaymentStatus } from '../../src/shared/search-attributes';
 import { eventually } from '../support/polling';

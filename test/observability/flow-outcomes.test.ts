@@ -1,13 +1,14 @@
 // Every final status of every flow means an outcome in the metrics (src/shared/flow-metrics.ts): a new
 // final status that the outcome table does not know fails here, before a dashboard silently misses it.
 import { flowOutcomeOf } from '../../src/shared/flow-metrics';
-import { CARD_FINAL_STATUSES } from '../../src/shared/card';
-import { DIRECT_FINAL_STATUSES } from '../../src/shared/bank-ussd';
+import { CARD_FINAL_STATUSES } from '../../src/shared/card-payment';
+import { DIRECT_FINAL_STATUSES } from '../../src/shared/payment-common';
 import { FINAL_MANDATE_STATUSES } from '../../src/shared/mandate';
 import { FINAL_STATUSES } from '../../src/shared/payment-common';
 import { POS_PREAUTH_FINAL_STATUSES } from '../../src/shared/pos-preauth';
 import { POS_REFUND_FINAL_STATUSES } from '../../src/shared/pos-refund';
-import { POS_REMOTE_FINAL_STATUSES, POS_TRANSACTION_FINAL_STATUSES } from '../../src/shared/pos';
+import { POS_REMOTE_FINAL_STATUSES } from '../../src/shared/pos-remote';
+import { POS_TRANSACTION_FINAL_STATUSES } from '../../src/shared/pos-terminal';
 import { VEND_FINAL_STATUSES } from '../../src/shared/vending';
 import { SMS_CAMPAIGN_FINAL_STATUSES, SMS_SEND_FINAL_STATUSES } from '../../src/shared/sms';
 

@@ -13,7 +13,7 @@ import { startSandbox, SANDBOX_OTP, TEST_CARDS, type Sandbox } from '../../src/s
 import { freePort } from '../../src/stack/temporal-dev-server';
 import { ServiceProcess } from '../../chaos/stack';
 import { closeStarters, connectStarters, type StarterContext } from '../../src/starters/connect';
-import { startCardPayment } from '../../src/starters/payments';
+import { startCardPayment } from '../../src/starters/card-payment';
 import { SandboxAdmin } from '../support/sandbox-admin';
 import { claimCheckDatabaseUrl, devServerAddress } from '../support/stack';
 import { scrape, scrapeUntil, SDK_WORKER_METRICS, sumOf, type Sample } from '../support/prometheus';

@@ -2,7 +2,7 @@
 // what needs a person through the search attributes, and the actions settle it on the flow itself.
 import { createHmac, randomUUID } from 'node:crypto';
 import type { RunningServices } from '../../src/stack/services';
-import { openPosTerminalSession, startPosTransaction, type PosTerminalSession } from '../../src/starters/pos';
+import { openPosTerminalSession, startPosTransaction, type PosTerminalSession } from '../../src/starters/pos-terminal';
 import { StarterInputError } from '../../src/starters/input-error';
 import {
   attentionSummary,
@@ -15,7 +15,7 @@ import {
 } from '../../src/starters/ops';
 import { PaymentFlow, PaymentReference, ReconciliationStatus } from '../../src/shared/search-attributes';
 import { reconciliationMarkWorkflowId, type ReconciliationMark } from '../../src/shared/reconciliation';
-import { posTransactionStateQuery, type PosTransactionResult } from '../../src/shared/pos';
+import { posTransactionStateQuery, type PosTransactionResult } from '../../src/shared/pos-terminal';
 import { startServices, testConfig } from '../support/stack';
 import { sandboxCard, shortRef } from '../pos/sandbox';
 import { eventually } from '../support/polling';

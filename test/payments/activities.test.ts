@@ -10,12 +10,19 @@ import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { PaymentsClient } from '../../src/api';
-import { createPaymentActivities } from '../../src/activities/payments';
+import { createPaymentCommonActivities } from '../../src/activities/payment-common';
+import { createCardPaymentActivities } from '../../src/activities/card-payment';
+import { createBankPaymentActivities } from '../../src/activities/bank-payment';
+import { createUssdPaymentActivities } from '../../src/activities/ussd-payment';
+import { createCheckoutActivities } from '../../src/activities/checkout';
+import { createRecurringActivities } from '../../src/activities/recurring';
+import type { ActivityDeps } from '../../src/activities/deps';
 import { ClaimCheckStore } from '../../src/claim-check/store';
-import type { CardPaymentInput } from '../../src/shared/card';
+import type { CardPaymentInput } from '../../src/shared/card-payment';
 import { cardDisplay } from '../../src/shared/claim-check';
 import type { CheckoutInput } from '../../src/shared/checkout';
-import type { BankPaymentInput, UssdPaymentInput } from '../../src/shared/bank-ussd';
+import type { BankPaymentInput } from '../../src/shared/bank-payment';
+import type { UssdPaymentInput } from '../../src/shared/ussd-payment';
 import { createLogger } from '../../src/logging/logger';
 import { loadConfig } from '../../src/config/config';
 import { LogCapture, testConfig } from '../support/stack';
@@ -74,13 +81,22 @@ beforeEach(() => {
 });
 
 const capture = new LogCapture();
-const activities = () =>
-  createPaymentActivities({
+const activities = () => {
+  const deps: ActivityDeps = {
     api: new PaymentsClient({ baseUrl: base, secretKey: 'sandbox_sk_test_key_000', timeoutMs: 2_000 }),
     logger: createLogger({ destination: capture }),
     config: loadConfig({}),
     claimCheck,
-  });
+  };
+  return {
+    ...createPaymentCommonActivities(deps),
+    ...createCardPaymentActivities(deps),
+    ...createBankPaymentActivities(deps),
+    ...createUssdPaymentActivities(deps),
+    ...createCheckoutActivities(deps),
+    ...createRecurringActivities(deps),
+  };
+};
 const env = new MockActivityEnvironment();
 const ok = (data: unknown) => ({ status: 200, body: { status: 200, success: true, message: 'ok', data } });
 const failureOf = async (p: Promise<unknown>) =>

@@ -1,14 +1,11 @@
 // Direct bank debit (by token, by OTP) and USSD end to end on the dev server against the sandbox.
 import { randomUUID } from 'node:crypto';
-import {
-  getDirectPaymentState,
-  startBankPayment,
-  startUssdPayment,
-  submitBankCode,
-  waitForState,
-} from '../../src/starters/payments';
+import { getDirectPaymentState, waitForState } from '../../src/starters/payment-common';
+import { startBankPayment, submitBankCode } from '../../src/starters/bank-payment';
+import { startUssdPayment } from '../../src/starters/ussd-payment';
 import { StarterInputError } from '../../src/starters/input-error';
-import type { BankPaymentInput, DirectPaymentState } from '../../src/shared/bank-ussd';
+import type { BankPaymentInput } from '../../src/shared/bank-payment';
+import type { DirectPaymentState } from '../../src/shared/payment-common';
 import { SANDBOX_OTP } from '../../src/sandbox';
 import { eventTypes, rawHistoryText } from '../support/history';
 import { testConfig, useServices } from '../support/stack';

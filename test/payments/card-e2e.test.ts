@@ -7,19 +7,18 @@ import { createLogger } from '../../src/logging/logger';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { createActivities } from '../../src/activities';
 import { ClaimCheckStore } from '../../src/claim-check/store';
+import { DuplicateReferenceError, waitForState } from '../../src/starters/payment-common';
 import {
-  DuplicateReferenceError,
   getCardPaymentState,
   resubmitCard,
   startCardPayment,
   startCardPaymentForStep,
   submitOtp,
   submitPin,
-  waitForState,
   type CardPaymentRequest,
-} from '../../src/starters/payments';
+} from '../../src/starters/card-payment';
 import { StarterInputError } from '../../src/starters/input-error';
-import type { CardPaymentState } from '../../src/shared/card';
+import type { CardPaymentState } from '../../src/shared/card-payment';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { LogCapture, testConfig, useServices, workflowBundle } from '../support/stack';
 import { recordHistory } from '../support/replay';

@@ -3,15 +3,15 @@
 // charges on durable timers with stable references, each in its own workflow, and cancellation.
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { waitForState } from '../../src/starters/payment-common';
+import { startCheckout } from '../../src/starters/checkout';
 import {
   cancelRecurring,
   firstPaymentCheckoutUrl,
   getCycleChargeState,
   getRecurringState,
-  startCheckout,
   startRecurring,
-  waitForState,
-} from '../../src/starters/payments';
+} from '../../src/starters/recurring';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { testConfig, useServices } from '../support/stack';
 import { recordHistory } from '../support/replay';

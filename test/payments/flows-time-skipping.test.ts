@@ -11,9 +11,9 @@ import {
   submitPinUpdate,
   type CardPaymentInput,
   type CardPaymentState,
-} from '../../src/shared/card';
+} from '../../src/shared/card-payment';
 import { checkoutStateQuery, type CheckoutInput } from '../../src/shared/checkout';
-import { directPaymentStateQuery } from '../../src/shared/bank-ussd';
+import { directPaymentStateQuery } from '../../src/shared/payment-common';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import {
   cancelRecurringSignal,
@@ -22,7 +22,7 @@ import {
   recurringWorkflowId,
   type RecurringInput,
 } from '../../src/shared/recurring';
-import type { PaymentFlowActivities } from '../../src/activities/payments';
+import type { PaymentFlowActivities } from '../../src/activities/payment-common';
 import { cardDisplay } from '../../src/shared/claim-check';
 import type { TransactionLookup, VerifiedStatus } from '../../src/shared/payment-common';
 import type { cardPaymentWorkflow } from '../../src/workflows/card-payment';

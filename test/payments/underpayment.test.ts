@@ -13,10 +13,10 @@ import {
   submitOtpUpdate,
   type CardPaymentInput,
   type CardPaymentState,
-} from '../../src/shared/card';
+} from '../../src/shared/card-payment';
 import { cardDisplay } from '../../src/shared/claim-check';
 import type { TransactionLookup } from '../../src/shared/payment-common';
-import type { PaymentFlowActivities } from '../../src/activities/payments';
+import type { PaymentFlowActivities } from '../../src/activities/payment-common';
 import { eventually } from '../support/polling';
 import { chargeSuccessfulEvent } from '../support/flow-inputs';
 import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';

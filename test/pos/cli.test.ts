@@ -9,7 +9,7 @@ import { cliEnvironment, runCliOk } from '../support/cli';
 import { startServices, testConfig } from '../support/stack';
 import { sandboxCard, shortRef } from './sandbox';
 import { SandboxAdmin } from '../support/sandbox-admin';
-import { runPosTransaction } from '../../src/starters/pos';
+import { runPosTransaction } from '../../src/starters/pos-terminal';
 import { refundMerchantRef } from '../../src/shared/pos-refund';
 import { completionMerchantRef } from '../../src/shared/pos-preauth';
 

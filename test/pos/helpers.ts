@@ -1,7 +1,7 @@
 // POS fixtures (suite-specific; the general helpers are in test/support): a valid F3 input, and
 // the ordering rule "every F3 after the first is immediately preceded by an F4 that answered 404".
 import type { ClaimCheckStore } from '../../src/claim-check/store';
-import type { PosSealedTransactionInput, PosStep, PosTransactionInput } from '../../src/shared/pos';
+import type { PosSealedTransactionInput, PosStep, PosTransactionInput } from '../../src/shared/pos-terminal';
 
 /** A well-formed F3 input (card fields as the merchant's device would read them). */
 export function cardInput(merchantRef: string, over: Partial<PosTransactionInput> = {}): PosTransactionInput {

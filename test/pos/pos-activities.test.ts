@@ -15,7 +15,7 @@ import {
   TimeoutError,
   type PaymentsClient,
 } from '../../src/api';
-import { createPosActivities } from '../../src/activities/pos';
+import { createPosTerminalActivities } from '../../src/activities/pos-terminal';
 import type { ActivityDeps } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
 import {
@@ -24,10 +24,10 @@ import {
   type PosInitiateResponse,
   type PosSealedCardData,
   type PosSealedInitiateRequest,
-} from '../../src/shared/pos';
+} from '../../src/shared/pos-terminal';
 import { ClaimCheckStore, SecretUnavailableError } from '../../src/claim-check/store';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
-import { openPosTerminalSession } from '../../src/starters/pos';
+import { openPosTerminalSession } from '../../src/starters/pos-terminal';
 import { LogCapture, testConfig } from '../support/stack';
 import { cardInput } from './helpers';
 import { toActivityFailure } from '../../src/activities/failures';
@@ -166,7 +166,7 @@ describe('POS terminal activities', () => {
         },
       },
     };
-    const acts = createPosActivities(deps(api));
+    const acts = createPosTerminalActivities(deps(api));
     const { req, card, handle } = await sealed('M1');
     const res = (await new MockActivityEnvironment().run(acts.posTerminalInitiateTransaction, req, {
       attempt: 1,
@@ -186,7 +186,7 @@ describe('POS terminal activities', () => {
   it('initiate keeps the sealed card read after a 96 or a lost answer (a 404 requery may allow a resend), deletes it after a refusal', async () => {
     let next: () => unknown = () => answer('96');
     const api = { posTerminal: { initiate: async () => next() } };
-    const acts = createPosActivities(deps(api));
+    const acts = createPosTerminalActivities(deps(api));
     const env = new MockActivityEnvironment();
 
     const s96 = await sealed('M96');
@@ -217,7 +217,7 @@ describe('POS terminal activities', () => {
   it('initiate with a handle that no longer opens fails SecretUnavailable (non-retryable) and sends nothing', async () => {
     let calls = 0;
     const api = { posTerminal: { initiate: async () => ((calls += 1), answer('00')) } };
-    const acts = createPosActivities(deps(api));
+    const acts = createPosTerminalActivities(deps(api));
     const { req, handle } = await sealed('MGONE');
     await store.discard(handle);
     await expect(
@@ -244,7 +244,7 @@ describe('POS terminal activities', () => {
         },
       },
     };
-    const acts = createPosActivities(deps(api));
+    const acts = createPosTerminalActivities(deps(api));
     const env = new MockActivityEnvironment();
     await expect(env.run(acts.posTerminalRequeryTransaction, { merchant_ref: 'gone' })).resolves.toEqual({
       found: false,
@@ -273,7 +273,7 @@ describe('POS terminal activities', () => {
         },
       },
     };
-    const acts = createPosActivities(deps(api));
+    const acts = createPosTerminalActivities(deps(api));
     await expect(
       new MockActivityEnvironment().run(acts.posTerminalRequeryTransaction, { merchant_ref: 'M1' }),
     ).rejects.toMatchObject({ type: FailureTypes.ServiceError, nonRetryable: true });

@@ -3,7 +3,7 @@
 // 404), a second completion refused, release, and the lapse at the end of a 7-day window (the
 // time-skipping server jumps the durable timer).
 import { randomUUID } from 'node:crypto';
-import { type PosSealedCard } from '../../src/shared/pos';
+import { type PosSealedCard } from '../../src/shared/pos-terminal';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import {
   completePreAuthUpdate,

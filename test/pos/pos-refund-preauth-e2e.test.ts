@@ -5,17 +5,17 @@
 // test/pos/histories/pos-refund-* and pos-preauth-* (re-record: RECORD_HISTORIES=1 npx jest <this file>).
 import { createLogger } from '../../src/logging/logger';
 import type { RunningServices } from '../../src/stack/services';
-import type { PosTransactionInput } from '../../src/shared/pos';
+import type { PosTransactionInput } from '../../src/shared/pos-terminal';
 import { completionMerchantRef, posPreAuthStateQuery, type PosPreAuthStatus } from '../../src/shared/pos-preauth';
 import { refundMerchantRef } from '../../src/shared/pos-refund';
 import type { WorkflowHandle } from '@temporalio/client';
-import { POS_SEALED_FIELDS } from '../../src/shared/pos';
+import { POS_SEALED_FIELDS } from '../../src/shared/pos-terminal';
 import {
   openPosTerminalSession,
   runPosTransaction,
   startPosTransaction,
   type PosTerminalSession,
-} from '../../src/starters/pos';
+} from '../../src/starters/pos-terminal';
 import {
   posRefundHandle,
   posRefundLedger,

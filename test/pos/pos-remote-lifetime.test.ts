@@ -14,10 +14,10 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import type { PaymentsClient } from '../../src/api';
-import { createPosActivities } from '../../src/activities/pos';
+import { createPosRemoteActivities } from '../../src/activities/pos-remote';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
-import { posRemoteWorkflowId, type PosRemotePollOutcome, type PosRemoteResult } from '../../src/shared/pos';
+import { posRemoteWorkflowId, type PosRemotePollOutcome, type PosRemoteResult } from '../../src/shared/pos-remote';
 import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 import { useTimeSkippingEnv } from '../support/time-skipping';
 import { unusedClaimCheck } from './helpers';
@@ -57,7 +57,7 @@ function scriptedService(script: (elapsedMs: number) => Answer) {
     },
     transactions: { query: async () => ({ data: [] }) },
   };
-  const real = createPosActivities({
+  const real = createPosRemoteActivities({
     api: api as unknown as PaymentsClient,
     logger,
     config,

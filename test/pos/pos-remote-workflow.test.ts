@@ -11,13 +11,8 @@ import { ConnectionError, NotFoundError, ServerError, BadRequestError, type Paym
 import { createActivities } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
-import {
-  cancelPosRemoteSignal,
-  posRemoteStateQuery,
-  posTerminalLockWorkflowId,
-  terminalLockStateQuery,
-  type PosRemoteInput,
-} from '../../src/shared/pos';
+import { cancelPosRemoteSignal, posRemoteStateQuery, type PosRemoteInput } from '../../src/shared/pos-remote';
+import { posTerminalLockWorkflowId, terminalLockStateQuery } from '../../src/shared/pos-terminal-lock';
 import { PaymentStatus } from '../../src/shared/search-attributes';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';

@@ -7,14 +7,14 @@ import { temporal } from '@temporalio/proto';
 import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 import { createLogger } from '../../src/logging/logger';
 import type { RunningServices } from '../../src/stack/services';
-import type { PosTransactionResult } from '../../src/shared/pos';
+import type { PosTransactionResult } from '../../src/shared/pos-terminal';
 import {
   openPosTerminalSession,
   posTransactionHandle,
   runPosTransaction,
   startPosTransaction,
   type PosTerminalSession,
-} from '../../src/starters/pos';
+} from '../../src/starters/pos-terminal';
 import { StarterInputError } from '../../src/starters/input-error';
 import type { StarterContext } from '../../src/starters/connect';
 import { LogCapture, startServices, testConfig } from '../support/stack';
@@ -27,7 +27,7 @@ import {
   posTransactionStateQuery,
   posTransactionWorkflowId,
   type PosSealedCardData,
-} from '../../src/shared/pos';
+} from '../../src/shared/pos-terminal';
 import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
 import { posCallsFromLog, sandboxCard, shortRef } from './sandbox';
 import { SandboxAdmin } from '../support/sandbox-admin';

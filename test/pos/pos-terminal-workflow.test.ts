@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
-import type { PosActivities } from '../../src/activities/pos';
+import type { PosTerminalActivities } from '../../src/activities/pos-terminal';
 import { classifyPosResponseCode, PosTerminalInitiateRequestSchema } from '../../src/api';
 import {
   PosTransactionRequestSchema,
@@ -17,7 +17,7 @@ import {
   type PosTransactionRecord,
   type PosTransactionResult,
   posTransactionStateQuery,
-} from '../../src/shared/pos';
+} from '../../src/shared/pos-terminal';
 import { expectResolution, refusedResolution } from '../support/outcome';
 import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
 import { workflowBundle } from '../support/stack';
@@ -48,7 +48,7 @@ function scripted(
   discarded: string[] = [],
 ) {
   const acts: Pick<
-    PosActivities,
+    PosTerminalActivities,
     'posTerminalInitiateTransaction' | 'posTerminalRequeryTransaction' | 'posDiscardSealedCard'
   > = {
     async posTerminalInitiateTransaction(req) {

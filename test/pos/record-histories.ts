@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
-import { cancelPosRemoteSignal, posRemoteStateQuery, posTerminalLockWorkflowId } from '../../src/shared/pos';
+import { cancelPosRemoteSignal, posRemoteStateQuery } from '../../src/shared/pos-remote';
+import { posTerminalLockWorkflowId } from '../../src/shared/pos-terminal-lock';
 import { startDevServer } from '../../src/stack/temporal-dev-server';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
@@ -22,7 +23,7 @@ import { POS_HISTORIES } from './fixtures/histories';
 import { recordHistoryTo } from '../support/replay';
 import { cardInput, unusedClaimCheck } from './helpers';
 import { openClaimCheck, openPaymentsClient } from '../../src/starters/connect';
-import { startPosTransaction } from '../../src/starters/pos';
+import { startPosTransaction } from '../../src/starters/pos-terminal';
 
 async function main(): Promise<void> {
   process.env.RECORD_HISTORIES = '1';

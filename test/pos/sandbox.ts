@@ -2,7 +2,7 @@
 // is test/support/sandbox-admin.ts): the F3/F4 calls in the request log, sandbox cards, and an
 // ISO-0 PIN block built from the session's pin_key the way a device would.
 import { createCipheriv, randomBytes } from 'node:crypto';
-import type { PosTransactionInput } from '../../src/shared/pos';
+import type { PosTransactionInput } from '../../src/shared/pos-terminal';
 import type { RequestLogEntry } from '../../src/sandbox';
 import type { CallRecord } from './helpers';
 

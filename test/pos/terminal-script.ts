@@ -2,8 +2,8 @@
 // tests: each merchant_ref has its own script of F3 answers and F4 answers, every call is recorded
 // in order, and leftovers show a flow that stopped earlier than the test expected.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { PosActivities } from '../../src/activities/pos';
-import type { PosLinkedInitiateRequest, PosRequeryOutcome, PosTransactionRecord } from '../../src/shared/pos';
+import type { PosTerminalActivities } from '../../src/activities/pos-terminal';
+import type { PosLinkedInitiateRequest, PosRequeryOutcome, PosTransactionRecord } from '../../src/shared/pos-terminal';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import type { CallRecord } from './helpers';
 
@@ -46,7 +46,7 @@ export class TerminalScript {
   }
 
   activities(): Pick<
-    PosActivities,
+    PosTerminalActivities,
     'posTerminalInitiateTransaction' | 'posTerminalRequeryTransaction' | 'posDiscardSealedCard'
   > {
     return {

@@ -10,7 +10,7 @@ import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { createLogger } from '../../src/logging/logger';
 import { LogCapture, testConfig, withWorker, workflowBundle } from '../support/stack';
 import { chargeSuccessfulEvent, signalUnmatchedWebhook } from '../support/flow-inputs';
-import { waitForState } from '../../src/starters/payments';
+import { waitForState } from '../../src/starters/payment-common';
 
 jest.setTimeout(90_000);
 installTemporalRuntime(createLogger({ destination: new LogCapture() }));

@@ -4,16 +4,17 @@
 import { randomUUID } from 'node:crypto';
 import type { ScheduleHandle } from '@temporalio/client';
 import type { RunningServices } from '../../src/stack/services';
-import { firstPaymentCheckoutUrl, startRecurring, waitForState } from '../../src/starters/payments';
-import { getMandateState, startMandate, submitMandateOtp } from '../../src/starters/mandates';
+import { waitForState } from '../../src/starters/payment-common';
+import { firstPaymentCheckoutUrl, startRecurring } from '../../src/starters/recurring';
+import { getMandateState, startMandate, submitMandateOtp } from '../../src/starters/mandate';
 import {
   createMandateDebitSchedule,
   createRecurringChargeSchedule,
   describeSchedule,
   moveRecurringPlanToSchedule,
-} from '../../src/starters/schedules';
+} from '../../src/starters/scheduled-money';
 import { StarterInputError } from '../../src/starters/input-error';
-import { getRecurringState } from '../../src/starters/payments';
+import { getRecurringState } from '../../src/starters/recurring';
 import { MANDATE_OTP, SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { scheduledChargeReference, type ScheduledRunResult } from '../../src/shared/scheduled-money';
 import type { MandateRequest } from '../../src/shared/mandate';

@@ -8,17 +8,9 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { createLogger } from '../../src/logging/logger';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
-import {
-  startBankPayment,
-  startCardPayment,
-  submitBankCode,
-  submitOtp,
-  submitPin,
-  PaymentStepError,
-  waitForState,
-  getCardPaymentState,
-  getDirectPaymentState,
-} from '../../src/starters/payments';
+import { PaymentStepError, waitForState, getDirectPaymentState } from '../../src/starters/payment-common';
+import { startCardPayment, submitOtp, submitPin, getCardPaymentState } from '../../src/starters/card-payment';
+import { startBankPayment, submitBankCode } from '../../src/starters/bank-payment';
 import { LogCapture, testConfig } from '../support/stack';
 import { useServices } from '../support/stack';
 

@@ -18,7 +18,8 @@ import { createLogger } from '../../src/logging/logger';
 import { TEST_CARDS } from '../../src/sandbox';
 import type { RunningServices } from '../../src/stack/services';
 import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
-import { getCardPaymentState, startCardPayment, waitForState } from '../../src/starters/payments';
+import { waitForState } from '../../src/starters/payment-common';
+import { getCardPaymentState, startCardPayment } from '../../src/starters/card-payment';
 import { eventually } from '../support/polling';
 import { LogCapture, startServices, testConfig, workflowBundle } from '../support/stack';
 

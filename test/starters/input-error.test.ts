@@ -4,7 +4,7 @@ import * as starters from '../../src/starters';
 import { StarterInputError, parseStarterInput } from '../../src/starters';
 import { inputIssuesOf } from '../../src/shared/input-error';
 import { validateReconcileInput } from '../../src/starters/reconciliation';
-import { VirtualAccountCreationError, createBusinessVirtualAccount } from '../../src/starters/virtual-accounts';
+import { VirtualAccountCreationError, createBusinessVirtualAccount } from '../../src/starters/virtual-account-credit';
 import { PaymentsClient } from '../../src/api';
 
 const schema = z.object({

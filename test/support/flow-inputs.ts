@@ -3,18 +3,18 @@
 // unmatched-webhook inbox.
 import type { Client } from '@temporalio/client';
 import { SANDBOX_OTP } from '../../src/sandbox';
-import type { CardPaymentState } from '../../src/shared/card';
+import type { CardPaymentState } from '../../src/shared/card-payment';
 import type { StarterContext } from '../../src/starters/connect';
+import { waitForState } from '../../src/starters/payment-common';
 import {
   getCardPaymentState,
   startCardPayment,
   submitOtp,
-  waitForState,
   type CardPaymentRequest,
-} from '../../src/starters/payments';
+} from '../../src/starters/card-payment';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
 import type { VendInput } from '../../src/shared/vending';
-import type { VirtualAccountCredit } from '../../src/shared/virtual-account-webhook';
+import type { VirtualAccountCredit } from '../../src/shared/virtual-account-credit';
 import type { unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
 
 /** A 5000 prepaid electricity vend (EKEDC, the sandbox's test meter), short settle and retry delays; `over` on top. */

@@ -14,7 +14,7 @@ import {
   signCreditCallback,
   verifyCreditCallback,
 } from '../../src/virtual-accounts/credit-handler';
-import type { CreditedVirtualAccountTransaction } from '../../src/shared/virtual-account-webhook';
+import type { CreditedVirtualAccountTransaction } from '../../src/shared/virtual-account-credit';
 import { closeServer, listen } from '../../src/webhooks/receiver';
 import { vaCredit } from '../support/flow-inputs';
 

@@ -20,7 +20,7 @@ import {
   virtualAccountCreditWorkflowId,
   type ErrorLogSweepSummary,
   type VirtualAccountCreditOutcome,
-} from '../../src/shared/virtual-account-webhook';
+} from '../../src/shared/virtual-account-credit';
 import { PaymentStatus } from '../../src/shared/search-attributes';
 import { ensureErrorLogSweepSchedule, errorLogSweepScheduleId } from '../../src/temporal/schedules';
 import { LogCapture, startServices, testConfig } from '../support/stack';

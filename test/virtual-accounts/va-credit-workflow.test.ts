@@ -2,7 +2,10 @@
 // watched for hours or days, a hand-over that keeps failing for days, an operator's retry.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { createVirtualAccountActivities, CreditFreezeLookup } from '../../src/activities/virtual-accounts';
+import type {
+  createVirtualAccountCreditActivities,
+  CreditFreezeLookup,
+} from '../../src/activities/virtual-account-credit';
 import {
   retryCreditHandoffUpdate,
   VA_CREDIT_DEFAULTS,
@@ -12,11 +15,11 @@ import {
   type CreditHandoff,
   type VirtualAccountCredit,
   type VirtualAccountCreditOutcome,
-} from '../../src/shared/virtual-account-webhook';
+} from '../../src/shared/virtual-account-credit';
 import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 import { vaCredit } from '../support/flow-inputs';
 
-type Activities = ReturnType<typeof createVirtualAccountActivities>;
+type Activities = ReturnType<typeof createVirtualAccountCreditActivities>;
 
 const env = useTimeSkippingEnv();
 

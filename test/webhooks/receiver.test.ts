@@ -9,8 +9,8 @@ import { closeServer } from '../../src/webhooks/receiver';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { unmatchedWebhookQuery } from '../../src/shared/payment-webhook';
-import type { VirtualAccountCreditOutcome } from '../../src/shared/virtual-account-webhook';
-import { createVirtualAccountActivities } from '../../src/activities/virtual-accounts';
+import type { VirtualAccountCreditOutcome } from '../../src/shared/virtual-account-credit';
+import { createVirtualAccountCreditActivities } from '../../src/activities/virtual-account-credit';
 import type { ClaimCheckStore } from '../../src/claim-check/store';
 import { VirtualAccountCreditStore } from '../../src/virtual-accounts/credit-store';
 import { PaymentsClient } from '../../src/api';
@@ -40,7 +40,7 @@ beforeAll(async () => {
   vaCredits = await VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
   sandbox = await startSandbox({ secretKeys: [key] });
   api = new PaymentsClient({ baseUrl: sandbox.url, secretKey: key, timeoutMs: 5_000 });
-  const activities = createVirtualAccountActivities({
+  const activities = createVirtualAccountCreditActivities({
     api,
     logger: createLogger({ destination: capture }),
     config,

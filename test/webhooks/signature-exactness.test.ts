@@ -13,7 +13,7 @@ import { createLogger } from '../../src/logging/logger';
 import { closeServer } from '../../src/webhooks/receiver';
 import { createTemporalClient } from '../../src/temporal/client';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
-import { virtualAccountCreditWorkflowId } from '../../src/shared/virtual-account-webhook';
+import { virtualAccountCreditWorkflowId } from '../../src/shared/virtual-account-credit';
 import { LogCapture, testConfig } from '../support/stack';
 import { chargeSuccessfulBody, vaCreditBody, vaSignedValues, listenWebhookReceiver } from '../support/webhook-receiver';
 

@@ -14,7 +14,7 @@ import { createLogger } from '../../src/logging/logger';
 import { closeServer, createWebhookReceiver, listen } from '../../src/webhooks/receiver';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
-import { createVirtualAccountActivities } from '../../src/activities/virtual-accounts';
+import { createVirtualAccountCreditActivities } from '../../src/activities/virtual-account-credit';
 import type { ClaimCheckStore } from '../../src/claim-check/store';
 import { PaymentsClient } from '../../src/api';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
@@ -22,7 +22,7 @@ import { VirtualAccountCreditStore } from '../../src/virtual-accounts/credit-sto
 import {
   virtualAccountCreditWorkflowId,
   type VirtualAccountCreditOutcome,
-} from '../../src/shared/virtual-account-webhook';
+} from '../../src/shared/virtual-account-credit';
 import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 import { eventually } from '../support/polling';
 import { recordHistory } from '../support/replay';
@@ -63,7 +63,13 @@ async function startStack(): Promise<Stack> {
     encryption: config.encryption,
     connection,
     workflowBundle: await workflowBundle(),
-    activities: createVirtualAccountActivities({ api, logger, config, claimCheck: {} as ClaimCheckStore, vaCredits }),
+    activities: createVirtualAccountCreditActivities({
+      api,
+      logger,
+      config,
+      claimCheck: {} as ClaimCheckStore,
+      vaCredits,
+    }),
   });
   const running = worker.run();
   return {

@@ -16,7 +16,7 @@ import {
   type AttentionItem,
   type AttentionKind,
 } from '../ops';
-import { resolveMandateDebit } from '../mandates';
+import { resolveMandateDebit } from '../mandate';
 import type { ContextFactory } from './context';
 import { StarterInputError } from '../../shared/input-error';
 

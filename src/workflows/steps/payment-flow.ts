@@ -18,7 +18,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../../shared/payment-common';
-import type { DirectPaymentState } from '../../shared/bank-ussd';
+import type { DirectPaymentState } from '../../shared/payment-common';
 import { paymentSearchAttributes } from '../../shared/search-attributes';
 import {
   checkResolveOutcome,

@@ -10,7 +10,7 @@
 // The base class of those flows is ./payment-flow.ts; the wait for the payer and the final
 // confirmation ./payment-confirmation.ts.
 import { ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { PaymentFlowActivities } from '../../activities/payments';
+import type { PaymentFlowActivities } from '../../activities/payment-common';
 import {
   amountMismatch,
   MAX_REFUSED_CODES,

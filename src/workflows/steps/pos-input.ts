@@ -2,7 +2,7 @@
 // anything is sent. A card read in clear is refused by field name (never by value): the starter
 // seals it and the input carries its handle.
 import type { z } from 'zod';
-import { POS_SEALED_FIELDS } from '../../shared/pos';
+import { POS_SEALED_FIELDS } from '../../shared/pos-terminal';
 import { inputIssuesOf, type InputIssue } from '../../shared/input-error';
 import { invalidInput } from './flow-input';
 

@@ -31,7 +31,7 @@ import {
   setHandler,
   sleep,
 } from '@temporalio/workflow';
-import type { PosActivities } from '../../activities/pos';
+import type { PosTerminalActivities } from '../../activities/pos-terminal';
 import {
   POS_RESOLVE_OUTCOMES,
   classifyPosCode,
@@ -42,7 +42,7 @@ import {
   type PosStep,
   type PosTransactionOptions,
   type PosTransactionRecord,
-} from '../../shared/pos';
+} from '../../shared/pos-terminal';
 import { SECRET_UNAVAILABLE } from '../../shared/claim-check';
 import {
   UNKNOWN_OUTCOME_DEFAULTS,
@@ -146,7 +146,7 @@ export async function sendPosTransaction(spec: PosTransactionSpec): Promise<PosT
 
 /** F4 by merchant_ref, read-only. */
 export function posTransactionLookup(options: Pick<PosTransactionOptions, 'requeryTimeout'>) {
-  const { posTerminalRequeryTransaction } = proxyActivities<PosActivities>({
+  const { posTerminalRequeryTransaction } = proxyActivities<PosTerminalActivities>({
     ...READ,
     // Retried until it answers (found or 404) or the requery timeout ends: only then does a flow
     // park the outcome as unknown. Minutes of reads, so the backoff is allowed to grow further.
@@ -154,7 +154,7 @@ export function posTransactionLookup(options: Pick<PosTransactionOptions, 'reque
     retry: { ...READ_RETRY, maximumAttempts: Infinity, maximumInterval: '30s' },
   });
   // While parked: one bounded read per round; the rounds carry the backoff.
-  const { posTerminalRequeryTransaction: watch } = proxyActivities<PosActivities>(POLL);
+  const { posTerminalRequeryTransaction: watch } = proxyActivities<PosTerminalActivities>(POLL);
   return {
     requery: (merchantRef: string): Promise<PosRequeryOutcome> =>
       posTerminalRequeryTransaction({ merchant_ref: merchantRef }),
@@ -191,8 +191,8 @@ export class PosTransactionSend {
 
   private readonly maxAttempts: number;
   private readonly initiateTimeoutMs: number;
-  private readonly initiate: PosActivities['posTerminalInitiateTransaction'];
-  private readonly discard: PosActivities['posDiscardSealedCard'];
+  private readonly initiate: PosTerminalActivities['posTerminalInitiateTransaction'];
+  private readonly discard: PosTerminalActivities['posDiscardSealedCard'];
   private readonly lookup: ReturnType<typeof posTransactionLookup>;
   /** No attempt may still be in flight after this (workflow time). */
   private inFlightUntil = 0;
@@ -205,8 +205,10 @@ export class PosTransactionSend {
     this.maxAttempts = options.maxAttempts ?? POS_TRANSACTION_DEFAULTS.maxAttempts;
     this.initiateTimeoutMs = options.initiateTimeoutMs ?? POS_TRANSACTION_DEFAULTS.initiateTimeoutMs;
     // The attempt outlives the client's own deadline (initiateTimeoutMs): never cut off mid-call.
-    this.initiate = proxyActivities<PosActivities>(moneySend(this.initiateTimeoutMs)).posTerminalInitiateTransaction;
-    this.discard = proxyActivities<PosActivities>({
+    this.initiate = proxyActivities<PosTerminalActivities>(
+      moneySend(this.initiateTimeoutMs),
+    ).posTerminalInitiateTransaction;
+    this.discard = proxyActivities<PosTerminalActivities>({
       ...LOCAL_STORE,
       // Best effort: the record's TTL ends it anyway, so a store that stays down does not hold the flow.
       retry: { ...LOCAL_STORE.retry, maximumAttempts: 3 },

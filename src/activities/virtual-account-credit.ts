@@ -17,7 +17,7 @@ import type {
   ErrorLogSweepSummary,
   VirtualAccountCredit,
   VirtualAccountCreditOutcome,
-} from '../shared/virtual-account-webhook';
+} from '../shared/virtual-account-credit';
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 import { CreditHandlerRefused, httpCreditHandler, type CreditHandler } from '../virtual-accounts/credit-handler';
 
@@ -123,7 +123,7 @@ function deliveryRunId(): string {
   return `${run.workflowId}/${run.runId}`;
 }
 
-export function createVirtualAccountActivities(deps: ActivityDeps) {
+export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
   const { api, logger } = deps;
   const log = logger.child({ flow: 'va-credit' });
   const callback = deps.config.virtualAccounts?.creditCallback;

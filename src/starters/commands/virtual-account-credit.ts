@@ -14,7 +14,7 @@ import {
   getVirtualAccountCreditState,
   retryVirtualAccountCreditHandoff,
   sweepWebhookErrorLog,
-} from '../virtual-accounts';
+} from '../virtual-account-credit';
 import type { ContextFactory } from './context';
 
 const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
@@ -33,7 +33,7 @@ async function withApi<T>(fn: (api: PaymentsClient) => Promise<T>): Promise<T> {
   }
 }
 
-export function registerVirtualAccountCommands(program: Command, context: ContextFactory): void {
+export function registerVirtualAccountCreditCommands(program: Command, context: ContextFactory): void {
   const va = program
     .command('va')
     .description('virtual accounts (C1-C11): accounts, lookups, credits and the webhook error log');

@@ -1,70 +1,33 @@
-// POS activities: E1/E2 remote requests and F3/F4 terminal transactions.
+// Activities of the POS remote request flow: E1 create, E2 polling (one heartbeating activity),
+// the search of the service's records (A6) after a lost E1 answer, and the queue at the
+// terminal's lock.
 //
-// Money-moving calls (E1 create, F3 initiate) are made once per activity attempt and their
-// activities are scheduled with maximumAttempts 1; every failure becomes an ApplicationFailure
-// with a type from FailureTypes and nonRetryable set, so the workflow decides (requery first).
-// Read-only calls (E2, F4) may be retried by their retry policies.
-//
-// Nothing here logs a request or response body: only references, attempts and outcomes.
-// F1/F2 (terminal configuration, key exchange) are not activities: pin_key must never enter
-// Temporal (see src/starters/pos.ts). The card read arrives as a claim-check handle (purpose
-// 'pos-card') and F3 redeems it right before the call (withSealed); F4 needs no card data.
+// E1 is money-moving: made once per activity attempt, scheduled with maximumAttempts 1; every
+// failure becomes an ApplicationFailure with a type from FailureTypes and nonRetryable set, so the
+// workflow decides (search the records first). Read-only calls (E2, A6) may be retried by their
+// retry policies. Nothing here logs a request or response body: only references, attempts and
+// outcomes.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { TransactionRecord } from '../api/schemas/checkout';
-import {
-  isDocumentedNotFound,
-  NotFoundError,
-  PaymentsApiError,
-  RequestAbortedError,
-  type PosTerminalTransaction,
-} from '../api';
+import { isDocumentedNotFound, NotFoundError, RequestAbortedError } from '../api';
 import type { ActivityDeps } from './deps';
-import { withSealed } from './claim-check';
-import { heartbeatWhile } from './heartbeat';
 import {
   POS_REMOTE_TXN_SOURCE,
-  acquireTerminalLockSignal,
-  classifyPosCode,
   posRemoteE1SendingSignal,
-  posTerminalLockWorkflowId,
   POS_REMOTE_A6_MAX_PAGES,
   type PosRemoteRecordLookup,
   type PosRemoteSearchOutcome,
-  type PosTerminalLockInput,
-  type PosInitiateRequest,
-  type PosLinkedInitiateRequest,
-  type PosSealedCardData,
-  type PosSealedInitiateRequest,
-  type PosInitiateResponse,
   type PosRemotePollOutcome,
   type PosRemotePollProgress,
   type PosRemoteRecord,
-  type PosRequeryOutcome,
-  type PosTransactionRecord,
-} from '../shared/pos';
+} from '../shared/pos-remote';
+import {
+  acquireTerminalLockSignal,
+  posTerminalLockWorkflowId,
+  type PosTerminalLockInput,
+} from '../shared/pos-terminal-lock';
 import { FailureTypes } from '../shared/failures';
 import { toActivityFailure } from './failures';
-
-/** The parts of F3/F4's transaction the flow keeps: no card data beyond the masked PAN. */
-export function toPosTransactionRecord(t: PosTerminalTransaction): PosTransactionRecord {
-  return {
-    status: t.status,
-    response_code: t.response_code,
-    response_message: t.response_message ?? undefined,
-    amount: t.amount,
-    currency: t.currency ?? undefined,
-    merchant_ref: t.merchant_ref ?? undefined,
-    transaction_reference: t.transaction_reference ?? undefined,
-    terminal_id: t.terminal_id != null ? String(t.terminal_id) : undefined,
-    rrn: t.rrn ?? undefined,
-    stan: t.stan ?? undefined,
-    receipt_no: t.receipt_no != null ? String(t.receipt_no) : undefined,
-    card_pan_masked: t.payment_info?.card_pan ?? undefined,
-    card_type: t.payment_info?.card_type ?? undefined,
-    created_at: t.created_at ?? undefined,
-    transaction_type: t.transaction_type ?? undefined,
-  };
-}
 
 /** UTC YYYY-MM-DD of a wall-clock time. */
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -96,23 +59,13 @@ export function isRemoteRequestFor(
   );
 }
 
-export interface PosActivityOptions {
+export interface PosRemoteActivityOptions {
   /** Wait between E2 polls when the workflow does not say (spec: 2-3 s). */
   defaultPollIntervalMs?: number;
 }
 
-/**
- * F3 may be sent again only after F4 proved the attempt never arrived, which follows a lost answer
- * (or a call that failed before it was sent) or a 91/96: the sealed card read is kept for that
- * resend then. A refusal or a final answer deletes it.
- */
-const keepCardAfterError = (err: unknown): boolean => {
-  const type = toActivityFailure(err, { moneyMoving: true, what: 'F3' }).type;
-  return type === FailureTypes.OutcomeUnknown || type === FailureTypes.Transient;
-};
-
-export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions = {}) {
-  const { api, logger, claimCheck } = deps;
+export function createPosRemoteActivities(deps: ActivityDeps, opts: PosRemoteActivityOptions = {}) {
+  const { api, logger } = deps;
   const log = logger.child({ flow: 'pos' });
 
   return {
@@ -381,87 +334,7 @@ export function createPosActivities(deps: ActivityDeps, opts: PosActivityOptions
         throw toActivityFailure(err, { moneyMoving: false, what: 'E2 requery remote request' });
       }
     },
-
-    /**
-     * F3, once, with the sealed card read (redeemed here). The workflow never calls it again unless
-     * F4 answered 404 for this merchant_ref. A flow started before the claim check passes the card
-     * read in clear (PosInitiateRequest). A Refund or Completion names its original
-     * (`original_merchant_ref`, PosLinkedInitiateRequest), passed on as it is.
-     */
-    async posTerminalInitiateTransaction(
-      req: PosSealedInitiateRequest | PosLinkedInitiateRequest | PosInitiateRequest,
-      o: { attempt: number; timeoutMs?: number },
-    ): Promise<PosInitiateResponse> {
-      const ctx = Context.current();
-      const where = {
-        workflowId: ctx.info.workflowExecution?.workflowId,
-        merchantRef: req.merchant_ref,
-        attempt: o.attempt,
-      };
-      const call = { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` };
-      try {
-        // Heartbeats while the call is open: a worker lost mid-call is noticed within the heartbeat timeout.
-        const res = await heartbeatWhile(
-          'card' in req
-            ? withSealed(
-                claimCheck,
-                req.card.handle,
-                'pos-card',
-                (card: PosSealedCardData) => {
-                  const { card: _sealed, ...fields } = req;
-                  void _sealed;
-                  return api.posTerminal.initiate({ ...fields, ...card }, call);
-                },
-                {
-                  afterAnswer: (r) =>
-                    classifyPosCode(r.data.response_code, r.data.response_message ?? undefined).outcome === 'unknown',
-                  afterError: keepCardAfterError,
-                },
-              )
-            : api.posTerminal.initiate(req, call),
-        );
-        const transaction = toPosTransactionRecord(res.data);
-        log.info(
-          { ...where, responseCode: transaction.response_code, status: transaction.status },
-          'POS transaction answered',
-        );
-        return { transaction };
-      } catch (err) {
-        const failure = toActivityFailure(err, { moneyMoving: true, what: 'F3 initiate POS transaction' });
-        log.warn(
-          { ...where, type: failure.type, status: err instanceof PaymentsApiError ? err.status : undefined },
-          'POS transaction without an answer',
-        );
-        throw failure;
-      }
-    },
-
-    /** Deletes a sealed card read the flow no longer needs (kept for a resend that did not happen). */
-    async posDiscardSealedCard(handle: string): Promise<void> {
-      await claimCheck.discard(handle);
-    },
-
-    /** F4. 404 is an answer ("never received"), not a failure. */
-    async posTerminalRequeryTransaction(req: { merchant_ref: string }): Promise<PosRequeryOutcome> {
-      const ctx = Context.current();
-      try {
-        const res = await api.posTerminal.requery(req, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}` });
-        return { found: true, transaction: toPosTransactionRecord(res.data) };
-      } catch (err) {
-        if (isDocumentedNotFound('posTerminalRequery', err)) return { found: false };
-        throw toActivityFailure(
-          err instanceof NotFoundError
-            ? ApplicationFailure.create({
-                type: FailureTypes.ServiceError,
-                message: `F4 404 that is not the documented "transaction unknown": ${err.message}`,
-                nonRetryable: true,
-              })
-            : err,
-          { moneyMoving: false, what: 'F4 requery POS transaction' },
-        );
-      }
-    },
   };
 }
 
-export type PosActivities = ReturnType<typeof createPosActivities>;
+export type PosRemoteActivities = ReturnType<typeof createPosRemoteActivities>;

@@ -1,4 +1,4 @@
-// Typed starters for the POS flows, and the POS terminal session.
+// Typed starter of the POS terminal transaction flow (F3/F4), and the POS terminal session.
 //
 // Terminal session (F1 configuration + F2 key exchange) runs HERE, in the backend that owns
 // the terminal, straight through the API client, and never through Temporal: a workflow's
@@ -17,21 +17,15 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { PaymentsClient, PosTerminalConfiguration } from '../api';
 import {
   POS_SEALED_FIELDS,
-  PosRemoteInputSchema,
   PosTransactionInputSchema,
-  cancelPosRemoteSignal,
-  posRemoteWorkflowId,
   posTransactionWorkflowId,
-  type PosRemoteInput,
-  type PosRemoteResult,
   type PosSealedCardData,
   type PosSealedTransactionInput,
   type PosTransactionInput,
   type PosTransactionResult,
-} from '../shared/pos';
+} from '../shared/pos-terminal';
 import type { StarterContext } from './connect';
 import { startFlow } from './start-flow';
-import type { posRemoteRequestWorkflow } from '../workflows/pos-remote';
 import type { posTerminalTransactionWorkflow } from '../workflows/pos-terminal';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
@@ -125,39 +119,6 @@ export async function sealPosCardRead<T>(
   const card = { handle, bin: read.card_pan.slice(0, 6), last4: read.card_pan.slice(-4) };
   const rest = Object.fromEntries(Object.entries(input).filter(([k]) => !sealedFields.includes(k)));
   return { handle, card, input: { ...rest, card } as T };
-}
-
-// ---- POS remote request (E1/E2) ----------------------------------------------------------
-
-/** Starts the remote request flow for one order (workflow id `pos-remote-<reference>`; a second start for it is refused). */
-export async function startPosRemoteRequest(
-  ctx: StarterContext,
-  input: PosRemoteInput,
-): Promise<WorkflowHandle<typeof posRemoteRequestWorkflow>> {
-  const v = parseStarterInput(PosRemoteInputSchema, input, 'POS remote request');
-  return startFlow<typeof posRemoteRequestWorkflow>(ctx, {
-    operation: 'start POS remote request',
-    workflowType: 'posRemoteRequestWorkflow',
-    workflowId: posRemoteWorkflowId(v.reference),
-    args: [input],
-    search: { flow: 'pos-remote', reference: v.reference, status: 'creating', amount: v.amount, currency: v.currency },
-  });
-}
-
-export function posRemoteRequestHandle(
-  ctx: StarterContext,
-  reference: string,
-): WorkflowHandle<typeof posRemoteRequestWorkflow> {
-  return ctx.client.workflow.getHandle<typeof posRemoteRequestWorkflow>(posRemoteWorkflowId(reference));
-}
-
-/** Stops the polling of a remote request (the request itself lives on until it expires). */
-export async function cancelPosRemoteRequest(ctx: StarterContext, reference: string, reason?: string): Promise<void> {
-  await posRemoteRequestHandle(ctx, reference).signal(cancelPosRemoteSignal, { reason });
-}
-
-export async function runPosRemoteRequest(ctx: StarterContext, input: PosRemoteInput): Promise<PosRemoteResult> {
-  return (await startPosRemoteRequest(ctx, input)).result();
 }
 
 // ---- POS terminal transaction (F3/F4) ----------------------------------------------------

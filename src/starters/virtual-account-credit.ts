@@ -21,7 +21,7 @@ import {
   virtualAccountCreditWorkflowId,
   type ErrorLogSweepSummary,
   type VirtualAccountCreditState,
-} from '../shared/virtual-account-webhook';
+} from '../shared/virtual-account-credit';
 import type { ErrorLogSweepInput } from '../workflows/virtual-account-error-log-sweep';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';

@@ -11,7 +11,7 @@ import {
   describeSchedule,
   moveRecurringPlanToSchedule,
   scheduleHandle,
-} from '../schedules';
+} from '../scheduled-money';
 import type { ContextFactory } from './context';
 import { StarterInputError } from '../../shared/input-error';
 
@@ -32,7 +32,7 @@ function timing(cmd: Command): Command {
     .option('--paused', 'create paused');
 }
 
-export function registerScheduleCommands(program: Command, context: ContextFactory): void {
+export function registerScheduledMoneyCommands(program: Command, context: ContextFactory): void {
   const schedule = program
     .command('schedule')
     .description(

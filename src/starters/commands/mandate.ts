@@ -37,7 +37,7 @@ import {
   startMandate,
   submitMandateOtp,
   type MandateListFilters,
-} from '../mandates';
+} from '../mandate';
 import type { ContextFactory } from './context';
 import { StarterInputError } from '../../shared/input-error';
 

@@ -1,0 +1,25 @@
+// The direct bank debit flow's contract (B3 debit, B4 validate with the payer's token or OTP), defined once.
+import { defineUpdate } from '@temporalio/workflow';
+import type { DirectPaymentState } from './payment-common';
+export {
+  DIRECT_FINAL_STATUSES,
+  directPaymentStateQuery,
+  type DirectPaymentState,
+  type DirectStatus,
+} from './payment-common';
+
+export interface BankPaymentInput {
+  transactionRef: string;
+  /** Lowest unit (kobo). */
+  amount: number;
+  currency: 'NGN';
+  bank: { bankCode: string; accountOrPhone: string };
+  customer: { name: string; email: string };
+  passCharge?: boolean;
+  /** How long to wait for the payer's token or OTP (ms). Default 5 minutes. */
+  codeTimeoutMs?: number;
+  webhookGraceMs?: number;
+}
+
+/** The payer's token or OTP for a bank debit (4 to 8 digits); answers the next state or the service's refusal. */
+export const submitBankCodeUpdate = defineUpdate<DirectPaymentState, [string]>('submitBankCode');

@@ -1,0 +1,212 @@
+// The POS remote request flow's contract (E1 create, E2 polling), as its workflow, starter and
+// tests see it: the input's field rules, the states and results, the signals and the query.
+//
+// The field rules are zod schemas (zod is deterministic and runs in the workflow sandbox), so the
+// starter and the workflow check exactly the same rules.
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { z } from 'zod';
+import { duration } from './duration';
+import { requiredText } from './pos-card-fields';
+import { lazy, type Zod } from './lazy';
+
+const koboInteger = (z: Zod, min: number, minMessage: string) =>
+  z
+    .number({
+      error: (iss) =>
+        iss.input === undefined ? 'is required' : 'must be an integer in the lowest currency unit (kobo)',
+    })
+    .refine(
+      (v) => Number.isSafeInteger(v),
+      'must be an integer in the lowest currency unit (kobo); a fractional amount is refused, never rounded',
+    )
+    .refine((v) => v >= min, minMessage);
+
+export const POS_REMOTE_ACCOUNT_TYPES = ['default', 'savings', 'current', 'credit'] as const;
+
+export const PosRemoteInputSchema = lazy('pos-remote.PosRemoteInputSchema', (z) =>
+  z.strictObject({
+    /** The merchant's own reference for this payment (order id). Workflow id: `pos-remote-<reference>`. */
+    reference: z
+      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+      .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
+    terminal_id: requiredText(z, 'the terminal id'),
+    /** Kobo, greater than 0. */
+    amount: koboInteger(z, 1, 'must be greater than 0'),
+    currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }).default('NGN'),
+    account_type: z
+      .string({ error: 'must be default, savings, current or credit' })
+      .transform((v) => v.trim().toLowerCase())
+      .pipe(z.enum(POS_REMOTE_ACCOUNT_TYPES, { error: 'must be default, savings, current or credit' }))
+      .optional(),
+    options: z
+      .strictObject({
+        /** Spec advice: every 2-3 s. Tests shorten it. */
+        pollIntervalMs: z
+          .number()
+          .int()
+          .min(10, 'must be at least 10 ms')
+          .max(60_000, 'must be at most 60000 ms')
+          .optional(),
+        /** Upper bound of the whole polling (the request lives 5 minutes). Default 7 minutes. */
+        pollTimeout: duration.optional(),
+        /**
+         * A 404 that follows a stretch without any E2 answer longer than this (or the first answer
+         * after a lost worker) is reported as expired_unobserved: the request may have completed and
+         * been deleted meanwhile. Default 30000 ms.
+         */
+        unobservedGapMs: z.number().int().min(100).max(600_000).optional(),
+        /** Heartbeat timeout of the polling activity: how fast a dead worker is noticed and a cancel arrives (heartbeats are sent every 0.8 × this). Default 10s. */
+        heartbeatTimeout: duration.optional(),
+        /** Heartbeat timeout of E1's activity while its HTTP call is open: a killed worker's E1 is noticed this fast. Default 5s. */
+        createHeartbeatTimeout: duration.optional(),
+        /** The request's lifetime (spec: 5 minutes). An E2 404 before it ended (counted from creation) is an error, not expiry. */
+        requestLifetime: duration.optional(),
+        /** After a lost E1 answer the service's records are searched until lifetime + this grace. Default 2 minutes. */
+        searchGrace: duration.optional(),
+        /** Wait between two searches of the service's records after a lost E1 answer. Default 5s. */
+        searchInterval: duration.optional(),
+        /**
+         * A lost E1 answer whose request the service's records (A6) never showed, read successfully
+         * after its lifetime + grace: 'not_sent' (default; A6 lists every remote request from its
+         * creation, docs/choices.md, so its absence proves E1 never arrived and nobody could pay) or
+         * 'outcome_unknown' (for a service whose A6 does not list remote requests).
+         */
+        lostCreateAbsentIs: z.enum(['not_sent', 'outcome_unknown']).optional(),
+        /** How long to wait for the terminal (another request holds it) before giving up with nothing sent. Default 15 minutes. */
+        lockTimeout: duration.optional(),
+        /** How often the terminal lock checks that its holder still runs (only used by the flow that starts the lock). Default 60s. */
+        lockCheckInterval: duration.optional(),
+      })
+      .optional(),
+  }),
+);
+export type PosRemoteInput = z.input<typeof PosRemoteInputSchema>;
+export type PosRemoteParsedInput = z.output<typeof PosRemoteInputSchema>;
+
+export const posRemoteWorkflowId = (reference: string): string => `pos-remote-${reference}`;
+
+export type PosRemoteStatus =
+  /** Waiting for the terminal: another remote request holds it (one open request per terminal). */
+  | 'locking'
+  | 'creating'
+  /** E1's answer was lost after it may have been processed: the service's records are searched. */
+  | 'searching'
+  | 'pending'
+  | 'success'
+  | 'failed'
+  | 'expired'
+  | 'cancelling'
+  | 'cancelled'
+  | 'rejected'
+  | 'create_outcome_unknown'
+  | 'expired_unobserved'
+  | 'poll_error'
+  /** The caller cancelled, but the payer approved on the terminal afterwards: money moved. */
+  | 'success_after_cancel'
+  /** A lost E1 answer whose request could not be found (or not told apart) within lifetime + grace. */
+  | 'outcome_unknown'
+  /** Nothing was sent: E1 failed before it left, or the terminal stayed busy, or the baseline could not be read. */
+  | 'not_sent';
+
+export const POS_REMOTE_FINAL_STATUSES: readonly PosRemoteStatus[] = [
+  'success',
+  'failed',
+  'expired',
+  'expired_unobserved',
+  'cancelled',
+  'rejected',
+  'create_outcome_unknown',
+  'poll_error',
+  'success_after_cancel',
+  'outcome_unknown',
+  'not_sent',
+];
+
+/** E2's full record (status success | failed), as the API client parsed it. */
+export type PosRemoteRecord = Record<string, unknown> & {
+  status: 'success' | 'failed';
+  response_code?: string;
+  amount?: number;
+};
+
+export interface PosRemoteState {
+  reference: string;
+  status: PosRemoteStatus;
+  requestRef?: string;
+  amount: number;
+  /** Human-readable detail of a final non-success state. */
+  message?: string;
+  /** Workflow time (ms) by which the request surely existed: E1's answer, or the failure of a lost E1. Its lifetime counts from here. */
+  createdAt?: number;
+  /** The request_ref was found in the service's transaction records after E1's answer was lost. */
+  recovered?: boolean;
+  /** The caller asked to cancel (the request itself cannot be withdrawn). */
+  cancelRequested?: boolean;
+  /** E1 requests sent (more than 1 only after attempts that provably never left). */
+  createAttempts?: number;
+}
+
+export interface PosRemoteResult extends PosRemoteState {
+  status: Exclude<PosRemoteStatus, 'creating' | 'pending' | 'cancelling' | 'locking' | 'searching'>;
+  /** The full E2 record when the terminal completed the payment (success or failed). */
+  record?: PosRemoteRecord;
+  /** E2 calls made by the polling activity, over all its attempts (as far as its heartbeats recorded). */
+  polls?: number;
+  /** Attempts of the polling activity: more than 1 when a worker was lost and another resumed. */
+  pollAttempts?: number;
+}
+
+/** What the polling activity returns. */
+export type PosRemotePollOutcome =
+  | { status: 'success' | 'failed'; record: PosRemoteRecord; polls: number; attempt: number }
+  /** unobserved: E2 was not watched right before the 404 (lost worker, long outage). */
+  | { status: 'expired'; polls: number; attempt: number; unobserved?: boolean; unobservedMs?: number };
+
+/** Heartbeat details of the polling activity: a retried attempt continues from them. */
+export interface PosRemotePollProgress {
+  polls: number;
+  startedAt: number;
+  lastStatus?: string;
+  /** Wall-clock ms of the last E2 answer (pending) this flow saw. */
+  lastObservedAt?: number;
+  /** E2 404s before the request's lifetime ended (errors, not expiry). */
+  earlyNotFound?: number;
+}
+
+export const posRemoteStateQuery = defineQuery<PosRemoteState>('posRemoteState');
+/**
+ * Cancels the payment on our side. The request cannot be withdrawn (no such call), so the flow
+ * keeps watching it until its lifetime ends: cancelled, or success_after_cancel when the payer
+ * approved anyway.
+ */
+export const cancelPosRemoteSignal = defineSignal<[{ reason?: string }?]>('cancelPosRemote');
+/**
+ * Sent by E1's activity, and acknowledged by the server, right before the HTTP call: after it, E1
+ * may have reached the service and is never sent again; without it, E1 provably never left.
+ */
+export const posRemoteE1SendingSignal = defineSignal<[{ activityId: string; attempt: number }]>('posRemoteE1Sending');
+
+/** Pages of 100 rows a POS remote request reads of A6 (two days around now) at most. */
+export const POS_REMOTE_A6_MAX_PAGES = 20;
+
+/**
+ * What the search of the service's transaction records found for a lost E1 answer. `incomplete`:
+ * A6 listed more than POS_REMOTE_A6_MAX_PAGES pages, so nothing can be told from what was read.
+ */
+export type PosRemoteSearchOutcome =
+  | { kind: 'incomplete'; scanned: number }
+  | { kind: 'none'; scanned: number }
+  | { kind: 'one'; request_ref: string; status: string }
+  | { kind: 'many'; request_refs: string[] };
+
+/** The final look at the service's transaction record (A6 by reference) after a 404 or a cancel. */
+export type PosRemoteRecordLookup =
+  | { found: false }
+  | {
+      found: true;
+      status: string;
+      record: PosRemoteRecord | { status: string; transaction_ref: string; amount?: number; created_at?: string };
+    };
+
+/** How the sandbox (docs/choices.md) marks a POS remote request in A6's meta_data: source and terminal. */
+export const POS_REMOTE_TXN_SOURCE = 'pos_remote';

@@ -1,0 +1,27 @@
+// The USSD payment flow's contract (B5: a code the payer dials), defined once.
+import { defineUpdate } from '@temporalio/workflow';
+export {
+  DIRECT_FINAL_STATUSES,
+  directPaymentStateQuery,
+  type DirectPaymentState,
+  type DirectStatus,
+} from './payment-common';
+
+export interface UssdPaymentInput {
+  transactionRef: string;
+  amount: number;
+  currency: 'NGN';
+  /** One of the spec's USSD bank codes. */
+  bankCode: string;
+  customer: { name: string; email: string };
+  passCharge?: boolean;
+  /** After expiresAt, how long a late webhook may take before verify decides. Default 30 s. */
+  webhookGraceMs?: number;
+  /** While the code waits for its payer, verify the transaction this often (ms; default 60 s). */
+  verifyEveryMs?: number;
+}
+
+/** Used with update-with-start: answers the USSD code and its expiry as soon as B5 returned them (or fails with B5's reason). */
+export const ussdCodeUpdate = defineUpdate<{ transactionRef: string; ussdCode: string; expiresAt?: string }, []>(
+  'ussdCode',
+);

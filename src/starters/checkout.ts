@@ -1,0 +1,66 @@
+// Typed starter of the hosted checkout flow (A1), for backends: checkout_url comes back at once.
+// Every input is validated with zod before a workflow starts (errors name the field and the rule,
+// never the value). Shared rules and errors: ./payment-common.ts.
+import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import { z } from 'zod';
+import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
+import type { StarterContext } from './connect';
+import { retryTransient } from './temporal-retry';
+import { paymentWorkflowId } from '../shared/payment-webhook';
+import { paymentSearchAttributes } from '../shared/search-attributes';
+import type { checkoutWorkflow } from '../workflows/checkout';
+import {
+  graceMs,
+  httpUrl,
+  lowestUnit,
+  ms,
+  parsePayment,
+  paymentSearch,
+  queryPayment,
+  reference,
+  startOnce,
+} from './payment-common';
+
+export const checkoutInputSchema = z.object({
+  transactionRef: reference,
+  amount: lowestUnit,
+  currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }),
+  email: z.email('must be an e-mail address'),
+  customerName: z.string().min(1).optional(),
+  callbackUrl: httpUrl.optional(),
+  channels: z
+    .array(z.enum(['card', 'bank', 'ussd', 'transfer'], { error: 'must be card, bank, ussd or transfer' }))
+    .min(1, 'must not be empty')
+    .optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  passCharge: z.boolean().optional(),
+  subMerchantId: z.string().min(1, 'must not be empty').optional(),
+  isRecurring: z.boolean().optional(),
+  expiryMs: ms.optional(),
+  webhookGraceMs: graceMs.optional(),
+});
+
+/** Starts the checkout flow and returns checkout_url at once (update-with-start), with the handle to follow it. */
+export async function startCheckout(
+  ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
+  raw: CheckoutInput,
+): Promise<{ checkoutUrl: string; handle: WorkflowHandle<typeof checkoutWorkflow> }> {
+  const input = parsePayment(checkoutInputSchema, raw) as CheckoutInput;
+  const { client, taskQueue } = ctx;
+  const startOp = new WithStartWorkflowOperation<typeof checkoutWorkflow>('checkoutWorkflow', {
+    workflowId: paymentWorkflowId(input.transactionRef),
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'FAIL',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: paymentSearchAttributes(
+      paymentSearch(input.isRecurring ? 'recurring' : 'checkout', input, 'initiating'),
+    ),
+  });
+  const { checkoutUrl } = await startOnce(input.transactionRef, () =>
+    client.workflow.executeUpdateWithStart(checkoutUrlUpdate, { startWorkflowOperation: startOp }),
+  );
+  return { checkoutUrl, handle: await startOp.workflowHandle() };
+}
+export const getCheckoutState = (ctx: Pick<StarterContext, 'client'>, ref: string): Promise<CheckoutState> =>
+  retryTransient('checkout state (query)', () => queryPayment(ctx.client, ref, checkoutStateQuery));

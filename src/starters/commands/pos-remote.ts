@@ -1,0 +1,82 @@
+// CLI: `npm run cli -- pos remote | remote-cancel`: the POS remote request flow (E1/E2).
+//
+//   pos remote --reference ORD-1 --terminal TID --amount 150000 [--account-type savings]
+//   pos remote-cancel --reference ORD-1
+import type { Command } from 'commander';
+import {
+  POS_REMOTE_FINAL_STATUSES,
+  posRemoteStateQuery,
+  type PosRemoteResult,
+  type PosRemoteState,
+} from '../../shared/pos-remote';
+import { followUntilDone } from '../progress';
+import { cancelPosRemoteRequest, posRemoteRequestHandle, startPosRemoteRequest } from '../pos-remote';
+import type { ContextFactory } from './context';
+
+export function renderPosRemoteState(s: PosRemoteState): string {
+  const ref = s.requestRef ? ` request_ref=${s.requestRef}` : '';
+  const final = POS_REMOTE_FINAL_STATUSES.includes(s.status) ? ' (final)' : '';
+  const flags = [s.recovered ? 'recovered-from-records' : '', s.cancelRequested ? 'cancel-requested' : ''].filter(
+    Boolean,
+  );
+  return `[pos-remote ${s.reference}] ${s.status}${ref} amount=${s.amount}${flags.length ? ` [${flags.join(', ')}]` : ''}${final}${s.message ? ` — ${s.message}` : ''}`;
+}
+
+export function registerPosRemoteCommands(pos: Command, context: ContextFactory): void {
+  pos
+    .command('remote')
+    .description(
+      'push a payment to a terminal (one open request per terminal: waits for it) and follow it until success, failed, expired, cancelled, success_after_cancel or outcome_unknown',
+    )
+    .requiredOption('--reference <ref>', 'your order reference (one remote request per reference)')
+    .requiredOption('--terminal <terminal_id>', 'terminal id')
+    .requiredOption('--amount <kobo>', 'amount in kobo (integer)')
+    .option('--account-type <type>', 'default, savings, current or credit')
+    .option('--poll-interval-ms <ms>', 'E2 polling interval (default 2500)')
+    .option('--no-follow', 'start and return without following')
+    .action(
+      async (o: {
+        reference: string;
+        terminal: string;
+        amount: string;
+        accountType?: string;
+        pollIntervalMs?: string;
+        follow: boolean;
+      }) => {
+        const ctx = await context();
+        const handle = await startPosRemoteRequest(ctx, {
+          reference: o.reference,
+          terminal_id: o.terminal,
+          amount: Number(o.amount),
+          ...(o.accountType ? { account_type: o.accountType } : {}),
+          ...(o.pollIntervalMs ? { options: { pollIntervalMs: Number(o.pollIntervalMs) } } : {}),
+        });
+        console.log(`started ${handle.workflowId}`);
+        if (!o.follow) return;
+        const result = (await followUntilDone(handle, posRemoteStateQuery, renderPosRemoteState, {
+          intervalMs: 250,
+        })) as PosRemoteResult;
+        console.log(renderPosRemoteState(result));
+        console.log(JSON.stringify(result, null, 2));
+      },
+    );
+
+  pos
+    .command('remote-cancel')
+    .description(
+      'cancel a remote request on our side; it stays on the terminal until its lifetime ends and is watched until then (cancelled, or success_after_cancel)',
+    )
+    .requiredOption('--reference <ref>', 'order reference')
+    .option('--reason <text>', 'why')
+    .action(async (o: { reference: string; reason?: string }) => {
+      const ctx = await context();
+      await cancelPosRemoteRequest(ctx, o.reference, o.reason);
+      const result = (await followUntilDone(
+        posRemoteRequestHandle(ctx, o.reference),
+        posRemoteStateQuery,
+        renderPosRemoteState,
+        { intervalMs: 250 },
+      )) as PosRemoteResult;
+      console.log(renderPosRemoteState(result));
+    });
+}

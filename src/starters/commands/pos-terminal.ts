@@ -1,0 +1,90 @@
+// CLI: `npm run cli -- pos session | transaction`: the POS terminal session (F1 + F2, outside
+// Temporal) and the terminal transaction flow (F3 with F4 requery).
+//
+//   pos session --serial SN123 [--refresh]        F1 + F2 directly; pin_key is never printed
+//   pos transaction --file card.json [--serial SN123 | --terminal TID]
+//
+// Card data is read from a JSON file (or '-' for stdin), never from flags: command lines end
+// up in shell history and process lists. The starter seals it into the claim-check store; the
+// workflow (and so Temporal history) gets only its handle, BIN and last four.
+import type { Command } from 'commander';
+import { openPaymentsClient } from '../connect';
+import {
+  posTransactionStateQuery,
+  type PosTransactionInput,
+  type PosTransactionResult,
+  type PosTransactionState,
+} from '../../shared/pos-terminal';
+import { followUntilDone } from '../progress';
+import { openPosTerminalSession, startPosTransaction } from '../pos-terminal';
+import type { ContextFactory } from './context';
+import { readJsonFile } from './json-file';
+
+export function renderPosTransactionState(s: PosTransactionState | PosTransactionResult): string {
+  const last = s.steps.at(-1);
+  const code = last && 'response_code' in last ? last.response_code : undefined;
+  const step = last ? ` last=${last.op}:${last.outcome}${code ? `(${code})` : ''}` : '';
+  const action = 'action' in s ? ` — ${s.action}` : '';
+  return `[pos-txn ${s.merchantRef}] ${s.status} attempt=${s.attempt}${step}${action}`;
+}
+
+/** The terminal a command sends to: --terminal, the file's terminal_id, or F1's for --serial. */
+export async function terminalFor(
+  o: { serial?: string; terminal?: string },
+  fromFile: unknown,
+): Promise<string | undefined> {
+  if (o.terminal) return o.terminal;
+  if (typeof fromFile === 'string' && fromFile) return fromFile;
+  if (!o.serial) return undefined;
+  const api = openPaymentsClient();
+  try {
+    return String((await api.posTerminal.getConfiguration({ serial_no: o.serial })).data.terminal.terminal_id);
+  } finally {
+    await api.close();
+  }
+}
+
+export function registerPosTerminalCommands(pos: Command, context: ContextFactory): void {
+  pos
+    .command('session')
+    .description(
+      'terminal configuration (F1) and key exchange (F2) through the API client; pin_key is kept in memory and never printed',
+    )
+    .requiredOption('--serial <serial_no>', 'device serial number')
+    .option('--refresh', 'force a fresh key exchange with the processor (slower)')
+    .action(async (o: { serial: string; refresh?: boolean }) => {
+      const api = openPaymentsClient();
+      try {
+        const session = await openPosTerminalSession({ api }, { serial_no: o.serial, refresh: o.refresh === true });
+        console.log(JSON.stringify(session.toJSON(), null, 2));
+        console.log('pin_key received and held in memory only; it is handed to the device, never printed or stored');
+        session.close();
+      } finally {
+        await api.close();
+      }
+    });
+
+  pos
+    .command('transaction')
+    .description('send one card transaction (F3) with requery (F4) on an unknown outcome; card fields from a JSON file')
+    .requiredOption(
+      '--file <path>',
+      "JSON with the F3 fields (card_pan, track2, chipdata, pin_block, merchant_ref...); '-' reads stdin",
+    )
+    .option('--serial <serial_no>', 'take terminal_id from F1 for this device')
+    .option('--terminal <terminal_id>', 'terminal id (instead of --serial)')
+    .option('--no-follow', 'start and return without following')
+    .action(async (o: { file: string; serial?: string; terminal?: string; follow: boolean }) => {
+      const input = readJsonFile<PosTransactionInput>(o.file);
+      const terminalId = await terminalFor(o, input.terminal_id);
+      const ctx = await context();
+      const handle = await startPosTransaction(ctx, { ...input, terminal_id: terminalId });
+      console.log(`started ${handle.workflowId}`);
+      if (!o.follow) return;
+      const result = (await followUntilDone(handle, posTransactionStateQuery, renderPosTransactionState, {
+        intervalMs: 250,
+      })) as PosTransactionResult;
+      console.log(renderPosTransactionState(result));
+      console.log(JSON.stringify(result, null, 2));
+    });
+}

@@ -1,0 +1,79 @@
+// CLI: `pay status` and `pos status`: the state of any flow of the group, by its reference. They
+// read several flows, so they live here rather than in one flow's file (each flow's own commands are
+// in the file named after it).
+//
+//   pay status --ref R                         the state of any payment flow by reference
+//   pos status --reference ORD-1 | --merchant-ref REF
+import type { Command } from 'commander';
+import { paymentWorkflowId } from '../../shared/payment-webhook';
+import { posRemoteStateQuery } from '../../shared/pos-remote';
+import { posTransactionStateQuery } from '../../shared/pos-terminal';
+import { StarterInputError } from '../../shared/input-error';
+import { followUntilDone } from '../progress';
+import { getCardPaymentState } from '../card-payment';
+import { getCheckoutState } from '../checkout';
+import { getDirectPaymentState } from '../payment-common';
+import { posRemoteRequestHandle } from '../pos-remote';
+import { posTransactionHandle } from '../pos-terminal';
+import type { ContextFactory } from './context';
+import { renderCard } from './card-payment';
+import { renderCheckout } from './checkout';
+import { renderDirect } from './payment-common';
+import { renderPosRemoteState } from './pos-remote';
+import { renderPosTransactionState } from './pos-terminal';
+
+/** `pay status`: a card, bank, USSD or checkout payment's state line. */
+export function registerPaymentStatusCommand(pay: Command, context: ContextFactory): void {
+  pay
+    .command('status')
+    .requiredOption('--ref <ref>')
+    .action(async (o: { ref: string }) => {
+      const ctx = await context();
+      const type = (await ctx.client.workflow.getHandle(paymentWorkflowId(o.ref)).describe()).type;
+      if (type === 'cardPaymentWorkflow') console.log(renderCard(await getCardPaymentState(ctx, o.ref)));
+      else if (type === 'bankPaymentWorkflow' || type === 'ussdPaymentWorkflow')
+        console.log(renderDirect(await getDirectPaymentState(ctx, o.ref)));
+      else if (type === 'checkoutWorkflow') console.log(renderCheckout(await getCheckoutState(ctx, o.ref)));
+      else console.log(`${paymentWorkflowId(o.ref)} is a ${type}`);
+    });
+}
+
+/** `pos status`: follows a remote request or a terminal transaction until it ends. */
+export function registerPosStatusCommand(pos: Command, context: ContextFactory): void {
+  pos
+    .command('status')
+    .description('show a POS flow and follow it until it ends')
+    .option('--reference <ref>', 'remote request order reference')
+    .option('--merchant-ref <ref>', 'terminal transaction merchant_ref')
+    .action(async (o: { reference?: string; merchantRef?: string }) => {
+      const ctx = await context();
+      if (o.reference) {
+        console.log(
+          JSON.stringify(
+            await followUntilDone(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState, {
+              intervalMs: 250,
+            }),
+            null,
+            2,
+          ),
+        );
+      } else if (o.merchantRef) {
+        console.log(
+          JSON.stringify(
+            await followUntilDone(
+              posTransactionHandle(ctx, o.merchantRef),
+              posTransactionStateQuery,
+              renderPosTransactionState,
+              { intervalMs: 250 },
+            ),
+            null,
+            2,
+          ),
+        );
+      } else {
+        throw new StarterInputError('POS status', [
+          { field: '--reference', rule: 'give --reference or --merchant-ref' },
+        ]);
+      }
+    });
+}

@@ -1,0 +1,45 @@
+// Typed starter of the POS remote request flow (E1 create, E2 polling), for backends: start,
+// cancel (on our side; the request lives on until it expires), and the handle to follow it.
+import type { WorkflowHandle } from '@temporalio/client';
+import {
+  PosRemoteInputSchema,
+  cancelPosRemoteSignal,
+  posRemoteWorkflowId,
+  type PosRemoteInput,
+  type PosRemoteResult,
+} from '../shared/pos-remote';
+import type { StarterContext } from './connect';
+import { startFlow } from './start-flow';
+import type { posRemoteRequestWorkflow } from '../workflows/pos-remote';
+import { parseStarterInput } from '../shared/input-error';
+
+/** Starts the remote request flow for one order (workflow id `pos-remote-<reference>`; a second start for it is refused). */
+export async function startPosRemoteRequest(
+  ctx: StarterContext,
+  input: PosRemoteInput,
+): Promise<WorkflowHandle<typeof posRemoteRequestWorkflow>> {
+  const v = parseStarterInput(PosRemoteInputSchema, input, 'POS remote request');
+  return startFlow<typeof posRemoteRequestWorkflow>(ctx, {
+    operation: 'start POS remote request',
+    workflowType: 'posRemoteRequestWorkflow',
+    workflowId: posRemoteWorkflowId(v.reference),
+    args: [input],
+    search: { flow: 'pos-remote', reference: v.reference, status: 'creating', amount: v.amount, currency: v.currency },
+  });
+}
+
+export function posRemoteRequestHandle(
+  ctx: StarterContext,
+  reference: string,
+): WorkflowHandle<typeof posRemoteRequestWorkflow> {
+  return ctx.client.workflow.getHandle<typeof posRemoteRequestWorkflow>(posRemoteWorkflowId(reference));
+}
+
+/** Stops the polling of a remote request (the request itself lives on until it expires). */
+export async function cancelPosRemoteRequest(ctx: StarterContext, reference: string, reason?: string): Promise<void> {
+  await posRemoteRequestHandle(ctx, reference).signal(cancelPosRemoteSignal, { reason });
+}
+
+export async function runPosRemoteRequest(ctx: StarterContext, input: PosRemoteInput): Promise<PosRemoteResult> {
+  return (await startPosRemoteRequest(ctx, input)).result();
+}

@@ -1,0 +1,43 @@
+// Typed starter of the USSD payment flow (B5), for backends: the code to dial comes back at once.
+// Every input is validated with zod before a workflow starts (errors name the field and the rule,
+// never the value). Shared rules and errors: ./payment-common.ts.
+import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import { z } from 'zod';
+import { USSD_BANK_CODES } from '../api';
+import { ussdCodeUpdate, type UssdPaymentInput } from '../shared/ussd-payment';
+import type { StarterContext } from './connect';
+import { paymentWorkflowId } from '../shared/payment-webhook';
+import { paymentSearchAttributes } from '../shared/search-attributes';
+import type { ussdPaymentWorkflow } from '../workflows/ussd-payment';
+import { customer, graceMs, lowestUnit, parsePayment, paymentSearch, reference, startOnce } from './payment-common';
+
+export const ussdPaymentInputSchema = z.object({
+  transactionRef: reference,
+  amount: lowestUnit,
+  currency: z.literal('NGN', { error: 'must be NGN' }),
+  bankCode: z.enum(USSD_BANK_CODES, { error: 'must be one of the USSD bank codes the spec lists' }),
+  customer,
+  passCharge: z.boolean().optional(),
+  webhookGraceMs: graceMs.optional(),
+});
+
+/** Starts B5 and returns the code to dial and its expiry at once (update-with-start), with the handle to follow the payment. */
+export async function startUssdPayment(
+  ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
+  raw: UssdPaymentInput,
+): Promise<{ ussdCode: string; expiresAt?: string; handle: WorkflowHandle<typeof ussdPaymentWorkflow> }> {
+  const input = parsePayment(ussdPaymentInputSchema, raw) as UssdPaymentInput;
+  const { client, taskQueue } = ctx;
+  const startOp = new WithStartWorkflowOperation<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
+    workflowId: paymentWorkflowId(input.transactionRef),
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'FAIL',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: paymentSearchAttributes(paymentSearch('ussd', input, 'initiating')),
+  });
+  const { ussdCode, expiresAt } = await startOnce(input.transactionRef, () =>
+    client.workflow.executeUpdateWithStart(ussdCodeUpdate, { startWorkflowOperation: startOp }),
+  );
+  return { ussdCode, expiresAt, handle: await startOp.workflowHandle() };
+}
