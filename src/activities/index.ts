@@ -15,6 +15,7 @@ import { createVirtualAccountCreditActivities } from './virtual-account-credit';
 import { createScheduledMoneyActivities } from './scheduled-money';
 import { createReconciliationActivities } from './reconciliation';
 import { createSmsActivities } from './sms';
+import { createMerchantEventDeliveryActivities } from './merchant-event-delivery';
 import type { ActivityDeps } from './deps';
 
 export type { ActivityDeps };
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createScheduledMoneyActivities(deps),
     ...createReconciliationActivities(deps),
     ...createSmsActivities(deps),
+    ...createMerchantEventDeliveryActivities(deps),
   };
 }
 
