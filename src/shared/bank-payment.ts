@@ -1,6 +1,7 @@
 // The direct bank debit flow's contract (B3 debit, B4 validate with the payer's token or OTP), defined once.
 import { defineUpdate } from '@temporalio/workflow';
 import type { DirectPaymentState } from './payment-common';
+import type { MerchantEventInput } from './merchant-event';
 export {
   DIRECT_FINAL_STATUSES,
   directPaymentStateQuery,
@@ -8,7 +9,7 @@ export {
   type DirectStatus,
 } from './payment-common';
 
-export interface BankPaymentInput {
+export interface BankPaymentInput extends MerchantEventInput {
   transactionRef: string;
   /** Lowest unit (kobo). */
   amount: number;

@@ -3,6 +3,7 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { PaymentEndStatus } from './payment-common';
 import type { SealedCard } from './claim-check';
 import type { OutcomeResolution } from './outcome';
+import type { MerchantEventInput } from './merchant-event';
 export { FINAL_STATUSES, MAX_REFUSED_CODES, PAYMENT_DEFAULTS } from './payment-common';
 
 /** What the starter seals into the claim-check store (never a workflow input). */
@@ -14,7 +15,7 @@ export interface CardDetails {
   expiryYear: string;
 }
 
-export interface CardPaymentInput {
+export interface CardPaymentInput extends MerchantEventInput {
   transactionRef: string;
   /** Lowest unit (kobo / cent). */
   amount: number;

@@ -2,10 +2,11 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { PaymentEndStatus } from './payment-common';
 import type { OutcomeResolution } from './outcome';
+import type { MerchantEventInput } from './merchant-event';
 
 export type PaymentChannel = 'card' | 'bank' | 'ussd' | 'transfer';
 
-export interface CheckoutInput {
+export interface CheckoutInput extends MerchantEventInput {
   transactionRef: string;
   /** Lowest unit. */
   amount: number;

@@ -134,6 +134,12 @@ export interface MerchantEventTarget {
   url: string;
 }
 
+/** The optional field of every emitting flow's input (the starter resolved it; absent: no events). */
+export interface MerchantEventInput {
+  /** Where this flow's events go (docs/events.md); absent: the flow emits nothing. */
+  notify?: MerchantEventTarget;
+}
+
 /** The optional per-flow field of every starter input that emits events. */
 export const merchantEventTargetSchema = lazy('merchant-event.target', (z) =>
   z.strictObject({

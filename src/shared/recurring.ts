@@ -2,8 +2,9 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { CheckoutInput } from './checkout';
 import type { OutcomeResolution } from './outcome';
+import type { MerchantEventInput } from './merchant-event';
 
-export interface RecurringInput {
+export interface RecurringInput extends MerchantEventInput {
   planRef: string;
   /** Lowest unit, each cycle. */
   amount: number;
@@ -63,7 +64,7 @@ export const recurringWorkflowId = (planRef: string): string => `recurring-${pla
 export const cycleReference = (planRef: string, cycle: number): string => `${planRef}-C${cycle}`;
 
 /** One A4 charge under a stable reference; its workflow id is paymentWorkflowId(reference). */
-export interface TokenChargeInput {
+export interface TokenChargeInput extends MerchantEventInput {
   reference: string;
   tokenId: string;
   amount: number;

@@ -1,5 +1,6 @@
 // The USSD payment flow's contract (B5: a code the payer dials), defined once.
 import { defineUpdate } from '@temporalio/workflow';
+import type { MerchantEventInput } from './merchant-event';
 export {
   DIRECT_FINAL_STATUSES,
   directPaymentStateQuery,
@@ -7,7 +8,7 @@ export {
   type DirectStatus,
 } from './payment-common';
 
-export interface UssdPaymentInput {
+export interface UssdPaymentInput extends MerchantEventInput {
   transactionRef: string;
   amount: number;
   currency: 'NGN';

@@ -21,8 +21,11 @@ import {
   sendSealedCode,
   startOnce,
 } from './payment-common';
+import { merchantEventTargetSchema } from '../shared/merchant-event';
+import { withNotify } from './merchant-event-delivery';
 
 export const bankPaymentInputSchema = z.object({
+  notify: merchantEventTargetSchema.optional(),
   transactionRef: reference,
   amount: lowestUnit,
   currency: z.literal('NGN', { error: 'must be NGN' }),
@@ -39,7 +42,7 @@ export async function startBankPayment(
   ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
   raw: BankPaymentInput,
 ): Promise<WorkflowHandle<typeof bankPaymentWorkflow>> {
-  const input = parsePayment(bankPaymentInputSchema, raw) as BankPaymentInput;
+  const input = withNotify(ctx, parsePayment(bankPaymentInputSchema, raw) as BankPaymentInput);
   return startOnce(input.transactionRef, () =>
     startFlow<typeof bankPaymentWorkflow>(ctx, {
       operation: 'start bank payment',

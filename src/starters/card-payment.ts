@@ -39,6 +39,8 @@ import {
   startOnce,
   step,
 } from './payment-common';
+import { merchantEventTargetSchema } from '../shared/merchant-event';
+import { withNotify } from './merchant-event-delivery';
 
 const sealCard = async (ctx: StarterContext, card: CardDetails): Promise<SealedCard> => ({
   handle: await ctx.claimCheck.seal('card', {
@@ -74,12 +76,13 @@ export const cardPaymentInputSchema = z.object({
   threeDsPollMs: ms.optional(),
   webhookGraceMs: graceMs.optional(),
   cardTimeoutMs: ms.optional(),
+  notify: merchantEventTargetSchema.optional(),
 });
 
 /** Validates, then seals the card: the workflow input holds its handle and display data only. */
 async function sealedCardInput(ctx: StarterContext, raw: CardPaymentRequest): Promise<CardPaymentInput> {
   const { card, ...rest } = parsePayment(cardPaymentInputSchema, raw);
-  return { ...rest, card: await sealCard(ctx, card) };
+  return withNotify(ctx, { ...rest, card: await sealCard(ctx, card) });
 }
 
 /** Starts B1 under workflow id payment-<transactionRef>; follow it with getCardPaymentState / handle.result(). */

@@ -20,8 +20,11 @@ import {
   reference,
   startOnce,
 } from './payment-common';
+import { merchantEventTargetSchema } from '../shared/merchant-event';
+import { withNotify } from './merchant-event-delivery';
 
 export const checkoutInputSchema = z.object({
+  notify: merchantEventTargetSchema.optional(),
   transactionRef: reference,
   amount: lowestUnit,
   currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }),
@@ -45,7 +48,7 @@ export async function startCheckout(
   ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
   raw: CheckoutInput,
 ): Promise<{ checkoutUrl: string; handle: WorkflowHandle<typeof checkoutWorkflow> }> {
-  const input = parsePayment(checkoutInputSchema, raw) as CheckoutInput;
+  const input = withNotify(ctx, parsePayment(checkoutInputSchema, raw) as CheckoutInput);
   const { client, taskQueue } = ctx;
   const startOp = new WithStartWorkflowOperation<typeof checkoutWorkflow>('checkoutWorkflow', {
     workflowId: paymentWorkflowId(input.transactionRef),

@@ -12,6 +12,7 @@ import {
   MERCHANT_EVENT_FLOW,
   type MerchantEventDeliveryState,
   type MerchantEventDeliveryStatus,
+  type MerchantEventInput,
   type MerchantEventTarget,
 } from '../shared/merchant-event';
 import { PaymentReference, PaymentStatus, paymentSearchAttributes } from '../shared/search-attributes';
@@ -20,12 +21,17 @@ import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
 
 /** The `notify` field a flow's input gets: the per-flow target, else the process's NOTIFY_URL, else none. */
-export function notifyTarget(
-  ctx: { notifyUrl?: string },
-  given: MerchantEventTarget | undefined,
-): { notify?: MerchantEventTarget } {
+export function notifyTarget(ctx: object, given: MerchantEventTarget | undefined): { notify?: MerchantEventTarget } {
   if (given) return { notify: given };
-  return ctx.notifyUrl ? { notify: { url: ctx.notifyUrl } } : {};
+  // Any starter context (or a part of it): its notifyUrl when it has one (StarterContext).
+  const url = (ctx as Partial<Pick<StarterContext, 'notifyUrl'>>).notifyUrl;
+  return url ? { notify: { url } } : {};
+}
+
+/** `input` with its `notify` resolved by notifyTarget (the flow's input as the workflow gets it). */
+export function withNotify<T extends MerchantEventInput>(ctx: object, input: T): T {
+  const { notify, ...rest } = input;
+  return { ...rest, ...notifyTarget(ctx, notify) } as T;
 }
 
 export interface MerchantEventRow {

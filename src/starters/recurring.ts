@@ -19,8 +19,11 @@ import { startFlow } from './start-flow';
 import type { recurringChargeWorkflow } from '../workflows/recurring';
 import { getCheckoutState } from './checkout';
 import { graceMs, handle, httpUrl, lowestUnit, ms, parsePayment, startOnce, waitForState } from './payment-common';
+import { merchantEventTargetSchema } from '../shared/merchant-event';
+import { withNotify } from './merchant-event-delivery';
 
 export const recurringInputSchema = z.object({
+  notify: merchantEventTargetSchema.optional(),
   planRef: z.string().regex(/^[A-Za-z0-9_.-]{1,90}$/, 'must be 1-90 letters, digits, _ . or -'),
   amount: lowestUnit,
   currency: z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' }),
@@ -48,7 +51,7 @@ export async function startRecurring(
   ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
   raw: RecurringInput,
 ): Promise<WorkflowHandle<typeof recurringChargeWorkflow>> {
-  const input = parsePayment(recurringInputSchema, raw) as RecurringInput;
+  const input = withNotify(ctx, parsePayment(recurringInputSchema, raw) as RecurringInput);
   return startOnce(input.planRef, () =>
     startFlow<typeof recurringChargeWorkflow>(ctx, {
       operation: 'start recurring plan',

@@ -10,8 +10,11 @@ import { paymentWorkflowId } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { ussdPaymentWorkflow } from '../workflows/ussd-payment';
 import { customer, graceMs, lowestUnit, parsePayment, paymentSearch, reference, startOnce } from './payment-common';
+import { merchantEventTargetSchema } from '../shared/merchant-event';
+import { withNotify } from './merchant-event-delivery';
 
 export const ussdPaymentInputSchema = z.object({
+  notify: merchantEventTargetSchema.optional(),
   transactionRef: reference,
   amount: lowestUnit,
   currency: z.literal('NGN', { error: 'must be NGN' }),
@@ -26,7 +29,7 @@ export async function startUssdPayment(
   ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
   raw: UssdPaymentInput,
 ): Promise<{ ussdCode: string; expiresAt?: string; handle: WorkflowHandle<typeof ussdPaymentWorkflow> }> {
-  const input = parsePayment(ussdPaymentInputSchema, raw) as UssdPaymentInput;
+  const input = withNotify(ctx, parsePayment(ussdPaymentInputSchema, raw) as UssdPaymentInput);
   const { client, taskQueue } = ctx;
   const startOp = new WithStartWorkflowOperation<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
     workflowId: paymentWorkflowId(input.transactionRef),

@@ -1,0 +1,123 @@
+// A payment's final outcome reaches the merchant's endpoint as a signed event, end to end: the
+// starter resolves the target (a per-flow URL, else the process's NOTIFY_URL), the flow emits once,
+// the delivery workflow signs with the worker's NOTIFY_SECRET, and `notify listen`'s listener
+// verifies it. Without a target nothing is emitted: no delivery exists and the flow's history has
+// no emission.
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { MerchantEvent } from '../../src/notify';
+import { newNotifySecret } from '../../src/notify';
+import { startListener, type Listener } from '../../src/starters/commands/notify';
+import { startCardPayment } from '../../src/starters/card-payment';
+import { merchantEventId } from '../../src/shared/merchant-event';
+import { paymentWorkflowId } from '../../src/shared/payment-webhook';
+import { PaymentFlow, PaymentReference, PaymentStatus } from '../../src/shared/search-attributes';
+import { TEST_CARDS } from '../../src/sandbox';
+import { cardPayment, payCardWithOtp } from '../support/flow-inputs';
+import { historyTexts } from '../support/history';
+import { eventually } from '../support/polling';
+import { testConfig, useServices } from '../support/stack';
+
+const secret = newNotifySecret();
+const config = testConfig({ NOTIFY_SECRET: secret });
+const env = useServices(config);
+
+const received: MerchantEvent[] = [];
+const refused: string[] = [];
+let listener: Listener;
+beforeAll(async () => {
+  listener = await startListener({ port: 0, host: '127.0.0.1', secret }, (line, event) =>
+    event ? received.push(event) : refused.push(line),
+  );
+});
+afterAll(() => listener?.server.close());
+
+const eventsOf = (reference: string) => received.filter((e) => e.data.reference === reference);
+const delivered = (reference: string, count = 1) =>
+  eventually(
+    () => eventsOf(reference),
+    (es) => es.length >= count,
+    { timeoutMs: 60_000, description: `${count} event(s) for ${reference}` },
+  );
+
+describe('a card payment tells the merchant its outcome', () => {
+  it('a success through a per-flow URL: one verified payment.succeeded, its id stable, its delivery marked delivered', async () => {
+    const ref = `ev-card-${randomUUID()}`;
+    const input = { ...cardPayment(ref, TEST_CARDS.otpOnly, 500_000), notify: { url: listener.url } };
+    const state = await payCardWithOtp(env.services.starters, input);
+    expect(state.status).toBe('success');
+
+    const [event] = await delivered(ref);
+    expect(event).toEqual({
+      type: 'payment.succeeded',
+      id: merchantEventId(paymentWorkflowId(ref), 'payment.succeeded'),
+      created_at: expect.any(String),
+      data: {
+        version: 1,
+        flow: 'card',
+        reference: ref,
+        status: 'success',
+        amount: 500_000,
+        currency: 'NGN',
+        sequence: 1,
+        occurred_at: event.created_at,
+      },
+    });
+    // No card data or personal data in what the merchant gets.
+    const text = JSON.stringify(event);
+    for (const secretish of [TEST_CARDS.otpOnly, TEST_CARDS.otpOnly.slice(-4), 'Ada', 'ada@example.com'])
+      expect(text).not.toContain(secretish);
+
+    const delivery = env.services.client.workflow.getHandle(event.id);
+    await eventually(
+      async () => (await delivery.describe()).typedSearchAttributes.get(PaymentStatus),
+      (s) => s === 'delivered',
+      { timeoutMs: 30_000 },
+    );
+    const d = await delivery.describe();
+    expect(d.typedSearchAttributes.get(PaymentFlow)).toBe('merchant-event');
+    expect(d.typedSearchAttributes.get(PaymentReference)).toBe(ref);
+    expect(refused).toEqual([]);
+    // The flow's own history holds the emission: one local activity (its marker names it; a local
+    // activity's input, the event, is not recorded).
+    const { decoded } = await historyTexts(
+      env.services.client.workflow.getHandle(paymentWorkflowId(ref)),
+      config.encryption,
+    );
+    expect(decoded).toContain('emitMerchantEvent');
+  });
+
+  it("a decline through the process's NOTIFY_URL (no per-flow URL): payment.failed with the service's reason", async () => {
+    const ref = `ev-decl-${randomUUID()}`;
+    const starters = { ...env.services.starters, notifyUrl: listener.url };
+    const handle = await startCardPayment(starters, cardPayment(ref, TEST_CARDS.declined, 100_000));
+    expect((await handle.result()).status).toBe('failed');
+    const [event] = await delivered(ref);
+    expect(event.type).toBe('payment.failed');
+    expect(event.data).toMatchObject({ flow: 'card', status: 'failed', amount: 100_000, currency: 'NGN', sequence: 1 });
+    expect(event.data.reason).toMatch(/declined/i);
+  });
+
+  it('no target (no URL given, no NOTIFY_URL): no event, no delivery, nothing added to the flow', async () => {
+    const ref = `ev-none-${randomUUID()}`;
+    const handle = await startCardPayment(env.services.starters, cardPayment(ref, TEST_CARDS.declined, 100_000));
+    expect((await handle.result()).status).toBe('failed');
+    await expect(
+      env.services.client.workflow.getHandle(merchantEventId(paymentWorkflowId(ref), 'payment.failed')).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    // The decoded history names no emission (the success test's flow's history does: see below).
+    const { decoded } = await historyTexts(handle, config.encryption);
+    expect(decoded).not.toContain('emitMerchantEvent');
+    expect(eventsOf(ref)).toEqual([]);
+  });
+
+  it('refuses a per-flow URL that is not http(s), naming the field', async () => {
+    const ref = `ev-bad-${randomUUID()}`;
+    await expect(
+      startCardPayment(env.services.starters, {
+        ...cardPayment(ref, TEST_CARDS.declined, 100_000),
+        notify: { url: 'ftp://merchant.example/events' },
+      }),
+    ).rejects.toThrow('notify.url must be an http(s) URL');
+  });
+});
