@@ -163,7 +163,13 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
       api,
       client,
       claimCheck,
-      starters: { client, taskQueue: config.temporal.taskQueue, claimCheck, api },
+      starters: {
+        client,
+        taskQueue: config.temporal.taskQueue,
+        claimCheck,
+        api,
+        ...(config.notify.url ? { notifyUrl: config.notify.url } : {}),
+      },
       stop,
     };
   } catch (err) {

@@ -18,6 +18,8 @@ export interface StarterContext {
   claimCheck: ClaimCheckStore;
   /** The payments service, for the calls that move no money and start no flow (no Temporal involved). */
   api: PaymentsClient;
+  /** NOTIFY_URL: where a flow's events go when its input names no URL of its own (docs/events.md). */
+  notifyUrl?: string;
 }
 
 /** Opens the claim-check store of `config` (one per process; close it on shutdown). */
@@ -53,6 +55,7 @@ export async function connectStarters(config: AppConfig = loadConfig()): Promise
     taskQueue: config.temporal.taskQueue,
     claimCheck: await openClaimCheck(config),
     api: openPaymentsClient(config),
+    ...(config.notify.url ? { notifyUrl: config.notify.url } : {}),
   };
 }
 
