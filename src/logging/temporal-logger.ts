@@ -3,7 +3,7 @@
 import type { Logger as PinoLogger } from 'pino';
 import { Runtime, makeTelemetryFilterString, type LogLevel, type LogMetadata, type Logger } from '@temporalio/worker';
 import { setProcessMetricMeterSource } from '../observability/metrics';
-import { DURATION_BUCKETS_MS, METRICS } from '../shared/flow-metrics';
+import { DURATION_BUCKETS_S, METRICS } from '../shared/flow-metrics';
 
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
   TRACE: 'trace',
@@ -68,9 +68,13 @@ export function installTemporalRuntime(
               prometheus: {
                 bindAddress: opts.metricsBindAddress,
                 countersTotalSuffix: true,
+                // Durations in seconds, with the unit in the name (temporal_…_latency_seconds), as
+                // Prometheus names them; ours are named so already (src/shared/flow-metrics.ts).
+                useSecondsForDurations: true,
+                unitSuffix: true,
                 histogramBucketOverrides: {
-                  [METRICS.httpRequestDuration]: DURATION_BUCKETS_MS,
-                  [METRICS.serviceCallDuration]: DURATION_BUCKETS_MS,
+                  [METRICS.httpRequestDuration]: DURATION_BUCKETS_S,
+                  [METRICS.serviceCallDuration]: DURATION_BUCKETS_S,
                 },
               },
             },

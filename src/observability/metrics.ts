@@ -36,8 +36,10 @@ function cached<T extends MetricCounter | MetricHistogram>(key: string, create: 
 }
 const counter = (name: string, description: string) =>
   cached(`c:${name}`, (m) => m.createCounter(name, undefined, description));
+// No unit given: the name already ends in `_seconds`, and the exporter's unitSuffix would add another.
 const histogram = (name: string, description: string) =>
-  cached(`h:${name}`, (m) => m.createHistogram(name, 'float', 'ms', description));
+  cached(`h:${name}`, (m) => m.createHistogram(name, 'float', undefined, description));
+const seconds = (ms: number) => Math.max(0, ms) / 1000;
 
 /** Runs `record` and swallows what it throws: metrics never break the code they observe. */
 function safely(record: () => void): void {
@@ -71,9 +73,9 @@ export function httpMetricsObserver(
         server,
         route,
         method,
-        status: String(e.status),
+        status_code: String(e.status),
       });
-      histogram(METRICS.httpRequestDuration, 'HTTP request duration').record(Math.max(0, e.durationMs), {
+      histogram(METRICS.httpRequestDuration, 'HTTP request duration').record(seconds(e.durationMs), {
         server,
         route,
       });
@@ -111,12 +113,12 @@ export function recordServiceCall(
     if (meter) {
       meter.createCounter(METRICS.serviceCalls, undefined, 'Calls to the payments service').add(1, tags);
       meter
-        .createHistogram(METRICS.serviceCallDuration, 'float', 'ms', 'Payments service call duration')
-        .record(Math.max(0, durationMs), { operation });
+        .createHistogram(METRICS.serviceCallDuration, 'float', undefined, 'Payments service call duration')
+        .record(seconds(durationMs), { operation });
       return;
     }
     counter(METRICS.serviceCalls, 'Calls to the payments service').add(1, tags);
-    histogram(METRICS.serviceCallDuration, 'Payments service call duration').record(Math.max(0, durationMs), {
+    histogram(METRICS.serviceCallDuration, 'Payments service call duration').record(seconds(durationMs), {
       operation,
     });
   });

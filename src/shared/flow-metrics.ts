@@ -6,7 +6,10 @@
 // templates, operation names. Never a reference, an amount, a card or account number, a key or a token.
 //
 // Prometheus names: counters get `_total` (the exporter's countersTotalSuffix), histograms
-// `_bucket`/`_sum`/`_count`; durations are in milliseconds.
+// `_bucket`/`_sum`/`_count`. Durations are in seconds and their names end in `_seconds` (the
+// Prometheus convention; the SDK's own duration histograms too: useSecondsForDurations and
+// unitSuffix in src/logging/temporal-logger.ts). Label names: one meaning each, snake_case; an HTTP
+// status code is `status_code` (`status` is a flow's PaymentStatus), a call's outcome `result`.
 
 /** Counters and histograms emitted by the project (the SDK's own are `temporal_*`). */
 export const METRICS = {
@@ -26,18 +29,18 @@ export const METRICS = {
   resendsProvedSafe: 'payflow_resends_proved_safe',
   /** {kind, result}: webhooks at the receiver: verified, rejected (signature), duplicate, invalid (body). */
   webhooks: 'payflow_webhooks',
-  /** {server, route, method, status}: HTTP requests answered by the receiver and the codec server. */
+  /** {server, route, method, status_code}: HTTP requests answered by the receiver and the codec server. */
   httpRequests: 'payflow_http_requests',
-  /** {server, route}: their duration in ms. */
-  httpRequestDuration: 'payflow_http_request_duration',
+  /** {server, route}: their duration in seconds. */
+  httpRequestDuration: 'payflow_http_request_duration_seconds',
   /** {operation, result}: calls to the payments service (result: a status class 2xx/4xx/5xx, timeout, connection, aborted). */
   serviceCalls: 'payflow_service_calls',
-  /** {operation}: their duration in ms. */
-  serviceCallDuration: 'payflow_service_call_duration',
+  /** {operation}: their duration in seconds. */
+  serviceCallDuration: 'payflow_service_call_duration_seconds',
 } as const;
 
-/** Bucket bounds (ms) for the project's histograms (the SDK's default buckets are coarse). */
-export const DURATION_BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000];
+/** Bucket bounds (seconds) for the project's histograms (the SDK's default buckets are coarse). */
+export const DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export type FlowOutcome = 'succeeded' | 'failed' | 'outcome_unknown' | 'duplicate';
 

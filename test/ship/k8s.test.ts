@@ -104,6 +104,45 @@ describe('the kustomize base, parsed', () => {
     }
   });
 
+  it('exports every long-running process’s metrics on METRICS_PORT, and a PodMonitor scrapes them under the alert rules’ job names', () => {
+    const metricsPort = Number(configMap.METRICS_PORT);
+    expect(metricsPort).toBeGreaterThan(0);
+    expect(
+      loadConfig({ DEPLOYMENT: 'development', METRICS_PORT: configMap.METRICS_PORT }).observability.metrics?.port,
+    ).toBe(metricsPort);
+    const scraped = byKind('Deployment');
+    for (const d of scraped) {
+      const port = container(d).ports.find((p: Obj) => p.name === 'metrics');
+      expect(`${d.metadata.name} ${port?.containerPort}`).toBe(`${d.metadata.name} ${metricsPort}`);
+    }
+    const monitor = named('PodMonitor', 'payflow');
+    expect(monitor.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(monitor.spec.podMetricsEndpoints).toEqual([expect.objectContaining({ port: 'metrics', path: '/metrics' })]);
+    // The monitor selects exactly the Deployments' pods, and names each job after the pod's app.kubernetes.io/name.
+    const [expression] = monitor.spec.selector.matchExpressions as {
+      key: string;
+      operator: string;
+      values: string[];
+    }[];
+    expect(expression.operator).toBe('In');
+    const selected = scraped.filter((d) => expression.values.includes(d.spec.template.metadata.labels[expression.key]));
+    expect(selected.map((d) => d.metadata.name).sort()).toEqual(scraped.map((d) => d.metadata.name).sort());
+    const jobs = selected.map((d) => d.spec.template.metadata.labels[monitor.spec.jobLabel] as string);
+    const alerts = parseAllDocuments(
+      readFileSync(join(PROJECT_ROOT, 'deploy', 'prometheus', 'alerts.yml'), 'utf8'),
+    )[0].toJS() as {
+      groups: { name: string; rules: { expr: string }[] }[];
+    };
+    const alertJobs = alerts.groups.flatMap((g) =>
+      g.rules.flatMap((r) => [...r.expr.matchAll(/job="([^"]+)"/g)].map((m) => m[1])),
+    );
+    expect(alertJobs.length).toBeGreaterThan(0);
+    for (const job of alertJobs) expect(jobs).toContain(job);
+    // And each alert group notices a target that vanished.
+    for (const g of alerts.groups)
+      expect(`${g.name} ${g.rules.some((r) => r.expr.startsWith('absent('))}`).toBe(`${g.name} true`);
+  });
+
   it('gives the worker longer to stop than its shutdown grace, and rolls it without a gap in pollers', () => {
     const spec = named('Deployment', 'payflow-worker').spec;
     expect(spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(WORKER_STOP_GRACE_S);

@@ -53,9 +53,9 @@ export function scrapeUntil(
 
 /** The SDK's worker metrics (Core's Prometheus exporter, countersTotalSuffix on) every worker exports once it ran a flow. */
 export const SDK_WORKER_METRICS: readonly string[] = [
-  'temporal_workflow_task_schedule_to_start_latency_bucket',
-  'temporal_workflow_task_execution_latency_bucket',
-  'temporal_activity_execution_latency_bucket',
+  'temporal_workflow_task_schedule_to_start_latency_seconds_bucket',
+  'temporal_workflow_task_execution_latency_seconds_bucket',
+  'temporal_activity_execution_latency_seconds_bucket',
   'temporal_worker_task_slots_available',
   'temporal_sticky_cache_size',
   'temporal_workflow_completed_total',
