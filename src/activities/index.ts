@@ -12,6 +12,7 @@ import { createUssdPaymentActivities } from './ussd-payment';
 import { createCheckoutActivities } from './checkout';
 import { createRecurringActivities } from './recurring';
 import { createVirtualAccountCreditActivities } from './virtual-account-credit';
+import { createVirtualAccountErrorLogSweepActivities } from './virtual-account-error-log-sweep';
 import { createScheduledMoneyActivities } from './scheduled-money';
 import { createReconciliationActivities } from './reconciliation';
 import { createSmsActivities } from './sms';
@@ -34,6 +35,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCheckoutActivities(deps),
     ...createRecurringActivities(deps),
     ...createVirtualAccountCreditActivities(deps),
+    ...createVirtualAccountErrorLogSweepActivities(deps),
     ...createScheduledMoneyActivities(deps),
     ...createReconciliationActivities(deps),
     ...createSmsActivities(deps),

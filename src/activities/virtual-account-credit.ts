@@ -1,20 +1,17 @@
 // Virtual-account credit activities: the durable duplicate check (va_credit_records) and the
 // confirmation of the unsigned fields by the service's own query (C5).
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { z } from 'zod';
 import {
   AuthenticationError,
   BadRequestError,
   NotFoundError,
   PermissionDeniedError,
   type VirtualAccountTransaction,
-  type WebhookErrorLogRow,
 } from '../api';
 import type { ActivityDeps } from './deps';
 import type {
   CreditedVirtualAccountTransaction,
   CreditHandoff,
-  ErrorLogSweepSummary,
   VirtualAccountCredit,
   VirtualAccountCreditOutcome,
 } from '../shared/virtual-account-credit';
@@ -47,58 +44,6 @@ export function matchesSignedValues(row: VirtualAccountTransaction, credit: Virt
 /** The freeze the service shows for a credit (C5 `frozen_transaction`); `known: false` when C5 has no matching record. */
 export type CreditFreezeLookup =
   { known: false } | { known: true; frozen?: { freezeTransactionRef?: string; reason?: string } };
-
-/** The six signed values an error-log row must carry to be a credit (the row is the service's own record, read with our key). */
-const errorLogCreditSchema = z.object({
-  transaction_reference: z.string().min(1),
-  virtual_account_number: z.string().min(1),
-  principal_amount: z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal string'),
-  settled_amount: z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal string'),
-  currency: z.string().min(1),
-  customer_identifier: z.string().min(1),
-});
-
-/** An error-log row as a credit: the signed six values only (fee and date come from C5, as for v2). */
-export function creditFromErrorLogRow(
-  row: WebhookErrorLogRow,
-  receivedAt: string,
-): { credit: VirtualAccountCredit } | { problem: string } {
-  const parsed = errorLogCreditSchema.safeParse({
-    ...row.payload,
-    transaction_reference: row.payload.transaction_reference ?? row.transaction_ref,
-  });
-  if (!parsed.success)
-    return { problem: parsed.error.issues.map((i) => `payload.${i.path.join('.')}: ${i.message}`).join('; ') };
-  const p = parsed.data;
-  const meta = (row.payload.meta ?? {}) as Record<string, unknown>;
-  const freezeRef =
-    typeof meta.freeze_transaction_ref === 'string' && meta.freeze_transaction_ref.length > 0
-      ? meta.freeze_transaction_ref
-      : undefined;
-  return {
-    credit: {
-      transactionReference: row.transaction_ref,
-      virtualAccountNumber: p.virtual_account_number,
-      principalAmount: p.principal_amount,
-      settledAmount: p.settled_amount,
-      currency: p.currency,
-      customerIdentifier: p.customer_identifier,
-      version: 2,
-      receivedAt,
-      source: 'error-log',
-      ...(freezeRef
-        ? {
-            frozenHint: {
-              freezeTransactionRef: freezeRef,
-              ...(typeof meta.reason_for_frozen_transaction === 'string'
-                ? { reason: meta.reason_for_frozen_transaction }
-                : {}),
-            },
-          }
-        : {}),
-    },
-  };
-}
 
 function store(deps: ActivityDeps): VirtualAccountCreditStore {
   if (!deps.vaCredits) {
@@ -285,35 +230,11 @@ export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
       }
     },
 
-    /** C10: the service's log of credit notifications we did not acknowledge, read as credits. */
-    async readWebhookErrorLog(input: {
-      perPage: number;
-    }): Promise<{ credits: VirtualAccountCredit[]; invalid: ErrorLogSweepSummary['invalid'] }> {
-      const page = (await api.virtualAccounts.webhookErrorLog({ page: 1, perPage: input.perPage })).data;
-      const receivedAt = new Date().toISOString();
-      const credits: VirtualAccountCredit[] = [];
-      const invalid: ErrorLogSweepSummary['invalid'] = [];
-      for (const row of page.rows) {
-        const read = creditFromErrorLogRow(row, receivedAt);
-        if ('credit' in read) credits.push(read.credit);
-        else invalid.push({ transactionRef: row.transaction_ref, problem: read.problem });
-      }
-      if (invalid.length > 0)
-        log.warn(
-          { invalid: invalid.length },
-          'webhook error log: rows without the signed values of a credit were left in the log',
-        );
-      return { credits, invalid };
-    },
-
     /** Whether the durable record (va_credit_records) holds the reference: the condition for C11. */
     async isVirtualAccountCreditRecorded(transactionReference: string): Promise<boolean> {
       return (await store(deps).get(transactionReference)) !== undefined;
     },
-
-    /** C11: deletes the error-log entry (true when the service removed one). */
-    async deleteWebhookErrorLogEntry(transactionReference: string): Promise<boolean> {
-      return (await api.virtualAccounts.deleteWebhookErrorLog({ transaction_ref: transactionReference })).data === 1;
-    },
   };
 }
+
+export type VirtualAccountCreditActivities = ReturnType<typeof createVirtualAccountCreditActivities>;

@@ -123,23 +123,5 @@ export const VA_CREDIT_DEFAULTS = {
   handoffRetryForMs: 3 * 24 * 60 * 60_000,
 } as const;
 
-/** One sweep of the webhook error log (C10/C11), as the sweep workflow reports it. */
-export interface ErrorLogSweepSummary {
-  /** Rows read from C10. */
-  rows: number;
-  /** Credit workflows the sweep started (the notification never reached us). */
-  started: number;
-  /** Rows whose credit workflow already existed (delivered, or swept before). */
-  known: number;
-  /** Rows deleted (C11) after their credit was durably recorded. */
-  deleted: number;
-  /** Rows left for the next sweep (credit not recorded yet, or C11 failed). */
-  left: number;
-  /** Rows that could not be read as a credit (missing signed values): left, named with the problem. */
-  invalid: { transactionRef: string; problem: string }[];
-}
-
-export const VA_ERROR_LOG_SWEEP_WORKFLOW_ID = 'va-webhook-error-log-sweep';
-
 export const virtualAccountCreditWorkflowId = (transactionReference: string): string =>
   `va-credit-${transactionReference}`;

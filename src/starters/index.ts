@@ -16,6 +16,7 @@ export * from './ussd-payment';
 export * from './checkout';
 export * from './recurring';
 export * from './virtual-account-credit';
+export * from './virtual-account-error-log-sweep';
 export * from './ops';
 export * from './scheduled-money';
 export * from './sms';

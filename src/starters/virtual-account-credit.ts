@@ -1,10 +1,11 @@
 // Virtual accounts for backends: account creation (C1/C2) — a request that breaks a field rule is a
-// StarterInputError (nothing sent), the service's refusals a VirtualAccountCreationError named by field — the error-log sweep on demand, and the credit workflows' state and operator retry.
+// StarterInputError (nothing sent), the service's refusals a VirtualAccountCreationError named by field —
+// and the credit workflows' state and operator retry. The error-log sweep on demand:
+// ./virtual-account-error-log-sweep.ts.
 //
 // Creating an account is one call with nothing to settle later (no money moves, and the service
 // answers at once), so it is a direct, validated API call rather than a workflow: a BVN then
 // never enters Temporal, and a caller who lost the answer asks C7 by its customer_identifier.
-import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import {
   BadRequestError,
@@ -19,10 +20,8 @@ import {
   retryCreditHandoffUpdate,
   virtualAccountCreditStateQuery,
   virtualAccountCreditWorkflowId,
-  type ErrorLogSweepSummary,
   type VirtualAccountCreditState,
 } from '../shared/virtual-account-credit';
-import type { ErrorLogSweepInput } from '../workflows/virtual-account-error-log-sweep';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
 import { StarterInputError } from '../shared/input-error';
@@ -94,18 +93,6 @@ export const createBusinessVirtualAccount = (
   ctx: Pick<StarterContext, 'api'>,
   input: CreateBusinessAccountRequest,
 ): Promise<VirtualAccount> => create('business', () => ctx.api.virtualAccounts.createBusiness(input));
-
-/** Runs one sweep of the webhook error log now (the Schedule does it every few minutes) and returns its summary. */
-export function sweepWebhookErrorLog(
-  ctx: StarterContext,
-  input: ErrorLogSweepInput = {},
-): Promise<ErrorLogSweepSummary> {
-  return ctx.client.workflow.execute('virtualAccountErrorLogSweepWorkflow', {
-    workflowId: `va-webhook-error-log-sweep-manual-${randomUUID()}`,
-    taskQueue: ctx.taskQueue,
-    args: [input],
-  });
-}
 
 export const virtualAccountCreditHandle = (ctx: StarterContext, transactionReference: string): WorkflowHandle =>
   ctx.client.workflow.getHandle(virtualAccountCreditWorkflowId(transactionReference));

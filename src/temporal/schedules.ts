@@ -2,7 +2,7 @@
 // present (idempotent: every worker start may call it; the last writer wins with the same values).
 // Paused Schedules stay paused: an operator's pause in the Web UI is not undone by a restart.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { VA_ERROR_LOG_SWEEP_WORKFLOW_ID } from '../shared/virtual-account-credit';
+import { VA_ERROR_LOG_SWEEP_WORKFLOW_ID } from '../shared/virtual-account-error-log-sweep';
 import type { virtualAccountErrorLogSweepWorkflow } from '../workflows/virtual-account-error-log-sweep';
 
 /** One Schedule per task queue, so several stacks (tests, tenants) on one namespace do not collide. */

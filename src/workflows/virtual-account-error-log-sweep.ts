@@ -7,20 +7,17 @@
 // which finds the credit workflow (or the record) and deletes it then: never lost, never doubled.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ParentClosePolicy, proxyActivities, sleep, startChild, WorkflowIdReusePolicy } from '@temporalio/workflow';
-import type { createVirtualAccountCreditActivities } from '../activities/virtual-account-credit';
-import {
-  virtualAccountCreditWorkflowId,
-  type ErrorLogSweepSummary,
-  type VirtualAccountCredit,
-} from '../shared/virtual-account-credit';
+import type { VirtualAccountCreditActivities } from '../activities/virtual-account-credit';
+import type { VirtualAccountErrorLogSweepActivities } from '../activities/virtual-account-error-log-sweep';
+import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../shared/virtual-account-credit';
+import type { ErrorLogSweepSummary } from '../shared/virtual-account-error-log-sweep';
 import { READ } from './steps/activity-options';
 import { virtualAccountCreditWorkflow } from './virtual-account-credit';
 
-type VirtualAccountActivities = ReturnType<typeof createVirtualAccountCreditActivities>;
-
 /** C10, the durable record check and C11: a few attempts with backoff. */
-const { readWebhookErrorLog, isVirtualAccountCreditRecorded, deleteWebhookErrorLogEntry } =
-  proxyActivities<VirtualAccountActivities>(READ);
+const { readWebhookErrorLog, deleteWebhookErrorLogEntry } =
+  proxyActivities<VirtualAccountErrorLogSweepActivities>(READ);
+const { isVirtualAccountCreditRecorded } = proxyActivities<VirtualAccountCreditActivities>(READ);
 
 export interface ErrorLogSweepInput {
   /** Rows read per C10 call (the service returns at most 100). */

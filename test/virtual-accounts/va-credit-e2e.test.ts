@@ -18,9 +18,9 @@ import {
 import {
   virtualAccountCreditStateQuery,
   virtualAccountCreditWorkflowId,
-  type ErrorLogSweepSummary,
   type VirtualAccountCreditOutcome,
 } from '../../src/shared/virtual-account-credit';
+import type { ErrorLogSweepSummary } from '../../src/shared/virtual-account-error-log-sweep';
 import { PaymentStatus } from '../../src/shared/search-attributes';
 import { ensureErrorLogSweepSchedule, errorLogSweepScheduleId } from '../../src/temporal/schedules';
 import { LogCapture, startServices, testConfig } from '../support/stack';

@@ -15,6 +15,7 @@ import { registerCheckoutCommands } from './checkout';
 import { registerRecurringCommands } from './recurring';
 import { registerPaymentStatusCommand, registerPosStatusCommand } from './status';
 import { registerVirtualAccountCreditCommands } from './virtual-account-credit';
+import { registerVirtualAccountErrorLogSweepCommands } from './virtual-account-error-log-sweep';
 import { registerOpsCommands } from './ops';
 import { registerScheduledMoneyCommands } from './scheduled-money';
 import { registerReconciliationCommands } from './reconciliation';
@@ -36,7 +37,11 @@ export function registerCommands(program: Command, context: ContextFactory): voi
   registerCheckoutCommands(pay, context);
   registerRecurringCommands(pay, context);
   registerPaymentStatusCommand(pay, context);
-  registerVirtualAccountCreditCommands(program, context);
+  const va = program
+    .command('va')
+    .description('virtual accounts (C1-C11): accounts, lookups, credits and the webhook error log');
+  registerVirtualAccountCreditCommands(va, context);
+  registerVirtualAccountErrorLogSweepCommands(va, context);
   registerOpsCommands(program, context);
   registerScheduledMoneyCommands(program, context);
   registerReconciliationCommands(program, context);

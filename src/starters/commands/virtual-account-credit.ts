@@ -3,7 +3,8 @@
 //   va create --customer-id CUST1 --first-name Ada --last-name Obi --phone 08012345678 \
 //             --dob 01/15/1990 --gender 2 --address "1 Marina" --bvn-file bvn.txt
 //   va account CUST1 | va customer 4567891234 | va accounts | va transactions [--customer-id|--account|--reference]
-//   va error-log | va sweep | va credit <reference> | va retry-handoff <reference> --operator --reason
+//   va credit <reference> | va retry-handoff <reference> --operator --reason
+//   (va error-log | va sweep: ./virtual-account-error-log-sweep.ts)
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { PaymentsClient } from '../../api';
@@ -13,7 +14,6 @@ import {
   createCustomerVirtualAccount,
   getVirtualAccountCreditState,
   retryVirtualAccountCreditHandoff,
-  sweepWebhookErrorLog,
 } from '../virtual-account-credit';
 import type { ContextFactory } from './context';
 
@@ -24,7 +24,8 @@ function readBvn(file: string): string {
   return (file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8')).trim();
 }
 
-async function withApi<T>(fn: (api: PaymentsClient) => Promise<T>): Promise<T> {
+/** One API client for one command, closed afterwards. */
+export async function withApi<T>(fn: (api: PaymentsClient) => Promise<T>): Promise<T> {
   const api = openPaymentsClient();
   try {
     return await fn(api);
@@ -33,11 +34,8 @@ async function withApi<T>(fn: (api: PaymentsClient) => Promise<T>): Promise<T> {
   }
 }
 
-export function registerVirtualAccountCreditCommands(program: Command, context: ContextFactory): void {
-  const va = program
-    .command('va')
-    .description('virtual accounts (C1-C11): accounts, lookups, credits and the webhook error log');
-
+/** The `va` commands of accounts, lookups and credits; `va` itself is made in ./index.ts. */
+export function registerVirtualAccountCreditCommands(va: Command, context: ContextFactory): void {
   va.command('create')
     .description('C1: create a customer account (the BVN is checked against name, date of birth, gender and phone)')
     .requiredOption('--customer-id <id>', 'your unique customer_identifier')
@@ -159,28 +157,6 @@ export function registerVirtualAccountCreditCommands(program: Command, context: 
         );
       }
       console.log(`${rows.length} transaction(s)`);
-    });
-
-  va.command('error-log')
-    .description('C10: notifications the service could not deliver (the sweep works them off)')
-    .action(async () => {
-      const page = (await withApi((api) => api.virtualAccounts.webhookErrorLog({ page: 1, perPage: 100 }))).data;
-      for (const r of page.rows)
-        console.log(
-          `${r.transaction_ref}  ${r.payload.principal_amount ?? ''} ${r.payload.currency ?? ''}  account ${r.payload.virtual_account_number ?? ''}`,
-        );
-      console.log(`${page.count} row(s)`);
-    });
-
-  va.command('sweep')
-    .description('sweep the webhook error log now: start or find each credit, delete rows whose credit is recorded')
-    .action(async () => {
-      const ctx = await context();
-      const s = await sweepWebhookErrorLog(ctx);
-      console.log(
-        `rows ${s.rows}: started ${s.started}, already known ${s.known}, deleted ${s.deleted}, left ${s.left}, invalid ${s.invalid.length}`,
-      );
-      for (const i of s.invalid) console.log(`  invalid ${i.transactionRef}: ${i.problem}`);
     });
 
   va.command('credit <reference>')
