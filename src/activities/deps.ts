@@ -11,7 +11,8 @@ import type { CreditHandler } from '../virtual-accounts/credit-handler';
 export interface ActivityDeps {
   api: PaymentsClient;
   logger: Logger;
-  config: AppConfig;
+  /** The worker's own sections (src/config/processes.ts); a full AppConfig fits too. */
+  config: Omit<AppConfig, 'sandbox' | 'webhooks' | 'codec' | 'returnLinks'>;
   /** Where the starters sealed card data, PINs, OTPs and BVNs; activities redeem the handles. */
   claimCheck: ClaimCheckStore;
   /**

@@ -1,7 +1,10 @@
 // Remote codec endpoint for the Temporal Web UI and CLI: POST /encode and /decode with
 // `{payloads: [...]}` (proto3 JSON). Needs a bearer token; CORS lets the Web UI call it.
-// The bundled dev UI cannot attach a custom header, so the token may also lead the path:
-// http://host:port/t/<token>/decode — documented in docs/architecture.md ("Encryption and the Web UI") as a local-development aid.
+// The bundled dev UI of `npm start` cannot attach a custom header, so that stack alone gives the
+// server a `pathToken`, a capability of its own (never CODEC_SERVER_TOKEN) that may lead the path:
+// http://host:port/t/<pathToken>/decode (docs/architecture.md, "Encryption and the Web UI"). Without
+// one, and always in production, a token in the path is refused: a URL ends up in the UI's public
+// settings, browser history and proxy logs.
 // GET /healthz (alive) and GET /readyz (the codec encrypts and decrypts a probe) need no token.
 // Requests are counted by route and status; the route label never carries the path's token.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -19,7 +22,12 @@ interface JsonPayload {
 
 export interface CodecServerOptions {
   codec: PayloadCodec;
+  /** The bearer token (Authorization header). */
   token: string;
+  /** The one token accepted in the URL path (/t/<token>/...): the development stack's UI only. Refused in production. */
+  pathToken?: string;
+  /** Production mode: a token in the path is refused, and `pathToken` may not be set. */
+  production?: boolean;
   corsOrigins: string[];
   host?: string;
   port?: number;
@@ -75,6 +83,8 @@ async function codecWorks(codec: PayloadCodec): Promise<boolean> {
 }
 
 export function createCodecServer(opts: CodecServerOptions): Server {
+  if (opts.production && opts.pathToken !== undefined)
+    throw new Error('a codec token in the URL path is refused in production: use Authorization: Bearer');
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const health = {
     live: () => true,
@@ -113,14 +123,23 @@ export function createCodecServer(opts: CodecServerOptions): Server {
       let token: string | undefined;
       const pathToken = /^\/t\/([^/]+)(\/.*)$/.exec(path);
       if (pathToken) {
-        try {
-          token = decodeURIComponent(pathToken[1]);
-        } catch {
-          return reply(res, 400, { error: 'malformed token in path' });
-        }
         path = pathToken[2];
+        if (opts.pathToken === undefined) {
+          // Refused whatever it holds (even the right token): header authentication only.
+          if (path === '/encode' || path === '/decode')
+            return reply(res, 401, { error: 'a token in the URL path is refused: send Authorization: Bearer <token>' });
+        } else {
+          let given: string;
+          try {
+            given = decodeURIComponent(pathToken[1]);
+          } catch {
+            return reply(res, 400, { error: 'malformed token in path' });
+          }
+          if (!tokenMatches(opts.pathToken, given)) return reply(res, 401, { error: 'invalid token in path' });
+          token = opts.token; // the path capability stands for the bearer token
+        }
       }
-      // The Web UI's access-token forwarding sends the token as a bearer header (preferred over the path form).
+      // Header authentication: the bearer token (a proxy's, or the Web UI's access-token forwarding).
       const auth = req.headers.authorization;
       if (typeof auth === 'string' && /^Bearer /i.test(auth)) token = auth.slice('Bearer '.length).trim();
 

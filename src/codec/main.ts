@@ -1,15 +1,18 @@
 // The codec server as its own process (for the Web UI and `temporal --codec-endpoint`).
 import { bootstrap, onShutdown } from '../config/bootstrap';
+import { loadCodecConfig } from '../config/processes';
 import { AesGcmPayloadCodec } from './aes-gcm-codec';
 import { startCodecServer } from './codec-server';
 import { startProcessObservability } from '../observability/process';
 
 async function main(): Promise<void> {
-  const { config, logger } = bootstrap('codec-server');
+  const { config, logger } = bootstrap('codec-server', () => loadCodecConfig());
   const observability = await startProcessObservability(config, logger, { serviceName: 'payflow-codec-server' });
   const server = await startCodecServer({
     codec: new AesGcmPayloadCodec(config.encryption.keys, config.encryption.activeKeyId),
     token: config.codec.token,
+    // Header authentication only: no path token (refused in production in any case).
+    production: config.production,
     corsOrigins: config.codec.corsOrigins,
     host: config.codec.host,
     port: config.codec.port,

@@ -4,9 +4,16 @@ import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type AppConfig } from './config';
 import { createLogger } from '../logging/logger';
 
-export function bootstrap(name: string): { config: AppConfig; logger: Logger } {
+/**
+ * `load` is the process's own loader (src/config/processes.ts: loadWorkerConfig, loadReceiverConfig,
+ * loadCodecConfig, ...), so a process validates and holds only the variables it reads.
+ */
+export function bootstrap<C extends Pick<AppConfig, 'logLevel'> = AppConfig>(
+  name: string,
+  load: () => C = loadConfig as unknown as () => C,
+): { config: C; logger: Logger } {
   try {
-    const config = loadConfig();
+    const config = load();
     return { config, logger: createLogger({ level: config.logLevel, name }) };
   } catch (err) {
     if (err instanceof ConfigError) {

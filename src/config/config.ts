@@ -6,6 +6,8 @@ import { resolveTemporalConnection, temporalEnvShape } from './temporal-profile'
 import { observabilityConfig, observabilityEnvShape, type ObservabilityConfig } from './observability';
 import { workerDeploymentConfig, workerDeploymentEnvShape, type WorkerDeploymentConfig } from './worker-deployment';
 import { workerTuningConfig, workerTuningEnvShape, workerTuningIssues, type WorkerTuningConfig } from './worker-tuning';
+import { isNearCopy, productionGuardIssues } from './production-guards';
+import { returnLinkEnvShape, type ReturnLinkConfig } from './return-links';
 
 export { WORKER_TUNING_DEFAULTS, type WorkerTuningConfig } from './worker-tuning';
 import { durationMs } from '../shared/duration';
@@ -26,6 +28,8 @@ export const EMBEDDED_DEFAULTS = {
   claimCheckDatabaseUrl: 'postgres://postgres:dev-claim-check@127.0.0.1:54329/claimcheck',
   /** The embedded sandbox's admin API token (equal to the sandbox's own DEFAULT_SANDBOX_ADMIN_TOKEN). */
   sandboxAdminToken: 'dev-sandbox-admin-token',
+  /** The HMAC key of GET /payments/return's signed links (src/webhooks/return-link.ts). */
+  returnLinkKey: 'dev-return-link-key-for-local-use-only',
 } as const;
 
 /**
@@ -41,6 +45,7 @@ export const DEV_SECRET_VARIABLES: Readonly<Record<string, string>> = {
   CLAIM_CHECK_KEYS: 'claimCheckKeys',
   CLAIM_CHECK_DATABASE_URL: 'claimCheckDatabaseUrl',
   SANDBOX_ADMIN_TOKEN: 'sandboxAdminToken',
+  RETURN_LINK_KEY: 'returnLinkKey',
 };
 
 /** Why production mode is on: any of these says production. */
@@ -52,16 +57,19 @@ export function productionModeOf(env: {
   return env.NODE_ENV === 'production' || env.DEPLOYMENT === 'production' || env.PAYMENTS_ENVIRONMENT === 'production';
 }
 
-/** True when `value` (a parsed variable) is, or for key lists contains, the embedded development value. */
+/**
+ * True when `value` (a parsed variable) is, or for key lists contains, the embedded development value
+ * or a near-copy of it (trimmed, case-folded: src/config/production-guards.ts).
+ */
 function isEmbeddedValue(value: unknown, embedded: string): boolean {
-  if (typeof value === 'string') return value === embedded;
+  if (typeof value === 'string') return isNearCopy(value, embedded);
   if (Array.isArray(value)) {
     const devKeys = embedded.split(',').map((entry) => ({
       id: entry.slice(0, entry.indexOf(':')),
       key: Buffer.from(entry.slice(entry.indexOf(':') + 1), 'base64'),
     }));
     return (value as { id: string; key: Buffer }[]).some((k) =>
-      devKeys.some((d) => d.id === k.id || d.key.equals(k.key)),
+      devKeys.some((d) => isNearCopy(d.id, k.id) || d.key.equals(k.key)),
     );
   }
   return false;
@@ -216,6 +224,9 @@ export const envSchema = z
       .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (UTC)')
       .default('02:00'),
 
+    // GET /payments/return's signed links (src/config/return-links.ts, docs/security.md).
+    ...returnLinkEnvShape,
+
     // Metrics, health endpoints, tracing (src/config/observability.ts, docs/operations.md).
     ...observabilityEnvShape,
 
@@ -261,9 +272,11 @@ export const envSchema = z
       // Production refuses every embedded development secret (DEV_SECRET_VARIABLES) ...
       const parsed = env as unknown as Record<string, unknown>;
       const embedded = EMBEDDED_DEFAULTS as Readonly<Record<string, string | undefined>>;
+      const refused = new Set<string>();
       for (const [variable, name] of Object.entries(DEV_SECRET_VARIABLES)) {
         const devValue = embedded[name];
         if (devValue !== undefined && isEmbeddedValue(parsed[variable], devValue)) {
+          refused.add(variable);
           ctx.addIssue({
             code: 'custom',
             path: [variable],
@@ -281,6 +294,12 @@ export const envSchema = z
       }
       if (new URL(env.PAYMENTS_BASE_URL).protocol !== 'https:') {
         ctx.addIssue({ code: 'custom', path: ['PAYMENTS_BASE_URL'], message: 'must be an https:// URL in production' });
+      }
+      // ... a short codec token, a missing CODEC_CORS_ORIGINS or RETURN_LINK_KEY (src/config/production-guards.ts) ...
+      for (const issue of productionGuardIssues(env)) {
+        // One refusal per variable: a development value is refused already, whatever its length.
+        if (!refused.has(issue.variable))
+          ctx.addIssue({ code: 'custom', path: [issue.variable], message: issue.message });
       }
       // ... and an unprotected Temporal connection (checked by resolveTemporalConnection in loadConfig).
     }
@@ -384,6 +403,8 @@ export interface AppConfig {
   sandbox: { enabled: boolean; port: number; adminToken: string };
   webhooks: { host: string; port: number };
   codec: { host: string; port: number; token: string; corsOrigins: string[] };
+  /** GET /payments/return's signed links: the checkout starter signs, the receiver verifies (src/webhooks/return-link.ts). */
+  returnLinks: ReturnLinkConfig;
   encryption: { keys: { id: string; key: Buffer }[]; activeKeyId: string };
   claimCheck: {
     databaseUrl: string;
@@ -425,10 +446,17 @@ function definedOnly<T extends Record<string, string | undefined>>(o: T): Partia
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<Record<keyof T, string>>;
 }
 
+/** The environment as the schemas read it: empty strings count as unset, so `FOO=` in a .env file falls back to the default. */
+export function cleanEnvironment(source: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== '')) as Record<
+    string,
+    string
+  >;
+}
+
 /** Parses the environment; throws ConfigError naming each bad variable and its rule. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
-  // Empty strings count as unset, so `FOO=` in a .env file falls back to the default.
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const cleaned = cleanEnvironment(source);
   const parsed = envSchema.safeParse(cleaned);
   const rawIssues = rawEnvironmentIssues(cleaned as Record<string, string>);
   // The Temporal connection: a TEMPORAL_CONFIG_FILE profile under the TEMPORAL_* variables (@temporalio/envconfig).
@@ -444,7 +472,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       ...rawIssues,
     ]);
   }
-  const env = parsed.data;
+  return buildConfig(parsed.data, temporal.settings);
+}
+
+/**
+ * AppConfig from a parsed environment and the resolved Temporal connection. Per-process loaders
+ * (src/config/processes.ts) call it too, and keep only the sections their process reads.
+ */
+export function buildConfig(
+  env: Env,
+  temporalSettings: ReturnType<typeof resolveTemporalConnection>['settings'],
+): AppConfig {
   const production = productionModeOf(env);
   return {
     production,
@@ -466,7 +504,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       }),
     },
     temporal: {
-      ...temporal.settings,
+      ...temporalSettings,
       taskQueue: env.TEMPORAL_TASK_QUEUE,
       uiPort: env.TEMPORAL_UI_PORT,
       dataDir: env.TEMPORAL_DATA_DIR,
@@ -488,6 +526,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean),
+    },
+    returnLinks: {
+      key: env.RETURN_LINK_KEY ?? EMBEDDED_DEFAULTS.returnLinkKey,
+      ttlSeconds: env.RETURN_LINK_TTL_S,
     },
     encryption: {
       keys: env.PAYLOAD_ENCRYPTION_KEYS,

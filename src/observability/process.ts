@@ -44,7 +44,7 @@ export interface ProcessObservabilityOptions {
 }
 
 export async function startProcessObservability(
-  config: AppConfig,
+  config: Pick<AppConfig, 'observability'>,
   logger: Logger,
   opts: ProcessObservabilityOptions,
 ): Promise<ProcessObservability> {
@@ -95,7 +95,10 @@ export interface RunningWorkerHealth {
 }
 
 /** The worker's /healthz and /readyz on HEALTH_PORT (started before the worker connects: liveness answers meanwhile). */
-export async function startWorkerHealth(config: AppConfig, logger: Logger): Promise<RunningWorkerHealth> {
+export async function startWorkerHealth(
+  config: Pick<AppConfig, 'observability'>,
+  logger: Logger,
+): Promise<RunningWorkerHealth> {
   const health = new WorkerHealth();
   let server: RunningHealthServer | undefined;
   const setting = config.observability.health;

@@ -109,7 +109,9 @@ export interface InstalledTracing extends ActiveTracing {
 let installed: InstalledTracing | undefined;
 
 /** Installs tracing for this process (once): global tracer provider, W3C propagator, async-hooks context. */
-export function installTracing(opts: InstallTracingOptions & { config?: AppConfig }): InstalledTracing {
+export function installTracing(
+  opts: InstallTracingOptions & { config?: Pick<AppConfig, 'observability'> },
+): InstalledTracing {
   if (installed) return installed;
   const serviceName = opts.config?.observability.tracing.serviceName ?? opts.serviceName;
   const exporter =
@@ -146,7 +148,10 @@ export function installTracing(opts: InstallTracingOptions & { config?: AppConfi
 }
 
 /** Installs tracing when config asks for it (an OTLP endpoint or OTEL_TRACES_EXPORTER); undefined otherwise. */
-export function installTracingFromConfig(config: AppConfig, serviceName: string): InstalledTracing | undefined {
+export function installTracingFromConfig(
+  config: Pick<AppConfig, 'observability'>,
+  serviceName: string,
+): InstalledTracing | undefined {
   if (!config.observability.tracing.enabled) return undefined;
   return activeTracing() ? installed : installTracing({ serviceName, config });
 }

@@ -37,6 +37,11 @@ export interface RunServicesOptions {
   withoutWorker?: boolean;
   /** The merchant's credit handler as a function (otherwise config's VA_CREDIT_CALLBACK_URL, if set). */
   creditHandler?: CreditHandler;
+  /**
+   * The codec server's path capability for a bundled dev UI that cannot send a header (`npm start`
+   * makes a random one per run; never CODEC_SERVER_TOKEN). Unset: header authentication only.
+   */
+  codecPathToken?: string;
 }
 
 export interface RunningServices {
@@ -95,6 +100,8 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
     const codec = await startCodecServer({
       codec: new AesGcmPayloadCodec(config.encryption.keys, config.encryption.activeKeyId),
       token: config.codec.token,
+      ...(opts.codecPathToken !== undefined ? { pathToken: opts.codecPathToken } : {}),
+      production: config.production,
       corsOrigins: config.codec.corsOrigins,
       host: config.codec.host,
       port: config.codec.port,

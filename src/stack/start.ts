@@ -8,6 +8,7 @@
 // groups of their own, so the terminal's Ctrl-C reaches only this process and not them first.
 // A worker that exits on its own stops the stack (exit code 1): no restart loop hides a crash.
 // The SQLite file under TEMPORAL_DATA_DIR keeps running workflows.
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import 'dotenv/config';
 import { loadConfig, ConfigError } from '../config/config';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, name: 'stack' });
   const [host, portText] = config.temporal.address.split(':');
   const codecUrl = `http://${config.codec.host}:${config.codec.port}`;
+  const codecPathToken = randomBytes(24).toString('hex');
 
   let devServer: DevServer | undefined;
   if (!config.temporal.external) {
@@ -47,8 +49,9 @@ async function main(): Promise<void> {
       uiPort: config.temporal.uiPort,
       namespace: config.temporal.namespace,
       dbFile: resolve(config.temporal.dataDir, 'temporal.sqlite'),
-      // The bundled UI cannot send a custom header, so the token rides in the path (see docs/architecture.md "Encryption and the Web UI").
-      codecEndpoint: `${codecUrl}/t/${encodeURIComponent(config.codec.token)}`,
+      // The bundled UI cannot send a custom header, so a capability of this run rides in the path
+      // (docs/architecture.md "Encryption and the Web UI"): the UI's public settings show it, never CODEC_SERVER_TOKEN.
+      codecEndpoint: `${codecUrl}/t/${codecPathToken}`,
       log: (line) => logger.debug({ component: 'temporal-cli' }, line.trim()),
       ownProcessGroup: true,
     });
@@ -74,7 +77,7 @@ async function main(): Promise<void> {
     metrics:
       config.observability.metrics ?? (config.observability.metricsOff ? undefined : { host: '127.0.0.1', port: 9464 }),
   });
-  const services = await runServices({ config, logger, withoutWorker: true });
+  const services = await runServices({ config, logger, withoutWorker: true, codecPathToken });
 
   // The worker: the same environment, plus what this process decided (the embedded sandbox's URL, its own
   // metrics address, no dev server of its own).

@@ -23,7 +23,7 @@ export interface StarterContext {
 }
 
 /** Opens the claim-check store of `config` (one per process; close it on shutdown). */
-export const openClaimCheck = (config: AppConfig): Promise<ClaimCheckStore> =>
+export const openClaimCheck = (config: Pick<AppConfig, 'claimCheck'>): Promise<ClaimCheckStore> =>
   ClaimCheckStore.connect({
     databaseUrl: config.claimCheck.databaseUrl,
     keys: config.claimCheck.keys,
@@ -32,12 +32,12 @@ export const openClaimCheck = (config: AppConfig): Promise<ClaimCheckStore> =>
   });
 
 /** Opens the durable record of credited virtual-account transactions (same PostgreSQL as the claim-check, own table). */
-export const openVirtualAccountCredits = (config: AppConfig): Promise<VirtualAccountCreditStore> =>
+export const openVirtualAccountCredits = (config: Pick<AppConfig, 'claimCheck'>): Promise<VirtualAccountCreditStore> =>
   VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
 
 /** The one place a PaymentsClient is built from config (pointed elsewhere, e.g. at a sandbox, with `baseUrl`); its calls are metered and traced. */
 export const openPaymentsClient = (
-  config: AppConfig = loadConfig(),
+  config: Pick<AppConfig, 'payments'> = loadConfig(),
   baseUrl: string = config.payments.baseUrl,
 ): PaymentsClient =>
   new PaymentsClient({

@@ -1,11 +1,12 @@
 // One-shot: registers SEARCH_ATTRIBUTE_REGISTRATION on TEMPORAL_NAMESPACE at TEMPORAL_ADDRESS
 // (TLS / API key from the same variables as every process). Retries while the server comes up.
 import { bootstrap } from '../config/bootstrap';
+import { loadAdminConfig } from '../config/processes';
 import { connectTemporalClient } from './client';
 import { ensureSearchAttributes } from './search-attribute-setup';
 
 async function main(): Promise<void> {
-  const { config, logger } = bootstrap('search-attributes');
+  const { config, logger } = bootstrap('search-attributes', () => loadAdminConfig());
   const deadline = Date.now() + 120_000;
   for (let attempt = 1; ; attempt++) {
     try {

@@ -1,11 +1,12 @@
 // The webhook receiver as its own process.
 import { bootstrap, onShutdown } from '../config/bootstrap';
+import { loadReceiverConfig } from '../config/processes';
 import { createTemporalClient } from '../temporal/client';
 import { closeServer, createWebhookReceiver, listen } from './receiver';
 import { startProcessObservability } from '../observability/process';
 
 async function main(): Promise<void> {
-  const { config, logger } = bootstrap('webhooks');
+  const { config, logger } = bootstrap('webhooks', () => loadReceiverConfig());
   // Metrics (METRICS_PORT) and tracing (OTEL_*) before the client is made.
   const observability = await startProcessObservability(config, logger, { serviceName: 'payflow-webhooks' });
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });

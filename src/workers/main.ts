@@ -1,6 +1,7 @@
 // The worker as its own process (docker-compose, k8s, next to an external Temporal, and `npm start`,
 // which spawns it with an IPC channel: src/stack/start.ts). Tuning from config.worker (WORKER_*).
 import { bootstrap } from '../config/bootstrap';
+import { loadWorkerConfig } from '../config/processes';
 import { startProcessObservability, startWorkerHealth } from '../observability/process';
 import { createActivities } from '../activities';
 import { connectTemporalWorker, createPaymentsWorker } from './worker';
@@ -31,7 +32,7 @@ export interface WorkerStartedMessage {
 }
 
 async function main(): Promise<void> {
-  const { config, logger } = bootstrap('worker');
+  const { config, logger } = bootstrap('worker', () => loadWorkerConfig());
   // Spawned by `npm start`: the channel must not keep this process alive after the worker stopped, and
   // `npm start` gone, however it ended (even SIGKILL), this process stops too: at once while starting,
   // gracefully (as on SIGTERM) once the worker runs.

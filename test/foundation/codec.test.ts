@@ -94,9 +94,9 @@ describe('codec server', () => {
   });
 
   it('encodes, and the result decodes back', async () => {
-    const res = await fetch(`${server.url}/t/test-token-123/encode`, {
+    const res = await fetch(`${server.url}/encode`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer test-token-123' },
       body: JSON.stringify({ payloads: [toJson(defaultPayloadConverter.toPayload('hello'))] }),
     });
     expect(res.status).toBe(200);

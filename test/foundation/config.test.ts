@@ -80,8 +80,10 @@ describe('configuration from the environment', () => {
     expect(issues.map((i) => i.variable).sort()).toEqual([
       'CLAIM_CHECK_DATABASE_URL',
       'CLAIM_CHECK_KEYS',
+      'CODEC_CORS_ORIGINS',
       'CODEC_SERVER_TOKEN',
       'PAYLOAD_ENCRYPTION_KEYS',
+      'RETURN_LINK_KEY',
       'TEMPORAL_TLS',
     ]);
   });
@@ -94,7 +96,9 @@ describe('configuration from the environment', () => {
       PAYMENTS_SECRET_KEY: 'sk_live_0123456789',
       PAYLOAD_ENCRYPTION_KEYS: `k2:${key},k1:${Buffer.alloc(32, 1).toString('base64')}`,
       PAYLOAD_ENCRYPTION_KEY_ID: 'k1',
-      CODEC_SERVER_TOKEN: 'a-long-random-token',
+      CODEC_SERVER_TOKEN: 'a-long-random-codec-token-of-40-characters',
+      CODEC_CORS_ORIGINS: 'https://temporal-ui.example.com',
+      RETURN_LINK_KEY: 'a-long-random-return-link-key-of-40-chars',
       CLAIM_CHECK_KEYS: `cc1:${Buffer.alloc(32, 9).toString('base64')}`,
       CLAIM_CHECK_DATABASE_URL: 'postgres://claimcheck:s3cret@db.internal:5432/claimcheck',
       TEMPORAL_TLS: 'true',

@@ -81,6 +81,7 @@ const context = (text: string, at: number): string => text.slice(Math.max(0, at 
   let services: RunningServices | undefined;
   let browser: Browser | undefined;
   let uiUrl = '';
+  let token = '';
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
@@ -90,10 +91,12 @@ const context = (text: string, at: number): string => text.slice(Math.max(0, at 
       );
     }
     const [uiPort, codecPort] = [await freePort(), await freePort()];
-    const token = `web-ui-test-${randomUUID()}`;
-    // The bundled UI cannot send an Authorization header: the token leads the path (as `npm start` does).
+    token = `web-ui-test-${randomUUID()}`;
+    // The bundled UI cannot send an Authorization header: a capability of this run (never the
+    // codec token) leads the path, as `npm start` does.
+    const pathToken = randomUUID().replace(/-/g, '');
     const [dev, bundle, launched] = await Promise.allSettled([
-      startDevServer({ uiPort, codecEndpoint: `http://127.0.0.1:${codecPort}/t/${token}` }),
+      startDevServer({ uiPort, codecEndpoint: `http://127.0.0.1:${codecPort}/t/${pathToken}` }),
       workflowBundle(),
       chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: STEP_MS }),
     ]);
@@ -109,7 +112,7 @@ const context = (text: string, at: number): string => text.slice(Math.max(0, at 
       CODEC_SERVER_TOKEN: token,
       CODEC_CORS_ORIGINS: uiUrl,
     });
-    services = await startServices(config, { logger, workflowBundle: bundle.value });
+    services = await startServices(config, { logger, workflowBundle: bundle.value, codecPathToken: pathToken });
   }, 90_000);
 
   afterAll(async () => {
@@ -185,6 +188,15 @@ const context = (text: string, at: number): string => text.slice(Math.max(0, at 
         `the Web UI never showed ${JSON.stringify(missing)} ${times} time(s) (decoded input not rendered?)`,
       );
   }
+
+  it("keeps the codec token out of the UI's public settings", async () => {
+    // Anyone who can load the UI can read /api/v1/settings, the codec endpoint included.
+    const res = await fetch(`${uiUrl}/api/v1/settings`);
+    expect(res.status).toBe(200);
+    const settings = await res.text();
+    expect(settings).toMatch(/\/t\//); // the endpoint is there (the test reads the right document) ...
+    expect(settings).not.toContain(token); // ... and CODEC_SERVER_TOKEN is not
+  });
 
   it('control: the checks do find a card number and CVV that are in a workflow input', async () => {
     // Started with the encrypting client on a task queue no worker polls: the history keeps the
