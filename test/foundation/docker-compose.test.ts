@@ -11,6 +11,7 @@ import { PRODUCTION_WORKER_COMMAND } from '../../src/shared/workflow-stack-trace
 
 const root = join(__dirname, '..', '..');
 type Service = {
+  profiles?: string[];
   image?: string;
   build?: unknown;
   command?: string[] | string;
@@ -34,7 +35,9 @@ describe('the docker-compose deployment', () => {
     expect(Object.keys(services).sort()).toEqual(
       [
         'codec-server',
+        'grafana',
         'postgresql',
+        'prometheus',
         'sandbox',
         'search-attributes',
         'temporal',
@@ -58,7 +61,7 @@ describe('the docker-compose deployment', () => {
       expect(services[name].image).toMatch(/^temporalio\/admin-tools:/);
     for (const [name, service] of Object.entries(services)) {
       if (service.build) continue; // our own image
-      expect(`${name} ${service.image}`).toMatch(/:(\d|\$\{[A-Z_]+:-\d)/); // a version tag (or a variable defaulting to one), never latest
+      expect(`${name} ${service.image}`).toMatch(/:(v?\d|\$\{[A-Z_]+:-v?\d)/); // a version tag (or a variable defaulting to one), never latest
     }
   });
 
@@ -128,8 +131,6 @@ describe('the docker-compose deployment', () => {
   });
 
   it('gives the app processes every variable the config needs, all known to the config schema', () => {
-    // HEALTH_PORT: the worker's health endpoints, added to the schema by the observability work (branch observe);
-    // allowed here only until envSchema knows it.
     const known = new Set([...Object.keys(envSchema.shape)]);
     const required = [
       'PAYMENTS_ENVIRONMENT',
@@ -170,7 +171,15 @@ describe('the docker-compose deployment', () => {
 
   it('binds every published port to 127.0.0.1 unless BIND_ADDRESS says otherwise', () => {
     const withPorts = Object.keys(services).filter((name) => (services[name].ports ?? []).length > 0);
-    expect(withPorts.sort()).toEqual(['codec-server', 'sandbox', 'temporal', 'temporal-ui', 'webhooks']);
+    expect(withPorts.sort()).toEqual([
+      'codec-server',
+      'grafana',
+      'prometheus',
+      'sandbox',
+      'temporal',
+      'temporal-ui',
+      'webhooks',
+    ]);
     for (const name of withPorts) {
       for (const binding of portBindings(name)) expect(binding.address).toBe('${BIND_ADDRESS:-127.0.0.1}');
     }
@@ -244,5 +253,93 @@ describe('the docker-compose deployment', () => {
     const text = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
     for (const name of Object.keys(SEARCH_ATTRIBUTE_REGISTRATION)) expect(text).not.toContain(name);
     // What the program registers is tested against a real server in test/ship/search-attributes.test.ts.
+  });
+});
+
+describe('the observability profile of docker-compose', () => {
+  const scrapeConfig = parse(readFileSync(join(root, 'deploy', 'prometheus', 'prometheus.yml'), 'utf8')) as {
+    rule_files: string[];
+    scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
+  };
+  const hostPath = (volume: string) => volume.split(':')[0];
+  const mountOf = (service: string, target: string) =>
+    (services[service].volumes ?? []).find((v) => v.split(':')[1] === target);
+
+  it('adds Prometheus and Grafana under the `observability` profile only, both pinned and bound to BIND_ADDRESS', () => {
+    const profiled = Object.entries(services).filter(([, s]) => s.profiles);
+    expect(profiled.map(([name, s]) => `${name}:${s.profiles!.join(',')}`).sort()).toEqual([
+      'grafana:observability',
+      'prometheus:observability',
+    ]);
+    expect(services.prometheus.image).toMatch(/^prom\/prometheus:\$\{PROMETHEUS_VERSION:-v\d+\.\d+\.\d+\}$/);
+    expect(services.grafana.image).toMatch(/^grafana\/grafana:\$\{GRAFANA_VERSION:-\d+\.\d+\.\d+\}$/);
+    expect(services.grafana.depends_on?.prometheus?.condition).toBe('service_healthy');
+  });
+
+  it('mounts only files and folders that exist in the repository', () => {
+    for (const name of ['prometheus', 'grafana']) {
+      const binds = (services[name].volumes ?? []).filter((v) => v.startsWith('./'));
+      expect(binds.length).toBeGreaterThan(0);
+      for (const v of binds) {
+        expect(`${name}: ${hostPath(v)} ${existsSync(join(root, hostPath(v))) ? 'exists' : 'missing'}`).toBe(
+          `${name}: ${hostPath(v)} exists`,
+        );
+        expect(v.endsWith(':ro')).toBe(true);
+      }
+    }
+  });
+
+  it('sets METRICS_PORT on every app process, on all interfaces of the compose network, never published', () => {
+    for (const name of ['worker', 'webhooks', 'codec-server']) {
+      const env = services[name].environment ?? {};
+      expect(env.METRICS_PORT).toBe('9464');
+      expect(env.METRICS_HOST).toBe('0.0.0.0');
+      const { METRICS_PORT, METRICS_HOST } = env;
+      expect(loadConfig({ METRICS_PORT, METRICS_HOST }).observability.metrics).toEqual({ host: '0.0.0.0', port: 9464 });
+      expect((services[name].ports ?? []).some((p) => p.endsWith(':9464'))).toBe(false);
+    }
+  });
+
+  it('scrapes each app process on its METRICS_PORT under the job names the alert rules use, with the rules loaded', () => {
+    const jobs = Object.fromEntries(
+      scrapeConfig.scrape_configs.map((c) => [c.job_name, c.static_configs.flatMap((s) => s.targets)]),
+    );
+    expect(jobs).toEqual({
+      'payflow-worker': ['worker:9464'],
+      'payflow-webhooks': ['webhooks:9464'],
+      'payflow-codec-server': ['codec-server:9464'],
+    });
+    const alerts = readFileSync(join(root, 'deploy', 'prometheus', 'alerts.yml'), 'utf8');
+    for (const job of [...alerts.matchAll(/job="([^"]+)"/g)].map((m) => m[1])) expect(Object.keys(jobs)).toContain(job);
+    for (const rule of scrapeConfig.rule_files) {
+      const mount = mountOf('prometheus', rule);
+      expect(mount && hostPath(mount)).toBe('./deploy/prometheus/alerts.yml');
+    }
+    expect(hostPath(mountOf('prometheus', '/etc/prometheus/prometheus.yml')!)).toBe(
+      './deploy/prometheus/prometheus.yml',
+    );
+  });
+
+  it('provisions Grafana with the compose Prometheus and both dashboards (payflow and the Temporal SDK)', () => {
+    const datasources = parse(
+      readFileSync(
+        join(root, hostPath(mountOf('grafana', '/etc/grafana/provisioning/datasources')!), 'prometheus.yml'),
+        'utf8',
+      ),
+    ) as { datasources: { type: string; url: string; isDefault: boolean }[] };
+    expect(datasources.datasources).toEqual([
+      expect.objectContaining({ type: 'prometheus', url: 'http://prometheus:9090', isDefault: true }),
+    ]);
+    const providers = parse(
+      readFileSync(
+        join(root, hostPath(mountOf('grafana', '/etc/grafana/provisioning/dashboards')!), 'payflow.yml'),
+        'utf8',
+      ),
+    ) as { providers: { type: string; options: { path: string } }[] };
+    const dashboardDir = providers.providers[0].options.path;
+    const dashboards = (services.grafana.volumes ?? [])
+      .filter((v) => v.split(':')[1].startsWith(`${dashboardDir}/`))
+      .map((v) => JSON.parse(readFileSync(join(root, hostPath(v)), 'utf8')) as { uid: string; title: string });
+    expect(dashboards.map((d) => d.uid).sort()).toEqual(['payflow-temporal', 'payflow-temporal-sdk']);
   });
 });
