@@ -178,7 +178,7 @@ describe("each process's Prometheus address after a few flows", () => {
     expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: '2xx' })).toBe(2);
     expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: '4xx' })).toBe(1);
     expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: 'connection' })).toBe(1);
-    expect(sumOf(w, 'payflow_service_call_duration_count', { operation: 'direct.chargeCard' })).toBe(4);
+    expect(sumOf(w, 'payflow_service_call_duration_seconds_count', { operation: 'direct.chargeCard' })).toBe(4);
     // Recorded through the activity's metric meter: each call carries the activity that made it.
     expect(
       sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', activityType: 'chargeCard' }),
@@ -199,7 +199,7 @@ describe("each process's Prometheus address after a few flows", () => {
         server: 'webhooks',
         route: '/webhooks',
         method: 'POST',
-        status: '200',
+        status_code: '200',
       }),
     ).toBe(3);
     expect(
@@ -207,25 +207,27 @@ describe("each process's Prometheus address after a few flows", () => {
         server: 'webhooks',
         route: '/webhooks',
         method: 'POST',
-        status: '401',
+        status_code: '401',
       }),
     ).toBe(1);
-    expect(sumOf(receiver, 'payflow_http_request_duration_count', { server: 'webhooks', route: '/webhooks' })).toBe(4);
+    expect(
+      sumOf(receiver, 'payflow_http_request_duration_seconds_count', { server: 'webhooks', route: '/webhooks' }),
+    ).toBe(4);
     expect(receiver.some((s: Sample) => s.name.startsWith('payflow_flow'))).toBe(false); // business flow metrics live on the worker
 
     // The codec server: requests by route (the token in the path is never a label).
     const codec = await scrape(metricsUrl(ports.codecMetrics));
     expect(
-      sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/encode', status: '200' }),
+      sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/encode', status_code: '200' }),
     ).toBe(1);
     expect(
-      sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/decode', status: '200' }),
+      sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/decode', status_code: '200' }),
     ).toBe(1);
     expect(
-      sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/decode', status: '401' }),
+      sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/decode', status_code: '401' }),
     ).toBe(1);
     expect(
-      sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/encode', status: '401' }),
+      sumOf(codec.samples, 'payflow_http_requests_total', { server: 'codec', route: '/encode', status_code: '401' }),
     ).toBe(1);
     expect(codec.text).not.toContain(CODEC_TOKEN);
 
