@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import type { OutcomeResolution } from './outcome';
 import { lazy } from './lazy';
 import { duration } from './duration';
+import { merchantEventTargetSchema } from './merchant-event';
 
 export const VendInputSchema = lazy('vending.VendInputSchema', (z) =>
   z.strictObject({
@@ -44,6 +45,8 @@ export const VendInputSchema = lazy('vending.VendInputSchema', (z) =>
       .regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)'),
     /** Receives the token by e-mail. */
     email: z.email({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an e-mail address') }),
+    /** Where this sale's events go (docs/events.md); the starter resolves it. */
+    notify: merchantEventTargetSchema.optional(),
     options: z
       .strictObject({
         /** Purchases in all, the first included; a retry only follows an H4 "not found". Default 2. */

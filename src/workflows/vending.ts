@@ -69,6 +69,7 @@ import { durationMs } from '../shared/duration';
 import { sendOnce, type Presence } from './steps/send-once';
 import { visibleAttributes, type VisibleAttributes } from './steps/visible-attributes';
 import { awaitFinal, lostByHeartbeat } from './steps/unknown-outcome';
+import { MerchantEvents, type EventTypes } from './steps/merchant-events';
 import { LOCAL_READ, POLL, READ, READ_RETRY, moneySend } from './steps/activity-options';
 import { failureLabel, parseFlowInput } from './steps/flow-input';
 import { failureTypeOf } from '../shared/failures';
@@ -92,12 +93,23 @@ const DEFAULTS = {
 const READ_UNTIL_DEADLINE: RetryPolicy = { ...READ_RETRY, maximumAttempts: Infinity, maximumInterval: '30s' };
 
 type VendOptions = NonNullable<VendParsedInput['options']>;
+
+/** A sale's merchant events (docs/events.md); rejected and not_vended: nothing was vended. */
+const VEND_EVENT_TYPES: EventTypes = {
+  vended: 'vend.succeeded',
+  failed: 'vend.failed',
+  rejected: 'vend.failed',
+  not_vended: 'vend.failed',
+  outcome_unknown: 'vend.needs_attention',
+};
 type VendRequest = Omit<VendParsedInput, 'options'>;
 
 export async function vendElectricityWorkflow(raw: VendInput): Promise<VendResult> {
   const flow = new VendFlow(parseFlowInput(VendInputSchema, raw, 'vend request'));
   flow.listen();
-  return flow.run();
+  const result = await flow.run();
+  await flow.emitOutcome(result.status, result.message);
+  return result;
 }
 
 /** One sale: the lookup, then the purchase through send-once. */
@@ -117,6 +129,8 @@ class VendFlow {
   /** No H3 attempt may still be in flight after this (workflow time). */
   private inFlightUntil = 0;
   private lastSendRefused = false;
+  /** Where the sale's outcome is told (nothing without the input's `notify`). */
+  private readonly events: MerchantEvents;
 
   private readonly acts: {
     /** H1+H2, a local activity (reads only), retried for 5 minutes. */
@@ -134,6 +148,7 @@ class VendFlow {
     this.options = options;
     this.purchaseTimeoutMs = options.purchaseTimeoutMs ?? DEFAULTS.purchaseTimeoutMs;
     this.state = { orderRef: input.order_ref, status: 'validating', attempt: 0, steps: [] };
+    this.events = new MerchantEvents(input.notify, 'vend', input.order_ref);
     this.acts = {
       lookup: proxyLocalActivities<VendingActivities>({
         ...LOCAL_READ,
@@ -175,6 +190,11 @@ class VendFlow {
           ),
       },
     );
+  }
+
+  /** The sale's event: its amount in kobo (H3's amount is whole naira, docs/choices.md). */
+  emitOutcome(status: string, reason: string): Promise<void> {
+    return this.events.emitFor(VEND_EVENT_TYPES, { status, reason, amount: this.input.amount * 100, currency: 'NGN' });
   }
 
   // --- main steps ---
@@ -282,6 +302,7 @@ class VendFlow {
       isFinal: (t) => vendRecordOutcome(t.status) !== 'pending',
       absentIsFinal: () => Date.now() >= this.inFlightUntil,
       setStatus: (status) => this.setStatus(status),
+      onParked: () => this.emitOutcome('outcome_unknown', `${how}; parked: requeried, or resolved by an operator`),
       resolution: () => this.resolution,
       onRead: (read) => {
         if (read !== 'error' && read.found) last = read.record;

@@ -13,7 +13,9 @@ import { merchantEventId } from '../../src/shared/merchant-event';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { PaymentFlow, PaymentReference, PaymentStatus } from '../../src/shared/search-attributes';
 import { TEST_CARDS } from '../../src/sandbox';
-import { cardPayment, payCardWithOtp } from '../support/flow-inputs';
+import { cardPayment, electricityVend, payCardWithOtp } from '../support/flow-inputs';
+import { runVend } from '../../src/starters/vending';
+import { vendWorkflowId } from '../../src/shared/vending';
 import { historyTexts } from '../support/history';
 import { eventually } from '../support/polling';
 import { testConfig, useServices } from '../support/stack';
@@ -119,5 +121,36 @@ describe('a card payment tells the merchant its outcome', () => {
         notify: { url: 'ftp://merchant.example/events' },
       }),
     ).rejects.toThrow('notify.url must be an http(s) URL');
+  });
+});
+
+describe('a vend tells the merchant its outcome', () => {
+  it('vended: one verified vend.succeeded, its amount in kobo', async () => {
+    const ref = `ev-vend-${randomUUID()}`;
+    const result = await runVend(env.services.starters, { ...electricityVend(ref), notify: { url: listener.url } });
+    expect(result.status).toBe('vended');
+    const [event] = await delivered(ref);
+    expect(event.type).toBe('vend.succeeded');
+    expect(event.id).toBe(merchantEventId(vendWorkflowId(ref), 'vend.succeeded'));
+    expect(event.data).toMatchObject({
+      flow: 'vend',
+      reference: ref,
+      status: 'vended',
+      amount: electricityVend(ref).amount * 100,
+      currency: 'NGN',
+      sequence: 1,
+    });
+  });
+
+  it('rejected below the minimum: vend.failed, nothing vended', async () => {
+    const ref = `ev-vmin-${randomUUID()}`;
+    const result = await runVend(env.services.starters, {
+      ...electricityVend(ref, { amount: 1 }),
+      notify: { url: listener.url },
+    });
+    expect(result.status).toBe('rejected');
+    const [event] = await delivered(ref);
+    expect(event.type).toBe('vend.failed');
+    expect(event.data.reason).toMatch(/minimum_vend/);
   });
 });
