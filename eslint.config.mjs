@@ -6,7 +6,19 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.data/**', 'coverage/**', '*.config.js', 'scripts/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.tools/**',
+      '.data/**',
+      'coverage/**',
+      '*.config.js',
+      'scripts/**',
+      'reports/**',
+      '.stryker-tmp*/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -11,6 +11,7 @@ import { loadConfig, type AppConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunServicesOptions, type RunningServices } from '../../src/stack/services';
 import { SandboxAdmin } from './sandbox-admin';
+import { mutationBundleCache, withActiveMutant } from './mutation-bundle';
 import {
   createPaymentsWorker,
   METRICS_INTERCEPTOR_PATH,
@@ -67,16 +68,18 @@ export function workflowBundle(
   const key = [workflowsPath, ...interceptorModules].join('|');
   let b = bundles.get(key);
   if (!b) {
-    b = bundleWorkflowCode({
-      workflowsPath,
-      workflowInterceptorModules: interceptorModules,
-      preloadModules: PRELOADED_WORKFLOW_MODULES,
-      failureConverterPath: FAILURE_CONVERTER_PATH,
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-    });
+    b = mutationBundleCache(key, () =>
+      bundleWorkflowCode({
+        workflowsPath,
+        workflowInterceptorModules: interceptorModules,
+        preloadModules: PRELOADED_WORKFLOW_MODULES,
+        failureConverterPath: FAILURE_CONVERTER_PATH,
+        logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+      }),
+    );
     bundles.set(key, b);
   }
-  return b;
+  return b.then(withActiveMutant);
 }
 
 /** A writable that collects pino's JSON lines. */

@@ -1,0 +1,183 @@
+// Mutation testing (StrykerJS) of the modules that decide money or trust: `npm run mutation`
+// (test/support/mutation.ts starts the Temporal dev server and PostgreSQL once, then runs each group).
+// docs/testing.md says what each group covers, the scores, the surviving mutants and the run time.
+//
+// A group is chosen with MUTATION_GROUP. Each has its own test files, incremental file and reports,
+// so one group can be rerun alone and a rerun retests only the mutants whose code or tests changed.
+import process from 'node:process';
+
+// Modules that run in Node: per-test coverage sends each mutant only to the tests that reach it,
+// and jest's --findRelatedTests loads only the test files that import the mutated file.
+const inNode = { coverageAnalysis: 'perTest', relatedTestsOnly: true };
+
+/** The rules: the not-found rule, the failure reading, the amount check, signatures, redaction of API errors. */
+const rules = {
+  ...inNode,
+  mutate: [
+    'src/api/not-found.ts',
+    'src/shared/failures.ts',
+    'src/activities/failures.ts',
+    // amountMismatch only; the rest of the file is durations and types.
+    'src/shared/payment-common.ts:58-75',
+    'src/webhooks/signatures.ts',
+    'src/api/redact.ts',
+  ],
+  testFiles: [
+    'test/api/not-found.test.ts',
+    'test/api/errors.test.ts',
+    'test/api/pos.test.ts',
+    'test/payments/amount-check.test.ts',
+    'test/activities/failure-reading.test.ts',
+    'test/webhooks/signature-exactness.test.ts',
+    'test/security/redaction-round.test.ts',
+  ],
+};
+
+/** Log redaction. */
+const logging = {
+  ...inNode,
+  mutate: ['src/logging/logger.ts'],
+  testFiles: ['test/foundation/logging.test.ts', 'test/security/redaction-round.test.ts'],
+};
+
+/** The webhook receiver (its dedupe with the rest), the credit store and the credit handler. */
+const webhooks = {
+  ...inNode,
+  mutate: [
+    'src/webhooks/receiver.ts',
+    'src/virtual-accounts/credit-store.ts',
+    'src/virtual-accounts/credit-handler.ts',
+  ],
+  testFiles: [
+    'test/webhooks/receiver.test.ts',
+    'test/webhooks/signature-exactness.test.ts',
+    'test/webhooks/va-credit-dedupe.test.ts',
+    'test/virtual-accounts/va-credit-e2e.test.ts',
+    'test/virtual-accounts/credit-callback-window.test.ts',
+  ],
+};
+
+/** The claim-check store (card data at rest). */
+const claimCheck = {
+  ...inNode,
+  mutate: ['src/claim-check/store.ts'],
+  testFiles: ['test/claim-check/store.test.ts'],
+};
+
+/**
+ * Workflow modules run inside the worker's workflow sandbox (a webpack bundle in its own V8
+ * context), where neither the active mutant nor coverage counters reach Stryker; see
+ * docs/testing.md. test/support/stack.ts hands the active mutant to the bundle, and coverage
+ * analysis is off: each mutant runs the group's test files.
+ */
+const inWorkflow = {
+  coverageAnalysis: 'off',
+  // The tests name workflows by path, not by import: jest cannot see which tests they are.
+  relatedTestsOnly: false,
+};
+
+/** The send-once rule. */
+const sendOnce = {
+  ...inWorkflow,
+  mutate: ['src/workflows/steps/send-once.ts'],
+  testFiles: ['test/send-once/send-once.test.ts'],
+};
+
+/** The payment confirmation (verify, webhook and amount decisions of the payment flows). */
+const paymentConfirmation = {
+  ...inWorkflow,
+  mutate: ['src/workflows/steps/payment-confirmation.ts'],
+  testFiles: ['test/payments/flows-time-skipping.test.ts', 'test/payments/underpayment.test.ts'],
+};
+
+/** The vend. */
+const vending = {
+  ...inWorkflow,
+  mutate: ['src/workflows/vending.ts'],
+  testFiles: ['test/vending/vending-workflow.test.ts'],
+};
+
+/** POS sale (remote and terminal), refund and pre-auth. */
+const pos = {
+  ...inWorkflow,
+  mutate: [
+    'src/workflows/pos-remote.ts',
+    'src/workflows/pos-terminal.ts',
+    'src/workflows/pos-terminal-lock.ts',
+    'src/workflows/steps/pos-terminal-send.ts',
+    'src/workflows/pos-refund.ts',
+    'src/workflows/pos-refund-ledger.ts',
+    'src/workflows/pos-preauth.ts',
+  ],
+  testFiles: [
+    'test/pos/pos-remote-workflow.test.ts',
+    'test/pos/pos-remote-lifetime.test.ts',
+    'test/pos/pos-terminal-workflow.test.ts',
+    'test/pos/pos-refund-workflow.test.ts',
+    'test/pos/pos-preauth-workflow.test.ts',
+  ],
+};
+
+/** The mandate debit. */
+const mandate = {
+  ...inWorkflow,
+  mutate: ['src/workflows/mandate.ts'],
+  testFiles: ['test/mandates/mandate-workflow.test.ts', 'test/mandates/mandate-concurrent-debits.test.ts'],
+};
+
+/** In the order `npm run mutation` runs them (test/support/mutation.ts): fastest first. */
+export const GROUPS = {
+  rules,
+  logging,
+  'claim-check': claimCheck,
+  webhooks,
+  'send-once': sendOnce,
+  'payment-confirmation': paymentConfirmation,
+  vending,
+  pos,
+  mandate,
+};
+
+const name = process.env.MUTATION_GROUP ?? 'rules';
+const group = GROUPS[name];
+if (!group) throw new Error(`MUTATION_GROUP: one of ${Object.keys(GROUPS).join(', ')}; got ${name}`);
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  packageManager: 'npm',
+  testRunner: 'jest',
+  jest: { configFile: 'jest.config.js', enableFindRelatedTests: group.relatedTestsOnly },
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.json',
+  typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+  mutate: group.mutate,
+  testFiles: group.testFiles,
+  coverageAnalysis: group.coverageAnalysis,
+  incremental: true,
+  incrementalFile: `reports/mutation/${name}.incremental.json`,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: `reports/mutation/${name}.html` },
+  jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  thresholds: { high: 95, low: 90, break: null },
+  // Two cores shared with everything else: one test runner, and generous time for a mutant whose
+  // tests start a Temporal worker.
+  concurrency: 1,
+  timeoutMS: 60_000,
+  timeoutFactor: 2,
+  dryRunTimeoutMinutes: 20,
+  // The sandbox needs the sources, tests and config; not the build, the tools or local data.
+  ignorePatterns: [
+    'dist',
+    '.tools',
+    '.data',
+    'coverage',
+    'reports',
+    'bench/results',
+    'deploy',
+    'docs',
+    '.git',
+    '.stryker-tmp*',
+  ],
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+};
