@@ -127,4 +127,13 @@ describe('the names the README and docs use', () => {
     const docs = all.map((d) => d.text).join('\n') + text('.env.example');
     expect(Object.keys(envSchema.shape).filter((v) => !docs.includes(v))).toEqual([]);
   });
+
+  it('lists every variable the config reads in .env.example (commented out is fine), and nothing it does not read', () => {
+    const example = text('.env.example');
+    // `NAME=` at the start of a line, or after `# ` (a commented default or example).
+    const listed = new Set([...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]*[A-Z0-9])=/gm)].map((m) => m[1]));
+    expect(Object.keys(envSchema.shape).filter((v) => !listed.has(v))).toEqual([]);
+    const known = new Set([...Object.keys(envSchema.shape), ...OTHER_VARIABLES]);
+    expect([...listed].filter((v) => !known.has(v))).toEqual([]);
+  });
 });
