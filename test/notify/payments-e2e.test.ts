@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { MerchantEvent } from '../../src/notify';
 import { newNotifySecret } from '../../src/notify';
-import { startListener, type Listener } from '../../src/starters/commands/notify';
+import { startListener, type Listener } from '../../src/starters/commands/merchant-event-delivery';
 import { startCardPayment } from '../../src/starters/card-payment';
 import { merchantEventId } from '../../src/shared/merchant-event';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
@@ -153,4 +153,36 @@ describe('a vend tells the merchant its outcome', () => {
     expect(event.type).toBe('vend.failed');
     expect(event.data.reason).toMatch(/minimum_vend/);
   });
+});
+
+describe('a payment parked for a person tells the merchant, then tells it the outcome', () => {
+  afterEach(async () => {
+    await env.admin.clearFaults();
+    await env.admin.clearWebhookFaults();
+  });
+
+  it('verify cannot answer: payment.needs_attention (sequence 1), then payment.succeeded (sequence 2) once verify settles it', async () => {
+    const ref = `ev-park-${randomUUID()}`;
+    await env.admin.webhookFault('hold', 1);
+    await env.admin.fault({ path: '/transaction/verify', kind: 'error5xx', status: 503 });
+    const input = {
+      ...cardPayment(ref, TEST_CARDS.otpOnly, 300_000),
+      webhookGraceMs: 500,
+      notify: { url: listener.url },
+    };
+    const paid = payCardWithOtp(env.services.starters, input);
+    const [parked] = await delivered(ref, 1);
+    expect(parked.type).toBe('payment.needs_attention');
+    expect(parked.data).toMatchObject({ status: 'outcome_unknown', sequence: 1, amount: 300_000, currency: 'NGN' });
+    expect(parked.id).toBe(merchantEventId(paymentWorkflowId(ref), 'payment.needs_attention'));
+
+    await env.admin.clearFaults();
+    expect((await paid).status).toBe('success');
+    const events = await delivered(ref, 2);
+    expect(events.map((e) => [e.type, e.data.sequence])).toEqual([
+      ['payment.needs_attention', 1],
+      ['payment.succeeded', 2],
+    ]);
+    expect(events[1].data.reason).toMatch(/settled by verify/);
+  }, 120_000);
 });
