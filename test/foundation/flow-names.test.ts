@@ -21,6 +21,8 @@ const NOT_A_FLOW: Record<Folder, string[]> = {
     'flow-metrics',
     'input-error',
     'lazy',
+    // the events every flow emits to the merchant (the delivery flow's files are merchant-event-delivery)
+    'merchant-event',
     'outcome',
     // the card, bank, USSD, checkout and recurring flows' common contract (verify, final statuses, the bank/USSD state)
     'payment-common',

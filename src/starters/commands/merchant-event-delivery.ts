@@ -1,4 +1,5 @@
-// CLI: events to the merchant's backend (docs/events.md).
+// CLI: `npm run cli -- notify ...`: events to the merchant's backend (docs/events.md) and the
+// merchant-event delivery flow's deliveries.
 //   notify listen [--port 4100] [--host 127.0.0.1] [--secret whsec_…] [--json]
 //       A local merchant endpoint, like `stripe listen`: verifies each event's signature (Standard
 //       Webhooks) and prints it as it arrives; 204 for a verified event, 400 otherwise. Without a
