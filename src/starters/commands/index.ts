@@ -20,6 +20,7 @@ import { registerOpsCommands } from './ops';
 import { registerScheduledMoneyCommands } from './scheduled-money';
 import { registerReconciliationCommands } from './reconciliation';
 import { registerSmsCommands } from './sms';
+import { registerNotifyCommands } from './merchant-event-delivery';
 
 export function registerCommands(program: Command, context: ContextFactory): void {
   const pos = program.command('pos').description('POS remote requests (E1/E2) and POS terminal transactions (F1-F4)');
@@ -46,6 +47,7 @@ export function registerCommands(program: Command, context: ContextFactory): voi
   registerScheduledMoneyCommands(program, context);
   registerReconciliationCommands(program, context);
   registerSmsCommands(program, context);
+  registerNotifyCommands(program, context);
 }
 
 export type { ContextFactory };
