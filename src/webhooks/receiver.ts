@@ -31,6 +31,7 @@ import {
 import { countWebhook, httpMetricsObserver } from '../observability/metrics';
 import { answerHealth, temporalReachable } from '../observability/health';
 import { paymentFlowRun } from '../temporal/payment-run';
+import { classifyDeliveryFailure, SingleFlight } from './delivery-outcome';
 
 /** The route label of a request path (bounded: never the raw path). */
 export function receiverRoute(path: string): string {
@@ -84,6 +85,8 @@ function escapeHtml(s: string): string {
 export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
   const { client, logger } = opts;
   const recent = new RecentKeys(opts.dedupeCapacity ?? 10_000);
+  // Copies of one delivery arriving together share one hand-over to Temporal (one signal, one start).
+  const inflight = new SingleFlight();
   const limit = opts.maxBodyBytes ?? 1024 * 1024;
 
   async function handlePayment(raw: Buffer, signature: string, res: ServerResponse): Promise<void> {
@@ -127,23 +130,29 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
     };
     // signalWithStart: lands in the running flow that owns the reference, or starts a
     // holding workflow under that id, so an early or orphan webhook is never lost.
-    await client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>(
-      'unmatchedPaymentWebhookWorkflow',
-      {
-        workflowId: paymentWorkflowId(TransactionRef),
-        taskQueue: opts.taskQueue,
-        args: [{}],
-        signal: paymentWebhookSignal,
-        signalArgs: [event],
-        typedSearchAttributes: paymentSearchAttributes({
-          flow: 'unmatched-webhook',
-          reference: TransactionRef,
-          status: 'unmatched',
-          amount: Body.amount,
-          currency: Body.currency,
-        }),
-      },
+    const { shared } = await inflight.run(dedupeKey, () =>
+      client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>(
+        'unmatchedPaymentWebhookWorkflow',
+        {
+          workflowId: paymentWorkflowId(TransactionRef),
+          taskQueue: opts.taskQueue,
+          args: [{}],
+          signal: paymentWebhookSignal,
+          signalArgs: [event],
+          typedSearchAttributes: paymentSearchAttributes({
+            flow: 'unmatched-webhook',
+            reference: TransactionRef,
+            status: 'unmatched',
+            amount: Body.amount,
+            currency: Body.currency,
+          }),
+        },
+      ),
     );
+    if (shared) {
+      countWebhook('payment', 'duplicate');
+      return sendJson(res, 200, { received: true, duplicate: true });
+    }
     recent.add(dedupeKey);
     countWebhook('payment', 'verified');
     logger.info({ transactionRef: TransactionRef, event: Event }, 'payment webhook delivered to workflow');
@@ -167,7 +176,34 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
       return sendJson(res, 400, { received: false, errors: inputIssuesOf(parsed.error, '(body)') });
     }
     const b = parsed.data;
-    const version = b.version === 'v3' ? 3 : b.version === 'v2' ? 2 : 1;
+    // Which fields are trusted follows from the signature scheme that held, never from `version`,
+    // which versions 2 and 3 do not sign: a whole-body signature is version 1's (every field
+    // signed); a six-value one covers those six only, whatever `version` says (it picks only
+    // where the credit workflow looks the service's record up: v3 by session id).
+    const wholeBody = checked.scheme === 'whole-body';
+    const version = wholeBody ? 1 : b.version === 'v3' ? 3 : 2;
+    // E-2 announces credits: transaction_indicator is 'C' (spec, virtual-account transaction).
+    if (b.transaction_indicator !== 'C') {
+      if (wholeBody) {
+        // Signed: truly not a credit. Acknowledged so the service neither redelivers nor logs it; nothing credited.
+        logger.warn(
+          { transactionReference: b.transaction_reference, transactionIndicator: b.transaction_indicator.slice(0, 8) },
+          'virtual-account notification that is not a credit: acknowledged, nothing credited',
+        );
+        countWebhook('virtual-account', 'invalid');
+        return sendJson(res, 200, {
+          response_code: 200,
+          transaction_reference: b.transaction_reference,
+          response_description: 'Success',
+        });
+      }
+      // Unsigned here (six-value scheme): not acknowledged, so it stays in the service's webhook error log.
+      countWebhook('virtual-account', 'invalid');
+      return sendJson(res, 400, {
+        received: false,
+        errors: [{ field: 'transaction_indicator', message: "must be 'C' (a credit)" }],
+      });
+    }
     // Only what the signature covers goes on (see shared/virtual-account-credit.ts): v2/v3 sign six
     // values; v1 signs the whole body, so its fee and date are signed too.
     const credit: VirtualAccountCredit = {
@@ -194,22 +230,25 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
       // after a failed run) a new run starts and its durable check (va_credit_records) answers
       // 'duplicate': credited once either way. The workflow is started before anything is recorded,
       // so a crash here loses nothing (the service redelivers an unacknowledged notification).
-      await client.workflow
-        .start<typeof virtualAccountCreditWorkflow>('virtualAccountCreditWorkflow', {
-          workflowId: virtualAccountCreditWorkflowId(b.transaction_reference),
-          taskQueue: opts.taskQueue,
-          args: [credit],
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-        })
-        .catch((err: unknown) => {
-          if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
-          duplicate = true;
-          logger.info(
-            { transactionReference: b.transaction_reference },
-            'duplicate virtual-account credit: its workflow already completed',
-          );
-        });
+      const { shared } = await inflight.run(dedupeKey, () =>
+        client.workflow
+          .start<typeof virtualAccountCreditWorkflow>('virtualAccountCreditWorkflow', {
+            workflowId: virtualAccountCreditWorkflowId(b.transaction_reference),
+            taskQueue: opts.taskQueue,
+            args: [credit],
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+          })
+          .catch((err: unknown) => {
+            if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+            duplicate = true;
+            logger.info(
+              { transactionReference: b.transaction_reference },
+              'duplicate virtual-account credit: its workflow already completed',
+            );
+          }),
+      );
+      if (shared) duplicate = true;
       recent.add(dedupeKey);
     }
     countWebhook('virtual-account', duplicate ? 'duplicate' : 'verified');
@@ -277,14 +316,28 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
           countWebhook('unknown', 'rejected');
           return sendJson(res, 401, { received: false, error: 'missing signature header' });
         } catch (err) {
-          // 413 for a body over the limit; otherwise Temporal could not be reached (documented 503: the service redelivers).
-          const status = (err as { statusCode?: number }).statusCode ?? 503;
-          if (status !== 413) logger.error({ err }, 'webhook processing failed; the service will redeliver');
+          // 413 for a body over the limit; 400 for a notification no redelivery can fix (the service
+          // stops); 503 only when Temporal could not take it now (documented: the service redelivers).
+          const failure = classifyDeliveryFailure(err, req);
+          if (failure.kind === 'aborted') {
+            logger.debug({ path: receiverRoute(url.pathname) }, 'client aborted the request');
+            return;
+          }
+          if (failure.kind === 'permanent') {
+            logger.warn({ reason: failure.reason }, 'webhook refused for good: it cannot be handed to Temporal');
+          } else if (failure.kind === 'transient') {
+            logger.error({ err }, 'webhook processing failed; the service will redeliver');
+          }
           if (!res.headersSent)
-            sendJson(res, status, {
-              received: false,
-              error: status === 413 ? 'body too large' : 'temporarily unavailable',
-            });
+            sendJson(
+              res,
+              failure.kind === 'too-large' ? 413 : failure.kind === 'permanent' ? 400 : 503,
+              failure.kind === 'too-large'
+                ? { received: false, error: 'body too large' }
+                : failure.kind === 'permanent'
+                  ? { received: false, error: failure.reason }
+                  : { received: false, error: 'temporarily unavailable' },
+            );
         }
       }
     },

@@ -45,16 +45,25 @@ export function virtualAccountSignedString(body: Record<string, unknown>): strin
 }
 
 /**
+ * Which of E-2's two signature schemes held: `whole-body` (version 1: every field is signed) or
+ * `six-values` (versions 2 and 3: only the six values of virtualAccountSignedString are signed).
+ * What the receiver trusts follows from this, never from the body's own `version` field, which no
+ * scheme of versions 2 and 3 signs.
+ */
+export type VirtualAccountSignatureScheme = 'whole-body' | 'six-values';
+
+/**
  * E-2. Checked on the raw bytes first: version 1 signs the whole body, so its HMAC is compared
  * before anything is parsed. Versions 2 and 3 sign six values of the body, so only when the raw
  * check fails is the body parsed — to read those six values, nothing else is used — and the
- * joined string checked. Answers the parsed body only when the signature holds.
+ * joined string checked, whatever the (unsigned) `version` field says. Answers the parsed body and
+ * the scheme that held only when a signature holds.
  */
 export function verifyVirtualAccountWebhook(
   rawBody: Buffer,
   signature: string,
   secretKey: string,
-): { verified: true; body: unknown } | { verified: false } {
+): { verified: true; body: unknown; scheme: VirtualAccountSignatureScheme } | { verified: false } {
   const parse = (): unknown => {
     try {
       return JSON.parse(rawBody.toString('utf8')) as unknown;
@@ -62,15 +71,14 @@ export function verifyVirtualAccountWebhook(
       return undefined;
     }
   };
-  if (hexDigestsEqual(hmacSha512Hex(secretKey, rawBody), signature)) return { verified: true, body: parse() };
+  if (hexDigestsEqual(hmacSha512Hex(secretKey, rawBody), signature))
+    return { verified: true, body: parse(), scheme: 'whole-body' };
   const body = parse();
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { verified: false };
-  const version = (body as Record<string, unknown>).version;
-  if (version !== 'v2' && version !== 'v3') return { verified: false };
   return hexDigestsEqual(
     hmacSha512Hex(secretKey, virtualAccountSignedString(body as Record<string, unknown>)),
     signature,
   )
-    ? { verified: true, body }
+    ? { verified: true, body, scheme: 'six-values' }
     : { verified: false };
 }
