@@ -13,8 +13,8 @@ import { isDocumentedNotFound, NotFoundError, RequestAbortedError } from '../api
 import type { ActivityDeps } from './deps';
 import {
   POS_REMOTE_TXN_SOURCE,
-  posRemoteE1SendingSignal,
-  POS_REMOTE_A6_MAX_PAGES,
+  posRemoteCreateSendingSignal,
+  POS_REMOTE_RECORDS_MAX_PAGES,
   type PosRemoteRecordLookup,
   type PosRemoteSearchOutcome,
   type PosRemotePollOutcome,
@@ -85,7 +85,7 @@ export function createPosRemoteActivities(deps: ActivityDeps, opts: PosRemoteAct
         try {
           await ctx.client.workflow
             .getHandle(wf.workflowId, wf.runId)
-            .signal(posRemoteE1SendingSignal, { activityId: ctx.info.activityId, attempt: ctx.info.attempt });
+            .signal(posRemoteCreateSendingSignal, { activityId: ctx.info.activityId, attempt: ctx.info.attempt });
         } catch (err) {
           // Not announced: not sent either.
           throw ApplicationFailure.create({
@@ -142,7 +142,7 @@ export function createPosRemoteActivities(deps: ActivityDeps, opts: PosRemoteAct
      * A6 over the days around now: the POS remote requests of this terminal for this amount.
      * Before E1 it gives the baseline (what existed already); after a lost E1 answer, the one
      * request not in the baseline nor held by an earlier lock holder is ours. At most
-     * POS_REMOTE_A6_MAX_PAGES pages of 100 are read; a longer list is `incomplete`.
+     * POS_REMOTE_RECORDS_MAX_PAGES pages of 100 are read; a longer list is `incomplete`.
      */
     async posRemoteFindRequest(q: {
       terminal_id: string;
@@ -155,7 +155,7 @@ export function createPosRemoteActivities(deps: ActivityDeps, opts: PosRemoteAct
       const window = { start_date: day(now - 86_400_000), end_date: day(now + 86_400_000) };
       const refs: string[] = [];
       let scanned = 0;
-      const maxPages = POS_REMOTE_A6_MAX_PAGES;
+      const maxPages = POS_REMOTE_RECORDS_MAX_PAGES;
       for (let page = 1; page <= maxPages; page++) {
         ctx.heartbeat({ page });
         let rows: TransactionRecord[];

@@ -10,7 +10,7 @@ import { isDocumentedNotFound, NotFoundError, type ElectricityProvider, type Ven
 import type { ActivityDeps } from './deps';
 import { heartbeatWhile } from './heartbeat';
 import {
-  VEND_H1_WHAT,
+  VEND_PROVIDER_LIST_STEP,
   type ListedMeterLookup,
   type MeterInfo,
   type VendCheckOutcome,
@@ -71,7 +71,7 @@ export function createVendingActivities(deps: ActivityDeps, opts: VendingActivit
     try {
       return (await providers()).map((p) => ({ code: p.code, ...(p.name ? { name: p.name } : {}) }));
     } catch (err) {
-      throw toActivityFailure(err, { moneyMoving: false, what: VEND_H1_WHAT });
+      throw toActivityFailure(err, { moneyMoving: false, what: VEND_PROVIDER_LIST_STEP });
     }
   }
 
@@ -102,7 +102,7 @@ export function createVendingActivities(deps: ActivityDeps, opts: VendingActivit
     /**
      * H1 (cached) and H2 in one activity: one workflow task and one activity dispatch fewer per sale
      * than the two steps apart (docs/performance.md). Both are reads, so a retry of the whole is safe.
-     * A failure of H1 says so first (VEND_H1_WHAT), so the flow reports which step failed.
+     * A failure of H1 says so first (VEND_PROVIDER_LIST_STEP), so the flow reports which step failed.
      */
     async vendLookupListedMeter(req: MeterRequest): Promise<ListedMeterLookup> {
       const listed = (await listProviders()).some((p) => p.code.toUpperCase() === req.provider);

@@ -184,14 +184,15 @@ export const cancelPosRemoteSignal = defineSignal<[{ reason?: string }?]>('cance
  * Sent by E1's activity, and acknowledged by the server, right before the HTTP call: after it, E1
  * may have reached the service and is never sent again; without it, E1 provably never left.
  */
-export const posRemoteE1SendingSignal = defineSignal<[{ activityId: string; attempt: number }]>('posRemoteE1Sending');
+export const posRemoteCreateSendingSignal =
+  defineSignal<[{ activityId: string; attempt: number }]>('posRemoteE1Sending');
 
 /** Pages of 100 rows a POS remote request reads of A6 (two days around now) at most. */
-export const POS_REMOTE_A6_MAX_PAGES = 20;
+export const POS_REMOTE_RECORDS_MAX_PAGES = 20;
 
 /**
  * What the search of the service's transaction records found for a lost E1 answer. `incomplete`:
- * A6 listed more than POS_REMOTE_A6_MAX_PAGES pages, so nothing can be told from what was read.
+ * A6 listed more than POS_REMOTE_RECORDS_MAX_PAGES pages, so nothing can be told from what was read.
  */
 export type PosRemoteSearchOutcome =
   | { kind: 'incomplete'; scanned: number }

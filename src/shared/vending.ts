@@ -125,7 +125,7 @@ export interface VendRecord {
 }
 
 /** What the H1 step's failures say first (the one-step lookup's failure names its step by it). */
-export const VEND_H1_WHAT = 'H1 electricity providers';
+export const VEND_PROVIDER_LIST_STEP = 'H1 electricity providers';
 
 /** The one-step lookup: the provider is not in H1's list (nothing else was asked), or H2's meter. */
 export type ListedMeterLookup = { listed: false } | { listed: true; meter: MeterInfo };

@@ -39,14 +39,14 @@ import type { PosRemoteActivities } from '../activities/pos-remote';
 import {
   PosRemoteInputSchema,
   cancelPosRemoteSignal,
-  posRemoteE1SendingSignal,
+  posRemoteCreateSendingSignal,
   posRemoteStateQuery,
   type PosRemoteInput,
   type PosRemoteParsedInput,
   type PosRemotePollOutcome,
   type PosRemoteRecord,
   type PosRemoteResult,
-  POS_REMOTE_A6_MAX_PAGES,
+  POS_REMOTE_RECORDS_MAX_PAGES,
   type PosRemoteSearchOutcome,
   type PosRemoteState,
 } from '../shared/pos-remote';
@@ -116,7 +116,7 @@ class PosRemoteRequestFlow {
       this.granted = { recentRefs: g.recentRefs };
     });
     setHandler(terminalLockCheckSignal, () => undefined); // its delivery is the answer
-    setHandler(posRemoteE1SendingSignal, () => {
+    setHandler(posRemoteCreateSendingSignal, () => {
       this.e1Announced = true;
     });
     // A cancelled workflow is a cancel request: the steps run non-cancellable, as the request
@@ -280,7 +280,7 @@ class PosRemoteRequestFlow {
       }
       if (found?.kind === 'incomplete') {
         // Part of a list proves neither which request is ours nor that none is: a failed read.
-        lastProblem = ` (the transaction list around today is longer than ${POS_REMOTE_A6_MAX_PAGES * 100} rows, too long to search)`;
+        lastProblem = ` (the transaction list around today is longer than ${POS_REMOTE_RECORDS_MAX_PAGES * 100} rows, too long to search)`;
         found = undefined;
       }
       if (found?.kind === 'one') {

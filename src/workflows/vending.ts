@@ -43,7 +43,7 @@ import {
 import type { VendingActivities } from '../activities/vending';
 import {
   VEND_FIRST_STATUS,
-  VEND_H1_WHAT,
+  VEND_PROVIDER_LIST_STEP,
   VEND_RESOLVE_OUTCOMES,
   VendInputSchema,
   vendRecordOutcome,
@@ -237,7 +237,7 @@ class VendFlow {
       this.meter = found.meter;
     } catch (err) {
       const message = failureMessage(err);
-      if (message.startsWith(VEND_H1_WHAT))
+      if (message.startsWith(VEND_PROVIDER_LIST_STEP))
         return this.finish('rejected', `the provider list (H1) could not be read: ${message}; nothing was vended`);
       this.record({ op: 'lookup', outcome: 'rejected', detail: failureTypeOf(err) ?? 'Unknown' });
       return this.finish('rejected', `meter lookup (H2) failed: ${message}; nothing was vended`);

@@ -9,7 +9,7 @@ import { createVendingActivities, type VendingActivities } from '../../src/activ
 import type { ActivityDeps } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
 import {
-  VEND_H1_WHAT,
+  VEND_PROVIDER_LIST_STEP,
   vendStateQuery,
   type ListedMeterLookup,
   type MeterInfo,
@@ -61,7 +61,11 @@ function scripted(
     async vendListProviders() {
       calls.push({ op: 'providers' });
       if (opts.failing === 'providers')
-        throw ApplicationFailure.create({ type: 'ServiceError', message: `${VEND_H1_WHAT}: down`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: 'ServiceError',
+          message: `${VEND_PROVIDER_LIST_STEP}: down`,
+          nonRetryable: true,
+        });
       return (opts.providers ?? ['EKEDC', 'IE']).map((code) => ({ code }));
     },
     // The one-step lookup, as the real activity composes it (H1, then H2 only for a listed provider).
@@ -174,7 +178,9 @@ describe('an electricity vend, step by step, with scripted activities', () => {
   it('a provider list (H1) that cannot be read: rejected, nothing looked up or purchased, H1 named', async () => {
     const { result, calls } = await run({ purchases: [], checks: [], failing: 'providers' });
     expect(result).toMatchObject({ status: 'rejected', attempt: 0 });
-    expect(result.message).toBe(`the provider list (H1) could not be read: ${VEND_H1_WHAT}: down; nothing was vended`);
+    expect(result.message).toBe(
+      `the provider list (H1) could not be read: ${VEND_PROVIDER_LIST_STEP}: down; nothing was vended`,
+    );
     expect(calls.map((c) => c.op)).toEqual(['providers']);
   });
 
@@ -325,7 +331,9 @@ describe('provider cache (real activities, counting client)', () => {
     });
     expect([lookups, counter.n]).toEqual([1, 1]); // H1 came from the cache the second time
     const failing = createVendingActivities(deps({ n: 0 }, true));
-    await expect(activity.run(failing.vendLookupListedMeter, req)).rejects.toThrow(new RegExp(`^${VEND_H1_WHAT}: `));
+    await expect(activity.run(failing.vendLookupListedMeter, req)).rejects.toThrow(
+      new RegExp(`^${VEND_PROVIDER_LIST_STEP}: `),
+    );
   });
 
   it('a failed H1 is not cached', async () => {
