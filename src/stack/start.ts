@@ -127,6 +127,10 @@ async function main(): Promise<void> {
     observability.tracing
       ? `Tracing           OpenTelemetry, exporter ${config.observability.tracing.exporter}`
       : undefined,
+    // Events to the merchant's backend (docs/events.md): where they go, or that none are sent.
+    config.notify.url
+      ? `Merchant events   ${config.notify.url} (NOTIFY_URL), signed with NOTIFY_SECRET, retried for ${config.notify.retryForMs / 3_600_000} h`
+      : `Merchant events   none sent (NOTIFY_URL unset; a flow's own notify.url still applies)`,
     started.reconciliationScheduleId
       ? `Reconciliation    Schedule ${started.reconciliationScheduleId}, daily at ${config.reconciliation.dailyAt} UTC (previous day)`
       : undefined,

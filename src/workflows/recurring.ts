@@ -216,6 +216,8 @@ class RecurringPlan {
             email: input.email,
             isRecurring: true,
             channels: ['card'],
+            // Each charge tells the merchant its outcome (docs/events.md); absent: as before.
+            ...(input.notify ? { notify: input.notify } : {}),
           },
         ],
       });
@@ -272,6 +274,7 @@ class RecurringPlan {
             amount: input.amount,
             currency: input.currency,
             webhookGraceMs: input.webhookGraceMs,
+            ...(input.notify ? { notify: input.notify } : {}),
           },
         ],
       });
