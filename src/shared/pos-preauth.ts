@@ -13,7 +13,15 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { keyDigest } from './mandate';
 import type { OutcomeResolution } from './outcome';
-import { POS_SEALED_FIELDS, PosTransactionOptionsSchema, PosSealedCardSchema, PosTransactionInputSchema, type PosResolveOutcome, type PosStep, type PosTransactionRecord } from './pos-terminal';
+import {
+  POS_SEALED_FIELDS,
+  PosTransactionOptionsSchema,
+  PosSealedCardSchema,
+  PosTransactionInputSchema,
+  type PosResolveOutcome,
+  type PosStep,
+  type PosTransactionRecord,
+} from './pos-terminal';
 import { lazy } from './lazy';
 
 export const posPreAuthWorkflowId = (merchantRef: string): string => `pos-preauth-${merchantRef}`;

@@ -15,7 +15,16 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { keyDigest } from './mandate';
 import type { OutcomeResolution } from './outcome';
-import { POS_SEALED_FIELDS, PosTransactionOptionsSchema, PosSealedCardSchema, PosTransactionInputSchema, merchantRefSchema, type PosResolveOutcome, type PosStep, type PosTransactionRecord } from './pos-terminal';
+import {
+  POS_SEALED_FIELDS,
+  PosTransactionOptionsSchema,
+  PosSealedCardSchema,
+  PosTransactionInputSchema,
+  merchantRefSchema,
+  type PosResolveOutcome,
+  type PosStep,
+  type PosTransactionRecord,
+} from './pos-terminal';
 import type { InputIssue } from './input-error';
 import { lazy } from './lazy';
 
