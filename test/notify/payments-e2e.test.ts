@@ -17,6 +17,7 @@ import { cardPayment, electricityVend, payCardWithOtp } from '../support/flow-in
 import { runVend } from '../../src/starters/vending';
 import { vendWorkflowId } from '../../src/shared/vending';
 import { historyTexts } from '../support/history';
+import { recordHistory } from '../support/replay';
 import { eventually } from '../support/polling';
 import { testConfig, useServices } from '../support/stack';
 
@@ -77,6 +78,9 @@ describe('a card payment tells the merchant its outcome', () => {
       { timeoutMs: 30_000 },
     );
     const d = await delivery.describe();
+    // Replay fixtures (test/replay/coverage.test.ts): the delivery, and a card payment that emitted.
+    await recordHistory(delivery, 'merchant-event-delivered');
+    await recordHistory(env.services.client.workflow.getHandle(paymentWorkflowId(ref)), 'card-otp-only-notify');
     expect(d.typedSearchAttributes.get(PaymentFlow)).toBe('merchant-event');
     expect(d.typedSearchAttributes.get(PaymentReference)).toBe(ref);
     expect(refused).toEqual([]);
