@@ -199,6 +199,7 @@ describe('the kustomize base, parsed', () => {
       CLAIM_CHECK_KEYS: `k8s-cc-1:${randomBytes(32).toString('base64')}`,
       CODEC_SERVER_TOKEN: randomBytes(16).toString('hex'),
       CLAIM_CHECK_DATABASE_URL: 'postgres://claimcheck:x@claimcheck-db:5432/claimcheck?sslmode=require',
+      RETURN_LINK_KEY: randomBytes(32).toString('hex'),
     };
     const env = Object.fromEntries(Object.entries(configMap).filter(([k]) => k in envSchema.shape));
     const config = loadConfig({ ...env, ...secret });
