@@ -1,9 +1,10 @@
 // The activity side of the claim check: open the sealed secret right before the service call,
-// and delete it once the service has answered that call (or refused it). A lost answer keeps the
-// record, so that a resend which a requery proved safe can still be made; its TTL ends it anyway.
+// and delete it (in the store's next batch delete) once the service has answered that call (or
+// refused it). A lost answer keeps the record, so that a resend which a requery proved safe can
+// still be made; its TTL ends it anyway.
 // A handle that no longer opens fails with SecretUnavailable (non-retryable): nothing was sent,
 // and the flow asks for the data again.
-import { ApplicationFailure, log } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { PaymentsApiError } from '../api';
 import type { ClaimCheckStore } from '../claim-check/store';
 import { SecretUnavailableError } from '../claim-check/store';
@@ -39,20 +40,16 @@ export async function withSealed<S, T>(
   }
   try {
     const result = await use(secret);
-    if (!keep.afterAnswer?.(result)) await discard(store, handle);
+    if (!keep.afterAnswer?.(result)) discard(store, handle);
     return result;
   } catch (err) {
     const kept = keep.afterError ? keep.afterError(err) : err instanceof PaymentsApiError && err.outcomeUnknown;
-    if (!kept) await discard(store, handle);
+    if (!kept) discard(store, handle);
     throw err;
   }
 }
 
-async function discard(store: ClaimCheckStore, handle: string): Promise<void> {
-  // The call is made; a failed delete must not turn its answer into an error (the TTL still ends the record).
-  await store
-    .discard(handle)
-    .catch((err: unknown) =>
-      log.warn('claim-check record not deleted; its TTL will end it', { error: (err as Error).message }),
-    );
+/** The call is made: the record goes in the store's next batch delete (no round trip here; its TTL ends it anyway). */
+function discard(store: ClaimCheckStore, handle: string): void {
+  store.discardSoon(handle);
 }

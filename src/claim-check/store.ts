@@ -7,8 +7,10 @@
 //    key id bound as additional authenticated data.
 //  - open(): the plaintext while the record lives; SecretUnavailableError when it was redeemed,
 //    expired (TTL, default 15 minutes) or never existed.
-//  - discard(): deletes it; the activity calls it once the service has answered the call that
-//    used it. sweepExpired() deletes what outlived its TTL (a sweeper runs it periodically).
+//  - discardSoon(): the activity calls it once the service has answered the call that used it;
+//    the deletes are batched (one statement for many records, off the payment's path), and this
+//    process stops opening the handle at once. discard() deletes at once. sweepExpired() deletes
+//    what outlived its TTL (a sweeper runs it periodically).
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { SecretPurpose } from '../shared/claim-check';
@@ -40,12 +42,18 @@ export class SecretUnavailableError extends Error {
 }
 
 const TABLE = 'claim_check_records';
+/** How long a discarded record may wait for its batch delete, and how many make a batch at once. */
+const DISCARD_BATCH_MS = 1_000;
+const DISCARD_BATCH_SIZE = 200;
 const SCHEMA_LOCK = 0x636c616d; // advisory lock id: several processes may migrate at once
 
 export class ClaimCheckStore {
   private readonly keys: Map<string, Buffer>;
   private readonly activeKeyId: string;
   private sweeper: NodeJS.Timeout | undefined;
+  /** Handles discarded, not yet deleted (discardSoon), with their record ids. */
+  private readonly toDiscard = new Map<string, Buffer>();
+  private discardTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -116,7 +124,8 @@ export class ClaimCheckStore {
 
   /** The sealed value, while its record lives; SecretUnavailableError otherwise. */
   async open<T>(handle: string, purpose: SecretPurpose): Promise<T> {
-    if (typeof handle !== 'string' || handle.length > 64) throw new SecretUnavailableError(purpose);
+    if (typeof handle !== 'string' || handle.length > 64 || this.toDiscard.has(handle))
+      throw new SecretUnavailableError(purpose);
     const { rows } = await this.pool.query<{ purpose: string; key_id: string; iv: Buffer; sealed: Buffer }>(
       `SELECT purpose, key_id, iv, sealed FROM ${TABLE} WHERE id = $1 AND expires_at > now()`,
       [recordId(handle)],
@@ -136,10 +145,35 @@ export class ClaimCheckStore {
     }
   }
 
-  /** Deletes the record (a no-op when it is gone already). */
+  /** Deletes the record now (a no-op when it is gone already). */
   async discard(handle: string): Promise<void> {
     if (typeof handle !== 'string' || handle.length > 64) return;
     await this.pool.query(`DELETE FROM ${TABLE} WHERE id = $1`, [recordId(handle)]);
+  }
+
+  /**
+   * Deletes the record soon, with others, in one statement (at most DISCARD_BATCH_MS later, or at
+   * once when DISCARD_BATCH_SIZE are waiting): the payment's path pays no round trip for it. From
+   * this call on, this process no longer opens the handle; another process could until the batch
+   * runs. A batch that fails (or a process that dies first) leaves the records to their TTL.
+   */
+  discardSoon(handle: string): void {
+    if (typeof handle !== 'string' || handle.length > 64) return;
+    this.toDiscard.set(handle, recordId(handle));
+    if (this.toDiscard.size >= DISCARD_BATCH_SIZE) void this.flushDiscards();
+    else this.discardTimer ??= setTimeout(() => void this.flushDiscards(), DISCARD_BATCH_MS).unref();
+  }
+
+  /** Runs the waiting deletes now (close() does too). */
+  async flushDiscards(): Promise<void> {
+    if (this.discardTimer) clearTimeout(this.discardTimer);
+    this.discardTimer = undefined;
+    if (this.toDiscard.size === 0) return;
+    const batch = new Map(this.toDiscard);
+    this.toDiscard.clear();
+    await this.pool
+      .query(`DELETE FROM ${TABLE} WHERE id = ANY($1::bytea[])`, [[...batch.values()]])
+      .catch(() => undefined); // the TTL (and the sweeper) still end them
   }
 
   /** Deletes every record past its TTL; answers how many. */
@@ -165,6 +199,7 @@ export class ClaimCheckStore {
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = undefined;
+    await this.flushDiscards();
     await this.pool.end();
   }
 }

@@ -135,8 +135,9 @@ export async function queryPayment<T>(client: Client, ref: string, query: QueryD
 
 /**
  * Checks a code's format here (a malformed one is never sealed), seals it, and sends its handle
- * as the Update; the record is deleted afterwards whatever happened (the activity deletes it as
- * soon as the service answered; this covers an Update refused before use).
+ * as the Update. The activity deletes the record once the service answered; when the Update
+ * failed (refused before use, or the answer lost) the record goes in the store's next batch
+ * delete here: a payment's path pays no round trip for deletions.
  */
 export async function sendSealedCode<S>(
   ctx: StarterContext,
@@ -150,8 +151,10 @@ export async function sendSealedCode<S>(
   const sealed = await ctx.claimCheck.seal(purpose, code);
   try {
     return await step((updateId) => send(handle(ctx.client, ref), sealed, updateId));
-  } finally {
-    await ctx.claimCheck.discard(sealed).catch(() => undefined);
+  } catch (err) {
+    // Refused before use, or its answer lost: never used again (a new code is sealed for a retry).
+    ctx.claimCheck.discardSoon(sealed);
+    throw err;
   }
 }
 

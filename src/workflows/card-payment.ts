@@ -10,7 +10,8 @@
 // PIN and OTP arrive as Updates: the validator refuses a code in the wrong state or format (so
 // nothing enters history); a code the service refuses fails the Update with its message and the
 // flow keeps waiting, up to MAX_REFUSED_CODES. Each step has its timeout, after which verify
-// decides (expired when the payment is still pending). The final state is verify's, woken by the
+// decides (expired when the payment is still pending). The final state is verify's: at once when
+// B1 or B2 answered Success (a local read in the same workflow task), otherwise woken by the
 // charge_successful webhook (a signal from the receiver) or by the grace passing; an unknown
 // outcome is parked (./steps/payment-flow.ts).
 // Card data, PIN and OTP never reach the workflow: the starter seals them into the claim-check
@@ -64,6 +65,8 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
   private busy = false;
   /** The PIN may have been accepted (its answer was lost): an OTP is accepted too. */
   private pinAnswerLost = false;
+  /** B1 or B2 answered Success: the final verify need not wait for the webhook. */
+  private answeredSuccess = false;
 
   constructor(private readonly input: CardPaymentInput) {
     super(
@@ -179,7 +182,8 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
       await this.charge();
       await this.awaitCodes();
       await this.awaitThreeDs();
-      return this.finish(this.input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs);
+      // The service answered Success (B1 or B2): verify now; its webhook adds nothing after that.
+      return this.finish(this.answeredSuccess ? 0 : (this.input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs));
     });
   }
 
@@ -299,6 +303,9 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
     if (s === 'ValidatePin') this.setStatus('awaiting_pin');
     else if (s === 'ValidateOTP') this.setStatus('awaiting_otp');
     else if (s === 'ThreeDSecure') this.setStatus('awaiting_3ds');
-    else this.setStatus('confirming', s === 'Success' ? undefined : `the service answered ${s}`);
+    else {
+      this.answeredSuccess ||= s === 'Success';
+      this.setStatus('confirming', s === 'Success' ? undefined : `the service answered ${s}`);
+    }
   }
 }

@@ -2,6 +2,7 @@
 // handle, for its purpose, while it lives; it is gone once discarded or past its TTL; the table
 // holds neither the plaintext nor the handle; keys rotate (old records still open, new ones use
 // the new key); a tampered record does not open.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { ClaimCheckStore, SecretUnavailableError } from '../../src/claim-check/store';
 import { isClaimHandle } from '../../src/shared/claim-check';
@@ -30,6 +31,38 @@ describe('sealing and opening', () => {
     await store.discard(handle);
     await gone(store.open(handle, 'card'));
     await store.discard(handle); // idempotent
+  });
+
+  it('discardSoon: this process stops opening the handle at once; the batch deletes every waiting record in one go', async () => {
+    const [worker, other] = [await connect(), await connect()];
+    const handles = await Promise.all(['1111', '2222', '3333'].map((pin) => worker.seal('pin', pin)));
+    for (const h of handles) worker.discardSoon(h);
+    for (const h of handles) await gone(worker.open(h, 'pin'));
+    // Another process sees the records until the batch has run (the TTL bounds that in any case).
+    expect(await other.open(handles[0], 'pin')).toBe('1111');
+    await worker.flushDiscards();
+    for (const h of handles) await gone(other.open(h, 'pin'));
+    const client = new pg.Client({ connectionString: claimCheckDatabaseUrl() });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT count(*)::int AS n FROM claim_check_records WHERE id = ANY($1)', [
+        handles.map((h) => createHash('sha256').update(h).digest()),
+      ]);
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('a discarded handle waiting for its batch is deleted when the store closes', async () => {
+    const [worker, other] = [
+      await ClaimCheckStore.connect({ databaseUrl: claimCheckDatabaseUrl(), keys: [key('k1', 1)], ttlMs: 60_000 }),
+      await connect(),
+    ];
+    const handle = await worker.seal('otp', '554433');
+    worker.discardSoon(handle);
+    await worker.close();
+    await gone(other.open(handle, 'otp'));
   });
 
   it('expires at its TTL and the sweeper deletes it; unknown and malformed handles do not open', async () => {

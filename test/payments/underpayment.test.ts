@@ -35,6 +35,15 @@ interface Paid {
 function fakeService(paid: Paid) {
   const records = new Map<string, TransactionLookup>();
   const calls: string[] = [];
+  /** The payer completes the payment: the service's record says Success for `paid`. */
+  const pay = (ref: string) =>
+    records.set(ref, {
+      found: true,
+      status: 'Success',
+      amount: paid.amount,
+      ...(paid.merchantAmount !== undefined ? { merchantAmount: paid.merchantAmount } : {}),
+      currency: 'NGN',
+    });
   const activities: Partial<PaymentFlowActivities> = {
     async chargeCard(input) {
       calls.push(`charge ${input.amount}`);
@@ -43,13 +52,7 @@ function fakeService(paid: Paid) {
     },
     async authorizeCard(ref, step) {
       calls.push(`authorize ${step}`);
-      records.set(ref, {
-        found: true,
-        status: 'Success',
-        amount: paid.amount,
-        ...(paid.merchantAmount !== undefined ? { merchantAmount: paid.merchantAmount } : {}),
-        currency: 'NGN',
-      });
+      pay(ref);
       return { transactionStatus: 'Success' };
     },
     async lookupTransaction(ref): Promise<TransactionLookup> {
@@ -57,7 +60,7 @@ function fakeService(paid: Paid) {
       return records.get(ref) ?? { found: false };
     },
   };
-  return { activities, calls };
+  return { activities, calls, pay };
 }
 
 const sealedHandle = () => `cc_${randomUUID().replace(/-/g, '').slice(0, 22)}`;
@@ -79,9 +82,10 @@ const webhook = (ref: string, paid: Paid) =>
   });
 
 /**
- * A pass_charge card payment of REQUESTED kobo that the payer completes with the OTP; the service
- * then holds a Success record for `paid`. With `withWebhook`, the charge_successful for `paid`
- * arrives too (as the receiver signals it). Answers the flow's final state.
+ * A pass_charge card payment of REQUESTED kobo that the payer completes; the service then holds a
+ * Success record for `paid`. Without `withWebhook`, with the OTP through the flow (B2 answers
+ * Success); with it, elsewhere, and the charge_successful for `paid` arrives (as the receiver
+ * signals it) while the flow waits for the OTP. Answers the flow's final state.
  */
 async function payByCard(paid: Paid, withWebhook: boolean): Promise<{ final: CardPaymentState; calls: string[] }> {
   const service = fakeService(paid);
@@ -97,8 +101,12 @@ async function payByCard(paid: Paid, withWebhook: boolean): Promise<{ final: Car
       (s) => s.status === 'awaiting_otp',
       { attempts: 200, intervalMs: 50, description: 'the OTP step', ignoreErrors: true },
     );
-    await handle.executeUpdate(submitOtpUpdate, { args: [sealedHandle()] });
-    if (withWebhook) await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, paid));
+    // With the webhook: it comes while the flow waits for the OTP (the payer finished on another
+    // device), so the webhook wakes the flow. Without: the OTP's Success answer does, and verify decides.
+    if (withWebhook) {
+      service.pay(i.transactionRef);
+      await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, paid));
+    } else await handle.executeUpdate(submitOtpUpdate, { args: [sealedHandle()] });
     return (await handle.result()) as CardPaymentState;
   });
   return { final, calls: service.calls };

@@ -2,8 +2,8 @@
 // the order a flow uses it.
 //  - State: the flow's state (what its query answers), the charge_successful inbox (registered in
 //    the constructor, before the first await), status changes (a final status is final; the
-//    PaymentStatus search attribute follows every change), conclusion from a Confirmation.
-//  - Start: the search attributes.
+//    PaymentStatus search attribute shows the final or parked status), conclusion from a Confirmation.
+//  - Start: the search attributes (when the starter did not set them).
 //  - The first send's outcome (send-once) read the way every payment reads it.
 //  - The end: confirm (webhook or verify decides), park an unknown outcome until verify or an
 //    operator's resolveOutcome Update settles it, wait for the handlers, answer the state.
@@ -16,10 +16,11 @@ import {
   isCancellation,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../../shared/payment-common';
 import type { DirectPaymentState } from '../../shared/payment-common';
-import { paymentSearchAttributes } from '../../shared/search-attributes';
+import { PaymentFlow as PaymentFlowAttribute, paymentSearchAttributes } from '../../shared/search-attributes';
 import {
   checkResolveOutcome,
   resolveOutcomeUpdate,
@@ -121,13 +122,23 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
     return { ...this.state, webhooksReceived: this.inbox.deliveries };
   }
 
-  /** A final status is final (a late answer cannot reopen it); PaymentStatus is upserted only on a change. */
+  /** A final status is final (a late answer cannot reopen it). */
   setStatus(status: S['status'] | CommonStatus, reason?: string): void {
     if (this.finals.includes(this.state.status)) return;
     const changed = status !== this.state.status;
     this.state.status = status as S['status'];
     this.state.reason = reason;
-    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
+    if (changed) this.showStatus(status);
+  }
+
+  /**
+   * PaymentStatus is written where an operator filters: the final status and a parked one
+   * (`outcome_unknown`). The steps between (awaiting_pin, confirming, …) are the flow's query's
+   * to answer: each upsert is a history event and a visibility write (docs/performance.md).
+   */
+  private showStatus(status: string): void {
+    if (status !== 'unknown' && (this.finals.includes(status as S['status']) || status === 'outcome_unknown'))
+      upsertSearchAttributes(paymentSearchAttributes({ status }));
   }
 
   conclude(c: Confirmation): void {
@@ -137,9 +148,14 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
 
   // --- start ---
 
-  /** The search attributes a payment starts with. */
+  /**
+   * The search attributes a payment starts with. The starters set them at the start already
+   * (src/starters/start-flow.ts): then nothing is written here. A flow started otherwise (the
+   * CLI's `temporal workflow start`, a test) writes them once.
+   */
   protected publish(flow: string, payment: { amount: number; currency: string; notify?: { url: string } }): void {
     this.events = new MerchantEvents(payment.notify, flow, this.ref);
+    if (workflowInfo().typedSearchAttributes.get(PaymentFlowAttribute) !== undefined) return;
     upsertSearchAttributes(
       paymentSearchAttributes({
         flow,
@@ -325,6 +341,6 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
     const changed = status !== this.state.status;
     this.state.status = status as S['status'];
     if (reason !== undefined) this.state.reason = reason;
-    if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
+    if (changed) this.showStatus(status);
   }
 }
