@@ -4,7 +4,17 @@
 //
 // A group is chosen with MUTATION_GROUP. Each has its own test files, incremental file and reports,
 // so one group can be rerun alone and a rerun retests only the mutants whose code or tests changed.
+import { readFileSync } from 'node:fs';
 import process from 'node:process';
+
+/** `file:first-last`: the lines of one top-level function (from its declaration to its closing brace). */
+function functionLines(file, name) {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const first = lines.findIndex((l) => l.startsWith(`export function ${name}(`));
+  const last = lines.findIndex((l, i) => i > first && l === '}');
+  if (first < 0 || last < 0) throw new Error(`${file}: no top-level function ${name}`);
+  return `${file}:${first + 1}-${last + 1}`;
+}
 
 // Modules that run in Node: per-test coverage sends each mutant only to the tests that reach it,
 // and jest's --findRelatedTests loads only the test files that import the mutated file.
@@ -17,14 +27,15 @@ const rules = {
     'src/api/not-found.ts',
     'src/shared/failures.ts',
     'src/activities/failures.ts',
-    // amountMismatch only; the rest of the file is durations and types.
-    'src/shared/payment-common.ts:58-75',
+    // amountMismatch only; the rest of the file is durations, types and a query.
+    functionLines('src/shared/payment-common.ts', 'amountMismatch'),
     'src/webhooks/signatures.ts',
     'src/api/redact.ts',
   ],
   testFiles: [
     'test/api/not-found.test.ts',
     'test/api/errors.test.ts',
+    'test/api/redact.test.ts',
     'test/api/pos.test.ts',
     'test/payments/amount-check.test.ts',
     'test/activities/failure-reading.test.ts',
