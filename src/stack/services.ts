@@ -77,6 +77,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
       })(),
       taskQueue: config.temporal.taskQueue,
       secretKey: config.payments.secretKey,
+      returnLinks: config.returnLinks,
       logger: logger.child({ component: 'webhooks' }),
     });
     const webhookUrl = await listen(webhookServer, config.webhooks.port, config.webhooks.host);
@@ -176,6 +177,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
         claimCheck,
         api,
         ...(config.notify.url ? { notifyUrl: config.notify.url } : {}),
+        returnLinks: config.returnLinks,
       },
       stop,
     };

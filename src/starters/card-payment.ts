@@ -41,6 +41,7 @@ import {
 } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
 import { withNotify } from './merchant-event-delivery';
+import { withSignedReturn } from '../webhooks/return-link';
 
 const sealCard = async (ctx: StarterContext, card: CardDetails): Promise<SealedCard> => ({
   handle: await ctx.claimCheck.seal('card', {
@@ -82,7 +83,8 @@ export const cardPaymentInputSchema = z.object({
 /** Validates, then seals the card: the workflow input holds its handle and display data only. */
 async function sealedCardInput(ctx: StarterContext, raw: CardPaymentRequest): Promise<CardPaymentInput> {
   const { card, ...rest } = parsePayment(cardPaymentInputSchema, raw);
-  return withNotify(ctx, { ...rest, card: await sealCard(ctx, card) });
+  // The 3DS return URL is signed here, where it is built (GET /payments/return shows state only then).
+  return withSignedReturn(ctx, withNotify(ctx, { ...rest, card: await sealCard(ctx, card) }));
 }
 
 /** Starts B1 under workflow id payment-<transactionRef>; follow it with getCardPaymentState / handle.result(). */

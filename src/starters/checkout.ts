@@ -22,6 +22,7 @@ import {
 } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
 import { withNotify } from './merchant-event-delivery';
+import { withSignedReturn } from '../webhooks/return-link';
 
 export const checkoutInputSchema = z.object({
   notify: merchantEventTargetSchema.optional(),
@@ -45,10 +46,11 @@ export const checkoutInputSchema = z.object({
 
 /** Starts the checkout flow and returns checkout_url at once (update-with-start), with the handle to follow it. */
 export async function startCheckout(
-  ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
+  ctx: Pick<StarterContext, 'client' | 'taskQueue' | 'returnLinks'>,
   raw: CheckoutInput,
 ): Promise<{ checkoutUrl: string; handle: WorkflowHandle<typeof checkoutWorkflow> }> {
-  const input = withNotify(ctx, parsePayment(checkoutInputSchema, raw) as CheckoutInput);
+  // The return URL is signed here, where it is built (GET /payments/return shows state only then).
+  const input = withSignedReturn(ctx, withNotify(ctx, parsePayment(checkoutInputSchema, raw) as CheckoutInput));
   const { client, taskQueue } = ctx;
   const startOp = new WithStartWorkflowOperation<typeof checkoutWorkflow>('checkoutWorkflow', {
     workflowId: paymentWorkflowId(input.transactionRef),

@@ -5,6 +5,7 @@
 // Every starter takes this one context first (or the part of it it needs: Pick<StarterContext, ...>).
 import type { Client } from '@temporalio/client';
 import { loadConfig, type AppConfig } from '../config/config';
+import type { ReturnLinkConfig } from '../config/return-links';
 import { ClaimCheckStore } from '../claim-check/store';
 import { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 import { createTemporalClient } from '../temporal/client';
@@ -20,6 +21,8 @@ export interface StarterContext {
   api: PaymentsClient;
   /** NOTIFY_URL: where a flow's events go when its input names no URL of its own (docs/events.md). */
   notifyUrl?: string;
+  /** RETURN_LINK_KEY and TTL: the starters sign the return URLs they build (src/webhooks/return-link.ts). */
+  returnLinks?: ReturnLinkConfig;
 }
 
 /** Opens the claim-check store of `config` (one per process; close it on shutdown). */
@@ -56,6 +59,7 @@ export async function connectStarters(config: AppConfig = loadConfig()): Promise
     claimCheck: await openClaimCheck(config),
     api: openPaymentsClient(config),
     ...(config.notify.url ? { notifyUrl: config.notify.url } : {}),
+    returnLinks: config.returnLinks,
   };
 }
 

@@ -14,6 +14,7 @@ async function main(): Promise<void> {
     client,
     taskQueue: config.temporal.taskQueue,
     secretKey: config.payments.secretKey,
+    returnLinks: config.returnLinks,
     logger,
   });
   const url = await listen(server, config.webhooks.port, config.webhooks.host);

@@ -2,7 +2,8 @@
 // validates them, and hands them to Temporal. Duplicates are processed once.
 //
 //   POST /webhooks            E-1 (payment) or E-2 (virtual-account credit), told apart by header
-//   GET  /payments/return     E-3 redirect target: shows the state of the payment's workflow
+//   GET  /payments/return     E-3 redirect target: the payment's state for a signed, unexpired link
+//                             (src/webhooks/return-link.ts), else a neutral page; rate-limited per address
 //   GET  /healthz            alive
 //   GET  /readyz             ready: Temporal answers (else 503, and the service's deliveries are 503 too)
 // Requests are counted by route and status, webhooks by kind and result (src/observability/metrics.ts).
@@ -32,6 +33,7 @@ import { countWebhook, httpMetricsObserver } from '../observability/metrics';
 import { answerHealth, temporalReachable } from '../observability/health';
 import { paymentFlowRun } from '../temporal/payment-run';
 import { classifyDeliveryFailure, SingleFlight } from './delivery-outcome';
+import { RateLimiter, verifyReturnLink } from './return-link';
 
 /** The route label of a request path (bounded: never the raw path). */
 export function receiverRoute(path: string): string {
@@ -48,6 +50,10 @@ export interface WebhookReceiverOptions {
   maxBodyBytes?: number;
   /** How many recently processed notifications are remembered for duplicate suppression. */
   dedupeCapacity?: number;
+  /** RETURN_LINK_KEY: the return page shows a payment's state only for a link signed with it. Unset: always the neutral page. */
+  returnLinks?: { key: string };
+  /** Requests to /payments/return per client address and window (default 30 per minute). */
+  returnRateLimit?: { limit: number; windowMs: number };
 }
 
 class RecentKeys {
@@ -88,6 +94,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
   // Copies of one delivery arriving together share one hand-over to Temporal (one signal, one start).
   const inflight = new SingleFlight();
   const limit = opts.maxBodyBytes ?? 1024 * 1024;
+  const returnLimiter = new RateLimiter(opts.returnRateLimit?.limit ?? 30, opts.returnRateLimit?.windowMs ?? 60_000);
 
   async function handlePayment(raw: Buffer, signature: string, res: ServerResponse): Promise<void> {
     if (!verifyPaymentWebhook(raw, signature, opts.secretKey)) {
@@ -260,23 +267,40 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
     });
   }
 
-  async function handleReturn(url: URL, res: ServerResponse): Promise<void> {
-    const reference =
-      url.searchParams.get('reference') ?? url.searchParams.get('transaction_ref') ?? url.searchParams.get('ref');
-    let state = 'unknown';
-    if (reference) {
-      try {
-        // The flow's own run, not a holder a late webhook started after it closed.
-        const description = await (await paymentFlowRun(client, reference)).handle.describe();
-        const status = description.searchAttributes.PaymentStatus?.[0];
-        state = typeof status === 'string' ? status : description.status.name.toLowerCase();
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw err;
-        state = 'not found';
-      }
+  async function handleReturn(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const address = req.socket.remoteAddress ?? 'unknown';
+    if (!returnLimiter.allow(address)) {
+      res.writeHead(429, {
+        'Content-Type': 'text/plain; charset=utf-8',
+        'Retry-After': String(returnLimiter.retryAfterSeconds(address)),
+      });
+      res.end('Too many requests');
+      return;
     }
-    const ref = escapeHtml(reference ?? '(none)');
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    // Only a signed, unexpired link shows a state; a bare or guessed reference gets the neutral page.
+    const link = opts.returnLinks
+      ? verifyReturnLink(url.searchParams, opts.returnLinks.key)
+      : { refused: 'unsigned' as const };
+    if (!('reference' in link)) {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+      res.end(
+        '<!doctype html><html><head><title>Payment</title></head><body><h1>Thank you</h1><p id="state">Your payment is being confirmed. The merchant will let you know the result.</p></body></html>',
+      );
+      return;
+    }
+    const reference = link.reference;
+    let state = 'unknown';
+    try {
+      // The flow's own run, not a holder a late webhook started after it closed.
+      const description = await (await paymentFlowRun(client, reference)).handle.describe();
+      const status = description.searchAttributes.PaymentStatus?.[0];
+      state = typeof status === 'string' ? status : description.status.name.toLowerCase();
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      state = 'not found';
+    }
+    const ref = escapeHtml(reference);
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
     res.end(
       `<!doctype html><html><head><title>Payment ${ref}</title></head><body><h1>Payment ${ref}</h1><p id="state">Status: ${escapeHtml(state)}</p></body></html>`,
     );
@@ -299,7 +323,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
             (await answerHealth(req.method, url.pathname, health, res))
           )
             return;
-          if (req.method === 'GET' && url.pathname === '/payments/return') return await handleReturn(url, res);
+          if (req.method === 'GET' && url.pathname === '/payments/return') return await handleReturn(url, req, res);
           if (url.pathname !== '/webhooks' && !url.pathname.startsWith('/webhooks/'))
             return sendJson(res, 404, { error: 'not found' });
           if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' });

@@ -15,6 +15,7 @@ import {
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { testConfig, useServices } from '../support/stack';
 import { recordHistory } from '../support/replay';
+import { signReturnUrl } from '../../src/webhooks/return-link';
 import { payCheckoutByCard, postCheckoutPage } from '../support/sandbox-admin';
 
 const config = testConfig();
@@ -46,9 +47,8 @@ describe('hosted checkout and recurring charges end to end', () => {
     });
     expect(final.amountPaid).toBeGreaterThan(250_000); // the payer paid the charge
     expect(await env.admin.ledger(ref)).toHaveLength(1);
-    expect(await (await fetch(`${env.services.webhookUrl}/payments/return?reference=${ref}`)).text()).toContain(
-      'Status: success',
-    );
+    const link = signReturnUrl(`${env.services.webhookUrl}/payments/return`, ref, config.returnLinks);
+    expect(await (await fetch(link)).text()).toContain('Status: success');
     await recordHistory(handle, 'checkout-card');
   });
 

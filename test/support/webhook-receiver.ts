@@ -23,6 +23,7 @@ export async function listenWebhookReceiver(
     client,
     taskQueue: options.taskQueue ?? config.temporal.taskQueue,
     secretKey: config.payments.secretKey,
+    returnLinks: config.returnLinks,
     logger: options.logger ?? createLogger({ level: 'silent' }),
   });
   return { server, url: await listen(server, 0) };
