@@ -17,6 +17,12 @@
 //   POST /api/card/:reference/pin {pin}            → the state after the PIN
 //   POST /api/card/:reference/otp {otp}            → the state after the OTP
 //   GET  /api/payments/:reference                  → the state of a checkout or card payment
+//   POST /events                                   ← the payments' events (docs/events.md): verified, then the order moves
+//   GET  /api/orders/:reference                    → the order as the events left it: pending, paid, failed, needs_attention
+// Orders move from the events the flows push to POST /events (each card payment names it as its
+// notify.url), never from polling: payflow.verifyEvent checks each event's Standard Webhooks
+// signature (the `standardwebhooks` package, under NOTIFY_SECRET, the worker's secret), an event id
+// already handled is acknowledged and ignored, and an event older than the order's (data.sequence) is dropped.
 // Card data, PINs and OTPs are passed to the starters, which seal them into the claim-check store;
 // this server never logs or echoes them.
 'use strict';
@@ -25,6 +31,58 @@ const { randomUUID } = require('node:crypto');
 const payflow = require('payflow-temporal');
 
 const MAX_BODY = 16 * 1024;
+
+/** The orders, as the events left them (a real backend keeps these in its database). @type {Map<string, {reference: string, status: string, sequence: number, amount?: number, currency?: string}>} */
+const orders = new Map();
+/** Event ids already handled: a redelivery is acknowledged and ignored. */
+const handledEvents = new Set();
+/** @type {Record<string, string>} what each payment event makes of the order */
+const ORDER_STATUS = {
+  'payment.succeeded': 'paid',
+  'payment.failed': 'failed',
+  'payment.expired': 'failed',
+  'payment.cancelled': 'failed',
+  'payment.needs_attention': 'needs_attention',
+};
+
+/** The raw body (the signature covers the exact bytes). @param {import('node:http').IncomingMessage} req @returns {Promise<Buffer>} */
+function readRaw(req) {
+  return new Promise((resolve, reject) => {
+    /** @type {Buffer[]} */
+    const chunks = [];
+    let size = 0;
+    req.on('data', (chunk) => {
+      size += chunk.length;
+      if (size > MAX_BODY) reject(new HttpError(413, 'body too large'));
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * One event: verified (signature, timestamp, shape), then applied once and in order.
+ * @param {Buffer} raw @param {import('node:http').IncomingHttpHeaders} headers @param {string} secret
+ * @returns {'applied' | 'duplicate' | 'stale' | 'ignored'}
+ */
+function applyEvent(raw, headers, secret) {
+  /** @type {import('payflow-temporal').MerchantEvent} */
+  let event;
+  try {
+    event = payflow.verifyEvent(secret, raw, /** @type {Record<string, string>} */ (headers));
+  } catch {
+    throw new HttpError(400, 'not a valid event');
+  }
+  if (handledEvents.has(event.id)) return 'duplicate';
+  handledEvents.add(event.id);
+  const status = ORDER_STATUS[event.type];
+  const order = orders.get(event.data.reference);
+  if (!status || !order) return 'ignored';
+  if (event.data.sequence <= order.sequence) return 'stale';
+  orders.set(order.reference, { ...order, status, sequence: event.data.sequence });
+  return 'applied';
+}
 
 /** @param {import('node:http').IncomingMessage} req @returns {Promise<Record<string, any>>} */
 function readJson(req) {
@@ -130,9 +188,10 @@ document.getElementById('code').onsubmit = async (e) => { e.preventDefault(); co
 
 /**
  * @param {import('payflow-temporal').StarterContext} ctx
+ * @param {{url: string, secret?: string}} events where this backend takes events (set once it listens), and their secret
  * @returns {import('node:http').RequestListener}
  */
-function routes(ctx) {
+function routes(ctx, events) {
   return async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://backend');
@@ -140,6 +199,17 @@ function routes(ctx) {
       if (req.method === 'GET' && path === '/') {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         return res.end(PAGE);
+      }
+      if (req.method === 'POST' && path === '/events') {
+        if (!events.secret) throw new HttpError(503, 'NOTIFY_SECRET is not set: events cannot be verified');
+        const outcome = applyEvent(await readRaw(req), req.headers, events.secret);
+        return sendJson(res, 200, { outcome });
+      }
+      const order = /^\/api\/orders\/([^/]+)$/.exec(path);
+      if (req.method === 'GET' && order) {
+        const found = orders.get(decodeURIComponent(order[1]));
+        if (!found) throw new HttpError(404, 'no such order');
+        return sendJson(res, 200, found);
       }
       if (req.method === 'POST' && path === '/api/checkout') {
         const body = await readJson(req);
@@ -155,12 +225,15 @@ function routes(ctx) {
       if (req.method === 'POST' && path === '/api/card') {
         const body = await readJson(req);
         const reference = `shop-card-${randomUUID()}`;
+        // The order waits for its payment's event (POST /events), not for a poll.
+        orders.set(reference, { reference, status: 'pending', sequence: 0, amount: body.amount, currency: 'NGN' });
         const { state } = await payflow.startCardPaymentForStep(ctx, {
           transactionRef: reference,
           amount: body.amount,
           currency: 'NGN',
           card: body.card,
           customer: { name: body.name, email: body.email },
+          ...(events.secret ? { notify: { url: events.url } } : {}),
         });
         return sendJson(res, 201, cardView(state));
       }
@@ -197,11 +270,13 @@ function routes(ctx) {
 
 async function main() {
   const ctx = await payflow.connectStarters();
-  const server = createServer(routes(ctx));
+  const events = { url: '', secret: process.env.NOTIFY_SECRET };
+  const server = createServer(routes(ctx, events));
   const port = Number(process.env.MERCHANT_BACKEND_PORT ?? 4040);
   const host = process.env.MERCHANT_BACKEND_HOST ?? '127.0.0.1';
   await new Promise((resolve) => server.listen(port, host, () => resolve(undefined)));
   const address = server.address();
+  events.url = `http://${host}:${typeof address === 'object' && address ? address.port : port}/events`;
   console.log(
     `merchant backend listening on http://${host}:${typeof address === 'object' && address ? address.port : port}`,
   );

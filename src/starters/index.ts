@@ -22,3 +22,6 @@ export * from './scheduled-money';
 export * from './sms';
 export * from './temporal-retry';
 export * from './reconciliation';
+export * from './merchant-event-delivery';
+// Events to the merchant's backend: the event types and the Standard Webhooks verification a backend uses.
+export * from '../notify';

@@ -14,6 +14,7 @@ import { startServices, testConfig } from '../support/stack';
 import { eventually } from '../support/polling';
 import { SandboxAdmin } from '../support/sandbox-admin';
 import { BUILT, ensureBuilt } from './build';
+import { newNotifySecret, signEvent, type MerchantEvent } from '../../src/notify';
 
 jest.setTimeout(90_000);
 
@@ -25,7 +26,9 @@ const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8'))
   exports: Record<string, unknown>;
   bin: Record<string, string>;
 };
-const config = testConfig();
+// The worker signs the payments' events with this secret; the backend verifies them with it.
+const notifySecret = newNotifySecret();
+const config = testConfig({ NOTIFY_SECRET: notifySecret });
 let services: RunningServices;
 let backend: ChildProcess;
 let backendUrl: string;
@@ -43,6 +46,7 @@ beforeAll(async () => {
       TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
       CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
       MERCHANT_BACKEND_PORT: '0',
+      NOTIFY_SECRET: notifySecret,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -211,5 +215,46 @@ describe('a merchant backend taking payments through the package', () => {
     expect(await new SandboxAdmin(services.sandboxUrl!).ledger({ reference })).toHaveLength(1);
     // Nothing it printed holds the card number, the PIN or the OTP.
     for (const secret of [TEST_CARDS.pinThenOtp, SANDBOX_OTP]) expect(backendOutput).not.toContain(secret);
+  });
+});
+
+describe("the backend's orders move on the payments' events, not on polling", () => {
+  it('a card payment: the order is pending until its payment.succeeded arrives, verified, then paid; a forged, a repeated and a stale event change nothing', async () => {
+    const started = await api('POST', '/api/card', {
+      amount: 300_000,
+      name: 'Ada Obi',
+      email: 'ada@example.com',
+      card: { number: TEST_CARDS.otpOnly, cvv: '123', expiryMonth: '12', expiryYear: '29' },
+    });
+    expect(started).toMatchObject({ status: 201, body: { status: 'awaiting_otp' } });
+    const reference = started.body.reference as string;
+    expect((await api('GET', `/api/orders/${reference}`)).body).toMatchObject({ status: 'pending', sequence: 0 });
+
+    // The user's OTP; from here the backend never asks for the payment's state: only the event moves the order.
+    expect((await api('POST', `/api/card/${reference}/otp`, { otp: SANDBOX_OTP })).status).toBe(200);
+    expect(await until(`/api/orders/${reference}`, (o) => o.status === 'paid')).toMatchObject({
+      reference,
+      status: 'paid',
+      sequence: 1,
+      amount: 300_000,
+    });
+
+    const post = (signed: { body: string; headers: Record<string, string> }) =>
+      fetch(`${backendUrl}/events`, { method: 'POST', headers: signed.headers, body: signed.body });
+    const event = (type: MerchantEvent['type'], sequence: number): MerchantEvent => ({
+      type,
+      id: `evt_payment-${reference}_${type}`,
+      created_at: new Date().toISOString(),
+      data: { version: 1, flow: 'card', reference, status: 'x', sequence, occurred_at: new Date().toISOString() },
+    });
+    // Forged (another secret): refused.
+    expect((await post(signEvent(newNotifySecret(), event('payment.failed', 5)))).status).toBe(400);
+    // The same id again (a redelivery): acknowledged, ignored.
+    const again = await post(signEvent(notifySecret, event('payment.succeeded', 1)));
+    expect(await again.json()).toEqual({ outcome: 'duplicate' });
+    // Older than what the order holds: dropped.
+    const stale = await post(signEvent(notifySecret, event('payment.needs_attention', 1)));
+    expect(await stale.json()).toEqual({ outcome: 'stale' });
+    expect((await api('GET', `/api/orders/${reference}`)).body).toMatchObject({ status: 'paid', sequence: 1 });
   });
 });
