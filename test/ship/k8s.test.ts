@@ -138,6 +138,8 @@ describe('the kustomize base, parsed', () => {
     );
     expect(alertJobs.length).toBeGreaterThan(0);
     for (const job of alertJobs) expect(jobs).toContain(job);
+    // The operator gets the same rules as deploy/prometheus/alerts.yml, word for word.
+    expect(named('PrometheusRule', 'payflow').spec.groups).toEqual(alerts.groups);
     // And each alert group notices a target that vanished.
     for (const g of alerts.groups)
       expect(`${g.name} ${g.rules.some((r) => r.expr.startsWith('absent('))}`).toBe(`${g.name} true`);
