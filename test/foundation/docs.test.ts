@@ -65,6 +65,8 @@ const OTHER_VARIABLES = new Set([
   'TEMPORAL_PROFILE',
   // The Temporal Web UI's own setting (docs/security.md: how the UI passes its token to the codec server).
   'TEMPORAL_CODEC_PASS_ACCESS_TOKEN',
+  'TEMPORAL_CODEC_ENDPOINT',
+  'TEMPORAL_CODEC_INCLUDE_CREDENTIALS',
 ]);
 /** Prefixes of this project's variables: a backticked NAME with one of them must be a real one. */
 const OUR_PREFIXES =

@@ -8,6 +8,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { DEV_SECRET_VARIABLES, envSchema, loadConfig } from '../../src/config/config';
+import { K8S_PROCESS } from './k8s-processes';
+import { loadProcessConfig } from '../../src/config/processes';
 import { WORKER_SHUTDOWN_GRACE_MS, WORKER_STOP_GRACE_S } from '../../src/shared/activity-timeouts';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 import { PRODUCTION_WORKER_COMMAND } from '../../src/shared/workflow-stack-traces';
@@ -174,28 +176,26 @@ describe('the kustomize base, parsed', () => {
     expect(readFileSync(join(dir, 'worker-deployment.yaml'), 'utf8')).toMatch(/# Why these numbers/);
   });
 
-  it('takes secrets only from the Secret payflow-secrets; every variable is one the config knows', () => {
+  it('takes secrets only by secretKeyRef from its own Secret, never envFrom; every variable is one the config knows', () => {
     const known = new Set([...Object.keys(envSchema.shape), 'NODE_OPTIONS']);
     for (const key of Object.keys(configMap)) expect(`${key} ${known.has(key)}`).toBe(`${key} true`);
     for (const secret of [...Object.keys(DEV_SECRET_VARIABLES), 'TEMPORAL_API_KEY'])
       expect(configMap).not.toHaveProperty(secret);
     for (const d of [...byKind('Deployment'), ...byKind('Job')]) {
       for (const c of d.spec.template.spec.containers) {
-        expect(c.envFrom).toEqual([
-          { configMapRef: { name: 'payflow-config' } },
-          { secretRef: { name: 'payflow-secrets' } },
-        ]);
+        expect(c.envFrom).toEqual([{ configMapRef: { name: 'payflow-config' } }]);
         for (const e of c.env ?? []) {
           expect(`${e.name} ${known.has(e.name)}`).toBe(`${e.name} true`);
-          expect(Object.keys(DEV_SECRET_VARIABLES)).not.toContain(e.name);
+          if (Object.keys(DEV_SECRET_VARIABLES).includes(e.name))
+            expect(e.valueFrom?.secretKeyRef?.name).toBe(`${d.metadata.name}-secrets`);
         }
       }
     }
     expect(byKind('Secret')).toEqual([]);
   });
 
-  it('holds a ConfigMap that production mode accepts once the Secret supplies real values', () => {
-    const secret = {
+  it('holds a ConfigMap that each process accepts in production mode once its own Secret supplies real values', () => {
+    const values: Record<string, string> = {
       PAYMENTS_SECRET_KEY: `sandbox_sk_${randomBytes(8).toString('hex')}`,
       PAYLOAD_ENCRYPTION_KEYS: `k8s-1:${randomBytes(32).toString('base64')}`,
       CLAIM_CHECK_KEYS: `k8s-cc-1:${randomBytes(32).toString('base64')}`,
@@ -203,11 +203,16 @@ describe('the kustomize base, parsed', () => {
       CLAIM_CHECK_DATABASE_URL: 'postgres://claimcheck:x@claimcheck-db:5432/claimcheck?sslmode=require',
       RETURN_LINK_KEY: randomBytes(32).toString('hex'),
     };
-    const env = Object.fromEntries(Object.entries(configMap).filter(([k]) => k in envSchema.shape));
-    const config = loadConfig({ ...env, ...secret });
-    expect(config.production).toBe(true);
-    expect(config.sandbox.enabled).toBe(false);
-    expect(config.temporal.tls).toBeDefined();
+    for (const [name, kind] of Object.entries(K8S_PROCESS)) {
+      const d = [...byKind('Deployment'), ...byKind('Job')].find((o) => o.metadata.name === name)!;
+      const env: Record<string, string> = { ...configMap };
+      for (const e of container(d).env ?? []) {
+        if (typeof e.value === 'string') env[e.name] = e.value;
+        else if (e.valueFrom?.secretKeyRef && values[e.name]) env[e.name] = values[e.name];
+      }
+      const config = loadProcessConfig(kind, env);
+      expect(config.production).toBe(true);
+    }
   });
 });
 
