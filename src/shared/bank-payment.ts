@@ -1,13 +1,8 @@
-// The direct bank debit flow's contract (B3 debit, B4 validate with the payer's token or OTP), defined once.
+// The direct bank debit flow's contract (B3 debit, B4 validate with the payer's token or OTP),
+// defined once. Its state (DirectPaymentState) and query are the USSD flow's too: ./payment-common.ts.
 import { defineUpdate } from '@temporalio/workflow';
 import type { DirectPaymentState } from './payment-common';
 import type { MerchantEventInput } from './merchant-event';
-export {
-  DIRECT_FINAL_STATUSES,
-  directPaymentStateQuery,
-  type DirectPaymentState,
-  type DirectStatus,
-} from './payment-common';
 
 export interface BankPaymentInput extends MerchantEventInput {
   transactionRef: string;

@@ -1,12 +1,7 @@
-// The USSD payment flow's contract (B5: a code the payer dials), defined once.
+// The USSD payment flow's contract (B5: a code the payer dials), defined once. Its state
+// (DirectPaymentState) and query are the bank debit flow's too: ./payment-common.ts.
 import { defineUpdate } from '@temporalio/workflow';
 import type { MerchantEventInput } from './merchant-event';
-export {
-  DIRECT_FINAL_STATUSES,
-  directPaymentStateQuery,
-  type DirectPaymentState,
-  type DirectStatus,
-} from './payment-common';
 
 export interface UssdPaymentInput extends MerchantEventInput {
   transactionRef: string;

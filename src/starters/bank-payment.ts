@@ -5,7 +5,8 @@
 // Update carrying its handle; the outcome comes back as the next state or a PaymentStepError.
 import type { WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
-import { submitBankCodeUpdate, type BankPaymentInput, type DirectPaymentState } from '../shared/bank-payment';
+import { submitBankCodeUpdate, type BankPaymentInput } from '../shared/bank-payment';
+import type { DirectPaymentState } from '../shared/payment-common';
 import type { StarterContext } from './connect';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import { startFlow } from './start-flow';

@@ -10,13 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { PaymentsClient } from '../../src/api';
-import { createPaymentCommonActivities } from '../../src/activities/payment-common';
-import { createCardPaymentActivities } from '../../src/activities/card-payment';
-import { createBankPaymentActivities } from '../../src/activities/bank-payment';
-import { createUssdPaymentActivities } from '../../src/activities/ussd-payment';
-import { createCheckoutActivities } from '../../src/activities/checkout';
-import { createRecurringActivities } from '../../src/activities/recurring';
-import type { ActivityDeps } from '../../src/activities/deps';
+import { createActivities } from '../../src/activities';
 import { ClaimCheckStore } from '../../src/claim-check/store';
 import type { CardPaymentInput } from '../../src/shared/card-payment';
 import { cardDisplay } from '../../src/shared/claim-check';
@@ -81,22 +75,14 @@ beforeEach(() => {
 });
 
 const capture = new LogCapture();
-const activities = () => {
-  const deps: ActivityDeps = {
+// The worker's activities as registered (the payment flows' among them), built from real parts.
+const activities = () =>
+  createActivities({
     api: new PaymentsClient({ baseUrl: base, secretKey: 'sandbox_sk_test_key_000', timeoutMs: 2_000 }),
     logger: createLogger({ destination: capture }),
     config: loadConfig({}),
     claimCheck,
-  };
-  return {
-    ...createPaymentCommonActivities(deps),
-    ...createCardPaymentActivities(deps),
-    ...createBankPaymentActivities(deps),
-    ...createUssdPaymentActivities(deps),
-    ...createCheckoutActivities(deps),
-    ...createRecurringActivities(deps),
-  };
-};
+  });
 const env = new MockActivityEnvironment();
 const ok = (data: unknown) => ({ status: 200, body: { status: 200, success: true, message: 'ok', data } });
 const failureOf = async (p: Promise<unknown>) =>

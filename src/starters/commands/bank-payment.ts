@@ -3,7 +3,7 @@
 //
 //   pay bank --file bank.json | pay code --ref R [--code 123456]
 import type { Command } from 'commander';
-import { directPaymentStateQuery } from '../../shared/bank-payment';
+import { directPaymentStateQuery } from '../../shared/payment-common';
 import { startBankPayment, submitBankCode } from '../bank-payment';
 import type { ContextFactory } from './context';
 import { readJsonFile } from './json-file';

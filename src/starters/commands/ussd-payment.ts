@@ -2,7 +2,7 @@
 //
 //   pay ussd --file ussd.json                  prints the code to dial, then each state until final
 import type { Command } from 'commander';
-import { directPaymentStateQuery } from '../../shared/ussd-payment';
+import { directPaymentStateQuery } from '../../shared/payment-common';
 import { startUssdPayment } from '../ussd-payment';
 import type { ContextFactory } from './context';
 import { readJsonFile } from './json-file';
