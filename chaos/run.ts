@@ -20,6 +20,8 @@ import { check } from './check';
 import { DRIVERS, type FlowRecord, type KindDriver } from './kinds';
 import { printTable } from './report';
 import { startChaosStack } from './stack';
+import { ChaosMerchantEndpoint } from './merchant-endpoint';
+import { newNotifySecret } from '../src/notify';
 import { pool, retry, Rng } from './util';
 
 const program = new Command('chaos')
@@ -54,6 +56,51 @@ interface Opts {
   keep?: boolean;
 }
 
+/** The kinds whose flows emit merchant events (docs/events.md), and the references they emit under. */
+const EVENT_REFERENCES: Record<string, (f: FlowRecord) => string[]> = {
+  card: (f) => [f.ref],
+  bank: (f) => [f.ref],
+  vend: (f) => [f.ref],
+  // Each cycle's charge emits under its own reference (<planRef>-C<n>).
+  recurring: (f) =>
+    f.expectations.map((e) => e.reference).filter((r): r is string => !!r && r.startsWith(`${f.ref}-C`)),
+};
+
+/**
+ * After the chaos: the endpoint calms down, then every flow that reached an outcome must have its
+ * event delivered at least once (a final event for a closed flow, payment/vend.needs_attention for a
+ * parked one), within the deliveries' own retries (waited for up to 8 minutes).
+ */
+async function tallyEvents(merchant: ChaosMerchantEndpoint, flows: FlowRecord[], say: (l: string) => void) {
+  merchant.calm();
+  const expected = flows
+    .filter((f) => EVENT_REFERENCES[f.kind] && f.workflowId && !f.error)
+    .flatMap((f) => EVENT_REFERENCES[f.kind](f).map((reference) => ({ f, reference })));
+  const missing = () =>
+    expected
+      .filter(({ f, reference }) => {
+        const got = merchant.eventsFor((r) => r === reference);
+        return f.closed ? !got.some((e) => !e.type.endsWith('needs_attention')) : got.length === 0;
+      })
+      .map(({ f, reference }) => `${f.kind} ${reference} (${f.status ?? '?'})`);
+  const until = Date.now() + 8 * 60_000;
+  let left = missing();
+  while (left.length > 0 && Date.now() < until) {
+    say(`events: waiting for ${left.length} of ${expected.length} outcomes to be delivered`);
+    await new Promise((r) => setTimeout(r, 5_000));
+    left = missing();
+  }
+  const tally = merchant.tally();
+  return {
+    expectedOutcomes: expected.length,
+    deliveredAtLeastOnce: expected.length - left.length,
+    lost: left.length,
+    sameIdOnEveryRedelivery: tally.idMismatches === 0,
+    missing: left,
+    tally,
+  };
+}
+
 async function main(): Promise<number> {
   const o = program.parse(process.argv).opts<Opts>();
   const quick = o.quick === true;
@@ -86,7 +133,11 @@ async function main(): Promise<number> {
   );
 
   const started = Date.now();
-  const stack = await startChaosStack({ log: say });
+  // The merchant's endpoint for the flows' events, misbehaving while the chaos runs (docs/events.md).
+  const notifySecret = newNotifySecret();
+  const merchant = new ChaosMerchantEndpoint(notifySecret, new Rng(seed + 1));
+  const merchantUrl = await merchant.start();
+  const stack = await startChaosStack({ log: say, env: { NOTIFY_URL: merchantUrl, NOTIFY_SECRET: notifySecret } });
   let exitCode = 2;
   const config = loadConfig(stack.env);
   const starters = await connectStarters(config);
@@ -191,6 +242,8 @@ async function main(): Promise<number> {
       }
     }
 
+    const events = await tallyEvents(merchant, flows, say);
+
     const ledger = await admin.ledger();
     const result = check(flows, ledger, drivers);
     const durationMs = Date.now() - started;
@@ -214,6 +267,7 @@ async function main(): Promise<number> {
       byKind: result.byKind,
       findings: result.findings,
       ledgerEntries: ledger.length,
+      events,
       machine: {
         cpus: cpus().length,
         cpuModel: cpus()[0]?.model,
@@ -231,13 +285,24 @@ async function main(): Promise<number> {
       stackDir: o.keep ? stack.dir : undefined,
     };
     printTable(report, (l) => say(l));
+    say(
+      `events: ${events.deliveredAtLeastOnce}/${events.expectedOutcomes} outcomes delivered, ${events.lost} lost, ${events.tally.events} events in ${events.tally.deliveries} deliveries (${events.tally.redelivered} ids redelivered), same id on every redelivery: ${events.sameIdOnEveryRedelivery ? 'yes' : 'NO'}; endpoint faults ${JSON.stringify(events.tally.faults)}`,
+    );
     for (const f of result.findings.slice(0, 50))
       say(`${f.problem.toUpperCase()} ${f.kind} ${f.ref} ${f.reference ?? ''} ${f.workflowId ?? ''}: ${f.detail}`);
     const notClosed = flows.filter((f) => !f.closed);
     for (const f of notClosed.slice(0, 20)) say(`not closed: ${f.kind} ${f.ref} ${f.status ?? ''} ${f.error ?? ''}`);
     if (typeof o.json === 'string') writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);
     if (jsonToStdout) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    exitCode = result.doubled > 0 || result.lost > 0 ? 1 : 0;
+    for (const m of events.missing.slice(0, 20)) say(`EVENT LOST ${m}`);
+    exitCode =
+      result.doubled > 0 ||
+      result.lost > 0 ||
+      events.lost > 0 ||
+      events.tally.idMismatches > 0 ||
+      events.tally.refused > 0
+        ? 1
+        : 0;
   } finally {
     // Waits abandoned at a flow's deadline keep retrying inside the client; once the connection is
     // closed they throw 'Channel has been shut down' from a timer: expected, not a failure.
@@ -245,6 +310,7 @@ async function main(): Promise<number> {
       if (!/Channel has been shut down/.test(err.message)) throw err;
     });
     await closeStarters(starters).catch(() => undefined);
+    merchant.close();
     await api.close().catch(() => undefined);
     await stack.stop();
     if (!o.keep) {

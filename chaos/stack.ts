@@ -20,6 +20,8 @@ export interface StackOptions {
   /** Sandbox: the simulated terminal answers a POS remote request this long after creation (the harness usually decides earlier). */
   posRemoteCompleteAfterMs?: number;
   log?: (line: string) => void;
+  /** More environment for every process (the merchant-event endpoint's NOTIFY_URL and NOTIFY_SECRET). */
+  env?: Record<string, string>;
 }
 
 /** One of the project's services as a child process (node --import tsx <entry>). */
@@ -176,6 +178,7 @@ export async function startChaosStack(opts: StackOptions = {}): Promise<ChaosSta
     WEBHOOK_PORT: String(webhookPort),
     CODEC_PORT: String(codecPort),
     LOG_LEVEL: 'info',
+    ...opts.env,
   };
 
   const service = (name: string, entry: string, ready: RegExp, extra: Record<string, string> = {}) =>
