@@ -15,6 +15,9 @@ const errorLogCreditSchema = z.object({
   settled_amount: z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal string'),
   currency: z.string().min(1),
   customer_identifier: z.string().min(1),
+  // The service's own record: a row that says it is not a credit ('C') is never credited. The
+  // receiver leaves an unsigned non-'C' notification unacknowledged, so it lands here to be judged.
+  transaction_indicator: z.literal('C', { error: "must be 'C' (a credit)" }).optional(),
 });
 
 /** An error-log row as a credit: the signed six values only (fee and date come from C5, as for v2). */
