@@ -25,3 +25,8 @@ export * from './reconciliation';
 export * from './merchant-event-delivery';
 // Events to the merchant's backend: the event types and the Standard Webhooks verification a backend uses.
 export * from '../notify';
+// The payments-service client and every error class it throws (one copy, so `instanceof` works in a backend).
+export { PaymentsClient, type PaymentsClientOptions, type ApiResult, type CallOptions } from '../api/client';
+export * from '../api/errors';
+// The configuration a backend passes to connectStarters (loadConfig reads it from the environment).
+export { ConfigError, loadConfig, type AppConfig, type Env } from '../config/config';
