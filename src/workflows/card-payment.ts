@@ -206,11 +206,13 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
           this.applyStep(answer.transactionStatus);
         },
         pending: (lost) => {
-          // The transaction exists but its step (PIN, OTP or 3DS) is unknown: nobody can complete it.
+          // The transaction exists but its step (PIN, OTP or 3DS) is unknown to us. Pending is not
+          // failed: the payer may still complete it at the service. Verify decides at the end; still
+          // Pending then, the flow parks (verified again on a backoff, or an operator resolves it).
           this.setStatus('confirming', `the charge's answer was lost (${lost})`);
           this.pending = {
-            as: 'failed',
-            reason: "the charge's answer was lost: the payment cannot be continued and lapses at the service",
+            as: 'unknown',
+            reason: "the charge's answer was lost and verify still shows the transaction as Pending",
           };
         },
       },

@@ -18,6 +18,7 @@ import {
   type CardPaymentRequest,
 } from '../../src/starters/card-payment';
 import { StarterInputError } from '../../src/starters/input-error';
+import { resolveParkedFlow } from '../../src/starters/ops';
 import type { CardPaymentState } from '../../src/shared/card-payment';
 import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { LogCapture, testConfig, useServices, workflowBundle } from '../support/stack';
@@ -355,17 +356,26 @@ describe('direct card payments end to end on the dev server', () => {
     await recordHistory(handle, 'card-charge-never-received');
   }, 30_000);
 
-  it("B1's answer lost after processing: verify finds it pending, B1 is never sent again, and the payment ends failed (it cannot be continued)", async () => {
+  it("B1's answer lost after processing: verify finds it pending, B1 is never sent again, and the payment is parked (never failed) until the service or an operator settles it", async () => {
     const i = input(TEST_CARDS.otpOnly, { amount: 100_000, webhookGraceMs: 300 });
     await env.admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-after-processing', count: 1 });
     const handle = await startCardPayment(starters(), i);
-    expect(await handle.result()).toMatchObject({
-      status: 'failed',
-      confirmedBy: 'verify',
-      reason: expect.stringContaining('cannot be continued'),
-    });
+    const parked = await waitFor(i.transactionRef, 'outcome_unknown');
+    expect(parked.reason).toContain('verify still shows the transaction as Pending');
+    expect((await client().workflow.getHandle(handle.workflowId).describe()).status.name).toBe('RUNNING');
     expect(await env.admin.requests(i.transactionRef, B1)).toMatchObject([{ status: 'dropped' }]);
     expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
+    // The operator settles it with the same Update (and `cli ops resolve`) as every parked flow.
+    await resolveParkedFlow(starters(), handle.workflowId, {
+      outcome: 'failed',
+      reason: 'the service lapsed it (test)',
+      operator: 'ops@example.com',
+    });
+    expect(await handle.result()).toMatchObject({
+      status: 'failed',
+      resolution: { outcome: 'failed', operator: 'ops@example.com' },
+    });
+    expect(await env.admin.requests(i.transactionRef, B1)).toHaveLength(1);
   }, 30_000);
 
   it('without a webhook the result is confirmed by verifying the transaction', async () => {

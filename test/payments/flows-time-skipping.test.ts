@@ -47,6 +47,7 @@ function fakeService() {
   const cancelled: string[] = [];
   const script: {
     loseNextPinAnswer?: boolean;
+    loseNextCardChargeAnswer?: boolean;
     loseChargeAnswerFor?: string;
     refuseChargeFor?: string;
     sealedGone?: Set<string>;
@@ -69,6 +70,10 @@ function fakeService() {
       tx.set(input.transactionRef, { status: 'Pending', amount: input.amount, step });
       // A worker that died mid-call: no answer and no heartbeat from here on.
       if (script.dieDuringCharge) await script.dieDuringCharge;
+      if (script.loseNextCardChargeAnswer) {
+        script.loseNextCardChargeAnswer = false;
+        throw lost('charge card');
+      }
       return {
         transactionStatus: step === 'pin' ? 'ValidatePin' : step === '3ds' ? 'ThreeDSecure' : 'ValidateOTP',
         authUrl: step === '3ds' ? 'https://3ds.example/x' : undefined,
@@ -376,6 +381,33 @@ describe('sealed card data that expired before use (claim check)', () => {
       expect((await handle.executeUpdate(submitPinUpdate, { args: [sealedHandle()] })).status).toBe('awaiting_otp');
       await handle.terminate('done');
     });
+  });
+});
+
+it("B1's answer lost and verify says Pending: never failed; the flow keeps verifying (parked) and ends with the service's answer", async () => {
+  await withService(async (service, taskQueue) => {
+    service.script.loseNextCardChargeAnswer = true;
+    const i = card('4242424242424242', { webhookGraceMs: 1_000 });
+    const handle = await startCard(taskQueue, i);
+    const parked = await untilStatus(() => handle.query(cardPaymentStateQuery), 'outcome_unknown');
+    expect(parked.reason).toContain("the charge's answer was lost");
+    const readsWhileParked = service.lookups.length;
+    service.pay(i.transactionRef, i.amount); // the payer completed it at the service
+    await endsVerified(handle, 'success', 'settled by verify');
+    expect(service.lookups.length).toBeGreaterThan(readsWhileParked);
+    expect(service.charges).toHaveLength(1); // B1 was never sent again
+  });
+});
+
+it("B1's answer lost, Pending, and the service then fails it: failed only on the service's word", async () => {
+  await withService(async (service, taskQueue) => {
+    service.script.loseNextCardChargeAnswer = true;
+    const i = card('4242424242424242', { webhookGraceMs: 1_000 });
+    const handle = await startCard(taskQueue, i);
+    await untilStatus(() => handle.query(cardPaymentStateQuery), 'outcome_unknown');
+    service.tx.set(i.transactionRef, { status: 'Abandoned', amount: i.amount });
+    await endsVerified(handle, 'expired', 'verified as Abandoned');
+    expect(service.charges).toHaveLength(1);
   });
 });
 
