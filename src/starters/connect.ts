@@ -6,6 +6,9 @@
 import type { Client } from '@temporalio/client';
 import { loadConfig, type AppConfig } from '../config/config';
 import type { ReturnLinkConfig } from '../config/return-links';
+import { loadCliConfig, type ProcessConfig } from '../config/processes';
+
+type CliConfig = ProcessConfig<'cli'>;
 import { ClaimCheckStore } from '../claim-check/store';
 import { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 import { createTemporalClient } from '../temporal/client';
@@ -51,7 +54,12 @@ export const openPaymentsClient = (
     observer: serviceCallObserver(baseUrl),
   });
 
-export async function connectStarters(config: AppConfig = loadConfig()): Promise<StarterContext> {
+/**
+ * Connects the starters. Default: the CLI/starters' own configuration (loadCliConfig: Temporal, the
+ * payload and claim-check keys, the payments service, the return-link key, NOTIFY_URL; nothing of
+ * the receiver's or codec server's). A full AppConfig fits too.
+ */
+export async function connectStarters(config: CliConfig = loadCliConfig()): Promise<StarterContext> {
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
   return {
     client,
