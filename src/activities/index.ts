@@ -43,4 +43,5 @@ export function createActivities(deps: ActivityDeps) {
   };
 }
 
-export type PaymentActivities = ReturnType<typeof createActivities>;
+/** Every activity the worker registers. */
+export type WorkerActivities = ReturnType<typeof createActivities>;
