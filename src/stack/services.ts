@@ -147,6 +147,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
         deployment: version,
         tuning: workerTuningOptions(config.worker),
         overrides: opts.workerOverrides,
+        nexus: { notifyUrl: config.notify.url, returnLinks: config.returnLinks },
       });
       const running = worker.run();
       if (version && config.deployment.makeCurrent) await makeVersionCurrent(client, version);
@@ -178,6 +179,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
         api,
         ...(config.notify.url ? { notifyUrl: config.notify.url } : {}),
         returnLinks: config.returnLinks,
+        listsPosRemoteRequests: config.payments.listsPosRemoteRequests,
       },
       stop,
     };

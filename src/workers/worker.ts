@@ -14,6 +14,7 @@ import { activeTracing, OTEL_WORKFLOW_INTERCEPTORS_PATH } from '../observability
 import { withTuning } from './tuning';
 import { workerDeploymentOptions } from './versioning';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
+import { paymentsNexusHandler, type PaymentsNexusOptions } from '../nexus/payments-handler';
 
 /** A worker NativeConnection with the TLS and API key of `settings` (config.temporal). */
 export function connectTemporalWorker(settings: TemporalConnectionSettings): Promise<NativeConnection> {
@@ -35,6 +36,8 @@ export interface PaymentsWorkerOptions extends TemporalConnectionSettings {
   deployment?: WorkerDeploymentVersion;
   /** Extra options, e.g. shutdownGraceTime or concurrency limits; they win over `tuning`. */
   overrides?: Partial<WorkerOptions>;
+  /** The `payments` Nexus service's event target and return-link key (docs/nexus.md); the service is always registered. */
+  nexus?: PaymentsNexusOptions;
 }
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
@@ -101,6 +104,8 @@ export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     activities: opts.activities,
+    // Served only where a Nexus endpoint targets this task queue (docs/nexus.md).
+    nexusServices: [paymentsNexusHandler(opts.nexus)],
     dataConverter: createDataConverter(opts.encryption),
     ...(opts.workflowBundle
       ? { workflowBundle: opts.workflowBundle }
