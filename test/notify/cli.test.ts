@@ -134,10 +134,10 @@ describe('notify list, redeliver and replay', () => {
 
   it('refuses an id that names no event, and a --since that is not a time', async () => {
     const r = await cli(['notify', 'redeliver', 'evt_nothing_here']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain('invalid merchant event input: id must name a merchant event');
     const s = await cli(['notify', 'list', '--since', 'yesterday-ish']);
-    expect(s.code).toBe(1);
+    expect(s.code).toBe(2);
     expect(s.stderr).toContain('since must be an ISO time or an age such as 2h or 1d');
   }, 60_000);
 });
