@@ -42,15 +42,15 @@ describe('the mandate CLI as a user runs it', () => {
       status = (await cli(['mandate', 'status', '--ref', ref])).stdout;
     expect(status).toContain(`[mandate ${ref}] awaiting_otp balance=500000`);
 
-    const wrong = await cli(['mandate', 'otp', '--ref', ref, '--otp', '000000']);
+    const wrong = await cli(['mandate', 'otp', '--ref', ref], '000000\n');
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('Invalid OTP');
-    expect((await cli(['mandate', 'otp', '--ref', ref, '--otp', MANDATE_OTP])).stdout).toContain(
+    expect((await cli(['mandate', 'otp', '--ref', ref], `${MANDATE_OTP}\n`)).stdout).toContain(
       `[mandate ${ref}] approved`,
     );
 
     const below = await cli(['mandate', 'debit', '--ref', ref, '--amount', '19999']);
-    expect(below.code).toBe(1);
+    expect(below.code).toBe(2); // bad input (docs/cli.md, exit codes)
     expect(below.stderr).toContain('amount must be at least 20000 kobo (N200)');
     const over = await cli(['mandate', 'debit', '--ref', ref, '--amount', '500001']);
     expect(over.stderr).toContain('exceeds the remaining balance 500000');

@@ -58,7 +58,7 @@ describe('the payment CLI as a user runs it, against a running stack', () => {
 
     expect((await cli(['pay', 'status', '--ref', ref])).stdout).toContain(`[card ${ref}] success`);
     const bad = await cli(['pay', 'checkout', '--ref', ref, '--amount', '10.5', '--email', 'nope']);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/amount must be an integer in the lowest unit.*email must be an e-mail address/);
   }, 90_000);
 });

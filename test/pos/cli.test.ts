@@ -200,7 +200,7 @@ describe('the POS and vending commands, as a user runs them', () => {
       '--email',
       'ada@example.com',
     ]).catch((e: { stderr: string; code: number }) => e);
-    expect((bad as { code: number }).code).toBe(1);
+    expect((bad as { code: number }).code).toBe(2);
     expect((bad as { stderr: string }).stderr).toMatch(
       /amount must be a whole amount.*phone_number must be a phone number/,
     );

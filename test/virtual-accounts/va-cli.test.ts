@@ -63,7 +63,7 @@ describe('`npm run cli -- va ...` as a user runs it against a running stack', ()
     const args = person(`CUST${randomUUID().slice(0, 8)}`, '123');
     args[args.indexOf('--phone') + 1] = '0801234567890';
     const r = await cli(args);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/invalid customer virtual account input: .*mobile_num .*11 digits/);
     expect(r.stderr).toMatch(/bvn must be 11 digits/);
   });

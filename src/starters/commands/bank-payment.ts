@@ -1,7 +1,7 @@
-// CLI: `npm run cli -- pay bank | code`: the direct bank debit flow. The payer's token or OTP may be
-// given with --code or (better: not in the shell history) on stdin.
+// CLI: `npm run cli -- pay bank | code`: the direct bank debit flow. The payer's token or OTP comes
+// from stdin or a prompt that does not echo (--code is refused: argv stays in shell history).
 //
-//   pay bank --file bank.json | pay code --ref R [--code 123456]
+//   pay bank --file bank.json | echo 123456 | pay code --ref R
 import type { Command } from 'commander';
 import { directPaymentStateQuery } from '../../shared/payment-common';
 import { startBankPayment, submitBankCode } from '../bank-payment';
@@ -22,10 +22,11 @@ export function registerBankPaymentCommands(pay: Command, context: ContextFactor
   pay
     .command('code')
     .requiredOption('--ref <ref>')
-    .option('--code <code>', "the payer's token or OTP (default: read from stdin)")
+    .description("the payer's token or OTP: read from stdin, or typed at a prompt that does not echo")
+    .option('--code <code>', 'refused: a code on the command line stays in shell history')
     .action(async (o: { ref: string; code?: string }) => {
-      const ctx = await context();
       const code = await secretArg(o.code, 'CODE');
+      const ctx = await context();
       await runStep(() => submitBankCode(ctx, o.ref, code), renderDirect);
     });
 }

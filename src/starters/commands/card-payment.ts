@@ -1,16 +1,17 @@
 // CLI: `npm run cli -- pay card | card-again | pin | otp`: the direct card payment flow. Card data
-// is read from a JSON file, never from argv; a PIN or OTP may be given with --pin/--otp or (better:
-// not in the shell history) on stdin.
+// is read from a JSON file, never from argv; a PIN or OTP from stdin, or typed at a prompt that
+// does not echo (--pin/--otp are refused: argv stays in shell history and process lists).
 //
 //   pay card --file card-payment.json          a CardPaymentRequest; prints each state until final
 //   pay card-again --ref R --file card.json    in awaiting_card: the card again
-//   pay pin --ref R [--pin 1234] | pay otp --ref R [--otp 123456]
+//   echo 1234 | pay pin --ref R | pay otp --ref R   (prompts on a terminal)
 import type { Command } from 'commander';
 import { cardPaymentStateQuery, type CardPaymentState } from '../../shared/card-payment';
 import { resubmitCard, startCardPayment, submitOtp, submitPin } from '../card-payment';
 import type { ContextFactory } from './context';
 import { readJsonFile } from './json-file';
 import { final, follow, runStep, secretArg } from './payment-common';
+import { progress } from './output';
 
 export const renderCard = (s: CardPaymentState): string =>
   `[card ${s.transactionRef}] ${s.status}${s.card ? ` card=${s.card.brand}…${s.card.last4}` : ''}${s.expects ? ` expects=${s.expects}` : ''}${s.authUrl && s.status === 'awaiting_3ds' ? ` auth_url=${s.authUrl}` : ''}` +
@@ -25,9 +26,9 @@ export function registerCardPaymentCommands(pay: Command, context: ContextFactor
       'JSON CardPaymentRequest (the card in the clear; it is sealed before the workflow starts)',
     )
     .action(async (o: { file: string }) => {
-      const ctx = await context();
-      const handle = await startCardPayment(ctx, readJsonFile(o.file));
-      console.log(`started ${handle.workflowId}`);
+      const input = readJsonFile<Parameters<typeof startCardPayment>[1]>(o.file);
+      const handle = await startCardPayment(await context(), input);
+      progress(`started ${handle.workflowId}`);
       await follow(handle, cardPaymentStateQuery, renderCard);
     });
   pay
@@ -38,25 +39,28 @@ export function registerCardPaymentCommands(pay: Command, context: ContextFactor
     .requiredOption('--ref <ref>')
     .requiredOption('--file <path>', 'JSON card')
     .action(async (o: { ref: string; file: string }) => {
+      const card = readJsonFile<Parameters<typeof resubmitCard>[2]>(o.file);
       const ctx = await context();
-      await runStep(() => resubmitCard(ctx, o.ref, readJsonFile(o.file)), renderCard);
+      await runStep(() => resubmitCard(ctx, o.ref, card), renderCard);
     });
   pay
     .command('pin')
     .requiredOption('--ref <ref>')
-    .option('--pin <pin>', '4 digits (default: read from stdin)')
+    .description('the PIN: read from stdin, or typed at a prompt that does not echo')
+    .option('--pin <pin>', 'refused: a PIN on the command line stays in shell history')
     .action(async (o: { ref: string; pin?: string }) => {
-      const ctx = await context();
       const pin = await secretArg(o.pin, 'PIN');
+      const ctx = await context();
       await runStep(() => submitPin(ctx, o.ref, pin), renderCard);
     });
   pay
     .command('otp')
     .requiredOption('--ref <ref>')
-    .option('--otp <otp>', 'the OTP (default: read from stdin)')
+    .description('the OTP: read from stdin, or typed at a prompt that does not echo')
+    .option('--otp <otp>', 'refused: an OTP on the command line stays in shell history')
     .action(async (o: { ref: string; otp?: string }) => {
-      const ctx = await context();
       const otp = await secretArg(o.otp, 'OTP');
+      const ctx = await context();
       await runStep(() => submitOtp(ctx, o.ref, otp), renderCard);
     });
 }

@@ -2,7 +2,7 @@
 //
 //   mandate start --file mandate.json [--follow] (a MandateRequest; the BVN stays out of argv and
 //                                               is sealed into the claim-check store, never sent to Temporal)
-//   mandate otp --ref M1 --otp 123456           (sealed too; only its handle reaches the flow)
+//   echo 123456 | mandate otp --ref M1          (stdin or a silent prompt; sealed too; only its handle reaches the flow)
 //   mandate resend-otp --ref M1
 //   mandate debit --ref M1 --amount 250000 [--narration text] [--key <idempotency key>]
 //                                               (the same key again answers the same debit; without
@@ -40,6 +40,7 @@ import {
 } from '../mandate';
 import type { ContextFactory } from './context';
 import { StarterInputError } from '../../shared/input-error';
+import { printResult, readSecret, settleState } from './output';
 
 export function renderMandateState(s: MandateState): string {
   const next = s.nextDebitAt ? ` next=${s.nextDebitAt}` : '';
@@ -52,6 +53,7 @@ async function explained<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch (err) {
+    if (err instanceof StarterInputError) throw err; // a refused input keeps its class: exit 2
     const cause = (err as { cause?: unknown }).cause;
     throw new Error(cause instanceof Error && cause.message ? cause.message : (err as Error).message);
   }
@@ -73,7 +75,7 @@ export function registerMandateCommands(program: Command, context: ContextFactor
       const input = JSON.parse(readFileSync(o.file, 'utf8')) as MandateRequest;
       const handle = await startMandate(ctx, input);
       console.log(
-        `started ${handle.workflowId}; send the customer's OTP with: mandate otp --ref ${input.mandateRef} --otp <code>`,
+        `started ${handle.workflowId}; send the customer's OTP on stdin: echo <code> | mandate otp --ref ${input.mandateRef}`,
       );
       if (o.follow) await followUntilDone(handle, mandateStateQuery, renderMandateState);
     });
@@ -81,10 +83,12 @@ export function registerMandateCommands(program: Command, context: ContextFactor
   mandate
     .command('otp')
     .requiredOption('--ref <mandateRef>')
-    .requiredOption('--otp <code>')
-    .action(async (o: { ref: string; otp: string }) => {
+    .description("the customer's OTP: read from stdin, or typed at a prompt that does not echo")
+    .option('--otp <code>', 'refused: an OTP on the command line stays in shell history')
+    .action(async (o: { ref: string; otp?: string }) => {
+      const otp = await readSecret('OTP', o.otp);
       const ctx = await context();
-      console.log(renderMandateState(await explained(submitMandateOtp(ctx, o.ref, o.otp))));
+      console.log(renderMandateState(await explained(submitMandateOtp(ctx, o.ref, otp))));
     });
 
   mandate
@@ -114,7 +118,8 @@ export function registerMandateCommands(program: Command, context: ContextFactor
       const d = await explained(
         debitMandate(ctx, o.ref, Number(o.amount), { narration: o.narration, idempotencyKey: key }),
       );
-      console.log(`${d.reference} ${d.status} ${d.amount} key=${d.key ?? key}${d.error ? ` (${d.error})` : ''}`);
+      printResult(d, `${d.reference} ${d.status} ${d.amount} key=${d.key ?? key}${d.error ? ` (${d.error})` : ''}`);
+      settleState(d);
     });
 
   mandate

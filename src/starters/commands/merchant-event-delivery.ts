@@ -14,6 +14,7 @@ import { newNotifySecret, verifyEvent, NOTIFY_SECRET_PATTERN, type MerchantEvent
 import { StarterInputError } from '../../shared/input-error';
 import { listMerchantEvents, redeliverMerchantEvent, replayMerchantEvents } from '../merchant-event-delivery';
 import type { ContextFactory } from './context';
+import { printResult, streamJson } from './output';
 
 /** One line per event: what a person watching the listener needs. */
 export function renderMerchantEvent(e: MerchantEvent): string {
@@ -81,7 +82,7 @@ export function registerNotifyCommands(program: Command, context: ContextFactory
       if (!NOTIFY_SECRET_PATTERN.test(secret))
         throw new StarterInputError('notify', [{ field: 'secret', rule: 'must start with whsec_ (base64 after it)' }]);
       const listener = await startListener({ port: Number(o.port), host: o.host, secret }, (line, event) =>
-        console.log(o.json && event ? JSON.stringify(event) : line),
+        o.json && event ? streamJson(event) : console.log(line),
       );
       console.log(`listening on ${listener.url}: each event is verified, then printed`);
       if (!o.secret && !process.env.NOTIFY_SECRET)
@@ -110,9 +111,12 @@ export function registerNotifyCommands(program: Command, context: ContextFactory
         ...(o.reference ? { reference: o.reference } : {}),
         limit: Number(o.limit),
       });
-      if (o.json) console.log(JSON.stringify(rows, null, 2));
-      else if (rows.length === 0) console.log('no merchant events');
-      else for (const r of rows) console.log(`${r.startedAt}  ${r.status ?? '-'}  ${r.reference ?? '-'}  ${r.eventId}`);
+      printResult(
+        rows,
+        rows.length === 0
+          ? 'no merchant events'
+          : rows.map((r) => `${r.startedAt}  ${r.status ?? '-'}  ${r.reference ?? '-'}  ${r.eventId}`),
+      );
     });
 
   notify

@@ -19,6 +19,7 @@ import {
 import { resolveMandateDebit } from '../mandate';
 import type { ContextFactory } from './context';
 import { StarterInputError } from '../../shared/input-error';
+import { printResult } from './output';
 
 export function renderAttentionItem(i: AttentionItem): string {
   const amount = i.amount !== undefined ? ` ${i.amount} ${i.currency ?? ''}`.trimEnd() : '';
@@ -35,7 +36,10 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
     .description('how many items each list holds')
     .action(async () => {
       const counts = await attentionSummary(await context());
-      for (const kind of ATTENTION_KINDS) console.log(`${kind.padEnd(20)} ${counts[kind]}`);
+      printResult(
+        counts,
+        ATTENTION_KINDS.map((kind) => `${kind.padEnd(20)} ${counts[kind]}`),
+      );
     });
 
   ops
@@ -49,11 +53,7 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
           { field: 'kind', rule: `must be one of ${ATTENTION_KINDS.join(', ')}` },
         ]);
       const items = await listAttention(await context(), kind as AttentionKind, { limit: Number(o.limit) });
-      if (o.json) console.log(JSON.stringify(items, null, 2));
-      else {
-        for (const i of items) console.log(renderAttentionItem(i));
-        console.log(`${items.length} item(s)`);
-      }
+      printResult(items, [...items.map(renderAttentionItem), `${items.length} item(s)`]);
     });
 
   ops
@@ -66,7 +66,7 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
     .requiredOption('--reason <text>', 'where the outcome was established')
     .requiredOption('--operator <name>', 'who decides')
     .action(async (workflowId: string, o: { outcome: string; reason: string; operator: string }) => {
-      console.log(JSON.stringify(await resolveParkedFlow(await context(), workflowId, o), null, 2));
+      printResult(await resolveParkedFlow(await context(), workflowId, o));
     });
 
   ops
@@ -79,17 +79,13 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
     .action(async (mandateRef: string, o: { debit: string; outcome: string; reason: string; operator: string }) => {
       if (o.outcome !== 'debited' && o.outcome !== 'not_debited')
         throw new StarterInputError('debit resolution', [{ field: 'outcome', rule: 'must be debited or not_debited' }]);
-      console.log(
-        JSON.stringify(
-          await resolveMandateDebit(await context(), mandateRef, {
-            debitKey: o.debit,
-            outcome: o.outcome,
-            reason: o.reason,
-            operator: o.operator,
-          }),
-          null,
-          2,
-        ),
+      printResult(
+        await resolveMandateDebit(await context(), mandateRef, {
+          debitKey: o.debit,
+          outcome: o.outcome,
+          reason: o.reason,
+          operator: o.operator,
+        }),
       );
     });
 
@@ -99,7 +95,7 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
     .requiredOption('--reason <text>', 'what was done (refunded, honoured, corrected at the service...)')
     .requiredOption('--operator <name>', 'who decides')
     .action(async (reference: string, o: { reason: string; operator: string }) => {
-      console.log(JSON.stringify(await resolveReconciliationFinding(await context(), reference, o), null, 2));
+      printResult(await resolveReconciliationFinding(await context(), reference, o));
     });
 
   ops

@@ -20,6 +20,7 @@ import { completePosPreAuth, posPreAuthHandle, releasePosPreAuth, startPosPreAut
 import type { ContextFactory } from './context';
 import { readJsonFile } from './json-file';
 import { terminalFor } from './pos-terminal';
+import { printResult, settleState } from './output';
 
 export function renderPosPreAuthState(s: PosPreAuthState | PosPreAuthResult): string {
   const c = s.completion;
@@ -119,8 +120,8 @@ export function registerPosPreAuthCommands(pos: Command, context: ContextFactory
         renderPosPreAuthState,
         { intervalMs: 250 },
       )) as PosPreAuthResult;
-      console.log(renderPosPreAuthState(result));
-      console.log(JSON.stringify(result, null, 2));
+      printResult(result, [renderPosPreAuthState(result), JSON.stringify(result, null, 2)]);
+      settleState(result);
     });
 
   pos
@@ -137,6 +138,7 @@ export function registerPosPreAuthCommands(pos: Command, context: ContextFactory
         renderPosPreAuthState,
         { intervalMs: 250 },
       )) as PosPreAuthResult;
-      console.log(renderPosPreAuthState(result));
+      printResult(result, renderPosPreAuthState(result));
+      settleState(result);
     });
 }

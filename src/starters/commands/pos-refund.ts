@@ -17,6 +17,7 @@ import { posRefundLedger, startPosRefund } from '../pos-refund';
 import type { ContextFactory } from './context';
 import { readJsonFile } from './json-file';
 import { terminalFor } from './pos-terminal';
+import { printResult, settleState } from './output';
 
 export function renderPosRefundState(s: PosRefundState | PosRefundResult): string {
   const last = s.steps.at(-1);
@@ -70,8 +71,8 @@ export function registerPosRefundCommands(pos: Command, context: ContextFactory)
         const result = (await followUntilDone(handle, posRefundStateQuery, renderPosRefundState, {
           intervalMs: 250,
         })) as PosRefundResult;
-        console.log(renderPosRefundState(result));
-        console.log(JSON.stringify(result, null, 2));
+        printResult(result, [renderPosRefundState(result), JSON.stringify(result, null, 2)]);
+        settleState(result);
       },
     );
 
@@ -82,6 +83,6 @@ export function registerPosRefundCommands(pos: Command, context: ContextFactory)
     .action(async (o: { original: string }) => {
       const ctx = await context();
       const ledger = await posRefundLedger(ctx, o.original);
-      console.log(ledger ? JSON.stringify(ledger, null, 2) : `no refund was ever reserved against ${o.original}`);
+      printResult(ledger ?? null, ledger ? undefined : `no refund was ever reserved against ${o.original}`);
     });
 }

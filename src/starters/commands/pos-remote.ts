@@ -12,6 +12,7 @@ import {
 import { followUntilDone } from '../progress';
 import { cancelPosRemoteRequest, posRemoteRequestHandle, startPosRemoteRequest } from '../pos-remote';
 import type { ContextFactory } from './context';
+import { printResult, settleState } from './output';
 
 export function renderPosRemoteState(s: PosRemoteState): string {
   const ref = s.requestRef ? ` request_ref=${s.requestRef}` : '';
@@ -56,8 +57,8 @@ export function registerPosRemoteCommands(pos: Command, context: ContextFactory)
         const result = (await followUntilDone(handle, posRemoteStateQuery, renderPosRemoteState, {
           intervalMs: 250,
         })) as PosRemoteResult;
-        console.log(renderPosRemoteState(result));
-        console.log(JSON.stringify(result, null, 2));
+        printResult(result, [renderPosRemoteState(result), JSON.stringify(result, null, 2)]);
+        settleState(result);
       },
     );
 
@@ -77,6 +78,7 @@ export function registerPosRemoteCommands(pos: Command, context: ContextFactory)
         renderPosRemoteState,
         { intervalMs: 250 },
       )) as PosRemoteResult;
-      console.log(renderPosRemoteState(result));
+      printResult(result, renderPosRemoteState(result));
+      settleState(result);
     });
 }

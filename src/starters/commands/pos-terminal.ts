@@ -19,6 +19,7 @@ import { followUntilDone } from '../progress';
 import { openPosTerminalSession, startPosTransaction } from '../pos-terminal';
 import type { ContextFactory } from './context';
 import { readJsonFile } from './json-file';
+import { printResult, settleState } from './output';
 
 export function renderPosTransactionState(s: PosTransactionState | PosTransactionResult): string {
   const last = s.steps.at(-1);
@@ -56,7 +57,7 @@ export function registerPosTerminalCommands(pos: Command, context: ContextFactor
       const api = openPaymentsClient();
       try {
         const session = await openPosTerminalSession({ api }, { serial_no: o.serial, refresh: o.refresh === true });
-        console.log(JSON.stringify(session.toJSON(), null, 2));
+        printResult(session.toJSON());
         console.log('pin_key received and held in memory only; it is handed to the device, never printed or stored');
         session.close();
       } finally {
@@ -84,7 +85,7 @@ export function registerPosTerminalCommands(pos: Command, context: ContextFactor
       const result = (await followUntilDone(handle, posTransactionStateQuery, renderPosTransactionState, {
         intervalMs: 250,
       })) as PosTransactionResult;
-      console.log(renderPosTransactionState(result));
-      console.log(JSON.stringify(result, null, 2));
+      printResult(result, [renderPosTransactionState(result), JSON.stringify(result, null, 2)]);
+      settleState(result);
     });
 }

@@ -14,6 +14,7 @@ import {
   renderReconciliationReport,
 } from '../reconciliation';
 import type { ContextFactory } from './context';
+import { printResult, progress, settle } from './output';
 
 interface ReconcileOptions {
   from?: string;
@@ -52,14 +53,15 @@ export function registerReconciliationCommands(program: Command, context: Contex
         ...(o.perPage !== undefined ? { perPage: wholeNumber(o.perPage) } : {}),
         markFlows: o.mark,
       };
-      const progressOut = o.json ? (l: string) => process.stderr.write(`${l}\n`) : (l: string) => console.log(l);
+      const progressOut = progress;
       const ctx = await context();
       const report = await reconcile(ctx, input, { onProgress: (p) => progressOut(renderReconciliationProgress(p)) });
       if (o.csv) {
         writeFileSync(o.csv, reconciliationCsv(report));
         progressOut(`findings written to ${o.csv} (${report.findings.length} row(s))`);
       }
-      console.log(o.json ? JSON.stringify(report, null, 2) : renderReconciliationReport(report));
-      if (report.status !== 'clean') process.exitCode = 2;
+      printResult(report, renderReconciliationReport(report));
+      // Findings need a person (exit 3): each is a mark an operator settles (ops resolve-finding).
+      if (report.status !== 'clean') settle('needsPerson');
     });
 }

@@ -45,6 +45,7 @@ import {
   updateSmsTemplate,
 } from '../sms';
 import type { ContextFactory } from './context';
+import { printResult, settle, settleState } from './output';
 
 export function renderSmsSendState(s: SmsSendState | SmsSendResult): string {
   const done = s.batches.filter((b) => !['waiting', 'sending'].includes(b.outcome)).length;
@@ -80,13 +81,16 @@ async function answered(action: () => Promise<void>): Promise<void> {
     await action();
   } catch (err) {
     if (err instanceof StarterInputError) {
-      console.log(`refused: ${err.message}`);
-      process.exitCode = 2;
+      printResult({ refused: { message: err.message, issues: err.issues } }, `refused: ${err.message}`);
+      settle('badInput');
       return;
     }
     if (err instanceof PaymentsApiError && err.status !== undefined && err.status >= 400 && err.status < 500) {
-      console.log(`refused by the service (${err.status}): ${err.message}`);
-      process.exitCode = 2;
+      printResult(
+        { refused: { status: err.status, message: err.message } },
+        `refused by the service (${err.status}): ${err.message}`,
+      );
+      settle('badInput');
       return;
     }
     throw err;
@@ -133,8 +137,8 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
         const result = (await followUntilDone(handle, smsSendStateQuery, renderSmsSendState, {
           intervalMs: 250,
         })) as SmsSendResult;
-        console.log(`${renderSmsSendState(result)} — ${result.message}`);
-        console.log(JSON.stringify(result, null, 2));
+        printResult(result, [`${renderSmsSendState(result)} — ${result.message}`, JSON.stringify(result, null, 2)]);
+        settleState(result);
       }),
     );
 
@@ -147,8 +151,8 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
       const result = (await followUntilDone(smsSendHandle(ctx, o.reference), smsSendStateQuery, renderSmsSendState, {
         intervalMs: 250,
       })) as SmsSendResult;
-      console.log(`${renderSmsSendState(result)} — ${result.message}`);
-      console.log(JSON.stringify(result, null, 2));
+      printResult(result, [`${renderSmsSendState(result)} — ${result.message}`, JSON.stringify(result, null, 2)]);
+      settleState(result);
     });
 
   // ---- templates ----
@@ -187,8 +191,7 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .action((o: { name: string; description: string; message: string }) =>
       answered(async () => {
         const t = await createSmsTemplate({ api: apiFromEnv() }, o);
-        console.log(`created template ${t.uuid}`);
-        console.log(JSON.stringify(t, null, 2));
+        printResult(t, [`created template ${t.uuid}`, JSON.stringify(t, null, 2)]);
       }),
     );
   templates
@@ -211,8 +214,7 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
             ...(o.fileName !== undefined ? { file_name: o.fileName } : {}),
           },
         );
-        console.log(`updated template ${t.uuid}`);
-        console.log(JSON.stringify(t, null, 2));
+        printResult(t, [`updated template ${t.uuid}`, JSON.stringify(t, null, 2)]);
       }),
     );
   templates
@@ -316,8 +318,8 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
           const result = (await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, {
             intervalMs: 250,
           })) as SmsCampaignResult;
-          console.log(renderSmsCampaignState(result));
-          console.log(JSON.stringify(result, null, 2));
+          printResult(result, [renderSmsCampaignState(result), JSON.stringify(result, null, 2)]);
+          settleState(result);
         }),
     );
   campaigns
@@ -360,8 +362,8 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
         const result = (await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, {
           intervalMs: 250,
         })) as SmsCampaignResult;
-        console.log(renderSmsCampaignState(result));
-        console.log(JSON.stringify(result, null, 2));
+        printResult(result, [renderSmsCampaignState(result), JSON.stringify(result, null, 2)]);
+        settleState(result);
       }),
     );
 }

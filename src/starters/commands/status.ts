@@ -16,6 +16,7 @@ import { getDirectPaymentState } from '../payment-common';
 import { posRemoteRequestHandle } from '../pos-remote';
 import { posTransactionHandle } from '../pos-terminal';
 import type { ContextFactory } from './context';
+import { printResult, settleState } from './output';
 import { renderCard } from './card-payment';
 import { renderCheckout } from './checkout';
 import { renderDirect } from './payment-common';
@@ -30,11 +31,16 @@ export function registerPaymentStatusCommand(pay: Command, context: ContextFacto
     .action(async (o: { ref: string }) => {
       const ctx = await context();
       const type = (await ctx.client.workflow.getHandle(paymentWorkflowId(o.ref)).describe()).type;
-      if (type === 'cardPaymentWorkflow') console.log(renderCard(await getCardPaymentState(ctx, o.ref)));
+      // The exit code follows the payment's status, as when it was followed (docs/cli.md).
+      const show = <S extends { status: string }>(state: S, render: (s: S) => string) => {
+        printResult(state, render(state));
+        settleState(state);
+      };
+      if (type === 'cardPaymentWorkflow') show(await getCardPaymentState(ctx, o.ref), renderCard);
       else if (type === 'bankPaymentWorkflow' || type === 'ussdPaymentWorkflow')
-        console.log(renderDirect(await getDirectPaymentState(ctx, o.ref)));
-      else if (type === 'checkoutWorkflow') console.log(renderCheckout(await getCheckoutState(ctx, o.ref)));
-      else console.log(`${paymentWorkflowId(o.ref)} is a ${type}`);
+        show(await getDirectPaymentState(ctx, o.ref), renderDirect);
+      else if (type === 'checkoutWorkflow') show(await getCheckoutState(ctx, o.ref), renderCheckout);
+      else printResult({ workflowId: paymentWorkflowId(o.ref), type }, `${paymentWorkflowId(o.ref)} is a ${type}`);
     });
 }
 
@@ -48,28 +54,23 @@ export function registerPosStatusCommand(pos: Command, context: ContextFactory):
     .action(async (o: { reference?: string; merchantRef?: string }) => {
       const ctx = await context();
       if (o.reference) {
-        console.log(
-          JSON.stringify(
-            await followUntilDone(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState, {
-              intervalMs: 250,
-            }),
-            null,
-            2,
-          ),
+        const state = await followUntilDone(
+          posRemoteRequestHandle(ctx, o.reference),
+          posRemoteStateQuery,
+          renderPosRemoteState,
+          { intervalMs: 250 },
         );
+        printResult(state);
+        settleState(state as { status: string });
       } else if (o.merchantRef) {
-        console.log(
-          JSON.stringify(
-            await followUntilDone(
-              posTransactionHandle(ctx, o.merchantRef),
-              posTransactionStateQuery,
-              renderPosTransactionState,
-              { intervalMs: 250 },
-            ),
-            null,
-            2,
-          ),
+        const state = await followUntilDone(
+          posTransactionHandle(ctx, o.merchantRef),
+          posTransactionStateQuery,
+          renderPosTransactionState,
+          { intervalMs: 250 },
         );
+        printResult(state);
+        settleState(state as { status: string });
       } else {
         throw new StarterInputError('POS status', [
           { field: '--reference', rule: 'give --reference or --merchant-ref' },

@@ -8,6 +8,7 @@ import { VEND_FINAL_STATUSES, vendStateQuery, type VendResult, type VendState } 
 import { followUntilDone } from '../progress';
 import { startVend, vendHandle } from '../vending';
 import type { ContextFactory } from './context';
+import { printResult, settleState } from './output';
 
 export function renderVendState(s: VendState): string {
   const last = s.steps.at(-1);
@@ -58,8 +59,8 @@ export function registerVendingCommands(program: Command, context: ContextFactor
         const result = (await followUntilDone(handle, vendStateQuery, renderVendState, {
           intervalMs: 250,
         })) as VendResult;
-        console.log(`${renderVendState(result)} — ${result.message}`);
-        console.log(JSON.stringify(result, null, 2));
+        printResult(result, [`${renderVendState(result)} — ${result.message}`, JSON.stringify(result, null, 2)]);
+        settleState(result);
       },
     );
 
@@ -69,12 +70,10 @@ export function registerVendingCommands(program: Command, context: ContextFactor
     .requiredOption('--order <ref>', 'order reference')
     .action(async (o: { order: string }) => {
       const ctx = await context();
-      console.log(
-        JSON.stringify(
-          await followUntilDone(vendHandle(ctx, o.order), vendStateQuery, renderVendState, { intervalMs: 250 }),
-          null,
-          2,
-        ),
-      );
+      const state = (await followUntilDone(vendHandle(ctx, o.order), vendStateQuery, renderVendState, {
+        intervalMs: 250,
+      })) as { status: string };
+      printResult(state);
+      settleState(state);
     });
 }
