@@ -138,6 +138,10 @@ export const envSchema = z
         `must be at most ${MAX_HTTP_TIMEOUT_MS} ms: the service activities' start-to-close (SERVICE_ACTIVITY_START_TO_CLOSE_MS, ${SERVICE_ACTIVITY_START_TO_CLOSE_MS} ms) must exceed it by ${HTTP_TIMEOUT_MARGIN_MS} ms`,
       )
       .default(30_000),
+    // Whether the service's transaction list (A6) lists every POS remote request from its creation
+    // (the sandbox does; the spec does not say). Only then does a lost E1 answer whose request A6
+    // never showed end not_sent; otherwise it is parked as outcome_unknown (docs/choices.md).
+    PAYMENTS_LISTS_POS_REMOTE_REQUESTS: bool(false),
     PAYMENTS_PATH_SIMULATE_TRANSFER: optionalPath,
     PAYMENTS_PATH_CHARGE_TOKEN: optionalPath,
     PAYMENTS_PATH_CANCEL_TOKEN: optionalPath,
@@ -376,6 +380,8 @@ export interface AppConfig {
     /** Never log or copy this outside config and the HTTP client. */
     secretKey: string;
     timeoutMs: number;
+    /** PAYMENTS_LISTS_POS_REMOTE_REQUESTS: A6 lists every POS remote request (a lost E1 A6 never showed is then not_sent). */
+    listsPosRemoteRequests: boolean;
     paths: Partial<
       Record<
         | 'simulateTransfer'
@@ -491,6 +497,7 @@ export function buildConfig(
       baseUrl: env.PAYMENTS_BASE_URL.replace(/\/+$/, ''),
       secretKey: env.PAYMENTS_SECRET_KEY,
       timeoutMs: env.PAYMENTS_TIMEOUT_MS,
+      listsPosRemoteRequests: env.PAYMENTS_LISTS_POS_REMOTE_REQUESTS,
       paths: definedOnly({
         simulateTransfer: env.PAYMENTS_PATH_SIMULATE_TRANSFER,
         chargeToken: env.PAYMENTS_PATH_CHARGE_TOKEN,

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { duration } from './duration';
 import { requiredText } from './pos-card-fields';
 import { lazy, type Zod } from './lazy';
+import type { OutcomeResolution } from './outcome';
 
 const koboInteger = (z: Zod, min: number, minMessage: string) =>
   z
@@ -67,11 +68,18 @@ export const PosRemoteInputSchema = lazy('pos-remote.PosRemoteInputSchema', (z) 
         searchInterval: duration.optional(),
         /**
          * A lost E1 answer whose request the service's records (A6) never showed, read successfully
-         * after its lifetime + grace: 'not_sent' (default; A6 lists every remote request from its
-         * creation, docs/choices.md, so its absence proves E1 never arrived and nobody could pay) or
-         * 'outcome_unknown' (for a service whose A6 does not list remote requests).
+         * after its lifetime + grace: 'outcome_unknown' (default: parked, the safe reading for a real
+         * service, whose A6 is not documented to list remote requests) or 'not_sent' (only for a
+         * deployment whose A6 lists every remote request from its creation, such as the sandbox:
+         * POS_REMOTE_IN_TRANSACTION_LIST=true; docs/choices.md). The starter sets it from the config.
          */
         lostCreateAbsentIs: z.enum(['not_sent', 'outcome_unknown']).optional(),
+        /** A parked request (outcome_unknown, poll_error, expired_unobserved) is looked up again for this long. Default 24h. */
+        unknownRequeryFor: duration.optional(),
+        /** The first wait between two look-ups of a parked request (doubling). Default 10s. */
+        requeryBackoff: duration.optional(),
+        /** The longest wait between two look-ups of a parked request. Default 10 minutes. */
+        requeryMaxBackoff: duration.optional(),
         /** How long to wait for the terminal (another request holds it) before giving up with nothing sent. Default 15 minutes. */
         lockTimeout: duration.optional(),
         /** How often the terminal lock checks that its holder still runs (only used by the flow that starts the lock). Default 60s. */
@@ -107,6 +115,15 @@ export type PosRemoteStatus =
   | 'outcome_unknown'
   /** Nothing was sent: E1 failed before it left, or the terminal stayed busy, or the baseline could not be read. */
   | 'not_sent';
+
+/**
+ * The statuses at which the service could not say whether money moved: the flow stays open (parked),
+ * looks the request up again on a backoff and takes the operator's resolveOutcome.
+ */
+export const POS_REMOTE_PARKED_STATUSES = ['outcome_unknown', 'poll_error', 'expired_unobserved'] as const;
+
+/** The outcomes an operator may give a parked remote request (resolveOutcome). */
+export const POS_REMOTE_RESOLVE_OUTCOMES = ['success', 'failed', 'expired'] as const;
 
 export const POS_REMOTE_FINAL_STATUSES: readonly PosRemoteStatus[] = [
   'success',
@@ -144,6 +161,8 @@ export interface PosRemoteState {
   cancelRequested?: boolean;
   /** E1 requests sent (more than 1 only after attempts that provably never left). */
   createAttempts?: number;
+  /** Set when an operator resolved a parked request (resolveOutcome). */
+  resolution?: OutcomeResolution;
 }
 
 export interface PosRemoteResult extends PosRemoteState {

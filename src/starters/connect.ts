@@ -26,6 +26,8 @@ export interface StarterContext {
   notifyUrl?: string;
   /** RETURN_LINK_KEY and TTL: the starters sign the return URLs they build (src/webhooks/return-link.ts). */
   returnLinks?: ReturnLinkConfig;
+  /** PAYMENTS_LISTS_POS_REMOTE_REQUESTS: a lost E1 answer A6 never showed may end not_sent (else outcome_unknown). */
+  listsPosRemoteRequests?: boolean;
 }
 
 /** Opens the claim-check store of `config` (one per process; close it on shutdown). */
@@ -68,6 +70,7 @@ export async function connectStarters(config: CliConfig = loadCliConfig()): Prom
     api: openPaymentsClient(config),
     ...(config.notify.url ? { notifyUrl: config.notify.url } : {}),
     returnLinks: config.returnLinks,
+    listsPosRemoteRequests: config.payments.listsPosRemoteRequests,
   };
 }
 

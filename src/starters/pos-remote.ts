@@ -23,9 +23,18 @@ export async function startPosRemoteRequest(
     operation: 'start POS remote request',
     workflowType: 'posRemoteRequestWorkflow',
     workflowId: posRemoteWorkflowId(v.reference),
-    args: [input],
+    args: [withDeploymentReading(ctx, input)],
     search: { flow: 'pos-remote', reference: v.reference, status: 'creating', amount: v.amount, currency: v.currency },
   });
+}
+
+/**
+ * A lost E1 answer whose request A6 never showed is read as the deployment says: not_sent only
+ * where A6 lists remote requests (PAYMENTS_LISTS_POS_REMOTE_REQUESTS); the caller's own option wins.
+ */
+function withDeploymentReading(ctx: StarterContext, input: PosRemoteInput): PosRemoteInput {
+  if (!ctx.listsPosRemoteRequests || input.options?.lostCreateAbsentIs !== undefined) return input;
+  return { ...input, options: { ...input.options, lostCreateAbsentIs: 'not_sent' } };
 }
 
 export function posRemoteRequestHandle(

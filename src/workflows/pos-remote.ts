@@ -19,6 +19,11 @@
 // - Cancel cannot withdraw the request: the flow watches it until the lifetime ends and reports
 //   success_after_cancel if the payer approves anyway. Expiry and cancel end with a final look at
 //   the service's transaction record (A6 by reference).
+// - outcome_unknown, poll_error and expired_unobserved are parked, not final: the terminal is given
+//   back, the request's record is looked up again on a backoff (a lost E1's request searched for
+//   first) and the flow ends with the service's answer or an operator's resolveOutcome.
+// - A lost E1 answer whose request A6 never showed ends not_sent only where the deployment says A6
+//   lists remote requests (options.lostCreateAbsentIs, set by the starter from the config).
 // - Polling runs inside one heartbeating activity (E2 every 2-3 s): few history events, a dead
 //   worker noticed within the heartbeat timeout, the retried attempt continuing from the details.
 //
@@ -46,9 +51,13 @@ import {
   type PosRemotePollOutcome,
   type PosRemoteRecord,
   type PosRemoteResult,
+  POS_REMOTE_PARKED_STATUSES,
   POS_REMOTE_RECORDS_MAX_PAGES,
+  POS_REMOTE_RESOLVE_OUTCOMES,
+  type PosRemoteRecordLookup,
   type PosRemoteSearchOutcome,
   type PosRemoteState,
+  type PosRemoteStatus,
 } from '../shared/pos-remote';
 import {
   posTerminalLockWorkflowId,
@@ -59,6 +68,14 @@ import {
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { FailureTypes, failureMessage, failureOf, isRefusalFailure } from '../shared/failures';
 import { durationMs } from '../shared/duration';
+import {
+  checkResolveOutcome,
+  resolveOutcomeUpdate,
+  UNKNOWN_OUTCOME_DEFAULTS,
+  type OutcomeResolution,
+} from '../shared/outcome';
+import type { Presence } from './steps/send-once';
+import { awaitFinal } from './steps/unknown-outcome';
 import { READ, READ_RETRY, moneySend } from './steps/activity-options';
 import { parseFlowInput } from './steps/flow-input';
 
@@ -82,6 +99,7 @@ export async function posRemoteRequestWorkflow(raw: PosRemoteInput): Promise<Pos
 
 type Options = NonNullable<PosRemoteParsedInput['options']>;
 type Expired = Extract<PosRemotePollOutcome, { status: 'expired' }>;
+type PosRemoteRecordFound = Extract<PosRemoteRecordLookup, { found: true }>;
 
 /** One remote request. */
 class PosRemoteRequestFlow {
@@ -99,6 +117,8 @@ class PosRemoteRequestFlow {
   private granted: { recentRefs: string[] } | undefined;
   /** E1's activity signalled that its call is about to leave. */
   private e1Announced = false;
+  /** The requests that are not ours (baseline and earlier holders'), for a search after a lost E1. */
+  private exclude: string[] | undefined;
 
   constructor(private readonly input: PosRemoteParsedInput) {
     this.o = input.options ?? {};
@@ -149,12 +169,92 @@ class PosRemoteRequestFlow {
         await this.release();
         return this.result();
       }
+      let result: PosRemoteResult;
       try {
-        return await this.holding();
+        result = await this.holding();
       } finally {
         await this.release();
       }
+      // Parked after the terminal is given back: the look-ups need no terminal.
+      return this.parkIfUnknown(result);
     });
+  }
+
+  /**
+   * outcome_unknown, poll_error and expired_unobserved are not final (docs/money-decisions.md): the
+   * flow stays open, looks the request up again on a backoff (its record in A6 by request_ref; a
+   * lost E1's request is searched for first), ends with the service's answer (success, failed, or
+   * abandoned: expired) or with an operator's resolveOutcome (`cli ops resolve`), and after the
+   * requery period waits for the operator only.
+   */
+  private async parkIfUnknown(result: PosRemoteResult): Promise<PosRemoteResult> {
+    const parkedAs = this.state.status;
+    if (!(POS_REMOTE_PARKED_STATUSES as readonly string[]).includes(parkedAs)) return result;
+    const { o } = this;
+    const why = this.state.message ?? parkedAs;
+    let resolution: OutcomeResolution | undefined;
+    setHandler(
+      resolveOutcomeUpdate,
+      (input) => {
+        resolution ??= { ...input, resolvedAt: new Date().toISOString() };
+        return resolution;
+      },
+      {
+        validator: (input) =>
+          checkResolveOutcome(input, POS_REMOTE_RESOLVE_OUTCOMES, this.state.status === parkedAs && !resolution),
+      },
+    );
+    const settled = await awaitFinal<{ status: string; record: PosRemoteRecordFound['record'] }>({
+      requery: () => this.lookUpParked(),
+      isFinal: (r) => ['success', 'failed', 'abandoned'].includes(r.status),
+      absentIsFinal: () => false, // absence proves nothing here: only a record or an operator ends it
+      startAs: 'outcome_unknown',
+      setStatus: () => undefined, // the parked status (and PaymentStatus) says why it is parked
+      resolution: () => resolution,
+      pendingForMs: 0,
+      requeryForMs: durationMs(o.unknownRequeryFor ?? UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
+      firstBackoffMs: durationMs(o.requeryBackoff ?? UNKNOWN_OUTCOME_DEFAULTS.firstBackoff),
+      maxBackoffMs: durationMs(o.requeryMaxBackoff ?? UNKNOWN_OUTCOME_DEFAULTS.maxBackoff),
+    });
+    if (settled.kind === 'resolved') {
+      const r = settled.resolution;
+      this.state.resolution = r;
+      this.setStatus(
+        r.outcome as PosRemoteStatus,
+        `resolved by ${r.operator}: ${r.reason} (parked as ${parkedAs}: ${why})`,
+      );
+      return { ...result, ...this.result() };
+    }
+    if (settled.kind === 'absent') return result; // not reached: absentIsFinal is false
+    const { status, record } = settled.record;
+    const approved = status === 'success';
+    const final: PosRemoteStatus =
+      status === 'abandoned'
+        ? this.cancelRequested
+          ? 'cancelled'
+          : 'expired'
+        : approved
+          ? this.cancelRequested
+            ? 'success_after_cancel'
+            : 'success'
+          : this.cancelRequested
+            ? 'cancelled'
+            : 'failed';
+    this.setStatus(final, `the service's transaction record shows it ${status} (looked up again after: ${why})`);
+    return { ...result, ...this.result(), record: record as PosRemoteRecord };
+  }
+
+  /** A parked request's record (A6 by request_ref); a lost E1's request is searched for first. */
+  private async lookUpParked(): Promise<Presence<{ status: string; record: PosRemoteRecordFound['record'] }>> {
+    if (!this.state.requestRef) {
+      if (!this.exclude) return { found: false };
+      const found = await reads.posRemoteFindRequest({ ...this.requestShape(), exclude: this.exclude });
+      if (found.kind !== 'one') return { found: false };
+      this.state.requestRef = found.request_ref;
+      this.state.recovered = true;
+    }
+    const look = await reads.posRemoteLookupRecord({ request_ref: this.state.requestRef });
+    return look.found ? { found: true, record: { status: look.status, record: look.record } } : { found: false };
   }
 
   /** Queue at the terminal's lock until granted; false (status set, nothing sent) if not granted. */
@@ -185,6 +285,7 @@ class PosRemoteRequestFlow {
     this.setStatus('creating');
     const exclude = await this.baseline();
     if (!exclude) return this.result();
+    this.exclude = exclude;
     const sent = await this.create();
     if (sent === 'ended') return this.result();
     if (sent !== 'created' && !(await this.searchLost(sent.lostAt, exclude))) return this.result();
@@ -307,7 +408,8 @@ class PosRemoteRequestFlow {
    * for another lifetime; then it is outcome_unknown. True when the search ended (status set).
    */
   private searchEnded(found: PosRemoteSearchOutcome | undefined, deadline: number, lastProblem: string): boolean {
-    if (found?.kind === 'none' && (this.o.lostCreateAbsentIs ?? 'not_sent') === 'not_sent') {
+    // Absence proves E1 never arrived only where A6 lists remote requests (the deployment says so).
+    if (found?.kind === 'none' && (this.o.lostCreateAbsentIs ?? 'outcome_unknown') === 'not_sent') {
       this.setStatus(
         'not_sent',
         `E1's answer was lost, and the service's transaction records show no request for this terminal and amount through its lifetime + grace: E1 never reached the service, nobody could pay it`,

@@ -14,6 +14,7 @@ import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { cancelPosRemoteSignal, posRemoteStateQuery, type PosRemoteInput } from '../../src/shared/pos-remote';
 import { posTerminalLockWorkflowId, terminalLockStateQuery } from '../../src/shared/pos-terminal-lock';
 import { PaymentStatus } from '../../src/shared/search-attributes';
+import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import type { posRemoteRequestWorkflow } from '../../src/workflows/pos-remote';
@@ -161,6 +162,22 @@ const until = async (fn: () => boolean | Promise<boolean>, ms = 15_000): Promise
   await eventually(fn, { timeoutMs: ms, intervalMs: 25 });
 };
 
+type Handle = Awaited<ReturnType<typeof start>>;
+/** The flow is parked at `status` (query and PaymentStatus), still running: its state. */
+async function parkedAt(handle: Handle, status: string, ms = 15_000) {
+  await until(async () => (await handle.query(posRemoteStateQuery)).status === status, ms);
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+  expect((await handle.describe()).typedSearchAttributes.get(PaymentStatus)).toBe(status);
+  return handle.query(posRemoteStateQuery);
+}
+/** An operator resolves the parked flow (resolveOutcome, as `cli ops resolve` does): its result. */
+async function resolvedAs(handle: Handle, outcome: 'success' | 'failed' | 'expired') {
+  await handle.executeUpdate(resolveOutcomeUpdate, {
+    args: [{ outcome, reason: 'checked on the terminal (test)', operator: 'ops@example.com' }],
+  });
+  return handle.result();
+}
+
 /** A lifetime and search grace short enough for a lost E1 answer to be settled within a test. */
 const SHORT_LIFETIME = {
   pollIntervalMs: 50,
@@ -211,17 +228,48 @@ describe('POS remote request', () => {
     expect(result.record).toBeUndefined();
   });
 
-  it('a 404 after a long stretch without any E2 answer is expired_unobserved, never plain expired', async () => {
+  it('a 404 after a long stretch without any E2 answer is expired_unobserved, never plain expired: parked, the terminal lock given back, and resolved by an operator', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const seq: Answer[] = ['pending', ...Array.from({ length: 12 }, () => '500' as const), '404'];
     remote.answers.set(`RR-${t}`, () => seq.shift() ?? '404');
-    const result = await (
-      await start(t, {
-        options: { pollIntervalMs: 50, heartbeatTimeout: '5s', unobservedGapMs: 300, requestLifetime: '10ms' },
-      })
-    ).result();
-    expect(result.status).toBe('expired_unobserved');
-    expect(result.message).toMatch(/either expired or completed/);
+    const handle = await start(t, {
+      options: { pollIntervalMs: 50, heartbeatTimeout: '5s', unobservedGapMs: 300, requestLifetime: '10ms' },
+    });
+    expect((await parkedAt(handle, 'expired_unobserved')).message).toMatch(/either expired or completed/);
+    // A wrong outcome is refused by name; nothing enters history.
+    await expect(
+      handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'paid', reason: 'x', operator: 'o' }] }),
+    ).rejects.toHaveProperty('cause.message', 'outcome must be one of success, failed, expired');
+    const result = await resolvedAs(handle, 'expired');
+    expect(result).toMatchObject({
+      status: 'expired',
+      resolution: { outcome: 'expired', operator: 'ops@example.com' },
+      message: expect.stringContaining('parked as expired_unobserved'),
+    });
+  });
+
+  it('a parked request whose transaction record later shows it approved ends success from the record (looked up on a backoff)', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    const seq: Answer[] = ['pending', ...Array.from({ length: 12 }, () => '500' as const), '404'];
+    remote.answers.set(`RR-${t}`, () => seq.shift() ?? '404');
+    const handle = await start(t, {
+      options: {
+        pollIntervalMs: 50,
+        heartbeatTimeout: '5s',
+        unobservedGapMs: 300,
+        requestLifetime: '10ms',
+        requeryBackoff: '100ms',
+        requeryMaxBackoff: '200ms',
+      },
+    });
+    await parkedAt(handle, 'expired_unobserved');
+    const row = remote.rows.find((r) => r.transaction_ref === `RR-${t}`)!;
+    row.transaction_status = 'success';
+    expect(await handle.result()).toMatchObject({
+      status: 'success',
+      message: expect.stringContaining("the service's transaction record shows it success"),
+      record: { status: 'success', transaction_ref: `RR-${t}` },
+    });
   });
 
   it('a 404 before the lifetime ended is not expiry: polling goes on and the approval is seen', async () => {
@@ -267,7 +315,7 @@ describe('POS remote request', () => {
     expect(result).toMatchObject({ status: 'success', requestRef: `RR-${t}`, recovered: true });
   });
 
-  it('a lost E1 answer whose request A6 never showed, read after lifetime + grace, ends not_sent (E1 never arrived); E1 not re-sent', async () => {
+  it('where the deployment says A6 lists remote requests (lostCreateAbsentIs: not_sent), a lost E1 answer whose request A6 never showed, read after lifetime + grace, ends not_sent (E1 never arrived); E1 not re-sent', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const before = remote.creates;
     remote.createFailure = new ConnectionError({
@@ -281,6 +329,7 @@ describe('POS remote request', () => {
       const handle = await start(t, {
         options: {
           ...SHORT_LIFETIME,
+          lostCreateAbsentIs: 'not_sent',
         },
       });
       await until(async () => (await handle.query(posRemoteStateQuery)).status === 'searching');
@@ -295,7 +344,7 @@ describe('POS remote request', () => {
     }
   });
 
-  it('for a service whose A6 does not list remote requests (lostCreateAbsentIs: outcome_unknown), the same lost E1 ends outcome_unknown (search attribute too)', async () => {
+  it('by default (a real service, A6 not known to list remote requests) the same lost E1 is parked outcome_unknown (search attribute too); a request that then shows in A6 is followed to its record', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     remote.createFailure = new ConnectionError({
       message: 'socket closed',
@@ -306,15 +355,19 @@ describe('POS remote request', () => {
     });
     try {
       const handle = await start(t, {
-        options: {
-          ...SHORT_LIFETIME,
-          lostCreateAbsentIs: 'outcome_unknown',
-        },
+        options: { ...SHORT_LIFETIME, requeryBackoff: '100ms', requeryMaxBackoff: '200ms' },
       });
-      const result = await handle.result();
-      expect(result.status).toBe('outcome_unknown');
-      expect(result.message).toMatch(/check the transaction list/);
-      expect((await handle.describe()).typedSearchAttributes.get(PaymentStatus)).toBe('outcome_unknown');
+      expect((await parkedAt(handle, 'outcome_unknown')).message).toMatch(/check the transaction list/);
+      // The service's list shows the request late (and completed): the parked flow finds it.
+      remote.rows.unshift({
+        transaction_ref: `LATE-${t}`,
+        transaction_amount: 150000,
+        transaction_status: 'failed',
+        transaction_currency_id: 'NGN',
+        meta_data: JSON.stringify({ source: 'pos_remote', device_id: t }),
+      });
+      expect(await handle.result()).toMatchObject({ status: 'failed', requestRef: `LATE-${t}`, recovered: true });
+      expect(remote.creates).toBeGreaterThan(0);
     } finally {
       remote.createFailure = undefined;
     }
@@ -347,9 +400,9 @@ describe('POS remote request', () => {
           status: 503,
         });
       };
-      const result = await handle.result();
-      expect(result.status).toBe('outcome_unknown');
-      expect(result.message).toMatch(/last search failed/);
+      // Each failed search is retried by its activity first: this takes a while.
+      expect((await parkedAt(handle, 'outcome_unknown', 50_000)).message).toMatch(/last search failed/);
+      expect((await resolvedAs(handle, 'failed')).status).toBe('failed');
     } finally {
       remote.api.transactions.query = query;
       remote.createFailure = undefined;
@@ -401,13 +454,16 @@ describe('POS remote request', () => {
           ...SHORT_LIFETIME,
         },
       });
-      const result = await handle.result();
-      expect(result.status).toBe('outcome_unknown');
+      const result = await parkedAt(handle, 'outcome_unknown');
       expect(result.message).toMatch(/longer than 2000 rows, too long to search/);
       expect(result.message).toMatch(/check the transaction list/);
       expect(result).not.toHaveProperty('recovered', true);
       expect(remote.creates - before).toBe(1);
       expect(remote.requeries.get(`RR-${t}`)).toBeUndefined();
+      expect(await resolvedAs(handle, 'success')).toMatchObject({
+        status: 'success',
+        resolution: { outcome: 'success' },
+      });
     } finally {
       remote.api.transactions.query = query;
       remote.dropAfterProcessing.delete(t);
