@@ -14,14 +14,47 @@ import type { CardDetails, CardPaymentInput } from '../shared/card-payment';
 import { withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
 import { toActivityFailure } from './failures';
+import { createPaymentCommonActivities } from './payment-common';
+import type { TransactionLookup } from '../shared/payment-common';
+
+/** How long the read after a Success answer may take before the flow is left to verify itself. */
+const VERIFY_AFTER_SUCCESS_MS = 3_000;
 
 export interface CardStepResult {
   /** ValidatePin, ValidateOTP, ThreeDSecure or Success (anything else is settled by verify). */
   transactionStatus: string;
   authUrl?: string;
+  /**
+   * After a Success answer: the service's record, read (verify) right after the answer in this
+   * activity; absent when it could not be read (the flow verifies itself). The flow confirms from
+   * the record, never from the answer alone.
+   */
+  verified?: TransactionLookup;
 }
 
-export function createCardPaymentActivities({ api, logger, claimCheck }: ActivityDeps) {
+export function createCardPaymentActivities(deps: ActivityDeps) {
+  const { api, logger, claimCheck } = deps;
+  const { lookupTransaction } = createPaymentCommonActivities(deps);
+  /**
+   * Verify after a Success answer, in the same activity: the flow's final workflow task then needs
+   * no call of its own, so the webhook that the same Success sets off rarely lands while that task
+   * is open (a signal there makes the server refuse the task's completion and the task run again).
+   * A read: when it fails, the flow reads itself; the money-moving call is never repeated for it.
+   */
+  const verifySuccess = async (transactionRef: string, status: string): Promise<TransactionLookup | undefined> => {
+    if (status !== 'Success') return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    // Bounded well inside the activity's start-to-close (the money call's answer must not be lost to a slow read).
+    const late = new Promise<undefined>((done) => (timer = setTimeout(() => done(undefined), VERIFY_AFTER_SUCCESS_MS)));
+    try {
+      return await heartbeatWhile(Promise.race([lookupTransaction(transactionRef), late]));
+    } catch {
+      logger.warn({ transactionRef }, 'verify after a Success answer failed: the flow verifies itself');
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   return {
     /** B1 with the sealed card (redeemed here, deleted once the service answered). Money-moving: one attempt. */
     async chargeCard(input: CardPaymentInput): Promise<CardStepResult> {
@@ -46,7 +79,8 @@ export function createCardPaymentActivities({ api, logger, claimCheck }: Activit
         );
         const status = data.transaction_status ?? 'unknown';
         logger.info({ transactionRef: input.transactionRef, status }, 'card charge answered');
-        return { transactionStatus: status, authUrl: data.auth_url ?? undefined };
+        const verified = await verifySuccess(input.transactionRef, status);
+        return { transactionStatus: status, authUrl: data.auth_url ?? undefined, ...(verified ? { verified } : {}) };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: 'charge card' });
       }
@@ -65,7 +99,8 @@ export function createCardPaymentActivities({ api, logger, claimCheck }: Activit
         );
         const status = data.transaction_status ?? 'unknown';
         logger.info({ transactionRef, status, step }, 'card authorization answered');
-        return { transactionStatus: status };
+        const verified = await verifySuccess(transactionRef, status);
+        return { transactionStatus: status, ...(verified ? { verified } : {}) };
       } catch (err) {
         throw toActivityFailure(err, { moneyMoving: true, what: 'authorize card payment' });
       }

@@ -130,11 +130,19 @@ export class WebhookDispatcher {
     );
   }
 
-  /** Sends the held notifications, newest first, one after the other; returns how many. */
+  /** Sends the held notifications, newest first, one after the other (a duplicate fault applies as to any); returns how many. */
   releaseHeld(): number {
     const held = this.held.splice(0).reverse();
     void this.clock.track(
-      held.reduce<Promise<void>>((prev, n) => prev.then(() => this.attempt(n, 1)), Promise.resolve()),
+      held.reduce<Promise<void>>(
+        (prev, n) =>
+          prev.then(async () => {
+            const duplicate = this.faults.take('duplicate', n.target);
+            await this.attempt(n, 1);
+            if (duplicate) await this.attempt(n, 1, true);
+          }),
+        Promise.resolve(),
+      ),
     );
     return held.length;
   }

@@ -16,10 +16,8 @@ import {
   type Client,
 } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../shared/payment-webhook';
+import type { PaymentWebhookEvent } from '../shared/payment-webhook';
 import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../shared/virtual-account-credit';
-import { paymentSearchAttributes } from '../shared/search-attributes';
-import type { unmatchedPaymentWebhookWorkflow } from '../workflows/webhook-inbox';
 import type { virtualAccountCreditWorkflow } from '../workflows/virtual-account-credit';
 import { paymentWebhookSchema, virtualAccountWebhookSchema } from './schemas';
 import { inputIssuesOf } from '../shared/input-error';
@@ -34,6 +32,7 @@ import { answerHealth, temporalReachable } from '../observability/health';
 import { paymentFlowRun } from '../temporal/payment-run';
 import { classifyDeliveryFailure, SingleFlight } from './delivery-outcome';
 import { RateLimiter, verifyReturnLink } from './return-link';
+import { deliverPaymentWebhook } from './payment-delivery';
 
 /** The route label of a request path (bounded: never the raw path). */
 export function receiverRoute(path: string): string {
@@ -135,26 +134,8 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
       meta: Body.meta ?? undefined,
       receivedAt: new Date().toISOString(),
     };
-    // signalWithStart: lands in the running flow that owns the reference, or starts a
-    // holding workflow under that id, so an early or orphan webhook is never lost.
-    const { shared } = await inflight.run(dedupeKey, () =>
-      client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>(
-        'unmatchedPaymentWebhookWorkflow',
-        {
-          workflowId: paymentWorkflowId(TransactionRef),
-          taskQueue: opts.taskQueue,
-          args: [{}],
-          signal: paymentWebhookSignal,
-          signalArgs: [event],
-          typedSearchAttributes: paymentSearchAttributes({
-            flow: 'unmatched-webhook',
-            reference: TransactionRef,
-            status: 'unmatched',
-            amount: Body.amount,
-            currency: Body.currency,
-          }),
-        },
-      ),
+    const { value: delivery, shared } = await inflight.run(dedupeKey, () =>
+      deliverPaymentWebhook(client, opts.taskQueue, event),
     );
     if (shared) {
       countWebhook('payment', 'duplicate');
@@ -162,7 +143,12 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
     }
     recent.add(dedupeKey);
     countWebhook('payment', 'verified');
-    logger.info({ transactionRef: TransactionRef, event: Event }, 'payment webhook delivered to workflow');
+    logger.info(
+      { transactionRef: TransactionRef, event: Event, delivery },
+      delivery === 'flow-closed'
+        ? 'payment webhook after its flow closed: acknowledged, nothing started'
+        : 'payment webhook delivered to workflow',
+    );
     sendJson(res, 200, { received: true });
   }
 

@@ -11,7 +11,8 @@
 // nothing enters history); a code the service refuses fails the Update with its message and the
 // flow keeps waiting, up to MAX_REFUSED_CODES. Each step has its timeout, after which verify
 // decides (expired when the payment is still pending). The final state is verify's: at once when
-// B1 or B2 answered Success (a local read in the same workflow task), otherwise woken by the
+// B1 or B2 answered Success (the sending activity reads the record right after the answer; when it
+// could not, a local read), otherwise woken by the
 // charge_successful webhook (a signal from the receiver) or by the grace passing; an unknown
 // outcome is parked (./steps/payment-flow.ts).
 // Card data, PIN and OTP never reach the workflow: the starter seals them into the claim-check
@@ -35,7 +36,7 @@ import {
   type CardPaymentStatus,
 } from '../shared/card-payment';
 import { isClaimHandle, SECRET_UNAVAILABLE, type SealedCard } from '../shared/claim-check';
-import { PAYMENT_DEFAULTS } from '../shared/payment-common';
+import { PAYMENT_DEFAULTS, type TransactionLookup } from '../shared/payment-common';
 import { failureMessage } from '../shared/failures';
 import { PaymentFlow, expectedPayment } from './steps/payment-flow';
 import {
@@ -67,6 +68,8 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
   private pinAnswerLost = false;
   /** B1 or B2 answered Success: the final verify need not wait for the webhook. */
   private answeredSuccess = false;
+  /** The record the activity read right after that Success answer (absent when it could not). */
+  private readAfterSuccess: TransactionLookup | undefined;
 
   constructor(private readonly input: CardPaymentInput) {
     super(
@@ -151,7 +154,7 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
     try {
       const step = await sends.authorizeCard(this.ref, kind, handle);
       this.pinAnswerLost = false;
-      this.applyStep(step.transactionStatus);
+      this.applyStep(step.transactionStatus, step.verified);
       return this.snapshot();
     } catch (err) {
       // The sealed code expired before it was sent: nothing happened, the flow keeps waiting.
@@ -183,7 +186,9 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
       await this.awaitCodes();
       await this.awaitThreeDs();
       // The service answered Success (B1 or B2): verify now; its webhook adds nothing after that.
-      return this.finish(this.answeredSuccess ? 0 : (this.input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs));
+      return this.answeredSuccess
+        ? this.finish(0, this.readAfterSuccess)
+        : this.finish(this.input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs);
     });
   }
 
@@ -203,7 +208,7 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
           // 'secret-unavailable' here: ended as expired, no card came again.
           if (answer === 'secret-unavailable') return;
           this.state.authUrl = answer.authUrl;
-          this.applyStep(answer.transactionStatus);
+          this.applyStep(answer.transactionStatus, answer.verified);
         },
         pending: (lost) => {
           // The transaction exists but its step (PIN, OTP or 3DS) is unknown to us. Pending is not
@@ -301,12 +306,12 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
   }
 
   /** The service's step answer. Anything but a known step goes to confirmation: never "failed" on an unexpected word. */
-  private applyStep(s: string): void {
+  private applyStep(s: string, verified?: TransactionLookup): void {
     if (s === 'ValidatePin') this.setStatus('awaiting_pin');
     else if (s === 'ValidateOTP') this.setStatus('awaiting_otp');
     else if (s === 'ThreeDSecure') this.setStatus('awaiting_3ds');
     else {
-      this.answeredSuccess ||= s === 'Success';
+      if (s === 'Success') [this.answeredSuccess, this.readAfterSuccess] = [true, verified];
       this.setStatus('confirming', s === 'Success' ? undefined : `the service answered ${s}`);
     }
   }

@@ -93,7 +93,10 @@ const card = (number: string, amount: number) => cardPayment(`metrics-${randomUU
 describe("each process's Prometheus address after a few flows", () => {
   it('exports the SDK and business metrics of each process on its own address', async () => {
     // Flows: a success (its webhook delivered twice by the sandbox), a B1 lost before it arrived (requeried, proved absent, resent once), a decline.
-    await admin.webhookFault('duplicate', 1);
+    // The webhooks are held until the flows have ended (they finish on the service's answer): a
+    // signal that lands while a flow's last workflow task is open makes the server refuse that
+    // completion and the task run again, and workflow counters are emitted again with it.
+    await admin.webhookFault('hold', 2);
     const paid = card(TEST_CARDS.otpOnly, 100_000);
     expect(await payCardWithOtp(starters, paid)).toMatchObject({ status: 'success' });
     await admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 1 });
@@ -101,6 +104,8 @@ describe("each process's Prometheus address after a few flows", () => {
     expect(await payCardWithOtp(starters, resent)).toMatchObject({ status: 'success' });
     const declined = card(TEST_CARDS.declined, 50_000);
     expect(await (await startCardPayment(starters, declined)).result()).toMatchObject({ status: 'failed' });
+    await admin.webhookFault('duplicate', 1);
+    await admin.releaseWebhooks();
 
     // A forged webhook, and codec requests (the Web UI's path-token form, and one without a token).
     const body = JSON.stringify({

@@ -1,8 +1,10 @@
 // Workflow interceptor module (bundled with every workflow: src/workers/worker.ts WORKFLOW_INTERCEPTOR_MODULES)
 // that counts every payment flow's life in one home, without a line in the flows themselves:
 //  - at the end of each activation it reads the flow's search attributes (PaymentFlow, PaymentStatus,
-//    PaymentAmount, PaymentCurrency — every flow keeps them, src/shared/search-attributes.ts) and counts
-//    a start, each status entered, and the outcome a status means (src/shared/flow-metrics.ts);
+//    PaymentAmount, PaymentCurrency — every flow keeps them, src/shared/search-attributes.ts) and the
+//    status a payment flow reported (./metrics.ts: payment flows write PaymentStatus only at the start
+//    and the end), and counts a start, each status entered, and the outcome a status means
+//    (src/shared/flow-metrics.ts);
 //  - it adds the `flow` label to every metric the workflow emits (send-once's requeries and resends).
 // Metrics are never emitted while replaying (the worker's metric sink is not called during replay), and a
 // continued-as-new run is not a new flow. Nothing here changes commands: the interceptor is replay-safe
@@ -10,6 +12,7 @@
 import { workflowInfo, metricMeter, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
 import { PaymentAmount, PaymentCurrency, PaymentFlow, PaymentStatus } from '../../shared/search-attributes';
 import { flowOutcomeOf, METRICS } from '../../shared/flow-metrics';
+import { reportedStatus } from './metrics';
 
 export const interceptors: WorkflowInterceptorsFactory = () => {
   let flowSeen = false;
@@ -20,7 +23,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
     const attributes = info.typedSearchAttributes;
     const flow = attributes.get(PaymentFlow);
     if (!flow) return;
-    const status = attributes.get(PaymentStatus);
+    const status = reportedStatus() ?? attributes.get(PaymentStatus);
     const live = !info.unsafe.isReplaying;
     const continued = info.continuedFromExecutionRunId !== undefined;
     const first = !flowSeen;

@@ -18,3 +18,20 @@ export function countRequery(stage: 'lost_answer' | 'awaiting_final', result: 'f
 export function countResendProvedSafe(): void {
   metricMeter.createCounter(METRICS.resendsProvedSafe, undefined, 'Resends proved safe by requery').add(1);
 }
+
+/**
+ * The status a payment flow is in, for ./metrics-interceptor.ts. The PaymentStatus search attribute
+ * is written only at the start and when final or parked (./payment-flow.ts), so the steps between
+ * are reported here instead. Module state is per execution (the workflow sandbox evaluates the
+ * modules once per execution).
+ */
+let currentStatus: string | undefined;
+
+export function reportStatus(status: string): void {
+  currentStatus = status;
+}
+
+/** The last status a flow reported; undefined for a flow that reports none (its search attribute is read). */
+export function reportedStatus(): string | undefined {
+  return currentStatus;
+}

@@ -6,7 +6,12 @@
 //    Silence alone never makes a payment "failed"; a webhook alone never makes it succeed.
 import { condition, setHandler, sleep } from '@temporalio/workflow';
 import { paymentWebhookSignal, type PaymentWebhookEvent } from '../../shared/payment-webhook';
-import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../../shared/payment-common';
+import {
+  PAYMENT_DEFAULTS,
+  type ExpectedPayment,
+  type FinalStatus,
+  type TransactionLookup,
+} from '../../shared/payment-common';
 import { fromLookup, lookup, type Confirmation, type FoundTransaction } from './payment-steps';
 
 export interface WebhookInbox {
@@ -61,7 +66,7 @@ const WEBHOOK_VERIFY_READS = 3;
 
 /**
  * The final status. A webhook (or the grace passing) wakes the flow; verify by reference (a local
- * activity) decides. A charge_successful is a hint: it makes a payment succeed only when the
+ * activity, or `alreadyRead`: the record the sending activity read right after a Success answer) decides. A charge_successful is a hint: it makes a payment succeed only when the
  * service's own record says Success for the amount we asked (a signal sent straight into Temporal
  * proves nothing).
  */
@@ -71,9 +76,10 @@ export async function confirmPayment(
   inbox: WebhookInbox,
   graceMs: number,
   pending: PendingAs = { as: 'unknown', reason: 'verified as Pending' },
+  alreadyRead?: TransactionLookup,
 ): Promise<Confirmation> {
   if (graceMs > 0) await condition(() => inbox.event !== undefined, graceMs);
-  let found = await lookup(transactionRef, 'local');
+  let found = alreadyRead ?? (await lookup(transactionRef, 'local'));
   if (!inbox.event) return fromLookup(found, expected, pending.as, pending.reason);
   // A webhook came: the record may not show the payment yet; read it again a few times.
   for (

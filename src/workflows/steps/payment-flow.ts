@@ -18,7 +18,12 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { PAYMENT_DEFAULTS, type ExpectedPayment, type FinalStatus } from '../../shared/payment-common';
+import {
+  PAYMENT_DEFAULTS,
+  type ExpectedPayment,
+  type FinalStatus,
+  type TransactionLookup,
+} from '../../shared/payment-common';
 import type { DirectPaymentState } from '../../shared/payment-common';
 import { PaymentFlow as PaymentFlowAttribute, paymentSearchAttributes } from '../../shared/search-attributes';
 import {
@@ -30,6 +35,7 @@ import {
 import { durationMs } from '../../shared/duration';
 import type { SendOnceResult } from './send-once';
 import { awaitFinal } from './unknown-outcome';
+import { reportStatus } from './metrics';
 import { MerchantEvents, NO_EVENTS, PAYMENT_EVENT_TYPES } from './merchant-events';
 import { fromLookup, lookup, requeryTransaction, type Confirmation, type FoundTransaction } from './payment-steps';
 import {
@@ -137,6 +143,7 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
    * to answer: each upsert is a history event and a visibility write (docs/performance.md).
    */
   private showStatus(status: string): void {
+    reportStatus(status);
     if (status !== 'unknown' && (this.finals.includes(status as S['status']) || status === 'outcome_unknown'))
       upsertSearchAttributes(paymentSearchAttributes({ status }));
   }
@@ -209,12 +216,13 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
   }
 
   /**
-   * The end of every payment: a confirming payment is confirmed (webhook or verify decides); an
+   * The end of every payment: a confirming payment is confirmed (webhook or verify decides, or the
+   * record the sending activity read after a Success answer: `alreadyRead`); an
    * unknown outcome is parked, never final; then the flow waits for its handlers and answers its state.
    */
-  protected async finish(graceMs: number): Promise<S> {
+  protected async finish(graceMs: number, alreadyRead?: TransactionLookup): Promise<S> {
     if (this.state.status === 'confirming')
-      this.conclude(await confirmPayment(this.ref, this.expected, this.inbox, graceMs, this.pending));
+      this.conclude(await confirmPayment(this.ref, this.expected, this.inbox, graceMs, this.pending, alreadyRead));
     if (this.state.status === 'unknown') await this.parkUnknownOutcome();
     await this.emitOutcome();
     // A caller of an Update (update-with-start) sees its answer before the workflow closes.
