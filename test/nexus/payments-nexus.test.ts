@@ -227,6 +227,11 @@ describe('the payments Nexus service, called from the merchant namespace', () =>
     const reference = shortRef('nxd');
     const input = { reference, terminal_id: '2SBX0012', amount: 1000, options: fast };
     const first = await call('posRemoteRequest', input);
+    await until(
+      () => payments().workflow.getHandle(posRemoteWorkflowId(reference)).describe(),
+      (d) => d.status.name === 'RUNNING',
+      'the first request started',
+    );
     const second = await (await call('posRemoteRequest', input)).result();
     expect(second.failure?.join(' | ')).toContain(`reference already started: ${posRemoteWorkflowId(reference)}`);
     await first.terminate('test over');
