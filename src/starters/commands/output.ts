@@ -75,7 +75,9 @@ export function outcomeOfError(err: unknown): Outcome {
   if (err instanceof StarterInputError) return 'badInput';
   const e = err as { name?: string; code?: unknown; message?: string; cause?: unknown } | undefined;
   if (typeof e?.code === 'string' && e.code.startsWith('commander.')) return 'badInput';
-  if (e?.name === 'ZodError' || e?.name === 'WorkflowNotFoundError' || e?.name === 'SyntaxError') return 'badInput';
+  // A reference already used (DuplicateReferenceError) or naming no flow is the caller's input too.
+  if (['ZodError', 'WorkflowNotFoundError', 'SyntaxError', 'DuplicateReferenceError'].includes(e?.name ?? ''))
+    return 'badInput';
   if (isPaymentsApiError(err)) {
     if (err.outcomeUnknown) return 'needsPerson';
     if (err.name === 'ConnectionError' || err.name === 'TimeoutError') return 'unreachable';

@@ -7,7 +7,7 @@ import { CARD_FINAL_STATUSES } from '../../shared/card-payment';
 import { DIRECT_FINAL_STATUSES, type DirectPaymentState } from '../../shared/payment-common';
 import { followUntilDone } from '../progress';
 import { PaymentStepError } from '../payment-common';
-import { printResult, progress, readSecret, settle, settleState } from './output';
+import { jsonOutput, printResult, progress, readSecret, settle, settleState } from './output';
 
 /** " (final)" when a payment state is final. */
 export const final = (s: { status: string }) =>
@@ -31,6 +31,7 @@ export async function follow<S extends { status: string }>(
   render: (s: S) => string,
 ): Promise<void> {
   const state = (await followUntilDone(handle, query, render, { intervalMs: 250, out: progress })) as S;
+  if (jsonOutput()) progress(render(state)); // the final line too, where --json puts progress
   printResult(state, [render(state), JSON.stringify(state, null, 2)]);
   settleState(state);
 }
