@@ -18,6 +18,7 @@ import type { z } from 'zod';
 import { inputIssuesOf, type InputIssue } from './input-error';
 import { lazy, type Zod } from './lazy';
 import { durationMs } from './duration';
+import type { OutcomeResolution } from './outcome';
 
 // ---- Limits (the spec shows none for SMS: docs/choices.md) -----------------------------------
 
@@ -417,7 +418,12 @@ export interface SmsSendState {
   costByCurrency: Record<string, string>;
   /** The workflow was cancelled: the batch in flight was let finish, the later ones are not_sent. */
   cancelRequested?: boolean;
+  /** Set when an operator resolved the numbers whose outcome was unknown (resolveOutcome). */
+  resolution?: OutcomeResolution;
 }
+
+/** What an operator may say of a parked send's outcome_unknown numbers (resolveOutcome). */
+export const SMS_SEND_RESOLVE_OUTCOMES = ['sent', 'failed'] as const;
 
 export interface SmsSendResult extends SmsSendState {
   status: 'sent' | 'partially_sent' | 'not_sent' | 'outcome_unknown';

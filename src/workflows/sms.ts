@@ -38,6 +38,7 @@ import type { ActivityOptions } from '@temporalio/common';
 import type { z } from 'zod';
 import {
   CancellationScope,
+  condition,
   isCancellation,
   proxyActivities,
   setHandler,
@@ -59,6 +60,7 @@ import {
   smsDurationMs,
   smsSendOverallStatus,
   smsSendStateQuery,
+  SMS_SEND_RESOLVE_OUTCOMES,
   type SmsBatchAnswer,
   type SmsCampaignFollowInput,
   type SmsCampaignInput,
@@ -75,6 +77,7 @@ import {
   type SmsSendState,
 } from '../shared/sms';
 import { paymentSearchAttributes } from '../shared/search-attributes';
+import { checkResolveOutcome, resolveOutcomeUpdate, type OutcomeResolution } from '../shared/outcome';
 import { FailureTypes, REFUSAL_TYPES, failureMessage } from '../shared/failures';
 import { READ, READ_RETRY, moneySend } from './steps/activity-options';
 import { failureLabel, invalidInput, parseFlowInput } from './steps/flow-input';
@@ -193,6 +196,43 @@ class SmsSendFlow {
       } else await this.send(i);
       this.refreshCounts();
     }
+    const result = this.result();
+    // A cancelled send ends at once (the caller wants it gone); its unknown numbers stay reported.
+    if (result.counts.outcome_unknown === 0 || this.state.cancelRequested) return result;
+    return this.parkUnknownNumbers();
+  }
+
+  /**
+   * Numbers whose batch answer was lost may have been sent: the flow stays open, parked as
+   * outcome_unknown (PaymentStatus), until an operator says what happened to them (resolveOutcome,
+   * `cli ops resolve`: sent or failed). G1 has no reference and no look-up (spec), so nothing can
+   * be requeried in the background; they are never resent.
+   */
+  private async parkUnknownNumbers(): Promise<SmsSendResult> {
+    let resolution: OutcomeResolution | undefined;
+    setHandler(
+      resolveOutcomeUpdate,
+      (input) => {
+        resolution ??= { ...input, resolvedAt: new Date().toISOString() };
+        return resolution;
+      },
+      { validator: (input) => checkResolveOutcome(input, SMS_SEND_RESOLVE_OUTCOMES, resolution === undefined) },
+    );
+    this.setStatus('outcome_unknown');
+    // Not cancellable itself: a cancel while parked ends the wait and reports the numbers as unknown.
+    await CancellationScope.nonCancellable(() =>
+      condition(() => resolution !== undefined || this.root.consideredCancelled),
+    );
+    if (!resolution) return this.result(); // cancelled while parked: reported as unknown
+    const { outcome, operator, reason } = resolution;
+    for (const [index, r] of this.numbers)
+      if (r.status === 'outcome_unknown')
+        this.numbers.set(index, {
+          ...r,
+          status: outcome as (typeof SMS_SEND_RESOLVE_OUTCOMES)[number], // checked by the validator
+          error: `resolved by ${operator}: ${reason} (was: ${r.error ?? 'unknown'})`,
+        });
+    this.state.resolution = resolution;
     return this.result();
   }
 

@@ -11,6 +11,9 @@ import type { SmsSendInput } from '../../src/shared/sms';
 import { LogCapture, testConfig, useServices } from '../support/stack';
 import { recordHistory } from '../support/replay';
 import { sandboxAdminCall, type RequestLogEntry } from '../support/sandbox-admin';
+import { eventually } from '../support/polling';
+import { resolveParkedFlow } from '../../src/starters/ops';
+import { smsSendStateQuery } from '../../src/shared/sms';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'info' });
@@ -28,6 +31,15 @@ const send = (phones: string[], over: Partial<SmsSendInput> = {}): SmsSendInput 
   messages: phones.map((p) => ({ phone_number: p, message: 'Your order has shipped' })),
   ...over,
 });
+/** The send is parked (outcome_unknown) and still running: its state. */
+async function parkedSend(handle: Awaited<ReturnType<typeof startSmsSend>>) {
+  await eventually(async () => (await handle.query(smsSendStateQuery)).status === 'outcome_unknown', {
+    timeoutMs: 20_000,
+    intervalMs: 50,
+  });
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+  return handle.query(smsSendStateQuery);
+}
 const sentLog = () => sandboxAdminCall<SentSms[]>(env.services.sandboxUrl!, 'GET', '/sms/messages');
 const sendCalls = async (from: number): Promise<number[]> =>
   ((await env.admin.requests()) as RequestLogEntry[])
@@ -155,30 +167,38 @@ describe('SMS instant send against the sandbox', () => {
     expect((await sentLog()).slice(before).map((s) => s.phone_number)).toEqual(phones.slice(101));
   });
 
-  it('a 5xx answer: the batch is outcome_unknown and never resent; the next batch is sent', async () => {
+  it('a 5xx answer: the batch is outcome_unknown and never resent; the next batch is sent; the send stays parked until an operator resolves the unknown numbers', async () => {
     const phones = numbers(4, 44);
     await env.admin.fault({ method: 'POST', path: SEND, kind: 'error5xx', count: 1 });
     const from = (await env.admin.requests()).length;
     const handle = await startSmsSend(env.services.starters, send(phones, { options: { batchSize: 2 } }));
+    const parked = await parkedSend(handle);
+    expect(parked.counts).toMatchObject({ sent: 2, outcome_unknown: 2 });
+    expect(await sendCalls(from)).toEqual([503, 200]);
+    await resolveParkedFlow(env.services.starters, handle.workflowId, {
+      outcome: 'failed',
+      reason: 'the provider report shows no delivery (test)',
+      operator: 'ops@example.com',
+    });
     const result = await handle.result();
     await recordHistory(handle, 'sms-send-5xx-outcome-unknown');
     expect(await sendCalls(from)).toEqual([503, 200]);
     expect(result.status).toBe('partially_sent');
+    expect(result.resolution).toMatchObject({ outcome: 'failed', operator: 'ops@example.com' });
     expect(result.batches.map((b) => [b.outcome, b.attempts])).toEqual([
       ['outcome_unknown', 1],
       ['answered', 1],
     ]);
     expect(result.numbers.slice(0, 2)).toEqual([
       expect.objectContaining({
-        status: 'outcome_unknown',
+        status: 'failed',
         batch: 1,
         error: expect.stringMatching(
-          /^the answer to batch 1 was lost \(OutcomeUnknown: G1 send \(batch 1\): .+\): it may have been sent; not resent$/,
+          /^resolved by ops@example.com: .*\(was: the answer to batch 1 was lost \(OutcomeUnknown: G1 send \(batch 1\): .+\): it may have been sent; not resent\)$/,
         ),
       }),
-      expect.objectContaining({ status: 'outcome_unknown', batch: 1 }),
+      expect.objectContaining({ status: 'failed', batch: 1 }),
     ]);
-    expect(result.message).toContain('never resent automatically');
   });
 
   it('a batch processed but its answer lost is reported outcome_unknown per number and sent only once', async () => {
@@ -186,9 +206,20 @@ describe('SMS instant send against the sandbox', () => {
     await env.admin.fault({ method: 'POST', path: SEND, kind: 'drop-after-processing', count: 1 });
     const before = (await sentLog()).length;
     const from = (await env.admin.requests()).length;
-    const result = await runSmsSend(env.services.starters, send(phones));
-    expect(result.status).toBe('outcome_unknown');
-    expect(result.counts).toMatchObject({ total: 3, outcome_unknown: 3, sent: 0 });
+    const handle = await startSmsSend(env.services.starters, send(phones));
+    expect((await parkedSend(handle)).counts).toMatchObject({ total: 3, outcome_unknown: 3, sent: 0 });
+    expect((await handle.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
+    // Only a parked flow takes a resolution, and only with one of its own outcomes.
+    await expect(
+      resolveParkedFlow(env.services.starters, handle.workflowId, { outcome: 'vended', reason: 'x', operator: 'o' }),
+    ).rejects.toHaveProperty('cause.message', 'outcome must be one of sent, failed');
+    await resolveParkedFlow(env.services.starters, handle.workflowId, {
+      outcome: 'sent',
+      reason: 'the provider report shows delivery (test)',
+      operator: 'ops@example.com',
+    });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'sent', counts: { sent: 3, outcome_unknown: 0 } });
     expect(await sendCalls(from)).toHaveLength(1);
     // The service did send them — once; the flow says it cannot know, and never sends again.
     expect((await sentLog()).slice(before).map((s) => s.phone_number)).toEqual(phones);
