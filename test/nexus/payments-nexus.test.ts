@@ -5,6 +5,7 @@
 // is refused by name; a card goes through sealed, so no card number is in either namespace's history.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { MANDATE_OTP, SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
@@ -52,7 +53,7 @@ const until = <T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string) =
 beforeAll(async () => {
   connection = await Connection.connect({ address: devServerAddress() });
   await connection.workflowService
-    .registerNamespace({ namespace: MERCHANT_NAMESPACE, workflowExecutionRetentionPeriod: { seconds: 86_400 } })
+    .registerNamespace({ namespace: MERCHANT_NAMESPACE, workflowExecutionRetentionPeriod: msToTs('1 day') })
     .catch((err: { code?: number }) => {
       if (err.code !== 6) throw err; // ALREADY_EXISTS: another file's run registered it
     });
