@@ -619,7 +619,12 @@ export interface SmsCampaignState {
   steps: SmsCampaignStep[];
   /** The workflow was cancelled (a G2 in flight is let finish; following stops). */
   cancelRequested?: boolean;
+  /** Set when an operator resolved a campaign whose G2 answer was lost (resolveOutcome). */
+  resolution?: OutcomeResolution;
 }
+
+/** What an operator may say of a campaign parked after a lost G2 answer (rejected: it was never created). */
+export const SMS_CAMPAIGN_RESOLVE_OUTCOMES = ['success', 'failed', 'rejected'] as const;
 
 export interface SmsCampaignResult extends SmsCampaignState {
   status: 'success' | 'failed' | 'rejected' | 'not_found' | 'still_pending' | 'outcome_unknown';

@@ -61,6 +61,7 @@ import {
   smsSendOverallStatus,
   smsSendStateQuery,
   SMS_SEND_RESOLVE_OUTCOMES,
+  SMS_CAMPAIGN_RESOLVE_OUTCOMES,
   type SmsBatchAnswer,
   type SmsCampaignFollowInput,
   type SmsCampaignInput,
@@ -77,7 +78,14 @@ import {
   type SmsSendState,
 } from '../shared/sms';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { checkResolveOutcome, resolveOutcomeUpdate, type OutcomeResolution } from '../shared/outcome';
+import {
+  checkResolveOutcome,
+  resolveOutcomeUpdate,
+  UNKNOWN_OUTCOME_DEFAULTS,
+  type OutcomeResolution,
+} from '../shared/outcome';
+import { durationMs } from '../shared/duration';
+import { awaitFinal } from './steps/unknown-outcome';
 import { FailureTypes, REFUSAL_TYPES, failureMessage } from '../shared/failures';
 import { READ, READ_RETRY, moneySend } from './steps/activity-options';
 import { failureLabel, invalidInput, parseFlowInput } from './steps/flow-input';
@@ -449,12 +457,13 @@ class SmsCampaignFlow {
             `cancelled after G2's answer was lost (${sent.lost}): campaign "${campaign.name}" may exist (look for it in G3 by name); it is not created again`,
           );
     }
+    const scheduled = campaign.is_scheduled && campaign.sscheduled_dor !== undefined;
+    const scheduledAt = scheduled ? Date.parse(campaign.sscheduled_dor!) : undefined;
     if ('lost' in sent) {
       const unknown = await this.searchLost(campaign.name, before, sent.lost);
-      if (unknown) return unknown;
+      if (unknown) return this.parkLostCreate(campaign.name, before, unknown, scheduledAt);
     }
-    const scheduled = campaign.is_scheduled && campaign.sscheduled_dor !== undefined;
-    return this.follow(scheduled ? Date.parse(campaign.sscheduled_dor!) : undefined);
+    return this.follow(scheduledAt);
   }
 
   /** smsCampaignFollowWorkflow: the follow part alone. */
@@ -530,6 +539,64 @@ class SmsCampaignFlow {
       'outcome_unknown',
       `G2's answer was lost (${lost}) and G3 did not list a new campaign named "${name}" in ${reads} read(s): it may not exist or not be listed yet; it is NOT created again (follow it by uuid once known, or create it under a new reference)`,
     );
+  }
+
+  /**
+   * A lost G2 answer G3 could not settle (none or several new ids) is parked, not final: G3 is read
+   * by name again on a backoff; exactly one new id is the campaign, then followed. An operator may
+   * end it with resolveOutcome (`cli ops resolve`: success, failed, or rejected when it was never
+   * created). A cancel while parked cancels the workflow, as while following.
+   */
+  private async parkLostCreate(
+    name: string,
+    before: string[],
+    parked: SmsCampaignResult,
+    scheduledAt: number | undefined,
+  ): Promise<SmsCampaignResult> {
+    let resolution: OutcomeResolution | undefined;
+    setHandler(
+      resolveOutcomeUpdate,
+      (input) => {
+        resolution ??= { ...input, resolvedAt: new Date().toISOString() };
+        return resolution;
+      },
+      {
+        validator: (input) =>
+          checkResolveOutcome(
+            input,
+            SMS_CAMPAIGN_RESOLVE_OUTCOMES,
+            this.state.status === 'outcome_unknown' && resolution === undefined,
+          ),
+      },
+    );
+    const settled = await awaitFinal<string>({
+      requery: async () => {
+        const ids = await this.reads.smsListCampaignIdsByName({ name, pageSize: this.pageSize });
+        const fresh = ids.filter((id) => !before.includes(id));
+        return fresh.length === 1 ? { found: true, record: fresh[0] } : { found: false };
+      },
+      isFinal: () => true,
+      absentIsFinal: () => false, // not listed proves nothing: G3 may lag, and G2 is never sent again
+      startAs: 'outcome_unknown',
+      setStatus: () => undefined, // finish() already shows outcome_unknown
+      resolution: () => resolution,
+      pendingForMs: 0,
+      requeryForMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
+      firstBackoffMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.firstBackoff),
+      maxBackoffMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.maxBackoff),
+    });
+    if (settled.kind === 'resolved') {
+      const r = settled.resolution;
+      this.state.resolution = r;
+      return this.finish(
+        r.outcome as (typeof SMS_CAMPAIGN_RESOLVE_OUTCOMES)[number],
+        `resolved by ${r.operator}: ${r.reason} (parked: ${parked.message})`,
+      );
+    }
+    if (settled.kind === 'absent') return parked; // not reached: absentIsFinal is false
+    this.record({ op: 'search', read: 0, outcome: 'found', detail: settled.record });
+    this.state.campaignId = settled.record;
+    return this.follow(scheduledAt);
   }
 
   /** Waits for the send time (durably), then reads G3 until success, failed, not listed, or followFor. */

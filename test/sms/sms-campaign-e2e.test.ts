@@ -24,6 +24,7 @@ import { LogCapture, startServices, testConfig } from '../support/stack';
 import { eventually } from '../support/polling';
 import { SandboxAdmin, type RequestLogEntry } from '../support/sandbox-admin';
 import { recordHistory } from '../support/replay';
+import { resolveParkedFlow } from '../../src/starters/ops';
 
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
 const config = testConfig();
@@ -184,18 +185,33 @@ describe('SMS campaigns (G2-G4) followed by the workflow', () => {
     expect((await listSmsCampaigns(services.starters, { name: input.campaign.name })).total).toBe(1);
   });
 
-  it("G2's answer lost and no new campaign listed: outcome_unknown, not created again", async () => {
+  it("G2's answer lost and no new campaign listed: parked outcome_unknown (G3 read again in the background), not created again; an operator resolves it", async () => {
     // The request is dropped before the service processes it: nothing exists, but the flow cannot know.
     await admin.fault({ method: 'POST', path: '^/sms/campaign$', kind: 'drop-before-processing', count: 1 });
     const from = (await admin.requests()).length;
-    const result = await (await startSmsCampaign(ctx, campaign({}, { ...FAST, lostCreateReads: 2 }))).result();
-    expect(result.status).toBe('outcome_unknown');
-    expect(result.message).toContain('it is NOT created again');
-    expect(result.steps.map((x) => `${x.op}:${x.outcome}`)).toEqual([
+    const h = await startSmsCampaign(ctx, campaign({}, { ...FAST, lostCreateReads: 2 }));
+    await eventually(async () => (await h.query(smsCampaignStateQuery)).status === 'outcome_unknown', {
+      timeoutMs: 20_000,
+      intervalMs: 50,
+    });
+    expect((await h.describe()).status.name).toBe('RUNNING');
+    expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
+    expect((await h.query(smsCampaignStateQuery)).steps.map((x) => `${x.op}:${x.outcome}`)).toEqual([
       'create:unknown',
       'search:not_found',
       'search:not_found',
     ]);
+    await resolveParkedFlow(ctx, h.workflowId, {
+      outcome: 'rejected',
+      reason: 'not in the provider dashboard (test)',
+      operator: 'ops@example.com',
+    });
+    const result = await h.result();
+    expect(result).toMatchObject({
+      status: 'rejected',
+      resolution: { outcome: 'rejected', operator: 'ops@example.com' },
+    });
+    expect(result.message).toContain('it is NOT created again');
     expect(await creates(from)).toHaveLength(1);
   });
 
