@@ -12,6 +12,7 @@ import { MANDATE_OTP, SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { sealCardPaymentForNexus } from '../../src/nexus/payments-handler';
 import { PAYMENTS_NEXUS_SERVICE } from '../../src/nexus/payments-service';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
+import { PaymentFlow } from '../../src/shared/search-attributes';
 import { posRemoteStateQuery, posRemoteWorkflowId, type PosRemoteResult } from '../../src/shared/pos-remote';
 import { getCardPaymentState, submitOtp } from '../../src/starters/card-payment';
 import { getCheckoutState } from '../../src/starters/checkout';
@@ -118,6 +119,7 @@ describe('the payments Nexus service, called from the merchant namespace', () =>
     const desc = await payments().workflow.getHandle(`vend-${orderRef}`).describe();
     expect(desc.type).toBe('vendElectricityWorkflow');
     expect(desc.status.name).toBe('COMPLETED');
+    expect(desc.typedSearchAttributes.get(PaymentFlow)).toBe('vend');
   });
 
   it('checkout: the operation waits while the payer pays on the checkout page; the caller gets success', async () => {
