@@ -125,7 +125,7 @@ describe('`npm run cli -- va ...` as a user runs it against a running stack', ()
       transactionReference: ref,
     });
     const retry = await cli(['retry-handoff', ref!, '--operator', 'ops', '--reason', 'test']);
-    expect(retry.code).toBe(1);
+    expect(retry.code).toBe(2); // names no running flow: bad input (docs/cli.md, exit codes)
     expect(retry.stderr).toMatch(/already completed/); // only a handoff_failed credit (still running) takes it
   });
 });
