@@ -22,7 +22,8 @@ export const EXIT_CODES = {
 } as const;
 export type Outcome = keyof typeof EXIT_CODES;
 
-// Statuses by what they mean for the caller; any other status (a step on the way) is a success.
+// Statuses by what they mean for the caller; any other status (a step on the way, an SMS send
+// partially_sent whose per-number results say which failed) is a success.
 const FAILED = new Set([
   'failed',
   'declined',
@@ -34,7 +35,6 @@ const FAILED = new Set([
   'not_vended',
   'not_sent',
   'not_found',
-  'partially_sent',
   'card_data_unavailable',
   'completion_declined',
   'completion_rejected',
