@@ -253,7 +253,7 @@ it('mandate debits are compared with the debits the mandate flow records; a debi
 describe('reconcile from the command line', () => {
   const cli = (args: string[]) => runCli(args, { env: cliEnvironment(config, env.services.sandboxUrl!) });
 
-  it('--json prints the report on stdout and progress on stderr; --csv writes the findings; findings exit 2', async () => {
+  it('--json prints the report on stdout and progress on stderr; --csv writes the findings; findings exit 3 (need a person)', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'recon-')), 'findings.csv');
     const res = await cli(['reconcile', '--from', day, '--to', day, '--currency', 'NGN', '--json', '--csv', file]);
     expect(res.code).toBe(3); // findings need a person (docs/cli.md, exit codes)
