@@ -39,7 +39,10 @@ export interface RecurringCycle {
 
 export interface RecurringState {
   planRef: string;
-  status: 'awaiting_first_payment' | 'active' | 'cancelled' | 'completed' | 'failed';
+  /** outcome_unknown: A5 refused twice, the token's state cannot be told; parked for an operator (resolveOutcome). */
+  status: 'awaiting_first_payment' | 'active' | 'cancelled' | 'completed' | 'failed' | 'outcome_unknown';
+  /** Set when an operator resolved a plan parked after A5 was refused (resolveOutcome). */
+  resolution?: OutcomeResolution;
   /** The card token from the first payment's webhook (payment_information.token_id). */
   tokenId?: string;
   /** Cycles done, the first payment included. */
@@ -53,6 +56,9 @@ export interface RecurringState {
   movedToSchedule?: boolean;
   reason?: string;
 }
+
+/** What an operator may say of a plan parked after A5 was refused: the token is cancelled, or it could not be (failed). */
+export const RECURRING_CANCEL_RESOLVE_OUTCOMES = ['cancelled', 'failed'] as const;
 
 export const recurringStateQuery = defineQuery<RecurringState>('recurringState');
 /** Stops the plan: no further charge, the token is cancelled with A5 (after the first payment, if it is still open). */

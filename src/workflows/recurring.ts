@@ -17,17 +17,21 @@ import {
   condition,
   continueAsNew,
   executeChild,
+  patched,
   proxyActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { checkResolveOutcome, resolveOutcomeUpdate, type OutcomeResolution } from '../shared/outcome';
 import type { RecurringActivities } from '../activities/recurring';
 import { PAYMENT_DEFAULTS } from '../shared/payment-common';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import {
   cancelRecurringSignal,
   cycleReference,
+  RECURRING_CANCEL_RESOLVE_OUTCOMES,
   moveRecurringToScheduleSignal,
   recurringStateQuery,
   tokenChargeStateQuery,
@@ -45,6 +49,10 @@ import { PaymentFlow } from './steps/payment-flow';
 import { fromLookup, lookup, refusal, sendPayment, sends } from './steps/payment-steps';
 
 const RECENT_CYCLES = 12;
+/** Patch (docs/operations.md): A5's 400 no longer ends a plan cancelled; A5 is asked again, then the plan parks. */
+const A5_REFUSAL_PATCH = 'recurring-a5-refusal-not-cancelled';
+/** The pause before A5 is asked again after a 400. */
+const A5_AGAIN_AFTER_MS = 30_000;
 /**
  * A5 is a read's kind of call (idempotent: a cancelled token answers 400, read as "already
  * cancelled"), retried longer than a read: for about a quarter of an hour.
@@ -298,10 +306,9 @@ class RecurringPlan {
     } else if (state.cancelRequested) {
       try {
         const cancelled = await cancels.cancelToken(state.tokenId!);
-        this.setStatus(
-          'cancelled',
-          cancelled ? 'token cancelled (A5)' : 'the service refused A5 (token already cancelled or unknown)',
-        );
+        if (cancelled) this.setStatus('cancelled', 'token cancelled (A5)');
+        else if (patched(A5_REFUSAL_PATCH)) await this.afterRefusedCancel();
+        else this.setStatus('cancelled', 'the service refused A5 (token already cancelled or unknown)');
       } catch (err) {
         // No further charge is made either way; the token may still be active at the service.
         this.setStatus('cancelled', `charges stopped, but A5 failed: ${failureMessage(err)}; cancel the token by hand`);
@@ -309,6 +316,53 @@ class RecurringPlan {
     } else if (state.consecutiveFailures >= this.maxFailures) {
       this.setStatus('failed', `${state.consecutiveFailures} cycles in a row did not succeed`);
     } else this.setStatus('completed', `all ${state.cycle} cycles done`);
+  }
+
+  /**
+   * A5 answered 400 'Recurring Payment was not cancelled': the token may be cancelled already, be
+   * unknown, or still be active. The spec has no read of a token, so its state is read the only
+   * way there is: A5 again after a pause (idempotent; it cancels an active token). Cancelled now:
+   * reported. Refused again: parked as outcome_unknown (no further charge is made) until an
+   * operator checks the token and resolves it (resolveOutcome, `cli ops resolve`). Never reported
+   * cancelled on a refusal alone.
+   */
+  private async afterRefusedCancel(): Promise<void> {
+    const tokenId = this.state.tokenId!;
+    await sleep(A5_AGAIN_AFTER_MS);
+    let again: boolean | string;
+    try {
+      again = await cancels.cancelToken(tokenId);
+    } catch (err) {
+      again = failureMessage(err);
+    }
+    if (again === true) {
+      this.setStatus('cancelled', 'token cancelled (A5, asked again after a 400)');
+      return;
+    }
+    let resolution: OutcomeResolution | undefined;
+    setHandler(
+      resolveOutcomeUpdate,
+      (input) => {
+        resolution ??= { ...input, resolvedAt: new Date().toISOString() };
+        return resolution;
+      },
+      {
+        validator: (input) =>
+          checkResolveOutcome(
+            input,
+            RECURRING_CANCEL_RESOLVE_OUTCOMES,
+            this.state.status === 'outcome_unknown' && resolution === undefined,
+          ),
+      },
+    );
+    this.setStatus(
+      'outcome_unknown',
+      `charges stopped, but A5 was refused ('Recurring Payment was not cancelled')${again === false ? ' twice' : `, then failed (${again})`}: the token may be cancelled already, unknown, or still active; check it and resolve the plan`,
+    );
+    await condition(() => resolution !== undefined);
+    const r = resolution!;
+    this.state.resolution = r;
+    this.setStatus(r.outcome as RecurringState['status'], `resolved by ${r.operator}: ${r.reason} (A5 was refused)`);
   }
 
   // --- helpers ---

@@ -52,6 +52,8 @@ function fakeService() {
     refuseChargeFor?: string;
     sealedGone?: Set<string>;
     dieDuringCharge?: Promise<void>;
+    /** A5 answers 400 'Recurring Payment was not cancelled' this many times (the activity reads it as false). */
+    refuseCancels?: number;
   } = {};
   const lookupTimes: number[] = [];
   const charges: string[] = [];
@@ -122,6 +124,10 @@ function fakeService() {
     },
     async cancelToken(tokenId) {
       cancelled.push(tokenId);
+      if (script.refuseCancels) {
+        script.refuseCancels -= 1;
+        return false;
+      }
       return true;
     },
     async lookupTransaction(ref): Promise<TransactionLookup> {
@@ -581,6 +587,61 @@ it('recurring cancel: no further charge, the token is cancelled with A5', async 
     expect(await handle.result()).toMatchObject({ status: 'cancelled', cycle: 1, reason: 'token cancelled (A5)' });
     expect(service.cancelled).toEqual(['AUTH_000000000002']);
     expect(service.tokenCharges).toHaveLength(0);
+  });
+});
+
+describe("A5's 400 'Recurring Payment was not cancelled' never ends the plan cancelled on its own", () => {
+  const startActivePlan = async (service: ReturnType<typeof fakeService>, taskQueue: string) => {
+    const planRef = `tsa5-${randomUUID().slice(0, 8)}`;
+    const handle = await startRecurring(taskQueue, {
+      planRef,
+      amount: 90_000,
+      currency: 'NGN',
+      email: 'ada@example.com',
+      intervalMs: 24 * 3600_000,
+      webhookGraceMs: 1_000,
+    });
+    await payFirstCycle(service, planRef, { isRecurring: true, tokenId: 'AUTH_000000000005' });
+    await untilStatus(() => handle.query(recurringStateQuery), 'active');
+    return handle;
+  };
+
+  it('refused once: A5 is asked again, and the token cancelled then is reported', async () => {
+    await withService(async (service, taskQueue) => {
+      service.script.refuseCancels = 1;
+      const handle = await startActivePlan(service, taskQueue);
+      await handle.signal(cancelRecurringSignal);
+      expect(await handle.result()).toMatchObject({
+        status: 'cancelled',
+        reason: 'token cancelled (A5, asked again after a 400)',
+      });
+      expect(service.cancelled).toEqual(['AUTH_000000000005', 'AUTH_000000000005']);
+      expect(service.tokenCharges).toHaveLength(0);
+    });
+  });
+
+  it('refused twice: parked as outcome_unknown (PaymentStatus), no charge made, until an operator resolves it', async () => {
+    await withService(async (service, taskQueue) => {
+      service.script.refuseCancels = 2;
+      const handle = await startActivePlan(service, taskQueue);
+      await handle.signal(cancelRecurringSignal);
+      await env.sleep(60_000); // past the pause before A5 is asked again
+      const parked = await untilStatus(() => handle.query(recurringStateQuery), 'outcome_unknown');
+      expect(parked.reason).toContain('A5 was refused');
+      expect((await handle.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
+      await expect(
+        handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'success', reason: 'x', operator: 'o' }] }),
+      ).rejects.toHaveProperty('cause.message', 'outcome must be one of cancelled, failed');
+      await handle.executeUpdate(resolveOutcomeUpdate, {
+        args: [{ outcome: 'cancelled', reason: 'token inactive in the dashboard', operator: 'ops@example.com' }],
+      });
+      expect(await handle.result()).toMatchObject({
+        status: 'cancelled',
+        resolution: { outcome: 'cancelled', operator: 'ops@example.com' },
+      });
+      expect(service.cancelled).toHaveLength(2);
+      expect(service.tokenCharges).toHaveLength(0);
+    });
   });
 });
 
