@@ -2,7 +2,7 @@
 // the actions that settle it (each recorded with who and why on the flow itself).
 //
 // The same lists are Web UI queries (docs/cli.md, "Operator tools"): the CLI only runs them.
-import type { WorkflowExecutionInfo } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowExecutionInfo } from '@temporalio/client';
 import { resolveOutcomeUpdate, type OutcomeResolution, type ResolveOutcomeInput } from '../shared/outcome';
 import {
   paymentWebhookSignal,
@@ -158,15 +158,54 @@ export async function attentionSummary(ctx: Pick<StarterContext, 'client'>): Pro
   return out;
 }
 
-/** Resolves a parked payment, POS sale or vend (resolveOutcome), recorded on the flow; refused unless it is parked. */
-export function resolveParkedFlow(
+/** resolveOutcome reached a flow that is not running (closed) or does not exist: nothing was changed. */
+export class ParkedFlowClosedError extends Error {
+  override readonly name = 'ParkedFlowClosedError';
+  constructor(
+    readonly workflowId: string,
+    /** The execution's status (COMPLETED, FAILED, …), or undefined when there is no such workflow. */
+    readonly executionStatus: string | undefined,
+    /** Its last PaymentStatus, when it has one. */
+    readonly paymentStatus: string | undefined,
+  ) {
+    super(
+      executionStatus === undefined
+        ? `no workflow ${workflowId}: nothing to resolve (check the id with \`cli ops list outcome-unknown\`)`
+        : `workflow ${workflowId} is closed (${executionStatus}${paymentStatus ? `, ended ${paymentStatus}` : ''}): only a running flow parked on an unknown outcome takes a resolution; nothing was changed`,
+    );
+  }
+}
+
+/**
+ * Resolves a parked payment, POS sale or request, vend, SMS send or campaign, or recurring plan
+ * (resolveOutcome), recorded on the flow; refused unless it is parked. A closed or unknown
+ * workflow is answered with our own message (ParkedFlowClosedError), not the server's.
+ */
+export async function resolveParkedFlow(
   ctx: Pick<StarterContext, 'client'>,
   workflowId: string,
   input: ResolveOutcomeInput,
 ): Promise<OutcomeResolution> {
-  return retryTransient('resolve outcome', () =>
-    ctx.client.workflow.getHandle(workflowId).executeUpdate(resolveOutcomeUpdate, { args: [input] }),
-  );
+  const handle = ctx.client.workflow.getHandle(workflowId);
+  try {
+    return await retryTransient('resolve outcome', () => handle.executeUpdate(resolveOutcomeUpdate, { args: [input] }));
+  } catch (err) {
+    // The Update's own refusal (a running flow not parked, a wrong outcome) is the flow's message: kept.
+    if (err instanceof WorkflowUpdateFailedError) throw err;
+    const described = await retryTransient('describe workflow', () => handle.describe()).catch((e: unknown) =>
+      e instanceof WorkflowNotFoundError ? null : undefined,
+    );
+    if (described === null) throw new ParkedFlowClosedError(workflowId, undefined, undefined);
+    if (described && described.status.name !== 'RUNNING') {
+      const status = described.searchAttributes?.PaymentStatus;
+      throw new ParkedFlowClosedError(
+        workflowId,
+        described.status.name,
+        Array.isArray(status) && typeof status[0] === 'string' ? status[0] : undefined,
+      );
+    }
+    throw err;
+  }
 }
 
 /**

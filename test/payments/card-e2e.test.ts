@@ -376,6 +376,14 @@ describe('direct card payments end to end on the dev server', () => {
       resolution: { outcome: 'failed', operator: 'ops@example.com' },
     });
     expect(await env.admin.requests(i.transactionRef, B1)).toHaveLength(1);
+    // `cli ops resolve` on the closed flow, or on no flow, answers with our own message.
+    const again = { outcome: 'success', reason: 'again', operator: 'ops@example.com' };
+    await expect(resolveParkedFlow(starters(), handle.workflowId, again)).rejects.toThrow(
+      `workflow ${handle.workflowId} is closed (COMPLETED, ended failed): only a running flow parked on an unknown outcome takes a resolution; nothing was changed`,
+    );
+    await expect(resolveParkedFlow(starters(), `payment-nope-${randomUUID()}`, again)).rejects.toThrow(
+      /^no workflow payment-nope-.*: nothing to resolve/,
+    );
   }, 30_000);
 
   it('without a webhook the result is confirmed by verifying the transaction', async () => {
