@@ -216,5 +216,11 @@ describe('the package as a backend installs it', () => {
       expect({ script, status: run.status, stderr: run.stderr }).toEqual({ script, status: 0, stderr: '' });
       expect(run.stdout).toMatch(/^consumer ok: \d+ functions, instanceof holds/);
     }
+    // The bin npm linked runs the CLI from the installed package.
+    const bin = spawnSync(join(work, 'node_modules', '.bin', 'payflow'), ['--version'], {
+      cwd: work,
+      encoding: 'utf8',
+    });
+    expect({ status: bin.status, stdout: bin.stdout }).toEqual({ status: 0, stdout: `${pkg.version}\n` });
   });
 });
