@@ -1,4 +1,5 @@
-// Shared CLI helper: print a workflow's state each time it changes until it finishes.
+// Shared CLI helper: print a workflow's state each time it changes until it finishes (or, with
+// `until`, until a state the caller stops at, e.g. parked for a person: that state is returned).
 import type { WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
 
@@ -6,7 +7,7 @@ export async function followUntilDone<S>(
   handle: WorkflowHandle,
   stateQuery: QueryDefinition<S>,
   render: (state: S) => string,
-  opts: { intervalMs?: number; out?: (line: string) => void } = {},
+  opts: { intervalMs?: number; out?: (line: string) => void; until?: (state: S) => boolean } = {},
 ): Promise<unknown> {
   const out = opts.out ?? ((l: string) => console.log(l));
   let last = '';
@@ -19,9 +20,11 @@ export async function followUntilDone<S>(
     .catch(() => undefined);
   while (!done) {
     try {
-      const line = render(await handle.query(stateQuery));
+      const state = await handle.query(stateQuery);
+      const line = render(state);
       if (line !== last) out(line);
       last = line;
+      if (opts.until?.(state)) return state;
     } catch {
       // the workflow may be between runs (continue-as-new) or finishing
     }

@@ -77,7 +77,7 @@ describe('exit codes, --json and --version through the real CLI', () => {
     expect(oneDocument(status.stdout)).toMatchObject({ status: 'success' });
   }, 90_000);
 
-  it('a payment parked with its outcome unknown exits 3 (pay status), until a person settles it', async () => {
+  it('a payment parked with its outcome unknown exits 3 (pay card stops following, pay status), until a person settles it', async () => {
     await stack.admin.fault({
       method: 'POST',
       path: '^/transaction/initiate/process-payment$',
@@ -85,12 +85,10 @@ describe('exit codes, --json and --version through the real CLI', () => {
       count: 1,
     });
     const { ref, file } = cardFile(TEST_CARDS.otpOnly);
-    const follower = cli(['pay', 'card', '--file', file]);
-    await waitForState(
-      () => getCardPaymentState(stack.services.starters, ref),
-      (s) => s.status === 'outcome_unknown',
-      { timeoutMs: 45_000 },
-    );
+    const followed = await cli(['pay', 'card', '--file', file]);
+    expect(followed.code).toBe(3);
+    expect(followed.stdout).toContain(`[card ${ref}] outcome_unknown`);
+    expect((await getCardPaymentState(stack.services.starters, ref)).status).toBe('outcome_unknown');
     const status = await cli(['pay', 'status', '--ref', ref]);
     expect(status.code).toBe(3);
     expect(status.stdout).toContain(`[card ${ref}] outcome_unknown`);
@@ -106,7 +104,10 @@ describe('exit codes, --json and --version through the real CLI', () => {
       'ops@example.com',
     ]);
     expect(resolved.code).toBe(0);
-    expect((await follower).code).toBe(1); // settled as failed: declined or failed
+    // Settled as failed: pay status now exits 1 (declined or failed).
+    const settled = await cli(['pay', 'status', '--ref', ref]);
+    expect(settled.code).toBe(1);
+    expect(settled.stdout).toContain(`[card ${ref}] failed`);
   }, 120_000);
 
   it('bad input exits 2 and names the field: a PIN or OTP in argv, a missing flag, a file that is not there', async () => {

@@ -7,7 +7,7 @@ import { CARD_FINAL_STATUSES } from '../../shared/card-payment';
 import { DIRECT_FINAL_STATUSES, type DirectPaymentState } from '../../shared/payment-common';
 import { followUntilDone } from '../progress';
 import { PaymentStepError } from '../payment-common';
-import { jsonOutput, printResult, progress, readSecret, settle, settleState } from './output';
+import { jsonOutput, outcomeOfStatus, printResult, progress, readSecret, settle, settleState } from './output';
 
 /** " (final)" when a payment state is final. */
 export const final = (s: { status: string }) =>
@@ -22,15 +22,20 @@ export async function secretArg(given: string | undefined, what: string): Promis
 }
 
 /**
- * Prints each state until the flow ends, then the final state's line and the state as JSON; the exit
- * code follows the final status (0 success, 1 declined or failed, 3 needs a person).
+ * Prints each state until the flow ends (or parks for a person), then the last state's line and the
+ * state as JSON; the exit code follows its status (0 success, 1 declined or failed, 3 needs a person).
  */
 export async function follow<S extends { status: string }>(
   handle: WorkflowHandle,
   query: QueryDefinition<S>,
   render: (s: S) => string,
 ): Promise<void> {
-  const state = (await followUntilDone(handle, query, render, { intervalMs: 250, out: progress })) as S;
+  // A payment parked for a person (outcome unknown) stops the follow: exit 3, `ops resolve` settles it.
+  const state = (await followUntilDone(handle, query, render, {
+    intervalMs: 250,
+    out: progress,
+    until: (s) => outcomeOfStatus(s.status) === 'needsPerson',
+  })) as S;
   if (jsonOutput()) progress(render(state)); // the final line too, where --json puts progress
   printResult(state, [render(state), JSON.stringify(state, null, 2)]);
   settleState(state);
