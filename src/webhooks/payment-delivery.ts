@@ -1,17 +1,19 @@
 // Where a verified payment webhook (E-1) goes, cheapest first:
 //  1. a signal to payment-<reference>: lands in the running flow that owns the reference;
-//  2. no running workflow there: a look-up (describe) of that id. A payment flow that has closed
-//     already has its answer from the service (it confirms by verify, not by the webhook): the
+//  2. no running workflow there: a look-up (describe) of that id. A payment flow that closed as
+//     success already had the service's answer (it confirms by verify, not by the webhook): the
 //     webhook is acknowledged and starts nothing;
-//  3. no flow owns the reference (never started, or only an old holder): a holder workflow starts
-//     under that id with the event (signalWithStart), so an early or orphan webhook is never lost.
+//  3. otherwise a holder workflow starts under that id with the event (signalWithStart), so nothing
+//     is lost: an early webhook (the flow has not started yet), an orphan one (no flow owns the
+//     reference), or a late one for a flow that ended without success (expired, failed, cancelled):
+//     money that arrived after the flow's verdict, which reconciliation reports as a late payment.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../shared/payment-webhook';
-import { paymentSearchAttributes } from '../shared/search-attributes';
+import { PaymentStatus, paymentSearchAttributes } from '../shared/search-attributes';
 import { WEBHOOK_HOLDER_TYPE } from '../temporal/payment-run';
 import type { unmatchedPaymentWebhookWorkflow } from '../workflows/webhook-inbox';
 
-/** Where the event went: the running flow, nowhere (its flow had closed), or a new holder. */
+/** Where the event went: the running flow, nowhere (its flow had closed as success), or a new holder. */
 export type PaymentDelivery = 'signalled' | 'flow-closed' | 'held';
 
 export async function deliverPaymentWebhook(
@@ -31,8 +33,14 @@ export async function deliverPaymentWebhook(
     if (err instanceof WorkflowNotFoundError) return undefined;
     throw err;
   });
-  // Closed (the signal found nothing running) and a payment flow's own run: late, nothing to do.
-  if (latest && latest.type !== WEBHOOK_HOLDER_TYPE && latest.status.name !== 'RUNNING') return 'flow-closed';
+  // Closed as success (the signal found nothing running): late, and nothing to add.
+  if (
+    latest &&
+    latest.type !== WEBHOOK_HOLDER_TYPE &&
+    latest.status.name !== 'RUNNING' &&
+    latest.typedSearchAttributes.get(PaymentStatus) === 'success'
+  )
+    return 'flow-closed';
   // No flow owns it, or one started between the two calls: signalWithStart lands in whichever runs.
   await client.workflow.signalWithStart<typeof unmatchedPaymentWebhookWorkflow, [PaymentWebhookEvent]>(
     WEBHOOK_HOLDER_TYPE,
