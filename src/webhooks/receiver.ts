@@ -17,6 +17,10 @@ import {
 } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { PaymentWebhookEvent } from '../shared/payment-webhook';
+import { cardPaymentStateQuery } from '../shared/card-payment';
+import { checkoutStateQuery } from '../shared/checkout';
+import { directPaymentStateQuery } from '../shared/payment-common';
+import { tokenChargeStateQuery } from '../shared/recurring';
 import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../shared/virtual-account-credit';
 import type { virtualAccountCreditWorkflow } from '../workflows/virtual-account-credit';
 import { paymentWebhookSchema, virtualAccountWebhookSchema } from './schemas';
@@ -33,6 +37,15 @@ import { paymentFlowRun } from '../temporal/payment-run';
 import { classifyDeliveryFailure, SingleFlight } from './delivery-outcome';
 import { RateLimiter, verifyReturnLink } from './return-link';
 import { deliverPaymentWebhook } from './payment-delivery';
+
+/** The state query of each payment flow type (its answer has `status`). */
+const PAYMENT_STATE_QUERIES: Record<string, string> = {
+  cardPaymentWorkflow: cardPaymentStateQuery.name,
+  checkoutWorkflow: checkoutStateQuery.name,
+  bankPaymentWorkflow: directPaymentStateQuery.name,
+  ussdPaymentWorkflow: directPaymentStateQuery.name,
+  tokenChargeWorkflow: tokenChargeStateQuery.name,
+};
 
 /** The route label of a request path (bounded: never the raw path). */
 export function receiverRoute(path: string): string {
@@ -278,9 +291,17 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
     let state = 'unknown';
     try {
       // The flow's own run, not a holder a late webhook started after it closed.
-      const description = await (await paymentFlowRun(client, reference)).handle.describe();
+      const { handle } = await paymentFlowRun(client, reference);
+      const description = await handle.describe();
       const status = description.searchAttributes.PaymentStatus?.[0];
       state = typeof status === 'string' ? status : description.status.name.toLowerCase();
+      // A running payment writes PaymentStatus only at its start and end: its query has the step it is at.
+      const query = PAYMENT_STATE_QUERIES[description.type];
+      if (description.status.name === 'RUNNING' && query)
+        state = await handle
+          .query<{ status: string }>(query)
+          .then((s) => s.status)
+          .catch(() => state);
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
       state = 'not found';

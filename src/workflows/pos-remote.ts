@@ -68,14 +68,9 @@ import {
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { FailureTypes, failureMessage, failureOf, isRefusalFailure } from '../shared/failures';
 import { durationMs } from '../shared/duration';
-import {
-  checkResolveOutcome,
-  resolveOutcomeUpdate,
-  UNKNOWN_OUTCOME_DEFAULTS,
-  type OutcomeResolution,
-} from '../shared/outcome';
+import { UNKNOWN_OUTCOME_DEFAULTS } from '../shared/outcome';
 import type { Presence } from './steps/send-once';
-import { awaitFinal } from './steps/unknown-outcome';
+import { awaitFinal, listenForResolution } from './steps/unknown-outcome';
 import { READ, READ_RETRY, moneySend } from './steps/activity-options';
 import { parseFlowInput } from './steps/flow-input';
 
@@ -192,25 +187,14 @@ class PosRemoteRequestFlow {
     if (!(POS_REMOTE_PARKED_STATUSES as readonly string[]).includes(parkedAs)) return result;
     const { o } = this;
     const why = this.state.message ?? parkedAs;
-    let resolution: OutcomeResolution | undefined;
-    setHandler(
-      resolveOutcomeUpdate,
-      (input) => {
-        resolution ??= { ...input, resolvedAt: new Date().toISOString() };
-        return resolution;
-      },
-      {
-        validator: (input) =>
-          checkResolveOutcome(input, POS_REMOTE_RESOLVE_OUTCOMES, this.state.status === parkedAs && !resolution),
-      },
-    );
+    const resolution = listenForResolution(POS_REMOTE_RESOLVE_OUTCOMES, () => this.state.status === parkedAs);
     const settled = await awaitFinal<{ status: string; record: PosRemoteRecordFound['record'] }>({
       requery: () => this.lookUpParked(),
       isFinal: (r) => ['success', 'failed', 'abandoned'].includes(r.status),
       absentIsFinal: () => false, // absence proves nothing here: only a record or an operator ends it
       startAs: 'outcome_unknown',
       setStatus: () => undefined, // the parked status (and PaymentStatus) says why it is parked
-      resolution: () => resolution,
+      resolution,
       pendingForMs: 0,
       requeryForMs: durationMs(o.unknownRequeryFor ?? UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
       firstBackoffMs: durationMs(o.requeryBackoff ?? UNKNOWN_OUTCOME_DEFAULTS.firstBackoff),

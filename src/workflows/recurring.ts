@@ -24,7 +24,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { checkResolveOutcome, resolveOutcomeUpdate, type OutcomeResolution } from '../shared/outcome';
+import { listenForResolution } from './steps/unknown-outcome';
 import type { RecurringActivities } from '../activities/recurring';
 import { PAYMENT_DEFAULTS } from '../shared/payment-common';
 import { paymentWorkflowId } from '../shared/payment-webhook';
@@ -339,28 +339,16 @@ class RecurringPlan {
       this.setStatus('cancelled', 'token cancelled (A5, asked again after a 400)');
       return;
     }
-    let resolution: OutcomeResolution | undefined;
-    setHandler(
-      resolveOutcomeUpdate,
-      (input) => {
-        resolution ??= { ...input, resolvedAt: new Date().toISOString() };
-        return resolution;
-      },
-      {
-        validator: (input) =>
-          checkResolveOutcome(
-            input,
-            RECURRING_CANCEL_RESOLVE_OUTCOMES,
-            this.state.status === 'outcome_unknown' && resolution === undefined,
-          ),
-      },
+    const resolution = listenForResolution(
+      RECURRING_CANCEL_RESOLVE_OUTCOMES,
+      () => this.state.status === 'outcome_unknown',
     );
     this.setStatus(
       'outcome_unknown',
       `charges stopped, but A5 was refused ('Recurring Payment was not cancelled')${again === false ? ' twice' : `, then failed (${again})`}: the token may be cancelled already, unknown, or still active; check it and resolve the plan`,
     );
-    await condition(() => resolution !== undefined);
-    const r = resolution!;
+    await condition(() => resolution() !== undefined);
+    const r = resolution()!;
     this.state.resolution = r;
     this.setStatus(r.outcome as RecurringState['status'], `resolved by ${r.operator}: ${r.reason} (A5 was refused)`);
   }

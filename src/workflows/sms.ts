@@ -78,14 +78,9 @@ import {
   type SmsSendState,
 } from '../shared/sms';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import {
-  checkResolveOutcome,
-  resolveOutcomeUpdate,
-  UNKNOWN_OUTCOME_DEFAULTS,
-  type OutcomeResolution,
-} from '../shared/outcome';
+import { UNKNOWN_OUTCOME_DEFAULTS } from '../shared/outcome';
 import { durationMs } from '../shared/duration';
-import { awaitFinal } from './steps/unknown-outcome';
+import { awaitFinal, listenForResolution } from './steps/unknown-outcome';
 import { FailureTypes, REFUSAL_TYPES, failureMessage } from '../shared/failures';
 import { READ, READ_RETRY, moneySend } from './steps/activity-options';
 import { failureLabel, invalidInput, parseFlowInput } from './steps/flow-input';
@@ -217,20 +212,13 @@ class SmsSendFlow {
    * be requeried in the background; they are never resent.
    */
   private async parkUnknownNumbers(): Promise<SmsSendResult> {
-    let resolution: OutcomeResolution | undefined;
-    setHandler(
-      resolveOutcomeUpdate,
-      (input) => {
-        resolution ??= { ...input, resolvedAt: new Date().toISOString() };
-        return resolution;
-      },
-      { validator: (input) => checkResolveOutcome(input, SMS_SEND_RESOLVE_OUTCOMES, resolution === undefined) },
-    );
+    const resolved = listenForResolution(SMS_SEND_RESOLVE_OUTCOMES);
     this.setStatus('outcome_unknown');
     // Not cancellable itself: a cancel while parked ends the wait and reports the numbers as unknown.
     await CancellationScope.nonCancellable(() =>
-      condition(() => resolution !== undefined || this.root.consideredCancelled),
+      condition(() => resolved() !== undefined || this.root.consideredCancelled),
     );
+    const resolution = resolved();
     if (!resolution) return this.result(); // cancelled while parked: reported as unknown
     const { outcome, operator, reason } = resolution;
     for (const [index, r] of this.numbers)
@@ -553,21 +541,9 @@ class SmsCampaignFlow {
     parked: SmsCampaignResult,
     scheduledAt: number | undefined,
   ): Promise<SmsCampaignResult> {
-    let resolution: OutcomeResolution | undefined;
-    setHandler(
-      resolveOutcomeUpdate,
-      (input) => {
-        resolution ??= { ...input, resolvedAt: new Date().toISOString() };
-        return resolution;
-      },
-      {
-        validator: (input) =>
-          checkResolveOutcome(
-            input,
-            SMS_CAMPAIGN_RESOLVE_OUTCOMES,
-            this.state.status === 'outcome_unknown' && resolution === undefined,
-          ),
-      },
+    const resolution = listenForResolution(
+      SMS_CAMPAIGN_RESOLVE_OUTCOMES,
+      () => this.state.status === 'outcome_unknown',
     );
     const settled = await awaitFinal<string>({
       requery: async () => {
@@ -579,7 +555,7 @@ class SmsCampaignFlow {
       absentIsFinal: () => false, // not listed proves nothing: G3 may lag, and G2 is never sent again
       startAs: 'outcome_unknown',
       setStatus: () => undefined, // finish() already shows outcome_unknown
-      resolution: () => resolution,
+      resolution,
       pendingForMs: 0,
       requeryForMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
       firstBackoffMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.firstBackoff),

@@ -264,6 +264,8 @@ it('a worker that dies during B1 is noticed by the heartbeat timeout in seconds:
       // The charge landed but its step is unknown to us, and verify says Pending: parked, never sent again.
       await untilStatus(() => handle.query(cardPaymentStateQuery), 'outcome_unknown');
       expect(service.charges).toHaveLength(1);
+      // A parked flow would go on verifying on its backoff (24 h of it) under the next tests' skipped time.
+      await handle.terminate('test over: parked as expected');
     });
   } finally {
     revive();

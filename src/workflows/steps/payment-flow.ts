@@ -14,7 +14,6 @@ import {
   allHandlersFinished,
   condition,
   isCancellation,
-  setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -26,15 +25,10 @@ import {
 } from '../../shared/payment-common';
 import type { DirectPaymentState } from '../../shared/payment-common';
 import { PaymentFlow as PaymentFlowAttribute, paymentSearchAttributes } from '../../shared/search-attributes';
-import {
-  checkResolveOutcome,
-  resolveOutcomeUpdate,
-  UNKNOWN_OUTCOME_DEFAULTS,
-  type OutcomeResolution,
-} from '../../shared/outcome';
+import { UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../../shared/outcome';
 import { durationMs } from '../../shared/duration';
 import type { SendOnceResult } from './send-once';
-import { awaitFinal } from './unknown-outcome';
+import { awaitFinal, listenForResolution } from './unknown-outcome';
 import { reportStatus } from './metrics';
 import { MerchantEvents, NO_EVENTS, PAYMENT_EVENT_TYPES } from './merchant-events';
 import { fromLookup, lookup, requeryTransaction, type Confirmation, type FoundTransaction } from './payment-steps';
@@ -239,22 +233,7 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
    */
   protected async parkUnknownOutcome(): Promise<void> {
     const why = this.state.reason ?? 'the outcome is unknown';
-    let resolution: OutcomeResolution | undefined;
-    setHandler(
-      resolveOutcomeUpdate,
-      (input) => {
-        resolution = { ...input, resolvedAt: new Date().toISOString() };
-        return resolution;
-      },
-      {
-        validator: (input) =>
-          checkResolveOutcome(
-            input,
-            PAYMENT_RESOLVE_OUTCOMES,
-            this.state.status === 'outcome_unknown' && resolution === undefined,
-          ),
-      },
-    );
+    const resolution = listenForResolution(PAYMENT_RESOLVE_OUTCOMES, () => this.state.status === 'outcome_unknown');
     const settled = await awaitFinal<FoundTransaction>({
       requery: requeryTransaction(this.ref),
       isFinal: (r) => r.status !== 'Pending',
@@ -265,7 +244,7 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
           status,
           `${why}; parked: verified again on a backoff, or resolved by an operator (resolveOutcome)`,
         ),
-      resolution: () => resolution,
+      resolution,
       onParked: () => this.emitOutcome(),
       pendingForMs: 0,
       requeryForMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.requeryFor),

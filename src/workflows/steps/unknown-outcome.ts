@@ -10,8 +10,8 @@
 //     requerying for `requeryForMs`, and then waits for the operator's resolveOutcome Update only
 //     (src/shared/outcome.ts): never silently final.
 // An operator's resolveOutcome ends the wait at once.
-import { ActivityFailure, condition, TimeoutFailure } from '@temporalio/workflow';
-import type { OutcomeResolution } from '../../shared/outcome';
+import { ActivityFailure, condition, setHandler, TimeoutFailure } from '@temporalio/workflow';
+import { checkResolveOutcome, resolveOutcomeUpdate, type OutcomeResolution } from '../../shared/outcome';
 import type { Presence } from './send-once';
 import { countRequery } from './metrics';
 
@@ -98,4 +98,25 @@ export async function awaitFinal<R>(spec: AwaitFinalSpec<R>): Promise<Settled<R>
  */
 export function lostByHeartbeat(err: unknown): boolean {
   return err instanceof ActivityFailure && err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'HEARTBEAT';
+}
+
+/**
+ * The resolveOutcome Update of a parked flow (`cli ops resolve`): the validator takes one of
+ * `outcomes`, only while `accepting()` holds and nothing was resolved yet; the first resolution is
+ * kept. Answers a reader of that resolution (undefined until an operator gave one).
+ */
+export function listenForResolution(
+  outcomes: readonly string[],
+  accepting: () => boolean = () => true,
+): () => OutcomeResolution | undefined {
+  let resolution: OutcomeResolution | undefined;
+  setHandler(
+    resolveOutcomeUpdate,
+    (input) => {
+      resolution ??= { ...input, resolvedAt: new Date().toISOString() };
+      return resolution;
+    },
+    { validator: (input) => checkResolveOutcome(input, outcomes, accepting() && resolution === undefined) },
+  );
+  return () => resolution;
 }
