@@ -5,6 +5,7 @@
 // id, search attributes and duplicate rule (a reference already started is refused, not joined).
 // Cancelling the operation cancels the workflow run, which each flow reads as its own cancel
 // request (e.g. a POS remote request watches until its lifetime ends; a payment is settled by verify).
+import type { MerchantEventInput } from '../shared/merchant-event';
 import * as nexus from 'nexus-rpc';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { getClient, startWorkflow, WorkflowRunOperationHandler, type WorkflowHandle } from '@temporalio/nexus';
@@ -16,8 +17,12 @@ import { StarterInputError, parseStarterInput } from '../shared/input-error';
 import { debitMandateUpdate, IDEMPOTENCY_KEY_RULE, mandateWorkflowId, type MandateDebit } from '../shared/mandate';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
 import { paymentWorkflowId } from '../shared/payment-webhook';
-import { PosRemoteInputSchema, posRemoteWorkflowId } from '../shared/pos-remote';
-import { PosSealedTransactionInputSchema, posTransactionWorkflowId } from '../shared/pos-terminal';
+import { PosRemoteInputSchema, posRemoteStartSearch, posRemoteWorkflowId } from '../shared/pos-remote';
+import {
+  PosSealedTransactionInputSchema,
+  posTransactionStartSearch,
+  posTransactionWorkflowId,
+} from '../shared/pos-terminal';
 import { paymentSearchAttributes, type PaymentSearchFields } from '../shared/search-attributes';
 import { VEND_FIRST_STATUS, VendInputSchema, vendWorkflowId } from '../shared/vending';
 import { bankPaymentInputSchema } from '../starters/bank-payment';
@@ -102,6 +107,11 @@ function parsed<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.o
 }
 
 /** A workflow-run operation: the flow started under its starter's id and attributes; a taken reference refused. */
+/** A start whose workflow takes the caller's input as it came (the workflow parses it again); `v` is it parsed. */
+function asGiven<V>(raw: unknown, v: V, start: (v: V) => Omit<FlowStartSpec, 'input'>): FlowStartSpec {
+  return { ...start(v), input: raw };
+}
+
 function flowOperation<I, O>(spec: (input: I) => FlowStartSpec): WorkflowRunOperationHandler<I, O> {
   return new WorkflowRunOperationHandler<I, O>(async (ctx, input) => {
     const s = spec(input);
@@ -136,6 +146,10 @@ export function paymentsNexusHandler(opts: PaymentsNexusOptions = {}) {
     input,
     search: paymentSearch(flow, input, status),
   });
+  /** A bank debit or USSD payment: validated, its event target resolved, started `initiating`. */
+  type DirectInput = { transactionRef: string; amount: number; currency: string } & MerchantEventInput;
+  const directPayment = (flow: string, workflowType: string, schema: z.ZodType<DirectInput>, raw: unknown) =>
+    payment(flow, workflowType, 'initiating', withNotify(ctx, parsed(schema, raw, 'payment')));
   return nexus.serviceHandler(paymentsNexusService, {
     cardPayment: flowOperation((raw) =>
       payment(
@@ -145,22 +159,8 @@ export function paymentsNexusHandler(opts: PaymentsNexusOptions = {}) {
         withSignedReturn(ctx, withNotify(ctx, parsed(sealedCardPaymentSchema, raw, 'payment') as CardPaymentInput)),
       ),
     ),
-    bankPayment: flowOperation((raw) =>
-      payment(
-        'bank',
-        'bankPaymentWorkflow',
-        'initiating',
-        withNotify(ctx, parsed(bankPaymentInputSchema, raw, 'payment')),
-      ),
-    ),
-    ussdPayment: flowOperation((raw) =>
-      payment(
-        'ussd',
-        'ussdPaymentWorkflow',
-        'initiating',
-        withNotify(ctx, parsed(ussdPaymentInputSchema, raw, 'payment')),
-      ),
-    ),
+    bankPayment: flowOperation((raw) => directPayment('bank', 'bankPaymentWorkflow', bankPaymentInputSchema, raw)),
+    ussdPayment: flowOperation((raw) => directPayment('ussd', 'ussdPaymentWorkflow', ussdPaymentInputSchema, raw)),
     checkoutPayment: flowOperation((raw) => {
       const v = withSignedReturn(ctx, withNotify(ctx, parsed(checkoutInputSchema, raw, 'payment')));
       return payment(v.isRecurring ? 'recurring' : 'checkout', 'checkoutWorkflow', 'initiating', v);
@@ -191,36 +191,20 @@ export function paymentsNexusHandler(opts: PaymentsNexusOptions = {}) {
         search: { flow: 'vend', reference: v.order_ref, status: VEND_FIRST_STATUS, currency: 'NGN' },
       };
     }),
-    posRemoteRequest: flowOperation((raw) => {
-      const v = parsed(PosRemoteInputSchema, raw, 'POS remote request');
-      return {
+    posRemoteRequest: flowOperation((raw) =>
+      asGiven(raw, parsed(PosRemoteInputSchema, raw, 'POS remote request'), (v) => ({
         workflowType: 'posRemoteRequestWorkflow',
         workflowId: posRemoteWorkflowId(v.reference),
-        input: raw,
-        search: {
-          flow: 'pos-remote',
-          reference: v.reference,
-          status: 'creating',
-          amount: v.amount,
-          currency: v.currency,
-        },
-      };
-    }),
-    posTransaction: flowOperation((raw) => {
-      const v = parsed(PosSealedTransactionInputSchema, raw, 'POS transaction');
-      return {
+        search: posRemoteStartSearch(v),
+      })),
+    ),
+    posTransaction: flowOperation((raw) =>
+      asGiven(raw, parsed(PosSealedTransactionInputSchema, raw, 'POS transaction'), (v) => ({
         workflowType: 'posTerminalTransactionWorkflow',
         workflowId: posTransactionWorkflowId(v.merchant_ref),
-        input: raw,
-        search: {
-          flow: 'pos-terminal',
-          reference: v.merchant_ref,
-          status: 'validating',
-          amount: Number(v.amount),
-          currency: v.currency,
-        },
-      };
-    }),
+        search: posTransactionStartSearch(v),
+      })),
+    ),
     // Synchronous: the Update answers within the Nexus request's deadline; its id makes a retry the same debit.
     mandateDebit: async (_ctx, raw: MandateDebitOperationInput): Promise<MandateDebit> => {
       const v = parsed(mandateDebitSchema, raw, 'mandate debit');

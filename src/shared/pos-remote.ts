@@ -1,3 +1,4 @@
+import type { PaymentSearchFields } from './search-attributes';
 // The POS remote request flow's contract (E1 create, E2 polling), as its workflow, starter and
 // tests see it: the input's field rules, the states and results, the signals and the query.
 //
@@ -230,3 +231,16 @@ export type PosRemoteRecordLookup =
 
 /** How the sandbox (docs/choices.md) marks a POS remote request in A6's meta_data: source and terminal. */
 export const POS_REMOTE_TXN_SOURCE = 'pos_remote';
+
+/** A POS remote request's search attributes at its start (the starter's and the Nexus operation's). */
+export const posRemoteStartSearch = (v: {
+  reference: string;
+  amount: number;
+  currency?: string;
+}): PaymentSearchFields => ({
+  flow: 'pos-remote',
+  reference: v.reference,
+  status: 'creating',
+  amount: v.amount,
+  currency: v.currency,
+});

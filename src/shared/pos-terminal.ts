@@ -1,3 +1,4 @@
+import type { PaymentSearchFields } from './search-attributes';
 // The POS terminal transaction flow's contract (F3 initiate, F4 requery: "never retry without
 // requerying"), as its workflow, starter and tests see it; the refund and pre-authorisation flows
 // build on its F3 rules.
@@ -311,3 +312,16 @@ export function classifyPosCode(
     }
   }
 }
+
+/** A POS transaction's search attributes at its start (the starter's and the Nexus operation's). */
+export const posTransactionStartSearch = (v: {
+  merchant_ref: string;
+  amount: number | string;
+  currency?: string;
+}): PaymentSearchFields => ({
+  flow: 'pos-terminal',
+  reference: v.merchant_ref,
+  status: 'validating',
+  amount: Number(v.amount),
+  currency: v.currency,
+});

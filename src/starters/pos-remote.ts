@@ -4,6 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import {
   PosRemoteInputSchema,
   cancelPosRemoteSignal,
+  posRemoteStartSearch,
   posRemoteWorkflowId,
   type PosRemoteInput,
   type PosRemoteResult,
@@ -24,7 +25,7 @@ export async function startPosRemoteRequest(
     workflowType: 'posRemoteRequestWorkflow',
     workflowId: posRemoteWorkflowId(v.reference),
     args: [withDeploymentReading(ctx, input)],
-    search: { flow: 'pos-remote', reference: v.reference, status: 'creating', amount: v.amount, currency: v.currency },
+    search: posRemoteStartSearch(v),
   });
 }
 

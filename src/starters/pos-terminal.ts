@@ -18,6 +18,7 @@ import type { PaymentsClient, PosTerminalConfiguration } from '../api';
 import {
   POS_SEALED_FIELDS,
   PosTransactionInputSchema,
+  posTransactionStartSearch,
   posTransactionWorkflowId,
   type PosSealedCardData,
   type PosSealedTransactionInput,
@@ -153,13 +154,7 @@ export async function startPosTransaction(
       workflowType: 'posTerminalTransactionWorkflow',
       workflowId: posTransactionWorkflowId(v.merchant_ref),
       args: [sealedInput],
-      search: {
-        flow: 'pos-terminal',
-        reference: v.merchant_ref,
-        status: 'validating',
-        amount: Number(v.amount),
-        currency: v.currency,
-      },
+      search: posTransactionStartSearch(v),
     });
   } catch (err) {
     await ctx.claimCheck.discard(handle).catch(() => undefined);

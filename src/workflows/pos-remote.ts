@@ -54,6 +54,7 @@ import {
   POS_REMOTE_PARKED_STATUSES,
   POS_REMOTE_RECORDS_MAX_PAGES,
   POS_REMOTE_RESOLVE_OUTCOMES,
+  posRemoteStartSearch,
   type PosRemoteRecordLookup,
   type PosRemoteSearchOutcome,
   type PosRemoteState,
@@ -150,15 +151,7 @@ class PosRemoteRequestFlow {
   /** The lock, then (holding it) baseline, E1, the search for a lost answer, polling; the lock released. */
   async run(): Promise<PosRemoteResult> {
     const { input } = this;
-    upsertSearchAttributes(
-      paymentSearchAttributes({
-        flow: 'pos-remote',
-        reference: input.reference,
-        status: 'locking',
-        amount: input.amount,
-        currency: input.currency,
-      }),
-    );
+    upsertSearchAttributes(paymentSearchAttributes({ ...posRemoteStartSearch(input), status: 'locking' }));
     return CancellationScope.nonCancellable(async () => {
       if (!(await this.takeLock())) {
         await this.release();

@@ -35,6 +35,7 @@ import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   PosSealedTransactionInputSchema,
   maskedPan,
+  posTransactionStartSearch,
   posTransactionStateQuery,
   unsealedCardFields,
   type PosSealedInitiateRequest,
@@ -121,15 +122,7 @@ class PosTerminalTransactionFlow {
   /** F3 through send-once (F4 its requery), the result, then the kept card read discarded. */
   async run(): Promise<PosTransactionResult> {
     const { req } = this;
-    upsertSearchAttributes(
-      paymentSearchAttributes({
-        flow: 'pos-terminal',
-        reference: req.merchant_ref,
-        status: 'validating',
-        amount: Number(req.amount),
-        currency: req.currency,
-      }),
-    );
+    upsertSearchAttributes(paymentSearchAttributes(posTransactionStartSearch(req)));
     const send = new PosTransactionSend({
       wording: SALE_WORDING,
       req,

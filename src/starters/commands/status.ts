@@ -53,25 +53,28 @@ export function registerPosStatusCommand(pos: Command, context: ContextFactory):
     .option('--merchant-ref <ref>', 'terminal transaction merchant_ref')
     .action(async (o: { reference?: string; merchantRef?: string }) => {
       const ctx = await context();
-      if (o.reference) {
-        const state = await followUntilDone(
-          posRemoteRequestHandle(ctx, o.reference),
-          posRemoteStateQuery,
-          renderPosRemoteState,
-          { intervalMs: 250 },
+      // Follow the flow to its end, print its state, and exit with what that state means.
+      const show = async (state: Promise<unknown>) => {
+        const final = await state;
+        printResult(final);
+        settleState(final as { status: string });
+      };
+      if (o.reference)
+        await show(
+          followUntilDone(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState, {
+            intervalMs: 250,
+          }),
         );
-        printResult(state);
-        settleState(state as { status: string });
-      } else if (o.merchantRef) {
-        const state = await followUntilDone(
-          posTransactionHandle(ctx, o.merchantRef),
-          posTransactionStateQuery,
-          renderPosTransactionState,
-          { intervalMs: 250 },
+      else if (o.merchantRef)
+        await show(
+          followUntilDone(
+            posTransactionHandle(ctx, o.merchantRef),
+            posTransactionStateQuery,
+            renderPosTransactionState,
+            { intervalMs: 250 },
+          ),
         );
-        printResult(state);
-        settleState(state as { status: string });
-      } else {
+      else {
         throw new StarterInputError('POS status', [
           { field: '--reference', rule: 'give --reference or --merchant-ref' },
         ]);
