@@ -12,10 +12,11 @@ if [[ "$(node --version)" == v24.* ]]; then
   echo "[node24] the machine's Node is $(node --version): npm test already ran on Node 24"
   exit 0
 fi
-NODE24="$(node scripts/install-tools.mjs node24 | tail -n 1)"
-echo "[node24] $("$NODE24" --version) at $NODE24"
-# Child processes the tests start (workers, the example backend, tsx) use the same Node.
-export PATH="$(dirname "$NODE24"):$PATH"
+node scripts/install-tools.mjs node24 > /dev/null
+# .tools/node24/bin holds node, npm and npx (the wheel's own bin/npm cannot run where pip puts it).
+# Child processes the tests start (workers, the example backend, tsx, npm) use the same Node.
+export PATH="$PWD/.tools/node24/bin:$PATH"
+echo "[node24] $(node --version), npm $(npm --version) at $(command -v node)"
 [[ "$(node --version)" == v24.* ]] || { echo "[node24] node on PATH is not 24" >&2; exit 1; }
 
 exec node node_modules/jest/bin/jest.js --ci "$@"

@@ -132,4 +132,26 @@ describe('`npm run cli -- sms ...` as a user runs it, against a running stack', 
       stdout: expect.stringContaining('refused by the service (404): Template not found'),
     });
   }, 120_000);
+
+  it('a send whose batch answer was lost parks for a person: `sms send` stops following and exits 3', async () => {
+    const admin = new SandboxAdmin(stack.services.sandboxUrl!);
+    await admin.fault({ method: 'POST', path: '^/sms/send/instant$', kind: 'drop-after-processing', count: 1 });
+    const dir = mkdtempSync(join(tmpdir(), 'sms-cli-parked-'));
+    const file = join(dir, 'send.json');
+    const ref = `cli-parked-${randomUUID()}`;
+    writeFileSync(
+      file,
+      JSON.stringify({
+        reference: ref,
+        sender_id: 'SHOP',
+        messages: [{ phone_number: '2348031113333', message: 'hi' }],
+      }),
+    );
+    const sent = await cli(['sms', 'send', '--file', file]);
+    expect(sent.code).toBe(3);
+    expect(sent.stdout).toContain(`[sms-send ${ref}] outcome_unknown`);
+    // Still open, waiting for `ops resolve`: the follow did not wait for it.
+    expect((await stack.services.client.workflow.getHandle(`sms-send-${ref}`).describe()).status.name).toBe('RUNNING');
+    await admin.clearFaults();
+  }, 60_000);
 });

@@ -54,6 +54,9 @@ const NEEDS_PERSON = new Set([
   'needs_attention',
 ]);
 
+/** A follow stops at a state that waits for a person (parked: `ops resolve` settles it), with exit 3. */
+export const parkedForAPerson = (state: { status: string }): boolean => outcomeOfStatus(state.status) === 'needsPerson';
+
 /** The outcome a flow's state means: declined/failed, needs a person, or success. */
 export function outcomeOfStatus(status: string): Outcome {
   if (NEEDS_PERSON.has(status) || status.startsWith('mismatch')) return 'needsPerson';

@@ -7,7 +7,7 @@ import { CARD_FINAL_STATUSES } from '../../shared/card-payment';
 import { DIRECT_FINAL_STATUSES, type DirectPaymentState } from '../../shared/payment-common';
 import { followUntilDone } from '../progress';
 import { PaymentStepError } from '../payment-common';
-import { jsonOutput, outcomeOfStatus, printResult, progress, readSecret, settle, settleState } from './output';
+import { jsonOutput, parkedForAPerson, printResult, progress, readSecret, settle, settleState } from './output';
 
 /** " (final)" when a payment state is final. */
 export const final = (s: { status: string }) =>
@@ -34,7 +34,7 @@ export async function follow<S extends { status: string }>(
   const state = (await followUntilDone(handle, query, render, {
     intervalMs: 250,
     out: progress,
-    until: (s) => outcomeOfStatus(s.status) === 'needsPerson',
+    until: parkedForAPerson,
   })) as S;
   if (jsonOutput()) progress(render(state)); // the final line too, where --json puts progress
   printResult(state, [render(state), JSON.stringify(state, null, 2)]);

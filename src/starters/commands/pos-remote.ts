@@ -12,7 +12,7 @@ import {
 import { followUntilDone } from '../progress';
 import { cancelPosRemoteRequest, posRemoteRequestHandle, startPosRemoteRequest } from '../pos-remote';
 import type { ContextFactory } from './context';
-import { printResult, settleState } from './output';
+import { parkedForAPerson, printResult, settleState } from './output';
 
 export function renderPosRemoteState(s: PosRemoteState): string {
   const ref = s.requestRef ? ` request_ref=${s.requestRef}` : '';
@@ -54,8 +54,10 @@ export function registerPosRemoteCommands(pos: Command, context: ContextFactory)
         });
         console.log(`started ${handle.workflowId}`);
         if (!o.follow) return;
+        // A request parked for a person (outcome unknown, poll error) stops the follow with exit 3.
         const result = (await followUntilDone(handle, posRemoteStateQuery, renderPosRemoteState, {
           intervalMs: 250,
+          until: parkedForAPerson,
         })) as PosRemoteResult;
         printResult(result, [renderPosRemoteState(result), JSON.stringify(result, null, 2)]);
         settleState(result);
@@ -76,7 +78,7 @@ export function registerPosRemoteCommands(pos: Command, context: ContextFactory)
         posRemoteRequestHandle(ctx, o.reference),
         posRemoteStateQuery,
         renderPosRemoteState,
-        { intervalMs: 250 },
+        { intervalMs: 250, until: parkedForAPerson },
       )) as PosRemoteResult;
       printResult(result, renderPosRemoteState(result));
       settleState(result);

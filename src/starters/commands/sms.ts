@@ -45,7 +45,7 @@ import {
   updateSmsTemplate,
 } from '../sms';
 import type { ContextFactory } from './context';
-import { printResult, settle, settleState } from './output';
+import { parkedForAPerson, printResult, settle, settleState } from './output';
 
 export function renderSmsSendState(s: SmsSendState | SmsSendResult): string {
   const done = s.batches.filter((b) => !['waiting', 'sending'].includes(b.outcome)).length;
@@ -134,10 +134,15 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
         const handle = await startSmsSend(ctx, input);
         console.log(`started ${handle.workflowId}`);
         if (!o.follow) return;
+        // Numbers whose outcome is unknown park the send for a person: the follow stops with exit 3.
         const result = (await followUntilDone(handle, smsSendStateQuery, renderSmsSendState, {
           intervalMs: 250,
+          until: parkedForAPerson,
         })) as SmsSendResult;
-        printResult(result, [`${renderSmsSendState(result)} — ${result.message}`, JSON.stringify(result, null, 2)]);
+        printResult(result, [
+          `${renderSmsSendState(result)} — ${result.message ?? result.status}`,
+          JSON.stringify(result, null, 2),
+        ]);
         settleState(result);
       }),
     );
@@ -150,8 +155,12 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
       const ctx = await context();
       const result = (await followUntilDone(smsSendHandle(ctx, o.reference), smsSendStateQuery, renderSmsSendState, {
         intervalMs: 250,
+        until: parkedForAPerson,
       })) as SmsSendResult;
-      printResult(result, [`${renderSmsSendState(result)} — ${result.message}`, JSON.stringify(result, null, 2)]);
+      printResult(result, [
+        `${renderSmsSendState(result)} — ${result.message ?? result.status}`,
+        JSON.stringify(result, null, 2),
+      ]);
       settleState(result);
     });
 
