@@ -14,6 +14,7 @@
 // Phone numbers come from a JSON file (or '-' for stdin), never from flags: command lines end up
 // in shell history and process lists. Progress lines show counts only; the final JSON result
 // (the caller's own list) names each number with its outcome.
+import type { WorkflowHandle } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { PaymentsApiError, type PaymentsClient } from '../../api';
@@ -105,6 +106,22 @@ function readJson(file: string): unknown {
   return JSON.parse(file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8'));
 }
 
+/**
+ * Follows a send until it ends and prints its result; numbers whose outcome is unknown park it for a
+ * person, and the follow stops there with exit 3.
+ */
+async function followSend(handle: WorkflowHandle): Promise<void> {
+  const result = (await followUntilDone(handle, smsSendStateQuery, renderSmsSendState, {
+    intervalMs: 250,
+    until: parkedForAPerson,
+  })) as SmsSendResult;
+  printResult(result, [
+    `${renderSmsSendState(result)} — ${result.message ?? result.status}`,
+    JSON.stringify(result, null, 2),
+  ]);
+  settleState(result);
+}
+
 export function registerSmsCommands(program: Command, context: ContextFactory): void {
   const sms = program
     .command('sms')
@@ -134,16 +151,7 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
         const handle = await startSmsSend(ctx, input);
         console.log(`started ${handle.workflowId}`);
         if (!o.follow) return;
-        // Numbers whose outcome is unknown park the send for a person: the follow stops with exit 3.
-        const result = (await followUntilDone(handle, smsSendStateQuery, renderSmsSendState, {
-          intervalMs: 250,
-          until: parkedForAPerson,
-        })) as SmsSendResult;
-        printResult(result, [
-          `${renderSmsSendState(result)} — ${result.message ?? result.status}`,
-          JSON.stringify(result, null, 2),
-        ]);
-        settleState(result);
+        await followSend(handle);
       }),
     );
 
@@ -153,15 +161,7 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .requiredOption('--reference <ref>', 'the send reference')
     .action(async (o: { reference: string }) => {
       const ctx = await context();
-      const result = (await followUntilDone(smsSendHandle(ctx, o.reference), smsSendStateQuery, renderSmsSendState, {
-        intervalMs: 250,
-        until: parkedForAPerson,
-      })) as SmsSendResult;
-      printResult(result, [
-        `${renderSmsSendState(result)} — ${result.message ?? result.status}`,
-        JSON.stringify(result, null, 2),
-      ]);
-      settleState(result);
+      await followSend(smsSendHandle(ctx, o.reference));
     });
 
   // ---- templates ----
