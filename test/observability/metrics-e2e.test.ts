@@ -106,6 +106,7 @@ describe("each process's Prometheus address after a few flows", () => {
     expect(await (await startCardPayment(starters, declined)).result()).toMatchObject({ status: 'failed' });
     await admin.webhookFault('duplicate', 1);
     await admin.releaseWebhooks();
+    await admin.settle(); // every released delivery answered before the receiver is scraped
 
     // A forged webhook, and codec requests (the Web UI's path-token form, and one without a token).
     const body = JSON.stringify({
@@ -193,7 +194,9 @@ describe("each process's Prometheus address after a few flows", () => {
     const receiver = (
       await scrapeUntil(
         metricsUrl(ports.webhookMetrics),
-        (s) => sumOf(s, 'payflow_webhooks_total', { result: 'duplicate' }) >= 1,
+        (s) =>
+          sumOf(s, 'payflow_webhooks_total', { result: 'duplicate' }) >= 1 &&
+          sumOf(s, 'payflow_http_requests_total', { server: 'webhooks', route: '/webhooks', status_code: '200' }) >= 3,
       )
     ).samples;
     expect(sumOf(receiver, 'payflow_webhooks_total', { kind: 'payment', result: 'verified' })).toBe(2);

@@ -236,10 +236,19 @@ describe('POS remote request', () => {
       options: { pollIntervalMs: 50, heartbeatTimeout: '5s', unobservedGapMs: 300, requestLifetime: '10ms' },
     });
     expect((await parkedAt(handle, 'expired_unobserved')).message).toMatch(/either expired or completed/);
-    // A wrong outcome is refused by name; nothing enters history.
-    await expect(
-      handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'paid', reason: 'x', operator: 'o' }] }),
-    ).rejects.toHaveProperty('cause.message', 'outcome must be one of success, failed, expired');
+    // A wrong outcome is refused by name; nothing enters history. (The status shows a moment before
+    // the flow has given the terminal lock back and listens for a resolution: ask until it listens.)
+    const refusal = async () =>
+      handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'paid', reason: 'x', operator: 'o' }] }).then(
+        () => 'accepted',
+        (err: { cause?: { message?: string } }) => err.cause?.message ?? String(err),
+      );
+    let refused = await refusal();
+    for (let i = 0; i < 100 && /No registered handler/.test(refused); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      refused = await refusal();
+    }
+    expect(refused).toBe('outcome must be one of success, failed, expired');
     const result = await resolvedAs(handle, 'expired');
     expect(result).toMatchObject({
       status: 'expired',
