@@ -158,7 +158,21 @@ if (!group) throw new Error(`MUTATION_GROUP: one of ${Object.keys(GROUPS).join('
 export default {
   packageManager: 'npm',
   testRunner: 'jest',
-  jest: { configFile: 'jest.config.js', enableFindRelatedTests: group.relatedTestsOnly },
+  jest: {
+    configFile: 'jest.config.js',
+    enableFindRelatedTests: group.relatedTestsOnly,
+    // Stryker 10.0.0's jest runner hands `testFiles` to the initial run only: each mutant run
+    // would load every test file under test/ (filtered by test name), which timed out. jest
+    // itself is limited to the group's files here.
+    config: {
+      testMatch: group.testFiles.map((file) => `**/${file}`),
+      // Per-test coverage: each mutant loads only the files of the tests that cover it.
+      ...(group.coverageAnalysis === 'perTest' && {
+        setupFilesAfterEnv: ['<rootDir>/test/support/mutation-test-names.ts'],
+        testSequencer: '<rootDir>/test/support/mutation-sequencer.mjs',
+      }),
+    },
+  },
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.json',
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
@@ -174,7 +188,7 @@ export default {
   // Two cores shared with everything else: one test runner, and generous time for a mutant whose
   // tests start a Temporal worker.
   concurrency: 1,
-  timeoutMS: 60_000,
+  timeoutMS: 20_000,
   timeoutFactor: 2,
   dryRunTimeoutMinutes: 20,
   // The sandbox needs the sources, tests and config; not the build, the tools or local data.
