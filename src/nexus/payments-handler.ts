@@ -150,6 +150,9 @@ export function paymentsNexusHandler(opts: PaymentsNexusOptions = {}) {
   type DirectInput = { transactionRef: string; amount: number; currency: string } & MerchantEventInput;
   const directPayment = (flow: string, workflowType: string, schema: z.ZodType<DirectInput>, raw: unknown) =>
     payment(flow, workflowType, 'initiating', withNotify(ctx, parsed(schema, raw, 'payment')));
+  /** asGiven, with the event target resolved into the raw input (once `v` parsed it). */
+  const givenWithNotify = <V>(raw: unknown, v: V, start: (v: V) => Omit<FlowStartSpec, 'input'>) =>
+    asGiven(withNotify(ctx, raw as MerchantEventInput), v, start);
   return nexus.serviceHandler(paymentsNexusService, {
     cardPayment: flowOperation((raw) =>
       payment(
@@ -192,14 +195,14 @@ export function paymentsNexusHandler(opts: PaymentsNexusOptions = {}) {
       };
     }),
     posRemoteRequest: flowOperation((raw) =>
-      asGiven(raw, parsed(PosRemoteInputSchema, raw, 'POS remote request'), (v) => ({
+      givenWithNotify(raw, parsed(PosRemoteInputSchema, raw, 'POS remote request'), (v) => ({
         workflowType: 'posRemoteRequestWorkflow',
         workflowId: posRemoteWorkflowId(v.reference),
         search: posRemoteStartSearch(v),
       })),
     ),
     posTransaction: flowOperation((raw) =>
-      asGiven(raw, parsed(PosSealedTransactionInputSchema, raw, 'POS transaction'), (v) => ({
+      givenWithNotify(raw, parsed(PosSealedTransactionInputSchema, raw, 'POS transaction'), (v) => ({
         workflowType: 'posTerminalTransactionWorkflow',
         workflowId: posTransactionWorkflowId(v.merchant_ref),
         search: posTransactionStartSearch(v),

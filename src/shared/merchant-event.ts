@@ -25,6 +25,7 @@ export const MERCHANT_EVENT_TYPES = [
   'recurring.completed',
   'recurring.cancelled',
   'recurring.failed',
+  'recurring.needs_attention',
   // Mandates and each debit.
   'mandate.approved',
   'mandate.rejected',
@@ -47,8 +48,10 @@ export const MERCHANT_EVENT_TYPES = [
   'pos.preauth.succeeded',
   'pos.preauth.failed',
   'pos.preauth.needs_attention',
+  'pos.preauth.released',
   'pos.completion.succeeded',
   'pos.completion.failed',
+  'pos.completion.needs_attention',
   // Electricity.
   'vend.succeeded',
   'vend.failed',
@@ -56,8 +59,10 @@ export const MERCHANT_EVENT_TYPES = [
   // SMS.
   'sms.batch.succeeded',
   'sms.batch.failed',
+  'sms.batch.needs_attention',
   'sms.campaign.succeeded',
   'sms.campaign.failed',
+  'sms.campaign.needs_attention',
   // Virtual accounts (the credit hand-over).
   'virtual_account.credit.received',
   'virtual_account.credit.needs_attention',

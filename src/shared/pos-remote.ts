@@ -10,6 +10,7 @@ import { duration } from './duration';
 import { requiredText } from './pos-card-fields';
 import { lazy, type Zod } from './lazy';
 import type { OutcomeResolution } from './outcome';
+import { merchantEventTargetSchema } from './merchant-event';
 
 const koboInteger = (z: Zod, min: number, minMessage: string) =>
   z
@@ -40,6 +41,8 @@ export const PosRemoteInputSchema = lazy('pos-remote.PosRemoteInputSchema', (z) 
       .transform((v) => v.trim().toLowerCase())
       .pipe(z.enum(POS_REMOTE_ACCOUNT_TYPES, { error: 'must be default, savings, current or credit' }))
       .optional(),
+    /** Where this request's events go (docs/events.md); the starter resolves it. */
+    notify: merchantEventTargetSchema.optional(),
     options: z
       .strictObject({
         /** Spec advice: every 2-3 s. Tests shorten it. */

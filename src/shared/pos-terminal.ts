@@ -20,6 +20,7 @@ import { duration } from './duration';
 import type { InputIssue } from './input-error';
 import { merchantRef, POS_CARD_FIELDS, posAccountType, posTransactionType, requiredText } from './pos-card-fields';
 import { lazy } from './lazy';
+import { merchantEventTargetSchema } from './merchant-event';
 
 export { MERCHANT_REF_MAX, POS_ACCOUNT_TYPES, POS_TRANSACTION_TYPES } from './pos-card-fields';
 
@@ -51,6 +52,8 @@ export const PosTransactionInputSchema = lazy('pos-terminal.PosTransactionInputS
     transaction_type: posTransactionType,
     account_type: posAccountType,
     merchant_ref: merchantRef,
+    /** Where this transaction's events go (docs/events.md); the starter resolves it. Never sent to F3. */
+    notify: merchantEventTargetSchema.optional(),
     options: z
       .strictObject({
         /** Initiations in all, the first included (a retry only ever follows a 404 requery). Default 3. */
@@ -115,14 +118,14 @@ export function linkedTransactionIssues(v: {
 
 /** The F3 body as any of the terminal flows sends it (no options): the sale's fields and `original_merchant_ref`, with the link rule. */
 export const PosTransactionRequestSchema = lazy('pos-terminal.PosTransactionRequestSchema', () =>
-  PosTransactionInputSchema.omit({ options: true })
+  PosTransactionInputSchema.omit({ options: true, notify: true })
     .extend({ original_merchant_ref: merchantRefSchema.optional() })
     .superRefine((v, ctx) => {
       for (const i of linkedTransactionIssues(v)) ctx.addIssue({ code: 'custom', path: [i.field], message: i.rule });
     }),
 );
 /** The F3 request the API client sends (no options); the initiating activity rebuilds it from the sealed card. */
-export type PosInitiateRequest = Omit<PosTransactionParsedInput, 'options'>;
+export type PosInitiateRequest = Omit<PosTransactionParsedInput, 'options' | 'notify'>;
 
 /** The card-read fields sealed together (purpose 'pos-card') by the starter; never in a workflow input. */
 export const POS_SEALED_FIELDS = [
@@ -172,7 +175,7 @@ export const PosSealedTransactionInputSchema = lazy('pos-terminal.PosSealedTrans
 export type PosSealedTransactionInput = z.input<typeof PosSealedTransactionInputSchema>;
 export type PosSealedTransactionParsedInput = z.output<typeof PosSealedTransactionInputSchema>;
 /** What the initiating activity receives: the F3 request with the card as a handle. */
-export type PosSealedInitiateRequest = Omit<PosSealedTransactionParsedInput, 'options'>;
+export type PosSealedInitiateRequest = Omit<PosSealedTransactionParsedInput, 'options' | 'notify'>;
 /** The same for a Refund or Completion: it names its original (`original_merchant_ref`). */
 export type PosLinkedInitiateRequest = PosSealedInitiateRequest & { original_merchant_ref?: string };
 

@@ -19,6 +19,7 @@ import { inputIssuesOf, type InputIssue } from './input-error';
 import { lazy, type Zod } from './lazy';
 import { durationMs } from './duration';
 import type { OutcomeResolution } from './outcome';
+import { merchantEventTargetSchema } from './merchant-event';
 
 // ---- Limits (the spec shows none for SMS: docs/choices.md) -----------------------------------
 
@@ -102,6 +103,8 @@ export const SmsSendInputSchema = lazy('sms.SmsSendInputSchema', (z) =>
         SMS_MAX_MESSAGES,
         `must hold at most ${SMS_MAX_MESSAGES} messages per send; split a larger list over several references`,
       ),
+    /** Where this flow's events go (docs/events.md); the starter resolves it. */
+    notify: merchantEventTargetSchema.optional(),
     options: z
       .strictObject({
         /** Messages per G1 request. Default 100. */
@@ -518,6 +521,8 @@ export const SmsCampaignInputSchema = lazy('sms.SmsCampaignInputSchema', (z) =>
     /** The merchant's own reference for this campaign. Workflow id `sms-campaign-<reference>`: one campaign per reference. */
     reference,
     campaign: SmsCampaignCreateSchema,
+    /** Where this flow's events go (docs/events.md); the starter resolves it. */
+    notify: merchantEventTargetSchema.optional(),
     options: campaignOptions,
   }),
 );
@@ -531,6 +536,8 @@ export const SmsCampaignFollowInputSchema = lazy('sms.SmsCampaignFollowInputSche
     name: requiredText(z, 'the campaign name').optional(),
     /** Its send time (G2's `scheduled_for`), when known: the flow waits for it before polling. */
     scheduled_for: isoWithZone.optional(),
+    /** Where this flow's events go (docs/events.md); the starter resolves it. */
+    notify: merchantEventTargetSchema.optional(),
     options: campaignOptions,
   }),
 );

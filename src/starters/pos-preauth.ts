@@ -24,6 +24,7 @@ import { retryTransient } from './temporal-retry';
 import { startFlow } from './start-flow';
 import type { posPreAuthWorkflow } from '../workflows/pos-preauth';
 import { parseStarterInput } from '../shared/input-error';
+import { withNotify } from './merchant-event-delivery';
 
 /** The flow refused completePreAuth or releasePreAuth (not held, window over, amount over the hold, another card, already completing). */
 export class PosPreAuthRefusedError extends Error {
@@ -46,7 +47,8 @@ export async function startPosPreAuth(
       operation: 'start POS pre-authorisation',
       workflowType: 'posPreAuthWorkflow',
       workflowId: posPreAuthWorkflowId(v.merchant_ref),
-      args: [sealedInput],
+      // With its event target resolved (docs/events.md).
+      args: [withNotify(ctx, sealedInput)],
       search: {
         flow: 'pos-preauth',
         reference: v.merchant_ref,

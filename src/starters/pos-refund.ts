@@ -25,6 +25,7 @@ import { retryTransient } from './temporal-retry';
 import { startFlow } from './start-flow';
 import type { posRefundWorkflow } from '../workflows/pos-refund';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
+import { withNotify } from './merchant-event-delivery';
 
 export type PosRefundStartInput = Omit<PosRefundInput, 'terminal_id'> & { terminal_id?: string };
 
@@ -47,7 +48,8 @@ export async function startPosRefund(
       operation: 'start POS refund',
       workflowType: 'posRefundWorkflow',
       workflowId: posRefundWorkflowId(merchantRef),
-      args: [sealedInput],
+      // With its event target resolved (docs/events.md).
+      args: [withNotify(ctx, sealedInput)],
       search: {
         flow: 'pos-refund',
         reference: merchantRef,

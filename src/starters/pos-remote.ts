@@ -13,6 +13,7 @@ import type { StarterContext } from './connect';
 import { startFlow } from './start-flow';
 import type { posRemoteRequestWorkflow } from '../workflows/pos-remote';
 import { parseStarterInput } from '../shared/input-error';
+import { withNotify } from './merchant-event-delivery';
 
 /** Starts the remote request flow for one order (workflow id `pos-remote-<reference>`; a second start for it is refused). */
 export async function startPosRemoteRequest(
@@ -24,7 +25,8 @@ export async function startPosRemoteRequest(
     operation: 'start POS remote request',
     workflowType: 'posRemoteRequestWorkflow',
     workflowId: posRemoteWorkflowId(v.reference),
-    args: [withDeploymentReading(ctx, input)],
+    // With its event target resolved (docs/events.md).
+    args: [withNotify(ctx, withDeploymentReading(ctx, input))],
     search: posRemoteStartSearch(v),
   });
 }

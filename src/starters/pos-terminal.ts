@@ -29,6 +29,7 @@ import type { StarterContext } from './connect';
 import { startFlow } from './start-flow';
 import type { posTerminalTransactionWorkflow } from '../workflows/pos-terminal';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
+import { withNotify } from './merchant-event-delivery';
 
 // ---- POS terminal session (F1 + F2), outside Temporal ---------------------------------------
 
@@ -153,7 +154,8 @@ export async function startPosTransaction(
       operation: 'start POS transaction',
       workflowType: 'posTerminalTransactionWorkflow',
       workflowId: posTransactionWorkflowId(v.merchant_ref),
-      args: [sealedInput],
+      // With its event target resolved (docs/events.md).
+      args: [withNotify(ctx, sealedInput)],
       search: posTransactionStartSearch(v),
     });
   } catch (err) {

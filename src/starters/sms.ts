@@ -38,6 +38,7 @@ import type { StarterContext } from './connect';
 import { startFlow } from './start-flow';
 import type { smsCampaignFollowWorkflow, smsCampaignWorkflow, smsSendWorkflow } from '../workflows/sms';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
+import { withNotify } from './merchant-event-delivery';
 
 // ---- G1 instant send ---------------------------------------------------------------------------
 
@@ -59,7 +60,7 @@ export async function startSmsSend(
     operation: 'start SMS send',
     workflowType: 'smsSendWorkflow',
     workflowId: smsSendWorkflowId(v.reference),
-    args: [input],
+    args: [withNotify(ctx, input)],
     search: { flow: 'sms-send', reference: v.reference, status: 'validating' },
   });
 }
@@ -90,7 +91,7 @@ export async function startSmsCampaign(
     operation: 'start SMS campaign',
     workflowType: 'smsCampaignWorkflow',
     workflowId: smsCampaignWorkflowId(v.reference),
-    args: [input],
+    args: [withNotify(ctx, input)],
     search: { flow: 'sms-campaign', reference: v.reference, status: 'validating' },
   });
 }
@@ -116,7 +117,7 @@ export async function followSmsCampaign(
     operation: 'follow SMS campaign',
     workflowType: 'smsCampaignFollowWorkflow',
     workflowId: smsCampaignFollowWorkflowId(v.campaign_id),
-    args: [input],
+    args: [withNotify(ctx, input)],
     search: { flow: 'sms-campaign', reference: v.campaign_id.toLowerCase(), status: 'following' },
     policies: { workflowIdReusePolicy: 'ALLOW_DUPLICATE', workflowIdConflictPolicy: 'USE_EXISTING' },
   });

@@ -45,14 +45,34 @@ import {
   sendPosTransaction,
   type ResolutionSlot,
 } from './steps/pos-terminal-send';
+import { MerchantEvents, posTransactionEventTypes, type EventTypes } from './steps/merchant-events';
 
 export async function posPreAuthWorkflow(raw: PosSealedPreAuthInput): Promise<PosPreAuthResult> {
   const flow = new PosPreAuthFlow(raw);
   flow.listen();
-  return flow.run();
+  const result = await flow.run();
+  await flow.emitOutcome(result.status, result.action);
+  return result;
 }
 
-type Fields = Omit<ReturnType<typeof PosSealedPreAuthInputSchema.parse>, 'options'>;
+type Fields = Omit<ReturnType<typeof PosSealedPreAuthInputSchema.parse>, 'options' | 'notify'>;
+
+/**
+ * A pre-authorisation's merchant events (docs/events.md): the hold placed (`held`), its end without
+ * a completion (released, lapsed), then its completion's own outcome.
+ */
+const PREAUTH_EVENT_TYPES = posTransactionEventTypes('preauth', {
+  held: 'pos.preauth.succeeded',
+  released: 'pos.preauth.released',
+  lapsed: 'pos.preauth.released',
+});
+const COMPLETION_EVENT_TYPES: EventTypes = {
+  completed: 'pos.completion.succeeded',
+  completion_declined: 'pos.completion.failed',
+  completion_rejected: 'pos.completion.failed',
+  completion_not_received: 'pos.completion.failed',
+  outcome_unknown: 'pos.completion.needs_attention',
+};
 type CompleteRequest = ReturnType<typeof PosCompleteInputSchema.parse>;
 
 /** One pre-authorisation and its completion. */
@@ -72,6 +92,8 @@ class PosPreAuthFlow {
   private releaseRequest: { reason?: string } | undefined;
   /** The operator's resolveOutcome, one per phase. */
   private readonly resolutions: Record<PosPreAuthState['phase'], ResolutionSlot> = { preauth: {}, completion: {} };
+  /** Where the outcomes are told (nothing without the input's `notify`). */
+  private readonly events: MerchantEvents;
 
   constructor(raw: PosSealedPreAuthInput) {
     // Every field rule, before anything is sent; card-read fields refused by name.
@@ -81,7 +103,9 @@ class PosPreAuthFlow {
       unsealedFieldsIn(raw, 'startPosPreAuth'),
       'POS pre-authorisation',
     );
-    const { options = {}, ...fields } = parsed;
+    // `notify` is the flow's, never part of F3's body.
+    const { options = {}, notify, ...fields } = parsed;
+    this.events = new MerchantEvents(notify, 'pos-preauth', fields.merchant_ref);
     const { holdWindow, ...sendOptions } = options;
     this.fields = fields;
     this.sendOptions = sendOptions;
@@ -188,11 +212,13 @@ class PosPreAuthFlow {
       track: state,
       setStatus: (status) => this.setStatus(status),
       resolution: () => this.resolutions.preauth.value,
+      onParked: () => this.emitOutcome('outcome_unknown'),
     });
     if (pre.resolution) state.resolution = pre.resolution;
     if (pre.transaction) state.transaction = pre.transaction;
     if (pre.status !== 'approved')
       return this.finish(pre.status, pre.action, pre.cancelRequested ? { cancelRequested: true } : {});
+    await this.emitOutcome('held', 'Approved: the amount is held until completed, released or lapsed');
 
     // ---- held until completed, released or lapsed; a completion whose card read was gone holds again ----
     for (;;) {
@@ -276,6 +302,7 @@ class PosPreAuthFlow {
         this.setStatus(s === 'outcome_unknown' ? 'outcome_unknown' : 'completing');
       },
       resolution: () => this.resolutions.completion.value,
+      onParked: () => this.emitOutcome('outcome_unknown'),
     });
     completion.status = out.status;
     completion.action = out.action;
@@ -306,6 +333,20 @@ class PosPreAuthFlow {
   }
 
   // --- helpers ---
+
+  /** The event for `status` in the current phase (one local activity with a target, nothing without). */
+  emitOutcome(status: string, reason?: string): Promise<void> {
+    // A completion whose card read was gone holds again: its later release or lapse is the pre-authorisation's.
+    const completion = this.state.phase === 'completion' ? this.state.completion : undefined;
+    const ofCompletion = completion !== undefined && COMPLETION_EVENT_TYPES[status] !== undefined;
+    return this.events.emitFor(ofCompletion ? COMPLETION_EVENT_TYPES : PREAUTH_EVENT_TYPES, {
+      status,
+      reason,
+      amount: ofCompletion ? completion.amount : this.held,
+      currency: this.fields.currency,
+      ...(ofCompletion ? { part: completion.merchantRef } : {}),
+    });
+  }
 
   private snapshot(): PosPreAuthState {
     const { state } = this;

@@ -55,6 +55,7 @@ import {
   sendPosTransaction,
   type ResolutionSlot,
 } from './steps/pos-terminal-send';
+import { MerchantEvents, posTransactionEventTypes } from './steps/merchant-events';
 
 /** Transaction types a refund may return money from. */
 const REFUNDABLE = ['Purchase', 'Completion'];
@@ -75,7 +76,10 @@ export async function posRefundWorkflow(raw: PosSealedRefundInput): Promise<PosR
   return flow.run();
 }
 
-type Fields = Omit<ReturnType<typeof PosSealedRefundInputSchema.parse>, 'options' | 'refund_request_id'>;
+type Fields = Omit<ReturnType<typeof PosSealedRefundInputSchema.parse>, 'options' | 'refund_request_id' | 'notify'>;
+
+/** A refund's merchant events (docs/events.md): refused before anything was sent is a failure too. */
+const REFUND_EVENT_TYPES = posTransactionEventTypes('refund', { refused: 'pos.refund.failed' });
 
 /** One refund request. */
 class PosRefundFlow {
@@ -90,6 +94,8 @@ class PosRefundFlow {
   /** The operator's resolveOutcome while the refund is parked. */
   private readonly resolution: ResolutionSlot = {};
   private readonly lookup: ReturnType<typeof posTransactionLookup>;
+  /** Where the refund's outcome is told (nothing without the input's `notify`). */
+  private readonly events: MerchantEvents;
 
   constructor(raw: PosSealedRefundInput) {
     // Every field rule, before anything is sent; card-read fields refused by name.
@@ -99,10 +105,12 @@ class PosRefundFlow {
       unsealedFieldsIn(raw, 'startPosRefund'),
       'POS refund',
     );
-    const { options = {}, refund_request_id, ...fields } = parsed;
+    // `notify` is the flow's, never part of F3's body.
+    const { options = {}, refund_request_id, notify, ...fields } = parsed;
     this.fields = fields;
     this.options = options;
     this.merchantRef = refundMerchantRef(refund_request_id);
+    this.events = new MerchantEvents(notify, 'pos-refund', this.merchantRef);
     this.amount = Number(fields.amount);
     this.ledgerId = posRefundLedgerWorkflowId(fields.original_merchant_ref);
     this.state = {
@@ -131,8 +139,21 @@ class PosRefundFlow {
 
   // --- the main steps ---
 
-  /** The checks and the reservation (nothing sent yet), then F3 Refund once, then the ledger settled. */
+  /** The refund decided, then its outcome told (docs/events.md). */
   async run(): Promise<PosRefundResult> {
+    const result = await this.decide();
+    await this.emitOutcome(result.status, result.action);
+    return result;
+  }
+
+  /** The refund's event for `status` (one local activity with a target, nothing without). */
+  private emitOutcome(status: string, reason?: string): Promise<void> {
+    const { amount, fields } = this;
+    return this.events.emitFor(REFUND_EVENT_TYPES, { status, reason, amount, currency: fields.currency });
+  }
+
+  /** The checks and the reservation (nothing sent yet), then F3 Refund once, then the ledger settled. */
+  private async decide(): Promise<PosRefundResult> {
     const { fields, merchantRef, state } = this;
     upsertSearchAttributes(
       paymentSearchAttributes({
@@ -162,6 +183,7 @@ class PosRefundFlow {
       track: state,
       setStatus: (status) => this.setStatus(status),
       resolution: () => this.resolution.value,
+      onParked: () => this.emitOutcome('outcome_unknown'),
     });
     if (out.resolution) state.resolution = out.resolution;
     // ---- settle the ledger ----

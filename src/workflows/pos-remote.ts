@@ -74,6 +74,21 @@ import type { Presence } from './steps/send-once';
 import { awaitFinal, listenForResolution } from './steps/unknown-outcome';
 import { READ, READ_RETRY, moneySend } from './steps/activity-options';
 import { parseFlowInput } from './steps/flow-input';
+import { MerchantEvents, type EventTypes } from './steps/merchant-events';
+
+/** A remote request's merchant events (docs/events.md): the parked statuses need a person. */
+const POS_REMOTE_EVENT_TYPES: EventTypes = {
+  success: 'pos.remote.succeeded',
+  success_after_cancel: 'pos.remote.succeeded',
+  failed: 'pos.remote.failed',
+  cancelled: 'pos.remote.failed',
+  expired: 'pos.remote.failed',
+  rejected: 'pos.remote.failed',
+  not_sent: 'pos.remote.failed',
+  outcome_unknown: 'pos.remote.needs_attention',
+  poll_error: 'pos.remote.needs_attention',
+  expired_unobserved: 'pos.remote.needs_attention',
+};
 
 const DEFAULT_POLL_TIMEOUT = '7 minutes'; // lifetime 5 minutes + margin
 const DEFAULT_HEARTBEAT_TIMEOUT = '10s'; // cancellation arrives with a heartbeat: within ~8 s
@@ -115,9 +130,12 @@ class PosRemoteRequestFlow {
   private e1Announced = false;
   /** The requests that are not ours (baseline and earlier holders'), for a search after a lost E1. */
   private exclude: string[] | undefined;
+  /** Where the outcome is told (nothing without the input's `notify`). */
+  private readonly events: MerchantEvents;
 
   constructor(private readonly input: PosRemoteParsedInput) {
     this.o = input.options ?? {};
+    this.events = new MerchantEvents(input.notify, 'pos-remote', input.reference);
     this.lifetimeMs = durationMs(this.o.requestLifetime ?? DEFAULT_LIFETIME);
     this.state = { reference: input.reference, status: 'locking', amount: input.amount };
     this.lockId = posTerminalLockWorkflowId(input.terminal_id, workflowInfo().taskQueue);
@@ -148,23 +166,41 @@ class PosRemoteRequestFlow {
 
   // --- the main steps ---
 
-  /** The lock, then (holding it) baseline, E1, the search for a lost answer, polling; the lock released. */
+  /** The request decided, then its outcome told (docs/events.md). */
   async run(): Promise<PosRemoteResult> {
     const { input } = this;
     upsertSearchAttributes(paymentSearchAttributes({ ...posRemoteStartSearch(input), status: 'locking' }));
     return CancellationScope.nonCancellable(async () => {
-      if (!(await this.takeLock())) {
-        await this.release();
-        return this.result();
-      }
-      let result: PosRemoteResult;
-      try {
-        result = await this.holding();
-      } finally {
-        await this.release();
-      }
-      // Parked after the terminal is given back: the look-ups need no terminal.
-      return this.parkIfUnknown(result);
+      const result = await this.decide();
+      await this.emitOutcome();
+      return result;
+    });
+  }
+
+  /** The lock, then (holding it) baseline, E1, the search for a lost answer, polling; the lock released. */
+  private async decide(): Promise<PosRemoteResult> {
+    if (!(await this.takeLock())) {
+      await this.release();
+      return this.result();
+    }
+    let result: PosRemoteResult;
+    try {
+      result = await this.holding();
+    } finally {
+      await this.release();
+    }
+    // Parked after the terminal is given back: the look-ups need no terminal.
+    return this.parkIfUnknown(result);
+  }
+
+  /** The event for the flow's status now (one local activity with a target, nothing without). */
+  private emitOutcome(): Promise<void> {
+    const { input, state } = this;
+    return this.events.emitFor(POS_REMOTE_EVENT_TYPES, {
+      status: state.status,
+      reason: state.message,
+      amount: input.amount,
+      currency: input.currency,
     });
   }
 
@@ -187,6 +223,7 @@ class PosRemoteRequestFlow {
       absentIsFinal: () => false, // absence proves nothing here: only a record or an operator ends it
       startAs: 'outcome_unknown',
       setStatus: () => undefined, // the parked status (and PaymentStatus) says why it is parked
+      onParked: () => this.emitOutcome(),
       resolution,
       pendingForMs: 0,
       requeryForMs: durationMs(o.unknownRequeryFor ?? UNKNOWN_OUTCOME_DEFAULTS.requeryFor),

@@ -53,6 +53,10 @@ import {
   type PosTransactionWording,
   type ResolutionSlot,
 } from './steps/pos-terminal-send';
+import { MerchantEvents, posTransactionEventTypes } from './steps/merchant-events';
+
+/** A sale's merchant events (docs/events.md). */
+const SALE_EVENT_TYPES = posTransactionEventTypes('sale');
 
 /** How the sale words its outcomes (the other terminal flows: linkedWording). */
 const SALE_WORDING: PosTransactionWording = {
@@ -86,6 +90,8 @@ class PosTerminalTransactionFlow {
   private readonly state: PosTransactionState;
   /** The operator's resolveOutcome while the sale is parked. */
   private readonly resolution: ResolutionSlot = {};
+  /** Where the sale's outcome is told (nothing without the input's `notify`). */
+  private readonly events: MerchantEvents;
 
   constructor(raw: PosSealedTransactionInput) {
     // Every field rule, before anything is sent; card-read fields refused by name.
@@ -95,9 +101,11 @@ class PosTerminalTransactionFlow {
       unsealedCardFields(raw),
       'POS transaction',
     );
-    const { options = {}, ...req } = parsed;
+    // `notify` is the flow's, never part of F3's body.
+    const { options = {}, notify, ...req } = parsed;
     this.req = req;
     this.options = options;
+    this.events = new MerchantEvents(notify, 'pos-sale', req.merchant_ref);
     this.state = {
       merchantRef: req.merchant_ref,
       status: 'validating',
@@ -130,10 +138,23 @@ class PosTerminalTransactionFlow {
       track: this.state,
       setStatus: (status) => this.setStatus(status),
       resolution: () => this.resolution.value,
+      onParked: () => this.emitOutcome('outcome_unknown'),
     });
     const result = this.finish(await send.decide());
+    await this.emitOutcome(result.status, result.action);
     await send.discardKeptCard();
     return result;
+  }
+
+  /** The sale's event for `status` (one local activity with a target, nothing without). */
+  private emitOutcome(status: string, reason?: string): Promise<void> {
+    const { req } = this;
+    return this.events.emitFor(SALE_EVENT_TYPES, {
+      status,
+      reason,
+      amount: Number(req.amount),
+      currency: req.currency,
+    });
   }
 
   // --- helpers ---

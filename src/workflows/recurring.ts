@@ -46,11 +46,25 @@ import { failureMessage } from '../shared/failures';
 import { checkoutWorkflow } from './checkout';
 import { READ, READ_RETRY } from './steps/activity-options';
 import { PaymentFlow } from './steps/payment-flow';
+import { MerchantEvents, type EventTypes } from './steps/merchant-events';
 import { fromLookup, lookup, refusal, sendPayment, sends } from './steps/payment-steps';
 
 const RECENT_CYCLES = 12;
 /** Patch (docs/operations.md): A5's 400 no longer ends a plan cancelled; A5 is asked again, then the plan parks. */
 const A5_REFUSAL_PATCH = 'recurring-a5-refusal-not-cancelled';
+/**
+ * Patch (docs/operations.md): the plan as a whole tells the merchant its end (recurring.*, docs/events.md).
+ * Its input could carry `notify` before (for its charges), so a running plan started then must not
+ * emit where its history has nothing.
+ */
+const PLAN_EVENTS_PATCH = 'recurring-plan-events';
+/** A plan's merchant events: its end, and its park when A5 was refused. */
+const PLAN_EVENT_TYPES: EventTypes = {
+  completed: 'recurring.completed',
+  cancelled: 'recurring.cancelled',
+  failed: 'recurring.failed',
+  outcome_unknown: 'recurring.needs_attention',
+};
 /** The pause before A5 is asked again after a 400. */
 const A5_AGAIN_AFTER_MS = 30_000;
 /**
@@ -159,6 +173,8 @@ class RecurringPlan {
   readonly state: RecurringState;
   private cyclesThisRun = 0;
   private readonly maxFailures: number;
+  /** Where the plan's end is told (nothing without the input's `notify`). */
+  private readonly events: MerchantEvents;
 
   constructor(
     private readonly input: RecurringInput,
@@ -173,6 +189,7 @@ class RecurringPlan {
       cancelRequested: false,
     };
     this.maxFailures = input.maxConsecutiveFailures ?? 3;
+    this.events = new MerchantEvents(input.notify, 'recurring-plan', input.planRef);
   }
 
   // --- handlers ---
@@ -192,10 +209,27 @@ class RecurringPlan {
 
   async run(): Promise<RecurringState> {
     this.listen();
-    if (!this.carried && !(await this.firstPayment())) return this.state;
-    await this.chargeCycles();
-    await this.end();
+    if (this.carried || (await this.firstPayment())) {
+      await this.chargeCycles();
+      await this.end();
+    }
+    await this.emitOutcome();
     return this.state;
+  }
+
+  /**
+   * The plan's event for its status now. Without a target nothing is recorded (not even the patch
+   * marker); with one, only a plan that reaches this point on this code emits (the patch).
+   */
+  private async emitOutcome(): Promise<void> {
+    if (!this.events.enabled || !patched(PLAN_EVENTS_PATCH)) return;
+    const { input, state } = this;
+    await this.events.emitFor(PLAN_EVENT_TYPES, {
+      status: state.status,
+      reason: state.reason,
+      amount: input.amount,
+      currency: input.currency,
+    });
   }
 
   /** The first payment: a hosted checkout with is_recurring (child, cycle 1); its webhook's token_id pays later cycles. */
@@ -347,6 +381,7 @@ class RecurringPlan {
       'outcome_unknown',
       `charges stopped, but A5 was refused ('Recurring Payment was not cancelled')${again === false ? ' twice' : `, then failed (${again})`}: the token may be cancelled already, unknown, or still active; check it and resolve the plan`,
     );
+    await this.emitOutcome();
     await condition(() => resolution() !== undefined);
     const r = resolution()!;
     this.state.resolution = r;

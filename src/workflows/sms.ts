@@ -81,6 +81,25 @@ import { paymentSearchAttributes } from '../shared/search-attributes';
 import { UNKNOWN_OUTCOME_DEFAULTS } from '../shared/outcome';
 import { durationMs } from '../shared/duration';
 import { awaitFinal, listenForResolution } from './steps/unknown-outcome';
+import { MerchantEvents, type EventTypes } from './steps/merchant-events';
+import type { MerchantEventTarget } from '../shared/merchant-event';
+
+/** A send's merchant events (docs/events.md): a send that reached some numbers succeeded. */
+const SMS_SEND_EVENT_TYPES: EventTypes = {
+  sent: 'sms.batch.succeeded',
+  partially_sent: 'sms.batch.succeeded',
+  not_sent: 'sms.batch.failed',
+  outcome_unknown: 'sms.batch.needs_attention',
+};
+/** A campaign's merchant events: still_pending ended the follow without an answer, for a person to follow again. */
+const SMS_CAMPAIGN_EVENT_TYPES: EventTypes = {
+  success: 'sms.campaign.succeeded',
+  failed: 'sms.campaign.failed',
+  rejected: 'sms.campaign.failed',
+  not_found: 'sms.campaign.failed',
+  outcome_unknown: 'sms.campaign.needs_attention',
+  still_pending: 'sms.campaign.needs_attention',
+};
 import { FailureTypes, REFUSAL_TYPES, failureMessage } from '../shared/failures';
 import { READ, READ_RETRY, moneySend } from './steps/activity-options';
 import { failureLabel, invalidInput, parseFlowInput } from './steps/flow-input';
@@ -100,23 +119,44 @@ const G3_READ: ActivityOptions = {
 export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult> {
   const flow = new SmsSendFlow(parseFlowInput(SmsSendInputSchema, raw, 'SMS send'));
   flow.listen();
-  return flow.run();
+  return told(flow.events, SMS_SEND_EVENT_TYPES, await flow.run());
 }
 
 export async function smsCampaignWorkflow(raw: SmsCampaignInput): Promise<SmsCampaignResult> {
-  const { reference, campaign, options = {} } = parseFlowInput(SmsCampaignInputSchema, raw, 'SMS campaign');
-  const flow = new SmsCampaignFlow({ reference, name: campaign.name, status: 'validating' }, reference, options);
+  const { reference, campaign, options = {}, notify } = parseFlowInput(SmsCampaignInputSchema, raw, 'SMS campaign');
+  const flow = new SmsCampaignFlow(
+    { reference, name: campaign.name, status: 'validating' },
+    reference,
+    options,
+    notify,
+  );
   flow.listen();
-  return flow.runCreate(campaign);
+  return told(flow.events, SMS_CAMPAIGN_EVENT_TYPES, await flow.runCreate(campaign));
 }
 
 export async function smsCampaignFollowWorkflow(raw: SmsCampaignFollowInput): Promise<SmsCampaignResult> {
   const parsed = parseFlowInput(SmsCampaignFollowInputSchema, raw, 'SMS campaign follow');
-  const { campaign_id, name, scheduled_for, options = {} } = parsed;
+  const { campaign_id, name, scheduled_for, options = {}, notify } = parsed;
   const id = campaign_id.toLowerCase();
-  const flow = new SmsCampaignFlow({ campaignId: id, ...(name ? { name } : {}), status: 'following' }, id, options);
+  const flow = new SmsCampaignFlow(
+    { campaignId: id, ...(name ? { name } : {}), status: 'following' },
+    id,
+    options,
+    notify,
+  );
   flow.listen();
-  return flow.runFollow(scheduled_for !== undefined ? Date.parse(scheduled_for) : undefined);
+  const result = await flow.runFollow(scheduled_for !== undefined ? Date.parse(scheduled_for) : undefined);
+  return told(flow.events, SMS_CAMPAIGN_EVENT_TYPES, result);
+}
+
+/** The flow's final outcome told (docs/events.md: nothing without a target), then returned. */
+async function told<R extends { status: string; message?: string }>(
+  events: MerchantEvents,
+  types: EventTypes,
+  result: R,
+): Promise<R> {
+  await events.emitFor(types, { status: result.status, reason: result.message });
+  return result;
 }
 
 // ---- G1 ------------------------------------------------------------------------------------------
@@ -145,6 +185,8 @@ class SmsSendFlow {
   private stopReason: string | undefined;
   /** G1: one attempt, heartbeating; its start-to-close outlives the call's own deadline. */
   private readonly sendBatch: SmsActivities['smsSendBatch'];
+  /** Where the send's outcome is told (nothing without the input's `notify`). */
+  readonly events: MerchantEvents;
 
   constructor({ options = {}, ...input }: SmsSendParsedInput) {
     const checked = checkSmsMessages(input.messages);
@@ -152,6 +194,7 @@ class SmsSendFlow {
       throw invalidInput('SMS send', checked.issues);
     this.input = input;
     this.options = options;
+    this.events = new MerchantEvents(input.notify, 'sms-send', input.reference);
     this.timeoutMs = options.sendTimeoutMs ?? SEND_DEFAULTS.sendTimeoutMs;
     const batchSize = options.batchSize ?? SMS_DEFAULT_BATCH_SIZE;
     this.planned = planSmsBatches(checked.valid, batchSize);
@@ -214,6 +257,7 @@ class SmsSendFlow {
   private async parkUnknownNumbers(): Promise<SmsSendResult> {
     const resolved = listenForResolution(SMS_SEND_RESOLVE_OUTCOMES);
     this.setStatus('outcome_unknown');
+    await this.events.emitFor(SMS_SEND_EVENT_TYPES, { status: 'outcome_unknown', reason: this.result().message });
     // Not cancellable itself: a cancel while parked ends the wait and reports the numbers as unknown.
     await CancellationScope.nonCancellable(() =>
       condition(() => resolved() !== undefined || this.root.consideredCancelled),
@@ -388,14 +432,18 @@ class SmsCampaignFlow {
   private misses = 0;
   private readonly pageSize: number;
   private readonly reads = proxyActivities<SmsActivities>(G3_READ);
+  /** Where the campaign's outcome is told (nothing without the input's `notify`). */
+  readonly events: MerchantEvents;
 
   constructor(
     init: Omit<SmsCampaignState, 'polls' | 'steps'>,
     /** PaymentReference: the merchant's reference, or the campaign's uuid when only followed. */
     private readonly reference: string,
     private readonly options: CampaignOptions,
+    notify: MerchantEventTarget | undefined,
   ) {
     this.state = { ...init, polls: 0, steps: [] };
+    this.events = new MerchantEvents(notify, 'sms-campaign', reference);
     this.pageSize = options.pageSize ?? CAMPAIGN_DEFAULTS.pageSize;
   }
 
@@ -555,6 +603,8 @@ class SmsCampaignFlow {
       absentIsFinal: () => false, // not listed proves nothing: G3 may lag, and G2 is never sent again
       startAs: 'outcome_unknown',
       setStatus: () => undefined, // finish() already shows outcome_unknown
+      onParked: () =>
+        this.events.emitFor(SMS_CAMPAIGN_EVENT_TYPES, { status: 'outcome_unknown', reason: parked.message }),
       resolution,
       pendingForMs: 0,
       requeryForMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.requeryFor),

@@ -104,3 +104,20 @@ export const PAYMENT_EVENT_TYPES: EventTypes = {
 
 /** A flow without a target (or before it knows one): emits nothing. */
 export const NO_EVENTS = new MerchantEvents(undefined, '', '');
+
+/** The POS terminal transactions (sale, refund, pre-authorisation, completion) by their send's outcome. */
+export function posTransactionEventTypes(
+  kind: 'sale' | 'refund' | 'preauth' | 'completion',
+  more: EventTypes = {},
+): EventTypes {
+  const failed = `pos.${kind}.failed` as const;
+  return {
+    approved: `pos.${kind}.succeeded`,
+    declined: failed,
+    rejected: failed,
+    not_received: failed,
+    card_data_unavailable: failed,
+    outcome_unknown: `pos.${kind}.needs_attention`,
+    ...more,
+  };
+}

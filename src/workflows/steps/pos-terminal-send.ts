@@ -134,6 +134,8 @@ export interface PosTransactionSpec {
   setStatus: (status: 'initiating' | 'requerying' | 'retry_wait' | 'outcome_unknown') => void;
   /** The operator's resolution while parked (the caller's resolveOutcome handler sets it). */
   resolution: () => OutcomeResolution<PosResolveOutcome> | undefined;
+  /** Runs once the transaction parks as outcome_unknown: the flow's needs_attention event (docs/events.md). */
+  onParked?: () => Promise<void>;
 }
 
 /** Decide one transaction, then discard the card read kept for a resend. */
@@ -284,6 +286,7 @@ export class PosTransactionSend {
       isFinal: () => true,
       absentIsFinal: () => Date.now() >= this.inFlightUntil,
       setStatus: () => this.spec.setStatus('outcome_unknown'),
+      onParked: this.spec.onParked,
       resolution: () => this.spec.resolution(),
       onRead: (read) =>
         this.record(
