@@ -7,13 +7,23 @@
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
 
-/** `file:first-last`: the lines of one top-level function (from its declaration to its closing brace). */
-function functionLines(file, name) {
+/**
+ * `file:first-last` for each named function or method: from its declaration to its closing brace
+ * (the first line after it that closes at the declaration's indentation). Found by name, not by
+ * number, so the ranges follow the code when other changes move it.
+ */
+function functionLines(file, ...names) {
   const lines = readFileSync(file, 'utf8').split('\n');
-  const first = lines.findIndex((l) => l.startsWith(`export function ${name}(`));
-  const last = lines.findIndex((l, i) => i > first && l === '}');
-  if (first < 0 || last < 0) throw new Error(`${file}: no top-level function ${name}`);
-  return `${file}:${first + 1}-${last + 1}`;
+  return names.map((name) => {
+    const declaration = new RegExp(
+      `^(\\s*)(export )?(async )?(function )?((private|protected|public|static|async) )*${name}[<(]`,
+    );
+    const first = lines.findIndex((l) => declaration.test(l));
+    const indent = first < 0 ? '' : declaration.exec(lines[first])[1];
+    const last = lines.findIndex((l, i) => i > first && l === `${indent}}`);
+    if (first < 0 || last < 0) throw new Error(`${file}: no function or method ${name}`);
+    return `${file}:${first + 1}-${last + 1}`;
+  });
 }
 
 // Modules that run in Node: per-test coverage sends each mutant only to the tests that reach it.
@@ -29,7 +39,7 @@ const rules = {
     'src/shared/failures.ts',
     'src/activities/failures.ts',
     // amountMismatch only; the rest of the file is durations, types and a query.
-    functionLines('src/shared/payment-common.ts', 'amountMismatch'),
+    ...functionLines('src/shared/payment-common.ts', 'amountMismatch'),
     'src/webhooks/signatures.ts',
     'src/api/redact.ts',
   ],
@@ -86,40 +96,61 @@ const inWorkflow = {
   coverageAnalysis: 'off',
   // The tests name workflows by path, not by import: jest cannot see which tests they are.
   relatedTestsOnly: false,
+  // Stops a mutant's run at its first failing test (mutation-environment.ts).
+  testEnvironment: '<rootDir>/test/support/mutation-environment.ts',
 };
 
 /** The send-once rule. */
 const sendOnce = {
   ...inWorkflow,
-  mutate: ['src/workflows/steps/send-once.ts'],
+  mutate: functionLines(
+    'src/workflows/steps/send-once.ts',
+    'ended',
+    'refusalOf',
+    'sendOnce',
+    'sendAndSettle',
+    'settle',
+  ),
   testFiles: ['test/send-once/send-once.test.ts'],
 };
 
 /** The payment confirmation (verify, webhook and amount decisions of the payment flows). */
 const paymentConfirmation = {
   ...inWorkflow,
-  mutate: ['src/workflows/steps/payment-confirmation.ts'],
+  mutate: functionLines(
+    'src/workflows/steps/payment-confirmation.ts',
+    'listenForWebhook',
+    'awaitWebhookVerifying',
+    'confirmPayment',
+  ),
   testFiles: ['test/payments/flows-time-skipping.test.ts', 'test/payments/underpayment.test.ts'],
 };
 
 /** The vend. */
 const vending = {
   ...inWorkflow,
-  mutate: ['src/workflows/vending.ts'],
+  // The vend's send, its requeries and what they decide; not its input, status and query plumbing.
+  mutate: functionLines('src/workflows/vending.ts', 'purchase', 'watch', 'afterCancel', 'send', 'requery'),
   testFiles: ['test/vending/vending-workflow.test.ts'],
 };
 
 /** POS sale (remote and terminal), refund and pre-auth. */
 const pos = {
   ...inWorkflow,
+  // The sends, requeries and money checks of each flow; not their input, status and query plumbing.
   mutate: [
-    'src/workflows/pos-remote.ts',
-    'src/workflows/pos-terminal.ts',
-    'src/workflows/pos-terminal-lock.ts',
-    'src/workflows/steps/pos-terminal-send.ts',
-    'src/workflows/pos-refund.ts',
-    'src/workflows/pos-refund-ledger.ts',
-    'src/workflows/pos-preauth.ts',
+    ...functionLines('src/workflows/pos-remote.ts', 'create', 'searchLost', 'follow', 'afterNotFound'),
+    ...functionLines(
+      'src/workflows/steps/pos-terminal-send.ts',
+      'decide',
+      'send',
+      'sendFailed',
+      'requery',
+      'fromTransaction',
+    ),
+    ...functionLines('src/workflows/pos-refund.ts', 'checkOriginal', 'sentEarlier', 'reserve', 'settle'),
+    ...functionLines('src/workflows/pos-refund-ledger.ts', 'reserve', 'checkReserve', 'settle'),
+    ...functionLines('src/workflows/pos-preauth.ts', 'checkComplete', 'complete'),
   ],
   testFiles: [
     'test/pos/pos-remote-workflow.test.ts',
@@ -133,7 +164,17 @@ const pos = {
 /** The mandate debit. */
 const mandate = {
   ...inWorkflow,
-  mutate: ['src/workflows/mandate.ts'],
+  // The debit: its checks (the validator's and, under the lock, the balance), its send and settling.
+  mutate: functionLines(
+    'src/workflows/mandate.ts',
+    'debitUnderLock',
+    'checkDebitRequest',
+    'sendDebit',
+    'settleIfPending',
+    'heldBack',
+    'available',
+    'applyRecord',
+  ),
   testFiles: ['test/mandates/mandate-workflow.test.ts', 'test/mandates/mandate-concurrent-debits.test.ts'],
 };
 
@@ -167,6 +208,7 @@ export default {
     config: {
       testMatch: group.testFiles.map((file) => `**/${file}`),
       // Per-test coverage: each mutant loads only the files of the tests that cover it.
+      ...(group.testEnvironment && { testEnvironment: group.testEnvironment }),
       ...(group.coverageAnalysis === 'perTest' && {
         setupFilesAfterEnv: ['<rootDir>/test/support/mutation-test-names.ts'],
         testSequencer: '<rootDir>/test/support/mutation-sequencer.mjs',
