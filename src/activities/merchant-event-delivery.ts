@@ -15,7 +15,7 @@ import {
   type MerchantEventDeliveryInput,
   type MerchantEventEmission,
 } from '../shared/merchant-event';
-import { paymentSearchAttributes } from '../shared/search-attributes';
+import { flowStartOptions } from '../shared/flow-summary';
 import type { ActivityDeps } from './deps';
 
 export type MerchantEventAttempt = DeliveryAttempt | { outcome: 'misconfigured'; error: string };
@@ -37,7 +37,7 @@ export function createMerchantEventDeliveryActivities(deps: ActivityDeps) {
           taskQueue: deps.config.temporal.taskQueue,
           args: [input],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: paymentSearchAttributes({
+          ...flowStartOptions('merchantEventDeliveryWorkflow', {
             flow: MERCHANT_EVENT_FLOW,
             reference: emission.event.data.reference,
             status: 'delivering',

@@ -22,7 +22,7 @@ import {
   type PosRefundLedgerInput,
   type RefundReservation,
 } from '../shared/pos-refund';
-import { paymentSearchAttributes } from '../shared/search-attributes';
+import { flowStartOptions } from '../shared/flow-summary';
 
 export interface RefundReserveRequest {
   ledgerWorkflowId: string;
@@ -54,7 +54,7 @@ export function createPosRefundActivities(deps: Pick<ActivityDeps, 'logger'>) {
           signal: openRefundLedgerSignal,
           signalArgs: [],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: paymentSearchAttributes({
+          ...flowStartOptions('posRefundLedgerWorkflow', {
             flow: 'pos-refund-ledger',
             reference: req.original_merchant_ref,
             status: 'open',

@@ -27,6 +27,7 @@ import {
   type PosTerminalLockInput,
 } from '../shared/pos-terminal-lock';
 import { FailureTypes } from '../shared/failures';
+import { flowStartMetadata } from '../shared/flow-summary';
 import { toActivityFailure } from './failures';
 
 /** UTC YYYY-MM-DD of a wall-clock time. */
@@ -135,6 +136,7 @@ export function createPosRemoteActivities(deps: ActivityDeps, opts: PosRemoteAct
         args: [args],
         signal: acquireTerminalLockSignal,
         signalArgs: [{ workflowId: wf.workflowId, runId: wf.runId }],
+        ...flowStartMetadata('posTerminalLockWorkflow', { flow: 'pos-terminal-lock', reference: input.terminal_id }),
       });
     },
 

@@ -22,6 +22,7 @@ import type { TransactionQueryRequest, TransactionRecord } from '../api';
 import type { ActivityDeps } from './deps';
 import { heartbeatWhile } from './heartbeat';
 import { mandateStateQuery, type MandateDebit } from '../shared/mandate';
+import { flowStartMetadata } from '../shared/flow-summary';
 import {
   PaymentAmount,
   PaymentCurrency,
@@ -255,6 +256,7 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
               { key: PaymentReference, value: reference },
               { key: ReconciliationStatus, value: status },
             ],
+            ...flowStartMetadata('reconciliationMarkWorkflow', { flow: RECONCILIATION_MARK_FLOW, reference }),
           });
           return true;
         } catch (err) {

@@ -15,8 +15,9 @@ import {
   type MerchantEventInput,
   type MerchantEventTarget,
 } from '../shared/merchant-event';
-import { PaymentReference, PaymentStatus, paymentSearchAttributes } from '../shared/search-attributes';
+import { PaymentReference, PaymentStatus } from '../shared/search-attributes';
 import { StarterInputError } from '../shared/input-error';
+import { flowStartOptions } from '../shared/flow-summary';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
 
@@ -117,7 +118,7 @@ export async function redeliverMerchantEvent(
       taskQueue: ctx.taskQueue,
       args: [last.input],
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      typedSearchAttributes: paymentSearchAttributes({
+      ...flowStartOptions('merchantEventDeliveryWorkflow', {
         flow: MERCHANT_EVENT_FLOW,
         reference: last.reference,
         status: 'delivering',

@@ -20,6 +20,7 @@ import {
   type ReconciliationMark,
 } from '../shared/reconciliation';
 import { PaymentFlow, PaymentReference, ReconciliationStatus } from '../shared/search-attributes';
+import { flowStartMetadata } from '../shared/flow-summary';
 
 /** The statuses that mean "the service could not say whether money moved": a person decides. */
 export const UNKNOWN_STATUSES = [
@@ -146,6 +147,7 @@ export async function resolveReconciliationFinding(
       { key: PaymentReference, value: reference },
       { key: ReconciliationStatus, value: 'resolved' },
     ],
+    ...flowStartMetadata('reconciliationMarkWorkflow', { flow: RECONCILIATION_MARK_FLOW, reference }),
   });
   return (await handle.result()) as ReconciliationMark;
 }

@@ -20,6 +20,7 @@ import {
 import { retryTransient } from './temporal-retry';
 import type { StarterContext } from './connect';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
+import { flowStartMetadata } from '../shared/flow-summary';
 
 /**
  * Checks the input (zod, the workflow's own rules; StarterInputError 'invalid reconciliation input: ...'
@@ -61,6 +62,7 @@ export async function startReconciliation(
         { key: PaymentFlow, value: RECONCILIATION_FLOW },
         { key: ReconciliationStatus, value: 'running' },
       ],
+      ...flowStartMetadata('reconciliationWorkflow', { flow: RECONCILIATION_FLOW, reference: workflowId }),
     }),
   );
 }
@@ -151,6 +153,7 @@ export async function ensureReconciliationSchedule(
     workflowId: scheduleId,
     taskQueue,
     args: [{ previousDay: true } satisfies ReconcileInput],
+    ...flowStartMetadata('reconciliationWorkflow', { flow: RECONCILIATION_FLOW, reference: 'the previous day (UTC)' }),
     typedSearchAttributes: [
       { key: PaymentFlow, value: RECONCILIATION_FLOW },
       { key: ReconciliationStatus, value: 'running' },

@@ -14,6 +14,7 @@ import { moveRecurringToScheduleSignal, recurringStateQuery, recurringWorkflowId
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
+import { flowStartMetadata } from '../shared/flow-summary';
 
 const reference = z.string().regex(/^[A-Za-z0-9_.:-]{1,60}$/, 'must be 1-60 of letters, digits, _ . : -');
 const when = z.object({
@@ -98,6 +99,11 @@ export async function createRecurringChargeSchedule(ctx: StarterContext, raw: un
         workflowId: scheduleId,
         taskQueue: ctx.taskQueue,
         args,
+        ...flowStartMetadata('scheduledTokenChargeWorkflow', {
+          reference: v.planRef,
+          amount: v.amount,
+          currency: v.currency,
+        }),
       },
     }),
   );
@@ -119,6 +125,7 @@ export async function createMandateDebitSchedule(ctx: StarterContext, raw: unkno
         workflowId: scheduleId,
         taskQueue: ctx.taskQueue,
         args,
+        ...flowStartMetadata('scheduledMandateDebitWorkflow', { reference: v.mandateRef }),
       },
     }),
   );

@@ -4,8 +4,10 @@
 // refused as "already started" on a retry is our own earlier attempt whose answer was lost, so its
 // handle is returned; on the first attempt it is a real duplicate, thrown as the SDK's
 // WorkflowExecutionAlreadyStartedError (the payment starters turn it into DuplicateReferenceError).
+// Every start carries the Web UI's static summary and details for the flow (src/shared/flow-summary.ts).
 import type { Client, WorkflowHandle, WorkflowStartOptions } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
+import { flowStartMetadata } from '../shared/flow-summary';
 import { paymentSearchAttributes, type PaymentSearchFields } from '../shared/search-attributes';
 import { startRetrying } from './temporal-retry';
 
@@ -37,6 +39,8 @@ export function startFlow<W extends Workflow>(
         args: s.args,
         ...(s.policies ?? { workflowIdReusePolicy: 'REJECT_DUPLICATE' }),
         typedSearchAttributes: paymentSearchAttributes(s.search),
+        // What the Web UI shows for it (src/shared/flow-summary.ts): no card or personal data.
+        ...flowStartMetadata(s.workflowType, s.search),
       } as unknown as WorkflowStartOptions<W>),
     () => ctx.client.workflow.getHandle<W>(s.workflowId),
   );

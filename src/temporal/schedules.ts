@@ -3,6 +3,7 @@
 // Paused Schedules stay paused: an operator's pause in the Web UI is not undone by a restart.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { VA_ERROR_LOG_SWEEP_WORKFLOW_ID } from '../shared/virtual-account-error-log-sweep';
+import { flowStartMetadata } from '../shared/flow-summary';
 import type { virtualAccountErrorLogSweepWorkflow } from '../workflows/virtual-account-error-log-sweep';
 
 /** One Schedule per task queue, so several stacks (tests, tenants) on one namespace do not collide. */
@@ -26,6 +27,7 @@ export async function ensureErrorLogSweepSchedule(
     taskQueue: opts.taskQueue,
     args: [{}] as Parameters<typeof virtualAccountErrorLogSweepWorkflow>,
     workflowExecutionTimeout: 30 * 60_000,
+    ...flowStartMetadata('virtualAccountErrorLogSweepWorkflow', {}),
   };
   const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: 60_000 };
   try {

@@ -9,7 +9,8 @@
 //     money that arrived after the flow's verdict, which reconciliation reports as a late payment.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../shared/payment-webhook';
-import { PaymentStatus, paymentSearchAttributes } from '../shared/search-attributes';
+import { PaymentStatus } from '../shared/search-attributes';
+import { flowStartOptions } from '../shared/flow-summary';
 import { WEBHOOK_HOLDER_TYPE } from '../temporal/payment-run';
 import type { unmatchedPaymentWebhookWorkflow } from '../workflows/webhook-inbox';
 
@@ -50,7 +51,7 @@ export async function deliverPaymentWebhook(
       args: [{}],
       signal: paymentWebhookSignal,
       signalArgs: [event],
-      typedSearchAttributes: paymentSearchAttributes({
+      ...flowStartOptions(WEBHOOK_HOLDER_TYPE, {
         flow: 'unmatched-webhook',
         reference: event.transactionRef,
         status: 'unmatched',

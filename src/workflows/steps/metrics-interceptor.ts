@@ -6,15 +6,24 @@
 //    and the end), and counts a start, each status entered, and the outcome a status means
 //    (src/shared/flow-metrics.ts);
 //  - it adds the `flow` label to every metric the workflow emits (send-once's requeries and resends).
+// The same module carries what the Temporal Web UI shows while a flow runs (./ui-metadata.ts).
 // Metrics are never emitted while replaying (the worker's metric sink is not called during replay), and a
-// continued-as-new run is not a new flow. Nothing here changes commands: the interceptor is replay-safe
-// and may be added to, or removed from, running workflows.
-import { workflowInfo, metricMeter, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+// continued-as-new run is not a new flow. Nothing here changes which commands a flow sends (an activity's
+// summary is metadata replay does not compare): the interceptor is replay-safe and may be added to, or
+// removed from, running workflows.
+import {
+  workflowInfo,
+  metricMeter,
+  type WorkflowInterceptors,
+  type WorkflowInterceptorsFactory,
+} from '@temporalio/workflow';
 import { PaymentAmount, PaymentCurrency, PaymentFlow, PaymentStatus } from '../../shared/search-attributes';
 import { flowOutcomeOf, METRICS } from '../../shared/flow-metrics';
 import { reportedStatus } from './metrics';
+import { uiMetadataInterceptors } from './ui-metadata';
 
-export const interceptors: WorkflowInterceptorsFactory = () => {
+/** The metrics part: counts from the flow's search attributes and reported status. */
+const metricsInterceptors = (): WorkflowInterceptors => {
   let flowSeen = false;
   let lastStatus: string | undefined;
 
@@ -77,5 +86,14 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
         },
       },
     ],
+  };
+};
+
+export const interceptors: WorkflowInterceptorsFactory = () => {
+  const metrics = metricsInterceptors();
+  const ui = uiMetadataInterceptors();
+  return {
+    outbound: [ui.outbound, ...(metrics.outbound ?? [])],
+    internals: [ui.internals, ...(metrics.internals ?? [])],
   };
 };
