@@ -3,6 +3,7 @@
 // Pure code only: the workflow bundle imports this file.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { isClaimHandle } from './claim-check';
+import type { MerchantEventInput } from './merchant-event';
 
 /** N200: the service's minimum direct debit, in kobo. */
 export const MINIMUM_DEBIT_KOBO = 20_000;
@@ -15,6 +16,11 @@ export type MandateFrequency = 'MONTHLY' | 'WEEKLY' | 'YEARLY';
 export const MANDATE_FREQUENCIES: readonly MandateFrequency[] = ['MONTHLY', 'WEEKLY', 'YEARLY'];
 /** At most one scheduled debit a day: the largest `interval` per frequency. */
 export const MAX_INTERVAL: Record<MandateFrequency, number> = { WEEKLY: 7, MONTHLY: 28, YEARLY: 365 };
+
+export type FixedDebits = 'observe' | 'send';
+export const FIXED_DEBITS: readonly FixedDebits[] = ['observe', 'send'];
+/** FIXED, observe: the reads of D5 after a scheduled date, in ms after its 00:00 UTC. */
+export const OBSERVE_READS_DEFAULT_MS: readonly number[] = [6, 12, 24, 48].map((h) => h * 3600 * 1000);
 
 export interface FixedMandateSettings {
   frequency: MandateFrequency;
@@ -40,7 +46,7 @@ export type MandateRequest = Omit<MandateInput, 'customer'> & {
   customer: Omit<MandateCustomer, 'bvnHandle'> & { bvn: string };
 };
 
-export interface MandateInput {
+export interface MandateInput extends MerchantEventInput {
   /** Our stable business reference; also the mandate's transaction_reference at the service. */
   mandateRef: string;
   debitType: 'variable' | 'fixed';
@@ -60,6 +66,15 @@ export interface MandateInput {
    */
   customer: MandateCustomer;
   fixed?: FixedMandateSettings;
+  /**
+   * FIXED: who debits on the schedule. 'observe' (the default): the service does, since D1 gave it
+   * fixedMandateSettings; the flow sends no D3 and reads D5 after each date to report the debit it
+   * made. 'send': the flow sends each scheduled debit (D3) from its own timers, for a service that
+   * does not debit by itself (docs/choices.md).
+   */
+  fixedDebits?: FixedDebits;
+  /** FIXED, observe: when D5 is read after a scheduled date (ms after the date's 00:00 UTC), until the debit shows. Default 6 h, 12 h, 24 h, 48 h. */
+  observeReadsMs?: number[];
   /** How long to wait for the customer's OTP (ms). Default 15 minutes. */
   otpTimeoutMs?: number;
   /** How many times an expired session is answered with a fresh OTP before the mandate expires. Default 2. */
@@ -116,20 +131,22 @@ export interface MandateDebit {
   /**
    * The D3 transaction_reference, the same on every attempt: requested debits
    * `${mandateRef}-K<hash of the idempotency key>` (debitKeyReference); scheduled debits (and
-   * requested ones of older flows) `${mandateRef}-D${sequence}`.
+   * requested ones of older flows) `${mandateRef}-D${sequence}`; observed ones (FIXED, the service's
+   * own debit) `${mandateRef}-F<date number>` (observedDebitReference), our name, not the service's.
    */
   reference: string;
   /** The caller's idempotency key (requested debits); scheduled debits: the reference. */
   key?: string;
   amount: number;
   status: MandateDebitStatus;
-  kind: 'requested' | 'scheduled';
+  /** observed: a FIXED debit the service made on its own schedule, seen in D5 (no D3 of ours). */
+  kind: 'requested' | 'scheduled' | 'observed';
   /** Workflow time the debit was decided. */
   at: string;
   /** FIXED: the scheduled date this debit serves. */
   scheduledFor?: string;
   /** How the outcome was established when D3 gave no plain answer. */
-  confirmedBy?: 'response' | 'requery' | 'resend' | 'operator';
+  confirmedBy?: 'response' | 'requery' | 'resend' | 'operator' | 'observed';
   /** D3's `data.status` when it answered. */
   serviceStatus?: string;
   error?: string;
@@ -216,6 +233,8 @@ export interface MandateCarry {
   /** The debits the flow keeps (the last MANDATE_KEYS_KEPT and every unresolved one), and the idempotency keys → references. */
   debits?: MandateDebit[];
   keys?: Record<string, string>;
+  /** The merchant events emitted so far (their data.sequence goes on from here). */
+  eventSequence?: number;
 }
 
 export const mandateStateQuery = defineQuery<MandateState>('mandateState');
@@ -238,6 +257,12 @@ export const resolveDebitUpdate = defineUpdate<MandateDebit, [ResolveDebitReques
 
 export const mandateWorkflowId = (mandateRef: string): string => `mandate-${mandateRef}`;
 export const debitReference = (mandateRef: string, sequence: number): string => `${mandateRef}-D${sequence}`;
+/**
+ * Our name for the debit the service made on a FIXED mandate's `index`-th date (0-based): D5 shows
+ * only totals, not the service's own reference. It is the observed debit's `reference` and its
+ * events' `part`.
+ */
+export const observedDebitReference = (mandateRef: string, index: number): string => `${mandateRef}-F${index + 1}`;
 
 /**
  * A 64-bit FNV-1a digest of the key in base 36 (13 characters): deterministic, pure (runs in the
@@ -346,6 +371,19 @@ export function mandateInputProblems(input: MandateInput): string[] {
     p.push('endDate must not be before startDate');
   if (input.debitType === 'fixed' && !input.fixed) p.push('fixed is required for a FIXED mandate');
   if (input.debitType === 'variable' && input.fixed) p.push('fixed applies only to a FIXED mandate');
+  if (input.fixedDebits !== undefined && !FIXED_DEBITS.includes(input.fixedDebits))
+    p.push('fixedDebits must be observe or send');
+  else if (input.fixedDebits !== undefined && input.debitType !== 'fixed')
+    p.push('fixedDebits applies only to a FIXED mandate');
+  const reads = input.observeReadsMs;
+  if (
+    reads !== undefined &&
+    (!Array.isArray(reads) ||
+      reads.length < 1 ||
+      reads.length > 10 ||
+      reads.some((ms, n) => !Number.isSafeInteger(ms) || ms < 0 || (n > 0 && ms <= reads[n - 1])))
+  )
+    p.push('observeReadsMs must be 1 to 10 increasing whole numbers of ms (0 or more)');
   const f = input.fixed;
   if (input.debitType === 'fixed' && f) {
     if (!MANDATE_FREQUENCIES.includes(f.frequency)) p.push('fixed.frequency must be MONTHLY, WEEKLY or YEARLY');

@@ -31,6 +31,8 @@ import {
   type ResolveDebitRequest,
 } from '../shared/mandate';
 import type { mandateWorkflow } from '../workflows/mandate';
+import { merchantEventTargetSchema } from '../shared/merchant-event';
+import { withNotify } from './merchant-event-delivery';
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD');
 const kobo = z.number().int('must be an integer in kobo').positive('must be greater than 0');
@@ -61,6 +63,17 @@ export const mandateInputSchema = z
         initialDebitDate: date,
       })
       .optional(),
+    fixedDebits: z
+      .enum(['observe', 'send'], { error: "must be 'observe' (the service debits on its schedule) or 'send'" })
+      .optional(),
+    observeReadsMs: z
+      .array(z.number().int('must be whole ms').min(0, 'must not be negative'))
+      .min(1, 'must name at least one read')
+      .max(10, 'must name at most 10 reads')
+      .refine((a) => a.every((ms, n) => n === 0 || ms > a[n - 1]), 'must be increasing')
+      .optional(),
+    /** Where this mandate's events go (docs/events.md); else the process's NOTIFY_URL; neither: none. */
+    notify: merchantEventTargetSchema.optional(),
     otpTimeoutMs: z.number().int().positive().optional(),
     maxSessionResends: z.number().int().min(0).max(10).optional(),
     narration: z.string().max(100).optional(),
@@ -87,6 +100,12 @@ export const mandateInputSchema = z
       ctx.addIssue({ code: 'custom', path: ['fixed'], message: 'is required for a FIXED mandate' });
     if (v.debitType === 'variable' && v.fixed)
       ctx.addIssue({ code: 'custom', path: ['fixed'], message: 'applies only to a FIXED mandate' });
+    if (v.debitType === 'variable' && (v.fixedDebits !== undefined || v.observeReadsMs !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: [v.fixedDebits !== undefined ? 'fixedDebits' : 'observeReadsMs'],
+        message: 'applies only to a FIXED mandate',
+      });
     if (v.endDate < v.startDate)
       ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'must not be before startDate' });
     if (v.fixed && v.fixed.initialDebitAmount > v.amount)
@@ -123,7 +142,7 @@ export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
     ...rest
   } = parseStarterInput(mandateInputSchema, raw, 'mandate');
   const bvnHandle = await ctx.claimCheck.seal('bvn', bvn);
-  const input: MandateInput = { ...rest, customer: { ...customer, bvnHandle } } as MandateInput;
+  const input: MandateInput = withNotify(ctx, { ...rest, customer: { ...customer, bvnHandle } } as MandateInput);
   try {
     return await startFlow<typeof mandateWorkflow>(ctx, {
       operation: 'start mandate',

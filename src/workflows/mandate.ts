@@ -35,6 +35,7 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -55,6 +56,7 @@ import {
   MANDATE_DEBITS_KEPT,
   MANDATE_KEYS_KEPT,
   MINIMUM_DEBIT_KOBO,
+  OBSERVE_READS_DEFAULT_MS,
   cancelMandateSignal,
   cancelMandateUpdate,
   dateToMs,
@@ -64,6 +66,7 @@ import {
   isUnresolvedDebit,
   mandateInputProblems,
   mandateStateQuery,
+  observedDebitReference,
   resendMandateOtpUpdate,
   resolveDebitUpdate,
   scheduledDebitAt,
@@ -80,6 +83,7 @@ import {
   type ResolveDebitRequest,
 } from '../shared/mandate';
 import type { TransactionLookup } from '../shared/payment-common';
+import type { MerchantEventType } from '../shared/merchant-event';
 import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import {
@@ -91,6 +95,7 @@ import {
 } from './steps/send-once';
 import { FailureTypes, failureMessage, failureOf } from '../shared/failures';
 import { moneySend, READ } from './steps/activity-options';
+import { MerchantEvents, type EventTypes, type OutcomeFields } from './steps/merchant-events';
 
 type Activities = ReturnType<typeof createMandateActivities>;
 
@@ -110,6 +115,27 @@ const MAX_MANUAL_OTP_RESENDS = 5;
 const UNCLEAR: readonly string[] = [FailureTypes.OutcomeUnknown, FailureTypes.Transient];
 /** Consecutive documented not-found answers that prove an unresolved debit never reached the service. */
 const ABSENT_READS = SEND_ONCE_DEFAULTS.absentReads;
+
+/**
+ * Patch (docs/operations.md): a FIXED mandate observes the debits the service makes on its own
+ * schedule (D5) instead of sending D3 from its timers; executions that passed that point before
+ * keep sending until their next continue-as-new.
+ */
+const FIXED_OBSERVED_PATCH = 'mandate-fixed-observed';
+
+/** The mandate's own outcomes → its merchant event (docs/events.md); completed and the waits emit nothing. */
+const MANDATE_EVENT_TYPES: EventTypes = {
+  approved: 'mandate.approved',
+  failed: 'mandate.rejected',
+  expired: 'mandate.expired',
+  cancelled: 'mandate.cancelled',
+};
+/** One debit's outcome → its event (part = the debit's reference). */
+const DEBIT_EVENT_TYPES: EventTypes = {
+  success: 'mandate.debit.succeeded',
+  failed: 'mandate.debit.failed',
+  outcome_unknown: 'mandate.debit.needs_attention',
+};
 
 type FoundDebit = Extract<TransactionLookup, { found: true }>;
 
@@ -140,6 +166,7 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
     const final = await flow.run();
     // The flow does not end while a debit may have moved money unrecorded.
     await condition(() => flow.unresolved().length === 0 && allHandlersFinished());
+    await flow.eventsHandedOver();
     return final;
   } catch (err) {
     if (!isCancellation(err)) throw err;
@@ -172,6 +199,12 @@ class MandateFlow {
   private readonly inFlight = new Set<string>();
   /** The PaymentStatus last upserted. */
   private searchStatus: string | undefined;
+  /** Where the mandate's outcomes are told (nothing without the input's `notify`). */
+  private readonly events: MerchantEvents;
+  /** The events queued so far, handed to their deliveries one after another. */
+  private emissions: Promise<void> = Promise.resolve();
+  /** FIXED: whether this run observes the service's debits (decided once, see observesFixed). */
+  private observing: boolean | undefined;
 
   constructor(
     private readonly input: MandateInput,
@@ -198,6 +231,7 @@ class MandateFlow {
     for (const d of [...(carry?.debits ?? this.state.recentDebits), ...this.state.unresolvedDebits])
       this.debits.set(d.reference, d);
     this.searchStatus = carry ? this.state.status : 'creating';
+    this.events = new MerchantEvents(input.notify, 'mandate', input.mandateRef);
   }
 
   // --- handlers ---
@@ -506,10 +540,13 @@ class MandateFlow {
         await condition(allHandlersFinished);
         if (this.finished() || this.cancelRequested) continue;
         log.info('continuing as new to keep history bounded', { debitCount: state.debitCount });
+        await this.eventsHandedOver();
         await continueAsNew<typeof mandateWorkflow>(input, this.carryOver());
       }
       if (input.fixed) {
-        scheduleDone = await this.scheduledDate(input.fixed);
+        scheduleDone = this.observesFixed()
+          ? await this.observedDate(input.fixed)
+          : await this.scheduledDate(input.fixed);
       } else {
         // VARIABLE: debits arrive as Updates; wake for cancellation, the end date, or continue-as-new.
         await condition(
@@ -664,6 +701,113 @@ class MandateFlow {
       state.nextDebitAt = new Date(retryAt).toISOString();
       if (await condition(() => this.cancelRequested || state.status !== 'approved', delay)) return false;
     }
+  }
+
+  /**
+   * FIXED: whether this run observes the service's own debits (the default) rather than sending D3
+   * from its timers (`fixedDebits: 'send'`, and executions that passed here before the patch).
+   */
+  private observesFixed(): boolean {
+    if (this.input.fixedDebits === 'send') return false;
+    this.observing ??= patched(FIXED_OBSERVED_PATCH);
+    return this.observing;
+  }
+
+  /**
+   * One FIXED date, observed: the service debits it on its own (D1 gave it the schedule), so no D3
+   * is sent. D5 is read after the date (observeReadsMs) until its total_debited grows; the growth is
+   * recorded as the date's debit. Reads stop before the next date, whose reads count any later
+   * growth. Returns true when the schedule is over.
+   */
+  private async observedDate(fixed: FixedMandateSettings): Promise<boolean> {
+    const { state } = this;
+    const index = state.scheduleIndex;
+    const at = scheduledDebitAt(fixed, index);
+    if (at >= this.endAt) return true;
+    const next = scheduledDebitAt(fixed, index + 1);
+    const reads = this.input.observeReadsMs ?? OBSERVE_READS_DEFAULT_MS;
+    const scheduledFor = new Date(at).toISOString().slice(0, 10);
+    const expected = Math.min(fixed.initialDebitAmount, state.balance);
+    let answered = 0;
+    for (const [n, offset] of reads.entries()) {
+      if (n > 0 && at + offset >= next) break;
+      state.nextDebitAt = new Date(at + offset).toISOString();
+      if (await this.stoppedBy(at + offset)) return false;
+      const read = await this.exclusive(() => this.observeOnce(index, scheduledFor, expected));
+      if (read === 'moved' || read === 'ended') {
+        state.scheduleIndex = index + 1;
+        return false;
+      }
+      if (read === 'still') answered += 1;
+    }
+    state.scheduleIndex = index + 1;
+    this.debitsThisRun += 1;
+    const reference = observedDebitReference(this.input.mandateRef, index);
+    if (answered > 0) {
+      const entry = this.observedEntry(index, expected, scheduledFor);
+      this.conclude(
+        entry,
+        'failed',
+        'observed',
+        `the service's debit for ${scheduledFor} did not show in D5 by ${new Date().toISOString()} (${answered} reads): no money moved as far as the service shows`,
+      );
+    } else {
+      const why = `D5 could not be read after ${scheduledFor}: whether the service debited it is not known; the next date's read counts any debit`;
+      this.fail(`${reference}: ${why}`);
+      this.tell('mandate.debit.needs_attention', { status: 'outcome_unknown', reason: why, part: reference });
+    }
+    return false;
+  }
+
+  /** Waits until `at` (workflow time); true when a cancel was asked or the mandate stopped being approved. */
+  private async stoppedBy(at: number): Promise<boolean> {
+    const stop = () => this.cancelRequested || this.state.status !== 'approved';
+    const wait = at - Date.now();
+    if (wait > 0) await condition(stop, wait);
+    return stop();
+  }
+
+  /** One D5 read of an observed date (under the lock): the service's total grew (moved), the mandate ended there, it did not grow (still), or D5 failed (unread). */
+  private async observeOnce(
+    index: number,
+    scheduledFor: string,
+    expected: number,
+  ): Promise<'moved' | 'ended' | 'still' | 'unread'> {
+    const { state } = this;
+    if (state.status !== 'approved') return 'ended';
+    const seen = await this.readMandate();
+    if (!seen) return 'unread';
+    const grew = seen.totalDebited - state.totalDebited;
+    if (grew > 0) {
+      this.debitsThisRun += 1;
+      const entry = this.observedEntry(index, grew, scheduledFor);
+      if (grew !== expected)
+        this.fail(
+          `${entry.reference}: the service debited ${grew} kobo for ${scheduledFor}; the schedule says ${expected}`,
+        );
+      this.conclude(entry, 'success', 'observed');
+    }
+    if (seen.status === 'cancelled' || seen.status === 'rejected') {
+      this.setStatus('cancelled', `${seen.status} at the service`);
+      return 'ended';
+    }
+    return grew > 0 ? 'moved' : 'still';
+  }
+
+  /** The entry of an observed date's debit (its reference is ours: D5 does not show the service's). */
+  private observedEntry(index: number, amount: number, scheduledFor: string): MandateDebit {
+    this.sequence += 1;
+    const reference = observedDebitReference(this.input.mandateRef, index);
+    return {
+      sequence: this.sequence,
+      reference,
+      key: reference,
+      amount,
+      status: 'pending',
+      kind: 'observed',
+      at: new Date().toISOString(),
+      scheduledFor,
+    };
   }
 
   // --- debits ---
@@ -887,6 +1031,10 @@ class MandateFlow {
       const res = await reads.cancelMandate(state.mandateId);
       if (!res.cancelled) {
         this.fail(`cancel: ${res.reason ?? 'refused'}`);
+        this.tell('mandate.needs_attention', {
+          status: state.status,
+          reason: `cancel requested, but the service did not cancel the mandate: ${res.reason ?? 'no reason given'}`,
+        });
         throw ApplicationFailure.create({
           type: 'CancelFailed',
           message: `the service did not cancel the mandate: ${res.reason ?? 'no reason given'}`,
@@ -971,6 +1119,7 @@ class MandateFlow {
       if (!wasFinal)
         this.setStatus('cancelled', 'the workflow was cancelled; the mandate was cancelled at the service');
       await condition(() => this.unresolved().length === 0 && allHandlersFinished());
+      await this.eventsHandedOver();
       return state;
     });
   }
@@ -992,6 +1141,37 @@ class MandateFlow {
     this.state.status = status;
     if (endReason) this.state.endReason = endReason;
     this.publish();
+    const rejected = status === 'cancelled' && endReason?.startsWith('rejected');
+    this.tell(rejected ? 'mandate.rejected' : MANDATE_EVENT_TYPES[status], {
+      status,
+      ...(endReason ? { reason: endReason } : {}),
+    });
+  }
+
+  /**
+   * Queues one merchant event after those before it (their data.sequence is in that order). Without
+   * a target nothing is queued and no command is added: flows started before events (no `notify`
+   * in their input) replay unchanged.
+   */
+  private tell(type: MerchantEventType | undefined, fields: OutcomeFields): void {
+    if (!type || !this.events.enabled) return;
+    this.emissions = this.emissions.then(() => this.events.emit(type, fields));
+  }
+
+  /** Every queued event handed to its delivery: awaited before the run ends or continues as new. */
+  async eventsHandedOver(): Promise<void> {
+    await this.emissions;
+  }
+
+  /** A debit's outcome as its event: part = its reference, the amount in kobo. */
+  private tellDebit(entry: MandateDebit): void {
+    this.tell(DEBIT_EVENT_TYPES[entry.status], {
+      status: entry.status,
+      amount: entry.amount,
+      currency: 'NGN',
+      part: entry.reference,
+      ...(entry.error ? { reason: entry.error } : {}),
+    });
   }
 
   private fail(message: string): void {
@@ -1065,6 +1245,7 @@ class MandateFlow {
     } else this.fail(`${entry.reference}: ${entry.error ?? 'refused'}`);
     if (settledLater) this.fail(`${entry.reference}: settled as ${status} (${confirmedBy})`);
     this.put(entry);
+    this.tellDebit(entry);
   }
 
   /** Parks a debit as outcome_unknown: visible, requeried in the background, resolvable by an operator. */
@@ -1077,6 +1258,7 @@ class MandateFlow {
     entry.nextRequeryAt = new Date(now + this.settings.unresolvedRequeryFirstMs).toISOString();
     this.fail(`${entry.reference}: outcome unknown (${why}); requeried until ${entry.requeryUntil}, or resolveDebit`);
     this.put(entry);
+    this.tellDebit(entry);
   }
 
   /** Applies a verify record (found) to an unresolved debit; true when it is final now. */

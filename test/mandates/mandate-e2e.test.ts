@@ -318,10 +318,12 @@ it('a duplicate customer email ends the second mandate as failed with the servic
   await cancelMandate(ctx(), first.mandateRef);
 });
 
-it('a FIXED mandate runs its first scheduled debit; the starter refuses bad input naming the field', async () => {
+it('a FIXED mandate that sends its own debits runs its first scheduled debit; the starter refuses bad input naming the field', async () => {
   const today = new Date().toISOString().slice(0, 10);
   const i = input({
     debitType: 'fixed',
+    // The sandbox does not debit FIXED mandates on its own: this flow sends them (not the default).
+    fixedDebits: 'send',
     fixed: { frequency: 'MONTHLY', interval: 1, initialDebitAmount: 250_000, initialDebitDate: today },
   });
   await startMandate(ctx(), i);

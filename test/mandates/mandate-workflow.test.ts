@@ -2,6 +2,8 @@
 // service (a small in-memory model with scripted faults): a year of monthly debits in seconds
 // with continue-as-new, the OTP update paths, the debit validator, unknown D3 outcomes settled
 // through D5, duplicate references, scheduled-debit refusals, cancellation, creation faults.
+// FIXED mandates here send their own debits (`fixedDebits: 'send'`); the default, observing the
+// service's own debits, is tested in mandate-fixed-observe.test.ts.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -321,7 +323,7 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
       initialDebitDate: day(now + DAY),
     };
     const endDate = day(fixedSchedule(fixed, '2199-12-31', 13)[12] - DAY); // the day before a 13th date
-    const i = input({ debitType: 'fixed', startDate: day(now), fixed, endDate, debitsPerRun: 5 });
+    const i = input({ debitType: 'fixed', fixedDebits: 'send', startDate: day(now), fixed, endDate, debitsPerRun: 5 });
     const started = Date.now();
     const final = await run(service, async (tq) => (await approved(tq, i)).result());
     expect(final).toMatchObject({
@@ -560,7 +562,7 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
       initialDebitAmount: 100_000,
       initialDebitDate: day(now + DAY),
     };
-    const i = input({ debitType: 'fixed', amount: 300_000, startDate: day(now), fixed });
+    const i = input({ debitType: 'fixed', fixedDebits: 'send', amount: 300_000, startDate: day(now), fixed });
     const final = await run(service, async (tq) => (await approved(tq, i)).result());
     expect(final).toMatchObject({ status: 'completed', totalDebited: 300_000, debitCount: 4 });
     expect(final.recentDebits.map((d) => [d.reference, d.status, d.scheduledFor])).toEqual([
@@ -584,7 +586,7 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
       initialDebitAmount: 100_000,
       initialDebitDate: day(now + DAY),
     };
-    const i = input({ debitType: 'fixed', startDate: day(now), fixed });
+    const i = input({ debitType: 'fixed', fixedDebits: 'send', startDate: day(now), fixed });
     const final = await run(service, async (tq) => (await approved(tq, i)).result());
     expect(final).toMatchObject({
       status: 'cancelled',
@@ -604,7 +606,13 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
       initialDebitAmount: 100_000,
       initialDebitDate: day(today - 14 * DAY),
     };
-    const i = input({ debitType: 'fixed', amount: 250_000, startDate: day(today - 14 * DAY), fixed });
+    const i = input({
+      debitType: 'fixed',
+      fixedDebits: 'send',
+      amount: 250_000,
+      startDate: day(today - 14 * DAY),
+      fixed,
+    });
     const final = await run(service, async (tq) => (await approved(tq, i)).result());
     expect(final).toMatchObject({
       status: 'completed',
@@ -890,6 +898,7 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
     };
     const i = input({
       debitType: 'fixed',
+      fixedDebits: 'send',
       amount: 300_000,
       startDate: day(now),
       fixed,
