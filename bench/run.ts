@@ -27,7 +27,7 @@ import { soak } from './scenarios/soak';
 // sandbox's transaction list (A6), and before E1 a POS remote request reads up to 20 pages of it as
 // its baseline; after them, each of the 500 requests would read all 20, and the scenario would
 // measure A6 reads rather than polling. ingress leaves thousands of webhook holder workflows open,
-// and waiting leaves 10,000 flows waiting: they run last.
+// and waiting leaves 2,000 flows waiting: they run last.
 export const SCENARIOS = ['pos-poll', 'overhead', 'direct', 'soak', 'ingress', 'waiting'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -83,7 +83,7 @@ export function plan(quick: boolean) {
     : {
         overhead: { rounds: 6, flowsPerRound: 150, concurrency: 30 },
         direct: { rounds: 4, flowsPerRound: 15, concurrency: 5, latencyMs: 200 },
-        waiting: { flows: 10_000, resumeSample: 300, concurrency: 50 },
+        waiting: { flows: 2_000, resumeSample: 300, concurrency: 50 },
         posPoll: { requests: 500, holdMs: 90_000, pollIntervalMs: 2_500 },
         ingress: { rounds: 6, perRound: 500, concurrency: 30 },
         soak: { durationMs: 600_000, windowMs: 60_000, capacityShare: 0.7 },

@@ -6,7 +6,8 @@
 import { createBaselineActivities } from '../baseline/activities';
 import { closedLoop, topErrors } from '../lib/load';
 import { interleave, row, summarize } from '../lib/stats';
-import { sandboxAdmin, SECRET_KEY, type BenchStack } from '../lib/stack';
+import { BASELINE_SECRET_KEY, sandboxAdmin, type BenchStack } from '../lib/stack';
+import { meterStackCpu, noCpu, stackCpuRows, type SideProcesses } from '../lib/stack-cpu';
 import { SANDBOX_OTP, SANDBOX_PIN } from '../../src/sandbox';
 import { baselineCard, baselineCardInput, oursCard, uid } from './flows';
 import type { ScenarioResult } from './types';
@@ -16,7 +17,9 @@ export async function direct(
   o: { rounds: number; flowsPerRound: number; concurrency: number; latencyMs: number },
   log: (s: string) => void,
 ): Promise<ScenarioResult> {
-  const calls = createBaselineActivities({ baseUrl: stack.sandboxUrl, secretKey: SECRET_KEY });
+  // The script is another merchant of the sandbox, as the baseline is: its webhooks go to the
+  // baseline's receiver, never to ours.
+  const calls = createBaselineActivities({ baseUrl: stack.sandboxUrl, secretKey: BASELINE_SECRET_KEY });
   const script = async () => {
     const ref = uid('bd');
     if ((await calls.chargeCard(baselineCardInput(ref))) !== 'ValidatePin') throw new Error('B1 did not ask for a PIN');
@@ -32,23 +35,27 @@ export async function direct(
   const base: number[] = [];
   const temporalOnly: number[] = [];
   const errors: string[] = [];
-  const measure = (into: number[], flow: () => Promise<unknown>) => async () => {
-    const r = await closedLoop(o.flowsPerRound, o.concurrency, flow);
-    into.push(...r.latencies);
-    errors.push(...r.errors);
-  };
+  const cpu = { ours: noCpu(), script: noCpu(), temporalOnly: noCpu() };
+  const measure =
+    (into: number[], procs: SideProcesses, acc: typeof cpu.ours, flow: () => Promise<unknown>) => async () => {
+      const r = await meterStackCpu(stack, procs, acc, () => closedLoop(o.flowsPerRound, o.concurrency, flow));
+      into.push(...r.latencies);
+      errors.push(...r.errors);
+    };
+  const oursProcs = { worker: stack.ours, receiver: stack.receiver };
+  const baseProcs = { worker: stack.baseline, receiver: stack.baselineReceiver };
   try {
     await closedLoop(o.concurrency, o.concurrency, () => oursCard(stack)); // warm-up
     await closedLoop(o.concurrency, o.concurrency, () => baselineCard(stack));
     for (let round = 0; round < o.rounds; round++) {
       const [first, second] = interleave(
         round,
-        measure(ours, () => oursCard(stack)),
-        measure(base, script),
+        measure(ours, oursProcs, cpu.ours, () => oursCard(stack)),
+        measure(base, { receiver: stack.baselineReceiver }, cpu.script, script),
       );
       await first();
       await second();
-      await measure(temporalOnly, () => baselineCard(stack))();
+      await measure(temporalOnly, baseProcs, cpu.temporalOnly, () => baselineCard(stack))();
       log(
         `  direct round ${round + 1}/${o.rounds}: ours p50 ${summarize(ours).p50.toFixed(0)} ms, direct p50 ${summarize(base).p50.toFixed(0)} ms, hand-written Temporal worker p50 ${summarize(temporalOnly).p50.toFixed(0)} ms`,
       );
@@ -77,6 +84,19 @@ export async function direct(
         'ms',
         summarize(temporalOnly).p50,
         sb.p50,
+      ),
+      // CPU per flow: ours against the direct script, and the hand-written worker against the script.
+      ...stackCpuRows(
+        'direct',
+        'card (ours vs script)',
+        { cpu: cpu.ours, flows: ours.length },
+        { cpu: cpu.script, flows: base.length },
+      ),
+      ...stackCpuRows(
+        'direct',
+        'card (hand-written Temporal worker vs script)',
+        { cpu: cpu.temporalOnly, flows: temporalOnly.length },
+        { cpu: cpu.script, flows: base.length },
       ),
     ],
     distributions: [

@@ -8,6 +8,7 @@ import { paymentSearchAttributes } from '../../src/shared/search-attributes';
 import { closedLoop, topErrors } from '../lib/load';
 import { interleave, row, summarize, throughput } from '../lib/stats';
 import { OURS_QUEUE, SECRET_KEY, type BenchStack } from '../lib/stack';
+import { meterStackCpu, noCpu, stackCpuRows, type SideProcesses } from '../lib/stack-cpu';
 import type { ScenarioResult } from './types';
 
 function e1(ref: string): string {
@@ -75,14 +76,21 @@ export async function ingress(
       }),
     });
   };
-  const ours = { n: 0, ms: 0, lat: [] as number[] };
-  const base = { n: 0, ms: 0, lat: [] as number[] };
+  // Both sides end in a holder workflow on our worker; only the receiver side passes our receiver.
+  const ours = {
+    n: 0,
+    ms: 0,
+    lat: [] as number[],
+    cpu: noCpu(),
+    procs: { worker: stack.ours, receiver: stack.receiver } as SideProcesses,
+  };
+  const base = { n: 0, ms: 0, lat: [] as number[], cpu: noCpu(), procs: { worker: stack.ours } as SideProcesses };
   const errors: string[] = [];
   await closedLoop(o.concurrency, o.concurrency, viaReceiver); // warm-up
   await closedLoop(o.concurrency, o.concurrency, raw);
   for (let round = 0; round < o.rounds; round++) {
     const side = (fn: () => Promise<void>, acc: typeof ours) => async () => {
-      const r = await closedLoop(o.perRound, o.concurrency, fn);
+      const r = await meterStackCpu(stack, acc.procs, acc.cpu, () => closedLoop(o.perRound, o.concurrency, fn));
       acc.n += r.latencies.length;
       acc.ms += r.wallMs;
       acc.lat.push(...r.latencies);
@@ -107,6 +115,12 @@ export async function ingress(
         topErrors(errors).join(' | ') || undefined,
       ),
       row('ingress', 'p50 latency', 'ms', summarize(ours.lat).p50, summarize(base.lat).p50),
+      ...stackCpuRows(
+        'ingress',
+        'webhook (receiver vs direct signal)',
+        { cpu: ours.cpu, flows: ours.n },
+        { cpu: base.cpu, flows: base.n },
+      ),
     ],
     distributions: [],
   };

@@ -5,7 +5,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { closedLoop, topErrors } from '../lib/load';
 import { interleave, row, summarize, throughput, type Row } from '../lib/stats';
-import { procCpuMs, treeCpuMs, type BenchProcess } from '../lib/processes';
+import { meterStackCpu, noCpu, stackCpuRows, type SideProcesses, type StackCpu } from '../lib/stack-cpu';
 import type { BenchStack } from '../lib/stack';
 import { baselineCard, baselineVend, oursCard, oursVend } from './flows';
 import type { ScenarioResult } from './types';
@@ -14,65 +14,21 @@ interface Side {
   latencies: number[];
   wallMs: number;
   flows: number;
-  cpuMs: number;
-  /**
-   * CPU the rest of the stack spent while this side ran: the Temporal server, the sandbox, the
-   * side's own webhook receiver, the claim-check PostgreSQL, the client (this process).
-   */
-  serverCpuMs: number;
-  sandboxCpuMs: number;
-  receiverCpuMs: number;
-  postgresCpuMs: number;
-  clientCpuMs: number;
+  /** The whole stack's CPU while this side ran (bench/lib/stack-cpu.ts). */
+  cpu: StackCpu;
   errors: string[];
 }
-const empty = (): Side => ({
-  latencies: [],
-  wallMs: 0,
-  flows: 0,
-  cpuMs: 0,
-  serverCpuMs: 0,
-  sandboxCpuMs: 0,
-  receiverCpuMs: 0,
-  postgresCpuMs: 0,
-  clientCpuMs: 0,
-  errors: [],
-});
-
-/** Worker, server, sandbox, receiver, PostgreSQL and client CPU per flow: the whole stack's. */
-const stackCpuMs = (s: Side) =>
-  (s.cpuMs + s.serverCpuMs + s.sandboxCpuMs + s.receiverCpuMs + s.postgresCpuMs + s.clientCpuMs) / Math.max(s.flows, 1);
-
-const clientCpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
+const empty = (): Side => ({ latencies: [], wallMs: 0, flows: 0, cpu: noCpu(), errors: [] });
 
 async function batch(
   stack: BenchStack,
-  worker: BenchProcess,
-  receiver: BenchProcess,
+  procs: SideProcesses,
   side: Side,
   n: number,
   concurrency: number,
   flow: () => Promise<unknown>,
 ) {
-  const serverPid = stack.devServer.process.pid!;
-  const before = {
-    worker: worker.cpuMs(),
-    server: procCpuMs(serverPid),
-    sandbox: stack.sandbox.cpuMs(),
-    receiver: receiver.cpuMs(),
-    postgres: treeCpuMs(stack.postgresPid),
-    client: clientCpuMs(),
-  };
-  const r = await closedLoop(n, concurrency, flow);
-  side.cpuMs += worker.cpuMs() - before.worker;
-  side.serverCpuMs += procCpuMs(serverPid) - before.server;
-  side.sandboxCpuMs += stack.sandbox.cpuMs() - before.sandbox;
-  side.receiverCpuMs += receiver.cpuMs() - before.receiver;
-  side.postgresCpuMs += treeCpuMs(stack.postgresPid) - before.postgres;
-  side.clientCpuMs += clientCpuMs() - before.client;
+  const r = await meterStackCpu(stack, procs, side.cpu, () => closedLoop(n, concurrency, flow));
   side.latencies.push(...r.latencies);
   side.wallMs += r.wallMs;
   side.flows += r.latencies.length;
@@ -141,12 +97,17 @@ export async function overhead(
       if (ids.length > SHAPE_SAMPLE) ids.shift();
     };
     const runOurs = () =>
-      batch(stack, stack.ours, stack.receiver, ours, o.flowsPerRound, o.concurrency, () =>
+      batch(stack, { worker: stack.ours, receiver: stack.receiver }, ours, o.flowsPerRound, o.concurrency, () =>
         (kind === 'vend' ? oursVend(stack) : oursCard(stack)).then(keep(sampled.ours)),
       );
     const runBase = () =>
-      batch(stack, stack.baseline, stack.baselineReceiver, base, o.flowsPerRound, o.concurrency, () =>
-        (kind === 'vend' ? baselineVend(stack) : baselineCard(stack)).then(keep(sampled.base)),
+      batch(
+        stack,
+        { worker: stack.baseline, receiver: stack.baselineReceiver },
+        base,
+        o.flowsPerRound,
+        o.concurrency,
+        () => (kind === 'vend' ? baselineVend(stack) : baselineCard(stack)).then(keep(sampled.base)),
       );
     // One unmeasured warm-up batch each (bundle loaded, JIT, connections).
     await closedLoop(Math.min(o.concurrency, 10), o.concurrency, () =>
@@ -178,23 +139,7 @@ export async function overhead(
       ),
       row('overhead', `${kind} p50 latency`, 'ms', so.p50, sb.p50, { op: '<=', value: kind === 'card' ? 1.05 : 1.0 }),
       row('overhead', `${kind} p99 latency`, 'ms', so.p99, sb.p99),
-      row(
-        'overhead',
-        `${kind} worker CPU per flow`,
-        'ms',
-        ours.cpuMs / Math.max(ours.flows, 1),
-        base.cpuMs / Math.max(base.flows, 1),
-      ),
-      ...(['server', 'sandbox', 'receiver', 'postgres', 'client'] as const).map((who) =>
-        row(
-          'overhead',
-          `${kind} ${who} CPU per flow`,
-          'ms',
-          ours[`${who}CpuMs`] / Math.max(ours.flows, 1),
-          base[`${who}CpuMs`] / Math.max(base.flows, 1),
-        ),
-      ),
-      row('overhead', `${kind} whole-stack CPU per flow`, 'ms', stackCpuMs(ours), stackCpuMs(base)),
+      ...stackCpuRows('overhead', kind, ours, base),
       row('overhead', `${kind} failed flows`, 'flows', ours.errors.length, base.errors.length),
     );
     const so2 = await meanShape(sampled.ours.map((id) => stack.starters.client.workflow.getHandle(id)));

@@ -8,6 +8,7 @@ import { TEST_TERMINALS } from '../../src/sandbox';
 import { closedLoop, topErrors } from '../lib/load';
 import { lateness, row, summarize } from '../lib/stats';
 import { sandboxAdmin, type BenchStack } from '../lib/stack';
+import { meterStackCpu, noCpu, stackCpuRows } from '../lib/stack-cpu';
 import { uid } from './flows';
 import type { ScenarioResult } from './types';
 
@@ -48,8 +49,14 @@ export async function posPoll(
   const handles: string[] = [];
   const errors: string[] = [];
   const t0 = Date.now();
-  let results;
+  // No baseline side here: the CPU rows are ours alone, per request, from its start to its end.
+  const cpu = noCpu();
   try {
+    await meterStackCpu(stack, { worker: stack.ours, receiver: stack.receiver }, cpu, () => startAndWait());
+  } finally {
+    clearInterval(collector);
+  }
+  async function startAndWait() {
     const starts = await closedLoop(o.requests, 50, async (i) => {
       const h = await startPosRemoteRequest(stack.starters, {
         reference: uid('bp'),
@@ -63,14 +70,12 @@ export async function posPoll(
     log(
       `  pos-poll: ${handles.length} requests started in ${((Date.now() - t0) / 1000).toFixed(1)} s; waiting for the terminals (${o.holdMs / 1000} s)…`,
     );
-    results = await closedLoop(handles.length, 100, async (i) => {
+    const ended = await closedLoop(handles.length, 100, async (i) => {
       const r = await stack.starters.client.workflow.getHandle(handles[i]).result();
       if (!['success', 'failed'].includes((r as { status: string }).status))
         throw new Error(`a remote request ended ${(r as { status: string }).status}`);
     });
-    errors.push(...results.errors);
-  } finally {
-    clearInterval(collector);
+    errors.push(...ended.errors);
   }
   await collect();
   const late = [...polls.values()].flatMap((ts) => lateness(ts, o.pollIntervalMs));
@@ -99,6 +104,7 @@ export async function posPoll(
       row('pos-poll', 'E2 polls observed', 'polls', late.length + polls.size, null),
       row('pos-poll', 'activity timeouts (heartbeat)', 'timeouts', timeouts, null, { op: '<=', value: 0 }),
       row('pos-poll', 'requests that did not end success/failed', 'flows', errors.length, null, { op: '<=', value: 0 }),
+      ...stackCpuRows('pos-poll', 'remote request', { cpu, flows: handles.length }),
     ],
     distributions: [],
     details: { lateness: { p50: s.p50, p90: s.p90, p99: s.p99, max: s.max, count: s.count } },

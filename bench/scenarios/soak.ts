@@ -4,6 +4,7 @@
 import { openLoop, topErrors } from '../lib/load';
 import { row, summarize } from '../lib/stats';
 import type { BenchStack } from '../lib/stack';
+import { meterStackCpu, noCpu, stackCpuRows } from '../lib/stack-cpu';
 import { oursCard, oursVend } from './flows';
 import type { ScenarioResult } from './types';
 
@@ -18,16 +19,19 @@ export async function soak(
   const rssByWindow: number[] = [];
   let nextWindow = 0;
   log(`  soak: ${rate.toFixed(1)} flows/s for ${o.durationMs / 1000} s`);
-  const r = await openLoop(
-    rate,
-    o.durationMs,
-    (i) => (i % 2 === 0 ? oursVend(stack) : oursCard(stack)),
-    (elapsed) => {
-      if (elapsed >= nextWindow) {
-        rssByWindow.push(stack.ours.rssMiB());
-        nextWindow += o.windowMs;
-      }
-    },
+  const cpu = noCpu();
+  const r = await meterStackCpu(stack, { worker: stack.ours, receiver: stack.receiver }, cpu, () =>
+    openLoop(
+      rate,
+      o.durationMs,
+      (i) => (i % 2 === 0 ? oursVend(stack) : oursCard(stack)),
+      (elapsed) => {
+        if (elapsed >= nextWindow) {
+          rssByWindow.push(stack.ours.rssMiB());
+          nextWindow += o.windowMs;
+        }
+      },
+    ),
   );
   rssByWindow.push(stack.ours.rssMiB());
   const windows: { window: number; p99: number; p50: number; flows: number }[] = [];
@@ -53,6 +57,8 @@ export async function soak(
       row('soak', 'worker RSS, end ÷ start', 'MiB', rssByWindow[rssByWindow.length - 1], rssByWindow[0]),
       row('soak', 'completed flows', 'flows', r.latencies.length, null),
       row('soak', 'failed flows', 'flows', r.errors.length, null, { op: '<=', value: 0 }),
+      // No baseline side: ours alone, per flow of the vend/card mix.
+      ...stackCpuRows('soak', 'vend/card mix', { cpu, flows: r.latencies.length }),
     ],
     distributions: [],
     details: { ratePerS: rate, windows, rssByWindow },
