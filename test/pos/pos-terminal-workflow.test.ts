@@ -2,7 +2,7 @@
 // activities that record every call: each outcome has one next step, and no F3 is ever sent a
 // second time unless the F4 just before it answered 404. Backoffs and settle delays are skipped.
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { PosTerminalActivities } from '../../src/activities/pos-terminal';
@@ -21,7 +21,7 @@ import {
 import { expectResolution, refusedResolution } from '../support/outcome';
 import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
 import { workflowBundle } from '../support/stack';
-import { runWithWorker, startWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
+import { hangUntilWorkerShutdown, runWithWorker, startWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { assertNoRetryWithoutRequery, cardInput, sealedCardInput, stepsToCalls, type CallRecord } from './helpers';
 import { FailureTypes } from '../../src/shared/failures';
@@ -66,9 +66,7 @@ function scripted(
       if ('hang' in s) {
         // A worker that stops mid-call: no heartbeat, no answer (until well after the heartbeat timeout).
         // It does end when its worker shuts down, so the next test's worker does not share the machine with it.
-        await Promise.race([new Promise((r) => setTimeout(r, 15_000)), Context.current().cancelled]).catch(
-          () => undefined,
-        );
+        await hangUntilWorkerShutdown(15_000);
         throw new Error('the hung call ended');
       }
       if ('fail' in s)

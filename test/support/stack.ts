@@ -12,6 +12,7 @@ import { createLogger } from '../../src/logging/logger';
 import { runServices, type RunServicesOptions, type RunningServices } from '../../src/stack/services';
 import { SandboxAdmin } from './sandbox-admin';
 import { mutationBundleCache, withActiveMutant } from './mutation-bundle';
+import { diskCachedBundle } from './bundle-cache';
 import {
   createPaymentsWorker,
   METRICS_INTERCEPTOR_PATH,
@@ -58,7 +59,8 @@ export function testConfig(env: Record<string, string> = {}): AppConfig {
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
 /**
- * Bundles a workflows module once per jest worker process (webpack takes seconds), with the workflow
+ * Bundles a workflows module once per test file, and once per source state across files and runs
+ * (bundle-cache.ts; webpack takes seconds), with the workflow
  * interceptor modules the worker uses (the metrics interceptor; the tracing test adds OpenTelemetry's).
  */
 export function workflowBundle(
@@ -69,13 +71,15 @@ export function workflowBundle(
   let b = bundles.get(key);
   if (!b) {
     b = mutationBundleCache(key, () =>
-      bundleWorkflowCode({
-        workflowsPath,
-        workflowInterceptorModules: interceptorModules,
-        preloadModules: PRELOADED_WORKFLOW_MODULES,
-        failureConverterPath: FAILURE_CONVERTER_PATH,
-        logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-      }),
+      diskCachedBundle(key, workflowsPath, () =>
+        bundleWorkflowCode({
+          workflowsPath,
+          workflowInterceptorModules: interceptorModules,
+          preloadModules: PRELOADED_WORKFLOW_MODULES,
+          failureConverterPath: FAILURE_CONVERTER_PATH,
+          logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+        }),
+      ),
     );
     bundles.set(key, b);
   }

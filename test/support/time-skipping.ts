@@ -2,6 +2,7 @@
 // project's search attributes registered (workflows upsert them).
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { temporalBinaries } from '../../src/stack/temporal-binaries';
@@ -131,4 +132,14 @@ export async function startWithWorker<H extends { result(): Promise<unknown> }>(
     }
   };
   return { handle, done };
+}
+
+/**
+ * What a scripted activity awaits to stand for a worker that stops mid-call (no heartbeat, no
+ * answer): `ms` of real time, cut short when its worker shuts down (the worker cancels its running
+ * activities), so the test's `runUntil` does not wait out the rest and the next test's worker does
+ * not share the machine with it.
+ */
+export async function hangUntilWorkerShutdown(ms: number): Promise<void> {
+  await Promise.race([new Promise((r) => setTimeout(r, ms)), Context.current().cancelled]).catch(() => undefined);
 }

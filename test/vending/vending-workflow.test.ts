@@ -21,7 +21,7 @@ import {
 import { expectResolution, refusedResolution } from '../support/outcome';
 import type { vendElectricityWorkflow } from '../../src/workflows/vending';
 import { LogCapture, testConfig } from '../support/stack';
-import { runWithWorker, startWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
+import { hangUntilWorkerShutdown, runWithWorker, startWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 import { unusedClaimCheck } from '../pos/helpers';
 import { FailureTypes } from '../../src/shared/failures';
 
@@ -99,7 +99,7 @@ function scripted(
         throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
       if (s === 'hang') {
         // A worker that stops mid-call: no heartbeat, no answer (until well after the heartbeat timeout).
-        await new Promise((r) => setTimeout(r, 15_000));
+        await hangUntilWorkerShutdown(15_000);
         throw new Error('the hung call ended');
       }
       return vend(req.reference, s === 'ok' ? 'success' : s);
