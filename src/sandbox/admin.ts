@@ -6,6 +6,7 @@ import type { SandboxClock } from './clock';
 import type { DirectApi } from './direct';
 import type { RequestFaults, WebhookFaults } from './faults';
 import { fail, ok, Router, type Reply, type RequestLogEntry } from './http';
+import { pathParams } from './validation';
 import { LEDGER_KINDS, type Ledger } from './ledger';
 import type { MandatesApi } from './mandates';
 import type { PosRemoteApi } from './pos-remote';
@@ -53,8 +54,12 @@ export const ADMIN_ENDPOINTS = [
 
 export function createAdminRouter(state: () => AdminState, reset: () => Promise<void>): Router {
   const router = new Router();
-  const add = (method: string, path: string, handler: Parameters<Router['add']>[3]) =>
-    router.add(method, `/__admin${path}`, 'none', handler);
+  // The admin API is the sandbox's own (not an operation of the service): its identifiers are
+  // checked as identifiers, its bodies by the fault and clock stores themselves.
+  const add = (method: string, path: string, handler: Parameters<Router['add']>[4]) => {
+    const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    router.add(method, `/__admin${path}`, 'none', names.length ? { params: pathParams(...names) } : {}, handler);
+  };
 
   add('GET', '', () => ok({ endpoints: ADMIN_ENDPOINTS }));
 

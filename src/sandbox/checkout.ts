@@ -1,8 +1,10 @@
 // A. Hosted checkout: A1 initiate, the payment modal at checkout_url (a real HTML page with the
 // authorized channels), its channels as plain HTTP (JSON) or form posts (HTML), and A2, the
 // simulated transfer into the modal's dynamic account (registered with C9's path, "dva": true).
+import { z } from 'zod';
 import {
   authorizeCard,
+  CARD_FIELDS,
   cardStatus,
   validateBankCode,
   withReference,
@@ -19,13 +21,25 @@ import {
   MERCHANT_ID,
   MERCHANT_NAME,
   ok,
-  positiveInteger,
+  positiveInteger as positiveIntegerValue,
   randomDigits,
   type Reply,
   type RequestContext,
   type Router,
 } from './http';
 import { chargeFor, CHECKOUT_LIFETIME_MS, firstCardStep, type Payment, type PaymentStore } from './payments';
+import {
+  asIs,
+  CODE,
+  EMAIL,
+  identifier,
+  matching,
+  oneOf,
+  pathParams,
+  positiveInteger,
+  rule,
+  type RouteFields,
+} from './validation';
 
 export const CHANNELS = ['card', 'bank', 'ussd', 'transfer'] as const;
 /** Dynamic accounts shown by the transfer channel start with this. */
@@ -33,6 +47,23 @@ export const DYNAMIC_ACCOUNT_PREFIX = '99';
 
 /** A1's own error shape: `{success: false, message, data: null}` (no status, as the spec shows it). */
 const a1Fail = (message: string, status = 400): Reply => ({ status, body: { success: false, message, data: null } });
+
+const A1_FIELDS: RouteFields = {
+  body: z.object({
+    amount: positiveInteger('must be a positive integer in the lowest currency unit'),
+    email: matching(EMAIL, 'must be a valid email'),
+    currency: oneOf(['NGN', 'USD'], 'must be NGN or USD'),
+    initiate_type: oneOf(['inline'], 'must be inline'),
+    transaction_ref: identifier().optional().or(z.literal('')),
+    payment_channels: rule(
+      (v) => Array.isArray(v) && v.length > 0 && v.every((c) => (CHANNELS as readonly string[]).includes(String(c))),
+      'must list card, bank, ussd or transfer',
+    ).optional(),
+    callback_url: matching(/^https?:\/\//, 'must be a valid uri').optional(),
+  }),
+};
+/** The modal's pages and channel calls: the checkout's reference. */
+const PAGE = pathParams('ref');
 
 export interface CheckoutApi {
   /** A2: pays a checkout's dynamic account. */
@@ -43,30 +74,12 @@ export interface CheckoutApi {
 export function registerCheckout(router: Router, store: PaymentStore, publicUrl: () => string): CheckoutApi {
   const clock = store.clock;
 
-  router.add('POST', '/transaction/initiate', 'checkout', ({ body, secretKey }) => {
-    for (const f of ['amount', 'email', 'currency', 'initiate_type']) {
-      if (body[f] === undefined || body[f] === null) return a1Fail(`${f} is required`);
-      if (body[f] === '') return a1Fail(`${f} is not allowed to be empty`);
-    }
-    const amount = positiveInteger(body.amount);
-    if (amount === undefined) return a1Fail('amount must be a positive integer in the lowest currency unit');
+  router.add('POST', '/transaction/initiate', 'checkout', A1_FIELDS, ({ body, secretKey }) => {
+    const amount = positiveIntegerValue(body.amount)!;
     const currency = String(body.currency);
-    if (currency !== 'NGN' && currency !== 'USD') return a1Fail('currency must be NGN or USD');
-    if (body.initiate_type !== 'inline') return a1Fail('initiate_type must be inline');
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(String(body.email))) return a1Fail('email must be a valid email');
-    let channels: string[] = [...CHANNELS];
-    if (body.payment_channels !== undefined) {
-      if (
-        !Array.isArray(body.payment_channels) ||
-        body.payment_channels.length === 0 ||
-        !body.payment_channels.every((c) => (CHANNELS as readonly string[]).includes(String(c)))
-      ) {
-        return a1Fail('payment_channels must list card, bank, ussd or transfer');
-      }
-      channels = [...new Set(body.payment_channels.map(String))];
-    }
-    if (body.callback_url !== undefined && !/^https?:\/\//.test(String(body.callback_url)))
-      return a1Fail('callback_url must be a valid uri');
+    const channels: string[] = Array.isArray(body.payment_channels)
+      ? [...new Set(body.payment_channels.map(String))]
+      : [...CHANNELS];
     const ref =
       body.transaction_ref === undefined || body.transaction_ref === '' ? store.newRef() : String(body.transaction_ref);
     if (store.byRef.has(ref)) return a1Fail('Duplicate transaction reference');
@@ -119,7 +132,7 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
   });
 
   // ---- The modal ----
-  router.add('GET', '/checkout/{ref}', 'none', ({ params }) => {
+  router.add('GET', '/checkout/{ref}', 'none', { params: PAGE }, ({ params }) => {
     const p = store.get(params.ref);
     if (!p?.checkout) return htmlPage(404, 'Checkout', '<p class="error">Unknown checkout.</p>');
     return modalPage(p);
@@ -136,7 +149,7 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
   }
   const isReply = (v: Payment | Reply): v is Reply => 'status' in v && typeof v.status === 'number';
 
-  router.add('POST', '/checkout/{ref}/card', 'none', (ctx) => {
+  router.add('POST', '/checkout/{ref}/card', 'none', { params: PAGE, body: CARD_FIELDS }, (ctx) => {
     const p = open(ctx, 'card');
     if (isReply(p)) return p;
     const first = firstCardStep(ctx.body, p.amount, clock.now());
@@ -157,43 +170,73 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     );
   });
 
-  router.add('POST', '/checkout/{ref}/authorize', 'none', (ctx) => {
-    const p = open(ctx, 'card');
-    if (isReply(p)) return p;
-    if (!p.card) return answer(ctx, fail(400, 'No card payment in progress'), p);
-    const reply = authorizeCard(store, p, ctx.body);
-    if (reply.status !== 200) return answer(ctx, reply, p);
-    return answer(ctx, ok({ transaction_ref: p.ref, transaction_status: cardStatus(p) }), p);
-  });
+  router.add(
+    'POST',
+    '/checkout/{ref}/authorize',
+    'none',
+    {
+      params: PAGE,
+      body: z
+        .object({ pin: CODE.optional(), otp: CODE.optional() })
+        .refine((b) => b.pin !== undefined || b.otp !== undefined, asIs(['pin'], 'or otp is required')),
+    },
+    (ctx) => {
+      const p = open(ctx, 'card');
+      if (isReply(p)) return p;
+      if (!p.card) return answer(ctx, fail(400, 'No card payment in progress'), p);
+      const reply = authorizeCard(store, p, ctx.body);
+      if (reply.status !== 200) return answer(ctx, reply, p);
+      return answer(ctx, ok({ transaction_ref: p.ref, transaction_status: cardStatus(p) }), p);
+    },
+  );
 
   /** Bank channel: {account_or_phoneno[, bank_code]} gives the auth_model; the code comes with it or in /bank/validate. */
-  router.add('POST', '/checkout/{ref}/bank', 'none', (ctx) => {
-    const p = open(ctx, 'bank');
-    if (isReply(p)) return p;
-    const account = String(ctx.body.account_or_phoneno ?? '');
-    if (account === '') return answer(ctx, fail(400, 'account_or_phoneno is required'), p);
-    if (!/^\d{10,13}$/.test(account))
-      return answer(ctx, fail(400, 'account_or_phoneno must be a 10-digit account number or a phone number'), p);
-    const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
-    if (bankCode !== PARTNER_BANK_CODE)
-      return answer(ctx, fail(400, `Bank debit is only available for bank_code ${PARTNER_BANK_CODE}`), p);
-    store.restartCheckout(p);
-    p.type = 'Bank';
-    p.bank = { account, bankCode };
-    p.authModel = account.startsWith(TOKEN_ACCOUNT_PREFIX) ? 'ValidateTOKEN' : 'ValidateOTP';
-    store.setStep(p, 'bank-code');
-    if (ctx.body.otp_token !== undefined && ctx.body.otp_token !== '') return bankCode_(ctx, p);
-    return answer(ctx, ok({ transaction_ref: p.ref, transaction_status: 'Pending', auth_model: p.authModel }), p);
-  });
+  router.add(
+    'POST',
+    '/checkout/{ref}/bank',
+    'none',
+    {
+      params: PAGE,
+      body: z.object({
+        account_or_phoneno: matching(/^\d{10,13}$/, 'must be a 10-digit account number or a phone number'),
+        bank_code: CODE.optional(),
+        otp_token: CODE.optional().or(z.literal('')),
+      }),
+    },
+    (ctx) => {
+      const p = open(ctx, 'bank');
+      if (isReply(p)) return p;
+      const account = String(ctx.body.account_or_phoneno ?? '');
+      if (account === '') return answer(ctx, fail(400, 'account_or_phoneno is required'), p);
+      if (!/^\d{10,13}$/.test(account))
+        return answer(ctx, fail(400, 'account_or_phoneno must be a 10-digit account number or a phone number'), p);
+      const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
+      if (bankCode !== PARTNER_BANK_CODE)
+        return answer(ctx, fail(400, `Bank debit is only available for bank_code ${PARTNER_BANK_CODE}`), p);
+      store.restartCheckout(p);
+      p.type = 'Bank';
+      p.bank = { account, bankCode };
+      p.authModel = account.startsWith(TOKEN_ACCOUNT_PREFIX) ? 'ValidateTOKEN' : 'ValidateOTP';
+      store.setStep(p, 'bank-code');
+      if (ctx.body.otp_token !== undefined && ctx.body.otp_token !== '') return bankCode_(ctx, p);
+      return answer(ctx, ok({ transaction_ref: p.ref, transaction_status: 'Pending', auth_model: p.authModel }), p);
+    },
+  );
 
-  router.add('POST', '/checkout/{ref}/bank/validate', 'none', (ctx) => {
-    const p = open(ctx, 'bank');
-    if (isReply(p)) return p;
-    if (p.step !== 'bank-code') return answer(ctx, fail(400, 'No bank payment in progress'), p);
-    if (ctx.body.otp_token === undefined || ctx.body.otp_token === '')
-      return answer(ctx, fail(400, 'otp_token is required'), p);
-    return bankCode_(ctx, p);
-  });
+  router.add(
+    'POST',
+    '/checkout/{ref}/bank/validate',
+    'none',
+    { params: PAGE, body: z.object({ otp_token: CODE }) },
+    (ctx) => {
+      const p = open(ctx, 'bank');
+      if (isReply(p)) return p;
+      if (p.step !== 'bank-code') return answer(ctx, fail(400, 'No bank payment in progress'), p);
+      if (ctx.body.otp_token === undefined || ctx.body.otp_token === '')
+        return answer(ctx, fail(400, 'otp_token is required'), p);
+      return bankCode_(ctx, p);
+    },
+  );
 
   function bankCode_(ctx: RequestContext, p: Payment): Reply {
     const model = p.authModel;
@@ -207,25 +250,34 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
   }
 
   /** USSD channel: a code to dial; the payer "dials" with POST /__admin/ussd/{ref}/pay before the checkout expires. */
-  router.add('POST', '/checkout/{ref}/ussd', 'none', (ctx) => {
-    const p = open(ctx, 'ussd');
-    if (isReply(p)) return p;
-    const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
-    if (!USSD_BANK_CODES.includes(bankCode))
-      return answer(ctx, fail(400, 'bank_code is not a supported USSD bank code'), p);
-    store.restartCheckout(p);
-    p.type = 'Ussd';
-    p.ussd = { code: `*${bankCode}*000*${randomDigits(6)}#`, bankCode, expiresAt: p.checkout!.expiresAt };
-    p.step = 'ussd';
-    return answer(
-      ctx,
-      ok({ transaction_ref: p.ref, ussd_reference: p.ussd.code, expiresAt: clock.iso(p.ussd.expiresAt) }),
-      p,
-    );
-  });
+  router.add(
+    'POST',
+    '/checkout/{ref}/ussd',
+    'none',
+    {
+      params: PAGE,
+      body: z.object({ bank_code: oneOf(USSD_BANK_CODES, 'is not a supported USSD bank code').optional() }),
+    },
+    (ctx) => {
+      const p = open(ctx, 'ussd');
+      if (isReply(p)) return p;
+      const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
+      if (!USSD_BANK_CODES.includes(bankCode))
+        return answer(ctx, fail(400, 'bank_code is not a supported USSD bank code'), p);
+      store.restartCheckout(p);
+      p.type = 'Ussd';
+      p.ussd = { code: `*${bankCode}*000*${randomDigits(6)}#`, bankCode, expiresAt: p.checkout!.expiresAt };
+      p.step = 'ussd';
+      return answer(
+        ctx,
+        ok({ transaction_ref: p.ref, ussd_reference: p.ussd.code, expiresAt: clock.iso(p.ussd.expiresAt) }),
+        p,
+      );
+    },
+  );
 
   /** Transfer channel: the dynamic account to pay (A2 pays it in the sandbox). */
-  router.add('POST', '/checkout/{ref}/transfer', 'none', (ctx) => {
+  router.add('POST', '/checkout/{ref}/transfer', 'none', { params: PAGE }, (ctx) => {
     const p = open(ctx, 'transfer');
     if (isReply(p)) return p;
     p.checkout!.dynamicAccount ??= `${DYNAMIC_ACCOUNT_PREFIX}${randomDigits(8)}`;
@@ -344,17 +396,12 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
   }
 
   function simulateTransfer(body: Record<string, unknown>): Reply {
-    for (const f of ['virtual_account_number', 'amount']) {
-      if (body[f] === undefined || body[f] === null) return fail(400, `${f} is required`);
-      if (body[f] === '') return fail(400, `${f} is not allowed to be empty`);
-    }
     const account = String(body.virtual_account_number);
     const p = [...store.byRef.values()].find((x) => x.checkout?.dynamicAccount === account);
     if (!p) return fail(404, 'Virtual account not found');
     store.refresh(p);
     if (p.status !== 'Pending') return fail(400, `Checkout is ${p.status}`);
-    const amount = positiveInteger(body.amount);
-    if (amount === undefined) return fail(400, 'amount must be a positive integer in the lowest currency unit');
+    const amount = positiveIntegerValue(body.amount);
     if (amount !== p.amount) return fail(400, `amount does not match the amount due (${p.amount})`);
     store.restartCheckout(p);
     p.type = 'Transfer';

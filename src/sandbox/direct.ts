@@ -1,6 +1,7 @@
 // B. Direct API: card (B1 charge, B2 authorize with PIN/OTP, 3DS challenge page), bank account
 // debit (B3 with ValidateTOKEN or ValidateOTP, B4 validate), USSD (B5). Payer-side actions
 // (dialling the USSD code, completing 3DS) are the 3DS page's form or admin calls.
+import { z } from 'zod';
 import {
   asObject,
   escapeHtml,
@@ -9,7 +10,6 @@ import {
   htmlPage,
   ok,
   positiveInteger,
-  requireFields,
   type Reply,
   type Router,
 } from './http';
@@ -23,6 +23,17 @@ import {
   type Payment,
   type PaymentStore,
 } from './payments';
+import {
+  asIs,
+  CODE,
+  identifier,
+  matching,
+  oneOf,
+  pathParams,
+  positiveInteger as positiveAmount,
+  text,
+  type RouteFields,
+} from './validation';
 
 /** Direct bank debits are described for one partner bank only. */
 export const PARTNER_BANK_CODE = '058';
@@ -56,6 +67,58 @@ export const USSD_BANK_CODES = [
   '107',
   '50211',
 ];
+
+/** A card as B1 and the checkout's card channel take it; whether it is a usable card is the handler's answer. */
+export const CARD_FIELDS = z.object({ number: CODE, cvv: CODE, expiry_month: CODE, expiry_year: CODE });
+
+const B1_FIELDS: RouteFields = {
+  body: z.preprocess(
+    (v) => withFlatNames(v as Record<string, unknown>),
+    z
+      .object({
+        amount: positiveAmount('must be a positive integer in the lowest currency unit'),
+        payment_method: oneOf(['card', 'bank', 'ussd'], 'must be card, bank or ussd'),
+        customer: z.object({ name: text(), email: text() }),
+        transaction_reference: identifier('must be alphanumeric').optional().or(z.literal('')),
+        card: CARD_FIELDS.optional(),
+        bank: z
+          .object({
+            bank_code: CODE,
+            account_or_phoneno: matching(/^\d{10,13}$/, 'must be a 10-digit account number or a phone number'),
+          })
+          .optional(),
+        ussd: z.object({ bank_code: oneOf(USSD_BANK_CODES, 'is not a supported USSD bank code') }).optional(),
+      })
+      .superRefine((b, ctx) => {
+        const method = String(b.payment_method) as 'card' | 'bank' | 'ussd';
+        if (b[method] === undefined) ctx.addIssue({ code: 'custom', ...asIs([method], 'is required') });
+      }),
+  ),
+  // The spec's messages name the field itself (`cvv is required`), not its object.
+  message: (field, rule) => `${field.replace(/^(customer|card|bank|ussd)\./, '')} ${rule}`,
+};
+
+const B2_FIELDS: RouteFields = {
+  body: z.object({
+    transaction_reference: identifier(),
+    authorization: z
+      .object({ pin: CODE.optional(), otp: CODE.optional() })
+      .refine((a) => a.pin !== undefined || a.otp !== undefined, asIs(['pin'], 'or authorization.otp is required')),
+  }),
+};
+
+// The parameter table also lists otp_token as a top-level field: either place is accepted.
+const B4_FIELDS: RouteFields = {
+  body: z
+    .object({
+      transaction_reference: identifier(),
+      authorization: z.object({ otp_token: CODE }).optional(),
+      otp_token: CODE.optional(),
+    })
+    .refine((b) => b.authorization !== undefined || b.otp_token !== undefined, asIs(['authorization'], 'is required')),
+  message: (field, rule) => `${field.replace(/^authorization\./, '')} ${rule}`,
+};
+const THREE_DS = pathParams('ref');
 
 export interface DirectApi {
   /** The payer dials the USSD code (direct B5 or the checkout's USSD channel). */
@@ -121,25 +184,18 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
   const authUrl = (ref: string) => `${publicUrl()}/3ds/${encodeURIComponent(ref)}`;
 
   // ---- B1 / B3 / B5: one path, three payment methods ----
-  router.add('POST', '/transaction/initiate/process-payment', 'direct', ({ body: sent, secretKey }) => {
+  router.add('POST', '/transaction/initiate/process-payment', 'direct', B1_FIELDS, ({ body: sent, secretKey }) => {
     const body = withFlatNames(sent);
-    const missing = requireFields(body, ['amount', 'payment_method', 'customer']);
-    if (missing) return missing;
-    const amount = positiveInteger(body.amount);
-    if (amount === undefined) return fail(400, 'amount must be a positive integer in the lowest currency unit');
+    const amount = positiveInteger(body.amount)!;
     const customer = asObject(body.customer);
-    const customerMissing = requireFields(customer, ['name', 'email']);
-    if (customerMissing) return customerMissing;
     const currency = String(body.currency ?? 'NGN');
     const method = String(body.payment_method);
-    if (!['card', 'bank', 'ussd'].includes(method)) return fail(400, 'payment_method must be card, bank or ussd');
     if (method !== 'card' && currency !== 'NGN') return fail(400, 'currency must be NGN');
     if (method === 'card' && !['NGN', 'USD'].includes(currency)) return fail(400, 'currency must be NGN or USD');
     const ref =
       body.transaction_reference === undefined || body.transaction_reference === ''
         ? store.newRef()
         : String(body.transaction_reference);
-    if (!/^[A-Za-z0-9_.:-]{1,100}$/.test(ref)) return fail(400, 'transaction_reference must be alphanumeric');
     if (store.byRef.has(ref)) return fail(400, 'Duplicate transaction reference');
     const passCharge = body.pass_charge === true;
     const fee = chargeFor(amount);
@@ -161,7 +217,6 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
 
     if (method === 'card') {
       const card = asObject(body.card);
-      if (body.card === undefined) return fail(400, 'card is required');
       const first = firstCardStep(card, amount, clock.now());
       if ('error' in first) {
         // A declined card leaves a Failed transaction behind (verify shows it); a malformed one leaves nothing.
@@ -186,13 +241,8 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
     }
 
     if (method === 'bank') {
-      if (body.bank === undefined) return fail(400, 'bank is required');
       const bank = asObject(body.bank);
-      const bankMissing = requireFields(bank, ['bank_code', 'account_or_phoneno']);
-      if (bankMissing) return bankMissing;
       const account = String(bank.account_or_phoneno);
-      if (!/^\d{10,13}$/.test(account))
-        return fail(400, 'account_or_phoneno must be a 10-digit account number or a phone number');
       if (String(bank.bank_code) !== PARTNER_BANK_CODE)
         return fail(400, `Direct bank debit is only available for bank_code ${PARTNER_BANK_CODE}`);
       const p = store.create({ ...base, type: 'Bank', bank: { account, bankCode: String(bank.bank_code) } });
@@ -205,12 +255,7 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
       return ok(stepResult(p, message, { auth_model: p.authModel, transaction_status: 'Pending' }));
     }
 
-    if (body.ussd === undefined) return fail(400, 'ussd is required');
-    const ussd = asObject(body.ussd);
-    const ussdMissing = requireFields(ussd, ['bank_code']);
-    if (ussdMissing) return ussdMissing;
-    const bankCode = String(ussd.bank_code);
-    if (!USSD_BANK_CODES.includes(bankCode)) return fail(400, 'bank_code is not a supported USSD bank code');
+    const bankCode = String(asObject(body.ussd).bank_code);
     const expiresAt = clock.now() + STEP_LIFETIME_MS;
     const p = store.create({
       ...base,
@@ -229,13 +274,7 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
   });
 
   // ---- B2: PIN then OTP ----
-  router.add('POST', '/transaction/payment/authorize', 'direct', ({ body }) => {
-    const missing = requireFields(body, ['transaction_reference', 'authorization']);
-    if (missing) return missing;
-    // The request's own fields are checked before anything is looked up.
-    const given = asObject(body.authorization);
-    if (['pin', 'otp'].every((k) => given[k] === undefined || given[k] === null || given[k] === ''))
-      return fail(400, 'authorization.pin or authorization.otp is required');
+  router.add('POST', '/transaction/payment/authorize', 'direct', B2_FIELDS, ({ body }) => {
     const p = store.get(String(body.transaction_reference));
     if (!p || p.type !== 'Card' || p.origin !== 'direct') return fail(400, 'Transaction not found');
     const closed = notOpen(p);
@@ -245,14 +284,8 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
   });
 
   // ---- B4: bank token/OTP ----
-  router.add('POST', '/transaction/validate-payment', 'direct', ({ body }) => {
-    // The parameter table also lists otp_token as a top-level field: either place is accepted.
-    const missing = requireFields(body, ['transaction_reference']);
-    if (missing) return missing;
-    if (body.authorization === undefined && body.otp_token === undefined) return fail(400, 'authorization is required');
+  router.add('POST', '/transaction/validate-payment', 'direct', B4_FIELDS, ({ body }) => {
     const auth = body.authorization !== undefined ? asObject(body.authorization) : { otp_token: body.otp_token };
-    const codeMissing = requireFields(auth, ['otp_token']);
-    if (codeMissing) return codeMissing;
     const p = store.get(String(body.transaction_reference));
     if (!p || p.type !== 'Bank' || p.origin !== 'direct') return fail(400, 'Transaction not found');
     const closed = notOpen(p);
@@ -261,7 +294,7 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
   });
 
   // ---- 3DS challenge page (auth_url) ----
-  router.add('GET', '/3ds/{ref}', 'none', ({ params }) => {
+  router.add('GET', '/3ds/{ref}', 'none', { params: THREE_DS }, ({ params }) => {
     const p = store.get(params.ref);
     if (!p || !p.card) return htmlPage(404, '3-D Secure', '<p class="error">No such transaction.</p>');
     if (p.step !== '3ds')
@@ -279,8 +312,10 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
         `<form method="post" action="${action}/fail"><button type="submit" id="fail">Fail authentication</button></form>`,
     );
   });
-  router.add('POST', '/3ds/{ref}/complete', 'none', ({ params }) => finish3ds(params.ref, 'complete'));
-  router.add('POST', '/3ds/{ref}/fail', 'none', ({ params }) => finish3ds(params.ref, 'fail'));
+  router.add('POST', '/3ds/{ref}/complete', 'none', { params: THREE_DS }, ({ params }) =>
+    finish3ds(params.ref, 'complete'),
+  );
+  router.add('POST', '/3ds/{ref}/fail', 'none', { params: THREE_DS }, ({ params }) => finish3ds(params.ref, 'fail'));
 
   function finish3ds(ref: string, outcome: 'complete' | 'fail'): Reply {
     const p = store.get(ref);

@@ -3,6 +3,7 @@
 // sandbox's own HTML pages), HTML pages, and the request log.
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { firstFieldError, queryObject, type RouteFields } from './validation';
 
 export const DEFAULT_SANDBOX_KEY = 'sandbox_sk_local_development_key_0001';
 /** The admin API's bearer token when none is configured (development and tests only; production refuses it). */
@@ -165,17 +166,25 @@ export const formatAmount = (amount: number, currency: string) =>
 
 export interface Route {
   method: string;
+  /** The path as registered, with its `{name}` placeholders. */
+  path: string;
   pattern: RegExp;
   keys: string[];
   group: AuthGroup;
+  /** The request's fields, checked before the handler runs (validation.ts). */
+  fields: RouteFields;
   handler: Handler;
 }
 
 export class Router {
   private routes: Route[] = [];
 
-  /** `path` may hold `{name}` placeholders, each matching one path segment. */
-  add(method: string, path: string, group: AuthGroup, handler: Handler): void {
+  /**
+   * `path` may hold `{name}` placeholders, each matching one path segment. `fields` declares what
+   * the request must look like ({} when it carries nothing); each placeholder must be declared in
+   * `fields.params`, so no identifier reaches a lookup unchecked.
+   */
+  add(method: string, path: string, group: AuthGroup, fields: RouteFields, handler: Handler): void {
     const keys: string[] = [];
     const pattern = new RegExp(
       '^' +
@@ -185,7 +194,16 @@ export class Router {
         }) +
         '$',
     );
-    this.routes.push({ method, pattern, keys, group, handler });
+    const declared = Object.keys(fields.params?.shape ?? {});
+    const undeclared = keys.filter((k) => !declared.includes(k));
+    if (undeclared.length > 0 || declared.length !== keys.length)
+      throw new Error(`${method} ${path}: fields.params must declare exactly the path parameters (${keys.join(', ')})`);
+    this.routes.push({ method, path, pattern, keys, group, fields, handler });
+  }
+
+  /** The route table, in registration order (the route-walking test reads it). */
+  list(): readonly Pick<Route, 'method' | 'path' | 'group' | 'fields'>[] {
+    return this.routes.map(({ method, path, group, fields }) => ({ method, path, group, fields }));
   }
 
   match(method: string, path: string): { route: Route; params: Record<string, string> } | { allowed: string[] } {
@@ -206,6 +224,32 @@ export class Router {
       return { route, params };
     }
     return { allowed };
+  }
+}
+
+/**
+ * The one validation step: the route's declared fields, checked before its handler can look
+ * anything up. Answers the field error in the route group's error shape, or undefined.
+ */
+export function checkFields(route: Route, ctx: RequestContext): Reply | undefined {
+  const error = firstFieldError(route.fields, {
+    params: ctx.params,
+    query: queryObject(ctx.query),
+    body: ctx.body,
+  });
+  if (!error) return undefined;
+  const message = route.fields.message?.(error.field, error.rule) ?? `${error.field} ${error.rule}`;
+  switch (route.group) {
+    case 'checkout': // A1: {success: false, message, data: null}, as the spec shows it
+      return { status: 400, body: { success: false, message, data: null } };
+    case 'pos-remote': // E: error bodies carry status as a string
+      return fail(400, message, { stringStatus: true });
+    case 'none': // the sandbox's own pages: a form post gets a page
+      return ctx.form
+        ? htmlPage(400, 'Invalid request', `<p class="error">${escapeHtml(message)}</p>`)
+        : fail(400, message);
+    default:
+      return fail(400, message);
   }
 }
 

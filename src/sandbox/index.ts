@@ -15,6 +15,7 @@ import { RequestFaults, WebhookFaults } from './faults';
 import {
   authenticate,
   BodyTooLargeError,
+  checkFields,
   DEFAULT_SANDBOX_ADMIN_TOKEN,
   DEFAULT_SANDBOX_KEY,
   fail,
@@ -144,6 +145,8 @@ export interface Sandbox {
   deliveries(filter?: { ref?: string; target?: 'payment' | 'virtual-account' }): DeliveryAttempt[];
   /** Requests seen (also GET /__admin/requests). */
   requests(): RequestLogEntry[];
+  /** The route table of the service's operations and pages (not /__admin), each with its declared fields. */
+  routes(): ReturnType<Router['list']>;
   /** Forgets all state and faults (like POST /__admin/reset); the clock keeps its position. */
   reset(): void;
   close(): Promise<void>;
@@ -358,8 +361,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
         reply = fail(403, 'Cross-site form posts are refused');
       else if (m.route.group !== 'none' && jsonRequired) reply = fail(415, 'Content-Type must be application/json');
       else if (!parsed) reply = fail(400, 'Invalid JSON body');
-      else
-        reply = await m.route.handler({
+      else {
+        const ctx = {
           method,
           path,
           params: m.params,
@@ -368,7 +371,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
           form: parsed.form,
           secretKey: auth.key,
           headers: req.headers,
-        });
+        };
+        // Every field first: the handler never looks anything up for a request that is malformed.
+        reply = checkFields(m.route, ctx) ?? (await m.route.handler(ctx));
+      }
     }
 
     if (fault?.kind === 'drop-after-processing') {
@@ -421,6 +427,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     deliveries: (filter = {}) => state.webhooks.deliveries(filter),
     requests: () => [...state.requestLog],
+    routes: () => state.router.list(),
     reset,
     close: () =>
       (closed ??= (async () => {

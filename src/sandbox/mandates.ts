@@ -6,9 +6,23 @@
 // it. The admin can script the next D3 answers of a mandate: 200 with status pending or failed.
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
-import { asObject, fail, MERCHANT_ID, ok, randomDigits, requireFields, type Reply, type Router } from './http';
+import { z } from 'zod';
+import { asObject, fail, MERCHANT_ID, ok, randomDigits, type Reply, type Router } from './http';
 import type { Ledger } from './ledger';
 import type { PaymentStore } from './payments';
+import {
+  asIs,
+  CODE,
+  EMAIL,
+  identifier,
+  identifiers,
+  matching,
+  oneOf,
+  positiveNumber,
+  rule,
+  text,
+  type RouteFields,
+} from './validation';
 
 export const MANDATE_OTP = '123456';
 /** The OTP session lasts this long on the sandbox clock; D6 opens a new window. */
@@ -28,6 +42,92 @@ interface Mandate {
 }
 
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+
+const ymd = matching(DATE, 'must be YYYY-MM-DD');
+const positiveInt = (message: string) => rule((v) => Number.isSafeInteger(v) && (v as number) > 0, message);
+const FIXED_SETTINGS = z.object({
+  frequency: oneOf(['MONTHLY', 'WEEKLY', 'YEARLY'], 'must be MONTHLY, WEEKLY or YEARLY', true),
+  interval: positiveInt('must be a positive integer'),
+  initial_debit_amount: positiveInt('must be a positive integer'),
+  initial_debit_date: ymd,
+});
+const D1_FIELDS: RouteFields = {
+  body: z
+    .object({
+      mandate_type: oneOf(['emandate'], 'must be emandate'),
+      debit_type: oneOf(['variable', 'fixed'], 'must be VARIABLE or FIXED', true),
+      amount: positiveNumber('must be a positive integer in kobo'),
+      account_number: matching(/^\d{10}$/, 'must be 10 digits'),
+      bank_code: matching(/^\d{3,6}$/, 'must be a NIP bank code'),
+      description: text(),
+      start_date: ymd,
+      end_date: ymd,
+      customer_email: matching(EMAIL, 'must be a valid email'),
+      transaction_reference: identifier().optional().or(z.literal('')),
+      customerInformation: z.object({
+        identity: z.object({
+          type: oneOf(['bvn'], 'must be bvn', true),
+          number: matching(/^\d{11}$/, 'must be 11 digits'),
+        }),
+        firstName: text(),
+        lastName: text(),
+        address: text(),
+        phone: CODE,
+      }),
+      fixedMandateSettings: z.unknown().optional(),
+    })
+    .superRefine((b, ctx) => {
+      if (String(b.end_date) < String(b.start_date))
+        ctx.addIssue({ code: 'custom', ...asIs(['end_date'], 'must not be before start_date') });
+      if (String(b.debit_type).toLowerCase() !== 'fixed') return;
+      const fixed = FIXED_SETTINGS.safeParse(b.fixedMandateSettings);
+      if (!fixed.success)
+        for (const issue of fixed.error.issues)
+          ctx.addIssue({ ...issue, path: ['fixedMandateSettings', ...issue.path] } as z.core.$ZodRawIssue);
+      else if ((fixed.data.initial_debit_amount as number) > (b.amount as number))
+        ctx.addIssue({
+          code: 'custom',
+          ...asIs(['fixedMandateSettings', 'initial_debit_amount'], 'must not exceed amount'),
+        });
+    }),
+};
+const D2_FIELDS: RouteFields = { body: z.object({ session_token: text(), otp: CODE }) };
+const D6_FIELDS: RouteFields = { body: z.object({ session_token: text() }) };
+const D3_FIELDS: RouteFields = {
+  body: z.object({
+    amount: positiveNumber('must be a positive integer in kobo'),
+    mandate_id: identifier(),
+    transaction_reference: identifier(),
+  }),
+};
+const D4_FIELDS: RouteFields = {
+  body: z.object({
+    mandateIds: identifiers('must be a list of mandate ids'),
+  }),
+};
+const day = matching(DATE, 'must be YYYY-MM-DD').optional();
+const flag = oneOf(['true', 'false'], 'must be true or false', true).optional();
+const D5_FIELDS: RouteFields = {
+  query: z.object({
+    status: oneOf(
+      ['initiated', 'approved', 'cancelled', 'rejected'],
+      'must be initiated, approved, cancelled or rejected',
+      true,
+    ).optional(),
+    page_size: matching(/^\d{1,4}$/, 'must be a whole number').optional(),
+    mandate_id: identifier().optional(),
+    merchant_ref: identifier().optional(),
+    account_number: matching(/^\d{10}$/, 'must be 10 digits').optional(),
+    amount: matching(/^\d{1,15}$/, 'must be a whole number of kobo').optional(),
+    is_approved: flag,
+    ready_to_debit: flag,
+    start_date: day,
+    end_date: day,
+    cursor: matching(/^\d{1,9}$/, 'is invalid').optional(),
+    next_cursor: matching(/^\d{1,9}$/, 'is invalid').optional(),
+    prev_cursor: matching(/^\d{1,9}$/, 'is invalid').optional(),
+  }),
+};
 
 export const MANDATE_DEBIT_OUTCOMES = ['pending', 'failed'] as const;
 export type MandateDebitOutcome = (typeof MANDATE_DEBIT_OUTCOMES)[number];
@@ -94,55 +194,10 @@ export function registerMandates(
   const bySession = new Map<string, string>();
   const debitRefs = new Set<string>();
 
-  router.add('POST', '/transaction/mandate/create', 'mandate', ({ body }) => {
-    const missing = requireFields(body, [
-      'mandate_type',
-      'debit_type',
-      'amount',
-      'account_number',
-      'bank_code',
-      'description',
-      'start_date',
-      'end_date',
-      'customer_email',
-      'customerInformation',
-    ]);
-    if (missing) return missing;
+  router.add('POST', '/transaction/mandate/create', 'mandate', D1_FIELDS, ({ body }) => {
     const debitType = String(body.debit_type).toLowerCase();
-    if (body.mandate_type !== 'emandate') return fail(400, 'mandate_type must be emandate');
-    if (debitType !== 'variable' && debitType !== 'fixed') return fail(400, 'debit_type must be VARIABLE or FIXED');
-    if (typeof body.amount !== 'number' || !Number.isSafeInteger(body.amount) || body.amount <= 0)
-      return fail(400, 'amount must be a positive integer in kobo');
-    if (!/^\d{10}$/.test(String(body.account_number))) return fail(400, 'account_number must be 10 digits');
-    if (!/^\d{3,6}$/.test(String(body.bank_code))) return fail(400, 'bank_code must be a NIP bank code');
-    if (!DATE.test(String(body.start_date)) || !DATE.test(String(body.end_date)))
-      return fail(400, 'start_date and end_date must be YYYY-MM-DD');
-    if (String(body.end_date) < String(body.start_date)) return fail(400, 'end_date must not be before start_date');
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(String(body.customer_email)))
-      return fail(400, 'customer_email must be a valid email');
     const info = asObject(body.customerInformation);
-    const infoMissing = requireFields(info, ['identity', 'firstName', 'lastName', 'address', 'phone'], {
-      prefix: 'customerInformation.',
-    });
-    if (infoMissing) return infoMissing;
-    const identity = asObject(info.identity);
-    if (String(identity.type).toLowerCase() !== 'bvn' || !/^\d{11}$/.test(String(identity.number)))
-      return fail(400, 'customerInformation.identity must be {type: bvn, number: 11 digits}');
-    let fixed: Record<string, unknown> | undefined;
-    if (debitType === 'fixed') {
-      if (body.fixedMandateSettings === undefined) return fail(400, 'fixedMandateSettings is required');
-      fixed = asObject(body.fixedMandateSettings);
-      if (!['MONTHLY', 'WEEKLY', 'YEARLY'].includes(String(fixed.frequency).toUpperCase()))
-        return fail(400, 'fixedMandateSettings.frequency must be MONTHLY, WEEKLY or YEARLY');
-      if (!Number.isSafeInteger(fixed.interval) || (fixed.interval as number) < 1)
-        return fail(400, 'fixedMandateSettings.interval must be a positive integer');
-      if (!Number.isSafeInteger(fixed.initial_debit_amount) || (fixed.initial_debit_amount as number) <= 0)
-        return fail(400, 'fixedMandateSettings.initial_debit_amount must be a positive integer');
-      if ((fixed.initial_debit_amount as number) > body.amount)
-        return fail(400, 'fixedMandateSettings.initial_debit_amount must not exceed amount');
-      if (!DATE.test(String(fixed.initial_debit_date)))
-        return fail(400, 'fixedMandateSettings.initial_debit_date must be YYYY-MM-DD');
-    }
+    const fixed = debitType === 'fixed' ? asObject(body.fixedMandateSettings) : undefined;
     const email = String(body.customer_email).toLowerCase();
     for (const m of mandates.values()) {
       if (String(m.record.customer_email).toLowerCase() === email && m.record.status !== 'cancelled')
@@ -214,9 +269,7 @@ export function registerMandates(
     return id ? mandates.get(id) : undefined;
   };
 
-  router.add('POST', '/transaction/mandate/validate-otp', 'mandate', ({ body }) => {
-    const missing = requireFields(body, ['session_token', 'otp']);
-    if (missing) return missing;
+  router.add('POST', '/transaction/mandate/validate-otp', 'mandate', D2_FIELDS, ({ body }) => {
     const m = bySessionToken(body.session_token);
     if (
       !m ||
@@ -252,9 +305,7 @@ export function registerMandates(
     );
   });
 
-  router.add('POST', '/transaction/mandate/resend-otp', 'mandate', ({ body }) => {
-    const missing = requireFields(body, ['session_token']);
-    if (missing) return missing;
+  router.add('POST', '/transaction/mandate/resend-otp', 'mandate', D6_FIELDS, ({ body }) => {
     const m = bySessionToken(body.session_token);
     if (!m || m.record.status !== 'initiated') return fail(424, 'Invalid or expired session.');
     m.sessionExpiresAt = clock.now() + MANDATE_SESSION_MS; // a new OTP, a new window
@@ -262,14 +313,10 @@ export function registerMandates(
     return ok({}, 'OTP resent');
   });
 
-  router.add('POST', '/transaction/mandate/debit', 'mandate', ({ body, secretKey }) => {
-    const missing = requireFields(body, ['amount', 'mandate_id', 'transaction_reference']);
-    if (missing) return missing;
+  router.add('POST', '/transaction/mandate/debit', 'mandate', D3_FIELDS, ({ body, secretKey }) => {
     const m = mandates.get(String(body.mandate_id));
     if (!m) return fail(404, `No mandate found for reference ${String(body.mandate_id)}`);
-    const amount = body.amount;
-    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0)
-      return fail(400, 'amount must be a positive integer in kobo');
+    const amount = body.amount as number;
     if (m.record.status !== 'approved' || m.record.ready_to_debit !== true)
       return fail(400, 'Mandate is not ready for debit');
     if (amount < MANDATE_MIN_DEBIT) return fail(400, 'Minimum amount for direct debit is N200.');
@@ -304,10 +351,8 @@ export function registerMandates(
     );
   });
 
-  router.add('POST', '/transaction/mandate/cancel', 'mandate', ({ body }) => {
-    if (body.mandateIds === undefined || body.mandateIds === null) return fail(400, 'mandateIds is required');
+  router.add('POST', '/transaction/mandate/cancel', 'mandate', D4_FIELDS, ({ body }) => {
     const ids = Array.isArray(body.mandateIds) ? body.mandateIds.map(String) : [String(body.mandateIds)];
-    if (ids.length === 0) return fail(400, 'mandateIds is not allowed to be empty');
     const canceledMandates: string[] = [];
     const failedMandates: { mandateId: string; failureReason: string }[] = [];
     for (const id of ids) {
@@ -323,7 +368,7 @@ export function registerMandates(
     return ok({ canceledMandates, failedMandates }, 'Mandate cancellation processed');
   });
 
-  router.add('GET', '/transaction/mandate/get-mandates', 'mandate', ({ query }) => {
+  router.add('GET', '/transaction/mandate/get-mandates', 'mandate', D5_FIELDS, ({ query }) => {
     let rows = [...mandates.values()];
     for (const f of [
       'status',

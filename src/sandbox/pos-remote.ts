@@ -6,9 +6,11 @@
 // when its lifetime ends) and keeps it after E2 forgets it (docs/choices.md).
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
-import { fail, MERCHANT_ID, ok, randomDigits, requireFields, type Reply, type Router } from './http';
+import { z } from 'zod';
+import { fail, MERCHANT_ID, ok, randomDigits, type Reply, type Router } from './http';
 import type { Ledger } from './ledger';
 import { TEST_TERMINALS } from './pos-terminal';
+import { oneOf, pathParams, positiveNumber, text, type RouteFields } from './validation';
 
 export const POS_REMOTE_LIFETIME_MS = 5 * 60 * 1000;
 export const DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS = 4_000;
@@ -17,6 +19,13 @@ export const POS_REMOTE_DECLINED_AMOUNT = 5100; // declined: response_code 51 (i
 export const POS_REMOTE_WRONG_PIN_AMOUNT = 5500; // declined: response_code 55 (incorrect PIN)
 export const POS_REMOTE_NEVER_COMPLETES_AMOUNT = 9900; // stays pending until deleted
 const ACCOUNT_TYPES = ['default', 'savings', 'current', 'credit'];
+const E1_FIELDS: RouteFields = {
+  body: z.object({
+    terminal_id: text(),
+    amount: positiveNumber('must be a number greater than 0'),
+    account_type: oneOf(ACCOUNT_TYPES, 'must be one of default, savings, current, credit').optional(),
+  }),
+};
 const PC_CODES: Record<string, string> = { default: '0000', savings: '0010', current: '0020', credit: '0030' };
 const MESSAGES: Record<string, string> = { '00': 'Approved', '51': 'Insufficient funds', '55': 'Incorrect PIN' };
 
@@ -101,16 +110,9 @@ export function registerPosRemote(
     if (approved) ledger.record('pos_remote', r.ref, r.amount, 'NGN');
   }
 
-  router.add('POST', '/softpos/pos/remote-request', 'pos-remote', ({ body }) => {
-    const missing = requireFields(body, ['terminal_id', 'amount'], { stringStatus: true });
-    if (missing) return missing;
-    const amount = body.amount;
-    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0)
-      return fail(400, 'amount must be a number greater than 0', { stringStatus: true });
-    const accountType = body.account_type === undefined ? 'default' : body.account_type;
-    if (typeof accountType !== 'string' || !ACCOUNT_TYPES.includes(accountType)) {
-      return fail(400, 'account_type must be one of default, savings, current, credit', { stringStatus: true });
-    }
+  router.add('POST', '/softpos/pos/remote-request', 'pos-remote', E1_FIELDS, ({ body }) => {
+    const amount = body.amount as number;
+    const accountType = body.account_type === undefined ? 'default' : String(body.account_type);
     const terminalId = String(body.terminal_id);
     if (!Object.values(TEST_TERMINALS).some((t) => t.terminal_id === terminalId && t.status === 'active')) {
       return fail(400, 'terminal_id does not name an active terminal of the merchant', { stringStatus: true });
@@ -144,12 +146,18 @@ export function registerPosRemote(
     return ok({ request_ref: ref }, 'Payment request sent to terminal');
   });
 
-  router.add('GET', '/softpos/pos/remote-request/{ref}', 'pos-remote', async ({ params }) => {
-    await clock.runDue();
-    const r = requests.get(params.ref);
-    if (!r) return fail(404, 'Request not found or expired', { stringStatus: true });
-    return ok(r.record ?? { status: 'pending' }, r.record ? 'Transaction completed' : 'Transaction pending');
-  });
+  router.add(
+    'GET',
+    '/softpos/pos/remote-request/{ref}',
+    'pos-remote',
+    { params: pathParams('ref') },
+    async ({ params }) => {
+      await clock.runDue();
+      const r = requests.get(params.ref);
+      if (!r) return fail(404, 'Request not found or expired', { stringStatus: true });
+      return ok(r.record ?? { status: 'pending' }, r.record ? 'Transaction completed' : 'Transaction pending');
+    },
+  );
 
   return {
     decide(ref, responseCode) {

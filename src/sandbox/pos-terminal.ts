@@ -12,8 +12,10 @@
 // sandbox clock.
 import { createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { SandboxClock } from './clock';
-import { fail, MERCHANT_ID, MERCHANT_NAME, ok, randomDigits, requireFields, type Router } from './http';
+import { z } from 'zod';
+import { fail, MERCHANT_ID, MERCHANT_NAME, ok, randomDigits, type Router } from './http';
 import type { Ledger } from './ledger';
+import { matching, oneOf, pathParams, rule, text, type RouteFields } from './validation';
 
 /** Documented test terminals by serial number. */
 /** How many extra active terminals the sandbox has for load tests. */
@@ -56,6 +58,45 @@ export const RESPONSE_MESSAGES: Record<string, string> = {
 
 const ACCOUNT_TYPES = ['DEFAULT', 'SAVINGS', 'CURRENT', 'CREDIT'];
 const TRANSACTION_TYPES = ['Purchase', 'Refund', 'Pre-Authorization', 'Completion'];
+
+/** F1, F2: any malformed serial is the spec's 'Incorrect device information'. */
+const serialMessage = (field: string, rule: string) =>
+  field === 'serial_no' ? 'Incorrect device information' : `${field} ${rule}`;
+const SERIAL = matching(SERIAL_FORMAT, 'is not a serial number');
+const F1_FIELDS: RouteFields = { body: z.object({ serial_no: SERIAL }), message: serialMessage };
+const F2_FIELDS: RouteFields = {
+  query: z.object({ refresh: oneOf(['true', 'false'], 'must be a boolean') }),
+  body: z.object({ serial_no: SERIAL }),
+  message: serialMessage,
+};
+const twoDigits = (re: RegExp) => matching(re, 'must be two digits');
+const F3_FIELDS: RouteFields = {
+  body: z.object({
+    terminal_id: text(),
+    amount: matching(/^[1-9]\d*$/, 'must be a positive amount in the lowest currency unit'),
+    currency: oneOf(['NGN', 'USD'], 'must be NGN or USD').optional(),
+    card_pan: matching(/^\d{12,19}$/, 'must be 12 to 19 digits'),
+    card_expiry_month: twoDigits(/^(0[1-9]|1[0-2])$/),
+    card_expiry_year: twoDigits(/^\d{2}$/),
+    // Only present: a malformed one is not a 400 but a processor that never answers (spec, Errors).
+    card_sequence_number: rule((v) => v !== undefined && v !== null && v !== '', 'is required'),
+    transaction_type: oneOf(TRANSACTION_TYPES, 'must be Purchase, Refund, Pre-Authorization or Completion', true),
+    account_type: oneOf(ACCOUNT_TYPES, 'must be DEFAULT, SAVINGS, CURRENT or CREDIT', true),
+    merchant_ref: rule((v) => typeof v === 'string' && v.length <= 25, 'must be at most 25 characters'),
+    pin_block: matching(/^[0-9A-Fa-f]{16}$/, 'must be 16 hex characters').optional(),
+  }),
+  message: (field, rule) =>
+    field === 'account_type' && !/^is /.test(rule)
+      ? `Invalid account_type: ${rule}`
+      : /^card_expiry_/.test(field) && !/^is /.test(rule)
+        ? 'card expiry must be two-digit month and year'
+        : `${field} ${rule}`,
+};
+const F4_FIELDS: RouteFields = {
+  params: pathParams({
+    merchant_ref: rule((v) => typeof v === 'string' && v.length <= 25, 'must be at most 25 characters'),
+  }),
+};
 
 interface Keys {
   terminal_id: string;
@@ -137,7 +178,7 @@ export function registerPosTerminal(
   };
 
   // F1.
-  router.add('POST', '/softpos/terminal/configuration', 'pos-terminal', ({ body }) => {
+  router.add('POST', '/softpos/terminal/configuration', 'pos-terminal', F1_FIELDS, ({ body }) => {
     const { reply, terminal } = terminalFor(body.serial_no);
     if (reply) return reply;
     return ok({
@@ -164,10 +205,8 @@ export function registerPosTerminal(
   });
 
   // F2.
-  router.add('POST', '/softpos/terminal/key-exchange', 'pos-terminal', ({ body, query }) => {
+  router.add('POST', '/softpos/terminal/key-exchange', 'pos-terminal', F2_FIELDS, ({ body, query }) => {
     const refresh = query.get('refresh');
-    if (refresh === null) return fail(400, 'refresh is required');
-    if (refresh !== 'true' && refresh !== 'false') return fail(400, 'refresh must be a boolean');
     const { reply, terminal } = terminalFor(body.serial_no);
     if (reply) return reply;
     if (terminal.status !== 'active') return fail(400, 'Terminal is not active');
@@ -187,44 +226,17 @@ export function registerPosTerminal(
   });
 
   // F3.
-  router.add('POST', '/transaction', 'pos-terminal', ({ body }) => {
+  router.add('POST', '/transaction', 'pos-terminal', F3_FIELDS, ({ body }) => {
     const input: Record<string, unknown> = { currency: 'NGN', ...body };
-    const missing = requireFields(input, [
-      'terminal_id',
-      'amount',
-      'currency',
-      'card_pan',
-      'card_expiry_month',
-      'card_expiry_year',
-      'card_sequence_number',
-      'transaction_type',
-      'account_type',
-      'merchant_ref',
-    ]);
-    if (missing) return missing;
     const terminalId = String(input.terminal_id);
     const terminal = Object.values(TEST_TERMINALS).find((t) => t.terminal_id === terminalId);
     if (!terminal) return fail(404, 'Terminal not found');
     if (terminal.status !== 'active') return fail(400, 'Terminal is not active');
     const merchantRef = String(input.merchant_ref);
-    if (merchantRef.length > 25) return fail(400, 'merchant_ref must be at most 25 characters');
-    if (!/^[1-9]\d*$/.test(String(input.amount)))
-      return fail(400, 'amount must be a positive amount in the lowest currency unit');
-    if (!['NGN', 'USD'].includes(String(input.currency))) return fail(400, 'currency must be NGN or USD');
     const pan = String(input.card_pan);
-    if (!/^\d{12,19}$/.test(pan)) return fail(400, 'card_pan must be 12 to 19 digits');
-    if (!/^(0[1-9]|1[0-2])$/.test(String(input.card_expiry_month)) || !/^\d{2}$/.test(String(input.card_expiry_year)))
-      return fail(400, 'card expiry must be two-digit month and year');
-    if (input.pin_block !== undefined && !/^[0-9A-Fa-f]{16}$/.test(String(input.pin_block)))
-      return fail(400, 'pin_block must be 16 hex characters');
-    const accountType = String(input.account_type).toUpperCase();
-    if (!ACCOUNT_TYPES.includes(accountType))
-      return fail(400, 'Invalid account_type: must be DEFAULT, SAVINGS, CURRENT or CREDIT');
     const transactionType = TRANSACTION_TYPES.find(
       (t) => t.toLowerCase() === String(input.transaction_type).toLowerCase(),
-    );
-    if (!transactionType)
-      return fail(400, 'transaction_type must be Purchase, Refund, Pre-Authorization or Completion');
+    )!;
     if (transactions.has(merchantRef)) return fail(400, 'Duplicate merchant_ref');
     const chipdata = input.chipdata === undefined || input.chipdata === null ? undefined : String(input.chipdata);
     if (chipdata && usedChipdata.has(chipdata)) return fail(400, 'chipdata has already been used');
@@ -314,7 +326,7 @@ export function registerPosTerminal(
   });
 
   // F4.
-  router.add('GET', '/transaction/by-ref/{merchant_ref}', 'pos-terminal', ({ params }) => {
+  router.add('GET', '/transaction/by-ref/{merchant_ref}', 'pos-terminal', F4_FIELDS, ({ params }) => {
     const t = transactions.get(params.merchant_ref);
     return t ? ok({ ...t.record }) : fail(404, 'Transaction not found');
   });

@@ -2,7 +2,9 @@
 // templates (G5-G8). Nothing is really sent; costs are the sandbox's own tariff.
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
-import { asObject, fail, MERCHANT_ID, ok, page, randomDigits, requireFields, type Router } from './http';
+import { z } from 'zod';
+import { asObject, fail, MERCHANT_ID, ok, page, randomDigits, type Router } from './http';
+import { identifier, matching, oneOf, pathParams, rule, text, type RouteFields } from './validation';
 
 /** NGN per 160-character page (the sandbox's tariff). */
 export const SMS_COST_PER_PAGE = 4;
@@ -15,6 +17,55 @@ export const SMS_MAX_MESSAGES_PER_REQUEST = 100;
 /** A campaign over this bucket fails when its send time comes (buckets are not modelled otherwise). */
 export const SMS_FAILING_BUCKET_ID = '0000fa11-0000-4000-8000-000000000000';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const G1_FIELDS: RouteFields = {
+  body: z.object({
+    sender_id: text(),
+    // Each message is checked on its own: a bad one is listed in `errors`, the others are sent.
+    messages: rule((v) => Array.isArray(v), 'must be an array of {phone_number, message}').pipe(
+      rule(
+        (v) => (v as unknown[]).length <= SMS_MAX_MESSAGES_PER_REQUEST,
+        `must hold at most ${SMS_MAX_MESSAGES_PER_REQUEST} items`,
+      ),
+    ),
+  }),
+};
+const G2_FIELDS: RouteFields = {
+  body: z.object({
+    name: text(),
+    bucket_id: matching(UUID, 'must be a valid uuid'),
+    sender_id: text(),
+    is_scheduled: rule((v) => typeof v === 'boolean', 'must be a boolean'),
+    sscheduled_dor: text(),
+    template_id: identifier(),
+  }),
+};
+const page_ = matching(/^\d{1,6}$/, 'must be a whole number').optional();
+const day = rule((v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v), 'must be YYYY-MM-DD').optional();
+const LISTING = {
+  page: page_,
+  perPage: page_,
+  dir: oneOf(['ASC', 'DESC', 'DSC'], 'must be ASC or DSC').optional(),
+  date_from: day,
+  date_to: day,
+};
+const G3_FIELDS: RouteFields = {
+  query: z.object({
+    ...LISTING,
+    status: oneOf(['pending', 'failed', 'success'], 'must be pending, failed or success').optional(),
+  }),
+};
+const G5_FIELDS: RouteFields = { body: z.object({ name: text(), description: text(), message: text() }) };
+const BY_UUID = pathParams({ id: matching(UUID, 'must be a valid uuid') });
+const G7_FIELDS: RouteFields = {
+  params: BY_UUID,
+  body: z.object({
+    name: text().optional(),
+    description: text().optional(),
+    message: text().optional(),
+    file_name: text().optional(),
+  }),
+};
 
 /** One message G1 accepted (admin view: GET /__admin/sms/messages). */
 export interface SentSms {
@@ -67,12 +118,7 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsA
     (!from || at.slice(0, 10) >= from) && (!to || at.slice(0, 10) <= to);
 
   // G1.
-  router.add('POST', '/sms/send/instant', 'sms', ({ body }) => {
-    const missing = requireFields(body, ['sender_id', 'messages']);
-    if (missing) return missing;
-    if (!Array.isArray(body.messages)) return fail(400, 'messages must be an array of {phone_number, message}');
-    if (body.messages.length > SMS_MAX_MESSAGES_PER_REQUEST)
-      return fail(400, `messages must hold at most ${SMS_MAX_MESSAGES_PER_REQUEST} items`);
+  router.add('POST', '/sms/send/instant', 'sms', G1_FIELDS, ({ body }) => {
     const batchId = `BATCH${randomDigits(10)}`;
     const sent: Record<string, unknown>[] = [];
     const errors: Record<string, unknown>[] = [];
@@ -105,18 +151,7 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsA
   });
 
   // G2.
-  router.add('POST', '/sms/campaign', 'sms', ({ body }) => {
-    const missing = requireFields(body, [
-      'name',
-      'bucket_id',
-      'sender_id',
-      'is_scheduled',
-      'sscheduled_dor',
-      'template_id',
-    ]);
-    if (missing) return missing;
-    if (typeof body.is_scheduled !== 'boolean') return fail(400, 'is_scheduled must be a boolean');
-    if (!UUID.test(String(body.bucket_id))) return fail(400, 'bucket_id must be a valid uuid');
+  router.add('POST', '/sms/campaign', 'sms', G2_FIELDS, ({ body }) => {
     if (!templates.has(String(body.template_id))) return fail(400, 'template_id does not name a template');
     const now = clock.now();
     const scheduledAt = body.is_scheduled ? Date.parse(String(body.sscheduled_dor)) : now + CAMPAIGN_SEND_DELAY_MS;
@@ -141,12 +176,10 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsA
 
   // G3: its own envelope: status 'SUCCESS', no success flag. Items carry the spec's listing
   // fields only (no status): a campaign's status is read through the `status` filter.
-  router.add('GET', '/sms/campaign', 'sms', ({ query }) => {
+  router.add('GET', '/sms/campaign', 'sms', G3_FIELDS, ({ query }) => {
     let rows = [...campaigns.values()];
     rows.forEach(refresh);
     const status = query.get('status');
-    if (status && !['pending', 'failed', 'success'].includes(status))
-      return fail(400, 'status must be pending, failed or success');
     if (status) rows = rows.filter((c) => c.status === status);
     const name = query.get('name');
     if (name) rows = rows.filter((c) => c.name.toLowerCase().includes(name.toLowerCase()));
@@ -169,16 +202,12 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsA
   });
 
   // G4 (response body: not shown; ours is the envelope with data {}).
-  router.add('POST', '/sms/campaign/{id}', 'sms', ({ params }) =>
+  router.add('POST', '/sms/campaign/{id}', 'sms', { params: BY_UUID }, ({ params }) =>
     campaigns.delete(params.id) ? ok({}, 'success') : fail(404, 'Campaign not found'),
   );
 
   // G5.
-  router.add('POST', '/sms/template', 'sms', ({ body }) => {
-    const missing = requireFields(body, ['name', 'description', 'message']);
-    if (missing) return missing;
-    for (const f of ['name', 'description', 'message'])
-      if (typeof body[f] !== 'string') return fail(400, `${f} must be a string`);
+  router.add('POST', '/sms/template', 'sms', G5_FIELDS, ({ body }) => {
     const now = clock.iso();
     const t = {
       uuid: randomUUID(),
@@ -195,7 +224,7 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsA
   });
 
   // G6.
-  router.add('GET', '/sms/template', 'sms', ({ query }) => {
+  router.add('GET', '/sms/template', 'sms', { query: z.object(LISTING) }, ({ query }) => {
     const rows = [...templates.values()].filter((t) =>
       inDates(String(t.createdAt), query.get('date_from'), query.get('date_to')),
     );
@@ -204,7 +233,7 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsA
   });
 
   // G7 (fields: not shown; the sample's name, description, file_name, and message are taken).
-  router.add('PATCH', '/sms/template/{id}', 'sms', ({ params, body }) => {
+  router.add('PATCH', '/sms/template/{id}', 'sms', G7_FIELDS, ({ params, body }) => {
     const t = templates.get(params.id);
     if (!t) return fail(404, 'Template not found');
     for (const k of ['name', 'description', 'message', 'file_name']) if (typeof body[k] === 'string') t[k] = body[k];
@@ -214,7 +243,7 @@ export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsA
   });
 
   // G8: body {message: 'success'} only.
-  router.add('POST', '/sms/template/{id}', 'sms', ({ params }) =>
+  router.add('POST', '/sms/template/{id}', 'sms', { params: BY_UUID }, ({ params }) =>
     templates.delete(params.id) ? { status: 200, body: { message: 'success' } } : fail(404, 'Template not found'),
   );
 

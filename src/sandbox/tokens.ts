@@ -1,20 +1,40 @@
 // A3-A5. Tokenised cards: a recurring checkout paid by card yields a token (E-1
 // payment_information.token_id); A4 charges it, A5 cancels it.
-import { fail, MERCHANT_EMAIL, MERCHANT_NAME, ok, requireFields, type Router } from './http';
+import { z } from 'zod';
+import { fail, MERCHANT_EMAIL, MERCHANT_NAME, ok, type Router } from './http';
 import { chargeFor, type PaymentStore } from './payments';
+import { identifier, identifiers, rule, type RouteFields } from './validation';
+
+// A4: a negative amount is the spec's own message; any other non-integer is ours.
+const A4_FIELDS: RouteFields = {
+  body: z.object({
+    amount: rule(
+      (v) => !((typeof v === 'number' && v < 0) || (typeof v === 'string' && /^-\d/.test(v))),
+      'cannot be < 0',
+    )
+      .pipe(
+        rule(
+          (v) => Number.isSafeInteger(Number(v)) && v !== '' && typeof v !== 'boolean',
+          'must be an integer in the lowest currency unit',
+        ),
+      )
+      .pipe(rule((v) => Number(v) !== 0, 'must be greater than 0')),
+    token_id: identifier(),
+    transaction_ref: identifier().optional().or(z.literal('')),
+  }),
+};
+const A5_FIELDS: RouteFields = {
+  body: z.object({
+    auth_code: identifiers('must be a token id or a list of token ids'),
+  }),
+};
 
 export function registerTokens(router: Router, store: PaymentStore): void {
   const clock = store.clock;
 
   // A4. Charge card with token.
-  router.add('POST', '/transaction/charge_card', 'direct', ({ body, secretKey }) => {
-    if (typeof body.amount === 'number' && body.amount < 0) return fail(400, 'amount cannot be < 0');
-    if (typeof body.amount === 'string' && /^-\d/.test(body.amount)) return fail(400, 'amount cannot be < 0');
-    const missing = requireFields(body, ['amount', 'token_id']);
-    if (missing) return missing;
+  router.add('POST', '/transaction/charge_card', 'direct', A4_FIELDS, ({ body, secretKey }) => {
     const amount = Number(body.amount);
-    if (!Number.isSafeInteger(amount)) return fail(400, 'amount must be an integer in the lowest currency unit');
-    if (amount === 0) return fail(400, 'amount must be greater than 0');
     const tokenId = String(body.token_id);
     const token = store.tokens.get(tokenId);
     if (!token) return fail(400, 'Invalid token_id');
@@ -59,9 +79,7 @@ export function registerTokens(router: Router, store: PaymentStore): void {
   });
 
   // A5. Cancel tokenised cards: {auth_code: [ids]} (a single id string is accepted too).
-  router.add('PATCH', '/transaction/cancel/recurring', 'direct', ({ body }) => {
-    const missing = requireFields(body, ['auth_code']);
-    if (missing) return missing;
+  router.add('PATCH', '/transaction/cancel/recurring', 'direct', A5_FIELDS, ({ body }) => {
     const ids = Array.isArray(body.auth_code) ? body.auth_code.map(String) : [String(body.auth_code)];
     const cancelled = [...new Set(ids)].filter((id) => store.tokens.get(id)?.active);
     if (cancelled.length === 0) return fail(400, 'Recurring Payment was not cancelled');

@@ -1,8 +1,22 @@
 // A6 query all transactions (date window of at most one month) and verify one transaction by
 // reference (Success | Failed | Abandoned | Pending; 400 for an unknown reference).
+import { z } from 'zod';
 import { fail, MERCHANT_EMAIL, MERCHANT_ID, MERCHANT_NAME, ok, page, type Router } from './http';
 import type { Payment, PaymentStore } from './payments';
 import type { PosRemoteTransaction } from './pos-remote';
+import { identifier, oneOf, pathParams, rule, type RouteFields } from './validation';
+
+const date = rule((v) => typeof v === 'string' && parseDate(v) !== undefined, 'must be YYYY-MM-DD or an ISO timestamp');
+/** A6: every field error is the spec's 'Bad Request' (the window itself is checked by the handler). */
+const A6_FIELDS: RouteFields = {
+  query: z.object({
+    start_date: date,
+    end_date: date,
+    currency: oneOf(['NGN', 'USD'], 'must be NGN or USD').optional(),
+    reference: identifier().optional(),
+  }),
+  message: () => 'Bad Request',
+};
 
 const META_KEYS = [
   'ip_address',
@@ -126,7 +140,7 @@ export function registerTransactions(
   }
 
   // A6.
-  router.add('GET', '/transaction', 'direct', async ({ query }) => {
+  router.add('GET', '/transaction', 'direct', A6_FIELDS, async ({ query }) => {
     await clock.runDue(); // due POS remote completions and expiries show in the list
     const start = parseDate(query.get('start_date'));
     const endDay = parseDate(query.get('end_date'));
@@ -157,7 +171,7 @@ export function registerTransactions(
   });
 
   // Verify one transaction (docs/choices.md).
-  router.add('GET', '/transaction/verify/{ref}', 'direct', ({ params }) => {
+  router.add('GET', '/transaction/verify/{ref}', 'direct', { params: pathParams('ref') }, ({ params }) => {
     const p = store.get(params.ref);
     if (!p) return fail(400, `Transaction ${params.ref} not found`);
     return ok({

@@ -2,10 +2,37 @@
 // purchase with a token, once per lookup reference (H3), vending transactions (H4).
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
-import { fail, MERCHANT_ID, ok, page, randomDigits, requireFields, type Router } from './http';
+import { z } from 'zod';
+import { fail, MERCHANT_ID, ok, page, randomDigits, type Router } from './http';
 import type { Ledger } from './ledger';
+import { EMAIL, identifier, matching, oneOf, positiveInteger, rule, type RouteFields } from './validation';
 
 export const PROVIDERS = ['IE', 'EKEDC', 'AEDC', 'YEDC', 'BEDC', 'IBEDC', 'KEDCO', 'KAEDC', 'PHED', 'EEDC', 'JED'];
+const H2_FIELDS: RouteFields = {
+  body: z.object({
+    meter_no: matching(/^\d{1,20}$/, 'must be a meter number (digits)'),
+    meter_type: oneOf(['prepaid', 'postpaid'], 'must be prepaid or postpaid'),
+    provider: oneOf(PROVIDERS, 'is invalid'),
+  }),
+};
+const H3_FIELDS: RouteFields = {
+  body: z.object({
+    reference: identifier(),
+    amount: positiveInteger('must be a whole number of naira greater than 0'),
+    phone_number: matching(/^\+?\d{7,15}$/, 'must be a phone number'),
+    email: matching(EMAIL, 'must be a valid email'),
+  }),
+};
+const dateFilter = rule((v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v), 'must be YYYY-MM-DD').optional();
+const H4_FIELDS: RouteFields = {
+  query: z.object({
+    reference: identifier().optional(),
+    page: matching(/^\d{1,6}$/, 'must be a whole number').optional(),
+    perPage: matching(/^\d{1,6}$/, 'must be a whole number').optional(),
+    date_from: dateFilter,
+    date_to: dateFilter,
+  }),
+};
 const PROVIDER_NAMES: Record<string, string> = {
   IE: 'Ikeja Electric',
   EKEDC: 'Eko Electricity Distribution Company',
@@ -79,17 +106,12 @@ export function registerVending(router: Router, deps: { clock: SandboxClock; led
   const vends = new Map<string, Record<string, unknown>>(); // by reference, in vend order
 
   // H1.
-  router.add('GET', '/vending/utilities/electricity/service-providers', 'vending', () =>
+  router.add('GET', '/vending/utilities/electricity/service-providers', 'vending', {}, () =>
     ok(PROVIDERS.map((code) => ({ code, name: PROVIDER_NAMES[code], logo_url: null }))),
   );
 
   // H2.
-  router.add('POST', '/vending/utilities/electricity/lookup', 'vending', ({ body }) => {
-    const missing = requireFields(body, ['meter_no', 'meter_type', 'provider']);
-    if (missing) return missing;
-    if (body.meter_type !== 'prepaid' && body.meter_type !== 'postpaid')
-      return fail(400, 'meter_type must be prepaid or postpaid');
-    if (!PROVIDERS.includes(String(body.provider))) return fail(400, 'provider is invalid');
+  router.add('POST', '/vending/utilities/electricity/lookup', 'vending', H2_FIELDS, ({ body }) => {
     const meterNo = String(body.meter_no);
     const meter = TEST_METERS[meterNo];
     if (!meter || meter.meter_type !== body.meter_type) return fail(400, 'Invalid meter number');
@@ -117,15 +139,8 @@ export function registerVending(router: Router, deps: { clock: SandboxClock; led
   });
 
   // H3.
-  router.add('POST', '/vending/utilities/electricity', 'vending', ({ body }) => {
-    const missing = requireFields(body, ['reference', 'amount', 'phone_number', 'email']);
-    if (missing) return missing;
-    // The request's own fields first, then the lookup it refers to.
-    const amount = typeof body.amount === 'string' && /^\d+$/.test(body.amount) ? Number(body.amount) : body.amount;
-    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0)
-      return fail(400, 'amount must be a whole number of naira greater than 0');
-    if (!/^\+?\d{7,15}$/.test(String(body.phone_number))) return fail(400, 'phone_number must be a phone number');
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(String(body.email))) return fail(400, 'email must be a valid email');
+  router.add('POST', '/vending/utilities/electricity', 'vending', H3_FIELDS, ({ body }) => {
+    const amount = Number(body.amount);
     const reference = String(body.reference);
     const lookup = lookups.get(reference);
     if (!lookup) return fail(400, 'Invalid reference: look the meter up first');
@@ -220,7 +235,7 @@ export function registerVending(router: Router, deps: { clock: SandboxClock; led
   });
 
   // H4.
-  router.add('GET', '/vending/transactions', 'vending', ({ query }) => {
+  router.add('GET', '/vending/transactions', 'vending', H4_FIELDS, ({ query }) => {
     const reference = query.get('reference');
     if (reference) {
       const txn = vends.get(reference);

@@ -4,9 +4,22 @@
 import { randomUUID } from 'node:crypto';
 import type { CheckoutApi } from './checkout';
 import type { SandboxClock } from './clock';
-import { fail, ok, page, randomDigits, requireFields, type Reply, type Router } from './http';
+import { z } from 'zod';
+import { DYNAMIC_ACCOUNT_PREFIX } from './checkout';
+import { fail, ok, page, randomDigits, type Reply, type Router } from './http';
 import type { Ledger } from './ledger';
 import { WebhookDispatcher } from './webhooks';
+import {
+  asIs,
+  identifier,
+  matching,
+  oneOf,
+  pathParams,
+  positiveInteger,
+  rule,
+  text,
+  type RouteFields,
+} from './validation';
 
 /** Settlement accounts that exist at the partner bank; any other beneficiary_account gets C2's 424. */
 export const PARTNER_BANK_ACCOUNTS = ['0123456789', '1234567890'];
@@ -17,6 +30,90 @@ export const VIRTUAL_ACCOUNT_PREFIX = '4';
 /** C9 without an amount credits this. */
 export const DEFAULT_SIMULATED_AMOUNT = '1000.00';
 const MIN_TIMESTAMP = '0001-01-01T00:00:00.000Z';
+
+const TEN_DIGITS = /^\d{10}$/;
+const ACCOUNT_FIELDS = {
+  mobile_num: matching(/^\d{1,11}$/, 'must be at most 11 digits'),
+  bvn: matching(/^\d{11}$/, 'must be 11 digits'),
+  beneficiary_account: matching(TEN_DIGITS, 'must be 10 digits').nullish(),
+};
+const C1_FIELDS: RouteFields = {
+  body: z.object({
+    customer_identifier: text(),
+    first_name: text(),
+    last_name: text(),
+    ...ACCOUNT_FIELDS,
+    dob: matching(/^(0[1-9]|1[0-2])\/(0[1-9]|[12]\d|3[01])\/\d{4}$/, 'must be in the format mm/dd/yyyy'),
+    gender: oneOf(['1', '2'], "must be '1' (male) or '2' (female)"),
+    address: text(),
+  }),
+  // As the spec shows C1's message for this field.
+  message: (field, rule) =>
+    field === 'customer_identifier' && /^is /.test(rule)
+      ? 'Validation Failure, Customer identifier is required'
+      : `${field} ${rule}`,
+};
+const C2_FIELDS: RouteFields = {
+  body: z.object({
+    bvn: ACCOUNT_FIELDS.bvn,
+    business_name: text(),
+    customer_identifier: matching(/^[A-Za-z0-9]+$/, 'must be alphanumeric'),
+    mobile_num: ACCOUNT_FIELDS.mobile_num,
+    beneficiary_account: ACCOUNT_FIELDS.beneficiary_account,
+  }),
+};
+const mdy = matching(/^\d{2}-\d{2}-\d{4}$/, 'must be in the format MM-DD-YYYY').refine(
+  (v) => parseMdy(String(v)) !== undefined,
+  'must be in the format MM-DD-YYYY',
+);
+const whole = matching(/^\d{1,6}$/, 'must be a whole number');
+/** C5's messages quote the field, as the spec shows them ('"virtualAccount" is not allowed to be empty'). */
+const C5_FIELDS: RouteFields = {
+  query: z.object({
+    virtualAccount: matching(TEN_DIGITS, 'must be 10 digits').optional(),
+    customerIdentifier: identifier().optional(),
+    transactionReference: identifier().optional(),
+    session_id: identifier().optional(),
+    startDate: mdy.optional(),
+    endDate: mdy.optional(),
+    page: whole.optional(),
+    perPage: whole.optional(),
+    dir: oneOf(['ASC', 'DESC'], 'must be one of [ASC, DESC]').optional(),
+  }),
+  message: (field, rule) => `"${field}" ${rule}`,
+};
+const ymd = rule(
+  (v) => typeof v === 'string' && parseYmd(v) !== undefined,
+  'must be in the format YY-MM-DD',
+).optional();
+const C8_FIELDS: RouteFields = {
+  query: z.object({ page: whole.optional(), perPage: whole.optional(), startDate: ymd, EndDate: ymd, endDate: ymd }),
+  message: (field, rule) => `"${field}" ${rule}`,
+};
+const C10_FIELDS: RouteFields = { query: z.object({ page: whole.optional(), perPage: whole.optional() }) };
+/**
+ * C9 and A2 share a path: A2 (`dva: true`, or a checkout's dynamic account, numbered '99…') pays the
+ * amount due in kobo; C9 credits a decimal string, 1000.00 when absent.
+ */
+const C9_FIELDS: RouteFields = {
+  body: z
+    .object({
+      virtual_account_number: matching(TEN_DIGITS, 'must be 10 digits'),
+      amount: z.unknown().optional(),
+      dva: z.unknown().optional(),
+    })
+    .superRefine((b, ctx) => {
+      const a2 =
+        b.dva === true || b.dva === 'true' || String(b.virtual_account_number).startsWith(DYNAMIC_ACCOUNT_PREFIX);
+      if (a2 && (b.amount === undefined || b.amount === null || b.amount === ''))
+        ctx.addIssue({ code: 'custom', path: ['amount'], message: 'is required' });
+      else if (a2 && !positiveInteger('').safeParse(b.amount).success)
+        ctx.addIssue({ code: 'custom', ...asIs(['amount'], 'must be a positive integer in the lowest currency unit') });
+      else if (!a2 && b.amount !== undefined && b.amount !== null && b.amount !== '' && !decimalAmount(b.amount))
+        ctx.addIssue({ code: 'custom', ...asIs(['amount'], 'must be a positive decimal string such as "1000.00"') });
+    }),
+};
+const decimalAmount = (v: unknown) => /^\d+(\.\d{1,2})?$/.test(String(v)) && Number(v) > 0;
 
 interface Account {
   first_name: string;
@@ -111,15 +208,6 @@ export function registerVirtualAccounts(
   };
 
   const commonChecks = (body: Record<string, unknown>): Reply | undefined => {
-    if (!/^\d{1,11}$/.test(String(body.mobile_num))) return fail(400, 'mobile_num must be at most 11 digits');
-    if (!/^\d{11}$/.test(String(body.bvn))) return fail(400, 'bvn must be 11 digits');
-    if (
-      body.beneficiary_account !== undefined &&
-      body.beneficiary_account !== null &&
-      !/^\d{10}$/.test(String(body.beneficiary_account))
-    ) {
-      return fail(400, 'beneficiary_account must be 10 digits');
-    }
     if (accounts.has(String(body.customer_identifier)))
       return fail(400, 'Validation Failure, Customer identifier already exists');
     if (String(body.bvn) === MISMATCHED_BVN)
@@ -151,30 +239,14 @@ export function registerVirtualAccounts(
   const publicCredit = ({ notified_reference: _n, session_id: _s, ...c }: Credit) => c;
 
   // C1.
-  router.add('POST', '/virtual-account', 'virtual-account', ({ body }) => {
-    if (
-      body.customer_identifier === undefined ||
-      body.customer_identifier === null ||
-      body.customer_identifier === ''
-    ) {
-      return fail(400, 'Validation Failure, Customer identifier is required');
-    }
-    const missing = requireFields(body, ['first_name', 'last_name', 'mobile_num', 'bvn', 'dob', 'gender', 'address']);
-    if (missing) return missing;
-    if (!/^(0[1-9]|1[0-2])\/(0[1-9]|[12]\d|3[01])\/\d{4}$/.test(String(body.dob)))
-      return fail(400, 'dob must be in the format mm/dd/yyyy');
-    if (body.gender !== '1' && body.gender !== '2') return fail(400, "gender must be '1' (male) or '2' (female)");
+  router.add('POST', '/virtual-account', 'virtual-account', C1_FIELDS, ({ body }) => {
     const invalid = commonChecks(body);
     if (invalid) return invalid;
     return ok(publicAccount(create(body, String(body.first_name), String(body.last_name))));
   });
 
   // C2.
-  router.add('POST', '/virtual-account/business', 'virtual-account', ({ body }) => {
-    const missing = requireFields(body, ['bvn', 'business_name', 'customer_identifier', 'mobile_num']);
-    if (missing) return missing;
-    if (!/^[A-Za-z0-9]+$/.test(String(body.customer_identifier)))
-      return fail(400, 'customer_identifier must be alphanumeric');
+  router.add('POST', '/virtual-account/business', 'virtual-account', C2_FIELDS, ({ body }) => {
     const invalid = commonChecks(body);
     if (invalid) return invalid;
     if (
@@ -200,36 +272,25 @@ export function registerVirtualAccounts(
   });
 
   // C3, C4.
-  router.add('GET', '/virtual-account/customer/transactions/{id}', 'virtual-account', ({ params }) =>
-    ok(credits.filter((t) => t.customer.customer_identifier === params.id).map(publicCredit)),
+  router.add(
+    'GET',
+    '/virtual-account/customer/transactions/{id}',
+    'virtual-account',
+    { params: pathParams('id') },
+    ({ params }) => ok(credits.filter((t) => t.customer.customer_identifier === params.id).map(publicCredit)),
   );
-  router.add('GET', '/virtual-account/merchant/transactions', 'virtual-account', () => ok(credits.map(publicCredit)));
+  router.add('GET', '/virtual-account/merchant/transactions', 'virtual-account', {}, () =>
+    ok(credits.map(publicCredit)),
+  );
 
   // C5.
-  router.add('GET', '/virtual-account/merchant/transactions/all', 'virtual-account', ({ query }) => {
-    for (const key of [
-      'virtualAccount',
-      'customerIdentifier',
-      'transactionReference',
-      'session_id',
-      'startDate',
-      'endDate',
-      'page',
-      'perPage',
-      'dir',
-    ]) {
-      if (query.get(key) === '') return fail(400, `"${key}" is not allowed to be empty`);
-    }
+  router.add('GET', '/virtual-account/merchant/transactions/all', 'virtual-account', C5_FIELDS, ({ query }) => {
     const va = query.get('virtualAccount');
-    if (va !== null && !/^\d{10}$/.test(va)) return fail(400, '"virtualAccount" must be 10 digits');
     const dir = query.get('dir');
-    if (dir !== null && dir !== 'ASC' && dir !== 'DESC') return fail(400, '"dir" must be one of [ASC, DESC]');
     const start = query.get('startDate');
     const end = query.get('endDate');
     const startT = start === null ? undefined : parseMdy(start);
     const endT = end === null ? undefined : parseMdy(end);
-    if (start !== null && startT === undefined) return fail(400, '"startDate" must be in the format MM-DD-YYYY');
-    if (end !== null && endT === undefined) return fail(400, '"endDate" must be in the format MM-DD-YYYY');
     const ci = query.get('customerIdentifier');
     const ref = query.get('transactionReference');
     const session = query.get('session_id');
@@ -254,8 +315,9 @@ export function registerVirtualAccounts(
   });
 
   // C6.
-  router.add('GET', '/virtual-account/customer/{number}', 'virtual-account', ({ params }) => {
-    const a = /^\d{10}$/.test(params.number) ? byNumber(params.number) : undefined;
+  const byAccountNumber = { params: pathParams({ number: matching(TEN_DIGITS, 'must be 10 digits') }) };
+  router.add('GET', '/virtual-account/customer/{number}', 'virtual-account', byAccountNumber, ({ params }) => {
+    const a = byNumber(params.number);
     if (!a) return fail(404, 'Virtual account not found');
     return ok({
       first_name: a.first_name,
@@ -268,13 +330,11 @@ export function registerVirtualAccounts(
   });
 
   // C8.
-  router.add('GET', '/virtual-account/merchant/accounts', 'virtual-account', ({ query }) => {
+  router.add('GET', '/virtual-account/merchant/accounts', 'virtual-account', C8_FIELDS, ({ query }) => {
     const start = query.get('startDate');
     const end = query.get('EndDate') ?? query.get('endDate');
     const startT = start ? parseYmd(start) : undefined;
     const endT = end ? parseYmd(end) : undefined;
-    if (start && startT === undefined) return fail(400, '"startDate" must be in the format YY-MM-DD');
-    if (end && endT === undefined) return fail(400, '"EndDate" must be in the format YY-MM-DD');
     const rows = [...accounts.values()]
       .filter(
         (a) =>
@@ -293,33 +353,37 @@ export function registerVirtualAccounts(
   });
 
   // C10.
-  router.add('GET', '/virtual-account/webhook/logs', 'virtual-account', ({ query }) => {
+  router.add('GET', '/virtual-account/webhook/logs', 'virtual-account', C10_FIELDS, ({ query }) => {
     const rows = [...errorLog.values()].slice(0, 100).map(({ previous_ref: _p, ...r }) => r);
     return ok({ count: rows.length, rows: page(rows, query.get('page'), query.get('perPage'), 100) });
   });
 
   // C11: by the reference the notification carried (the previous format is accepted too).
-  router.add('DELETE', '/virtual-account/webhook/logs/{ref}', 'virtual-account', ({ params }) => {
-    for (const [key, row] of errorLog) {
-      if (key === params.ref || row.previous_ref === params.ref) {
-        errorLog.delete(key);
-        return ok(1);
+  router.add(
+    'DELETE',
+    '/virtual-account/webhook/logs/{ref}',
+    'virtual-account',
+    { params: pathParams('ref') },
+    ({ params }) => {
+      for (const [key, row] of errorLog) {
+        if (key === params.ref || row.previous_ref === params.ref) {
+          errorLog.delete(key);
+          return ok(1);
+        }
       }
-    }
-    return ok(0, 'No error-log entry for that reference');
-  });
+      return ok(0, 'No error-log entry for that reference');
+    },
+  );
 
   // C7 (after the fixed paths above, so /merchant/... and /customer/... are not read as identifiers).
-  router.add('GET', '/virtual-account/{id}', 'virtual-account', ({ params }) => {
+  router.add('GET', '/virtual-account/{id}', 'virtual-account', { params: pathParams('id') }, ({ params }) => {
     const a = accounts.get(params.id);
     return a ? ok(publicAccount(a)) : fail(404, 'Virtual account not found');
   });
 
   // C9 and A2.
-  router.add('POST', '/virtual-account/simulate/payment', 'virtual-account', ({ body, secretKey }) => {
+  router.add('POST', '/virtual-account/simulate/payment', 'virtual-account', C9_FIELDS, ({ body, secretKey }) => {
     if (body.dva === true || body.dva === 'true') return checkout.simulateTransfer(body);
-    const missing = requireFields(body, ['virtual_account_number']);
-    if (missing) return missing;
     const number = String(body.virtual_account_number);
     if (!byNumber(number) && checkout.isDynamicAccount(number)) return checkout.simulateTransfer(body);
     return simulate(body, secretKey);
@@ -332,8 +396,6 @@ export function registerVirtualAccounts(
       body.amount === undefined || body.amount === null || body.amount === ''
         ? DEFAULT_SIMULATED_AMOUNT
         : String(body.amount);
-    if (!/^\d+(\.\d{1,2})?$/.test(principal) || Number(principal) <= 0)
-      return fail(400, 'amount must be a positive decimal string such as "1000.00"');
     const kobo = Math.round(Number(principal) * 100);
     const feeKobo = Math.min(Math.round(kobo / 200), 10_000); // the sandbox's fee: 0.5 %, capped at 100.00
     const previousRef = `REF${clock.now()}${randomDigits(6)}`;

@@ -1,0 +1,136 @@
+// The request fields of every sandbox route, checked in one step before its handler runs (issue
+// #26 §4): each route declares zod schemas for its path parameters, query and body where it is
+// registered (Router.add requires them), and the router answers a field error before the handler
+// can look anything up. Messages follow the spec's pattern: `<field> is required`, `<field> is not
+// allowed to be empty`, otherwise `<field> <rule>`.
+import { z } from 'zod';
+
+/** What a route accepts. Absent: that part carries no field (a route with none declares `{}`). */
+export interface RouteFields {
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** The message for a field error when the route's own wording differs from `<field> <rule>`. */
+  message?: (field: string, rule: string) => string;
+}
+
+export interface FieldError {
+  /** Dotted path of the field, e.g. `card.number`. */
+  field: string;
+  /** `is required`, `is not allowed to be empty`, or the schema's own rule. */
+  rule: string;
+}
+
+export interface RequestInput {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/** The first field error of a request, path parameters first, then query, then body; undefined when it is valid. */
+export function firstFieldError(fields: RouteFields, input: RequestInput): FieldError | undefined {
+  for (const part of ['params', 'query', 'body'] as const) {
+    const schema = fields[part];
+    if (!schema) continue;
+    const result = schema.safeParse(input[part]);
+    if (!result.success) return describe(result.error.issues[0]!, input[part]);
+  }
+  return undefined;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let v = root;
+  for (const k of path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
+function describe(issue: z.core.$ZodIssue, root: unknown): FieldError {
+  const field = issue.path.map(String).join('.') || '(body)';
+  if (issue.code === 'custom' && issue.params?.asIs === true) return { field, rule: issue.message };
+  const value = valueAt(root, issue.path);
+  if (value === undefined || value === null) return { field, rule: 'is required' };
+  if (value === '' || (Array.isArray(value) && value.length === 0))
+    return { field, rule: 'is not allowed to be empty' };
+  // zod's own wording ("Invalid input: ...", "Too small: ...") is replaced by the spec's style.
+  if (!/^(Invalid|Too (small|big))\b/.test(issue.message)) return { field, rule: issue.message };
+  if (issue.code === 'invalid_type')
+    return { field, rule: `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}` };
+  if (issue.code === 'invalid_value') return { field, rule: `must be one of ${issue.values.map(String).join(', ')}` };
+  return { field, rule: 'is invalid' };
+}
+
+/** A refinement's issue whose rule is taken as written, even for a missing field (e.g. `pin` + `or otp is required`). */
+export const asIs = (path: string[], message: string) => ({ path, message, params: { asIs: true } });
+
+/** The first value of each query parameter (as `URLSearchParams.get` reads it). */
+export function queryObject(query: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of query) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+// ---- Field builders ------------------------------------------------------------------------
+// Handlers read the raw request (numbers may come as digit strings, as callers send them); these
+// check what a field must look like, with the rule as the handler used to word it.
+
+/** Any value passing `check`; missing fails as `is required` (wrap in `.optional()` when it is not). */
+export const rule = (check: (v: unknown) => boolean, message: string) => z.unknown().refine(check, message);
+
+/** A required, non-empty string. */
+export const text = (message = 'must be a string') => rule((v) => typeof v === 'string' && v !== '', message);
+
+/** A string (or number) whose text matches `re`. */
+export const matching = (re: RegExp, message: string) =>
+  rule((v) => (typeof v === 'string' || typeof v === 'number') && re.test(String(v)), message);
+
+/** A positive safe integer, given as a number or a string of digits. */
+export const positiveInteger = (message: string) =>
+  rule((v) => {
+    const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
+    return Number.isSafeInteger(n) && n > 0;
+  }, message);
+
+/** A positive safe integer given as a JSON number only. */
+export const positiveNumber = (message: string) =>
+  rule((v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0, message);
+
+export const oneOf = (values: readonly string[], message: string, caseInsensitive = false) =>
+  rule(
+    (v) =>
+      typeof v === 'string' && values.some((x) => (caseInsensitive ? x.toLowerCase() === v.toLowerCase() : x === v)),
+    message,
+  );
+
+export const object = (message: string) =>
+  rule((v) => v !== null && typeof v === 'object' && !Array.isArray(v), message);
+
+/** A code the payer types (PIN, OTP, token, bank code): a non-empty string or a number; its value is the handler's business. */
+export const CODE = rule(
+  (v) => (typeof v === 'string' && v !== '') || typeof v === 'number',
+  'must be a string of digits',
+);
+
+export const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/**
+ * An identifier in a path or a lookup field: 1 to 100 characters of letters, digits and `_.:-`
+ * (what the sandbox ever issues, and what the references the spec shows look like).
+ */
+export const IDENTIFIER = /^[A-Za-z0-9_.:-]{1,100}$/;
+export const identifier = (message = 'must be 1 to 100 letters, digits or _.:-') => matching(IDENTIFIER, message);
+
+/** One identifier, or a non-empty list of them (D4's mandateIds, A5's auth_code). */
+export const identifiers = (message: string) =>
+  rule(
+    (v) => (Array.isArray(v) ? v.length > 0 && v.every((x) => IDENTIFIER.test(String(x))) : IDENTIFIER.test(String(v))),
+    message,
+  );
+
+/** Path parameters, each an identifier unless given its own rule. */
+export function pathParams(...names: string[]): z.ZodObject;
+export function pathParams(shape: Record<string, z.ZodType>): z.ZodObject;
+export function pathParams(...args: unknown[]): z.ZodObject {
+  if (typeof args[0] === 'object') return z.object(args[0] as Record<string, z.ZodType>);
+  return z.object(Object.fromEntries((args as string[]).map((n) => [n, identifier()])));
+}
