@@ -238,6 +238,14 @@ export interface MandateCarry {
 }
 
 export const mandateStateQuery = defineQuery<MandateState>('mandateState');
+/** Every debit the flow keeps (up to MANDATE_KEYS_KEPT, unresolved ones always), for reconciliation. */
+export interface MandateDebitsAnswer {
+  debits: MandateDebit[];
+  /** The last debit sequence used: a `${mandateRef}-D<n>` with a higher n was never made by this flow. */
+  lastSequence: number;
+}
+/** The kept debits (not only the last MANDATE_DEBITS_KEPT the state shows); with references, only those. */
+export const mandateDebitsQuery = defineQuery<MandateDebitsAnswer, [string[]?]>('mandateDebits');
 /**
  * The customer's OTP as a claim-check handle (purpose 'mandate-otp'; the starter seals it); answers
  * the new state, or fails with the reason (wrong OTP, expired session, SecretUnavailable: send it again).

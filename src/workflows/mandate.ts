@@ -65,6 +65,7 @@ import {
   debitReference,
   isUnresolvedDebit,
   mandateInputProblems,
+  mandateDebitsQuery,
   mandateStateQuery,
   observedDebitReference,
   resendMandateOtpUpdate,
@@ -238,6 +239,12 @@ class MandateFlow {
 
   listen(): void {
     setHandler(mandateStateQuery, () => this.state);
+    setHandler(mandateDebitsQuery, (references) => ({
+      debits: references
+        ? references.flatMap((r) => this.debits.get(r) ?? [])
+        : [...this.debits.values()].sort((a, b) => a.sequence - b.sequence),
+      lastSequence: this.sequence,
+    }));
     setHandler(cancelMandateSignal, () => {
       this.cancelRequested = true;
     });
