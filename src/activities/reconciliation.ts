@@ -28,6 +28,7 @@ import {
   PaymentCurrency,
   PaymentFlow,
   PaymentReference,
+  PaymentServiceReference,
   PaymentStatus,
   ReconciliationStatus,
 } from '../shared/search-attributes';
@@ -70,12 +71,20 @@ function quote(v: string): string | undefined {
   return /^[\x20-\x7e]+$/.test(v) && !/["'\\]/.test(v) ? `"${v}"` : undefined;
 }
 
+/** Every execution the service may list under one of `quoted`: by our reference, or a POS remote request by its request_ref. */
+const underReferences = (quoted: string): string =>
+  `(PaymentReference IN (${quoted}) OR PaymentServiceReference IN (${quoted}))`;
+
 const chunks = <T>(xs: T[], n: number): T[][] =>
   Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
 interface Execution {
   info: WorkflowExecutionInfo;
   flow?: string;
+  /**
+   * The reference the service lists it under: a POS remote request's request_ref
+   * (PaymentServiceReference), every other flow's PaymentReference.
+   */
   reference?: string;
   status?: string;
   amount?: number;
@@ -89,7 +98,7 @@ function execution(info: WorkflowExecutionInfo): Execution {
   return {
     info,
     flow: sa.get(PaymentFlow),
-    reference: sa.get(PaymentReference),
+    reference: sa.get(PaymentFlow) === 'pos-remote' ? sa.get(PaymentServiceReference) : sa.get(PaymentReference),
     status: sa.get(PaymentStatus),
     amount: sa.get(PaymentAmount),
     currency: sa.get(PaymentCurrency),
@@ -403,7 +412,7 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
         }
         const byRef = new Map<string, Execution[]>();
         for (const part of chunks(toLookUp, REFS_PER_QUERY)) {
-          const q = `TaskQueue = ${taskQueue} AND PaymentReference IN (${part.map((r) => quote(r.transaction_ref)).join(', ')})`;
+          const q = `TaskQueue = ${taskQueue} AND ${underReferences(part.map((r) => quote(r.transaction_ref)).join(', '))}`;
           for (const e of await list(q))
             if (e.reference) byRef.set(e.reference, [...(byRef.get(e.reference) ?? []), e]);
         }
@@ -425,7 +434,8 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
             ours = debit;
           }
           if (!ours && metaSource(r) === 'pos_remote') {
-            notComparable('POS remote request (A6 lists it under its request_ref, which the flow does not publish)');
+            // Started by another system, or by a flow from before flows published request_ref: not guessed.
+            notComparable('POS remote request that no flow of ours published (PaymentServiceReference)');
             continue;
           }
           const c = compareTransaction(s, ours);
@@ -494,7 +504,7 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
         if (rows.some((r) => r.transaction_ref === e.reference)) continue; // created in another window: compared there
         const quoted = quote(e.reference);
         const side = quoted
-          ? ourSideOf(await list(`TaskQueue = ${taskQueue} AND PaymentReference = ${quoted}`))
+          ? ourSideOf(await list(`TaskQueue = ${taskQueue} AND ${underReferences(quoted)}`))
           : { flow: undefined, lastMark: undefined };
         const ours = side.flow ?? {
           flow: e.flow!,

@@ -276,9 +276,10 @@ export const FLOW_OUTCOMES: Record<string, FlowStatusMap | { notComparable: stri
   mandate: { notATransaction: 'a mandate; its debits are compared one by one (mandate-debit)' },
   /** One debit of a mandate, read from the mandate flow's state (MandateDebitStatus), not from visibility. */
   'mandate-debit': { money: ['success'], noMoney: ['failed'] },
+  /** Found by its request_ref (PaymentServiceReference), under which A6 lists it; `rejected`, `not_sent`: nothing was created. */
   'pos-remote': {
-    notComparable:
-      'A6 lists a remote request under its request_ref, which the flow does not publish as a search attribute',
+    money: ['success', 'success_after_cancel'],
+    noMoney: ['failed', 'cancelled', 'expired', 'rejected', 'not_sent'],
   },
   'pos-terminal': { notComparable: 'POS terminal sales (F3) are read with F4, not A6' },
   'pos-refund': { notComparable: 'POS refunds (F3 Refund) are read with F4, not A6' },

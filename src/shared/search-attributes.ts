@@ -13,6 +13,11 @@ export const PaymentAmount = defineSearchAttributeKey('PaymentAmount', SearchAtt
 /** ISO currency code, NGN or USD. */
 export const PaymentCurrency = defineSearchAttributeKey('PaymentCurrency', SearchAttributeType.KEYWORD);
 /**
+ * The payments service's own reference for a flow, where it differs from ours: a POS remote
+ * request's `request_ref` (E1's answer), under which A6 lists it. Reconciliation finds the flow by it.
+ */
+export const PaymentServiceReference = defineSearchAttributeKey('PaymentServiceReference', SearchAttributeType.KEYWORD);
+/**
  * Reconciliation (docs/flows-reconciliation.md). On a mark (PaymentFlow reconciliation-mark, with
  * the reference): mismatch_money_without_success, mismatch_success_without_money,
  * mismatch_amount, mismatch_currency, late_payment, or resolved. On a run (PaymentFlow
@@ -28,6 +33,7 @@ export const SEARCH_ATTRIBUTE_REGISTRATION: Record<string, 'Keyword' | 'Int'> = 
   PaymentAmount: 'Int',
   PaymentCurrency: 'Keyword',
   ReconciliationStatus: 'Keyword',
+  PaymentServiceReference: 'Keyword',
 };
 
 export interface PaymentSearchFields {
@@ -36,6 +42,8 @@ export interface PaymentSearchFields {
   status?: string;
   amount?: number;
   currency?: string;
+  /** PaymentServiceReference: the service's reference (a POS remote request's request_ref). */
+  serviceReference?: string;
 }
 
 /** Typed pairs for upsertSearchAttributes / typedSearchAttributes; undefined fields are skipped. */
@@ -46,5 +54,6 @@ export function paymentSearchAttributes(f: PaymentSearchFields): SearchAttribute
   if (f.status !== undefined) pairs.push({ key: PaymentStatus, value: f.status });
   if (f.amount !== undefined && Number.isSafeInteger(f.amount)) pairs.push({ key: PaymentAmount, value: f.amount });
   if (f.currency !== undefined) pairs.push({ key: PaymentCurrency, value: f.currency });
+  if (f.serviceReference !== undefined) pairs.push({ key: PaymentServiceReference, value: f.serviceReference });
   return pairs;
 }

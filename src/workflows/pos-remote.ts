@@ -260,14 +260,14 @@ class PosRemoteRequestFlow {
 
   /** A parked request's record (A6 by request_ref); a lost E1's request is searched for first. */
   private async lookUpParked(): Promise<Presence<{ status: string; record: PosRemoteRecordFound['record'] }>> {
-    if (!this.state.requestRef) {
+    let requestRef = this.state.requestRef;
+    if (!requestRef) {
       if (!this.exclude) return { found: false };
       const found = await reads.posRemoteFindRequest({ ...this.requestShape(), exclude: this.exclude });
       if (found.kind !== 'one') return { found: false };
-      this.state.requestRef = found.request_ref;
-      this.state.recovered = true;
+      requestRef = this.published(found.request_ref, true);
     }
-    const look = await reads.posRemoteLookupRecord({ request_ref: this.state.requestRef });
+    const look = await reads.posRemoteLookupRecord({ request_ref: requestRef });
     return look.found ? { found: true, record: { status: look.status, record: look.record } } : { found: false };
   }
 
@@ -355,7 +355,7 @@ class PosRemoteRequestFlow {
           },
           { announce: true },
         );
-        state.requestRef = created.request_ref;
+        this.published(created.request_ref);
         state.createdAt = Date.now();
         return 'created';
       } catch (err) {
@@ -399,8 +399,7 @@ class PosRemoteRequestFlow {
         found = undefined;
       }
       if (found?.kind === 'one') {
-        state.requestRef = found.request_ref;
-        state.recovered = true;
+        this.published(found.request_ref, true);
         return true;
       }
       if (found?.kind === 'many') {
@@ -569,6 +568,17 @@ class PosRemoteRequestFlow {
     await getExternalWorkflowHandle(this.lockId)
       .signal(releaseTerminalLockSignal, { ...this.me, ...(state.requestRef ? { requestRef: state.requestRef } : {}) })
       .catch(() => undefined); // no lock running: nothing to release
+  }
+
+  /**
+   * Our request's request_ref, kept and published (PaymentServiceReference): A6 lists the request
+   * under it, and reconciliation finds this flow by it (docs/flows-reconciliation.md).
+   */
+  private published(requestRef: string, recovered = false): string {
+    this.state.requestRef = requestRef;
+    if (recovered) this.state.recovered = true;
+    upsertSearchAttributes(paymentSearchAttributes({ serviceReference: requestRef }));
+    return requestRef;
   }
 
   private setStatus(status: PosRemoteState['status'], message?: string): void {

@@ -122,7 +122,12 @@ describe('statuses → money, one mapping', () => {
     expect(ourOutcome('recurring', 'completed', 'recurringChargeWorkflow').outcome).toBe('not_a_transaction');
     expect(ourOutcome('mandate-debit', 'success').outcome).toBe('money');
     expect(ourOutcome('mandate-debit', 'pending').outcome).toBe('open');
-    expect(ourOutcome('pos-remote', 'success').outcome).toBe('not_comparable');
+    // A POS remote request, found by its published request_ref.
+    for (const s of ['success', 'success_after_cancel']) expect(ourOutcome('pos-remote', s).outcome).toBe('money');
+    for (const s of ['failed', 'cancelled', 'expired', 'rejected', 'not_sent'])
+      expect(ourOutcome('pos-remote', s).outcome).toBe('no_money');
+    for (const s of ['pending', 'searching', 'outcome_unknown', 'poll_error', 'expired_unobserved'])
+      expect(ourOutcome('pos-remote', s).outcome).toBe('open');
     expect(ourOutcome('vend', 'vended').outcome).toBe('not_comparable');
     expect(ourOutcome('pos-refund', 'approved').outcome).toBe('not_comparable');
     expect(ourOutcome('pos-refund-ledger', 'open').outcome).toBe('not_a_transaction');
@@ -245,7 +250,7 @@ describe('comparing one reference', () => {
 
   it('what cannot be compared is said so, never guessed', () => {
     expect(compareTransaction(svc({ status: 'on-hold' }), ours())).toMatchObject({ result: 'not_comparable' });
-    expect(compareTransaction(svc(), ours({ flow: 'pos-remote' }))).toMatchObject({ result: 'not_comparable' });
+    expect(compareTransaction(svc(), ours({ flow: 'vend' }))).toMatchObject({ result: 'not_comparable' });
   });
 });
 

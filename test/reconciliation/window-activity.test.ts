@@ -164,12 +164,12 @@ describe('the window activity against the sandbox over real HTTP', () => {
     expect(summary.byKind.mismatch_money_without_success).toBe(1);
   });
 
-  it('a POS remote request listed by A6 is named not comparable (the flow does not publish its request_ref), never a finding', async () => {
+  it('a POS remote request listed by A6 that no flow published (started elsewhere) is named not comparable, never a finding', async () => {
     await api.posRemote.create({ terminal_id: '2SBX0001', amount: 12_345 });
     await sandbox.clock.advance(5_000); // the simulated terminal approves it
     const summary = await run(input({}));
     expect(summary.notComparableReasons).toEqual({
-      'POS remote request (A6 lists it under its request_ref, which the flow does not publish)': 1,
+      'POS remote request that no flow of ours published (PaymentServiceReference)': 1,
     });
     expect(summary.findingList.filter((f) => f.serviceAmount === 12_345)).toEqual([]);
   });
