@@ -48,7 +48,8 @@ function badRequestFor(fields: RouteFields) {
   const body = withUnknownIds(shapeOf(fields.body));
   const query = withUnknownIds(shapeOf(fields.query)) as Record<string, string>;
   let bad = fails(fields.body, body) || fails(fields.query, query);
-  for (const key of Object.keys(shapeOf(fields.body))) {
+  // From the last field back: identifiers tend to come first, and stay unknown ids.
+  for (const key of Object.keys(shapeOf(fields.body)).reverse()) {
     if (bad) break;
     body[key] = BAD_VALUE;
     bad = fails(fields.body, body);
