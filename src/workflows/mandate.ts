@@ -232,7 +232,7 @@ class MandateFlow {
     for (const d of [...(carry?.debits ?? this.state.recentDebits), ...this.state.unresolvedDebits])
       this.debits.set(d.reference, d);
     this.searchStatus = carry ? this.state.status : 'creating';
-    this.events = new MerchantEvents(input.notify, 'mandate', input.mandateRef);
+    this.events = new MerchantEvents(input.notify, 'mandate', input.mandateRef, carry?.eventSequence);
   }
 
   // --- handlers ---
@@ -600,7 +600,13 @@ class MandateFlow {
   /** What the next run starts from. */
   private carryOver(): MandateCarry {
     const { state, sequence } = this;
-    return { state, sequence, debits: [...this.debits.values()], keys: Object.fromEntries(this.keys) };
+    return {
+      state,
+      sequence,
+      debits: [...this.debits.values()],
+      keys: Object.fromEntries(this.keys),
+      ...(this.events.emitted > 0 ? { eventSequence: this.events.emitted } : {}),
+    };
   }
 
   /** FIXED: dates before the approval day are not debited: the customer had not authorised them. */

@@ -224,8 +224,8 @@ describe('FIXED: the service debits on its own schedule; the flow observes (the 
 });
 
 describe("FIXED with fixedDebits 'send': the flow sends each date's debit itself", () => {
-  it('sends one D3 per date from its own timers (no patch marker), and tells each debit', async () => {
-    const i = fixedInput({ fixedDebits: 'send' });
+  it('sends one D3 per date from its own timers (no patch marker), and tells each debit; the event sequence goes on across continue-as-new', async () => {
+    const i = fixedInput({ fixedDebits: 'send', debitsPerRun: 2 });
     const h = await approved(i);
     const final = await h.result();
     expect(service.d3.filter((d) => d.reference.startsWith(i.mandateRef)).map((d) => d.reference)).toEqual([
@@ -236,6 +236,8 @@ describe("FIXED with fixedDebits 'send': the flow sends each date's debit itself
     expect(final).toMatchObject({ status: 'completed', totalDebited: 300_000, balance: 0, debitCount: 3 });
     expect(final.recentDebits.every((d) => d.kind === 'scheduled' && d.status === 'success')).toBe(true);
     expect(await rawHistoryText(h)).not.toContain('mandate-fixed-observed');
+    const desc = await h.describe();
+    expect(desc.runId).not.toBe(desc.raw.workflowExecutionInfo?.firstRunId); // continued as new after two debits
     const events = await eventsOf(i.mandateRef, 4);
     expect(summary(events).slice(1)).toEqual(
       [1, 2, 3].map((n) => ['mandate.debit.succeeded', 'success', `${i.mandateRef}-D${n}`, 100_000, n + 1]),

@@ -33,13 +33,22 @@ export interface OutcomeFields {
 
 export class MerchantEvents {
   /** The flow's event counter (data.sequence). */
-  private sequence = 0;
+  private sequence: number;
 
+  /** `emittedBefore`: the events earlier runs of the flow emitted (a continue-as-new carries it). */
   constructor(
     private readonly target: MerchantEventTarget | undefined,
     private readonly flow: string,
     private readonly reference: string,
-  ) {}
+    emittedBefore = 0,
+  ) {
+    this.sequence = emittedBefore;
+  }
+
+  /** How many events the flow has emitted, earlier runs included: what a continue-as-new carries. */
+  get emitted(): number {
+    return this.sequence;
+  }
 
   /** True when this flow's events go somewhere. */
   get enabled(): boolean {
