@@ -26,6 +26,15 @@ function functionLines(file, ...names) {
   });
 }
 
+/** `file:first-last` from the first line holding `from` to the next line holding `to`: a passage inside a function. */
+function passageLines(file, from, to) {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const first = lines.findIndex((l) => l.includes(from));
+  const last = lines.findIndex((l, i) => i > first && l.includes(to));
+  if (first < 0 || last < 0) throw new Error(`${file}: no passage from ${from} to ${to}`);
+  return `${file}:${first + 1}-${last + 1}`;
+}
+
 // Modules that run in Node: per-test coverage sends each mutant only to the tests that reach it.
 // Not jest's --findRelatedTests: jest's roots are test/ only, and it missed tests that reach the
 // mutated file through another module (src/api/index.ts), so their mutants "survived" untested.
@@ -51,6 +60,7 @@ const rules = {
     'test/payments/amount-check.test.ts',
     'test/activities/failure-reading.test.ts',
     'test/webhooks/signature-exactness.test.ts',
+    'test/webhooks/signatures.test.ts',
     'test/security/redaction-round.test.ts',
   ],
 };
@@ -62,17 +72,22 @@ const logging = {
   testFiles: ['test/foundation/logging.test.ts', 'test/security/redaction-round.test.ts'],
 };
 
-/** The webhook receiver (its dedupe with the rest), the credit store and the credit handler. */
+/**
+ * The receiver's dedupe (its memory of processed notifications and what each handler does with a
+ * copy), the credit store's durable claim, and the credit handler. The signature checks are in
+ * `rules`; the rest of the receiver (parsing, return page, server) is not a money or trust rule.
+ */
 const webhooks = {
   ...inNode,
   mutate: [
-    'src/webhooks/receiver.ts',
-    'src/virtual-accounts/credit-store.ts',
+    ...functionLines('src/webhooks/receiver.ts', 'has', 'add'),
+    passageLines('src/webhooks/receiver.ts', 'const dedupeKey = `payment:', 'recent.add(dedupeKey)'),
+    passageLines('src/webhooks/receiver.ts', 'const dedupeKey = `va:', "countWebhook('virtual-account'"),
+    ...functionLines('src/virtual-accounts/credit-store.ts', 'claim'),
     'src/virtual-accounts/credit-handler.ts',
   ],
   testFiles: [
     'test/webhooks/receiver.test.ts',
-    'test/webhooks/signature-exactness.test.ts',
     'test/webhooks/va-credit-dedupe.test.ts',
     'test/virtual-accounts/va-credit-e2e.test.ts',
     'test/virtual-accounts/credit-callback-window.test.ts',

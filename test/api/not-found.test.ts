@@ -43,6 +43,7 @@ const lookalikes: [ReferenceLookup, Error, string][] = [
   ['posTerminalRequery', notFound('Terminal not found'), 'the terminal, not the transaction'],
   ['posTerminalRequery', notFound('Route not found'), 'a wrong route'],
   ['posTerminalRequery', notFound(''), 'a 404 page with no envelope'],
+  ['posRemoteRequery', new NotFoundError({ ...init(404, ''), serviceMessage: undefined }), 'a 404 with no body at all'],
   ['posTerminalRequery', new ServerError(init(503, 'Transaction not found')), 'a 5xx'],
   ['posRemoteRequery', notFound('Route not found'), 'a wrong route'],
   ['mandateByReference', notFound('Not Found'), 'a bare 404'],
@@ -56,4 +57,16 @@ it.each(lookalikes)('%s: %p (%s) is not absence', (lookup, err) => {
 it('a non-client error is never absence, and every lookup names its source', () => {
   expect(isDocumentedNotFound('posTerminalRequery', new Error('Transaction not found'))).toBe(false);
   for (const rule of Object.values(DOCUMENTED_NOT_FOUND)) expect(rule.source.length).toBeGreaterThan(10);
+});
+
+it("each lookup's source names the section of the service's contract it comes from", () => {
+  const sections: Record<ReferenceLookup, RegExp> = {
+    verifyTransaction: /^verify: 400\b.*public facts/,
+    posTerminalRequery: /^F4: 404\b/,
+    posRemoteRequery: /^E2: 404 'Request not found or expired'/,
+    mandateByReference: /^D5: 'No mandate found for reference/,
+    vendingByReference: /^H4 by reference: 404\b/,
+  };
+  for (const [lookup, section] of Object.entries(sections))
+    expect(DOCUMENTED_NOT_FOUND[lookup as ReferenceLookup].source).toMatch(section);
 });
