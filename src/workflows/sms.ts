@@ -245,7 +245,7 @@ class SmsSendFlow {
     const result = this.result();
     // A cancelled send ends at once (the caller wants it gone); its unknown numbers stay reported.
     if (result.counts.outcome_unknown === 0 || this.state.cancelRequested) return result;
-    return this.parkUnknownNumbers();
+    return this.parkUnknownNumbers(result.message);
   }
 
   /**
@@ -254,10 +254,10 @@ class SmsSendFlow {
    * `cli ops resolve`: sent or failed). G1 has no reference and no look-up (spec), so nothing can
    * be requeried in the background; they are never resent.
    */
-  private async parkUnknownNumbers(): Promise<SmsSendResult> {
+  private async parkUnknownNumbers(why: string): Promise<SmsSendResult> {
     const resolved = listenForResolution(SMS_SEND_RESOLVE_OUTCOMES);
     this.setStatus('outcome_unknown');
-    await this.events.emitFor(SMS_SEND_EVENT_TYPES, { status: 'outcome_unknown', reason: this.result().message });
+    await this.events.emitFor(SMS_SEND_EVENT_TYPES, { status: 'outcome_unknown', reason: why });
     // Not cancellable itself: a cancel while parked ends the wait and reports the numbers as unknown.
     await CancellationScope.nonCancellable(() =>
       condition(() => resolved() !== undefined || this.root.consideredCancelled),
