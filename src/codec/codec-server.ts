@@ -184,7 +184,7 @@ export function createCodecServer(opts: CodecServerOptions): Server {
         reply(res, 400, { error: 'payloads could not be processed' });
       }
     },
-    { observe: httpMetricsObserver('codec', codecRoute) },
+    { observe: httpMetricsObserver('codec', codecRoute), span: { server: 'codec', routeOf: codecRoute } },
   );
 }
 

@@ -6,6 +6,7 @@
 //  - bodies read with the limit enforced while reading (and from Content-Length first): 413;
 //  - a handler that throws or rejects answers 500 (or the error's statusCode) and the server stays up.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { withServerSpan, type ServerSpanOptions } from '../observability/server-spans';
 
 /** The limits we set deliberately (each server may lower the body limit). */
 export const HTTP_LIMITS = {
@@ -108,6 +109,8 @@ export interface SafeServerOptions {
   onError?: (err: unknown, req: IncomingMessage) => void;
   /** Called once per request when its response finished (or the client went away), e.g. HTTP metrics. */
   observe?: (exchange: HttpExchange) => void;
+  /** A SERVER span per request, active while the handler runs (its log lines carry trace_id/span_id). */
+  span?: ServerSpanOptions;
 }
 
 /**
@@ -154,8 +157,9 @@ export function createSafeServer(
         return replyJson(res, 400, { error: 'malformed request target' }, { Connection: 'close' });
       }
       let pending: Promise<void> | void;
+      const invoke = () => handler(req, res, url);
       try {
-        pending = handler(req, res, url);
+        pending = opts.span ? withServerSpan(opts.span, req, res, url.pathname, invoke) : invoke();
       } catch (err) {
         pending = Promise.reject(err);
       }

@@ -84,7 +84,7 @@ export function flowStartMetadata(workflowType: string, search: PaymentSearchFie
     ...(search.reference ? [`- reference: \`${search.reference}\` (search attribute PaymentReference)`] : []),
     ...(money ? [`- amount: ${money} (${search.amount} in the lowest unit)`] : []),
     `- workflow type: \`${workflowType}\``,
-    '- current state: see the details below, or query `state`',
+    '- current state: the current details, or the `state` query',
   ];
   return { staticSummary: summary, staticDetails: details.join('\n') };
 }

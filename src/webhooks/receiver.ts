@@ -372,7 +372,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
         }
       }
     },
-    { observe: httpMetricsObserver('webhooks', receiverRoute) },
+    { observe: httpMetricsObserver('webhooks', receiverRoute), span: { server: 'webhooks', routeOf: receiverRoute } },
   );
 }
 
