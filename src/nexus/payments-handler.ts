@@ -23,6 +23,7 @@ import {
   posTransactionStartSearch,
   posTransactionWorkflowId,
 } from '../shared/pos-terminal';
+import { flowStartMetadata } from '../shared/flow-summary';
 import { paymentSearchAttributes, type PaymentSearchFields } from '../shared/search-attributes';
 import { VEND_FIRST_STATUS, VendInputSchema, vendWorkflowId } from '../shared/vending';
 import { bankPaymentInputSchema } from '../starters/bank-payment';
@@ -122,6 +123,7 @@ function flowOperation<I, O>(spec: (input: I) => FlowStartSpec): WorkflowRunOper
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
         typedSearchAttributes: paymentSearchAttributes(s.search),
+        ...flowStartMetadata(s.workflowType, s.search),
       })) as WorkflowHandle<O>;
     } catch (err) {
       // A Nexus retry of the same request is deduplicated by the server (its request id); this is another start.
