@@ -132,7 +132,12 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
   });
 
   // ---- The modal ----
-  router.add('GET', '/checkout/{ref}', 'none', { params: PAGE }, ({ params }) => {
+  /** Its channel calls: a form post with a bad field gets the modal back, showing the error. */
+  const page: RouteFields = {
+    params: PAGE,
+    formError: (message, ctx) => answer(ctx, fail(400, message), store.get(ctx.params.ref)),
+  };
+  router.add('GET', '/checkout/{ref}', 'none', page, ({ params }) => {
     const p = store.get(params.ref);
     if (!p?.checkout) return htmlPage(404, 'Checkout', '<p class="error">Unknown checkout.</p>');
     return modalPage(p);
@@ -149,7 +154,7 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
   }
   const isReply = (v: Payment | Reply): v is Reply => 'status' in v && typeof v.status === 'number';
 
-  router.add('POST', '/checkout/{ref}/card', 'none', { params: PAGE, body: CARD_FIELDS }, (ctx) => {
+  router.add('POST', '/checkout/{ref}/card', 'none', { ...page, body: CARD_FIELDS }, (ctx) => {
     const p = open(ctx, 'card');
     if (isReply(p)) return p;
     const first = firstCardStep(ctx.body, p.amount, clock.now());
@@ -175,7 +180,7 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     '/checkout/{ref}/authorize',
     'none',
     {
-      params: PAGE,
+      ...page,
       body: z
         .object({ pin: CODE.optional(), otp: CODE.optional() })
         .refine((b) => b.pin !== undefined || b.otp !== undefined, asIs(['pin'], 'or otp is required')),
@@ -196,7 +201,7 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     '/checkout/{ref}/bank',
     'none',
     {
-      params: PAGE,
+      ...page,
       body: z.object({
         account_or_phoneno: matching(/^\d{10,13}$/, 'must be a 10-digit account number or a phone number'),
         bank_code: CODE.optional(),
@@ -227,7 +232,7 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     'POST',
     '/checkout/{ref}/bank/validate',
     'none',
-    { params: PAGE, body: z.object({ otp_token: CODE }) },
+    { ...page, body: z.object({ otp_token: CODE }) },
     (ctx) => {
       const p = open(ctx, 'bank');
       if (isReply(p)) return p;
@@ -255,7 +260,7 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     '/checkout/{ref}/ussd',
     'none',
     {
-      params: PAGE,
+      ...page,
       body: z.object({ bank_code: oneOf(USSD_BANK_CODES, 'is not a supported USSD bank code').optional() }),
     },
     (ctx) => {
@@ -277,7 +282,7 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
   );
 
   /** Transfer channel: the dynamic account to pay (A2 pays it in the sandbox). */
-  router.add('POST', '/checkout/{ref}/transfer', 'none', { params: PAGE }, (ctx) => {
+  router.add('POST', '/checkout/{ref}/transfer', 'none', page, (ctx) => {
     const p = open(ctx, 'transfer');
     if (isReply(p)) return p;
     p.checkout!.dynamicAccount ??= `${DYNAMIC_ACCOUNT_PREFIX}${randomDigits(8)}`;

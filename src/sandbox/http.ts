@@ -245,9 +245,11 @@ export function checkFields(route: Route, ctx: RequestContext): Reply | undefine
     case 'pos-remote': // E: error bodies carry status as a string
       return fail(400, message, { stringStatus: true });
     case 'none': // the sandbox's own pages: a form post gets a page
-      return ctx.form
-        ? htmlPage(400, 'Invalid request', `<p class="error">${escapeHtml(message)}</p>`)
-        : fail(400, message);
+      if (!ctx.form) return fail(400, message);
+      return (
+        route.fields.formError?.(message, ctx) ??
+        htmlPage(400, 'Invalid request', `<p class="error">${escapeHtml(message)}</p>`)
+      );
     default:
       return fail(400, message);
   }

@@ -4,6 +4,7 @@
 // can look anything up. Messages follow the spec's pattern: `<field> is required`, `<field> is not
 // allowed to be empty`, otherwise `<field> <rule>`.
 import { z } from 'zod';
+import type { Reply, RequestContext } from './http';
 
 /** What a route accepts. Absent: that part carries no field (a route with none declares `{}`). */
 export interface RouteFields {
@@ -12,6 +13,8 @@ export interface RouteFields {
   body?: z.ZodType;
   /** The message for a field error when the route's own wording differs from `<field> <rule>`. */
   message?: (field: string, rule: string) => string;
+  /** A page route's answer to a form post with a bad field (the checkout modal shows it in place). */
+  formError?: (message: string, ctx: RequestContext) => Reply;
 }
 
 export interface FieldError {

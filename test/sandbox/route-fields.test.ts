@@ -159,6 +159,25 @@ describe('every route checks its fields before it looks anything up', () => {
     expect(badAmount).toMatchObject({ status: 400, body: { message: 'amount must be a positive integer in kobo' } });
   });
 
+  it("the checkout modal's form post with a bad field gets the modal back with the error; a JSON call gets the envelope", async () => {
+    const created = await call(sb.url, 'POST', '/transaction/initiate', {
+      amount: 50_000,
+      email: 'payer@example.com',
+      currency: 'NGN',
+      initiate_type: 'inline',
+    });
+    const ref = created.body!.data.transaction_ref as string;
+    const page = await call(sb.url, 'POST', `/checkout/${ref}/bank`, { account_or_phoneno: 'abc' }, { form: true });
+    expect(page.status).toBe(400);
+    expect(page.text).toContain('id="amount"'); // the modal itself, not a bare error page
+    expect(page.text).toContain('account_or_phoneno must be a 10-digit account number or a phone number');
+    const json = await call(sb.url, 'POST', `/checkout/${ref}/bank`, { account_or_phoneno: 'abc' });
+    expect(json).toMatchObject({
+      status: 400,
+      body: { success: false, message: 'account_or_phoneno must be a 10-digit account number or a phone number' },
+    });
+  });
+
   it('a route cannot be registered without declaring each path parameter', () => {
     const router = new Router();
     expect(() => router.add('GET', '/things/{id}', 'direct', {}, () => ({ status: 200 }))).toThrow(
