@@ -16,6 +16,7 @@ import {
   smsCampaignWorkflowId,
   smsSendStateQuery,
   smsSendWorkflowId,
+  type SmsCampaignInput,
   type SmsSendInput,
 } from '../../src/shared/sms';
 import type { StarterContext } from '../../src/starters/connect';
@@ -112,24 +113,31 @@ describe('an SMS send tells the merchant its outcome', () => {
 });
 
 describe('an SMS campaign tells the merchant its outcome', () => {
-  it("followed to success, through the process's NOTIFY_URL: one sms.campaign.succeeded", async () => {
+  let templateId: string;
+  beforeAll(async () => {
     const template = await createSmsTemplate(env.services.starters, {
       name: `Promo ${randomUUID().slice(0, 8)}`,
       description: 'events test',
       message: 'Hello from the shop',
     });
-    const reference = `ev-cmp-${randomUUID().slice(0, 8)}`;
-    const h = await startSmsCampaign(withNotifyUrl(), {
+    templateId = template.uuid;
+  });
+  const start = (reference: string, options: SmsCampaignInput['options'] = {}) =>
+    startSmsCampaign(withNotifyUrl(), {
       reference,
       campaign: {
         name: `Ev ${randomUUID().slice(0, 8)}`,
         bucket_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10',
         sender_id: 'SHOP',
         is_scheduled: false,
-        template_id: template.uuid,
+        template_id: templateId,
       },
-      options: { pollInterval: '100ms', maxPollInterval: '200ms' },
+      options: { pollInterval: '100ms', maxPollInterval: '200ms', lostCreateSettle: '100ms', ...options },
     });
+
+  it("followed to success, through the process's NOTIFY_URL: one sms.campaign.succeeded", async () => {
+    const reference = `ev-cmp-${randomUUID().slice(0, 8)}`;
+    const h = await start(reference);
     await eventually(async () => (await h.query(smsCampaignStateQuery)).serviceStatus === 'pending', {
       timeoutMs: 20_000,
     });
@@ -141,6 +149,34 @@ describe('an SMS campaign tells the merchant its outcome', () => {
       id: merchantEventId(smsCampaignWorkflowId(reference), 'sms.campaign.succeeded'),
       data: { flow: 'sms-campaign', reference, status: 'success', sequence: 1 },
     });
+  });
+
+  it("G2's answer lost and nothing listed: sms.campaign.needs_attention (1); resolved rejected: sms.campaign.failed (2)", async () => {
+    await env.admin.fault({ method: 'POST', path: '^/sms/campaign$', kind: 'drop-before-processing', count: 1 });
+    const reference = `ev-cmq-${randomUUID().slice(0, 8)}`;
+    const h = await start(reference, { lostCreateReads: 2 });
+    const [parked] = await receiver.delivered(reference);
+    expect(parked).toMatchObject({
+      type: 'sms.campaign.needs_attention',
+      id: merchantEventId(h.workflowId, 'sms.campaign.needs_attention'),
+      data: { status: 'outcome_unknown', sequence: 1 },
+    });
+    await eventually(() =>
+      resolveParkedFlow(env.services.starters, h.workflowId, {
+        outcome: 'rejected',
+        reason: 'not in the provider dashboard (test)',
+        operator: 'ops@example.com',
+      }).then(
+        () => true,
+        () => false,
+      ),
+    );
+    expect((await h.result()).status).toBe('rejected');
+    const events = await receiver.delivered(reference, 2);
+    expect(events.map((e) => [e.type, e.data.status, e.data.sequence])).toEqual([
+      ['sms.campaign.needs_attention', 'outcome_unknown', 1],
+      ['sms.campaign.failed', 'rejected', 2],
+    ]);
   });
 });
 
