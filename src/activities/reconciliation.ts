@@ -7,10 +7,10 @@
 //      (PaymentReference / PaymentStatus / PaymentAmount / PaymentCurrency, open and closed runs,
 //      this worker's task queue only), plus the holding runs of webhooks that came after a flow
 //      closed, and earlier marks. Mandate debits (`<mandate>-D<n>`, `-K<hash>`) are read from
-//      the mandate flow's state.
-//   3. The other direction: our flows that say success and started in the window must be listed
-//      by the service; a reference the window did not list is looked up by reference before it
-//      is called missing.
+//      the debits their mandate flow keeps (./reconciliation-mandates.ts).
+//   3. The other direction: our flows that say success and started in the window, and the
+//      mandate debits our mandate flows record as success in it, must be listed by the service; a
+//      reference the window did not list is looked up by reference before it is called missing.
 //   4. Each finding is recorded as a mark (a small workflow with ReconciliationStatus), and a
 //      reference marked before that now agrees is marked `resolved`.
 //
@@ -21,7 +21,13 @@ import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowExecuti
 import type { TransactionQueryRequest, TransactionRecord } from '../api';
 import type { ActivityDeps } from './deps';
 import { heartbeatWhile } from './heartbeat';
-import { mandateStateQuery, type MandateDebit } from '../shared/mandate';
+import {
+  MANDATE_DEBIT_REF,
+  debitSide,
+  debitsToFind,
+  readMandateDebits,
+  type KeptDebits,
+} from './reconciliation-mandates';
 import { flowStartMetadata } from '../shared/flow-summary';
 import {
   PaymentAmount,
@@ -58,8 +64,6 @@ export const PAGE_ATTEMPTS = 3;
 export const MAX_PAGES_PER_WINDOW = 10_000;
 /** References per visibility query (keeps the query short). */
 const REFS_PER_QUERY = 100;
-/** A mandate debit's reference: `<mandate>-D<sequence>` (scheduled) or `<mandate>-K<digest>` (on demand). */
-const MANDATE_DEBIT_REF = /^(.+)-(?:D\d+|K[0-9a-z]+)$/;
 
 export interface ReconciliationActivityOptions {
   /** Pause between two attempts of one page (ms); tests shorten it. Default 1000, doubled each attempt. */
@@ -321,8 +325,10 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
       }
 
       /** Mandate debits that no flow carries by reference: the mandate flow's state names them. */
-      async function mandateDebits(refs: string[]): Promise<Map<string, OurTransaction | { notComparable: string }>> {
-        const found = new Map<string, OurTransaction | { notComparable: string }>();
+      async function mandateDebits(
+        refs: string[],
+      ): Promise<Map<string, OurTransaction | { notComparable: string } | { neverMade: string }>> {
+        const found = new Map<string, OurTransaction | { notComparable: string } | { neverMade: string }>();
         const parentOf = new Map<string, string>();
         for (const r of refs) {
           const m = MANDATE_DEBIT_REF.exec(r);
@@ -339,17 +345,15 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
             if (e.reference && (!prev || startMs(e) > startMs(prev))) mandates.set(e.reference, e);
           }
         }
-        const states = new Map<string, Promise<MandateDebit[] | string>>();
+        const states = new Map<string, Promise<KeptDebits | string>>();
         for (const [ref, parent] of parentOf) {
           const m = mandates.get(parent);
           if (!m) continue;
           let debits = states.get(parent);
           if (!debits) {
-            debits = client.workflow
-              .getHandle(m.info.workflowId)
-              .query(mandateStateQuery)
-              .then((s) => [...s.recentDebits, ...s.unresolvedDebits])
-              .catch((err: unknown) => `mandate ${parent} state unreadable: ${(err as Error).message}`);
+            debits = readMandateDebits(client.workflow.getHandle(m.info.workflowId)).catch(
+              (err: unknown) => `mandate ${parent} state unreadable: ${(err as Error).message}`,
+            );
             states.set(parent, debits);
           }
           const list = await debits;
@@ -357,12 +361,10 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
             found.set(ref, { notComparable: 'mandate state unreadable' });
             continue;
           }
-          const d = list.find((x) => x.reference === ref);
-          if (!d)
-            found.set(ref, {
-              notComparable: 'mandate debit not among the debits its flow keeps (recent and unresolved)',
-            });
+          const side = debitSide(ref, list);
+          if (!('debit' in side)) found.set(ref, side);
           else {
+            const d = side.debit;
             found.set(ref, {
               flow: 'mandate-debit',
               workflowId: m.info.workflowId,
@@ -376,6 +378,56 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
           }
         }
         return found;
+      }
+
+      /**
+       * 3, mandate debits: every debit a mandate flow (running in the window) records as success in
+       * it must be listed by the service, in the window or by its reference; NGN only.
+       */
+      async function checkMandateDebits(fromMs: number, untilMs: number): Promise<void> {
+        if (input.currency !== 'NGN') return;
+        const [since, before] = [fromMs, untilMs].map((t) => new Date(t).toISOString().replace('.000Z', 'Z'));
+        const mandates = new Map<string, Execution>();
+        for (const e of await list(
+          `TaskQueue = ${taskQueue} AND PaymentFlow = "mandate" AND StartTime < "${before}" AND (ExecutionStatus = "Running" OR CloseTime >= "${since}")`,
+        ))
+          mandates.set(e.info.workflowId, e); // any run: the handle reads the latest
+        for (const m of mandates.values()) {
+          ctx.heartbeat({ checking: m.info.workflowId });
+          const kept = await readMandateDebits(client.workflow.getHandle(m.info.workflowId)).catch(() => undefined);
+          if (!kept) {
+            notComparable('mandate state unreadable');
+            continue;
+          }
+          const { sent, observed } = debitsToFind(kept.debits, fromMs, untilMs);
+          for (const _ of observed)
+            notComparable("observed FIXED debit (the service's own; D5 does not show its reference)");
+          for (const d of sent) {
+            summary.ourSuccessesChecked += 1;
+            if (seen.has(d.reference)) continue; // listed in this window: compared above
+            const around = lookupWindowAround(Date.parse(d.at));
+            const rows = await readPage(
+              { start_date: around.start, end_date: around.end, reference: d.reference },
+              `reference ${d.reference}`,
+            );
+            if (rows.some((r) => r.transaction_ref === d.reference)) continue; // compared in its own window
+            const quoted = quote(d.reference);
+            const lastMark = quoted
+              ? ourSideOf(await list(`TaskQueue = ${taskQueue} AND PaymentReference = ${quoted}`)).lastMark
+              : undefined;
+            const ours: OurTransaction = {
+              flow: 'mandate-debit',
+              workflowId: m.info.workflowId,
+              runId: m.info.runId,
+              status: d.status,
+              amount: d.amount,
+              currency: 'NGN',
+              closed: m.closed,
+            };
+            const detail = `the mandate flow records debit ${d.reference} as success; the service lists no transaction with this reference (A6 ${label}, and by reference ${around.start}..${around.end})`;
+            await report(finding('mismatch_success_without_money', detail, undefined, ours, d.reference), lastMark);
+          }
+        }
       }
 
       // ---- 1 + 2: the service's rows, page by page, each compared with our side ----
@@ -425,13 +477,16 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
           const s = compact(r);
           const side = sides.get(r.transaction_ref)!;
           let ours = side.flow;
+          let neverMade: string | undefined;
           if (!ours) {
             const debit = debits.get(r.transaction_ref);
             if (debit && 'notComparable' in debit) {
               notComparable(debit.notComparable);
               continue;
             }
-            ours = debit;
+            // A debit-shaped reference its mandate never made: no flow of ours tracks that money.
+            if (debit && 'neverMade' in debit) neverMade = debit.neverMade;
+            else ours = debit;
           }
           if (!ours && metaSource(r) === 'pos_remote') {
             // Started by another system, or by a flow from before flows published request_ref: not guessed.
@@ -459,8 +514,9 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
               notComparable(c.reason);
               break;
             case 'finding': {
-              const detail =
-                !ours && side.onlyWebhook
+              const detail = neverMade
+                ? `${c.detail} (${neverMade})`
+                : !ours && side.onlyWebhook
                   ? `${c.detail} (only a webhook's holding workflow has the reference)`
                   : c.detail;
               await report(finding(c.kind, detail, s, ours, r.transaction_ref, c.paidEvidenceAt), side.lastMark);
@@ -527,6 +583,8 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
           side.lastMark,
         );
       }
+
+      await checkMandateDebits(Date.parse(from), Date.parse(until));
 
       logger.info(
         {

@@ -10,7 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { startCheckout } from '../../src/starters/checkout';
-import { debitMandate, getMandateState, startMandate, submitMandateOtp } from '../../src/starters/mandate';
+import {
+  debitMandate,
+  getMandateState,
+  resolveMandateDebit,
+  startMandate,
+  submitMandateOtp,
+} from '../../src/starters/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
 import { reconcile, reconciliationHandle } from '../../src/starters/reconciliation';
 import { paymentSearchAttributes, ReconciliationStatus } from '../../src/shared/search-attributes';
@@ -216,7 +222,7 @@ it('a reference that agrees again is marked resolved', async () => {
   await visible(`PaymentReference = "${refs.amount}" AND ReconciliationStatus = "resolved"`);
 }, 60_000);
 
-it('mandate debits are compared with the debits the mandate flow records; a debit it does not list is not guessed', async () => {
+it('mandate debits are compared with the debits the mandate flow keeps, both ways: money under a debit reference the flow never made, and a debit the flow records that the service does not list, are findings', async () => {
   const mandateRef = `M${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   await startMandate(env.services.starters, {
     mandateRef,
@@ -229,6 +235,7 @@ it('mandate debits are compared with the debits the mandate flow records; a debi
     endDate: '2099-12-31',
     customerEmail: `c-${randomUUID()}@example.com`,
     customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
+    debitSettleMs: 0,
   });
   for (
     let i = 0;
@@ -239,16 +246,43 @@ it('mandate debits are compared with the debits the mandate flow records; a debi
   expect((await submitMandateOtp(env.services.starters, mandateRef, MANDATE_OTP)).status).toBe('approved');
   const debit = await debitMandate(ctx(), mandateRef, 300_000, { idempotencyKey: 'order-1' });
   expect(debit.status).toBe('success');
-  // Money under a debit-shaped reference of this mandate that its flow never made.
+  // Money under a debit-shaped reference of this mandate that its flow never made (its last debit is 2).
   await paidAtService(`${mandateRef}-D99`, 20_000);
+  // A debit that never reached the service (its D3 dropped, verify down) parks; an operator wrongly says it was debited.
+  await env.admin.fault({
+    method: 'POST',
+    path: '/transaction/mandate/debit',
+    kind: 'drop-before-processing',
+    count: 1,
+  });
+  await env.admin.fault({ method: 'GET', path: '/transaction/verify', kind: 'error5xx', count: 1000 });
+  const lost = await debitMandate(ctx(), mandateRef, 40_000, { idempotencyKey: 'order-2' });
+  expect(lost.status).toBe('outcome_unknown');
+  await env.admin.clearFaults();
+  await resolveMandateDebit(ctx(), mandateRef, {
+    debitKey: 'order-2',
+    outcome: 'debited',
+    reason: 'test: a wrong resolution',
+    operator: 'ops-test',
+  });
 
   const before = await run();
   expect(byRef(before)[debit.reference]).toBeUndefined();
-  expect(byRef(before)[`${mandateRef}-D99`]).toBeUndefined();
+  expect(byRef(before)[`${mandateRef}-D99`]).toMatchObject({
+    kind: 'mismatch_money_without_success',
+    detail: expect.stringContaining('the mandate flow never made debit 99 (its last is 2)'),
+  });
+  expect(byRef(before)[lost.reference]).toMatchObject({
+    kind: 'mismatch_success_without_money',
+    flow: 'mandate-debit',
+    ourAmount: 40_000,
+    detail: expect.stringContaining(`the mandate flow records debit ${lost.reference} as success`),
+  });
   const reasons = Object.assign({}, ...before.windows.map((w) => w.notComparableReasons)) as Record<string, number>;
-  expect(reasons).toEqual({ 'mandate debit not among the debits its flow keeps (recent and unresolved)': 1 });
-  expect(before.totals).toMatchObject({ matched: 3, findings: 3 }); // checkout, the corrected amount, the debit
-}, 60_000);
+  expect(reasons).toEqual({});
+  // checkout, the corrected amount, the debit; the findings above and the two mandate debits
+  expect(before.totals).toMatchObject({ matched: 3, findings: 5 });
+}, 120_000);
 
 describe('reconcile from the command line', () => {
   const cli = (args: string[]) => runCli(args, { env: cliEnvironment(config, env.services.sandboxUrl!) });
@@ -258,16 +292,19 @@ describe('reconcile from the command line', () => {
     const res = await cli(['reconcile', '--from', day, '--to', day, '--currency', 'NGN', '--json', '--csv', file]);
     expect(res.code).toBe(3); // findings need a person (docs/cli.md, exit codes)
     const report = JSON.parse(res.stdout) as ReconciliationReport;
+    // The findings of the runs above, the two mandate debits' included.
     expect(report.findings.map((x) => x.kind).sort()).toEqual([
       'late_payment',
       'mismatch_money_without_success',
+      'mismatch_money_without_success',
+      'mismatch_success_without_money',
       'mismatch_success_without_money',
     ]);
     expect(res.stderr).toContain(`[reconcile ${day}..${day}]`);
     expect(res.stderr).toContain('windows 1/1');
     const csv = readFileSync(file, 'utf8').trimEnd().split('\r\n');
     expect(csv[0]).toMatch(/^kind,reference,window,flow,/);
-    expect(csv).toHaveLength(4);
+    expect(csv).toHaveLength(6);
     expect(csv.find((l) => l.startsWith('late_payment,'))).toContain(`${refs.expired},${day}..${day} NGN,checkout,`);
     // No e-mail or name reaches the report.
     expect(res.stdout + csv.join('\n')).not.toContain('ada@example.com');
