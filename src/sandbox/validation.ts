@@ -36,7 +36,7 @@ export function firstFieldError(fields: RouteFields, input: RequestInput): Field
     const schema = fields[part];
     if (!schema) continue;
     const result = schema.safeParse(input[part]);
-    if (!result.success) return describe(result.error.issues[0]!, input[part]);
+    if (!result.success) return describe(result.error.issues[0]!, input[part], part);
   }
   return undefined;
 }
@@ -47,8 +47,8 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
-function describe(issue: z.core.$ZodIssue, root: unknown): FieldError {
-  const field = issue.path.map(String).join('.') || '(body)';
+function describe(issue: z.core.$ZodIssue, root: unknown, part: string): FieldError {
+  const field = issue.path.map(String).join('.') || part;
   if (issue.code === 'custom' && issue.params?.asIs === true) return { field, rule: issue.message };
   const value = valueAt(root, issue.path);
   if (value === undefined || value === null) return { field, rule: 'is required' };
