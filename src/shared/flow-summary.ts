@@ -38,6 +38,10 @@ const FLOW_TITLES: Record<string, string> = {
   scheduledTokenChargeWorkflow: 'Scheduled card charge',
   scheduledMandateDebitWorkflow: 'Scheduled mandate debit',
   virtualAccountErrorLogSweepWorkflow: 'Virtual-account error-log sweep',
+  // Children a flow starts (their search attributes come later, from the child itself).
+  tokenChargeWorkflow: 'Card token charge',
+  checkoutWorkflow: 'Hosted checkout',
+  virtualAccountCreditWorkflow: 'Virtual-account credit',
 };
 
 /** Digits after the point per ISO 4217 currency; 2 for any other. */
@@ -92,6 +96,28 @@ export function flowStartMetadata(workflowType: string, search: PaymentSearchFie
 /** A start's search attributes and its Web UI summary and details from the same fields. */
 export function flowStartOptions(workflowType: string, search: PaymentSearchFields) {
   return { typedSearchAttributes: paymentSearchAttributes(search), ...flowStartMetadata(workflowType, search) };
+}
+
+/**
+ * A child flow's summary and details, set by the workflow interceptor when its parent gave none: its
+ * title, its amount and currency when its input has both (an integer and a three-letter code; nothing
+ * else of the input is read), and its workflow id.
+ */
+export function childStartMetadata(
+  workflowType: string,
+  workflowId: string,
+  args: readonly unknown[],
+): FlowStartMetadata {
+  const input = (typeof args[0] === 'object' && args[0] !== null ? args[0] : {}) as Record<string, unknown>;
+  const money =
+    typeof input.amount === 'number' && typeof input.currency === 'string' && /^[A-Z]{3}$/.test(input.currency)
+      ? { amount: input.amount, currency: input.currency }
+      : {};
+  const m = flowStartMetadata(workflowType, money);
+  return {
+    staticSummary: `${m.staticSummary} · ${workflowId}`,
+    staticDetails: `${m.staticDetails}\n- workflow id: \`${workflowId}\` (started by its parent flow)`,
+  };
 }
 
 // --- activities ---

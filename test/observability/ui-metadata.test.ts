@@ -5,7 +5,8 @@
 // written from integer lowest units exactly.
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
-import type { WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 import { loadConfig } from '../../src/config/config';
@@ -14,6 +15,7 @@ import { SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import {
   ACTIVITY_SUMMARIES,
   activitySummary,
+  childStartMetadata,
   currentDetailsFor,
   flowStartMetadata,
   formatMoney,
@@ -21,7 +23,8 @@ import {
 import { getCardPaymentState, startCardPayment, submitPin } from '../../src/starters/card-payment';
 import { waitForState } from '../../src/starters/payment-common';
 import { eventually } from '../support/polling';
-import { testConfig, useServices } from '../support/stack';
+import { METRICS_INTERCEPTOR_PATH } from '../../src/workers/worker';
+import { testConfig, useServices, workflowBundle } from '../support/stack';
 
 jest.setTimeout(120_000);
 
@@ -68,6 +71,16 @@ describe('the tables', () => {
     expect(activitySummary('authorizeCard', ['ref', 'pin', 'cc_handle'])).toBe('send PIN (B2)');
     expect(activitySummary('authorizeCard', ['ref', 'otp', 'cc_handle'])).toBe('send OTP (B2)');
     expect(activitySummary('notAnActivity', [])).toBeUndefined();
+  });
+
+  it("summarises a child from its type, its input's amount and currency only, and its workflow id", () => {
+    const m = childStartMetadata('tokenChargeWorkflow', 'payment-plan-1-c3', [
+      { amount: 150_000, currency: 'NGN', tokenId: 'tok_secret', email: 'ada@example.com' },
+    ]);
+    expect(m.staticSummary).toBe('Card token charge NGN 1,500.00 · payment-plan-1-c3');
+    expect(JSON.stringify(m)).not.toMatch(/tok_secret|ada@example\.com/);
+    expect(childStartMetadata('x', 'id-1', [{ amount: 1.5, currency: 'NGN' }]).staticSummary).toBe('x · id-1');
+    expect(childStartMetadata('x', 'id-1', ['not an object']).staticSummary).toBe('x · id-1');
   });
 
   it('says the status in words, since when, when its timer fires, or when it ended', () => {
@@ -159,5 +172,37 @@ describe('a card payment started through the starter', () => {
     ].join('\n');
     for (const secret of PERSONAL) expect(shown).not.toContain(secret);
     await handle.terminate('ui-metadata test done');
+  });
+});
+
+describe('a child flow', () => {
+  it('gets a summary when its parent gives none, and keeps the one its parent gives', async () => {
+    const config = testConfig();
+    const taskQueue = `ui-metadata-children-${randomUUID()}`;
+    const bundle = await workflowBundle(require.resolve('./fixtures/child-workflows'), [METRICS_INTERCEPTOR_PATH]);
+    const connection = await NativeConnection.connect({ address: config.temporal.address });
+    const clientConnection = await Connection.connect({ address: config.temporal.address });
+    const client = new Client({ connection: clientConnection });
+    try {
+      const worker = await Worker.create({ connection, taskQueue, workflowBundle: bundle });
+      await worker.runUntil(async () => {
+        const [plain, named] = [`child-${randomUUID()}`, `child-${randomUUID()}`];
+        const run = (childId: string, own?: string) =>
+          client.workflow.execute('uiMetadataParent', {
+            taskQueue,
+            workflowId: `parent-${randomUUID()}`,
+            args: own ? [childId, own] : [childId],
+          });
+        expect(await run(plain)).toBe(150_000);
+        expect(await run(named, 'the parent says so')).toBe(150_000);
+        const child = await client.workflow.getHandle(plain).describe();
+        expect(await child.staticSummary()).toBe(`uiMetadataChild NGN 1,500.00 · ${plain}`);
+        expect(await child.staticDetails()).not.toContain('4111111111111111');
+        expect(await (await client.workflow.getHandle(named).describe()).staticSummary()).toBe('the parent says so');
+      });
+    } finally {
+      await clientConnection.close();
+      await connection.close();
+    }
   });
 });
