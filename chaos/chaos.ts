@@ -2,7 +2,7 @@
 // restart of the Temporal dev server on the same SQLite file.
 import type { FaultRule } from '../src/sandbox';
 import type { SandboxAdmin } from './admin';
-import type { ChaosStack } from './stack';
+import type { ChaosStack, ServiceProcess } from './stack';
 import { sleep, type Rng } from './util';
 
 type RequestKind = FaultRule['kind'];
@@ -164,11 +164,13 @@ export class Killer {
         } else if (this.kills < kills && done >= killAt[this.kills]) {
           await sleep(this.rng.int(0, 3_000));
           const t = Date.now();
-          await this.stack.worker.kill('SIGKILL');
+          // One worker process of several (the cluster run has 3): the others keep polling.
+          const victim = this.stack.workers.length > 1 ? this.rng.pick(this.stack.workers) : this.stack.worker;
+          await victim.kill('SIGKILL');
           this.kills++;
-          this.opts.log(`SIGKILL worker #${this.kills} (flows finished: ${this.opts.finished()})`);
+          this.opts.log(`SIGKILL ${victim.name} #${this.kills} (flows finished: ${this.opts.finished()})`);
           await sleep(this.rng.int(200, 1_500));
-          await this.restartWorker();
+          await this.restartWorker(victim);
           this.events.push({ at: new Date().toISOString(), what: 'worker-kill', ms: Date.now() - t });
           await sleep(this.rng.int(1_000, 4_000)); // let it work a little before the next kill
         }
@@ -177,10 +179,10 @@ export class Killer {
     })();
   }
 
-  private async restartWorker(): Promise<void> {
+  private async restartWorker(worker: ServiceProcess): Promise<void> {
     for (let i = 0; ; i++) {
       try {
-        await this.stack.worker.start();
+        await worker.start();
         return;
       } catch (err) {
         this.opts.log(`worker restart failed (${(err as Error).message}); again`);
@@ -193,6 +195,6 @@ export class Killer {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.loop;
-    if (!this.stack.worker.running) await this.restartWorker();
+    for (const w of this.stack.workers) if (!w.running) await this.restartWorker(w);
   }
 }

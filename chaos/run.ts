@@ -7,6 +7,8 @@
 //   npm run chaos -- --quick                      # ~80 flows, 5 kills, one server restart
 //   npm run chaos -- --flows 1000 --kills 30      # the full run (the defaults)
 //   npm run chaos -- --kinds card,vend --flows 40 --seed 7 --json out.json
+//   npm run test:cluster -- --json                # on the local multi-service cluster: 600 flows, 3 workers,
+//                                                 # kill -9 of history, matching and frontend twice each (docs/cluster.md)
 import { cpus } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
@@ -23,6 +25,7 @@ import { startChaosStack } from './stack';
 import { ChaosMerchantEndpoint } from './merchant-endpoint';
 import { newNotifySecret } from '../src/notify';
 import { pool, retry, Rng } from './util';
+import { ServiceKiller } from './service-kills';
 
 const program = new Command('chaos')
   .description(
@@ -40,7 +43,12 @@ const program = new Command('chaos')
   .option('--flow-timeout-ms <n>', 'how long one flow may take before it counts as never closed', (v) =>
     Number.parseInt(v, 10),
   )
-  .option('--keep', 'keep the stack directory (logs, SQLite, PostgreSQL) after the run');
+  .option('--keep', 'keep the stack directory (logs, SQLite, PostgreSQL) after the run')
+  .option('--cluster', 'run on the local multi-service Temporal cluster and kill its services (docs/cluster.md)')
+  .option('--workers <n>', 'worker processes (default 1; 3 with --cluster)', (v) => Number.parseInt(v, 10))
+  .option('--service-kills <n>', 'with --cluster: kill -9 rounds of history, matching and frontend (default 2)', (v) =>
+    Number.parseInt(v, 10),
+  );
 
 interface Opts {
   flows?: number;
@@ -54,6 +62,9 @@ interface Opts {
   faultIntervalMs?: number;
   flowTimeoutMs?: number;
   keep?: boolean;
+  cluster?: boolean;
+  workers?: number;
+  serviceKills?: number;
 }
 
 /** The kinds whose flows emit merchant events (docs/events.md), and the references they emit under. */
@@ -104,7 +115,11 @@ async function tallyEvents(merchant: ChaosMerchantEndpoint, flows: FlowRecord[],
 async function main(): Promise<number> {
   const o = program.parse(process.argv).opts<Opts>();
   const quick = o.quick === true;
-  const flowsN = o.flows ?? (quick ? 80 : 1000);
+  const onCluster = o.cluster === true;
+  const flowsN = o.flows ?? (quick ? 80 : onCluster ? 600 : 1000);
+  const workerProcesses = o.workers ?? (onCluster ? 3 : 1);
+  // On the cluster its own service kills replace the single-process server restart.
+  const serverRestart = o.serverRestart && !onCluster;
   const kills = o.kills ?? (quick ? 5 : 30);
   const concurrency = o.concurrency ?? (quick ? 10 : 16);
   const seed = o.seed ?? Math.floor(Math.random() * 2 ** 31);
@@ -129,7 +144,7 @@ async function main(): Promise<number> {
   const rng = new Rng(seed);
   const runId = (seed % 1_000_000).toString(36).padStart(4, '0');
   say(
-    `seed ${seed}, ${flowsN} flows (${drivers.map((d) => d.kind).join(', ')}), concurrency ${concurrency}, ${kills} kills, server restart ${o.serverRestart ? 'yes' : 'no'}`,
+    `seed ${seed}, ${flowsN} flows (${drivers.map((d) => d.kind).join(', ')}), concurrency ${concurrency}, ${kills} kills of ${workerProcesses} worker process(es), ${onCluster ? `cluster service kills ${o.serviceKills ?? 2} rounds` : `server restart ${serverRestart ? 'yes' : 'no'}`}`,
   );
 
   const started = Date.now();
@@ -137,7 +152,12 @@ async function main(): Promise<number> {
   const notifySecret = newNotifySecret();
   const merchant = new ChaosMerchantEndpoint(notifySecret, new Rng(seed + 1));
   const merchantUrl = await merchant.start();
-  const stack = await startChaosStack({ log: say, env: { NOTIFY_URL: merchantUrl, NOTIFY_SECRET: notifySecret } });
+  const stack = await startChaosStack({
+    log: say,
+    env: { NOTIFY_URL: merchantUrl, NOTIFY_SECRET: notifySecret },
+    cluster: onCluster,
+    workers: workerProcesses,
+  });
   let exitCode = 2;
   const config = loadConfig(stack.env);
   const starters = await connectStarters(config);
@@ -158,6 +178,7 @@ async function main(): Promise<number> {
       [order[i], order[j]] = [order[j], order[i]];
     }
     let finished = 0;
+    const finishTimes: number[] = [];
     // --quick: no reset / drop-before-processing on E1 — a POS remote E1 that never arrived is
     // searched for the request's whole lifetime + grace (5 min 20 s) while it holds the terminal,
     // longer than the quick run. The full run keeps them (and gives POS remote flows 15 minutes).
@@ -171,12 +192,21 @@ async function main(): Promise<number> {
     const killer = new Killer(stack, rng, {
       totalFlows: flowsN,
       kills,
-      serverRestart: o.serverRestart,
+      serverRestart,
       finished: () => finished,
       log: say,
     });
+    const serviceKiller = stack.cluster
+      ? new ServiceKiller(stack.cluster, new Rng(seed + 2), {
+          totalFlows: flowsN,
+          perService: o.serviceKills ?? 2,
+          finished: () => finished,
+          log: say,
+        })
+      : undefined;
     injector.start();
     killer.start();
+    serviceKiller?.start();
     const progress = setInterval(
       () =>
         say(
@@ -213,12 +243,14 @@ async function main(): Promise<number> {
         flow.error = (err as Error).message;
       }
       flow.ms = Date.now() - t;
+      finishTimes.push(Date.now());
       finished++;
       return flow;
     });
     clearInterval(progress);
     say(`all ${flowsN} flows finished driving; stopping the chaos`);
     await killer.stop();
+    await serviceKiller?.stop();
     await injector.stop();
 
     // Flows not closed: read their PaymentStatus (parked as unknown, or never closed).
@@ -248,6 +280,7 @@ async function main(): Promise<number> {
     const result = check(flows, ledger, drivers);
     const durationMs = Date.now() - started;
     const resolvedByRequery = Object.values(result.byKind).reduce((n, r) => n + r.resolvedByRequery, 0);
+    const serviceKillEvents = serviceKiller?.withStalls(finishTimes);
     const report = {
       flows: flowsN,
       kinds: drivers.map((d) => d.kind),
@@ -255,6 +288,15 @@ async function main(): Promise<number> {
       concurrency,
       kills: killer.kills,
       serverRestarts: killer.serverRestarts,
+      workerProcesses,
+      ...(serviceKiller
+        ? {
+            temporal: 'cluster: frontend, 2 history, matching, worker (PostgreSQL, mTLS)',
+            serviceKills: serviceKiller.counts(),
+            serviceKillEvents,
+          }
+        : { temporal: 'dev server (SQLite)' }),
+      workerKillEvents: killer.events,
       faults: {
         request: injector.counts.request,
         webhook: injector.counts.webhook,
@@ -288,6 +330,10 @@ async function main(): Promise<number> {
     say(
       `events: ${events.deliveredAtLeastOnce}/${events.expectedOutcomes} outcomes delivered, ${events.lost} lost, ${events.tally.events} events in ${events.tally.deliveries} deliveries (${events.tally.redelivered} ids redelivered), same id on every redelivery: ${events.sameIdOnEveryRedelivery ? 'yes' : 'NO'}; endpoint faults ${JSON.stringify(events.tally.faults)}`,
     );
+    for (const k of serviceKillEvents ?? [])
+      say(
+        `kill -9 ${k.process} at ${k.at.slice(11, 19)}: down ${k.downMs} ms, first flow finished ${k.firstFinishAfterKillMs ?? '-'} ms after the kill, longest gap ${k.longestGapMs} ms`,
+      );
     for (const f of result.findings.slice(0, 50))
       say(`${f.problem.toUpperCase()} ${f.kind} ${f.ref} ${f.reference ?? ''} ${f.workflowId ?? ''}: ${f.detail}`);
     const notClosed = flows.filter((f) => !f.closed);

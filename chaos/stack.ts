@@ -1,5 +1,6 @@
 // The chaos run's own stack, every piece in its own process: a file-backed Temporal dev server
-// (SQLite in a temp dir, free ports, restartable on the same file), an embedded PostgreSQL for
+// (SQLite in a temp dir, free ports, restartable on the same file) or, with `cluster`, the local
+// multi-service cluster (src/stack/temporal-cluster.ts, docs/cluster.md), an embedded PostgreSQL for
 // the claim-check store, and the project's sandbox, webhook receiver, codec server and worker
 // started from their own entry points (src/*/main.ts) with environment configuration.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,6 +11,7 @@ import { EMBEDDED_DEFAULTS } from '../src/config/config';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/claim-check/embedded';
 import { DEFAULT_SANDBOX_ADMIN_TOKEN } from '../src/sandbox';
 import { freePort, startDevServer, type DevServer } from '../src/stack/temporal-dev-server';
+import { startTemporalCluster, type TemporalCluster } from '../src/stack/temporal-cluster';
 import { sleep } from './util';
 
 const ROOT = resolve(__dirname, '..');
@@ -22,6 +24,10 @@ export interface StackOptions {
   log?: (line: string) => void;
   /** More environment for every process (the merchant-event endpoint's NOTIFY_URL and NOTIFY_SECRET). */
   env?: Record<string, string>;
+  /** Run on the local multi-service cluster (mTLS, PostgreSQL) instead of the dev server. */
+  cluster?: boolean;
+  /** Worker processes on the task queue (default 1). */
+  workers?: number;
 }
 
 /** One of the project's services as a child process (node --import tsx <entry>). */
@@ -107,7 +113,11 @@ export interface ChaosStack {
   taskQueue: string;
   /** The environment every service (and the harness's own starters) reads its config from. */
   env: Record<string, string>;
+  /** The first of `workers`. */
   worker: ServiceProcess;
+  workers: ServiceProcess[];
+  /** With `cluster`: its processes, each killable and restartable on its ports. */
+  cluster?: TemporalCluster;
   /** SIGTERM the dev server and start it again on the same SQLite file and port. */
   restartTemporal(): Promise<void>;
   stop(): Promise<void>;
@@ -136,7 +146,9 @@ export async function startChaosStack(opts: StackOptions = {}): Promise<ChaosSta
 
   log(`stack dir ${dir}`);
   const [initialServer, pg] = await Promise.all([
-    startTemporal(),
+    opts.cluster
+      ? startTemporalCluster({ dir: join(dir, 'cluster'), log: (l) => log(`cluster: ${l}`) })
+      : startTemporal(),
     startEmbeddedPostgres({
       dataDir: join(dir, 'claim-check-pg'),
       port: pgPort,
@@ -144,7 +156,8 @@ export async function startChaosStack(opts: StackOptions = {}): Promise<ChaosSta
       ephemeral: true,
     }),
   ]);
-  let server: DevServer = initialServer;
+  const cluster = 'processes' in initialServer ? initialServer : undefined;
+  let server: DevServer | TemporalCluster = initialServer;
   const db: EmbeddedPostgres = pg;
   log(`temporal ${server.address}, postgres ${db.url.replace(/:[^:@/]*@/, ':***@')}`);
 
@@ -155,7 +168,8 @@ export async function startChaosStack(opts: StackOptions = {}): Promise<ChaosSta
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? dir,
-    TEMPORAL_ADDRESS: server.address,
+    // The cluster through its envconfig profile (mTLS), as any process of ours would reach it.
+    ...(cluster ? cluster.env : { TEMPORAL_ADDRESS: server.address }),
     TEMPORAL_TASK_QUEUE: taskQueue,
     TEMPORAL_DATA_DIR: dir,
     PAYMENTS_BASE_URL: sandboxUrl,
@@ -186,11 +200,14 @@ export async function startChaosStack(opts: StackOptions = {}): Promise<ChaosSta
   const sandbox = service('sandbox', 'src/sandbox/main.ts', /payments sandbox listening/);
   const receiver = service('webhooks', 'src/webhooks/main.ts', /webhook receiver listening/);
   const codec = service('codec', 'src/codec/main.ts', /codec server listening/);
-  const worker = service('worker', 'src/workers/main.ts', /worker started/);
+  const workers = Array.from({ length: Math.max(1, opts.workers ?? 1) }, (_, i) =>
+    service(i === 0 ? 'worker' : `worker-${i + 1}`, 'src/workers/main.ts', /worker started/),
+  );
+  const worker = workers[0];
   await Promise.all([sandbox.start(), receiver.start(), codec.start()]);
-  await worker.start();
+  for (const w of workers) await w.start();
   log(
-    `sandbox ${sandboxUrl}, receiver ${webhookUrl}, codec http://127.0.0.1:${codecPort}, worker pid ${worker.child?.pid}`,
+    `sandbox ${sandboxUrl}, receiver ${webhookUrl}, codec http://127.0.0.1:${codecPort}, worker pids ${workers.map((w) => w.child?.pid).join(', ')}`,
   );
 
   return {
@@ -204,13 +221,15 @@ export async function startChaosStack(opts: StackOptions = {}): Promise<ChaosSta
     taskQueue,
     env,
     worker,
+    workers,
+    cluster,
     async restartTemporal() {
       await server.stop();
       await sleep(500);
-      server = await startTemporal();
+      server = cluster ? await startTemporalCluster({ dir: cluster.dir }) : await startTemporal();
     },
     async stop() {
-      await worker.stop().catch(() => undefined);
+      await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));
       await Promise.all([receiver.stop(), codec.stop(), sandbox.stop()].map((p) => p.catch(() => undefined)));
       await server.stop().catch(() => undefined);
       await db.stop().catch(() => undefined);

@@ -8,6 +8,9 @@
 // groups of their own, so the terminal's Ctrl-C reaches only this process and not them first.
 // A worker that exits on its own stops the stack (exit code 1): no restart loop hides a crash.
 // The SQLite file under TEMPORAL_DATA_DIR keeps running workflows.
+// `npm start -- --cluster`: the local multi-service Temporal cluster (docs/cluster.md, state in
+// TEMPORAL_DATA_DIR/cluster) instead of the dev server; every process of ours reaches it through the
+// cluster's envconfig profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE), mTLS included. No Web UI then.
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import 'dotenv/config';
@@ -19,6 +22,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/emb
 import { startProcessObservability } from '../observability/process';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 import { spawnWorkerProcess } from './worker-process';
+import { startTemporalCluster, type TemporalCluster } from './temporal-cluster';
 
 /** The worker process's metrics port when WORKER_METRICS_PORT is unset (the stack's own default is 9464). */
 const DEFAULT_WORKER_METRICS_PORT = 9465;
@@ -27,8 +31,20 @@ const WORKER_EXIT_MARGIN_MS = 15_000;
 
 async function main(): Promise<void> {
   let config;
+  let cluster: TemporalCluster | undefined;
   try {
     config = loadConfig();
+    if (process.argv.includes('--cluster')) {
+      cluster = await startTemporalCluster({
+        dir: resolve(config.temporal.dataDir, 'cluster'),
+        frontendPort: Number(config.temporal.address.split(':')[1]),
+        ownProcessGroup: true,
+        log: (line) => console.log(`[cluster] ${line}`),
+      });
+      // The worker process and this one's services read the same environment: the profile decides.
+      Object.assign(process.env, cluster.env, { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_EXTERNAL: 'true' });
+      config = loadConfig();
+    }
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
@@ -98,6 +114,7 @@ async function main(): Promise<void> {
     await observability.stop();
     await claimCheckDb?.stop();
     await devServer?.stop();
+    await cluster?.stop();
     process.exit(1);
   });
   void worker.exited.then(({ code, signal }) => {
@@ -108,7 +125,7 @@ async function main(): Promise<void> {
 
   const t = started.tuning;
   const lines = [
-    `Temporal server   ${config.temporal.address} (namespace ${config.temporal.namespace})${devServer ? '' : ' [external]'}`,
+    `Temporal server   ${config.temporal.address} (namespace ${config.temporal.namespace})${devServer ? '' : cluster ? ' [local cluster, mTLS: docs/cluster.md]' : ' [external]'}`,
     devServer?.uiUrl ? `Temporal Web UI   ${devServer.uiUrl}` : undefined,
     services.sandboxUrl ? `Payments sandbox  ${services.sandboxUrl}` : `Payments service  ${config.payments.baseUrl}`,
     `Webhook receiver  ${services.webhookUrl}/webhooks`,
@@ -157,6 +174,8 @@ async function main(): Promise<void> {
     devServerStopping = true;
     await devServer?.stop();
     if (devServer) console.log('Temporal dev server stopped');
+    await cluster?.stop();
+    if (cluster) console.log('Temporal cluster stopped');
     console.log('stopped.');
     process.exit(exitCode);
   }
