@@ -69,7 +69,11 @@ const rules = {
 const logging = {
   ...inNode,
   mutate: ['src/logging/logger.ts'],
-  testFiles: ['test/foundation/logging.test.ts', 'test/security/redaction-round.test.ts'],
+  testFiles: [
+    'test/foundation/logging.test.ts',
+    'test/foundation/logging-field-names.test.ts',
+    'test/security/redaction-round.test.ts',
+  ],
 };
 
 /**
