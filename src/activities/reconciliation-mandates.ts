@@ -5,9 +5,11 @@
 //    never made (past its last sequence, or a sequence it used under another reference), no debit
 //    at all: money there is money no flow of ours tracks;
 //  - a debit the flow recorded as success in the window that the service does not list. Observed
-//    FIXED debits (the service's own, named by us) cannot be looked up by reference.
+//    FIXED debits (the service's own, named by us) cannot be looked up by reference: a service row
+//    no flow carries is matched with one by amount and day instead (ObservedDebitPool).
 import type { WorkflowHandle } from '@temporalio/client';
 import { mandateDebitsQuery, mandateStateQuery, type MandateDebit, type MandateDebitsAnswer } from '../shared/mandate';
+import { serviceOutcome, type ServiceTransaction } from '../shared/reconciliation';
 
 /** A mandate debit's reference: `<mandate>-D<sequence>` (scheduled) or `<mandate>-K<digest>` (on demand). */
 export const MANDATE_DEBIT_REF = /^(.+)-(?:D(\d+)|K[0-9a-z]+)$/;
@@ -55,4 +57,37 @@ export function debitsToFind(
     sent: inWindow.filter((d) => d.kind !== 'observed'),
     observed: inWindow.filter((d) => d.kind === 'observed'),
   };
+}
+
+/**
+ * The observed FIXED debits of the mandates a window reads, to match with service rows that no flow
+ * carries: the service lists its own debits under references of its own, which D5 does not show. A
+ * row stands for an observed debit when it shows money of the debit's amount, created on a day from
+ * the debit's date to the day the flow saw it; each debit stands for one row at most.
+ */
+export class ObservedDebitPool {
+  private readonly open: MandateDebit[];
+
+  constructor(debits: readonly MandateDebit[]) {
+    this.open = debits.filter((d) => d.kind === 'observed' && d.status === 'success' && d.scheduledFor);
+  }
+
+  /** The observed debit `row` stands for (taken from the pool), or undefined. */
+  take(row: ServiceTransaction): MandateDebit | undefined {
+    const created = row.createdAt ? Date.parse(row.createdAt) : NaN;
+    if (serviceOutcome(row.status ?? '') !== 'money' || Number.isNaN(created)) return undefined;
+    const day = new Date(created).toISOString().slice(0, 10);
+    const i = this.open.findIndex(
+      (d) =>
+        (row.amount === d.amount || row.merchantAmount === d.amount) &&
+        day >= d.scheduledFor! &&
+        day <= d.at.slice(0, 10),
+    );
+    return i < 0 ? undefined : this.open.splice(i, 1)[0];
+  }
+
+  /** Whether `debit` is still unmatched. */
+  has(debit: MandateDebit): boolean {
+    return this.open.includes(debit);
+  }
 }

@@ -21,11 +21,13 @@ import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowExecuti
 import type { TransactionQueryRequest, TransactionRecord } from '../api';
 import type { ActivityDeps } from './deps';
 import { heartbeatWhile } from './heartbeat';
+import type { MandateDebit } from '../shared/mandate';
 import {
   MANDATE_DEBIT_REF,
   debitSide,
   debitsToFind,
   readMandateDebits,
+  ObservedDebitPool,
   type KeptDebits,
 } from './reconciliation-mandates';
 import { flowStartMetadata } from '../shared/flow-summary';
@@ -42,6 +44,7 @@ import {
   RECONCILIATION_MARK_FLOW,
   compareTransaction,
   emptyWindowSummary,
+  addDays,
   isWithinOneMonth,
   lookupWindowAround,
   moneyStatusesByFlow,
@@ -151,6 +154,20 @@ function ourSideOf(executions: Execution[]): OurSide {
     };
   }
   return { flow, onlyWebhook: !chosen && holding.length > 0, lastMark: marks[0]?.reconciliationStatus };
+}
+
+/** One mandate debit as our side of a comparison: the debit in its mandate flow's execution. */
+function debitTransaction(m: Execution, d: MandateDebit): OurTransaction {
+  return {
+    flow: 'mandate-debit',
+    workflowId: m.info.workflowId,
+    runId: m.info.runId,
+    status: d.status,
+    amount: d.amount,
+    currency: 'NGN',
+    closed: m.closed,
+    closeTime: m.closed ? m.info.closeTime?.toISOString() : undefined,
+  };
 }
 
 function metaSource(row: TransactionRecord): string | undefined {
@@ -364,45 +381,47 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
           const side = debitSide(ref, list);
           if (!('debit' in side)) found.set(ref, side);
           else {
-            const d = side.debit;
-            found.set(ref, {
-              flow: 'mandate-debit',
-              workflowId: m.info.workflowId,
-              runId: m.info.runId,
-              status: d.status,
-              amount: d.amount,
-              currency: 'NGN',
-              closed: m.closed,
-              closeTime: m.closed ? m.info.closeTime?.toISOString() : undefined,
-            });
+            found.set(ref, debitTransaction(m, side.debit));
           }
         }
         return found;
       }
 
-      /**
-       * 3, mandate debits: every debit a mandate flow (running in the window) records as success in
-       * it must be listed by the service, in the window or by its reference; NGN only.
-       */
-      async function checkMandateDebits(fromMs: number, untilMs: number): Promise<void> {
-        if (input.currency !== 'NGN') return;
-        const [since, before] = [fromMs, untilMs].map((t) => new Date(t).toISOString().replace('.000Z', 'Z'));
+      /** The mandate flows that ran in the window (NGN pass only), each with the debits it keeps. */
+      async function mandatesOfWindow(): Promise<{ m: Execution; kept: KeptDebits }[]> {
+        if (input.currency !== 'NGN') return [];
+        const [since, before] = [window.start, addDays(window.end, 1)].map((d) => `${d}T00:00:00Z`);
         const mandates = new Map<string, Execution>();
         for (const e of await list(
           `TaskQueue = ${taskQueue} AND PaymentFlow = "mandate" AND StartTime < "${before}" AND (ExecutionStatus = "Running" OR CloseTime >= "${since}")`,
         ))
           mandates.set(e.info.workflowId, e); // any run: the handle reads the latest
+        const out: { m: Execution; kept: KeptDebits }[] = [];
         for (const m of mandates.values()) {
-          ctx.heartbeat({ checking: m.info.workflowId });
+          ctx.heartbeat({ reading: m.info.workflowId });
           const kept = await readMandateDebits(client.workflow.getHandle(m.info.workflowId)).catch(() => undefined);
-          if (!kept) {
-            notComparable('mandate state unreadable');
-            continue;
-          }
+          if (kept) out.push({ m, kept });
+          else notComparable('mandate state unreadable');
+        }
+        return out;
+      }
+      const mandates = await mandatesOfWindow();
+      const observedPool = new ObservedDebitPool(mandates.flatMap(({ kept }) => kept.debits));
+
+      /**
+       * 3, mandate debits: every debit a mandate flow (running in the window) records as success in
+       * it must be listed by the service, in the window or by its reference. An observed FIXED debit
+       * that no row of the window stood for is not comparable.
+       */
+      async function checkMandateDebits(fromMs: number, untilMs: number): Promise<void> {
+        for (const { m, kept } of mandates) {
           const { sent, observed } = debitsToFind(kept.debits, fromMs, untilMs);
-          for (const _ of observed)
-            notComparable("observed FIXED debit (the service's own; D5 does not show its reference)");
+          for (const _ of observed.filter((d) => observedPool.has(d)))
+            notComparable(
+              'observed FIXED debit that no row without a flow stood for (same amount, from its date to the day it was seen)',
+            );
           for (const d of sent) {
+            ctx.heartbeat({ checking: d.reference });
             summary.ourSuccessesChecked += 1;
             if (seen.has(d.reference)) continue; // listed in this window: compared above
             const around = lookupWindowAround(Date.parse(d.at));
@@ -415,17 +434,11 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
             const lastMark = quoted
               ? ourSideOf(await list(`TaskQueue = ${taskQueue} AND PaymentReference = ${quoted}`)).lastMark
               : undefined;
-            const ours: OurTransaction = {
-              flow: 'mandate-debit',
-              workflowId: m.info.workflowId,
-              runId: m.info.runId,
-              status: d.status,
-              amount: d.amount,
-              currency: 'NGN',
-              closed: m.closed,
-            };
             const detail = `the mandate flow records debit ${d.reference} as success; the service lists no transaction with this reference (A6 ${label}, and by reference ${around.start}..${around.end})`;
-            await report(finding('mismatch_success_without_money', detail, undefined, ours, d.reference), lastMark);
+            await report(
+              finding('mismatch_success_without_money', detail, undefined, debitTransaction(m, d), d.reference),
+              lastMark,
+            );
           }
         }
       }
@@ -487,6 +500,11 @@ export function createReconciliationActivities(deps: ActivityDeps, opts: Reconci
             // A debit-shaped reference its mandate never made: no flow of ours tracks that money.
             if (debit && 'neverMade' in debit) neverMade = debit.neverMade;
             else ours = debit;
+          }
+          // The service's own debit of a FIXED mandate, which the flow observed in D5 (no reference of ours).
+          if (!ours && !neverMade && observedPool.take(s)) {
+            summary.matched += 1;
+            continue;
           }
           if (!ours && metaSource(r) === 'pos_remote') {
             // Started by another system, or by a flow from before flows published request_ref: not guessed.

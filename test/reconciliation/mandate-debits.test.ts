@@ -3,6 +3,7 @@
 // debits the service must list. The whole activity runs against the stack in reconciliation-e2e.
 import type { WorkflowHandle } from '@temporalio/client';
 import {
+  ObservedDebitPool,
   debitSide,
   debitsToFind,
   readMandateDebits,
@@ -73,6 +74,46 @@ describe("the flow's debits the service must list", () => {
     const { sent, observed } = debitsToFind(debits, from, until);
     expect(sent.map((d) => d.reference)).toEqual(['in']);
     expect(observed.map((d) => d.reference)).toEqual(['M1-F1']);
+  });
+});
+
+describe("a service row no flow carries, and a FIXED mandate's observed debits", () => {
+  const observed = (over: Partial<MandateDebit>) =>
+    debit({
+      kind: 'observed',
+      confirmedBy: 'observed',
+      reference: 'M1-F1',
+      amount: 100_000,
+      scheduledFor: '2027-01-10',
+      at: '2027-01-11T00:00:00.000Z',
+      ...over,
+    });
+  const row = (over: Partial<{ status: string; amount: number; merchantAmount: number; createdAt: string }>) => ({
+    reference: 'SQ-own-1',
+    status: 'success',
+    amount: 100_000,
+    createdAt: '2027-01-10T08:00:00Z',
+    ...over,
+  });
+
+  it('stands for the observed debit of its amount, created from its date to the day it was seen; each debit once', () => {
+    const first = observed({});
+    const pool = new ObservedDebitPool([first, debit({}), observed({ reference: 'M1-F2', status: 'failed' })]);
+    expect(pool.take(row({ amount: 90_000 }))).toBeUndefined();
+    expect(pool.take(row({ createdAt: '2027-01-09T23:00:00Z' }))).toBeUndefined(); // before its date
+    expect(pool.take(row({ createdAt: '2027-01-12T01:00:00Z' }))).toBeUndefined(); // after it was seen
+    expect(pool.take(row({ status: 'failed' }))).toBeUndefined(); // no money
+    expect(pool.has(first)).toBe(true);
+    expect(pool.take(row({ createdAt: '2027-01-11T00:00:00Z' }))).toBe(first);
+    expect(pool.has(first)).toBe(false);
+    expect(pool.take(row({}))).toBeUndefined(); // taken: a second row of the same amount is not it
+  });
+
+  it('matches by merchant_amount too, and never a sent debit or a failed observed date', () => {
+    const pool = new ObservedDebitPool([debit({ amount: 100_000 }), observed({ status: 'failed' })]);
+    expect(pool.take(row({}))).toBeUndefined();
+    const byMerchantAmount = new ObservedDebitPool([observed({})]);
+    expect(byMerchantAmount.take(row({ amount: 101_500, merchantAmount: 100_000 }))?.reference).toBe('M1-F1');
   });
 });
 
