@@ -15,6 +15,8 @@ export interface ServerSpanOptions {
   routeOf: (path: string) => string;
 }
 
+const UNTRACED_ROUTES = new Set(['/healthz', '/readyz']);
+
 /** Runs `handle` inside a SERVER span for the request; the span ends when the response is done. */
 export function withServerSpan<T>(
   opts: ServerSpanOptions,
@@ -23,8 +25,10 @@ export function withServerSpan<T>(
   path: string | undefined,
   handle: () => T,
 ): T {
-  const parent = propagation.extract(context.active(), req.headers);
   const route = path === undefined ? 'malformed' : opts.routeOf(path);
+  // Health probes come every few seconds with no trace of their own: a root trace each would be noise.
+  if (UNTRACED_ROUTES.has(route)) return handle();
+  const parent = propagation.extract(context.active(), req.headers);
   const span = trace.getTracer('payflow-http-server').startSpan(
     `${req.method ?? 'OTHER'} ${route}`,
     {

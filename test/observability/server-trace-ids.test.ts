@@ -164,6 +164,18 @@ describe('the codec server', () => {
     expect(own!.trace_id).toMatch(/^[0-9a-f]{32}$/);
     expect(own!.trace_id).not.toBe(caller.traceId);
 
+    // Health probes open no span (a root trace every few seconds would be noise).
+    const before = exporter.getFinishedSpans().length;
+    const probe = await fetch(`${codecUrl}/healthz`, { headers: { traceparent: callerContext().traceparent } });
+    expect(probe.status).toBe(200);
+    await tracing.provider.forceFlush();
+    expect(
+      exporter
+        .getFinishedSpans()
+        .slice(before)
+        .filter((s) => s.name.endsWith('/healthz')),
+    ).toEqual([]);
+
     logger.info('outside any request');
     expect(logs.records.find((r) => r.msg === 'outside any request')).not.toHaveProperty('trace_id');
   });
