@@ -34,6 +34,8 @@ export function fixedMandateService() {
     refuseNextDebit: undefined as string | undefined,
     verifyDown: false,
     d5DownBefore: 0,
+    /** D4 answers the mandate in failedMandates with this reason. */
+    cancelRefusal: undefined as string | undefined,
   };
 
   const byRef = (ref: string): [string, ModelMandate] | undefined =>
@@ -80,6 +82,7 @@ export function fixedMandateService() {
       return amount !== undefined ? { found: true, status: 'Success', amount } : { found: false };
     },
     async cancelMandate(id) {
+      if (knobs.cancelRefusal) return { cancelled: false, alreadyCancelled: false, reason: knobs.cancelRefusal };
       const m = mandates.get(id)!;
       if (m.status === 'cancelled') return { cancelled: true, alreadyCancelled: true };
       m.status = 'cancelled';

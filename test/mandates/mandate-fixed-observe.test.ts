@@ -284,6 +284,26 @@ describe('every mandate outcome is told to the merchant', () => {
     expect(new Set(events.map((e) => e.id)).size).toBe(6);
   });
 
+  it('a cancel the service refuses: mandate.needs_attention (the mandate goes on); the next cancel: mandate.cancelled', async () => {
+    const i = input();
+    const h = await approved(i);
+    service.knobs.cancelRefusal = 'Mandate has a debit in progress';
+    await expect(h.executeUpdate(cancelMandateUpdate)).rejects.toThrow();
+    service.knobs.cancelRefusal = undefined;
+    expect((await h.query(mandateStateQuery)).status).toBe('approved');
+    await h.executeUpdate(cancelMandateUpdate);
+    expect((await h.result()).status).toBe('cancelled');
+    const events = await eventsOf(i.mandateRef, 3);
+    expect(summary(events)).toEqual([
+      ['mandate.approved', 'approved', undefined, undefined, 1],
+      ['mandate.needs_attention', 'approved', undefined, undefined, 2],
+      ['mandate.cancelled', 'cancelled', undefined, undefined, 3],
+    ]);
+    expect(events[1].data.reason).toBe(
+      'cancel requested, but the service did not cancel the mandate: Mandate has a debit in progress',
+    );
+  });
+
   it('no OTP in time: mandate.expired', async () => {
     const i = input({ otpTimeoutMs: 60_000 });
     const final = await (await start(i)).result();
