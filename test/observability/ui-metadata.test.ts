@@ -11,7 +11,7 @@ import { createActivities } from '../../src/activities';
 import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 import { loadConfig } from '../../src/config/config';
 import { createLogger } from '../../src/logging/logger';
-import { SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
+import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import {
   ACTIVITY_SUMMARIES,
   activitySummary,
@@ -20,7 +20,7 @@ import {
   flowStartMetadata,
   formatMoney,
 } from '../../src/shared/flow-summary';
-import { getCardPaymentState, startCardPayment, submitPin } from '../../src/starters/card-payment';
+import { getCardPaymentState, startCardPayment, submitOtp, submitPin } from '../../src/starters/card-payment';
 import { waitForState } from '../../src/starters/payment-common';
 import { eventually } from '../support/polling';
 import { METRICS_INTERCEPTOR_PATH } from '../../src/workers/worker';
@@ -171,7 +171,12 @@ describe('a card payment started through the starter', () => {
       waitingForOtp.currentDetails,
     ].join('\n');
     for (const secret of PERSONAL) expect(shown).not.toContain(secret);
-    await handle.terminate('ui-metadata test done');
+    // The end: said with the time it ended (a closed flow's query is answered by replaying it).
+    await submitOtp(env.services.starters, ref, SANDBOX_OTP);
+    expect(await handle.result()).toMatchObject({ status: 'success' });
+    const ended = await metadata(handle);
+    expect(ended.currentDetails).toMatch(/^ended: succeeded at \d\d:\d\d UTC$/);
+    expect(await activitySummaries(handle)).toEqual(expect.arrayContaining(['send OTP (B2)']));
   });
 });
 
