@@ -16,7 +16,13 @@ import type {
   VirtualAccountCreditOutcome,
 } from '../shared/virtual-account-credit';
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
-import { CreditHandlerRefused, httpCreditHandler, type CreditHandler } from '../virtual-accounts/credit-handler';
+import {
+  CreditHandlerRefused,
+  eventCreditHandler,
+  httpCreditHandler,
+  type CreditHandler,
+} from '../virtual-accounts/credit-handler';
+import type { AppConfig } from '../config/config';
 
 /** Exact comparison of two decimal strings ("5000" = "5000.00"), without floats. */
 export function sameDecimal(a: string | null | undefined, b: string | null | undefined): boolean {
@@ -71,8 +77,16 @@ function deliveryRunId(): string {
 export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
   const { api, logger } = deps;
   const log = logger.child({ flow: 'va-credit' });
-  const callback = deps.config.virtualAccounts?.creditCallback;
-  const handler: CreditHandler | undefined = deps.creditHandler ?? (callback ? httpCreditHandler(callback) : undefined);
+  const target = creditHandoffTarget(deps.config);
+  const handler: CreditHandler | undefined =
+    deps.creditHandler ??
+    (target?.format === 'event'
+      ? eventCreditHandler(target)
+      : target?.format === 'callback'
+        ? httpCreditHandler(target)
+        : undefined);
+  /** With an events target, a hand-over that fails names it, so the flow can tell it that it gave up (docs/events.md). */
+  const failureDetails = !deps.creditHandler && target?.format === 'event' ? [{ notify: { url: target.url } }] : [];
 
   /** C5 rows for the credit: by reference (v2, error log) or session id (v3). undefined: no key to ask with. */
   async function serviceRecords(credit: VirtualAccountCredit): Promise<VirtualAccountTransaction[] | undefined> {
@@ -197,7 +211,8 @@ export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
         return {
           status: 'not_configured',
           idempotencyKey,
-          detail: 'no credit handler on this worker (VA_CREDIT_CALLBACK_URL unset): the credit is recorded only',
+          detail:
+            'no credit handler on this worker (VA_CREDIT_NOTIFY_URL, NOTIFY_URL and VA_CREDIT_CALLBACK_URL unset): the credit is recorded only',
           at: at(),
         };
       try {
@@ -226,6 +241,7 @@ export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
         throw ApplicationFailure.create({
           type: 'CreditHandoffFailed',
           message: `the credit handler could not take the credit: ${(err as Error).message}`,
+          details: failureDetails,
         });
       }
     },
@@ -238,3 +254,19 @@ export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
 }
 
 export type VirtualAccountCreditActivities = ReturnType<typeof createVirtualAccountCreditActivities>;
+
+/**
+ * Where a worker hands credits over (docs/configuration.md, "precedence"): the events target
+ * (VA_CREDIT_NOTIFY_URL, else NOTIFY_URL without a VA_CREDIT_CALLBACK_URL), signed with
+ * NOTIFY_SECRET; else the deprecated callback format (VA_CREDIT_CALLBACK_URL/SECRET); else none.
+ * A function registered in the worker (ActivityDeps.creditHandler) comes before both.
+ */
+export function creditHandoffTarget(
+  config: Pick<AppConfig, 'virtualAccounts' | 'notify'>,
+): { format: 'event'; url: string; secret: string } | { format: 'callback'; url: string; secret: string } | undefined {
+  const events = config.virtualAccounts?.creditEvents;
+  // Without NOTIFY_SECRET an event cannot be signed (the config refuses VA_CREDIT_NOTIFY_URL without it).
+  if (events && config.notify?.secret) return { format: 'event', url: events.url, secret: config.notify.secret };
+  const callback = config.virtualAccounts?.creditCallback;
+  return callback ? { format: 'callback', ...callback } : undefined;
+}

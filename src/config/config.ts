@@ -212,6 +212,8 @@ export const envSchema = z
     // Virtual-account credits (docs/flows-virtual-accounts.md): where each credit is handed over,
     // signed with HMAC-SHA256 under this secret; unset URL: credits are recorded only.
     VA_CREDIT_CALLBACK_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    // Virtual-account credits as `virtual_account.credit.*` events (docs/events.md), signed with NOTIFY_SECRET.
+    VA_CREDIT_NOTIFY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     VA_CREDIT_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     // How often a Temporal Schedule sweeps the webhook error log (C10/C11); 0 turns the Schedule off.
     VA_ERROR_LOG_SWEEP_EVERY_S: z.coerce
@@ -317,6 +319,20 @@ export const envSchema = z
     if (env.NOTIFY_URL && productionModeOf(env) && !env.NOTIFY_URL.startsWith('https://')) {
       ctx.addIssue({ code: 'custom', path: ['NOTIFY_URL'], message: 'must be an https:// URL in production' });
     }
+    if (env.VA_CREDIT_NOTIFY_URL && !env.NOTIFY_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['NOTIFY_SECRET'],
+        message: 'is required when VA_CREDIT_NOTIFY_URL is set (every event is signed)',
+      });
+    }
+    if (env.VA_CREDIT_NOTIFY_URL && productionModeOf(env) && !env.VA_CREDIT_NOTIFY_URL.startsWith('https://')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['VA_CREDIT_NOTIFY_URL'],
+        message: 'must be an https:// URL in production',
+      });
+    }
     if (env.VA_CREDIT_CALLBACK_URL && !env.VA_CREDIT_CALLBACK_SECRET) {
       ctx.addIssue({
         code: 'custom',
@@ -420,7 +436,15 @@ export interface AppConfig {
     embedded: boolean;
   };
   virtualAccounts: {
-    /** The merchant's credit handler over HTTP (src/virtual-accounts/credit-handler.ts); absent: credits are recorded only. */
+    /**
+     * Where each credit is handed over as a `virtual_account.credit.received` event (docs/events.md):
+     * VA_CREDIT_NOTIFY_URL, else NOTIFY_URL when no VA_CREDIT_CALLBACK_URL is set. Signed with NOTIFY_SECRET.
+     */
+    creditEvents?: { url: string };
+    /**
+     * The deprecated callback format (VA_CREDIT_CALLBACK_URL/SECRET, src/virtual-accounts/credit-handler.ts),
+     * used when no VA_CREDIT_NOTIFY_URL is set; absent with creditEvents: credits are recorded only.
+     */
     creditCallback?: { url: string; secret: string };
     /** The error-log sweep Schedule's interval in seconds; 0: no Schedule. */
     errorLogSweepEverySeconds: number;
@@ -551,6 +575,7 @@ export function buildConfig(
       embedded: env.CLAIM_CHECK_EMBEDDED,
     },
     virtualAccounts: {
+      ...vaCreditEvents(env),
       ...(env.VA_CREDIT_CALLBACK_URL && env.VA_CREDIT_CALLBACK_SECRET
         ? { creditCallback: { url: env.VA_CREDIT_CALLBACK_URL, secret: env.VA_CREDIT_CALLBACK_SECRET } }
         : {}),
@@ -567,4 +592,15 @@ export function buildConfig(
     deployment: workerDeploymentConfig(env, production),
     logLevel: env.LOG_LEVEL,
   };
+}
+
+/**
+ * The events target of virtual-account credits (docs/configuration.md, "precedence"): VA_CREDIT_NOTIFY_URL;
+ * else the process's NOTIFY_URL, unless the deprecated VA_CREDIT_CALLBACK_URL names the credits' own target.
+ */
+function vaCreditEvents(env: { VA_CREDIT_NOTIFY_URL?: string; VA_CREDIT_CALLBACK_URL?: string; NOTIFY_URL?: string }): {
+  creditEvents?: { url: string };
+} {
+  const url = env.VA_CREDIT_NOTIFY_URL ?? (env.VA_CREDIT_CALLBACK_URL ? undefined : env.NOTIFY_URL);
+  return url ? { creditEvents: { url } } : {};
 }

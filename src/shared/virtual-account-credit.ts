@@ -125,3 +125,20 @@ export const VA_CREDIT_DEFAULTS = {
 
 export const virtualAccountCreditWorkflowId = (transactionReference: string): string =>
   `va-credit-${transactionReference}`;
+
+/**
+ * A credit's decimal amount (`"1500.50"`) in the lowest unit (150050), read as digits, never as a
+ * float; undefined for anything but a plain decimal with at most two places (never rounded).
+ */
+export function creditAmountInLowestUnit(decimal: string): number | undefined {
+  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(decimal.trim());
+  if (!m) return undefined;
+  const value = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/**
+ * A credit's two events (docs/events.md): `needs_attention` when the hand-over gives up (the credit
+ * workflow's emission, its first event), `received` when the hand-over delivers it (always after).
+ */
+export const VA_CREDIT_EVENT_SEQUENCE = { needsAttention: 1, received: 2 } as const;

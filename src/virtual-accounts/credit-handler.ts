@@ -8,7 +8,19 @@
 // recorded the credit, never for a duplicate notification.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { request } from 'undici';
-import type { CreditedVirtualAccountTransaction } from '../shared/virtual-account-credit';
+import {
+  VA_CREDIT_EVENT_SEQUENCE,
+  creditAmountInLowestUnit,
+  virtualAccountCreditWorkflowId,
+  type CreditedVirtualAccountTransaction,
+} from '../shared/virtual-account-credit';
+import {
+  MERCHANT_EVENT_DATA_VERSION,
+  MERCHANT_EVENT_DELIVERY_DEFAULTS,
+  merchantEventId,
+  type MerchantEvent,
+} from '../shared/merchant-event';
+import { deliverOnce } from '../notify/deliver';
 
 /** What a handler receives. */
 export interface CreditHandoffRequest {
@@ -100,5 +112,54 @@ export function httpCreditHandler(opts: { url: string; secret: string; timeoutMs
       );
     }
     throw new Error(`the credit handler answered HTTP ${res.statusCode}; retried`);
+  };
+}
+
+/**
+ * The credit as a Standard Webhooks event (docs/events.md): its id is stable per credit (the
+ * `webhook-id`, the merchant's idempotency key); `data` carries the reference, the settled amount
+ * in the lowest unit and the currency, never the account number or the customer.
+ */
+export function creditReceivedEvent(req: CreditHandoffRequest): MerchantEvent {
+  const { credit, releasedFreeze } = req;
+  const type = 'virtual_account.credit.received';
+  const amount = creditAmountInLowestUnit(credit.settledAmount);
+  return {
+    type,
+    id: merchantEventId(virtualAccountCreditWorkflowId(req.idempotencyKey), type),
+    created_at: credit.creditedAt,
+    data: {
+      version: MERCHANT_EVENT_DATA_VERSION,
+      flow: 'virtual-account-credit',
+      reference: req.idempotencyKey,
+      status: 'credited',
+      ...(releasedFreeze
+        ? { reason: `released from the service's freeze${releasedFreeze.reason ? ` (${releasedFreeze.reason})` : ''}` }
+        : {}),
+      ...(amount !== undefined ? { amount, currency: credit.currency.toUpperCase() } : {}),
+      sequence: VA_CREDIT_EVENT_SEQUENCE.received,
+      occurred_at: credit.creditedAt,
+    },
+  };
+}
+
+/**
+ * The hand-over as an event (VA_CREDIT_NOTIFY_URL, else NOTIFY_URL): one signed Standard Webhooks
+ * POST per attempt, the same bytes and headers as every other event. The credit's own rules read
+ * the answer: 2xx or 409 taken; 410 and any other 4xx but 408/425/429 refused; anything else
+ * retried by the credit workflow (the same event id every time).
+ */
+export function eventCreditHandler(opts: { url: string; secret: string; timeoutMs?: number }): CreditHandler {
+  return async (req) => {
+    const timeoutMs = opts.timeoutMs ?? MERCHANT_EVENT_DELIVERY_DEFAULTS.attemptTimeoutMs;
+    const attempt = await deliverOnce(opts.url, opts.secret, creditReceivedEvent(req), timeoutMs);
+    if (attempt.outcome === 'delivered') return { detail: `HTTP ${attempt.httpStatus} (event)` };
+    const status = attempt.httpStatus;
+    if (status === 409) return { detail: 'HTTP 409: the handler already had this event' };
+    if (status !== undefined && status >= 400 && status < 500 && !RETRYABLE_4XX.has(status))
+      throw new CreditHandlerRefused(`the credit's event endpoint refused it: HTTP ${status}`);
+    throw new Error(
+      `the credit's event endpoint did not take it (${'error' in attempt ? attempt.error : 'HTTP 410'}); retried`,
+    );
   };
 }

@@ -20,8 +20,10 @@
 //   (PaymentStatus) until an operator asks again (retryCreditHandoff).
 import {
   ActivityFailure,
+  ApplicationFailure,
   condition,
   log,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -29,6 +31,7 @@ import {
 } from '@temporalio/workflow';
 import type { createVirtualAccountCreditActivities, CreditFreezeLookup } from '../activities/virtual-account-credit';
 import {
+  creditAmountInLowestUnit,
   retryCreditHandoffUpdate,
   VA_CREDIT_DEFAULTS,
   virtualAccountCreditStateQuery,
@@ -40,6 +43,15 @@ import {
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { failureMessage } from '../shared/failures';
 import { LOCAL_STORE, READ } from './steps/activity-options';
+import { MerchantEvents } from './steps/merchant-events';
+import type { MerchantEventTarget } from '../shared/merchant-event';
+
+/**
+ * Patch (docs/operations.md): a hand-over to an events target that gives up tells the merchant
+ * (`virtual_account.credit.needs_attention`). Only a failure from an events target names one, so a
+ * credit without it records nothing new, not even the marker.
+ */
+const HANDOFF_GAVE_UP_EVENT_PATCH = 'va-credit-handoff-gave-up-event';
 
 type VirtualAccountActivities = ReturnType<typeof createVirtualAccountCreditActivities>;
 type Freeze = NonNullable<VirtualAccountCreditOutcome['freeze']>;
@@ -196,10 +208,9 @@ class VirtualAccountCreditFlow {
         });
       } catch (err) {
         if (!(err instanceof ActivityFailure)) throw err;
-        this.setStatus(
-          'handoff_failed',
-          `the credit handler did not take the credit: ${failureMessage(err)}; an operator may ask again (retryCreditHandoff)`,
-        );
+        const reason = `the credit handler did not take the credit: ${failureMessage(err)}; an operator may ask again (retryCreditHandoff)`;
+        this.setStatus('handoff_failed', reason);
+        await this.tellGaveUp(eventTargetOf(err), credit, reason);
         await condition(() => this.retryRequested);
         this.retryRequested = false;
       }
@@ -207,6 +218,20 @@ class VirtualAccountCreditFlow {
   }
 
   // --- helpers ---
+
+  /** The events target hears that the hand-over gave up: one event per credit (its id), behind the patch. */
+  private async tellGaveUp(
+    target: MerchantEventTarget | undefined,
+    credit: VirtualAccountCreditOutcome['credit'],
+    reason: string,
+  ): Promise<void> {
+    if (!target || !patched(HANDOFF_GAVE_UP_EVENT_PATCH)) return;
+    const amount = creditAmountInLowestUnit(credit.settledAmount);
+    await new MerchantEvents(target, 'virtual-account-credit', credit.transactionReference).emit(
+      'virtual_account.credit.needs_attention',
+      { status: 'handoff_failed', reason, ...(amount !== undefined ? { amount, currency: credit.currency } : {}) },
+    );
+  }
 
   /** C5's view of the freeze; undefined when the service could not be asked. */
   private async askFreeze(): Promise<CreditFreezeLookup | undefined> {
@@ -224,4 +249,11 @@ class VirtualAccountCreditFlow {
     this.state.reason = reason;
     if (changed) upsertSearchAttributes(paymentSearchAttributes({ status }));
   }
+}
+
+/** The events target a failed hand-over names (the activity's failure details); none for other targets. */
+function eventTargetOf(err: ActivityFailure): MerchantEventTarget | undefined {
+  const details = err.cause instanceof ApplicationFailure ? err.cause.details : undefined;
+  const named = (details?.[0] as { notify?: { url?: unknown } } | undefined)?.notify?.url;
+  return typeof named === 'string' ? { url: named } : undefined;
 }

@@ -31,7 +31,12 @@ it('lists in the guide exactly the patches the workflow code asks for', () => {
   const ids = [...new Set(patchIdsIn(join(ROOT, 'src', 'workflows')).map((p) => p.id))].sort();
   expect(rows.sort()).toEqual(ids);
   // Added after 1.0, each with its row and retirement plan.
-  expect(ids).toEqual(['mandate-fixed-observed', 'recurring-a5-refusal-not-cancelled', 'recurring-plan-events']);
+  expect(ids).toEqual([
+    'mandate-fixed-observed',
+    'recurring-a5-refusal-not-cancelled',
+    'recurring-plan-events',
+    'va-credit-handoff-gave-up-event',
+  ]);
 });
 
 it('finds a patch where there is one (the versioning fixture v2 patches its auto-upgrade flow)', () => {
