@@ -39,6 +39,8 @@ export async function diskCachedBundle(
   workflowsPath: string,
   build: () => Promise<WorkflowBundleWithSourceMap>,
 ): Promise<WorkflowBundleWithSourceMap> {
+  // `npm run mutation` keeps its own copy in each Stryker sandbox (mutation-bundle.ts).
+  if (process.env.MUTATION_GROUP !== undefined) return build();
   const keyName = createHash('sha256').update(key).digest('hex').slice(0, 16);
   const file = join(BUNDLE_CACHE_DIR, `${keyName}-${bundleSourcesDigest(workflowsPath)}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as WorkflowBundleWithSourceMap;
