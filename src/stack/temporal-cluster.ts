@@ -10,7 +10,7 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, type WriteStream } from 'node:fs';
-import { connect as tcpConnect } from 'node:net';
+import { connect as tcpConnect, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
@@ -152,15 +152,36 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * A free port below 32768: the server stores membership ports in a PostgreSQL smallint, and the
+ * kernel's ephemeral ports (what port 0 gives) lie above it.
+ */
+async function freeMembershipPort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((done) => {
+      const srv = createServer();
+      srv.once('error', () => done(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => done(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+}
+
 async function loadOrCreateState(dir: string, frontendPort: number | undefined): Promise<ClusterState> {
   const file = join(dir, 'cluster.json');
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as ClusterState;
-  const pair = async () => ({ grpc: await freePort(), membership: await freePort() });
+  const taken = new Set<number>();
+  const pair = async () => ({ grpc: await freePort(), membership: await freeMembershipPort(taken) });
   const ports = {
     'history-1': await pair(),
     'history-2': await pair(),
     matching: await pair(),
-    frontend: { grpc: frontendPort || (await freePort()), membership: await freePort() },
+    frontend: { grpc: frontendPort || (await freePort()), membership: await freeMembershipPort(taken) },
     worker: await pair(),
     frontendHttp: await freePort(),
   };
@@ -230,9 +251,13 @@ function serverConfig(
         systemWorker: { certFile: certs.systemWorkerCert, keyFile: certs.systemWorkerKey, client: toFrontend },
       },
     },
+    // Every role is listed (the membership monitor tracks the roles it finds here), though only this
+    // process's is started from this file: history-2's file carries history-2's ports for `history`.
     services: {
-      // Only this process's role is started from this file; history-2 carries its own ports here.
-      [ROLE[name]]: rpc(state.ports[name], name === 'frontend' ? state.ports.frontendHttp : undefined),
+      frontend: rpc(state.ports.frontend, state.ports.frontendHttp),
+      history: rpc(state.ports[name === 'history-2' ? 'history-2' : 'history-1']),
+      matching: rpc(state.ports.matching),
+      worker: rpc(state.ports.worker),
     },
     clusterMetadata: {
       enableGlobalNamespace: false,
@@ -380,8 +405,10 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
       outs.push(out);
       processes[name] = new ClusterProcess(name, server, configFile, state.ports[name].grpc, out, opts.ownProcessGroup);
     }
-    // History and matching first: the frontend answers only once it can reach them.
-    await Promise.all(['history-1', 'history-2', 'matching'].map((n) => processes[n as ClusterProcessName].start()));
+    // One process first: it writes the cluster metadata record on a new database, and two at once
+    // race for it (one fails on the duplicate key). History and matching before the frontend.
+    await processes['history-1'].start();
+    await Promise.all(['history-2', 'matching'].map((n) => processes[n as ClusterProcessName].start()));
     await processes.frontend.start();
     await processes.worker.start();
     const address = `127.0.0.1:${state.ports.frontend.grpc}`;
