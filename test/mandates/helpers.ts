@@ -1,6 +1,8 @@
-// What the mandate workflow suites share: the activities their fake service implements and a day
-// in milliseconds.
+// What the mandate workflow suites share: the activities their fake service implements, a day in
+// milliseconds, and a mandate's workflow input.
+import { randomUUID } from 'node:crypto';
 import type { createMandateActivities } from '../../src/activities/mandate';
+import type { MandateInput } from '../../src/shared/mandate';
 import type { TransactionLookup } from '../../src/shared/payment-common';
 
 /** The mandate activities plus the transaction lookup (D5) the workflow reads through. */
@@ -9,3 +11,25 @@ export type MandateTestActivities = ReturnType<typeof createMandateActivities> &
 };
 
 export const DAY = 24 * 3600 * 1000;
+
+/** YYYY-MM-DD of an epoch ms (UTC). */
+export const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * A VARIABLE mandate of 1 200 000 kobo starting on `today` (the test server's time), with the BVN as
+ * the given claim-check handle; `over` on top.
+ */
+export const mandateInput = (today: number, bvnHandle: string, over: Partial<MandateInput> = {}): MandateInput => ({
+  mandateRef: `M${randomUUID().slice(0, 8)}`,
+  debitType: 'variable',
+  amount: 1_200_000,
+  accountNumber: '0123456789',
+  bankCode: '058',
+  description: 'Gym',
+  // Far-off end: awaiting a result inside a test may move the clock ten years.
+  startDate: day(today),
+  endDate: day(today + 80 * 365 * DAY),
+  customerEmail: 'c@example.com',
+  customer: { bvnHandle, firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
+  ...over,
+});

@@ -29,7 +29,7 @@ import { eventually } from '../support/polling';
 import { quietLogger } from '../support/stack';
 import { useTimeSkippingEnv } from '../support/time-skipping';
 import { fixedMandateService } from './fixed-service';
-import { DAY } from './helpers';
+import { DAY, day, mandateInput } from './helpers';
 
 const HOUR = 3600 * 1000;
 const taskQueue = `mandate-observe-${randomUUID()}`;
@@ -65,28 +65,13 @@ beforeEach(async () => {
   now = await env.currentTimeMs();
 });
 
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-const input = (over: Partial<MandateInput> = {}): MandateInput => ({
-  mandateRef: `MO${randomUUID().slice(0, 8)}`,
-  debitType: 'variable',
-  amount: 300_000,
-  accountNumber: '0123456789',
-  bankCode: '058',
-  description: 'Gym',
-  startDate: day(now),
-  endDate: day(now + 80 * 365 * DAY),
-  customerEmail: 'c@example.com',
-  customer: {
-    bvnHandle: `cc_${randomUUID().replace(/-/g, '').slice(0, 22)}`,
-    firstName: 'Ada',
-    lastName: 'Obi',
-    address: '1 Way',
-    phone: '08012345678',
-  },
-  notify: { url: listener.url },
-  ...over,
-});
+const input = (over: Partial<MandateInput> = {}): MandateInput =>
+  mandateInput(now, `cc_${randomUUID().replace(/-/g, '').slice(0, 22)}`, {
+    mandateRef: `MO${randomUUID().slice(0, 8)}`,
+    amount: 300_000,
+    notify: { url: listener.url },
+    ...over,
+  });
 
 /** A monthly FIXED mandate of three 100 000-kobo dates from tomorrow, ending the day after the third. */
 function fixedInput(over: Partial<MandateInput> = {}): MandateInput & { fixed: FixedMandateSettings } {

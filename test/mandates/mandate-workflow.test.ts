@@ -4,7 +4,7 @@
 // through D5, duplicate references, scheduled-debit refusals, cancellation, creation faults.
 // FIXED mandates here send their own debits (`fixedDebits: 'send'`); the default, observing the
 // service's own debits, is tested in mandate-fixed-observe.test.ts.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import {
@@ -27,7 +27,7 @@ import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { PaymentStatus } from '../../src/shared/search-attributes';
 import { eventually } from '../support/polling';
 import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
-import { DAY, type MandateTestActivities as Activities } from './helpers';
+import { DAY, day, mandateInput, type MandateTestActivities as Activities } from './helpers';
 
 const env = useTimeSkippingEnv();
 /** The test server's time at each test's start: awaiting a result may skip it years ahead (it jumps once no timer is left). */
@@ -208,28 +208,7 @@ function fakeService() {
 }
 type Service = ReturnType<typeof fakeService>;
 
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-const input = (over: Partial<MandateInput> = {}): MandateInput => ({
-  mandateRef: `M${randomUUID().slice(0, 8)}`,
-  debitType: 'variable',
-  amount: 1_200_000,
-  accountNumber: '0123456789',
-  bankCode: '058',
-  description: 'Gym',
-  // Far-off end: awaiting a result inside a test may move the clock ten years.
-  startDate: day(now),
-  endDate: day(now + 80 * 365 * DAY),
-  customerEmail: 'c@example.com',
-  customer: {
-    bvnHandle: seal('22212345678'),
-    firstName: 'Ada',
-    lastName: 'Obi',
-    address: '1 Way',
-    phone: '08012345678',
-  },
-  ...over,
-});
+const input = (over: Partial<MandateInput> = {}): MandateInput => mandateInput(now, seal('22212345678'), over);
 
 const run = <T>(service: Service, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
   runWithWorker(env, service.activities, 'mandate', fn);
