@@ -21,7 +21,6 @@ import { cardDisplay, type SealedCard } from '../shared/claim-check';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
 import { paymentWorkflowId } from '../shared/payment-webhook';
-import { paymentSearchAttributes } from '../shared/search-attributes';
 import { startFlow } from './start-flow';
 import type { cardPaymentWorkflow } from '../workflows/card-payment';
 import {
@@ -40,6 +39,7 @@ import {
   step,
 } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
+import { flowStartOptions } from '../shared/flow-summary';
 import { withNotify } from './merchant-event-delivery';
 import { withSignedReturn } from '../webhooks/return-link';
 
@@ -120,7 +120,7 @@ export async function startCardPaymentForStep(
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: paymentSearchAttributes(paymentSearch('card', input, 'charging')),
+    ...flowStartOptions('cardPaymentWorkflow', paymentSearch('card', input, 'charging')),
   });
   const state = await startOnce(input.transactionRef, () =>
     client.workflow.executeUpdateWithStart(cardFirstStepUpdate, { startWorkflowOperation: startOp }),

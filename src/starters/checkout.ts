@@ -7,7 +7,6 @@ import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type Checkou
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
 import { paymentWorkflowId } from '../shared/payment-webhook';
-import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { checkoutWorkflow } from '../workflows/checkout';
 import {
   graceMs,
@@ -21,6 +20,7 @@ import {
   startOnce,
 } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
+import { flowStartOptions } from '../shared/flow-summary';
 import { withNotify } from './merchant-event-delivery';
 import { withSignedReturn } from '../webhooks/return-link';
 
@@ -58,7 +58,8 @@ export async function startCheckout(
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: paymentSearchAttributes(
+    ...flowStartOptions(
+      'checkoutWorkflow',
       paymentSearch(input.isRecurring ? 'recurring' : 'checkout', input, 'initiating'),
     ),
   });

@@ -7,10 +7,10 @@ import { USSD_BANK_CODES } from '../api';
 import { ussdCodeUpdate, type UssdPaymentInput } from '../shared/ussd-payment';
 import type { StarterContext } from './connect';
 import { paymentWorkflowId } from '../shared/payment-webhook';
-import { paymentSearchAttributes } from '../shared/search-attributes';
 import type { ussdPaymentWorkflow } from '../workflows/ussd-payment';
 import { customer, graceMs, lowestUnit, parsePayment, paymentSearch, reference, startOnce } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
+import { flowStartOptions } from '../shared/flow-summary';
 import { withNotify } from './merchant-event-delivery';
 
 export const ussdPaymentInputSchema = z.object({
@@ -37,7 +37,7 @@ export async function startUssdPayment(
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: paymentSearchAttributes(paymentSearch('ussd', input, 'initiating')),
+    ...flowStartOptions('ussdPaymentWorkflow', paymentSearch('ussd', input, 'initiating')),
   });
   const { ussdCode, expiresAt } = await startOnce(input.transactionRef, () =>
     client.workflow.executeUpdateWithStart(ussdCodeUpdate, { startWorkflowOperation: startOp }),

@@ -20,7 +20,15 @@ import {
   flowStartMetadata,
   formatMoney,
 } from '../../src/shared/flow-summary';
-import { getCardPaymentState, startCardPayment, submitOtp, submitPin } from '../../src/starters/card-payment';
+import {
+  getCardPaymentState,
+  startCardPayment,
+  startCardPaymentForStep,
+  submitOtp,
+  submitPin,
+} from '../../src/starters/card-payment';
+import { startCheckout } from '../../src/starters/checkout';
+import { startUssdPayment } from '../../src/starters/ussd-payment';
 import { waitForState } from '../../src/starters/payment-common';
 import { eventually } from '../support/polling';
 import { METRICS_INTERCEPTOR_PATH } from '../../src/workers/worker';
@@ -177,6 +185,50 @@ describe('a card payment started through the starter', () => {
     const ended = await metadata(handle);
     expect(ended.currentDetails).toMatch(/^ended: succeeded at \d\d:\d\d UTC$/);
     expect(await activitySummaries(handle)).toEqual(expect.arrayContaining(['send OTP (B2)']));
+  });
+});
+
+describe('the update-with-start starters', () => {
+  const env = useServices(testConfig());
+
+  it('give card (first step), USSD and checkout flows their summary too', async () => {
+    const [card, ussd, checkout] = [`uws-card-${randomUUID()}`, `uws-ussd-${randomUUID()}`, `uws-co-${randomUUID()}`];
+    const customer = { name: 'Ada Obi', email: 'ada@example.com' };
+    const handles = [
+      (
+        await startCardPaymentForStep(env.services.starters, {
+          transactionRef: card,
+          amount: 100_000,
+          currency: 'NGN',
+          card: { number: TEST_CARDS.pinThenOtp, cvv: '123', expiryMonth: '12', expiryYear: '29' },
+          customer,
+        })
+      ).handle,
+      (
+        await startUssdPayment(env.services.starters, {
+          transactionRef: ussd,
+          amount: 150_000,
+          currency: 'NGN',
+          bankCode: '058',
+          customer,
+        })
+      ).handle,
+      (
+        await startCheckout(env.services.starters, {
+          transactionRef: checkout,
+          amount: 120_000,
+          currency: 'NGN',
+          email: 'ada@example.com',
+        })
+      ).handle,
+    ];
+    const summaries = await Promise.all(handles.map(async (h) => (await h.describe()).staticSummary()));
+    expect(summaries).toEqual([
+      `Card payment NGN 1,000.00 · ${card}`,
+      `USSD payment NGN 1,500.00 · ${ussd}`,
+      `Hosted checkout NGN 1,200.00 · ${checkout}`,
+    ]);
+    await Promise.all(handles.map((h) => h.terminate('ui-metadata test done').catch(() => undefined)));
   });
 });
 
