@@ -25,6 +25,7 @@ import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../sh
 import type { virtualAccountCreditWorkflow } from '../workflows/virtual-account-credit';
 import { paymentWebhookSchema, virtualAccountWebhookSchema } from './schemas';
 import { inputIssuesOf } from '../shared/input-error';
+import { flowStartMetadata } from '../shared/flow-summary';
 import {
   PAYMENT_SIGNATURE_HEADERS,
   VA_SIGNATURE_HEADERS,
@@ -244,6 +245,11 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): Server {
             args: [credit],
             workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
             workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+            // No amount: the notification's are decimal strings, and the summary takes integer lowest units only.
+            ...flowStartMetadata('virtualAccountCreditWorkflow', {
+              flow: 'virtual-account-credit',
+              reference: b.transaction_reference,
+            }),
           })
           .catch((err: unknown) => {
             if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;

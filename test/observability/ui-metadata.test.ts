@@ -3,7 +3,7 @@
 // in history; the flow's current details follow its status; and none of it holds the PAN, the
 // e-mail or the payer's name. The tables: every registered activity has a summary; amounts are
 // written from integer lowest units exactly.
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -29,6 +29,8 @@ import {
 } from '../../src/starters/card-payment';
 import { startCheckout } from '../../src/starters/checkout';
 import { startUssdPayment } from '../../src/starters/ussd-payment';
+import { virtualAccountCreditWorkflowId } from '../../src/shared/virtual-account-credit';
+import { vaCreditBody, vaSignedValues } from '../support/webhook-receiver';
 import { waitForState } from '../../src/starters/payment-common';
 import { eventually } from '../support/polling';
 import { METRICS_INTERCEPTOR_PATH } from '../../src/workers/worker';
@@ -188,8 +190,9 @@ describe('a card payment started through the starter', () => {
   });
 });
 
-describe('the update-with-start starters', () => {
-  const env = useServices(testConfig());
+describe('the update-with-start starters and the receiver', () => {
+  const config = testConfig();
+  const env = useServices(config);
 
   it('give card (first step), USSD and checkout flows their summary too', async () => {
     const [card, ussd, checkout] = [`uws-card-${randomUUID()}`, `uws-ussd-${randomUUID()}`, `uws-co-${randomUUID()}`];
@@ -229,6 +232,23 @@ describe('the update-with-start starters', () => {
       `Hosted checkout NGN 1,200.00 · ${checkout}`,
     ]);
     await Promise.all(handles.map((h) => h.terminate('ui-metadata test done').catch(() => undefined)));
+  });
+
+  it("gives the receiver's virtual-account credit its summary (no amount: the notification's is a decimal string)", async () => {
+    const ref = `uws-va-${randomUUID()}`;
+    const body = vaCreditBody(ref, { version: 'v2' });
+    const signature = createHmac('sha512', config.payments.secretKey).update(vaSignedValues(body)).digest('hex');
+    const res = await fetch(`${env.services.webhookUrl}/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': signature },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    const handle = env.services.client.workflow.getHandle(virtualAccountCreditWorkflowId(ref));
+    const described = await handle.describe();
+    expect(await described.staticSummary()).toBe(`Virtual-account credit · ${ref}`);
+    expect(await described.staticDetails()).not.toMatch(/4567891234|CUST-1|Ada/);
+    await handle.terminate('ui-metadata test done').catch(() => undefined);
   });
 });
 
