@@ -13,6 +13,7 @@ import { DEFAULT_SANDBOX_ADMIN_TOKEN } from '../src/sandbox';
 import { freePort, startDevServer, type DevServer } from '../src/stack/temporal-dev-server';
 import { startTemporalCluster, type TemporalCluster } from '../src/stack/temporal-cluster';
 import { sleep } from './util';
+import { resolveBuildId } from '../src/workers/versioning';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -192,6 +193,9 @@ export async function startChaosStack(opts: StackOptions = {}): Promise<ChaosSta
     WEBHOOK_PORT: String(webhookPort),
     CODEC_PORT: String(codecPort),
     LOG_LEVEL: 'info',
+    // One build id for the whole run, fixed now: a worker restarted after a commit landed in this
+    // checkout would otherwise poll as a new version, and flows pinned to the old one would find no worker.
+    WORKER_BUILD_ID: resolveBuildId({ buildId: process.env.WORKER_BUILD_ID }),
     ...opts.env,
   };
 
