@@ -21,7 +21,12 @@ import {
 } from '../../src/shared/sms';
 import type { StarterContext } from '../../src/starters/connect';
 import { resolveParkedFlow } from '../../src/starters/ops';
-import { firstPaymentCheckoutUrl, startRecurring } from '../../src/starters/recurring';
+import {
+  cancelRecurring,
+  firstPaymentCheckoutUrl,
+  getRecurringState,
+  startRecurring,
+} from '../../src/starters/recurring';
 import { createSmsTemplate, runSmsSend, startSmsCampaign, startSmsSend } from '../../src/starters/sms';
 import { historyTexts } from '../support/history';
 import { eventually } from '../support/polling';
@@ -221,6 +226,37 @@ describe('a recurring plan tells the merchant its end, and each charge its outco
     }
     expect(receiver.eventsOf(planRef)).toHaveLength(1);
   }, 60_000);
+
+  it('A5 refused twice (the token was cancelled elsewhere): recurring.needs_attention (1); resolved cancelled: recurring.cancelled (2)', async () => {
+    const planRef = `ev-park-${randomUUID().slice(0, 8)}`;
+    const handle = await startRecurring(withNotifyUrl(), { ...plan(planRef), intervalMs: 3_600_000 });
+    await payCheckoutByCard(await firstPaymentCheckoutUrl(env.services.starters, planRef));
+    const { tokenId } = await eventually(
+      () => getRecurringState(env.services.starters, planRef),
+      (s) => s.status === 'active',
+      { timeoutMs: 20_000 },
+    );
+    // Cancelled at the service behind the plan's back: its own A5 is then refused (twice, 30 s apart).
+    await env.services.api.tokens.cancel({ auth_code: [tokenId!] });
+    await cancelRecurring(env.services.starters, planRef);
+    const [parked] = await receiver.delivered(planRef);
+    expect(parked).toMatchObject({
+      type: 'recurring.needs_attention',
+      id: merchantEventId(recurringWorkflowId(planRef), 'recurring.needs_attention'),
+      data: { flow: 'recurring-plan', status: 'outcome_unknown', sequence: 1, amount: 150_000 },
+    });
+    await resolveParkedFlow(env.services.starters, handle.workflowId, {
+      outcome: 'cancelled',
+      reason: 'the token is inactive in the dashboard (test)',
+      operator: 'ops@example.com',
+    });
+    expect((await handle.result()).status).toBe('cancelled');
+    const events = await receiver.delivered(planRef, 2);
+    expect(events.map((e) => [e.type, e.data.sequence])).toEqual([
+      ['recurring.needs_attention', 1],
+      ['recurring.cancelled', 2],
+    ]);
+  }, 90_000);
 
   it('no target: the plan ends without an emission or a patch marker in its history', async () => {
     const planRef = `ev-none-${randomUUID().slice(0, 8)}`;
