@@ -11,7 +11,7 @@ import { EMBEDDED_DEFAULTS } from '../src/config/config';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/claim-check/embedded';
 import { DEFAULT_SANDBOX_ADMIN_TOKEN } from '../src/sandbox';
 import { freePort, startDevServer, type DevServer } from '../src/stack/temporal-dev-server';
-import { startTemporalCluster, type TemporalCluster } from '../src/stack/temporal-cluster';
+import { endChild, startTemporalCluster, type TemporalCluster } from '../src/stack/temporal-cluster';
 import { sleep } from './util';
 import { resolveBuildId } from '../src/workers/versioning';
 
@@ -88,13 +88,7 @@ export class ServiceProcess {
 
   /** SIGKILL: no shutdown, no goodbye to the server; in-flight activities are simply lost. */
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const child = this.child;
-    if (!child || !this.running) return;
-    await new Promise<void>((done) => {
-      child.once('exit', () => done());
-      child.kill(signal);
-      if (signal !== 'SIGKILL') setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-    });
+    if (this.child && this.running) await endChild(this.child, signal, 15_000);
   }
 
   async stop(): Promise<void> {

@@ -110,14 +110,17 @@ export class ClusterProcess {
 
   /** Ends it with `signal` (SIGKILL: no goodbye to the ring, shards and task queues are taken over by timeout). */
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const child = this.child;
-    if (!child || !this.running) return;
-    await new Promise<void>((done) => {
-      child.once('exit', () => done());
-      child.kill(signal);
-      if (signal !== 'SIGKILL') setTimeout(() => child.kill('SIGKILL'), 20_000).unref();
-    });
+    if (this.child && this.running) await endChild(this.child, signal, 20_000);
   }
+}
+
+/** Sends `signal` and waits for the exit; a softer signal not obeyed within `forceAfterMs` becomes SIGKILL. */
+export function endChild(child: ChildProcess, signal: NodeJS.Signals, forceAfterMs: number): Promise<void> {
+  return new Promise<void>((done) => {
+    child.once('exit', () => done());
+    child.kill(signal);
+    if (signal !== 'SIGKILL') setTimeout(() => child.kill('SIGKILL'), forceAfterMs).unref();
+  });
 }
 
 export interface TemporalCluster {
