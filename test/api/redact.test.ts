@@ -74,6 +74,14 @@ describe('redactBody', () => {
     expect(inner).toEqual({ pin: REDACTED });
   });
 
+  it('counts arrays as levels too: a body of arrays nested deeper than ten levels is cut', () => {
+    let body: unknown = ['x'];
+    for (let i = 0; i < 12; i++) body = [body];
+    let out = redactBody(body) as unknown[];
+    for (let i = 0; i < 11; i++) out = out[0] as unknown[];
+    expect(out).toBe('[Truncated]');
+  });
+
   it('passes numbers, booleans and null through', () => {
     expect(redactBody(5)).toBe(5);
     expect(redactBody(false)).toBe(false);
