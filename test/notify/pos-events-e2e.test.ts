@@ -14,7 +14,12 @@ import {
   posTransactionWorkflowId,
   type PosTransactionInput,
 } from '../../src/shared/pos-terminal';
-import { completionMerchantRef, posPreAuthStateQuery, posPreAuthWorkflowId } from '../../src/shared/pos-preauth';
+import {
+  PosCompletionCardReadSchema,
+  completionMerchantRef,
+  posPreAuthStateQuery,
+  posPreAuthWorkflowId,
+} from '../../src/shared/pos-preauth';
 import { posRefundWorkflowId, refundMerchantRef } from '../../src/shared/pos-refund';
 import { startPosRemoteRequest } from '../../src/starters/pos-remote';
 import {
@@ -225,16 +230,8 @@ describe('a POS pre-authorisation tells the merchant the hold, then its completi
       id: merchantEventId(posPreAuthWorkflowId(ref), 'pos.preauth.succeeded'),
       data: { flow: 'pos-preauth', status: 'held', amount: 300_000, sequence: 1 },
     });
-    const {
-      merchant_ref: _m,
-      transaction_type: _t,
-      terminal_id: _x,
-      currency: _c,
-      account_type: _a,
-      options: _o,
-      ...read
-    } = card('unused', { amount: 275_000 });
-    void [_m, _t, _x, _c, _a, _o];
+    // The same card presented again: the completion's card read (its schema's fields only).
+    const read = PosCompletionCardReadSchema.strip().parse(card('unused', { amount: 275_000 }));
     await completePosPreAuth(env.services.starters, ref, read);
     expect((await h.result()).status).toBe('completed');
     const events = await receiver.delivered(ref, 2);
