@@ -81,8 +81,11 @@ export class ChaosMerchantEndpoint {
   }
 
   /** The events received for references matching `ref`. */
+  /** Events under a reference, or under a sub-reference (`part`: a mandate debit). */
   eventsFor(match: (reference: string) => boolean): MerchantEvent[] {
-    return [...this.seen.values()].filter((s) => match(s.event.data.reference)).map((s) => s.event);
+    return [...this.seen.values()]
+      .filter((s) => match(s.event.data.reference) || (s.event.data.part !== undefined && match(s.event.data.part)))
+      .map((s) => s.event);
   }
 
   tally(): EventTally {

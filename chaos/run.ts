@@ -75,6 +75,18 @@ const EVENT_REFERENCES: Record<string, (f: FlowRecord) => string[]> = {
   // Each cycle's charge emits under its own reference (<planRef>-C<n>).
   recurring: (f) =>
     f.expectations.map((e) => e.reference).filter((r): r is string => !!r && r.startsWith(`${f.ref}-C`)),
+  // The mandate's own outcome under its reference, and each settled debit (its `part`).
+  mandate: (f) => [
+    f.ref,
+    ...f.expectations
+      .filter((e) => e.status === 'debit:success' || e.status === 'debit:failed')
+      .map((e) => e.reference)
+      .filter((r): r is string => !!r),
+  ],
+  'pos-remote': (f) => [f.ref],
+  'pos-terminal': (f) => [f.ref],
+  // The credit's hand-over is its event (virtual_account.credit.received) under the transaction reference.
+  'va-credit': (f) => (f.closed ? f.expectations.map((e) => e.reference).filter((r): r is string => !!r) : []),
 };
 
 /**
