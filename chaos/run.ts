@@ -191,13 +191,14 @@ async function main(): Promise<number> {
     }
     let finished = 0;
     const finishTimes: number[] = [];
-    // --quick: no reset / drop-before-processing on E1 — a POS remote E1 that never arrived is
-    // searched for the request's whole lifetime + grace (5 min 20 s) while it holds the terminal,
-    // longer than the quick run. The full run keeps them (and gives POS remote flows 15 minutes).
+    // --quick: no reset / drop-before-processing / 5xx on E1 (the sandbox answers a 5xx fault before
+    // processing) — a POS remote E1 that never arrived is searched for the request's whole lifetime +
+    // grace (5 min 20 s) while it holds the terminal, longer than the quick run's deadline. The full
+    // run keeps them (and gives POS remote flows 15 minutes).
     const injector = new FaultInjector(admin, rng, {
       intervalMs: faultIntervalMs,
       excludeKinds: (path) =>
-        quick && path === '^/softpos/pos/remote-request$' ? ['reset', 'drop-before-processing'] : [],
+        quick && path === '^/softpos/pos/remote-request$' ? ['reset', 'drop-before-processing', 'error5xx'] : [],
       // The tail (fewer flows left than lanes) drains without new faults.
       active: () => flowsN - finished > concurrency,
     });
