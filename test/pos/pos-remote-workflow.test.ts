@@ -21,11 +21,16 @@ import type { posRemoteRequestWorkflow } from '../../src/workflows/pos-remote';
 import { eventually } from '../support/polling';
 import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 import { unusedClaimCheck } from './helpers';
+import { newNotifySecret } from '../../src/notify';
+import { useEventReceiver } from '../notify/receiver';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'info' });
 installTemporalRuntime(logger, 'WARN');
-const config = testConfig();
+// NOTIFY_SECRET: the worker signs the events of a flow whose input names a target (one test does).
+const notifySecret = newNotifySecret();
+const config = testConfig({ NOTIFY_SECRET: notifySecret });
+const receiver = useEventReceiver(notifySecret);
 
 type Answer = 'pending' | 'success' | 'failed' | '404' | '500' | 'reset';
 /** The API client's posRemote group, scripted per request_ref. */
@@ -129,6 +134,7 @@ beforeAll(async () => {
       logger,
       config,
       claimCheck: unusedClaimCheck,
+      temporal: client, // starts the delivery of a merchant event
     }),
     workflowBundle: await workflowBundle(),
   });
@@ -234,8 +240,16 @@ describe('POS remote request', () => {
     remote.answers.set(`RR-${t}`, () => seq.shift() ?? '404');
     const handle = await start(t, {
       options: { pollIntervalMs: 50, heartbeatTimeout: '5s', unobservedGapMs: 300, requestLifetime: '10ms' },
+      notify: { url: receiver.url },
     });
     expect((await parkedAt(handle, 'expired_unobserved')).message).toMatch(/either expired or completed/);
+    const reference = (await handle.query(posRemoteStateQuery)).reference;
+    // The park tells the merchant that a person is needed (a verified event), before any outcome.
+    const [parked] = await receiver.delivered(reference);
+    expect(parked).toMatchObject({
+      type: 'pos.remote.needs_attention',
+      data: { reference, status: 'expired_unobserved', amount: 150000, sequence: 1 },
+    });
     // A wrong outcome is refused by name; nothing enters history. (The status shows a moment before
     // the flow has given the terminal lock back and listens for a resolution: ask until it listens.)
     const refusal = async () =>
@@ -255,6 +269,10 @@ describe('POS remote request', () => {
       resolution: { outcome: 'expired', operator: 'ops@example.com' },
       message: expect.stringContaining('parked as expired_unobserved'),
     });
+    // The operator's resolution is the final outcome: a second, newer event.
+    const events = await receiver.delivered(reference, 2);
+    expect(events[1]).toMatchObject({ type: 'pos.remote.failed', data: { status: 'expired', sequence: 2 } });
+    expect(receiver.refused).toEqual([]);
   });
 
   it('a parked request whose transaction record later shows it approved ends success from the record (looked up on a backoff)', async () => {
