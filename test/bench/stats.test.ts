@@ -110,7 +110,7 @@ describe('the bench command line and its report', () => {
       full.overhead.rounds * full.overhead.flowsPerRound,
     );
     expect(quick.waiting.flows).toBeLessThan(full.waiting.flows);
-    expect(full.waiting.flows).toBe(10_000);
+    expect(full.waiting.flows).toBe(2_000); // as issue #25's outside harness measured
     expect(full.posPoll.requests).toBe(500);
     expect(full.soak.durationMs).toBe(600_000);
   });

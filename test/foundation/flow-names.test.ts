@@ -19,6 +19,8 @@ const NOT_A_FLOW: Record<Folder, string[]> = {
     'duration',
     'failures',
     'flow-metrics',
+    // every flow's Web UI summary and details, in one home
+    'flow-summary',
     'input-error',
     'lazy',
     // the events every flow emits to the merchant (the delivery flow's files are merchant-event-delivery)
@@ -32,7 +34,8 @@ const NOT_A_FLOW: Record<Folder, string[]> = {
     'search-attributes',
     'workflow-stack-traces',
   ],
-  activities: ['claim-check', 'deps', 'failures', 'heartbeat', 'index', 'payment-common'],
+  // reconciliation-mandates: the reconciliation flow's mandate-debit comparison (a part of reconciliation.ts, split for size)
+  activities: ['claim-check', 'deps', 'failures', 'heartbeat', 'index', 'payment-common', 'reconciliation-mandates'],
   // ops: operator tools that act on any flow found by its search attributes
   starters: [
     'cli',
