@@ -59,8 +59,9 @@ function findSecrets(exposure: Exposure, card: { number: string; cvv: string }):
     card.number.replace(/(\d{4})(?=\d)/g, '$1 '),
     card.number.replace(/(\d{4})(?=\d)/g, '$1-'),
   ];
-  // A CVV is short: only a standalone number counts (not 4 digits inside a run id or a timestamp).
-  const cvv = new RegExp(`(?<!\\d)${card.cvv}(?!\\d)`);
+  // A CVV is short: only a standalone number counts, not 4 digits inside a run id, a timestamp or a
+  // page element's random id (`910b8642-…` once matched): no letter, digit or hyphen either side.
+  const cvv = new RegExp(`(?<![0-9A-Za-z-])${card.cvv}(?![0-9A-Za-z-])`);
   const found: string[] = [];
   for (const [where, text] of Object.entries(exposure)) {
     for (const pan of panForms)
