@@ -47,7 +47,8 @@ function cardDataIn(text: string): string[] {
     CARD.number.replace(/(\d{4})(?=\d)/g, '$1-'),
   ];
   const found = forms.filter((f) => text.includes(f));
-  if (new RegExp(`(?<!\\d)${CARD.cvv}(?!\\d)`).test(text)) found.push('CVV');
+  // No letter, digit or hyphen beside it: a page element's random id (`910b8642-…`) is not the CVV.
+  if (new RegExp(`(?<![0-9A-Za-z-])${CARD.cvv}(?![0-9A-Za-z-])`).test(text)) found.push('CVV');
   return found;
 }
 
