@@ -9,7 +9,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { createMerchantEventDeliveryActivities } from '../../src/activities/merchant-event-delivery';
 import type { ActivityDeps } from '../../src/activities/deps';
 import { newNotifySecret, type MerchantEvent } from '../../src/notify';
-import { startListener, type Listener } from '../../src/starters/commands/merchant-event-delivery';
+import { useEventReceiver } from '../notify/receiver';
 import { merchantEventId } from '../../src/shared/merchant-event';
 import {
   cancelMandateUpdate,
@@ -50,15 +50,8 @@ const env = useTimeSkippingEnv({
   },
 });
 
-const received: MerchantEvent[] = [];
-const refused: string[] = [];
-let listener: Listener;
-beforeAll(async () => {
-  listener = await startListener({ port: 0, host: '127.0.0.1', secret }, (line, event) =>
-    event ? received.push(event) : refused.push(line),
-  );
-});
-afterAll(() => listener?.server.close());
+const listener = useEventReceiver(secret);
+const { received, refused } = listener;
 
 let now: number;
 beforeEach(async () => {
