@@ -5,9 +5,7 @@
 // no emission.
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { MerchantEvent } from '../../src/notify';
 import { newNotifySecret } from '../../src/notify';
-import { startListener, type Listener } from '../../src/starters/commands/merchant-event-delivery';
 import { startCardPayment } from '../../src/starters/card-payment';
 import { merchantEventId } from '../../src/shared/merchant-event';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
@@ -20,28 +18,14 @@ import { historyTexts } from '../support/history';
 import { recordHistory } from '../support/replay';
 import { eventually } from '../support/polling';
 import { testConfig, useServices } from '../support/stack';
+import { useEventReceiver } from './receiver';
 
 const secret = newNotifySecret();
 const config = testConfig({ NOTIFY_SECRET: secret });
 const env = useServices(config);
 
-const received: MerchantEvent[] = [];
-const refused: string[] = [];
-let listener: Listener;
-beforeAll(async () => {
-  listener = await startListener({ port: 0, host: '127.0.0.1', secret }, (line, event) =>
-    event ? received.push(event) : refused.push(line),
-  );
-});
-afterAll(() => listener?.server.close());
-
-const eventsOf = (reference: string) => received.filter((e) => e.data.reference === reference);
-const delivered = (reference: string, count = 1) =>
-  eventually(
-    () => eventsOf(reference),
-    (es) => es.length >= count,
-    { timeoutMs: 60_000, description: `${count} event(s) for ${reference}` },
-  );
+const listener = useEventReceiver(secret);
+const { refused, eventsOf, delivered } = listener;
 
 describe('a card payment tells the merchant its outcome', () => {
   it('a success through a per-flow URL: one verified payment.succeeded, its id stable, its delivery marked delivered', async () => {
