@@ -24,7 +24,8 @@ import { printTable } from './report';
 import { startChaosStack } from './stack';
 import { ChaosMerchantEndpoint } from './merchant-endpoint';
 import { newNotifySecret } from '../src/notify';
-import { pool, retry, Rng } from './util';
+import { beforeDeadline, pool, retry, Rng } from './util';
+import { BEYOND_LANE_MS, flowDeadline } from './deadlines';
 import { ServiceKiller } from './service-kills';
 
 const program = new Command('chaos')
@@ -40,8 +41,10 @@ const program = new Command('chaos')
   .addOption(new Option('--json [file]', 'write the JSON report to file, or to stdout without a file'))
   .option('--no-server-restart', 'skip the Temporal server restart')
   .option('--fault-interval-ms <n>', 'mean time between two injected faults', (v) => Number.parseInt(v, 10))
-  .option('--flow-timeout-ms <n>', 'how long one flow may take before it counts as never closed', (v) =>
-    Number.parseInt(v, 10),
+  .option(
+    '--flow-timeout-ms <n>',
+    "a flow's lane time: past it the flow leaves its lane and is waited for in the background up to its kind's own deadline (chaos/deadlines.ts)",
+    (v) => Number.parseInt(v, 10),
   )
   .option('--keep', 'keep the stack directory (logs, SQLite, PostgreSQL) after the run')
   .option('--cluster', 'run on the local multi-service Temporal cluster and kill its services (docs/cluster.md)')
@@ -193,8 +196,8 @@ async function main(): Promise<number> {
     const finishTimes: number[] = [];
     // --quick: no reset / drop-before-processing / 5xx on E1 (the sandbox answers a 5xx fault before
     // processing) — a POS remote E1 that never arrived is searched for the request's whole lifetime +
-    // grace (5 min 20 s) while it holds the terminal, longer than the quick run's deadline. The full
-    // run keeps them (and gives POS remote flows 15 minutes).
+    // grace (5 min 20 s) while it holds the terminal, longer than the quick run's lane time. The full
+    // run keeps them (its POS remote flows are waited for up to their deadline, chaos/deadlines.ts).
     const injector = new FaultInjector(admin, rng, {
       intervalMs: faultIntervalMs,
       excludeKinds: (path) =>
@@ -228,6 +231,9 @@ async function main(): Promise<number> {
       15_000,
     );
 
+    // A flow gets its lane for `flowTimeoutMs`; one still running then leaves the lane (so a few
+    // slow flows cannot starve the run) and is waited for after the chaos, up to its own deadline.
+    const stragglers: Promise<void>[] = [];
     const flows = await pool(order, concurrency, async (driver, i) => {
       const flow: FlowRecord = {
         kind: driver.kind,
@@ -238,25 +244,21 @@ async function main(): Promise<number> {
         resolvedByRequery: false,
       };
       const t = Date.now();
-      try {
-        await driver.run(
-          {
-            starters,
-            api,
-            admin,
-            rng: new Rng(seed + i + 1),
-            runId,
-            deadline: t + (driver.kind === 'pos-remote' && !quick ? Math.max(flowTimeoutMs, 900_000) : flowTimeoutMs),
-            posSessions,
-          },
-          flow,
-          i,
-        );
-      } catch (err) {
-        flow.error = (err as Error).message;
-      }
-      flow.ms = Date.now() - t;
-      finishTimes.push(Date.now());
+      const ctx = { starters, api, admin, rng: new Rng(seed + i + 1), runId, posSessions };
+      const done = driver
+        .run({ ...ctx, deadline: flowDeadline(driver.kind, t, flowTimeoutMs) }, flow, i)
+        .catch((err: unknown) => {
+          flow.error = (err as Error).message;
+        })
+        .finally(() => {
+          flow.ms = Date.now() - t;
+          finishTimes.push(Date.now());
+        });
+      const inLane = await beforeDeadline('lane', t + flowTimeoutMs, done).then(
+        () => true,
+        () => false,
+      );
+      if (!inLane) stragglers.push(done);
       finished++;
       return flow;
     });
@@ -265,6 +267,18 @@ async function main(): Promise<number> {
     await killer.stop();
     await serviceKiller?.stop();
     await injector.stop();
+    const running = flows.filter((f) => f.ms === undefined);
+    if (running.length > 0) {
+      say(
+        `waiting for ${running.length} flows past their lane time (${running.map((f) => `${f.kind} ${f.ref}`).join(', ')}), each up to its kind's deadline`,
+      );
+      const waiting = setInterval(
+        () => say(`still waiting for ${flows.filter((f) => f.ms === undefined).length} flows`),
+        30_000,
+      );
+      await Promise.all(stragglers);
+      clearInterval(waiting);
+    }
 
     // Flows not closed: read their PaymentStatus (parked as unknown, or never closed).
     for (const f of flows.filter((x) => !x.closed && x.workflowId)) {
@@ -299,6 +313,8 @@ async function main(): Promise<number> {
       kinds: drivers.map((d) => d.kind),
       seed,
       concurrency,
+      deadlines: { laneMs: flowTimeoutMs, beyondLaneMs: BEYOND_LANE_MS },
+      pastLaneTime: stragglers.length,
       kills: killer.kills,
       serverRestarts: killer.serverRestarts,
       workerProcesses,

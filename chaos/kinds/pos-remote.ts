@@ -30,6 +30,9 @@ export const posRemoteOutcome = (status: string): Outcome =>
       : 'unknown';
 
 // Every active sandbox terminal: a terminal shows one request at a time, so more terminals keep the lanes moving.
+/** The search grace the driver gives a lost E1 (short: the harness's flows, not a merchant's). */
+export const POS_REMOTE_SEARCH_GRACE = '20s';
+
 const TERMINALS = Object.values(TEST_TERMINALS)
   .filter((t) => t.status === 'active')
   .map((t) => t.terminal_id);
@@ -50,7 +53,7 @@ export const posRemoteDriver: KindDriver = {
           terminal_id: ctx.rng.pick(TERMINALS),
           amount: ctx.rng.int(20, 900) * 100,
           currency: 'NGN',
-          options: { pollIntervalMs: 500, searchGrace: '20s', searchInterval: '2s' },
+          options: { pollIntervalMs: 500, searchGrace: POS_REMOTE_SEARCH_GRACE, searchInterval: '2s' },
         }),
       (err) => err instanceof WorkflowExecutionAlreadyStartedError,
     );

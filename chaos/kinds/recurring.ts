@@ -34,6 +34,9 @@ async function payCheckout(url: string, deadline: number): Promise<void> {
   await retry('checkout otp', deadline, () => post('/authorize', { otp: SANDBOX_OTP }));
 }
 
+/** Cycles per plan: the checkout, then one token charge. */
+export const RECURRING_CYCLES = 2;
+
 export const recurringDriver: KindDriver = {
   kind: 'recurring',
   ledgerKinds: ['checkout', 'token_charge'],
@@ -51,7 +54,7 @@ export const recurringDriver: KindDriver = {
           currency: 'NGN',
           email: 'subscriber@example.com',
           intervalMs: 2_000,
-          maxCycles: 2,
+          maxCycles: RECURRING_CYCLES,
           webhookGraceMs: 3_000,
           checkout: { webhookGraceMs: 3_000 },
         }),

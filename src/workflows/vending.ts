@@ -25,8 +25,8 @@
 // its heartbeat timeout (a worker that died or was cut off mid-call) — until that attempt's HTTP
 // call can no longer be in flight (purchaseTimeoutMs plus the in-flight margin).
 //
-// Search attributes are written once per change (./steps/visible-attributes.ts): a sale started by
-// the starter writes two upserts (the reference with `purchasing`, the final status).
+// Search attributes (./steps/visible-attributes.ts): a sale started by the starter writes one upsert,
+// the service's reference with the final (or parked) status; the steps between are the query's.
 //
 // Layout, top to bottom: `vendElectricityWorkflow` (the whole story in a few lines), then
 // `VendFlow`: its state, its handlers (`listen`), the main steps (`run`: look up, purchase), then
@@ -42,6 +42,7 @@ import {
 } from '@temporalio/workflow';
 import type { VendingActivities } from '../activities/vending';
 import {
+  VEND_FINAL_STATUSES,
   VEND_FIRST_STATUS,
   VEND_PROVIDER_LIST_STEP,
   VEND_RESOLVE_OUTCOMES,
@@ -74,7 +75,7 @@ import { LOCAL_READ, POLL, READ, READ_RETRY, moneySend } from './steps/activity-
 import { failureLabel, parseFlowInput } from './steps/flow-input';
 import { failureTypeOf } from '../shared/failures';
 
-const DEFAULTS = {
+export const DEFAULTS = {
   maxPurchaseAttempts: 2,
   checkSettleDelay: '3s',
   retryBackoff: '2s',
@@ -440,9 +441,13 @@ class VendFlow {
     };
   }
 
+  /**
+   * PaymentStatus is written where an operator filters: the end and a parked sale
+   * (`outcome_unknown`). The steps between are the query's to answer (docs/performance.md).
+   */
   private setStatus(status: VendState['status']): void {
     this.state.status = status;
-    this.visible?.status(status);
+    if (VEND_FINAL_STATUSES.includes(status) || status === 'outcome_unknown') this.visible?.status(status);
   }
 
   private record(step: VendStep): void {
