@@ -18,6 +18,11 @@ export interface FaultRule {
   method?: string;
   /** A path prefix, or a regular expression when it starts with `^`. Matched against the path without the query. */
   path: string;
+  /**
+   * Only requests whose query string (without the `?`) contains this text, e.g. `session_id=123`:
+   * so that concurrent callers of one path can each get a fault of their own. Any query when absent.
+   */
+  query?: string;
   kind: RequestFaultKind;
   /** Matches left; unlimited when absent. */
   count?: number;
@@ -58,11 +63,14 @@ export class RequestFaults {
     )
       return 'status must be a 5xx code';
     if (input.method !== undefined && typeof input.method !== 'string') return 'method must be a string';
+    if (input.query !== undefined && (typeof input.query !== 'string' || input.query === ''))
+      return 'query must be a non-empty string';
     const rule: FaultRule = {
       id: randomUUID(),
       path: input.path,
       kind: input.kind as RequestFaultKind,
       ...(input.method ? { method: String(input.method).toUpperCase() } : {}),
+      ...(input.query !== undefined ? { query: input.query as string } : {}),
       ...(input.count !== undefined ? { count: input.count as number } : {}),
       ...(input.latencyMs !== undefined ? { latencyMs: input.latencyMs as number } : {}),
       ...(input.status !== undefined ? { status: input.status as number } : {}),
@@ -72,9 +80,10 @@ export class RequestFaults {
   }
 
   /** The first rule matching the request, its count taken; exhausted rules are removed. */
-  take(method: string, path: string): FaultRule | undefined {
+  take(method: string, path: string, query = ''): FaultRule | undefined {
     for (const rule of this.rules) {
       if (rule.method && rule.method !== method) continue;
+      if (rule.query !== undefined && !query.includes(rule.query)) continue;
       const matches = rule.path.startsWith('^') ? new RegExp(rule.path).test(path) : path.startsWith(rule.path);
       if (!matches) continue;
       if (rule.count !== undefined) {

@@ -337,7 +337,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       return send(res, reply, requestId);
     }
 
-    const fault = st.faults.take(method, path);
+    const fault = st.faults.take(method, path, url.search.slice(1));
     if (fault?.kind === 'latency') await new Promise((r) => setTimeout(r, fault.latencyMs ?? 1000));
     if (fault?.kind === 'error5xx') {
       const status = fault.status ?? 503;

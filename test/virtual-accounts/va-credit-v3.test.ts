@@ -199,19 +199,54 @@ describe('E-2 version 3: the session_id lookup through C5, and the signed values
   });
 
   // Exactly the confirmation's attempts fail (the read policy's bound); the freeze check after it gets an answer.
-  const attempts = READ_RETRY.maximumAttempts!;
-  it.each([
-    ['answers 503', { kind: 'error5xx', status: 503 }],
-    ['closes the connection without an answer', { kind: 'reset' }],
-    ['answers later than the client waits (timeout)', { kind: 'latency', latencyMs: TIMEOUT_MS + 1000 }],
-  ])('C5 %s: the credit is recorded and handed over on the signed values alone', async (_what, fault) => {
-    const { sent } = await transfer('4400.00');
-    const before = (await admin<unknown[]>('GET', '/requests')).length;
-    await admin('POST', '/faults', { method: 'GET', path: C5_PATH, count: attempts, ...fault });
-    try {
+  // Each case waits out the policy's real backoff (about 15 s), so the three run side by side: each
+  // fault is scoped to its own credit's session_id (the C5 lookup's query), so none takes another's.
+  describe('C5 cannot answer', () => {
+    const attempts = READ_RETRY.maximumAttempts!;
+    const faults: [string, Record<string, unknown>][] = [
+      ['answers 503', { kind: 'error5xx', status: 503 }],
+      ['closes the connection without an answer', { kind: 'reset' }],
+      ['answers later than the client waits (timeout)', { kind: 'latency', latencyMs: TIMEOUT_MS + 1000 }],
+    ];
+    interface Run {
+      sent: Captured;
+      status: number;
+      outcome: VirtualAccountCreditOutcome;
+      /** The C5 lookups logged while the cases ran (all three cases'). */
+      asked: number;
+      /** This credit's fault rule if it is still there (it goes once its `attempts` matches are used). */
+      ruleLeft: unknown;
+    }
+    const runs = new Map<string, Promise<Run>>();
+
+    async function run(fault: Record<string, unknown>, before: number): Promise<Run> {
+      const { sent } = await transfer('4400.00');
+      const query = `session_id=${String(sent.body.session_id)}`;
+      await admin('POST', '/faults', { method: 'GET', path: C5_PATH, query, count: attempts, ...fault });
       const altered = { ...sent.body, fee_charged: FORGED_FEE, transaction_date: FORGED_DATE };
-      expect(await deliver(altered, sent.signature)).toBe(200);
+      const status = await deliver(altered, sent.signature);
       const outcome = await outcomeOf(String(sent.body.transaction_reference));
+      const asked = (await admin<{ path: string }[]>('GET', '/requests'))
+        .slice(before)
+        .filter((r) => r.path === '/virtual-account/merchant/transactions/all').length;
+      const ruleLeft = (await admin<{ query?: string }[]>('GET', '/faults')).find((r) => r.query === query);
+      return { sent, status, outcome, asked, ruleLeft };
+    }
+
+    beforeAll(async () => {
+      const before = (await admin<unknown[]>('GET', '/requests')).length;
+      for (const [what, fault] of faults) {
+        const p = run(fault, before);
+        p.catch(() => undefined); // awaited (and reported) by its own test
+        runs.set(what, p);
+      }
+      await Promise.allSettled(runs.values());
+    });
+    afterAll(() => admin('DELETE', '/faults'));
+
+    it.each(faults)('C5 %s: the credit is recorded and handed over on the signed values alone', async (what) => {
+      const { sent, status, outcome, asked, ruleLeft } = await runs.get(what)!;
+      expect(status).toBe(200);
       expect(outcome).toMatchObject({
         status: 'credited',
         credit: { ...signedOf(sent.body), version: 3, fieldsSource: 'unconfirmed' },
@@ -219,13 +254,10 @@ describe('E-2 version 3: the session_id lookup through C5, and the signed values
       });
       expect(outcome.credit).not.toHaveProperty('feeCharged');
       expect(outcome.credit).not.toHaveProperty('transactionDate');
-      // Every attempt of the confirmation asked C5 and failed; only then did the credit go on without it.
-      const asked = (await admin<{ path: string }[]>('GET', '/requests'))
-        .slice(before)
-        .filter((r) => r.path === '/virtual-account/merchant/transactions/all');
-      expect(asked.length).toBeGreaterThanOrEqual(attempts);
-    } finally {
-      await admin('DELETE', '/faults');
-    }
+      // Every attempt of the confirmation asked C5 and failed (this credit's fault is used up); only
+      // then did the credit go on without it.
+      expect(ruleLeft).toBeUndefined();
+      expect(asked).toBeGreaterThanOrEqual(attempts);
+    });
   });
 });
