@@ -113,6 +113,8 @@ export interface ChaosStack {
   workers: ServiceProcess[];
   /** With `cluster`: its processes, each killable and restartable on its ports. */
   cluster?: TemporalCluster;
+  /** The sandbox, the webhook receiver and the codec server (the capacity bench reads their CPU). */
+  services: { sandbox: ServiceProcess; receiver: ServiceProcess; codec: ServiceProcess };
   /** SIGTERM the dev server and start it again on the same SQLite file and port. */
   restartTemporal(): Promise<void>;
   stop(): Promise<void>;
@@ -221,6 +223,7 @@ export async function startChaosStack(opts: StackOptions = {}): Promise<ChaosSta
     worker,
     workers,
     cluster,
+    services: { sandbox, receiver, codec },
     async restartTemporal() {
       await server.stop();
       await sleep(500);

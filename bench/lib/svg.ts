@@ -60,3 +60,58 @@ export function latencyChartSvg(series: { label: string; latencies: number[] }[]
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }
+
+/**
+ * A line chart of y against x (x on a log2 axis: load levels double), one line per series, for the
+ * capacity bench's scale run (throughput against flows in flight, per worker count).
+ */
+export function lineChartSvg(
+  series: { label: string; points: [number, number][] }[],
+  title: string,
+  axes: { x: string; y: string },
+): string {
+  const W = 900;
+  const H = 460;
+  const m = { left: 70, right: 230, top: 40, bottom: 50 };
+  const pw = W - m.left - m.right;
+  const ph = H - m.top - m.bottom;
+  const pts = series.flatMap((s) => s.points);
+  const xs = pts.map(([x]) => Math.log2(Math.max(1, x)));
+  const [x0, x1] = [Math.min(...xs, 0), Math.max(...xs, 1)];
+  const yMax = Math.max(1e-9, ...pts.map(([, y]) => y)) * 1.1;
+  const x = (v: number) => m.left + ((Math.log2(Math.max(1, v)) - x0) / Math.max(1e-9, x1 - x0)) * pw;
+  const y = (v: number) => m.top + ph - (v / yMax) * ph;
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${W}" height="${H}" fill="white"/>`,
+    `<text x="${m.left}" y="22" font-size="15" font-weight="bold">${esc(title)}</text>`,
+  ];
+  for (const v of [...new Set(pts.map(([px]) => px))].sort((a, b) => a - b)) {
+    out.push(`<line x1="${x(v)}" y1="${m.top}" x2="${x(v)}" y2="${m.top + ph}" stroke="#ddd"/>`);
+    out.push(`<text x="${x(v)}" y="${m.top + ph + 16}" text-anchor="middle">${v}</text>`);
+  }
+  for (let k = 0; k <= 5; k++) {
+    const v = (yMax / 5) * k;
+    out.push(`<line x1="${m.left}" y1="${y(v)}" x2="${m.left + pw}" y2="${y(v)}" stroke="#eee"/>`);
+    out.push(`<text x="${m.left - 6}" y="${y(v) + 4}" text-anchor="end">${v.toFixed(v < 10 ? 1 : 0)}</text>`);
+  }
+  out.push(`<rect x="${m.left}" y="${m.top}" width="${pw}" height="${ph}" fill="none" stroke="#333"/>`);
+  out.push(`<text x="${m.left + pw / 2}" y="${H - 12}" text-anchor="middle">${esc(axes.x)}</text>`);
+  out.push(
+    `<text x="16" y="${m.top + ph / 2}" text-anchor="middle" transform="rotate(-90 16 ${m.top + ph / 2})">${esc(axes.y)}</text>`,
+  );
+  series.forEach((s, i) => {
+    const colour = COLOURS[i % COLOURS.length];
+    const line = s.points.map(([px, py]) => `${x(px).toFixed(1)},${y(py).toFixed(1)}`).join(' ');
+    out.push(`<polyline fill="none" stroke="${colour}" stroke-width="2" points="${line}"/>`);
+    for (const [px, py] of s.points)
+      out.push(`<circle cx="${x(px).toFixed(1)}" cy="${y(py).toFixed(1)}" r="3" fill="${colour}"/>`);
+    const ly = m.top + 14 + i * 20;
+    out.push(
+      `<line x1="${m.left + pw + 14}" y1="${ly - 4}" x2="${m.left + pw + 40}" y2="${ly - 4}" stroke="${colour}" stroke-width="2"/>`,
+    );
+    out.push(`<text x="${m.left + pw + 46}" y="${ly}">${esc(s.label)}</text>`);
+  });
+  out.push('</svg>');
+  return `${out.join('\n')}\n`;
+}
