@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { getCardPaymentState } from '../../src/starters/card-payment';
 import { waitForState } from '../../src/starters/payment-common';
-import { CLI_ENTRY, cliAgainst, runCli } from '../support/cli';
+import { cliAgainst, cliCommand, runCli, type CliResult } from '../support/cli';
 import { testConfig, useServices } from '../support/stack';
 
 const config = testConfig();
@@ -40,6 +40,15 @@ function cardFile(number: string): { ref: string; file: string } {
 const oneDocument = (stdout: string): Record<string, unknown> => JSON.parse(stdout) as Record<string, unknown>;
 
 describe('exit codes, --json and --version through the real CLI', () => {
+  // Waiting out the SDK's connect timeout (about 10 s) uses no CPU and touches nothing the other
+  // cases use, so that command starts with the file and its case only reads the result.
+  let unreachable: Promise<CliResult>;
+  beforeAll(() => {
+    unreachable = runCli(['pay', 'status', '--ref', 'R-1', '--json'], {
+      env: { ...cliEnv(), TEMPORAL_ADDRESS: '127.0.0.1:9' },
+    });
+  });
+
   it('--version prints the package version and exits 0', async () => {
     const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
       version: string;
@@ -111,33 +120,38 @@ describe('exit codes, --json and --version through the real CLI', () => {
   }, 120_000);
 
   it('bad input exits 2 and names the field: a PIN or OTP in argv, a missing flag, a file that is not there', async () => {
-    const pin = await cli(['pay', 'pin', '--ref', 'R-1', '--pin', '9182']);
+    // Five commands that share nothing: side by side.
+    const [pin, otp, noOtp, missing, noFile] = await Promise.all([
+      cli(['pay', 'pin', '--ref', 'R-1', '--pin', '9182']),
+      cli(['pay', 'otp', '--ref', 'R-1', '--otp', '918273', '--json']),
+      cli(['pay', 'otp', '--ref', 'R-1'], ''),
+      cli(['pay', 'card']),
+      cli(['pay', 'card', '--file', join(dir, 'absent.json'), '--json']),
+    ]);
     expect(pin.code).toBe(2);
     expect(pin.stderr).toContain('--pin is not accepted');
     expect(pin.stderr).toContain('stdin');
     expect(pin.stdout + pin.stderr).not.toContain('9182');
-    const otp = await cli(['pay', 'otp', '--ref', 'R-1', '--otp', '918273', '--json']);
     expect(otp.code).toBe(2);
     expect(oneDocument(otp.stdout)).toMatchObject({
       error: { exitCode: 2, issues: [{ field: '--otp', rule: expect.stringContaining('not accepted') }] },
     });
     expect(otp.stdout + otp.stderr).not.toContain('918273');
-    const noOtp = await cli(['pay', 'otp', '--ref', 'R-1'], '');
     expect(noOtp.code).toBe(2);
     expect(noOtp.stderr).toContain('OTP is required');
-    const missing = await cli(['pay', 'card']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("required option '--file <path>'");
-    const noFile = await cli(['pay', 'card', '--file', join(dir, 'absent.json'), '--json']);
     expect(noFile.code).toBe(2);
     expect(oneDocument(noFile.stdout)).toMatchObject({ error: { outcome: 'badInput' } });
   }, 60_000);
 
   it('every command gives one document under --json: its data, or the lines it would have printed', async () => {
-    const summary = await cli(['ops', 'summary', '--json']);
+    const [summary, templates] = await Promise.all([
+      cli(['ops', 'summary', '--json']),
+      cli(['sms', 'templates', 'list', '--json']),
+    ]);
     expect(summary.code).toBe(0);
     expect(oneDocument(summary.stdout)).toHaveProperty('outcome-unknown');
-    const templates = await cli(['sms', 'templates', 'list', '--json']);
     expect(templates.code).toBe(0);
     expect(oneDocument(templates.stdout)).toMatchObject({
       exitCode: 0,
@@ -146,9 +160,7 @@ describe('exit codes, --json and --version through the real CLI', () => {
   }, 60_000);
 
   it('cannot reach Temporal: exit 4, and under --json an error document', async () => {
-    const r = await runCli(['pay', 'status', '--ref', 'R-1', '--json'], {
-      env: { ...cliEnv(), TEMPORAL_ADDRESS: '127.0.0.1:9' },
-    });
+    const r = await unreachable;
     expect(r.code).toBe(4);
     expect(oneDocument(r.stdout)).toMatchObject({ error: { outcome: 'unreachable', exitCode: 4 } });
   }, 60_000);
@@ -156,7 +168,7 @@ describe('exit codes, --json and --version through the real CLI', () => {
   it('on a terminal, the OTP is typed at a prompt that does not echo it', async () => {
     // `script` gives the CLI a pseudo-terminal: what is typed reaches it as keystrokes, and the
     // terminal's echo (were it on) would put the OTP in the captured output.
-    const command = [process.execPath, '--import', 'tsx', CLI_ENTRY, 'pay', 'otp', '--ref', 'no-such-ref']
+    const command = [process.execPath, ...cliCommand(), 'pay', 'otp', '--ref', 'no-such-ref']
       .map((a) => `'${a}'`)
       .join(' ');
     const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: cliEnv() });
