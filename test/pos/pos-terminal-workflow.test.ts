@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
 import type { PosTerminalActivities } from '../../src/activities/pos-terminal';
 import { classifyPosResponseCode, PosTerminalInitiateRequestSchema } from '../../src/api';
 import {
@@ -20,13 +19,27 @@ import {
 } from '../../src/shared/pos-terminal';
 import { expectResolution, refusedResolution } from '../support/outcome';
 import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
-import { workflowBundle } from '../support/stack';
-import { hangUntilWorkerShutdown, runWithWorker, startWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
+import { activitiesByWorkflow } from '../support/activities-by-workflow';
+import { hangUntilWorkerShutdown, runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { assertNoRetryWithoutRequery, cardInput, sealedCardInput, stepsToCalls, type CallRecord } from './helpers';
 import { FailureTypes } from '../../src/shared/failures';
 
-const env = useTimeSkippingEnv({ quietRuntime: true });
+type ScriptedActivities = Pick<
+  PosTerminalActivities,
+  'posTerminalInitiateTransaction' | 'posTerminalRequeryTransaction' | 'posDiscardSealedCard'
+>;
+// One worker for the file; each flow's activities follow the script registered under its workflow id.
+const shared = activitiesByWorkflow<ScriptedActivities>([
+  'posTerminalInitiateTransaction',
+  'posTerminalRequeryTransaction',
+  'posDiscardSealedCard',
+]);
+const TASK_QUEUE = `pos-ts-${randomUUID()}`;
+const env = useTimeSkippingEnv({
+  quietRuntime: true,
+  worker: { taskQueue: TASK_QUEUE, activities: () => shared.activities },
+});
 
 type InitiateScript = { code: string } | { fail: string } | { hang: true };
 type RequeryScript = { code: string } | 'not_found' | { fail: string };
@@ -47,10 +60,7 @@ function scripted(
   seen: PosSealedInitiateRequest[] = [],
   discarded: string[] = [],
 ) {
-  const acts: Pick<
-    PosTerminalActivities,
-    'posTerminalInitiateTransaction' | 'posTerminalRequeryTransaction' | 'posDiscardSealedCard'
-  > = {
+  const acts: ScriptedActivities = {
     async posTerminalInitiateTransaction(req) {
       const s = initiates.shift();
       if (!s) throw new Error('unscripted initiate');
@@ -94,10 +104,15 @@ function scripted(
   return acts;
 }
 
+/**
+ * Runs one sale to its result on the file's worker, or with `ownWorker` on a worker of its own that
+ * stops when the sale ends (a hung activity then ends with it instead of outliving the test).
+ */
 async function run(
   initiates: InitiateScript[],
   requeries: RequeryScript[],
   input?: Partial<PosSealedTransactionInput>,
+  { ownWorker = false } = {},
 ): Promise<{
   result: PosTransactionResult;
   calls: CallRecord[];
@@ -109,20 +124,16 @@ async function run(
   const seen: PosSealedInitiateRequest[] = [];
   const discarded: string[] = [];
   const ref = `t${randomUUID().replace(/-/g, '').slice(0, 20)}`;
-  const taskQueue = `pos-ts-${randomUUID()}`;
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: scripted(initiates, requeries, calls, seen, discarded),
-  });
-  const result = await worker.runUntil(
+  const workflowId = `pos-txn-${ref}`;
+  const acts = scripted(initiates, requeries, calls, seen, discarded);
+  const execute = (taskQueue: string) =>
     env.client.workflow.execute<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
-      workflowId: `pos-txn-${ref}`,
+      workflowId,
       taskQueue,
       args: [sealedCardInput(ref, input)],
-    }),
-  );
+    });
+  shared.script(workflowId, acts);
+  const result = ownWorker ? await runWithWorker(env, acts, 'pos-ts', execute) : await execute(TASK_QUEUE);
   // Leftover script entries mean the flow stopped earlier than the test expected.
   expect({ initiates, requeries }).toEqual({ initiates: [], requeries: [] });
   return { result, calls, seen, ref, discarded };
@@ -298,19 +309,13 @@ describe('POS terminal transaction: one next step per outcome', () => {
       ];
       const calls: CallRecord[] = [];
       const ref = `r${i}${randomUUID().slice(0, 8)}`;
-      const taskQueue = `pos-rnd-${randomUUID()}`;
-      const worker = await Worker.create({
-        connection: env.nativeConnection,
-        taskQueue,
-        workflowBundle: await workflowBundle(),
-        activities: scripted([...initiates], [...requeries], calls),
-      });
-      const result = await worker.runUntil(
-        env.client.workflow.execute<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
-          workflowId: `pos-txn-${ref}`,
-          taskQueue,
+      const result = await env.client.workflow.execute<typeof posTerminalTransactionWorkflow>(
+        'posTerminalTransactionWorkflow',
+        {
+          workflowId: shared.script(`pos-txn-${ref}`, scripted([...initiates], [...requeries], calls)),
+          taskQueue: TASK_QUEUE,
           args: [sealedCardInput(ref)],
-        }),
+        },
       );
       assertNoRetryWithoutRequery(calls);
       // The workflow's own step record agrees with what the activities saw.
@@ -345,13 +350,13 @@ describe('POS terminal transaction: one next step per outcome', () => {
 describe('POS terminal transaction: every field rule is checked before anything is sent', () => {
   async function invalidInputOf(input: unknown): Promise<ApplicationFailure> {
     const calls: CallRecord[] = [];
-    const err = await runWithWorker(env, scripted([], [], calls), 'pos-val', (taskQueue) =>
-      env.client.workflow.execute('posTerminalTransactionWorkflow', {
-        workflowId: `pos-txn-bad-${randomUUID()}`,
-        taskQueue,
+    const err = await env.client.workflow
+      .execute('posTerminalTransactionWorkflow', {
+        workflowId: shared.script(`pos-txn-bad-${randomUUID()}`, scripted([], [], calls)),
+        taskQueue: TASK_QUEUE,
         args: [input],
-      }),
-    ).catch((e: unknown) => e);
+      })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect(calls).toEqual([]); // no activity ran
     const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
@@ -490,7 +495,7 @@ describe('POS terminal transaction: the sealed card read', () => {
 
 describe('POS terminal transaction: unknown outcomes are actionable', () => {
   it('a worker lost mid-F3 is noticed by the heartbeat timeout and F4 is asked at once, never a second F3', async () => {
-    const { result, calls } = await run([{ hang: true }], [{ code: '00' }]);
+    const { result, calls } = await run([{ hang: true }], [{ code: '00' }], undefined, { ownWorker: true });
     expect(result).toMatchObject({ status: 'approved', attempt: 1 });
     expect(result.steps[0]).toMatchObject({ op: 'initiate', outcome: 'unknown', detail: 'HeartbeatTimeout' });
     expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery']);
@@ -504,21 +509,20 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
     const calls: CallRecord[] = [];
     const discarded: string[] = [];
     const ref = `u${randomUUID().replace(/-/g, '').slice(0, 20)}`;
-    const { handle, done } = await startWithWorker(
-      env,
-      scripted(initiates, requeries, calls, [], discarded),
-      'pos-unk',
-      (taskQueue) =>
-        env.client.workflow.start<typeof posTerminalTransactionWorkflow>('posTerminalTransactionWorkflow', {
-          workflowId: `pos-txn-${ref}`,
-          taskQueue,
-          args: [sealedCardInput(ref, input)],
-        }),
+    const handle = await env.client.workflow.start<typeof posTerminalTransactionWorkflow>(
+      'posTerminalTransactionWorkflow',
+      {
+        workflowId: shared.script(`pos-txn-${ref}`, scripted(initiates, requeries, calls, [], discarded)),
+        taskQueue: TASK_QUEUE,
+        args: [sealedCardInput(ref, input)],
+      },
     );
+    const done = () => handle.result();
     const waitFor = async (status: string) => {
-      // Up to 30 s: on a loaded CI machine the time-skipping server can take a while to get there.
+      // Up to 300 reads, each after a second of the server's clock (skipped, not waited: the 3 s
+      // settle delay before a requery would otherwise pass in real time, as nothing awaits the result).
       for (let i = 0; i < 300 && (await handle.query(posTransactionStateQuery)).status !== status; i++)
-        await new Promise((r) => setTimeout(r, 100));
+        await env.sleep(1_000);
     };
     return { handle, calls, discarded, done, waitFor };
   }
