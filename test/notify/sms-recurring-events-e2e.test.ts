@@ -185,15 +185,40 @@ describe('an SMS campaign tells the merchant its outcome', () => {
   });
 });
 
-describe('a recurring plan tells the merchant its end, and each charge its outcome', () => {
-  const plan = (planRef: string) => ({
-    planRef,
-    amount: 150_000,
-    currency: 'NGN' as const,
-    email: 'ada@example.com',
-    intervalMs: 1_000,
-  });
+const plan = (planRef: string) => ({
+  planRef,
+  amount: 150_000,
+  currency: 'NGN' as const,
+  email: 'ada@example.com',
+  intervalMs: 1_000,
+});
 
+/**
+ * A plan whose token was cancelled at the service behind its back, then cancelled: its own A5 is
+ * refused, asked again 30 s later (the workflow's fixed pause) and refused again, and the plan parks.
+ */
+async function cancelledBehindItsBack(): Promise<{ planRef: string; handle: WorkflowHandle }> {
+  const planRef = `ev-park-${randomUUID().slice(0, 8)}`;
+  const handle = await startRecurring(withNotifyUrl(), { ...plan(planRef), intervalMs: 3_600_000 });
+  await payCheckoutByCard(await firstPaymentCheckoutUrl(env.services.starters, planRef));
+  const { tokenId } = await eventually(
+    () => getRecurringState(env.services.starters, planRef),
+    (s) => s.status === 'active',
+    { timeoutMs: 20_000 },
+  );
+  await env.services.api.tokens.cancel({ auth_code: [tokenId!] });
+  await cancelRecurring(env.services.starters, planRef);
+  return { planRef, handle };
+}
+// That 30 s pause is all waiting: the plan starts with the file, so the other cases run meanwhile
+// (they share no reference, fault or path with it); its case below checks what it led to.
+let refusedPlan: Promise<{ planRef: string; handle: WorkflowHandle }>;
+beforeAll(() => {
+  refusedPlan = cancelledBehindItsBack();
+  refusedPlan.catch(() => undefined); // awaited (and reported) by its case
+});
+
+describe('a recurring plan tells the merchant its end, and each charge its outcome', () => {
   it('two cycles done: payment.succeeded for each charge, then one recurring.completed with the amount', async () => {
     const planRef = `ev-plan-${randomUUID().slice(0, 8)}`;
     const handle = await startRecurring(withNotifyUrl(), { ...plan(planRef), maxCycles: 2 });
@@ -228,17 +253,7 @@ describe('a recurring plan tells the merchant its end, and each charge its outco
   }, 60_000);
 
   it('A5 refused twice (the token was cancelled elsewhere): recurring.needs_attention (1); resolved cancelled: recurring.cancelled (2)', async () => {
-    const planRef = `ev-park-${randomUUID().slice(0, 8)}`;
-    const handle = await startRecurring(withNotifyUrl(), { ...plan(planRef), intervalMs: 3_600_000 });
-    await payCheckoutByCard(await firstPaymentCheckoutUrl(env.services.starters, planRef));
-    const { tokenId } = await eventually(
-      () => getRecurringState(env.services.starters, planRef),
-      (s) => s.status === 'active',
-      { timeoutMs: 20_000 },
-    );
-    // Cancelled at the service behind the plan's back: its own A5 is then refused (twice, 30 s apart).
-    await env.services.api.tokens.cancel({ auth_code: [tokenId!] });
-    await cancelRecurring(env.services.starters, planRef);
+    const { planRef, handle } = await refusedPlan;
     const [parked] = await receiver.delivered(planRef);
     expect(parked).toMatchObject({
       type: 'recurring.needs_attention',
