@@ -2,7 +2,7 @@
 // handle, for its purpose, while it lives; it is gone once discarded or past its TTL; the table
 // holds neither the plaintext nor the handle; keys rotate (old records still open, new ones use
 // the new key); a tampered record does not open.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { ClaimCheckStore, SecretUnavailableError } from '../../src/claim-check/store';
 import { isClaimHandle } from '../../src/shared/claim-check';
@@ -129,3 +129,196 @@ describe('keys', () => {
     await expect(connect([{ id: 'short', key: Buffer.alloc(16) }])).rejects.toThrow('32 bytes');
   });
 });
+
+/** A store on a schema of its own (search_path), created empty, so the migration and the counts are its alone. */
+const freshSchema = async () => {
+  const schema = `cc_${randomBytes(6).toString('hex')}`;
+  await adminQuery(`CREATE SCHEMA ${schema}`);
+  schemas.push(schema);
+  const url = new URL(claimCheckDatabaseUrl());
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  url.searchParams.set('application_name', schema);
+  return { schema, url: url.toString() };
+};
+const schemas: string[] = [];
+afterAll(() => Promise.all(schemas.map((s) => adminQuery(`DROP SCHEMA ${s} CASCADE`))));
+
+async function adminQuery<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []) {
+  const client = new pg.Client({ connectionString: claimCheckDatabaseUrl() });
+  await client.connect();
+  try {
+    return (await client.query<R>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('schema and pool', () => {
+  it('creates its table and expiry index in an empty database, and counts only live records', async () => {
+    const { schema, url } = await freshSchema();
+    const store = await ClaimCheckStore.connect({ databaseUrl: url, keys: [key('k1', 1)], ttlMs: 60_000 });
+    stores.push(store);
+    const indexes = await adminQuery<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE schemaname = $1', [
+      schema,
+    ]);
+    expect(indexes.map((i) => i.indexname).sort()).toEqual([
+      'claim_check_records_expires_at',
+      'claim_check_records_pkey',
+    ]);
+    expect(await store.liveCount()).toBe(0);
+    const handle = await store.seal('otp', '112233');
+    await store.seal('otp', '445566', 20);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await store.liveCount()).toBe(1); // the expired one is not counted
+    expect(await store.open(handle, 'otp')).toBe('112233');
+  });
+
+  it('a process that starts while another migrates waits for its whole migration (one transaction under the lock)', async () => {
+    const { schema, url } = await freshSchema();
+    // The table exists and the test holds it locked: the first migration stops at its index.
+    await adminQuery(
+      `CREATE TABLE ${schema}.claim_check_records (id bytea PRIMARY KEY, purpose text NOT NULL, key_id text NOT NULL, iv bytea NOT NULL, sealed bytea NOT NULL, expires_at timestamptz NOT NULL)`,
+    );
+    const holder = new pg.Client({ connectionString: claimCheckDatabaseUrl() });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query(`LOCK TABLE ${schema}.claim_check_records IN ACCESS EXCLUSIVE MODE`);
+    const connecting = () => ClaimCheckStore.connect({ databaseUrl: url, keys: [key('k1', 1)], ttlMs: 60_000 });
+    const waitsOf = () =>
+      adminQuery<{ wait_event: string }>(
+        "SELECT wait_event FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock' ORDER BY wait_event",
+        [schema],
+      );
+    const first = connecting();
+    let second: ReturnType<typeof connecting> | undefined;
+    try {
+      await eventually(async () => expect(await waitsOf()).toHaveLength(1));
+      second = connecting();
+      await eventually(async () => expect(await waitsOf()).toHaveLength(2));
+      // The second waits for the migration lock, not beside the first at the table.
+      expect((await waitsOf()).map((w) => w.wait_event)).toEqual(['advisory', 'relation']);
+    } finally {
+      await holder.query('COMMIT');
+      await holder.end();
+      stores.push(...(await Promise.all([first, ...(second ? [second] : [])])));
+    }
+  });
+
+  it('a migration that fails rejects connect and leaves no connection open', async () => {
+    const { schema, url } = await freshSchema();
+    // A view of that name: CREATE TABLE IF NOT EXISTS passes over it, the index on it fails.
+    await adminQuery(`CREATE VIEW ${schema}.claim_check_records AS SELECT now() AS expires_at`);
+    await expect(ClaimCheckStore.connect({ databaseUrl: url, keys: [key('k1', 1)], ttlMs: 60_000 })).rejects.toThrow();
+    // A backend leaves pg_stat_activity a moment after its connection closed.
+    await eventually(async () =>
+      expect(await adminQuery('SELECT 1 FROM pg_stat_activity WHERE application_name = $1', [schema])).toHaveLength(0),
+    );
+  });
+
+  it('holds at most poolSize connections (4 by default), however many calls wait', async () => {
+    const connectionsOf = async (poolSize?: number) => {
+      const { schema, url } = await freshSchema();
+      const store = await ClaimCheckStore.connect({ databaseUrl: url, keys: [key('k1', 1)], ttlMs: 60_000, poolSize });
+      stores.push(store);
+      await Promise.all(Array.from({ length: 12 }, (_, i) => store.seal('otp', String(i))));
+      return (await adminQuery('SELECT 1 FROM pg_stat_activity WHERE application_name = $1', [schema])).length;
+    };
+    expect(await connectionsOf()).toBe(4);
+    expect(await connectionsOf(2)).toBe(2);
+  });
+
+  it('refuses a key list without keys', async () => {
+    await expect(connect([])).rejects.toThrow('active key');
+  });
+});
+
+describe('handles and records', () => {
+  it('a record moved under another handle does not open: the handle, purpose and key id are bound to the ciphertext', async () => {
+    const store = await connect([key('k7', 7)]);
+    const [mine, theirs] = [await store.seal('card', { cvv: '111' }), await store.seal('card', { cvv: '222' })];
+    const id = (h: string) => createHash('sha256').update(h).digest();
+    await adminQuery(
+      'UPDATE claim_check_records SET iv = src.iv, sealed = src.sealed FROM claim_check_records src WHERE claim_check_records.id = $1 AND src.id = $2',
+      [id(mine), id(theirs)],
+    );
+    await gone(store.open(mine, 'card'));
+    expect(await store.open(theirs, 'card')).toEqual({ cvv: '222' });
+  });
+
+  it('the unavailable error names the purpose and asks for the secret again', async () => {
+    const store = await connect();
+    const err = await store.open('cc_AAAAAAAAAAAAAAAAAAAAAA', 'pin').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SecretUnavailableError);
+    expect(err).toMatchObject({ name: 'SecretUnavailableError', purpose: 'pin' });
+    expect((err as Error).message).toBe(
+      'the sealed pin is no longer available (already used, expired or unknown): submit it again',
+    );
+  });
+
+  it('a handle that is not a string, or longer than any handle, is refused without a database query', async () => {
+    // Not in `stores`: closed here, and a pool ends only once.
+    const store = await ClaimCheckStore.connect({
+      databaseUrl: claimCheckDatabaseUrl(),
+      keys: [key('k1', 1)],
+      ttlMs: 60_000,
+    });
+    const handle = await store.seal('otp', '9090');
+    await store.close(); // from here, any query would fail with the pool's own error
+    for (const bad of [undefined, 42, 'x'.repeat(65)] as unknown as string[]) {
+      await gone(store.open(bad, 'otp'));
+      await expect(store.discard(bad)).resolves.toBeUndefined();
+      expect(() => store.discardSoon(bad)).not.toThrow();
+    }
+    await expect(store.open(handle, 'otp')).rejects.not.toBeInstanceOf(SecretUnavailableError);
+  });
+});
+
+describe('batched discards and the sweeper', () => {
+  it('discardSoon deletes a waiting record by itself, without a flush', async () => {
+    const [worker, other] = [await connect(), await connect()];
+    const handle = await worker.seal('otp', '3141');
+    worker.discardSoon(handle);
+    await eventually(() => expect(other.open(handle, 'otp')).rejects.toBeInstanceOf(SecretUnavailableError));
+  });
+
+  it('200 waiting discards run their batch at once, and the next batch counts from zero', async () => {
+    const store = await connect();
+    const flush = jest.spyOn(store, 'flushDiscards');
+    for (let i = 0; i < 199; i++) store.discardSoon(`cc_batch${i}`);
+    expect(flush).not.toHaveBeenCalled();
+    store.discardSoon('cc_batch199');
+    expect(flush).toHaveBeenCalledTimes(1);
+    await flush.mock.results[0].value;
+    store.discardSoon('cc_next');
+    expect(flush).toHaveBeenCalledTimes(1);
+  });
+
+  it('the sweeper deletes expired records until the store closes', async () => {
+    const { schema, url } = await freshSchema();
+    // Not in `stores`: closed here, and a pool ends only once.
+    const store = await ClaimCheckStore.connect({ databaseUrl: url, keys: [key('k1', 1)], ttlMs: 60_000 });
+    await store.seal('otp', '777', 20);
+    const errors: unknown[] = [];
+    store.startSweeper(25, (err) => errors.push(err));
+    await eventually(async () =>
+      expect(await adminQuery(`SELECT 1 FROM ${schema}.claim_check_records`)).toHaveLength(0),
+    );
+    await store.close();
+    await new Promise((r) => setTimeout(r, 200)); // a sweep after close would fail on the closed pool
+    expect(errors).toEqual([]);
+  });
+});
+
+/** Retries `check` until it passes (the batch timer and the sweeper run on their own). */
+async function eventually(check: () => Promise<unknown>, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
