@@ -41,7 +41,7 @@ import { percentile } from './lib/stats';
 const program = new Command('bench:capacity')
   .option('--per-kind <n>', 'flows of each kind in the kinds part', (v) => Number.parseInt(v, 10), 4)
   .option('--workers <list>', 'worker process counts of the scale part', '1,2,4')
-  .option('--levels <list>', 'flows in flight, rising', '2,4,8,16,32')
+  .option('--levels <list>', 'flows in flight, rising', '2,4,8,16,32,64')
   .option('--step-s <n>', 'seconds measured at each level', (v) => Number.parseInt(v, 10), 20)
   .option('--skip-kinds', 'only the scale part')
   .option('--skip-scale', 'only the kinds part')
@@ -142,6 +142,10 @@ async function historiesSince(h: Harness, since: Date): Promise<{ executions: nu
 }
 
 async function kindsPart(h: Harness, perKind: number, seed: number) {
+  // Warm-up: the worker's first flows load the workflow bundle's modules and fill its caches.
+  await Promise.all(
+    DRIVERS.filter((d) => d.kind === 'card' || d.kind === 'vend').map((d) => runFlow(h, d, 0, seed - 1)),
+  );
   const idleBefore = cpuNow(h.stack);
   await sleep(10_000);
   const idlePerMs = cpuSpent(idleBefore, cpuNow(h.stack));
