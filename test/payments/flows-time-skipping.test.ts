@@ -31,9 +31,22 @@ import type { checkoutWorkflow } from '../../src/workflows/checkout';
 import type { recurringChargeWorkflow } from '../../src/workflows/recurring';
 import { eventually } from '../support/polling';
 import { chargeSuccessfulEvent } from '../support/flow-inputs';
-import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
+import { useTimeSkippingEnv } from '../support/time-skipping';
+import { activitiesByWorkflow } from '../support/activities-by-workflow';
 
-const env = useTimeSkippingEnv();
+// One worker for the file: each flow's activities are those of the fake service its test registered
+// under the flow's reference (startCard, startCheckout, … below).
+const byFlow = activitiesByWorkflow<PaymentFlowActivities>([
+  'chargeCard',
+  'authorizeCard',
+  'initiateUssd',
+  'initiateCheckout',
+  'chargeToken',
+  'cancelToken',
+  'lookupTransaction',
+]);
+const TASK_QUEUE = `pay-ts-${randomUUID()}`;
+const env = useTimeSkippingEnv({ worker: { taskQueue: TASK_QUEUE, activities: () => byFlow.activities } });
 
 const refused = (message: string) => ApplicationFailure.create({ type: 'BadRequest', message, nonRetryable: true });
 const lost = (what: string) =>
@@ -142,8 +155,7 @@ function fakeService() {
   return { activities, tx, tokenCharges, lookups, lookupTimes, cancelled, script, charges, pay };
 }
 
-const run = <T>(service: ReturnType<typeof fakeService>, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
-  runWithWorker(env, service.activities, 'pay-ts', fn);
+type FakeService = ReturnType<typeof fakeService>;
 
 const webhook = (ref: string, amount: number, over: Partial<PaymentWebhookEvent> = {}) =>
   chargeSuccessfulEvent(ref, { amount, gatewayRef: `${ref}_GW`, ...over });
@@ -157,15 +169,13 @@ const card = (number: string, over: Partial<CardPaymentInput> = {}): CardPayment
 });
 /** A well-formed claim-check handle: the fake activities never open it. */
 const sealedHandle = () => `cc_${randomUUID().replace(/-/g, '').slice(0, 22)}`;
+/** Reads until `ok`, the server's clock moved on half a second between reads (settle pauses and grace periods skipped, not waited). */
 const until = <S>(read: () => Promise<S>, ok: (s: S) => boolean): Promise<S> =>
-  eventually(read, ok, { attempts: 200, intervalMs: 50, description: 'the state', ignoreErrors: true });
+  eventually(read, ok, { attempts: 200, pause: () => env.sleep(500), description: 'the state', ignoreErrors: true });
 const untilStatus = <S extends { status: string }>(read: () => Promise<S>, status: S['status']): Promise<S> =>
   until(read, (s) => s.status === status);
-/** Runs `fn` with a fresh fake service and a worker on a task queue of its own. */
-const withService = <T>(fn: (service: ReturnType<typeof fakeService>, taskQueue: string) => Promise<T>): Promise<T> => {
-  const service = fakeService();
-  return run(service, (taskQueue) => fn(service, taskQueue));
-};
+/** Runs `fn` with a fresh fake service. */
+const withService = <T>(fn: (service: FakeService) => Promise<T>): Promise<T> => fn(fakeService());
 /** A 10 000 checkout with a fresh reference. */
 const checkoutInput = (): CheckoutInput => ({
   transactionRef: `ts-co-${randomUUID()}`,
@@ -181,40 +191,38 @@ const endsVerified = async (handle: { result(): Promise<unknown> }, status: stri
     reason: expect.stringContaining(reason),
   });
 /** A plan's first payment (its checkout): paid at the service once open, and its webhook (`over` on top) signalled. */
-async function payFirstCycle(
-  service: ReturnType<typeof fakeService>,
-  planRef: string,
-  over: Partial<PaymentWebhookEvent> = {},
-) {
+async function payFirstCycle(service: FakeService, planRef: string, over: Partial<PaymentWebhookEvent> = {}) {
   const first = env.client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
   await untilStatus(() => first.query(checkoutStateQuery), 'open');
   service.pay(cycleReference(planRef, 1), 90_000);
   await first.signal(paymentWebhookSignal, webhook(cycleReference(planRef, 1), 90_000, over));
 }
 /** A 4242… card payment (`over` on top), started and awaiting its OTP. */
-async function cardAwaitingOtp(taskQueue: string, over: Partial<CardPaymentInput> = {}) {
+async function cardAwaitingOtp(service: FakeService, over: Partial<CardPaymentInput> = {}) {
   const i = card('4242424242424242', over);
-  const handle = await startCard(taskQueue, i);
+  const handle = await startCard(service, i);
   await untilStatus(() => handle.query(cardPaymentStateQuery), 'awaiting_otp');
   return { i, handle };
 }
-const startCard = (taskQueue: string, i: CardPaymentInput) =>
+/** The flows named after `ref` (a payment, a plan and its cycles) get `service`'s activities. */
+const served = (service: FakeService, ref: string) => byFlow.script(ref, service.activities);
+const startCard = (service: FakeService, i: CardPaymentInput) =>
   env.client.workflow.start<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-    workflowId: paymentWorkflowId(i.transactionRef),
-    taskQueue,
+    workflowId: paymentWorkflowId(served(service, i.transactionRef)),
+    taskQueue: TASK_QUEUE,
     args: [i],
   });
-const startCheckout = (taskQueue: string, i: CheckoutInput) =>
+const startCheckout = (service: FakeService, i: CheckoutInput) =>
   env.client.workflow.start<typeof checkoutWorkflow>('checkoutWorkflow', {
-    workflowId: paymentWorkflowId(i.transactionRef),
-    taskQueue,
+    workflowId: paymentWorkflowId(served(service, i.transactionRef)),
+    taskQueue: TASK_QUEUE,
     args: [i],
   });
 /** A 50 000 USSD payment through bank 058 for `ref`. */
-const startUssd = (taskQueue: string, ref: string) =>
+const startUssd = (service: FakeService, ref: string) =>
   env.client.workflow.start<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
-    workflowId: paymentWorkflowId(ref),
-    taskQueue,
+    workflowId: paymentWorkflowId(served(service, ref)),
+    taskQueue: TASK_QUEUE,
     args: [
       {
         transactionRef: ref,
@@ -225,18 +233,18 @@ const startUssd = (taskQueue: string, ref: string) =>
       },
     ],
   });
-const startRecurring = (taskQueue: string, input: RecurringInput) =>
+const startRecurring = (service: FakeService, input: RecurringInput) =>
   env.client.workflow.start<typeof recurringChargeWorkflow>('recurringChargeWorkflow', {
-    workflowId: recurringWorkflowId(input.planRef),
-    taskQueue,
+    workflowId: recurringWorkflowId(served(service, input.planRef)),
+    taskQueue: TASK_QUEUE,
     args: [input],
   });
 
 it('no PIN within the default 5 minutes: expired, in seconds', async () => {
-  await withService(async (service, taskQueue) => {
+  await withService(async (service) => {
     const i = card('5555555555554444');
     const before = await env.currentTimeMs();
-    const handle = await startCard(taskQueue, i);
+    const handle = await startCard(service, i);
     expect(await handle.result()).toMatchObject({
       status: 'expired',
       confirmedBy: 'verify',
@@ -252,29 +260,27 @@ it('a worker that dies during B1 is noticed by the heartbeat timeout in seconds:
   let revive = () => {};
   service.script.dieDuringCharge = new Promise<void>((r) => (revive = r));
   try {
-    await run(service, async (taskQueue) => {
-      const i = card('4242424242424242', { webhookGraceMs: 1_000 });
-      const started = await env.currentTimeMs();
-      const handle = await startCard(taskQueue, i);
-      // The activity holds the task (no time skipping meanwhile): the heartbeat timeout passes in real time.
-      for (let i = 0; i < 300 && service.lookupTimes.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-      // Heartbeat timeout (10 s) + the settle pause (2 s), well under the 60 s start-to-close.
-      expect(service.lookupTimes[0] - started).toBeLessThan(30_000);
-      revive();
-      // The charge landed but its step is unknown to us, and verify says Pending: parked, never sent again.
-      await untilStatus(() => handle.query(cardPaymentStateQuery), 'outcome_unknown');
-      expect(service.charges).toHaveLength(1);
-      // A parked flow would go on verifying on its backoff (24 h of it) under the next tests' skipped time.
-      await handle.terminate('test over: parked as expected');
-    });
+    const i = card('4242424242424242', { webhookGraceMs: 1_000 });
+    const started = await env.currentTimeMs();
+    const handle = await startCard(service, i);
+    // The activity holds the task (no time skipping meanwhile): the heartbeat timeout passes in real time.
+    for (let i = 0; i < 300 && service.lookupTimes.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    // Heartbeat timeout (10 s) + the settle pause (2 s), well under the 60 s start-to-close.
+    expect(service.lookupTimes[0] - started).toBeLessThan(30_000);
+    revive();
+    // The charge landed but its step is unknown to us, and verify says Pending: parked, never sent again.
+    await untilStatus(() => handle.query(cardPaymentStateQuery), 'outcome_unknown');
+    expect(service.charges).toHaveLength(1);
+    // A parked flow would go on verifying on its backoff (24 h of it) under the next tests' skipped time.
+    await handle.terminate('test over: parked as expected');
   } finally {
     revive();
   }
 });
 
 it("a parked outcome_unknown keeps verifying on a backoff and ends with the service's answer when it comes", async () => {
-  await withService(async (service, taskQueue) => {
-    const { i, handle } = await cardAwaitingOtp(taskQueue, { webhookGraceMs: 1_000 });
+  await withService(async (service) => {
+    const { i, handle } = await cardAwaitingOtp(service, { webhookGraceMs: 1_000 });
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
     await untilStatus(() => handle.query(cardPaymentStateQuery), 'outcome_unknown');
     const readsWhileParked = service.lookups.length;
@@ -286,8 +292,8 @@ it("a parked outcome_unknown keeps verifying on a backoff and ends with the serv
 
 describe('a Temporal cancel never ends a payment "cancelled" while money may have moved', () => {
   it('paid at the service before the cancel: the flow ends success, not cancelled', async () => {
-    await withService(async (service, taskQueue) => {
-      const { i, handle } = await cardAwaitingOtp(taskQueue);
+    await withService(async (service) => {
+      const { i, handle } = await cardAwaitingOtp(service);
       service.pay(i.transactionRef, i.amount);
       await handle.cancel();
       await endsVerified(handle, 'success', 'cancelled by the caller');
@@ -295,8 +301,8 @@ describe('a Temporal cancel never ends a payment "cancelled" while money may hav
   });
 
   it('nothing at the service: cancelled, after verify said so', async () => {
-    await withService(async (service, taskQueue) => {
-      const { i, handle } = await cardAwaitingOtp(taskQueue);
+    await withService(async (service) => {
+      const { i, handle } = await cardAwaitingOtp(service);
       service.tx.delete(i.transactionRef);
       const before = service.lookups.length;
       await handle.cancel();
@@ -309,8 +315,8 @@ describe('a Temporal cancel never ends a payment "cancelled" while money may hav
   });
 
   it('still pending at the service: parked as outcome_unknown until the service settles it', async () => {
-    await withService(async (service, taskQueue) => {
-      const { i, handle } = await cardAwaitingOtp(taskQueue);
+    await withService(async (service) => {
+      const { i, handle } = await cardAwaitingOtp(service);
       await handle.cancel();
       await untilStatus(() => handle.query(cardPaymentStateQuery), 'outcome_unknown');
       service.tx.set(i.transactionRef, { status: 'Failed', amount: i.amount });
@@ -320,8 +326,8 @@ describe('a Temporal cancel never ends a payment "cancelled" while money may hav
 });
 
 it('deadlines verify first: a payment the payer completed elsewhere (no webhook reached us) is a success, not expired', async () => {
-  await withService(async (service, taskQueue) => {
-    const { i, handle } = await cardAwaitingOtp(taskQueue, { otpTimeoutMs: 60_000, webhookGraceMs: 5_000 });
+  await withService(async (service) => {
+    const { i, handle } = await cardAwaitingOtp(service, { otpTimeoutMs: 60_000, webhookGraceMs: 5_000 });
     service.pay(i.transactionRef, i.amount); // completed at the service; its webhook was lost
     expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });
   });
@@ -332,70 +338,64 @@ describe('sealed card data that expired before use (claim check)', () => {
     const service = fakeService();
     const i = card('5555555555554444');
     service.script.sealedGone = new Set([i.card.handle]);
-    await run(service, async (taskQueue) => {
-      const handle = await startCard(taskQueue, i);
-      expect(await untilStatus(() => handle.query(cardPaymentStateQuery), 'awaiting_card')).toMatchObject({
-        reason: expect.stringContaining('submit the card again'),
-        card: { last4: '4444' },
-      });
-      expect(service.lookups).toHaveLength(0); // nothing was sent: nothing to verify
-      const again = { handle: sealedHandle(), ...cardDisplay('5555555555554444') };
-      expect(await handle.executeUpdate(submitCardUpdate, { args: [again] })).toMatchObject({ status: 'awaiting_pin' });
-      expect(service.charges).toEqual([again.handle]);
-      // A second card is refused by the validator: the flow is no longer waiting for one.
-      await expect(
-        handle.executeUpdate(submitCardUpdate, {
-          args: [{ handle: sealedHandle(), ...cardDisplay('5555555555554444') }],
-        }),
-      ).rejects.toThrow();
-      await handle.terminate('done');
+    const handle = await startCard(service, i);
+    expect(await untilStatus(() => handle.query(cardPaymentStateQuery), 'awaiting_card')).toMatchObject({
+      reason: expect.stringContaining('submit the card again'),
+      card: { last4: '4444' },
     });
+    expect(service.lookups).toHaveLength(0); // nothing was sent: nothing to verify
+    const again = { handle: sealedHandle(), ...cardDisplay('5555555555554444') };
+    expect(await handle.executeUpdate(submitCardUpdate, { args: [again] })).toMatchObject({ status: 'awaiting_pin' });
+    expect(service.charges).toEqual([again.handle]);
+    // A second card is refused by the validator: the flow is no longer waiting for one.
+    await expect(
+      handle.executeUpdate(submitCardUpdate, {
+        args: [{ handle: sealedHandle(), ...cardDisplay('5555555555554444') }],
+      }),
+    ).rejects.toThrow();
+    await handle.terminate('done');
   });
 
   it('no card again within the card timeout: expired with the reason, and no charge was ever sent', async () => {
     const service = fakeService();
     const i = card('5555555555554444', { cardTimeoutMs: 600_000 });
     service.script.sealedGone = new Set([i.card.handle]);
-    await run(service, async (taskQueue) => {
-      const handle = await startCard(taskQueue, i);
-      expect(await handle.result()).toMatchObject({
-        status: 'expired',
-        reason: 'the card was not submitted again within 600000 ms',
-      });
-      expect(service.charges).toHaveLength(0);
+    const handle = await startCard(service, i);
+    expect(await handle.result()).toMatchObject({
+      status: 'expired',
+      reason: 'the card was not submitted again within 600000 ms',
     });
+    expect(service.charges).toHaveLength(0);
   });
 
   it('a PIN whose sealed record expired: the Update fails SecretUnavailable ("send it again"), the flow keeps waiting, and a fresh PIN goes on', async () => {
     const service = fakeService();
     const gone = sealedHandle();
     service.script.sealedGone = new Set([gone]);
-    await run(service, async (taskQueue) => {
-      const i = card('5555555555554444');
-      const handle = await startCard(taskQueue, i);
-      await untilStatus(() => handle.query(cardPaymentStateQuery), 'awaiting_pin');
-      const err = await handle.executeUpdate(submitPinUpdate, { args: [gone] }).catch((e: Error) => e);
-      expect((err as Error & { cause?: ApplicationFailure }).cause).toMatchObject({
-        type: 'SecretUnavailable',
-        message: expect.stringContaining('send it again'),
-      });
-      expect(await handle.query(cardPaymentStateQuery)).toMatchObject({ status: 'awaiting_pin', refusedCodes: 0 });
-      expect(service.lookups).toHaveLength(0);
-      // A raw PIN (not a handle) is refused by the validator.
-      await expect(handle.executeUpdate(submitPinUpdate, { args: ['1234'] })).rejects.toMatchObject({
-        cause: { message: expect.stringContaining('must be sealed') },
-      });
-      expect((await handle.executeUpdate(submitPinUpdate, { args: [sealedHandle()] })).status).toBe('awaiting_otp');
-      await handle.terminate('done');
+    const i = card('5555555555554444');
+    const handle = await startCard(service, i);
+    await untilStatus(() => handle.query(cardPaymentStateQuery), 'awaiting_pin');
+    const err = await handle.executeUpdate(submitPinUpdate, { args: [gone] }).catch((e: Error) => e);
+    expect((err as Error & { cause?: ApplicationFailure }).cause).toMatchObject({
+      type: 'SecretUnavailable',
+      message: expect.stringContaining('send it again'),
     });
+    expect(await handle.query(cardPaymentStateQuery)).toMatchObject({ status: 'awaiting_pin', refusedCodes: 0 });
+    expect(service.lookups).toHaveLength(0);
+    // A raw PIN (not a handle) is refused by the validator.
+    await expect(handle.executeUpdate(submitPinUpdate, { args: ['1234'] })).rejects.toMatchObject({
+      cause: { message: expect.stringContaining('must be sealed') },
+    });
+    expect((await handle.executeUpdate(submitPinUpdate, { args: [sealedHandle()] })).status).toBe('awaiting_otp');
+    await handle.terminate('done');
   });
 });
 
 it("B1's answer lost and verify says Pending: never failed; the flow keeps verifying (parked) and ends with the service's answer", async () => {
-  await withService(async (service, taskQueue) => {
+  await withService(async (service) => {
     service.script.loseNextCardChargeAnswer = true;
     const i = card('4242424242424242', { webhookGraceMs: 1_000 });
-    const handle = await startCard(taskQueue, i);
+    const handle = await startCard(service, i);
     const parked = await untilStatus(() => handle.query(cardPaymentStateQuery), 'outcome_unknown');
     expect(parked.reason).toContain("the charge's answer was lost");
     const readsWhileParked = service.lookups.length;
@@ -407,10 +407,10 @@ it("B1's answer lost and verify says Pending: never failed; the flow keeps verif
 });
 
 it("B1's answer lost, Pending, and the service then fails it: failed only on the service's word", async () => {
-  await withService(async (service, taskQueue) => {
+  await withService(async (service) => {
     service.script.loseNextCardChargeAnswer = true;
     const i = card('4242424242424242', { webhookGraceMs: 1_000 });
-    const handle = await startCard(taskQueue, i);
+    const handle = await startCard(service, i);
     await untilStatus(() => handle.query(cardPaymentStateQuery), 'outcome_unknown');
     service.tx.set(i.transactionRef, { status: 'Abandoned', amount: i.amount });
     await endsVerified(handle, 'expired', 'verified as Abandoned');
@@ -421,23 +421,21 @@ it("B1's answer lost, Pending, and the service then fails it: failed only on the
 it('a PIN whose answer is lost: verify says pending; the flow then takes the PIN again or the OTP, and completes', async () => {
   const service = fakeService();
   service.script.loseNextPinAnswer = true;
-  await run(service, async (taskQueue) => {
-    const i = card('5555555555554444', { webhookGraceMs: 1_000 });
-    const handle = await startCard(taskQueue, i);
-    await untilStatus(() => handle.query(cardPaymentStateQuery), 'awaiting_pin');
-    const err = await handle.executeUpdate(submitPinUpdate, { args: [sealedHandle()] }).catch((e: Error) => e);
-    expect((err as Error & { cause?: ApplicationFailure }).cause).toMatchObject({ type: 'OutcomeUnknown' });
-    expect(service.lookups).toContain(i.transactionRef);
-    expect(await handle.query(cardPaymentStateQuery)).toMatchObject({ status: 'awaiting_pin', expects: 'pin_or_otp' });
-    expect((await handle.executeUpdate(submitOtpUpdate, { args: [sealedHandle()] })).status).toBe('confirming');
-    expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });
-  });
+  const i = card('5555555555554444', { webhookGraceMs: 1_000 });
+  const handle = await startCard(service, i);
+  await untilStatus(() => handle.query(cardPaymentStateQuery), 'awaiting_pin');
+  const err = await handle.executeUpdate(submitPinUpdate, { args: [sealedHandle()] }).catch((e: Error) => e);
+  expect((err as Error & { cause?: ApplicationFailure }).cause).toMatchObject({ type: 'OutcomeUnknown' });
+  expect(service.lookups).toContain(i.transactionRef);
+  expect(await handle.query(cardPaymentStateQuery)).toMatchObject({ status: 'awaiting_pin', expects: 'pin_or_otp' });
+  expect((await handle.executeUpdate(submitOtpUpdate, { args: [sealedHandle()] })).status).toBe('confirming');
+  expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'verify' });
 });
 
 it('3DS never completed: requeried every minute, then expired after the default 15 minutes', async () => {
-  await withService(async (service, taskQueue) => {
+  await withService(async (service) => {
     const i = card('5200000000001096');
-    const handle = await startCard(taskQueue, i);
+    const handle = await startCard(service, i);
     expect(await handle.result()).toMatchObject({
       status: 'expired',
       confirmedBy: 'verify',
@@ -450,8 +448,8 @@ it('3DS never completed: requeried every minute, then expired after the default 
 });
 
 it('the same webhook signalled twice (a receiver that forgot it) is processed once, and verified; a record for another amount does not make a success', async () => {
-  await withService(async (service, taskQueue) => {
-    const { i, handle } = await cardAwaitingOtp(taskQueue);
+  await withService(async (service) => {
+    const { i, handle } = await cardAwaitingOtp(service);
     service.pay(i.transactionRef, i.amount);
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, 1)); // a later, different delivery: ignored
@@ -465,7 +463,7 @@ it('the same webhook signalled twice (a receiver that forgot it) is processed on
     expect(new Set(service.lookups)).toEqual(new Set([i.transactionRef]));
 
     const j = card('4242424242424242');
-    const other = await startCard(taskQueue, j);
+    const other = await startCard(service, j);
     await untilStatus(() => other.query(cardPaymentStateQuery), 'awaiting_otp');
     service.pay(j.transactionRef, 5);
     await other.signal(paymentWebhookSignal, webhook(j.transactionRef, j.amount));
@@ -477,8 +475,8 @@ it('the same webhook signalled twice (a receiver that forgot it) is processed on
 });
 
 it('webhooks are hints: a charge_successful signalled straight into Temporal with no payment at the service does not make a success', async () => {
-  await withService(async (service, taskQueue) => {
-    const { i, handle } = await cardAwaitingOtp(taskQueue, { webhookGraceMs: 1_000 });
+  await withService(async (service) => {
+    const { i, handle } = await cardAwaitingOtp(service, { webhookGraceMs: 1_000 });
     // The service's record stays Pending: nobody paid.
     await handle.signal(paymentWebhookSignal, webhook(i.transactionRef, i.amount));
     // Not a success, and not final either: parked as outcome_unknown, visible by search attribute.
@@ -509,7 +507,7 @@ it('webhooks are hints: a charge_successful signalled straight into Temporal wit
     // For a reference the service does not know at all (a forged signal to a USSD flow that never reached it): unknown, never success.
     const ref = `ts-forged-${randomUUID()}`;
     service.script.refuseChargeFor = undefined;
-    const checkout = await startCheckout(taskQueue, {
+    const checkout = await startCheckout(service, {
       transactionRef: ref,
       amount: 10_000,
       currency: 'NGN',
@@ -525,10 +523,10 @@ it('webhooks are hints: a charge_successful signalled straight into Temporal wit
 });
 
 it('USSD nobody dials: the flow waits until expiresAt (10 minutes), verifies, and ends expired', async () => {
-  await withService(async (service, taskQueue) => {
+  await withService(async (service) => {
     const ref = `ts-ussd-${randomUUID()}`;
     const before = await env.currentTimeMs();
-    const handle = await startUssd(taskQueue, ref);
+    const handle = await startUssd(service, ref);
     const final = await handle.result();
     expect(final).toMatchObject({ status: 'expired', confirmedBy: 'verify', ussdCode: '*058*000*123456#' });
     expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(10 * 60_000);
@@ -536,7 +534,7 @@ it('USSD nobody dials: the flow waits until expiresAt (10 minutes), verifies, an
 });
 
 it('recurring: 30 monthly cycles across continue-as-new; a lost A4 answer is verified, a cycle already charged is not charged again, a refused one is recorded', async () => {
-  await withService(async (service, taskQueue) => {
+  await withService(async (service) => {
     const planRef = `tsplan-${randomUUID().slice(0, 8)}`;
     service.script.loseChargeAnswerFor = cycleReference(planRef, 5);
     service.script.refuseChargeFor = cycleReference(planRef, 9);
@@ -551,7 +549,7 @@ it('recurring: 30 monthly cycles across continue-as-new; a lost A4 answer is ver
       cyclesPerRun: 12,
       webhookGraceMs: 1_000,
     };
-    const handle = await startRecurring(taskQueue, input);
+    const handle = await startRecurring(service, input);
     await payFirstCycle(service, planRef, { isRecurring: true, tokenId: 'AUTH_000000000001' });
     const final = await handle.result();
     expect(final).toMatchObject({ status: 'completed', cycle: 30, tokenId: 'AUTH_000000000001' });
@@ -571,7 +569,7 @@ it('recurring: 30 monthly cycles across continue-as-new; a lost A4 answer is ver
 });
 
 it('recurring cancel: no further charge, the token is cancelled with A5', async () => {
-  await withService(async (service, taskQueue) => {
+  await withService(async (service) => {
     const planRef = `tscancel-${randomUUID().slice(0, 8)}`;
     const input: RecurringInput = {
       planRef,
@@ -581,7 +579,7 @@ it('recurring cancel: no further charge, the token is cancelled with A5', async 
       intervalMs: 24 * 3600_000,
       webhookGraceMs: 1_000,
     };
-    const handle = await startRecurring(taskQueue, input);
+    const handle = await startRecurring(service, input);
     await payFirstCycle(service, planRef, { isRecurring: true, tokenId: 'AUTH_000000000002' });
     await untilStatus(() => handle.query(recurringStateQuery), 'active');
     await handle.signal(cancelRecurringSignal);
@@ -592,9 +590,9 @@ it('recurring cancel: no further charge, the token is cancelled with A5', async 
 });
 
 describe("A5's 400 'Recurring Payment was not cancelled' never ends the plan cancelled on its own", () => {
-  const startActivePlan = async (service: ReturnType<typeof fakeService>, taskQueue: string) => {
+  const startActivePlan = async (service: FakeService) => {
     const planRef = `tsa5-${randomUUID().slice(0, 8)}`;
-    const handle = await startRecurring(taskQueue, {
+    const handle = await startRecurring(service, {
       planRef,
       amount: 90_000,
       currency: 'NGN',
@@ -608,9 +606,9 @@ describe("A5's 400 'Recurring Payment was not cancelled' never ends the plan can
   };
 
   it('refused once: A5 is asked again, and the token cancelled then is reported', async () => {
-    await withService(async (service, taskQueue) => {
+    await withService(async (service) => {
       service.script.refuseCancels = 1;
-      const handle = await startActivePlan(service, taskQueue);
+      const handle = await startActivePlan(service);
       await handle.signal(cancelRecurringSignal);
       expect(await handle.result()).toMatchObject({
         status: 'cancelled',
@@ -622,9 +620,9 @@ describe("A5's 400 'Recurring Payment was not cancelled' never ends the plan can
   });
 
   it('refused twice: parked as outcome_unknown (PaymentStatus), no charge made, until an operator resolves it', async () => {
-    await withService(async (service, taskQueue) => {
+    await withService(async (service) => {
       service.script.refuseCancels = 2;
-      const handle = await startActivePlan(service, taskQueue);
+      const handle = await startActivePlan(service);
       await handle.signal(cancelRecurringSignal);
       await env.sleep(60_000); // past the pause before A5 is asked again
       const parked = await untilStatus(() => handle.query(recurringStateQuery), 'outcome_unknown');
@@ -647,9 +645,9 @@ describe("A5's 400 'Recurring Payment was not cancelled' never ends the plan can
 });
 
 it('a checkout whose first payment brings no token fails the plan', async () => {
-  await withService(async (service, taskQueue) => {
+  await withService(async (service) => {
     const planRef = `tsnotoken-${randomUUID().slice(0, 8)}`;
-    const handle = await startRecurring(taskQueue, {
+    const handle = await startRecurring(service, {
       planRef,
       amount: 90_000,
       currency: 'NGN',
@@ -665,9 +663,9 @@ it('a checkout whose first payment brings no token fails the plan', async () => 
 });
 
 it('a checkout nobody pays: open for the default 30 minutes, then verified and expired', async () => {
-  await withService(async (service, taskQueue) => {
+  await withService(async (service) => {
     const i = checkoutInput();
-    const handle = await startCheckout(taskQueue, i);
+    const handle = await startCheckout(service, i);
     expect(await handle.result()).toMatchObject({
       status: 'expired',
       confirmedBy: 'verify',
@@ -677,7 +675,7 @@ it('a checkout nobody pays: open for the default 30 minutes, then verified and e
 });
 
 /** How long after `since` the flow's last verify of `ref` ran (the one that found the payment). */
-function verifiedWithin(service: ReturnType<typeof fakeService>, ref: string, since: number): number {
+function verifiedWithin(service: FakeService, ref: string, since: number): number {
   const times = service.lookupTimes.filter((_, i) => service.lookups[i] === ref);
   expect(times.length).toBeGreaterThan(0);
   return times[times.length - 1]! - since;
@@ -685,9 +683,9 @@ function verifiedWithin(service: ReturnType<typeof fakeService>, ref: string, si
 
 describe('a webhook the service never delivered does not hold a paid payment until its expiry', () => {
   it('checkout paid, no webhook: verified within the first minute, success long before the 30-minute expiry', async () => {
-    await withService(async (service, taskQueue) => {
+    await withService(async (service) => {
       const i = checkoutInput();
-      const handle = await startCheckout(taskQueue, i);
+      const handle = await startCheckout(service, i);
       await untilStatus(() => handle.query(checkoutStateQuery), 'open');
       const paidAt = await env.currentTimeMs();
       service.pay(i.transactionRef, 10_000);
@@ -697,9 +695,9 @@ describe('a webhook the service never delivered does not hold a paid payment unt
   });
 
   it('USSD dialled, no webhook: verified within the first minute, success before the code expires', async () => {
-    await withService(async (service, taskQueue) => {
+    await withService(async (service) => {
       const ref = `ts-ussd-${randomUUID()}`;
-      const handle = await startUssd(taskQueue, ref);
+      const handle = await startUssd(service, ref);
       await untilStatus(() => handle.query(directPaymentStateQuery), 'awaiting_payment');
       const paidAt = await env.currentTimeMs();
       service.pay(ref, 50_000);

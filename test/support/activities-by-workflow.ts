@@ -1,7 +1,7 @@
 // Scripted activities for one worker that all the tests of a file share. Starting a worker (its
 // workflow sandbox, its first task) costs about a second, a flow on a warm worker tens of
 // milliseconds, so a suite that scripts each flow's activities registers its script under the flow's
-// workflow id instead of starting a worker per flow.
+// workflow id (or a reference in it) instead of starting a worker per flow.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- activities take whatever their flow passes
@@ -10,14 +10,18 @@ type ActivityFn = (...args: any[]) => Promise<unknown>;
 export interface ActivitiesByWorkflow<A extends object> {
   /** The worker's activities: each call goes to the script of the workflow that made it. */
   readonly activities: A;
-  /** Registers `script` for the flow `workflowId` (and the flows it starts under ids beginning with it); returns `workflowId`. */
-  script(workflowId: string, script: Partial<A>): string;
+  /**
+   * Registers `script` for every flow whose workflow id contains `key` (a workflow id, or a unique
+   * reference the flow and the flows it starts are named after); returns `key`.
+   */
+  script(key: string, script: Partial<A>): string;
 }
 
 /**
  * Activities named `names` that dispatch on the calling workflow's id: the script registered under
- * that id, or else under the longest registered id it begins with (a child flow named after its
- * parent). A call no script answers fails without a retry, naming the flow and the activity.
+ * that id, or else under the longest registered key the id contains (the keys are unique references,
+ * so one flow never reaches another test's script). A call no script answers fails without a retry,
+ * naming the flow and the activity.
  */
 export function activitiesByWorkflow<A extends object>(names: readonly (keyof A & string)[]): ActivitiesByWorkflow<A> {
   const scripts = new Map<string, Partial<A>>();
@@ -26,7 +30,7 @@ export function activitiesByWorkflow<A extends object>(names: readonly (keyof A 
     if (exact) return exact;
     let best: string | undefined;
     for (const id of scripts.keys())
-      if (workflowId.startsWith(id) && (best === undefined || id.length > best.length)) best = id;
+      if (workflowId.includes(id) && (best === undefined || id.length > best.length)) best = id;
     return best === undefined ? undefined : scripts.get(best);
   };
   const activities = Object.fromEntries(
@@ -48,9 +52,9 @@ export function activitiesByWorkflow<A extends object>(names: readonly (keyof A 
   ) as A;
   return {
     activities,
-    script(workflowId, script) {
-      scripts.set(workflowId, script);
-      return workflowId;
+    script(key, script) {
+      scripts.set(key, script);
+      return key;
     },
   };
 }

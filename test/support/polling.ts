@@ -12,6 +12,12 @@ export interface PollOptions {
   attempts?: number;
   /** The pause between two reads. Default 100 ms. */
   intervalMs?: number;
+  /**
+   * What the pause between two reads is, instead of `intervalMs` of real time: e.g. a time-skipping
+   * test's `() => env.sleep(1_000)`, which moves the server's clock on (timers fire, nothing waits
+   * in real time) while nothing awaits a result.
+   */
+  pause?: () => Promise<void>;
   /** What is awaited, for the error at the deadline. */
   description?: string;
   /** A read that throws counts as "not yet" (e.g. a workflow not started yet); by default it fails at once. */
@@ -52,7 +58,7 @@ export async function eventually<T>(
       last = { error };
     }
     if (Date.now() >= deadline || (attempts !== undefined && reads >= attempts)) break;
-    await sleep(intervalMs);
+    await (options.pause ? options.pause() : sleep(intervalMs));
   }
   if (options.returnLastOnTimeout) {
     if (last && 'value' in last) return last.value;
