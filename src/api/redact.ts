@@ -28,7 +28,6 @@ const SECRET_FIELDS = new Set(
     'expiry',
     'expiry_month',
     'expiry_year',
-    'pinBlock',
   ].map(normaliseFieldName),
 );
 

@@ -30,6 +30,9 @@ const documented: [ReferenceLookup, Error][] = [
   ['mandateByReference', badRequest('No mandate found for reference M-1')],
   ['mandateByReference', notFound('No mandate found for reference M-1')],
   ['vendingByReference', notFound('Transaction not found')],
+  // With the reference between the words.
+  ['posTerminalRequery', notFound('Transaction TX-77 was never received')],
+  ['vendingByReference', notFound('Transaction VND-1 not found')],
 ];
 
 it.each(documented)('%s: the documented not-found is absence', (lookup, err) => {
@@ -41,11 +44,15 @@ const lookalikes: [ReferenceLookup, Error, string][] = [
   ['verifyTransaction', notFound('Transaction R1 not found'), 'a 404 where the service answers 400'],
   ['verifyTransaction', badRequest(''), 'a 400 without an envelope message (a proxy page)'],
   ['posTerminalRequery', notFound('Terminal not found'), 'the terminal, not the transaction'],
+  ['posTerminalRequery', notFound('Terminal T-1 for transaction TX-77 not found'), 'the terminal, named first'],
   ['posTerminalRequery', notFound('Route not found'), 'a wrong route'],
   ['posTerminalRequery', notFound(''), 'a 404 page with no envelope'],
   ['posRemoteRequery', new NotFoundError({ ...init(404, ''), serviceMessage: undefined }), 'a 404 with no body at all'],
   ['posTerminalRequery', new ServerError(init(503, 'Transaction not found')), 'a 5xx'],
   ['posRemoteRequery', notFound('Route not found'), 'a wrong route'],
+  ['posRemoteRequery', notFound('Payment request not found or expired'), 'another request'],
+  ['posRemoteRequery', notFound('Request not found or expired: terminal offline'), 'more than the documented message'],
+  ['mandateByReference', notFound('Debit refused: no mandate found for reference M-1'), 'not the message itself'],
   ['mandateByReference', notFound('Not Found'), 'a bare 404'],
   ['vendingByReference', notFound('Cannot GET /vending/transaction'), 'a wrong route'],
 ];
