@@ -6,6 +6,7 @@ import { resolveTemporalConnection, temporalEnvShape } from './temporal-profile'
 import { observabilityConfig, observabilityEnvShape, type ObservabilityConfig } from './observability';
 import { workerDeploymentConfig, workerDeploymentEnvShape, type WorkerDeploymentConfig } from './worker-deployment';
 import { workerTuningConfig, workerTuningEnvShape, workerTuningIssues, type WorkerTuningConfig } from './worker-tuning';
+import { taskQueuesConfig, taskQueuesEnvShape, taskQueuesIssues, type TaskQueuesConfig } from './task-queues';
 import { isNearCopy, productionGuardIssues } from './production-guards';
 import { returnLinkEnvShape, type ReturnLinkConfig } from './return-links';
 
@@ -238,6 +239,8 @@ export const envSchema = z
 
     // Worker tuning: cache bound, slots, pollers, sticky queue, tuner (src/config/worker-tuning.ts, docs/operations.md).
     ...workerTuningEnvShape,
+    // The task-queue layout: queues polled, money and reads slots, the money rate (src/config/task-queues.ts, docs/deployment.md).
+    ...taskQueuesEnvShape,
     // Worker Versioning: the deployment and build id this worker runs as (src/config/worker-deployment.ts).
     ...workerDeploymentEnvShape,
 
@@ -362,7 +365,7 @@ export const envSchema = z
         message: 'must not reuse a key of PAYLOAD_ENCRYPTION_KEYS',
       });
     }
-    for (const issue of workerTuningIssues(env)) {
+    for (const issue of [...workerTuningIssues(env), ...taskQueuesIssues(env)]) {
       ctx.addIssue({ code: 'custom', path: [issue.variable], message: issue.message });
     }
     if (
@@ -460,6 +463,8 @@ export interface AppConfig {
   observability: ObservabilityConfig;
   /** Worker tuning (WORKER_*): src/workers/tuning.ts maps it to the SDK's WorkerOptions. */
   worker: WorkerTuningConfig;
+  /** The task-queue layout (WORKER_TASK_QUEUES, MONEY_ACTIVITIES_PER_SECOND, WORKER_MONEY_*, WORKER_READS_*): src/workers/tuning.ts. */
+  taskQueues: TaskQueuesConfig;
   /** Worker Versioning (WORKER_VERSIONING, WORKER_DEPLOYMENT_NAME, WORKER_BUILD_ID, WORKER_MAKE_CURRENT): src/workers/versioning.ts. */
   deployment: WorkerDeploymentConfig;
   logLevel: Env['LOG_LEVEL'];
@@ -589,6 +594,7 @@ export function buildConfig(
     },
     observability: observabilityConfig(env, production),
     worker: workerTuningConfig(env),
+    taskQueues: taskQueuesConfig(env),
     deployment: workerDeploymentConfig(env, production),
     logLevel: env.LOG_LEVEL,
   };

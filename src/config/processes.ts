@@ -17,6 +17,7 @@ import { resolveTemporalConnection } from './temporal-profile';
 import { observabilityEnvShape } from './observability';
 import { workerTuningEnvShape } from './worker-tuning';
 import { workerDeploymentEnvShape } from './worker-deployment';
+import { taskQueuesEnvShape } from './task-queues';
 import { returnLinkEnvShape } from './return-links';
 
 /** A section of AppConfig that is read from variables. */
@@ -26,6 +27,7 @@ const shapeKeys = (shape: Record<string, unknown>) => new Set(Object.keys(shape)
 const observabilityKeys = shapeKeys(observabilityEnvShape);
 const tuningKeys = shapeKeys(workerTuningEnvShape);
 const deploymentKeys = shapeKeys(workerDeploymentEnvShape);
+const taskQueueKeys = shapeKeys(taskQueuesEnvShape);
 const returnLinkKeys = shapeKeys(returnLinkEnvShape);
 
 /** Which section a variable of envSchema belongs to (by the shape it comes from, else by its prefix). */
@@ -34,6 +36,7 @@ export function sectionOf(variable: string): ConfigSection | 'mode' | undefined 
   if (observabilityKeys.has(variable)) return 'observability';
   if (tuningKeys.has(variable)) return 'worker';
   if (deploymentKeys.has(variable)) return 'deployment';
+  if (taskQueueKeys.has(variable)) return 'taskQueues';
   if (returnLinkKeys.has(variable)) return 'returnLinks';
   const prefixes: [RegExp, ConfigSection][] = [
     [/^PAYMENTS_/, 'payments'],
@@ -63,6 +66,7 @@ export const PROCESS_SECTIONS = {
     'notify',
     'observability',
     'worker',
+    'taskQueues',
     'deployment',
     'logLevel',
   ],

@@ -12,7 +12,7 @@ import { createWebhookReceiver, listen, closeServer } from '../webhooks/receiver
 import { connectTemporalClient, createTemporalClient } from '../temporal/client';
 import { connectTemporalWorker, createPaymentsWorker } from '../workers/worker';
 import { deploymentVersion, makeVersionCurrent } from '../workers/versioning';
-import { workerTuningOptions } from '../workers/tuning';
+import { activityQueueTuning, workerTuningOptions } from '../workers/tuning';
 import { createActivities } from '../activities';
 import { installTemporalRuntime } from '../logging/temporal-logger';
 import type { PaymentsClient } from '../api';
@@ -146,6 +146,8 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
         workflowBundle: opts.workflowBundle,
         deployment: version,
         tuning: workerTuningOptions(config.worker),
+        queues: config.taskQueues.polled,
+        activityQueues: activityQueueTuning(config.taskQueues),
         overrides: opts.workerOverrides,
         nexus: { notifyUrl: config.notify.url, returnLinks: config.returnLinks },
       });

@@ -12,7 +12,7 @@ import { ensureErrorLogSweepSchedule } from '../temporal/schedules';
 import { ensureReconciliationSchedule } from '../starters/reconciliation';
 import { prebuiltWorkflowBundle } from './workflow-bundle';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
-import { resolveWorkerTuning } from './tuning';
+import { activityQueueTuning, resolveWorkerTuning } from './tuning';
 import { workflowStackTraceState } from './workflow-stack-traces';
 import { deploymentVersion, makeVersionCurrent } from './versioning';
 
@@ -81,6 +81,9 @@ async function main(): Promise<void> {
     workflowBundle,
     deployment: version,
     tuning: tuning.options,
+    // The main queue and the money and reads queues, each its own worker and slots (docs/deployment.md, "Task queues").
+    queues: config.taskQueues.polled,
+    activityQueues: activityQueueTuning(config.taskQueues),
     // SIGTERM (deploy, scale-in): in-flight money calls finish before the worker stops (docs/deployment.md).
     overrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS },
     // The worker process holds no RETURN_LINK_KEY: return URLs of Nexus-started payments are left unsigned (docs/nexus.md).
@@ -120,10 +123,11 @@ async function main(): Promise<void> {
         ),
     );
   }
-  health.watch(worker, connection);
+  health.watch(worker.primary, connection);
   logger.info(
     {
       taskQueue: config.temporal.taskQueue,
+      taskQueues: config.taskQueues,
       temporal: describeTemporalConnection(config.temporal),
       workflowBundle: workflowBundle ? 'prebuilt' : 'bundled at start',
       tuning: tuning.summary,

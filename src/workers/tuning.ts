@@ -9,6 +9,8 @@ import {
   type PollerSetting,
   type WorkerTuningConfig,
 } from '../config/worker-tuning';
+import { taskQueuesConfig, type TaskQueuesConfig } from '../config/task-queues';
+import type { ActivityQueue } from '../shared/task-queues';
 
 type PollerBehavior = NonNullable<WorkerOptions['workflowTaskPollerBehavior']>;
 
@@ -127,3 +129,21 @@ export function withTuning(
   if (SLOT_FIELDS.some((f) => overrides?.[f] !== undefined)) delete base.tuner;
   return { ...base, ...overrides };
 }
+
+type ActivityQueueTuning = Record<ActivityQueue, Partial<WorkerOptions>>;
+
+/** config.taskQueues → the money and reads workers' slots, pollers and (money) rate at the server. */
+export function activityQueueTuning(queues: TaskQueuesConfig): ActivityQueueTuning {
+  const fixed = (q: { slots: number; pollers: number }): Partial<WorkerOptions> => ({
+    maxConcurrentActivityTaskExecutions: q.slots,
+    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: q.pollers },
+  });
+  return {
+    // Set by every money poller; all workers of a deployment share the setting (the last poll wins).
+    money: { ...fixed(queues.money), maxTaskQueueActivitiesPerSecond: queues.money.perSecond },
+    reads: fixed(queues.reads),
+  };
+}
+
+/** The activity queues' tuning at the defaults (embedded workers that pass none). */
+export const ACTIVITY_QUEUE_DEFAULT_TUNING: ActivityQueueTuning = activityQueueTuning(taskQueuesConfig({}));

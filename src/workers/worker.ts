@@ -2,7 +2,7 @@
 // createActivities factory, the encrypted data converter, and pino as the logger.
 // Every bundle carries the metrics interceptor (src/workflows/steps/metrics-interceptor.ts); when tracing is
 // installed (src/observability/tracing.ts), the OpenTelemetry workflow and activity interceptors too.
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import {
   makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
@@ -15,6 +15,9 @@ import { withTuning } from './tuning';
 import { workerDeploymentOptions } from './versioning';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { paymentsNexusHandler, type PaymentsNexusOptions } from '../nexus/payments-handler';
+import type { ActivityQueue, WorkerQueue } from '../shared/task-queues';
+import { createWorkerGroup, type WorkerGroup } from './worker-group';
+import { ACTIVITY_QUEUE_DEFAULT_TUNING } from './tuning';
 
 /** A worker NativeConnection with the TLS and API key of `settings` (config.temporal). */
 export function connectTemporalWorker(settings: TemporalConnectionSettings): Promise<NativeConnection> {
@@ -38,6 +41,10 @@ export interface PaymentsWorkerOptions extends TemporalConnectionSettings {
   overrides?: Partial<WorkerOptions>;
   /** The `payments` Nexus service's event target and return-link key (docs/nexus.md); the service is always registered. */
   nexus?: PaymentsNexusOptions;
+  /** The queues this process polls (WORKER_TASK_QUEUES): all three unless a deployment splits them. */
+  queues?: readonly WorkerQueue[];
+  /** Slots, pollers and rate of the activity queues (activityQueueTuning(config.taskQueues)); the defaults otherwise. */
+  activityQueues?: Partial<Record<ActivityQueue, Partial<WorkerOptions>>>;
 }
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
@@ -96,10 +103,14 @@ function interceptorOptions(bundling: boolean): Pick<WorkerOptions, 'interceptor
   };
 }
 
-export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise<Worker> {
+/**
+ * The payments workers of one process (src/workers/worker-group.ts): the main queue's and, on the
+ * activity queues named after it, the money and reads workers, each with its own slots.
+ */
+export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise<WorkerGroup> {
   const connection = opts.connection ?? (await connectTemporalWorker(opts));
   const traced = interceptorOptions(!opts.workflowBundle);
-  return Worker.create({
+  const main: WorkerOptions = {
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
@@ -120,5 +131,6 @@ export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise
     ...withTuning(opts.tuning, opts.overrides),
     interceptors: { ...traced.interceptors, ...opts.overrides?.interceptors },
     sinks: { ...traced.sinks, ...opts.overrides?.sinks },
-  });
+  };
+  return createWorkerGroup(main, opts.queues, opts.activityQueues ?? ACTIVITY_QUEUE_DEFAULT_TUNING);
 }

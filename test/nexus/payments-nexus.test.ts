@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import { createWorkerGroup, type WorkerGroup } from '../../src/workers/worker-group';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { MANDATE_OTP, SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { sealCardPaymentForNexus } from '../../src/nexus/payments-handler';
@@ -41,7 +42,7 @@ const fast = { pollIntervalMs: 200, heartbeatTimeout: '3s' } as const;
 
 let connection: Connection;
 let merchant: Client;
-let merchantWorker: Worker;
+let merchantWorker: WorkerGroup;
 let merchantRunning: Promise<void>;
 let merchantWorkerConnection: NativeConnection;
 const merchantTaskQueue = `merchant-${randomUUID()}`;
@@ -75,7 +76,7 @@ beforeAll(async () => {
   // A namespace just registered reaches the server's namespace cache within seconds.
   merchantWorker = await eventually(
     () =>
-      Worker.create({
+      createWorkerGroup({
         connection: merchantWorkerConnection,
         namespace: MERCHANT_NAMESPACE,
         taskQueue: merchantTaskQueue,

@@ -8,7 +8,8 @@
 // (posRemoteCompleteAfterMs 60 s), so every test decides when the payer pays.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import type { WorkerGroup } from '../../src/workers/worker-group';
 import { createLogger } from '../../src/logging/logger';
 import { createPaymentsWorker } from '../../src/workers/worker';
 import { posRemoteStateQuery } from '../../src/shared/pos-remote';
@@ -204,11 +205,12 @@ describe('POS remote request against the sandbox', () => {
 
 describe('worker killed mid-poll', () => {
   const fixture = join(__dirname, 'fixtures', 'activity-worker.ts');
-  let workflowWorker: Worker;
+  let workflowWorker: WorkerGroup;
   let workflowRun: Promise<void>;
   let conn: NativeConnection;
   const children: ChildProcess[] = [];
-  // Its own task queue: the in-process worker runs only workflows; activities run in child processes.
+  // Its own task queue: the in-process worker runs only workflows (the main queue, no activities); the
+  // activities of all three queues run in child processes.
   const queue = `${config.temporal.taskQueue}-kill`;
 
   async function activityWorker(): Promise<{ child: ChildProcess; out: () => string }> {
@@ -246,6 +248,7 @@ describe('worker killed mid-poll', () => {
       connection: conn,
       activities: {},
       workflowBundle: await workflowBundle(),
+      queues: ['workflows'],
     });
     workflowRun = workflowWorker.run();
   });

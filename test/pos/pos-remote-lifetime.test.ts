@@ -12,7 +12,7 @@
 // lifetime the workflow counts by default, from E1's answer.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { Worker } from '@temporalio/worker';
+import { createWorkerGroup } from '../../src/workers/worker-group';
 import type { PaymentsClient } from '../../src/api';
 import { createPosRemoteActivities } from '../../src/activities/pos-remote';
 import { createLogger } from '../../src/logging/logger';
@@ -103,7 +103,7 @@ async function runFlow(
   service: ReturnType<typeof scriptedService>,
 ): Promise<{ result: PosRemoteResult; endedAt: number }> {
   const taskQueue = `pos-lifetime-${randomUUID()}`;
-  const worker = await Worker.create({
+  const worker = await createWorkerGroup({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),

@@ -6,7 +6,8 @@
 // expiry; cancel watches until the lifetime ends and reports an approval after it.
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import type { WorkerGroup } from '../../src/workers/worker-group';
 import { ConnectionError, NotFoundError, ServerError, BadRequestError, type PaymentsClient } from '../../src/api';
 import { createActivities } from '../../src/activities';
 import { createLogger } from '../../src/logging/logger';
@@ -117,7 +118,7 @@ class ScriptedRemote {
 }
 
 let client: Client;
-let worker: Worker;
+let worker: WorkerGroup;
 let run: Promise<void>;
 let conn: NativeConnection;
 const remote = new ScriptedRemote();

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
+import { activityTaskQueue } from '../../src/shared/task-queues';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const kubectl = join(PROJECT_ROOT, '.tools', 'kubectl', 'bin', 'kubectl');
@@ -59,7 +60,8 @@ describe('the KEDA backlog component, rendered', () => {
     expect(so.spec.minReplicaCount).toBe(hpa.spec.minReplicas);
     expect(so.spec.maxReplicaCount).toBe(hpa.spec.maxReplicas);
     expect(so.spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleDown).toEqual(hpa.spec.behavior.scaleDown);
-    expect(so.spec.triggers.map((t: Obj) => t.type)).toEqual(['temporal', 'cpu']);
+    // The main queue's backlog and the reads queue's (docs/deployment.md, "Task queues"), then CPU.
+    expect(so.spec.triggers.map((t: Obj) => t.type)).toEqual(['temporal', 'temporal', 'cpu']);
     // Every object keeps the base's part-of label.
     expect(so.metadata.labels['app.kubernetes.io/part-of']).toBe('payflow');
   });
@@ -79,6 +81,13 @@ describe('the KEDA backlog component, rendered', () => {
       workerDeploymentBuildId: env.WORKER_BUILD_ID,
     });
     expect(Number(trigger.metadata.targetQueueSize)).toBeGreaterThan(0);
+    // The reads queue is named after the main one (src/shared/task-queues.ts), on the same version.
+    const reads = find(keda, 'ScaledObject', 'payflow-worker')!.spec.triggers[1];
+    expect(reads.metadata).toMatchObject({
+      ...trigger.metadata,
+      taskQueue: activityTaskQueue(config.TEMPORAL_TASK_QUEUE, 'reads'),
+      queueTypes: 'activity',
+    });
   });
 
   it('authenticates through a TriggerAuthentication that reads the key the worker reads, from the worker Secret', () => {

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import { createWorkerGroup } from '../../src/workers/worker-group';
 import { PaymentsClient } from '../../src/api';
 import { createSmsActivities, type SmsActivities } from '../../src/activities/sms';
 import { createLogger } from '../../src/logging/logger';
@@ -45,7 +45,7 @@ const DAY = 86_400_000;
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
 /** maxCachedWorkflows 0: every workflow task replays the history (no sticky queue tied to one worker). */
 const worker = async (taskQueue: string, activities: object, opts: { noCache?: boolean } = {}) =>
-  Worker.create({
+  createWorkerGroup({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),

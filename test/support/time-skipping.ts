@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Context } from '@temporalio/activity';
-import { Worker } from '@temporalio/worker';
+import { createWorkerGroup, type WorkerGroup } from '../../src/workers/worker-group';
 import { temporal } from '@temporalio/proto';
 import { temporalBinaries } from '../../src/stack/temporal-binaries';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';
@@ -53,12 +53,12 @@ export function useTimeSkippingEnv(
   if (options.quietRuntime)
     installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
   let created: TestWorkflowEnvironment | undefined;
-  let worker: Worker | undefined;
+  let worker: WorkerGroup | undefined;
   let running: Promise<void> | undefined;
   beforeAll(async () => {
     created = await createTimeSkippingEnv();
     if (options.worker) {
-      worker = await Worker.create({
+      worker = await createWorkerGroup({
         connection: created.nativeConnection,
         taskQueue: options.worker.taskQueue,
         workflowBundle: await workflowBundle(),
@@ -94,7 +94,7 @@ export async function runWithWorker<T>(
   workflowsPath?: string,
 ): Promise<T> {
   const taskQueue = `${prefix}-${randomUUID()}`;
-  const worker = await Worker.create({
+  const worker = await createWorkerGroup({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(workflowsPath),
@@ -114,7 +114,7 @@ export async function startWithWorker<H extends { result(): Promise<unknown> }>(
   start: (taskQueue: string) => Promise<H>,
 ): Promise<{ handle: H; done: () => Promise<Awaited<ReturnType<H['result']>>> }> {
   const taskQueue = `${prefix}-${randomUUID()}`;
-  const worker = await Worker.create({
+  const worker = await createWorkerGroup({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),

@@ -3,7 +3,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import type { WorkerGroup } from '../../src/workers/worker-group';
 import { createLogger } from '../../src/logging/logger';
 import { closeServer } from '../../src/webhooks/receiver';
 import { createTemporalClient } from '../../src/temporal/client';
@@ -25,7 +26,7 @@ const capture = new LogCapture();
 let client: Client;
 let server: Server;
 let url: string;
-let worker: Worker;
+let worker: WorkerGroup;
 let workerRun: Promise<void>;
 let workerConnection: NativeConnection;
 let vaCredits: VirtualAccountCreditStore;

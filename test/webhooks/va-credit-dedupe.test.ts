@@ -9,7 +9,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
+import type { WorkerGroup } from '../../src/workers/worker-group';
 import { createLogger } from '../../src/logging/logger';
 import { closeServer, createWebhookReceiver, listen } from '../../src/webhooks/receiver';
 import { createTemporalClient } from '../../src/temporal/client';
@@ -58,7 +59,7 @@ async function startStack(): Promise<Stack> {
   const url = await listen(server, 0);
   const vaCredits = await VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
   const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const worker: Worker = await createPaymentsWorker({
+  const worker: WorkerGroup = await createPaymentsWorker({
     ...config.temporal,
     encryption: config.encryption,
     connection,

@@ -2,11 +2,24 @@
 // takes one of these named policies (docs/money-decisions.md, "Send once"). Durations come from the
 // timeouts table (src/shared/activity-timeouts.ts), so a policy never disagrees with the HTTP client.
 import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/common';
+import type { ActivityQueue } from '../../shared/task-queues';
 import {
   IN_FLIGHT_MARGIN_MS,
   MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS,
   SERVICE_ACTIVITY_START_TO_CLOSE_MS,
 } from '../../shared/activity-timeouts';
+
+/**
+ * The activity queue a policy's activities run on (docs/deployment.md, "Task queues"): money sends on
+ * `<main>-money`, reads and polls on `<main>-reads`. A mark, not the queue's name: the name derives
+ * from the calling flow's own task queue when the activity is scheduled (./activity-queues.ts), and
+ * only for PINNED flows; an AUTO_UPGRADE flow keeps its activities on the main queue (moving them
+ * changes its commands, which takes a patch). A symbol, so spreading a policy keeps it.
+ */
+export const ACTIVITY_QUEUE: unique symbol = Symbol.for('payflow.activityQueue');
+
+/** Activity options with the activity queue their activities run on. */
+export type QueuedActivityOptions = ActivityOptions & { readonly [ACTIVITY_QUEUE]?: ActivityQueue };
 
 /** Errors a read never retries: the request itself was wrong, asking again changes nothing. */
 export const READ_NON_RETRYABLE = ['InvalidRequest', 'BadRequest', 'Unauthorized'];
@@ -25,8 +38,9 @@ export const READ_RETRY: RetryPolicy = {
  * worker in seconds. `httpTimeoutMs`: the call's own HTTP deadline when it has one longer than the
  * client's default; the attempt then outlives it by the in-flight margin.
  */
-export function moneySend(httpTimeoutMs?: number): ActivityOptions {
+export function moneySend(httpTimeoutMs?: number): QueuedActivityOptions {
   return {
+    [ACTIVITY_QUEUE]: 'money',
     startToCloseTimeout:
       httpTimeoutMs === undefined ? SERVICE_ACTIVITY_START_TO_CLOSE_MS : httpTimeoutMs + IN_FLIGHT_MARGIN_MS,
     heartbeatTimeout: MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS,
@@ -35,7 +49,8 @@ export function moneySend(httpTimeoutMs?: number): ActivityOptions {
 }
 
 /** A read of the service (verify, lookups, requeries): retried with backoff. */
-export const READ: ActivityOptions = {
+export const READ: QueuedActivityOptions = {
+  [ACTIVITY_QUEUE]: 'reads',
   startToCloseTimeout: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
   retry: READ_RETRY,
 };
@@ -54,7 +69,8 @@ export const LOCAL_READ: LocalActivityOptions = {
  * One round of a background poll (a parked outcome's requery, a remote request's status): a few
  * attempts bounded in time; the flow's own loop carries the longer backoff between rounds.
  */
-export const POLL: ActivityOptions = {
+export const POLL: QueuedActivityOptions = {
+  [ACTIVITY_QUEUE]: 'reads',
   startToCloseTimeout: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
   scheduleToCloseTimeout: '2 minutes',
   retry: { ...READ_RETRY, maximumAttempts: 3 },

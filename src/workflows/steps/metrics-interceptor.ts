@@ -6,7 +6,9 @@
 //    and the end), and counts a start, each status entered, and the outcome a status means
 //    (src/shared/flow-metrics.ts);
 //  - it adds the `flow` label to every metric the workflow emits (send-once's requeries and resends).
-// The same module carries what the Temporal Web UI shows while a flow runs (./ui-metadata.ts).
+// The same module carries what the Temporal Web UI shows while a flow runs (./ui-metadata.ts), and puts
+// a PINNED flow's activities on their task queue (./activity-queues.ts: the one part that changes a
+// command, the activity's task queue, which replay does not compare).
 // Metrics are never emitted while replaying (the worker's metric sink is not called during replay), and a
 // continued-as-new run is not a new flow. Nothing here changes which commands a flow sends (an activity's
 // summary is metadata replay does not compare): the interceptor is replay-safe and may be added to, or
@@ -21,6 +23,7 @@ import { PaymentAmount, PaymentCurrency, PaymentFlow, PaymentStatus } from '../.
 import { flowOutcomeOf, METRICS } from '../../shared/flow-metrics';
 import { reportedStatus } from './metrics';
 import { uiMetadataInterceptors } from './ui-metadata';
+import { activityQueueInterceptor } from './activity-queues';
 
 /** The metrics part: counts from the flow's search attributes and reported status. */
 const metricsInterceptors = (): WorkflowInterceptors => {
@@ -93,7 +96,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
   const metrics = metricsInterceptors();
   const ui = uiMetadataInterceptors();
   return {
-    outbound: [ui.outbound, ...(metrics.outbound ?? [])],
+    outbound: [activityQueueInterceptor, ui.outbound, ...(metrics.outbound ?? [])],
     internals: [ui.internals, ...(metrics.internals ?? [])],
   };
 };

@@ -1,0 +1,106 @@
+// The task-queue layout of the worker process (docs/deployment.md, "Task queues"; docs/configuration.md):
+// which queues a process polls, and the money and reads queues' slots, pollers and the money queue's
+// rate at the server. Spread into config.ts's zod schema. The defaults and the figures behind them are
+// in docs/performance.md ("Task-queue sizes") and docs/choices.md (the money rate).
+import { z } from 'zod';
+import { WORKER_QUEUES, type WorkerQueue } from '../shared/task-queues';
+
+export const TASK_QUEUE_DEFAULTS = {
+  /**
+   * Money sends dispatched per second by the server, whole queue (all workers). The service's rate
+   * limits are not shown (spec, Limits): 50/s is above what one 2-core worker sends at its measured
+   * ceiling (vend 41.5 flows/s, one H3 each; bench `overhead`), so it never slows a normal deployment,
+   * and it caps a backlog drained after an outage, or many workers scaled out, at 50 sends/s
+   * (docs/choices.md). Set it to the rate agreed with the service.
+   */
+  moneyActivitiesPerSecond: 50,
+  /**
+   * Money send slots: the rate times a send's slow latency (Little's law), 50/s × 2 s = 100. 2 s is the
+   * bench's vend p99 for a whole flow (`overhead`), above any single send's; a slower service fills
+   * the slots and the queue waits, which is the back-pressure a struggling service needs.
+   */
+  moneyActivitySlots: 100,
+  /** Money pollers: the SDK default (bench `overhead`: `auto` measured the same as 10). */
+  moneyPollers: 10,
+  /**
+   * Reads slots: the POS remote poll holds one for the request's life (up to 7 minutes, mostly asleep);
+   * bench `pos-poll` needed 500 open requests polled on time, so 1000 covers them and the reads around them.
+   */
+  readsActivitySlots: 1000,
+  /** Reads pollers: the SDK default, as the money pollers. */
+  readsPollers: 10,
+} as const;
+
+const count = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    .optional();
+
+export const taskQueuesEnvShape = {
+  // Which queues this process polls: all three by default; a deployment may split them across processes.
+  WORKER_TASK_QUEUES: z
+    .string()
+    .transform((v) => v.split(',').map((q) => q.trim()))
+    .pipe(
+      z
+        .array(z.enum(WORKER_QUEUES, { error: `each must be one of ${WORKER_QUEUES.join(', ')}` }))
+        .min(1, 'must name at least one queue'),
+    )
+    .optional(),
+  MONEY_ACTIVITIES_PER_SECOND: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'must be a number of sends per second, e.g. 50 or 0.5')
+    .transform(Number)
+    .pipe(z.number().positive('must be above 0').max(100_000, 'must be at most 100000'))
+    .optional(),
+  WORKER_MONEY_ACTIVITIES: count(1, 10_000),
+  WORKER_MONEY_POLLERS: count(1, 1_000),
+  WORKER_READS_ACTIVITIES: count(1, 10_000),
+  WORKER_READS_POLLERS: count(1, 1_000),
+};
+
+type TaskQueuesEnv = { [K in keyof typeof taskQueuesEnvShape]?: z.output<(typeof taskQueuesEnvShape)[K]> };
+
+export interface ActivityQueueSettings {
+  slots: number;
+  pollers: number;
+}
+
+export interface TaskQueuesConfig {
+  /** The queues this process polls. */
+  polled: WorkerQueue[];
+  money: ActivityQueueSettings & { perSecond: number };
+  reads: ActivityQueueSettings;
+}
+
+/** Pollers above the slots would only wait: reported on the variable to change. */
+export function taskQueuesIssues(env: TaskQueuesEnv): { variable: string; message: string }[] {
+  const D = TASK_QUEUE_DEFAULTS;
+  const pairs = [
+    ['WORKER_MONEY_POLLERS', env.WORKER_MONEY_POLLERS, env.WORKER_MONEY_ACTIVITIES ?? D.moneyActivitySlots],
+    ['WORKER_READS_POLLERS', env.WORKER_READS_POLLERS, env.WORKER_READS_ACTIVITIES ?? D.readsActivitySlots],
+  ] as const;
+  return pairs.flatMap(([variable, pollers, slots]) =>
+    pollers !== undefined && pollers > slots
+      ? [{ variable, message: `must not exceed the queue's activity slots (${slots})` }]
+      : [],
+  );
+}
+
+export function taskQueuesConfig(env: TaskQueuesEnv): TaskQueuesConfig {
+  const D = TASK_QUEUE_DEFAULTS;
+  const moneySlots = env.WORKER_MONEY_ACTIVITIES ?? D.moneyActivitySlots;
+  const readsSlots = env.WORKER_READS_ACTIVITIES ?? D.readsActivitySlots;
+  return {
+    polled: [...new Set(env.WORKER_TASK_QUEUES ?? WORKER_QUEUES)],
+    money: {
+      perSecond: env.MONEY_ACTIVITIES_PER_SECOND ?? D.moneyActivitiesPerSecond,
+      slots: moneySlots,
+      pollers: env.WORKER_MONEY_POLLERS ?? Math.min(D.moneyPollers, moneySlots),
+    },
+    reads: { slots: readsSlots, pollers: env.WORKER_READS_POLLERS ?? Math.min(D.readsPollers, readsSlots) },
+  };
+}

@@ -1,0 +1,19 @@
+// The task queues of one deployment (docs/deployment.md, "Task queues"): workflow tasks on the main
+// queue (TEMPORAL_TASK_QUEUE), and two activity queues named after it, so a worker and every flow
+// agree on them without a setting of their own:
+//  - `<main>-money`: the sends that move money, rate-limited at the server (MONEY_ACTIVITIES_PER_SECOND);
+//  - `<main>-reads`: reads and polls of the service (verify, requery, lookups, POS remote polling).
+// Imported by workflow code (src/workflows/steps/activity-queues.ts): plain strings only.
+
+/** The activity task queues besides the main one. */
+export const ACTIVITY_QUEUES = ['money', 'reads'] as const;
+export type ActivityQueue = (typeof ACTIVITY_QUEUES)[number];
+
+/** The activity queue `queue` of the deployment whose workflow tasks run on `mainTaskQueue`. */
+export function activityTaskQueue(mainTaskQueue: string, queue: ActivityQueue): string {
+  return `${mainTaskQueue}-${queue}`;
+}
+
+/** The queues a worker process may poll (WORKER_TASK_QUEUES): the main one (`workflows`) and the activity queues. */
+export const WORKER_QUEUES = ['workflows', ...ACTIVITY_QUEUES] as const;
+export type WorkerQueue = (typeof WORKER_QUEUES)[number];
