@@ -13,7 +13,7 @@
 //    what outlived its TTL (a sweeper runs it periodically).
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { SecretPurpose } from '../shared/claim-check';
+import { isClaimHandle, type SecretPurpose } from '../shared/claim-check';
 
 export interface ClaimCheckKey {
   id: string;
@@ -124,8 +124,8 @@ export class ClaimCheckStore {
 
   /** The sealed value, while its record lives; SecretUnavailableError otherwise. */
   async open<T>(handle: string, purpose: SecretPurpose): Promise<T> {
-    if (typeof handle !== 'string' || handle.length > 64 || this.toDiscard.has(handle))
-      throw new SecretUnavailableError(purpose);
+    // Anything but a handle's shape is refused before hashing it or asking the database.
+    if (!isClaimHandle(handle) || this.toDiscard.has(handle)) throw new SecretUnavailableError(purpose);
     const { rows } = await this.pool.query<{ purpose: string; key_id: string; iv: Buffer; sealed: Buffer }>(
       `SELECT purpose, key_id, iv, sealed FROM ${TABLE} WHERE id = $1 AND expires_at > now()`,
       [recordId(handle)],
@@ -147,7 +147,7 @@ export class ClaimCheckStore {
 
   /** Deletes the record now (a no-op when it is gone already). */
   async discard(handle: string): Promise<void> {
-    if (typeof handle !== 'string' || handle.length > 64) return;
+    if (!isClaimHandle(handle)) return;
     await this.pool.query(`DELETE FROM ${TABLE} WHERE id = $1`, [recordId(handle)]);
   }
 
@@ -158,7 +158,7 @@ export class ClaimCheckStore {
    * runs. A batch that fails (or a process that dies first) leaves the records to their TTL.
    */
   discardSoon(handle: string): void {
-    if (typeof handle !== 'string' || handle.length > 64) return;
+    if (!isClaimHandle(handle)) return;
     this.toDiscard.set(handle, recordId(handle));
     if (this.toDiscard.size >= DISCARD_BATCH_SIZE) void this.flushDiscards();
     else this.discardTimer ??= setTimeout(() => void this.flushDiscards(), DISCARD_BATCH_MS).unref();

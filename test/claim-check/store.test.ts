@@ -255,7 +255,7 @@ describe('handles and records', () => {
     );
   });
 
-  it('a handle that is not a string, or longer than any handle, is refused without a database query', async () => {
+  it('anything but a handle (not a string, another length, another character) is refused without a database query', async () => {
     // Not in `stores`: closed here, and a pool ends only once.
     const store = await ClaimCheckStore.connect({
       databaseUrl: claimCheckDatabaseUrl(),
@@ -264,7 +264,7 @@ describe('handles and records', () => {
     });
     const handle = await store.seal('otp', '9090');
     await store.close(); // from here, any query would fail with the pool's own error
-    for (const bad of [undefined, 42, 'x'.repeat(65)] as unknown as string[]) {
+    for (const bad of [undefined, 42, 'x'.repeat(65), 'cc_short', `cc_${'A'.repeat(21)}!`] as unknown as string[]) {
       await gone(store.open(bad, 'otp'));
       await expect(store.discard(bad)).resolves.toBeUndefined();
       expect(() => store.discardSoon(bad)).not.toThrow();
@@ -284,12 +284,12 @@ describe('batched discards and the sweeper', () => {
   it('200 waiting discards run their batch at once, and the next batch counts from zero', async () => {
     const store = await connect();
     const flush = jest.spyOn(store, 'flushDiscards');
-    for (let i = 0; i < 199; i++) store.discardSoon(`cc_batch${i}`);
+    for (let i = 0; i < 199; i++) store.discardSoon(`cc_${String(i).padStart(22, '0')}`);
     expect(flush).not.toHaveBeenCalled();
-    store.discardSoon('cc_batch199');
+    store.discardSoon(`cc_${'1'.repeat(19)}199`);
     expect(flush).toHaveBeenCalledTimes(1);
     await flush.mock.results[0].value;
-    store.discardSoon('cc_next');
+    store.discardSoon(`cc_${'n'.repeat(22)}`);
     expect(flush).toHaveBeenCalledTimes(1);
   });
 
