@@ -4,7 +4,7 @@
 // through D5, duplicate references, scheduled-debit refusals, cancellation, creation faults.
 // FIXED mandates here send their own debits (`fixedDebits: 'send'`); the default, observing the
 // service's own debits, is tested in mandate-fixed-observe.test.ts.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import {
@@ -26,10 +26,13 @@ import { cancelMandate } from '../../src/starters/mandate';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { PaymentStatus } from '../../src/shared/search-attributes';
 import { eventually } from '../support/polling';
-import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
+import { useTimeSkippingEnv } from '../support/time-skipping';
+import { activitiesByWorkflow } from '../support/activities-by-workflow';
 import { DAY, day, mandateInput, type MandateTestActivities as Activities } from './helpers';
 
-const env = useTimeSkippingEnv();
+// One worker for the file: a mandate's activities are those of the fake service its test started it with (start below).
+const TASK_QUEUE = `mandate-${randomUUID()}`;
+const env = useTimeSkippingEnv({ worker: { taskQueue: TASK_QUEUE, activities: () => byFlow.activities } });
 /** The test server's time at each test's start: awaiting a result may skip it years ahead (it jumps once no timer is left). */
 let now: number;
 beforeEach(async () => {
@@ -207,24 +210,23 @@ function fakeService() {
   };
 }
 type Service = ReturnType<typeof fakeService>;
+const byFlow = activitiesByWorkflow<Activities>(Object.keys(fakeService().activities) as (keyof Activities)[]);
 
 const input = (over: Partial<MandateInput> = {}): MandateInput => mandateInput(now, seal('22212345678'), over);
 
-const run = <T>(service: Service, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
-  runWithWorker(env, service.activities, 'mandate', fn);
-
-const start = (taskQueue: string, i: MandateInput) =>
+/** Starts the mandate `i` on the file's worker, its activities those of `service`. */
+const start = (service: Service, i: MandateInput) =>
   env.client.workflow.start<typeof mandateWorkflow>('mandateWorkflow', {
-    workflowId: `mandate-${i.mandateRef}`,
-    taskQueue,
+    workflowId: byFlow.script(`mandate-${i.mandateRef}`, service.activities),
+    taskQueue: TASK_QUEUE,
     args: [i],
   });
 
 const waitStatus = (h: WorkflowHandle, status: MandateState['status']): Promise<MandateState> =>
   waitFor(h, (s) => s.status === status, status);
 
-async function approved(taskQueue: string, i: MandateInput) {
-  const handle = await start(taskQueue, i);
+async function approved(service: Service, i: MandateInput) {
+  const handle = await start(service, i);
   await waitStatus(handle, 'awaiting_otp');
   await handle.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] });
   return handle;
@@ -304,7 +306,7 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
     const endDate = day(fixedSchedule(fixed, '2199-12-31', 13)[12] - DAY); // the day before a 13th date
     const i = input({ debitType: 'fixed', fixedDebits: 'send', startDate: day(now), fixed, endDate, debitsPerRun: 5 });
     const started = Date.now();
-    const final = await run(service, async (tq) => (await approved(tq, i)).result());
+    const final = await (await approved(service, i)).result();
     expect(final).toMatchObject({
       status: 'completed',
       endReason: 'balance spent',
@@ -326,77 +328,69 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
   it('VARIABLE: the validator refuses below N200, over the balance, before approval and a wrong OTP keeps waiting; refused updates leave no history', async () => {
     const service = fakeService();
     const i = input({ amount: 500_000 });
-    await run(service, async (tq) => {
-      const h = await start(tq, i);
-      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] }))).toContain(
-        'not approved',
-      );
-      await waitStatus(h, 'awaiting_otp');
-      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('000000')] }))).toContain(
-        'Invalid OTP',
-      );
-      // The format (4 to 8 digits) is the starter's check; the workflow takes only a sealed handle.
-      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] }))).toContain(
-        'otp must be sealed',
-      );
-      expect((await h.query(mandateStateQuery)).status).toBe('awaiting_otp');
-      expect((await h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] })).status).toBe('approved');
-      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 19_999 }] }))).toContain(
-        'at least 20000 kobo',
-      );
-      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 600_000 }] }))).toContain(
-        'exceeds the remaining balance',
-      );
-      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 20_000.5 }] }))).toContain('integer');
-      const d1 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 200_000 }] });
-      expect(d1).toMatchObject({
-        reference: `${i.mandateRef}-D1`,
-        status: 'success',
-        confirmedBy: 'response',
-        kind: 'requested',
-      });
-      expect(await h.query(mandateStateQuery)).toMatchObject({ balance: 300_000, totalDebited: 200_000 });
-      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 300_001 }] }))).toContain(
-        'exceeds the remaining balance 300000',
-      );
-      const raw = JSON.stringify(await h.fetchHistory());
-      expect((raw.match(/WORKFLOW_EXECUTION_UPDATE_ACCEPTED/g) ?? []).length).toBe(3); // wrong OTP, right OTP, one debit
-      expect(await h.executeUpdate(cancelMandateUpdate)).toMatchObject({ status: 'cancelled' });
-      expect(await h.result()).toMatchObject({ status: 'cancelled', balance: 300_000 });
-      expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
+    const h = await start(service, i);
+    expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] }))).toContain(
+      'not approved',
+    );
+    await waitStatus(h, 'awaiting_otp');
+    expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('000000')] }))).toContain('Invalid OTP');
+    // The format (4 to 8 digits) is the starter's check; the workflow takes only a sealed handle.
+    expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: ['123456'] }))).toContain(
+      'otp must be sealed',
+    );
+    expect((await h.query(mandateStateQuery)).status).toBe('awaiting_otp');
+    expect((await h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] })).status).toBe('approved');
+    expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 19_999 }] }))).toContain(
+      'at least 20000 kobo',
+    );
+    expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 600_000 }] }))).toContain(
+      'exceeds the remaining balance',
+    );
+    expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 20_000.5 }] }))).toContain('integer');
+    const d1 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 200_000 }] });
+    expect(d1).toMatchObject({
+      reference: `${i.mandateRef}-D1`,
+      status: 'success',
+      confirmedBy: 'response',
+      kind: 'requested',
     });
+    expect(await h.query(mandateStateQuery)).toMatchObject({ balance: 300_000, totalDebited: 200_000 });
+    expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 300_001 }] }))).toContain(
+      'exceeds the remaining balance 300000',
+    );
+    const raw = JSON.stringify(await h.fetchHistory());
+    expect((raw.match(/WORKFLOW_EXECUTION_UPDATE_ACCEPTED/g) ?? []).length).toBe(3); // wrong OTP, right OTP, one debit
+    expect(await h.executeUpdate(cancelMandateUpdate)).toMatchObject({ status: 'cancelled' });
+    expect(await h.result()).toMatchObject({ status: 'cancelled', balance: 300_000 });
+    expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
   });
 
   it('an expired session: a new OTP is sent and the update says so; the next expiry ends the mandate expired and releases it at the service', async () => {
     const service = fakeService();
     const i = input({ maxSessionResends: 1 });
-    await run(service, async (tq) => {
-      const h = await start(tq, i);
-      await waitStatus(h, 'awaiting_otp');
-      service.knobs.sessionExpired = true;
-      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] }))).toContain(
-        'a new OTP was sent',
-      );
-      expect(service.counts.resend).toBe(1);
-      service.knobs.sessionExpired = true;
-      expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] }))).toContain(
-        'the mandate has expired',
-      );
-      expect(await h.result()).toMatchObject({ status: 'expired', endReason: 'the OTP session expired too often' });
-      expect(service.counts.cancel).toBe(1);
-    });
+    const h = await start(service, i);
+    await waitStatus(h, 'awaiting_otp');
+    service.knobs.sessionExpired = true;
+    expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] }))).toContain(
+      'a new OTP was sent',
+    );
+    expect(service.counts.resend).toBe(1);
+    service.knobs.sessionExpired = true;
+    expect(await causeOf(h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] }))).toContain(
+      'the mandate has expired',
+    );
+    expect(await h.result()).toMatchObject({ status: 'expired', endReason: 'the OTP session expired too often' });
+    expect(service.counts.cancel).toBe(1);
   });
 
   it('resend OTP on request, then no OTP in time: expired, released at the service', async () => {
     const service = fakeService();
     const i = input({ otpTimeoutMs: 60_000 });
-    const final: MandateState = await run(service, async (tq) => {
-      const h = await start(tq, i);
-      await waitStatus(h, 'awaiting_otp');
-      expect((await h.executeUpdate(resendMandateOtpUpdate)).status).toBe('awaiting_otp');
-      expect(service.counts.resend).toBe(1);
-      return h.result();
-    });
+    const h = await start(service, i);
+    await waitStatus(h, 'awaiting_otp');
+    expect((await h.executeUpdate(resendMandateOtpUpdate)).status).toBe('awaiting_otp');
+    expect(service.counts.resend).toBe(1);
+    const final: MandateState = await h.result();
     expect(final).toMatchObject({ status: 'expired', endReason: 'no OTP before the timeout' });
     expect([...service.mandates.values()][0].status).toBe('cancelled');
   });
@@ -405,131 +399,119 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
     const service = fakeService();
     service.debitFaults[0] = 'applyThenLose';
     const i = input();
-    await run(service, async (tq) => {
-      const h = await approved(tq, i);
-      const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] });
-      expect(d).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'requery' });
-      expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
-      expect(await h.query(mandateStateQuery)).toMatchObject({
-        totalDebited: 50_000,
-        balance: 1_150_000,
-        unresolvedDebits: [],
-      });
-      await h.signal(cancelMandateSignal);
-      expect((await h.result()).status).toBe('cancelled');
+    const h = await approved(service, i);
+    const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] });
+    expect(d).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'requery' });
+    expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
+    expect(await h.query(mandateStateQuery)).toMatchObject({
+      totalDebited: 50_000,
+      balance: 1_150_000,
+      unresolvedDebits: [],
     });
+    await h.signal(cancelMandateSignal);
+    expect((await h.result()).status).toBe('cancelled');
   });
 
   it('D3 unanswered and absent by verify → sent once more with the SAME reference; applied once', async () => {
     const service = fakeService();
     service.debitFaults[0] = 'lose';
     const i = input();
-    await run(service, async (tq) => {
-      const h = await approved(tq, i);
-      const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] });
-      expect(d).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'resend' });
-      expect(service.calls).toEqual([`${i.mandateRef}-D1`, `${i.mandateRef}-D1`]);
-      expect([...service.applied.entries()]).toEqual([[`${i.mandateRef}-D1`, 50_000]]);
-      await h.executeUpdate(cancelMandateUpdate);
-    });
+    const h = await approved(service, i);
+    const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] });
+    expect(d).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'resend' });
+    expect(service.calls).toEqual([`${i.mandateRef}-D1`, `${i.mandateRef}-D1`]);
+    expect([...service.applied.entries()]).toEqual([[`${i.mandateRef}-D1`, 50_000]]);
+    await h.executeUpdate(cancelMandateUpdate);
   });
 
   it('the first D3 arrives late: the resend is refused as a duplicate, and only verify finding it makes it success', async () => {
     const service = fakeService();
     service.debitFaults[0] = 'loseAndApplyLater';
     const i = input();
-    await run(service, async (tq) => {
-      const h = await approved(tq, i);
-      const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000 }] });
-      expect(d).toMatchObject({ status: 'success', confirmedBy: 'requery', reference: `${i.mandateRef}-D1` });
-      expect(service.calls).toEqual([`${i.mandateRef}-D1`, `${i.mandateRef}-D1`]);
-      expect(service.applied.size).toBe(1);
-      expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 70_000, balance: 1_130_000 });
-      await h.executeUpdate(cancelMandateUpdate);
-    });
+    const h = await approved(service, i);
+    const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000 }] });
+    expect(d).toMatchObject({ status: 'success', confirmedBy: 'requery', reference: `${i.mandateRef}-D1` });
+    expect(service.calls).toEqual([`${i.mandateRef}-D1`, `${i.mandateRef}-D1`]);
+    expect(service.applied.size).toBe(1);
+    expect(await h.query(mandateStateQuery)).toMatchObject({ totalDebited: 70_000, balance: 1_130_000 });
+    await h.executeUpdate(cancelMandateUpdate);
   });
 
   it('an unknown outcome (verify down) is parked as outcome_unknown, does not block the next debit, and the background requery settles it', async () => {
     const service = fakeService();
     service.debitFaults[0] = 'lose';
     const i = input({ unresolvedRequeryFirstMs: 60_000 });
-    await run(service, async (tq) => {
-      const h = await approved(tq, i);
-      service.knobs.verifyDown = true;
-      const d1 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'order-1' }] });
-      expect(d1).toMatchObject({
-        status: 'outcome_unknown',
-        key: 'order-1',
-        reference: debitKeyReference(i.mandateRef, 'order-1'),
-      });
-      expect(d1.error).toContain('verify could not be asked');
-      expect(service.calls).toHaveLength(1); // not resent blind
-      expect(await paymentStatus(h)).toBe('outcome_unknown');
-      // Not blocked: the next debit goes out; the unresolved amount is held back from what is available.
-      const d2 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 60_000, idempotencyKey: 'order-2' }] });
-      expect(d2).toMatchObject({ status: 'success' });
-      expect(await h.query(mandateStateQuery)).toMatchObject({
-        totalDebited: 60_000,
-        balance: 1_140_000,
-        available: 1_090_000,
-        unresolvedDebits: [expect.objectContaining({ key: 'order-1' })],
-      });
-      service.knobs.verifyDown = false;
-      // The background requery (1 min, then doubling) reads the documented not-found twice: it never reached the service.
-      await env.sleep(10 * 60_000);
-      const s = await waitFor(h, (st) => st.unresolvedDebits.length === 0);
-      expect(s.recentDebits.map((d) => [d.key, d.status, d.confirmedBy])).toEqual([
-        ['order-1', 'failed', 'requery'],
-        ['order-2', 'success', 'response'],
-      ]);
-      expect(s).toMatchObject({ totalDebited: 60_000, balance: 1_140_000, available: 1_140_000 });
-      expect(await paymentStatus(h)).toBe('approved');
-      await h.executeUpdate(cancelMandateUpdate);
+    const h = await approved(service, i);
+    service.knobs.verifyDown = true;
+    const d1 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'order-1' }] });
+    expect(d1).toMatchObject({
+      status: 'outcome_unknown',
+      key: 'order-1',
+      reference: debitKeyReference(i.mandateRef, 'order-1'),
     });
+    expect(d1.error).toContain('verify could not be asked');
+    expect(service.calls).toHaveLength(1); // not resent blind
+    expect(await paymentStatus(h)).toBe('outcome_unknown');
+    // Not blocked: the next debit goes out; the unresolved amount is held back from what is available.
+    const d2 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 60_000, idempotencyKey: 'order-2' }] });
+    expect(d2).toMatchObject({ status: 'success' });
+    expect(await h.query(mandateStateQuery)).toMatchObject({
+      totalDebited: 60_000,
+      balance: 1_140_000,
+      available: 1_090_000,
+      unresolvedDebits: [expect.objectContaining({ key: 'order-1' })],
+    });
+    service.knobs.verifyDown = false;
+    // The background requery (1 min, then doubling) reads the documented not-found twice: it never reached the service.
+    await env.sleep(10 * 60_000);
+    const s = await waitFor(h, (st) => st.unresolvedDebits.length === 0);
+    expect(s.recentDebits.map((d) => [d.key, d.status, d.confirmedBy])).toEqual([
+      ['order-1', 'failed', 'requery'],
+      ['order-2', 'success', 'response'],
+    ]);
+    expect(s).toMatchObject({ totalDebited: 60_000, balance: 1_140_000, available: 1_140_000 });
+    expect(await paymentStatus(h)).toBe('approved');
+    await h.executeUpdate(cancelMandateUpdate);
   });
 
   it('VARIABLE across continue-as-new: references, balance and debits carry on in the next run', async () => {
     const service = fakeService();
     const i = input({ amount: 500_000, debitsPerRun: 2 });
-    await run(service, async (tq) => {
-      const h = await approved(tq, i);
-      const firstRun = (await h.describe()).runId;
-      for (let n = 1; n <= 5; n++) {
-        expect(await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] })).toMatchObject({
-          reference: `${i.mandateRef}-D${n}`,
-          status: 'success',
-        });
-      }
-      const s = await h.query(mandateStateQuery);
-      expect(s).toMatchObject({ status: 'approved', debitCount: 5, totalDebited: 150_000, balance: 350_000 });
-      expect(s.recentDebits.map((d) => d.sequence)).toEqual([1, 2, 3, 4, 5]);
-      expect((await h.describe()).runId).not.toBe(firstRun);
-      expect(await h.executeUpdate(cancelMandateUpdate)).toMatchObject({ status: 'cancelled', totalDebited: 150_000 });
-    });
+    const h = await approved(service, i);
+    const firstRun = (await h.describe()).runId;
+    for (let n = 1; n <= 5; n++) {
+      expect(await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] })).toMatchObject({
+        reference: `${i.mandateRef}-D${n}`,
+        status: 'success',
+      });
+    }
+    const s = await h.query(mandateStateQuery);
+    expect(s).toMatchObject({ status: 'approved', debitCount: 5, totalDebited: 150_000, balance: 350_000 });
+    expect(s.recentDebits.map((d) => d.sequence)).toEqual([1, 2, 3, 4, 5]);
+    expect((await h.describe()).runId).not.toBe(firstRun);
+    expect(await h.executeUpdate(cancelMandateUpdate)).toMatchObject({ status: 'cancelled', totalDebited: 150_000 });
   });
 
   it('a debit waiting behind a cancel is refused after it: handlers run one at a time and re-check the state', async () => {
     const service = fakeService();
     const i = input();
-    await run(service, async (tq) => {
-      const h = await approved(tq, i);
-      let open!: () => void;
-      service.knobs.gate = new Promise<void>((r) => (open = r));
-      const first = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000 }] });
-      while (service.calls.length === 0) await new Promise((r) => setTimeout(r, 10)); // D3 in flight
-      const cancel = h.executeUpdate(cancelMandateUpdate);
-      await new Promise((r) => setTimeout(r, 200));
-      const second = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] }).then(
-        () => 'debited',
-        (e: unknown) => String((e as Error).cause),
-      );
-      await new Promise((r) => setTimeout(r, 200));
-      open();
-      expect(await first).toMatchObject({ status: 'success', reference: `${i.mandateRef}-D1` });
-      expect(await cancel).toMatchObject({ status: 'cancelled', totalDebited: 40_000 });
-      expect(await second).toMatch(/not approved|cancelled/);
-      expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
-    });
+    const h = await approved(service, i);
+    let open!: () => void;
+    service.knobs.gate = new Promise<void>((r) => (open = r));
+    const first = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000 }] });
+    while (service.calls.length === 0) await new Promise((r) => setTimeout(r, 10)); // D3 in flight
+    const cancel = h.executeUpdate(cancelMandateUpdate);
+    await new Promise((r) => setTimeout(r, 200));
+    const second = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] }).then(
+      () => 'debited',
+      (e: unknown) => String((e as Error).cause),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    open();
+    expect(await first).toMatchObject({ status: 'success', reference: `${i.mandateRef}-D1` });
+    expect(await cancel).toMatchObject({ status: 'cancelled', totalDebited: 40_000 });
+    expect(await second).toMatch(/not approved|cancelled/);
+    expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
   });
 
   it('FIXED: a refused scheduled debit is tried again a day later with a new reference; the schedule goes on', async () => {
@@ -542,7 +524,7 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
       initialDebitDate: day(now + DAY),
     };
     const i = input({ debitType: 'fixed', fixedDebits: 'send', amount: 300_000, startDate: day(now), fixed });
-    const final = await run(service, async (tq) => (await approved(tq, i)).result());
+    const final = await (await approved(service, i)).result();
     expect(final).toMatchObject({ status: 'completed', totalDebited: 300_000, debitCount: 4 });
     expect(final.recentDebits.map((d) => [d.reference, d.status, d.scheduledFor])).toEqual([
       [`${i.mandateRef}-D1`, 'failed', fixed.initialDebitDate],
@@ -566,7 +548,7 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
       initialDebitDate: day(now + DAY),
     };
     const i = input({ debitType: 'fixed', fixedDebits: 'send', startDate: day(now), fixed });
-    const final = await run(service, async (tq) => (await approved(tq, i)).result());
+    const final = await (await approved(service, i)).result();
     expect(final).toMatchObject({
       status: 'cancelled',
       endReason: 'cancelled at the service',
@@ -592,7 +574,7 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
       startDate: day(today - 14 * DAY),
       fixed,
     });
-    const final = await run(service, async (tq) => (await approved(tq, i)).result());
+    const final = await (await approved(service, i)).result();
     expect(final).toMatchObject({
       status: 'completed',
       endReason: 'balance spent',
@@ -609,115 +591,109 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
 
   it('cancel: by signal while awaiting the OTP; a mandate the service already cancelled; a refusal keeps it running; twice by the starter (one D4)', async () => {
     const service = fakeService();
-    await run(service, async (tq) => {
-      const a = input();
-      const ha = await start(tq, a);
-      await waitStatus(ha, 'awaiting_otp');
-      await ha.signal(cancelMandateSignal);
-      expect(await ha.result()).toMatchObject({ status: 'cancelled', endReason: 'cancelled on request' });
-      expect(service.counts.cancel).toBe(1);
+    const a = input();
+    const ha = await start(service, a);
+    await waitStatus(ha, 'awaiting_otp');
+    await ha.signal(cancelMandateSignal);
+    expect(await ha.result()).toMatchObject({ status: 'cancelled', endReason: 'cancelled on request' });
+    expect(service.counts.cancel).toBe(1);
 
-      const c = input();
-      const hc = await approved(tq, c);
-      service.mandates.get(`MD-${c.mandateRef}`)!.status = 'cancelled'; // cancelled elsewhere
-      expect(await hc.executeUpdate(cancelMandateUpdate)).toMatchObject({
-        status: 'cancelled',
-        endReason: 'cancelled (the service reported it already cancelled)',
-      });
-
-      const d = input();
-      const hd = await approved(tq, d);
-      service.knobs.cancelRefusal = 'Mandate not found';
-      expect(await causeOf(hd.executeUpdate(cancelMandateUpdate))).toContain('Mandate not found');
-      expect(await hd.query(mandateStateQuery)).toMatchObject({
-        status: 'approved',
-        failures: ['cancel: Mandate not found'],
-      });
-      service.knobs.cancelRefusal = undefined;
-      expect((await hd.executeUpdate(cancelMandateUpdate)).status).toBe('cancelled');
-
-      // Last: the starter awaits the ended flow's result, which lets the test server skip time.
-      const b = input();
-      await approved(tq, b);
-      const cancelsBefore = service.counts.cancel;
-      const first = await cancelMandate(env, b.mandateRef);
-      const second = await cancelMandate(env, b.mandateRef);
-      expect(first).toMatchObject({ status: 'cancelled', endReason: 'cancelled on request' });
-      expect(second).toEqual(first);
-      expect(service.counts.cancel).toBe(cancelsBefore + 1); // one D4 for two cancels
+    const c = input();
+    const hc = await approved(service, c);
+    service.mandates.get(`MD-${c.mandateRef}`)!.status = 'cancelled'; // cancelled elsewhere
+    expect(await hc.executeUpdate(cancelMandateUpdate)).toMatchObject({
+      status: 'cancelled',
+      endReason: 'cancelled (the service reported it already cancelled)',
     });
+
+    const d = input();
+    const hd = await approved(service, d);
+    service.knobs.cancelRefusal = 'Mandate not found';
+    expect(await causeOf(hd.executeUpdate(cancelMandateUpdate))).toContain('Mandate not found');
+    expect(await hd.query(mandateStateQuery)).toMatchObject({
+      status: 'approved',
+      failures: ['cancel: Mandate not found'],
+    });
+    service.knobs.cancelRefusal = undefined;
+    expect((await hd.executeUpdate(cancelMandateUpdate)).status).toBe('cancelled');
+
+    // Last: the starter awaits the ended flow's result, which lets the test server skip time.
+    const b = input();
+    await approved(service, b);
+    const cancelsBefore = service.counts.cancel;
+    const first = await cancelMandate(env, b.mandateRef);
+    const second = await cancelMandate(env, b.mandateRef);
+    expect(first).toMatchObject({ status: 'cancelled', endReason: 'cancelled on request' });
+    expect(second).toEqual(first);
+    expect(service.counts.cancel).toBe(cancelsBefore + 1); // one D4 for two cancels
   });
 
   it('creation: invalid FIXED settings fail before D1; a refused D1 fails with its message; an unanswered D1 is looked up by reference', async () => {
     const service = fakeService();
-    await run(service, async (tq) => {
-      const bad = input({
-        debitType: 'fixed',
-        fixed: {
-          frequency: 'MONTHLY',
-          interval: 40,
-          initialDebitAmount: 10_000,
-          initialDebitDate: day(now + 90 * 365 * DAY),
-        },
-      });
-      const r1 = await (await start(tq, bad)).result();
-      expect(r1.status).toBe('failed');
-      expect(r1.endReason).toContain('fixed.interval must be a whole number from 1 to 28 for MONTHLY');
-      expect(r1.endReason).toContain('fixed.initialDebitAmount must be an integer of at least 20000 kobo');
-      expect(r1.endReason).toContain('fixed.initialDebitDate must lie between startDate and endDate');
-      expect(service.counts.create).toBe(0);
-
-      service.knobs.createFault = { refuse: 'Customer already exists with the same email address.' };
-      expect(await (await start(tq, input())).result()).toMatchObject({
-        status: 'failed',
-        endReason: 'create mandate: Customer already exists with the same email address.',
-      });
-
-      // Created, answer lost: the session token is gone, so it is cancelled at the service and the flow fails.
-      service.knobs.createFault = 'loseAfterCreating';
-      const lost = input();
-      expect(await (await start(tq, lost)).result()).toMatchObject({
-        status: 'failed',
-        endReason: expect.stringContaining('creation response was lost'),
-      });
-      expect(service.mandates.get(`MD-${lost.mandateRef}`)!.status).toBe('cancelled');
-
-      // Never reached the service: D5 proves it absent, D1 goes once more. (The settle pauses are
-      // real time while the test only queries, so they are short here.)
-      service.knobs.createFault = 'loseBeforeCreating';
-      const h = await start(tq, input({ debitSettleMs: 200 }));
-      await waitStatus(h, 'awaiting_otp');
-      expect(service.counts.create).toBe(4);
-      expect(service.counts.findByRef).toBe(3); // found at once (lost after creating); absent twice (lost before)
-      await h.executeUpdate(cancelMandateUpdate);
+    const bad = input({
+      debitType: 'fixed',
+      fixed: {
+        frequency: 'MONTHLY',
+        interval: 40,
+        initialDebitAmount: 10_000,
+        initialDebitDate: day(now + 90 * 365 * DAY),
+      },
     });
+    const r1 = await (await start(service, bad)).result();
+    expect(r1.status).toBe('failed');
+    expect(r1.endReason).toContain('fixed.interval must be a whole number from 1 to 28 for MONTHLY');
+    expect(r1.endReason).toContain('fixed.initialDebitAmount must be an integer of at least 20000 kobo');
+    expect(r1.endReason).toContain('fixed.initialDebitDate must lie between startDate and endDate');
+    expect(service.counts.create).toBe(0);
+
+    service.knobs.createFault = { refuse: 'Customer already exists with the same email address.' };
+    expect(await (await start(service, input())).result()).toMatchObject({
+      status: 'failed',
+      endReason: 'create mandate: Customer already exists with the same email address.',
+    });
+
+    // Created, answer lost: the session token is gone, so it is cancelled at the service and the flow fails.
+    service.knobs.createFault = 'loseAfterCreating';
+    const lost = input();
+    expect(await (await start(service, lost)).result()).toMatchObject({
+      status: 'failed',
+      endReason: expect.stringContaining('creation response was lost'),
+    });
+    expect(service.mandates.get(`MD-${lost.mandateRef}`)!.status).toBe('cancelled');
+
+    // Never reached the service: D5 proves it absent, D1 goes once more. (The settle pauses are
+    // real time while the test only queries, so they are short here.)
+    service.knobs.createFault = 'loseBeforeCreating';
+    const h = await start(service, input({ debitSettleMs: 200 }));
+    await waitStatus(h, 'awaiting_otp');
+    expect(service.counts.create).toBe(4);
+    expect(service.counts.findByRef).toBe(3); // found at once (lost after creating); absent twice (lost before)
+    await h.executeUpdate(cancelMandateUpdate);
   });
 });
 
 describe('claim check: the BVN and the OTP arrive only as handles', () => {
   it('an OTP whose sealed record expired fails its Update with SecretUnavailable ("send it again") and the flow keeps waiting', async () => {
     const service = fakeService();
-    await run(service, async (tq) => {
-      const h = await start(tq, input());
-      await waitStatus(h, 'awaiting_otp');
-      const gone = await h
-        .executeUpdate(submitMandateOtpUpdate, { args: [`cc_${randomBytes(16).toString('base64url')}`] })
-        .catch((e: unknown) => e);
-      expect(gone).toBeInstanceOf(WorkflowUpdateFailedError);
-      const cause = (gone as WorkflowUpdateFailedError).cause as ApplicationFailure;
-      expect(cause.type).toBe(SECRET_UNAVAILABLE);
-      expect(cause.message).toBe('the OTP expired before it was sent: send it again');
-      expect((await h.query(mandateStateQuery)).status).toBe('awaiting_otp');
-      expect((await h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] })).status).toBe('approved');
-      await h.executeUpdate(cancelMandateUpdate);
-    });
+    const h = await start(service, input());
+    await waitStatus(h, 'awaiting_otp');
+    const gone = await h
+      .executeUpdate(submitMandateOtpUpdate, { args: [`cc_${randomBytes(16).toString('base64url')}`] })
+      .catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(WorkflowUpdateFailedError);
+    const cause = (gone as WorkflowUpdateFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe(SECRET_UNAVAILABLE);
+    expect(cause.message).toBe('the OTP expired before it was sent: send it again');
+    expect((await h.query(mandateStateQuery)).status).toBe('awaiting_otp');
+    expect((await h.executeUpdate(submitMandateOtpUpdate, { args: [seal('123456')] })).status).toBe('approved');
+    await h.executeUpdate(cancelMandateUpdate);
   });
 
   it('a BVN whose sealed record expired before D1 ends the flow failed, telling the caller to start again with the BVN; nothing reached the service', async () => {
     const service = fakeService();
     const i = input();
     sealedValues.delete(i.customer.bvnHandle); // as if its TTL ended while no worker ran
-    const final = await run(service, async (tq) => (await start(tq, i)).result());
+    const final = await (await start(service, i)).result();
     expect(final).toMatchObject({
       status: 'failed',
       endReason: expect.stringContaining('start the mandate again with the BVN'),
@@ -734,7 +710,7 @@ describe('claim check: the BVN and the OTP arrive only as handles', () => {
       ...i,
       customer: { firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678', bvn: '22212345678' },
     } as unknown as MandateInput;
-    const final = await run(service, async (tq) => (await start(tq, raw)).result());
+    const final = await (await start(service, raw)).result();
     expect(final.status).toBe('failed');
     expect(final.endReason).toContain('customer.bvnHandle must be a claim-check handle');
     expect(final.endReason).toContain('customer.bvn must not be in the workflow input');
@@ -746,11 +722,9 @@ describe('claim check: the BVN and the OTP arrive only as handles', () => {
     const service = fakeService();
     service.knobs.createFault = 'loseBeforeCreating';
     const i = input({ debitSettleMs: 200 });
-    await run(service, async (tq) => {
-      const h = await start(tq, i);
-      await waitStatus(h, 'awaiting_otp');
-      await h.executeUpdate(cancelMandateUpdate);
-    });
+    const h = await start(service, i);
+    await waitStatus(h, 'awaiting_otp');
+    await h.executeUpdate(cancelMandateUpdate);
     expect(service.bvnsSent).toEqual(['22212345678', '22212345678']);
   });
 });
@@ -759,43 +733,41 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
   it('the same idempotency key twice gives the same debit (one D3, the reference derived from the key); another amount under the key is refused', async () => {
     const service = fakeService();
     const i = input({ amount: 500_000, debitsPerRun: 1 });
-    await run(service, async (tq) => {
-      const h = await approved(tq, i);
-      const first = await h.executeUpdate(debitMandateUpdate, {
-        args: [{ amount: 100_000, idempotencyKey: 'inv-42' }],
-      });
-      expect(first).toMatchObject({
-        key: 'inv-42',
-        reference: debitKeyReference(i.mandateRef, 'inv-42'),
-        status: 'success',
-        amount: 100_000,
-      });
-      expect(debitKeyReference(i.mandateRef, 'inv-42')).toMatch(new RegExp(`^${i.mandateRef}-K[0-9a-z]{13}$`));
-      // A backend retry (another Update id, after continue-as-new: debitsPerRun 1) answers the same debit.
-      const again = await h.executeUpdate(debitMandateUpdate, {
-        args: [{ amount: 100_000, idempotencyKey: 'inv-42' }],
-      });
-      expect(again).toEqual(first);
-      expect(
-        await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 120_000, idempotencyKey: 'inv-42' }] })),
-      ).toContain('was used for a debit of 100000 kobo');
-      // Two at once under one key: still one debit.
-      const [a, b] = await Promise.all([
-        h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'inv-43' }] }),
-        h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'inv-43' }] }),
-      ]);
-      expect(a).toEqual(b);
-      expect(service.calls).toEqual([
-        debitKeyReference(i.mandateRef, 'inv-42'),
-        debitKeyReference(i.mandateRef, 'inv-43'),
-      ]);
-      expect(await h.query(mandateStateQuery)).toMatchObject({
-        totalDebited: 150_000,
-        balance: 350_000,
-        debitCount: 2,
-      });
-      await h.executeUpdate(cancelMandateUpdate);
+    const h = await approved(service, i);
+    const first = await h.executeUpdate(debitMandateUpdate, {
+      args: [{ amount: 100_000, idempotencyKey: 'inv-42' }],
     });
+    expect(first).toMatchObject({
+      key: 'inv-42',
+      reference: debitKeyReference(i.mandateRef, 'inv-42'),
+      status: 'success',
+      amount: 100_000,
+    });
+    expect(debitKeyReference(i.mandateRef, 'inv-42')).toMatch(new RegExp(`^${i.mandateRef}-K[0-9a-z]{13}$`));
+    // A backend retry (another Update id, after continue-as-new: debitsPerRun 1) answers the same debit.
+    const again = await h.executeUpdate(debitMandateUpdate, {
+      args: [{ amount: 100_000, idempotencyKey: 'inv-42' }],
+    });
+    expect(again).toEqual(first);
+    expect(
+      await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 120_000, idempotencyKey: 'inv-42' }] })),
+    ).toContain('was used for a debit of 100000 kobo');
+    // Two at once under one key: still one debit.
+    const [a, b] = await Promise.all([
+      h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'inv-43' }] }),
+      h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'inv-43' }] }),
+    ]);
+    expect(a).toEqual(b);
+    expect(service.calls).toEqual([
+      debitKeyReference(i.mandateRef, 'inv-42'),
+      debitKeyReference(i.mandateRef, 'inv-43'),
+    ]);
+    expect(await h.query(mandateStateQuery)).toMatchObject({
+      totalDebited: 150_000,
+      balance: 350_000,
+      debitCount: 2,
+    });
+    await h.executeUpdate(cancelMandateUpdate);
   });
 
   it('a D3 200 whose status is pending is requeried until final; failed is failed with no money moved', async () => {
@@ -803,67 +775,63 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
     service.debitFaults[0] = 'answerPending';
     service.debitFaults[1] = 'answerFailed';
     const i = input({ pendingRequeryMs: [5_000, 15_000, 45_000] });
-    await run(service, async (tq) => {
-      const h = await approved(tq, i);
-      const ref = debitKeyReference(i.mandateRef, 'p-1');
-      const pending = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 80_000, idempotencyKey: 'p-1' }] });
-      const during = await waitFor(h, (s) => s.unresolvedDebits.length === 1, 'a pending debit');
-      expect(during.unresolvedDebits[0]).toMatchObject({ status: 'pending', serviceStatus: 'pending', reference: ref });
-      expect(during).toMatchObject({ totalDebited: 0, available: 1_120_000 });
-      service.settlePending(ref, 'Success', 80_000, `MD-${i.mandateRef}`);
-      expect(await pending).toMatchObject({ status: 'success', confirmedBy: 'requery', reference: ref });
-      const failed = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 90_000, idempotencyKey: 'p-2' }] });
-      expect(failed).toMatchObject({ status: 'failed', confirmedBy: 'response', serviceStatus: 'failed' });
-      expect(await h.query(mandateStateQuery)).toMatchObject({
-        totalDebited: 80_000,
-        balance: 1_120_000,
-        unresolvedDebits: [],
-      });
-      expect(service.calls).toHaveLength(2); // neither was sent again
-      await h.executeUpdate(cancelMandateUpdate);
+    const h = await approved(service, i);
+    const ref = debitKeyReference(i.mandateRef, 'p-1');
+    const pending = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 80_000, idempotencyKey: 'p-1' }] });
+    const during = await waitFor(h, (s) => s.unresolvedDebits.length === 1, 'a pending debit');
+    expect(during.unresolvedDebits[0]).toMatchObject({ status: 'pending', serviceStatus: 'pending', reference: ref });
+    expect(during).toMatchObject({ totalDebited: 0, available: 1_120_000 });
+    service.settlePending(ref, 'Success', 80_000, `MD-${i.mandateRef}`);
+    expect(await pending).toMatchObject({ status: 'success', confirmedBy: 'requery', reference: ref });
+    const failed = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 90_000, idempotencyKey: 'p-2' }] });
+    expect(failed).toMatchObject({ status: 'failed', confirmedBy: 'response', serviceStatus: 'failed' });
+    expect(await h.query(mandateStateQuery)).toMatchObject({
+      totalDebited: 80_000,
+      balance: 1_120_000,
+      unresolvedDebits: [],
     });
+    expect(service.calls).toHaveLength(2); // neither was sent again
+    await h.executeUpdate(cancelMandateUpdate);
   });
 
   it('pending beyond the bounded requeries is parked outcome_unknown (PaymentStatus too); an operator resolves it, recorded in state', async () => {
     const service = fakeService();
     service.debitFaults[0] = 'answerPending';
     const i = input({ pendingRequeryMs: [1_000, 2_000], unresolvedRequeryForMs: 10 * 60_000 });
-    await run(service, async (tq) => {
-      const h = await approved(tq, i);
-      const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000, idempotencyKey: 'x-1' }] });
-      expect(d).toMatchObject({ status: 'outcome_unknown', key: 'x-1' });
-      expect(d.error).toContain('still not final after 2 requeries');
-      expect(await paymentStatus(h)).toBe('outcome_unknown');
-      expect(
-        await causeOf(
-          h.executeUpdate(resolveDebitUpdate, {
-            args: [{ debitKey: 'x-1', outcome: 'maybe' as 'debited', reason: 'r', operator: 'o' }],
-          }),
-        ),
-      ).toContain('outcome must be');
-      const resolved = await h.executeUpdate(resolveDebitUpdate, {
-        args: [{ debitKey: 'x-1', outcome: 'debited', reason: 'bank statement shows the debit', operator: 'ops-ada' }],
-      });
-      expect(resolved).toMatchObject({
-        status: 'success',
-        confirmedBy: 'operator',
-        resolution: { outcome: 'debited', operator: 'ops-ada', reason: 'bank statement shows the debit' },
-      });
-      expect(await h.query(mandateStateQuery)).toMatchObject({
-        totalDebited: 70_000,
-        balance: 1_130_000,
-        unresolvedDebits: [],
-      });
-      expect(await paymentStatus(h)).toBe('approved');
-      expect(
-        await causeOf(
-          h.executeUpdate(resolveDebitUpdate, {
-            args: [{ debitKey: 'x-1', outcome: 'not_debited', reason: 'r', operator: 'o' }],
-          }),
-        ),
-      ).toContain('already success');
-      await h.executeUpdate(cancelMandateUpdate);
+    const h = await approved(service, i);
+    const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000, idempotencyKey: 'x-1' }] });
+    expect(d).toMatchObject({ status: 'outcome_unknown', key: 'x-1' });
+    expect(d.error).toContain('still not final after 2 requeries');
+    expect(await paymentStatus(h)).toBe('outcome_unknown');
+    expect(
+      await causeOf(
+        h.executeUpdate(resolveDebitUpdate, {
+          args: [{ debitKey: 'x-1', outcome: 'maybe' as 'debited', reason: 'r', operator: 'o' }],
+        }),
+      ),
+    ).toContain('outcome must be');
+    const resolved = await h.executeUpdate(resolveDebitUpdate, {
+      args: [{ debitKey: 'x-1', outcome: 'debited', reason: 'bank statement shows the debit', operator: 'ops-ada' }],
     });
+    expect(resolved).toMatchObject({
+      status: 'success',
+      confirmedBy: 'operator',
+      resolution: { outcome: 'debited', operator: 'ops-ada', reason: 'bank statement shows the debit' },
+    });
+    expect(await h.query(mandateStateQuery)).toMatchObject({
+      totalDebited: 70_000,
+      balance: 1_130_000,
+      unresolvedDebits: [],
+    });
+    expect(await paymentStatus(h)).toBe('approved');
+    expect(
+      await causeOf(
+        h.executeUpdate(resolveDebitUpdate, {
+          args: [{ debitKey: 'x-1', outcome: 'not_debited', reason: 'r', operator: 'o' }],
+        }),
+      ),
+    ).toContain('already success');
+    await h.executeUpdate(cancelMandateUpdate);
   });
 
   it('FIXED: an unresolved scheduled debit does not stop the schedule; the flow does not end before it is settled', async () => {
@@ -888,71 +856,65 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
       unresolvedRequeryFirstMs: DAY,
       unresolvedRequeryMaxMs: DAY,
     });
-    await run(service, async (tq) => {
-      const h = await approved(tq, i);
-      // The first date's debit stays pending; the next two dates are debited (100000 held back for the first).
-      await env.sleep(16 * DAY);
-      const s = await waitFor(
-        h,
-        (st) => st.recentDebits.filter((d) => d.status === 'success').length === 2,
-        'two later debits',
-      );
-      expect(s.recentDebits.map((d) => [d.reference, d.status])).toEqual([
-        [`${i.mandateRef}-D1`, 'outcome_unknown'],
-        [`${i.mandateRef}-D2`, 'success'],
-        [`${i.mandateRef}-D3`, 'success'],
-      ]);
-      expect((await h.describe()).status.name).toBe('RUNNING'); // nothing left to debit, but D1 is unresolved
-      service.settlePending(`${i.mandateRef}-D1`, 'Success', 100_000, `MD-${i.mandateRef}`);
-      const final = await h.result(); // the background requery finds it
-      expect(final).toMatchObject({ status: 'completed', totalDebited: 300_000, balance: 0, unresolvedDebits: [] });
-      expect(final.recentDebits[0]).toMatchObject({ status: 'success', confirmedBy: 'requery' });
-    });
+    const h = await approved(service, i);
+    // The first date's debit stays pending; the next two dates are debited (100000 held back for the first).
+    await env.sleep(16 * DAY);
+    const s = await waitFor(
+      h,
+      (st) => st.recentDebits.filter((d) => d.status === 'success').length === 2,
+      'two later debits',
+    );
+    expect(s.recentDebits.map((d) => [d.reference, d.status])).toEqual([
+      [`${i.mandateRef}-D1`, 'outcome_unknown'],
+      [`${i.mandateRef}-D2`, 'success'],
+      [`${i.mandateRef}-D3`, 'success'],
+    ]);
+    expect((await h.describe()).status.name).toBe('RUNNING'); // nothing left to debit, but D1 is unresolved
+    service.settlePending(`${i.mandateRef}-D1`, 'Success', 100_000, `MD-${i.mandateRef}`);
+    const final = await h.result(); // the background requery finds it
+    expect(final).toMatchObject({ status: 'completed', totalDebited: 300_000, balance: 0, unresolvedDebits: [] });
+    expect(final.recentDebits[0]).toMatchObject({ status: 'success', confirmedBy: 'requery' });
   });
 
   it('a Temporal cancel while a debit is in flight: the debit settles and is recorded, the mandate is cancelled at the service, the flow ends cancelled', async () => {
     const service = fakeService();
     const i = input();
-    await run(service, async (tq) => {
-      const h = await approved(tq, i);
-      let open!: () => void;
-      service.knobs.gate = new Promise<void>((r) => (open = r));
-      const debit = h
-        .executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000, idempotencyKey: 'c-1' }] })
-        .catch((e: unknown) => e);
-      while (service.calls.length === 0) await new Promise((r) => setTimeout(r, 10)); // D3 in flight
-      await h.cancel();
-      await new Promise((r) => setTimeout(r, 200));
-      open();
-      const final = await h.result();
-      expect(final).toMatchObject({
-        status: 'cancelled',
-        totalDebited: 40_000,
-        balance: 1_160_000,
-        unresolvedDebits: [],
-      });
-      expect(final.endReason).toContain('the workflow was cancelled');
-      expect(final.recentDebits).toEqual([expect.objectContaining({ key: 'c-1', status: 'success' })]);
-      expect(service.mandates.get(`MD-${i.mandateRef}`)!.status).toBe('cancelled');
-      expect(service.counts.cancel).toBe(1);
-      await debit;
+    const h = await approved(service, i);
+    let open!: () => void;
+    service.knobs.gate = new Promise<void>((r) => (open = r));
+    const debit = h
+      .executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000, idempotencyKey: 'c-1' }] })
+      .catch((e: unknown) => e);
+    while (service.calls.length === 0) await new Promise((r) => setTimeout(r, 10)); // D3 in flight
+    await h.cancel();
+    await new Promise((r) => setTimeout(r, 200));
+    open();
+    const final = await h.result();
+    expect(final).toMatchObject({
+      status: 'cancelled',
+      totalDebited: 40_000,
+      balance: 1_160_000,
+      unresolvedDebits: [],
     });
+    expect(final.endReason).toContain('the workflow was cancelled');
+    expect(final.recentDebits).toEqual([expect.objectContaining({ key: 'c-1', status: 'success' })]);
+    expect(service.mandates.get(`MD-${i.mandateRef}`)!.status).toBe('cancelled');
+    expect(service.counts.cancel).toBe(1);
+    await debit;
   });
 
   it('D1 and D3 run with a short heartbeat timeout (10 s)', async () => {
     const service = fakeService();
     const i = input();
-    await run(service, async (tq) => {
-      const h = await approved(tq, i);
-      await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000, idempotencyKey: 'hb' }] });
-      expect(service.heartbeatTimeouts).toEqual([10_000]);
-      const history = await h.fetchHistory();
-      const scheduled = history
-        .events!.filter((e) => e.activityTaskScheduledEventAttributes)
-        .map((e) => e.activityTaskScheduledEventAttributes!);
-      const create = scheduled.find((a) => a.activityType?.name === 'createMandate')!;
-      expect(Number(create.heartbeatTimeout?.seconds)).toBe(10);
-      await h.executeUpdate(cancelMandateUpdate);
-    });
+    const h = await approved(service, i);
+    await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000, idempotencyKey: 'hb' }] });
+    expect(service.heartbeatTimeouts).toEqual([10_000]);
+    const history = await h.fetchHistory();
+    const scheduled = history
+      .events!.filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => e.activityTaskScheduledEventAttributes!);
+    const create = scheduled.find((a) => a.activityType?.name === 'createMandate')!;
+    expect(Number(create.heartbeatTimeout?.seconds)).toBe(10);
+    await h.executeUpdate(cancelMandateUpdate);
   });
 });
