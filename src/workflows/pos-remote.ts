@@ -72,7 +72,7 @@ import { durationMs } from '../shared/duration';
 import { UNKNOWN_OUTCOME_DEFAULTS } from '../shared/outcome';
 import type { Presence } from './steps/send-once';
 import { awaitFinal, listenForResolution } from './steps/unknown-outcome';
-import { READ, READ_RETRY, moneySend } from './steps/activity-options';
+import { READ, READ_RETRY, moneySend, onQueue } from './steps/activity-options';
 import { parseFlowInput } from './steps/flow-input';
 import { MerchantEvents, type EventTypes } from './steps/merchant-events';
 
@@ -541,13 +541,16 @@ class PosRemoteRequestFlow {
   /** One polling activity (E2 every few seconds, heartbeating) until a final state or a 404 after the lifetime. */
   private poller(requestRef: string): () => Promise<PosRemotePollOutcome> {
     const { o } = this;
-    const { posRemotePollRequest } = proxyActivities<PosRemoteActivities>({
-      // One attempt runs for the whole lifetime; retried (resuming from its heartbeat) until the deadline.
-      scheduleToCloseTimeout: durationMs(o.pollTimeout ?? DEFAULT_POLL_TIMEOUT),
-      heartbeatTimeout: durationMs(o.heartbeatTimeout ?? DEFAULT_HEARTBEAT_TIMEOUT),
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry: { ...READ_RETRY, maximumAttempts: Infinity },
-    });
+    // A read: on the reads queue, whose slots are sized for these polls (docs/deployment.md, "Task queues").
+    const { posRemotePollRequest } = proxyActivities<PosRemoteActivities>(
+      onQueue('reads', {
+        // One attempt runs for the whole lifetime; retried (resuming from its heartbeat) until the deadline.
+        scheduleToCloseTimeout: durationMs(o.pollTimeout ?? DEFAULT_POLL_TIMEOUT),
+        heartbeatTimeout: durationMs(o.heartbeatTimeout ?? DEFAULT_HEARTBEAT_TIMEOUT),
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+        retry: { ...READ_RETRY, maximumAttempts: Infinity },
+      }),
+    );
     const args = {
       request_ref: requestRef,
       intervalMs: o.pollIntervalMs,

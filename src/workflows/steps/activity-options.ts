@@ -21,6 +21,11 @@ export const ACTIVITY_QUEUE: unique symbol = Symbol.for('payflow.activityQueue')
 /** Activity options with the activity queue their activities run on. */
 export type QueuedActivityOptions = ActivityOptions & { readonly [ACTIVITY_QUEUE]?: ActivityQueue };
 
+/** `options` with its activities on `queue` (a policy not built from `moneySend`, `READ` or `POLL`). */
+export function onQueue(queue: ActivityQueue, options: ActivityOptions): QueuedActivityOptions {
+  return { ...options, [ACTIVITY_QUEUE]: queue };
+}
+
 /** Errors a read never retries: the request itself was wrong, asking again changes nothing. */
 export const READ_NON_RETRYABLE = ['InvalidRequest', 'BadRequest', 'Unauthorized'];
 
