@@ -18,23 +18,6 @@ const { cli, cliEnv } = cliAgainst(config, stack);
 
 describe('`npm run cli -- sms ...` as a user runs it, against a running stack', () => {
   it('templates, a send with progress and per-number results, a campaign followed to success, refusals exit 2', async () => {
-    // Templates (G5-G7).
-    const created = await cli([
-      'sms',
-      'templates',
-      'create',
-      '--name',
-      'Promo',
-      '--description',
-      'promo',
-      '--message',
-      'Big sale',
-    ]);
-    expect(created.code).toBe(0);
-    const templateId = /created template ([0-9a-f-]{36})/.exec(created.stdout)![1];
-    const updated = await cli(['sms', 'templates', 'update', '--id', templateId, '--message', 'Bigger sale']);
-    expect(updated).toMatchObject({ code: 0, stdout: expect.stringContaining('"message": "Bigger sale"') });
-
     // A send from a file: one good number, one bad, one the service refuses.
     const dir = mkdtempSync(join(tmpdir(), 'sms-cli-'));
     const file = join(dir, 'send.json');
@@ -51,7 +34,18 @@ describe('`npm run cli -- sms ...` as a user runs it, against a running stack', 
         ],
       }),
     );
-    const sent = await cli(['sms', 'send', '--file', file]);
+    // A template created (G5), the send, and a send refused for a broken rule (nothing starts):
+    // three commands that share nothing, side by side.
+    const [created, sent, badSend] = await Promise.all([
+      cli(['sms', 'templates', 'create', '--name', 'Promo', '--description', 'promo', '--message', 'Big sale']),
+      cli(['sms', 'send', '--file', file]),
+      cli(['sms', 'send', '--file', file, '--reference', 'bad ref']),
+    ]);
+    expect(created.code).toBe(0);
+    const templateId = /created template ([0-9a-f-]{36})/.exec(created.stdout)![1];
+    const updated = await cli(['sms', 'templates', 'update', '--id', templateId, '--message', 'Bigger sale']);
+    expect(updated).toMatchObject({ code: 0, stdout: expect.stringContaining('"message": "Bigger sale"') });
+
     expect(sent.code).toBe(0);
     expect(sent.stdout).toContain(`started sms-send-${ref}`);
     expect(sent.stdout).toContain(
@@ -67,6 +61,10 @@ describe('`npm run cli -- sms ...` as a user runs it, against a running stack', 
         .filter((l) => l.startsWith('[sms-send'))
         .join('\n'),
     ).not.toMatch(/2348031112222|2348000000000/);
+    expect(badSend).toMatchObject({
+      code: 2,
+      stdout: expect.stringContaining('refused: invalid SMS send input: reference must be 1 to 100 letters'),
+    });
 
     // A campaign created and followed; the service sends it when the sandbox clock moves.
     const cref = `cli-${randomUUID()}`;
@@ -113,24 +111,25 @@ describe('`npm run cli -- sms ...` as a user runs it, against a running stack', 
       ),
     );
 
-    const listed = await cli(['sms', 'campaigns', 'list', '--status', 'success', '--name', name]);
-    expect(listed).toMatchObject({
-      code: 0,
-      stdout: expect.stringContaining(`1 campaign(s) with status success\n${campaignId}  ${name}`),
-    });
-    expect((await cli(['sms', 'campaigns', 'delete', '--id', campaignId])).code).toBe(0);
-
-    // Refusals: a broken rule (nothing starts) and the service's 404.
-    const badSend = await cli(['sms', 'send', '--file', file, '--reference', 'bad ref']);
-    expect(badSend).toMatchObject({
-      code: 2,
-      stdout: expect.stringContaining('refused: invalid SMS send input: reference must be 1 to 100 letters'),
-    });
-    expect((await cli(['sms', 'templates', 'delete', '--id', templateId])).code).toBe(0);
-    expect(await cli(['sms', 'templates', 'delete', '--id', templateId])).toMatchObject({
-      code: 2,
-      stdout: expect.stringContaining('refused by the service (404): Template not found'),
-    });
+    // The campaign listed and deleted, and the template deleted (then a 404 from the service): two
+    // independent sequences, side by side.
+    await Promise.all([
+      (async () => {
+        const listed = await cli(['sms', 'campaigns', 'list', '--status', 'success', '--name', name]);
+        expect(listed).toMatchObject({
+          code: 0,
+          stdout: expect.stringContaining(`1 campaign(s) with status success\n${campaignId}  ${name}`),
+        });
+        expect((await cli(['sms', 'campaigns', 'delete', '--id', campaignId])).code).toBe(0);
+      })(),
+      (async () => {
+        expect((await cli(['sms', 'templates', 'delete', '--id', templateId])).code).toBe(0);
+        expect(await cli(['sms', 'templates', 'delete', '--id', templateId])).toMatchObject({
+          code: 2,
+          stdout: expect.stringContaining('refused by the service (404): Template not found'),
+        });
+      })(),
+    ]);
   }, 120_000);
 
   it('a send whose batch answer was lost parks for a person: `sms send` stops following and exits 3', async () => {
