@@ -272,10 +272,10 @@ async function main(): Promise<number> {
       say(
         `waiting for ${running.length} flows past their lane time (${running.map((f) => `${f.kind} ${f.ref}`).join(', ')}), each up to its kind's deadline`,
       );
-      const waiting = setInterval(
-        () => say(`still waiting for ${flows.filter((f) => f.ms === undefined).length} flows`),
-        30_000,
-      );
+      const waiting = setInterval(() => {
+        const left = flows.filter((f) => f.ms === undefined);
+        say(`still waiting for ${left.length} flows: ${left.map((f) => `${f.kind} ${f.ref}`).join(', ')}`);
+      }, 30_000);
       await Promise.all(stragglers);
       clearInterval(waiting);
     }
