@@ -4,6 +4,7 @@
 // in docs/performance.md ("Task-queue sizes") and docs/choices.md (the money rate).
 import { z } from 'zod';
 import { WORKER_QUEUES, type WorkerQueue } from '../shared/task-queues';
+import { count } from './worker-tuning';
 
 export const TASK_QUEUE_DEFAULTS = {
   /**
@@ -30,14 +31,6 @@ export const TASK_QUEUE_DEFAULTS = {
   /** Reads pollers: the SDK default, as the money pollers. */
   readsPollers: 10,
 } as const;
-
-const count = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
-    .optional();
 
 export const taskQueuesEnvShape = {
   // Which queues this process polls: all three by default; a deployment may split them across processes.

@@ -57,7 +57,8 @@ export const WORKER_TUNING_DEFAULTS = {
 /** Never fewer cached workflows than this in `auto` (the SDK's own floor). */
 export const AUTO_CACHE_FLOOR = 10;
 
-const count = (min: number, max: number) =>
+/** A whole number from `min` to `max` (optional); also the task-queue settings' (./task-queues.ts). */
+export const count = (min: number, max: number) =>
   z
     .string()
     .regex(/^\d+$/, 'must be a whole number')

@@ -108,9 +108,15 @@ export async function createWorkerGroup(
   activityTuning: Partial<Record<ActivityQueue, Partial<WorkerOptions>>> = {},
 ): Promise<WorkerGroup> {
   const workers = new Map<WorkerQueue, Worker>();
-  for (const queue of queues) {
-    const options = queue === 'workflows' ? main : activityWorkerOptions(main, queue, activityTuning[queue]);
-    workers.set(queue, await Worker.create(options));
+  try {
+    for (const queue of queues) {
+      const options = queue === 'workflows' ? main : activityWorkerOptions(main, queue, activityTuning[queue]);
+      workers.set(queue, await Worker.create(options));
+    }
+  } catch (err) {
+    // Release the ones already made (a worker is registered from its creation), so a retry can make them again.
+    await Promise.allSettled([...workers.values()].map((w) => Promise.all([w.run(), w.shutdown()])));
+    throw err;
   }
   return new WorkerGroup(workers);
 }

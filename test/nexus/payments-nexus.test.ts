@@ -6,8 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { NativeConnection } from '@temporalio/worker';
-import { createWorkerGroup, type WorkerGroup } from '../../src/workers/worker-group';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { MANDATE_OTP, SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { sealCardPaymentForNexus } from '../../src/nexus/payments-handler';
@@ -42,7 +41,7 @@ const fast = { pollIntervalMs: 200, heartbeatTimeout: '3s' } as const;
 
 let connection: Connection;
 let merchant: Client;
-let merchantWorker: WorkerGroup;
+let merchantWorker: Worker;
 let merchantRunning: Promise<void>;
 let merchantWorkerConnection: NativeConnection;
 const merchantTaskQueue = `merchant-${randomUUID()}`;
@@ -76,7 +75,7 @@ beforeAll(async () => {
   // A namespace just registered reaches the server's namespace cache within seconds.
   merchantWorker = await eventually(
     () =>
-      createWorkerGroup({
+      Worker.create({
         connection: merchantWorkerConnection,
         namespace: MERCHANT_NAMESPACE,
         taskQueue: merchantTaskQueue,

@@ -95,6 +95,14 @@ describe('the money queue under a burst', () => {
     expect(state).toBe('RUNNING');
 
     expect(results.map((r) => r.status)).toEqual(refs.map(() => 'vended'));
+    // The vend (PINNED) scheduled its H3 on the money queue, named after its own.
+    const scheduled = (await handles[0].fetchHistory()).events!.flatMap((e) =>
+      e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
+    );
+    expect(scheduled.map((a) => [a.activityType?.name, a.taskQueue?.name])).toContainEqual([
+      'vendPurchase',
+      activityTaskQueue(config.temporal.taskQueue, 'money'),
+    ]);
     // The purchase references the vends sent H3 under, one per vend.
     const ours = new Set(results.map((r) => r.reference ?? ''));
     expect(ours.size).toBe(VENDS);
