@@ -37,7 +37,8 @@ export function activitiesByWorkflow<A extends object>(names: readonly (keyof A 
     names.map((name) => [
       name,
       (...args: unknown[]) => {
-        const { workflowId } = Context.current().info.workflowExecution;
+        // A standalone activity (no workflow) has no script.
+        const workflowId = Context.current().info.workflowExecution?.workflowId ?? '(none)';
         const script = scriptOf(workflowId);
         const fn = script?.[name] as ActivityFn | undefined;
         if (!fn)
