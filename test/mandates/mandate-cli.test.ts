@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { debitKeyReference, type MandateRequest } from '../../src/shared/mandate';
 import { MANDATE_OTP } from '../../src/sandbox';
+import { getMandateState } from '../../src/starters/mandate';
 import { cliAgainst } from '../support/cli';
+import { eventually } from '../support/polling';
 import { testConfig, useServices } from '../support/stack';
 
 const config = testConfig();
@@ -30,16 +32,29 @@ describe('the mandate CLI as a user runs it', () => {
       customerEmail: `${ref.toLowerCase()}@example.com`,
       customer: { bvn: '22212345678', firstName: 'Ada', lastName, address: '1 Way', phone: '08012345678' },
     };
-    const file = join(mkdtempSync(join(tmpdir(), 'mandate-cli-')), 'mandate.json');
+    const dir = mkdtempSync(join(tmpdir(), 'mandate-cli-'));
+    const file = join(dir, 'mandate.json');
     writeFileSync(file, JSON.stringify(input));
+    // A second mandate for the same customer name, to page through with a cursor below: started
+    // beside the first (nothing it does touches the first).
+    const second = { ...input, mandateRef: `${ref}B`, customerEmail: `b-${input.customerEmail}` };
+    const secondFile = join(dir, 'second.json');
+    writeFileSync(secondFile, JSON.stringify(second));
 
-    const started = await cli(['mandate', 'start', '--file', file]);
+    const [started] = await Promise.all([
+      cli(['mandate', 'start', '--file', file]),
+      cli(['mandate', 'start', '--file', secondFile]),
+    ]);
     expect(started.stdout).toContain(`started mandate-${ref}`);
     expect(started.stdout).not.toContain(input.customer.bvn);
 
-    let status = '';
-    for (let n = 0; n < 50 && !status.includes('awaiting_otp'); n++)
-      status = (await cli(['mandate', 'status', '--ref', ref])).stdout;
+    // Waited for in-process (a CLI process per read cost a second of CPU each); then `status` shows it.
+    await eventually(async () => (await getMandateState(stack.services.starters, ref)).status === 'awaiting_otp', {
+      timeoutMs: 30_000,
+      ignoreErrors: true,
+      description: `mandate ${ref} awaiting_otp`,
+    });
+    const status = (await cli(['mandate', 'status', '--ref', ref])).stdout;
     expect(status).toContain(`[mandate ${ref}] awaiting_otp balance=500000`);
 
     const wrong = await cli(['mandate', 'otp', '--ref', ref], '000000\n');
@@ -49,10 +64,13 @@ describe('the mandate CLI as a user runs it', () => {
       `[mandate ${ref}] approved`,
     );
 
-    const below = await cli(['mandate', 'debit', '--ref', ref, '--amount', '19999']);
+    // Both refused by the flow's Update validator (nothing changes): side by side.
+    const [below, over] = await Promise.all([
+      cli(['mandate', 'debit', '--ref', ref, '--amount', '19999']),
+      cli(['mandate', 'debit', '--ref', ref, '--amount', '500001']),
+    ]);
     expect(below.code).toBe(1); // refused by the flow's Update validator: exits as a failure
     expect(below.stderr).toContain('amount must be at least 20000 kobo (N200)');
-    const over = await cli(['mandate', 'debit', '--ref', ref, '--amount', '500001']);
     expect(over.stderr).toContain('exceeds the remaining balance 500000');
     // Run twice with the same key (a retried script): one debit.
     const debitRef = debitKeyReference(ref, 'cli-order-1');
@@ -63,21 +81,26 @@ describe('the mandate CLI as a user runs it', () => {
       (await cli(['mandate', 'debit', '--ref', ref, '--amount', '150000', '--key', 'cli-order-1'])).stdout,
     ).toContain(`${debitRef} success 150000 key=cli-order-1`);
 
-    const shown = (await cli(['mandate', 'status', '--ref', ref, '--debits'])).stdout;
+    const [shown, listed] = (
+      await Promise.all([
+        cli(['mandate', 'status', '--ref', ref, '--debits']),
+        cli(['mandate', 'list', '--merchant-ref', ref]),
+      ])
+    ).map((r) => r.stdout);
     expect(shown).toContain('approved balance=350000 debited=150000 debits=1');
     expect(shown).toContain(`  ${debitRef} requested 150000 success`);
 
-    const listed = (await cli(['mandate', 'list', '--merchant-ref', ref])).stdout;
     expect(listed).toMatch(
       new RegExp(`MD\\d+ approved variable amount=500000 balance=350000 debited=150000 ref=${ref}`),
     );
     expect(listed).toContain('end of list');
 
-    // A second mandate for the same customer name, to page through with a cursor.
-    const second = { ...input, mandateRef: `${ref}B`, customerEmail: `b-${input.customerEmail}` };
-    writeFileSync(file, JSON.stringify(second));
-    await cli(['mandate', 'start', '--file', file]);
-    const page1 = (await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1'])).stdout;
+    // The two mandates, paged through with a cursor.
+    const [page1, all, badFlag] = await Promise.all([
+      cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1']).then((r) => r.stdout),
+      cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1', '--all']),
+      cli(['mandate', 'list', '--approved', 'maybe']),
+    ]);
     const cursor = /more: next_cursor=(\S+)/.exec(page1)?.[1];
     expect(cursor).toBeDefined();
     const page2 = (
@@ -85,21 +108,21 @@ describe('the mandate CLI as a user runs it', () => {
     ).stdout;
     expect(page2).toContain('end of list');
     expect([page1, page2].join('\n')).toContain(`ref=${ref}B`);
-    expect(
-      (await cli(['mandate', 'list', '--customer-name', `Ada ${lastName}`, '--page-size', '1', '--all'])).stdout,
-    ).toContain('2 mandate(s)');
-    expect((await cli(['mandate', 'list', '--approved', 'maybe'])).stderr).toContain(
-      '--approved must be true or false',
-    );
+    expect(all.stdout).toContain('2 mandate(s)');
+    expect(badFlag.stderr).toContain('--approved must be true or false');
 
-    expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(
-      `[mandate ${ref}] cancelled balance=350000`,
-    );
-    expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(
-      `[mandate ${ref}] cancelled balance=350000`,
-    );
-    expect((await cli(['mandate', 'cancel', '--ref', `${ref}B`, '--signal'])).stdout).toContain(
-      `cancel requested for mandate-${ref}B`,
-    );
+    // Cancel twice (the second answers the same), and the other mandate by signal, beside them.
+    const [, cancelledB] = await Promise.all([
+      (async () => {
+        expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(
+          `[mandate ${ref}] cancelled balance=350000`,
+        );
+        expect((await cli(['mandate', 'cancel', '--ref', ref])).stdout).toContain(
+          `[mandate ${ref}] cancelled balance=350000`,
+        );
+      })(),
+      cli(['mandate', 'cancel', '--ref', `${ref}B`, '--signal']),
+    ]);
+    expect(cancelledB.stdout).toContain(`cancel requested for mandate-${ref}B`);
   }, 180_000);
 });
