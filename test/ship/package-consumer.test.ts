@@ -5,7 +5,7 @@
 // checks that an API error from the package's PaymentsClient is `instanceof` the package's error
 // classes and that verifyEvent accepts a signed event and refuses a tampered one.
 // Slow: npm installs the package's dependencies (from npm's cache when they are there).
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,21 @@ jest.setTimeout(600_000);
 
 const npm = (args: string[], cwd: string): SpawnSyncReturns<string> =>
   spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+/** Like spawnSync, without blocking the event loop, so that independent commands run side by side. */
+const spawnAsync = (
+  command: string,
+  args: string[],
+  cwd: string,
+): Promise<Pick<SpawnSyncReturns<string>, 'status' | 'stdout' | 'stderr'>> =>
+  new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    child.once('error', (err) => resolve({ status: null, stdout, stderr: `${stderr}${err.message}` }));
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
 const ok = (r: SpawnSyncReturns<string>, what: string): string => {
   if (r.status !== 0) throw new Error(`${what} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
@@ -136,9 +151,12 @@ main().catch((err: unknown) => {
 describe('the package as a backend installs it', () => {
   let tarball: string;
   let files: string[];
+  // Reads only the project (no registry write): started with the pack, read by its test.
+  let publishDryRun: ReturnType<typeof spawnAsync>;
 
   beforeAll(async () => {
     await ensureBuilt();
+    publishDryRun = spawnAsync('npm', ['publish', '--dry-run'], PROJECT_ROOT);
     const packed = JSON.parse(ok(npm(['pack', '--json', '--pack-destination', work], PROJECT_ROOT), 'npm pack')) as {
       filename: string;
       files: { path: string }[];
@@ -147,13 +165,13 @@ describe('the package as a backend installs it', () => {
     files = packed[0].files.map((f) => f.path);
   });
 
-  it('is publishable: MIT, not private, and npm publish --dry-run accepts it', () => {
+  it('is publishable: MIT, not private, and npm publish --dry-run accepts it', async () => {
     expect(pkg).toMatchObject({ license: 'MIT' });
     expect(pkg.private).toBeUndefined();
     expect(readFileSync(join(PROJECT_ROOT, 'LICENSE'), 'utf8')).toMatch(
       /^MIT License[\s\S]*payflow-temporal contributors/,
     );
-    const dry = npm(['publish', '--dry-run'], PROJECT_ROOT);
+    const dry = await publishDryRun;
     expect(dry.status).toBe(0);
     expect(dry.stdout + dry.stderr).toContain(`${pkg.name}@${pkg.version}`);
   });
@@ -172,7 +190,7 @@ describe('the package as a backend installs it', () => {
     expect(files.filter((f) => /^(src|test|bench|chaos)\//.test(f) || f.endsWith('.map'))).toEqual([]);
   });
 
-  it('installs into a new project; the consumer type-checks and runs from CommonJS and from ESM', () => {
+  it('installs into a new project; the consumer type-checks and runs from CommonJS and from ESM', async () => {
     writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'consumer', version: '0.0.0', private: true }));
     const started = Date.now();
     ok(
@@ -211,16 +229,19 @@ describe('the package as a backend installs it', () => {
     );
     const tsc = join(work, 'node_modules', 'typescript', 'bin', 'tsc');
     ok(spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: work, encoding: 'utf8' }), 'tsc');
-    for (const script of ['out/consumer.cjs', 'out/consumer.mjs']) {
-      const run = spawnSync(process.execPath, [script], { cwd: work, encoding: 'utf8', timeout: 60_000 });
+    // The two consumers and the bin npm linked (the CLI from the installed package), side by side.
+    const scripts = ['out/consumer.cjs', 'out/consumer.mjs'];
+    const [cjs, mjs, bin] = await Promise.all([
+      ...scripts.map((script) => spawnAsync(process.execPath, [script], work)),
+      spawnAsync(join(work, 'node_modules', '.bin', 'payflow'), ['--version'], work),
+    ]);
+    for (const [script, run] of [
+      [scripts[0], cjs],
+      [scripts[1], mjs],
+    ] as const) {
       expect({ script, status: run.status, stderr: run.stderr }).toEqual({ script, status: 0, stderr: '' });
       expect(run.stdout).toMatch(/^consumer ok: \d+ functions, instanceof holds/);
     }
-    // The bin npm linked runs the CLI from the installed package.
-    const bin = spawnSync(join(work, 'node_modules', '.bin', 'payflow'), ['--version'], {
-      cwd: work,
-      encoding: 'utf8',
-    });
     expect({ status: bin.status, stdout: bin.stdout }).toEqual({ status: 0, stdout: `${pkg.version}\n` });
   });
 });
