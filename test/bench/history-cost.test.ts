@@ -17,6 +17,7 @@ const upsert = (...names: string[]) => ({
 });
 
 describe('historyCost', () => {
+  // Event ids as plain numbers (protobufjs takes them; its types want Long).
   const history = {
     events: [
       {
@@ -47,7 +48,7 @@ describe('historyCost', () => {
         markerRecordedEventAttributes: { workflowTaskCompletedEventId: 13 },
       },
     ],
-  };
+  } as unknown as temporal.api.history.v1.IHistory;
 
   it('counts Actions by the pricing rules: markers once per workflow task, every activity attempt, no patch-only upsert', () => {
     const c = historyCost(history);
