@@ -28,6 +28,7 @@ import {
 } from '../shared/pos-terminal-lock';
 import { FailureTypes } from '../shared/failures';
 import { flowStartMetadata } from '../shared/flow-summary';
+import { mainTaskQueueOf } from '../shared/task-queues';
 import { toActivityFailure } from './failures';
 
 /** UTC YYYY-MM-DD of a wall-clock time. */
@@ -132,7 +133,9 @@ export function createPosRemoteActivities(deps: ActivityDeps, opts: PosRemoteAct
       };
       await ctx.client.workflow.signalWithStart('posTerminalLockWorkflow', {
         workflowId: input.lockWorkflowId ?? posTerminalLockWorkflowId(input.terminal_id),
-        taskQueue: ctx.info.taskQueue,
+        // The main queue of the calling flow's deployment, where workflow tasks are polled: this
+        // activity itself runs on the reads queue (src/shared/task-queues.ts), which has no workflow worker.
+        taskQueue: mainTaskQueueOf(ctx.info.taskQueue),
         args: [args],
         signal: acquireTerminalLockSignal,
         signalArgs: [{ workflowId: wf.workflowId, runId: wf.runId }],
