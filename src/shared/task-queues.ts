@@ -17,3 +17,16 @@ export function activityTaskQueue(mainTaskQueue: string, queue: ActivityQueue): 
 /** The queues a worker process may poll (WORKER_TASK_QUEUES): the main one (`workflows`) and the activity queues. */
 export const WORKER_QUEUES = ['workflows', ...ACTIVITY_QUEUES] as const;
 export type WorkerQueue = (typeof WORKER_QUEUES)[number];
+
+/**
+ * The main task queue of the deployment an activity runs in, from the activity's own task queue: an
+ * activity that starts or signals a workflow (the POS terminal lock) must put it where workflow tasks
+ * are polled, not on the money or reads queue it may itself run on.
+ */
+export function mainTaskQueueOf(taskQueue: string): string {
+  for (const queue of ACTIVITY_QUEUES) {
+    const suffix = `-${queue}`;
+    if (taskQueue.endsWith(suffix)) return taskQueue.slice(0, -suffix.length);
+  }
+  return taskQueue;
+}

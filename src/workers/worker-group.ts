@@ -110,6 +110,8 @@ export async function createWorkerGroup(
   const workers = new Map<WorkerQueue, Worker>();
   try {
     for (const queue of queues) {
+      // An activity queue's worker runs only activities: none registered (a workflow-only worker), none made.
+      if (queue !== 'workflows' && Object.keys(main.activities ?? {}).length === 0) continue;
       const options = queue === 'workflows' ? main : activityWorkerOptions(main, queue, activityTuning[queue]);
       workers.set(queue, await Worker.create(options));
     }
