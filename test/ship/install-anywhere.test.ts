@@ -8,11 +8,12 @@
 // Uses the network (the npm registry's metadata is not needed: the lockfile has it; PyPI is).
 // The four npm dry runs and the pip runs wait mostly on the network: they start at once in
 // `beforeAll`, and each test reads its platform's answer.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
+import { runCommand, type CommandResult } from '../support/run-command';
 
 type Lock = { packages: Record<string, { os?: string[]; cpu?: string[]; optional?: boolean; dev?: boolean }> };
 const lock = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package-lock.json'), 'utf8')) as Lock;
@@ -33,25 +34,6 @@ const PLATFORMS = [
 function linuxTags(arch: string): string[] {
   const glibc = [28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17].map((minor) => `manylinux_2_${minor}_${arch}`);
   return [...glibc, `manylinux2014_${arch}`, `musllinux_1_1_${arch}`];
-}
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command to its end without blocking the event loop, so that several run at once. */
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    child.once('error', (err) => resolve({ status: null, stdout, stderr: `${stderr}${err.message}` }));
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
 }
 
 const platformSpecific = (name: string) => {
@@ -75,7 +57,7 @@ describe('npm resolves each platform from package.json and the lockfile', () => 
   });
 
   const dir = mkdtempSync(join(tmpdir(), 'install-anywhere-'));
-  const dryRuns = new Map<string, Run>();
+  const dryRuns = new Map<string, CommandResult>();
   beforeAll(async () => {
     const runs = PLATFORMS.map(async ({ os, cpu }) => {
       const cwd = join(dir, `${os}-${cpu}`); // a copy each, as the four run at once
@@ -84,7 +66,7 @@ describe('npm resolves each platform from package.json and the lockfile', () => 
       const args = ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund', `--os=${os}`, `--cpu=${cpu}`];
       dryRuns.set(
         `${os}-${cpu}`,
-        await run('npm', args, { cwd, env: { ...process.env, npm_config_loglevel: 'error' } }),
+        await runCommand('npm', args, { cwd, env: { ...process.env, npm_config_loglevel: 'error' } }),
       );
     });
     await Promise.all(runs);
@@ -172,14 +154,14 @@ describe('pip resolves a wheel of every pinned tool for each platform', () => {
     ...wheel.flatMap((tag) => ['--platform', tag]),
     ...['--target', join(pipDir, 'target'), '--report', report, ...requirements],
   ];
-  const resolved = new Map<string, { requirements: string[]; report: string; run: Run }[]>();
+  const resolved = new Map<string, { requirements: string[]; report: string; run: CommandResult }[]>();
   beforeAll(async () => {
     if (pip.status !== 0) return;
     const all = PLATFORMS.map(({ os, cpu, wheel }) =>
       Promise.all(
         rounds.map(async (requirements, i) => {
           const report = join(pipDir, `${os}-${cpu}-${i}.json`);
-          return { requirements, report, run: await run('python3', pipArgs(wheel, report, requirements)) };
+          return { requirements, report, run: await runCommand('python3', pipArgs(wheel, report, requirements)) };
         }),
       ).then((runs) => resolved.set(`${os}-${cpu}`, runs)),
     );

@@ -5,32 +5,21 @@
 // checks that an API error from the package's PaymentsClient is `instanceof` the package's error
 // classes and that verifyEvent accepts a signed event and refuses a tampered one.
 // Slow: npm installs the package's dependencies (from npm's cache when they are there).
-import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
+import { runCommand } from '../support/run-command';
 import { ensureBuilt } from './build';
 
 jest.setTimeout(600_000);
 
 const npm = (args: string[], cwd: string): SpawnSyncReturns<string> =>
   spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
-/** Like spawnSync, without blocking the event loop, so that independent commands run side by side. */
-const spawnAsync = (
-  command: string,
-  args: string[],
-  cwd: string,
-): Promise<Pick<SpawnSyncReturns<string>, 'status' | 'stdout' | 'stderr'>> =>
-  new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    child.once('error', (err) => resolve({ status: null, stdout, stderr: `${stderr}${err.message}` }));
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
+/** Like `npm` above, without blocking the event loop, so that independent commands run side by side. */
+const spawnAsync = (command: string, args: string[], cwd: string) =>
+  runCommand(command, args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false' } });
 const ok = (r: SpawnSyncReturns<string>, what: string): string => {
   if (r.status !== 0) throw new Error(`${what} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
