@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { newNotifySecret, signEvent, verifyEvent, type MerchantEvent } from '../../src/notify';
 import { startCardPayment } from '../../src/starters/card-payment';
+import { listMerchantEvents } from '../../src/starters/merchant-event-delivery';
 import { merchantEventId } from '../../src/shared/merchant-event';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { TEST_CARDS } from '../../src/sandbox';
@@ -45,6 +46,19 @@ const declined = async (url: string) => {
   });
   await handle.result();
   return { ref, id: merchantEventId(paymentWorkflowId(ref), 'payment.failed') };
+};
+
+/**
+ * Waits (in-process: a CLI process per read would cost a second of CPU each) until the delivery of
+ * `ref` shows `status`, then answers what `notify list` prints for it.
+ */
+const listedOnce = async (ref: string, status: string) => {
+  await eventually(
+    async () => (await listMerchantEvents(env.services.starters, { reference: ref, limit: 100 }))[0]?.status,
+    (s) => s === status,
+    { timeoutMs: 30_000, description: `the delivery of ${ref} ${status}` },
+  );
+  return listed(ref);
 };
 
 const listed = async (ref: string) => {
@@ -100,20 +114,12 @@ describe('notify list, redeliver and replay', () => {
     const merchant = await endpoint([410, 204]);
     try {
       const { ref, id } = await declined(merchant.url);
-      await eventually(
-        () => listed(ref),
-        (rows) => rows[0]?.status === 'gone',
-        { timeoutMs: 30_000 },
-      );
+      expect((await listedOnce(ref, 'gone'))[0]).toMatchObject({ eventId: id, status: 'gone' });
 
       const again = await cli(['notify', 'redeliver', id]);
       expect(again).toMatchObject({ code: 0 });
       expect(again.stdout).toContain(`redelivering ${id} (was gone)`);
-      await eventually(
-        () => listed(ref),
-        (rows) => rows[0]?.status === 'delivered',
-        { timeoutMs: 30_000 },
-      );
+      expect((await listedOnce(ref, 'delivered'))[0]).toMatchObject({ eventId: id, status: 'delivered' });
       const [first, second] = merchant.events();
       expect(second).toEqual(first);
       expect(second.id).toBe(id);
@@ -133,10 +139,12 @@ describe('notify list, redeliver and replay', () => {
   }, 120_000);
 
   it('refuses an id that names no event, and a --since that is not a time', async () => {
-    const r = await cli(['notify', 'redeliver', 'evt_nothing_here']);
+    const [r, s] = await Promise.all([
+      cli(['notify', 'redeliver', 'evt_nothing_here']),
+      cli(['notify', 'list', '--since', 'yesterday-ish']),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('invalid merchant event input: id must name a merchant event');
-    const s = await cli(['notify', 'list', '--since', 'yesterday-ish']);
     expect(s.code).toBe(2);
     expect(s.stderr).toContain('since must be an ISO time or an age such as 2h or 1d');
   }, 60_000);
