@@ -1,0 +1,38 @@
+// Which task queue a flow's activity is scheduled on (src/workflows/steps/activity-queues.ts): the
+// queue its policy names, under the flow's own queue, for PINNED flows only; an AUTO_UPGRADE flow's
+// stay on the main queue (moving them changes its commands: a patch). workflowInfo() stands in for
+// the flow that schedules.
+import { workflowInfo } from '@temporalio/workflow';
+import { activityTaskQueueFor } from '../../src/workflows/steps/activity-queues';
+import { LOCAL_STORE, POLL, READ, moneySend, onQueue } from '../../src/workflows/steps/activity-options';
+
+jest.mock('@temporalio/workflow', () => ({ workflowInfo: jest.fn() }));
+const calledFrom = (workflowType: string) =>
+  jest.mocked(workflowInfo).mockReturnValue({ workflowType, taskQueue: 'payments' } as ReturnType<typeof workflowInfo>);
+
+describe("an activity's task queue", () => {
+  it('in a PINNED flow: money sends on <queue>-money, reads and polls on <queue>-reads, stores on the main queue', () => {
+    calledFrom('vendElectricityWorkflow');
+    expect(activityTaskQueueFor(moneySend(30_000))).toBe('payments-money');
+    expect(activityTaskQueueFor({ ...READ, heartbeatTimeout: '30s' })).toBe('payments-reads'); // a spread keeps it
+    expect(activityTaskQueueFor(POLL)).toBe('payments-reads');
+    expect(activityTaskQueueFor(onQueue('reads', LOCAL_STORE))).toBe('payments-reads');
+    expect(activityTaskQueueFor(LOCAL_STORE)).toBeUndefined();
+  });
+
+  it('in an AUTO_UPGRADE flow, or a type the table does not know: the main queue, as before the layout', () => {
+    for (const type of ['mandateWorkflow', 'recurringChargeWorkflow', 'posPreAuthWorkflow', 'someFixtureWorkflow']) {
+      calledFrom(type);
+      expect([type, activityTaskQueueFor(moneySend()), activityTaskQueueFor(READ)]).toEqual([
+        type,
+        undefined,
+        undefined,
+      ]);
+    }
+  });
+
+  it('a queue the options name themselves wins', () => {
+    calledFrom('vendElectricityWorkflow');
+    expect(activityTaskQueueFor({ ...moneySend(), taskQueue: 'elsewhere' })).toBe('elsewhere');
+  });
+});
