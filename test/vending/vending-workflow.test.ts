@@ -21,11 +21,28 @@ import {
 import { expectResolution, refusedResolution } from '../support/outcome';
 import type { vendElectricityWorkflow } from '../../src/workflows/vending';
 import { LogCapture, testConfig } from '../support/stack';
-import { hangUntilWorkerShutdown, runWithWorker, startWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
+import { hangUntilWorkerShutdown, runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
+import { activitiesByWorkflow } from '../support/activities-by-workflow';
 import { unusedClaimCheck } from '../pos/helpers';
 import { FailureTypes } from '../../src/shared/failures';
 
-const env = useTimeSkippingEnv({ quietRuntime: true });
+type ScriptedActivities = Pick<
+  VendingActivities,
+  'vendListProviders' | 'vendLookupMeter' | 'vendLookupListedMeter' | 'vendPurchase' | 'vendFindByReference'
+>;
+// One worker for the file; each sale's activities follow the script registered under its workflow id.
+const byFlow = activitiesByWorkflow<ScriptedActivities>([
+  'vendListProviders',
+  'vendLookupMeter',
+  'vendLookupListedMeter',
+  'vendPurchase',
+  'vendFindByReference',
+]);
+const TASK_QUEUE = `vend-ts-${randomUUID()}`;
+const env = useTimeSkippingEnv({
+  quietRuntime: true,
+  worker: { taskQueue: TASK_QUEUE, activities: () => byFlow.activities },
+});
 
 type Call =
   | { op: 'providers' }
@@ -54,10 +71,7 @@ function scripted(
   calls: Call[],
 ) {
   let lookups = 0;
-  const acts: Pick<
-    VendingActivities,
-    'vendListProviders' | 'vendLookupMeter' | 'vendLookupListedMeter' | 'vendPurchase' | 'vendFindByReference'
-  > = {
+  const acts: ScriptedActivities = {
     async vendListProviders() {
       calls.push({ op: 'providers' });
       if (opts.failing === 'providers')
@@ -130,19 +144,25 @@ const input = (over: Partial<VendInput> = {}): VendInput => ({
   ...over,
 });
 
+/**
+ * Runs one sale to its result on the file's worker, or with `ownWorker` on a worker of its own that
+ * stops when the sale ends (a hung activity then ends with it instead of outliving the test).
+ */
 async function run(
   opts: Parameters<typeof scripted>[0],
   over: Partial<VendInput> = {},
+  { ownWorker = false } = {},
 ): Promise<{ result: VendResult; calls: Call[] }> {
   const calls: Call[] = [];
   const args = input(over);
-  const result = await runWithWorker(env, scripted(opts, calls), 'vend-ts', (taskQueue) =>
+  const acts = scripted(opts, calls);
+  const execute = (taskQueue: string) =>
     env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-      workflowId: `vend-${args.order_ref}`,
+      workflowId: byFlow.script(`vend-${args.order_ref}`, acts),
       taskQueue,
       args: [args],
-    }),
-  );
+    });
+  const result = ownWorker ? await runWithWorker(env, acts, 'vend-ts', execute) : await execute(TASK_QUEUE);
   expect({ purchases: opts.purchases, checks: opts.checks }).toEqual({ purchases: [], checks: [] });
   return { result, calls };
 }
@@ -254,13 +274,13 @@ describe('an electricity vend, step by step, with scripted activities', () => {
 
   it('invalid input fails before any activity, naming the fields', async () => {
     const calls: Call[] = [];
-    const err = await runWithWorker(env, scripted({ purchases: [], checks: [] }, calls), 'vend-bad', (taskQueue) =>
-      env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-        workflowId: `vend-bad-${randomUUID()}`,
-        taskQueue,
+    const err = await env.client.workflow
+      .execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+        workflowId: byFlow.script(`vend-bad-${randomUUID()}`, scripted({ purchases: [], checks: [] }, calls)),
+        taskQueue: TASK_QUEUE,
         args: [input({ amount: 10.5, meter_type: 'smart', email: 'nope', meter_no: '12' })],
-      }),
-    ).catch((e: unknown) => e);
+      })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause.type).toBe('InvalidInput');
@@ -346,18 +366,16 @@ describe('provider cache (real activities, counting client)', () => {
 });
 
 describe('money safety: status, unknown outcomes, cancellation, heartbeat', () => {
-  /** Starts a sale and returns its handle, the worker run and the calls. */
+  /** Starts a sale on the file's worker and returns its handle, `done()` (its result) and the calls. */
   async function start(opts: Parameters<typeof scripted>[0], over: Partial<VendInput> = {}) {
     const calls: Call[] = [];
     const args = input(over);
-    const { handle, done } = await startWithWorker(env, scripted(opts, calls), 'vend-ms', (taskQueue) =>
-      env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-        workflowId: `vend-${args.order_ref}`,
-        taskQueue,
-        args: [args],
-      }),
-    );
-    return { handle, calls, done };
+    const handle = await env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+      workflowId: byFlow.script(`vend-${args.order_ref}`, scripted(opts, calls)),
+      taskQueue: TASK_QUEUE,
+      args: [args],
+    });
+    return { handle, calls, done: () => handle.result() };
   }
   /** The reason an Update was refused (the validator's message). */
   const searchStatus = async (handle: WorkflowHandle) => (await handle.describe()).searchAttributes.PaymentStatus?.[0];
@@ -458,8 +476,9 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
       { purchases: [{ fail: FailureTypes.OutcomeUnknown }], checks },
       { options: { requeryBackoff: '1 hour' } },
     );
+    // Each read after a second of the server's clock, skipped (the settle pause before H4 is not waited out).
     for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'outcome_unknown'; i++)
-      await new Promise((r) => setTimeout(r, 100));
+      await env.sleep(1_000);
     await handle.cancel();
     const result = await done();
     expect(result).toMatchObject({ status: 'outcome_unknown', cancelRequested: true });
@@ -467,7 +486,7 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
   });
 
   it('a worker lost mid-purchase is noticed by the heartbeat timeout and H4 is asked at once', async () => {
-    const { result, calls } = await run({ purchases: ['hang'], checks: ['found'] });
+    const { result, calls } = await run({ purchases: ['hang'], checks: ['found'] }, {}, { ownWorker: true });
     expect(result).toMatchObject({ status: 'vended', attempt: 1 });
     expect(result.steps.find((s) => s.op === 'purchase')).toMatchObject({
       outcome: 'unknown',
