@@ -16,12 +16,20 @@ import {
   type VirtualAccountCredit,
   type VirtualAccountCreditOutcome,
 } from '../../src/shared/virtual-account-credit';
-import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
+import { useTimeSkippingEnv } from '../support/time-skipping';
+import { activitiesByWorkflow } from '../support/activities-by-workflow';
 import { vaCredit } from '../support/flow-inputs';
 
 type Activities = ReturnType<typeof createVirtualAccountCreditActivities>;
 
-const env = useTimeSkippingEnv();
+// One worker for the file: a credit's activities are those of the scripted service its test started it with.
+const byFlow = activitiesByWorkflow<Activities>([
+  'recordVirtualAccountCredit',
+  'readVirtualAccountCreditFreeze',
+  'handOverVirtualAccountCredit',
+]);
+const TASK_QUEUE = `va-ts-${randomUUID()}`;
+const env = useTimeSkippingEnv({ worker: { taskQueue: TASK_QUEUE, activities: () => byFlow.activities } });
 
 function service(script: {
   freeze: (n: number) => CreditFreezeLookup | 'down';
@@ -63,13 +71,11 @@ function service(script: {
 
 const credit = (over: Partial<VirtualAccountCredit> = {}) => vaCredit(`REF${randomUUID().slice(0, 8)}`, over);
 
-const run = <T>(activities: Partial<Activities>, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
-  runWithWorker(env, activities, 'va-ts', fn);
-
-const start = (taskQueue: string, c: VirtualAccountCredit) =>
+/** Starts the credit `c` on the file's worker, its activities those of `s`. */
+const start = (s: ReturnType<typeof service>, c: VirtualAccountCredit) =>
   env.client.workflow.start('virtualAccountCreditWorkflow', {
-    workflowId: virtualAccountCreditWorkflowId(c.transactionReference),
-    taskQueue,
+    workflowId: byFlow.script(virtualAccountCreditWorkflowId(c.transactionReference), s.activities),
+    taskQueue: TASK_QUEUE,
     args: [c],
   });
 
@@ -81,79 +87,69 @@ const frozen: CreditFreezeLookup = {
 describe("the credit workflow's waits on the time-skipping server, with scripted activities", () => {
   it('frozen at the service: held back, asked again every hour, handed over once the service shows it released', async () => {
     const s = service({ freeze: (n) => (n < 4 ? frozen : { known: true }) });
-    await run(s.activities, async (tq) => {
-      const c = credit();
-      const result = (await (await start(tq, c)).result()) as VirtualAccountCreditOutcome;
-      expect(result).toMatchObject({
-        status: 'credited',
-        freeze: { freezeTransactionRef: 'FRZ1', confirmedBy: 'service', releasedAt: expect.any(String) },
-        handoff: { status: 'delivered' },
-      });
-      expect(s.calls.handoff).toBe(1);
-      expect(s.calls.freeze).toBe(4);
-      expect(s.calls.freezeTimes[1]! - s.calls.freezeTimes[0]!).toBeGreaterThanOrEqual(
-        VA_CREDIT_DEFAULTS.freezeCheckEveryMs,
-      );
+    const c = credit();
+    const result = (await (await start(s, c)).result()) as VirtualAccountCreditOutcome;
+    expect(result).toMatchObject({
+      status: 'credited',
+      freeze: { freezeTransactionRef: 'FRZ1', confirmedBy: 'service', releasedAt: expect.any(String) },
+      handoff: { status: 'delivered' },
     });
+    expect(s.calls.handoff).toBe(1);
+    expect(s.calls.freeze).toBe(4);
+    expect(s.calls.freezeTimes[1]! - s.calls.freezeTimes[0]!).toBeGreaterThanOrEqual(
+      VA_CREDIT_DEFAULTS.freezeCheckEveryMs,
+    );
   });
 
   it('still frozen when the watch period ends: ends frozen, never handed over', async () => {
     const s = service({ freeze: () => frozen });
-    await run(s.activities, async (tq) => {
-      const result = (await (await start(tq, credit())).result()) as VirtualAccountCreditOutcome;
-      expect(result).toMatchObject({ status: 'frozen', freeze: { confirmedBy: 'service' } });
-      expect(result.freeze?.releasedAt).toBeUndefined();
-      expect(s.calls.handoff).toBe(0);
-    });
+    const result = (await (await start(s, credit())).result()) as VirtualAccountCreditOutcome;
+    expect(result).toMatchObject({ status: 'frozen', freeze: { confirmedBy: 'service' } });
+    expect(result.freeze?.releasedAt).toBeUndefined();
+    expect(s.calls.handoff).toBe(0);
   });
 
   it('a freeze named only by the (unsigned) notification while C5 cannot answer is believed: held back until the service answers "not frozen"', async () => {
     const s = service({ freeze: (n) => (n < 3 ? 'down' : { known: true }) });
-    await run(s.activities, async (tq) => {
-      const result = (await (
-        await start(tq, credit({ frozenHint: { freezeTransactionRef: 'FRZ9', reason: 'AML review' } }))
-      ).result()) as VirtualAccountCreditOutcome;
-      expect(result).toMatchObject({
-        status: 'credited',
-        freeze: { freezeTransactionRef: 'FRZ9', confirmedBy: 'notification', releasedAt: expect.any(String) },
-      });
-      expect(s.calls.handoff).toBe(1);
+    const result = (await (
+      await start(s, credit({ frozenHint: { freezeTransactionRef: 'FRZ9', reason: 'AML review' } }))
+    ).result()) as VirtualAccountCreditOutcome;
+    expect(result).toMatchObject({
+      status: 'credited',
+      freeze: { freezeTransactionRef: 'FRZ9', confirmedBy: 'notification', releasedAt: expect.any(String) },
     });
+    expect(s.calls.handoff).toBe(1);
   });
 
   it('a freeze hint the service contradicts ("not frozen") is ignored: handed over at once', async () => {
     const s = service({ freeze: () => ({ known: true }) });
-    await run(s.activities, async (tq) => {
-      const result = (await (
-        await start(tq, credit({ frozenHint: { freezeTransactionRef: 'FORGED' } }))
-      ).result()) as VirtualAccountCreditOutcome;
-      expect(result.freeze).toBeUndefined();
-      expect(result).toMatchObject({ status: 'credited', handoff: { status: 'delivered' } });
-      expect(s.calls.freeze).toBe(1);
-    });
+    const result = (await (
+      await start(s, credit({ frozenHint: { freezeTransactionRef: 'FORGED' } }))
+    ).result()) as VirtualAccountCreditOutcome;
+    expect(result.freeze).toBeUndefined();
+    expect(result).toMatchObject({ status: 'credited', handoff: { status: 'delivered' } });
+    expect(s.calls.freeze).toBe(1);
   });
 
   it('a hand-over that fails for its whole retry period: handoff_failed, until an operator asks again; the same idempotency key every time', async () => {
     let down = true;
     const s = service({ freeze: () => ({ known: true }), handoff: () => (down ? 'fail' : 'ok') });
-    await run(s.activities, async (tq) => {
-      const c = credit();
-      const handle = await start(tq, c);
-      // The retries run for days of workflow time; skip ahead until the workflow gives up.
-      await env.sleep(VA_CREDIT_DEFAULTS.handoffRetryForMs + 60_000);
-      const state = await handle.query(virtualAccountCreditStateQuery);
-      expect(state.status).toBe('handoff_failed');
-      await expect(
-        handle.executeUpdate(retryCreditHandoffUpdate, { args: [{ operator: '', reason: 'x' }] }),
-      ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/operator: required/) } });
-      down = false;
-      await handle.executeUpdate(retryCreditHandoffUpdate, {
-        args: [{ operator: 'ops@merchant', reason: 'backend fixed' }],
-      });
-      const result = (await handle.result()) as VirtualAccountCreditOutcome;
-      expect(result).toMatchObject({ status: 'credited', handoff: { status: 'delivered' } });
-      expect(new Set(s.calls.handoffKeys)).toEqual(new Set([c.transactionReference]));
-      expect(s.calls.handoff).toBeGreaterThan(2);
+    const c = credit();
+    const handle = await start(s, c);
+    // The retries run for days of workflow time; skip ahead until the workflow gives up.
+    await env.sleep(VA_CREDIT_DEFAULTS.handoffRetryForMs + 60_000);
+    const state = await handle.query(virtualAccountCreditStateQuery);
+    expect(state.status).toBe('handoff_failed');
+    await expect(
+      handle.executeUpdate(retryCreditHandoffUpdate, { args: [{ operator: '', reason: 'x' }] }),
+    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/operator: required/) } });
+    down = false;
+    await handle.executeUpdate(retryCreditHandoffUpdate, {
+      args: [{ operator: 'ops@merchant', reason: 'backend fixed' }],
     });
+    const result = (await handle.result()) as VirtualAccountCreditOutcome;
+    expect(result).toMatchObject({ status: 'credited', handoff: { status: 'delivered' } });
+    expect(new Set(s.calls.handoffKeys)).toEqual(new Set([c.transactionReference]));
+    expect(s.calls.handoff).toBeGreaterThan(2);
   });
 });
