@@ -5,9 +5,20 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ProbeActivities, sendOnceProbeWorkflow } from '../fixtures/send-once-workflows';
-import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
+import { useTimeSkippingEnv } from '../support/time-skipping';
+import { activitiesByWorkflow } from '../support/activities-by-workflow';
 
-const env = useTimeSkippingEnv();
+// One worker of the probe workflows (test/fixtures/send-once-workflows) for the file: each probe's
+// activities are those of the fake service its test started it with (its reference is its workflow id).
+const byFlow = activitiesByWorkflow<ProbeActivities>(['probeSend', 'probeRequery']);
+const TASK_QUEUE = `send-once-${randomUUID()}`;
+const env = useTimeSkippingEnv({
+  worker: {
+    taskQueue: TASK_QUEUE,
+    activities: () => byFlow.activities,
+    workflowsPath: require.resolve('../fixtures/send-once-workflows'),
+  },
+});
 
 type Behaviour =
   | 'answer' // processed and answered
@@ -98,9 +109,9 @@ function fakeService(script: Script) {
   return { activities, held, log, landing, release: () => release?.(), started };
 }
 
-/** Runs `fn` while a worker of the probe workflows (test/fixtures/send-once-workflows) and `service` polls a queue of its own. */
-const runProbe = <T>(service: ReturnType<typeof fakeService>, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
-  runWithWorker(env, service.activities, 'send-once', fn, require.resolve('../fixtures/send-once-workflows'));
+/** The probe of `reference` gets `service`'s activities; its workflow id. */
+const served = (service: ReturnType<typeof fakeService>, reference: string) =>
+  byFlow.script(reference, service.activities);
 
 async function run(
   script: Script,
@@ -108,13 +119,11 @@ async function run(
 ) {
   const service = fakeService(script);
   const reference = `ref-${randomUUID()}`;
-  const result = await runProbe(service, (taskQueue) =>
-    env.client.workflow.execute<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', {
-      taskQueue,
-      workflowId: reference,
-      args: [reference, opts],
-    }),
-  );
+  const result = await env.client.workflow.execute<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', {
+    taskQueue: TASK_QUEUE,
+    workflowId: served(service, reference),
+    args: [reference, opts],
+  });
   return {
     result,
     log: service.log,
@@ -231,18 +240,16 @@ describe('the one send-once rule', () => {
   it('cancellation mid-send: the send finishes and its outcome is returned; nothing is sent again', async () => {
     const service = fakeService({ sends: ['block'] });
     const reference = `ref-${randomUUID()}`;
-    const result = await runProbe(service, async (taskQueue) => {
-      const handle = await env.client.workflow.start<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', {
-        taskQueue,
-        workflowId: reference,
-        args: [reference],
-      });
-      await service.started;
-      await handle.cancel();
-      await new Promise((r) => setTimeout(r, 500));
-      service.release();
-      return handle.result().catch((err: unknown) => err);
+    const handle = await env.client.workflow.start<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId: served(service, reference),
+      args: [reference],
     });
+    await service.started;
+    await handle.cancel();
+    await new Promise((r) => setTimeout(r, 500));
+    service.release();
+    const result = await handle.result().catch((err: unknown) => err);
     expect(result).not.toBeInstanceOf(WorkflowFailedError);
     expect(result).toMatchObject({ outcome: 'answered', sends: 1 });
     expect(service.log).toEqual(['send#1:block']);

@@ -44,11 +44,15 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
  * `afterAll`. What it returns stands for that environment once `beforeAll` has run (`env.client`,
  * `env.nativeConnection`, `env.currentTimeMs()`, …). `quietRuntime` first installs a Temporal
  * runtime whose logger keeps only warnings, in a `LogCapture` (out of the test output). `worker`: a
- * worker for the whole file on `taskQueue` (the project's workflow bundle, `activities()`), running
- * from `beforeAll` and stopped before the environment is torn down.
+ * worker for the whole file on `taskQueue` (the project's workflow bundle, or the one of
+ * `workflowsPath`; `activities()`), running from `beforeAll` and stopped before the environment is
+ * torn down.
  */
 export function useTimeSkippingEnv(
-  options: { quietRuntime?: boolean; worker?: { taskQueue: string; activities: () => object } } = {},
+  options: {
+    quietRuntime?: boolean;
+    worker?: { taskQueue: string; activities: () => object; workflowsPath?: string };
+  } = {},
 ): TestWorkflowEnvironment {
   if (options.quietRuntime)
     installTemporalRuntime(createLogger({ destination: new LogCapture(), level: 'warn' }), 'WARN');
@@ -61,7 +65,7 @@ export function useTimeSkippingEnv(
       worker = await createWorkerGroup({
         connection: created.nativeConnection,
         taskQueue: options.worker.taskQueue,
-        workflowBundle: await workflowBundle(),
+        workflowBundle: await workflowBundle(options.worker.workflowsPath),
         activities: options.worker.activities(),
       });
       running = worker.run();
