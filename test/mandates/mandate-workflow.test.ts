@@ -26,7 +26,7 @@ import { cancelMandate } from '../../src/starters/mandate';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { PaymentStatus } from '../../src/shared/search-attributes';
 import { eventually } from '../support/polling';
-import { useTimeSkippingEnv } from '../support/time-skipping';
+import { useTimeSkippingEnv, whileSkippingTime } from '../support/time-skipping';
 import { activitiesByWorkflow } from '../support/activities-by-workflow';
 import { DAY, day, mandateInput, type MandateTestActivities as Activities } from './helpers';
 
@@ -400,7 +400,7 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
     service.debitFaults[0] = 'applyThenLose';
     const i = input();
     const h = await approved(service, i);
-    const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] });
+    const d = await whileSkippingTime(env, h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] }));
     expect(d).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'requery' });
     expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
     expect(await h.query(mandateStateQuery)).toMatchObject({
@@ -417,7 +417,7 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
     service.debitFaults[0] = 'lose';
     const i = input();
     const h = await approved(service, i);
-    const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] });
+    const d = await whileSkippingTime(env, h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] }));
     expect(d).toMatchObject({ reference: `${i.mandateRef}-D1`, status: 'success', confirmedBy: 'resend' });
     expect(service.calls).toEqual([`${i.mandateRef}-D1`, `${i.mandateRef}-D1`]);
     expect([...service.applied.entries()]).toEqual([[`${i.mandateRef}-D1`, 50_000]]);
@@ -429,7 +429,7 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
     service.debitFaults[0] = 'loseAndApplyLater';
     const i = input();
     const h = await approved(service, i);
-    const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000 }] });
+    const d = await whileSkippingTime(env, h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000 }] }));
     expect(d).toMatchObject({ status: 'success', confirmedBy: 'requery', reference: `${i.mandateRef}-D1` });
     expect(service.calls).toEqual([`${i.mandateRef}-D1`, `${i.mandateRef}-D1`]);
     expect(service.applied.size).toBe(1);
@@ -443,7 +443,10 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
     const i = input({ unresolvedRequeryFirstMs: 60_000 });
     const h = await approved(service, i);
     service.knobs.verifyDown = true;
-    const d1 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'order-1' }] });
+    const d1 = await whileSkippingTime(
+      env,
+      h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'order-1' }] }),
+    );
     expect(d1).toMatchObject({
       status: 'outcome_unknown',
       key: 'order-1',
@@ -799,7 +802,10 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
     service.debitFaults[0] = 'answerPending';
     const i = input({ pendingRequeryMs: [1_000, 2_000], unresolvedRequeryForMs: 10 * 60_000 });
     const h = await approved(service, i);
-    const d = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000, idempotencyKey: 'x-1' }] });
+    const d = await whileSkippingTime(
+      env,
+      h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000, idempotencyKey: 'x-1' }] }),
+    );
     expect(d).toMatchObject({ status: 'outcome_unknown', key: 'x-1' });
     expect(d.error).toContain('still not final after 2 requeries');
     expect(await paymentStatus(h)).toBe('outcome_unknown');

@@ -147,3 +147,21 @@ export async function startWithWorker<H extends { result(): Promise<unknown> }>(
 export async function hangUntilWorkerShutdown(ms: number): Promise<void> {
   await Promise.race([new Promise((r) => setTimeout(r, ms)), Context.current().cancelled]).catch(() => undefined);
 }
+
+/**
+ * Awaits `pending` (an Update whose handler waits on the flow's timers: a settle pause, a backoff)
+ * while moving the server's clock on `stepMs` at a time. The time-skipping server skips time by
+ * itself only while a client awaits a workflow's result, so those timers would otherwise pass in
+ * real time. The clock moves on at most `stepMs` past the moment `pending` settles.
+ */
+export async function whileSkippingTime<T>(
+  env: TestWorkflowEnvironment,
+  pending: Promise<T>,
+  stepMs = 1_000,
+): Promise<T> {
+  let settled = false;
+  const outcome = pending.finally(() => (settled = true));
+  outcome.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+  while (!settled) await env.sleep(stepMs);
+  return outcome;
+}
