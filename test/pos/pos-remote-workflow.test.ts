@@ -185,6 +185,12 @@ async function resolvedAs(handle: Handle, outcome: 'success' | 'failed' | 'expir
   return handle.result();
 }
 
+/**
+ * A cancel reaches the polling activity with its next heartbeat (every 0.8 × the heartbeat timeout):
+ * 2 s instead of the suite's 5 s brings it there in under 2 s rather than 4.
+ */
+const QUICK_CANCEL = { pollIntervalMs: 50, heartbeatTimeout: '2s' } as const;
+
 /** A lifetime and search grace short enough for a lost E1 answer to be settled within a test. */
 const SHORT_LIFETIME = {
   pollIntervalMs: 50,
@@ -584,7 +590,7 @@ describe('POS remote request', () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     let cancelled = false;
     remote.answers.set(`RR-${t}`, () => (cancelled ? '404' : 'pending'));
-    const handle = await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', requestLifetime: '3s' } });
+    const handle = await start(t, { options: { ...QUICK_CANCEL, requestLifetime: '3s' } });
     await until(() => (remote.requeries.get(`RR-${t}`) ?? 0) >= 3);
     const signalsBefore = remote.signals.length;
     await handle.signal(cancelPosRemoteSignal, { reason: 'customer left' });
@@ -601,7 +607,7 @@ describe('POS remote request', () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     let cancelledAt = 0;
     remote.answers.set(`RR-${t}`, () => (cancelledAt && Date.now() - cancelledAt > 500 ? 'success' : 'pending'));
-    const handle = await start(t);
+    const handle = await start(t, { options: QUICK_CANCEL });
     await until(() => (remote.requeries.get(`RR-${t}`) ?? 0) >= 2);
     await handle.signal(cancelPosRemoteSignal, { reason: 'customer left' });
     await until(async () => (await handle.query(posRemoteStateQuery)).status === 'cancelling');
@@ -620,7 +626,7 @@ describe('POS remote request', () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     // The polling activity keeps seeing pending; the one look after the cancel sees success.
     remote.answers.set(`RR-${t}`, (polling) => (polling ? 'pending' : 'success'));
-    const handle = await start(t);
+    const handle = await start(t, { options: QUICK_CANCEL });
     await until(() => (remote.requeries.get(`RR-${t}`) ?? 0) >= 2);
     await handle.cancel();
     const result = await handle.result();
