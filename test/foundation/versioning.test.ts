@@ -18,6 +18,7 @@ import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { createLogger } from '../../src/logging/logger';
 import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 import { eventually } from '../support/polling';
+import { diskCachedBundle } from '../support/bundle-cache';
 import { finishSignal, handledByQuery, tickSignal } from '../fixtures/versioned/v1';
 import { releaseUnmatchedSignal } from '../../src/workflows/webhook-inbox';
 
@@ -26,8 +27,13 @@ installTemporalRuntime(createLogger({ destination: new LogCapture() }));
 
 const config = testConfig();
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
-const bundleOf = (name: 'v1' | 'v2') =>
-  bundleWorkflowCode({ workflowsPath: require.resolve(`../fixtures/versioned/${name}`), logger: quiet });
+/** The fixture version's bundle, kept on disk between runs like the project's (webpack only when its sources changed). */
+const bundleOf = (name: 'v1' | 'v2') => {
+  const workflowsPath = require.resolve(`../fixtures/versioned/${name}`);
+  return diskCachedBundle(`versioning-fixture|${workflowsPath}`, workflowsPath, () =>
+    bundleWorkflowCode({ workflowsPath, logger: quiet }),
+  );
+};
 
 let connection: NativeConnection;
 let client: Client;
