@@ -2,6 +2,7 @@
 // `npm run cli -- <command>` (installed as a package: the `payflow` bin, dist/starters/cli.js): start payment flows and follow them until a final state.
 // Each flow registers its commands from src/starters/commands/<flow>.ts. What they print and how they
 // exit is decided in one place, ./commands/output.ts (exit codes: docs/cli.md).
+import './compile-cache';
 import 'dotenv/config';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
