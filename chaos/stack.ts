@@ -174,6 +174,11 @@ export async function startChaosStack(opts: StackOptions = {}): Promise<ChaosSta
     // Short: a slow answer (latency fault) becomes a timeout the flows must handle, and a killed
     // connection is noticed quickly.
     PAYMENTS_TIMEOUT_MS: '8000',
+    // The sandbox's A6 lists every POS remote request from its creation (docs/choices.md): a lost E1
+    // that A6 never showed ends not_sent, and the ledger check then proves it moved no money. Without
+    // it the flow parks such a request as outcome_unknown for an operator, by design, however long
+    // the harness waits (test/pos/pos-remote-workflow.test.ts covers that default).
+    PAYMENTS_LISTS_POS_REMOTE_REQUESTS: 'true',
     // The webhook error log is swept every 30 s: a credit whose every notification failed is found well before the run ends.
     VA_ERROR_LOG_SWEEP_EVERY_S: '30',
     CLAIM_CHECK_DATABASE_URL: db.url,
