@@ -1,4 +1,4 @@
-import { createLogger, REDACTED, SECRET_FIELD_NAMES, scrubText } from '../../src/logging/logger';
+import { createLogger, REDACTED, redactDeep, SECRET_FIELD_NAMES, scrubText } from '../../src/logging/logger';
 import { LogCapture } from '../support/stack';
 
 describe('log redaction', () => {
@@ -259,5 +259,55 @@ describe('log redaction by normalised field name', () => {
     expect(scrubText('Authorization: Bearer abc.def-ghi card 5555555555554444 key sk_live_abcdef')).toBe(
       `Authorization: ${REDACTED} card ${REDACTED} key ${REDACTED}`,
     );
+  });
+});
+
+describe('redactDeep and scrubText at their edges', () => {
+  it('a Bearer token after several spaces is scrubbed', () => {
+    expect(scrubText('Authorization: Bearer   eyJhbGciOi.abc-123')).toBe(`Authorization: ${REDACTED}`);
+  });
+
+  it('track 2 data is scrubbed with its discretionary data', () => {
+    expect(scrubText('track 5061000000000000=2512101234 read')).toBe(`track ${REDACTED} read`);
+  });
+
+  it('a grouped number longer than any PAN is kept; a grouped PAN is not', () => {
+    expect(scrubText('ref 2023 1126 0000 0000 1234 56')).toBe('ref 2023 1126 0000 0000 1234 56');
+    expect(scrubText('ref 1234 5678 9012 3456 7890 1234')).toBe('ref 1234 5678 9012 3456 7890 1234');
+    expect(scrubText('card 5555 5555 5555 4444')).toBe(`card ${REDACTED}`);
+  });
+
+  it('nesting deeper than 12 is cut, through objects, arrays and error causes alike', () => {
+    const nest = (wrap: (inner: unknown) => unknown) => {
+      let v: unknown = 'leaf';
+      for (let i = 0; i < 20; i++) v = wrap(v);
+      return JSON.stringify(redactDeep(v));
+    };
+    for (const wrap of [
+      (inner: unknown) => ({ inner }),
+      (inner: unknown) => [inner],
+      (inner: unknown) => new Error('wrapped', { cause: inner }),
+    ]) {
+      const out = nest(wrap);
+      expect(out).toContain('[Truncated]');
+      expect(out).not.toContain('leaf');
+    }
+    // 12 levels are kept whole.
+    let v: unknown = 'leaf';
+    for (let i = 0; i < 12; i++) v = { inner: v };
+    expect(JSON.stringify(redactDeep(v))).toContain('leaf');
+  });
+
+  it('a circular reference is written as [Circular], a Buffer by its length only', () => {
+    const loop: Record<string, unknown> = { name: 'loop' };
+    loop.self = loop;
+    expect(redactDeep(loop)).toEqual({ name: 'loop', self: '[Circular]' });
+    expect(redactDeep({ raw: Buffer.from('5555555555554444') })).toEqual({ raw: '[Buffer 16]' });
+  });
+
+  it("a line carries the process's pid", () => {
+    const capture = new LogCapture();
+    createLogger({ destination: capture }).info('hello');
+    expect(capture.records[0].pid).toBe(process.pid);
   });
 });
