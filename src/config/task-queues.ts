@@ -8,19 +8,21 @@ import { count } from './worker-tuning';
 
 export const TASK_QUEUE_DEFAULTS = {
   /**
-   * Money sends dispatched per second by the server, whole queue (all workers). The service's rate
-   * limits are not shown (spec, Limits): 50/s is above what one 2-core worker sends at its measured
-   * ceiling (vend 41.5 flows/s, one H3 each; bench `overhead`), so it never slows a normal deployment,
-   * and it caps a backlog drained after an outage, or many workers scaled out, at 50 sends/s
-   * (docs/choices.md). Set it to the rate agreed with the service.
+   * Money sends per second, whole queue (all workers) at the server and each process's own pace
+   * (src/workers/send-pacing.ts). The service's rate limits are not shown (spec, Limits): 100/s is
+   * above what one 2-core worker sends at its measured ceiling (bench `overhead`, production config:
+   * vend 41.9 flows/s with one H3 each, card 20.7 flows/s with three sends each, 62/s), so it never
+   * slows a deployment of that size, and it caps a backlog drained after an outage, or many workers
+   * scaled out, at 100 sends/s (docs/choices.md). Set it to the rate agreed with the service.
    */
-  moneyActivitiesPerSecond: 50,
+  moneyActivitiesPerSecond: 100,
   /**
-   * Money send slots: the rate times a send's slow latency (Little's law), 50/s × 2 s = 100. 2 s is the
-   * bench's vend p99 for a whole flow (`overhead`), above any single send's; a slower service fills
-   * the slots and the queue waits, which is the back-pressure a struggling service needs.
+   * Money send slots: the rate times a send's slow latency (Little's law), 2 s: the bench's vend p99 for
+   * a whole flow (`overhead`), above any single send's. Derived from the rate when not set, so a
+   * lower rate holds fewer sends waiting for their turn; a slower service fills the slots and the queue
+   * waits, which is the back-pressure a struggling service needs.
    */
-  moneyActivitySlots: 100,
+  moneySlotSeconds: 2,
   /** Money pollers: the SDK default (bench `overhead`: `auto` measured the same as 10). */
   moneyPollers: 10,
   /**
@@ -69,11 +71,17 @@ export interface TaskQueuesConfig {
   reads: ActivityQueueSettings;
 }
 
+/** The money slots when WORKER_MONEY_ACTIVITIES is not set: two seconds of the rate, at least 1. */
+function moneySlotsFor(env: TaskQueuesEnv): number {
+  const D = TASK_QUEUE_DEFAULTS;
+  return Math.max(1, Math.ceil((env.MONEY_ACTIVITIES_PER_SECOND ?? D.moneyActivitiesPerSecond) * D.moneySlotSeconds));
+}
+
 /** Pollers above the slots would only wait: reported on the variable to change. */
 export function taskQueuesIssues(env: TaskQueuesEnv): { variable: string; message: string }[] {
   const D = TASK_QUEUE_DEFAULTS;
   const pairs = [
-    ['WORKER_MONEY_POLLERS', env.WORKER_MONEY_POLLERS, env.WORKER_MONEY_ACTIVITIES ?? D.moneyActivitySlots],
+    ['WORKER_MONEY_POLLERS', env.WORKER_MONEY_POLLERS, env.WORKER_MONEY_ACTIVITIES ?? moneySlotsFor(env)],
     ['WORKER_READS_POLLERS', env.WORKER_READS_POLLERS, env.WORKER_READS_ACTIVITIES ?? D.readsActivitySlots],
   ] as const;
   return pairs.flatMap(([variable, pollers, slots]) =>
@@ -85,7 +93,7 @@ export function taskQueuesIssues(env: TaskQueuesEnv): { variable: string; messag
 
 export function taskQueuesConfig(env: TaskQueuesEnv): TaskQueuesConfig {
   const D = TASK_QUEUE_DEFAULTS;
-  const moneySlots = env.WORKER_MONEY_ACTIVITIES ?? D.moneyActivitySlots;
+  const moneySlots = env.WORKER_MONEY_ACTIVITIES ?? moneySlotsFor(env);
   const readsSlots = env.WORKER_READS_ACTIVITIES ?? D.readsActivitySlots;
   return {
     polled: [...new Set(env.WORKER_TASK_QUEUES ?? WORKER_QUEUES)],

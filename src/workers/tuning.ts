@@ -11,6 +11,7 @@ import {
 } from '../config/worker-tuning';
 import { taskQueuesConfig, type TaskQueuesConfig } from '../config/task-queues';
 import type { ActivityQueue } from '../shared/task-queues';
+import { pacedActivities } from './send-pacing';
 
 type PollerBehavior = NonNullable<WorkerOptions['workflowTaskPollerBehavior']>;
 
@@ -139,8 +140,13 @@ export function activityQueueTuning(queues: TaskQueuesConfig): ActivityQueueTuni
     activityTaskPollerBehavior: { type: 'simple-maximum', maximum: q.pollers },
   });
   return {
-    // Set by every money poller; all workers of a deployment share the setting (the last poll wins).
-    money: { ...fixed(queues.money), maxTaskQueueActivitiesPerSecond: queues.money.perSecond },
+    // The rate at the server, set by every money poller (all workers of a deployment share it, the last
+    // poll wins), and in this process: its sends start at least 1/rate apart (./send-pacing.ts).
+    money: {
+      ...fixed(queues.money),
+      maxTaskQueueActivitiesPerSecond: queues.money.perSecond,
+      interceptors: { activity: [pacedActivities(queues.money.perSecond)] },
+    },
     reads: fixed(queues.reads),
   };
 }

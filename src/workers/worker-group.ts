@@ -26,7 +26,7 @@ const WORKFLOW_ONLY: (keyof WorkerOptions)[] = [
  * The options of the worker for activity queue `queue`, from the main queue's worker options `main`:
  * the same connection, namespace, activities, data converter, activity interceptors and deployment
  * version (so a pinned flow's activities stay on its version); no workflows; `tuning` (slots, pollers,
- * the queue's rate) on top.
+ * the queue's rate, its own activity interceptors) on top.
  */
 export function activityWorkerOptions(
   main: WorkerOptions,
@@ -35,11 +35,13 @@ export function activityWorkerOptions(
 ): WorkerOptions {
   const options: Partial<WorkerOptions> = { ...main };
   for (const key of WORKFLOW_ONLY) delete options[key];
+  // The queue's own activity interceptors (the money queue's pacing) run inside the main ones (tracing).
+  const activity = [...(main.interceptors?.activity ?? []), ...(tuning.interceptors?.activity ?? [])];
   return {
     ...options,
     taskQueue: activityTaskQueue(main.taskQueue, queue),
-    interceptors: main.interceptors?.activity ? { activity: main.interceptors.activity } : {},
     ...tuning,
+    interceptors: activity.length ? { activity } : {},
   };
 }
 

@@ -10,10 +10,10 @@ import { activityWorkerOptions } from '../../src/workers/worker-group';
 const queuesOf = (env: Record<string, string>) => loadConfig(env).taskQueues;
 
 describe('task-queue settings', () => {
-  it('defaults: all three queues in one process, 50 money sends/s, 100 money and 1000 reads slots', () => {
+  it('defaults: all three queues in one process, 100 money sends/s, 200 money and 1000 reads slots', () => {
     expect(queuesOf({})).toEqual({
       polled: ['workflows', 'money', 'reads'],
-      money: { perSecond: 50, slots: 100, pollers: 10 },
+      money: { perSecond: 100, slots: 200, pollers: 10 },
       reads: { slots: 1000, pollers: 10 },
     });
   });
@@ -32,6 +32,11 @@ describe('task-queue settings', () => {
       money: { perSecond: 2.5, slots: 4, pollers: 4 }, // pollers never above the slots
       reads: { slots: 5, pollers: 5 },
     });
+  });
+
+  it('the money slots follow the rate when not set: two seconds of it, at least one', () => {
+    expect(queuesOf({ MONEY_ACTIVITIES_PER_SECOND: '7' }).money).toEqual({ perSecond: 7, slots: 14, pollers: 10 });
+    expect(queuesOf({ MONEY_ACTIVITIES_PER_SECOND: '0.2' }).money).toEqual({ perSecond: 0.2, slots: 1, pollers: 1 });
   });
 
   it.each([
@@ -68,7 +73,7 @@ describe('the activity workers', () => {
     interceptors: { workflowModules: ['m'], activity: [] },
   } as unknown as WorkerOptions;
 
-  it('the money worker: the main worker options without workflows, on <queue>-money, at the rate', () => {
+  it('the money worker: the main worker options without workflows, on <queue>-money, at the rate, paced', () => {
     const tuning = activityQueueTuning(loadConfig({ MONEY_ACTIVITIES_PER_SECOND: '7' }).taskQueues);
     const money = activityWorkerOptions(main, 'money', tuning.money);
     expect(money).toMatchObject({
@@ -77,10 +82,12 @@ describe('the activity workers', () => {
       activities: main.activities,
       shutdownGraceTime: '75s',
       maxTaskQueueActivitiesPerSecond: 7,
-      maxConcurrentActivityTaskExecutions: 100,
+      maxConcurrentActivityTaskExecutions: 14,
       activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 10 },
-      interceptors: { activity: [] },
     });
+    // The main worker's activity interceptors (none here), then the money queue's pacing.
+    expect(money.interceptors?.activity).toEqual(tuning.money.interceptors?.activity);
+    expect(money.interceptors?.activity).toHaveLength(1);
     for (const key of ['workflowBundle', 'nexusServices', 'maxCachedWorkflows'] as const)
       expect(money).not.toHaveProperty(key);
   });
@@ -89,5 +96,6 @@ describe('the activity workers', () => {
     const reads = activityWorkerOptions(main, 'reads', activityQueueTuning(loadConfig({}).taskQueues).reads);
     expect(reads).toMatchObject({ taskQueue: 'payments-reads', maxConcurrentActivityTaskExecutions: 1000 });
     expect(reads).not.toHaveProperty('maxTaskQueueActivitiesPerSecond');
+    expect(reads.interceptors).toEqual({});
   });
 });
