@@ -9,7 +9,6 @@
 // certainly ran while the balance was still whole, whichever Update took the lock first.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import { Worker } from '@temporalio/worker';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import {
   cancelMandateUpdate,
@@ -22,6 +21,7 @@ import {
   type MandateInput,
   type MandateState,
 } from '../../src/shared/mandate';
+import { createWorkerGroup } from '../../src/workers/worker-group';
 import type { MandateDebitAnswer, MandateDebitRequest } from '../../src/activities/mandate';
 import { eventually } from '../support/polling';
 import { workflowBundle } from '../support/stack';
@@ -140,7 +140,8 @@ describe('two VARIABLE debits at once, each within the balance, together over it
     const service = fakeService();
     const input = variableMandate(500_000);
     const taskQueue = `mandate-concurrent-${randomUUID()}`;
-    const worker = await Worker.create({
+    // A worker per queue (the mandate's D3 runs on <queue>-money): the project's worker group.
+    const worker = await createWorkerGroup({
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: await workflowBundle(),

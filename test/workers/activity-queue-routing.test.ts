@@ -1,7 +1,7 @@
 // Which task queue a flow's activity is scheduled on (src/workflows/steps/activity-queues.ts): the
-// queue its policy names, under the flow's own queue, for PINNED flows only; an AUTO_UPGRADE flow's
-// stay on the main queue (moving them changes its commands: a patch). workflowInfo() stands in for
-// the flow that schedules.
+// queue its policy names, under the flow's own queue: all of a PINNED flow's, only the money sends of
+// an AUTO_UPGRADE flow (its reads stay where they ran). workflowInfo() stands in for the flow that
+// schedules.
 import { workflowInfo } from '@temporalio/workflow';
 import { activityTaskQueueFor } from '../../src/workflows/steps/activity-queues';
 import { LOCAL_STORE, POLL, READ, moneySend, onQueue } from '../../src/workflows/steps/activity-options';
@@ -20,15 +20,20 @@ describe("an activity's task queue", () => {
     expect(activityTaskQueueFor(LOCAL_STORE)).toBeUndefined();
   });
 
-  it('in an AUTO_UPGRADE flow, or a type the table does not know: the main queue, as before the layout', () => {
-    for (const type of ['mandateWorkflow', 'recurringChargeWorkflow', 'posPreAuthWorkflow', 'someFixtureWorkflow']) {
+  it('in an AUTO_UPGRADE flow: money sends on <queue>-money (the rate holds for them too), reads on the main queue', () => {
+    for (const type of ['mandateWorkflow', 'recurringChargeWorkflow', 'posPreAuthWorkflow']) {
       calledFrom(type);
       expect([type, activityTaskQueueFor(moneySend()), activityTaskQueueFor(READ)]).toEqual([
         type,
-        undefined,
+        'payments-money',
         undefined,
       ]);
     }
+  });
+
+  it('in a type the table does not know (a fixture workflow): the main queue', () => {
+    calledFrom('someFixtureWorkflow');
+    expect([activityTaskQueueFor(moneySend()), activityTaskQueueFor(READ)]).toEqual([undefined, undefined]);
   });
 
   it('a queue the options name themselves wins', () => {

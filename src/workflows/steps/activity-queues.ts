@@ -1,9 +1,12 @@
 // Puts each activity on the task queue its policy names (./activity-options.ts, ACTIVITY_QUEUE): part of
 // the interceptor module every bundle carries (./metrics-interceptor.ts). The proxies of a flow are
 // made at module load, before any workflow runs, and a queue's name derives from the calling flow's
-// own task queue, so the name is chosen here, when the activity is scheduled. Only a PINNED flow's
-// activities move (./versioning.ts): an AUTO_UPGRADE flow keeps them on the main queue, since moving
-// them changes its commands, which takes a patch (docs/flow-development.md).
+// own task queue, so the name is chosen here, when the activity is scheduled. A PINNED flow's
+// activities all move (./versioning.ts). An AUTO_UPGRADE flow's money sends move too, so the rate
+// holds for every send (mandate debits, a plan's charges, the pre-authorisation): an activity's task
+// queue is not part of what replay compares (the activity's id and type are), so open executions
+// replay unchanged, which every recorded history shows (test/replay/coverage.test.ts). Its reads stay
+// on the main queue, where they ran, since nothing requires them to move.
 import { workflowInfo, type ActivityInput, type WorkflowOutboundCallsInterceptor } from '@temporalio/workflow';
 import { activityTaskQueue } from '../../shared/task-queues';
 import { ACTIVITY_QUEUE, type QueuedActivityOptions } from './activity-options';
@@ -15,7 +18,8 @@ export function activityTaskQueueFor(options: QueuedActivityOptions): string | u
   if (options.taskQueue !== undefined || queue === undefined) return options.taskQueue;
   const { workflowType, taskQueue } = workflowInfo();
   const row = WORKFLOW_VERSIONING[workflowType as keyof typeof WORKFLOW_VERSIONING];
-  return row?.behavior === 'PINNED' ? activityTaskQueue(taskQueue, queue) : undefined;
+  if (row === undefined) return undefined; // not one of ours (a test's fixture workflow)
+  return row.behavior === 'PINNED' || queue === 'money' ? activityTaskQueue(taskQueue, queue) : undefined;
 }
 
 export const activityQueueInterceptor: WorkflowOutboundCallsInterceptor = {
