@@ -292,10 +292,10 @@ describe('redactDeep and scrubText at their edges', () => {
       expect(out).toContain('[Truncated]');
       expect(out).not.toContain('leaf');
     }
-    // 12 levels are kept whole.
-    let v: unknown = 'leaf';
+    // An object 12 levels down is kept whole.
+    let v: unknown = { leaf: 'kept' };
     for (let i = 0; i < 12; i++) v = { inner: v };
-    expect(JSON.stringify(redactDeep(v))).toContain('leaf');
+    expect(JSON.stringify(redactDeep(v))).toContain('"leaf":"kept"');
   });
 
   it('a circular reference is written as [Circular], a Buffer by its length only', () => {
