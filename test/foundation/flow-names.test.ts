@@ -32,6 +32,8 @@ const NOT_A_FLOW: Record<Folder, string[]> = {
     // the F3 field rules the POS terminal flows and the API client share
     'pos-card-fields',
     'search-attributes',
+    // the main, money and reads task queues' names, shared by workers, flows and starters
+    'task-queues',
     'workflow-stack-traces',
   ],
   // reconciliation-mandates: the reconciliation flow's mandate-debit comparison (a part of reconciliation.ts, split for size)
@@ -39,6 +41,8 @@ const NOT_A_FLOW: Record<Folder, string[]> = {
   // ops: operator tools that act on any flow found by its search attributes
   starters: [
     'cli',
+    // V8's compile cache for the CLI's process, loaded first by cli.ts
+    'compile-cache',
     'connect',
     'index',
     'input-error',
