@@ -73,6 +73,7 @@ const logging = {
     'test/foundation/logging.test.ts',
     'test/foundation/logging-field-names.test.ts',
     'test/security/redaction-round.test.ts',
+    'test/observability/log-trace-ids-logger.test.ts',
   ],
 };
 
