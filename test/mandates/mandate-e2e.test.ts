@@ -230,9 +230,12 @@ it('D3 answers 200 with status pending (requeried by verify until the service se
 
   const pendingRef = debitKeyReference(i.mandateRef, 'slow-1');
   const pending = debitMandate(ctx(), i.mandateRef, 250_000, { idempotencyKey: 'slow-1' });
-  for (let n = 0; n < 100 && (await getMandateState(ctx(), i.mandateRef)).unresolvedDebits.length === 0; n++)
-    await new Promise((r) => setTimeout(r, 50));
-  expect((await getMandateState(ctx(), i.mandateRef)).unresolvedDebits).toEqual([
+  const unresolved = await eventually(
+    async () => (await getMandateState(ctx(), i.mandateRef)).unresolvedDebits,
+    (debits) => debits.length > 0,
+    { timeoutMs: 30_000, intervalMs: 50, description: 'the pending debit', returnLastOnTimeout: true },
+  );
+  expect(unresolved).toEqual([
     expect.objectContaining({ reference: pendingRef, status: 'pending', serviceStatus: 'pending' }),
   ]);
   expect(await ledger(pendingRef)).toHaveLength(0); // a 200 saying pending moved no money yet
@@ -329,9 +332,14 @@ it('a FIXED mandate that sends its own debits runs its first scheduled debit; th
   await startMandate(ctx(), i);
   await waitFor(i.mandateRef, 'awaiting_otp');
   await submitMandateOtp(ctx(), i.mandateRef, MANDATE_OTP);
-  for (let n = 0; n < 100 && (await getMandateState(ctx(), i.mandateRef)).debitCount < 1; n++)
-    await new Promise((r) => setTimeout(r, 100));
-  expect(await getMandateState(ctx(), i.mandateRef)).toMatchObject({
+  const afterFirst = await eventually(
+    () => getMandateState(ctx(), i.mandateRef),
+    // debitCount counts a debit once it is sent; its outcome comes after the service's answer.
+    (state) => state.recentDebits.some((d) => d.status !== 'pending'),
+    { timeoutMs: 45_000, description: 'the first scheduled debit settled', returnLastOnTimeout: true },
+  );
+  expect(afterFirst).toMatchObject({
+    debitCount: 1,
     totalDebited: 250_000,
     balance: 750_000,
     nextDebitAt: expect.any(String),
