@@ -15,6 +15,7 @@ import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
 import { flowStartMetadata } from '../shared/flow-summary';
+import type { PaymentSearchFields } from '../shared/search-attributes';
 
 const reference = z.string().regex(/^[A-Za-z0-9_.:-]{1,60}$/, 'must be 1-60 of letters, digits, _ . : -');
 const when = z.object({
@@ -83,53 +84,56 @@ function scheduleParts(w: When) {
   };
 }
 
-export async function createRecurringChargeSchedule(ctx: StarterContext, raw: unknown): Promise<ScheduleHandle> {
-  const v = parse(recurringChargeScheduleSchema, raw);
-  const args: [ScheduledChargeInput] = [
-    { planRef: v.planRef, tokenId: v.tokenId, amount: v.amount, currency: v.currency },
-  ];
-  const scheduleId = recurringChargeScheduleId(v.planRef);
+/**
+ * Validates a schedule's input and creates a Schedule whose every run starts `workflowType` under
+ * the schedule's own id, with its Web UI summary. Async, so an invalid input is a rejection too.
+ */
+async function createFlowSchedule<S extends z.ZodType<When>>(
+  ctx: StarterContext,
+  schema: S,
+  raw: unknown,
+  workflowType: string,
+  run: (v: z.output<S>) => { scheduleId: string; args: [unknown]; search: PaymentSearchFields },
+): Promise<ScheduleHandle> {
+  const v = parse(schema, raw);
+  const { scheduleId, args, search } = run(v);
   return retryTransient('create schedule', () =>
     ctx.client.schedule.create({
       scheduleId,
       ...scheduleParts(v),
       action: {
         type: 'startWorkflow',
-        workflowType: 'scheduledTokenChargeWorkflow',
+        workflowType,
         workflowId: scheduleId,
         taskQueue: ctx.taskQueue,
         args,
-        ...flowStartMetadata('scheduledTokenChargeWorkflow', {
-          reference: v.planRef,
-          amount: v.amount,
-          currency: v.currency,
-        }),
+        ...flowStartMetadata(workflowType, search),
       },
     }),
   );
 }
 
-export async function createMandateDebitSchedule(ctx: StarterContext, raw: unknown): Promise<ScheduleHandle> {
-  const v = parse(mandateDebitScheduleSchema, raw);
-  const args: [ScheduledMandateDebitInput] = [
-    { mandateRef: v.mandateRef, amount: v.amount, ...(v.narration ? { narration: v.narration } : {}) },
-  ];
-  const scheduleId = mandateDebitScheduleId(v.mandateRef);
-  return retryTransient('create schedule', () =>
-    ctx.client.schedule.create({
-      scheduleId,
-      ...scheduleParts(v),
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'scheduledMandateDebitWorkflow',
-        workflowId: scheduleId,
-        taskQueue: ctx.taskQueue,
-        args,
-        ...flowStartMetadata('scheduledMandateDebitWorkflow', { reference: v.mandateRef }),
-      },
-    }),
-  );
-}
+export const createRecurringChargeSchedule = (ctx: StarterContext, raw: unknown): Promise<ScheduleHandle> =>
+  createFlowSchedule(ctx, recurringChargeScheduleSchema, raw, 'scheduledTokenChargeWorkflow', (v) => ({
+    scheduleId: recurringChargeScheduleId(v.planRef),
+    args: [
+      { planRef: v.planRef, tokenId: v.tokenId, amount: v.amount, currency: v.currency } satisfies ScheduledChargeInput,
+    ],
+    search: { reference: v.planRef, amount: v.amount, currency: v.currency },
+  }));
+
+export const createMandateDebitSchedule = (ctx: StarterContext, raw: unknown): Promise<ScheduleHandle> =>
+  createFlowSchedule(ctx, mandateDebitScheduleSchema, raw, 'scheduledMandateDebitWorkflow', (v) => ({
+    scheduleId: mandateDebitScheduleId(v.mandateRef),
+    args: [
+      {
+        mandateRef: v.mandateRef,
+        amount: v.amount,
+        ...(v.narration ? { narration: v.narration } : {}),
+      } satisfies ScheduledMandateDebitInput,
+    ],
+    search: { reference: v.mandateRef },
+  }));
 
 export const scheduleHandle = (ctx: Pick<StarterContext, 'client'>, scheduleId: string): ScheduleHandle =>
   ctx.client.schedule.getHandle(scheduleId);

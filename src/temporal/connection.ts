@@ -58,6 +58,12 @@ function readPem(path: string, variable: string): Buffer {
   }
 }
 
+/** One PEM of the TLS settings: inline text wins over a file; neither given: undefined. */
+function pem(data: string | undefined, path: string | undefined, variable: string): Buffer | undefined {
+  if (data !== undefined) return Buffer.from(data);
+  return path ? readPem(path, variable) : undefined;
+}
+
 /** Connection options for `settings`; reads the TLS files named there. */
 export function temporalConnectionOptions(settings: TemporalConnectionSettings): TemporalConnectionOptions {
   const options: TemporalConnectionOptions = { address: settings.address };
@@ -65,25 +71,10 @@ export function temporalConnectionOptions(settings: TemporalConnectionSettings):
     const { caPath, certPath, keyPath, serverName, caData, certData, keyData, sources = {} } = settings.tls;
     const tls: TLSConfig = {};
     if (serverName) tls.serverNameOverride = serverName;
-    const ca =
-      caData !== undefined
-        ? Buffer.from(caData)
-        : caPath
-          ? readPem(caPath, sources.ca ?? 'TEMPORAL_TLS_CA_PATH')
-          : undefined;
+    const ca = pem(caData, caPath, sources.ca ?? 'TEMPORAL_TLS_CA_PATH');
     if (ca) tls.serverRootCACertificate = ca;
-    const crt =
-      certData !== undefined
-        ? Buffer.from(certData)
-        : certPath
-          ? readPem(certPath, sources.cert ?? 'TEMPORAL_TLS_CERT_PATH')
-          : undefined;
-    const key =
-      keyData !== undefined
-        ? Buffer.from(keyData)
-        : keyPath
-          ? readPem(keyPath, sources.key ?? 'TEMPORAL_TLS_KEY_PATH')
-          : undefined;
+    const crt = pem(certData, certPath, sources.cert ?? 'TEMPORAL_TLS_CERT_PATH');
+    const key = pem(keyData, keyPath, sources.key ?? 'TEMPORAL_TLS_KEY_PATH');
     if (crt && key) tls.clientCertPair = { crt, key };
     options.tls = tls;
   }
