@@ -11,31 +11,16 @@
 // Needs /usr/bin/chromium (`npm test` runs scripts/install-chromium.sh first). Missing, the test
 // fails with what to do; SKIP_BROWSER_TESTS=1 skips it on purpose (developers only, never CI).
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createLogger } from '../../src/logging/logger';
 import { TEST_CARDS } from '../../src/sandbox';
-import type { RunningServices } from '../../src/stack/services';
-import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
-import { waitForState } from '../../src/starters/payment-common';
-import { getCardPaymentState, startCardPayment } from '../../src/starters/card-payment';
 import { cardDataIn } from '../support/card-data';
 import { eventually } from '../support/polling';
-import { LogCapture, startServices, testConfig, workflowBundle } from '../support/stack';
+import { LogCapture } from '../support/stack';
+import { startCardPaymentAwaitingPin, startWebUiStack, type WebUiStack } from '../support/web-ui-browser';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const STEP_MS = 20_000;
 const CARD = { number: TEST_CARDS.pinThenOtp, cvv: '8642', expiryMonth: '09', expiryYear: '33' };
 const skip = process.env.SKIP_BROWSER_TESTS === '1';
@@ -45,43 +30,16 @@ const cardData = (text: string): string[] => cardDataIn(text, CARD).map(({ kind,
 
 (skip ? describe.skip : describe)('the Temporal Web UI says what each flow is and where it stands', () => {
   const logger = createLogger({ destination: new LogCapture() });
-  let server: DevServer | undefined;
-  let services: RunningServices | undefined;
-  let browser: Browser | undefined;
+  let stack: WebUiStack | undefined;
   let uiUrl = '';
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} is missing, so the Web UI browser test cannot run. Install it as root with \`bash scripts/install-chromium.sh\` ` +
-          '(apt-get install chromium; `npm test` does this first), or set SKIP_BROWSER_TESTS=1 to skip this test on purpose (never in CI).',
-      );
-    }
-    const [uiPort, codecPort] = [await freePort(), await freePort()];
-    const pathToken = randomUUID().replace(/-/g, '');
-    const [dev, bundle, launched] = await Promise.allSettled([
-      startDevServer({ uiPort, codecEndpoint: `http://127.0.0.1:${codecPort}/t/${pathToken}` }),
-      workflowBundle(),
-      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: STEP_MS }),
-    ]);
-    if (dev.status === 'fulfilled') server = dev.value;
-    if (launched.status === 'fulfilled') browser = launched.value;
-    for (const r of [dev, bundle, launched]) if (r.status === 'rejected') throw r.reason;
-    if (dev.status !== 'fulfilled' || bundle.status !== 'fulfilled') throw new Error('unreachable');
-    uiUrl = dev.value.uiUrl!;
-    const config = testConfig({
-      TEMPORAL_ADDRESS: dev.value.address,
-      CODEC_PORT: String(codecPort),
-      CODEC_SERVER_TOKEN: `web-ui-metadata-${randomUUID()}`,
-      CODEC_CORS_ORIGINS: uiUrl,
-    });
-    services = await startServices(config, { logger, workflowBundle: bundle.value, codecPathToken: pathToken });
+    stack = await startWebUiStack({ logger, codecToken: `web-ui-metadata-${randomUUID()}`, stepMs: STEP_MS });
+    uiUrl = stack.uiUrl;
   }, 90_000);
 
   afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    await services?.stop();
-    await server?.stop();
+    await stack?.stop();
   }, 60_000);
 
   /** The text of the page and of its frames (the UI renders markdown in a sandboxed iframe). */
@@ -115,7 +73,7 @@ const cardData = (text: string): string[] => cardDataIn(text, CARD).map(({ kind,
 
   /** Runs `look` on a new page; a failure leaves a screenshot in the temp folder and names it. */
   async function onPage(name: string, look: (page: Page) => Promise<void>): Promise<void> {
-    const page = await browser!.newPage({ viewport: { width: 1600, height: 2000 } });
+    const page = await stack!.browser.newPage({ viewport: { width: 1600, height: 2000 } });
     page.setDefaultTimeout(STEP_MS);
     try {
       await look(page);
@@ -130,18 +88,7 @@ const cardData = (text: string): string[] => cardDataIn(text, CARD).map(({ kind,
 
   it("shows summary, details, current details and activity summaries on the flow's pages; no card data anywhere", async () => {
     const ref = `web-ui-meta-${randomUUID()}`;
-    const handle = await startCardPayment(services!.starters, {
-      transactionRef: ref,
-      amount: 900_000,
-      currency: 'NGN',
-      card: CARD,
-      customer: { name: 'Ada Obi', email: 'ada@example.com' },
-    });
-    await waitForState(
-      () => getCardPaymentState(services!.starters, ref),
-      (s) => s.status === 'awaiting_pin',
-      { timeoutMs: STEP_MS },
-    );
+    const handle = await startCardPaymentAwaitingPin(stack!.services, ref, CARD, STEP_MS);
     const summary = `Card payment NGN 9,000.00 · ${ref}`;
     const { runId } = await handle.describe();
     try {

@@ -10,31 +10,16 @@
 // Needs /usr/bin/chromium (`npm test` runs scripts/install-chromium.sh first). Missing, the test
 // fails with what to do; SKIP_BROWSER_TESTS=1 skips it on purpose (developers only, never CI).
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { createLogger } from '../../src/logging/logger';
 import { TEST_CARDS } from '../../src/sandbox';
-import type { RunningServices } from '../../src/stack/services';
-import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
-import { waitForState } from '../../src/starters/payment-common';
-import { getCardPaymentState, startCardPayment } from '../../src/starters/card-payment';
 import { cardDataIn } from '../support/card-data';
 import { eventually } from '../support/polling';
-import { LogCapture, startServices, testConfig, workflowBundle } from '../support/stack';
+import { LogCapture } from '../support/stack';
+import { startCardPaymentAwaitingPin, startWebUiStack, type WebUiStack } from '../support/web-ui-browser';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const STEP_MS = 15_000;
 
 /** The card the real flow is started with: its last four ('4444') must show, the PAN and CVV must not. */
@@ -66,48 +51,18 @@ function findSecrets(exposure: Exposure, card: { number: string; cvv: string }):
 
 (skip ? describe.skip : describe)('the Temporal Web UI never shows card data', () => {
   const logger = createLogger({ destination: new LogCapture() });
-  let server: DevServer | undefined;
-  let services: RunningServices | undefined;
-  let browser: Browser | undefined;
+  let stack: WebUiStack | undefined;
   let uiUrl = '';
   let token = '';
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} is missing, so the Web UI browser test cannot run. Install it as root with \`bash scripts/install-chromium.sh\` ` +
-          '(apt-get install chromium; `npm test` does this first), or set SKIP_BROWSER_TESTS=1 to skip this test on purpose (never in CI).',
-      );
-    }
-    const [uiPort, codecPort] = [await freePort(), await freePort()];
     token = `web-ui-test-${randomUUID()}`;
-    // The bundled UI cannot send an Authorization header: a capability of this run (never the
-    // codec token) leads the path, as `npm start` does.
-    const pathToken = randomUUID().replace(/-/g, '');
-    const [dev, bundle, launched] = await Promise.allSettled([
-      startDevServer({ uiPort, codecEndpoint: `http://127.0.0.1:${codecPort}/t/${pathToken}` }),
-      workflowBundle(),
-      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: STEP_MS }),
-    ]);
-    // Whatever started is kept for afterAll, even when something else did not.
-    if (dev.status === 'fulfilled') server = dev.value;
-    if (launched.status === 'fulfilled') browser = launched.value;
-    for (const r of [dev, bundle, launched]) if (r.status === 'rejected') throw r.reason;
-    if (dev.status !== 'fulfilled' || bundle.status !== 'fulfilled') throw new Error('unreachable');
-    uiUrl = dev.value.uiUrl!;
-    const config = testConfig({
-      TEMPORAL_ADDRESS: dev.value.address,
-      CODEC_PORT: String(codecPort),
-      CODEC_SERVER_TOKEN: token,
-      CODEC_CORS_ORIGINS: uiUrl,
-    });
-    services = await startServices(config, { logger, workflowBundle: bundle.value, codecPathToken: pathToken });
+    stack = await startWebUiStack({ logger, codecToken: token, stepMs: STEP_MS });
+    uiUrl = stack.uiUrl;
   }, 90_000);
 
   afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    await services?.stop();
-    await server?.stop();
+    await stack?.stop();
   }, 60_000);
 
   /**
@@ -122,7 +77,7 @@ function findSecrets(exposure: Exposure, card: { number: string; cvv: string }):
     check: (seen: Exposure) => void,
   ): Promise<void> {
     const { ready, minEvents, name } = opts;
-    const page = await browser!.newPage({ viewport: { width: 1400, height: 2400 } });
+    const page = await stack!.browser.newPage({ viewport: { width: 1400, height: 2400 } });
     page.setDefaultTimeout(STEP_MS);
     const decodes: Promise<string>[] = [];
     page.on('response', (res) => {
@@ -191,7 +146,7 @@ function findSecrets(exposure: Exposure, card: { number: string; cvv: string }):
     // Started with the encrypting client on a task queue no worker polls: the history keeps the
     // input as the card flow's input once carried it, readable only through the codec server.
     const ref = `web-ui-control-${randomUUID()}`;
-    const handle = await services!.client.workflow.start('cardPaymentWorkflow', {
+    const handle = await stack!.services.client.workflow.start('cardPaymentWorkflow', {
       workflowId: `control-${ref}`,
       taskQueue: `no-worker-${randomUUID()}`,
       args: [{ transactionRef: ref, amount: 1_000, currency: 'NGN', card: CONTROL_CARD }],
@@ -219,18 +174,7 @@ function findSecrets(exposure: Exposure, card: { number: string; cvv: string }):
 
   it('a card payment awaiting its PIN: decoded input shown (last four, reference), PAN and CVV nowhere', async () => {
     const ref = `web-ui-${randomUUID()}`;
-    const handle = await startCardPayment(services!.starters, {
-      transactionRef: ref,
-      amount: 900_000,
-      currency: 'NGN',
-      card: CARD,
-      customer: { name: 'Ada Obi', email: 'ada@example.com' },
-    });
-    await waitForState(
-      () => getCardPaymentState(services!.starters, ref),
-      (s) => s.status === 'awaiting_pin',
-      { timeoutMs: STEP_MS },
-    );
+    const handle = await startCardPaymentAwaitingPin(stack!.services, ref, CARD, STEP_MS);
 
     try {
       await inspect(

@@ -1,0 +1,110 @@
+// The Web UI browser tests' stack: a dev server of the test's own whose bundled Web UI decodes
+// through our codec server, the worker and starters wired to it, and a headless chromium (Debian's,
+// driven by playwright-core). Also the card payment those tests open, started and waited to its PIN.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import type { Logger } from 'pino';
+import type { RunningServices } from '../../src/stack/services';
+import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
+import { waitForState } from '../../src/starters/payment-common';
+import { getCardPaymentState, startCardPayment } from '../../src/starters/card-payment';
+import { startServices, testConfig, workflowBundle } from './stack';
+
+export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface WebUiStack {
+  browser: Browser;
+  services: RunningServices;
+  /** The bundled Web UI's base URL. */
+  uiUrl: string;
+  /** Closes the browser and stops the services and the dev server. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the dev server (Web UI wired to the codec server), the services with `codecToken` as
+ * CODEC_SERVER_TOKEN, and chromium (launch timeout `stepMs`). Fails with what to do when chromium is
+ * missing. Whatever started is stopped again when something else did not.
+ */
+export async function startWebUiStack(opts: {
+  logger: Logger;
+  codecToken: string;
+  stepMs: number;
+}): Promise<WebUiStack> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `${CHROMIUM} is missing, so the Web UI browser test cannot run. Install it as root with \`bash scripts/install-chromium.sh\` ` +
+        '(apt-get install chromium; `npm test` does this first), or set SKIP_BROWSER_TESTS=1 to skip this test on purpose (never in CI).',
+    );
+  }
+  const [uiPort, codecPort] = [await freePort(), await freePort()];
+  // The bundled UI cannot send an Authorization header: a capability of this run (never the
+  // codec token) leads the path, as `npm start` does.
+  const pathToken = randomUUID().replace(/-/g, '');
+  const [dev, bundle, launched] = await Promise.allSettled([
+    startDevServer({ uiPort, codecEndpoint: `http://127.0.0.1:${codecPort}/t/${pathToken}` }),
+    workflowBundle(),
+    chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: opts.stepMs }),
+  ]);
+  const server: DevServer | undefined = dev.status === 'fulfilled' ? dev.value : undefined;
+  const browser: Browser | undefined = launched.status === 'fulfilled' ? launched.value : undefined;
+  let services: RunningServices | undefined;
+  const stop = async () => {
+    await browser?.close().catch(() => undefined);
+    await services?.stop();
+    await server?.stop();
+  };
+  try {
+    for (const r of [dev, bundle, launched]) if (r.status === 'rejected') throw r.reason;
+    if (!server || !browser || bundle.status !== 'fulfilled') throw new Error('unreachable');
+    const uiUrl = server.uiUrl!;
+    const config = testConfig({
+      TEMPORAL_ADDRESS: server.address,
+      CODEC_PORT: String(codecPort),
+      CODEC_SERVER_TOKEN: opts.codecToken,
+      CODEC_CORS_ORIGINS: uiUrl,
+    });
+    services = await startServices(config, {
+      logger: opts.logger,
+      workflowBundle: bundle.value,
+      codecPathToken: pathToken,
+    });
+    return { browser, services, uiUrl, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Starts a 9,000.00 NGN card payment `ref` with `card` (a PIN card) and waits until it asks for the PIN. */
+export async function startCardPaymentAwaitingPin(
+  services: RunningServices,
+  ref: string,
+  card: { number: string; cvv: string; expiryMonth: string; expiryYear: string },
+  timeoutMs: number,
+) {
+  const handle = await startCardPayment(services.starters, {
+    transactionRef: ref,
+    amount: 900_000,
+    currency: 'NGN',
+    card,
+    customer: { name: 'Ada Obi', email: 'ada@example.com' },
+  });
+  await waitForState(
+    () => getCardPaymentState(services.starters, ref),
+    (s) => s.status === 'awaiting_pin',
+    { timeoutMs },
+  );
+  return handle;
+}
