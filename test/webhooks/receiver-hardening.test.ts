@@ -6,10 +6,8 @@
 // Real receiver over real HTTP, real HMAC-SHA512 signatures, the run's dev server. No worker polls
 // this file's task queue: what the receiver started or signalled is read from the server (describe,
 // the history's signal events, the start event's input decoded with the project's codec).
-import { createHmac, randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 import { createLogger } from '../../src/logging/logger';
@@ -19,60 +17,36 @@ import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../../src/shared/virtual-account-credit';
 import { LogCapture, testConfig } from '../support/stack';
 import { chargeSuccessfulBody, listenWebhookReceiver, vaCreditBody, vaSignedValues } from '../support/webhook-receiver';
+import { hmacSha512Hex, useWebhookReceiver, workflowExists } from '../support/webhook-receiver-harness';
 
 const config = testConfig();
 const key = config.payments.secretKey;
 const capture = new LogCapture();
-let client: Client;
-let server: Server;
-let url: string;
-const started: string[] = [];
+const receiver = useWebhookReceiver(config, { logger: createLogger({ destination: capture, level: 'debug' }) });
 
-beforeAll(async () => {
-  client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-  ({ server, url } = await listenWebhookReceiver(config, client, {
-    logger: createLogger({ destination: capture, level: 'debug' }),
-  }));
-});
-
-afterAll(async () => {
-  await closeServer(server);
-  for (const workflowId of started)
-    await client.workflow
-      .getHandle(workflowId)
-      .terminate('test cleanup')
-      .catch(() => undefined);
-  await client.connection.close();
-});
-
-const sign = (data: string) => createHmac('sha512', key).update(data).digest('hex');
+const sign = (data: string) => hmacSha512Hex(key, data);
 
 const postPayment = (raw: string) =>
-  fetch(`${url}/webhooks`, {
+  fetch(`${receiver.url}/webhooks`, {
     method: 'POST',
     body: raw,
     headers: { 'Content-Type': 'application/json', 'x-service-encrypted-body': sign(raw) },
   });
 
 const postCredit = (raw: string, signature: string) =>
-  fetch(`${url}/webhooks`, { method: 'POST', body: raw, headers: { 'x-service-signature': signature } });
+  fetch(`${receiver.url}/webhooks`, { method: 'POST', body: raw, headers: { 'x-service-signature': signature } });
 
 async function exists(workflowId: string): Promise<boolean> {
-  try {
-    await client.workflow.getHandle(workflowId).describe();
-    started.push(workflowId);
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
+  const found = await workflowExists(receiver.client, workflowId);
+  if (found) receiver.started.push(workflowId);
+  return found;
 }
 
 /** The credit the receiver started the credit workflow with, read from the start event and decoded. */
 async function creditInput(ref: string): Promise<VirtualAccountCredit> {
   const workflowId = virtualAccountCreditWorkflowId(ref);
-  started.push(workflowId);
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  receiver.started.push(workflowId);
+  const history = await receiver.client.workflow.getHandle(workflowId).fetchHistory();
   const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
   const codec = new AesGcmPayloadCodec(config.encryption.keys, config.encryption.activeKeyId);
   const [decoded] = await codec.decode(payloads as Parameters<typeof codec.decode>[0]);
@@ -138,8 +112,8 @@ describe('concurrent copies of one delivery', () => {
     const raw = chargeSuccessfulBody(ref);
     const answers = await Promise.all(Array.from({ length: 6 }, () => postPayment(raw)));
     expect(answers.map((r) => r.status)).toEqual(Array(6).fill(200));
-    started.push(paymentWorkflowId(ref));
-    const history = await client.workflow.getHandle(paymentWorkflowId(ref)).fetchHistory();
+    receiver.started.push(paymentWorkflowId(ref));
+    const history = await receiver.client.workflow.getHandle(paymentWorkflowId(ref)).fetchHistory();
     const signals = (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes);
     expect(signals).toHaveLength(1);
   });
@@ -151,7 +125,9 @@ describe('concurrent copies of one delivery', () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => postCredit(raw, sign(vaSignedValues(body)))));
     expect(answers.map((r) => r.status)).toEqual(Array(6).fill(200));
     const runs = [];
-    for await (const wf of client.workflow.list({ query: `WorkflowId = '${virtualAccountCreditWorkflowId(ref)}'` }))
+    for await (const wf of receiver.client.workflow.list({
+      query: `WorkflowId = '${virtualAccountCreditWorkflowId(ref)}'`,
+    }))
       runs.push(wf);
     expect(runs.length).toBeLessThanOrEqual(1);
     expect(await exists(virtualAccountCreditWorkflowId(ref))).toBe(true);
@@ -217,7 +193,7 @@ describe('transaction_indicator', () => {
 describe('a client that hangs up', () => {
   it('is logged at debug, without a stack, and no error is logged', async () => {
     const before = capture.lines.length;
-    const { hostname, port } = new URL(url);
+    const { hostname, port } = new URL(receiver.url);
     await new Promise<void>((resolve, reject) => {
       const socket = connect(Number(port), hostname, () => {
         socket.write(

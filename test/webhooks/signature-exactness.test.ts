@@ -6,62 +6,35 @@
 //
 // No worker polls this file's task queue: what the receiver started or signalled is read from the
 // server (describe, and the signal events of the history); the workflows are terminated at the end.
-import { createHmac, randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
 import { createLogger } from '../../src/logging/logger';
-import { closeServer } from '../../src/webhooks/receiver';
-import { createTemporalClient } from '../../src/temporal/client';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { virtualAccountCreditWorkflowId } from '../../src/shared/virtual-account-credit';
 import { LogCapture, testConfig } from '../support/stack';
-import { chargeSuccessfulBody, vaCreditBody, vaSignedValues, listenWebhookReceiver } from '../support/webhook-receiver';
+import { chargeSuccessfulBody, vaCreditBody, vaSignedValues } from '../support/webhook-receiver';
+import { hmacSha512Hex, useWebhookReceiver, workflowExists } from '../support/webhook-receiver-harness';
 
 const config = testConfig();
 const key = config.payments.secretKey;
-let client: Client;
-let server: Server;
-let url: string;
-const started: string[] = [];
+const receiver = useWebhookReceiver(config, { logger: createLogger({ destination: new LogCapture() }) });
 
-beforeAll(async () => {
-  client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
-  ({ server, url } = await listenWebhookReceiver(config, client, {
-    logger: createLogger({ destination: new LogCapture() }),
-  }));
-});
-
-afterAll(async () => {
-  await closeServer(server);
-  for (const workflowId of started)
-    await client.workflow
-      .getHandle(workflowId)
-      .terminate('test cleanup')
-      .catch(() => undefined);
-  await client.connection.close();
-});
-
-const sign = (data: string) => createHmac('sha512', key).update(data).digest('hex');
+const sign = (data: string) => hmacSha512Hex(key, data);
 
 /** The signature with only its last hex character changed. */
 const lastCharWrong = (signature: string): string => signature.slice(0, -1) + (signature.endsWith('0') ? '1' : '0');
 
 const post = (body: string, headers: Record<string, string>) =>
-  fetch(`${url}/webhooks`, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } });
+  fetch(`${receiver.url}/webhooks`, {
+    method: 'POST',
+    body,
+    headers: { 'Content-Type': 'application/json', ...headers },
+  });
 
-async function exists(workflowId: string): Promise<boolean> {
-  try {
-    await client.workflow.getHandle(workflowId).describe();
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
-}
+const exists = (workflowId: string): Promise<boolean> => workflowExists(receiver.client, workflowId);
 
 /** Signals the workflow received (WorkflowExecutionSignaled events in its history). */
 async function signalCount(workflowId: string): Promise<number> {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const history = await receiver.client.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes).length;
 }
 
@@ -82,7 +55,7 @@ describe('a payment notification (E-1) signed right except for the last hex char
 
       // The same bytes with the exact signature start the holder: the check above could fail.
       expect((await post(body, { [header]: sign(body) })).status).toBe(200);
-      started.push(paymentWorkflowId(ref));
+      receiver.started.push(paymentWorkflowId(ref));
       expect(await exists(paymentWorkflowId(ref))).toBe(true);
     },
   );
@@ -92,7 +65,7 @@ describe('a payment notification (E-1) signed right except for the last hex char
     const workflowId = paymentWorkflowId(ref);
     const first = paymentBody(ref, `${ref}_1_1`);
     expect((await post(first, { 'x-service-encrypted-body': sign(first) })).status).toBe(200);
-    started.push(workflowId);
+    receiver.started.push(workflowId);
     expect(await signalCount(workflowId)).toBe(1);
 
     // Another delivery for the same reference (another gateway_ref: not a duplicate for the receiver).
@@ -126,7 +99,7 @@ describe('a virtual-account notification (E-2) signed right except for the last 
 
     // The exact signature starts the credit workflow: the check above could fail.
     expect((await post(raw, { 'x-service-signature': signatureOf(raw) })).status).toBe(200);
-    started.push(virtualAccountCreditWorkflowId(ref));
+    receiver.started.push(virtualAccountCreditWorkflowId(ref));
     expect(await exists(virtualAccountCreditWorkflowId(ref))).toBe(true);
   });
 });
@@ -138,7 +111,7 @@ describe('a signature with one extra hex character appended', () => {
     const ref = `sig-${randomUUID()}`;
     const body = paymentBody(ref);
     const res = await post(body, { 'x-service-encrypted-body': `${sign(body)}0` });
-    if (res.status === 200) started.push(paymentWorkflowId(ref));
+    if (res.status === 200) receiver.started.push(paymentWorkflowId(ref));
     expect(res.status).toBe(401);
     expect(await exists(paymentWorkflowId(ref))).toBe(false);
   });
