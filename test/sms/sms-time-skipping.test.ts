@@ -8,6 +8,7 @@
 //    reports the in-flight batch as outcome_unknown; a pending campaign ends still_pending.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
+import type { QueryDefinition, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createWorkerGroup } from '../../src/workers/worker-group';
 import { PaymentsClient } from '../../src/api';
@@ -26,7 +27,7 @@ import { startSmsCampaign } from '../../src/starters/sms';
 import type { smsCampaignWorkflow, smsSendWorkflow } from '../../src/workflows/sms';
 import { eventually } from '../support/polling';
 import { LogCapture, workflowBundle } from '../support/stack';
-import { createTimeSkippingEnv } from '../support/time-skipping';
+import { createTimeSkippingEnv, runWithWorker } from '../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
 let sandbox: Sandbox;
@@ -134,14 +135,54 @@ describe('send and campaign logic with scripted activities', () => {
     options: { batchSize: 2, retryBackoff: '1 minute' },
     ...over,
   });
+  /** A campaign flow's input: a campaign sent now (not scheduled); `over` on top. */
+  const campaignInput = (reference: string, over: object = {}) => ({
+    reference,
+    campaign: {
+      name: 'N',
+      bucket_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10',
+      sender_id: 'S',
+      is_scheduled: false,
+      template_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d11',
+    },
+    ...over,
+  });
+  /** What an activity throws for a request that provably never left (connection refused). */
+  const neverLeft = () =>
+    ApplicationFailure.create({ type: 'Transient', message: 'connect ECONNREFUSED', nonRetryable: true });
+  /** `fn` with a worker of `activities` on a task queue of its own. */
+  const withScripted = <T>(activities: object, fn: (taskQueue: string) => Promise<T>): Promise<T> =>
+    runWithWorker(env, activities, 'sms-ts', fn);
+  const executeSend = (activities: Partial<SmsActivities>, args: SmsSendInput) =>
+    withScripted(activities, (taskQueue) =>
+      env.client.workflow.execute<typeof smsSendWorkflow>('smsSendWorkflow', {
+        taskQueue,
+        workflowId: `sms-send-${randomUUID()}`,
+        args: [args],
+      }),
+    );
+  /** Cancels the flow once `inFlight` holds of its state, waits until it knows, then lets the held activity answer. */
+  async function cancelWhile<S extends { cancelRequested?: boolean }>(
+    h: Pick<WorkflowHandle, 'query' | 'cancel'>,
+    query: QueryDefinition<S>,
+    inFlight: (s: S) => boolean,
+    release: () => void,
+  ): Promise<void> {
+    await until(() => h.query(query), inFlight);
+    await h.cancel();
+    await until(
+      () => h.query(query),
+      (s) => s.cancelRequested === true,
+    );
+    release();
+  }
 
   it('resends only a batch that never left; a refused key stops the later batches (not_sent)', async () => {
     const calls: string[] = [];
     const activities: Partial<SmsActivities> = {
       async smsSendBatch(req, o) {
         calls.push(`b${o.batch}a${o.attempt}`);
-        if (o.batch === 1 && o.attempt === 1)
-          throw ApplicationFailure.create({ type: 'Transient', message: 'connect ECONNREFUSED', nonRetryable: true });
+        if (o.batch === 1 && o.attempt === 1) throw neverLeft();
         if (o.batch === 2)
           throw ApplicationFailure.create({
             type: 'Unauthorized',
@@ -151,16 +192,7 @@ describe('send and campaign logic with scripted activities', () => {
         return answer(req);
       },
     };
-    const taskQueue = `sms-ts-${randomUUID()}`;
-    const result = await (
-      await worker(taskQueue, activities)
-    ).runUntil(
-      env.client.workflow.execute<typeof smsSendWorkflow>('smsSendWorkflow', {
-        taskQueue,
-        workflowId: `sms-send-${randomUUID()}`,
-        args: [input(6)],
-      }),
-    );
+    const result = await executeSend(activities, input(6));
     expect(calls).toEqual(['b1a1', 'b1a2', 'b2a1']);
     expect(result.batches.map((b) => [b.outcome, b.attempts])).toEqual([
       ['answered', 2],
@@ -179,18 +211,12 @@ describe('send and campaign logic with scripted activities', () => {
     const activities: Partial<SmsActivities> = {
       async smsSendBatch() {
         calls++;
-        throw ApplicationFailure.create({ type: 'Transient', message: 'connect ECONNREFUSED', nonRetryable: true });
+        throw neverLeft();
       },
     };
-    const taskQueue = `sms-ts-${randomUUID()}`;
-    const result = await (
-      await worker(taskQueue, activities)
-    ).runUntil(
-      env.client.workflow.execute<typeof smsSendWorkflow>('smsSendWorkflow', {
-        taskQueue,
-        workflowId: `sms-send-${randomUUID()}`,
-        args: [input(1, { options: { notSentRetries: 1, retryBackoff: '1 minute' } })],
-      }),
+    const result = await executeSend(
+      activities,
+      input(1, { options: { notSentRetries: 1, retryBackoff: '1 minute' } }),
     );
     expect(calls).toBe(2);
     expect(result).toMatchObject({ status: 'not_sent', counts: { not_sent: 1 } });
@@ -210,25 +236,13 @@ describe('send and campaign logic with scripted activities', () => {
         return answer(req);
       },
     };
-    const taskQueue = `sms-ts-${randomUUID()}`;
-    const result = await (
-      await worker(taskQueue, activities)
-    ).runUntil(async () => {
+    const result = await withScripted(activities, async (taskQueue) => {
       const h = await env.client.workflow.start<typeof smsSendWorkflow>('smsSendWorkflow', {
         taskQueue,
         workflowId: `sms-send-${randomUUID()}`,
         args: [input(6)],
       });
-      await until(
-        () => h.query(smsSendStateQuery),
-        (s) => s.batches[1].outcome === 'sending',
-      );
-      await h.cancel();
-      await until(
-        () => h.query(smsSendStateQuery),
-        (s) => s.cancelRequested === true,
-      );
-      release();
+      await cancelWhile(h, smsSendStateQuery, (s) => s.batches[1].outcome === 'sending', release);
       return h.result();
     });
     expect(calls).toEqual([1, 2]);
@@ -255,36 +269,13 @@ describe('send and campaign logic with scripted activities', () => {
         return { found: true, status: 'pending' };
       },
     };
-    const taskQueue = `sms-ts-${randomUUID()}`;
-    const result = await (
-      await worker(taskQueue, activities)
-    ).runUntil(async () => {
+    const result = await withScripted(activities, async (taskQueue) => {
       const h = await env.client.workflow.start<typeof smsCampaignWorkflow>('smsCampaignWorkflow', {
         taskQueue,
         workflowId: `sms-campaign-${randomUUID()}`,
-        args: [
-          {
-            reference: 'c2',
-            campaign: {
-              name: 'N',
-              bucket_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10',
-              sender_id: 'S',
-              is_scheduled: false,
-              template_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d11',
-            },
-          },
-        ],
+        args: [campaignInput('c2')],
       });
-      await until(
-        () => h.query(smsCampaignStateQuery),
-        (s) => s.status === 'creating',
-      );
-      await h.cancel();
-      await until(
-        () => h.query(smsCampaignStateQuery),
-        (s) => s.cancelRequested === true,
-      );
-      release();
+      await cancelWhile(h, smsCampaignStateQuery, (s) => s.status === 'creating', release);
       return h.result();
     });
     expect(result).toMatchObject({
@@ -305,8 +296,7 @@ describe('send and campaign logic with scripted activities', () => {
       },
       async smsCreateCampaign(_req, o) {
         creates.push(o.attempt);
-        if (o.attempt === 1)
-          throw ApplicationFailure.create({ type: 'Transient', message: 'connect ECONNREFUSED', nonRetryable: true });
+        if (o.attempt === 1) throw neverLeft();
         return { uuid: '11111111-2222-4333-8444-555555555555', status: 'pending' };
       },
       async smsFindCampaign() {
@@ -314,25 +304,14 @@ describe('send and campaign logic with scripted activities', () => {
         return { found: true, status: 'pending' };
       },
     };
-    const taskQueue = `sms-ts-${randomUUID()}`;
-    const result = await (
-      await worker(taskQueue, activities)
-    ).runUntil(
+    const result = await withScripted(activities, (taskQueue) =>
       env.client.workflow.execute<typeof smsCampaignWorkflow>('smsCampaignWorkflow', {
         taskQueue,
         workflowId: `sms-campaign-${randomUUID()}`,
         args: [
-          {
-            reference: 'c1',
-            campaign: {
-              name: 'N',
-              bucket_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d10',
-              sender_id: 'S',
-              is_scheduled: false,
-              template_id: '7d5a2c0e-2b7a-4d7e-9c1e-0f4a8b6c2d11',
-            },
+          campaignInput('c1', {
             options: { followFor: '2 hours', pollInterval: '1 minute', maxPollInterval: '10 minutes' },
-          },
+          }),
         ],
       }),
     );
