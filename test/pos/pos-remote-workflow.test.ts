@@ -21,6 +21,7 @@ import { createPaymentsWorker } from '../../src/workers/worker';
 import type { posRemoteRequestWorkflow } from '../../src/workflows/pos-remote';
 import { eventually } from '../support/polling';
 import { LogCapture, testConfig, workflowBundle } from '../support/stack';
+import { remoteRequestRow } from './fixtures/scripted-api';
 import { unusedClaimCheck } from './helpers';
 import { newNotifySecret } from '../../src/notify';
 import { useEventReceiver } from '../notify/receiver';
@@ -55,13 +56,7 @@ class ScriptedRemote {
         const n = this.createLog.filter((c) => c.terminal === req.terminal_id).length;
         const ref = n === 0 ? `RR-${req.terminal_id}` : `RR-${req.terminal_id}-${n + 1}`;
         this.createLog.push({ terminal: req.terminal_id, ref, at: Date.now() });
-        this.rows.unshift({
-          transaction_ref: ref,
-          transaction_amount: req.amount,
-          transaction_status: 'pending',
-          transaction_currency_id: 'NGN',
-          meta_data: JSON.stringify({ source: 'pos_remote', device_id: req.terminal_id }),
-        });
+        this.rows.unshift(remoteRequestRow(ref, req.terminal_id, req.amount, 'pending'));
         if (this.dropAfterProcessing.delete(req.terminal_id)) {
           throw new ConnectionError({
             message: 'socket closed after processing',
@@ -122,6 +117,16 @@ let worker: WorkerGroup;
 let run: Promise<void>;
 let conn: NativeConnection;
 const remote = new ScriptedRemote();
+
+/** E1 sent and its answer lost: the request may have been processed (outcome unknown). */
+const lostCreateAnswer = () =>
+  new ConnectionError({
+    message: 'socket closed',
+    operation: 'posRemote.create',
+    retrySafe: false,
+    outcomeUnknown: true,
+    requestSent: true,
+  });
 
 beforeAll(async () => {
   client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
@@ -352,13 +357,7 @@ describe('POS remote request', () => {
   it('where the deployment says A6 lists remote requests (lostCreateAbsentIs: not_sent), a lost E1 answer whose request A6 never showed, read after lifetime + grace, ends not_sent (E1 never arrived); E1 not re-sent', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const before = remote.creates;
-    remote.createFailure = new ConnectionError({
-      message: 'socket closed',
-      operation: 'posRemote.create',
-      retrySafe: false,
-      outcomeUnknown: true,
-      requestSent: true,
-    });
+    remote.createFailure = lostCreateAnswer();
     try {
       const handle = await start(t, {
         options: {
@@ -380,26 +379,14 @@ describe('POS remote request', () => {
 
   it('by default (a real service, A6 not known to list remote requests) the same lost E1 is parked outcome_unknown (search attribute too); a request that then shows in A6 is followed to its record', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
-    remote.createFailure = new ConnectionError({
-      message: 'socket closed',
-      operation: 'posRemote.create',
-      retrySafe: false,
-      outcomeUnknown: true,
-      requestSent: true,
-    });
+    remote.createFailure = lostCreateAnswer();
     try {
       const handle = await start(t, {
         options: { ...SHORT_LIFETIME, requeryBackoff: '100ms', requeryMaxBackoff: '200ms' },
       });
       expect((await parkedAt(handle, 'outcome_unknown')).message).toMatch(/check the transaction list/);
       // The service's list shows the request late (and completed): the parked flow finds it.
-      remote.rows.unshift({
-        transaction_ref: `LATE-${t}`,
-        transaction_amount: 150000,
-        transaction_status: 'failed',
-        transaction_currency_id: 'NGN',
-        meta_data: JSON.stringify({ source: 'pos_remote', device_id: t }),
-      });
+      remote.rows.unshift(remoteRequestRow(`LATE-${t}`, t, 150000, 'failed'));
       expect(await handle.result()).toMatchObject({ status: 'failed', requestRef: `LATE-${t}`, recovered: true });
       expect(remote.creates).toBeGreaterThan(0);
     } finally {
@@ -409,13 +396,7 @@ describe('POS remote request', () => {
 
   it('a lost E1 answer while A6 cannot be read: absence is not proven, so it is never not_sent; outcome_unknown after another lifetime of failed searches', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
-    remote.createFailure = new ConnectionError({
-      message: 'socket closed',
-      operation: 'posRemote.create',
-      retrySafe: false,
-      outcomeUnknown: true,
-      requestSent: true,
-    });
+    remote.createFailure = lostCreateAnswer();
     const query = remote.api.transactions.query;
     try {
       const handle = await start(t, {
