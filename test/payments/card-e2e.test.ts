@@ -17,6 +17,7 @@ import {
   submitPin,
   type CardPaymentRequest,
 } from '../../src/starters/card-payment';
+import type { AppConfig } from '../../src/config/config';
 import { StarterInputError } from '../../src/starters/input-error';
 import { resolveParkedFlow } from '../../src/starters/ops';
 import type { CardPaymentState } from '../../src/shared/card-payment';
@@ -49,6 +50,21 @@ const input = (number: string, over: Partial<CardPaymentRequest> = {}): CardPaym
   ...over,
 });
 /** B1/B2 answered Success: the flow confirms by verify at once; the webhook may still have come first. */
+/** A payments worker of its own on `cfg`'s task queue, with the file's sandbox and claim-check store; its connection is the caller's to close. */
+const paymentsWorkerFor = async (cfg: AppConfig) => {
+  const connection = await NativeConnection.connect({ address: cfg.temporal.address });
+  const worker = await createPaymentsWorker({
+    ...cfg.temporal,
+    encryption: cfg.encryption,
+    connection,
+    workflowBundle: await workflowBundle(),
+    activities: createActivities({ api: env.services.api, logger, config: cfg, claimCheck: env.services.claimCheck }),
+  });
+  return { worker, connection };
+};
+/** The payer enters the OTP on another device: paid at the service, the flow is not told (only a webhook can wake it). */
+const payOnAnotherDevice = (transactionRef: string) =>
+  env.services.api.direct.authorizeCard({ transaction_reference: transactionRef, authorization: { otp: SANDBOX_OTP } });
 const VERIFIED = expect.stringMatching(/^(verify|webhook)$/);
 const client = () => env.services.client;
 const starters = () => env.services.starters;
@@ -253,10 +269,7 @@ describe('direct card payments end to end on the dev server', () => {
     const handle = await startCardPayment(starters(), i);
     await waitFor(i.transactionRef, 'awaiting_otp');
     // Paid at the service while the flow waits (the OTP entered on another device): only the webhook wakes it.
-    await env.services.api.direct.authorizeCard({
-      transaction_reference: i.transactionRef,
-      authorization: { otp: SANDBOX_OTP },
-    });
+    await payOnAnotherDevice(i.transactionRef);
     expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
     await env.admin.settle();
     const deliveries = await env.admin.webhooks(i.transactionRef);
@@ -310,10 +323,7 @@ describe('direct card payments end to end on the dev server', () => {
     const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
     const handle = await startCardPayment(starters(), i);
     await waitFor(i.transactionRef, 'awaiting_otp');
-    await env.services.api.direct.authorizeCard({
-      transaction_reference: i.transactionRef,
-      authorization: { otp: SANDBOX_OTP },
-    });
+    await payOnAnotherDevice(i.transactionRef);
     expect(await handle.result()).toMatchObject({ status: 'success', confirmedBy: 'webhook' });
     expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
   });
@@ -414,19 +424,7 @@ describe('direct card payments end to end on the dev server', () => {
     const cfg = testConfig({ TEMPORAL_TASK_QUEUE: `restart-${randomUUID()}` });
     const i = input(TEST_CARDS.otpOnly, { amount: 100_000 });
     const makeWorker = async () => {
-      const connection = await NativeConnection.connect({ address: cfg.temporal.address });
-      const worker = await createPaymentsWorker({
-        ...cfg.temporal,
-        encryption: cfg.encryption,
-        connection,
-        workflowBundle: await workflowBundle(),
-        activities: createActivities({
-          api: env.services.api,
-          logger,
-          config: cfg,
-          claimCheck: env.services.claimCheck,
-        }),
-      });
+      const { worker, connection } = await paymentsWorkerFor(cfg);
       return { worker, connection, run: worker.run() };
     };
     const first = await makeWorker();
@@ -461,19 +459,7 @@ describe('direct card payments end to end on the dev server', () => {
     try {
       const handle = await startCardPayment(ctx, i);
       await new Promise((r) => setTimeout(r, 1_500));
-      const connection = await NativeConnection.connect({ address: cfg.temporal.address });
-      const worker = await createPaymentsWorker({
-        ...cfg.temporal,
-        encryption: cfg.encryption,
-        connection,
-        workflowBundle: await workflowBundle(),
-        activities: createActivities({
-          api: env.services.api,
-          logger,
-          config: cfg,
-          claimCheck: env.services.claimCheck,
-        }),
-      });
+      const { worker, connection } = await paymentsWorkerFor(cfg);
       await worker.runUntil(async () => {
         expect(await waitFor(i.transactionRef, 'awaiting_card')).toMatchObject({
           reason: expect.stringContaining('submit the card again'),
