@@ -47,6 +47,15 @@ export function matchesSignedValues(row: VirtualAccountTransaction, credit: Virt
   );
 }
 
+/** C5 refused the lookup (not found, bad request, no access): a retry gets the same answer, so none is made. */
+const c5Refused = (
+  err: unknown,
+): err is NotFoundError | BadRequestError | AuthenticationError | PermissionDeniedError =>
+  err instanceof NotFoundError ||
+  err instanceof BadRequestError ||
+  err instanceof AuthenticationError ||
+  err instanceof PermissionDeniedError;
+
 /** The freeze the service shows for a credit (C5 `frozen_transaction`); `known: false` when C5 has no matching record. */
 export type CreditFreezeLookup =
   { known: false } | { known: true; frozen?: { freezeTransactionRef?: string; reason?: string } };
@@ -136,12 +145,7 @@ export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
         rows = await serviceRecords(credit);
         if (!rows) return undefined;
       } catch (err) {
-        if (
-          err instanceof NotFoundError ||
-          err instanceof BadRequestError ||
-          err instanceof AuthenticationError ||
-          err instanceof PermissionDeniedError
-        ) {
+        if (c5Refused(err)) {
           log.warn(
             { transactionReference: credit.transactionReference, status: err.status },
             'virtual-account credit: C5 lookup refused; fee and date left unconfirmed',
@@ -173,13 +177,7 @@ export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
       try {
         rows = await serviceRecords(credit);
       } catch (err) {
-        if (
-          err instanceof NotFoundError ||
-          err instanceof BadRequestError ||
-          err instanceof AuthenticationError ||
-          err instanceof PermissionDeniedError
-        )
-          return { known: false };
+        if (c5Refused(err)) return { known: false };
         throw err;
       }
       const row = rows?.find((r) => matchesSignedValues(r, credit));

@@ -12,7 +12,8 @@
 //    process stops opening the handle at once. discard() deletes at once. sweepExpired() deletes
 //    what outlived its TTL (a sweeper runs it periodically).
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
+import { connectPostgresStore } from './postgres';
 import { isClaimHandle, type SecretPurpose } from '../shared/claim-check';
 
 export interface ClaimCheckKey {
@@ -45,7 +46,20 @@ const TABLE = 'claim_check_records';
 /** How long a discarded record may wait for its batch delete, and how many make a batch at once. */
 const DISCARD_BATCH_MS = 1_000;
 const DISCARD_BATCH_SIZE = 200;
-const SCHEMA_LOCK = 0x636c616d; // advisory lock id: several processes may migrate at once
+const SCHEMA = {
+  lock: 0x636c616d, // advisory lock id: several processes may migrate at once
+  statements: [
+    `CREATE TABLE IF NOT EXISTS ${TABLE} (
+      id bytea PRIMARY KEY,
+      purpose text NOT NULL,
+      key_id text NOT NULL,
+      iv bytea NOT NULL,
+      sealed bytea NOT NULL,
+      expires_at timestamptz NOT NULL
+    )`,
+    `CREATE INDEX IF NOT EXISTS ${TABLE}_expires_at ON ${TABLE} (expires_at)`,
+  ],
+};
 
 export class ClaimCheckStore {
   private readonly keys: Map<string, Buffer>;
@@ -69,42 +83,8 @@ export class ClaimCheckStore {
   readonly ttlMs: number;
 
   /** Connects and creates the table if needed. */
-  static async connect(opts: ClaimCheckStoreOptions): Promise<ClaimCheckStore> {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 4 });
-    // An idle client's error (e.g. the server restarted) must not end the process.
-    pool.on('error', () => undefined);
-    let store: ClaimCheckStore;
-    try {
-      store = new ClaimCheckStore(pool, opts);
-      await store.migrate();
-    } catch (err) {
-      await pool.end().catch(() => undefined);
-      throw err;
-    }
-    return store;
-  }
-
-  private async migrate(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (
-        id bytea PRIMARY KEY,
-        purpose text NOT NULL,
-        key_id text NOT NULL,
-        iv bytea NOT NULL,
-        sealed bytea NOT NULL,
-        expires_at timestamptz NOT NULL
-      )`);
-      await client.query(`CREATE INDEX IF NOT EXISTS ${TABLE}_expires_at ON ${TABLE} (expires_at)`);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+  static connect(opts: ClaimCheckStoreOptions): Promise<ClaimCheckStore> {
+    return connectPostgresStore(opts, SCHEMA, (pool) => new ClaimCheckStore(pool, opts));
   }
 
   /** Seals `value` (JSON) and answers the handle that opens it, for `ttlMs` (default: the store's TTL). */

@@ -12,7 +12,8 @@
 //
 // It lives in the claim-check's PostgreSQL (CLAIM_CHECK_DATABASE_URL): already durable, already
 // run by `npm start` (embedded) and compose; a table of its own, created idempotently on connect.
-import pg from 'pg';
+import type pg from 'pg';
+import { connectPostgresStore, type PostgresStoreOptions } from '../claim-check/postgres';
 import type {
   CreditFieldsSource,
   CreditedVirtualAccountTransaction,
@@ -20,7 +21,29 @@ import type {
 } from '../shared/virtual-account-credit';
 
 const TABLE = 'va_credit_records';
-const SCHEMA_LOCK = 0x76616372; // advisory lock id: several processes may migrate at once
+const SCHEMA = {
+  lock: 0x76616372, // advisory lock id: several processes may migrate at once
+  statements: [
+    // Amounts are the service's decimal strings, stored as text: exact, never floats.
+    `CREATE TABLE IF NOT EXISTS ${TABLE} (
+      transaction_reference text PRIMARY KEY,
+      virtual_account_number text NOT NULL,
+      principal_amount text NOT NULL,
+      settled_amount text NOT NULL,
+      currency text NOT NULL,
+      customer_identifier text NOT NULL,
+      fee_charged text,
+      transaction_date text,
+      fields_source text NOT NULL,
+      version smallint NOT NULL,
+      credited_by_run text NOT NULL,
+      credited_at timestamptz NOT NULL DEFAULT now(),
+      delivery_runs text[] NOT NULL,
+      deliveries integer NOT NULL DEFAULT 1,
+      last_delivery_at timestamptz NOT NULL DEFAULT now()
+    )`,
+  ],
+};
 
 export interface ClaimResult {
   /** True when this workflow run owns the credit (it inserted the row, now or in an earlier attempt). */
@@ -69,49 +92,8 @@ export class VirtualAccountCreditStore {
   private constructor(private readonly pool: pg.Pool) {}
 
   /** Connects and creates the table if needed. */
-  static async connect(opts: { databaseUrl: string; poolSize?: number }): Promise<VirtualAccountCreditStore> {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 4 });
-    pool.on('error', () => undefined);
-    const store = new VirtualAccountCreditStore(pool);
-    try {
-      await store.migrate();
-    } catch (err) {
-      await pool.end().catch(() => undefined);
-      throw err;
-    }
-    return store;
-  }
-
-  private async migrate(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
-      // Amounts are the service's decimal strings, stored as text: exact, never floats.
-      await client.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (
-        transaction_reference text PRIMARY KEY,
-        virtual_account_number text NOT NULL,
-        principal_amount text NOT NULL,
-        settled_amount text NOT NULL,
-        currency text NOT NULL,
-        customer_identifier text NOT NULL,
-        fee_charged text,
-        transaction_date text,
-        fields_source text NOT NULL,
-        version smallint NOT NULL,
-        credited_by_run text NOT NULL,
-        credited_at timestamptz NOT NULL DEFAULT now(),
-        delivery_runs text[] NOT NULL,
-        deliveries integer NOT NULL DEFAULT 1,
-        last_delivery_at timestamptz NOT NULL DEFAULT now()
-      )`);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+  static connect(opts: PostgresStoreOptions): Promise<VirtualAccountCreditStore> {
+    return connectPostgresStore(opts, SCHEMA, (pool) => new VirtualAccountCreditStore(pool));
   }
 
   /**
