@@ -74,6 +74,18 @@ const approvedSale = (sale: string, checks = 1) =>
     Array.from({ length: checks }, () => ({ code: '00', type: 'Purchase' })),
   );
 
+/** A sale refunded 100 000 once (approved), and `second`: another refund request of it, whose F4 finds nothing. */
+async function saleRefundedOnce(): Promise<{ sale: string; second: string }> {
+  const sale = uid('S');
+  const first = uid('rq');
+  const second = uid('rq');
+  approvedSale(sale, 2);
+  script.on(refundMerchantRef(first), [{ code: '00' }], ['not_found']);
+  script.on(refundMerchantRef(second), [], ['not_found']);
+  expect(await refund(refundInput(sale, first, 100_000))).toMatchObject({ status: 'approved' });
+  return { sale, second };
+}
+
 afterEach(() => expect(script.leftovers()).toEqual({}));
 
 describe('POS refund: one next step per outcome', () => {
@@ -195,13 +207,7 @@ describe('POS refund: one next step per outcome', () => {
 
 describe('POS refund: refused before anything is sent', () => {
   it('over what is left of the sale after an earlier refund: refused over_remaining, no F3', async () => {
-    const sale = uid('S');
-    const first = uid('rq');
-    const second = uid('rq');
-    approvedSale(sale, 2);
-    script.on(refundMerchantRef(first), [{ code: '00' }], ['not_found']);
-    script.on(refundMerchantRef(second), [], ['not_found']);
-    expect(await refund(refundInput(sale, first, 100_000))).toMatchObject({ status: 'approved' });
+    const { sale, second } = await saleRefundedOnce();
     const result = await refund(refundInput(sale, second, 60_000));
     expect(result).toMatchObject({ status: 'refused', refusal: 'over_remaining', attempt: 0 });
     expect(result.action).toMatch(/exceeds the amount left to refund.*50000 of 150000/);
@@ -236,13 +242,7 @@ describe('POS refund: refused before anything is sent', () => {
   });
 
   it("the sale's ledger has ended (terminated): never started again from zero; the refund is refused unverified, no F3", async () => {
-    const sale = uid('S');
-    const first = uid('rq');
-    const second = uid('rq');
-    approvedSale(sale, 2);
-    script.on(refundMerchantRef(first), [{ code: '00' }], ['not_found']);
-    script.on(refundMerchantRef(second), [], ['not_found']);
-    expect(await refund(refundInput(sale, first, 100_000))).toMatchObject({ status: 'approved' });
+    const { sale, second } = await saleRefundedOnce();
     await client.workflow.getHandle(posRefundLedgerWorkflowId(sale)).terminate('test: the ledger ended abnormally');
     const result = await refund(refundInput(sale, second, 10_000));
     expect(result).toMatchObject({ status: 'refused', refusal: 'unverified', attempt: 0 });
