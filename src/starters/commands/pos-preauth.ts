@@ -18,8 +18,9 @@ import {
 import { followUntilDone } from '../progress';
 import { completePosPreAuth, posPreAuthHandle, releasePosPreAuth, startPosPreAuth } from '../pos-preauth';
 import type { ContextFactory } from './context';
+import type { StarterContext } from '../connect';
 import { readJsonFile } from './json-file';
-import { terminalFor } from './pos-terminal';
+import { terminalFor, withCardPresentOptions, type CardPresentOptions } from './pos-terminal';
 import { printResult, settleState } from './output';
 
 export function renderPosPreAuthState(s: PosPreAuthState | PosPreAuthResult): string {
@@ -29,6 +30,12 @@ export function renderPosPreAuthState(s: PosPreAuthState | PosPreAuthResult): st
   const action = 'action' in s ? ` — ${s.action}` : '';
   return `[pos-preauth ${s.merchantRef}] ${s.status} held=${s.amount} attempt=${s.attempt}${until}${completion}${action}`;
 }
+
+/** Prints each new state of the pre-authorisation until it ends (after `pos complete` and `pos release`). */
+const followPreAuthToEnd = async (ctx: StarterContext, merchantRef: string): Promise<PosPreAuthResult> =>
+  (await followUntilDone(posPreAuthHandle(ctx, merchantRef), posPreAuthStateQuery, renderPosPreAuthState, {
+    intervalMs: 250,
+  })) as PosPreAuthResult;
 
 const CARD_READ_FIELDS = [
   'card_pan',
@@ -44,54 +51,43 @@ const CARD_READ_FIELDS = [
 ];
 
 export function registerPosPreAuthCommands(pos: Command, context: ContextFactory): void {
-  pos
-    .command('preauth')
-    .description(
-      'pre-authorise (hold) an amount (F3 Pre-Authorization) and follow it until it is held or ends; then `pos complete` or `pos release`',
-    )
-    .requiredOption('--file <path>', "JSON with the F3 fields (card read, amount, merchant_ref...); '-' reads stdin")
-    .option('--merchant-ref <ref>', "merchant_ref of the pre-authorisation (default: the file's)")
-    .option('--hold-window <duration>', 'how long a completion is accepted, e.g. "48h" or "7 days" (default 7 days)')
-    .option('--serial <serial_no>', 'take terminal_id from F1 for this device')
-    .option('--terminal <terminal_id>', 'terminal id (instead of --serial)')
-    .option('--no-follow', 'start and return without following')
-    .action(
-      async (o: {
-        file: string;
-        merchantRef?: string;
-        holdWindow?: string;
-        serial?: string;
-        terminal?: string;
-        follow: boolean;
-      }) => {
-        const file = readJsonFile<Record<string, unknown>>(o.file);
-        const { transaction_type: _t, ...rest } = file;
-        void _t;
-        const options = {
-          ...((rest.options as Record<string, unknown> | undefined) ?? {}),
-          ...(o.holdWindow ? { holdWindow: o.holdWindow } : {}),
-        };
-        const input = {
-          ...rest,
-          ...(o.merchantRef ? { merchant_ref: o.merchantRef } : {}),
-          ...(Object.keys(options).length ? { options } : {}),
-        } as PosPreAuthInput;
-        const terminalId = await terminalFor(o, file.terminal_id);
-        const ctx = await context();
-        const handle = await startPosPreAuth(ctx, { ...input, ...(terminalId ? { terminal_id: terminalId } : {}) });
-        console.log(`started ${handle.workflowId}`);
-        if (!o.follow) return;
-        let last = '';
-        for (;;) {
-          const s = await handle.query(posPreAuthStateQuery);
-          const line = renderPosPreAuthState(s);
-          if (line !== last) console.log(line);
-          last = line;
-          if (s.status === 'held' || POS_PREAUTH_FINAL_STATUSES.includes(s.status)) break;
-          await new Promise((r) => setTimeout(r, 250));
-        }
-      },
-    );
+  withCardPresentOptions(
+    pos
+      .command('preauth')
+      .description(
+        'pre-authorise (hold) an amount (F3 Pre-Authorization) and follow it until it is held or ends; then `pos complete` or `pos release`',
+      )
+      .requiredOption('--file <path>', "JSON with the F3 fields (card read, amount, merchant_ref...); '-' reads stdin")
+      .option('--merchant-ref <ref>', "merchant_ref of the pre-authorisation (default: the file's)")
+      .option('--hold-window <duration>', 'how long a completion is accepted, e.g. "48h" or "7 days" (default 7 days)'),
+  ).action(async (o: { file: string; merchantRef?: string; holdWindow?: string } & CardPresentOptions) => {
+    const file = readJsonFile<Record<string, unknown>>(o.file);
+    const { transaction_type: _t, ...rest } = file;
+    void _t;
+    const options = {
+      ...((rest.options as Record<string, unknown> | undefined) ?? {}),
+      ...(o.holdWindow ? { holdWindow: o.holdWindow } : {}),
+    };
+    const input = {
+      ...rest,
+      ...(o.merchantRef ? { merchant_ref: o.merchantRef } : {}),
+      ...(Object.keys(options).length ? { options } : {}),
+    } as PosPreAuthInput;
+    const terminalId = await terminalFor(o, file.terminal_id);
+    const ctx = await context();
+    const handle = await startPosPreAuth(ctx, { ...input, ...(terminalId ? { terminal_id: terminalId } : {}) });
+    console.log(`started ${handle.workflowId}`);
+    if (!o.follow) return;
+    let last = '';
+    for (;;) {
+      const s = await handle.query(posPreAuthStateQuery);
+      const line = renderPosPreAuthState(s);
+      if (line !== last) console.log(line);
+      last = line;
+      if (s.status === 'held' || POS_PREAUTH_FINAL_STATUSES.includes(s.status)) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  });
 
   pos
     .command('complete')
@@ -114,12 +110,7 @@ export function registerPosPreAuthCommands(pos: Command, context: ContextFactory
       });
       console.log(`completion ${accepted.completionMerchantRef} of ${accepted.amount} accepted`);
       if (!o.follow) return;
-      const result = (await followUntilDone(
-        posPreAuthHandle(ctx, o.merchantRef),
-        posPreAuthStateQuery,
-        renderPosPreAuthState,
-        { intervalMs: 250 },
-      )) as PosPreAuthResult;
+      const result = await followPreAuthToEnd(ctx, o.merchantRef);
       printResult(result, [renderPosPreAuthState(result), JSON.stringify(result, null, 2)]);
       settleState(result);
     });
@@ -132,12 +123,7 @@ export function registerPosPreAuthCommands(pos: Command, context: ContextFactory
     .action(async (o: { merchantRef: string; reason?: string }) => {
       const ctx = await context();
       await releasePosPreAuth(ctx, o.merchantRef, o.reason);
-      const result = (await followUntilDone(
-        posPreAuthHandle(ctx, o.merchantRef),
-        posPreAuthStateQuery,
-        renderPosPreAuthState,
-        { intervalMs: 250 },
-      )) as PosPreAuthResult;
+      const result = await followPreAuthToEnd(ctx, o.merchantRef);
       printResult(result, renderPosPreAuthState(result));
       settleState(result);
     });

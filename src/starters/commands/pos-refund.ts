@@ -16,7 +16,7 @@ import { followUntilDone } from '../progress';
 import { posRefundLedger, startPosRefund } from '../pos-refund';
 import type { ContextFactory } from './context';
 import { readJsonFile } from './json-file';
-import { terminalFor } from './pos-terminal';
+import { terminalFor, withCardPresentOptions, type CardPresentOptions } from './pos-terminal';
 import { printResult, settleState } from './output';
 
 export function renderPosRefundState(s: PosRefundState | PosRefundResult): string {
@@ -29,52 +29,40 @@ export function renderPosRefundState(s: PosRefundState | PosRefundResult): strin
 }
 
 export function registerPosRefundCommands(pos: Command, context: ContextFactory): void {
-  pos
-    .command('refund')
-    .description(
-      'refund (part of) an approved sale (F3 Refund, tied to the sale): checks the sale by F4, reserves the amount in its refund ledger, sends once; the card of the sale from a JSON file',
-    )
-    .requiredOption(
-      '--file <path>',
-      "JSON with the card read (card_pan, track2, chipdata, pin_block...), account_type; '-' reads stdin",
-    )
-    .requiredOption('--refund-id <id>', 'your refund request id (the same id is the same refund)')
-    .requiredOption('--original <merchant_ref>', 'merchant_ref of the sale to refund')
-    .option('--amount <kobo>', "amount to refund in kobo (integer; default: the file's amount)")
-    .option('--serial <serial_no>', 'take terminal_id from F1 for this device')
-    .option('--terminal <terminal_id>', 'terminal id (instead of --serial)')
-    .option('--no-follow', 'start and return without following')
-    .action(
-      async (o: {
-        file: string;
-        refundId: string;
-        original: string;
-        amount?: string;
-        serial?: string;
-        terminal?: string;
-        follow: boolean;
-      }) => {
-        const file = readJsonFile<Record<string, unknown>>(o.file);
-        const input = {
-          ...file,
-          refund_request_id: o.refundId,
-          original_merchant_ref: o.original,
-          ...(o.amount !== undefined ? { amount: Number(o.amount) } : {}),
-        } as PosRefundInput;
-        delete (input as Record<string, unknown>).merchant_ref;
-        delete (input as Record<string, unknown>).transaction_type;
-        const terminalId = await terminalFor(o, file.terminal_id);
-        const ctx = await context();
-        const handle = await startPosRefund(ctx, { ...input, ...(terminalId ? { terminal_id: terminalId } : {}) });
-        console.log(`started ${handle.workflowId}`);
-        if (!o.follow) return;
-        const result = (await followUntilDone(handle, posRefundStateQuery, renderPosRefundState, {
-          intervalMs: 250,
-        })) as PosRefundResult;
-        printResult(result, [renderPosRefundState(result), JSON.stringify(result, null, 2)]);
-        settleState(result);
-      },
-    );
+  withCardPresentOptions(
+    pos
+      .command('refund')
+      .description(
+        'refund (part of) an approved sale (F3 Refund, tied to the sale): checks the sale by F4, reserves the amount in its refund ledger, sends once; the card of the sale from a JSON file',
+      )
+      .requiredOption(
+        '--file <path>',
+        "JSON with the card read (card_pan, track2, chipdata, pin_block...), account_type; '-' reads stdin",
+      )
+      .requiredOption('--refund-id <id>', 'your refund request id (the same id is the same refund)')
+      .requiredOption('--original <merchant_ref>', 'merchant_ref of the sale to refund')
+      .option('--amount <kobo>', "amount to refund in kobo (integer; default: the file's amount)"),
+  ).action(async (o: { file: string; refundId: string; original: string; amount?: string } & CardPresentOptions) => {
+    const file = readJsonFile<Record<string, unknown>>(o.file);
+    const input = {
+      ...file,
+      refund_request_id: o.refundId,
+      original_merchant_ref: o.original,
+      ...(o.amount !== undefined ? { amount: Number(o.amount) } : {}),
+    } as PosRefundInput;
+    delete (input as Record<string, unknown>).merchant_ref;
+    delete (input as Record<string, unknown>).transaction_type;
+    const terminalId = await terminalFor(o, file.terminal_id);
+    const ctx = await context();
+    const handle = await startPosRefund(ctx, { ...input, ...(terminalId ? { terminal_id: terminalId } : {}) });
+    console.log(`started ${handle.workflowId}`);
+    if (!o.follow) return;
+    const result = (await followUntilDone(handle, posRefundStateQuery, renderPosRefundState, {
+      intervalMs: 250,
+    })) as PosRefundResult;
+    printResult(result, [renderPosRefundState(result), JSON.stringify(result, null, 2)]);
+    settleState(result);
+  });
 
   pos
     .command('refund-ledger')

@@ -29,9 +29,23 @@ export function renderPosTransactionState(s: PosTransactionState | PosTransactio
   return `[pos-txn ${s.merchantRef}] ${s.status} attempt=${s.attempt}${step}${action}`;
 }
 
+/** What every card-present start command (transaction, preauth, refund) takes last: its terminal, and whether to follow. */
+export interface CardPresentOptions {
+  serial?: string;
+  terminal?: string;
+  follow: boolean;
+}
+
+/** Adds the CardPresentOptions flags to a card-present start command, in the order its help lists them. */
+export const withCardPresentOptions = (command: Command): Command =>
+  command
+    .option('--serial <serial_no>', 'take terminal_id from F1 for this device')
+    .option('--terminal <terminal_id>', 'terminal id (instead of --serial)')
+    .option('--no-follow', 'start and return without following');
+
 /** The terminal a command sends to: --terminal, the file's terminal_id, or F1's for --serial. */
 export async function terminalFor(
-  o: { serial?: string; terminal?: string },
+  o: Pick<CardPresentOptions, 'serial' | 'terminal'>,
   fromFile: unknown,
 ): Promise<string | undefined> {
   if (o.terminal) return o.terminal;
@@ -65,27 +79,27 @@ export function registerPosTerminalCommands(pos: Command, context: ContextFactor
       }
     });
 
-  pos
-    .command('transaction')
-    .description('send one card transaction (F3) with requery (F4) on an unknown outcome; card fields from a JSON file')
-    .requiredOption(
-      '--file <path>',
-      "JSON with the F3 fields (card_pan, track2, chipdata, pin_block, merchant_ref...); '-' reads stdin",
-    )
-    .option('--serial <serial_no>', 'take terminal_id from F1 for this device')
-    .option('--terminal <terminal_id>', 'terminal id (instead of --serial)')
-    .option('--no-follow', 'start and return without following')
-    .action(async (o: { file: string; serial?: string; terminal?: string; follow: boolean }) => {
-      const input = readJsonFile<PosTransactionInput>(o.file);
-      const terminalId = await terminalFor(o, input.terminal_id);
-      const ctx = await context();
-      const handle = await startPosTransaction(ctx, { ...input, terminal_id: terminalId });
-      console.log(`started ${handle.workflowId}`);
-      if (!o.follow) return;
-      const result = (await followUntilDone(handle, posTransactionStateQuery, renderPosTransactionState, {
-        intervalMs: 250,
-      })) as PosTransactionResult;
-      printResult(result, [renderPosTransactionState(result), JSON.stringify(result, null, 2)]);
-      settleState(result);
-    });
+  withCardPresentOptions(
+    pos
+      .command('transaction')
+      .description(
+        'send one card transaction (F3) with requery (F4) on an unknown outcome; card fields from a JSON file',
+      )
+      .requiredOption(
+        '--file <path>',
+        "JSON with the F3 fields (card_pan, track2, chipdata, pin_block, merchant_ref...); '-' reads stdin",
+      ),
+  ).action(async (o: { file: string } & CardPresentOptions) => {
+    const input = readJsonFile<PosTransactionInput>(o.file);
+    const terminalId = await terminalFor(o, input.terminal_id);
+    const ctx = await context();
+    const handle = await startPosTransaction(ctx, { ...input, terminal_id: terminalId });
+    console.log(`started ${handle.workflowId}`);
+    if (!o.follow) return;
+    const result = (await followUntilDone(handle, posTransactionStateQuery, renderPosTransactionState, {
+      intervalMs: 250,
+    })) as PosTransactionResult;
+    printResult(result, [renderPosTransactionState(result), JSON.stringify(result, null, 2)]);
+    settleState(result);
+  });
 }
