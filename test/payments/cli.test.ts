@@ -2,13 +2,10 @@
 // file and prints each state until the final one; `pay otp` reads the code from stdin; a refused
 // code is an answer (exit code 2), not a crash; card data never reaches the output.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { waitForState } from '../../src/starters/payment-common';
 import { getCardPaymentState } from '../../src/starters/card-payment';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
-import { cliAgainst, spawnCli } from '../support/cli';
+import { cardPaymentFile, cliAgainst, spawnCli } from '../support/cli';
 import { testConfig, useServices } from '../support/stack';
 
 const config = testConfig();
@@ -18,18 +15,7 @@ const { cli, cliEnv } = cliAgainst(config, stack);
 describe('the payment CLI as a user runs it, against a running stack', () => {
   it('pay card follows the payment to its final state while pay otp (stdin) completes it; a wrong OTP exits 2 with the reason', async () => {
     const ref = `cli-${randomUUID()}`;
-    const dir = mkdtempSync(join(tmpdir(), 'pay-cli-'));
-    const file = join(dir, 'card.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        transactionRef: ref,
-        amount: 100_000,
-        currency: 'NGN',
-        card: { number: TEST_CARDS.otpOnly, cvv: '123', expiryMonth: '12', expiryYear: '29' },
-        customer: { name: 'Ada', email: 'ada@example.com' },
-      }),
-    );
+    const file = cardPaymentFile(ref, TEST_CARDS.otpOnly);
     const follower = spawnCli(['pay', 'card', '--file', file], cliEnv());
     const { exited } = follower;
 

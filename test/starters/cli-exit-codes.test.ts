@@ -5,13 +5,13 @@
 // taken from argv (refused, exit 2), it is read from stdin or typed at a prompt that does not echo.
 import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { getCardPaymentState } from '../../src/starters/card-payment';
 import { waitForState } from '../../src/starters/payment-common';
-import { cliAgainst, cliCommand, runCli, type CliResult } from '../support/cli';
+import { cardPaymentFile, cliAgainst, cliCommand, runCli, type CliResult } from '../support/cli';
 import { testConfig, useServices } from '../support/stack';
 
 const config = testConfig();
@@ -19,21 +19,10 @@ const stack = useServices(config);
 const { cli, cliEnv } = cliAgainst(config, stack);
 const dir = mkdtempSync(join(tmpdir(), 'cli-exit-'));
 
+/** A `pay card --file` input for a new reference (a short webhook grace: the outcome comes quickly). */
 function cardFile(number: string): { ref: string; file: string } {
   const ref = `cli-exit-${randomUUID()}`;
-  const file = join(dir, `${ref}.json`);
-  writeFileSync(
-    file,
-    JSON.stringify({
-      transactionRef: ref,
-      amount: 100_000,
-      currency: 'NGN',
-      card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' },
-      customer: { name: 'Ada', email: 'ada@example.com' },
-      webhookGraceMs: 300,
-    }),
-  );
-  return { ref, file };
+  return { ref, file: cardPaymentFile(ref, number, { webhookGraceMs: 300 }) };
 }
 
 /** stdout must be exactly one JSON document (JSON.parse refuses anything else around it). */

@@ -4,7 +4,8 @@
 // is newer than every file in src/ (`npm test` builds before jest), under tsx otherwise: tsx
 // costs about twice the CPU per command, and the suites run some ninety commands.
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppConfig } from '../../src/config/config';
 import type { RunningServices } from '../../src/stack/services';
@@ -106,4 +107,24 @@ export function spawnCli(
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const exited = new Promise<number>((r) => child.on('exit', (code) => r(code ?? 1)));
   return { child, output: () => out, exited };
+}
+
+/**
+ * Writes the file `pay card --file` reads: card payment `ref` of 1,000.00 NGN with card `number`
+ * (the sandbox's expiry and CVV), `over` on top, in a temporary folder; returns its path.
+ */
+export function cardPaymentFile(ref: string, number: string, over: Record<string, unknown> = {}): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'pay-cli-')), `${ref}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      transactionRef: ref,
+      amount: 100_000,
+      currency: 'NGN',
+      card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' },
+      customer: { name: 'Ada', email: 'ada@example.com' },
+      ...over,
+    }),
+  );
+  return file;
 }
