@@ -1,6 +1,7 @@
 // The mandate CLI (`npm run cli -- mandate …`) as a user runs it against a running stack (dev
-// server, worker, sandbox): start from a file, a wrong OTP and a debit below N200 print the
-// reason and exit 1, a debit, status with the debits, D5 listing with a cursor, cancel twice.
+// server, worker, sandbox): start from a file, a wrong OTP prints the reason and exits 1, a debit
+// below N200 or over the balance is refused by the flow with exit 2, a debit, status with the
+// debits, D5 listing with a cursor, cancel twice.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,8 +70,10 @@ describe('the mandate CLI as a user runs it', () => {
       cli(['mandate', 'debit', '--ref', ref, '--amount', '19999']),
       cli(['mandate', 'debit', '--ref', ref, '--amount', '500001']),
     ]);
-    expect(below.code).toBe(1); // refused by the flow's Update validator: exits as a failure
+    // Refused by the flow's Update validator: nothing ran, so bad input (exit 2), with the reason.
+    expect(below.code).toBe(2);
     expect(below.stderr).toContain('amount must be at least 20000 kobo (N200)');
+    expect(over.code).toBe(2);
     expect(over.stderr).toContain('exceeds the remaining balance 500000');
     // Run twice with the same key (a retried script): one debit.
     const debitRef = debitKeyReference(ref, 'cli-order-1');

@@ -55,7 +55,8 @@ async function explained<T>(p: Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof StarterInputError) throw err; // a refused input keeps its class: exit 2
     const cause = (err as { cause?: unknown }).cause;
-    throw new Error(cause instanceof Error && cause.message ? cause.message : (err as Error).message);
+    // The original stays the cause: its kind decides the exit code (output.ts).
+    throw new Error(cause instanceof Error && cause.message ? cause.message : (err as Error).message, { cause: err });
   }
 }
 

@@ -73,9 +73,19 @@ const UNREACHABLE_CODES = new Set([
   'EAI_AGAIN',
 ]);
 
+/**
+ * An Update the flow's validator refused: nothing ran and nothing is in history. Validators throw a
+ * plain Error, which reaches the client as an ApplicationFailure of type 'Error'; a handler that ran
+ * and failed throws an ApplicationFailure of its own type (OtpRejected, CancelFailed, ...).
+ */
+function isRefusedUpdate(err: unknown): boolean {
+  const e = err as { name?: string; cause?: { name?: string; type?: string } } | undefined;
+  return e?.name === 'WorkflowUpdateFailedError' && e.cause?.name === 'ApplicationFailure' && e.cause.type === 'Error';
+}
+
 /** The outcome of an error a command threw. */
 export function outcomeOfError(err: unknown): Outcome {
-  if (err instanceof StarterInputError) return 'badInput';
+  if (err instanceof StarterInputError || isRefusedUpdate(err)) return 'badInput';
   const e = err as { name?: string; code?: unknown; message?: string; cause?: unknown } | undefined;
   if (typeof e?.code === 'string' && e.code.startsWith('commander.')) return 'badInput';
   // A reference already used (DuplicateReferenceError) or naming no flow is the caller's input too.
