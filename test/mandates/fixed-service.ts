@@ -6,7 +6,7 @@
 // mandate-workflow and mandate-e2e).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { MandateDebitRequest } from '../../src/activities/mandate';
-import type { MandateTestActivities } from './helpers';
+import { applyFakeDebit, cancelFakeMandate, type MandateTestActivities } from './helpers';
 
 const refuse = (type: string, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
 
@@ -69,11 +69,7 @@ export function fixedMandateService() {
       const refusal = knobs.refuseNextDebit;
       knobs.refuseNextDebit = undefined;
       if (refusal) throw refuse('BadRequest', `debit ${req.reference}: ${refusal}`);
-      if (req.amount > m.balance)
-        throw refuse('BadRequest', `debit ${req.reference}: Mandate balance is lesser than debit amount`);
-      applied.set(req.reference, req.amount);
-      m.balance -= req.amount;
-      m.total += req.amount;
+      applyFakeDebit(m, req, applied);
       return { status: 'success', serviceStatus: 'success', amount: req.amount };
     },
     async lookupTransaction(ref) {
@@ -82,11 +78,7 @@ export function fixedMandateService() {
       return amount !== undefined ? { found: true, status: 'Success', amount } : { found: false };
     },
     async cancelMandate(id) {
-      if (knobs.cancelRefusal) return { cancelled: false, alreadyCancelled: false, reason: knobs.cancelRefusal };
-      const m = mandates.get(id)!;
-      if (m.status === 'cancelled') return { cancelled: true, alreadyCancelled: true };
-      m.status = 'cancelled';
-      return { cancelled: true, alreadyCancelled: false };
+      return cancelFakeMandate(mandates.get(id)!, knobs.cancelRefusal);
     },
     async getMandate(id) {
       counts.d5 += 1;

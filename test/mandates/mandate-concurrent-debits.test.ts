@@ -8,7 +8,6 @@
 // Determinism: the first D3 is held at a gate until both Updates are accepted, so both validators
 // certainly ran while the balance was still whole, whichever Update took the lock first.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowUpdateFailedError, WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import {
   cancelMandateUpdate,
@@ -26,7 +25,7 @@ import type { MandateDebitAnswer, MandateDebitRequest } from '../../src/activiti
 import { eventually } from '../support/polling';
 import { workflowBundle } from '../support/stack';
 import { useTimeSkippingEnv } from '../support/time-skipping';
-import { DAY, type MandateTestActivities as Activities } from './helpers';
+import { applyFakeDebit, DAY, type MandateTestActivities as Activities } from './helpers';
 
 const env = useTimeSkippingEnv({ quietRuntime: true });
 let now: number;
@@ -36,7 +35,6 @@ beforeEach(async () => {
 
 /** A claim-check handle's shape; these fake activities never open one. */
 const handle = () => `cc_${randomBytes(16).toString('base64url')}`;
-const refuse = (type: string, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
 
 /** The service for one mandate: OTP 123456 approves it; D3 debits its balance (and refuses beyond it); every D3 recorded. */
 function fakeService() {
@@ -63,11 +61,7 @@ function fakeService() {
     async debitMandate(req): Promise<MandateDebitAnswer> {
       d3.push(req);
       await gate; // held until the test has both Updates accepted
-      if (req.amount > mandate.balance)
-        throw refuse('BadRequest', `debit ${req.reference}: Mandate balance is lesser than debit amount`);
-      applied.set(req.reference, req.amount);
-      mandate.balance -= req.amount;
-      mandate.total += req.amount;
+      applyFakeDebit(mandate, req, applied);
       return { status: 'success', serviceStatus: 'success', amount: req.amount };
     },
     async lookupTransaction(ref) {

@@ -28,7 +28,14 @@ import { PaymentStatus } from '../../src/shared/search-attributes';
 import { eventually } from '../support/polling';
 import { useTimeSkippingEnv, whileSkippingTime } from '../support/time-skipping';
 import { activitiesByWorkflow } from '../support/activities-by-workflow';
-import { DAY, day, mandateInput, type MandateTestActivities as Activities } from './helpers';
+import {
+  applyFakeDebit,
+  cancelFakeMandate,
+  DAY,
+  day,
+  mandateInput,
+  type MandateTestActivities as Activities,
+} from './helpers';
 
 // One worker for the file: a mandate's activities are those of the fake service its test started it with (start below).
 const TASK_QUEUE = `mandate-${randomUUID()}`;
@@ -97,11 +104,7 @@ function fakeService() {
     if (m.status !== 'approved') throw refuse('BadRequest', `debit ${req.reference}: Mandate is not ready for debit`);
     if (applied.has(req.reference))
       throw refuse('DuplicateReference', `debit ${req.reference}: Duplicate transaction reference`);
-    if (req.amount > m.balance)
-      throw refuse('BadRequest', `debit ${req.reference}: Mandate balance is lesser than debit amount`);
-    applied.set(req.reference, req.amount);
-    m.balance -= req.amount;
-    m.total += req.amount;
+    applyFakeDebit(m, req, applied);
   };
 
   const activities: Activities = {
@@ -171,11 +174,7 @@ function fakeService() {
     },
     async cancelMandate(id) {
       counts.cancel += 1;
-      if (knobs.cancelRefusal) return { cancelled: false, alreadyCancelled: false, reason: knobs.cancelRefusal };
-      const m = mandates.get(id)!;
-      if (m.status === 'cancelled') return { cancelled: true, alreadyCancelled: true };
-      m.status = 'cancelled';
-      return { cancelled: true, alreadyCancelled: false };
+      return cancelFakeMandate(mandates.get(id)!, knobs.cancelRefusal);
     },
     async getMandate(id) {
       if (knobs.d5Down) throw refuse('ServiceError', 'look up mandate: 503');
