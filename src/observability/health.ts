@@ -59,33 +59,44 @@ export async function answerHealth(
 }
 
 /**
- * The worker's health: alive unless the worker failed; ready when it runs, both pollers poll and
- * Temporal answers. Attach the worker once it exists (the server starts first, so liveness answers
- * while the worker connects).
+ * The worker process's health: alive unless a worker failed; ready when every worker of the process
+ * (one per task queue it polls, src/workers/worker-group.ts) runs and polls, and Temporal answers.
+ * Attach the workers once they exist (the server starts first, so liveness answers while they connect).
  */
 export class WorkerHealth implements HealthChecks {
-  private worker: Worker | undefined;
+  private workers: readonly Worker[] = [];
   private connection: NativeConnection | undefined;
 
-  attach(worker: Worker, connection: NativeConnection): void {
-    this.worker = worker;
+  attach(workers: Worker | readonly Worker[], connection: NativeConnection): void {
+    this.workers = Array.isArray(workers) ? workers : [workers as Worker];
     this.connection = connection;
   }
 
   live(): boolean {
-    return this.worker?.getState() !== 'FAILED';
+    return this.workers.every((w) => w.getState() !== 'FAILED');
   }
 
   async ready(): Promise<Readiness> {
-    const worker = this.worker;
-    if (!worker || !this.connection)
+    if (this.workers.length === 0 || !this.connection)
       return { ready: false, checks: { worker: false, polling: false, temporal: false } };
-    const status = worker.getStatus();
-    const running = status.runState === 'RUNNING';
-    const polling = status.workflowPollerState === 'POLLING' && status.activityPollerState === 'POLLING';
+    const statuses = this.workers.map((w) => w.getStatus());
+    const running = statuses.every((s) => s.runState === 'RUNNING');
+    const polling = statuses.every(isPolling);
     const temporal = running ? await temporalReachable(this.connection) : false;
     return { ready: running && polling && temporal, checks: { worker: running, polling, temporal } };
   }
+}
+
+/**
+ * A running worker polls when no poller failed and at least one polls. A poller of a kind the worker
+ * has nothing registered for (an activity-only worker of the money or reads queue has no workflows)
+ * is SHUTDOWN from the start; while the worker runs, SHUTDOWN means nothing else.
+ */
+function isPolling(
+  status: Pick<ReturnType<Worker['getStatus']>, 'workflowPollerState' | 'activityPollerState'>,
+): boolean {
+  const pollers = [status.workflowPollerState, status.activityPollerState];
+  return !pollers.includes('FAILED') && pollers.includes('POLLING');
 }
 
 export interface RunningHealthServer {

@@ -90,7 +90,7 @@ export interface RunningWorkerHealth {
   health: WorkerHealth;
   /** Base URL of /healthz and /readyz; undefined when HEALTH_PORT=off. */
   url?: string;
-  watch(worker: Worker, connection: NativeConnection): void;
+  watch(workers: Worker | readonly Worker[], connection: NativeConnection): void;
   close(): Promise<void>;
 }
 
@@ -110,7 +110,7 @@ export async function startWorkerHealth(
   return {
     health,
     url,
-    watch: (worker, connection) => health.attach(worker, connection),
+    watch: (workers, connection) => health.attach(workers, connection),
     close: async () => {
       await server?.close();
     },

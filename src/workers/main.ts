@@ -123,7 +123,7 @@ async function main(): Promise<void> {
         ),
     );
   }
-  health.watch(worker.primary, connection);
+  health.watch(worker.workers, connection);
   logger.info(
     {
       taskQueue: config.temporal.taskQueue,

@@ -60,7 +60,12 @@ export class WorkerGroup {
     return [...this.byQueue.keys()];
   }
 
-  /** The worker health watches: the main queue's, else the first activity queue's. */
+  /** Every worker of the group (health watches them all). */
+  get workers(): Worker[] {
+    return [...this.byQueue.values()];
+  }
+
+  /** The worker whose state stands for the group's: the main queue's, else the first activity queue's. */
   get primary(): Worker {
     return this.byQueue.get('workflows') ?? [...this.byQueue.values()][0];
   }

@@ -1,10 +1,11 @@
 // Liveness and readiness of each process: the webhook receiver (ready = Temporal answers), the codec
 // server (ready = its codec round-trips a probe) and the worker's health server (ready = running,
-// both pollers polling, Temporal answering). The worker's ready case against a real worker is in
-// metrics-e2e.test.ts; here its refusals.
+// every worker of the process running and polling, Temporal answering). The worker's ready case
+// against a real stack is in metrics-e2e.test.ts; here its refusals, and a real money-queue-only worker.
 import type { Server } from 'node:http';
 import { Connection } from '@temporalio/client';
-import type { NativeConnection, Worker } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { closeServer } from '../../src/webhooks/receiver';
 import { startCodecServer } from '../../src/codec/codec-server';
@@ -14,6 +15,8 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { createLogger } from '../../src/logging/logger';
 import { LogCapture, testConfig } from '../support/stack';
 import { listenWebhookReceiver } from '../support/webhook-receiver';
+import { createWorkerGroup } from '../../src/workers/worker-group';
+import { eventually } from '../support/polling';
 
 const logger = createLogger({ destination: new LogCapture() });
 const config = testConfig();
@@ -125,6 +128,41 @@ describe("worker's health server", () => {
     ],
     ['Temporal does not answer', fakeWorker('RUNNING'), false, 503, { worker: true, polling: true, temporal: false }],
     ['draining for shutdown', fakeWorker('DRAINING'), true, 503, { worker: false, polling: true, temporal: false }],
+    [
+      'an activity-only worker (a money or reads queue alone): no workflow poller, its activity poller polls',
+      fakeWorker('RUNNING', 'SHUTDOWN', 'POLLING'),
+      true,
+      200,
+      { worker: true, polling: true, temporal: true },
+    ],
+    [
+      'a running worker whose pollers all stopped',
+      fakeWorker('RUNNING', 'SHUTDOWN', 'SHUTDOWN'),
+      true,
+      503,
+      { worker: true, polling: false, temporal: true },
+    ],
+    [
+      "a process's workers: the main queue's polls, the money queue's activity poller failed",
+      [fakeWorker('RUNNING'), fakeWorker('RUNNING', 'SHUTDOWN', 'FAILED')],
+      true,
+      503,
+      { worker: true, polling: false, temporal: true },
+    ],
+    [
+      "a process's workers: the main queue's runs, the reads queue's is draining",
+      [fakeWorker('RUNNING'), fakeWorker('DRAINING', 'SHUTDOWN', 'POLLING')],
+      true,
+      503,
+      { worker: false, polling: true, temporal: false },
+    ],
+    [
+      "a process's workers: main, money and reads all running and polling",
+      [fakeWorker('RUNNING'), fakeWorker('RUNNING', 'SHUTDOWN'), fakeWorker('RUNNING', 'SHUTDOWN')],
+      true,
+      200,
+      { worker: true, polling: true, temporal: true },
+    ],
   ] as const)('readiness: %s', async (_label, worker, reachable, status, checks) => {
     const health = new WorkerHealth();
     health.attach(worker, fakeConnection(reachable));
@@ -136,6 +174,47 @@ describe("worker's health server", () => {
     const health = new WorkerHealth();
     health.attach(fakeWorker('FAILED'), fakeConnection(true));
     expect((await probe(health)).live).toEqual({ status: 503, body: { ok: false } });
+  });
+
+  it("is not alive once any of the process's workers failed (the money queue's)", async () => {
+    const health = new WorkerHealth();
+    health.attach([fakeWorker('RUNNING'), fakeWorker('FAILED', 'SHUTDOWN', 'FAILED')], fakeConnection(true));
+    expect((await probe(health)).live).toEqual({ status: 503, body: { ok: false } });
+  });
+
+  it('is ready with a real money-queue-only worker (WORKER_TASK_QUEUES=money), which has no workflow poller', async () => {
+    const connection = await NativeConnection.connect({ address: config.temporal.address });
+    const group = await createWorkerGroup(
+      {
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue: `health-money-${randomUUID()}`,
+        activities: { noop: async () => undefined },
+      },
+      ['money'],
+    );
+    const health = new WorkerHealth();
+    health.attach(group.workers, connection);
+    const server = await startHealthServer({ host: '127.0.0.1', port: 0, checks: health });
+    running = server;
+    try {
+      const ready = await group.runUntil(() =>
+        eventually(
+          () => get(`${server.url}/readyz`),
+          (r) => r.status === 200,
+          {
+            timeoutMs: 15_000,
+            returnLastOnTimeout: true,
+          },
+        ),
+      );
+      expect(ready).toEqual({
+        status: 200,
+        body: { ready: true, checks: { worker: true, polling: true, temporal: true } },
+      });
+    } finally {
+      await connection.close();
+    }
   });
 
   it('answers only its two routes', async () => {
