@@ -27,6 +27,7 @@ import {
   SANDBOX_KEY_PREFIX,
   send,
   type Reply,
+  type RequestContext,
   type RequestLogEntry,
 } from './http';
 import { Ledger, type LedgerEntry } from './ledger';
@@ -313,6 +314,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     // text/plain) without a preflight, so API routes take a body only when it is declared JSON.
     const jsonRequired =
       stateChanging && (raw.length > 0 || contentType !== undefined) && !isJsonContentType(contentType);
+    // What a handler sees of this request, admin (no secret key) or API.
+    const contextFor = (params: Record<string, string>, form: boolean, secretKey: string): RequestContext => ({
+      method,
+      path,
+      params,
+      query: url.searchParams,
+      body,
+      form,
+      secretKey,
+      headers: req.headers,
+    });
 
     if (isAdmin) {
       const m = admin.match(method, path);
@@ -324,16 +336,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
             ? fail(m.allowed.length ? 405 : 404, m.allowed.length ? 'Method not allowed' : 'Unknown admin endpoint')
             : !parsed
               ? fail(400, 'Invalid JSON body')
-              : await m.route.handler({
-                  method,
-                  path,
-                  params: m.params,
-                  query: url.searchParams,
-                  body,
-                  form: parsed.form,
-                  secretKey: '',
-                  headers: req.headers,
-                });
+              : await m.route.handler(contextFor(m.params, parsed.form, ''));
       return send(res, reply, requestId);
     }
 
@@ -362,16 +365,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       else if (m.route.group !== 'none' && jsonRequired) reply = fail(415, 'Content-Type must be application/json');
       else if (!parsed) reply = fail(400, 'Invalid JSON body');
       else {
-        const ctx = {
-          method,
-          path,
-          params: m.params,
-          query: url.searchParams,
-          body,
-          form: parsed.form,
-          secretKey: auth.key,
-          headers: req.headers,
-        };
+        const ctx = contextFor(m.params, parsed.form, auth.key);
         // Every field first: the handler never looks anything up for a request that is malformed.
         reply = checkFields(m.route, ctx) ?? (await m.route.handler(ctx));
       }

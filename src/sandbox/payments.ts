@@ -3,7 +3,7 @@
 // step and expiry on the sandbox clock, and what happens on success (ledger, tokenisation, E-1).
 import type { SandboxClock } from './clock';
 import type { Ledger, LedgerKind } from './ledger';
-import { MERCHANT_ID, randomDigits } from './http';
+import { MERCHANT_EMAIL, MERCHANT_ID, MERCHANT_NAME, randomDigits } from './http';
 import type { WebhookDispatcher } from './webhooks';
 
 export const SANDBOX_PIN = '1234';
@@ -87,6 +87,26 @@ export interface Payment {
   updatedAt: number;
   failureReason?: string;
 }
+
+/**
+ * A payment as the tokenised-card charge result (A4) lists it. Verify (docs/choices.md) answers these
+ * fields and a few more: one home, so the two always agree.
+ */
+export const chargeResult = (p: Payment, clock: SandboxClock): Record<string, unknown> => ({
+  transaction_amount: p.amount,
+  transaction_ref: p.ref,
+  email: p.email,
+  transaction_status: p.status,
+  transaction_currency_id: p.currency,
+  created_at: clock.iso(p.createdAt),
+  transaction_type: p.type,
+  merchant_name: MERCHANT_NAME,
+  merchant_business_name: MERCHANT_NAME,
+  gateway_transaction_ref: p.gatewayRef,
+  recurring: null,
+  merchant_email: MERCHANT_EMAIL,
+  plan_code: null,
+});
 
 export interface Token {
   id: string;

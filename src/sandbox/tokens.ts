@@ -1,8 +1,8 @@
 // A3-A5. Tokenised cards: a recurring checkout paid by card yields a token (E-1
 // payment_information.token_id); A4 charges it, A5 cancels it.
 import { z } from 'zod';
-import { fail, MERCHANT_EMAIL, MERCHANT_NAME, ok, type Router } from './http';
-import { chargeFor, type PaymentStore } from './payments';
+import { fail, ok, type Router } from './http';
+import { chargeFor, chargeResult, type PaymentStore } from './payments';
 import { identifier, identifiers, rule, type RouteFields } from './validation';
 
 // A4: a negative amount is the spec's own message; any other non-integer is ours.
@@ -61,21 +61,7 @@ export function registerTokens(router: Router, store: PaymentStore): void {
       tokenId,
     });
     store.succeed(p);
-    return ok({
-      transaction_amount: amount,
-      transaction_ref: ref,
-      email: token.email,
-      transaction_status: 'Success',
-      transaction_currency_id: token.currency,
-      created_at: clock.iso(p.createdAt),
-      transaction_type: 'Card',
-      merchant_name: MERCHANT_NAME,
-      merchant_business_name: MERCHANT_NAME,
-      gateway_transaction_ref: p.gatewayRef,
-      recurring: null,
-      merchant_email: MERCHANT_EMAIL,
-      plan_code: null,
-    });
+    return ok(chargeResult(p, clock));
   });
 
   // A5. Cancel tokenised cards: {auth_code: [ids]} (a single id string is accepted too).

@@ -2,7 +2,7 @@
 // reference (Success | Failed | Abandoned | Pending; 400 for an unknown reference).
 import { z } from 'zod';
 import { fail, MERCHANT_EMAIL, MERCHANT_ID, MERCHANT_NAME, ok, page, type Router } from './http';
-import type { Payment, PaymentStore } from './payments';
+import { chargeResult, type Payment, type PaymentStore } from './payments';
 import type { PosRemoteTransaction } from './pos-remote';
 import { identifier, oneOf, pathParams, rule, type RouteFields } from './validation';
 
@@ -175,20 +175,8 @@ export function registerTransactions(
     const p = store.get(params.ref);
     if (!p) return fail(400, `Transaction ${params.ref} not found`);
     return ok({
-      transaction_amount: p.amount,
-      transaction_ref: p.ref,
-      email: p.email,
-      transaction_status: p.status,
-      transaction_currency_id: p.currency,
-      created_at: clock.iso(p.createdAt),
-      transaction_type: p.type,
+      ...chargeResult(p, clock),
       merchant_amount: p.merchantAmount,
-      merchant_name: MERCHANT_NAME,
-      merchant_business_name: MERCHANT_NAME,
-      gateway_transaction_ref: p.gatewayRef,
-      recurring: null,
-      merchant_email: MERCHANT_EMAIL,
-      plan_code: null,
       meta: p.meta,
       ...(p.failureReason ? { failure_reason: p.failureReason } : {}),
     });
