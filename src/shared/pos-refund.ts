@@ -22,6 +22,7 @@ import {
   PosTransactionInputSchema,
   merchantRefSchema,
   type PosResolveOutcome,
+  type PosSendStatus,
   type PosStep,
   type PosTransactionRecord,
 } from './pos-terminal';
@@ -97,20 +98,8 @@ export type PosRefundRefusal =
   /** The service (F4) or the refund ledger could not be asked: nothing was sent. */
   | 'unverified';
 
-export type PosRefundStatus =
-  | 'validating'
-  | 'checking_original'
-  | 'reserving'
-  | 'initiating'
-  | 'requerying'
-  | 'retry_wait'
-  | 'approved'
-  | 'declined'
-  | 'rejected'
-  | 'refused'
-  | 'not_received'
-  | 'outcome_unknown'
-  | 'card_data_unavailable';
+/** The refund's own statuses come before the send (checking_original: F4 on the sale; reserving: its ledger) or instead of it (refused). */
+export type PosRefundStatus = 'validating' | 'checking_original' | 'reserving' | 'refused' | PosSendStatus;
 
 export const POS_REFUND_FINAL_STATUSES: readonly PosRefundStatus[] = [
   'approved',

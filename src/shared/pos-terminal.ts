@@ -210,8 +210,8 @@ export interface PosTransactionRecord {
   transaction_type?: string;
 }
 
-export type PosTransactionStatus =
-  | 'validating'
+/** The statuses of one F3 send with its F4 requery, the sale's and the refund's alike: sending, its answer, or why none came. */
+export type PosSendStatus =
   | 'initiating'
   | 'requerying'
   | 'retry_wait'
@@ -222,6 +222,8 @@ export type PosTransactionStatus =
   | 'outcome_unknown'
   /** The sealed card read expired (or was used) before F3 could be sent: nothing was sent, nothing charged. */
   | 'card_data_unavailable';
+
+export type PosTransactionStatus = 'validating' | PosSendStatus;
 
 /** Final statuses. outcome_unknown is not one while the flow runs: it is parked, requerying and waiting for resolveOutcome. */
 export const POS_TRANSACTION_FINAL_STATUSES: readonly PosTransactionStatus[] = [
