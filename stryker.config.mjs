@@ -102,7 +102,8 @@ const webhooks = {
 /** The claim-check store (card data at rest). */
 const claimCheck = {
   ...inNode,
-  mutate: ['src/claim-check/store.ts'],
+  // postgres.ts: the store's pool and table set-up (shared with the credit store).
+  mutate: ['src/claim-check/store.ts', 'src/claim-check/postgres.ts'],
   testFiles: ['test/claim-check/store.test.ts'],
 };
 
