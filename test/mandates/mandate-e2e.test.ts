@@ -36,6 +36,7 @@ import {
 import type { mandateWorkflow } from '../../src/workflows/mandate';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
+import { newMandateRequest } from '../support/flow-inputs';
 
 const capture = new LogCapture();
 const config = testConfig();
@@ -46,19 +47,7 @@ beforeAll(async () => {
 });
 afterAll(() => services?.stop());
 
-const input = (over: Partial<MandateRequest> = {}): MandateRequest => ({
-  mandateRef: `M${randomUUID().replace(/-/g, '').slice(0, 12)}`,
-  debitType: 'variable',
-  amount: 1_000_000,
-  accountNumber: '0123456789',
-  bankCode: '058',
-  description: 'Gym membership',
-  startDate: new Date().toISOString().slice(0, 10),
-  endDate: '2099-12-31',
-  customerEmail: `c-${randomUUID()}@example.com`,
-  customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
-  ...over,
-});
+const input = newMandateRequest;
 const client = () => services.client;
 const ctx = () => services.starters;
 const sandbox = () => new SandboxAdmin(services.sandboxUrl!);

@@ -18,7 +18,7 @@ import { getCardPaymentState, submitOtp } from '../../src/starters/card-payment'
 import { getCheckoutState } from '../../src/starters/checkout';
 import { resolveParkedFlow } from '../../src/starters/ops';
 import { getMandateState, startMandate, submitMandateOtp } from '../../src/starters/mandate';
-import { cardPayment, electricityVend } from '../support/flow-inputs';
+import { cardPayment, electricityVend, newMandateRequest } from '../support/flow-inputs';
 import { historyTexts } from '../support/history';
 import { eventually } from '../support/polling';
 import { payCheckoutByCard } from '../support/sandbox-admin';
@@ -156,19 +156,9 @@ describe('the payments Nexus service, called from the merchant namespace', () =>
   });
 
   it('mandate debit: a debit of an approved VARIABLE mandate through the Update; the same key again is the same debit', async () => {
-    const mandateRef = `M${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    await startMandate(env.services.starters, {
-      mandateRef,
-      debitType: 'variable',
-      amount: 1_000_000,
-      accountNumber: '0123456789',
-      bankCode: '058',
-      description: 'Gym membership',
-      startDate: new Date().toISOString().slice(0, 10),
-      endDate: '2099-12-31',
-      customerEmail: `c-${randomUUID()}@example.com`,
-      customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
-    });
+    const request = newMandateRequest();
+    const { mandateRef } = request;
+    await startMandate(env.services.starters, request);
     await until(
       () => getMandateState(env.services.starters, mandateRef),
       (s) => s.status === 'awaiting_otp',

@@ -33,6 +33,7 @@ import { eventually } from '../support/polling';
 import { testConfig, useServices } from '../support/stack';
 import { recordHistory } from '../support/replay';
 import { payCheckoutByCard } from '../support/sandbox-admin';
+import { newMandateRequest } from '../support/flow-inputs';
 
 const config = testConfig();
 const env = useServices(config);
@@ -223,20 +224,9 @@ it('a reference that agrees again is marked resolved', async () => {
 }, 60_000);
 
 it('mandate debits are compared with the debits the mandate flow keeps, both ways: money under a debit reference the flow never made, and a debit the flow records that the service does not list, are findings', async () => {
-  const mandateRef = `M${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  await startMandate(env.services.starters, {
-    mandateRef,
-    debitType: 'variable',
-    amount: 1_000_000,
-    accountNumber: '0123456789',
-    bankCode: '058',
-    description: 'Gym',
-    startDate: day,
-    endDate: '2099-12-31',
-    customerEmail: `c-${randomUUID()}@example.com`,
-    customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
-    debitSettleMs: 0,
-  });
+  const request = newMandateRequest({ description: 'Gym', startDate: day, debitSettleMs: 0 });
+  const { mandateRef } = request;
+  await startMandate(env.services.starters, request);
   for (
     let i = 0;
     i < 100 && (await getMandateState(ctx(), mandateRef).catch(() => undefined))?.status !== 'awaiting_otp';

@@ -17,10 +17,10 @@ import { StarterInputError } from '../../src/starters/input-error';
 import { getRecurringState } from '../../src/starters/recurring';
 import { MANDATE_OTP, SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { scheduledChargeReference, type ScheduledRunResult } from '../../src/shared/scheduled-money';
-import type { MandateRequest } from '../../src/shared/mandate';
 import { startServices, testConfig } from '../support/stack';
 import { SandboxAdmin } from '../support/sandbox-admin';
 import { recordHistory } from '../support/replay';
+import { newMandateRequest } from '../support/flow-inputs';
 
 jest.setTimeout(120_000);
 
@@ -124,18 +124,7 @@ describe('recurring money on Temporal Schedules', () => {
   });
 
   it('fixed mandate debits: one D3 per period through the mandate flow (the period is the idempotency key); a second backfill debits nothing more', async () => {
-    const input: MandateRequest = {
-      mandateRef: `M${randomUUID().replace(/-/g, '').slice(0, 12)}`,
-      debitType: 'variable',
-      amount: 1_000_000,
-      accountNumber: '0123456789',
-      bankCode: '058',
-      description: 'Gym',
-      startDate: new Date().toISOString().slice(0, 10),
-      endDate: '2099-12-31',
-      customerEmail: `c-${randomUUID()}@example.com`,
-      customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
-    };
+    const input = newMandateRequest({ description: 'Gym' });
     await startMandate(services.starters, input);
     await waitForState(
       () => getMandateState(services.starters, input.mandateRef),

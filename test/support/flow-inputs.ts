@@ -1,6 +1,7 @@
 // Inputs that several suites start flows with: an electricity vend against the sandbox's test meter,
-// a card payment with the sandbox's OTP, a virtual-account customer and credit, and a `charge_successful` webhook delivered to the
+// a card payment with the sandbox's OTP, a virtual-account customer and credit, a mandate, and a `charge_successful` webhook delivered to the
 // unmatched-webhook inbox.
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { SANDBOX_OTP } from '../../src/sandbox';
 import type { CardPaymentState } from '../../src/shared/card-payment';
@@ -13,6 +14,7 @@ import {
   type CardPaymentRequest,
 } from '../../src/starters/card-payment';
 import { paymentWebhookSignal, paymentWorkflowId, type PaymentWebhookEvent } from '../../src/shared/payment-webhook';
+import type { MandateRequest } from '../../src/shared/mandate';
 import type { VendInput } from '../../src/shared/vending';
 import type { VirtualAccountCredit } from '../../src/shared/virtual-account-credit';
 import type { unmatchedPaymentWebhookWorkflow } from '../../src/workflows/webhook-inbox';
@@ -41,6 +43,26 @@ export function cardPayment(transactionRef: string, number: string, amount: numb
     card: { number, cvv: '123', expiryMonth: '12', expiryYear: '29' },
     customer: { name: 'Ada Obi', email: 'ada@example.com' },
     webhookGraceMs: 10_000,
+  };
+}
+
+/**
+ * A VARIABLE mandate of 1 000 000 from today to 2099 under a new reference (the sandbox's BVN, a
+ * customer email of its own); `over` on top.
+ */
+export function newMandateRequest(over: Partial<MandateRequest> = {}): MandateRequest {
+  return {
+    mandateRef: `M${randomUUID().replace(/-/g, '').slice(0, 12)}`,
+    debitType: 'variable',
+    amount: 1_000_000,
+    accountNumber: '0123456789',
+    bankCode: '058',
+    description: 'Gym membership',
+    startDate: new Date().toISOString().slice(0, 10),
+    endDate: '2099-12-31',
+    customerEmail: `c-${randomUUID()}@example.com`,
+    customer: { bvn: '22212345678', firstName: 'Ada', lastName: 'Obi', address: '1 Way', phone: '08012345678' },
+    ...over,
   };
 }
 
