@@ -61,8 +61,12 @@ describe('operator tools against a running stack', () => {
         },
       });
       const handle = await startPosTransaction(services.starters, input, session);
-      for (let i = 0; i < 200 && (await handle.query(posTransactionStateQuery)).status !== 'outcome_unknown'; i++)
-        await new Promise((r) => setTimeout(r, 100));
+      const parked = await eventually(
+        () => handle.query(posTransactionStateQuery),
+        (s) => s.status === 'outcome_unknown',
+        { timeoutMs: 30_000, description: 'the sale parked as outcome_unknown', returnLastOnTimeout: true },
+      );
+      expect(parked.status).toBe('outcome_unknown');
 
       const items = await listUntil('outcome-unknown', (l) => l.some((x) => x.workflowId === handle.workflowId));
       expect(items.find((x) => x.workflowId === handle.workflowId)).toMatchObject({

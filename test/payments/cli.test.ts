@@ -7,6 +7,7 @@ import { getCardPaymentState } from '../../src/starters/card-payment';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { cardPaymentFile, cliAgainst, spawnCli } from '../support/cli';
 import { testConfig, useServices } from '../support/stack';
+import { eventually } from '../support/polling';
 
 const config = testConfig();
 const stack = useServices(config);
@@ -25,8 +26,12 @@ describe('the payment CLI as a user runs it, against a running stack', () => {
       { timeoutMs: 30_000 },
     );
     // The follower polls once a second: let it show the waiting state before the OTP moves it on.
-    for (let i = 0; i < 300 && !follower.output().includes(`[card ${ref}] awaiting_otp`); i++)
-      await new Promise((r) => setTimeout(r, 100));
+    const shown = await eventually(
+      () => follower.output(),
+      (out) => out.includes(`[card ${ref}] awaiting_otp`),
+      { timeoutMs: 30_000, description: 'the follower showing awaiting_otp', returnLastOnTimeout: true },
+    );
+    expect(shown).toContain(`[card ${ref}] awaiting_otp`);
     const wrong = await cli(['pay', 'otp', '--ref', ref], '000000\n');
     expect(wrong).toMatchObject({ code: 2, stdout: expect.stringContaining('refused: ') });
     expect(wrong.stdout).toContain('Invalid OTP');

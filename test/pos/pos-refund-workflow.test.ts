@@ -28,6 +28,7 @@ import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { TerminalScript } from './terminal-script';
 import { assertNoRetryWithoutRequery, cardInput, sealedCardInput } from './helpers';
 import { FailureTypes } from '../../src/shared/failures';
+import { eventually } from '../support/polling';
 
 const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
 installTemporalRuntime(logger, 'WARN');
@@ -159,8 +160,12 @@ describe('POS refund: one next step per outcome', () => {
       ['not_found', ...Array.from({ length: 8 }, () => ({ fail: FailureTypes.Unauthorized }))],
     );
     const h = await start(refundInput(sale, req, 60_000, { options: { ...FAST, requeryBackoff: '1 hour' } }));
-    for (let i = 0; i < 100 && (await h.query(posRefundStateQuery)).status !== 'outcome_unknown'; i++)
-      await new Promise((r) => setTimeout(r, 100));
+    const parked = await eventually(
+      () => h.query(posRefundStateQuery),
+      (s) => s.status === 'outcome_unknown',
+      { timeoutMs: 30_000, description: 'the refund parked as outcome_unknown', returnLastOnTimeout: true },
+    );
+    expect(parked.status).toBe('outcome_unknown');
     expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
     expect(await ledger(sale)).toMatchObject({ refunded: 0, reserved: 60_000, remaining: 90_000 });
     await h.executeUpdate(resolveOutcomeUpdate, {

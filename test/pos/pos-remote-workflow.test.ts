@@ -269,11 +269,12 @@ describe('POS remote request', () => {
         () => 'accepted',
         (err: { cause?: { message?: string } }) => err.cause?.message ?? String(err),
       );
-    let refused = await refusal();
-    for (let i = 0; i < 100 && /No registered handler/.test(refused); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      refused = await refusal();
-    }
+    const refused = await eventually(refusal, (r) => !/No registered handler/.test(r), {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      description: 'the resolveOutcome handler registered',
+      returnLastOnTimeout: true,
+    });
     expect(refused).toBe('outcome must be one of success, failed, expired');
     const result = await resolvedAs(handle, 'expired');
     expect(result).toMatchObject({

@@ -31,6 +31,7 @@ import {
 import type { posTerminalTransactionWorkflow } from '../../src/workflows/pos-terminal';
 import { posCallsFromLog, sandboxCard, shortRef } from './sandbox';
 import { SandboxAdmin } from '../support/sandbox-admin';
+import { eventually } from '../support/polling';
 
 const capture = new LogCapture();
 const logger = createLogger({ destination: capture, level: 'debug' });
@@ -188,8 +189,12 @@ describe('POS terminal transaction against the sandbox', () => {
       options: { requerySettleDelay: '100ms', requeryTimeout: '4s', requeryBackoff: '500ms', requeryMaxBackoff: '1s' },
     });
     const h = await startPosTransaction(ctx, input, session);
-    for (let i = 0; i < 200 && (await h.query(posTransactionStateQuery)).status !== 'outcome_unknown'; i++)
-      await new Promise((r) => setTimeout(r, 100));
+    const parked = await eventually(
+      () => h.query(posTransactionStateQuery),
+      (s) => s.status === 'outcome_unknown',
+      { timeoutMs: 30_000, description: 'the sale parked as outcome_unknown', returnLastOnTimeout: true },
+    );
+    expect(parked.status).toBe('outcome_unknown');
     expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
     await admin.clearFaults();
     const result = await h.result();

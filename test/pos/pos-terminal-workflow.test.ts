@@ -24,6 +24,7 @@ import { hangUntilWorkerShutdown, runWithWorker, useTimeSkippingEnv } from '../s
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { assertNoRetryWithoutRequery, cardInput, sealedCardInput, stepsToCalls, type CallRecord } from './helpers';
 import { FailureTypes } from '../../src/shared/failures';
+import { eventually } from '../support/polling';
 
 type ScriptedActivities = Pick<
   PosTerminalActivities,
@@ -519,10 +520,20 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
     );
     const done = () => handle.result();
     const waitFor = async (status: string) => {
-      // Up to 300 reads, each after a second of the server's clock (skipped, not waited: the 3 s
-      // settle delay before a requery would otherwise pass in real time, as nothing awaits the result).
-      for (let i = 0; i < 300 && (await handle.query(posTransactionStateQuery)).status !== status; i++)
-        await env.sleep(1_000);
+      // Each read after a second of the server's clock (skipped, not waited: the 3 s settle delay
+      // before a requery would otherwise pass in real time, as nothing awaits the result).
+      const state = await eventually(
+        () => handle.query(posTransactionStateQuery),
+        (s) => s.status === status,
+        {
+          timeoutMs: 30_000,
+          pause: () => env.sleep(1_000),
+          description: `status ${status}`,
+          returnLastOnTimeout: true,
+        },
+      );
+      expect(state.status).toBe(status);
+      return state;
     };
     return { handle, calls, discarded, done, waitFor };
   }

@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from '../../src/config/config';
 import { previousDayOf, reconciliationScheduleId, type ReconciliationReport } from '../../src/shared/reconciliation';
 import { testConfig } from '../support/stack';
 import { useServices } from '../support/stack';
+import { eventually } from '../support/polling';
 
 const config = testConfig();
 const env = useServices(config);
@@ -66,11 +67,10 @@ describe('the daily reconciliation Schedule on the dev server', () => {
   it('triggered, it reconciles the day before its scheduled time on the worker', async () => {
     const client = env.services.client;
     await schedule!.trigger();
-    let workflowId: string | undefined;
-    for (let i = 0; i < 100 && !workflowId; i++) {
-      workflowId = (await schedule!.describe()).info.recentActions.at(-1)?.action.workflow.workflowId;
-      if (!workflowId) await new Promise((r) => setTimeout(r, 100));
-    }
+    const workflowId = await eventually(
+      async () => (await schedule!.describe()).info.recentActions.at(-1)?.action.workflow.workflowId,
+      { timeoutMs: 30_000, description: 'the triggered action', returnLastOnTimeout: true },
+    );
     expect(workflowId).toMatch(new RegExp(`^${scheduleId}-`));
     const handle = client.workflow.getHandle(workflowId!);
     const report = (await handle.result()) as ReconciliationReport;
@@ -94,16 +94,22 @@ describe('the daily reconciliation Schedule on the dev server', () => {
       end: new Date(midnight - 3 * DAY + 8 * 3600 * 1000),
       overlap: ScheduleOverlapPolicy.BUFFER_ALL,
     });
-    const seen = new Map<string, string>();
-    for (let i = 0; i < 200 && seen.size < 2; i++) {
+    /** The completed runs scheduled before yesterday: workflow id by scheduled time. */
+    const completedLateRuns = async () => {
+      const runs = new Map<string, string>();
       for await (const w of client.workflow.list({
         query: `TemporalScheduledById = "${scheduleId}" AND ExecutionStatus = "Completed"`,
       })) {
         const at = w.typedSearchAttributes.get(TemporalScheduledStartTime);
-        if (at && at.getTime() < midnight - DAY) seen.set(at.toISOString(), w.workflowId);
+        if (at && at.getTime() < midnight - DAY) runs.set(at.toISOString(), w.workflowId);
       }
-      if (seen.size < 2) await new Promise((r) => setTimeout(r, 100));
-    }
+      return runs;
+    };
+    const seen = await eventually(completedLateRuns, (runs) => runs.size >= 2, {
+      timeoutMs: 30_000,
+      description: 'both backfilled runs completed',
+      returnLastOnTimeout: true,
+    });
     expect([...seen.keys()].sort()).toEqual([
       new Date(midnight - 4 * DAY + 7.5 * 3600 * 1000).toISOString(),
       new Date(midnight - 3 * DAY + 7.5 * 3600 * 1000).toISOString(),

@@ -11,6 +11,7 @@ import { smsCampaignHandle } from '../../src/starters/sms';
 import { cliAgainst, spawnCli } from '../support/cli';
 import { testConfig, useServices } from '../support/stack';
 import { SandboxAdmin } from '../support/sandbox-admin';
+import { eventually } from '../support/polling';
 
 const config = testConfig();
 const stack = useServices(config);
@@ -91,16 +92,19 @@ describe('`npm run cli -- sms ...` as a user runs it, against a running stack', 
     );
     const { exited } = follower;
     const handle = smsCampaignHandle(stack.services.starters, cref);
-    let campaignId = '';
-    for (let i = 0; i < 600 && !campaignId; i++) {
-      try {
-        const s = await handle.query(smsCampaignStateQuery);
-        if (s.serviceStatus === 'pending' && follower.output().includes('service=pending')) campaignId = s.campaignId!;
-      } catch {
-        // not started yet
-      }
-      if (!campaignId) await new Promise((r) => setTimeout(r, 100));
-    }
+    // A query that throws: not started yet.
+    const following = await eventually(
+      () => handle.query(smsCampaignStateQuery),
+      (s) => s.serviceStatus === 'pending' && follower.output().includes('service=pending'),
+      {
+        timeoutMs: 60_000,
+        ignoreErrors: true,
+        description: 'the campaign pending at the service, as the follower shows',
+        returnLastOnTimeout: true,
+      },
+    );
+    expect(following.serviceStatus).toBe('pending');
+    const campaignId = following.campaignId!;
     await new SandboxAdmin(stack.services.sandboxUrl!).advanceClock(CAMPAIGN_SEND_DELAY_MS);
     expect(await exited).toBe(0);
     expect(follower.output()).toContain(`started sms-campaign-${cref}`);

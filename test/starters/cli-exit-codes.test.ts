@@ -13,6 +13,7 @@ import { getCardPaymentState } from '../../src/starters/card-payment';
 import { waitForState } from '../../src/starters/payment-common';
 import { cardPaymentFile, cliAgainst, cliCommand, runCli, type CliResult } from '../support/cli';
 import { testConfig, useServices } from '../support/stack';
+import { eventually } from '../support/polling';
 
 const config = testConfig();
 const stack = useServices(config);
@@ -164,8 +165,12 @@ describe('exit codes, --json and --version through the real CLI', () => {
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
     const exited = new Promise<number>((r) => child.on('exit', (code) => r(code ?? 1)));
-    for (let i = 0; i < 600 && !out.includes('OTP (not shown): '); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(out).toContain('OTP (not shown): ');
+    const prompted = await eventually(
+      () => out,
+      (o) => o.includes('OTP (not shown): '),
+      { timeoutMs: 60_000, description: 'the OTP prompt', returnLastOnTimeout: true },
+    );
+    expect(prompted).toContain('OTP (not shown): ');
     child.stdin.write('551177\r');
     expect(await exited).toBe(2); // the OTP was read, and no payment waits under that reference
     child.stdin.end();

@@ -25,6 +25,7 @@ import { hangUntilWorkerShutdown, runWithWorker, useTimeSkippingEnv } from '../s
 import { activitiesByWorkflow } from '../support/activities-by-workflow';
 import { unusedClaimCheck } from '../pos/helpers';
 import { FailureTypes } from '../../src/shared/failures';
+import { eventually } from '../support/polling';
 
 type ScriptedActivities = Pick<
   VendingActivities,
@@ -449,8 +450,12 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
       { purchases: ['pending'], checks: ['pending', 'found'] },
       { options: { requeryBackoff: '1 minute' } },
     );
-    for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'pending'; i++)
-      await new Promise((r) => setTimeout(r, 100));
+    const pending = await eventually(
+      () => handle.query(vendStateQuery),
+      (s) => s.status === 'pending',
+      { timeoutMs: 30_000, description: 'the vend pending', returnLastOnTimeout: true },
+    );
+    expect(pending.status).toBe('pending');
     expect(await refusedResolution(handle, { outcome: 'vended', reason: 'x', operator: 'ops-1' })).toMatch(
       /only while the flow is parked/,
     );
@@ -462,8 +467,12 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
       { purchases: ['pending'], checks: ['found'] },
       { options: { requeryBackoff: '1 hour' } },
     );
-    for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'pending'; i++)
-      await new Promise((r) => setTimeout(r, 100));
+    const pending = await eventually(
+      () => handle.query(vendStateQuery),
+      (s) => s.status === 'pending',
+      { timeoutMs: 30_000, description: 'the vend pending', returnLastOnTimeout: true },
+    );
+    expect(pending.status).toBe('pending');
     await handle.cancel();
     const result = await done();
     expect(result).toMatchObject({ status: 'vended', cancelRequested: true, token: '1234-5678-9012-3456-7890' });
@@ -477,8 +486,17 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
       { options: { requeryBackoff: '1 hour' } },
     );
     // Each read after a second of the server's clock, skipped (the settle pause before H4 is not waited out).
-    for (let i = 0; i < 50 && (await handle.query(vendStateQuery)).status !== 'outcome_unknown'; i++)
-      await env.sleep(1_000);
+    const parked = await eventually(
+      () => handle.query(vendStateQuery),
+      (s) => s.status === 'outcome_unknown',
+      {
+        timeoutMs: 30_000,
+        pause: () => env.sleep(1_000),
+        description: 'the vend parked as outcome_unknown',
+        returnLastOnTimeout: true,
+      },
+    );
+    expect(parked.status).toBe('outcome_unknown');
     await handle.cancel();
     const result = await done();
     expect(result).toMatchObject({ status: 'outcome_unknown', cancelRequested: true });

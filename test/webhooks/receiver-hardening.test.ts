@@ -18,6 +18,7 @@ import { virtualAccountCreditWorkflowId, type VirtualAccountCredit } from '../..
 import { LogCapture, testConfig } from '../support/stack';
 import { chargeSuccessfulBody, listenWebhookReceiver, vaCreditBody, vaSignedValues } from '../support/webhook-receiver';
 import { hmacSha512Hex, useWebhookReceiver, workflowExists } from '../support/webhook-receiver-harness';
+import { eventually } from '../support/polling';
 
 const config = testConfig();
 const key = config.payments.secretKey;
@@ -207,9 +208,12 @@ describe('a client that hangs up', () => {
       socket.on('error', reject);
     });
     const lines = async () => capture.records.slice(before);
-    for (let i = 0; i < 50 && !(await lines()).some((r) => r.msg === 'client aborted the request'); i++)
-      await new Promise((r) => setTimeout(r, 50));
-    const records = await lines();
+    const records = await eventually(lines, (rs) => rs.some((r) => r.msg === 'client aborted the request'), {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      description: 'the abort logged',
+      returnLastOnTimeout: true,
+    });
     const aborted = records.filter((r) => r.msg === 'client aborted the request');
     expect(aborted).toHaveLength(1);
     expect(aborted[0].level).toBe('debug');
