@@ -10,6 +10,7 @@ import { SANDBOX_OTP, SANDBOX_PIN } from '../../src/sandbox/payments';
 import { createBaselineActivities } from '../../bench/baseline/activities';
 import { baselineCardInput } from '../../bench/scenarios/flows';
 import { BASELINE_SECRET_KEY, SECRET_KEY, sandboxMerchantsEnv } from '../../bench/lib/stack';
+import { eventually } from '../support/polling';
 
 interface Counting {
   server: Server;
@@ -51,9 +52,14 @@ async function payByCard(secretKey: string, ref: string): Promise<void> {
   expect(await api.authorizeCard(ref, { otp: SANDBOX_OTP })).toBe('Success');
 }
 
-const until = async (done: () => boolean) => {
-  for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
-};
+/** Waits (up to 30 s) until `done` holds; the test's own assertions then say what is missing. */
+const until = (done: () => boolean) =>
+  eventually(done, (d) => d, {
+    timeoutMs: 30_000,
+    intervalMs: 25,
+    description: 'the webhooks',
+    returnLastOnTimeout: true,
+  });
 
 it("the baseline merchant's card webhook goes to its own receiver, never to ours", async () => {
   await payByCard(BASELINE_SECRET_KEY, 'bench-fair-baseline-1');

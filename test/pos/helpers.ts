@@ -1,7 +1,11 @@
-// POS fixtures (suite-specific; the general helpers are in test/support): a valid F3 input, and
-// the ordering rule "every F3 after the first is immediately preceded by an F4 that answered 404".
+// POS fixtures (suite-specific; the general helpers are in test/support): a valid F3 input, the
+// ordering rule "every F3 after the first is immediately preceded by an F4 that answered 404", and
+// waiting for a pre-authorisation's state.
+import type { WorkflowHandle } from '@temporalio/client';
 import type { ClaimCheckStore } from '../../src/claim-check/store';
+import { posPreAuthStateQuery, type PosPreAuthState, type PosPreAuthStatus } from '../../src/shared/pos-preauth';
 import type { PosSealedTransactionInput, PosStep, PosTransactionInput } from '../../src/shared/pos-terminal';
+import { eventually } from '../support/polling';
 
 /** A well-formed F3 input (card fields as the merchant's device would read them). */
 export function cardInput(merchantRef: string, over: Partial<PosTransactionInput> = {}): PosTransactionInput {
@@ -91,3 +95,17 @@ export const unusedClaimCheck = new Proxy({} as ClaimCheckStore, {
     throw new Error(`this flow seals nothing, yet the claim-check store's ${String(prop)} was used`);
   },
 });
+
+/** Reads the pre-authorisation's state until it is `status` (up to 30 s), asserts that it is, and returns it. */
+export async function preAuthReaches(
+  h: Pick<WorkflowHandle, 'query'>,
+  status: PosPreAuthStatus,
+): Promise<PosPreAuthState> {
+  const state = await eventually(
+    () => h.query(posPreAuthStateQuery),
+    (s) => s.status === status,
+    { timeoutMs: 30_000, intervalMs: 50, description: `pre-auth status ${status}`, returnLastOnTimeout: true },
+  );
+  expect(state.status).toBe(status);
+  return state;
+}

@@ -17,7 +17,7 @@ import type { posPreAuthWorkflow } from '../../src/workflows/pos-preauth';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
 import { useTimeSkippingEnv } from '../support/time-skipping';
 import { TerminalScript } from './terminal-script';
-import { assertNoRetryWithoutRequery, sealedCardInput } from './helpers';
+import { assertNoRetryWithoutRequery, preAuthReaches, sealedCardInput } from './helpers';
 import { FailureTypes } from '../../src/shared/failures';
 
 const script = new TerminalScript();
@@ -41,14 +41,7 @@ async function start(ref: string, over: Partial<PosSealedPreAuthInput> = {}) {
     taskQueue,
     args: [preAuthInput(ref, over)],
   });
-  const waitFor = async (status: PosPreAuthStatus) => {
-    for (let i = 0; i < 100; i++) {
-      const s = await h.query(posPreAuthStateQuery);
-      if (s.status === status) return s;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`never reached ${status}: ${(await h.query(posPreAuthStateQuery)).status}`);
-  };
+  const waitFor = (status: PosPreAuthStatus) => preAuthReaches(h, status);
   const complete = (amount: number, card: PosSealedCard = sameCard()) =>
     h.executeUpdate(completePreAuthUpdate, { args: [{ amount, card, aid: '4F07A0000000041010' }] });
   return { h, waitFor, complete };

@@ -6,7 +6,7 @@
 import { createLogger } from '../../src/logging/logger';
 import type { RunningServices } from '../../src/stack/services';
 import type { PosTransactionInput } from '../../src/shared/pos-terminal';
-import { completionMerchantRef, posPreAuthStateQuery, type PosPreAuthStatus } from '../../src/shared/pos-preauth';
+import { completionMerchantRef, type PosPreAuthStatus } from '../../src/shared/pos-preauth';
 import { refundMerchantRef } from '../../src/shared/pos-refund';
 import type { WorkflowHandle } from '@temporalio/client';
 import { POS_SEALED_FIELDS } from '../../src/shared/pos-terminal';
@@ -32,7 +32,7 @@ import {
 import type { StarterContext } from '../../src/starters/connect';
 import { StarterInputError } from '../../src/starters/input-error';
 import { LogCapture, startServices, testConfig } from '../support/stack';
-import { assertNoRetryWithoutRequery } from './helpers';
+import { assertNoRetryWithoutRequery, preAuthReaches } from './helpers';
 import { posCallsFromLog, sandboxCard, shortRef } from './sandbox';
 import { historyTexts } from '../support/history';
 import { SandboxAdmin } from '../support/sandbox-admin';
@@ -230,14 +230,7 @@ describe('POS pre-authorisation against the sandbox', () => {
       { ...read, options: { requerySettleDelay: '200ms', retryBackoff: '300ms', ...options } },
       session,
     );
-    const waitFor = async (status: PosPreAuthStatus) => {
-      for (let i = 0; i < 200; i++) {
-        const s = await h.query(posPreAuthStateQuery);
-        if (s.status === status) return s;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`never ${status}`);
-    };
+    const waitFor = (status: PosPreAuthStatus) => preAuthReaches(h, status);
     await waitFor('held');
     return { h, waitFor };
   }

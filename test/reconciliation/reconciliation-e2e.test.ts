@@ -227,12 +227,13 @@ it('mandate debits are compared with the debits the mandate flow keeps, both way
   const request = newMandateRequest({ description: 'Gym', startDate: day, debitSettleMs: 0 });
   const { mandateRef } = request;
   await startMandate(env.services.starters, request);
-  for (
-    let i = 0;
-    i < 100 && (await getMandateState(ctx(), mandateRef).catch(() => undefined))?.status !== 'awaiting_otp';
-    i++
-  )
-    await new Promise((r) => setTimeout(r, 100));
+  // A read that throws: the flow not started yet.
+  const awaitingOtp = await eventually(
+    () => getMandateState(ctx(), mandateRef),
+    (st) => st.status === 'awaiting_otp',
+    { timeoutMs: 30_000, ignoreErrors: true, description: 'the mandate awaiting its OTP', returnLastOnTimeout: true },
+  );
+  expect(awaitingOtp.status).toBe('awaiting_otp');
   expect((await submitMandateOtp(env.services.starters, mandateRef, MANDATE_OTP)).status).toBe('approved');
   const debit = await debitMandate(ctx(), mandateRef, 300_000, { idempotencyKey: 'order-1' });
   expect(debit.status).toBe('success');

@@ -15,6 +15,7 @@ import { vendStateQuery } from '../../src/shared/vending';
 import { SandboxAdmin } from '../support/sandbox-admin';
 import { electricityVend } from '../support/flow-inputs';
 import { freeStackPorts, portOpen, stackEnvironment, startStackProcess } from '../support/npm-start';
+import { eventually } from '../support/polling';
 
 jest.setTimeout(120_000);
 
@@ -53,10 +54,12 @@ describe('`npm start` stopped the way a terminal stops it', () => {
       const starters = await connectStarters(loadConfig(env));
       try {
         const handle = await startVend(starters, electricityVend('ctrl-c-1'));
-        for (let i = 0; (await handle.query(vendStateQuery)).status !== 'purchasing'; i++) {
-          if (i > 200) throw new Error('the vend never reached purchasing');
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        const purchasing = await eventually(
+          () => handle.query(vendStateQuery),
+          (s) => s.status === 'purchasing',
+          { timeoutMs: 30_000, intervalMs: 50, description: 'the vend purchasing', returnLastOnTimeout: true },
+        );
+        expect(purchasing.status).toBe('purchasing');
         await new Promise((r) => setTimeout(r, 500));
       } finally {
         await closeStarters(starters);
