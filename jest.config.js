@@ -9,7 +9,8 @@ module.exports = {
   testTimeout: 60_000,
   // Most test time is waiting on servers (Temporal, the sandbox, child processes), not CPU: 2.5 test
   // files per core keeps both cores busy (measured in docs/testing.md, "How long npm test takes").
-  maxWorkers: '250%',
+  // A number: jest reads a percentage above 100% as that many workers.
+  maxWorkers: Math.max(2, Math.floor(require('node:os').availableParallelism() * 2.5)),
   // Temporal's native runtime keeps handles open briefly after shutdown.
   forceExit: true,
 };
