@@ -24,7 +24,8 @@ const held = []; // buffered scripts' reports, printed after the live script's s
 function run(script, { streams }) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(npm, ['run', '--silent', script], {
+    // --silent keeps a held report short; the live script is not silenced (npm passes its log level down).
+    const child = spawn(npm, ['run', ...(streams ? [] : ['--silent']), script], {
       stdio: ['ignore', streams ? 'inherit' : 'pipe', streams ? 'inherit' : 'pipe'],
     });
     let output = '';

@@ -15,11 +15,13 @@ import { ensureBuilt } from './build';
 
 jest.setTimeout(600_000);
 
+// npm's own log level, whatever ran the suite (`npm run --silent` passes loglevel=silent down, and a
+// silent `npm publish --dry-run` prints nothing to check).
+const npmEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_loglevel: 'notice' };
 const npm = (args: string[], cwd: string): SpawnSyncReturns<string> =>
-  spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+  spawnSync('npm', args, { cwd, encoding: 'utf8', env: npmEnv });
 /** Like `npm` above, without blocking the event loop, so that independent commands run side by side. */
-const spawnAsync = (command: string, args: string[], cwd: string) =>
-  runCommand(command, args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false' } });
+const spawnAsync = (command: string, args: string[], cwd: string) => runCommand(command, args, { cwd, env: npmEnv });
 const ok = (r: SpawnSyncReturns<string>, what: string): string => {
   if (r.status !== 0) throw new Error(`${what} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
