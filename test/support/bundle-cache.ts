@@ -5,7 +5,8 @@
 // module and interceptor modules) and the contents of every file that can reach it (src/, the
 // workflows module's own folder, package-lock.json). Any edit to one of those files gives another
 // name, so a stale bundle is never served; the entry of the same key built from older sources is
-// removed when its successor is written.
+// removed when its successor is written. Workers that need the same missing bundle at once wait for
+// the one that builds it.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -44,9 +45,54 @@ export async function diskCachedBundle(
   const keyName = createHash('sha256').update(key).digest('hex').slice(0, 16);
   const file = join(BUNDLE_CACHE_DIR, `${keyName}-${bundleSourcesDigest(workflowsPath)}.json`);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as WorkflowBundleWithSourceMap;
-  const bundle = await build();
   mkdirSync(BUNDLE_CACHE_DIR, { recursive: true });
-  // Both jest workers may build the same bundle at once: each writes its own file, then renames it.
+  // Jest's workers start together and would each build the same missing bundle: one builds it, the
+  // others wait for its file (or build it themselves if that one died or is taking too long).
+  const lock = `${file}.lock`;
+  const mine = takeLock(lock);
+  if (!mine) {
+    const built = await builtByAnother(file, lock);
+    if (built) return built;
+  }
+  try {
+    return writeBundle(keyName, file, await build());
+  } finally {
+    if (mine) rmSync(lock, { force: true });
+  }
+}
+
+function takeLock(lock: string): boolean {
+  try {
+    writeFileSync(lock, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const ownerAlive = (lock: string): boolean => {
+  try {
+    process.kill(Number(readFileSync(lock, 'utf8')), 0);
+    return true;
+  } catch {
+    return false; // the owner is gone, or so is the lock
+  }
+};
+
+/** The bundle another worker is building, once it is on disk; undefined if it did not come within 2 minutes. */
+async function builtByAnother(file: string, lock: string): Promise<WorkflowBundleWithSourceMap | undefined> {
+  const read = () => JSON.parse(readFileSync(file, 'utf8')) as WorkflowBundleWithSourceMap;
+  for (const until = Date.now() + 120_000; Date.now() < until;) {
+    if (existsSync(file)) return read();
+    // The lock is released after the file is in place: gone without a file, the builder failed.
+    if (!existsSync(lock) || !ownerAlive(lock)) return existsSync(file) ? read() : undefined;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return undefined;
+}
+
+function writeBundle(keyName: string, file: string, bundle: WorkflowBundleWithSourceMap): WorkflowBundleWithSourceMap {
+  // Two builders may still meet (a waiter gave up): each writes its own file, then renames it.
   const partial = `${file}.${process.pid}.partial`;
   writeFileSync(partial, JSON.stringify(bundle));
   renameSync(partial, file);
