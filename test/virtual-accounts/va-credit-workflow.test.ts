@@ -107,7 +107,8 @@ describe("the credit workflow's waits on the time-skipping server, with scripted
     expect(result).toMatchObject({ status: 'frozen', freeze: { confirmedBy: 'service' } });
     expect(result.freeze?.releasedAt).toBeUndefined();
     expect(s.calls.handoff).toBe(0);
-  });
+    // The default 30-day watch is 720 hourly checks, each an activity: CPU-bound, so slow on a loaded machine.
+  }, 180_000);
 
   it('a freeze named only by the (unsigned) notification while C5 cannot answer is believed: held back until the service answers "not frozen"', async () => {
     const s = service({ freeze: (n) => (n < 3 ? 'down' : { known: true }) });
