@@ -40,10 +40,13 @@ it('a request approved on the terminal: the flow publishes its request_ref, and 
     amount: 123_400,
     options: { pollIntervalMs: 200, heartbeatTimeout: '3s' },
   });
-  const { requestRef } = await eventually(async () => {
-    const s = await h.query(posRemoteStateQuery);
-    return s.status === 'pending' && s.requestRef ? s : undefined;
-  });
+  const { requestRef } = await eventually(
+    async () => {
+      const s = await h.query(posRemoteStateQuery);
+      return s.status === 'pending' && s.requestRef ? s : undefined;
+    },
+    { timeoutMs: 30_000, description: 'the request pending at the service' },
+  );
   await env.admin.advanceClock(COMPLETE_AFTER_MS); // the payer taps the card
   expect((await h.result()).status).toBe('success');
   approvedRef = requestRef!;
@@ -57,6 +60,9 @@ it('a request approved on the terminal: the flow publishes its request_ref, and 
 
 it('a flow that says failed while the service shows its request paid is a finding; a request no flow published is not comparable', async () => {
   // A request made outside our flows, approved on the terminal.
+  // The service's records made from here on are dated ahead of real time (a finding below depends on
+  // it), whether or not the case above ran.
+  await env.admin.advanceClock(COMPLETE_AFTER_MS);
   const outside = await env.services.api.posRemote.create({ terminal_id: '2SBX0002', amount: 5_000 });
   // A request whose flow ended failed (its state forced through its search attributes), approved at the service.
   const forced = await env.services.api.posRemote.create({ terminal_id: '2SBX0002', amount: 7_700 });
@@ -80,8 +86,8 @@ it('a flow that says failed while the service shows its request paid is a findin
   await visible(`WorkflowId = "${workflowId}" AND ExecutionStatus = "Terminated"`);
 
   const report = await run();
-  // The sandbox's clock was moved ahead for the terminal, so the service's record is younger than the
-  // forced flow's end: money that came after the flow's verdict (late_payment), the finding the rule gives.
+  // The sandbox's clock was moved ahead before the request was made, so the service's record is younger
+  // than the forced flow's end: money that came after the flow's verdict (late_payment), the finding the rule gives.
   expect(report.findings.find((f) => f.reference === forced.data.request_ref)).toMatchObject({
     kind: 'late_payment',
     flow: 'pos-remote',

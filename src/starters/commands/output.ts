@@ -215,8 +215,9 @@ async function firstLineOfStdin(): Promise<string> {
 /** Raw mode: each key is read as typed and nothing is echoed; Enter ends, Backspace erases, Ctrl-C cancels. */
 function promptHidden(what: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(`${what} (not shown): `);
+  // Echo off before the prompt shows: what is typed once the prompt is on screen is never echoed.
   stdin.setRawMode(true);
+  process.stderr.write(`${what} (not shown): `);
   stdin.setEncoding('utf8');
   stdin.resume();
   return new Promise((resolve, reject) => {
