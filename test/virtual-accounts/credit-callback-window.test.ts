@@ -5,11 +5,16 @@
 // docs/flows-virtual-accounts.md tells merchants to use. So the callbacks here are real ones,
 // received over HTTP from httpCreditHandler by a small merchant endpoint, and checked with that
 // verifier: correctly signed, yet refused when the timestamp is more than 5 minutes old or more
-// than 5 minutes in the future (the allowed skew), on the verifier's default tolerance.
+// than 5 minutes in the future (the allowed skew), on the verifier's default tolerance. Also: the
+// verifier refuses a malformed header as such, before any HMAC; the idempotency key travels as its
+// own header; and the merchant's answer decides (2xx and 409 taken, other 4xx refused for good,
+// 408/425/429 and 5xx asked again).
 import { createServer, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import {
+  CREDIT_IDEMPOTENCY_HEADER,
   CREDIT_SIGNATURE_HEADER,
+  CreditHandlerRefused,
   httpCreditHandler,
   signCreditCallback,
   verifyCreditCallback,
@@ -26,8 +31,11 @@ const OUTSIDE = { ok: false, reason: 'the signature timestamp is outside the tol
 interface Received {
   raw: string;
   header: string | undefined;
+  idempotencyKey: string | undefined;
 }
 const received: Received[] = [];
+/** The status the merchant endpoint answers with (200 unless a test says otherwise). */
+let answer = 200;
 let server: Server;
 let url: string;
 
@@ -37,8 +45,13 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const sig = req.headers[CREDIT_SIGNATURE_HEADER];
-      received.push({ raw: Buffer.concat(chunks).toString('utf8'), header: typeof sig === 'string' ? sig : undefined });
-      res.writeHead(200, { 'content-type': 'application/json' });
+      const key = req.headers[CREDIT_IDEMPOTENCY_HEADER];
+      received.push({
+        raw: Buffer.concat(chunks).toString('utf8'),
+        header: typeof sig === 'string' ? sig : undefined,
+        idempotencyKey: typeof key === 'string' ? key : undefined,
+      });
+      res.writeHead(answer, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
     });
   });
@@ -65,6 +78,8 @@ async function handOver(): Promise<Received & { t: number }> {
   await httpCreditHandler({ url: `${url}/credits`, secret: SECRET })({ idempotencyKey: ref, credit: credit(ref) });
   expect(received).toHaveLength(before + 1);
   const callback = received[before]!;
+  // The merchant's dedupe key travels as its own header too.
+  expect(callback.idempotencyKey).toBe(ref);
   const t = Number(/^t=(\d+),v1=[0-9a-f]{64}$/.exec(callback.header ?? '')?.[1]);
   expect(Number.isInteger(t)).toBe(true);
   return { ...callback, t };
@@ -102,5 +117,60 @@ describe("the credit callback's replay window", () => {
     expect(verifyCreditCallback(SECRET, cb.raw, signedAt(now))).toEqual({ ok: true });
     expect(verifyCreditCallback(SECRET, cb.raw, signedAt(now - 360))).toEqual(OUTSIDE);
     expect(verifyCreditCallback(SECRET, cb.raw, signedAt(now + 360))).toEqual(OUTSIDE);
+  });
+});
+
+describe('the callback verifier refuses a malformed header before any HMAC', () => {
+  const MALFORMED = { ok: false, reason: `${CREDIT_SIGNATURE_HEADER} is missing or malformed` };
+
+  it.each([
+    ['no header', () => undefined],
+    ['a timestamp that is not a whole number', (h: string) => h.replace(/^t=\d+/, 't=soon')],
+    ['no v1', (h: string) => h.replace(/,v1=.*$/, '')],
+    ['text before the digest', (h: string) => h.replace('v1=', 'v1=zz')],
+    ['text after the digest', (h: string) => `${h}zz`],
+    ['a digest in capitals', (h: string) => h.replace(/v1=(.*)$/, (_m, d: string) => `v1=${d.toUpperCase()}`)],
+  ])('%s: missing or malformed', async (_label, change) => {
+    const cb = await handOver();
+    expect(verifyCreditCallback(SECRET, cb.raw, change(cb.header!))).toEqual(MALFORMED);
+  });
+
+  it('a well-formed header with another digest does not match', async () => {
+    const cb = await handOver();
+    const other = cb.header!.replace(/v1=([0-9a-f])/, (_m, c: string) => `v1=${c === 'a' ? 'b' : 'a'}`);
+    expect(verifyCreditCallback(SECRET, cb.raw, other)).toEqual({ ok: false, reason: 'the signature does not match' });
+  });
+});
+
+describe("the callback's answer rules", () => {
+  afterEach(() => {
+    answer = 200;
+  });
+  const handler = () => httpCreditHandler({ url: `${url}/credits`, secret: SECRET });
+  const send = () => {
+    const ref = `va-${randomUUID()}`;
+    return handler()({ idempotencyKey: ref, credit: credit(ref) });
+  };
+
+  it('2xx and 409 (the merchant already has the key) are taken', async () => {
+    answer = 201;
+    await expect(send()).resolves.toEqual({ detail: 'HTTP 201' });
+    answer = 409;
+    await expect(send()).resolves.toEqual({ detail: 'HTTP 409: the handler already had this idempotency key' });
+  });
+
+  it.each([400, 404, 410, 499])('%i is a refusal for good (CreditHandlerRefused)', async (status) => {
+    answer = status;
+    const err = await send().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CreditHandlerRefused);
+    expect((err as Error).message).toBe(`the credit handler refused the credit: HTTP ${status} {"ok":true}`);
+  });
+
+  it.each([408, 425, 429, 500, 503])('%i is asked again (an ordinary error, retried)', async (status) => {
+    answer = status;
+    const err = await send().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(CreditHandlerRefused);
+    expect((err as Error).message).toBe(`the credit handler answered HTTP ${status}; retried`);
   });
 });
