@@ -96,6 +96,7 @@ const webhooks = {
     'test/webhooks/va-credit-dedupe.test.ts',
     'test/virtual-accounts/va-credit-e2e.test.ts',
     'test/virtual-accounts/credit-callback-window.test.ts',
+    'test/virtual-accounts/credit-events.test.ts',
   ],
 };
 
