@@ -93,6 +93,7 @@ const webhooks = {
   ],
   testFiles: [
     'test/webhooks/receiver.test.ts',
+    'test/webhooks/receiver-hardening.test.ts',
     'test/webhooks/va-credit-dedupe.test.ts',
     'test/virtual-accounts/va-credit-e2e.test.ts',
     'test/virtual-accounts/credit-callback-window.test.ts',
