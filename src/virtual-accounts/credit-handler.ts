@@ -154,12 +154,11 @@ export function eventCreditHandler(opts: { url: string; secret: string; timeoutM
     const timeoutMs = opts.timeoutMs ?? MERCHANT_EVENT_DELIVERY_DEFAULTS.attemptTimeoutMs;
     const attempt = await deliverOnce(opts.url, opts.secret, creditReceivedEvent(req), timeoutMs);
     if (attempt.outcome === 'delivered') return { detail: `HTTP ${attempt.httpStatus} (event)` };
+    if (attempt.outcome === 'gone') throw new CreditHandlerRefused(`the credit's event endpoint refused it: HTTP 410`);
     const status = attempt.httpStatus;
     if (status === 409) return { detail: 'HTTP 409: the handler already had this event' };
     if (status !== undefined && status >= 400 && status < 500 && !RETRYABLE_4XX.has(status))
       throw new CreditHandlerRefused(`the credit's event endpoint refused it: HTTP ${status}`);
-    throw new Error(
-      `the credit's event endpoint did not take it (${'error' in attempt ? attempt.error : 'HTTP 410'}); retried`,
-    );
+    throw new Error(`the credit's event endpoint did not take it (${attempt.error}); retried`);
   };
 }

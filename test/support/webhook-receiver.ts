@@ -12,12 +12,13 @@ import { createWebhookReceiver, listen } from '../../src/webhooks/receiver';
 
 /**
  * Starts the receiver for `config` (its secret key; its task queue unless `options.taskQueue`) with
- * `client`, listening on a free port of 127.0.0.1; the logger is silent unless given.
+ * `client`, listening on a free port of 127.0.0.1; the logger is silent unless given, and the memory
+ * of processed notifications holds the receiver's default count unless `dedupeCapacity` says.
  */
 export async function listenWebhookReceiver(
   config: AppConfig,
   client: Client,
-  options: { logger?: Logger; taskQueue?: string } = {},
+  options: { logger?: Logger; taskQueue?: string; dedupeCapacity?: number } = {},
 ): Promise<{ server: Server; url: string }> {
   const server = createWebhookReceiver({
     client,
@@ -25,6 +26,7 @@ export async function listenWebhookReceiver(
     secretKey: config.payments.secretKey,
     returnLinks: config.returnLinks,
     logger: options.logger ?? createLogger({ level: 'silent' }),
+    ...(options.dedupeCapacity !== undefined && { dedupeCapacity: options.dedupeCapacity }),
   });
   return { server, url: await listen(server, 0) };
 }

@@ -32,10 +32,16 @@ interface Received {
   raw: string;
   header: string | undefined;
   idempotencyKey: string | undefined;
+  method?: string;
+  contentType?: string;
 }
 const received: Received[] = [];
 /** The status the merchant endpoint answers with (200 unless a test says otherwise). */
 let answer = 200;
+/** The body it answers with. */
+let answerBody = '{"ok":true}';
+/** Where it stops answering, if a test says: before its headers, or after them, mid-body. */
+let hang: 'headers' | 'body' | undefined;
 let server: Server;
 let url: string;
 
@@ -50,14 +56,21 @@ beforeAll(async () => {
         raw: Buffer.concat(chunks).toString('utf8'),
         header: typeof sig === 'string' ? sig : undefined,
         idempotencyKey: typeof key === 'string' ? key : undefined,
+        method: req.method,
+        contentType: req.headers['content-type'],
       });
+      if (hang === 'headers') return;
       res.writeHead(answer, { 'content-type': 'application/json' });
-      res.end('{"ok":true}');
+      if (hang === 'body') return res.write('{"ok":');
+      res.end(answerBody);
     });
   });
   url = await listen(server, 0);
 });
-afterAll(() => closeServer(server));
+afterAll(async () => {
+  server.closeAllConnections();
+  await closeServer(server);
+});
 
 /** The credit as the flow hands it over: a v1 notification's fields, from its signed body. */
 function credit(ref: string): CreditedVirtualAccountTransaction {
@@ -145,6 +158,7 @@ describe('the callback verifier refuses a malformed header before any HMAC', () 
 describe("the callback's answer rules", () => {
   afterEach(() => {
     answer = 200;
+    answerBody = '{"ok":true}';
   });
   const handler = () => httpCreditHandler({ url: `${url}/credits`, secret: SECRET });
   const send = () => {
@@ -164,6 +178,17 @@ describe("the callback's answer rules", () => {
     const err = await send().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CreditHandlerRefused);
     expect((err as Error).message).toBe(`the credit handler refused the credit: HTTP ${status} {"ok":true}`);
+    expect((err as Error).name).toBe('CreditHandlerRefused');
+  });
+
+  it("a refusal quotes at most 200 characters of the merchant's answer, and nothing when it is empty", async () => {
+    answer = 400;
+    answerBody = 'x'.repeat(500);
+    const long = (await send().catch((e: unknown) => e)) as Error;
+    expect(long.message).toBe(`the credit handler refused the credit: HTTP 400 ${'x'.repeat(200)}`);
+    answerBody = '';
+    const empty = (await send().catch((e: unknown) => e)) as Error;
+    expect(empty.message).toBe('the credit handler refused the credit: HTTP 400');
   });
 
   it.each([408, 425, 429, 500, 503])('%i is asked again (an ordinary error, retried)', async (status) => {
@@ -173,4 +198,49 @@ describe("the callback's answer rules", () => {
     expect(err).not.toBeInstanceOf(CreditHandlerRefused);
     expect((err as Error).message).toBe(`the credit handler answered HTTP ${status}; retried`);
   });
+});
+
+describe('what the callback sends, and how long it waits', () => {
+  afterEach(() => {
+    hang = undefined;
+  });
+
+  it("a signed JSON POST of the event 'virtual_account.credit' with the key and the credit; a released freeze when there was one", async () => {
+    const ref = `va-${randomUUID()}`;
+    const before = received.length;
+    const releasedFreeze = { freezeTransactionRef: 'FRZ-1', reason: 'compliance review' };
+    await httpCreditHandler({ url: `${url}/credits`, secret: SECRET })({
+      idempotencyKey: ref,
+      credit: credit(ref),
+      releasedFreeze,
+    });
+    const sent = received[before]!;
+    expect(sent).toMatchObject({ method: 'POST', contentType: 'application/json', idempotencyKey: ref });
+    expect(JSON.parse(sent.raw)).toEqual({
+      event: 'virtual_account.credit',
+      idempotency_key: ref,
+      credit: expect.objectContaining({ transactionReference: ref }),
+      released_freeze: releasedFreeze,
+    });
+    const plain = await handOver();
+    expect(JSON.parse(plain.raw)).not.toHaveProperty('released_freeze');
+  });
+
+  it.each([
+    ['its headers', 'headers' as const],
+    ['the rest of its body', 'body' as const],
+  ])(
+    'a merchant that never sends %s: the attempt ends after timeoutMs (an ordinary error, retried)',
+    async (_what, where) => {
+      hang = where;
+      const ref = `va-${randomUUID()}`;
+      const err = await httpCreditHandler({ url: `${url}/credits`, secret: SECRET, timeoutMs: 300 })({
+        idempotencyKey: ref,
+        credit: credit(ref),
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(err).not.toBeInstanceOf(CreditHandlerRefused);
+    },
+    5_000,
+  ); // the default wait is 15 s: a timeoutMs not honoured fails here
 });

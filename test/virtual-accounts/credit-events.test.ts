@@ -138,26 +138,28 @@ describe('the hand-over as an event, over real HTTP', () => {
     expect(refused).toEqual([]);
   });
 
-  it("the credit's answer rules: 409 taken; 400 and 410 refused for good; 503 and 429 asked again", async () => {
+  it("the credit's answer rules: 2xx and 409 taken; 410 and other 4xx refused for good; 408, 429 and 5xx asked again", async () => {
     const handler = eventCreditHandler({ url: `${plainUrl}/credits`, secret });
     const handOver = () => {
       const credit = credited();
       return handler({ idempotencyKey: credit.transactionReference, credit });
     };
+    answer = 200;
+    await expect(handOver()).resolves.toEqual({ detail: 'HTTP 200 (event)' });
     answer = 409;
     await expect(handOver()).resolves.toEqual({ detail: 'HTTP 409: the handler already had this event' });
-    for (const status of [400, 410]) {
+    for (const status of [400, 410, 499]) {
       answer = status;
-      await expect(handOver()).rejects.toBeInstanceOf(CreditHandlerRefused);
+      const err = await handOver().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CreditHandlerRefused);
+      expect((err as Error).message).toBe(`the credit's event endpoint refused it: HTTP ${status}`);
     }
-    for (const status of [503, 429]) {
+    for (const status of [408, 429, 500, 503]) {
       answer = status;
-      const err = await handOver().then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const err = await handOver().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Error);
       expect(err).not.toBeInstanceOf(CreditHandlerRefused);
+      expect((err as Error).message).toBe(`the credit's event endpoint did not take it (HTTP ${status}); retried`);
     }
   });
 
@@ -176,6 +178,24 @@ describe('the hand-over as an event, over real HTTP', () => {
       new Date(Date.now() - 360_000),
     );
     expect(() => verifyEvent(secret, old.body, old.headers)).toThrow(WebhookVerificationError);
+  });
+
+  it("a credit released from the service's freeze says so, with the service's reason when it gave one", () => {
+    const credit = credited();
+    const reasonOf = (releasedFreeze: { reason?: string }) =>
+      creditReceivedEvent({ idempotencyKey: credit.transactionReference, credit, releasedFreeze }).data.reason;
+    expect(reasonOf({ reason: 'compliance review' })).toBe("released from the service's freeze (compliance review)");
+    expect(reasonOf({})).toBe("released from the service's freeze");
+    expect(creditReceivedEvent({ idempotencyKey: credit.transactionReference, credit }).data).not.toHaveProperty(
+      'reason',
+    );
+  });
+
+  it('a settled amount that is not a plain decimal leaves out both the amount and the currency', () => {
+    const credit = { ...credited(), settledAmount: '1e3' };
+    const { data } = creditReceivedEvent({ idempotencyKey: credit.transactionReference, credit });
+    expect(data).not.toHaveProperty('amount');
+    expect(data).not.toHaveProperty('currency');
   });
 
   it('amounts are read as digits, never as floats; anything but a plain decimal is left out', () => {

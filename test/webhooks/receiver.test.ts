@@ -17,12 +17,15 @@ import { VirtualAccountCreditStore } from '../../src/virtual-accounts/credit-sto
 import { PaymentsClient } from '../../src/api';
 import { startSandbox, type Sandbox } from '../../src/sandbox';
 import { eventually } from '../support/polling';
+import { useRecordingMeter } from '../support/recording-meter';
 import { LogCapture, testConfig, workflowBundle } from '../support/stack';
 import { chargeSuccessfulBody, vaCreditBody, listenWebhookReceiver } from '../support/webhook-receiver';
 
 const config = testConfig();
 const key = config.payments.secretKey;
 const capture = new LogCapture();
+// What the receivers count (payflow_webhooks by kind and result), read before and after a step.
+const meter = useRecordingMeter();
 let client: Client;
 let server: Server;
 let url: string;
@@ -232,6 +235,140 @@ describe('virtual-account credit (E-2)', () => {
     await expect(client.workflow.getHandle(`va-credit-${ref}`).describe()).rejects.toBeInstanceOf(
       WorkflowNotFoundError,
     );
+  });
+});
+
+describe('what the receiver remembers, counts and logs', () => {
+  // A second receiver with a memory of two notifications and a log of its own.
+  const smallCapture = new LogCapture();
+  let small: { server: Server; url: string };
+  beforeAll(async () => {
+    small = await listenWebhookReceiver(config, client, {
+      logger: createLogger({ destination: smallCapture }),
+      dedupeCapacity: 2,
+    });
+  });
+  afterAll(() => closeServer(small.server));
+
+  const counted = (kind: string) => ({
+    verified: meter.count('payflow_webhooks', { kind, result: 'verified' }),
+    duplicate: meter.count('payflow_webhooks', { kind, result: 'duplicate' }),
+  });
+  const signedPayment = (base: string, body: string) =>
+    fetch(`${base}/webhooks`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'x-service-encrypted-body': sign(body) },
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as unknown }));
+  const signedCredit = (base: string, raw: string) =>
+    fetch(`${base}/webhooks`, { method: 'POST', body: raw, headers: { 'x-squad-signature': sign(raw) } }).then(
+      (res) => res.status,
+    );
+  const delivered = { received: true };
+  const copy = { received: true, duplicate: true };
+
+  it('a payment copy it remembers: answered as a duplicate, counted once as verified and once as duplicate, logged with its reference', async () => {
+    const ref = `ref-${randomUUID()}`;
+    const body = paymentBody(ref);
+    const before = counted('payment');
+    expect(await signedPayment(url, body)).toEqual({ status: 200, body: delivered });
+    expect(await signedPayment(url, body)).toEqual({ status: 200, body: copy });
+    expect(counted('payment')).toEqual({ verified: before.verified + 1, duplicate: before.duplicate + 1 });
+    expect(capture.records).toContainEqual(
+      expect.objectContaining({
+        msg: 'duplicate payment webhook: already processed',
+        transactionRef: ref,
+        event: 'charge_successful',
+      }),
+    );
+  });
+
+  it('another gateway_ref for the same reference is another notification, not a copy', async () => {
+    const ref = `ref-${randomUUID()}`;
+    expect(await signedPayment(url, chargeSuccessfulBody(ref, { gatewayRef: `${ref}_1_1` }))).toEqual({
+      status: 200,
+      body: delivered,
+    });
+    expect(await signedPayment(url, chargeSuccessfulBody(ref, { gatewayRef: `${ref}_2_1` }))).toEqual({
+      status: 200,
+      body: delivered,
+    });
+    expect(await heldEvents(ref)).toHaveLength(2);
+  });
+
+  it('a notification without is_recurring is handed over as not recurring', async () => {
+    const ref = `ref-${randomUUID()}`;
+    const parsed = JSON.parse(chargeSuccessfulBody(ref)) as { Body: Record<string, unknown> };
+    delete parsed.Body.is_recurring;
+    expect((await signedPayment(url, JSON.stringify(parsed))).status).toBe(200);
+    expect(await heldEvents(ref)).toEqual([expect.objectContaining({ transactionRef: ref, isRecurring: false })]);
+  });
+
+  it('remembers as many notifications as its capacity, and forgets the oldest beyond it', async () => {
+    const [a, b, c] = [1, 2, 3].map(() => paymentBody(`ref-${randomUUID()}`));
+    expect((await signedPayment(small.url, a)).body).toEqual(delivered);
+    expect((await signedPayment(small.url, b)).body).toEqual(delivered);
+    // Two remembered: a copy of the oldest is still known.
+    expect((await signedPayment(small.url, a)).body).toEqual(copy);
+    // A third pushes the oldest out: its copy is handed to Temporal again (the workflow dedupes it).
+    expect((await signedPayment(small.url, c)).body).toEqual(delivered);
+    expect((await signedPayment(small.url, a)).body).toEqual(delivered);
+  });
+
+  it('concurrent copies of a payment: one delivered, every other answered and counted as a duplicate', async () => {
+    const body = paymentBody(`ref-${randomUUID()}`);
+    const before = counted('payment');
+    const answers = await Promise.all(Array.from({ length: 4 }, () => signedPayment(url, body)));
+    expect(answers.filter((a) => JSON.stringify(a.body) === JSON.stringify(delivered))).toHaveLength(1);
+    expect(answers.filter((a) => JSON.stringify(a.body) === JSON.stringify(copy))).toHaveLength(3);
+    expect(counted('payment')).toEqual({ verified: before.verified + 1, duplicate: before.duplicate + 3 });
+  });
+
+  it('a credit copy it remembers costs Temporal nothing: one start, counted as verified then duplicate', async () => {
+    const ref = `va-${randomUUID()}`;
+    const raw = JSON.stringify(vaCreditBody(ref));
+    const starts = jest.spyOn(client.workflow, 'start');
+    try {
+      const before = counted('virtual-account');
+      expect(await signedCredit(url, raw)).toBe(200);
+      expect(counted('virtual-account')).toEqual({ verified: before.verified + 1, duplicate: before.duplicate });
+      expect(await signedCredit(url, raw)).toBe(200);
+      expect(counted('virtual-account')).toEqual({ verified: before.verified + 1, duplicate: before.duplicate + 1 });
+      expect(starts.mock.calls.filter(([, o]) => o.workflowId === `va-credit-${ref}`)).toHaveLength(1);
+    } finally {
+      starts.mockRestore();
+    }
+  });
+
+  it("a credit's workflow is started with its Web UI summary: the flow's title and the reference", async () => {
+    const ref = `va-${randomUUID()}`;
+    expect(await signedCredit(url, JSON.stringify(vaCreditBody(ref)))).toBe(200);
+    const description = await client.workflow.getHandle(`va-credit-${ref}`).describe();
+    expect(await description.staticSummary()).toBe(`Virtual-account credit · ${ref}`);
+    expect(await description.staticDetails()).toContain('`virtualAccountCreditWorkflow`');
+  });
+
+  it("a copy after the credit's workflow completed, at a receiver that does not remember it: a duplicate, counted and logged", async () => {
+    const ref = `va-${randomUUID()}`;
+    const raw = JSON.stringify(vaCreditBody(ref));
+    expect(await signedCredit(url, raw)).toBe(200);
+    expect(await client.workflow.getHandle(`va-credit-${ref}`).result()).toMatchObject({ status: 'credited' });
+    const before = counted('virtual-account');
+    expect(await signedCredit(small.url, raw)).toBe(200);
+    expect(counted('virtual-account')).toEqual({ verified: before.verified, duplicate: before.duplicate + 1 });
+    expect(smallCapture.records).toContainEqual(
+      expect.objectContaining({
+        msg: 'duplicate virtual-account credit: its workflow already completed',
+        transactionReference: ref,
+      }),
+    );
+  });
+
+  it('concurrent copies of a credit: counted once as verified, every other as a duplicate', async () => {
+    const raw = JSON.stringify(vaCreditBody(`va-${randomUUID()}`));
+    const before = counted('virtual-account');
+    expect(await Promise.all(Array.from({ length: 4 }, () => signedCredit(url, raw)))).toEqual([200, 200, 200, 200]);
+    expect(counted('virtual-account')).toEqual({ verified: before.verified + 1, duplicate: before.duplicate + 3 });
   });
 });
 

@@ -261,6 +261,18 @@ describe('the store: the claim is atomic and idempotent per run', () => {
     const c = await store.claim(credit(ref, { principalAmount: '9000.00' }), 'run-b');
     expect(c).toMatchObject({ credited: false, conflicting: true, record: { principalAmount: '5000.00' } });
   });
+
+  it('keeps a fee and a transaction date only from a version 1 credit (the only version that signs them)', async () => {
+    const unsignedExtras = { feeCharged: '25.00', transactionDate: '2026-11-22T10:00:00.000Z' };
+    const v2 = `va-${randomUUID()}`;
+    const { record } = await store.claim({ ...credit(v2, { version: 2 }), ...unsignedExtras }, 'run-a');
+    expect(record).not.toHaveProperty('feeCharged');
+    expect(record).not.toHaveProperty('transactionDate');
+    const v1 = `va-${randomUUID()}`;
+    expect((await store.claim({ ...credit(v1, { version: 1 }), ...unsignedExtras }, 'run-a')).record).toMatchObject(
+      unsignedExtras,
+    );
+  });
 });
 
 describe('(d) unsigned fields are not trusted', () => {
