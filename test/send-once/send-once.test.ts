@@ -29,6 +29,8 @@ type Behaviour =
   | 'never-sent' // failed before anything left (connection refused): provably not received
   | 'answered-5xx' // the service answered 503: the attempt is over (whatever it did)
   | 'land-late' // Temporal ends the attempt (a cut-off worker) while its request is still on the way
+  | 'cut-landed' // Temporal ends the attempt (a cut-off worker); its request had already been processed
+  | 'cut-lost' // Temporal ends the attempt (a cut-off worker); its request never reaches the service
   | 'block'; // processed, answer held until released
 
 interface Script {
@@ -47,6 +49,12 @@ function fakeService(script: Script) {
   const held = new Map<string, number>(); // reference → sends the service processed
   const landing: { reference: string; at: number }[] = []; // requests still on their way
   const log: string[] = [];
+  /** The time-skipping server's clock at each entry of `log`. */
+  const at: number[] = [];
+  const record = async (entry: string) => {
+    log.push(entry);
+    at.push(await env.currentTimeMs());
+  };
   let lag = script.lagReads ?? 0;
   let release: (() => void) | undefined;
   const blocked = new Promise<void>((r) => (release = r));
@@ -55,7 +63,7 @@ function fakeService(script: Script) {
   const activities: ProbeActivities = {
     async probeSend(reference, n) {
       const behaviour = script.sends[n - 1] ?? 'answer';
-      log.push(`send#${n}:${behaviour}`);
+      await record(`send#${n}:${behaviour}`);
       sendStarted?.();
       const process = () => held.set(reference, (held.get(reference) ?? 0) + 1);
       switch (behaviour) {
@@ -80,6 +88,13 @@ function fakeService(script: Script) {
           landing.push({ reference, at: (await env.currentTimeMs()) + 30_000 });
           await new Promise((r) => setTimeout(r, 2_500));
           return { accepted: reference };
+        case 'cut-landed':
+          process();
+          await new Promise((r) => setTimeout(r, 2_500));
+          return { accepted: reference };
+        case 'cut-lost':
+          await new Promise((r) => setTimeout(r, 2_500));
+          throw fail('OutcomeUnknown', 'socket hang up');
         case 'block':
           process();
           await blocked;
@@ -93,20 +108,20 @@ function fakeService(script: Script) {
         else landing.push(l);
       }
       if (script.requeryDown) {
-        log.push('requery:down');
+        await record('requery:down');
         throw fail('ServiceError', '503 from the service');
       }
       if (lag > 0) {
         lag -= 1;
-        log.push('requery:absent(lag)');
+        await record('requery:absent(lag)');
         return { found: false };
       }
       const sends = held.get(reference);
-      log.push(sends ? 'requery:found' : 'requery:absent');
+      await record(sends ? 'requery:found' : 'requery:absent');
       return sends ? { found: true, record: { reference, sends } } : { found: false };
     },
   };
-  return { activities, held, log, landing, release: () => release?.(), started };
+  return { activities, held, log, at, landing, release: () => release?.(), started };
 }
 
 /** The probe of `reference` gets `service`'s activities; its workflow id. */
@@ -115,18 +130,27 @@ const served = (service: ReturnType<typeof fakeService>, reference: string) =>
 
 async function run(
   script: Script,
-  opts: { maxSends?: number; absentReads?: number; inFlightMs?: number; sendStartToCloseMs?: number } = {},
+  opts: {
+    maxSends?: number;
+    absentReads?: number;
+    inFlightMs?: number;
+    settleMs?: number;
+    sendStartToCloseMs?: number;
+  } = {},
 ) {
   const service = fakeService(script);
   const reference = `ref-${randomUUID()}`;
+  const workflowId = served(service, reference);
   const result = await env.client.workflow.execute<typeof sendOnceProbeWorkflow>('sendOnceProbeWorkflow', {
     taskQueue: TASK_QUEUE,
-    workflowId: served(service, reference),
+    workflowId,
     args: [reference, opts],
   });
   return {
     result,
+    workflowId,
     log: service.log,
+    at: service.at,
     processed: service.held.get(reference) ?? 0,
     stillLanding: service.landing.filter((l) => l.reference === reference).length,
   };
@@ -235,6 +259,45 @@ describe('the one send-once rule', () => {
       'requery:found',
     ]);
     expect(processed).toBe(1);
+  });
+
+  it('a cut-off attempt whose request had already landed: found on the first read, not read again after the in-flight window', async () => {
+    const { result, log, processed } = await run({ sends: ['cut-landed'] }, { sendStartToCloseMs: 1_000 });
+    expect(result).toMatchObject({ outcome: 'found', sends: 1 });
+    expect(log).toEqual(['send#1:cut-landed', 'requery:found']);
+    expect(processed).toBe(1);
+  });
+
+  it('a cut-off attempt and a service that cannot be asked: unverified at once, not asked again after the in-flight window', async () => {
+    const { result, log } = await run({ sends: ['cut-lost'], requeryDown: true }, { sendStartToCloseMs: 1_000 });
+    expect(result).toMatchObject({ outcome: 'unverified', sends: 1 });
+    expect(log).toEqual(['send#1:cut-lost', 'requery:down']);
+  });
+
+  it('a cut-off attempt whose absent reads outlast the in-flight window: resent without another read', async () => {
+    // Attempt cut at +1 s, reads at about +3 s and +5 s: past the 3 s window, the two absent reads decide.
+    const { result, log, processed } = await run(
+      { sends: ['cut-lost', 'answer'] },
+      { sendStartToCloseMs: 1_000, inFlightMs: 3_000 },
+    );
+    expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
+    expect(log).toEqual(['send#1:cut-lost', 'requery:absent', 'requery:absent', 'send#2:answer']);
+    expect(processed).toBe(1);
+  });
+
+  it('each read waits settleMs (2 s in the probe) on the workflow clock: the service may not show a request at once', async () => {
+    const { log, at } = await run({ sends: ['drop-before', 'answer'] });
+    expect(log).toEqual(['send#1:drop-before', 'requery:absent', 'requery:absent', 'send#2:answer']);
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(2_000);
+    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it('settleMs 0: the reads follow at once, with no timer at all', async () => {
+    const { result, log, workflowId } = await run({ sends: ['drop-before', 'answer'] }, { settleMs: 0 });
+    expect(result).toMatchObject({ outcome: 'answered', sends: 2 });
+    expect(log).toEqual(['send#1:drop-before', 'requery:absent', 'requery:absent', 'send#2:answer']);
+    const { events } = await env.client.workflow.getHandle(workflowId).fetchHistory();
+    expect(events?.filter((e) => e.timerStartedEventAttributes)).toEqual([]);
   });
 
   it('cancellation mid-send: the send finishes and its outcome is returned; nothing is sent again', async () => {

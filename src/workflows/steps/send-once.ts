@@ -112,7 +112,7 @@ async function sendAndSettle<A, R>(spec: SendOnceSpec<A, R>): Promise<SendOnceRe
   const isRefusal = spec.isRefusal ?? isRefusalFailure;
   for (let sends = 1; ; sends++) {
     let lost: string;
-    let neverInFlight = false;
+    let neverInFlight: boolean;
     const sentAt = Date.now();
     try {
       return { outcome: 'answered', answer: await spec.send(sends), sends };
