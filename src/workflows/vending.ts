@@ -338,14 +338,14 @@ class VendFlow {
 
   /** Cancelled while a purchase may have moved money: ask the service once more, record what it says. */
   private async afterCancel(): Promise<VendResult> {
-    let found: Presence<VendRecord> | undefined;
-    try {
-      found = await this.requery();
-    } catch {
-      found = undefined;
-    }
+    // undefined: the service could not tell.
+    const found: Presence<VendRecord> | undefined = await this.requery().catch(() => undefined);
     const note = 'cancel requested after the purchase may have been sent';
-    const neverSeen = this.state.steps.every((s) => !(s.op === 'check' && s.outcome === 'found'));
+    // Seen: the service answered the purchase (even as pending) or a check found it. A "not found"
+    // after that is no proof that nothing was vended.
+    const neverSeen = this.state.steps.every(
+      (s) => !((s.op === 'check' && s.outcome === 'found') || (s.op === 'purchase' && s.outcome === 'response')),
+    );
     let result: VendResult;
     if (found?.found && vendRecordOutcome(found.record.status) !== 'pending')
       result = this.fromTransaction(found.record, ` (${note}; H4 by reference)`);

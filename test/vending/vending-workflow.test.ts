@@ -26,11 +26,15 @@ import { activitiesByWorkflow } from '../support/activities-by-workflow';
 import { unusedClaimCheck } from '../pos/helpers';
 import { FailureTypes } from '../../src/shared/failures';
 import { eventually } from '../support/polling';
+import type { MerchantEventDeliveryActivities } from '../../src/activities/merchant-event-delivery';
+import type { MerchantEvent } from '../../src/notify';
+import { IN_FLIGHT_MARGIN_MS, MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS } from '../../src/shared/activity-timeouts';
 
 type ScriptedActivities = Pick<
   VendingActivities,
   'vendListProviders' | 'vendLookupMeter' | 'vendLookupListedMeter' | 'vendPurchase' | 'vendFindByReference'
->;
+> &
+  Pick<MerchantEventDeliveryActivities, 'emitMerchantEvent'>;
 // One worker for the file; each sale's activities follow the script registered under its workflow id.
 const byFlow = activitiesByWorkflow<ScriptedActivities>([
   'vendListProviders',
@@ -38,6 +42,7 @@ const byFlow = activitiesByWorkflow<ScriptedActivities>([
   'vendLookupListedMeter',
   'vendPurchase',
   'vendFindByReference',
+  'emitMerchantEvent',
 ]);
 const TASK_QUEUE = `vend-ts-${randomUUID()}`;
 const env = useTimeSkippingEnv({
@@ -45,11 +50,13 @@ const env = useTimeSkippingEnv({
   worker: { taskQueue: TASK_QUEUE, activities: () => byFlow.activities },
 });
 
-type Call =
+/** What the sale asked of the scripted service, and when on the time-skipping server's clock (`at`). */
+type Call = (
   | { op: 'providers' }
   | { op: 'lookup' }
   | { op: 'purchase'; reference: string }
-  | { op: 'check'; reference: string; answer: 'found' | 'not_found' | 'error' };
+  | { op: 'check'; reference: string; answer: 'found' | 'not_found' | 'error' }
+) & { at?: number };
 type PurchaseScript = 'ok' | 'failed' | 'pending' | { fail: string } | 'hang';
 type CheckScript = 'found' | 'not_found' | 'pending' | 'failed' | { fail: string };
 
@@ -68,6 +75,8 @@ function scripted(
     providers?: string[];
     /** H1 or H2 fails (after Temporal's retries), as the real activities report it. */
     failing?: 'providers' | 'lookup' | 'lookup-once-transient';
+    /** Where the merchant events the sale hands to its delivery are kept (with `notify` in the input). */
+    events?: MerchantEvent[];
   },
   calls: Call[],
 ) {
@@ -90,7 +99,7 @@ function scripted(
       return { listed: true, meter: await acts.vendLookupMeter(req) };
     },
     async vendLookupMeter(): Promise<MeterInfo> {
-      calls.push({ op: 'lookup' });
+      calls.push({ op: 'lookup', at: await env.currentTimeMs() });
       if (opts.failing === 'lookup-once-transient' && calls.filter((c) => c.op === 'lookup').length === 1)
         throw ApplicationFailure.create({ type: 'Transient', message: 'H2 meter lookup: 503' });
       if (opts.failing === 'lookup')
@@ -107,7 +116,7 @@ function scripted(
       };
     },
     async vendPurchase(req) {
-      calls.push({ op: 'purchase', reference: req.reference });
+      calls.push({ op: 'purchase', reference: req.reference, at: await env.currentTimeMs() });
       const s = opts.purchases.shift();
       if (!s) throw new Error('unscripted purchase');
       if (typeof s === 'object')
@@ -122,13 +131,18 @@ function scripted(
     async vendFindByReference(req): Promise<VendCheckOutcome> {
       const s = opts.checks.shift();
       if (!s) throw new Error('unscripted check');
+      const at = await env.currentTimeMs();
       if (typeof s === 'object') {
-        calls.push({ op: 'check', reference: req.reference, answer: 'error' });
+        calls.push({ op: 'check', reference: req.reference, answer: 'error', at });
         throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
       }
-      calls.push({ op: 'check', reference: req.reference, answer: s === 'not_found' ? 'not_found' : 'found' });
+      calls.push({ op: 'check', reference: req.reference, answer: s === 'not_found' ? 'not_found' : 'found', at });
       if (s === 'not_found') return { found: false };
       return { found: true, transaction: vend(req.reference, s === 'found' ? 'success' : s) };
+    },
+    async emitMerchantEvent({ event }) {
+      opts.events?.push(event);
+      return 'started';
     },
   };
   return acts;
@@ -511,5 +525,276 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
       detail: 'HeartbeatTimeout',
     });
     expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('what a sale says and records, its in-flight window and its cancellation', () => {
+  const unknown = { fail: FailureTypes.OutcomeUnknown };
+  const down = { fail: FailureTypes.Unauthorized }; // H4 fails for good: the check cannot answer
+  const ref = (result: VendResult) => result.reference!;
+
+  it.each([
+    ['answered Success', { purchases: ['ok'], checks: [] }, () => 'vended'],
+    [
+      'answered pending, then final by H4',
+      { purchases: ['pending'], checks: ['found'] },
+      () => 'vended (answered pending); final after requery by reference (H4)',
+    ],
+    [
+      'a lost answer, found Success by H4',
+      { purchases: [unknown], checks: ['found'] },
+      () => 'vended (found by reference after a lost answer)',
+    ],
+    [
+      'a lost answer, found pending by H4, then final',
+      { purchases: [unknown], checks: ['pending', 'found'] },
+      () => 'vended (found pending by reference after a lost answer); final after requery by reference (H4)',
+    ],
+    [
+      'refused at once',
+      { purchases: [{ fail: FailureTypes.BadRequest }], checks: [] },
+      () => 'the purchase was refused: scripted BadRequest; nothing was vended',
+    ],
+    [
+      'a lost answer, not found, and the resend refused, not found again',
+      { purchases: [unknown, { fail: FailureTypes.BadRequest }], checks: ['not_found', 'not_found'] },
+      () => 'the purchase was refused: scripted BadRequest; nothing was vended',
+    ],
+    [
+      'two lost answers, not found after either',
+      { purchases: [unknown, unknown], checks: ['not_found', 'not_found'] },
+      () => 'the service never received the purchase (H4: not found after 2 attempt(s)); nothing was vended',
+    ],
+    [
+      'a lost answer H4 cannot check, then found Success',
+      { purchases: [unknown], checks: [down, 'found'] },
+      () =>
+        'vended (the purchase got no answer (scripted OutcomeUnknown) and H4 could not answer; it is NOT sent again); final after requery by reference (H4)',
+    ],
+    [
+      'a lost answer H4 cannot check, then not found (past the in-flight window)',
+      { purchases: [unknown], checks: [down, 'not_found'] },
+      (r: VendResult) =>
+        `the service does not know reference ${ref(r)} (H4 not found after the purchase got no answer); nothing was vended`,
+    ],
+  ] as [string, Parameters<typeof scripted>[0], (r: VendResult) => string][])(
+    '%s: the result says exactly what happened',
+    async (_name, script, message) => {
+      const { result } = await run(script);
+      expect(result.message).toBe(message(result));
+    },
+  );
+
+  it('every H3 and H4 is recorded as a step, with what it answered', async () => {
+    const { result } = await run({ purchases: [unknown, 'ok'], checks: ['not_found'] });
+    expect(result.steps).toEqual([
+      { op: 'lookup', outcome: 'found' },
+      { op: 'purchase', attempt: 1, outcome: 'unknown', detail: expect.stringContaining('OutcomeUnknown') },
+      { op: 'check', attempt: 1, outcome: 'not_found' },
+      { op: 'purchase', attempt: 2, outcome: 'response', detail: 'success' },
+    ]);
+    const watched = await run({ purchases: [unknown], checks: [down, down, 'pending', 'found'] });
+    expect(watched.result.steps.filter((st) => st.op === 'check')).toEqual([
+      { op: 'check', attempt: 1, outcome: 'error', detail: FailureTypes.Unauthorized },
+      { op: 'check', attempt: 1, outcome: 'error', detail: 'Unavailable' },
+      { op: 'check', attempt: 1, outcome: 'found', detail: 'pending' },
+      { op: 'check', attempt: 1, outcome: 'found', detail: 'success' },
+    ]);
+  });
+
+  it('maxPurchaseAttempts 3: a third purchase after two not-founds, and no fourth', async () => {
+    const { result, calls } = await run(
+      { purchases: [unknown, unknown, unknown], checks: ['not_found', 'not_found', 'not_found'] },
+      { options: { maxPurchaseAttempts: 3 } },
+    );
+    expect(result).toMatchObject({ status: 'not_vended', attempt: 3 });
+    expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(3);
+    assertNoResendWithoutCheck(calls);
+  });
+
+  it('the first purchase goes at once; a resend after a reported failure waits retryBackoff, not the in-flight window', async () => {
+    const { calls } = await run({ purchases: [unknown, 'ok'], checks: ['not_found'] });
+    const [lookupDone, first, check, second] = [
+      calls.find((c) => c.op === 'lookup'),
+      ...calls.filter((c) => c.op !== 'providers' && c.op !== 'lookup'),
+    ];
+    expect(first).toMatchObject({ op: 'purchase' });
+    // No pause before the first purchase (the resend's backoff is for resends only).
+    expect(first!.at! - lookupDone!.at!).toBeLessThan(1_000);
+    expect(check).toMatchObject({ op: 'check' });
+    expect(second).toMatchObject({ op: 'purchase' });
+    // The settle pause (checkSettleDelay, 3 s) before H4; then retryBackoff (2 s) before the resend.
+    expect(check!.at! - first!.at!).toBeGreaterThanOrEqual(3_000);
+    expect(second!.at! - check!.at!).toBeGreaterThanOrEqual(2_000);
+    // An attempt the activity reported ended with its call: no window of 45 s + 15 s to wait out.
+    expect(second!.at! - first!.at!).toBeLessThan(45_000);
+  });
+
+  it('a check that saw the purchase, then a cancel and "not found": outcome_unknown, never not_vended', async () => {
+    const calls: Call[] = [];
+    const args = input({ options: { requeryBackoff: '1 hour' } });
+    const handle = await env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+      workflowId: byFlow.script(
+        `vend-${args.order_ref}`,
+        scripted({ purchases: ['pending'], checks: ['not_found'] }, calls),
+      ),
+      taskQueue: TASK_QUEUE,
+      args: [args],
+    });
+    await eventually(
+      () => handle.query(vendStateQuery),
+      (st) => st.status === 'pending',
+      { timeoutMs: 30_000, description: 'the vend pending' },
+    );
+    await handle.cancel();
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'outcome_unknown', cancelRequested: true });
+    expect(result.message).toBe(
+      `cancel requested after the purchase may have been sent: the service could not tell; reconcile reference ${ref(result)}`,
+    );
+  });
+
+  it('cancelled while parked: H4 found nothing ever and the window is over: not_vended; found pending: outcome_unknown holding it', async () => {
+    const parkedThenCancelled = async (lastCheck: CheckScript) => {
+      const calls: Call[] = [];
+      const args = input({ options: { requeryBackoff: '1 hour' } });
+      const handle = await env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+        workflowId: byFlow.script(
+          `vend-${args.order_ref}`,
+          scripted({ purchases: [unknown], checks: [down, lastCheck] }, calls),
+        ),
+        taskQueue: TASK_QUEUE,
+        args: [args],
+      });
+      await eventually(
+        () => handle.query(vendStateQuery),
+        (st) => st.status === 'outcome_unknown',
+        { timeoutMs: 30_000, pause: () => env.sleep(1_000), description: 'the vend parked' },
+      );
+      await handle.cancel();
+      return handle.result();
+    };
+    const absent = await parkedThenCancelled('not_found');
+    expect(absent).toMatchObject({ status: 'not_vended', cancelRequested: true });
+    expect(absent.message).toBe(
+      `cancel requested after the purchase may have been sent: the service does not know reference ${ref(absent)} (H4 not found); nothing was vended`,
+    );
+    const pending = await parkedThenCancelled('pending');
+    expect(pending).toMatchObject({
+      status: 'outcome_unknown',
+      cancelRequested: true,
+      transaction: { status: 'pending' },
+    });
+    expect(pending.message).toBe(
+      `cancel requested after the purchase may have been sent: the service holds it as pending; reconcile reference ${ref(pending)}`,
+    );
+  });
+
+  it('cancelled while pending and H4 then says Success: vended, and the result says the cancel came after the purchase', async () => {
+    const { handle, calls } = await (async () => {
+      const calls: Call[] = [];
+      const args = input({ options: { requeryBackoff: '1 hour' } });
+      const handle = await env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+        workflowId: byFlow.script(
+          `vend-${args.order_ref}`,
+          scripted({ purchases: ['pending'], checks: ['found'] }, calls),
+        ),
+        taskQueue: TASK_QUEUE,
+        args: [args],
+      });
+      return { handle, calls };
+    })();
+    await eventually(
+      () => handle.query(vendStateQuery),
+      (st) => st.status === 'pending',
+      { timeoutMs: 30_000, description: 'the vend pending' },
+    );
+    await handle.cancel();
+    const result = await handle.result();
+    expect(result.message).toBe('vended (cancel requested after the purchase may have been sent; H4 by reference)');
+    expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
+  });
+
+  it("a sale parked as outcome_unknown tells the merchant why, in its event's reason", async () => {
+    const events: MerchantEvent[] = [];
+    const { result } = await run(
+      { purchases: [unknown], checks: [down, 'found'], events },
+      { notify: { url: 'https://merchant.example/events' } },
+    );
+    expect(result.status).toBe('vended');
+    expect(events.map((e) => [e.type, e.data.status])).toEqual([
+      ['vend.needs_attention', 'outcome_unknown'],
+      ['vend.succeeded', 'vended'],
+    ]);
+    expect(events[0]!.data.reason).toBe(
+      ' (the purchase got no answer (scripted OutcomeUnknown) and H4 could not answer; it is NOT sent again); parked: requeried, or resolved by an operator',
+    );
+  });
+
+  // A purchase lost with its worker (heartbeat timeout, 10 s of real time): its HTTP call may still be
+  // running until its own timeout (45 s) and the margin (15 s) after the loss. Each sale runs on a
+  // worker of its own, so the hung call ends with it.
+  const lostSale = (script: Parameters<typeof scripted>[0], over: Partial<VendInput> = {}) => {
+    const calls: Call[] = [];
+    const acts = scripted(script, calls);
+    const workflowId = byFlow.script(`vend-${randomUUID()}`, acts);
+    return { calls, acts, workflowId, args: input(over) };
+  };
+
+  it('lost with its worker: not resent before its HTTP call could have ended (45 s + 15 s after the loss)', async () => {
+    const sale = lostSale({ purchases: ['hang', 'ok'], checks: ['not_found', 'not_found'] });
+    const result = await runWithWorker(env, sale.acts, 'vend-hb', (taskQueue) =>
+      env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+        workflowId: sale.workflowId,
+        taskQueue,
+        args: [sale.args],
+      }),
+    );
+    expect(result).toMatchObject({ status: 'vended', attempt: 2 });
+    const [p1, p2] = sale.calls.filter((c) => c.op === 'purchase');
+    // Lost at the heartbeat timeout at the earliest; then the call's own timeout and the margin.
+    expect(p2!.at! - p1!.at!).toBeGreaterThanOrEqual(
+      MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS + 45_000 + IN_FLIGHT_MARGIN_MS,
+    );
+    assertNoResendWithoutCheck(sale.calls);
+  }, 60_000);
+
+  it('lost with its worker and unchecked: an H4 "not found" inside the window is not an answer; the watch goes on to the record', async () => {
+    const sale = lostSale(
+      { purchases: ['hang'], checks: [down, 'not_found', 'found'] },
+      { options: { requeryBackoff: '5s', requeryMaxBackoff: '5s' } },
+    );
+    const result = await runWithWorker(env, sale.acts, 'vend-hb', (taskQueue) =>
+      env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+        workflowId: sale.workflowId,
+        taskQueue,
+        args: [sale.args],
+      }),
+    );
+    expect(result).toMatchObject({ status: 'vended', attempt: 1 });
+    expect(sale.calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
+  }, 60_000);
+
+  it('lost with its worker, parked, and cancelled inside the window with H4 saying "not found": outcome_unknown, never not_vended', async () => {
+    const sale = lostSale(
+      { purchases: ['hang'], checks: [down, 'not_found'] },
+      { options: { requeryBackoff: '1 hour' } },
+    );
+    const result = await runWithWorker(env, sale.acts, 'vend-hb', async (taskQueue) => {
+      const handle = await env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+        workflowId: sale.workflowId,
+        taskQueue,
+        args: [sale.args],
+      });
+      // Parked in real time (nothing awaits the result, so the server's clock is not skipped): well inside the window.
+      await eventually(
+        () => handle.query(vendStateQuery),
+        (st) => st.status === 'outcome_unknown',
+        { timeoutMs: 45_000, description: 'the vend parked after the lost purchase' },
+      );
+      await handle.cancel();
+      return handle.result();
+    });
+    expect(result).toMatchObject({ status: 'outcome_unknown', cancelRequested: true });
   }, 60_000);
 });
