@@ -80,7 +80,7 @@ class BankPaymentFlow extends PaymentFlow<DirectPaymentState> {
 
   /** B3: sent once; a second time only when verify proved the first never arrived. */
   private async debit(): Promise<void> {
-    const sent = await sendPayment(this.ref, 'bank debit (B3)', () => sends.chargeBank(this.input));
+    const sent = await sendPayment(this.ref, () => sends.chargeBank(this.input));
     this.readSent(
       sent,
       { answer: "the debit's", request: 'the debit' },

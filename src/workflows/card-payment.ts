@@ -282,7 +282,7 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
 
   /** B1 with the current sealed card; a card that no longer opens means this send was not made. */
   private sendCharge() {
-    return sendPayment(this.ref, 'charge (B1)', () =>
+    return sendPayment(this.ref, () =>
       sends.chargeCard({ ...this.input, card: this.card }).catch((err: unknown) => {
         if (secretUnavailable(err)) return 'secret-unavailable' as const;
         throw err;

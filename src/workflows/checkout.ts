@@ -72,7 +72,7 @@ class CheckoutFlow extends PaymentFlow<CheckoutState> {
 
   /** A1: sent once; a second time only when verify proved the first never arrived. */
   private async initiate(): Promise<void> {
-    const sent = await sendPayment(this.ref, 'checkout (A1)', () => sends.initiateCheckout(this.input));
+    const sent = await sendPayment(this.ref, () => sends.initiateCheckout(this.input));
     this.readSent(
       sent,
       { answer: "A1's", request: 'the checkout' },

@@ -627,7 +627,6 @@ class MandateFlow {
   private async create(): Promise<boolean> {
     const { state, input } = this;
     const result: SendOnceResult<CreatedMandate, MandateSnapshot> = await sendOnce({
-      what: 'create mandate (D1)',
       send: () => money.createMandate(input),
       requery: async (): Promise<Presence<MandateSnapshot>> => {
         const found = await reads.findMandateByRef(input.mandateRef);
@@ -871,7 +870,6 @@ class MandateFlow {
     };
     let lastFailure: string | undefined;
     const result: SendOnceResult<MandateDebitAnswer, FoundDebit> = await sendOnce({
-      what: `debit (D3) ${entry.reference}`,
       send: async () => {
         try {
           return await money.debitMandate(req);

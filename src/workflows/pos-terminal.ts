@@ -60,7 +60,6 @@ const SALE_EVENT_TYPES = posTransactionEventTypes('sale');
 
 /** How the sale words its outcomes (the other terminal flows: linkedWording). */
 const SALE_WORDING: PosTransactionWording = {
-  label: 'POS transaction (F3)',
   approved: (action) => action,
   receivedNotThrough: (action) =>
     `${action}: the service received the transaction (confirmed by requery); try again later as a new sale`,

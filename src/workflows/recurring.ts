@@ -140,7 +140,6 @@ class TokenChargeFlow extends PaymentFlow<TokenChargeState> {
     const { tokenId, amount } = this.input;
     const sent = await sendPayment(
       this.ref,
-      'token charge (A4)',
       () => sends.chargeToken({ tokenId, amount, reference: this.ref }),
       refusedOutright,
     );

@@ -57,7 +57,7 @@ class UssdPaymentFlow extends PaymentFlow<DirectPaymentState> {
 
   /** B5: sent once; a second time only when verify proved the first never arrived. */
   private async initiate(): Promise<void> {
-    const sent = await sendPayment(this.ref, 'USSD (B5)', () => sends.initiateUssd(this.input));
+    const sent = await sendPayment(this.ref, () => sends.initiateUssd(this.input));
     this.readSent(
       sent,
       { answer: "B5's", request: 'the USSD request' },

@@ -253,7 +253,6 @@ class VendFlow {
   /** H3 through send-once (H4 by reference its requery), and what its outcome means for the sale. */
   private async purchase(): Promise<VendResult> {
     const sent = await sendOnce<VendRecord, VendRecord>({
-      what: 'electricity purchase (H3)',
       send: (n) => this.send(n),
       requery: () => this.requery(),
       settleMs: durationMs(this.options.checkSettleDelay ?? DEFAULTS.checkSettleDelay),

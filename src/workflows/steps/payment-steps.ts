@@ -73,12 +73,10 @@ export function requeryTransaction(transactionRef: string): () => Promise<Presen
 /** Sends a payment request under the one send-once rule (./send-once.ts), verifying by reference. */
 export function sendPayment<A>(
   transactionRef: string,
-  what: string,
   send: () => Promise<A>,
   isRefusal?: (err: unknown) => boolean,
 ): Promise<SendOnceResult<A, FoundTransaction>> {
   return sendOnce({
-    what,
     send,
     requery: requeryTransaction(transactionRef),
     settleMs: PAYMENT_DEFAULTS.unknownOutcomePauseMs,

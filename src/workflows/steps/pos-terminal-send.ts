@@ -91,8 +91,6 @@ export interface PosTransactionOutcome {
 
 /** How a flow words its outcomes (the sale speaks of charges, the others of "the refund", …). */
 export interface PosTransactionWording {
-  /** send-once's name of the call. */
-  label: string;
   approved: (action: string) => string;
   /** A 91/96 that F4 confirmed: the service has it and it did not go through. */
   receivedNotThrough: (action: string) => string;
@@ -109,7 +107,6 @@ export interface PosTransactionWording {
 /** The wording of the transactions beyond the sale: "refund", "pre-authorisation", "completion". */
 export function linkedWording(what: string): PosTransactionWording {
   return {
-    label: `POS ${what} (F3)`,
     approved: () => `Approved: the ${what} went through`,
     receivedNotThrough: (action) =>
       `${action}: the service received the ${what} (confirmed by requery) and it did not go through`,
@@ -224,7 +221,6 @@ export class PosTransactionSend {
   async decide(): Promise<PosTransactionOutcome> {
     try {
       const sent = await sendOnce<PosTransactionSent, PosTransactionRecord>({
-        what: this.spec.wording.label,
         send: (n) => this.send(n),
         requery: () => this.requery(),
         // The settle wait is the send's own (after a lost answer, not after a 91/96 answer).

@@ -30,8 +30,6 @@ import { countRequery, countResendProvedSafe, countSendOutcome } from './metrics
 export type Presence<R> = { found: true; record: R } | { found: false };
 
 export interface SendOnceSpec<A, R> {
-  /** For messages: "charge (B1)", "debit (D3)". */
-  what: string;
   /** Makes the request once (a one-attempt activity). `sendNumber` is 1 for the first send. */
   send: (sendNumber: number) => Promise<A>;
   /**
