@@ -191,7 +191,7 @@ describe("the callback's answer rules", () => {
     expect(empty.message).toBe('the credit handler refused the credit: HTTP 400');
   });
 
-  it.each([408, 425, 429, 500, 503])('%i is asked again (an ordinary error, retried)', async (status) => {
+  it.each([300, 408, 425, 429, 500, 503])('%i is asked again (an ordinary error, retried)', async (status) => {
     answer = status;
     const err = await send().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);

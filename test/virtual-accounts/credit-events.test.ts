@@ -138,7 +138,7 @@ describe('the hand-over as an event, over real HTTP', () => {
     expect(refused).toEqual([]);
   });
 
-  it("the credit's answer rules: 2xx and 409 taken; 410 and other 4xx refused for good; 408, 429 and 5xx asked again", async () => {
+  it("the credit's answer rules: 2xx and 409 taken; 410 and other 4xx refused for good; 3xx, 408, 429 and 5xx asked again", async () => {
     const handler = eventCreditHandler({ url: `${plainUrl}/credits`, secret });
     const handOver = () => {
       const credit = credited();
@@ -154,7 +154,7 @@ describe('the hand-over as an event, over real HTTP', () => {
       expect(err).toBeInstanceOf(CreditHandlerRefused);
       expect((err as Error).message).toBe(`the credit's event endpoint refused it: HTTP ${status}`);
     }
-    for (const status of [408, 429, 500, 503]) {
+    for (const status of [300, 408, 429, 500, 503]) {
       answer = status;
       const err = await handOver().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Error);

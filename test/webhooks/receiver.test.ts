@@ -364,11 +364,23 @@ describe('what the receiver remembers, counts and logs', () => {
     );
   });
 
-  it('concurrent copies of a credit: counted once as verified, every other as a duplicate', async () => {
-    const raw = JSON.stringify(vaCreditBody(`va-${randomUUID()}`));
-    const before = counted('virtual-account');
-    expect(await Promise.all(Array.from({ length: 4 }, () => signedCredit(url, raw)))).toEqual([200, 200, 200, 200]);
-    expect(counted('virtual-account')).toEqual({ verified: before.verified + 1, duplicate: before.duplicate + 3 });
+  it('concurrent copies of a credit: one start, counted once as verified, every other as a duplicate', async () => {
+    const ref = `va-${randomUUID()}`;
+    const raw = JSON.stringify(vaCreditBody(ref));
+    // The start held back a little, so every copy arrives while the first is still being handed over.
+    const start = client.workflow.start.bind(client.workflow);
+    const starts = jest.spyOn(client.workflow, 'start').mockImplementation(async (...args) => {
+      await new Promise((r) => setTimeout(r, 300));
+      return start(...args);
+    });
+    try {
+      const before = counted('virtual-account');
+      expect(await Promise.all(Array.from({ length: 4 }, () => signedCredit(url, raw)))).toEqual([200, 200, 200, 200]);
+      expect(counted('virtual-account')).toEqual({ verified: before.verified + 1, duplicate: before.duplicate + 3 });
+      expect(starts.mock.calls.filter(([, o]) => o.workflowId === `va-credit-${ref}`)).toHaveLength(1);
+    } finally {
+      starts.mockRestore();
+    }
   });
 });
 
