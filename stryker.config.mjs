@@ -146,7 +146,11 @@ const paymentConfirmation = {
     'awaitWebhookVerifying',
     'confirmPayment',
   ),
-  testFiles: ['test/payments/flows-time-skipping.test.ts', 'test/payments/underpayment.test.ts'],
+  testFiles: [
+    'test/payments/payment-confirmation.test.ts',
+    'test/payments/flows-time-skipping.test.ts',
+    'test/payments/underpayment.test.ts',
+  ],
 };
 
 /** The vend. */
