@@ -9,6 +9,7 @@ import { paymentWebhookSignal, type PaymentWebhookEvent } from '../../src/shared
 import type { ExpectedPayment, TransactionLookup } from '../../src/shared/payment-common';
 import { useTimeSkippingEnv } from '../support/time-skipping';
 import { activitiesByWorkflow } from '../support/activities-by-workflow';
+import { chargeSuccessfulEvent } from '../support/flow-inputs';
 
 interface VerifyActivities {
   lookupTransaction(ref: string): Promise<TransactionLookup>;
@@ -46,17 +47,7 @@ function verify(answers: Answer[]) {
   return { activities, readsAt };
 }
 
-const webhook = (ref: string, over: Partial<PaymentWebhookEvent> = {}): PaymentWebhookEvent => ({
-  event: 'charge_successful',
-  transactionRef: ref,
-  amount: 10_000,
-  currency: 'NGN',
-  transactionStatus: 'Success',
-  transactionType: 'Card',
-  isRecurring: false,
-  receivedAt: new Date().toISOString(),
-  ...over,
-});
+const webhook = chargeSuccessfulEvent;
 
 /** confirmPayment for a new reference; `early`: webhooks signalled with the start (before its first task). */
 async function confirm(

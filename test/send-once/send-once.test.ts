@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { ProbeActivities, sendOnceProbeWorkflow } from '../fixtures/send-once-workflows';
+import type { ProbeActivities, ProbeOptions, sendOnceProbeWorkflow } from '../fixtures/send-once-workflows';
 import { useTimeSkippingEnv } from '../support/time-skipping';
 import { activitiesByWorkflow } from '../support/activities-by-workflow';
 
@@ -128,16 +128,7 @@ function fakeService(script: Script) {
 const served = (service: ReturnType<typeof fakeService>, reference: string) =>
   byFlow.script(reference, service.activities);
 
-async function run(
-  script: Script,
-  opts: {
-    maxSends?: number;
-    absentReads?: number;
-    inFlightMs?: number;
-    settleMs?: number;
-    sendStartToCloseMs?: number;
-  } = {},
-) {
+async function run(script: Script, opts: ProbeOptions = {}) {
   const service = fakeService(script);
   const reference = `ref-${randomUUID()}`;
   const workflowId = served(service, reference);

@@ -630,88 +630,51 @@ describe('what a sale says and records, its in-flight window and its cancellatio
     expect(second!.at! - first!.at!).toBeLessThan(45_000);
   });
 
-  it('a check that saw the purchase, then a cancel and "not found": outcome_unknown, never not_vended', async () => {
+  /** A sale (its H4 rounds an hour apart) cancelled once it shows `status`; `skipTime`: the server's clock moves on between looks. */
+  async function cancelledWhen(script: Parameters<typeof scripted>[0], status: string, skipTime = false) {
     const calls: Call[] = [];
     const args = input({ options: { requeryBackoff: '1 hour' } });
     const handle = await env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-      workflowId: byFlow.script(
-        `vend-${args.order_ref}`,
-        scripted({ purchases: ['pending'], checks: ['not_found'] }, calls),
-      ),
+      workflowId: byFlow.script(`vend-${args.order_ref}`, scripted(script, calls)),
       taskQueue: TASK_QUEUE,
       args: [args],
     });
     await eventually(
       () => handle.query(vendStateQuery),
-      (st) => st.status === 'pending',
-      { timeoutMs: 30_000, description: 'the vend pending' },
+      (st) => st.status === status,
+      { timeoutMs: 30_000, ...(skipTime ? { pause: () => env.sleep(1_000) } : {}), description: `the vend ${status}` },
     );
     await handle.cancel();
-    const result = await handle.result();
+    return { result: await handle.result(), calls };
+  }
+  const note = 'cancel requested after the purchase may have been sent';
+
+  it('a purchase the service answered (pending), then a cancel and "not found": outcome_unknown, never not_vended', async () => {
+    const { result } = await cancelledWhen({ purchases: ['pending'], checks: ['not_found'] }, 'pending');
     expect(result).toMatchObject({ status: 'outcome_unknown', cancelRequested: true });
-    expect(result.message).toBe(
-      `cancel requested after the purchase may have been sent: the service could not tell; reconcile reference ${ref(result)}`,
-    );
+    expect(result.message).toBe(`${note}: the service could not tell; reconcile reference ${ref(result)}`);
   });
 
   it('cancelled while parked: H4 found nothing ever and the window is over: not_vended; found pending: outcome_unknown holding it', async () => {
-    const parkedThenCancelled = async (lastCheck: CheckScript) => {
-      const calls: Call[] = [];
-      const args = input({ options: { requeryBackoff: '1 hour' } });
-      const handle = await env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-        workflowId: byFlow.script(
-          `vend-${args.order_ref}`,
-          scripted({ purchases: [unknown], checks: [down, lastCheck] }, calls),
-        ),
-        taskQueue: TASK_QUEUE,
-        args: [args],
-      });
-      await eventually(
-        () => handle.query(vendStateQuery),
-        (st) => st.status === 'outcome_unknown',
-        { timeoutMs: 30_000, pause: () => env.sleep(1_000), description: 'the vend parked' },
-      );
-      await handle.cancel();
-      return handle.result();
-    };
-    const absent = await parkedThenCancelled('not_found');
+    const parked = (lastCheck: CheckScript) =>
+      cancelledWhen({ purchases: [unknown], checks: [down, lastCheck] }, 'outcome_unknown', true);
+    const { result: absent } = await parked('not_found');
     expect(absent).toMatchObject({ status: 'not_vended', cancelRequested: true });
     expect(absent.message).toBe(
-      `cancel requested after the purchase may have been sent: the service does not know reference ${ref(absent)} (H4 not found); nothing was vended`,
+      `${note}: the service does not know reference ${ref(absent)} (H4 not found); nothing was vended`,
     );
-    const pending = await parkedThenCancelled('pending');
+    const { result: pending } = await parked('pending');
     expect(pending).toMatchObject({
       status: 'outcome_unknown',
       cancelRequested: true,
       transaction: { status: 'pending' },
     });
-    expect(pending.message).toBe(
-      `cancel requested after the purchase may have been sent: the service holds it as pending; reconcile reference ${ref(pending)}`,
-    );
+    expect(pending.message).toBe(`${note}: the service holds it as pending; reconcile reference ${ref(pending)}`);
   });
 
   it('cancelled while pending and H4 then says Success: vended, and the result says the cancel came after the purchase', async () => {
-    const { handle, calls } = await (async () => {
-      const calls: Call[] = [];
-      const args = input({ options: { requeryBackoff: '1 hour' } });
-      const handle = await env.client.workflow.start<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-        workflowId: byFlow.script(
-          `vend-${args.order_ref}`,
-          scripted({ purchases: ['pending'], checks: ['found'] }, calls),
-        ),
-        taskQueue: TASK_QUEUE,
-        args: [args],
-      });
-      return { handle, calls };
-    })();
-    await eventually(
-      () => handle.query(vendStateQuery),
-      (st) => st.status === 'pending',
-      { timeoutMs: 30_000, description: 'the vend pending' },
-    );
-    await handle.cancel();
-    const result = await handle.result();
-    expect(result.message).toBe('vended (cancel requested after the purchase may have been sent; H4 by reference)');
+    const { result, calls } = await cancelledWhen({ purchases: ['pending'], checks: ['found'] }, 'pending');
+    expect(result.message).toBe(`vended (${note}; H4 by reference)`);
     expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
   });
 
