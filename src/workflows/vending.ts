@@ -306,7 +306,7 @@ class VendFlow {
       resolution: () => this.resolution,
       onRead: (read) => {
         if (read !== 'error' && read.found) last = read.record;
-        this.recordCheck(read === 'error' ? 'error' : read);
+        this.recordCheck(read);
       },
       pendingForMs: durationMs(this.options.pendingFor ?? DEFAULTS.pendingFor),
       requeryForMs: durationMs(this.options.unknownRequeryFor ?? DEFAULTS.unknownRequeryFor),

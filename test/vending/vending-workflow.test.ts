@@ -454,7 +454,11 @@ describe('money safety: status, unknown outcomes, cancellation, heartbeat', () =
     const result = await done();
     expect(result).toMatchObject({ status: 'not_vended', resolution: { outcome: 'not_vended', operator: 'ops-ada' } });
     expect(result.message).toMatch(/resolved by ops-ada: provider report/);
-    expect(result.steps.at(-1)).toMatchObject({ op: 'resolve', outcome: 'not_vended' });
+    expect(result.steps.at(-1)).toMatchObject({
+      op: 'resolve',
+      outcome: 'not_vended',
+      detail: 'by ops-ada: provider report: reference absent',
+    });
     expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
     expect(await searchStatus(handle)).toBe('not_vended');
   });
@@ -653,6 +657,11 @@ describe('what a sale says and records, its in-flight window and its cancellatio
     const { result } = await cancelledWhen({ purchases: ['pending'], checks: ['not_found'] }, 'pending');
     expect(result).toMatchObject({ status: 'outcome_unknown', cancelRequested: true });
     expect(result.message).toBe(`${note}: the service could not tell; reconcile reference ${ref(result)}`);
+  });
+
+  it('a lost answer an H4 found (pending), then a cancel and "not found": outcome_unknown, never not_vended', async () => {
+    const { result } = await cancelledWhen({ purchases: [unknown], checks: ['pending', 'not_found'] }, 'pending');
+    expect(result).toMatchObject({ status: 'outcome_unknown', cancelRequested: true });
   });
 
   it('cancelled while parked: H4 found nothing ever and the window is over: not_vended; found pending: outcome_unknown holding it', async () => {
