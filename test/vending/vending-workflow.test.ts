@@ -710,18 +710,22 @@ describe('what a sale says and records, its in-flight window and its cancellatio
     const calls: Call[] = [];
     const acts = scripted(script, calls);
     const workflowId = byFlow.script(`vend-${randomUUID()}`, acts);
-    return { calls, acts, workflowId, args: input(over) };
+    const args = input(over);
+    /** The sale to its result on its own worker. */
+    const result = () =>
+      runWithWorker(env, acts, 'vend-hb', (taskQueue) =>
+        env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
+          workflowId,
+          taskQueue,
+          args: [args],
+        }),
+      );
+    return { calls, acts, workflowId, args, result };
   };
 
   it('lost with its worker: not resent before its HTTP call could have ended (45 s + 15 s after the loss)', async () => {
     const sale = lostSale({ purchases: ['hang', 'ok'], checks: ['not_found', 'not_found'] });
-    const result = await runWithWorker(env, sale.acts, 'vend-hb', (taskQueue) =>
-      env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-        workflowId: sale.workflowId,
-        taskQueue,
-        args: [sale.args],
-      }),
-    );
+    const result = await sale.result();
     expect(result).toMatchObject({ status: 'vended', attempt: 2 });
     const [p1, p2] = sale.calls.filter((c) => c.op === 'purchase');
     // Lost at the heartbeat timeout at the earliest; then the call's own timeout and the margin.
@@ -736,13 +740,7 @@ describe('what a sale says and records, its in-flight window and its cancellatio
       { purchases: ['hang'], checks: [down, 'not_found', 'found'] },
       { options: { requeryBackoff: '5s', requeryMaxBackoff: '5s' } },
     );
-    const result = await runWithWorker(env, sale.acts, 'vend-hb', (taskQueue) =>
-      env.client.workflow.execute<typeof vendElectricityWorkflow>('vendElectricityWorkflow', {
-        workflowId: sale.workflowId,
-        taskQueue,
-        args: [sale.args],
-      }),
-    );
+    const result = await sale.result();
     expect(result).toMatchObject({ status: 'vended', attempt: 1 });
     expect(sale.calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
   }, 60_000);
