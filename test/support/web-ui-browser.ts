@@ -48,12 +48,12 @@ export async function startWebUiStack(opts: {
         '(apt-get install chromium; `npm test` does this first), or set SKIP_BROWSER_TESTS=1 to skip this test on purpose (never in CI).',
     );
   }
-  const [uiPort, codecPort] = [await freePort(), await freePort()];
+  const codecPort = await freePort();
   // The bundled UI cannot send an Authorization header: a capability of this run (never the
   // codec token) leads the path, as `npm start` does.
   const pathToken = randomUUID().replace(/-/g, '');
   const [dev, bundle, launched] = await Promise.allSettled([
-    startDevServer({ uiPort, codecEndpoint: `http://127.0.0.1:${codecPort}/t/${pathToken}` }),
+    startDevServer({ uiPort: 0, codecEndpoint: `http://127.0.0.1:${codecPort}/t/${pathToken}` }),
     workflowBundle(),
     chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: opts.stepMs }),
   ]);
