@@ -6,13 +6,14 @@
 // service's own debits, is tested in mandate-fixed-observe.test.ts.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import {
   cancelMandateSignal,
   cancelMandateUpdate,
   debitKeyReference,
   debitMandateUpdate,
   fixedSchedule,
+  IDEMPOTENCY_KEY_RULE,
   resolveDebitUpdate,
   mandateStateQuery,
   resendMandateOtpUpdate,
@@ -364,6 +365,75 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
     expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
   });
 
+  it("VARIABLE: the validator's edges: exactly N200 and exactly what is left are debited; a malformed key, a bad narration and a missing request are refused before any D3", async () => {
+    const service = fakeService();
+    const i = input({ amount: 100_000 });
+    const h = await approved(service, i);
+    const refusals: [unknown, string][] = [
+      [{ amount: 20_000, idempotencyKey: 'two words' }, IDEMPOTENCY_KEY_RULE.message],
+      [{ amount: 20_000, narration: '' }, 'narration must be 1-100 characters'],
+      [{ amount: 20_000, narration: 'n'.repeat(101) }, 'narration must be 1-100 characters'],
+      [{ amount: 20_000, narration: 42 }, 'narration must be 1-100 characters'],
+      [null, 'amount must be an integer in kobo'],
+    ];
+    for (const [request, message] of refusals) {
+      expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [request as MandateDebitRequest] }))).toBe(
+        `ApplicationFailure: ${message}`,
+      );
+    }
+    expect(service.calls).toEqual([]);
+    const least = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 20_000, narration: 'n'.repeat(100) }] });
+    expect(least).toMatchObject({ status: 'success', amount: 20_000 });
+    const rest = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 80_000 }] });
+    expect(rest).toMatchObject({ status: 'success', amount: 80_000 });
+    expect(await h.result()).toMatchObject({ status: 'completed', balance: 0, totalDebited: 100_000 });
+    expect(service.calls).toHaveLength(2);
+  });
+
+  it('VARIABLE: a debit accepted while another is in flight, for exactly what that one leaves, is debited under the lock', async () => {
+    const service = fakeService();
+    const i = input({ amount: 100_000 });
+    const h = await approved(service, i);
+    let open!: () => void;
+    service.knobs.gate = new Promise<void>((r) => (open = r));
+    const first = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 40_000 }] });
+    await eventually(() => service.calls.length === 1, { description: 'the first D3 in flight' });
+    // Accepted against what is available beside the debit in flight; it waits for the lock.
+    const second = await h.startUpdate(debitMandateUpdate, {
+      args: [{ amount: 60_000 }],
+      waitForStage: WorkflowUpdateStage.ACCEPTED,
+    });
+    open();
+    expect(await first).toMatchObject({ status: 'success', amount: 40_000 });
+    expect(await second.result()).toMatchObject({ status: 'success', amount: 60_000 });
+    expect(await h.result()).toMatchObject({ status: 'completed', balance: 0, totalDebited: 100_000 });
+  });
+
+  it('VARIABLE: past the end date, a debit still waiting on a pending one keeps the flow open, and a new debit is refused: none is sent after the end', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = 'answerPending';
+    // Ends at the end of the test server's day; a pending debit is requeried after three days.
+    const i = input({ endDate: day(now), pendingRequeryMs: [3 * DAY] });
+    const h = await approved(service, i);
+    const ref = `${i.mandateRef}-D1`;
+    const pending = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] });
+    await waitFor(h, (s) => s.unresolvedDebits.length === 1, 'a pending debit');
+    await env.sleep(2 * DAY);
+    expect(await h.query(mandateStateQuery)).toMatchObject({ status: 'approved' });
+    expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] }))).toBe(
+      `ApplicationFailure: the mandate ended on ${i.endDate}`,
+    );
+    service.settlePending(ref, 'Success', 50_000, `MD-${i.mandateRef}`);
+    await env.sleep(2 * DAY); // past the requery
+    expect(await pending).toMatchObject({ status: 'success', confirmedBy: 'requery' });
+    expect(await h.result()).toMatchObject({
+      status: 'completed',
+      endReason: 'end date reached',
+      totalDebited: 50_000,
+    });
+    expect(service.calls).toEqual([ref]);
+  });
+
   it('an expired session: a new OTP is sent and the update says so; the next expiry ends the mandate expired and releases it at the service', async () => {
     const service = fakeService();
     const i = input({ maxSessionResends: 1 });
@@ -504,15 +574,19 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
     while (service.calls.length === 0) await new Promise((r) => setTimeout(r, 10)); // D3 in flight
     const cancel = h.executeUpdate(cancelMandateUpdate);
     await new Promise((r) => setTimeout(r, 200));
+    // Accepted (the validator saw it approved); refused under the lock, after the cancel.
     const second = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000 }] }).then(
       () => 'debited',
-      (e: unknown) => String((e as Error).cause),
+      (e: unknown) => {
+        const cause = (e as WorkflowUpdateFailedError).cause as ApplicationFailure;
+        return `${cause.type}: ${cause.message}`;
+      },
     );
     await new Promise((r) => setTimeout(r, 200));
     open();
     expect(await first).toMatchObject({ status: 'success', reference: `${i.mandateRef}-D1` });
     expect(await cancel).toMatchObject({ status: 'cancelled', totalDebited: 40_000 });
-    expect(await second).toMatch(/not approved|cancelled/);
+    expect(await second).toBe('NotApproved: the mandate is cancelled, not approved');
     expect(service.calls).toEqual([`${i.mandateRef}-D1`]);
   });
 
@@ -781,12 +855,22 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
     const ref = debitKeyReference(i.mandateRef, 'p-1');
     const pending = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 80_000, idempotencyKey: 'p-1' }] });
     const during = await waitFor(h, (s) => s.unresolvedDebits.length === 1, 'a pending debit');
-    expect(during.unresolvedDebits[0]).toMatchObject({ status: 'pending', serviceStatus: 'pending', reference: ref });
+    expect(during.unresolvedDebits[0]).toMatchObject({
+      status: 'pending',
+      serviceStatus: 'pending',
+      reference: ref,
+      error: 'D3 answered status pending',
+    });
     expect(during).toMatchObject({ totalDebited: 0, available: 1_120_000 });
     service.settlePending(ref, 'Success', 80_000, `MD-${i.mandateRef}`);
     expect(await pending).toMatchObject({ status: 'success', confirmedBy: 'requery', reference: ref });
     const failed = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 90_000, idempotencyKey: 'p-2' }] });
-    expect(failed).toMatchObject({ status: 'failed', confirmedBy: 'response', serviceStatus: 'failed' });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      confirmedBy: 'response',
+      serviceStatus: 'failed',
+      error: 'D3 answered status failed',
+    });
     expect(await h.query(mandateStateQuery)).toMatchObject({
       totalDebited: 80_000,
       balance: 1_120_000,
