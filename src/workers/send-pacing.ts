@@ -15,12 +15,15 @@ import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 /** The longest a send may wait for its turn; past it the attempt fails before sending anything. */
 export const MAX_PACING_WAIT_MS = 5_000;
 
-/** `pace()` resolves when the caller may send: at least `1000 / perSecond` ms after the previous send began. */
-export function sendPacer(perSecond: number, maxWaitMs = MAX_PACING_WAIT_MS): () => Promise<void> {
+/**
+ * `pace()` resolves when the caller may send: at least `1000 / perSecond` ms after the previous send
+ * began. Its value is that start (`performance.now()`), the instant the spacing is measured from.
+ */
+export function sendPacer(perSecond: number, maxWaitMs = MAX_PACING_WAIT_MS): () => Promise<number> {
   const spacingMs = 1000 / perSecond;
   let lastStart = -Infinity;
   let queued = 0;
-  let turn: Promise<void> = Promise.resolve();
+  let turn: Promise<unknown> = Promise.resolve();
   return () => {
     // The sends queued ahead, each a spacing apart, say how long this one would wait.
     if ((queued + 1) * spacingMs > maxWaitMs + spacingMs)
@@ -41,6 +44,7 @@ export function sendPacer(perSecond: number, maxWaitMs = MAX_PACING_WAIT_MS): ()
         await new Promise((resolve) => setTimeout(resolve, Math.ceil(wait)));
       lastStart = performance.now();
       queued -= 1;
+      return lastStart;
     });
     turn = mine;
     return mine;
