@@ -86,6 +86,10 @@ it('a flow that says failed while the service shows its request paid is a findin
   await visible(`WorkflowId = "${workflowId}" AND ExecutionStatus = "Terminated"`);
 
   const report = await run();
+  // Every window read, and no request left pending at the service: otherwise the finding below cannot be (and a
+  // failure here says which, where the finding's absence alone would not).
+  expect(report.windows.filter((w) => w.error)).toEqual([]);
+  expect(report.totals.open).toBe(0);
   // The sandbox's clock was moved ahead before the request was made, so the service's record is younger
   // than the forced flow's end: money that came after the flow's verdict (late_payment), the finding the rule gives.
   expect(report.findings.find((f) => f.reference === forced.data.request_ref)).toMatchObject({
