@@ -77,7 +77,8 @@ type DebitFault =
   | { refuse: string }
   | 'cancelAtServiceFirst'
   | 'answerPending'
-  | 'answerFailed';
+  | 'answerFailed'
+  | 'refuseAsDuplicate';
 
 /** A model of the service: OTP 123456, sessions that can be expired, balances, duplicate refs refused; faults scripted per D3 call. */
 function fakeService() {
@@ -155,6 +156,9 @@ function fakeService() {
         };
       }
       if (fault === 'lose') throw refuse('OutcomeUnknown', `debit ${req.reference}: headers timeout`);
+      // The service says it holds the reference, though verify does not show it.
+      if (fault === 'refuseAsDuplicate')
+        throw refuse('DuplicateReference', `debit ${req.reference}: Duplicate transaction reference`);
       if (fault === 'loseAndApplyLater') {
         lateArrivals.push(req);
         throw refuse('OutcomeUnknown', `debit ${req.reference}: headers timeout`);
@@ -371,6 +375,7 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
     const h = await approved(service, i);
     const refusals: [unknown, string][] = [
       [{ amount: 20_000, idempotencyKey: 'two words' }, IDEMPOTENCY_KEY_RULE.message],
+      [{ amount: 20_000, idempotencyKey: 42 }, IDEMPOTENCY_KEY_RULE.message],
       [{ amount: 20_000, narration: '' }, 'narration must be 1-100 characters'],
       [{ amount: 20_000, narration: 'n'.repeat(101) }, 'narration must be 1-100 characters'],
       [{ amount: 20_000, narration: 42 }, 'narration must be 1-100 characters'],
@@ -388,6 +393,22 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
     expect(rest).toMatchObject({ status: 'success', amount: 80_000 });
     expect(await h.result()).toMatchObject({ status: 'completed', balance: 0, totalDebited: 100_000 });
     expect(service.calls).toHaveLength(2);
+  });
+
+  it('FIXED: a debit on request is refused before anything is sent (its debits follow the schedule)', async () => {
+    const service = fakeService();
+    const fixed = {
+      frequency: 'MONTHLY' as const,
+      interval: 1,
+      initialDebitAmount: 100_000,
+      initialDebitDate: day(now + 30 * DAY),
+    };
+    const h = await approved(service, input({ debitType: 'fixed', fixedDebits: 'send', startDate: day(now), fixed }));
+    expect(await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 30_000 }] }))).toBe(
+      'ApplicationFailure: only a VARIABLE mandate is debited on request',
+    );
+    expect(service.calls).toEqual([]);
+    await h.executeUpdate(cancelMandateUpdate);
   });
 
   it('VARIABLE: a debit accepted while another is in flight, for exactly what that one leaves, is debited under the lock', async () => {
@@ -493,6 +514,75 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
     await h.executeUpdate(cancelMandateUpdate);
   });
 
+  it('D3 unanswered and verify shows it pending: followed (not resent) until final', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = 'lose';
+    const i = input({ pendingRequeryMs: [5_000, 15_000, 45_000] });
+    const ref = debitKeyReference(i.mandateRef, 'lp-1');
+    service.txStatus.set(ref, 'Pending');
+    const h = await approved(service, i);
+    const d = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000, idempotencyKey: 'lp-1' }] });
+    const during = await waitFor(h, (st) => st.unresolvedDebits[0]?.status === 'pending', 'the debit pending');
+    expect(during.unresolvedDebits[0]).toMatchObject({ reference: ref, error: `debit ${ref}: headers timeout` });
+    // The same key meanwhile: the same debit, once it is final (not the pending one).
+    const again = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000, idempotencyKey: 'lp-1' }] });
+    service.settlePending(ref, 'Success', 70_000, `MD-${i.mandateRef}`);
+    expect(await whileSkippingTime(env, d)).toMatchObject({ status: 'success', confirmedBy: 'requery' });
+    expect(await again).toMatchObject({ reference: ref, status: 'success' });
+    expect(service.calls).toEqual([ref]);
+    await h.executeUpdate(cancelMandateUpdate);
+  });
+
+  it('D3 unanswered, verify shows another amount under its reference: not concluded either way, never resent', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = 'lose';
+    const i = input({ pendingRequeryMs: [5_000], unresolvedRequeryFirstMs: 3_600_000 });
+    const ref = debitKeyReference(i.mandateRef, 'amt-1');
+    service.applied.set(ref, 10_000); // the service shows 10,000 kobo under the reference
+    const h = await approved(service, i);
+    const d = await whileSkippingTime(
+      env,
+      h.executeUpdate(debitMandateUpdate, { args: [{ amount: 70_000, idempotencyKey: 'amt-1' }] }),
+    );
+    expect(d).toMatchObject({ reference: ref, status: 'outcome_unknown' });
+    expect(d.error).toContain('verify shows 10000 kobo under this reference, not 70000');
+    expect(service.calls).toEqual([ref]);
+    await h.executeUpdate(resolveDebitUpdate, {
+      args: [{ debitKey: 'amt-1', outcome: 'not_debited', reason: 'checked with the service', operator: 'ops' }],
+    });
+    await h.executeUpdate(cancelMandateUpdate);
+  });
+
+  it('D3 unanswered twice and verify never shows it: failed, with the sends counted; a "duplicate" refusal of the resend parks it instead', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = 'lose';
+    service.debitFaults[1] = 'lose';
+    const i = input();
+    const h = await approved(service, i);
+    const ref1 = debitKeyReference(i.mandateRef, 'nr-1');
+    const d1 = await whileSkippingTime(
+      env,
+      h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'nr-1' }] }),
+    );
+    expect(d1).toMatchObject({ status: 'failed', confirmedBy: 'requery' });
+    expect(d1.error).toContain(`never reached the service (verify does not know ${ref1} after 2 sends)`);
+
+    service.debitFaults[2] = 'lose';
+    service.debitFaults[3] = 'refuseAsDuplicate';
+    const ref2 = debitKeyReference(i.mandateRef, 'nr-2');
+    const d2 = await whileSkippingTime(
+      env,
+      h.executeUpdate(debitMandateUpdate, { args: [{ amount: 50_000, idempotencyKey: 'nr-2' }] }),
+    );
+    expect(d2).toMatchObject({ reference: ref2, status: 'outcome_unknown' });
+    expect(d2.error).toContain('the service knows the reference but verify does not show it');
+    expect(service.calls).toEqual([ref1, ref1, ref2, ref2]);
+    await h.executeUpdate(resolveDebitUpdate, {
+      args: [{ debitKey: 'nr-2', outcome: 'not_debited', reason: 'checked with the service', operator: 'ops' }],
+    });
+    await h.executeUpdate(cancelMandateUpdate);
+  });
+
   it('the first D3 arrives late: the resend is refused as a duplicate, and only verify finding it makes it success', async () => {
     const service = fakeService();
     service.debitFaults[0] = 'loseAndApplyLater';
@@ -524,6 +614,10 @@ describe("a mandate's lifecycle, with scripted activities on the time-skipping s
     expect(d1.error).toContain('verify could not be asked');
     expect(service.calls).toHaveLength(1); // not resent blind
     expect(await paymentStatus(h)).toBe('outcome_unknown');
+    // Held back: a debit over the balance less the unresolved amount is refused.
+    expect(
+      await causeOf(h.executeUpdate(debitMandateUpdate, { args: [{ amount: 1_150_001, idempotencyKey: 'order-x' }] })),
+    ).toContain('exceeds the remaining balance 1150000');
     // Not blocked: the next debit goes out; the unresolved amount is held back from what is available.
     const d2 = await h.executeUpdate(debitMandateUpdate, { args: [{ amount: 60_000, idempotencyKey: 'order-2' }] });
     expect(d2).toMatchObject({ status: 'success' });
