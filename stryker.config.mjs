@@ -194,7 +194,11 @@ const posRefund = {
     ...functionLines('src/workflows/pos-refund-ledger.ts', 'reserve', 'checkReserve', 'settle'),
     ...functionLines('src/workflows/pos-preauth.ts', 'checkComplete', 'complete'),
   ],
-  testFiles: ['test/pos/pos-refund-workflow.test.ts', 'test/pos/pos-preauth-workflow.test.ts'],
+  testFiles: [
+    'test/pos/pos-refund-ledger.test.ts',
+    'test/pos/pos-refund-workflow.test.ts',
+    'test/pos/pos-preauth-workflow.test.ts',
+  ],
 };
 
 /** The mandate debit. */

@@ -16,6 +16,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -33,6 +34,12 @@ import {
   type RefundReservation,
 } from '../shared/pos-refund';
 import { paymentSearchAttributes } from '../shared/search-attributes';
+
+/**
+ * Before it, a released refund reserved again kept its first amount (docs/operations.md, "Patches in
+ * use"): the ledger held, and on approval counted, that amount instead of the one granted.
+ */
+const REFUND_REASKED_AMOUNT_PATCH = 'pos-refund-ledger-reasked-amount';
 
 /** Continue-as-new past this many history events (or when the server suggests it). */
 const HISTORY_LIMIT = 2_000;
@@ -82,8 +89,11 @@ class PosRefundLedger {
         remainingAfter: before - existing.amount,
       };
     }
-    if (existing) existing.status = 'reserved';
-    else this.entries.push({ merchantRef: merchant_ref, amount, status: 'reserved' });
+    if (existing) {
+      existing.status = 'reserved';
+      // A released refund that comes back (its request refused or never sent) may ask another amount: it holds what it asks now.
+      if (patched(REFUND_REASKED_AMOUNT_PATCH)) existing.amount = amount;
+    } else this.entries.push({ merchantRef: merchant_ref, amount, status: 'reserved' });
     this.publish();
     return {
       merchantRef: merchant_ref,

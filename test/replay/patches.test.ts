@@ -33,6 +33,7 @@ it('lists in the guide exactly the patches the workflow code asks for', () => {
   // Added after 1.0, each with its row and retirement plan.
   expect(ids).toEqual([
     'mandate-fixed-observed',
+    'pos-refund-ledger-reasked-amount',
     'recurring-a5-refusal-not-cancelled',
     'recurring-plan-events',
     'va-credit-handoff-gave-up-event',
