@@ -25,7 +25,7 @@ import type { posRefundWorkflow } from '../../src/workflows/pos-refund';
 import { LogCapture } from '../support/stack';
 import { useTimeSkippingEnv } from '../support/time-skipping';
 import { SECRET_UNAVAILABLE } from '../../src/shared/claim-check';
-import { TerminalScript } from './terminal-script';
+import { TerminalScript, type F4Answer } from './terminal-script';
 import { assertNoRetryWithoutRequery, cardInput, sealedCardInput } from './helpers';
 import { FailureTypes } from '../../src/shared/failures';
 import { eventually } from '../support/polling';
@@ -304,29 +304,97 @@ describe('POS refund: refused before anything is sent', () => {
     approvedSale(sale);
     const result = await refund(refundInput(sale, req, 150_001));
     expect(result).toMatchObject({ status: 'refused', refusal: 'over_remaining' });
+    expect(result.action).toContain("the refund of 150001 is more than the sale's 150000");
     expect(script.opsOf(refundMerchantRef(req))).toEqual([]);
   });
 
-  it.each([
-    ['original_not_found', 'not_found' as const],
-    ['original_not_approved', { code: '51', type: 'Purchase' }],
-    ['original_not_refundable', { code: '00', type: 'Pre-Authorization' }],
-    ['card_mismatch', { code: '00', type: 'Purchase', pan: '539983******1234' }],
-    ['currency_mismatch', { code: '00', type: 'Purchase', currency: 'USD' }],
-  ])('%s: refused after F4 of the sale, nothing else asked or sent', async (refusal, answer) => {
+  it.each<[string, F4Answer, (sale: string) => string, object]>([
+    ['original_not_found', 'not_found', (s) => `the service has no transaction with merchant_ref ${s} (F4 404)`, {}],
+    [
+      'original_not_approved',
+      { code: '51', type: 'Purchase' },
+      (s) => `the sale ${s} was not approved (response code 51)`,
+      { original: { responseCode: '51', transactionType: 'Purchase' } },
+    ],
+    [
+      'original_not_approved',
+      { code: '51', type: 'Purchase', record: { status: 'success' } },
+      (s) => `the sale ${s} was not approved (response code 51)`,
+      {},
+    ],
+    [
+      'original_not_approved',
+      { code: '00', type: 'Purchase', record: { status: 'failed' } },
+      (s) => `the sale ${s} was not approved (response code 00)`,
+      {},
+    ],
+    [
+      'original_not_approved',
+      { code: '', type: 'Purchase' },
+      (s) => `the sale ${s} was not approved (response code none)`,
+      {},
+    ],
+    [
+      'original_not_refundable',
+      { code: '00', type: 'Pre-Authorization' },
+      (s) => `${s} is a Pre-Authorization, not a Purchase or Completion`,
+      { original: { transactionType: 'Pre-Authorization' } },
+    ],
+    [
+      'card_mismatch',
+      { code: '00', type: 'Purchase', pan: '539983******1234' },
+      () => 'is not the card of the sale (539983******1234)',
+      { original: { maskedPan: '539983******1234' } },
+    ],
+    [
+      'currency_mismatch',
+      { code: '00', type: 'Purchase', currency: 'USD' },
+      () => 'the sale was in USD, the refund in NGN',
+      {},
+    ],
+  ])('%s: refused after F4 of the sale, nothing else asked or sent (%#)', async (refusal, answer, why, recorded) => {
     const sale = uid('S');
     const req = uid('rq');
     script.on(sale, [], [answer]);
     const result = await refund(refundInput(sale, req, 1_000));
-    expect(result).toMatchObject({ status: 'refused', refusal, attempt: 0 });
+    expect(result).toMatchObject({ status: 'refused', refusal, attempt: 0, ...recorded });
+    expect(result.action).toContain(why(sale));
     expect(script.opsOf(refundMerchantRef(req))).toEqual([]);
+  });
+
+  it('a sale record without a currency or a card: nothing to compare, the refund goes on', async () => {
+    const sale = uid('S');
+    const req = uid('rq');
+    script.on(
+      sale,
+      [],
+      [{ code: '00', type: 'Purchase', record: { currency: undefined, card_pan_masked: undefined } }],
+    );
+    script.on(refundMerchantRef(req), [{ code: '00' }], ['not_found']);
+    expect(await refund(refundInput(sale, req, 1_000))).toMatchObject({ status: 'approved', attempt: 1 });
   });
 
   it('the sale cannot be checked (F4 unavailable): refused unverified, nothing sent', async () => {
     const sale = uid('S');
     const req = uid('rq');
     script.on(sale, [], [{ fail: FailureTypes.Unauthorized }]);
-    expect(await refund(refundInput(sale, req, 1_000))).toMatchObject({ status: 'refused', refusal: 'unverified' });
+    const result = await refund(refundInput(sale, req, 1_000));
+    expect(result).toMatchObject({ status: 'refused', refusal: 'unverified' });
+    expect(result.action).toContain(`the original sale ${sale} could not be checked (F4: scripted Unauthorized)`);
+  });
+
+  it("the refund's own merchant_ref cannot be checked (F4 unavailable): refused unverified, nothing reserved or sent", async () => {
+    const sale = uid('S');
+    const req = uid('rq');
+    const own = refundMerchantRef(req);
+    approvedSale(sale);
+    script.on(own, [], [{ fail: FailureTypes.ServiceError }]);
+    const result = await refund(refundInput(sale, req, 1_000));
+    expect(result).toMatchObject({ status: 'refused', refusal: 'unverified', attempt: 0 });
+    expect(result.action).toContain(
+      `the refund's own merchant_ref ${own} could not be checked (F4: scripted ServiceError)`,
+    );
+    expect(script.opsOf(own)).toEqual(['requery:error']);
   });
 
   it('the same refund request already reached the service (its merchant_ref found before sending): that outcome, not sent again', async () => {
@@ -339,6 +407,32 @@ describe('POS refund: refused before anything is sent', () => {
     expect(result).toMatchObject({ status: 'approved', attempt: 0 });
     expect(result.action).toMatch(/reached the service earlier.*not sent again/);
     expect(script.opsOf(own)).toEqual(['requery:found']);
+  });
+
+  it('sent earlier to a sale whose ledger runs: an approved one is counted in the ledger, a declined one is not', async () => {
+    const { sale, second } = await saleRefundedOnce(); // 100 000 of 150 000 refunded: the ledger runs
+    script.f4.set(refundMerchantRef(second), []); // not used here
+    const [approvedReq, declinedReq] = [uid('rq'), uid('rq')];
+    approvedSale(sale); // the second check is saleRefundedOnce's
+    script.on(refundMerchantRef(approvedReq), [], [{ code: '00', type: 'Refund', amount: 20_000 }]);
+    script.on(refundMerchantRef(declinedReq), [], [{ code: '51', type: 'Refund', amount: 10_000 }]);
+    const approved = await refund(refundInput(sale, approvedReq, 20_000));
+    expect(approved).toMatchObject({ status: 'approved', responseCode: '00', transaction: { response_code: '00' } });
+    expect(approved.steps).toContainEqual(
+      expect.objectContaining({
+        op: 'requery',
+        outcome: 'found',
+        detail: 'before the first send: this refund request was sent earlier',
+      }),
+    );
+    const declined = await refund(refundInput(sale, declinedReq, 10_000));
+    expect(declined).toMatchObject({ status: 'declined', responseCode: '51' });
+    await eventually(
+      () => ledger(sale),
+      (l) => l.refunded === 120_000,
+      { timeoutMs: 20_000, description: 'the approved one counted' },
+    );
+    expect(await ledger(sale)).toMatchObject({ refunded: 120_000, reserved: 0, remaining: 30_000 });
   });
 
   it('a card read in clear, a bad amount or request id: InvalidInput naming the fields, no activity', async () => {

@@ -9,7 +9,17 @@ import type { CallRecord } from './helpers';
 
 export type F3Answer = { code: string } | { fail: string };
 export type F4Answer =
-  { code: string; type?: string; amount?: number; pan?: string; currency?: string } | 'not_found' | { fail: string };
+  | {
+      code: string;
+      type?: string;
+      amount?: number;
+      pan?: string;
+      currency?: string;
+      /** Fields of the record set last (undefined ones removed): a record the defaults cannot give. */
+      record?: Partial<PosTransactionRecord>;
+    }
+  | 'not_found'
+  | { fail: string };
 
 export const MASKED = '539983******0008';
 
@@ -90,6 +100,7 @@ export class TerminalScript {
             ...(s.type ? { transaction_type: s.type } : {}),
             ...(s.pan ? { card_pan_masked: s.pan } : {}),
             ...(s.currency ? { currency: s.currency } : {}),
+            ...s.record,
           }),
         };
       },
