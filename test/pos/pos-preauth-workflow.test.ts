@@ -153,6 +153,10 @@ describe('POS pre-authorisation: hold, then complete once', () => {
     expect(await refused(complete(1_000, { handle: `cc_${'C'.repeat(22)}`, bin: '539983', last4: '1111' }))).toMatch(
       /not the pre-authorised card/,
     );
+    // The same last four digits on another card (its BIN differs).
+    expect(await refused(complete(1_000, { handle: `cc_${'C'.repeat(22)}`, bin: '411111', last4: '0008' }))).toBe(
+      'completePreAuth refused: the card presented (411111******0008) is not the pre-authorised card (539983******0008)',
+    );
     expect(await refused(complete(0))).toMatch(/amount must be greater than 0/);
     expect((await h.query(posPreAuthStateQuery)).status).toBe('held');
     await complete(150_000);
@@ -183,6 +187,34 @@ describe('POS pre-authorisation: hold, then complete once', () => {
     const result = await h.result();
     expect(result).toMatchObject({ status: 'completion_declined', completion: { status: 'declined' } });
     expect(result.action).toMatch(/hold.*lapses at the issuer/);
+  });
+});
+
+describe('POS pre-authorisation: a completion that does not go through', () => {
+  it('refused by the service (400): completion_rejected, final, the reason given; nothing moved beyond the hold', async () => {
+    const ref = uid();
+    const cp = completionMerchantRef(ref);
+    script.on(ref, [{ code: '00' }]).on(cp, [{ fail: FailureTypes.BadRequest }]);
+    const { h, waitFor, complete } = await start(ref);
+    await waitFor('held');
+    await complete(5_000);
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'completion_rejected', completion: { status: 'rejected' } });
+    expect(result.action).toMatch(/scripted BadRequest.*; the hold lapses at the issuer$/);
+    expect(script.opsOf(cp).filter((o) => o === 'initiate')).toHaveLength(1);
+  });
+
+  it('never received, every attempt after a 404: completion_not_received, final', async () => {
+    const ref = uid();
+    const cp = completionMerchantRef(ref);
+    script.on(ref, [{ code: '00' }]).on(cp, [{ fail: FailureTypes.OutcomeUnknown }], ['not_found']);
+    const { h, waitFor, complete } = await start(ref, { options: { ...FAST, maxAttempts: 1 } });
+    await waitFor('held');
+    await complete(5_000);
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'completion_not_received', completion: { status: 'not_received' } });
+    expect(result.action).toMatch(/ The hold lapses at the issuer\.$/);
+    expect(script.opsOf(cp)).toEqual(['initiate', 'requery:not_found']);
   });
 });
 

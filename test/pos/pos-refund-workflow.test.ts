@@ -347,6 +347,12 @@ describe('POS refund: refused before anything is sent', () => {
       { original: { maskedPan: '539983******1234' } },
     ],
     [
+      'card_mismatch',
+      { code: '00', type: 'Purchase', pan: '411111******0008' },
+      () => 'is not the card of the sale (411111******0008)',
+      {},
+    ],
+    [
       'currency_mismatch',
       { code: '00', type: 'Purchase', currency: 'USD' },
       () => 'the sale was in USD, the refund in NGN',
