@@ -72,7 +72,14 @@ describe('POS pre-authorisation: hold, then complete once', () => {
     expect(result).toMatchObject({
       status: 'completed',
       amount: 150_000,
-      completion: { merchantRef: cp, amount: 120_000, status: 'approved', attempt: 1 },
+      completion: {
+        merchantRef: cp,
+        amount: 120_000,
+        status: 'approved',
+        attempt: 1,
+        transaction: { response_code: '00' },
+      },
+      action: `Completed: 120000 of the 150000 held was captured (completion ${cp})`,
     });
     expect(cp).toMatch(/^CP[0-9a-z]{13}$/);
     expect(script.sent.find((r) => r.merchant_ref === ref)).toMatchObject({ transaction_type: 'Pre-Authorization' });
@@ -200,7 +207,9 @@ describe('POS pre-authorisation: a completion that does not go through', () => {
     await complete(5_000);
     const result = await h.result();
     expect(result).toMatchObject({ status: 'completion_rejected', completion: { status: 'rejected' } });
-    expect(result.action).toMatch(/scripted BadRequest.*; the hold lapses at the issuer$/);
+    expect(result.action).toMatch(
+      /^Refused by the service, nothing moved: .*scripted BadRequest.*; the hold lapses at the issuer$/,
+    );
     expect(script.opsOf(cp).filter((o) => o === 'initiate')).toHaveLength(1);
   });
 
@@ -213,7 +222,9 @@ describe('POS pre-authorisation: a completion that does not go through', () => {
     await complete(5_000);
     const result = await h.result();
     expect(result).toMatchObject({ status: 'completion_not_received', completion: { status: 'not_received' } });
-    expect(result.action).toMatch(/ The hold lapses at the issuer\.$/);
+    expect(result.action).toMatch(
+      /^The service never received the completion \(.*\); nothing moved\. The hold lapses at the issuer\.$/,
+    );
     expect(script.opsOf(cp)).toEqual(['initiate', 'requery:not_found']);
   });
 });
