@@ -215,6 +215,32 @@ describe('POS terminal transaction: one next step per outcome', () => {
     assertNoRetryWithoutRequery(calls);
   });
 
+  it('each resend waits its doubling backoff after the 404, and the first send waits for nothing', async () => {
+    const { result, ref } = await run(
+      [{ fail: FailureTypes.OutcomeUnknown }, { fail: FailureTypes.OutcomeUnknown }, { code: '00' }],
+      ['not_found', 'not_found'],
+      { options: { retryBackoff: '7s', requerySettleDelay: '1s', maxAttempts: 3 } },
+    );
+    expect(result).toMatchObject({ status: 'approved', attempt: 3 });
+    const history = await env.client.workflow.getHandle(`pos-txn-${ref}`).fetchHistory();
+    const timers = (history.events ?? []).flatMap((e) => {
+      const t = e.timerStartedEventAttributes?.startToFireTimeout;
+      return t ? [Number(t.seconds ?? 0) * 1000 + Math.round((t.nanos ?? 0) / 1e6)] : [];
+    });
+    // The settle pause before each F4, then the backoff before each resend: 7 s, then 14 s.
+    expect(timers).toEqual([1_000, 7_000, 1_000, 14_000]);
+  });
+
+  it('a lost answer that F4 finds declined: the decline and its words, as if F3 had answered', async () => {
+    const { result, calls } = await run([{ fail: FailureTypes.OutcomeUnknown }], [{ code: '51' }]);
+    expect(result).toMatchObject({
+      status: 'declined',
+      responseCode: '51',
+      action: 'Insufficient funds: ask for another card',
+    });
+    expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery']);
+  });
+
   it('404 every time: bounded by maxAttempts, ends not_received', async () => {
     const { result, calls } = await run(
       [
