@@ -166,8 +166,12 @@ describe('POS pre-authorisation: hold, then complete once', () => {
     );
     expect(await refused(complete(0))).toMatch(/amount must be greater than 0/);
     expect((await h.query(posPreAuthStateQuery)).status).toBe('held');
-    await complete(150_000);
+    await h.executeUpdate(completePreAuthUpdate, {
+      args: [{ amount: 150_000, card: sameCard(), aid: '4F07A0000000041010', card_type: 'Visa' }],
+    });
     expect(await h.result()).toMatchObject({ status: 'completed' });
+    // The completion's F3 carries the card type given with it.
+    expect(script.sent.find((r) => r.merchant_ref === cp)).toMatchObject({ card_type: 'Visa' });
   });
 
   it("the completion's card read expired before it was sent: held again (nothing sent), a new completePreAuth completes", async () => {

@@ -122,6 +122,9 @@ describe('the refund ledger of one sale', () => {
     await h.signal(settleRefundSignal, { merchant_ref: 'R1', amount: 30_000, outcome: 'released' });
     await h.signal(settleRefundSignal, { merchant_ref: 'R9', amount: 1, outcome: 'released' }); // unknown: nothing to give back
     await stateUntil(h, (s) => s.entries.length === 1 && s.entries[0].status === 'approved', 'still approved');
+    // Asked again after its approval (a late activity retry): the same grant, and it stays approved.
+    expect(await reserve(h, 'R1', 30_000)).toMatchObject({ amount: 30_000 });
+    expect((await state(h)).entries).toEqual([{ merchantRef: 'R1', amount: 30_000, status: 'approved' }]);
     expect(await refusal(reserve(h, 'R2', 70_001))).toBe(
       `refund of 70001 exceeds the amount left to refund of sale ${sale}: 70000 of 100000 (refunded 30000, in flight 0)`,
     );
