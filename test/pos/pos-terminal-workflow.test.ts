@@ -42,8 +42,9 @@ const env = useTimeSkippingEnv({
   worker: { taskQueue: TASK_QUEUE, activities: () => shared.activities },
 });
 
-type InitiateScript = { code: string } | { fail: string } | { hang: true };
-type RequeryScript = { code: string } | 'not_found' | { fail: string };
+// `untyped`: an ApplicationFailure without a type (neither the service's nor Temporal's).
+type InitiateScript = { code: string } | { fail: string } | { hang: true } | { untyped: true };
+type RequeryScript = { code: string } | 'not_found' | { fail: string } | { hang: true };
 
 const txn = (ref: string, code: string): PosTransactionRecord => ({
   status: code === '00' ? 'success' : 'failed',
@@ -82,6 +83,7 @@ function scripted(
       }
       if ('fail' in s)
         throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
+      if ('untyped' in s) throw ApplicationFailure.create({ message: 'scripted untyped failure', nonRetryable: true });
       return { transaction: txn(req.merchant_ref, s.code) };
     },
     async posTerminalRequeryTransaction(req): Promise<PosRequeryOutcome> {
@@ -90,6 +92,12 @@ function scripted(
       if (s === 'not_found') {
         calls.push({ op: 'requery', merchantRef: req.merchant_ref, answer: 'not_found' });
         return { found: false };
+      }
+      if ('hang' in s) {
+        // A read that never answers: its schedule-to-close (the requeryTimeout) ends it.
+        calls.push({ op: 'requery', merchantRef: req.merchant_ref, answer: 'error' });
+        await hangUntilWorkerShutdown(15_000);
+        throw new Error('the hung read ended');
       }
       if ('fail' in s) {
         calls.push({ op: 'requery', merchantRef: req.merchant_ref, answer: 'error' });
@@ -275,7 +283,32 @@ describe('POS terminal transaction: one next step per outcome', () => {
   it('refused by the service (400): rejected, no requery, no retry', async () => {
     const { result, calls } = await run([{ fail: FailureTypes.BadRequest }], []);
     expect(result).toMatchObject({ status: 'rejected', attempt: 1 });
+    // Recorded as refused, not as a send whose outcome is unknown.
+    expect(result.steps).toEqual([
+      { op: 'initiate', attempt: 1, outcome: 'rejected', detail: FailureTypes.BadRequest },
+    ]);
     expect(calls.map((c) => c.op)).toEqual(['initiate']);
+  });
+
+  it('96 answered, F4 404 and no attempt left: not_received (an answer is not a refusal)', async () => {
+    const { result } = await run([{ code: '96' }], ['not_found'], { options: { maxAttempts: 1 } });
+    expect(result).toMatchObject({ status: 'not_received', attempt: 1 });
+    expect(result.action).toMatch(/F4 404 after 1 attempt/);
+  });
+
+  it.each([
+    ['91', 'F3 answered 91: Issuer or switch unavailable'],
+    ['', 'F3 answered without a code: No response code: requery by merchant_ref'],
+  ])('F3 answered "%s", F4 could not answer, then 404: not_received naming the answer', async (code, words) => {
+    const { result } = await run([{ code }], [{ fail: FailureTypes.Unauthorized }, 'not_found']);
+    expect(result).toMatchObject({ status: 'not_received', attempt: 1 });
+    expect(result.action).toContain(`F4 404 while the outcome was unknown: ${words}`);
+  });
+
+  it('a send that fails without a type is recorded as Unknown, then requeried', async () => {
+    const { result } = await run([{ untyped: true }], [{ code: '00' }]);
+    expect(result).toMatchObject({ status: 'approved', attempt: 1 });
+    expect(result.steps[0]).toEqual({ op: 'initiate', attempt: 1, outcome: 'unknown', detail: 'Unknown' });
   });
 
   it('a retry refused (e.g. duplicate merchant_ref) is requeried once: found → that outcome, never sent a third time', async () => {
@@ -526,6 +559,35 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
     expect(result).toMatchObject({ status: 'approved', attempt: 1 });
     expect(result.steps[0]).toMatchObject({ op: 'initiate', outcome: 'unknown', detail: 'HeartbeatTimeout' });
     expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery']);
+  }, 60_000);
+
+  it('after a lost heartbeat and F4 404, F3 is sent again only once the lost call can no longer be in flight', async () => {
+    const { result, ref } = await run([{ hang: true }, { code: '00' }], ['not_found', 'not_found'], undefined, {
+      ownWorker: true,
+    });
+    expect(result).toMatchObject({ status: 'approved', attempt: 2 });
+    const events = (await env.client.workflow.getHandle(`pos-txn-${ref}`).fetchHistory()).events ?? [];
+    const at = (e: (typeof events)[number]) =>
+      Number(e.eventTime?.seconds ?? 0) * 1000 + Math.round((e.eventTime?.nanos ?? 0) / 1e6);
+    const lost = events.find((e) => e.activityTaskTimedOutEventAttributes);
+    const sends = events.filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'posTerminalInitiateTransaction',
+    );
+    expect(lost).toBeDefined();
+    expect(sends).toHaveLength(2);
+    // The lost call's HTTP deadline (45 s by default) and the in-flight margin (15 s), from when it was lost.
+    expect(at(sends[1]!) - at(lost!)).toBeGreaterThanOrEqual(45_000 + 15_000);
+  }, 60_000);
+
+  it('a read that times out is recorded as Unknown, and the sale is parked until F4 answers', async () => {
+    const { result } = await run(
+      [{ fail: FailureTypes.OutcomeUnknown }],
+      [{ hang: true }, { code: '00' }],
+      { options: { requeryTimeout: '2s' } },
+      { ownWorker: true },
+    );
+    expect(result).toMatchObject({ status: 'approved', attempt: 1 });
+    expect(result.steps[1]).toEqual({ op: 'requery', attempt: 1, outcome: 'error', detail: 'Unknown' });
   }, 60_000);
 
   async function start(

@@ -376,7 +376,8 @@ export class PosTransactionSend {
   /** The send failed: nothing sent (card read gone), refused, or it may have reached the service (rethrown). */
   private async sendFailed(err: unknown): Promise<PosTransactionSent> {
     const { options, track } = this.spec;
-    const type = failureOf(err)?.type ?? undefined;
+    // An untyped failure's type is '' after conversion: no type either.
+    const type = failureOf(err)?.type || undefined;
     if (type === SECRET_UNAVAILABLE) {
       // Nothing was sent: this attempt does not count, and there is nothing to requery.
       track.attempt -= 1;
