@@ -150,6 +150,28 @@ describe('POS pre-authorisation: hold, then complete once', () => {
     script.f4.set(cp, []);
   });
 
+  it('cancelled while its completion is parked: F4 asked once more, outcome_unknown with cancelRequested, never resent', async () => {
+    const ref = uid();
+    const cp = completionMerchantRef(ref);
+    script.on(ref, [{ code: '00' }]).on(
+      cp,
+      [{ fail: FailureTypes.OutcomeUnknown }],
+      Array.from({ length: 4 }, () => ({ fail: FailureTypes.Unauthorized })),
+    );
+    const { h, waitFor, complete } = await start(ref, { options: { ...FAST, requeryBackoff: '1 hour' } });
+    await waitFor('held');
+    await complete(100_000);
+    await waitFor('outcome_unknown');
+    const readsBefore = script.opsOf(cp).filter((o) => o.startsWith('requery')).length;
+    await h.cancel();
+    const result = await h.result();
+    expect(result).toMatchObject({ status: 'outcome_unknown', cancelRequested: true });
+    expect(result.action).toMatch(/NOT sent again/);
+    expect(script.opsOf(cp).filter((o) => o.startsWith('requery'))).toHaveLength(readsBefore + 1);
+    expect(script.opsOf(cp).filter((o) => o === 'initiate')).toHaveLength(1);
+    script.f4.set(cp, []);
+  });
+
   it('refused completions: over the held amount, another card; the hold stays', async () => {
     const ref = uid();
     const cp = completionMerchantRef(ref);
