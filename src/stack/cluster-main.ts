@@ -1,19 +1,22 @@
 // `npm run cluster`: the local multi-service Temporal cluster (src/stack/temporal-cluster.ts,
 // docs/cluster.md) in the foreground until Ctrl-C. Prints the envconfig profile our processes,
 // the CLI and the chaos suite connect through.
-//   npm run cluster                      # state in .data/cluster, frontend on 127.0.0.1:7233
-//   npm run cluster -- --dir /tmp/c --port 0
+//   npm run cluster                      # state in .data/cluster, frontend on 127.0.0.1:7233, Web UI on 8233
+//   npm run cluster -- --dir /tmp/c --port 0 --no-ui
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { CLUSTER_HISTORY_SHARDS, CLUSTER_NAMESPACES, startTemporalCluster } from './temporal-cluster';
+import { startClusterUi, type ClusterUi } from './cluster-ui';
 
 const opts = new Command('cluster')
   .description('Start a local multi-service Temporal cluster (PostgreSQL, mTLS) built from source')
   .option('--dir <dir>', 'state directory (certificates, PostgreSQL, configs, logs)', '.data/cluster')
   .option('--port <n>', 'frontend gRPC port of a new cluster (0: a free one)', (v) => Number.parseInt(v, 10), 7233)
   .option('--log-level <level>', 'server log level', 'warn')
+  .option('--ui-port <n>', 'Web UI port (the standalone UI server)', (v) => Number.parseInt(v, 10), 8233)
+  .option('--no-ui', 'no Web UI')
   .parse(process.argv)
-  .opts<{ dir: string; port: number; logLevel: string }>();
+  .opts<{ dir: string; port: number; logLevel: string; uiPort: number; ui: boolean }>();
 
 async function main(): Promise<void> {
   const say = (line: string) => console.log(`[cluster] ${line}`);
@@ -23,6 +26,14 @@ async function main(): Promise<void> {
     logLevel: opts.logLevel,
     log: say,
   });
+  let ui: ClusterUi | undefined;
+  try {
+    // Without our codec server (npm start -- --cluster runs one): payloads show encoded.
+    if (opts.ui) ui = await startClusterUi(cluster, { port: opts.uiPort });
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
   const pids = Object.entries(cluster.processes)
     .map(([name, p]) => `${name} ${p.pid}`)
     .join(', ');
@@ -34,6 +45,7 @@ async function main(): Promise<void> {
       `  processes         ${pids}`,
       `  history shards    ${CLUSTER_HISTORY_SHARDS}; namespaces ${CLUSTER_NAMESPACES.join(', ')}`,
       `  PostgreSQL        ${cluster.postgres.url.replace(/:[^:@/]*@/, ':***@')} (persistence, SQL visibility)`,
+      `  Web UI            ${ui ? `${ui.url} (payloads encoded: npm start -- --cluster adds the codec server)` : 'off (--no-ui)'}`,
       `  logs              ${cluster.dir}/logs`,
       '',
       'Connect our processes and the CLI through its profile:',
@@ -49,6 +61,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     say(`${signal}: stopping the cluster`);
+    await ui?.stop();
     await cluster.stop();
     process.exit(0);
   };

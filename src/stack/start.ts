@@ -10,7 +10,8 @@
 // The SQLite file under TEMPORAL_DATA_DIR keeps running workflows.
 // `npm start -- --cluster`: the local multi-service Temporal cluster (docs/cluster.md, state in
 // TEMPORAL_DATA_DIR/cluster) instead of the dev server; every process of ours reaches it through the
-// cluster's envconfig profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE), mTLS included. No Web UI then.
+// cluster's envconfig profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE), mTLS included; the Web UI is
+// the standalone UI server on TEMPORAL_UI_PORT (src/stack/cluster-ui.ts).
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import 'dotenv/config';
@@ -23,6 +24,7 @@ import { startProcessObservability } from '../observability/process';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 import { spawnWorkerProcess } from './worker-process';
 import { startTemporalCluster, type TemporalCluster } from './temporal-cluster';
+import { startClusterUi, type ClusterUi } from './cluster-ui';
 
 /** The worker process's metrics port when WORKER_METRICS_PORT is unset (the stack's own default is 9464). */
 const DEFAULT_WORKER_METRICS_PORT = 9465;
@@ -57,17 +59,21 @@ async function main(): Promise<void> {
   const codecUrl = `http://${config.codec.host}:${config.codec.port}`;
   const codecPathToken = randomBytes(24).toString('hex');
 
+  // The bundled UI cannot send a custom header, so a capability of this run rides in the path
+  // (docs/architecture.md "Encryption and the Web UI"): the UI's public settings show it, never CODEC_SERVER_TOKEN.
+  const codecEndpoint = `${codecUrl}/t/${codecPathToken}`;
   let devServer: DevServer | undefined;
-  if (!config.temporal.external) {
+  let clusterUi: ClusterUi | undefined;
+  if (cluster) {
+    clusterUi = await startClusterUi(cluster, { port: config.temporal.uiPort, codecEndpoint, ownProcessGroup: true });
+  } else if (!config.temporal.external) {
     devServer = await startDevServer({
       ip: host,
       port: Number(portText),
       uiPort: config.temporal.uiPort,
       namespace: config.temporal.namespace,
       dbFile: resolve(config.temporal.dataDir, 'temporal.sqlite'),
-      // The bundled UI cannot send a custom header, so a capability of this run rides in the path
-      // (docs/architecture.md "Encryption and the Web UI"): the UI's public settings show it, never CODEC_SERVER_TOKEN.
-      codecEndpoint: `${codecUrl}/t/${codecPathToken}`,
+      codecEndpoint,
       log: (line) => logger.debug({ component: 'temporal-cli' }, line.trim()),
       ownProcessGroup: true,
     });
@@ -114,6 +120,7 @@ async function main(): Promise<void> {
     await observability.stop();
     await claimCheckDb?.stop();
     await devServer?.stop();
+    await clusterUi?.stop();
     await cluster?.stop();
     process.exit(1);
   });
@@ -127,6 +134,7 @@ async function main(): Promise<void> {
   const lines = [
     `Temporal server   ${config.temporal.address} (namespace ${config.temporal.namespace})${devServer ? '' : cluster ? ' [local cluster, mTLS: docs/cluster.md]' : ' [external]'}`,
     devServer?.uiUrl ? `Temporal Web UI   ${devServer.uiUrl}` : undefined,
+    clusterUi ? `Temporal Web UI   ${clusterUi.url} (UI server, mTLS to the cluster)` : undefined,
     services.sandboxUrl ? `Payments sandbox  ${services.sandboxUrl}` : `Payments service  ${config.payments.baseUrl}`,
     `Webhook receiver  ${services.webhookUrl}/webhooks`,
     `Codec server      ${services.codecUrl}`,
@@ -174,8 +182,9 @@ async function main(): Promise<void> {
     devServerStopping = true;
     await devServer?.stop();
     if (devServer) console.log('Temporal dev server stopped');
+    await clusterUi?.stop();
     await cluster?.stop();
-    if (cluster) console.log('Temporal cluster stopped');
+    if (cluster) console.log('Temporal Web UI and cluster stopped');
     console.log('stopped.');
     process.exit(exitCode);
   }

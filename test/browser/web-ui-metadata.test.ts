@@ -19,7 +19,12 @@ import { TEST_CARDS } from '../../src/sandbox';
 import { cardDataIn } from '../support/card-data';
 import { eventually } from '../support/polling';
 import { LogCapture } from '../support/stack';
-import { startCardPaymentAwaitingPin, startWebUiStack, type WebUiStack } from '../support/web-ui-browser';
+import {
+  startCardPaymentAwaitingPin,
+  startWebUiStack,
+  WEB_UI_STACK_START_MS,
+  type WebUiStack,
+} from '../support/web-ui-browser';
 
 const STEP_MS = 20_000;
 const CARD = { number: TEST_CARDS.pinThenOtp, cvv: '8642', expiryMonth: '09', expiryYear: '33' };
@@ -36,7 +41,7 @@ const cardData = (text: string): string[] => cardDataIn(text, CARD).map(({ kind,
   beforeAll(async () => {
     stack = await startWebUiStack({ logger, codecToken: `web-ui-metadata-${randomUUID()}`, stepMs: STEP_MS });
     uiUrl = stack.uiUrl;
-  }, 90_000);
+  }, WEB_UI_STACK_START_MS);
 
   afterAll(async () => {
     await stack?.stop();

@@ -18,7 +18,12 @@ import { TEST_CARDS } from '../../src/sandbox';
 import { cardDataIn } from '../support/card-data';
 import { eventually } from '../support/polling';
 import { LogCapture } from '../support/stack';
-import { startCardPaymentAwaitingPin, startWebUiStack, type WebUiStack } from '../support/web-ui-browser';
+import {
+  startCardPaymentAwaitingPin,
+  startWebUiStack,
+  WEB_UI_STACK_START_MS,
+  type WebUiStack,
+} from '../support/web-ui-browser';
 
 const STEP_MS = 15_000;
 
@@ -59,7 +64,7 @@ function findSecrets(exposure: Exposure, card: { number: string; cvv: string }):
     token = `web-ui-test-${randomUUID()}`;
     stack = await startWebUiStack({ logger, codecToken: token, stepMs: STEP_MS });
     uiUrl = stack.uiUrl;
-  }, 90_000);
+  }, WEB_UI_STACK_START_MS);
 
   afterAll(async () => {
     await stack?.stop();

@@ -1,12 +1,18 @@
 // The Web UI browser tests' stack: a dev server of the test's own whose bundled Web UI decodes
 // through our codec server, the worker and starters wired to it, and a headless chromium (Debian's,
 // driven by playwright-core). Also the card payment those tests open, started and waited to its PIN.
+// With WEB_UI_TEMPORAL=cluster (`npm run test:cluster-ui`), the same tests run on the local
+// multi-service cluster (docs/cluster.md) and its standalone UI server instead of the dev server.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import type { Logger } from 'pino';
 import type { RunningServices } from '../../src/stack/services';
-import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
+import { freePort, startDevServer } from '../../src/stack/temporal-dev-server';
+import { startTemporalCluster } from '../../src/stack/temporal-cluster';
+import { startClusterUi } from '../../src/stack/cluster-ui';
+import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 import { waitForState } from '../../src/starters/payment-common';
 import { getCardPaymentState, startCardPayment } from '../../src/starters/card-payment';
 import { startServices, testConfig, workflowBundle } from './stack';
@@ -22,6 +28,9 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/** How long starting the stack may take: a cluster's first start sets up its schema and waits for its search attributes. */
+export const WEB_UI_STACK_START_MS = process.env.WEB_UI_TEMPORAL === 'cluster' ? 300_000 : 90_000;
 
 export interface WebUiStack {
   browser: Browser;
@@ -52,12 +61,13 @@ export async function startWebUiStack(opts: {
   // The bundled UI cannot send an Authorization header: a capability of this run (never the
   // codec token) leads the path, as `npm start` does.
   const pathToken = randomUUID().replace(/-/g, '');
-  const [dev, bundle, launched] = await Promise.allSettled([
-    startDevServer({ uiPort: 0, codecEndpoint: `http://127.0.0.1:${codecPort}/t/${pathToken}` }),
+  const codecEndpoint = `http://127.0.0.1:${codecPort}/t/${pathToken}`;
+  const [temporal, bundle, launched] = await Promise.allSettled([
+    process.env.WEB_UI_TEMPORAL === 'cluster' ? clusterWithUi(codecEndpoint) : devServerWithUi(codecEndpoint),
     workflowBundle(),
     chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: opts.stepMs }),
   ]);
-  const server: DevServer | undefined = dev.status === 'fulfilled' ? dev.value : undefined;
+  const server: TemporalWithUi | undefined = temporal.status === 'fulfilled' ? temporal.value : undefined;
   const browser: Browser | undefined = launched.status === 'fulfilled' ? launched.value : undefined;
   let services: RunningServices | undefined;
   const stop = async () => {
@@ -66,11 +76,11 @@ export async function startWebUiStack(opts: {
     await server?.stop();
   };
   try {
-    for (const r of [dev, bundle, launched]) if (r.status === 'rejected') throw r.reason;
+    for (const r of [temporal, bundle, launched]) if (r.status === 'rejected') throw r.reason;
     if (!server || !browser || bundle.status !== 'fulfilled') throw new Error('unreachable');
-    const uiUrl = server.uiUrl!;
+    const { uiUrl } = server;
     const config = testConfig({
-      TEMPORAL_ADDRESS: server.address,
+      ...server.env,
       CODEC_PORT: String(codecPort),
       CODEC_SERVER_TOKEN: opts.codecToken,
       CODEC_CORS_ORIGINS: uiUrl,
@@ -83,6 +93,37 @@ export async function startWebUiStack(opts: {
     return { browser, services, uiUrl, stop };
   } catch (err) {
     await stop();
+    throw err;
+  }
+}
+
+/** A Temporal server with a Web UI that decodes through `codecEndpoint`, and the environment that reaches it. */
+interface TemporalWithUi {
+  uiUrl: string;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+async function devServerWithUi(codecEndpoint: string): Promise<TemporalWithUi> {
+  const dev = await startDevServer({ uiPort: 0, codecEndpoint });
+  return { uiUrl: dev.uiUrl!, env: { TEMPORAL_ADDRESS: dev.address }, stop: () => dev.stop() };
+}
+
+/** The local cluster (kept in .data/cluster-web-ui between runs: its schema is set up once) and its UI server. */
+async function clusterWithUi(codecEndpoint: string): Promise<TemporalWithUi> {
+  const cluster = await startTemporalCluster({ dir: join(PROJECT_ROOT, '.data', 'cluster-web-ui'), frontendPort: 0 });
+  try {
+    const ui = await startClusterUi(cluster, { port: await freePort(), codecEndpoint });
+    return {
+      uiUrl: ui.url,
+      env: { ...cluster.env, TEMPORAL_ADDRESS: cluster.address },
+      stop: async () => {
+        await ui.stop();
+        await cluster.stop();
+      },
+    };
+  } catch (err) {
+    await cluster.stop();
     throw err;
   }
 }
