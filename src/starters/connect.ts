@@ -63,10 +63,16 @@ export const openPaymentsClient = (
  */
 export async function connectStarters(config: CliConfig = loadCliConfig()): Promise<StarterContext> {
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
+  // A claim-check store that cannot be opened leaves no Temporal connection behind (a caller that
+  // goes on living, such as a CLI run inside a test, would keep it open).
+  const claimCheck = await openClaimCheck(config).catch(async (err: unknown) => {
+    await client.connection.close();
+    throw err;
+  });
   return {
     client,
     taskQueue: config.temporal.taskQueue,
-    claimCheck: await openClaimCheck(config),
+    claimCheck,
     api: openPaymentsClient(config),
     ...(config.notify.url ? { notifyUrl: config.notify.url } : {}),
     returnLinks: config.returnLinks,

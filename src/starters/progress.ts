@@ -28,7 +28,20 @@ export async function followUntilDone<S>(
     } catch {
       // the workflow may be between runs (continue-as-new) or finishing
     }
-    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, opts.intervalMs ?? 1000))]);
+    await untilSettledOr(result, opts.intervalMs ?? 1000);
   }
   return result;
+}
+
+/**
+ * A follow's pause between two looks at a flow: until `settled` settles or `ms` have passed. The
+ * timer is cleared either way, so none outlives a follow (a CLI run inside a longer-lived process).
+ */
+export async function untilSettledOr(settled: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([settled.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

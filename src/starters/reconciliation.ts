@@ -18,6 +18,7 @@ import {
   type ReconciliationReport,
 } from '../shared/reconciliation';
 import { retryTransient } from './temporal-retry';
+import { untilSettledOr } from './progress';
 import type { StarterContext } from './connect';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
 import { flowStartMetadata } from '../shared/flow-summary';
@@ -98,7 +99,7 @@ export async function reconcile(
       } catch {
         // between runs (continue-as-new) or finishing
       }
-      await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, opts.intervalMs ?? 500))]);
+      await untilSettledOr(result, opts.intervalMs ?? 500);
     }
     const report = await result;
     const final: ReconciliationProgress = {

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { directPaymentStateQuery } from '../../shared/payment-common';
 import { startBankPayment, submitBankCode } from '../bank-payment';
 import type { ContextFactory } from './context';
+import { progress } from './output';
 import { readJsonFile } from './json-file';
 import { follow, renderDirect, runStep, secretArg } from './payment-common';
 
@@ -16,7 +17,7 @@ export function registerBankPaymentCommands(pay: Command, context: ContextFactor
     .action(async (o: { file: string }) => {
       const ctx = await context();
       const handle = await startBankPayment(ctx, readJsonFile(o.file));
-      console.log(`started ${handle.workflowId}`);
+      progress(`started ${handle.workflowId}`);
       await follow(handle, directPaymentStateQuery, renderDirect);
     });
   pay

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { checkoutStateQuery, type CheckoutState, type PaymentChannel } from '../../shared/checkout';
 import { startCheckout } from '../checkout';
 import type { ContextFactory } from './context';
+import { progress } from './output';
 import { StarterInputError } from '../../shared/input-error';
 import { final, follow } from './payment-common';
 
@@ -57,7 +58,7 @@ export function registerCheckoutCommands(pay: Command, context: ContextFactory):
           channels: o.channels?.split(',').map((c) => c.trim()) as PaymentChannel[] | undefined,
           expiryMs: o.expiryMs ? Number(o.expiryMs) : undefined,
         });
-        console.log(`checkout_url: ${checkoutUrl}`);
+        progress(`checkout_url: ${checkoutUrl}`);
         await follow(handle, checkoutStateQuery, renderCheckout);
       },
     );

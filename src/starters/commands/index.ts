@@ -1,7 +1,16 @@
-// Every flow's CLI commands. Add one line per flow: its file (named after the flow) registers its
-// commands under the program or under its group (`pay`, `pos`).
-import type { Command } from 'commander';
-import type { ContextFactory } from './context';
+// The CLI's program and one run of it. Every flow's commands: add one line per flow to
+// registerCommands; its file (named after the flow) registers its commands under the program or
+// under its group (`pay`, `pos`). runCli runs `payflow <args>` to its end, writing to the run's own
+// streams and configured from the run's own environment (./context.ts): the bin (../cli.ts) runs it on
+// the process's streams; a test can run it inside its own process. It returns the exit code
+// (docs/cli.md, "Exit codes") and closes what the run connected.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { loadCliConfig } from '../../config/processes';
+import { closeStarters, connectStarters, type StarterContext } from '../connect';
+import { withIo, type CliIo, type ContextFactory } from './context';
+import { exitCode, fail, setJsonOutput, writeDocument } from './output';
 import { registerPosRemoteCommands } from './pos-remote';
 import { registerPosTerminalCommands } from './pos-terminal';
 import { registerPosRefundCommands } from './pos-refund';
@@ -51,3 +60,79 @@ export function registerCommands(program: Command, context: ContextFactory): voi
 }
 
 export type { ContextFactory };
+
+// Three levels up from src/starters/commands (tsx) and from dist/starters/commands (the package) alike.
+const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+  version: string;
+};
+
+/** Runs `payflow <args>` (args without node and the script) with `io`; resolves to its exit code. */
+export function runCli(args: string[], io: CliIo): Promise<number> {
+  return withIo(io, async () => {
+    const connection = lazyConnection(io.env);
+    try {
+      await parse(newProgram(io, connection.context), args);
+      writeDocument();
+    } finally {
+      await connection.close();
+    }
+    return exitCode();
+  });
+}
+
+/** The starter context, connected on a command's first use (configured from `env`), and its closing. */
+function lazyConnection(env: NodeJS.ProcessEnv) {
+  let ctx: Promise<StarterContext> | undefined;
+  return {
+    context: (): Promise<StarterContext> => (ctx ??= connectStarters(loadCliConfig(env))),
+    close: async (): Promise<void> => {
+      const opened = await ctx?.catch(() => undefined);
+      if (opened) await closeStarters(opened);
+    },
+  };
+}
+
+async function parse(program: Command, args: string[]): Promise<void> {
+  try {
+    await program.parseAsync(args, { from: 'user' });
+  } catch (err: unknown) {
+    const { code, exitCode: commanderExit } = err as { code?: string; exitCode?: number };
+    // --help and --version end through exitOverride too: they are not failures.
+    if (code?.startsWith('commander.') && commanderExit === 0) return;
+    fail(err, { printed: code?.startsWith('commander.') }); // commander has printed its own message
+  }
+}
+
+/** A new program for each run: commander keeps what it parsed on the commands. */
+function newProgram(io: CliIo, context: ContextFactory): Command {
+  const program = new Command('payflow')
+    .description('Start and follow payment workflows')
+    .version(version, '-V, --version', 'print the version')
+    // Usage errors become exceptions, so they exit 2 (bad input) like any refused input.
+    .exitOverride()
+    // Before the commands are added: each takes its parent's settings when it is made.
+    .configureOutput(outputTo(io));
+  registerCommands(program, context);
+  addJsonOption(program);
+  program.hook('preAction', (_program, action) => {
+    // Under --json stdout holds only the one document: every line a command prints is progress (stderr).
+    if (action.opts<{ json?: boolean }>().json) setJsonOutput(true);
+  });
+  return program;
+}
+
+/** commander's help, version and usage errors on the run's streams. */
+const outputTo = (io: CliIo) => ({
+  writeOut: (s: string) => void io.stdout.write(s),
+  writeErr: (s: string) => void io.stderr.write(s),
+});
+
+/** `--json` on every command that has none of its own (`ops list`, `notify list` and `reconcile` define theirs). */
+function addJsonOption(command: Command): void {
+  if (command.commands.length > 0) {
+    for (const sub of command.commands) addJsonOption(sub);
+    return;
+  }
+  if (!command.options.some((o) => o.long === '--json'))
+    command.option('--json', 'print one JSON document on stdout (progress goes to stderr)');
+}

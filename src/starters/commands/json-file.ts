@@ -2,6 +2,7 @@
 // never from flags: command lines end up in shell history and process lists.
 import { readFileSync } from 'node:fs';
 import { StarterInputError } from '../../shared/input-error';
+import { currentIo } from './context';
 
 /**
  * The file's JSON, typed by the caller (the starter validates it; a bad value is its StarterInputError).
@@ -10,7 +11,7 @@ import { StarterInputError } from '../../shared/input-error';
 export function readJsonFile<T = never>(file: string): T {
   let text: string;
   try {
-    text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+    text = file === '-' ? currentIo().stdin.readAllSync() : readFileSync(file, 'utf8');
   } catch (err) {
     throw new StarterInputError('file', [
       { field: '--file', rule: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` },

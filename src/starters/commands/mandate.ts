@@ -16,7 +16,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { openPaymentsClient } from '../connect';
 import {
   FINAL_MANDATE_STATUSES,
   mandateStateQuery,
@@ -38,9 +37,9 @@ import {
   submitMandateOtp,
   type MandateListFilters,
 } from '../mandate';
-import type { ContextFactory } from './context';
+import { openRunPaymentsClient, type ContextFactory } from './context';
 import { StarterInputError } from '../../shared/input-error';
-import { printResult, readSecret, settleState } from './output';
+import { printResult, progress, readSecret, settleState } from './output';
 
 export function renderMandateState(s: MandateState): string {
   const next = s.nextDebitAt ? ` next=${s.nextDebitAt}` : '';
@@ -75,10 +74,10 @@ export function registerMandateCommands(program: Command, context: ContextFactor
       const ctx = await context();
       const input = JSON.parse(readFileSync(o.file, 'utf8')) as MandateRequest;
       const handle = await startMandate(ctx, input);
-      console.log(
+      progress(
         `started ${handle.workflowId}; send the customer's OTP on stdin: echo <code> | mandate otp --ref ${input.mandateRef}`,
       );
-      if (o.follow) await followUntilDone(handle, mandateStateQuery, renderMandateState);
+      if (o.follow) await followUntilDone(handle, mandateStateQuery, renderMandateState, { out: progress });
     });
 
   mandate
@@ -89,7 +88,7 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .action(async (o: { ref: string; otp?: string }) => {
       const otp = await readSecret('OTP', o.otp);
       const ctx = await context();
-      console.log(renderMandateState(await explained(submitMandateOtp(ctx, o.ref, otp))));
+      progress(renderMandateState(await explained(submitMandateOtp(ctx, o.ref, otp))));
     });
 
   mandate
@@ -98,7 +97,7 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .requiredOption('--ref <mandateRef>')
     .action(async (o: { ref: string }) => {
       const ctx = await context();
-      console.log(renderMandateState(await explained(resendMandateOtp(ctx, o.ref))));
+      progress(renderMandateState(await explained(resendMandateOtp(ctx, o.ref))));
     });
 
   mandate
@@ -115,7 +114,7 @@ export function registerMandateCommands(program: Command, context: ContextFactor
         throw new StarterInputError('mandate debit', [{ field: '--amount', rule: 'must be an integer in kobo' }]);
       const ctx = await context();
       const key = o.key ?? randomUUID();
-      if (!o.key) console.log(`idempotency key ${key} (run again with --key ${key} to retry this debit safely)`);
+      if (!o.key) progress(`idempotency key ${key} (run again with --key ${key} to retry this debit safely)`);
       const d = await explained(
         debitMandate(ctx, o.ref, Number(o.amount), { narration: o.narration, idempotencyKey: key }),
       );
@@ -145,7 +144,7 @@ export function registerMandateCommands(program: Command, context: ContextFactor
           operator: o.operator,
         }),
       );
-      console.log(`${d.reference} ${d.status} ${d.amount} (resolved by ${d.resolution?.operator ?? o.operator})`);
+      progress(`${d.reference} ${d.status} ${d.amount} (resolved by ${d.resolution?.operator ?? o.operator})`);
     });
 
   mandate
@@ -157,10 +156,10 @@ export function registerMandateCommands(program: Command, context: ContextFactor
       const ctx = await context();
       if (o.signal) {
         await requestMandateCancel(ctx, o.ref);
-        console.log(`cancel requested for ${mandateWorkflowId(o.ref)}`);
+        progress(`cancel requested for ${mandateWorkflowId(o.ref)}`);
         return;
       }
-      console.log(renderMandateState(await explained(cancelMandate(ctx, o.ref))));
+      progress(renderMandateState(await explained(cancelMandate(ctx, o.ref))));
     });
 
   mandate
@@ -171,19 +170,20 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .action(async (o: { ref: string; follow?: boolean; debits?: boolean }) => {
       const ctx = await context();
       const state = await getMandateState(ctx, o.ref);
-      console.log(renderMandateState(state));
+      progress(renderMandateState(state));
       if (o.debits) {
         for (const d of state.recentDebits)
-          console.log(
+          progress(
             `  ${d.reference} ${d.kind} ${d.amount} ${d.status}${d.confirmedBy && d.confirmedBy !== 'response' ? ` (by ${d.confirmedBy})` : ''}${d.error ? ` ${d.error}` : ''}`,
           );
-        for (const f of state.failures) console.log(`  failure: ${f}`);
+        for (const f of state.failures) progress(`  failure: ${f}`);
       }
       if (o.follow && !FINAL_MANDATE_STATUSES.includes(state.status)) {
         await followUntilDone(
           ctx.client.workflow.getHandle(mandateWorkflowId(o.ref)),
           mandateStateQuery,
           renderMandateState,
+          { out: progress },
         );
       }
     });
@@ -235,22 +235,22 @@ export function registerMandateCommands(program: Command, context: ContextFactor
       };
       for (const k of Object.keys(filters) as (keyof MandateListFilters)[])
         if (filters[k] === undefined) delete filters[k];
-      const api = openPaymentsClient();
+      const api = openRunPaymentsClient();
       try {
         if (o.all) {
           let n = 0;
           for await (const r of listAllMandates({ api }, filters)) {
-            console.log(renderMandateRecord(r));
+            progress(renderMandateRecord(r));
             n += 1;
           }
-          console.log(`${n} mandate(s)`);
+          progress(`${n} mandate(s)`);
           return;
         }
         const page = await listMandates({ api }, filters, str(o.cursor));
-        for (const r of page.records) console.log(renderMandateRecord(r));
+        for (const r of page.records) progress(renderMandateRecord(r));
         if (page.prev_cursor !== undefined && page.prev_cursor !== null)
-          console.log(`prev_cursor=${String(page.prev_cursor)}`);
-        console.log(page.has_more ? `more: next_cursor=${String(page.next_cursor)}` : 'end of list');
+          progress(`prev_cursor=${String(page.prev_cursor)}`);
+        progress(page.has_more ? `more: next_cursor=${String(page.next_cursor)}` : 'end of list');
       } finally {
         await api.close();
       }

@@ -13,8 +13,8 @@ import type { Command } from 'commander';
 import { newNotifySecret, verifyEvent, NOTIFY_SECRET_PATTERN, type MerchantEvent } from '../../notify';
 import { StarterInputError } from '../../shared/input-error';
 import { listMerchantEvents, redeliverMerchantEvent, replayMerchantEvents } from '../merchant-event-delivery';
-import type { ContextFactory } from './context';
-import { printResult, streamJson } from './output';
+import { currentIo, type ContextFactory } from './context';
+import { printResult, progress, streamJson } from './output';
 
 /** One line per event: what a person watching the listener needs. */
 export function renderMerchantEvent(e: MerchantEvent): string {
@@ -67,6 +67,22 @@ function parseSince(v: string | undefined): Date | undefined {
   return d;
 }
 
+/**
+ * Resolves once `stop` is done, on the first SIGINT or SIGTERM. Its handlers are removed then, so a
+ * run inside a longer-lived process (runCli) leaves none behind.
+ */
+function untilInterrupted(stop: (done: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const onSignal = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      stop(resolve);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
 export function registerNotifyCommands(program: Command, context: ContextFactory): void {
   const notify = program.command('notify').description("events to the merchant's backend (docs/events.md)");
 
@@ -78,21 +94,17 @@ export function registerNotifyCommands(program: Command, context: ContextFactory
     .option('--secret <whsec>', 'the signing secret (default NOTIFY_SECRET, else a new one is made)')
     .option('--json', 'print each verified event as one JSON line')
     .action(async (o: { port: string; host: string; secret?: string; json?: boolean }) => {
-      const secret = o.secret ?? process.env.NOTIFY_SECRET ?? newNotifySecret();
+      const envSecret = currentIo().env.NOTIFY_SECRET;
+      const secret = o.secret ?? envSecret ?? newNotifySecret();
       if (!NOTIFY_SECRET_PATTERN.test(secret))
         throw new StarterInputError('notify', [{ field: 'secret', rule: 'must start with whsec_ (base64 after it)' }]);
       const listener = await startListener({ port: Number(o.port), host: o.host, secret }, (line, event) =>
-        o.json && event ? streamJson(event) : console.log(line),
+        o.json && event ? streamJson(event) : progress(line),
       );
-      console.log(`listening on ${listener.url}: each event is verified, then printed`);
-      if (!o.secret && !process.env.NOTIFY_SECRET)
-        console.log(`give the worker: NOTIFY_URL=${listener.url} NOTIFY_SECRET=${secret}`);
-      else console.log(`give the worker: NOTIFY_URL=${listener.url} (and the same NOTIFY_SECRET)`);
-      await new Promise<void>((resolve) => {
-        const stop = () => listener.server.close(() => resolve());
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      progress(`listening on ${listener.url}: each event is verified, then printed`);
+      if (!o.secret && !envSecret) progress(`give the worker: NOTIFY_URL=${listener.url} NOTIFY_SECRET=${secret}`);
+      else progress(`give the worker: NOTIFY_URL=${listener.url} (and the same NOTIFY_SECRET)`);
+      await untilInterrupted((done) => listener.server.close(() => done()));
     });
 
   notify
@@ -124,7 +136,7 @@ export function registerNotifyCommands(program: Command, context: ContextFactory
     .description('deliver an event again under the same id (a delivery still running is left alone)')
     .action(async (id: string) => {
       const r = await redeliverMerchantEvent(await context(), id);
-      console.log(
+      progress(
         r.outcome === 'started'
           ? `redelivering ${id} (was ${r.previous})`
           : `${id} is still being delivered: nothing to do`,
@@ -138,6 +150,6 @@ export function registerNotifyCommands(program: Command, context: ContextFactory
     .action(async (o: { since: string }) => {
       const done = await replayMerchantEvents(await context(), parseSince(o.since)!);
       const started = done.filter((d) => d.outcome === 'started').length;
-      console.log(`${started} event(s) redelivered, ${done.length - started} still being delivered`);
+      progress(`${started} event(s) redelivered, ${done.length - started} still being delivered`);
     });
 }

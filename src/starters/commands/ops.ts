@@ -19,7 +19,7 @@ import {
 import { resolveMandateDebit } from '../mandate';
 import type { ContextFactory } from './context';
 import { StarterInputError } from '../../shared/input-error';
-import { printResult } from './output';
+import { printResult, progress } from './output';
 
 export function renderAttentionItem(i: AttentionItem): string {
   const amount = i.amount !== undefined ? ` ${i.amount} ${i.currency ?? ''}`.trimEnd() : '';
@@ -104,6 +104,6 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
     .option('--to <workflowId>', 'the flow the webhook belongs to')
     .action(async (holder: string, o: { to?: string }) => {
       const events = await releaseUnmatchedWebhook(await context(), holder, o.to ? { toWorkflowId: o.to } : {});
-      console.log(`released ${events.length} event(s)${o.to ? ` to ${o.to}` : ''}`);
+      progress(`released ${events.length} event(s)${o.to ? ` to ${o.to}` : ''}`);
     });
 }

@@ -6,6 +6,8 @@
 //   echo: never from argv, which ends up in shell history and process lists.
 import { StarterInputError } from '../../shared/input-error';
 import { isPaymentsApiError } from '../../api/errors';
+import type { ReadStream } from 'node:tty';
+import { currentIo, type CliIo } from './context';
 
 /** What a command's run came to, and its exit code. */
 export const EXIT_CODES = {
@@ -118,20 +120,30 @@ interface OutputState {
   /** A command that streams JSON lines (notify listen --json) has no closing document. */
   streamed?: boolean;
 }
-const state: OutputState = { json: false, outcome: 'success', lines: [] };
+// One state per run (its io, ./io.ts): a run's --json and outcome never reach another run.
+const states = new WeakMap<CliIo, OutputState>();
+
+function current(): { io: CliIo; state: OutputState } {
+  const io = currentIo();
+  let state = states.get(io);
+  if (!state) states.set(io, (state = { json: false, outcome: 'success', lines: [] }));
+  return { io, state };
+}
+const write = (stream: NodeJS.WritableStream, line: string): void => void stream.write(`${line}\n`);
 
 /** `--json`: progress to stderr, one document to stdout at the end (writeDocument). */
 export function setJsonOutput(on: boolean): void {
-  state.json = on;
+  current().state.json = on;
 }
-export const jsonOutput = (): boolean => state.json;
+export const jsonOutput = (): boolean => current().state.json;
 
 /** A progress line: stdout for a person, stderr under --json (stdout holds only the document). */
 export function progress(line: string): void {
+  const { io, state } = current();
   if (state.json) {
     state.lines.push(line);
-    process.stderr.write(`${line}\n`);
-  } else process.stdout.write(`${line}\n`);
+    write(io.stderr, line);
+  } else write(io.stdout, line);
 }
 
 /**
@@ -139,25 +151,30 @@ export function progress(line: string): void {
  * under --json it becomes the one document printed at the end (the last result wins).
  */
 export function printResult(value: unknown, text?: string | string[]): void {
+  const { io, state } = current();
   if (state.json) {
     state.document = { value };
     return;
   }
   const lines = text === undefined ? [JSON.stringify(value, null, 2)] : Array.isArray(text) ? text : [text];
-  for (const l of lines) process.stdout.write(`${l}\n`);
+  for (const l of lines) write(io.stdout, l);
 }
 
 /** One JSON line on stdout now, for a command that streams (it then prints no closing document). */
 export function streamJson(value: unknown): void {
+  const { io, state } = current();
   state.streamed = true;
-  process.stdout.write(`${JSON.stringify(value)}\n`);
+  write(io.stdout, JSON.stringify(value));
 }
 
-/** Records what the run came to; the most serious outcome so far decides the exit code. */
+/** Records what the run came to; the most serious outcome so far decides the exit code (exitCode). */
 export function settle(outcome: Outcome): void {
+  const { state } = current();
   if (EXIT_CODES[outcome] > EXIT_CODES[state.outcome]) state.outcome = outcome;
-  process.exitCode = EXIT_CODES[state.outcome];
 }
+
+/** The run's exit code: its most serious outcome. */
+export const exitCode = (): number => EXIT_CODES[current().state.outcome];
 
 /** A flow's final (or current) state as the result: the exit code follows its status. */
 export function settleState(s: { status: string }): void {
@@ -166,9 +183,10 @@ export function settleState(s: { status: string }): void {
 
 /** A command that threw: the message on stderr, the exit code from the error; under --json an error document. */
 export function fail(err: unknown, opts: { printed?: boolean } = {}): void {
+  const { io, state } = current();
   const outcome = outcomeOfError(err);
   const message = err instanceof Error ? err.message : String(err);
-  if (!opts.printed) process.stderr.write(`${message}\n`);
+  if (!opts.printed) write(io.stderr, message);
   settle(outcome);
   if (state.json) {
     const issues = err instanceof StarterInputError ? err.issues : undefined;
@@ -180,9 +198,10 @@ export function fail(err: unknown, opts: { printed?: boolean } = {}): void {
 
 /** Under --json, the one document on stdout: the result, or {exitCode, lines} for a command that printed only lines. */
 export function writeDocument(): void {
+  const { io, state } = current();
   if (!state.json || state.streamed) return;
   const value = state.document ? state.document.value : { exitCode: EXIT_CODES[state.outcome], lines: state.lines };
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  write(io.stdout, JSON.stringify(value, null, 2));
 }
 
 /**
@@ -198,7 +217,9 @@ export async function readSecret(what: 'PIN' | 'OTP' | 'code', given: string | u
         rule: `is not accepted: a ${what} on the command line stays in shell history and process lists; pipe it on stdin (printf '%s\\n' "$${what}" | …) or type it at the prompt`,
       },
     ]);
-  const value = process.stdin.isTTY ? await promptHidden(what) : await firstLineOfStdin();
+  const stdin = currentIo().stdin;
+  const terminal = stdin.terminal();
+  const value = terminal ? await promptHidden(what, terminal) : firstLine(await stdin.readAll());
   if (!value)
     throw new StarterInputError('payment step', [
       { field: what, rule: 'is required (on stdin, or typed at the prompt)' },
@@ -206,18 +227,14 @@ export async function readSecret(what: 'PIN' | 'OTP' | 'code', given: string | u
   return value;
 }
 
-async function firstLineOfStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0].trim();
-}
+const firstLine = (text: string): string => text.split(/\r?\n/)[0].trim();
 
 /** Raw mode: each key is read as typed and nothing is echoed; Enter ends, Backspace erases, Ctrl-C cancels. */
-function promptHidden(what: string): Promise<string> {
-  const stdin = process.stdin;
+function promptHidden(what: string, stdin: ReadStream): Promise<string> {
+  const { stderr } = currentIo();
   // Echo off before the prompt shows: what is typed once the prompt is on screen is never echoed.
   stdin.setRawMode(true);
-  process.stderr.write(`${what} (not shown): `);
+  stderr.write(`${what} (not shown): `);
   stdin.setEncoding('utf8');
   stdin.resume();
   return new Promise((resolve, reject) => {
@@ -226,7 +243,7 @@ function promptHidden(what: string): Promise<string> {
       stdin.off('data', onData);
       stdin.setRawMode(false);
       stdin.pause();
-      process.stderr.write('\n');
+      stderr.write('\n');
     };
     const onData = (chunk: string) => {
       for (const ch of chunk) {

@@ -21,7 +21,7 @@ import type { ContextFactory } from './context';
 import type { StarterContext } from '../connect';
 import { readJsonFile } from './json-file';
 import { terminalFor, withCardPresentOptions, type CardPresentOptions } from './pos-terminal';
-import { printResult, settleState } from './output';
+import { printResult, progress, settleState } from './output';
 
 export function renderPosPreAuthState(s: PosPreAuthState | PosPreAuthResult): string {
   const c = s.completion;
@@ -35,6 +35,7 @@ export function renderPosPreAuthState(s: PosPreAuthState | PosPreAuthResult): st
 const followPreAuthToEnd = async (ctx: StarterContext, merchantRef: string): Promise<PosPreAuthResult> =>
   (await followUntilDone(posPreAuthHandle(ctx, merchantRef), posPreAuthStateQuery, renderPosPreAuthState, {
     intervalMs: 250,
+    out: progress,
   })) as PosPreAuthResult;
 
 const CARD_READ_FIELDS = [
@@ -76,13 +77,13 @@ export function registerPosPreAuthCommands(pos: Command, context: ContextFactory
     const terminalId = await terminalFor(o, file.terminal_id);
     const ctx = await context();
     const handle = await startPosPreAuth(ctx, { ...input, ...(terminalId ? { terminal_id: terminalId } : {}) });
-    console.log(`started ${handle.workflowId}`);
+    progress(`started ${handle.workflowId}`);
     if (!o.follow) return;
     let last = '';
     for (;;) {
       const s = await handle.query(posPreAuthStateQuery);
       const line = renderPosPreAuthState(s);
-      if (line !== last) console.log(line);
+      if (line !== last) progress(line);
       last = line;
       if (s.status === 'held' || POS_PREAUTH_FINAL_STATUSES.includes(s.status)) break;
       await new Promise((r) => setTimeout(r, 250));
@@ -108,7 +109,7 @@ export function registerPosPreAuthCommands(pos: Command, context: ContextFactory
         ...read,
         amount: o.amount !== undefined ? Number(o.amount) : (file.amount as number | string),
       });
-      console.log(`completion ${accepted.completionMerchantRef} of ${accepted.amount} accepted`);
+      progress(`completion ${accepted.completionMerchantRef} of ${accepted.amount} accepted`);
       if (!o.follow) return;
       const result = await followPreAuthToEnd(ctx, o.merchantRef);
       printResult(result, [renderPosPreAuthState(result), JSON.stringify(result, null, 2)]);

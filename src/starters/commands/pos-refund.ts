@@ -17,7 +17,7 @@ import { posRefundLedger, startPosRefund } from '../pos-refund';
 import type { ContextFactory } from './context';
 import { readJsonFile } from './json-file';
 import { terminalFor, withCardPresentOptions, type CardPresentOptions } from './pos-terminal';
-import { printResult, settleState } from './output';
+import { printResult, progress, settleState } from './output';
 
 export function renderPosRefundState(s: PosRefundState | PosRefundResult): string {
   const last = s.steps.at(-1);
@@ -55,10 +55,11 @@ export function registerPosRefundCommands(pos: Command, context: ContextFactory)
     const terminalId = await terminalFor(o, file.terminal_id);
     const ctx = await context();
     const handle = await startPosRefund(ctx, { ...input, ...(terminalId ? { terminal_id: terminalId } : {}) });
-    console.log(`started ${handle.workflowId}`);
+    progress(`started ${handle.workflowId}`);
     if (!o.follow) return;
     const result = (await followUntilDone(handle, posRefundStateQuery, renderPosRefundState, {
       intervalMs: 250,
+      out: progress,
     })) as PosRefundResult;
     printResult(result, [renderPosRefundState(result), JSON.stringify(result, null, 2)]);
     settleState(result);

@@ -12,7 +12,7 @@ import {
 import { followUntilDone } from '../progress';
 import { cancelPosRemoteRequest, posRemoteRequestHandle, startPosRemoteRequest } from '../pos-remote';
 import type { ContextFactory } from './context';
-import { parkedForAPerson, printResult, settleState } from './output';
+import { parkedForAPerson, printResult, progress, settleState } from './output';
 
 export function renderPosRemoteState(s: PosRemoteState): string {
   const ref = s.requestRef ? ` request_ref=${s.requestRef}` : '';
@@ -52,11 +52,12 @@ export function registerPosRemoteCommands(pos: Command, context: ContextFactory)
           ...(o.accountType ? { account_type: o.accountType } : {}),
           ...(o.pollIntervalMs ? { options: { pollIntervalMs: Number(o.pollIntervalMs) } } : {}),
         });
-        console.log(`started ${handle.workflowId}`);
+        progress(`started ${handle.workflowId}`);
         if (!o.follow) return;
         // A request parked for a person (outcome unknown, poll error) stops the follow with exit 3.
         const result = (await followUntilDone(handle, posRemoteStateQuery, renderPosRemoteState, {
           intervalMs: 250,
+          out: progress,
           until: parkedForAPerson,
         })) as PosRemoteResult;
         printResult(result, [renderPosRemoteState(result), JSON.stringify(result, null, 2)]);
@@ -78,7 +79,7 @@ export function registerPosRemoteCommands(pos: Command, context: ContextFactory)
         posRemoteRequestHandle(ctx, o.reference),
         posRemoteStateQuery,
         renderPosRemoteState,
-        { intervalMs: 250, until: parkedForAPerson },
+        { intervalMs: 250, out: progress, until: parkedForAPerson },
       )) as PosRemoteResult;
       printResult(result, renderPosRemoteState(result));
       settleState(result);

@@ -8,7 +8,6 @@
 // up in shell history and process lists. The starter seals it into the claim-check store; the
 // workflow (and so Temporal history) gets only its handle, BIN and last four.
 import type { Command } from 'commander';
-import { openPaymentsClient } from '../connect';
 import {
   posTransactionStateQuery,
   type PosTransactionInput,
@@ -17,9 +16,9 @@ import {
 } from '../../shared/pos-terminal';
 import { followUntilDone } from '../progress';
 import { openPosTerminalSession, startPosTransaction } from '../pos-terminal';
-import type { ContextFactory } from './context';
+import { openRunPaymentsClient, type ContextFactory } from './context';
 import { readJsonFile } from './json-file';
-import { printResult, settleState } from './output';
+import { printResult, progress, settleState } from './output';
 
 export function renderPosTransactionState(s: PosTransactionState | PosTransactionResult): string {
   const last = s.steps.at(-1);
@@ -51,7 +50,7 @@ export async function terminalFor(
   if (o.terminal) return o.terminal;
   if (typeof fromFile === 'string' && fromFile) return fromFile;
   if (!o.serial) return undefined;
-  const api = openPaymentsClient();
+  const api = openRunPaymentsClient();
   try {
     return String((await api.posTerminal.getConfiguration({ serial_no: o.serial })).data.terminal.terminal_id);
   } finally {
@@ -68,11 +67,11 @@ export function registerPosTerminalCommands(pos: Command, context: ContextFactor
     .requiredOption('--serial <serial_no>', 'device serial number')
     .option('--refresh', 'force a fresh key exchange with the processor (slower)')
     .action(async (o: { serial: string; refresh?: boolean }) => {
-      const api = openPaymentsClient();
+      const api = openRunPaymentsClient();
       try {
         const session = await openPosTerminalSession({ api }, { serial_no: o.serial, refresh: o.refresh === true });
         printResult(session.toJSON());
-        console.log('pin_key received and held in memory only; it is handed to the device, never printed or stored');
+        progress('pin_key received and held in memory only; it is handed to the device, never printed or stored');
         session.close();
       } finally {
         await api.close();
@@ -94,10 +93,11 @@ export function registerPosTerminalCommands(pos: Command, context: ContextFactor
     const terminalId = await terminalFor(o, input.terminal_id);
     const ctx = await context();
     const handle = await startPosTransaction(ctx, { ...input, terminal_id: terminalId });
-    console.log(`started ${handle.workflowId}`);
+    progress(`started ${handle.workflowId}`);
     if (!o.follow) return;
     const result = (await followUntilDone(handle, posTransactionStateQuery, renderPosTransactionState, {
       intervalMs: 250,
+      out: progress,
     })) as PosTransactionResult;
     printResult(result, [renderPosTransactionState(result), JSON.stringify(result, null, 2)]);
     settleState(result);

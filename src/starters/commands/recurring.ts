@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { recurringStateQuery, type RecurringState } from '../../shared/recurring';
 import { cancelRecurring, firstPaymentCheckoutUrl, startRecurring } from '../recurring';
 import type { ContextFactory } from './context';
+import { progress } from './output';
 import { follow } from './payment-common';
 
 export const renderRecurring = (s: RecurringState): string =>
@@ -40,7 +41,7 @@ export function registerRecurringCommands(pay: Command, context: ContextFactory)
           currency: o.currency,
           maxCycles: o.maxCycles ? Number(o.maxCycles) : undefined,
         });
-        console.log(`first payment: ${await firstPaymentCheckoutUrl(ctx, o.plan)}`);
+        progress(`first payment: ${await firstPaymentCheckoutUrl(ctx, o.plan)}`);
         await follow(handle, recurringStateQuery, renderRecurring);
       },
     );
@@ -50,6 +51,6 @@ export function registerRecurringCommands(pay: Command, context: ContextFactory)
     .action(async (o: { plan: string }) => {
       const ctx = await context();
       await cancelRecurring(ctx, o.plan);
-      console.log(`cancel requested for ${o.plan}`);
+      progress(`cancel requested for ${o.plan}`);
     });
 }

@@ -13,6 +13,7 @@ import {
   scheduleHandle,
 } from '../scheduled-money';
 import type { ContextFactory } from './context';
+import { progress } from './output';
 import { StarterInputError } from '../../shared/input-error';
 
 const when = (o: { cron?: string; everyMs?: string; startAt?: string; paused?: boolean; maxRuns?: string }) => ({
@@ -53,7 +54,7 @@ export function registerScheduledMoneyCommands(program: Command, context: Contex
           currency: o.currency,
           ...when(o),
         });
-        console.log(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
+        progress(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
       },
     );
 
@@ -74,7 +75,7 @@ export function registerScheduledMoneyCommands(program: Command, context: Contex
         ...(o.narration ? { narration: o.narration } : {}),
         ...when(o),
       });
-      console.log(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
+      progress(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
     });
 
   schedule
@@ -93,7 +94,7 @@ export function registerScheduledMoneyCommands(program: Command, context: Contex
           currency: o.currency,
           ...when(o),
         });
-        console.log(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
+        progress(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
       },
     );
 
@@ -101,25 +102,25 @@ export function registerScheduledMoneyCommands(program: Command, context: Contex
     .command('show <scheduleId>')
     .description('paused?, next runs, recent runs')
     .action(async (id: string) => {
-      console.log(JSON.stringify(await describeSchedule(await context(), id), null, 2));
+      progress(JSON.stringify(await describeSchedule(await context(), id), null, 2));
     });
   schedule
     .command('pause <scheduleId>')
     .option('--note <text>', 'why')
     .action(async (id: string, o: { note?: string }) => {
       await scheduleHandle(await context(), id).pause(o.note);
-      console.log(`paused ${id}`);
+      progress(`paused ${id}`);
     });
   schedule.command('resume <scheduleId>').action(async (id: string) => {
     await scheduleHandle(await context(), id).unpause();
-    console.log(`resumed ${id}`);
+    progress(`resumed ${id}`);
   });
   schedule
     .command('trigger <scheduleId>')
     .description('run now (the current minute is the period)')
     .action(async (id: string) => {
       await scheduleHandle(await context(), id).trigger();
-      console.log(`triggered ${id}`);
+      progress(`triggered ${id}`);
     });
   schedule
     .command('backfill <scheduleId>')
@@ -133,10 +134,10 @@ export function registerScheduledMoneyCommands(program: Command, context: Contex
           { field: 'from/to', rule: 'must be ISO date-times with from ≤ to' },
         ]);
       await scheduleHandle(await context(), id).backfill([{ start: from, end: to }]);
-      console.log(`backfilled ${id} from ${from.toISOString()} to ${to.toISOString()}`);
+      progress(`backfilled ${id} from ${from.toISOString()} to ${to.toISOString()}`);
     });
   schedule.command('delete <scheduleId>').action(async (id: string) => {
     await scheduleHandle(await context(), id).delete();
-    console.log(`deleted ${id}`);
+    progress(`deleted ${id}`);
   });
 }

@@ -17,8 +17,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { PaymentsApiError, type PaymentsClient } from '../../api';
-import { openPaymentsClient } from '../connect';
+import { PaymentsApiError } from '../../api';
 import {
   SMS_CAMPAIGN_FINAL_STATUSES,
   SMS_SEND_FINAL_STATUSES,
@@ -45,8 +44,8 @@ import {
   startSmsSend,
   updateSmsTemplate,
 } from '../sms';
-import type { ContextFactory } from './context';
-import { parkedForAPerson, printResult, settle, settleState } from './output';
+import { currentIo, withApi, type ContextFactory } from './context';
+import { parkedForAPerson, printResult, progress, settle, settleState } from './output';
 
 export function renderSmsSendState(s: SmsSendState | SmsSendResult): string {
   const done = s.batches.filter((b) => !['waiting', 'sending'].includes(b.outcome)).length;
@@ -70,10 +69,6 @@ export function renderSmsCampaignState(s: SmsCampaignState | SmsCampaignResult):
   const final = SMS_CAMPAIGN_FINAL_STATUSES.includes(s.status) ? ' (final)' : '';
   const message = 'message' in s ? ` — ${s.message}` : '';
   return `[sms-campaign ${who}] ${s.status}${id}${service}${when} polls=${s.polls}${final}${message}`;
-}
-
-function apiFromEnv(): PaymentsClient {
-  return openPaymentsClient();
 }
 
 /** Runs an action; a broken input rule or the service's refusal is an answer (exit code 2), not a crash. */
@@ -103,7 +98,7 @@ const int = (v: string | undefined): number | undefined =>
   v === undefined ? undefined : /^-?\d+$/.test(v) ? Number(v) : (v as unknown as number);
 
 function readJson(file: string): unknown {
-  return JSON.parse(file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8'));
+  return JSON.parse(file === '-' ? currentIo().stdin.readAllSync() : readFileSync(file, 'utf8'));
 }
 
 /**
@@ -113,6 +108,7 @@ function readJson(file: string): unknown {
 async function followSend(handle: WorkflowHandle): Promise<void> {
   const result = (await followUntilDone(handle, smsSendStateQuery, renderSmsSendState, {
     intervalMs: 250,
+    out: progress,
     until: parkedForAPerson,
   })) as SmsSendResult;
   printResult(result, [
@@ -149,7 +145,7 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
         } as SmsSendInput;
         const ctx = await context();
         const handle = await startSmsSend(ctx, input);
-        console.log(`started ${handle.workflowId}`);
+        progress(`started ${handle.workflowId}`);
         if (!o.follow) return;
         await followSend(handle);
       }),
@@ -176,19 +172,21 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .option('--date-to <date>', 'YYYY-MM-DD')
     .action((o: { page?: string; perPage?: string; dir?: string; dateFrom?: string; dateTo?: string }) =>
       answered(async () => {
-        const page = await listSmsTemplates(
-          { api: apiFromEnv() },
-          {
-            ...(o.page ? { page: int(o.page) } : {}),
-            ...(o.perPage ? { perPage: int(o.perPage) } : {}),
-            ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
-            ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
-            ...(o.dateTo ? { date_to: o.dateTo } : {}),
-          },
+        const page = await withApi((api) =>
+          listSmsTemplates(
+            { api },
+            {
+              ...(o.page ? { page: int(o.page) } : {}),
+              ...(o.perPage ? { perPage: int(o.perPage) } : {}),
+              ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
+              ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
+              ...(o.dateTo ? { date_to: o.dateTo } : {}),
+            },
+          ),
         );
-        console.log(`${page.count} template(s)`);
+        progress(`${page.count} template(s)`);
         for (const t of page.rows)
-          console.log(`${t.uuid}  ${t.name ?? ''}  pages=${t.pages ?? '?'}  ${JSON.stringify(t.message ?? '')}`);
+          progress(`${t.uuid}  ${t.name ?? ''}  pages=${t.pages ?? '?'}  ${JSON.stringify(t.message ?? '')}`);
       }),
     );
   templates
@@ -199,7 +197,7 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .requiredOption('--message <text>')
     .action((o: { name: string; description: string; message: string }) =>
       answered(async () => {
-        const t = await createSmsTemplate({ api: apiFromEnv() }, o);
+        const t = await withApi((api) => createSmsTemplate({ api }, o));
         printResult(t, [`created template ${t.uuid}`, JSON.stringify(t, null, 2)]);
       }),
     );
@@ -213,15 +211,17 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .option('--file-name <name>')
     .action((o: { id: string; name?: string; description?: string; message?: string; fileName?: string }) =>
       answered(async () => {
-        const t = await updateSmsTemplate(
-          { api: apiFromEnv() },
-          {
-            id: o.id,
-            ...(o.name !== undefined ? { name: o.name } : {}),
-            ...(o.description !== undefined ? { description: o.description } : {}),
-            ...(o.message !== undefined ? { message: o.message } : {}),
-            ...(o.fileName !== undefined ? { file_name: o.fileName } : {}),
-          },
+        const t = await withApi((api) =>
+          updateSmsTemplate(
+            { api },
+            {
+              id: o.id,
+              ...(o.name !== undefined ? { name: o.name } : {}),
+              ...(o.description !== undefined ? { description: o.description } : {}),
+              ...(o.message !== undefined ? { message: o.message } : {}),
+              ...(o.fileName !== undefined ? { file_name: o.fileName } : {}),
+            },
+          ),
         );
         printResult(t, [`updated template ${t.uuid}`, JSON.stringify(t, null, 2)]);
       }),
@@ -232,8 +232,8 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .requiredOption('--id <uuid>')
     .action((o: { id: string }) =>
       answered(async () => {
-        await deleteSmsTemplate({ api: apiFromEnv() }, o.id);
-        console.log(`deleted template ${o.id}`);
+        await withApi((api) => deleteSmsTemplate({ api }, o.id));
+        progress(`deleted template ${o.id}`);
       }),
     );
 
@@ -262,21 +262,23 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
         dateTo?: string;
       }) =>
         answered(async () => {
-          const page = await listSmsCampaigns(
-            { api: apiFromEnv() },
-            {
-              ...(o.status ? { status: o.status as 'pending' } : {}),
-              ...(o.name ? { name: o.name } : {}),
-              ...(o.page ? { page: int(o.page) } : {}),
-              ...(o.perPage ? { perPage: int(o.perPage) } : {}),
-              ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
-              ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
-              ...(o.dateTo ? { date_to: o.dateTo } : {}),
-            },
+          const page = await withApi((api) =>
+            listSmsCampaigns(
+              { api },
+              {
+                ...(o.status ? { status: o.status as 'pending' } : {}),
+                ...(o.name ? { name: o.name } : {}),
+                ...(o.page ? { page: int(o.page) } : {}),
+                ...(o.perPage ? { perPage: int(o.perPage) } : {}),
+                ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
+                ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
+                ...(o.dateTo ? { date_to: o.dateTo } : {}),
+              },
+            ),
           );
-          console.log(`${page.total} campaign(s)${o.status ? ` with status ${o.status}` : ''}`);
+          progress(`${page.total} campaign(s)${o.status ? ` with status ${o.status}` : ''}`);
           for (const c of page.items)
-            console.log(
+            progress(
               `${c.id}  ${c.name ?? ''}  template=${c.template_id ?? '?'}  bucket=${c.bucket_id ?? '?'}  created_at=${c.created_at ?? '?'}`,
             );
         }),
@@ -322,10 +324,11 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
               ...(o.followFor ? { followFor: o.followFor } : {}),
             },
           });
-          console.log(`started ${handle.workflowId}`);
+          progress(`started ${handle.workflowId}`);
           if (!o.follow) return;
           const result = (await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, {
             intervalMs: 250,
+            out: progress,
           })) as SmsCampaignResult;
           printResult(result, [renderSmsCampaignState(result), JSON.stringify(result, null, 2)]);
           settleState(result);
@@ -337,8 +340,8 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .requiredOption('--id <uuid>')
     .action((o: { id: string }) =>
       answered(async () => {
-        await deleteSmsCampaign({ api: apiFromEnv() }, o.id);
-        console.log(`deleted campaign ${o.id}`);
+        await withApi((api) => deleteSmsCampaign({ api }, o.id));
+        progress(`deleted campaign ${o.id}`);
       }),
     );
   campaigns
@@ -367,9 +370,10 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
                 ...(o.scheduledFor ? { scheduled_for: o.scheduledFor } : {}),
                 ...(o.pollInterval ? { options: { pollInterval: o.pollInterval } } : {}),
               });
-        console.log(`following ${handle.workflowId}`);
+        progress(`following ${handle.workflowId}`);
         const result = (await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, {
           intervalMs: 250,
+          out: progress,
         })) as SmsCampaignResult;
         printResult(result, [renderSmsCampaignState(result), JSON.stringify(result, null, 2)]);
         settleState(result);

@@ -16,7 +16,7 @@ import { getDirectPaymentState } from '../payment-common';
 import { posRemoteRequestHandle } from '../pos-remote';
 import { posTransactionHandle } from '../pos-terminal';
 import type { ContextFactory } from './context';
-import { printResult, settleState } from './output';
+import { printResult, progress, settleState } from './output';
 import { renderCard } from './card-payment';
 import { renderCheckout } from './checkout';
 import { renderDirect } from './payment-common';
@@ -63,6 +63,7 @@ export function registerPosStatusCommand(pos: Command, context: ContextFactory):
         await show(
           followUntilDone(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState, {
             intervalMs: 250,
+            out: progress,
           }),
         );
       else if (o.merchantRef)
@@ -71,7 +72,7 @@ export function registerPosStatusCommand(pos: Command, context: ContextFactory):
             posTransactionHandle(ctx, o.merchantRef),
             posTransactionStateQuery,
             renderPosTransactionState,
-            { intervalMs: 250 },
+            { intervalMs: 250, out: progress },
           ),
         );
       else {

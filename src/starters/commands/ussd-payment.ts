@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { directPaymentStateQuery } from '../../shared/payment-common';
 import { startUssdPayment } from '../ussd-payment';
 import type { ContextFactory } from './context';
+import { progress } from './output';
 import { readJsonFile } from './json-file';
 import { follow, renderDirect } from './payment-common';
 
@@ -15,7 +16,7 @@ export function registerUssdPaymentCommands(pay: Command, context: ContextFactor
     .action(async (o: { file: string }) => {
       const ctx = await context();
       const { ussdCode, expiresAt, handle } = await startUssdPayment(ctx, readJsonFile(o.file));
-      console.log(`started ${handle.workflowId}: dial ${ussdCode}${expiresAt ? ` before ${expiresAt}` : ''}`);
+      progress(`started ${handle.workflowId}: dial ${ussdCode}${expiresAt ? ` before ${expiresAt}` : ''}`);
       await follow(handle, directPaymentStateQuery, renderDirect);
     });
 }

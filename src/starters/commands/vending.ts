@@ -8,7 +8,7 @@ import { VEND_FINAL_STATUSES, vendStateQuery, type VendResult, type VendState } 
 import { followUntilDone } from '../progress';
 import { startVend, vendHandle } from '../vending';
 import type { ContextFactory } from './context';
-import { printResult, settleState } from './output';
+import { printResult, progress, settleState } from './output';
 
 export function renderVendState(s: VendState): string {
   const last = s.steps.at(-1);
@@ -54,10 +54,11 @@ export function registerVendingCommands(program: Command, context: ContextFactor
           phone_number: o.phone,
           email: o.email,
         });
-        console.log(`started ${handle.workflowId}`);
+        progress(`started ${handle.workflowId}`);
         if (!o.follow) return;
         const result = (await followUntilDone(handle, vendStateQuery, renderVendState, {
           intervalMs: 250,
+          out: progress,
         })) as VendResult;
         printResult(result, [`${renderVendState(result)} — ${result.message}`, JSON.stringify(result, null, 2)]);
         settleState(result);
@@ -72,6 +73,7 @@ export function registerVendingCommands(program: Command, context: ContextFactor
       const ctx = await context();
       const state = (await followUntilDone(vendHandle(ctx, o.order), vendStateQuery, renderVendState, {
         intervalMs: 250,
+        out: progress,
       })) as { status: string };
       printResult(state);
       settleState(state);

@@ -7,31 +7,20 @@
 //   (va error-log | va sweep: ./virtual-account-error-log-sweep.ts)
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { PaymentsClient } from '../../api';
-import { openPaymentsClient } from '../connect';
 import {
   createBusinessVirtualAccount,
   createCustomerVirtualAccount,
   getVirtualAccountCreditState,
   retryVirtualAccountCreditHandoff,
 } from '../virtual-account-credit';
-import type { ContextFactory } from './context';
+import { currentIo, withApi, type ContextFactory } from './context';
+import { progress } from './output';
 
-const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
+const print = (v: unknown) => progress(JSON.stringify(v, null, 2));
 
 /** The BVN is read from a file or stdin ('-'), never from the command line (shell history, process list). */
 function readBvn(file: string): string {
-  return (file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8')).trim();
-}
-
-/** One API client for one command, closed afterwards. */
-export async function withApi<T>(fn: (api: PaymentsClient) => Promise<T>): Promise<T> {
-  const api = openPaymentsClient();
-  try {
-    return await fn(api);
-  } finally {
-    await api.close();
-  }
+  return (file === '-' ? currentIo().stdin.readAllSync() : readFileSync(file, 'utf8')).trim();
 }
 
 /** The `va` commands of accounts, lookups and credits; `va` itself is made in ./index.ts. */
@@ -152,11 +141,11 @@ export function registerVirtualAccountCreditCommands(va: Command, context: Conte
         const frozen = t.frozen_transaction
           ? ` FROZEN(${t.frozen_transaction.freeze_transaction_ref ?? ''}${t.frozen_transaction.reason ? `: ${t.frozen_transaction.reason}` : ''})`
           : '';
-        console.log(
+        progress(
           `${t.transaction_reference}  ${t.virtual_account_number ?? ''}  ${t.principal_amount ?? ''} ${t.currency ?? ''}  settled ${t.settled_amount ?? ''}${frozen}`,
         );
       }
-      console.log(`${rows.length} transaction(s)`);
+      progress(`${rows.length} transaction(s)`);
     });
 
   va.command('credit <reference>')

@@ -1,8 +1,8 @@
 // CLI: `npm run cli -- va error-log | sweep`: the webhook error log (C10) and its sweep, now.
 import type { Command } from 'commander';
 import { sweepWebhookErrorLog } from '../virtual-account-error-log-sweep';
-import type { ContextFactory } from './context';
-import { withApi } from './virtual-account-credit';
+import { withApi, type ContextFactory } from './context';
+import { progress } from './output';
 
 export function registerVirtualAccountErrorLogSweepCommands(va: Command, context: ContextFactory): void {
   va.command('error-log')
@@ -10,10 +10,10 @@ export function registerVirtualAccountErrorLogSweepCommands(va: Command, context
     .action(async () => {
       const page = (await withApi((api) => api.virtualAccounts.webhookErrorLog({ page: 1, perPage: 100 }))).data;
       for (const r of page.rows)
-        console.log(
+        progress(
           `${r.transaction_ref}  ${r.payload.principal_amount ?? ''} ${r.payload.currency ?? ''}  account ${r.payload.virtual_account_number ?? ''}`,
         );
-      console.log(`${page.count} row(s)`);
+      progress(`${page.count} row(s)`);
     });
 
   va.command('sweep')
@@ -21,9 +21,9 @@ export function registerVirtualAccountErrorLogSweepCommands(va: Command, context
     .action(async () => {
       const ctx = await context();
       const s = await sweepWebhookErrorLog(ctx);
-      console.log(
+      progress(
         `rows ${s.rows}: started ${s.started}, already known ${s.known}, deleted ${s.deleted}, left ${s.left}, invalid ${s.invalid.length}`,
       );
-      for (const i of s.invalid) console.log(`  invalid ${i.transactionRef}: ${i.problem}`);
+      for (const i of s.invalid) progress(`  invalid ${i.transactionRef}: ${i.problem}`);
     });
 }
