@@ -1,8 +1,9 @@
-// The CLI's contract as a user and a script see it (docs/cli.md, "Exit codes" and "--json"), through
-// the real CLI process against a running stack: one mapping from outcome to exit code (0 success,
-// 1 declined or failed, 2 bad input, 3 needs a person, 4 cannot reach Temporal or the service);
-// --json prints exactly one JSON document on stdout with progress on stderr; a PIN or OTP is never
-// taken from argv (refused, exit 2), it is read from stdin or typed at a prompt that does not echo.
+// The CLI's contract as a user and a script see it (docs/cli.md, "Exit codes" and "--json"), against
+// a running stack: one mapping from outcome to exit code (0 success, 1 declined or failed, 2 bad
+// input, 3 needs a person, 4 cannot reach Temporal or the service); --json prints exactly one JSON
+// document on stdout with progress on stderr; a PIN or OTP is never taken from argv (refused,
+// exit 2), it is read from stdin or typed at a prompt that does not echo. The commands run in this
+// process (runCli); --version and the prompt on a terminal run the real bin, as a process of its own.
 import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { getCardPaymentState } from '../../src/starters/card-payment';
 import { waitForState } from '../../src/starters/payment-common';
-import { cardPaymentFile, cliAgainst, cliCommand, runCli, type CliResult } from '../support/cli';
+import { cardPaymentFile, cliAgainst, cliCommand, runCli, runCliProcess, type CliResult } from '../support/cli';
 import { testConfig, useServices } from '../support/stack';
 import { eventually } from '../support/polling';
 
@@ -39,11 +40,11 @@ describe('exit codes, --json and --version through the real CLI', () => {
     });
   });
 
-  it('--version prints the package version and exits 0', async () => {
+  it('--version prints the package version and exits 0 (the bin, as a process of its own)', async () => {
     const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
       version: string;
     };
-    const r = await runCli(['--version'], { env: cliEnv() });
+    const r = await runCliProcess(['--version'], { env: cliEnv() });
     expect(r).toMatchObject({ code: 0, stdout: `${version}\n` });
   });
 
