@@ -48,10 +48,20 @@ class ScriptedRemote {
   signals: AbortSignal[] = [];
   /** A6 rows (transaction records) the scripted service lists. */
   rows: Record<string, unknown>[] = [];
+  /** Every E1 call that reached the service, as sent (before any scripted failure). */
+  e1Calls: { terminal_id: string; amount: number; account_type?: string }[] = [];
+  /** A6 look-ups by reference (the final look at a request's transaction record), by reference. */
+  lookups: string[] = [];
+  /**
+   * Per terminal: run by E1's activity before it announces (signals that E1 is about to leave): it
+   * may wait, or throw as a worker that failed before its sending mark (then E1 provably never left).
+   */
+  beforeAnnounce = new Map<string, () => void | Promise<void>>();
   api = {
     posRemote: {
-      create: async (req: { terminal_id: string; amount: number }) => {
+      create: async (req: { terminal_id: string; amount: number; account_type?: string }) => {
         this.creates += 1;
+        this.e1Calls.push({ ...req });
         if (this.createFailure) throw this.createFailure;
         const n = this.createLog.filter((c) => c.terminal === req.terminal_id).length;
         const ref = n === 0 ? `RR-${req.terminal_id}` : `RR-${req.terminal_id}-${n + 1}`;
@@ -105,6 +115,7 @@ class ScriptedRemote {
     },
     transactions: {
       query: async (req: { reference?: string; page?: number }) => {
+        if (req.reference) this.lookups.push(req.reference);
         const rows = this.rows.filter((r) => !req.reference || r.transaction_ref === req.reference);
         return { data: (req.page ?? 1) > 1 ? [] : rows };
       },
@@ -131,17 +142,25 @@ const lostCreateAnswer = () =>
 beforeAll(async () => {
   client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
   conn = await NativeConnection.connect({ address: config.temporal.address });
+  const activities = createActivities({
+    api: remote.api as unknown as PaymentsClient,
+    logger,
+    config,
+    claimCheck: unusedClaimCheck,
+    temporal: client, // starts the delivery of a merchant event
+  });
   worker = await createPaymentsWorker({
     ...config.temporal,
     encryption: config.encryption,
     connection: conn,
-    activities: createActivities({
-      api: remote.api as unknown as PaymentsClient,
-      logger,
-      config,
-      claimCheck: unusedClaimCheck,
-      temporal: client, // starts the delivery of a merchant event
-    }),
+    activities: {
+      ...activities,
+      // The real E1 activity, after the terminal's scripted step (none by default).
+      posRemoteCreateRequest: async (...args: Parameters<typeof activities.posRemoteCreateRequest>) => {
+        await remote.beforeAnnounce.get(args[0].terminal_id)?.();
+        return activities.posRemoteCreateRequest(...args);
+      },
+    },
     workflowBundle: await workflowBundle(),
   });
   run = worker.run();
@@ -188,6 +207,30 @@ async function resolvedAs(handle: Handle, outcome: 'success' | 'failed' | 'expir
     args: [{ outcome, reason: 'checked on the terminal (test)', operator: 'ops@example.com' }],
   });
   return handle.result();
+}
+
+/** The durations (ms) of the timers the flow started, in order, from its history. */
+async function timersOf(handle: Handle): Promise<number[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const t = e.timerStartedEventAttributes?.startToFireTimeout;
+    return t ? [Number(t.seconds ?? 0) * 1000 + Math.round((t.nanos ?? 0) / 1e6)] : [];
+  });
+}
+/** The lock's wait (a 15-minute condition timer) aside: the flow's own sleeps. */
+const LOCK_WAIT_MS = 15 * 60_000;
+
+/** `p`, or a failure after `ms` (a flow that should have ended does not hold the test until jest's timeout). */
+async function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -249,12 +292,22 @@ describe('POS remote request', () => {
   it('a 404 after a long stretch without any E2 answer is expired_unobserved, never plain expired: parked, the terminal lock given back, and resolved by an operator', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     const seq: Answer[] = ['pending', ...Array.from({ length: 12 }, () => '500' as const), '404'];
-    remote.answers.set(`RR-${t}`, () => seq.shift() ?? '404');
+    // When E2 last answered (pending) and when it first answered 404: the stretch without observation.
+    const answeredAt: Partial<Record<Answer, number>> = {};
+    remote.answers.set(`RR-${t}`, () => {
+      const a = seq.shift() ?? '404';
+      answeredAt[a] ??= Date.now();
+      return a;
+    });
     const handle = await start(t, {
       options: { pollIntervalMs: 50, heartbeatTimeout: '5s', unobservedGapMs: 300, requestLifetime: '10ms' },
       notify: { url: receiver.url },
     });
-    expect((await parkedAt(handle, 'expired_unobserved')).message).toMatch(/either expired or completed/);
+    const parkedState = await parkedAt(handle, 'expired_unobserved');
+    expect(parkedState.message).toMatch(/either expired or completed/);
+    // The message gives that stretch in whole seconds.
+    const seconds = Number(/^E2 answered 404 after (\d+) s without observation/.exec(parkedState.message ?? '')?.[1]);
+    expect(Math.abs(seconds - (answeredAt['404']! - answeredAt.pending!) / 1000)).toBeLessThanOrEqual(0.6);
     const reference = (await handle.query(posRemoteStateQuery)).reference;
     // The park tells the merchant that a person is needed (a verified event), before any outcome.
     const [parked] = await receiver.delivered(reference);
@@ -385,7 +438,12 @@ describe('POS remote request', () => {
       const handle = await start(t, {
         options: { ...SHORT_LIFETIME, requeryBackoff: '100ms', requeryMaxBackoff: '200ms' },
       });
-      expect((await parkedAt(handle, 'outcome_unknown')).message).toMatch(/check the transaction list/);
+      const parked = await parkedAt(handle, 'outcome_unknown');
+      expect(parked.message).toMatch(/check the transaction list/);
+      // Every search answered (none found): no search problem is named.
+      expect(parked.message).toBe(
+        "E1's answer was lost and no request was found in the service's records within its lifetime + grace. The terminal may have charged the payer: check the transaction list before asking again.",
+      );
       // The service's list shows the request late (and completed): the parked flow finds it.
       remote.rows.unshift(remoteRequestRow(`LATE-${t}`, t, 150000, 'failed'));
       expect(await handle.result()).toMatchObject({ status: 'failed', requestRef: `LATE-${t}`, recovered: true });
@@ -468,6 +526,11 @@ describe('POS remote request', () => {
       const handle = await start(t, {
         options: {
           ...SHORT_LIFETIME,
+          // Failed searches go on for another lifetime after the deadline (lifetime + grace), every
+          // searchInterval: here a 1 s sleep past the deadline (a search of this A6 takes a while).
+          requestLifetime: '1500ms',
+          searchGrace: '0ms',
+          searchInterval: '1s',
         },
       });
       const result = await parkedAt(handle, 'outcome_unknown');
@@ -476,6 +539,10 @@ describe('POS remote request', () => {
       expect(result).not.toHaveProperty('recovered', true);
       expect(remote.creates - before).toBe(1);
       expect(remote.requeries.get(`RR-${t}`)).toBeUndefined();
+      // The searches' sleeps (the lock's wait and the parked look-ups' backoff aside): the one past the
+      // deadline is the full searchInterval, not shorter.
+      const sleeps = (await timersOf(handle)).filter((ms) => ms <= 1_000);
+      expect(sleeps.at(-1)).toBe(1_000);
       expect(await resolvedAs(handle, 'success')).toMatchObject({
         status: 'success',
         resolution: { outcome: 'success' },
@@ -563,6 +630,8 @@ describe('POS remote request', () => {
       const result = await (await start(t)).result();
       expect(result.status).toBe('rejected');
       expect(result.message).toMatch(/amount must be greater than 0/);
+      // The refusal's type is named (what kind of refusal it was).
+      expect(result.message).toMatch(/^the service refused the request \(BadRequest\): /);
     } finally {
       remote.createFailure = undefined;
     }
@@ -614,5 +683,281 @@ describe('POS remote request', () => {
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'success', record: { status: 'success' } });
     expect(result.message).toMatch(/cancelled by the caller, but the terminal had already completed/);
+  });
+
+  // --- E1 (create) ---
+
+  it('a cancel that arrives before E1 is sent ends cancelled: no E1 call, nothing to follow', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    const query = remote.api.transactions.query;
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    // The baseline read (before E1) waits until the cancel has reached the flow.
+    remote.api.transactions.query = async (req) => {
+      await released;
+      return query(req);
+    };
+    try {
+      const handle = await start(t);
+      await until(async () => (await handle.query(posRemoteStateQuery)).status === 'creating');
+      await handle.signal(cancelPosRemoteSignal, { reason: 'customer left' });
+      await until(async () => (await handle.query(posRemoteStateQuery)).cancelRequested === true);
+      release();
+      const result = await handle.result();
+      expect(result).toMatchObject({
+        status: 'cancelled',
+        message: 'cancelled before E1 was sent; nothing was sent',
+        cancelRequested: true,
+      });
+      expect(result.requestRef).toBeUndefined();
+      expect(remote.e1Calls.filter((c) => c.terminal_id === t)).toEqual([]);
+    } finally {
+      release();
+      remote.api.transactions.query = query;
+    }
+  });
+
+  it("E1 carries the input's account_type when given (normalised), and none when not", async () => {
+    const [a, b] = [`T${randomUUID().slice(0, 8)}`, `T${randomUUID().slice(0, 8)}`];
+    remote.answers.set(`RR-${a}`, () => 'success');
+    remote.answers.set(`RR-${b}`, () => 'success');
+    const results = await Promise.all([
+      start(a, { account_type: 'SAVINGS' }).then((h) => h.result()),
+      start(b).then((h) => h.result()),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['success', 'success']);
+    expect(remote.e1Calls.filter((c) => c.terminal_id === a)).toEqual([
+      { terminal_id: a, amount: 150000, account_type: 'savings' },
+    ]);
+    expect(remote.e1Calls.filter((c) => c.terminal_id === b)).toEqual([{ terminal_id: b, amount: 150000 }]);
+  });
+
+  it('E1 that provably never left is tried at most 3 times, 2 s then 4 s apart; an attempt that failed before its sending mark counts as never sent even after an earlier attempt announced; then not_sent', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    let attempts = 0;
+    // Attempts 1 and 3 announce, then the connection is refused (nothing left); attempt 2 fails
+    // before its sending mark (not a transient failure: only the missing mark proves it unsent).
+    remote.beforeAnnounce.set(t, () => {
+      attempts += 1;
+      if (attempts === 2) throw new Error('the worker failed before the sending mark');
+    });
+    remote.createFailure = new ConnectionError({
+      message: 'connect ECONNREFUSED',
+      operation: 'posRemote.create',
+      retrySafe: true,
+      outcomeUnknown: false,
+      requestSent: false,
+    });
+    try {
+      const handle = await start(t, { options: { ...SHORT_LIFETIME } });
+      const result = await within(handle.result(), 20_000);
+      expect(result).toMatchObject({ status: 'not_sent', createAttempts: 3 });
+      expect(result.message).toMatch(/^E1 could not be sent \(3 attempts, none left\): .*ECONNREFUSED/);
+      expect(attempts).toBe(3);
+      expect(remote.e1Calls.filter((c) => c.terminal_id === t)).toHaveLength(2); // attempts 1 and 3
+      expect(result.requestRef).toBeUndefined();
+      // The backoff before each new attempt: 2 s, then 4 s (nothing else slept).
+      expect((await timersOf(handle)).filter((ms) => ms !== LOCK_WAIT_MS)).toEqual([2_000, 4_000]);
+    } finally {
+      remote.createFailure = undefined;
+      remote.beforeAnnounce.delete(t);
+    }
+  });
+
+  // --- a lost E1 answer: the search (A6) ---
+
+  it('a lost E1 answer is searched for until lostAt + lifetime + grace (not before), the sleep before the last search cut from the (default 5 s) searchInterval to the deadline; the status says so meanwhile', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    remote.createFailure = lostCreateAnswer();
+    const [lifetime, grace] = [1_500, 1_000];
+    try {
+      const handle = await start(t, {
+        options: {
+          pollIntervalMs: 50,
+          heartbeatTimeout: '5s',
+          requestLifetime: `${lifetime}ms`,
+          searchGrace: `${grace}ms`,
+          lostCreateAbsentIs: 'not_sent',
+        },
+      });
+      await until(async () => (await handle.query(posRemoteStateQuery)).status === 'searching');
+      expect((await handle.query(posRemoteStateQuery)).message).toBe(
+        "E1's answer was lost after it may have reached the service; looking for the request in the service's transaction records",
+      );
+      const result = await handle.result();
+      expect(result.status).toBe('not_sent');
+      // On the workflow clock (history): E1's failure, then the task that saw the last search's answer.
+      const events = (await handle.fetchHistory()).events ?? [];
+      const at = (e: (typeof events)[number]) =>
+        Number(e.eventTime!.seconds) * 1000 + Math.round(e.eventTime!.nanos! / 1e6);
+      const createScheduled = events.find(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'posRemoteCreateRequest',
+      )!;
+      const lost = events.find(
+        (e) => Number(e.activityTaskFailedEventAttributes?.scheduledEventId) === Number(createScheduled.eventId),
+      )!;
+      const searches = events.flatMap((e, i) =>
+        e.activityTaskScheduledEventAttributes?.activityType?.name === 'posRemoteFindRequest' ? [i] : [],
+      );
+      const decided = events.slice(searches.at(-1)).find((e) => e.workflowTaskStartedEventAttributes)!;
+      expect(at(decided) - at(lost)).toBeGreaterThanOrEqual(lifetime + grace - 50);
+      expect(at(decided) - at(lost)).toBeLessThan(lifetime + grace + 1_500);
+      // One sleep between the first search and the last: the time left to the deadline, less than the
+      // 5 s searchInterval (and the deadline's span).
+      const sleeps = (await timersOf(handle)).filter((ms) => ms !== LOCK_WAIT_MS);
+      expect(sleeps).toHaveLength(1);
+      expect(sleeps[0]).toBeGreaterThanOrEqual(1);
+      expect(sleeps[0]).toBeLessThan(lifetime + grace);
+    } finally {
+      remote.createFailure = undefined;
+    }
+  });
+
+  it('a lost E1 answer with several new requests for this terminal and amount in A6 is parked outcome_unknown naming them: never a guess, nothing polled', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    // After the baseline, someone else's request for the same terminal and amount appears; then ours
+    // reaches the service and its answer is lost.
+    remote.beforeAnnounce.set(t, () => {
+      remote.rows.unshift(remoteRequestRow(`OTHER-${t}`, t, 150000, 'pending'));
+    });
+    remote.dropAfterProcessing.add(t);
+    try {
+      const handle = await start(t, { options: { ...SHORT_LIFETIME } });
+      const state = await parkedAt(handle, 'outcome_unknown');
+      expect(state.message).toBe(
+        `E1's answer was lost and the terminal has several new requests for this amount (RR-${t}, OTHER-${t}): which is ours cannot be told. Check the terminal and the transaction list.`,
+      );
+      expect(state.requestRef).toBeUndefined();
+      expect(remote.requeries.get(`RR-${t}`)).toBeUndefined();
+      expect(remote.requeries.get(`OTHER-${t}`)).toBeUndefined();
+      expect(remote.e1Calls.filter((c) => c.terminal_id === t)).toHaveLength(1);
+      expect((await resolvedAs(handle, 'failed')).status).toBe('failed');
+    } finally {
+      remote.beforeAnnounce.delete(t);
+      remote.dropAfterProcessing.delete(t);
+    }
+  });
+
+  // --- E2 (follow) ---
+
+  it('a cancel that arrives while E1 is in flight: no polling, one look; a completed request is reported with its record', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    let inE1 = false;
+    remote.beforeAnnounce.set(t, async () => {
+      inE1 = true;
+      await released;
+    });
+    remote.answers.set(`RR-${t}`, () => 'success');
+    try {
+      const handle = await start(t);
+      await until(() => inE1);
+      await handle.signal(cancelPosRemoteSignal, { reason: 'customer left' });
+      await until(async () => (await handle.query(posRemoteStateQuery)).cancelRequested === true);
+      release();
+      const result = await handle.result();
+      expect(result).toMatchObject({
+        status: 'success',
+        message: 'cancelled by the caller, but the terminal had already completed the payment',
+        cancelRequested: true,
+        requestRef: `RR-${t}`,
+        record: { status: 'success', response_code: '00' },
+      });
+      expect(result.polls).toBeUndefined(); // no polling activity ran
+      expect(remote.requeries.get(`RR-${t}`)).toBe(1); // the one look after the cancel
+    } finally {
+      release();
+      remote.beforeAnnounce.delete(t);
+    }
+  });
+
+  it('polling that fails without a final state (its schedule-to-close timeout) is parked poll_error, never a guess', async () => {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    remote.answers.set(`RR-${t}`, () => 'pending');
+    const handle = await start(t, { options: { pollIntervalMs: 50, heartbeatTimeout: '5s', pollTimeout: '1s' } });
+    const state = await parkedAt(handle, 'poll_error');
+    expect(state.message).toMatch(/^polling stopped without a final state: .*time/i);
+    expect(state.cancelRequested).toBeUndefined();
+    expect((await resolvedAs(handle, 'failed')).status).toBe('failed');
+  });
+
+  // --- E2 404 after the lifetime: the final look at the transaction record ---
+
+  /**
+   * A request polled pending, then gone (E2 404 past its 10 ms lifetime, observed) while A6 shows
+   * its record as `recordStatus` (none: no record). `cancel`: a cancel first, the 404 met while watching.
+   */
+  async function goneWithRecord(recordStatus: string | undefined, cancel = false) {
+    const t = `T${randomUUID().slice(0, 8)}`;
+    const ref = `RR-${t}`;
+    let gone = false;
+    remote.answers.set(ref, (polling) => {
+      if (!gone || !polling) return 'pending';
+      const i = remote.rows.findIndex((r) => r.transaction_ref === ref);
+      if (recordStatus === undefined) {
+        if (i >= 0) remote.rows.splice(i, 1);
+      } else remote.rows[i].transaction_status = recordStatus;
+      return '404';
+    });
+    const handle = await start(t, { options: { ...QUICK_CANCEL, requestLifetime: '10ms' } });
+    await until(() => (remote.requeries.get(ref) ?? 0) >= 2);
+    if (cancel) {
+      await handle.signal(cancelPosRemoteSignal, { reason: 'customer left' });
+      await until(async () => (await handle.query(posRemoteStateQuery)).status === 'cancelling');
+    }
+    gone = true;
+    const result = await handle.result();
+    return { ref, result, lookups: remote.lookups.filter((r) => r === ref).length };
+  }
+  const APPROVED = "E2 answered 404 (the request is gone), and the service's transaction record shows it approved";
+  const DECLINED = "E2 answered 404 (the request is gone), and the service's transaction record shows it declined";
+  const ABANDONED = "the request's lifetime ended without completion (E2 404; transaction record: abandoned)";
+  const NO_RECORD = 'the request was not completed within its lifetime (E2 404; no transaction record to confirm)';
+
+  it("after E2's 404 past the lifetime, the transaction record decides: success, failed, abandoned (expired); pending or none is no proof (expired, unconfirmed)", async () => {
+    const [success, failed, abandoned, pending, none] = await Promise.all(
+      ['success', 'failed', 'abandoned', 'pending', undefined].map((s) => goneWithRecord(s)),
+    );
+    expect(success.result).toMatchObject({
+      status: 'success',
+      message: APPROVED,
+      record: { status: 'success', transaction_ref: success.ref, amount: 150000 },
+    });
+    expect(failed.result).toMatchObject({
+      status: 'failed',
+      message: DECLINED,
+      record: { status: 'failed', transaction_ref: failed.ref },
+    });
+    expect(abandoned.result).toMatchObject({ status: 'expired', message: ABANDONED });
+    expect(abandoned.result.record).toBeUndefined();
+    expect(pending.result).toMatchObject({ status: 'expired', message: NO_RECORD });
+    expect(pending.result.record).toBeUndefined();
+    expect(none.result).toMatchObject({ status: 'expired', message: NO_RECORD });
+    expect(none.result.record).toBeUndefined();
+    // One final look each at the service's record (A6 by reference).
+    expect([success, failed, abandoned, pending, none].map((c) => c.lookups)).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('after a cancel, the 404 met while watching is decided by the record too: success_after_cancel, or cancelled (failed, abandoned, none)', async () => {
+    const [success, failed, abandoned, none] = await Promise.all(
+      ['success', 'failed', 'abandoned', undefined].map((s) => goneWithRecord(s, true)),
+    );
+    expect(success.result).toMatchObject({
+      status: 'success_after_cancel',
+      cancelRequested: true,
+      message: APPROVED,
+      record: { status: 'success', transaction_ref: success.ref },
+    });
+    expect(failed.result).toMatchObject({
+      status: 'cancelled',
+      message: DECLINED,
+      record: { status: 'failed', transaction_ref: failed.ref },
+    });
+    expect(abandoned.result).toMatchObject({ status: 'cancelled', message: ABANDONED });
+    expect(abandoned.result.record).toBeUndefined();
+    expect(none.result).toMatchObject({ status: 'cancelled', message: NO_RECORD });
+    expect(none.result.record).toBeUndefined();
+    expect([success, failed, abandoned, none].map((c) => c.lookups)).toEqual([1, 1, 1, 1]);
   });
 });
