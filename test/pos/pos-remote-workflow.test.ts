@@ -703,7 +703,7 @@ describe('POS remote request', () => {
       await handle.signal(cancelPosRemoteSignal, { reason: 'customer left' });
       await until(async () => (await handle.query(posRemoteStateQuery)).cancelRequested === true);
       release();
-      const result = await handle.result();
+      const result = await within(handle.result(), 15_000); // E1 sent after all: it would be polled on
       expect(result).toMatchObject({
         status: 'cancelled',
         message: 'cancelled before E1 was sent; nothing was sent',
