@@ -46,6 +46,21 @@ async function start(ref: string, over: Partial<PosSealedPreAuthInput> = {}) {
     h.executeUpdate(completePreAuthUpdate, { args: [{ amount, card, aid: '4F07A0000000041010' }] });
   return { h, waitFor, complete };
 }
+/** Held, then a completion whose answer is lost while F4 cannot answer: parked outcome_unknown (F4 left scripted). */
+async function heldThenCompletionParked() {
+  const ref = uid();
+  const cp = completionMerchantRef(ref);
+  script.on(ref, [{ code: '00' }]).on(
+    cp,
+    [{ fail: FailureTypes.OutcomeUnknown }],
+    Array.from({ length: 4 }, () => ({ fail: FailureTypes.Unauthorized })),
+  );
+  const started = await start(ref, { options: { ...FAST, requeryBackoff: '1 hour' } });
+  await started.waitFor('held');
+  await started.complete(100_000);
+  const parked = await started.waitFor('outcome_unknown');
+  return { ...started, cp, parked };
+}
 const refused = (p: Promise<unknown>) =>
   p.then(
     () => 'accepted',
@@ -123,17 +138,7 @@ describe('POS pre-authorisation: hold, then complete once', () => {
   });
 
   it('a second completePreAuth is refused with a clear error while the first is parked outcome_unknown; resolveOutcome ends it', async () => {
-    const ref = uid();
-    const cp = completionMerchantRef(ref);
-    script.on(ref, [{ code: '00' }]).on(
-      cp,
-      [{ fail: FailureTypes.OutcomeUnknown }],
-      Array.from({ length: 4 }, () => ({ fail: FailureTypes.Unauthorized })),
-    );
-    const { h, waitFor, complete } = await start(ref, { options: { ...FAST, requeryBackoff: '1 hour' } });
-    await waitFor('held');
-    await complete(100_000);
-    const parked = await waitFor('outcome_unknown');
+    const { h, complete, cp, parked } = await heldThenCompletionParked();
     expect(parked).toMatchObject({ phase: 'completion', completion: { status: 'outcome_unknown', merchantRef: cp } });
     expect(await refused(complete(100_000))).toMatch(
       /completePreAuth refused: .*already being completed or was completed.*a completion is sent once/,
@@ -151,17 +156,7 @@ describe('POS pre-authorisation: hold, then complete once', () => {
   });
 
   it('cancelled while its completion is parked: F4 asked once more, outcome_unknown with cancelRequested, never resent', async () => {
-    const ref = uid();
-    const cp = completionMerchantRef(ref);
-    script.on(ref, [{ code: '00' }]).on(
-      cp,
-      [{ fail: FailureTypes.OutcomeUnknown }],
-      Array.from({ length: 4 }, () => ({ fail: FailureTypes.Unauthorized })),
-    );
-    const { h, waitFor, complete } = await start(ref, { options: { ...FAST, requeryBackoff: '1 hour' } });
-    await waitFor('held');
-    await complete(100_000);
-    await waitFor('outcome_unknown');
+    const { h, cp } = await heldThenCompletionParked();
     const readsBefore = script.opsOf(cp).filter((o) => o.startsWith('requery')).length;
     await h.cancel();
     const result = await h.result();
