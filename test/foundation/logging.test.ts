@@ -271,6 +271,10 @@ describe('redactDeep and scrubText at their edges', () => {
     expect(scrubText('track 5061000000000000=2512101234 read')).toBe(`track ${REDACTED} read`);
   });
 
+  it('a separator followed by fewer than four digits is not track 2 (no expiry): the PAN is redacted, the digits after it stay', () => {
+    expect(scrubText('card 5061000000000000=12 tries')).toBe(`card ${REDACTED}=12 tries`);
+  });
+
   it('a grouped number longer than any PAN is kept; a grouped PAN is not', () => {
     expect(scrubText('ref 2023 1126 0000 0000 1234 56')).toBe('ref 2023 1126 0000 0000 1234 56');
     expect(scrubText('ref 1234 5678 9012 3456 7890 1234')).toBe('ref 1234 5678 9012 3456 7890 1234');
