@@ -307,6 +307,18 @@ describe('batched discards and the sweeper', () => {
     await new Promise((r) => setTimeout(r, 200)); // a sweep after close would fail on the closed pool
     expect(errors).toEqual([]);
   });
+
+  it("the sweeper's timer is unref'd: it alone does not keep alive a process that never closes the store", async () => {
+    const store = await connect();
+    const setInterval = jest.spyOn(global, 'setInterval');
+    try {
+      store.startSweeper(60_000);
+      expect(setInterval).toHaveBeenCalledTimes(1);
+      expect((setInterval.mock.results[0].value as NodeJS.Timeout).hasRef()).toBe(false);
+    } finally {
+      setInterval.mockRestore();
+    }
+  });
 });
 
 /** Retries `check` until it passes (the batch timer and the sweeper run on their own). */
