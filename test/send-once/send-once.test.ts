@@ -4,9 +4,24 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
+import { MetricsBuffer, Runtime, type BufferedMetricUpdate } from '@temporalio/worker';
+import { METRICS } from '../../src/shared/flow-metrics';
 import type { ProbeActivities, ProbeOptions, sendOnceProbeWorkflow } from '../fixtures/send-once-workflows';
 import { useTimeSkippingEnv } from '../support/time-skipping';
 import { activitiesByWorkflow } from '../support/activities-by-workflow';
+
+// The worker's Runtime keeps the metrics the workflows record (its buffered exporter), for the tests of
+// what send-once counts. Installed before the environment creates the Runtime.
+const metrics = new MetricsBuffer({ maxBufferSize: 100_000 });
+Runtime.install({ telemetryOptions: { metrics: { buffer: metrics } } });
+const recorded: BufferedMetricUpdate[] = [];
+/** The sum counter `name` was given so far under these label values (others may be present). */
+function counted(name: string, labels: Record<string, string> = {}): number {
+  recorded.push(...metrics.retrieveUpdates());
+  return recorded
+    .filter((u) => u.metric.name === name && Object.entries(labels).every(([k, v]) => u.attributes[k] === v))
+    .reduce((sum, u) => sum + u.value, 0);
+}
 
 // One worker of the probe workflows (test/fixtures/send-once-workflows) for the file: each probe's
 // activities are those of the fake service its test started it with (its reference is its workflow id).
@@ -155,6 +170,16 @@ describe('the one send-once rule', () => {
     expect(processed).toBe(1);
   });
 
+  it("a refusal without a failure type (the flow's own rule, a failure of the workflow) is recorded as type Refused", async () => {
+    const { result, log } = await run({ sends: [] }, { refusedBeforeSending: true });
+    expect(result).toEqual({
+      outcome: 'refused',
+      sends: 1,
+      failure: { type: 'Refused', message: 'the flow refused the request before sending it' },
+    });
+    expect(log).toEqual([]);
+  });
+
   it('a refused first send ends refused without a requery or a resend', async () => {
     const { result, log, processed } = await run({ sends: ['refuse'] });
     expect(result).toMatchObject({ outcome: 'refused', sends: 1, failure: { message: 'amount cannot be < 0' } });
@@ -289,6 +314,22 @@ describe('the one send-once rule', () => {
     expect(log).toEqual(['send#1:drop-before', 'requery:absent', 'requery:absent', 'send#2:answer']);
     const { events } = await env.client.workflow.getHandle(workflowId).fetchHistory();
     expect(events?.filter((e) => e.timerStartedEventAttributes)).toEqual([]);
+  });
+
+  it('counts each outcome once (payflow_send_outcomes), and a resend only after the absent reads proved it safe (payflow_resends_proved_safe)', async () => {
+    const outcomes = (outcome: string) => counted(METRICS.sendOutcomes, { outcome });
+    const before = {
+      answered: outcomes('answered'),
+      found: outcomes('found'),
+      resends: counted(METRICS.resendsProvedSafe),
+    };
+    await run({ sends: ['drop-before', 'answer'] }); // absent twice, then resent and answered
+    await run({ sends: ['drop-after'] }); // found: never resent
+    expect({
+      answered: outcomes('answered') - before.answered,
+      found: outcomes('found') - before.found,
+      resends: counted(METRICS.resendsProvedSafe) - before.resends,
+    }).toEqual({ answered: 1, found: 1, resends: 1 });
   });
 
   it('cancellation mid-send: the send finishes and its outcome is returned; nothing is sent again', async () => {
