@@ -58,7 +58,7 @@ type Call = (
   | { op: 'check'; reference: string; answer: 'found' | 'not_found' | 'error' }
 ) & { at?: number };
 type PurchaseScript = 'ok' | 'failed' | 'pending' | { fail: string } | 'hang';
-type CheckScript = 'found' | 'not_found' | 'pending' | 'failed' | { fail: string };
+type CheckScript = 'found' | 'not_found' | 'pending' | 'failed' | { fail: string } | 'hang';
 
 const vend = (reference: string, status = 'success'): VendRecord => ({
   reference,
@@ -132,6 +132,12 @@ function scripted(
       const s = opts.checks.shift();
       if (!s) throw new Error('unscripted check');
       const at = await env.currentTimeMs();
+      if (s === 'hang') {
+        // A read that never answers: the sale's checkTimeout (its schedule-to-close) ends it.
+        calls.push({ op: 'check', reference: req.reference, answer: 'error', at });
+        await hangUntilWorkerShutdown(15_000);
+        throw new Error('the hung read ended');
+      }
       if (typeof s === 'object') {
         calls.push({ op: 'check', reference: req.reference, answer: 'error', at });
         throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
@@ -604,6 +610,22 @@ describe('what a sale says and records, its in-flight window and its cancellatio
       { op: 'check', attempt: 1, outcome: 'found', detail: 'pending' },
       { op: 'check', attempt: 1, outcome: 'found', detail: 'success' },
     ]);
+  });
+
+  it("an H4 read still unanswered at the sale's checkTimeout: its step says Unknown (a time-out carries no type), and the sale is watched, never sent again", async () => {
+    const { result, calls } = await run(
+      { purchases: [unknown], checks: ['hang', 'found'] },
+      { options: { checkTimeout: '2s' } },
+      { ownWorker: true },
+    );
+    expect(result).toMatchObject({ status: 'vended', attempt: 1 });
+    expect(result.steps.filter((st) => st.op === 'check')[0]).toEqual({
+      op: 'check',
+      attempt: 1,
+      outcome: 'error',
+      detail: 'Unknown',
+    });
+    expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
   });
 
   it('maxPurchaseAttempts 3: a third purchase after two not-founds, and no fourth', async () => {
