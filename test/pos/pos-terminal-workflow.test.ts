@@ -2,7 +2,7 @@
 // activities that record every call: each outcome has one next step, and no F3 is ever sent a
 // second time unless the F4 just before it answered 404. Backoffs and settle delays are skipped.
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { PosTerminalActivities } from '../../src/activities/pos-terminal';
 import { classifyPosResponseCode, PosTerminalInitiateRequestSchema } from '../../src/api';
@@ -43,7 +43,8 @@ const env = useTimeSkippingEnv({
 });
 
 // `untyped`: an ApplicationFailure without a type (neither the service's nor Temporal's).
-type InitiateScript = { code: string } | { fail: string } | { hang: true } | { untyped: true };
+// `unanswered`: a call that stays alive (it heartbeats) and never answers.
+type InitiateScript = { code: string } | { fail: string } | { hang: true } | { untyped: true } | { unanswered: true };
 type RequeryScript = { code: string } | 'not_found' | { fail: string } | { hang: true };
 
 const txn = (ref: string, code: string): PosTransactionRecord => ({
@@ -80,6 +81,22 @@ function scripted(
         // It does end when its worker shuts down, so the next test's worker does not share the machine with it.
         await hangUntilWorkerShutdown(15_000);
         throw new Error('the hung call ended');
+      }
+      if ('unanswered' in s) {
+        // Its worker is alive and heartbeats, the service never answers: its start-to-close ends it
+        // (or its worker's shutdown, so it does not outlive the test).
+        const ctx = Context.current();
+        for (const until = Date.now() + 30_000; Date.now() < until;) {
+          ctx.heartbeat();
+          if (
+            await ctx.sleep(1_000).then(
+              () => false,
+              () => true,
+            )
+          )
+            break;
+        }
+        throw new Error('the unanswered call ended');
       }
       if ('fail' in s)
         throw ApplicationFailure.create({ type: s.fail, message: `scripted ${s.fail}`, nonRetryable: true });
@@ -558,6 +575,19 @@ describe('POS terminal transaction: unknown outcomes are actionable', () => {
     const { result, calls } = await run([{ hang: true }], [{ code: '00' }], undefined, { ownWorker: true });
     expect(result).toMatchObject({ status: 'approved', attempt: 1 });
     expect(result.steps[0]).toMatchObject({ op: 'initiate', outcome: 'unknown', detail: 'HeartbeatTimeout' });
+    expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery']);
+  }, 60_000);
+
+  it('an F3 alive (heartbeating) but unanswered past its start-to-close is recorded as ActivityTimeout; F4 is asked, never a second F3', async () => {
+    // The shortest HTTP deadline (100 ms): the attempt's start-to-close is 15.1 s, waited in real time.
+    const { result, calls } = await run(
+      [{ unanswered: true }],
+      [{ code: '00' }],
+      { options: { initiateTimeoutMs: 100 } },
+      { ownWorker: true },
+    );
+    expect(result).toMatchObject({ status: 'approved', attempt: 1 });
+    expect(result.steps[0]).toEqual({ op: 'initiate', attempt: 1, outcome: 'unknown', detail: 'ActivityTimeout' });
     expect(calls.map((c) => c.op)).toEqual(['initiate', 'requery']);
   }, 60_000);
 
