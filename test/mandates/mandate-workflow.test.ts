@@ -77,6 +77,7 @@ type DebitFault =
   | { refuse: string }
   | 'cancelAtServiceFirst'
   | 'answerPending'
+  | 'answerWithoutStatus' // a 200 without data.status: the activity reads it as pending, its status ''
   | 'answerFailed'
   | 'refuseAsDuplicate';
 
@@ -145,13 +146,14 @@ function fakeService() {
       if (knobs.gate) await knobs.gate;
       for (const late of lateArrivals.splice(0)) apply(late);
       const fault = debitFaults[calls.length - 1];
-      if (fault === 'answerPending' || fault === 'answerFailed') {
+      if (fault === 'answerPending' || fault === 'answerWithoutStatus' || fault === 'answerFailed') {
         if (applied.has(req.reference) || txStatus.has(req.reference))
           throw refuse('DuplicateReference', `debit ${req.reference}: Duplicate transaction reference`);
-        txStatus.set(req.reference, fault === 'answerPending' ? 'Pending' : 'Failed');
+        const pending = fault !== 'answerFailed';
+        txStatus.set(req.reference, pending ? 'Pending' : 'Failed');
         return {
-          status: fault === 'answerPending' ? 'pending' : 'failed',
-          serviceStatus: fault === 'answerPending' ? 'pending' : 'failed',
+          status: pending ? 'pending' : 'failed',
+          serviceStatus: fault === 'answerWithoutStatus' ? '' : pending ? 'pending' : 'failed',
           amount: req.amount,
         };
       }
@@ -971,6 +973,25 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
       unresolvedDebits: [],
     });
     expect(service.calls).toHaveLength(2); // neither was sent again
+    await h.executeUpdate(cancelMandateUpdate);
+  });
+
+  it('a D3 200 without a status is pending, and its error says the status was "(none)"', async () => {
+    const service = fakeService();
+    service.debitFaults[0] = 'answerWithoutStatus';
+    const i = input({ pendingRequeryMs: [5_000] });
+    const h = await approved(service, i);
+    const ref = debitKeyReference(i.mandateRef, 'n-1');
+    const pending = h.executeUpdate(debitMandateUpdate, { args: [{ amount: 80_000, idempotencyKey: 'n-1' }] });
+    const during = await waitFor(h, (s) => s.unresolvedDebits.length === 1, 'a pending debit');
+    expect(during.unresolvedDebits[0]).toMatchObject({
+      status: 'pending',
+      serviceStatus: '',
+      reference: ref,
+      error: 'D3 answered status (none)',
+    });
+    service.settlePending(ref, 'Success', 80_000, `MD-${i.mandateRef}`);
+    expect(await whileSkippingTime(env, pending)).toMatchObject({ status: 'success', confirmedBy: 'requery' });
     await h.executeUpdate(cancelMandateUpdate);
   });
 
