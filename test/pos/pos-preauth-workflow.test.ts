@@ -3,6 +3,7 @@
 // 404), a second completion refused, release, and the lapse at the end of a 7-day window (the
 // time-skipping server jumps the durable timer).
 import { randomUUID } from 'node:crypto';
+import type { Duration } from '@temporalio/common';
 import { type PosSealedCard } from '../../src/shared/pos-terminal';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import {
@@ -19,10 +20,29 @@ import { useTimeSkippingEnv } from '../support/time-skipping';
 import { TerminalScript } from './terminal-script';
 import { assertNoRetryWithoutRequery, preAuthReaches, sealedCardInput } from './helpers';
 import { FailureTypes } from '../../src/shared/failures';
+import type { MerchantEvent } from '../../src/shared/merchant-event';
+import type { MerchantEventDeliveryActivities } from '../../src/activities/merchant-event-delivery';
+import { eventually } from '../support/polling';
 
 const script = new TerminalScript();
+/** The merchant events the flows with a `notify` target handed over (their local activity), in order. */
+const handedOver: MerchantEvent[] = [];
+/** While set, the hand-over of an event of this type waits until the test lets it go. */
+let heldBack: { type: string; letGo: Promise<void> } | undefined;
+const emitMerchantEvent: MerchantEventDeliveryActivities['emitMerchantEvent'] = async ({ event }) => {
+  handedOver.push(event);
+  if (heldBack?.type === event.type) await heldBack.letGo;
+  return 'started';
+};
 const taskQueue = `pos-preauth-ts-${randomUUID()}`;
-const env = useTimeSkippingEnv({ quietRuntime: true, worker: { taskQueue, activities: () => script.activities() } });
+const env = useTimeSkippingEnv({
+  quietRuntime: true,
+  worker: { taskQueue, activities: () => ({ ...script.activities(), emitMerchantEvent }) },
+});
+const NOTIFY = { url: 'https://merchant.example/events' } as const;
+/** The types and statuses of the events one pre-authorisation handed over. */
+const eventsOf = (ref: string) =>
+  handedOver.filter((e) => e.data.reference === ref).map((e) => `${e.type} ${e.data.status}`);
 afterEach(() => expect(script.leftovers()).toEqual({}));
 
 const uid = () => `P${randomUUID().replace(/-/g, '').slice(0, 16)}`;
@@ -35,11 +55,12 @@ function preAuthInput(ref: string, over: Partial<PosSealedPreAuthInput> = {}): P
   return { ...rest, options: FAST, ...over };
 }
 
-async function start(ref: string, over: Partial<PosSealedPreAuthInput> = {}) {
+async function start(ref: string, over: Partial<PosSealedPreAuthInput> = {}, workflowTaskTimeout?: Duration) {
   const h = await env.client.workflow.start<typeof posPreAuthWorkflow>('posPreAuthWorkflow', {
     workflowId: `pos-preauth-${ref}`,
     taskQueue,
     args: [preAuthInput(ref, over)],
+    ...(workflowTaskTimeout ? { workflowTaskTimeout } : {}),
   });
   const waitFor = (status: PosPreAuthStatus) => preAuthReaches(h, status);
   const complete = (amount: number, card: PosSealedCard = sameCard()) =>
@@ -47,7 +68,7 @@ async function start(ref: string, over: Partial<PosSealedPreAuthInput> = {}) {
   return { h, waitFor, complete };
 }
 /** Held, then a completion whose answer is lost while F4 cannot answer: parked outcome_unknown (F4 left scripted). */
-async function heldThenCompletionParked() {
+async function heldThenCompletionParked(over: Partial<PosSealedPreAuthInput> = {}) {
   const ref = uid();
   const cp = completionMerchantRef(ref);
   script.on(ref, [{ code: '00' }]).on(
@@ -55,11 +76,11 @@ async function heldThenCompletionParked() {
     [{ fail: FailureTypes.OutcomeUnknown }],
     Array.from({ length: 4 }, () => ({ fail: FailureTypes.Unauthorized })),
   );
-  const started = await start(ref, { options: { ...FAST, requeryBackoff: '1 hour' } });
+  const started = await start(ref, { options: { ...FAST, requeryBackoff: '1 hour' }, ...over });
   await started.waitFor('held');
   await started.complete(100_000);
   const parked = await started.waitFor('outcome_unknown');
-  return { ...started, cp, parked };
+  return { ...started, ref, cp, parked };
 }
 const refused = (p: Promise<unknown>) =>
   p.then(
@@ -155,6 +176,23 @@ describe('POS pre-authorisation: hold, then complete once', () => {
     script.f4.set(cp, []);
   });
 
+  it('a parked completion tells the merchant it needs attention (its own event, the completion named), then its outcome', async () => {
+    const { h, ref, cp } = await heldThenCompletionParked({ notify: NOTIFY });
+    await h.executeUpdate(resolveOutcomeUpdate, {
+      args: [{ outcome: 'approved', reason: 'acquirer capture file', operator: 'ops-2' }],
+    });
+    expect(await h.result()).toMatchObject({ status: 'completed' });
+    expect(eventsOf(ref)).toEqual([
+      'pos.preauth.succeeded held',
+      'pos.completion.needs_attention outcome_unknown',
+      'pos.completion.succeeded completed',
+    ]);
+    expect(
+      handedOver.find((e) => e.data.reference === ref && e.type === 'pos.completion.needs_attention'),
+    ).toMatchObject({ data: { part: cp, amount: 100_000, currency: 'NGN' } });
+    script.f4.set(cp, []);
+  });
+
   it('cancelled while its completion is parked: F4 asked once more, outcome_unknown with cancelRequested, never resent', async () => {
     const { h, cp } = await heldThenCompletionParked();
     const readsBefore = script.opsOf(cp).filter((o) => o.startsWith('requery')).length;
@@ -203,6 +241,33 @@ describe('POS pre-authorisation: hold, then complete once', () => {
     await complete(5_000, sameCard(`cc_${'E'.repeat(22)}`));
     expect(await h.result()).toMatchObject({ status: 'completed', completion: { attempt: 1, amount: 5_000 } });
     expect(script.opsOf(cp)).toEqual(['initiate']);
+  });
+
+  it('a completion after one whose card read expired, the hold released meanwhile: refused as released, not as completed', async () => {
+    const ref = uid();
+    const cp = completionMerchantRef(ref);
+    script.on(ref, [{ code: '00' }]).on(cp, [{ fail: SECRET_UNAVAILABLE }]);
+    let letGo!: () => void;
+    heldBack = { type: 'pos.preauth.released', letGo: new Promise<void>((resolve) => (letGo = resolve)) };
+    try {
+      // A short workflow task: the Update waits for the task that runs the hand-over to end.
+      const { h, waitFor, complete } = await start(ref, { notify: NOTIFY }, '2s');
+      await waitFor('held');
+      await complete(5_000, sameCard(`cc_${'D'.repeat(22)}`));
+      expect(await waitFor('held')).toMatchObject({ completion: { status: 'card_data_unavailable' } });
+      await h.executeUpdate(releasePreAuthUpdate, { args: [{}] });
+      // Released, and still running while its event is handed over (held back here).
+      await eventually(() => eventsOf(ref).includes('pos.preauth.released released'));
+      expect(await refused(complete(5_000, sameCard(`cc_${'E'.repeat(22)}`)))).toBe(
+        `completePreAuth refused: the pre-authorisation ${ref} is released, not held`,
+      );
+      letGo();
+      expect(await h.result()).toMatchObject({ status: 'released', completion: { status: 'card_data_unavailable' } });
+      expect(script.opsOf(cp)).toEqual([]);
+    } finally {
+      letGo();
+      heldBack = undefined;
+    }
   });
 
   it('a completion declined: completion_declined, final; nothing moved beyond the hold', async () => {
