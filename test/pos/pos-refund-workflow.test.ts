@@ -30,7 +30,9 @@ import { assertNoRetryWithoutRequery, cardInput, sealedCardInput } from './helpe
 import { FailureTypes } from '../../src/shared/failures';
 import { eventually } from '../support/polling';
 
-const logger = createLogger({ destination: new LogCapture(), level: 'warn' });
+/** The warnings of the worker, its workflows (their `log`, through the Runtime's logger) and activities. */
+const logs = new LogCapture();
+const logger = createLogger({ destination: logs, level: 'warn' });
 installTemporalRuntime(logger, 'WARN');
 
 const script = new TerminalScript();
@@ -403,7 +405,7 @@ describe('POS refund: refused before anything is sent', () => {
     expect(script.opsOf(own)).toEqual(['requery:error']);
   });
 
-  it('the same refund request already reached the service (its merchant_ref found before sending): that outcome, not sent again', async () => {
+  it('the same refund request already reached the service (its merchant_ref found before sending): that outcome, not sent again; its sale ledger not running, a warning', async () => {
     const sale = uid('S');
     const req = uid('rq');
     const own = refundMerchantRef(req);
@@ -413,6 +415,18 @@ describe('POS refund: refused before anything is sent', () => {
     expect(result).toMatchObject({ status: 'approved', attempt: 0 });
     expect(result.action).toMatch(/reached the service earlier.*not sent again/);
     expect(script.opsOf(own)).toEqual(['requery:found']);
+    // Its sale's ledger never started (nothing was reserved): the approval is counted nowhere, and the refund warns.
+    const warning = await eventually(() =>
+      logs.records.find((r) => r.msg === 'refund ledger not settled' && r.workflowId === `pos-refund-${own}`),
+    );
+    expect(warning).toMatchObject({
+      level: 'warn',
+      sdkComponent: 'workflow',
+      ledgerId: posRefundLedgerWorkflowId(sale),
+      outcome: 'approved',
+      error: expect.stringMatching(/not found/),
+      type: 'ServiceError',
+    });
   });
 
   it('sent earlier to a sale whose ledger runs: an approved one is counted in the ledger, a declined one is not', async () => {
