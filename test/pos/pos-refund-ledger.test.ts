@@ -2,7 +2,8 @@
 // validator (what it refuses, by name), a reservation asked again (an activity retry), released and
 // approved settlements, an approval it never reserved, and the PaymentStatus it publishes. The
 // refund flows that use it are in pos-refund-workflow.test.ts. Driven by a plain client: the ledger
-// never completes, so nothing here awaits its result (time is not skipped).
+// never completes, so nothing here awaits its result (time is not skipped). And a ledger begun by the
+// code before the patch 'pos-refund-ledger-reasked-amount', taken over by the current code.
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import {
@@ -14,7 +15,9 @@ import {
 } from '../../src/shared/pos-refund';
 import { PaymentStatus } from '../../src/shared/search-attributes';
 import type { posRefundLedgerWorkflow } from '../../src/workflows/pos-refund-ledger';
+import { createWorkerGroup } from '../../src/workers/worker-group';
 import { eventually } from '../support/polling';
+import { workflowBundle } from '../support/stack';
 import { useTimeSkippingEnv } from '../support/time-skipping';
 
 const taskQueue = `pos-refund-ledger-${randomUUID()}`;
@@ -143,5 +146,43 @@ describe('the refund ledger of one sale', () => {
       entries: [{ merchantRef: 'R9', amount: SALE, status: 'approved' }],
     });
     await paymentStatus(h, 'fully_refunded');
+  });
+});
+
+describe('a ledger begun before the patch pos-refund-ledger-reasked-amount (docs/operations.md)', () => {
+  it('taken over by the current code, it replays what its history did: a released refund asked again for more keeps the amount it held then', async () => {
+    const queue = `pos-refund-ledger-before-patch-${randomUUID()}`;
+    const sale = `S${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const worker = async (workflowsPath?: string) =>
+      createWorkerGroup({
+        connection: env.nativeConnection,
+        taskQueue: queue,
+        workflowBundle: await workflowBundle(workflowsPath),
+        activities: {},
+        maxCachedWorkflows: 0, // no sticky queue: the next worker gets every task, with the whole history
+      });
+    const heldThen = {
+      reserved: 40_000,
+      remaining: 60_000,
+      entries: [{ merchantRef: 'R1', amount: 40_000, status: 'reserved' }],
+    };
+    // The code before the patch: R1 reserves 40 000, is released, and is reserved again for 100 000.
+    const before = await worker(require.resolve('../fixtures/pos-refund-ledger-before-patch'));
+    const h = await before.runUntil(async () => {
+      const h = await client.workflow.start<typeof posRefundLedgerWorkflow>('posRefundLedgerWorkflow', {
+        workflowId: posRefundLedgerWorkflowId(sale),
+        taskQueue: queue,
+        args: [{ original_merchant_ref: sale, sale_amount: SALE, currency: 'NGN' }],
+      });
+      started.push(h);
+      await reserve(h, 'R1', 40_000);
+      await h.signal(settleRefundSignal, { merchant_ref: 'R1', amount: 40_000, outcome: 'released' });
+      expect(await reserve(h, 'R1', 100_000)).toMatchObject({ amount: 100_000 });
+      expect(await state(h)).toMatchObject(heldThen); // that code's rule: the first amount kept
+      return h;
+    });
+    // The current code answers from that history replayed: without the patch's old branch it would hold 100 000.
+    const current = await worker();
+    await current.runUntil(async () => expect(await state(h)).toMatchObject(heldThen));
   });
 });
