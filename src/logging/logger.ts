@@ -121,7 +121,8 @@ const SECRET_TEXT_PATTERNS: [RegExp, string | ((match: string) => string)][] = [
   [/\b(?:sandbox_)?sk_[A-Za-z0-9_]{4,}/g, REDACTED], // secret keys
   // Track 2 equivalent data: PAN, the 'D' (or '=') separator, expiry and service code, discretionary data.
   [/;?\b\d{12,19}[D=]\d{4}\d*(?:F|\?)?/gi, REDACTED],
-  [/\b\d{13,19}\b/g, REDACTED], // anything shaped like a PAN
+  // Anything shaped like a PAN, also when letters touch it ('…D12', 'pan…abc'): digits bound it, not \b.
+  [/(?<!\d)\d{13,19}(?!\d)/g, REDACTED],
   // A PAN written in groups: 13-19 digits separated by single spaces or dashes (4-4-4-4, 4-6-5, ...).
   [/\b\d{4}(?:[ -]\d{2,7}){2,4}\b/g, (m) => (/^\d{13,19}$/.test(m.replace(/[ -]/g, '')) ? REDACTED : m)],
   [/\b([a-z][a-z0-9+.-]*:\/\/[^:/?#\s@]+:)[^@/\s]+@/gi, `$1${REDACTED}@`], // user:password@ in URLs

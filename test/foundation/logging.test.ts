@@ -275,6 +275,12 @@ describe('redactDeep and scrubText at their edges', () => {
     expect(scrubText('card 5061000000000000=12 tries')).toBe(`card ${REDACTED}=12 tries`);
   });
 
+  it('a PAN touching letters is scrubbed (a short D field, a word glued on); a run of digits longer than any PAN is kept', () => {
+    expect(scrubText('card 5061000000000000D12 x')).toBe(`card ${REDACTED}D12 x`);
+    expect(scrubText('pan5061000000000000abc')).toBe(`pan${REDACTED}abc`);
+    expect(scrubText('ref 12345678901234567890')).toBe('ref 12345678901234567890');
+  });
+
   it('a grouped number longer than any PAN is kept; a grouped PAN is not', () => {
     expect(scrubText('ref 2023 1126 0000 0000 1234 56')).toBe('ref 2023 1126 0000 0000 1234 56');
     expect(scrubText('ref 1234 5678 9012 3456 7890 1234')).toBe('ref 1234 5678 9012 3456 7890 1234');
