@@ -4,6 +4,7 @@
 // time-skipping server jumps the durable timer).
 import { randomUUID } from 'node:crypto';
 import type { Duration } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import { type PosSealedCard } from '../../src/shared/pos-terminal';
 import { resolveOutcomeUpdate } from '../../src/shared/outcome';
 import {
@@ -23,7 +24,11 @@ import { FailureTypes } from '../../src/shared/failures';
 import type { MerchantEvent } from '../../src/shared/merchant-event';
 import type { MerchantEventDeliveryActivities } from '../../src/activities/merchant-event-delivery';
 import { eventually } from '../support/polling';
+import { workflowBundle } from '../support/stack';
+import { createWorkerGroup } from '../../src/workers/worker-group';
 
+const { UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED: ADMITTED } =
+  temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage;
 const script = new TerminalScript();
 /** The merchant events the flows with a `notify` target handed over (their local activity), in order. */
 const handedOver: MerchantEvent[] = [];
@@ -203,6 +208,64 @@ describe('POS pre-authorisation: hold, then complete once', () => {
     expect(script.opsOf(cp).filter((o) => o.startsWith('requery'))).toHaveLength(readsBefore + 1);
     expect(script.opsOf(cp).filter((o) => o === 'initiate')).toHaveLength(1);
     script.f4.set(cp, []);
+  });
+
+  it('two completions in one workflow task (both sent while no worker ran): the first goes on, the validator refuses the second', async () => {
+    const ref = uid();
+    const cp = completionMerchantRef(ref);
+    script.on(ref, [{ code: '00' }]).on(cp, [{ code: '00' }]);
+    const queue = `pos-preauth-one-task-${randomUUID()}`;
+    const worker = async () =>
+      createWorkerGroup({
+        connection: env.nativeConnection,
+        taskQueue: queue,
+        workflowBundle: await workflowBundle(),
+        activities: { ...script.activities(), emitMerchantEvent },
+        maxCachedWorkflows: 0, // no sticky queue: the next worker gets the next task
+      });
+    const h = await (
+      await worker()
+    ).runUntil(async () => {
+      const h = await env.client.workflow.start<typeof posPreAuthWorkflow>('posPreAuthWorkflow', {
+        workflowId: `pos-preauth-${ref}`,
+        taskQueue: queue,
+        args: [preAuthInput(ref)],
+      });
+      await preAuthReaches(h, 'held');
+      return h;
+    });
+    // No worker: the two Updates wait at the server (admitted), for the same workflow task.
+    const send = (updateId: string, amount: number) =>
+      refused(
+        h.executeUpdate(completePreAuthUpdate, {
+          updateId,
+          args: [{ amount, card: sameCard(), aid: '4F07A0000000041010' }],
+        }),
+      );
+    const admitted = (updateId: string) =>
+      env.client.workflowService
+        .pollWorkflowExecutionUpdate({
+          namespace: env.namespace ?? 'default',
+          updateRef: { workflowExecution: { workflowId: h.workflowId }, updateId },
+          identity: 'pos-preauth-test',
+          waitPolicy: {}, // answers at once: the stage it has reached (NOT_FOUND before the server has it)
+        })
+        .then(
+          (r) => r.stage === ADMITTED,
+          () => false,
+        );
+    const first = send(`${ref}-1`, 120_000);
+    await eventually(() => admitted(`${ref}-1`), { description: 'the first completion admitted' });
+    const second = send(`${ref}-2`, 130_000);
+    await eventually(() => admitted(`${ref}-2`), { description: 'the second completion admitted' });
+    await (
+      await worker()
+    ).runUntil(async () => {
+      expect(await h.result()).toMatchObject({ status: 'completed', completion: { amount: 120_000 } });
+    });
+    expect(await first).toBe('accepted');
+    expect(await second).toBe(`completePreAuth refused: the pre-authorisation ${ref} is held, not held`);
+    expect(script.sent.filter((r) => r.merchant_ref === cp)).toMatchObject([{ amount: '120000' }]);
   });
 
   it('refused completions: over the held amount, another card; the hold stays', async () => {
