@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Runs npm scripts at the same time and fails if any of them fails. `npm test` runs typecheck and
-// lint this way beside the build and then jest (docs/testing.md, "How long npm test takes"): tsc and
+// Runs npm scripts at the same time and fails if any of them fails. `npm test` runs the check (the
+// type check, ESLint and prettier: `npm run check`) this way beside the build and then jest (docs/testing.md, "How long npm test takes"): tsc and
 // eslint are single-threaded and jest mostly waits on servers, so on two cores they overlap instead
 // of one waiting for the other, and every check still runs.
 //   node scripts/run-parallel.mjs typecheck lint build            three at once
-//   node scripts/run-parallel.mjs typecheck lint --live test:jest  test:jest's output streams as it runs
+//   node scripts/run-parallel.mjs check --live test:jest           test:jest's output streams as it runs
 // A script's output is printed whole when it ends (after the live one's, if there is one), so the
 // outputs do not interleave.
 import { spawn } from 'node:child_process';
