@@ -87,6 +87,28 @@ async function heldThenCompletionParked(over: Partial<PosSealedPreAuthInput> = {
   const parked = await started.waitFor('outcome_unknown');
   return { ...started, ref, cp, parked };
 }
+/** The Update has reached the server (admitted: it waits for a workflow task). */
+const admitted = (workflowId: string, updateId: string) =>
+  env.client.workflowService
+    .pollWorkflowExecutionUpdate({
+      namespace: env.namespace ?? 'default',
+      updateRef: { workflowExecution: { workflowId }, updateId },
+      identity: 'pos-preauth-test',
+      waitPolicy: {}, // answers at once with the stage reached (NOT_FOUND before the server has it)
+    })
+    .then(
+      (r) => r.stage === ADMITTED,
+      () => false,
+    );
+/** A worker of the flows and the script on `queue`, without a cache (no sticky queue: the next worker there gets the next task). */
+const workerOn = async (queue: string) =>
+  createWorkerGroup({
+    connection: env.nativeConnection,
+    taskQueue: queue,
+    workflowBundle: await workflowBundle(),
+    activities: { ...script.activities(), emitMerchantEvent },
+    maxCachedWorkflows: 0,
+  });
 const refused = (p: Promise<unknown>) =>
   p.then(
     () => 'accepted',
@@ -215,14 +237,7 @@ describe('POS pre-authorisation: hold, then complete once', () => {
     const cp = completionMerchantRef(ref);
     script.on(ref, [{ code: '00' }]).on(cp, [{ code: '00' }]);
     const queue = `pos-preauth-one-task-${randomUUID()}`;
-    const worker = async () =>
-      createWorkerGroup({
-        connection: env.nativeConnection,
-        taskQueue: queue,
-        workflowBundle: await workflowBundle(),
-        activities: { ...script.activities(), emitMerchantEvent },
-        maxCachedWorkflows: 0, // no sticky queue: the next worker gets the next task
-      });
+    const worker = () => workerOn(queue);
     const h = await (
       await worker()
     ).runUntil(async () => {
@@ -242,22 +257,10 @@ describe('POS pre-authorisation: hold, then complete once', () => {
           args: [{ amount, card: sameCard(), aid: '4F07A0000000041010' }],
         }),
       );
-    const admitted = (updateId: string) =>
-      env.client.workflowService
-        .pollWorkflowExecutionUpdate({
-          namespace: env.namespace ?? 'default',
-          updateRef: { workflowExecution: { workflowId: h.workflowId }, updateId },
-          identity: 'pos-preauth-test',
-          waitPolicy: {}, // answers at once: the stage it has reached (NOT_FOUND before the server has it)
-        })
-        .then(
-          (r) => r.stage === ADMITTED,
-          () => false,
-        );
     const first = send(`${ref}-1`, 120_000);
-    await eventually(() => admitted(`${ref}-1`), { description: 'the first completion admitted' });
+    await eventually(() => admitted(h.workflowId, `${ref}-1`), { description: 'the first completion admitted' });
     const second = send(`${ref}-2`, 130_000);
-    await eventually(() => admitted(`${ref}-2`), { description: 'the second completion admitted' });
+    await eventually(() => admitted(h.workflowId, `${ref}-2`), { description: 'the second completion admitted' });
     await (
       await worker()
     ).runUntil(async () => {
@@ -395,6 +398,43 @@ describe('POS pre-authorisation: the hold ends without a completion', () => {
       ),
     ).not.toBe('accepted');
     expect((await h.describe()).searchAttributes.PaymentStatus).toEqual(['lapsed']);
+  });
+
+  it('a completion in the workflow task where the window ends (sent while no worker ran): refused, the window named; lapsed', async () => {
+    const ref = uid();
+    script.on(ref, [{ code: '00' }]);
+    const queue = `pos-preauth-window-end-${randomUUID()}`;
+    const worker = () => workerOn(queue);
+    const { h, held } = await (
+      await worker()
+    ).runUntil(async () => {
+      const h = await env.client.workflow.start<typeof posPreAuthWorkflow>('posPreAuthWorkflow', {
+        workflowId: `pos-preauth-${ref}`,
+        taskQueue: queue,
+        args: [preAuthInput(ref, { options: { ...FAST, holdWindow: 5_000 } })],
+      });
+      return { h, held: await preAuthReaches(h, 'held') };
+    });
+    // No worker: the window's timer fires (5 s, in real time: nothing awaits a result), then the
+    // completion is admitted; one workflow task gets both, and the validator runs first.
+    await eventually(async () => (await h.fetchHistory()).events?.some((e) => e.timerFiredEventAttributes) ?? false, {
+      timeoutMs: 20_000,
+      description: "the window's timer fired",
+    });
+    const answer = refused(
+      h.executeUpdate(completePreAuthUpdate, {
+        updateId: `${ref}-late`,
+        args: [{ amount: 1_000, card: sameCard(), aid: '4F07A0000000041010' }],
+      }),
+    );
+    await eventually(() => admitted(h.workflowId, `${ref}-late`), { description: 'the completion admitted' });
+    await (
+      await worker()
+    ).runUntil(async () => {
+      expect(await answer).toBe(`completePreAuth refused: the hold window ended at ${held.holdUntil}`);
+      expect(await h.result()).toMatchObject({ status: 'lapsed' });
+    });
+    expect(script.calls.filter((c) => c.merchantRef === completionMerchantRef(ref))).toEqual([]);
   });
 
   it('a configured window (48h): lapses after it, not before', async () => {
