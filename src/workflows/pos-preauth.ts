@@ -169,7 +169,9 @@ class PosPreAuthFlow {
       const why =
         state.completion && state.completion.status !== 'card_data_unavailable'
           ? `the pre-authorisation ${state.merchantRef} is already being completed or was completed (completion ${state.completion.merchantRef}: ${state.completion.status}); a completion is sent once`
-          : `the pre-authorisation ${state.merchantRef} is ${state.status}, not held`;
+          : this.completeRequest !== undefined
+            ? `the pre-authorisation ${state.merchantRef} is already being completed (a completion was accepted just before this one); a completion is sent once`
+            : `the pre-authorisation ${state.merchantRef} is ${state.status}, not held`;
       throw new Error(`completePreAuth refused: ${why}`);
     }
     if (Date.now() >= this.holdUntilMs)

@@ -267,7 +267,9 @@ describe('POS pre-authorisation: hold, then complete once', () => {
       expect(await h.result()).toMatchObject({ status: 'completed', completion: { amount: 120_000 } });
     });
     expect(await first).toBe('accepted');
-    expect(await second).toBe(`completePreAuth refused: the pre-authorisation ${ref} is held, not held`);
+    expect(await second).toBe(
+      `completePreAuth refused: the pre-authorisation ${ref} is already being completed (a completion was accepted just before this one); a completion is sent once`,
+    );
     expect(script.sent.filter((r) => r.merchant_ref === cp)).toMatchObject([{ amount: '120000' }]);
   });
 
