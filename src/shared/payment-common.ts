@@ -67,9 +67,10 @@ export function amountMismatch(
     // The payer paid amount + charge: what the merchant gets (merchant_amount) must be what we asked.
     // Without a merchant_amount, only a larger amount can be ours plus the charge.
     if (got.merchantAmount === expected.amount) return undefined;
-    if (got.merchantAmount !== undefined && got.amount > expected.amount)
-      return `merchant_amount ${got.merchantAmount} differs from ${expected.amount}`;
-    if (got.merchantAmount === undefined && got.amount > expected.amount) return undefined;
+    if (got.amount > expected.amount)
+      return got.merchantAmount === undefined
+        ? undefined
+        : `merchant_amount ${got.merchantAmount} differs from ${expected.amount}`;
   }
   return `amount ${got.amount} differs from ${expected.amount}`;
 }

@@ -16,10 +16,10 @@ export function hmacSha512Hex(key: string, data: Buffer | string): string {
  */
 export function hexDigestsEqual(expectedHex: string, receivedHex: string): boolean {
   const received = receivedHex.trim().toLowerCase();
+  // Hex digits only, as many as ours: Buffer.from(…, 'hex') would stop quietly at the first other
+  // character, so this check is what makes the two buffers the same length.
   if (received.length !== expectedHex.length || !/^[0-9a-f]+$/.test(received)) return false;
-  const a = Buffer.from(expectedHex.toLowerCase(), 'hex');
-  const b = Buffer.from(received, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
+  return timingSafeEqual(Buffer.from(expectedHex, 'hex'), Buffer.from(received, 'hex'));
 }
 
 /**
