@@ -49,7 +49,7 @@ export const REFUSAL_TYPES: readonly string[] = [
 
 export function isRefusalFailure(err: unknown): boolean {
   const f = failureOf(err);
-  return f?.type !== undefined && REFUSAL_TYPES.includes(f.type);
+  return typeof f?.type === 'string' && REFUSAL_TYPES.includes(f.type);
 }
 
 /** A failure's message, for the flow's reason text. */
