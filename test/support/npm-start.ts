@@ -1,7 +1,6 @@
 // `npm start` (src/stack/start.ts) as its own process on free ports, as a user runs it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { freePort } from '../../src/stack/temporal-dev-server';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 
@@ -61,11 +60,13 @@ export interface StackProcess {
 }
 
 /**
- * Runs `npm start` (under tsx) with `env` over this process's environment; `detached` gives it a
+ * Runs `npm start` (`node --import tsx src/stack/start.ts`) with `env` over this process's environment; `detached` gives it a
  * process group of its own, as a shell gives a foreground job.
  */
 export function startStackProcess(env: Record<string, string>, options: { detached?: boolean } = {}): StackProcess {
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'), 'src/stack/start.ts'], {
+  // As `npm start` runs it: tsx as a loader in the one process (tsx's CLI, a parent process, would
+  // SIGKILL the stack when it does not confirm a Ctrl-C within 60 ms, as happens on a loaded machine).
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/stack/start.ts'], {
     cwd: PROJECT_ROOT,
     detached: options.detached ?? false,
     env: { ...process.env, ...env },
