@@ -10,14 +10,13 @@ export function hmacSha512Hex(key: string, data: Buffer | string): string {
 }
 
 /**
- * Constant-time comparison of two hex digests, ignoring case. The received text must be exactly as
- * long as the expected digest (128 characters for HMAC-SHA512): Buffer.from(hex) would silently drop
- * an odd trailing character, so the length is checked on the text itself.
+ * Constant-time comparison of two hex digests, ignoring case. The received text must be hex digits
+ * only and exactly as long as the expected digest (128 characters for HMAC-SHA512): Buffer.from(hex)
+ * stops quietly at an odd trailing or non-hex character, so the text is checked, and that check is
+ * what gives timingSafeEqual two buffers of one length.
  */
 export function hexDigestsEqual(expectedHex: string, receivedHex: string): boolean {
   const received = receivedHex.trim().toLowerCase();
-  // Hex digits only, as many as ours: Buffer.from(…, 'hex') would stop quietly at the first other
-  // character, so this check is what makes the two buffers the same length.
   if (received.length !== expectedHex.length || !/^[0-9a-f]+$/.test(received)) return false;
   return timingSafeEqual(Buffer.from(expectedHex, 'hex'), Buffer.from(received, 'hex'));
 }
