@@ -10,6 +10,7 @@ import { MISMATCHED_BVN } from '../../src/sandbox';
 import { cliEnvironment, runCli } from '../support/cli';
 import { startServices, testConfig } from '../support/stack';
 import { sandboxAdminCall } from '../support/sandbox-admin';
+import { eventually } from '../support/polling';
 
 jest.setTimeout(120_000);
 
@@ -120,7 +121,13 @@ describe('`npm run cli -- va ...` as a user runs it against a running stack', ()
     expect(swept.code).toBe(0);
     expect(swept.stdout).toMatch(/started 1, already known 0, deleted 1, left 0, invalid 0/);
     expect((await cli(['error-log'])).stdout).not.toContain(ref!);
-    expect(JSON.parse((await cli(['credit', ref!])).stdout)).toMatchObject({
+    // The sweep starts the credit's flow; its hand-over to the merchant's handler may still be under way.
+    const credit = await eventually(
+      async () => JSON.parse((await cli(['credit', ref!])).stdout) as { status: string },
+      (c) => !['recording', 'confirming', 'handing_over'].includes(c.status),
+      { timeoutMs: 30_000, intervalMs: 200, description: 'the credit handed over', returnLastOnTimeout: true },
+    );
+    expect(credit).toMatchObject({
       status: 'credited',
       transactionReference: ref,
     });
