@@ -69,7 +69,7 @@ import {
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { FailureTypes, failureMessage, failureOf, isRefusalFailure } from '../shared/failures';
 import { durationMs } from '../shared/duration';
-import { UNKNOWN_OUTCOME_DEFAULTS } from '../shared/outcome';
+import { UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../shared/outcome';
 import type { Presence } from './steps/send-once';
 import { awaitFinal, listenForResolution } from './steps/unknown-outcome';
 import { READ, READ_RETRY, moneySend, onQueue } from './steps/activity-options';
@@ -132,6 +132,8 @@ class PosRemoteRequestFlow {
   private exclude: string[] | undefined;
   /** Where the outcome is told (nothing without the input's `notify`). */
   private readonly events: MerchantEvents;
+  /** The operator's resolveOutcome, once accepted (only while parked). */
+  private resolution: () => OutcomeResolution | undefined = () => undefined;
 
   constructor(private readonly input: PosRemoteParsedInput) {
     this.o = input.options ?? {};
@@ -153,6 +155,11 @@ class PosRemoteRequestFlow {
     setHandler(posRemoteCreateSendingSignal, () => {
       this.e1Announced = true;
     });
+    // Registered from the start: the parked status shows (query, PaymentStatus) while the lock is
+    // still being released, and an operator who resolves then must not meet a missing handler.
+    this.resolution = listenForResolution(POS_REMOTE_RESOLVE_OUTCOMES, () =>
+      (POS_REMOTE_PARKED_STATUSES as readonly string[]).includes(this.state.status),
+    );
     // A cancelled workflow is a cancel request: the steps run non-cancellable, as the request
     // (once sent) lives on whatever the caller wants.
     CancellationScope.current().cancelRequested.catch(() => this.onCancel());
@@ -216,7 +223,6 @@ class PosRemoteRequestFlow {
     if (!(POS_REMOTE_PARKED_STATUSES as readonly string[]).includes(parkedAs)) return result;
     const { o } = this;
     const why = this.state.message ?? parkedAs;
-    const resolution = listenForResolution(POS_REMOTE_RESOLVE_OUTCOMES, () => this.state.status === parkedAs);
     const settled = await awaitFinal<{ status: string; record: PosRemoteRecordFound['record'] }>({
       requery: () => this.lookUpParked(),
       isFinal: (r) => ['success', 'failed', 'abandoned'].includes(r.status),
@@ -224,7 +230,7 @@ class PosRemoteRequestFlow {
       startAs: 'outcome_unknown',
       setStatus: () => undefined, // the parked status (and PaymentStatus) says why it is parked
       onParked: () => this.emitOutcome(),
-      resolution,
+      resolution: this.resolution,
       pendingForMs: 0,
       requeryForMs: durationMs(o.unknownRequeryFor ?? UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
       firstBackoffMs: durationMs(o.requeryBackoff ?? UNKNOWN_OUTCOME_DEFAULTS.firstBackoff),

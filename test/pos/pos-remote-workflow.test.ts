@@ -474,6 +474,14 @@ describe('POS remote request', () => {
           status: 503,
         });
       };
+      // Before it is parked the operator's Update is refused by its validator, not by a missing
+      // handler: the handler is there from the start, so it is there the moment the parked status
+      // shows (while the lock is still being released).
+      await expect(
+        handle.executeUpdate(resolveOutcomeUpdate, {
+          args: [{ outcome: 'failed', reason: 'too early (test)', operator: 'ops@example.com' }],
+        }),
+      ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/accepted only while the flow is parked/) } });
       // Each failed search is retried by its activity first: this takes a while.
       expect((await parkedAt(handle, 'outcome_unknown', 50_000)).message).toMatch(/last search failed/);
       expect((await resolvedAs(handle, 'failed')).status).toBe('failed');
