@@ -36,8 +36,8 @@ export const WORKER_TUNING_DEFAULTS = {
   maxConcurrentActivityTaskExecutions: 1000,
   /**
    * Local activity slots (fixed tuner), the SDK's default. Flows do use local activities: the vend's
-   * lookup and the payment flows' final verify (LOCAL_READ) and the hand-over of merchant events
-   * (LOCAL_EMIT); each is short and a flow runs one at a time, so 100 is far from full.
+   * lookup (LOCAL_READ) and the hand-over of merchant events (LOCAL_EMIT); each is short and a flow
+   * runs one at a time, so 100 is far from full.
    */
   maxConcurrentLocalActivityExecutions: 100,
   /** Workflow task pollers (simple maximum). SDK default, kept: `auto` measured the same in the bench's `overhead` (vend 0.53 vs 0.52 of the baseline). */

@@ -72,9 +72,10 @@ describe('exit codes, --json and --version through the real CLI', () => {
     const followed = await follower;
     expect(followed.code).toBe(0);
     expect(oneDocument(followed.stdout)).toMatchObject({ transactionRef: ref, status: 'success' });
+    // A finished flow's query replays its whole history: this failed under load when the final
+    // verify was a local activity (a nondeterministic replay, src/workflows/steps/payment-confirmation.ts).
     const status = await cli(['pay', 'status', '--ref', ref, '--json']);
-    // The whole result, so a failure shows the command's stderr (it failed once under load, reason unseen).
-    expect(status).toMatchObject({ code: 0 });
+    expect({ code: status.code, stderr: status.code === 0 ? '' : status.stderr }).toEqual({ code: 0, stderr: '' });
     expect(oneDocument(status.stdout)).toMatchObject({ status: 'success' });
   }, 90_000);
 

@@ -10,7 +10,7 @@ import { Command } from 'commander';
 import { loadCliConfig } from '../../config/processes';
 import { closeStarters, connectStarters, type StarterContext } from '../connect';
 import { withIo, type CliIo, type ContextFactory } from './context';
-import { exitCode, fail, setJsonOutput, writeDocument } from './output';
+import { exitCode, fail, isCommanderError, setJsonOutput, writeDocument } from './output';
 import { registerPosRemoteCommands } from './pos-remote';
 import { registerPosTerminalCommands } from './pos-terminal';
 import { registerPosRefundCommands } from './pos-refund';
@@ -96,10 +96,10 @@ async function parse(program: Command, args: string[]): Promise<void> {
   try {
     await program.parseAsync(args, { from: 'user' });
   } catch (err: unknown) {
-    const { code, exitCode: commanderExit } = err as { code?: string; exitCode?: number };
+    const fromCommander = isCommanderError(err);
     // --help and --version end through exitOverride too: they are not failures.
-    if (code?.startsWith('commander.') && commanderExit === 0) return;
-    fail(err, { printed: code?.startsWith('commander.') }); // commander has printed its own message
+    if (fromCommander && err.exitCode === 0) return;
+    fail(err, { printed: fromCommander }); // commander has printed its own message
   }
 }
 

@@ -85,11 +85,22 @@ function isRefusedUpdate(err: unknown): boolean {
   return e?.name === 'WorkflowUpdateFailedError' && e.cause?.name === 'ApplicationFailure' && e.cause.type === 'Error';
 }
 
+/**
+ * Commander's own errors (thrown through exitOverride: a bad flag, --help, --version) carry a
+ * 'commander.*' code. Other errors' codes are not always strings: a gRPC error's is a number.
+ */
+export function isCommanderError(err: unknown): err is { code: string; exitCode?: number } {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('commander.');
+}
+
 /** The outcome of an error a command threw. */
 export function outcomeOfError(err: unknown): Outcome {
-  if (err instanceof StarterInputError || isRefusedUpdate(err)) return 'badInput';
+  if (err instanceof StarterInputError || isRefusedUpdate(err) || isCommanderError(err)) return 'badInput';
   const e = err as { name?: string; code?: unknown; message?: string; cause?: unknown } | undefined;
-  if (typeof e?.code === 'string' && e.code.startsWith('commander.')) return 'badInput';
+  // The worker could not answer a flow's query (the server says INVALID_ARGUMENT, e.g. its history
+  // would not replay): its state is unknown, which is neither success nor a decline.
+  if (e?.name === 'QueryNotRegisteredError') return 'needsPerson';
   // A reference already used (DuplicateReferenceError) or naming no flow is the caller's input too.
   if (['ZodError', 'WorkflowNotFoundError', 'SyntaxError', 'DuplicateReferenceError'].includes(e?.name ?? ''))
     return 'badInput';

@@ -65,10 +65,17 @@ export interface PendingAs {
 const WEBHOOK_VERIFY_READS = 3;
 
 /**
- * The final status. A webhook (or the grace passing) wakes the flow; verify by reference (a local
- * activity, or `alreadyRead`: the record the sending activity read right after a Success answer) decides. A charge_successful is a hint: it makes a payment succeed only when the
- * service's own record says Success for the amount we asked (a signal sent straight into Temporal
- * proves nothing).
+ * The final status. A webhook (or the grace passing) wakes the flow; verify by reference (or
+ * `alreadyRead`: the record the sending activity read right after a Success answer) decides. A
+ * charge_successful is a hint: it makes a payment succeed only when the service's own record says
+ * Success for the amount we asked (a signal sent straight into Temporal proves nothing).
+ *
+ * Verify is an ordinary activity, not a local one: these flows take PIN/OTP Updates whose handlers
+ * run beside this step, and SDK 1.24.0 records a local activity's marker in one workflow task but
+ * hands its result to the workflow in the next when a query is answered meanwhile. The handler's
+ * result and this step's then land in one activation live and in two on replay, in another order:
+ * a replay (a restarted worker, a query of a finished payment) failed as nondeterministic
+ * (docs/performance.md, "Reads as local activities").
  */
 export async function confirmPayment(
   transactionRef: string,
@@ -79,7 +86,7 @@ export async function confirmPayment(
   alreadyRead?: TransactionLookup,
 ): Promise<Confirmation> {
   if (graceMs > 0) await condition(() => inbox.event !== undefined, graceMs);
-  let found = alreadyRead ?? (await lookup(transactionRef, 'local'));
+  let found = alreadyRead ?? (await lookup(transactionRef));
   if (!inbox.event) return fromLookup(found, expected, pending.as, pending.reason);
   // A webhook came: the record may not show the payment yet; read it again a few times.
   for (
@@ -88,7 +95,7 @@ export async function confirmPayment(
     read++
   ) {
     await sleep(PAYMENT_DEFAULTS.unknownOutcomePauseMs);
-    found = await lookup(transactionRef, 'local');
+    found = await lookup(transactionRef);
   }
   const hint = 'a charge_successful webhook came, but';
   if (!found)

@@ -9,7 +9,7 @@
 //  - what a failed PIN/OTP/bank code meant, by the service's record.
 // The base class of those flows is ./payment-flow.ts; the wait for the payer and the final
 // confirmation ./payment-confirmation.ts.
-import { ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { PaymentFlowActivities } from '../../activities/payment-common';
 import {
   amountMismatch,
@@ -21,19 +21,13 @@ import {
 } from '../../shared/payment-common';
 import { SECRET_UNAVAILABLE } from '../../shared/claim-check';
 import { REFUSAL_TYPES, failureOf } from '../../shared/failures';
-import { LOCAL_READ, READ, moneySend } from './activity-options';
+import { READ, moneySend } from './activity-options';
 import { sendOnce, settle, type Presence, type SendOnceResult } from './send-once';
 
 /** Money-moving calls (A1, A4, B1–B5): one attempt; the send-once rule decides any second send. */
 export const sends = proxyActivities<PaymentFlowActivities>(moneySend());
 /** Reads (verify): retried with backoff. */
 const reads = proxyActivities<PaymentFlowActivities>(READ);
-/**
- * The final verify as a local activity: it runs inside the workflow task the webhook (or the grace)
- * woke, one marker event instead of an activity task and the workflow task it wakes
- * (docs/performance.md). A read: a worker lost mid-call just reads again on replay.
- */
-const localReads = proxyLocalActivities<PaymentFlowActivities>(LOCAL_READ);
 
 /** The service refused the request (nothing happened), with its message; undefined when the outcome is unknown. */
 export function refusal(err: unknown): ApplicationFailure | undefined {
@@ -48,12 +42,9 @@ export function secretUnavailable(err: unknown): ApplicationFailure | undefined 
 }
 
 /** Verify by reference; undefined when the service could not be reached (after the read's retries). */
-export async function lookup(
-  transactionRef: string,
-  via: 'activity' | 'local' = 'activity',
-): Promise<TransactionLookup | undefined> {
+export async function lookup(transactionRef: string): Promise<TransactionLookup | undefined> {
   try {
-    return await (via === 'local' ? localReads : reads).lookupTransaction(transactionRef);
+    return await reads.lookupTransaction(transactionRef);
   } catch {
     return undefined;
   }
