@@ -27,7 +27,14 @@ import {
   type RequestContext,
   type Router,
 } from './http';
-import { chargeFor, CHECKOUT_LIFETIME_MS, firstCardStep, type Payment, type PaymentStore } from './payments';
+import {
+  cardFormatError,
+  chargeFor,
+  CHECKOUT_LIFETIME_MS,
+  firstCardStep,
+  type Payment,
+  type PaymentStore,
+} from './payments';
 import {
   asIs,
   CODE,
@@ -38,7 +45,9 @@ import {
   pathParams,
   positiveInteger,
   rule,
+  type RequestInput,
   type RouteFields,
+  type RuleBreak,
 } from './validation';
 
 export const CHANNELS = ['card', 'bank', 'ussd', 'transfer'] as const;
@@ -154,7 +163,12 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
   }
   const isReply = (v: Payment | Reply): v is Reply => 'status' in v && typeof v.status === 'number';
 
-  router.add('POST', '/checkout/{ref}/card', 'none', { ...page, body: CARD_FIELDS }, (ctx) => {
+  /** The card's own values need no checkout: a malformed card is refused before the checkout is looked up. */
+  const cardRules = ({ body }: RequestInput): RuleBreak | undefined => {
+    const malformed = cardFormatError(body);
+    return malformed ? { message: malformed } : undefined;
+  };
+  router.add('POST', '/checkout/{ref}/card', 'none', { ...page, body: CARD_FIELDS, rules: cardRules }, (ctx) => {
     const p = open(ctx, 'card');
     if (isReply(p)) return p;
     const first = firstCardStep(ctx.body, p.amount, clock.now());
@@ -207,17 +221,17 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
         bank_code: CODE.optional(),
         otp_token: CODE.optional().or(z.literal('')),
       }),
+      // The partner bank needs no checkout: another bank is refused before the checkout is looked up.
+      rules: ({ body }) =>
+        String(body.bank_code ?? PARTNER_BANK_CODE) !== PARTNER_BANK_CODE
+          ? { message: `Bank debit is only available for bank_code ${PARTNER_BANK_CODE}` }
+          : undefined,
     },
     (ctx) => {
       const p = open(ctx, 'bank');
       if (isReply(p)) return p;
-      const account = String(ctx.body.account_or_phoneno ?? '');
-      if (account === '') return answer(ctx, fail(400, 'account_or_phoneno is required'), p);
-      if (!/^\d{10,13}$/.test(account))
-        return answer(ctx, fail(400, 'account_or_phoneno must be a 10-digit account number or a phone number'), p);
+      const account = String(ctx.body.account_or_phoneno);
       const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
-      if (bankCode !== PARTNER_BANK_CODE)
-        return answer(ctx, fail(400, `Bank debit is only available for bank_code ${PARTNER_BANK_CODE}`), p);
       store.restartCheckout(p);
       p.type = 'Bank';
       p.bank = { account, bankCode };

@@ -14,6 +14,7 @@ import {
   type Router,
 } from './http';
 import {
+  cardFormatError,
   chargeFor,
   firstCardStep,
   SANDBOX_OTP,
@@ -33,6 +34,7 @@ import {
   positiveInteger as positiveAmount,
   text,
   type RouteFields,
+  type RuleBreak,
 } from './validation';
 
 /** Direct bank debits are described for one partner bank only. */
@@ -96,7 +98,23 @@ const B1_FIELDS: RouteFields = {
   ),
   // The spec's messages name the field itself (`cvv is required`), not its object.
   message: (field, rule) => `${field.replace(/^(customer|card|bank|ussd)\./, '')} ${rule}`,
+  rules: ({ body }) => b1RuleBreak(withFlatNames(body)),
 };
+
+/** B1's rules that need no lookup: the currency per method, the card's own values, the partner bank. */
+function b1RuleBreak(body: Record<string, unknown>): RuleBreak | undefined {
+  const currency = String(body.currency ?? 'NGN');
+  const method = String(body.payment_method);
+  if (method !== 'card' && currency !== 'NGN') return { message: 'currency must be NGN' };
+  if (method === 'card' && !['NGN', 'USD'].includes(currency)) return { message: 'currency must be NGN or USD' };
+  if (method === 'card') {
+    const malformed = cardFormatError(asObject(body.card));
+    return malformed ? { message: malformed } : undefined;
+  }
+  if (method === 'bank' && String(asObject(body.bank).bank_code) !== PARTNER_BANK_CODE)
+    return { message: `Direct bank debit is only available for bank_code ${PARTNER_BANK_CODE}` };
+  return undefined;
+}
 
 const B2_FIELDS: RouteFields = {
   body: z.object({
@@ -190,8 +208,6 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
     const customer = asObject(body.customer);
     const currency = String(body.currency ?? 'NGN');
     const method = String(body.payment_method);
-    if (method !== 'card' && currency !== 'NGN') return fail(400, 'currency must be NGN');
-    if (method === 'card' && !['NGN', 'USD'].includes(currency)) return fail(400, 'currency must be NGN or USD');
     const ref =
       body.transaction_reference === undefined || body.transaction_reference === ''
         ? store.newRef()
@@ -243,8 +259,6 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
     if (method === 'bank') {
       const bank = asObject(body.bank);
       const account = String(bank.account_or_phoneno);
-      if (String(bank.bank_code) !== PARTNER_BANK_CODE)
-        return fail(400, `Direct bank debit is only available for bank_code ${PARTNER_BANK_CODE}`);
       const p = store.create({ ...base, type: 'Bank', bank: { account, bankCode: String(bank.bank_code) } });
       p.authModel = account.startsWith(TOKEN_ACCOUNT_PREFIX) ? 'ValidateTOKEN' : 'ValidateOTP';
       store.setStep(p, 'bank-code');

@@ -228,30 +228,36 @@ export class Router {
 }
 
 /**
- * The one validation step: the route's declared fields, checked before its handler can look
- * anything up. Answers the field error in the route group's error shape, or undefined.
+ * The one validation step: the route's declared fields, then its lookup-free business rules, all
+ * checked before its handler can look anything up. Answers the first error in the route group's
+ * error shape, or undefined.
  */
 export function checkFields(route: Route, ctx: RequestContext): Reply | undefined {
-  const error = firstFieldError(route.fields, {
-    params: ctx.params,
-    query: queryObject(ctx.query),
-    body: ctx.body,
-  });
-  if (!error) return undefined;
-  const message = route.fields.message?.(error.field, error.rule) ?? `${error.field} ${error.rule}`;
+  const input = { params: ctx.params, query: queryObject(ctx.query), body: ctx.body };
+  const error = firstFieldError(route.fields, input);
+  if (error) {
+    const message = route.fields.message?.(error.field, error.rule) ?? `${error.field} ${error.rule}`;
+    return refusal(route, ctx, 400, message);
+  }
+  const broken = route.fields.rules?.(input);
+  return broken ? refusal(route, ctx, broken.status ?? 400, broken.message) : undefined;
+}
+
+/** A refused request in the route group's error shape. */
+function refusal(route: Route, ctx: RequestContext, status: number, message: string): Reply {
   switch (route.group) {
     case 'checkout': // A1: {success: false, message, data: null}, as the spec shows it
-      return { status: 400, body: { success: false, message, data: null } };
+      return { status, body: { success: false, message, data: null } };
     case 'pos-remote': // E: error bodies carry status as a string
-      return fail(400, message, { stringStatus: true });
+      return fail(status, message, { stringStatus: true });
     case 'none': // the sandbox's own pages: a form post gets a page
-      if (!ctx.form) return fail(400, message);
+      if (!ctx.form) return fail(status, message);
       return (
         route.fields.formError?.(message, ctx) ??
-        htmlPage(400, 'Invalid request', `<p class="error">${escapeHtml(message)}</p>`)
+        htmlPage(status, 'Invalid request', `<p class="error">${escapeHtml(message)}</p>`)
       );
     default:
-      return fail(400, message);
+      return fail(status, message);
   }
 }
 

@@ -99,6 +99,9 @@ const D3_FIELDS: RouteFields = {
     mandate_id: identifier(),
     transaction_reference: identifier(),
   }),
+  // The N200 minimum needs no mandate: a debit below it is refused before the mandate is looked up.
+  rules: ({ body }) =>
+    (body.amount as number) < MANDATE_MIN_DEBIT ? { message: 'Minimum amount for direct debit is N200.' } : undefined,
 };
 const D4_FIELDS: RouteFields = {
   body: z.object({
@@ -319,7 +322,6 @@ export function registerMandates(
     const amount = body.amount as number;
     if (m.record.status !== 'approved' || m.record.ready_to_debit !== true)
       return fail(400, 'Mandate is not ready for debit');
-    if (amount < MANDATE_MIN_DEBIT) return fail(400, 'Minimum amount for direct debit is N200.');
     const ref = String(body.transaction_reference);
     if (debitRefs.has(ref)) return fail(400, 'Duplicate transaction reference');
     if (amount > (m.record.balance as number)) return fail(400, 'Mandate balance is lesser than debit amount');

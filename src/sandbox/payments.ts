@@ -144,6 +144,23 @@ export function luhn(pan: string): boolean {
 }
 
 /**
+ * What is wrong with a card's own values (number, cvv, expiry format), or undefined: a rule that
+ * needs no lookup, so B1 and the checkout's card channel check it before anything else.
+ */
+export function cardFormatError(card: Record<string, unknown>): string | undefined {
+  for (const f of ['number', 'cvv', 'expiry_month', 'expiry_year']) {
+    if (card[f] === undefined || card[f] === null) return `${f} is required`;
+    if (card[f] === '') return `${f} is not allowed to be empty`;
+  }
+  const pan = String(card.number).replace(/\s+/g, '');
+  if (!/^\d{12,19}$/.test(pan) || !luhn(pan)) return 'Invalid card number';
+  if (!/^\d{3,4}$/.test(String(card.cvv))) return 'Invalid cvv';
+  const month = String(card.expiry_month).padStart(2, '0');
+  if (!/^(0[1-9]|1[0-2])$/.test(month) || !/^\d{2}$/.test(String(card.expiry_year))) return 'Invalid card expiry date';
+  return undefined;
+}
+
+/**
  * Checks the card fields and picks the first step by test card. Returns an error message for a
  * refused card, or the step to wait in.
  */
@@ -152,16 +169,11 @@ export function firstCardStep(
   amount: number,
   now: number,
 ): { error: string; decline?: boolean } | { step: 'pin' | 'otp' | '3ds'; pan: string; expiry: string } {
-  for (const f of ['number', 'cvv', 'expiry_month', 'expiry_year']) {
-    if (card[f] === undefined || card[f] === null) return { error: `${f} is required` };
-    if (card[f] === '') return { error: `${f} is not allowed to be empty` };
-  }
+  const malformed = cardFormatError(card);
+  if (malformed) return { error: malformed };
   const pan = String(card.number).replace(/\s+/g, '');
-  if (!/^\d{12,19}$/.test(pan) || !luhn(pan)) return { error: 'Invalid card number' };
-  if (!/^\d{3,4}$/.test(String(card.cvv))) return { error: 'Invalid cvv' };
   const month = String(card.expiry_month).padStart(2, '0');
   const year = String(card.expiry_year);
-  if (!/^(0[1-9]|1[0-2])$/.test(month) || !/^\d{2}$/.test(year)) return { error: 'Invalid card expiry date' };
   const today = new Date(now);
   const expiryEnd = Date.UTC(2000 + Number(year), Number(month), 1); // first day of the month after expiry
   if (expiryEnd <= Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()))

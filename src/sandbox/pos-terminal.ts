@@ -15,7 +15,16 @@ import type { SandboxClock } from './clock';
 import { z } from 'zod';
 import { fail, MERCHANT_ID, MERCHANT_NAME, ok, randomDigits, type Router } from './http';
 import type { Ledger } from './ledger';
-import { matching, oneOf, pathParams, rule, text, type RouteFields } from './validation';
+import {
+  matching,
+  oneOf,
+  pathParams,
+  rule,
+  text,
+  type RequestInput,
+  type RouteFields,
+  type RuleBreak,
+} from './validation';
 
 /** Documented test terminals by serial number. */
 /** How many extra active terminals the sandbox has for load tests. */
@@ -71,6 +80,7 @@ const F2_FIELDS: RouteFields = {
 };
 const twoDigits = (re: RegExp) => matching(re, 'must be two digits');
 const F3_FIELDS: RouteFields = {
+  rules: originalRefRuleBreak,
   body: z.object({
     terminal_id: text(),
     amount: matching(/^[1-9]\d*$/, 'must be a positive amount in the lowest currency unit'),
@@ -92,6 +102,17 @@ const F3_FIELDS: RouteFields = {
         ? 'card expiry must be two-digit month and year'
         : `${field} ${rule}`,
 };
+
+/** Refund and Completion name their original; nothing else may. Needs no lookup: checked before the terminal. */
+function originalRefRuleBreak({ body }: RequestInput): RuleBreak | undefined {
+  const linked = /^(refund|completion)$/i.test(String(body.transaction_type));
+  const original = body.original_merchant_ref;
+  const given = original !== undefined && original !== null;
+  if (!linked && given) return { message: 'original_merchant_ref is only for Refund and Completion' };
+  if (linked && (!given || original === ''))
+    return { message: 'original_merchant_ref is required for Refund and Completion' };
+  return undefined;
+}
 const F4_FIELDS: RouteFields = {
   params: pathParams({
     merchant_ref: rule((v) => typeof v === 'string' && v.length <= 25, 'must be at most 25 characters'),
@@ -248,13 +269,9 @@ export function registerPosTerminal(
       input.original_merchant_ref === undefined || input.original_merchant_ref === null
         ? undefined
         : String(input.original_merchant_ref);
-    if (!linked && originalRef !== undefined)
-      return fail(400, 'original_merchant_ref is only for Refund and Completion');
     let original: Recorded | undefined;
     if (linked) {
-      if (originalRef === undefined || originalRef === '')
-        return fail(400, 'original_merchant_ref is required for Refund and Completion');
-      original = transactions.get(originalRef);
+      original = transactions.get(originalRef!);
       if (!original) return fail(400, 'Original transaction not found');
       if (original.currency !== currency) return fail(400, 'currency does not match the original transaction');
       if (original.panHash !== panHash(pan)) return fail(400, 'Card does not match the original transaction');

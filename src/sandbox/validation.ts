@@ -15,6 +15,18 @@ export interface RouteFields {
   message?: (field: string, rule: string) => string;
   /** A page route's answer to a form post with a bad field (the checkout modal shows it in place). */
   formError?: (message: string, ctx: RequestContext) => Reply;
+  /**
+   * The route's business rules that need no lookup (minimums, maximums, allowed combinations, date
+   * order), checked after the fields and before the handler can look anything up (issue #44 §4):
+   * a rule-breaking request about an unknown id gets the rule's error, never the not-found.
+   */
+  rules?: (input: RequestInput) => RuleBreak | undefined;
+}
+
+/** A broken business rule: the message as the spec words it, and its status (400 unless said). */
+export interface RuleBreak {
+  message: string;
+  status?: number;
 }
 
 export interface FieldError {
