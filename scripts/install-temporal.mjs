@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 // Makes the Temporal CLI (dev server + Web UI) and the time-skipping test server
 // available to the project, without touching anything outside it.
+// For this repository's own development only, so no npm lifecycle script runs it (a backend that
+// installs the package fetches no Python, CLI or test server): `npm test`, the bench and chaos
+// scripts run it first, `npm start` (src/stack/start.ts) and jest's global setup call it when a
+// binary is missing.
 //
 // Resolution order for each binary:
 //   1. an explicit override (TEMPORAL_CLI_PATH / TEMPORAL_TEST_SERVER_PATH),
@@ -90,12 +94,7 @@ export function ensureTemporal() {
   return paths;
 }
 
-/** Installed as a dependency of a backend (node_modules/payflow-temporal): the binaries are for this project's own development and tests only. */
-const installedAsDependency = root.split(/[\\/]/).includes('node_modules');
-
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url) && installedAsDependency) {
-  console.log('[temporal] installed as a dependency: the Temporal development binaries are not needed, skipped');
-} else if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const paths = ensureTemporal();
   if (!paths.cli || !paths.testServer) {
     console.warn(

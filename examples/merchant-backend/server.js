@@ -1,8 +1,9 @@
 // @ts-check
-// A small merchant backend on plain node:http that takes payments through payflow-temporal.
-// It uses ONLY the package's public API: `require('payflow-temporal')` resolves through the
-// package's "exports" to the built starters (dist/starters/index.js, typed by index.d.ts), exactly
-// as in a backend that installed the package. (Inside this repository Node resolves the name to
+// A small merchant backend on plain node:http that takes payments through the @payflow/temporal package.
+// It uses ONLY the package's public API: `require('@payflow/temporal/client')` resolves through the
+// package's "exports" to the built client entry (dist/starters/client.js, typed by client.d.ts: the
+// starters and the events' verification, without the worker's modules), exactly as in a backend
+// that installed the package. (Inside this repository Node resolves the name to
 // the package itself, "self-reference", so `npm run build` must have run.)
 //
 //   npm run build && node examples/merchant-backend/server.js     # then open http://127.0.0.1:4040
@@ -28,7 +29,7 @@
 'use strict';
 const { createServer } = require('node:http');
 const { randomUUID } = require('node:crypto');
-const payflow = require('payflow-temporal');
+const payflow = require('@payflow/temporal/client');
 
 const MAX_BODY = 16 * 1024;
 
@@ -67,7 +68,7 @@ function readRaw(req) {
  * @returns {'applied' | 'duplicate' | 'stale' | 'ignored'}
  */
 function applyEvent(raw, headers, secret) {
-  /** @type {import('payflow-temporal').MerchantEvent} */
+  /** @type {import('@payflow/temporal/client').MerchantEvent} */
   let event;
   try {
     event = payflow.verifyEvent(secret, raw, /** @type {Record<string, string>} */ (headers));
@@ -187,7 +188,7 @@ document.getElementById('code').onsubmit = async (e) => { e.preventDefault(); co
 </body></html>`;
 
 /**
- * @param {import('payflow-temporal').StarterContext} ctx
+ * @param {import('@payflow/temporal/client').StarterContext} ctx
  * @param {{url: string, secret?: string}} events where this backend takes events (set once it listens), and their secret
  * @returns {import('node:http').RequestListener}
  */

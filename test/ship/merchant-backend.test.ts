@@ -1,6 +1,7 @@
 // The library backends use: package.json "exports" the typed starters (dist/starters/index.js +
-// .d.ts) and a `payflow` bin (dist/starters/cli.js). examples/merchant-backend/server.js, a plain
-// node:http backend that imports nothing but `payflow-temporal` (resolved by Node through the
+// .d.ts), the client entry (`/client`), the Nexus entries (`/nexus`, `/nexus/service`) and a `payflow`
+// bin (dist/starters/cli.js). examples/merchant-backend/server.js, a plain node:http backend that
+// imports nothing but `@payflow/temporal/client` (resolved by Node through the
 // package's "exports", as in a backend that installed it), runs as its own process against the
 // stack: a hosted checkout and a card payment whose PIN and OTP its user posts, to the result.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -90,12 +91,18 @@ const until = (path: string, done: (s: Record<string, unknown>) => boolean): Pro
 
 describe('the package', () => {
   it('exports the built, typed starters and a payflow bin', () => {
-    expect(pkg.exports['.']).toEqual({ types: './dist/starters/index.d.ts', default: './dist/starters/index.js' });
+    expect(pkg.exports).toEqual({
+      '.': { types: './dist/starters/index.d.ts', default: './dist/starters/index.js' },
+      './client': { types: './dist/starters/client.d.ts', default: './dist/starters/client.js' },
+      './nexus': { types: './dist/nexus/index.d.ts', default: './dist/nexus/index.js' },
+      './nexus/service': { types: './dist/nexus/payments-service.d.ts', default: './dist/nexus/payments-service.js' },
+      './package.json': './package.json',
+    });
     expect(join(PROJECT_ROOT, pkg.main)).toBe(BUILT.startersIndex);
     expect(join(PROJECT_ROOT, pkg.types)).toBe(BUILT.startersTypes);
     expect(join(PROJECT_ROOT, pkg.bin.payflow)).toBe(BUILT.cli);
     expect(readFileSync(BUILT.cli, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
-    // What a backend gets from require('payflow-temporal') (self-reference through "exports").
+    // What a backend gets from require('@payflow/temporal') (self-reference through "exports").
     const loaded = spawnSync(
       process.execPath,
       [
@@ -143,12 +150,13 @@ describe('the package', () => {
 });
 
 describe('a merchant backend taking payments through the package', () => {
-  it('imports nothing but the package and Node built-ins', () => {
+  it("imports nothing but the package's client entry and Node built-ins", () => {
     const source = readFileSync(EXAMPLE, 'utf8');
     const required = [...source.matchAll(/require\(['"]([^'"]+)['"]\)/g)].map((m) => m[1]);
-    expect(required).toContain(pkg.name);
+    const client = `${pkg.name}/client`;
+    expect(required).toContain(client);
     for (const name of required)
-      expect(name === pkg.name || name.startsWith('node:') || builtinModules.includes(name)).toBe(true);
+      expect(name === client || name.startsWith('node:') || builtinModules.includes(name)).toBe(true);
     expect(source).not.toMatch(/\bimport\s|from\s+['"]\.|require\(['"]\./);
   });
 
