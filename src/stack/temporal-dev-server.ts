@@ -33,6 +33,10 @@ export interface DevServerOptions {
    * by default: it makes every start and upsert that carries attributes read the database.
    */
   searchAttributesRefreshOnRead?: boolean;
+  /** The search attributes registered at start (name → CLI type); default every one the flows write. */
+  searchAttributes?: Readonly<Record<string, string>>;
+  /** Aborted while the server comes up (Ctrl-C during `npm start`): it is stopped and the start rejects. */
+  signal?: AbortSignal;
 }
 
 export interface DevServer {
@@ -72,7 +76,8 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     try {
       return await launchDevServer(cli, opts);
     } catch (err) {
-      if (!(err instanceof EarlyExit) || !portsArePicked || attempt >= FREE_PORT_ATTEMPTS) throw err;
+      if (!(err instanceof EarlyExit) || !portsArePicked || attempt >= FREE_PORT_ATTEMPTS || opts.signal?.aborted)
+        throw err;
       opts.log?.(`${err.message}; retrying on other free ports\n`);
     }
   }
@@ -92,7 +97,7 @@ function devServerArgs(opts: DevServerOptions, ip: string, port: number, uiPort:
     args.push('--sqlite-pragma', 'journal_mode=WAL', '--sqlite-pragma', 'synchronous=OFF');
   }
   if (opts.codecEndpoint && uiPort !== null) args.push('--ui-codec-endpoint', opts.codecEndpoint);
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_REGISTRATION)) {
+  for (const [name, type] of Object.entries(opts.searchAttributes ?? SEARCH_ATTRIBUTE_REGISTRATION)) {
     args.push('--search-attribute', `${name}=${type}`);
   }
   for (const kv of [
@@ -133,8 +138,13 @@ async function launchDevServer(cli: string, opts: DevServerOptions): Promise<Dev
   });
 
   const address = `${ip}:${port}`;
+  const stop = () => stopChild(child, () => exited !== null);
   const deadline = Date.now() + (opts.startupTimeoutMs ?? 60_000);
   for (;;) {
+    if (opts.signal?.aborted) {
+      await stop();
+      throw new Error('the Temporal dev server start was aborted');
+    }
     if (exited !== null) {
       throw new EarlyExit(`temporal server start-dev exited with code ${exited} before it was ready: ${tail.trim()}`);
     }
@@ -157,16 +167,19 @@ async function launchDevServer(cli: string, opts: DevServerOptions): Promise<Dev
     uiUrl: uiPort === null ? undefined : `http://${ip}:${uiPort}`,
     namespace,
     process: child,
-    async stop() {
-      if (exited !== null) return;
-      await new Promise<void>((resolveStop) => {
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          resolveStop();
-        });
-        child.kill('SIGTERM');
-      });
-    },
+    stop,
   };
+}
+
+/** SIGTERM, SIGKILL after 10 s; resolves when the process has exited (at once if it had). */
+async function stopChild(child: ChildProcess, hasExited: () => boolean): Promise<void> {
+  if (hasExited()) return;
+  await new Promise<void>((resolveStop) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolveStop();
+    });
+    child.kill('SIGTERM');
+  });
 }

@@ -61,3 +61,78 @@ export async function ensureSearchAttributes(
   }
   return { namespace, added, alreadyPresent };
 }
+
+/** gRPC status codes the namespace check tells apart (@grpc/grpc-js `status`). */
+const GRPC_NOT_FOUND = 5;
+const GRPC_PERMISSION_DENIED = 7;
+const GRPC_UNIMPLEMENTED = 12;
+
+/** The worker's namespace check: `problem` is the one line to refuse with; `unchecked` why it could not look. */
+export interface NamespaceCheck {
+  problem?: string;
+  unchecked?: string;
+}
+
+/** `temporal operator search-attribute create` for `names`, one command per type (the CLI takes one --type). */
+export function searchAttributeCreateCommand(
+  target: { address: string; namespace: string },
+  names: readonly string[],
+  registration: Readonly<Record<string, string>> = SEARCH_ATTRIBUTE_REGISTRATION,
+): string {
+  const byType = new Map<string, string[]>();
+  for (const name of names) byType.set(registration[name], [...(byType.get(registration[name]) ?? []), name]);
+  return [...byType]
+    .map(
+      ([type, ofType]) =>
+        `temporal operator search-attribute create --address ${target.address} --namespace ${target.namespace} ${ofType.map((n) => `--name ${n}`).join(' ')} --type ${type}`,
+    )
+    .join(' && ');
+}
+
+const grpcCode = (err: unknown): number | undefined => (err as { code?: number } | null)?.code;
+
+/**
+ * Checks, at worker start, that `target.namespace` exists and holds every search attribute the flows
+ * write, with its type: a missing one fails each workflow task that upserts it
+ * (WorkflowTaskFailedCauseBadSearchAttributes) and its flows sit, so the worker refuses to start instead.
+ * A server that does not let this connection list attributes (a restricted API key) leaves it unchecked.
+ */
+export async function checkNamespace(
+  connection: Pick<Connection, 'workflowService' | 'operatorService'>,
+  target: { address: string; namespace: string },
+  registration: Readonly<Record<string, string>> = SEARCH_ATTRIBUTE_REGISTRATION,
+): Promise<NamespaceCheck> {
+  const { address, namespace } = target;
+  let registered: Record<string, IndexedValueType>;
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+    registered = { ...((await connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {}) };
+  } catch (err) {
+    const code = grpcCode(err);
+    if (code === GRPC_NOT_FOUND)
+      return {
+        problem: `TEMPORAL_NAMESPACE: namespace ${namespace} does not exist on ${address}; create it: temporal operator namespace create --address ${address} --namespace ${namespace}, then register the search attributes: ${searchAttributeCreateCommand(target, Object.keys(registration), registration)}`,
+      };
+    if (code === GRPC_PERMISSION_DENIED || code === GRPC_UNIMPLEMENTED) return { unchecked: (err as Error).message };
+    throw err;
+  }
+  const missing = Object.keys(registration).filter(
+    (name) => registered[name] === undefined || registered[name] === null,
+  );
+  const conflicts = Object.entries(registration).filter(
+    ([name, type]) => !missing.includes(name) && registered[name] !== indexedValueType(type),
+  );
+  if (missing.length > 0)
+    return {
+      problem: `TEMPORAL_NAMESPACE: namespace ${namespace} lacks the search attribute${missing.length > 1 ? 's' : ''} ${missing.map((n) => `${n} (${registration[n]})`).join(', ')} that the flows write; register ${missing.length > 1 ? 'them' : 'it'}: ${searchAttributeCreateCommand(target, missing, registration)}`,
+    };
+  if (conflicts.length > 0)
+    return {
+      problem: `TEMPORAL_NAMESPACE: namespace ${namespace} has ${conflicts.map(([n, type]) => `${n} registered as ${IndexedValueType[registered[n]] ?? registered[n]} where the flows write ${type}`).join(', ')}; remove and register again: ${conflicts.map(([n]) => `temporal operator search-attribute remove --address ${address} --namespace ${namespace} --name ${n} --yes`).join(' && ')} && ${searchAttributeCreateCommand(
+        target,
+        conflicts.map(([n]) => n),
+        registration,
+      )}`,
+    };
+  return {};
+}

@@ -15,6 +15,8 @@ import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 import { activityQueueTuning, resolveWorkerTuning } from './tuning';
 import { workflowStackTraceState } from './workflow-stack-traces';
 import { deploymentVersion, makeVersionCurrent } from './versioning';
+import { checkNamespace } from '../temporal/search-attribute-setup';
+import type { Logger } from 'pino';
 
 /** What the worker tells `npm start` over the IPC channel once it runs (src/stack/start.ts). */
 export interface WorkerStartedMessage {
@@ -31,8 +33,48 @@ export interface WorkerStartedMessage {
   version?: { name: string; current: boolean };
 }
 
+/** Exit codes: a namespace the flows cannot run in is misconfiguration, as a refused setting is (2). */
+const EXIT_MISCONFIGURED = 2;
+
+/**
+ * A namespace that is missing, or lacks a search attribute the flows write, would take the worker and
+ * fail every workflow task that writes it: one line naming what is missing and the command that
+ * registers it, and the worker does not start (/readyz never turns ready).
+ */
+async function refuseUnreadyNamespace(
+  connection: Parameters<typeof checkNamespace>[0],
+  temporal: { address: string; namespace: string },
+  logger: Logger,
+): Promise<void> {
+  const { problem, unchecked } = await checkNamespace(connection, temporal);
+  if (unchecked)
+    logger.warn({ reason: unchecked }, 'the namespace and its search attributes could not be checked: starting anyway');
+  if (!problem) return;
+  console.error(problem);
+  process.exit(EXIT_MISCONFIGURED);
+}
+
+/**
+ * Until the worker runs, SIGINT/SIGTERM end the process at once (the Temporal Runtime's own handler
+ * would only mark a shutdown that a worker not yet created never sees, and start-up would go on).
+ * Returns what removes the handlers once the worker runs and stops gracefully on them itself.
+ */
+function exitOnSignalWhileStarting(logger: Logger): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'signal while starting: exiting');
+    process.exit(0);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker', () => loadWorkerConfig());
+  const stopExitingOnSignal = exitOnSignalWhileStarting(logger);
   // Spawned by `npm start`: the channel must not keep this process alive after the worker stopped, and
   // `npm start` gone, however it ended (even SIGKILL), this process stops too: at once while starting,
   // gracefully (as on SIGTERM) once the worker runs.
@@ -60,6 +102,7 @@ async function main(): Promise<void> {
   const connection = await connectTemporalWorker(config.temporal);
   // A client for activities that ask other workflows (scheduled mandate debits) or read our own flows (reconciliation), and for the Schedules.
   const clientConnection = await connectTemporalClient(config.temporal);
+  await refuseUnreadyNamespace(clientConnection, config.temporal, logger);
   const client = await createTemporalClient({
     ...config.temporal,
     encryption: config.encryption,
@@ -138,6 +181,7 @@ async function main(): Promise<void> {
   );
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   const running = worker.run();
+  stopExitingOnSignal();
   // Development: this version becomes current once the server has seen its pollers (no deploy step).
   // Production: `temporal worker deployment set-current-version` (or a ramp) does it (docs/operations.md).
   const madeCurrent =
