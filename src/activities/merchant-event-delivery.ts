@@ -5,9 +5,12 @@
 //    replayed or retried emission), so an event is never delivered by two workflows at once.
 //  - deliverMerchantEvent signs with the worker's NOTIFY_SECRET and POSTs once (10 s); its answer
 //    says delivered, gone (410) or retry. The secret never enters history: only the outcome does.
+//    A target this deployment never sends to (src/notify/target-guard.ts: a private address, http
+//    in production, a host outside NOTIFY_ALLOWED_HOSTS) ends the delivery at once with the reason.
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { deliverOnce, type DeliveryAttempt } from '../notify/deliver';
+import { outboundPolicyOf } from '../notify/target-guard';
 import {
   MERCHANT_EVENT_DELIVERY_DEFAULTS,
   MERCHANT_EVENT_FLOW,
@@ -18,7 +21,8 @@ import {
 import { flowStartOptions } from '../shared/flow-summary';
 import type { ActivityDeps } from './deps';
 
-export type MerchantEventAttempt = DeliveryAttempt | { outcome: 'misconfigured'; error: string };
+export type MerchantEventAttempt =
+  Exclude<DeliveryAttempt, { outcome: 'refused' }> | { outcome: 'misconfigured'; error: string };
 
 export function createMerchantEventDeliveryActivities(deps: ActivityDeps) {
   return {
@@ -60,7 +64,18 @@ export function createMerchantEventDeliveryActivities(deps: ActivityDeps) {
         secret,
         input.event,
         MERCHANT_EVENT_DELIVERY_DEFAULTS.attemptTimeoutMs,
+        {
+          policy: outboundPolicyOf(deps.config),
+        },
       );
+      // Not retried: the same URL is refused on every attempt (the workflow ends it delivery_failed).
+      if (attempt.outcome === 'refused') {
+        deps.logger.warn(
+          { eventId: input.event.id, type: input.event.type, error: attempt.error },
+          'merchant event refused',
+        );
+        return { outcome: 'misconfigured', error: attempt.error };
+      }
       if (attempt.outcome === 'retry')
         deps.logger.warn(
           { eventId: input.event.id, type: input.event.type, error: attempt.error },

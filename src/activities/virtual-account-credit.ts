@@ -1,5 +1,6 @@
 // Virtual-account credit activities: the durable duplicate check (va_credit_records) and the
 // confirmation of the unsigned fields by the service's own query (C5).
+import { outboundPolicyOf } from '../notify/target-guard';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import {
   AuthenticationError,
@@ -87,12 +88,14 @@ export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
   const { api, logger } = deps;
   const log = logger.child({ flow: 'va-credit' });
   const target = creditHandoffTarget(deps.config);
+  // The same outbound rules as every merchant event (src/notify/target-guard.ts).
+  const policy = outboundPolicyOf(deps.config);
   const handler: CreditHandler | undefined =
     deps.creditHandler ??
     (target?.format === 'event'
-      ? eventCreditHandler(target)
+      ? eventCreditHandler({ ...target, policy })
       : target?.format === 'callback'
-        ? httpCreditHandler(target)
+        ? httpCreditHandler({ ...target, policy })
         : undefined);
   /** With an events target, a hand-over that fails names it, so the flow can tell it that it gave up (docs/events.md). */
   const failureDetails = !deps.creditHandler && target?.format === 'event' ? [{ notify: { url: target.url } }] : [];

@@ -9,6 +9,7 @@ import { workerTuningConfig, workerTuningEnvShape, workerTuningIssues, type Work
 import { taskQueuesConfig, taskQueuesEnvShape, taskQueuesIssues, type TaskQueuesConfig } from './task-queues';
 import { isNearCopy, productionGuardIssues } from './production-guards';
 import { returnLinkEnvShape, type ReturnLinkConfig } from './return-links';
+import { notifySecretIssue } from '../notify/secrets';
 
 export { WORKER_TUNING_DEFAULTS, type WorkerTuningConfig } from './worker-tuning';
 import { durationMs } from '../shared/duration';
@@ -198,10 +199,21 @@ export const envSchema = z
     // (a starter's per-flow `notify.url` overrides it), signed under a Standard Webhooks secret, and
     // how long a delivery is retried before it is marked delivery_failed.
     NOTIFY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    // One whsec_ secret, or several (comma or space separated) while rotating: each signs every event.
     NOTIFY_SECRET: z
       .string()
-      .regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, 'must start with whsec_ followed by base64 of at least 24 bytes')
+      .superRefine((raw, ctx) => {
+        const issue = notifySecretIssue(raw);
+        if (issue) ctx.addIssue({ code: 'custom', message: issue });
+      })
       .optional(),
+    // Only these hosts (comma-separated) may receive events; unset: any public host.
+    NOTIFY_ALLOWED_HOSTS: z
+      .string()
+      .regex(/^[-A-Za-z0-9.:[\]\s,]+$/, 'must be host names, comma-separated (events.example.com,hooks.example.com)')
+      .optional(),
+    // Loopback and private addresses as event targets: default true outside production, false in it.
+    NOTIFY_ALLOW_PRIVATE: optionalBool,
     NOTIFY_RETRY_FOR: z
       .string()
       .regex(/^\d+\s*(s|m|h|d)$/, 'must be a duration such as "3d", "12h" or "30m"')
@@ -321,6 +333,15 @@ export const envSchema = z
     }
     if (env.NOTIFY_URL && productionModeOf(env) && !env.NOTIFY_URL.startsWith('https://')) {
       ctx.addIssue({ code: 'custom', path: ['NOTIFY_URL'], message: 'must be an https:// URL in production' });
+    }
+    for (const variable of ['NOTIFY_URL', 'VA_CREDIT_NOTIFY_URL'] as const) {
+      const url = env[variable];
+      if (
+        url &&
+        env.NOTIFY_ALLOWED_HOSTS &&
+        !hostList(env.NOTIFY_ALLOWED_HOSTS).includes(hostList(new URL(url).hostname)[0]!)
+      )
+        ctx.addIssue({ code: 'custom', path: [variable], message: 'must name a host of NOTIFY_ALLOWED_HOSTS' });
     }
     if (env.VA_CREDIT_NOTIFY_URL && !env.NOTIFY_SECRET) {
       ctx.addIssue({
@@ -458,7 +479,16 @@ export interface AppConfig {
    * Events to the merchant's backend (docs/events.md): the default URL starters put into a flow's
    * input, the whsec_ secret the worker signs with, and the delivery window. No URL: no events.
    */
-  notify: { url?: string; secret?: string; retryForMs: number };
+  notify: {
+    url?: string;
+    /** NOTIFY_SECRET as given: one whsec_ secret or several (notifySecretEntries); each signs. */
+    secret?: string;
+    retryForMs: number;
+    /** NOTIFY_ALLOWED_HOSTS, lower case: when set, the only hosts events go to (src/notify/target-guard.ts). */
+    allowedHosts?: string[];
+    /** NOTIFY_ALLOW_PRIVATE: loopback and private addresses as targets (default: outside production only). */
+    allowPrivate: boolean;
+  };
   /** Metrics scrape address, health endpoints, tracing (docs/operations.md). */
   observability: ObservabilityConfig;
   /** Worker tuning (WORKER_*): src/workers/tuning.ts maps it to the SDK's WorkerOptions. */
@@ -591,6 +621,8 @@ export function buildConfig(
       ...(env.NOTIFY_URL ? { url: env.NOTIFY_URL } : {}),
       ...(env.NOTIFY_SECRET ? { secret: env.NOTIFY_SECRET } : {}),
       retryForMs: durationMs(env.NOTIFY_RETRY_FOR),
+      ...(env.NOTIFY_ALLOWED_HOSTS ? { allowedHosts: hostList(env.NOTIFY_ALLOWED_HOSTS) } : {}),
+      allowPrivate: env.NOTIFY_ALLOW_PRIVATE ?? !production,
     },
     observability: observabilityConfig(env, production),
     worker: workerTuningConfig(env),
@@ -598,6 +630,20 @@ export function buildConfig(
     deployment: workerDeploymentConfig(env, production),
     logLevel: env.LOG_LEVEL,
   };
+}
+
+/** NOTIFY_ALLOWED_HOSTS as compared: lower case, no brackets, no trailing dot. */
+function hostList(raw: string): string[] {
+  return raw
+    .split(/[\s,]+/)
+    .map((h) =>
+      h
+        .trim()
+        .toLowerCase()
+        .replace(/^\[|\]$/g, '')
+        .replace(/\.$/, ''),
+    )
+    .filter(Boolean);
 }
 
 /**

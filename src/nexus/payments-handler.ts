@@ -11,6 +11,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { getClient, startWorkflow, WorkflowRunOperationHandler, type WorkflowHandle } from '@temporalio/nexus';
 import { z } from 'zod';
 import type { ReturnLinkConfig } from '../config/return-links';
+import { productionModeOf } from '../config/config';
 import { cardDisplay } from '../shared/claim-check';
 import type { CardPaymentInput } from '../shared/card-payment';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
@@ -40,6 +41,8 @@ import { paymentsNexusService, type MandateDebitOperationInput } from './payment
 export interface PaymentsNexusOptions {
   /** NOTIFY_URL: the event target of a flow whose input names none. */
   notifyUrl?: string;
+  /** Production mode: a caller's notify.url must be https (default: as src/config decides from the environment). */
+  production?: boolean;
   /** RETURN_LINK_KEY and TTL: return URLs are signed where they are built (here, for Nexus callers). */
   returnLinks?: ReturnLinkConfig;
 }
@@ -107,6 +110,12 @@ function parsed<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.o
   }
 }
 
+/** A caller's plain-http event target is refused in production, naming the field (docs/security.md). */
+function refuseHttpNotifyInProduction(url: string | undefined, production: boolean): void {
+  if (production && url !== undefined && !url.startsWith('https://'))
+    throw new nexus.HandlerError('BAD_REQUEST', 'notify.url: must be an https:// URL in production');
+}
+
 /** A workflow-run operation: the flow started under its starter's id and attributes; a taken reference refused. */
 /** A start whose workflow takes the caller's input as it came (the workflow parses it again); `v` is it parsed. */
 function asGiven<V>(raw: unknown, v: V, start: (v: V) => Omit<FlowStartSpec, 'input'>): FlowStartSpec {
@@ -137,6 +146,12 @@ function flowOperation<I, O>(spec: (input: I) => FlowStartSpec): WorkflowRunOper
 /** The payments service's handler; `opts` as the worker's config gives them (docs/nexus.md). */
 export function paymentsNexusHandler(opts: PaymentsNexusOptions = {}) {
   const ctx = { ...(opts.notifyUrl ? { notifyUrl: opts.notifyUrl } : {}), returnLinks: opts.returnLinks };
+  const production = opts.production ?? productionModeOf(process.env);
+  /** withNotify, after production's https rule on the caller's own notify.url. */
+  const resolveNotify = <T extends MerchantEventInput>(input: T): T => {
+    refuseHttpNotifyInProduction(input?.notify?.url, production);
+    return withNotify(ctx, input);
+  };
   const payment = <T extends { transactionRef: string; amount: number; currency: string }>(
     flow: string,
     workflowType: string,
@@ -151,27 +166,27 @@ export function paymentsNexusHandler(opts: PaymentsNexusOptions = {}) {
   /** A bank debit or USSD payment: validated, its event target resolved, started `initiating`. */
   type DirectInput = { transactionRef: string; amount: number; currency: string } & MerchantEventInput;
   const directPayment = (flow: string, workflowType: string, schema: z.ZodType<DirectInput>, raw: unknown) =>
-    payment(flow, workflowType, 'initiating', withNotify(ctx, parsed(schema, raw, 'payment')));
+    payment(flow, workflowType, 'initiating', resolveNotify(parsed(schema, raw, 'payment')));
   /** asGiven, with the event target resolved into the raw input (once `v` parsed it). */
   const givenWithNotify = <V>(raw: unknown, v: V, start: (v: V) => Omit<FlowStartSpec, 'input'>) =>
-    asGiven(withNotify(ctx, raw as MerchantEventInput), v, start);
+    asGiven(resolveNotify(raw as MerchantEventInput), v, start);
   return nexus.serviceHandler(paymentsNexusService, {
     cardPayment: flowOperation((raw) =>
       payment(
         'card',
         'cardPaymentWorkflow',
         'charging',
-        withSignedReturn(ctx, withNotify(ctx, parsed(sealedCardPaymentSchema, raw, 'payment') as CardPaymentInput)),
+        withSignedReturn(ctx, resolveNotify(parsed(sealedCardPaymentSchema, raw, 'payment') as CardPaymentInput)),
       ),
     ),
     bankPayment: flowOperation((raw) => directPayment('bank', 'bankPaymentWorkflow', bankPaymentInputSchema, raw)),
     ussdPayment: flowOperation((raw) => directPayment('ussd', 'ussdPaymentWorkflow', ussdPaymentInputSchema, raw)),
     checkoutPayment: flowOperation((raw) => {
-      const v = withSignedReturn(ctx, withNotify(ctx, parsed(checkoutInputSchema, raw, 'payment')));
+      const v = withSignedReturn(ctx, resolveNotify(parsed(checkoutInputSchema, raw, 'payment')));
       return payment(v.isRecurring ? 'recurring' : 'checkout', 'checkoutWorkflow', 'initiating', v);
     }),
     tokenCharge: flowOperation((raw) => {
-      const v = withNotify(ctx, parsed(tokenChargeSchema, raw, 'token charge'));
+      const v = resolveNotify(parsed(tokenChargeSchema, raw, 'token charge'));
       return {
         workflowType: 'tokenChargeWorkflow',
         workflowId: paymentWorkflowId(v.reference),
@@ -192,7 +207,7 @@ export function paymentsNexusHandler(opts: PaymentsNexusOptions = {}) {
         workflowType: 'vendElectricityWorkflow',
         workflowId: vendWorkflowId(v.order_ref),
         // The raw input (the workflow parses it again), with its event target resolved, as the starter passes it.
-        input: withNotify(ctx, raw),
+        input: resolveNotify(raw),
         search: { flow: 'vend', reference: v.order_ref, status: VEND_FIRST_STATUS, currency: 'NGN' },
       };
     }),

@@ -14,10 +14,20 @@ export {
 } from '../shared/merchant-event';
 export {
   NOTIFY_SECRET_PATTERN,
+  notifySecretEntries,
+  notifySecretIssue,
   newNotifySecret,
   signEvent,
   verifyEvent,
   WebhookVerificationError,
   type SignedEvent,
 } from './signing';
-export { deliverOnce, type DeliveryAttempt } from './deliver';
+export { deliverOnce, type DeliveryAttempt, type DeliveryOptions } from './deliver';
+export {
+  addressRefusal,
+  checkTarget,
+  outboundPolicyOf,
+  RefusedTarget,
+  urlRefusal,
+  type OutboundPolicy,
+} from './target-guard';

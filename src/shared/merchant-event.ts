@@ -145,12 +145,29 @@ export interface MerchantEventInput {
   notify?: MerchantEventTarget;
 }
 
-/** The optional per-flow field of every starter input that emits events. */
+/**
+ * The optional per-flow field of every starter input that emits events: its shape only (pure, so
+ * workflow code may parse it). Production's https rule is the caller's (it knows the mode), and
+ * where the host resolves is checked at each delivery (src/notify/target-guard.ts).
+ */
 export const merchantEventTargetSchema = lazy('merchant-event.target', (z) =>
   z.strictObject({
-    url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
+    url: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .max(2048, 'must be at most 2048 characters')
+      .refine(hasNoCredentials, 'must not carry credentials (user:password@)'),
   }),
 );
+
+/** True when the URL names no user or password (they would be sent, and logged, with every event). */
+function hasNoCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '';
+  } catch {
+    return true; // not a URL: the url rule says so
+  }
+}
 
 /**
  * The event id: `evt_<workflow id>_<type>` (and `_<part>` for a sub-outcome such as one debit).

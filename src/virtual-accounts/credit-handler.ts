@@ -21,6 +21,14 @@ import {
   type MerchantEvent,
 } from '../shared/merchant-event';
 import { deliverOnce } from '../notify/deliver';
+import {
+  checkTarget,
+  DEVELOPMENT_POLICY,
+  pinnedDispatcher,
+  RefusedTarget,
+  type OutboundPolicy,
+} from '../notify/target-guard';
+import { readBoundedText } from '../http/bounded-body';
 
 /** What a handler receives. */
 export interface CreditHandoffRequest {
@@ -83,7 +91,12 @@ const RETRYABLE_4XX = new Set([408, 425, 429]);
  * 2xx, or 409 (the merchant already has this key): taken. 408/425/429 and 5xx, timeouts, resets:
  * retried. Any other 4xx: refused.
  */
-export function httpCreditHandler(opts: { url: string; secret: string; timeoutMs?: number }): CreditHandler {
+export function httpCreditHandler(opts: {
+  url: string;
+  secret: string;
+  timeoutMs?: number;
+  policy?: OutboundPolicy;
+}): CreditHandler {
   return async ({ idempotencyKey, credit, releasedFreeze }) => {
     const body = JSON.stringify({
       event: 'virtual_account.credit',
@@ -91,28 +104,49 @@ export function httpCreditHandler(opts: { url: string; secret: string; timeoutMs
       credit,
       ...(releasedFreeze ? { released_freeze: releasedFreeze } : {}),
     });
-    const res = await request(opts.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        [CREDIT_IDEMPOTENCY_HEADER]: idempotencyKey,
-        [CREDIT_SIGNATURE_HEADER]: signCreditCallback(opts.secret, body, Math.floor(Date.now() / 1000)),
-      },
-      body,
-      headersTimeout: opts.timeoutMs ?? 15_000,
-      bodyTimeout: opts.timeoutMs ?? 15_000,
-    });
-    // Only the status matters; the body is read (bounded) for the record and to free the socket.
-    const text = (await res.body.text()).slice(0, 200);
-    if (res.statusCode >= 200 && res.statusCode < 300) return { detail: `HTTP ${res.statusCode}` };
-    if (res.statusCode === 409) return { detail: 'HTTP 409: the handler already had this idempotency key' };
-    if (res.statusCode >= 400 && res.statusCode < 500 && !RETRYABLE_4XX.has(res.statusCode)) {
-      throw new CreditHandlerRefused(
-        `the credit handler refused the credit: HTTP ${res.statusCode}${text ? ` ${text}` : ''}`,
-      );
+    const target = await checkedTarget(opts.url, opts.policy);
+    const dispatcher = pinnedDispatcher(target);
+    try {
+      // No redirect is followed (undici's request): a 3xx is a refusal like any other non-2xx status.
+      const res = await request(target.url, {
+        method: 'POST',
+        dispatcher,
+        headers: {
+          'content-type': 'application/json',
+          [CREDIT_IDEMPOTENCY_HEADER]: idempotencyKey,
+          [CREDIT_SIGNATURE_HEADER]: signCreditCallback(opts.secret, body, Math.floor(Date.now() / 1000)),
+        },
+        body,
+        headersTimeout: opts.timeoutMs ?? 15_000,
+        bodyTimeout: opts.timeoutMs ?? 15_000,
+      });
+      // Only the status matters; at most 64 KiB of the body is read, and 200 characters kept for the record.
+      const text = (await readBoundedText(res.body)).slice(0, 200);
+      return creditAnswer(res.statusCode, text);
+    } finally {
+      await dispatcher.destroy().catch(() => undefined);
     }
-    throw new Error(`the credit handler answered HTTP ${res.statusCode}; retried`);
   };
+}
+
+/** The callback's target, checked (src/notify/target-guard.ts): a refused one is refused for good. */
+async function checkedTarget(url: string, policy: OutboundPolicy = DEVELOPMENT_POLICY) {
+  try {
+    return await checkTarget(url, policy);
+  } catch (err) {
+    if (err instanceof RefusedTarget) throw new CreditHandlerRefused(`the credit handler's ${err.message}`);
+    throw err;
+  }
+}
+
+/** The callback's answer by the credit's rules (see httpCreditHandler). */
+function creditAnswer(status: number, text: string): { detail: string } {
+  if (status >= 200 && status < 300) return { detail: `HTTP ${status}` };
+  if (status === 409) return { detail: 'HTTP 409: the handler already had this idempotency key' };
+  if (status >= 400 && status < 500 && !RETRYABLE_4XX.has(status)) {
+    throw new CreditHandlerRefused(`the credit handler refused the credit: HTTP ${status}${text ? ` ${text}` : ''}`);
+  }
+  throw new Error(`the credit handler answered HTTP ${status}; retried`);
 }
 
 /**
@@ -149,11 +183,20 @@ export function creditReceivedEvent(req: CreditHandoffRequest): MerchantEvent {
  * the answer: 2xx or 409 taken; 410 and any other 4xx but 408/425/429 refused; anything else
  * retried by the credit workflow (the same event id every time).
  */
-export function eventCreditHandler(opts: { url: string; secret: string; timeoutMs?: number }): CreditHandler {
+export function eventCreditHandler(opts: {
+  url: string;
+  /** NOTIFY_SECRET: one whsec_ secret or several (rotation); each signs. */
+  secret: string;
+  timeoutMs?: number;
+  policy?: OutboundPolicy;
+}): CreditHandler {
   return async (req) => {
     const timeoutMs = opts.timeoutMs ?? MERCHANT_EVENT_DELIVERY_DEFAULTS.attemptTimeoutMs;
-    const attempt = await deliverOnce(opts.url, opts.secret, creditReceivedEvent(req), timeoutMs);
+    const attempt = await deliverOnce(opts.url, opts.secret, creditReceivedEvent(req), timeoutMs, {
+      ...(opts.policy ? { policy: opts.policy } : {}),
+    });
     if (attempt.outcome === 'delivered') return { detail: `HTTP ${attempt.httpStatus} (event)` };
+    if (attempt.outcome === 'refused') throw new CreditHandlerRefused(`the credit's event endpoint: ${attempt.error}`);
     if (attempt.outcome === 'gone') throw new CreditHandlerRefused(`the credit's event endpoint refused it: HTTP 410`);
     const status = attempt.httpStatus;
     if (status === 409) return { detail: 'HTTP 409: the handler already had this event' };

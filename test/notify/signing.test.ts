@@ -117,7 +117,8 @@ describe('settings', () => {
       url: base.NOTIFY_URL,
       secret,
       retryForMs: 12 * 3_600_000,
+      allowPrivate: true,
     });
-    expect(loadConfig({}).notify).toEqual({ retryForMs: 3 * 86_400_000 });
+    expect(loadConfig({}).notify).toEqual({ retryForMs: 3 * 86_400_000, allowPrivate: true });
   });
 });

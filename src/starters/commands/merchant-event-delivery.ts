@@ -10,7 +10,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
-import { newNotifySecret, verifyEvent, NOTIFY_SECRET_PATTERN, type MerchantEvent } from '../../notify';
+import { newNotifySecret, verifyEvent, notifySecretIssue, type MerchantEvent } from '../../notify';
 import { StarterInputError } from '../../shared/input-error';
 import { listMerchantEvents, redeliverMerchantEvent, replayMerchantEvents } from '../merchant-event-delivery';
 import { currentIo, type ContextFactory } from './context';
@@ -96,7 +96,8 @@ export function registerNotifyCommands(program: Command, context: ContextFactory
     .action(async (o: { port: string; host: string; secret?: string; json?: boolean }) => {
       const envSecret = currentIo().env.NOTIFY_SECRET;
       const secret = o.secret ?? envSecret ?? newNotifySecret();
-      if (!NOTIFY_SECRET_PATTERN.test(secret))
+      // NOTIFY_SECRET may list several secrets (a rotation): an event signed under any of them verifies.
+      if (notifySecretIssue(secret))
         throw new StarterInputError('notify', [{ field: 'secret', rule: 'must start with whsec_ (base64 after it)' }]);
       const listener = await startListener({ port: Number(o.port), host: o.host, secret }, (line, event) =>
         o.json && event ? streamJson(event) : progress(line),
