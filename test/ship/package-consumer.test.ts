@@ -1,28 +1,49 @@
-// The package as a backend gets it from the registry: `npm pack` makes the tarball (dist and its
-// types, the LICENSE; no sources, tests or source maps), `npm publish --dry-run` accepts it, and a
-// throwaway project installs it and type-checks and runs a consumer script that uses every
-// documented import, once as CommonJS (consumer.cts) and once as ESM (consumer.mts). The script
-// checks that an API error from the package's PaymentsClient is `instanceof` the package's error
-// classes and that verifyEvent accepts a signed event and refuses a tampered one.
-// Slow: npm installs the package's dependencies (from npm's cache when they are there).
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The package as a backend gets it, from a fresh clone of the committed HEAD (not the working tree,
+// where a dist/ built earlier would hide a package that ships none): `npm pack` there builds first
+// (the `prepack` script) and makes the tarball (dist and its types, the LICENSE; no sources, tests,
+// scripts or source maps), and `npm publish --dry-run` accepts it under the scoped name with
+// restricted access. Two throwaway backends install the tarball side by side:
+// - with npm: a consumer script that uses every documented import type-checks and runs, once as
+//   CommonJS (consumer.cts) and once as ESM (consumer.mts); it checks that an API error from the
+//   package's PaymentsClient is `instanceof` the package's error classes and that verifyEvent accepts
+//   a signed event and refuses a tampered one; the client entry loads no @temporalio/worker;
+// - with pnpm (pinned, no hoisting: a package sees only what it declares, so an undeclared import
+//   fails): every entry loads, the same consumer runs, and examples/merchant-backend/server.js starts
+//   on the suite's dev server and claim-check database, serves its page and refuses a bad card by field.
+// Nothing runs a dependency's install script that the package needs (no postinstall of its own: a
+// backend fetches no Python, Temporal CLI or test server).
+// Slow (about a minute): the build in the clone, then npm and pnpm install the package's
+// dependencies (from their caches when they are there).
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
-import { runCommand } from '../support/run-command';
-import { ensureBuilt } from './build';
+import { runCommand, type CommandResult } from '../support/run-command';
+import { testConfig } from '../support/stack';
 
 jest.setTimeout(600_000);
+
+/** pnpm, pinned, run through npx (npm's cache keeps it): the strict installer a backend may use. */
+const PNPM = 'pnpm@12.21.0';
 
 // npm's own log level, whatever ran the suite (`npm run --silent` passes loglevel=silent down, and a
 // silent `npm publish --dry-run` prints nothing to check).
 const npmEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_loglevel: 'notice' };
-const npm = (args: string[], cwd: string): SpawnSyncReturns<string> =>
-  spawnSync('npm', args, { cwd, encoding: 'utf8', env: npmEnv });
-/** Like `npm` above, without blocking the event loop, so that independent commands run side by side. */
+const run = (command: string, args: string[], cwd: string): SpawnSyncReturns<string> =>
+  spawnSync(command, args, { cwd, encoding: 'utf8', env: npmEnv });
+/** Like `run` above, without blocking the event loop, so that independent commands run side by side. */
 const spawnAsync = (command: string, args: string[], cwd: string) => runCommand(command, args, { cwd, env: npmEnv });
-const ok = (r: SpawnSyncReturns<string>, what: string): string => {
+const ok = <R extends { status: number | null; stdout: string; stderr: string }>(r: R, what: string): string => {
   if (r.status !== 0) throw new Error(`${what} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 };
@@ -32,10 +53,104 @@ const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8'))
   version: string;
   license: string;
   private?: boolean;
+  publishConfig?: { access?: string };
   devDependencies: Record<string, string>;
 };
+const ENTRIES = [pkg.name, `${pkg.name}/client`, `${pkg.name}/nexus`, `${pkg.name}/nexus/service`];
 const work = mkdtempSync(join(tmpdir(), 'payflow-consumer-'));
+const clone = join(work, 'clone');
+const npmBackend = join(work, 'npm-backend');
+const pnpmBackend = join(work, 'pnpm-backend');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/**
+ * A clone of the committed HEAD. Its node_modules is a link to the working tree's: the same locked
+ * dependencies, without a second `npm install` (about 50 s); the build reads them, the tarball holds none.
+ */
+function cloneHead(): void {
+  const head = ok(run('git', ['rev-parse', 'HEAD'], PROJECT_ROOT), 'git rev-parse').trim();
+  ok(run('git', ['clone', '--quiet', '--no-checkout', PROJECT_ROOT, clone], work), 'git clone');
+  ok(run('git', ['checkout', '--quiet', head], clone), 'git checkout');
+  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(clone, 'node_modules'));
+}
+
+/** `npm pack` in the clone (its prepack builds; the build's output comes before npm's JSON). */
+function pack(): { tarball: string; files: string[] } {
+  const out = ok(run('npm', ['pack', '--json', '--pack-destination', work], clone), 'npm pack');
+  const packed = JSON.parse(out.slice(out.search(/^\[/m))) as { filename: string; files: { path: string }[] }[];
+  return { tarball: join(work, packed[0].filename), files: packed[0].files.map((f) => f.path) };
+}
+
+/** A new project that installs the tarball: with npm (and TypeScript for the consumer), or with pnpm. */
+function installInto(dir: string, tarball: string, installer: 'npm' | 'pnpm'): Promise<CommandResult> {
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '0.0.0', private: true }));
+  if (installer === 'npm')
+    return spawnAsync(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        tarball,
+        `typescript@${pkg.devDependencies.typescript}`,
+        `@types/node@${pkg.devDependencies['@types/node']}`,
+      ],
+      dir,
+    );
+  // hoist=false: no hidden node_modules/.pnpm/node_modules where an undeclared package would still be
+  // found. The dependencies' own build scripts (@swc/core, protobufjs) are not needed: left unapproved.
+  return spawnAsync(
+    'npx',
+    ['--yes', PNPM, 'add', '--prefer-offline', '--config.hoist=false', '--config.strict-dep-builds=false', tarball],
+    dir,
+  );
+}
+
+/** The packages `require(entry)` loads in a new Node process of `dir` (as a backend's process would). */
+function packagesLoadedBy(entry: string, dir: string): string[] {
+  const script = `require(${JSON.stringify(entry)});
+    const names = Object.keys(require.cache).filter((f) => f.includes('/node_modules/'))
+      .map((f) => f.split('/node_modules/').pop().split('/')).map((p) => (p[0].startsWith('@') ? p[0] + '/' + p[1] : p[0]));
+    console.log(JSON.stringify([...new Set(names)].sort()));`;
+  return JSON.parse(ok(run(process.execPath, ['-e', script], dir), `require(${entry}) in ${dir}`)) as string[];
+}
+
+/** examples/merchant-backend/server.js, run from `dir` on the suite's dev server and claim-check database. */
+async function startExampleBackend(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  copyFileSync(join(PROJECT_ROOT, 'examples', 'merchant-backend', 'server.js'), join(dir, 'server.js'));
+  const config = testConfig();
+  const backend = spawn(process.execPath, ['server.js'], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      TEMPORAL_ADDRESS: config.temporal.address,
+      TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
+      CLAIM_CHECK_DATABASE_URL: config.claimCheck.databaseUrl,
+      MERCHANT_BACKEND_PORT: '0',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  for (const stream of [backend.stdout, backend.stderr]) stream.on('data', (d: Buffer) => (output += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const listening = /listening on (http:\/\/\S+)/.exec(output);
+      if (listening) resolve((clearInterval(timer), listening[1]));
+    }, 50);
+    backend.once(
+      'exit',
+      (code) => (clearInterval(timer), reject(new Error(`the backend exited (${code}):\n${output}`))),
+    );
+  });
+  const stop = () =>
+    new Promise<void>((resolve) =>
+      backend.exitCode !== null ? resolve() : (backend.once('exit', () => resolve()), backend.kill('SIGTERM')),
+    );
+  return { url, stop };
+}
 
 // Every name the docs and the example backend import, and the API error classes (instanceof).
 const CONSUMER = `import {
@@ -80,7 +195,7 @@ const CONSUMER = `import {
   type MerchantEventType,
   type PaymentsClientOptions,
   type StarterContext,
-} from 'payflow-temporal';
+} from '@payflow/temporal';
 
 const functions: Record<string, unknown> = {
   BadRequestError, AuthenticationError, NotFoundError, ConflictError, RateLimitError, ServerError, TimeoutError,
@@ -139,25 +254,70 @@ main().catch((err: unknown) => {
 });
 `;
 
-describe('the package as a backend installs it', () => {
+/** Compiles the consumer in the npm backend (its TypeScript): out/consumer.cjs and out/consumer.mjs. */
+function compileConsumer(): void {
+  writeFileSync(join(npmBackend, 'consumer.cts'), CONSUMER);
+  writeFileSync(join(npmBackend, 'consumer.mts'), CONSUMER);
+  writeFileSync(
+    join(npmBackend, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        strict: true,
+        skipLibCheck: true,
+        types: ['node'],
+        outDir: 'out',
+      },
+      files: ['consumer.cts', 'consumer.mts'],
+    }),
+  );
+  const tsc = join(npmBackend, 'node_modules', 'typescript', 'bin', 'tsc');
+  ok(run(process.execPath, [tsc, '-p', 'tsconfig.json'], npmBackend), 'tsc');
+}
+
+/** The compiled consumers (`out/` of the npm backend) run from `dir`: what each printed and how it ended. */
+async function runConsumers(
+  dir: string,
+): Promise<{ script: string; status: number | null; stderr: string; stdout: string }[]> {
+  const scripts = [join(npmBackend, 'out', 'consumer.cjs'), join(npmBackend, 'out', 'consumer.mjs')];
+  // Copied into `dir`, so that the package resolves from that project's node_modules.
+  const copies = scripts.map((script) => {
+    const copy = join(dir, `run-${script.split('/').pop()}`);
+    copyFileSync(script, copy);
+    return copy;
+  });
+  const runs = await Promise.all(copies.map((copy) => spawnAsync(process.execPath, [copy], dir)));
+  return runs.map((r, i) => ({ script: copies[i], status: r.status, stderr: r.stderr, stdout: r.stdout }));
+}
+
+describe('the package as a backend installs it, from a fresh clone', () => {
   let tarball: string;
   let files: string[];
-  // Reads only the project (no registry write): started with the pack, read by its test.
-  let publishDryRun: ReturnType<typeof spawnAsync>;
+  let installs: Record<'npm' | 'pnpm', CommandResult>;
+  // Reads only the clone (no registry write): started beside the installs, read by its test.
+  let publishDryRun: Promise<CommandResult>;
 
   beforeAll(async () => {
-    await ensureBuilt();
-    publishDryRun = spawnAsync('npm', ['publish', '--dry-run'], PROJECT_ROOT);
-    const packed = JSON.parse(ok(npm(['pack', '--json', '--pack-destination', work], PROJECT_ROOT), 'npm pack')) as {
-      filename: string;
-      files: { path: string }[];
-    }[];
-    tarball = join(work, packed[0].filename);
-    files = packed[0].files.map((f) => f.path);
+    const started = Date.now();
+    cloneHead();
+    ({ tarball, files } = pack());
+    const packed = Date.now();
+    // The pack built dist/ in the clone: the dry run checks what would be published, not the build again.
+    publishDryRun = spawnAsync('npm', ['publish', '--dry-run', '--ignore-scripts'], clone);
+    const [npmInstall, pnpmInstall] = await Promise.all([
+      installInto(npmBackend, tarball, 'npm'),
+      installInto(pnpmBackend, tarball, 'pnpm'),
+    ]);
+    installs = { npm: npmInstall, pnpm: pnpmInstall };
+    process.stderr.write(
+      `package-consumer: clone and pack ${Math.round((packed - started) / 1000)} s, npm and pnpm installs ${Math.round((Date.now() - packed) / 1000)} s\n`,
+    );
   });
 
-  it('is publishable: MIT, not private, and npm publish --dry-run accepts it', async () => {
-    expect(pkg).toMatchObject({ license: 'MIT' });
+  it('is publishable: MIT, scoped, restricted, and npm publish --dry-run in the clone accepts it', async () => {
+    expect(pkg).toMatchObject({ license: 'MIT', name: '@payflow/temporal', publishConfig: { access: 'restricted' } });
     expect(pkg.private).toBeUndefined();
     expect(readFileSync(join(PROJECT_ROOT, 'LICENSE'), 'utf8')).toMatch(
       /^MIT License[\s\S]*payflow-temporal contributors/,
@@ -165,74 +325,65 @@ describe('the package as a backend installs it', () => {
     const dry = await publishDryRun;
     expect(dry.status).toBe(0);
     expect(dry.stdout + dry.stderr).toContain(`${pkg.name}@${pkg.version}`);
+    expect(dry.stdout + dry.stderr).toContain('restricted access');
   });
 
-  it('the tarball holds the built entry, its types, the bin and the LICENSE; no sources, tests or maps', () => {
+  it('the tarball holds the built entries, their types, the bin and the LICENSE; no sources, scripts, tests or maps', () => {
     expect(files).toEqual(
       expect.arrayContaining([
         'package.json',
         'LICENSE',
         'dist/starters/index.js',
         'dist/starters/index.d.ts',
+        'dist/starters/client.js',
+        'dist/starters/client.d.ts',
+        'dist/nexus/index.js',
+        'dist/nexus/payments-service.js',
         'dist/starters/cli.js',
-        'scripts/install-temporal.mjs',
+        'dist/workflow-bundle.js',
       ]),
     );
-    expect(files.filter((f) => /^(src|test|bench|chaos)\//.test(f) || f.endsWith('.map'))).toEqual([]);
+    expect(files.filter((f) => /^(src|test|bench|chaos|scripts)\//.test(f) || f.endsWith('.map'))).toEqual([]);
   });
 
-  it('installs into a new project; the consumer type-checks and runs from CommonJS and from ESM', async () => {
-    writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'consumer', version: '0.0.0', private: true }));
-    const started = Date.now();
-    ok(
-      npm(
-        [
-          'install',
-          '--no-audit',
-          '--no-fund',
-          '--prefer-offline',
-          '--ignore-scripts=false',
-          tarball,
-          `typescript@${pkg.devDependencies.typescript}`,
-          `@types/node@${pkg.devDependencies['@types/node']}`,
-        ],
-        work,
-      ),
-      'npm install',
-    );
-    process.stderr.write(`package-consumer: npm install took ${Math.round((Date.now() - started) / 1000)} s\n`);
-    writeFileSync(join(work, 'consumer.cts'), CONSUMER);
-    writeFileSync(join(work, 'consumer.mts'), CONSUMER);
-    writeFileSync(
-      join(work, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          strict: true,
-          skipLibCheck: true,
-          types: ['node'],
-          outDir: 'out',
-        },
-        files: ['consumer.cts', 'consumer.mts'],
-      }),
-    );
-    const tsc = join(work, 'node_modules', 'typescript', 'bin', 'tsc');
-    ok(spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: work, encoding: 'utf8' }), 'tsc');
-    // The two consumers and the bin npm linked (the CLI from the installed package), side by side.
-    const scripts = ['out/consumer.cjs', 'out/consumer.mjs'];
-    const [cjs, mjs, bin] = await Promise.all([
-      ...scripts.map((script) => spawnAsync(process.execPath, [script], work)),
-      spawnAsync(join(work, 'node_modules', '.bin', 'payflow'), ['--version'], work),
+  it('npm: the consumer type-checks and runs from CommonJS and from ESM; the client entry loads no @temporalio/worker', async () => {
+    ok(installs.npm, 'npm install');
+    compileConsumer();
+    const [runs, bin] = await Promise.all([
+      runConsumers(npmBackend),
+      spawnAsync(join(npmBackend, 'node_modules', '.bin', 'payflow'), ['--version'], npmBackend),
     ]);
-    for (const [script, run] of [
-      [scripts[0], cjs],
-      [scripts[1], mjs],
-    ] as const) {
-      expect({ script, status: run.status, stderr: run.stderr }).toEqual({ script, status: 0, stderr: '' });
-      expect(run.stdout).toMatch(/^consumer ok: \d+ functions, instanceof holds/);
+    for (const { script, status, stderr, stdout } of runs) {
+      expect({ script, status, stderr }).toEqual({ script, status: 0, stderr: '' });
+      expect(stdout).toMatch(/^consumer ok: \d+ functions, instanceof holds/);
     }
     expect({ status: bin.status, stdout: bin.stdout }).toEqual({ status: 0, stdout: `${pkg.version}\n` });
+    const client = packagesLoadedBy(`${pkg.name}/client`, npmBackend);
+    expect(client).toContain('@temporalio/client');
+    expect(client).not.toContain('@temporalio/worker');
+  });
+
+  it('pnpm (strict: no hoisting): every entry loads, the consumer runs, the example backend serves and validates', async () => {
+    ok(installs.pnpm, `pnpm (${PNPM}) add`);
+    for (const entry of ENTRIES) expect(packagesLoadedBy(entry, pnpmBackend).length).toBeGreaterThan(0);
+    // The npm test compiled the consumer; this one alone (-t pnpm) compiles it here.
+    if (!existsSync(join(npmBackend, 'out', 'consumer.cjs'))) compileConsumer();
+    for (const { script, status, stderr } of await runConsumers(pnpmBackend))
+      expect({ script, status, stderr }).toEqual({ script, status: 0, stderr: '' });
+    const backend = await startExampleBackend(pnpmBackend);
+    try {
+      const page = await fetch(`${backend.url}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<form id="card">');
+      const bad = await fetch(`${backend.url}/api/card`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 800_000, name: 'Ada Obi', email: 'ada@example.com', card: { number: '4242' } }),
+      });
+      expect(bad.status).toBe(400);
+      expect(String(((await bad.json()) as { error?: unknown }).error)).toMatch(/card/);
+    } finally {
+      await backend.stop();
+    }
   });
 });
