@@ -3,137 +3,18 @@
 // trace_flags), so the logs of a traced request can be found from its trace and back.
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { isSecretFieldName, REDACTED, scrubText } from './redaction';
 
-/**
- * Field names whose values never reach a log line, at any depth, written as words. A key matches
- * when its normalised form (lower case, everything but letters and digits removed) equals one of
- * these with the spaces removed, so `pinKey`, `pin_key`, `pin-key`, `PIN_KEY` and `PinKey` all match.
- * Not secret, so not listed: claim-check handles (`handle`, `cardHandle`), BIN, last four, brand,
- * masked PANs, amounts and references.
- */
-export const SECRET_FIELD_NAMES = [
-  // Card data.
-  'number',
-  'card number',
-  'card pan',
-  'pan',
-  'primary account number',
-  'cvv',
-  'cvv2',
-  'cvc',
-  'cvc2',
-  'csc',
-  'security code',
-  'expiry',
-  'expiry date',
-  'expiry month',
-  'expiry year',
-  'exp month',
-  'exp year',
-  'card expiry',
-  'card expiry month',
-  'card expiry year',
-  'track1',
-  'track2',
-  'track2 data',
-  'track data',
-  'chip data',
-  'icc data',
-  'emv data',
-  // PINs and OTPs.
-  'pin',
-  'pin block',
-  'pin block hex',
-  'encrypted pin',
-  'otp',
-  'otp token',
-  'otp code',
-  // BVN.
-  'bvn',
-  // Terminal and payments keys, tokens, passwords, credentials.
-  'pin key',
-  'pin key hex',
-  'working key',
-  'master key',
-  'session key',
-  'secret key',
-  'secret keys',
-  'api key',
-  'private key',
-  'token',
-  'session token',
-  'access token',
-  'refresh token',
-  'auth token',
-  'id token',
-  'admin token',
-  'codec token',
-  'authorization',
-  'proxy authorization',
-  'cookie',
-  'set cookie',
-  'password',
-  'passwd',
-  'passphrase',
-  'secret',
-  'client secret',
-  'x service encrypted body',
-  'x service signature',
-  'x squad encrypted body',
-  'x squad signature',
-  'encryption key',
-  'encryption keys',
-  'claim check keys',
-  // TLS private key locations and URLs that carry database credentials.
-  'key path',
-  'tls key path',
-  'database url',
-  'connection string',
-  // The configuration variables of the secrets above (an env dump is redacted too).
-  'payments secret key',
-  'codec server token',
-  'payload encryption keys',
-  'claim check database url',
-  'sandbox admin token',
-  'temporal api key',
-  'temporal tls key path',
-  'postgres password',
-  'sandbox secret keys',
-] as const;
-
-/** Lower case, no `_`, `-`, spaces or other separators: the form secret names are matched in. */
-export function normaliseFieldName(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
-}
-
-const SECRET_FIELDS: ReadonlySet<string> = new Set(SECRET_FIELD_NAMES.map(normaliseFieldName));
-
-/** True when a field of this name is redacted wherever it appears. */
-export function isSecretFieldName(name: string): boolean {
-  return SECRET_FIELDS.has(normaliseFieldName(name));
-}
-
-export const REDACTED = '[REDACTED]';
-
-/** Patterns scrubbed from free text (messages, error strings). */
-const SECRET_TEXT_PATTERNS: [RegExp, string | ((match: string) => string)][] = [
-  [/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, REDACTED], // Authorization header values
-  [/\b(?:sandbox_)?sk_[A-Za-z0-9_]{4,}/g, REDACTED], // secret keys
-  // Track 2 equivalent data: PAN, the 'D' (or '=') separator, expiry and service code, discretionary data.
-  [/;?\b\d{12,19}[D=]\d{4}\d*(?:F|\?)?/gi, REDACTED],
-  // Anything shaped like a PAN, also when letters touch it ('…D12', 'pan…abc'): digits bound it, not \b.
-  [/(?<!\d)\d{13,19}(?!\d)/g, REDACTED],
-  // A PAN written in groups: 13-19 digits separated by single spaces or dashes (4-4-4-4, 4-6-5, ...).
-  [/\b\d{4}(?:[ -]\d{2,7}){2,4}\b/g, (m) => (/^\d{13,19}$/.test(m.replace(/[ -]/g, '')) ? REDACTED : m)],
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^:/?#\s@]+:)[^@/\s]+@/gi, `$1${REDACTED}@`], // user:password@ in URLs
-];
-
-export function scrubText(text: string): string {
-  let out = text;
-  for (const [re, replacement] of SECRET_TEXT_PATTERNS)
-    out = typeof replacement === 'string' ? out.replace(re, replacement) : out.replace(re, replacement);
-  return out;
-}
+// What is secret has one home (src/logging/redaction.ts), shared with the API client's error bodies.
+export {
+  fieldNameWords,
+  isSecretFieldName,
+  normaliseFieldName,
+  REDACTED,
+  scrubText,
+  SECRET_FIELD_NAMES,
+  SECRET_WORDS,
+} from './redaction';
 
 /** Deep copy with secret-named keys replaced and secret-shaped text scrubbed. */
 export function redactDeep(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
