@@ -4,8 +4,9 @@
 // The worker runs as its own process (src/workers/main.ts, src/stack/worker-process.ts): its pid, memory
 // and metrics address are its own, so an operator sees what the worker costs. It creates the Schedules.
 // Ctrl-C stops everything, in order: the worker (SIGTERM; in-flight activities finish), the other services,
-// the claim-check PostgreSQL, then the dev server. The dev server, PostgreSQL and the worker run in process
-// groups of their own, so the terminal's Ctrl-C reaches only this process and not them first.
+// the claim-check PostgreSQL, then the dev server. At any moment, start-up included: a signal during a step
+// skips the steps left and stops what already started (src/stack/startup.ts). The dev server, PostgreSQL
+// and the worker run in process groups of their own, so the terminal's Ctrl-C reaches only this process.
 // A worker that exits on its own stops the stack (exit code 1): no restart loop hides a crash.
 // The SQLite file under TEMPORAL_DATA_DIR keeps running workflows.
 // `npm start -- --cluster`: the local multi-service Temporal cluster (docs/cluster.md, state in
@@ -15,14 +16,17 @@
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import 'dotenv/config';
-import { loadConfig, ConfigError } from '../config/config';
+import type { Logger } from 'pino';
+import { loadConfig, ConfigError, type AppConfig } from '../config/config';
 import { createLogger } from '../logging/logger';
 import { startDevServer, type DevServer } from './temporal-dev-server';
-import { runServices } from './services';
+import { runServices, type RunningServices } from './services';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/embedded';
-import { startProcessObservability } from '../observability/process';
+import { startProcessObservability, type ProcessObservability } from '../observability/process';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
-import { spawnWorkerProcess } from './worker-process';
+import { spawnWorkerProcess, type WorkerProcess } from './worker-process';
+import type { WorkerStartedMessage } from '../workers/main';
+import { Startup, StartupAborted } from './startup';
 import { startTemporalCluster, type TemporalCluster } from './temporal-cluster';
 import { startClusterUi, type ClusterUi } from './cluster-ui';
 import { PROJECT_ROOT, temporalBinaries } from './temporal-binaries';
@@ -49,22 +53,39 @@ async function ensureTemporalCli(): Promise<void> {
   process.exit(2);
 }
 
-async function main(): Promise<void> {
-  let config;
-  let cluster: TemporalCluster | undefined;
+/** What `npm start` reports in its banner (the worker's `worker-started` message among it). */
+interface StackParts {
+  config: AppConfig;
+  devServer?: DevServer;
+  clusterUi?: ClusterUi;
+  cluster?: TemporalCluster;
+  claimCheckDb?: EmbeddedPostgres;
+  observability: ProcessObservability;
+  services: RunningServices;
+  worker: WorkerProcess;
+  started: WorkerStartedMessage;
+}
+
+/** The configuration, and with `--cluster` the local cluster it points at (a step: Ctrl-C stops it). */
+async function loadStackConfig(startup: Startup): Promise<{ config: AppConfig; cluster?: TemporalCluster }> {
   try {
-    config = loadConfig();
-    if (process.argv.includes('--cluster')) {
-      cluster = await startTemporalCluster({
+    const config = loadConfig();
+    if (!process.argv.includes('--cluster')) return { config };
+    const cluster = await startup.step(
+      startTemporalCluster({
         dir: resolve(config.temporal.dataDir, 'cluster'),
         frontendPort: Number(config.temporal.address.split(':')[1]),
         ownProcessGroup: true,
         log: (line) => console.log(`[cluster] ${line}`),
-      });
-      // The worker process and this one's services read the same environment: the profile decides.
-      Object.assign(process.env, cluster.env, { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_EXTERNAL: 'true' });
-      config = loadConfig();
-    }
+      }),
+      async (c) => {
+        await c.stop();
+        console.log('Temporal Web UI and cluster stopped');
+      },
+    );
+    // The worker process and this one's services read the same environment: the profile decides.
+    Object.assign(process.env, cluster.env, { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_EXTERNAL: 'true' });
+    return { config: loadConfig(), cluster };
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
@@ -72,7 +93,18 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger({ level: config.logLevel, name: 'stack' });
+}
+
+/**
+ * Every step of the start-up, each one's stop registered as soon as it started (src/stack/startup.ts),
+ * in the order a Ctrl-C undoes newest first: the worker, the services, PostgreSQL, then the dev server.
+ */
+async function startStack(
+  startup: Startup,
+  logger: Logger,
+  config: AppConfig,
+  cluster?: TemporalCluster,
+): Promise<StackParts> {
   const [host, portText] = config.temporal.address.split(':');
   const codecUrl = `http://${config.codec.host}:${config.codec.port}`;
   const codecPathToken = randomBytes(24).toString('hex');
@@ -83,44 +115,89 @@ async function main(): Promise<void> {
   let devServer: DevServer | undefined;
   let clusterUi: ClusterUi | undefined;
   if (cluster) {
-    clusterUi = await startClusterUi(cluster, { port: config.temporal.uiPort, codecEndpoint, ownProcessGroup: true });
+    clusterUi = await startup.step(
+      startClusterUi(cluster, { port: config.temporal.uiPort, codecEndpoint, ownProcessGroup: true }),
+      (ui) => ui.stop(),
+    );
   } else if (!config.temporal.external) {
     await ensureTemporalCli();
-    devServer = await startDevServer({
-      ip: host,
-      port: Number(portText),
-      uiPort: config.temporal.uiPort,
-      namespace: config.temporal.namespace,
-      dbFile: resolve(config.temporal.dataDir, 'temporal.sqlite'),
-      codecEndpoint,
-      log: (line) => logger.debug({ component: 'temporal-cli' }, line.trim()),
-      ownProcessGroup: true,
-    });
+    devServer = await startup.step(
+      startDevServer({
+        ip: host,
+        port: Number(portText),
+        uiPort: config.temporal.uiPort,
+        namespace: config.temporal.namespace,
+        dbFile: resolve(config.temporal.dataDir, 'temporal.sqlite'),
+        codecEndpoint,
+        log: (line) => logger.debug({ component: 'temporal-cli' }, line.trim()),
+        ownProcessGroup: true,
+        signal: startup.signal,
+      }),
+      stopDevServer,
+    );
+    watchDevServer(devServer, logger);
   }
 
   // The claim-check store's PostgreSQL: a real one, embedded, at CLAIM_CHECK_DATABASE_URL's port.
   let claimCheckDb: EmbeddedPostgres | undefined;
   if (config.claimCheck.embedded) {
     const url = new URL(config.claimCheck.databaseUrl);
-    claimCheckDb = await startEmbeddedPostgres({
-      dataDir: resolve(config.temporal.dataDir, 'claim-check-pg'),
-      port: Number(url.port || 5432),
-      password: decodeURIComponent(url.password),
-      database: url.pathname.replace(/^\//, '') || 'claimcheck',
-      ownProcessGroup: true,
-    });
+    claimCheckDb = await startup.step(
+      startEmbeddedPostgres({
+        dataDir: resolve(config.temporal.dataDir, 'claim-check-pg'),
+        port: Number(url.port || 5432),
+        password: decodeURIComponent(url.password),
+        database: url.pathname.replace(/^\//, '') || 'claimcheck',
+        ownProcessGroup: true,
+      }),
+      (db) => db.stop(),
+    );
   }
 
   // This process's metrics address: receiver and codec server (METRICS_PORT, default 9464 here; off: METRICS_PORT=off).
-  const observability = await startProcessObservability(config, logger, {
-    serviceName: 'payflow-stack',
-    runtime: true,
-    metrics:
-      config.observability.metrics ?? (config.observability.metricsOff ? undefined : { host: '127.0.0.1', port: 9464 }),
-  });
-  const services = await runServices({ config, logger, withoutWorker: true, codecPathToken });
+  const observability = await startup.step(
+    startProcessObservability(config, logger, {
+      serviceName: 'payflow-stack',
+      runtime: true,
+      metrics:
+        config.observability.metrics ??
+        (config.observability.metricsOff ? undefined : { host: '127.0.0.1', port: 9464 }),
+    }),
+    (o) => o.stop(),
+  );
+  const services = await startup.step(
+    runServices({ config, logger, withoutWorker: true, codecPathToken }),
+    async (s) => {
+      await s.stop();
+      console.log('worker and services stopped');
+    },
+  );
+  const { worker, started } = await startWorker(startup, config, services);
+  return { config, devServer, clusterUi, cluster, claimCheckDb, observability, services, worker, started };
+}
 
-  // The worker: the same environment, plus what this process decided (the embedded sandbox's URL, its own
+/** Stops the dev server, saying so. */
+let devServerStopping = false;
+async function stopDevServer(devServer: DevServer): Promise<void> {
+  devServerStopping = true;
+  await devServer.stop();
+  console.log('Temporal dev server stopped');
+}
+
+/** A dev server that exits before the stack stopped it: a warning (the worker loses its server). */
+function watchDevServer(devServer: DevServer, logger: Logger): void {
+  devServer.process.once('exit', (code, signal) => {
+    if (!devServerStopping) logger.warn({ code, signal }, 'the Temporal dev server exited before the stack stopped it');
+  });
+}
+
+/** The worker process, stopped first at Ctrl-C (SIGTERM; in-flight activities finish); its `worker-started` report. */
+async function startWorker(
+  startup: Startup,
+  config: AppConfig,
+  services: RunningServices,
+): Promise<{ worker: WorkerProcess; started: WorkerStartedMessage }> {
+  // The same environment, plus what this process decided (the embedded sandbox's URL, its own
   // metrics address, no dev server of its own).
   const workerMetricsPort =
     config.observability.workerMetricsPort ?? (config.observability.metricsOff ? 'off' : DEFAULT_WORKER_METRICS_PORT);
@@ -132,23 +209,15 @@ async function main(): Promise<void> {
     CLAIM_CHECK_EMBEDDED: 'false',
     METRICS_PORT: String(workerMetricsPort),
   });
-  let stopping = false;
-  const started = await worker.started.catch(async (err: unknown) => {
-    logger.error({ err }, 'the worker process did not start');
-    await services.stop();
-    await observability.stop();
-    await claimCheckDb?.stop();
-    await devServer?.stop();
-    await clusterUi?.stop();
-    await cluster?.stop();
-    process.exit(1);
+  startup.onStop(async () => {
+    const exit = await worker.stop(WORKER_SHUTDOWN_GRACE_MS + WORKER_EXIT_MARGIN_MS);
+    console.log(`worker process ${worker.pid} exited (${exit.code ?? exit.signal})`);
   });
-  void worker.exited.then(({ code, signal }) => {
-    if (stopping) return;
-    logger.error({ code, signal, workerPid: worker.pid }, 'the worker process exited on its own: stopping the stack');
-    void stop('worker exit', 1);
-  });
+  return { worker, started: await startup.step(worker.started) };
+}
 
+function printBanner(parts: StackParts): void {
+  const { config, devServer, clusterUi, cluster, claimCheckDb, observability, services, started } = parts;
   const t = started.tuning;
   const lines = [
     `Temporal server   ${config.temporal.address} (namespace ${config.temporal.namespace})${devServer ? '' : cluster ? ' [local cluster, mTLS: docs/cluster.md]' : ' [external]'}`,
@@ -180,35 +249,50 @@ async function main(): Promise<void> {
       : undefined,
   ].filter(Boolean);
   console.log(['', 'Payments stack is up:', ...lines.map((l) => `  ${l}`), '', 'Press Ctrl-C to stop.', ''].join('\n'));
+}
 
-  let devServerStopping = false;
-  devServer?.process.once('exit', (code, signal) => {
-    if (!devServerStopping) logger.warn({ code, signal }, 'the Temporal dev server exited before the stack stopped it');
-  });
-  async function stop(signal: string, exitCode = 0): Promise<void> {
+async function main(): Promise<void> {
+  const startup = new Startup();
+  let logger: Logger | undefined;
+  let stopping = false;
+  /** Stops what started, newest first, then exits: at Ctrl-C (during start-up too), a failed start or a worker exit. */
+  const stop = async (reason: string, exitCode: number): Promise<void> => {
     // A terminal's Ctrl-C can arrive twice (directly and relayed by npm/tsx): once is enough.
     if (stopping) return;
     stopping = true;
     console.log(
-      `\n${signal}: stopping (in-flight activities get up to ${WORKER_SHUTDOWN_GRACE_MS / 1000} s to finish)…`,
+      `\n${reason}: stopping (in-flight activities get up to ${WORKER_SHUTDOWN_GRACE_MS / 1000} s to finish)…`,
     );
-    const exit = await worker.stop(WORKER_SHUTDOWN_GRACE_MS + WORKER_EXIT_MARGIN_MS);
-    console.log(`worker process ${worker.pid} exited (${exit.code ?? exit.signal})`);
-    await services.stop();
-    console.log('worker and services stopped');
-    await observability.stop();
-    await claimCheckDb?.stop();
-    devServerStopping = true;
-    await devServer?.stop();
-    if (devServer) console.log('Temporal dev server stopped');
-    await clusterUi?.stop();
-    await cluster?.stop();
-    if (cluster) console.log('Temporal Web UI and cluster stopped');
+    await startup.stopAll((err) => logger?.warn({ err }, 'error while stopping'));
     console.log('stopped.');
     process.exit(exitCode);
+  };
+  let up = false;
+  // From the first moment: a signal during a step aborts it (the step throws StartupAborted, caught below).
+  const onSignal = (signal: NodeJS.Signals) => (up ? void stop(signal, 0) : startup.abort(signal));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const { config, cluster } = await loadStackConfig(startup);
+    logger = createLogger({ level: config.logLevel, name: 'stack' });
+    const parts = await startStack(startup, logger, config, cluster);
+    printBanner(parts);
+    up = true;
+    const { worker } = parts;
+    void worker.exited.then(({ code, signal }) => {
+      if (stopping) return;
+      logger?.error(
+        { code, signal, workerPid: worker.pid },
+        'the worker process exited on its own: stopping the stack',
+      );
+      void stop('worker exit', 1);
+    });
+  } catch (err) {
+    if (err instanceof StartupAborted) return stop(err.signal, 0);
+    if (logger) logger.error({ err }, 'the stack did not start');
+    else console.error(err);
+    return stop('start-up failed', 1);
   }
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 main().catch((err) => {

@@ -4,7 +4,10 @@
 // exit) and the dev server last: no warning that the dev server went away under a running worker,
 // nothing left listening or running. A vend purchase in flight at that moment (the sandbox answers it
 // 4 s late) is answered and reported by the worker process before anything else stops.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// Ctrl-C during the start-up (right after the spawn, as the dev server, PostgreSQL, the sandbox and the
+// worker process come up) skips the steps left and stops what started: the process exits and every
+// process of the run is gone within seconds, no banner printed (src/stack/startup.ts).
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/stack/temporal-dev-server';
@@ -14,10 +17,29 @@ import { startVend } from '../../src/starters/vending';
 import { vendStateQuery } from '../../src/shared/vending';
 import { SandboxAdmin } from '../support/sandbox-admin';
 import { electricityVend } from '../support/flow-inputs';
-import { freeStackPorts, portOpen, stackEnvironment, startStackProcess } from '../support/npm-start';
-import { eventually } from '../support/polling';
+import { freeStackPorts, portOpen, stackEnvironment, startStackProcess, type StackPorts } from '../support/npm-start';
+import { eventually, sleep } from '../support/polling';
 
 jest.setTimeout(120_000);
+
+/** The pids of every process of one `npm start` run: its environment or command line names the run's data folder. */
+function processesOf(dataDir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const env = readFileSync(`/proc/${entry}/environ`, 'utf8');
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (env.includes(`TEMPORAL_DATA_DIR=${dataDir}\0`) || cmdline.includes(dataDir)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
+}
+
+/** How long `npm start` may take, from Ctrl-C, to have exited with nothing of it left running. */
+const STOPPED_WITHIN_MS = 10_000;
 
 describe('`npm start` stopped the way a terminal stops it', () => {
   it('Ctrl-C (SIGINT to the process group) lets an in-flight money call finish, then stops the worker and services, PostgreSQL and the dev server, in that order, without warnings', async () => {
@@ -89,4 +111,56 @@ describe('`npm start` stopped the way a terminal stops it', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+/** The moments of the start-up a Ctrl-C comes at: what has just happened. */
+const START_UP_POINTS: [string, (ports: StackPorts & { pg: number }) => Promise<boolean>][] = [
+  ['right after the spawn (before anything started)', async () => true],
+  ['when the Temporal port opens', (ports) => portOpen(ports.temporal)],
+  ['when the claim-check PostgreSQL port opens', (ports) => portOpen(ports.pg)],
+  ['when the sandbox port opens', (ports) => portOpen(ports.sandbox)],
+  ['while the worker process starts (its health port opens)', (ports) => portOpen(ports.health)],
+];
+
+describe("Ctrl-C during `npm start`'s start-up", () => {
+  it.each(START_UP_POINTS)(
+    'Ctrl-C %s: the steps left are skipped, everything started stops and the process exits within seconds',
+    async (_point, reached) => {
+      const ports = { ...(await freeStackPorts()), pg: await freePort() };
+      const dataDir = mkdtempSync(join(tmpdir(), 'payflow-ctrl-c-start-'));
+      const env = stackEnvironment(ports, dataDir, {
+        CLAIM_CHECK_DATABASE_URL: `postgres://postgres:dev-claim-check@127.0.0.1:${ports.pg}/claimcheck`,
+        LOG_LEVEL: 'info',
+      });
+      const stack = startStackProcess(env, { detached: true });
+      const { child, exited } = stack;
+      try {
+        await eventually(() => reached(ports), {
+          timeoutMs: 90_000,
+          intervalMs: 50,
+          description: _point,
+        });
+        expect(stack.output()).not.toContain('Press Ctrl-C to stop.');
+        process.kill(-child.pid!, 'SIGINT');
+        const signalled = Date.now();
+        const code = await Promise.race([exited, sleep(STOPPED_WITHIN_MS).then(() => 'still running')]);
+        expect(code).not.toBe('still running');
+        await eventually(
+          () => processesOf(dataDir),
+          (pids) => pids.length === 0,
+          {
+            timeoutMs: Math.max(1_000, STOPPED_WITHIN_MS - (Date.now() - signalled)),
+            intervalMs: 100,
+            description: 'every process of the run gone',
+            returnLastOnTimeout: true,
+          },
+        ).then((left) => expect(left).toEqual([]));
+        expect(stack.output()).not.toContain('Press Ctrl-C to stop.');
+        for (const port of Object.values(ports)) expect(await portOpen(port)).toBe(false);
+      } finally {
+        for (const pid of processesOf(dataDir)) process.kill(pid, 'SIGKILL');
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 });
