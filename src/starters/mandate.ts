@@ -4,7 +4,8 @@
 // (startMandate and submitMandateOtp take the StarterContext for it): the workflow input carries
 // `customer.bvnHandle` and the OTP Update a handle, never the digits.
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
 import { startFlow } from './start-flow';
@@ -183,13 +184,31 @@ export async function submitMandateOtp(ctx: StarterContext, mandateRef: string, 
     const updateId = randomUUID(); // one id across retries: the server runs the Update once
     return await retryTransient('mandate OTP (Update)', () =>
       handle(ctx.client, mandateRef).executeUpdate(submitMandateOtpUpdate, { args: [sealed], updateId }),
-    );
+    ).catch(sayNotYet);
   } finally {
     await ctx.claimCheck.discard(sealed).catch(() => undefined);
   }
 }
 export const resendMandateOtp = (ctx: Pick<StarterContext, 'client'>, mandateRef: string): Promise<MandateState> =>
-  handle(ctx.client, mandateRef).executeUpdate(resendMandateOtpUpdate);
+  handle(ctx.client, mandateRef).executeUpdate(resendMandateOtpUpdate).catch(sayNotYet);
+
+/**
+ * The mandate registers its OTP Updates only once it waits for the OTP (src/workflows/mandate.ts,
+ * openOtpHandlers): before that the SDK refuses with "No registered handler". Said in the mandate's words.
+ */
+function sayNotYet(err: unknown): never {
+  const cause = (err as { cause?: { message?: string } }).cause;
+  if (err instanceof WorkflowUpdateFailedError && cause?.message?.startsWith('No registered handler for update'))
+    throw new WorkflowUpdateFailedError(
+      err.message,
+      ApplicationFailure.create({
+        message: 'no OTP is expected yet: the mandate is still being created; send it once its status is awaiting_otp',
+        type: 'Error',
+        nonRetryable: true,
+      }),
+    );
+  throw err;
+}
 export interface DebitOptions {
   narration?: string;
   /**

@@ -7,6 +7,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
+import { isOutsideTaskRefusal } from '../shared/task-boundary';
 
 /** The server could not be reached (or kept failing transiently) for the whole retry window. */
 export class TemporalUnavailableError extends Error {
@@ -30,9 +31,13 @@ export interface TransientRetryOptions {
 /** gRPC status codes (grpc.status): DEADLINE_EXCEEDED 4, RESOURCE_EXHAUSTED 8, ABORTED 10, UNAVAILABLE 14. */
 const TRANSIENT_CODES = new Set<number>([4, 8, 10, 14]);
 
-/** True for failures that say nothing about the call itself: the server was restarting or unreachable. */
+/**
+ * True for failures that say nothing about the call itself: the server was restarting or unreachable,
+ * or a worker refused to answer a query outside a workflow task (it answers once the task ran).
+ */
 export function isTransientTemporalError(err: unknown): boolean {
   if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
+  if (isOutsideTaskRefusal(err)) return true;
   if (isGrpcServiceError(err)) return TRANSIENT_CODES.has(err.code);
   const cause = (err as { cause?: unknown } | undefined)?.cause;
   return cause !== undefined && cause !== err && isTransientTemporalError(cause);

@@ -249,12 +249,8 @@ class MandateFlow {
       this.cancelRequested = true;
     });
     setHandler(cancelMandateUpdate, () => this.cancelOnUpdate(), { validator: () => this.checkCancel() });
-    setHandler(submitMandateOtpUpdate, async (otp) => this.exclusive(() => this.submitOtp(otp)), {
-      validator: (otp) => this.checkOtp(otp),
-    });
-    setHandler(resendMandateOtpUpdate, async () => this.exclusive(() => this.resendOtp()), {
-      validator: () => this.checkResend(),
-    });
+    // A continued run is past approval: its OTP handlers only refuse (see openOtpHandlers).
+    if (this.carry) this.openOtpHandlers();
     setHandler(debitMandateUpdate, (req) => this.debitOnRequest(req), {
       validator: (req) => this.checkDebitRequest(req),
     });
@@ -276,6 +272,24 @@ class MandateFlow {
     }
     await this.exclusive(() => this.cancel());
     return this.state;
+  }
+
+  /**
+   * The OTP Updates are registered only once the flow waits for the OTP, after the status upsert and
+   * the OTP timer: an OTP that comes earlier waits in the SDK's buffer until then, or is refused at
+   * the end of its activation ("No registered handler"; the starter says "not yet"). So its
+   * acceptance is recorded after those commands however the SDK hands the jobs over: a history the
+   * SDK's query fault made (docs/sdk-update-ordering.md: the OTP handled in an activation after the
+   * creation's result, live; before it on replay) replays, and any other history records the same
+   * commands as before (an OTP is only ever accepted while the flow waits for it).
+   */
+  private openOtpHandlers(): void {
+    setHandler(submitMandateOtpUpdate, async (otp) => this.exclusive(() => this.submitOtp(otp)), {
+      validator: (otp) => this.checkOtp(otp),
+    });
+    setHandler(resendMandateOtpUpdate, async () => this.exclusive(() => this.resendOtp()), {
+      validator: () => this.checkResend(),
+    });
   }
 
   private checkCancel(): void {
@@ -515,6 +529,7 @@ class MandateFlow {
     const { state, input } = this;
     this.setStatus('awaiting_otp');
     const otpDeadline = Date.now() + (input.otpTimeoutMs ?? 15 * 60 * 1000);
+    let otpHandlersOpen = false;
     while (state.status === 'awaiting_otp') {
       const remaining = otpDeadline - Date.now();
       if (remaining <= 0) {
@@ -523,7 +538,10 @@ class MandateFlow {
         });
         break;
       }
-      await condition(() => state.status !== 'awaiting_otp' || this.cancelRequested, remaining);
+      const answered = condition(() => state.status !== 'awaiting_otp' || this.cancelRequested, remaining);
+      if (!otpHandlersOpen) this.openOtpHandlers(); // after the timer's command: see openOtpHandlers
+      otpHandlersOpen = true;
+      await answered;
       if (this.cancelRequested && state.status === 'awaiting_otp') await this.cancelOnSignal();
     }
     this.sessionToken = undefined;

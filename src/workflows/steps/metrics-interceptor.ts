@@ -6,7 +6,8 @@
 //    and the end), and counts a start, each status entered, and the outcome a status means
 //    (src/shared/flow-metrics.ts);
 //  - it adds the `flow` label to every metric the workflow emits (send-once's requeries and resends).
-// The same module carries what the Temporal Web UI shows while a flow runs (./ui-metadata.ts), and puts
+// The same module carries the guard that keeps a workflow from moving outside a workflow task
+// (./task-boundary-guard.ts), what the Temporal Web UI shows while a flow runs (./ui-metadata.ts), and puts
 // a PINNED flow's activities on their task queue (./activity-queues.ts: the one part that changes a
 // command, the activity's task queue, which replay does not compare).
 // Metrics are never emitted while replaying (the worker's metric sink is not called during replay), and a
@@ -24,6 +25,7 @@ import { flowOutcomeOf, METRICS } from '../../shared/flow-metrics';
 import { reportedStatus } from './metrics';
 import { uiMetadataInterceptors } from './ui-metadata';
 import { activityQueueInterceptor } from './activity-queues';
+import { taskBoundaryGuard } from './task-boundary-guard';
 
 /** The metrics part: counts from the flow's search attributes and reported status. */
 const metricsInterceptors = (): WorkflowInterceptors => {
@@ -97,6 +99,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
   const ui = uiMetadataInterceptors();
   return {
     outbound: [activityQueueInterceptor, ui.outbound, ...(metrics.outbound ?? [])],
-    internals: [ui.internals, ...(metrics.internals ?? [])],
+    // The guard first: an activation it refuses reaches nothing else.
+    internals: [taskBoundaryGuard(), ui.internals, ...(metrics.internals ?? [])],
   };
 };
