@@ -125,7 +125,17 @@ export const CODE = rule(
   'must be a string of digits',
 );
 
-export const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+/** The longest address a mail system carries (RFC 5321's path limit less its brackets). */
+export const EMAIL_MAX_LENGTH = 254;
+
+/**
+ * local@label.rest, at most 254 characters. Linear time on any input (issue #42 §5): the length is
+ * checked first by a lookahead that reads at most 255 characters, no quantifier is nested, and no
+ * two neighbouring parts can match the same character (the local part has no `@`, the first label
+ * no dot), so nothing backtracks more than once. The former `[^@\s]+@[^@\s]+\.[^@\s]+` took
+ * about 0.8 s to refuse `x@` and 20,000 dots, growing with the square of the length.
+ */
+export const EMAIL = /^(?=[^]{3,254}$)[^@\s]+@[^@\s.]+\.[^@\s]+$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 /**

@@ -156,7 +156,10 @@ export const requiredString = (what = 'a string') =>
 
 export const email = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an email address') })
-  .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address');
+  .max(254, 'must be at most 254 characters')
+  // Linear: the first label has no dot, so it and the dot after it cannot trade characters (the
+  // former [^\s@]+\.[^\s@]+ backtracked quadratically on `x@` and many dots).
+  .regex(/^[^\s@]+@[^\s@.]+\.[^\s@]+$/, 'must be an email address');
 
 export const currency = z.enum(['NGN', 'USD'], { error: 'must be NGN or USD' });
 
