@@ -6,20 +6,18 @@ import type { Command } from 'commander';
 import { directPaymentStateQuery } from '../../shared/payment-common';
 import { startBankPayment, submitBankCode } from '../bank-payment';
 import type { ContextFactory } from './context';
-import { progress } from './output';
+import { startedFlow, startsFlow } from './run-options';
 import { readJsonFile } from './json-file';
 import { follow, renderDirect, runStep, secretArg } from './payment-common';
 
 export function registerBankPaymentCommands(pay: Command, context: ContextFactory): void {
-  pay
-    .command('bank')
-    .requiredOption('--file <path>', 'JSON BankPaymentInput')
-    .action(async (o: { file: string }) => {
+  startsFlow(pay.command('bank').requiredOption('--file <path>', 'JSON BankPaymentInput')).action(
+    async (o: { file: string }) => {
       const ctx = await context();
       const handle = await startBankPayment(ctx, readJsonFile(o.file));
-      progress(`started ${handle.workflowId}`);
-      await follow(handle, directPaymentStateQuery, renderDirect);
-    });
+      if (startedFlow(handle)) await follow(handle, directPaymentStateQuery, renderDirect);
+    },
+  );
   pay
     .command('code')
     .requiredOption('--ref <ref>')

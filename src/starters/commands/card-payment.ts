@@ -11,26 +11,26 @@ import { resubmitCard, startCardPayment, submitOtp, submitPin } from '../card-pa
 import type { ContextFactory } from './context';
 import { readJsonFile } from './json-file';
 import { final, follow, runStep, secretArg } from './payment-common';
-import { progress } from './output';
+import { startedFlow, startsFlow } from './run-options';
 
 export const renderCard = (s: CardPaymentState): string =>
   `[card ${s.transactionRef}] ${s.status}${s.card ? ` card=${s.card.brand}…${s.card.last4}` : ''}${s.expects ? ` expects=${s.expects}` : ''}${s.authUrl && s.status === 'awaiting_3ds' ? ` auth_url=${s.authUrl}` : ''}` +
   `${s.confirmedBy ? ` by=${s.confirmedBy}` : ''}${s.reason ? ` (${s.reason})` : ''}${final(s)}`;
 
 export function registerCardPaymentCommands(pay: Command, context: ContextFactory): void {
-  pay
-    .command('card')
-    .description('start a direct card payment from a JSON file (card data stays out of argv) and follow it')
-    .requiredOption(
-      '--file <path>',
-      'JSON CardPaymentRequest (the card in the clear; it is sealed before the workflow starts)',
-    )
-    .action(async (o: { file: string }) => {
-      const input = readJsonFile<Parameters<typeof startCardPayment>[1]>(o.file);
-      const handle = await startCardPayment(await context(), input);
-      progress(`started ${handle.workflowId}`);
-      await follow(handle, cardPaymentStateQuery, renderCard);
-    });
+  startsFlow(
+    pay
+      .command('card')
+      .description('start a direct card payment from a JSON file (card data stays out of argv) and follow it')
+      .requiredOption(
+        '--file <path>',
+        'JSON CardPaymentRequest (the card in the clear; it is sealed before the workflow starts)',
+      ),
+  ).action(async (o: { file: string }) => {
+    const input = readJsonFile<Parameters<typeof startCardPayment>[1]>(o.file);
+    const handle = await startCardPayment(await context(), input);
+    if (startedFlow(handle)) await follow(handle, cardPaymentStateQuery, renderCard);
+  });
   pay
     .command('card-again')
     .description(

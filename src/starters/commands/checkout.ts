@@ -5,17 +5,18 @@
 import type { Command } from 'commander';
 import { checkoutStateQuery, type CheckoutState, type PaymentChannel } from '../../shared/checkout';
 import { startCheckout } from '../checkout';
-import type { ContextFactory } from './context';
-import { progress } from './output';
+import { withApi, type ContextFactory } from './context';
+import { printResult, progress } from './output';
 import { StarterInputError } from '../../shared/input-error';
 import { final, follow } from './payment-common';
+import { startedFlow, startsFlow } from './run-options';
+import { sentAsInput, testEnvironmentOnly } from './test-environment';
 
 export const renderCheckout = (s: CheckoutState): string =>
   `[checkout ${s.transactionRef}] ${s.status}${s.transactionType ? ` ${s.transactionType}` : ''}${s.confirmedBy ? ` by=${s.confirmedBy}` : ''}${s.reason ? ` (${s.reason})` : ''}${final(s)}`;
 
 export function registerCheckoutCommands(pay: Command, context: ContextFactory): void {
-  pay
-    .command('checkout')
+  startsFlow(pay.command('checkout'))
     .requiredOption('--ref <ref>')
     .requiredOption('--amount <lowestUnit>')
     .requiredOption('--email <email>')
@@ -59,7 +60,26 @@ export function registerCheckoutCommands(pay: Command, context: ContextFactory):
           expiryMs: o.expiryMs ? Number(o.expiryMs) : undefined,
         });
         progress(`checkout_url: ${checkoutUrl}`);
-        await follow(handle, checkoutStateQuery, renderCheckout);
+        if (startedFlow(handle)) await follow(handle, checkoutStateQuery, renderCheckout);
       },
     );
+
+  pay
+    .command('simulate-transfer')
+    .description(
+      "A2, test environment only: pay a checkout's dynamic account (shown by its transfer channel) as the payer's transfer would",
+    )
+    .requiredOption('--account <number>', 'the dynamic account number (10 digits)')
+    .requiredOption('--amount <lowestUnit>', 'the amount due, in the lowest unit (kobo)')
+    .action(async (o: { account: string; amount: string }) => {
+      testEnvironmentOnly('pay simulate-transfer');
+      const amount = /^\d+$/.test(o.amount) ? Number(o.amount) : Number.NaN;
+      const answer = (
+        await sentAsInput('pay simulate-transfer', () =>
+          withApi((api) => api.checkout.simulateTransfer({ virtual_account_number: o.account, amount })),
+        )
+      ).data;
+      const result = { virtual_account_number: o.account, amount, answer };
+      printResult(result, `paid ${amount} into ${o.account}: ${typeof answer === 'string' ? answer : 'accepted'}`);
+    });
 }

@@ -66,8 +66,19 @@ export const withIo = <T>(io: CliIo, fn: () => Promise<T>): Promise<T> => runs.r
 /** The current run's io; outside any run (a command's helper called directly), the process's own. */
 export const currentIo = (): CliIo => runs.getStore() ?? processIo();
 
+const envOverrides = new WeakMap<CliIo, NodeJS.ProcessEnv>();
+
+/** The run's environment: its io's, with what the run's flags override on top (--address: ./run-options.ts). */
+export const runEnv = (): NodeJS.ProcessEnv => ({ ...currentIo().env, ...envOverrides.get(currentIo()) });
+
+/** Sets variables of the current run's environment (its flags win over the io's environment). */
+export function overrideRunEnv(vars: Record<string, string>): void {
+  const io = currentIo();
+  envOverrides.set(io, { ...envOverrides.get(io), ...vars });
+}
+
 /** A payments client configured from the run's environment, for the commands that need no Temporal; close it after use. */
-export const openRunPaymentsClient = (): PaymentsClient => openPaymentsClient(loadConfig(currentIo().env));
+export const openRunPaymentsClient = (): PaymentsClient => openPaymentsClient(loadConfig(runEnv()));
 
 /** One payments client for one command, closed afterwards. */
 export async function withApi<T>(fn: (api: PaymentsClient) => Promise<T>): Promise<T> {

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { loadCliConfig } from '../../config/processes';
 import { closeStarters, connectStarters, type StarterContext } from '../connect';
-import { withIo, type CliIo, type ContextFactory } from './context';
+import { runEnv, withIo, type CliIo, type ContextFactory } from './context';
+import { addConnectionOptions, takeRunOptions } from './run-options';
 import { exitCode, fail, isCommanderError, setJsonOutput, writeDocument } from './output';
 import { registerPosRemoteCommands } from './pos-remote';
 import { registerPosTerminalCommands } from './pos-terminal';
@@ -69,7 +70,7 @@ const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'p
 /** Runs `payflow <args>` (args without node and the script) with `io`; resolves to its exit code. */
 export function runCli(args: string[], io: CliIo): Promise<number> {
   return withIo(io, async () => {
-    const connection = lazyConnection(io.env);
+    const connection = lazyConnection();
     try {
       await parse(newProgram(io, connection.context), args);
       writeDocument();
@@ -80,11 +81,11 @@ export function runCli(args: string[], io: CliIo): Promise<number> {
   });
 }
 
-/** The starter context, connected on a command's first use (configured from `env`), and its closing. */
-function lazyConnection(env: NodeJS.ProcessEnv) {
+/** The starter context, connected on a command's first use (configured from the run's environment and flags), and its closing. */
+function lazyConnection() {
   let ctx: Promise<StarterContext> | undefined;
   return {
-    context: (): Promise<StarterContext> => (ctx ??= connectStarters(loadCliConfig(env))),
+    context: (): Promise<StarterContext> => (ctx ??= connectStarters(loadCliConfig(runEnv()))),
     close: async (): Promise<void> => {
       const opened = await ctx?.catch(() => undefined);
       if (opened) await closeStarters(opened);
@@ -114,9 +115,12 @@ function newProgram(io: CliIo, context: ContextFactory): Command {
     .configureOutput(outputTo(io));
   registerCommands(program, context);
   addJsonOption(program);
+  addConnectionOptions(program);
   program.hook('preAction', (_program, action) => {
     // Under --json stdout holds only the one document: every line a command prints is progress (stderr).
     if (action.opts<{ json?: boolean }>().json) setJsonOutput(true);
+    // --profile/--address/--namespace over the environment; --no-follow and --timeout of a flow's start.
+    takeRunOptions(action);
   });
   return program;
 }

@@ -24,6 +24,7 @@ import {
   type MandateState,
 } from '../../shared/mandate';
 import { followUntilDone } from '../progress';
+import { followFlow, startedFlow, startsFlow } from './run-options';
 import {
   cancelMandate,
   debitMandate,
@@ -66,19 +67,19 @@ function renderMandateRecord(r: Record<string, unknown>): string {
 export function registerMandateCommands(program: Command, context: ContextFactory): void {
   const mandate = program.command('mandate').description('direct-debit mandates (D1-D6)');
 
-  mandate
-    .command('start')
-    .requiredOption('--file <path>', 'JSON file with the mandate input')
-    .option('--follow', 'print each change until the mandate ends (it waits for the OTP first)')
-    .action(async (o: { file: string; follow?: boolean }) => {
-      const ctx = await context();
-      const input = JSON.parse(readFileSync(o.file, 'utf8')) as MandateRequest;
-      const handle = await startMandate(ctx, input);
-      progress(
-        `started ${handle.workflowId}; send the customer's OTP on stdin: echo <code> | mandate otp --ref ${input.mandateRef}`,
-      );
-      if (o.follow) await followUntilDone(handle, mandateStateQuery, renderMandateState, { out: progress });
-    });
+  startsFlow(
+    mandate
+      .command('start')
+      .requiredOption('--file <path>', 'JSON file with the mandate input')
+      .option('--follow', 'print each change until the mandate ends (it waits for the OTP first)'),
+    { followByDefault: false },
+  ).action(async (o: { file: string }) => {
+    const ctx = await context();
+    const input = JSON.parse(readFileSync(o.file, 'utf8')) as MandateRequest;
+    const handle = await startMandate(ctx, input);
+    const line = `started ${handle.workflowId}; send the customer's OTP on stdin: echo <code> | mandate otp --ref ${input.mandateRef}`;
+    if (startedFlow(handle, line)) await followFlow(handle, mandateStateQuery, renderMandateState, { out: progress });
+  });
 
   mandate
     .command('otp')

@@ -101,6 +101,8 @@ export function outcomeOfError(err: unknown): Outcome {
   // The worker could not answer a flow's query (the server says INVALID_ARGUMENT, e.g. its history
   // would not replay): its state is unknown, which is neither success nor a decline.
   if (e?.name === 'QueryNotRegisteredError') return 'needsPerson';
+  // A follow that ran out of --timeout: the flow goes on, its outcome is not known yet.
+  if (e?.name === 'FollowTimeoutError') return 'needsPerson';
   // A reference already used (DuplicateReferenceError) or naming no flow is the caller's input too.
   if (['ZodError', 'WorkflowNotFoundError', 'SyntaxError', 'DuplicateReferenceError'].includes(e?.name ?? ''))
     return 'badInput';

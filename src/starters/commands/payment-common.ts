@@ -5,9 +5,9 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
 import { CARD_FINAL_STATUSES } from '../../shared/card-payment';
 import { DIRECT_FINAL_STATUSES, type DirectPaymentState } from '../../shared/payment-common';
-import { followUntilDone } from '../progress';
 import { PaymentStepError } from '../payment-common';
 import { jsonOutput, parkedForAPerson, printResult, progress, readSecret, settle, settleState } from './output';
+import { followFlow } from './run-options';
 
 /** " (final)" when a payment state is final. */
 export const final = (s: { status: string }) =>
@@ -31,7 +31,7 @@ export async function follow<S extends { status: string }>(
   render: (s: S) => string,
 ): Promise<void> {
   // A payment parked for a person (outcome unknown) stops the follow: exit 3, `ops resolve` settles it.
-  const state = (await followUntilDone(handle, query, render, {
+  const state = (await followFlow(handle, query, render, {
     intervalMs: 250,
     out: progress,
     until: parkedForAPerson,

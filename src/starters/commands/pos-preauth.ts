@@ -16,6 +16,7 @@ import {
   type PosPreAuthState,
 } from '../../shared/pos-preauth';
 import { followUntilDone } from '../progress';
+import { followFlow, startedFlow } from './run-options';
 import { completePosPreAuth, posPreAuthHandle, releasePosPreAuth, startPosPreAuth } from '../pos-preauth';
 import type { ContextFactory } from './context';
 import type { StarterContext } from '../connect';
@@ -77,17 +78,13 @@ export function registerPosPreAuthCommands(pos: Command, context: ContextFactory
     const terminalId = await terminalFor(o, file.terminal_id);
     const ctx = await context();
     const handle = await startPosPreAuth(ctx, { ...input, ...(terminalId ? { terminal_id: terminalId } : {}) });
-    progress(`started ${handle.workflowId}`);
-    if (!o.follow) return;
-    let last = '';
-    for (;;) {
-      const s = await handle.query(posPreAuthStateQuery);
-      const line = renderPosPreAuthState(s);
-      if (line !== last) progress(line);
-      last = line;
-      if (s.status === 'held' || POS_PREAUTH_FINAL_STATUSES.includes(s.status)) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    if (!startedFlow(handle)) return;
+    // Until it is held (then `pos complete` or `pos release`) or ends.
+    await followFlow(handle, posPreAuthStateQuery, renderPosPreAuthState, {
+      intervalMs: 250,
+      out: progress,
+      until: (s) => s.status === 'held' || POS_PREAUTH_FINAL_STATUSES.includes(s.status),
+    });
   });
 
   pos

@@ -12,7 +12,7 @@ import {
   type PosRefundResult,
   type PosRefundState,
 } from '../../shared/pos-refund';
-import { followUntilDone } from '../progress';
+import { followFlow, startedFlow } from './run-options';
 import { posRefundLedger, startPosRefund } from '../pos-refund';
 import type { ContextFactory } from './context';
 import { readJsonFile } from './json-file';
@@ -55,9 +55,8 @@ export function registerPosRefundCommands(pos: Command, context: ContextFactory)
     const terminalId = await terminalFor(o, file.terminal_id);
     const ctx = await context();
     const handle = await startPosRefund(ctx, { ...input, ...(terminalId ? { terminal_id: terminalId } : {}) });
-    progress(`started ${handle.workflowId}`);
-    if (!o.follow) return;
-    const result = (await followUntilDone(handle, posRefundStateQuery, renderPosRefundState, {
+    if (!startedFlow(handle)) return;
+    const result = (await followFlow(handle, posRefundStateQuery, renderPosRefundState, {
       intervalMs: 250,
       out: progress,
     })) as PosRefundResult;

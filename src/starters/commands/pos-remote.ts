@@ -10,6 +10,7 @@ import {
   type PosRemoteState,
 } from '../../shared/pos-remote';
 import { followUntilDone } from '../progress';
+import { followFlow, startedFlow, startsFlow } from './run-options';
 import { cancelPosRemoteRequest, posRemoteRequestHandle, startPosRemoteRequest } from '../pos-remote';
 import type { ContextFactory } from './context';
 import { parkedForAPerson, printResult, progress, settleState } from './output';
@@ -24,7 +25,7 @@ export function renderPosRemoteState(s: PosRemoteState): string {
 }
 
 export function registerPosRemoteCommands(pos: Command, context: ContextFactory): void {
-  pos
+  const remote = pos
     .command('remote')
     .description(
       'push a payment to a terminal (one open request per terminal: waits for it) and follow it until success, failed, expired, cancelled, success_after_cancel or outcome_unknown',
@@ -34,36 +35,34 @@ export function registerPosRemoteCommands(pos: Command, context: ContextFactory)
     .requiredOption('--amount <kobo>', 'amount in kobo (integer)')
     .option('--account-type <type>', 'default, savings, current or credit')
     .option('--poll-interval-ms <ms>', 'E2 polling interval (default 2500)')
-    .option('--no-follow', 'start and return without following')
-    .action(
-      async (o: {
-        reference: string;
-        terminal: string;
-        amount: string;
-        accountType?: string;
-        pollIntervalMs?: string;
-        follow: boolean;
-      }) => {
-        const ctx = await context();
-        const handle = await startPosRemoteRequest(ctx, {
-          reference: o.reference,
-          terminal_id: o.terminal,
-          amount: Number(o.amount),
-          ...(o.accountType ? { account_type: o.accountType } : {}),
-          ...(o.pollIntervalMs ? { options: { pollIntervalMs: Number(o.pollIntervalMs) } } : {}),
-        });
-        progress(`started ${handle.workflowId}`);
-        if (!o.follow) return;
-        // A request parked for a person (outcome unknown, poll error) stops the follow with exit 3.
-        const result = (await followUntilDone(handle, posRemoteStateQuery, renderPosRemoteState, {
-          intervalMs: 250,
-          out: progress,
-          until: parkedForAPerson,
-        })) as PosRemoteResult;
-        printResult(result, [renderPosRemoteState(result), JSON.stringify(result, null, 2)]);
-        settleState(result);
-      },
-    );
+    .option('--no-follow', 'start and return without following');
+  startsFlow(remote).action(
+    async (o: {
+      reference: string;
+      terminal: string;
+      amount: string;
+      accountType?: string;
+      pollIntervalMs?: string;
+    }) => {
+      const ctx = await context();
+      const handle = await startPosRemoteRequest(ctx, {
+        reference: o.reference,
+        terminal_id: o.terminal,
+        amount: Number(o.amount),
+        ...(o.accountType ? { account_type: o.accountType } : {}),
+        ...(o.pollIntervalMs ? { options: { pollIntervalMs: Number(o.pollIntervalMs) } } : {}),
+      });
+      if (!startedFlow(handle)) return;
+      // A request parked for a person (outcome unknown, poll error) stops the follow with exit 3.
+      const result = (await followFlow(handle, posRemoteStateQuery, renderPosRemoteState, {
+        intervalMs: 250,
+        out: progress,
+        until: parkedForAPerson,
+      })) as PosRemoteResult;
+      printResult(result, [renderPosRemoteState(result), JSON.stringify(result, null, 2)]);
+      settleState(result);
+    },
+  );
 
   pos
     .command('remote-cancel')

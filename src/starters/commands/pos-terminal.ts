@@ -14,7 +14,7 @@ import {
   type PosTransactionResult,
   type PosTransactionState,
 } from '../../shared/pos-terminal';
-import { followUntilDone } from '../progress';
+import { followFlow, startedFlow, startsFlow } from './run-options';
 import { openPosTerminalSession, startPosTransaction } from '../pos-terminal';
 import { openRunPaymentsClient, type ContextFactory } from './context';
 import { readJsonFile } from './json-file';
@@ -28,19 +28,20 @@ export function renderPosTransactionState(s: PosTransactionState | PosTransactio
   return `[pos-txn ${s.merchantRef}] ${s.status} attempt=${s.attempt}${step}${action}`;
 }
 
-/** What every card-present start command (transaction, preauth, refund) takes last: its terminal, and whether to follow. */
+/** What every card-present start command (transaction, preauth, refund) takes last: its terminal (following: ./run-options.ts). */
 export interface CardPresentOptions {
   serial?: string;
   terminal?: string;
-  follow: boolean;
 }
 
-/** Adds the CardPresentOptions flags to a card-present start command, in the order its help lists them. */
+/** Adds the CardPresentOptions flags to a card-present start command (which starts a flow), in the order its help lists them. */
 export const withCardPresentOptions = (command: Command): Command =>
-  command
-    .option('--serial <serial_no>', 'take terminal_id from F1 for this device')
-    .option('--terminal <terminal_id>', 'terminal id (instead of --serial)')
-    .option('--no-follow', 'start and return without following');
+  startsFlow(
+    command
+      .option('--serial <serial_no>', 'take terminal_id from F1 for this device')
+      .option('--terminal <terminal_id>', 'terminal id (instead of --serial)')
+      .option('--no-follow', 'start and return without following'),
+  );
 
 /** The terminal a command sends to: --terminal, the file's terminal_id, or F1's for --serial. */
 export async function terminalFor(
@@ -93,9 +94,8 @@ export function registerPosTerminalCommands(pos: Command, context: ContextFactor
     const terminalId = await terminalFor(o, input.terminal_id);
     const ctx = await context();
     const handle = await startPosTransaction(ctx, { ...input, terminal_id: terminalId });
-    progress(`started ${handle.workflowId}`);
-    if (!o.follow) return;
-    const result = (await followUntilDone(handle, posTransactionStateQuery, renderPosTransactionState, {
+    if (!startedFlow(handle)) return;
+    const result = (await followFlow(handle, posTransactionStateQuery, renderPosTransactionState, {
       intervalMs: 250,
       out: progress,
     })) as PosTransactionResult;

@@ -7,14 +7,18 @@
 // not be read, 1 when the input is refused (nothing started).
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { WorkflowHandle } from '@temporalio/client';
+import { reconciliationProgressQuery, type ReconciliationReport } from '../../shared/reconciliation';
+import type { reconciliationWorkflow } from '../../workflows/reconciliation';
 import {
-  reconcile,
+  startReconciliation,
   reconciliationCsv,
   renderReconciliationProgress,
   renderReconciliationReport,
 } from '../reconciliation';
 import type { ContextFactory } from './context';
 import { printResult, progress, settle } from './output';
+import { followFlow, startedFlow, startsFlow } from './run-options';
 
 interface ReconcileOptions {
   from?: string;
@@ -30,8 +34,30 @@ interface ReconcileOptions {
 const wholeNumber = (v: string | undefined): number | undefined =>
   v === undefined ? undefined : /^\d+$/.test(v) ? Number(v) : Number.NaN;
 
+/** Prints its progress until the run ends (within --timeout), then the final progress line; answers its report. */
+async function followReconciliation(
+  handle: WorkflowHandle<typeof reconciliationWorkflow>,
+): Promise<ReconciliationReport> {
+  let last = '';
+  const out = (line: string) => progress((last = line));
+  const report = (await followFlow(handle, reconciliationProgressQuery, renderReconciliationProgress, {
+    intervalMs: 500,
+    out,
+  })) as ReconciliationReport;
+  const final = renderReconciliationProgress({
+    status: report.status,
+    from: report.from,
+    to: report.to,
+    windowsTotal: report.windows.length,
+    windowsDone: report.windows.length,
+    totals: report.totals,
+  });
+  if (final !== last) out(final);
+  return report;
+}
+
 export function registerReconciliationCommands(program: Command, context: ContextFactory): void {
-  program
+  const command = program
     .command('reconcile')
     .description(
       "compare the service's transactions (A6) with our flows' outcomes over a date range; mark and report the differences",
@@ -43,25 +69,27 @@ export function registerReconciliationCommands(program: Command, context: Contex
     .option('--per-page <n>', 'A6 page size (default 100)')
     .option('--no-mark', 'report only: do not record marks (ReconciliationStatus)')
     .option('--json', 'print the report as JSON on stdout (progress goes to stderr)')
-    .option('--csv <file>', 'also write the findings as CSV to this file')
-    .action(async (o: ReconcileOptions) => {
-      const input = {
-        ...(o.previousDay ? { previousDay: true as const } : { from: o.from, to: o.to }),
-        ...(o.currency
-          ? { currencies: o.currency.split(',').map((c) => c.trim().toUpperCase()) as ('NGN' | 'USD')[] }
-          : {}),
-        ...(o.perPage !== undefined ? { perPage: wholeNumber(o.perPage) } : {}),
-        markFlows: o.mark,
-      };
-      const progressOut = progress;
-      const ctx = await context();
-      const report = await reconcile(ctx, input, { onProgress: (p) => progressOut(renderReconciliationProgress(p)) });
-      if (o.csv) {
-        writeFileSync(o.csv, reconciliationCsv(report));
-        progressOut(`findings written to ${o.csv} (${report.findings.length} row(s))`);
-      }
-      printResult(report, renderReconciliationReport(report));
-      // Findings need a person (exit 3): each is a mark an operator settles (ops resolve-finding).
-      if (report.status !== 'clean') settle('needsPerson');
-    });
+    .option('--csv <file>', 'also write the findings as CSV to this file');
+  startsFlow(command).action(async (o: ReconcileOptions) => {
+    const input = {
+      ...(o.previousDay ? { previousDay: true as const } : { from: o.from, to: o.to }),
+      ...(o.currency
+        ? { currencies: o.currency.split(',').map((c) => c.trim().toUpperCase()) as ('NGN' | 'USD')[] }
+        : {}),
+      ...(o.perPage !== undefined ? { perPage: wholeNumber(o.perPage) } : {}),
+      markFlows: o.mark,
+    };
+    const progressOut = progress;
+    const ctx = await context();
+    const handle = await startReconciliation(ctx, input);
+    if (!startedFlow(handle)) return;
+    const report = await followReconciliation(handle);
+    if (o.csv) {
+      writeFileSync(o.csv, reconciliationCsv(report));
+      progressOut(`findings written to ${o.csv} (${report.findings.length} row(s))`);
+    }
+    printResult(report, renderReconciliationReport(report));
+    // Findings need a person (exit 3): each is a mark an operator settles (ops resolve-finding).
+    if (report.status !== 'clean') settle('needsPerson');
+  });
 }

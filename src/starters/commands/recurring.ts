@@ -9,14 +9,14 @@ import { cancelRecurring, firstPaymentCheckoutUrl, startRecurring } from '../rec
 import type { ContextFactory } from './context';
 import { progress } from './output';
 import { follow } from './payment-common';
+import { startedFlow, startsFlow } from './run-options';
 
 export const renderRecurring = (s: RecurringState): string =>
   `[recurring ${s.planRef}] ${s.status} cycle=${s.cycle}${s.recentCycles.length ? ` last=${s.recentCycles[s.recentCycles.length - 1].status}` : ''}` +
   `${s.nextChargeAt ? ` next=${s.nextChargeAt}` : ''}${s.reason ? ` (${s.reason})` : ''}`;
 
 export function registerRecurringCommands(pay: Command, context: ContextFactory): void {
-  pay
-    .command('recurring')
+  startsFlow(pay.command('recurring'))
     .requiredOption('--plan <ref>')
     .requiredOption('--amount <lowestUnit>')
     .requiredOption('--email <email>')
@@ -42,7 +42,7 @@ export function registerRecurringCommands(pay: Command, context: ContextFactory)
           maxCycles: o.maxCycles ? Number(o.maxCycles) : undefined,
         });
         progress(`first payment: ${await firstPaymentCheckoutUrl(ctx, o.plan)}`);
-        await follow(handle, recurringStateQuery, renderRecurring);
+        if (startedFlow(handle)) await follow(handle, recurringStateQuery, renderRecurring);
       },
     );
   pay

@@ -31,6 +31,7 @@ import {
 } from '../../shared/sms';
 import { StarterInputError } from '../../shared/input-error';
 import { followUntilDone } from '../progress';
+import { followFlow, startedFlow, startsFlow } from './run-options';
 import {
   createSmsTemplate,
   deleteSmsCampaign,
@@ -106,7 +107,7 @@ function readJson(file: string): unknown {
  * person, and the follow stops there with exit 3.
  */
 async function followSend(handle: WorkflowHandle): Promise<void> {
-  const result = (await followUntilDone(handle, smsSendStateQuery, renderSmsSendState, {
+  const result = (await followFlow(handle, smsSendStateQuery, renderSmsSendState, {
     intervalMs: 250,
     out: progress,
     until: parkedForAPerson,
@@ -123,7 +124,7 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .command('sms')
     .description('SMS (G1-G8): instant sends in batches, campaigns followed to success or failed, templates');
 
-  sms
+  const send = sms
     .command('send')
     .description('send a list of messages (G1) in batches, each batch once, and print the outcome per number')
     .requiredOption(
@@ -133,23 +134,21 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .option('--reference <ref>', 'your reference for this send (overrides the file; one send per reference)')
     .option('--sender-id <id>', 'sender_id (overrides the file)')
     .option('--batch-size <n>', 'messages per G1 request (default 100)')
-    .option('--no-follow', 'start and return without following')
-    .action((o: { file: string; reference?: string; senderId?: string; batchSize?: string; follow: boolean }) =>
-      answered(async () => {
-        const fromFile = readJson(o.file) as Partial<SmsSendInput>;
-        const input = {
-          ...fromFile,
-          ...(o.reference ? { reference: o.reference } : {}),
-          ...(o.senderId ? { sender_id: o.senderId } : {}),
-          ...(o.batchSize ? { options: { ...(fromFile.options ?? {}), batchSize: int(o.batchSize) } } : {}),
-        } as SmsSendInput;
-        const ctx = await context();
-        const handle = await startSmsSend(ctx, input);
-        progress(`started ${handle.workflowId}`);
-        if (!o.follow) return;
-        await followSend(handle);
-      }),
-    );
+    .option('--no-follow', 'start and return without following');
+  startsFlow(send).action((o: { file: string; reference?: string; senderId?: string; batchSize?: string }) =>
+    answered(async () => {
+      const fromFile = readJson(o.file) as Partial<SmsSendInput>;
+      const input = {
+        ...fromFile,
+        ...(o.reference ? { reference: o.reference } : {}),
+        ...(o.senderId ? { sender_id: o.senderId } : {}),
+        ...(o.batchSize ? { options: { ...(fromFile.options ?? {}), batchSize: int(o.batchSize) } } : {}),
+      } as SmsSendInput;
+      const ctx = await context();
+      const handle = await startSmsSend(ctx, input);
+      if (startedFlow(handle)) await followSend(handle);
+    }),
+  );
 
   sms
     .command('status')
@@ -283,7 +282,7 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
             );
         }),
     );
-  campaigns
+  const create = campaigns
     .command('create')
     .description('create a campaign (G2) and follow it until success or failed; a scheduled one waits for its time')
     .requiredOption('--reference <ref>', 'your reference (one campaign per reference)')
@@ -294,46 +293,44 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .option('--scheduled-for <iso>', 'send time (ISO 8601 with a zone): is_scheduled=true, sent as sscheduled_dor')
     .option('--poll-interval <duration>', 'first wait between G3 reads (default 30s)')
     .option('--follow-for <duration>', 'how long a pending campaign is followed (default 24 hours)')
-    .option('--no-follow', 'start and return without following')
-    .action(
-      (o: {
-        reference: string;
-        name: string;
-        bucket: string;
-        senderId: string;
-        template: string;
-        scheduledFor?: string;
-        pollInterval?: string;
-        followFor?: string;
-        follow: boolean;
-      }) =>
-        answered(async () => {
-          const ctx = await context();
-          const handle = await startSmsCampaign(ctx, {
-            reference: o.reference,
-            campaign: {
-              name: o.name,
-              bucket_id: o.bucket,
-              sender_id: o.senderId,
-              is_scheduled: o.scheduledFor !== undefined,
-              ...(o.scheduledFor !== undefined ? { sscheduled_dor: o.scheduledFor } : {}),
-              template_id: o.template,
-            },
-            options: {
-              ...(o.pollInterval ? { pollInterval: o.pollInterval } : {}),
-              ...(o.followFor ? { followFor: o.followFor } : {}),
-            },
-          });
-          progress(`started ${handle.workflowId}`);
-          if (!o.follow) return;
-          const result = (await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, {
-            intervalMs: 250,
-            out: progress,
-          })) as SmsCampaignResult;
-          printResult(result, [renderSmsCampaignState(result), JSON.stringify(result, null, 2)]);
-          settleState(result);
-        }),
-    );
+    .option('--no-follow', 'start and return without following');
+  startsFlow(create).action(
+    (o: {
+      reference: string;
+      name: string;
+      bucket: string;
+      senderId: string;
+      template: string;
+      scheduledFor?: string;
+      pollInterval?: string;
+      followFor?: string;
+    }) =>
+      answered(async () => {
+        const ctx = await context();
+        const handle = await startSmsCampaign(ctx, {
+          reference: o.reference,
+          campaign: {
+            name: o.name,
+            bucket_id: o.bucket,
+            sender_id: o.senderId,
+            is_scheduled: o.scheduledFor !== undefined,
+            ...(o.scheduledFor !== undefined ? { sscheduled_dor: o.scheduledFor } : {}),
+            template_id: o.template,
+          },
+          options: {
+            ...(o.pollInterval ? { pollInterval: o.pollInterval } : {}),
+            ...(o.followFor ? { followFor: o.followFor } : {}),
+          },
+        });
+        if (!startedFlow(handle)) return;
+        const result = (await followFlow(handle, smsCampaignStateQuery, renderSmsCampaignState, {
+          intervalMs: 250,
+          out: progress,
+        })) as SmsCampaignResult;
+        printResult(result, [renderSmsCampaignState(result), JSON.stringify(result, null, 2)]);
+        settleState(result);
+      }),
+  );
   campaigns
     .command('delete')
     .description('delete a campaign (G4); a follower of it then ends not_found')

@@ -5,18 +5,17 @@ import type { Command } from 'commander';
 import { directPaymentStateQuery } from '../../shared/payment-common';
 import { startUssdPayment } from '../ussd-payment';
 import type { ContextFactory } from './context';
-import { progress } from './output';
+import { startedFlow, startsFlow } from './run-options';
 import { readJsonFile } from './json-file';
 import { follow, renderDirect } from './payment-common';
 
 export function registerUssdPaymentCommands(pay: Command, context: ContextFactory): void {
-  pay
-    .command('ussd')
-    .requiredOption('--file <path>', 'JSON UssdPaymentInput')
-    .action(async (o: { file: string }) => {
+  startsFlow(pay.command('ussd').requiredOption('--file <path>', 'JSON UssdPaymentInput')).action(
+    async (o: { file: string }) => {
       const ctx = await context();
       const { ussdCode, expiresAt, handle } = await startUssdPayment(ctx, readJsonFile(o.file));
-      progress(`started ${handle.workflowId}: dial ${ussdCode}${expiresAt ? ` before ${expiresAt}` : ''}`);
-      await follow(handle, directPaymentStateQuery, renderDirect);
-    });
+      const line = `started ${handle.workflowId}: dial ${ussdCode}${expiresAt ? ` before ${expiresAt}` : ''}`;
+      if (startedFlow(handle, line)) await follow(handle, directPaymentStateQuery, renderDirect);
+    },
+  );
 }

@@ -6,8 +6,9 @@
 import type { Command } from 'commander';
 import { VEND_FINAL_STATUSES, vendStateQuery, type VendResult, type VendState } from '../../shared/vending';
 import { followUntilDone } from '../progress';
+import { followFlow, startedFlow, startsFlow } from './run-options';
 import { startVend, vendHandle } from '../vending';
-import type { ContextFactory } from './context';
+import { withApi, type ContextFactory } from './context';
 import { printResult, progress, settleState } from './output';
 
 export function renderVendState(s: VendState): string {
@@ -22,7 +23,7 @@ export function registerVendingCommands(program: Command, context: ContextFactor
     .command('vend')
     .description('electricity vending (H1-H4): one token per order, never vended twice');
 
-  vend
+  const buy = vend
     .command('buy')
     .description('look up the meter, check minimum_vend, buy the token and print it')
     .requiredOption('--order <ref>', 'your order reference (one sale per reference)')
@@ -32,38 +33,45 @@ export function registerVendingCommands(program: Command, context: ContextFactor
     .requiredOption('--amount <amount>', 'amount to vend (whole units)')
     .requiredOption('--phone <number>', 'receives the token by SMS')
     .requiredOption('--email <address>', 'receives the token by e-mail')
-    .option('--no-follow', 'start and return without following')
-    .action(
-      async (o: {
-        order: string;
-        provider: string;
-        meter: string;
-        meterType: string;
-        amount: string;
-        phone: string;
-        email: string;
-        follow: boolean;
-      }) => {
-        const ctx = await context();
-        const handle = await startVend(ctx, {
-          order_ref: o.order,
-          provider: o.provider,
-          meter_no: o.meter,
-          meter_type: o.meterType,
-          amount: Number(o.amount),
-          phone_number: o.phone,
-          email: o.email,
-        });
-        progress(`started ${handle.workflowId}`);
-        if (!o.follow) return;
-        const result = (await followUntilDone(handle, vendStateQuery, renderVendState, {
-          intervalMs: 250,
-          out: progress,
-        })) as VendResult;
-        printResult(result, [`${renderVendState(result)} — ${result.message}`, JSON.stringify(result, null, 2)]);
-        settleState(result);
-      },
-    );
+    .option('--no-follow', 'start and return without following');
+  startsFlow(buy).action(
+    async (o: {
+      order: string;
+      provider: string;
+      meter: string;
+      meterType: string;
+      amount: string;
+      phone: string;
+      email: string;
+    }) => {
+      const ctx = await context();
+      const handle = await startVend(ctx, {
+        order_ref: o.order,
+        provider: o.provider,
+        meter_no: o.meter,
+        meter_type: o.meterType,
+        amount: Number(o.amount),
+        phone_number: o.phone,
+        email: o.email,
+      });
+      if (!startedFlow(handle)) return;
+      const result = (await followFlow(handle, vendStateQuery, renderVendState, {
+        intervalMs: 250,
+        out: progress,
+      })) as VendResult;
+      printResult(result, [`${renderVendState(result)} — ${result.message}`, JSON.stringify(result, null, 2)]);
+      settleState(result);
+    },
+  );
+
+  vend
+    .command('providers')
+    .description('H1: the electricity providers and their codes (what --provider takes)')
+    .action(async () => {
+      const providers = (await withApi((api) => api.vending.providers())).data;
+      const lines = providers.map((p) => `${p.code.padEnd(6)}  ${p.name ?? ''}`);
+      printResult(providers, [...lines, `${providers.length} provider(s)`]);
+    });
 
   vend
     .command('status')

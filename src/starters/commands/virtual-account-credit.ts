@@ -14,13 +14,35 @@ import {
   retryVirtualAccountCreditHandoff,
 } from '../virtual-account-credit';
 import { currentIo, withApi, type ContextFactory } from './context';
-import { progress } from './output';
+import type { VirtualAccountTransaction } from '../../api/schemas/virtual-accounts';
+import { StarterInputError } from '../../shared/input-error';
+import { printResult, progress } from './output';
+import { sentAsInput, testEnvironmentOnly } from './test-environment';
 
 const print = (v: unknown) => progress(JSON.stringify(v, null, 2));
 
 /** The BVN is read from a file or stdin ('-'), never from the command line (shell history, process list). */
 function readBvn(file: string): string {
   return (file === '-' ? currentIo().stdin.readAllSync() : readFileSync(file, 'utf8')).trim();
+}
+
+/** One credit as `va transactions` lists it, with its freeze state. */
+function transactionLine(t: VirtualAccountTransaction): string {
+  const frozen = t.frozen_transaction
+    ? ` FROZEN(${t.frozen_transaction.freeze_transaction_ref ?? ''}${t.frozen_transaction.reason ? `: ${t.frozen_transaction.reason}` : ''})`
+    : '';
+  return `${t.transaction_reference}  ${t.virtual_account_number ?? ''}  ${t.principal_amount ?? ''} ${t.currency ?? ''}  settled ${t.settled_amount ?? ''}${frozen}`;
+}
+
+/** C4: every credit, unfiltered (a filter with it is refused: C4 takes none). */
+async function printAllTransactions(o: { customerId?: string; account?: string; reference?: string }): Promise<void> {
+  const filters = (['customerId', 'account', 'reference'] as const).filter((k) => o[k] !== undefined);
+  if (filters.length > 0)
+    throw new StarterInputError('va transactions', [
+      { field: '--all', rule: 'takes no filter (C4 is unfiltered); drop --customer-id, --account and --reference' },
+    ]);
+  const rows = (await withApi((api) => api.virtualAccounts.merchantTransactions())).data;
+  printResult(rows, [...rows.map(transactionLine), `${rows.length} transaction(s)`]);
 }
 
 /** The `va` commands of accounts, lookups and credits; `va` itself is made in ./index.ts. */
@@ -120,32 +142,52 @@ export function registerVirtualAccountCreditCommands(va: Command, context: Conte
     });
 
   va.command('transactions')
-    .description('C3 (--customer-id) or C5 (filters): credits with their freeze state')
+    .description('C3 (--customer-id), C4 (--all) or C5 (filters): credits with their freeze state')
+    .option('--all', 'C4: every credit of the merchant, unfiltered (takes no other option)')
     .option('--customer-id <id>', "one customer's transactions (C3)")
     .option('--account <number>', 'C5: by virtual account number')
     .option('--reference <ref>', 'C5: by transaction reference')
     .option('--per-page <n>', 'C5: rows per page', '20')
-    .action(async (o: { customerId?: string; account?: string; reference?: string; perPage: string }) => {
-      const rows = await withApi(async (api) =>
-        o.customerId
-          ? (await api.virtualAccounts.customerTransactions({ customer_identifier: o.customerId })).data
-          : (
-              await api.virtualAccounts.merchantTransactionsFiltered({
-                perPage: Number(o.perPage),
-                ...(o.account ? { virtualAccount: o.account } : {}),
-                ...(o.reference ? { transactionReference: o.reference } : {}),
-              })
-            ).data.rows,
-      );
-      for (const t of rows) {
-        const frozen = t.frozen_transaction
-          ? ` FROZEN(${t.frozen_transaction.freeze_transaction_ref ?? ''}${t.frozen_transaction.reason ? `: ${t.frozen_transaction.reason}` : ''})`
-          : '';
-        progress(
-          `${t.transaction_reference}  ${t.virtual_account_number ?? ''}  ${t.principal_amount ?? ''} ${t.currency ?? ''}  settled ${t.settled_amount ?? ''}${frozen}`,
+    .action(
+      async (o: { all?: boolean; customerId?: string; account?: string; reference?: string; perPage: string }) => {
+        if (o.all) return printAllTransactions(o);
+        const rows = await withApi(async (api) =>
+          o.customerId
+            ? (await api.virtualAccounts.customerTransactions({ customer_identifier: o.customerId })).data
+            : (
+                await api.virtualAccounts.merchantTransactionsFiltered({
+                  perPage: Number(o.perPage),
+                  ...(o.account ? { virtualAccount: o.account } : {}),
+                  ...(o.reference ? { transactionReference: o.reference } : {}),
+                })
+              ).data.rows,
         );
-      }
-      progress(`${rows.length} transaction(s)`);
+        for (const t of rows) progress(transactionLine(t));
+        progress(`${rows.length} transaction(s)`);
+      },
+    );
+
+  va.command('simulate-credit')
+    .description(
+      'C9, test environment only: credit a virtual account as a transfer would (the E-2 notification follows)',
+    )
+    .requiredOption('--account <number>', 'the 10-digit virtual account number')
+    .option('--amount <naira>', "a decimal string such as 1000.00 (default: the service's)")
+    .action(async (o: { account: string; amount?: string }) => {
+      testEnvironmentOnly('va simulate-credit');
+      await sentAsInput('va simulate-credit', () =>
+        withApi((api) =>
+          api.virtualAccounts.simulatePayment({
+            virtual_account_number: o.account,
+            ...(o.amount !== undefined ? { amount: o.amount } : {}),
+          }),
+        ),
+      );
+      const result = { virtual_account_number: o.account, amount: o.amount ?? null, credited: true };
+      printResult(
+        result,
+        `credited ${o.account}${o.amount ? ` with ${o.amount} NGN` : ''} (test credit; its notification follows)`,
+      );
     });
 
   va.command('credit <reference>')
