@@ -11,7 +11,7 @@
 import type { DirectChargeCardRequest } from '../api';
 import type { ActivityDeps } from './deps';
 import type { CardDetails, CardPaymentInput } from '../shared/card-payment';
-import { withSealed } from './claim-check';
+import { CARD_CVV_ONCE, withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
 import { toActivityFailure } from './failures';
 import { createPaymentCommonActivities } from './payment-common';
@@ -56,26 +56,31 @@ export function createCardPaymentActivities(deps: ActivityDeps) {
     }
   };
   return {
-    /** B1 with the sealed card (redeemed here, deleted once the service answered). Money-moving: one attempt. */
+    /** B1 with the sealed card (redeemed here, deleted once the service answered; after a lost answer, kept without its CVV). Money-moving: one attempt. */
     async chargeCard(input: CardPaymentInput): Promise<CardStepResult> {
       try {
-        const { data } = await withSealed(claimCheck, input.card.handle, 'card', (card: CardDetails) =>
-          heartbeatWhile(
-            api.direct.chargeCard({
-              transaction_reference: input.transactionRef,
-              amount: input.amount,
-              currency: input.currency,
-              pass_charge: input.passCharge,
-              redirect_url: input.redirectUrl,
-              customer: { name: input.customer.name, email: input.customer.email },
-              card: {
-                number: card.number,
-                cvv: card.cvv,
-                expiry_month: card.expiryMonth,
-                expiry_year: card.expiryYear,
-              },
-            } satisfies DirectChargeCardRequest),
-          ),
+        const { data } = await withSealed(
+          claimCheck,
+          input.card.handle,
+          'card',
+          (card: CardDetails) =>
+            heartbeatWhile(
+              api.direct.chargeCard({
+                transaction_reference: input.transactionRef,
+                amount: input.amount,
+                currency: input.currency,
+                pass_charge: input.passCharge,
+                redirect_url: input.redirectUrl,
+                customer: { name: input.customer.name, email: input.customer.email },
+                card: {
+                  number: card.number,
+                  cvv: card.cvv,
+                  expiry_month: card.expiryMonth,
+                  expiry_year: card.expiryYear,
+                },
+              } satisfies DirectChargeCardRequest),
+            ),
+          CARD_CVV_ONCE, // kept after a lost answer: without its CVV
         );
         const status = data.transaction_status ?? 'unknown';
         logger.info({ transactionRef: input.transactionRef, status }, 'card charge answered');

@@ -4,8 +4,13 @@
 // handle, plus display data that is not sensitive (BIN, last four, brand). The activity that
 // makes the service call redeems the handle. Pure definitions: safe to import from workflows.
 
-/** `cc_` and 22 base64url characters (128 random bits). Opaque: it names a sealed record, it holds no data. */
-export const CLAIM_HANDLE_PATTERN = /^cc_[A-Za-z0-9_-]{22}$/;
+/**
+ * `cc_` and 64 base64url characters (48 random bytes: a record name and the secret its key is
+ * derived from, src/claim-check/handle.ts), or 22 (the version-1 handles of records sealed before
+ * per-record keys, until they expire). Opaque: it holds no card data, and it is the only thing that
+ * opens its record.
+ */
+export const CLAIM_HANDLE_PATTERN = /^cc_(?:[A-Za-z0-9_-]{22}|[A-Za-z0-9_-]{64})$/;
 
 export const isClaimHandle = (v: unknown): v is string => typeof v === 'string' && CLAIM_HANDLE_PATTERN.test(v);
 

@@ -37,6 +37,7 @@ export const openClaimCheck = (config: Pick<AppConfig, 'claimCheck'>): Promise<C
     keys: config.claimCheck.keys,
     activeKeyId: config.claimCheck.activeKeyId,
     ttlMs: config.claimCheck.ttlMs,
+    cardTtlMs: config.claimCheck.cardTtlMs,
   });
 
 /** Opens the durable record of credited virtual-account transactions (same PostgreSQL as the claim-check, own table). */

@@ -1,11 +1,15 @@
 // The claim-check store against the suite's real PostgreSQL: what is sealed opens only with its
 // handle, for its purpose, while it lives; it is gone once discarded or past its TTL; the table
 // holds neither the plaintext nor the handle; keys rotate (old records still open, new ones use
-// the new key); a tampered record does not open.
-import { createHash, randomBytes } from 'node:crypto';
+// the new key); a tampered record does not open; each record has a key of its own, derived from a
+// secret that only its handle holds (the claim-check key and the table open nothing); a card lives
+// minutes at most; a failed delete is logged, counted and retried.
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { MetricMeter } from '@temporalio/common';
 import { ClaimCheckStore, SecretUnavailableError } from '../../src/claim-check/store';
 import { isClaimHandle } from '../../src/shared/claim-check';
+import { setProcessMetricMeterSource } from '../../src/observability/metrics';
 import { claimCheckDatabaseUrl } from '../support/stack';
 
 const key = (id: string, fill: number) => ({ id, key: Buffer.alloc(32, fill) });
@@ -18,6 +22,10 @@ const connect = async (keys = [key('k1', 1)], ttlMs = 60_000, activeKeyId?: stri
 afterAll(() => Promise.all(stores.map((s) => s.close())));
 
 const gone = (p: Promise<unknown>) => expect(p).rejects.toBeInstanceOf(SecretUnavailableError);
+
+/** The parts of a handle as the test reads them (not the store's code): 16 bytes of record name, 32 of secret. */
+const handleBytes = (handle: string) => Buffer.from(handle.slice(3), 'base64url');
+const recordIdOf = (handle: string) => createHash('sha256').update(handleBytes(handle).subarray(0, 16)).digest();
 
 describe('sealing and opening', () => {
   it('a sealed value opens with its handle and purpose, and no longer once discarded', async () => {
@@ -46,7 +54,7 @@ describe('sealing and opening', () => {
     await client.connect();
     try {
       const { rows } = await client.query('SELECT count(*)::int AS n FROM claim_check_records WHERE id = ANY($1)', [
-        handles.map((h) => createHash('sha256').update(h).digest()),
+        handles.map(recordIdOf),
       ]);
       expect(rows[0].n).toBe(0);
     } finally {
@@ -94,6 +102,213 @@ describe('sealing and opening', () => {
     } finally {
       await client.end();
     }
+  });
+});
+
+describe('a key per record (the claim-check key alone opens nothing)', () => {
+  const master = key('k1', 1);
+  const rowOf = async (handle: string) =>
+    (
+      await adminQuery<{ iv: Buffer; sealed: Buffer; key_id: string; purpose: string; version: number }>(
+        'SELECT iv, sealed, key_id, purpose, version FROM claim_check_records WHERE id = $1',
+        [recordIdOf(handle)],
+      )
+    )[0];
+  /** AES-256-GCM open of a row with a given key and AAD; undefined when it does not open. */
+  const tryOpen = (row: { iv: Buffer; sealed: Buffer }, k: Buffer, aad: string) => {
+    try {
+      const d = createDecipheriv('aes-256-gcm', k, row.iv);
+      d.setAAD(Buffer.from(aad));
+      d.setAuthTag(row.sealed.subarray(row.sealed.length - 16));
+      return Buffer.concat([d.update(row.sealed.subarray(0, row.sealed.length - 16)), d.final()]).toString('utf8');
+    } catch {
+      return undefined;
+    }
+  };
+
+  it('a handle is 48 random bytes; the row read from PostgreSQL does not open with the claim-check key, only with the secret in the handle', async () => {
+    const store = await connect([master]);
+    const card = { number: '4000056655665556', cvv: '987', expiryMonth: '07', expiryYear: '31' };
+    const handle = await store.seal('card', card);
+    expect(handle).toMatch(/^cc_[A-Za-z0-9_-]{64}$/);
+    const row = await rowOf(handle);
+    expect(row).toMatchObject({ key_id: 'k1', purpose: 'card', version: 2 });
+    const id = recordIdOf(handle);
+    const aads = [`v2|${id.toString('hex')}|card|k1`, `${handle}|card|k1`, ''];
+    // An attacker with the master key and a dump (or backup) of the table, but no handle:
+    for (const aad of aads) expect(tryOpen(row, master.key, aad)).toBeUndefined();
+    // ...nor a key derived from the master key and the row's id alone.
+    const info = Buffer.concat([Buffer.from('payflow claim-check record v2 '), id]);
+    expect(
+      tryOpen(row, Buffer.from(hkdfSync('sha256', master.key, Buffer.alloc(0), info, 32)), aads[0]),
+    ).toBeUndefined();
+    // With the secret that only the handle holds, the same derivation opens it (the control).
+    const secret = handleBytes(handle).subarray(16);
+    const derived = Buffer.from(hkdfSync('sha256', master.key, secret, info, 32));
+    expect(JSON.parse(tryOpen(row, derived, aads[0])!)).toEqual(card);
+    // The table holds neither the secret nor the handle.
+    const dump = JSON.stringify(Object.values(row).map((v) => (Buffer.isBuffer(v) ? v.toString('hex') : v)));
+    expect(dump).not.toContain(secret.toString('hex'));
+    expect(await store.open(handle, 'card')).toEqual(card);
+  });
+
+  it("a handle with another secret (same record name) opens nothing: the key is the secret's", async () => {
+    const store = await connect([master]);
+    const handle = await store.seal('pin', '4321');
+    const bytes = handleBytes(handle);
+    bytes[47] ^= 0xff;
+    await gone(store.open(`cc_${bytes.toString('base64url')}`, 'pin'));
+    expect(await store.open(handle, 'pin')).toBe('4321');
+  });
+
+  it('a version-1 record (sealed under the claim-check key itself before per-record keys) still opens until it expires', async () => {
+    const store = await connect([master]);
+    const handle = `cc_${randomBytes(16).toString('base64url')}`;
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', master.key, iv);
+    cipher.setAAD(Buffer.from(`${handle}|otp|k1`));
+    const sealed = Buffer.concat([cipher.update(JSON.stringify('246810')), cipher.final(), cipher.getAuthTag()]);
+    // As the code before this version wrote it: no version column given (the migration's default, 1).
+    await adminQuery(
+      "INSERT INTO claim_check_records (id, purpose, key_id, iv, sealed, expires_at) VALUES ($1, 'otp', 'k1', $2, $3, now() + interval '1 minute')",
+      [createHash('sha256').update(handle).digest(), iv, sealed],
+    );
+    expect(await store.open(handle, 'otp')).toBe('246810');
+    await store.discard(handle);
+    await gone(store.open(handle, 'otp'));
+  });
+});
+
+describe('reseal, and the lifetime of card data', () => {
+  it('reseal replaces a live record under the same handle (a card without its CVV); nothing else is resealed', async () => {
+    const store = await connect();
+    const card = { number: '5200000000001096', cvv: '321', expiryMonth: '12', expiryYear: '29' };
+    const handle = await store.seal('card', card);
+    const before = await adminQuery<{ sealed: Buffer; expires_at: Date }>(
+      'SELECT sealed, expires_at FROM claim_check_records WHERE id = $1',
+      [recordIdOf(handle)],
+    );
+    expect(await store.reseal(handle, 'card', { number: card.number, expiryMonth: '12', expiryYear: '29' })).toBe(true);
+    expect(await store.open(handle, 'card')).toEqual({ number: card.number, expiryMonth: '12', expiryYear: '29' });
+    const after = await adminQuery<{ sealed: Buffer; expires_at: Date }>(
+      'SELECT sealed, expires_at FROM claim_check_records WHERE id = $1',
+      [recordIdOf(handle)],
+    );
+    expect(after[0].sealed.equals(before[0].sealed)).toBe(false);
+    expect(after[0].expires_at).toEqual(before[0].expires_at); // the TTL is not extended
+    expect(await store.reseal(handle, 'pin', '1')).toBe(false); // another purpose
+    expect(await store.reseal(`cc_${randomBytes(48).toString('base64url')}`, 'card', {})).toBe(false); // no record
+    store.discardSoon(handle);
+    expect(await store.reseal(handle, 'card', card)).toBe(false); // discarded: never sealed again
+  });
+
+  it('card data lives at most cardTtlMs (minutes by default), whatever TTL is asked; other purposes keep theirs', async () => {
+    const store = await ClaimCheckStore.connect({
+      databaseUrl: claimCheckDatabaseUrl(),
+      keys: [key('k1', 1)],
+      ttlMs: 3_600_000,
+      cardTtlMs: 60_000,
+    });
+    stores.push(store);
+    const lifetime = async (handle: string) =>
+      (
+        await adminQuery<{ s: number }>(
+          'SELECT extract(epoch FROM expires_at - now())::float8 AS s FROM claim_check_records WHERE id = $1',
+          [recordIdOf(handle)],
+        )
+      )[0].s;
+    expect(await lifetime(await store.seal('card', { cvv: '1' }))).toBeLessThanOrEqual(60);
+    expect(await lifetime(await store.seal('pos-card', { track2: 'x' }, 7_200_000))).toBeLessThanOrEqual(60);
+    expect(await lifetime(await store.seal('card', { cvv: '1' }, 30_000))).toBeLessThanOrEqual(30);
+    expect(await lifetime(await store.seal('otp', '1'))).toBeGreaterThan(3_500);
+    const byDefault = await connect([key('k1', 1)], 24 * 3_600_000);
+    expect(await lifetime(await byDefault.seal('card', { cvv: '1' }))).toBeLessThanOrEqual(600);
+    expect(await lifetime(await byDefault.seal('card', { cvv: '1' }))).toBeGreaterThan(590);
+  });
+});
+
+describe('a failed delete of used records', () => {
+  afterEach(() => setProcessMetricMeterSource(() => undefined));
+
+  it('is logged (counts, no handle), counted and retried until the records are gone; this process refuses them meanwhile', async () => {
+    const added: { value: number; result: unknown }[] = [];
+    const meter = {
+      createCounter: (name: string) => ({
+        add: (value: number, tags: { result: unknown }) =>
+          name === 'payflow_claim_check_discard_failures' && added.push({ value, result: tags.result }),
+      }),
+    };
+    setProcessMetricMeterSource(() => meter as unknown as MetricMeter);
+    const warnings: unknown[][] = [];
+    const errors: unknown[][] = [];
+    const logger = { warn: (...a: unknown[]) => warnings.push(a), error: (...a: unknown[]) => errors.push(a) };
+    const worker = await ClaimCheckStore.connect({
+      databaseUrl: claimCheckDatabaseUrl(),
+      keys: [key('k1', 1)],
+      ttlMs: 60_000,
+      logger,
+      discardRetryMs: 50,
+    });
+    stores.push(worker);
+    const other = await connect();
+    const handle = await worker.seal('card', { number: '4000056655665556', cvv: '987' });
+    const pool = (worker as unknown as { pool: pg.Pool }).pool;
+    const query = pool.query.bind(pool);
+    let failing = 2;
+    jest
+      .spyOn(pool, 'query')
+      .mockImplementation(((sql: string, params: unknown[]) =>
+        /^DELETE .* ANY/.test(sql) && failing-- > 0
+          ? Promise.reject(new Error('connection terminated'))
+          : query(sql, params)) as never);
+    worker.discardSoon(handle);
+    await worker.flushDiscards(); // fails: reported, not thrown
+    await gone(worker.open(handle, 'card'));
+    expect(await other.open(handle, 'card')).toMatchObject({ cvv: '987' });
+    await eventually(() => gone(other.open(handle, 'card'))); // the second retry deletes it
+    expect(added).toEqual([
+      { value: 1, result: 'retrying' },
+      { value: 1, result: 'retrying' },
+    ]);
+    expect(warnings.map(([fields]) => fields)).toEqual([
+      expect.objectContaining({ records: 1, attempt: 1 }),
+      expect.objectContaining({ records: 1, attempt: 2 }),
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain(handle.slice(3, 20));
+    expect(errors).toEqual([]);
+  });
+
+  it('gives up after 5 attempts with an error and a gave_up count: the TTL ends the record', async () => {
+    const added: { value: number; result: unknown }[] = [];
+    setProcessMetricMeterSource(
+      () =>
+        ({
+          createCounter: () => ({
+            add: (value: number, tags: { result: unknown }) => added.push({ value, result: tags.result }),
+          }),
+        }) as unknown as MetricMeter,
+    );
+    const errors: unknown[][] = [];
+    const logger = { warn: () => undefined, error: (...a: unknown[]) => errors.push(a) };
+    const store = await ClaimCheckStore.connect({
+      databaseUrl: claimCheckDatabaseUrl(),
+      keys: [key('k1', 1)],
+      ttlMs: 60_000,
+      logger,
+      discardRetryMs: 10,
+    });
+    stores.push(store);
+    const pool = (store as unknown as { pool: pg.Pool }).pool;
+    const query = pool.query.bind(pool);
+    jest
+      .spyOn(pool, 'query')
+      .mockImplementation(((sql: string, params: unknown[]) =>
+        /^DELETE .* ANY/.test(sql) ? Promise.reject(new Error('read-only transaction')) : query(sql, params)) as never);
+    store.discardSoon(await store.seal('otp', '1'));
+    await store.flushDiscards();
+    await eventually(async () => expect(errors).toHaveLength(1));
+    expect(errors[0][0]).toMatchObject({ records: 1, attempts: 5 });
+    expect(added.map((a) => a.result)).toEqual(['retrying', 'retrying', 'retrying', 'retrying', 'gave_up']);
   });
 });
 
@@ -236,10 +451,9 @@ describe('handles and records', () => {
   it('a record moved under another handle does not open: the handle, purpose and key id are bound to the ciphertext', async () => {
     const store = await connect([key('k7', 7)]);
     const [mine, theirs] = [await store.seal('card', { cvv: '111' }), await store.seal('card', { cvv: '222' })];
-    const id = (h: string) => createHash('sha256').update(h).digest();
     await adminQuery(
       'UPDATE claim_check_records SET iv = src.iv, sealed = src.sealed FROM claim_check_records src WHERE claim_check_records.id = $1 AND src.id = $2',
-      [id(mine), id(theirs)],
+      [recordIdOf(mine), recordIdOf(theirs)],
     );
     await gone(store.open(mine, 'card'));
     expect(await store.open(theirs, 'card')).toEqual({ cvv: '222' });

@@ -204,7 +204,7 @@ describe('the payment activities against a recording HTTP server, through the re
     ]);
   });
 
-  it('a sealed card whose answer was lost stays for a resend; an expired or used handle fails SecretUnavailable and sends nothing', async () => {
+  it('a sealed card whose answer was lost stays without its CVV: the resend sends nothing and fails SecretUnavailable; an expired or used handle too', async () => {
     answer = () => 'drop';
     const card = await sealedCard();
     const req: CardPaymentInput = {
@@ -215,12 +215,26 @@ describe('the payment activities against a recording HTTP server, through the re
       customer: { name: 'Ada', email: 'ada@example.com' },
     };
     expect(await failureOf(env.run(activities().chargeCard, req))).toMatchObject({ type: 'OutcomeUnknown' });
-    expect(await opens(card.handle, 'card')).toBe(true); // kept: a requery may prove the resend safe
+    // Kept (a requery may prove a resend safe), but the CVV did not outlive the attempt.
+    expect(await claimCheck.open(card.handle, 'card')).toEqual({
+      number: '5200000000001096',
+      expiryMonth: '12',
+      expiryYear: '29',
+    });
     answer = () => ok({ transaction_ref: 'R9', transaction_status: 'ValidateOTP' });
-    await env.run(activities().chargeCard, req); // the resend
-    expect(await opens(card.handle, 'card')).toBe(false);
     seen.length = 0;
     expect(await failureOf(env.run(activities().chargeCard, req))).toMatchObject({
+      type: 'SecretUnavailable',
+      nonRetryable: true,
+    });
+    expect(seen).toHaveLength(0); // nothing sent without the CVV: the flow asks for the card again
+    expect(await opens(card.handle, 'card')).toBe(false);
+    const again = await sealedCard();
+    await env.run(activities().chargeCard, { ...req, card: again }); // the card submitted again
+    expect(seen).toHaveLength(1);
+    expect(await opens(again.handle, 'card')).toBe(false);
+    seen.length = 0;
+    expect(await failureOf(env.run(activities().chargeCard, { ...req, card: again }))).toMatchObject({
       type: 'SecretUnavailable',
       nonRetryable: true,
     });
