@@ -10,6 +10,7 @@ import {
   ConfigError,
   envSchema,
   productionModeOf,
+  rawEnvironmentIssues,
   type AppConfig,
   type Env,
 } from './config';
@@ -131,6 +132,8 @@ export function loadProcessConfig<K extends ProcessKind>(
   const readsTemporal = (PROCESS_SECTIONS[kind] as readonly string[]).includes('temporal');
   const temporal = resolveTemporalConnection(readsTemporal ? cleaned : {}, productionModeOf(cleaned));
   if (readsTemporal) issues.push(...temporal.issues);
+  // Production's https rule on every *WEBHOOK*_URL of the environment, whoever reads it (docs/security.md).
+  issues.push(...rawEnvironmentIssues(cleaned));
   if (!fields.success || issues.length > 0) throw new ConfigError(issues);
   // Built whole (the variables it does not read at their defaults, rules not run on them), then cut
   // down to the process's sections: nothing of another process reaches it.
