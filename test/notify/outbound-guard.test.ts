@@ -17,7 +17,9 @@ import {
 } from '../../src/notify/target-guard';
 import { newNotifySecret, type MerchantEvent } from '../../src/notify';
 import { httpCreditHandler, CreditHandlerRefused } from '../../src/virtual-accounts/credit-handler';
-import { merchantEventId } from '../../src/shared/merchant-event';
+import { merchantEventId, merchantEventTargetSchema } from '../../src/shared/merchant-event';
+import { parseStarterInput } from '../../src/shared/input-error';
+import { z } from 'zod';
 import { quietLogger } from '../support/stack';
 
 const secret = newNotifySecret();
@@ -257,5 +259,21 @@ describe('the credit hand-over callback', () => {
     } finally {
       await merchant.close();
     }
+  });
+});
+
+describe('the starter boundary', () => {
+  const input = z.object({ notify: merchantEventTargetSchema.optional() });
+  const parse = (url: string) => () => parseStarterInput(input, { notify: { url } }, 'payment');
+
+  it('refuses a notify.url with credentials or another scheme, naming the field', () => {
+    expect(parse('https://user:pass@hooks.example.com/e')).toThrow(
+      'notify.url must not carry credentials (user:password@)',
+    );
+    expect(parse('file:///etc/passwd')).toThrow('notify.url must be an http(s) URL');
+    expect(parse(`https://hooks.example.com/${'a'.repeat(2100)}`)).toThrow(
+      'notify.url must be at most 2048 characters',
+    );
+    expect(parse('https://hooks.example.com/e')()).toEqual({ notify: { url: 'https://hooks.example.com/e' } });
   });
 });
