@@ -114,6 +114,9 @@ describe('one version, one set of workers', () => {
     expect(d.metadata.name).toBe(`payflow-worker-${version}`);
     expect(container(d).image).toBe(`registry.example.com/payflow-app:${version}`);
     expect(envValue(d, 'WORKER_BUILD_ID')).toBe(version);
+    // As docs/deployment.md runs it.
+    const [documented] = render('--build-id', '1.1.0', '--image', 'registry.example.com/payflow-app');
+    expect(container(documented).image).toBe('registry.example.com/payflow-app:1.1.0');
   });
 
   it('refuses a build id that cannot name a Kubernetes object or tag an image, in one line', () => {
@@ -158,7 +161,7 @@ describe('the worker controller alternative', () => {
   );
 
   it('renders the Connection it refers to, valid too', () => {
-    const docs = render('--controller');
+    const docs = render('--controller', '--build-id', '1.1.0');
     const conn = docs.find((d) => d.kind === 'Connection')!;
     expect(docs.find((d) => d.kind === 'WorkerDeployment')!.spec.workerOptions.connectionRef.name).toBe(
       conn.metadata.name,

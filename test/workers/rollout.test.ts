@@ -232,15 +232,26 @@ describe('npm run rollout', () => {
     expect(c.workerDeploymentVersionInfo?.rampPercentage ?? 0).toBe(0);
   });
 
-  it('--rollback makes the previous version current again; --to then replays the namespace and ships it', async () => {
+  it('--rollback makes the previous version current again; --to then replays the namespace, ramps, ships it and waits for the drain', async () => {
     const back = await npmRollout('--rollback', '--poll', '500ms');
     expect(back.stderr).toBe('');
     expect(back.stdout.trim()).toBe('a is current again (was b; its pinned flows finish there)');
     expect(back.status).toBe(0);
     expect((await describeRouting(client, deploymentName)).current).toBe('a');
-    const forward = await npmRollout('--to', 'b', '--poll', '500ms');
+    const forward = await npmRollout(
+      '--to',
+      'b',
+      '--ramp',
+      '10',
+      '--ramp-hold',
+      '1s',
+      '--wait-drained',
+      '--poll',
+      '500ms',
+    );
     expect(forward.stdout).toContain('replay: 0 histories replayed, none failed');
     expect(forward.stdout).toContain('b is current (was a): new flows start on it');
+    expect(forward.stdout).toContain('a is drained: its workers (payflow-worker-a) may be stopped');
     expect(forward.status).toBe(0);
     const bad = await npmRollout('--to', 'b', '--ramp', '50,10');
     expect(bad.status).toBe(2);
