@@ -2,7 +2,9 @@
 //   doubled — a reference with more than one money movement at the service;
 //   lost    — a flow whose result disagrees with the ledger (success without money,
 //             failure/expiry with money, never closed), or money under a reference no flow claims;
-//   unknown — flows parked as unknown / outcome_unknown (not counted as lost).
+//   unknown — flows parked as unknown / outcome_unknown (not counted as lost);
+//   stuck   — flows whose workflow could not go on (query or workflow task failing, chaos/stuck.ts):
+//             reported with the reason, not counted as lost (their money is still checked).
 import type { LedgerEntry, LedgerKind } from '../src/sandbox';
 import type { FlowRecord, KindDriver } from './kinds';
 
@@ -10,7 +12,7 @@ export interface Finding {
   kind: string;
   ref: string;
   reference?: string;
-  problem: 'doubled' | 'lost';
+  problem: 'doubled' | 'lost' | 'stuck';
   detail: string;
   workflowId?: string;
 }
@@ -22,6 +24,7 @@ export interface KindRow {
   unknown: number;
   doubled: number;
   lost: number;
+  stuck: number;
   /** Flows that met a lost answer and settled it by requery/verify/search before the end. */
   resolvedByRequery: number;
   statuses: Record<string, number>;
@@ -33,6 +36,7 @@ export interface CheckResult {
   doubled: number;
   lost: number;
   unknown: number;
+  stuck: number;
   orphanEntries: LedgerEntry[];
 }
 
@@ -57,6 +61,7 @@ export function check(flows: FlowRecord[], ledger: LedgerEntry[], drivers: reado
       unknown: 0,
       doubled: 0,
       lost: 0,
+      stuck: 0,
       resolvedByRequery: 0,
       statuses: {},
     });
@@ -72,10 +77,14 @@ export function check(flows: FlowRecord[], ledger: LedgerEntry[], drivers: reado
     const note = (problem: Finding['problem'], detail: string, reference?: string) => {
       findings.push({ kind: f.kind, ref: f.ref, reference, problem, detail, workflowId: f.workflowId });
       if (problem === 'doubled') doubled = true;
-      else lost = true;
+      else if (problem === 'lost') lost = true;
     };
     const unknown = f.expectations.some((e) => e.outcome === 'unknown');
-    if (!f.closed && !unknown) note('lost', `never closed (last status ${status}${f.error ? `; ${f.error}` : ''})`);
+    if (f.stuck) {
+      note('stuck', f.stuck);
+      r.stuck++;
+    } else if (!f.closed && !unknown)
+      note('lost', `never closed (last status ${status}${f.error ? `; ${f.error}` : ''})`);
     if (f.closed && f.status === 'workflow_failed') note('lost', `workflow failed: ${f.error ?? ''}`);
     for (const e of f.expectations) {
       if (e.reference === undefined) continue;
@@ -121,6 +130,14 @@ export function check(flows: FlowRecord[], ledger: LedgerEntry[], drivers: reado
     });
     row(kind).lost++;
   }
-  const sum = (k: 'doubled' | 'lost' | 'unknown') => Object.values(byKind).reduce((n, r) => n + r[k], 0);
-  return { byKind, findings, doubled: sum('doubled'), lost: sum('lost'), unknown: sum('unknown'), orphanEntries };
+  const sum = (k: 'doubled' | 'lost' | 'unknown' | 'stuck') => Object.values(byKind).reduce((n, r) => n + r[k], 0);
+  return {
+    byKind,
+    findings,
+    doubled: sum('doubled'),
+    lost: sum('lost'),
+    unknown: sum('unknown'),
+    stuck: sum('stuck'),
+    orphanEntries,
+  };
 }

@@ -2,7 +2,8 @@
 // file, embedded PostgreSQL, sandbox, webhook receiver, codec server, worker — each its own
 // process), runs value flows of every money-moving kind through the starters while injecting
 // sandbox faults, SIGKILLing the worker and restarting the Temporal server once, then compares the
-// sandbox ledger with the flows' results. Exit code 1 when anything was doubled or lost.
+// sandbox ledger with the flows' results and replays every workflow history the run created against
+// the workflow code it ran. Exit code 1 when anything was doubled, lost or stuck, or a history did not replay.
 //
 //   npm run chaos -- --quick                      # ~80 flows, 5 kills, one server restart
 //   npm run chaos -- --flows 1000 --kills 30      # the full run (the defaults)
@@ -11,6 +12,7 @@
 //                                                 # kill -9 of history, matching and frontend twice each (docs/cluster.md)
 import { cpus } from 'node:os';
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { openPaymentsClient } from '../src/starters/connect';
 import { loadConfig } from '../src/config/config';
@@ -20,7 +22,12 @@ import { SandboxAdmin } from './admin';
 import { FaultInjector, Killer } from './chaos';
 import { check } from './check';
 import { DRIVERS, type FlowRecord, type KindDriver } from './kinds';
-import { printTable } from './report';
+import { printTable, failureReasons, replayLines, resultLine } from './report';
+import { replayRun } from './replay';
+import { ProgressProbe, StuckError } from './stuck';
+import { bundleCurrentWorkflows } from '../src/workers/replay';
+import { installTemporalRuntime } from '../src/logging/temporal-logger';
+import { createLogger } from '../src/logging/logger';
 import { startChaosStack } from './stack';
 import { ChaosMerchantEndpoint } from './merchant-endpoint';
 import { newNotifySecret } from '../src/notify';
@@ -163,6 +170,11 @@ async function main(): Promise<number> {
   );
 
   const started = Date.now();
+  // The replay's workers log through this (errors only, on stderr: stdout may carry the JSON report).
+  installTemporalRuntime(createLogger({ level: 'error', name: 'chaos-replay', destination: process.stderr }));
+  // The workflow code the run's workers bundle as they start, bundled now for the replay at the end.
+  const bundling = bundleCurrentWorkflows();
+  bundling.catch(() => undefined);
   // The merchant's endpoint for the flows' events, misbehaving while the chaos runs (docs/events.md).
   const notifySecret = newNotifySecret();
   const merchant = new ChaosMerchantEndpoint(notifySecret, new Rng(seed + 1));
@@ -244,10 +256,15 @@ async function main(): Promise<number> {
         resolvedByRequery: false,
       };
       const t = Date.now();
-      const ctx = { starters, api, admin, rng: new Rng(seed + i + 1), runId, posSessions };
+      // Ends the wait on a flow whose workflow task keeps failing (chaos/stuck.ts).
+      const progress = new ProgressProbe(() =>
+        flow.workflowId ? starters.client.workflow.getHandle(flow.workflowId) : undefined,
+      );
+      const ctx = { starters, api, admin, rng: new Rng(seed + i + 1), runId, posSessions, progress };
       const done = driver
         .run({ ...ctx, deadline: flowDeadline(driver.kind, t, flowTimeoutMs) }, flow, i)
         .catch((err: unknown) => {
+          if (err instanceof StuckError) flow.stuck = err.reason;
           flow.error = (err as Error).message;
         })
         .finally(() => {
@@ -308,6 +325,19 @@ async function main(): Promise<number> {
     const durationMs = Date.now() - started;
     const resolvedByRequery = Object.values(result.byKind).reduce((n, r) => n + r.resolvedByRequery, 0);
     const serviceKillEvents = serviceKiller?.withStalls(finishTimes);
+    say('replaying every workflow history the run created against the workflow code it ran');
+    // Beside the JSON report when it goes to a file, else in the stack directory (then kept).
+    const replayDir =
+      typeof o.json === 'string'
+        ? `${o.json.replace(/\.json$/, '')}-nondeterministic`
+        : join(stack.dir, 'nondeterministic');
+    const replay = await replayRun(starters.client, stack.taskQueue, {
+      encryption: config.encryption,
+      workflowBundle: await bundling,
+      saveDir: replayDir,
+      log: say,
+    });
+    if (replay.nondeterministic > 0 && typeof o.json !== 'string') o.keep = true;
     const report = {
       flows: flowsN,
       kinds: drivers.map((d) => d.kind),
@@ -335,6 +365,15 @@ async function main(): Promise<number> {
       lost: result.lost,
       unknown: result.unknown,
       unknownResolvedByRequery: resolvedByRequery,
+      stuck: result.stuck,
+      stuckFlows: flows
+        .filter((f) => f.stuck)
+        .map((f) => ({ kind: f.kind, ref: f.ref, workflowId: f.workflowId, reason: f.stuck })),
+      workflows: replay.workflows,
+      replayed: replay.replayed,
+      nondeterministic: replay.nondeterministic,
+      nondeterministicHistories: replay.histories,
+      notReplayed: replay.notDownloaded,
       byKind: result.byKind,
       findings: result.findings,
       ledgerEntries: ledger.length,
@@ -370,14 +409,9 @@ async function main(): Promise<number> {
     if (typeof o.json === 'string') writeFileSync(o.json, `${JSON.stringify(report, null, 2)}\n`);
     if (jsonToStdout) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     for (const m of events.missing.slice(0, 20)) say(`EVENT LOST ${m}`);
-    exitCode =
-      result.doubled > 0 ||
-      result.lost > 0 ||
-      events.lost > 0 ||
-      events.tally.idMismatches > 0 ||
-      events.tally.refused > 0
-        ? 1
-        : 0;
+    for (const line of replayLines(replay)) say(line);
+    say(resultLine(report));
+    exitCode = failureReasons(report).length > 0 ? 1 : 0;
   } finally {
     // Waits abandoned at a flow's deadline keep retrying inside the client; once the connection is
     // closed they throw 'Channel has been shut down' from a timer: expected, not a failure.

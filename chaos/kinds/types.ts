@@ -7,6 +7,7 @@ import type { LedgerKind } from '../../src/sandbox';
 import { StarterInputError, type PosTerminalSession, type StarterContext } from '../../src/starters';
 import type { SandboxAdmin } from '../admin';
 import { beforeDeadline, retry, sleep, type Rng } from '../util';
+import { QueryFailureStreak, StuckError, type ProgressProbe } from '../stuck';
 
 /** What a flow's final status says about money at the service for one reference. */
 export type Outcome = 'money' | 'no-money' | 'unknown';
@@ -34,6 +35,8 @@ export interface FlowRecord {
   /** The flow met an unknown outcome (lost answer) and settled it itself by requery before the end. */
   resolvedByRequery: boolean;
   error?: string;
+  /** Why the flow could not finish (its query or workflow task kept failing): reported, not waited for (chaos/stuck.ts). */
+  stuck?: string;
   ms?: number;
 }
 
@@ -48,6 +51,8 @@ export interface DriverContext {
   deadline: number;
   /** Open F1/F2 sessions of the active test terminals (POS terminal sales). */
   posSessions: PosTerminalSession[];
+  /** Watches the flow's workflow while the harness waits on it: a workflow task that keeps failing ends the wait (chaos/stuck.ts). */
+  progress?: ProgressProbe;
 }
 
 export interface KindDriver {
@@ -108,9 +113,9 @@ export async function awaitResult<T>(
   flow: FlowRecord,
 ): Promise<T | undefined> {
   try {
-    return (await retry('result', ctx.deadline, async () => (await handle()).result() as Promise<T>, {
+    return (await retry('result', ctx.deadline, async () => watched(ctx, (await handle()).result() as Promise<T>), {
       intervalMs: 1000,
-      fatal: (err) => err instanceof WorkflowFailedError,
+      fatal: (err) => err instanceof WorkflowFailedError || err instanceof StuckError,
     })) as T;
   } catch (err) {
     if (err instanceof WorkflowFailedError) {
@@ -123,7 +128,16 @@ export async function awaitResult<T>(
   }
 }
 
-/** Polls `read` and lets `act` drive the flow until `done` holds or the deadline passes. */
+/** `p`, ended early with StuckError when the flow's workflow task keeps failing. */
+function watched<T>(ctx: DriverContext, p: Promise<T>): Promise<T> {
+  return ctx.progress ? ctx.progress.watch(p) : p;
+}
+
+/**
+ * Polls `read` and lets `act` drive the flow until `done` holds or the deadline passes. A read that
+ * keeps failing for a reason of the flow's own (not a worker or server restart), or a workflow task
+ * that keeps failing, throws StuckError (chaos/stuck.ts) instead of waiting out the deadline.
+ */
 export async function drive<S>(
   ctx: DriverContext,
   read: () => Promise<S>,
@@ -132,17 +146,23 @@ export async function drive<S>(
   intervalMs = 400,
 ): Promise<S | undefined> {
   let last: S | undefined;
+  const streak = new QueryFailureStreak(ctx.progress?.policy);
   while (Date.now() < ctx.deadline) {
+    await ctx.progress?.check();
     try {
       last = await beforeDeadline('read', Math.min(ctx.deadline, Date.now() + 30_000), read());
-    } catch {
+      streak.succeeded();
+    } catch (err) {
+      const stuck = streak.failed(err);
+      if (stuck) throw new StuckError(stuck);
       await sleep(intervalMs * 2); // worker down, server restarting, or the flow between runs
       continue;
     }
     if (done(last)) return last;
     try {
-      await beforeDeadline('act', ctx.deadline, act(last));
-    } catch {
+      await beforeDeadline('act', ctx.deadline, watched(ctx, act(last)));
+    } catch (err) {
+      if (err instanceof StuckError) throw err;
       // a refused or lost step: read the state again and decide anew
     }
     await sleep(intervalMs);

@@ -49,6 +49,11 @@ export function readHistoryFile(file: string): History {
   return temporal.api.history.v1.History.fromObject(JSON.parse(readFileSync(file, 'utf8')));
 }
 
+/** Saves a history as protobufjs JSON, the fixtures' format (readHistoryFile reads it back). */
+export function writeHistoryFile(file: string, history: History): void {
+  writeFileSync(file, JSON.stringify(temporal.api.history.v1.History.fromObject(history).toJSON(), null, 1));
+}
+
 /** The recorded fixtures in `dirs`, sorted by directory and name. */
 export function loadFixtures(
   dirs: string[] = FIXTURE_DIRS,
@@ -110,6 +115,21 @@ export async function replayAll(
   return outcomes;
 }
 
+/** A replay's outcome with the target it replayed (to save the history of one that failed). */
+export interface ReplayResult extends ReplayOutcome {
+  target: ReplayTarget;
+}
+
+/** Replays `targets` (distinct names) in one replay worker, like replayAll, keeping each outcome's target. */
+export async function replayTargets(
+  targets: readonly ReplayTarget[],
+  opts: { encryption: EncryptionSettings; workflowBundle: WorkflowBundleWithSourceMap },
+): Promise<ReplayResult[]> {
+  const byName = new Map(targets.map((t) => [t.name, t]));
+  const outcomes = await replayAll(targets, opts);
+  return outcomes.map((o) => ({ ...o, target: byName.get(o.name)! }));
+}
+
 export interface DownloadOptions {
   workflowTypes: string[];
   /** Most executions per workflow type (newest first). */
@@ -132,12 +152,7 @@ export async function* downloadHistories(client: Client, opts: DownloadOptions):
     for await (const execution of client.workflow.list({ query, pageSize: Math.min(opts.perType, 100) })) {
       if (taken++ >= opts.perType) break;
       const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
-      if (opts.saveDir) {
-        writeFileSync(
-          join(opts.saveDir, `${type}-${execution.runId}.json`),
-          JSON.stringify(temporal.api.history.v1.History.fromObject(history).toJSON(), null, 1),
-        );
-      }
+      if (opts.saveDir) writeHistoryFile(join(opts.saveDir, `${type}-${execution.runId}.json`), history);
       yield { name: `${execution.workflowId}/${execution.runId}`, workflowType: type, history };
     }
   }
