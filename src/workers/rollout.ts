@@ -122,6 +122,24 @@ export async function versionOutcomes(
   return { started, failed };
 }
 
+/**
+ * Flows on these task queues started since `since` whose workflow task keeps failing or timing out (a bug
+ * in new code): open, but stuck. Such a flow has no version yet (its first task never completed), so
+ * it is found by its task queue and the server's TemporalReportedProblems, not by its version.
+ */
+export async function stuckFlows(client: Client, taskQueues: string[], since: Date, limit = 20): Promise<string[]> {
+  const queues = taskQueues.map((q) => `'${q}'`).join(', ');
+  const query =
+    `TaskQueue IN (${queues}) AND StartTime >= '${since.toISOString()}' AND ExecutionStatus = 'Running' AND ` +
+    `TemporalReportedProblems IN ('category=WorkflowTaskFailed', 'category=WorkflowTaskTimedOut')`;
+  const flows: string[] = [];
+  for await (const wf of client.workflow.list({ query, pageSize: limit })) {
+    flows.push(`${wf.workflowId} (${wf.type})`);
+    if (flows.length >= limit) break;
+  }
+  return flows;
+}
+
 /** Replays the auto-upgrade types' histories; stops the rollout, naming each failure, if one does not replay. */
 async function replayGate(io: RolloutIo, buildId: string): Promise<void> {
   io.say(`replaying the namespace's histories of the auto-upgrade types against this code (${buildId})…`);
@@ -134,8 +152,8 @@ async function replayGate(io: RolloutIo, buildId: string): Promise<void> {
   );
 }
 
-/** Each ramp step for `rampHoldMs`; a step whose flows fail above the limit sets the ramp back to 0 and stops. */
-async function rampSteps(io: RolloutIo, plan: RolloutPlan): Promise<void> {
+/** Each ramp step for `rampHoldMs`; a step whose flows fail above the limit, or get stuck, sets the ramp back to 0 and stops. */
+async function rampSteps(io: RolloutIo, plan: RolloutPlan, taskQueues: string[]): Promise<void> {
   const version = { deploymentName: plan.deploymentName, buildId: plan.to };
   for (const percentage of plan.ramp) {
     const since = new Date(Date.now() - 1000);
@@ -143,7 +161,16 @@ async function rampSteps(io: RolloutIo, plan: RolloutPlan): Promise<void> {
     io.say(`ramping ${percentage} % of new flows to ${plan.to}; watching it for ${plan.rampHoldMs / 1000} s`);
     await sleep(plan.rampHoldMs);
     const { started, failed } = await versionOutcomes(io.client, plan.deploymentName, plan.to, since);
-    io.say(`  ${started} flows started on ${plan.to}, ${failed} failed`);
+    const stuck = await stuckFlows(io.client, taskQueues, since);
+    io.say(
+      `  ${started} flows started on ${plan.to}, ${failed} failed; ${stuck.length} stuck on a failing workflow task`,
+    );
+    if (stuck.length > 0) {
+      await rampVersion(io.client, version, 0);
+      throw new RolloutStopped(
+        `workflow tasks fail during the ramp to ${plan.to} (${stuck.join(', ')}): ramp set back to 0, ${plan.to} not made current`,
+      );
+    }
     if (failed > 0 && failed / started > plan.maxFailureRate) {
       await rampVersion(io.client, version, 0);
       throw new RolloutStopped(
@@ -205,7 +232,7 @@ export async function rollout(io: RolloutIo, plan: RolloutPlan): Promise<void> {
   else {
     // Before any routing change: a ramp already moves auto-upgrade flows to the new code.
     await replayGate(io, plan.to);
-    await rampSteps(io, plan);
+    await rampSteps(io, plan, queues);
     await makeVersionCurrent(
       io.client,
       { deploymentName: plan.deploymentName, buildId: plan.to },

@@ -59,6 +59,8 @@ async function startServer(): Promise<void> {
     'frontend.workerVersioningWorkflowAPIs=true',
     'matching.wv.VersionDrainageStatusRefreshInterval="1s"',
     'matching.wv.VersionDrainageStatusVisibilityGracePeriod="1s"',
+    // A flow whose workflow task failed once is marked (TemporalReportedProblems) at once (default: after 5).
+    'system.numConsecutiveWorkflowTaskProblemsToTriggerSearchAttribute=1',
   ])
     args.push('--dynamic-config-value', kv);
   server = spawn(temporalBinaries().cli!, args, { stdio: 'ignore' });
@@ -230,6 +232,21 @@ describe('npm run rollout', () => {
       deploymentVersion: { deploymentName, buildId: 'c' },
     });
     expect(c.workerDeploymentVersionInfo?.rampPercentage ?? 0).toBe(0);
+  });
+
+  it('stops a ramp during which workflow tasks keep failing: the stuck flow is named', async () => {
+    const run = io();
+    const done = rollout(run, plan({ to: 'c', ramp: [99], rampHoldMs: 4000 }));
+    await eventually(() => run.lines.some((l) => l.startsWith('ramping 99 %')), {
+      timeoutMs: 30_000,
+      description: 'the ramp to c starts',
+    });
+    const broken = await client.workflow.start('brokenTaskFlow', { taskQueue, workflowId: `broken-${randomUUID()}` });
+    await expect(done).rejects.toThrow(
+      `workflow tasks fail during the ramp to c (${broken.workflowId} (brokenTaskFlow)): ramp set back to 0, c not made current`,
+    );
+    expect((await describeRouting(client, deploymentName)).current).toBe('b');
+    await broken.terminate('the test is done with it');
   });
 
   it('--rollback makes the previous version current again; --to then replays the namespace, ramps, ships it and waits for the drain', async () => {
