@@ -1,9 +1,12 @@
 // pino JSON logging with redaction of every secret the flows handle, wherever it appears. A line
 // written while an OpenTelemetry span is active carries its trace and span ids (trace_id, span_id,
-// trace_flags), so the logs of a traced request can be found from its trace and back.
+// trace_flags), so the logs of a traced request can be found from its trace and back. In development at
+// a terminal (`npm start`, `npm run worker`) the same redacted lines are printed for a person instead
+// (formatHumanLine); production, and any output that is not a terminal, stays JSON.
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { isSecretFieldName, REDACTED, scrubText } from './redaction';
+import { productionModeOf } from '../config/config';
 
 // What is secret has one home (src/logging/redaction.ts), shared with the API client's error bodies.
 export {
@@ -52,14 +55,69 @@ export function activeTraceFields(): { trace_id?: string; span_id?: string; trac
   return { trace_id: ctx.traceId, span_id: ctx.spanId, trace_flags: `0${ctx.traceFlags.toString(16)}`.slice(-2) };
 }
 
+/** json: one JSON object per line (production, log collectors); human: a line a person reads at a terminal. */
+export type LogFormat = 'json' | 'human';
+
+/** Human at a terminal outside production mode (docs/configuration.md); JSON otherwise. */
+export function defaultLogFormat(
+  env: NodeJS.ProcessEnv = process.env,
+  stdout: { isTTY?: boolean } = process.stdout,
+): LogFormat {
+  return stdout.isTTY === true && !productionModeOf(env) ? 'human' : 'json';
+}
+
+/** Fields every line has, shown in the line's head (or not at all) rather than as key=value. */
+const HEAD_FIELDS = new Set(['level', 'time', 'pid', 'hostname', 'name', 'component', 'msg', 'err']);
+
+const fieldText = (value: unknown): string =>
+  typeof value === 'string' ? (/[\s"=]/.test(value) ? JSON.stringify(value) : value) : JSON.stringify(value);
+
+/** Indents the lines after the first (a multi-line message, a stack) under the line's head. */
+const continued = (text: string): string => text.replace(/\n/g, '\n    ');
+
+/**
+ * One JSON log line (already redacted) as a person reads it:
+ * `08:25:01.123 INFO  worker[activities] card charge sent  reference=ord-1 attempt=2`, an error's stack
+ * on the lines below. A line that is not JSON is returned as it is.
+ */
+export function formatHumanLine(json: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json;
+  }
+  const time = typeof entry.time === 'string' ? entry.time.slice(11, 23) : '';
+  const level = String(entry.level ?? '')
+    .toUpperCase()
+    .padEnd(5);
+  const who = `${String(entry.name ?? '')}${entry.component ? `[${String(entry.component)}]` : ''}`;
+  const fields = Object.entries(entry)
+    .filter(([k, v]) => !HEAD_FIELDS.has(k) && v !== undefined)
+    .map(([k, v]) => `${k}=${fieldText(v)}`);
+  const err = entry.err as { type?: string; message?: string; stack?: string } | undefined;
+  const errText = err ? `\n${err.stack ?? `${err.type ?? 'Error'}: ${err.message ?? ''}`}` : '';
+  const head = [time, level, who, continued(String(entry.msg ?? ''))].filter(Boolean).join(' ');
+  return `${head}${fields.length ? `  ${fields.join(' ')}` : ''}${continued(errText)}\n`;
+}
+
+/** A pino destination that prints each line through formatHumanLine to `out` (stdout by default). */
+export function humanDestination(out: { write(text: string): unknown } = process.stdout): pino.DestinationStream {
+  return { write: (line: string) => void out.write(formatHumanLine(line.trimEnd())) };
+}
+
 export interface CreateLoggerOptions {
   level?: LoggerOptions['level'];
   name?: string;
-  /** Destination stream (tests capture lines with it). */
+  /** Destination stream (tests capture lines with it); JSON unless `format` says otherwise. */
   destination?: pino.DestinationStream;
+  /** Default: defaultLogFormat() (human at a terminal outside production), JSON with a `destination`. */
+  format?: LogFormat;
 }
 
 export function createLogger(opts: CreateLoggerOptions = {}): Logger {
+  const format = opts.format ?? (opts.destination ? 'json' : defaultLogFormat());
+  const destination = format === 'human' ? humanDestination(opts.destination ?? process.stdout) : opts.destination;
   return pino(
     {
       level: opts.level ?? 'info',
@@ -86,6 +144,6 @@ export function createLogger(opts: CreateLoggerOptions = {}): Logger {
         },
       },
     },
-    opts.destination,
+    destination,
   );
 }

@@ -4,7 +4,7 @@ import { bootstrap } from '../config/bootstrap';
 import { loadWorkerConfig } from '../config/processes';
 import { startProcessObservability, startWorkerHealth } from '../observability/process';
 import { createActivities } from '../activities';
-import { connectTemporalWorker, createPaymentsWorker } from './worker';
+import { bundleWorkflowsAtStart, connectTemporalWorker, createPaymentsWorker } from './worker';
 import { describeTemporalConnection } from '../temporal/connection';
 import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits } from '../starters/connect';
 import { connectTemporalClient, createTemporalClient } from '../temporal/client';
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   });
   const health = await startWorkerHealth(config, logger);
   // Compiled, the worker loads dist/workflow-bundle.js (it fails here if missing); under tsx it bundles at start (docs/deployment.md).
-  const workflowBundle = prebuiltWorkflowBundle();
+  const prebuilt = prebuiltWorkflowBundle();
   const api = openPaymentsClient(config);
   const claimCheck = await openClaimCheck(config);
   claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
       vaCredits,
       temporal: client,
     }),
-    workflowBundle,
+    workflowBundle: prebuilt ?? (await bundleWorkflowsAtStart(logger)),
     deployment: version,
     tuning: tuning.options,
     // The main queue and the money and reads queues, each its own worker and slots (docs/deployment.md, "Task queues").
@@ -172,7 +172,7 @@ async function main(): Promise<void> {
       taskQueue: config.temporal.taskQueue,
       taskQueues: config.taskQueues,
       temporal: describeTemporalConnection(config.temporal),
-      workflowBundle: workflowBundle ? 'prebuilt' : 'bundled at start',
+      workflowBundle: prebuilt ? 'prebuilt' : 'bundled at start',
       tuning: tuning.summary,
       workflowStackTraces: workflowStackTraceState().effective,
       version: version ? `${version.deploymentName}:${version.buildId}` : 'unversioned',

@@ -2,13 +2,14 @@
 // createActivities factory, the encrypted data converter, and pino as the logger.
 // Every bundle carries the metrics interceptor (src/workflows/steps/metrics-interceptor.ts); when tracing is
 // installed (src/observability/tracing.ts), the OpenTelemetry workflow and activity interceptors too.
-import { NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import type { Logger as PinoLogger } from 'pino';
 import {
   makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
   OpenTelemetryActivityOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/worker';
-import { createDataConverter, type EncryptionSettings } from '../codec/data-converter';
+import { createDataConverter, FAILURE_CONVERTER_PATH, type EncryptionSettings } from '../codec/data-converter';
 import { temporalConnectionOptions, type TemporalConnectionSettings } from '../temporal/connection';
 import { activeTracing, OTEL_WORKFLOW_INTERCEPTORS_PATH } from '../observability/trace-context';
 import { withTuning } from './tuning';
@@ -133,4 +134,33 @@ export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise
     sinks: { ...traced.sinks, ...opts.overrides?.sinks },
   };
   return createWorkerGroup(main, opts.queues, opts.activityQueues ?? ACTIVITY_QUEUE_DEFAULT_TUNING);
+}
+
+/**
+ * The workflow bundle built at start (under tsx: `npm start`, `npm run worker`), as the prebuilt one is
+ * (src/workers/workflow-bundle.ts) but with the interceptors the process needs now. One log line says it
+ * was built; webpack's build statistics, which the SDK's bundler logs at info, go to debug.
+ */
+export async function bundleWorkflowsAtStart(logger: PinoLogger): Promise<{ code: string }> {
+  const startedAt = Date.now();
+  const bundler = logger.child({ component: 'workflow-bundler' });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    workflowInterceptorModules: workflowInterceptorModules(),
+    preloadModules: PRELOADED_WORKFLOW_MODULES,
+    logger: {
+      log: (level, message, meta) => bundler.debug({ ...meta, sdkLevel: level }, message),
+      trace: (message, meta) => bundler.trace(meta ?? {}, message),
+      debug: (message, meta) => bundler.debug(meta ?? {}, message),
+      info: (message, meta) => bundler.debug(meta ?? {}, message),
+      warn: (message, meta) => bundler.warn(meta ?? {}, message),
+      error: (message, meta) => bundler.error(meta ?? {}, message),
+    },
+  });
+  logger.info(
+    { sizeMb: Math.round(Buffer.byteLength(code) / 100_000) / 10, ms: Date.now() - startedAt },
+    'workflow bundle built at start',
+  );
+  return { code };
 }
