@@ -13,7 +13,8 @@ import { startSandbox, SANDBOX_OTP, TEST_CARDS, type Sandbox } from '../../src/s
 import { freePort } from '../../src/stack/temporal-dev-server';
 import { ServiceProcess } from '../../chaos/stack';
 import { closeStarters, connectStarters, type StarterContext } from '../../src/starters/connect';
-import { startCardPayment } from '../../src/starters/card-payment';
+import { getCardPaymentState, resubmitCard, startCardPayment, submitOtp } from '../../src/starters/card-payment';
+import { waitForState } from '../../src/starters/payment-common';
 import { SandboxAdmin } from '../support/sandbox-admin';
 import { claimCheckDatabaseUrl, devServerAddress } from '../support/stack';
 import { scrape, scrapeUntil, SDK_WORKER_METRICS, sumOf, type Sample } from '../support/prometheus';
@@ -92,7 +93,9 @@ const card = (number: string, amount: number) => cardPayment(`metrics-${randomUU
 
 describe("each process's Prometheus address after a few flows", () => {
   it('exports the SDK and business metrics of each process on its own address', async () => {
-    // Flows: a success (its webhook delivered twice by the sandbox), a B1 lost before it arrived (requeried, proved absent, resent once), a decline.
+    // Flows: a success (its webhook delivered twice by the sandbox), a B1 lost before it arrived
+    // (requeried, proved absent; its CVV did not outlive the attempt, so the payer submits the card
+    // again and B1 is resent once), a decline.
     // The webhooks are held until the flows have ended (they finish on the service's answer): a
     // signal that lands while a flow's last workflow task is open makes the server refuse that
     // completion and the task run again, and workflow counters are emitted again with it.
@@ -101,7 +104,12 @@ describe("each process's Prometheus address after a few flows", () => {
     expect(await payCardWithOtp(starters, paid)).toMatchObject({ status: 'success' });
     await admin.fault({ method: 'POST', path: `^${B1}$`, kind: 'drop-before-processing', count: 1 });
     const resent = card(TEST_CARDS.otpOnly, 250_000);
-    expect(await payCardWithOtp(starters, resent)).toMatchObject({ status: 'success' });
+    const resentHandle = await startCardPayment(starters, resent);
+    const stateOf = () => getCardPaymentState(starters, resent.transactionRef);
+    await waitForState(stateOf, (s) => s.status === 'awaiting_card');
+    expect(await resubmitCard(starters, resent.transactionRef, resent.card)).toMatchObject({ status: 'awaiting_otp' });
+    await submitOtp(starters, resent.transactionRef, SANDBOX_OTP);
+    expect(await resentHandle.result()).toMatchObject({ status: 'success' });
     const declined = card(TEST_CARDS.declined, 50_000);
     expect(await (await startCardPayment(starters, declined)).result()).toMatchObject({ status: 'failed' });
     await admin.webhookFault('duplicate', 1);
@@ -175,10 +183,12 @@ describe("each process's Prometheus address after a few flows", () => {
     expect(sumOf(w, 'payflow_flow_outcomes_total', { flow: 'card', outcome: 'outcome_unknown' })).toBe(0);
     expect(sumOf(w, 'payflow_flow_succeeded_amount_minor_total', { flow: 'card', currency: 'NGN' })).toBe(350_000);
     expect(sumOf(w, 'payflow_flow_status_changes_total', { flow: 'card', status: 'awaiting_otp' })).toBe(2);
-    // The lost B1: requeried until proved absent, then resent once; every send counted by its outcome.
+    // The lost B1: requeried until proved absent, then resent once (the resend without the CVV
+    // answered "secret unavailable", the card submitted again answered); every send counted by its outcome.
     expect(sumOf(w, 'payflow_resends_proved_safe_total', { flow: 'card' })).toBe(1);
     expect(sumOf(w, 'payflow_requeries_total', { flow: 'card', stage: 'lost_answer', result: 'absent' })).toBe(2);
-    expect(sumOf(w, 'payflow_send_outcomes_total', { flow: 'card', outcome: 'answered' })).toBe(2);
+    expect(sumOf(w, 'payflow_flow_status_changes_total', { flow: 'card', status: 'awaiting_card' })).toBe(1);
+    expect(sumOf(w, 'payflow_send_outcomes_total', { flow: 'card', outcome: 'answered' })).toBe(3);
     expect(sumOf(w, 'payflow_send_outcomes_total', { flow: 'card', outcome: 'refused' })).toBe(1);
     // The calls to the service, by operation and result: three B1 answered (two 200, one 400) and one lost.
     expect(sumOf(w, 'payflow_service_calls_total', { operation: 'direct.chargeCard', result: '2xx' })).toBe(2);
