@@ -3,6 +3,7 @@ import { bootstrap, onShutdown } from '../config/bootstrap';
 import { loadCodecConfig } from '../config/processes';
 import { AesGcmPayloadCodec } from './aes-gcm-codec';
 import { startCodecServer } from './codec-server';
+import { OidcVerifier } from './oidc';
 import { startProcessObservability } from '../observability/process';
 
 async function main(): Promise<void> {
@@ -10,7 +11,10 @@ async function main(): Promise<void> {
   const observability = await startProcessObservability(config, logger, { serviceName: 'payflow-codec-server' });
   const server = await startCodecServer({
     codec: new AesGcmPayloadCodec(config.encryption.keys, config.encryption.activeKeyId),
-    token: config.codec.token,
+    // CODEC_AUTH_MODE: the static token, or the user's OIDC token per namespace (src/config/codec-auth.ts).
+    ...(config.codec.auth.oidc ? { oidc: new OidcVerifier(config.codec.auth.oidc) } : { token: config.codec.token }),
+    encode: config.codec.auth.encodeEnabled,
+    rateLimitPerMinute: config.codec.auth.rateLimitPerMinute,
     // Header authentication only: no path token (refused in production in any case).
     production: config.production,
     corsOrigins: config.codec.corsOrigins,
@@ -19,7 +23,13 @@ async function main(): Promise<void> {
     logger,
   });
   logger.info(
-    { url: server.url, healthz: `${server.url}/healthz`, readyz: `${server.url}/readyz` },
+    {
+      url: server.url,
+      healthz: `${server.url}/healthz`,
+      readyz: `${server.url}/readyz`,
+      auth: config.codec.auth.mode,
+      encode: config.codec.auth.encodeEnabled,
+    },
     'codec server listening',
   );
   onShutdown(logger, async () => {

@@ -1,6 +1,7 @@
 // Issue #27 section 6, codec token: header authentication everywhere; a token in the URL path only
 // for the development stack's bundled UI, as a capability that is not CODEC_SERVER_TOKEN, and never
-// in production (refused even when it is the right token).
+// in production (refused even when it is the right token). /encode is off in production unless
+// configured (CODEC_ENCODE_ENABLED); the development stack keeps it.
 import { randomBytes } from 'node:crypto';
 import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 import { createCodecServer, startCodecServer, type RunningCodecServer } from '../../src/codec/codec-server';
@@ -34,15 +35,27 @@ describe('production codec server', () => {
   afterAll(() => server.close());
 
   it('refuses the right token in the URL path', async () => {
-    const r = await encode(server, `/t/${TOKEN}/encode`);
+    const r = await encode(server, `/t/${TOKEN}/decode`);
     expect(r.status).toBe(401);
     expect(String(r.body.error)).toMatch(/URL path is refused/);
   });
 
   it('accepts the token in the Authorization header', async () => {
-    const r = await encode(server, '/encode', { Authorization: `Bearer ${TOKEN}` });
+    const r = await encode(server, '/decode', { Authorization: `Bearer ${TOKEN}` });
     expect(r.status).toBe(200);
     expect(r.body.payloads).toHaveLength(1);
+    expect((await encode(server, '/decode', { Authorization: `Bearer ${TOKEN}x` })).status).toBe(401);
+  });
+
+  it('answers /encode only when configured to', async () => {
+    const off = await encode(server, '/encode', { Authorization: `Bearer ${TOKEN}` });
+    expect(off).toMatchObject({ status: 404, body: { error: expect.stringMatching(/CODEC_ENCODE_ENABLED/) } });
+    const on = await startCodecServer({ codec, token: TOKEN, corsOrigins: [], production: true, encode: true });
+    try {
+      expect((await encode(on, '/encode', { Authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    } finally {
+      await on.close();
+    }
   });
 
   it('cannot be given a path token', () => {
