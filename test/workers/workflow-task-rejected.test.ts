@@ -77,6 +77,15 @@ describe('the alert on workflow tasks the server rejects', () => {
       );
       expect(removed.stderr).toBe('');
       expect(removed.status).toBe(0);
+      // What the alert's description has an operator run: the attribute is no longer listed.
+      const listed = spawnSync(
+        temporalBinaries().cli!,
+        ['operator', 'search-attribute', 'list', '--address', server.address, '--namespace', 'default'],
+        { encoding: 'utf8' },
+      );
+      expect(listed.status).toBe(0);
+      expect(listed.stdout).toContain('PaymentReference');
+      expect(listed.stdout).not.toContain('PaymentServiceReference');
       const port = await freePort();
       // Quiet: Core warns at every rejected completion, which is what the test brings about.
       Runtime.install({
