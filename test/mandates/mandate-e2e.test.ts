@@ -377,7 +377,7 @@ async function expectNoSecretsIn(handle: WorkflowHandle, secrets: string[]): Pro
 /** The BVN handle the flow was started with (read from its decoded input). */
 async function bvnHandleOf(handle: WorkflowHandle): Promise<string> {
   const { decoded } = await historyTexts(handle, config.encryption);
-  return /"bvnHandle":"(cc_[A-Za-z0-9_-]{22})"/.exec(decoded)![1];
+  return /"bvnHandle":"(cc_[A-Za-z0-9_-]{64})"/.exec(decoded)![1];
 }
 
 describe('claim check: the BVN and the OTP are sealed by the starters', () => {

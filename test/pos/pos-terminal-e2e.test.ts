@@ -279,7 +279,7 @@ describe('POS terminal transaction: the card read is sealed', () => {
   /** The handle the flow was started with (from its decoded input). */
   async function cardHandleOf(ref: string): Promise<string> {
     const { decoded } = await historyTexts(posTransactionHandle(ctx, ref), config.encryption);
-    return /"handle":"(cc_[A-Za-z0-9_-]{22})"/.exec(decoded)![1];
+    return /"handle":"(cc_[A-Za-z0-9_-]{64})"/.exec(decoded)![1];
   }
 
   it('the sealed card data reaches the service (approved with the right PIN, one sale) and is gone from the store afterwards; no card data in history', async () => {
