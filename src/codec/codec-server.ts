@@ -7,8 +7,8 @@
 //    a namespace it does not grant.
 // Every decode is audited (who, namespace, workflow id when given, payload count; never a payload).
 // /encode (which turns chosen plaintext into ciphertext the workers accept) is off unless `encode`
-// is set: by default on only for the static token outside production. Each client (the token's
-// subject, or its address before it authenticated) has a budget of requests per minute (429).
+// is set: by default on only for the static token outside production. Each client (an OIDC user's
+// subject; otherwise its address) has a budget of requests per minute (429).
 // The bundled dev UI of `npm start` cannot attach a custom header, so that stack alone gives the
 // server a `pathToken`, a capability of its own (never CODEC_SERVER_TOKEN) that may lead the path:
 // http://host:port/t/<pathToken>/decode (docs/architecture.md, "Encryption and the Web UI"). Without
@@ -150,7 +150,9 @@ export function createCodecServer(opts: CodecServerOptions): Server {
   /** The caller, or why not; every answer (refusals too) spends one request of the client's budget. */
   const admit = async (req: IncomingMessage, presented: string | undefined): Promise<Caller | Refusal> => {
     const caller = await authenticate(opts, presented);
-    const client = 'user' in caller ? `user:${caller.user}` : `ip:${req.socket.remoteAddress ?? 'unknown'}`;
+    // An OIDC user by subject; the static token (shared by everyone behind it) and a failed attempt by address.
+    const client =
+      'user' in caller && caller.namespaces ? `user:${caller.user}` : `ip:${req.socket.remoteAddress ?? 'unknown'}`;
     const retryAfterS = limiter.take(client);
     if (retryAfterS > 0) return { status: 429, error: 'too many requests: slow down', retryAfterS };
     if (!('user' in caller)) return caller;

@@ -1,5 +1,5 @@
-// A per-client request budget for the codec server: a fixed one-minute window per key (the token's
-// subject, or the client's address when no token authenticated). In memory, per process: enough to
+// A per-client request budget for the codec server: a fixed one-minute window per key (an OIDC
+// token's subject, or the client's address). In memory, per process: enough to
 // stop one user or script from decoding a namespace's history wholesale, or guessing tokens fast.
 const WINDOW_MS = 60_000;
 /** Past this many tracked clients, windows that ended are dropped (memory stays bounded). */

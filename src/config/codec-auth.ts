@@ -32,7 +32,7 @@ export const codecAuthEnvShape = {
     .enum(['true', 'false', '1', '0'])
     .optional()
     .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1')),
-  // Requests per minute per client (the token's subject, or the address without a valid token).
+  // Requests per minute per client (the OIDC token's subject; the address for the static token or without a valid token).
   CODEC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(600),
 };
 

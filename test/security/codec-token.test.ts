@@ -87,3 +87,23 @@ describe('development codec server', () => {
     }
   });
 });
+
+describe('the rate limit with the static token', () => {
+  it('counts by address (everyone behind the token shares it): 429 with Retry-After past the budget', async () => {
+    const server = await startCodecServer({ codec, token: TOKEN, corsOrigins: [], rateLimitPerMinute: 2 });
+    try {
+      const auth = { Authorization: `Bearer ${TOKEN}` };
+      expect((await encode(server, '/decode', auth)).status).toBe(200);
+      expect((await encode(server, '/decode', { Authorization: 'Bearer wrong-token' })).status).toBe(401);
+      const res = await fetch(`${server.url}/decode`, {
+        method: 'POST',
+        body,
+        headers: { 'Content-Type': 'application/json', ...auth },
+      });
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
