@@ -7,6 +7,7 @@ import { temporal } from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';
 import {
+  checkNamespace,
   ensureSearchAttributes,
   indexedValueType,
   SearchAttributeConflictError,
@@ -68,5 +69,47 @@ describe('the search-attribute registration of docker-compose and Kubernetes', (
     ]);
     const listed = (await connection.operatorService.listSearchAttributes({ namespace })).customAttributes ?? {};
     expect(listed.PaymentReference).toBeUndefined();
+  });
+});
+
+describe("the worker's namespace check at start", () => {
+  const target = (namespace: string) => ({ address: devServerAddress(), namespace });
+
+  it('passes a namespace that holds every attribute with its type', async () => {
+    const namespace = await freshNamespace();
+    await ensureSearchAttributes(connection, namespace);
+    expect(await checkNamespace(connection, target(namespace))).toEqual({});
+  });
+
+  it('names a namespace that does not exist, with the commands that create it and register the attributes', async () => {
+    const { problem } = await checkNamespace(connection, target('no-such-namespace'));
+    expect(problem).toMatch(
+      new RegExp(
+        `^TEMPORAL_NAMESPACE: namespace no-such-namespace does not exist on ${devServerAddress()}; create it: temporal operator namespace create --address \\S+ --namespace no-such-namespace, then register the search attributes: temporal operator search-attribute create .* --type Keyword && temporal operator search-attribute create .*--name PaymentAmount --type Int$`,
+      ),
+    );
+  });
+
+  it('names every missing attribute, one create command per type', async () => {
+    const namespace = await freshNamespace();
+    await ensureSearchAttributes(connection, namespace, { PaymentFlow: 'Keyword', PaymentReference: 'Keyword' });
+    const { problem } = await checkNamespace(connection, target(namespace));
+    expect(problem).toBe(
+      `TEMPORAL_NAMESPACE: namespace ${namespace} lacks the search attributes PaymentStatus (Keyword), PaymentAmount (Int), PaymentCurrency (Keyword), ReconciliationStatus (Keyword), PaymentServiceReference (Keyword) that the flows write; register them: ` +
+        `temporal operator search-attribute create --address ${devServerAddress()} --namespace ${namespace} --name PaymentStatus --name PaymentCurrency --name ReconciliationStatus --name PaymentServiceReference --type Keyword && ` +
+        `temporal operator search-attribute create --address ${devServerAddress()} --namespace ${namespace} --name PaymentAmount --type Int`,
+    );
+  });
+
+  it('names an attribute registered with another type, with the commands that replace it', async () => {
+    const namespace = await freshNamespace();
+    const { PaymentFlow: _flow, ...rest } = SEARCH_ATTRIBUTE_REGISTRATION;
+    await ensureSearchAttributes(connection, namespace, { ...rest, PaymentFlow: 'Int' });
+    const { problem } = await checkNamespace(connection, target(namespace));
+    expect(problem).toBe(
+      `TEMPORAL_NAMESPACE: namespace ${namespace} has PaymentFlow registered as INDEXED_VALUE_TYPE_INT where the flows write Keyword; remove and register again: ` +
+        `temporal operator search-attribute remove --address ${devServerAddress()} --namespace ${namespace} --name PaymentFlow --yes && ` +
+        `temporal operator search-attribute create --address ${devServerAddress()} --namespace ${namespace} --name PaymentFlow --type Keyword`,
+    );
   });
 });
