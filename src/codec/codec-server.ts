@@ -113,6 +113,18 @@ function reply(res: ServerResponse, status: number, body: unknown, headers: Reco
   res.end(JSON.stringify(body));
 }
 
+/** CORS for the Web UI's origins only. */
+function setCors(req: IncomingMessage, res: ServerResponse, origins: string[]): void {
+  const origin = req.headers.origin;
+  if (origin && origins.includes(origin)) {
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Vary', 'Origin');
+    res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+    res.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, X-Namespace');
+    res.setHeader('Access-Control-Allow-Credentials', 'true');
+  }
+}
+
 /** The options' rules, checked once: misconfiguration stops the process with one line. */
 function checkOptions(opts: CodecServerOptions): void {
   if (!opts.oidc && !opts.token)
@@ -136,17 +148,6 @@ export function createCodecServer(opts: CodecServerOptions): Server {
     },
   };
 
-  const setCors = (req: IncomingMessage, res: ServerResponse) => {
-    const origin = req.headers.origin;
-    if (origin && opts.corsOrigins.includes(origin)) {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Vary', 'Origin');
-      res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-      res.setHeader('Access-Control-Allow-Headers', 'Content-Type, Authorization, X-Namespace');
-      res.setHeader('Access-Control-Allow-Credentials', 'true');
-    }
-  };
-
   /** The caller, or why not; every answer (refusals too) spends one request of the client's budget. */
   const admit = async (req: IncomingMessage, presented: string | undefined): Promise<Caller | Refusal> => {
     const caller = await authenticate(opts, presented);
@@ -168,7 +169,7 @@ export function createCodecServer(opts: CodecServerOptions): Server {
   // createSafeServer: a malformed target is a 400 before this runs, and nothing thrown here ends the process.
   return createSafeServer(
     async (req, res, url) => {
-      setCors(req, res);
+      setCors(req, res, opts.corsOrigins);
       if (req.method === 'OPTIONS') {
         res.writeHead(204);
         res.end();
