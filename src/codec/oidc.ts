@@ -69,6 +69,9 @@ interface CachedKey {
 export class OidcVerifier {
   private keys: CachedKey[] = [];
   private fetchedAt = 0;
+  /** When the JWKS was last asked for (read or not): an issuer that is down is asked at most every JWKS_REFETCH_MS. */
+  private attemptedAt = Number.NEGATIVE_INFINITY;
+  private lastFailure = '';
   private fetching: Promise<void> | undefined;
   private readonly now: () => number;
 
@@ -124,24 +127,29 @@ export class OidcVerifier {
       this.keys.find(
         (k) => k.kty === ALGORITHMS[alg].kty && (k.alg === undefined || k.alg === alg) && (!kid || k.kid === kid),
       );
-    const age = this.now() - this.fetchedAt;
-    if (age > (this.opts.keysTtlMs ?? 600_000) || (!find() && age > JWKS_REFETCH_MS)) await this.refresh();
+    const now = this.now();
+    const stale = now - this.fetchedAt > (this.opts.keysTtlMs ?? 600_000);
+    if ((stale || !find()) && now - this.attemptedAt > JWKS_REFETCH_MS) await this.refresh();
+    if (this.keys.length === 0)
+      throw new KeysUnavailableError(`the issuer's keys could not be read: ${this.lastFailure}`);
     const key = find();
     if (!key) throw new TokenRejectedError('signed with a key the issuer does not publish');
     return key.key;
   }
 
-  /** One fetch at a time; a failed fetch keeps the keys already held. */
+  /** One fetch at a time; a failed fetch keeps the keys already held (and is tried again after JWKS_REFETCH_MS). */
   private refresh(): Promise<void> {
+    this.attemptedAt = this.now();
     this.fetching ??= this.fetchKeys()
-      .then((keys) => {
-        this.keys = keys;
-        this.fetchedAt = this.now();
-      })
-      .catch((err: unknown) => {
-        if (this.keys.length === 0)
-          throw new KeysUnavailableError(`the issuer's keys could not be read: ${String(err)}`);
-      })
+      .then(
+        (keys) => {
+          this.keys = keys;
+          this.fetchedAt = this.now();
+        },
+        (err: unknown) => {
+          this.lastFailure = err instanceof Error ? err.message : String(err);
+        },
+      )
       .finally(() => (this.fetching = undefined));
     return this.fetching;
   }

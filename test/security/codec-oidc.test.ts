@@ -212,14 +212,22 @@ describe('the user token', () => {
     expect((await call(rotated, '/decode', newer)).status).toBe(200);
   });
 
-  it('an identity provider that cannot be read (and no keys cached) answers 503, not 401', async () => {
+  it('an identity provider that cannot be read (and no keys cached) answers 503, not 401; it is asked again after 30 s, not at every request', async () => {
     idp.down = true;
+    const clock = { now: Date.now() };
+    const token = idp.token({ permissions: ['payments:read'] });
     try {
-      const server = await codecServer();
-      expect(await call(server, '/decode', idp.token({ permissions: ['payments:read'] }))).toMatchObject({
+      const server = await codecServer({ now: () => clock.now });
+      const reads = idp.jwksReads;
+      expect(await call(server, '/decode', token)).toMatchObject({
         status: 503,
         body: { error: "the identity provider's keys are unavailable: try again" },
       });
+      idp.down = false;
+      expect((await call(server, '/decode', token)).status).toBe(503); // not asked again yet
+      expect(idp.jwksReads).toBe(reads);
+      clock.now += 31_000;
+      expect((await call(server, '/decode', token)).status).toBe(200);
     } finally {
       idp.down = false;
     }
