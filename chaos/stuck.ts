@@ -5,6 +5,7 @@
 // those failures never count (the worker kills and service kills would otherwise make flows stuck).
 import { isGrpcServiceError, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow';
 import { TemporalUnavailableError } from '../src/starters/temporal-retry';
 import { isOutsideTaskRefusal } from '../src/shared/task-boundary';
 import { DeadlineError } from './util';
@@ -90,14 +91,21 @@ export class QueryFailureStreak {
 
 type WorkflowTaskFailedAttributes = temporal.api.history.v1.IWorkflowTaskFailedEventAttributes;
 
-/** The cause and message of the history's last failed workflow task (later attempts are not written to history). */
+/**
+ * The cause and message of the history's last failed workflow task (later attempts are not written to
+ * history), its message decoded with the client's data converter (the worker encodes and encrypts it).
+ */
 async function lastWorkflowTaskFailure(handle: WorkflowHandle): Promise<string | undefined> {
   const history = await handle.fetchHistory();
   let last: WorkflowTaskFailedAttributes | undefined;
   for (const e of history.events ?? []) last = e.workflowTaskFailedEventAttributes ?? last;
   if (!last) return undefined;
   const cause = temporal.api.enums.v1.WorkflowTaskFailedCause[last.cause ?? 0] ?? String(last.cause);
-  return `${cause.replace(/^WORKFLOW_TASK_FAILED_CAUSE_/, '')}: ${firstLine(last.failure?.message ?? '')}`;
+  const converter = handle.client?.options.loadedDataConverter;
+  const decoded = converter
+    ? await decodeOptionalFailureToOptionalError(converter, last.failure).catch(() => undefined)
+    : undefined;
+  return `${cause.replace(/^WORKFLOW_TASK_FAILED_CAUSE_/, '')}: ${firstLine(decoded ?? last.failure?.message ?? '')}`;
 }
 
 /** Why the workflow is not making progress (its workflow task failing over and over), or undefined. */

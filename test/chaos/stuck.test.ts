@@ -14,6 +14,13 @@ import {
 import { DeadlineError } from '../../chaos/util';
 import { TemporalUnavailableError } from '../../src/starters/temporal-retry';
 import { OUTSIDE_TASK_REFUSAL } from '../../src/shared/task-boundary';
+import { randomUUID } from 'node:crypto';
+import { installTemporalRuntime } from '../../src/logging/temporal-logger';
+import { createLogger } from '../../src/logging/logger';
+import { LogCapture, testConfig, withWorker, workflowBundle } from '../support/stack';
+
+jest.setTimeout(150_000);
+installTemporalRuntime(createLogger({ destination: new LogCapture() }));
 
 const NONDETERMINISM = '[TMPRL1100] Nondeterminism error: Update machine does not handle this event';
 /** A gRPC error as the client raises it. */
@@ -176,5 +183,28 @@ describe('workflowTaskFailing', () => {
   it('leaves a task timed out by a worker kill or two alone', async () => {
     await expect(workflowTaskFailing(handleAt(2), FAST)).resolves.toBeUndefined();
     await expect(workflowTaskFailing(handleAt(5), FAST)).resolves.toBeUndefined();
+  });
+});
+
+describe('workflowTaskFailing on a real workflow', () => {
+  it('finds a workflow whose task fails on every attempt, once past the allowed attempts', async () => {
+    const config = testConfig();
+    const bundle = await workflowBundle(require.resolve('./fixtures/broken-task-flow'), []);
+    await withWorker(config, { activities: {}, workflowBundle: bundle }, async (client) => {
+      const handle = await client.workflow.start('brokenTaskFlow', {
+        taskQueue: config.temporal.taskQueue,
+        workflowId: `broken-${randomUUID()}`,
+      });
+      const started = Date.now();
+      let reason: string | undefined;
+      while (!reason && Date.now() - started < 110_000) {
+        reason = await workflowTaskFailing(handle);
+        if (!reason) await new Promise((r) => setTimeout(r, 1_000));
+      }
+      // About a minute here: the server retries a failed task with a growing delay.
+      expect(reason).toMatch(
+        /^workflow task failing \(attempt \d+\), last recorded failure WORKFLOW_WORKER_UNHANDLED_FAILURE: a bug in this workflow$/,
+      );
+    });
   });
 });
