@@ -46,6 +46,7 @@ export const ADMIN_ENDPOINTS = [
   'POST /__admin/mandates/{mandate_id}/reject',
   'POST /__admin/mandates/wrong-otp-status {status: 400|424}',
   'POST /__admin/mandates/{mandate_id}/debit-outcomes {outcomes: [pending|failed, ...]}',
+  'GET /__admin/mandates/{mandate_id}/scheduled-debits',
   'POST /__admin/mandate-debits/{transaction_reference}/settle {status: success|failed}',
   'POST /__admin/virtual-accounts/freeze-next {reason}',
   'POST /__admin/virtual-accounts/credits/{transaction_reference}/release',
@@ -165,6 +166,10 @@ export function createAdminRouter(state: () => AdminState, reset: () => Promise<
   add('POST', '/mandates/{id}/debit-outcomes', ({ params, body }) =>
     state().mandates.scriptDebits(params.id, body.outcomes),
   );
+  add('GET', '/mandates/{id}/scheduled-debits', async ({ params }) => {
+    await state().clock.runDue(); // dates reached in real time since the last tick
+    return state().mandates.scheduledDebits(params.id);
+  });
   add('GET', '/sms/messages', () => ok(state().sms.sentMessages()));
   add('POST', '/mandate-debits/{ref}/settle', ({ params, body }) =>
     state().mandates.settleDebit(params.ref, body.status),

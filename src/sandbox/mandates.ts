@@ -4,8 +4,11 @@
 // Every accepted D3 is also a transaction known to verify (GET /transaction/verify/{ref}) under
 // its transaction_reference (docs/sandbox.md): Success, Failed, or Pending until the admin settles
 // it. The admin can script the next D3 answers of a mandate: 200 with status pending or failed.
+// An approved FIXED mandate is debited by the sandbox itself on each scheduled date (sandbox clock),
+// as the service does: no D3 names those debits (docs/sandbox.md, docs/choices.md).
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
+import { FixedDebits, type FixedDebitRecord } from './fixed-debits';
 import { z } from 'zod';
 import { asObject, fail, MERCHANT_ID, ok, randomDigits, type Reply, type Router } from './http';
 import type { Ledger } from './ledger';
@@ -39,6 +42,10 @@ interface Mandate {
   sessionExpiresAt: number;
   wrongOtps: number;
   createdAt: number;
+  /** The key that created the mandate: the service's own FIXED debits are the merchant's transactions. */
+  secretKey: string;
+  /** FIXED: the schedule D1 gave (the service debits it on its own once approved). */
+  fixed?: { frequency: 'MONTHLY' | 'WEEKLY' | 'YEARLY'; interval: number; initialDebitDate: string; amount: number };
 }
 
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
@@ -138,6 +145,8 @@ export type MandateDebitOutcome = (typeof MANDATE_DEBIT_OUTCOMES)[number];
 export interface MandatesApi {
   /** Admin: the account holder rejects the mandate (the spec's 'rejected' state). */
   reject(mandateId: string): Reply;
+  /** Admin: the debits the sandbox made on its own for a FIXED mandate, one per scheduled date reached. */
+  scheduledDebits(mandateId: string): Reply;
   /** Admin: the mandate's next D3 calls answer 200 with these statuses (pending: held until settled; failed: no money moved). */
   scriptDebits(mandateId: string, outcomes: unknown): Reply;
   /** Admin: a pending debit becomes success (applied now, if the balance allows) or failed. */
@@ -196,8 +205,26 @@ export function registerMandates(
   const mandates = new Map<string, Mandate>(); // by mandate_id, creation order
   const bySession = new Map<string, string>();
   const debitRefs = new Set<string>();
+  /** The service's own FIXED debits: one per (mandate, scheduled date), on the sandbox clock. */
+  const fixedDebits = new FixedDebits(clock, (mandateId, ref, date) => debitScheduledDate(mandateId, ref, date));
 
-  router.add('POST', '/transaction/mandate/create', 'mandate', D1_FIELDS, ({ body }) => {
+  /** One scheduled date of a FIXED mandate, debited by the service itself (no D3); refused as D3 would be. */
+  const debitScheduledDate = (mandateId: string, ref: string, date: string): FixedDebitRecord | undefined => {
+    const m = mandates.get(mandateId);
+    if (!m?.fixed || m.record.status !== 'approved' || m.record.ready_to_debit !== true) return undefined;
+    const amount = m.fixed.amount;
+    debitRefs.add(ref);
+    if (amount > (m.record.balance as number)) {
+      const reason = 'Mandate balance is lesser than debit amount';
+      recordTransaction(m, ref, amount, 'Failed', m.secretKey, reason);
+      return { date, reference: ref, amount, status: 'failed', failureReason: reason, at: clock.iso() };
+    }
+    apply(m, ref, amount);
+    recordTransaction(m, ref, amount, 'Success', m.secretKey);
+    return { date, reference: ref, amount, status: 'success', at: clock.iso() };
+  };
+
+  router.add('POST', '/transaction/mandate/create', 'mandate', D1_FIELDS, ({ body, secretKey }) => {
     const debitType = String(body.debit_type).toLowerCase();
     const info = asObject(body.customerInformation);
     const fixed = debitType === 'fixed' ? asObject(body.fixedMandateSettings) : undefined;
@@ -253,6 +280,17 @@ export function registerMandates(
       sessionExpiresAt: now + MANDATE_SESSION_MS,
       wrongOtps: 0,
       createdAt: now,
+      secretKey,
+      ...(fixed
+        ? {
+            fixed: {
+              frequency: String(fixed.frequency).toUpperCase() as 'MONTHLY' | 'WEEKLY' | 'YEARLY',
+              interval: fixed.interval as number,
+              initialDebitDate: String(fixed.initial_debit_date),
+              amount: fixed.initial_debit_amount as number,
+            },
+          }
+        : {}),
     });
     bySession.set(sessionToken, mandateId);
     return ok(
@@ -297,6 +335,13 @@ export function registerMandates(
       mandate_reference_number: `MRN${randomDigits(12)}`,
       mandate_authorization_date: clock.iso(),
     });
+    if (m.fixed)
+      fixedDebits.start({
+        mandateId: String(m.record.mandate_id),
+        schedule: m.fixed,
+        endDate: String(m.record.end_date),
+        approvedAt: clock.now(),
+      });
     return ok(
       {
         mandate_id: m.record.mandate_id,
@@ -364,6 +409,7 @@ export function registerMandates(
         failedMandates.push({ mandateId: id, failureReason: 'Mandate already cancelled' });
       else {
         Object.assign(m.record, { status: 'cancelled', ready_to_debit: false });
+        fixedDebits.stop(id);
         canceledMandates.push(id);
       }
     }
@@ -424,6 +470,10 @@ export function registerMandates(
   });
 
   return {
+    scheduledDebits(mandateId) {
+      if (!mandates.has(mandateId)) return fail(404, `No mandate found for reference ${mandateId}`);
+      return ok(fixedDebits.list(mandateId));
+    },
     setWrongOtpStatus(status) {
       if (status !== 400 && status !== 424) return fail(400, 'status must be 400 or 424');
       wrongOtpStatus = status;
@@ -463,6 +513,7 @@ export function registerMandates(
       if (!m) return fail(404, `No mandate found for reference ${mandateId}`);
       if (m.record.status !== 'initiated') return fail(400, `Mandate is ${String(m.record.status)}`);
       Object.assign(m.record, { status: 'rejected', approved: false, is_approved: false, ready_to_debit: false });
+      fixedDebits.stop(mandateId);
       return ok({ mandate_id: mandateId, status: 'rejected' });
     },
   };
