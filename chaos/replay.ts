@@ -31,6 +31,8 @@ export interface RunReplay {
   replayed: number;
   nondeterministic: number;
   histories: NondeterministicHistory[];
+  /** Executions per workflow type (what the `workflows` are). */
+  byType: Record<string, number>;
   /** Executions whose history could not be downloaded, with why. */
   notDownloaded: { workflowId: string; runId: string; error: string }[];
 }
@@ -126,5 +128,14 @@ export async function replayRun(
     replayed += targets.length;
     opts.log?.(`replay: ${replayed} of ${executions.length} histories replayed, ${histories.length} nondeterministic`);
   }
-  return { workflows: executions.length, replayed, nondeterministic: histories.length, histories, notDownloaded };
+  const byType: Record<string, number> = {};
+  for (const e of executions) byType[e.workflowType] = (byType[e.workflowType] ?? 0) + 1;
+  return {
+    workflows: executions.length,
+    byType,
+    replayed,
+    nondeterministic: histories.length,
+    histories,
+    notDownloaded,
+  };
 }

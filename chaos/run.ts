@@ -370,6 +370,7 @@ async function main(): Promise<number> {
         .filter((f) => f.stuck)
         .map((f) => ({ kind: f.kind, ref: f.ref, workflowId: f.workflowId, reason: f.stuck })),
       workflows: replay.workflows,
+      workflowsByType: replay.byType,
       replayed: replay.replayed,
       nondeterministic: replay.nondeterministic,
       nondeterministicHistories: replay.histories,

@@ -101,7 +101,14 @@ describe('the replay step (chaos/replay.ts)', () => {
           saveDir,
         });
       }
-      expect(replay).toEqual({ workflows: 2, replayed: 2, nondeterministic: 0, histories: [], notDownloaded: [] });
+      expect(replay).toEqual({
+        workflows: 2,
+        byType: { unmatchedPaymentWebhookWorkflow: 2 },
+        replayed: 2,
+        nondeterministic: 0,
+        histories: [],
+        notDownloaded: [],
+      });
     });
   });
 });

@@ -8,6 +8,7 @@ const clean = { doubled: 0, lost: 0, stuck: 0, nondeterministic: 0 };
 const events = { lost: 0, tally: { idMismatches: 0, refused: 0 } };
 const replay: RunReplay = {
   workflows: 3,
+  byType: { mandateWorkflow: 3 },
   replayed: 3,
   nondeterministic: 1,
   histories: [
