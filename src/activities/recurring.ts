@@ -4,8 +4,11 @@
 // a refusal (BadRequest, InvalidRequest, Unauthorized, NotFound) proves nothing happened; anything
 // else is an unknown outcome that the workflow settles by verifying the reference first
 // (lookupTransaction, ./payment-common.ts).
-// A5 (cancel) is idempotent and may be retried by its retry policy.
-import { BadRequestError } from '../api';
+// A5 (cancel) is idempotent and may be retried by its retry policy. Any 400 from A5 is the
+// service's refusal, whatever its message (askTokenCancel: one home, also used by the
+// cancel-token starter).
+import { BadRequestError, type PaymentsClient } from '../api';
+import type { TokenCancelAnswer } from '../shared/recurring';
 import type { ActivityDeps } from './deps';
 import { heartbeatWhile } from './heartbeat';
 import { toActivityFailure } from './failures';
@@ -29,17 +32,43 @@ export function createRecurringActivities({ api, logger }: ActivityDeps) {
       }
     },
 
-    /** A5. true when cancelled now, false when the service refused ('Recurring Payment was not cancelled': already cancelled or unknown). */
+    /**
+     * A5 as plans before the patch `recurring-a5-unknown-parks` ask it: true when cancelled now,
+     * false on any 400 (refused). Kept for the histories of those plans.
+     */
     async cancelToken(tokenId: string): Promise<boolean> {
       try {
-        const { data } = await api.tokens.cancel({ auth_code: [tokenId] });
-        return data.auth_code.includes(tokenId);
+        return (await askTokenCancel(api, tokenId)).cancelled;
       } catch (err) {
-        if (err instanceof BadRequestError) return false;
+        throw toActivityFailure(err, { moneyMoving: false, what: 'cancel token' });
+      }
+    },
+
+    /** A5 with the refusal's message: cancelled now, or refused (any 400); any other failure is typed and retried. */
+    async cancelTokenAnswered(tokenId: string): Promise<TokenCancelAnswer> {
+      try {
+        return await askTokenCancel(api, tokenId);
+      } catch (err) {
         throw toActivityFailure(err, { moneyMoving: false, what: 'cancel token' });
       }
     },
   };
+}
+
+/**
+ * A5 once: cancelled when the answer lists the token; refused on any 400 (the service's message
+ * kept) or a 200 that does not list it. Anything else (5xx, timeouts, a lost answer) is thrown: the
+ * token's state is then unknown, and A5 may be asked again (it is idempotent).
+ */
+export async function askTokenCancel(api: PaymentsClient, tokenId: string): Promise<TokenCancelAnswer> {
+  try {
+    const { data } = await api.tokens.cancel({ auth_code: [tokenId] });
+    if (data.auth_code.includes(tokenId)) return { cancelled: true };
+    return { cancelled: false, refusal: 'A5 answered without this token among the cancelled ones' };
+  } catch (err) {
+    if (err instanceof BadRequestError) return { cancelled: false, refusal: err.serviceMessage || err.message };
+    throw err;
+  }
 }
 
 export type RecurringActivities = ReturnType<typeof createRecurringActivities>;

@@ -39,7 +39,11 @@ export interface RecurringCycle {
 
 export interface RecurringState {
   planRef: string;
-  /** outcome_unknown: A5 refused twice, the token's state cannot be told; parked for an operator (resolveOutcome). */
+  /**
+   * outcome_unknown: A5 was refused twice, or kept failing (5xx, timeouts) for about a quarter of an
+   * hour: the token may still be live; parked for an operator (resolveOutcome), A5 still asked in the
+   * background after failures.
+   */
   status: 'awaiting_first_payment' | 'active' | 'cancelled' | 'completed' | 'failed' | 'outcome_unknown';
   /** Set when an operator resolved a plan parked after A5 was refused (resolveOutcome). */
   resolution?: OutcomeResolution;
@@ -57,8 +61,17 @@ export interface RecurringState {
   reason?: string;
 }
 
-/** What an operator may say of a plan parked after A5 was refused: the token is cancelled, or it could not be (failed). */
+/**
+ * What an operator may say of a plan parked on A5 (refused, or failing): `cancelled`, the token was
+ * cancelled by hand (or found cancelled); `failed`, the token is still live and could not be cancelled.
+ */
 export const RECURRING_CANCEL_RESOLVE_OUTCOMES = ['cancelled', 'failed'] as const;
+
+/**
+ * A5's answer: the token cancelled by this call, or refused by the service (any 400, its message
+ * kept: the token was not cancelled by this call and may still be live).
+ */
+export type TokenCancelAnswer = { cancelled: true } | { cancelled: false; refusal: string };
 
 export const recurringStateQuery = defineQuery<RecurringState>('recurringState');
 /** Stops the plan: no further charge, the token is cancelled with A5 (after the first payment, if it is still open). */

@@ -8,7 +8,10 @@
 // (a reset, a retried child) finds its charge and never sends it twice. An unknown A4 outcome is
 // verified too; A4 is sent again only for a reference the service does not know; an outcome
 // still unknown is parked (PaymentFlow, ./steps/payment-flow.ts).
-// Cancel (signal) stops the plan and cancels the token with A5. History stays bounded: the
+// Cancel (signal) stops the plan and cancels the token with A5. A plan never ends `cancelled`
+// while the token may still be live: any 400 is A5's refusal (asked again, then parked for an
+// operator); A5 failing past its retries parks the plan as outcome_unknown and A5 is asked again in
+// the background until it cancels the token or an operator resolves the plan. History stays bounded: the
 // parent continues-as-new every `cyclesPerRun` cycles and keeps only the last cycles in state.
 //
 // Layout: `tokenChargeWorkflow` and `TokenChargeFlow` (one cycle's charge, on PaymentFlow), then
@@ -41,6 +44,7 @@ import {
   type TokenChargeInput,
   type TokenChargeState,
 } from '../shared/recurring';
+import type { OutcomeResolution } from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { failureMessage } from '../shared/failures';
 import { checkoutWorkflow } from './checkout';
@@ -52,6 +56,12 @@ import { fromLookup, lookup, refusal, sendPayment, sends } from './steps/payment
 const RECENT_CYCLES = 12;
 /** Patch (docs/operations.md): A5's 400 no longer ends a plan cancelled; A5 is asked again, then the plan parks. */
 const A5_REFUSAL_PATCH = 'recurring-a5-refusal-not-cancelled';
+/**
+ * Patch (docs/operations.md): A5 failing (5xx, timeouts, lost answers) past its retries no longer
+ * ends a plan `cancelled`: it parks as outcome_unknown and A5 is asked again in the background; a
+ * refusal (any 400) carries the service's message (activity cancelTokenAnswered).
+ */
+const A5_UNKNOWN_PATCH = 'recurring-a5-unknown-parks';
 /**
  * Patch (docs/operations.md): the plan as a whole tells the merchant its end (recurring.*, docs/events.md).
  * Its input could carry `notify` before (for its charges), so a running plan started then must not
@@ -68,13 +78,28 @@ const PLAN_EVENT_TYPES: EventTypes = {
 /** The pause before A5 is asked again after a 400. */
 const A5_AGAIN_AFTER_MS = 30_000;
 /**
- * A5 is a read's kind of call (idempotent: a cancelled token answers 400, read as "already
- * cancelled"), retried longer than a read: for about a quarter of an hour.
+ * A5 is a read's kind of call (idempotent; any 400 is the service's refusal, never retried),
+ * retried longer than a read: for about a quarter of an hour.
  */
 const cancels = proxyActivities<RecurringActivities>({
   ...READ,
   retry: { ...READ_RETRY, maximumAttempts: 20, initialInterval: '2s', maximumInterval: '60s' },
 });
+
+/**
+ * A5 asked again in the background while a plan is parked after A5 failed: a few quick attempts a
+ * round (an operator's resolution is taken between rounds), rounds apart by a pause that doubles
+ * from A5_BACKGROUND_FIRST_MS up to A5_BACKGROUND_MAX_MS (about 24 rounds a day at most).
+ */
+const backgroundCancels = proxyActivities<RecurringActivities>({
+  ...READ,
+  retry: { ...READ_RETRY, maximumAttempts: 3, initialInterval: '2s', maximumInterval: '10s' },
+});
+const A5_BACKGROUND_FIRST_MS = 60_000;
+const A5_BACKGROUND_MAX_MS = 3600_000;
+
+/** One ask of A5 as the plan reads it: cancelled, refused (any 400, the service's message), or failed (unknown). */
+type A5Outcome = { kind: 'cancelled' } | { kind: 'refused'; message: string } | { kind: 'failed'; message: string };
 
 const TOKEN_CHARGE_FINAL: TokenChargeState['status'][] = ['success', 'failed', 'expired', 'unknown'];
 
@@ -337,18 +362,102 @@ class RecurringPlan {
         `moved to a Schedule after ${state.cycle} cycle(s): charges go on there; the token stays active`,
       );
     } else if (state.cancelRequested) {
-      try {
-        const cancelled = await cancels.cancelToken(state.tokenId!);
-        if (cancelled) this.setStatus('cancelled', 'token cancelled (A5)');
-        else if (patched(A5_REFUSAL_PATCH)) await this.afterRefusedCancel();
-        else this.setStatus('cancelled', 'the service refused A5 (token already cancelled or unknown)');
-      } catch (err) {
-        // No further charge is made either way; the token may still be active at the service.
-        this.setStatus('cancelled', `charges stopped, but A5 failed: ${failureMessage(err)}; cancel the token by hand`);
-      }
+      if (patched(A5_UNKNOWN_PATCH)) await this.cancelTokenOrPark();
+      else await this.cancelTokenBeforeParking();
     } else if (state.consecutiveFailures >= this.maxFailures) {
       this.setStatus('failed', `${state.consecutiveFailures} cycles in a row did not succeed`);
     } else this.setStatus('completed', `all ${state.cycle} cycles done`);
+  }
+
+  /** Before the patch A5_UNKNOWN_PATCH: A5 failing ends the plan cancelled (kept for plans that recorded it). */
+  private async cancelTokenBeforeParking(): Promise<void> {
+    const { state } = this;
+    try {
+      const cancelled = await cancels.cancelToken(state.tokenId!);
+      if (cancelled) this.setStatus('cancelled', 'token cancelled (A5)');
+      else if (patched(A5_REFUSAL_PATCH)) await this.afterRefusedCancel();
+      else this.setStatus('cancelled', 'the service refused A5 (token already cancelled or unknown)');
+    } catch (err) {
+      // No further charge is made either way; the token may still be active at the service.
+      this.setStatus('cancelled', `charges stopped, but A5 failed: ${failureMessage(err)}; cancel the token by hand`);
+    }
+  }
+
+  /**
+   * A5 with the patch A5_UNKNOWN_PATCH. Cancelled: reported. Refused (any 400): asked again after a
+   * pause, then parked for an operator (afterRefusal). Failed past its retries (about a quarter of
+   * an hour): the token may still be live, so the plan is never reported cancelled on it: it parks
+   * as outcome_unknown and keeps asking A5 (parkWhileA5Fails).
+   */
+  private async cancelTokenOrPark(): Promise<void> {
+    const first = await askA5(cancels, this.state.tokenId!);
+    if (first.kind === 'cancelled') this.setStatus('cancelled', 'token cancelled (A5)');
+    else if (first.kind === 'refused') await this.afterRefusal(first.message);
+    else await this.parkWhileA5Fails(first.message);
+  }
+
+  /** A5 refused (any 400): asked once more after a pause; refused or failing again, parked for an operator. */
+  private async afterRefusal(message: string): Promise<void> {
+    await sleep(A5_AGAIN_AFTER_MS);
+    const again = await askA5(cancels, this.state.tokenId!);
+    if (again.kind === 'cancelled') {
+      this.setStatus('cancelled', 'token cancelled (A5, asked again after a 400)');
+      return;
+    }
+    const then = again.kind === 'refused' ? `, and again ('${again.message}')` : `, then failed (${again.message})`;
+    await this.parkForOperator(
+      `charges stopped, but A5 was refused ('${message}')${then}: the token may be cancelled already, unknown, or still live; check it and resolve the plan`,
+      'A5 was refused',
+    );
+  }
+
+  /**
+   * A5 kept failing: parked as outcome_unknown (ops list, recurring.needs_attention) while A5 is
+   * asked again in the background, rounds apart by a growing pause. Ends cancelled when A5
+   * cancels the token, or as an operator resolves it. A 400 now (an earlier A5 may have cancelled
+   * the token, its answer lost) stops the asking: only an operator can tell.
+   */
+  private async parkWhileA5Fails(failure: string): Promise<void> {
+    const resolution = this.acceptResolution();
+    this.setStatus(
+      'outcome_unknown',
+      `charges stopped, but A5 failed for about a quarter of an hour (${failure}): the token may still be live; A5 is asked again in the background; or check the token and resolve the plan`,
+    );
+    await this.emitOutcome();
+    for (let pause = A5_BACKGROUND_FIRST_MS; ; pause = Math.min(pause * 2, A5_BACKGROUND_MAX_MS)) {
+      if (await condition(() => resolution() !== undefined, pause)) break;
+      const again = await askA5(backgroundCancels, this.state.tokenId!);
+      if (again.kind === 'cancelled') {
+        this.setStatus('cancelled', 'token cancelled (A5, asked again in the background after it had failed)');
+        return;
+      }
+      if (again.kind === 'refused') {
+        this.state.reason = `charges stopped; A5 failed, then was refused ('${again.message}'): an earlier A5 may have cancelled the token with its answer lost, or the token is still live; check it and resolve the plan`;
+        await condition(() => resolution() !== undefined);
+        break;
+      }
+    }
+    this.resolve(resolution()!, 'A5 had failed');
+  }
+
+  /** Parked as outcome_unknown for an operator only (nothing asked in the background). */
+  private async parkForOperator(reason: string, what: string): Promise<void> {
+    const resolution = this.acceptResolution();
+    this.setStatus('outcome_unknown', reason);
+    await this.emitOutcome();
+    await condition(() => resolution() !== undefined);
+    this.resolve(resolution()!, what);
+  }
+
+  /** The resolveOutcome Update (`ops resolve`), accepted while the plan is parked. */
+  private acceptResolution(): () => OutcomeResolution | undefined {
+    return listenForResolution(RECURRING_CANCEL_RESOLVE_OUTCOMES, () => this.state.status === 'outcome_unknown');
+  }
+
+  /** An operator's word ends the plan: cancelled (the token cancelled by hand) or failed (the token still live). */
+  private resolve(r: OutcomeResolution, what: string): void {
+    this.state.resolution = r;
+    this.setStatus(r.outcome as RecurringState['status'], `resolved by ${r.operator}: ${r.reason} (${what})`);
   }
 
   /**
@@ -398,6 +507,16 @@ class RecurringPlan {
   private record(c: RecurringCycle): void {
     this.state.recentCycles = [...this.state.recentCycles, c].slice(-RECENT_CYCLES);
     this.state.consecutiveFailures = c.status === 'success' ? 0 : this.state.consecutiveFailures + 1;
+  }
+}
+
+/** A5 asked once through `proxy` (its retries included), read as cancelled, refused or failed. */
+async function askA5(proxy: typeof cancels, tokenId: string): Promise<A5Outcome> {
+  try {
+    const answer = await proxy.cancelTokenAnswered(tokenId);
+    return answer.cancelled ? { kind: 'cancelled' } : { kind: 'refused', message: answer.refusal };
+  } catch (err) {
+    return { kind: 'failed', message: failureMessage(err) };
   }
 }
 

@@ -299,6 +299,32 @@ describe('the payment activities against a recording HTTP server, through the re
     expect(await env.run(activities().cancelToken, 'AUTH_1')).toBe(false);
   });
 
+  it('A5: any 400 is the refusal, with the service’s message; a 5xx or a dropped answer is a retryable failure', async () => {
+    answer = () => ({
+      status: 400,
+      body: { status: 400, success: false, message: 'Token does not belong to this merchant', data: null },
+    });
+    expect(await env.run(activities().cancelTokenAnswered, 'AUTH_1')).toEqual({
+      cancelled: false,
+      refusal: 'Token does not belong to this merchant',
+    });
+    expect(await env.run(activities().cancelToken, 'AUTH_1')).toBe(false);
+    answer = () => ({
+      status: 200,
+      body: { status: 200, success: true, message: 'ok', data: { auth_code: ['AUTH_1'] } },
+    });
+    expect(await env.run(activities().cancelTokenAnswered, 'AUTH_1')).toEqual({ cancelled: true });
+    for (const reply of [
+      { status: 503, body: { status: 503, success: false, message: 'Service Unavailable', data: null } },
+      'drop' as const,
+    ]) {
+      answer = () => reply;
+      expect(await failureOf(env.run(activities().cancelTokenAnswered, 'AUTH_1'))).toMatchObject({
+        nonRetryable: false,
+      });
+    }
+  });
+
   it('verify: only the documented not-found is absence; another 400, a route 404 or a proxy page is an error', async () => {
     for (const reply of [
       { status: 400, body: { status: 400, success: false, message: 'transaction_ref is required', data: null } },

@@ -43,6 +43,7 @@ const byFlow = activitiesByWorkflow<PaymentFlowActivities>([
   'initiateCheckout',
   'chargeToken',
   'cancelToken',
+  'cancelTokenAnswered',
   'lookupTransaction',
 ]);
 const TASK_QUEUE = `pay-ts-${randomUUID()}`;
@@ -65,7 +66,7 @@ function fakeService() {
     refuseChargeFor?: string;
     sealedGone?: Set<string>;
     dieDuringCharge?: Promise<void>;
-    /** A5 answers 400 'Recurring Payment was not cancelled' this many times (the activity reads it as false). */
+    /** A5 answers 400 'Recurring Payment was not cancelled' this many times (the activity reads it as a refusal). */
     refuseCancels?: number;
   } = {};
   const lookupTimes: number[] = [];
@@ -136,12 +137,15 @@ function fakeService() {
       return { transactionStatus: 'Success' };
     },
     async cancelToken(tokenId) {
+      return (await this.cancelTokenAnswered!(tokenId)).cancelled;
+    },
+    async cancelTokenAnswered(tokenId) {
       cancelled.push(tokenId);
       if (script.refuseCancels) {
         script.refuseCancels -= 1;
-        return false;
+        return { cancelled: false, refusal: 'Recurring Payment was not cancelled' };
       }
-      return true;
+      return { cancelled: true };
     },
     async lookupTransaction(ref): Promise<TransactionLookup> {
       lookups.push(ref);

@@ -33,8 +33,10 @@ it('lists in the guide exactly the patches the workflow code asks for', () => {
   // Added after 1.0, each with its row and retirement plan.
   expect(ids).toEqual([
     'mandate-fixed-observed',
+    'merchant-events-deployment-target',
     'pos-refund-ledger-reasked-amount',
     'recurring-a5-refusal-not-cancelled',
+    'recurring-a5-unknown-parks',
     'recurring-plan-events',
     'va-credit-handoff-gave-up-event',
   ]);
