@@ -32,7 +32,8 @@ describe('the replay step (chaos/replay.ts)', () => {
   it('of two histories, reports and saves only the one the code no longer replays', async () => {
     const saveDir = join(mkdtempSync(join(tmpdir(), 'chaos-replay-')), 'nondeterministic');
     // reconciliation-mark is a recorded history; the other is scheduled-mandate-debit with its
-    // activity renamed, as if the code had changed the activity it schedules without a patch.
+    // activity renamed, as if the code had changed the activity it schedules without a patch (the
+    // cluster's real nondeterministic mandate replays on today's code: the next test).
     const failed = await replayAndSave(targetsIn('good-and-nondeterministic'), {
       encryption,
       workflowBundle: await workflowBundle(),
@@ -52,9 +53,9 @@ describe('the replay step (chaos/replay.ts)', () => {
     expect(saved.events?.length).toBe(original.events?.length);
   });
 
-  it("replays the cluster's nondeterministic mandate clean: its failing task never reached the history", async () => {
-    // The mandate that failed with TMPRL1100 on the cluster (2026-11-29): the history stops at the last
-    // completed workflow task, so a replay from scratch passes; the run catches such a flow as stuck.
+  it("replays the cluster's mandate on the code with the fix, and reports the error it failed with as one line", async () => {
+    // The mandate that failed with TMPRL1100 on the cluster (2026-11-29). On the code that ran it (before
+    // 02612af) its replay failed with this error; the fix made the recorded history replay.
     const history = readHistoryFile(join(HISTORIES, 'cluster-mandate-nondeterminism.json'));
     const failed = await replayAndSave(
       [
@@ -68,6 +69,11 @@ describe('the replay step (chaos/replay.ts)', () => {
       { encryption, workflowBundle: await workflowBundle(), saveDir: mkdtempSync(join(tmpdir(), 'chaos-replay-')) },
     );
     expect(failed).toEqual([]);
+    const before =
+      'DeterminismViolationError: Replay failed with a nondeterminism error. This means that the workflow code as written is not compatible with the history that was fed in. Details: Workflow activation completion failed: Failure { failure: Some(Failure { message: "[TMPRL1100] Nondeterminism error: Update machine does not handle this event: HistoryEvent(id: 42, UpsertWorkflowSearchAttributes)", source: "", stack_trace: "", encoded_attributes: None, cause: None, failure_info: Some(ApplicationFailureInfo(ApplicationFailureInfo { r#type: "", non_retryable: false, details: None, next_retry_delay: None, category: Unspecified })) }), force_cause: NonDeterministicError }';
+    expect(replayErrorLine(before)).toBe(
+      'DeterminismViolationError: [TMPRL1100] Nondeterminism error: Update machine does not handle this event: HistoryEvent(id: 42, UpsertWorkflowSearchAttributes)',
+    );
   });
 
   it('lists every execution on the run task queue, open and closed, and replays each', async () => {
