@@ -1,10 +1,19 @@
 // docker-compose.yml cannot run here (no Docker engine), so this checks that it parses and
-// agrees with the code: every service, the variables the config reads, the ports and entry points,
+// agrees with the code: every service, each app service given only what its process reads (and
+// each secret only to the services that read it: src/config/processes.ts), the ports and entry points,
 // current Temporal images (no auto-setup), healthchecks, and the worker's stop grace.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { EMBEDDED_DEFAULTS, envSchema, loadConfig } from '../../src/config/config';
+import { randomBytes } from 'node:crypto';
+import { EMBEDDED_DEFAULTS, loadConfig } from '../../src/config/config';
+import {
+  loadProcessConfig,
+  processSecretVariables,
+  processVariables,
+  SECRET_VARIABLES,
+  type ProcessKind,
+} from '../../src/config/processes';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';
 import { WORKER_SHUTDOWN_GRACE_MS, WORKER_STOP_GRACE_S } from '../../src/shared/activity-timeouts';
 import { PRODUCTION_WORKER_COMMAND } from '../../src/shared/workflow-stack-traces';
@@ -29,6 +38,15 @@ const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { 
 };
 const services = compose.services;
 const defaults = loadConfig({});
+
+/** The process of src/config/processes.ts each app service runs (the sandbox's variables are its own). */
+const COMPOSE_PROCESS = {
+  worker: 'worker',
+  webhooks: 'receiver',
+  'codec-server': 'codec',
+  'search-attributes': 'admin',
+} as const satisfies Record<string, ProcessKind>;
+type ComposeProcess = (typeof COMPOSE_PROCESS)[keyof typeof COMPOSE_PROCESS];
 
 describe('the docker-compose deployment', () => {
   it('names every service of the deployment', () => {
@@ -130,27 +148,24 @@ describe('the docker-compose deployment', () => {
     expect(existsSync(join(root, 'src', 'workers', 'workflow-stack-traces.ts'))).toBe(true);
   });
 
-  it('gives the app processes every variable the config needs, all known to the config schema', () => {
-    const known = new Set([...Object.keys(envSchema.shape)]);
-    const required = [
-      'PAYMENTS_ENVIRONMENT',
-      'PAYMENTS_BASE_URL',
-      'PAYMENTS_SECRET_KEY',
-      'TEMPORAL_ADDRESS',
-      'TEMPORAL_NAMESPACE',
-      'TEMPORAL_TASK_QUEUE',
-      'PAYLOAD_ENCRYPTION_KEYS',
-      'CODEC_SERVER_TOKEN',
-      'CLAIM_CHECK_DATABASE_URL',
-      'CLAIM_CHECK_KEYS',
-    ];
-    for (const name of ['worker', 'webhooks', 'codec-server', 'search-attributes']) {
+  it('gives each app service only variables its process reads, and every secret its process requires', () => {
+    // What no process can do without (a missing one would fall back to a development value).
+    const required: Record<ComposeProcess, string[]> = {
+      worker: ['PAYMENTS_SECRET_KEY', 'PAYLOAD_ENCRYPTION_KEYS', 'CLAIM_CHECK_DATABASE_URL', 'CLAIM_CHECK_KEYS'],
+      receiver: ['PAYMENTS_SECRET_KEY', 'PAYLOAD_ENCRYPTION_KEYS'],
+      codec: ['CODEC_SERVER_TOKEN', 'PAYLOAD_ENCRYPTION_KEYS'],
+      admin: [],
+    };
+    for (const [name, kind] of Object.entries(COMPOSE_PROCESS)) {
       const env = services[name].environment ?? {};
-      for (const v of required) expect(env).toHaveProperty(v);
+      const reads = new Set(processVariables(kind));
       for (const v of Object.keys(env))
-        expect(`${name}: ${v} ${known.has(v) ? 'known' : 'unknown'}`).toBe(`${name}: ${v} known`);
-      expect(env.TEMPORAL_ADDRESS).toBe('${TEMPORAL_ADDRESS:-temporal:7233}');
+        expect(`${name}: ${v} ${reads.has(v) ? 'read' : 'not read'}`).toBe(`${name}: ${v} read`);
+      for (const v of required[kind]) expect(env).toHaveProperty(v);
+      expect(env.TEMPORAL_ADDRESS ?? '${TEMPORAL_ADDRESS:-temporal:7233}').toBe('${TEMPORAL_ADDRESS:-temporal:7233}');
     }
+    for (const name of ['worker', 'webhooks', 'search-attributes'])
+      expect(services[name].environment).toHaveProperty('TEMPORAL_ADDRESS');
     // The sandbox is another process with its own variables (src/sandbox/main.ts, docs/sandbox.md): SANDBOX_*,
     // and the production-mode ones it reads to refuse to start in production (the image says NODE_ENV=production).
     for (const v of Object.keys(services.sandbox.environment ?? {}))
@@ -159,6 +174,76 @@ describe('the docker-compose deployment', () => {
       DEPLOYMENT: '${DEPLOYMENT:-development}',
       NODE_ENV: '${NODE_ENV:-development}',
     });
+  });
+
+  it("gives each app service a subset of its process's secrets: no payments or claim-check key in the codec server", () => {
+    for (const [name, kind] of Object.entries(COMPOSE_PROCESS)) {
+      const own = new Set(processSecretVariables(kind));
+      const given = Object.keys(services[name].environment ?? {}).filter((v) =>
+        (SECRET_VARIABLES as readonly string[]).includes(v),
+      );
+      for (const v of given)
+        expect(`${name}: ${v} ${own.has(v) ? 'its own' : 'not its own'}`).toBe(`${name}: ${v} its own`);
+    }
+    const codec = services['codec-server'].environment ?? {};
+    for (const v of ['PAYMENTS_SECRET_KEY', 'CLAIM_CHECK_KEYS', 'CLAIM_CHECK_DATABASE_URL', 'TEMPORAL_API_KEY'])
+      expect(codec).not.toHaveProperty(v);
+  });
+
+  it('hands each secret of the environment only to the services that read it', () => {
+    // Which services' variables interpolate each secret (${NAME:?…} or ${NAME:-…}), whatever the variable is called there.
+    const holders = (secret: string) =>
+      Object.entries(services)
+        .filter(([, s]) => Object.values(s.environment ?? {}).some((v) => String(v).includes(`\${${secret}:`)))
+        .map(([name]) => name)
+        .sort();
+    expect(
+      Object.fromEntries(
+        [
+          'PAYMENTS_SECRET_KEY',
+          'PAYLOAD_ENCRYPTION_KEYS',
+          'CODEC_SERVER_TOKEN',
+          'CLAIM_CHECK_KEYS',
+          'CLAIM_CHECK_DB_PASSWORD',
+          'TEMPORAL_API_KEY',
+          'POSTGRES_PASSWORD',
+          'SANDBOX_ADMIN_TOKEN',
+        ].map((secret) => [secret, holders(secret)]),
+      ),
+    ).toEqual({
+      // The sandbox stands in for the payments service: it signs with the same key (SANDBOX_SECRET_KEYS).
+      PAYMENTS_SECRET_KEY: ['sandbox', 'webhooks', 'worker'],
+      PAYLOAD_ENCRYPTION_KEYS: ['codec-server', 'webhooks', 'worker'],
+      CODEC_SERVER_TOKEN: ['codec-server'],
+      CLAIM_CHECK_KEYS: ['worker'],
+      CLAIM_CHECK_DB_PASSWORD: ['postgresql', 'worker'],
+      TEMPORAL_API_KEY: ['search-attributes', 'webhooks', 'worker'],
+      POSTGRES_PASSWORD: ['postgresql', 'temporal', 'temporal-schema'],
+      SANDBOX_ADMIN_TOKEN: ['sandbox'],
+    });
+  });
+
+  it("gives each app service an environment its process's own config accepts", () => {
+    const values: Record<string, string> = {
+      PAYMENTS_SECRET_KEY: `sandbox_sk_${randomBytes(8).toString('hex')}`,
+      PAYLOAD_ENCRYPTION_KEYS: `compose-1:${randomBytes(32).toString('base64')}`,
+      CLAIM_CHECK_KEYS: `compose-cc-1:${randomBytes(32).toString('base64')}`,
+      CODEC_SERVER_TOKEN: randomBytes(16).toString('hex'),
+      CLAIM_CHECK_DB_PASSWORD: randomBytes(8).toString('hex'),
+    };
+    // Compose's interpolation: ${NAME:?message} takes the value set above, ${NAME:-default} its default.
+    const interpolate = (text: string) =>
+      text.replace(/\$\{(\w+)(?::\?[^}]*|:-([^}]*))\}/g, (_, name: string, fallback?: string) => {
+        if (fallback !== undefined) return fallback;
+        if (!(name in values)) throw new Error(`no test value for required ${name}`);
+        return values[name];
+      });
+    for (const [name, kind] of Object.entries(COMPOSE_PROCESS)) {
+      const env = Object.fromEntries(
+        Object.entries(services[name].environment ?? {}).map(([k, v]) => [k, interpolate(String(v))]),
+      );
+      expect(() => loadProcessConfig(kind, env)).not.toThrow();
+    }
   });
 
   /** "[address:]published:container" with the address possibly a ${VAR:-default} expression. */
@@ -192,7 +277,9 @@ describe('the docker-compose deployment', () => {
     const appEnv = services.worker.environment ?? {};
     expect(appEnv.PAYMENTS_SECRET_KEY).toBe('${PAYMENTS_SECRET_KEY:?set PAYMENTS_SECRET_KEY}');
     expect(appEnv.PAYLOAD_ENCRYPTION_KEYS).toBe('${PAYLOAD_ENCRYPTION_KEYS:?set PAYLOAD_ENCRYPTION_KEYS}');
-    expect(appEnv.CODEC_SERVER_TOKEN).toBe('${CODEC_SERVER_TOKEN:?set CODEC_SERVER_TOKEN}');
+    expect(services['codec-server'].environment?.CODEC_SERVER_TOKEN).toBe(
+      '${CODEC_SERVER_TOKEN:?set CODEC_SERVER_TOKEN}',
+    );
     expect(appEnv.CLAIM_CHECK_KEYS).toBe('${CLAIM_CHECK_KEYS:?set CLAIM_CHECK_KEYS}');
     expect(appEnv.CLAIM_CHECK_DATABASE_URL).toBe(
       'postgres://claimcheck:${CLAIM_CHECK_DB_PASSWORD:?set CLAIM_CHECK_DB_PASSWORD}@postgresql:5432/claimcheck',
