@@ -23,6 +23,7 @@ import { chargeSuccessfulEvent } from '../support/flow-inputs';
 import { eventually } from '../support/polling';
 import { useTimeSkippingEnv } from '../support/time-skipping';
 import { activitiesByWorkflow } from '../support/activities-by-workflow';
+import { recordHistory } from '../support/replay';
 
 interface Activities {
   initiateCheckout(input: { transactionRef: string }): Promise<{ checkoutUrl: string }>;
@@ -167,6 +168,8 @@ it('5xx for 20 minutes: parked outcome_unknown with recurring.needs_attention, A
     'recurring.needs_attention outcome_unknown',
     'recurring.cancelled cancelled',
   ]);
+  // The patched path's history, replayed by test/replay (kept when the patch is deprecated).
+  await recordHistory(handle, 'recurring-plan-a5-unknown-parks');
 });
 
 it('5xx until an operator resolves it: cancelled by hand ends the plan, and A5 is asked no more', async () => {
