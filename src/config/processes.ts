@@ -73,8 +73,11 @@ export const PROCESS_SECTIONS = {
   ],
   receiver: ['payments', 'temporal', 'encryption', 'webhooks', 'returnLinks', 'observability', 'logLevel'],
   codec: ['codec', 'encryption', 'observability', 'logLevel'],
-  /** The CLI and the starters a backend embeds: they seal card data (claim check), sign return links, call the service. */
-  cli: ['payments', 'temporal', 'encryption', 'claimCheck', 'returnLinks', 'notify', 'logLevel'],
+  /**
+   * The CLI and the starters a backend embeds: they seal card data (claim check), sign return links,
+   * call the service. Not `notify`: where events go (NOTIFY_URL, signed with NOTIFY_SECRET) is the worker's.
+   */
+  cli: ['payments', 'temporal', 'encryption', 'claimCheck', 'returnLinks', 'logLevel'],
   /** One-off administration (the search-attribute Job): Temporal only. */
   admin: ['temporal', 'logLevel'],
   sandbox: ['sandbox', 'logLevel'],

@@ -31,7 +31,6 @@ import { bankPaymentInputSchema } from '../starters/bank-payment';
 import { cardPaymentInputSchema, type CardPaymentRequest } from '../starters/card-payment';
 import { checkoutInputSchema } from '../starters/checkout';
 import type { StarterContext } from '../starters/connect';
-import { withNotify } from '../starters/merchant-event-delivery';
 import { graceMs, lowestUnit, paymentSearch, reference } from '../starters/payment-common';
 import { ussdPaymentInputSchema } from '../starters/ussd-payment';
 import { withSignedReturn } from '../webhooks/return-link';
@@ -39,8 +38,6 @@ import { paymentsNexusService, type MandateDebitOperationInput } from './payment
 
 /** What the handler takes from the worker's config, as the starters take it from theirs. */
 export interface PaymentsNexusOptions {
-  /** NOTIFY_URL: the event target of a flow whose input names none. */
-  notifyUrl?: string;
   /** Production mode: a caller's notify.url must be https (default: as src/config decides from the environment). */
   production?: boolean;
   /** RETURN_LINK_KEY and TTL: return URLs are signed where they are built (here, for Nexus callers). */
@@ -145,12 +142,12 @@ function flowOperation<I, O>(spec: (input: I) => FlowStartSpec): WorkflowRunOper
 
 /** The payments service's handler; `opts` as the worker's config gives them (docs/nexus.md). */
 export function paymentsNexusHandler(opts: PaymentsNexusOptions = {}) {
-  const ctx = { ...(opts.notifyUrl ? { notifyUrl: opts.notifyUrl } : {}), returnLinks: opts.returnLinks };
+  const ctx = { returnLinks: opts.returnLinks };
   const production = opts.production ?? productionModeOf(process.env);
-  /** withNotify, after production's https rule on the caller's own notify.url. */
+  /** Production's https rule on the caller's own notify.url (without one: the worker's NOTIFY_URL, at delivery). */
   const resolveNotify = <T extends MerchantEventInput>(input: T): T => {
     refuseHttpNotifyInProduction(input?.notify?.url, production);
-    return withNotify(ctx, input);
+    return input;
   };
   const payment = <T extends { transactionRef: string; amount: number; currency: string }>(
     flow: string,

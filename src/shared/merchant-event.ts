@@ -133,15 +133,15 @@ export const merchantEventSchema = lazy('merchant-event.event', (z) =>
 );
 export type MerchantEventParsed = z.infer<typeof merchantEventSchema>;
 
-/** Where one flow's events go: the starter's optional `notify` field, resolved by the starter. */
+/** Where one flow's events go when not to the deployment's endpoint: the starter's optional `notify` field. */
 export interface MerchantEventTarget {
   /** http(s) URL of the merchant's endpoint. */
   url: string;
 }
 
-/** The optional field of every emitting flow's input (the starter resolved it; absent: no events). */
+/** The optional field of every emitting flow's input (absent: the deployment's endpoint, the worker's NOTIFY_URL). */
 export interface MerchantEventInput {
-  /** Where this flow's events go (docs/events.md); absent: the flow emits nothing. */
+  /** Where this flow's events go (docs/events.md); absent: the worker's NOTIFY_URL, when it has one. */
   notify?: MerchantEventTarget;
 }
 
@@ -180,25 +180,35 @@ export function merchantEventId(workflowId: string, type: MerchantEventType, par
 /** What a flow hands the emit local activity (which starts the delivery under the event's id). */
 export interface MerchantEventEmission {
   event: MerchantEvent;
-  url: string;
+  /** The flow's own target; absent: the deployment's (the worker's NOTIFY_URL, read at each attempt). */
+  url?: string;
 }
+
+/**
+ * The emit local activity's answer. `not-configured`: the flow names no URL and the worker has no
+ * NOTIFY_URL, so no delivery was started; the flow stops emitting (it asks once, not per event).
+ */
+export type MerchantEventEmitted = 'started' | 'already-started' | 'not-configured';
 
 /** The delivery workflow's input. */
 export interface MerchantEventDeliveryInput {
   event: MerchantEvent;
-  url: string;
+  /** The flow's own target; absent: the worker's NOTIFY_URL, read at each attempt. */
+  url?: string;
   /** The whole delivery window (NOTIFY_RETRY_FOR of the worker that emitted it). */
   retryForMs: number;
 }
 
-export type MerchantEventDeliveryStatus = 'delivering' | 'delivered' | 'delivery_failed' | 'gone';
+/** `not_configured`: the event has no URL of its own and the worker delivering it has no NOTIFY_URL. */
+export type MerchantEventDeliveryStatus = 'delivering' | 'delivered' | 'delivery_failed' | 'gone' | 'not_configured';
 
 /** The delivery workflow's state (its query) and result. */
 export interface MerchantEventDeliveryState {
   eventId: string;
   type: MerchantEventType;
   reference: string;
-  url: string;
+  /** The event's own target; absent: the deployment's (NOTIFY_URL of the worker delivering it). */
+  url?: string;
   status: MerchantEventDeliveryStatus;
   attempts: number;
   /** The last attempt's outcome in words (HTTP status, timeout, connection error). */

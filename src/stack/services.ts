@@ -149,7 +149,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
         queues: config.taskQueues.polled,
         activityQueues: activityQueueTuning(config.taskQueues),
         overrides: opts.workerOverrides,
-        nexus: { notifyUrl: config.notify.url, returnLinks: config.returnLinks },
+        nexus: { returnLinks: config.returnLinks },
       });
       const running = worker.run();
       if (version && config.deployment.makeCurrent) await makeVersionCurrent(client, version);
@@ -179,7 +179,6 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
         taskQueue: config.temporal.taskQueue,
         claimCheck,
         api,
-        ...(config.notify.url ? { notifyUrl: config.notify.url } : {}),
         returnLinks: config.returnLinks,
         listsPosRemoteRequests: config.payments.listsPosRemoteRequests,
       },

@@ -23,7 +23,6 @@ import {
   startOnce,
 } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
-import { withNotify } from './merchant-event-delivery';
 
 export const bankPaymentInputSchema = z.object({
   notify: merchantEventTargetSchema.optional(),
@@ -43,7 +42,7 @@ export async function startBankPayment(
   ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
   raw: BankPaymentInput,
 ): Promise<WorkflowHandle<typeof bankPaymentWorkflow>> {
-  const input = withNotify(ctx, parsePayment(bankPaymentInputSchema, raw) as BankPaymentInput);
+  const input = parsePayment(bankPaymentInputSchema, raw) as BankPaymentInput;
   return startOnce(input.transactionRef, () =>
     startFlow<typeof bankPaymentWorkflow>(ctx, {
       operation: 'start bank payment',

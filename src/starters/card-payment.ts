@@ -40,7 +40,6 @@ import {
 } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
 import { flowStartOptions } from '../shared/flow-summary';
-import { withNotify } from './merchant-event-delivery';
 import { withSignedReturn } from '../webhooks/return-link';
 
 const sealCard = async (ctx: StarterContext, card: CardDetails): Promise<SealedCard> => ({
@@ -84,7 +83,7 @@ export const cardPaymentInputSchema = z.object({
 async function sealedCardInput(ctx: StarterContext, raw: CardPaymentRequest): Promise<CardPaymentInput> {
   const { card, ...rest } = parsePayment(cardPaymentInputSchema, raw);
   // The 3DS return URL is signed here, where it is built (GET /payments/return shows state only then).
-  return withSignedReturn(ctx, withNotify(ctx, { ...rest, card: await sealCard(ctx, card) }));
+  return withSignedReturn(ctx, { ...rest, card: await sealCard(ctx, card) });
 }
 
 /** Starts B1 under workflow id payment-<transactionRef>; follow it with getCardPaymentState / handle.result(). */

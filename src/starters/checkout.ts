@@ -21,7 +21,6 @@ import {
 } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
 import { flowStartOptions } from '../shared/flow-summary';
-import { withNotify } from './merchant-event-delivery';
 import { withSignedReturn } from '../webhooks/return-link';
 
 export const checkoutInputSchema = z.object({
@@ -50,7 +49,7 @@ export async function startCheckout(
   raw: CheckoutInput,
 ): Promise<{ checkoutUrl: string; handle: WorkflowHandle<typeof checkoutWorkflow> }> {
   // The return URL is signed here, where it is built (GET /payments/return shows state only then).
-  const input = withSignedReturn(ctx, withNotify(ctx, parsePayment(checkoutInputSchema, raw) as CheckoutInput));
+  const input = withSignedReturn(ctx, parsePayment(checkoutInputSchema, raw) as CheckoutInput);
   const { client, taskQueue } = ctx;
   const startOp = new WithStartWorkflowOperation<typeof checkoutWorkflow>('checkoutWorkflow', {
     workflowId: paymentWorkflowId(input.transactionRef),

@@ -22,8 +22,6 @@ export interface StarterContext {
   claimCheck: ClaimCheckStore;
   /** The payments service, for the calls that move no money and start no flow (no Temporal involved). */
   api: PaymentsClient;
-  /** NOTIFY_URL: where a flow's events go when its input names no URL of its own (docs/events.md). */
-  notifyUrl?: string;
   /** RETURN_LINK_KEY and TTL: the starters sign the return URLs they build (src/webhooks/return-link.ts). */
   returnLinks?: ReturnLinkConfig;
   /** PAYMENTS_LISTS_POS_REMOTE_REQUESTS: a lost E1 answer A6 never showed may end not_sent (else outcome_unknown). */
@@ -59,8 +57,8 @@ export const openPaymentsClient = (
 
 /**
  * Connects the starters. Default: the CLI/starters' own configuration (loadCliConfig: Temporal, the
- * payload and claim-check keys, the payments service, the return-link key, NOTIFY_URL; nothing of
- * the receiver's or codec server's). A full AppConfig fits too.
+ * payload and claim-check keys, the payments service, the return-link key; nothing of the
+ * worker's, such as NOTIFY_URL, nor of the receiver's or codec server's). A full AppConfig fits too.
  */
 export async function connectStarters(config: CliConfig = loadCliConfig()): Promise<StarterContext> {
   const client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
@@ -75,7 +73,6 @@ export async function connectStarters(config: CliConfig = loadCliConfig()): Prom
     taskQueue: config.temporal.taskQueue,
     claimCheck,
     api: openPaymentsClient(config),
-    ...(config.notify.url ? { notifyUrl: config.notify.url } : {}),
     returnLinks: config.returnLinks,
     listsPosRemoteRequests: config.payments.listsPosRemoteRequests,
   };

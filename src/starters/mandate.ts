@@ -33,7 +33,6 @@ import {
 } from '../shared/mandate';
 import type { mandateWorkflow } from '../workflows/mandate';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
-import { withNotify } from './merchant-event-delivery';
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD');
 const kobo = z.number().int('must be an integer in kobo').positive('must be greater than 0');
@@ -73,7 +72,7 @@ export const mandateInputSchema = z
       .max(10, 'must name at most 10 reads')
       .refine((a) => a.every((ms, n) => n === 0 || ms > a[n - 1]), 'must be increasing')
       .optional(),
-    /** Where this mandate's events go (docs/events.md); else the process's NOTIFY_URL; neither: none. */
+    /** Where this mandate's events go (docs/events.md); else the worker's NOTIFY_URL, at delivery. */
     notify: merchantEventTargetSchema.optional(),
     otpTimeoutMs: z.number().int().positive().optional(),
     maxSessionResends: z.number().int().min(0).max(10).optional(),
@@ -143,7 +142,7 @@ export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
     ...rest
   } = parseStarterInput(mandateInputSchema, raw, 'mandate');
   const bvnHandle = await ctx.claimCheck.seal('bvn', bvn);
-  const input: MandateInput = withNotify(ctx, { ...rest, customer: { ...customer, bvnHandle } } as MandateInput);
+  const input: MandateInput = { ...rest, customer: { ...customer, bvnHandle } } as MandateInput;
   try {
     return await startFlow<typeof mandateWorkflow>(ctx, {
       operation: 'start mandate',

@@ -1,10 +1,10 @@
 // Merchant events from a backend's side (docs/events.md): where a flow's events go, and the
 // operator's tools over the deliveries (`cli notify list | redeliver | replay`).
-//  - notifyTarget: the per-flow URL a starter input may give, else this process's NOTIFY_URL; the
-//    flow gets it in its input as `notify`. Neither: no `notify`, and the flow emits nothing.
+//  - Where events go is the deployment's (the worker's NOTIFY_URL, read at delivery), unless a
+//    starter input gives its own `notify.url`: a process that only starts flows needs neither.
 //  - Deliveries are merchantEventDeliveryWorkflow runs, one per event id, found by the search
 //    attributes every flow keeps: PaymentFlow = 'merchant-event', PaymentReference = the flow's
-//    reference, PaymentStatus = delivering / delivered / delivery_failed / gone.
+//    reference, PaymentStatus = delivering / delivered / delivery_failed / gone / not_configured.
 //  - redeliver starts a new run under the same id, with the same event (the closed run's result):
 //    the merchant gets the same id again and acts on it once.
 import { WorkflowNotFoundError, type WorkflowExecutionInfo } from '@temporalio/client';
@@ -12,28 +12,12 @@ import {
   MERCHANT_EVENT_FLOW,
   type MerchantEventDeliveryState,
   type MerchantEventDeliveryStatus,
-  type MerchantEventInput,
-  type MerchantEventTarget,
 } from '../shared/merchant-event';
 import { PaymentReference, PaymentStatus } from '../shared/search-attributes';
 import { StarterInputError } from '../shared/input-error';
 import { flowStartOptions } from '../shared/flow-summary';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
-
-/** The `notify` field a flow's input gets: the per-flow target, else the process's NOTIFY_URL, else none. */
-export function notifyTarget(ctx: object, given: MerchantEventTarget | undefined): { notify?: MerchantEventTarget } {
-  if (given) return { notify: given };
-  // Any starter context (or a part of it): its notifyUrl when it has one (StarterContext).
-  const url = (ctx as Partial<Pick<StarterContext, 'notifyUrl'>>).notifyUrl;
-  return url ? { notify: { url } } : {};
-}
-
-/** `input` with its `notify` resolved by notifyTarget (the flow's input as the workflow gets it). */
-export function withNotify<T extends MerchantEventInput>(ctx: object, input: T): T {
-  const { notify, ...rest } = input;
-  return { ...rest, ...notifyTarget(ctx, notify) } as T;
-}
 
 export interface MerchantEventRow {
   eventId: string;

@@ -24,7 +24,6 @@ import { retryTransient } from './temporal-retry';
 import { startFlow } from './start-flow';
 import type { posPreAuthWorkflow } from '../workflows/pos-preauth';
 import { parseStarterInput } from '../shared/input-error';
-import { withNotify } from './merchant-event-delivery';
 
 /** The flow refused completePreAuth or releasePreAuth (not held, window over, amount over the hold, another card, already completing). */
 export class PosPreAuthRefusedError extends Error {
@@ -48,7 +47,7 @@ export async function startPosPreAuth(
       workflowType: 'posPreAuthWorkflow',
       workflowId: posPreAuthWorkflowId(v.merchant_ref),
       // With its event target resolved (docs/events.md).
-      args: [withNotify(ctx, sealedInput)],
+      args: [sealedInput],
       search: {
         flow: 'pos-preauth',
         reference: v.merchant_ref,

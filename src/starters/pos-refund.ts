@@ -25,7 +25,6 @@ import { retryTransient } from './temporal-retry';
 import { startFlow } from './start-flow';
 import type { posRefundWorkflow } from '../workflows/pos-refund';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
-import { withNotify } from './merchant-event-delivery';
 
 export type PosRefundStartInput = Omit<PosRefundInput, 'terminal_id'> & { terminal_id?: string };
 
@@ -49,7 +48,7 @@ export async function startPosRefund(
       workflowType: 'posRefundWorkflow',
       workflowId: posRefundWorkflowId(merchantRef),
       // With its event target resolved (docs/events.md).
-      args: [withNotify(ctx, sealedInput)],
+      args: [sealedInput],
       search: {
         flow: 'pos-refund',
         reference: merchantRef,

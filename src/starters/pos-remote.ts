@@ -13,7 +13,6 @@ import type { StarterContext } from './connect';
 import { startFlow } from './start-flow';
 import type { posRemoteRequestWorkflow } from '../workflows/pos-remote';
 import { parseStarterInput } from '../shared/input-error';
-import { withNotify } from './merchant-event-delivery';
 
 /** Starts the remote request flow for one order (workflow id `pos-remote-<reference>`; a second start for it is refused). */
 export async function startPosRemoteRequest(
@@ -26,7 +25,7 @@ export async function startPosRemoteRequest(
     workflowType: 'posRemoteRequestWorkflow',
     workflowId: posRemoteWorkflowId(v.reference),
     // With its event target resolved (docs/events.md).
-    args: [withNotify(ctx, withDeploymentReading(ctx, input))],
+    args: [withDeploymentReading(ctx, input)],
     search: posRemoteStartSearch(v),
   });
 }

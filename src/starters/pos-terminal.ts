@@ -29,7 +29,6 @@ import type { StarterContext } from './connect';
 import { startFlow } from './start-flow';
 import type { posTerminalTransactionWorkflow } from '../workflows/pos-terminal';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
-import { withNotify } from './merchant-event-delivery';
 
 // ---- POS terminal session (F1 + F2), outside Temporal ---------------------------------------
 
@@ -155,7 +154,7 @@ export async function startPosTransaction(
       workflowType: 'posTerminalTransactionWorkflow',
       workflowId: posTransactionWorkflowId(v.merchant_ref),
       // With its event target resolved (docs/events.md).
-      args: [withNotify(ctx, sealedInput)],
+      args: [sealedInput],
       search: posTransactionStartSearch(v),
     });
   } catch (err) {

@@ -20,7 +20,6 @@ import type { recurringChargeWorkflow } from '../workflows/recurring';
 import { getCheckoutState } from './checkout';
 import { graceMs, handle, httpUrl, lowestUnit, ms, parsePayment, startOnce, waitForState } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
-import { withNotify } from './merchant-event-delivery';
 
 export const recurringInputSchema = z.object({
   notify: merchantEventTargetSchema.optional(),
@@ -51,7 +50,7 @@ export async function startRecurring(
   ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
   raw: RecurringInput,
 ): Promise<WorkflowHandle<typeof recurringChargeWorkflow>> {
-  const input = withNotify(ctx, parsePayment(recurringInputSchema, raw) as RecurringInput);
+  const input = parsePayment(recurringInputSchema, raw) as RecurringInput;
   return startOnce(input.planRef, () =>
     startFlow<typeof recurringChargeWorkflow>(ctx, {
       operation: 'start recurring plan',

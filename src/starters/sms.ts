@@ -38,7 +38,6 @@ import type { StarterContext } from './connect';
 import { startFlow } from './start-flow';
 import type { smsCampaignFollowWorkflow, smsCampaignWorkflow, smsSendWorkflow } from '../workflows/sms';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
-import { withNotify } from './merchant-event-delivery';
 
 // ---- G1 instant send ---------------------------------------------------------------------------
 
@@ -60,7 +59,7 @@ export async function startSmsSend(
     operation: 'start SMS send',
     workflowType: 'smsSendWorkflow',
     workflowId: smsSendWorkflowId(v.reference),
-    args: [withNotify(ctx, input)],
+    args: [input],
     search: { flow: 'sms-send', reference: v.reference, status: 'validating' },
   });
 }
@@ -91,7 +90,7 @@ export async function startSmsCampaign(
     operation: 'start SMS campaign',
     workflowType: 'smsCampaignWorkflow',
     workflowId: smsCampaignWorkflowId(v.reference),
-    args: [withNotify(ctx, input)],
+    args: [input],
     search: { flow: 'sms-campaign', reference: v.reference, status: 'validating' },
   });
 }
@@ -117,7 +116,7 @@ export async function followSmsCampaign(
     operation: 'follow SMS campaign',
     workflowType: 'smsCampaignFollowWorkflow',
     workflowId: smsCampaignFollowWorkflowId(v.campaign_id),
-    args: [withNotify(ctx, input)],
+    args: [input],
     search: { flow: 'sms-campaign', reference: v.campaign_id.toLowerCase(), status: 'following' },
     policies: { workflowIdReusePolicy: 'ALLOW_DUPLICATE', workflowIdConflictPolicy: 'USE_EXISTING' },
   });

@@ -11,7 +11,6 @@ import type { ussdPaymentWorkflow } from '../workflows/ussd-payment';
 import { customer, graceMs, lowestUnit, parsePayment, paymentSearch, reference, startOnce } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
 import { flowStartOptions } from '../shared/flow-summary';
-import { withNotify } from './merchant-event-delivery';
 
 export const ussdPaymentInputSchema = z.object({
   notify: merchantEventTargetSchema.optional(),
@@ -29,7 +28,7 @@ export async function startUssdPayment(
   ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
   raw: UssdPaymentInput,
 ): Promise<{ ussdCode: string; expiresAt?: string; handle: WorkflowHandle<typeof ussdPaymentWorkflow> }> {
-  const input = withNotify(ctx, parsePayment(ussdPaymentInputSchema, raw) as UssdPaymentInput);
+  const input = parsePayment(ussdPaymentInputSchema, raw) as UssdPaymentInput;
   const { client, taskQueue } = ctx;
   const startOp = new WithStartWorkflowOperation<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
     workflowId: paymentWorkflowId(input.transactionRef),

@@ -5,7 +5,6 @@ import type { StarterContext } from './connect';
 import { startFlow } from './start-flow';
 import type { vendElectricityWorkflow } from '../workflows/vending';
 import { parseStarterInput } from '../shared/input-error';
-import { withNotify } from './merchant-event-delivery';
 
 /** Starts one electricity sale (workflow id `vend-<order_ref>`; a second start for the same order is refused). */
 export async function startVend(
@@ -18,7 +17,7 @@ export async function startVend(
     workflowType: 'vendElectricityWorkflow',
     workflowId: vendWorkflowId(v.order_ref),
     // The raw input (the workflow parses it again), with its event target resolved.
-    args: [withNotify(ctx, input)],
+    args: [input],
     search: { flow: 'vend', reference: v.order_ref, status: VEND_FIRST_STATUS, currency: 'NGN' },
   });
 }

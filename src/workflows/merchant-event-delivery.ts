@@ -5,7 +5,8 @@
 //   anything else (another status, a timeout, a connection error): wait, exponential from 5 s
 //   doubling to at most 1 h with jitter (half to all of the step), and try again under the same
 //   id and body, until the window (NOTIFY_RETRY_FOR, default 3 days) ends → delivery_failed.
-// PaymentStatus follows it (delivering → delivered / gone / delivery_failed), so an operator finds
+// An event without a URL of its own, on a worker without NOTIFY_URL, ends at once not_configured.
+// PaymentStatus follows it (delivering → delivered / gone / delivery_failed / not_configured), so an operator finds
 // failed deliveries by search attribute (`cli notify list --failed`) and redelivers them
 // (`cli notify redeliver <id>`, a new run under the same id from this run's result).
 import { ActivityFailure, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
@@ -40,7 +41,7 @@ class MerchantEventDelivery {
       eventId: input.event.id,
       type: input.event.type,
       reference: input.event.data.reference,
-      url: input.url,
+      ...(input.url !== undefined ? { url: input.url } : {}),
       status: 'delivering',
       attempts: 0,
       input,
@@ -68,7 +69,10 @@ class MerchantEventDelivery {
     this.state.attempts += 1;
     let r: Awaited<ReturnType<MerchantEventDeliveryActivities['deliverMerchantEvent']>>;
     try {
-      r = await deliverMerchantEvent({ event: this.input.event, url: this.input.url });
+      r = await deliverMerchantEvent({
+        event: this.input.event,
+        ...(this.input.url !== undefined ? { url: this.input.url } : {}),
+      });
     } catch (err) {
       // The worker was lost mid-attempt (or the attempt overran): an attempt like any other.
       this.state.lastError = `attempt failed: ${err instanceof ActivityFailure ? (err.cause?.message ?? err.message) : String(err)}`;
@@ -82,6 +86,11 @@ class MerchantEventDelivery {
     if (r.outcome === 'gone') {
       this.state.finalHttpStatus = 410;
       this.end('gone', 'the endpoint answered 410 Gone: delivery stopped');
+      return true;
+    }
+    // A new outcome only: histories recorded before it never reach this branch (no patch).
+    if (r.outcome === 'not_configured') {
+      this.end('not_configured', r.error);
       return true;
     }
     if (r.outcome === 'misconfigured') {

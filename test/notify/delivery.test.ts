@@ -4,7 +4,7 @@
 // delivery_failed, findable by PaymentStatus. Emitting the same event twice starts one delivery.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { createMerchantEventDeliveryActivities } from '../../src/activities/merchant-event-delivery';
 import type { ActivityDeps } from '../../src/activities/deps';
@@ -86,26 +86,33 @@ function cardEvent(): MerchantEvent {
 
 const env = useTimeSkippingEnv({ quietRuntime: true });
 
-function activities(withSecret = true) {
+/** The delivery activities of a worker with (or without) NOTIFY_SECRET, and NOTIFY_URL when `notifyUrl`. */
+function activities(withSecret = true, notifyUrl?: string) {
+  const notify = { retryForMs: 3 * DAY, ...(withSecret ? { secret } : {}), ...(notifyUrl ? { url: notifyUrl } : {}) };
   const deps = {
     logger: quietLogger(),
-    config: { notify: { retryForMs: 3 * DAY, ...(withSecret ? { secret } : {}) }, temporal: { taskQueue: 'unused' } },
+    config: { notify, temporal: { taskQueue: 'unused' } },
     temporal: env.client,
   } as unknown as ActivityDeps;
   return createMerchantEventDeliveryActivities(deps);
 }
 
+/** `url` undefined: the event names none (the deployment's, `opts.notifyUrl` as the worker's NOTIFY_URL). */
 async function deliver(
   event: MerchantEvent,
-  url: string,
-  opts: { retryForMs?: number; withSecret?: boolean } = {},
+  url: string | undefined,
+  opts: { retryForMs?: number; withSecret?: boolean; notifyUrl?: string } = {},
 ): Promise<{ state: MerchantEventDeliveryState; timers: number[]; elapsedMs: number; status: unknown }> {
   return runWithWorker(
     env,
-    activities(opts.withSecret ?? true),
+    activities(opts.withSecret ?? true, opts.notifyUrl),
     'notify',
     async (taskQueue) => {
-      const input: MerchantEventDeliveryInput = { event, url, retryForMs: opts.retryForMs ?? 3 * DAY };
+      const input: MerchantEventDeliveryInput = {
+        event,
+        ...(url !== undefined ? { url } : {}),
+        retryForMs: opts.retryForMs ?? 3 * DAY,
+      };
       const handle = await env.client.workflow.start('merchantEventDeliveryWorkflow', {
         workflowId: event.id,
         taskQueue,
@@ -211,6 +218,35 @@ describe('a delivery that stops', () => {
     } finally {
       merchant.close();
     }
+  });
+});
+
+describe("an event that names no URL (the deployment's endpoint)", () => {
+  it("is delivered to the worker's NOTIFY_URL, read at the attempt", async () => {
+    const merchant = await merchantEndpoint([200]);
+    try {
+      const { state, status } = await deliver(cardEvent(), undefined, { notifyUrl: merchant.url });
+      expect(state).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(state.url).toBeUndefined();
+      expect(status).toBe('delivered');
+      expect(merchant.received).toHaveLength(1);
+    } finally {
+      merchant.close();
+    }
+  });
+
+  it('is not_configured at once on a worker with no NOTIFY_URL: one attempt, no retries, findable by status', async () => {
+    const { state, status, timers } = await deliver(cardEvent(), undefined);
+    expect(state).toMatchObject({ status: 'not_configured', attempts: 1 });
+    expect(state.lastError).toMatch(/no NOTIFY_URL/);
+    expect(timers).toEqual([]);
+    expect(status).toBe('not_configured');
+  });
+
+  it('is not handed over at all by a worker with no NOTIFY_URL: the emission answers not-configured', async () => {
+    const event = cardEvent();
+    expect(await activities().emitMerchantEvent({ event })).toBe('not-configured');
+    await expect(env.client.workflow.getHandle(event.id).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 });
 

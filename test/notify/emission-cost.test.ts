@@ -1,5 +1,7 @@
-// Emitting a merchant event costs the flow at most one history event and no extra workflow task,
-// and nothing at all without a target. The alternative (a child delivery workflow, ABANDON) costs
+// Emitting a merchant event costs the flow at most one history event and no extra workflow task.
+// Without a target of its own, on a deployment without NOTIFY_URL, a flow asks once (the patch's
+// marker and search attribute, one local activity's marker) and then emits nothing more, however
+// many events it has. The alternative (a child delivery workflow, ABANDON) costs
 // more: it is measured here too, which is why emission is a local activity (docs/events.md).
 import { temporal } from '@temporalio/proto';
 import { createMerchantEventDeliveryActivities } from '../../src/activities/merchant-event-delivery';
@@ -34,7 +36,7 @@ async function cost(workflowType: string, args: unknown[], taskQueueOf: { q?: st
 }
 
 describe('what one event costs a flow', () => {
-  it('no target: nothing; a local activity: one marker, no extra task; a child workflow: more', async () => {
+  it('no target and no NOTIFY_URL: two markers once; a local activity: one marker, no extra task; a child workflow: more', async () => {
     const where: { q?: string } = {};
     const deps = {
       logger: quietLogger(),
@@ -54,6 +56,7 @@ describe('what one event costs a flow', () => {
         return {
           none: await cost('emitNothingWorkflow', [], where),
           noTarget: await cost('emitWithoutTargetWorkflow', [], where),
+          noTargetThrice: await cost('emitThriceWithoutTargetWorkflow', [], where),
           local: await cost('emitByLocalActivityWorkflow', [url], where),
           child: await cost('emitByChildWorkflow', [url], where),
         };
@@ -64,7 +67,18 @@ describe('what one event costs a flow', () => {
     for (const m of [measured.local, measured.child])
       await env.client.workflow.getHandle(merchantEventId(m.id, 'payment.succeeded')).terminate('measured');
 
-    expect(measured.noTarget.types).toEqual(measured.none.types);
+    // The patch (its marker and TemporalChangeVersion) and the emission's answer (not-configured):
+    // no delivery, no extra task.
+    expect(measured.noTarget.types.filter((t) => !measured.none.types.includes(t))).toEqual([
+      'EVENT_TYPE_MARKER_RECORDED',
+      'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES',
+      'EVENT_TYPE_MARKER_RECORDED',
+    ]);
+    expect(measured.noTarget.tasks).toBe(measured.none.tasks);
+    expect(measured.noTargetThrice.types).toEqual(measured.noTarget.types);
+    await expect(
+      env.client.workflow.getHandle(merchantEventId(measured.noTarget.id, 'payment.succeeded')).describe(),
+    ).rejects.toThrow();
     expect(measured.local.events - measured.none.events).toBe(1);
     expect(measured.local.types).toContain('EVENT_TYPE_MARKER_RECORDED');
     expect(measured.local.tasks).toBe(measured.none.tasks);

@@ -1,10 +1,9 @@
 // A payment's final outcome reaches the merchant's endpoint as a signed event, end to end: the
-// starter resolves the target (a per-flow URL, else the process's NOTIFY_URL), the flow emits once,
-// the delivery workflow signs with the worker's NOTIFY_SECRET, and `notify listen`'s listener
-// verifies it. Without a target nothing is emitted: no delivery exists and the flow's history has
-// no emission.
+// target is the flow's own URL, else the deployment's (the worker's NOTIFY_URL, which the starters
+// never see), the flow emits once, the delivery workflow signs with the worker's NOTIFY_SECRET, and
+// `notify listen`'s listener verifies it. (A deployment without NOTIFY_URL: test/notify/delivery.test.ts
+// and emission-cost.test.ts.)
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { newNotifySecret } from '../../src/notify';
 import { startCardPayment } from '../../src/starters/card-payment';
 import { merchantEventId } from '../../src/shared/merchant-event';
@@ -18,14 +17,14 @@ import { historyTexts } from '../support/history';
 import { recordHistory } from '../support/replay';
 import { eventually } from '../support/polling';
 import { testConfig, useServices } from '../support/stack';
-import { useEventReceiver } from './receiver';
+import { useDeploymentEventReceiver } from './receiver';
 
 const secret = newNotifySecret();
 const config = testConfig({ NOTIFY_SECRET: secret });
+const listener = useDeploymentEventReceiver(secret, config);
 const env = useServices(config);
 
-const listener = useEventReceiver(secret);
-const { refused, eventsOf, delivered } = listener;
+const { refused, delivered } = listener;
 
 describe('a card payment tells the merchant its outcome', () => {
   it('a success through a per-flow URL: one verified payment.succeeded, its id stable, its delivery marked delivered', async () => {
@@ -77,28 +76,14 @@ describe('a card payment tells the merchant its outcome', () => {
     expect(decoded).toContain('emitMerchantEvent');
   });
 
-  it("a decline through the process's NOTIFY_URL (no per-flow URL): payment.failed with the service's reason", async () => {
+  it("a decline through the worker's NOTIFY_URL (no per-flow URL, none in the starters): payment.failed with the service's reason", async () => {
     const ref = `ev-decl-${randomUUID()}`;
-    const starters = { ...env.services.starters, notifyUrl: listener.url };
-    const handle = await startCardPayment(starters, cardPayment(ref, TEST_CARDS.declined, 100_000));
+    const handle = await startCardPayment(env.services.starters, cardPayment(ref, TEST_CARDS.declined, 100_000));
     expect((await handle.result()).status).toBe('failed');
     const [event] = await delivered(ref);
     expect(event.type).toBe('payment.failed');
     expect(event.data).toMatchObject({ flow: 'card', status: 'failed', amount: 100_000, currency: 'NGN', sequence: 1 });
     expect(event.data.reason).toMatch(/declined/i);
-  });
-
-  it('no target (no URL given, no NOTIFY_URL): no event, no delivery, nothing added to the flow', async () => {
-    const ref = `ev-none-${randomUUID()}`;
-    const handle = await startCardPayment(env.services.starters, cardPayment(ref, TEST_CARDS.declined, 100_000));
-    expect((await handle.result()).status).toBe('failed');
-    await expect(
-      env.services.client.workflow.getHandle(merchantEventId(paymentWorkflowId(ref), 'payment.failed')).describe(),
-    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
-    // The decoded history names no emission (the success test's flow's history does: see below).
-    const { decoded } = await historyTexts(handle, config.encryption);
-    expect(decoded).not.toContain('emitMerchantEvent');
-    expect(eventsOf(ref)).toEqual([]);
   });
 
   it('refuses a per-flow URL that is not http(s), naming the field', async () => {

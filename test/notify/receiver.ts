@@ -1,6 +1,7 @@
 // A merchant endpoint for the emission tests (suite-specific): `notify listen`'s listener on a free
 // port, verifying every event's Standard Webhooks signature with the worker's NOTIFY_SECRET, and
 // what arrived, by reference. An event that fails verification lands in `refused`, never in `received`.
+import type { AppConfig } from '../../src/config/config';
 import type { MerchantEvent } from '../../src/notify';
 import { startListener, type Listener } from '../../src/starters/commands/merchant-event-delivery';
 import { eventually } from '../support/polling';
@@ -41,4 +42,16 @@ export function useEventReceiver(secret: string): EventReceiver {
         { timeoutMs: 60_000, description: `${count} event(s) for ${reference}` },
       ),
   };
+}
+
+/**
+ * A receiver that is also the deployment's endpoint: `config`'s NOTIFY_URL (the worker's) is set to
+ * it before the services start. Call it before useServices(config).
+ */
+export function useDeploymentEventReceiver(secret: string, config: AppConfig): EventReceiver {
+  const receiver = useEventReceiver(secret);
+  beforeAll(() => {
+    (config.notify as { url?: string }).url = receiver.url;
+  });
+  return receiver;
 }

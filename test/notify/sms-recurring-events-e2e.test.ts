@@ -2,8 +2,8 @@
 // to end (dev server, the project's worker, the sandbox over real HTTP, a real endpoint verifying
 // each event's signature): one event per outcome with the right type, reference and stable id; a
 // send parked for a person tells it first that it needs one, then its outcome; a plan tells its
-// end (its charges tell theirs as payments). Without a target a flow emits nothing and its history
-// has no emission.
+// end (its charges tell theirs as payments). A flow without a URL of its own tells the deployment's
+// endpoint (the worker's NOTIFY_URL, the receiver here); the starters know no NOTIFY_URL.
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { CAMPAIGN_SEND_DELAY_MS } from '../../src/sandbox';
@@ -19,7 +19,6 @@ import {
   type SmsCampaignInput,
   type SmsSendInput,
 } from '../../src/shared/sms';
-import type { StarterContext } from '../../src/starters/connect';
 import { resolveParkedFlow } from '../../src/starters/ops';
 import {
   cancelRecurring,
@@ -32,16 +31,14 @@ import { historyTexts } from '../support/history';
 import { eventually } from '../support/polling';
 import { payCheckoutByCard } from '../support/sandbox-admin';
 import { testConfig, useServices } from '../support/stack';
-import { useEventReceiver } from './receiver';
+import { useDeploymentEventReceiver } from './receiver';
 
 const secret = newNotifySecret();
 const config = testConfig({ NOTIFY_SECRET: secret });
+const receiver = useDeploymentEventReceiver(secret, config);
 const env = useServices(config);
-const receiver = useEventReceiver(secret);
 afterEach(() => env.admin?.clearFaults());
 
-/** Starters whose process has NOTIFY_URL set to the receiver (no per-flow URL needed). */
-const withNotifyUrl = (): StarterContext => ({ ...env.services.starters, notifyUrl: receiver.url });
 const emitted = async (handle: WorkflowHandle): Promise<boolean> =>
   (await historyTexts(handle, config.encryption)).decoded.includes('emitMerchantEvent');
 
@@ -83,7 +80,7 @@ describe('an SMS send tells the merchant its outcome', () => {
     const input = send(['2348032220001', '2348032220002', '2348032220003', '2348032220004'], {
       options: { batchSize: 2 },
     });
-    const handle = await startSmsSend(withNotifyUrl(), input);
+    const handle = await startSmsSend(env.services.starters, input);
     const [parked] = await receiver.delivered(input.reference);
     expect(parked).toMatchObject({
       type: 'sms.batch.needs_attention',
@@ -109,11 +106,10 @@ describe('an SMS send tells the merchant its outcome', () => {
     ]);
   });
 
-  it('no target: no event and no emission in its history', async () => {
+  it("without a URL of its own: sms.batch.succeeded to the worker's NOTIFY_URL", async () => {
     const input = send(['2348033330001']);
     expect((await runSmsSend(env.services.starters, input)).status).toBe('sent');
-    expect(await emitted(env.services.client.workflow.getHandle(smsSendWorkflowId(input.reference)))).toBe(false);
-    expect(receiver.eventsOf(input.reference)).toEqual([]);
+    expect((await receiver.delivered(input.reference)).map((e) => e.type)).toEqual(['sms.batch.succeeded']);
   });
 });
 
@@ -128,7 +124,7 @@ describe('an SMS campaign tells the merchant its outcome', () => {
     templateId = template.uuid;
   });
   const start = (reference: string, options: SmsCampaignInput['options'] = {}) =>
-    startSmsCampaign(withNotifyUrl(), {
+    startSmsCampaign(env.services.starters, {
       reference,
       campaign: {
         name: `Ev ${randomUUID().slice(0, 8)}`,
@@ -140,7 +136,7 @@ describe('an SMS campaign tells the merchant its outcome', () => {
       options: { pollInterval: '100ms', maxPollInterval: '200ms', lostCreateSettle: '100ms', ...options },
     });
 
-  it("followed to success, through the process's NOTIFY_URL: one sms.campaign.succeeded", async () => {
+  it("followed to success, through the worker's NOTIFY_URL: one sms.campaign.succeeded", async () => {
     const reference = `ev-cmp-${randomUUID().slice(0, 8)}`;
     const h = await start(reference);
     await eventually(async () => (await h.query(smsCampaignStateQuery)).serviceStatus === 'pending', {
@@ -199,7 +195,7 @@ const plan = (planRef: string) => ({
  */
 async function cancelledBehindItsBack(): Promise<{ planRef: string; handle: WorkflowHandle }> {
   const planRef = `ev-park-${randomUUID().slice(0, 8)}`;
-  const handle = await startRecurring(withNotifyUrl(), { ...plan(planRef), intervalMs: 3_600_000 });
+  const handle = await startRecurring(env.services.starters, { ...plan(planRef), intervalMs: 3_600_000 });
   await payCheckoutByCard(await firstPaymentCheckoutUrl(env.services.starters, planRef));
   const { tokenId } = await eventually(
     () => getRecurringState(env.services.starters, planRef),
@@ -221,7 +217,7 @@ beforeAll(() => {
 describe('a recurring plan tells the merchant its end, and each charge its outcome', () => {
   it('two cycles done: payment.succeeded for each charge, then one recurring.completed with the amount', async () => {
     const planRef = `ev-plan-${randomUUID().slice(0, 8)}`;
-    const handle = await startRecurring(withNotifyUrl(), { ...plan(planRef), maxCycles: 2 });
+    const handle = await startRecurring(env.services.starters, { ...plan(planRef), maxCycles: 2 });
     await payCheckoutByCard(await firstPaymentCheckoutUrl(env.services.starters, planRef));
     expect((await handle.result()).status).toBe('completed');
     const [end] = await receiver.delivered(planRef);
@@ -273,14 +269,13 @@ describe('a recurring plan tells the merchant its end, and each charge its outco
     ]);
   }, 90_000);
 
-  it('no target: the plan ends without an emission or a patch marker in its history', async () => {
+  it("without a URL of its own: recurring.completed to the worker's NOTIFY_URL, behind the patch", async () => {
     const planRef = `ev-none-${randomUUID().slice(0, 8)}`;
     const handle = await startRecurring(env.services.starters, { ...plan(planRef), maxCycles: 1 });
     await payCheckoutByCard(await firstPaymentCheckoutUrl(env.services.starters, planRef));
     expect((await handle.result()).status).toBe('completed');
+    expect((await receiver.delivered(planRef)).map((e) => e.type)).toEqual(['recurring.completed']);
     const { decoded } = await historyTexts(handle, config.encryption);
-    expect(decoded).not.toContain('emitMerchantEvent');
-    expect(decoded).not.toContain('recurring-plan-events');
-    expect(receiver.eventsOf(planRef)).toEqual([]);
+    expect(decoded).toContain('merchant-events-deployment-target');
   }, 60_000);
 });

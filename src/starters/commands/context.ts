@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import type { ReadStream } from 'node:tty';
 import type { PaymentsClient } from '../../api/client';
-import { loadConfig } from '../../config/config';
+import { loadCliConfig } from '../../config/processes';
 import { openPaymentsClient, type StarterContext } from '../connect';
 
 export type ContextFactory = () => Promise<StarterContext>;
@@ -78,7 +78,8 @@ export function overrideRunEnv(vars: Record<string, string>): void {
 }
 
 /** A payments client configured from the run's environment, for the commands that need no Temporal; close it after use. */
-export const openRunPaymentsClient = (): PaymentsClient => openPaymentsClient(loadConfig(runEnv()));
+// The CLI's own configuration (loadCliConfig): the worker's settings, NOTIFY_* among them, are not its concern.
+export const openRunPaymentsClient = (): PaymentsClient => openPaymentsClient(loadCliConfig(runEnv()));
 
 /** One payments client for one command, closed afterwards. */
 export async function withApi<T>(fn: (api: PaymentsClient) => Promise<T>): Promise<T> {

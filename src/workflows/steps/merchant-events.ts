@@ -1,14 +1,18 @@
 // Emitting merchant events (docs/events.md) from a flow, in one home.
 //
-// A flow holds one MerchantEvents, built from its input's optional `notify` target (the starter
-// resolved it: a per-flow URL, else the starting process's NOTIFY_URL). Without a target, emit()
-// returns at once and adds nothing to history. With one, each event is one local activity (one
-// marker) that starts the event's own delivery workflow under the event's id: delivery runs apart
+// A flow holds one MerchantEvents, built from its input's optional `notify` (a per-flow URL); without
+// one its events go to the deployment's endpoint, the worker's NOTIFY_URL (the starter resolves
+// nothing). Each event is one local activity (one marker) that starts the event's own delivery
+// workflow under the event's id. Without a URL of its own, the first emission also learns whether
+// the deployment has an endpoint: the local activity answers not-configured (worker without
+// NOTIFY_URL) and the flow emits nothing more, so a deployment without events pays one marker per
+// flow, not one delivery per event. That emission is behind the patch `merchant-events-deployment-target`:
+// flows recorded before it (no `notify`, so no events) replay unchanged. Delivery runs apart
 // from the flow, so it never changes or fails the flow's outcome. The local activity runs
 // non-cancellable (a cancel of the flow still reports its outcome), and a failure to hand the
 // event over is logged, never thrown. (Measured against a child workflow with ParentClosePolicy
 // ABANDON: docs/events.md, "Emission".)
-import { CancellationScope, log, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, log, patched, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { MerchantEventDeliveryActivities } from '../../activities/merchant-event-delivery';
 import {
   MERCHANT_EVENT_DATA_VERSION,
@@ -20,6 +24,9 @@ import {
 import { LOCAL_EMIT } from './activity-options';
 
 const { emitMerchantEvent } = proxyLocalActivities<MerchantEventDeliveryActivities>(LOCAL_EMIT);
+
+/** Events of a flow without `notify` go to the deployment's endpoint (before it: nowhere). */
+const DEPLOYMENT_TARGET_PATCH = 'merchant-events-deployment-target';
 
 /** What an event says of the outcome (no card data, no personal data). */
 export interface OutcomeFields {
@@ -34,8 +41,13 @@ export interface OutcomeFields {
 export class MerchantEvents {
   /** The flow's event counter (data.sequence). */
   private sequence: number;
+  /** True once the flow knows its events go nowhere (no target on this deployment, or NO_EVENTS). */
+  private silent = false;
 
-  /** `emittedBefore`: the events earlier runs of the flow emitted (a continue-as-new carries it). */
+  /**
+   * `target`: the flow's own; undefined: the deployment's (the worker's NOTIFY_URL).
+   * `emittedBefore`: the events earlier runs of the flow emitted (a continue-as-new carries it).
+   */
   constructor(
     private readonly target: MerchantEventTarget | undefined,
     private readonly flow: string,
@@ -45,14 +57,21 @@ export class MerchantEvents {
     this.sequence = emittedBefore;
   }
 
+  /** A MerchantEvents that emits nothing (a flow before it knows its input). */
+  static none(): MerchantEvents {
+    const events = new MerchantEvents(undefined, '', '');
+    events.silent = true;
+    return events;
+  }
+
   /** How many events the flow has emitted, earlier runs included: what a continue-as-new carries. */
   get emitted(): number {
     return this.sequence;
   }
 
-  /** True when this flow's events go somewhere. */
+  /** False once the flow knows its events go nowhere; until then an emission may add commands. */
   get enabled(): boolean {
-    return this.target !== undefined;
+    return !this.silent;
   }
 
   /** The event `types` names for `fields.status`, if any. */
@@ -63,9 +82,14 @@ export class MerchantEvents {
     return this.emit(type, outcome);
   }
 
-  /** Hands one event to its delivery; nothing (no command) without a target. */
+  /** Hands one event to its delivery; nothing (no command) once the flow knows it has no target. */
   async emit(type: MerchantEventType, fields: OutcomeFields): Promise<void> {
-    if (!this.target) return;
+    if (this.silent) return;
+    // Recorded before the deployment's endpoint existed: a flow without `notify` emitted nothing.
+    if (!this.target && !patched(DEPLOYMENT_TARGET_PATCH)) {
+      this.silent = true;
+      return;
+    }
     this.sequence += 1;
     const occurredAt = new Date().toISOString();
     const event: MerchantEvent = {
@@ -85,9 +109,16 @@ export class MerchantEvents {
         occurred_at: occurredAt,
       },
     };
-    const url = this.target.url;
+    const url = this.target?.url;
     try {
-      await CancellationScope.nonCancellable(() => emitMerchantEvent({ event, url }));
+      const emitted = await CancellationScope.nonCancellable(() =>
+        emitMerchantEvent({ event, ...(url !== undefined ? { url } : {}) }),
+      );
+      // The deployment has no endpoint: asked once, the flow emits nothing more.
+      if (emitted === 'not-configured') {
+        this.silent = true;
+        this.sequence -= 1; // not emitted: the counter counts only events handed over
+      }
     } catch (err) {
       // Delivery never fails the flow: the outcome stands, the operator sees this warning.
       log.warn('merchant event could not be handed to its delivery', {
@@ -111,8 +142,8 @@ export const PAYMENT_EVENT_TYPES: EventTypes = {
   outcome_unknown: 'payment.needs_attention',
 };
 
-/** A flow without a target (or before it knows one): emits nothing. */
-export const NO_EVENTS = new MerchantEvents(undefined, '', '');
+/** A flow before it knows its input: emits nothing. */
+export const NO_EVENTS = MerchantEvents.none();
 
 /** The POS terminal transactions (sale, refund, pre-authorisation, completion) by their send's outcome. */
 export function posTransactionEventTypes(
