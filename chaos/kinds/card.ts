@@ -3,6 +3,7 @@ import {
   DuplicateReferenceError,
   getCardPaymentState,
   startCardPayment,
+  resubmitCard,
   submitOtp,
   submitPin,
 } from '../../src/starters';
@@ -29,6 +30,8 @@ const VARIANTS = [
   { name: 'insufficient', number: '4000000000009995', amount: 310_000 },
 ] as const;
 
+const cardOf = (number: string) => ({ number, cvv: '123', expiryMonth: '12', expiryYear: '30' });
+
 export const cardDriver: KindDriver = {
   kind: 'card',
   ledgerKinds: ['card_charge'],
@@ -44,7 +47,7 @@ export const cardDriver: KindDriver = {
           transactionRef: flow.ref,
           amount: v.amount,
           currency: 'NGN',
-          card: { number: v.number, cvv: '123', expiryMonth: '12', expiryYear: '30' },
+          card: cardOf(v.number),
           customer: { name: 'Chaos Payer', email: 'payer@example.com' },
           webhookGraceMs: 3_000,
         }),
@@ -57,6 +60,8 @@ export const cardDriver: KindDriver = {
       (s: CardPaymentState) => CARD_FINAL_STATUSES.includes(s.status),
       async (s) => {
         if (s.status === 'awaiting_pin') await submitPin(ctx.starters, flow.ref, SANDBOX_PIN);
+        // A lost answer ends the sealed CVV (it never outlives the attempt): the payer gives the card again.
+        else if (s.status === 'awaiting_card') await resubmitCard(ctx.starters, flow.ref, cardOf(v.number));
         else if (s.status === 'awaiting_otp') {
           const otp = wrongSent ? SANDBOX_OTP : '999999';
           wrongSent = true;
