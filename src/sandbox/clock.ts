@@ -1,7 +1,7 @@
 // The sandbox clock: real time plus an offset that tests move forward with
 // `POST /__admin/clock/advance`. Everything time-based in the sandbox reads it: OTP, session,
-// USSD and checkout expiry, the POS remote request's completion and 5-minute lifetime, and the
-// webhook retry schedule. Timers fire when the clock reaches them, either as real time passes
+// USSD and checkout expiry, the POS remote request's completion and 5-minute lifetime, the
+// webhook retry schedule, and the dates on which FIXED mandates are debited (fixed-debits.ts). Timers fire when the clock reaches them, either as real time passes
 // (a ticker checks every TICK_MS) or at once when the clock is advanced past them.
 
 const TICK_MS = 50;
