@@ -289,11 +289,16 @@ describe('every mandate outcome is told to the merchant', () => {
     expect(summary(await eventsOf(i.mandateRef, 1))).toEqual([['mandate.expired', 'expired', undefined, undefined, 1]]);
   });
 
-  it('without notify the flow emits nothing and its history has no emission', async () => {
+  it('without notify, on a worker without NOTIFY_URL: the flow asks once where events go, and sends none', async () => {
     const { notify: _none, ...i } = input({ otpTimeoutMs: 60_000 });
     const h = await start(i);
     expect((await h.result()).status).toBe('expired');
-    expect(await rawHistoryText(h)).not.toContain('emitMerchantEvent');
+    // One hand-over (a local activity) that answers "not configured"; the flow asks no more.
+    const handOvers = ((await h.fetchHistory()).events ?? []).filter(
+      (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+    );
+    expect(handOvers).toHaveLength(1);
+    expect(await rawHistoryText(h)).toContain('emitMerchantEvent');
     await new Promise((r) => setTimeout(r, 300));
     expect(received.filter((e) => e.data.reference === i.mandateRef)).toEqual([]);
   });
