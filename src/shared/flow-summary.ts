@@ -133,6 +133,7 @@ export const ACTIVITY_SUMMARIES: Record<string, string> = {
   initiateCheckout: 'initiate checkout (A1)',
   chargeToken: 'charge card token (A4)',
   cancelToken: 'cancel card token (A5)',
+  cancelTokenAnswered: 'cancel card token (A5), with its answer',
   createMandate: 'create mandate (D1)',
   validateMandateOtp: 'send mandate OTP (D2)',
   debitMandate: 'debit mandate (D3)',
