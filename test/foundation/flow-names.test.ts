@@ -34,12 +34,16 @@ const NOT_A_FLOW: Record<Folder, string[]> = {
     'search-attributes',
     // the main, money and reads task queues' names, shared by workers, flows and starters
     'task-queues',
+    // the words of a query refused outside a workflow task, for the guard and the starters
+    'task-boundary',
     'workflow-stack-traces',
   ],
   // reconciliation-mandates: the reconciliation flow's mandate-debit comparison (a part of reconciliation.ts, split for size)
   activities: ['claim-check', 'deps', 'failures', 'heartbeat', 'index', 'payment-common', 'reconciliation-mandates'],
   // ops: operator tools that act on any flow found by its search attributes
   starters: [
+    // @payflow/temporal/client: the package's client-only entry
+    'client',
     'cli',
     // V8's compile cache for the CLI's process, loaded first by cli.ts
     'compile-cache',
@@ -51,10 +55,24 @@ const NOT_A_FLOW: Record<Folder, string[]> = {
     'progress',
     'start-flow',
     'temporal-retry',
+    // A5 on a saved token outside a running plan: a starter, no flow (docs/choices.md)
+    'token',
   ],
   // output: what every command prints and how it exits; status: `pay status` and `pos status` read
   // several flows of their group
-  'starters/commands': ['context', 'index', 'json-file', 'ops', 'output', 'payment-common', 'status'],
+  // run-options: the connection and follow flags every command takes; test-environment: A2 and C9, the
+  // spec's test-environment calls
+  'starters/commands': [
+    'context',
+    'index',
+    'json-file',
+    'ops',
+    'output',
+    'payment-common',
+    'run-options',
+    'status',
+    'test-environment',
+  ],
 };
 
 /** Names of areas the flows were once grouped under: never a file name again. */
