@@ -314,7 +314,7 @@ it('a FIXED mandate that sends its own debits runs its first scheduled debit; th
   const today = new Date().toISOString().slice(0, 10);
   const i = input({
     debitType: 'fixed',
-    // The sandbox does not debit FIXED mandates on its own: this flow sends them (not the default).
+    // This flow sends its own D3s (not the default); the sandbox's own debit of the date has another reference.
     fixedDebits: 'send',
     fixed: { frequency: 'MONTHLY', interval: 1, initialDebitAmount: 250_000, initialDebitDate: today },
   });
