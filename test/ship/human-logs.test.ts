@@ -88,6 +88,10 @@ describe('`npm start` at a terminal', () => {
     const env = stackEnvironment(ports, dataDir, {
       CLAIM_CHECK_DATABASE_URL: `postgres://postgres:dev-claim-check@127.0.0.1:${ports.pg}/claimcheck`,
       LOG_LEVEL: 'info',
+      // The metrics endpoints on ports the system picks: a free port found earlier can be taken by a
+      // parallel test before the worker binds it (seen in a fresh-clone CI run), and this test reads neither.
+      METRICS_PORT: '0',
+      WORKER_METRICS_PORT: '0',
     });
     // script(1) runs it on a pseudo-terminal, as a person's shell does; a Ctrl-C typed there is \x03.
     const child = spawn('script', ['-qfec', 'node --import tsx src/stack/start.ts', '/dev/null'], {
