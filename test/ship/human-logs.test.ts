@@ -94,7 +94,9 @@ describe('`npm start` at a terminal', () => {
       WORKER_METRICS_PORT: '0',
     });
     // script(1) runs it on a pseudo-terminal, as a person's shell does; a Ctrl-C typed there is \x03.
-    const child = spawn('script', ['-qfec', 'node --import tsx src/stack/start.ts', '/dev/null'], {
+    // `exec`: script runs the command through $SHELL -c, and where that is dash (SHELL unset in CI)
+    // the shell stays as node's parent and dies of the Ctrl-C itself (exit 130) while node stops.
+    const child = spawn('script', ['-qfec', 'exec node --import tsx src/stack/start.ts', '/dev/null'], {
       cwd: PROJECT_ROOT,
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
