@@ -21,7 +21,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # `npm ci`: exactly the lockfile, refused if it is out of step with package.json. The npm cache is a
 # BuildKit cache mount: reused across builds, never part of a layer.
-# --ignore-scripts: the postinstall fetches the Temporal development binaries, not needed to build.
+# --ignore-scripts: no dependency's install script is needed to build (the package has none of its own).
 RUN --mount=type=cache,target=/root/.npm,sharing=locked npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
