@@ -31,7 +31,7 @@ export const EMBEDDED_DEFAULTS = {
   claimCheckDatabaseUrl: 'postgres://postgres:dev-claim-check@127.0.0.1:54329/claimcheck',
   /** The embedded sandbox's admin API token (equal to the sandbox's own DEFAULT_SANDBOX_ADMIN_TOKEN). */
   sandboxAdminToken: 'dev-sandbox-admin-token',
-  /** The HMAC key of GET /payments/return's signed links (src/webhooks/return-link.ts). */
+  /** The HMAC key of GET /payments/return's signed links (src/config/return-links.ts). */
   returnLinkKey: 'dev-return-link-key-for-local-use-only',
 } as const;
 
@@ -463,7 +463,7 @@ export interface AppConfig {
   sandbox: { enabled: boolean; port: number; adminToken: string };
   webhooks: { host: string; port: number };
   codec: { host: string; port: number; token: string; corsOrigins: string[]; auth: CodecAuthConfig };
-  /** GET /payments/return's signed links: the checkout starter signs, the receiver verifies (src/webhooks/return-link.ts). */
+  /** GET /payments/return's signed links: the checkout starter signs, the receiver verifies (src/config/return-links.ts). */
   returnLinks: ReturnLinkConfig;
   encryption: { keys: { id: string; key: Buffer }[]; activeKeyId: string };
   claimCheck: {

@@ -33,7 +33,7 @@ import { checkoutInputSchema } from '../starters/checkout';
 import type { StarterContext } from '../starters/connect';
 import { graceMs, lowestUnit, paymentSearch, reference } from '../starters/payment-common';
 import { ussdPaymentInputSchema } from '../starters/ussd-payment';
-import { withSignedReturn } from '../webhooks/return-link';
+import { withSignedReturn } from '../config/return-links';
 import { paymentsNexusService, type MandateDebitOperationInput } from './payments-service';
 
 /** What the handler takes from the worker's config, as the starters take it from theirs. */

@@ -40,7 +40,7 @@ import {
 } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
 import { flowStartOptions } from '../shared/flow-summary';
-import { withSignedReturn } from '../webhooks/return-link';
+import { withSignedReturn } from '../config/return-links';
 
 const sealCard = async (ctx: StarterContext, card: CardDetails): Promise<SealedCard> => ({
   handle: await ctx.claimCheck.seal('card', {

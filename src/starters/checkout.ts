@@ -21,7 +21,7 @@ import {
 } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
 import { flowStartOptions } from '../shared/flow-summary';
-import { withSignedReturn } from '../webhooks/return-link';
+import { withSignedReturn } from '../config/return-links';
 
 export const checkoutInputSchema = z.object({
   notify: merchantEventTargetSchema.optional(),

@@ -22,7 +22,7 @@ export interface StarterContext {
   claimCheck: ClaimCheckStore;
   /** The payments service, for the calls that move no money and start no flow (no Temporal involved). */
   api: PaymentsClient;
-  /** RETURN_LINK_KEY and TTL: the starters sign the return URLs they build (src/webhooks/return-link.ts). */
+  /** RETURN_LINK_KEY and TTL: the starters sign the return URLs they build (src/config/return-links.ts). */
   returnLinks?: ReturnLinkConfig;
   /** PAYMENTS_LISTS_POS_REMOTE_REQUESTS: a lost E1 answer A6 never showed may end not_sent (else outcome_unknown). */
   listsPosRemoteRequests?: boolean;

@@ -3,7 +3,7 @@
 //
 //   POST /webhooks            E-1 (payment) or E-2 (virtual-account credit), told apart by header
 //   GET  /payments/return     E-3 redirect target: the payment's state for a signed, unexpired link
-//                             (src/webhooks/return-link.ts), else a neutral page; rate-limited per address
+//                             (src/config/return-links.ts), else a neutral page; rate-limited per address
 //   GET  /healthz            alive
 //   GET  /readyz             ready: Temporal answers (else 503, and the service's deliveries are 503 too)
 // Requests are counted by route and status, webhooks by kind and result (src/observability/metrics.ts).
@@ -36,7 +36,8 @@ import { countWebhook, httpMetricsObserver } from '../observability/metrics';
 import { answerHealth, temporalReachable } from '../observability/health';
 import { paymentFlowRun } from '../temporal/payment-run';
 import { classifyDeliveryFailure, SingleFlight } from './delivery-outcome';
-import { RateLimiter, verifyReturnLink } from './return-link';
+import { verifyReturnLink } from '../config/return-links';
+import { RateLimiter } from './rate-limiter';
 import { deliverPaymentWebhook } from './payment-delivery';
 
 /** The state query of each payment flow type (its answer has `status`). */

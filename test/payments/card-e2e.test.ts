@@ -26,7 +26,7 @@ import { SANDBOX_OTP, SANDBOX_PIN, TEST_CARDS } from '../../src/sandbox';
 import { LogCapture, testConfig, useServices, workflowBundle } from '../support/stack';
 import { recordHistory } from '../support/replay';
 import { stepError } from './helpers';
-import { signReturnUrl } from '../../src/webhooks/return-link';
+import { signReturnUrl } from '../../src/config/return-links';
 import { eventTypes, rawHistoryText } from '../support/history';
 
 const capture = new LogCapture();

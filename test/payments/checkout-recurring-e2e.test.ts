@@ -15,7 +15,7 @@ import {
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { testConfig, useServices } from '../support/stack';
 import { recordHistory } from '../support/replay';
-import { signReturnUrl } from '../../src/webhooks/return-link';
+import { signReturnUrl } from '../../src/config/return-links';
 import { payCheckoutByCard, postCheckoutPage } from '../support/sandbox-admin';
 
 const config = testConfig();

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/logging/logger';
 import { closeServer, createWebhookReceiver, listen } from '../../src/webhooks/receiver';
 import { createTemporalClient } from '../../src/temporal/client';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
-import { signReturnUrl, verifyReturnLink, withSignedReturn } from '../../src/webhooks/return-link';
+import { signReturnUrl, verifyReturnLink, withSignedReturn } from '../../src/config/return-links';
 import { testConfig } from '../support/stack';
 import { chargeSuccessfulBody, listenWebhookReceiver } from '../support/webhook-receiver';
 
