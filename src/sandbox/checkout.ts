@@ -10,8 +10,8 @@ import {
   withReference,
   PARTNER_BANK_CODE,
   TOKEN_ACCOUNT_PREFIX,
-  USSD_BANK_CODES,
 } from './direct';
+import { isUssdBankCode, USSD_BANK_CODES } from '../api/schemas/direct';
 import {
   asObject,
   escapeHtml,
@@ -281,8 +281,7 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
       const p = open(ctx, 'ussd');
       if (isReply(p)) return p;
       const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
-      if (!USSD_BANK_CODES.includes(bankCode))
-        return answer(ctx, fail(400, 'bank_code is not a supported USSD bank code'), p);
+      if (!isUssdBankCode(bankCode)) return answer(ctx, fail(400, 'bank_code is not a supported USSD bank code'), p);
       store.restartCheckout(p);
       p.type = 'Ussd';
       p.ussd = { code: `*${bankCode}*000*${randomDigits(6)}#`, bankCode, expiresAt: p.checkout!.expiresAt };

@@ -2,7 +2,9 @@
 // debit (B3 with ValidateTOKEN or ValidateOTP, B4 validate), USSD (B5). Payer-side actions
 // (dialling the USSD code, completing 3DS) are the 3DS page's form or admin calls.
 import { z } from 'zod';
+import { USSD_BANK_CODES } from '../api/schemas/direct';
 import {
+  addRoutes,
   asObject,
   escapeHtml,
   fail,
@@ -11,6 +13,8 @@ import {
   ok,
   positiveInteger,
   type Reply,
+  type RequestContext,
+  type RouteRow,
   type Router,
 } from './http';
 import {
@@ -43,32 +47,8 @@ export const PARTNER_BANK_CODE = '058';
 export const TOKEN_ACCOUNT_PREFIX = '1';
 /** This account accepts the code, then the debit fails: 400 'Insufficient funds'. */
 export const BANK_INSUFFICIENT_FUNDS_ACCOUNT = '0000000051';
-/** The USSD bank codes the spec lists. */
-export const USSD_BANK_CODES = [
-  '063',
-  '044',
-  '050',
-  '214',
-  '070',
-  '011',
-  '058',
-  '030',
-  '082',
-  '125',
-  '221',
-  '232',
-  '033',
-  '032',
-  '215',
-  '566',
-  '035',
-  '057',
-  '00103',
-  '105',
-  '303',
-  '107',
-  '50211',
-];
+/** The USSD bank codes: one list, the client's (the API layer's), so both accept the same codes. */
+export { USSD_BANK_CODES };
 
 /** A card as B1 and the checkout's card channel take it; whether it is a usable card is the handler's answer. */
 export const CARD_FIELDS = z.object({ number: CODE, cvv: CODE, expiry_month: CODE, expiry_year: CODE });
@@ -169,7 +149,6 @@ export const cardStatus = (p: Payment): string =>
           ? 'ThreeDSecure'
           : 'Pending';
 
-/** Why an authorize/validate call cannot go on, or undefined. */
 /**
  * B3's parameter table also lists flat names (`email`, `name`, `bank_code`, `account_or_phone`) next
  * to the nested `customer` and `bank` objects: a body that uses them is read as the nested form
@@ -189,6 +168,7 @@ function withFlatNames(body: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/** Why an authorize/validate call cannot go on, or undefined. */
 function notOpen(p: Payment): Reply | undefined {
   if (p.status === 'Success') return fail(400, 'Transaction has already been completed');
   if (p.status === 'Abandoned' || p.failureReason === 'step expired' || p.failureReason === 'USSD code expired')
@@ -197,166 +177,207 @@ function notOpen(p: Payment): Reply | undefined {
   return undefined;
 }
 
-export function registerDirect(router: Router, store: PaymentStore, publicUrl: () => string): DirectApi {
-  const clock = store.clock;
-  const authUrl = (ref: string) => `${publicUrl()}/3ds/${encodeURIComponent(ref)}`;
+/** What the direct API's handlers work with. */
+interface DirectDeps {
+  store: PaymentStore;
+  /** The 3DS challenge page of a payment (B1's auth_url). */
+  authUrl: (ref: string) => string;
+}
 
-  // ---- B1 / B3 / B5: one path, three payment methods ----
-  router.add('POST', '/transaction/initiate/process-payment', 'direct', B1_FIELDS, ({ body: sent, secretKey }) => {
-    const body = withFlatNames(sent);
-    const amount = positiveInteger(body.amount)!;
-    const customer = asObject(body.customer);
-    const currency = String(body.currency ?? 'NGN');
-    const method = String(body.payment_method);
-    const ref =
-      body.transaction_reference === undefined || body.transaction_reference === ''
-        ? store.newRef()
-        : String(body.transaction_reference);
-    if (store.byRef.has(ref)) return fail(400, 'Duplicate transaction reference');
-    const passCharge = body.pass_charge === true;
-    const fee = chargeFor(amount);
-    const base = {
-      ref,
-      origin: 'direct' as const,
-      amount: passCharge ? amount + fee : amount,
-      merchantAmount: passCharge ? amount : amount - fee,
-      fee,
-      currency,
-      email: String(customer.email),
-      customerName: String(customer.name),
-      meta: {},
-      isRecurring: false,
-      key: secretKey,
-      redirectUrl: typeof body.redirect_url === 'string' ? body.redirect_url : undefined,
-      webhookUrl: typeof body.webhook_url === 'string' ? body.webhook_url : undefined,
-    };
+/** The fields every direct payment starts with, whatever its method. */
+type PaymentBase = Omit<Parameters<PaymentStore['create']>[0], 'type'>;
 
-    if (method === 'card') {
-      const card = asObject(body.card);
-      const first = firstCardStep(card, amount, clock.now());
-      if ('error' in first) {
-        // A declined card leaves a Failed transaction behind (verify shows it); a malformed one leaves nothing.
-        if (first.decline) store.finish(store.create({ ...base, type: 'Card' }), 'Failed', first.error);
-        return fail(400, first.error);
-      }
-      const p = store.create({ ...base, type: 'Card', card: { pan: first.pan, expiry: first.expiry } });
-      store.setStep(p, first.step);
-      const status = cardStatus(p);
-      const message =
-        first.step === '3ds'
-          ? 'Complete the 3DS challenge at auth_url'
-          : first.step === 'pin'
-            ? 'Charge attempted: enter the card PIN'
-            : 'Charge attempted: enter the OTP sent to the card holder';
-      return ok(
-        stepResult(p, message, {
-          transaction_status: status,
-          ...(first.step === '3ds' ? { auth_url: authUrl(ref) } : {}),
-        }),
-      );
-    }
+/** B1 / B3 / B5: one path, three payment methods. */
+function initiatePayment({ store, authUrl }: DirectDeps, { body: sent, secretKey }: RequestContext): Reply {
+  const body = withFlatNames(sent);
+  const amount = positiveInteger(body.amount)!;
+  const customer = asObject(body.customer);
+  const ref =
+    body.transaction_reference === undefined || body.transaction_reference === ''
+      ? store.newRef()
+      : String(body.transaction_reference);
+  if (store.byRef.has(ref)) return fail(400, 'Duplicate transaction reference');
+  const passCharge = body.pass_charge === true;
+  const fee = chargeFor(amount);
+  const base: PaymentBase = {
+    ref,
+    origin: 'direct',
+    amount: passCharge ? amount + fee : amount,
+    merchantAmount: passCharge ? amount : amount - fee,
+    fee,
+    currency: String(body.currency ?? 'NGN'),
+    email: String(customer.email),
+    customerName: String(customer.name),
+    meta: {},
+    isRecurring: false,
+    key: secretKey,
+    redirectUrl: typeof body.redirect_url === 'string' ? body.redirect_url : undefined,
+    webhookUrl: typeof body.webhook_url === 'string' ? body.webhook_url : undefined,
+  };
+  const method = String(body.payment_method);
+  if (method === 'card') return chargeCard(store, base, asObject(body.card), amount, authUrl(ref));
+  if (method === 'bank') return debitBank(store, base, asObject(body.bank));
+  return generateUssdCode(store, base, String(asObject(body.ussd).bank_code));
+}
 
-    if (method === 'bank') {
-      const bank = asObject(body.bank);
-      const account = String(bank.account_or_phoneno);
-      const p = store.create({ ...base, type: 'Bank', bank: { account, bankCode: String(bank.bank_code) } });
-      p.authModel = account.startsWith(TOKEN_ACCOUNT_PREFIX) ? 'ValidateTOKEN' : 'ValidateOTP';
-      store.setStep(p, 'bank-code');
-      const message =
-        p.authModel === 'ValidateTOKEN'
-          ? 'Enter the 6-digit code from your token or e-token'
-          : 'Enter the OTP sent to the phone linked to the account';
-      return ok(stepResult(p, message, { auth_model: p.authModel, transaction_status: 'Pending' }));
-    }
-
-    const bankCode = String(asObject(body.ussd).bank_code);
-    const expiresAt = clock.now() + STEP_LIFETIME_MS;
-    const p = store.create({
-      ...base,
-      type: 'Ussd',
-      ussd: { code: `*${bankCode}*000*${randomCode()}#`, bankCode, expiresAt },
-    });
-    store.setStep(p, 'ussd');
-    return ok(
-      stepResult(p, 'USSD Payment Reference Generated', {
-        auth_model: 'USSDCodeGenerated',
-        transaction_status: 'Pending',
-        ussd_details: { ussd_reference: p.ussd!.code, expiresAt: clock.iso(expiresAt) },
-      }),
-      'USSD Payment Reference Generated',
-    );
-  });
-
-  // ---- B2: PIN then OTP ----
-  router.add('POST', '/transaction/payment/authorize', 'direct', B2_FIELDS, ({ body }) => {
-    const p = store.get(String(body.transaction_reference));
-    if (!p || p.type !== 'Card' || p.origin !== 'direct') return fail(400, 'Transaction not found');
-    const closed = notOpen(p);
-    if (closed) return closed;
-    const auth = asObject(body.authorization);
-    return authorizeCard(store, p, auth);
-  });
-
-  // ---- B4: bank token/OTP ----
-  router.add('POST', '/transaction/validate-payment', 'direct', B4_FIELDS, ({ body }) => {
-    const auth = body.authorization !== undefined ? asObject(body.authorization) : { otp_token: body.otp_token };
-    const p = store.get(String(body.transaction_reference));
-    if (!p || p.type !== 'Bank' || p.origin !== 'direct') return fail(400, 'Transaction not found');
-    const closed = notOpen(p);
-    if (closed) return closed;
-    return validateBankCode(store, p, String(auth.otp_token));
-  });
-
-  // ---- 3DS challenge page (auth_url) ----
-  router.add('GET', '/3ds/{ref}', 'none', { params: THREE_DS }, ({ params }) => {
-    const p = store.get(params.ref);
-    if (!p || !p.card) return htmlPage(404, '3-D Secure', '<p class="error">No such transaction.</p>');
-    if (p.step !== '3ds')
-      return htmlPage(
-        p.status === 'Success' ? 200 : 410,
-        '3-D Secure',
-        `<p id="status">Transaction ${escapeHtml(p.ref)}: ${escapeHtml(cardStatus(p))}</p>`,
-      );
-    const action = `/3ds/${encodeURIComponent(p.ref)}`;
-    return htmlPage(
-      200,
-      '3-D Secure',
-      `<p>Sandbox issuer challenge for card ${escapeHtml(p.card.pan.slice(-4).padStart(8, '•'))}, ${escapeHtml(formatAmount(p.amount, p.currency))}.</p>` +
-        `<form method="post" action="${action}/complete"><button type="submit" id="complete">Complete authentication</button></form>` +
-        `<form method="post" action="${action}/fail"><button type="submit" id="fail">Fail authentication</button></form>`,
-    );
-  });
-  router.add('POST', '/3ds/{ref}/complete', 'none', { params: THREE_DS }, ({ params }) =>
-    finish3ds(params.ref, 'complete'),
+/** B1: the card's first step (PIN, OTP or 3DS), by test card. */
+function chargeCard(
+  store: PaymentStore,
+  base: PaymentBase,
+  card: Record<string, unknown>,
+  amount: number,
+  authUrl: string,
+): Reply {
+  const first = firstCardStep(card, amount, store.clock.now());
+  if ('error' in first) {
+    // A declined card leaves a Failed transaction behind (verify shows it); a malformed one leaves nothing.
+    if (first.decline) store.finish(store.create({ ...base, type: 'Card' }), 'Failed', first.error);
+    return fail(400, first.error);
+  }
+  const p = store.create({ ...base, type: 'Card', card: { pan: first.pan, expiry: first.expiry } });
+  store.setStep(p, first.step);
+  const message =
+    first.step === '3ds'
+      ? 'Complete the 3DS challenge at auth_url'
+      : first.step === 'pin'
+        ? 'Charge attempted: enter the card PIN'
+        : 'Charge attempted: enter the OTP sent to the card holder';
+  return ok(
+    stepResult(p, message, {
+      transaction_status: cardStatus(p),
+      ...(first.step === '3ds' ? { auth_url: authUrl } : {}),
+    }),
   );
-  router.add('POST', '/3ds/{ref}/fail', 'none', { params: THREE_DS }, ({ params }) => finish3ds(params.ref, 'fail'));
+}
 
-  function finish3ds(ref: string, outcome: 'complete' | 'fail'): Reply {
-    const p = store.get(ref);
-    if (!p || p.step !== '3ds' || p.status !== 'Pending')
-      return htmlPage(404, '3-D Secure', '<p class="error">No challenge pending for this transaction.</p>');
-    if (outcome === 'fail') {
-      if (p.checkout) store.restartCheckout(p);
-      else store.finish(p, 'Failed', '3DS authentication failed');
-      return htmlPage(200, '3-D Secure', '<p id="result">Authentication failed.</p>');
-    }
-    store.succeed(p);
-    // E-3: back to the merchant with the reference (the parameter's name is our choice: reference).
-    const back = p.redirectUrl ?? p.checkout?.callbackUrl;
-    if (back) return { status: 302, location: withReference(back, p.ref) };
-    return htmlPage(200, 'Payment successful', `<p id="result">Payment ${escapeHtml(p.ref)} successful.</p>`);
+/** B3: the account's first digit picks a token or an OTP. */
+function debitBank(store: PaymentStore, base: PaymentBase, bank: Record<string, unknown>): Reply {
+  const account = String(bank.account_or_phoneno);
+  const p = store.create({ ...base, type: 'Bank', bank: { account, bankCode: String(bank.bank_code) } });
+  p.authModel = account.startsWith(TOKEN_ACCOUNT_PREFIX) ? 'ValidateTOKEN' : 'ValidateOTP';
+  store.setStep(p, 'bank-code');
+  const message =
+    p.authModel === 'ValidateTOKEN'
+      ? 'Enter the 6-digit code from your token or e-token'
+      : 'Enter the OTP sent to the phone linked to the account';
+  return ok(stepResult(p, message, { auth_model: p.authModel, transaction_status: 'Pending' }));
+}
+
+/** B5: a code for the payer to dial before it expires. */
+function generateUssdCode(store: PaymentStore, base: PaymentBase, bankCode: string): Reply {
+  const expiresAt = store.clock.now() + STEP_LIFETIME_MS;
+  const code = `*${bankCode}*000*${randomCode()}#`;
+  const p = store.create({ ...base, type: 'Ussd', ussd: { code, bankCode, expiresAt } });
+  store.setStep(p, 'ussd');
+  return ok(
+    stepResult(p, 'USSD Payment Reference Generated', {
+      auth_model: 'USSDCodeGenerated',
+      transaction_status: 'Pending',
+      ussd_details: { ussd_reference: code, expiresAt: store.clock.iso(expiresAt) },
+    }),
+    'USSD Payment Reference Generated',
+  );
+}
+
+/** The open direct payment of this type that a B2/B4 call names, or the reply refusing it. */
+function openDirectPayment(store: PaymentStore, ref: unknown, type: Payment['type']): Payment | Reply {
+  const p = store.get(String(ref));
+  if (!p || p.type !== type || p.origin !== 'direct') return fail(400, 'Transaction not found');
+  return notOpen(p) ?? p;
+}
+
+/** B2: PIN then OTP. */
+function authorize({ store }: DirectDeps, { body }: RequestContext): Reply {
+  const p = openDirectPayment(store, body.transaction_reference, 'Card');
+  return 'ref' in p ? authorizeCard(store, p, asObject(body.authorization)) : p;
+}
+
+/** B4: the bank's token or OTP, in `authorization` or at the top level. */
+function validateBank({ store }: DirectDeps, { body }: RequestContext): Reply {
+  const auth = body.authorization !== undefined ? asObject(body.authorization) : { otp_token: body.otp_token };
+  const p = openDirectPayment(store, body.transaction_reference, 'Bank');
+  return 'ref' in p ? validateBankCode(store, p, String(auth.otp_token)) : p;
+}
+
+/** The 3DS challenge page (auth_url). */
+function challengePage({ store }: DirectDeps, { params }: RequestContext): Reply {
+  const p = store.get(params.ref);
+  if (!p || !p.card) return htmlPage(404, '3-D Secure', '<p class="error">No such transaction.</p>');
+  if (p.step !== '3ds')
+    return htmlPage(
+      p.status === 'Success' ? 200 : 410,
+      '3-D Secure',
+      `<p id="status">Transaction ${escapeHtml(p.ref)}: ${escapeHtml(cardStatus(p))}</p>`,
+    );
+  const action = `/3ds/${encodeURIComponent(p.ref)}`;
+  return htmlPage(
+    200,
+    '3-D Secure',
+    `<p>Sandbox issuer challenge for card ${escapeHtml(p.card.pan.slice(-4).padStart(8, '•'))}, ${escapeHtml(formatAmount(p.amount, p.currency))}.</p>` +
+      `<form method="post" action="${action}/complete"><button type="submit" id="complete">Complete authentication</button></form>` +
+      `<form method="post" action="${action}/fail"><button type="submit" id="fail">Fail authentication</button></form>`,
+  );
+}
+
+function finish3ds(store: PaymentStore, ref: string, outcome: 'complete' | 'fail'): Reply {
+  const p = store.get(ref);
+  if (!p || p.step !== '3ds' || p.status !== 'Pending')
+    return htmlPage(404, '3-D Secure', '<p class="error">No challenge pending for this transaction.</p>');
+  if (outcome === 'fail') {
+    if (p.checkout) store.restartCheckout(p);
+    else store.finish(p, 'Failed', '3DS authentication failed');
+    return htmlPage(200, '3-D Secure', '<p id="result">Authentication failed.</p>');
   }
+  store.succeed(p);
+  // E-3: back to the merchant with the reference (the parameter's name is our choice: reference).
+  const back = p.redirectUrl ?? p.checkout?.callbackUrl;
+  if (back) return { status: 302, location: withReference(back, p.ref) };
+  return htmlPage(200, 'Payment successful', `<p id="result">Payment ${escapeHtml(p.ref)} successful.</p>`);
+}
 
-  function payUssd(ref: string, phone = '08030000000'): Reply {
-    const p = store.get(ref);
-    if (!p || p.type !== 'Ussd' || p.status !== 'Pending' || p.step !== 'ussd')
-      return fail(400, 'No USSD payment pending for that reference');
-    p.customerMobile = `${phone.slice(0, 4)}****${phone.slice(-3)}`;
-    store.succeed(p);
-    return ok({ paid: true, transaction_ref: p.ref });
-  }
+function payUssd(store: PaymentStore, ref: string, phone = '08030000000'): Reply {
+  const p = store.get(ref);
+  if (!p || p.type !== 'Ussd' || p.status !== 'Pending' || p.step !== 'ussd')
+    return fail(400, 'No USSD payment pending for that reference');
+  p.customerMobile = `${phone.slice(0, 4)}****${phone.slice(-3)}`;
+  store.succeed(p);
+  return ok({ paid: true, transaction_ref: p.ref });
+}
 
-  return { payUssd, finish3ds };
+const DIRECT_ROUTES: readonly RouteRow<DirectDeps>[] = [
+  {
+    method: 'POST',
+    path: '/transaction/initiate/process-payment',
+    group: 'direct',
+    fields: B1_FIELDS,
+    handle: initiatePayment,
+  },
+  { method: 'POST', path: '/transaction/payment/authorize', group: 'direct', fields: B2_FIELDS, handle: authorize },
+  { method: 'POST', path: '/transaction/validate-payment', group: 'direct', fields: B4_FIELDS, handle: validateBank },
+  { method: 'GET', path: '/3ds/{ref}', group: 'none', fields: { params: THREE_DS }, handle: challengePage },
+  {
+    method: 'POST',
+    path: '/3ds/{ref}/complete',
+    group: 'none',
+    fields: { params: THREE_DS },
+    handle: ({ store }, { params }) => finish3ds(store, params.ref, 'complete'),
+  },
+  {
+    method: 'POST',
+    path: '/3ds/{ref}/fail',
+    group: 'none',
+    fields: { params: THREE_DS },
+    handle: ({ store }, { params }) => finish3ds(store, params.ref, 'fail'),
+  },
+];
+
+export function registerDirect(router: Router, store: PaymentStore, publicUrl: () => string): DirectApi {
+  const authUrl = (ref: string) => `${publicUrl()}/3ds/${encodeURIComponent(ref)}`;
+  addRoutes(router, { store, authUrl }, DIRECT_ROUTES);
+  return {
+    payUssd: (ref, phone) => payUssd(store, ref, phone),
+    finish3ds: (ref, outcome) => finish3ds(store, ref, outcome),
+  };
 }
 
 /** B2 logic, shared with the checkout's card channel. */

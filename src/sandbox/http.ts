@@ -228,6 +228,23 @@ export class Router {
 }
 
 /**
+ * One row of an endpoint group's route table: the handler is a named function of the group's
+ * dependencies and the request, so each route reads on its own.
+ */
+export interface RouteRow<D> {
+  method: string;
+  path: string;
+  group: AuthGroup;
+  fields: RouteFields;
+  handle: (deps: D, ctx: RequestContext) => Reply | Promise<Reply>;
+}
+
+/** Registers a group's route table, in its order (the first matching route answers). */
+export function addRoutes<D>(router: Router, deps: D, rows: readonly RouteRow<D>[]): void {
+  for (const row of rows) router.add(row.method, row.path, row.group, row.fields, (ctx) => row.handle(deps, ctx));
+}
+
+/**
  * The one validation step: the route's declared fields, then its lookup-free business rules, all
  * checked before its handler can look anything up. Answers the first error in the route group's
  * error shape, or undefined.

@@ -110,7 +110,7 @@ export const DirectValidateBankRequestSchema = z.strictObject({
 });
 export type DirectValidateBankRequest = z.input<typeof DirectValidateBankRequestSchema>;
 
-/** USSD bank codes the spec lists. */
+/** USSD bank codes the spec lists: the one list, the sandbox's too. */
 export const USSD_BANK_CODES = [
   '063',
   '044',
@@ -136,6 +136,10 @@ export const USSD_BANK_CODES = [
   '107',
   '50211',
 ] as const;
+export type UssdBankCode = (typeof USSD_BANK_CODES)[number];
+/** Whether a code is one of the USSD bank codes (the sandbox's checkout reads this too). */
+export const isUssdBankCode = (code: string): code is UssdBankCode =>
+  (USSD_BANK_CODES as readonly string[]).includes(code);
 
 export const DirectInitiateUssdRequestSchema = z.strictObject({
   ...processPaymentBase,
