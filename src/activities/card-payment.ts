@@ -4,7 +4,7 @@
 // Money-moving calls are proxied with one attempt and every failure is typed (toActivityFailure):
 // a refusal (BadRequest, InvalidRequest, Unauthorized, NotFound) proves nothing happened; anything
 // else is an unknown outcome that the workflow settles by verifying the reference first
-// (lookupTransaction, ./payment-common.ts).
+// (lookupTransaction, ./transaction-lookup.ts).
 //
 // Nothing here logs a request body: card data, PIN and OTP pass through the API client and are
 // never logged; only references and statuses are.
@@ -14,7 +14,7 @@ import type { CardDetails, CardPaymentInput } from '../shared/card-payment';
 import { CARD_CVV_ONCE, withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
 import { toActivityFailure } from './failures';
-import { createPaymentCommonActivities } from './payment-common';
+import { lookupTransaction } from './transaction-lookup';
 import type { TransactionLookup } from '../shared/payment-common';
 
 /** How long the read after a Success answer may take before the flow is left to verify itself. */
@@ -34,7 +34,6 @@ export interface CardStepResult {
 
 export function createCardPaymentActivities(deps: ActivityDeps) {
   const { api, logger, claimCheck } = deps;
-  const { lookupTransaction } = createPaymentCommonActivities(deps);
   /**
    * Verify after a Success answer, in the same activity: the flow's final workflow task then needs
    * no call of its own, so the webhook that the same Success sets off rarely lands while that task
@@ -47,7 +46,7 @@ export function createCardPaymentActivities(deps: ActivityDeps) {
     // Bounded well inside the activity's start-to-close (the money call's answer must not be lost to a slow read).
     const late = new Promise<undefined>((done) => (timer = setTimeout(() => done(undefined), VERIFY_AFTER_SUCCESS_MS)));
     try {
-      return await heartbeatWhile(Promise.race([lookupTransaction(transactionRef), late]));
+      return await heartbeatWhile(Promise.race([lookupTransaction(deps, transactionRef), late]));
     } catch {
       logger.warn({ transactionRef }, 'verify after a Success answer failed: the flow verifies itself');
       return undefined;

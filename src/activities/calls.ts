@@ -1,0 +1,75 @@
+// The steps activities repeat around a call to the payments service: the request id of an attempt,
+// a read whose failure Temporal's retry policy handles, and a money-moving call made once with its
+// answer or its loss logged. The failure types themselves are chosen in ./failures.ts only.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Logger } from 'pino';
+import { NotFoundError, PaymentsApiError } from '../api';
+import { FailureTypes } from '../shared/failures';
+import { heartbeatWhile } from './heartbeat';
+import { toActivityFailure } from './failures';
+
+/** `<activityId>-<attempt><suffix>`: the request id of this attempt, so the service's logs tell attempts apart. */
+export function attemptRequestId(suffix = ''): string {
+  const { activityId, attempt } = Context.current().info;
+  return `${activityId}-${attempt}${suffix}`;
+}
+
+/** How a read's failure may still be an answer. */
+export interface ReadAbsence<A> {
+  /** The documented "not found" of this operation (src/api/not-found.ts): an answer, not a failure. */
+  when: (err: unknown) => boolean;
+  answer: A;
+  /** The documented absence's words: any other 404 is the service's error, never absence. */
+  otherNotFound?: string;
+}
+
+/**
+ * A read at the service. Its failure is typed for the activity's retry policy (never money-moving);
+ * with `absence`, the documented not-found answers `absence.answer`.
+ */
+export async function read<T, A = never>(
+  what: string,
+  call: () => Promise<T>,
+  absence?: ReadAbsence<A>,
+): Promise<T | A> {
+  try {
+    return await call();
+  } catch (err) {
+    if (absence?.when(err)) return absence.answer;
+    if (absence?.otherNotFound && err instanceof NotFoundError)
+      throw ApplicationFailure.create({
+        type: FailureTypes.ServiceError,
+        message: `${absence.otherNotFound}: ${err.message}`,
+        nonRetryable: true,
+      });
+    throw toActivityFailure(err, { moneyMoving: false, what });
+  }
+}
+
+/** What a money-moving call logs: where it was made (never a request body) and the two messages. */
+export interface SendOnce {
+  log: Logger;
+  what: string;
+  where: Record<string, unknown>;
+  answered: string;
+  unanswered: string;
+}
+
+/**
+ * A money-moving call, once (the activity is scheduled with one attempt), heartbeating while it is
+ * open. Every failure is non-retryable with a deliberate type: the workflow settles a lost answer by
+ * asking the service first, never by sending again.
+ */
+export async function sendOnce<T>(c: SendOnce, send: () => Promise<T>, logged: (answer: T) => object): Promise<T> {
+  const where = { workflowId: Context.current().info.workflowExecution?.workflowId, ...c.where };
+  try {
+    const answer = await heartbeatWhile(send);
+    c.log.info({ ...where, ...logged(answer) }, c.answered);
+    return answer;
+  } catch (err) {
+    const failure = toActivityFailure(err, { moneyMoving: true, what: c.what });
+    const status = err instanceof PaymentsApiError ? { status: err.status } : {};
+    c.log.warn({ ...where, type: failure.type, ...status }, c.unanswered);
+    throw failure;
+  }
+}
