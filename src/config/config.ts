@@ -1,8 +1,7 @@
 // One configuration, parsed once from the environment with zod.
 // Bad config fails at start with the variable's name and the rule it breaks.
 import { z } from 'zod';
-import type { TemporalConnectionSettings } from '../temporal/connection';
-import { resolveTemporalConnection, temporalEnvShape } from './temporal-profile';
+import { resolveTemporalConnection, temporalEnvShape, type TemporalConnectionSettings } from './temporal-profile';
 import { observabilityConfig, observabilityEnvShape, type ObservabilityConfig } from './observability';
 import { workerDeploymentConfig, workerDeploymentEnvShape, type WorkerDeploymentConfig } from './worker-deployment';
 import { workerTuningConfig, workerTuningEnvShape, workerTuningIssues, type WorkerTuningConfig } from './worker-tuning';
@@ -14,6 +13,8 @@ import { notifySecretIssue } from '../notify/secrets';
 
 export { WORKER_TUNING_DEFAULTS, type WorkerTuningConfig } from './worker-tuning';
 import { durationMs } from '../shared/duration';
+import { productionModeOf } from '../shared/production-mode';
+export { productionModeOf };
 import {
   HTTP_TIMEOUT_MARGIN_MS,
   MAX_HTTP_TIMEOUT_MS,
@@ -50,15 +51,6 @@ export const DEV_SECRET_VARIABLES: Readonly<Record<string, string>> = {
   SANDBOX_ADMIN_TOKEN: 'sandboxAdminToken',
   RETURN_LINK_KEY: 'returnLinkKey',
 };
-
-/** Why production mode is on: any of these says production. */
-export function productionModeOf(env: {
-  NODE_ENV?: string;
-  DEPLOYMENT?: string;
-  PAYMENTS_ENVIRONMENT?: string;
-}): boolean {
-  return env.NODE_ENV === 'production' || env.DEPLOYMENT === 'production' || env.PAYMENTS_ENVIRONMENT === 'production';
-}
 
 /**
  * True when `value` (a parsed variable) is, or for key lists contains, the embedded development value

@@ -9,12 +9,12 @@ import {
   cleanEnvironment,
   ConfigError,
   envSchema,
-  productionModeOf,
   rawEnvironmentIssues,
   type AppConfig,
   type Env,
 } from './config';
 import { resolveTemporalConnection } from './temporal-profile';
+import { productionModeOf } from '../shared/production-mode';
 import { observabilityEnvShape } from './observability';
 import { workerTuningEnvShape } from './worker-tuning';
 import { workerDeploymentEnvShape } from './worker-deployment';

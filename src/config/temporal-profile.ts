@@ -14,7 +14,34 @@
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { z } from 'zod';
 import { loadClientConfigProfile, type ClientConfigProfile, type ConfigDataSource } from '@temporalio/envconfig';
-import type { TemporalConnectionSettings, TemporalTlsSettings } from '../temporal/connection';
+
+/** TLS to the Temporal server. Present means TLS is on; every field is optional (system CAs, no client cert). */
+export interface TemporalTlsSettings {
+  /** PEM file of the CA that signed the server's certificate (TEMPORAL_TLS_CA_PATH). */
+  caPath?: string;
+  /** PEM client certificate for mTLS (TEMPORAL_TLS_CERT_PATH); always together with keyPath. */
+  certPath?: string;
+  /** PEM private key for mTLS (TEMPORAL_TLS_KEY_PATH). Never log it. */
+  keyPath?: string;
+  /** Overrides the name checked against the server's certificate (TEMPORAL_TLS_SERVER_NAME). */
+  serverName?: string;
+  /** PEM text instead of a file (a profile's *_data, TEMPORAL_TLS_*_DATA). Never log them. */
+  caData?: string;
+  certData?: string;
+  keyData?: string;
+  /** Where the CA, certificate and key came from (a variable or a profile key), for error messages. */
+  sources?: Partial<Record<'ca' | 'cert' | 'key', string>>;
+}
+
+export interface TemporalConnectionSettings {
+  address: string;
+  /** Undefined: plaintext, unless apiKey is set (the SDK then turns TLS on). */
+  tls?: TemporalTlsSettings;
+  /** Sent as `Authorization: Bearer …` (TEMPORAL_API_KEY). Never log it. */
+  apiKey?: string;
+  /** Extra gRPC metadata (a profile's grpc_meta, TEMPORAL_GRPC_META_*). Never log the values. */
+  grpcMeta?: Record<string, string>;
+}
 
 export interface ConfigIssue {
   variable: string;

@@ -6,7 +6,7 @@
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { isSecretFieldName, REDACTED, scrubText } from './redaction';
-import { productionModeOf } from '../config/config';
+import { productionModeOf } from '../shared/production-mode';
 
 // What is secret has one home (src/logging/redaction.ts), shared with the API client's error bodies.
 export {

@@ -2,7 +2,7 @@
 // webhook receiver and (unless withoutWorker) a worker in this process. Used by `npm start` (which runs
 // the worker as a process of its own, src/stack/start.ts) and by the end-to-end tests.
 import type { CreditHandler } from '../virtual-accounts/credit-handler';
-import { ensureErrorLogSweepSchedule } from '../temporal/schedules';
+import { ensureErrorLogSweepSchedule } from '../workers/schedules';
 import type { Logger } from 'pino';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { AppConfig } from '../config/config';

@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/embedded';
-import { ensureSearchAttributes } from '../temporal/search-attribute-setup';
+import { ensureSearchAttributes } from '../workers/search-attribute-setup';
 import { ensureClusterCerts, type ClusterCerts } from './cluster-certs';
 import { freePort } from './temporal-dev-server';
 import { PROJECT_ROOT } from './temporal-binaries';

@@ -1,5 +1,5 @@
 // Typed starter of the webhook error log sweep (C10/C11), for backends and operators: one sweep now,
-// besides the Schedule's (src/temporal/schedules.ts).
+// besides the Schedule's (src/workers/schedules.ts).
 import { randomUUID } from 'node:crypto';
 import type { ErrorLogSweepSummary } from '../shared/virtual-account-error-log-sweep';
 import type { StarterContext } from './connect';

@@ -8,14 +8,14 @@ import { bundleWorkflowsAtStart, connectTemporalWorker, createPaymentsWorker } f
 import { describeTemporalConnection } from '../temporal/connection';
 import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits } from '../starters/connect';
 import { connectTemporalClient, createTemporalClient } from '../temporal/client';
-import { ensureErrorLogSweepSchedule } from '../temporal/schedules';
+import { ensureErrorLogSweepSchedule } from './schedules';
 import { ensureReconciliationSchedule } from '../starters/reconciliation';
 import { prebuiltWorkflowBundle } from './workflow-bundle';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 import { activityQueueTuning, resolveWorkerTuning } from './tuning';
 import { workflowStackTraceState } from './workflow-stack-traces';
 import { deploymentVersion, makeVersionCurrent } from './versioning';
-import { checkNamespace } from '../temporal/search-attribute-setup';
+import { checkNamespace } from './search-attribute-setup';
 import type { Logger } from 'pino';
 
 /** What the worker tells `npm start` over the IPC channel once it runs (src/stack/start.ts). */

@@ -1,4 +1,4 @@
-// The webhook error log sweep (C10/C11), run by a Temporal Schedule (src/temporal/schedules.ts).
+// The webhook error log sweep (C10/C11), run by a Temporal Schedule (src/workers/schedules.ts).
 //
 // The service keeps every credit notification we did not acknowledge in its error log until the
 // merchant deletes the entry "after the merchant's record is updated". Each row starts — or finds —

@@ -136,7 +136,7 @@ describe('the docker-compose deployment', () => {
       webhooks: 'webhooks/main',
       'codec-server': 'codec/main',
       sandbox: 'sandbox/main',
-      'search-attributes': 'temporal/register-search-attributes',
+      'search-attributes': 'workers/register-search-attributes',
     };
     for (const [name, file] of Object.entries(entry)) {
       // The worker also preloads the switch of the SDK's per-promise stack capture (src/workers/workflow-stack-traces.ts).
@@ -336,7 +336,7 @@ describe('the docker-compose deployment', () => {
   });
 
   it('registers the search attributes from the code (SEARCH_ATTRIBUTE_REGISTRATION), never from a second list in this file', () => {
-    expect(services['search-attributes'].command).toEqual(['node', 'dist/temporal/register-search-attributes.js']);
+    expect(services['search-attributes'].command).toEqual(['node', 'dist/workers/register-search-attributes.js']);
     const text = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
     for (const name of Object.keys(SEARCH_ATTRIBUTE_REGISTRATION)) expect(text).not.toContain(name);
     // What the program registers is tested against a real server in test/ship/search-attributes.test.ts.

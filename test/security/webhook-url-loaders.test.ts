@@ -64,7 +64,7 @@ describe('the loader each shipped process uses', () => {
     ['src/workers/main.ts', 'loadWorkerConfig'],
     ['src/webhooks/main.ts', 'loadReceiverConfig'],
     ['src/codec/main.ts', 'loadCodecConfig'],
-    ['src/temporal/register-search-attributes.ts', 'loadAdminConfig'],
+    ['src/workers/register-search-attributes.ts', 'loadAdminConfig'],
     ['src/starters/commands/index.ts', 'loadCliConfig'],
     ['src/stack/start.ts', 'loadConfig'],
   ])('%s loads its configuration with %s', (path, loader) => {

@@ -61,7 +61,7 @@ describe('the kustomize base, parsed', () => {
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
     expect(container(named('Job', 'payflow-search-attributes')).command).toEqual([
       'node',
-      'dist/temporal/register-search-attributes.js',
+      'dist/workers/register-search-attributes.js',
     ]);
   });
 

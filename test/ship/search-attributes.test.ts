@@ -1,5 +1,5 @@
 // The search-attribute registration that docker-compose's one-shot service and the Kubernetes Job
-// run (dist/temporal/register-search-attributes.js): exactly SEARCH_ATTRIBUTE_REGISTRATION, on a
+// run (dist/workers/register-search-attributes.js): exactly SEARCH_ATTRIBUTE_REGISTRATION, on a
 // fresh namespace, idempotent, and refusing a name already registered with another type.
 import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
@@ -11,7 +11,7 @@ import {
   ensureSearchAttributes,
   indexedValueType,
   SearchAttributeConflictError,
-} from '../../src/temporal/search-attribute-setup';
+} from '../../src/workers/search-attribute-setup';
 import { eventually } from '../support/polling';
 import { devServerAddress } from '../support/stack';
 

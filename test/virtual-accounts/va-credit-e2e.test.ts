@@ -22,7 +22,7 @@ import {
 } from '../../src/shared/virtual-account-credit';
 import type { ErrorLogSweepSummary } from '../../src/shared/virtual-account-error-log-sweep';
 import { PaymentStatus } from '../../src/shared/search-attributes';
-import { ensureErrorLogSweepSchedule, errorLogSweepScheduleId } from '../../src/temporal/schedules';
+import { ensureErrorLogSweepSchedule, errorLogSweepScheduleId } from '../../src/workers/schedules';
 import { LogCapture, startServices, testConfig } from '../support/stack';
 import { eventually } from '../support/polling';
 import { sandboxAdminCall } from '../support/sandbox-admin';

@@ -1,4 +1,4 @@
-// The worker process checks its namespace at start (src/temporal/search-attribute-setup.ts
+// The worker process checks its namespace at start (src/workers/search-attribute-setup.ts
 // checkNamespace): against a dev server of the test's own that lacks PaymentServiceReference it
 // refuses with one line naming the attribute and the command that registers it, exits 2, and its
 // /readyz never answers 200; once that very command has run, the same worker starts and turns ready.

@@ -3,7 +3,7 @@
 // says production), with exit 2, before anything is sent; and what they send, checked by the
 // API client first, is the caller's input (exit 2) when refused.
 import { RequestValidationError } from '../../api/errors';
-import { productionModeOf } from '../../config/config';
+import { productionModeOf } from '../../shared/production-mode';
 import { StarterInputError } from '../../shared/input-error';
 import { runEnv } from './context';
 

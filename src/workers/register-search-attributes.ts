@@ -2,7 +2,7 @@
 // (TLS / API key from the same variables as every process). Retries while the server comes up.
 import { bootstrap } from '../config/bootstrap';
 import { loadAdminConfig } from '../config/processes';
-import { connectTemporalClient } from './client';
+import { connectTemporalClient } from '../temporal/client';
 import { ensureSearchAttributes } from './search-attribute-setup';
 
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 // Registers the project's custom search attributes on a Temporal namespace: whatever
 // SEARCH_ATTRIBUTE_REGISTRATION holds (src/shared/search-attributes.ts), never a second list.
 // Used by the one-shot `search-attributes` service in docker-compose.yml and the Kubernetes Job
-// (deploy/k8s), both running `node dist/temporal/register-search-attributes.js`. Idempotent: an
+// (deploy/k8s), both running `node dist/workers/register-search-attributes.js`. Idempotent: an
 // attribute already registered with the same type is left alone; one with another type is an error
 // (a workflow upserting it would fail), reported by name.
 import type { Connection } from '@temporalio/client';

@@ -1,0 +1,239 @@
+// The layer order of src (docs/architecture.md, "Layers"): a folder imports only folders on a lower
+// layer, never one on its own layer or above, and no files or folders import each other in a circle.
+// Type-only imports count: a type that runs back up ties the folders together all the same.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+const ROOT = join(__dirname, '..', '..');
+const SRC = join(ROOT, 'src');
+
+/** Top to bottom, as docs/architecture.md states it; folders on one row may not import each other. */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['stack'],
+  ['workers'],
+  ['nexus'],
+  ['starters', 'webhooks'],
+  ['workflows'],
+  ['activities'],
+  ['virtual-accounts', 'sandbox'],
+  ['claim-check', 'temporal'],
+  ['codec'],
+  ['observability'],
+  ['config', 'api'],
+  ['notify'],
+  ['http'],
+  ['logging'],
+  ['shared'],
+];
+
+/**
+ * Known exceptions, by name, each file -> file. Remove a row when its owner mends it; a new arrow
+ * back up or a new circle is never covered by one.
+ */
+const KNOWN_BACK_ARROWS: Record<string, string> = {
+  // src/observability holds two floors: its primitives (metrics, server spans), used by http and the
+  // Temporal logger below it, and process.ts, which composes logging, tracing and health above them.
+  'src/http/safe-server.ts -> src/observability/server-spans.ts': 'observability primitives below http: not split yet',
+  'src/logging/temporal-logger.ts -> src/observability/metrics.ts':
+    'observability primitives below logging: not split yet',
+};
+const KNOWN_CIRCLES: Record<string, string> = {
+  // Both tied by a type only; each folder's owner is untying it.
+  'src/activities/card-payment.ts <-> src/activities/payment-common.ts':
+    'the card activities and the shared payment activities',
+  'src/sandbox/http.ts <-> src/sandbox/validation.ts': 'the sandbox request context and its validation helpers',
+};
+
+type Graph = Map<string, Set<string>>;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+/** The file a relative specifier names (`./x` is x.ts or x/index.ts), or undefined for a package. */
+function resolveImport(from: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const base = resolve(dirname(from), specifier);
+  return [`${base}.ts`, join(base, 'index.ts'), base].find(
+    (candidate) => existsSync(candidate) && candidate.endsWith('.ts'),
+  );
+}
+
+/** file -> the files of src it imports (import, import type, export from, import(), require), paths from the root. */
+export function importGraph(files: string[]): Graph {
+  const graph: Graph = new Map();
+  for (const file of files) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    const targets = importedFiles.flatMap((imported) => resolveImport(file, imported.fileName) ?? []);
+    graph.set(relative(ROOT, file), new Set(targets.map((target) => relative(ROOT, target))));
+  }
+  return graph;
+}
+
+/** `src/<folder>/...` -> folder (a file right under src is its own folder). */
+export function folderOf(path: string): string {
+  return path.split('/')[1].replace(/\.ts$/, '');
+}
+
+/** Every import between two folders that does not run down the layers: `a -> b`. */
+export function backArrows(graph: Graph, layers: readonly (readonly string[])[]): string[] {
+  const layerOf = (folder: string) => layers.findIndex((row) => row.includes(folder));
+  const out: string[] = [];
+  for (const [from, targets] of graph) {
+    for (const to of targets) {
+      const [a, b] = [folderOf(from), folderOf(to)];
+      if (a !== b && !(layerOf(a) >= 0 && layerOf(b) > layerOf(a))) out.push(`${from} -> ${to}`);
+    }
+  }
+  return out;
+}
+
+/** The strongly connected parts of more than one node (Tarjan), each sorted. */
+export function circles(graph: Graph): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, next);
+    low.set(node, next);
+    next += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const to of graph.get(node) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const part: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      part.push(member);
+    } while (member !== node);
+    if (part.length > 1) found.push(part.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+/** The graph without the arrows that `skip` names (`a -> b`). */
+function without(graph: Graph, skip: Iterable<string>): Graph {
+  const skipped = new Set(skip);
+  return new Map(
+    [...graph].map(([from, targets]) => [from, new Set([...targets].filter((to) => !skipped.has(`${from} -> ${to}`)))]),
+  );
+}
+
+/** Folder -> the folders its files import. */
+function folderGraph(graph: Graph): Graph {
+  const folders: Graph = new Map();
+  for (const [from, targets] of graph) {
+    const own = folders.get(folderOf(from)) ?? new Set<string>();
+    for (const to of targets) if (folderOf(to) !== folderOf(from)) own.add(folderOf(to));
+    folders.set(folderOf(from), own);
+  }
+  return folders;
+}
+
+const circleName = (part: string[]) => part.join(' <-> ');
+
+describe('the layers of src (docs/architecture.md)', () => {
+  const graph = importGraph(sourceFiles(SRC));
+
+  it('places every folder of src on exactly one layer', () => {
+    const folders = [...new Set([...graph.keys()].map(folderOf))].sort();
+    const placed = LAYERS.flat();
+    expect(folders.filter((folder) => !placed.includes(folder))).toEqual([]);
+    expect(placed.filter((folder, i) => placed.indexOf(folder) !== i)).toEqual([]);
+  });
+
+  it('has no import running back up the layers (or across one layer), except the named ones', () => {
+    expect(backArrows(graph, LAYERS).filter((arrow) => !(arrow in KNOWN_BACK_ARROWS))).toEqual([]);
+  });
+
+  it('has no circle between files, except the named ones', () => {
+    expect(
+      circles(graph)
+        .map(circleName)
+        .filter((name) => !(name in KNOWN_CIRCLES)),
+    ).toEqual([]);
+  });
+
+  it('has no circle between folders once the named back arrows are set aside', () => {
+    expect(circles(folderGraph(without(graph, Object.keys(KNOWN_BACK_ARROWS))))).toEqual([]);
+  });
+
+  it('states the same layers in docs/architecture.md', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+    const rows = [...doc.matchAll(/^\| (\d+) \| ((?:`src\/[\w-]+`(?:, )?)+) \|/gm)].map((m) => ({
+      layer: Number(m[1]),
+      folders: [...m[2].matchAll(/`src\/([\w-]+)`/g)].map((f) => f[1]),
+    }));
+    expect(rows.map((row) => row.folders)).toEqual(LAYERS.map((row) => [...row]));
+    expect(rows.map((row) => row.layer)).toEqual(LAYERS.map((_, i) => LAYERS.length - i));
+  });
+});
+
+describe('the layer check itself', () => {
+  const g = (edges: [string, string][]): Graph => {
+    const graph: Graph = new Map();
+    for (const [a, b] of edges) {
+      graph.set(a, (graph.get(a) ?? new Set()).add(b));
+      if (!graph.has(b)) graph.set(b, new Set());
+    }
+    return graph;
+  };
+  const layers = [['top'], ['left', 'right'], ['ground']];
+
+  it('finds an arrow up, an arrow across a layer, and an arrow into an unplaced folder', () => {
+    const graph = g([
+      ['src/top/a.ts', 'src/ground/b.ts'],
+      ['src/ground/b.ts', 'src/top/c.ts'],
+      ['src/left/d.ts', 'src/right/e.ts'],
+      ['src/nowhere/f.ts', 'src/ground/b.ts'],
+    ]);
+    expect(backArrows(graph, layers)).toEqual([
+      'src/ground/b.ts -> src/top/c.ts',
+      'src/left/d.ts -> src/right/e.ts',
+      'src/nowhere/f.ts -> src/ground/b.ts',
+    ]);
+  });
+
+  it('finds a circle of two files and one of three, and none in a chain', () => {
+    const graph = g([
+      ['a', 'b'],
+      ['b', 'a'],
+      ['c', 'd'],
+      ['d', 'e'],
+      ['e', 'c'],
+      ['e', 'f'],
+    ]);
+    expect(circles(graph).map(circleName).sort()).toEqual(['a <-> b', 'c <-> d <-> e']);
+    expect(
+      circles(
+        g([
+          ['a', 'b'],
+          ['b', 'c'],
+        ]),
+      ),
+    ).toEqual([]);
+  });
+
+  it('reads type-only imports, re-exports and import() types as arrows', () => {
+    const { importedFiles } = ts.preProcessFile(
+      "import type { A } from './a';\nexport { B } from './b';\ntype C = import('./c').C;\n// import { D } from './d';\n",
+      true,
+      true,
+    );
+    expect(importedFiles.map((f) => f.fileName)).toEqual(['./a', './b', './c']);
+  });
+});
