@@ -10,7 +10,18 @@ import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
 import { FixedDebits, type FixedDebitRecord } from './fixed-debits';
 import { z } from 'zod';
-import { asObject, fail, MERCHANT_ID, ok, randomDigits, type Reply, type Router } from './http';
+import {
+  addRoutes,
+  asObject,
+  fail,
+  MERCHANT_ID,
+  ok,
+  randomDigits,
+  type Reply,
+  type RequestContext,
+  type RouteRow,
+  type Router,
+} from './http';
 import type { Ledger } from './ledger';
 import type { PaymentStore } from './payments';
 import {
@@ -158,27 +169,42 @@ export interface MandatesApi {
   setWrongOtpStatus(status: unknown): Reply;
 }
 
-export function registerMandates(
-  router: Router,
-  deps: { clock: SandboxClock; ledger: Ledger; payments: PaymentStore },
-): MandatesApi {
-  const { clock, ledger, payments } = deps;
+/** The mandates and their debits: the state the handlers and the admin API share. */
+class MandateBook implements MandatesApi {
+  readonly mandates = new Map<string, Mandate>(); // by mandate_id, creation order
+  readonly bySession = new Map<string, string>();
+  readonly debitRefs = new Set<string>();
   /** Scripted D3 answers per mandate id. */
-  const scripted = new Map<string, MandateDebitOutcome[]>();
-  let wrongOtpStatus: 400 | 424 = 400;
+  readonly scripted = new Map<string, MandateDebitOutcome[]>();
+  wrongOtpStatus: 400 | 424 = 400;
   /** Pending debits: reference → mandate id and amount. */
-  const pendingDebits = new Map<string, { mandateId: string; amount: number }>();
+  private readonly pendingDebits = new Map<string, { mandateId: string; amount: number }>();
+  /** The service's own FIXED debits: one per (mandate, scheduled date), on the sandbox clock. */
+  readonly fixedDebits: FixedDebits;
+
+  constructor(
+    readonly clock: SandboxClock,
+    private readonly ledger: Ledger,
+    private readonly payments: PaymentStore,
+  ) {
+    this.fixedDebits = new FixedDebits(clock, (mandateId, ref, date) => this.debitScheduledDate(mandateId, ref, date));
+  }
+
+  bySessionToken(token: unknown): Mandate | undefined {
+    const id = typeof token === 'string' ? this.bySession.get(token) : undefined;
+    return id ? this.mandates.get(id) : undefined;
+  }
 
   /** The debit as a transaction verify knows (type Bank, no webhook). */
-  const recordTransaction = (
+  recordTransaction(
     m: Mandate,
     ref: string,
     amount: number,
     status: 'Success' | 'Failed' | 'Pending',
     secretKey: string,
     failureReason?: string,
-  ) => {
-    const p = payments.create({
+  ): void {
+    const p = this.payments.create({
       ref,
       origin: 'direct',
       type: 'Bank',
@@ -195,326 +221,357 @@ export function registerMandates(
       bank: { account: String(m.record.account_number), bankCode: String(m.record.bank) },
     });
     if (failureReason) p.failureReason = failureReason;
-    return p;
-  };
-  const apply = (m: Mandate, ref: string, amount: number) => {
+  }
+
+  /** Money leaves the mandate's balance. */
+  apply(m: Mandate, ref: string, amount: number): void {
     m.record.balance = (m.record.balance as number) - amount;
     m.record.total_debited = (m.record.total_debited as number) + amount;
-    ledger.record('mandate_debit', ref, amount, 'NGN');
-  };
-  const mandates = new Map<string, Mandate>(); // by mandate_id, creation order
-  const bySession = new Map<string, string>();
-  const debitRefs = new Set<string>();
-  /** The service's own FIXED debits: one per (mandate, scheduled date), on the sandbox clock. */
-  const fixedDebits = new FixedDebits(clock, (mandateId, ref, date) => debitScheduledDate(mandateId, ref, date));
+    this.ledger.record('mandate_debit', ref, amount, 'NGN');
+  }
+
+  /** A D3 debit held until the admin settles it. */
+  hold(m: Mandate, ref: string, amount: number, secretKey: string): void {
+    this.recordTransaction(m, ref, amount, 'Pending', secretKey);
+    this.pendingDebits.set(ref, { mandateId: String(m.record.mandate_id), amount });
+  }
 
   /** One scheduled date of a FIXED mandate, debited by the service itself (no D3); refused as D3 would be. */
-  const debitScheduledDate = (mandateId: string, ref: string, date: string): FixedDebitRecord | undefined => {
-    const m = mandates.get(mandateId);
+  private debitScheduledDate(mandateId: string, ref: string, date: string): FixedDebitRecord | undefined {
+    const m = this.mandates.get(mandateId);
     if (!m?.fixed || m.record.status !== 'approved' || m.record.ready_to_debit !== true) return undefined;
     const amount = m.fixed.amount;
-    debitRefs.add(ref);
+    this.debitRefs.add(ref);
     if (amount > (m.record.balance as number)) {
       const reason = 'Mandate balance is lesser than debit amount';
-      recordTransaction(m, ref, amount, 'Failed', m.secretKey, reason);
-      return { date, reference: ref, amount, status: 'failed', failureReason: reason, at: clock.iso() };
+      this.recordTransaction(m, ref, amount, 'Failed', m.secretKey, reason);
+      return { date, reference: ref, amount, status: 'failed', failureReason: reason, at: this.clock.iso() };
     }
-    apply(m, ref, amount);
-    recordTransaction(m, ref, amount, 'Success', m.secretKey);
-    return { date, reference: ref, amount, status: 'success', at: clock.iso() };
-  };
+    this.apply(m, ref, amount);
+    this.recordTransaction(m, ref, amount, 'Success', m.secretKey);
+    return { date, reference: ref, amount, status: 'success', at: this.clock.iso() };
+  }
 
-  router.add('POST', '/transaction/mandate/create', 'mandate', D1_FIELDS, ({ body, secretKey }) => {
-    const debitType = String(body.debit_type).toLowerCase();
-    const info = asObject(body.customerInformation);
-    const fixed = debitType === 'fixed' ? asObject(body.fixedMandateSettings) : undefined;
-    const email = String(body.customer_email).toLowerCase();
-    for (const m of mandates.values()) {
-      if (String(m.record.customer_email).toLowerCase() === email && m.record.status !== 'cancelled')
-        return fail(400, 'Customer already exists with the same email address.');
-    }
-    const reference =
-      body.transaction_reference === undefined || body.transaction_reference === ''
-        ? `MREF${randomDigits(12)}`
-        : String(body.transaction_reference);
-    if ([...mandates.values()].some((m) => m.record.reference === reference))
-      return fail(400, 'Duplicate transaction reference');
+  private known(mandateId: string): Mandate | Reply {
+    return this.mandates.get(mandateId) ?? fail(404, `No mandate found for reference ${mandateId}`);
+  }
 
-    const mandateId = `MD${randomDigits(10)}`;
-    const sessionToken = randomUUID();
-    const now = clock.now();
-    const name = `${String(info.firstName)} ${String(info.lastName)}`;
-    const record: Record<string, unknown> = {
-      id: randomUUID(),
-      mandate_id: mandateId,
-      mandate_reference_number: null,
-      mandate_type: 'emandate',
-      debit_type: debitType,
-      status: 'initiated',
-      approved: false,
-      is_approved: false,
-      ready_to_debit: false,
-      reference,
-      merchant_reference: reference,
-      account_number: String(body.account_number),
-      account_name: name,
-      bank: String(body.bank_code),
-      bankName: String(body.bank_code) === '058' ? PARTNER_BANK_NAME : `Sandbox Bank ${String(body.bank_code)}`,
-      description: String(body.description),
-      start_date: body.start_date,
-      end_date: body.end_date,
-      amount: body.amount,
-      balance: body.amount,
-      total_debited: 0,
-      customer_email: String(body.customer_email),
-      customer_name: name,
-      mandate_authorization_date: null,
-      created_at: clock.iso(now),
-      frequency: fixed ? String(fixed.frequency).toUpperCase() : null,
-      initial_debit_amount: fixed ? fixed.initial_debit_amount : null,
-      merchant_id: MERCHANT_ID,
-    };
-    mandates.set(mandateId, {
-      record,
-      sessionToken,
-      sessionExpiresAt: now + MANDATE_SESSION_MS,
-      wrongOtps: 0,
-      createdAt: now,
-      secretKey,
-      ...(fixed
-        ? {
-            fixed: {
-              frequency: String(fixed.frequency).toUpperCase() as 'MONTHLY' | 'WEEKLY' | 'YEARLY',
-              interval: fixed.interval as number,
-              initialDebitDate: String(fixed.initial_debit_date),
-              amount: fixed.initial_debit_amount as number,
-            },
-          }
-        : {}),
-    });
-    bySession.set(sessionToken, mandateId);
-    return ok(
-      {
-        ...record,
-        message: 'An OTP has been sent to the customer phone',
-        date: clock.iso(now),
-        next_action: 'send_otp',
-        session_token: sessionToken,
-      },
-      'Mandate created successfully',
-    );
-  });
+  scheduledDebits(mandateId: string): Reply {
+    const m = this.known(mandateId);
+    return 'record' in m ? ok(this.fixedDebits.list(mandateId)) : m;
+  }
 
-  const bySessionToken = (token: unknown): Mandate | undefined => {
-    const id = typeof token === 'string' ? bySession.get(token) : undefined;
-    return id ? mandates.get(id) : undefined;
-  };
+  setWrongOtpStatus(status: unknown): Reply {
+    if (status !== 400 && status !== 424) return fail(400, 'status must be 400 or 424');
+    this.wrongOtpStatus = status;
+    return ok({ wrongOtpStatus: status });
+  }
 
-  router.add('POST', '/transaction/mandate/validate-otp', 'mandate', D2_FIELDS, ({ body }) => {
-    const m = bySessionToken(body.session_token);
-    if (
-      !m ||
-      m.record.status !== 'initiated' ||
-      clock.now() > m.sessionExpiresAt ||
-      m.wrongOtps >= MANDATE_MAX_WRONG_OTP
-    )
-      return fail(424, 'Invalid or expired session.');
-    if (String(body.otp) !== MANDATE_OTP) {
-      m.wrongOtps += 1;
-      if (wrongOtpStatus === 424) return fail(424, 'Invalid or expired session.');
-      return fail(
-        400,
-        m.wrongOtps >= MANDATE_MAX_WRONG_OTP ? 'Invalid OTP: too many wrong attempts, resend the OTP' : 'Invalid OTP',
-      );
-    }
-    Object.assign(m.record, {
-      status: 'approved',
-      approved: true,
-      is_approved: true,
-      ready_to_debit: true,
-      mandate_reference_number: `MRN${randomDigits(12)}`,
-      mandate_authorization_date: clock.iso(),
-    });
-    if (m.fixed)
-      fixedDebits.start({
-        mandateId: String(m.record.mandate_id),
-        schedule: m.fixed,
-        endDate: String(m.record.end_date),
-        approvedAt: clock.now(),
-      });
-    return ok(
-      {
-        mandate_id: m.record.mandate_id,
-        mandate_reference_number: m.record.mandate_reference_number,
-        status: 'approved',
-        ready_to_debit: true,
-      },
-      'Mandate approved',
-    );
-  });
+  scriptDebits(mandateId: string, outcomes: unknown): Reply {
+    const m = this.known(mandateId);
+    if (!('record' in m)) return m;
+    if (!Array.isArray(outcomes) || outcomes.some((o) => !(MANDATE_DEBIT_OUTCOMES as readonly unknown[]).includes(o)))
+      return fail(400, `outcomes must be an array of ${MANDATE_DEBIT_OUTCOMES.join(' | ')}`);
+    const scripted = [...(this.scripted.get(mandateId) ?? []), ...(outcomes as MandateDebitOutcome[])];
+    this.scripted.set(mandateId, scripted);
+    return ok({ mandate_id: mandateId, scripted });
+  }
 
-  router.add('POST', '/transaction/mandate/resend-otp', 'mandate', D6_FIELDS, ({ body }) => {
-    const m = bySessionToken(body.session_token);
-    if (!m || m.record.status !== 'initiated') return fail(424, 'Invalid or expired session.');
-    m.sessionExpiresAt = clock.now() + MANDATE_SESSION_MS; // a new OTP, a new window
-    m.wrongOtps = 0;
-    return ok({}, 'OTP resent');
-  });
-
-  router.add('POST', '/transaction/mandate/debit', 'mandate', D3_FIELDS, ({ body, secretKey }) => {
-    const m = mandates.get(String(body.mandate_id));
-    if (!m) return fail(404, `No mandate found for reference ${String(body.mandate_id)}`);
-    const amount = body.amount as number;
-    if (m.record.status !== 'approved' || m.record.ready_to_debit !== true)
-      return fail(400, 'Mandate is not ready for debit');
-    const ref = String(body.transaction_reference);
-    if (debitRefs.has(ref)) return fail(400, 'Duplicate transaction reference');
-    if (amount > (m.record.balance as number)) return fail(400, 'Mandate balance is lesser than debit amount');
-    debitRefs.add(ref);
-    const outcome = scripted.get(String(m.record.mandate_id))?.shift();
-    if (outcome === 'failed') recordTransaction(m, ref, amount, 'Failed', secretKey, 'Debit failed at the bank');
-    else if (outcome === 'pending') {
-      recordTransaction(m, ref, amount, 'Pending', secretKey);
-      pendingDebits.set(ref, { mandateId: String(m.record.mandate_id), amount });
+  settleDebit(reference: string, status: unknown): Reply {
+    const pending = this.pendingDebits.get(reference);
+    const p = this.payments.get(reference);
+    if (!pending || !p) return fail(404, `No pending mandate debit ${reference}`);
+    if (status !== 'success' && status !== 'failed') return fail(400, 'status must be success or failed');
+    this.pendingDebits.delete(reference);
+    const m = this.mandates.get(pending.mandateId)!;
+    if (status === 'success' && pending.amount <= (m.record.balance as number)) {
+      this.apply(m, reference, pending.amount);
+      p.status = 'Success';
     } else {
-      apply(m, ref, amount);
-      recordTransaction(m, ref, amount, 'Success', secretKey);
+      p.status = 'Failed';
+      p.failureReason =
+        status === 'success' ? 'Mandate balance is lesser than debit amount' : 'Debit failed at the bank';
     }
-    return ok(
-      {
-        status: outcome ?? 'success',
-        aamount: amount, // sic: the spec's sample spells the key this way
-        mandate_id: m.record.mandate_id,
-        transaction_reference: ref,
-        date: clock.iso(),
-        account: {
-          bank_code: m.record.bank,
-          account_name: m.record.account_name,
-          account_number: m.record.account_number,
-          bank_name: m.record.bankName,
-        },
-      },
-      outcome === 'failed' ? 'Debit failed' : outcome === 'pending' ? 'Debit is being processed' : 'Debit successful',
-    );
-  });
+    p.updatedAt = this.clock.now();
+    return ok({ transaction_ref: reference, transaction_status: p.status });
+  }
 
-  router.add('POST', '/transaction/mandate/cancel', 'mandate', D4_FIELDS, ({ body }) => {
-    const ids = Array.isArray(body.mandateIds) ? body.mandateIds.map(String) : [String(body.mandateIds)];
-    const canceledMandates: string[] = [];
-    const failedMandates: { mandateId: string; failureReason: string }[] = [];
-    for (const id of ids) {
-      const m = mandates.get(id);
-      if (!m) failedMandates.push({ mandateId: id, failureReason: 'Mandate not found' });
-      else if (m.record.status === 'cancelled')
-        failedMandates.push({ mandateId: id, failureReason: 'Mandate already cancelled' });
-      else {
-        Object.assign(m.record, { status: 'cancelled', ready_to_debit: false });
-        fixedDebits.stop(id);
-        canceledMandates.push(id);
-      }
-    }
-    return ok({ canceledMandates, failedMandates }, 'Mandate cancellation processed');
-  });
+  reject(mandateId: string): Reply {
+    const m = this.known(mandateId);
+    if (!('record' in m)) return m;
+    if (m.record.status !== 'initiated') return fail(400, `Mandate is ${String(m.record.status)}`);
+    Object.assign(m.record, { status: 'rejected', approved: false, is_approved: false, ready_to_debit: false });
+    this.fixedDebits.stop(mandateId);
+    return ok({ mandate_id: mandateId, status: 'rejected' });
+  }
+}
 
-  router.add('GET', '/transaction/mandate/get-mandates', 'mandate', D5_FIELDS, ({ query }) => {
-    let rows = [...mandates.values()];
-    for (const f of [
-      'status',
-      'mandate_id',
-      'account_number',
-      'customer_name',
-      'mandate_type',
-      'debit_type',
-    ] as const) {
-      const v = query.get(f);
-      if (v !== null && v !== '') rows = rows.filter((m) => String(m.record[f]).toLowerCase() === v.toLowerCase());
-    }
-    for (const f of ['is_approved', 'ready_to_debit'] as const) {
-      const v = query.get(f);
-      if (v !== null && v !== '') rows = rows.filter((m) => String(m.record[f]) === v.toLowerCase());
-    }
-    const amount = query.get('amount');
-    if (amount) rows = rows.filter((m) => String(m.record.amount) === amount);
-    for (const f of ['start_date', 'end_date'] as const) {
-      const v = query.get(f);
-      if (v && !DATE.test(v)) return fail(400, `${f} must be YYYY-MM-DD`);
-    }
-    // start_date / end_date select mandates by creation day (sandbox clock), both inclusive.
-    const from = query.get('start_date');
-    const to = query.get('end_date');
-    if (from) rows = rows.filter((m) => String(m.record.created_at).slice(0, 10) >= from);
-    if (to) rows = rows.filter((m) => String(m.record.created_at).slice(0, 10) <= to);
-    const ref = query.get('merchant_ref');
-    if (ref !== null && ref !== '') {
-      rows = rows.filter((m) => m.record.reference === ref);
-      // As the spec shows it: HTTP 404 with status 400 in the body.
-      if (rows.length === 0)
-        return {
-          status: 404,
-          body: { status: 400, success: false, message: `No mandate found for reference ${ref}`, data: null },
-        };
-    }
-    const pageSize = Math.min(Math.max(Number(query.get('page_size') ?? 20) || 20, 1), 100);
-    const cursorText = query.get('cursor') ?? query.get('next_cursor') ?? query.get('prev_cursor');
-    const cursor = cursorText === null ? 0 : Number(cursorText);
-    if (!Number.isSafeInteger(cursor) || cursor < 0) return fail(400, 'cursor is invalid');
-    const slice = rows.slice(cursor, cursor + pageSize).map((m) => ({ ...m.record }));
-    const hasMore = cursor + pageSize < rows.length;
-    return ok({
-      records: slice,
-      next_cursor: hasMore ? String(cursor + pageSize) : null,
-      prev_cursor: cursor > 0 ? String(Math.max(cursor - pageSize, 0)) : null,
-      has_more: hasMore,
-      page_size: pageSize,
-    });
+/** D1: a new mandate, initiated, with an OTP session. */
+function createMandate(book: MandateBook, { body, secretKey }: RequestContext): Reply {
+  const email = String(body.customer_email).toLowerCase();
+  const mandates = [...book.mandates.values()];
+  if (mandates.some((m) => String(m.record.customer_email).toLowerCase() === email && m.record.status !== 'cancelled'))
+    return fail(400, 'Customer already exists with the same email address.');
+  const reference =
+    body.transaction_reference === undefined || body.transaction_reference === ''
+      ? `MREF${randomDigits(12)}`
+      : String(body.transaction_reference);
+  if (mandates.some((m) => m.record.reference === reference)) return fail(400, 'Duplicate transaction reference');
+  const fixed = String(body.debit_type).toLowerCase() === 'fixed' ? asObject(body.fixedMandateSettings) : undefined;
+  const now = book.clock.now();
+  const record = mandateRecord(body, reference, fixed, book.clock.iso(now));
+  const sessionToken = randomUUID();
+  book.mandates.set(String(record.mandate_id), {
+    record,
+    sessionToken,
+    sessionExpiresAt: now + MANDATE_SESSION_MS,
+    wrongOtps: 0,
+    createdAt: now,
+    secretKey,
+    ...(fixed
+      ? {
+          fixed: {
+            frequency: String(fixed.frequency).toUpperCase() as 'MONTHLY' | 'WEEKLY' | 'YEARLY',
+            interval: fixed.interval as number,
+            initialDebitDate: String(fixed.initial_debit_date),
+            amount: fixed.initial_debit_amount as number,
+          },
+        }
+      : {}),
   });
+  book.bySession.set(sessionToken, String(record.mandate_id));
+  return ok(
+    {
+      ...record,
+      message: 'An OTP has been sent to the customer phone',
+      date: book.clock.iso(now),
+      next_action: 'send_otp',
+      session_token: sessionToken,
+    },
+    'Mandate created successfully',
+  );
+}
 
+/** The mandate as D1 and D5 show it. */
+function mandateRecord(
+  body: Record<string, unknown>,
+  reference: string,
+  fixed: Record<string, unknown> | undefined,
+  createdAt: string,
+): Record<string, unknown> {
+  const info = asObject(body.customerInformation);
+  const name = `${String(info.firstName)} ${String(info.lastName)}`;
+  const bankCode = String(body.bank_code);
   return {
-    scheduledDebits(mandateId) {
-      if (!mandates.has(mandateId)) return fail(404, `No mandate found for reference ${mandateId}`);
-      return ok(fixedDebits.list(mandateId));
-    },
-    setWrongOtpStatus(status) {
-      if (status !== 400 && status !== 424) return fail(400, 'status must be 400 or 424');
-      wrongOtpStatus = status;
-      return ok({ wrongOtpStatus });
-    },
-    scriptDebits(mandateId, outcomes) {
-      if (!mandates.has(mandateId)) return fail(404, `No mandate found for reference ${mandateId}`);
-      if (
-        !Array.isArray(outcomes) ||
-        outcomes.some((o) => !(MANDATE_DEBIT_OUTCOMES as readonly unknown[]).includes(o))
-      ) {
-        return fail(400, `outcomes must be an array of ${MANDATE_DEBIT_OUTCOMES.join(' | ')}`);
-      }
-      scripted.set(mandateId, [...(scripted.get(mandateId) ?? []), ...(outcomes as MandateDebitOutcome[])]);
-      return ok({ mandate_id: mandateId, scripted: scripted.get(mandateId) });
-    },
-    settleDebit(reference, status) {
-      const pending = pendingDebits.get(reference);
-      const p = payments.get(reference);
-      if (!pending || !p) return fail(404, `No pending mandate debit ${reference}`);
-      if (status !== 'success' && status !== 'failed') return fail(400, 'status must be success or failed');
-      pendingDebits.delete(reference);
-      const m = mandates.get(pending.mandateId)!;
-      if (status === 'success' && pending.amount <= (m.record.balance as number)) {
-        apply(m, reference, pending.amount);
-        p.status = 'Success';
-      } else {
-        p.status = 'Failed';
-        p.failureReason =
-          status === 'success' ? 'Mandate balance is lesser than debit amount' : 'Debit failed at the bank';
-      }
-      p.updatedAt = clock.now();
-      return ok({ transaction_ref: reference, transaction_status: p.status });
-    },
-    reject(mandateId) {
-      const m = mandates.get(mandateId);
-      if (!m) return fail(404, `No mandate found for reference ${mandateId}`);
-      if (m.record.status !== 'initiated') return fail(400, `Mandate is ${String(m.record.status)}`);
-      Object.assign(m.record, { status: 'rejected', approved: false, is_approved: false, ready_to_debit: false });
-      fixedDebits.stop(mandateId);
-      return ok({ mandate_id: mandateId, status: 'rejected' });
-    },
+    id: randomUUID(),
+    mandate_id: `MD${randomDigits(10)}`,
+    mandate_reference_number: null,
+    mandate_type: 'emandate',
+    debit_type: String(body.debit_type).toLowerCase(),
+    status: 'initiated',
+    approved: false,
+    is_approved: false,
+    ready_to_debit: false,
+    reference,
+    merchant_reference: reference,
+    account_number: String(body.account_number),
+    account_name: name,
+    bank: bankCode,
+    bankName: bankCode === '058' ? PARTNER_BANK_NAME : `Sandbox Bank ${bankCode}`,
+    description: String(body.description),
+    start_date: body.start_date,
+    end_date: body.end_date,
+    amount: body.amount,
+    balance: body.amount,
+    total_debited: 0,
+    customer_email: String(body.customer_email),
+    customer_name: name,
+    mandate_authorization_date: null,
+    created_at: createdAt,
+    frequency: fixed ? String(fixed.frequency).toUpperCase() : null,
+    initial_debit_amount: fixed ? fixed.initial_debit_amount : null,
+    merchant_id: MERCHANT_ID,
   };
+}
+
+/** D2: the OTP approves the mandate (a FIXED one then starts its scheduled debits). */
+function approveMandate(book: MandateBook, { body }: RequestContext): Reply {
+  const m = book.bySessionToken(body.session_token);
+  const clock = book.clock;
+  if (!m || m.record.status !== 'initiated' || clock.now() > m.sessionExpiresAt || m.wrongOtps >= MANDATE_MAX_WRONG_OTP)
+    return fail(424, 'Invalid or expired session.');
+  if (String(body.otp) !== MANDATE_OTP) {
+    m.wrongOtps += 1;
+    if (book.wrongOtpStatus === 424) return fail(424, 'Invalid or expired session.');
+    return fail(
+      400,
+      m.wrongOtps >= MANDATE_MAX_WRONG_OTP ? 'Invalid OTP: too many wrong attempts, resend the OTP' : 'Invalid OTP',
+    );
+  }
+  Object.assign(m.record, {
+    status: 'approved',
+    approved: true,
+    is_approved: true,
+    ready_to_debit: true,
+    mandate_reference_number: `MRN${randomDigits(12)}`,
+    mandate_authorization_date: clock.iso(),
+  });
+  if (m.fixed)
+    book.fixedDebits.start({
+      mandateId: String(m.record.mandate_id),
+      schedule: m.fixed,
+      endDate: String(m.record.end_date),
+      approvedAt: clock.now(),
+    });
+  const { mandate_id, mandate_reference_number } = m.record;
+  return ok({ mandate_id, mandate_reference_number, status: 'approved', ready_to_debit: true }, 'Mandate approved');
+}
+
+/** D6: a new OTP, a new window. */
+function resendOtp(book: MandateBook, { body }: RequestContext): Reply {
+  const m = book.bySessionToken(body.session_token);
+  if (!m || m.record.status !== 'initiated') return fail(424, 'Invalid or expired session.');
+  m.sessionExpiresAt = book.clock.now() + MANDATE_SESSION_MS;
+  m.wrongOtps = 0;
+  return ok({}, 'OTP resent');
+}
+
+/** D3: a debit down to the balance, answered as the admin scripted it (success unless said). */
+function debitMandate(book: MandateBook, { body, secretKey }: RequestContext): Reply {
+  const m = book.mandates.get(String(body.mandate_id));
+  if (!m) return fail(404, `No mandate found for reference ${String(body.mandate_id)}`);
+  const amount = body.amount as number;
+  if (m.record.status !== 'approved' || m.record.ready_to_debit !== true)
+    return fail(400, 'Mandate is not ready for debit');
+  const ref = String(body.transaction_reference);
+  if (book.debitRefs.has(ref)) return fail(400, 'Duplicate transaction reference');
+  if (amount > (m.record.balance as number)) return fail(400, 'Mandate balance is lesser than debit amount');
+  book.debitRefs.add(ref);
+  const outcome = book.scripted.get(String(m.record.mandate_id))?.shift();
+  if (outcome === 'failed') book.recordTransaction(m, ref, amount, 'Failed', secretKey, 'Debit failed at the bank');
+  else if (outcome === 'pending') book.hold(m, ref, amount, secretKey);
+  else {
+    book.apply(m, ref, amount);
+    book.recordTransaction(m, ref, amount, 'Success', secretKey);
+  }
+  return ok(
+    {
+      status: outcome ?? 'success',
+      aamount: amount, // sic: the spec's sample spells the key this way
+      mandate_id: m.record.mandate_id,
+      transaction_reference: ref,
+      date: book.clock.iso(),
+      account: {
+        bank_code: m.record.bank,
+        account_name: m.record.account_name,
+        account_number: m.record.account_number,
+        bank_name: m.record.bankName,
+      },
+    },
+    outcome === 'failed' ? 'Debit failed' : outcome === 'pending' ? 'Debit is being processed' : 'Debit successful',
+  );
+}
+
+/** D4: cancels each mandate named, reporting those it could not. */
+function cancelMandates(book: MandateBook, { body }: RequestContext): Reply {
+  const ids = Array.isArray(body.mandateIds) ? body.mandateIds.map(String) : [String(body.mandateIds)];
+  const canceledMandates: string[] = [];
+  const failedMandates: { mandateId: string; failureReason: string }[] = [];
+  for (const id of ids) {
+    const m = book.mandates.get(id);
+    if (!m) failedMandates.push({ mandateId: id, failureReason: 'Mandate not found' });
+    else if (m.record.status === 'cancelled')
+      failedMandates.push({ mandateId: id, failureReason: 'Mandate already cancelled' });
+    else {
+      Object.assign(m.record, { status: 'cancelled', ready_to_debit: false });
+      book.fixedDebits.stop(id);
+      canceledMandates.push(id);
+    }
+  }
+  return ok({ canceledMandates, failedMandates }, 'Mandate cancellation processed');
+}
+
+/** D5's filters, in the spec's order; a reply when the query cannot be answered. */
+function filterMandates(rows: Mandate[], query: URLSearchParams): Mandate[] | Reply {
+  const given = (f: string) => {
+    const v = query.get(f);
+    return v === null || v === '' ? undefined : v;
+  };
+  for (const f of ['status', 'mandate_id', 'account_number', 'customer_name', 'mandate_type', 'debit_type']) {
+    const v = given(f)?.toLowerCase();
+    if (v !== undefined) rows = rows.filter((m) => String(m.record[f]).toLowerCase() === v);
+  }
+  for (const f of ['is_approved', 'ready_to_debit']) {
+    const v = given(f)?.toLowerCase();
+    if (v !== undefined) rows = rows.filter((m) => String(m.record[f]) === v);
+  }
+  const amount = given('amount');
+  if (amount) rows = rows.filter((m) => String(m.record.amount) === amount);
+  for (const f of ['start_date', 'end_date'] as const) {
+    const v = query.get(f);
+    if (v && !DATE.test(v)) return fail(400, `${f} must be YYYY-MM-DD`);
+  }
+  // start_date / end_date select mandates by creation day (sandbox clock), both inclusive.
+  const from = query.get('start_date');
+  const to = query.get('end_date');
+  if (from) rows = rows.filter((m) => String(m.record.created_at).slice(0, 10) >= from);
+  if (to) rows = rows.filter((m) => String(m.record.created_at).slice(0, 10) <= to);
+  const ref = given('merchant_ref');
+  if (ref === undefined) return rows;
+  rows = rows.filter((m) => m.record.reference === ref);
+  // As the spec shows it: HTTP 404 with status 400 in the body.
+  if (rows.length === 0)
+    return {
+      status: 404,
+      body: { status: 400, success: false, message: `No mandate found for reference ${ref}`, data: null },
+    };
+  return rows;
+}
+
+/** D5: the mandates, filtered, a page at a time by cursor. */
+function listMandates(book: MandateBook, { query }: RequestContext): Reply {
+  const rows = filterMandates([...book.mandates.values()], query);
+  if (!Array.isArray(rows)) return rows;
+  const pageSize = Math.min(Math.max(Number(query.get('page_size') ?? 20) || 20, 1), 100);
+  const cursorText = query.get('cursor') ?? query.get('next_cursor') ?? query.get('prev_cursor');
+  const cursor = cursorText === null ? 0 : Number(cursorText);
+  if (!Number.isSafeInteger(cursor) || cursor < 0) return fail(400, 'cursor is invalid');
+  const hasMore = cursor + pageSize < rows.length;
+  return ok({
+    records: rows.slice(cursor, cursor + pageSize).map((m) => ({ ...m.record })),
+    next_cursor: hasMore ? String(cursor + pageSize) : null,
+    prev_cursor: cursor > 0 ? String(Math.max(cursor - pageSize, 0)) : null,
+    has_more: hasMore,
+    page_size: pageSize,
+  });
+}
+
+const MANDATE_ROUTES: readonly RouteRow<MandateBook>[] = [
+  { method: 'POST', path: '/transaction/mandate/create', group: 'mandate', fields: D1_FIELDS, handle: createMandate },
+  {
+    method: 'POST',
+    path: '/transaction/mandate/validate-otp',
+    group: 'mandate',
+    fields: D2_FIELDS,
+    handle: approveMandate,
+  },
+  { method: 'POST', path: '/transaction/mandate/resend-otp', group: 'mandate', fields: D6_FIELDS, handle: resendOtp },
+  { method: 'POST', path: '/transaction/mandate/debit', group: 'mandate', fields: D3_FIELDS, handle: debitMandate },
+  { method: 'POST', path: '/transaction/mandate/cancel', group: 'mandate', fields: D4_FIELDS, handle: cancelMandates },
+  {
+    method: 'GET',
+    path: '/transaction/mandate/get-mandates',
+    group: 'mandate',
+    fields: D5_FIELDS,
+    handle: listMandates,
+  },
+];
+
+export function registerMandates(
+  router: Router,
+  deps: { clock: SandboxClock; ledger: Ledger; payments: PaymentStore },
+): MandatesApi {
+  const book = new MandateBook(deps.clock, deps.ledger, deps.payments);
+  addRoutes(router, book, MANDATE_ROUTES);
+  return book;
 }
