@@ -19,12 +19,12 @@ import {
   type MerchantEventDeliveryStatus,
 } from '../shared/merchant-event';
 import { paymentSearchAttributes } from '../shared/search-attributes';
+import { loopRetriedAttempt } from './steps/activity-options';
 
 /** One attempt: the HTTP call's 10 s plus a margin; the workflow's own loop does the retrying. */
-const { deliverMerchantEvent } = proxyActivities<MerchantEventDeliveryActivities>({
-  startToCloseTimeout: MERCHANT_EVENT_DELIVERY_DEFAULTS.attemptTimeoutMs + 10_000,
-  retry: { maximumAttempts: 1 },
-});
+const { deliverMerchantEvent } = proxyActivities<MerchantEventDeliveryActivities>(
+  loopRetriedAttempt(MERCHANT_EVENT_DELIVERY_DEFAULTS.attemptTimeoutMs),
+);
 
 export async function merchantEventDeliveryWorkflow(
   input: MerchantEventDeliveryInput,

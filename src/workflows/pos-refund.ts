@@ -46,7 +46,7 @@ import {
 } from '../shared/pos-refund';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { FailureTypes, failureMessage, failureOf } from '../shared/failures';
-import { LOCAL_STORE } from './steps/activity-options';
+import { ledgerUpdate } from './steps/activity-options';
 import { parseSealedPosInput } from './steps/pos-input';
 import {
   linkedWording,
@@ -60,15 +60,10 @@ import { MerchantEvents, posTransactionEventTypes } from './steps/merchant-event
 /** Transaction types a refund may return money from. */
 const REFUNDABLE = ['Purchase', 'Completion'];
 
-const { posRefundReserve } = proxyActivities<PosRefundActivities>({
-  ...LOCAL_STORE,
-  // An Update of the ledger workflow: it waits for the ledger's workflow task.
-  startToCloseTimeout: '30s',
-  // Bounded: a ledger that cannot be asked refuses the refund (unverified) rather than wait.
-  scheduleToCloseTimeout: '2 minutes',
-  // The ledger's refusals are final.
-  retry: { ...LOCAL_STORE.retry, nonRetryableErrorTypes: [REFUND_OVER_REMAINING, REFUND_LEDGER_CLOSED] },
-});
+/** An Update of the ledger workflow: a ledger that cannot be asked refuses the refund (unverified). */
+const { posRefundReserve } = proxyActivities<PosRefundActivities>(
+  ledgerUpdate([REFUND_OVER_REMAINING, REFUND_LEDGER_CLOSED]),
+);
 
 export async function posRefundWorkflow(raw: PosSealedRefundInput): Promise<PosRefundResult> {
   const flow = new PosRefundFlow(raw);

@@ -49,24 +49,11 @@ import {
 } from '../shared/reconciliation';
 import { failureMessage } from '../shared/failures';
 import { describeInputIssues, inputIssuesOf } from '../shared/input-error';
-import { READ, READ_RETRY } from './steps/activity-options';
+import { WINDOW_READ } from './steps/activity-options';
 
 type Activities = ReturnType<typeof createReconciliationActivities>;
 
-const { reconcileWindow } = proxyActivities<Activities>({
-  ...READ,
-  // A month of a busy merchant is many pages; the activity heartbeats after each page and lookup.
-  startToCloseTimeout: '1 hour',
-  heartbeatTimeout: '2 minutes',
-  // A whole window is read again: slower backoff, riding out a few minutes of service trouble.
-  retry: {
-    ...READ_RETRY,
-    initialInterval: '10s',
-    backoffCoefficient: 2,
-    maximumInterval: '5 minutes',
-    maximumAttempts: 6,
-  },
-});
+const { reconcileWindow } = proxyActivities<Activities>(WINDOW_READ);
 
 const TemporalScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
 

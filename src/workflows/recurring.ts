@@ -48,7 +48,7 @@ import type { OutcomeResolution } from '../shared/outcome';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { failureMessage } from '../shared/failures';
 import { checkoutWorkflow } from './checkout';
-import { READ, READ_RETRY } from './steps/activity-options';
+import { TOKEN_CANCEL, TOKEN_CANCEL_ROUND } from './steps/activity-options';
 import { PaymentFlow } from './steps/payment-flow';
 import { MerchantEvents, type EventTypes } from './steps/merchant-events';
 import { fromLookup, lookup, refusal, sendPayment, sends } from './steps/payment-steps';
@@ -77,24 +77,15 @@ const PLAN_EVENT_TYPES: EventTypes = {
 };
 /** The pause before A5 is asked again after a 400. */
 const A5_AGAIN_AFTER_MS = 30_000;
-/**
- * A5 is a read's kind of call (idempotent; any 400 is the service's refusal, never retried),
- * retried longer than a read: for about a quarter of an hour.
- */
-const cancels = proxyActivities<RecurringActivities>({
-  ...READ,
-  retry: { ...READ_RETRY, maximumAttempts: 20, initialInterval: '2s', maximumInterval: '60s' },
-});
+/** A5: a read's kind of call, retried longer than a read. */
+const cancels = proxyActivities<RecurringActivities>(TOKEN_CANCEL);
 
 /**
  * A5 asked again in the background while a plan is parked after A5 failed: a few quick attempts a
  * round (an operator's resolution is taken between rounds), rounds apart by a pause that doubles
  * from A5_BACKGROUND_FIRST_MS up to A5_BACKGROUND_MAX_MS (about 24 rounds a day at most).
  */
-const backgroundCancels = proxyActivities<RecurringActivities>({
-  ...READ,
-  retry: { ...READ_RETRY, maximumAttempts: 3, initialInterval: '2s', maximumInterval: '10s' },
-});
+const backgroundCancels = proxyActivities<RecurringActivities>(TOKEN_CANCEL_ROUND);
 const A5_BACKGROUND_FIRST_MS = 60_000;
 const A5_BACKGROUND_MAX_MS = 3600_000;
 

@@ -26,24 +26,15 @@ import {
   type ScheduledRunResult,
 } from '../shared/scheduled-money';
 import { FailureTypes, failureOf } from '../shared/failures';
-import { READ } from './steps/activity-options';
+import { keyedDebitRequest } from './steps/activity-options';
 import { tokenChargeWorkflow } from './recurring';
 
 /** The activity's answers that end the run (thrown non-retryable): the Update refused the debit, or no mandate flow runs. */
 const DEBIT_REFUSALS: string[] = ['DebitRefused', 'MandateNotFound'];
 
-const { requestScheduledMandateDebit } = proxyActivities<ReturnType<typeof createScheduledMoneyActivities>>({
-  ...READ,
-  // The Update waits for the debit's answer, which may be requeried for a while.
-  startToCloseTimeout: '2 minutes',
-  // Safe to retry for longer than a read: the same idempotency key (and Update id) is the same debit.
-  retry: {
-    initialInterval: '2s',
-    maximumInterval: '1 minute',
-    maximumAttempts: 20,
-    nonRetryableErrorTypes: DEBIT_REFUSALS,
-  },
-});
+const { requestScheduledMandateDebit } = proxyActivities<ReturnType<typeof createScheduledMoneyActivities>>(
+  keyedDebitRequest(DEBIT_REFUSALS),
+);
 
 /** The run's nominal period: the Schedule's scheduled time, or `period` for a run started by hand. */
 function nominalPeriod(period: string | undefined): Date {

@@ -34,7 +34,6 @@
 // Layout, top to bottom: the three workflow functions (a few lines each), then `SmsSendFlow` and
 // `SmsCampaignFlow` (both campaign workflows), each with its state, its handlers (`listen`), the
 // main steps (`run…`), then the helpers the steps share.
-import type { ActivityOptions } from '@temporalio/common';
 import type { z } from 'zod';
 import {
   CancellationScope,
@@ -101,20 +100,8 @@ const SMS_CAMPAIGN_EVENT_TYPES: EventTypes = {
   still_pending: 'sms.campaign.needs_attention',
 };
 import { FailureTypes, REFUSAL_TYPES, failureMessage } from '../shared/failures';
-import { READ, READ_RETRY, moneySend } from './steps/activity-options';
+import { PAGED_READ, moneySend } from './steps/activity-options';
 import { failureLabel, invalidInput, parseFlowInput } from './steps/flow-input';
-
-/**
- * G3 reads (the ids under a name, one campaign's status): one read walks up to MAX_PAGES pages
- * (src/activities/sms.ts), so its attempt gets minutes; retried until the schedule-to-close, not
- * for a count of attempts.
- */
-const G3_READ: ActivityOptions = {
-  ...READ,
-  startToCloseTimeout: '2 minutes',
-  scheduleToCloseTimeout: '5 minutes',
-  retry: { ...READ_RETRY, maximumAttempts: Infinity, maximumInterval: '30s' },
-};
 
 export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult> {
   const flow = new SmsSendFlow(parseFlowInput(SmsSendInputSchema, raw, 'SMS send'));
@@ -431,7 +418,7 @@ class SmsCampaignFlow {
   /** Consecutive G3 reads that did not list the campaign. */
   private misses = 0;
   private readonly pageSize: number;
-  private readonly reads = proxyActivities<SmsActivities>(G3_READ);
+  private readonly reads = proxyActivities<SmsActivities>(PAGED_READ);
   /** Where the campaign's outcome is told (nothing without the input's `notify`). */
   readonly events: MerchantEvents;
 

@@ -31,7 +31,6 @@
 // Layout, top to bottom: `vendElectricityWorkflow` (the whole story in a few lines), then
 // `VendFlow`: its state, its handlers (`listen`), the main steps (`run`: look up, purchase), then
 // the helpers the steps share.
-import type { RetryPolicy } from '@temporalio/common';
 import {
   CancellationScope,
   isCancellation,
@@ -71,7 +70,7 @@ import { sendOnce, type Presence } from './steps/send-once';
 import { visibleAttributes, type VisibleAttributes } from './steps/visible-attributes';
 import { awaitFinal, lostByHeartbeat } from './steps/unknown-outcome';
 import { MerchantEvents, type EventTypes } from './steps/merchant-events';
-import { LOCAL_READ, POLL, READ, READ_RETRY, moneySend } from './steps/activity-options';
+import { LOCAL_GATING_READ, POLL, moneySend, readUntil } from './steps/activity-options';
 import { failureLabel, parseFlowInput } from './steps/flow-input';
 import { failureTypeOf } from '../shared/failures';
 
@@ -86,12 +85,6 @@ export const DEFAULTS = {
   requeryBackoff: UNKNOWN_OUTCOME_DEFAULTS.firstBackoff,
   requeryMaxBackoff: UNKNOWN_OUTCOME_DEFAULTS.maxBackoff,
 } as const;
-
-/**
- * The lookup and H4's settling requery are retried until their scheduleToCloseTimeout (minutes of
- * reads), not for a count of attempts, so the backoff may grow further than READ_RETRY's.
- */
-const READ_UNTIL_DEADLINE: RetryPolicy = { ...READ_RETRY, maximumAttempts: Infinity, maximumInterval: '30s' };
 
 type VendOptions = NonNullable<VendParsedInput['options']>;
 
@@ -151,18 +144,12 @@ class VendFlow {
     this.state = { orderRef: input.order_ref, status: 'validating', attempt: 0, steps: [] };
     this.events = new MerchantEvents(input.notify, 'vend', input.order_ref);
     this.acts = {
-      lookup: proxyLocalActivities<VendingActivities>({
-        ...LOCAL_READ,
-        scheduleToCloseTimeout: '5 minutes',
-        retry: READ_UNTIL_DEADLINE,
-      }).vendLookupListedMeter,
+      lookup: proxyLocalActivities<VendingActivities>(LOCAL_GATING_READ).vendLookupListedMeter,
       purchase: proxyActivities<VendingActivities>(moneySend(this.purchaseTimeoutMs)).vendPurchase,
-      findByReference: proxyActivities<VendingActivities>({
-        ...READ,
-        // The sale's own bound (an input option): how long H4 is asked before the outcome is unknown.
-        scheduleToCloseTimeout: durationMs(options.checkTimeout ?? DEFAULTS.checkTimeout),
-        retry: READ_UNTIL_DEADLINE,
-      }).vendFindByReference,
+      // The sale's own bound (an input option): how long H4 is asked before the outcome is unknown.
+      findByReference: proxyActivities<VendingActivities>(
+        readUntil(durationMs(options.checkTimeout ?? DEFAULTS.checkTimeout)),
+      ).vendFindByReference,
       watchByReference: proxyActivities<VendingActivities>(POLL).vendFindByReference,
     };
   }

@@ -42,7 +42,7 @@ import {
 } from '../shared/virtual-account-credit';
 import { paymentSearchAttributes } from '../shared/search-attributes';
 import { failureMessage } from '../shared/failures';
-import { LOCAL_STORE, READ } from './steps/activity-options';
+import { LOCAL_STORE, READ, merchantHandOver } from './steps/activity-options';
 import { MerchantEvents } from './steps/merchant-events';
 import type { MerchantEventTarget } from '../shared/merchant-event';
 
@@ -60,12 +60,10 @@ type Freeze = NonNullable<VirtualAccountCreditOutcome['freeze']>;
 const { recordVirtualAccountCredit } = proxyActivities<VirtualAccountActivities>(LOCAL_STORE);
 /** Bounded: when the service cannot be asked, the credit stands on its signed values alone. */
 const { confirmVirtualAccountCredit, readVirtualAccountCreditFreeze } = proxyActivities<VirtualAccountActivities>(READ);
-const { handOverVirtualAccountCredit } = proxyActivities<VirtualAccountActivities>({
-  ...READ,
-  // Not a read: the merchant's handler is asked until it takes the credit, backing off for days.
-  scheduleToCloseTimeout: VA_CREDIT_DEFAULTS.handoffRetryForMs,
-  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10 minutes' },
-});
+/** Not a read: the merchant's handler is asked until it takes the credit, backing off for days. */
+const { handOverVirtualAccountCredit } = proxyActivities<VirtualAccountActivities>(
+  merchantHandOver(VA_CREDIT_DEFAULTS.handoffRetryForMs),
+);
 
 export async function virtualAccountCreditWorkflow(credit: VirtualAccountCredit): Promise<VirtualAccountCreditOutcome> {
   const flow = new VirtualAccountCreditFlow(credit);

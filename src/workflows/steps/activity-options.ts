@@ -1,9 +1,15 @@
 // The one home of activity options: every proxyActivities / proxyLocalActivities in src/workflows
 // takes one of these named policies (docs/money-decisions.md, "Send once"). Durations come from the
 // timeouts table (src/shared/activity-timeouts.ts), so a policy never disagrees with the HTTP client.
-import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/common';
+import {
+  ActivityCancellationType,
+  type ActivityOptions,
+  type LocalActivityOptions,
+  type RetryPolicy,
+} from '@temporalio/common';
 import type { ActivityQueue } from '../../shared/task-queues';
 import {
+  HTTP_TIMEOUT_MARGIN_MS,
   IN_FLIGHT_MARGIN_MS,
   MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS,
   SERVICE_ACTIVITY_START_TO_CLOSE_MS,
@@ -97,3 +103,155 @@ export const LOCAL_STORE: ActivityOptions = {
   startToCloseTimeout: '10s',
   retry: { initialInterval: '1s', maximumInterval: '10s' },
 };
+
+// --- policies that differ from the ones above, each named for why ---
+
+/**
+ * A read retried until its schedule-to-close (minutes of reads: a requery or check timeout), not for
+ * a count of attempts, so the backoff may grow further than READ_RETRY's.
+ */
+export const READ_UNTIL_DEADLINE_RETRY: RetryPolicy = {
+  ...READ_RETRY,
+  maximumAttempts: Infinity,
+  maximumInterval: '30s',
+};
+
+/** A read asked until `deadlineMs` (the flow's requery or check timeout): only then is the outcome unknown. */
+export function readUntil(deadlineMs: number): QueuedActivityOptions {
+  return { ...READ, scheduleToCloseTimeout: deadlineMs, retry: READ_UNTIL_DEADLINE_RETRY };
+}
+
+/** A local read that gates a sale (a meter's listing): asked for minutes before the sale gives up. */
+export const LOCAL_GATING_READ: LocalActivityOptions = {
+  ...LOCAL_READ,
+  scheduleToCloseTimeout: '5 minutes',
+  retry: READ_UNTIL_DEADLINE_RETRY,
+};
+
+/** A read that walks many pages in one attempt (SMS ids under a name, a campaign's status): its attempt gets minutes. */
+export const PAGED_READ: QueuedActivityOptions = {
+  ...READ,
+  startToCloseTimeout: '2 minutes',
+  scheduleToCloseTimeout: '5 minutes',
+  retry: READ_UNTIL_DEADLINE_RETRY,
+};
+
+/** A read that heartbeats a page at a time (a lock's acquire, transaction searches): a lost worker is noticed mid-read. */
+export const HEARTBEATING_READ: QueuedActivityOptions = { ...READ, heartbeatTimeout: '30s' };
+
+/**
+ * A whole reconciliation window (a month of a busy merchant is many pages): the activity heartbeats
+ * after each page and lookup; a window is read again with a slower backoff, riding out a few minutes
+ * of service trouble.
+ */
+export const WINDOW_READ: QueuedActivityOptions = {
+  ...READ,
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '2 minutes',
+  retry: {
+    ...READ_RETRY,
+    initialInterval: '10s',
+    backoffCoefficient: 2,
+    maximumInterval: '5 minutes',
+    maximumAttempts: 6,
+  },
+};
+
+/**
+ * One long poll of a request's status for its whole lifetime (heartbeating, resuming from its
+ * heartbeat), retried until `deadlineMs`; a cancel waits for the poll to stop.
+ */
+export function longPoll(deadlineMs: number, heartbeatTimeoutMs: number): QueuedActivityOptions {
+  return onQueue('reads', {
+    scheduleToCloseTimeout: deadlineMs,
+    heartbeatTimeout: heartbeatTimeoutMs,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: { ...READ_RETRY, maximumAttempts: Infinity },
+  });
+}
+
+/**
+ * A money send whose activity heartbeats from its announce on, more often than a send's usual: a
+ * lost worker's send is settled (searched for) sooner.
+ */
+export function moneySendWithHeartbeat(heartbeatTimeoutMs: number): QueuedActivityOptions {
+  return { ...moneySend(), heartbeatTimeout: heartbeatTimeoutMs };
+}
+
+/**
+ * One attempt of a call the flow's own loop retries (a merchant event's delivery): never retried by
+ * Temporal; the attempt outlives its HTTP deadline by the margin.
+ */
+export function loopRetriedAttempt(httpTimeoutMs: number): ActivityOptions {
+  return { startToCloseTimeout: httpTimeoutMs + HTTP_TIMEOUT_MARGIN_MS, retry: { maximumAttempts: 1 } };
+}
+
+/**
+ * Cancelling a token: a read's kind of call (idempotent; any 400 is the service's refusal, never
+ * retried), retried longer than a read: for about a quarter of an hour.
+ */
+export const TOKEN_CANCEL: QueuedActivityOptions = {
+  ...READ,
+  retry: { ...READ_RETRY, maximumAttempts: 20, initialInterval: '2s', maximumInterval: '60s' },
+};
+
+/** One background round of cancelling a token: a few quick attempts; the flow's loop carries the longer pause. */
+export const TOKEN_CANCEL_ROUND: QueuedActivityOptions = {
+  ...READ,
+  retry: { ...READ_RETRY, maximumAttempts: 3, initialInterval: '2s', maximumInterval: '10s' },
+};
+
+/**
+ * Asking for a debit by an Update keyed by its idempotency key: the Update waits for the debit's
+ * answer (which may be requeried for a while), and is safe to retry for longer than a read (the same
+ * key is the same debit); `refusals` end it.
+ */
+export function keyedDebitRequest(refusals: string[]): QueuedActivityOptions {
+  return {
+    ...READ,
+    startToCloseTimeout: '2 minutes',
+    retry: {
+      initialInterval: '2s',
+      maximumInterval: '1 minute',
+      maximumAttempts: 20,
+      nonRetryableErrorTypes: refusals,
+    },
+  };
+}
+
+/**
+ * Handing a credit to the merchant's handler: not a read, asked until it takes the credit, backing
+ * off for days (`retryForMs`).
+ */
+export function merchantHandOver(retryForMs: number): QueuedActivityOptions {
+  return {
+    ...READ,
+    scheduleToCloseTimeout: retryForMs,
+    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '10 minutes' },
+  };
+}
+
+/**
+ * An Update of a ledger workflow: it waits for the ledger's workflow task; bounded, so a ledger that
+ * cannot be asked refuses (unverified) rather than wait; `refusals` are final.
+ */
+export function ledgerUpdate(refusals: string[]): ActivityOptions {
+  return {
+    ...LOCAL_STORE,
+    startToCloseTimeout: '30s',
+    scheduleToCloseTimeout: '2 minutes',
+    retry: { ...LOCAL_STORE.retry, nonRetryableErrorTypes: refusals },
+  };
+}
+
+/** Work on our own stores that may fail harmlessly (a record's TTL ends it anyway): a few attempts, never holding the flow. */
+export const BEST_EFFORT_STORE: ActivityOptions = {
+  ...LOCAL_STORE,
+  retry: { ...LOCAL_STORE.retry, maximumAttempts: 3 },
+};
+
+/**
+ * A read that spends what it redeems (the mandate's OTP check, D2: its sealed OTP is redeemed once):
+ * one attempt, never retried by Temporal; the flow decides what an unclear failure means.
+ */
+export const READ_ONCE: QueuedActivityOptions = { ...READ, retry: { maximumAttempts: 1 } };

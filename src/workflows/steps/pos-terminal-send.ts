@@ -53,7 +53,7 @@ import {
 import { IN_FLIGHT_MARGIN_MS } from '../../shared/activity-timeouts';
 import { failureMessage, failureOf, isRefusalFailure } from '../../shared/failures';
 import { durationMs } from '../../shared/duration';
-import { LOCAL_STORE, POLL, READ, READ_RETRY, moneySend } from './activity-options';
+import { BEST_EFFORT_STORE, POLL, moneySend, readUntil } from './activity-options';
 import { sendOnce, type Presence, type SendOnceResult } from './send-once';
 import { awaitFinal, lostByHeartbeat, type Settled } from './unknown-outcome';
 
@@ -145,13 +145,11 @@ export async function sendPosTransaction(spec: PosTransactionSpec): Promise<PosT
 
 /** F4 by merchant_ref, read-only. */
 export function posTransactionLookup(options: Pick<PosTransactionOptions, 'requeryTimeout'>) {
-  const { posTerminalRequeryTransaction } = proxyActivities<PosTerminalActivities>({
-    ...READ,
-    // Retried until it answers (found or 404) or the requery timeout ends: only then does a flow
-    // park the outcome as unknown. Minutes of reads, so the backoff is allowed to grow further.
-    scheduleToCloseTimeout: durationMs(options.requeryTimeout ?? POS_TRANSACTION_DEFAULTS.requeryTimeout),
-    retry: { ...READ_RETRY, maximumAttempts: Infinity, maximumInterval: '30s' },
-  });
+  // Retried until it answers (found or 404) or the requery timeout ends: only then does a flow
+  // park the outcome as unknown.
+  const { posTerminalRequeryTransaction } = proxyActivities<PosTerminalActivities>(
+    readUntil(durationMs(options.requeryTimeout ?? POS_TRANSACTION_DEFAULTS.requeryTimeout)),
+  );
   // While parked: one bounded read per round; the rounds carry the backoff.
   const { posTerminalRequeryTransaction: watch } = proxyActivities<PosTerminalActivities>(POLL);
   return {
@@ -207,11 +205,8 @@ export class PosTransactionSend {
     this.initiate = proxyActivities<PosTerminalActivities>(
       moneySend(this.initiateTimeoutMs),
     ).posTerminalInitiateTransaction;
-    this.discard = proxyActivities<PosTerminalActivities>({
-      ...LOCAL_STORE,
-      // Best effort: the record's TTL ends it anyway, so a store that stays down does not hold the flow.
-      retry: { ...LOCAL_STORE.retry, maximumAttempts: 3 },
-    }).posDiscardSealedCard;
+    // Best effort: the record's TTL ends it anyway, so a store that stays down does not hold the flow.
+    this.discard = proxyActivities<PosTerminalActivities>(BEST_EFFORT_STORE).posDiscardSealedCard;
     this.lookup = posTransactionLookup(options);
   }
 
