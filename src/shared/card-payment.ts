@@ -1,6 +1,6 @@
 // The direct card payment flow's contract (B1 charge, B2 authorize with PIN/OTP, 3DS), defined once.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { PaymentEndStatus } from './payment-common';
+import { PAYMENT_FINAL_STATUSES, type PaymentEndStatus } from './payment-common';
 import type { SealedCard } from './claim-check';
 import type { OutcomeResolution } from './outcome';
 import type { MerchantEventInput } from './merchant-event';
@@ -83,4 +83,4 @@ export const submitCardUpdate = defineUpdate<CardPaymentState, [SealedCard]>('su
 /** Used with update-with-start: answers the state once B1 has answered (awaiting_pin / awaiting_otp / awaiting_3ds with auth_url, or an end). */
 export const cardFirstStepUpdate = defineUpdate<CardPaymentState, []>('cardFirstStep');
 
-export const CARD_FINAL_STATUSES: CardPaymentStatus[] = ['success', 'failed', 'expired', 'unknown', 'cancelled'];
+export const CARD_FINAL_STATUSES: CardPaymentStatus[] = [...PAYMENT_FINAL_STATUSES];

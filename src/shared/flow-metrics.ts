@@ -10,6 +10,12 @@
 // Prometheus convention; the SDK's own duration histograms too: useSecondsForDurations and
 // unitSuffix in src/logging/temporal-logger.ts). Label names: one meaning each, snake_case; an HTTP
 // status code is `status_code` (`status` is a flow's PaymentStatus), a call's outcome `result`.
+import {
+  finalStatusMeaning,
+  SMS_ONLY_FINAL_STATUSES,
+  type FinalStatusMeaning,
+  type FinalStatusWord,
+} from './final-statuses';
 
 /** Counters and histograms emitted by the project (the SDK's own are `temporal_*`). */
 export const METRICS = {
@@ -42,31 +48,7 @@ export const METRICS = {
 /** Bucket bounds (seconds) for the project's histograms (the SDK's default buckets are coarse). */
 export const DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-export type FlowOutcome = 'succeeded' | 'failed' | 'outcome_unknown' | 'duplicate';
-
-/** Statuses that end a flow with the money moved (or the credit recorded). */
-const SUCCEEDED = new Set(['success', 'approved', 'vended', 'completed', 'credited', 'success_after_cancel']);
-/** Statuses that end a flow with no money moved. */
-const FAILED = new Set([
-  'failed',
-  'declined',
-  'rejected',
-  'refused',
-  'not_received',
-  'not_sent',
-  'not_vended',
-  'card_data_unavailable',
-  'expired',
-  'expired_unobserved',
-  'cancelled',
-  'lapsed',
-  'released',
-  'completion_declined',
-  'completion_rejected',
-  'completion_not_received',
-]);
-/** Statuses that park a flow: the service could not say whether money moved (the alert worth having). */
-const UNKNOWN = new Set(['outcome_unknown', 'create_outcome_unknown', 'poll_error', 'unknown']);
+export type FlowOutcome = FinalStatusMeaning | 'duplicate';
 
 /** Flows that are no payment themselves: the terminal lock, the refund ledger, the webhook inbox, reconciliation runs and marks. */
 const NOT_MONEY_FLOWS = new Set([
@@ -77,29 +59,14 @@ const NOT_MONEY_FLOWS = new Set([
   'reconciliation-mark',
 ]);
 
-/** SMS flows: sent (all, or some: the service charged for them) or not; a campaign still pending at its end is unknown. */
-const SMS_OUTCOMES: Record<string, FlowOutcome> = {
-  sent: 'succeeded',
-  partially_sent: 'succeeded',
-  not_sent: 'failed',
-  success: 'succeeded',
-  failed: 'failed',
-  rejected: 'failed',
-  not_found: 'failed',
-  still_pending: 'outcome_unknown',
-  outcome_unknown: 'outcome_unknown',
-};
-
 /** The outcome a flow's status means, or undefined while it is under way. */
 export function flowOutcomeOf(flow: string, status: string): FlowOutcome | undefined {
   if (NOT_MONEY_FLOWS.has(flow)) return undefined;
   // A mandate `approved` may be debited now (each debit is its own record); completed/cancelled/expired end it.
   if (flow === 'mandate' && status === 'approved') return undefined;
   if (flow === 'virtual-account-credit' && status === 'duplicate') return 'duplicate';
-  if (flow === 'sms-send' || flow === 'sms-campaign')
-    return Object.hasOwn(SMS_OUTCOMES, status) ? SMS_OUTCOMES[status] : undefined;
-  if (SUCCEEDED.has(status)) return 'succeeded';
-  if (FAILED.has(status)) return 'failed';
-  if (UNKNOWN.has(status)) return 'outcome_unknown';
-  return undefined;
+  // What each final status means is the vocabulary's (src/shared/final-statuses.ts); an SMS-only word ends no other flow.
+  const smsFlow = flow === 'sms-send' || flow === 'sms-campaign';
+  if (!smsFlow && SMS_ONLY_FINAL_STATUSES.includes(status as FinalStatusWord)) return undefined;
+  return finalStatusMeaning(status);
 }

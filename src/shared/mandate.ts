@@ -4,6 +4,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { isClaimHandle } from './claim-check';
 import type { MerchantEventInput } from './merchant-event';
+import { pickFinal } from './final-statuses';
 
 /** N200: the service's minimum direct debit, in kobo. */
 export const MINIMUM_DEBIT_KOBO = 20_000;
@@ -116,7 +117,12 @@ export const DEBIT_SAFETY_DEFAULTS: Readonly<DebitSafetySettings> = {
 };
 
 export type MandateStatus = 'creating' | 'awaiting_otp' | 'approved' | 'cancelled' | 'expired' | 'completed' | 'failed';
-export const FINAL_MANDATE_STATUSES: readonly MandateStatus[] = ['cancelled', 'expired', 'completed', 'failed'];
+export const FINAL_MANDATE_STATUSES: readonly MandateStatus[] = pickFinal([
+  'cancelled',
+  'expired',
+  'completed',
+  'failed',
+]);
 
 /**
  * success: applied; failed: refused or failed, no money moved; pending: the service said pending

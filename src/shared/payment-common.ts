@@ -4,6 +4,7 @@
 // the bank debit and USSD flows both publish (DirectPaymentState).
 import { defineQuery } from '@temporalio/workflow';
 import type { OutcomeResolution } from './outcome';
+import { pickFinal, type FinalStatusWord } from './final-statuses';
 
 export type VerifiedStatus = 'Success' | 'Failed' | 'Abandoned' | 'Pending';
 
@@ -20,14 +21,18 @@ export type TransactionLookup =
       reason?: string;
     };
 
-export type FinalStatus = 'success' | 'failed' | 'expired' | 'unknown';
+/** How a payment's money step ends (verify's verdict); `unknown` is the flows' word before outcome_unknown. */
+export type FinalStatus = Extract<FinalStatusWord, 'success' | 'failed' | 'expired' | 'unknown'>;
 /**
  * How every payment flow (card, bank, USSD, checkout) ends: confirming (verify decides), a final
  * status, outcome_unknown (parked: requeried on a backoff, resolvable by an operator), or cancelled
  * (a Temporal cancel when verify showed nothing was paid).
  */
 export type PaymentEndStatus = 'confirming' | FinalStatus | 'outcome_unknown' | 'cancelled';
-export const FINAL_STATUSES: readonly string[] = ['success', 'failed', 'expired', 'unknown', 'cancelled', 'completed'];
+/** The final statuses of the payment flows (card, bank, USSD, checkout, token charge). */
+export const PAYMENT_FINAL_STATUSES = pickFinal(['success', 'failed', 'expired', 'unknown', 'cancelled']);
+/** The same, and a checkout's `completed`. */
+export const FINAL_STATUSES: readonly string[] = [...PAYMENT_FINAL_STATUSES, ...pickFinal(['completed'])];
 
 /** The payer may have the PIN, OTP or bank code refused this many times; the next refusal ends the payment as failed. */
 export const MAX_REFUSED_CODES = 3;
@@ -98,4 +103,4 @@ export interface DirectPaymentState {
 }
 
 export const directPaymentStateQuery = defineQuery<DirectPaymentState>('directPaymentState');
-export const DIRECT_FINAL_STATUSES: DirectStatus[] = ['success', 'failed', 'expired', 'unknown', 'cancelled'];
+export const DIRECT_FINAL_STATUSES: DirectStatus[] = [...PAYMENT_FINAL_STATUSES];

@@ -23,6 +23,7 @@ import {
   type PosTransactionRecord,
 } from './pos-terminal';
 import { lazy } from './lazy';
+import { pickFinal } from './final-statuses';
 
 export const posPreAuthWorkflowId = (merchantRef: string): string => `pos-preauth-${merchantRef}`;
 /** The completion's F3 merchant_ref: `CP` + a 64-bit digest of the pre-authorisation's (15 characters). */
@@ -129,7 +130,7 @@ export type PosPreAuthStatus =
   | 'completion_rejected'
   | 'completion_not_received';
 
-export const POS_PREAUTH_FINAL_STATUSES: readonly PosPreAuthStatus[] = [
+export const POS_PREAUTH_FINAL_STATUSES: readonly PosPreAuthStatus[] = pickFinal([
   'completed',
   'lapsed',
   'released',
@@ -140,7 +141,7 @@ export const POS_PREAUTH_FINAL_STATUSES: readonly PosPreAuthStatus[] = [
   'completion_declined',
   'completion_rejected',
   'completion_not_received',
-];
+]);
 
 export interface PosCompletionState {
   merchantRef: string;

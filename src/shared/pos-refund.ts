@@ -28,6 +28,7 @@ import {
 } from './pos-terminal';
 import type { InputIssue } from './input-error';
 import { lazy } from './lazy';
+import { pickFinal } from './final-statuses';
 
 /** The caller's id of one refund request: the same id is the same refund. */
 export const REFUND_REQUEST_ID_RULE = 'must be 1 to 100 letters, digits, "_", "-", "." or ":"';
@@ -101,14 +102,14 @@ export type PosRefundRefusal =
 /** The refund's own statuses come before the send (checking_original: F4 on the sale; reserving: its ledger) or instead of it (refused). */
 export type PosRefundStatus = 'validating' | 'checking_original' | 'reserving' | 'refused' | PosSendStatus;
 
-export const POS_REFUND_FINAL_STATUSES: readonly PosRefundStatus[] = [
+export const POS_REFUND_FINAL_STATUSES: readonly PosRefundStatus[] = pickFinal([
   'approved',
   'declined',
   'rejected',
   'refused',
   'not_received',
   'card_data_unavailable',
-];
+]);
 
 export interface PosRefundState {
   refundRequestId: string;

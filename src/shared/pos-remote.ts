@@ -11,6 +11,7 @@ import { requiredText } from './pos-card-fields';
 import { lazy, type Zod } from './lazy';
 import type { OutcomeResolution } from './outcome';
 import { merchantEventTargetSchema } from './merchant-event';
+import { pickFinal } from './final-statuses';
 
 const koboInteger = (z: Zod, min: number, minMessage: string) =>
   z
@@ -129,7 +130,7 @@ export const POS_REMOTE_PARKED_STATUSES = ['outcome_unknown', 'poll_error', 'exp
 /** The outcomes an operator may give a parked remote request (resolveOutcome). */
 export const POS_REMOTE_RESOLVE_OUTCOMES = ['success', 'failed', 'expired'] as const;
 
-export const POS_REMOTE_FINAL_STATUSES: readonly PosRemoteStatus[] = [
+export const POS_REMOTE_FINAL_STATUSES: readonly PosRemoteStatus[] = pickFinal([
   'success',
   'failed',
   'expired',
@@ -141,7 +142,7 @@ export const POS_REMOTE_FINAL_STATUSES: readonly PosRemoteStatus[] = [
   'success_after_cancel',
   'outcome_unknown',
   'not_sent',
-];
+]);
 
 /** E2's full record (status success | failed), as the API client parsed it. */
 export type PosRemoteRecord = Record<string, unknown> & {

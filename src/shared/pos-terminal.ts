@@ -21,6 +21,7 @@ import type { InputIssue } from './input-error';
 import { merchantRef, POS_CARD_FIELDS, posAccountType, posTransactionType, requiredText } from './pos-card-fields';
 import { lazy } from './lazy';
 import { merchantEventTargetSchema } from './merchant-event';
+import { pickFinal } from './final-statuses';
 
 export { MERCHANT_REF_MAX, POS_ACCOUNT_TYPES, POS_TRANSACTION_TYPES } from './pos-card-fields';
 
@@ -226,13 +227,13 @@ export type PosSendStatus =
 export type PosTransactionStatus = 'validating' | PosSendStatus;
 
 /** Final statuses. outcome_unknown is not one while the flow runs: it is parked, requerying and waiting for resolveOutcome. */
-export const POS_TRANSACTION_FINAL_STATUSES: readonly PosTransactionStatus[] = [
+export const POS_TRANSACTION_FINAL_STATUSES: readonly PosTransactionStatus[] = pickFinal([
   'approved',
   'declined',
   'rejected',
   'not_received',
   'card_data_unavailable',
-];
+]);
 
 /** The outcomes an operator may give resolveOutcome (src/shared/outcome.ts) for a POS sale. */
 export const POS_RESOLVE_OUTCOMES = ['approved', 'declined', 'not_received'] as const;

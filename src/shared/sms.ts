@@ -20,6 +20,7 @@ import { lazy, type Zod } from './lazy';
 import { durationMs } from './duration';
 import type { OutcomeResolution } from './outcome';
 import { merchantEventTargetSchema } from './merchant-event';
+import { pickFinal } from './final-statuses';
 
 // ---- Limits (the spec shows none for SMS: docs/choices.md) -----------------------------------
 
@@ -362,12 +363,12 @@ export type SmsSendStatus = 'validating' | 'sending' | 'sent' | 'partially_sent'
  * Final statuses: `sent` every number sent; `partially_sent` some sent, others not or unknown;
  * `not_sent` none sent and none unknown; `outcome_unknown` none proven sent, some unknown.
  */
-export const SMS_SEND_FINAL_STATUSES: readonly SmsSendStatus[] = [
+export const SMS_SEND_FINAL_STATUSES: readonly SmsSendStatus[] = pickFinal([
   'sent',
   'partially_sent',
   'not_sent',
   'outcome_unknown',
-];
+]);
 
 export type SmsBatchOutcome =
   | 'waiting'
@@ -582,14 +583,14 @@ export type SmsCampaignStatus =
   /** G2's answer was lost and G3 did not show one new campaign by that name: it may exist. Never created again. */
   | 'outcome_unknown';
 
-export const SMS_CAMPAIGN_FINAL_STATUSES: readonly SmsCampaignStatus[] = [
+export const SMS_CAMPAIGN_FINAL_STATUSES: readonly SmsCampaignStatus[] = pickFinal([
   'success',
   'failed',
   'rejected',
   'not_found',
   'still_pending',
   'outcome_unknown',
-];
+]);
 
 export type SmsCampaignStep =
   | { op: 'create'; attempt: number; outcome: 'created' | 'refused' | 'not_sent' | 'unknown'; detail?: string }

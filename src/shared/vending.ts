@@ -12,6 +12,7 @@ import type { OutcomeResolution } from './outcome';
 import { lazy } from './lazy';
 import { duration } from './duration';
 import { merchantEventTargetSchema } from './merchant-event';
+import { pickFinal } from './final-statuses';
 
 export const VendInputSchema = lazy('vending.VendInputSchema', (z) =>
   z.strictObject({
@@ -97,7 +98,7 @@ export type VendStatus =
 export const VEND_FIRST_STATUS: VendStatus = 'looking_up';
 
 /** Final statuses. outcome_unknown is not one while the flow runs: it is parked, requerying and waiting for resolveOutcome. */
-export const VEND_FINAL_STATUSES: readonly VendStatus[] = ['vended', 'failed', 'rejected', 'not_vended'];
+export const VEND_FINAL_STATUSES: readonly VendStatus[] = pickFinal(['vended', 'failed', 'rejected', 'not_vended']);
 
 /** The outcomes an operator may give resolveOutcome for a vend. */
 export const VEND_RESOLVE_OUTCOMES = ['vended', 'failed', 'not_vended'] as const;
