@@ -14,6 +14,7 @@ import {
   positiveInteger,
   type Reply,
   type RequestContext,
+  type RouteHandler,
   type RouteRow,
   type Router,
 } from './http';
@@ -344,31 +345,16 @@ function payUssd(store: PaymentStore, ref: string, phone = '08030000000'): Reply
   return ok({ paid: true, transaction_ref: p.ref });
 }
 
+const complete3ds: RouteHandler<DirectDeps> = ({ store }, { params }) => finish3ds(store, params.ref, 'complete');
+const fail3ds: RouteHandler<DirectDeps> = ({ store }, { params }) => finish3ds(store, params.ref, 'fail');
+
 const DIRECT_ROUTES: readonly RouteRow<DirectDeps>[] = [
-  {
-    method: 'POST',
-    path: '/transaction/initiate/process-payment',
-    group: 'direct',
-    fields: B1_FIELDS,
-    handle: initiatePayment,
-  },
-  { method: 'POST', path: '/transaction/payment/authorize', group: 'direct', fields: B2_FIELDS, handle: authorize },
-  { method: 'POST', path: '/transaction/validate-payment', group: 'direct', fields: B4_FIELDS, handle: validateBank },
-  { method: 'GET', path: '/3ds/{ref}', group: 'none', fields: { params: THREE_DS }, handle: challengePage },
-  {
-    method: 'POST',
-    path: '/3ds/{ref}/complete',
-    group: 'none',
-    fields: { params: THREE_DS },
-    handle: ({ store }, { params }) => finish3ds(store, params.ref, 'complete'),
-  },
-  {
-    method: 'POST',
-    path: '/3ds/{ref}/fail',
-    group: 'none',
-    fields: { params: THREE_DS },
-    handle: ({ store }, { params }) => finish3ds(store, params.ref, 'fail'),
-  },
+  ['POST', '/transaction/initiate/process-payment', 'direct', B1_FIELDS, initiatePayment],
+  ['POST', '/transaction/payment/authorize', 'direct', B2_FIELDS, authorize],
+  ['POST', '/transaction/validate-payment', 'direct', B4_FIELDS, validateBank],
+  ['GET', '/3ds/{ref}', 'none', { params: THREE_DS }, challengePage],
+  ['POST', '/3ds/{ref}/complete', 'none', { params: THREE_DS }, complete3ds],
+  ['POST', '/3ds/{ref}/fail', 'none', { params: THREE_DS }, fail3ds],
 ];
 
 export function registerDirect(router: Router, store: PaymentStore, publicUrl: () => string): DirectApi {

@@ -227,21 +227,21 @@ export class Router {
   }
 }
 
-/**
- * One row of an endpoint group's route table: the handler is a named function of the group's
- * dependencies and the request, so each route reads on its own.
- */
-export interface RouteRow<D> {
-  method: string;
-  path: string;
-  group: AuthGroup;
-  fields: RouteFields;
-  handle: (deps: D, ctx: RequestContext) => Reply | Promise<Reply>;
-}
+/** A route's handler: a named function of its endpoint group's state and the request. */
+export type RouteHandler<D> = (deps: D, ctx: RequestContext) => Reply | Promise<Reply>;
+/** One row of an endpoint group's route table: method, path, authentication group, fields, handler. */
+export type RouteRow<D> = readonly [
+  method: string,
+  path: string,
+  group: AuthGroup,
+  fields: RouteFields,
+  handle: RouteHandler<D>,
+];
 
 /** Registers a group's route table, in its order (the first matching route answers). */
 export function addRoutes<D>(router: Router, deps: D, rows: readonly RouteRow<D>[]): void {
-  for (const row of rows) router.add(row.method, row.path, row.group, row.fields, (ctx) => row.handle(deps, ctx));
+  for (const [method, path, group, fields, handle] of rows)
+    router.add(method, path, group, fields, (ctx) => handle(deps, ctx));
 }
 
 /**

@@ -547,24 +547,12 @@ function listMandates(book: MandateBook, { query }: RequestContext): Reply {
 }
 
 const MANDATE_ROUTES: readonly RouteRow<MandateBook>[] = [
-  { method: 'POST', path: '/transaction/mandate/create', group: 'mandate', fields: D1_FIELDS, handle: createMandate },
-  {
-    method: 'POST',
-    path: '/transaction/mandate/validate-otp',
-    group: 'mandate',
-    fields: D2_FIELDS,
-    handle: approveMandate,
-  },
-  { method: 'POST', path: '/transaction/mandate/resend-otp', group: 'mandate', fields: D6_FIELDS, handle: resendOtp },
-  { method: 'POST', path: '/transaction/mandate/debit', group: 'mandate', fields: D3_FIELDS, handle: debitMandate },
-  { method: 'POST', path: '/transaction/mandate/cancel', group: 'mandate', fields: D4_FIELDS, handle: cancelMandates },
-  {
-    method: 'GET',
-    path: '/transaction/mandate/get-mandates',
-    group: 'mandate',
-    fields: D5_FIELDS,
-    handle: listMandates,
-  },
+  ['POST', '/transaction/mandate/create', 'mandate', D1_FIELDS, createMandate],
+  ['POST', '/transaction/mandate/validate-otp', 'mandate', D2_FIELDS, approveMandate],
+  ['POST', '/transaction/mandate/resend-otp', 'mandate', D6_FIELDS, resendOtp],
+  ['POST', '/transaction/mandate/debit', 'mandate', D3_FIELDS, debitMandate],
+  ['POST', '/transaction/mandate/cancel', 'mandate', D4_FIELDS, cancelMandates],
+  ['GET', '/transaction/mandate/get-mandates', 'mandate', D5_FIELDS, listMandates],
 ];
 
 export function registerMandates(
