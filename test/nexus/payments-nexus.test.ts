@@ -9,7 +9,18 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { MANDATE_OTP, SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
+import { verifyReturnLink } from '../../src/config/return-links';
+import { NEXUS_CALLER_MEMO } from '../../src/nexus/caller';
 import { sealCardPaymentForNexus } from '../../src/nexus/payments-handler';
+import { sealMandateForNexus, sealMandateOtpForNexus, sealPosCompletionForNexus } from '../../src/nexus/sealing';
+import { mandateWorkflowId } from '../../src/shared/mandate';
+import { completionMerchantRef, posPreAuthStateQuery, posPreAuthWorkflowId } from '../../src/shared/pos-preauth';
+import { refundMerchantRef } from '../../src/shared/pos-refund';
+import type { PosTransactionInput } from '../../src/shared/pos-terminal';
+import { submitBankCode } from '../../src/starters/bank-payment';
+import { getDirectPaymentState } from '../../src/starters/payment-common';
+import { openPosTerminalSession, sealPosCardRead, type PosTerminalSession } from '../../src/starters/pos-terminal';
+import { cancelRecurring, firstPaymentCheckoutUrl, getRecurringState } from '../../src/starters/recurring';
 import { PAYMENTS_NEXUS_SERVICE } from '../../src/nexus/payments-service';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { PaymentFlow } from '../../src/shared/search-attributes';
@@ -17,13 +28,13 @@ import { posRemoteStateQuery, posRemoteWorkflowId, type PosRemoteResult } from '
 import { getCardPaymentState, submitOtp } from '../../src/starters/card-payment';
 import { getCheckoutState } from '../../src/starters/checkout';
 import { resolveParkedFlow } from '../../src/starters/ops';
-import { getMandateState, startMandate, submitMandateOtp } from '../../src/starters/mandate';
+import { getMandateState, startMandate } from '../../src/starters/mandate';
 import { cardPayment, electricityVend, newMandateRequest } from '../support/flow-inputs';
 import { historyTexts } from '../support/history';
 import { eventually } from '../support/polling';
 import { payCheckoutByCard } from '../support/sandbox-admin';
 import { devServerAddress, testConfig, useServices, workflowBundle } from '../support/stack';
-import { shortRef } from '../pos/sandbox';
+import { sandboxCard, shortRef } from '../pos/sandbox';
 import {
   cancelPaymentSignal,
   type CallerAnswer,
@@ -33,78 +44,105 @@ import {
 } from './fixtures/merchant-workflows';
 
 const MERCHANT_NAMESPACE = 'merchant';
+/** A second caller namespace with its own endpoint: it must not reach the first one's flows. */
+const OTHER_NAMESPACE = 'merchant-b';
 const COMPLETE_AFTER_MS = 60_000;
 const config = testConfig();
 const env = useServices(config, undefined, { sandbox: { posRemoteCompleteAfterMs: COMPLETE_AFTER_MS } });
 
 const fast = { pollIntervalMs: 200, heartbeatTimeout: '3s' } as const;
 
+/** A caller namespace: its endpoint (one per caller namespace, docs/nexus.md), its client and worker. */
+interface Caller {
+  namespace: string;
+  endpoint: string;
+  endpointId?: string;
+  taskQueue: string;
+  client: Client;
+  worker?: Worker;
+  running?: Promise<void>;
+  connection?: NativeConnection;
+}
+
 let connection: Connection;
+const callers: Caller[] = [];
 let merchant: Client;
-let merchantWorker: Worker;
-let merchantRunning: Promise<void>;
-let merchantWorkerConnection: NativeConnection;
-const merchantTaskQueue = `merchant-${randomUUID()}`;
-const endpoint = `payments-${randomUUID()}`;
-let endpointId: string | undefined;
+let merchantTaskQueue: string;
+let endpoint: string;
+let other: Caller;
 
 const until = <T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string) =>
   eventually(read, ok, { timeoutMs: 30_000, intervalMs: 100, description: what, ignoreErrors: true });
 
-beforeAll(async () => {
-  connection = await Connection.connect({ address: devServerAddress() });
+async function openCaller(namespace: string, bundle: Awaited<ReturnType<typeof workflowBundle>>): Promise<Caller> {
   await connection.workflowService
-    .registerNamespace({ namespace: MERCHANT_NAMESPACE, workflowExecutionRetentionPeriod: msToTs('1 day') })
+    .registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') })
     .catch((err: { code?: number }) => {
       if (err.code !== 6) throw err; // ALREADY_EXISTS: another file's run registered it
     });
+  const endpointName = `payments-${namespace}-${randomUUID()}`;
   const created = await connection.operatorService.createNexusEndpoint({
     spec: {
-      name: endpoint,
+      name: endpointName,
       target: { worker: { namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue } },
     },
   });
-  endpointId = created.endpoint?.id ?? undefined;
-  merchant = new Client({
-    connection,
-    namespace: MERCHANT_NAMESPACE,
-    dataConverter: createDataConverter(config.encryption),
-  });
-  merchantWorkerConnection = await NativeConnection.connect({ address: devServerAddress() });
-  const bundle = await workflowBundle(require.resolve('./fixtures/merchant-workflows'));
+  const caller: Caller = {
+    namespace,
+    endpoint: endpointName,
+    endpointId: created.endpoint?.id ?? undefined,
+    taskQueue: `${namespace}-${randomUUID()}`,
+    client: new Client({ connection, namespace, dataConverter: createDataConverter(config.encryption) }),
+  };
+  callers.push(caller);
+  caller.connection = await NativeConnection.connect({ address: devServerAddress() });
   // A namespace just registered reaches the server's namespace cache within seconds.
-  merchantWorker = await eventually(
+  caller.worker = await eventually(
     () =>
       Worker.create({
-        connection: merchantWorkerConnection,
-        namespace: MERCHANT_NAMESPACE,
-        taskQueue: merchantTaskQueue,
+        connection: caller.connection!,
+        namespace,
+        taskQueue: caller.taskQueue,
         workflowBundle: bundle,
         dataConverter: createDataConverter(config.encryption),
       }),
-    { timeoutMs: 30_000, intervalMs: 500, ignoreErrors: true, description: 'a worker in the merchant namespace' },
+    { timeoutMs: 30_000, intervalMs: 500, ignoreErrors: true, description: `a worker in the ${namespace} namespace` },
   );
-  merchantRunning = merchantWorker.run();
-}, 90_000);
+  caller.running = caller.worker.run();
+  return caller;
+}
+
+beforeAll(async () => {
+  connection = await Connection.connect({ address: devServerAddress() });
+  const bundle = await workflowBundle(require.resolve('./fixtures/merchant-workflows'));
+  const first = await openCaller(MERCHANT_NAMESPACE, bundle);
+  ({ client: merchant, taskQueue: merchantTaskQueue, endpoint } = first);
+  other = await openCaller(OTHER_NAMESPACE, bundle);
+}, 120_000);
 
 afterAll(async () => {
-  merchantWorker?.shutdown();
-  await merchantRunning?.catch(() => undefined);
-  await merchantWorkerConnection?.close();
-  if (endpointId) {
-    const got = await connection.operatorService.getNexusEndpoint({ id: endpointId });
-    await connection.operatorService.deleteNexusEndpoint({ id: endpointId, version: got.endpoint?.version });
+  for (const c of callers) {
+    c.worker?.shutdown();
+    await c.running?.catch(() => undefined);
+    await c.connection?.close();
+    if (c.endpointId) {
+      const got = await connection.operatorService.getNexusEndpoint({ id: c.endpointId });
+      await connection.operatorService.deleteNexusEndpoint({ id: c.endpointId, version: got.endpoint?.version });
+    }
   }
   await connection?.close();
 });
 
-/** Starts the merchant's caller workflow for one operation. */
-const call = (op: OpName, input: unknown): Promise<WorkflowHandle<typeof merchantPaysWorkflow>> =>
-  merchant.workflow.start<typeof merchantPaysWorkflow>('merchantPaysWorkflow', {
-    taskQueue: merchantTaskQueue,
+/** Starts the merchant's caller workflow for one operation (from the first caller namespace, or `by`). */
+const call = (op: OpName, input: unknown, by?: Caller): Promise<WorkflowHandle<typeof merchantPaysWorkflow>> =>
+  (by?.client ?? merchant).workflow.start<typeof merchantPaysWorkflow>('merchantPaysWorkflow', {
+    taskQueue: by?.taskQueue ?? merchantTaskQueue,
     workflowId: `merchant-${op}-${randomUUID()}`,
-    args: [endpoint, op, input],
+    args: [by?.endpoint ?? endpoint, op, input],
   });
+/** What the caller got back from one operation. */
+const answer = async (op: OpName, input: unknown, by?: Caller): Promise<CallerAnswer> =>
+  (await call(op, input, by)).result();
 
 const payments = () => env.services.client;
 
@@ -155,26 +193,282 @@ describe('the payments Nexus service, called from the merchant namespace', () =>
     expect(answer.outcome).toMatchObject({ status: 'success', amount: 150_000 });
   });
 
-  it('mandate debit: a debit of an approved VARIABLE mandate through the Update; the same key again is the same debit', async () => {
-    const request = newMandateRequest();
+  it('mandate: created with the BVN sealed, approved by a sealed OTP, debited; the same key after continue-as-new is the first debit; cancelled', async () => {
+    const request = newMandateRequest({ debitsPerRun: 1 }); // continues as new after each debit
     const { mandateRef } = request;
-    await startMandate(env.services.starters, request);
+    const sealed = await sealMandateForNexus(env.services.starters, request);
+    expect(JSON.stringify(sealed)).not.toContain(request.customer.bvn);
+    const created = await call('mandateCreate', sealed);
     await until(
       () => getMandateState(env.services.starters, mandateRef),
       (s) => s.status === 'awaiting_otp',
       'the mandate awaiting its OTP',
     );
-    expect((await submitMandateOtp(env.services.starters, mandateRef, MANDATE_OTP)).status).toBe('approved');
+    expect((await answer('mandateState', { mandateRef })).outcome).toMatchObject({ status: 'awaiting_otp' });
+    const otp = await answer(
+      'mandateOtp',
+      await sealMandateOtpForNexus(env.services.starters, mandateRef, MANDATE_OTP),
+    );
+    expect(otp.outcome).toMatchObject({ status: 'approved' });
+
+    const mandateFlow = payments().workflow.getHandle(mandateWorkflowId(mandateRef));
+    const firstRun = (await mandateFlow.describe()).runId;
     const debit = { mandateRef, amount: 500_000, idempotencyKey: `k-${randomUUID()}` };
-    const first = await (await call('mandateDebit', debit)).result();
-    expect(first.outcome).toMatchObject({ status: 'success', amount: 500_000 });
-    const again = await (await call('mandateDebit', debit)).result();
-    expect(again.outcome).toMatchObject({
-      status: 'success',
-      reference: (first.outcome as { reference: string }).reference,
+    const first = (await answer('mandateDebit', debit)).outcome as { status: string; reference: string };
+    expect(first).toMatchObject({ status: 'success', amount: 500_000 });
+    await until(
+      () => mandateFlow.describe(),
+      (d) => d.runId !== firstRun && d.status.name === 'RUNNING',
+      'the mandate continued as new',
+    );
+    // The Update id alone cannot find it now (a new run): the key carried into the debit does.
+    const again = await answer('mandateDebit', debit);
+    expect(again.failure).toBeUndefined();
+    expect(again.outcome).toMatchObject({ status: 'success', reference: first.reference, amount: 500_000 });
+    expect(await env.admin.ledger({ reference: first.reference })).toHaveLength(1);
+
+    const cancelled = await answer('mandateCancel', { mandateRef });
+    expect(cancelled.outcome).toMatchObject({ status: 'cancelled' });
+    expect((await created.result()).outcome).toMatchObject({ status: 'cancelled', mandateRef });
+    // Neither namespace's history holds the BVN or the OTP, raw or decoded.
+    for (const h of [created, mandateFlow]) {
+      const { raw, decoded, payloads } = await historyTexts(h, config.encryption);
+      expect(payloads).toBeGreaterThan(0);
+      for (const secret of [request.customer.bvn, `"${MANDATE_OTP}"`]) {
+        expect(raw).not.toContain(secret);
+        expect(decoded).not.toContain(secret);
+      }
+    }
+  });
+
+  it('a caller reaches only the flows it started: another namespace gets the answer of an unknown reference', async () => {
+    const request = newMandateRequest();
+    const { mandateRef } = request;
+    void call('mandateCreate', await sealMandateForNexus(env.services.starters, request));
+    await until(
+      () => getMandateState(env.services.starters, mandateRef),
+      (s) => s.status === 'awaiting_otp',
+      'the mandate awaiting its OTP',
+    );
+    await answer('mandateOtp', await sealMandateOtpForNexus(env.services.starters, mandateRef, MANDATE_OTP));
+    const unknownRef = `M${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const debit = (ref: string) => ({ mandateRef: ref, amount: 300_000, idempotencyKey: `k-${randomUUID()}` });
+    for (const [op, input] of [
+      ['mandateDebit', debit],
+      ['mandateState', (ref: string) => ({ mandateRef: ref })],
+      ['mandateCancel', (ref: string) => ({ mandateRef: ref })],
+    ] as [OpName, (ref: string) => unknown][]) {
+      const theirs = await answer(op, input(mandateRef), other);
+      const unknown = await answer(op, input(unknownRef), other);
+      expect(theirs.outcome).toBeUndefined();
+      expect(theirs.failure?.join(' | ')).toContain(
+        'mandateRef: no mandate by this reference was started through this endpoint',
+      );
+      expect(theirs.failure).toEqual(unknown.failure); // word for word: nothing tells them apart
+    }
+    // A mandate the starters created belongs to no Nexus caller either.
+    const byStarters = newMandateRequest();
+    await startMandate(env.services.starters, byStarters);
+    const refused = await answer('mandateState', { mandateRef: byStarters.mandateRef });
+    expect(refused.failure?.join(' | ')).toContain('no mandate by this reference was started through this endpoint');
+    // Nothing moved, and the owner still reaches its mandate.
+    expect(await getMandateState(env.services.starters, mandateRef)).toMatchObject({
+      status: 'approved',
+      debitCount: 0,
+      totalDebited: 0,
     });
-    const ledger = await env.admin.ledger({ reference: (first.outcome as { reference: string }).reference });
-    expect(ledger).toHaveLength(1);
+    expect((await answer('mandateState', { mandateRef })).outcome).toMatchObject({ status: 'approved', mandateRef });
+    const flow = await payments().workflow.getHandle(mandateWorkflowId(mandateRef)).describe();
+    expect(flow.memo?.[NEXUS_CALLER_MEMO]).toEqual({ endpoint, namespace: MERCHANT_NAMESPACE });
+    await answer('mandateCancel', { mandateRef });
+  });
+
+  it("a checkout's return link to /payments/return is signed by the handler, as the starters sign it", async () => {
+    const ref = `nx-rl-${randomUUID()}`;
+    const h = await call('checkoutPayment', {
+      transactionRef: ref,
+      amount: 250_000,
+      currency: 'NGN',
+      email: 'ada@example.com',
+      callbackUrl: 'https://pay.example.com/payments/return',
+    });
+    const flow = payments().workflow.getHandle(paymentWorkflowId(ref));
+    await until(
+      () => getCheckoutState(env.services.starters, ref),
+      (s) => Boolean(s.checkoutUrl),
+      'the checkout started',
+    );
+    const { decoded } = await historyTexts(flow, config.encryption);
+    const link = decoded.match(/https:\/\/pay\.example\.com\/payments\/return\?[^"\\]+/)?.[0];
+    expect(link).toBeDefined();
+    expect(verifyReturnLink(new URL(link!).searchParams, config.returnLinks.key)).toEqual({ reference: ref });
+    await flow.terminate('test over');
+    await h.terminate('test over');
+  });
+
+  it('bank payment: the payer sends the code through the starters meanwhile; the caller gets success', async () => {
+    const ref = `nx-bank-${randomUUID()}`;
+    const h = await call('bankPayment', {
+      transactionRef: ref,
+      amount: 250_000,
+      currency: 'NGN',
+      bank: { bankCode: '058', accountOrPhone: '0123456789' },
+      customer: { name: 'Ada Obi', email: 'ada@example.com' },
+    });
+    await until(
+      () => getDirectPaymentState(env.services.starters, ref),
+      (s) => s.status === 'awaiting_code',
+      'the bank debit awaiting its code',
+    );
+    await submitBankCode(env.services.starters, ref, SANDBOX_OTP);
+    expect((await h.result()).outcome).toMatchObject({ status: 'success', transactionRef: ref });
+    expect(await env.admin.ledger(ref)).toMatchObject([{ kind: 'bank_debit', amount: 250_000 }]);
+  });
+
+  it('USSD payment: the payer dials the code from the state; the caller gets success', async () => {
+    const ref = `nx-ussd-${randomUUID()}`;
+    const h = await call('ussdPayment', {
+      transactionRef: ref,
+      amount: 150_000,
+      currency: 'NGN',
+      bankCode: '058',
+      customer: { name: 'Ada Obi', email: 'ada@example.com' },
+    });
+    const waiting = await until(
+      () => getDirectPaymentState(env.services.starters, ref),
+      (s) => s.status === 'awaiting_payment',
+      'the USSD code',
+    );
+    expect(waiting.ussdCode).toMatch(/^\*058\*/);
+    await env.admin.payUssd(ref);
+    expect((await h.result()).outcome).toMatchObject({ status: 'success', transactionRef: ref });
+    expect(await env.admin.ledger(ref)).toMatchObject([{ kind: 'ussd', amount: 150_000 }]);
+  });
+
+  it("recurring plan and token charge: the plan's first payment tokenises, a charge of that token is one ledger entry, the plan's cancel ends it", async () => {
+    const planRef = `nx-plan-${randomUUID().slice(0, 8)}`;
+    const plan = await call('recurringPlan', {
+      planRef,
+      amount: 150_000,
+      currency: 'NGN',
+      email: 'ada@example.com',
+      intervalMs: 24 * 3600_000,
+    });
+    await payCheckoutByCard(await firstPaymentCheckoutUrl(env.services.starters, planRef));
+    const { tokenId } = await until(
+      () => getRecurringState(env.services.starters, planRef),
+      (s) => s.status === 'active',
+      'the plan active with its token',
+    );
+    const ref = `nx-tok-${randomUUID()}`;
+    const charge = await answer('tokenCharge', { reference: ref, tokenId, amount: 70_000, currency: 'NGN' });
+    expect(charge.failure).toBeUndefined();
+    expect(charge.outcome).toMatchObject({ status: 'success', charged: true });
+    expect(await env.admin.ledger(ref)).toMatchObject([{ kind: 'token_charge', amount: 70_000 }]);
+    await cancelRecurring(env.services.starters, planRef);
+    expect((await plan.result()).outcome).toMatchObject({ status: 'cancelled', tokenId });
+  });
+
+  it('SMS send: the caller gets the send result', async () => {
+    const reference = `nx-sms-${randomUUID()}`;
+    const sent = await answer('smsSend', {
+      reference,
+      sender_id: 'SHOP',
+      messages: ['2348011110001', '2348011110002'].map((p) => ({ phone_number: p, message: 'Your order has shipped' })),
+    });
+    expect(sent.failure).toBeUndefined();
+    expect(sent.outcome).toMatchObject({ status: 'sent', counts: { total: 2, sent: 2 } });
+    const bad = await answer('smsSend', { reference: `nx-sms-${randomUUID()}`, sender_id: 'SHOP', messages: [] });
+    expect(bad.failure?.join(' | ')).toMatch(/BAD_REQUEST.*messages/s);
+  });
+
+  describe('POS through Nexus, the card reads sealed in the caller backend', () => {
+    let session: PosTerminalSession;
+    beforeAll(async () => {
+      session = await openPosTerminalSession(env.services.starters, { serial_no: 'SN-0002' });
+    });
+    afterAll(() => session?.close());
+    const read = (ref: string, over: Partial<PosTransactionInput> = {}) =>
+      sandboxCard('0000', ref, session.terminalId, session.pinKey(), over);
+    const sealed = async <T>(r: PosTransactionInput | Record<string, unknown>): Promise<T> => {
+      const s = await sealPosCardRead<T>(env.services.starters, r as PosTransactionInput);
+      return s.input;
+    };
+
+    it('a sale (posTransaction), then its refund (posRefund): approved, one ledger entry each; no PAN in the caller history', async () => {
+      const saleRef = shortRef('nxs');
+      const saleRead = read(saleRef);
+      const sale = await call('posTransaction', await sealed(saleRead));
+      expect((await sale.result()).outcome).toMatchObject({ status: 'approved' });
+      const { merchant_ref: _m, transaction_type: _t, ...refundRead } = read('unused');
+      void [_m, _t];
+      const requestId = `rq-${saleRef}`;
+      const refund = await answer(
+        'posRefund',
+        await sealed({ ...refundRead, amount: 100_000, refund_request_id: requestId, original_merchant_ref: saleRef }),
+      );
+      expect(refund.failure).toBeUndefined();
+      expect(refund.outcome).toMatchObject({ status: 'approved', amount: 100_000 });
+      expect(await env.admin.ledger({ reference: refundMerchantRef(requestId) })).toMatchObject([
+        { kind: 'pos_refund', amount: 100_000 },
+      ]);
+      const { raw, decoded } = await historyTexts(sale, config.encryption);
+      expect(raw).not.toContain(saleRead.card_pan);
+      expect(decoded).not.toContain(saleRead.card_pan);
+    });
+
+    it('a pre-authorisation completed by its caller; another namespace can neither complete nor release it; a second one released', async () => {
+      /** The same card presented again: the read's card fields, fresh chip data. */
+      const completionRead = (amount: number) => {
+        const {
+          merchant_ref: _m,
+          transaction_type: _t,
+          terminal_id: _x,
+          currency: _c,
+          account_type: _a,
+          options: _o,
+          ...r
+        } = read('unused', { amount });
+        void [_m, _t, _x, _c, _a, _o];
+        return r;
+      };
+      const hold = async (ref: string) => {
+        const { transaction_type: _t, ...r } = read(ref, { amount: 300_000 });
+        void _t;
+        const h = await call('posPreAuth', await sealed(r));
+        await until(
+          () => payments().workflow.getHandle(posPreAuthWorkflowId(ref)).query(posPreAuthStateQuery),
+          (st) => st.status === 'held',
+          'the pre-authorisation held',
+        );
+        return h;
+      };
+      const ref = shortRef('nxp');
+      const held = await hold(ref);
+      const completion = await sealPosCompletionForNexus(env.services.starters, ref, completionRead(275_000));
+      const theirs = await answer('posPreAuthComplete', completion, other);
+      const unknown = await answer('posPreAuthComplete', { ...completion, merchantRef: shortRef('nxu') }, other);
+      expect(theirs.failure?.join(' | ')).toContain(
+        'merchantRef: no pre-authorisation by this reference was started through this endpoint',
+      );
+      expect(theirs.failure).toEqual(unknown.failure);
+      expect((await answer('posPreAuthRelease', { merchantRef: ref }, other)).failure).toEqual(
+        (await answer('posPreAuthRelease', { merchantRef: shortRef('nxu') }, other)).failure,
+      );
+      const accepted = await answer('posPreAuthComplete', completion);
+      expect(accepted.outcome).toMatchObject({ completionMerchantRef: completionMerchantRef(ref), amount: 275_000 });
+      expect((await held.result()).outcome).toMatchObject({
+        status: 'completed',
+        completion: { amount: 275_000, status: 'approved' },
+      });
+
+      const ref2 = shortRef('nxr');
+      const held2 = await hold(ref2);
+      expect((await answer('posPreAuthRelease', { merchantRef: ref2, reason: 'customer left' })).outcome).toMatchObject(
+        { releasedAt: expect.any(String) },
+      );
+      expect((await held2.result()).outcome).toMatchObject({ status: 'released', releaseReason: 'customer left' });
+    });
   });
 
   it('card: the caller passes a sealed card and the payer sends the OTP through the starters; no card number in either history', async () => {
