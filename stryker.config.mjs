@@ -168,7 +168,10 @@ const vending = {
 const posRemote = {
   ...inWorkflow,
   // Its send, its search for a lost request, its following and what a 404 decides; not its input, status and query plumbing.
-  mutate: functionLines('src/workflows/pos-remote.ts', 'create', 'searchLost', 'follow', 'afterNotFound'),
+  mutate: [
+    ...functionLines('src/workflows/pos-remote/send.ts', 'create', 'searchLost'),
+    ...functionLines('src/workflows/pos-remote/follow.ts', 'follow', 'afterNotFound'),
+  ],
   testFiles: ['test/pos/pos-remote-workflow.test.ts', 'test/pos/pos-remote-lifetime.test.ts'],
 };
 
