@@ -6,7 +6,18 @@ import type { CheckoutApi } from './checkout';
 import type { SandboxClock } from './clock';
 import { z } from 'zod';
 import { DYNAMIC_ACCOUNT_PREFIX } from './checkout';
-import { fail, ok, page, randomDigits, type Reply, type Router } from './http';
+import {
+  addRoutes,
+  fail,
+  ok,
+  page,
+  randomDigits,
+  type Reply,
+  type RequestContext,
+  type RouteHandler,
+  type RouteRow,
+  type Router,
+} from './http';
 import type { Ledger } from './ledger';
 import { WebhookDispatcher } from './webhooks';
 import {
@@ -184,225 +195,111 @@ function parseYmd(v: string): number | undefined {
   return Date.UTC(year, Number(m[2]) - 1, Number(m[3]));
 }
 
-export function registerVirtualAccounts(
-  router: Router,
-  deps: { clock: SandboxClock; ledger: Ledger; webhooks: WebhookDispatcher; checkout: CheckoutApi },
-  opts: VirtualAccountOptions,
-) {
-  const { clock, ledger, webhooks, checkout } = deps;
-  const accounts = new Map<string, Account>(); // by customer_identifier
-  const credits: Credit[] = []; // newest first
-  /** Error log rows by the notified reference, in insertion order. */
-  let freezeNextReason: string | undefined;
-  const errorLog = new Map<
-    string,
-    { id: string; payload: Record<string, unknown>; transaction_ref: string; previous_ref: string }
-  >();
+/** The fields of an unacknowledged notification the webhook error log keeps (after its hash), in C10's order. */
+const ERROR_LOG_FIELDS = [
+  'meta',
+  'channel',
+  'remarks',
+  'currency',
+  'fee_charged',
+  'sender_name',
+  'encrypted_body',
+  'settled_amount',
+  'principal_amount',
+  'transaction_date',
+  'customer_identifier',
+  'transaction_indicator',
+  'transaction_reference',
+  'virtual_account_number',
+] as const;
 
-  const byNumber = (n: string) => [...accounts.values()].find((a) => a.virtual_account_number === n);
-  const newAccountNumber = (): string => {
+interface ErrorLogRow {
+  id: string;
+  payload: Record<string, unknown>;
+  transaction_ref: string;
+  previous_ref: string;
+}
+
+const publicAccount = ({ mobile_num: _m, email: _e, ...a }: Account) => a;
+const publicCredit = ({ notified_reference: _n, session_id: _s, ...c }: Credit) => c;
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The accounts, their credits and the webhook error log: what the handlers and the admin API share. */
+class VirtualAccountBook {
+  readonly accounts = new Map<string, Account>(); // by customer_identifier
+  readonly credits: Credit[] = []; // newest first
+  /** Error log rows by the notified reference, in insertion order. */
+  readonly errorLog = new Map<string, ErrorLogRow>();
+  private freezeNextReason: string | undefined;
+
+  constructor(
+    readonly deps: { clock: SandboxClock; ledger: Ledger; webhooks: WebhookDispatcher; checkout: CheckoutApi },
+    private readonly opts: VirtualAccountOptions,
+  ) {}
+
+  byNumber(n: string): Account | undefined {
+    return [...this.accounts.values()].find((a) => a.virtual_account_number === n);
+  }
+
+  private newAccountNumber(): string {
     for (;;) {
       const n = `${VIRTUAL_ACCOUNT_PREFIX}${randomDigits(9)}`;
-      if (!byNumber(n) && !checkout.isDynamicAccount(n)) return n;
+      if (!this.byNumber(n) && !this.deps.checkout.isDynamicAccount(n)) return n;
     }
-  };
+  }
 
-  const commonChecks = (body: Record<string, unknown>): Reply | undefined => {
-    if (accounts.has(String(body.customer_identifier)))
+  /** C1 and C2's refusals: a customer identifier in use, a BVN whose details do not match. */
+  refusal(body: Record<string, unknown>): Reply | undefined {
+    if (this.accounts.has(String(body.customer_identifier)))
       return fail(400, 'Validation Failure, Customer identifier already exists');
     if (String(body.bvn) === MISMATCHED_BVN)
       return fail(400, 'Validation Failure, BVN details do not match the customer details');
     return undefined;
-  };
+  }
 
-  function create(body: Record<string, unknown>, first: string, last: string): Account {
-    const now = clock.iso();
+  create(body: Record<string, unknown>, first: string, last: string): Account {
+    const now = this.deps.clock.iso();
+    const beneficiary = body.beneficiary_account;
     const account: Account = {
       first_name: first,
       last_name: last,
       bank_code: '058',
-      virtual_account_number: newAccountNumber(),
-      beneficiary_account:
-        body.beneficiary_account === undefined || body.beneficiary_account === null
-          ? null
-          : String(body.beneficiary_account),
+      virtual_account_number: this.newAccountNumber(),
+      beneficiary_account: beneficiary === undefined || beneficiary === null ? null : String(beneficiary),
       customer_identifier: String(body.customer_identifier),
       mobile_num: String(body.mobile_num),
       email: typeof body.email === 'string' ? body.email : null,
       created_at: now,
       updated_at: now,
     };
-    accounts.set(account.customer_identifier, account);
+    this.accounts.set(account.customer_identifier, account);
     return account;
   }
-  const publicAccount = ({ mobile_num: _m, email: _e, ...a }: Account) => a;
-  const publicCredit = ({ notified_reference: _n, session_id: _s, ...c }: Credit) => c;
 
-  // C1.
-  router.add('POST', '/virtual-account', 'virtual-account', C1_FIELDS, ({ body }) => {
-    const invalid = commonChecks(body);
-    if (invalid) return invalid;
-    return ok(publicAccount(create(body, String(body.first_name), String(body.last_name))));
-  });
-
-  // C2.
-  router.add('POST', '/virtual-account/business', 'virtual-account', C2_FIELDS, ({ body }) => {
-    const invalid = commonChecks(body);
-    if (invalid) return invalid;
-    if (
-      body.beneficiary_account !== undefined &&
-      body.beneficiary_account !== null &&
-      !PARTNER_BANK_ACCOUNTS.includes(String(body.beneficiary_account))
-    ) {
-      return fail(424, `Validation Failure No record found for Account number-${String(body.beneficiary_account)}`, {
-        stringStatus: true,
-        data: {
-          first_name: null,
-          last_name: null,
-          bank_code: null,
-          virtual_account_number: null,
-          beneficiary_account: null,
-          customer_identifier: null,
-          created_at: MIN_TIMESTAMP,
-          updated_at: MIN_TIMESTAMP,
-        },
-      });
-    }
-    return ok(publicAccount(create(body, String(body.business_name), '')));
-  });
-
-  // C3, C4.
-  router.add(
-    'GET',
-    '/virtual-account/customer/transactions/{id}',
-    'virtual-account',
-    { params: pathParams('id') },
-    ({ params }) => ok(credits.filter((t) => t.customer.customer_identifier === params.id).map(publicCredit)),
-  );
-  router.add('GET', '/virtual-account/merchant/transactions', 'virtual-account', {}, () =>
-    ok(credits.map(publicCredit)),
-  );
-
-  // C5.
-  router.add('GET', '/virtual-account/merchant/transactions/all', 'virtual-account', C5_FIELDS, ({ query }) => {
-    const va = query.get('virtualAccount');
-    const dir = query.get('dir');
-    const start = query.get('startDate');
-    const end = query.get('endDate');
-    const startT = start === null ? undefined : parseMdy(start);
-    const endT = end === null ? undefined : parseMdy(end);
-    const ci = query.get('customerIdentifier');
-    const ref = query.get('transactionReference');
-    const session = query.get('session_id');
-    let rows = credits.filter((t) => {
-      const at = Date.parse(t.transaction_date);
-      return (
-        (!va || t.virtual_account_number === va) &&
-        (!ci || t.customer.customer_identifier === ci) &&
-        (!ref || t.transaction_reference === ref) &&
-        (!session || t.session_id === session) &&
-        (startT === undefined || at >= startT) &&
-        (endT === undefined || at < endT + 24 * 3600 * 1000)
-      );
-    });
-    if (dir === 'ASC') rows = [...rows].reverse();
-    const out = rows.map((t) => ({
-      ...publicCredit(t),
-      alerted_merchant: !errorLog.has(t.notified_reference),
-      merchant_settlement_date: t.transaction_date,
-    }));
-    return ok({ count: out.length, rows: page(out, query.get('page'), query.get('perPage'), 20), query: {} });
-  });
-
-  // C6.
-  const byAccountNumber = { params: pathParams({ number: matching(TEN_DIGITS, 'must be 10 digits') }) };
-  router.add('GET', '/virtual-account/customer/{number}', 'virtual-account', byAccountNumber, ({ params }) => {
-    const a = byNumber(params.number);
+  /** C9: credits the account and notifies the merchant (E-2). */
+  simulate(body: Record<string, unknown>, key: string): Reply {
+    const a = this.byNumber(String(body.virtual_account_number));
     if (!a) return fail(404, 'Virtual account not found');
-    return ok({
-      first_name: a.first_name,
-      last_name: a.last_name,
-      mobile_num: a.mobile_num,
-      email: a.email,
-      customer_identifier: a.customer_identifier,
-      virtual_account_number: a.virtual_account_number,
-    });
-  });
-
-  // C8.
-  router.add('GET', '/virtual-account/merchant/accounts', 'virtual-account', C8_FIELDS, ({ query }) => {
-    const start = query.get('startDate');
-    const end = query.get('EndDate') ?? query.get('endDate');
-    const startT = start ? parseYmd(start) : undefined;
-    const endT = end ? parseYmd(end) : undefined;
-    const rows = [...accounts.values()]
-      .filter(
-        (a) =>
-          (startT === undefined || Date.parse(a.created_at) >= startT) &&
-          (endT === undefined || Date.parse(a.created_at) < endT + 24 * 3600 * 1000),
-      )
-      .map((a) => ({
-        bank_code: a.bank_code,
-        virtual_account_number: a.virtual_account_number,
-        beneficiary_account: a.beneficiary_account,
-        created_at: a.created_at,
-        updated_at: a.updated_at,
-        customer: { first_name: a.first_name, last_name: a.last_name, customer_identifier: a.customer_identifier },
-      }));
-    return ok(page(rows, query.get('page'), query.get('perPage'), 100));
-  });
-
-  // C10.
-  router.add('GET', '/virtual-account/webhook/logs', 'virtual-account', C10_FIELDS, ({ query }) => {
-    const rows = [...errorLog.values()].slice(0, 100).map(({ previous_ref: _p, ...r }) => r);
-    return ok({ count: rows.length, rows: page(rows, query.get('page'), query.get('perPage'), 100) });
-  });
-
-  // C11: by the reference the notification carried (the previous format is accepted too).
-  router.add(
-    'DELETE',
-    '/virtual-account/webhook/logs/{ref}',
-    'virtual-account',
-    { params: pathParams('ref') },
-    ({ params }) => {
-      for (const [key, row] of errorLog) {
-        if (key === params.ref || row.previous_ref === params.ref) {
-          errorLog.delete(key);
-          return ok(1);
-        }
-      }
-      return ok(0, 'No error-log entry for that reference');
-    },
-  );
-
-  // C7 (after the fixed paths above, so /merchant/... and /customer/... are not read as identifiers).
-  router.add('GET', '/virtual-account/{id}', 'virtual-account', { params: pathParams('id') }, ({ params }) => {
-    const a = accounts.get(params.id);
-    return a ? ok(publicAccount(a)) : fail(404, 'Virtual account not found');
-  });
-
-  // C9 and A2.
-  router.add('POST', '/virtual-account/simulate/payment', 'virtual-account', C9_FIELDS, ({ body, secretKey }) => {
-    if (body.dva === true || body.dva === 'true') return checkout.simulateTransfer(body);
-    const number = String(body.virtual_account_number);
-    if (!byNumber(number) && checkout.isDynamicAccount(number)) return checkout.simulateTransfer(body);
-    return simulate(body, secretKey);
-  });
-
-  function simulate(body: Record<string, unknown>, key: string): Reply {
-    const a = byNumber(String(body.virtual_account_number));
-    if (!a) return fail(404, 'Virtual account not found');
+    const amount = body.amount;
     const principal =
-      body.amount === undefined || body.amount === null || body.amount === ''
-        ? DEFAULT_SIMULATED_AMOUNT
-        : String(body.amount);
-    const kobo = Math.round(Number(principal) * 100);
+      amount === undefined || amount === null || amount === '' ? DEFAULT_SIMULATED_AMOUNT : String(amount);
+    const credit = this.credit(a, Math.round(Number(principal) * 100));
+    this.credits.unshift(credit);
+    this.deps.ledger.record('va_credit', credit.transaction_reference, credit.principal_amount, 'NGN');
+    const url = this.opts.webhookUrlFor(key);
+    if (url) this.notify(url, a, credit, key);
+    return { status: 200, body: { success: true, message: 'Success', data: {} } };
+  }
+
+  private credit(a: Account, kobo: number): Credit {
+    const clock = this.deps.clock;
     const feeKobo = Math.min(Math.round(kobo / 200), 10_000); // the sandbox's fee: 0.5 %, capped at 100.00
     const previousRef = `REF${clock.now()}${randomDigits(6)}`;
-    const notifiedRef = opts.version === 3 ? `V3${randomUUID().replace(/-/g, '').toUpperCase()}` : previousRef;
-    const credit: Credit = {
+    const frozenFor = this.freezeNextReason;
+    this.freezeNextReason = undefined;
+    return {
       transaction_reference: previousRef,
-      notified_reference: notifiedRef,
+      notified_reference: this.opts.version === 3 ? `V3${randomUUID().replace(/-/g, '').toUpperCase()}` : previousRef,
       session_id: `100004${randomDigits(24)}`,
       virtual_account_number: a.virtual_account_number,
       principal_amount: fmt(kobo),
@@ -413,105 +310,247 @@ export function registerVirtualAccounts(
       remarks: 'Transfer from SANDBOX SENDER',
       currency: 'NGN',
       frozen_transaction:
-        freezeNextReason === undefined
+        frozenFor === undefined
           ? null
-          : { freeze_transaction_ref: `FRZ${clock.now()}${randomDigits(4)}`, reason: freezeNextReason },
+          : { freeze_transaction_ref: `FRZ${clock.now()}${randomDigits(4)}`, reason: frozenFor },
       customer: { customer_identifier: a.customer_identifier },
     };
-    freezeNextReason = undefined;
-    credits.unshift(credit);
-    ledger.record('va_credit', previousRef, credit.principal_amount, 'NGN');
-    const url = opts.webhookUrlFor(key);
-    if (url) notify(url, a, credit, key);
-    return { status: 200, body: { success: true, message: 'Success', data: {} } };
   }
 
-  function notify(url: string, a: Account, c: Credit, key: string): void {
-    const v = opts.version;
-    const body: Record<string, unknown> = {
-      transaction_reference: c.notified_reference,
-      virtual_account_number: c.virtual_account_number,
-      principal_amount: c.principal_amount,
-      settled_amount: c.settled_amount,
-      fee_charged: c.fee_charged,
-      transaction_date: c.transaction_date,
-      customer_identifier: a.customer_identifier,
-      transaction_indicator: 'C',
-      remarks: c.remarks,
-      currency: c.currency,
-      channel: 'virtual-account',
-      sender_name: 'SANDBOX SENDER',
-      meta: {
-        freeze_transaction_ref: c.frozen_transaction?.freeze_transaction_ref ?? null,
-        reason_for_frozen_transaction: c.frozen_transaction?.reason ?? null,
-      },
-      // Opaque here: the spec does not show how encrypted_body is made, so it cannot be checked.
-      encrypted_body: Buffer.from(`${c.notified_reference}:${randomUUID()}`).toString('base64'),
-      ...(v === 1
-        ? {}
-        : {
-            version: `v${v}`,
-            first_name: a.first_name,
-            last_name: a.last_name,
-            prefix: 'SBX',
-            session_id: c.session_id,
-            masked_sender_account_number: `012****${randomDigits(3)}`,
-            transaction_uuid: randomUUID(),
-          }),
-    };
+  private notify(url: string, a: Account, c: Credit, key: string): void {
+    const v = this.opts.version;
+    const body = notification(v, a, c);
     const sign = (raw: Buffer) =>
       v === 1 ? WebhookDispatcher.hmac(key, raw).toUpperCase() : WebhookDispatcher.hmac(key, signedValues(body));
     let signature = '';
-    webhooks.sendVirtualAccount(url, c.notified_reference, body, (raw) => (signature = sign(raw)), {
+    const ref = c.notified_reference;
+    this.deps.webhooks.sendVirtualAccount(url, ref, body, (raw) => (signature = sign(raw)), {
       onUnacknowledged: () => {
-        if (errorLog.has(c.notified_reference)) return;
-        const payload: Record<string, unknown> = {
-          hash: signature,
-          meta: body.meta,
-          channel: body.channel,
-          remarks: body.remarks,
-          currency: body.currency,
-          fee_charged: body.fee_charged,
-          sender_name: body.sender_name,
-          encrypted_body: body.encrypted_body,
-          settled_amount: body.settled_amount,
-          principal_amount: body.principal_amount,
-          transaction_date: body.transaction_date,
-          customer_identifier: body.customer_identifier,
-          transaction_indicator: body.transaction_indicator,
-          transaction_reference: body.transaction_reference,
-          virtual_account_number: body.virtual_account_number,
-        };
-        errorLog.set(c.notified_reference, {
+        if (this.errorLog.has(ref)) return;
+        const payload = { hash: signature, ...Object.fromEntries(ERROR_LOG_FIELDS.map((f) => [f, body[f]])) };
+        this.errorLog.set(ref, {
           id: randomUUID(),
           payload,
-          transaction_ref: c.notified_reference,
+          transaction_ref: ref,
           previous_ref: c.transaction_reference,
         });
       },
       // Once the merchant deleted the entry (C11) it has its record: no more retries.
-      keepRetrying: () => errorLog.has(c.notified_reference),
+      keepRetrying: () => this.errorLog.has(ref),
     });
   }
 
+  accountCount(): number {
+    return this.accounts.size;
+  }
+
+  /** Admin: the next simulated credit is frozen (the service holds the funds) with this reason. */
+  freezeNext(reason: string): void {
+    this.freezeNextReason = reason;
+  }
+
+  /** Admin: releases a frozen credit (C5 then shows frozen_transaction null). False when no frozen credit has the reference. */
+  release(reference: string): boolean {
+    const c = this.credits.find(
+      (t) =>
+        (t.transaction_reference === reference || t.notified_reference === reference) && t.frozen_transaction !== null,
+    );
+    if (!c) return false;
+    c.frozen_transaction = null;
+    return true;
+  }
+}
+
+/** E-2's body for a credit, in the configured signing version. */
+function notification(v: 1 | 2 | 3, a: Account, c: Credit): Record<string, unknown> {
   return {
-    accountCount: () => accounts.size,
-    /** Admin: the next simulated credit is frozen (the service holds the funds) with this reason. */
-    freezeNext(reason: string): void {
-      freezeNextReason = reason;
+    transaction_reference: c.notified_reference,
+    virtual_account_number: c.virtual_account_number,
+    principal_amount: c.principal_amount,
+    settled_amount: c.settled_amount,
+    fee_charged: c.fee_charged,
+    transaction_date: c.transaction_date,
+    customer_identifier: a.customer_identifier,
+    transaction_indicator: 'C',
+    remarks: c.remarks,
+    currency: c.currency,
+    channel: 'virtual-account',
+    sender_name: 'SANDBOX SENDER',
+    meta: {
+      freeze_transaction_ref: c.frozen_transaction?.freeze_transaction_ref ?? null,
+      reason_for_frozen_transaction: c.frozen_transaction?.reason ?? null,
     },
-    /** Admin: releases a frozen credit (C5 then shows frozen_transaction null). False when no frozen credit has the reference. */
-    release(reference: string): boolean {
-      const c = credits.find(
-        (t) =>
-          (t.transaction_reference === reference || t.notified_reference === reference) &&
-          t.frozen_transaction !== null,
-      );
-      if (!c) return false;
-      c.frozen_transaction = null;
-      return true;
-    },
+    // Opaque here: the spec does not show how encrypted_body is made, so it cannot be checked.
+    encrypted_body: Buffer.from(`${c.notified_reference}:${randomUUID()}`).toString('base64'),
+    ...(v === 1
+      ? {}
+      : {
+          version: `v${v}`,
+          first_name: a.first_name,
+          last_name: a.last_name,
+          prefix: 'SBX',
+          session_id: c.session_id,
+          masked_sender_account_number: `012****${randomDigits(3)}`,
+          transaction_uuid: randomUUID(),
+        }),
   };
 }
 
-export type VirtualAccountsApi = ReturnType<typeof registerVirtualAccounts>;
+/** C1: a B2C account. */
+function createCustomerAccount(book: VirtualAccountBook, { body }: RequestContext): Reply {
+  return book.refusal(body) ?? ok(publicAccount(book.create(body, String(body.first_name), String(body.last_name))));
+}
+
+/** C2: a B2B account, settling to a partner-bank account when one is named. */
+function createBusinessAccount(book: VirtualAccountBook, { body }: RequestContext): Reply {
+  const refused = book.refusal(body);
+  if (refused) return refused;
+  const beneficiary = body.beneficiary_account;
+  if (beneficiary !== undefined && beneficiary !== null && !PARTNER_BANK_ACCOUNTS.includes(String(beneficiary))) {
+    return fail(424, `Validation Failure No record found for Account number-${String(beneficiary)}`, {
+      stringStatus: true,
+      data: {
+        first_name: null,
+        last_name: null,
+        bank_code: null,
+        virtual_account_number: null,
+        beneficiary_account: null,
+        customer_identifier: null,
+        created_at: MIN_TIMESTAMP,
+        updated_at: MIN_TIMESTAMP,
+      },
+    });
+  }
+  return ok(publicAccount(book.create(body, String(body.business_name), '')));
+}
+
+/** C3: one customer's credits. */
+const customerCredits: RouteHandler<VirtualAccountBook> = ({ credits }, { params }) =>
+  ok(credits.filter((t) => t.customer.customer_identifier === params.id).map(publicCredit));
+
+/** C4: every credit. */
+const merchantCredits: RouteHandler<VirtualAccountBook> = ({ credits }) => ok(credits.map(publicCredit));
+
+/** C5: the credits, filtered, a page at a time. */
+function searchCredits({ credits, errorLog }: VirtualAccountBook, { query }: RequestContext): Reply {
+  const get = (name: string) => query.get(name) || undefined;
+  const [va, ci, ref, session] = ['virtualAccount', 'customerIdentifier', 'transactionReference', 'session_id'].map(
+    get,
+  );
+  const start = query.get('startDate');
+  const end = query.get('endDate');
+  const startT = start === null ? undefined : parseMdy(start);
+  const endT = end === null ? undefined : parseMdy(end);
+  let rows = credits.filter((t) => {
+    const at = Date.parse(t.transaction_date);
+    return (
+      (!va || t.virtual_account_number === va) &&
+      (!ci || t.customer.customer_identifier === ci) &&
+      (!ref || t.transaction_reference === ref) &&
+      (!session || t.session_id === session) &&
+      (startT === undefined || at >= startT) &&
+      (endT === undefined || at < endT + DAY_MS)
+    );
+  });
+  if (query.get('dir') === 'ASC') rows = [...rows].reverse();
+  const out = rows.map((t) => ({
+    ...publicCredit(t),
+    alerted_merchant: !errorLog.has(t.notified_reference),
+    merchant_settlement_date: t.transaction_date,
+  }));
+  return ok({ count: out.length, rows: page(out, query.get('page'), query.get('perPage'), 20), query: {} });
+}
+
+/** C6: an account by its number. */
+function accountByNumber(book: VirtualAccountBook, { params }: RequestContext): Reply {
+  const a = book.byNumber(params.number);
+  if (!a) return fail(404, 'Virtual account not found');
+  const { first_name, last_name, mobile_num, email, customer_identifier, virtual_account_number } = a;
+  return ok({ first_name, last_name, mobile_num, email, customer_identifier, virtual_account_number });
+}
+
+/** C8: the accounts created between two days, a page at a time. */
+function listAccounts({ accounts }: VirtualAccountBook, { query }: RequestContext): Reply {
+  const start = query.get('startDate');
+  const end = query.get('EndDate') ?? query.get('endDate');
+  const startT = start ? parseYmd(start) : undefined;
+  const endT = end ? parseYmd(end) : undefined;
+  const rows = [...accounts.values()]
+    .filter(
+      (a) =>
+        (startT === undefined || Date.parse(a.created_at) >= startT) &&
+        (endT === undefined || Date.parse(a.created_at) < endT + DAY_MS),
+    )
+    .map((a) => ({
+      bank_code: a.bank_code,
+      virtual_account_number: a.virtual_account_number,
+      beneficiary_account: a.beneficiary_account,
+      created_at: a.created_at,
+      updated_at: a.updated_at,
+      customer: { first_name: a.first_name, last_name: a.last_name, customer_identifier: a.customer_identifier },
+    }));
+  return ok(page(rows, query.get('page'), query.get('perPage'), 100));
+}
+
+/** C10: the unacknowledged notifications. */
+function webhookLogs({ errorLog }: VirtualAccountBook, { query }: RequestContext): Reply {
+  const rows = [...errorLog.values()].slice(0, 100).map(({ previous_ref: _p, ...r }) => r);
+  return ok({ count: rows.length, rows: page(rows, query.get('page'), query.get('perPage'), 100) });
+}
+
+/** C11: by the reference the notification carried (the previous format is accepted too). */
+function deleteWebhookLog({ errorLog }: VirtualAccountBook, { params }: RequestContext): Reply {
+  for (const [key, row] of errorLog) {
+    if (key === params.ref || row.previous_ref === params.ref) {
+      errorLog.delete(key);
+      return ok(1);
+    }
+  }
+  return ok(0, 'No error-log entry for that reference');
+}
+
+/** C7: an account by its customer identifier. */
+const accountById: RouteHandler<VirtualAccountBook> = ({ accounts }, { params }) => {
+  const a = accounts.get(params.id);
+  return a ? ok(publicAccount(a)) : fail(404, 'Virtual account not found');
+};
+
+/** C9, and A2 for a checkout's dynamic account. */
+function simulatePayment(book: VirtualAccountBook, { body, secretKey }: RequestContext): Reply {
+  const checkout = book.deps.checkout;
+  if (body.dva === true || body.dva === 'true') return checkout.simulateTransfer(body);
+  const number = String(body.virtual_account_number);
+  if (!book.byNumber(number) && checkout.isDynamicAccount(number)) return checkout.simulateTransfer(body);
+  return book.simulate(body, secretKey);
+}
+
+const ID = { params: pathParams('id') };
+const BY_NUMBER = { params: pathParams({ number: matching(TEN_DIGITS, 'must be 10 digits') }) };
+
+const VIRTUAL_ACCOUNT_ROUTES: readonly RouteRow<VirtualAccountBook>[] = [
+  ['POST', '/virtual-account', 'virtual-account', C1_FIELDS, createCustomerAccount],
+  ['POST', '/virtual-account/business', 'virtual-account', C2_FIELDS, createBusinessAccount],
+  ['GET', '/virtual-account/customer/transactions/{id}', 'virtual-account', ID, customerCredits],
+  ['GET', '/virtual-account/merchant/transactions', 'virtual-account', {}, merchantCredits],
+  ['GET', '/virtual-account/merchant/transactions/all', 'virtual-account', C5_FIELDS, searchCredits],
+  ['GET', '/virtual-account/customer/{number}', 'virtual-account', BY_NUMBER, accountByNumber],
+  ['GET', '/virtual-account/merchant/accounts', 'virtual-account', C8_FIELDS, listAccounts],
+  ['GET', '/virtual-account/webhook/logs', 'virtual-account', C10_FIELDS, webhookLogs],
+  ['DELETE', '/virtual-account/webhook/logs/{ref}', 'virtual-account', { params: pathParams('ref') }, deleteWebhookLog],
+  // C7 after the fixed paths above, so /merchant/... and /customer/... are not read as identifiers.
+  ['GET', '/virtual-account/{id}', 'virtual-account', ID, accountById],
+  ['POST', '/virtual-account/simulate/payment', 'virtual-account', C9_FIELDS, simulatePayment],
+];
+
+export function registerVirtualAccounts(
+  router: Router,
+  deps: { clock: SandboxClock; ledger: Ledger; webhooks: WebhookDispatcher; checkout: CheckoutApi },
+  opts: VirtualAccountOptions,
+): VirtualAccountsApi {
+  const book = new VirtualAccountBook(deps, opts);
+  addRoutes(router, book, VIRTUAL_ACCOUNT_ROUTES);
+  return book;
+}
+
+/** What the admin API does with the virtual accounts. */
+export type VirtualAccountsApi = Pick<VirtualAccountBook, 'accountCount' | 'freezeNext' | 'release'>;
