@@ -17,7 +17,13 @@ import {
   type OperationTraits,
   type ValidationIssue,
 } from './errors';
-import { OPERATIONS, type OperationData, type OperationName, type OperationRequest } from './operations';
+import {
+  OPERATION_NAMES,
+  OPERATIONS,
+  type OperationData,
+  type OperationName,
+  type OperationRequest,
+} from './operations';
 import { resolvePaths, type ApiPaths } from './paths';
 import { redactBody } from './redact';
 import { HttpTransport, TransportFailure, type CallOptions, type RawResponse } from './transport';
@@ -75,14 +81,21 @@ export interface ApiResult<T> {
   operation: OperationName;
 }
 
-type Method<N extends OperationName> = (
-  req: OperationRequest<N>,
-  opts?: CallOptions,
-) => Promise<ApiResult<OperationData<N>>>;
-type NoInputMethod<N extends OperationName> = (
-  req?: EmptyRequest,
-  opts?: CallOptions,
-) => Promise<ApiResult<OperationData<N>>>;
+/** The operations of one group of the table (`sms` for `sms.send`, `sms.createCampaign`, ...). */
+export type OperationGroup = OperationName extends `${infer G}.${string}` ? G : never;
+
+/** One operation as a method: its request (optional when the operation takes none) and the call's options. */
+export type ClientMethod<N extends OperationName> = [OperationRequest<N>, EmptyRequest] extends [
+  EmptyRequest,
+  OperationRequest<N>,
+]
+  ? (req?: EmptyRequest, opts?: CallOptions) => Promise<ApiResult<OperationData<N>>>
+  : (req: OperationRequest<N>, opts?: CallOptions) => Promise<ApiResult<OperationData<N>>>;
+
+/** A group's methods, derived from the table: `client.sms.send` is the operation `sms.send`. */
+export type ClientGroup<G extends OperationGroup> = {
+  [N in OperationName as N extends `${G}.${infer M}` ? M : never]: ClientMethod<N>;
+};
 
 interface Envelope {
   bodyStatus: number | string | undefined;
@@ -192,135 +205,34 @@ export class PaymentsClient {
   }
 
   /** A. Hosted checkout. */
-  readonly checkout: { initiate: Method<'checkout.initiate'>; simulateTransfer: Method<'checkout.simulateTransfer'> } =
-    {
-      initiate: (req, opts) => this.call('checkout.initiate', req, opts),
-      simulateTransfer: (req, opts) => this.call('checkout.simulateTransfer', req, opts),
-    };
-
+  readonly checkout = this.group('checkout');
   /** A3-A5. Recurring card tokens. */
-  readonly tokens: { charge: Method<'tokens.charge'>; cancel: Method<'tokens.cancel'> } = {
-    charge: (req, opts) => this.call('tokens.charge', req, opts),
-    cancel: (req, opts) => this.call('tokens.cancel', req, opts),
-  };
-
+  readonly tokens = this.group('tokens');
   /** A6 and verify. */
-  readonly transactions: { query: Method<'transactions.query'>; verify: Method<'transactions.verify'> } = {
-    query: (req, opts) => this.call('transactions.query', req, opts),
-    verify: (req, opts) => this.call('transactions.verify', req, opts),
-  };
-
+  readonly transactions = this.group('transactions');
   /** B. Direct API. */
-  readonly direct: {
-    chargeCard: Method<'direct.chargeCard'>;
-    authorizeCard: Method<'direct.authorizeCard'>;
-    chargeBank: Method<'direct.chargeBank'>;
-    validateBank: Method<'direct.validateBank'>;
-    initiateUssd: Method<'direct.initiateUssd'>;
-  } = {
-    chargeCard: (req, opts) => this.call('direct.chargeCard', req, opts),
-    authorizeCard: (req, opts) => this.call('direct.authorizeCard', req, opts),
-    chargeBank: (req, opts) => this.call('direct.chargeBank', req, opts),
-    validateBank: (req, opts) => this.call('direct.validateBank', req, opts),
-    initiateUssd: (req, opts) => this.call('direct.initiateUssd', req, opts),
-  };
-
+  readonly direct = this.group('direct');
   /** C. Virtual accounts. */
-  readonly virtualAccounts: {
-    createCustomer: Method<'virtualAccounts.createCustomer'>;
-    createBusiness: Method<'virtualAccounts.createBusiness'>;
-    customerTransactions: Method<'virtualAccounts.customerTransactions'>;
-    merchantTransactions: NoInputMethod<'virtualAccounts.merchantTransactions'>;
-    merchantTransactionsFiltered: Method<'virtualAccounts.merchantTransactionsFiltered'>;
-    customerByAccountNumber: Method<'virtualAccounts.customerByAccountNumber'>;
-    accountByCustomerIdentifier: Method<'virtualAccounts.accountByCustomerIdentifier'>;
-    merchantAccounts: Method<'virtualAccounts.merchantAccounts'>;
-    simulatePayment: Method<'virtualAccounts.simulatePayment'>;
-    webhookErrorLog: Method<'virtualAccounts.webhookErrorLog'>;
-    deleteWebhookErrorLog: Method<'virtualAccounts.deleteWebhookErrorLog'>;
-  } = {
-    createCustomer: (req, opts) => this.call('virtualAccounts.createCustomer', req, opts),
-    createBusiness: (req, opts) => this.call('virtualAccounts.createBusiness', req, opts),
-    customerTransactions: (req, opts) => this.call('virtualAccounts.customerTransactions', req, opts),
-    merchantTransactions: (req, opts) => this.call('virtualAccounts.merchantTransactions', req ?? {}, opts),
-    merchantTransactionsFiltered: (req, opts) => this.call('virtualAccounts.merchantTransactionsFiltered', req, opts),
-    customerByAccountNumber: (req, opts) => this.call('virtualAccounts.customerByAccountNumber', req, opts),
-    accountByCustomerIdentifier: (req, opts) => this.call('virtualAccounts.accountByCustomerIdentifier', req, opts),
-    merchantAccounts: (req, opts) => this.call('virtualAccounts.merchantAccounts', req, opts),
-    simulatePayment: (req, opts) => this.call('virtualAccounts.simulatePayment', req, opts),
-    webhookErrorLog: (req, opts) => this.call('virtualAccounts.webhookErrorLog', req, opts),
-    deleteWebhookErrorLog: (req, opts) => this.call('virtualAccounts.deleteWebhookErrorLog', req, opts),
-  };
-
+  readonly virtualAccounts = this.group('virtualAccounts');
   /** D. Direct debit mandates. */
-  readonly mandates: {
-    create: Method<'mandates.create'>;
-    validateOtp: Method<'mandates.validateOtp'>;
-    debit: Method<'mandates.debit'>;
-    cancel: Method<'mandates.cancel'>;
-    list: Method<'mandates.list'>;
-    resendOtp: Method<'mandates.resendOtp'>;
-  } = {
-    create: (req, opts) => this.call('mandates.create', req, opts),
-    validateOtp: (req, opts) => this.call('mandates.validateOtp', req, opts),
-    debit: (req, opts) => this.call('mandates.debit', req, opts),
-    cancel: (req, opts) => this.call('mandates.cancel', req, opts),
-    list: (req, opts) => this.call('mandates.list', req, opts),
-    resendOtp: (req, opts) => this.call('mandates.resendOtp', req, opts),
-  };
-
+  readonly mandates = this.group('mandates');
   /** E. POS remote requests. */
-  readonly posRemote: { create: Method<'posRemote.create'>; requery: Method<'posRemote.requery'> } = {
-    create: (req, opts) => this.call('posRemote.create', req, opts),
-    requery: (req, opts) => this.call('posRemote.requery', req, opts),
-  };
-
+  readonly posRemote = this.group('posRemote');
   /** F. POS terminal API. */
-  readonly posTerminal: {
-    getConfiguration: Method<'posTerminal.getConfiguration'>;
-    keyExchange: Method<'posTerminal.keyExchange'>;
-    initiate: Method<'posTerminal.initiate'>;
-    requery: Method<'posTerminal.requery'>;
-  } = {
-    getConfiguration: (req, opts) => this.call('posTerminal.getConfiguration', req, opts),
-    keyExchange: (req, opts) => this.call('posTerminal.keyExchange', req, opts),
-    initiate: (req, opts) => this.call('posTerminal.initiate', req, opts),
-    requery: (req, opts) => this.call('posTerminal.requery', req, opts),
-  };
-
+  readonly posTerminal = this.group('posTerminal');
   /** G. SMS. */
-  readonly sms: {
-    send: Method<'sms.send'>;
-    createCampaign: Method<'sms.createCampaign'>;
-    listCampaigns: Method<'sms.listCampaigns'>;
-    deleteCampaign: Method<'sms.deleteCampaign'>;
-    createTemplate: Method<'sms.createTemplate'>;
-    listTemplates: Method<'sms.listTemplates'>;
-    updateTemplate: Method<'sms.updateTemplate'>;
-    deleteTemplate: Method<'sms.deleteTemplate'>;
-  } = {
-    send: (req, opts) => this.call('sms.send', req, opts),
-    createCampaign: (req, opts) => this.call('sms.createCampaign', req, opts),
-    listCampaigns: (req, opts) => this.call('sms.listCampaigns', req, opts),
-    deleteCampaign: (req, opts) => this.call('sms.deleteCampaign', req, opts),
-    createTemplate: (req, opts) => this.call('sms.createTemplate', req, opts),
-    listTemplates: (req, opts) => this.call('sms.listTemplates', req, opts),
-    updateTemplate: (req, opts) => this.call('sms.updateTemplate', req, opts),
-    deleteTemplate: (req, opts) => this.call('sms.deleteTemplate', req, opts),
-  };
-
+  readonly sms = this.group('sms');
   /** H. Electricity vending. */
-  readonly vending: {
-    providers: NoInputMethod<'vending.providers'>;
-    lookup: Method<'vending.lookup'>;
-    purchase: Method<'vending.purchase'>;
-    transactions: Method<'vending.transactions'>;
-  } = {
-    providers: (req, opts) => this.call('vending.providers', req ?? {}, opts),
-    lookup: (req, opts) => this.call('vending.lookup', req, opts),
-    purchase: (req, opts) => this.call('vending.purchase', req, opts),
-    transactions: (req, opts) => this.call('vending.transactions', req, opts),
-  };
+  readonly vending = this.group('vending');
+
+  /** The methods of one group of the table, each a call of its operation by name. */
+  private group<G extends OperationGroup>(group: G): ClientGroup<G> {
+    const methods = OPERATION_NAMES.filter((name) => name.startsWith(`${group}.`)).map((name) => [
+      name.slice(group.length + 1),
+      (req: unknown, opts?: CallOptions) => this.call(name, (req ?? {}) as OperationRequest<typeof name>, opts),
+    ]);
+    return Object.fromEntries(methods) as ClientGroup<G>;
+  }
 
   /**
    * Any operation by name (what the grouped methods call). Validates the request before any I/O,
