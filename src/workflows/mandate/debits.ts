@@ -4,8 +4,8 @@
 //    (`${mandateRef}-K<digest>`): the same key twice answers the same debit, never a second one.
 //    Scheduled debits keep `${mandateRef}-D${sequence}`.
 //  - D3's answer is read by its `data.status`: pending is requeried (bounded backoff) and then
-//    parked as outcome_unknown; failed is failed.
-//  - An outcome_unknown debit does not block later debits: its amount is only held back from `available`.
+//    parked as outcome_unknown; failed is failed. An outcome_unknown debit does not block later
+//    debits: its amount is only held back from `available`.
 import { condition, log } from '@temporalio/workflow';
 import type { MandateDebitAnswer } from '../../activities/mandate';
 import {
@@ -141,19 +141,10 @@ export class MandateDebits {
   ): Promise<MandateDebit> {
     const { ledger } = this;
     const { mandateRef } = ledger.input;
-    ledger.sequence += 1;
-    const sequence = ledger.sequence;
-    const reference = opts.key ? debitKeyReference(mandateRef, opts.key) : debitReference(mandateRef, sequence);
-    const entry: MandateDebit = {
-      sequence,
-      reference,
-      key: opts.key ?? reference,
-      amount,
-      status: 'pending',
-      kind,
-      at: new Date().toISOString(),
-      ...(opts.scheduledFor ? { scheduledFor: opts.scheduledFor } : {}),
-    };
+    const reference = opts.key
+      ? debitKeyReference(mandateRef, opts.key)
+      : debitReference(mandateRef, ledger.sequence + 1);
+    const entry = ledger.newEntry(reference, amount, kind, opts);
     if (opts.key) ledger.keys.set(opts.key, reference);
     ledger.state.debitCount += 1;
     ledger.debitsThisRun += 1;
@@ -235,8 +226,7 @@ export class MandateDebits {
   /** "Not ready for debit": the mandate may have been cancelled or rejected at the service. */
   private async endIfEndedAtService(): Promise<void> {
     const seen = await this.ledger.readMandate();
-    if (seen && (seen.status === 'cancelled' || seen.status === 'rejected'))
-      this.ledger.setStatus('cancelled', `${seen.status} at the service`);
+    if (seen) this.ledger.endedAtService(seen);
   }
 
   // --- following a debit until it is final ---

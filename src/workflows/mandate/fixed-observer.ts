@@ -184,26 +184,13 @@ export class FixedMandateObserver {
         );
       ledger.conclude(entry, 'success', 'observed');
     }
-    if (seen.status === 'cancelled' || seen.status === 'rejected') {
-      ledger.setStatus('cancelled', `${seen.status} at the service`);
-      return 'ended';
-    }
+    if (ledger.endedAtService(seen)) return 'ended';
     return grew > 0 ? 'moved' : 'still';
   }
 
   /** The entry of an observed date's debit (its reference is ours: D5 does not show the service's). */
   private observedEntry(index: number, amount: number, scheduledFor: string): MandateDebit {
-    this.ledger.sequence += 1;
     const reference = observedDebitReference(this.ledger.input.mandateRef, index);
-    return {
-      sequence: this.ledger.sequence,
-      reference,
-      key: reference,
-      amount,
-      status: 'pending',
-      kind: 'observed',
-      at: new Date().toISOString(),
-      scheduledFor,
-    };
+    return this.ledger.newEntry(reference, amount, 'observed', { scheduledFor });
   }
 }

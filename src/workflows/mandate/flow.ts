@@ -16,7 +16,6 @@ import {
   mandateStateQuery,
   resolveDebitUpdate,
   type MandateCarry,
-  type MandateDebit,
   type MandateInput,
   type MandateState,
 } from '../../shared/mandate';
@@ -34,10 +33,10 @@ const SOONEST_WAKE_MS = 1;
 
 /** One run of a mandate (a continue-as-new starts the next from `carry`). */
 export class MandateFlow {
-  private readonly ledger: MandateLedger;
-  private readonly cancellation: MandateCancellation;
+  readonly ledger: MandateLedger;
+  readonly cancellation: MandateCancellation;
   private readonly approval: MandateApproval;
-  private readonly debits: MandateDebits;
+  readonly debits: MandateDebits;
   private readonly fixed: FixedMandateObserver;
 
   constructor(
@@ -138,27 +137,5 @@ export class MandateFlow {
   private async finish(): Promise<MandateState> {
     await condition(allHandlersFinished);
     return this.ledger.state;
-  }
-
-  // --- what the workflow function asks (not async: it awaits the parts' own promises) ---
-
-  publish(): void {
-    this.ledger.publish();
-  }
-
-  watchUnresolved(): Promise<void> {
-    return this.debits.watchUnresolved();
-  }
-
-  unresolved(): MandateDebit[] {
-    return this.ledger.unresolved();
-  }
-
-  eventsHandedOver(): Promise<void> {
-    return this.ledger.eventsHandedOver();
-  }
-
-  cleanUpAfterCancel(): Promise<MandateState> {
-    return this.cancellation.cleanUpAfterCancel();
   }
 }

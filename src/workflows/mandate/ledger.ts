@@ -302,6 +302,33 @@ export class MandateLedger {
     }
   }
 
+  /** D5 shows the mandate cancelled or rejected at the service: it is cancelled here too (true). */
+  endedAtService(seen: MandateSnapshot): boolean {
+    const ended = seen.status === 'cancelled' || seen.status === 'rejected';
+    if (ended) this.setStatus('cancelled', `${seen.status} at the service`);
+    return ended;
+  }
+
+  /** A new debit's entry, numbered after the last (pending until its outcome is known). */
+  newEntry(
+    reference: string,
+    amount: number,
+    kind: MandateDebit['kind'],
+    extra: Pick<MandateDebit, 'key' | 'scheduledFor'>,
+  ): MandateDebit {
+    this.sequence += 1;
+    return {
+      sequence: this.sequence,
+      reference,
+      key: extra.key ?? reference,
+      amount,
+      status: 'pending',
+      kind,
+      at: new Date().toISOString(),
+      ...(extra.scheduledFor ? { scheduledFor: extra.scheduledFor } : {}),
+    };
+  }
+
   /** What the next run starts from. */
   carryOver(): MandateCarry {
     const { state, sequence } = this;
