@@ -13,7 +13,19 @@
 import { createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { SandboxClock } from './clock';
 import { z } from 'zod';
-import { fail, MERCHANT_ID, MERCHANT_NAME, ok, randomDigits, type Router } from './http';
+import {
+  addRoutes,
+  fail,
+  MERCHANT_ID,
+  MERCHANT_NAME,
+  ok,
+  randomDigits,
+  type Reply,
+  type RequestContext,
+  type RouteHandler,
+  type RouteRow,
+  type Router,
+} from './http';
 import type { Ledger } from './ledger';
 import {
   matching,
@@ -178,211 +190,226 @@ export function readPinBlock(pinBlockHex: string, pan: string, pinKeyHex: string
 
 const panHash = (pan: string) => createHash('sha256').update(pan).digest('hex');
 
+type Terminal = (typeof TEST_TERMINALS)[string];
+
+/** The terminals' keys and the transactions the service's books know. */
+interface PosTerminalState {
+  clock: SandboxClock;
+  ledger: Ledger;
+  preAuthHoldMs: number;
+  keys: Map<string, Keys>; // by terminal_id
+  transactions: Map<string, Recorded>; // by merchant_ref
+  usedChipdata: Set<string>;
+  malfunctioned: Set<string>; // merchant_refs whose first attempt got 96
+}
+
+function terminalFor(
+  serial: unknown,
+): { reply: Reply; terminal?: undefined } | { reply?: undefined; terminal: Terminal } {
+  if (typeof serial !== 'string' || !SERIAL_FORMAT.test(serial))
+    return { reply: fail(400, 'Incorrect device information') };
+  const t = TEST_TERMINALS[serial];
+  if (!t) return { reply: fail(404, 'Terminal not found') };
+  return { terminal: t };
+}
+
+/** F1: the terminal's configuration. */
+function configuration(_st: PosTerminalState, { body }: RequestContext): Reply {
+  const { reply, terminal } = terminalFor(body.serial_no);
+  if (reply) return reply;
+  return ok({
+    terminal: {
+      terminal_id: terminal.terminal_id,
+      serial_no: body.serial_no,
+      terminal_type: 'android-pos',
+      status: terminal.status,
+      currency: 'NGN',
+      mcc_code: '5411',
+      address: { street: '1 Sandbox Way', city: null, region: 'Lagos', country_code: 'NG' },
+      latitude: '6.4541',
+      longitude: '3.3947',
+    },
+    merchant: { merchant_id: MERCHANT_ID, name: MERCHANT_NAME },
+    logo: {
+      key: 'merchant-logo',
+      url: 'https://sandbox.invalid/logo.png',
+      file_name: 'logo.png',
+      ext: 'png',
+      verified_at: '2026-01-01T00:00:00.000Z',
+    },
+  });
+}
+
+/** F2: the terminal's keys, new on the first exchange or with refresh=true. */
+function keyExchange({ keys }: PosTerminalState, { body, query }: RequestContext): Reply {
+  const { reply, terminal } = terminalFor(body.serial_no);
+  if (reply) return reply;
+  if (terminal.status !== 'active') return fail(400, 'Terminal is not active');
+  const id = terminal.terminal_id;
+  if (!keys.has(id) || query.get('refresh') === 'true') {
+    const [pin_key, master_key, working_key] = [hexKey(), hexKey(), hexKey()];
+    const approved = { response_code: '00', response_message: 'Approved' };
+    keys.set(id, { terminal_id: id, pin_key, master_key, session_key: null, working_key, ...approved });
+  }
+  return ok({ ...keys.get(id)! });
+}
+
+/** Why a Refund or Completion cannot go to the processor, checked against its original; undefined when it can. */
+function linkedRefusal(st: PosTerminalState, original: Recorded, type: string, amount: number): Reply | undefined {
+  if (type === 'Refund') {
+    if (original.type !== 'Purchase' && original.type !== 'Completion')
+      return fail(400, 'Original transaction is not a Purchase or Completion');
+    if (!original.approved) return fail(400, 'Original transaction was not approved');
+    if (amount > original.amount - original.refunded)
+      return fail(400, `Refund amount exceeds the refundable balance of ${original.amount - original.refunded}`);
+    return undefined;
+  }
+  if (original.type !== 'Pre-Authorization') return fail(400, 'Original transaction is not a Pre-Authorization');
+  if (!original.approved) return fail(400, 'Pre-Authorization was not approved');
+  if (original.completedBy !== undefined) return fail(400, 'Pre-Authorization already completed');
+  if (st.clock.now() >= original.createdAtMs + st.preAuthHoldMs) return fail(400, 'Pre-Authorization has expired');
+  if (amount > original.amount)
+    return fail(400, `Completion amount exceeds the pre-authorised amount of ${original.amount}`);
+  return undefined;
+}
+
+/** The processor's answer: the PIN block first, then the test PAN's ending. */
+function processorCode(st: PosTerminalState, input: Record<string, unknown>, pan: string): string {
+  const terminalKeys = st.keys.get(String(input.terminal_id));
+  if (!terminalKeys) return '55'; // no key exchange: the PIN block cannot be translated
+  const pin =
+    input.pin_block !== undefined ? readPinBlock(String(input.pin_block), pan, terminalKeys.pin_key) : undefined;
+  if (pin !== undefined && pin !== POS_TEST_PIN) return '55'; // a readable block with another PIN
+  return TEST_PAN_OUTCOMES[pan.slice(-4)] ?? '00';
+}
+
+/** F3: a card transaction, checked against the books, then answered by the processor. */
+function cardTransaction(st: PosTerminalState, { body }: RequestContext): Reply {
+  const input: Record<string, unknown> = { currency: 'NGN', ...body };
+  const terminal = Object.values(TEST_TERMINALS).find((t) => t.terminal_id === String(input.terminal_id));
+  if (!terminal) return fail(404, 'Terminal not found');
+  if (terminal.status !== 'active') return fail(400, 'Terminal is not active');
+  const merchantRef = String(input.merchant_ref);
+  const pan = String(input.card_pan);
+  const type = TRANSACTION_TYPES.find((t) => t.toLowerCase() === String(input.transaction_type).toLowerCase())!;
+  if (st.transactions.has(merchantRef)) return fail(400, 'Duplicate merchant_ref');
+  const chipdata = input.chipdata === undefined || input.chipdata === null ? undefined : String(input.chipdata);
+  if (chipdata && st.usedChipdata.has(chipdata)) return fail(400, 'chipdata has already been used');
+  const amount = Number(input.amount);
+  const currency = String(input.currency);
+  // Refund and Completion: the original, checked against the service's own books before the processor is asked.
+  let original: Recorded | undefined;
+  if (type === 'Refund' || type === 'Completion') {
+    original = st.transactions.get(String(input.original_merchant_ref));
+    if (!original) return fail(400, 'Original transaction not found');
+    if (original.currency !== currency) return fail(400, 'currency does not match the original transaction');
+    if (original.panHash !== panHash(pan)) return fail(400, 'Card does not match the original transaction');
+    const refused = linkedRefusal(st, original, type, amount);
+    if (refused) return refused;
+  }
+  // The processor message is assembled now: a card_sequence_number of any other width corrupts it
+  // and the processor never answers (the socket is closed after posProcessorTimeoutMs, nothing recorded).
+  if (!/^\d{3}$/.test(String(input.card_sequence_number))) return { status: 0, hang: true };
+  let code = processorCode(st, input, pan);
+  if (code === '96') {
+    if (!st.malfunctioned.has(merchantRef)) {
+      st.malfunctioned.add(merchantRef);
+      return ok(txnRecord(st.clock, input, type, '96', 'failed'), 'Transaction failed'); // never recorded
+    }
+    code = '00'; // the retry after the 404 requery goes through
+  }
+  const recordedCode = code === '91' ? '00' : code; // 91: the reply was lost upstream, the issuer approved
+  const approved = recordedCode === '00';
+  const record = txnRecord(st.clock, input, type, recordedCode, approved ? 'success' : 'failed');
+  const createdAtMs = st.clock.now();
+  st.transactions.set(merchantRef, {
+    record,
+    chipdata,
+    type,
+    amount,
+    currency,
+    approved,
+    panHash: panHash(pan),
+    createdAtMs,
+    refunded: 0,
+  });
+  if (chipdata) st.usedChipdata.add(chipdata);
+  if (approved && original && type === 'Refund') original.refunded += amount;
+  if (approved && original && type === 'Completion') original.completedBy = merchantRef;
+  // A Pre-Authorization only holds the funds: no money moves until its Completion.
+  if (approved && type !== 'Pre-Authorization')
+    st.ledger.record(type === 'Refund' ? 'pos_refund' : 'pos_sale', merchantRef, amount, currency);
+  if (code === '91') {
+    const lost = { status: 'failed', response_code: '91', response_message: RESPONSE_MESSAGES['91'] };
+    return ok({ ...record, ...lost }, 'Transaction failed');
+  }
+  return ok(record, approved ? 'Transaction approved' : 'Transaction declined');
+}
+
+/** F4: a transaction by merchant_ref. */
+const requery: RouteHandler<PosTerminalState> = ({ transactions }, { params }) => {
+  const t = transactions.get(params.merchant_ref);
+  return t ? ok({ ...t.record }) : fail(404, 'Transaction not found');
+};
+
+function txnRecord(
+  clock: SandboxClock,
+  body: Record<string, unknown>,
+  transactionType: string,
+  code: string,
+  status: 'success' | 'failed',
+): Record<string, unknown> {
+  const pan = String(body.card_pan);
+  const now = clock.iso();
+  return {
+    amount: String(body.amount),
+    meta: { merchant_name: MERCHANT_NAME, processor_amount: String(body.amount) },
+    merchant_id: MERCHANT_ID,
+    payment_info: {
+      card_exp: `${String(body.card_expiry_year)}${String(body.card_expiry_month)}`,
+      card_pan: `${pan.slice(0, 6)}******${pan.slice(-4)}`,
+      card_type: body.card_type ?? null,
+      cardholder_name: body.cardholder_name ?? null,
+    },
+    status,
+    payment_method: 'card',
+    transaction_type: transactionType,
+    response_code: code,
+    transaction_reference: `TRM${randomDigits(12)}`,
+    terminal_id: String(body.terminal_id),
+    response_message: RESPONSE_MESSAGES[code] ?? 'Declined',
+    rrn: randomDigits(12),
+    stan: randomDigits(6),
+    currency: String(body.currency),
+    aid: body.aid ?? null,
+    merchant_request_ref: null,
+    updated_at: now,
+    created_at: now,
+    virtual_account_number: null,
+    receipt_no: randomDigits(8),
+    merchant_ref: String(body.merchant_ref),
+  };
+}
+
+const POS_TERMINAL_ROUTES: readonly RouteRow<PosTerminalState>[] = [
+  ['POST', '/softpos/terminal/configuration', 'pos-terminal', F1_FIELDS, configuration],
+  ['POST', '/softpos/terminal/key-exchange', 'pos-terminal', F2_FIELDS, keyExchange],
+  ['POST', '/transaction', 'pos-terminal', F3_FIELDS, cardTransaction],
+  ['GET', '/transaction/by-ref/{merchant_ref}', 'pos-terminal', F4_FIELDS, requery],
+];
+
 export function registerPosTerminal(
   router: Router,
   deps: { clock: SandboxClock; ledger: Ledger },
   opts: { preAuthHoldMs?: number } = {},
-) {
-  const { clock, ledger } = deps;
-  const preAuthHoldMs = opts.preAuthHoldMs ?? DEFAULT_POS_PREAUTH_HOLD_MS;
-  const keys = new Map<string, Keys>(); // by terminal_id
-  const transactions = new Map<string, Recorded>(); // by merchant_ref
-  const usedChipdata = new Set<string>();
-  const malfunctioned = new Set<string>(); // merchant_refs whose first attempt got 96
-
-  const terminalFor = (serial: unknown) => {
-    if (typeof serial !== 'string' || !SERIAL_FORMAT.test(serial))
-      return { reply: fail(400, 'Incorrect device information') };
-    const t = TEST_TERMINALS[serial];
-    if (!t) return { reply: fail(404, 'Terminal not found') };
-    return { terminal: t };
+): void {
+  const state: PosTerminalState = {
+    ...deps,
+    preAuthHoldMs: opts.preAuthHoldMs ?? DEFAULT_POS_PREAUTH_HOLD_MS,
+    keys: new Map(),
+    transactions: new Map(),
+    usedChipdata: new Set(),
+    malfunctioned: new Set(),
   };
-
-  // F1.
-  router.add('POST', '/softpos/terminal/configuration', 'pos-terminal', F1_FIELDS, ({ body }) => {
-    const { reply, terminal } = terminalFor(body.serial_no);
-    if (reply) return reply;
-    return ok({
-      terminal: {
-        terminal_id: terminal.terminal_id,
-        serial_no: body.serial_no,
-        terminal_type: 'android-pos',
-        status: terminal.status,
-        currency: 'NGN',
-        mcc_code: '5411',
-        address: { street: '1 Sandbox Way', city: null, region: 'Lagos', country_code: 'NG' },
-        latitude: '6.4541',
-        longitude: '3.3947',
-      },
-      merchant: { merchant_id: MERCHANT_ID, name: MERCHANT_NAME },
-      logo: {
-        key: 'merchant-logo',
-        url: 'https://sandbox.invalid/logo.png',
-        file_name: 'logo.png',
-        ext: 'png',
-        verified_at: '2026-01-01T00:00:00.000Z',
-      },
-    });
-  });
-
-  // F2.
-  router.add('POST', '/softpos/terminal/key-exchange', 'pos-terminal', F2_FIELDS, ({ body, query }) => {
-    const refresh = query.get('refresh');
-    const { reply, terminal } = terminalFor(body.serial_no);
-    if (reply) return reply;
-    if (terminal.status !== 'active') return fail(400, 'Terminal is not active');
-    const id = terminal.terminal_id;
-    if (!keys.has(id) || refresh === 'true') {
-      keys.set(id, {
-        terminal_id: id,
-        pin_key: hexKey(),
-        master_key: hexKey(),
-        session_key: null,
-        working_key: hexKey(),
-        response_code: '00',
-        response_message: 'Approved',
-      });
-    }
-    return ok({ ...keys.get(id)! });
-  });
-
-  // F3.
-  router.add('POST', '/transaction', 'pos-terminal', F3_FIELDS, ({ body }) => {
-    const input: Record<string, unknown> = { currency: 'NGN', ...body };
-    const terminalId = String(input.terminal_id);
-    const terminal = Object.values(TEST_TERMINALS).find((t) => t.terminal_id === terminalId);
-    if (!terminal) return fail(404, 'Terminal not found');
-    if (terminal.status !== 'active') return fail(400, 'Terminal is not active');
-    const merchantRef = String(input.merchant_ref);
-    const pan = String(input.card_pan);
-    const transactionType = TRANSACTION_TYPES.find(
-      (t) => t.toLowerCase() === String(input.transaction_type).toLowerCase(),
-    )!;
-    if (transactions.has(merchantRef)) return fail(400, 'Duplicate merchant_ref');
-    const chipdata = input.chipdata === undefined || input.chipdata === null ? undefined : String(input.chipdata);
-    if (chipdata && usedChipdata.has(chipdata)) return fail(400, 'chipdata has already been used');
-    const amount = Number(input.amount);
-    const currency = String(input.currency);
-    // Refund and Completion: the original, checked against the service's own books before the processor is asked.
-    const linked = transactionType === 'Refund' || transactionType === 'Completion';
-    const originalRef =
-      input.original_merchant_ref === undefined || input.original_merchant_ref === null
-        ? undefined
-        : String(input.original_merchant_ref);
-    let original: Recorded | undefined;
-    if (linked) {
-      original = transactions.get(originalRef!);
-      if (!original) return fail(400, 'Original transaction not found');
-      if (original.currency !== currency) return fail(400, 'currency does not match the original transaction');
-      if (original.panHash !== panHash(pan)) return fail(400, 'Card does not match the original transaction');
-      if (transactionType === 'Refund') {
-        if (original.type !== 'Purchase' && original.type !== 'Completion')
-          return fail(400, 'Original transaction is not a Purchase or Completion');
-        if (!original.approved) return fail(400, 'Original transaction was not approved');
-        if (amount > original.amount - original.refunded)
-          return fail(400, `Refund amount exceeds the refundable balance of ${original.amount - original.refunded}`);
-      } else {
-        if (original.type !== 'Pre-Authorization') return fail(400, 'Original transaction is not a Pre-Authorization');
-        if (!original.approved) return fail(400, 'Pre-Authorization was not approved');
-        if (original.completedBy !== undefined) return fail(400, 'Pre-Authorization already completed');
-        if (clock.now() >= original.createdAtMs + preAuthHoldMs) return fail(400, 'Pre-Authorization has expired');
-        if (amount > original.amount)
-          return fail(400, `Completion amount exceeds the pre-authorised amount of ${original.amount}`);
-      }
-    }
-    // The processor message is assembled now: a card_sequence_number of any other width corrupts it
-    // and the processor never answers (the socket is closed after posProcessorTimeoutMs, nothing recorded).
-    if (!/^\d{3}$/.test(String(input.card_sequence_number))) return { status: 0, hang: true };
-
-    const terminalKeys = keys.get(terminalId);
-    const pin =
-      terminalKeys && input.pin_block !== undefined
-        ? readPinBlock(String(input.pin_block), pan, terminalKeys.pin_key)
-        : undefined;
-    let code: string;
-    if (!terminalKeys)
-      code = '55'; // no key exchange: the PIN block cannot be translated
-    else if (pin !== undefined && pin !== POS_TEST_PIN)
-      code = '55'; // a readable block with another PIN
-    else code = TEST_PAN_OUTCOMES[pan.slice(-4)] ?? '00';
-
-    if (code === '96') {
-      if (!malfunctioned.has(merchantRef)) {
-        malfunctioned.add(merchantRef);
-        return ok(txnRecord(input, transactionType, '96', 'failed'), 'Transaction failed'); // never recorded
-      }
-      code = '00'; // the retry after the 404 requery goes through
-    }
-    const recordedCode = code === '91' ? '00' : code; // 91: the reply was lost upstream, the issuer approved
-    const record = txnRecord(input, transactionType, recordedCode, recordedCode === '00' ? 'success' : 'failed');
-    const approved = recordedCode === '00';
-    transactions.set(merchantRef, {
-      record,
-      chipdata,
-      type: transactionType,
-      amount,
-      currency,
-      approved,
-      panHash: panHash(pan),
-      createdAtMs: clock.now(),
-      refunded: 0,
-    });
-    if (chipdata) usedChipdata.add(chipdata);
-    if (approved && original && transactionType === 'Refund') original.refunded += amount;
-    if (approved && original && transactionType === 'Completion') original.completedBy = merchantRef;
-    if (approved && transactionType !== 'Pre-Authorization') {
-      // A Pre-Authorization only holds the funds: no money moves until its Completion.
-      ledger.record(transactionType === 'Refund' ? 'pos_refund' : 'pos_sale', merchantRef, amount, currency);
-    }
-    if (code === '91')
-      return ok(
-        { ...record, status: 'failed', response_code: '91', response_message: RESPONSE_MESSAGES['91'] },
-        'Transaction failed',
-      );
-    return ok(record, recordedCode === '00' ? 'Transaction approved' : 'Transaction declined');
-  });
-
-  // F4.
-  router.add('GET', '/transaction/by-ref/{merchant_ref}', 'pos-terminal', F4_FIELDS, ({ params }) => {
-    const t = transactions.get(params.merchant_ref);
-    return t ? ok({ ...t.record }) : fail(404, 'Transaction not found');
-  });
-
-  function txnRecord(
-    body: Record<string, unknown>,
-    transactionType: string,
-    code: string,
-    status: 'success' | 'failed',
-  ): Record<string, unknown> {
-    const pan = String(body.card_pan);
-    const now = clock.iso();
-    return {
-      amount: String(body.amount),
-      meta: { merchant_name: MERCHANT_NAME, processor_amount: String(body.amount) },
-      merchant_id: MERCHANT_ID,
-      payment_info: {
-        card_exp: `${String(body.card_expiry_year)}${String(body.card_expiry_month)}`,
-        card_pan: `${pan.slice(0, 6)}******${pan.slice(-4)}`,
-        card_type: body.card_type ?? null,
-        cardholder_name: body.cardholder_name ?? null,
-      },
-      status,
-      payment_method: 'card',
-      transaction_type: transactionType,
-      response_code: code,
-      transaction_reference: `TRM${randomDigits(12)}`,
-      terminal_id: String(body.terminal_id),
-      response_message: RESPONSE_MESSAGES[code] ?? 'Declined',
-      rrn: randomDigits(12),
-      stan: randomDigits(6),
-      currency: String(body.currency),
-      aid: body.aid ?? null,
-      merchant_request_ref: null,
-      updated_at: now,
-      created_at: now,
-      virtual_account_number: null,
-      receipt_no: randomDigits(8),
-      merchant_ref: String(body.merchant_ref),
-    };
-  }
+  addRoutes(router, state, POS_TERMINAL_ROUTES);
 }
