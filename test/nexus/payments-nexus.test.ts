@@ -3,13 +3,17 @@
 // through a Nexus endpoint targeting our payments worker's task queue, against the sandbox over HTTP.
 // It gets each flow's final outcome; a cancelled operation is the flow's own cancel request; bad input
 // is refused by name; a card goes through sealed, so no card number is in either namespace's history.
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { MANDATE_OTP, SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
 import { verifyReturnLink } from '../../src/config/return-links';
+import { PROJECT_ROOT, temporalBinaries } from '../../src/stack/temporal-binaries';
 import { NEXUS_CALLER_MEMO } from '../../src/nexus/caller';
 import { sealCardPaymentForNexus } from '../../src/nexus/payments-handler';
 import { sealMandateForNexus, sealMandateOtpForNexus, sealPosCompletionForNexus } from '../../src/nexus/sealing';
@@ -147,6 +151,33 @@ const answer = async (op: OpName, input: unknown, by?: Caller): Promise<CallerAn
 const payments = () => env.services.client;
 
 describe('the payments Nexus service, called from the merchant namespace', () => {
+  it("docs/nexus.md's endpoint command, run as written, creates the caller's endpoint targeting the payments worker", async () => {
+    const doc = readFileSync(join(PROJECT_ROOT, 'docs', 'nexus.md'), 'utf8');
+    const command = /^temporal operator nexus endpoint create .*$/m.exec(doc)?.[0];
+    expect(command).toBeDefined();
+    const cli = temporalBinaries().cli;
+    expect(cli).toBeDefined(); // scripts/install-temporal.mjs puts it there for the suite's dev server
+    const name = /--name (\S+)/.exec(command!)![1];
+    const byName = async () =>
+      (await connection.operatorService.listNexusEndpoints({ name, pageSize: 1 })).endpoints?.[0] ?? undefined;
+    const remove = async () => {
+      const found = await byName();
+      if (found?.id) await connection.operatorService.deleteNexusEndpoint({ id: found.id, version: found.version });
+    };
+    await remove(); // left by an interrupted run
+    const run = spawnSync(cli!, command!.split(' ').slice(1), {
+      env: { ...process.env, TEMPORAL_ADDRESS: devServerAddress() },
+      encoding: 'utf8',
+    });
+    try {
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      expect((await byName())?.spec?.target?.worker).toMatchObject({ namespace: 'default', taskQueue: 'payments' });
+    } finally {
+      await remove();
+    }
+  });
+
   it('vend: the caller gets the final outcome (vended, with the token) of a vendElectricityWorkflow under vend-<order_ref>', async () => {
     const orderRef = `nx-vend-${randomUUID()}`;
     const answer: CallerAnswer = await (await call('vend', electricityVend(orderRef))).result();

@@ -3,9 +3,14 @@
 // signed, so it would show the payer nothing); in production every return URL must be https. The
 // operation's own start function is called with no Temporal behind it: a refusal comes first, and
 // anything that passes goes on to start a workflow (which needs a Nexus context, absent here).
-// Signing itself is checked end to end in payments-nexus.test.ts. Also: who counts as the same caller.
+// Signing itself is checked end to end in payments-nexus.test.ts. Also: who counts as the same caller,
+// and a cancel or a step from another caller, run in a handler context over a fake Temporal (a forged
+// operation token cannot be sent from a caller's workflow, so the end-to-end test cannot try it).
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { asyncLocalStorage } from '@temporalio/nexus/lib/context';
+import { generateWorkflowRunOperationToken } from '@temporalio/nexus/lib/token';
 import { HandlerError } from 'nexus-rpc';
-import { isCaller } from '../../src/nexus/caller';
+import { isCaller, NEXUS_CALLER_MEMO } from '../../src/nexus/caller';
 import { paymentsNexusHandler, type PaymentsNexusOptions } from '../../src/nexus/payments-handler';
 
 type StartFn = (ctx: unknown, input: unknown) => Promise<unknown>;
@@ -103,5 +108,82 @@ describe('the caller a flow records', () => {
     expect(isCaller(a, { endpoint: a.endpoint, namespace: 'merchant-b' })).toBe(false);
     expect(isCaller(undefined, a)).toBe(false); // started by the starters: no Nexus caller owns it
     expect(isCaller('payments-merchant-a', a)).toBe(false);
+  });
+});
+
+describe('a step or a cancel from a caller that did not start the flow', () => {
+  const ours = { endpoint: 'payments-merchant-a', namespace: 'merchant-a' };
+  /** Flows by workflow id, each with the caller its memo records; what was cancelled or updated. */
+  function fakeTemporal(flows: Record<string, unknown>) {
+    const touched: string[] = [];
+    const handle = (id: string) => ({
+      describe: async () => {
+        if (!(id in flows)) throw new WorkflowNotFoundError('workflow not found', id, undefined);
+        return { memo: flows[id] === undefined ? {} : { [NEXUS_CALLER_MEMO]: flows[id] } };
+      },
+      cancel: async () => void touched.push(`cancel ${id}`),
+      query: async () => {
+        touched.push(`query ${id}`);
+        return { status: 'approved' };
+      },
+    });
+    return { client: { workflow: { getHandle: handle } }, touched };
+  }
+  /** Runs `fn` as the handler would, for a request that came through `endpoint`. */
+  const asRequestThrough = <T>(endpoint: string, client: unknown, fn: () => Promise<T>) =>
+    asyncLocalStorage.run({ endpoint, client, namespace: 'default', taskQueue: 'payments' } as never, fn) as Promise<T>;
+  const handlers = () =>
+    (
+      paymentsNexusHandler({ production: false }) as unknown as {
+        handlers: Record<string, { cancel: (ctx: unknown, token: string) => Promise<void> }> &
+          Record<'mandateState', (ctx: unknown, input: unknown) => Promise<unknown>>;
+      }
+    ).handlers;
+  const refusal = async (p: Promise<unknown>) => {
+    try {
+      await p;
+      return 'done';
+    } catch (err) {
+      return err instanceof HandlerError ? `${err.type}: ${err.message}` : String(err);
+    }
+  };
+  const token = (wid: string) => generateWorkflowRunOperationToken('default', wid);
+
+  it('cancelling a start operation: only the caller that started the flow cancels it; another gets the unknown answer', async () => {
+    const { client, touched } = fakeTemporal({ 'payment-a': ours, 'payment-s': undefined });
+    const cancel = (endpoint: string, wid: string) =>
+      asRequestThrough(endpoint, client, () => handlers().vend.cancel({ headers: {} }, token(wid)));
+    const unknown = await refusal(cancel('payments-merchant-b', 'payment-none'));
+    expect(unknown).toBe('BAD_REQUEST: token: no flow by this reference was started through this endpoint');
+    expect(await refusal(cancel('payments-merchant-b', 'payment-a'))).toBe(unknown);
+    expect(await refusal(cancel(ours.endpoint, 'payment-s'))).toBe(unknown); // started by the starters
+    expect(touched).toEqual([]);
+    expect(await refusal(cancel(ours.endpoint, 'payment-a'))).toBe('done');
+    expect(touched).toEqual(['cancel payment-a']);
+  });
+
+  it('a step names the same refusal for an unknown reference and for a flow of another namespace on the same endpoint', async () => {
+    const { client, touched } = fakeTemporal({ 'mandate-MA': ours });
+    const state = (ref: string, namespace: string) =>
+      asRequestThrough(ours.endpoint, client, () =>
+        handlers().mandateState(
+          {
+            headers: {},
+            inboundLinks: [
+              {
+                url: new URL(
+                  `temporal:///namespaces/${namespace}/workflows/w/r/history?referenceType=EventReference&eventID=1&eventType=NexusOperationScheduled`,
+                ),
+                type: 'temporal.api.common.v1.Link.WorkflowEvent',
+              },
+            ],
+          },
+          { mandateRef: ref },
+        ),
+      );
+    const unknown = await refusal(state('MNONE', 'merchant-a'));
+    expect(unknown).toBe('BAD_REQUEST: mandateRef: no mandate by this reference was started through this endpoint');
+    expect(await refusal(state('MA', 'merchant-b'))).toBe(unknown);
+    expect(touched).toEqual([]);
   });
 });
