@@ -102,6 +102,7 @@ const SMS_CAMPAIGN_EVENT_TYPES: EventTypes = {
 import { FailureTypes, REFUSAL_TYPES, failureMessage } from '../shared/failures';
 import { PAGED_READ, moneySend } from './steps/activity-options';
 import { failureLabel, invalidInput, parseFlowInput } from './steps/flow-input';
+import { UNSENT_RESEND_BACKOFF } from './steps/durations';
 
 export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult> {
   const flow = new SmsSendFlow(parseFlowInput(SmsSendInputSchema, raw, 'SMS send'));
@@ -148,7 +149,14 @@ async function told<R extends { status: string; message?: string }>(
 
 // ---- G1 ------------------------------------------------------------------------------------------
 
-const SEND_DEFAULTS = { sendTimeoutMs: 30_000, notSentRetries: 2, retryBackoff: '2s' } as const;
+/** The deadline of one SMS call that sends (a G1 batch, a G2 create); its attempt outlives it by IN_FLIGHT_MARGIN_MS. */
+const SMS_SEND_HTTP_TIMEOUT_MS = 30_000;
+
+const SEND_DEFAULTS = {
+  sendTimeoutMs: SMS_SEND_HTTP_TIMEOUT_MS,
+  notSentRetries: 2,
+  retryBackoff: UNSENT_RESEND_BACKOFF,
+} as const;
 const CANCELLED = 'not sent: the send was cancelled';
 
 type SendOptions = NonNullable<SmsSendParsedInput['options']>;
@@ -387,17 +395,22 @@ class SmsSendFlow {
 // ---- G2/G3 -----------------------------------------------------------------------------------
 
 const CAMPAIGN_DEFAULTS = {
+  /** A pending campaign is read often at first (most finish soon after their send time)… */
   pollInterval: '30s',
+  /** …then the wait doubles up to this, so a slow one costs few reads. */
   maxPollInterval: '5 minutes',
+  /** Still pending this long after its send time: the flow ends still_pending (followed again on request). */
   followFor: '24 hours',
+  /** While waiting for a scheduled send time: a few reads a day notice a campaign deleted meanwhile. */
   scheduledCheckEvery: '6 hours',
   missingReads: 3,
   lostCreateReads: 3,
+  /** After G2's answer was lost, the wait before each read by name: a new campaign may not be listed at once. */
   lostCreateSettle: '5s',
-  createTimeoutMs: 30_000,
+  createTimeoutMs: SMS_SEND_HTTP_TIMEOUT_MS,
   pageSize: 100,
   notSentRetries: 2,
-  retryBackoff: '2s',
+  retryBackoff: UNSENT_RESEND_BACKOFF,
 } as const;
 /** Poll steps kept in the state (older ones are only counted). */
 const POLL_STEPS_KEPT = 20;

@@ -72,15 +72,24 @@ import { awaitFinal, lostByHeartbeat } from './steps/unknown-outcome';
 import { MerchantEvents, type EventTypes } from './steps/merchant-events';
 import { LOCAL_GATING_READ, POLL, moneySend, readUntil } from './steps/activity-options';
 import { failureLabel, parseFlowInput } from './steps/flow-input';
+import {
+  DEVICE_SEND_HTTP_TIMEOUT_MS,
+  REQUERY_WHILE_UNANSWERED,
+  SETTLE_BEFORE_REQUERY,
+  UNSENT_RESEND_BACKOFF,
+} from './steps/durations';
 import { failureTypeOf } from '../shared/failures';
+
+/** How long a pending purchase is requeried before the sale parks as outcome_unknown and a person looks. */
+const PENDING_REQUERY_FOR = '10 minutes';
 
 export const DEFAULTS = {
   maxPurchaseAttempts: 2,
-  checkSettleDelay: '3s',
-  retryBackoff: '2s',
-  purchaseTimeoutMs: 45_000,
-  checkTimeout: '10 minutes',
-  pendingFor: '10 minutes',
+  checkSettleDelay: SETTLE_BEFORE_REQUERY,
+  retryBackoff: UNSENT_RESEND_BACKOFF,
+  purchaseTimeoutMs: DEVICE_SEND_HTTP_TIMEOUT_MS,
+  checkTimeout: REQUERY_WHILE_UNANSWERED,
+  pendingFor: PENDING_REQUERY_FOR,
   unknownRequeryFor: UNKNOWN_OUTCOME_DEFAULTS.requeryFor,
   requeryBackoff: UNKNOWN_OUTCOME_DEFAULTS.firstBackoff,
   requeryMaxBackoff: UNKNOWN_OUTCOME_DEFAULTS.maxBackoff,

@@ -29,6 +29,10 @@ export interface ErrorLogSweepInput {
 }
 
 const ROWS_AT_ONCE = 10;
+/** How long a just-started credit may take to be recorded before its row is left for the next sweep. */
+const RECORD_WAIT_MS = 10_000;
+/** How often the durable record is checked meanwhile. */
+const RECORD_CHECK_EVERY_MS = 2_000;
 
 export async function virtualAccountErrorLogSweepWorkflow(
   input: ErrorLogSweepInput = {},
@@ -46,7 +50,7 @@ export async function virtualAccountErrorLogSweepWorkflow(
       await Promise.all(
         page.credits
           .slice(i, i + ROWS_AT_ONCE)
-          .map((credit) => sweepRow(credit, summary, input.recordWaitMs ?? 10_000)),
+          .map((credit) => sweepRow(credit, summary, input.recordWaitMs ?? RECORD_WAIT_MS)),
       );
     }
     // Another read only when this one was full and made progress (a stuck row must not spin).
@@ -76,8 +80,8 @@ async function sweepRow(
   }
   // C11 only after the credit is durably recorded.
   let recorded = await isVirtualAccountCreditRecorded(ref);
-  for (let waited = 0; !recorded && waited < recordWaitMs; waited += 2_000) {
-    await sleep(2_000);
+  for (let waited = 0; !recorded && waited < recordWaitMs; waited += RECORD_CHECK_EVERY_MS) {
+    await sleep(RECORD_CHECK_EVERY_MS);
     recorded = await isVirtualAccountCreditRecorded(ref);
   }
   if (!recorded) {

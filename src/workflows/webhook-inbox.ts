@@ -17,6 +17,9 @@ import { paymentSearchAttributes } from '../shared/search-attributes';
 
 export { releaseUnmatchedSignal };
 
+/** How long an early or orphan webhook is kept for operators by default (docs/architecture.md): never lost meanwhile. */
+const UNMATCHED_RETENTION: Duration = '30 days';
+
 export interface UnmatchedWebhookOptions {
   /** How long the events stay queryable before the workflow completes. */
   retention?: Duration;
@@ -49,6 +52,6 @@ export async function unmatchedPaymentWebhookWorkflow(
       reference: workflowInfo().workflowId.replace(/^payment-/, ''),
     }),
   );
-  await condition(() => released, opts.retention ?? '30 days');
+  await condition(() => released, opts.retention ?? UNMATCHED_RETENTION);
   return events;
 }

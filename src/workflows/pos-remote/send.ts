@@ -12,6 +12,7 @@ import { POS_REMOTE_RECORDS_MAX_PAGES, type PosRemoteSearchOutcome } from '../..
 import { FailureTypes, failureMessage, failureOf, isRefusalFailure } from '../../shared/failures';
 import { durationMs } from '../../shared/duration';
 import { moneySendWithHeartbeat } from '../steps/activity-options';
+import { UNSENT_RESEND_BACKOFF } from '../steps/durations';
 import {
   DEFAULT_CREATE_HEARTBEAT_TIMEOUT,
   DEFAULT_SEARCH_GRACE,
@@ -23,8 +24,8 @@ import type { TerminalLock } from './terminal-lock';
 
 /** E1 proven unsent is sent again at most this many times in all. */
 const MAX_UNSENT_E1_ATTEMPTS = 3;
-/** The pause before an unsent E1 goes again, times the attempt: a brief outage may pass. */
-const UNSENT_E1_BACKOFF_MS = 2000;
+/** The pause before an unsent E1 goes again, times the attempt. */
+const UNSENT_E1_BACKOFF_MS = durationMs(UNSENT_RESEND_BACKOFF);
 
 export class RequestSend {
   /** E1's activity signalled that its call is about to leave. */

@@ -56,13 +56,19 @@ import { durationMs } from '../../shared/duration';
 import { BEST_EFFORT_STORE, POLL, moneySend, readUntil } from './activity-options';
 import { sendOnce, type Presence, type SendOnceResult } from './send-once';
 import { awaitFinal, lostByHeartbeat, type Settled } from './unknown-outcome';
+import {
+  DEVICE_SEND_HTTP_TIMEOUT_MS,
+  REQUERY_WHILE_UNANSWERED,
+  SETTLE_BEFORE_REQUERY,
+  UNSENT_RESEND_BACKOFF,
+} from './durations';
 
 export const POS_TRANSACTION_DEFAULTS = {
   maxAttempts: 3,
-  retryBackoff: '2s',
-  requerySettleDelay: '3s',
-  initiateTimeoutMs: 45_000,
-  requeryTimeout: '10 minutes',
+  retryBackoff: UNSENT_RESEND_BACKOFF,
+  requerySettleDelay: SETTLE_BEFORE_REQUERY,
+  initiateTimeoutMs: DEVICE_SEND_HTTP_TIMEOUT_MS,
+  requeryTimeout: REQUERY_WHILE_UNANSWERED,
   unknownRequeryFor: UNKNOWN_OUTCOME_DEFAULTS.requeryFor,
   requeryBackoff: UNKNOWN_OUTCOME_DEFAULTS.firstBackoff,
   requeryMaxBackoff: UNKNOWN_OUTCOME_DEFAULTS.maxBackoff,

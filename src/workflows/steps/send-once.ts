@@ -24,7 +24,9 @@
 import { ApplicationFailure, CancellationScope, sleep } from '@temporalio/workflow';
 import { SERVICE_ACTIVITY_START_TO_CLOSE_MS } from '../../shared/activity-timeouts';
 import { failureMessage, failureOf, isRefusalFailure } from '../../shared/failures';
+import { durationMs } from '../../shared/duration';
 import { countRequery, countResendProvedSafe, countSendOutcome } from './metrics';
+import { SETTLE_BEFORE_REQUERY } from './durations';
 
 /** What the service's records say about the request, by its reference. */
 export type Presence<R> = { found: true; record: R } | { found: false };
@@ -76,7 +78,7 @@ export interface Refusal {
 
 export const SEND_ONCE_DEFAULTS = {
   maxSends: 2,
-  settleMs: 3_000,
+  settleMs: durationMs(SETTLE_BEFORE_REQUERY),
   absentReads: 2,
   inFlightMs: SERVICE_ACTIVITY_START_TO_CLOSE_MS,
 } as const;
