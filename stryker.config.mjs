@@ -208,16 +208,16 @@ const posRefund = {
 const mandate = {
   ...inWorkflow,
   // The debit: its checks (the validator's and, under the lock, the balance), its send and settling.
-  mutate: functionLines(
-    'src/workflows/mandate.ts',
-    'debitUnderLock',
-    'checkDebitRequest',
-    'sendDebit',
-    'settleIfPending',
-    'heldBack',
-    'available',
-    'applyRecord',
-  ),
+  mutate: [
+    ...functionLines(
+      'src/workflows/mandate/debits.ts',
+      'debitUnderLock',
+      'checkDebitRequest',
+      'sendDebit',
+      'settleIfPending',
+    ),
+    ...functionLines('src/workflows/mandate/ledger.ts', 'heldBack', 'available', 'applyRecord'),
+  ],
   testFiles: ['test/mandates/mandate-workflow.test.ts', 'test/mandates/mandate-concurrent-debits.test.ts'],
 };
 
