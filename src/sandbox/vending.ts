@@ -3,7 +3,18 @@
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
 import { z } from 'zod';
-import { fail, MERCHANT_ID, ok, page, randomDigits, type Router } from './http';
+import {
+  addRoutes,
+  fail,
+  MERCHANT_ID,
+  ok,
+  page,
+  randomDigits,
+  type Reply,
+  type RequestContext,
+  type RouteRow,
+  type Router,
+} from './http';
 import type { Ledger } from './ledger';
 import { EMAIL, identifier, matching, oneOf, positiveInteger, rule, type RouteFields } from './validation';
 
@@ -100,154 +111,164 @@ interface Lookup {
   outstandingDebt: string;
 }
 
-export function registerVending(router: Router, deps: { clock: SandboxClock; ledger: Ledger }): void {
-  const { clock, ledger } = deps;
-  const lookups = new Map<string, Lookup>();
-  const vends = new Map<string, Record<string, unknown>>(); // by reference, in vend order
+/** The meters looked up and the vends made. */
+interface VendingState {
+  clock: SandboxClock;
+  ledger: Ledger;
+  lookups: Map<string, Lookup>;
+  vends: Map<string, Record<string, unknown>>; // by reference, in vend order
+}
 
-  // H1.
-  router.add('GET', '/vending/utilities/electricity/service-providers', 'vending', {}, () =>
-    ok(PROVIDERS.map((code) => ({ code, name: PROVIDER_NAMES[code], logo_url: null }))),
-  );
+/** H1: the providers. */
+const serviceProviders = () => ok(PROVIDERS.map((code) => ({ code, name: PROVIDER_NAMES[code], logo_url: null })));
 
-  // H2.
-  router.add('POST', '/vending/utilities/electricity/lookup', 'vending', H2_FIELDS, ({ body }) => {
-    const meterNo = String(body.meter_no);
-    const meter = TEST_METERS[meterNo];
-    if (!meter || meter.meter_type !== body.meter_type) return fail(400, 'Invalid meter number');
-    const reference = `${clock.now()}${randomDigits(6)}`;
-    lookups.set(reference, {
-      reference,
-      meterNo,
-      provider: String(body.provider),
-      meterType: meter.meter_type,
-      minimumVend: meter.minimum_vend,
-      customer: meter.customer_name,
-      address: meter.address,
-      outstandingDebt: meter.outstanding_debt,
-    });
-    return ok({
-      reference,
-      customer_name: meter.customer_name,
-      minimum_vend: meter.minimum_vend,
-      account_type: 'NON-MD',
-      outstanding_debt: meter.outstanding_debt,
-      address: meter.address,
-      meter_type: meter.meter_type,
-      provider: String(body.provider),
-    });
+/** H2: a test meter's customer, kept under a new reference for H3. */
+function lookupMeter({ clock, lookups }: VendingState, { body }: RequestContext): Reply {
+  const meterNo = String(body.meter_no);
+  const meter = TEST_METERS[meterNo];
+  if (!meter || meter.meter_type !== body.meter_type) return fail(400, 'Invalid meter number');
+  const reference = `${clock.now()}${randomDigits(6)}`;
+  const provider = String(body.provider);
+  lookups.set(reference, {
+    reference,
+    meterNo,
+    provider,
+    meterType: meter.meter_type,
+    minimumVend: meter.minimum_vend,
+    customer: meter.customer_name,
+    address: meter.address,
+    outstandingDebt: meter.outstanding_debt,
   });
+  const { customer_name, minimum_vend, outstanding_debt, address, meter_type } = meter;
+  return ok({
+    reference,
+    customer_name,
+    minimum_vend,
+    account_type: 'NON-MD',
+    outstanding_debt,
+    address,
+    meter_type,
+    provider,
+  });
+}
 
-  // H3.
-  router.add('POST', '/vending/utilities/electricity', 'vending', H3_FIELDS, ({ body }) => {
-    const amount = Number(body.amount);
-    const reference = String(body.reference);
-    const lookup = lookups.get(reference);
-    if (!lookup) return fail(400, 'Invalid reference: look the meter up first');
-    if (vends.has(reference)) return fail(400, 'Transaction already processed for this reference');
-    if (amount < lookup.minimumVend) return fail(400, `amount is below the minimum vend of ${lookup.minimumVend}`);
-    const token = randomDigits(20).replace(/(\d{4})(?=\d)/g, '$1-');
-    const now = clock.iso();
-    const vat = (amount * VAT_RATE) / (100 + VAT_RATE);
-    const units = (amount - vat) / TARIFF_RATE;
-    const receipt = `RCPT${randomDigits(10)}`;
-    const batch = randomUUID();
-    const metaJson = {
-      kct: null,
-      vat: vat.toFixed(2),
-      token,
-      address: lookup.address,
-      balance: null,
-      penalty: '0.00',
-      provider: lookup.provider,
-      vat_rate: VAT_RATE,
-      hp_profit: '0.00',
-      reference,
-      account_no: lookup.meterNo,
-      meter_cost: '0.00',
-      meter_type: lookup.meterType,
-      amount_paid: `${amount}.00`,
-      tariff_rate: TARIFF_RATE,
-      total_units: units.toFixed(2),
-      account_name: lookup.customer,
-      cost_of_unit: TARIFF_RATE.toFixed(2),
-      fixed_charge: '0.00',
-      meter_number: lookup.meterNo,
-      tariff_class: 'R2',
-      provider_meta: {
-        code: lookup.provider,
-        name: PROVIDER_NAMES[lookup.provider],
-        type: 'electricity',
-        logo_url: null,
-        total_rate_cap: null,
-        hb_income_percent: null,
-        total_rate_percent: null,
-        third_party_rate_cap: null,
-        third_party_rate_percent: null,
-      },
-      current_charge: '0.00',
-      receipt_number: receipt,
-      loss_of_revenue: '0.00',
-      installation_fee: '0.00',
-      outstanding_debt: lookup.outstandingDebt,
-      reconnection_fee: '0.00',
-      transaction_date: now,
-      hp_wallet_batch_id: batch,
-      meter_service_charge: '0.00',
-      administrative_charge: '0.00',
-    };
-    const pending = lookup.meterNo === PENDING_METER;
-    const txn: Record<string, unknown> = {
-      reference,
-      amount: `${amount}.00`,
-      merchant_amount: `${amount}.00`,
-      phone_number: String(body.phone_number),
-      email: String(body.email),
-      merchant_id: MERCHANT_ID,
-      wallet_batch_id: batch,
-      value_reference: token,
-      network: null,
-      transaction_id: null,
+/** H3: a vend for a looked-up meter (the pending test meter gets its token later, on the sandbox clock). */
+function vend({ clock, ledger, lookups, vends }: VendingState, { body }: RequestContext): Reply {
+  const amount = Number(body.amount);
+  const reference = String(body.reference);
+  const lookup = lookups.get(reference);
+  if (!lookup) return fail(400, 'Invalid reference: look the meter up first');
+  if (vends.has(reference)) return fail(400, 'Transaction already processed for this reference');
+  if (amount < lookup.minimumVend) return fail(400, `amount is below the minimum vend of ${lookup.minimumVend}`);
+  const token = randomDigits(20).replace(/(\d{4})(?=\d)/g, '$1-');
+  const now = clock.iso();
+  const batch = randomUUID();
+  const metaJson = vendMeta(lookup, amount, token, batch, now);
+  const pending = lookup.meterNo === PENDING_METER;
+  const txn: Record<string, unknown> = {
+    reference,
+    amount: `${amount}.00`,
+    merchant_amount: `${amount}.00`,
+    phone_number: String(body.phone_number),
+    email: String(body.email),
+    merchant_id: MERCHANT_ID,
+    wallet_batch_id: batch,
+    value_reference: token,
+    network: null,
+    transaction_id: null,
+    type: 'electricity',
+    action: 'debit',
+    status: 'success',
+    meta: JSON.stringify(metaJson),
+    meta_json: metaJson,
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (pending) {
+    // The wallet is debited now; the token comes when the vend completes (H4 then shows it).
+    const final = { ...txn };
+    const noToken = { ...metaJson, token: null };
+    Object.assign(txn, { status: 'pending', value_reference: null, meta_json: noToken, meta: JSON.stringify(noToken) });
+    clock.after(PENDING_VEND_MS, () => {
+      Object.assign(txn, final, { updatedAt: clock.iso() });
+    });
+  }
+  vends.set(reference, txn);
+  ledger.record('vend', reference, `${amount}.00`, 'NGN');
+  return ok(txn, pending ? 'Vend pending' : 'Vend successful');
+}
+
+/** The vend's meta, as the spec's sample shows it. */
+function vendMeta(lookup: Lookup, amount: number, token: string, batch: string, now: string): Record<string, unknown> {
+  const vat = (amount * VAT_RATE) / (100 + VAT_RATE);
+  const units = (amount - vat) / TARIFF_RATE;
+  return {
+    kct: null,
+    vat: vat.toFixed(2),
+    token,
+    address: lookup.address,
+    balance: null,
+    penalty: '0.00',
+    provider: lookup.provider,
+    vat_rate: VAT_RATE,
+    hp_profit: '0.00',
+    reference: lookup.reference,
+    account_no: lookup.meterNo,
+    meter_cost: '0.00',
+    meter_type: lookup.meterType,
+    amount_paid: `${amount}.00`,
+    tariff_rate: TARIFF_RATE,
+    total_units: units.toFixed(2),
+    account_name: lookup.customer,
+    cost_of_unit: TARIFF_RATE.toFixed(2),
+    fixed_charge: '0.00',
+    meter_number: lookup.meterNo,
+    tariff_class: 'R2',
+    provider_meta: {
+      code: lookup.provider,
+      name: PROVIDER_NAMES[lookup.provider],
       type: 'electricity',
-      action: 'debit',
-      status: 'success',
-      meta: JSON.stringify(metaJson),
-      meta_json: metaJson,
-      createdAt: now,
-      updatedAt: now,
-    };
-    if (pending) {
-      // The wallet is debited now; the token comes when the vend completes (H4 then shows it).
-      const final = { ...txn };
-      Object.assign(txn, {
-        status: 'pending',
-        value_reference: null,
-        meta_json: { ...metaJson, token: null },
-        meta: JSON.stringify({ ...metaJson, token: null }),
-      });
-      clock.after(PENDING_VEND_MS, () => {
-        Object.assign(txn, final, { updatedAt: clock.iso() });
-      });
-    }
-    vends.set(reference, txn);
-    ledger.record('vend', reference, `${amount}.00`, 'NGN');
-    return ok(txn, pending ? 'Vend pending' : 'Vend successful');
-  });
+      logo_url: null,
+      total_rate_cap: null,
+      hb_income_percent: null,
+      total_rate_percent: null,
+      third_party_rate_cap: null,
+      third_party_rate_percent: null,
+    },
+    current_charge: '0.00',
+    receipt_number: `RCPT${randomDigits(10)}`,
+    loss_of_revenue: '0.00',
+    installation_fee: '0.00',
+    outstanding_debt: lookup.outstandingDebt,
+    reconnection_fee: '0.00',
+    transaction_date: now,
+    hp_wallet_batch_id: batch,
+    meter_service_charge: '0.00',
+    administrative_charge: '0.00',
+  };
+}
 
-  // H4.
-  router.add('GET', '/vending/transactions', 'vending', H4_FIELDS, ({ query }) => {
-    const reference = query.get('reference');
-    if (reference) {
-      const txn = vends.get(reference);
-      return txn ? ok(txn) : fail(404, 'Transaction not found');
-    }
-    const from = query.get('date_from');
-    const to = query.get('date_to');
-    const rows = [...vends.values()]
-      .filter(
-        (t) => (!from || String(t.createdAt).slice(0, 10) >= from) && (!to || String(t.createdAt).slice(0, 10) <= to),
-      )
-      .reverse();
-    return ok(page(rows, query.get('page'), query.get('perPage'), 20));
-  });
+/** H4: one vend by reference, or the vends between two days, newest first. */
+function vendTransactions({ vends }: VendingState, { query }: RequestContext): Reply {
+  const reference = query.get('reference');
+  if (reference) {
+    const txn = vends.get(reference);
+    return txn ? ok(txn) : fail(404, 'Transaction not found');
+  }
+  const from = query.get('date_from');
+  const to = query.get('date_to');
+  const day = (t: Record<string, unknown>) => String(t.createdAt).slice(0, 10);
+  const rows = [...vends.values()].filter((t) => (!from || day(t) >= from) && (!to || day(t) <= to)).reverse();
+  return ok(page(rows, query.get('page'), query.get('perPage'), 20));
+}
+
+const VENDING_ROUTES: readonly RouteRow<VendingState>[] = [
+  ['GET', '/vending/utilities/electricity/service-providers', 'vending', {}, serviceProviders],
+  ['POST', '/vending/utilities/electricity/lookup', 'vending', H2_FIELDS, lookupMeter],
+  ['POST', '/vending/utilities/electricity', 'vending', H3_FIELDS, vend],
+  ['GET', '/vending/transactions', 'vending', H4_FIELDS, vendTransactions],
+];
+
+export function registerVending(router: Router, deps: { clock: SandboxClock; ledger: Ledger }): void {
+  addRoutes(router, { ...deps, lookups: new Map(), vends: new Map() }, VENDING_ROUTES);
 }
