@@ -192,7 +192,7 @@ export const resendMandateOtp = (ctx: Pick<StarterContext, 'client'>, mandateRef
   handle(ctx.client, mandateRef).executeUpdate(resendMandateOtpUpdate).catch(sayNotYet);
 
 /**
- * The mandate registers its OTP Updates only once it waits for the OTP (src/workflows/mandate.ts,
+ * The mandate registers its OTP Updates only once it waits for the OTP (src/workflows/mandate/approval.ts,
  * openOtpHandlers): before that the SDK refuses with "No registered handler". Said in the mandate's words.
  */
 function sayNotYet(err: unknown): never {
