@@ -13,11 +13,6 @@ const WORKFLOWS = join(ROOT, 'src', 'workflows');
 const MAX_LINES = 80;
 const MAX_CLASS_LINES = 400;
 
-/** Files that still break a rule while they are being split (issue #43), each with the rules it breaks: none now. */
-const SHRINKING: Record<string, ('class' | 'inline options')[]> = {};
-const exempt = (file: string, rule: 'class' | 'inline options'): boolean =>
-  SHRINKING[relative(ROOT, file).split('\\').join('/')]?.includes(rule) ?? false;
-
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
@@ -119,15 +114,12 @@ describe('the 1.0 shape of the workflow code', () => {
   });
 
   it(`has no class over ${MAX_CLASS_LINES} lines`, () => {
-    const long = all
-      .filter((f) => !exempt(f, 'class'))
-      .flatMap((f) => classLengths(sourceOf(f)))
-      .filter((c) => c.lines > MAX_CLASS_LINES);
+    const long = all.flatMap((f) => classLengths(sourceOf(f))).filter((c) => c.lines > MAX_CLASS_LINES);
     expect(long.map((c) => `${c.name}: ${c.lines} lines`)).toEqual([]);
   });
 
   it('gives every activity proxy a named policy (src/workflows/steps/activity-options.ts), no option object in place', () => {
-    const inline = all.filter((f) => !exempt(f, 'inline options')).flatMap((f) => inlineActivityOptions(sourceOf(f)));
+    const inline = all.flatMap((f) => inlineActivityOptions(sourceOf(f)));
     expect(inline).toEqual([]);
   });
 
