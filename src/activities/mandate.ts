@@ -6,9 +6,17 @@
 // The BVN (D1) and the OTP (D2) arrive as claim-check handles and are redeemed here with
 // withSealed, right before the call; nothing here logs a request body.
 import { ApplicationFailure } from '@temporalio/activity';
-import { BadRequestError, DependencyFailedError, isDocumentedNotFound, type PaymentsApiError } from '../api';
+import {
+  BadRequestError,
+  DependencyFailedError,
+  isDocumentedNotFound,
+  type MandateCreateRequest,
+  type PaymentsApiError,
+} from '../api';
 import type { ActivityDeps } from './deps';
 import { withSealed } from './claim-check';
+import { bindActivities } from './bind';
+import { read } from './calls';
 import { heartbeatWhile } from './heartbeat';
 import type { MandateInput } from '../shared/mandate';
 import { toActivityFailure } from './failures';
@@ -64,9 +72,6 @@ export const isDuplicateReference = (err: PaymentsApiError): boolean =>
   err instanceof BadRequestError &&
   /duplicate|already (been )?(used|processed|exists)/i.test(err.serviceMessage ?? err.message);
 
-/** D5's documented "no such mandate" (src/api/not-found.ts); any other 404 is an error. */
-const isNoMandate = (err: unknown): boolean => isDocumentedNotFound('mandateByReference', err);
-
 type MandateRecord = {
   mandate_id?: string | number | null;
   status?: string | null;
@@ -89,181 +94,181 @@ const keepBvnForResend = (err: unknown): boolean => {
   return type === 'OutcomeUnknown' || type === 'Transient';
 };
 
-export function createMandateActivities({ api, logger, claimCheck }: ActivityDeps) {
-  /** The BVN, redeemed from its handle (the workflow refuses an input without one). */
-  const withBvn = <T>(input: MandateInput, use: (bvn: string) => Promise<T>): Promise<T> =>
-    withSealed(claimCheck, input.customer.bvnHandle, 'bvn', use, { afterError: keepBvnForResend });
+type MandateDeps = Pick<ActivityDeps, 'api' | 'logger' | 'claimCheck'>;
 
+/** D2 and D6 answer 424 when the session is invalid or expired: a new OTP needs a new mandate. */
+function sessionExpired(err: unknown, what: string): ApplicationFailure {
+  if (!(err instanceof DependencyFailedError)) return toActivityFailure(err, { moneyMoving: false, what });
+  return ApplicationFailure.create({
+    type: 'SessionExpired',
+    message: 'Invalid or expired session.',
+    nonRetryable: true,
+  });
+}
+
+/** D1's request, with the BVN redeemed from its handle. */
+function createRequest(input: MandateInput, bvn: string): MandateCreateRequest {
   return {
-    /**
-     * D1 with the sealed BVN. Our mandateRef is the transaction_reference, so an unanswered call can
-     * be looked up. Heartbeats while the call is open (the workflow gives it a short heartbeat timeout).
-     */
-    async createMandate(input: MandateInput): Promise<CreatedMandate> {
-      try {
-        const res = await heartbeatWhile(
-          () =>
-            withBvn(input, (bvn) =>
-              api.mandates.create({
-                mandate_type: 'emandate',
-                debit_type: input.debitType,
-                amount: input.amount,
-                account_number: input.accountNumber,
-                bank_code: input.bankCode,
-                description: input.description,
-                start_date: input.startDate,
-                end_date: input.endDate,
-                customer_email: input.customerEmail,
-                transaction_reference: input.mandateRef,
-                customerInformation: {
-                  identity: { type: 'bvn', number: bvn },
-                  firstName: input.customer.firstName,
-                  lastName: input.customer.lastName,
-                  address: input.customer.address,
-                  phone: input.customer.phone,
-                },
-                ...(input.fixed
-                  ? {
-                      fixedMandateSettings: {
-                        frequency: input.fixed.frequency,
-                        interval: input.fixed.interval,
-                        initial_debit_amount: input.fixed.initialDebitAmount,
-                        initial_debit_date: input.fixed.initialDebitDate,
-                      },
-                    }
-                  : {}),
-              }),
-            ),
-          { call: 'D1' },
-        );
-        if (!res.data.session_token)
-          throw ApplicationFailure.create({
-            type: 'ServiceError',
-            message: 'create mandate: the service returned no session_token',
-            nonRetryable: true,
-          });
-        logger.info({ mandateRef: input.mandateRef, mandateId: res.data.mandate_id }, 'mandate created');
-        return { mandateId: String(res.data.mandate_id), sessionToken: res.data.session_token };
-      } catch (err) {
-        throw toActivityFailure(err, { moneyMoving: true, what: 'create mandate' });
-      }
+    mandate_type: 'emandate',
+    debit_type: input.debitType,
+    amount: input.amount,
+    account_number: input.accountNumber,
+    bank_code: input.bankCode,
+    description: input.description,
+    start_date: input.startDate,
+    end_date: input.endDate,
+    customer_email: input.customerEmail,
+    transaction_reference: input.mandateRef,
+    customerInformation: {
+      identity: { type: 'bvn', number: bvn },
+      firstName: input.customer.firstName,
+      lastName: input.customer.lastName,
+      address: input.customer.address,
+      phone: input.customer.phone,
     },
-
-    /** D2 with the sealed OTP (the handle from the Update); deleted once the service answered. */
-    async validateMandateOtp(sessionToken: string, otpHandle: string): Promise<{ mandateReferenceNumber?: string }> {
-      try {
-        const res = await withSealed(claimCheck, otpHandle, 'mandate-otp', (otp: string) =>
-          api.mandates.validateOtp({ session_token: sessionToken, otp }),
-        );
-        return { mandateReferenceNumber: res.data.mandate_reference_number ?? undefined };
-      } catch (err) {
-        if (err instanceof DependencyFailedError) {
-          throw ApplicationFailure.create({
-            type: 'SessionExpired',
-            message: 'Invalid or expired session.',
-            nonRetryable: true,
-          });
+    ...(input.fixed
+      ? {
+          fixedMandateSettings: {
+            frequency: input.fixed.frequency,
+            interval: input.fixed.interval,
+            initial_debit_amount: input.fixed.initialDebitAmount,
+            initial_debit_date: input.fixed.initialDebitDate,
+          },
         }
-        throw toActivityFailure(err, { moneyMoving: false, what: 'validate mandate OTP' });
-      }
-    },
-
-    async resendMandateOtp(sessionToken: string): Promise<void> {
-      try {
-        await api.mandates.resendOtp({ session_token: sessionToken });
-      } catch (err) {
-        if (err instanceof DependencyFailedError)
-          throw ApplicationFailure.create({
-            type: 'SessionExpired',
-            message: 'Invalid or expired session.',
-            nonRetryable: true,
-          });
-        throw toActivityFailure(err, { moneyMoving: false, what: 'resend mandate OTP' });
-      }
-    },
-
-    /**
-     * D3, money-moving: one attempt, heartbeating while the call is open. The answer's `data.status`
-     * says what happened (a 200 saying pending or failed is no success). A refusal of the reference
-     * as a duplicate is reported as `DuplicateReference`, never as success: the workflow requeries
-     * the reference before it calls the debit applied.
-     */
-    async debitMandate(req: MandateDebitRequest): Promise<MandateDebitAnswer> {
-      try {
-        const res = await heartbeatWhile(
-          () =>
-            api.mandates.debit({
-              amount: req.amount,
-              mandate_id: req.mandateId,
-              transaction_reference: req.reference,
-              narration: req.narration,
-              customer_email: req.customerEmail,
-            }),
-          { call: 'D3', reference: req.reference },
-        );
-        const serviceStatus = String(res.data.status ?? '');
-        const answer: MandateDebitAnswer = {
-          status: debitAnswerStatus(serviceStatus),
-          serviceStatus,
-          ...(typeof res.data.amount === 'number' ? { amount: res.data.amount } : {}),
-        };
-        logger.info({ reference: req.reference, amount: req.amount, status: serviceStatus }, 'mandate debit answered');
-        return answer;
-      } catch (err) {
-        if (err instanceof BadRequestError && isDuplicateReference(err)) {
-          throw ApplicationFailure.create({
-            type: 'DuplicateReference',
-            message: `debit ${req.reference}: ${err.message}`,
-            nonRetryable: true,
-          });
-        }
-        throw toActivityFailure(err, { moneyMoving: true, what: `debit ${req.reference}` });
-      }
-    },
-
-    /** D4 for one mandate; the partial result is read per id ('Mandate already cancelled' counts as cancelled). */
-    async cancelMandate(
-      mandateId: string,
-    ): Promise<{ cancelled: boolean; alreadyCancelled: boolean; reason?: string }> {
-      try {
-        const res = await api.mandates.cancel({ mandateIds: [mandateId] });
-        const data = res.data;
-        if (data.canceledMandates.map(String).includes(mandateId)) return { cancelled: true, alreadyCancelled: false };
-        const failed = data.failedMandates.find((f) => String(f.mandateId) === mandateId);
-        if (failed && /already cancel/i.test(failed.failureReason ?? ''))
-          return { cancelled: true, alreadyCancelled: true };
-        return {
-          cancelled: false,
-          alreadyCancelled: false,
-          reason: failed?.failureReason ?? 'not reported by the service',
-        };
-      } catch (err) {
-        throw toActivityFailure(err, { moneyMoving: false, what: 'cancel mandate' });
-      }
-    },
-
-    /** D5 by mandate_id: the service's view of status, balance and total_debited. */
-    async getMandate(mandateId: string): Promise<MandateSnapshot | undefined> {
-      try {
-        const res = await api.mandates.list({ mandate_id: mandateId });
-        const rec = res.data.records.find((r) => String(r.mandate_id) === mandateId);
-        return rec ? snapshot(rec) : undefined;
-      } catch (err) {
-        if (isNoMandate(err)) return undefined;
-        throw toActivityFailure(err, { moneyMoving: false, what: 'look up mandate' });
-      }
-    },
-
-    /** D5 by merchant_ref (our mandateRef): did an unanswered D1 create the mandate? */
-    async findMandateByRef(mandateRef: string): Promise<MandateSnapshot | undefined> {
-      try {
-        const res = await api.mandates.list({ merchant_ref: mandateRef });
-        const rec = res.data.records.find((r) => r.reference === mandateRef || r.merchant_reference === mandateRef);
-        return rec ? snapshot(rec) : undefined;
-      } catch (err) {
-        if (isNoMandate(err)) return undefined;
-        throw toActivityFailure(err, { moneyMoving: false, what: 'look up mandate by reference' });
-      }
-    },
+      : {}),
   };
+}
+
+/**
+ * D1 with the sealed BVN (the workflow refuses an input without one). Our mandateRef is the
+ * transaction_reference, so an unanswered call can be looked up. Heartbeats while the call is open
+ * (the workflow gives it a short heartbeat timeout).
+ */
+async function createMandate({ api, logger, claimCheck }: MandateDeps, input: MandateInput): Promise<CreatedMandate> {
+  try {
+    const create = (bvn: string) => api.mandates.create(createRequest(input, bvn));
+    const send = () =>
+      withSealed(claimCheck, input.customer.bvnHandle, 'bvn', create, { afterError: keepBvnForResend });
+    const res = await heartbeatWhile(send, { call: 'D1' });
+    if (!res.data.session_token)
+      throw ApplicationFailure.create({
+        type: 'ServiceError',
+        message: 'create mandate: the service returned no session_token',
+        nonRetryable: true,
+      });
+    logger.info({ mandateRef: input.mandateRef, mandateId: res.data.mandate_id }, 'mandate created');
+    return { mandateId: String(res.data.mandate_id), sessionToken: res.data.session_token };
+  } catch (err) {
+    throw toActivityFailure(err, { moneyMoving: true, what: 'create mandate' });
+  }
+}
+
+/** D2 with the sealed OTP (the handle from the Update); deleted once the service answered. */
+async function validateMandateOtp(
+  { api, claimCheck }: MandateDeps,
+  sessionToken: string,
+  otpHandle: string,
+): Promise<{ mandateReferenceNumber?: string }> {
+  try {
+    const res = await withSealed(claimCheck, otpHandle, 'mandate-otp', (otp: string) =>
+      api.mandates.validateOtp({ session_token: sessionToken, otp }),
+    );
+    return { mandateReferenceNumber: res.data.mandate_reference_number ?? undefined };
+  } catch (err) {
+    throw sessionExpired(err, 'validate mandate OTP');
+  }
+}
+
+async function resendMandateOtp({ api }: MandateDeps, sessionToken: string): Promise<void> {
+  try {
+    await api.mandates.resendOtp({ session_token: sessionToken });
+  } catch (err) {
+    throw sessionExpired(err, 'resend mandate OTP');
+  }
+}
+
+/**
+ * D3, money-moving: one attempt, heartbeating while the call is open. The answer's `data.status`
+ * says what happened (a 200 saying pending or failed is no success). A refusal of the reference
+ * as a duplicate is reported as `DuplicateReference`, never as success: the workflow requeries
+ * the reference before it calls the debit applied.
+ */
+async function debitMandate({ api, logger }: MandateDeps, req: MandateDebitRequest): Promise<MandateDebitAnswer> {
+  try {
+    const debit = {
+      amount: req.amount,
+      mandate_id: req.mandateId,
+      transaction_reference: req.reference,
+      narration: req.narration,
+      customer_email: req.customerEmail,
+    };
+    const res = await heartbeatWhile(() => api.mandates.debit(debit), { call: 'D3', reference: req.reference });
+    const serviceStatus = String(res.data.status ?? '');
+    const amount = typeof res.data.amount === 'number' ? { amount: res.data.amount } : {};
+    logger.info({ reference: req.reference, amount: req.amount, status: serviceStatus }, 'mandate debit answered');
+    return { status: debitAnswerStatus(serviceStatus), serviceStatus, ...amount };
+  } catch (err) {
+    if (err instanceof BadRequestError && isDuplicateReference(err)) {
+      throw ApplicationFailure.create({
+        type: 'DuplicateReference',
+        message: `debit ${req.reference}: ${err.message}`,
+        nonRetryable: true,
+      });
+    }
+    throw toActivityFailure(err, { moneyMoving: true, what: `debit ${req.reference}` });
+  }
+}
+
+/** D4 for one mandate; the partial result is read per id ('Mandate already cancelled' counts as cancelled). */
+function cancelMandate(
+  { api }: MandateDeps,
+  mandateId: string,
+): Promise<{ cancelled: boolean; alreadyCancelled: boolean; reason?: string }> {
+  return read('cancel mandate', async () => {
+    const { data } = await api.mandates.cancel({ mandateIds: [mandateId] });
+    if (data.canceledMandates.map(String).includes(mandateId)) return { cancelled: true, alreadyCancelled: false };
+    const failed = data.failedMandates.find((f) => String(f.mandateId) === mandateId);
+    if (failed && /already cancel/i.test(failed.failureReason ?? ''))
+      return { cancelled: true, alreadyCancelled: true };
+    return {
+      cancelled: false,
+      alreadyCancelled: false,
+      reason: failed?.failureReason ?? 'not reported by the service',
+    };
+  });
+}
+
+/** D5's documented "no such mandate" (src/api/not-found.ts) is an answer; any other 404 is an error. */
+const noMandate = { when: (err: unknown) => isDocumentedNotFound('mandateByReference', err), answer: undefined };
+
+/** D5 by mandate_id: the service's view of status, balance and total_debited. */
+function getMandate({ api }: MandateDeps, mandateId: string): Promise<MandateSnapshot | undefined> {
+  const lookUp = async () => {
+    const res = await api.mandates.list({ mandate_id: mandateId });
+    const rec = res.data.records.find((r) => String(r.mandate_id) === mandateId);
+    return rec ? snapshot(rec) : undefined;
+  };
+  return read('look up mandate', lookUp, noMandate);
+}
+
+/** D5 by merchant_ref (our mandateRef): did an unanswered D1 create the mandate? */
+function findMandateByRef({ api }: MandateDeps, mandateRef: string): Promise<MandateSnapshot | undefined> {
+  const lookUp = async () => {
+    const res = await api.mandates.list({ merchant_ref: mandateRef });
+    const rec = res.data.records.find((r) => r.reference === mandateRef || r.merchant_reference === mandateRef);
+    return rec ? snapshot(rec) : undefined;
+  };
+  return read('look up mandate by reference', lookUp, noMandate);
+}
+
+export function createMandateActivities(deps: ActivityDeps) {
+  return bindActivities(deps, {
+    createMandate,
+    validateMandateOtp,
+    resendMandateOtp,
+    debitMandate,
+    cancelMandate,
+    getMandate,
+    findMandateByRef,
+  });
 }

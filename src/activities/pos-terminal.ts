@@ -8,11 +8,14 @@
 // Temporal (see src/starters/pos-terminal.ts). The card read arrives as a claim-check handle
 // (purpose 'pos-card') and F3 redeems it right before the call (withSealed); F4 needs no card
 // data. Nothing here logs a request or response body: only references, attempts and outcomes.
-import { ApplicationFailure, Context } from '@temporalio/activity';
-import { isDocumentedNotFound, NotFoundError, PaymentsApiError, type PosTerminalTransaction } from '../api';
+import { Context } from '@temporalio/activity';
+import type { Logger } from 'pino';
+import { isDocumentedNotFound, type PaymentsClient, type PosTerminalTransaction } from '../api';
+import type { ClaimCheckStore } from '../claim-check/store';
 import type { ActivityDeps } from './deps';
 import { withSealed } from './claim-check';
-import { heartbeatWhile } from './heartbeat';
+import { bindActivities } from './bind';
+import { attemptRequestId, read, sendOnce } from './calls';
 import {
   classifyPosCode,
   type PosInitiateRequest,
@@ -57,91 +60,75 @@ const keepCardAfterError = (err: unknown): boolean => {
   return type === FailureTypes.OutcomeUnknown || type === FailureTypes.Transient;
 };
 
-export function createPosTerminalActivities(deps: ActivityDeps) {
-  const { api, logger, claimCheck } = deps;
-  const log = logger.child({ flow: 'pos' });
+interface PosTerminalDeps {
+  api: PaymentsClient;
+  log: Logger;
+  claimCheck: ClaimCheckStore;
+}
 
-  return {
-    /**
-     * F3, once, with the sealed card read (redeemed here). The workflow never calls it again unless
-     * F4 answered 404 for this merchant_ref. A flow started before the claim check passes the card
-     * read in clear (PosInitiateRequest). A Refund or Completion names its original
-     * (`original_merchant_ref`, PosLinkedInitiateRequest), passed on as it is.
-     */
-    async posTerminalInitiateTransaction(
-      req: PosSealedInitiateRequest | PosLinkedInitiateRequest | PosInitiateRequest,
-      o: { attempt: number; timeoutMs?: number },
-    ): Promise<PosInitiateResponse> {
-      const ctx = Context.current();
-      const where = {
-        workflowId: ctx.info.workflowExecution?.workflowId,
-        merchantRef: req.merchant_ref,
-        attempt: o.attempt,
-      };
-      const call = { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` };
-      try {
-        // Heartbeats while the call is open: a worker lost mid-call is noticed within the heartbeat timeout.
-        const res = await heartbeatWhile(
-          'card' in req
-            ? withSealed(
-                claimCheck,
-                req.card.handle,
-                'pos-card',
-                (card: PosSealedCardData) => {
-                  const { card: _sealed, ...fields } = req;
-                  void _sealed;
-                  return api.posTerminal.initiate({ ...fields, ...card }, call);
-                },
-                {
-                  afterAnswer: (r) =>
-                    classifyPosCode(r.data.response_code, r.data.response_message ?? undefined).outcome === 'unknown',
-                  afterError: keepCardAfterError,
-                },
-              )
-            : api.posTerminal.initiate(req, call),
-        );
-        const transaction = toPosTransactionRecord(res.data);
-        log.info(
-          { ...where, responseCode: transaction.response_code, status: transaction.status },
-          'POS transaction answered',
-        );
-        return { transaction };
-      } catch (err) {
-        const failure = toActivityFailure(err, { moneyMoving: true, what: 'F3 initiate POS transaction' });
-        log.warn(
-          { ...where, type: failure.type, status: err instanceof PaymentsApiError ? err.status : undefined },
-          'POS transaction without an answer',
-        );
-        throw failure;
-      }
-    },
-
-    /** Deletes a sealed card read the flow no longer needs (kept for a resend that did not happen). */
-    async posDiscardSealedCard(handle: string): Promise<void> {
-      await claimCheck.discard(handle);
-    },
-
-    /** F4. 404 is an answer ("never received"), not a failure. */
-    async posTerminalRequeryTransaction(req: { merchant_ref: string }): Promise<PosRequeryOutcome> {
-      const ctx = Context.current();
-      try {
-        const res = await api.posTerminal.requery(req, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}` });
-        return { found: true, transaction: toPosTransactionRecord(res.data) };
-      } catch (err) {
-        if (isDocumentedNotFound('posTerminalRequery', err)) return { found: false };
-        throw toActivityFailure(
-          err instanceof NotFoundError
-            ? ApplicationFailure.create({
-                type: FailureTypes.ServiceError,
-                message: `F4 404 that is not the documented "transaction unknown": ${err.message}`,
-                nonRetryable: true,
-              })
-            : err,
-          { moneyMoving: false, what: 'F4 requery POS transaction' },
-        );
-      }
-    },
+/**
+ * F3, once, with the sealed card read (redeemed here). The workflow never calls it again unless
+ * F4 answered 404 for this merchant_ref. A flow started before the claim check passes the card
+ * read in clear (PosInitiateRequest). A Refund or Completion names its original
+ * (`original_merchant_ref`, PosLinkedInitiateRequest), passed on as it is.
+ */
+async function posTerminalInitiateTransaction(
+  { api, log, claimCheck }: PosTerminalDeps,
+  req: PosSealedInitiateRequest | PosLinkedInitiateRequest | PosInitiateRequest,
+  o: { attempt: number; timeoutMs?: number },
+): Promise<PosInitiateResponse> {
+  const call = { timeoutMs: o.timeoutMs, requestId: `${Context.current().info.activityId}-a${o.attempt}` };
+  const initiate = () => {
+    if (!('card' in req)) return api.posTerminal.initiate(req, call);
+    const { card: sealed, ...fields } = req;
+    return withSealed(
+      claimCheck,
+      sealed.handle,
+      'pos-card',
+      (card: PosSealedCardData) => api.posTerminal.initiate({ ...fields, ...card }, call),
+      {
+        afterAnswer: (r) =>
+          classifyPosCode(r.data.response_code, r.data.response_message ?? undefined).outcome === 'unknown',
+        afterError: keepCardAfterError,
+      },
+    );
   };
+  const once = {
+    log,
+    what: 'F3 initiate POS transaction',
+    where: { merchantRef: req.merchant_ref, attempt: o.attempt },
+    answered: 'POS transaction answered',
+    unanswered: 'POS transaction without an answer',
+  };
+  const send = async () => ({ transaction: toPosTransactionRecord((await initiate()).data) });
+  return sendOnce(once, send, ({ transaction: t }) => ({ responseCode: t.response_code, status: t.status }));
+}
+
+/** Deletes a sealed card read the flow no longer needs (kept for a resend that did not happen). */
+async function posDiscardSealedCard({ claimCheck }: PosTerminalDeps, handle: string): Promise<void> {
+  await claimCheck.discard(handle);
+}
+
+/** F4. 404 is an answer ("never received"), not a failure. */
+function posTerminalRequeryTransaction(
+  { api }: PosTerminalDeps,
+  req: { merchant_ref: string },
+): Promise<PosRequeryOutcome> {
+  const absent = {
+    when: (err: unknown) => isDocumentedNotFound('posTerminalRequery', err),
+    answer: { found: false as const },
+    otherNotFound: 'F4 404 that is not the documented "transaction unknown"',
+  };
+  const requery = async (): Promise<PosRequeryOutcome> => {
+    const res = await api.posTerminal.requery(req, { requestId: attemptRequestId() });
+    return { found: true, transaction: toPosTransactionRecord(res.data) };
+  };
+  return read('F4 requery POS transaction', requery, absent);
+}
+
+export function createPosTerminalActivities(deps: ActivityDeps) {
+  const d: PosTerminalDeps = { api: deps.api, log: deps.logger.child({ flow: 'pos' }), claimCheck: deps.claimCheck };
+  return bindActivities(d, { posTerminalInitiateTransaction, posDiscardSealedCard, posTerminalRequeryTransaction });
 }
 
 export type PosTerminalActivities = ReturnType<typeof createPosTerminalActivities>;

@@ -10,9 +10,11 @@
 // Phone numbers and message texts are never logged: only the workflow id, batch number, sizes,
 // counts and the service's batch_id / campaign uuid.
 import { Context } from '@temporalio/activity';
-import type { SmsCampaign, SmsSendResult } from '../api';
+import type { Logger } from 'pino';
+import type { PaymentsClient, SmsCampaign, SmsSendResult } from '../api';
 import type { ActivityDeps } from './deps';
-import { heartbeatWhile } from './heartbeat';
+import { bindActivities } from './bind';
+import { attemptRequestId, read, sendOnce } from './calls';
 import {
   SMS_CAMPAIGN_SERVICE_STATUSES,
   toDecimalString,
@@ -21,7 +23,6 @@ import {
   type SmsCampaignRecord,
   type SmsMessage,
 } from '../shared/sms';
-import { toActivityFailure } from './failures';
 
 /** Most G3 pages read for one lookup (perPage up to 100). */
 const MAX_PAGES = 50;
@@ -79,124 +80,108 @@ export function toSmsCampaignRecord(c: SmsCampaign): SmsCampaignRecord {
   };
 }
 
-export function createSmsActivities(deps: Pick<ActivityDeps, 'api' | 'logger'>) {
-  const { api, logger } = deps;
-  const log = logger.child({ flow: 'sms' });
+interface SmsDeps {
+  api: PaymentsClient;
+  log: Logger;
+}
 
-  /** Pages through G3 with the given filters until `stop` says so or the list ends. */
-  async function scan(
-    filters: { status?: (typeof SMS_CAMPAIGN_SERVICE_STATUSES)[number]; name?: string },
-    pageSize: number,
-    stop: (item: { id: string; name?: string }) => boolean,
-  ): Promise<boolean> {
-    const ctx = Context.current();
-    for (let page = 1; page <= MAX_PAGES; page++) {
-      const res = await api.sms.listCampaigns(
-        { ...filters, page, perPage: pageSize },
-        { requestId: `${ctx.info.activityId}-${ctx.info.attempt}-p${page}` },
-      );
-      const items = res.data.items;
-      if (items.some((i) => stop({ id: String(i.id), ...(i.name ? { name: i.name } : {}) }))) return true;
-      if (items.length === 0 || page * pageSize >= res.data.total) return false;
-    }
-    return false;
+type CampaignStatus = (typeof SMS_CAMPAIGN_SERVICE_STATUSES)[number];
+
+/** Pages through G3 with the given filters until `stop` says so or the list ends. */
+async function scan(
+  api: PaymentsClient,
+  filters: { status?: CampaignStatus; name?: string },
+  pageSize: number,
+  stop: (item: { id: string; name?: string }) => boolean,
+): Promise<boolean> {
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const query = { ...filters, page, perPage: pageSize };
+    const res = await api.sms.listCampaigns(query, { requestId: attemptRequestId(`-p${page}`) });
+    const items = res.data.items;
+    if (items.some((i) => stop({ id: String(i.id), ...(i.name ? { name: i.name } : {}) }))) return true;
+    if (items.length === 0 || page * pageSize >= res.data.total) return false;
   }
+  return false;
+}
 
-  return {
-    /** G1 for one batch, once. The workflow never calls it again for a batch whose answer was lost. */
-    async smsSendBatch(
-      req: { sender_id: string; messages: SmsMessage[] },
-      o: { batch: number; attempt: number; timeoutMs?: number },
-    ): Promise<SmsBatchAnswer> {
-      const ctx = Context.current();
-      const where = {
-        workflowId: ctx.info.workflowExecution?.workflowId,
-        batch: o.batch,
-        attempt: o.attempt,
-        size: req.messages.length,
-      };
-      try {
-        const res = await heartbeatWhile(
-          api.sms.send(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-b${o.batch}-a${o.attempt}` }),
-        );
-        const answer = toSmsBatchAnswer(res.data);
-        log.info(
-          { ...where, batchId: answer.batch_id, sent: answer.sent.length, errors: answer.errors.length },
-          'sms batch answered',
-        );
-        return answer;
-      } catch (err) {
-        const failure = toActivityFailure(err, { moneyMoving: true, what: `G1 send (batch ${o.batch})` });
-        log.warn({ ...where, type: failure.type }, 'sms batch without an answer');
-        throw failure;
-      }
-    },
-
-    /** G2, once. A lost answer is searched for by name (smsListCampaignIdsByName), never created again. */
-    async smsCreateCampaign(
-      req: {
-        name: string;
-        bucket_id: string;
-        sender_id: string;
-        is_scheduled: boolean;
-        sscheduled_dor: string;
-        template_id: string;
-      },
-      o: { attempt: number; timeoutMs?: number },
-    ): Promise<SmsCampaignRecord> {
-      const ctx = Context.current();
-      const where = { workflowId: ctx.info.workflowExecution?.workflowId, attempt: o.attempt };
-      try {
-        const res = await heartbeatWhile(
-          api.sms.createCampaign(req, { timeoutMs: o.timeoutMs, requestId: `${ctx.info.activityId}-a${o.attempt}` }),
-        );
-        const record = toSmsCampaignRecord(res.data);
-        log.info({ ...where, campaignId: record.uuid, status: record.status }, 'sms campaign created');
-        return record;
-      } catch (err) {
-        const failure = toActivityFailure(err, { moneyMoving: true, what: 'G2 create campaign' });
-        log.warn({ ...where, type: failure.type }, 'sms campaign create without an answer');
-        throw failure;
-      }
-    },
-
-    /**
-     * G3: which status filter lists the campaign. The spec's listing items carry no status, so
-     * the campaign is looked for under `status=success`, then `failed`, then `pending`.
-     */
-    async smsFindCampaign(req: { id: string; name?: string; pageSize?: number }): Promise<SmsCampaignLookup> {
-      const id = req.id.toLowerCase();
-      try {
-        for (const status of SMS_CAMPAIGN_SERVICE_STATUSES) {
-          if (
-            await scan(
-              { status, ...(req.name ? { name: req.name } : {}) },
-              req.pageSize ?? 100,
-              (i) => i.id.toLowerCase() === id,
-            )
-          )
-            return { found: true, status };
-        }
-        return { found: false };
-      } catch (err) {
-        throw toActivityFailure(err, { moneyMoving: false, what: 'G3 list campaigns' });
-      }
-    },
-
-    /** G3 by name: the ids of the campaigns carrying exactly this name. */
-    async smsListCampaignIdsByName(req: { name: string; pageSize?: number }): Promise<string[]> {
-      const ids: string[] = [];
-      try {
-        await scan({ name: req.name }, req.pageSize ?? 100, (i) => {
-          if (i.name === req.name) ids.push(i.id.toLowerCase());
-          return false;
-        });
-        return ids;
-      } catch (err) {
-        throw toActivityFailure(err, { moneyMoving: false, what: 'G3 list campaigns by name' });
-      }
-    },
+/** G1 for one batch, once. The workflow never calls it again for a batch whose answer was lost. */
+function smsSendBatch(
+  { api, log }: SmsDeps,
+  req: { sender_id: string; messages: SmsMessage[] },
+  o: { batch: number; attempt: number; timeoutMs?: number },
+): Promise<SmsBatchAnswer> {
+  const call = {
+    log,
+    what: `G1 send (batch ${o.batch})`,
+    where: { batch: o.batch, attempt: o.attempt, size: req.messages.length },
+    answered: 'sms batch answered',
+    unanswered: 'sms batch without an answer',
   };
+  const requestId = `${Context.current().info.activityId}-b${o.batch}-a${o.attempt}`;
+  const send = async () => toSmsBatchAnswer((await api.sms.send(req, { timeoutMs: o.timeoutMs, requestId })).data);
+  return sendOnce(call, send, (a) => ({ batchId: a.batch_id, sent: a.sent.length, errors: a.errors.length }));
+}
+
+/** G2, once. A lost answer is searched for by name (smsListCampaignIdsByName), never created again. */
+function smsCreateCampaign(
+  { api, log }: SmsDeps,
+  req: {
+    name: string;
+    bucket_id: string;
+    sender_id: string;
+    is_scheduled: boolean;
+    sscheduled_dor: string;
+    template_id: string;
+  },
+  o: { attempt: number; timeoutMs?: number },
+): Promise<SmsCampaignRecord> {
+  const call = {
+    log,
+    what: 'G2 create campaign',
+    where: { attempt: o.attempt },
+    answered: 'sms campaign created',
+    unanswered: 'sms campaign create without an answer',
+  };
+  const requestId = `${Context.current().info.activityId}-a${o.attempt}`;
+  const create = async () =>
+    toSmsCampaignRecord((await api.sms.createCampaign(req, { timeoutMs: o.timeoutMs, requestId })).data);
+  return sendOnce(call, create, (r) => ({ campaignId: r.uuid, status: r.status }));
+}
+
+/**
+ * G3: which status filter lists the campaign. The spec's listing items carry no status, so
+ * the campaign is looked for under `status=success`, then `failed`, then `pending`.
+ */
+function smsFindCampaign(
+  { api }: SmsDeps,
+  req: { id: string; name?: string; pageSize?: number },
+): Promise<SmsCampaignLookup> {
+  const id = req.id.toLowerCase();
+  return read('G3 list campaigns', async (): Promise<SmsCampaignLookup> => {
+    for (const status of SMS_CAMPAIGN_SERVICE_STATUSES) {
+      const filters = { status, ...(req.name ? { name: req.name } : {}) };
+      if (await scan(api, filters, req.pageSize ?? 100, (i) => i.id.toLowerCase() === id))
+        return { found: true, status };
+    }
+    return { found: false };
+  });
+}
+
+/** G3 by name: the ids of the campaigns carrying exactly this name. */
+function smsListCampaignIdsByName({ api }: SmsDeps, req: { name: string; pageSize?: number }): Promise<string[]> {
+  const ids: string[] = [];
+  return read('G3 list campaigns by name', async () => {
+    await scan(api, { name: req.name }, req.pageSize ?? 100, (i) => {
+      if (i.name === req.name) ids.push(i.id.toLowerCase());
+      return false;
+    });
+    return ids;
+  });
+}
+
+export function createSmsActivities(deps: Pick<ActivityDeps, 'api' | 'logger'>) {
+  const d: SmsDeps = { api: deps.api, log: deps.logger.child({ flow: 'sms' }) };
+  return bindActivities(d, { smsSendBatch, smsCreateCampaign, smsFindCampaign, smsListCampaignIdsByName });
 }
 
 export type SmsActivities = ReturnType<typeof createSmsActivities>;
