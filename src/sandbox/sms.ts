@@ -3,7 +3,20 @@
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
 import { z } from 'zod';
-import { asObject, fail, MERCHANT_ID, ok, page, randomDigits, type Router } from './http';
+import {
+  addRoutes,
+  asObject,
+  fail,
+  MERCHANT_ID,
+  ok,
+  page,
+  randomDigits,
+  type Reply,
+  type RequestContext,
+  type RouteHandler,
+  type RouteRow,
+  type Router,
+} from './http';
 import { identifier, matching, oneOf, pathParams, rule, text, type RouteFields } from './validation';
 
 /** NGN per 160-character page (the sandbox's tariff). */
@@ -95,157 +108,171 @@ interface Campaign {
   sendAt: number | undefined;
 }
 
+/** The messages sent, the campaigns and the templates. */
+interface SmsState {
+  clock: SandboxClock;
+  sentLog: SentSms[];
+  campaigns: Map<string, Campaign>;
+  templates: Map<string, Record<string, unknown>>;
+}
+
+const pages = (text: string) => Math.max(1, Math.ceil(text.length / 160));
+const publicCampaign = ({ sendAt: _s, ...c }: Campaign) => c;
+const sortRows = <T extends Record<string, unknown>>(rows: T[], key: string, dir: string | null): T[] => {
+  const sorted = [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
+  return dir === 'ASC' ? sorted : sorted.reverse();
+};
+/** Whether a timestamp's day is within the query's date_from and date_to (both inclusive). */
+const inDates = (at: string, query: URLSearchParams) => {
+  const [from, to] = [query.get('date_from'), query.get('date_to')];
+  return (!from || at.slice(0, 10) >= from) && (!to || at.slice(0, 10) <= to);
+};
+
+/** Campaign status on the sandbox clock: pending until its send time, then success (failed over the failing bucket). */
+function refresh(clock: SandboxClock, c: Campaign): void {
+  if (c.status === 'pending' && c.sendAt !== undefined && clock.now() >= c.sendAt) {
+    c.status = c.bucket_id.toLowerCase() === SMS_FAILING_BUCKET_ID ? 'failed' : 'success';
+    c.updatedAt = clock.iso(c.sendAt);
+  }
+}
+
+/** G1: each message checked on its own; the bad ones are listed in `errors`, the others sent. */
+function sendInstant({ clock, sentLog }: SmsState, { body }: RequestContext): Reply {
+  const batchId = `BATCH${randomDigits(10)}`;
+  const sent: Record<string, unknown>[] = [];
+  const errors: Record<string, unknown>[] = [];
+  for (const raw of body.messages as unknown[]) {
+    const m = asObject(raw);
+    const phone = String(m.phone_number ?? '');
+    if (!/^\+?\d{7,15}$/.test(phone) || typeof m.message !== 'string' || m.message === '') {
+      errors.push({ phone_number: m.phone_number ?? null, error: 'phone_number and message are required' });
+      continue;
+    }
+    if (phone.replace(/^\+/, '') === SMS_FAILING_NUMBER) {
+      errors.push({ phone_number: phone, error: 'Message could not be delivered to this number' });
+      continue;
+    }
+    const transactionId = randomUUID();
+    const cost = pages(m.message) * SMS_COST_PER_PAGE;
+    sent.push({ phone_number: phone, status: 'SENT', cost, transaction_id: transactionId });
+    sentLog.push({ batch_id: batchId, phone_number: phone, transaction_id: transactionId, at: clock.iso() });
+  }
+  const total = sent.reduce((n, s) => n + (s.cost as number), 0);
+  return ok({
+    success: sent.length > 0,
+    message: sent.length > 0 ? 'Messages sent' : 'No message sent',
+    data: { batch_id: batchId, sent, errors, total_cost: total, currency: 'NGN' },
+  });
+}
+
+/** G2: a campaign, sent at its schedule (or shortly, unscheduled) on the sandbox clock. */
+function createCampaign({ clock, campaigns, templates }: SmsState, { body }: RequestContext): Reply {
+  if (!templates.has(String(body.template_id))) return fail(400, 'template_id does not name a template');
+  const now = clock.now();
+  const scheduledAt = body.is_scheduled ? Date.parse(String(body.sscheduled_dor)) : now + CAMPAIGN_SEND_DELAY_MS;
+  const campaign: Campaign = {
+    uuid: randomUUID(),
+    name: String(body.name),
+    cost: '0.00', // bucket records are not shown in the spec: the sandbox's buckets are empty
+    scheduled_for: body.is_scheduled ? String(body.sscheduled_dor) : clock.iso(now),
+    status: 'pending',
+    merchant_id: MERCHANT_ID,
+    createdAt: clock.iso(now),
+    updatedAt: clock.iso(now),
+    bucket_id: String(body.bucket_id),
+    sender_id: String(body.sender_id),
+    template_id: String(body.template_id),
+    // A schedule the sandbox cannot read stays pending.
+    sendAt: Number.isNaN(scheduledAt) ? undefined : scheduledAt,
+  };
+  campaigns.set(campaign.uuid, campaign);
+  return ok(publicCampaign(campaign), 'Campaign created');
+}
+
+/**
+ * G3: its own envelope: status 'SUCCESS', no success flag. Items carry the spec's listing fields
+ * only (no status): a campaign's status is read through the `status` filter.
+ */
+function listCampaigns({ clock, campaigns }: SmsState, { query }: RequestContext): Reply {
+  let rows = [...campaigns.values()];
+  rows.forEach((c) => refresh(clock, c));
+  const status = query.get('status');
+  if (status) rows = rows.filter((c) => c.status === status);
+  const name = query.get('name')?.toLowerCase();
+  if (name) rows = rows.filter((c) => c.name.toLowerCase().includes(name));
+  rows = rows.filter((c) => inDates(c.createdAt, query));
+  const sorted = sortRows(rows.map(publicCampaign), 'createdAt', query.get('dir'));
+  const items = page(sorted, query.get('page'), query.get('perPage'), 20).map((c) => ({
+    id: c.uuid,
+    name: c.name,
+    client_id: MERCHANT_ID,
+    template_id: c.template_id,
+    bucket_id: c.bucket_id,
+    total: 0,
+    created_at: c.createdAt,
+    created_by: MERCHANT_ID,
+  }));
+  return {
+    status: 200,
+    body: { status: 'SUCCESS', message: 'Campaigns retrieved', data: { items, total: rows.length } },
+  };
+}
+
+/** G4 (response body: not shown; ours is the envelope with data {}). */
+const deleteCampaign: RouteHandler<SmsState> = ({ campaigns }, { params }) =>
+  campaigns.delete(params.id) ? ok({}, 'success') : fail(404, 'Campaign not found');
+
+/** G5. */
+function createTemplate({ clock, templates }: SmsState, { body }: RequestContext): Reply {
+  const now = clock.iso();
+  const t = {
+    uuid: randomUUID(),
+    merchant_id: MERCHANT_ID,
+    name: body.name,
+    description: body.description,
+    pages: pages(String(body.message)),
+    message: body.message,
+    createdAt: now,
+    updatedAt: now,
+  };
+  templates.set(t.uuid, t);
+  return ok(t, 'Template created');
+}
+
+/** G6. */
+function listTemplates({ templates }: SmsState, { query }: RequestContext): Reply {
+  const rows = [...templates.values()].filter((t) => inDates(String(t.createdAt), query));
+  const sorted = sortRows(rows, 'createdAt', query.get('dir'));
+  return ok({ count: rows.length, rows: page(sorted, query.get('page'), query.get('perPage'), 20) });
+}
+
+/** G7 (fields: not shown; the sample's name, description, file_name, and message are taken). */
+function updateTemplate({ clock, templates }: SmsState, { params, body }: RequestContext): Reply {
+  const t = templates.get(params.id);
+  if (!t) return fail(404, 'Template not found');
+  for (const k of ['name', 'description', 'message', 'file_name']) if (typeof body[k] === 'string') t[k] = body[k];
+  t.pages = pages(String(t.message));
+  t.updatedAt = clock.iso();
+  return ok(t, 'Template updated');
+}
+
+/** G8: body {message: 'success'} only. */
+const deleteTemplate: RouteHandler<SmsState> = ({ templates }, { params }) =>
+  templates.delete(params.id) ? { status: 200, body: { message: 'success' } } : fail(404, 'Template not found');
+
+const SMS_ROUTES: readonly RouteRow<SmsState>[] = [
+  ['POST', '/sms/send/instant', 'sms', G1_FIELDS, sendInstant],
+  ['POST', '/sms/campaign', 'sms', G2_FIELDS, createCampaign],
+  ['GET', '/sms/campaign', 'sms', G3_FIELDS, listCampaigns],
+  ['POST', '/sms/campaign/{id}', 'sms', { params: BY_UUID }, deleteCampaign],
+  ['POST', '/sms/template', 'sms', G5_FIELDS, createTemplate],
+  ['GET', '/sms/template', 'sms', { query: z.object(LISTING) }, listTemplates],
+  ['PATCH', '/sms/template/{id}', 'sms', G7_FIELDS, updateTemplate],
+  ['POST', '/sms/template/{id}', 'sms', { params: BY_UUID }, deleteTemplate],
+];
+
 export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsApi {
-  const { clock } = deps;
-  const sentLog: SentSms[] = [];
-  const campaigns = new Map<string, Campaign>();
-  const templates = new Map<string, Record<string, unknown>>();
-  const pages = (text: string) => Math.max(1, Math.ceil(text.length / 160));
-
-  /** Campaign status on the sandbox clock: pending until its send time, then success (failed over the failing bucket). */
-  const refresh = (c: Campaign) => {
-    if (c.status === 'pending' && c.sendAt !== undefined && clock.now() >= c.sendAt) {
-      c.status = c.bucket_id.toLowerCase() === SMS_FAILING_BUCKET_ID ? 'failed' : 'success';
-      c.updatedAt = clock.iso(c.sendAt);
-    }
-  };
-  const publicCampaign = ({ sendAt: _s, ...c }: Campaign) => c;
-  const sortRows = <T extends Record<string, unknown>>(rows: T[], key: string, dir: string | null): T[] => {
-    const sorted = [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
-    return dir === 'ASC' ? sorted : sorted.reverse();
-  };
-  const inDates = (at: string, from: string | null, to: string | null) =>
-    (!from || at.slice(0, 10) >= from) && (!to || at.slice(0, 10) <= to);
-
-  // G1.
-  router.add('POST', '/sms/send/instant', 'sms', G1_FIELDS, ({ body }) => {
-    const batchId = `BATCH${randomDigits(10)}`;
-    const sent: Record<string, unknown>[] = [];
-    const errors: Record<string, unknown>[] = [];
-    for (const raw of body.messages as unknown[]) {
-      const m = asObject(raw);
-      const phone = String(m.phone_number ?? '');
-      if (!/^\+?\d{7,15}$/.test(phone) || typeof m.message !== 'string' || m.message === '') {
-        errors.push({ phone_number: m.phone_number ?? null, error: 'phone_number and message are required' });
-        continue;
-      }
-      if (phone.replace(/^\+/, '') === SMS_FAILING_NUMBER) {
-        errors.push({ phone_number: phone, error: 'Message could not be delivered to this number' });
-        continue;
-      }
-      const transactionId = randomUUID();
-      sent.push({
-        phone_number: phone,
-        status: 'SENT',
-        cost: pages(m.message) * SMS_COST_PER_PAGE,
-        transaction_id: transactionId,
-      });
-      sentLog.push({ batch_id: batchId, phone_number: phone, transaction_id: transactionId, at: clock.iso() });
-    }
-    const total = sent.reduce((n, s) => n + (s.cost as number), 0);
-    return ok({
-      success: sent.length > 0,
-      message: sent.length > 0 ? 'Messages sent' : 'No message sent',
-      data: { batch_id: batchId, sent, errors, total_cost: total, currency: 'NGN' },
-    });
-  });
-
-  // G2.
-  router.add('POST', '/sms/campaign', 'sms', G2_FIELDS, ({ body }) => {
-    if (!templates.has(String(body.template_id))) return fail(400, 'template_id does not name a template');
-    const now = clock.now();
-    const scheduledAt = body.is_scheduled ? Date.parse(String(body.sscheduled_dor)) : now + CAMPAIGN_SEND_DELAY_MS;
-    const campaign: Campaign = {
-      uuid: randomUUID(),
-      name: String(body.name),
-      cost: '0.00', // bucket records are not shown in the spec: the sandbox's buckets are empty
-      scheduled_for: body.is_scheduled ? String(body.sscheduled_dor) : clock.iso(now),
-      status: 'pending',
-      merchant_id: MERCHANT_ID,
-      createdAt: clock.iso(now),
-      updatedAt: clock.iso(now),
-      bucket_id: String(body.bucket_id),
-      sender_id: String(body.sender_id),
-      template_id: String(body.template_id),
-      // A schedule the sandbox cannot read stays pending.
-      sendAt: Number.isNaN(scheduledAt) ? undefined : scheduledAt,
-    };
-    campaigns.set(campaign.uuid, campaign);
-    return ok(publicCampaign(campaign), 'Campaign created');
-  });
-
-  // G3: its own envelope: status 'SUCCESS', no success flag. Items carry the spec's listing
-  // fields only (no status): a campaign's status is read through the `status` filter.
-  router.add('GET', '/sms/campaign', 'sms', G3_FIELDS, ({ query }) => {
-    let rows = [...campaigns.values()];
-    rows.forEach(refresh);
-    const status = query.get('status');
-    if (status) rows = rows.filter((c) => c.status === status);
-    const name = query.get('name');
-    if (name) rows = rows.filter((c) => c.name.toLowerCase().includes(name.toLowerCase()));
-    rows = rows.filter((c) => inDates(c.createdAt, query.get('date_from'), query.get('date_to')));
-    const sorted = sortRows(rows.map(publicCampaign), 'createdAt', query.get('dir'));
-    const items = page(sorted, query.get('page'), query.get('perPage'), 20).map((c) => ({
-      id: c.uuid,
-      name: c.name,
-      client_id: MERCHANT_ID,
-      template_id: c.template_id,
-      bucket_id: c.bucket_id,
-      total: 0,
-      created_at: c.createdAt,
-      created_by: MERCHANT_ID,
-    }));
-    return {
-      status: 200,
-      body: { status: 'SUCCESS', message: 'Campaigns retrieved', data: { items, total: rows.length } },
-    };
-  });
-
-  // G4 (response body: not shown; ours is the envelope with data {}).
-  router.add('POST', '/sms/campaign/{id}', 'sms', { params: BY_UUID }, ({ params }) =>
-    campaigns.delete(params.id) ? ok({}, 'success') : fail(404, 'Campaign not found'),
-  );
-
-  // G5.
-  router.add('POST', '/sms/template', 'sms', G5_FIELDS, ({ body }) => {
-    const now = clock.iso();
-    const t = {
-      uuid: randomUUID(),
-      merchant_id: MERCHANT_ID,
-      name: body.name,
-      description: body.description,
-      pages: pages(String(body.message)),
-      message: body.message,
-      createdAt: now,
-      updatedAt: now,
-    };
-    templates.set(t.uuid, t);
-    return ok(t, 'Template created');
-  });
-
-  // G6.
-  router.add('GET', '/sms/template', 'sms', { query: z.object(LISTING) }, ({ query }) => {
-    const rows = [...templates.values()].filter((t) =>
-      inDates(String(t.createdAt), query.get('date_from'), query.get('date_to')),
-    );
-    const sorted = sortRows(rows, 'createdAt', query.get('dir'));
-    return ok({ count: rows.length, rows: page(sorted, query.get('page'), query.get('perPage'), 20) });
-  });
-
-  // G7 (fields: not shown; the sample's name, description, file_name, and message are taken).
-  router.add('PATCH', '/sms/template/{id}', 'sms', G7_FIELDS, ({ params, body }) => {
-    const t = templates.get(params.id);
-    if (!t) return fail(404, 'Template not found');
-    for (const k of ['name', 'description', 'message', 'file_name']) if (typeof body[k] === 'string') t[k] = body[k];
-    t.pages = pages(String(t.message));
-    t.updatedAt = clock.iso();
-    return ok(t, 'Template updated');
-  });
-
-  // G8: body {message: 'success'} only.
-  router.add('POST', '/sms/template/{id}', 'sms', { params: BY_UUID }, ({ params }) =>
-    templates.delete(params.id) ? { status: 200, body: { message: 'success' } } : fail(404, 'Template not found'),
-  );
-
-  return { sentMessages: () => sentLog.map((m) => ({ ...m })) };
+  const state: SmsState = { clock: deps.clock, sentLog: [], campaigns: new Map(), templates: new Map() };
+  addRoutes(router, state, SMS_ROUTES);
+  return { sentMessages: () => state.sentLog.map((m) => ({ ...m })) };
 }
