@@ -103,6 +103,7 @@ export class MandateCancellation {
           ledger.park(d, `${d.error ?? 'pending'}; the workflow was cancelled before it was final`);
       }
       const wasFinal = FINAL_MANDATE_STATUSES.includes(state.status);
+      // D4 written out, not releaseAtService: a helper's extra await would move the commands after it (flow.ts).
       if (!wasFinal && state.mandateId) {
         try {
           const res = await reads.cancelMandate(state.mandateId);
