@@ -46,6 +46,19 @@ export async function read<T, A = never>(
   }
 }
 
+/**
+ * A payment call that moves money, once (scheduled with one attempt). Every failure is typed
+ * (toActivityFailure): a refusal proves nothing happened; anything else is an unknown outcome the
+ * workflow settles by verifying the reference first (./transaction-lookup.ts), never by sending again.
+ */
+export async function moneyCall<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw toActivityFailure(err, { moneyMoving: true, what });
+  }
+}
+
 /** What a money-moving call logs: where it was made (never a request body) and the two messages. */
 export interface SendOnce {
   log: Logger;

@@ -1,10 +1,7 @@
 // Activities of the direct card payment flow: B1 charge with the sealed card, B2 authorize with a
 // sealed PIN or OTP.
 //
-// Money-moving calls are proxied with one attempt and every failure is typed (toActivityFailure):
-// a refusal (BadRequest, InvalidRequest, Unauthorized, NotFound) proves nothing happened; anything
-// else is an unknown outcome that the workflow settles by verifying the reference first
-// (lookupTransaction, ./transaction-lookup.ts).
+// Money-moving calls are made once, their failures typed for the workflow (moneyCall, ./calls.ts).
 //
 // Nothing here logs a request body: card data, PIN and OTP pass through the API client and are
 // never logged; only references and statuses are.
@@ -13,7 +10,7 @@ import type { ActivityDeps } from './deps';
 import type { CardDetails, CardPaymentInput } from '../shared/card-payment';
 import { CARD_CVV_ONCE, withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
-import { toActivityFailure } from './failures';
+import { moneyCall } from './calls';
 import { lookupTransaction } from './transaction-lookup';
 import type { TransactionLookup } from '../shared/payment-common';
 
@@ -56,59 +53,41 @@ export function createCardPaymentActivities(deps: ActivityDeps) {
   };
   return {
     /** B1 with the sealed card (redeemed here, deleted once the service answered; after a lost answer, kept without its CVV). Money-moving: one attempt. */
-    async chargeCard(input: CardPaymentInput): Promise<CardStepResult> {
-      try {
-        const { data } = await withSealed(
-          claimCheck,
-          input.card.handle,
-          'card',
-          (card: CardDetails) =>
-            heartbeatWhile(
-              api.direct.chargeCard({
-                transaction_reference: input.transactionRef,
-                amount: input.amount,
-                currency: input.currency,
-                pass_charge: input.passCharge,
-                redirect_url: input.redirectUrl,
-                customer: { name: input.customer.name, email: input.customer.email },
-                card: {
-                  number: card.number,
-                  cvv: card.cvv,
-                  expiry_month: card.expiryMonth,
-                  expiry_year: card.expiryYear,
-                },
-              } satisfies DirectChargeCardRequest),
-            ),
-          CARD_CVV_ONCE, // kept after a lost answer: without its CVV
-        );
+    chargeCard: (input: CardPaymentInput): Promise<CardStepResult> =>
+      moneyCall('charge card', async () => {
+        const charge = (card: CardDetails) =>
+          api.direct.chargeCard({
+            transaction_reference: input.transactionRef,
+            amount: input.amount,
+            currency: input.currency,
+            pass_charge: input.passCharge,
+            redirect_url: input.redirectUrl,
+            customer: { name: input.customer.name, email: input.customer.email },
+            card: { number: card.number, cvv: card.cvv, expiry_month: card.expiryMonth, expiry_year: card.expiryYear },
+          } satisfies DirectChargeCardRequest);
+        const send = (card: CardDetails) => heartbeatWhile(charge(card));
+        // Kept after a lost answer: without its CVV.
+        const { data } = await withSealed(claimCheck, input.card.handle, 'card', send, CARD_CVV_ONCE);
         const status = data.transaction_status ?? 'unknown';
         logger.info({ transactionRef: input.transactionRef, status }, 'card charge answered');
         const verified = await verifySuccess(input.transactionRef, status);
         return { transactionStatus: status, authUrl: data.auth_url ?? undefined, ...(verified ? { verified } : {}) };
-      } catch (err) {
-        throw toActivityFailure(err, { moneyMoving: true, what: 'charge card' });
-      }
-    },
+      }),
 
     /** B2 with a sealed PIN or OTP (the handle from the Update). Money-moving: one attempt. */
-    async authorizeCard(transactionRef: string, step: 'pin' | 'otp', handle: string): Promise<CardStepResult> {
-      try {
+    authorizeCard: (transactionRef: string, step: 'pin' | 'otp', handle: string): Promise<CardStepResult> =>
+      moneyCall('authorize card payment', async () => {
+        const authorization = (code: string) => (step === 'pin' ? { pin: code } : { otp: code });
         const { data } = await withSealed(claimCheck, handle, step, (code: string) =>
           heartbeatWhile(
-            api.direct.authorizeCard({
-              transaction_reference: transactionRef,
-              authorization: step === 'pin' ? { pin: code } : { otp: code },
-            }),
+            api.direct.authorizeCard({ transaction_reference: transactionRef, authorization: authorization(code) }),
           ),
         );
         const status = data.transaction_status ?? 'unknown';
         logger.info({ transactionRef, status, step }, 'card authorization answered');
         const verified = await verifySuccess(transactionRef, status);
         return { transactionStatus: status, ...(verified ? { verified } : {}) };
-      } catch (err) {
-        throw toActivityFailure(err, { moneyMoving: true, what: 'authorize card payment' });
-      }
-    },
+      }),
   };
 }
 

@@ -1,9 +1,6 @@
 // Activities of the recurring flow: A4 charges the token a first payment left, A5 cancels it.
 //
-// Money-moving calls are proxied with one attempt and every failure is typed (toActivityFailure):
-// a refusal (BadRequest, InvalidRequest, Unauthorized, NotFound) proves nothing happened; anything
-// else is an unknown outcome that the workflow settles by verifying the reference first
-// (lookupTransaction, ./payment-common.ts).
+// Money-moving calls are made once, their failures typed for the workflow (moneyCall, ./calls.ts).
 // A5 (cancel) is idempotent and may be retried by its retry policy. Any 400 from A5 is the
 // service's refusal, whatever its message (askTokenCancel: one home, also used by the
 // cancel-token starter).
@@ -11,47 +8,33 @@ import { BadRequestError, type PaymentsClient } from '../api';
 import type { TokenCancelAnswer } from '../shared/recurring';
 import type { ActivityDeps } from './deps';
 import { heartbeatWhile } from './heartbeat';
-import { toActivityFailure } from './failures';
+import { moneyCall, read } from './calls';
 
 export function createRecurringActivities({ api, logger }: ActivityDeps) {
   return {
     /** A4. Money-moving: one attempt; the workflow verifies the reference first and after an unknown outcome. */
-    async chargeToken(req: {
+    chargeToken: (req: {
       tokenId: string;
       amount: number;
       reference: string;
-    }): Promise<{ transactionStatus?: string }> {
-      try {
-        const { data } = await heartbeatWhile(
-          api.tokens.charge({ amount: req.amount, token_id: req.tokenId, transaction_ref: req.reference }),
-        );
+    }): Promise<{ transactionStatus?: string }> =>
+      moneyCall(`charge token for ${req.reference}`, async () => {
+        const charge = { amount: req.amount, token_id: req.tokenId, transaction_ref: req.reference };
+        const { data } = await heartbeatWhile(api.tokens.charge(charge));
         logger.info({ transactionRef: req.reference, status: data.transaction_status }, 'token charge answered');
         return { transactionStatus: data.transaction_status ?? undefined };
-      } catch (err) {
-        throw toActivityFailure(err, { moneyMoving: true, what: `charge token for ${req.reference}` });
-      }
-    },
+      }),
 
     /**
      * A5 as plans before the patch `recurring-a5-unknown-parks` ask it: true when cancelled now,
      * false on any 400 (refused). Kept for the histories of those plans.
      */
-    async cancelToken(tokenId: string): Promise<boolean> {
-      try {
-        return (await askTokenCancel(api, tokenId)).cancelled;
-      } catch (err) {
-        throw toActivityFailure(err, { moneyMoving: false, what: 'cancel token' });
-      }
-    },
+    cancelToken: async (tokenId: string): Promise<boolean> =>
+      (await read('cancel token', () => askTokenCancel(api, tokenId))).cancelled,
 
     /** A5 with the refusal's message: cancelled now, or refused (any 400); any other failure is typed and retried. */
-    async cancelTokenAnswered(tokenId: string): Promise<TokenCancelAnswer> {
-      try {
-        return await askTokenCancel(api, tokenId);
-      } catch (err) {
-        throw toActivityFailure(err, { moneyMoving: false, what: 'cancel token' });
-      }
-    },
+    cancelTokenAnswered: (tokenId: string): Promise<TokenCancelAnswer> =>
+      read('cancel token', () => askTokenCancel(api, tokenId)),
   };
 }
 

@@ -1,29 +1,26 @@
 // Activities of the USSD payment flow: B5, which issues the code the payer dials.
 //
-// Money-moving calls are proxied with one attempt and every failure is typed (toActivityFailure):
-// a refusal (BadRequest, InvalidRequest, Unauthorized, NotFound) proves nothing happened; anything
-// else is an unknown outcome that the workflow settles by verifying the reference first
-// (lookupTransaction, ./payment-common.ts).
+// Money-moving calls are made once, their failures typed for the workflow (moneyCall, ./calls.ts).
 import { ApplicationFailure } from '@temporalio/activity';
 import type { DirectInitiateUssdRequest } from '../api';
 import type { ActivityDeps } from './deps';
 import type { UssdPaymentInput } from '../shared/ussd-payment';
 import { heartbeatWhile } from './heartbeat';
-import { toActivityFailure } from './failures';
+import { moneyCall } from './calls';
 
 export function createUssdPaymentActivities({ api, logger }: ActivityDeps) {
   return {
     /** B5. Creates the transaction: one attempt, settled by verify when the answer is lost. */
-    async initiateUssd(input: UssdPaymentInput): Promise<{ ussdCode: string; expiresAt?: string }> {
-      const req: DirectInitiateUssdRequest = {
-        transaction_reference: input.transactionRef,
-        amount: input.amount,
-        currency: input.currency,
-        pass_charge: input.passCharge,
-        ussd: { bank_code: input.bankCode as DirectInitiateUssdRequest['ussd']['bank_code'] },
-        customer: { name: input.customer.name, email: input.customer.email },
-      };
-      try {
+    initiateUssd: (input: UssdPaymentInput): Promise<{ ussdCode: string; expiresAt?: string }> =>
+      moneyCall('initiate USSD', async () => {
+        const req: DirectInitiateUssdRequest = {
+          transaction_reference: input.transactionRef,
+          amount: input.amount,
+          currency: input.currency,
+          pass_charge: input.passCharge,
+          ussd: { bank_code: input.bankCode as DirectInitiateUssdRequest['ussd']['bank_code'] },
+          customer: { name: input.customer.name, email: input.customer.email },
+        };
         const { data } = await heartbeatWhile(api.direct.initiateUssd(req));
         const code = data.ussd_details?.ussd_reference;
         if (!code)
@@ -34,10 +31,7 @@ export function createUssdPaymentActivities({ api, logger }: ActivityDeps) {
           });
         logger.info({ transactionRef: input.transactionRef }, 'USSD code issued');
         return { ussdCode: code, expiresAt: data.ussd_details?.expiresAt ?? undefined };
-      } catch (err) {
-        throw toActivityFailure(err, { moneyMoving: true, what: 'initiate USSD' });
-      }
-    },
+      }),
   };
 }
 
