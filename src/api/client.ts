@@ -20,6 +20,7 @@ import {
 import {
   OPERATION_NAMES,
   OPERATIONS,
+  type HttpCall,
   type OperationData,
   type OperationName,
   type OperationRequest,
@@ -243,75 +244,28 @@ export class PaymentsClient {
     request: OperationRequest<N>,
     opts?: CallOptions,
   ): Promise<ApiResult<OperationData<N>>> {
-    const def = OPERATIONS[operation] as unknown as {
-      moneyMoving: boolean;
-      idempotent: boolean;
-      request: z.ZodType;
-      data: z.ZodType;
-      build(req: unknown, paths: ApiPaths): import('./operations').HttpCall;
-    };
+    const def = OPERATIONS[operation] as unknown as OperationShape;
     if (!def) throw new TypeError(`PaymentsClient: unknown operation ${String(operation)}`);
     const traits: OperationTraits = { moneyMoving: def.moneyMoving, idempotent: def.idempotent };
-
     const parsed = def.request.safeParse(request ?? {}, { reportInput: true });
     if (!parsed.success) throw new RequestValidationError(operation, zodIssuesToValidationIssues(parsed.error.issues));
-    const call = def.build(parsed.data, this.paths);
-
-    let raw: RawResponse;
-    const observed = observe(this.observer, { operation, method: call.method, moneyMoving: def.moneyMoving });
-    try {
-      raw = await this.transport.send(call, observed?.headers ? { ...opts, headers: observed.headers } : opts);
-    } catch (err) {
-      observed?.end({ failure: err instanceof TransportFailure ? err.kind : 'connection' });
-      throw err instanceof TransportFailure ? transportError(operation, traits, err) : err;
-    }
-    observed?.end({ status: raw.status });
-
-    const envelope = readEnvelope(raw.body);
-    const ids = { requestId: raw.requestId, clientRequestId: raw.clientRequestId };
-    if (raw.status < 200 || raw.status >= 300) {
-      throw statusError(operation, traits, raw, envelope, raw.status);
-    }
-    if (!envelope) {
-      throw new ResponseValidationError({
-        message: `${operation}: the ${raw.status} response body is not a JSON object`,
-        operation,
-        status: raw.status,
-        body: redactBody(raw.body),
-        ...ids,
-        requestSent: true,
-        moneyMoving: traits.moneyMoving,
-        retrySafe: false,
-        outcomeUnknown: !traits.idempotent,
-        issues: [{ path: '', message: raw.bodyIsJson ? 'must be a JSON object (the envelope)' : 'must be JSON' }],
-      });
-    }
-    const errorStatus =
-      typeof envelope.bodyStatus === 'number' && envelope.bodyStatus >= 400 ? envelope.bodyStatus : undefined;
-    if (envelope.success === false || errorStatus !== undefined) {
-      throw statusError(operation, traits, raw, envelope, errorStatus);
-    }
-
+    const raw = await this.sendOnce(operation, traits, def.build(parsed.data, this.paths), opts);
+    const envelope = checkedEnvelope(operation, traits, raw);
     const data = def.data.safeParse(envelope.data, { reportInput: false });
     if (!data.success) {
       const issues = zodIssuesToValidationIssues(data.error.issues).map((i) => ({
         path: i.path ? `data.${i.path}` : 'data',
         message: i.message,
       }));
-      throw new ResponseValidationError({
-        message: `${operation}: the ${raw.status} response does not match the schema: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+      throw responseInvalid(
         operation,
-        status: raw.status,
-        bodyStatus: envelope.bodyStatus,
-        serviceMessage: envelope.message,
-        body: redactBody(raw.body),
-        ...ids,
-        requestSent: true,
-        moneyMoving: traits.moneyMoving,
-        retrySafe: false,
-        outcomeUnknown: !traits.idempotent,
+        traits,
+        raw,
+        `the ${raw.status} response does not match the schema: ${summary}`,
         issues,
-      });
+        envelope,
+      );
     }
     return {
       data: data.data as OperationData<N>,
@@ -325,10 +279,79 @@ export class PaymentsClient {
     };
   }
 
+  /** Sends the request once (no retry: the caller decides from retrySafe/outcomeUnknown), watched by the observer. */
+  private async sendOnce(
+    operation: OperationName,
+    traits: OperationTraits,
+    call: HttpCall,
+    opts: CallOptions | undefined,
+  ): Promise<RawResponse> {
+    const observed = observe(this.observer, { operation, method: call.method, moneyMoving: traits.moneyMoving });
+    try {
+      const raw = await this.transport.send(call, observed?.headers ? { ...opts, headers: observed.headers } : opts);
+      observed?.end({ status: raw.status });
+      return raw;
+    } catch (err) {
+      observed?.end({ failure: err instanceof TransportFailure ? err.kind : 'connection' });
+      throw err instanceof TransportFailure ? transportError(operation, traits, err) : err;
+    }
+  }
+
   /** Closes the client's own connection pool (an injected dispatcher is left open). */
   async close(): Promise<void> {
     await this.transport.close();
   }
+}
+
+/** An operation of the table as the generic call sees it. */
+interface OperationShape {
+  moneyMoving: boolean;
+  idempotent: boolean;
+  request: z.ZodType;
+  data: z.ZodType;
+  build(req: unknown, paths: ApiPaths): HttpCall;
+}
+
+/** The response's envelope when the call succeeded: an error status (HTTP or the envelope's own) or no envelope throws. */
+function checkedEnvelope(operation: OperationName, traits: OperationTraits, raw: RawResponse): Envelope {
+  const envelope = readEnvelope(raw.body);
+  if (raw.status < 200 || raw.status >= 300) throw statusError(operation, traits, raw, envelope, raw.status);
+  if (!envelope) {
+    const message = raw.bodyIsJson ? 'must be a JSON object (the envelope)' : 'must be JSON';
+    throw responseInvalid(operation, traits, raw, `the ${raw.status} response body is not a JSON object`, [
+      { path: '', message },
+    ]);
+  }
+  const errorStatus =
+    typeof envelope.bodyStatus === 'number' && envelope.bodyStatus >= 400 ? envelope.bodyStatus : undefined;
+  if (envelope.success === false || errorStatus !== undefined)
+    throw statusError(operation, traits, raw, envelope, errorStatus);
+  return envelope;
+}
+
+/** A response that came (the request was sent) but is not what the operation answers: never retry-safe. */
+function responseInvalid(
+  operation: OperationName,
+  traits: OperationTraits,
+  raw: RawResponse,
+  what: string,
+  issues: ValidationIssue[],
+  envelope?: Envelope,
+): ResponseValidationError {
+  return new ResponseValidationError({
+    message: `${operation}: ${what}`,
+    operation,
+    status: raw.status,
+    ...(envelope ? { bodyStatus: envelope.bodyStatus, serviceMessage: envelope.message } : {}),
+    body: redactBody(raw.body),
+    requestId: raw.requestId,
+    clientRequestId: raw.clientRequestId,
+    requestSent: true,
+    moneyMoving: traits.moneyMoving,
+    retrySafe: false,
+    outcomeUnknown: !traits.idempotent,
+    issues,
+  });
 }
 
 function statusError(

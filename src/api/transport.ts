@@ -87,10 +87,10 @@ function errorCode(err: unknown): string | undefined {
 class SendTracker implements Dispatcher.DispatchHandler {
   constructor(
     private readonly inner: Dispatcher.DispatchHandler,
-    private readonly state: { sent: boolean },
+    private readonly attempt: { sent: boolean },
   ) {}
   onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
-    this.state.sent = true;
+    this.attempt.sent = true;
     this.inner.onRequestStart?.(controller, context);
   }
   onRequestUpgrade(
@@ -148,147 +148,73 @@ export class HttpTransport {
   }
 
   async send(call: HttpCall, callOpts: CallOptions = {}): Promise<RawResponse> {
-    const clientRequestId = callOpts.requestId ?? randomUUID();
+    const attempt: Attempt = { clientRequestId: callOpts.requestId ?? randomUUID(), sent: false, status: undefined };
     const timeoutMs = callOpts.timeoutMs ?? this.opts.timeoutMs;
-    const state = { sent: false };
-    if (this.closed)
-      throw new TransportFailure(
-        'connection',
-        false,
-        'CLIENT_CLOSED',
-        clientRequestId,
-        undefined,
-        'the client is closed',
-        undefined,
-      );
+    if (this.closed) throw failure(attempt, 'connection', 'CLIENT_CLOSED', 'the client is closed', undefined);
     if (callOpts.signal?.aborted)
-      throw new TransportFailure(
-        'aborted',
-        false,
-        'ABORTED',
-        clientRequestId,
-        undefined,
-        'aborted before sending',
-        callOpts.signal.reason,
-      );
+      throw failure(attempt, 'aborted', 'ABORTED', 'aborted before sending', callOpts.signal.reason);
+    const deadline = new Deadline(timeoutMs, callOpts.signal);
+    const tracked = this.dispatcher.compose(
+      (dispatch) => (options, handler) => dispatch(options, new SendTracker(handler, attempt)),
+    );
+    try {
+      const res = await tracked.request({
+        origin: this.origin,
+        path: this.pathOf(call),
+        method: call.method,
+        ...this.headersAndBody(call, attempt.clientRequestId, callOpts.headers),
+        signal: deadline.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      attempt.status = res.statusCode;
+      return {
+        ...parseBody(await res.body.text()),
+        status: res.statusCode,
+        headers: res.headers,
+        ...requestIds(res.headers, attempt),
+      };
+    } catch (err) {
+      throw failureOf(err, attempt, {
+        timeoutMs,
+        timedOut: deadline.timedOut,
+        callerAborted: callOpts.signal?.aborted === true,
+      });
+    } finally {
+      deadline.dispose();
+    }
+  }
 
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-    const onCallerAbort = () => controller.abort(callOpts.signal?.reason ?? new Error('aborted'));
-    callOpts.signal?.addEventListener('abort', onCallerAbort, { once: true });
-
+  /** The base URL's path, the call's path and its query (one the path carries first). */
+  private pathOf(call: HttpCall): string {
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) search.append(k, String(v));
     const [pathOnly, existingQuery] = call.path.split('?', 2) as [string, string | undefined];
     const qs = [existingQuery, search.toString()].filter(Boolean).join('&');
-    const path = `${this.basePath}${pathOnly}${qs ? `?${qs}` : ''}`;
+    return `${this.basePath}${pathOnly}${qs ? `?${qs}` : ''}`;
+  }
 
+  private headersAndBody(
+    call: HttpCall,
+    clientRequestId: string,
+    extra: Record<string, string> | undefined,
+  ): { headers: Record<string, string>; body: string | undefined } {
     const headers: Record<string, string> = {
-      ...callOpts.headers,
+      ...extra,
       authorization: `Bearer ${this.opts.secretKey}`,
       accept: 'application/json',
       'x-request-id': clientRequestId,
       'user-agent': this.opts.userAgent ?? 'payflow-payments-client/0.1',
     };
-    let body: string | undefined;
-    if (call.body !== undefined) {
-      body = JSON.stringify(call.body);
-      headers['content-type'] = 'application/json';
-    } else if (call.method !== 'GET' && call.method !== 'DELETE') {
-      // POST/PATCH without inputs (SMS deletes): an empty JSON object.
-      body = '{}';
-      headers['content-type'] = 'application/json';
-    }
-
-    const tracked = this.dispatcher.compose(
-      (dispatch) => (options, handler) => dispatch(options, new SendTracker(handler, state)),
-    );
-    let status: number | undefined;
-    try {
-      const res = await tracked.request({
-        origin: this.origin,
-        path,
-        method: call.method,
-        headers,
-        body,
-        signal: controller.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      status = res.statusCode;
-      const text = await res.body.text();
-      const serverRequestId = firstHeader(res.headers['x-request-id']);
-      let parsed: unknown = undefined;
-      let bodyIsJson = false;
-      if (text.trim() !== '') {
-        try {
-          parsed = JSON.parse(text);
-          bodyIsJson = true;
-        } catch {
-          parsed = text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
-        }
-      }
-      return {
-        status: res.statusCode,
-        headers: res.headers,
-        body: parsed,
-        bodyIsJson,
-        clientRequestId,
-        requestId: serverRequestId ?? clientRequestId,
-      };
-    } catch (err) {
-      const code = errorCode(err);
-      const sent = state.sent && !(code !== undefined && NOT_SENT_CODES.has(code));
-      if (callOpts.signal?.aborted && !timedOut) {
-        throw new TransportFailure(
-          'aborted',
-          sent,
-          'ABORTED',
-          clientRequestId,
-          status,
-          sent
-            ? 'aborted by the caller after the request was sent'
-            : 'aborted by the caller before the request was sent',
-          err,
-        );
-      }
-      if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
-        const what =
-          code === 'UND_ERR_CONNECT_TIMEOUT'
-            ? 'connecting'
-            : sent
-              ? status === undefined
-                ? 'waiting for the response'
-                : 'reading the response body'
-              : 'before the request was sent';
-        throw new TransportFailure(
-          'timeout',
-          sent,
-          code ?? 'TIMEOUT',
-          clientRequestId,
-          status,
-          `timed out ${what} (${timeoutMs} ms)`,
-          err,
-        );
-      }
-      const detail = err instanceof Error ? err.message : String(err);
-      throw new TransportFailure(
-        'connection',
-        sent,
-        code,
-        clientRequestId,
-        status,
-        `${sent ? 'connection lost after the request was sent' : 'could not send the request'}: ${detail}`,
-        err,
-      );
-    } finally {
-      clearTimeout(timer);
-      callOpts.signal?.removeEventListener('abort', onCallerAbort);
-    }
+    // POST/PATCH without inputs (SMS deletes): an empty JSON object.
+    const body =
+      call.body !== undefined
+        ? JSON.stringify(call.body)
+        : call.method !== 'GET' && call.method !== 'DELETE'
+          ? '{}'
+          : undefined;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    return { headers, body };
   }
 
   async close(): Promise<void> {
@@ -296,6 +222,107 @@ export class HttpTransport {
     this.closed = true;
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
+}
+
+/** One call as it goes: its id, whether the request reached the socket, the status once one came. */
+interface Attempt {
+  clientRequestId: string;
+  sent: boolean;
+  status: number | undefined;
+}
+
+/** The call's deadline, and the caller's signal joined to it. */
+class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onCallerAbort: () => void;
+  timedOut = false;
+
+  constructor(
+    timeoutMs: number,
+    private readonly callerSignal: AbortSignal | undefined,
+  ) {
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    this.onCallerAbort = () => this.controller.abort(callerSignal?.reason ?? new Error('aborted'));
+    callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+  }
+}
+
+function failure(
+  attempt: Attempt,
+  kind: TransportFailureKind,
+  code: string | undefined,
+  message: string,
+  original: unknown,
+): TransportFailure {
+  return new TransportFailure(kind, attempt.sent, code, attempt.clientRequestId, attempt.status, message, original);
+}
+
+/** Why a call failed without a usable response: the caller's abort, the deadline, or the connection. */
+function failureOf(
+  err: unknown,
+  attempt: Attempt,
+  how: { timeoutMs: number; timedOut: boolean; callerAborted: boolean },
+): TransportFailure {
+  const code = errorCode(err);
+  // A refused connection or a bad address never reached the service, whatever undici had started.
+  const sent = attempt.sent && !(code !== undefined && NOT_SENT_CODES.has(code));
+  const seen = { ...attempt, sent };
+  if (how.callerAborted && !how.timedOut)
+    return failure(
+      seen,
+      'aborted',
+      'ABORTED',
+      `aborted by the caller ${sent ? 'after' : 'before'} the request was sent`,
+      err,
+    );
+  if (how.timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
+    const what =
+      code === 'UND_ERR_CONNECT_TIMEOUT'
+        ? 'connecting'
+        : !sent
+          ? 'before the request was sent'
+          : attempt.status === undefined
+            ? 'waiting for the response'
+            : 'reading the response body';
+    return failure(seen, 'timeout', code ?? 'TIMEOUT', `timed out ${what} (${how.timeoutMs} ms)`, err);
+  }
+  const detail = err instanceof Error ? err.message : String(err);
+  const what = sent ? 'connection lost after the request was sent' : 'could not send the request';
+  return failure(seen, 'connection', code, `${what}: ${detail}`, err);
+}
+
+/** The response body: parsed JSON, or the text (cut at 2000 characters) when it is not JSON, or undefined when empty. */
+function parseBody(text: string): Pick<RawResponse, 'body' | 'bodyIsJson'> {
+  if (text.trim() === '') return { body: undefined, bodyIsJson: false };
+  try {
+    return { body: JSON.parse(text) as unknown, bodyIsJson: true };
+  } catch {
+    return { body: text.length > 2000 ? `${text.slice(0, 2000)}…` : text, bodyIsJson: false };
+  }
+}
+
+/** Ours, and the server's x-request-id when it sent one (else ours again). */
+function requestIds(
+  headers: RawResponse['headers'],
+  attempt: Attempt,
+): Pick<RawResponse, 'clientRequestId' | 'requestId'> {
+  return {
+    clientRequestId: attempt.clientRequestId,
+    requestId: firstHeader(headers['x-request-id']) ?? attempt.clientRequestId,
+  };
 }
 
 function firstHeader(v: string | string[] | undefined): string | undefined {
