@@ -8,8 +8,9 @@
 // retry policies. Nothing here logs a request or response body: only references, attempts and
 // outcomes.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { Logger } from 'pino';
 import type { TransactionRecord } from '../api/schemas/checkout';
-import { isDocumentedNotFound, NotFoundError, RequestAbortedError } from '../api';
+import { isDocumentedNotFound, NotFoundError, RequestAbortedError, type PaymentsClient } from '../api';
 import type { ActivityDeps } from './deps';
 import {
   POS_REMOTE_TXN_SOURCE,
@@ -30,9 +31,17 @@ import { FailureTypes } from '../shared/failures';
 import { flowStartMetadata } from '../shared/flow-summary';
 import { mainTaskQueueOf } from '../shared/task-queues';
 import { toActivityFailure } from './failures';
+import { bindActivities } from './bind';
+import { attemptRequestId, read } from './calls';
 
 /** UTC YYYY-MM-DD of a wall-clock time. */
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** A6's days around now: a remote request lives minutes, so yesterday to tomorrow holds it in any time zone. */
+function aroundToday(): { start_date: string; end_date: string } {
+  const now = Date.now();
+  return { start_date: day(now - 86_400_000), end_date: day(now + 86_400_000) };
+}
 
 /** meta_data (a string holding JSON) or meta (arrays) of an A6 row → one key's value. */
 function metaValue(row: TransactionRecord, key: string): unknown {
@@ -66,280 +75,278 @@ export interface PosRemoteActivityOptions {
   defaultPollIntervalMs?: number;
 }
 
-export function createPosRemoteActivities(deps: ActivityDeps, opts: PosRemoteActivityOptions = {}) {
-  const { api, logger } = deps;
-  const log = logger.child({ flow: 'pos' });
+interface PosRemoteDeps {
+  api: PaymentsClient;
+  log: Logger;
+  defaultPollIntervalMs?: number;
+}
 
-  return {
-    /**
-     * E1. Money-moving (pushes a payment to the terminal); E1 carries no reference of ours.
-     * With announce, the workflow is told (signal, acknowledged by the server) right before the
-     * HTTP call: a failure without that mark provably never sent E1. Heartbeats while the call is
-     * open, so a killed worker is noticed within the (short) heartbeat timeout.
-     */
-    async posRemoteCreateRequest(
-      req: { terminal_id: string; amount: number; account_type?: string },
-      o: { announce?: boolean } = {},
-    ): Promise<{ request_ref: string }> {
-      const ctx = Context.current();
-      const wf = ctx.info.workflowExecution;
-      if (o.announce && wf) {
-        try {
-          await ctx.client.workflow
-            .getHandle(wf.workflowId, wf.runId)
-            .signal(posRemoteCreateSendingSignal, { activityId: ctx.info.activityId, attempt: ctx.info.attempt });
-        } catch (err) {
-          // Not announced: not sent either.
-          throw ApplicationFailure.create({
-            type: FailureTypes.Transient,
-            message: `E1 not sent: the sending mark could not be recorded (${err instanceof Error ? err.message : String(err)})`,
-            nonRetryable: true,
-          });
-        }
-      }
-      const beat = setInterval(
-        () => ctx.heartbeat({ phase: 'sending' }),
-        Math.max(100, Math.floor((ctx.info.heartbeatTimeoutMs ?? 10_000) / 3)),
-      );
-      ctx.heartbeat({ phase: 'sending' });
-      try {
-        const res = await api.posRemote.create(req, { requestId: ctx.info.activityId });
-        log.info({ workflowId: wf?.workflowId, requestRef: res.data.request_ref }, 'POS remote request created');
-        return { request_ref: String(res.data.request_ref) };
-      } catch (err) {
-        throw toActivityFailure(err, { moneyMoving: true, what: 'E1 create remote request' });
-      } finally {
-        clearInterval(beat);
-      }
-    },
+/** An E2 answer that is final: success or failed, with the record. */
+function finalAnswer(data: PosRemoteRecord, polls: number, attempt: number): PosRemotePollOutcome | undefined {
+  return data.status === 'success' || data.status === 'failed'
+    ? { status: data.status, record: data, polls, attempt }
+    : undefined;
+}
 
-    /** Queues the calling flow at its terminal's lock, starting the lock when none runs (signalWithStart; idempotent). */
-    async posTerminalLockAcquire(input: {
-      terminal_id: string;
-      lockWorkflowId?: string;
-      checkIntervalMs?: number;
-    }): Promise<void> {
-      const ctx = Context.current();
-      const wf = ctx.info.workflowExecution;
-      if (!wf)
-        throw ApplicationFailure.create({
-          type: FailureTypes.InvalidRequest,
-          message: 'the terminal lock is taken by a workflow',
-          nonRetryable: true,
-        });
-      const args: PosTerminalLockInput = {
-        terminal_id: input.terminal_id,
-        ...(input.checkIntervalMs ? { checkIntervalMs: input.checkIntervalMs } : {}),
-      };
-      await ctx.client.workflow.signalWithStart('posTerminalLockWorkflow', {
-        workflowId: input.lockWorkflowId ?? posTerminalLockWorkflowId(input.terminal_id),
-        // The main queue of the calling flow's deployment, where workflow tasks are polled: this
-        // activity itself runs on the reads queue (src/shared/task-queues.ts), which has no workflow worker.
-        taskQueue: mainTaskQueueOf(ctx.info.taskQueue),
-        args: [args],
-        signal: acquireTerminalLockSignal,
-        signalArgs: [{ workflowId: wf.workflowId, runId: wf.runId }],
-        ...flowStartMetadata('posTerminalLockWorkflow', { flow: 'pos-terminal-lock', reference: input.terminal_id }),
-      });
-    },
+/** Tells the workflow (a signal the server acknowledges) that E1 is about to leave. */
+async function announceSending(ctx: Context): Promise<void> {
+  const wf = ctx.info.workflowExecution!;
+  try {
+    await ctx.client.workflow
+      .getHandle(wf.workflowId, wf.runId)
+      .signal(posRemoteCreateSendingSignal, { activityId: ctx.info.activityId, attempt: ctx.info.attempt });
+  } catch (err) {
+    // Not announced: not sent either.
+    throw ApplicationFailure.create({
+      type: FailureTypes.Transient,
+      message: `E1 not sent: the sending mark could not be recorded (${err instanceof Error ? err.message : String(err)})`,
+      nonRetryable: true,
+    });
+  }
+}
 
-    /**
-     * A6 over the days around now: the POS remote requests of this terminal for this amount.
-     * Before E1 it gives the baseline (what existed already); after a lost E1 answer, the one
-     * request not in the baseline nor held by an earlier lock holder is ours. At most
-     * POS_REMOTE_RECORDS_MAX_PAGES pages of 100 are read; a longer list is `incomplete`.
-     */
-    async posRemoteFindRequest(q: {
-      terminal_id: string;
-      amount: number;
-      currency?: 'NGN' | 'USD';
-      exclude: string[];
-    }): Promise<PosRemoteSearchOutcome & { refs: string[] }> {
-      const ctx = Context.current();
-      const now = Date.now();
-      const window = { start_date: day(now - 86_400_000), end_date: day(now + 86_400_000) };
-      const refs: string[] = [];
-      let scanned = 0;
-      const maxPages = POS_REMOTE_RECORDS_MAX_PAGES;
-      for (let page = 1; page <= maxPages; page++) {
-        ctx.heartbeat({ page });
-        let rows: TransactionRecord[];
-        try {
-          rows = (
-            await api.transactions.query(
-              { ...window, ...(q.currency ? { currency: q.currency } : {}), page, perpage: 100 },
-              { requestId: `${ctx.info.activityId}-${ctx.info.attempt}-p${page}` },
-            )
-          ).data;
-        } catch (err) {
-          throw toActivityFailure(err, { moneyMoving: false, what: 'A6 query transactions' });
-        }
-        scanned += rows.length;
-        for (const row of rows)
-          if (isRemoteRequestFor(row, q) && !refs.includes(row.transaction_ref)) refs.push(row.transaction_ref);
-        if (rows.length < 100) break;
-        // A list this long is read no further. What was read is a partial baseline (enough to send
-        // E1), never proof of which request is new or that one is absent: the flow decides.
-        if (page === maxPages) return { kind: 'incomplete', scanned, refs };
-      }
-      const fresh = refs.filter((r) => !q.exclude.includes(r));
-      if (fresh.length === 0) return { kind: 'none', scanned, refs };
-      if (fresh.length > 1) return { kind: 'many', request_refs: fresh, refs };
-      const row = await api.transactions
-        .query({ ...window, reference: fresh[0] }, { requestId: `${ctx.info.activityId}-${ctx.info.attempt}-ref` })
-        .catch(() => undefined);
-      const status = row?.data.find((r) => r.transaction_ref === fresh[0])?.transaction_status ?? 'pending';
-      return { kind: 'one', request_ref: fresh[0], status: status.toLowerCase(), refs };
-    },
+/**
+ * E1. Money-moving (pushes a payment to the terminal); E1 carries no reference of ours.
+ * With announce, the workflow is told (signal, acknowledged by the server) right before the
+ * HTTP call: a failure without that mark provably never sent E1. Heartbeats while the call is
+ * open, so a killed worker is noticed within the (short) heartbeat timeout.
+ */
+async function posRemoteCreateRequest(
+  { api, log }: PosRemoteDeps,
+  req: { terminal_id: string; amount: number; account_type?: string },
+  o: { announce?: boolean } = {},
+): Promise<{ request_ref: string }> {
+  const ctx = Context.current();
+  const wf = ctx.info.workflowExecution;
+  if (o.announce && wf) await announceSending(ctx);
+  const beatMs = Math.max(100, Math.floor((ctx.info.heartbeatTimeoutMs ?? 10_000) / 3));
+  const beat = setInterval(() => ctx.heartbeat({ phase: 'sending' }), beatMs);
+  ctx.heartbeat({ phase: 'sending' });
+  try {
+    const res = await api.posRemote.create(req, { requestId: ctx.info.activityId });
+    log.info({ workflowId: wf?.workflowId, requestRef: res.data.request_ref }, 'POS remote request created');
+    return { request_ref: String(res.data.request_ref) };
+  } catch (err) {
+    throw toActivityFailure(err, { moneyMoving: true, what: 'E1 create remote request' });
+  } finally {
+    clearInterval(beat);
+  }
+}
 
-    /** The service's transaction record of a remote request (A6 by reference): the final look after a 404 or a cancel. */
-    async posRemoteLookupRecord(input: { request_ref: string }): Promise<PosRemoteRecordLookup> {
-      const ctx = Context.current();
-      const now = Date.now();
-      try {
-        const res = await api.transactions.query(
-          { start_date: day(now - 86_400_000), end_date: day(now + 86_400_000), reference: input.request_ref },
-          { requestId: `${ctx.info.activityId}-${ctx.info.attempt}` },
-        );
-        const row = res.data.find((r) => r.transaction_ref === input.request_ref);
-        if (!row) return { found: false };
-        const status = row.transaction_status.toLowerCase();
-        return {
-          found: true,
-          status,
-          record: {
-            status,
-            transaction_ref: row.transaction_ref,
-            amount: row.transaction_amount,
-            ...(row.created_at ? { created_at: row.created_at } : {}),
-          },
-        };
-      } catch (err) {
-        throw toActivityFailure(err, { moneyMoving: false, what: 'A6 look up remote request' });
-      }
-    },
-
-    /**
-     * E2 polling until success, failed or 404 (expired). Heartbeats its progress, so a worker
-     * that dies is noticed within the heartbeat timeout and the retried attempt continues from
-     * the heartbeat details; cancellation (a cancel signal, a cancelled workflow) arrives with
-     * the heartbeat and stops the loop at once.
-     */
-    async posRemotePollRequest(input: {
-      request_ref: string;
-      intervalMs?: number;
-      unobservedGapMs?: number;
-      expiresNotBefore?: number;
-    }): Promise<PosRemotePollOutcome> {
-      const ctx = Context.current();
-      const intervalMs = input.intervalMs ?? opts.defaultPollIntervalMs ?? 2500;
-      const prev = ctx.info.heartbeatDetails as PosRemotePollProgress | undefined;
-      const progress: PosRemotePollProgress = {
-        polls: prev?.polls ?? 0,
-        startedAt: prev?.startedAt ?? Date.now(),
-        lastStatus: prev?.lastStatus,
-        lastObservedAt: prev?.lastObservedAt,
-      };
-      const attempt = ctx.info.attempt;
-      const gapLimit = input.unobservedGapMs ?? 30_000;
-      // A resumed attempt did not watch the request while no worker was alive.
-      let watchedThisAttempt = false;
-      if (prev)
-        log.info(
-          { requestRef: input.request_ref, attempt, polls: progress.polls },
-          'POS remote polling resumed from heartbeat',
-        );
-      let consecutiveErrors = 0;
-      for (;;) {
-        ctx.heartbeat(progress);
-        try {
-          const res = await api.posRemote.requery(
-            { request_ref: input.request_ref },
-            { signal: ctx.cancellationSignal, requestId: `${ctx.info.activityId}-${progress.polls + 1}` },
-          );
-          progress.polls += 1;
-          consecutiveErrors = 0;
-          progress.lastStatus = res.data.status;
-          progress.lastObservedAt = Date.now();
-          watchedThisAttempt = true;
-          if (res.data.status === 'success' || res.data.status === 'failed') {
-            return { status: res.data.status, record: res.data as PosRemoteRecord, polls: progress.polls, attempt };
-          }
-        } catch (err) {
-          if (ctx.cancellationSignal.aborted || err instanceof RequestAbortedError) {
-            throw new CancelledFailure(String(ctx.cancellationSignal.reason ?? 'cancelled'));
-          }
-          if (
-            err instanceof NotFoundError &&
-            input.expiresNotBefore !== undefined &&
-            Date.now() < input.expiresNotBefore
-          ) {
-            // A 404 while the lifetime runs is not expiry: something else is wrong (a replica
-            // that has not seen the request, a wrong path). Keep polling; never conclude.
-            progress.polls += 1;
-            progress.earlyNotFound = (progress.earlyNotFound ?? 0) + 1;
-            log.warn(
-              {
-                requestRef: input.request_ref,
-                earlyNotFound: progress.earlyNotFound,
-                msLeft: input.expiresNotBefore - Date.now(),
-              },
-              'POS remote E2 404 before the lifetime ended; polling continues',
-            );
-            ctx.heartbeat(progress);
-            await ctx.sleep(intervalMs);
-            continue;
-          }
-          if (isDocumentedNotFound('posRemoteRequery', err)) {
-            // 'Request not found or expired'. Watched up to now: the lifetime ended without a
-            // completion. Not watched (first answer after a lost worker, or a long outage): it
-            // may have completed and been deleted meanwhile, so it is not reported as plain expired.
-            progress.polls += 1;
-            const gap = Date.now() - (progress.lastObservedAt ?? progress.startedAt);
-            const resumedBlind = attempt > 1 && !watchedThisAttempt;
-            if (resumedBlind || gap > gapLimit) {
-              log.warn(
-                { requestRef: input.request_ref, attempt, gapMs: gap },
-                'POS remote request gone after an unobserved stretch',
-              );
-              return { status: 'expired', polls: progress.polls, attempt, unobserved: true, unobservedMs: gap };
-            }
-            return { status: 'expired', polls: progress.polls, attempt };
-          }
-          const failure = toActivityFailure(err, { moneyMoving: false, what: 'E2 requery remote request' });
-          if (failure.nonRetryable) throw failure;
-          consecutiveErrors += 1;
-          log.warn(
-            { requestRef: input.request_ref, type: failure.type, consecutiveErrors },
-            'POS remote requery failed; polling continues',
-          );
-        }
-        ctx.heartbeat(progress);
-        await ctx.sleep(intervalMs); // throws CancelledFailure when cancelled
-      }
-    },
-
-    /** One E2 look (after a cancel): pending, success/failed with the record, or expired (404). */
-    async posRemoteRequeryOnce(input: {
-      request_ref: string;
-    }): Promise<PosRemotePollOutcome | { status: 'pending'; polls: number; attempt: number }> {
-      const ctx = Context.current();
-      try {
-        const res = await api.posRemote.requery(
-          { request_ref: input.request_ref },
-          { requestId: `${ctx.info.activityId}-${ctx.info.attempt}` },
-        );
-        if (res.data.status === 'success' || res.data.status === 'failed') {
-          return { status: res.data.status, record: res.data as PosRemoteRecord, polls: 1, attempt: ctx.info.attempt };
-        }
-        return { status: 'pending', polls: 1, attempt: ctx.info.attempt };
-      } catch (err) {
-        if (isDocumentedNotFound('posRemoteRequery', err))
-          return { status: 'expired', polls: 1, attempt: ctx.info.attempt };
-        throw toActivityFailure(err, { moneyMoving: false, what: 'E2 requery remote request' });
-      }
-    },
+/** Queues the calling flow at its terminal's lock, starting the lock when none runs (signalWithStart; idempotent). */
+async function posTerminalLockAcquire(
+  _deps: PosRemoteDeps,
+  input: { terminal_id: string; lockWorkflowId?: string; checkIntervalMs?: number },
+): Promise<void> {
+  const ctx = Context.current();
+  const wf = ctx.info.workflowExecution;
+  if (!wf)
+    throw ApplicationFailure.create({
+      type: FailureTypes.InvalidRequest,
+      message: 'the terminal lock is taken by a workflow',
+      nonRetryable: true,
+    });
+  const args: PosTerminalLockInput = {
+    terminal_id: input.terminal_id,
+    ...(input.checkIntervalMs ? { checkIntervalMs: input.checkIntervalMs } : {}),
   };
+  await ctx.client.workflow.signalWithStart('posTerminalLockWorkflow', {
+    workflowId: input.lockWorkflowId ?? posTerminalLockWorkflowId(input.terminal_id),
+    // The main queue of the calling flow's deployment, where workflow tasks are polled: this
+    // activity itself runs on the reads queue (src/shared/task-queues.ts), which has no workflow worker.
+    taskQueue: mainTaskQueueOf(ctx.info.taskQueue),
+    args: [args],
+    signal: acquireTerminalLockSignal,
+    signalArgs: [{ workflowId: wf.workflowId, runId: wf.runId }],
+    ...flowStartMetadata('posTerminalLockWorkflow', { flow: 'pos-terminal-lock', reference: input.terminal_id }),
+  });
+}
+
+/** The references of remote requests to this terminal for this amount, over at most POS_REMOTE_RECORDS_MAX_PAGES pages. */
+async function remoteRequestRefs(
+  api: PaymentsClient,
+  q: { terminal_id: string; amount: number; currency?: 'NGN' | 'USD' },
+): Promise<{ refs: string[]; scanned: number; complete: boolean }> {
+  const refs: string[] = [];
+  let scanned = 0;
+  for (let page = 1; page <= POS_REMOTE_RECORDS_MAX_PAGES; page++) {
+    Context.current().heartbeat({ page });
+    const query = { ...aroundToday(), ...(q.currency ? { currency: q.currency } : {}), page, perpage: 100 };
+    const rows = await read('A6 query transactions', async () => {
+      return (await api.transactions.query(query, { requestId: attemptRequestId(`-p${page}`) })).data;
+    });
+    scanned += rows.length;
+    for (const row of rows)
+      if (isRemoteRequestFor(row, q) && !refs.includes(row.transaction_ref)) refs.push(row.transaction_ref);
+    if (rows.length < 100) return { refs, scanned, complete: true };
+  }
+  return { refs, scanned, complete: false };
+}
+
+/**
+ * A6 over the days around now: the POS remote requests of this terminal for this amount.
+ * Before E1 it gives the baseline (what existed already); after a lost E1 answer, the one
+ * request not in the baseline nor held by an earlier lock holder is ours. At most
+ * POS_REMOTE_RECORDS_MAX_PAGES pages of 100 are read; a longer list is `incomplete`.
+ */
+async function posRemoteFindRequest(
+  { api }: PosRemoteDeps,
+  q: { terminal_id: string; amount: number; currency?: 'NGN' | 'USD'; exclude: string[] },
+): Promise<PosRemoteSearchOutcome & { refs: string[] }> {
+  const { refs, scanned, complete } = await remoteRequestRefs(api, q);
+  // A list this long is read no further. What was read is a partial baseline (enough to send
+  // E1), never proof of which request is new or that one is absent: the flow decides.
+  if (!complete) return { kind: 'incomplete', scanned, refs };
+  const fresh = refs.filter((r) => !q.exclude.includes(r));
+  if (fresh.length === 0) return { kind: 'none', scanned, refs };
+  if (fresh.length > 1) return { kind: 'many', request_refs: fresh, refs };
+  const row = await api.transactions
+    .query({ ...aroundToday(), reference: fresh[0] }, { requestId: attemptRequestId('-ref') })
+    .catch(() => undefined);
+  const status = row?.data.find((r) => r.transaction_ref === fresh[0])?.transaction_status ?? 'pending';
+  return { kind: 'one', request_ref: fresh[0], status: status.toLowerCase(), refs };
+}
+
+/** The service's transaction record of a remote request (A6 by reference): the final look after a 404 or a cancel. */
+function posRemoteLookupRecord({ api }: PosRemoteDeps, input: { request_ref: string }): Promise<PosRemoteRecordLookup> {
+  return read('A6 look up remote request', async (): Promise<PosRemoteRecordLookup> => {
+    const query = { ...aroundToday(), reference: input.request_ref };
+    const res = await api.transactions.query(query, { requestId: attemptRequestId() });
+    const row = res.data.find((r) => r.transaction_ref === input.request_ref);
+    if (!row) return { found: false };
+    const status = row.transaction_status.toLowerCase();
+    const { transaction_ref, transaction_amount: amount, created_at } = row;
+    return { found: true, status, record: { status, transaction_ref, amount, ...(created_at ? { created_at } : {}) } };
+  });
+}
+
+/** E2 polling of one request: the progress a retried attempt continues from, and what each answer means. */
+class RemotePolling {
+  private readonly ctx = Context.current();
+  private readonly attempt = this.ctx.info.attempt;
+  private readonly progress: PosRemotePollProgress;
+  /** A resumed attempt did not watch the request while no worker was alive. */
+  private watchedThisAttempt = false;
+  private consecutiveErrors = 0;
+
+  constructor(
+    private readonly d: PosRemoteDeps,
+    private readonly input: { request_ref: string; unobservedGapMs?: number; expiresNotBefore?: number },
+  ) {
+    const prev = this.ctx.info.heartbeatDetails as PosRemotePollProgress | undefined;
+    this.progress = {
+      polls: prev?.polls ?? 0,
+      startedAt: prev?.startedAt ?? Date.now(),
+      lastStatus: prev?.lastStatus,
+      lastObservedAt: prev?.lastObservedAt,
+    };
+    if (prev) {
+      const where = { requestRef: input.request_ref, attempt: this.attempt, polls: this.progress.polls };
+      d.log.info(where, 'POS remote polling resumed from heartbeat');
+    }
+  }
+
+  async run(intervalMs: number): Promise<PosRemotePollOutcome> {
+    for (;;) {
+      this.ctx.heartbeat(this.progress);
+      const outcome = await this.poll().catch((err: unknown) => this.afterError(err));
+      if (outcome) return outcome;
+      this.ctx.heartbeat(this.progress);
+      await this.ctx.sleep(intervalMs); // throws CancelledFailure when cancelled
+    }
+  }
+
+  private async poll(): Promise<PosRemotePollOutcome | undefined> {
+    const { progress, ctx } = this;
+    const res = await this.d.api.posRemote.requery(
+      { request_ref: this.input.request_ref },
+      { signal: ctx.cancellationSignal, requestId: `${ctx.info.activityId}-${progress.polls + 1}` },
+    );
+    progress.polls += 1;
+    this.consecutiveErrors = 0;
+    progress.lastStatus = res.data.status;
+    progress.lastObservedAt = Date.now();
+    this.watchedThisAttempt = true;
+    return finalAnswer(res.data as PosRemoteRecord, progress.polls, this.attempt);
+  }
+
+  /** A failed poll: cancelled, a 404 (early, or expiry), or an error that polling outlasts. */
+  private afterError(err: unknown): PosRemotePollOutcome | undefined {
+    const { ctx, progress, input, attempt } = this;
+    const requestRef = input.request_ref;
+    if (ctx.cancellationSignal.aborted || err instanceof RequestAbortedError)
+      throw new CancelledFailure(String(ctx.cancellationSignal.reason ?? 'cancelled'));
+    if (err instanceof NotFoundError && input.expiresNotBefore !== undefined && Date.now() < input.expiresNotBefore) {
+      // A 404 while the lifetime runs is not expiry: something else is wrong (a replica
+      // that has not seen the request, a wrong path). Keep polling; never conclude.
+      progress.polls += 1;
+      progress.earlyNotFound = (progress.earlyNotFound ?? 0) + 1;
+      const where = { requestRef, earlyNotFound: progress.earlyNotFound, msLeft: input.expiresNotBefore - Date.now() };
+      this.d.log.warn(where, 'POS remote E2 404 before the lifetime ended; polling continues');
+      return undefined;
+    }
+    if (isDocumentedNotFound('posRemoteRequery', err)) {
+      // 'Request not found or expired'. Watched up to now: the lifetime ended without a
+      // completion. Not watched (first answer after a lost worker, or a long outage): it
+      // may have completed and been deleted meanwhile, so it is not reported as plain expired.
+      progress.polls += 1;
+      const gap = Date.now() - (progress.lastObservedAt ?? progress.startedAt);
+      if ((attempt > 1 && !this.watchedThisAttempt) || gap > (input.unobservedGapMs ?? 30_000)) {
+        this.d.log.warn({ requestRef, attempt, gapMs: gap }, 'POS remote request gone after an unobserved stretch');
+        return { status: 'expired', polls: progress.polls, attempt, unobserved: true, unobservedMs: gap };
+      }
+      return { status: 'expired', polls: progress.polls, attempt };
+    }
+    const failure = toActivityFailure(err, { moneyMoving: false, what: 'E2 requery remote request' });
+    if (failure.nonRetryable) throw failure;
+    this.consecutiveErrors += 1;
+    const where = { requestRef, type: failure.type, consecutiveErrors: this.consecutiveErrors };
+    this.d.log.warn(where, 'POS remote requery failed; polling continues');
+    return undefined;
+  }
+}
+
+/**
+ * E2 polling until success, failed or 404 (expired). Heartbeats its progress, so a worker
+ * that dies is noticed within the heartbeat timeout and the retried attempt continues from
+ * the heartbeat details; cancellation (a cancel signal, a cancelled workflow) arrives with
+ * the heartbeat and stops the loop at once.
+ */
+function posRemotePollRequest(
+  d: PosRemoteDeps,
+  input: { request_ref: string; intervalMs?: number; unobservedGapMs?: number; expiresNotBefore?: number },
+): Promise<PosRemotePollOutcome> {
+  return new RemotePolling(d, input).run(input.intervalMs ?? d.defaultPollIntervalMs ?? 2500);
+}
+
+/** One E2 look (after a cancel): pending, success/failed with the record, or expired (404). */
+function posRemoteRequeryOnce(
+  { api }: PosRemoteDeps,
+  input: { request_ref: string },
+): Promise<PosRemotePollOutcome | { status: 'pending'; polls: number; attempt: number }> {
+  const { attempt } = Context.current().info;
+  const expired = { status: 'expired' as const, polls: 1, attempt };
+  const absent = { when: (err: unknown) => isDocumentedNotFound('posRemoteRequery', err), answer: expired };
+  return read(
+    'E2 requery remote request',
+    async () => {
+      const res = await api.posRemote.requery({ request_ref: input.request_ref }, { requestId: attemptRequestId() });
+      return finalAnswer(res.data as PosRemoteRecord, 1, attempt) ?? { status: 'pending' as const, polls: 1, attempt };
+    },
+    absent,
+  );
+}
+
+export function createPosRemoteActivities(deps: ActivityDeps, opts: PosRemoteActivityOptions = {}) {
+  const d: PosRemoteDeps = { api: deps.api, log: deps.logger.child({ flow: 'pos' }), ...opts };
+  return bindActivities(d, {
+    posRemoteCreateRequest,
+    posTerminalLockAcquire,
+    posRemoteFindRequest,
+    posRemoteLookupRecord,
+    posRemotePollRequest,
+    posRemoteRequeryOnce,
+  });
 }
 
 export type PosRemoteActivities = ReturnType<typeof createPosRemoteActivities>;

@@ -7,9 +7,12 @@ import {
   BadRequestError,
   NotFoundError,
   PermissionDeniedError,
+  type PaymentsClient,
   type VirtualAccountTransaction,
 } from '../api';
+import type { Logger } from 'pino';
 import type { ActivityDeps } from './deps';
+import { bindActivities } from './bind';
 import type {
   CreditedVirtualAccountTransaction,
   CreditHandoff,
@@ -84,9 +87,156 @@ function deliveryRunId(): string {
   return `${run.workflowId}/${run.runId}`;
 }
 
+interface CreditDeps {
+  api: PaymentsClient;
+  log: Logger;
+  deps: ActivityDeps;
+  handler?: CreditHandler;
+  /** With an events target, a hand-over that fails names it, so the flow can tell it that it gave up (docs/events.md). */
+  failureDetails: unknown[];
+}
+
+/** C5 rows for the credit: by reference (v2, error log) or session id (v3). undefined: no key to ask with. */
+async function serviceRecords(api: PaymentsClient, credit: VirtualAccountCredit) {
+  const query =
+    credit.version === 3
+      ? credit.lookupSessionId
+        ? { session_id: credit.lookupSessionId }
+        : undefined
+      : { transactionReference: credit.transactionReference };
+  if (!query) return undefined;
+  return (await api.virtualAccounts.merchantTransactionsFiltered({ ...query, perPage: 20 })).data.rows;
+}
+
+/**
+ * The C5 record whose signed values match the credit; `refused` when C5 refused the lookup (a
+ * retry gets the same answer). A transient failure throws: Temporal retries within the workflow's bound.
+ */
+async function serviceRecord(
+  api: PaymentsClient,
+  credit: VirtualAccountCredit,
+): Promise<{ row?: VirtualAccountTransaction; rows?: number; refused?: { status?: number } }> {
+  try {
+    const rows = await serviceRecords(api, credit);
+    return { row: rows?.find((r) => matchesSignedValues(r, credit)), rows: rows?.length };
+  } catch (err) {
+    if (c5Refused(err)) return { refused: { status: err.status } };
+    throw err;
+  }
+}
+
+/**
+ * The duplicate check: records the credit unless the reference was credited before.
+ * Idempotent per workflow run (a retry of the run that credited answers 'credited' again).
+ */
+async function recordVirtualAccountCredit(
+  { deps, log }: CreditDeps,
+  credit: VirtualAccountCredit,
+): Promise<VirtualAccountCreditOutcome> {
+  const claim = await store(deps).claim(credit, deliveryRunId());
+  const ref = { transactionReference: credit.transactionReference };
+  if (claim.conflicting)
+    log.warn(
+      ref,
+      'virtual-account credit: a delivery with the same reference carries other signed values; not credited',
+    );
+  else if (!claim.credited)
+    log.info({ ...ref, deliveries: claim.deliveries }, 'virtual-account credit: duplicate delivery, already credited');
+  return { status: claim.credited ? 'credited' : 'duplicate', credit: claim.record, deliveries: claim.deliveries };
+}
+
+/**
+ * v2/v3: fee_charged and transaction_date are not signed, so they are taken from the service's
+ * own record (C5), found by reference (v2) or session id (v3) and accepted only when its signed
+ * values match. Answers the credit as recorded afterwards. Not found or refused: left unconfirmed.
+ */
+async function confirmVirtualAccountCredit(
+  { api, deps, log }: CreditDeps,
+  credit: VirtualAccountCredit,
+): Promise<CreditedVirtualAccountTransaction | undefined> {
+  const runId = deliveryRunId();
+  const { row, rows, refused } = await serviceRecord(api, credit);
+  const ref = { transactionReference: credit.transactionReference };
+  if (refused) {
+    log.warn({ ...ref, ...refused }, 'virtual-account credit: C5 lookup refused; fee and date left unconfirmed');
+    return undefined;
+  }
+  if (rows === undefined) return undefined;
+  if (!row) {
+    const message = 'virtual-account credit: no C5 record matches the signed values; fee and date left unconfirmed';
+    log.warn({ ...ref, rows }, message);
+    return undefined;
+  }
+  return store(deps).confirm(credit.transactionReference, runId, {
+    feeCharged: row.fee_charged ?? undefined,
+    transactionDate: row.transaction_date ?? undefined,
+  });
+}
+
+/**
+ * Whether the service holds the credit's funds (C5 `frozen_transaction`). Throws on a transient
+ * failure (the workflow retries); `known: false` when C5 refuses or has no matching record.
+ */
+async function readVirtualAccountCreditFreeze(
+  { api }: CreditDeps,
+  credit: VirtualAccountCredit,
+): Promise<CreditFreezeLookup> {
+  const { row } = await serviceRecord(api, credit);
+  if (!row) return { known: false };
+  const f = row.frozen_transaction;
+  if (!f || !(f.freeze_transaction_ref || f.reason)) return { known: true };
+  const frozen = {
+    ...(f.freeze_transaction_ref ? { freezeTransactionRef: f.freeze_transaction_ref } : {}),
+    ...(f.reason ? { reason: f.reason } : {}),
+  };
+  return { known: true, frozen };
+}
+
+/**
+ * Hands the recorded credit to the merchant's handler, with the transaction reference as the
+ * idempotency key. A permanent refusal is an answer (recorded), anything else is retried.
+ */
+async function handOverVirtualAccountCredit(
+  { handler, log, failureDetails }: CreditDeps,
+  req: {
+    credit: CreditedVirtualAccountTransaction;
+    releasedFreeze?: { freezeTransactionRef?: string; reason?: string };
+  },
+): Promise<CreditHandoff> {
+  const { attempt } = Context.current().info;
+  const idempotencyKey = req.credit.transactionReference;
+  const at = () => new Date().toISOString();
+  if (!handler) return { status: 'not_configured', idempotencyKey, detail: NO_HANDLER, at: at() };
+  const where = { transactionReference: idempotencyKey, attempt };
+  try {
+    const released = req.releasedFreeze ? { releasedFreeze: req.releasedFreeze } : {};
+    const answer = await handler({ idempotencyKey, credit: req.credit, ...released });
+    log.info(where, 'virtual-account credit handed over');
+    const detail = answer && answer.detail ? { detail: answer.detail } : {};
+    return { status: 'delivered', idempotencyKey, attempts: attempt, ...detail, at: at() };
+  } catch (err) {
+    if (err instanceof CreditHandlerRefused) {
+      log.warn(where, 'virtual-account credit: the handler refused it');
+      return { status: 'refused', idempotencyKey, attempts: attempt, detail: err.message, at: at() };
+    }
+    log.warn({ ...where, err: (err as Error).message }, 'virtual-account credit: hand-over failed; retried');
+    throw ApplicationFailure.create({
+      type: 'CreditHandoffFailed',
+      message: `the credit handler could not take the credit: ${(err as Error).message}`,
+      details: failureDetails,
+    });
+  }
+}
+
+const NO_HANDLER =
+  'no credit handler on this worker (VA_CREDIT_NOTIFY_URL, NOTIFY_URL and VA_CREDIT_CALLBACK_URL unset): the credit is recorded only';
+
+/** Whether the durable record (va_credit_records) holds the reference: the condition for C11. */
+async function isVirtualAccountCreditRecorded({ deps }: CreditDeps, transactionReference: string): Promise<boolean> {
+  return (await store(deps).get(transactionReference)) !== undefined;
+}
+
 export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
-  const { api, logger } = deps;
-  const log = logger.child({ flow: 'va-credit' });
   const target = creditHandoffTarget(deps.config);
   // The same outbound rules as every merchant event (src/notify/target-guard.ts).
   const policy = outboundPolicyOf(deps.config);
@@ -97,161 +247,15 @@ export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
       : target?.format === 'callback'
         ? httpCreditHandler({ ...target, policy })
         : undefined);
-  /** With an events target, a hand-over that fails names it, so the flow can tell it that it gave up (docs/events.md). */
   const failureDetails = !deps.creditHandler && target?.format === 'event' ? [{ notify: { url: target.url } }] : [];
-
-  /** C5 rows for the credit: by reference (v2, error log) or session id (v3). undefined: no key to ask with. */
-  async function serviceRecords(credit: VirtualAccountCredit): Promise<VirtualAccountTransaction[] | undefined> {
-    const query =
-      credit.version === 3
-        ? credit.lookupSessionId
-          ? { session_id: credit.lookupSessionId }
-          : undefined
-        : { transactionReference: credit.transactionReference };
-    if (!query) return undefined;
-    return (await api.virtualAccounts.merchantTransactionsFiltered({ ...query, perPage: 20 })).data.rows;
-  }
-
-  return {
-    /**
-     * The duplicate check: records the credit unless the reference was credited before.
-     * Idempotent per workflow run (a retry of the run that credited answers 'credited' again).
-     */
-    async recordVirtualAccountCredit(credit: VirtualAccountCredit): Promise<VirtualAccountCreditOutcome> {
-      const runId = deliveryRunId();
-      const claim = await store(deps).claim(credit, runId);
-      if (claim.conflicting) {
-        log.warn(
-          { transactionReference: credit.transactionReference },
-          'virtual-account credit: a delivery with the same reference carries other signed values; not credited',
-        );
-      } else if (!claim.credited) {
-        log.info(
-          { transactionReference: credit.transactionReference, deliveries: claim.deliveries },
-          'virtual-account credit: duplicate delivery, already credited',
-        );
-      }
-      return { status: claim.credited ? 'credited' : 'duplicate', credit: claim.record, deliveries: claim.deliveries };
-    },
-
-    /**
-     * v2/v3: fee_charged and transaction_date are not signed, so they are taken from the service's
-     * own record (C5), found by reference (v2) or session id (v3) and accepted only when its signed
-     * values match. Answers the credit as recorded afterwards. Not found or refused: left unconfirmed.
-     */
-    async confirmVirtualAccountCredit(
-      credit: VirtualAccountCredit,
-    ): Promise<CreditedVirtualAccountTransaction | undefined> {
-      const runId = deliveryRunId();
-      let rows: VirtualAccountTransaction[] | undefined;
-      try {
-        rows = await serviceRecords(credit);
-        if (!rows) return undefined;
-      } catch (err) {
-        if (c5Refused(err)) {
-          log.warn(
-            { transactionReference: credit.transactionReference, status: err.status },
-            'virtual-account credit: C5 lookup refused; fee and date left unconfirmed',
-          );
-          return undefined;
-        }
-        throw err; // transient: Temporal retries within the workflow's bound
-      }
-      const row = rows.find((r) => matchesSignedValues(r, credit));
-      if (!row) {
-        log.warn(
-          { transactionReference: credit.transactionReference, rows: rows.length },
-          'virtual-account credit: no C5 record matches the signed values; fee and date left unconfirmed',
-        );
-        return undefined;
-      }
-      return store(deps).confirm(credit.transactionReference, runId, {
-        feeCharged: row.fee_charged ?? undefined,
-        transactionDate: row.transaction_date ?? undefined,
-      });
-    },
-
-    /**
-     * Whether the service holds the credit's funds (C5 `frozen_transaction`). Throws on a transient
-     * failure (the workflow retries); `known: false` when C5 refuses or has no matching record.
-     */
-    async readVirtualAccountCreditFreeze(credit: VirtualAccountCredit): Promise<CreditFreezeLookup> {
-      let rows: VirtualAccountTransaction[] | undefined;
-      try {
-        rows = await serviceRecords(credit);
-      } catch (err) {
-        if (c5Refused(err)) return { known: false };
-        throw err;
-      }
-      const row = rows?.find((r) => matchesSignedValues(r, credit));
-      if (!row) return { known: false };
-      const f = row.frozen_transaction;
-      return f && (f.freeze_transaction_ref || f.reason)
-        ? {
-            known: true,
-            frozen: {
-              ...(f.freeze_transaction_ref ? { freezeTransactionRef: f.freeze_transaction_ref } : {}),
-              ...(f.reason ? { reason: f.reason } : {}),
-            },
-          }
-        : { known: true };
-    },
-
-    /**
-     * Hands the recorded credit to the merchant's handler, with the transaction reference as the
-     * idempotency key. A permanent refusal is an answer (recorded), anything else is retried.
-     */
-    async handOverVirtualAccountCredit(req: {
-      credit: CreditedVirtualAccountTransaction;
-      releasedFreeze?: { freezeTransactionRef?: string; reason?: string };
-    }): Promise<CreditHandoff> {
-      const { attempt } = Context.current().info;
-      const idempotencyKey = req.credit.transactionReference;
-      const at = () => new Date().toISOString();
-      if (!handler)
-        return {
-          status: 'not_configured',
-          idempotencyKey,
-          detail:
-            'no credit handler on this worker (VA_CREDIT_NOTIFY_URL, NOTIFY_URL and VA_CREDIT_CALLBACK_URL unset): the credit is recorded only',
-          at: at(),
-        };
-      try {
-        const answer = await handler({
-          idempotencyKey,
-          credit: req.credit,
-          ...(req.releasedFreeze ? { releasedFreeze: req.releasedFreeze } : {}),
-        });
-        log.info({ transactionReference: idempotencyKey, attempt }, 'virtual-account credit handed over');
-        return {
-          status: 'delivered',
-          idempotencyKey,
-          attempts: attempt,
-          ...(answer && answer.detail ? { detail: answer.detail } : {}),
-          at: at(),
-        };
-      } catch (err) {
-        if (err instanceof CreditHandlerRefused) {
-          log.warn({ transactionReference: idempotencyKey, attempt }, 'virtual-account credit: the handler refused it');
-          return { status: 'refused', idempotencyKey, attempts: attempt, detail: err.message, at: at() };
-        }
-        log.warn(
-          { transactionReference: idempotencyKey, attempt, err: (err as Error).message },
-          'virtual-account credit: hand-over failed; retried',
-        );
-        throw ApplicationFailure.create({
-          type: 'CreditHandoffFailed',
-          message: `the credit handler could not take the credit: ${(err as Error).message}`,
-          details: failureDetails,
-        });
-      }
-    },
-
-    /** Whether the durable record (va_credit_records) holds the reference: the condition for C11. */
-    async isVirtualAccountCreditRecorded(transactionReference: string): Promise<boolean> {
-      return (await store(deps).get(transactionReference)) !== undefined;
-    },
-  };
+  const d: CreditDeps = { api: deps.api, log: deps.logger.child({ flow: 'va-credit' }), deps, handler, failureDetails };
+  return bindActivities(d, {
+    recordVirtualAccountCredit,
+    confirmVirtualAccountCredit,
+    readVirtualAccountCreditFreeze,
+    handOverVirtualAccountCredit,
+    isVirtualAccountCreditRecorded,
+  });
 }
 
 export type VirtualAccountCreditActivities = ReturnType<typeof createVirtualAccountCreditActivities>;
