@@ -1,7 +1,19 @@
 // A6 query all transactions (date window of at most one month) and verify one transaction by
 // reference (Success | Failed | Abandoned | Pending; 400 for an unknown reference).
 import { z } from 'zod';
-import { fail, MERCHANT_EMAIL, MERCHANT_ID, MERCHANT_NAME, ok, page, type Router } from './http';
+import type { SandboxClock } from './clock';
+import {
+  addRoutes,
+  fail,
+  MERCHANT_EMAIL,
+  MERCHANT_ID,
+  MERCHANT_NAME,
+  ok,
+  page,
+  type Reply,
+  type RequestContext,
+  type Router,
+} from './http';
 import { chargeResult, type Payment, type PaymentStore } from './payments';
 import type { PosRemoteTransaction } from './pos-remote';
 import { identifier, oneOf, pathParams, rule, type RouteFields } from './validation';
@@ -71,117 +83,126 @@ export function addOneMonth(t: number): number {
   return target.getTime();
 }
 
+/** What a transaction in A6's list shows, whatever made it. */
+interface Listed {
+  id: number;
+  amount: unknown;
+  ref: string;
+  email: string | null;
+  merchantAmount: unknown;
+  customerName: string | null;
+  status: string;
+  charges: number;
+  currency: string;
+  gatewayRef: string | null;
+  type: string;
+  createdAt: number;
+}
+
+/** A6's record, in the spec's field order, with its meta (every META_KEYS key, null unless given). */
+function listedRecord(clock: SandboxClock, t: Listed, meta: Record<string, unknown>): Record<string, unknown> {
+  const metaValues = { ...Object.fromEntries(META_KEYS.map((k) => [k, null])), ...meta };
+  return {
+    id: t.id,
+    transaction_amount: t.amount,
+    transaction_ref: t.ref,
+    email: t.email,
+    merchant_id: MERCHANT_ID,
+    merchant_amount: t.merchantAmount,
+    merchant_name: MERCHANT_NAME,
+    merchant_business_name: MERCHANT_NAME,
+    merchant_email: MERCHANT_EMAIL,
+    customer_email: t.email,
+    customer_name: t.customerName,
+    meta_data: JSON.stringify(metaValues),
+    meta: Object.fromEntries(Object.entries(metaValues).map(([k, v]) => [k, v === null ? [] : [v]])),
+    transaction_status: t.status,
+    transaction_charges: t.charges,
+    transaction_currency_id: t.currency,
+    transaction_gateway_id: t.gatewayRef,
+    transaction_type: t.type,
+    flat_charge: 0,
+    is_suspicious: false,
+    is_refund: false,
+    created_at: clock.iso(t.createdAt),
+  };
+}
+
+/** A POS remote request as the merchant's transaction list shows it (docs/choices.md). */
+const posRecord = (clock: SandboxClock, t: PosRemoteTransaction) =>
+  listedRecord(
+    clock,
+    { ...t, email: null, merchantAmount: t.amount, customerName: null, charges: 0, gatewayRef: null, type: 'Card' },
+    { source: 'pos_remote', device_id: t.terminalId, initiate_type: 'api', extra: { account_type: t.accountType } },
+  );
+
+const paymentRecord = (clock: SandboxClock, p: Payment) =>
+  listedRecord(
+    clock,
+    { ...p, status: p.status.toLowerCase(), charges: p.fee },
+    {
+      Customer_name: p.customerName,
+      callback_url: p.checkout?.callbackUrl ?? null,
+      initiate_type: p.checkout ? 'inline' : 'api',
+      source: p.origin,
+      auth_code: p.tokenId ?? null,
+      extra: Object.keys(p.meta).length ? p.meta : null,
+    },
+  );
+
+interface TransactionsDeps {
+  store: PaymentStore;
+  posRemote: () => PosRemoteTransaction[];
+}
+
+/** A6: payments and POS remote requests in a date window, newest first. */
+async function listTransactions({ store, posRemote }: TransactionsDeps, { query }: RequestContext): Promise<Reply> {
+  const clock = store.clock;
+  await clock.runDue(); // due POS remote completions and expiries show in the list
+  const start = parseDate(query.get('start_date'))!;
+  const endDay = parseDate(query.get('end_date'))!;
+  const currency = query.get('currency');
+  const reference = query.get('reference');
+  // A date-only end_date covers that whole day.
+  const end = (query.get('end_date') ?? '').length === 10 ? endDay + 24 * 3600 * 1000 - 1 : endDay;
+  const wanted = (t: { ref: string; currency: string; createdAt: number }) =>
+    (!reference || t.ref === reference) &&
+    (!currency || t.currency === currency) &&
+    t.createdAt >= start &&
+    t.createdAt <= end;
+  const rows = [
+    ...store
+      .all()
+      .filter(wanted)
+      .map((p) => ({ createdAt: p.createdAt, id: p.id, row: () => paymentRecord(clock, p) })),
+    ...posRemote()
+      .filter(wanted)
+      .map((t) => ({ createdAt: t.createdAt, id: t.id, row: () => posRecord(clock, t) })),
+  ]
+    .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id)
+    .map((x) => x.row());
+  return ok(page(rows, query.get('page'), query.get('perpage'), 50));
+}
+
+/** Verify one transaction (docs/choices.md). */
+function verify({ store }: TransactionsDeps, { params }: RequestContext): Reply {
+  const p = store.get(params.ref);
+  if (!p) return fail(400, `Transaction ${params.ref} not found`);
+  return ok({
+    ...chargeResult(p, store.clock),
+    merchant_amount: p.merchantAmount,
+    meta: p.meta,
+    ...(p.failureReason ? { failure_reason: p.failureReason } : {}),
+  });
+}
+
 export function registerTransactions(
   router: Router,
   store: PaymentStore,
   posRemote: () => PosRemoteTransaction[] = () => [],
 ): void {
-  const clock = store.clock;
-
-  // A POS remote request as the merchant's transaction list shows it (docs/choices.md).
-  function posRecord(t: PosRemoteTransaction): Record<string, unknown> {
-    const metaValues: Record<string, unknown> = Object.fromEntries(META_KEYS.map((k) => [k, null]));
-    metaValues.source = 'pos_remote';
-    metaValues.device_id = t.terminalId;
-    metaValues.initiate_type = 'api';
-    metaValues.extra = { account_type: t.accountType };
-    return {
-      id: t.id,
-      transaction_amount: t.amount,
-      transaction_ref: t.ref,
-      email: null,
-      merchant_id: MERCHANT_ID,
-      merchant_amount: t.amount,
-      merchant_name: MERCHANT_NAME,
-      merchant_business_name: MERCHANT_NAME,
-      merchant_email: MERCHANT_EMAIL,
-      customer_email: null,
-      customer_name: null,
-      meta_data: JSON.stringify(metaValues),
-      meta: Object.fromEntries(Object.entries(metaValues).map(([k, v]) => [k, v === null ? [] : [v]])),
-      transaction_status: t.status,
-      transaction_charges: 0,
-      transaction_currency_id: t.currency,
-      transaction_gateway_id: null,
-      transaction_type: 'Card',
-      flat_charge: 0,
-      is_suspicious: false,
-      is_refund: false,
-      created_at: clock.iso(t.createdAt),
-    };
-  }
-
-  function record(p: Payment): Record<string, unknown> {
-    const metaValues: Record<string, unknown> = Object.fromEntries(META_KEYS.map((k) => [k, null]));
-    metaValues.Customer_name = p.customerName;
-    metaValues.callback_url = p.checkout?.callbackUrl ?? null;
-    metaValues.initiate_type = p.checkout ? 'inline' : 'api';
-    metaValues.source = p.origin;
-    metaValues.auth_code = p.tokenId ?? null;
-    metaValues.extra = Object.keys(p.meta).length ? p.meta : null;
-    return {
-      id: p.id,
-      transaction_amount: p.amount,
-      transaction_ref: p.ref,
-      email: p.email,
-      merchant_id: MERCHANT_ID,
-      merchant_amount: p.merchantAmount,
-      merchant_name: MERCHANT_NAME,
-      merchant_business_name: MERCHANT_NAME,
-      merchant_email: MERCHANT_EMAIL,
-      customer_email: p.email,
-      customer_name: p.customerName,
-      meta_data: JSON.stringify(metaValues),
-      meta: Object.fromEntries(Object.entries(metaValues).map(([k, v]) => [k, v === null ? [] : [v]])),
-      transaction_status: p.status.toLowerCase(),
-      transaction_charges: p.fee,
-      transaction_currency_id: p.currency,
-      transaction_gateway_id: p.gatewayRef,
-      transaction_type: p.type,
-      flat_charge: 0,
-      is_suspicious: false,
-      is_refund: false,
-      created_at: clock.iso(p.createdAt),
-    };
-  }
-
-  // A6.
-  router.add('GET', '/transaction', 'direct', A6_FIELDS, async ({ query }) => {
-    await clock.runDue(); // due POS remote completions and expiries show in the list
-    const start = parseDate(query.get('start_date'))!;
-    const endDay = parseDate(query.get('end_date'))!;
-    const currency = query.get('currency');
-    const reference = query.get('reference');
-    // A date-only end_date covers that whole day.
-    const end = (query.get('end_date') ?? '').length === 10 ? endDay + 24 * 3600 * 1000 - 1 : endDay;
-    const wanted = (t: { ref: string; currency: string; createdAt: number }) =>
-      (!reference || t.ref === reference) &&
-      (!currency || t.currency === currency) &&
-      t.createdAt >= start &&
-      t.createdAt <= end;
-    const rows = [
-      ...store
-        .all()
-        .filter(wanted)
-        .map((p) => ({ createdAt: p.createdAt, id: p.id, row: () => record(p) })),
-      ...posRemote()
-        .filter(wanted)
-        .map((t) => ({ createdAt: t.createdAt, id: t.id, row: () => posRecord(t) })),
-    ]
-      .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id)
-      .map((x) => x.row());
-    return ok(page(rows, query.get('page'), query.get('perpage'), 50));
-  });
-
-  // Verify one transaction (docs/choices.md).
-  router.add('GET', '/transaction/verify/{ref}', 'direct', { params: pathParams('ref') }, ({ params }) => {
-    const p = store.get(params.ref);
-    if (!p) return fail(400, `Transaction ${params.ref} not found`);
-    return ok({
-      ...chargeResult(p, clock),
-      merchant_amount: p.merchantAmount,
-      meta: p.meta,
-      ...(p.failureReason ? { failure_reason: p.failureReason } : {}),
-    });
-  });
+  addRoutes(router, { store, posRemote }, [
+    ['GET', '/transaction', 'direct', A6_FIELDS, listTransactions],
+    ['GET', '/transaction/verify/{ref}', 'direct', { params: pathParams('ref') }, verify],
+  ]);
 }
