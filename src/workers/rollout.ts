@@ -180,9 +180,15 @@ async function rampSteps(io: RolloutIo, plan: RolloutPlan, taskQueues: string[])
   }
 }
 
-/** Open flows still on a version (pinned to it): workflow id and type. */
+/**
+ * Open flows pinned to a version: workflow id and type. An auto-upgrade flow that has not had a task
+ * since (a mandate waiting days for its next debit) still names the old version, but moves on its
+ * next task and keeps no version draining: not listed.
+ */
 async function openFlowsOn(client: Client, deploymentName: string, buildId: string, limit = 20): Promise<string[]> {
-  const query = `TemporalWorkerDeploymentVersion = '${versionAttribute(deploymentName, buildId)}' AND ExecutionStatus = 'Running'`;
+  const query =
+    `TemporalWorkerDeploymentVersion = '${versionAttribute(deploymentName, buildId)}' AND ` +
+    `TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`;
   const flows: string[] = [];
   for await (const wf of client.workflow.list({ query, pageSize: limit })) {
     flows.push(`${wf.workflowId} (${wf.type})`);

@@ -47,13 +47,15 @@ export function workerEnvironment(
 export function startWorkerProcess(
   name: string,
   env: Record<string, string>,
-  entry: 'dist' | 'src' = 'dist',
+  entry: 'dist' | 'src' | { distDir: string } = 'dist',
   readyTimeoutMs = 60_000,
 ): WorkerProcess {
+  // { distDir }: a copy of dist/ with another workflow bundle (another version's image).
+  const main = typeof entry === 'object' ? join(entry.distDir, 'workers', 'main.js') : BUILT.workerMain;
   const args =
-    entry === 'dist'
-      ? ['--require', WORKFLOW_STACK_TRACES_PRELOAD, BUILT.workerMain] // as PRODUCTION_WORKER_COMMAND
-      : ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'workers', 'main.ts')];
+    entry === 'src'
+      ? ['--import', 'tsx', join(PROJECT_ROOT, 'src', 'workers', 'main.ts')]
+      : ['--require', WORKFLOW_STACK_TRACES_PRELOAD, main]; // as PRODUCTION_WORKER_COMMAND
   const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const onData = (d: Buffer) => (out += d.toString('utf8'));

@@ -1,0 +1,346 @@
+// The rollout rehearsed with real processes (issue #41 §3): a dev server whose versions drain within
+// seconds, the sandbox, and each worker version as its own OS process (the production entry,
+// `node dist/workers/main.js`; version 2's "image" is a copy of dist/ with its own workflow bundle).
+// Version 1 runs a card payment waiting for its OTP and a vend whose purchase is in flight (PINNED),
+// and an approved mandate waiting for its next debit (AUTO_UPGRADE). Version 2 changes the vend (no
+// patch: it is pinned) and the mandate (behind a patch): test/workers/fixtures/rehearsal. A version 2
+// whose mandate change is not patched is refused by the replay gate; the good one is ramped, made
+// current, and version 1 drains before its process is stopped.
+// Not rehearsed here (each needs its own set-up, and CI time counts): a POS remote request, a recurring
+// plan and a virtual-account credit hand-over. The recurring plan and the credit are AUTO_UPGRADE like
+// the mandate; the POS request is PINNED like the card payment.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { bundleWorkflowCode, NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { FAILURE_CONVERTER_PATH } from '../../src/codec/data-converter';
+import { SANDBOX_OTP, MANDATE_OTP, TEST_CARDS } from '../../src/sandbox';
+import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';
+import { PROJECT_ROOT, temporalBinaries } from '../../src/stack/temporal-binaries';
+import { freePort } from '../../src/stack/temporal-dev-server';
+import type { RunningServices } from '../../src/stack/services';
+import type { AppConfig } from '../../src/config/config';
+import { getCardPaymentState, startCardPayment, submitOtp } from '../../src/starters/card-payment';
+import { debitMandate, getMandateState, startMandate, submitMandateOtp } from '../../src/starters/mandate';
+import { waitForState } from '../../src/starters/payment-common';
+import { startVend } from '../../src/starters/vending';
+import { downloadHistories, replayAll } from '../../src/workers/replay';
+import {
+  autoUpgradeTypes,
+  describeRouting,
+  rollout,
+  RolloutStopped,
+  stuckFlows,
+  type RolloutIo,
+  type RolloutPlan,
+} from '../../src/workers/rollout';
+import { PLAIN_BUNDLE_INTERCEPTOR_MODULES, PRELOADED_WORKFLOW_MODULES } from '../../src/workers/worker';
+import { diskCachedBundle } from '../support/bundle-cache';
+import { cardPayment, electricityVend, newMandateRequest } from '../support/flow-inputs';
+import { eventually } from '../support/polling';
+import { SandboxAdmin } from '../support/sandbox-admin';
+import { startServices, testConfig } from '../support/stack';
+import { DIST, ensureBuilt } from '../ship/build';
+import { startWorkerProcess, stopWorkerProcess, workerEnvironment, type WorkerProcess } from '../ship/processes';
+import { MANDATE_PATCH_ID } from './fixtures/rehearsal/shared';
+
+jest.setTimeout(180_000);
+
+const { EventType, PendingActivityState } = temporal.api.enums.v1;
+const VEND_PATH = '^/vending/utilities/electricity$';
+const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
+const deploymentName = `rehearsal-${randomUUID().slice(0, 8)}`;
+const V1 = '1.0.0';
+const V2 = '2.0.0';
+const V2_UNPATCHED = '2.0.0-unpatched';
+
+let server: ChildProcess;
+let address: string;
+let services: RunningServices;
+let admin: SandboxAdmin;
+let config: AppConfig;
+const images: string[] = [];
+const workers: WorkerProcess[] = [];
+
+/** A dev server with the project's search attributes whose versions drain within seconds (the default is minutes). */
+async function startServer(): Promise<void> {
+  const port = await freePort();
+  address = `127.0.0.1:${port}`;
+  const args = [
+    'server',
+    'start-dev',
+    '--headless',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--log-level',
+    'error',
+  ];
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_REGISTRATION))
+    args.push('--search-attribute', `${name}=${type}`);
+  for (const kv of [
+    'frontend.enableUpdateWorkflowExecution=true',
+    'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+    'frontend.workerVersioningWorkflowAPIs=true',
+    'matching.wv.VersionDrainageStatusRefreshInterval="1s"',
+    'matching.wv.VersionDrainageStatusVisibilityGracePeriod="1s"',
+    'system.numConsecutiveWorkflowTaskProblemsToTriggerSearchAttribute=1',
+  ])
+    args.push('--dynamic-config-value', kv);
+  server = spawn(temporalBinaries().cli!, args, { stdio: 'ignore' });
+  const connection = await eventually(() => NativeConnection.connect({ address }), {
+    timeoutMs: 60_000,
+    ignoreErrors: true,
+    description: 'the rehearsal dev server answers',
+  });
+  await connection.close();
+}
+
+/** A version's workflow bundle, as `npm run build` writes dist/workflow-bundle.js, kept on disk between runs. */
+function versionBundle(fixture: string): Promise<WorkflowBundleWithSourceMap> {
+  const workflowsPath = require.resolve(`./fixtures/rehearsal/${fixture}`);
+  return diskCachedBundle(`rehearsal|${workflowsPath}`, workflowsPath, () =>
+    bundleWorkflowCode({
+      workflowsPath,
+      failureConverterPath: FAILURE_CONVERTER_PATH,
+      workflowInterceptorModules: PLAIN_BUNDLE_INTERCEPTOR_MODULES,
+      preloadModules: PRELOADED_WORKFLOW_MODULES,
+      logger: quiet,
+    }),
+  );
+}
+
+const PREBUILT = [join(DIST, 'workflow-bundle.js'), join(DIST, 'workflow-bundle-traced.js')];
+
+/** Another version's image: dist/ with `bundle` as its workflow bundle (node_modules and package.json as here). */
+function image(bundle: WorkflowBundleWithSourceMap): string {
+  const root = mkdtempSync(join(tmpdir(), 'payflow-rehearsal-'));
+  images.push(root);
+  cpSync(DIST, join(root, 'dist'), { recursive: true, filter: (src) => !PREBUILT.includes(src) });
+  writeFileSync(join(root, 'dist', 'workflow-bundle.js'), bundle.code);
+  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'));
+  writeFileSync(join(root, 'package.json'), readFileSync(join(PROJECT_ROOT, 'package.json')));
+  return join(root, 'dist');
+}
+
+function worker(buildId: string, distDir?: string, extra: Record<string, string> = {}): WorkerProcess {
+  const env = workerEnvironment(config, services.sandboxUrl!, {
+    WORKER_DEPLOYMENT_NAME: deploymentName,
+    WORKER_BUILD_ID: buildId,
+    WORKER_MAKE_CURRENT: 'off',
+    ...extra,
+  });
+  const w = startWorkerProcess(`worker ${buildId}`, env, distDir ? { distDir } : 'dist');
+  workers.push(w);
+  return w;
+}
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => stopWorkerProcess(w, 5_000)));
+  await services?.stop();
+  server?.kill('SIGTERM');
+  for (const root of images) rmSync(root, { recursive: true, force: true });
+});
+
+let v2Bundle: WorkflowBundleWithSourceMap;
+let unpatchedBundle: WorkflowBundleWithSourceMap;
+// Set-up that a warm CI run has cached (dist/, the two bundles on disk): the server and the sandbox.
+beforeAll(async () => {
+  [v2Bundle, unpatchedBundle] = await Promise.all([
+    versionBundle('v2-workflows'),
+    versionBundle('v2-unpatched-workflows'),
+    ensureBuilt().then(() => undefined),
+    startServer(),
+  ]);
+  config = testConfig({ TEMPORAL_ADDRESS: address, WORKER_VERSIONING: 'on' });
+  services = await startServices(config, { withoutWorker: true });
+  admin = new SandboxAdmin(services.sandboxUrl!);
+}, 600_000);
+
+const buildIdsOfTasks = async (h: WorkflowHandle) =>
+  ((await h.fetchHistory()).events ?? [])
+    .filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
+    .map((e) => e.workflowTaskCompletedEventAttributes?.deploymentVersion?.buildId ?? '');
+const eventsOf = async (h: WorkflowHandle, type: temporal.api.enums.v1.EventType) =>
+  ((await h.fetchHistory()).events ?? []).filter((e) => e.eventType === type);
+/** The ids of the patches the flow's code took (its core_patch markers). */
+const patchIdsOf = async (h: WorkflowHandle) =>
+  (await eventsOf(h, EventType.EVENT_TYPE_MARKER_RECORDED))
+    .map((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data)
+    .filter((d): d is Uint8Array => !!d)
+    .map((d) => (JSON.parse(Buffer.from(d).toString('utf8')) as { id: string }).id);
+const versionOf = async (h: WorkflowHandle) =>
+  (await h.describe()).raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId;
+
+it('version 2 ships with flows in flight: pinned flows finish on 1, the mandate moves to 2, 1 drains before its workers stop, an unpatched 2 is refused', async () => {
+  const startedAt = Date.now();
+  const client = services.client;
+  const taskQueue = config.temporal.taskQueue;
+
+  // Version 1 runs and is current (the first deploy); the two candidates start beside it and poll.
+  const v1 = worker(V1, undefined, { WORKER_MAKE_CURRENT: 'on' });
+  const v2 = worker(V2, image(v2Bundle));
+  const unpatched = worker(V2_UNPATCHED, image(unpatchedBundle));
+  await v1.ready;
+  await eventually(async () => (await describeRouting(client, deploymentName)).current === V1, {
+    timeoutMs: 30_000,
+    ignoreErrors: true,
+    description: `${V1} is current`,
+  });
+
+  // On version 1: a card payment waiting for its OTP, an approved mandate waiting for its next debit
+  // (and, below, a vend whose purchase is in flight as the rollout starts).
+  const run = randomUUID().slice(0, 6);
+  const card = cardPayment(`rehearsal-card-${run}`, TEST_CARDS.otpOnly, 5_000);
+  const cardHandle = await startCardPayment(services.starters, { ...card, webhookGraceMs: 1_000 });
+  const mandate = newMandateRequest();
+  const oldMandate = await startMandate(services.starters, mandate);
+  await waitForState(
+    () => getCardPaymentState(services.starters, card.transactionRef),
+    (s) => s.status === 'awaiting_otp',
+  );
+  await eventually(
+    () => getMandateState(services.starters, mandate.mandateRef),
+    (s) => s.status === 'awaiting_otp',
+    {
+      timeoutMs: 20_000,
+      ignoreErrors: true,
+      description: 'the mandate awaits its OTP',
+    },
+  );
+  expect((await submitMandateOtp(services.starters, mandate.mandateRef, MANDATE_OTP)).status).toBe('approved');
+  for (const h of [cardHandle, oldMandate]) expect(await versionOf(h)).toBe(V1);
+
+  const lines: string[] = [];
+
+  const io = (bundle: WorkflowBundleWithSourceMap): RolloutIo => ({
+    client,
+    say: (line) => void lines.push(line),
+    // `npm run replay`'s gate (rollout-main.ts) with the candidate's bundle instead of this checkout's.
+    replayGate: () =>
+      replayAll(downloadHistories(client, { workflowTypes: autoUpgradeTypes(), perType: 20 }), {
+        encryption: config.encryption,
+        workflowBundle: bundle,
+      }),
+  });
+  const plan = (to: string, over: Partial<RolloutPlan> = {}): RolloutPlan => ({
+    deploymentName,
+    to,
+    ramp: [50],
+    rampHoldMs: 1_000,
+    maxFailureRate: 0.01,
+    waitDrained: true,
+    drainTimeoutMs: 60_000,
+    pollersTimeoutMs: 30_000,
+    pollMs: 500,
+    ...over,
+  });
+
+  // The unpatched mandate change: refused before any ramp, version 1 stays current.
+  await unpatched.ready;
+  await expect(rollout(io(unpatchedBundle), plan(V2_UNPATCHED))).rejects.toThrow(RolloutStopped);
+  const refused = lines.find((l) => l.startsWith('replay FAILED mandateWorkflow'));
+  expect(refused).toMatch(/Nondeterminism|TMPRL1100/);
+  expect(await describeRouting(client, deploymentName)).toMatchObject({ current: V1 });
+  expect((await describeRouting(client, deploymentName)).ramping).toBeUndefined();
+  await stopWorkerProcess(unpatched, 10_000);
+
+  // Version 2: ramped, made current, version 1 drained. While it drains, the flows in flight go on.
+  await v2.ready;
+  // A vend on 1 whose purchase the service answers late: in flight when the rollout starts.
+  await admin.fault({ method: 'POST', path: VEND_PATH, kind: 'latency', latencyMs: 15_000, count: 1 });
+  const oldVend = await startVend(services.starters, electricityVend(`rehearsal-vend-1-${run}`));
+  await eventually(
+    async () => (await oldVend.describe()).raw.pendingActivities ?? [],
+    (pending) =>
+      pending.some(
+        (p) =>
+          p.activityType?.name === 'vendPurchase' && p.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+      ),
+    { timeoutMs: 30_000, description: 'the vend purchase is in flight' },
+  );
+  expect(await versionOf(oldVend)).toBe(V1);
+  lines.length = 0;
+  const shipped = rollout(io(v2Bundle), plan(V2));
+  await eventually(() => lines.some((l) => l.startsWith(`${V2} is current`)), {
+    timeoutMs: 60_000,
+    description: `${V2} made current`,
+  });
+  const openOnV1WhenCurrent = await Promise.all(
+    [cardHandle, oldVend].map(async (h) => (await h.describe()).status.name),
+  );
+  const newVend = await startVend(services.starters, electricityVend(`rehearsal-vend-2-${run}`));
+  const newMandate = await startMandate(services.starters, newMandateRequest());
+  await submitOtp(services.starters, card.transactionRef, SANDBOX_OTP);
+  await shipped;
+  const drainedAt = Date.now();
+  expect(v1.child.exitCode).toBeNull(); // it served its pinned flows to their end
+  await stopWorkerProcess(v1, 30_000);
+  const v1StoppedAt = Date.now();
+  // The mandate started on 1 had no task since: 1 drained without it. Its next debit runs on 2.
+  expect(await versionOf(oldMandate)).toBe(V1);
+  const debit = await debitMandate(services.starters, mandate.mandateRef, 30_000, { idempotencyKey: `r-${run}` });
+
+  expect(lines).toEqual(
+    expect.arrayContaining([
+      'ramping 50 % of new flows to 2.0.0; watching it for 1 s',
+      `${V2} is current (was ${V1}): new flows start on it`,
+      `${V1} is drained: its workers (payflow-worker-${V1}) may be stopped`,
+    ]),
+  );
+  expect(lines.some((l) => /^replay: [1-9]\d* histories replayed, none failed$/.test(l))).toBe(true);
+  // Pinned: the card payment and the vend were in flight when 2 became current, and finished on 1 (v1 code: no pause).
+  expect(openOnV1WhenCurrent).toEqual(['RUNNING', 'RUNNING']);
+  const [cardResult, oldVendResult, newVendResult] = await Promise.all([
+    cardHandle.result(),
+    oldVend.result(),
+    newVend.result(),
+  ]);
+  expect(cardResult.status).toBe('success');
+  expect(oldVendResult.status).toBe('vended');
+  expect(newVendResult.status).toBe('vended');
+  for (const h of [cardHandle, oldVend]) expect(new Set(await buildIdsOfTasks(h))).toEqual(new Set([V1]));
+  expect(await eventsOf(oldVend, EventType.EVENT_TYPE_TIMER_STARTED)).toHaveLength(0);
+  // New flows on 2, with version 2's code: the vend's pause, the mandate's patch.
+  for (const h of [newVend, newMandate]) expect(new Set(await buildIdsOfTasks(h))).toEqual(new Set([V2]));
+  expect(await eventsOf(newVend, EventType.EVENT_TYPE_TIMER_STARTED)).toHaveLength(1);
+  expect(await patchIdsOf(newMandate)).toContain(MANDATE_PATCH_ID);
+  // AUTO_UPGRADE: the mandate started on 1 moved to 2 with its next debit, kept its old path, and replays on 2.
+  expect(await versionOf(oldMandate)).toBe(V2);
+  const oldMandateTasks = await buildIdsOfTasks(oldMandate);
+  expect(oldMandateTasks[0]).toBe(V1);
+  expect(oldMandateTasks.at(-1)).toBe(V2);
+  expect(await patchIdsOf(oldMandate)).not.toContain(MANDATE_PATCH_ID);
+  const replayed = await replayAll(
+    [{ name: mandate.mandateRef, workflowType: 'mandateWorkflow', history: await oldMandate.fetchHistory() }],
+    { encryption: config.encryption, workflowBundle: v2Bundle },
+  );
+  expect(replayed).toEqual([{ name: mandate.mandateRef, workflowType: 'mandateWorkflow' }]);
+  // Nothing stuck, nothing paid twice.
+  expect(await stuckFlows(client, [taskQueue], new Date(startedAt - 60_000))).toEqual([]);
+  for (const h of [cardHandle, oldVend, newVend, oldMandate, newMandate])
+    expect(await eventsOf(h, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)).toHaveLength(0);
+  expect(await admin.ledger({ reference: card.transactionRef })).toHaveLength(1);
+  expect(await admin.ledger({ reference: oldVendResult.reference!, kind: 'vend' })).toHaveLength(1);
+  expect(await admin.ledger({ reference: newVendResult.reference!, kind: 'vend' })).toHaveLength(1);
+  expect(await admin.ledger({ reference: debit.reference })).toHaveLength(1);
+  expect(v1StoppedAt).toBeGreaterThanOrEqual(drainedAt);
+
+  const onV1 = [cardHandle, oldVend].map((h) => h.workflowId);
+  const onV2 = [newVend, newMandate, oldMandate].map((h) => h.workflowId);
+  console.log(
+    [
+      `rollout rehearsal (${Math.round((Date.now() - startedAt) / 1000)} s):`,
+      `  ${V2_UNPATCHED} refused by the replay gate: ${/\[TMPRL1100\][^:]*/.exec(refused!)?.[0]} (${oldMandate.workflowId})`,
+      `  finished on ${V1} (pinned): ${onV1.join(', ')}`,
+      `  on ${V2}: ${onV2.join(', ')} (${oldMandate.workflowId} moved from ${V1}, replays on ${V2})`,
+      `  ${V1} drained, then its process stopped; no stuck flow; every payment once in the ledger`,
+    ].join('\n'),
+  );
+  for (const h of [oldMandate, newMandate]) await h.terminate('the rehearsal is over').catch(() => undefined);
+});
