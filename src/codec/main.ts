@@ -15,7 +15,9 @@ async function main(): Promise<void> {
     ...(config.codec.auth.oidc ? { oidc: new OidcVerifier(config.codec.auth.oidc) } : { token: config.codec.token }),
     encode: config.codec.auth.encodeEnabled,
     rateLimitPerMinute: config.codec.auth.rateLimitPerMinute,
-    // Header authentication only: no path token (refused in production in any case).
+    // CODEC_PATH_TOKEN: the path capability of a Web UI with no login (docker-compose), as `npm start`
+    // gives its UI one; unset, header authentication only. Refused in production in any case.
+    ...(config.codec.pathToken !== undefined ? { pathToken: config.codec.pathToken } : {}),
     production: config.production,
     corsOrigins: config.codec.corsOrigins,
     host: config.codec.host,

@@ -169,6 +169,12 @@ export const envSchema = z
     CODEC_SERVER_TOKEN: z.string().min(8, 'must be at least 8 characters').default(EMBEDDED_DEFAULTS.codecToken),
     // Default: the Web UI's own origins on TEMPORAL_UI_PORT.
     CODEC_CORS_ORIGINS: z.string().optional(),
+    // A path capability for a Web UI with no login to forward a token from (docker-compose): the
+    // endpoint http://host:port/t/<token> stands for CODEC_SERVER_TOKEN. Development only.
+    CODEC_PATH_TOKEN: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{32,}$/, 'must be at least 32 letters, digits, "_" or "-" (openssl rand -hex 24)')
+      .optional(),
     // Who may use it: the static token, or the user's OIDC token per namespace (src/config/codec-auth.ts).
     ...codecAuthEnvShape,
 
@@ -454,7 +460,15 @@ export interface AppConfig {
   };
   sandbox: { enabled: boolean; port: number; adminToken: string };
   webhooks: { host: string; port: number };
-  codec: { host: string; port: number; token: string; corsOrigins: string[]; auth: CodecAuthConfig };
+  codec: {
+    host: string;
+    port: number;
+    token: string;
+    /** CODEC_PATH_TOKEN: the Web UI's path capability (docker-compose); absent: header authentication only. */
+    pathToken?: string;
+    corsOrigins: string[];
+    auth: CodecAuthConfig;
+  };
   /** GET /payments/return's signed links: the checkout starter signs, the receiver verifies (src/config/return-links.ts). */
   returnLinks: ReturnLinkConfig;
   encryption: { keys: { id: string; key: Buffer }[]; activeKeyId: string };
@@ -594,6 +608,7 @@ export function buildConfig(
       host: env.CODEC_HOST,
       port: env.CODEC_PORT,
       token: env.CODEC_SERVER_TOKEN,
+      ...(env.CODEC_PATH_TOKEN ? { pathToken: env.CODEC_PATH_TOKEN } : {}),
       corsOrigins: (
         env.CODEC_CORS_ORIGINS ?? `http://localhost:${env.TEMPORAL_UI_PORT},http://127.0.0.1:${env.TEMPORAL_UI_PORT}`
       )

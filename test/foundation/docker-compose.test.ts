@@ -203,6 +203,7 @@ describe('the docker-compose deployment', () => {
           'PAYMENTS_SECRET_KEY',
           'PAYLOAD_ENCRYPTION_KEYS',
           'CODEC_SERVER_TOKEN',
+          'CODEC_PATH_TOKEN',
           'CLAIM_CHECK_KEYS',
           'CLAIM_CHECK_DB_PASSWORD',
           'TEMPORAL_API_KEY',
@@ -215,6 +216,8 @@ describe('the docker-compose deployment', () => {
       PAYMENTS_SECRET_KEY: ['sandbox', 'webhooks', 'worker'],
       PAYLOAD_ENCRYPTION_KEYS: ['codec-server', 'webhooks', 'worker'],
       CODEC_SERVER_TOKEN: ['codec-server'],
+      // The Web UI's capability: the UI's endpoint and the codec server that accepts it.
+      CODEC_PATH_TOKEN: ['codec-server', 'temporal-ui'],
       CLAIM_CHECK_KEYS: ['worker'],
       CLAIM_CHECK_DB_PASSWORD: ['postgresql', 'worker'],
       TEMPORAL_API_KEY: ['search-attributes', 'webhooks', 'worker'],
@@ -229,6 +232,7 @@ describe('the docker-compose deployment', () => {
       PAYLOAD_ENCRYPTION_KEYS: `compose-1:${randomBytes(32).toString('base64')}`,
       CLAIM_CHECK_KEYS: `compose-cc-1:${randomBytes(32).toString('base64')}`,
       CODEC_SERVER_TOKEN: randomBytes(16).toString('hex'),
+      CODEC_PATH_TOKEN: randomBytes(24).toString('hex'),
       CLAIM_CHECK_DB_PASSWORD: randomBytes(8).toString('hex'),
     };
     // Compose's interpolation: ${NAME:?message} takes the value set above, ${NAME:-default} its default.
@@ -324,11 +328,14 @@ describe('the docker-compose deployment', () => {
   });
 
   it('wires the UI to the codec server and the sandbox to the webhook receiver', () => {
-    // Header authentication: the UI forwards a bearer token; its public settings carry no token.
+    // No login, so no access token to forward: the path capability (CODEC_PATH_TOKEN), never the
+    // codec token, leads the endpoint (test/security/compose-web-ui.test.ts decodes with it in a browser).
     const ui = services['temporal-ui'].environment ?? {};
-    expect(ui.TEMPORAL_CODEC_ENDPOINT).toBe(`http://localhost:${defaults.codec.port}`);
-    expect(ui.TEMPORAL_CODEC_PASS_ACCESS_TOKEN).toBe('true');
-    expect(JSON.stringify(ui)).not.toMatch(/CODEC_SERVER_TOKEN|\/t\//);
+    expect(ui.TEMPORAL_CODEC_ENDPOINT).toBe(
+      `http://localhost:${defaults.codec.port}/t/\${CODEC_PATH_TOKEN:?set CODEC_PATH_TOKEN}`,
+    );
+    expect(ui.TEMPORAL_CODEC_PASS_ACCESS_TOKEN).toBe('false');
+    expect(JSON.stringify(ui)).not.toMatch(/CODEC_SERVER_TOKEN/);
     expect(services['codec-server'].environment?.CODEC_CORS_ORIGINS).toContain(`:${defaults.temporal.uiPort}`);
     expect(services.sandbox.environment?.SANDBOX_WEBHOOK_URL).toBe(
       `http://webhooks:${defaults.webhooks.port}/webhooks`,

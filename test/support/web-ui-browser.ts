@@ -18,7 +18,7 @@ import { getCardPaymentState, startCardPayment } from '../../src/starters/card-p
 import { startServices, testConfig, workflowBundle } from './stack';
 
 export const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
