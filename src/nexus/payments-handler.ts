@@ -43,7 +43,7 @@ import {
   posTransactionStartSearch,
   posTransactionWorkflowId,
 } from '../shared/pos-terminal';
-import { cycleReference, recurringWorkflowId, type RecurringInput } from '../shared/recurring';
+import { cancelRecurringSignal, cycleReference, recurringWorkflowId, type RecurringInput } from '../shared/recurring';
 import { checkSmsMessages, SmsSendInputSchema, smsSendWorkflowId } from '../shared/sms';
 import { flowStartMetadata } from '../shared/flow-summary';
 import { paymentSearchAttributes, type PaymentSearchFields } from '../shared/search-attributes';
@@ -190,20 +190,32 @@ function asGiven<V>(raw: unknown, v: V, start: (v: V) => Omit<FlowStartSpec, 'in
   return { ...start(v), input: raw };
 }
 
+/** How a flow hears its caller's cancel: by default a Temporal cancel of its run; a flow with a cancel of its own uses that. */
+type CancelFlow = (workflowId: string) => Promise<void>;
+
 /**
  * A workflow-run operation: the flow started under its starter's id and attributes, its caller in
- * the memo; a taken reference refused. Cancelling it cancels the run only for the caller that started it.
+ * the memo; a taken reference refused. Cancelling it reaches the flow only for the caller that started it.
  */
 class CallerBoundOperation<I, O> extends WorkflowRunOperationHandler<I, O> {
+  constructor(
+    start: ConstructorParameters<typeof WorkflowRunOperationHandler<I, O>>[0],
+    private readonly cancelFlow?: CancelFlow,
+  ) {
+    super(start);
+  }
+
   override async cancel(ctx: nexus.CancelOperationContext, token: string): Promise<void> {
-    await requireOwnFlow(loadWorkflowRunOperationToken(token).wid, callerOf(ctx), () =>
-      notFoundForCaller('token', 'flow'),
-    );
-    return super.cancel(ctx, token);
+    const { wid } = loadWorkflowRunOperationToken(token);
+    await requireOwnFlow(wid, callerOf(ctx), () => notFoundForCaller('token', 'flow'));
+    return this.cancelFlow ? this.cancelFlow(wid) : super.cancel(ctx, token);
   }
 }
 
-function flowOperation<I, O>(spec: (input: I) => FlowStartSpec): WorkflowRunOperationHandler<I, O> {
+function flowOperation<I, O>(
+  spec: (input: I) => FlowStartSpec,
+  cancelFlow?: CancelFlow,
+): WorkflowRunOperationHandler<I, O> {
   return new CallerBoundOperation<I, O>(async (ctx, input) => {
     const s = spec(input);
     const caller: NexusCaller = callerOf(ctx);
@@ -225,7 +237,7 @@ function flowOperation<I, O>(spec: (input: I) => FlowStartSpec): WorkflowRunOper
         throw badRequest(`reference already started: ${s.workflowId}`);
       throw err;
     }
-  });
+  }, cancelFlow);
 }
 
 /** A step on a flow: runs only if this caller started `workflowId`; else the answer of an unknown reference. */
@@ -242,6 +254,9 @@ function ownStep<I, O>(
     return refusalsAsFailures(() => step(v, ctx));
   };
 }
+
+/** A plan is cancelled by its signal: a Temporal cancel would end it without cancelling its token. */
+const planCancel: CancelFlow = (workflowId) => getClient().workflow.getHandle(workflowId).signal(cancelRecurringSignal);
 
 /** The starters' helpers, on the handler's own client. */
 const onClient = (): StarterContext => ({ client: getClient() }) as unknown as StarterContext;
@@ -350,7 +365,8 @@ export function paymentsNexusHandler(opts: PaymentsNexusOptions = {}) {
           status: 'awaiting_first_payment',
         },
       };
-    }),
+      // The plan's own cancel (stop charging, A5; parked if A5 cannot be settled), never a bare Temporal cancel.
+    }, planCancel),
     vend: flowOperation((raw) => {
       const v = parsed(VendInputSchema, raw, 'electricity vend');
       return {

@@ -24,7 +24,7 @@ import type { PosTransactionInput } from '../../src/shared/pos-terminal';
 import { submitBankCode } from '../../src/starters/bank-payment';
 import { getDirectPaymentState } from '../../src/starters/payment-common';
 import { openPosTerminalSession, sealPosCardRead, type PosTerminalSession } from '../../src/starters/pos-terminal';
-import { cancelRecurring, firstPaymentCheckoutUrl, getRecurringState } from '../../src/starters/recurring';
+import { firstPaymentCheckoutUrl, getRecurringState } from '../../src/starters/recurring';
 import { PAYMENTS_NEXUS_SERVICE } from '../../src/nexus/payments-service';
 import { paymentWorkflowId } from '../../src/shared/payment-webhook';
 import { PaymentFlow } from '../../src/shared/search-attributes';
@@ -376,14 +376,16 @@ describe('the payments Nexus service, called from the merchant namespace', () =>
     expect(await env.admin.ledger(ref)).toMatchObject([{ kind: 'ussd', amount: 150_000 }]);
   });
 
-  it("recurring plan and token charge: the plan's first payment tokenises, a charge of that token is one ledger entry, the plan's cancel ends it", async () => {
+  it("recurring plan and token charge: the plan's first payment tokenises, a charge of that token is one ledger entry; cancelling the operation is the plan's own cancel (A5)", async () => {
     const planRef = `nx-plan-${randomUUID().slice(0, 8)}`;
-    const plan = await call('recurringPlan', {
-      planRef,
-      amount: 150_000,
-      currency: 'NGN',
-      email: 'ada@example.com',
-      intervalMs: 24 * 3600_000,
+    const plan = await merchant.workflow.start<typeof merchantCancelsWorkflow>('merchantCancelsWorkflow', {
+      taskQueue: merchantTaskQueue,
+      workflowId: `merchant-cancel-${randomUUID()}`,
+      args: [
+        endpoint,
+        'recurringPlan',
+        { planRef, amount: 150_000, currency: 'NGN', email: 'ada@example.com', intervalMs: 24 * 3600_000 },
+      ],
     });
     await payCheckoutByCard(await firstPaymentCheckoutUrl(env.services.starters, planRef));
     const { tokenId } = await until(
@@ -396,8 +398,14 @@ describe('the payments Nexus service, called from the merchant namespace', () =>
     expect(charge.failure).toBeUndefined();
     expect(charge.outcome).toMatchObject({ status: 'success', charged: true });
     expect(await env.admin.ledger(ref)).toMatchObject([{ kind: 'token_charge', amount: 70_000 }]);
-    await cancelRecurring(env.services.starters, planRef);
-    expect((await plan.result()).outcome).toMatchObject({ status: 'cancelled', tokenId });
+    await plan.signal(cancelPaymentSignal);
+    const answered = await plan.result();
+    expect(answered.failure).toBeUndefined();
+    expect(answered.outcome).toMatchObject({ status: 'cancelled', reason: 'token cancelled (A5)', tokenId });
+    // The token is cancelled at the service: charging it again is refused.
+    await expect(
+      env.services.api.tokens.charge({ amount: 70_000, token_id: tokenId!, transaction_ref: `${planRef}-X` }),
+    ).rejects.toThrow();
   });
 
   it('SMS send: the caller gets the send result', async () => {
