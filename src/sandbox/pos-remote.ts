@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
 import { z } from 'zod';
-import { fail, MERCHANT_ID, ok, randomDigits, type Reply, type Router } from './http';
+import { addRoutes, fail, MERCHANT_ID, ok, randomDigits, type Reply, type RequestContext, type Router } from './http';
 import type { Ledger } from './ledger';
 import { TEST_TERMINALS } from './pos-terminal';
 import { oneOf, pathParams, positiveNumber, text, type RouteFields } from './validation';
@@ -63,19 +63,54 @@ export interface PosRemoteTransaction {
 /** A6 ids of POS remote requests start here (the payment store numbers from 1). */
 export const POS_REMOTE_TRANSACTION_ID_OFFSET = 5_000_000;
 
-export function registerPosRemote(
-  router: Router,
-  deps: { clock: SandboxClock; ledger: Ledger },
-  opts: { completeAfterMs: number },
-): PosRemoteApi {
-  const { clock, ledger } = deps;
-  const requests = new Map<string, RemoteRequest>();
+/** The requests the terminals are showing, and the merchant's record of them. */
+class RemoteRequests implements PosRemoteApi {
+  readonly requests = new Map<string, RemoteRequest>();
   // Kept after E2 forgets a request: the merchant's transaction list still has it.
-  const transactions: PosRemoteTransaction[] = [];
-  let seq = 0;
+  private readonly transactions: PosRemoteTransaction[] = [];
+  private seq = 0;
 
-  function complete(r: RemoteRequest, code: string, at: number): void {
-    if (r.record || !requests.has(r.ref)) return;
+  constructor(
+    readonly clock: SandboxClock,
+    private readonly ledger: Ledger,
+    private readonly completeAfterMs: number,
+  ) {}
+
+  /** A new request on the terminal: it completes on the sandbox clock (by test amount) and expires after its lifetime. */
+  create(terminalId: string, amount: number, accountType: string): string {
+    const clock = this.clock;
+    const ref = `RR${randomUUID().replace(/-/g, '').slice(0, 18).toUpperCase()}`;
+    const createdAt = clock.now();
+    const r: RemoteRequest = { ref, id: ++this.seq, terminalId, amount, accountType, createdAt, cancelTimers: [] };
+    this.requests.set(ref, r);
+    const id = POS_REMOTE_TRANSACTION_ID_OFFSET + r.id;
+    const txn: PosRemoteTransaction = {
+      ref,
+      id,
+      createdAt,
+      currency: 'NGN',
+      terminalId,
+      amount,
+      status: 'pending',
+      accountType,
+    };
+    this.transactions.push(txn);
+    if (amount !== POS_REMOTE_NEVER_COMPLETES_AMOUNT) {
+      const code = amount === POS_REMOTE_DECLINED_AMOUNT ? '51' : amount === POS_REMOTE_WRONG_PIN_AMOUNT ? '55' : '00';
+      const at = createdAt + this.completeAfterMs;
+      r.cancelTimers.push(clock.at(at, () => this.complete(r, code, at)));
+    }
+    r.cancelTimers.push(
+      clock.at(createdAt + POS_REMOTE_LIFETIME_MS, () => {
+        this.requests.delete(ref);
+        if (txn.status === 'pending') txn.status = 'abandoned';
+      }),
+    );
+    return ref;
+  }
+
+  private complete(r: RemoteRequest, code: string, at: number): void {
+    if (r.record || !this.requests.has(r.ref)) return;
     const approved = code === '00';
     r.record = {
       status: approved ? 'success' : 'failed',
@@ -103,71 +138,54 @@ export function registerPosRemote(
       processor: null,
       meta: JSON.stringify({ account_type: r.accountType }),
       pc_code: PC_CODES[r.accountType] ?? '0000',
-      created_at: clock.iso(at),
+      created_at: this.clock.iso(at),
     };
-    const txn = transactions.find((t) => t.ref === r.ref);
+    const txn = this.transactions.find((t) => t.ref === r.ref);
     if (txn) txn.status = approved ? 'success' : 'failed';
-    if (approved) ledger.record('pos_remote', r.ref, r.amount, 'NGN');
+    if (approved) this.ledger.record('pos_remote', r.ref, r.amount, 'NGN');
   }
 
-  router.add('POST', '/softpos/pos/remote-request', 'pos-remote', E1_FIELDS, ({ body }) => {
-    const amount = body.amount as number;
-    const accountType = body.account_type === undefined ? 'default' : String(body.account_type);
-    const terminalId = String(body.terminal_id);
-    if (!Object.values(TEST_TERMINALS).some((t) => t.terminal_id === terminalId && t.status === 'active')) {
-      return fail(400, 'terminal_id does not name an active terminal of the merchant', { stringStatus: true });
-    }
-    const ref = `RR${randomUUID().replace(/-/g, '').slice(0, 18).toUpperCase()}`;
-    const createdAt = clock.now();
-    const r: RemoteRequest = { ref, id: ++seq, terminalId, amount, accountType, createdAt, cancelTimers: [] };
-    requests.set(ref, r);
-    const txn: PosRemoteTransaction = {
-      ref,
-      id: POS_REMOTE_TRANSACTION_ID_OFFSET + r.id,
-      createdAt,
-      currency: 'NGN',
-      terminalId,
-      amount,
-      status: 'pending',
-      accountType,
-    };
-    transactions.push(txn);
-    if (amount !== POS_REMOTE_NEVER_COMPLETES_AMOUNT) {
-      const code = amount === POS_REMOTE_DECLINED_AMOUNT ? '51' : amount === POS_REMOTE_WRONG_PIN_AMOUNT ? '55' : '00';
-      const at = createdAt + opts.completeAfterMs;
-      r.cancelTimers.push(clock.at(at, () => complete(r, code, at)));
-    }
-    r.cancelTimers.push(
-      clock.at(createdAt + POS_REMOTE_LIFETIME_MS, () => {
-        requests.delete(ref);
-        if (txn.status === 'pending') txn.status = 'abandoned';
-      }),
-    );
-    return ok({ request_ref: ref }, 'Payment request sent to terminal');
-  });
+  decide(ref: string, responseCode: string): Reply {
+    const r = this.requests.get(ref);
+    if (!r) return fail(404, 'Request not found or expired');
+    if (r.record) return fail(400, `Request already ${String(r.record.status)}`);
+    if (!/^\d{2}$/.test(responseCode)) return fail(400, 'response_code must be two digits');
+    this.complete(r, responseCode, this.clock.now());
+    return ok(r.record);
+  }
 
-  router.add(
-    'GET',
-    '/softpos/pos/remote-request/{ref}',
-    'pos-remote',
-    { params: pathParams('ref') },
-    async ({ params }) => {
-      await clock.runDue();
-      const r = requests.get(params.ref);
-      if (!r) return fail(404, 'Request not found or expired', { stringStatus: true });
-      return ok(r.record ?? { status: 'pending' }, r.record ? 'Transaction completed' : 'Transaction pending');
-    },
-  );
+  transactionRecords(): PosRemoteTransaction[] {
+    return this.transactions.map((t) => ({ ...t }));
+  }
+}
 
-  return {
-    decide(ref, responseCode) {
-      const r = requests.get(ref);
-      if (!r) return fail(404, 'Request not found or expired');
-      if (r.record) return fail(400, `Request already ${String(r.record.status)}`);
-      if (!/^\d{2}$/.test(responseCode)) return fail(400, 'response_code must be two digits');
-      complete(r, responseCode, clock.now());
-      return ok(r.record);
-    },
-    transactionRecords: () => transactions.map((t) => ({ ...t })),
-  };
+/** E1: a payment request sent to an active terminal. */
+function requestPayment(requests: RemoteRequests, { body }: RequestContext): Reply {
+  const terminalId = String(body.terminal_id);
+  if (!Object.values(TEST_TERMINALS).some((t) => t.terminal_id === terminalId && t.status === 'active'))
+    return fail(400, 'terminal_id does not name an active terminal of the merchant', { stringStatus: true });
+  const accountType = body.account_type === undefined ? 'default' : String(body.account_type);
+  const ref = requests.create(terminalId, body.amount as number, accountType);
+  return ok({ request_ref: ref }, 'Payment request sent to terminal');
+}
+
+/** E2: the request's outcome, or pending. */
+async function requeryRequest({ clock, requests }: RemoteRequests, { params }: RequestContext): Promise<Reply> {
+  await clock.runDue();
+  const r = requests.get(params.ref);
+  if (!r) return fail(404, 'Request not found or expired', { stringStatus: true });
+  return ok(r.record ?? { status: 'pending' }, r.record ? 'Transaction completed' : 'Transaction pending');
+}
+
+export function registerPosRemote(
+  router: Router,
+  deps: { clock: SandboxClock; ledger: Ledger },
+  opts: { completeAfterMs: number },
+): PosRemoteApi {
+  const requests = new RemoteRequests(deps.clock, deps.ledger, opts.completeAfterMs);
+  addRoutes(router, requests, [
+    ['POST', '/softpos/pos/remote-request', 'pos-remote', E1_FIELDS, requestPayment],
+    ['GET', '/softpos/pos/remote-request/{ref}', 'pos-remote', { params: pathParams('ref') }, requeryRequest],
+  ]);
+  return requests;
 }
