@@ -123,7 +123,27 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
   const sms = program
     .command('sms')
     .description('SMS (G1-G8): instant sends in batches, campaigns followed to success or failed, templates');
+  registerSend(sms, context);
+  registerTemplates(sms.command('templates').description('message templates (G5-G8)'));
+  const campaigns = sms
+    .command('campaigns')
+    .description('campaigns over a bucket with a template (G2-G4), followed until success or failed');
+  registerCampaignList(campaigns);
+  registerCampaignCreate(campaigns, context);
+  campaigns
+    .command('delete')
+    .description('delete a campaign (G4); a follower of it then ends not_found')
+    .requiredOption('--id <uuid>')
+    .action((o: { id: string }) =>
+      answered(async () => {
+        await withApi((api) => deleteSmsCampaign({ api }, o.id));
+        progress(`deleted campaign ${o.id}`);
+      }),
+    );
+  registerCampaignFollow(campaigns, context);
+}
 
+function registerSend(sms: Command, context: ContextFactory): void {
   const send = sms
     .command('send')
     .description('send a list of messages (G1) in batches, each batch once, and print the outcome per number')
@@ -158,36 +178,45 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
       const ctx = await context();
       await followSend(smsSendHandle(ctx, o.reference));
     });
+}
 
-  // ---- templates ----
-  const templates = sms.command('templates').description('message templates (G5-G8)');
-  templates
-    .command('list')
-    .description('list templates (G6)')
+/** The paging flags of the list commands (G3, G6). */
+interface PageFlags {
+  page?: string;
+  perPage?: string;
+  dir?: string;
+  dateFrom?: string;
+  dateTo?: string;
+}
+
+function withPageFlags(command: Command): Command {
+  return command
     .option('--page <n>')
     .option('--per-page <n>')
     .option('--dir <dir>', 'DSC or ASC')
     .option('--date-from <date>', 'YYYY-MM-DD')
-    .option('--date-to <date>', 'YYYY-MM-DD')
-    .action((o: { page?: string; perPage?: string; dir?: string; dateFrom?: string; dateTo?: string }) =>
-      answered(async () => {
-        const page = await withApi((api) =>
-          listSmsTemplates(
-            { api },
-            {
-              ...(o.page ? { page: int(o.page) } : {}),
-              ...(o.perPage ? { perPage: int(o.perPage) } : {}),
-              ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
-              ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
-              ...(o.dateTo ? { date_to: o.dateTo } : {}),
-            },
-          ),
-        );
-        progress(`${page.count} template(s)`);
-        for (const t of page.rows)
-          progress(`${t.uuid}  ${t.name ?? ''}  pages=${t.pages ?? '?'}  ${JSON.stringify(t.message ?? '')}`);
-      }),
-    );
+    .option('--date-to <date>', 'YYYY-MM-DD');
+}
+
+function pageQuery(o: PageFlags) {
+  return {
+    ...(o.page ? { page: int(o.page) } : {}),
+    ...(o.perPage ? { perPage: int(o.perPage) } : {}),
+    ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
+    ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
+    ...(o.dateTo ? { date_to: o.dateTo } : {}),
+  };
+}
+
+function registerTemplates(templates: Command): void {
+  withPageFlags(templates.command('list').description('list templates (G6)')).action((o: PageFlags) =>
+    answered(async () => {
+      const page = await withApi((api) => listSmsTemplates({ api }, pageQuery(o)));
+      progress(`${page.count} template(s)`);
+      for (const t of page.rows)
+        progress(`${t.uuid}  ${t.name ?? ''}  pages=${t.pages ?? '?'}  ${JSON.stringify(t.message ?? '')}`);
+    }),
+  );
   templates
     .command('create')
     .description('create a template (G5)')
@@ -235,53 +264,47 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
         progress(`deleted template ${o.id}`);
       }),
     );
+}
 
-  // ---- campaigns ----
-  const campaigns = sms
-    .command('campaigns')
-    .description('campaigns over a bucket with a template (G2-G4), followed until success or failed');
-  campaigns
+function registerCampaignList(campaigns: Command): void {
+  const list = campaigns
     .command('list')
     .description('list campaigns (G3); items carry no status: filter with --status')
     .option('--status <status>', 'pending, failed or success')
-    .option('--name <name>')
-    .option('--page <n>')
-    .option('--per-page <n>')
-    .option('--dir <dir>', 'DSC or ASC')
-    .option('--date-from <date>', 'YYYY-MM-DD')
-    .option('--date-to <date>', 'YYYY-MM-DD')
-    .action(
-      (o: {
-        status?: string;
-        name?: string;
-        page?: string;
-        perPage?: string;
-        dir?: string;
-        dateFrom?: string;
-        dateTo?: string;
-      }) =>
-        answered(async () => {
-          const page = await withApi((api) =>
-            listSmsCampaigns(
-              { api },
-              {
-                ...(o.status ? { status: o.status as 'pending' } : {}),
-                ...(o.name ? { name: o.name } : {}),
-                ...(o.page ? { page: int(o.page) } : {}),
-                ...(o.perPage ? { perPage: int(o.perPage) } : {}),
-                ...(o.dir ? { dir: o.dir as 'DSC' } : {}),
-                ...(o.dateFrom ? { date_from: o.dateFrom } : {}),
-                ...(o.dateTo ? { date_to: o.dateTo } : {}),
-              },
-            ),
-          );
-          progress(`${page.total} campaign(s)${o.status ? ` with status ${o.status}` : ''}`);
-          for (const c of page.items)
-            progress(
-              `${c.id}  ${c.name ?? ''}  template=${c.template_id ?? '?'}  bucket=${c.bucket_id ?? '?'}  created_at=${c.created_at ?? '?'}`,
-            );
-        }),
-    );
+    .option('--name <name>');
+  withPageFlags(list).action((o: PageFlags & { status?: string; name?: string }) =>
+    answered(async () => {
+      const page = await withApi((api) =>
+        listSmsCampaigns(
+          { api },
+          {
+            ...(o.status ? { status: o.status as 'pending' } : {}),
+            ...(o.name ? { name: o.name } : {}),
+            ...pageQuery(o),
+          },
+        ),
+      );
+      progress(`${page.total} campaign(s)${o.status ? ` with status ${o.status}` : ''}`);
+      for (const c of page.items)
+        progress(
+          `${c.id}  ${c.name ?? ''}  template=${c.template_id ?? '?'}  bucket=${c.bucket_id ?? '?'}  created_at=${c.created_at ?? '?'}`,
+        );
+    }),
+  );
+}
+
+interface CampaignCreateFlags {
+  reference: string;
+  name: string;
+  bucket: string;
+  senderId: string;
+  template: string;
+  scheduledFor?: string;
+  pollInterval?: string;
+  followFor?: string;
+}
+
+function registerCampaignCreate(campaigns: Command, context: ContextFactory): void {
   const create = campaigns
     .command('create')
     .description('create a campaign (G2) and follow it until success or failed; a scheduled one waits for its time')
@@ -294,53 +317,31 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
     .option('--poll-interval <duration>', 'first wait between G3 reads (default 30s)')
     .option('--follow-for <duration>', 'how long a pending campaign is followed (default 24 hours)')
     .option('--no-follow', 'start and return without following');
-  startsFlow(create).action(
-    (o: {
-      reference: string;
-      name: string;
-      bucket: string;
-      senderId: string;
-      template: string;
-      scheduledFor?: string;
-      pollInterval?: string;
-      followFor?: string;
-    }) =>
-      answered(async () => {
-        const ctx = await context();
-        const handle = await startSmsCampaign(ctx, {
-          reference: o.reference,
-          campaign: {
-            name: o.name,
-            bucket_id: o.bucket,
-            sender_id: o.senderId,
-            is_scheduled: o.scheduledFor !== undefined,
-            ...(o.scheduledFor !== undefined ? { sscheduled_dor: o.scheduledFor } : {}),
-            template_id: o.template,
-          },
-          options: {
-            ...(o.pollInterval ? { pollInterval: o.pollInterval } : {}),
-            ...(o.followFor ? { followFor: o.followFor } : {}),
-          },
-        });
-        if (!startedFlow(handle)) return;
-        const result = (await followFlow(handle, smsCampaignStateQuery, renderSmsCampaignState, {
-          intervalMs: 250,
-          out: progress,
-        })) as SmsCampaignResult;
-        printResult(result, [renderSmsCampaignState(result), JSON.stringify(result, null, 2)]);
-        settleState(result);
-      }),
+  startsFlow(create).action((o: CampaignCreateFlags) =>
+    answered(async () => {
+      const ctx = await context();
+      const handle = await startSmsCampaign(ctx, {
+        reference: o.reference,
+        campaign: {
+          name: o.name,
+          bucket_id: o.bucket,
+          sender_id: o.senderId,
+          is_scheduled: o.scheduledFor !== undefined,
+          ...(o.scheduledFor !== undefined ? { sscheduled_dor: o.scheduledFor } : {}),
+          template_id: o.template,
+        },
+        options: {
+          ...(o.pollInterval ? { pollInterval: o.pollInterval } : {}),
+          ...(o.followFor ? { followFor: o.followFor } : {}),
+        },
+      });
+      if (!startedFlow(handle)) return;
+      printCampaign(await followFlow(handle, smsCampaignStateQuery, renderSmsCampaignState, CAMPAIGN_FOLLOW));
+    }),
   );
-  campaigns
-    .command('delete')
-    .description('delete a campaign (G4); a follower of it then ends not_found')
-    .requiredOption('--id <uuid>')
-    .action((o: { id: string }) =>
-      answered(async () => {
-        await withApi((api) => deleteSmsCampaign({ api }, o.id));
-        progress(`deleted campaign ${o.id}`);
-      }),
-    );
+}
+
+function registerCampaignFollow(campaigns: Command, context: ContextFactory): void {
   campaigns
     .command('follow')
     .description(
@@ -368,12 +369,15 @@ export function registerSmsCommands(program: Command, context: ContextFactory): 
                 ...(o.pollInterval ? { options: { pollInterval: o.pollInterval } } : {}),
               });
         progress(`following ${handle.workflowId}`);
-        const result = (await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, {
-          intervalMs: 250,
-          out: progress,
-        })) as SmsCampaignResult;
-        printResult(result, [renderSmsCampaignState(result), JSON.stringify(result, null, 2)]);
-        settleState(result);
+        printCampaign(await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, CAMPAIGN_FOLLOW));
       }),
     );
+}
+
+const CAMPAIGN_FOLLOW = { intervalMs: 250, out: progress };
+
+function printCampaign(followed: unknown): void {
+  const result = followed as SmsCampaignResult;
+  printResult(result, [renderSmsCampaignState(result), JSON.stringify(result, null, 2)]);
+  settleState(result);
 }
