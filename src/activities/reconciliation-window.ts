@@ -222,22 +222,15 @@ export class WindowReconciliation {
     );
     const checked = new Set<string>();
     for (const e of successes) {
-      if (!e.reference || checked.has(e.reference)) continue;
-      if (ourOutcome(e.flow, e.status, e.info.type).outcome !== 'money') continue;
-      checked.add(e.reference);
-      this.summary.ourSuccessesChecked += 1;
-      if (this.seen.has(e.reference)) continue; // listed in this window: compared above
-      this.ctx.heartbeat({ checking: e.reference });
-      const missing = await this.missingAtService(e.reference, startMs(e));
-      if (!missing) continue;
-      const quoted = quote(e.reference);
-      const side = quoted ? ourSideOf(await this.list(underReferences(quoted))) : undefined;
-      const ours = side?.flow ?? ourTransaction(e);
-      const detail = `the flow says success; ${missing}`;
-      await this.report(
-        this.finding('mismatch_success_without_money', detail, undefined, ours, e.reference),
-        side?.lastMark,
-      );
+      const reference = e.reference;
+      if (!reference || checked.has(reference) || ourOutcome(e.flow, e.status, e.info.type).outcome !== 'money')
+        continue;
+      checked.add(reference);
+      await this.checkAtService(reference, startMs(e), 'the flow says success', async () => {
+        const quoted = quote(reference);
+        const side = quoted ? ourSideOf(await this.list(underReferences(quoted))) : undefined;
+        return { ours: side?.flow ?? ourTransaction(e), lastMark: side?.lastMark };
+      });
     }
   }
 
@@ -254,30 +247,38 @@ export class WindowReconciliation {
           'observed FIXED debit that no row without a flow stood for (same amount, from its date to the day it was seen)',
         );
       for (const d of sent) {
-        this.ctx.heartbeat({ checking: d.reference });
-        this.summary.ourSuccessesChecked += 1;
-        if (this.seen.has(d.reference)) continue; // listed in this window: compared above
-        const missing = await this.missingAtService(d.reference, Date.parse(d.at));
-        if (!missing) continue;
-        const quoted = quote(d.reference);
-        const lastMark = quoted ? ourSideOf(await this.list(`PaymentReference = ${quoted}`)).lastMark : undefined;
-        const detail = `the mandate flow records debit ${d.reference} as success; ${missing}`;
-        const ours = debitTransaction(m, d);
-        await this.report(
-          this.finding('mismatch_success_without_money', detail, undefined, ours, d.reference),
-          lastMark,
-        );
+        const says = `the mandate flow records debit ${d.reference} as success`;
+        await this.checkAtService(d.reference, Date.parse(d.at), says, async () => {
+          const quoted = quote(d.reference);
+          const lastMark = quoted ? ourSideOf(await this.list(`PaymentReference = ${quoted}`)).lastMark : undefined;
+          return { ours: debitTransaction(m, d), lastMark };
+        });
       }
     }
   }
 
-  /** Why a success of ours that the window did not list is missing; undefined: another window lists it (compared there). */
-  private async missingAtService(reference: string, atMs: number): Promise<string | undefined> {
+  /**
+   * A success of ours must be listed by the service: in this window (compared there), or by its
+   * reference around its date (compared in its own window). Otherwise it is a finding.
+   */
+  private async checkAtService(
+    reference: string,
+    atMs: number,
+    says: string,
+    ourSide: () => Promise<{ ours: OurTransaction; lastMark?: string }>,
+  ): Promise<void> {
+    this.ctx.heartbeat({ checking: reference });
+    this.summary.ourSuccessesChecked += 1;
+    if (this.seen.has(reference)) return;
     const around = lookupWindowAround(atMs);
-    const req = { start_date: around.start, end_date: around.end, reference };
-    const rows = await this.io.readPage(req, `reference ${reference}`);
-    if (rows.some((r) => r.transaction_ref === reference)) return undefined;
-    return `the service lists no transaction with this reference (A6 ${this.label}, and by reference ${around.start}..${around.end})`;
+    const rows = await this.io.readPage(
+      { start_date: around.start, end_date: around.end, reference },
+      `reference ${reference}`,
+    );
+    if (rows.some((r) => r.transaction_ref === reference)) return;
+    const { ours, lastMark } = await ourSide();
+    const detail = `${says}; the service lists no transaction with this reference (A6 ${this.label}, and by reference ${around.start}..${around.end})`;
+    await this.report(this.finding('mismatch_success_without_money', detail, undefined, ours, reference), lastMark);
   }
 
   /** The mandate flows that ran in the window (NGN pass only), each with the debits it keeps. */
