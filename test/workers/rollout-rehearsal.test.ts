@@ -1,14 +1,14 @@
 // The rollout rehearsed with real processes (issue #41 §3): a dev server whose versions drain within
 // seconds, the sandbox, and each worker version as its own OS process (the production entry,
 // `node dist/workers/main.js`; version 2's "image" is a copy of dist/ with its own workflow bundle).
-// Version 1 runs a card payment waiting for its OTP and a vend whose purchase is in flight (PINNED),
-// and an approved mandate waiting for its next debit (AUTO_UPGRADE). Version 2 changes the vend (no
+// Version 1 runs a card payment waiting for its OTP, a POS remote request polling its terminal and a
+// vend whose purchase is in flight (PINNED), and an approved mandate waiting for its next debit
+// (AUTO_UPGRADE; the POS request's terminal lock is another). Version 2 changes the vend (no
 // patch: it is pinned) and the mandate (behind a patch): test/workers/fixtures/rehearsal. A version 2
 // whose mandate change is not patched is refused by the replay gate; the good one is ramped, made
 // current, and version 1 drains before its process is stopped.
-// Not rehearsed here (each needs its own set-up, and CI time counts): a POS remote request, a recurring
-// plan and a virtual-account credit hand-over. The recurring plan and the credit are AUTO_UPGRADE like
-// the mandate; the POS request is PINNED like the card payment.
+// Not rehearsed here (each needs its own set-up, and CI time counts): a recurring plan and a
+// virtual-account credit hand-over, both AUTO_UPGRADE like the mandate.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,8 @@ import { getCardPaymentState, startCardPayment, submitOtp } from '../../src/star
 import { debitMandate, getMandateState, startMandate, submitMandateOtp } from '../../src/starters/mandate';
 import { waitForState } from '../../src/starters/payment-common';
 import { startVend } from '../../src/starters/vending';
+import { startPosRemoteRequest } from '../../src/starters/pos-remote';
+import { posRemoteStateQuery } from '../../src/shared/pos-remote';
 import { downloadHistories, replayAll } from '../../src/workers/replay';
 import {
   autoUpgradeTypes,
@@ -52,6 +54,7 @@ jest.setTimeout(180_000);
 
 const { EventType, PendingActivityState } = temporal.api.enums.v1;
 const VEND_PATH = '^/vending/utilities/electricity$';
+const POS_COMPLETE_AFTER_MS = 60_000;
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 const deploymentName = `rehearsal-${randomUUID().slice(0, 8)}`;
 const V1 = '1.0.0';
@@ -158,7 +161,11 @@ beforeAll(async () => {
     startServer(),
   ]);
   config = testConfig({ TEMPORAL_ADDRESS: address, WORKER_VERSIONING: 'on' });
-  services = await startServices(config, { withoutWorker: true });
+  // The POS terminal completes a remote request only when the test advances the sandbox's clock.
+  services = await startServices(config, {
+    withoutWorker: true,
+    sandbox: { posRemoteCompleteAfterMs: POS_COMPLETE_AFTER_MS },
+  });
   admin = new SandboxAdmin(services.sandboxUrl!);
 }, 600_000);
 
@@ -214,7 +221,19 @@ it('version 2 ships with flows in flight: pinned flows finish on 1, the mandate 
     },
   );
   expect((await submitMandateOtp(services.starters, mandate.mandateRef, MANDATE_OTP)).status).toBe('approved');
-  for (const h of [cardHandle, oldMandate]) expect(await versionOf(h)).toBe(V1);
+  // A POS remote request polling its terminal (it starts the terminal's lock flow, AUTO_UPGRADE).
+  const posRemote = await startPosRemoteRequest(services.starters, {
+    terminal_id: '2SBX0001',
+    reference: `rr${run}`,
+    amount: 150_000,
+    options: { pollIntervalMs: 200, heartbeatTimeout: '3s' },
+  });
+  const { requestRef } = await eventually(
+    () => posRemote.query(posRemoteStateQuery),
+    (st) => st.status === 'pending' && !!st.requestRef,
+    { timeoutMs: 30_000, ignoreErrors: true, description: 'the POS remote request polls' },
+  );
+  for (const h of [cardHandle, oldMandate, posRemote]) expect(await versionOf(h)).toBe(V1);
 
   const lines: string[] = [];
 
@@ -272,11 +291,12 @@ it('version 2 ships with flows in flight: pinned flows finish on 1, the mandate 
     description: `${V2} made current`,
   });
   const openOnV1WhenCurrent = await Promise.all(
-    [cardHandle, oldVend].map(async (h) => (await h.describe()).status.name),
+    [cardHandle, oldVend, posRemote].map(async (h) => (await h.describe()).status.name),
   );
   const newVend = await startVend(services.starters, electricityVend(`rehearsal-vend-2-${run}`));
   const newMandate = await startMandate(services.starters, newMandateRequest());
   await submitOtp(services.starters, card.transactionRef, SANDBOX_OTP);
+  await admin.advanceClock(POS_COMPLETE_AFTER_MS); // the payer taps the card on the terminal
   await shipped;
   const drainedAt = Date.now();
   expect(v1.child.exitCode).toBeNull(); // it served its pinned flows to their end
@@ -295,16 +315,18 @@ it('version 2 ships with flows in flight: pinned flows finish on 1, the mandate 
   );
   expect(lines.some((l) => /^replay: [1-9]\d* histories replayed, none failed$/.test(l))).toBe(true);
   // Pinned: the card payment and the vend were in flight when 2 became current, and finished on 1 (v1 code: no pause).
-  expect(openOnV1WhenCurrent).toEqual(['RUNNING', 'RUNNING']);
-  const [cardResult, oldVendResult, newVendResult] = await Promise.all([
+  expect(openOnV1WhenCurrent).toEqual(['RUNNING', 'RUNNING', 'RUNNING']);
+  const [cardResult, oldVendResult, newVendResult, posResult] = await Promise.all([
     cardHandle.result(),
     oldVend.result(),
     newVend.result(),
+    posRemote.result(),
   ]);
+  expect(posResult.status).toBe('success');
   expect(cardResult.status).toBe('success');
   expect(oldVendResult.status).toBe('vended');
   expect(newVendResult.status).toBe('vended');
-  for (const h of [cardHandle, oldVend]) expect(new Set(await buildIdsOfTasks(h))).toEqual(new Set([V1]));
+  for (const h of [cardHandle, oldVend, posRemote]) expect(new Set(await buildIdsOfTasks(h))).toEqual(new Set([V1]));
   expect(await eventsOf(oldVend, EventType.EVENT_TYPE_TIMER_STARTED)).toHaveLength(0);
   // New flows on 2, with version 2's code: the vend's pause, the mandate's patch.
   for (const h of [newVend, newMandate]) expect(new Set(await buildIdsOfTasks(h))).toEqual(new Set([V2]));
@@ -323,15 +345,16 @@ it('version 2 ships with flows in flight: pinned flows finish on 1, the mandate 
   expect(replayed).toEqual([{ name: mandate.mandateRef, workflowType: 'mandateWorkflow' }]);
   // Nothing stuck, nothing paid twice.
   expect(await stuckFlows(client, [taskQueue], new Date(startedAt - 60_000))).toEqual([]);
-  for (const h of [cardHandle, oldVend, newVend, oldMandate, newMandate])
+  for (const h of [cardHandle, oldVend, newVend, oldMandate, newMandate, posRemote])
     expect(await eventsOf(h, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)).toHaveLength(0);
   expect(await admin.ledger({ reference: card.transactionRef })).toHaveLength(1);
   expect(await admin.ledger({ reference: oldVendResult.reference!, kind: 'vend' })).toHaveLength(1);
   expect(await admin.ledger({ reference: newVendResult.reference!, kind: 'vend' })).toHaveLength(1);
   expect(await admin.ledger({ reference: debit.reference })).toHaveLength(1);
+  expect(await admin.ledger({ reference: requestRef!, kind: 'pos_remote' })).toHaveLength(1);
   expect(v1StoppedAt).toBeGreaterThanOrEqual(drainedAt);
 
-  const onV1 = [cardHandle, oldVend].map((h) => h.workflowId);
+  const onV1 = [cardHandle, oldVend, posRemote].map((h) => h.workflowId);
   const onV2 = [newVend, newMandate, oldMandate].map((h) => h.workflowId);
   console.log(
     [
