@@ -25,7 +25,7 @@ COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm,sharing=locked npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# tsc to dist/, then dist/workflow-bundle.js and dist/workflow-bundle-traced.js (bundleWorkflowCode with the failure converter).
+# tsc to dist/, then dist/workflow-bundle.js, -traced.js and the split layout's -split.js, -split-traced.js (bundleWorkflowCode with the failure converter).
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS prod-deps
@@ -42,6 +42,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 # The production worker loads a prebuilt bundle (the traced one when tracing is on) and refuses to start without it: fail the build instead.
 RUN test -s dist/workflow-bundle.js && test -s dist/workflow-bundle-traced.js
+RUN test -s dist/workflow-bundle-split.js && test -s dist/workflow-bundle-split-traced.js
 USER node
 # SIGTERM: the worker finishes in-flight activities (75 s grace) before it exits.
 STOPSIGNAL SIGTERM

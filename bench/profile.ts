@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     [side === 'ours' ? 'workerNodeArgs' : 'baselineNodeArgs']: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   });
   let measured: { from: number; to: number };
+  let measuredFlows = 0;
   try {
     const flow =
       side === 'ours'
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
     const from = Date.now();
     const r = await closedLoop(flows, 20, flow);
     measured = { from, to: Date.now() };
+    measuredFlows = r.latencies.length;
     console.log(
       `${r.latencies.length} ${kind} flows (${side}), worker CPU ${((worker.cpuMs() - cpu0) / r.latencies.length).toFixed(1)} ms per flow`,
     );
@@ -92,7 +94,11 @@ async function main(): Promise<void> {
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, k)
-      .map(([name, us]) => `${((us / total) * 100).toFixed(1).padStart(5)}%  ${name}`);
+      .map(
+        ([name, us]) =>
+          `${((us / total) * 100).toFixed(1).padStart(5)}%  ${(us / 1000 / measuredFlows).toFixed(2).padStart(6)} ms/flow  ${name}`,
+      );
+  console.log(`\nsampled CPU: ${(total / 1000 / measuredFlows).toFixed(2)} ms per flow (all threads)`);
   console.log('\nself time by area:\n' + top(areas, 25).join('\n'));
   console.log('\ntop functions:\n' + top(fns, 30).join('\n'));
 }

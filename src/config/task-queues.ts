@@ -1,9 +1,9 @@
 // The task-queue layout of the worker process (docs/deployment.md, "Task queues"; docs/configuration.md):
-// which queues a process polls, and the money and reads queues' slots, pollers and the money queue's
-// rate at the server. Spread into config.ts's zod schema. The defaults and the figures behind them are
+// one queue (default) or split (WORKER_TASK_QUEUE_LAYOUT), which queues a process polls, and the money
+// and reads queues' slots, pollers and the money queue's rate at the server. Spread into config.ts's zod schema. The defaults and the figures behind them are
 // in docs/performance.md ("Task-queue sizes") and docs/choices.md (the money rate).
 import { z } from 'zod';
-import { WORKER_QUEUES, type WorkerQueue } from '../shared/task-queues';
+import { TASK_QUEUE_LAYOUTS, WORKER_QUEUES, type TaskQueueLayout, type WorkerQueue } from '../shared/task-queues';
 import { count } from './worker-tuning';
 
 export const TASK_QUEUE_DEFAULTS = {
@@ -35,7 +35,12 @@ export const TASK_QUEUE_DEFAULTS = {
 } as const;
 
 export const taskQueuesEnvShape = {
-  // Which queues this process polls: all three by default; a deployment may split them across processes.
+  // One queue (eager activities) unless the deployment needs a send limit shared by all its workers.
+  WORKER_TASK_QUEUE_LAYOUT: z
+    .enum(TASK_QUEUE_LAYOUTS, { error: `must be one of ${TASK_QUEUE_LAYOUTS.join(', ')}` })
+    .optional(),
+  // Which queues this process polls: the layout's (the main one; all three when split); a split
+  // deployment may spread them across processes, a single one may drain the old ones (docs/deployment.md).
   WORKER_TASK_QUEUES: z
     .string()
     .transform((v) => v.split(',').map((q) => q.trim()))
@@ -65,6 +70,8 @@ export interface ActivityQueueSettings {
 }
 
 export interface TaskQueuesConfig {
+  /** Where flows put their activities: the workflow bundle the worker loads carries it (src/workers/worker.ts). */
+  layout: TaskQueueLayout;
   /** The queues this process polls. */
   polled: WorkerQueue[];
   money: ActivityQueueSettings & { perSecond: number };
@@ -77,26 +84,51 @@ function moneySlotsFor(env: TaskQueuesEnv): number {
   return Math.max(1, Math.ceil((env.MONEY_ACTIVITIES_PER_SECOND ?? D.moneyActivitiesPerSecond) * D.moneySlotSeconds));
 }
 
-/** Pollers above the slots would only wait: reported on the variable to change. */
+/** The queues a process of `layout` polls unless WORKER_TASK_QUEUES says otherwise. */
+export function defaultPolledQueues(layout: TaskQueueLayout): WorkerQueue[] {
+  return layout === 'split' ? [...WORKER_QUEUES] : ['workflows'];
+}
+
+/**
+ * Pollers above the slots would only wait, and a send rate on one queue would hold nothing (no money
+ * queue, no limit at the server): reported on the variable to change.
+ */
 export function taskQueuesIssues(env: TaskQueuesEnv): { variable: string; message: string }[] {
   const D = TASK_QUEUE_DEFAULTS;
+  const layout = env.WORKER_TASK_QUEUE_LAYOUT ?? 'single';
+  const pollsMoney = (env.WORKER_TASK_QUEUES ?? defaultPolledQueues(layout)).includes('money');
+  const rateWithoutQueue =
+    env.MONEY_ACTIVITIES_PER_SECOND !== undefined && layout === 'single' && !pollsMoney
+      ? [
+          {
+            variable: 'MONEY_ACTIVITIES_PER_SECOND',
+            message:
+              'holds sends only on the split layout (WORKER_TASK_QUEUE_LAYOUT=split): the single queue has no send limit',
+          },
+        ]
+      : [];
   const pairs = [
     ['WORKER_MONEY_POLLERS', env.WORKER_MONEY_POLLERS, env.WORKER_MONEY_ACTIVITIES ?? moneySlotsFor(env)],
     ['WORKER_READS_POLLERS', env.WORKER_READS_POLLERS, env.WORKER_READS_ACTIVITIES ?? D.readsActivitySlots],
   ] as const;
-  return pairs.flatMap(([variable, pollers, slots]) =>
-    pollers !== undefined && pollers > slots
-      ? [{ variable, message: `must not exceed the queue's activity slots (${slots})` }]
-      : [],
-  );
+  return [
+    ...rateWithoutQueue,
+    ...pairs.flatMap(([variable, pollers, slots]) =>
+      pollers !== undefined && pollers > slots
+        ? [{ variable, message: `must not exceed the queue's activity slots (${slots})` }]
+        : [],
+    ),
+  ];
 }
 
 export function taskQueuesConfig(env: TaskQueuesEnv): TaskQueuesConfig {
   const D = TASK_QUEUE_DEFAULTS;
   const moneySlots = env.WORKER_MONEY_ACTIVITIES ?? moneySlotsFor(env);
   const readsSlots = env.WORKER_READS_ACTIVITIES ?? D.readsActivitySlots;
+  const layout = env.WORKER_TASK_QUEUE_LAYOUT ?? 'single';
   return {
-    polled: [...new Set(env.WORKER_TASK_QUEUES ?? WORKER_QUEUES)],
+    layout,
+    polled: [...new Set(env.WORKER_TASK_QUEUES ?? defaultPolledQueues(layout))],
     money: {
       perSecond: env.MONEY_ACTIVITIES_PER_SECOND ?? D.moneyActivitiesPerSecond,
       slots: moneySlots,

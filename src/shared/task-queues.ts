@@ -1,9 +1,14 @@
-// The task queues of one deployment (docs/deployment.md, "Task queues"): workflow tasks on the main
-// queue (TEMPORAL_TASK_QUEUE), and two activity queues named after it, so a worker and every flow
-// agree on them without a setting of their own:
+// The task queues of one deployment (docs/deployment.md, "Task queues"). By default one: workflow
+// tasks and every activity on the main queue (TEMPORAL_TASK_QUEUE), so the SDK dispatches activities
+// eagerly. The split layout (WORKER_TASK_QUEUE_LAYOUT=split) adds two activity queues named after it,
+// so a worker and every flow agree on them without a setting of their own:
 //  - `<main>-money`: the sends that move money, rate-limited at the server (MONEY_ACTIVITIES_PER_SECOND);
 //  - `<main>-reads`: reads and polls of the service (verify, requery, lookups, POS remote polling).
 // Imported by workflow code (src/workflows/steps/activity-queues.ts): plain strings only.
+
+/** `single`: everything on the main queue (default); `split`: the money and reads queues as well. */
+export const TASK_QUEUE_LAYOUTS = ['single', 'split'] as const;
+export type TaskQueueLayout = (typeof TASK_QUEUE_LAYOUTS)[number];
 
 /** The activity task queues besides the main one. */
 export const ACTIVITY_QUEUES = ['money', 'reads'] as const;

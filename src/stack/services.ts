@@ -144,6 +144,7 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
           ...(opts.creditHandler ? { creditHandler: opts.creditHandler } : {}),
         }),
         workflowBundle: opts.workflowBundle,
+        layout: config.taskQueues.layout,
         deployment: version,
         tuning: workerTuningOptions(config.worker),
         queues: config.taskQueues.polled,

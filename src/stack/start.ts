@@ -83,8 +83,13 @@ async function loadStackConfig(startup: Startup): Promise<{ config: AppConfig; c
         console.log('Temporal Web UI and cluster stopped');
       },
     );
-    // The worker process and this one's services read the same environment: the profile decides.
-    Object.assign(process.env, cluster.env, { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_EXTERNAL: 'true' });
+    // The worker process and this one's services read the same environment: the profile decides. The
+    // cluster runs the production layout (split task queues, docs/deployment.md) unless told otherwise.
+    Object.assign(process.env, cluster.env, {
+      TEMPORAL_ADDRESS: cluster.address,
+      TEMPORAL_EXTERNAL: 'true',
+      WORKER_TASK_QUEUE_LAYOUT: process.env.WORKER_TASK_QUEUE_LAYOUT || 'split',
+    });
     return { config: loadConfig(), cluster };
   } catch (err) {
     if (err instanceof ConfigError) {

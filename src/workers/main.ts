@@ -10,7 +10,7 @@ import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits } from '.
 import { connectTemporalClient, createTemporalClient } from '../temporal/client';
 import { ensureErrorLogSweepSchedule } from './schedules';
 import { ensureReconciliationSchedule } from '../starters/reconciliation';
-import { prebuiltWorkflowBundle } from './workflow-bundle';
+import { prebuiltBundlePathFor, prebuiltWorkflowBundle } from './workflow-bundle';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
 import { activityQueueTuning, resolveWorkerTuning } from './tuning';
 import { workflowStackTraceState } from './workflow-stack-traces';
@@ -93,8 +93,10 @@ async function main(): Promise<void> {
     runtime: true,
   });
   const health = await startWorkerHealth(config, logger);
-  // Compiled, the worker loads dist/workflow-bundle.js (it fails here if missing); under tsx it bundles at start (docs/deployment.md).
-  const prebuilt = prebuiltWorkflowBundle();
+  // Compiled, the worker loads its layout's dist/workflow-bundle*.js (it fails here if missing); under
+  // tsx it bundles at start (docs/deployment.md). The bundle is what tells flows the layout.
+  const layout = config.taskQueues.layout;
+  const prebuilt = prebuiltWorkflowBundle(prebuiltBundlePathFor(layout));
   const api = openPaymentsClient(config);
   const claimCheck = await openClaimCheck(config);
   claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
@@ -121,10 +123,11 @@ async function main(): Promise<void> {
       vaCredits,
       temporal: client,
     }),
-    workflowBundle: prebuilt ?? (await bundleWorkflowsAtStart(logger)),
+    workflowBundle: prebuilt ?? (await bundleWorkflowsAtStart(logger, layout)),
+    layout,
     deployment: version,
     tuning: tuning.options,
-    // The main queue and the money and reads queues, each its own worker and slots (docs/deployment.md, "Task queues").
+    // The main queue and, split, the money and reads queues, each its own worker and slots (docs/deployment.md, "Task queues").
     queues: config.taskQueues.polled,
     activityQueues: activityQueueTuning(config.taskQueues),
     // SIGTERM (deploy, scale-in): in-flight money calls finish before the worker stops (docs/deployment.md).

@@ -1,6 +1,7 @@
 // Builds the payments worker: workflows bundled from src/workflows, activities from the
 // createActivities factory, the encrypted data converter, and pino as the logger.
-// Every bundle carries the metrics interceptor (src/workflows/steps/metrics-interceptor.ts); when tracing is
+// Every bundle carries the metrics interceptor (src/workflows/steps/metrics-interceptor.ts); the split
+// layout's, the activity-queue interceptor (src/workflows/steps/activity-queues.ts); when tracing is
 // installed (src/observability/tracing.ts), the OpenTelemetry workflow and activity interceptors too.
 import { bundleWorkflowCode, NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
@@ -16,9 +17,10 @@ import { withTuning } from './tuning';
 import { workerDeploymentOptions } from './versioning';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { paymentsNexusHandler, type PaymentsNexusOptions } from '../nexus/payments-handler';
-import type { ActivityQueue, WorkerQueue } from '../shared/task-queues';
+import type { ActivityQueue, TaskQueueLayout, WorkerQueue } from '../shared/task-queues';
 import { createWorkerGroup, type WorkerGroup } from './worker-group';
 import { ACTIVITY_QUEUE_DEFAULT_TUNING } from './tuning';
+import { defaultPolledQueues } from '../config/task-queues';
 
 /** A worker NativeConnection with the TLS and API key of `settings` (config.temporal). */
 export function connectTemporalWorker(settings: TemporalConnectionSettings): Promise<NativeConnection> {
@@ -42,7 +44,9 @@ export interface PaymentsWorkerOptions extends TemporalConnectionSettings {
   overrides?: Partial<WorkerOptions>;
   /** The `payments` Nexus service's event target and return-link key (docs/nexus.md); the service is always registered. */
   nexus?: PaymentsNexusOptions;
-  /** The queues this process polls (WORKER_TASK_QUEUES): all three unless a deployment splits them. */
+  /** Where flows put their activities (WORKER_TASK_QUEUE_LAYOUT): what a bundle built at start carries; single by default. */
+  layout?: TaskQueueLayout;
+  /** The queues this process polls (config.taskQueues.polled); when absent, the layout's (the main one; all three when split). */
   queues?: readonly WorkerQueue[];
   /** Slots, pollers and rate of the activity queues (activityQueueTuning(config.taskQueues)); the defaults otherwise. */
   activityQueues?: Partial<Record<ActivityQueue, Partial<WorkerOptions>>>;
@@ -63,21 +67,43 @@ export const PRELOADED_WORKFLOW_MODULES = ['long', 'nexus-rpc', require.resolve(
 /** The workflow interceptor module every bundle carries: business metrics counted in one home. */
 export const METRICS_INTERCEPTOR_PATH = require.resolve('../workflows/steps/metrics-interceptor');
 
-/** The workflow interceptor modules a bundle needs now: metrics always, OpenTelemetry when tracing is installed. */
-export function workflowInterceptorModules(): string[] {
-  return [METRICS_INTERCEPTOR_PATH, ...(activeTracing() ? [OTEL_WORKFLOW_INTERCEPTORS_PATH] : [])];
+/** The split layout's workflow interceptor module: each activity on the queue its policy names. */
+export const ACTIVITY_QUEUES_INTERCEPTOR_PATH = require.resolve('../workflows/steps/activity-queues');
+
+/** What a bundle is built for: the task-queue layout, and whether it carries OpenTelemetry's interceptor. */
+export interface BundleKind {
+  layout: TaskQueueLayout;
+  traced: boolean;
 }
 
 /**
- * What the traced prebuilt bundle (dist/workflow-bundle-traced.js) carries: both modules. The worker
- * loads it only when tracing is on; the plain bundle (metrics only) otherwise, because every workflow
- * evaluates its interceptor modules, and OpenTelemetry's cost a vend about a fifth more worker CPU
- * (docs/performance.md). A worker that runs the traced bundle with tracing off registers a no-op span
- * sink, so the workflow spans are dropped.
+ * The workflow interceptor modules of a bundle of `kind`: the activity queues on the split layout
+ * (first, so the others see the activity's queue), the metrics always, OpenTelemetry when traced.
+ * One list for the worker that bundles at start, the prebuilt bundles and the tests.
  */
-export const PREBUILT_BUNDLE_INTERCEPTOR_MODULES = [METRICS_INTERCEPTOR_PATH, OTEL_WORKFLOW_INTERCEPTORS_PATH];
+export function bundleInterceptorModules(kind: BundleKind): string[] {
+  return [
+    ...(kind.layout === 'split' ? [ACTIVITY_QUEUES_INTERCEPTOR_PATH] : []),
+    METRICS_INTERCEPTOR_PATH,
+    ...(kind.traced ? [OTEL_WORKFLOW_INTERCEPTORS_PATH] : []),
+  ];
+}
+
+/** The workflow interceptor modules a bundle needs now: `layout`'s, OpenTelemetry when tracing is installed. */
+export function workflowInterceptorModules(layout: TaskQueueLayout = 'single'): string[] {
+  return bundleInterceptorModules({ layout, traced: activeTracing() !== undefined });
+}
+
+/**
+ * What the traced prebuilt bundles (dist/workflow-bundle-traced.js, -split-traced.js) carry besides
+ * the layout's module: the metrics and OpenTelemetry. The worker loads one only when tracing is on;
+ * a plain one (metrics only) otherwise, because every workflow evaluates its interceptor modules, and
+ * OpenTelemetry's cost a vend about a fifth more worker CPU (docs/performance.md). A worker that runs
+ * a traced bundle with tracing off registers a no-op span sink, so the workflow spans are dropped.
+ */
+export const PREBUILT_BUNDLE_INTERCEPTOR_MODULES = bundleInterceptorModules({ layout: 'single', traced: true });
 /** What the plain prebuilt bundle (dist/workflow-bundle.js) carries: the metrics interceptor. */
-export const PLAIN_BUNDLE_INTERCEPTOR_MODULES = [METRICS_INTERCEPTOR_PATH];
+export const PLAIN_BUNDLE_INTERCEPTOR_MODULES = bundleInterceptorModules({ layout: 'single', traced: false });
 
 /** Takes the OpenTelemetry workflow interceptor's spans when tracing is off (a bundle may carry it anyway). */
 const DROP_WORKFLOW_SPANS = { exporter: { export: { fn: () => undefined } } };
@@ -86,8 +112,11 @@ const DROP_WORKFLOW_SPANS = { exporter: { export: { fn: () => undefined } } };
  * Workflow interceptor modules (only when the worker bundles: a pre-built bundle has them already), and the
  * installed tracing's activity interceptors and span sink: a span per workflow, activity and update, in the caller's trace.
  */
-function interceptorOptions(bundling: boolean): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
-  const workflowModules = bundling ? { workflowModules: workflowInterceptorModules() } : {};
+function interceptorOptions(
+  bundling: boolean,
+  layout: TaskQueueLayout | undefined,
+): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+  const workflowModules = bundling ? { workflowModules: workflowInterceptorModules(layout) } : {};
   const tracing = activeTracing();
   if (!tracing) return { interceptors: workflowModules, sinks: DROP_WORKFLOW_SPANS };
   return {
@@ -105,12 +134,12 @@ function interceptorOptions(bundling: boolean): Pick<WorkerOptions, 'interceptor
 }
 
 /**
- * The payments workers of one process (src/workers/worker-group.ts): the main queue's and, on the
- * activity queues named after it, the money and reads workers, each with its own slots.
+ * The payments workers of one process (src/workers/worker-group.ts): the main queue's and, on the split
+ * layout, on the activity queues named after it, the money and reads workers, each with its own slots.
  */
 export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise<WorkerGroup> {
   const connection = opts.connection ?? (await connectTemporalWorker(opts));
-  const traced = interceptorOptions(!opts.workflowBundle);
+  const traced = interceptorOptions(!opts.workflowBundle, opts.layout);
   const main: WorkerOptions = {
     connection,
     namespace: opts.namespace,
@@ -133,7 +162,11 @@ export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise
     interceptors: { ...traced.interceptors, ...opts.overrides?.interceptors },
     sinks: { ...traced.sinks, ...opts.overrides?.sinks },
   };
-  return createWorkerGroup(main, opts.queues, opts.activityQueues ?? ACTIVITY_QUEUE_DEFAULT_TUNING);
+  return createWorkerGroup(
+    main,
+    opts.queues ?? defaultPolledQueues(opts.layout ?? 'single'),
+    opts.activityQueues ?? ACTIVITY_QUEUE_DEFAULT_TUNING,
+  );
 }
 
 /**
@@ -141,13 +174,16 @@ export async function createPaymentsWorker(opts: PaymentsWorkerOptions): Promise
  * (src/workers/workflow-bundle.ts) but with the interceptors the process needs now. One log line says it
  * was built; webpack's build statistics, which the SDK's bundler logs at info, go to debug.
  */
-export async function bundleWorkflowsAtStart(logger: PinoLogger): Promise<{ code: string }> {
+export async function bundleWorkflowsAtStart(
+  logger: PinoLogger,
+  layout: TaskQueueLayout = 'single',
+): Promise<{ code: string }> {
   const startedAt = Date.now();
   const bundler = logger.child({ component: 'workflow-bundler' });
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     failureConverterPath: FAILURE_CONVERTER_PATH,
-    workflowInterceptorModules: workflowInterceptorModules(),
+    workflowInterceptorModules: workflowInterceptorModules(layout),
     preloadModules: PRELOADED_WORKFLOW_MODULES,
     logger: {
       log: (level, message, meta) => bundler.debug({ ...meta, sdkLevel: level }, message),
@@ -159,7 +195,7 @@ export async function bundleWorkflowsAtStart(logger: PinoLogger): Promise<{ code
     },
   });
   logger.info(
-    { sizeMb: Math.round(Buffer.byteLength(code) / 100_000) / 10, ms: Date.now() - startedAt },
+    { sizeMb: Math.round(Buffer.byteLength(code) / 100_000) / 10, ms: Date.now() - startedAt, layout },
     'workflow bundle built at start',
   );
   return { code };

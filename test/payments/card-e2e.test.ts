@@ -374,6 +374,7 @@ describe('direct card payments end to end on the dev server', () => {
     expect(await handle.result()).toMatchObject({ status: 'success' });
     expect((await env.admin.requests(i.transactionRef, B1)).map((r) => r.status)).toEqual(['reset', 200]);
     expect(await env.admin.ledger(i.transactionRef)).toHaveLength(1);
+    await recordHistory(handle, 'card-charge-resent');
   }, 30_000);
 
   it('B1 dropped before processing, and the card not submitted again: the flow expires; nothing charged, nothing sent without the CVV', async () => {
@@ -386,6 +387,7 @@ describe('direct card payments end to end on the dev server', () => {
     });
     expect((await env.admin.requests(i.transactionRef, B1)).map((r) => r.status)).toEqual(['reset']);
     expect(await env.admin.ledger(i.transactionRef)).toHaveLength(0);
+    await recordHistory(handle, 'card-charge-never-received');
   }, 30_000);
 
   it("B1's answer lost after processing: verify finds it pending, B1 is never sent again, and the payment is parked (never failed) until the service or an operator settles it", async () => {

@@ -3,8 +3,8 @@
 //  - card-pin-otp: charge, a wrong PIN refused, PIN, OTP, webhook;
 //  - card-3ds-failed: charge, 3DS requeried while pending, found Failed;
 //  - card-otp-answer-lost: the OTP's answer lost, settled by verify, confirmed by the webhook;
-//  - card-charge-resent: B1 lost before it arrived, proved absent by verify, sent once more;
-//  - card-charge-never-received: B1 lost twice, failed without a third send;
+//  - card-charge-resent: B1 lost before it arrived, proved absent by verify, the card submitted again, sent once more;
+//  - card-charge-never-received: B1 lost before it arrived, the card not submitted again: expired, sent once;
 //  - card-otp-only: OTP only, the webhook verified by the final verify.
 // Re-record with RECORD_HISTORIES=1 npx jest test/payments/card-e2e.test.ts.
 import { replayHistory } from '../support/replay';

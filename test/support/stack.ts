@@ -15,6 +15,7 @@ import { mutationBundleCache, withActiveMutant } from './mutation-bundle';
 import { diskCachedBundle } from './bundle-cache';
 import {
   createPaymentsWorker,
+  bundleInterceptorModules,
   METRICS_INTERCEPTOR_PATH,
   PRELOADED_WORKFLOW_MODULES,
   WORKFLOWS_PATH,
@@ -148,7 +149,15 @@ export async function startServices(config: AppConfig, options: ServicesOptions 
     ...options,
     config,
     logger: options.logger ?? quietLogger(),
-    workflowBundle: options.workflowBundle ?? (options.withoutWorker ? undefined : await workflowBundle()),
+    // The bundle of the config's task-queue layout (the split one carries the activity-queue interceptor).
+    workflowBundle:
+      options.workflowBundle ??
+      (options.withoutWorker
+        ? undefined
+        : await workflowBundle(
+            WORKFLOWS_PATH,
+            bundleInterceptorModules({ layout: config.taskQueues.layout, traced: false }),
+          )),
   });
 }
 

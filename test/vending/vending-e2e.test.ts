@@ -246,13 +246,15 @@ describe('electricity vending against the sandbox', () => {
       expect(writes.upserts).toEqual([{ PaymentReference: result.reference, PaymentStatus: 'vended' }]);
       // The lookup (H1+H2) ran as a local activity inside the first workflow task: its marker, one
       // activity task (the purchase, H3) and the workflow task it woke. At the end, the event
-      // hand-over asks once whether the deployment has an endpoint (this test's worker has none):
-      // its patch marker with the SDK's TemporalChangeVersion upsert, and its local activity's marker.
+      // hand-over asks once whether the deployment has an endpoint (this test's worker has none): its
+      // local activity's marker. The vend is PINNED, so no patch guards it: no patch marker, no
+      // TemporalChangeVersion upsert (src/workflows/steps/merchant-events.ts).
       const types = (await eventTypes(h)).map((t) => t.replace('EVENT_TYPE_', ''));
-      expect(types.filter((t) => t === 'MARKER_RECORDED')).toHaveLength(3); // the lookup, the patch, the hand-over
+      expect(types.filter((t) => t === 'MARKER_RECORDED')).toHaveLength(2); // the lookup, the hand-over
+      expect(types.filter((t) => t === 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES')).toHaveLength(1); // the end's
       expect(types.filter((t) => t === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(1);
       expect(types.filter((t) => t === 'WORKFLOW_TASK_COMPLETED')).toHaveLength(2);
-      expect(types).toHaveLength(16);
+      expect(types).toHaveLength(14);
     });
 
     it('a sale started without attributes (a raw start) writes them itself', async () => {

@@ -1,4 +1,5 @@
-// The task-queue layout (docs/deployment.md, "Task queues"): a vend's H3 runs on the money queue, whose
+// The split task-queue layout (WORKER_TASK_QUEUE_LAYOUT=split, docs/deployment.md "Task queues"; the
+// default single queue: ./task-queue-single.test.ts): a vend's H3 runs on the money queue, whose
 // rate the server holds (MONEY_ACTIVITIES_PER_SECOND). A burst of 500 vends waits on the money queue
 // while no money worker polls it; then one starts, and the H3 arrivals at the sandbox are counted per
 // second. The server's limiter is a token bucket (Temporal's matching service: a burst of one second of
@@ -20,7 +21,11 @@ const PURCHASE = '/vending/utilities/electricity';
 const WINDOW_MS = 1000;
 
 // The stack's own worker polls the main and reads queues only: the money queue fills up.
-const config = testConfig({ WORKER_TASK_QUEUES: 'workflows,reads', MONEY_ACTIVITIES_PER_SECOND: String(RATE) });
+const config = testConfig({
+  WORKER_TASK_QUEUE_LAYOUT: 'split',
+  WORKER_TASK_QUEUES: 'workflows,reads',
+  MONEY_ACTIVITIES_PER_SECOND: String(RATE),
+});
 const env = useServices(config);
 
 /** The most arrivals in any window of `ms` starting at an arrival, among `times` (sorted, ms). */

@@ -6,8 +6,10 @@
 // workflow under the event's id. Without a URL of its own, the first emission also learns whether
 // the deployment has an endpoint: the local activity answers not-configured (worker without
 // NOTIFY_URL) and the flow emits nothing more, so a deployment without events pays one marker per
-// flow, not one delivery per event. That emission is behind the patch `merchant-events-deployment-target`:
-// flows recorded before it (no `notify`, so no events) replay unchanged. Delivery runs apart
+// flow, not one delivery per event. In a long-lived (AUTO_UPGRADE) flow that emission is behind the
+// patch `merchant-events-deployment-target`: flows that ran before it (no `notify`, so no events)
+// move to new code mid-run and replay unchanged. A PINNED flow never meets new code mid-run
+// (./versioning.ts), so it calls no patch: no marker, no TemporalChangeVersion write. Delivery runs apart
 // from the flow, so it never changes or fails the flow's outcome. The local activity runs
 // non-cancellable (a cancel of the flow still reports its outcome), and a failure to hand the
 // event over is logged, never thrown. (Measured against a child workflow with ParentClosePolicy
@@ -22,11 +24,19 @@ import {
   type MerchantEventType,
 } from '../../shared/merchant-event';
 import { LOCAL_EMIT } from './activity-options';
+import { WORKFLOW_VERSIONING, type VersionedWorkflowType } from './versioning';
 
 const { emitMerchantEvent } = proxyLocalActivities<MerchantEventDeliveryActivities>(LOCAL_EMIT);
 
 /** Events of a flow without `notify` go to the deployment's endpoint (before it: nowhere). */
 const DEPLOYMENT_TARGET_PATCH = 'merchant-events-deployment-target';
+
+/** True when this flow sends events to the deployment's endpoint: a PINNED one always, others once patched. */
+function deploymentTargetApplies(): boolean {
+  const row = WORKFLOW_VERSIONING[workflowInfo().workflowType as VersionedWorkflowType] as
+    (typeof WORKFLOW_VERSIONING)[VersionedWorkflowType] | undefined;
+  return row?.behavior === 'PINNED' || patched(DEPLOYMENT_TARGET_PATCH);
+}
 
 /** What an event says of the outcome (no card data, no personal data). */
 export interface OutcomeFields {
@@ -85,8 +95,8 @@ export class MerchantEvents {
   /** Hands one event to its delivery; nothing (no command) once the flow knows it has no target. */
   async emit(type: MerchantEventType, fields: OutcomeFields): Promise<void> {
     if (this.silent) return;
-    // Recorded before the deployment's endpoint existed: a flow without `notify` emitted nothing.
-    if (!this.target && !patched(DEPLOYMENT_TARGET_PATCH)) {
+    // A long-lived flow from before the deployment's endpoint existed: without `notify` it emitted nothing.
+    if (!this.target && !deploymentTargetApplies()) {
       this.silent = true;
       return;
     }

@@ -7,9 +7,8 @@
 //    (src/shared/flow-metrics.ts);
 //  - it adds the `flow` label to every metric the workflow emits (send-once's requeries and resends).
 // The same module carries the guard that keeps a workflow from moving outside a workflow task
-// (./task-boundary-guard.ts), what the Temporal Web UI shows while a flow runs (./ui-metadata.ts), and puts
-// a PINNED flow's activities on their task queue (./activity-queues.ts: the one part that changes a
-// command, the activity's task queue, which replay does not compare).
+// (./task-boundary-guard.ts) and what the Temporal Web UI shows while a flow runs (./ui-metadata.ts). The
+// split layout's activity queues are a module of their own (./activity-queues.ts), in split bundles only.
 // Metrics are never emitted while replaying (the worker's metric sink is not called during replay), and a
 // continued-as-new run is not a new flow. Nothing here changes which commands a flow sends (an activity's
 // summary is metadata replay does not compare): the interceptor is replay-safe and may be added to, or
@@ -24,7 +23,6 @@ import { PaymentAmount, PaymentCurrency, PaymentFlow, PaymentStatus } from '../.
 import { flowOutcomeOf, METRICS } from '../../shared/flow-metrics';
 import { reportedStatus } from './metrics';
 import { uiMetadataInterceptors } from './ui-metadata';
-import { activityQueueInterceptor } from './activity-queues';
 import { taskBoundaryGuard } from './task-boundary-guard';
 
 /** The metrics part: counts from the flow's search attributes and reported status. */
@@ -98,7 +96,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
   const metrics = metricsInterceptors();
   const ui = uiMetadataInterceptors();
   return {
-    outbound: [activityQueueInterceptor, ui.outbound, ...(metrics.outbound ?? [])],
+    outbound: [ui.outbound, ...(metrics.outbound ?? [])],
     // The guard first: an activation it refuses reaches nothing else.
     internals: [taskBoundaryGuard(), ui.internals, ...(metrics.internals ?? [])],
   };
