@@ -66,7 +66,14 @@ function renderMandateRecord(r: Record<string, unknown>): string {
 
 export function registerMandateCommands(program: Command, context: ContextFactory): void {
   const mandate = program.command('mandate').description('direct-debit mandates (D1-D6)');
+  registerMandateSetUp(mandate, context);
+  registerMandateDebits(mandate, context);
+  registerMandateCancelAndStatus(mandate, context);
+  registerMandateList(mandate);
+}
 
+/** start, otp and resend-otp: the mandate until the customer approved it. */
+function registerMandateSetUp(mandate: Command, context: ContextFactory): void {
   startsFlow(
     mandate
       .command('start')
@@ -100,7 +107,9 @@ export function registerMandateCommands(program: Command, context: ContextFactor
       const ctx = await context();
       progress(renderMandateState(await explained(resendMandateOtp(ctx, o.ref))));
     });
+}
 
+function registerMandateDebits(mandate: Command, context: ContextFactory): void {
   mandate
     .command('debit')
     .requiredOption('--ref <mandateRef>')
@@ -147,7 +156,9 @@ export function registerMandateCommands(program: Command, context: ContextFactor
       );
       progress(`${d.reference} ${d.status} ${d.amount} (resolved by ${d.resolution?.operator ?? o.operator})`);
     });
+}
 
+function registerMandateCancelAndStatus(mandate: Command, context: ContextFactory): void {
   mandate
     .command('cancel')
     .description('cancel (D4); a cancelled mandate answers its state again')
@@ -188,7 +199,9 @@ export function registerMandateCommands(program: Command, context: ContextFactor
         );
       }
     });
+}
 
+function registerMandateList(mandate: Command): void {
   mandate
     .command('list')
     .description("the service's mandates (D5), with its filters and cursor")
@@ -207,53 +220,69 @@ export function registerMandateCommands(program: Command, context: ContextFactor
     .option('--page-size <n>')
     .option('--cursor <cursor>', "a page's next_cursor or prev_cursor")
     .option('--all', 'follow next_cursor to the last page')
-    .action(async (o: Record<string, string | boolean | undefined>) => {
-      const bool = (v: unknown, name: string) => {
-        if (v !== 'true' && v !== 'false')
-          throw new StarterInputError('mandate list', [{ field: `--${name}`, rule: 'must be true or false' }]);
-        return v === 'true';
-      };
-      const int = (v: unknown, name: string) => {
-        if (!/^\d+$/.test(String(v)))
-          throw new StarterInputError('mandate list', [{ field: `--${name}`, rule: 'must be a whole number' }]);
-        return Number(v);
-      };
-      const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-      const filters: MandateListFilters = {
-        status: str(o.status) as MandateListFilters['status'],
-        account_number: str(o.account),
-        mandate_id: str(o.mandateId),
-        merchant_ref: str(o.merchantRef),
-        customer_name: str(o.customerName),
-        mandate_type: str(o.mandateType),
-        debit_type: str(o.debitType),
-        amount: o.amount === undefined ? undefined : int(o.amount, 'amount'),
-        is_approved: o.approved === undefined ? undefined : bool(o.approved, 'approved'),
-        ready_to_debit: o.ready === undefined ? undefined : bool(o.ready, 'ready'),
-        start_date: str(o.from),
-        end_date: str(o.to),
-        page_size: o.pageSize === undefined ? undefined : int(o.pageSize, 'page-size'),
-      };
-      for (const k of Object.keys(filters) as (keyof MandateListFilters)[])
-        if (filters[k] === undefined) delete filters[k];
+    .action(async (o: MandateListFlags) => {
+      const filters = mandateListFilters(o);
       const api = openRunPaymentsClient();
       try {
-        if (o.all) {
-          let n = 0;
-          for await (const r of listAllMandates({ api }, filters)) {
-            progress(renderMandateRecord(r));
-            n += 1;
-          }
-          progress(`${n} mandate(s)`);
-          return;
-        }
-        const page = await listMandates({ api }, filters, str(o.cursor));
-        for (const r of page.records) progress(renderMandateRecord(r));
-        if (page.prev_cursor !== undefined && page.prev_cursor !== null)
-          progress(`prev_cursor=${String(page.prev_cursor)}`);
-        progress(page.has_more ? `more: next_cursor=${String(page.next_cursor)}` : 'end of list');
+        await printMandates(api, filters, o);
       } finally {
         await api.close();
       }
     });
+}
+
+type MandateListFlags = Record<string, string | boolean | undefined>;
+
+/** The list flags as the service's filters; a flag that breaks its rule is an input error naming it. */
+function mandateListFilters(o: MandateListFlags): MandateListFilters {
+  const bool = (v: unknown, name: string) => {
+    if (v !== 'true' && v !== 'false')
+      throw new StarterInputError('mandate list', [{ field: `--${name}`, rule: 'must be true or false' }]);
+    return v === 'true';
+  };
+  const int = (v: unknown, name: string) => {
+    if (!/^\d+$/.test(String(v)))
+      throw new StarterInputError('mandate list', [{ field: `--${name}`, rule: 'must be a whole number' }]);
+    return Number(v);
+  };
+  const filters: MandateListFilters = {
+    status: str(o.status) as MandateListFilters['status'],
+    account_number: str(o.account),
+    mandate_id: str(o.mandateId),
+    merchant_ref: str(o.merchantRef),
+    customer_name: str(o.customerName),
+    mandate_type: str(o.mandateType),
+    debit_type: str(o.debitType),
+    amount: o.amount === undefined ? undefined : int(o.amount, 'amount'),
+    is_approved: o.approved === undefined ? undefined : bool(o.approved, 'approved'),
+    ready_to_debit: o.ready === undefined ? undefined : bool(o.ready, 'ready'),
+    start_date: str(o.from),
+    end_date: str(o.to),
+    page_size: o.pageSize === undefined ? undefined : int(o.pageSize, 'page-size'),
+  };
+  for (const k of Object.keys(filters) as (keyof MandateListFilters)[]) if (filters[k] === undefined) delete filters[k];
+  return filters;
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+/** One page (with its cursors), or with --all every page to the last. */
+async function printMandates(
+  api: ReturnType<typeof openRunPaymentsClient>,
+  filters: MandateListFilters,
+  o: MandateListFlags,
+): Promise<void> {
+  if (o.all) {
+    let n = 0;
+    for await (const r of listAllMandates({ api }, filters)) {
+      progress(renderMandateRecord(r));
+      n += 1;
+    }
+    progress(`${n} mandate(s)`);
+    return;
+  }
+  const page = await listMandates({ api }, filters, str(o.cursor));
+  for (const r of page.records) progress(renderMandateRecord(r));
+  if (page.prev_cursor !== undefined && page.prev_cursor !== null) progress(`prev_cursor=${String(page.prev_cursor)}`);
+  progress(page.has_more ? `more: next_cursor=${String(page.next_cursor)}` : 'end of list');
 }
