@@ -5,7 +5,7 @@
 import type { SandboxClock } from './clock';
 import type { DirectApi } from './direct';
 import type { RequestFaults, WebhookFaults } from './faults';
-import { fail, ok, Router, type Reply, type RequestLogEntry } from './http';
+import { fail, ok, Router, type Reply, type RequestContext, type RequestLogEntry, type RouteHandler } from './http';
 import { pathParams } from './validation';
 import { LEDGER_KINDS, type Ledger } from './ledger';
 import type { MandatesApi } from './mandates';
@@ -53,127 +53,136 @@ export const ADMIN_ENDPOINTS = [
   'GET /__admin/sms/messages',
 ];
 
-export function createAdminRouter(state: () => AdminState, reset: () => Promise<void>): Router {
-  const router = new Router();
-  // The admin API is the sandbox's own (not an operation of the service): its identifiers are
-  // checked as identifiers, its bodies by the fault and clock stores themselves.
-  const add = (method: string, path: string, handler: Parameters<Router['add']>[4]) => {
-    const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-    router.add(method, `/__admin${path}`, 'none', names.length ? { params: pathParams(...names) } : {}, handler);
-  };
+/** What the admin handlers work with: the current sandbox generation, and the reset that replaces it. */
+interface AdminDeps {
+  state: () => AdminState;
+  reset: () => Promise<void>;
+}
+type AdminHandler = RouteHandler<AdminDeps>;
 
-  add('GET', '', () => ok({ endpoints: ADMIN_ENDPOINTS }));
+async function ledger({ state }: AdminDeps, { query }: RequestContext): Promise<Reply> {
+  await state().clock.runDue();
+  const kind = query.get('kind');
+  if (kind && !(LEDGER_KINDS as readonly string[]).includes(kind))
+    return fail(400, `kind must be one of ${LEDGER_KINDS.join(', ')}`);
+  return ok(state().ledger.list({ reference: query.get('reference'), kind }));
+}
 
-  add('GET', '/ledger', async ({ query }) => {
-    await state().clock.runDue();
-    const kind = query.get('kind');
-    if (kind && !(LEDGER_KINDS as readonly string[]).includes(kind))
-      return fail(400, `kind must be one of ${LEDGER_KINDS.join(', ')}`);
-    return ok(state().ledger.list({ reference: query.get('reference'), kind }));
+const freezeNext: AdminHandler = ({ state }, { body }) => {
+  const reason = typeof body.reason === 'string' && body.reason.trim() !== '' ? body.reason : 'Suspicious transaction';
+  state().virtualAccounts.freezeNext(reason);
+  return ok({ reason });
+};
+
+const releaseCredit: AdminHandler = ({ state }, { params }) =>
+  state().virtualAccounts.release(params.ref)
+    ? ok({ released: params.ref })
+    : fail(404, 'no frozen credit with that reference');
+
+const clockNow: AdminHandler = ({ state }) => {
+  const { clock } = state();
+  return ok({ now: clock.iso(), offsetMs: clock.offset, pendingTimers: clock.pending() });
+};
+
+async function advanceClock({ state }: AdminDeps, { body }: RequestContext): Promise<Reply> {
+  const ms = body.ms;
+  if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 0)
+    return fail(400, 'ms must be a non-negative integer');
+  const { clock } = state();
+  await clock.advance(ms);
+  return ok({ now: clock.iso(), offsetMs: clock.offset });
+}
+
+/** Runs an admin action, then answers with an empty envelope. */
+async function done(action: () => unknown): Promise<Reply> {
+  await action();
+  return ok({});
+}
+
+/** A fault store's answer to an added rule: the rule, or the message refusing it. */
+const added = (rule: unknown): Reply => (typeof rule === 'string' ? fail(400, rule) : ok(rule));
+
+const webhooks: AdminHandler = ({ state }, { query }) => {
+  const { webhooks } = state();
+  const filter = { ref: query.get('ref') };
+  return ok({
+    payments: webhooks.deliveries({ ...filter, target: 'payment' }),
+    virtualAccounts: webhooks.deliveries({ ...filter, target: 'virtual-account' }),
+    held: webhooks.heldCount(),
   });
+};
 
-  add('POST', '/virtual-accounts/freeze-next', ({ body }) => {
-    const reason =
-      typeof body.reason === 'string' && body.reason.trim() !== '' ? body.reason : 'Suspicious transaction';
-    state().virtualAccounts.freezeNext(reason);
-    return ok({ reason });
-  });
-
-  add('POST', '/virtual-accounts/credits/{ref}/release', ({ params }) =>
-    state().virtualAccounts.release(params.ref)
-      ? ok({ released: params.ref })
-      : fail(404, 'no frozen credit with that reference'),
+const payUssd: AdminHandler = ({ state }, { params, body }) =>
+  state().direct.payUssd(
+    params.ref,
+    typeof body.phone === 'string' && /^\d{7,15}$/.test(body.phone) ? body.phone : undefined,
   );
 
-  add('GET', '/requests', () => ok(state().requestLog));
-
-  add('GET', '/clock', () => {
-    const { clock } = state();
-    return ok({ now: clock.iso(), offsetMs: clock.offset, pendingTimers: clock.pending() });
-  });
-
-  add('POST', '/clock/advance', async ({ body }) => {
-    const ms = body.ms;
-    if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 0)
-      return fail(400, 'ms must be a non-negative integer');
-    const { clock } = state();
-    await clock.advance(ms);
-    return ok({ now: clock.iso(), offsetMs: clock.offset });
-  });
-
-  add('GET', '/faults', () => ok(state().faults.list()));
-  add('POST', '/faults', ({ body }) => {
-    const rule = state().faults.add(body);
-    return typeof rule === 'string' ? fail(400, rule) : ok(rule);
-  });
-  add('DELETE', '/faults', () => {
-    state().faults.clear();
-    return ok({});
-  });
-
-  add('GET', '/webhook-faults', () => ok(state().webhookFaults.list()));
-  add('POST', '/webhook-faults', ({ body }) => {
-    const fault = state().webhookFaults.add(body);
-    return typeof fault === 'string' ? fail(400, fault) : ok(fault);
-  });
-  add('DELETE', '/webhook-faults', () => {
-    state().webhookFaults.clear();
-    return ok({});
-  });
-  add('POST', '/webhook-faults/release', () => ok({ released: state().webhooks.releaseHeld() }));
-
-  add('GET', '/webhooks', ({ query }) => {
-    const { webhooks } = state();
-    const filter = { ref: query.get('ref') };
-    return ok({
-      payments: webhooks.deliveries({ ...filter, target: 'payment' }),
-      virtualAccounts: webhooks.deliveries({ ...filter, target: 'virtual-account' }),
-      held: webhooks.heldCount(),
-    });
-  });
-  add('POST', '/webhooks/settle', async () => {
-    await state().clock.settled();
-    return ok({});
-  });
-
-  add('POST', '/reset', async () => {
-    await reset();
-    return ok({});
-  });
-
-  add('POST', '/ussd/{ref}/pay', ({ params, body }) =>
-    state().direct.payUssd(
-      params.ref,
-      typeof body.phone === 'string' && /^\d{7,15}$/.test(body.phone) ? body.phone : undefined,
-    ),
-  );
-
-  const threeDs = (ref: string, outcome: 'complete' | 'fail'): Reply => {
+const threeDs =
+  (outcome: 'complete' | 'fail'): AdminHandler =>
+  ({ state }, { params: { ref } }) => {
     const reply = state().direct.finish3ds(ref, outcome);
     if (reply.status === 404) return fail(404, 'No 3DS challenge pending for that reference');
     return ok({ transaction_ref: ref, outcome, ...(reply.location ? { redirect: reply.location } : {}) });
   };
-  add('POST', '/3ds/{ref}/complete', ({ params }) => threeDs(params.ref, 'complete'));
-  add('POST', '/3ds/{ref}/fail', ({ params }) => threeDs(params.ref, 'fail'));
 
-  add('POST', '/pos/remote/{ref}/decide', ({ params, body }) => {
-    const code = body.response_code ?? (body.approve === false ? '51' : '00');
-    return state().posRemote.decide(params.ref, String(code));
-  });
+const decide: AdminHandler = ({ state }, { params, body }) => {
+  const code = body.response_code ?? (body.approve === false ? '51' : '00');
+  return state().posRemote.decide(params.ref, String(code));
+};
 
-  add('POST', '/mandates/wrong-otp-status', ({ body }) => state().mandates.setWrongOtpStatus(body.status));
-  add('POST', '/mandates/{id}/reject', ({ params }) => state().mandates.reject(params.id));
-  add('POST', '/mandates/{id}/debit-outcomes', ({ params, body }) =>
-    state().mandates.scriptDebits(params.id, body.outcomes),
-  );
-  add('GET', '/mandates/{id}/scheduled-debits', async ({ params }) => {
-    await state().clock.runDue(); // dates reached in real time since the last tick
-    return state().mandates.scheduledDebits(params.id);
-  });
-  add('GET', '/sms/messages', () => ok(state().sms.sentMessages()));
-  add('POST', '/mandate-debits/{ref}/settle', ({ params, body }) =>
-    state().mandates.settleDebit(params.ref, body.status),
-  );
+async function scheduledDebits({ state }: AdminDeps, { params }: RequestContext): Promise<Reply> {
+  await state().clock.runDue(); // dates reached in real time since the last tick
+  return state().mandates.scheduledDebits(params.id);
+}
 
+/** The admin API: method, path under /__admin, handler. */
+const ADMIN_ROUTES: readonly (readonly [string, string, AdminHandler])[] = [
+  ['GET', '', () => ok({ endpoints: ADMIN_ENDPOINTS })],
+  ['GET', '/ledger', ledger],
+  ['POST', '/virtual-accounts/freeze-next', freezeNext],
+  ['POST', '/virtual-accounts/credits/{ref}/release', releaseCredit],
+  ['GET', '/requests', ({ state }) => ok(state().requestLog)],
+  ['GET', '/clock', clockNow],
+  ['POST', '/clock/advance', advanceClock],
+  ['GET', '/faults', ({ state }) => ok(state().faults.list())],
+  ['POST', '/faults', ({ state }, { body }) => added(state().faults.add(body))],
+  ['DELETE', '/faults', ({ state }) => done(() => state().faults.clear())],
+  ['GET', '/webhook-faults', ({ state }) => ok(state().webhookFaults.list())],
+  ['POST', '/webhook-faults', ({ state }, { body }) => added(state().webhookFaults.add(body))],
+  ['DELETE', '/webhook-faults', ({ state }) => done(() => state().webhookFaults.clear())],
+  ['POST', '/webhook-faults/release', ({ state }) => ok({ released: state().webhooks.releaseHeld() })],
+  ['GET', '/webhooks', webhooks],
+  ['POST', '/webhooks/settle', ({ state }) => done(() => state().clock.settled())],
+  ['POST', '/reset', ({ reset }) => done(reset)],
+  ['POST', '/ussd/{ref}/pay', payUssd],
+  ['POST', '/3ds/{ref}/complete', threeDs('complete')],
+  ['POST', '/3ds/{ref}/fail', threeDs('fail')],
+  ['POST', '/pos/remote/{ref}/decide', decide],
+  ['POST', '/mandates/wrong-otp-status', ({ state }, { body }) => state().mandates.setWrongOtpStatus(body.status)],
+  ['POST', '/mandates/{id}/reject', ({ state }, { params }) => state().mandates.reject(params.id)],
+  [
+    'POST',
+    '/mandates/{id}/debit-outcomes',
+    ({ state }, { params, body }) => state().mandates.scriptDebits(params.id, body.outcomes),
+  ],
+  ['GET', '/mandates/{id}/scheduled-debits', scheduledDebits],
+  ['GET', '/sms/messages', ({ state }) => ok(state().sms.sentMessages())],
+  [
+    'POST',
+    '/mandate-debits/{ref}/settle',
+    ({ state }, { params, body }) => state().mandates.settleDebit(params.ref, body.status),
+  ],
+];
+
+export function createAdminRouter(state: () => AdminState, reset: () => Promise<void>): Router {
+  const router = new Router();
+  // The admin API is the sandbox's own (not an operation of the service): its identifiers are
+  // checked as identifiers, its bodies by the fault and clock stores themselves.
+  for (const [method, path, handle] of ADMIN_ROUTES) {
+    const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    const fields = names.length ? { params: pathParams(...names) } : {};
+    router.add(method, `/__admin${path}`, 'none', fields, (ctx) => handle({ state, reset }, ctx));
+  }
   return router;
 }
