@@ -15,6 +15,7 @@ import {
 } from '../virtual-account-credit';
 import { currentIo, withApi, type ContextFactory } from './context';
 import type { VirtualAccountTransaction } from '../../api/schemas/virtual-accounts';
+import type { PaymentsClient } from '../../api/client';
 import { StarterInputError } from '../../shared/input-error';
 import { printResult, progress } from './output';
 import { sentAsInput, testEnvironmentOnly } from './test-environment';
@@ -47,6 +48,13 @@ async function printAllTransactions(o: { customerId?: string; account?: string; 
 
 /** The `va` commands of accounts, lookups and credits; `va` itself is made in ./index.ts. */
 export function registerVirtualAccountCreditCommands(va: Command, context: ContextFactory): void {
+  registerAccountCreation(va);
+  registerLookups(va);
+  registerCredits(va, context);
+}
+
+/** C1 and C2: a customer's or a business's account. */
+function registerAccountCreation(va: Command): void {
   va.command('create')
     .description('C1: create a customer account (the BVN is checked against name, date of birth, gender and phone)')
     .requiredOption('--customer-id <id>', 'your unique customer_identifier')
@@ -118,19 +126,20 @@ export function registerVirtualAccountCreditCommands(va: Command, context: Conte
         );
       },
     );
+}
 
+/** C3-C8: accounts, customers and credits as the service lists them. */
+function registerLookups(va: Command): void {
   va.command('account <customerId>')
     .description('C7: the account of a customer_identifier')
     .action(async (id: string) => {
-      print(
-        (await withApi((api) => api.virtualAccounts.accountByCustomerIdentifier({ customer_identifier: id }))).data,
-      );
+      await printData((api) => api.virtualAccounts.accountByCustomerIdentifier({ customer_identifier: id }));
     });
 
   va.command('customer <accountNumber>')
     .description('C6: the customer of a 10-digit account number')
     .action(async (n: string) => {
-      print((await withApi((api) => api.virtualAccounts.customerByAccountNumber({ virtual_account_number: n }))).data);
+      await printData((api) => api.virtualAccounts.customerByAccountNumber({ virtual_account_number: n }));
     });
 
   va.command('accounts')
@@ -138,7 +147,7 @@ export function registerVirtualAccountCreditCommands(va: Command, context: Conte
     .option('--page <n>', 'page', '1')
     .option('--per-page <n>', 'rows per page', '20')
     .action(async (o: { page: string; perPage: string }) => {
-      print((await withApi((api) => api.virtualAccounts.merchantAccounts({ page: o.page, perPage: o.perPage }))).data);
+      await printData((api) => api.virtualAccounts.merchantAccounts({ page: o.page, perPage: o.perPage }));
     });
 
   va.command('transactions')
@@ -166,7 +175,10 @@ export function registerVirtualAccountCreditCommands(va: Command, context: Conte
         progress(`${rows.length} transaction(s)`);
       },
     );
+}
 
+/** A test credit (C9), and the credit workflows. */
+function registerCredits(va: Command, context: ContextFactory): void {
   va.command('simulate-credit')
     .description(
       'C9, test environment only: credit a virtual account as a transfer would (the E-2 notification follows)',
@@ -203,4 +215,9 @@ export function registerVirtualAccountCreditCommands(va: Command, context: Conte
     .action(async (ref: string, o: { operator: string; reason: string }) => {
       print(await retryVirtualAccountCreditHandoff(await context(), ref, o));
     });
+}
+
+/** Prints the `data` of one service call. */
+async function printData(call: (api: PaymentsClient) => Promise<{ data: unknown }>): Promise<void> {
+  print((await withApi(call)).data);
 }
