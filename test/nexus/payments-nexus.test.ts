@@ -18,7 +18,13 @@ import { NEXUS_CALLER_MEMO } from '../../src/nexus/caller';
 import { sealCardPaymentForNexus } from '../../src/nexus/payments-handler';
 import { sealMandateForNexus, sealMandateOtpForNexus, sealPosCompletionForNexus } from '../../src/nexus/sealing';
 import { mandateWorkflowId } from '../../src/shared/mandate';
-import { completionMerchantRef, posPreAuthStateQuery, posPreAuthWorkflowId } from '../../src/shared/pos-preauth';
+import {
+  completionMerchantRef,
+  PosCompletionCardReadSchema,
+  posPreAuthStateQuery,
+  posPreAuthWorkflowId,
+  type PosCompletionCardRead,
+} from '../../src/shared/pos-preauth';
 import { refundMerchantRef } from '../../src/shared/pos-refund';
 import type { PosTransactionInput } from '../../src/shared/pos-terminal';
 import { submitBankCode } from '../../src/starters/bank-payment';
@@ -457,19 +463,12 @@ describe('the payments Nexus service, called from the merchant namespace', () =>
     });
 
     it('a pre-authorisation completed by its caller; another namespace can neither complete nor release it; a second one released', async () => {
-      /** The same card presented again: the read's card fields, fresh chip data. */
-      const completionRead = (amount: number) => {
-        const {
-          merchant_ref: _m,
-          transaction_type: _t,
-          terminal_id: _x,
-          currency: _c,
-          account_type: _a,
-          options: _o,
-          ...r
-        } = read('unused', { amount });
-        void [_m, _t, _x, _c, _a, _o];
-        return r;
+      /** The same card presented again (fresh chip data): the fields a completion's card read has. */
+      const completionRead = (amount: number): PosCompletionCardRead => {
+        const r = read('unused', { amount }) as unknown as Record<string, unknown>;
+        return Object.fromEntries(
+          Object.keys(PosCompletionCardReadSchema.shape).map((k) => [k, r[k]]),
+        ) as PosCompletionCardRead;
       };
       const hold = async (ref: string) => {
         const { transaction_type: _t, ...r } = read(ref, { amount: 300_000 });
