@@ -9,19 +9,17 @@
 // current, and version 1 drains before its process is stopped.
 // Not rehearsed here (each needs its own set-up, and CI time counts): a recurring plan and a
 // virtual-account credit hand-over, both AUTO_UPGRADE like the mandate.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { FAILURE_CONVERTER_PATH } from '../../src/codec/data-converter';
 import { SANDBOX_OTP, MANDATE_OTP, TEST_CARDS } from '../../src/sandbox';
-import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';
-import { PROJECT_ROOT, temporalBinaries } from '../../src/stack/temporal-binaries';
-import { freePort } from '../../src/stack/temporal-dev-server';
+import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 import type { RunningServices } from '../../src/stack/services';
 import type { AppConfig } from '../../src/config/config';
 import { getCardPaymentState, startCardPayment, submitOtp } from '../../src/starters/card-payment';
@@ -49,6 +47,7 @@ import { startServices, testConfig } from '../support/stack';
 import { DIST, ensureBuilt } from '../ship/build';
 import { startWorkerProcess, stopWorkerProcess, workerEnvironment, type WorkerProcess } from '../ship/processes';
 import { MANDATE_PATCH_ID } from './fixtures/rehearsal/shared';
+import { startFastDrainServer } from './fast-drain-server';
 
 jest.setTimeout(180_000);
 
@@ -69,39 +68,11 @@ let config: AppConfig;
 const images: string[] = [];
 const workers: WorkerProcess[] = [];
 
-/** A dev server with the project's search attributes whose versions drain within seconds (the default is minutes). */
 async function startServer(): Promise<void> {
-  const port = await freePort();
-  address = `127.0.0.1:${port}`;
-  const args = [
-    'server',
-    'start-dev',
-    '--headless',
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--log-level',
-    'error',
-  ];
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_REGISTRATION))
-    args.push('--search-attribute', `${name}=${type}`);
-  for (const kv of [
-    'frontend.enableUpdateWorkflowExecution=true',
-    'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
-    'frontend.workerVersioningWorkflowAPIs=true',
-    'matching.wv.VersionDrainageStatusRefreshInterval="1s"',
-    'matching.wv.VersionDrainageStatusVisibilityGracePeriod="1s"',
-    'system.numConsecutiveWorkflowTaskProblemsToTriggerSearchAttribute=1',
-  ])
-    args.push('--dynamic-config-value', kv);
-  server = spawn(temporalBinaries().cli!, args, { stdio: 'ignore' });
-  const connection = await eventually(() => NativeConnection.connect({ address }), {
-    timeoutMs: 60_000,
-    ignoreErrors: true,
-    description: 'the rehearsal dev server answers',
-  });
-  await connection.close();
+  const started = await startFastDrainServer();
+  address = started.address;
+  server = started.child;
+  await started.connection.close();
 }
 
 /** A version's workflow bundle, as `npm run build` writes dist/workflow-bundle.js, kept on disk between runs. */

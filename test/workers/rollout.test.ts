@@ -1,10 +1,9 @@
-// `npm run rollout` (src/workers/rollout.ts) on a dev server of its own, whose drainage status is
-// refreshed every second (the server's default is minutes): two in-process workers with different
-// build ids, a pinned flow on the old one. Checked: no pollers stops it; a failing replay of an
-// auto-upgrade type refuses to make the version current (and to ramp); the ramp, make-current and
-// drain steps, with the pinned flow listed until it ends; the command line's --rollback and its real
-// replay gate.
-import { spawn, type ChildProcess } from 'node:child_process';
+// `npm run rollout` (src/workers/rollout.ts) on a dev server of its own whose versions drain within
+// seconds (fast-drain-server.ts): two in-process workers with different build ids, a pinned flow on
+// the old one. Checked: no pollers stops it; a failing replay of an auto-upgrade type refuses to make
+// the version current (and to ramp); the ramp, make-current and drain steps, with the pinned flow
+// listed until it ends; the command line's --rollback and its real replay gate.
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
@@ -12,8 +11,7 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { createDataConverter } from '../../src/codec/data-converter';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { createLogger } from '../../src/logging/logger';
-import { PROJECT_ROOT, temporalBinaries } from '../../src/stack/temporal-binaries';
-import { freePort } from '../../src/stack/temporal-dev-server';
+import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 import { describeRouting, rollout, RolloutStopped, type RolloutIo, type RolloutPlan } from '../../src/workers/rollout';
 import type { ReplayOutcome } from '../../src/workers/replay';
 import { LogCapture, testConfig } from '../support/stack';
@@ -21,6 +19,7 @@ import { eventually } from '../support/polling';
 import { diskCachedBundle } from '../support/bundle-cache';
 import { runCommand } from '../support/run-command';
 import { finishSignal } from './fixtures/rollout-flows';
+import { startFastDrainServer } from './fast-drain-server';
 
 jest.setTimeout(240_000);
 installTemporalRuntime(createLogger({ destination: new LogCapture() }));
@@ -40,35 +39,10 @@ let connection: NativeConnection;
 let client: Client;
 const stops: (() => Promise<void>)[] = [];
 
-/** A dev server whose versions drain within seconds (drainage refreshed every second). */
 async function startServer(): Promise<void> {
-  const port = await freePort();
-  address = `127.0.0.1:${port}`;
-  const args = [
-    'server',
-    'start-dev',
-    '--headless',
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--log-level',
-    'error',
-  ];
-  for (const kv of [
-    'frontend.workerVersioningWorkflowAPIs=true',
-    'matching.wv.VersionDrainageStatusRefreshInterval="1s"',
-    'matching.wv.VersionDrainageStatusVisibilityGracePeriod="1s"',
-    // A flow whose workflow task failed once is marked (TemporalReportedProblems) at once (default: after 5).
-    'system.numConsecutiveWorkflowTaskProblemsToTriggerSearchAttribute=1',
-  ])
-    args.push('--dynamic-config-value', kv);
-  server = spawn(temporalBinaries().cli!, args, { stdio: 'ignore' });
-  connection = await eventually(() => NativeConnection.connect({ address }), {
-    timeoutMs: 60_000,
-    ignoreErrors: true,
-    description: 'the rollout test dev server answers',
-  });
+  const started = await startFastDrainServer();
+  ({ address, connection } = started);
+  server = started.child;
 }
 
 async function startWorker(buildId: string): Promise<void> {
