@@ -315,6 +315,10 @@ describe('the payments Nexus service, called from the merchant namespace', () =>
       totalDebited: 0,
     });
     expect((await answer('mandateState', { mandateRef })).outcome).toMatchObject({ status: 'approved', mandateRef });
+    // A step the flow refuses fails the operation with the flow's reason (not retried until the timeout).
+    const over = await answer('mandateDebit', { ...debit(mandateRef), amount: 2_000_000 });
+    expect(over.outcome).toBeUndefined();
+    expect(over.failure?.join(' | ')).toMatch(/amount 2000000 exceeds the remaining balance 1000000/);
     const flow = await payments().workflow.getHandle(mandateWorkflowId(mandateRef)).describe();
     expect(flow.memo?.[NEXUS_CALLER_MEMO]).toEqual({ endpoint, namespace: MERCHANT_NAMESPACE });
     await answer('mandateCancel', { mandateRef });
