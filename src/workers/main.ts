@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     activityQueues: activityQueueTuning(config.taskQueues),
     // SIGTERM (deploy, scale-in): in-flight money calls finish before the worker stops (docs/deployment.md).
     overrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS },
-    // The worker process holds no RETURN_LINK_KEY: return URLs of Nexus-started payments are left unsigned (docs/nexus.md).
+    // The worker process holds no RETURN_LINK_KEY: a Nexus caller's return URL to /payments/return is refused (docs/nexus.md).
     nexus: {},
   });
   // The Schedules the worker keeps: created here only (not by `npm start`'s own process).
