@@ -26,6 +26,7 @@ import {
   randomDigits,
   type Reply,
   type RequestContext,
+  type RouteHandler,
   type Router,
 } from './http';
 import type { SandboxClock } from './clock';
@@ -171,34 +172,42 @@ const cardRules = ({ body }: RequestInput): RuleBreak | undefined => {
   return malformed ? { message: malformed } : undefined;
 };
 
+/** A channel call's step on its open checkout; the reply is shaped for the caller by `answer`. */
+type ChannelStep = (deps: CheckoutDeps, ctx: RequestContext, p: Payment) => Reply;
+
+/** A channel's handler: finds the checkout open for that channel (or refuses), takes the step, answers. */
+const onChannel =
+  (channel: (typeof CHANNELS)[number], step: ChannelStep): RouteHandler<CheckoutDeps> =>
+  (deps, ctx) => {
+    const p = open(deps.store, ctx, channel);
+    if (isReply(p)) return p;
+    const reply = step(deps, ctx, p);
+    return reply.location === undefined ? answer(deps.store, ctx, reply, p) : reply;
+  };
+
 /** Card channel: the card's first step, as B1 takes it. */
-function payByCard({ store, publicUrl }: CheckoutDeps, ctx: RequestContext): Reply {
-  const p = open(store, ctx, 'card');
-  if (isReply(p)) return p;
+const payByCard = onChannel('card', ({ store, publicUrl }, ctx, p) => {
   const first = firstCardStep(ctx.body, p.amount, store.clock.now());
-  if ('error' in first) return answer(store, ctx, fail(400, first.error), p);
+  if ('error' in first) return fail(400, first.error);
   store.restartCheckout(p);
   p.type = 'Card';
   p.card = { pan: first.pan, expiry: first.expiry };
   store.setStep(p, first.step);
   if (ctx.form && first.step === '3ds') return { status: 303, location: `/3ds/${encodeURIComponent(p.ref)}` };
   const authUrl = first.step === '3ds' ? { auth_url: `${publicUrl()}/3ds/${encodeURIComponent(p.ref)}` } : {};
-  return answer(store, ctx, ok({ transaction_ref: p.ref, transaction_status: cardStatus(p), ...authUrl }), p);
-}
+  return ok({ transaction_ref: p.ref, transaction_status: cardStatus(p), ...authUrl });
+});
 
 const AUTHORIZE_BODY = z
   .object({ pin: CODE.optional(), otp: CODE.optional() })
   .refine((b) => b.pin !== undefined || b.otp !== undefined, asIs(['pin'], 'or otp is required'));
 
 /** Card channel: the PIN, then the OTP, as B2 takes them. */
-function authorizeCheckoutCard({ store }: CheckoutDeps, ctx: RequestContext): Reply {
-  const p = open(store, ctx, 'card');
-  if (isReply(p)) return p;
-  if (!p.card) return answer(store, ctx, fail(400, 'No card payment in progress'), p);
+const authorizeCheckoutCard = onChannel('card', ({ store }, ctx, p) => {
+  if (!p.card) return fail(400, 'No card payment in progress');
   const reply = authorizeCard(store, p, ctx.body);
-  if (reply.status !== 200) return answer(store, ctx, reply, p);
-  return answer(store, ctx, ok({ transaction_ref: p.ref, transaction_status: cardStatus(p) }), p);
-}
+  return reply.status !== 200 ? reply : ok({ transaction_ref: p.ref, transaction_status: cardStatus(p) });
+});
 
 const BANK_BODY = z.object({
   account_or_phoneno: matching(/^\d{10,13}$/, 'must be a 10-digit account number or a phone number'),
@@ -212,9 +221,7 @@ const bankRules = ({ body }: RequestInput): RuleBreak | undefined =>
     : undefined;
 
 /** Bank channel: {account_or_phoneno[, bank_code]} gives the auth_model; the code comes with it or in /bank/validate. */
-function payByBank({ store }: CheckoutDeps, ctx: RequestContext): Reply {
-  const p = open(store, ctx, 'bank');
-  if (isReply(p)) return p;
+const payByBank = onChannel('bank', ({ store }, ctx, p) => {
   const account = String(ctx.body.account_or_phoneno);
   const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
   store.restartCheckout(p);
@@ -223,61 +230,48 @@ function payByBank({ store }: CheckoutDeps, ctx: RequestContext): Reply {
   p.authModel = account.startsWith(TOKEN_ACCOUNT_PREFIX) ? 'ValidateTOKEN' : 'ValidateOTP';
   store.setStep(p, 'bank-code');
   if (ctx.body.otp_token !== undefined && ctx.body.otp_token !== '') return checkBankCode(store, ctx, p);
-  return answer(store, ctx, ok({ transaction_ref: p.ref, transaction_status: 'Pending', auth_model: p.authModel }), p);
-}
+  return ok({ transaction_ref: p.ref, transaction_status: 'Pending', auth_model: p.authModel });
+});
 
 /** Bank channel: the token or OTP, as B4 takes it. */
-function validateCheckoutBank({ store }: CheckoutDeps, ctx: RequestContext): Reply {
-  const p = open(store, ctx, 'bank');
-  if (isReply(p)) return p;
-  if (p.step !== 'bank-code') return answer(store, ctx, fail(400, 'No bank payment in progress'), p);
-  if (ctx.body.otp_token === undefined || ctx.body.otp_token === '')
-    return answer(store, ctx, fail(400, 'otp_token is required'), p);
+const validateCheckoutBank = onChannel('bank', ({ store }, ctx, p) => {
+  if (p.step !== 'bank-code') return fail(400, 'No bank payment in progress');
+  if (ctx.body.otp_token === undefined || ctx.body.otp_token === '') return fail(400, 'otp_token is required');
   return checkBankCode(store, ctx, p);
-}
+});
 
 function checkBankCode(store: PaymentStore, ctx: RequestContext, p: Payment): Reply {
   const model = p.authModel;
   const reply = validateBankCode(store, p, String(ctx.body.otp_token));
-  if (reply.status !== 200) return answer(store, ctx, reply, p);
-  const paid = { transaction_ref: p.ref, transaction_status: 'Success', auth_model: model };
-  return answer(store, ctx, ok(paid, 'Charge attempted'), p);
+  if (reply.status !== 200) return reply;
+  return ok({ transaction_ref: p.ref, transaction_status: 'Success', auth_model: model }, 'Charge attempted');
 }
 
 const USSD_BODY = z.object({ bank_code: oneOf(USSD_BANK_CODES, 'is not a supported USSD bank code').optional() });
 
 /** USSD channel: a code to dial; the payer "dials" with POST /__admin/ussd/{ref}/pay before the checkout expires. */
-function payByUssd({ store }: CheckoutDeps, ctx: RequestContext): Reply {
-  const p = open(store, ctx, 'ussd');
-  if (isReply(p)) return p;
+const payByUssd = onChannel('ussd', ({ store }, ctx, p) => {
   const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
-  if (!isUssdBankCode(bankCode)) return answer(store, ctx, fail(400, 'bank_code is not a supported USSD bank code'), p);
+  if (!isUssdBankCode(bankCode)) return fail(400, 'bank_code is not a supported USSD bank code');
   store.restartCheckout(p);
   p.type = 'Ussd';
   p.ussd = { code: `*${bankCode}*000*${randomDigits(6)}#`, bankCode, expiresAt: p.checkout!.expiresAt };
   p.step = 'ussd';
-  const expiresAt = store.clock.iso(p.ussd.expiresAt);
-  return answer(store, ctx, ok({ transaction_ref: p.ref, ussd_reference: p.ussd.code, expiresAt }), p);
-}
+  return ok({ transaction_ref: p.ref, ussd_reference: p.ussd.code, expiresAt: store.clock.iso(p.ussd.expiresAt) });
+});
 
 /** Transfer channel: the dynamic account to pay (A2 pays it in the sandbox). */
-function payByTransfer({ store }: CheckoutDeps, ctx: RequestContext): Reply {
-  const p = open(store, ctx, 'transfer');
-  if (isReply(p)) return p;
-  p.checkout!.dynamicAccount ??= `${DYNAMIC_ACCOUNT_PREFIX}${randomDigits(8)}`;
-  return answer(
-    store,
-    ctx,
-    ok({
-      transaction_ref: p.ref,
-      virtual_account_number: p.checkout!.dynamicAccount,
-      amount: p.amount,
-      bank: 'Sandbox Partner Bank',
-      expiresAt: store.clock.iso(p.checkout!.expiresAt),
-    }),
-    p,
-  );
-}
+const payByTransfer = onChannel('transfer', ({ store }, _ctx, p) => {
+  const checkout = p.checkout!;
+  checkout.dynamicAccount ??= `${DYNAMIC_ACCOUNT_PREFIX}${randomDigits(8)}`;
+  return ok({
+    transaction_ref: p.ref,
+    virtual_account_number: checkout.dynamicAccount,
+    amount: p.amount,
+    bank: 'Sandbox Partner Bank',
+    expiresAt: store.clock.iso(checkout.expiresAt),
+  });
+});
 
 /** JSON for plain HTTP callers; for the modal's forms, the next page (or the redirect after success). */
 function answer(store: PaymentStore, ctx: RequestContext, reply: Reply, p: Payment | undefined): Reply {
