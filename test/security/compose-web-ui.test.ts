@@ -15,6 +15,9 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { chromium, type Browser } from 'playwright-core';
 import { parse } from 'yaml';
+import { startCodecServer } from '../../src/codec/codec-server';
+import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
+import { loadCodecConfig } from '../../src/config/processes';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 import { freePort, startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
 import { createTemporalClient } from '../../src/temporal/client';
@@ -154,5 +157,33 @@ let codecOutput = '';
     } finally {
       await handle.terminate('compose web ui test done').catch(() => undefined);
     }
+  });
+});
+
+describe('CODEC_PATH_TOKEN (the codec-server process)', () => {
+  it('is read into the codec config; a short or malformed one is refused by name', () => {
+    expect(loadCodecConfig({ CODEC_PATH_TOKEN: dotEnv.CODEC_PATH_TOKEN }).codec.pathToken).toBe(
+      dotEnv.CODEC_PATH_TOKEN,
+    );
+    expect(loadCodecConfig({}).codec.pathToken).toBeUndefined();
+    for (const bad of ['short', `${'a'.repeat(31)}`, `${'a'.repeat(40)}/x`])
+      expect(() => loadCodecConfig({ CODEC_PATH_TOKEN: bad })).toThrow(
+        'CODEC_PATH_TOKEN: must be at least 32 letters, digits, "_" or "-" (openssl rand -hex 24)',
+      );
+  });
+
+  it('is refused in production mode: the codec server does not start with it', async () => {
+    const config = loadCodecConfig({ CODEC_PATH_TOKEN: dotEnv.CODEC_PATH_TOKEN });
+    await expect(
+      startCodecServer({
+        codec: new AesGcmPayloadCodec(config.encryption.keys, config.encryption.activeKeyId),
+        token: dotEnv.CODEC_SERVER_TOKEN!,
+        pathToken: config.codec.pathToken!,
+        production: true,
+        corsOrigins: [],
+        host: '127.0.0.1',
+        port: 0,
+      }),
+    ).rejects.toThrow('a codec token in the URL path is refused in production: use Authorization: Bearer');
   });
 });
