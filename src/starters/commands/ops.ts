@@ -30,7 +30,12 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
   const ops = program
     .command('ops')
     .description('operator tools: what needs a person, and how to settle it (recorded on the flow)');
+  registerAttentionLists(ops, context);
+  registerSettlements(ops, context);
+}
 
+/** summary and list: what needs a person. */
+function registerAttentionLists(ops: Command, context: ContextFactory): void {
   ops
     .command('summary')
     .description('how many items each list holds')
@@ -55,7 +60,10 @@ export function registerOpsCommands(program: Command, context: ContextFactory): 
       const items = await listAttention(await context(), kind as AttentionKind, { limit: Number(o.limit) });
       printResult(items, [...items.map(renderAttentionItem), `${items.length} item(s)`]);
     });
+}
 
+/** How an operator settles each kind (recorded on the flow, with who and why). */
+function registerSettlements(ops: Command, context: ContextFactory): void {
   ops
     .command('resolve <workflowId>')
     .description('settle a parked payment, POS sale or vend (resolveOutcome) with the outcome you established')

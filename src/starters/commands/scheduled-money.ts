@@ -39,7 +39,12 @@ export function registerScheduledMoneyCommands(program: Command, context: Contex
     .description(
       'recurring charges and mandate debits on Temporal Schedules (one money request per period, never two)',
     );
+  registerScheduleCreation(schedule, context);
+  registerScheduleControl(schedule, context);
+}
 
+/** charge, debit and move-plan: a Schedule made, then shown. */
+function registerScheduleCreation(schedule: Command, context: ContextFactory): void {
   timing(schedule.command('charge').description('charge a card token every period (A4, reference <plan>-S<period>)'))
     .requiredOption('--plan <ref>', 'plan reference')
     .requiredOption('--token <id>', 'the token from the first payment')
@@ -54,7 +59,7 @@ export function registerScheduledMoneyCommands(program: Command, context: Contex
           currency: o.currency,
           ...when(o),
         });
-        progress(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
+        await showSchedule(context, h.scheduleId);
       },
     );
 
@@ -75,7 +80,7 @@ export function registerScheduledMoneyCommands(program: Command, context: Contex
         ...(o.narration ? { narration: o.narration } : {}),
         ...when(o),
       });
-      progress(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
+      await showSchedule(context, h.scheduleId);
     });
 
   schedule
@@ -94,15 +99,18 @@ export function registerScheduledMoneyCommands(program: Command, context: Contex
           currency: o.currency,
           ...when(o),
         });
-        progress(JSON.stringify(await describeSchedule(await context(), h.scheduleId), null, 2));
+        await showSchedule(context, h.scheduleId);
       },
     );
+}
 
+/** show, pause, resume, trigger, backfill and delete one Schedule. */
+function registerScheduleControl(schedule: Command, context: ContextFactory): void {
   schedule
     .command('show <scheduleId>')
     .description('paused?, next runs, recent runs')
     .action(async (id: string) => {
-      progress(JSON.stringify(await describeSchedule(await context(), id), null, 2));
+      await showSchedule(context, id);
     });
   schedule
     .command('pause <scheduleId>')
@@ -140,4 +148,8 @@ export function registerScheduledMoneyCommands(program: Command, context: Contex
     await scheduleHandle(await context(), id).delete();
     progress(`deleted ${id}`);
   });
+}
+
+async function showSchedule(context: ContextFactory, scheduleId: string): Promise<void> {
+  progress(JSON.stringify(await describeSchedule(await context(), scheduleId), null, 2));
 }
