@@ -32,7 +32,7 @@ import {
 import type { SandboxClock } from './clock';
 import {
   cardFormatError,
-  chargeFor,
+  amountsFor,
   CHECKOUT_LIFETIME_MS,
   firstCardStep,
   type Payment,
@@ -97,20 +97,16 @@ function initiateCheckout({ store, publicUrl }: CheckoutDeps, { body, secretKey 
   const channels: string[] = Array.isArray(body.payment_channels)
     ? [...new Set(body.payment_channels.map(String))]
     : [...CHANNELS];
-  const ref =
-    body.transaction_ref === undefined || body.transaction_ref === '' ? store.newRef() : String(body.transaction_ref);
+  const ref = store.refFor(body.transaction_ref);
   if (store.byRef.has(ref)) return a1Fail('Duplicate transaction reference');
   const passCharge = body.pass_charge === true;
-  const fee = chargeFor(amount);
   const isRecurring = body.is_recurring === true;
   const callbackUrl = typeof body.callback_url === 'string' ? body.callback_url : undefined;
   const p = store.create({
     ref,
     origin: 'checkout',
     type: 'Card',
-    amount: passCharge ? amount + fee : amount,
-    merchantAmount: passCharge ? amount : amount - fee,
-    fee,
+    ...amountsFor(amount, passCharge),
     currency,
     email: String(body.email),
     customerName: typeof body.customer_name === 'string' ? body.customer_name : null,

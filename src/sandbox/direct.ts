@@ -20,7 +20,7 @@ import {
 } from './http';
 import {
   cardFormatError,
-  chargeFor,
+  amountsFor,
   firstCardStep,
   SANDBOX_OTP,
   SANDBOX_PIN,
@@ -193,19 +193,12 @@ function initiatePayment({ store, authUrl }: DirectDeps, { body: sent, secretKey
   const body = withFlatNames(sent);
   const amount = positiveInteger(body.amount)!;
   const customer = asObject(body.customer);
-  const ref =
-    body.transaction_reference === undefined || body.transaction_reference === ''
-      ? store.newRef()
-      : String(body.transaction_reference);
+  const ref = store.refFor(body.transaction_reference);
   if (store.byRef.has(ref)) return fail(400, 'Duplicate transaction reference');
-  const passCharge = body.pass_charge === true;
-  const fee = chargeFor(amount);
   const base: PaymentBase = {
     ref,
     origin: 'direct',
-    amount: passCharge ? amount + fee : amount,
-    merchantAmount: passCharge ? amount : amount - fee,
-    fee,
+    ...amountsFor(amount, body.pass_charge === true),
     currency: String(body.currency ?? 'NGN'),
     email: String(customer.email),
     customerName: String(customer.name),

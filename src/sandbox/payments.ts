@@ -39,6 +39,17 @@ export function chargeFor(amount: number): number {
   return Math.min(Math.round(amount * 0.012), 200_000);
 }
 
+/** A payment's amounts by that rule: who pays the fee follows pass_charge. */
+export function amountsFor(
+  amount: number,
+  passCharge: boolean,
+): { amount: number; merchantAmount: number; fee: number } {
+  const fee = chargeFor(amount);
+  return passCharge
+    ? { amount: amount + fee, merchantAmount: amount, fee }
+    : { amount, merchantAmount: amount - fee, fee };
+}
+
 export type PaymentStatus = 'Pending' | 'Success' | 'Failed' | 'Abandoned';
 /** Where a pending payment waits. 'choose': an open checkout where no channel was started. */
 export type Step = 'choose' | 'pin' | 'otp' | '3ds' | 'bank-code' | 'ussd' | 'transfer';
@@ -216,6 +227,11 @@ export class PaymentStore {
 
   newRef(): string {
     return `SBX${randomDigits(14)}`;
+  }
+
+  /** The caller's transaction reference, or a new one when it gave none. */
+  refFor(given: unknown): string {
+    return given === undefined || given === '' ? this.newRef() : String(given);
   }
 
   create(

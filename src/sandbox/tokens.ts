@@ -2,7 +2,7 @@
 // payment_information.token_id); A4 charges it, A5 cancels it.
 import { z } from 'zod';
 import { fail, ok, type Router } from './http';
-import { chargeFor, chargeResult, type PaymentStore } from './payments';
+import { amountsFor, chargeResult, type PaymentStore } from './payments';
 import { identifier, identifiers, rule, type RouteFields } from './validation';
 
 // A4: a negative amount is the spec's own message; any other non-integer is ours.
@@ -39,18 +39,14 @@ export function registerTokens(router: Router, store: PaymentStore): void {
     const token = store.tokens.get(tokenId);
     if (!token) return fail(400, 'Invalid token_id');
     if (!token.active) return fail(400, 'Token has been cancelled: Recurring Payment is no longer active');
-    const ref =
-      body.transaction_ref === undefined || body.transaction_ref === '' ? store.newRef() : String(body.transaction_ref);
+    const ref = store.refFor(body.transaction_ref);
     // Case-sensitive, unique across every transaction of the merchant: a repeat never charges twice.
     if (store.byRef.has(ref)) return fail(400, 'Duplicate transaction reference');
-    const fee = chargeFor(amount);
     const p = store.create({
       ref,
       origin: 'token',
       type: 'Card',
-      amount,
-      merchantAmount: amount - fee,
-      fee,
+      ...amountsFor(amount, false),
       currency: token.currency,
       email: token.email,
       customerName: null,
