@@ -132,156 +132,25 @@ export function resolveTemporalConnection(
   env: Record<string, string | undefined>,
   production: boolean,
 ): { settings: ResolvedTemporalConnection; issues: ConfigIssue[] } {
-  const issues: ConfigIssue[] = [];
-  const set = (name: string) => env[name] !== undefined && env[name] !== '';
-
-  // Our aliases become envconfig's names (both set to different values: refused, naming ours).
-  const sdkEnv: Record<string, string> = Object.fromEntries(
-    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''),
-  );
-  for (const [ours, standard] of Object.entries(TEMPORAL_TLS_ALIASES)) {
-    if (!set(ours)) continue;
-    if (set(standard) && env[standard] !== env[ours]) {
-      issues.push({ variable: ours, message: `and ${standard} name different files; set one of them` });
-    }
-    sdkEnv[standard] = env[ours] as string;
-  }
-  for (const name of ['TEMPORAL_TLS', 'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION']) {
-    if (set(name) && !BOOL_VALUES.includes(env[name] as string))
-      issues.push({ variable: name, message: 'must be true, false, 1 or 0' });
-  }
-  if (
-    set('TEMPORAL_TLS_DISABLE_HOST_VERIFICATION') &&
-    ['true', '1'].includes(env.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION as string)
-  ) {
-    issues.push({
-      variable: 'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION',
-      message:
-        'is not supported (the TypeScript SDK always verifies the server); set TEMPORAL_TLS_SERVER_NAME to the name in the certificate instead',
-    });
-  }
-
-  const fileVariable = set('TEMPORAL_CONFIG_FILE') ? 'TEMPORAL_CONFIG_FILE' : 'temporal.toml';
-  let disableFile = false;
-  if (set('TEMPORAL_CONFIG_FILE') && !readable(env.TEMPORAL_CONFIG_FILE as string)) {
-    issues.push({ variable: 'TEMPORAL_CONFIG_FILE', message: 'must name a readable TOML file' });
-    disableFile = true;
-  }
-
-  let profile: ClientConfigProfile = {};
-  let fromFile: ClientConfigProfile = {};
-  try {
-    profile = loadClientConfigProfile({
-      overrideEnvVars: sdkEnv,
-      configFileStrict: true,
-      disableFile,
-      ...(set('TEMPORAL_PROFILE') ? { profile: env.TEMPORAL_PROFILE } : {}),
-    });
-    // The file alone, to tell where each value came from.
-    if (!disableFile)
-      fromFile = loadClientConfigProfile({
-        overrideEnvVars: sdkEnv,
-        configFileStrict: true,
-        disableEnv: true,
-        ...(set('TEMPORAL_PROFILE') ? { profile: env.TEMPORAL_PROFILE } : {}),
-      });
-  } catch (err) {
-    issues.push(loadIssue(err, fileVariable));
-  }
-  const profileName = env.TEMPORAL_PROFILE || 'default';
-  const usedFile = Object.keys(fromFile).length > 0;
-  /** The variable that set a value, else its key in the profile file. */
-  const origin = (variables: readonly string[], tomlKey: string): string =>
-    variables.find(set) ?? (usedFile ? `${fileVariable} [profile.${profileName}] ${tomlKey}` : variables[0]);
-
+  const reading = new ConnectionReading(env);
+  reading.checkVariables();
+  const profile = reading.loadProfile();
   const address = profile.address ?? DEFAULT_TEMPORAL_ADDRESS;
   if (!/^[^:\s]+:\d+$/.test(address))
-    issues.push({ variable: origin(['TEMPORAL_ADDRESS'], 'address'), message: 'must be host:port' });
+    reading.issue(reading.origin(['TEMPORAL_ADDRESS'], 'address'), 'must be host:port');
   const namespace = profile.namespace ?? DEFAULT_TEMPORAL_NAMESPACE;
-  if (namespace.trim() === '')
-    issues.push({ variable: origin(['TEMPORAL_NAMESPACE'], 'namespace'), message: 'must not be empty' });
+  if (namespace.trim() === '') reading.issue(reading.origin(['TEMPORAL_NAMESPACE'], 'namespace'), 'must not be empty');
   const apiKey = profile.apiKey !== undefined && profile.apiKey !== '' ? profile.apiKey : undefined;
-
   const t = profile.tls;
-  const names = {
-    disabled: ['TEMPORAL_TLS'],
-    ca: ['TEMPORAL_TLS_CA_PATH', 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'TEMPORAL_TLS_SERVER_CA_CERT_DATA'],
-    cert: ['TEMPORAL_TLS_CERT_PATH', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_CERT_DATA'],
-    key: ['TEMPORAL_TLS_KEY_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_TLS_CLIENT_KEY_DATA'],
-    serverName: ['TEMPORAL_TLS_SERVER_NAME'],
-  } as const;
-  const tomlKey = (what: 'ca' | 'cert' | 'key', source: ConfigDataSource | undefined) => {
-    const base = what === 'ca' ? 'tls.server_ca_cert' : what === 'cert' ? 'tls.client_cert' : 'tls.client_key';
-    return `${base}_${source && 'data' in source ? 'data' : 'path'}`;
-  };
-  const sourceOf = (what: 'ca' | 'cert' | 'key', source: ConfigDataSource | undefined) =>
-    origin(names[what], tomlKey(what, source));
-
   const disabled = t?.disabled === true;
   const tlsOn = t !== undefined ? !disabled : apiKey !== undefined;
-  let tls: TemporalTlsSettings | undefined;
-  if (t && disabled && (t.serverCACert || t.clientCert || t.clientKey || t.serverName)) {
-    issues.push({
-      variable: origin(names.disabled, 'tls.disabled'),
-      message: 'is false but TLS files or a server name are set; remove one or the other',
-    });
-  }
-  if (tlsOn) {
-    tls = {};
-    const sources: NonNullable<TemporalTlsSettings['sources']> = {};
-    const take = (what: 'ca' | 'cert' | 'key', source: ConfigDataSource | undefined) => {
-      if (!source) return;
-      const from = sourceOf(what, source);
-      sources[what] = from;
-      if ('path' in source) {
-        if (!readable(source.path)) issues.push({ variable: from, message: 'must name a readable PEM file' });
-        if (what === 'ca') tls!.caPath = source.path;
-        else if (what === 'cert') tls!.certPath = source.path;
-        else tls!.keyPath = source.path;
-      } else {
-        const pem = typeof source.data === 'string' ? source.data : Buffer.from(source.data).toString('utf8');
-        if (!pem.includes('-----BEGIN ')) issues.push({ variable: from, message: 'must be PEM text (-----BEGIN …)' });
-        if (what === 'ca') tls!.caData = pem;
-        else if (what === 'cert') tls!.certData = pem;
-        else tls!.keyData = pem;
-      }
-    };
-    take('ca', t?.serverCACert);
-    take('cert', t?.clientCert);
-    take('key', t?.clientKey);
-    if (Boolean(t?.clientCert) !== Boolean(t?.clientKey)) {
-      // Name the missing half in the family of the half that is there.
-      const present = t?.clientCert ? sourceOf('cert', t.clientCert) : sourceOf('key', t?.clientKey);
-      const missing = present.startsWith(fileVariable)
-        ? `${fileVariable} [profile.${profileName}] ${t?.clientCert ? 'tls.client_key_path' : 'tls.client_cert_path'}`
-        : present.startsWith('TEMPORAL_TLS_CLIENT_')
-          ? t?.clientCert
-            ? 'TEMPORAL_TLS_CLIENT_KEY_PATH'
-            : 'TEMPORAL_TLS_CLIENT_CERT_PATH'
-          : t?.clientCert
-            ? 'TEMPORAL_TLS_KEY_PATH'
-            : 'TEMPORAL_TLS_CERT_PATH';
-      issues.push({ variable: missing, message: 'the mTLS client certificate and key must be set together' });
-    }
-    if (t?.serverName) tls.serverName = t.serverName;
-    if (Object.keys(sources).length > 0) tls.sources = sources;
-  }
-
-  if (production) {
-    if (disabled) {
-      issues.push({
-        variable: origin(names.disabled, 'tls.disabled'),
-        message: 'must not be false in production (the Temporal connection must use TLS)',
-      });
-    } else if (!tlsOn) {
-      issues.push({
-        variable: 'TEMPORAL_TLS',
-        message:
-          'production needs a protected Temporal connection: set TEMPORAL_TLS=true (TEMPORAL_TLS_CA_PATH for a private CA), TEMPORAL_TLS_CERT_PATH with TEMPORAL_TLS_KEY_PATH (mTLS), or TEMPORAL_API_KEY — or a TEMPORAL_CONFIG_FILE profile with a [tls] section or an api_key',
-      });
-    }
-  }
-
+  if (t && disabled && (t.serverCACert || t.clientCert || t.clientKey || t.serverName))
+    reading.issue(
+      reading.origin(TLS_VARIABLES.disabled, 'tls.disabled'),
+      'is false but TLS files or a server name are set; remove one or the other',
+    );
+  const tls = tlsOn ? reading.tlsSettings(t) : undefined;
+  if (production) reading.checkProduction(disabled, tlsOn);
   const grpcMeta = profile.grpcMeta && Object.keys(profile.grpcMeta).length > 0 ? profile.grpcMeta : undefined;
   return {
     settings: {
@@ -290,8 +159,155 @@ export function resolveTemporalConnection(
       ...(tls ? { tls } : {}),
       ...(apiKey ? { apiKey } : {}),
       ...(grpcMeta ? { grpcMeta } : {}),
-      ...(usedFile ? { profile: profileName } : {}),
+      ...(reading.usedFile ? { profile: reading.profileName } : {}),
     },
-    issues,
+    issues: reading.issues,
   };
+}
+
+/** The variables (ours and envconfig's) that may set each TLS value. */
+const TLS_VARIABLES = {
+  disabled: ['TEMPORAL_TLS'],
+  ca: ['TEMPORAL_TLS_CA_PATH', 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'TEMPORAL_TLS_SERVER_CA_CERT_DATA'],
+  cert: ['TEMPORAL_TLS_CERT_PATH', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_CERT_DATA'],
+  key: ['TEMPORAL_TLS_KEY_PATH', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_TLS_CLIENT_KEY_DATA'],
+  serverName: ['TEMPORAL_TLS_SERVER_NAME'],
+} as const;
+
+type TlsFile = 'ca' | 'cert' | 'key';
+type ProfileTls = ClientConfigProfile['tls'];
+
+/** One reading of the environment and the profile file: the issues found, and where each value came from. */
+class ConnectionReading {
+  readonly issues: ConfigIssue[] = [];
+  /** Our aliases become envconfig's names. */
+  private readonly sdkEnv: Record<string, string>;
+  private readonly fileVariable: string;
+  readonly profileName: string;
+  usedFile = false;
+
+  constructor(private readonly env: Record<string, string | undefined>) {
+    this.sdkEnv = Object.fromEntries(
+      Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''),
+    );
+    this.fileVariable = this.set('TEMPORAL_CONFIG_FILE') ? 'TEMPORAL_CONFIG_FILE' : 'temporal.toml';
+    this.profileName = env.TEMPORAL_PROFILE || 'default';
+  }
+
+  set(name: string): boolean {
+    return this.env[name] !== undefined && this.env[name] !== '';
+  }
+
+  issue(variable: string, message: string): void {
+    this.issues.push({ variable, message });
+  }
+
+  /** Our aliases (both set to different values: refused, naming ours) and the boolean variables. */
+  checkVariables(): void {
+    for (const [ours, standard] of Object.entries(TEMPORAL_TLS_ALIASES)) {
+      if (!this.set(ours)) continue;
+      if (this.set(standard) && this.env[standard] !== this.env[ours])
+        this.issue(ours, `and ${standard} name different files; set one of them`);
+      this.sdkEnv[standard] = this.env[ours] as string;
+    }
+    for (const name of ['TEMPORAL_TLS', 'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION']) {
+      if (this.set(name) && !BOOL_VALUES.includes(this.env[name] as string))
+        this.issue(name, 'must be true, false, 1 or 0');
+    }
+    if (['true', '1'].includes(this.env.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION ?? ''))
+      this.issue(
+        'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION',
+        'is not supported (the TypeScript SDK always verifies the server); set TEMPORAL_TLS_SERVER_NAME to the name in the certificate instead',
+      );
+  }
+
+  /** The profile as envconfig merges it; the file alone is read too, to tell where each value came from. */
+  loadProfile(): ClientConfigProfile {
+    let disableFile = false;
+    if (this.set('TEMPORAL_CONFIG_FILE') && !readable(this.env.TEMPORAL_CONFIG_FILE as string)) {
+      this.issue('TEMPORAL_CONFIG_FILE', 'must name a readable TOML file');
+      disableFile = true;
+    }
+    const options = {
+      overrideEnvVars: this.sdkEnv,
+      configFileStrict: true,
+      ...(this.set('TEMPORAL_PROFILE') ? { profile: this.env.TEMPORAL_PROFILE } : {}),
+    };
+    let profile: ClientConfigProfile = {};
+    try {
+      profile = loadClientConfigProfile({ ...options, disableFile });
+      if (!disableFile)
+        this.usedFile = Object.keys(loadClientConfigProfile({ ...options, disableEnv: true })).length > 0;
+    } catch (err) {
+      this.issues.push(loadIssue(err, this.fileVariable));
+    }
+    return profile;
+  }
+
+  /** The variable that set a value, else its key in the profile file. */
+  origin(variables: readonly string[], tomlKey: string): string {
+    return (
+      variables.find((name) => this.set(name)) ??
+      (this.usedFile ? `${this.fileVariable} [profile.${this.profileName}] ${tomlKey}` : variables[0])
+    );
+  }
+
+  private sourceOf(what: TlsFile, source: ConfigDataSource | undefined): string {
+    const base = what === 'ca' ? 'tls.server_ca_cert' : what === 'cert' ? 'tls.client_cert' : 'tls.client_key';
+    return this.origin(TLS_VARIABLES[what], `${base}_${source && 'data' in source ? 'data' : 'path'}`);
+  }
+
+  tlsSettings(t: ProfileTls): TemporalTlsSettings {
+    const tls: TemporalTlsSettings = {};
+    const sources: NonNullable<TemporalTlsSettings['sources']> = {};
+    const files: [TlsFile, ConfigDataSource | undefined][] = [
+      ['ca', t?.serverCACert],
+      ['cert', t?.clientCert],
+      ['key', t?.clientKey],
+    ];
+    for (const [what, source] of files) {
+      if (!source) continue;
+      sources[what] = this.sourceOf(what, source);
+      Object.assign(tls, this.tlsFile(what, source, sources[what]));
+    }
+    if (Boolean(t?.clientCert) !== Boolean(t?.clientKey))
+      this.issue(this.missingHalf(t), 'the mTLS client certificate and key must be set together');
+    if (t?.serverName) tls.serverName = t.serverName;
+    if (Object.keys(sources).length > 0) tls.sources = sources;
+    return tls;
+  }
+
+  /** A CA, certificate or key: a readable file's path, or PEM text. */
+  private tlsFile(what: TlsFile, source: ConfigDataSource, from: string): Partial<TemporalTlsSettings> {
+    if ('path' in source) {
+      if (!readable(source.path)) this.issue(from, 'must name a readable PEM file');
+      return { [`${what}Path`]: source.path };
+    }
+    const pem = typeof source.data === 'string' ? source.data : Buffer.from(source.data).toString('utf8');
+    if (!pem.includes('-----BEGIN ')) this.issue(from, 'must be PEM text (-----BEGIN …)');
+    return { [`${what}Data`]: pem };
+  }
+
+  /** The missing half of an mTLS pair, named in the family of the half that is there. */
+  private missingHalf(t: ProfileTls): string {
+    const present = t?.clientCert ? this.sourceOf('cert', t.clientCert) : this.sourceOf('key', t?.clientKey);
+    if (present.startsWith(this.fileVariable))
+      return `${this.fileVariable} [profile.${this.profileName}] ${t?.clientCert ? 'tls.client_key_path' : 'tls.client_cert_path'}`;
+    if (present.startsWith('TEMPORAL_TLS_CLIENT_'))
+      return t?.clientCert ? 'TEMPORAL_TLS_CLIENT_KEY_PATH' : 'TEMPORAL_TLS_CLIENT_CERT_PATH';
+    return t?.clientCert ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH';
+  }
+
+  checkProduction(disabled: boolean, tlsOn: boolean): void {
+    if (disabled)
+      this.issue(
+        this.origin(TLS_VARIABLES.disabled, 'tls.disabled'),
+        'must not be false in production (the Temporal connection must use TLS)',
+      );
+    else if (!tlsOn)
+      this.issue(
+        'TEMPORAL_TLS',
+        'production needs a protected Temporal connection: set TEMPORAL_TLS=true (TEMPORAL_TLS_CA_PATH for a private CA), TEMPORAL_TLS_CERT_PATH with TEMPORAL_TLS_KEY_PATH (mTLS), or TEMPORAL_API_KEY — or a TEMPORAL_CONFIG_FILE profile with a [tls] section or an api_key',
+      );
+  }
 }
