@@ -3,7 +3,7 @@
 // answer or its loss logged. The failure types themselves are chosen in ./failures.ts only.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
-import { NotFoundError, PaymentsApiError } from '../api';
+import { isDocumentedNotFound, NotFoundError, PaymentsApiError } from '../api';
 import { FailureTypes } from '../shared/failures';
 import { heartbeatWhile } from './heartbeat';
 import { toActivityFailure } from './failures';
@@ -16,8 +16,8 @@ export function attemptRequestId(suffix = ''): string {
 
 /** How a read's failure may still be an answer. */
 export interface ReadAbsence<A> {
-  /** The documented "not found" of this operation (src/api/not-found.ts): an answer, not a failure. */
-  when: (err: unknown) => boolean;
+  /** The lookup whose documented "not found" (src/api/not-found.ts) answers `answer`, not a failure. */
+  notFound: Parameters<typeof isDocumentedNotFound>[0];
   answer: A;
   /** The documented absence's words: any other 404 is the service's error, never absence. */
   otherNotFound?: string;
@@ -35,13 +35,9 @@ export async function read<T, A = never>(
   try {
     return await call();
   } catch (err) {
-    if (absence?.when(err)) return absence.answer;
+    if (absence && isDocumentedNotFound(absence.notFound, err)) return absence.answer;
     if (absence?.otherNotFound && err instanceof NotFoundError)
-      throw ApplicationFailure.create({
-        type: FailureTypes.ServiceError,
-        message: `${absence.otherNotFound}: ${err.message}`,
-        nonRetryable: true,
-      });
+      throw ApplicationFailure.nonRetryable(`${absence.otherNotFound}: ${err.message}`, FailureTypes.ServiceError);
     throw toActivityFailure(err, { moneyMoving: false, what });
   }
 }

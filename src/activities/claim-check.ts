@@ -12,6 +12,8 @@ import type { ClaimCheckStore } from '../claim-check/store';
 import { SecretUnavailableError } from '../claim-check/store';
 import { SECRET_UNAVAILABLE, type SecretPurpose } from '../shared/claim-check';
 import type { CardDetails } from '../shared/card-payment';
+import { FailureTypes } from '../shared/failures';
+import { toActivityFailure } from './failures';
 
 /**
  * When to keep the record after the call instead of deleting it (default: only on a lost answer).
@@ -34,6 +36,15 @@ export interface KeepSealed<T, S = unknown> {
 export const CARD_CVV_ONCE: KeepSealed<unknown, CardDetails> = {
   keptAfterError: ({ cvv: _cvv, ...withoutCvv }) => withoutCvv,
   usable: (card) => typeof card.cvv === 'string' && card.cvv.length > 0,
+};
+
+/**
+ * Kept for a resend after any unclear failure (a lost answer, or a call that failed before it was
+ * sent): D1 and POS F3 may be sent again once a requery proved the first never arrived.
+ */
+export const keptForResend = (err: unknown): boolean => {
+  const type = toActivityFailure(err, { moneyMoving: true, what: 'resend' }).type;
+  return type === FailureTypes.OutcomeUnknown || type === FailureTypes.Transient;
 };
 
 export async function withSealed<S, T>(
@@ -77,7 +88,7 @@ async function openSealed<S>(
 }
 
 const secretUnavailable = (err: SecretUnavailableError) =>
-  ApplicationFailure.create({ type: SECRET_UNAVAILABLE, message: err.message, nonRetryable: true });
+  ApplicationFailure.nonRetryable(err.message, SECRET_UNAVAILABLE);
 
 /**
  * Seals the kept part again under the same handle. When that cannot be done (the record is gone,

@@ -6,15 +6,9 @@
 // The BVN (D1) and the OTP (D2) arrive as claim-check handles and are redeemed here with
 // withSealed, right before the call; nothing here logs a request body.
 import { ApplicationFailure } from '@temporalio/activity';
-import {
-  BadRequestError,
-  DependencyFailedError,
-  isDocumentedNotFound,
-  type MandateCreateRequest,
-  type PaymentsApiError,
-} from '../api';
+import { BadRequestError, DependencyFailedError, type MandateCreateRequest, type PaymentsApiError } from '../api';
 import type { ActivityDeps } from './deps';
-import { withSealed } from './claim-check';
+import { keptForResend, withSealed } from './claim-check';
 import { bindActivities } from './bind';
 import { read } from './calls';
 import { heartbeatWhile } from './heartbeat';
@@ -85,25 +79,12 @@ const snapshot = (rec: MandateRecord): MandateSnapshot => ({
   totalDebited: rec.total_debited ?? 0,
 });
 
-/**
- * D1 may be sent a second time when D5 proved the first never created the mandate: the sealed BVN
- * is kept after any unclear failure (a lost answer, or a call that failed before it was sent).
- */
-const keepBvnForResend = (err: unknown): boolean => {
-  const type = toActivityFailure(err, { moneyMoving: true, what: 'create mandate' }).type;
-  return type === 'OutcomeUnknown' || type === 'Transient';
-};
-
 type MandateDeps = Pick<ActivityDeps, 'api' | 'logger' | 'claimCheck'>;
 
 /** D2 and D6 answer 424 when the session is invalid or expired: a new OTP needs a new mandate. */
 function sessionExpired(err: unknown, what: string): ApplicationFailure {
   if (!(err instanceof DependencyFailedError)) return toActivityFailure(err, { moneyMoving: false, what });
-  return ApplicationFailure.create({
-    type: 'SessionExpired',
-    message: 'Invalid or expired session.',
-    nonRetryable: true,
-  });
+  return ApplicationFailure.nonRetryable('Invalid or expired session.', 'SessionExpired');
 }
 
 /** D1's request, with the BVN redeemed from its handle. */
@@ -140,22 +121,18 @@ function createRequest(input: MandateInput, bvn: string): MandateCreateRequest {
 }
 
 /**
- * D1 with the sealed BVN (the workflow refuses an input without one). Our mandateRef is the
+ * D1 with the sealed BVN (the workflow refuses an input without one; kept after an unclear failure,
+ * for a resend once D5 proved the first never created the mandate). Our mandateRef is the
  * transaction_reference, so an unanswered call can be looked up. Heartbeats while the call is open
  * (the workflow gives it a short heartbeat timeout).
  */
 async function createMandate({ api, logger, claimCheck }: MandateDeps, input: MandateInput): Promise<CreatedMandate> {
   try {
     const create = (bvn: string) => api.mandates.create(createRequest(input, bvn));
-    const send = () =>
-      withSealed(claimCheck, input.customer.bvnHandle, 'bvn', create, { afterError: keepBvnForResend });
+    const send = () => withSealed(claimCheck, input.customer.bvnHandle, 'bvn', create, { afterError: keptForResend });
     const res = await heartbeatWhile(send, { call: 'D1' });
     if (!res.data.session_token)
-      throw ApplicationFailure.create({
-        type: 'ServiceError',
-        message: 'create mandate: the service returned no session_token',
-        nonRetryable: true,
-      });
+      throw ApplicationFailure.nonRetryable('create mandate: the service returned no session_token', 'ServiceError');
     logger.info({ mandateRef: input.mandateRef, mandateId: res.data.mandate_id }, 'mandate created');
     return { mandateId: String(res.data.mandate_id), sessionToken: res.data.session_token };
   } catch (err) {
@@ -209,11 +186,7 @@ async function debitMandate({ api, logger }: MandateDeps, req: MandateDebitReque
     return { status: debitAnswerStatus(serviceStatus), serviceStatus, ...amount };
   } catch (err) {
     if (err instanceof BadRequestError && isDuplicateReference(err)) {
-      throw ApplicationFailure.create({
-        type: 'DuplicateReference',
-        message: `debit ${req.reference}: ${err.message}`,
-        nonRetryable: true,
-      });
+      throw ApplicationFailure.nonRetryable(`debit ${req.reference}: ${err.message}`, 'DuplicateReference');
     }
     throw toActivityFailure(err, { moneyMoving: true, what: `debit ${req.reference}` });
   }
@@ -239,7 +212,7 @@ function cancelMandate(
 }
 
 /** D5's documented "no such mandate" (src/api/not-found.ts) is an answer; any other 404 is an error. */
-const noMandate = { when: (err: unknown) => isDocumentedNotFound('mandateByReference', err), answer: undefined };
+const noMandate = { notFound: 'mandateByReference' as const, answer: undefined };
 
 /** D5 by mandate_id: the service's view of status, balance and total_debited. */
 function getMandate({ api }: MandateDeps, mandateId: string): Promise<MandateSnapshot | undefined> {

@@ -97,11 +97,10 @@ async function announceSending(ctx: Context): Promise<void> {
       .signal(posRemoteCreateSendingSignal, { activityId: ctx.info.activityId, attempt: ctx.info.attempt });
   } catch (err) {
     // Not announced: not sent either.
-    throw ApplicationFailure.create({
-      type: FailureTypes.Transient,
-      message: `E1 not sent: the sending mark could not be recorded (${err instanceof Error ? err.message : String(err)})`,
-      nonRetryable: true,
-    });
+    throw ApplicationFailure.nonRetryable(
+      `E1 not sent: the sending mark could not be recorded (${err instanceof Error ? err.message : String(err)})`,
+      FailureTypes.Transient,
+    );
   }
 }
 
@@ -141,11 +140,7 @@ async function posTerminalLockAcquire(
   const ctx = Context.current();
   const wf = ctx.info.workflowExecution;
   if (!wf)
-    throw ApplicationFailure.create({
-      type: FailureTypes.InvalidRequest,
-      message: 'the terminal lock is taken by a workflow',
-      nonRetryable: true,
-    });
+    throw ApplicationFailure.nonRetryable('the terminal lock is taken by a workflow', FailureTypes.InvalidRequest);
   const args: PosTerminalLockInput = {
     terminal_id: input.terminal_id,
     ...(input.checkIntervalMs ? { checkIntervalMs: input.checkIntervalMs } : {}),
@@ -326,7 +321,7 @@ function posRemoteRequeryOnce(
 ): Promise<PosRemotePollOutcome | { status: 'pending'; polls: number; attempt: number }> {
   const { attempt } = Context.current().info;
   const expired = { status: 'expired' as const, polls: 1, attempt };
-  const absent = { when: (err: unknown) => isDocumentedNotFound('posRemoteRequery', err), answer: expired };
+  const absent = { notFound: 'posRemoteRequery' as const, answer: expired };
   return read(
     'E2 requery remote request',
     async () => {

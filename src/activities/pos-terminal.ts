@@ -10,10 +10,10 @@
 // data. Nothing here logs a request or response body: only references, attempts and outcomes.
 import { Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
-import { isDocumentedNotFound, type PaymentsClient, type PosTerminalTransaction } from '../api';
+import { type PaymentsClient, type PosTerminalTransaction } from '../api';
 import type { ClaimCheckStore } from '../claim-check/store';
 import type { ActivityDeps } from './deps';
-import { withSealed } from './claim-check';
+import { keptForResend, withSealed } from './claim-check';
 import { bindActivities } from './bind';
 import { attemptRequestId, read, sendOnce } from './calls';
 import {
@@ -26,8 +26,6 @@ import {
   type PosRequeryOutcome,
   type PosTransactionRecord,
 } from '../shared/pos-terminal';
-import { FailureTypes } from '../shared/failures';
-import { toActivityFailure } from './failures';
 
 /** The parts of F3/F4's transaction the flow keeps: no card data beyond the masked PAN. */
 export function toPosTransactionRecord(t: PosTerminalTransaction): PosTransactionRecord {
@@ -49,16 +47,6 @@ export function toPosTransactionRecord(t: PosTerminalTransaction): PosTransactio
     transaction_type: t.transaction_type ?? undefined,
   };
 }
-
-/**
- * F3 may be sent again only after F4 proved the attempt never arrived, which follows a lost answer
- * (or a call that failed before it was sent) or a 91/96: the sealed card read is kept for that
- * resend then. A refusal or a final answer deletes it.
- */
-const keepCardAfterError = (err: unknown): boolean => {
-  const type = toActivityFailure(err, { moneyMoving: true, what: 'F3' }).type;
-  return type === FailureTypes.OutcomeUnknown || type === FailureTypes.Transient;
-};
 
 interface PosTerminalDeps {
   api: PaymentsClient;
@@ -86,10 +74,11 @@ async function posTerminalInitiateTransaction(
       sealed.handle,
       'pos-card',
       (card: PosSealedCardData) => api.posTerminal.initiate({ ...fields, ...card }, call),
+      // Kept for a resend that F4 may prove safe: after a 91/96 answer, or an unclear failure.
       {
         afterAnswer: (r) =>
           classifyPosCode(r.data.response_code, r.data.response_message ?? undefined).outcome === 'unknown',
-        afterError: keepCardAfterError,
+        afterError: keptForResend,
       },
     );
   };
@@ -115,7 +104,7 @@ function posTerminalRequeryTransaction(
   req: { merchant_ref: string },
 ): Promise<PosRequeryOutcome> {
   const absent = {
-    when: (err: unknown) => isDocumentedNotFound('posTerminalRequery', err),
+    notFound: 'posTerminalRequery' as const,
     answer: { found: false as const },
     otherNotFound: 'F4 404 that is not the documented "transaction unknown"',
   };

@@ -11,7 +11,7 @@
 //   3. The other direction: our flows that say success and started in the window, and the
 //      mandate debits our mandate flows record as success in it, must be listed by the service; a
 //      reference the window did not list is looked up by reference before it is called missing.
-//      (Our side is read in ./reconciliation-our-side.ts, the window's steps in ./reconciliation-window.ts.)
+//      (The window's steps, and our side's reading, are in ./reconciliation-window.ts.)
 //   4. Each finding is recorded as a mark (a small workflow with ReconciliationStatus), and a
 //      reference marked before that now agrees is marked `resolved`.
 //
@@ -24,8 +24,7 @@ import { bindActivities } from './bind';
 import { heartbeatWhile } from './heartbeat';
 import { toActivityFailure } from './failures';
 import { isWithinOneMonth, type ReconcileWindowInput, type WindowSummary } from '../shared/reconciliation';
-import { quote } from './reconciliation-our-side';
-import { WindowReconciliation } from './reconciliation-window';
+import { WindowReconciliation, quote } from './reconciliation-window';
 
 /** Attempts of one A6 page inside the activity (then the activity fails and Temporal retries the window). */
 export const PAGE_ATTEMPTS = 3;
@@ -36,8 +35,6 @@ export interface ReconciliationActivityOptions {
 }
 
 type ReconciliationDeps = ActivityDeps & { pageRetryDelayMs: number };
-
-const refused = (type: string, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
 
 /** A6, one page, retried here on transient failures (5xx, connection, timeout); refusals are not retried. */
 async function readPage(
@@ -64,16 +61,20 @@ async function reconcileWindow(deps: ReconciliationDeps, input: ReconcileWindowI
   const label = `${input.start}..${input.end}`;
   // The service refuses wider windows (400); never send one.
   if (!isWithinOneMonth({ start: input.start, end: input.end }))
-    throw refused(
-      'InvalidWindow',
+    throw ApplicationFailure.nonRetryable(
       `window ${label} is not within one month (end must be before the same day next month)`,
+      'InvalidWindow',
     );
   const taskQueue = quote(Context.current().info.taskQueue);
-  if (!taskQueue) throw refused('InvalidTaskQueue', 'the task queue name cannot be used in a visibility query');
+  if (!taskQueue)
+    throw ApplicationFailure.nonRetryable(
+      'the task queue name cannot be used in a visibility query',
+      'InvalidTaskQueue',
+    );
   if (!deps.temporal)
-    throw refused(
-      'NoTemporalClient',
+    throw ApplicationFailure.nonRetryable(
       'reconciliation needs a Temporal client in the activity deps (ActivityDeps.temporal) to read our flows',
+      'NoTemporalClient',
     );
   const readers = {
     readPage: (req: TransactionQueryRequest, what: string) => readPage(deps, req, what),

@@ -1,7 +1,7 @@
 // Verify, the verdict on one reference: the read every payment flow (and the card activities right
 // after a Success answer) asks. Its own module, so card-payment and payment-common need not import
 // each other.
-import { isDocumentedNotFound, type PaymentsClient } from '../api';
+import type { PaymentsClient } from '../api';
 import type { TransactionLookup, VerifiedStatus } from '../shared/payment-common';
 import { read } from './calls';
 
@@ -12,7 +12,7 @@ export async function lookupTransaction(
 ): Promise<TransactionLookup> {
   // Only the documented not-found is absence; any other 400 (or 404) is an error, never "not received".
   const absent = {
-    when: (err: unknown) => isDocumentedNotFound('verifyTransaction', err),
+    notFound: 'verifyTransaction' as const,
     answer: { found: false as const },
   };
   return read(

@@ -24,11 +24,7 @@ export function createUssdPaymentActivities({ api, logger }: ActivityDeps) {
         const { data } = await heartbeatWhile(api.direct.initiateUssd(req));
         const code = data.ussd_details?.ussd_reference;
         if (!code)
-          throw ApplicationFailure.create({
-            type: 'OutcomeUnknown',
-            message: 'B5 answered without ussd_details.ussd_reference',
-            nonRetryable: true,
-          });
+          throw ApplicationFailure.nonRetryable('B5 answered without ussd_details.ussd_reference', 'OutcomeUnknown');
         logger.info({ transactionRef: input.transactionRef }, 'USSD code issued');
         return { ussdCode: code, expiresAt: data.ussd_details?.expiresAt ?? undefined };
       }),

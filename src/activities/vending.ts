@@ -7,7 +7,7 @@
 // (H4) before any new attempt. A 200 is not a success: the workflow reads the record's status.
 import { Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
-import { isDocumentedNotFound, type ElectricityProvider, type PaymentsClient, type VendingTransaction } from '../api';
+import { type ElectricityProvider, type PaymentsClient, type VendingTransaction } from '../api';
 import type { ActivityDeps } from './deps';
 import { bindActivities } from './bind';
 import { attemptRequestId, read, sendOnce } from './calls';
@@ -132,7 +132,7 @@ function vendPurchase(
 /** H4 by reference. Not found (404, or no matching row) is an answer, not a failure. */
 function vendFindByReference({ api }: VendingDeps, req: { reference: string }): Promise<VendCheckOutcome> {
   const absent = {
-    when: (err: unknown) => isDocumentedNotFound('vendingByReference', err),
+    notFound: 'vendingByReference' as const,
     answer: { found: false as const },
     otherNotFound: 'H4 404 that is not the documented "transaction not found"',
   };

@@ -79,11 +79,10 @@ function store(deps: ActivityDeps): VirtualAccountCreditStore {
 function deliveryRunId(): string {
   const run = Context.current().info.workflowExecution;
   if (!run)
-    throw ApplicationFailure.create({
-      type: 'InvalidRequest',
-      message: 'virtual-account credit activities run only inside the credit workflow',
-      nonRetryable: true,
-    });
+    throw ApplicationFailure.nonRetryable(
+      'virtual-account credit activities run only inside the credit workflow',
+      'InvalidRequest',
+    );
   return `${run.workflowId}/${run.runId}`;
 }
 
