@@ -61,7 +61,9 @@ let codecPort = 0;
 let codecOutput = '';
 
 (skip ? describe.skip : describe)("docker-compose's Web UI decodes without a login", () => {
-  beforeAll(async () => {
+  let setUp: Promise<void> | undefined;
+  beforeAll(() => (setUp = setUpStack()), 600_000);
+  async function setUpStack(): Promise<void> {
     const [port, uiPort] = await Promise.all([freePort(), freePort(), ensureBuilt()]);
     codecPort = port;
     // The endpoint the browser calls, as compose gives it to the UI, on this run's codec port.
@@ -93,9 +95,11 @@ let codecOutput = '';
     });
     client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 });
-  }, 600_000);
+  }
 
   afterAll(async () => {
+    // A set-up still running (its hook timed out) would start processes after this: wait for it first.
+    await setUp?.catch(() => undefined);
     await browser?.close().catch(() => undefined);
     await client?.connection.close();
     codec?.kill('SIGTERM');

@@ -51,7 +51,7 @@ import { startFastDrainServer } from './fast-drain-server';
 
 jest.setTimeout(180_000);
 
-const { EventType, PendingActivityState } = temporal.api.enums.v1;
+const { EventType, PendingActivityState, WorkflowTaskFailedCause } = temporal.api.enums.v1;
 const VEND_PATH = '^/vending/utilities/electricity$';
 const POS_COMPLETE_AFTER_MS = 60_000;
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
@@ -114,7 +114,10 @@ function worker(buildId: string, distDir?: string, extra: Record<string, string>
   return w;
 }
 
+let setUp: Promise<void> | undefined;
 afterAll(async () => {
+  // A set-up still running (its hook timed out) would start the server after this: wait for it first.
+  await setUp?.catch(() => undefined);
   await Promise.all(workers.map((w) => stopWorkerProcess(w, 5_000)));
   await services?.stop();
   server?.kill('SIGTERM');
@@ -124,7 +127,8 @@ afterAll(async () => {
 let v2Bundle: WorkflowBundleWithSourceMap;
 let unpatchedBundle: WorkflowBundleWithSourceMap;
 // Set-up that a warm CI run has cached (dist/, the two bundles on disk): the server and the sandbox.
-beforeAll(async () => {
+beforeAll(() => (setUp = setUpStack()), 600_000);
+async function setUpStack(): Promise<void> {
   [v2Bundle, unpatchedBundle] = await Promise.all([
     versionBundle('v2-workflows'),
     versionBundle('v2-unpatched-workflows'),
@@ -138,7 +142,7 @@ beforeAll(async () => {
     sandbox: { posRemoteCompleteAfterMs: POS_COMPLETE_AFTER_MS },
   });
   admin = new SandboxAdmin(services.sandboxUrl!);
-}, 600_000);
+}
 
 const buildIdsOfTasks = async (h: WorkflowHandle) =>
   ((await h.fetchHistory()).events ?? [])
@@ -146,6 +150,15 @@ const buildIdsOfTasks = async (h: WorkflowHandle) =>
     .map((e) => e.workflowTaskCompletedEventAttributes?.deploymentVersion?.buildId ?? '');
 const eventsOf = async (h: WorkflowHandle, type: temporal.api.enums.v1.EventType) =>
   ((await h.fetchHistory()).events ?? []).filter((e) => e.eventType === type);
+/**
+ * The flow's failed workflow tasks, but for UnhandledCommand: the server's "new events arrived while
+ * the task completed, run it again" (a signal or Update racing the task), which is no code's failure.
+ */
+const failedTasksOf = async (h: WorkflowHandle) =>
+  (await eventsOf(h, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED))
+    .map((e) => e.workflowTaskFailedEventAttributes)
+    .filter((a) => a?.cause !== WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND)
+    .map((a) => `${h.workflowId}: ${a?.failure?.message}`);
 /** The ids of the patches the flow's code took (its core_patch markers). */
 const patchIdsOf = async (h: WorkflowHandle) =>
   (await eventsOf(h, EventType.EVENT_TYPE_MARKER_RECORDED))
@@ -317,7 +330,7 @@ it('version 2 ships with flows in flight: pinned flows finish on 1, the mandate 
   // Nothing stuck, nothing paid twice.
   expect(await stuckFlows(client, [taskQueue], new Date(startedAt - 60_000))).toEqual([]);
   for (const h of [cardHandle, oldVend, newVend, oldMandate, newMandate, posRemote])
-    expect(await eventsOf(h, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)).toHaveLength(0);
+    expect(await failedTasksOf(h)).toEqual([]);
   expect(await admin.ledger({ reference: card.transactionRef })).toHaveLength(1);
   expect(await admin.ledger({ reference: oldVendResult.reference!, kind: 'vend' })).toHaveLength(1);
   expect(await admin.ledger({ reference: newVendResult.reference!, kind: 'vend' })).toHaveLength(1);
