@@ -1,5 +1,5 @@
 // A POS remote request's terminal lock (posTerminalLockWorkflow) is started by an activity that, under
-// the task-queue layout (docs/deployment.md, "Task queues"), runs on the reads queue. The lock is a
+// the split task-queue layout (docs/deployment.md, "Task queues"), runs on the reads queue. The lock is a
 // workflow: it must start on the deployment's main queue, where workflow tasks are polled. Started on
 // the activity's own queue it never ran, and every remote request waited at `locking` (found by the
 // cluster chaos run, docs/cluster.md).
@@ -11,7 +11,8 @@ import { quietLogger, testConfig, useServices } from '../support/stack';
 import { eventually } from '../support/polling';
 import { shortRef } from './sandbox';
 
-const config = testConfig();
+// The split layout, where that activity runs on the reads queue (the default single queue has none).
+const config = testConfig({ WORKER_TASK_QUEUE_LAYOUT: 'split' });
 // The payer never pays here: the request stays pending while the test looks at its lock.
 const env = useServices(config, quietLogger(), { sandbox: { posRemoteCompleteAfterMs: 600_000 } });
 
