@@ -267,149 +267,134 @@ export const envSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
-    const host = new URL(env.PAYMENTS_BASE_URL).hostname;
-    const productionHosts = env.PAYMENTS_PRODUCTION_HOSTS.split(',')
-      .map((h) => h.trim())
-      .filter(Boolean);
-    const onProductionHost = productionHosts.includes(host);
-    const sandboxKey = env.PAYMENTS_SECRET_KEY.startsWith(env.PAYMENTS_SANDBOX_KEY_PREFIX);
-    if (onProductionHost && env.PAYMENTS_ENVIRONMENT !== 'production') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['PAYMENTS_ENVIRONMENT'],
-        message: `must be "production" when PAYMENTS_BASE_URL points at the production host ${host}`,
-      });
-    }
-    if (env.PAYMENTS_ENVIRONMENT === 'production') {
-      if (sandboxKey) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['PAYMENTS_SECRET_KEY'],
-          message: `a sandbox key (prefix ${env.PAYMENTS_SANDBOX_KEY_PREFIX}) is refused on the production host`,
-        });
-      }
-    } else if (!sandboxKey) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['PAYMENTS_SECRET_KEY'],
-        message: `a live key is refused on the test host: test keys start with ${env.PAYMENTS_SANDBOX_KEY_PREFIX}`,
-      });
-    }
-    // The Temporal connection's rules (TLS files, mTLS pairs, production needs TLS or an API key) are checked
-    // on the resolved profile by resolveTemporalConnection (loadConfig), which names the variable or profile key.
-    if (productionModeOf(env)) {
-      // Production refuses every embedded development secret (DEV_SECRET_VARIABLES) ...
-      const parsed = env as unknown as Record<string, unknown>;
-      const embedded = EMBEDDED_DEFAULTS as Readonly<Record<string, string | undefined>>;
-      const refused = new Set<string>();
-      for (const [variable, name] of Object.entries(DEV_SECRET_VARIABLES)) {
-        const devValue = embedded[name];
-        if (devValue !== undefined && isEmbeddedValue(parsed[variable], devValue)) {
-          refused.add(variable);
-          ctx.addIssue({
-            code: 'custom',
-            path: [variable],
-            message: 'the embedded development value is refused in production (set your own)',
-          });
-        }
-      }
-      // ... the sandbox, plaintext HTTP to the payments service ...
-      if (env.SANDBOX_ENABLED === true) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['SANDBOX_ENABLED'],
-          message: 'must not be true in production (the sandbox accepts test cards and has an admin API)',
-        });
-      }
-      if (new URL(env.PAYMENTS_BASE_URL).protocol !== 'https:') {
-        ctx.addIssue({ code: 'custom', path: ['PAYMENTS_BASE_URL'], message: 'must be an https:// URL in production' });
-      }
-      // ... a short codec token, a missing CODEC_CORS_ORIGINS or RETURN_LINK_KEY (src/config/production-guards.ts) ...
-      for (const issue of productionGuardIssues(env)) {
-        // One refusal per variable: a development value is refused already, whatever its length.
-        if (!refused.has(issue.variable))
-          ctx.addIssue({ code: 'custom', path: [issue.variable], message: issue.message });
-      }
-      // ... and an unprotected Temporal connection (checked by resolveTemporalConnection in loadConfig).
-    }
-    if (env.NOTIFY_URL && !env.NOTIFY_SECRET) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['NOTIFY_SECRET'],
-        message: 'is required when NOTIFY_URL is set (every event is signed)',
-      });
-    }
-    if (env.NOTIFY_URL && productionModeOf(env) && !env.NOTIFY_URL.startsWith('https://')) {
-      ctx.addIssue({ code: 'custom', path: ['NOTIFY_URL'], message: 'must be an https:// URL in production' });
-    }
-    for (const variable of ['NOTIFY_URL', 'VA_CREDIT_NOTIFY_URL'] as const) {
-      const url = env[variable];
-      if (
-        url &&
-        env.NOTIFY_ALLOWED_HOSTS &&
-        !hostList(env.NOTIFY_ALLOWED_HOSTS).includes(hostList(new URL(url).hostname)[0]!)
-      )
-        ctx.addIssue({ code: 'custom', path: [variable], message: 'must name a host of NOTIFY_ALLOWED_HOSTS' });
-    }
-    if (env.VA_CREDIT_NOTIFY_URL && !env.NOTIFY_SECRET) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['NOTIFY_SECRET'],
-        message: 'is required when VA_CREDIT_NOTIFY_URL is set (every event is signed)',
-      });
-    }
-    if (env.VA_CREDIT_NOTIFY_URL && productionModeOf(env) && !env.VA_CREDIT_NOTIFY_URL.startsWith('https://')) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['VA_CREDIT_NOTIFY_URL'],
-        message: 'must be an https:// URL in production',
-      });
-    }
-    if (env.VA_CREDIT_CALLBACK_URL && !env.VA_CREDIT_CALLBACK_SECRET) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['VA_CREDIT_CALLBACK_SECRET'],
-        message: 'is required when VA_CREDIT_CALLBACK_URL is set (every hand-over is signed)',
-      });
-    }
-    if (env.VA_CREDIT_CALLBACK_URL && productionModeOf(env) && !env.VA_CREDIT_CALLBACK_URL.startsWith('https://')) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['VA_CREDIT_CALLBACK_URL'],
-        message: 'must be an https:// URL in production',
-      });
-    }
-    if (env.CLAIM_CHECK_KEY_ID && !env.CLAIM_CHECK_KEYS.some((k) => k.id === env.CLAIM_CHECK_KEY_ID)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['CLAIM_CHECK_KEY_ID'],
-        message: 'must name one of the keys in CLAIM_CHECK_KEYS',
-      });
-    }
-    // One key must never serve both purposes: a leaked codec key must not open sealed card data.
-    if (env.CLAIM_CHECK_KEYS.some((c) => env.PAYLOAD_ENCRYPTION_KEYS.some((p) => p.key.equals(c.key)))) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['CLAIM_CHECK_KEYS'],
-        message: 'must not reuse a key of PAYLOAD_ENCRYPTION_KEYS',
-      });
-    }
-    for (const issue of [...workerTuningIssues(env), ...taskQueuesIssues(env), ...codecAuthIssues(env)]) {
+    for (const issue of environmentIssues(env))
       ctx.addIssue({ code: 'custom', path: [issue.variable], message: issue.message });
-    }
-    if (
-      env.PAYLOAD_ENCRYPTION_KEY_ID &&
-      !env.PAYLOAD_ENCRYPTION_KEYS.some((k) => k.id === env.PAYLOAD_ENCRYPTION_KEY_ID)
-    ) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['PAYLOAD_ENCRYPTION_KEY_ID'],
-        message: 'must name one of the keys in PAYLOAD_ENCRYPTION_KEYS',
-      });
-    }
   });
 
 export type Env = z.output<typeof envSchema>;
+
+type EnvIssue = { variable: string; message: string };
+
+/**
+ * The rules between variables, in the order they are reported. The Temporal connection's rules (TLS
+ * files, mTLS pairs, production needs TLS or an API key) are checked on the resolved profile by
+ * resolveTemporalConnection (loadConfig), which names the variable or profile key.
+ */
+function environmentIssues(env: Env): EnvIssue[] {
+  return [
+    ...paymentsServiceIssues(env),
+    ...(productionModeOf(env) ? productionIssues(env) : []),
+    ...signedTargetIssues(env, 'NOTIFY_URL', 'NOTIFY_SECRET', 'every event is signed'),
+    ...(['NOTIFY_URL', 'VA_CREDIT_NOTIFY_URL'] as const)
+      .filter((variable) => {
+        const url = env[variable];
+        return (
+          url &&
+          env.NOTIFY_ALLOWED_HOSTS &&
+          !hostList(env.NOTIFY_ALLOWED_HOSTS).includes(hostList(new URL(url).hostname)[0]!)
+        );
+      })
+      .map((variable) => ({ variable, message: 'must name a host of NOTIFY_ALLOWED_HOSTS' })),
+    ...signedTargetIssues(env, 'VA_CREDIT_NOTIFY_URL', 'NOTIFY_SECRET', 'every event is signed'),
+    ...signedTargetIssues(env, 'VA_CREDIT_CALLBACK_URL', 'VA_CREDIT_CALLBACK_SECRET', 'every hand-over is signed'),
+    ...keyIssues(env),
+  ];
+}
+
+/** The payments service's host and key agree with PAYMENTS_ENVIRONMENT. */
+function paymentsServiceIssues(env: Env): EnvIssue[] {
+  const issues: EnvIssue[] = [];
+  const host = new URL(env.PAYMENTS_BASE_URL).hostname;
+  const productionHosts = env.PAYMENTS_PRODUCTION_HOSTS.split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
+  const sandboxKey = env.PAYMENTS_SECRET_KEY.startsWith(env.PAYMENTS_SANDBOX_KEY_PREFIX);
+  if (productionHosts.includes(host) && env.PAYMENTS_ENVIRONMENT !== 'production')
+    issues.push({
+      variable: 'PAYMENTS_ENVIRONMENT',
+      message: `must be "production" when PAYMENTS_BASE_URL points at the production host ${host}`,
+    });
+  if (env.PAYMENTS_ENVIRONMENT === 'production' && sandboxKey)
+    issues.push({
+      variable: 'PAYMENTS_SECRET_KEY',
+      message: `a sandbox key (prefix ${env.PAYMENTS_SANDBOX_KEY_PREFIX}) is refused on the production host`,
+    });
+  if (env.PAYMENTS_ENVIRONMENT !== 'production' && !sandboxKey)
+    issues.push({
+      variable: 'PAYMENTS_SECRET_KEY',
+      message: `a live key is refused on the test host: test keys start with ${env.PAYMENTS_SANDBOX_KEY_PREFIX}`,
+    });
+  return issues;
+}
+
+/**
+ * Production refuses every embedded development secret (DEV_SECRET_VARIABLES), the sandbox,
+ * plaintext HTTP to the payments service, and a short codec token, a missing CODEC_CORS_ORIGINS or
+ * RETURN_LINK_KEY (src/config/production-guards.ts); an unprotected Temporal connection is
+ * refused by resolveTemporalConnection in loadConfig.
+ */
+function productionIssues(env: Env): EnvIssue[] {
+  const parsed = env as unknown as Record<string, unknown>;
+  const embedded = EMBEDDED_DEFAULTS as Readonly<Record<string, string | undefined>>;
+  const refused = Object.entries(DEV_SECRET_VARIABLES)
+    .filter(([variable, name]) => embedded[name] !== undefined && isEmbeddedValue(parsed[variable], embedded[name]))
+    .map(([variable]) => variable);
+  return [
+    ...refused.map((variable) => ({
+      variable,
+      message: 'the embedded development value is refused in production (set your own)',
+    })),
+    ...(env.SANDBOX_ENABLED === true
+      ? [
+          {
+            variable: 'SANDBOX_ENABLED',
+            message: 'must not be true in production (the sandbox accepts test cards and has an admin API)',
+          },
+        ]
+      : []),
+    ...(new URL(env.PAYMENTS_BASE_URL).protocol !== 'https:'
+      ? [{ variable: 'PAYMENTS_BASE_URL', message: 'must be an https:// URL in production' }]
+      : []),
+    // One refusal per variable: a development value is refused already, whatever its length.
+    ...productionGuardIssues(env).filter((issue) => !refused.includes(issue.variable)),
+  ];
+}
+
+/** A URL we send signed events to needs its secret, and https in production. */
+function signedTargetIssues(
+  env: Env,
+  urlVariable: 'NOTIFY_URL' | 'VA_CREDIT_NOTIFY_URL' | 'VA_CREDIT_CALLBACK_URL',
+  secretVariable: 'NOTIFY_SECRET' | 'VA_CREDIT_CALLBACK_SECRET',
+  why: string,
+): EnvIssue[] {
+  const url = env[urlVariable];
+  if (!url) return [];
+  return [
+    ...(env[secretVariable]
+      ? []
+      : [{ variable: secretVariable, message: `is required when ${urlVariable} is set (${why})` }]),
+    ...(productionModeOf(env) && !url.startsWith('https://')
+      ? [{ variable: urlVariable, message: 'must be an https:// URL in production' }]
+      : []),
+  ];
+}
+
+/** Key ids name a listed key, one key never serves both purposes, and the tuning, queue and codec rules. */
+function keyIssues(env: Env): EnvIssue[] {
+  const issues: EnvIssue[] = [];
+  if (env.CLAIM_CHECK_KEY_ID && !env.CLAIM_CHECK_KEYS.some((k) => k.id === env.CLAIM_CHECK_KEY_ID))
+    issues.push({ variable: 'CLAIM_CHECK_KEY_ID', message: 'must name one of the keys in CLAIM_CHECK_KEYS' });
+  // A leaked codec key must not open sealed card data.
+  if (env.CLAIM_CHECK_KEYS.some((c) => env.PAYLOAD_ENCRYPTION_KEYS.some((p) => p.key.equals(c.key))))
+    issues.push({ variable: 'CLAIM_CHECK_KEYS', message: 'must not reuse a key of PAYLOAD_ENCRYPTION_KEYS' });
+  issues.push(...workerTuningIssues(env), ...taskQueuesIssues(env), ...codecAuthIssues(env));
+  if (env.PAYLOAD_ENCRYPTION_KEY_ID && !env.PAYLOAD_ENCRYPTION_KEYS.some((k) => k.id === env.PAYLOAD_ENCRYPTION_KEY_ID))
+    issues.push({
+      variable: 'PAYLOAD_ENCRYPTION_KEY_ID',
+      message: 'must name one of the keys in PAYLOAD_ENCRYPTION_KEYS',
+    });
+  return issues;
+}
 
 /**
  * Production-mode rules on variables the schema does not hold: every `*WEBHOOK*_URL` in the
