@@ -68,11 +68,10 @@ export function createPosRefundActivities(deps: Pick<ActivityDeps, 'logger'>) {
             { originalMerchantRef: req.original_merchant_ref, ledgerWorkflowId: req.ledgerWorkflowId },
             'POS refund ledger has ended; refund refused',
           );
-          throw ApplicationFailure.create({
-            type: REFUND_LEDGER_CLOSED,
-            message: `the refund ledger of sale ${req.original_merchant_ref} (${req.ledgerWorkflowId}) has ended: its running total cannot be trusted, so no refund is sent; check the sale's refunds and restore the ledger`,
-            nonRetryable: true,
-          });
+          throw ApplicationFailure.nonRetryable(
+            `the refund ledger of sale ${req.original_merchant_ref} (${req.ledgerWorkflowId}) has ended: its running total cannot be trusted, so no refund is sent; check the sale's refunds and restore the ledger`,
+            REFUND_LEDGER_CLOSED,
+          );
         }
         // Already started but running: another refund's signalWithStart won a race the server did
         // not serialise (the time-skipping test server answers such a race with AlreadyStarted);
@@ -100,7 +99,7 @@ export function createPosRefundActivities(deps: Pick<ActivityDeps, 'logger'>) {
             { merchantRef: req.merchant_ref, originalMerchantRef: req.original_merchant_ref },
             'POS refund reservation refused',
           );
-          throw ApplicationFailure.create({ type: REFUND_OVER_REMAINING, message: why, nonRetryable: true });
+          throw ApplicationFailure.nonRetryable(why, REFUND_OVER_REMAINING);
         }
         throw err;
       }

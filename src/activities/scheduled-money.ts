@@ -35,18 +35,13 @@ export function createScheduledMoneyActivities(deps: ActivityDeps) {
           });
       } catch (err) {
         if (err instanceof WorkflowUpdateFailedError) {
-          throw ApplicationFailure.create({
-            type: 'DebitRefused',
-            message: err.cause?.message ?? err.message,
-            nonRetryable: true,
-          });
+          throw ApplicationFailure.nonRetryable(err.cause?.message ?? err.message, 'DebitRefused');
         }
         if (err instanceof WorkflowNotFoundError) {
-          throw ApplicationFailure.create({
-            type: 'MandateNotFound',
-            message: `no mandate flow ${mandateWorkflowId(req.mandateRef)} (ended, or never started)`,
-            nonRetryable: true,
-          });
+          throw ApplicationFailure.nonRetryable(
+            `no mandate flow ${mandateWorkflowId(req.mandateRef)} (ended, or never started)`,
+            'MandateNotFound',
+          );
         }
         throw err;
       }
