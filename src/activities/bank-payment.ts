@@ -6,44 +6,48 @@
 // logged; only references and statuses are.
 import type { DirectChargeBankRequest } from '../api';
 import type { ActivityDeps } from './deps';
+import { bindActivities } from './bind';
 import type { BankPaymentInput } from '../shared/bank-payment';
 import { withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
 import { moneyCall } from './calls';
 
-export function createBankPaymentActivities({ api, logger, claimCheck }: ActivityDeps) {
-  return {
-    /** B3. Money-moving: one attempt. */
-    chargeBank: (input: BankPaymentInput): Promise<{ authModel?: string }> =>
-      moneyCall('bank debit', async () => {
-        const req: DirectChargeBankRequest = {
-          transaction_reference: input.transactionRef,
-          amount: input.amount,
-          currency: input.currency,
-          pass_charge: input.passCharge,
-          bank: { bank_code: input.bank.bankCode, account_or_phoneno: input.bank.accountOrPhone },
-          customer: { name: input.customer.name, email: input.customer.email },
-        };
-        const { data } = await heartbeatWhile(api.direct.chargeBank(req));
-        logger.info({ transactionRef: input.transactionRef, authModel: data.auth_model }, 'bank debit answered');
-        return { authModel: data.auth_model ?? undefined };
-      }),
+/** B3. Money-moving: one attempt. */
+function chargeBank({ api, logger }: ActivityDeps, input: BankPaymentInput): Promise<{ authModel?: string }> {
+  return moneyCall('bank debit', async () => {
+    const req: DirectChargeBankRequest = {
+      transaction_reference: input.transactionRef,
+      amount: input.amount,
+      currency: input.currency,
+      pass_charge: input.passCharge,
+      bank: { bank_code: input.bank.bankCode, account_or_phoneno: input.bank.accountOrPhone },
+      customer: { name: input.customer.name, email: input.customer.email },
+    };
+    const { data } = await heartbeatWhile(api.direct.chargeBank(req));
+    logger.info({ transactionRef: input.transactionRef, authModel: data.auth_model }, 'bank debit answered');
+    return { authModel: data.auth_model ?? undefined };
+  });
+}
 
-    /** B4 with the payer's sealed token or OTP (the handle from the Update). Money-moving: one attempt. */
-    validateBank: (
-      transactionRef: string,
-      handle: string,
-    ): Promise<{ authModel?: string; transactionStatus?: string }> =>
-      moneyCall('validate bank payment', async () => {
-        const validate = (code: string) =>
-          api.direct.validateBank({ transaction_reference: transactionRef, authorization: { otp_token: code } });
-        const { data } = await withSealed(claimCheck, handle, 'bank-code', (code: string) =>
-          heartbeatWhile(validate(code)),
-        );
-        logger.info({ transactionRef, status: data.transaction_status }, 'bank validation answered');
-        return { authModel: data.auth_model ?? undefined, transactionStatus: data.transaction_status ?? undefined };
-      }),
-  };
+/** B4 with the payer's sealed token or OTP (the handle from the Update). Money-moving: one attempt. */
+function validateBank(
+  { api, logger, claimCheck }: ActivityDeps,
+  transactionRef: string,
+  handle: string,
+): Promise<{ authModel?: string; transactionStatus?: string }> {
+  return moneyCall('validate bank payment', async () => {
+    const validate = (code: string) =>
+      api.direct.validateBank({ transaction_reference: transactionRef, authorization: { otp_token: code } });
+    const { data } = await withSealed(claimCheck, handle, 'bank-code', (code: string) =>
+      heartbeatWhile(validate(code)),
+    );
+    logger.info({ transactionRef, status: data.transaction_status }, 'bank validation answered');
+    return { authModel: data.auth_model ?? undefined, transactionStatus: data.transaction_status ?? undefined };
+  });
+}
+
+export function createBankPaymentActivities(deps: ActivityDeps) {
+  return bindActivities(deps, { chargeBank, validateBank });
 }
 
 export type BankPaymentActivities = ReturnType<typeof createBankPaymentActivities>;

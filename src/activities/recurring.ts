@@ -7,35 +7,38 @@
 import { BadRequestError, type PaymentsClient } from '../api';
 import type { TokenCancelAnswer } from '../shared/recurring';
 import type { ActivityDeps } from './deps';
+import { bindActivities } from './bind';
 import { heartbeatWhile } from './heartbeat';
 import { moneyCall, read } from './calls';
 
-export function createRecurringActivities({ api, logger }: ActivityDeps) {
-  return {
-    /** A4. Money-moving: one attempt; the workflow verifies the reference first and after an unknown outcome. */
-    chargeToken: (req: {
-      tokenId: string;
-      amount: number;
-      reference: string;
-    }): Promise<{ transactionStatus?: string }> =>
-      moneyCall(`charge token for ${req.reference}`, async () => {
-        const charge = { amount: req.amount, token_id: req.tokenId, transaction_ref: req.reference };
-        const { data } = await heartbeatWhile(api.tokens.charge(charge));
-        logger.info({ transactionRef: req.reference, status: data.transaction_status }, 'token charge answered');
-        return { transactionStatus: data.transaction_status ?? undefined };
-      }),
+/** A4. Money-moving: one attempt; the workflow verifies the reference first and after an unknown outcome. */
+function chargeToken(
+  { api, logger }: ActivityDeps,
+  req: { tokenId: string; amount: number; reference: string },
+): Promise<{ transactionStatus?: string }> {
+  return moneyCall(`charge token for ${req.reference}`, async () => {
+    const charge = { amount: req.amount, token_id: req.tokenId, transaction_ref: req.reference };
+    const { data } = await heartbeatWhile(api.tokens.charge(charge));
+    logger.info({ transactionRef: req.reference, status: data.transaction_status }, 'token charge answered');
+    return { transactionStatus: data.transaction_status ?? undefined };
+  });
+}
 
-    /**
-     * A5 as plans before the patch `recurring-a5-unknown-parks` ask it: true when cancelled now,
-     * false on any 400 (refused). Kept for the histories of those plans.
-     */
-    cancelToken: async (tokenId: string): Promise<boolean> =>
-      (await read('cancel token', () => askTokenCancel(api, tokenId))).cancelled,
+/**
+ * A5 as plans before the patch `recurring-a5-unknown-parks` ask it: true when cancelled now,
+ * false on any 400 (refused). Kept for the histories of those plans.
+ */
+async function cancelToken({ api }: ActivityDeps, tokenId: string): Promise<boolean> {
+  return (await read('cancel token', () => askTokenCancel(api, tokenId))).cancelled;
+}
 
-    /** A5 with the refusal's message: cancelled now, or refused (any 400); any other failure is typed and retried. */
-    cancelTokenAnswered: (tokenId: string): Promise<TokenCancelAnswer> =>
-      read('cancel token', () => askTokenCancel(api, tokenId)),
-  };
+/** A5 with the refusal's message: cancelled now, or refused (any 400); any other failure is typed and retried. */
+function cancelTokenAnswered({ api }: ActivityDeps, tokenId: string): Promise<TokenCancelAnswer> {
+  return read('cancel token', () => askTokenCancel(api, tokenId));
+}
+
+export function createRecurringActivities(deps: ActivityDeps) {
+  return bindActivities(deps, { chargeToken, cancelToken, cancelTokenAnswered });
 }
 
 /**
