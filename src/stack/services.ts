@@ -4,6 +4,7 @@
 import type { CreditHandler } from '../virtual-accounts/credit-handler';
 import { ensureErrorLogSweepSchedule } from '../workers/schedules';
 import type { Logger } from 'pino';
+import type { Client } from '@temporalio/client';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { AppConfig } from '../config/config';
 import { AesGcmPayloadCodec } from '../codec/aes-gcm-codec';
@@ -61,112 +62,26 @@ export interface RunningServices {
 export async function runServices(opts: RunServicesOptions): Promise<RunningServices> {
   const { config, logger } = opts;
   installTemporalRuntime(logger);
-  const stops: (() => Promise<void>)[] = [];
-  const stop = async () => {
-    for (const s of stops.reverse()) {
-      await s().catch((err: unknown) => logger.warn({ err }, 'error while stopping a service'));
-    }
-  };
-
+  const stops = new Stops(logger);
   try {
     const webhookServer = createWebhookReceiver({
-      client: await (async () => {
-        const connection = await connectTemporalClient(config.temporal);
-        stops.push(() => connection.close());
-        return createTemporalClient({ ...config.temporal, encryption: config.encryption, connection });
-      })(),
+      client: await temporalClient(config, stops),
       taskQueue: config.temporal.taskQueue,
       secretKey: config.payments.secretKey,
       returnLinks: config.returnLinks,
       logger: logger.child({ component: 'webhooks' }),
     });
     const webhookUrl = await listen(webhookServer, config.webhooks.port, config.webhooks.host);
-    stops.push(() => closeServer(webhookServer));
-
-    let sandbox: Sandbox | undefined;
-    let baseUrl = config.payments.baseUrl;
-    if (config.sandbox.enabled) {
-      sandbox = await startSandbox({
-        port: config.sandbox.port,
-        secretKeys: [config.payments.secretKey],
-        adminToken: config.sandbox.adminToken,
-        webhookUrl: `${webhookUrl}/webhooks`,
-        logger: logger.child({ component: 'sandbox' }),
-        ...opts.sandbox,
-      });
-      stops.push(() => sandbox!.close());
-      baseUrl = sandbox.url;
-    }
-
-    const codec = await startCodecServer({
-      codec: new AesGcmPayloadCodec(config.encryption.keys, config.encryption.activeKeyId),
-      token: config.codec.token,
-      ...(opts.codecPathToken !== undefined ? { pathToken: opts.codecPathToken } : {}),
-      production: config.production,
-      corsOrigins: config.codec.corsOrigins,
-      host: config.codec.host,
-      port: config.codec.port,
-      logger: logger.child({ component: 'codec-server' }),
-    });
-    stops.push(() => codec.close());
-
-    const api = openPaymentsClient(config, baseUrl);
-    stops.push(() => api.close());
-
-    const clientConnection = await connectTemporalClient(config.temporal);
-    stops.push(() => clientConnection.close());
-    const client = await createTemporalClient({
-      ...config.temporal,
-      encryption: config.encryption,
-      connection: clientConnection,
-    });
-
+    stops.add(() => closeServer(webhookServer));
+    const sandbox = config.sandbox.enabled ? await startLocalSandbox(opts, webhookUrl, stops) : undefined;
+    const codec = await startCodec(opts, stops);
+    const api = openPaymentsClient(config, sandbox?.url ?? config.payments.baseUrl);
+    stops.add(() => api.close());
+    const client = await temporalClient(config, stops);
     const claimCheck = await openClaimCheck(config);
     claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
-    stops.push(() => claimCheck.close());
-
-    if (!opts.withoutWorker) {
-      const vaCredits = await openVirtualAccountCredits(config);
-      stops.push(() => vaCredits.close());
-      const workerConnection = await connectTemporalWorker(config.temporal);
-      const version = deploymentVersion(config.deployment);
-      const worker = await createPaymentsWorker({
-        ...config.temporal,
-        encryption: config.encryption,
-        connection: workerConnection,
-        activities: createActivities({
-          api,
-          logger: logger.child({ component: 'activities' }),
-          config,
-          claimCheck,
-          vaCredits,
-          temporal: client,
-          ...(opts.creditHandler ? { creditHandler: opts.creditHandler } : {}),
-        }),
-        workflowBundle: opts.workflowBundle,
-        layout: config.taskQueues.layout,
-        deployment: version,
-        tuning: workerTuningOptions(config.worker),
-        queues: config.taskQueues.polled,
-        activityQueues: activityQueueTuning(config.taskQueues),
-        overrides: opts.workerOverrides,
-        nexus: { returnLinks: config.returnLinks },
-      });
-      const running = worker.run();
-      if (version && config.deployment.makeCurrent) await makeVersionCurrent(client, version);
-      if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
-        await ensureErrorLogSweepSchedule(client, {
-          taskQueue: config.temporal.taskQueue,
-          everySeconds: config.virtualAccounts.errorLogSweepEverySeconds,
-        });
-      }
-      stops.push(async () => {
-        if (worker.getState() === 'RUNNING') worker.shutdown();
-        await running;
-        await workerConnection.close();
-      });
-    }
-
+    stops.add(() => claimCheck.close());
+    if (!opts.withoutWorker) await startWorker(opts, { api, client, claimCheck }, stops);
     return {
       sandbox,
       sandboxUrl: sandbox?.url,
@@ -183,10 +98,112 @@ export async function runServices(opts: RunServicesOptions): Promise<RunningServ
         returnLinks: config.returnLinks,
         listsPosRemoteRequests: config.payments.listsPosRemoteRequests,
       },
-      stop,
+      stop: () => stops.stopAll(),
     };
   } catch (err) {
-    await stop();
+    await stops.stopAll();
     throw err;
   }
+}
+
+/** What was started, stopped in the reverse order; a stop that fails is logged and the rest go on. */
+class Stops {
+  private readonly stops: (() => Promise<void>)[] = [];
+
+  constructor(private readonly logger: Logger) {}
+
+  add(stop: () => Promise<void>): void {
+    this.stops.push(stop);
+  }
+
+  async stopAll(): Promise<void> {
+    for (const s of this.stops.reverse()) {
+      await s().catch((err: unknown) => this.logger.warn({ err }, 'error while stopping a service'));
+    }
+  }
+}
+
+/** A Temporal client on a connection of its own (closed with the services). */
+async function temporalClient(config: RunServicesOptions['config'], stops: Stops): Promise<Client> {
+  const connection = await connectTemporalClient(config.temporal);
+  stops.add(() => connection.close());
+  return createTemporalClient({ ...config.temporal, encryption: config.encryption, connection });
+}
+
+async function startLocalSandbox(opts: RunServicesOptions, webhookUrl: string, stops: Stops): Promise<Sandbox> {
+  const { config, logger } = opts;
+  const sandbox = await startSandbox({
+    port: config.sandbox.port,
+    secretKeys: [config.payments.secretKey],
+    adminToken: config.sandbox.adminToken,
+    webhookUrl: `${webhookUrl}/webhooks`,
+    logger: logger.child({ component: 'sandbox' }),
+    ...opts.sandbox,
+  });
+  stops.add(() => sandbox.close());
+  return sandbox;
+}
+
+async function startCodec(opts: RunServicesOptions, stops: Stops): Promise<{ url: string }> {
+  const { config, logger } = opts;
+  const codec = await startCodecServer({
+    codec: new AesGcmPayloadCodec(config.encryption.keys, config.encryption.activeKeyId),
+    token: config.codec.token,
+    ...(opts.codecPathToken !== undefined ? { pathToken: opts.codecPathToken } : {}),
+    production: config.production,
+    corsOrigins: config.codec.corsOrigins,
+    host: config.codec.host,
+    port: config.codec.port,
+    logger: logger.child({ component: 'codec-server' }),
+  });
+  stops.add(() => codec.close());
+  return codec;
+}
+
+/** The worker, polling as its deployment version, with the Schedules it keeps. */
+async function startWorker(
+  opts: RunServicesOptions,
+  { api, client, claimCheck }: Pick<RunningServices, 'api' | 'client' | 'claimCheck'>,
+  stops: Stops,
+): Promise<void> {
+  const { config, logger } = opts;
+  const vaCredits = await openVirtualAccountCredits(config);
+  stops.add(() => vaCredits.close());
+  const workerConnection = await connectTemporalWorker(config.temporal);
+  const version = deploymentVersion(config.deployment);
+  const worker = await createPaymentsWorker({
+    ...config.temporal,
+    encryption: config.encryption,
+    connection: workerConnection,
+    activities: createActivities({
+      api,
+      logger: logger.child({ component: 'activities' }),
+      config,
+      claimCheck,
+      vaCredits,
+      temporal: client,
+      ...(opts.creditHandler ? { creditHandler: opts.creditHandler } : {}),
+    }),
+    workflowBundle: opts.workflowBundle,
+    layout: config.taskQueues.layout,
+    deployment: version,
+    tuning: workerTuningOptions(config.worker),
+    queues: config.taskQueues.polled,
+    activityQueues: activityQueueTuning(config.taskQueues),
+    overrides: opts.workerOverrides,
+    nexus: { returnLinks: config.returnLinks },
+  });
+  const running = worker.run();
+  if (version && config.deployment.makeCurrent) await makeVersionCurrent(client, version);
+  if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
+    await ensureErrorLogSweepSchedule(client, {
+      taskQueue: config.temporal.taskQueue,
+      everySeconds: config.virtualAccounts.errorLogSweepEverySeconds,
+    });
+  }
+  stops.add(async () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+    await workerConnection.close();
+  });
 }
