@@ -1,6 +1,6 @@
 // A remote request's state and how it shows (query, PaymentStatus, the result), shared by the flow's
 // parts (../pos-remote.ts): the terminal lock, the send (E1), the follow (E2), the parked look-ups.
-import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { proxyActivities, upsertSearchAttributes, type ActivityInterfaceFor } from '@temporalio/workflow';
 import type { PosRemoteActivities } from '../../activities/pos-remote';
 import {
   POS_REMOTE_PARKED_STATUSES,
@@ -29,7 +29,7 @@ export const DEFAULT_SEARCH_INTERVAL = '5s';
 export const DEFAULT_LOCK_TIMEOUT = '15 minutes';
 
 // The lock's acquire and the A6 searches heartbeat (a page at a time): a lost worker is noticed mid-read.
-export const reads = proxyActivities<PosRemoteActivities>(HEARTBEATING_READ);
+export const reads: ActivityInterfaceFor<PosRemoteActivities> = proxyActivities<PosRemoteActivities>(HEARTBEATING_READ);
 
 export type Options = NonNullable<PosRemoteParsedInput['options']>;
 
