@@ -397,23 +397,8 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
       state.schemaReady = true;
       saveState(dir, state);
     }
-    const dynamicConfigFile = join(dir, 'config', 'dynamicconfig.yaml');
-    writeFileSync(dynamicConfigFile, JSON.stringify(DYNAMIC_CONFIG, null, 2) + '\n');
-    for (const name of CLUSTER_PROCESSES) {
-      const configFile = join(dir, 'config', `${name}.yaml`);
-      writeFileSync(configFile, serverConfig(name, state, certs, dynamicConfigFile, opts.logLevel ?? 'warn'), {
-        mode: 0o600,
-      });
-      const out = createWriteStream(join(dir, 'logs', `${name}.log`), { flags: 'a' });
-      outs.push(out);
-      processes[name] = new ClusterProcess(name, server, configFile, state.ports[name].grpc, out, opts.ownProcessGroup);
-    }
-    // One process first: it writes the cluster metadata record on a new database, and two at once
-    // race for it (one fails on the duplicate key). History and matching before the frontend.
-    await processes['history-1'].start();
-    await Promise.all(['history-2', 'matching'].map((n) => processes[n as ClusterProcessName].start()));
-    await processes.frontend.start();
-    await processes.worker.start();
+    Object.assign(processes, clusterProcesses(dir, server, state, certs, opts, outs));
+    await startInOrder(processes);
     const address = `127.0.0.1:${state.ports.frontend.grpc}`;
     const profileFile = join(dir, 'temporal.toml');
     writeProfile(profileFile, address, certs);
@@ -427,18 +412,7 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
         },
         connectTimeout: 10_000,
       });
-    const admin = await connect();
-    try {
-      const added = await setupNamespaces(admin, log);
-      // History and matching read search-attribute definitions into a cache refreshed every 60 s:
-      // a flow upserting a just-registered attribute before then would be refused.
-      if (added) {
-        log('waiting 61 s for the services to learn the new search attributes');
-        await sleep(61_000);
-      }
-    } finally {
-      await admin.close();
-    }
+    await prepareNamespaces(await connect(), log);
     log(`cluster up: frontend ${address} (mTLS), ${state.numHistoryShards} history shards`);
     return {
       dir,
@@ -454,5 +428,55 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
   } catch (err) {
     await stop().catch(() => undefined);
     throw err;
+  }
+}
+
+/** Each server process with its config file and log; none started yet. */
+function clusterProcesses(
+  dir: string,
+  server: string,
+  state: Awaited<ReturnType<typeof loadOrCreateState>>,
+  certs: ReturnType<typeof ensureClusterCerts>,
+  opts: ClusterOptions,
+  outs: WriteStream[],
+): Record<ClusterProcessName, ClusterProcess> {
+  const dynamicConfigFile = join(dir, 'config', 'dynamicconfig.yaml');
+  writeFileSync(dynamicConfigFile, JSON.stringify(DYNAMIC_CONFIG, null, 2) + '\n');
+  const processes = {} as Record<ClusterProcessName, ClusterProcess>;
+  for (const name of CLUSTER_PROCESSES) {
+    const configFile = join(dir, 'config', `${name}.yaml`);
+    writeFileSync(configFile, serverConfig(name, state, certs, dynamicConfigFile, opts.logLevel ?? 'warn'), {
+      mode: 0o600,
+    });
+    const out = createWriteStream(join(dir, 'logs', `${name}.log`), { flags: 'a' });
+    outs.push(out);
+    processes[name] = new ClusterProcess(name, server, configFile, state.ports[name].grpc, out, opts.ownProcessGroup);
+  }
+  return processes;
+}
+
+/**
+ * One process first: it writes the cluster metadata record on a new database, and two at once race
+ * for it (one fails on the duplicate key). History and matching before the frontend.
+ */
+async function startInOrder(processes: Record<ClusterProcessName, ClusterProcess>): Promise<void> {
+  await processes['history-1'].start();
+  await Promise.all(['history-2', 'matching'].map((n) => processes[n as ClusterProcessName].start()));
+  await processes.frontend.start();
+  await processes.worker.start();
+}
+
+/** The namespaces and search attributes, on an admin connection closed afterwards. */
+async function prepareNamespaces(admin: Connection, log: (line: string) => void): Promise<void> {
+  try {
+    const added = await setupNamespaces(admin, log);
+    // History and matching read search-attribute definitions into a cache refreshed every 60 s:
+    // a flow upserting a just-registered attribute before then would be refused.
+    if (added) {
+      log('waiting 61 s for the services to learn the new search attributes');
+      await sleep(61_000);
+    }
+  } finally {
+    await admin.close();
   }
 }
