@@ -55,13 +55,12 @@ export async function moneyCall<T>(what: string, call: () => Promise<T>): Promis
   }
 }
 
-/** What a money-moving call logs: where it was made (never a request body) and the two messages. */
+/** What a money-moving call logs: where it was made (never a request body), and `<call> answered` or `<call> without an answer`. */
 export interface SendOnce {
   log: Logger;
   what: string;
   where: Record<string, unknown>;
-  answered: string;
-  unanswered: string;
+  call: string;
 }
 
 /**
@@ -73,12 +72,12 @@ export async function sendOnce<T>(c: SendOnce, send: () => Promise<T>, logged: (
   const where = { workflowId: Context.current().info.workflowExecution?.workflowId, ...c.where };
   try {
     const answer = await heartbeatWhile(send);
-    c.log.info({ ...where, ...logged(answer) }, c.answered);
+    c.log.info({ ...where, ...logged(answer) }, `${c.call} answered`);
     return answer;
   } catch (err) {
     const failure = toActivityFailure(err, { moneyMoving: true, what: c.what });
     const status = err instanceof PaymentsApiError ? { status: err.status } : {};
-    c.log.warn({ ...where, type: failure.type, ...status }, c.unanswered);
+    c.log.warn({ ...where, type: failure.type, ...status }, `${c.call} without an answer`);
     throw failure;
   }
 }

@@ -32,7 +32,8 @@ import { flowStartMetadata } from '../shared/flow-summary';
 import { mainTaskQueueOf } from '../shared/task-queues';
 import { toActivityFailure } from './failures';
 import { bindActivities } from './bind';
-import { attemptRequestId, read } from './calls';
+import { attemptRequestId, moneyCall, read } from './calls';
+import { heartbeatWhile } from './heartbeat';
 
 /** UTC YYYY-MM-DD of a wall-clock time. */
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -44,7 +45,7 @@ function aroundToday(): { start_date: string; end_date: string } {
 }
 
 /** meta_data (a string holding JSON) or meta (arrays) of an A6 row → one key's value. */
-function metaValue(row: TransactionRecord, key: string): unknown {
+export function metaValue(row: TransactionRecord, key: string): unknown {
   if (typeof row.meta_data === 'string') {
     try {
       const m = JSON.parse(row.meta_data) as Record<string, unknown>;
@@ -118,18 +119,13 @@ async function posRemoteCreateRequest(
   const ctx = Context.current();
   const wf = ctx.info.workflowExecution;
   if (o.announce && wf) await announceSending(ctx);
-  const beatMs = Math.max(100, Math.floor((ctx.info.heartbeatTimeoutMs ?? 10_000) / 3));
-  const beat = setInterval(() => ctx.heartbeat({ phase: 'sending' }), beatMs);
-  ctx.heartbeat({ phase: 'sending' });
-  try {
-    const res = await api.posRemote.create(req, { requestId: ctx.info.activityId });
+  return moneyCall('E1 create remote request', async () => {
+    const res = await heartbeatWhile(api.posRemote.create(req, { requestId: ctx.info.activityId }), {
+      phase: 'sending',
+    });
     log.info({ workflowId: wf?.workflowId, requestRef: res.data.request_ref }, 'POS remote request created');
     return { request_ref: String(res.data.request_ref) };
-  } catch (err) {
-    throw toActivityFailure(err, { moneyMoving: true, what: 'E1 create remote request' });
-  } finally {
-    clearInterval(beat);
-  }
+  });
 }
 
 /** Queues the calling flow at its terminal's lock, starting the lock when none runs (signalWithStart; idempotent). */

@@ -86,8 +86,7 @@ async function posTerminalInitiateTransaction(
     log,
     what: 'F3 initiate POS transaction',
     where: { merchantRef: req.merchant_ref, attempt: o.attempt },
-    answered: 'POS transaction answered',
-    unanswered: 'POS transaction without an answer',
+    call: 'POS transaction',
   };
   const send = async () => ({ transaction: toPosTransactionRecord((await initiate()).data) });
   return sendOnce(once, send, ({ transaction: t }) => ({ responseCode: t.response_code, status: t.status }));

@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import type { TransactionQueryRequest, TransactionRecord } from '../api';
 import { flowStartMetadata } from '../shared/flow-summary';
 import type { MandateDebit } from '../shared/mandate';
+import { POS_REMOTE_TXN_SOURCE } from '../shared/pos-remote';
+import { metaValue } from './pos-remote';
 import {
   PaymentAmount,
   PaymentCurrency,
@@ -168,16 +170,6 @@ export interface WindowReaders {
 /** Our side of a debit-shaped reference that no flow carries. */
 type DebitLookup = OurTransaction | { notComparable: string } | { neverMade: string };
 
-function metaSource(row: TransactionRecord): string | undefined {
-  if (!row.meta_data) return undefined;
-  try {
-    const meta = JSON.parse(row.meta_data) as { source?: unknown };
-    return typeof meta.source === 'string' ? meta.source : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function compact(row: TransactionRecord): ServiceTransaction {
   return {
     reference: row.transaction_ref,
@@ -293,7 +285,7 @@ export class WindowReconciliation {
       return;
     }
     // Started by another system, or by a flow from before flows published request_ref: not guessed.
-    if (!ours && metaSource(r) === 'pos_remote')
+    if (!ours && metaValue(r, 'source') === POS_REMOTE_TXN_SOURCE)
       return this.notComparable('POS remote request that no flow of ours published (PaymentServiceReference)');
     const c = compareTransaction(s, ours);
     switch (c.result) {

@@ -114,8 +114,7 @@ function smsSendBatch(
     log,
     what: `G1 send (batch ${o.batch})`,
     where: { batch: o.batch, attempt: o.attempt, size: req.messages.length },
-    answered: 'sms batch answered',
-    unanswered: 'sms batch without an answer',
+    call: 'sms batch',
   };
   const requestId = `${Context.current().info.activityId}-b${o.batch}-a${o.attempt}`;
   const send = async () => toSmsBatchAnswer((await api.sms.send(req, { timeoutMs: o.timeoutMs, requestId })).data);
@@ -139,8 +138,7 @@ function smsCreateCampaign(
     log,
     what: 'G2 create campaign',
     where: { attempt: o.attempt },
-    answered: 'sms campaign created',
-    unanswered: 'sms campaign create without an answer',
+    call: 'sms campaign create',
   };
   const requestId = `${Context.current().info.activityId}-a${o.attempt}`;
   const create = async () =>

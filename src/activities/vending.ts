@@ -120,8 +120,7 @@ function vendPurchase(
     log,
     what: 'H3 electricity purchase',
     where: { reference: req.reference, attempt: o.attempt },
-    answered: 'vend purchase answered',
-    unanswered: 'vend purchase without an answer',
+    call: 'vend purchase',
   };
   const requestId = `${Context.current().info.activityId}-a${o.attempt}`;
   const purchase = async () =>
