@@ -558,24 +558,7 @@ export function buildConfig(
   const production = productionModeOf(env);
   return {
     production,
-    payments: {
-      environment: env.PAYMENTS_ENVIRONMENT,
-      baseUrl: env.PAYMENTS_BASE_URL.replace(/\/+$/, ''),
-      secretKey: env.PAYMENTS_SECRET_KEY,
-      timeoutMs: env.PAYMENTS_TIMEOUT_MS,
-      listsPosRemoteRequests: env.PAYMENTS_LISTS_POS_REMOTE_REQUESTS,
-      paths: definedOnly({
-        simulateTransfer: env.PAYMENTS_PATH_SIMULATE_TRANSFER,
-        chargeToken: env.PAYMENTS_PATH_CHARGE_TOKEN,
-        cancelToken: env.PAYMENTS_PATH_CANCEL_TOKEN,
-        queryTransactions: env.PAYMENTS_PATH_QUERY_TRANSACTIONS,
-        verifyTransaction: env.PAYMENTS_PATH_VERIFY_TRANSACTION,
-        terminalConfig: env.PAYMENTS_PATH_TERMINAL_CONFIG,
-        keyExchange: env.PAYMENTS_PATH_KEY_EXCHANGE,
-        posTransaction: env.PAYMENTS_PATH_POS_TRANSACTION,
-        posRequery: env.PAYMENTS_PATH_POS_REQUERY,
-      }),
-    },
+    payments: paymentsConfig(env),
     temporal: {
       ...temporalSettings,
       taskQueue: env.TEMPORAL_TASK_QUEUE,
@@ -589,19 +572,7 @@ export function buildConfig(
       adminToken: env.SANDBOX_ADMIN_TOKEN ?? EMBEDDED_DEFAULTS.sandboxAdminToken,
     },
     webhooks: { host: env.WEBHOOK_HOST, port: env.WEBHOOK_PORT },
-    codec: {
-      host: env.CODEC_HOST,
-      port: env.CODEC_PORT,
-      token: env.CODEC_SERVER_TOKEN,
-      ...(env.CODEC_PATH_TOKEN ? { pathToken: env.CODEC_PATH_TOKEN } : {}),
-      corsOrigins: (
-        env.CODEC_CORS_ORIGINS ?? `http://localhost:${env.TEMPORAL_UI_PORT},http://127.0.0.1:${env.TEMPORAL_UI_PORT}`
-      )
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-      auth: codecAuthConfig(env, production),
-    },
+    codec: codecConfig(env, production),
     returnLinks: {
       key: env.RETURN_LINK_KEY ?? EMBEDDED_DEFAULTS.returnLinkKey,
       ttlSeconds: env.RETURN_LINK_TTL_S,
@@ -639,6 +610,45 @@ export function buildConfig(
     taskQueues: taskQueuesConfig(env),
     deployment: workerDeploymentConfig(env, production),
     logLevel: env.LOG_LEVEL,
+  };
+}
+
+/** The payments service: where, with which key, and the paths the spec does not show. */
+function paymentsConfig(env: Env): AppConfig['payments'] {
+  return {
+    environment: env.PAYMENTS_ENVIRONMENT,
+    baseUrl: env.PAYMENTS_BASE_URL.replace(/\/+$/, ''),
+    secretKey: env.PAYMENTS_SECRET_KEY,
+    timeoutMs: env.PAYMENTS_TIMEOUT_MS,
+    listsPosRemoteRequests: env.PAYMENTS_LISTS_POS_REMOTE_REQUESTS,
+    paths: definedOnly({
+      simulateTransfer: env.PAYMENTS_PATH_SIMULATE_TRANSFER,
+      chargeToken: env.PAYMENTS_PATH_CHARGE_TOKEN,
+      cancelToken: env.PAYMENTS_PATH_CANCEL_TOKEN,
+      queryTransactions: env.PAYMENTS_PATH_QUERY_TRANSACTIONS,
+      verifyTransaction: env.PAYMENTS_PATH_VERIFY_TRANSACTION,
+      terminalConfig: env.PAYMENTS_PATH_TERMINAL_CONFIG,
+      keyExchange: env.PAYMENTS_PATH_KEY_EXCHANGE,
+      posTransaction: env.PAYMENTS_PATH_POS_TRANSACTION,
+      posRequery: env.PAYMENTS_PATH_POS_REQUERY,
+    }),
+  };
+}
+
+/** The codec server: where, its token, the Web UI origins it answers, and how it authenticates. */
+function codecConfig(env: Env, production: boolean): AppConfig['codec'] {
+  return {
+    host: env.CODEC_HOST,
+    port: env.CODEC_PORT,
+    token: env.CODEC_SERVER_TOKEN,
+    ...(env.CODEC_PATH_TOKEN ? { pathToken: env.CODEC_PATH_TOKEN } : {}),
+    corsOrigins: (
+      env.CODEC_CORS_ORIGINS ?? `http://localhost:${env.TEMPORAL_UI_PORT},http://127.0.0.1:${env.TEMPORAL_UI_PORT}`
+    )
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    auth: codecAuthConfig(env, production),
   };
 }
 
