@@ -21,6 +21,8 @@ const NOT_A_FLOW: Record<Folder, string[]> = {
     'flow-metrics',
     // every flow's Web UI summary and details, in one home
     'flow-summary',
+    // the vocabulary of final statuses every flow's list picks from
+    'final-statuses',
     'input-error',
     'lazy',
     // the events every flow emits to the merchant (the delivery flow's files are merchant-event-delivery)
@@ -31,6 +33,8 @@ const NOT_A_FLOW: Record<Folder, string[]> = {
     'payment-webhook',
     // the F3 field rules the POS terminal flows and the API client share
     'pos-card-fields',
+    // whether a process runs in production mode, read by config and logging alike
+    'production-mode',
     'search-attributes',
     // the main, money and reads task queues' names, shared by workers, flows and starters
     'task-queues',
@@ -38,8 +42,22 @@ const NOT_A_FLOW: Record<Folder, string[]> = {
     'task-boundary',
     'workflow-stack-traces',
   ],
-  // reconciliation-mandates: the reconciliation flow's mandate-debit comparison (a part of reconciliation.ts, split for size)
-  activities: ['claim-check', 'deps', 'failures', 'heartbeat', 'index', 'payment-common', 'reconciliation-mandates'],
+  // reconciliation-mandates, reconciliation-window: parts of reconciliation.ts, split for size (the
+  // mandate-debit comparison, one window's reading); bind, calls: how every flow's activities are bound
+  // to their deps and make their calls; transaction-lookup: the verify read that several flows share
+  activities: [
+    'bind',
+    'calls',
+    'claim-check',
+    'deps',
+    'failures',
+    'heartbeat',
+    'index',
+    'payment-common',
+    'reconciliation-mandates',
+    'reconciliation-window',
+    'transaction-lookup',
+  ],
   // ops: operator tools that act on any flow found by its search attributes
   starters: [
     // @payflow/temporal/client: the package's client-only entry
