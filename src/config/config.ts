@@ -336,7 +336,10 @@ function paymentsServiceIssues(env: Env): EnvIssue[] {
 function productionIssues(env: Env): EnvIssue[] {
   const parsed = env as unknown as Record<string, unknown>;
   const embedded = EMBEDDED_DEFAULTS as Readonly<Record<string, string | undefined>>;
+  // With CODEC_AUTH_MODE=oidc the codec server takes users' tokens, never the static one: it is not asked for.
+  const unused = env.CODEC_AUTH_MODE === 'oidc' ? ['CODEC_SERVER_TOKEN'] : [];
   const refused = Object.entries(DEV_SECRET_VARIABLES)
+    .filter(([variable]) => !unused.includes(variable))
     .filter(([variable, name]) => embedded[name] !== undefined && isEmbeddedValue(parsed[variable], embedded[name]))
     .map(([variable]) => variable);
   return [
@@ -356,7 +359,9 @@ function productionIssues(env: Env): EnvIssue[] {
       ? [{ variable: 'PAYMENTS_BASE_URL', message: 'must be an https:// URL in production' }]
       : []),
     // One refusal per variable: a development value is refused already, whatever its length.
-    ...productionGuardIssues(env).filter((issue) => !refused.includes(issue.variable)),
+    ...productionGuardIssues(env).filter(
+      (issue) => !refused.includes(issue.variable) && !unused.includes(issue.variable),
+    ),
   ];
 }
 

@@ -312,6 +312,27 @@ describe('configuration (the codec-server process)', () => {
     );
   });
 
+  it('in production, OIDC mode does not ask for the static token it never uses; token mode still refuses the embedded one', () => {
+    const production = {
+      DEPLOYMENT: 'production',
+      CODEC_OIDC_ISSUER: 'https://login.example.com/',
+      CODEC_OIDC_AUDIENCE: 'temporal-ui',
+    };
+    const problems = (env: NodeJS.ProcessEnv): string => {
+      try {
+        loadCodecConfig(env);
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    expect(problems({ ...production, CODEC_AUTH_MODE: 'token' })).toMatch(/CODEC_SERVER_TOKEN/);
+    expect(problems({ ...production, CODEC_AUTH_MODE: 'oidc' })).not.toMatch(/CODEC_SERVER_TOKEN/);
+    expect(problems({ ...production, CODEC_AUTH_MODE: 'oidc', CODEC_SERVER_TOKEN: 'short-one' })).not.toMatch(
+      /CODEC_SERVER_TOKEN/,
+    );
+  });
+
   it('reads the OIDC settings; /encode defaults off except for the static token outside production', () => {
     const oidc = loadCodecConfig({
       ...base,
