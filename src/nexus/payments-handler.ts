@@ -136,19 +136,10 @@ type Handlers<K extends keyof PaymentsNexusService['operations']> = Pick<
   K
 >;
 
-/** Payments, a plan, a vend and an SMS send: start operations. */
+/** Payments: start operations. */
 const paymentOperations = (
   r: StartRules,
-): Handlers<
-  | 'cardPayment'
-  | 'bankPayment'
-  | 'ussdPayment'
-  | 'checkoutPayment'
-  | 'tokenCharge'
-  | 'recurringPlan'
-  | 'vend'
-  | 'smsSend'
-> => ({
+): Handlers<'cardPayment' | 'bankPayment' | 'ussdPayment' | 'checkoutPayment' | 'tokenCharge'> => ({
   cardPayment: flowOperation((raw) =>
     r.payment(
       'card',
@@ -179,6 +170,10 @@ const paymentOperations = (
       },
     };
   }),
+});
+
+/** A plan, a vend and an SMS send: start operations. */
+const planVendSmsOperations = (r: StartRules): Handlers<'recurringPlan' | 'vend' | 'smsSend'> => ({
   recurringPlan: flowOperation(
     (raw) => {
       const v = r.signedPlanReturn(r.resolveNotify(parsed(recurringInputSchema, raw, 'payment') as RecurringInput));
@@ -345,6 +340,7 @@ export function paymentsNexusHandler(opts: PaymentsNexusOptions = {}) {
   const rules = new StartRules(opts);
   return nexus.serviceHandler(paymentsNexusService, {
     ...paymentOperations(rules),
+    ...planVendSmsOperations(rules),
     ...posOperations(rules),
     ...mandateOperations(rules),
   });

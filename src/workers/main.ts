@@ -16,6 +16,7 @@ import { activityQueueTuning, resolveWorkerTuning } from './tuning';
 import { workflowStackTraceState } from './workflow-stack-traces';
 import { deploymentVersion, makeVersionCurrent } from './versioning';
 import { checkNamespace } from './search-attribute-setup';
+import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 
 /** What the worker tells `npm start` over the IPC channel once it runs (src/stack/start.ts). */
@@ -72,6 +73,119 @@ function exitOnSignalWhileStarting(logger: Logger): () => void {
   };
 }
 
+type WorkerConfig = ReturnType<typeof loadWorkerConfig>;
+
+/** The Schedules the worker keeps: created here only (not by `npm start`'s own process). */
+async function ensureSchedules(
+  client: Client,
+  config: WorkerConfig,
+  logger: Logger,
+): Promise<{ errorLogSweepScheduleId?: string; reconciliationScheduleId?: string }> {
+  const ids: { errorLogSweepScheduleId?: string; reconciliationScheduleId?: string } = {};
+  const everySeconds = config.virtualAccounts.errorLogSweepEverySeconds;
+  if (everySeconds > 0) {
+    const scheduleId = await ensureErrorLogSweepSchedule(client, {
+      taskQueue: config.temporal.taskQueue,
+      everySeconds,
+    });
+    logger.info({ scheduleId, everySeconds }, 'webhook error log sweep scheduled');
+    ids.errorLogSweepScheduleId = scheduleId;
+  }
+  if (config.reconciliation.schedule) {
+    // The flows matter more than the Schedule: a failure here is logged, the worker still runs.
+    const { dailyAt } = config.reconciliation;
+    await ensureReconciliationSchedule({ client, taskQueue: config.temporal.taskQueue }, { dailyAt }).then(
+      (s) => {
+        ids.reconciliationScheduleId = s.scheduleId;
+        logger.info({ scheduleId: s.scheduleId, created: s.created, dailyAt }, 'reconciliation schedule in place');
+      },
+      (err: unknown) =>
+        logger.error(
+          { err },
+          'reconciliation schedule could not be created or updated (is the ReconciliationStatus search attribute registered?)',
+        ),
+    );
+  }
+  return ids;
+}
+
+/**
+ * Development: this version becomes current once the server has seen its pollers (no deploy step).
+ * Production: `temporal worker deployment set-current-version` (or a ramp) does it (docs/operations.md).
+ */
+async function makeCurrentWhenAsked(
+  client: Client,
+  version: ReturnType<typeof deploymentVersion>,
+  makeCurrent: boolean,
+  logger: Logger,
+): Promise<boolean> {
+  if (!version || !makeCurrent) return false;
+  return makeVersionCurrent(client, version).then(
+    () => {
+      logger.info({ version }, 'worker version made current');
+      return true;
+    },
+    (err: unknown) => {
+      logger.error({ err, version }, 'worker version could not be made current: new flows wait for it');
+      return false;
+    },
+  );
+}
+
+/** The worker's tuning, its warnings logged (and the stack-trace setting's, when it could not apply). */
+function tuningWithWarnings(config: WorkerConfig, logger: Logger): ReturnType<typeof resolveWorkerTuning> {
+  const tuning = resolveWorkerTuning(config.worker);
+  for (const warning of tuning.warnings) logger.warn({ tuning: tuning.summary }, warning);
+  if (workflowStackTraceState().effective === 'on (unknown SDK)')
+    logger.warn(
+      'WORKER_WORKFLOW_STACK_TRACES=off was not applied: this @temporalio/worker no longer has the promise-hook installer the preload replaces (src/workers/workflow-stack-traces.ts); workflows capture a stack per promise',
+    );
+  return tuning;
+}
+
+/** The payments service's client and the stores the activities use (the claim-check store swept each minute). */
+async function openStores(config: WorkerConfig, logger: Logger) {
+  const api = openPaymentsClient(config);
+  const claimCheck = await openClaimCheck(config);
+  claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
+  return { api, claimCheck, vaCredits: await openVirtualAccountCredits(config) };
+}
+
+/** A worker version as the banner and logs name it: `<deployment>:<build id>`. */
+const versionName = (v: NonNullable<ReturnType<typeof deploymentVersion>>): string =>
+  `${v.deploymentName}:${v.buildId}`;
+
+/** `npm start` (which spawned this process) is gone: the running worker stops gracefully, as on SIGTERM. */
+function stopWhenParentGone(worker: { getState(): string; shutdown(): void }, logger: Logger): void {
+  if (worker.getState() !== 'RUNNING') return;
+  logger.warn('the npm start process that spawned this worker is gone: stopping');
+  worker.shutdown();
+}
+
+/** The one line that says what this worker runs: its queues, connection, bundle, tuning and version. */
+function logStarted(
+  config: WorkerConfig,
+  started: {
+    prebuilt: boolean;
+    tuning: ReturnType<typeof resolveWorkerTuning>;
+    version: ReturnType<typeof deploymentVersion>;
+  },
+  logger: Logger,
+): void {
+  logger.info(
+    {
+      taskQueue: config.temporal.taskQueue,
+      taskQueues: config.taskQueues,
+      temporal: describeTemporalConnection(config.temporal),
+      workflowBundle: started.prebuilt ? 'prebuilt' : 'bundled at start',
+      tuning: started.tuning.summary,
+      workflowStackTraces: workflowStackTraceState().effective,
+      version: started.version ? versionName(started.version) : 'unversioned',
+    },
+    'worker started',
+  );
+}
+
 async function main(): Promise<void> {
   const { config, logger } = bootstrap('worker', () => loadWorkerConfig());
   const stopExitingOnSignal = exitOnSignalWhileStarting(logger);
@@ -79,14 +193,9 @@ async function main(): Promise<void> {
   // `npm start` gone, however it ended (even SIGKILL), this process stops too: at once while starting,
   // gracefully (as on SIGTERM) once the worker runs.
   process.channel?.unref();
-  let onParentGone = (): void => process.exit(0);
-  if (process.connected) process.once('disconnect', () => onParentGone());
-  const tuning = resolveWorkerTuning(config.worker);
-  for (const warning of tuning.warnings) logger.warn({ tuning: tuning.summary }, warning);
-  if (workflowStackTraceState().effective === 'on (unknown SDK)')
-    logger.warn(
-      'WORKER_WORKFLOW_STACK_TRACES=off was not applied: this @temporalio/worker no longer has the promise-hook installer the preload replaces (src/workers/workflow-stack-traces.ts); workflows capture a stack per promise',
-    );
+  const parent = { gone: (): void => process.exit(0) };
+  if (process.connected) process.once('disconnect', () => parent.gone());
+  const tuning = tuningWithWarnings(config, logger);
   // Metrics (METRICS_PORT), tracing (OTEL_*) and /healthz, /readyz (HEALTH_PORT): before any connection.
   const observability = await startProcessObservability(config, logger, {
     serviceName: 'payflow-worker',
@@ -97,10 +206,7 @@ async function main(): Promise<void> {
   // tsx it bundles at start (docs/deployment.md). The bundle is what tells flows the layout.
   const layout = config.taskQueues.layout;
   const prebuilt = prebuiltWorkflowBundle(prebuiltBundlePathFor(layout));
-  const api = openPaymentsClient(config);
-  const claimCheck = await openClaimCheck(config);
-  claimCheck.startSweeper(60_000, (err) => logger.warn({ err }, 'claim-check sweep failed'));
-  const vaCredits = await openVirtualAccountCredits(config);
+  const { api, claimCheck, vaCredits } = await openStores(config, logger);
   const connection = await connectTemporalWorker(config.temporal);
   // A client for activities that ask other workflows (scheduled mandate debits) or read our own flows (reconciliation), and for the Schedules.
   const clientConnection = await connectTemporalClient(config.temporal);
@@ -135,97 +241,28 @@ async function main(): Promise<void> {
     // The worker process holds no RETURN_LINK_KEY: a Nexus caller's return URL to /payments/return is refused (docs/nexus.md).
     nexus: {},
   });
-  // The Schedules the worker keeps: created here only (not by `npm start`'s own process).
-  let errorLogSweepScheduleId: string | undefined;
-  let reconciliationScheduleId: string | undefined;
-  if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {
-    const scheduleId = await ensureErrorLogSweepSchedule(client, {
-      taskQueue: config.temporal.taskQueue,
-      everySeconds: config.virtualAccounts.errorLogSweepEverySeconds,
-    });
-    logger.info(
-      { scheduleId, everySeconds: config.virtualAccounts.errorLogSweepEverySeconds },
-      'webhook error log sweep scheduled',
-    );
-    errorLogSweepScheduleId = scheduleId;
-  }
-  if (config.reconciliation.schedule) {
-    // The flows matter more than the Schedule: a failure here is logged, the worker still runs.
-    await ensureReconciliationSchedule(
-      { client, taskQueue: config.temporal.taskQueue },
-      { dailyAt: config.reconciliation.dailyAt },
-    ).then(
-      (s) => {
-        reconciliationScheduleId = s.scheduleId;
-        logger.info(
-          { scheduleId: s.scheduleId, created: s.created, dailyAt: config.reconciliation.dailyAt },
-          'reconciliation schedule in place',
-        );
-      },
-      (err: unknown) =>
-        logger.error(
-          { err },
-          'reconciliation schedule could not be created or updated (is the ReconciliationStatus search attribute registered?)',
-        ),
-    );
-  }
+  const schedules = await ensureSchedules(client, config, logger);
   health.watch(worker.workers, connection);
-  logger.info(
-    {
-      taskQueue: config.temporal.taskQueue,
-      taskQueues: config.taskQueues,
-      temporal: describeTemporalConnection(config.temporal),
-      workflowBundle: prebuilt ? 'prebuilt' : 'bundled at start',
-      tuning: tuning.summary,
-      workflowStackTraces: workflowStackTraceState().effective,
-      version: version ? `${version.deploymentName}:${version.buildId}` : 'unversioned',
-    },
-    'worker started',
-  );
+  logStarted(config, { prebuilt: prebuilt !== undefined, tuning, version }, logger);
   // Worker.run() stops gracefully on SIGINT/SIGTERM by itself.
   const running = worker.run();
   stopExitingOnSignal();
-  // Development: this version becomes current once the server has seen its pollers (no deploy step).
-  // Production: `temporal worker deployment set-current-version` (or a ramp) does it (docs/operations.md).
-  const madeCurrent =
-    version && config.deployment.makeCurrent
-      ? await makeVersionCurrent(client, version).then(
-          () => {
-            logger.info({ version }, 'worker version made current');
-            return true;
-          },
-          (err: unknown) => {
-            logger.error({ err, version }, 'worker version could not be made current: new flows wait for it');
-            return false;
-          },
-        )
-      : false;
+  const madeCurrent = await makeCurrentWhenAsked(client, version, config.deployment.makeCurrent, logger);
   if (process.send && process.connected) {
-    const started: WorkerStartedMessage = {
+    process.send({
       type: 'worker-started',
       pid: process.pid,
       metricsUrl: observability.metricsUrl,
       healthUrl: health.url,
-      reconciliationScheduleId,
-      errorLogSweepScheduleId,
+      ...schedules,
       tuning: tuning.summary,
       workflowStackTraces: workflowStackTraceState().effective,
-      ...(version ? { version: { name: `${version.deploymentName}:${version.buildId}`, current: madeCurrent } } : {}),
-    };
-    process.send(started);
-    onParentGone = () => {
-      if (worker.getState() !== 'RUNNING') return;
-      logger.warn('the npm start process that spawned this worker is gone: stopping');
-      worker.shutdown();
-    };
+      ...(version ? { version: { name: versionName(version), current: madeCurrent } } : {}),
+    } satisfies WorkerStartedMessage);
+    parent.gone = () => stopWhenParentGone(worker, logger);
   }
   await running;
-  await connection.close();
-  await clientConnection.close();
-  await api.close();
-  await claimCheck.close();
-  await vaCredits.close();
-  await health.close();
+  for (const close of [connection, clientConnection, api, claimCheck, vaCredits, health]) await close.close();
   await observability.stop();
 }
 

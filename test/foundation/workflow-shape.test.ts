@@ -147,3 +147,18 @@ describe('the 1.0 shape of the workflow code', () => {
     expect(Math.max(...lengths.map((f) => f.lines))).toBeGreaterThan(1);
   });
 });
+
+// Issue #43: the same two length rules over all of src, not only the workflows.
+describe('the shape of all of src', () => {
+  const everything = files(join(ROOT, 'src'));
+
+  it(`has no function over ${MAX_LINES} lines`, () => {
+    const long = everything.flatMap(functionLengths).filter((f) => f.lines > MAX_LINES);
+    expect(long.map((f) => `${f.name}: ${f.lines} lines`)).toEqual([]);
+  });
+
+  it(`has no class over ${MAX_CLASS_LINES} lines`, () => {
+    const long = everything.flatMap((f) => classLengths(sourceOf(f))).filter((c) => c.lines > MAX_CLASS_LINES);
+    expect(long.map((c) => `${c.name}: ${c.lines} lines`)).toEqual([]);
+  });
+});
