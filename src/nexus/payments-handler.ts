@@ -26,10 +26,11 @@ import {
   completePreAuthUpdate,
   PosCompleteInputSchema,
   PosSealedPreAuthInputSchema,
+  posPreAuthStart,
   posPreAuthWorkflowId,
   type PosCompletionAccepted,
 } from '../shared/pos-preauth';
-import { PosSealedRefundInputSchema, posRefundWorkflowId, refundMerchantRef } from '../shared/pos-refund';
+import { PosSealedRefundInputSchema, posRefundStart } from '../shared/pos-refund';
 import { PosRemoteInputSchema, posRemoteStartSearch, posRemoteWorkflowId } from '../shared/pos-remote';
 import {
   PosSealedTransactionInputSchema,
@@ -239,33 +240,10 @@ const posOperations = (
   ),
   // The refund request id names the refund (its merchant_ref), as with the starter; a second start is refused.
   posRefund: flowOperation((raw) =>
-    r.givenWithNotify(raw, parsed(PosSealedRefundInputSchema, raw, 'POS refund'), (v) => {
-      const merchantRef = refundMerchantRef(v.refund_request_id);
-      return {
-        workflowType: 'posRefundWorkflow',
-        workflowId: posRefundWorkflowId(merchantRef),
-        search: {
-          flow: 'pos-refund',
-          reference: merchantRef,
-          status: 'validating',
-          amount: Number(v.amount),
-          currency: v.currency,
-        },
-      };
-    }),
+    r.givenWithNotify(raw, parsed(PosSealedRefundInputSchema, raw, 'POS refund'), posRefundStart),
   ),
   posPreAuth: flowOperation((raw) =>
-    r.givenWithNotify(raw, parsed(PosSealedPreAuthInputSchema, raw, 'POS pre-authorisation'), (v) => ({
-      workflowType: 'posPreAuthWorkflow',
-      workflowId: posPreAuthWorkflowId(v.merchant_ref),
-      search: {
-        flow: 'pos-preauth',
-        reference: v.merchant_ref,
-        status: 'validating',
-        amount: Number(v.amount),
-        currency: v.currency,
-      },
-    })),
+    r.givenWithNotify(raw, parsed(PosSealedPreAuthInputSchema, raw, 'POS pre-authorisation'), posPreAuthStart),
   ),
   // Synchronous: the Update answers once the flow accepted the completion (the outcome is the posPreAuth operation's).
   posPreAuthComplete: ownStep(

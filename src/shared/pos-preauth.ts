@@ -24,8 +24,28 @@ import {
 } from './pos-terminal';
 import { lazy } from './lazy';
 import { pickFinal } from './final-statuses';
+import type { PaymentSearchFields } from './search-attributes';
 
 export const posPreAuthWorkflowId = (merchantRef: string): string => `pos-preauth-${merchantRef}`;
+
+/** How a pre-authorisation starts, for the starter and the Nexus operation alike: its workflow, id and first search attributes. */
+export function posPreAuthStart(v: { merchant_ref: string; amount: string | number; currency?: string }): {
+  workflowType: 'posPreAuthWorkflow';
+  workflowId: string;
+  search: PaymentSearchFields;
+} {
+  return {
+    workflowType: 'posPreAuthWorkflow',
+    workflowId: posPreAuthWorkflowId(v.merchant_ref),
+    search: {
+      flow: 'pos-preauth',
+      reference: v.merchant_ref,
+      status: 'validating',
+      amount: Number(v.amount),
+      currency: v.currency,
+    },
+  };
+}
 /** The completion's F3 merchant_ref: `CP` + a 64-bit digest of the pre-authorisation's (15 characters). */
 export const completionMerchantRef = (preAuthMerchantRef: string): string => `CP${keyDigest(preAuthMerchantRef)}`;
 

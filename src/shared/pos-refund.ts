@@ -29,6 +29,7 @@ import {
 import type { InputIssue } from './input-error';
 import { lazy } from './lazy';
 import { pickFinal } from './final-statuses';
+import type { PaymentSearchFields } from './search-attributes';
 
 /** The caller's id of one refund request: the same id is the same refund. */
 export const REFUND_REQUEST_ID_RULE = 'must be 1 to 100 letters, digits, "_", "-", "." or ":"';
@@ -41,6 +42,26 @@ const refundRequestId = lazy('pos-refund.refundRequestId', (z) =>
 /** The refund's F3 merchant_ref: `RF` + a 64-bit digest of the refund request id (15 characters, within the spec's 25). */
 export const refundMerchantRef = (refundRequestIdValue: string): string => `RF${keyDigest(refundRequestIdValue)}`;
 export const posRefundWorkflowId = (refundMerchantRefValue: string): string => `pos-refund-${refundMerchantRefValue}`;
+
+/** How a refund starts, for the starter and the Nexus operation alike: its workflow, its id and first search attributes. */
+export function posRefundStart(v: { refund_request_id: string; amount: string | number; currency?: string }): {
+  workflowType: 'posRefundWorkflow';
+  workflowId: string;
+  search: PaymentSearchFields;
+} {
+  const merchantRef = refundMerchantRef(v.refund_request_id);
+  return {
+    workflowType: 'posRefundWorkflow',
+    workflowId: posRefundWorkflowId(merchantRef),
+    search: {
+      flow: 'pos-refund',
+      reference: merchantRef,
+      status: 'validating',
+      amount: Number(v.amount),
+      currency: v.currency,
+    },
+  };
+}
 /** The sale's refund ledger. */
 export const posRefundLedgerWorkflowId = (originalMerchantRef: string): string => `pos-refunds-${originalMerchantRef}`;
 

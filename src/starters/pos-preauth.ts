@@ -10,6 +10,7 @@ import {
   PosCompletionCardReadSchema,
   PosPreAuthInputSchema,
   completePreAuthUpdate,
+  posPreAuthStart,
   posPreAuthWorkflowId,
   releasePreAuthUpdate,
   type PosCompletionAccepted,
@@ -44,17 +45,9 @@ export async function startPosPreAuth(
   try {
     return await startFlow<typeof posPreAuthWorkflow>(ctx, {
       operation: 'start POS pre-authorisation',
-      workflowType: 'posPreAuthWorkflow',
-      workflowId: posPreAuthWorkflowId(v.merchant_ref),
+      ...posPreAuthStart(v),
       // With its event target resolved (docs/events.md).
       args: [sealedInput],
-      search: {
-        flow: 'pos-preauth',
-        reference: v.merchant_ref,
-        status: 'validating',
-        amount: Number(v.amount),
-        currency: v.currency,
-      },
     });
   } catch (err) {
     await ctx.claimCheck.discard(handle).catch(() => undefined);

@@ -11,6 +11,7 @@ import {
   PosRefundInputSchema,
   posRefundLedgerWorkflowId,
   posRefundStateQuery,
+  posRefundStart,
   posRefundWorkflowId,
   refundLedgerStateQuery,
   refundMerchantRef,
@@ -40,22 +41,13 @@ export async function startPosRefund(
 ): Promise<WorkflowHandle<typeof posRefundWorkflow>> {
   const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosRefundInput;
   const v = parseStarterInput(PosRefundInputSchema, full, 'POS refund');
-  const merchantRef = refundMerchantRef(v.refund_request_id);
   const { handle, input: sealedInput } = await sealPosCardRead<PosSealedRefundInput>(ctx, v, full);
   try {
     return await startFlow<typeof posRefundWorkflow>(ctx, {
       operation: 'start POS refund',
-      workflowType: 'posRefundWorkflow',
-      workflowId: posRefundWorkflowId(merchantRef),
+      ...posRefundStart(v),
       // With its event target resolved (docs/events.md).
       args: [sealedInput],
-      search: {
-        flow: 'pos-refund',
-        reference: merchantRef,
-        status: 'validating',
-        amount: Number(v.amount),
-        currency: v.currency,
-      },
     });
   } catch (err) {
     await ctx.claimCheck.discard(handle).catch(() => undefined);
