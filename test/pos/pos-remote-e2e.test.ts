@@ -267,9 +267,17 @@ describe('worker killed mid-poll', () => {
       { reference, terminal_id: '2SBX0002', amount: 250000, options: fast },
     );
     const { requestRef } = await pending(h);
-    // Heartbeats are throttled to 0.8 × heartbeatTimeout (2.4 s): poll past that so a heartbeat
-    // with a real count reaches the server before the kill.
-    await until(async () => (await e2Count(requestRef!)) >= 16, 30_000);
+    // Heartbeats are throttled to 0.8 × heartbeatTimeout (2.4 s) after the first (sent at 0 polls):
+    // once 6 polls are made, wait for the server to record a heartbeat sent after them, so the one
+    // the next worker resumes from carries a real count (under load a fixed number of polls was not
+    // always enough: the Node 24 pass of a fresh-clone run resumed from the first heartbeat's 0).
+    await until(async () => (await e2Count(requestRef!)) >= 6, 30_000);
+    const afterSixPolls = Date.now();
+    await until(async () => {
+      const pending = (await h.describe()).raw.pendingActivities ?? [];
+      const beat = pending[0]?.lastHeartbeatTime;
+      return beat != null && Number(beat.seconds) * 1000 + (beat.nanos ?? 0) / 1e6 > afterSixPolls;
+    }, 30_000);
     first.child.kill('SIGKILL'); // no graceful shutdown, no cancellation: the process is gone
     await until(async () => first.child.exitCode !== null || first.child.signalCode !== null);
     const atKill = await e2Count(requestRef!);
