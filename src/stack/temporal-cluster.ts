@@ -10,7 +10,7 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, type WriteStream } from 'node:fs';
-import { connect as tcpConnect, createServer } from 'node:net';
+import { connect as tcpConnect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
@@ -18,7 +18,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/embedded';
 import { ensureSearchAttributes } from '../workers/search-attribute-setup';
 import { ensureClusterCerts, type ClusterCerts } from './cluster-certs';
-import { freePort } from './temporal-dev-server';
+import { freePort } from './free-port';
 import { PROJECT_ROOT } from './temporal-binaries';
 
 const execFileAsync = promisify(execFile);
@@ -159,32 +159,15 @@ function portOpen(port: number): Promise<boolean> {
  * A free port below 32768: the server stores membership ports in a PostgreSQL smallint, and the
  * kernel's ephemeral ports (what port 0 gives) lie above it.
  */
-async function freeMembershipPort(taken: Set<number>): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (taken.has(port)) continue;
-    const free = await new Promise<boolean>((done) => {
-      const srv = createServer();
-      srv.once('error', () => done(false));
-      srv.listen(port, '127.0.0.1', () => srv.close(() => done(true)));
-    });
-    if (free) {
-      taken.add(port);
-      return port;
-    }
-  }
-}
-
 async function loadOrCreateState(dir: string, frontendPort: number | undefined): Promise<ClusterState> {
   const file = join(dir, 'cluster.json');
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as ClusterState;
-  const taken = new Set<number>();
-  const pair = async () => ({ grpc: await freePort(), membership: await freeMembershipPort(taken) });
+    const pair = async () => ({ grpc: await freePort(), membership: await freePort() });
   const ports = {
     'history-1': await pair(),
     'history-2': await pair(),
     matching: await pair(),
-    frontend: { grpc: frontendPort || (await freePort()), membership: await freeMembershipPort(taken) },
+    frontend: { grpc: frontendPort || (await freePort()), membership: await freePort() },
     worker: await pair(),
     frontendHttp: await freePort(),
   };

@@ -2,10 +2,10 @@
 // Used by `npm start` (file-backed, standard ports) and by the test suite (in-memory, free ports).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../shared/search-attributes';
+import { freePort } from './free-port';
 import { PROJECT_ROOT, temporalBinaries } from './temporal-binaries';
 
 export interface DevServerOptions {
@@ -45,19 +45,6 @@ export interface DevServer {
   namespace: string;
   process: ChildProcess;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** Tries a start on ports we picked ourselves this many times: another process may take a free port first. */

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
-import { freePort } from '../../src/stack/temporal-dev-server';
+import { freePort } from '../../src/stack/free-port';
 import { cliCommand, runCliProcess, type CliResult } from '../support/cli';
 import { freeStackPorts, stackEnvironment, startStackProcess, type StackProcess } from '../support/npm-start';
 import { eventually } from '../support/polling';
@@ -67,7 +67,8 @@ describe("the README's walk-through and events section, command by command", () 
   afterAll(async () => {
     for (const t of open) t.stop();
     await Promise.all(open.map((t) => t.exited));
-    if (stack) {
+    // A stack that already exited (start-up failed) has no process group left to stop.
+    if (stack && stack.child.exitCode === null && stack.child.signalCode === null) {
       process.kill(-stack.child.pid!, 'SIGINT');
       await stack.exited;
     }
