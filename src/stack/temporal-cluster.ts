@@ -162,7 +162,7 @@ function portOpen(port: number): Promise<boolean> {
 async function loadOrCreateState(dir: string, frontendPort: number | undefined): Promise<ClusterState> {
   const file = join(dir, 'cluster.json');
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as ClusterState;
-    const pair = async () => ({ grpc: await freePort(), membership: await freePort() });
+  const pair = async () => ({ grpc: await freePort(), membership: await freePort() });
   const ports = {
     'history-1': await pair(),
     'history-2': await pair(),
