@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { EMBEDDED_DEFAULTS } from '../src/config/config';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/claim-check/embedded';
 import { DEFAULT_SANDBOX_ADMIN_TOKEN } from '../src/sandbox';
-import { freePort } from '../src/stack/free-port';
+import { freePort } from '../src/http/free-port';
 import { startDevServer, type DevServer } from '../src/stack/temporal-dev-server';
 import { endChild, startTemporalCluster, type TemporalCluster } from '../src/stack/temporal-cluster';
 import { sleep } from './util';

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/claim-check/embedded';
 import { loadConfig, type AppConfig } from '../../src/config/config';

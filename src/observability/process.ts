@@ -2,27 +2,14 @@
 // asks for: the Prometheus scrape address (the Temporal Runtime's exporter, METRICS_PORT), tracing
 // (OTEL_*), and for the worker its health server (HEALTH_PORT). Call it before any Temporal connection
 // or client is made: the Runtime's options and the client interceptors are fixed when they are created.
-import { createServer } from 'node:net';
 import type { Logger } from 'pino';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { AppConfig } from '../config/config';
 import type { ListenSetting } from '../config/observability';
+import { freePort } from '../http/free-port';
 import { installTemporalRuntime } from '../logging/temporal-logger';
 import { installTracingFromConfig, type InstalledTracing } from './tracing';
 import { startHealthServer, WorkerHealth, type RunningHealthServer } from './health';
-
-/** A port that is free now on `host` (for METRICS_PORT=0: Core's exporter cannot report the port it took). */
-export async function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const addr = probe.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host);
 

@@ -18,7 +18,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/embedded';
 import { ensureSearchAttributes } from '../workers/search-attribute-setup';
 import { ensureClusterCerts, type ClusterCerts } from './cluster-certs';
-import { freePort } from './free-port';
+import { freePort } from '../http/free-port';
 import { PROJECT_ROOT } from './temporal-binaries';
 
 const execFileAsync = promisify(execFile);

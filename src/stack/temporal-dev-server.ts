@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../shared/search-attributes';
-import { freePort } from './free-port';
+import { freePort } from '../http/free-port';
 import { PROJECT_ROOT, temporalBinaries } from './temporal-binaries';
 
 export interface DevServerOptions {

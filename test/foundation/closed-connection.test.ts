@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 
 const FIXTURE = join(__dirname, '..', 'fixtures', 'closed-connection-call.ts');
 

@@ -5,7 +5,7 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { startDevServer } from '../../src/stack/temporal-dev-server';
 import { temporalBinaries } from '../../src/stack/temporal-binaries';
 

@@ -2,7 +2,7 @@
 // connection can take them between our pick and the child's bind (a CI run lost its PostgreSQL so).
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 
 function ephemeralLow(): number {
   try {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EMBEDDED_DEFAULTS, loadConfig } from '../../src/config/config';
 import { startSandbox, SANDBOX_OTP, TEST_CARDS, type Sandbox } from '../../src/sandbox';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { ServiceProcess } from '../../chaos/stack';
 import { closeStarters, connectStarters, type StarterContext } from '../../src/starters/connect';
 import { getCardPaymentState, resubmitCard, startCardPayment, submitOtp } from '../../src/starters/card-payment';

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
 import type { RunningServices } from '../../src/stack/services';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';

@@ -19,7 +19,7 @@ import { startCodecServer } from '../../src/codec/codec-server';
 import { AesGcmPayloadCodec } from '../../src/codec/aes-gcm-codec';
 import { loadCodecConfig } from '../../src/config/processes';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
 import { createTemporalClient } from '../../src/temporal/client';
 import { eventually } from '../support/polling';

@@ -10,7 +10,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { loadConfig } from '../../src/config/config';
 import { closeStarters, connectStarters } from '../../src/starters/connect';
 import { startVend } from '../../src/starters/vending';

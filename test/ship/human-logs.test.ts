@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, defaultLogFormat, formatHumanLine, REDACTED } from '../../src/logging/logger';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 import { freeStackPorts, stackEnvironment } from '../support/npm-start';
 import { eventually } from '../support/polling';

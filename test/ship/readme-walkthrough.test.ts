@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { cliCommand, runCliProcess, type CliResult } from '../support/cli';
 import { freeStackPorts, stackEnvironment, startStackProcess, type StackProcess } from '../support/npm-start';
 import { eventually } from '../support/polling';

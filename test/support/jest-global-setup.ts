@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/claim-check/embedded';
 import { PROJECT_ROOT, temporalBinaries } from '../../src/stack/temporal-binaries';

@@ -1,7 +1,7 @@
 // `npm start` (src/stack/start.ts) as its own process on free ports, as a user runs it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 
 /** The ports the stack listens on, each free when taken. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import type { Logger } from 'pino';
 import type { RunningServices } from '../../src/stack/services';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { startDevServer } from '../../src/stack/temporal-dev-server';
 import { startTemporalCluster } from '../../src/stack/temporal-cluster';
 import { startClusterUi } from '../../src/stack/cluster-ui';

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { NativeConnection } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';
 import { temporalBinaries } from '../../src/stack/temporal-binaries';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { eventually } from '../support/polling';
 
 export interface FastDrainServer {

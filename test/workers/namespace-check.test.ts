@@ -3,7 +3,7 @@
 // refuses with one line naming the attribute and the command that registers it, exits 2, and its
 // /readyz never answers 200; once that very command has run, the same worker starts and turns ready.
 import { spawnSync } from 'node:child_process';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
 import { temporalBinaries } from '../../src/stack/temporal-binaries';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../../src/shared/search-attributes';

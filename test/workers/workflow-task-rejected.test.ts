@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { freePort } from '../../src/stack/free-port';
+import { freePort } from '../../src/http/free-port';
 import { startDevServer, type DevServer } from '../../src/stack/temporal-dev-server';
 import { temporalBinaries } from '../../src/stack/temporal-binaries';
 import { scrapeUntil, sumOf } from '../support/prometheus';

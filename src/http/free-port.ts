@@ -1,4 +1,5 @@
-// A free TCP port for a process we start ourselves (dev server, PostgreSQL, tests' stacks).
+// A free TCP port for a process we start ourselves (dev server, PostgreSQL, tests' stacks) or for
+// Core's metrics exporter (METRICS_PORT=0), which cannot report the port it took.
 // Picked below the kernel's ephemeral range: a port the kernel hands out (listen(0)) is one it also
 // gives to outgoing connections, so in the seconds between our pick and the child's bind another
 // process's client could take it ("could not bind … Address already in use", seen in CI).
@@ -24,21 +25,21 @@ function ephemeralLow(): number {
   return DEFAULT_EPHEMERAL_LOW;
 }
 
-function bindable(port: number): Promise<boolean> {
+function bindable(port: number, host: string): Promise<boolean> {
   return new Promise((done) => {
     const srv = createServer();
     srv.unref();
     srv.once('error', () => done(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => done(true)));
+    srv.listen(port, host, () => srv.close(() => done(true)));
   });
 }
 
-function kernelPort(): Promise<number> {
+function kernelPort(host: string): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const srv = createServer();
     srv.unref();
     srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.listen(0, host, () => {
       const addr = srv.address();
       const port = typeof addr === 'object' && addr ? addr.port : 0;
       srv.close(() => resolvePort(port));
@@ -46,16 +47,16 @@ function kernelPort(): Promise<number> {
   });
 }
 
-/** A port nothing listens on now, outside the ephemeral range (a kernel-chosen one if none is found). */
-export async function freePort(): Promise<number> {
+/** A port nothing listens on now at `host`, outside the ephemeral range (a kernel-chosen one if none is found). */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
   const high = ephemeralLow() - 1;
   for (let attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
     const port = LOWEST + Math.floor(Math.random() * (high - LOWEST + 1));
     if (handedOut.has(port)) continue;
-    if (await bindable(port)) {
+    if (await bindable(port, host)) {
       handedOut.add(port);
       return port;
     }
   }
-  return kernelPort();
+  return kernelPort(host);
 }
