@@ -58,9 +58,12 @@ export const CHANNELS = ['card', 'bank', 'ussd', 'transfer'] as const;
 export const DYNAMIC_ACCOUNT_PREFIX = '99';
 
 /** A1's own error shape: `{success: false, message, data: null}` (no status, as the spec shows it). */
-const a1Fail = (message: string, status = 400): Reply => ({ status, body: { success: false, message, data: null } });
+const checkoutFail = (message: string, status = 400): Reply => ({
+  status,
+  body: { success: false, message, data: null },
+});
 
-const A1_FIELDS: RouteFields = {
+const INITIATE_CHECKOUT_FIELDS: RouteFields = {
   body: z.object({
     amount: positiveInteger('must be a positive integer in the lowest currency unit'),
     email: matching(EMAIL, 'must be a valid email'),
@@ -98,7 +101,7 @@ function initiateCheckout({ store, publicUrl }: CheckoutDeps, { body, secretKey 
     ? [...new Set(body.payment_channels.map(String))]
     : [...CHANNELS];
   const ref = store.refFor(body.transaction_ref);
-  if (store.byRef.has(ref)) return a1Fail('Duplicate transaction reference');
+  if (store.byRef.has(ref)) return checkoutFail('Duplicate transaction reference');
   const passCharge = body.pass_charge === true;
   const isRecurring = body.is_recurring === true;
   const callbackUrl = typeof body.callback_url === 'string' ? body.callback_url : undefined;
@@ -394,7 +397,7 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     formError: (message, ctx) => answer(store, ctx, fail(400, message), store.get(ctx.params.ref)),
   };
   addRoutes(router, { store, publicUrl }, [
-    ['POST', '/transaction/initiate', 'checkout', A1_FIELDS, initiateCheckout],
+    ['POST', '/transaction/initiate', 'checkout', INITIATE_CHECKOUT_FIELDS, initiateCheckout],
     ['GET', '/checkout/{ref}', 'none', page, showModal],
     ['POST', '/checkout/{ref}/card', 'none', { ...page, body: CARD_FIELDS, rules: cardRules }, payByCard],
     ['POST', '/checkout/{ref}/authorize', 'none', { ...page, body: AUTHORIZE_BODY }, authorizeCheckoutCard],

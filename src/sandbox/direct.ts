@@ -54,7 +54,7 @@ export { USSD_BANK_CODES };
 /** A card as B1 and the checkout's card channel take it; whether it is a usable card is the handler's answer. */
 export const CARD_FIELDS = z.object({ number: CODE, cvv: CODE, expiry_month: CODE, expiry_year: CODE });
 
-const B1_FIELDS: RouteFields = {
+const INITIATE_PAYMENT_FIELDS: RouteFields = {
   body: z.preprocess(
     (v) => withFlatNames(v as Record<string, unknown>),
     z
@@ -79,11 +79,11 @@ const B1_FIELDS: RouteFields = {
   ),
   // The spec's messages name the field itself (`cvv is required`), not its object.
   message: (field, rule) => `${field.replace(/^(customer|card|bank|ussd)\./, '')} ${rule}`,
-  rules: ({ body }) => b1RuleBreak(withFlatNames(body)),
+  rules: ({ body }) => paymentRuleBreak(withFlatNames(body)),
 };
 
 /** B1's rules that need no lookup: the currency per method, the card's own values, the partner bank. */
-function b1RuleBreak(body: Record<string, unknown>): RuleBreak | undefined {
+function paymentRuleBreak(body: Record<string, unknown>): RuleBreak | undefined {
   const currency = String(body.currency ?? 'NGN');
   const method = String(body.payment_method);
   if (method !== 'card' && currency !== 'NGN') return { message: 'currency must be NGN' };
@@ -97,7 +97,7 @@ function b1RuleBreak(body: Record<string, unknown>): RuleBreak | undefined {
   return undefined;
 }
 
-const B2_FIELDS: RouteFields = {
+const AUTHORIZE_FIELDS: RouteFields = {
   body: z.object({
     transaction_reference: identifier(),
     authorization: z
@@ -107,7 +107,7 @@ const B2_FIELDS: RouteFields = {
 };
 
 // The parameter table also lists otp_token as a top-level field: either place is accepted.
-const B4_FIELDS: RouteFields = {
+const VALIDATE_BANK_FIELDS: RouteFields = {
   body: z
     .object({
       transaction_reference: identifier(),
@@ -342,9 +342,9 @@ const complete3ds: RouteHandler<DirectDeps> = ({ store }, { params }) => finish3
 const fail3ds: RouteHandler<DirectDeps> = ({ store }, { params }) => finish3ds(store, params.ref, 'fail');
 
 const DIRECT_ROUTES: readonly RouteRow<DirectDeps>[] = [
-  ['POST', '/transaction/initiate/process-payment', 'direct', B1_FIELDS, initiatePayment],
-  ['POST', '/transaction/payment/authorize', 'direct', B2_FIELDS, authorize],
-  ['POST', '/transaction/validate-payment', 'direct', B4_FIELDS, validateBank],
+  ['POST', '/transaction/initiate/process-payment', 'direct', INITIATE_PAYMENT_FIELDS, initiatePayment],
+  ['POST', '/transaction/payment/authorize', 'direct', AUTHORIZE_FIELDS, authorize],
+  ['POST', '/transaction/validate-payment', 'direct', VALIDATE_BANK_FIELDS, validateBank],
   ['GET', '/3ds/{ref}', 'none', { params: THREE_DS }, challengePage],
   ['POST', '/3ds/{ref}/complete', 'none', { params: THREE_DS }, complete3ds],
   ['POST', '/3ds/{ref}/fail', 'none', { params: THREE_DS }, fail3ds],

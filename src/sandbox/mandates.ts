@@ -69,7 +69,7 @@ const FIXED_SETTINGS = z.object({
   initial_debit_amount: positiveInt('must be a positive integer'),
   initial_debit_date: ymd,
 });
-const D1_FIELDS: RouteFields = {
+const CREATE_MANDATE_FIELDS: RouteFields = {
   body: z
     .object({
       mandate_type: oneOf(['emandate'], 'must be emandate'),
@@ -109,9 +109,9 @@ const D1_FIELDS: RouteFields = {
         });
     }),
 };
-const D2_FIELDS: RouteFields = { body: z.object({ session_token: text(), otp: CODE }) };
-const D6_FIELDS: RouteFields = { body: z.object({ session_token: text() }) };
-const D3_FIELDS: RouteFields = {
+const APPROVE_MANDATE_FIELDS: RouteFields = { body: z.object({ session_token: text(), otp: CODE }) };
+const RESEND_OTP_FIELDS: RouteFields = { body: z.object({ session_token: text() }) };
+const DEBIT_MANDATE_FIELDS: RouteFields = {
   body: z.object({
     amount: positiveNumber('must be a positive integer in kobo'),
     mandate_id: identifier(),
@@ -121,14 +121,14 @@ const D3_FIELDS: RouteFields = {
   rules: ({ body }) =>
     (body.amount as number) < MANDATE_MIN_DEBIT ? { message: 'Minimum amount for direct debit is N200.' } : undefined,
 };
-const D4_FIELDS: RouteFields = {
+const CANCEL_MANDATES_FIELDS: RouteFields = {
   body: z.object({
     mandateIds: identifiers('must be a list of mandate ids'),
   }),
 };
 const day = matching(DATE, 'must be YYYY-MM-DD').optional();
 const flag = oneOf(['true', 'false'], 'must be true or false', true).optional();
-const D5_FIELDS: RouteFields = {
+const LIST_MANDATES_FIELDS: RouteFields = {
   query: z.object({
     status: oneOf(
       ['initiated', 'approved', 'cancelled', 'rejected'],
@@ -547,12 +547,12 @@ function listMandates(book: MandateBook, { query }: RequestContext): Reply {
 }
 
 const MANDATE_ROUTES: readonly RouteRow<MandateBook>[] = [
-  ['POST', '/transaction/mandate/create', 'mandate', D1_FIELDS, createMandate],
-  ['POST', '/transaction/mandate/validate-otp', 'mandate', D2_FIELDS, approveMandate],
-  ['POST', '/transaction/mandate/resend-otp', 'mandate', D6_FIELDS, resendOtp],
-  ['POST', '/transaction/mandate/debit', 'mandate', D3_FIELDS, debitMandate],
-  ['POST', '/transaction/mandate/cancel', 'mandate', D4_FIELDS, cancelMandates],
-  ['GET', '/transaction/mandate/get-mandates', 'mandate', D5_FIELDS, listMandates],
+  ['POST', '/transaction/mandate/create', 'mandate', CREATE_MANDATE_FIELDS, createMandate],
+  ['POST', '/transaction/mandate/validate-otp', 'mandate', APPROVE_MANDATE_FIELDS, approveMandate],
+  ['POST', '/transaction/mandate/resend-otp', 'mandate', RESEND_OTP_FIELDS, resendOtp],
+  ['POST', '/transaction/mandate/debit', 'mandate', DEBIT_MANDATE_FIELDS, debitMandate],
+  ['POST', '/transaction/mandate/cancel', 'mandate', CANCEL_MANDATES_FIELDS, cancelMandates],
+  ['GET', '/transaction/mandate/get-mandates', 'mandate', LIST_MANDATES_FIELDS, listMandates],
 ];
 
 export function registerMandates(

@@ -19,7 +19,7 @@ export const POS_REMOTE_DECLINED_AMOUNT = 5100; // declined: response_code 51 (i
 export const POS_REMOTE_WRONG_PIN_AMOUNT = 5500; // declined: response_code 55 (incorrect PIN)
 export const POS_REMOTE_NEVER_COMPLETES_AMOUNT = 9900; // stays pending until deleted
 const ACCOUNT_TYPES = ['default', 'savings', 'current', 'credit'];
-const E1_FIELDS: RouteFields = {
+const REQUEST_PAYMENT_FIELDS: RouteFields = {
   body: z.object({
     terminal_id: text(),
     amount: positiveNumber('must be a number greater than 0'),
@@ -184,7 +184,7 @@ export function registerPosRemote(
 ): PosRemoteApi {
   const requests = new RemoteRequests(deps.clock, deps.ledger, opts.completeAfterMs);
   addRoutes(router, requests, [
-    ['POST', '/softpos/pos/remote-request', 'pos-remote', E1_FIELDS, requestPayment],
+    ['POST', '/softpos/pos/remote-request', 'pos-remote', REQUEST_PAYMENT_FIELDS, requestPayment],
     ['GET', '/softpos/pos/remote-request/{ref}', 'pos-remote', { params: pathParams('ref') }, requeryRequest],
   ]);
   return requests;

@@ -84,14 +84,14 @@ const TRANSACTION_TYPES = ['Purchase', 'Refund', 'Pre-Authorization', 'Completio
 const serialMessage = (field: string, rule: string) =>
   field === 'serial_no' ? 'Incorrect device information' : `${field} ${rule}`;
 const SERIAL = matching(SERIAL_FORMAT, 'is not a serial number');
-const F1_FIELDS: RouteFields = { body: z.object({ serial_no: SERIAL }), message: serialMessage };
-const F2_FIELDS: RouteFields = {
+const TERMINAL_CONFIGURATION_FIELDS: RouteFields = { body: z.object({ serial_no: SERIAL }), message: serialMessage };
+const KEY_EXCHANGE_FIELDS: RouteFields = {
   query: z.object({ refresh: oneOf(['true', 'false'], 'must be a boolean') }),
   body: z.object({ serial_no: SERIAL }),
   message: serialMessage,
 };
 const twoDigits = (re: RegExp) => matching(re, 'must be two digits');
-const F3_FIELDS: RouteFields = {
+const CARD_TRANSACTION_FIELDS: RouteFields = {
   rules: originalRefRuleBreak,
   body: z.object({
     terminal_id: text(),
@@ -125,7 +125,7 @@ function originalRefRuleBreak({ body }: RequestInput): RuleBreak | undefined {
     return { message: 'original_merchant_ref is required for Refund and Completion' };
   return undefined;
 }
-const F4_FIELDS: RouteFields = {
+const TRANSACTION_REQUERY_FIELDS: RouteFields = {
   params: pathParams({
     merchant_ref: rule((v) => typeof v === 'string' && v.length <= 25, 'must be at most 25 characters'),
   }),
@@ -392,10 +392,10 @@ function txnRecord(
 }
 
 const POS_TERMINAL_ROUTES: readonly RouteRow<PosTerminalState>[] = [
-  ['POST', '/softpos/terminal/configuration', 'pos-terminal', F1_FIELDS, configuration],
-  ['POST', '/softpos/terminal/key-exchange', 'pos-terminal', F2_FIELDS, keyExchange],
-  ['POST', '/transaction', 'pos-terminal', F3_FIELDS, cardTransaction],
-  ['GET', '/transaction/by-ref/{merchant_ref}', 'pos-terminal', F4_FIELDS, requery],
+  ['POST', '/softpos/terminal/configuration', 'pos-terminal', TERMINAL_CONFIGURATION_FIELDS, configuration],
+  ['POST', '/softpos/terminal/key-exchange', 'pos-terminal', KEY_EXCHANGE_FIELDS, keyExchange],
+  ['POST', '/transaction', 'pos-terminal', CARD_TRANSACTION_FIELDS, cardTransaction],
+  ['GET', '/transaction/by-ref/{merchant_ref}', 'pos-terminal', TRANSACTION_REQUERY_FIELDS, requery],
 ];
 
 export function registerPosTerminal(

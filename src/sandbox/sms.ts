@@ -31,7 +31,7 @@ export const SMS_MAX_MESSAGES_PER_REQUEST = 100;
 export const SMS_FAILING_BUCKET_ID = '0000fa11-0000-4000-8000-000000000000';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const G1_FIELDS: RouteFields = {
+const SEND_INSTANT_FIELDS: RouteFields = {
   body: z.object({
     sender_id: text(),
     // Each message is checked on its own: a bad one is listed in `errors`, the others are sent.
@@ -43,7 +43,7 @@ const G1_FIELDS: RouteFields = {
     ),
   }),
 };
-const G2_FIELDS: RouteFields = {
+const CREATE_CAMPAIGN_FIELDS: RouteFields = {
   body: z.object({
     name: text(),
     bucket_id: matching(UUID, 'must be a valid uuid'),
@@ -62,15 +62,15 @@ const LISTING = {
   date_from: day,
   date_to: day,
 };
-const G3_FIELDS: RouteFields = {
+const LIST_CAMPAIGNS_FIELDS: RouteFields = {
   query: z.object({
     ...LISTING,
     status: oneOf(['pending', 'failed', 'success'], 'must be pending, failed or success').optional(),
   }),
 };
-const G5_FIELDS: RouteFields = { body: z.object({ name: text(), description: text(), message: text() }) };
+const CREATE_TEMPLATE_FIELDS: RouteFields = { body: z.object({ name: text(), description: text(), message: text() }) };
 const BY_UUID = pathParams({ id: matching(UUID, 'must be a valid uuid') });
-const G7_FIELDS: RouteFields = {
+const UPDATE_TEMPLATE_FIELDS: RouteFields = {
   params: BY_UUID,
   body: z.object({
     name: text().optional(),
@@ -261,13 +261,13 @@ const deleteTemplate: RouteHandler<SmsState> = ({ templates }, { params }) =>
   templates.delete(params.id) ? { status: 200, body: { message: 'success' } } : fail(404, 'Template not found');
 
 const SMS_ROUTES: readonly RouteRow<SmsState>[] = [
-  ['POST', '/sms/send/instant', 'sms', G1_FIELDS, sendInstant],
-  ['POST', '/sms/campaign', 'sms', G2_FIELDS, createCampaign],
-  ['GET', '/sms/campaign', 'sms', G3_FIELDS, listCampaigns],
+  ['POST', '/sms/send/instant', 'sms', SEND_INSTANT_FIELDS, sendInstant],
+  ['POST', '/sms/campaign', 'sms', CREATE_CAMPAIGN_FIELDS, createCampaign],
+  ['GET', '/sms/campaign', 'sms', LIST_CAMPAIGNS_FIELDS, listCampaigns],
   ['POST', '/sms/campaign/{id}', 'sms', { params: BY_UUID }, deleteCampaign],
-  ['POST', '/sms/template', 'sms', G5_FIELDS, createTemplate],
+  ['POST', '/sms/template', 'sms', CREATE_TEMPLATE_FIELDS, createTemplate],
   ['GET', '/sms/template', 'sms', { query: z.object(LISTING) }, listTemplates],
-  ['PATCH', '/sms/template/{id}', 'sms', G7_FIELDS, updateTemplate],
+  ['PATCH', '/sms/template/{id}', 'sms', UPDATE_TEMPLATE_FIELDS, updateTemplate],
   ['POST', '/sms/template/{id}', 'sms', { params: BY_UUID }, deleteTemplate],
 ];
 

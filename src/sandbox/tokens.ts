@@ -6,7 +6,7 @@ import { amountsFor, chargeResult, type PaymentStore } from './payments';
 import { identifier, identifiers, rule, type RouteFields } from './validation';
 
 // A4: a negative amount is the spec's own message; any other non-integer is ours.
-const A4_FIELDS: RouteFields = {
+const CHARGE_TOKEN_FIELDS: RouteFields = {
   body: z.object({
     amount: rule(
       (v) => !((typeof v === 'number' && v < 0) || (typeof v === 'string' && /^-\d/.test(v))),
@@ -23,7 +23,7 @@ const A4_FIELDS: RouteFields = {
     transaction_ref: identifier().optional().or(z.literal('')),
   }),
 };
-const A5_FIELDS: RouteFields = {
+const CANCEL_TOKENS_FIELDS: RouteFields = {
   body: z.object({
     auth_code: identifiers('must be a token id or a list of token ids'),
   }),
@@ -33,7 +33,7 @@ export function registerTokens(router: Router, store: PaymentStore): void {
   const clock = store.clock;
 
   // A4. Charge card with token.
-  router.add('POST', '/transaction/charge_card', 'direct', A4_FIELDS, ({ body, secretKey }) => {
+  router.add('POST', '/transaction/charge_card', 'direct', CHARGE_TOKEN_FIELDS, ({ body, secretKey }) => {
     const amount = Number(body.amount);
     const tokenId = String(body.token_id);
     const token = store.tokens.get(tokenId);
@@ -61,7 +61,7 @@ export function registerTokens(router: Router, store: PaymentStore): void {
   });
 
   // A5. Cancel tokenised cards: {auth_code: [ids]} (a single id string is accepted too).
-  router.add('PATCH', '/transaction/cancel/recurring', 'direct', A5_FIELDS, ({ body }) => {
+  router.add('PATCH', '/transaction/cancel/recurring', 'direct', CANCEL_TOKENS_FIELDS, ({ body }) => {
     const ids = Array.isArray(body.auth_code) ? body.auth_code.map(String) : [String(body.auth_code)];
     const cancelled = [...new Set(ids)].filter((id) => store.tokens.get(id)?.active);
     if (cancelled.length === 0) return fail(400, 'Recurring Payment was not cancelled');

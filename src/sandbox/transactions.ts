@@ -20,7 +20,7 @@ import { identifier, oneOf, pathParams, rule, type RouteFields } from './validat
 
 const date = rule((v) => typeof v === 'string' && parseDate(v) !== undefined, 'must be YYYY-MM-DD or an ISO timestamp');
 /** A6: every field error is the spec's 'Bad Request' (the window itself is checked by the handler). */
-const A6_FIELDS: RouteFields = {
+const LIST_TRANSACTIONS_FIELDS: RouteFields = {
   query: z.object({
     start_date: date,
     end_date: date,
@@ -202,7 +202,7 @@ export function registerTransactions(
   posRemote: () => PosRemoteTransaction[] = () => [],
 ): void {
   addRoutes(router, { store, posRemote }, [
-    ['GET', '/transaction', 'direct', A6_FIELDS, listTransactions],
+    ['GET', '/transaction', 'direct', LIST_TRANSACTIONS_FIELDS, listTransactions],
     ['GET', '/transaction/verify/{ref}', 'direct', { params: pathParams('ref') }, verify],
   ]);
 }

@@ -19,14 +19,14 @@ import type { Ledger } from './ledger';
 import { EMAIL, identifier, matching, oneOf, positiveInteger, rule, type RouteFields } from './validation';
 
 export const PROVIDERS = ['IE', 'EKEDC', 'AEDC', 'YEDC', 'BEDC', 'IBEDC', 'KEDCO', 'KAEDC', 'PHED', 'EEDC', 'JED'];
-const H2_FIELDS: RouteFields = {
+const LOOKUP_METER_FIELDS: RouteFields = {
   body: z.object({
     meter_no: matching(/^\d{1,20}$/, 'must be a meter number (digits)'),
     meter_type: oneOf(['prepaid', 'postpaid'], 'must be prepaid or postpaid'),
     provider: oneOf(PROVIDERS, 'is invalid'),
   }),
 };
-const H3_FIELDS: RouteFields = {
+const VEND_FIELDS: RouteFields = {
   body: z.object({
     reference: identifier(),
     amount: positiveInteger('must be a whole number of naira greater than 0'),
@@ -35,7 +35,7 @@ const H3_FIELDS: RouteFields = {
   }),
 };
 const dateFilter = rule((v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v), 'must be YYYY-MM-DD').optional();
-const H4_FIELDS: RouteFields = {
+const VEND_TRANSACTIONS_FIELDS: RouteFields = {
   query: z.object({
     reference: identifier().optional(),
     page: matching(/^\d{1,6}$/, 'must be a whole number').optional(),
@@ -264,9 +264,9 @@ function vendTransactions({ vends }: VendingState, { query }: RequestContext): R
 
 const VENDING_ROUTES: readonly RouteRow<VendingState>[] = [
   ['GET', '/vending/utilities/electricity/service-providers', 'vending', {}, serviceProviders],
-  ['POST', '/vending/utilities/electricity/lookup', 'vending', H2_FIELDS, lookupMeter],
-  ['POST', '/vending/utilities/electricity', 'vending', H3_FIELDS, vend],
-  ['GET', '/vending/transactions', 'vending', H4_FIELDS, vendTransactions],
+  ['POST', '/vending/utilities/electricity/lookup', 'vending', LOOKUP_METER_FIELDS, lookupMeter],
+  ['POST', '/vending/utilities/electricity', 'vending', VEND_FIELDS, vend],
+  ['GET', '/vending/transactions', 'vending', VEND_TRANSACTIONS_FIELDS, vendTransactions],
 ];
 
 export function registerVending(router: Router, deps: { clock: SandboxClock; ledger: Ledger }): void {

@@ -48,7 +48,7 @@ const ACCOUNT_FIELDS = {
   bvn: matching(/^\d{11}$/, 'must be 11 digits'),
   beneficiary_account: matching(TEN_DIGITS, 'must be 10 digits').nullish(),
 };
-const C1_FIELDS: RouteFields = {
+const CREATE_CUSTOMER_ACCOUNT_FIELDS: RouteFields = {
   body: z.object({
     customer_identifier: text(),
     first_name: text(),
@@ -64,7 +64,7 @@ const C1_FIELDS: RouteFields = {
       ? 'Validation Failure, Customer identifier is required'
       : `${field} ${rule}`,
 };
-const C2_FIELDS: RouteFields = {
+const CREATE_BUSINESS_ACCOUNT_FIELDS: RouteFields = {
   body: z.object({
     bvn: ACCOUNT_FIELDS.bvn,
     business_name: text(),
@@ -79,7 +79,7 @@ const mdy = matching(/^\d{2}-\d{2}-\d{4}$/, 'must be in the format MM-DD-YYYY').
 );
 const whole = matching(/^\d{1,6}$/, 'must be a whole number');
 /** C5's messages quote the field, as the spec shows them ('"virtualAccount" is not allowed to be empty'). */
-const C5_FIELDS: RouteFields = {
+const SEARCH_CREDITS_FIELDS: RouteFields = {
   query: z.object({
     virtualAccount: matching(TEN_DIGITS, 'must be 10 digits').optional(),
     customerIdentifier: identifier().optional(),
@@ -97,16 +97,16 @@ const ymd = rule(
   (v) => typeof v === 'string' && parseYmd(v) !== undefined,
   'must be in the format YY-MM-DD',
 ).optional();
-const C8_FIELDS: RouteFields = {
+const LIST_ACCOUNTS_FIELDS: RouteFields = {
   query: z.object({ page: whole.optional(), perPage: whole.optional(), startDate: ymd, EndDate: ymd, endDate: ymd }),
   message: (field, rule) => `"${field}" ${rule}`,
 };
-const C10_FIELDS: RouteFields = { query: z.object({ page: whole.optional(), perPage: whole.optional() }) };
+const WEBHOOK_LOGS_FIELDS: RouteFields = { query: z.object({ page: whole.optional(), perPage: whole.optional() }) };
 /**
  * C9 and A2 share a path: A2 (`dva: true`, or a checkout's dynamic account, numbered '99…') pays the
  * amount due in kobo; C9 credits a decimal string, 1000.00 when absent.
  */
-const C9_FIELDS: RouteFields = {
+const SIMULATE_PAYMENT_FIELDS: RouteFields = {
   body: z
     .object({
       virtual_account_number: matching(TEN_DIGITS, 'must be 10 digits'),
@@ -114,13 +114,19 @@ const C9_FIELDS: RouteFields = {
       dva: z.unknown().optional(),
     })
     .superRefine((b, ctx) => {
-      const a2 =
+      const checkoutTransfer =
         b.dva === true || b.dva === 'true' || String(b.virtual_account_number).startsWith(DYNAMIC_ACCOUNT_PREFIX);
-      if (a2 && (b.amount === undefined || b.amount === null || b.amount === ''))
+      if (checkoutTransfer && (b.amount === undefined || b.amount === null || b.amount === ''))
         ctx.addIssue({ code: 'custom', path: ['amount'], message: 'is required' });
-      else if (a2 && !positiveInteger('').safeParse(b.amount).success)
+      else if (checkoutTransfer && !positiveInteger('').safeParse(b.amount).success)
         ctx.addIssue({ code: 'custom', ...asIs(['amount'], 'must be a positive integer in the lowest currency unit') });
-      else if (!a2 && b.amount !== undefined && b.amount !== null && b.amount !== '' && !decimalAmount(b.amount))
+      else if (
+        !checkoutTransfer &&
+        b.amount !== undefined &&
+        b.amount !== null &&
+        b.amount !== '' &&
+        !decimalAmount(b.amount)
+      )
         ctx.addIssue({ code: 'custom', ...asIs(['amount'], 'must be a positive decimal string such as "1000.00"') });
     }),
 };
@@ -528,18 +534,18 @@ const ID = { params: pathParams('id') };
 const BY_NUMBER = { params: pathParams({ number: matching(TEN_DIGITS, 'must be 10 digits') }) };
 
 const VIRTUAL_ACCOUNT_ROUTES: readonly RouteRow<VirtualAccountBook>[] = [
-  ['POST', '/virtual-account', 'virtual-account', C1_FIELDS, createCustomerAccount],
-  ['POST', '/virtual-account/business', 'virtual-account', C2_FIELDS, createBusinessAccount],
+  ['POST', '/virtual-account', 'virtual-account', CREATE_CUSTOMER_ACCOUNT_FIELDS, createCustomerAccount],
+  ['POST', '/virtual-account/business', 'virtual-account', CREATE_BUSINESS_ACCOUNT_FIELDS, createBusinessAccount],
   ['GET', '/virtual-account/customer/transactions/{id}', 'virtual-account', ID, customerCredits],
   ['GET', '/virtual-account/merchant/transactions', 'virtual-account', {}, merchantCredits],
-  ['GET', '/virtual-account/merchant/transactions/all', 'virtual-account', C5_FIELDS, searchCredits],
+  ['GET', '/virtual-account/merchant/transactions/all', 'virtual-account', SEARCH_CREDITS_FIELDS, searchCredits],
   ['GET', '/virtual-account/customer/{number}', 'virtual-account', BY_NUMBER, accountByNumber],
-  ['GET', '/virtual-account/merchant/accounts', 'virtual-account', C8_FIELDS, listAccounts],
-  ['GET', '/virtual-account/webhook/logs', 'virtual-account', C10_FIELDS, webhookLogs],
+  ['GET', '/virtual-account/merchant/accounts', 'virtual-account', LIST_ACCOUNTS_FIELDS, listAccounts],
+  ['GET', '/virtual-account/webhook/logs', 'virtual-account', WEBHOOK_LOGS_FIELDS, webhookLogs],
   ['DELETE', '/virtual-account/webhook/logs/{ref}', 'virtual-account', { params: pathParams('ref') }, deleteWebhookLog],
   // C7 after the fixed paths above, so /merchant/... and /customer/... are not read as identifiers.
   ['GET', '/virtual-account/{id}', 'virtual-account', ID, accountById],
-  ['POST', '/virtual-account/simulate/payment', 'virtual-account', C9_FIELDS, simulatePayment],
+  ['POST', '/virtual-account/simulate/payment', 'virtual-account', SIMULATE_PAYMENT_FIELDS, simulatePayment],
 ];
 
 export function registerVirtualAccounts(
