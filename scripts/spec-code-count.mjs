@@ -7,7 +7,7 @@
 //   node scripts/spec-code-count.mjs --names    also every identifier that holds a code, with its file
 //   node scripts/spec-code-count.mjs --json     { codes, folders, names } (test/foundation/spec-codes.test.ts)
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
 const root = join(import.meta.dirname, '..');
@@ -95,7 +95,7 @@ export const count = (dir = join(root, 'src')) => {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const folder = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 'src';
-  const { folders, names } = count(join(root, folder));
+  const { folders, names } = count(resolve(root, folder));
   if (process.argv.includes('--json')) {
     console.log(JSON.stringify({ codes, folders, names }));
   } else {

@@ -1,0 +1,79 @@
+// Domain words in names (issue #43): a spec code (A1, D3, G3, E-1, ...) is a reference after domain words,
+// never part of a name. The counting lives in scripts/spec-code-count.mjs, which reads the codes from the
+// spec's headings; this test holds src to it.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
+
+interface Counted {
+  codes: string[];
+  folders: Record<string, { identifiers: number; strings: number; comments: number }>;
+  names: { file: string; line: number; name: string }[];
+}
+
+const countIn = (folder: string): Counted =>
+  JSON.parse(
+    execFileSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'spec-code-count.mjs'), folder, '--json'], {
+      encoding: 'utf8',
+    }),
+  ) as Counted;
+
+// Names still holding a code, each with why it is still there. Remove a row when its name goes; the test
+// fails on a row that no longer matches anything, so the list only shrinks.
+const NOT_YET_RENAMED: Record<string, string> = {
+  // Workflow code was being reshaped by other hands when the rest of src was renamed (the identifiers only:
+  // the patch ids' values are in recorded histories and stay as they are).
+  'src/workflows/recurring.ts A5_REFUSAL_PATCH': 'workflow code, renamed with the recurring flow',
+  'src/workflows/recurring.ts A5_UNKNOWN_PATCH': 'workflow code, renamed with the recurring flow',
+  'src/workflows/recurring.ts A5_AGAIN_AFTER_MS': 'workflow code, renamed with the recurring flow',
+  'src/workflows/recurring.ts A5_BACKGROUND_FIRST_MS': 'workflow code, renamed with the recurring flow',
+  'src/workflows/recurring.ts A5_BACKGROUND_MAX_MS': 'workflow code, renamed with the recurring flow',
+  'src/workflows/recurring.ts A5Outcome': 'workflow code, renamed with the recurring flow',
+  'src/workflows/recurring.ts askA5': 'workflow code, renamed with the recurring flow',
+  'src/workflows/recurring.ts parkWhileA5Fails': 'workflow code, renamed with the recurring flow',
+  'src/workflows/pos-remote/send.ts MAX_UNSENT_E1_ATTEMPTS': 'workflow code, renamed with the POS remote flow',
+  'src/workflows/pos-remote/send.ts UNSENT_E1_BACKOFF_MS': 'workflow code, renamed with the POS remote flow',
+  // Virtual-account credit files were being edited by another helper at the time.
+  'src/activities/virtual-account-credit.ts c5Refused': 'renamed with the virtual-account credit work',
+};
+
+describe('spec codes in names (scripts/spec-code-count.mjs)', () => {
+  const src = countIn('src');
+
+  it("reads the operation and event codes from the spec's headings", () => {
+    expect(src.codes).toEqual(expect.arrayContaining(['A1', 'B1', 'C11', 'D3', 'E2', 'F4', 'G8', 'H4', 'E-1', 'E-3']));
+    expect(src.codes).not.toContain('A7');
+  });
+
+  it('finds no name in src holding a spec code, except the listed ones not yet renamed', () => {
+    const found = [...new Set(src.names.map((n) => `${n.file} ${n.name}`))];
+    expect(found.filter((n) => !(n in NOT_YET_RENAMED))).toEqual([]);
+    // A renamed name leaves the list too.
+    expect(Object.keys(NOT_YET_RENAMED).filter((n) => !found.includes(n))).toEqual([]);
+  });
+
+  it('catches a code in a name in any case and at any word of it, and not inside other words', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spec-codes-'));
+    try {
+      writeFileSync(
+        join(dir, 'sample.ts'),
+        [
+          'export const G3_READ = 1;',
+          'export let e1Announced = false;',
+          'export const chargeB1 = () => D3Answer;',
+          'type D3Answer = number;',
+          '// the debit (D3) answered',
+          "export const label = 'charge card (B1)';",
+          'export const sha256 = 1, h264 = 2, A12 = 3, base64 = 4, e2e = 5;',
+        ].join('\n'),
+      );
+      const sample = countIn(dir);
+      expect(sample.names.map((n) => n.name)).toEqual(['G3_READ', 'e1Announced', 'chargeB1', 'D3Answer', 'D3Answer']);
+      expect(Object.values(sample.folders)).toEqual([{ identifiers: 5, strings: 1, comments: 1 }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
