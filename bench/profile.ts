@@ -1,7 +1,11 @@
-// `npm run bench:profile -- [vend|card] [flows] [ours|baseline]`: where our worker's (or the baseline's) CPU goes. Runs flows through the
-// bench stack with the worker under --cpu-prof, then prints the self time per package/module and the
-// top functions. A tool for finding overhead; it prints figures and asserts nothing.
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+// `npm run bench:profile -- [vend|card] [flows] [ours|baseline] [worker|starter]`: where our worker's
+// (or the baseline's) CPU goes, or with `starter` where the client side's goes (this process: the
+// starts, their validation and sealing, and the waits for results). Runs flows through the bench
+// stack with the worker under --cpu-prof (or this process under the inspector's profiler), then prints
+// the self time per package/module and the top functions. A tool for finding overhead; it prints
+// figures and asserts nothing.
+import { Session } from 'node:inspector/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closedLoop } from './lib/load';
@@ -37,12 +41,16 @@ async function main(): Promise<void> {
   const kind = process.argv[2] === 'card' ? 'card' : 'vend';
   const flows = Number(process.argv[3] ?? 150);
   const side = process.argv[4] === 'baseline' ? 'baseline' : 'ours';
+  const target = process.argv[5] === 'starter' ? 'starter' : 'worker';
   const dir = await mkdtemp(join(tmpdir(), 'bench-prof-'));
   const stack = await startBenchStack({
     log: console.log,
     posRemoteCompleteAfterMs: 5_000,
-    [side === 'ours' ? 'workerNodeArgs' : 'baselineNodeArgs']: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    ...(target === 'worker'
+      ? { [side === 'ours' ? 'workerNodeArgs' : 'baselineNodeArgs']: ['--cpu-prof', `--cpu-prof-dir=${dir}`] }
+      : {}),
   });
+  const inspector = target === 'starter' ? new Session() : undefined;
   let measured: { from: number; to: number };
   let measuredFlows = 0;
   try {
@@ -53,17 +61,31 @@ async function main(): Promise<void> {
     const worker = side === 'ours' ? stack.ours : stack.baseline;
     await closedLoop(20, 10, flow);
     const cpu0 = worker.cpuMs();
+    const client0 = process.cpuUsage();
+    if (inspector) {
+      inspector.connect();
+      await inspector.post('Profiler.enable');
+      await inspector.post('Profiler.start');
+    }
     const from = Date.now();
     const r = await closedLoop(flows, 20, flow);
     measured = { from, to: Date.now() };
     measuredFlows = r.latencies.length;
+    if (inspector) {
+      const { profile } = await inspector.post('Profiler.stop');
+      await writeFile(join(dir, 'starter.cpuprofile'), JSON.stringify(profile));
+      inspector.disconnect();
+    }
+    const client = process.cpuUsage(client0);
     console.log(
-      `${r.latencies.length} ${kind} flows (${side}), worker CPU ${((worker.cpuMs() - cpu0) / r.latencies.length).toFixed(1)} ms per flow`,
+      `${r.latencies.length} ${kind} flows (${side}), worker CPU ${((worker.cpuMs() - cpu0) / r.latencies.length).toFixed(1)} ms per flow, ` +
+        `this process (the client side) ${((client.user + client.system) / 1000 / r.latencies.length).toFixed(1)} ms per flow`,
     );
   } finally {
     await stack.stop();
   }
-  const exitedAt = Date.now();
+  // The worker's profile ends when it exits; the starter's when the measured window did.
+  const exitedAt = target === 'starter' ? measured.to : Date.now();
   // One profile per thread: the main thread (activities, SDK, codec) and the workflow thread (the sandbox).
   const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
   if (!files.length) throw new Error('no profile written');
