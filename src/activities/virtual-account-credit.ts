@@ -1,5 +1,7 @@
-// Virtual-account credit activities: the durable duplicate check (va_credit_records) and the
-// confirmation of the unsigned fields by the service's own query (C5).
+// Virtual-account credit activities: the durable duplicate check (va_credit_records), the
+// confirmation of the unsigned fields by the service's own query (C5), and the hand-over: to a
+// registered function, to the old callback, or as a merchant event through the one pipeline every
+// flow's events take (its own delivery workflow: `notify list | redeliver | replay`).
 import { outboundPolicyOf } from '../notify/target-guard';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import {
@@ -22,10 +24,12 @@ import type {
 import type { VirtualAccountCreditStore } from '../virtual-accounts/credit-store';
 import {
   CreditHandlerRefused,
-  eventCreditHandler,
+  creditReceivedEvent,
   httpCreditHandler,
   type CreditHandler,
 } from '../virtual-accounts/credit-handler';
+import type { MerchantEventEmission, MerchantEventEmitted } from '../shared/merchant-event';
+import { createMerchantEventDeliveryActivities } from './merchant-event-delivery';
 import type { AppConfig } from '../config/config';
 
 /** Exact comparison of two decimal strings ("5000" = "5000.00"), without floats. */
@@ -90,7 +94,10 @@ interface CreditDeps {
   api: PaymentsClient;
   log: Logger;
   deps: ActivityDeps;
+  /** A registered function or the old callback. */
   handler?: CreditHandler;
+  /** Credits as merchant events: their own URL (VA_CREDIT_NOTIFY_URL) or none (the deployment's), and the emission. */
+  events?: { url?: string; emit: (emission: MerchantEventEmission) => Promise<MerchantEventEmitted> };
   /** With an events target, a hand-over that fails names it, so the flow can tell it that it gave up (docs/events.md). */
   failureDetails: unknown[];
 }
@@ -191,17 +198,19 @@ async function readVirtualAccountCreditFreeze(
   return { known: true, frozen };
 }
 
+interface HandOverRequest {
+  credit: CreditedVirtualAccountTransaction;
+  releasedFreeze?: { freezeTransactionRef?: string; reason?: string };
+}
+
 /**
- * Hands the recorded credit to the merchant's handler, with the transaction reference as the
- * idempotency key. A permanent refusal is an answer (recorded), anything else is retried.
+ * Hands the recorded credit over, with the transaction reference as the idempotency key: as a
+ * merchant event when this worker's credits are events, else to the merchant's handler, where a
+ * permanent refusal is an answer (recorded) and anything else is retried.
  */
-async function handOverVirtualAccountCredit(
-  { handler, log, failureDetails }: CreditDeps,
-  req: {
-    credit: CreditedVirtualAccountTransaction;
-    releasedFreeze?: { freezeTransactionRef?: string; reason?: string };
-  },
-): Promise<CreditHandoff> {
+async function handOverVirtualAccountCredit(d: CreditDeps, req: HandOverRequest): Promise<CreditHandoff> {
+  const { handler, log, failureDetails } = d;
+  if (d.events) return emitCreditReceived(d, d.events, req);
   const { attempt } = Context.current().info;
   const idempotencyKey = req.credit.transactionReference;
   const at = () => new Date().toISOString();
@@ -227,6 +236,47 @@ async function handOverVirtualAccountCredit(
   }
 }
 
+/**
+ * The credit as a merchant event: `virtual_account.credit.received`, under its stable id, handed to
+ * its own delivery workflow like every flow's events. The credit is handed over once that delivery
+ * exists (a retried hand-over finds it already started: the same event, never a second one); from
+ * then on the delivery owns the attempts, the retries and `delivery_failed` (`notify list --failed`).
+ */
+async function emitCreditReceived(
+  { log, failureDetails }: CreditDeps,
+  events: NonNullable<CreditDeps['events']>,
+  req: HandOverRequest,
+): Promise<CreditHandoff> {
+  const { attempt } = Context.current().info;
+  const idempotencyKey = req.credit.transactionReference;
+  const event = creditReceivedEvent({
+    idempotencyKey,
+    credit: req.credit,
+    ...(req.releasedFreeze ? { releasedFreeze: req.releasedFreeze } : {}),
+  });
+  const where = { transactionReference: idempotencyKey, attempt, eventId: event.id };
+  let emitted: MerchantEventEmitted;
+  try {
+    emitted = await events.emit({ event, ...(events.url !== undefined ? { url: events.url } : {}) });
+  } catch (err) {
+    log.warn({ ...where, err: (err as Error).message }, 'virtual-account credit: its event could not be emitted');
+    throw ApplicationFailure.create({
+      type: 'CreditHandoffFailed',
+      message: `the credit's event could not be handed to its delivery: ${(err as Error).message}`,
+      nonRetryable: err instanceof ApplicationFailure && err.nonRetryable === true,
+      details: failureDetails,
+    });
+  }
+  const at = new Date().toISOString();
+  if (emitted === 'not-configured') return { status: 'not_configured', idempotencyKey, detail: NO_HANDLER, at };
+  log.info(where, 'virtual-account credit emitted as an event');
+  const detail =
+    emitted === 'started'
+      ? 'handed to its delivery (notify list)'
+      : 'its delivery had started already (a retried hand-over): the same event';
+  return { status: 'emitted', idempotencyKey, eventId: event.id, attempts: attempt, detail, at };
+}
+
 const NO_HANDLER =
   'no credit handler on this worker (VA_CREDIT_NOTIFY_URL, NOTIFY_URL and VA_CREDIT_CALLBACK_URL unset): the credit is recorded only';
 
@@ -237,17 +287,28 @@ async function isVirtualAccountCreditRecorded({ deps }: CreditDeps, transactionR
 
 export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
   const target = creditHandoffTarget(deps.config);
-  // The same outbound rules as every merchant event (src/notify/target-guard.ts).
-  const policy = outboundPolicyOf(deps.config);
   const handler: CreditHandler | undefined =
     deps.creditHandler ??
-    (target?.format === 'event'
-      ? eventCreditHandler({ ...target, policy })
-      : target?.format === 'callback'
-        ? httpCreditHandler({ ...target, policy })
-        : undefined);
-  const failureDetails = !deps.creditHandler && target?.format === 'event' ? [{ notify: { url: target.url } }] : [];
-  const d: CreditDeps = { api: deps.api, log: deps.logger.child({ flow: 'va-credit' }), deps, handler, failureDetails };
+    (target?.format === 'callback'
+      ? // The same outbound rules as every merchant event (src/notify/target-guard.ts).
+        httpCreditHandler({ ...target, policy: outboundPolicyOf(deps.config) })
+      : undefined);
+  // A registered function comes first; else, with an events target, credits are events like any flow's.
+  const events =
+    !deps.creditHandler && target?.format === 'event'
+      ? { ...target, emit: createMerchantEventDeliveryActivities(deps).emitMerchantEvent }
+      : undefined;
+  // The URL a give-up's needs_attention goes to: the credits' own, else the deployment's.
+  const giveUpUrl = events && (events.url ?? deps.config.notify?.url);
+  const failureDetails = giveUpUrl ? [{ notify: { url: giveUpUrl } }] : [];
+  const d: CreditDeps = {
+    api: deps.api,
+    log: deps.logger.child({ flow: 'va-credit' }),
+    deps,
+    handler,
+    ...(events ? { events } : {}),
+    failureDetails,
+  };
   return bindActivities(d, {
     recordVirtualAccountCredit,
     confirmVirtualAccountCredit,
@@ -260,17 +321,19 @@ export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
 export type VirtualAccountCreditActivities = ReturnType<typeof createVirtualAccountCreditActivities>;
 
 /**
- * Where a worker hands credits over (docs/configuration.md, "precedence"): the events target
- * (VA_CREDIT_NOTIFY_URL, else NOTIFY_URL without a VA_CREDIT_CALLBACK_URL), signed with
- * NOTIFY_SECRET; else the deprecated callback format (VA_CREDIT_CALLBACK_URL/SECRET); else none.
- * A function registered in the worker (ActivityDeps.creditHandler) comes before both.
+ * Where a worker hands credits over (docs/configuration.md, "precedence"): as merchant events
+ * (`url`: VA_CREDIT_NOTIFY_URL, the alias; absent: the deployment's NOTIFY_URL, resolved by their
+ * delivery like every flow's), signed with NOTIFY_SECRET by that delivery; else the deprecated
+ * callback format (VA_CREDIT_CALLBACK_URL/SECRET); else none. A function registered in the worker
+ * (ActivityDeps.creditHandler) comes before both.
  */
 export function creditHandoffTarget(
   config: Pick<AppConfig, 'virtualAccounts' | 'notify'>,
-): { format: 'event'; url: string; secret: string } | { format: 'callback'; url: string; secret: string } | undefined {
+): { format: 'event'; url?: string } | { format: 'callback'; url: string; secret: string } | undefined {
   const events = config.virtualAccounts?.creditEvents;
   // Without NOTIFY_SECRET an event cannot be signed (the config refuses VA_CREDIT_NOTIFY_URL without it).
-  if (events && config.notify?.secret) return { format: 'event', url: events.url, secret: config.notify.secret };
+  if (events && config.notify?.secret)
+    return { format: 'event', ...(events.url !== undefined ? { url: events.url } : {}) };
   const callback = config.virtualAccounts?.creditCallback;
   return callback ? { format: 'callback', ...callback } : undefined;
 }

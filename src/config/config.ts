@@ -473,10 +473,11 @@ export interface AppConfig {
   };
   virtualAccounts: {
     /**
-     * Where each credit is handed over as a `virtual_account.credit.received` event (docs/events.md):
-     * VA_CREDIT_NOTIFY_URL, else NOTIFY_URL when no VA_CREDIT_CALLBACK_URL is set. Signed with NOTIFY_SECRET.
+     * Credits are merchant events (`virtual_account.credit.received`, docs/events.md) when set: to
+     * `url`, the alias VA_CREDIT_NOTIFY_URL, when given; else to the deployment's NOTIFY_URL (unless
+     * the deprecated VA_CREDIT_CALLBACK_URL is set). Signed with NOTIFY_SECRET by their delivery.
      */
-    creditEvents?: { url: string };
+    creditEvents?: { url?: string };
     /**
      * The deprecated callback format (VA_CREDIT_CALLBACK_URL/SECRET, src/virtual-accounts/credit-handler.ts),
      * used when no VA_CREDIT_NOTIFY_URL is set; absent with creditEvents: credits are recorded only.
@@ -672,12 +673,13 @@ function hostList(raw: string): string[] {
 }
 
 /**
- * The events target of virtual-account credits (docs/configuration.md, "precedence"): VA_CREDIT_NOTIFY_URL;
- * else the process's NOTIFY_URL, unless the deprecated VA_CREDIT_CALLBACK_URL names the credits' own target.
+ * Whether virtual-account credits are merchant events, and to where (docs/configuration.md,
+ * "precedence"): VA_CREDIT_NOTIFY_URL (an alias naming the credits' own target); else the
+ * deployment's NOTIFY_URL (no url of their own), unless the deprecated VA_CREDIT_CALLBACK_URL is set.
  */
 function vaCreditEvents(env: { VA_CREDIT_NOTIFY_URL?: string; VA_CREDIT_CALLBACK_URL?: string; NOTIFY_URL?: string }): {
-  creditEvents?: { url: string };
+  creditEvents?: { url?: string };
 } {
-  const url = env.VA_CREDIT_NOTIFY_URL ?? (env.VA_CREDIT_CALLBACK_URL ? undefined : env.NOTIFY_URL);
-  return url ? { creditEvents: { url } } : {};
+  if (env.VA_CREDIT_NOTIFY_URL) return { creditEvents: { url: env.VA_CREDIT_NOTIFY_URL } };
+  return env.NOTIFY_URL && !env.VA_CREDIT_CALLBACK_URL ? { creditEvents: {} } : {};
 }

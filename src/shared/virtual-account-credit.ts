@@ -90,10 +90,17 @@ export interface VirtualAccountCreditOutcome {
 
 /** The merchant's credit handler's answer, recorded on the workflow. */
 export interface CreditHandoff {
-  /** delivered: the handler accepted it; refused: it answered a permanent refusal; not_configured: no handler on this worker. */
-  status: 'delivered' | 'refused' | 'not_configured';
+  /**
+   * delivered: the handler (a function, the old callback) accepted it; refused: it answered a
+   * permanent refusal; emitted: the credit's `virtual_account.credit.received` event was handed to
+   * its own delivery (`notify list`), which retries it from then on; not_configured: no handler and
+   * no events target on this worker.
+   */
+  status: 'delivered' | 'refused' | 'emitted' | 'not_configured';
   /** The idempotency key the handler received (the transaction reference). */
   idempotencyKey: string;
+  /** emitted: the event's id (the `webhook-id`, its delivery workflow's id: `notify redeliver <id>`). */
+  eventId?: string;
   attempts?: number;
   detail?: string;
   at: string;
@@ -139,6 +146,6 @@ export function creditAmountInLowestUnit(decimal: string): number | undefined {
 
 /**
  * A credit's two events (docs/events.md): `needs_attention` when the hand-over gives up (the credit
- * workflow's emission, its first event), `received` when the hand-over delivers it (always after).
+ * workflow's emission, its first event), `received` when the hand-over emits it (always after).
  */
 export const VA_CREDIT_EVENT_SEQUENCE = { needsAttention: 1, received: 2 } as const;

@@ -1,6 +1,8 @@
 // The merchant's credit handler: where a recorded virtual-account credit is handed to the
 // merchant's own business logic. Either a function registered in the worker (ActivityDeps
-// `creditHandler`) or an HTTP callback to the merchant's backend (VA_CREDIT_CALLBACK_URL).
+// `creditHandler`) or an HTTP callback to the merchant's backend (VA_CREDIT_CALLBACK_URL, the
+// deprecated format). Without either, a worker with an events target emits the credit as a merchant
+// event (`creditReceivedEvent`, below), delivered like every flow's (src/activities/virtual-account-credit.ts).
 //
 // Delivery is at least once, with the transaction reference as the idempotency key: a retried
 // hand-over (a lost answer, a worker that died mid-call) carries the same key, and the handler
@@ -14,13 +16,7 @@ import {
   virtualAccountCreditWorkflowId,
   type CreditedVirtualAccountTransaction,
 } from '../shared/virtual-account-credit';
-import {
-  MERCHANT_EVENT_DATA_VERSION,
-  MERCHANT_EVENT_DELIVERY_DEFAULTS,
-  merchantEventId,
-  type MerchantEvent,
-} from '../shared/merchant-event';
-import { deliverOnce } from '../notify/deliver';
+import { MERCHANT_EVENT_DATA_VERSION, merchantEventId, type MerchantEvent } from '../shared/merchant-event';
 import {
   checkTarget,
   DEVELOPMENT_POLICY,
@@ -151,8 +147,9 @@ function creditAnswer(status: number, text: string): { detail: string } {
 
 /**
  * The credit as a Standard Webhooks event (docs/events.md): its id is stable per credit (the
- * `webhook-id`, the merchant's idempotency key); `data` carries the reference, the settled amount
- * in the lowest unit and the currency, never the account number or the customer.
+ * `webhook-id`, the merchant's idempotency key, its delivery workflow's id); `created_at` is when
+ * the credit was recorded, so every emission of it is the same event; `data` carries the reference,
+ * the settled amount in the lowest unit and the currency, never the account number or the customer.
  */
 export function creditReceivedEvent(req: CreditHandoffRequest): MerchantEvent {
   const { credit, releasedFreeze } = req;
@@ -174,34 +171,5 @@ export function creditReceivedEvent(req: CreditHandoffRequest): MerchantEvent {
       sequence: VA_CREDIT_EVENT_SEQUENCE.received,
       occurred_at: credit.creditedAt,
     },
-  };
-}
-
-/**
- * The hand-over as an event (VA_CREDIT_NOTIFY_URL, else NOTIFY_URL): one signed Standard Webhooks
- * POST per attempt, the same bytes and headers as every other event. The credit's own rules read
- * the answer: 2xx or 409 taken; 410 and any other 4xx but 408/425/429 refused; anything else
- * retried by the credit workflow (the same event id every time).
- */
-export function eventCreditHandler(opts: {
-  url: string;
-  /** NOTIFY_SECRET: one whsec_ secret or several (rotation); each signs. */
-  secret: string;
-  timeoutMs?: number;
-  policy?: OutboundPolicy;
-}): CreditHandler {
-  return async (req) => {
-    const timeoutMs = opts.timeoutMs ?? MERCHANT_EVENT_DELIVERY_DEFAULTS.attemptTimeoutMs;
-    const attempt = await deliverOnce(opts.url, opts.secret, creditReceivedEvent(req), timeoutMs, {
-      ...(opts.policy ? { policy: opts.policy } : {}),
-    });
-    if (attempt.outcome === 'delivered') return { detail: `HTTP ${attempt.httpStatus} (event)` };
-    if (attempt.outcome === 'refused') throw new CreditHandlerRefused(`the credit's event endpoint: ${attempt.error}`);
-    if (attempt.outcome === 'gone') throw new CreditHandlerRefused(`the credit's event endpoint refused it: HTTP 410`);
-    const status = attempt.httpStatus;
-    if (status === 409) return { detail: 'HTTP 409: the handler already had this event' };
-    if (status !== undefined && status >= 400 && status < 500 && !RETRYABLE_4XX.has(status))
-      throw new CreditHandlerRefused(`the credit's event endpoint refused it: HTTP ${status}`);
-    throw new Error(`the credit's event endpoint did not take it (${attempt.error}); retried`);
   };
 }

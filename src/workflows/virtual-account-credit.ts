@@ -17,7 +17,10 @@
 //   service shows it released.
 // - The hand-over calls the merchant's credit handler with the reference as idempotency key,
 //   retried with backoff; a handler that keeps failing leaves the workflow `handoff_failed`
-//   (PaymentStatus) until an operator asks again (retryCreditHandoff).
+//   (PaymentStatus) until an operator asks again (retryCreditHandoff). On a worker whose credits are
+//   merchant events, the hand-over activity emits `virtual_account.credit.received` into its own
+//   delivery workflow (`notify list`), which owns the attempts from then on: this code is unchanged
+//   by that (an activity's work, no new command), so it needed no patch.
 import {
   ActivityFailure,
   ApplicationFailure,

@@ -1,23 +1,31 @@
 // Virtual-account credits as merchant events (docs/events.md, docs/flows-virtual-accounts.md):
-// - where a worker hands credits over, in its order of precedence (the events target, else the
-//   deprecated callback format, else none);
-// - the hand-over as a Standard Webhooks event over real HTTP: verified by `notify listen`'s
-//   listener, one id per credit on every attempt (the merchant's dedupe key), the settled amount as
-//   an integer in kobo, and the credit's own answer rules (409 taken, 4xx refused, 5xx and 429
-//   retried); a correctly signed event replayed after 5 minutes is refused by the verifier;
+// - where a worker hands credits over, in its order of precedence (events, to VA_CREDIT_NOTIFY_URL
+//   or else the deployment's NOTIFY_URL; else the deprecated callback format; else none);
+// - the credit's event: one id per credit (the merchant's dedupe key), the settled amount as an
+//   integer in kobo, no account number; signed as every event, a copy replayed after 5 minutes is
+//   refused by the verifier;
+// - the hand-over activity with an events target starts the event's own delivery workflow (the one
+//   pipeline of every flow's events) under that id, to the alias's URL or the deployment's; a
+//   retried hand-over finds it started; a start that fails is retried and names the target;
 // - on the time-skipping server, a hand-over that gives up tells the merchant once
 //   (`virtual_account.credit.needs_attention`), and a credit without an events target records nothing new.
-import { createServer, type Server } from 'node:http';
+// Over real HTTP, with `notify list | redeliver`: credit-events-e2e.test.ts.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { DefaultLogger } from '@temporalio/worker';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { WebhookVerificationError } from 'standardwebhooks';
-import {
-  creditHandoffTarget,
-  type createVirtualAccountCreditActivities,
-} from '../../src/activities/virtual-account-credit';
+import type { ActivityDeps } from '../../src/activities/deps';
+import { creditHandoffTarget, createVirtualAccountCreditActivities } from '../../src/activities/virtual-account-credit';
 import type { MerchantEventDeliveryActivities } from '../../src/activities/merchant-event-delivery';
-import { newNotifySecret, signEvent, verifyEvent, type MerchantEvent } from '../../src/notify';
-import { merchantEventId, type MerchantEventEmission } from '../../src/shared/merchant-event';
+import { createLogger } from '../../src/logging/logger';
+import { newNotifySecret, signEvent, verifyEvent } from '../../src/notify';
+import {
+  merchantEventId,
+  type MerchantEventDeliveryInput,
+  type MerchantEventEmission,
+} from '../../src/shared/merchant-event';
 import {
   creditAmountInLowestUnit,
   retryCreditHandoffUpdate,
@@ -27,17 +35,10 @@ import {
   type CreditedVirtualAccountTransaction,
   type CreditHandoff,
 } from '../../src/shared/virtual-account-credit';
-import {
-  CreditHandlerRefused,
-  creditReceivedEvent,
-  eventCreditHandler,
-} from '../../src/virtual-accounts/credit-handler';
-import { startListener, type Listener } from '../../src/starters/commands/merchant-event-delivery';
-import { closeServer, listen } from '../../src/webhooks/receiver';
+import { creditReceivedEvent } from '../../src/virtual-accounts/credit-handler';
 import { vaCredit } from '../support/flow-inputs';
-import { eventually } from '../support/polling';
 import { rawHistoryText } from '../support/history';
-import { testConfig } from '../support/stack';
+import { LogCapture, testConfig } from '../support/stack';
 import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 
 const secret = newNotifySecret();
@@ -45,19 +46,21 @@ const credited = (ref = `VA${randomUUID().slice(0, 8)}`): CreditedVirtualAccount
   const { receivedAt: _r, ...fields } = vaCredit(ref);
   return { ...fields, fieldsSource: 'service-query', creditedAt: new Date().toISOString() };
 };
+const receivedId = (ref: string) =>
+  merchantEventId(virtualAccountCreditWorkflowId(ref), 'virtual_account.credit.received');
 
 describe('where a worker hands credits over (precedence)', () => {
   const CALLBACK = {
     VA_CREDIT_CALLBACK_URL: 'http://merchant.test/credits',
     VA_CREDIT_CALLBACK_SECRET: 'c'.repeat(32),
   };
-  it('VA_CREDIT_NOTIFY_URL first (an event, signed with NOTIFY_SECRET), even with the old callback set', () => {
-    const config = testConfig({
-      ...CALLBACK,
-      VA_CREDIT_NOTIFY_URL: 'http://merchant.test/va-events',
-      NOTIFY_SECRET: secret,
-    });
-    expect(creditHandoffTarget(config)).toEqual({ format: 'event', url: 'http://merchant.test/va-events', secret });
+  it('VA_CREDIT_NOTIFY_URL first (an alias: the credit events go there), even with the old callback or NOTIFY_URL set', () => {
+    const alias = { VA_CREDIT_NOTIFY_URL: 'http://merchant.test/va-events', NOTIFY_SECRET: secret };
+    for (const more of [CALLBACK, { NOTIFY_URL: 'http://merchant.test/events' }])
+      expect(creditHandoffTarget(testConfig({ ...more, ...alias }))).toEqual({
+        format: 'event',
+        url: 'http://merchant.test/va-events',
+      });
   });
   it('the old VA_CREDIT_CALLBACK_URL keeps its own format, and keeps credits off NOTIFY_URL', () => {
     const config = testConfig({ ...CALLBACK, NOTIFY_URL: 'http://merchant.test/events', NOTIFY_SECRET: secret });
@@ -67,9 +70,9 @@ describe('where a worker hands credits over (precedence)', () => {
       secret: CALLBACK.VA_CREDIT_CALLBACK_SECRET,
     });
   });
-  it("neither VA setting: the process's NOTIFY_URL, as every flow's events; nothing set: recorded only", () => {
+  it("neither VA setting: events with no URL of their own (the deployment's NOTIFY_URL, as every flow's); nothing set: recorded only", () => {
     const config = testConfig({ NOTIFY_URL: 'http://merchant.test/events', NOTIFY_SECRET: secret });
-    expect(creditHandoffTarget(config)).toEqual({ format: 'event', url: 'http://merchant.test/events', secret });
+    expect(creditHandoffTarget(config)).toEqual({ format: 'event' });
     expect(creditHandoffTarget(testConfig())).toBeUndefined();
   });
   it('VA_CREDIT_NOTIFY_URL without NOTIFY_SECRET is refused, naming the secret', () => {
@@ -79,49 +82,14 @@ describe('where a worker hands credits over (precedence)', () => {
   });
 });
 
-describe('the hand-over as an event, over real HTTP', () => {
-  let listener: Listener;
-  const received: MerchantEvent[] = [];
-  const refused: string[] = [];
-  /** An endpoint answering `status` and keeping the raw request. */
-  let answer = 200;
-  const raw: { body: string; headers: Record<string, string> }[] = [];
-  let plain: Server;
-  let plainUrl: string;
-  beforeAll(async () => {
-    listener = await startListener({ port: 0, host: '127.0.0.1', secret }, (line, event) =>
-      event ? received.push(event) : refused.push(line),
-    );
-    plain = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        raw.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers as Record<string, string> });
-        res.writeHead(answer).end();
-      });
-    });
-    plainUrl = await listen(plain, 0);
-  });
-  afterAll(async () => {
-    listener?.server.close();
-    await closeServer(plain);
-  });
-
-  it('one verified virtual_account.credit.received per attempt, the same id every time; the settled amount in kobo; no account number', async () => {
+describe("the credit's event", () => {
+  it('virtual_account.credit.received: its id per credit, created when the credit was recorded; the settled amount in kobo; no account number', () => {
     const credit = credited();
-    const handler = eventCreditHandler({ url: listener.url, secret });
     const key = credit.transactionReference;
-    await handler({ idempotencyKey: key, credit });
-    await handler({ idempotencyKey: key, credit }); // a retried hand-over (its answer was lost)
-    const events = await eventually(
-      () => received.filter((e) => e.data.reference === key),
-      (es) => es.length === 2,
-    );
-    const id = merchantEventId(virtualAccountCreditWorkflowId(key), 'virtual_account.credit.received');
-    expect(events.map((e) => e.id)).toEqual([id, id]);
-    expect(events[0]).toEqual({
+    const event = creditReceivedEvent({ idempotencyKey: key, credit });
+    expect(event).toEqual({
       type: 'virtual_account.credit.received',
-      id,
+      id: receivedId(key),
       created_at: credit.creditedAt,
       data: {
         version: 1,
@@ -134,49 +102,18 @@ describe('the hand-over as an event, over real HTTP', () => {
         occurred_at: credit.creditedAt,
       },
     });
-    expect(JSON.stringify(events[0])).not.toContain(credit.virtualAccountNumber);
-    expect(refused).toEqual([]);
+    // Built again (a retried hand-over, another worker): the same event, byte for byte.
+    expect(JSON.stringify(creditReceivedEvent({ idempotencyKey: key, credit }))).toBe(JSON.stringify(event));
+    expect(JSON.stringify(event)).not.toContain(credit.virtualAccountNumber);
+    expect(JSON.stringify(event)).not.toContain(credit.customerIdentifier);
   });
 
-  it("the credit's answer rules: 2xx and 409 taken; 410 and other 4xx refused for good; 3xx, 408, 429 and 5xx asked again", async () => {
-    const handler = eventCreditHandler({ url: `${plainUrl}/credits`, secret });
-    const handOver = () => {
-      const credit = credited();
-      return handler({ idempotencyKey: credit.transactionReference, credit });
-    };
-    answer = 200;
-    await expect(handOver()).resolves.toEqual({ detail: 'HTTP 200 (event)' });
-    answer = 409;
-    await expect(handOver()).resolves.toEqual({ detail: 'HTTP 409: the handler already had this event' });
-    for (const status of [400, 410, 499]) {
-      answer = status;
-      const err = await handOver().catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(CreditHandlerRefused);
-      expect((err as Error).message).toBe(`the credit's event endpoint refused it: HTTP ${status}`);
-    }
-    for (const status of [300, 408, 429, 500, 503]) {
-      answer = status;
-      const err = await handOver().catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(Error);
-      expect(err).not.toBeInstanceOf(CreditHandlerRefused);
-      expect((err as Error).message).toBe(`the credit's event endpoint did not take it (HTTP ${status}); retried`);
-    }
-  });
-
-  it('the replay window: the event as received verifies; the same event signed 6 minutes ago is refused', async () => {
-    answer = 200;
+  it('the replay window: the event signed now verifies; the same event signed 6 minutes ago is refused', () => {
     const credit = credited();
-    await eventCreditHandler({ url: `${plainUrl}/credits`, secret })({
-      idempotencyKey: credit.transactionReference,
-      credit,
-    });
-    const got = raw.at(-1)!;
-    expect(verifyEvent(secret, got.body, got.headers)).toMatchObject({ type: 'virtual_account.credit.received' });
-    const old = signEvent(
-      secret,
-      creditReceivedEvent({ idempotencyKey: credit.transactionReference, credit }),
-      new Date(Date.now() - 360_000),
-    );
+    const event = creditReceivedEvent({ idempotencyKey: credit.transactionReference, credit });
+    const now = signEvent(secret, event);
+    expect(verifyEvent(secret, now.body, now.headers)).toMatchObject({ type: 'virtual_account.credit.received' });
+    const old = signEvent(secret, event, new Date(Date.now() - 360_000));
     expect(() => verifyEvent(secret, old.body, old.headers)).toThrow(WebhookVerificationError);
   });
 
@@ -204,6 +141,94 @@ describe('the hand-over as an event, over real HTTP', () => {
     expect(creditAmountInLowestUnit('1500.5')).toBe(150_050);
     expect(creditAmountInLowestUnit('12')).toBe(1200);
     for (const bad of ['1.005', '-5.00', '1e3', '', 'NaN']) expect(creditAmountInLowestUnit(bad)).toBeUndefined();
+  });
+});
+
+describe('the hand-over with an events target: the event into its own delivery', () => {
+  /** What the worker's Temporal client was asked to start; `failWith` makes the next start fail. */
+  function temporalStandIn() {
+    const started: { workflowType: string; workflowId: string; input: MerchantEventDeliveryInput }[] = [];
+    let failWith: Error | undefined;
+    const client = {
+      workflow: {
+        async start(workflowType: string, opts: { workflowId: string; args: [MerchantEventDeliveryInput] }) {
+          if (failWith) throw failWith;
+          if (started.some((s) => s.workflowId === opts.workflowId))
+            throw new WorkflowExecutionAlreadyStartedError('already started', opts.workflowId, workflowType);
+          started.push({ workflowType, workflowId: opts.workflowId, input: opts.args[0] });
+          return {};
+        },
+      },
+    };
+    return { client: client as unknown as Client, started, fail: (err?: Error) => (failWith = err) };
+  }
+
+  const activitiesFor = (env: Record<string, string>, temporal: Client, more: Partial<ActivityDeps> = {}) =>
+    createVirtualAccountCreditActivities({
+      config: testConfig({ NOTIFY_SECRET: secret, ...env }),
+      logger: createLogger({ destination: new LogCapture() }),
+      temporal,
+      ...more,
+    } as unknown as ActivityDeps);
+  const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> =>
+    new MockActivityEnvironment({}, { logger: new DefaultLogger('ERROR', () => undefined) }).run(fn, ...args);
+
+  it("NOTIFY_URL only: the delivery starts under the event's id with no URL of its own (the deployment's); a retried hand-over finds it started", async () => {
+    const t = temporalStandIn();
+    const { handOverVirtualAccountCredit } = activitiesFor({ NOTIFY_URL: 'http://merchant.test/events' }, t.client);
+    const credit = credited();
+    const ref = credit.transactionReference;
+    const first = await run(handOverVirtualAccountCredit, { credit });
+    expect(first).toMatchObject({
+      status: 'emitted',
+      idempotencyKey: ref,
+      eventId: receivedId(ref),
+      detail: 'handed to its delivery (notify list)',
+    });
+    expect(t.started).toEqual([
+      {
+        workflowType: 'merchantEventDeliveryWorkflow',
+        workflowId: receivedId(ref),
+        input: { event: creditReceivedEvent({ idempotencyKey: ref, credit }), retryForMs: expect.any(Number) },
+      },
+    ]);
+    const again = await run(handOverVirtualAccountCredit, { credit });
+    expect(again).toMatchObject({ status: 'emitted', eventId: receivedId(ref) });
+    expect(again.detail).toMatch(/had started already/);
+    expect(t.started).toHaveLength(1);
+  });
+
+  it("VA_CREDIT_NOTIFY_URL: the delivery carries the alias's URL; a start that fails is retried (not a refusal) and names it", async () => {
+    const t = temporalStandIn();
+    const { handOverVirtualAccountCredit } = activitiesFor(
+      { NOTIFY_URL: 'http://merchant.test/events', VA_CREDIT_NOTIFY_URL: 'http://merchant.test/va-events' },
+      t.client,
+    );
+    const credit = credited();
+    t.fail(new Error('Temporal unavailable'));
+    const err = (await run(handOverVirtualAccountCredit, { credit }).catch((e: unknown) => e)) as ApplicationFailure;
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(err).toMatchObject({
+      type: 'CreditHandoffFailed',
+      nonRetryable: false,
+      message: "the credit's event could not be handed to its delivery: Temporal unavailable",
+      details: [{ notify: { url: 'http://merchant.test/va-events' } }],
+    });
+    t.fail(undefined);
+    await expect(run(handOverVirtualAccountCredit, { credit })).resolves.toMatchObject({ status: 'emitted' });
+    expect(t.started.map((s) => s.input.url)).toEqual(['http://merchant.test/va-events']);
+  });
+
+  it('a function registered in the worker comes first: it takes the credit, nothing is emitted', async () => {
+    const t = temporalStandIn();
+    const handed: string[] = [];
+    const { handOverVirtualAccountCredit } = activitiesFor({ NOTIFY_URL: 'http://merchant.test/events' }, t.client, {
+      creditHandler: async (req) => void handed.push(req.idempotencyKey),
+    });
+    const credit = credited();
+    await expect(run(handOverVirtualAccountCredit, { credit })).resolves.toMatchObject({ status: 'delivered' });
+    expect(handed).toEqual([credit.transactionReference]);
+    expect(t.started).toEqual([]);
   });
 });
 
