@@ -35,3 +35,9 @@ export const WORKER_STOP_GRACE_S = WORKER_SHUTDOWN_GRACE_MS / 1000 + 15;
  * (POS F3, vend H3, SMS): the attempt never times out while its request is still open.
  */
 export const IN_FLIGHT_MARGIN_MS = 15_000;
+
+/**
+ * How long a flow tries to hand a merchant event to its delivery (LOCAL_EMIT) before it logs that the
+ * event was not handed over and goes on: emission is best effort, a flow's outcome never waits on it.
+ */
+export const EVENT_HAND_OVER_MS = 60_000;

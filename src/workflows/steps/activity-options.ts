@@ -9,6 +9,7 @@ import {
 } from '@temporalio/common';
 import type { ActivityQueue } from '../../shared/task-queues';
 import {
+  EVENT_HAND_OVER_MS,
   HTTP_TIMEOUT_MARGIN_MS,
   IN_FLIGHT_MARGIN_MS,
   MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS,
@@ -88,14 +89,48 @@ export const POLL: QueuedActivityOptions = {
 };
 
 /**
+ * How many attempts start within `windowMs` when each fails at once and the next waits out the
+ * backoff (from `initialInterval`, times `backoffCoefficient`, at most `maximumInterval`).
+ */
+export function attemptsWithin(
+  windowMs: number,
+  backoff: { initialIntervalMs: number; backoffCoefficient: number; maximumIntervalMs: number },
+): number {
+  let attempts = 1;
+  let startsAt = 0;
+  let wait = backoff.initialIntervalMs;
+  while (startsAt + wait < windowMs) {
+    startsAt += wait;
+    attempts += 1;
+    wait = Math.min(wait * backoff.backoffCoefficient, backoff.maximumIntervalMs);
+  }
+  return attempts;
+}
+
+/**
+ * The hand-over's backoff: 1 s doubling to 10 s, below the SDK's localRetryThreshold (1 minute), so
+ * every retry waits in the worker and adds nothing to history.
+ */
+const EMIT_BACKOFF = { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 10_000 };
+
+/**
  * Handing a merchant event to its delivery workflow (src/workflows/steps/merchant-events.ts): a
  * local activity that starts a workflow under the event's id, so a rerun is harmless ("already
- * started" is success). Retried for a minute; then the flow logs it and goes on.
+ * started" is success). Tried for EVENT_HAND_OVER_MS; then the flow logs it and goes on. The attempts
+ * are capped at what fits that minute (9): the SDK (1.24.0) drops a local activity's schedule-to-close
+ * that ends during an in-worker backoff, and an uncapped retry then never ends
+ * (test/sdk-repro/local-activity-schedule-to-close.test.ts). Capped, a hand-over whose every attempt
+ * hangs to its start-to-close still ends within 9 × 10 s plus 55 s of backoff.
  */
 export const LOCAL_EMIT: LocalActivityOptions = {
   startToCloseTimeout: '10s',
-  scheduleToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1s', maximumInterval: '10s' },
+  scheduleToCloseTimeout: EVENT_HAND_OVER_MS,
+  retry: {
+    initialInterval: EMIT_BACKOFF.initialIntervalMs,
+    backoffCoefficient: EMIT_BACKOFF.backoffCoefficient,
+    maximumInterval: EMIT_BACKOFF.maximumIntervalMs,
+    maximumAttempts: attemptsWithin(EVENT_HAND_OVER_MS, EMIT_BACKOFF),
+  },
 };
 
 /** Work on our own stores (claim check, ledgers, credit store): short, retried until it lands. */
