@@ -118,7 +118,9 @@ export async function replayMerchantEvents(
   since: Date,
 ): Promise<Redelivery[]> {
   const rows = await listMerchantEvents(ctx, { since, limit: 10_000 });
+  // One row per run: an event redelivered before has several, and is delivered again once.
+  const eventIds = [...new Set(rows.map((r) => r.eventId))];
   const done: Redelivery[] = [];
-  for (const row of rows) done.push(await redeliverMerchantEvent(ctx, row.eventId));
+  for (const eventId of eventIds) done.push(await redeliverMerchantEvent(ctx, eventId));
   return done;
 }
