@@ -47,8 +47,10 @@ export function autoUpgradeTypes(): string[] {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const grpcCode = (err: unknown) => (err as { code?: number }).code;
-/** The value of the TemporalWorkerDeploymentVersion search attribute for a version. */
-const versionAttribute = (deploymentName: string, buildId: string) => `${deploymentName}:${buildId}`;
+/** A string literal in a visibility query: a deployment name may hold a quote or a backslash (Temporal allows both). */
+const literal = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+/** The TemporalWorkerDeploymentVersion search attribute's value for a version, as a query literal. */
+const versionAttribute = (deploymentName: string, buildId: string) => literal(`${deploymentName}:${buildId}`);
 
 export interface DeploymentRouting {
   current?: string;
@@ -116,7 +118,7 @@ export async function versionOutcomes(
   buildId: string,
   since: Date,
 ): Promise<{ started: number; failed: number }> {
-  const mine = `TemporalWorkerDeploymentVersion = '${versionAttribute(deploymentName, buildId)}' AND StartTime >= '${since.toISOString()}'`;
+  const mine = `TemporalWorkerDeploymentVersion = ${versionAttribute(deploymentName, buildId)} AND StartTime >= '${since.toISOString()}'`;
   const started = (await client.workflow.count(mine)).count;
   const failed = (await client.workflow.count(`${mine} AND ExecutionStatus IN ('Failed', 'TimedOut')`)).count;
   return { started, failed };
@@ -128,7 +130,7 @@ export async function versionOutcomes(
  * it is found by its task queue and the server's TemporalReportedProblems, not by its version.
  */
 export async function stuckFlows(client: Client, taskQueues: string[], since: Date, limit = 20): Promise<string[]> {
-  const queues = taskQueues.map((q) => `'${q}'`).join(', ');
+  const queues = taskQueues.map(literal).join(', ');
   const query =
     `TaskQueue IN (${queues}) AND StartTime >= '${since.toISOString()}' AND ExecutionStatus = 'Running' AND ` +
     `TemporalReportedProblems IN ('category=WorkflowTaskFailed', 'category=WorkflowTaskTimedOut')`;
@@ -185,9 +187,14 @@ async function rampSteps(io: RolloutIo, plan: RolloutPlan, taskQueues: string[])
  * since (a mandate waiting days for its next debit) still names the old version, but moves on its
  * next task and keeps no version draining: not listed.
  */
-async function openFlowsOn(client: Client, deploymentName: string, buildId: string, limit = 20): Promise<string[]> {
+export async function openFlowsOn(
+  client: Client,
+  deploymentName: string,
+  buildId: string,
+  limit = 20,
+): Promise<string[]> {
   const query =
-    `TemporalWorkerDeploymentVersion = '${versionAttribute(deploymentName, buildId)}' AND ` +
+    `TemporalWorkerDeploymentVersion = ${versionAttribute(deploymentName, buildId)} AND ` +
     `TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`;
   const flows: string[] = [];
   for await (const wf of client.workflow.list({ query, pageSize: limit })) {
