@@ -32,6 +32,7 @@ export const MERCHANT_EVENT_TYPES = [
   'mandate.expired',
   'mandate.cancelled',
   'mandate.needs_attention',
+  'mandate.ended',
   'mandate.debit.succeeded',
   'mandate.debit.failed',
   'mandate.debit.needs_attention',
@@ -66,6 +67,10 @@ export const MERCHANT_EVENT_TYPES = [
   // Virtual accounts (the credit hand-over).
   'virtual_account.credit.received',
   'virtual_account.credit.needs_attention',
+  // Reconciliation: a difference between the service's transactions and our flows.
+  'reconciliation.mismatch',
+  // A payment webhook no running flow owns, kept for an operator.
+  'webhook.unmatched',
 ] as const;
 export type MerchantEventType = (typeof MERCHANT_EVENT_TYPES)[number];
 

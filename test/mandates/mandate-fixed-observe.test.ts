@@ -147,12 +147,13 @@ describe('FIXED: the service debits on its own schedule; the flow observes (the 
     // The patch marker is in the history: this run observes, and a replay of it does too.
     expect(await rawHistoryText(h)).toContain('mandate-fixed-observed');
 
-    const events = await eventsOf(i.mandateRef, 4);
+    const events = await eventsOf(i.mandateRef, 5);
     expect(summary(events)).toEqual([
       ['mandate.approved', 'approved', undefined, undefined, 1],
       ['mandate.debit.succeeded', 'success', `${i.mandateRef}-F1`, 100_000, 2],
       ['mandate.debit.failed', 'failed', `${i.mandateRef}-F2`, 100_000, 3],
       ['mandate.debit.succeeded', 'success', `${i.mandateRef}-F3`, 100_000, 4],
+      ['mandate.ended', 'schedule_finished', undefined, 200_000, 5],
     ]);
     expect(events[1]).toMatchObject({
       id: merchantEventId(mandateWorkflowId(i.mandateRef), 'mandate.debit.succeeded', `${i.mandateRef}-F1`),
@@ -177,11 +178,12 @@ describe('FIXED: the service debits on its own schedule; the flow observes (the 
     ]);
     expect(final.failures.join('\n')).toContain('the service debited 200000 kobo for');
     expect(final.failures.join('\n')).toContain(`${i.mandateRef}-F1: D5 could not be read after ${day(dates[0])}`);
-    const events = await eventsOf(i.mandateRef, 4);
+    const events = await eventsOf(i.mandateRef, 5);
     expect(summary(events).slice(1)).toEqual([
       ['mandate.debit.needs_attention', 'outcome_unknown', `${i.mandateRef}-F1`, undefined, 2],
       ['mandate.debit.succeeded', 'success', `${i.mandateRef}-F2`, 200_000, 3],
       ['mandate.debit.succeeded', 'success', `${i.mandateRef}-F3`, 100_000, 4],
+      ['mandate.ended', 'balance_spent', undefined, 300_000, 5],
     ]);
   });
 
@@ -216,10 +218,11 @@ describe("FIXED with fixedDebits 'send': the flow sends each date's debit itself
     expect(await rawHistoryText(h)).not.toContain('mandate-fixed-observed');
     const desc = await h.describe();
     expect(desc.runId).not.toBe(desc.raw.workflowExecutionInfo?.firstRunId); // continued as new after two debits
-    const events = await eventsOf(i.mandateRef, 4);
-    expect(summary(events).slice(1)).toEqual(
-      [1, 2, 3].map((n) => ['mandate.debit.succeeded', 'success', `${i.mandateRef}-D${n}`, 100_000, n + 1]),
-    );
+    const events = await eventsOf(i.mandateRef, 5);
+    expect(summary(events).slice(1)).toEqual([
+      ...[1, 2, 3].map((n) => ['mandate.debit.succeeded', 'success', `${i.mandateRef}-D${n}`, 100_000, n + 1]),
+      ['mandate.ended', 'balance_spent', undefined, 300_000, 5],
+    ]);
   });
 });
 

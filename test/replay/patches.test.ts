@@ -32,6 +32,7 @@ it('lists in the guide exactly the patches the workflow code asks for', () => {
   expect(rows.sort()).toEqual(ids);
   // Added after 1.0, each with its row and retirement plan.
   expect(ids).toEqual([
+    'mandate-ended-event',
     'mandate-fixed-observed',
     'merchant-events-deployment-target',
     'pos-refund-ledger-reasked-amount',

@@ -115,19 +115,18 @@ export class MandateFlow {
     }
   }
 
-  /** The end: no handler left running; an approved mandate completes, saying why. */
+  /** The end: no handler left running; an approved mandate completes, saying why (and tells the merchant). */
   private async end(): Promise<MandateState> {
     const { state } = this.ledger;
     state.nextDebitAt = undefined;
     await condition(allHandlersFinished);
     if (state.status === 'approved') {
-      this.ledger.setStatus(
-        'completed',
+      this.ledger.complete(
         state.balance < MINIMUM_DEBIT_KOBO
-          ? 'balance spent'
+          ? 'balance_spent'
           : Date.now() >= this.ledger.endAt
-            ? 'end date reached'
-            : 'schedule finished',
+            ? 'end_date_reached'
+            : 'schedule_finished',
       );
     }
     return state;

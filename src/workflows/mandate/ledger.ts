@@ -1,7 +1,7 @@
 // The mandate's books, shared by its parts (approval, debits, the FIXED observer, cancellation): the
 // state the query answers, the debits by reference and by idempotency key, the lock, the merchant
 // events, and how a debit's outcome is recorded. The steps live in the parts, not here.
-import { ApplicationFailure, condition, log, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, condition, log, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import type { MandateSnapshot } from '../../activities/mandate';
 import {
   DEBIT_SAFETY_DEFAULTS,
@@ -26,7 +26,7 @@ import { reads, verify } from './proxies';
 
 const FAILURES_KEPT = 50;
 
-/** The mandate's own outcomes → its merchant event (docs/events.md); completed and the waits emit nothing. */
+/** The mandate's own outcomes → its merchant event (docs/events.md); the waits emit nothing, completed is `complete`'s. */
 const MANDATE_EVENT_TYPES: EventTypes = {
   approved: 'mandate.approved',
   failed: 'mandate.rejected',
@@ -39,6 +39,20 @@ const DEBIT_EVENT_TYPES: EventTypes = {
   failed: 'mandate.debit.failed',
   outcome_unknown: 'mandate.debit.needs_attention',
 };
+
+/**
+ * Patch (docs/operations.md): an approved mandate that completes tells the merchant (`mandate.ended`);
+ * executions that completed before it, on replay, emitted nothing there.
+ */
+const ENDED_EVENT_PATCH = 'mandate-ended-event';
+
+/** Why an approved mandate completes: the `mandate.ended` event's status, and its `endReason` in words. */
+export const MANDATE_ENDINGS = {
+  balance_spent: 'balance spent',
+  end_date_reached: 'end date reached',
+  schedule_finished: 'schedule finished',
+} as const;
+export type MandateEnding = keyof typeof MANDATE_ENDINGS;
 
 export type FoundDebit = Extract<TransactionLookup, { found: true }>;
 
@@ -152,6 +166,21 @@ export class MandateLedger {
     this.tell(rejected ? 'mandate.rejected' : MANDATE_EVENT_TYPES[status], {
       status,
       ...(endReason ? { reason: endReason } : {}),
+    });
+  }
+
+  /**
+   * An approved mandate completes (`ending` says why) and, with events on, tells the merchant once:
+   * `mandate.ended`, with the total debited. The patch is asked only when an event could follow.
+   */
+  complete(ending: MandateEnding): void {
+    this.setStatus('completed', MANDATE_ENDINGS[ending]);
+    if (!this.events.enabled || !patched(ENDED_EVENT_PATCH)) return;
+    this.tell('mandate.ended', {
+      status: ending,
+      reason: MANDATE_ENDINGS[ending],
+      amount: this.state.totalDebited,
+      currency: 'NGN',
     });
   }
 

@@ -46,6 +46,11 @@ export interface OutcomeFields {
   currency?: string;
   /** A sub-outcome's reference (one mandate debit); part of the event id. */
   part?: string;
+  /**
+   * An event about another reference than the flow's own (a reconciliation's finding): its
+   * `data.reference`, named in the id as a part is, and a stream of its own (sequence 1).
+   */
+  about?: string;
 }
 
 export class MerchantEvents {
@@ -100,22 +105,23 @@ export class MerchantEvents {
       this.silent = true;
       return;
     }
-    this.sequence += 1;
+    const own = fields.about === undefined;
+    if (own) this.sequence += 1;
     const occurredAt = new Date().toISOString();
     const event: MerchantEvent = {
       type,
-      id: merchantEventId(workflowInfo().workflowId, type, fields.part),
+      id: merchantEventId(workflowInfo().workflowId, type, fields.part ?? fields.about),
       created_at: occurredAt,
       data: {
         version: MERCHANT_EVENT_DATA_VERSION,
         flow: this.flow,
-        reference: this.reference,
+        reference: fields.about ?? this.reference,
         status: fields.status,
         ...(fields.reason !== undefined ? { reason: fields.reason } : {}),
         ...(fields.amount !== undefined && Number.isSafeInteger(fields.amount) ? { amount: fields.amount } : {}),
         ...(fields.currency !== undefined ? { currency: fields.currency.toUpperCase() } : {}),
         ...(fields.part !== undefined ? { part: fields.part } : {}),
-        sequence: this.sequence,
+        sequence: own ? this.sequence : 1,
         occurred_at: occurredAt,
       },
     };
@@ -127,7 +133,7 @@ export class MerchantEvents {
       // The deployment has no endpoint: asked once, the flow emits nothing more.
       if (emitted === 'not-configured') {
         this.silent = true;
-        this.sequence -= 1; // not emitted: the counter counts only events handed over
+        if (own) this.sequence -= 1; // not emitted: the counter counts only events handed over
       }
     } catch (err) {
       // Delivery never fails the flow: the outcome stands, the operator sees this warning.
