@@ -5,6 +5,7 @@
 //
 //   node scripts/spec-code-count.mjs [folder]   table per folder of src (or of the folder given, e.g. test)
 //   node scripts/spec-code-count.mjs --names    also every identifier that holds a code, with its file
+//   node scripts/spec-code-count.mjs --list     also every string and comment that holds one
 //   node scripts/spec-code-count.mjs --json     { codes, folders, names } (test/foundation/spec-codes.test.ts)
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
@@ -33,6 +34,18 @@ const textRe = new RegExp(
   'g',
 );
 const inText = (s) => [...s.matchAll(textRe)].map((m) => m[1]);
+// A reference is a code in parentheses after domain words ("the debit (D3)", "(F3, then F4)"), or a
+// comment that is the code alone (`// D3`); any other mention uses the code as a noun ("D3 answered").
+const asNouns = (s) =>
+  [...s.matchAll(textRe)]
+    .filter((m) => {
+      const before = s.slice(0, m.index);
+      const inParens = before.lastIndexOf('(') > before.lastIndexOf(')');
+      const possessive = s.startsWith("'s", m.index + m[1].length);
+      const alone = s.replace(/^\/\/|^\/\*+|\*\/$/g, '').trim() === m[1];
+      return !((inParens && !possessive) || alone);
+    })
+    .map((m) => m[1]);
 
 // In a name: a word of the identifier (split at `_`, `$` and camel-case humps) equal to a code in any case
 // (`G3_READ`, `e1Announced`, `chargeB1`). Event codes lose their dash in a name (`E1` is also the POS
@@ -53,19 +66,32 @@ const walk = (d) =>
 export const count = (dir = join(root, 'src')) => {
   const folders = {};
   const names = [];
+  const mentions = [];
   for (const f of walk(dir)) {
     const rel = relative(root, f).split(sep).join('/');
     const parts = relative(dir, f).split(sep);
     const folder = parts.length > 1 ? parts[0] : '(top)';
-    const row = (folders[folder] ??= { identifiers: 0, strings: 0, comments: 0 });
+    const row = (folders[folder] ??= {
+      identifiers: 0,
+      strings: 0,
+      stringNouns: 0,
+      comments: 0,
+      commentNouns: 0,
+    });
     const text = readFileSync(f, 'utf8');
     const src = ts.createSourceFile(f, text, ts.ScriptTarget.Latest, true);
+    const line = (pos) => src.getLineAndCharacterOfPosition(pos).line + 1;
     const seenComments = new Set();
     const comments = (pos) => {
       for (const r of ts.getLeadingCommentRanges(text, pos) ?? []) {
         if (seenComments.has(r.pos)) continue;
         seenComments.add(r.pos);
-        row.comments += inText(text.slice(r.pos, r.end)).length;
+        const comment = text.slice(r.pos, r.end);
+        const hits = inText(comment);
+        const nouns = asNouns(comment);
+        row.comments += hits.length;
+        row.commentNouns += nouns.length;
+        if (hits.length) mentions.push(`${rel}:${line(r.pos)} comment ${hits.join(' ')}; as nouns: ${nouns.join(' ')}`);
       }
     };
     const visit = (n) => {
@@ -83,34 +109,44 @@ export const count = (dir = join(root, 'src')) => {
         n.kind === ts.SyntaxKind.TemplateMiddle ||
         n.kind === ts.SyntaxKind.TemplateTail
       ) {
-        row.strings += inText(n.text).length;
+        const hits = inText(n.text);
+        const nouns = asNouns(n.text);
+        row.strings += hits.length;
+        row.stringNouns += nouns.length;
+        if (hits.length)
+          mentions.push(
+            `${rel}:${line(n.getStart(src))} string ${JSON.stringify(n.text)}; as nouns: ${nouns.join(' ')}`,
+          );
       }
       // getChildren, not forEachChild: tokens carry the comments in front of them too.
       for (const c of n.getChildren(src)) visit(c);
     };
     visit(src);
   }
-  return { codes, folders, names };
+  return { codes, folders, names, mentions };
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const folder = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 'src';
-  const { folders, names } = count(resolve(root, folder));
+  const { folders, names, mentions } = count(resolve(root, folder));
   if (process.argv.includes('--json')) {
     console.log(JSON.stringify({ codes, folders, names }));
   } else {
-    const total = { identifiers: 0, strings: 0, comments: 0 };
+    const total = { identifiers: 0, strings: 0, stringNouns: 0, comments: 0, commentNouns: 0 };
+    const cols = (r) =>
+      [r.identifiers, r.strings, r.stringNouns, r.comments, r.commentNouns].map((n, i) =>
+        String(n).padStart(i ? 9 : 6),
+      );
     console.log(`spec codes: ${codes.join(' ')}${specPath ? '' : ' (spec not found: built-in list)'}`);
-    console.log(`${'folder'.padEnd(16)} ${'names'.padStart(6)} ${'strings'.padStart(8)} ${'comments'.padStart(9)}`);
+    console.log('mentions of a code; "as noun": not a reference in parentheses after domain words');
+    const head = ['names', 'strings', 'as noun', 'comments', 'as noun'].map((h, i) => h.padStart(i ? 9 : 6));
+    console.log(`${'folder'.padEnd(16)} ${head.join(' ')}`);
     for (const [folder, r] of Object.entries(folders).sort()) {
       for (const k of Object.keys(total)) total[k] += r[k];
-      console.log(
-        `${folder.padEnd(16)} ${String(r.identifiers).padStart(6)} ${String(r.strings).padStart(8)} ${String(r.comments).padStart(9)}`,
-      );
+      console.log(`${folder.padEnd(16)} ${cols(r).join(' ')}`);
     }
-    console.log(
-      `${'total'.padEnd(16)} ${String(total.identifiers).padStart(6)} ${String(total.strings).padStart(8)} ${String(total.comments).padStart(9)}`,
-    );
+    console.log(`${'total'.padEnd(16)} ${cols(total).join(' ')}`);
     if (process.argv.includes('--names')) for (const n of names) console.log(`${n.file}:${n.line} ${n.name}`);
+    if (process.argv.includes('--list')) for (const m of mentions) console.log(m);
   }
 }

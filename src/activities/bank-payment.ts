@@ -1,4 +1,4 @@
-// Activities of the direct bank debit flow: B3 debit, B4 validate with the payer's sealed token or OTP.
+// Activities of the direct bank debit flow: the debit, and its validation with the payer's sealed token or OTP.
 //
 // Money-moving calls are made once, their failures typed for the workflow (moneyCall, ./calls.ts).
 //
@@ -12,7 +12,7 @@ import { withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
 import { moneyCall } from './calls';
 
-/** B3. Money-moving: one attempt. */
+/** Debits the bank account (B3). Money-moving: one attempt. */
 function chargeBank({ api, logger }: ActivityDeps, input: BankPaymentInput): Promise<{ authModel?: string }> {
   return moneyCall('bank debit', async () => {
     const req: DirectChargeBankRequest = {
@@ -29,7 +29,7 @@ function chargeBank({ api, logger }: ActivityDeps, input: BankPaymentInput): Pro
   });
 }
 
-/** B4 with the payer's sealed token or OTP (the handle from the Update). Money-moving: one attempt. */
+/** Validates the bank payment (B4) with the payer's sealed token or OTP (the handle from the Update). Money-moving: one attempt. */
 function validateBank(
   { api, logger, claimCheck }: ActivityDeps,
   transactionRef: string,

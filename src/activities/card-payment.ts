@@ -1,4 +1,4 @@
-// Activities of the direct card payment flow: B1 charge with the sealed card, B2 authorize with a
+// Activities of the direct card payment flow: the charge with the sealed card, and its authorization with a
 // sealed PIN or OTP.
 //
 // Money-moving calls are made once, their failures typed for the workflow (moneyCall, ./calls.ts).
@@ -55,7 +55,7 @@ async function verifySuccess(
   }
 }
 
-/** B1 with the sealed card (redeemed here, deleted once the service answered; after a lost answer, kept without its CVV). Money-moving: one attempt. */
+/** Charges the card (B1) with the sealed card (redeemed here, deleted once the service answered; after a lost answer, kept without its CVV). Money-moving: one attempt. */
 function chargeCard(deps: ActivityDeps, input: CardPaymentInput): Promise<CardStepResult> {
   const { api, logger, claimCheck } = deps;
   return moneyCall('charge card', async () => {
@@ -79,7 +79,7 @@ function chargeCard(deps: ActivityDeps, input: CardPaymentInput): Promise<CardSt
   });
 }
 
-/** B2 with a sealed PIN or OTP (the handle from the Update). Money-moving: one attempt. */
+/** Authorizes the payment (B2) with a sealed PIN or OTP (the handle from the Update). Money-moving: one attempt. */
 function authorizeCard(
   deps: ActivityDeps,
   transactionRef: string,

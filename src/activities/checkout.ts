@@ -1,4 +1,4 @@
-// Activities of the hosted checkout flow: A1 (+A3), which creates the transaction and its checkout_url.
+// Activities of the hosted checkout flow: the initiation, which creates the transaction and its checkout_url.
 //
 // Money-moving calls are made once, their failures typed for the workflow (moneyCall, ./calls.ts).
 import type { CheckoutInitiateRequest } from '../api';
@@ -8,7 +8,7 @@ import type { CheckoutInput } from '../shared/checkout';
 import { heartbeatWhile } from './heartbeat';
 import { moneyCall } from './calls';
 
-/** A1 (+A3). Creates the transaction: one attempt, settled by verify when the answer is lost. */
+/** Initiates the checkout (A1; the card saved for later, A3). Creates the transaction: one attempt, settled by verify when the answer is lost. */
 function initiateCheckout({ api, logger }: ActivityDeps, input: CheckoutInput): Promise<{ checkoutUrl: string }> {
   return moneyCall('initiate checkout', async () => {
     const req: CheckoutInitiateRequest = {

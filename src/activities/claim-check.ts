@@ -18,7 +18,7 @@ import { toActivityFailure } from './failures';
 /**
  * When to keep the record after the call instead of deleting it (default: only on a lost answer).
  * A flow that may send the same request again once a requery proved the first never arrived
- * (POS F3 after a 91/96 or a connection that failed before sending, D1 proven absent) keeps it
+ * (a POS transaction after a 91/96 or a connection that failed before sending, a mandate create proven absent) keeps it
  * for that resend; the flow discards it when it ends, and the TTL ends it anyway.
  */
 export interface KeepSealed<T, S = unknown> {
@@ -40,7 +40,7 @@ export const CARD_CVV_ONCE: KeepSealed<unknown, CardDetails> = {
 
 /**
  * Kept for a resend after any unclear failure (a lost answer, or a call that failed before it was
- * sent): D1 and POS F3 may be sent again once a requery proved the first never arrived.
+ * sent): a mandate create and a POS transaction may be sent again once a requery proved the first never arrived.
  */
 export const keptForResend = (err: unknown): boolean => {
   const type = toActivityFailure(err, { moneyMoving: true, what: 'resend' }).type;

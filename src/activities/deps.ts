@@ -16,7 +16,7 @@ export interface ActivityDeps {
   /** Where the starters sealed card data, PINs, OTPs and BVNs; activities redeem the handles. */
   claimCheck: ClaimCheckStore;
   /**
-   * The durable record of credited virtual-account transactions (E-2 duplicate check). Optional so
+   * The durable record of credited virtual-account transactions (duplicate check of credit notifications). Optional so
    * workers that never run the credit workflow need not open it; the credit activities fail
    * non-retryably without it.
    */

@@ -1,10 +1,10 @@
-// Mandate activities: D1 create, D2 validate OTP, D6 resend, D3 debit (money-moving), D4
-// cancel, D5 lookups (by mandate id and by our reference). Failures become ApplicationFailures
-// with deliberate types; D1 and D3 are scheduled with maximumAttempts 1 and a short heartbeat
-// timeout (they heartbeat while the call is open), and the workflow settles an unclear outcome
-// through send-once: D1 by D5 merchant_ref, D3 by verify on its reference (docs/flows-mandates.md).
-// The BVN (D1) and the OTP (D2) arrive as claim-check handles and are redeemed here with
-// withSealed, right before the call; nothing here logs a request body.
+// Mandate activities: create, validate the OTP, resend it, debit (money-moving), cancel, and the
+// lookups (by mandate id and by our reference). Failures become ApplicationFailures with deliberate
+// types; the create and the debit are scheduled with maximumAttempts 1 and a short heartbeat timeout
+// (they heartbeat while the call is open), and the workflow settles an unclear outcome through
+// send-once: a create by the mandate lookup on merchant_ref, a debit by verify on its reference
+// (docs/flows-mandates.md). The BVN (create) and the OTP (validation) arrive as claim-check handles
+// and are redeemed here with withSealed, right before the call; nothing here logs a request body.
 import { ApplicationFailure } from '@temporalio/activity';
 import { BadRequestError, DependencyFailedError, type MandateCreateRequest, type PaymentsApiError } from '../api';
 import type { ActivityDeps } from './deps';
@@ -17,7 +17,7 @@ import { toActivityFailure } from './failures';
 
 export interface CreatedMandate {
   mandateId: string;
-  /** Needed for D2/D6 only; kept out of queries and search attributes. */
+  /** Needed for the OTP validation and resend only; kept out of queries and search attributes. */
   sessionToken: string;
 }
 
@@ -38,7 +38,7 @@ export interface MandateDebitRequest {
 }
 
 /**
- * What D3's answer says happened, read from `data.status` — never from the HTTP code: `success`
+ * What the debit's answer says happened, read from `data.status` — never from the HTTP code: `success`
  * (or successful) applied; `failed` (failure, declined, reversed) moved no money; anything else
  * (pending, processing, a missing or unknown status) proves nothing yet and is requeried.
  */
@@ -61,7 +61,7 @@ export function debitAnswerStatus(serviceStatus: string | null | undefined): Deb
   return 'pending';
 }
 
-/** The service refused a D3 reference it has seen: the debit may already be applied (the workflow requeries it by verify). */
+/** The service refused a debit reference it has seen: the debit may already be applied (the workflow requeries it by verify). */
 export const isDuplicateReference = (err: PaymentsApiError): boolean =>
   err instanceof BadRequestError &&
   /duplicate|already (been )?(used|processed|exists)/i.test(err.serviceMessage ?? err.message);
@@ -81,13 +81,13 @@ const snapshot = (rec: MandateRecord): MandateSnapshot => ({
 
 type MandateDeps = Pick<ActivityDeps, 'api' | 'logger' | 'claimCheck'>;
 
-/** D2 and D6 answer 424 when the session is invalid or expired: a new OTP needs a new mandate. */
+/** The OTP validation and resend answer 424 when the session is invalid or expired: a new OTP needs a new mandate. */
 function sessionExpired(err: unknown, what: string): ApplicationFailure {
   if (!(err instanceof DependencyFailedError)) return toActivityFailure(err, { moneyMoving: false, what });
   return ApplicationFailure.nonRetryable('Invalid or expired session.', 'SessionExpired');
 }
 
-/** D1's request, with the BVN redeemed from its handle. */
+/** The create request, with the BVN redeemed from its handle. */
 function createRequest(input: MandateInput, bvn: string): MandateCreateRequest {
   return {
     mandate_type: 'emandate',
@@ -121,8 +121,8 @@ function createRequest(input: MandateInput, bvn: string): MandateCreateRequest {
 }
 
 /**
- * D1 with the sealed BVN (the workflow refuses an input without one; kept after an unclear failure,
- * for a resend once D5 proved the first never created the mandate). Our mandateRef is the
+ * Creates the mandate (D1) with the sealed BVN (the workflow refuses an input without one; kept after
+ * an unclear failure, for a resend once the lookup proved the first never created the mandate). Our mandateRef is the
  * transaction_reference, so an unanswered call can be looked up. Heartbeats while the call is open
  * (the workflow gives it a short heartbeat timeout).
  */
@@ -140,7 +140,7 @@ async function createMandate({ api, logger, claimCheck }: MandateDeps, input: Ma
   }
 }
 
-/** D2 with the sealed OTP (the handle from the Update); deleted once the service answered. */
+/** Validates the mandate's OTP (D2), sealed (the handle from the Update); deleted once the service answered. */
 async function validateMandateOtp(
   { api, claimCheck }: MandateDeps,
   sessionToken: string,
@@ -165,7 +165,7 @@ async function resendMandateOtp({ api }: MandateDeps, sessionToken: string): Pro
 }
 
 /**
- * D3, money-moving: one attempt, heartbeating while the call is open. The answer's `data.status`
+ * Debits the mandate (D3), money-moving: one attempt, heartbeating while the call is open. The answer's `data.status`
  * says what happened (a 200 saying pending or failed is no success). A refusal of the reference
  * as a duplicate is reported as `DuplicateReference`, never as success: the workflow requeries
  * the reference before it calls the debit applied.
@@ -192,7 +192,7 @@ async function debitMandate({ api, logger }: MandateDeps, req: MandateDebitReque
   }
 }
 
-/** D4 for one mandate; the partial result is read per id ('Mandate already cancelled' counts as cancelled). */
+/** Cancels one mandate (D4); the partial result is read per id ('Mandate already cancelled' counts as cancelled). */
 function cancelMandate(
   { api }: MandateDeps,
   mandateId: string,
@@ -211,10 +211,10 @@ function cancelMandate(
   });
 }
 
-/** D5's documented "no such mandate" (src/api/not-found.ts) is an answer; any other 404 is an error. */
+/** The lookup's documented "no such mandate" (src/api/not-found.ts) is an answer; any other 404 is an error. */
 const noMandate = { notFound: 'mandateByReference' as const, answer: undefined };
 
-/** D5 by mandate_id: the service's view of status, balance and total_debited. */
+/** The mandate by mandate_id (D5): the service's view of status, balance and total_debited. */
 function getMandate({ api }: MandateDeps, mandateId: string): Promise<MandateSnapshot | undefined> {
   const lookUp = async () => {
     const res = await api.mandates.list({ mandate_id: mandateId });
@@ -224,7 +224,7 @@ function getMandate({ api }: MandateDeps, mandateId: string): Promise<MandateSna
   return read('look up mandate', lookUp, noMandate);
 }
 
-/** D5 by merchant_ref (our mandateRef): did an unanswered D1 create the mandate? */
+/** The mandate by merchant_ref, our mandateRef (D5): did an unanswered create make the mandate? */
 function findMandateByRef({ api }: MandateDeps, mandateRef: string): Promise<MandateSnapshot | undefined> {
   const lookUp = async () => {
     const res = await api.mandates.list({ merchant_ref: mandateRef });

@@ -1,8 +1,8 @@
 // POS refund activities: the reservation in the sale's refund ledger (a workflow, see
-// src/workflows/pos-refund-ledger.ts). F3/F4 are the POS terminal activities (./pos-terminal.ts).
+// src/workflows/pos-refund-ledger.ts). The transaction and its requery are the POS terminal activities (./pos-terminal.ts).
 //
 // A workflow cannot send an Update to another workflow, so this activity does: it makes sure the
-// sale's ledger runs (signalWithStart, started with the sale's amount from F4) and asks it to
+// sale's ledger runs (signalWithStart, started with the sale's amount from the requery) and asks it to
 // reserve the refund's amount. A reservation over what is left is refused by the ledger's
 // validator: RefundExceedsRemaining, non-retryable. The update id is the refund's merchant_ref, so
 // a retried attempt gets the same reservation.

@@ -1,10 +1,10 @@
-// Activities of the POS remote request flow: E1 create, E2 polling (one heartbeating activity),
-// the search of the service's records (A6) after a lost E1 answer, and the queue at the
+// Activities of the POS remote request flow: the create, the polling (one heartbeating activity),
+// the search of the service's transaction records after a lost create answer, and the queue at the
 // terminal's lock.
 //
-// E1 is money-moving: made once per activity attempt, scheduled with maximumAttempts 1; every
+// The create is money-moving: made once per activity attempt, scheduled with maximumAttempts 1; every
 // failure becomes an ApplicationFailure with a type from FailureTypes and nonRetryable set, so the
-// workflow decides (search the records first). Read-only calls (E2, A6) may be retried by their
+// workflow decides (search the records first). Read-only calls (requery, transaction records) may be retried by their
 // retry policies. Nothing here logs a request or response body: only references, attempts and
 // outcomes.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
@@ -38,13 +38,13 @@ import { heartbeatWhile } from './heartbeat';
 /** UTC YYYY-MM-DD of a wall-clock time. */
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** A6's days around now: a remote request lives minutes, so yesterday to tomorrow holds it in any time zone. */
+/** The transaction records' days around now: a remote request lives minutes, so yesterday to tomorrow holds it in any time zone. */
 function aroundToday(): { start_date: string; end_date: string } {
   const now = Date.now();
   return { start_date: day(now - 86_400_000), end_date: day(now + 86_400_000) };
 }
 
-/** meta_data (a string holding JSON) or meta (arrays) of an A6 row → one key's value. */
+/** meta_data (a string holding JSON) or meta (arrays) of a transaction record → one key's value. */
 export function metaValue(row: TransactionRecord, key: string): unknown {
   if (typeof row.meta_data === 'string') {
     try {
@@ -58,7 +58,7 @@ export function metaValue(row: TransactionRecord, key: string): unknown {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** An A6 row that is a POS remote request to this terminal for this amount and currency. */
+/** A transaction record that is a POS remote request to this terminal for this amount and currency. */
 export function isRemoteRequestFor(
   row: TransactionRecord,
   q: { terminal_id: string; amount: number; currency?: string },
@@ -72,7 +72,7 @@ export function isRemoteRequestFor(
 }
 
 export interface PosRemoteActivityOptions {
-  /** Wait between E2 polls when the workflow does not say (spec: 2-3 s). */
+  /** Wait between polls when the workflow does not say (spec: 2-3 s). */
   defaultPollIntervalMs?: number;
 }
 
@@ -82,14 +82,14 @@ interface PosRemoteDeps {
   defaultPollIntervalMs?: number;
 }
 
-/** An E2 answer that is final: success or failed, with the record. */
+/** A requery answer that is final: success or failed, with the record. */
 function finalAnswer(data: PosRemoteRecord, polls: number, attempt: number): PosRemotePollOutcome | undefined {
   return data.status === 'success' || data.status === 'failed'
     ? { status: data.status, record: data, polls, attempt }
     : undefined;
 }
 
-/** Tells the workflow (a signal the server acknowledges) that E1 is about to leave. */
+/** Tells the workflow (a signal the server acknowledges) that the create is about to leave. */
 async function announceSending(ctx: Context): Promise<void> {
   const wf = ctx.info.workflowExecution!;
   try {
@@ -99,16 +99,16 @@ async function announceSending(ctx: Context): Promise<void> {
   } catch (err) {
     // Not announced: not sent either.
     throw ApplicationFailure.nonRetryable(
-      `E1 not sent: the sending mark could not be recorded (${err instanceof Error ? err.message : String(err)})`,
+      `remote request not sent: the sending mark could not be recorded (${err instanceof Error ? err.message : String(err)})`,
       FailureTypes.Transient,
     );
   }
 }
 
 /**
- * E1. Money-moving (pushes a payment to the terminal); E1 carries no reference of ours.
- * With announce, the workflow is told (signal, acknowledged by the server) right before the
- * HTTP call: a failure without that mark provably never sent E1. Heartbeats while the call is
+ * Creates the remote request (E1). Money-moving (pushes a payment to the terminal); the request
+ * carries no reference of ours. With announce, the workflow is told (signal, acknowledged by the
+ * server) right before the HTTP call: a failure without that mark provably never sent it. Heartbeats while the call is
  * open, so a killed worker is noticed within the (short) heartbeat timeout.
  */
 async function posRemoteCreateRequest(
@@ -119,7 +119,7 @@ async function posRemoteCreateRequest(
   const ctx = Context.current();
   const wf = ctx.info.workflowExecution;
   if (o.announce && wf) await announceSending(ctx);
-  return moneyCall('E1 create remote request', async () => {
+  return moneyCall('create remote request (E1)', async () => {
     const res = await heartbeatWhile(api.posRemote.create(req, { requestId: ctx.info.activityId }), {
       phase: 'sending',
     });
@@ -163,7 +163,7 @@ async function remoteRequestRefs(
   for (let page = 1; page <= POS_REMOTE_RECORDS_MAX_PAGES; page++) {
     Context.current().heartbeat({ page });
     const query = { ...aroundToday(), ...(q.currency ? { currency: q.currency } : {}), page, perpage: 100 };
-    const rows = await read('A6 query transactions', async () => {
+    const rows = await read('query transactions (A6)', async () => {
       return (await api.transactions.query(query, { requestId: attemptRequestId(`-p${page}`) })).data;
     });
     scanned += rows.length;
@@ -175,8 +175,8 @@ async function remoteRequestRefs(
 }
 
 /**
- * A6 over the days around now: the POS remote requests of this terminal for this amount.
- * Before E1 it gives the baseline (what existed already); after a lost E1 answer, the one
+ * The service's transaction records over the days around now (A6): the POS remote requests of this
+ * terminal for this amount. Before the create they give the baseline (what existed already); after a lost create answer, the one
  * request not in the baseline nor held by an earlier lock holder is ours. At most
  * POS_REMOTE_RECORDS_MAX_PAGES pages of 100 are read; a longer list is `incomplete`.
  */
@@ -186,7 +186,7 @@ async function posRemoteFindRequest(
 ): Promise<PosRemoteSearchOutcome & { refs: string[] }> {
   const { refs, scanned, complete } = await remoteRequestRefs(api, q);
   // A list this long is read no further. What was read is a partial baseline (enough to send
-  // E1), never proof of which request is new or that one is absent: the flow decides.
+  // the create), never proof of which request is new or that one is absent: the flow decides.
   if (!complete) return { kind: 'incomplete', scanned, refs };
   const fresh = refs.filter((r) => !q.exclude.includes(r));
   if (fresh.length === 0) return { kind: 'none', scanned, refs };
@@ -198,9 +198,9 @@ async function posRemoteFindRequest(
   return { kind: 'one', request_ref: fresh[0], status: status.toLowerCase(), refs };
 }
 
-/** The service's transaction record of a remote request (A6 by reference): the final look after a 404 or a cancel. */
+/** The service's transaction record of a remote request, by reference (A6): the final look after a 404 or a cancel. */
 function posRemoteLookupRecord({ api }: PosRemoteDeps, input: { request_ref: string }): Promise<PosRemoteRecordLookup> {
-  return read('A6 look up remote request', async (): Promise<PosRemoteRecordLookup> => {
+  return read('look up remote request record (A6)', async (): Promise<PosRemoteRecordLookup> => {
     const query = { ...aroundToday(), reference: input.request_ref };
     const res = await api.transactions.query(query, { requestId: attemptRequestId() });
     const row = res.data.find((r) => r.transaction_ref === input.request_ref);
@@ -211,7 +211,7 @@ function posRemoteLookupRecord({ api }: PosRemoteDeps, input: { request_ref: str
   });
 }
 
-/** E2 polling of one request: the progress a retried attempt continues from, and what each answer means. */
+/** Polling one request: the progress a retried attempt continues from, and what each answer means. */
 class RemotePolling {
   private readonly ctx = Context.current();
   private readonly attempt = this.ctx.info.attempt;
@@ -273,7 +273,7 @@ class RemotePolling {
       progress.polls += 1;
       progress.earlyNotFound = (progress.earlyNotFound ?? 0) + 1;
       const where = { requestRef, earlyNotFound: progress.earlyNotFound, msLeft: input.expiresNotBefore - Date.now() };
-      this.d.log.warn(where, 'POS remote E2 404 before the lifetime ended; polling continues');
+      this.d.log.warn(where, 'POS remote requery answered 404 before the lifetime ended; polling continues');
       return undefined;
     }
     if (isDocumentedNotFound('posRemoteRequery', err)) {
@@ -288,7 +288,7 @@ class RemotePolling {
       }
       return { status: 'expired', polls: progress.polls, attempt };
     }
-    const failure = toActivityFailure(err, { moneyMoving: false, what: 'E2 requery remote request' });
+    const failure = toActivityFailure(err, { moneyMoving: false, what: 'requery remote request (E2)' });
     if (failure.nonRetryable) throw failure;
     this.consecutiveErrors += 1;
     const where = { requestRef, type: failure.type, consecutiveErrors: this.consecutiveErrors };
@@ -298,7 +298,7 @@ class RemotePolling {
 }
 
 /**
- * E2 polling until success, failed or 404 (expired). Heartbeats its progress, so a worker
+ * Polls the remote request (E2) until success, failed or 404 (expired). Heartbeats its progress, so a worker
  * that dies is noticed within the heartbeat timeout and the retried attempt continues from
  * the heartbeat details; cancellation (a cancel signal, a cancelled workflow) arrives with
  * the heartbeat and stops the loop at once.
@@ -310,7 +310,7 @@ function posRemotePollRequest(
   return new RemotePolling(d, input).run(input.intervalMs ?? d.defaultPollIntervalMs ?? 2500);
 }
 
-/** One E2 look (after a cancel): pending, success/failed with the record, or expired (404). */
+/** One requery (after a cancel): pending, success/failed with the record, or expired (404). */
 function posRemoteRequeryOnce(
   { api }: PosRemoteDeps,
   input: { request_ref: string },
@@ -319,7 +319,7 @@ function posRemoteRequeryOnce(
   const expired = { status: 'expired' as const, polls: 1, attempt };
   const absent = { notFound: 'posRemoteRequery' as const, answer: expired };
   return read(
-    'E2 requery remote request',
+    'requery remote request (E2)',
     async () => {
       const res = await api.posRemote.requery({ request_ref: input.request_ref }, { requestId: attemptRequestId() });
       return finalAnswer(res.data as PosRemoteRecord, 1, attempt) ?? { status: 'pending' as const, polls: 1, attempt };

@@ -1,12 +1,12 @@
 // Activities of the POS terminal transaction flow (and of the refund and pre-authorisation flows,
-// which send F3 the same way): F3 initiate, F4 requery, and the deletion of a sealed card read.
+// which send a transaction the same way): the transaction, its requery, and the deletion of a sealed card read.
 //
-// F3 is money-moving: made once per activity attempt, scheduled with maximumAttempts 1; every
+// The transaction is money-moving: made once per activity attempt, scheduled with maximumAttempts 1; every
 // failure becomes an ApplicationFailure with a type from FailureTypes and nonRetryable set, so the
-// workflow decides (requery first). F4 is a read and may be retried by its retry policy.
-// F1/F2 (terminal configuration, key exchange) are not activities: pin_key must never enter
+// workflow decides (requery first). The requery is a read and may be retried by its retry policy.
+// The terminal configuration and key exchange are not activities: pin_key must never enter
 // Temporal (see src/starters/pos-terminal.ts). The card read arrives as a claim-check handle
-// (purpose 'pos-card') and F3 redeems it right before the call (withSealed); F4 needs no card
+// (purpose 'pos-card') and is redeemed right before the call (withSealed); the requery needs no card
 // data. Nothing here logs a request or response body: only references, attempts and outcomes.
 import { Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
@@ -27,7 +27,7 @@ import {
   type PosTransactionRecord,
 } from '../shared/pos-terminal';
 
-/** The parts of F3/F4's transaction the flow keeps: no card data beyond the masked PAN. */
+/** The parts of a terminal transaction (sent or requeried) the flow keeps: no card data beyond the masked PAN. */
 export function toPosTransactionRecord(t: PosTerminalTransaction): PosTransactionRecord {
   return {
     status: t.status,
@@ -55,8 +55,8 @@ interface PosTerminalDeps {
 }
 
 /**
- * F3, once, with the sealed card read (redeemed here). The workflow never calls it again unless
- * F4 answered 404 for this merchant_ref. A flow started before the claim check passes the card
+ * Initiates the terminal transaction (F3), once, with the sealed card read (redeemed here). The
+ * workflow never calls it again unless the requery answered 404 for this merchant_ref. A flow started before the claim check passes the card
  * read in clear (PosInitiateRequest). A Refund or Completion names its original
  * (`original_merchant_ref`, PosLinkedInitiateRequest), passed on as it is.
  */
@@ -74,7 +74,7 @@ async function posTerminalInitiateTransaction(
       sealed.handle,
       'pos-card',
       (card: PosSealedCardData) => api.posTerminal.initiate({ ...fields, ...card }, call),
-      // Kept for a resend that F4 may prove safe: after a 91/96 answer, or an unclear failure.
+      // Kept for a resend that the requery may prove safe: after a 91/96 answer, or an unclear failure.
       {
         afterAnswer: (r) =>
           classifyPosCode(r.data.response_code, r.data.response_message ?? undefined).outcome === 'unknown',
@@ -84,7 +84,7 @@ async function posTerminalInitiateTransaction(
   };
   const once = {
     log,
-    what: 'F3 initiate POS transaction',
+    what: 'initiate POS transaction (F3)',
     where: { merchantRef: req.merchant_ref, attempt: o.attempt },
     call: 'POS transaction',
   };
@@ -97,7 +97,7 @@ async function posDiscardSealedCard({ claimCheck }: PosTerminalDeps, handle: str
   await claimCheck.discard(handle);
 }
 
-/** F4. 404 is an answer ("never received"), not a failure. */
+/** Requeries the terminal transaction (F4). 404 is an answer ("never received"), not a failure. */
 function posTerminalRequeryTransaction(
   { api }: PosTerminalDeps,
   req: { merchant_ref: string },
@@ -105,13 +105,13 @@ function posTerminalRequeryTransaction(
   const absent = {
     notFound: 'posTerminalRequery' as const,
     answer: { found: false as const },
-    otherNotFound: 'F4 404 that is not the documented "transaction unknown"',
+    otherNotFound: 'requery 404 that is not the documented "transaction unknown"',
   };
   const requery = async (): Promise<PosRequeryOutcome> => {
     const res = await api.posTerminal.requery(req, { requestId: attemptRequestId() });
     return { found: true, transaction: toPosTransactionRecord(res.data) };
   };
-  return read('F4 requery POS transaction', requery, absent);
+  return read('requery POS transaction (F4)', requery, absent);
 }
 
 export function createPosTerminalActivities(deps: ActivityDeps) {

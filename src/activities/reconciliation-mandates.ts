@@ -61,7 +61,7 @@ export function debitsToFind(
 
 /**
  * The observed FIXED debits of the mandates a window reads, to match with service rows that no flow
- * carries: the service lists its own debits under references of its own, which D5 does not show. A
+ * carries: the service lists its own debits under references of its own, which the mandate lookup does not show. A
  * row stands for an observed debit when it shows money of the debit's amount, created on a day from
  * the debit's date to the day the flow saw it; each debit stands for one row at most.
  */

@@ -158,7 +158,7 @@ export function debitTransaction(m: Execution, d: MandateDebit): OurTransaction 
 /** Safety stop: a service that never returns an empty page cannot keep a window reading forever. */
 export const MAX_PAGES_PER_WINDOW = 10_000;
 
-/** What a window reads with: the service's pages (A6, retried inside the activity) and our flows. */
+/** What a window reads with: the service's transaction pages (retried inside the activity) and our flows. */
 export interface WindowReaders {
   readPage(req: TransactionQueryRequest, what: string): Promise<TransactionRecord[]>;
   client: Client;
@@ -232,14 +232,14 @@ export class WindowReconciliation {
       const fresh = rows.filter((r) => !this.seen.has(r.transaction_ref));
       if (fresh.length === 0) {
         const where = { window: this.label, currency: input.currency, page };
-        this.io.logger.warn(where, 'A6 page repeated earlier rows only; the window ends here');
+        this.io.logger.warn(where, 'a page of the transaction list repeated earlier rows only; the window ends here');
         return;
       }
       for (const r of fresh) this.seen.add(r.transaction_ref);
       await this.comparePage(fresh);
     }
     throw ApplicationFailure.nonRetryable(
-      `A6 returned ${MAX_PAGES_PER_WINDOW} pages for ${this.label} ${input.currency} without an empty page`,
+      `the transaction list (A6) returned ${MAX_PAGES_PER_WINDOW} pages for ${this.label} ${input.currency} without an empty page`,
       'TooManyPages',
     );
   }
@@ -279,7 +279,7 @@ export class WindowReconciliation {
       if ('neverMade' in debit) neverMade = debit.neverMade;
       else ours = debit;
     }
-    // The service's own debit of a FIXED mandate, which the flow observed in D5 (no reference of ours).
+    // The service's own debit of a FIXED mandate, which the flow observed in the mandate lookup (no reference of ours).
     if (!ours && !neverMade && this.observedPool.take(s)) {
       this.summary.matched += 1;
       return;
@@ -375,7 +375,7 @@ export class WindowReconciliation {
     );
     if (rows.some((r) => r.transaction_ref === reference)) return;
     const { ours, lastMark } = await ourSide();
-    const detail = `${says}; the service lists no transaction with this reference (A6 ${this.label}, and by reference ${around.start}..${around.end})`;
+    const detail = `${says}; the service lists no transaction with this reference (transaction list (A6) for ${this.label}, and by reference ${around.start}..${around.end})`;
     await this.report(this.finding('mismatch_success_without_money', detail, undefined, ours, reference), lastMark);
   }
 

@@ -1,6 +1,6 @@
 // Reconciliation's activity: one (month window × currency) at a time.
 //
-//   1. The service's side: A6 pages of the window (page 1, 2, … until an empty page), each page
+//   1. The service's side: the transaction list's pages (A6) of the window (page 1, 2, … until an empty page), each page
 //      retried here on transient errors before the activity itself is retried. A window wider
 //      than one month is refused before anything is sent.
 //   2. Our side, per page: the flows carrying those references, read from Temporal visibility
@@ -26,7 +26,7 @@ import { toActivityFailure } from './failures';
 import { isWithinOneMonth, type ReconcileWindowInput, type WindowSummary } from '../shared/reconciliation';
 import { WindowReconciliation, quote } from './reconciliation-window';
 
-/** Attempts of one A6 page inside the activity (then the activity fails and Temporal retries the window). */
+/** Attempts of one transaction-list page inside the activity (then the activity fails and Temporal retries the window). */
 export const PAGE_ATTEMPTS = 3;
 
 export interface ReconciliationActivityOptions {
@@ -36,7 +36,7 @@ export interface ReconciliationActivityOptions {
 
 type ReconciliationDeps = ActivityDeps & { pageRetryDelayMs: number };
 
-/** A6, one page, retried here on transient failures (5xx, connection, timeout); refusals are not retried. */
+/** One page of the transaction list, retried here on transient failures (5xx, connection, timeout); refusals are not retried. */
 async function readPage(
   { api, logger, pageRetryDelayMs }: ReconciliationDeps,
   req: TransactionQueryRequest,
@@ -48,9 +48,9 @@ async function readPage(
     try {
       return (await heartbeatWhile(api.transactions.query(req, { requestId: `${run}-${what}-${attempt}` }))).data;
     } catch (err) {
-      const failure = toActivityFailure(err, { moneyMoving: false, what: `A6 ${what}` });
+      const failure = toActivityFailure(err, { moneyMoving: false, what: `transaction list ${what} (A6)` });
       if (failure.nonRetryable || attempt >= PAGE_ATTEMPTS) throw failure;
-      logger.warn({ what, attempt, error: failure.message }, 'A6 page failed; retrying');
+      logger.warn({ what, attempt, error: failure.message }, 'a transaction list page failed; retrying');
       await ctx.sleep(pageRetryDelayMs * 2 ** (attempt - 1));
     }
   }

@@ -1,11 +1,11 @@
-// SMS activities (G1-G3).
+// SMS activities: send a batch, create a campaign, and list campaigns.
 //
-// G1 (send a batch) and G2 (create a campaign) cost money and carry no reference of ours: they
+// Sending a batch and creating a campaign cost money and carry no reference of ours: they
 // are made once per activity attempt, scheduled with maximumAttempts 1, and every failure is
 // non-retryable with a deliberate type (src/activities/failures.ts toActivityFailure, money-moving):
 // 'Transient' only when the request provably never left, 'OutcomeUnknown' when it may have
 // reached the service. The workflow decides; it never resends after a lost answer.
-// G3 reads are read-only and retried by their policy.
+// Campaign listings are read-only and retried by their policy.
 //
 // Phone numbers and message texts are never logged: only the workflow id, batch number, sizes,
 // counts and the service's batch_id / campaign uuid.
@@ -24,7 +24,7 @@ import {
   type SmsMessage,
 } from '../shared/sms';
 
-/** Most G3 pages read for one lookup (perPage up to 100). */
+/** Most campaign-list pages read for one lookup (perPage up to 100). */
 const MAX_PAGES = 50;
 
 const text = (v: unknown): string | undefined =>
@@ -87,7 +87,7 @@ interface SmsDeps {
 
 type CampaignStatus = (typeof SMS_CAMPAIGN_SERVICE_STATUSES)[number];
 
-/** Pages through G3 with the given filters until `stop` says so or the list ends. */
+/** Pages through the campaign list with the given filters until `stop` says so or the list ends. */
 async function scan(
   api: PaymentsClient,
   filters: { status?: CampaignStatus; name?: string },
@@ -104,7 +104,7 @@ async function scan(
   return false;
 }
 
-/** G1 for one batch, once. The workflow never calls it again for a batch whose answer was lost. */
+/** Sends one batch (G1), once. The workflow never calls it again for a batch whose answer was lost. */
 function smsSendBatch(
   { api, log }: SmsDeps,
   req: { sender_id: string; messages: SmsMessage[] },
@@ -112,7 +112,7 @@ function smsSendBatch(
 ): Promise<SmsBatchAnswer> {
   const call = {
     log,
-    what: `G1 send (batch ${o.batch})`,
+    what: `send SMS batch ${o.batch} (G1)`,
     where: { batch: o.batch, attempt: o.attempt, size: req.messages.length },
     call: 'sms batch',
   };
@@ -121,7 +121,7 @@ function smsSendBatch(
   return sendOnce(call, send, (a) => ({ batchId: a.batch_id, sent: a.sent.length, errors: a.errors.length }));
 }
 
-/** G2, once. A lost answer is searched for by name (smsListCampaignIdsByName), never created again. */
+/** Creates the campaign (G2), once. A lost answer is searched for by name (smsListCampaignIdsByName), never created again. */
 function smsCreateCampaign(
   { api, log }: SmsDeps,
   req: {
@@ -136,7 +136,7 @@ function smsCreateCampaign(
 ): Promise<SmsCampaignRecord> {
   const call = {
     log,
-    what: 'G2 create campaign',
+    what: 'create campaign (G2)',
     where: { attempt: o.attempt },
     call: 'sms campaign create',
   };
@@ -147,7 +147,7 @@ function smsCreateCampaign(
 }
 
 /**
- * G3: which status filter lists the campaign. The spec's listing items carry no status, so
+ * Which status filter of the campaign list (G3) lists the campaign. The spec's listing items carry no status, so
  * the campaign is looked for under `status=success`, then `failed`, then `pending`.
  */
 function smsFindCampaign(
@@ -155,7 +155,7 @@ function smsFindCampaign(
   req: { id: string; name?: string; pageSize?: number },
 ): Promise<SmsCampaignLookup> {
   const id = req.id.toLowerCase();
-  return read('G3 list campaigns', async (): Promise<SmsCampaignLookup> => {
+  return read('list campaigns (G3)', async (): Promise<SmsCampaignLookup> => {
     for (const status of SMS_CAMPAIGN_SERVICE_STATUSES) {
       const filters = { status, ...(req.name ? { name: req.name } : {}) };
       if (await scan(api, filters, req.pageSize ?? 100, (i) => i.id.toLowerCase() === id))
@@ -165,10 +165,10 @@ function smsFindCampaign(
   });
 }
 
-/** G3 by name: the ids of the campaigns carrying exactly this name. */
+/** The campaign list by name (G3): the ids of the campaigns carrying exactly this name. */
 function smsListCampaignIdsByName({ api }: SmsDeps, req: { name: string; pageSize?: number }): Promise<string[]> {
   const ids: string[] = [];
-  return read('G3 list campaigns by name', async () => {
+  return read('list campaigns by name (G3)', async () => {
     await scan(api, { name: req.name }, req.pageSize ?? 100, (i) => {
       if (i.name === req.name) ids.push(i.id.toLowerCase());
       return false;

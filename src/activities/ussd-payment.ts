@@ -1,4 +1,4 @@
-// Activities of the USSD payment flow: B5, which issues the code the payer dials.
+// Activities of the USSD payment flow: the initiation, which issues the code the payer dials.
 //
 // Money-moving calls are made once, their failures typed for the workflow (moneyCall, ./calls.ts).
 import { ApplicationFailure } from '@temporalio/activity';
@@ -9,7 +9,7 @@ import type { UssdPaymentInput } from '../shared/ussd-payment';
 import { heartbeatWhile } from './heartbeat';
 import { moneyCall } from './calls';
 
-/** B5. Creates the transaction: one attempt, settled by verify when the answer is lost. */
+/** Initiates the USSD payment (B5). Creates the transaction: one attempt, settled by verify when the answer is lost. */
 function initiateUssd(
   { api, logger }: ActivityDeps,
   input: UssdPaymentInput,
@@ -26,7 +26,10 @@ function initiateUssd(
     const { data } = await heartbeatWhile(api.direct.initiateUssd(req));
     const code = data.ussd_details?.ussd_reference;
     if (!code)
-      throw ApplicationFailure.nonRetryable('B5 answered without ussd_details.ussd_reference', 'OutcomeUnknown');
+      throw ApplicationFailure.nonRetryable(
+        'the USSD initiation answered without ussd_details.ussd_reference',
+        'OutcomeUnknown',
+      );
     logger.info({ transactionRef: input.transactionRef }, 'USSD code issued');
     return { ussdCode: code, expiresAt: data.ussd_details?.expiresAt ?? undefined };
   });

@@ -1,10 +1,11 @@
-// Electricity vending activities (H1-H4).
+// Electricity vending activities: the provider list, the meter lookup, the purchase and the
+// lookup by reference.
 //
-// H1 providers are cached in memory per worker (TTL, default 1 hour): the list changes
-// rarely and every sale needs it. H3 purchase is money-moving: made once per activity attempt,
+// The providers are cached in memory per worker (TTL, default 1 hour): the list changes
+// rarely and every sale needs it. The purchase is money-moving: made once per activity attempt,
 // scheduled with maximumAttempts 1 and a short heartbeat timeout (it heartbeats while the call is
 // open), every failure non-retryable with a deliberate type; the workflow checks by reference
-// (H4) before any new attempt. A 200 is not a success: the workflow reads the record's status.
+// before any new attempt. A 200 is not a success: the workflow reads the record's status.
 import { Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import { type ElectricityProvider, type PaymentsClient, type VendingTransaction } from '../api';
@@ -44,7 +45,7 @@ export function toVendRecord(t: VendingTransaction): VendRecord {
 
 type MeterRequest = { meter_no: string; meter_type: 'prepaid' | 'postpaid'; provider: string };
 
-/** H1's provider list, kept per worker for a while: it changes rarely and every sale needs it. */
+/** The provider list, kept per worker for a while: it changes rarely and every sale needs it. */
 class ProviderCache {
   private cache: { at: number; providers: ElectricityProvider[] } | undefined;
   private inflight: Promise<ElectricityProvider[]> | undefined;
@@ -57,7 +58,7 @@ class ProviderCache {
 
   providers(): Promise<ElectricityProvider[]> {
     if (this.cache && this.now() - this.cache.at < this.ttl) return Promise.resolve(this.cache.providers);
-    // One H1 call at a time even when many sales start together.
+    // One provider-list call at a time even when many sales start together.
     this.inflight ??= this.api.vending
       .providers({})
       .then((res) => {
@@ -77,16 +78,16 @@ interface VendingDeps {
   providers: ProviderCache;
 }
 
-/** H1, cached. Returns the provider codes. (Flows started before the one-step lookup.) */
+/** The electricity providers (H1), cached. Returns the provider codes. (Flows started before the one-step lookup.) */
 function vendListProviders({ providers }: VendingDeps): Promise<{ code: string; name?: string }[]> {
   return read(VEND_PROVIDER_LIST_STEP, async () =>
     (await providers.providers()).map((p) => ({ code: p.code, ...(p.name ? { name: p.name } : {}) })),
   );
 }
 
-/** H2. Read-only. (Flows started before the one-step lookup.) */
+/** Looks up the meter (H2). Read-only. (Flows started before the one-step lookup.) */
 function vendLookupMeter({ api }: VendingDeps, req: MeterRequest): Promise<MeterInfo> {
-  return read('H2 meter lookup', async () => {
+  return read('meter lookup (H2)', async () => {
     const { data: d } = await api.vending.lookup(req, { requestId: Context.current().info.activityId });
     return {
       reference: d.reference,
@@ -100,9 +101,9 @@ function vendLookupMeter({ api }: VendingDeps, req: MeterRequest): Promise<Meter
 }
 
 /**
- * H1 (cached) and H2 in one activity: one workflow task and one activity dispatch fewer per sale
+ * The provider list (cached) and the meter lookup in one activity: one workflow task and one activity dispatch fewer per sale
  * than the two steps apart (docs/performance.md). Both are reads, so a retry of the whole is safe.
- * A failure of H1 says so first (VEND_PROVIDER_LIST_STEP), so the flow reports which step failed.
+ * A failure of the provider list says so first (VEND_PROVIDER_LIST_STEP), so the flow reports which step failed.
  */
 async function vendLookupListedMeter(d: VendingDeps, req: MeterRequest): Promise<ListedMeterLookup> {
   const listed = (await vendListProviders(d)).some((p) => p.code.toUpperCase() === req.provider);
@@ -110,7 +111,7 @@ async function vendLookupListedMeter(d: VendingDeps, req: MeterRequest): Promise
   return { listed: true, meter: await vendLookupMeter(d, req) };
 }
 
-/** H3, once. The workflow never calls it again unless H4 proved the reference unknown. */
+/** Purchases electricity (H3), once. The workflow never calls it again unless the lookup by reference proved it unknown. */
 function vendPurchase(
   { api, log }: VendingDeps,
   req: { reference: string; amount: number; phone_number: string; email: string },
@@ -118,7 +119,7 @@ function vendPurchase(
 ): Promise<VendRecord> {
   const call = {
     log,
-    what: 'H3 electricity purchase',
+    what: 'electricity purchase (H3)',
     where: { reference: req.reference, attempt: o.attempt },
     call: 'vend purchase',
   };
@@ -128,12 +129,12 @@ function vendPurchase(
   return sendOnce(call, purchase, (rec) => ({ status: rec.status }));
 }
 
-/** H4 by reference. Not found (404, or no matching row) is an answer, not a failure. */
+/** The vend by reference (H4). Not found (404, or no matching row) is an answer, not a failure. */
 function vendFindByReference({ api }: VendingDeps, req: { reference: string }): Promise<VendCheckOutcome> {
   const absent = {
     notFound: 'vendingByReference' as const,
     answer: { found: false as const },
-    otherNotFound: 'H4 404 that is not the documented "transaction not found"',
+    otherNotFound: 'vend lookup 404 that is not the documented "transaction not found"',
   };
   const find = async (): Promise<VendCheckOutcome> => {
     const res = await api.vending.transactions({ reference: req.reference }, { requestId: attemptRequestId() });
@@ -141,7 +142,7 @@ function vendFindByReference({ api }: VendingDeps, req: { reference: string }): 
     const hit = rows.find((r) => String(r.reference) === req.reference);
     return hit ? { found: true, transaction: toVendRecord(hit) } : { found: false };
   };
-  return read('H4 vending transaction by reference', find, absent);
+  return read('vending transaction by reference (H4)', find, absent);
 }
 
 export function createVendingActivities(deps: ActivityDeps, opts: VendingActivityOptions = {}) {

@@ -1,5 +1,5 @@
-// Activities of the webhook error log sweep: C10 reads the service's log of credit notifications we
-// did not acknowledge (each row read as a credit: its six signed values only), C11 deletes a row
+// Activities of the webhook error log sweep: one reads the service's log of credit notifications we
+// did not acknowledge (each row read as a credit: its six signed values only), one deletes a row
 // once its credit is durably recorded (isVirtualAccountCreditRecorded, ./virtual-account-credit.ts).
 import { z } from 'zod';
 import type { WebhookErrorLogRow } from '../api';
@@ -20,7 +20,7 @@ const errorLogCreditSchema = z.object({
   transaction_indicator: z.literal('C', { error: "must be 'C' (a credit)" }).optional(),
 });
 
-/** An error-log row as a credit: the signed six values only (fee and date come from C5, as for v2). */
+/** An error-log row as a credit: the signed six values only (fee and date come from the filtered transaction search, as for v2). */
 export function creditFromErrorLogRow(
   row: WebhookErrorLogRow,
   receivedAt: string,
@@ -65,7 +65,7 @@ export function creditFromErrorLogRow(
 export function createVirtualAccountErrorLogSweepActivities({ api, logger }: ActivityDeps) {
   const log = logger.child({ flow: 'va-credit' });
   return {
-    /** C10: the service's log of credit notifications we did not acknowledge, read as credits. */
+    /** The service's log of credit notifications (C10) we did not acknowledge, read as credits. */
     async readWebhookErrorLog(input: {
       perPage: number;
     }): Promise<{ credits: VirtualAccountCredit[]; invalid: ErrorLogSweepSummary['invalid'] }> {
@@ -86,7 +86,7 @@ export function createVirtualAccountErrorLogSweepActivities({ api, logger }: Act
       return { credits, invalid };
     },
 
-    /** C11: deletes the error-log entry (true when the service removed one). */
+    /** Deletes the error-log entry (C11) (true when the service removed one). */
     async deleteWebhookErrorLogEntry(transactionReference: string): Promise<boolean> {
       return (await api.virtualAccounts.deleteWebhookErrorLog({ transaction_ref: transactionReference })).data === 1;
     },

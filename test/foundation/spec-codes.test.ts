@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
 
 interface Counted {
   codes: string[];
-  folders: Record<string, { identifiers: number; strings: number; comments: number }>;
+  folders: Record<string, Record<'identifiers' | 'strings' | 'stringNouns' | 'comments' | 'commentNouns', number>>;
   names: { file: string; line: number; name: string }[];
 }
 
@@ -54,7 +54,7 @@ describe('spec codes in names (scripts/spec-code-count.mjs)', () => {
     expect(Object.keys(NOT_YET_RENAMED).filter((n) => !found.includes(n))).toEqual([]);
   });
 
-  it('catches a code in a name in any case and at any word of it, and not inside other words', () => {
+  it('catches a code in a name in any case and at any word of it, and not inside other words; tells references from nouns', () => {
     const dir = mkdtempSync(join(tmpdir(), 'spec-codes-'));
     try {
       writeFileSync(
@@ -65,13 +65,18 @@ describe('spec codes in names (scripts/spec-code-count.mjs)', () => {
           'export const chargeB1 = () => D3Answer;',
           'type D3Answer = number;',
           '// the debit (D3) answered',
+          '// D3 answered',
           "export const label = 'charge card (B1)';",
+          "export const detail = 'G3 could not be read';",
           'export const sha256 = 1, h264 = 2, A12 = 3, base64 = 4, e2e = 5;',
         ].join('\n'),
       );
       const sample = countIn(dir);
       expect(sample.names.map((n) => n.name)).toEqual(['G3_READ', 'e1Announced', 'chargeB1', 'D3Answer', 'D3Answer']);
-      expect(Object.values(sample.folders)).toEqual([{ identifiers: 5, strings: 1, comments: 1 }]);
+      // Mentions in strings and comments are counted, and those using the code as a noun told apart.
+      expect(Object.values(sample.folders)).toEqual([
+        { identifiers: 5, strings: 2, stringNouns: 1, comments: 2, commentNouns: 1 },
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

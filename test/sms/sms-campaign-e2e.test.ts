@@ -220,7 +220,7 @@ describe('SMS campaigns (G2-G4) followed by the workflow', () => {
     expect(result).toMatchObject({
       status: 'rejected',
       message:
-        'the service refused the campaign: G2 create campaign: template_id does not name a template; nothing was created',
+        'the service refused the campaign: create campaign (G2): template_id does not name a template; nothing was created',
     });
   });
 

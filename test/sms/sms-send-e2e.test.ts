@@ -194,7 +194,7 @@ describe('SMS instant send against the sandbox', () => {
         status: 'failed',
         batch: 1,
         error: expect.stringMatching(
-          /^resolved by ops@example.com: .*\(was: the answer to batch 1 was lost \(OutcomeUnknown: G1 send \(batch 1\): .+\): it may have been sent; not resent\)$/,
+          /^resolved by ops@example.com: .*\(was: the answer to batch 1 was lost \(OutcomeUnknown: send SMS batch 1 \(G1\): .+\): it may have been sent; not resent\)$/,
         ),
       }),
       expect.objectContaining({ status: 'failed', batch: 1 }),
