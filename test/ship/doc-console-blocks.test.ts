@@ -1,6 +1,8 @@
 // Every command block a reader of README.md or docs/events.md is meant to run is run by a test as
 // written (test/ship/doc-commands.test.ts, from RUN_BLOCKS), or the sentence right above it says it
 // is an illustration (issue #39 §2). A new block fails here until one of the two is true.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   COMMAND_PAGES,
   RUN_BLOCKS,
@@ -11,6 +13,8 @@ import {
   stepsOf,
   unaccountedBlocks,
 } from '../support/doc-console-blocks';
+
+const RUNNER = readFileSync(join(__dirname, 'doc-commands.test.ts'), 'utf8');
 
 describe('the command blocks of README.md and docs/events.md', () => {
   it.each(COMMAND_PAGES)('%s: each is run by doc-commands.test.ts or marked as an illustration', (file) => {
@@ -23,6 +27,8 @@ describe('the command blocks of README.md and docs/events.md', () => {
     (_, r) => {
       const found = blocksUnder(r.file, r.heading);
       expect(found).toHaveLength(r.count);
+      // The runner takes these blocks by their page and heading (and checks their count there).
+      expect(RUNNER).toContain(`blocks('${r.file}', '${r.heading}')`);
       for (const block of found) expect(() => stepsOf(block)).not.toThrow();
     },
   );
