@@ -207,9 +207,9 @@ export class PaymentsClient {
 
   /** A. Hosted checkout. */
   readonly checkout = this.group('checkout');
-  /** A3-A5. Recurring card tokens. */
+  /** Recurring card tokens (A3-A5). */
   readonly tokens = this.group('tokens');
-  /** A6 and verify. */
+  /** The transaction list (A6) and verify. */
   readonly transactions = this.group('transactions');
   /** B. Direct API. */
   readonly direct = this.group('direct');
@@ -364,7 +364,7 @@ function statusError(
   const serviceMessage = envelope?.message ?? '';
   const classStatus = errorStatus ?? raw.status;
   let ErrorClass = errorClassForStatus(classStatus);
-  // D5: an unknown reference answers body status 400 'No mandate found for reference …'
+  // The mandate lookup (D5): an unknown reference answers body status 400 'No mandate found for reference …'
   // (shown with HTTP 404): a lookup that found nothing, whatever the HTTP status.
   if (operation === 'mandates.list' && /^No mandate found/i.test(serviceMessage)) ErrorClass = NotFoundError;
   const flags = classStatus >= 400 ? flagsForStatus(classStatus, traits) : { retrySafe: false, outcomeUnknown: false };

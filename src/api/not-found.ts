@@ -26,25 +26,25 @@ export const DOCUMENTED_NOT_FOUND: Readonly<Record<ReferenceLookup, DocumentedNo
   },
   posTerminalRequery: {
     statuses: [404],
-    // Spec F4: "404 means the transaction was never received"; 'Terminal not found' is another 404.
+    // The spec's requery: "404 means the transaction was never received"; 'Terminal not found' is another 404.
     message: /^(?!.*\bterminal\b).*\b(transaction|reference)\b.*\b(not found|unknown|never received)\b/i,
-    source: 'F4: 404, transaction unknown to the service (spec)',
+    source: 'POS terminal requery (F4): 404, transaction unknown to the service (spec)',
   },
   posRemoteRequery: {
     statuses: [404],
     message: /^Request not found or expired\.?$/i,
-    source: "E2: 404 'Request not found or expired' (spec)",
+    source: "POS remote requery (E2): 404 'Request not found or expired' (spec)",
   },
   mandateByReference: {
     statuses: [400, 404],
     message: /^No mandate found for reference\b/i,
-    source: "D5: 'No mandate found for reference <reference>' (spec: body status 400, shown as 404)",
+    source: "mandate lookup (D5): 'No mandate found for reference <reference>' (spec: body status 400, shown as 404)",
   },
   vendingByReference: {
     statuses: [404],
-    // H4's errors are not shown in the spec; chosen (docs/choices.md): 404 with a transaction-not-found message.
+    // The vend lookup's errors are not shown in the spec; chosen (docs/choices.md): 404 with a transaction-not-found message.
     message: /\b(transaction|reference)\b.*\b(not found|unknown|does not exist)\b/i,
-    source: 'H4 by reference: 404 transaction not found (our choice; the spec shows no error)',
+    source: 'vend by reference (H4): 404 transaction not found (our choice; the spec shows no error)',
   },
 };
 

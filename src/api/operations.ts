@@ -261,7 +261,7 @@ export const OPERATIONS = {
 
   // ---- E. POS remote request ----
   'posRemote.create': op({
-    // No merchant reference exists in E1's body: a repeat creates a second request.
+    // No merchant reference exists in the request's body: a repeat creates a second request.
     ...money,
     request: P.PosRemoteCreateRequestSchema,
     data: P.PosRemoteCreationSchema,

@@ -2,23 +2,23 @@
 // real service's public material). Every one can be overridden through PaymentsClientOptions.paths.
 
 export interface ApiPaths {
-  /** A2, test only. POST; the client adds `"dva": true` to the body. */
+  /** Simulated transfer into a checkout's account (A2), test only. POST; the client adds `"dva": true` to the body. */
   simulateTransfer: string;
-  /** A4. POST. */
+  /** Charge a card token (A4). POST. */
   chargeToken: string;
-  /** A5. PATCH, body `{auth_code: [ids]}`. */
+  /** Cancel card tokens (A5). PATCH, body `{auth_code: [ids]}`. */
   cancelToken: string;
-  /** A6. GET with the query parameters. */
+  /** Query all transactions (A6). GET with the query parameters. */
   queryTransactions: string;
   /** Verify one transaction. GET; contains `{transaction_ref}`. */
   verifyTransaction: string;
-  /** F1. POST, body `{serial_no}`. */
+  /** Terminal configuration (F1). POST, body `{serial_no}`. */
   terminalConfig: string;
-  /** F2. POST `?refresh=<bool>`, body `{serial_no}`. */
+  /** Key exchange (F2). POST `?refresh=<bool>`, body `{serial_no}`. */
   keyExchange: string;
-  /** F3. POST; the client adds `terminal_id` to the body. */
+  /** Initiate a terminal transaction (F3). POST; the client adds `terminal_id` to the body. */
   posTransaction: string;
-  /** F4. GET; contains `{merchant_ref}`. */
+  /** Requery a terminal transaction (F4). GET; contains `{merchant_ref}`. */
   posRequery: string;
 }
 

@@ -6,7 +6,7 @@ export interface PosResponseClassification {
   outcome: PosOutcome;
   /** What to do next, for the operator or the flow. */
   action: string;
-  /** True when the result must be confirmed by F4 (requery by merchant_ref) before anything else. */
+  /** True when the result must be confirmed by the requery by merchant_ref (F4) before anything else. */
   requeryFirst: boolean;
 }
 

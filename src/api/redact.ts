@@ -1,7 +1,7 @@
 // Response bodies kept on errors (PaymentsApiError.body) lose the values of secret fields, so an
 // error that ends up in a log or a workflow failure never carries key material, PINs or OTPs.
-// Successful results are returned untouched: the caller asked for them (F2's pin_key, D1's
-// session_token). What is secret is the logger's one list (src/logging/redaction.ts: listed names
+// Successful results are returned untouched: the caller asked for them (the key exchange's pin_key,
+// the mandate create's session_token). What is secret is the logger's one list (src/logging/redaction.ts: listed names
 // in any spelling, and names with a secret word), and string values are scrubbed as log lines are.
 import { isSecretFieldName, REDACTED, scrubText } from '../logging/redaction';
 

@@ -1,8 +1,8 @@
 // The webhook receiver: verifies the service's signed notifications on the raw bytes,
 // validates them, and hands them to Temporal. Duplicates are processed once.
 //
-//   POST /webhooks            E-1 (payment) or E-2 (virtual-account credit), told apart by header
-//   GET  /payments/return     E-3 redirect target: the payment's state for a signed, unexpired link
+//   POST /webhooks            a payment (E-1) or a virtual-account credit (E-2), told apart by header
+//   GET  /payments/return     the redirect's target (E-3): the payment's state for a signed, unexpired link
 //                             (src/webhooks/return-page.ts), else a neutral page; rate-limited per address
 //   GET  /healthz            alive
 //   GET  /readyz             ready: Temporal answers (else 503, and the service's deliveries are 503 too)
@@ -129,7 +129,7 @@ class WebhookReceiver {
     if (url.pathname !== '/webhooks' && !url.pathname.startsWith('/webhooks/'))
       return sendJson(res, 404, { error: 'not found' });
     if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' });
-    // An HTML form encoding is never the service, only another site's page. E-2 states no content
+    // An HTML form encoding is never the service, only another site's page. The credit notification states no content
     // type, so an absent or text/plain one goes on to the signature check, which gates everything.
     if (isHtmlFormContentType(req.headers['content-type']))
       return sendJson(res, 415, { received: false, error: 'Content-Type must be application/json' });
@@ -181,7 +181,7 @@ class WebhookReceiver {
     // signed); a six-value one covers those six only, whatever `version` says (it picks only
     // where the credit workflow looks the service's record up: v3 by session id).
     const wholeBody = checked.scheme === 'whole-body';
-    // E-2 announces credits: transaction_indicator is 'C' (spec, virtual-account transaction).
+    // Credit notifications announce credits: transaction_indicator is 'C' (spec, virtual-account transaction).
     if (b.transaction_indicator !== 'C') return this.notACredit(b, wholeBody, res);
     const version = wholeBody ? 1 : b.version === 'v3' ? 3 : 2;
     const dedupeKey = `va:${b.transaction_reference}`;
@@ -285,7 +285,7 @@ function paymentEventOf({ Event, TransactionRef, Body }: z.output<typeof payment
   };
 }
 
-/** The acknowledgement body the spec requires for E-2; anything else lands in the service's error log. */
+/** The acknowledgement body the spec requires for a credit notification (E-2); anything else lands in the service's error log. */
 function acknowledgeCredit(res: ServerResponse, transactionReference: string): void {
   sendJson(res, 200, {
     response_code: 200,

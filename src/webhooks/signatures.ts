@@ -22,7 +22,7 @@ export function hexDigestsEqual(expectedHex: string, receivedHex: string): boole
 }
 
 /**
- * E-1: the spec says 'not shown'; our reading (and the real service's public material):
+ * The payment webhook's signature (E-1): the spec says 'not shown'; our reading (and the real service's public material):
  * HMAC-SHA512 of the raw body keyed with the secret key, hex, case-insensitive.
  */
 export function verifyPaymentWebhook(rawBody: Buffer, signature: string, secretKey: string): boolean {
@@ -44,7 +44,7 @@ export function virtualAccountSignedString(body: Record<string, unknown>): strin
 }
 
 /**
- * Which of E-2's two signature schemes held: `whole-body` (version 1: every field is signed) or
+ * Which of the credit notification's two signature schemes held: `whole-body` (version 1: every field is signed) or
  * `six-values` (versions 2 and 3: only the six values of virtualAccountSignedString are signed).
  * What the receiver trusts follows from this, never from the body's own `version` field, which no
  * scheme of versions 2 and 3 signs.
@@ -52,7 +52,7 @@ export function virtualAccountSignedString(body: Record<string, unknown>): strin
 export type VirtualAccountSignatureScheme = 'whole-body' | 'six-values';
 
 /**
- * E-2. Checked on the raw bytes first: version 1 signs the whole body, so its HMAC is compared
+ * The credit notification's signature (E-2). Checked on the raw bytes first: version 1 signs the whole body, so its HMAC is compared
  * before anything is parsed. Versions 2 and 3 sign six values of the body, so only when the raw
  * check fails is the body parsed — to read those six values, nothing else is used — and the
  * joined string checked, whatever the (unsigned) `version` field says. Answers the parsed body and

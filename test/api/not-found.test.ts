@@ -69,10 +69,10 @@ it('a non-client error is never absence, and every lookup names its source', () 
 it("each lookup's source names the section of the service's contract it comes from", () => {
   const sections: Record<ReferenceLookup, RegExp> = {
     verifyTransaction: /^verify: 400\b.*public facts/,
-    posTerminalRequery: /^F4: 404\b/,
-    posRemoteRequery: /^E2: 404 'Request not found or expired'/,
-    mandateByReference: /^D5: 'No mandate found for reference/,
-    vendingByReference: /^H4 by reference: 404\b/,
+    posTerminalRequery: /^POS terminal requery \(F4\): 404\b/,
+    posRemoteRequery: /^POS remote requery \(E2\): 404 'Request not found or expired'/,
+    mandateByReference: /^mandate lookup \(D5\): 'No mandate found for reference/,
+    vendingByReference: /^vend by reference \(H4\): 404\b/,
   };
   for (const [lookup, section] of Object.entries(sections))
     expect(DOCUMENTED_NOT_FOUND[lookup as ReferenceLookup].source).toMatch(section);

@@ -21,7 +21,7 @@ import {
 
 export const PAYMENT_CHANNELS = ['card', 'bank', 'ussd', 'transfer'] as const;
 
-// ---- A1 initiate ----------------------------------------------------------------------------
+// ---- Initiate checkout (A1) -----------------------------------------------------------------
 
 export const CheckoutInitiateRequestSchema = z.strictObject({
   email,
@@ -41,7 +41,7 @@ export const CheckoutInitiateRequestSchema = z.strictObject({
   metadata: z.record(z.string(), z.unknown()).optional(),
   pass_charge: z.boolean().optional(),
   sub_merchant_id: z.string().min(1).optional(),
-  /** A3: tokenise the card on this payment. */
+  /** Tokenise the card on this payment (A3). */
   is_recurring: z.boolean().optional(),
 });
 export type CheckoutInitiateRequest = z.input<typeof CheckoutInitiateRequestSchema>;
@@ -78,7 +78,7 @@ export const CheckoutInitiationSchema = z.looseObject({
 });
 export type CheckoutInitiation = z.output<typeof CheckoutInitiationSchema>;
 
-// ---- A2 simulate a transfer (test environment) ---------------------------------------------
+// ---- Simulate a transfer (A2, test environment) ---------------------------------------------
 
 export const SimulateTransferRequestSchema = z.strictObject({
   /** The dynamic account shown by the modal's transfer option (10 digits). */
@@ -94,7 +94,7 @@ export const SimulateTransferResultSchema = z
   .transform((v) => v ?? null);
 export type SimulateTransferResult = z.output<typeof SimulateTransferResultSchema>;
 
-// ---- A4 charge a token, A5 cancel ----------------------------------------------------------
+// ---- Charge a token (A4), cancel tokens (A5) -------------------------------------------------
 
 export const TokenChargeRequestSchema = z.strictObject({
   /** Integer, lowest unit. */
@@ -140,7 +140,7 @@ export const TokenCancelResultSchema = z.looseObject({
 });
 export type TokenCancelResult = z.output<typeof TokenCancelResultSchema>;
 
-// ---- A6 query transactions, verify ---------------------------------------------------------
+// ---- Query transactions (A6), verify ---------------------------------------------------------
 
 export const TransactionQueryRequestSchema = z
   .strictObject({

@@ -175,7 +175,7 @@ export const MandateDebitRequestSchema = z.strictObject({
 });
 export type MandateDebitRequest = z.input<typeof MandateDebitRequestSchema>;
 
-/** D3 result; the sample's `aamount` key is normalised to `amount`. */
+/** The mandate debit's result (D3); the sample's `aamount` key is normalised to `amount`. */
 export const MandateDebitSchema = z.preprocess(
   withAlias('amount', 'aamount'),
   z.looseObject({

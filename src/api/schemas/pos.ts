@@ -11,7 +11,7 @@ import {
   posTransactionType,
 } from '../../shared/pos-card-fields';
 
-// The F3 field rules are defined once in src/shared/pos-card-fields.ts (the workflows check the same).
+// The terminal transaction's field rules are defined once in src/shared/pos-card-fields.ts (the workflows check the same).
 export { MERCHANT_REF_MAX, POS_ACCOUNT_TYPES, POS_TRANSACTION_TYPES, posAccountType };
 
 // ---- E. Remote request ---------------------------------------------------------------------
@@ -75,7 +75,7 @@ export const PosRemoteCompletedSchema = z.looseObject({
 });
 export const PosRemotePendingSchema = z.looseObject({ status: lowerStatus(['pending'] as const) });
 
-/** E2: `{status:'pending'}` or the full record with status success | failed. */
+/** The remote request's requery (E2): `{status:'pending'}` or the full record with status success | failed. */
 export const PosRemoteRequestRecordSchema = z.union([PosRemotePendingSchema, PosRemoteCompletedSchema]);
 export type PosRemoteRequestRecord = z.output<typeof PosRemoteRequestRecordSchema>;
 
@@ -140,7 +140,7 @@ export const PosTerminalKeysSchema = z.looseObject({
 export type PosTerminalKeys = z.output<typeof PosTerminalKeysSchema>;
 
 const PosTerminalInitiateRequestObjectSchema = z.strictObject({
-  /** From F1's terminal configuration; the client sends it in the body (docs/choices.md). */
+  /** From the terminal configuration (F1); the client sends it in the body (docs/choices.md). */
   terminal_id: requiredString(),
   /** Lowest unit; the spec types it as a string: sent as a string of digits. */
   amount: koboAmountAsString(),
@@ -165,7 +165,7 @@ const PosTerminalInitiateRequestObjectSchema = z.strictObject({
 /** Transaction types that refer to an earlier transaction by `original_merchant_ref`. */
 export const POS_LINKED_TRANSACTION_TYPES: readonly string[] = ['Refund', 'Completion'];
 
-/** The F3 body; Refund and Completion name their original, Purchase and Pre-Authorization never do. */
+/** The terminal transaction's body (F3); Refund and Completion name their original, Purchase and Pre-Authorization never do. */
 export const PosTerminalInitiateRequestSchema = PosTerminalInitiateRequestObjectSchema.superRefine((v, ctx) => {
   const linked = POS_LINKED_TRANSACTION_TYPES.includes(v.transaction_type);
   if (linked && v.original_merchant_ref === undefined) {

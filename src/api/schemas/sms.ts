@@ -102,7 +102,7 @@ export type SmsCampaignPage = z.output<typeof SmsCampaignPageSchema>;
 export const SmsIdRequestSchema = z.strictObject({ id: uuid });
 export type SmsIdRequest = z.input<typeof SmsIdRequestSchema>;
 
-/** G4: response body not shown. */
+/** Deleting a campaign (G4): response body not shown. */
 export const SmsDeleteResultSchema = anyData;
 export type SmsDeleteResult = z.output<typeof SmsDeleteResultSchema>;
 
@@ -141,7 +141,7 @@ export const SmsTemplatePageSchema = z.looseObject({
 });
 export type SmsTemplatePage = z.output<typeof SmsTemplatePageSchema>;
 
-/** G7: body fields not shown; the sample carries name, description and file_name. */
+/** Updating a template (G7): body fields not shown; the sample carries name, description and file_name. */
 export const SmsTemplateUpdateRequestSchema = z
   .strictObject({
     id: uuid,

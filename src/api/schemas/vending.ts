@@ -44,7 +44,7 @@ export const MeterLookupRequestSchema = z.strictObject({
     .transform((v) => String(v))
     .pipe(z.string().regex(/^\d{6,20}$/, 'must be the meter number (6 to 20 digits)')),
   meter_type: z.enum(['prepaid', 'postpaid'], { error: 'must be prepaid or postpaid' }),
-  /** Provider code from H1 (e.g. EKEDC). */
+  /** Provider code from the provider list (H1), e.g. EKEDC. */
   provider: requiredString('a provider code').regex(
     /^[A-Z]{2,10}$/,
     'must be a provider code such as EKEDC (upper-case letters)',
