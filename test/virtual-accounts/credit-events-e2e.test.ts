@@ -21,9 +21,10 @@ import {
   virtualAccountCreditWorkflowId,
   type VirtualAccountCreditOutcome,
 } from '../../src/shared/virtual-account-credit';
-import { startListener, type Listener } from '../../src/starters/commands/merchant-event-delivery';
 import { listMerchantEvents } from '../../src/starters/merchant-event-delivery';
 import { cliEnvironment, runCli } from '../support/cli';
+import { vaCustomer } from '../support/flow-inputs';
+import { useEventReceiver } from '../notify/receiver';
 import { eventually } from '../support/polling';
 import { startServices, testConfig } from '../support/stack';
 
@@ -43,18 +44,8 @@ function stackFor(env: () => Record<string, string>) {
   /** A transfer into a fresh account; answers the reference its credit carries. */
   async function transfer(amount: string): Promise<string> {
     const { api } = s.services;
-    const account = (
-      await api.virtualAccounts.createCustomer({
-        customer_identifier: `CUST${randomUUID().replace(/-/g, '').slice(0, 12)}`,
-        first_name: 'Ada',
-        last_name: 'Obi',
-        mobile_num: '08012345678',
-        bvn: '12345678901',
-        dob: '01/15/1990',
-        gender: '1',
-        address: '1 Test Street',
-      })
-    ).data.virtual_account_number;
+    const customer = vaCustomer(`CUST${randomUUID().replace(/-/g, '').slice(0, 12)}`);
+    const account = (await api.virtualAccounts.createCustomer(customer)).data.virtual_account_number;
     await api.virtualAccounts.simulatePayment({ virtual_account_number: account, amount });
     const rows = (await api.virtualAccounts.merchantTransactionsFiltered({ virtualAccount: account, perPage: 5 })).data
       .rows;
@@ -98,15 +89,8 @@ function stackFor(env: () => Record<string, string>) {
 }
 
 describe("no VA setting: credits are events to the worker's NOTIFY_URL", () => {
-  let listener: Listener;
-  const received: MerchantEvent[] = [];
-  const refused: string[] = [];
-  beforeAll(async () => {
-    listener = await startListener({ port: 0, host: '127.0.0.1', secret }, (line, event) =>
-      event ? received.push(event) : refused.push(line),
-    );
-  });
-  afterAll(() => listener?.server.close());
+  // `notify listen`'s listener: every event verified with NOTIFY_SECRET, a forged one refused.
+  const listener = useEventReceiver(secret);
   const stack = stackFor(() => ({ NOTIFY_URL: listener.url, NOTIFY_SECRET: secret }));
 
   it('the credit is emitted once; the listener verifies virtual_account.credit.received; notify list shows it; notify redeliver sends the same event under the same id', async () => {
@@ -118,11 +102,7 @@ describe("no VA setting: credits are events to the worker's NOTIFY_URL", () => {
       handoff: { status: 'emitted', idempotencyKey: ref, eventId: id, attempts: 1 },
     });
 
-    const [event] = await eventually(
-      () => received.filter((e) => e.data.reference === ref),
-      (es) => es.length === 1,
-      { timeoutMs: 30_000, description: "the credit's event at the listener" },
-    );
+    const [event] = await listener.delivered(ref);
     expect(event).toEqual({
       type: 'virtual_account.credit.received',
       id,
@@ -153,13 +133,10 @@ describe("no VA setting: credits are events to the worker's NOTIFY_URL", () => {
     const again = await stack.cli(['notify', 'redeliver', id]);
     expect(again).toMatchObject({ code: 0 });
     expect(again.stdout).toContain(`redelivering ${id} (was delivered)`);
-    const both = await eventually(
-      () => received.filter((e) => e.data.reference === ref),
-      (es) => es.length === 2,
-      { timeoutMs: 30_000, description: 'the redelivered event' },
-    );
+    const both = await listener.delivered(ref, 2);
+    expect(both).toHaveLength(2);
     expect(both[1]).toEqual(both[0]);
-    expect(refused).toEqual([]);
+    expect(listener.refused).toEqual([]);
   }, 150_000);
 });
 
