@@ -41,3 +41,9 @@ export const IN_FLIGHT_MARGIN_MS = 15_000;
  * event was not handed over and goes on: emission is best effort, a flow's outcome never waits on it.
  */
 export const EVENT_HAND_OVER_MS = 60_000;
+
+/**
+ * How long a vend asks for the meter's listing (LOCAL_GATING_READ) before the sale gives up: a
+ * listing the service cannot give in minutes is a sale not to attempt.
+ */
+export const GATING_READ_MS = 5 * 60_000;

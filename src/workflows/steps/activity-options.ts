@@ -10,6 +10,7 @@ import {
 import type { ActivityQueue } from '../../shared/task-queues';
 import {
   EVENT_HAND_OVER_MS,
+  GATING_READ_MS,
   HTTP_TIMEOUT_MARGIN_MS,
   IN_FLIGHT_MARGIN_MS,
   MONEY_ACTIVITY_HEARTBEAT_TIMEOUT_MS,
@@ -156,11 +157,24 @@ export function readUntil(deadlineMs: number): QueuedActivityOptions {
   return { ...READ, scheduleToCloseTimeout: deadlineMs, retry: READ_UNTIL_DEADLINE_RETRY };
 }
 
-/** A local read that gates a sale (a meter's listing): asked for minutes before the sale gives up. */
+/** The gating read's backoff: READ_UNTIL_DEADLINE_RETRY's, 1 s doubling to 30 s, all below localRetryThreshold. */
+const GATING_READ_BACKOFF = { initialIntervalMs: 1_000, backoffCoefficient: 2, maximumIntervalMs: 30_000 };
+
+/**
+ * A local read that gates a sale (a meter's listing): asked for GATING_READ_MS before the sale gives
+ * up. Capped at the attempts that fit that window (as LOCAL_EMIT, for the same SDK defect: its
+ * backoff waits in the worker, where a schedule-to-close that ends is dropped).
+ */
 export const LOCAL_GATING_READ: LocalActivityOptions = {
   ...LOCAL_READ,
-  scheduleToCloseTimeout: '5 minutes',
-  retry: READ_UNTIL_DEADLINE_RETRY,
+  scheduleToCloseTimeout: GATING_READ_MS,
+  retry: {
+    ...READ_UNTIL_DEADLINE_RETRY,
+    initialInterval: GATING_READ_BACKOFF.initialIntervalMs,
+    backoffCoefficient: GATING_READ_BACKOFF.backoffCoefficient,
+    maximumInterval: GATING_READ_BACKOFF.maximumIntervalMs,
+    maximumAttempts: attemptsWithin(GATING_READ_MS, GATING_READ_BACKOFF),
+  },
 };
 
 /** A read that walks many pages in one attempt (SMS ids under a name, a campaign's status): its attempt gets minutes. */
