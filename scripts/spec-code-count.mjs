@@ -35,15 +35,17 @@ const textRe = new RegExp(
 );
 const inText = (s) => [...s.matchAll(textRe)].map((m) => m[1]);
 // A reference is a code in parentheses after domain words ("the debit (D3)", "(F3, then F4)"), or a
-// comment that is the code alone (`// D3`); any other mention uses the code as a noun ("D3 answered").
+// comment that is the code alone (`// D3`); any other mention uses the code as a noun ("D3 answered",
+// "(A6 by reference)", "E1's answer").
 const asNouns = (s) =>
   [...s.matchAll(textRe)]
     .filter((m) => {
       const before = s.slice(0, m.index);
       const inParens = before.lastIndexOf('(') > before.lastIndexOf(')');
-      const possessive = s.startsWith("'s", m.index + m[1].length);
+      // Closed right after, or followed by another code or a remark (`(A1)`, `(C1-C11)`, `(F3, then F4)`).
+      const closes = /^\s*($|[),;/+.-])/.test(s.slice(m.index + m[1].length));
       const alone = s.replace(/^\/\/|^\/\*+|\*\/$/g, '').trim() === m[1];
-      return !((inParens && !possessive) || alone);
+      return !((inParens && closes) || alone);
     })
     .map((m) => m[1]);
 

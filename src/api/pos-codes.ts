@@ -1,4 +1,4 @@
-// Processor response codes of the POS terminal API (F3/F4 `response_code`).
+// Processor response codes of the POS terminal API: `response_code` of a transaction and of its requery (F3/F4).
 
 export type PosOutcome = 'approved' | 'declined' | 'unknown';
 

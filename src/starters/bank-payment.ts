@@ -1,4 +1,4 @@
-// Typed starter of the direct bank debit flow (B3 debit, B4 the payer's token or OTP), for backends.
+// Typed starter of the direct bank debit flow (the debit, then the payer's token or OTP), for backends.
 // Every input is validated with zod before a workflow starts (errors name the field and the rule,
 // never the value). Shared rules and errors: ./payment-common.ts.
 // The payer's code is sealed into the claim-check store here and goes to the running flow as an

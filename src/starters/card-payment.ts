@@ -1,4 +1,4 @@
-// Typed starter of the direct card payment flow (B1 charge, B2 PIN/OTP, 3DS), for backends.
+// Typed starter of the direct card payment flow (the charge, then PIN/OTP or 3DS), for backends.
 // Every input is validated with zod before a workflow starts (errors name the field and the rule,
 // never the value). Shared rules and errors: ./payment-common.ts.
 // The card data, PIN and OTP are sealed into the claim-check store here, in the backend's process:
@@ -86,7 +86,7 @@ async function sealedCardInput(ctx: StarterContext, raw: CardPaymentRequest): Pr
   return withSignedReturn(ctx, { ...rest, card: await sealCard(ctx, card) });
 }
 
-/** Starts B1 under workflow id payment-<transactionRef>; follow it with getCardPaymentState / handle.result(). */
+/** Starts the card charge (B1) under workflow id payment-<transactionRef>; follow it with getCardPaymentState / handle.result(). */
 export async function startCardPayment(
   ctx: StarterContext,
   raw: CardPaymentRequest,
@@ -104,7 +104,7 @@ export async function startCardPayment(
   );
 }
 /**
- * Starts B1 and answers at once with the first step (update-with-start): awaiting_pin,
+ * Starts the card charge (B1) and answers at once with the first step (update-with-start): awaiting_pin,
  * awaiting_otp, awaiting_3ds with authUrl — or the end (e.g. failed: Card declined).
  */
 export async function startCardPaymentForStep(
@@ -140,7 +140,7 @@ export const submitOtp = (ctx: StarterContext, ref: string, otp: string): Promis
     { pattern: /^\d{4,8}$/, message: 'otp must be 4 to 8 digits' },
     (h, sealed, updateId) => h.executeUpdate(submitOtpUpdate, { args: [sealed], updateId }),
   );
-/** In awaiting_card (the sealed card expired before B1 was sent): the card again; answers the next step. */
+/** In awaiting_card (the sealed card expired before the charge was sent): the card again; answers the next step. */
 export async function resubmitCard(ctx: StarterContext, ref: string, raw: CardDetails): Promise<CardPaymentState> {
   const card = parsePayment(cardDetails, raw);
   const sealed = await sealCard(ctx, card);

@@ -24,7 +24,7 @@ export interface StarterContext {
   api: PaymentsClient;
   /** RETURN_LINK_KEY and TTL: the starters sign the return URLs they build (src/config/return-links.ts). */
   returnLinks?: ReturnLinkConfig;
-  /** PAYMENTS_LISTS_POS_REMOTE_REQUESTS: a lost E1 answer A6 never showed may end not_sent (else outcome_unknown). */
+  /** PAYMENTS_LISTS_POS_REMOTE_REQUESTS: a lost create answer the transaction list never showed may end not_sent (else outcome_unknown). */
   listsPosRemoteRequests?: boolean;
 }
 

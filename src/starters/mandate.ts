@@ -133,7 +133,7 @@ export const mandateInputSchema = z
 /**
  * Validates the request (StarterInputError 'invalid mandate input: ...'), seals the BVN (purpose 'bvn', the store's TTL) and starts the flow with
  * its handle. If the start fails, the sealed BVN is deleted again. A BVN whose record expires
- * before D1 is sent (no worker within the TTL) ends the flow as failed with a reason that says
+ * before the create is sent (no worker within the TTL) ends the flow as failed with a reason that says
  * to start again with the BVN.
  */
 export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
@@ -149,7 +149,7 @@ export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
       workflowType: 'mandateWorkflow',
       workflowId: mandateWorkflowId(input.mandateRef),
       args: [input],
-      // A mandate that ended (e.g. failed before D1: its sealed BVN expired) may be started again under its reference.
+      // A mandate that ended (e.g. failed before the create: its sealed BVN expired) may be started again under its reference.
       policies: { workflowIdReusePolicy: 'ALLOW_DUPLICATE' },
       search: {
         flow: 'mandate',
@@ -279,7 +279,7 @@ export const requestMandateCancel = (ctx: Pick<StarterContext, 'client'>, mandat
 export type MandateListFilters = Omit<OperationRequest<'mandates.list'>, 'cursor'>;
 export type MandatePage = OperationData<'mandates.list'>;
 
-/** D5 through the API client: the spec's filters, one page; pass a page's next_cursor/prev_cursor as `cursor`. */
+/** The mandate list (D5) through the API client: the spec's filters, one page; pass a page's next_cursor/prev_cursor as `cursor`. */
 export async function listMandates(
   ctx: Pick<StarterContext, 'api'>,
   filters: MandateListFilters = {},
@@ -289,7 +289,7 @@ export async function listMandates(
   return res.data;
 }
 
-/** Every page of D5 for the filters, following next_cursor (at most maxPages pages). */
+/** Every page of the mandate list for the filters, following next_cursor (at most maxPages pages). */
 export async function* listAllMandates(
   ctx: Pick<StarterContext, 'api'>,
   filters: MandateListFilters = {},

@@ -1,5 +1,5 @@
-// Typed starters for the POS pre-authorisation flow: hold (F3 Pre-Authorization), then complete
-// (F3 Completion, once) or release, within the hold window.
+// Typed starters for the POS pre-authorisation flow: hold (a Pre-Authorization transaction, F3), then complete
+// (a Completion transaction, once) or release, within the hold window.
 //
 // The card read of the pre-authorisation and the one of its completion (the same card presented
 // again: chip data is single-use and bound to the amount) are each checked and sealed into the

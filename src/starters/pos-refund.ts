@@ -1,4 +1,4 @@
-// Typed starters for the POS refund flow (F3 Refund of one approved sale).
+// Typed starters for the POS refund flow (a Refund transaction of one approved sale, F3).
 //
 // The refund request id is the caller's idempotency key: it names the refund's merchant_ref
 // (RF<digest>) and its workflow (`pos-refund-<merchant_ref>`). Starting the same request again
@@ -32,7 +32,7 @@ export type PosRefundStartInput = Omit<PosRefundInput, 'terminal_id'> & { termin
 /**
  * Starts (or finds) the refund of `original_merchant_ref` named by `refund_request_id`. Every rule
  * is checked first (StarterInputError names field and rule, never the value); the flow then
- * checks the sale by F4, reserves the amount in the sale's refund ledger and sends F3 Refund once.
+ * checks the sale by its requery (F4), reserves the amount in the sale's refund ledger and sends the Refund transaction once (F3).
  */
 export async function startPosRefund(
   ctx: StarterContext,

@@ -1,4 +1,4 @@
-// Typed starter of the POS remote request flow (E1 create, E2 polling), for backends: start,
+// Typed starter of the POS remote request flow (create, then polling), for backends: start,
 // cancel (on our side; the request lives on until it expires), and the handle to follow it.
 import type { WorkflowHandle } from '@temporalio/client';
 import {
@@ -31,8 +31,8 @@ export async function startPosRemoteRequest(
 }
 
 /**
- * A lost E1 answer whose request A6 never showed is read as the deployment says: not_sent only
- * where A6 lists remote requests (PAYMENTS_LISTS_POS_REMOTE_REQUESTS); the caller's own option wins.
+ * A lost create answer whose request the transaction list never showed is read as the deployment
+ * says: not_sent only where the transaction list (A6) shows remote requests (PAYMENTS_LISTS_POS_REMOTE_REQUESTS); the caller's own option wins.
  */
 function withDeploymentReading(ctx: StarterContext, input: PosRemoteInput): PosRemoteInput {
   if (!ctx.listsPosRemoteRequests || input.options?.lostCreateAbsentIs !== undefined) return input;

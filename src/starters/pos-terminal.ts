@@ -1,14 +1,14 @@
 // Typed starter of the POS terminal transaction flow (F3/F4), and the POS terminal session.
 //
-// Terminal session (F1 configuration + F2 key exchange) runs HERE, in the backend that owns
+// Terminal session (configuration and key exchange, F1 + F2) runs HERE, in the backend that owns
 // the terminal, straight through the API client, and never through Temporal: a workflow's
 // inputs, results and activity results are written to history (encrypted or not), and
-// `pin_key` must never be persisted (spec F2: hold in memory only, never log, persist or send
+// `pin_key` must never be persisted (the spec's key exchange: hold in memory only, never log, persist or send
 // to a third party). The session object keeps `pin_key` in a private field, leaves it out of
 // JSON and of util.inspect, and hands it out only through `pinKey()`.
 //
 // The card transaction (F3/F4) is a workflow: the device builds the pin_block with the key. The
-// starter checks every F3 rule on the full card read, then seals the card data (PAN, expiry,
+// starter checks every rule of the transaction's fields on the full card read, then seals the card data (PAN, expiry,
 // cardholder name, card sequence number, track2, chip data, pin_block) together into the
 // claim-check store (purpose 'pos-card'): the workflow input carries only the handle, BIN and
 // last four, so neither the pin_block nor any card data is in Temporal history, not even encrypted.
@@ -30,11 +30,11 @@ import { startFlow } from './start-flow';
 import type { posTerminalTransactionWorkflow } from '../workflows/pos-terminal';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
-// ---- POS terminal session (F1 + F2), outside Temporal ---------------------------------------
+// ---- POS terminal session (configuration and key exchange), outside Temporal ----------------
 
 export interface PosTerminalSessionOptions {
   serial_no: string;
-  /** F2 refresh: a fresh exchange with the processor (slower); only when keys seem stale. */
+  /** Refresh the keys: a fresh exchange with the processor (slower); only when keys seem stale. */
   refresh?: boolean;
 }
 
@@ -51,7 +51,7 @@ export class PosTerminalSession {
     this.#pinKey = pinKey;
   }
 
-  /** F1 once, then F2. Throws the client's errors (400 'Incorrect device information', 404 'Terminal not found'). */
+  /** The terminal configuration (F1) once, then the key exchange (F2). Throws the client's errors (400 'Incorrect device information', 404 'Terminal not found'). */
   static async open(api: PaymentsClient, opts: PosTerminalSessionOptions): Promise<PosTerminalSession> {
     const config = await api.posTerminal.getConfiguration({ serial_no: opts.serial_no });
     const keys = await api.posTerminal.keyExchange({ serial_no: opts.serial_no, refresh: opts.refresh ?? false });
@@ -67,7 +67,7 @@ export class PosTerminalSession {
     return this.#pinKey;
   }
 
-  /** F2 with refresh=true: new keys from the processor (use when the keys seem stale). */
+  /** The key exchange with refresh=true (F2): new keys from the processor (use when the keys seem stale). */
   async refreshKeys(): Promise<void> {
     const keys = await this.#api.posTerminal.keyExchange({ serial_no: this.serialNo, refresh: true });
     this.#pinKey = keys.data.pin_key;
@@ -127,7 +127,7 @@ export async function sealPosCardRead<T>(
 /**
  * Starts one card transaction (workflow id `pos-txn-<merchant_ref>`; a second start for the
  * same merchant_ref is refused). `terminal_id` comes from the session when one is given.
- * Every F3 rule is checked here first (StarterInputError names field and rule, never the
+ * Every rule of the transaction's fields is checked here first (StarterInputError names field and rule, never the
  * value); then the card read is sealed (the store's TTL) and the workflow gets its handle. If the
  * start fails, the sealed record is deleted again.
  */

@@ -1,5 +1,5 @@
 // Typed starter of the recurring flow, for backends: a plan whose first payment is a hosted
-// checkout and whose later cycles charge its token (A4); cancelled with A5.
+// checkout and whose later cycles charge its token (A4); the token is cancelled at the end (A5).
 // Every input is validated with zod before a workflow starts (errors name the field and the rule,
 // never the value). Shared rules and errors: ./payment-common.ts.
 import type { WorkflowHandle } from '@temporalio/client';
@@ -81,7 +81,7 @@ export async function firstPaymentCheckoutUrl(
   if (!s.checkoutUrl) throw new Error(`the first payment of ${planRef} has no checkout: ${s.reason ?? s.status}`);
   return s.checkoutUrl;
 }
-/** Stops the plan: no further charge; the token is cancelled with A5. */
+/** Stops the plan: no further charge; the token is cancelled (A5). */
 export const cancelRecurring = (ctx: Pick<StarterContext, 'client'>, planRef: string): Promise<void> =>
   ctx.client.workflow.getHandle(recurringWorkflowId(planRef)).signal(cancelRecurringSignal);
 export const getRecurringState = (ctx: Pick<StarterContext, 'client'>, planRef: string): Promise<RecurringState> =>

@@ -1,9 +1,9 @@
 // Typed starters for SMS (G1-G8).
 //
-//   G1 instant send      → smsSendWorkflow (workflow id `sms-send-<reference>`)
-//   G2 campaign + follow → smsCampaignWorkflow (`sms-campaign-<reference>`)
-//   follow by uuid       → smsCampaignFollowWorkflow (`sms-campaign-follow-<uuid>`)
-//   G3 list / G4 delete campaigns, G5-G8 templates: direct calls through the API client (they
+//   instant send (G1)        → smsSendWorkflow (workflow id `sms-send-<reference>`)
+//   campaign + follow (G2)   → smsCampaignWorkflow (`sms-campaign-<reference>`)
+//   follow by uuid           → smsCampaignFollowWorkflow (`sms-campaign-follow-<uuid>`)
+//   list and delete campaigns (G3, G4), templates (G5-G8): direct calls through the API client (they
 //   move no money and need no durable state), like the mandate listing.
 //
 // Every input is checked with zod first; a broken rule throws StarterInputError naming the
@@ -39,7 +39,7 @@ import { startFlow } from './start-flow';
 import type { smsCampaignFollowWorkflow, smsCampaignWorkflow, smsSendWorkflow } from '../workflows/sms';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
-// ---- G1 instant send ---------------------------------------------------------------------------
+// ---- Instant send (G1) -------------------------------------------------------------------------
 
 /**
  * Starts one instant send (workflow id `sms-send-<reference>`; a second start for the same
@@ -72,7 +72,7 @@ export async function runSmsSend(ctx: StarterContext, input: SmsSendInput): Prom
   return (await startSmsSend(ctx, input)).result();
 }
 
-// ---- G2 campaign, followed ----------------------------------------------------------------------
+// ---- Campaign, followed (G2) --------------------------------------------------------------------
 
 /**
  * Creates a campaign and follows it until success or failed (workflow id
@@ -129,7 +129,7 @@ export function smsCampaignFollowHandle(
   return ctx.client.workflow.getHandle<typeof smsCampaignFollowWorkflow>(smsCampaignFollowWorkflowId(campaignId));
 }
 
-// ---- G3/G4 campaigns, G5-G8 templates: direct calls ------------------------------------------
+// ---- Campaigns (G3/G4), templates (G5-G8): direct calls ----------------------------------------
 
 const uuid = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a uuid') })
@@ -143,7 +143,7 @@ const text = (max: number) =>
 
 export const SmsIdInputSchema = z.strictObject({ id: uuid });
 
-/** G5 body: the spec's three required strings. */
+/** A new template's body (G5): the spec's three required strings. */
 export const SmsTemplateCreateInputSchema = z.strictObject({
   name: text(200),
   description: text(500),
@@ -151,7 +151,7 @@ export const SmsTemplateCreateInputSchema = z.strictObject({
 });
 export type SmsTemplateCreateInput = z.input<typeof SmsTemplateCreateInputSchema>;
 
-/** G7 body (fields not shown in the spec; the sample carries name, description and file_name; message is taken too). */
+/** A template update's body (G7; fields not shown in the spec; the sample carries name, description and file_name; message is taken too). */
 export const SmsTemplateUpdateInputSchema = z
   .strictObject({
     id: uuid,
@@ -171,7 +171,7 @@ export type SmsTemplateUpdateInput = z.input<typeof SmsTemplateUpdateInputSchema
 export type SmsTemplatePage = OperationData<'sms.listTemplates'>;
 export type SmsCampaignPage = OperationData<'sms.listCampaigns'>;
 
-/** G5. */
+/** Creates a template (G5). */
 export async function createSmsTemplate(
   ctx: Pick<StarterContext, 'api'>,
   input: SmsTemplateCreateInput,
@@ -180,7 +180,7 @@ export async function createSmsTemplate(
     .data;
 }
 
-/** G6 (page, perPage, sorted_by, dir DSC/ASC, date_from, date_to). */
+/** Lists templates (G6; page, perPage, sorted_by, dir DSC/ASC, date_from, date_to). */
 export async function listSmsTemplates(
   ctx: Pick<StarterContext, 'api'>,
   filters: SmsTemplateListRequest = {},
@@ -190,7 +190,7 @@ export async function listSmsTemplates(
   ).data;
 }
 
-/** G7. A 404 (unknown id) throws the client's NotFoundError. */
+/** Updates a template (G7). A 404 (unknown id) throws the client's NotFoundError. */
 export async function updateSmsTemplate(
   ctx: Pick<StarterContext, 'api'>,
   input: SmsTemplateUpdateInput,
@@ -200,12 +200,12 @@ export async function updateSmsTemplate(
   ).data;
 }
 
-/** G8. */
+/** Deletes a template (G8). */
 export async function deleteSmsTemplate(ctx: Pick<StarterContext, 'api'>, id: string): Promise<void> {
   await ctx.api.sms.deleteTemplate(parseStarterInput(SmsIdInputSchema, { id }, 'SMS template delete'));
 }
 
-/** G3 (page, perPage, sorted_by, status, name, dir, date_from, date_to). Items carry no status: filter by it. */
+/** Lists campaigns (G3; page, perPage, sorted_by, status, name, dir, date_from, date_to). Items carry no status: filter by it. */
 export async function listSmsCampaigns(
   ctx: Pick<StarterContext, 'api'>,
   filters: SmsCampaignListRequest = {},
@@ -215,7 +215,7 @@ export async function listSmsCampaigns(
   ).data;
 }
 
-/** G4. A follower of this campaign then ends not_found. */
+/** Deletes a campaign (G4). A follower of this campaign then ends not_found. */
 export async function deleteSmsCampaign(ctx: Pick<StarterContext, 'api'>, id: string): Promise<void> {
   await ctx.api.sms.deleteCampaign(parseStarterInput(SmsIdInputSchema, { id }, 'SMS campaign delete'));
 }

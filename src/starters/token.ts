@@ -11,9 +11,9 @@ import { isPaymentsApiError } from '../api/errors';
 import type { StarterContext } from './connect';
 import { ms, parsePayment } from './payment-common';
 
-/** How A5 is asked again after a failure that may be retried: pauses doubling up to maxPauseMs. */
+/** How the cancel is asked again after a failure that may be retried: pauses doubling up to maxPauseMs. */
 export const TOKEN_CANCEL_RETRY = {
-  /** How long A5 is asked again before the outcome is reported unknown. */
+  /** How long the cancel is asked again before the outcome is reported unknown. */
   forMs: 60_000,
   firstPauseMs: 1_000,
   maxPauseMs: 10_000,
@@ -25,15 +25,15 @@ export const tokenCancelInputSchema = z.object({
 });
 export type TokenCancelInput = z.input<typeof tokenCancelInputSchema>;
 
-/** What A5 came to: cancelled now; refused (any 400, the service's message); unknown (it kept failing). */
+/** What the cancel came to: cancelled now; refused (any 400, the service's message); unknown (it kept failing). */
 export type TokenCancelOutcome =
   | { status: 'cancelled'; tokenId: string; attempts: number }
   | { status: 'refused'; tokenId: string; attempts: number; message: string }
   | { status: 'unknown'; tokenId: string; attempts: number; message: string };
 
 /**
- * Cancels a saved card token with A5. A failure that may not be retried (a 401 or 403: the key,
- * the configuration) is thrown at once; one that may (5xx, 429, timeouts, lost answers: A5 is
+ * Cancels a saved card token (A5). A failure that may not be retried (a 401 or 403: the key,
+ * the configuration) is thrown at once; one that may (5xx, 429, timeouts, lost answers: the cancel is
  * idempotent) is asked again until `retryForMs` has passed, then answered `unknown`.
  */
 export async function cancelSavedToken(

@@ -23,7 +23,7 @@ export const ussdPaymentInputSchema = z.object({
   webhookGraceMs: graceMs.optional(),
 });
 
-/** Starts B5 and returns the code to dial and its expiry at once (update-with-start), with the handle to follow the payment. */
+/** Starts the USSD payment (B5) and returns the code to dial and its expiry at once (update-with-start), with the handle to follow the payment. */
 export async function startUssdPayment(
   ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
   raw: UssdPaymentInput,

@@ -5,7 +5,7 @@
 //
 // Creating an account is one call with nothing to settle later (no money moves, and the service
 // answers at once), so it is a direct, validated API call rather than a workflow: a BVN then
-// never enters Temporal, and a caller who lost the answer asks C7 by its customer_identifier.
+// never enters Temporal, and a caller who lost the answer asks for the account by its customer_identifier (C7).
 import type { WorkflowHandle } from '@temporalio/client';
 import {
   BadRequestError,
@@ -37,7 +37,7 @@ export class VirtualAccountCreationError extends Error {
   }
 }
 
-/** Which field a refusal message is about (the spec's C1/C2 messages: BVN validation, the beneficiary account, `<field> is required`). */
+/** Which field a refusal message is about (the spec's messages for creating accounts: BVN validation, the beneficiary account, `<field> is required`). */
 function fieldOf(message: string): string {
   const required = /^"?`?([a-z_]+)`?"? is (?:required|not allowed)/i.exec(message);
   if (required) return required[1]!.toLowerCase();
@@ -82,13 +82,13 @@ async function create(
   }
 }
 
-/** C1. Validated first (every field error at once); BVN never logged. */
+/** Creates a customer account (C1). Validated first (every field error at once); BVN never logged. */
 export const createCustomerVirtualAccount = (
   ctx: Pick<StarterContext, 'api'>,
   input: CreateCustomerAccountRequest,
 ): Promise<VirtualAccount> => create('customer', () => ctx.api.virtualAccounts.createCustomer(input));
 
-/** C2. */
+/** Creates a business account (C2). */
 export const createBusinessVirtualAccount = (
   ctx: Pick<StarterContext, 'api'>,
   input: CreateBusinessAccountRequest,

@@ -1,4 +1,4 @@
-// zod schemas for the notifications the service sends (spec, Events E-1 and E-2).
+// zod schemas for the notifications the service sends (spec, Events: the payment webhook, E-1, and the virtual-account credit notification, E-2).
 import { z } from 'zod';
 
 const lowestUnit = z.number().int('must be an integer in the lowest currency unit').nonnegative();

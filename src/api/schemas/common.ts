@@ -217,7 +217,7 @@ export const mmddyyyyDash = z.string().superRefine((v, ctx) => {
     ctx.addIssue({ code: 'custom', message: 'must be a date MM-DD-YYYY' });
 });
 
-/** mm/dd/yyyy (C1 dob). */
+/** mm/dd/yyyy (a customer account's dob, C1). */
 export const mmddyyyySlash = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a date mm/dd/yyyy') })
   .superRefine((v, ctx) => {

@@ -67,7 +67,7 @@ export function registerCheckoutCommands(pay: Command, context: ContextFactory):
   pay
     .command('simulate-transfer')
     .description(
-      "A2, test environment only: pay a checkout's dynamic account (shown by its transfer channel) as the payer's transfer would",
+      "test environment only (A2): pay a checkout's dynamic account (shown by its transfer channel) as the payer's transfer would",
     )
     .requiredOption('--account <number>', 'the dynamic account number (10 digits)')
     .requiredOption('--amount <lowestUnit>', 'the amount due, in the lowest unit (kobo)')

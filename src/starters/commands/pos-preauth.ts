@@ -57,9 +57,12 @@ export function registerPosPreAuthCommands(pos: Command, context: ContextFactory
     pos
       .command('preauth')
       .description(
-        'pre-authorise (hold) an amount (F3 Pre-Authorization) and follow it until it is held or ends; then `pos complete` or `pos release`',
+        'pre-authorise (hold) an amount (a Pre-Authorization transaction, F3) and follow it until it is held or ends; then `pos complete` or `pos release`',
       )
-      .requiredOption('--file <path>', "JSON with the F3 fields (card read, amount, merchant_ref...); '-' reads stdin")
+      .requiredOption(
+        '--file <path>',
+        "JSON with the terminal transaction's fields (F3): card read, amount, merchant_ref...; '-' reads stdin",
+      )
       .option('--merchant-ref <ref>', "merchant_ref of the pre-authorisation (default: the file's)")
       .option('--hold-window <duration>', 'how long a completion is accepted, e.g. "48h" or "7 days" (default 7 days)'),
   ).action(async (o: { file: string; merchantRef?: string; holdWindow?: string } & CardPresentOptions) => {
@@ -90,7 +93,7 @@ export function registerPosPreAuthCommands(pos: Command, context: ContextFactory
   pos
     .command('complete')
     .description(
-      'complete a held pre-authorisation once (F3 Completion, tied to it) with a fresh read of the same card, and follow it until it ends',
+      'complete a held pre-authorisation once (a Completion transaction tied to it, F3) with a fresh read of the same card, and follow it until it ends',
     )
     .requiredOption('--merchant-ref <ref>', 'merchant_ref of the pre-authorisation')
     .requiredOption('--file <path>', "JSON with the card read (the same card); '-' reads stdin")

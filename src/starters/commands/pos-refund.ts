@@ -1,5 +1,5 @@
-// CLI: `npm run cli -- pos refund | refund-ledger`: the POS refund flow (F3 Refund tied to its
-// sale) and the sale's refund ledger.
+// CLI: `npm run cli -- pos refund | refund-ledger`: the POS refund flow (F3, a Refund
+// transaction tied to its sale) and the sale's refund ledger.
 //
 //   pos refund --file card.json --refund-id RQ-1 --original ORD-1 --amount 5000 [--serial SN | --terminal TID]
 //   pos refund-ledger --original ORD-1
@@ -33,7 +33,7 @@ export function registerPosRefundCommands(pos: Command, context: ContextFactory)
     pos
       .command('refund')
       .description(
-        'refund (part of) an approved sale (F3 Refund, tied to the sale): checks the sale by F4, reserves the amount in its refund ledger, sends once; the card of the sale from a JSON file',
+        'refund (part of) an approved sale (a Refund transaction tied to the sale, F3): checks the sale by its requery (F4), reserves the amount in its refund ledger, sends once; the card of the sale from a JSON file',
       )
       .requiredOption(
         '--file <path>',

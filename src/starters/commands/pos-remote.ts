@@ -34,7 +34,7 @@ export function registerPosRemoteCommands(pos: Command, context: ContextFactory)
     .requiredOption('--terminal <terminal_id>', 'terminal id')
     .requiredOption('--amount <kobo>', 'amount in kobo (integer)')
     .option('--account-type <type>', 'default, savings, current or credit')
-    .option('--poll-interval-ms <ms>', 'E2 polling interval (default 2500)')
+    .option('--poll-interval-ms <ms>', 'requery polling interval (default 2500)')
     .option('--no-follow', 'start and return without following');
   startsFlow(remote).action(
     async (o: {

@@ -1,7 +1,7 @@
 // CLI: `npm run cli -- pos session | transaction`: the POS terminal session (F1 + F2, outside
-// Temporal) and the terminal transaction flow (F3 with F4 requery).
+// Temporal) and the terminal transaction flow (F3, with the requery F4).
 //
-//   pos session --serial SN123 [--refresh]        F1 + F2 directly; pin_key is never printed
+//   pos session --serial SN123 [--refresh]        configuration and key exchange directly; pin_key is never printed
 //   pos transaction --file card.json [--serial SN123 | --terminal TID]
 //
 // Card data is read from a JSON file (or '-' for stdin), never from flags: command lines end
@@ -38,12 +38,12 @@ export interface CardPresentOptions {
 export const withCardPresentOptions = (command: Command): Command =>
   startsFlow(
     command
-      .option('--serial <serial_no>', 'take terminal_id from F1 for this device')
+      .option('--serial <serial_no>', 'take terminal_id from the terminal configuration (F1) for this device')
       .option('--terminal <terminal_id>', 'terminal id (instead of --serial)')
       .option('--no-follow', 'start and return without following'),
   );
 
-/** The terminal a command sends to: --terminal, the file's terminal_id, or F1's for --serial. */
+/** The terminal a command sends to: --terminal, the file's terminal_id, or the configuration's for --serial. */
 export async function terminalFor(
   o: Pick<CardPresentOptions, 'serial' | 'terminal'>,
   fromFile: unknown,
@@ -87,7 +87,7 @@ export function registerPosTerminalCommands(pos: Command, context: ContextFactor
       )
       .requiredOption(
         '--file <path>',
-        "JSON with the F3 fields (card_pan, track2, chipdata, pin_block, merchant_ref...); '-' reads stdin",
+        "JSON with the transaction's fields (F3): card_pan, track2, chipdata, pin_block, merchant_ref...; '-' reads stdin",
       ),
   ).action(async (o: { file: string } & CardPresentOptions) => {
     const input = readJsonFile<PosTransactionInput>(o.file);

@@ -66,7 +66,7 @@ export function registerReconciliationCommands(program: Command, context: Contex
     .option('--to <date>', 'last day, YYYY-MM-DD (UTC), inclusive')
     .option('--previous-day', 'yesterday (UTC), as the daily Schedule does')
     .option('--currency <list>', 'currencies to read, e.g. NGN or NGN,USD (default both)')
-    .option('--per-page <n>', 'A6 page size (default 100)')
+    .option('--per-page <n>', 'transaction list page size (A6; default 100)')
     .option('--no-mark', 'report only: do not record marks (ReconciliationStatus)')
     .option('--json', 'print the report as JSON on stdout (progress goes to stderr)')
     .option('--csv <file>', 'also write the findings as CSV to this file');

@@ -28,7 +28,7 @@ const TOKEN_CANCEL_EXITS: Record<TokenCancelOutcome['status'], Outcome> = {
 export function renderTokenCancel(r: TokenCancelOutcome): string {
   if (r.status === 'cancelled') return `[token ${r.tokenId}] cancelled (A5)`;
   if (r.status === 'refused') return `[token ${r.tokenId}] refused: ${r.message}`;
-  return `[token ${r.tokenId}] unknown: check the token by hand (A5 failed ${r.attempts} time(s): ${r.message})`;
+  return `[token ${r.tokenId}] unknown: check the token by hand (the cancel failed ${r.attempts} time(s): ${r.message})`;
 }
 
 export function registerRecurringCommands(pay: Command, context: ContextFactory): void {
@@ -75,7 +75,7 @@ export function registerRecurringCommands(pay: Command, context: ContextFactory)
     .requiredOption('--token <tokenId>')
     .option(
       '--retry-for-ms <ms>',
-      'how long A5 is asked again after a 5xx, timeout or lost answer',
+      'how long the token cancel (A5) is asked again after a 5xx, timeout or lost answer',
       String(TOKEN_CANCEL_RETRY.forMs),
     )
     .action(async (o: { token: string; retryForMs: string }) => {

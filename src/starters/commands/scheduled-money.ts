@@ -67,7 +67,7 @@ function registerScheduleCreation(schedule: Command, context: ContextFactory): v
     schedule
       .command('debit')
       .description(
-        'debit an approved mandate every period (D3 through the mandate flow, the period as idempotency key)',
+        'debit an approved mandate every period (the mandate debit through the mandate flow, the period as idempotency key)',
       ),
   )
     .requiredOption('--mandate <ref>', 'mandate reference')

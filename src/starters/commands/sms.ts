@@ -153,7 +153,7 @@ function registerSend(sms: Command, context: ContextFactory): void {
     )
     .option('--reference <ref>', 'your reference for this send (overrides the file; one send per reference)')
     .option('--sender-id <id>', 'sender_id (overrides the file)')
-    .option('--batch-size <n>', 'messages per G1 request (default 100)')
+    .option('--batch-size <n>', 'messages per send request (G1; default 100)')
     .option('--no-follow', 'start and return without following');
   startsFlow(send).action((o: { file: string; reference?: string; senderId?: string; batchSize?: string }) =>
     answered(async () => {
@@ -314,7 +314,7 @@ function registerCampaignCreate(campaigns: Command, context: ContextFactory): vo
     .requiredOption('--sender-id <id>', 'sender_id')
     .requiredOption('--template <uuid>', 'template_id')
     .option('--scheduled-for <iso>', 'send time (ISO 8601 with a zone): is_scheduled=true, sent as sscheduled_dor')
-    .option('--poll-interval <duration>', 'first wait between G3 reads (default 30s)')
+    .option('--poll-interval <duration>', 'first wait between campaign-list reads (G3; default 30s)')
     .option('--follow-for <duration>', 'how long a pending campaign is followed (default 24 hours)')
     .option('--no-follow', 'start and return without following');
   startsFlow(create).action((o: CampaignCreateFlags) =>
@@ -348,10 +348,10 @@ function registerCampaignFollow(campaigns: Command, context: ContextFactory): vo
       'follow a campaign until success or failed: by uuid (starts a follower) or by the reference of a create',
     )
     .option('--id <uuid>', 'campaign uuid')
-    .option('--name <name>', 'its name (narrows the G3 reads)')
+    .option('--name <name>', 'its name (narrows the campaign-list reads)')
     .option('--scheduled-for <iso>', 'its send time, when scheduled (the follower waits for it)')
     .option('--reference <ref>', 'the reference given to campaigns create')
-    .option('--poll-interval <duration>', 'first wait between G3 reads (default 30s)')
+    .option('--poll-interval <duration>', 'first wait between campaign-list reads (G3; default 30s)')
     .action((o: { id?: string; name?: string; scheduledFor?: string; reference?: string; pollInterval?: string }) =>
       answered(async () => {
         if ((o.id === undefined) === (o.reference === undefined))

@@ -1,4 +1,4 @@
-// The calls the spec gives the test environment only (A2 simulate a transfer, C9 simulate a
+// The calls the spec gives the test environment only (A2, C9: simulate a transfer, a
 // credit): the CLI refuses them in production mode (DEPLOYMENT, NODE_ENV or PAYMENTS_ENVIRONMENT
 // says production), with exit 2, before anything is sent; and what they send, checked by the
 // API client first, is the caller's input (exit 2) when refused.

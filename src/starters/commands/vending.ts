@@ -66,7 +66,7 @@ export function registerVendingCommands(program: Command, context: ContextFactor
 
   vend
     .command('providers')
-    .description('H1: the electricity providers and their codes (what --provider takes)')
+    .description('the electricity providers (H1) and their codes (what --provider takes)')
     .action(async () => {
       const providers = (await withApi((api) => api.vending.providers())).data;
       const lines = providers.map((p) => `${p.code.padEnd(6)}  ${p.name ?? ''}`);

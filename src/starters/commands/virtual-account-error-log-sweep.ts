@@ -6,7 +6,7 @@ import { progress } from './output';
 
 export function registerVirtualAccountErrorLogSweepCommands(va: Command, context: ContextFactory): void {
   va.command('error-log')
-    .description('C10: notifications the service could not deliver (the sweep works them off)')
+    .description('the webhook error log (C10): notifications the service could not deliver (the sweep works them off)')
     .action(async () => {
       const page = (await withApi((api) => api.virtualAccounts.webhookErrorLog({ page: 1, perPage: 100 }))).data;
       for (const r of page.rows)
