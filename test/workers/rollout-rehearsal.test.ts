@@ -2,13 +2,14 @@
 // seconds, the sandbox, and each worker version as its own OS process (the production entry,
 // `node dist/workers/main.js`; version 2's "image" is a copy of dist/ with its own workflow bundle).
 // Version 1 runs a card payment waiting for its OTP, a POS remote request polling its terminal and a
-// vend whose purchase is in flight (PINNED), and an approved mandate waiting for its next debit
-// (AUTO_UPGRADE; the POS request's terminal lock is another). Version 2 changes the vend (no
-// patch: it is pinned) and the mandate (behind a patch): test/workers/fixtures/rehearsal. A version 2
+// vend whose purchase is in flight (PINNED), and AUTO_UPGRADE flows: an approved mandate waiting for
+// its next debit, a recurring plan waiting for its next cycle, and a virtual-account credit whose
+// hand-over to the merchant's endpoint (down until version 1 is stopped) is being retried (the POS
+// request's terminal lock is another). Version 2 changes the vend (no patch: it is pinned), the
+// mandate and the recurring plan (behind a patch each): test/workers/fixtures/rehearsal. A version 2
 // whose mandate change is not patched is refused by the replay gate; the good one is ramped, made
-// current, and version 1 drains before its process is stopped.
-// Not rehearsed here (each needs its own set-up, and CI time counts): a recurring plan and a
-// virtual-account credit hand-over, both AUTO_UPGRADE like the mandate.
+// current, and version 1 drains before its process is stopped. The deployment is named as the worker
+// controller names one, `<Kubernetes namespace>/<name>`.
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,16 @@ import { debitMandate, getMandateState, startMandate, submitMandateOtp } from '.
 import { waitForState } from '../../src/starters/payment-common';
 import { startVend } from '../../src/starters/vending';
 import { startPosRemoteRequest } from '../../src/starters/pos-remote';
+import {
+  cancelRecurring,
+  firstPaymentCheckoutUrl,
+  getRecurringState,
+  startRecurring,
+} from '../../src/starters/recurring';
+import { virtualAccountCreditHandle } from '../../src/starters/virtual-account-credit';
+import type { VirtualAccountCreditOutcome } from '../../src/shared/virtual-account-credit';
+import { paymentWorkflowId } from '../../src/shared/payment-webhook';
+import { cycleReference } from '../../src/shared/recurring';
 import { posRemoteStateQuery } from '../../src/shared/pos-remote';
 import { downloadHistories, replayAll } from '../../src/workers/replay';
 import {
@@ -42,12 +53,13 @@ import { PLAIN_BUNDLE_INTERCEPTOR_MODULES, PRELOADED_WORKFLOW_MODULES } from '..
 import { diskCachedBundle } from '../support/bundle-cache';
 import { cardPayment, electricityVend, newMandateRequest } from '../support/flow-inputs';
 import { eventually } from '../support/polling';
-import { SandboxAdmin } from '../support/sandbox-admin';
+import { payCheckoutByCard, SandboxAdmin } from '../support/sandbox-admin';
 import { startServices, testConfig } from '../support/stack';
 import { DIST, ensureBuilt } from '../ship/build';
 import { startWorkerProcess, stopWorkerProcess, workerEnvironment, type WorkerProcess } from '../ship/processes';
-import { MANDATE_PATCH_ID } from './fixtures/rehearsal/shared';
+import { MANDATE_PATCH_ID, RECURRING_PATCH_ID } from './fixtures/rehearsal/shared';
 import { startFastDrainServer } from './fast-drain-server';
+import { MerchantEndpoint } from './merchant-endpoint';
 
 jest.setTimeout(180_000);
 
@@ -55,7 +67,9 @@ const { EventType, PendingActivityState, WorkflowTaskFailedCause } = temporal.ap
 const VEND_PATH = '^/vending/utilities/electricity$';
 const POS_COMPLETE_AFTER_MS = 60_000;
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
-const deploymentName = `rehearsal-${randomUUID().slice(0, 8)}`;
+// As the worker controller names it: `<Kubernetes namespace>/<name>`.
+const deploymentName = `rehearsal-${randomUUID().slice(0, 8)}/payflow-worker`;
+const CREDIT_RECEIVED = 'virtual_account.credit.received';
 const V1 = '1.0.0';
 const V2 = '2.0.0';
 const V2_UNPATCHED = '2.0.0-unpatched';
@@ -67,6 +81,8 @@ let admin: SandboxAdmin;
 let config: AppConfig;
 const images: string[] = [];
 const workers: WorkerProcess[] = [];
+/** The deployment's events endpoint (every worker's NOTIFY_URL): what the merchant saw. */
+const merchant = new MerchantEndpoint();
 
 async function startServer(): Promise<void> {
   const started = await startFastDrainServer();
@@ -107,6 +123,8 @@ function worker(buildId: string, distDir?: string, extra: Record<string, string>
     WORKER_DEPLOYMENT_NAME: deploymentName,
     WORKER_BUILD_ID: buildId,
     WORKER_MAKE_CURRENT: 'off',
+    NOTIFY_URL: merchant.url,
+    NOTIFY_SECRET: merchant.secret,
     ...extra,
   });
   const w = startWorkerProcess(`worker ${buildId}`, env, distDir ? { distDir } : 'dist');
@@ -120,6 +138,7 @@ afterAll(async () => {
   await setUp?.catch(() => undefined);
   await Promise.all(workers.map((w) => stopWorkerProcess(w, 5_000)));
   await services?.stop();
+  await merchant.close().catch(() => undefined);
   server?.kill('SIGTERM');
   for (const root of images) rmSync(root, { recursive: true, force: true });
 });
@@ -134,6 +153,7 @@ async function setUpStack(): Promise<void> {
     versionBundle('v2-unpatched-workflows'),
     ensureBuilt().then(() => undefined),
     startServer(),
+    merchant.start(),
   ]);
   config = testConfig({ TEMPORAL_ADDRESS: address, WORKER_VERSIONING: 'on' });
   // The POS terminal completes a remote request only when the test advances the sandbox's clock.
@@ -167,8 +187,42 @@ const patchIdsOf = async (h: WorkflowHandle) =>
     .map((d) => (JSON.parse(Buffer.from(d).toString('utf8')) as { id: string }).id);
 const versionOf = async (h: WorkflowHandle) =>
   (await h.describe()).raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId;
+/** Every flow that carries `reference` (PaymentReference): a credit's own, and any it handed work to. */
+const flowsOfReference = async (reference: string): Promise<WorkflowHandle[]> => {
+  const flows: WorkflowHandle[] = [];
+  for await (const wf of services.client.workflow.list({ query: `PaymentReference = '${reference}'` }))
+    flows.push(services.client.workflow.getHandle(wf.workflowId, wf.runId));
+  return flows;
+};
+/** A plan charging every hour: nothing but its first payment happens during the rehearsal. */
+const recurringPlan = (planRef: string) => ({
+  planRef,
+  amount: 120_000,
+  currency: 'NGN' as const,
+  email: 'ada@example.com',
+  intervalMs: 3_600_000,
+});
+/** A payer's transfer into a new customer account: the credit's transaction reference. */
+async function transferIntoVirtualAccount(amount: string): Promise<string> {
+  const { api } = services;
+  const account = await api.virtualAccounts.createCustomer({
+    customer_identifier: `CUST${randomUUID().replace(/-/g, '').slice(0, 12)}`,
+    first_name: 'Ada',
+    last_name: 'Obi',
+    mobile_num: '08012345678',
+    bvn: '12345678901',
+    dob: '01/15/1990',
+    gender: '1',
+    address: '1 Test Street',
+  });
+  const accountNumber = account.data.virtual_account_number;
+  await api.virtualAccounts.simulatePayment({ virtual_account_number: accountNumber, amount });
+  const rows = (await api.virtualAccounts.merchantTransactionsFiltered({ virtualAccount: accountNumber, perPage: 5 }))
+    .data.rows;
+  return rows[0]!.transaction_reference;
+}
 
-it('version 2 ships with flows in flight: pinned flows finish on 1, the mandate moves to 2, 1 drains before its workers stop, an unpatched 2 is refused', async () => {
+it('version 2 ships with flows in flight: pinned flows finish on 1; the mandate, the recurring plan and the credit hand-over move to 2; 1 drains before its workers stop; an unpatched 2 is refused', async () => {
   const startedAt = Date.now();
   const client = services.client;
   const taskQueue = config.temporal.taskQueue;
@@ -217,7 +271,16 @@ it('version 2 ships with flows in flight: pinned flows finish on 1, the mandate 
     (st) => st.status === 'pending' && !!st.requestRef,
     { timeoutMs: 30_000, ignoreErrors: true, description: 'the POS remote request polls' },
   );
-  for (const h of [cardHandle, oldMandate, posRemote]) expect(await versionOf(h)).toBe(V1);
+  // A recurring plan: its first payment made on 1 (it holds the token now), its next cycle an hour away.
+  const planRef = `rehearsal-plan-${run}`;
+  const oldPlan = await startRecurring(services.starters, recurringPlan(planRef));
+  await payCheckoutByCard(await firstPaymentCheckoutUrl(services.starters, planRef));
+  await eventually(
+    () => getRecurringState(services.starters, planRef),
+    (st) => st.status === 'active',
+    { timeoutMs: 30_000, ignoreErrors: true, description: 'the recurring plan is active' },
+  );
+  for (const h of [cardHandle, oldMandate, posRemote, oldPlan]) expect(await versionOf(h)).toBe(V1);
 
   const lines: string[] = [];
 
@@ -268,17 +331,30 @@ it('version 2 ships with flows in flight: pinned flows finish on 1, the mandate 
     { timeoutMs: 30_000, description: 'the vend purchase is in flight' },
   );
   expect(await versionOf(oldVend)).toBe(V1);
+  // A transfer into a virtual account, credited on 1; the merchant's endpoint is down for it, so its
+  // hand-over is retried across the rollout (it comes back only once version 1 is gone).
+  merchant.downFor.add(CREDIT_RECEIVED);
+  const creditRef = await transferIntoVirtualAccount('2500.00');
+  await eventually(
+    () => merchant.attempts(creditRef, CREDIT_RECEIVED),
+    (a) => a.length >= 1,
+    { timeoutMs: 30_000, description: "the credit's first hand-over attempt (answered 503)" },
+  );
   lines.length = 0;
   const shipped = rollout(io(v2Bundle), plan(V2));
   await eventually(() => lines.some((l) => l.startsWith(`${V2} is current`)), {
     timeoutMs: 60_000,
     description: `${V2} made current`,
   });
+  const currentAt = Date.now();
   const openOnV1WhenCurrent = await Promise.all(
     [cardHandle, oldVend, posRemote].map(async (h) => (await h.describe()).status.name),
   );
   const newVend = await startVend(services.starters, electricityVend(`rehearsal-vend-2-${run}`));
   const newMandate = await startMandate(services.starters, newMandateRequest());
+  const newPlanRef = `rehearsal-plan-2-${run}`;
+  const newPlan = await startRecurring(services.starters, recurringPlan(newPlanRef));
+  await firstPaymentCheckoutUrl(services.starters, newPlanRef); // its first task ran (2's code)
   await submitOtp(services.starters, card.transactionRef, SANDBOX_OTP);
   await admin.advanceClock(POS_COMPLETE_AFTER_MS); // the payer taps the card on the terminal
   await shipped;
@@ -286,8 +362,11 @@ it('version 2 ships with flows in flight: pinned flows finish on 1, the mandate 
   expect(v1.child.exitCode).toBeNull(); // it served its pinned flows to their end
   await stopWorkerProcess(v1, 30_000);
   const v1StoppedAt = Date.now();
-  // The mandate started on 1 had no task since: 1 drained without it. Its next debit runs on 2.
-  expect(await versionOf(oldMandate)).toBe(V1);
+  // The mandate and the plan started on 1 had no task since: 1 drained without them. The mandate's
+  // next debit and the plan's cancellation run on 2; the merchant's endpoint is back, with 1 gone.
+  for (const h of [oldMandate, oldPlan]) expect(await versionOf(h)).toBe(V1);
+  merchant.downFor.delete(CREDIT_RECEIVED);
+  await cancelRecurring(services.starters, planRef);
   const debit = await debitMandate(services.starters, mandate.mandateRef, 30_000, { idempotencyKey: `r-${run}` });
 
   expect(lines).toEqual(
@@ -327,27 +406,86 @@ it('version 2 ships with flows in flight: pinned flows finish on 1, the mandate 
     { encryption: config.encryption, workflowBundle: v2Bundle },
   );
   expect(replayed).toEqual([{ name: mandate.mandateRef, workflowType: 'mandateWorkflow' }]);
+  // AUTO_UPGRADE: the plan started on 1 moved to 2 with its cancellation (the token cancelled there),
+  // kept its old path, and replays on 2; its first payment (a PINNED checkout) ran on 1 only. A new
+  // plan runs 2's code.
+  const planResult = await oldPlan.result();
+  expect(planResult).toMatchObject({ status: 'cancelled', reason: 'token cancelled (A5)', cycle: 1 });
+  const oldPlanTasks = await buildIdsOfTasks(oldPlan);
+  expect([oldPlanTasks[0], oldPlanTasks.at(-1)]).toEqual([V1, V2]);
+  expect(await patchIdsOf(oldPlan)).not.toContain(RECURRING_PATCH_ID);
+  const firstPayment = client.workflow.getHandle(paymentWorkflowId(cycleReference(planRef, 1)));
+  expect(new Set(await buildIdsOfTasks(firstPayment))).toEqual(new Set([V1]));
+  expect(
+    await replayAll(
+      [{ name: planRef, workflowType: 'recurringChargeWorkflow', history: await oldPlan.fetchHistory() }],
+      { encryption: config.encryption, workflowBundle: v2Bundle },
+    ),
+  ).toEqual([{ name: planRef, workflowType: 'recurringChargeWorkflow' }]);
+  expect(new Set(await buildIdsOfTasks(newPlan))).toEqual(new Set([V2]));
+  expect(await patchIdsOf(newPlan)).toContain(RECURRING_PATCH_ID);
+  // The merchant is told of the plan's end once.
+  const planEnded = await eventually(
+    () => merchant.attempts(planRef, 'recurring.cancelled'),
+    (a) => a.length > 0,
+    { timeoutMs: 30_000, description: 'recurring.cancelled reaches the merchant' },
+  );
+  expect(planEnded.map((a) => a.status)).toEqual([204]);
+  // The credit: recorded on 1, handed over once the merchant's endpoint was back (after 1 stopped),
+  // so on 2; every attempt carried the same event id, one was taken. Whichever of its flows
+  // carried the hand-over started on 1 and moved to 2.
+  const creditOutcome = (await virtualAccountCreditHandle(
+    services.starters,
+    creditRef,
+  ).result()) as VirtualAccountCreditOutcome;
+  expect(creditOutcome).toMatchObject({ status: 'credited', credit: { transactionReference: creditRef } });
+  await eventually(
+    () => merchant.attempts(creditRef),
+    (a) => a.some((r) => r.status === 204),
+    { timeoutMs: 120_000, description: 'the credit handed over once the endpoint is back' },
+  );
+  const creditFlows = await flowsOfReference(creditRef);
+  await Promise.all(creditFlows.map((h) => h.result()));
+  const creditAttempts = merchant.attempts(creditRef); // all of them: its flows have ended
+  expect(creditAttempts.map((a) => a.event!.type)).toEqual(creditAttempts.map(() => CREDIT_RECEIVED));
+  expect(new Set(creditAttempts.map((a) => a.event!.id)).size).toBe(1);
+  expect(creditAttempts.filter((a) => a.status === 204)).toHaveLength(1);
+  expect(creditAttempts[0]).toMatchObject({ status: 503 });
+  expect(creditAttempts[0]!.at).toBeLessThan(currentAt);
+  expect(creditAttempts.find((a) => a.status === 204)!.at).toBeGreaterThan(v1StoppedAt);
+  const movedCreditFlows: string[] = [];
+  for (const h of creditFlows) {
+    const tasks = await buildIdsOfTasks(h);
+    if (tasks[0] === V1 && tasks.at(-1) === V2) movedCreditFlows.push(h.workflowId);
+  }
+  expect(movedCreditFlows).not.toEqual([]);
   // Nothing stuck, nothing paid twice.
   expect(await stuckFlows(client, [taskQueue], new Date(startedAt - 60_000))).toEqual([]);
-  for (const h of [cardHandle, oldVend, newVend, oldMandate, newMandate, posRemote])
+  for (const h of [cardHandle, oldVend, newVend, oldMandate, newMandate, posRemote, oldPlan, newPlan, ...creditFlows])
     expect(await failedTasksOf(h)).toEqual([]);
+  expect(merchant.unverified()).toEqual([]);
   expect(await admin.ledger({ reference: card.transactionRef })).toHaveLength(1);
   expect(await admin.ledger({ reference: oldVendResult.reference!, kind: 'vend' })).toHaveLength(1);
   expect(await admin.ledger({ reference: newVendResult.reference!, kind: 'vend' })).toHaveLength(1);
   expect(await admin.ledger({ reference: debit.reference })).toHaveLength(1);
   expect(await admin.ledger({ reference: requestRef!, kind: 'pos_remote' })).toHaveLength(1);
+  expect(await admin.ledger({ reference: cycleReference(planRef, 1) })).toHaveLength(1);
+  expect(await admin.ledger({ reference: cycleReference(planRef, 2) })).toHaveLength(0);
   expect(v1StoppedAt).toBeGreaterThanOrEqual(drainedAt);
 
-  const onV1 = [cardHandle, oldVend, posRemote].map((h) => h.workflowId);
-  const onV2 = [newVend, newMandate, oldMandate].map((h) => h.workflowId);
+  const onV1 = [cardHandle, oldVend, posRemote, firstPayment].map((h) => h.workflowId);
+  const onV2 = [newVend, newMandate, newPlan].map((h) => h.workflowId);
+  const moved = [oldMandate.workflowId, oldPlan.workflowId, ...movedCreditFlows];
   console.log(
     [
       `rollout rehearsal (${Math.round((Date.now() - startedAt) / 1000)} s):`,
       `  ${V2_UNPATCHED} refused by the replay gate: ${/\[TMPRL1100\][^:]*/.exec(refused!)?.[0]} (${oldMandate.workflowId})`,
       `  finished on ${V1} (pinned): ${onV1.join(', ')}`,
-      `  on ${V2}: ${onV2.join(', ')} (${oldMandate.workflowId} moved from ${V1}, replays on ${V2})`,
+      `  on ${V2}: ${onV2.join(', ')}`,
+      `  moved from ${V1} to ${V2} (auto-upgrade): ${moved.join(', ')} (the mandate and the plan replay on ${V2})`,
+      `  the credit ${creditRef}: ${creditAttempts.length} hand-over attempts under one event id, taken once, after ${V1} stopped`,
       `  ${V1} drained, then its process stopped; no stuck flow; every payment once in the ledger`,
     ].join('\n'),
   );
-  for (const h of [oldMandate, newMandate]) await h.terminate('the rehearsal is over').catch(() => undefined);
+  for (const h of [oldMandate, newMandate, newPlan]) await h.terminate('the rehearsal is over').catch(() => undefined);
 });
