@@ -8,6 +8,11 @@
 // report so far. A window that cannot be read after its retries is reported (status
 // `incomplete`), and the other windows are still read.
 //
+// Each finding newly listed in the report is told to the merchant (`reconciliation.mismatch`,
+// docs/events.md). The flow is AUTO_UPGRADE; the run has no target of its own, so its first event
+// asks the deployment endpoint's patch, which a run recorded before this change never passed: it
+// replays without the events, and needs no patch of its own.
+//
 // The daily Schedule starts this with `{previousDay: true}`: the day before the run's scheduled
 // time (TemporalScheduledStartTime), so a run caught up after an outage reads the day it was
 // scheduled for.
@@ -50,6 +55,7 @@ import {
 import { failureMessage } from '../shared/failures';
 import { describeInputIssues, inputIssuesOf } from '../shared/input-error';
 import { WINDOW_READ } from './steps/activity-options';
+import { MerchantEvents } from './steps/merchant-events';
 
 type Activities = ReturnType<typeof createReconciliationActivities>;
 
@@ -93,6 +99,8 @@ class ReconciliationFlow {
   /** The window being read. */
   private current: ReconciliationProgress['current'];
   private done: number;
+  /** Where findings are told: the deployment's endpoint (the run has no `notify` of its own). */
+  private readonly events: MerchantEvents;
 
   constructor(
     private readonly input: ReconcileInput,
@@ -114,6 +122,7 @@ class ReconciliationFlow {
     };
     this.listed = new Set(this.carry.findings.map((f) => `${f.kind}:${f.reference}`));
     this.done = this.carry.next;
+    this.events = new MerchantEvents(undefined, RECONCILIATION_FLOW, `${resolved.from}..${resolved.to}`);
   }
 
   // --- handlers ---
@@ -145,7 +154,7 @@ class ReconciliationFlow {
         await continueAsNew<typeof reconciliationWorkflow>(this.input, { ...carry, next: i });
       }
       this.current = tasks[i];
-      this.add(await this.readWindow(tasks[i]));
+      await this.tell(this.add(await this.readWindow(tasks[i])));
       this.done = i + 1;
       windowsThisRun += 1;
     }
@@ -187,20 +196,44 @@ class ReconciliationFlow {
 
   // --- helpers ---
 
-  /** Adds a window to the report: its counts, and its findings not listed yet (up to `maxFindings`). */
-  private add(summary: WindowSummary): void {
+  /**
+   * Adds a window to the report: its counts, and its findings not listed yet (up to `maxFindings`).
+   * Returns the findings it listed.
+   */
+  private add(summary: WindowSummary): ReconciliationFinding[] {
     const { carry } = this;
     const { findingList, findingsOmitted, ...counts } = summary;
     carry.windows.push(counts);
     addToTotals(carry.totals, summary);
     carry.findingsOmitted += findingsOmitted;
+    const added: ReconciliationFinding[] = [];
     for (const f of findingList) {
       const key = `${f.kind}:${f.reference}`;
       if (this.listed.has(key)) continue;
       if (carry.findings.length < this.resolved.maxFindings) {
         carry.findings.push(f);
         this.listed.add(key);
+        added.push(f);
       } else carry.findingsOmitted += 1;
+    }
+    return added;
+  }
+
+  /**
+   * Tells the merchant each finding just listed: one event per finding, about its reference (a
+   * stream of its own, sequence 1), while the deployment has an endpoint.
+   */
+  private async tell(findings: ReconciliationFinding[]): Promise<void> {
+    for (const f of findings) {
+      if (!this.events.enabled) return;
+      await this.events.emit('reconciliation.mismatch', {
+        status: f.kind,
+        reason: f.detail,
+        about: f.reference,
+        ...(f.ourAmount !== undefined && f.ourCurrency !== undefined
+          ? { amount: f.ourAmount, currency: f.ourCurrency }
+          : {}),
+      });
     }
   }
 

@@ -4,7 +4,7 @@
 // owns its transaction reference. When the owning flow is running, the signal lands there.
 // When none is running (a payment made outside our flows, or a late duplicate after the
 // flow finished), this workflow starts under that id and keeps the event for operators,
-// so nothing is lost.
+// so nothing is lost, and tells the merchant once (`webhook.unmatched`, docs/events.md).
 import type { Duration } from '@temporalio/common';
 import { condition, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import {
@@ -14,6 +14,7 @@ import {
   type PaymentWebhookEvent,
 } from '../shared/payment-webhook';
 import { paymentSearchAttributes } from '../shared/search-attributes';
+import { MerchantEvents } from './steps/merchant-events';
 
 export { releaseUnmatchedSignal };
 
@@ -45,13 +46,34 @@ export async function unmatchedPaymentWebhookWorkflow(
   setHandler(releaseUnmatchedSignal, () => {
     released = true;
   });
-  upsertSearchAttributes(
-    paymentSearchAttributes({
-      flow: 'unmatched-webhook',
-      status: 'unmatched',
-      reference: workflowInfo().workflowId.replace(/^payment-/, ''),
-    }),
-  );
+  const reference = workflowInfo().workflowId.replace(/^payment-/, '');
+  upsertSearchAttributes(paymentSearchAttributes({ flow: 'unmatched-webhook', status: 'unmatched', reference }));
+  // No patch of its own: an inbox has no target of its own, so its event asks the deployment
+  // endpoint's patch, which an inbox recorded before this change never passed (docs/events.md).
+  await tellParked(reference, events[0]);
   await condition(() => released, opts.retention ?? UNMATCHED_RETENTION);
   return events;
+}
+
+/**
+ * The first notification parked (signalWithStart delivers it with the start, so it is here before
+ * the first await), told to the deployment's endpoint: the inbox has no `notify` of its own. Its
+ * kind, amount and currency; no payer data, nothing of the signature. One event per inbox: later
+ * notifications of the reference join it.
+ */
+async function tellParked(reference: string, first: PaymentWebhookEvent | undefined): Promise<void> {
+  if (!first) return;
+  await new MerchantEvents(undefined, 'unmatched-webhook', reference).emit('webhook.unmatched', {
+    status: 'unmatched',
+    reason: `a ${first.event} notification that no running flow owns, kept for an operator`,
+    ...(moneyOf(first) ?? {}),
+  });
+}
+
+/** The notification's amount (lowest unit) with its currency, when both are well formed. */
+function moneyOf(event: PaymentWebhookEvent): { amount: number; currency: string } | undefined {
+  const { amount, currency } = event;
+  return Number.isSafeInteger(amount) && amount >= 0 && /^[A-Za-z]{3}$/.test(currency)
+    ? { amount, currency }
+    : undefined;
 }

@@ -19,7 +19,7 @@ import {
 } from '../../src/shared/reconciliation';
 import { ReconciliationStatus } from '../../src/shared/search-attributes';
 import { workflowBundle } from '../support/stack';
-import { useTimeSkippingEnv } from '../support/time-skipping';
+import { useTimeSkippingEnv, withEventHandOver } from '../support/time-skipping';
 
 const env = useTimeSkippingEnv();
 
@@ -50,7 +50,7 @@ async function run(input: ReconcileInput, reconcileWindow: (i: ReconcileWindowIn
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: { reconcileWindow },
+    activities: withEventHandOver({ reconcileWindow }), // a worker without NOTIFY_URL: findings are not told
   });
   return worker.runUntil(async () => {
     const handle = await env.client.workflow.start<typeof reconciliationWorkflow>('reconciliationWorkflow', {
