@@ -1,4 +1,4 @@
-// The direct bank debit flow's contract (B3 debit, B4 validate with the payer's token or OTP),
+// The direct bank debit flow's contract (the debit, then its validation with the payer's token or OTP),
 // defined once. Its state (DirectPaymentState) and query are the USSD flow's too: ./payment-common.ts.
 import { defineUpdate } from '@temporalio/workflow';
 import type { DirectPaymentState } from './payment-common';

@@ -1,4 +1,4 @@
-// The direct card payment flow's contract (B1 charge, B2 authorize with PIN/OTP, 3DS), defined once.
+// The direct card payment flow's contract (the charge, then its authorization with PIN/OTP, or 3DS), defined once.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { PAYMENT_FINAL_STATUSES, type PaymentEndStatus } from './payment-common';
 import type { SealedCard } from './claim-check';
@@ -22,12 +22,12 @@ export interface CardPaymentInput extends MerchantEventInput {
   currency: 'NGN' | 'USD';
   /**
    * The card as a claim-check handle plus display data (BIN, last four, brand): the PAN, CVV and
-   * expiry never enter history. The B1 activity redeems the handle.
+   * expiry never enter history. The charge activity redeems the handle.
    */
   card: SealedCard;
   customer: { name: string; email: string };
   passCharge?: boolean;
-  /** E-3: where the service sends the payer after 3DS (e.g. the receiver's /payments/return). */
+  /** Where the service sends the payer after 3DS (E-3) (e.g. the receiver's /payments/return). */
   redirectUrl?: string;
   /** Per-step timeouts (ms); defaults in PAYMENT_DEFAULTS: PIN 5 min, OTP 5 min, 3DS 15 min. */
   pinTimeoutMs?: number;
@@ -37,7 +37,7 @@ export interface CardPaymentInput extends MerchantEventInput {
   threeDsPollMs?: number;
   /** How long the charge_successful webhook may take before verify decides (default 30 s). */
   webhookGraceMs?: number;
-  /** How long the flow waits for the card again when its sealed card expired before B1 (default: the PIN timeout). */
+  /** How long the flow waits for the card again when its sealed card expired before the charge (default: the PIN timeout). */
   cardTimeoutMs?: number;
 }
 
@@ -77,10 +77,10 @@ export const cardPaymentStateQuery = defineQuery<CardPaymentState>('cardPaymentS
 export const submitPinUpdate = defineUpdate<CardPaymentState, [string]>('submitPin');
 /** As submitPin, with the sealed OTP's handle. */
 export const submitOtpUpdate = defineUpdate<CardPaymentState, [string]>('submitOtp');
-/** In awaiting_card (the sealed card expired before B1 was sent): the card again, sealed; answers the next state. */
+/** In awaiting_card (the sealed card expired before the charge was sent): the card again, sealed; answers the next state. */
 export const submitCardUpdate = defineUpdate<CardPaymentState, [SealedCard]>('submitCard');
 
-/** Used with update-with-start: answers the state once B1 has answered (awaiting_pin / awaiting_otp / awaiting_3ds with auth_url, or an end). */
+/** Used with update-with-start: answers the state once the charge has answered (awaiting_pin / awaiting_otp / awaiting_3ds with auth_url, or an end). */
 export const cardFirstStepUpdate = defineUpdate<CardPaymentState, []>('cardFirstStep');
 
 export const CARD_FINAL_STATUSES: CardPaymentStatus[] = [...PAYMENT_FINAL_STATUSES];

@@ -1,4 +1,4 @@
-// Hosted checkout (A1, paid in the service's modal; A2 simulates a transfer in the sandbox).
+// Hosted checkout (A1, paid in the service's modal; a simulated transfer pays it in the sandbox, A2).
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { PaymentEndStatus } from './payment-common';
 import type { OutcomeResolution } from './outcome';
@@ -13,15 +13,15 @@ export interface CheckoutInput extends MerchantEventInput {
   currency: 'NGN' | 'USD';
   email: string;
   customerName?: string;
-  /** E-3: where the modal sends the payer after payment (e.g. the receiver's /payments/return). */
+  /** Where the modal sends the payer after payment (E-3) (e.g. the receiver's /payments/return). */
   callbackUrl?: string;
   channels?: PaymentChannel[];
-  /** Custom fields: sent with A1, returned by the service in the webhook. */
+  /** Custom fields: sent with the initiation, returned by the service in the webhook. */
   metadata?: Record<string, unknown>;
   passCharge?: boolean;
   /** Aggregators only. */
   subMerchantId?: string;
-  /** A3: tokenise the card on this payment (the token arrives in the webhook). */
+  /** Tokenise the card on this payment (A3; the token arrives in the webhook). */
   isRecurring?: boolean;
   /** How long the checkout stays open (ms). Default 30 minutes. */
   expiryMs?: number;
@@ -34,7 +34,7 @@ export interface CheckoutState {
   transactionRef: string;
   status: 'initiating' | 'open' | PaymentEndStatus;
   checkoutUrl?: string;
-  /** A3: payment_information.token_id from the webhook. */
+  /** The card token (A3): payment_information.token_id from the webhook. */
   tokenId?: string;
   /** Card, Bank, Ussd, Transfer... from the webhook or verify. */
   transactionType?: string;
@@ -49,5 +49,5 @@ export interface CheckoutState {
 }
 
 export const checkoutStateQuery = defineQuery<CheckoutState>('checkoutState');
-/** Used with update-with-start: answers checkout_url as soon as A1 returned it (or fails with A1's reason). */
+/** Used with update-with-start: answers checkout_url as soon as the initiation returned it (or fails with its reason). */
 export const checkoutUrlUpdate = defineUpdate<{ checkoutUrl: string; transactionRef: string }, []>('checkoutUrl');

@@ -20,7 +20,7 @@ export const MAX_INTERVAL: Record<MandateFrequency, number> = { WEEKLY: 7, MONTH
 
 export type FixedDebits = 'observe' | 'send';
 export const FIXED_DEBITS: readonly FixedDebits[] = ['observe', 'send'];
-/** FIXED, observe: the reads of D5 after a scheduled date, in ms after its 00:00 UTC. */
+/** FIXED, observe: the mandate lookups after a scheduled date, in ms after its 00:00 UTC. */
 export const OBSERVE_READS_DEFAULT_MS: readonly number[] = [6, 12, 24, 48].map((h) => h * 3600 * 1000);
 
 export interface FixedMandateSettings {
@@ -63,18 +63,18 @@ export interface MandateInput extends MerchantEventInput {
   /**
    * Identity data the service checks against the BVN. The BVN itself is never here: the starter
    * seals it into the claim-check store (purpose 'bvn') and `bvnHandle` names the sealed record,
-   * which the D1 activity redeems. Never in state or queries.
+   * which the create activity redeems. Never in state or queries.
    */
   customer: MandateCustomer;
   fixed?: FixedMandateSettings;
   /**
-   * FIXED: who debits on the schedule. 'observe' (the default): the service does, since D1 gave it
-   * fixedMandateSettings; the flow sends no D3 and reads D5 after each date to report the debit it
+   * FIXED: who debits on the schedule. 'observe' (the default): the service does, since the create gave it
+   * fixedMandateSettings; the flow sends no debit and looks the mandate up (D5) after each date to report the debit it
    * made. 'send': the flow sends each scheduled debit (D3) from its own timers, for a service that
    * does not debit by itself (docs/choices.md).
    */
   fixedDebits?: FixedDebits;
-  /** FIXED, observe: when D5 is read after a scheduled date (ms after the date's 00:00 UTC), until the debit shows. Default 6 h, 12 h, 24 h, 48 h. */
+  /** FIXED, observe: when the mandate is looked up after a scheduled date (ms after the date's 00:00 UTC), until the debit shows. Default 6 h, 12 h, 24 h, 48 h. */
   observeReadsMs?: number[];
   /** How long to wait for the customer's OTP (ms). Default 15 minutes. */
   otpTimeoutMs?: number;
@@ -88,7 +88,7 @@ export interface MandateInput extends MerchantEventInput {
   scheduledDebitRetries?: number;
   /** FIXED: the wait before trying a refused scheduled debit again (ms). Default 1 day. */
   scheduledRetryDelayMs?: number;
-  /** Pause before a debit's requery after a lost D3 answer (send-once's settleMs). Default 3 s. */
+  /** Pause before a debit's requery after a lost debit answer (send-once's settleMs). Default 3 s. */
   debitSettleMs?: number;
   /** A debit the service reports pending is requeried at these waits (ms), then parked as outcome_unknown. Default 5 s, 15 s, 45 s, 2 min. */
   pendingRequeryMs?: number[];
@@ -135,7 +135,7 @@ export type MandateDebitStatus = 'success' | 'failed' | 'pending' | 'outcome_unk
 export interface MandateDebit {
   sequence: number;
   /**
-   * The D3 transaction_reference, the same on every attempt: requested debits
+   * The debit's transaction_reference, the same on every attempt: requested debits
    * `${mandateRef}-K<hash of the idempotency key>` (debitKeyReference); scheduled debits (and
    * requested ones of older flows) `${mandateRef}-D${sequence}`; observed ones (FIXED, the service's
    * own debit) `${mandateRef}-F<date number>` (observedDebitReference), our name, not the service's.
@@ -145,15 +145,15 @@ export interface MandateDebit {
   key?: string;
   amount: number;
   status: MandateDebitStatus;
-  /** observed: a FIXED debit the service made on its own schedule, seen in D5 (no D3 of ours). */
+  /** observed: a FIXED debit the service made on its own schedule, seen in the mandate lookup (no debit of ours). */
   kind: 'requested' | 'scheduled' | 'observed';
   /** Workflow time the debit was decided. */
   at: string;
   /** FIXED: the scheduled date this debit serves. */
   scheduledFor?: string;
-  /** How the outcome was established when D3 gave no plain answer. */
+  /** How the outcome was established when the debit gave no plain answer. */
   confirmedBy?: 'response' | 'requery' | 'resend' | 'operator' | 'observed';
-  /** D3's `data.status` when it answered. */
+  /** The debit's `data.status` when it answered. */
   serviceStatus?: string;
   error?: string;
   /** outcome_unknown: the next background requery (ISO), and when requerying stops (ISO). */
@@ -210,7 +210,7 @@ export interface DebitRequest {
   narration?: string;
   /**
    * The caller's idempotency key (1-100 of letters, digits, `_ . : -`). The same key twice gives
-   * the same debit (its current state), never a second one; the D3 reference is derived from it.
+   * the same debit (its current state), never a second one; the debit's reference is derived from it.
    * The starter makes one when the caller brings none and returns it in `MandateDebit.key`.
    */
   idempotencyKey?: string;
@@ -259,11 +259,11 @@ export const mandateDebitsQuery = defineQuery<MandateDebitsAnswer, [string[]?]>(
 export const submitMandateOtpUpdate = defineUpdate<MandateState, [string]>('submitMandateOtp');
 /** The OTP's format, checked by the starter before it seals the OTP (the workflow sees only a handle). */
 export const MANDATE_OTP_RULE = { pattern: /^\d{4,8}$/, message: 'otp must be 4 to 8 digits' } as const;
-/** D6 on request while the flow waits for the OTP. */
+/** The OTP is resent (D6) on request while the flow waits for it. */
 export const resendMandateOtpUpdate = defineUpdate<MandateState, []>('resendMandateOtp');
 /** A VARIABLE mandate's debit on request; the validator refuses < N200, > balance, or a mandate not approved. */
 export const debitMandateUpdate = defineUpdate<MandateDebit, [DebitRequest]>('debitMandate');
-/** D4; answers the final state. Cancelling a cancelled mandate answers the same state. */
+/** Cancels the mandate (D4); answers the final state. Cancelling a cancelled mandate answers the same state. */
 export const cancelMandateUpdate = defineUpdate<MandateState, []>('cancelMandate');
 export const cancelMandateSignal = defineSignal('cancelMandateRequested');
 /** Resolves a pending / outcome_unknown debit by an operator's decision (recorded in the debit's `resolution`); answers the debit. */
@@ -272,7 +272,7 @@ export const resolveDebitUpdate = defineUpdate<MandateDebit, [ResolveDebitReques
 export const mandateWorkflowId = (mandateRef: string): string => `mandate-${mandateRef}`;
 export const debitReference = (mandateRef: string, sequence: number): string => `${mandateRef}-D${sequence}`;
 /**
- * Our name for the debit the service made on a FIXED mandate's `index`-th date (0-based): D5 shows
+ * Our name for the debit the service made on a FIXED mandate's `index`-th date (0-based): the lookup shows
  * only totals, not the service's own reference. It is the observed debit's `reference` and its
  * events' `part`.
  */
@@ -292,7 +292,7 @@ export function keyDigest(key: string): string {
   return h.toString(36).padStart(13, '0');
 }
 
-/** A requested debit's D3 reference, derived from its idempotency key: the same key always names the same debit at the service. */
+/** A requested debit's reference (D3), derived from its idempotency key: the same key always names the same debit at the service. */
 export const debitKeyReference = (mandateRef: string, idempotencyKey: string): string =>
   `${mandateRef}-K${keyDigest(idempotencyKey)}`;
 
@@ -369,7 +369,7 @@ export function fixedSchedule(fixed: FixedMandateSettings, endDate: string, max 
 
 /**
  * The checks both the starter (with zod, for field-by-field messages) and the workflow (for a
- * flow started some other way) apply before D1. Returns "field rule" strings; empty when fine.
+ * flow started some other way) apply before the create. Returns "field rule" strings; empty when fine.
  */
 export function mandateInputProblems(input: MandateInput): string[] {
   const p: string[] = [];

@@ -88,7 +88,7 @@ export interface DirectPaymentState {
   transactionRef: string;
   status: DirectStatus;
   amount: number;
-  /** Bank: ValidateTOKEN or ValidateOTP (absent when B3's answer was lost but the debit exists). USSD: USSDCodeGenerated. */
+  /** Bank: ValidateTOKEN or ValidateOTP (absent when the bank debit's answer was lost but the debit exists). USSD: USSDCodeGenerated. */
   authModel?: string;
   /** USSD: the code the payer dials, and until when. */
   ussdCode?: string;

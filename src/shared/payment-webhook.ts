@@ -2,7 +2,7 @@
 // Defined once; used by the webhook receiver, the workflows and the starters.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
-/** The parts of E-1 a workflow needs; personal data (email, mobile) is left out on purpose. */
+/** The parts of the payment webhook a workflow needs; personal data (email, mobile) is left out on purpose. */
 export interface PaymentWebhookEvent {
   event: string; // charge_successful
   transactionRef: string;

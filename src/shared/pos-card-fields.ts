@@ -1,4 +1,4 @@
-// The F3 card-read and transaction fields, defined once: the API client's request schema
+// The terminal transaction's card-read and transaction fields, defined once: the API client's request schema
 // (src/api/schemas/pos.ts) and the workflows' input schemas (src/shared/pos-terminal.ts) both build on
 // these. Plain zod with no Temporal or Node imports, so it runs in the workflow sandbox too.
 import { lazy, type Zod } from './lazy';
@@ -19,7 +19,7 @@ const hexPairs = (z: Zod, what: string) =>
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) })
     .regex(/^(?:[0-9A-Fa-f]{2})+$/, `must be ${what}`);
 
-/** F3 account type: the four names, any case; the processor codes 0000/0010/0020/0030 are refused. */
+/** The transaction's account type: the four names, any case; the processor codes 0000/0010/0020/0030 are refused. */
 export const posAccountType = lazy('pos-card-fields.posAccountType', (z) =>
   z
     .string({
@@ -60,7 +60,7 @@ export const posTransactionType = lazy('pos-card-fields.posTransactionType', (z)
     }),
 );
 
-/** Merchant-unique, at most 25 printable characters. Required: F4 requery depends on it. */
+/** Merchant-unique, at most 25 printable characters. Required: the requery depends on it. */
 export const merchantRef = lazy('pos-card-fields.merchantRef', (z) =>
   z
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of at most 25 characters') })
@@ -69,7 +69,7 @@ export const merchantRef = lazy('pos-card-fields.merchantRef', (z) =>
     .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
 );
 
-/** The card read as F3 carries it (spec F3 table and Limits). */
+/** The card read as the transaction carries it (the spec's table, F3, and Limits). */
 export const POS_CARD_FIELDS = lazy(
   'pos-card-fields.POS_CARD_FIELDS',
   (z) =>

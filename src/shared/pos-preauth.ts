@@ -1,9 +1,9 @@
-// POS terminal pre-authorisation and its completion (F3 transaction_type Pre-Authorization, then
-// Completion; F4 requery), as workflows, starters and tests see it.
+// POS terminal pre-authorisation and its completion (transactions of type Pre-Authorization, then
+// Completion, with their requery), as workflows, starters and tests see it.
 //
-//   posPreAuthWorkflow   F3 Pre-Authorization through send-once → held, waiting (a durable timer)
+//   posPreAuthWorkflow   the Pre-Authorization through send-once → held, waiting (a durable timer)
 //                        for the completePreAuth Update (a fresh read of the same card, amount ≤ held)
-//                        or releasePreAuth, until the hold window ends (lapsed) → F3 Completion
+//                        or releasePreAuth, until the hold window ends (lapsed) → the Completion
 //                        through send-once, tied to the pre-authorisation by original_merchant_ref
 //
 // The completion's merchant_ref is derived from the pre-authorisation's (`CP<digest>`,
@@ -46,7 +46,7 @@ export function posPreAuthStart(v: { merchant_ref: string; amount: string | numb
     },
   };
 }
-/** The completion's F3 merchant_ref: `CP` + a 64-bit digest of the pre-authorisation's (15 characters). */
+/** The completion transaction's merchant_ref: `CP` + a 64-bit digest of the pre-authorisation's (15 characters). */
 export const completionMerchantRef = (preAuthMerchantRef: string): string => `CP${keyDigest(preAuthMerchantRef)}`;
 
 /** How long a pre-authorisation is held for its completion by default (docs/choices.md). */
@@ -187,7 +187,7 @@ export interface PosCompletionState {
 export interface PosPreAuthState {
   merchantRef: string;
   status: PosPreAuthStatus;
-  /** Which F3 the flow is at. */
+  /** Which transaction the flow is at. */
   phase: 'preauth' | 'completion';
   /** The pre-authorised (held) amount, lowest unit. */
   amount: number;

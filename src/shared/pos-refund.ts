@@ -1,8 +1,8 @@
-// POS terminal refund (F3 transaction_type Refund, F4 requery), as workflows, starters and tests
+// POS terminal refund (a transaction of type Refund, then its requery), as workflows, starters and tests
 // see it: inputs, results, states, the per-sale refund ledger, defined once.
 //
-//   posRefundWorkflow        one refund of one approved sale: F4 checks the original, the sale's
-//                            refund ledger reserves the amount, F3 Refund through send-once
+//   posRefundWorkflow        one refund of one approved sale: the requery checks the original, the sale's
+//                            refund ledger reserves the amount, the Refund transaction through send-once
 //   posRefundLedgerWorkflow  one per sale (`pos-refunds-<original merchant_ref>`): the durable
 //                            running total of its refunds; a reservation over what is left is refused
 //
@@ -39,7 +39,7 @@ const refundRequestId = lazy('pos-refund.refundRequestId', (z) =>
     .regex(/^[A-Za-z0-9_.:-]{1,100}$/, REFUND_REQUEST_ID_RULE),
 );
 
-/** The refund's F3 merchant_ref: `RF` + a 64-bit digest of the refund request id (15 characters, within the spec's 25). */
+/** The refund transaction's merchant_ref: `RF` + a 64-bit digest of the refund request id (15 characters, within the spec's 25). */
 export const refundMerchantRef = (refundRequestIdValue: string): string => `RF${keyDigest(refundRequestIdValue)}`;
 export const posRefundWorkflowId = (refundMerchantRefValue: string): string => `pos-refund-${refundMerchantRefValue}`;
 
@@ -106,7 +106,7 @@ export function unsealedFieldsIn(raw: unknown, starter: string): InputIssue[] {
 
 /** Why a refund was refused before anything was sent (nothing was refunded). */
 export type PosRefundRefusal =
-  /** F4 of the original answered 404: no such sale. */
+  /** The requery of the original answered 404: no such sale. */
   | 'original_not_found'
   /** The original was declined (or never completed). */
   | 'original_not_approved'
@@ -117,10 +117,10 @@ export type PosRefundRefusal =
   | 'card_mismatch'
   /** The amount is over what is left of the sale after its earlier refunds (approved or in flight). */
   | 'over_remaining'
-  /** The service (F4) or the refund ledger could not be asked: nothing was sent. */
+  /** The service's requery (F4) or the refund ledger could not be asked: nothing was sent. */
   | 'unverified';
 
-/** The refund's own statuses come before the send (checking_original: F4 on the sale; reserving: its ledger) or instead of it (refused). */
+/** The refund's own statuses come before the send (checking_original: the requery of the sale; reserving: its ledger) or instead of it (refused). */
 export type PosRefundStatus = 'validating' | 'checking_original' | 'reserving' | 'refused' | PosSendStatus;
 
 export const POS_REFUND_FINAL_STATUSES: readonly PosRefundStatus[] = pickFinal([
@@ -141,11 +141,11 @@ export interface PosRefundState {
   amount: number;
   currency: string;
   status: PosRefundStatus;
-  /** F3 requests sent. */
+  /** Transaction requests sent. */
   attempt: number;
   steps: PosStep[];
   card?: { maskedPan: string };
-  /** What F4 said about the original sale. */
+  /** What the requery said about the original sale. */
   original?: { amount: number; responseCode: string; transactionType?: string; maskedPan?: string };
   /** What the sale's refund ledger granted: the amount left before and after this refund. */
   ledger?: { saleAmount: number; remainingBefore: number; remainingAfter: number };
@@ -171,14 +171,14 @@ export const posRefundStateQuery = defineQuery<PosRefundState>('posRefundState')
 export interface RefundLedgerEntry {
   merchantRef: string;
   amount: number;
-  /** reserved: its F3 may be under way or its outcome unknown; approved: money returned; released: nothing was refunded. */
+  /** reserved: its transaction may be under way or its outcome unknown; approved: money returned; released: nothing was refunded. */
   status: 'reserved' | 'approved' | 'released';
 }
 
 export const PosRefundLedgerInputSchema = lazy('pos-refund.PosRefundLedgerInputSchema', (z) =>
   z.strictObject({
     original_merchant_ref: merchantRefSchema,
-    /** The sale's amount as F4 showed it (lowest unit). */
+    /** The sale's amount as the requery showed it (lowest unit). */
     sale_amount: z.number().int().positive(),
     currency: z.enum(['NGN', 'USD']),
     /** Carried over continue-as-new. */

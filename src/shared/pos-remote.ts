@@ -1,5 +1,5 @@
 import type { PaymentSearchFields } from './search-attributes';
-// The POS remote request flow's contract (E1 create, E2 polling), as its workflow, starter and
+// The POS remote request flow's contract (create, then polling), as its workflow, starter and
 // tests see it: the input's field rules, the states and results, the signals and the query.
 //
 // The field rules are zod schemas (zod is deterministic and runs in the workflow sandbox), so the
@@ -56,26 +56,26 @@ export const PosRemoteInputSchema = lazy('pos-remote.PosRemoteInputSchema', (z) 
         /** Upper bound of the whole polling (the request lives 5 minutes). Default 7 minutes. */
         pollTimeout: duration.optional(),
         /**
-         * A 404 that follows a stretch without any E2 answer longer than this (or the first answer
+         * A 404 that follows a stretch without any requery answer longer than this (or the first answer
          * after a lost worker) is reported as expired_unobserved: the request may have completed and
          * been deleted meanwhile. Default 30000 ms.
          */
         unobservedGapMs: z.number().int().min(100).max(600_000).optional(),
         /** Heartbeat timeout of the polling activity: how fast a dead worker is noticed and a cancel arrives (heartbeats are sent every 0.8 × this). Default 10s. */
         heartbeatTimeout: duration.optional(),
-        /** Heartbeat timeout of E1's activity while its HTTP call is open: a killed worker's E1 is noticed this fast. Default 5s. */
+        /** Heartbeat timeout of the create's activity while its HTTP call is open: a killed worker's create is noticed this fast. Default 5s. */
         createHeartbeatTimeout: duration.optional(),
-        /** The request's lifetime (spec: 5 minutes). An E2 404 before it ended (counted from creation) is an error, not expiry. */
+        /** The request's lifetime (spec: 5 minutes). A requery 404 before it ended (counted from creation) is an error, not expiry. */
         requestLifetime: duration.optional(),
-        /** After a lost E1 answer the service's records are searched until lifetime + this grace. Default 2 minutes. */
+        /** After a lost create answer the service's records are searched until lifetime + this grace. Default 2 minutes. */
         searchGrace: duration.optional(),
-        /** Wait between two searches of the service's records after a lost E1 answer. Default 5s. */
+        /** Wait between two searches of the service's records after a lost create answer. Default 5s. */
         searchInterval: duration.optional(),
         /**
-         * A lost E1 answer whose request the service's records (A6) never showed, read successfully
+         * A lost create answer whose request the service's transaction records (A6) never showed, read successfully
          * after its lifetime + grace: 'outcome_unknown' (default: parked, the safe reading for a real
-         * service, whose A6 is not documented to list remote requests) or 'not_sent' (only for a
-         * deployment whose A6 lists every remote request from its creation, such as the sandbox:
+         * service, whose transaction list is not documented to list remote requests) or 'not_sent' (only for a
+         * deployment whose transaction list shows every remote request from its creation, such as the sandbox:
          * POS_REMOTE_IN_TRANSACTION_LIST=true; docs/choices.md). The starter sets it from the config.
          */
         lostCreateAbsentIs: z.enum(['not_sent', 'outcome_unknown']).optional(),
@@ -102,7 +102,7 @@ export type PosRemoteStatus =
   /** Waiting for the terminal: another remote request holds it (one open request per terminal). */
   | 'locking'
   | 'creating'
-  /** E1's answer was lost after it may have been processed: the service's records are searched. */
+  /** The create's answer was lost after it may have been processed: the service's records are searched. */
   | 'searching'
   | 'pending'
   | 'success'
@@ -116,9 +116,9 @@ export type PosRemoteStatus =
   | 'poll_error'
   /** The caller cancelled, but the payer approved on the terminal afterwards: money moved. */
   | 'success_after_cancel'
-  /** A lost E1 answer whose request could not be found (or not told apart) within lifetime + grace. */
+  /** A lost create answer whose request could not be found (or not told apart) within lifetime + grace. */
   | 'outcome_unknown'
-  /** Nothing was sent: E1 failed before it left, or the terminal stayed busy, or the baseline could not be read. */
+  /** Nothing was sent: the create failed before it left, or the terminal stayed busy, or the baseline could not be read. */
   | 'not_sent';
 
 /**
@@ -144,7 +144,7 @@ export const POS_REMOTE_FINAL_STATUSES: readonly PosRemoteStatus[] = pickFinal([
   'not_sent',
 ]);
 
-/** E2's full record (status success | failed), as the API client parsed it. */
+/** The requery's full record (status success | failed), as the API client parsed it. */
 export type PosRemoteRecord = Record<string, unknown> & {
   status: 'success' | 'failed';
   response_code?: string;
@@ -158,13 +158,13 @@ export interface PosRemoteState {
   amount: number;
   /** Human-readable detail of a final non-success state. */
   message?: string;
-  /** Workflow time (ms) by which the request surely existed: E1's answer, or the failure of a lost E1. Its lifetime counts from here. */
+  /** Workflow time (ms) by which the request surely existed: the create's answer, or the failure of a lost create. Its lifetime counts from here. */
   createdAt?: number;
-  /** The request_ref was found in the service's transaction records after E1's answer was lost. */
+  /** The request_ref was found in the service's transaction records after the create's answer was lost. */
   recovered?: boolean;
   /** The caller asked to cancel (the request itself cannot be withdrawn). */
   cancelRequested?: boolean;
-  /** E1 requests sent (more than 1 only after attempts that provably never left). */
+  /** Create requests sent (more than 1 only after attempts that provably never left). */
   createAttempts?: number;
   /** Set when an operator resolved a parked request (resolveOutcome). */
   resolution?: OutcomeResolution;
@@ -172,9 +172,9 @@ export interface PosRemoteState {
 
 export interface PosRemoteResult extends PosRemoteState {
   status: Exclude<PosRemoteStatus, 'creating' | 'pending' | 'cancelling' | 'locking' | 'searching'>;
-  /** The full E2 record when the terminal completed the payment (success or failed). */
+  /** The full requery record when the terminal completed the payment (success or failed). */
   record?: PosRemoteRecord;
-  /** E2 calls made by the polling activity, over all its attempts (as far as its heartbeats recorded). */
+  /** Requeries made by the polling activity, over all its attempts (as far as its heartbeats recorded). */
   polls?: number;
   /** Attempts of the polling activity: more than 1 when a worker was lost and another resumed. */
   pollAttempts?: number;
@@ -183,7 +183,7 @@ export interface PosRemoteResult extends PosRemoteState {
 /** What the polling activity returns. */
 export type PosRemotePollOutcome =
   | { status: 'success' | 'failed'; record: PosRemoteRecord; polls: number; attempt: number }
-  /** unobserved: E2 was not watched right before the 404 (lost worker, long outage). */
+  /** unobserved: the request was not watched right before the 404 (lost worker, long outage). */
   | { status: 'expired'; polls: number; attempt: number; unobserved?: boolean; unobservedMs?: number };
 
 /** Heartbeat details of the polling activity: a retried attempt continues from them. */
@@ -191,9 +191,9 @@ export interface PosRemotePollProgress {
   polls: number;
   startedAt: number;
   lastStatus?: string;
-  /** Wall-clock ms of the last E2 answer (pending) this flow saw. */
+  /** Wall-clock ms of the last requery answer (pending) this flow saw. */
   lastObservedAt?: number;
-  /** E2 404s before the request's lifetime ended (errors, not expiry). */
+  /** Requery 404s before the request's lifetime ended (errors, not expiry). */
   earlyNotFound?: number;
 }
 
@@ -205,18 +205,18 @@ export const posRemoteStateQuery = defineQuery<PosRemoteState>('posRemoteState')
  */
 export const cancelPosRemoteSignal = defineSignal<[{ reason?: string }?]>('cancelPosRemote');
 /**
- * Sent by E1's activity, and acknowledged by the server, right before the HTTP call: after it, E1
- * may have reached the service and is never sent again; without it, E1 provably never left.
+ * Sent by the create's activity, and acknowledged by the server, right before the HTTP call: after it, the create
+ * may have reached the service and is never sent again; without it, it provably never left.
  */
 export const posRemoteCreateSendingSignal =
   defineSignal<[{ activityId: string; attempt: number }]>('posRemoteE1Sending');
 
-/** Pages of 100 rows a POS remote request reads of A6 (two days around now) at most. */
+/** Pages of 100 rows a POS remote request reads of the transaction list (two days around now) at most. */
 export const POS_REMOTE_RECORDS_MAX_PAGES = 20;
 
 /**
- * What the search of the service's transaction records found for a lost E1 answer. `incomplete`:
- * A6 listed more than POS_REMOTE_RECORDS_MAX_PAGES pages, so nothing can be told from what was read.
+ * What the search of the service's transaction records found for a lost create answer. `incomplete`:
+ * The list had more than POS_REMOTE_RECORDS_MAX_PAGES pages, so nothing can be told from what was read.
  */
 export type PosRemoteSearchOutcome =
   | { kind: 'incomplete'; scanned: number }
@@ -224,7 +224,7 @@ export type PosRemoteSearchOutcome =
   | { kind: 'one'; request_ref: string; status: string }
   | { kind: 'many'; request_refs: string[] };
 
-/** The final look at the service's transaction record (A6 by reference) after a 404 or a cancel. */
+/** The final look at the service's transaction record, by reference (A6), after a 404 or a cancel. */
 export type PosRemoteRecordLookup =
   | { found: false }
   | {
@@ -233,7 +233,7 @@ export type PosRemoteRecordLookup =
       record: PosRemoteRecord | { status: string; transaction_ref: string; amount?: number; created_at?: string };
     };
 
-/** How the sandbox (docs/choices.md) marks a POS remote request in A6's meta_data: source and terminal. */
+/** How the sandbox (docs/choices.md) marks a POS remote request in the transaction list's meta_data: source and terminal. */
 export const POS_REMOTE_TXN_SOURCE = 'pos_remote';
 
 /** A POS remote request's search attributes at its start (the starter's and the Nexus operation's). */

@@ -1,12 +1,12 @@
 import type { PaymentSearchFields } from './search-attributes';
-// The POS terminal transaction flow's contract (F3 initiate, F4 requery: "never retry without
+// The POS terminal transaction flow's contract (the transaction, then its requery: "never retry without
 // requerying"), as its workflow, starter and tests see it; the refund and pre-authorisation flows
-// build on its F3 rules.
+// build on its field rules.
 //
-// The terminal session (F1 configuration, F2 key exchange) is deliberately NOT a workflow:
+// The terminal session (configuration and key exchange) is deliberately NOT a workflow:
 // `pin_key` would land in workflow history. See src/starters/pos-terminal.ts and docs/flows-pos-vending.md.
 // The card read (PAN, expiry, cardholder name, card sequence number, track2, chip data, PIN
-// block) never enters a workflow either: the starter checks every F3 rule on the full request,
+// block) never enters a workflow either: the starter checks every field rule on the full request,
 // seals those fields together into the claim-check store (purpose 'pos-card'), and starts the
 // workflow with PosSealedTransactionInput: the handle, BIN and last four, and the other fields.
 //
@@ -26,13 +26,13 @@ import { pickFinal } from './final-statuses';
 export { MERCHANT_REF_MAX, POS_ACCOUNT_TYPES, POS_TRANSACTION_TYPES } from './pos-card-fields';
 
 /**
- * F3's body fields (spec F3 table and Limits) plus options. Every rule is checked before the
+ * The transaction's body fields (the spec's table, F3, and Limits) plus options. Every rule is checked before the
  * first request: by the starter, and again by the workflow as its first step.
  */
 export const PosTransactionInputSchema = lazy('pos-terminal.PosTransactionInputSchema', (z) =>
   z.strictObject({
-    /** From F1 (the terminal session). */
-    terminal_id: requiredText(z, 'the terminal id from F1'),
+    /** From the terminal configuration (the terminal session). */
+    terminal_id: requiredText(z, 'the terminal id from the terminal configuration'),
     /** Lowest unit; an integer or a string of digits; sent as a string. */
     amount: z
       .union([z.number(), z.string()], {
@@ -53,7 +53,7 @@ export const PosTransactionInputSchema = lazy('pos-terminal.PosTransactionInputS
     transaction_type: posTransactionType,
     account_type: posAccountType,
     merchant_ref: merchantRef,
-    /** Where this transaction's events go (docs/events.md); the starter resolves it. Never sent to F3. */
+    /** Where this transaction's events go (docs/events.md); the starter resolves it. Never sent to the service. */
     notify: merchantEventTargetSchema.optional(),
     options: z
       .strictObject({
@@ -63,9 +63,9 @@ export const PosTransactionInputSchema = lazy('pos-terminal.PosTransactionInputS
         retryBackoff: duration.optional(),
         /** Wait after an unknown outcome before requerying, so an in-flight request can land. Default 3s. */
         requerySettleDelay: duration.optional(),
-        /** Deadline of one F3 call (the client's timeout). Default 45s. */
+        /** Deadline of one transaction call (the client's timeout). Default 45s. */
         initiateTimeoutMs: z.number().int().min(100).max(300_000).optional(),
-        /** How long F4 is retried when the service cannot answer before the flow parks as outcome_unknown. Default 10 minutes. */
+        /** How long the requery is retried when the service cannot answer before the flow parks as outcome_unknown. Default 10 minutes. */
         requeryTimeout: duration.optional(),
         /** How long a parked unknown outcome keeps being requeried (the flow then waits for resolveOutcome). Default 24h. */
         unknownRequeryFor: duration.optional(),
@@ -80,13 +80,13 @@ export const PosTransactionInputSchema = lazy('pos-terminal.PosTransactionInputS
 export type PosTransactionInput = z.input<typeof PosTransactionInputSchema>;
 export type PosTransactionParsedInput = z.output<typeof PosTransactionInputSchema>;
 
-/** The F3 options every terminal flow takes (sale, refund, pre-authorisation and its completion). */
+/** The options every terminal flow takes (sale, refund, pre-authorisation and its completion). */
 export const PosTransactionOptionsSchema = lazy('pos-terminal.PosTransactionOptionsSchema', () =>
   PosTransactionInputSchema.shape.options.unwrap(),
 );
 export type PosTransactionOptions = z.output<typeof PosTransactionOptionsSchema>;
 
-/** A merchant_ref as F3 takes it (spec: merchant-unique, at most 25 characters). */
+/** A merchant_ref as the transaction takes it (spec: merchant-unique, at most 25 characters). */
 export const merchantRefSchema = lazy(
   'pos-terminal.merchantRefSchema',
   () => PosTransactionInputSchema.shape.merchant_ref,
@@ -117,7 +117,7 @@ export function linkedTransactionIssues(v: {
   return [];
 }
 
-/** The F3 body as any of the terminal flows sends it (no options): the sale's fields and `original_merchant_ref`, with the link rule. */
+/** The transaction's body as any of the terminal flows sends it (no options): the sale's fields and `original_merchant_ref`, with the link rule. */
 export const PosTransactionRequestSchema = lazy('pos-terminal.PosTransactionRequestSchema', () =>
   PosTransactionInputSchema.omit({ options: true, notify: true })
     .extend({ original_merchant_ref: merchantRefSchema.optional() })
@@ -125,7 +125,7 @@ export const PosTransactionRequestSchema = lazy('pos-terminal.PosTransactionRequ
       for (const i of linkedTransactionIssues(v)) ctx.addIssue({ code: 'custom', path: [i.field], message: i.rule });
     }),
 );
-/** The F3 request the API client sends (no options); the initiating activity rebuilds it from the sealed card. */
+/** The transaction request the API client sends (no options); the initiating activity rebuilds it from the sealed card. */
 export type PosInitiateRequest = Omit<PosTransactionParsedInput, 'options' | 'notify'>;
 
 /** The card-read fields sealed together (purpose 'pos-card') by the starter; never in a workflow input. */
@@ -167,7 +167,7 @@ export const maskedPan = (card: Pick<PosSealedCard, 'bin' | 'last4'>): string =>
 
 const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as { [K in PosSealedField]: true };
 
-/** The workflow input: the F3 fields without the card read, plus the sealed card. */
+/** The workflow input: the transaction's fields without the card read, plus the sealed card. */
 export const PosSealedTransactionInputSchema = lazy('pos-terminal.PosSealedTransactionInputSchema', () =>
   PosTransactionInputSchema.omit(sealedOmit).extend({
     card: PosSealedCardSchema,
@@ -175,7 +175,7 @@ export const PosSealedTransactionInputSchema = lazy('pos-terminal.PosSealedTrans
 );
 export type PosSealedTransactionInput = z.input<typeof PosSealedTransactionInputSchema>;
 export type PosSealedTransactionParsedInput = z.output<typeof PosSealedTransactionInputSchema>;
-/** What the initiating activity receives: the F3 request with the card as a handle. */
+/** What the initiating activity receives: the transaction request with the card as a handle. */
 export type PosSealedInitiateRequest = Omit<PosSealedTransactionParsedInput, 'options' | 'notify'>;
 /** The same for a Refund or Completion: it names its original (`original_merchant_ref`). */
 export type PosLinkedInitiateRequest = PosSealedInitiateRequest & { original_merchant_ref?: string };
@@ -191,7 +191,7 @@ export function unsealedCardFields(raw: unknown): InputIssue[] {
 
 export const posTransactionWorkflowId = (merchantRef: string): string => `pos-txn-${merchantRef}`;
 
-/** The parts of an F3/F4 transaction the flow keeps (no card data beyond the masked PAN). */
+/** The parts of a transaction (sent or requeried) the flow keeps (no card data beyond the masked PAN). */
 export interface PosTransactionRecord {
   status: 'success' | 'failed';
   response_code: string;
@@ -211,7 +211,7 @@ export interface PosTransactionRecord {
   transaction_type?: string;
 }
 
-/** The statuses of one F3 send with its F4 requery, the sale's and the refund's alike: sending, its answer, or why none came. */
+/** The statuses of one transaction send (F3) with its requery (F4), the sale's and the refund's alike: sending, its answer, or why none came. */
 export type PosSendStatus =
   | 'initiating'
   | 'requerying'
@@ -221,7 +221,7 @@ export type PosSendStatus =
   | 'rejected'
   | 'not_received'
   | 'outcome_unknown'
-  /** The sealed card read expired (or was used) before F3 could be sent: nothing was sent, nothing charged. */
+  /** The sealed card read expired (or was used) before the transaction could be sent: nothing was sent, nothing charged. */
   | 'card_data_unavailable';
 
 export type PosTransactionStatus = 'validating' | PosSendStatus;
@@ -260,7 +260,7 @@ export type PosStep =
 export interface PosTransactionState {
   merchantRef: string;
   status: PosTransactionStatus;
-  /** F3 requests sent (a sealed card that no longer opened sent none). */
+  /** Transaction requests sent (a sealed card that no longer opened sent none). */
   attempt: number;
   steps: PosStep[];
   /** The masked PAN (BIN and last four) of a sealed card read. */
@@ -275,13 +275,13 @@ export interface PosTransactionResult extends PosTransactionState {
   action: string;
   responseCode?: string;
   transaction?: PosTransactionRecord;
-  /** The workflow was cancelled after F3 may have been sent: the status is what F4 said then. */
+  /** The workflow was cancelled after the transaction may have been sent: the status is what the requery said then. */
   cancelRequested?: boolean;
 }
 
 export const posTransactionStateQuery = defineQuery<PosTransactionState>('posTransactionState');
 
-/** The initiating activity's outcome when the service answered (F3 200). */
+/** The initiating activity's outcome when the service answered (F3, 200). */
 export interface PosInitiateResponse {
   transaction: PosTransactionRecord;
 }

@@ -1,4 +1,4 @@
-// Recurring card charges (A3 tokenised first payment, A4 charges, A5 cancel): the flows' contract.
+// Recurring card charges (a tokenised first payment, then charges of the token, then its cancel): the flows' contract.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { CheckoutInput } from './checkout';
 import type { OutcomeResolution } from './outcome';
@@ -18,7 +18,7 @@ export interface RecurringInput extends MerchantEventInput {
   cyclesPerRun?: number;
   /** The plan fails after this many failed cycles in a row. Default 3. */
   maxConsecutiveFailures?: number;
-  /** Per cycle: how long the webhook may take after A4 before verify decides. Default 30 s. */
+  /** Per cycle: how long the webhook may take after a token charge before verify decides. Default 30 s. */
   webhookGraceMs?: number;
   /** Options of the first payment's hosted checkout. */
   checkout?: Partial<
@@ -40,12 +40,12 @@ export interface RecurringCycle {
 export interface RecurringState {
   planRef: string;
   /**
-   * outcome_unknown: A5 was refused twice, or kept failing (5xx, timeouts) for about a quarter of an
-   * hour: the token may still be live; parked for an operator (resolveOutcome), A5 still asked in the
+   * outcome_unknown: the token cancel was refused twice, or kept failing (5xx, timeouts) for about a quarter of an
+   * hour: the token may still be live; parked for an operator (resolveOutcome), the cancel still asked in the
    * background after failures.
    */
   status: 'awaiting_first_payment' | 'active' | 'cancelled' | 'completed' | 'failed' | 'outcome_unknown';
-  /** Set when an operator resolved a plan parked after A5 was refused (resolveOutcome). */
+  /** Set when an operator resolved a plan parked after the token cancel was refused (resolveOutcome). */
   resolution?: OutcomeResolution;
   /** The card token from the first payment's webhook (payment_information.token_id). */
   tokenId?: string;
@@ -56,33 +56,33 @@ export interface RecurringState {
   consecutiveFailures: number;
   nextChargeAt?: string;
   cancelRequested: boolean;
-  /** Set by moveRecurringToScheduleSignal: charges stop here without A5 (a Schedule takes over with the token). */
+  /** Set by moveRecurringToScheduleSignal: charges stop here without a token cancel (a Schedule takes over with the token). */
   movedToSchedule?: boolean;
   reason?: string;
 }
 
 /**
- * What an operator may say of a plan parked on A5 (refused, or failing): `cancelled`, the token was
+ * What an operator may say of a plan parked on the token cancel (refused, or failing): `cancelled`, the token was
  * cancelled by hand (or found cancelled); `failed`, the token is still live and could not be cancelled.
  */
 export const RECURRING_CANCEL_RESOLVE_OUTCOMES = ['cancelled', 'failed'] as const;
 
 /**
- * A5's answer: the token cancelled by this call, or refused by the service (any 400, its message
+ * The token cancel's answer (A5): the token cancelled by this call, or refused by the service (any 400, its message
  * kept: the token was not cancelled by this call and may still be live).
  */
 export type TokenCancelAnswer = { cancelled: true } | { cancelled: false; refusal: string };
 
 export const recurringStateQuery = defineQuery<RecurringState>('recurringState');
-/** Stops the plan: no further charge, the token is cancelled with A5 (after the first payment, if it is still open). */
+/** Stops the plan: no further charge, the token is cancelled (after the first payment, if it is still open). */
 export const cancelRecurringSignal = defineSignal('cancelRecurring');
 /** Stops the plan's own timer without cancelling the token: a Schedule (src/starters/scheduled-money.ts) charges it from now on. */
 export const moveRecurringToScheduleSignal = defineSignal('moveRecurringToSchedule');
 export const recurringWorkflowId = (planRef: string): string => `recurring-${planRef}`;
-/** The first payment's reference (C1) and later cycles' (C2, C3, …): stable per cycle. */
+/** The first payment's reference (`<planRef>-C1`) and later cycles' (`-C2`, `-C3`, …): stable per cycle. */
 export const cycleReference = (planRef: string, cycle: number): string => `${planRef}-C${cycle}`;
 
-/** One A4 charge under a stable reference; its workflow id is paymentWorkflowId(reference). */
+/** One token charge (A4) under a stable reference; its workflow id is paymentWorkflowId(reference). */
 export interface TokenChargeInput extends MerchantEventInput {
   reference: string;
   tokenId: string;

@@ -1,5 +1,5 @@
-// Recurring money on Temporal Schedules: recurring card charges (A4 on a token) and fixed mandate
-// debits (D3 through the mandate flow), each run a workflow whose money request is keyed by the
+// Recurring money on Temporal Schedules: recurring card charges (on a token, A4) and fixed mandate
+// debits (through the mandate flow, D3), each run a workflow whose money request is keyed by the
 // run's nominal period, so a catch-up, a backfill or a double trigger never moves money for a
 // period twice.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
@@ -45,7 +45,7 @@ export interface ScheduledRunResult {
   reason?: string;
 }
 
-/** A4 reference of one period: `<planRef>-S<yyyyMMddHHmm>`; its workflow id is paymentWorkflowId(reference). */
+/** The token charge's reference of one period: `<planRef>-S<yyyyMMddHHmm>`; its workflow id is paymentWorkflowId(reference). */
 export const scheduledChargeReference = (planRef: string, nominal: Date): string => `${planRef}-S${periodKey(nominal)}`;
 /** The mandate debit's idempotency key of one period. */
 export const scheduledDebitKey = (nominal: Date): string => `S${periodKey(nominal)}`;

@@ -14,7 +14,7 @@ export const PaymentAmount = defineSearchAttributeKey('PaymentAmount', SearchAtt
 export const PaymentCurrency = defineSearchAttributeKey('PaymentCurrency', SearchAttributeType.KEYWORD);
 /**
  * The payments service's own reference for a flow, where it differs from ours: a POS remote
- * request's `request_ref` (E1's answer), under which A6 lists it. Reconciliation finds the flow by it.
+ * request's `request_ref` (the create's answer), under which the transaction list shows it. Reconciliation finds the flow by it.
  */
 export const PaymentServiceReference = defineSearchAttributeKey('PaymentServiceReference', SearchAttributeType.KEYWORD);
 /**

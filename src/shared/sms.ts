@@ -1,14 +1,14 @@
-// SMS (G1-G8) as workflows, starters and tests see it: inputs, results, states and queries,
+// SMS as workflows, starters and tests see it: inputs, results, states and queries,
 // defined once.
 //
-//   smsSendWorkflow            G1 instant send of a list: checked one message at a time, batched
+//   smsSendWorkflow            instant send of a list (G1): checked one message at a time, batched
 //                              within the service's limit, each batch sent ONCE; per-number result
-//   smsCampaignWorkflow        G2 create (once; a lost answer is searched in G3 by name, never
+//   smsCampaignWorkflow        create (G2, once; a lost answer is searched in the campaign list by name, never
 //                              created again) and follow the campaign's status (G3) until success
 //                              or failed; a scheduled campaign waits durably for its time
 //   smsCampaignFollowWorkflow  follow an existing campaign by its uuid (G3)
 //
-// Templates (G5-G8), the campaign list (G3) and delete (G4) move no money and need no workflow:
+// Templates (G5-G8), the campaign list (G3) and its delete (G4) move no money and need no workflow:
 // src/starters/sms.ts calls them through the API client. See docs/flows-sms.md.
 //
 // Phone numbers are personal data: they appear in workflow inputs and results (encrypted by the
@@ -24,7 +24,7 @@ import { pickFinal } from './final-statuses';
 
 // ---- Limits (the spec shows none for SMS: docs/choices.md) -----------------------------------
 
-/** Messages per G1 request. The spec shows no limit; the sandbox refuses more than 100. */
+/** Messages per send request. The spec shows no limit; the sandbox refuses more than 100. */
 export const SMS_DEFAULT_BATCH_SIZE = 100;
 /** The largest batchSize an input may ask for (a larger batch than the service takes is refused by it: 400). */
 export const SMS_MAX_BATCH_SIZE = 1000;
@@ -88,15 +88,15 @@ export const SmsMessageSchema = lazy('sms.SmsMessageSchema', (z) =>
 );
 export type SmsMessage = z.output<typeof SmsMessageSchema>;
 
-// ---- G1: instant send --------------------------------------------------------------------------
+// ---- Instant send (G1) --------------------------------------------------------------------------
 
 export const SmsSendInputSchema = lazy('sms.SmsSendInputSchema', (z) =>
   z.strictObject({
     /** The merchant's own reference for this send. Workflow id `sms-send-<reference>`: one send per reference. */
     reference,
-    /** G1 `sender_id`: the merchant's sender id. */
+    /** `sender_id`: the merchant's sender id. */
     sender_id: requiredText(z, 'the sender id', 100),
-    /** G1 `messages`: [{phone_number, message}]. Each entry is checked on its own (see invalidMessages). */
+    /** `messages`: [{phone_number, message}]. Each entry is checked on its own (see invalidMessages). */
     messages: z
       .array(z.unknown(), required('an array of {phone_number, message}'))
       .min(1, 'must contain at least one message')
@@ -108,7 +108,7 @@ export const SmsSendInputSchema = lazy('sms.SmsSendInputSchema', (z) =>
     notify: merchantEventTargetSchema.optional(),
     options: z
       .strictObject({
-        /** Messages per G1 request. Default 100. */
+        /** Messages per send request. Default 100. */
         batchSize: z
           .number()
           .int('must be a whole number')
@@ -117,7 +117,7 @@ export const SmsSendInputSchema = lazy('sms.SmsSendInputSchema', (z) =>
           .optional(),
         /** 'skip' (default): a bad entry is reported as invalid and the others are sent. 'refuse': any bad entry refuses the whole send. */
         invalidMessages: z.enum(['skip', 'refuse'], { error: 'must be skip or refuse' }).optional(),
-        /** Deadline of one G1 call (ms). Default 30000. */
+        /** Deadline of one send call (ms). Default 30000. */
         sendTimeoutMs: z
           .number()
           .int()
@@ -255,7 +255,7 @@ export function planSmsBatches(entries: readonly SmsEntry[], size: number): SmsE
   return batches.map((b) => b.entries);
 }
 
-/** A G1 answer as the flow keeps it (costs as decimal strings). */
+/** A send answer as the flow keeps it (costs as decimal strings). */
 export interface SmsBatchAnswer {
   batch_id?: string;
   success?: boolean;
@@ -387,7 +387,7 @@ export type SmsBatchOutcome =
 export interface SmsBatchRecord {
   batch: number;
   size: number;
-  /** G1 requests made for this batch (more than 1 only after a "never left" failure). */
+  /** Send requests made for this batch (more than 1 only after a "never left" failure). */
   attempts: number;
   outcome: SmsBatchOutcome;
   batch_id?: string;
@@ -461,9 +461,9 @@ export function smsSendOverallStatus(c: SmsSendCounts): SmsSendResult['status'] 
 
 export const smsSendStateQuery = defineQuery<SmsSendState>('smsSendState');
 
-// ---- G2/G3: campaigns -------------------------------------------------------------------------
+// ---- Campaigns (G2/G3) -------------------------------------------------------------------------
 
-/** G2's body, with the spec's field names (`sscheduled_dor` included, spelled as the spec spells it). */
+/** The campaign create's body, with the spec's field names (`sscheduled_dor` included, spelled as the spec spells it). */
 export const SmsCampaignCreateSchema = lazy('sms.SmsCampaignCreateSchema', (z) =>
   z
     .strictObject({
@@ -485,7 +485,7 @@ export type SmsCampaignCreate = z.input<typeof SmsCampaignCreateSchema>;
 const campaignOptions = lazy('sms.campaignOptions', (z) =>
   z
     .strictObject({
-      /** First wait between G3 reads while the campaign is pending. Default 30s. */
+      /** First wait between campaign-list reads while the campaign is pending. Default 30s. */
       pollInterval: duration.optional(),
       /** The wait doubles up to this. Default 5 minutes. */
       maxPollInterval: duration.optional(),
@@ -493,22 +493,22 @@ const campaignOptions = lazy('sms.campaignOptions', (z) =>
       followFor: duration.optional(),
       /** While waiting for a scheduled time, check this often that the campaign still exists. Default 6 hours. */
       scheduledCheckEvery: duration.optional(),
-      /** Consecutive G3 reads that do not list the campaign before it is taken as deleted (not_found). Default 3. */
+      /** Consecutive campaign-list reads that do not list the campaign before it is taken as deleted (not_found). Default 3. */
       missingReads: z.number().int().min(1, 'must be at least 1').max(10, 'must be at most 10').optional(),
-      /** After G2's answer was lost: G3 reads by name looking for the new campaign. Default 3. */
+      /** After the create's answer was lost: campaign-list reads by name looking for the new campaign. Default 3. */
       lostCreateReads: z.number().int().min(1, 'must be at least 1').max(10, 'must be at most 10').optional(),
       /** Wait before each of those reads. Default 5s. */
       lostCreateSettle: duration.optional(),
-      /** Deadline of the G2 call (ms). Default 30000. */
+      /** Deadline of the create call (ms). Default 30000. */
       createTimeoutMs: z
         .number()
         .int()
         .min(100, 'must be at least 100')
         .max(300_000, 'must be at most 300000')
         .optional(),
-      /** G3 perPage. Default 100. */
+      /** The campaign list's perPage. Default 100. */
       pageSize: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').optional(),
-      /** Resends of a G2 that provably never left. Default 2. */
+      /** Resends of a create that provably never left. Default 2. */
       notSentRetries: z.number().int().min(0, 'must not be negative').max(5, 'must be at most 5').optional(),
       /** Wait before such a resend. Default 2s. */
       retryBackoff: duration.optional(),
@@ -531,11 +531,11 @@ export type SmsCampaignInput = z.input<typeof SmsCampaignInputSchema>;
 
 export const SmsCampaignFollowInputSchema = lazy('sms.SmsCampaignFollowInputSchema', (z) =>
   z.strictObject({
-    /** The campaign's uuid (G2's `uuid`, G3's `id`). Workflow id `sms-campaign-follow-<uuid>`. */
+    /** The campaign's uuid (the create's `uuid`, the list's `id`). Workflow id `sms-campaign-follow-<uuid>`. */
     campaign_id: uuid,
-    /** Its name, when known: G3 reads then filter by name. */
+    /** Its name, when known: the list reads then filter by name. */
     name: requiredText(z, 'the campaign name').optional(),
-    /** Its send time (G2's `scheduled_for`), when known: the flow waits for it before polling. */
+    /** Its send time (the create's `scheduled_for`), when known: the flow waits for it before polling. */
     scheduled_for: isoWithZone.optional(),
     /** Where this flow's events go (docs/events.md); the starter resolves it. */
     notify: merchantEventTargetSchema.optional(),
@@ -566,21 +566,21 @@ export type SmsCampaignServiceStatus = (typeof SMS_CAMPAIGN_SERVICE_STATUSES)[nu
 export type SmsCampaignStatus =
   | 'validating'
   | 'creating'
-  /** G2's answer was lost: looking for the campaign in G3 by name. */
+  /** The create's answer was lost: looking for the campaign in the list by name. */
   | 'searching'
   /** Waiting durably for the scheduled send time. */
   | 'scheduled'
-  /** Reading G3 until success or failed. */
+  /** Reading the campaign list until success or failed. */
   | 'following'
   | 'success'
   | 'failed'
-  /** G2 refused (4xx) or never left: no campaign was created. */
+  /** The create was refused (4xx) or never left: no campaign was created. */
   | 'rejected'
-  /** The campaign was no longer listed by G3 (deleted). */
+  /** The campaign was no longer listed (deleted). */
   | 'not_found'
   /** Still pending when followFor ran out: follow it again later. */
   | 'still_pending'
-  /** G2's answer was lost and G3 did not show one new campaign by that name: it may exist. Never created again. */
+  /** The create's answer was lost and the list did not show one new campaign by that name: it may exist. Never created again. */
   | 'outcome_unknown';
 
 export const SMS_CAMPAIGN_FINAL_STATUSES: readonly SmsCampaignStatus[] = pickFinal([
@@ -597,7 +597,7 @@ export type SmsCampaignStep =
   | { op: 'search'; read: number; outcome: 'found' | 'not_found' | 'ambiguous' | 'error'; detail?: string }
   | { op: 'poll'; outcome: SmsCampaignServiceStatus | 'not_listed' | 'error'; at: string; detail?: string };
 
-/** What G2 answered (the campaign resource). */
+/** What the create answered (the campaign resource). */
 export interface SmsCampaignRecord {
   uuid: string;
   name?: string;
@@ -618,20 +618,20 @@ export interface SmsCampaignState {
   status: SmsCampaignStatus;
   /** The instant the flow waits for (ISO), when scheduled. */
   scheduledFor?: string;
-  /** G3 polls so far. */
+  /** Campaign-list polls so far. */
   polls: number;
-  /** The latest status G3 showed. */
+  /** The latest status the list showed. */
   serviceStatus?: SmsCampaignServiceStatus;
   lastPolledAt?: string;
   /** Create and search steps, and the latest polls (older polls are counted in `polls` only). */
   steps: SmsCampaignStep[];
-  /** The workflow was cancelled (a G2 in flight is let finish; following stops). */
+  /** The workflow was cancelled (a create in flight is let finish; following stops). */
   cancelRequested?: boolean;
-  /** Set when an operator resolved a campaign whose G2 answer was lost (resolveOutcome). */
+  /** Set when an operator resolved a campaign whose create answer was lost (resolveOutcome). */
   resolution?: OutcomeResolution;
 }
 
-/** What an operator may say of a campaign parked after a lost G2 answer (rejected: it was never created). */
+/** What an operator may say of a campaign parked after a lost create answer (rejected: it was never created). */
 export const SMS_CAMPAIGN_RESOLVE_OUTCOMES = ['success', 'failed', 'rejected'] as const;
 
 export interface SmsCampaignResult extends SmsCampaignState {
@@ -642,5 +642,5 @@ export interface SmsCampaignResult extends SmsCampaignState {
 
 export const smsCampaignStateQuery = defineQuery<SmsCampaignState>('smsCampaignState');
 
-/** G3 read for one campaign: listed under which status filter, or not listed at all. */
+/** The campaign list read for one campaign: listed under which status filter, or not listed at all. */
 export type SmsCampaignLookup = { found: true; status: SmsCampaignServiceStatus } | { found: false };

@@ -1,4 +1,4 @@
-// The USSD payment flow's contract (B5: a code the payer dials), defined once. Its state
+// The USSD payment flow's contract (a code the payer dials, B5), defined once. Its state
 // (DirectPaymentState) and query are the bank debit flow's too: ./payment-common.ts.
 import { defineUpdate } from '@temporalio/workflow';
 import type { MerchantEventInput } from './merchant-event';
@@ -17,7 +17,7 @@ export interface UssdPaymentInput extends MerchantEventInput {
   verifyEveryMs?: number;
 }
 
-/** Used with update-with-start: answers the USSD code and its expiry as soon as B5 returned them (or fails with B5's reason). */
+/** Used with update-with-start: answers the USSD code and its expiry as soon as the initiation returned them (or fails with its reason). */
 export const ussdCodeUpdate = defineUpdate<{ transactionRef: string; ussdCode: string; expiresAt?: string }, []>(
   'ussdCode',
 );

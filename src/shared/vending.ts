@@ -1,8 +1,8 @@
-// Electricity vending (H1-H4) as workflows, starters and tests see it.
+// Electricity vending as workflows, starters and tests see it.
 //
 //   vendElectricityWorkflow: providers (cached) → meter lookup (checks minimum_vend) → purchase
 //   with the lookup's reference → token. An unknown purchase outcome is checked by reference
-//   (H4) before any new attempt; a retry reuses the reference and is sent only when H4 proved
+//   before any new attempt; a retry reuses the reference and is sent only when the lookup proved
 //   the first never arrived (src/workflows/steps/send-once.ts). A purchase the service holds as pending
 //   is requeried until it is final; one whose outcome cannot be read parks as outcome_unknown
 //   and accepts the operator Update resolveOutcome (src/shared/outcome.ts).
@@ -20,7 +20,7 @@ export const VendInputSchema = lazy('vending.VendInputSchema', (z) =>
     order_ref: z
       .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
       .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
-    /** Provider code from H1, e.g. EKEDC. */
+    /** Provider code from the provider list (H1), e.g. EKEDC. */
     provider: z
       .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a provider code') })
       .transform((v) => v.trim().toUpperCase())
@@ -50,15 +50,15 @@ export const VendInputSchema = lazy('vending.VendInputSchema', (z) =>
     notify: merchantEventTargetSchema.optional(),
     options: z
       .strictObject({
-        /** Purchases in all, the first included; a retry only follows an H4 "not found". Default 2. */
+        /** Purchases in all, the first included; a retry only follows a "not found" by reference. Default 2. */
         maxPurchaseAttempts: z.number().int().min(1, 'must be at least 1').max(3, 'must be at most 3').optional(),
         /** Wait after an unknown outcome before checking by reference. Default 3s. */
         checkSettleDelay: duration.optional(),
         /** Wait before the retry. Default 2s. */
         retryBackoff: duration.optional(),
-        /** Deadline of one H3 call. Default 45s. */
+        /** Deadline of one purchase call. Default 45s. */
         purchaseTimeoutMs: z.number().int().min(100).max(300_000).optional(),
-        /** How long H4 is retried when the service cannot answer. Default 10 minutes. */
+        /** How long the lookup by reference is retried when the service cannot answer. Default 10 minutes. */
         checkTimeout: duration.optional(),
         /** How long a pending purchase is requeried before the sale parks as outcome_unknown. Default 10 minutes. */
         pendingFor: duration.optional(),
@@ -125,10 +125,10 @@ export interface VendRecord {
   createdAt?: string;
 }
 
-/** What the H1 step's failures say first (the one-step lookup's failure names its step by it). */
+/** What the provider-list step's failures say first (the one-step lookup's failure names its step by it); flows match on this value, so it stays as recorded histories carry it. */
 export const VEND_PROVIDER_LIST_STEP = 'H1 electricity providers';
 
-/** The one-step lookup: the provider is not in H1's list (nothing else was asked), or H2's meter. */
+/** The one-step lookup: the provider is not in the provider list (nothing else was asked), or the meter found (H2). */
 export type ListedMeterLookup = { listed: false } | { listed: true; meter: MeterInfo };
 
 export interface MeterInfo {

@@ -3,7 +3,7 @@
 // that never reached us.
 /** One sweep of the webhook error log (C10/C11), as the sweep workflow reports it. */
 export interface ErrorLogSweepSummary {
-  /** Rows read from C10. */
+  /** Rows read from the error log. */
   rows: number;
   /** Credit workflows the sweep started (the notification never reached us). */
   started: number;
@@ -11,7 +11,7 @@ export interface ErrorLogSweepSummary {
   known: number;
   /** Rows deleted (C11) after their credit was durably recorded. */
   deleted: number;
-  /** Rows left for the next sweep (credit not recorded yet, or C11 failed). */
+  /** Rows left for the next sweep (credit not recorded yet, or the delete failed). */
   left: number;
   /** Rows that could not be read as a credit (missing signed values): left, named with the problem. */
   invalid: { transactionRef: string; problem: string }[];
