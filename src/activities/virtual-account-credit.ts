@@ -198,7 +198,7 @@ async function readVirtualAccountCreditFreeze(
   return { known: true, frozen };
 }
 
-interface HandOverRequest {
+export interface HandOverRequest {
   credit: CreditedVirtualAccountTransaction;
   releasedFreeze?: { freezeTransactionRef?: string; reason?: string };
 }
