@@ -12,6 +12,7 @@ import { createLogger } from '../../src/logging/logger';
 import { replayAndSave, replayErrorLine, replayRun, historyFileName } from '../../chaos/replay';
 import { LogCapture, testConfig, withWorker, workflowBundle } from '../support/stack';
 import { chargeSuccessfulEvent, signalUnmatchedWebhook } from '../support/flow-inputs';
+import { withEventHandOver } from '../support/time-skipping';
 
 jest.setTimeout(120_000);
 installTemporalRuntime(createLogger({ destination: new LogCapture() }));
@@ -79,43 +80,47 @@ describe('the replay step (chaos/replay.ts)', () => {
   it('lists every execution on the run task queue, open and closed, and replays each', async () => {
     const config = testConfig();
     const saveDir = join(mkdtempSync(join(tmpdir(), 'chaos-replay-')), 'nondeterministic');
-    await withWorker(config, { activities: {}, workflowBundle: await workflowBundle() }, async (client) => {
-      const closed = await signalUnmatchedWebhook(
-        client,
-        config.temporal.taskQueue,
-        chargeSuccessfulEvent(`chaos-replay-${randomUUID()}`),
-      );
-      await closed.signal(releaseUnmatchedSignal);
-      await closed.result();
-      // Left open: held until released.
-      await signalUnmatchedWebhook(
-        client,
-        config.temporal.taskQueue,
-        chargeSuccessfulEvent(`chaos-open-${randomUUID()}`),
-      );
-      let replay = await replayRun(client, config.temporal.taskQueue, {
-        encryption: config.encryption,
-        workflowBundle: await workflowBundle(),
-        saveDir,
-      });
-      // Visibility catches up shortly after a start.
-      for (let i = 0; i < 20 && replay.workflows < 2; i++) {
-        await new Promise((r) => setTimeout(r, 500));
-        replay = await replayRun(client, config.temporal.taskQueue, {
+    await withWorker(
+      config,
+      { activities: withEventHandOver({}), workflowBundle: await workflowBundle() },
+      async (client) => {
+        const closed = await signalUnmatchedWebhook(
+          client,
+          config.temporal.taskQueue,
+          chargeSuccessfulEvent(`chaos-replay-${randomUUID()}`),
+        );
+        await closed.signal(releaseUnmatchedSignal);
+        await closed.result();
+        // Left open: held until released.
+        await signalUnmatchedWebhook(
+          client,
+          config.temporal.taskQueue,
+          chargeSuccessfulEvent(`chaos-open-${randomUUID()}`),
+        );
+        let replay = await replayRun(client, config.temporal.taskQueue, {
           encryption: config.encryption,
           workflowBundle: await workflowBundle(),
           saveDir,
         });
-      }
-      expect(replay).toEqual({
-        workflows: 2,
-        byType: { unmatchedPaymentWebhookWorkflow: 2 },
-        replayed: 2,
-        nondeterministic: 0,
-        histories: [],
-        notDownloaded: [],
-      });
-    });
+        // Visibility catches up shortly after a start.
+        for (let i = 0; i < 20 && replay.workflows < 2; i++) {
+          await new Promise((r) => setTimeout(r, 500));
+          replay = await replayRun(client, config.temporal.taskQueue, {
+            encryption: config.encryption,
+            workflowBundle: await workflowBundle(),
+            saveDir,
+          });
+        }
+        expect(replay).toEqual({
+          workflows: 2,
+          byType: { unmatchedPaymentWebhookWorkflow: 2 },
+          replayed: 2,
+          nondeterministic: 0,
+          histories: [],
+          notDownloaded: [],
+        });
+      },
+    );
   });
 });
 

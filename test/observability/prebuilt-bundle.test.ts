@@ -10,6 +10,7 @@ import { activeTracing } from '../../src/observability/trace-context';
 import { releaseUnmatchedSignal } from '../../src/workflows/webhook-inbox';
 import { LogCapture, testConfig, withWorker, workflowBundle } from '../support/stack';
 import { chargeSuccessfulEvent, signalUnmatchedWebhook } from '../support/flow-inputs';
+import { withEventHandOver } from '../support/time-skipping';
 
 jest.setTimeout(90_000);
 const capture = new LogCapture();
@@ -20,12 +21,16 @@ describe('a bundle built ahead of time', () => {
     expect(activeTracing()).toBeUndefined();
     const config = testConfig();
     const bundle = await workflowBundle(WORKFLOWS_PATH, PREBUILT_BUNDLE_INTERCEPTOR_MODULES);
-    const events = await withWorker(config, { activities: {}, workflowBundle: bundle }, async (client) => {
-      const event = chargeSuccessfulEvent(`prebuilt-${randomUUID()}`);
-      const h = await signalUnmatchedWebhook(client, config.temporal.taskQueue, event);
-      await h.signal(releaseUnmatchedSignal);
-      return h.result();
-    });
+    const events = await withWorker(
+      config,
+      { activities: withEventHandOver({}), workflowBundle: bundle },
+      async (client) => {
+        const event = chargeSuccessfulEvent(`prebuilt-${randomUUID()}`);
+        const h = await signalUnmatchedWebhook(client, config.temporal.taskQueue, event);
+        await h.signal(releaseUnmatchedSignal);
+        return h.result();
+      },
+    );
     expect(events).toHaveLength(1);
     expect(capture.text).not.toMatch(/unregistered external sink|External sink function threw/);
   });

@@ -10,6 +10,7 @@ import { testConfig, withWorker, workflowBundle } from '../support/stack';
 import { chargeSuccessfulEvent, signalUnmatchedWebhook } from '../support/flow-inputs';
 import { recordHistory } from '../support/replay';
 import { startDevServer } from '../../src/stack/temporal-dev-server';
+import { withEventHandOver } from '../support/time-skipping';
 
 async function main(): Promise<void> {
   process.env.RECORD_HISTORIES = '1';
@@ -24,16 +25,20 @@ async function main(): Promise<void> {
 
 async function record(): Promise<void> {
   const config = testConfig();
-  await withWorker(config, { activities: {}, workflowBundle: await workflowBundle() }, async (client) => {
-    const event = chargeSuccessfulEvent(`replay-${randomUUID()}`, { receivedAt: '2026-11-22T10:00:00.000Z' });
-    const h = await signalUnmatchedWebhook(client, config.temporal.taskQueue, event);
-    await h.signal(paymentWebhookSignal, event);
-    await h.signal(releaseUnmatchedSignal);
-    await h.result();
-    await recordHistory(h, 'unmatched-payment-webhook');
-    // Histories of the virtual-account credit workflow are recorded by
-    // test/webhooks/va-credit-dedupe.test.ts and test/virtual-accounts/va-credit-e2e.test.ts.
-  });
+  await withWorker(
+    config,
+    { activities: withEventHandOver({}), workflowBundle: await workflowBundle() },
+    async (client) => {
+      const event = chargeSuccessfulEvent(`replay-${randomUUID()}`, { receivedAt: '2026-11-22T10:00:00.000Z' });
+      const h = await signalUnmatchedWebhook(client, config.temporal.taskQueue, event);
+      await h.signal(paymentWebhookSignal, event);
+      await h.signal(releaseUnmatchedSignal);
+      await h.result();
+      await recordHistory(h, 'unmatched-payment-webhook');
+      // Histories of the virtual-account credit workflow are recorded by
+      // test/webhooks/va-credit-dedupe.test.ts and test/virtual-accounts/va-credit-e2e.test.ts.
+    },
+  );
 }
 
 main().catch((err) => {
