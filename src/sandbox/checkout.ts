@@ -1,6 +1,6 @@
-// A. Hosted checkout: A1 initiate, the payment modal at checkout_url (a real HTML page with the
-// authorized channels), its channels as plain HTTP (JSON) or form posts (HTML), and A2, the
-// simulated transfer into the modal's dynamic account (registered with C9's path, "dva": true).
+// Hosted checkout (A): the initiation (A1), the payment modal at checkout_url (a real HTML page with the
+// authorized channels), its channels as plain HTTP (JSON) or form posts (HTML), and the
+// simulated transfer into the modal's dynamic account (A2; registered with the simulated credit's path, "dva": true).
 import { z } from 'zod';
 import {
   authorizeCard,
@@ -57,7 +57,7 @@ export const CHANNELS = ['card', 'bank', 'ussd', 'transfer'] as const;
 /** Dynamic accounts shown by the transfer channel start with this. */
 export const DYNAMIC_ACCOUNT_PREFIX = '99';
 
-/** A1's own error shape: `{success: false, message, data: null}` (no status, as the spec shows it). */
+/** The initiation's own error shape: `{success: false, message, data: null}` (no status, as the spec shows it). */
 const checkoutFail = (message: string, status = 400): Reply => ({
   status,
   body: { success: false, message, data: null },
@@ -81,7 +81,7 @@ const INITIATE_CHECKOUT_FIELDS: RouteFields = {
 const PAGE = pathParams('ref');
 
 export interface CheckoutApi {
-  /** A2: pays a checkout's dynamic account. */
+  /** Pays a checkout's dynamic account (A2). */
   simulateTransfer(body: Record<string, unknown>): Reply;
   isDynamicAccount(account: string): boolean;
 }
@@ -93,7 +93,7 @@ interface CheckoutDeps {
   publicUrl: () => string;
 }
 
-/** A1: a checkout, waiting in the modal for the payer to choose a channel. */
+/** A checkout, waiting in the modal for the payer to choose a channel (A1). */
 function initiateCheckout({ store, publicUrl }: CheckoutDeps, { body, secretKey }: RequestContext): Reply {
   const amount = positiveIntegerValue(body.amount)!;
   const currency = String(body.currency);
@@ -184,7 +184,7 @@ const onChannel =
     return reply.location === undefined ? answer(deps.store, ctx, reply, p) : reply;
   };
 
-/** Card channel: the card's first step, as B1 takes it. */
+/** Card channel: the card's first step, as the direct charge takes it (B1). */
 const payByCard = onChannel('card', ({ store, publicUrl }, ctx, p) => {
   const first = firstCardStep(ctx.body, p.amount, store.clock.now());
   if ('error' in first) return fail(400, first.error);
@@ -201,7 +201,7 @@ const AUTHORIZE_BODY = z
   .object({ pin: CODE.optional(), otp: CODE.optional() })
   .refine((b) => b.pin !== undefined || b.otp !== undefined, asIs(['pin'], 'or otp is required'));
 
-/** Card channel: the PIN, then the OTP, as B2 takes them. */
+/** Card channel: the PIN, then the OTP, as the direct authorize takes them (B2). */
 const authorizeCheckoutCard = onChannel('card', ({ store }, ctx, p) => {
   if (!p.card) return fail(400, 'No card payment in progress');
   const reply = authorizeCard(store, p, ctx.body);
@@ -232,7 +232,7 @@ const payByBank = onChannel('bank', ({ store }, ctx, p) => {
   return ok({ transaction_ref: p.ref, transaction_status: 'Pending', auth_model: p.authModel });
 });
 
-/** Bank channel: the token or OTP, as B4 takes it. */
+/** Bank channel: the token or OTP, as the bank validation takes it (B4). */
 const validateCheckoutBank = onChannel('bank', ({ store }, ctx, p) => {
   if (p.step !== 'bank-code') return fail(400, 'No bank payment in progress');
   if (ctx.body.otp_token === undefined || ctx.body.otp_token === '') return fail(400, 'otp_token is required');
@@ -259,7 +259,7 @@ const payByUssd = onChannel('ussd', ({ store }, ctx, p) => {
   return ok({ transaction_ref: p.ref, ussd_reference: p.ussd.code, expiresAt: store.clock.iso(p.ussd.expiresAt) });
 });
 
-/** Transfer channel: the dynamic account to pay (A2 pays it in the sandbox). */
+/** Transfer channel: the dynamic account to pay (a simulated transfer pays it in the sandbox, A2). */
 const payByTransfer = onChannel('transfer', ({ store }, _ctx, p) => {
   const checkout = p.checkout!;
   checkout.dynamicAccount ??= `${DYNAMIC_ACCOUNT_PREFIX}${randomDigits(8)}`;
@@ -375,7 +375,7 @@ const CHANNEL_FORMS: Record<(typeof CHANNELS)[number], (p: Payment, ref: string)
   },
 };
 
-/** A2: pays a checkout's dynamic account. */
+/** Pays a checkout's dynamic account (A2). */
 function simulateTransfer(store: PaymentStore, body: Record<string, unknown>): Reply {
   const account = String(body.virtual_account_number);
   const p = [...store.byRef.values()].find((x) => x.checkout?.dynamicAccount === account);

@@ -1,5 +1,5 @@
-// B. Direct API: card (B1 charge, B2 authorize with PIN/OTP, 3DS challenge page), bank account
-// debit (B3 with ValidateTOKEN or ValidateOTP, B4 validate), USSD (B5). Payer-side actions
+// Direct API (B): card (charge, B1; authorize with PIN/OTP, B2; 3DS challenge page), bank account
+// debit (B3, with ValidateTOKEN or ValidateOTP; validate, B4), USSD (B5). Payer-side actions
 // (dialling the USSD code, completing 3DS) are the 3DS page's form or admin calls.
 import { z } from 'zod';
 import { USSD_BANK_CODES } from '../api/schemas/direct';
@@ -51,7 +51,7 @@ export const BANK_INSUFFICIENT_FUNDS_ACCOUNT = '0000000051';
 /** The USSD bank codes: one list, the client's (the API layer's), so both accept the same codes. */
 export { USSD_BANK_CODES };
 
-/** A card as B1 and the checkout's card channel take it; whether it is a usable card is the handler's answer. */
+/** A card as the direct charge and the checkout's card channel take it; whether it is a usable card is the handler's answer. */
 export const CARD_FIELDS = z.object({ number: CODE, cvv: CODE, expiry_month: CODE, expiry_year: CODE });
 
 const INITIATE_PAYMENT_FIELDS: RouteFields = {
@@ -82,7 +82,7 @@ const INITIATE_PAYMENT_FIELDS: RouteFields = {
   rules: ({ body }) => paymentRuleBreak(withFlatNames(body)),
 };
 
-/** B1's rules that need no lookup: the currency per method, the card's own values, the partner bank. */
+/** The direct payment's rules that need no lookup: the currency per method, the card's own values, the partner bank. */
 function paymentRuleBreak(body: Record<string, unknown>): RuleBreak | undefined {
   const currency = String(body.currency ?? 'NGN');
   const method = String(body.payment_method);
@@ -120,7 +120,7 @@ const VALIDATE_BANK_FIELDS: RouteFields = {
 const THREE_DS = pathParams('ref');
 
 export interface DirectApi {
-  /** The payer dials the USSD code (direct B5 or the checkout's USSD channel). */
+  /** The payer dials the USSD code (a direct USSD payment or the checkout's USSD channel). */
   payUssd(ref: string, phone?: string): Reply;
   /** The payer completes (or fails) the 3DS challenge. */
   finish3ds(ref: string, outcome: 'complete' | 'fail'): Reply;
@@ -151,7 +151,7 @@ export const cardStatus = (p: Payment): string =>
           : 'Pending';
 
 /**
- * B3's parameter table also lists flat names (`email`, `name`, `bank_code`, `account_or_phone`) next
+ * The bank debit's parameter table also lists flat names (`email`, `name`, `bank_code`, `account_or_phone`) next
  * to the nested `customer` and `bank` objects: a body that uses them is read as the nested form
  * (the nested form wins when both are sent).
  */
@@ -181,14 +181,14 @@ function notOpen(p: Payment): Reply | undefined {
 /** What the direct API's handlers work with. */
 interface DirectDeps {
   store: PaymentStore;
-  /** The 3DS challenge page of a payment (B1's auth_url). */
+  /** The 3DS challenge page of a payment (the charge's auth_url). */
   authUrl: (ref: string) => string;
 }
 
 /** The fields every direct payment starts with, whatever its method. */
 type PaymentBase = Omit<Parameters<PaymentStore['create']>[0], 'type'>;
 
-/** B1 / B3 / B5: one path, three payment methods. */
+/** One path, three payment methods (B1, B3, B5). */
 function initiatePayment({ store, authUrl }: DirectDeps, { body: sent, secretKey }: RequestContext): Reply {
   const body = withFlatNames(sent);
   const amount = positiveInteger(body.amount)!;
@@ -214,7 +214,7 @@ function initiatePayment({ store, authUrl }: DirectDeps, { body: sent, secretKey
   return generateUssdCode(store, base, String(asObject(body.ussd).bank_code));
 }
 
-/** B1: the card's first step (PIN, OTP or 3DS), by test card. */
+/** The card's first step (B1): PIN, OTP or 3DS, by test card. */
 function chargeCard(
   store: PaymentStore,
   base: PaymentBase,
@@ -244,7 +244,7 @@ function chargeCard(
   );
 }
 
-/** B3: the account's first digit picks a token or an OTP. */
+/** The bank debit (B3): the account's first digit picks a token or an OTP. */
 function debitBank(store: PaymentStore, base: PaymentBase, bank: Record<string, unknown>): Reply {
   const account = String(bank.account_or_phoneno);
   const p = store.create({ ...base, type: 'Bank', bank: { account, bankCode: String(bank.bank_code) } });
@@ -257,7 +257,7 @@ function debitBank(store: PaymentStore, base: PaymentBase, bank: Record<string, 
   return ok(stepResult(p, message, { auth_model: p.authModel, transaction_status: 'Pending' }));
 }
 
-/** B5: a code for the payer to dial before it expires. */
+/** The USSD payment (B5): a code for the payer to dial before it expires. */
 function generateUssdCode(store: PaymentStore, base: PaymentBase, bankCode: string): Reply {
   const expiresAt = store.clock.now() + STEP_LIFETIME_MS;
   const code = `*${bankCode}*000*${randomCode()}#`;
@@ -273,20 +273,20 @@ function generateUssdCode(store: PaymentStore, base: PaymentBase, bankCode: stri
   );
 }
 
-/** The open direct payment of this type that a B2/B4 call names, or the reply refusing it. */
+/** The open direct payment of this type that an authorize or validate call names, or the reply refusing it. */
 function openDirectPayment(store: PaymentStore, ref: unknown, type: Payment['type']): Payment | Reply {
   const p = store.get(String(ref));
   if (!p || p.type !== type || p.origin !== 'direct') return fail(400, 'Transaction not found');
   return notOpen(p) ?? p;
 }
 
-/** B2: PIN then OTP. */
+/** Authorize (B2): PIN then OTP. */
 function authorize({ store }: DirectDeps, { body }: RequestContext): Reply {
   const p = openDirectPayment(store, body.transaction_reference, 'Card');
   return 'ref' in p ? authorizeCard(store, p, asObject(body.authorization)) : p;
 }
 
-/** B4: the bank's token or OTP, in `authorization` or at the top level. */
+/** Validate the bank payment (B4): the bank's token or OTP, in `authorization` or at the top level. */
 function validateBank({ store }: DirectDeps, { body }: RequestContext): Reply {
   const auth = body.authorization !== undefined ? asObject(body.authorization) : { otp_token: body.otp_token };
   const p = openDirectPayment(store, body.transaction_reference, 'Bank');
@@ -323,7 +323,7 @@ function finish3ds(store: PaymentStore, ref: string, outcome: 'complete' | 'fail
     return htmlPage(200, '3-D Secure', '<p id="result">Authentication failed.</p>');
   }
   store.succeed(p);
-  // E-3: back to the merchant with the reference (the parameter's name is our choice: reference).
+  // The redirect (E-3): back to the merchant with the reference (the parameter's name is our choice: reference).
   const back = p.redirectUrl ?? p.checkout?.callbackUrl;
   if (back) return { status: 302, location: withReference(back, p.ref) };
   return htmlPage(200, 'Payment successful', `<p id="result">Payment ${escapeHtml(p.ref)} successful.</p>`);
@@ -359,7 +359,7 @@ export function registerDirect(router: Router, store: PaymentStore, publicUrl: (
   };
 }
 
-/** B2 logic, shared with the checkout's card channel. */
+/** The authorize logic, shared with the checkout's card channel. */
 export function authorizeCard(store: PaymentStore, p: Payment, auth: Record<string, unknown>): Reply {
   const pin = auth.pin;
   const otp = auth.otp;
@@ -387,7 +387,7 @@ export function authorizeCard(store: PaymentStore, p: Payment, auth: Record<stri
   return fail(400, 'Transaction is not awaiting a PIN or OTP');
 }
 
-/** B4 logic, shared with the checkout's bank channel. */
+/** The bank validation logic, shared with the checkout's bank channel. */
 export function validateBankCode(store: PaymentStore, p: Payment, code: string): Reply {
   if (p.step !== 'bank-code') return fail(400, 'Transaction is not awaiting a token or OTP');
   if (code !== SANDBOX_OTP) return wrong(store, p, 'Invalid OTP or token');

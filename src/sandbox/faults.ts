@@ -106,7 +106,7 @@ export class RequestFaults {
 
 export const WEBHOOK_FAULT_KINDS = ['duplicate', 'fail', 'hold'] as const;
 export type WebhookFaultKind = (typeof WEBHOOK_FAULT_KINDS)[number];
-/** E-1 payment webhooks, E-2 virtual-account notifications, or both. */
+/** Payment webhooks (E-1), virtual-account notifications (E-2), or both. */
 export type WebhookTarget = 'payment' | 'virtual-account';
 
 export interface WebhookFault {
@@ -118,7 +118,7 @@ export interface WebhookFault {
 
 /**
  * duplicate: the next notification is delivered twice. fail: the next delivery attempt is not
- * made and counts as not acknowledged (error log for E-2, retry on the schedule). hold: the next
+ * made and counts as not acknowledged (error log for credit notifications, retry on the schedule). hold: the next
  * notification is held back until `POST /__admin/webhook-faults/release`, which sends the held
  * ones newest first (out of order).
  */

@@ -1,4 +1,4 @@
-// The service's own debits of FIXED mandates. D1 hands the service the schedule
+// The service's own debits of FIXED mandates. The create hands the service the schedule
 // (fixedMandateSettings); once the mandate is approved, the sandbox debits it on each scheduled date
 // at 00:00 UTC on the sandbox clock: as real time passes (the clock's ticker) or at once when the
 // admin moves the clock past the date. One debit per (mandate, date): each date's timer fires once
@@ -18,7 +18,7 @@ export type FixedSchedule = Pick<FixedMandateSettings, 'frequency' | 'interval' 
 export interface FixedDebitRecord {
   /** The scheduled date, YYYY-MM-DD. */
   date: string;
-  /** The service's transaction reference (verify and A6 know it; D5 does not show it). */
+  /** The service's transaction reference (verify and the transaction list know it; the mandate list does not show it). */
   reference: string;
   amount: number;
   status: 'success' | 'failed';
@@ -66,7 +66,7 @@ export class FixedDebits {
     while (plan.next < MAX_DATES && scheduledDebitAt(plan.schedule, plan.next) < approvalDay) plan.next += 1;
     this.plans.set(plan.mandateId, plan);
     this.arm(plan);
-    // A date already reached (the approval day's) is debited now, before D2 answers.
+    // A date already reached (the approval day's) is debited now, before the OTP validation answers.
     void this.clock.runDue();
   }
 

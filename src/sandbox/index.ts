@@ -1,6 +1,6 @@
 // A local stand-in for the payments service, built from the interface spec
 // (../shared/spec/payments-service-interface.md) and docs/choices.md: every endpoint group A-H,
-// the E-1/E-2 webhooks, a ledger of money movements, a controllable clock, fault injection and an
+// the payment and credit webhooks (E-1/E-2), a ledger of money movements, a controllable clock, fault injection and an
 // admin API. In memory; starts in milliseconds; runs in-process (tests) or as its own process
 // (main.ts). See docs/sandbox.md for the test data and the admin API.
 import type { Server } from 'node:http';
@@ -100,7 +100,7 @@ export interface SandboxOptions {
   secretKeys?: string[];
   /** The bearer token the admin API (/__admin) requires. Default DEFAULT_SANDBOX_ADMIN_TOKEN (development only). */
   adminToken?: string;
-  /** Where E-1 and E-2 are POSTed (the "dashboard" webhook URL). Default none: no webhooks sent, except to a request's own webhook_url. */
+  /** Where the webhooks are POSTed (the "dashboard" webhook URL). Default none: no webhooks sent, except to a request's own webhook_url. */
   webhookUrl?: string;
   /**
    * A merchant account's own dashboard webhook URL, by secret key (null: that account sends none),
@@ -108,7 +108,7 @@ export interface SandboxOptions {
    * other's notifications.
    */
   webhookUrls?: Record<string, string | null>;
-  /** E-2 signing version. Default 2. */
+  /** Credit notifications' signing version (E-2). Default 2. */
   webhookVersion?: 1 | 2 | 3;
   /** Delays before each retry of an unacknowledged webhook, on the sandbox clock. Default 5 s, 30 s, 2 min, 10 min, 1 h. */
   webhookRetryScheduleMs?: number[];
@@ -116,9 +116,9 @@ export interface SandboxOptions {
   publicUrl?: string;
   /** The simulated terminal completes a POS remote request this long after creation (sandbox clock). Default 4000. */
   posRemoteCompleteAfterMs?: number;
-  /** How long (real time) an F3 with a malformed card_sequence_number hangs before its socket is closed. Default 30000. */
+  /** How long (real time) a terminal transaction with a malformed card_sequence_number hangs before its socket is closed. Default 30000. */
   posProcessorTimeoutMs?: number;
-  /** How long an approved F3 Pre-Authorization holds the funds before a Completion is refused as expired (sandbox clock). Default 7 days. */
+  /** How long an approved Pre-Authorization holds the funds before a Completion is refused as expired (sandbox clock). Default 7 days. */
   posPreAuthHoldMs?: number;
   /** Optional. Gets one line per request (method, path, status, duration) and webhook problems; never card data, PINs, OTPs, BVNs or keys. */
   logger?: SandboxLogger;

@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   });
   console.log(`payments sandbox listening on ${sandbox.url}`);
   console.log(
-    `  webhooks → ${options.webhookUrl ?? '(none)'} (E-2 version ${options.webhookVersion}); admin API: ${sandbox.url}/__admin (bearer SANDBOX_ADMIN_TOKEN)`,
+    `  webhooks → ${options.webhookUrl ?? '(none)'} (credit notifications signed as version ${options.webhookVersion}); admin API: ${sandbox.url}/__admin (bearer SANDBOX_ADMIN_TOKEN)`,
   );
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,11 +1,11 @@
-// D. Direct-debit mandates: created initiated (D1), approved with the OTP inside a session on the
-// sandbox clock (D2, D6 resends), debited down to their balance (D3), cancelled with an
+// Direct-debit mandates (D): created initiated (D1), approved with the OTP inside a session on the
+// sandbox clock (D2; resent, D6), debited down to their balance (D3), cancelled with an
 // idempotent report (D4), listed with filters and cursors (D5).
-// Every accepted D3 is also a transaction known to verify (GET /transaction/verify/{ref}) under
+// Every accepted debit is also a transaction known to verify (GET /transaction/verify/{ref}) under
 // its transaction_reference (docs/sandbox.md): Success, Failed, or Pending until the admin settles
-// it. The admin can script the next D3 answers of a mandate: 200 with status pending or failed.
+// it. The admin can script the next debit answers of a mandate: 200 with status pending or failed.
 // An approved FIXED mandate is debited by the sandbox itself on each scheduled date (sandbox clock),
-// as the service does: no D3 names those debits (docs/sandbox.md, docs/choices.md).
+// as the service does: no debit request names those debits (docs/sandbox.md, docs/choices.md).
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
 import { FixedDebits, type FixedDebitRecord } from './fixed-debits';
@@ -39,11 +39,11 @@ import {
 } from './validation';
 
 export const MANDATE_OTP = '123456';
-/** The OTP session lasts this long on the sandbox clock; D6 opens a new window. */
+/** The OTP session lasts this long on the sandbox clock; a resend opens a new window. */
 export const MANDATE_SESSION_MS = 10 * 60 * 1000;
 /** N200 in kobo. */
 export const MANDATE_MIN_DEBIT = 20_000;
-/** The third wrong OTP ends the session (424 until D6 resends). */
+/** The third wrong OTP ends the session (424 until a resend). */
 export const MANDATE_MAX_WRONG_OTP = 3;
 export const PARTNER_BANK_NAME = 'Sandbox Partner Bank';
 
@@ -55,7 +55,7 @@ interface Mandate {
   createdAt: number;
   /** The key that created the mandate: the service's own FIXED debits are the merchant's transactions. */
   secretKey: string;
-  /** FIXED: the schedule D1 gave (the service debits it on its own once approved). */
+  /** FIXED: the schedule the create gave (the service debits it on its own once approved). */
   fixed?: { frequency: 'MONTHLY' | 'WEEKLY' | 'YEARLY'; interval: number; initialDebitDate: string; amount: number };
 }
 
@@ -158,13 +158,13 @@ export interface MandatesApi {
   reject(mandateId: string): Reply;
   /** Admin: the debits the sandbox made on its own for a FIXED mandate, one per scheduled date reached. */
   scheduledDebits(mandateId: string): Reply;
-  /** Admin: the mandate's next D3 calls answer 200 with these statuses (pending: held until settled; failed: no money moved). */
+  /** Admin: the mandate's next debit calls answer 200 with these statuses (pending: held until settled; failed: no money moved). */
   scriptDebits(mandateId: string, outcomes: unknown): Reply;
   /** Admin: a pending debit becomes success (applied now, if the balance allows) or failed. */
   settleDebit(reference: string, status: unknown): Reply;
   /**
-   * Admin: how D2 answers a wrong OTP. 400 'Invalid OTP' (default; not shown in the spec), or 424
-   * 'Invalid or expired session.' — the only D2 error the spec documents — as a real service may.
+   * Admin: how the OTP validation answers a wrong OTP. 400 'Invalid OTP' (default; not shown in the spec), or 424
+   * 'Invalid or expired session.' — the only validation error the spec documents — as a real service may.
    */
   setWrongOtpStatus(status: unknown): Reply;
 }
@@ -174,7 +174,7 @@ class MandateBook implements MandatesApi {
   readonly mandates = new Map<string, Mandate>(); // by mandate_id, creation order
   readonly bySession = new Map<string, string>();
   readonly debitRefs = new Set<string>();
-  /** Scripted D3 answers per mandate id. */
+  /** Scripted debit answers per mandate id. */
   readonly scripted = new Map<string, MandateDebitOutcome[]>();
   wrongOtpStatus: 400 | 424 = 400;
   /** Pending debits: reference → mandate id and amount. */
@@ -230,13 +230,13 @@ class MandateBook implements MandatesApi {
     this.ledger.record('mandate_debit', ref, amount, 'NGN');
   }
 
-  /** A D3 debit held until the admin settles it. */
+  /** A requested debit held until the admin settles it. */
   hold(m: Mandate, ref: string, amount: number, secretKey: string): void {
     this.recordTransaction(m, ref, amount, 'Pending', secretKey);
     this.pendingDebits.set(ref, { mandateId: String(m.record.mandate_id), amount });
   }
 
-  /** One scheduled date of a FIXED mandate, debited by the service itself (no D3); refused as D3 would be. */
+  /** One scheduled date of a FIXED mandate, debited by the service itself (no debit request); refused as a requested debit would be. */
   private debitScheduledDate(mandateId: string, ref: string, date: string): FixedDebitRecord | undefined {
     const m = this.mandates.get(mandateId);
     if (!m?.fixed || m.record.status !== 'approved' || m.record.ready_to_debit !== true) return undefined;
@@ -306,7 +306,7 @@ class MandateBook implements MandatesApi {
   }
 }
 
-/** D1: a new mandate, initiated, with an OTP session. */
+/** A new mandate (D1), initiated, with an OTP session. */
 function createMandate(book: MandateBook, { body, secretKey }: RequestContext): Reply {
   const email = String(body.customer_email).toLowerCase();
   const mandates = [...book.mandates.values()];
@@ -352,7 +352,7 @@ function createMandate(book: MandateBook, { body, secretKey }: RequestContext): 
   );
 }
 
-/** The mandate as D1 and D5 show it. */
+/** The mandate as the create and the list show it. */
 function mandateRecord(
   body: Record<string, unknown>,
   reference: string,
@@ -394,7 +394,7 @@ function mandateRecord(
   };
 }
 
-/** D2: the OTP approves the mandate (a FIXED one then starts its scheduled debits). */
+/** The OTP approves the mandate (D2) (a FIXED one then starts its scheduled debits). */
 function approveMandate(book: MandateBook, { body }: RequestContext): Reply {
   const m = book.bySessionToken(body.session_token);
   const clock = book.clock;
@@ -427,7 +427,7 @@ function approveMandate(book: MandateBook, { body }: RequestContext): Reply {
   return ok({ mandate_id, mandate_reference_number, status: 'approved', ready_to_debit: true }, 'Mandate approved');
 }
 
-/** D6: a new OTP, a new window. */
+/** A new OTP, a new window (D6). */
 function resendOtp(book: MandateBook, { body }: RequestContext): Reply {
   const m = book.bySessionToken(body.session_token);
   if (!m || m.record.status !== 'initiated') return fail(424, 'Invalid or expired session.');
@@ -436,7 +436,7 @@ function resendOtp(book: MandateBook, { body }: RequestContext): Reply {
   return ok({}, 'OTP resent');
 }
 
-/** D3: a debit down to the balance, answered as the admin scripted it (success unless said). */
+/** A debit down to the balance (D3), answered as the admin scripted it (success unless said). */
 function debitMandate(book: MandateBook, { body, secretKey }: RequestContext): Reply {
   const m = book.mandates.get(String(body.mandate_id));
   if (!m) return fail(404, `No mandate found for reference ${String(body.mandate_id)}`);
@@ -472,7 +472,7 @@ function debitMandate(book: MandateBook, { body, secretKey }: RequestContext): R
   );
 }
 
-/** D4: cancels each mandate named, reporting those it could not. */
+/** Cancels each mandate named (D4), reporting those it could not. */
 function cancelMandates(book: MandateBook, { body }: RequestContext): Reply {
   const ids = Array.isArray(body.mandateIds) ? body.mandateIds.map(String) : [String(body.mandateIds)];
   const canceledMandates: string[] = [];
@@ -491,7 +491,7 @@ function cancelMandates(book: MandateBook, { body }: RequestContext): Reply {
   return ok({ canceledMandates, failedMandates }, 'Mandate cancellation processed');
 }
 
-/** D5's filters, in the spec's order; a reply when the query cannot be answered. */
+/** The mandate list's filters, in the spec's order; a reply when the query cannot be answered. */
 function filterMandates(rows: Mandate[], query: URLSearchParams): Mandate[] | Reply {
   const given = (f: string) => {
     const v = query.get(f);
@@ -528,7 +528,7 @@ function filterMandates(rows: Mandate[], query: URLSearchParams): Mandate[] | Re
   return rows;
 }
 
-/** D5: the mandates, filtered, a page at a time by cursor. */
+/** The mandates (D5), filtered, a page at a time by cursor. */
 function listMandates(book: MandateBook, { query }: RequestContext): Reply {
   const rows = filterMandates([...book.mandates.values()], query);
   if (!Array.isArray(rows)) return rows;

@@ -1,6 +1,6 @@
 // The payment store shared by hosted checkout (A1/A2), direct payments (B1-B5), token charges
 // (A4) and the transaction queries (A6, verify): one record per transaction reference, its
-// step and expiry on the sandbox clock, and what happens on success (ledger, tokenisation, E-1).
+// step and expiry on the sandbox clock, and what happens on success (ledger, tokenisation, the payment webhook).
 import type { SandboxClock } from './clock';
 import type { Ledger, LedgerKind } from './ledger';
 import { MERCHANT_EMAIL, MERCHANT_ID, MERCHANT_NAME, randomDigits } from './http';
@@ -92,7 +92,7 @@ export interface Payment {
   /** The request's webhook_url; the dashboard URL (SandboxOptions.webhookUrl) overrides it. */
   webhookUrl?: string;
   gatewayRef: string;
-  /** The secret key that made the payment: it signs the E-1. */
+  /** The secret key that made the payment: it signs the payment webhook. */
   key: string;
   createdAt: number;
   updatedAt: number;
@@ -156,7 +156,7 @@ export function luhn(pan: string): boolean {
 
 /**
  * What is wrong with a card's own values (number, cvv, expiry format), or undefined: a rule that
- * needs no lookup, so B1 and the checkout's card channel check it before anything else.
+ * needs no lookup, so the direct charge and the checkout's card channel check it before anything else.
  */
 export function cardFormatError(card: Record<string, unknown>): string | undefined {
   for (const f of ['number', 'cvv', 'expiry_month', 'expiry_year']) {
@@ -330,7 +330,7 @@ export class PaymentStore {
     p.updatedAt = this.deps.clock.now();
   }
 
-  /** The payment succeeded: ledger entry, token for a recurring checkout paid by card, E-1. */
+  /** The payment succeeded: ledger entry, token for a recurring checkout paid by card, the payment webhook. */
   succeed(p: Payment): void {
     const now = this.deps.clock.now();
     p.status = 'Success';
@@ -363,7 +363,7 @@ export class PaymentStore {
     if (url) this.deps.webhooks.sendPayment(url, p.ref, this.paymentWebhook(p), p.key);
   }
 
-  /** The E-1 body (spec, Events). */
+  /** The payment webhook's body (spec, Events, E-1). */
   paymentWebhook(p: Payment): Record<string, unknown> {
     let paymentInformation: Record<string, unknown>;
     if (p.card) {

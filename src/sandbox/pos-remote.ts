@@ -1,9 +1,9 @@
-// E. POS remote request: E1 pushes a payment to a terminal; a simulated terminal completes it
+// POS remote request (E): the create pushes a payment to a terminal (E1); a simulated terminal completes it
 // after posRemoteCompleteAfterMs on the sandbox clock (the amount decides the outcome, or an
-// admin call decides it); E2 requeries; the record is deleted 5 minutes after creation.
-// Every request is also a transaction of the merchant: A6 lists it (transaction_ref = request_ref,
+// admin call decides it); the requery reads it (E2); the record is deleted 5 minutes after creation.
+// Every request is also a transaction of the merchant: the transaction list shows it (transaction_ref = request_ref,
 // meta source 'pos_remote', device_id = terminal_id; pending, then success/failed, or abandoned
-// when its lifetime ends) and keeps it after E2 forgets it (docs/choices.md).
+// when its lifetime ends) and keeps it after the requery forgets it (docs/choices.md).
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
 import { z } from 'zod';
@@ -43,11 +43,11 @@ interface RemoteRequest {
 export interface PosRemoteApi {
   /** Admin: the terminal completes the request now with this response code ('00' approves). */
   decide(ref: string, responseCode: string): Reply;
-  /** Every request made since the last reset, as A6 lists them (see registerTransactions). */
+  /** Every request made since the last reset, as the transaction list shows them (see registerTransactions). */
   transactionRecords(): PosRemoteTransaction[];
 }
 
-/** A POS remote request as a transaction of the merchant (A6 row). */
+/** A POS remote request as a transaction of the merchant (a transaction list row). */
 export interface PosRemoteTransaction {
   ref: string;
   /** Numbered after the other transactions' ids (offset), so ids never collide. */
@@ -60,13 +60,13 @@ export interface PosRemoteTransaction {
   accountType: string;
 }
 
-/** A6 ids of POS remote requests start here (the payment store numbers from 1). */
+/** Transaction-list ids of POS remote requests start here (the payment store numbers from 1). */
 export const POS_REMOTE_TRANSACTION_ID_OFFSET = 5_000_000;
 
 /** The requests the terminals are showing, and the merchant's record of them. */
 class RemoteRequests implements PosRemoteApi {
   readonly requests = new Map<string, RemoteRequest>();
-  // Kept after E2 forgets a request: the merchant's transaction list still has it.
+  // Kept after the requery forgets a request: the merchant's transaction list still has it.
   private readonly transactions: PosRemoteTransaction[] = [];
   private seq = 0;
 
@@ -159,7 +159,7 @@ class RemoteRequests implements PosRemoteApi {
   }
 }
 
-/** E1: a payment request sent to an active terminal. */
+/** A payment request sent to an active terminal (E1). */
 function requestPayment(requests: RemoteRequests, { body }: RequestContext): Reply {
   const terminalId = String(body.terminal_id);
   if (!Object.values(TEST_TERMINALS).some((t) => t.terminal_id === terminalId && t.status === 'active'))
@@ -169,7 +169,7 @@ function requestPayment(requests: RemoteRequests, { body }: RequestContext): Rep
   return ok({ request_ref: ref }, 'Payment request sent to terminal');
 }
 
-/** E2: the request's outcome, or pending. */
+/** The request's outcome, or pending (E2). */
 async function requeryRequest({ clock, requests }: RemoteRequests, { params }: RequestContext): Promise<Reply> {
   await clock.runDue();
   const r = requests.get(params.ref);

@@ -1,6 +1,6 @@
-// F. POS terminal API: F1 configuration by serial_no, F2 key exchange (pin_key, master_key,
-// working_key; random per exchange, kept until refresh=true), F3 card transaction as plain JSON
-// (the test PAN's last four digits choose the processor's answer), F4 requery by merchant_ref.
+// POS terminal API (F): configuration by serial_no (F1), key exchange (F2; pin_key, master_key,
+// working_key; random per exchange, kept until refresh=true), card transaction (F3) as plain JSON
+// (the test PAN's last four digits choose the processor's answer), requery by merchant_ref (F4).
 // Key material is never logged.
 //
 // Refund and Completion name their original by `original_merchant_ref` (the spec does not show
@@ -65,8 +65,8 @@ export const TEST_PAN_OUTCOMES: Record<string, string> = {
   '0000': '00', // approved
   '0051': '51', // insufficient funds
   '0055': '55', // incorrect PIN
-  '0091': '91', // the reply says 91, but the issuer approved: F4 shows 00, one sale
-  '0096': '96', // system malfunction: nothing recorded, F4 404, a retry with the same merchant_ref succeeds
+  '0091': '91', // the reply says 91, but the issuer approved: the requery shows 00, one sale
+  '0096': '96', // system malfunction: nothing recorded, the requery answers 404, a retry with the same merchant_ref succeeds
 };
 
 export const RESPONSE_MESSAGES: Record<string, string> = {
@@ -80,7 +80,7 @@ export const RESPONSE_MESSAGES: Record<string, string> = {
 const ACCOUNT_TYPES = ['DEFAULT', 'SAVINGS', 'CURRENT', 'CREDIT'];
 const TRANSACTION_TYPES = ['Purchase', 'Refund', 'Pre-Authorization', 'Completion'];
 
-/** F1, F2: any malformed serial is the spec's 'Incorrect device information'. */
+/** Configuration and key exchange: any malformed serial is the spec's 'Incorrect device information'. */
 const serialMessage = (field: string, rule: string) =>
   field === 'serial_no' ? 'Incorrect device information' : `${field} ${rule}`;
 const SERIAL = matching(SERIAL_FORMAT, 'is not a serial number');
@@ -213,7 +213,7 @@ function terminalFor(
   return { terminal: t };
 }
 
-/** F1: the terminal's configuration. */
+/** The terminal's configuration (F1). */
 function configuration(_st: PosTerminalState, { body }: RequestContext): Reply {
   const { reply, terminal } = terminalFor(body.serial_no);
   if (reply) return reply;
@@ -240,7 +240,7 @@ function configuration(_st: PosTerminalState, { body }: RequestContext): Reply {
   });
 }
 
-/** F2: the terminal's keys, new on the first exchange or with refresh=true. */
+/** The terminal's keys (F2), new on the first exchange or with refresh=true. */
 function keyExchange({ keys }: PosTerminalState, { body, query }: RequestContext): Reply {
   const { reply, terminal } = terminalFor(body.serial_no);
   if (reply) return reply;
@@ -283,7 +283,7 @@ function processorCode(st: PosTerminalState, input: Record<string, unknown>, pan
   return TEST_PAN_OUTCOMES[pan.slice(-4)] ?? '00';
 }
 
-/** F3: a card transaction, checked against the books, then answered by the processor. */
+/** A card transaction (F3), checked against the books, then answered by the processor. */
 function cardTransaction(st: PosTerminalState, { body }: RequestContext): Reply {
   const input: Record<string, unknown> = { currency: 'NGN', ...body };
   const terminal = Object.values(TEST_TERMINALS).find((t) => t.terminal_id === String(input.terminal_id));
@@ -346,7 +346,7 @@ function cardTransaction(st: PosTerminalState, { body }: RequestContext): Reply 
   return ok(record, approved ? 'Transaction approved' : 'Transaction declined');
 }
 
-/** F4: a transaction by merchant_ref. */
+/** A transaction by merchant_ref (F4). */
 const requery: RouteHandler<PosTerminalState> = ({ transactions }, { params }) => {
   const t = transactions.get(params.merchant_ref);
   return t ? ok({ ...t.record }) : fail(404, 'Transaction not found');

@@ -1,4 +1,4 @@
-// G. SMS: instant messages (G1), campaigns over a bucket with a template (G2-G4), message
+// SMS (G): instant messages (G1), campaigns over a bucket with a template (G2-G4), message
 // templates (G5-G8). Nothing is really sent; costs are the sandbox's own tariff.
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
@@ -25,7 +25,7 @@ export const SMS_COST_PER_PAGE = 4;
 export const CAMPAIGN_SEND_DELAY_MS = 60_000;
 /** Sending to this number always fails (it lands in `errors`). */
 export const SMS_FAILING_NUMBER = '2348000000000';
-/** G1 takes at most this many messages per request (the sandbox's own limit; the spec shows none). */
+/** The send takes at most this many messages per request (the sandbox's own limit; the spec shows none). */
 export const SMS_MAX_MESSAGES_PER_REQUEST = 100;
 /** A campaign over this bucket fails when its send time comes (buckets are not modelled otherwise). */
 export const SMS_FAILING_BUCKET_ID = '0000fa11-0000-4000-8000-000000000000';
@@ -80,7 +80,7 @@ const UPDATE_TEMPLATE_FIELDS: RouteFields = {
   }),
 };
 
-/** One message G1 accepted (admin view: GET /__admin/sms/messages). */
+/** One message the send accepted (admin view: GET /__admin/sms/messages). */
 export interface SentSms {
   batch_id: string;
   phone_number: string;
@@ -89,7 +89,7 @@ export interface SentSms {
 }
 
 export interface SmsApi {
-  /** Every message G1 sent, oldest first. */
+  /** Every message the send sent, oldest first. */
   sentMessages(): SentSms[];
 }
 
@@ -136,7 +136,7 @@ function refresh(clock: SandboxClock, c: Campaign): void {
   }
 }
 
-/** G1: each message checked on its own; the bad ones are listed in `errors`, the others sent. */
+/** Instant send (G1): each message checked on its own; the bad ones are listed in `errors`, the others sent. */
 function sendInstant({ clock, sentLog }: SmsState, { body }: RequestContext): Reply {
   const batchId = `BATCH${randomDigits(10)}`;
   const sent: Record<string, unknown>[] = [];
@@ -165,7 +165,7 @@ function sendInstant({ clock, sentLog }: SmsState, { body }: RequestContext): Re
   });
 }
 
-/** G2: a campaign, sent at its schedule (or shortly, unscheduled) on the sandbox clock. */
+/** A campaign (G2), sent at its schedule (or shortly, unscheduled) on the sandbox clock. */
 function createCampaign({ clock, campaigns, templates }: SmsState, { body }: RequestContext): Reply {
   if (!templates.has(String(body.template_id))) return fail(400, 'template_id does not name a template');
   const now = clock.now();
@@ -190,7 +190,7 @@ function createCampaign({ clock, campaigns, templates }: SmsState, { body }: Req
 }
 
 /**
- * G3: its own envelope: status 'SUCCESS', no success flag. Items carry the spec's listing fields
+ * The campaign list (G3) has its own envelope: status 'SUCCESS', no success flag. Items carry the spec's listing fields
  * only (no status): a campaign's status is read through the `status` filter.
  */
 function listCampaigns({ clock, campaigns }: SmsState, { query }: RequestContext): Reply {
@@ -218,11 +218,11 @@ function listCampaigns({ clock, campaigns }: SmsState, { query }: RequestContext
   };
 }
 
-/** G4 (response body: not shown; ours is the envelope with data {}). */
+/** Deletes a campaign (G4; response body: not shown; ours is the envelope with data {}). */
 const deleteCampaign: RouteHandler<SmsState> = ({ campaigns }, { params }) =>
   campaigns.delete(params.id) ? ok({}, 'success') : fail(404, 'Campaign not found');
 
-/** G5. */
+/** Creates a template (G5). */
 function createTemplate({ clock, templates }: SmsState, { body }: RequestContext): Reply {
   const now = clock.iso();
   const t = {
@@ -239,14 +239,14 @@ function createTemplate({ clock, templates }: SmsState, { body }: RequestContext
   return ok(t, 'Template created');
 }
 
-/** G6. */
+/** Lists templates (G6). */
 function listTemplates({ templates }: SmsState, { query }: RequestContext): Reply {
   const rows = [...templates.values()].filter((t) => inDates(String(t.createdAt), query));
   const sorted = sortRows(rows, 'createdAt', query.get('dir'));
   return ok({ count: rows.length, rows: page(sorted, query.get('page'), query.get('perPage'), 20) });
 }
 
-/** G7 (fields: not shown; the sample's name, description, file_name, and message are taken). */
+/** Updates a template (G7; fields: not shown; the sample's name, description, file_name, and message are taken). */
 function updateTemplate({ clock, templates }: SmsState, { params, body }: RequestContext): Reply {
   const t = templates.get(params.id);
   if (!t) return fail(404, 'Template not found');
@@ -256,7 +256,7 @@ function updateTemplate({ clock, templates }: SmsState, { params, body }: Reques
   return ok(t, 'Template updated');
 }
 
-/** G8: body {message: 'success'} only. */
+/** Deletes a template (G8): body {message: 'success'} only. */
 const deleteTemplate: RouteHandler<SmsState> = ({ templates }, { params }) =>
   templates.delete(params.id) ? { status: 200, body: { message: 'success' } } : fail(404, 'Template not found');
 

@@ -1,11 +1,11 @@
-// A3-A5. Tokenised cards: a recurring checkout paid by card yields a token (E-1
-// payment_information.token_id); A4 charges it, A5 cancels it.
+// Tokenised cards (A3-A5): a recurring checkout paid by card yields a token (the payment webhook's
+// payment_information.token_id); it can be charged (A4) and cancelled (A5).
 import { z } from 'zod';
 import { fail, ok, type Router } from './http';
 import { amountsFor, chargeResult, type PaymentStore } from './payments';
 import { identifier, identifiers, rule, type RouteFields } from './validation';
 
-// A4: a negative amount is the spec's own message; any other non-integer is ours.
+// Charge with token: a negative amount is the spec's own message; any other non-integer is ours.
 const CHARGE_TOKEN_FIELDS: RouteFields = {
   body: z.object({
     amount: rule(
@@ -32,7 +32,7 @@ const CANCEL_TOKENS_FIELDS: RouteFields = {
 export function registerTokens(router: Router, store: PaymentStore): void {
   const clock = store.clock;
 
-  // A4. Charge card with token.
+  // Charge card with token (A4).
   router.add('POST', '/transaction/charge_card', 'direct', CHARGE_TOKEN_FIELDS, ({ body, secretKey }) => {
     const amount = Number(body.amount);
     const tokenId = String(body.token_id);
@@ -60,7 +60,7 @@ export function registerTokens(router: Router, store: PaymentStore): void {
     return ok(chargeResult(p, clock));
   });
 
-  // A5. Cancel tokenised cards: {auth_code: [ids]} (a single id string is accepted too).
+  // Cancel tokenised cards (A5): {auth_code: [ids]} (a single id string is accepted too).
   router.add('PATCH', '/transaction/cancel/recurring', 'direct', CANCEL_TOKENS_FIELDS, ({ body }) => {
     const ids = Array.isArray(body.auth_code) ? body.auth_code.map(String) : [String(body.auth_code)];
     const cancelled = [...new Set(ids)].filter((id) => store.tokens.get(id)?.active);

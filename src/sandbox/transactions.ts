@@ -1,4 +1,4 @@
-// A6 query all transactions (date window of at most one month) and verify one transaction by
+// Query all transactions (A6; date window of at most one month) and verify one transaction by
 // reference (Success | Failed | Abandoned | Pending; 400 for an unknown reference).
 import { z } from 'zod';
 import type { SandboxClock } from './clock';
@@ -19,7 +19,7 @@ import type { PosRemoteTransaction } from './pos-remote';
 import { identifier, oneOf, pathParams, rule, type RouteFields } from './validation';
 
 const date = rule((v) => typeof v === 'string' && parseDate(v) !== undefined, 'must be YYYY-MM-DD or an ISO timestamp');
-/** A6: every field error is the spec's 'Bad Request' (the window itself is checked by the handler). */
+/** Query all transactions: every field error is the spec's 'Bad Request' (the window itself is checked by the handler). */
 const LIST_TRANSACTIONS_FIELDS: RouteFields = {
   query: z.object({
     start_date: date,
@@ -83,7 +83,7 @@ export function addOneMonth(t: number): number {
   return target.getTime();
 }
 
-/** What a transaction in A6's list shows, whatever made it. */
+/** What a transaction in the list shows, whatever made it. */
 interface Listed {
   id: number;
   amount: unknown;
@@ -99,7 +99,7 @@ interface Listed {
   createdAt: number;
 }
 
-/** A6's record, in the spec's field order, with its meta (every META_KEYS key, null unless given). */
+/** A transaction record, in the spec's field order, with its meta (every META_KEYS key, null unless given). */
 function listedRecord(clock: SandboxClock, t: Listed, meta: Record<string, unknown>): Record<string, unknown> {
   const metaValues = { ...Object.fromEntries(META_KEYS.map((k) => [k, null])), ...meta };
   return {
@@ -155,7 +155,7 @@ interface TransactionsDeps {
   posRemote: () => PosRemoteTransaction[];
 }
 
-/** A6: payments and POS remote requests in a date window, newest first. */
+/** All transactions (A6): payments and POS remote requests in a date window, newest first. */
 async function listTransactions({ store, posRemote }: TransactionsDeps, { query }: RequestContext): Promise<Reply> {
   const clock = store.clock;
   await clock.runDue(); // due POS remote completions and expiries show in the list

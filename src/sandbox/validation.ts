@@ -145,7 +145,7 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}
 export const IDENTIFIER = /^[A-Za-z0-9_.:-]{1,100}$/;
 export const identifier = (message = 'must be 1 to 100 letters, digits or _.:-') => matching(IDENTIFIER, message);
 
-/** One identifier, or a non-empty list of them (D4's mandateIds, A5's auth_code). */
+/** One identifier, or a non-empty list of them (the mandate cancel's mandateIds, the token cancel's auth_code). */
 export const identifiers = (message: string) =>
   rule(
     (v) => (Array.isArray(v) ? v.length > 0 && v.every((x) => IDENTIFIER.test(String(x))) : IDENTIFIER.test(String(v))),

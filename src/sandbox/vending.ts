@@ -1,4 +1,4 @@
-// H. Electricity vending: providers (H1), meter lookup with documented test meters (H2),
+// Electricity vending (H): providers (H1), meter lookup with documented test meters (H2),
 // purchase with a token, once per lookup reference (H3), vending transactions (H4).
 import { randomUUID } from 'node:crypto';
 import type { SandboxClock } from './clock';
@@ -83,7 +83,7 @@ export const TEST_METERS: Record<
     outstanding_debt: '1200.50',
     address: '2 Sandbox Close, Wuse, Abuja',
   },
-  // Answers H3 with status pending (no token yet); completes on the sandbox clock (PENDING_VEND_MS).
+  // Answers the purchase with status pending (no token yet); completes on the sandbox clock (PENDING_VEND_MS).
   '45067100007': {
     customer_name: 'PENDING SANDBOX',
     meter_type: 'prepaid',
@@ -119,10 +119,10 @@ interface VendingState {
   vends: Map<string, Record<string, unknown>>; // by reference, in vend order
 }
 
-/** H1: the providers. */
+/** The providers (H1). */
 const serviceProviders = () => ok(PROVIDERS.map((code) => ({ code, name: PROVIDER_NAMES[code], logo_url: null })));
 
-/** H2: a test meter's customer, kept under a new reference for H3. */
+/** A test meter's customer (H2), kept under a new reference for the purchase. */
 function lookupMeter({ clock, lookups }: VendingState, { body }: RequestContext): Reply {
   const meterNo = String(body.meter_no);
   const meter = TEST_METERS[meterNo];
@@ -152,7 +152,7 @@ function lookupMeter({ clock, lookups }: VendingState, { body }: RequestContext)
   });
 }
 
-/** H3: a vend for a looked-up meter (the pending test meter gets its token later, on the sandbox clock). */
+/** A vend for a looked-up meter (H3) (the pending test meter gets its token later, on the sandbox clock). */
 function vend({ clock, ledger, lookups, vends }: VendingState, { body }: RequestContext): Reply {
   const amount = Number(body.amount);
   const reference = String(body.reference);
@@ -185,7 +185,7 @@ function vend({ clock, ledger, lookups, vends }: VendingState, { body }: Request
     updatedAt: now,
   };
   if (pending) {
-    // The wallet is debited now; the token comes when the vend completes (H4 then shows it).
+    // The wallet is debited now; the token comes when the vend completes (the lookup by reference then shows it).
     const final = { ...txn };
     const noToken = { ...metaJson, token: null };
     Object.assign(txn, { status: 'pending', value_reference: null, meta_json: noToken, meta: JSON.stringify(noToken) });
@@ -248,7 +248,7 @@ function vendMeta(lookup: Lookup, amount: number, token: string, batch: string, 
   };
 }
 
-/** H4: one vend by reference, or the vends between two days, newest first. */
+/** One vend by reference (H4), or the vends between two days, newest first. */
 function vendTransactions({ vends }: VendingState, { query }: RequestContext): Reply {
   const reference = query.get('reference');
   if (reference) {

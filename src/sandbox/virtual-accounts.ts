@@ -1,6 +1,6 @@
-// C. Virtual accounts: B2C (C1) and B2B (C2) accounts, their transactions (C3-C5), lookups
-// (C6-C8), the simulated credit (C9) with its signed E-2 notification, and the webhook error
-// log of unacknowledged notifications (C10, C11). C9's path also serves A2 ("dva": true).
+// Virtual accounts (C): B2C (C1) and B2B (C2) accounts, their transactions (C3-C5), lookups
+// (C6-C8), the simulated credit (C9) with its signed notification (E-2), and the webhook error
+// log of unacknowledged notifications (C10, C11). The simulated credit's path also serves the checkout's simulated transfer (A2, "dva": true).
 import { randomUUID } from 'node:crypto';
 import type { CheckoutApi } from './checkout';
 import type { SandboxClock } from './clock';
@@ -32,13 +32,13 @@ import {
   type RouteFields,
 } from './validation';
 
-/** Settlement accounts that exist at the partner bank; any other beneficiary_account gets C2's 424. */
+/** Settlement accounts that exist at the partner bank; any other beneficiary_account gets the business account's 424. */
 export const PARTNER_BANK_ACCOUNTS = ['0123456789', '1234567890'];
-/** A BVN whose details never match: C1/C2 refuse it and no account is created. */
+/** A BVN whose details never match: account creation refuses it and no account is created. */
 export const MISMATCHED_BVN = '22200000000';
 /** Virtual accounts get numbers starting with this digit. */
 export const VIRTUAL_ACCOUNT_PREFIX = '4';
-/** C9 without an amount credits this. */
+/** A simulated credit without an amount credits this. */
 export const DEFAULT_SIMULATED_AMOUNT = '1000.00';
 const MIN_TIMESTAMP = '0001-01-01T00:00:00.000Z';
 
@@ -58,7 +58,7 @@ const CREATE_CUSTOMER_ACCOUNT_FIELDS: RouteFields = {
     gender: oneOf(['1', '2'], "must be '1' (male) or '2' (female)"),
     address: text(),
   }),
-  // As the spec shows C1's message for this field.
+  // As the spec shows the customer account's message for this field.
   message: (field, rule) =>
     field === 'customer_identifier' && /^is /.test(rule)
       ? 'Validation Failure, Customer identifier is required'
@@ -78,7 +78,7 @@ const mdy = matching(/^\d{2}-\d{2}-\d{4}$/, 'must be in the format MM-DD-YYYY').
   'must be in the format MM-DD-YYYY',
 );
 const whole = matching(/^\d{1,6}$/, 'must be a whole number');
-/** C5's messages quote the field, as the spec shows them ('"virtualAccount" is not allowed to be empty'). */
+/** The filtered search's messages quote the field, as the spec shows them ('"virtualAccount" is not allowed to be empty'). */
 const SEARCH_CREDITS_FIELDS: RouteFields = {
   query: z.object({
     virtualAccount: matching(TEN_DIGITS, 'must be 10 digits').optional(),
@@ -103,8 +103,8 @@ const LIST_ACCOUNTS_FIELDS: RouteFields = {
 };
 const WEBHOOK_LOGS_FIELDS: RouteFields = { query: z.object({ page: whole.optional(), perPage: whole.optional() }) };
 /**
- * C9 and A2 share a path: A2 (`dva: true`, or a checkout's dynamic account, numbered '99…') pays the
- * amount due in kobo; C9 credits a decimal string, 1000.00 when absent.
+ * The simulated credit (C9) and transfer (A2) share a path: the transfer (`dva: true`, or a checkout's dynamic account, numbered '99…') pays the
+ * amount due in kobo; the credit credits a decimal string, 1000.00 when absent.
  */
 const SIMULATE_PAYMENT_FIELDS: RouteFields = {
   body: z
@@ -146,7 +146,7 @@ interface Account {
 }
 
 interface Credit {
-  /** The previous-format reference: what C3-C5 show and requery by. */
+  /** The previous-format reference: what the transaction lists show and requery by. */
   transaction_reference: string;
   /** What the notification carried (differs for version 3). */
   notified_reference: string;
@@ -201,7 +201,7 @@ function parseYmd(v: string): number | undefined {
   return Date.UTC(year, Number(m[2]) - 1, Number(m[3]));
 }
 
-/** The fields of an unacknowledged notification the webhook error log keeps (after its hash), in C10's order. */
+/** The fields of an unacknowledged notification the webhook error log keeps (after its hash), in the error log's order. */
 const ERROR_LOG_FIELDS = [
   'meta',
   'channel',
@@ -254,7 +254,7 @@ class VirtualAccountBook {
     }
   }
 
-  /** C1 and C2's refusals: a customer identifier in use, a BVN whose details do not match. */
+  /** Account creation's refusals: a customer identifier in use, a BVN whose details do not match. */
   refusal(body: Record<string, unknown>): Reply | undefined {
     if (this.accounts.has(String(body.customer_identifier)))
       return fail(400, 'Validation Failure, Customer identifier already exists');
@@ -282,7 +282,7 @@ class VirtualAccountBook {
     return account;
   }
 
-  /** C9: credits the account and notifies the merchant (E-2). */
+  /** Credits the account (C9) and notifies the merchant (E-2). */
   simulate(body: Record<string, unknown>, key: string): Reply {
     const a = this.byNumber(String(body.virtual_account_number));
     if (!a) return fail(404, 'Virtual account not found');
@@ -355,7 +355,7 @@ class VirtualAccountBook {
     this.freezeNextReason = reason;
   }
 
-  /** Admin: releases a frozen credit (C5 then shows frozen_transaction null). False when no frozen credit has the reference. */
+  /** Admin: releases a frozen credit (the filtered search then shows frozen_transaction null). False when no frozen credit has the reference. */
   release(reference: string): boolean {
     const c = this.credits.find(
       (t) =>
@@ -367,7 +367,7 @@ class VirtualAccountBook {
   }
 }
 
-/** E-2's body for a credit, in the configured signing version. */
+/** The credit notification's body (E-2), in the configured signing version. */
 function notification(v: 1 | 2 | 3, a: Account, c: Credit): Record<string, unknown> {
   return {
     transaction_reference: c.notified_reference,
@@ -402,12 +402,12 @@ function notification(v: 1 | 2 | 3, a: Account, c: Credit): Record<string, unkno
   };
 }
 
-/** C1: a B2C account. */
+/** A B2C account (C1). */
 function createCustomerAccount(book: VirtualAccountBook, { body }: RequestContext): Reply {
   return book.refusal(body) ?? ok(publicAccount(book.create(body, String(body.first_name), String(body.last_name))));
 }
 
-/** C2: a B2B account, settling to a partner-bank account when one is named. */
+/** A B2B account (C2), settling to a partner-bank account when one is named. */
 function createBusinessAccount(book: VirtualAccountBook, { body }: RequestContext): Reply {
   const refused = book.refusal(body);
   if (refused) return refused;
@@ -430,14 +430,14 @@ function createBusinessAccount(book: VirtualAccountBook, { body }: RequestContex
   return ok(publicAccount(book.create(body, String(body.business_name), '')));
 }
 
-/** C3: one customer's credits. */
+/** One customer's credits (C3). */
 const customerCredits: RouteHandler<VirtualAccountBook> = ({ credits }, { params }) =>
   ok(credits.filter((t) => t.customer.customer_identifier === params.id).map(publicCredit));
 
-/** C4: every credit. */
+/** Every credit (C4). */
 const merchantCredits: RouteHandler<VirtualAccountBook> = ({ credits }) => ok(credits.map(publicCredit));
 
-/** C5: the credits, filtered, a page at a time. */
+/** The credits (C5), filtered, a page at a time. */
 function searchCredits({ credits, errorLog }: VirtualAccountBook, { query }: RequestContext): Reply {
   const get = (name: string) => query.get(name) || undefined;
   const [va, ci, ref, session] = ['virtualAccount', 'customerIdentifier', 'transactionReference', 'session_id'].map(
@@ -467,7 +467,7 @@ function searchCredits({ credits, errorLog }: VirtualAccountBook, { query }: Req
   return ok({ count: out.length, rows: page(out, query.get('page'), query.get('perPage'), 20), query: {} });
 }
 
-/** C6: an account by its number. */
+/** An account by its number (C6). */
 function accountByNumber(book: VirtualAccountBook, { params }: RequestContext): Reply {
   const a = book.byNumber(params.number);
   if (!a) return fail(404, 'Virtual account not found');
@@ -475,7 +475,7 @@ function accountByNumber(book: VirtualAccountBook, { params }: RequestContext): 
   return ok({ first_name, last_name, mobile_num, email, customer_identifier, virtual_account_number });
 }
 
-/** C8: the accounts created between two days, a page at a time. */
+/** The accounts (C8) created between two days, a page at a time. */
 function listAccounts({ accounts }: VirtualAccountBook, { query }: RequestContext): Reply {
   const start = query.get('startDate');
   const end = query.get('EndDate') ?? query.get('endDate');
@@ -498,13 +498,13 @@ function listAccounts({ accounts }: VirtualAccountBook, { query }: RequestContex
   return ok(page(rows, query.get('page'), query.get('perPage'), 100));
 }
 
-/** C10: the unacknowledged notifications. */
+/** The unacknowledged notifications (C10). */
 function webhookLogs({ errorLog }: VirtualAccountBook, { query }: RequestContext): Reply {
   const rows = [...errorLog.values()].slice(0, 100).map(({ previous_ref: _p, ...r }) => r);
   return ok({ count: rows.length, rows: page(rows, query.get('page'), query.get('perPage'), 100) });
 }
 
-/** C11: by the reference the notification carried (the previous format is accepted too). */
+/** Deletes an error-log entry (C11) by the reference the notification carried (the previous format is accepted too). */
 function deleteWebhookLog({ errorLog }: VirtualAccountBook, { params }: RequestContext): Reply {
   for (const [key, row] of errorLog) {
     if (key === params.ref || row.previous_ref === params.ref) {
@@ -515,13 +515,13 @@ function deleteWebhookLog({ errorLog }: VirtualAccountBook, { params }: RequestC
   return ok(0, 'No error-log entry for that reference');
 }
 
-/** C7: an account by its customer identifier. */
+/** An account by its customer identifier (C7). */
 const accountById: RouteHandler<VirtualAccountBook> = ({ accounts }, { params }) => {
   const a = accounts.get(params.id);
   return a ? ok(publicAccount(a)) : fail(404, 'Virtual account not found');
 };
 
-/** C9, and A2 for a checkout's dynamic account. */
+/** The simulated credit (C9), and the simulated transfer for a checkout's dynamic account (A2). */
 function simulatePayment(book: VirtualAccountBook, { body, secretKey }: RequestContext): Reply {
   const checkout = book.deps.checkout;
   if (body.dva === true || body.dva === 'true') return checkout.simulateTransfer(body);
@@ -543,7 +543,7 @@ const VIRTUAL_ACCOUNT_ROUTES: readonly RouteRow<VirtualAccountBook>[] = [
   ['GET', '/virtual-account/merchant/accounts', 'virtual-account', LIST_ACCOUNTS_FIELDS, listAccounts],
   ['GET', '/virtual-account/webhook/logs', 'virtual-account', WEBHOOK_LOGS_FIELDS, webhookLogs],
   ['DELETE', '/virtual-account/webhook/logs/{ref}', 'virtual-account', { params: pathParams('ref') }, deleteWebhookLog],
-  // C7 after the fixed paths above, so /merchant/... and /customer/... are not read as identifiers.
+  // The lookup by customer identifier after the fixed paths above, so /merchant/... and /customer/... are not read as identifiers.
   ['GET', '/virtual-account/{id}', 'virtual-account', ID, accountById],
   ['POST', '/virtual-account/simulate/payment', 'virtual-account', SIMULATE_PAYMENT_FIELDS, simulatePayment],
 ];

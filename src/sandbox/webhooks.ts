@@ -1,9 +1,9 @@
-// Outgoing notifications: E-1 (payment webhook, `charge_successful`) and E-2 (virtual-account
-// credit). Both are POSTed as JSON to the webhook URL, signed, recorded attempt by attempt, and
+// Outgoing notifications: the payment webhook (E-1, `charge_successful`) and the virtual-account
+// credit notification (E-2). Both are POSTed as JSON to the webhook URL, signed, recorded attempt by attempt, and
 // retried on the retry schedule (sandbox clock) until acknowledged:
-//   E-1: header x-service-encrypted-body = HMAC-SHA512(raw body bytes, secret key), UPPERCASE hex;
+//   payment webhook: header x-service-encrypted-body = HMAC-SHA512(raw body bytes, secret key), UPPERCASE hex;
 //        acknowledged by any 2xx.
-//   E-2: header x-service-signature (v1: HMAC-SHA512 of the raw body, UPPERCASE hex; v2/v3:
+//   credit notification: header x-service-signature (v1: HMAC-SHA512 of the raw body, UPPERCASE hex; v2/v3:
 //        HMAC-SHA512 of the six pipe-joined values, lowercase hex); acknowledged only by a 2xx
 //        whose body is {response_code: 200, transaction_reference, response_description: 'Success'}.
 // Webhook faults (duplicate, fail, hold) apply here.
@@ -19,16 +19,16 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 
 export interface Notification {
   target: WebhookTarget;
-  /** E-1: TransactionRef; E-2: transaction_reference. */
+  /** Payment webhook: TransactionRef; credit notification: transaction_reference. */
   ref: string;
   url: string;
   raw: Buffer;
   headers: Record<string, string>;
   /** Whether the receiver's answer counts as an acknowledgement. */
   acknowledged(status: number, body: string): boolean;
-  /** Called after each unacknowledged attempt (E-2 writes the error log). */
+  /** Called after each unacknowledged attempt (a credit notification writes the error log). */
   onUnacknowledged?(): void;
-  /** Checked before each retry (E-2 stops once the error-log entry was deleted). */
+  /** Checked before each retry (a credit notification stops once the error-log entry was deleted). */
   keepRetrying?(): boolean;
 }
 
@@ -70,7 +70,7 @@ export class WebhookDispatcher {
     return createHmac('sha512', key).update(data).digest('hex');
   }
 
-  /** E-1 to `url`, signed with the key that made the payment. */
+  /** The payment webhook (E-1) to `url`, signed with the key that made the payment. */
   sendPayment(url: string, ref: string, body: Record<string, unknown>, key: string): void {
     const raw = Buffer.from(JSON.stringify(body), 'utf8');
     this.dispatch({
@@ -83,7 +83,7 @@ export class WebhookDispatcher {
     });
   }
 
-  /** E-2 to `url`; `sign` gets the exact raw body. */
+  /** The credit notification (E-2) to `url`; `sign` gets the exact raw body. */
   sendVirtualAccount(
     url: string,
     ref: string,
