@@ -102,13 +102,13 @@ describe('the sandbox debits FIXED mandates on its own schedule', () => {
     expect(await verify(debits[2].reference)).toMatchObject({ transaction_status: 'Failed' });
     const log = (await env.api.admin.get('/requests')).body!.data as Json[];
     expect(log.filter((e) => e.path === '/transaction/mandate/debit')).toEqual([]);
-    // A D3 naming a date's reference is a duplicate: the date cannot be taken twice that way either.
-    const d3 = await env.api.post('/transaction/mandate/debit', {
+    // A requested debit (D3) naming a date's reference is a duplicate: the date cannot be taken twice that way either.
+    const debit = await env.api.post('/transaction/mandate/debit', {
       amount: 20_000,
       mandate_id: id,
       transaction_reference: debits[0].reference,
     });
-    expect(d3.body!.message).toBe('Duplicate transaction reference');
+    expect(debit.body!.message).toBe('Duplicate transaction reference');
   });
 
   it("a date already reached at approval (today's) is debited before D2 answers; earlier dates are not", async () => {

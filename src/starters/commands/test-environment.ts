@@ -1,5 +1,5 @@
-// The calls the spec gives the test environment only (A2, C9: simulate a transfer, a
-// credit): the CLI refuses them in production mode (DEPLOYMENT, NODE_ENV or PAYMENTS_ENVIRONMENT
+// The calls the spec gives the test environment only, simulating a transfer (A2) and a credit
+// (C9): the CLI refuses them in production mode (DEPLOYMENT, NODE_ENV or PAYMENTS_ENVIRONMENT
 // says production), with exit 2, before anything is sent; and what they send, checked by the
 // API client first, is the caller's input (exit 2) when refused.
 import { RequestValidationError } from '../../api/errors';
