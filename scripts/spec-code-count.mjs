@@ -6,7 +6,7 @@
 //   node scripts/spec-code-count.mjs [folder]   table per folder of src (or of the folder given, e.g. test)
 //   node scripts/spec-code-count.mjs --names    also every identifier that holds a code, with its file
 //   node scripts/spec-code-count.mjs --list     also every string and comment that holds one
-//   node scripts/spec-code-count.mjs --json     { codes, folders, names } (test/foundation/spec-codes.test.ts)
+//   node scripts/spec-code-count.mjs --json     { codes, folders, names, nounsByFile } (test/foundation/spec-codes.test.ts)
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
@@ -69,6 +69,11 @@ export const count = (dir = join(root, 'src')) => {
   const folders = {};
   const names = [];
   const mentions = [];
+  // Per file: the mentions that use a code as a noun, in strings and comments.
+  const nounsByFile = {};
+  const addNouns = (rel, n) => {
+    if (n) nounsByFile[rel] = (nounsByFile[rel] ?? 0) + n;
+  };
   for (const f of walk(dir)) {
     const rel = relative(root, f).split(sep).join('/');
     const parts = relative(dir, f).split(sep);
@@ -93,6 +98,7 @@ export const count = (dir = join(root, 'src')) => {
         const nouns = asNouns(comment);
         row.comments += hits.length;
         row.commentNouns += nouns.length;
+        addNouns(rel, nouns.length);
         if (hits.length) mentions.push(`${rel}:${line(r.pos)} comment ${hits.join(' ')}; as nouns: ${nouns.join(' ')}`);
       }
     };
@@ -115,6 +121,7 @@ export const count = (dir = join(root, 'src')) => {
         const nouns = asNouns(n.text);
         row.strings += hits.length;
         row.stringNouns += nouns.length;
+        addNouns(rel, nouns.length);
         if (hits.length)
           mentions.push(
             `${rel}:${line(n.getStart(src))} string ${JSON.stringify(n.text)}; as nouns: ${nouns.join(' ')}`,
@@ -125,14 +132,14 @@ export const count = (dir = join(root, 'src')) => {
     };
     visit(src);
   }
-  return { codes, folders, names, mentions };
+  return { codes, folders, names, mentions, nounsByFile };
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const folder = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 'src';
-  const { folders, names, mentions } = count(resolve(root, folder));
+  const { folders, names, mentions, nounsByFile } = count(resolve(root, folder));
   if (process.argv.includes('--json')) {
-    console.log(JSON.stringify({ codes, folders, names }));
+    console.log(JSON.stringify({ codes, folders, names, nounsByFile }));
   } else {
     const total = { identifiers: 0, strings: 0, stringNouns: 0, comments: 0, commentNouns: 0 };
     const cols = (r) =>

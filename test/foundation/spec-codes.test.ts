@@ -1,4 +1,4 @@
-// Domain words in names (issue #43): a spec code (A1, D3, G3, E-1, ...) is a reference after domain words,
+// Domain words (issue #43): a spec code (A1, D3, G3, E-1, ...) is a reference after domain words,
 // never part of a name. The counting lives in scripts/spec-code-count.mjs, which reads the codes from the
 // spec's headings; this test holds src to it.
 import { execFileSync } from 'node:child_process';
@@ -11,6 +11,7 @@ interface Counted {
   codes: string[];
   folders: Record<string, Record<'identifiers' | 'strings' | 'stringNouns' | 'comments' | 'commentNouns', number>>;
   names: { file: string; line: number; name: string }[];
+  nounsByFile: Record<string, number>;
 }
 
 const countIn = (folder: string): Counted =>
@@ -39,7 +40,21 @@ const NOT_YET_RENAMED: Record<string, string> = {
   'src/activities/virtual-account-credit.ts c5Refused': 'renamed with the virtual-account credit work',
 };
 
-describe('spec codes in names (scripts/spec-code-count.mjs)', () => {
+// Folders whose comments and strings use a code only as a reference after domain words ("the debit
+// (D3)"), never as a noun ("D3 answered"). src/workflows, src/config, src/nexus and src/virtual-accounts
+// are not held to it yet.
+const REFERENCES_ONLY = ['api', 'activities', 'sandbox', 'shared', 'starters', 'webhooks'];
+const NOUNS_ALLOWED: Record<string, string> = {
+  'src/shared/vending.ts':
+    "VEND_PROVIDER_LIST_STEP's value 'H1 electricity providers' starts failure messages recorded in histories, which the vending flow matches",
+  // Being edited by other hands when the rest was reworded.
+  'src/activities/virtual-account-credit.ts': 'reworded with the virtual-account credit work',
+  'src/shared/virtual-account-credit.ts': 'reworded with the virtual-account credit work',
+  'src/starters/commands/virtual-account-credit.ts': 'reworded with the virtual-account credit work',
+  'src/shared/reconciliation.ts': 'reworded with the reconciliation work',
+};
+
+describe('spec codes in src (scripts/spec-code-count.mjs)', () => {
   const src = countIn('src');
 
   it("reads the operation and event codes from the spec's headings", () => {
@@ -52,6 +67,11 @@ describe('spec codes in names (scripts/spec-code-count.mjs)', () => {
     expect(found.filter((n) => !(n in NOT_YET_RENAMED))).toEqual([]);
     // A renamed name leaves the list too.
     expect(Object.keys(NOT_YET_RENAMED).filter((n) => !found.includes(n))).toEqual([]);
+  });
+
+  it(`uses a code only as a reference in the comments and strings of src/{${REFERENCES_ONLY.join(',')}}`, () => {
+    const held = Object.keys(src.nounsByFile).filter((f) => REFERENCES_ONLY.some((d) => f.startsWith(`src/${d}/`)));
+    expect(held.filter((f) => !(f in NOUNS_ALLOWED))).toEqual([]);
   });
 
   it('catches a code in a name in any case and at any word of it, and not inside other words; tells references from nouns', () => {
