@@ -32,6 +32,7 @@ export async function mandateWorkflow(input: MandateInput, carry?: MandateCarry)
     const final = await flow.run();
     // The flow does not end while a debit may have moved money unrecorded.
     await condition(() => ledger.unresolved().length === 0 && allHandlersFinished());
+    ledger.tellEnded();
     await ledger.eventsHandedOver();
     return final;
   } catch (err) {

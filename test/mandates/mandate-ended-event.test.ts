@@ -17,6 +17,7 @@ import {
   debitMandateUpdate,
   mandateStateQuery,
   mandateWorkflowId,
+  resolveDebitUpdate,
   submitMandateOtpUpdate,
   type MandateInput,
   type MandateState,
@@ -139,6 +140,30 @@ describe('mandate.ended: an approved mandate that runs to its end tells the merc
       ['mandate.ended', 'end_date_reached', 30_000, 3],
     ]);
     expect(events[2].data.reason).toBe('end date reached');
+  });
+
+  it('a debit parked when the end date passes: the mandate completes, and mandate.ended comes after the debit is settled', async () => {
+    // No pause before a lost answer's requery: Updates do not skip time on the test server.
+    const i = input({ endDate: day(now), debitSettleMs: 0 });
+    const h = await approved(i);
+    service.knobs.loseNextDebit = true;
+    service.knobs.verifyDown = true;
+    expect((await debit(h, 30_000, 'k1')).status).toBe('outcome_unknown');
+    await env.sleep(2 * DAY); // past the end date: completed, held open by the parked debit
+    expect(await h.query(mandateStateQuery)).toMatchObject({ status: 'completed', endReason: 'end date reached' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(listener.eventsOf(i.mandateRef).map((e) => e.type)).not.toContain('mandate.ended');
+    service.knobs.verifyDown = false;
+    await h.executeUpdate(resolveDebitUpdate, {
+      args: [{ debitKey: 'k1', outcome: 'not_debited', reason: 'bank statement shows nothing', operator: 'ops-1' }],
+    });
+    expect(await h.result()).toMatchObject({ status: 'completed', totalDebited: 0, unresolvedDebits: [] });
+    expect(summary(await eventsOf(i.mandateRef, 4))).toEqual([
+      ['mandate.approved', 'approved', undefined, 1],
+      ['mandate.debit.needs_attention', 'outcome_unknown', 30_000, 2],
+      ['mandate.debit.failed', 'failed', 30_000, 3],
+      ['mandate.ended', 'end_date_reached', 0, 4],
+    ]);
   });
 
   it('a mandate cancelled before its end sends mandate.cancelled and no mandate.ended, and asks no patch', async () => {

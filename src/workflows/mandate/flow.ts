@@ -115,7 +115,7 @@ export class MandateFlow {
     }
   }
 
-  /** The end: no handler left running; an approved mandate completes, saying why (and tells the merchant). */
+  /** The end: no handler left running; an approved mandate completes, saying why. */
   private async end(): Promise<MandateState> {
     const { state } = this.ledger;
     state.nextDebitAt = undefined;

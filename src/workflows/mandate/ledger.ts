@@ -88,6 +88,8 @@ export class MandateLedger {
   private readonly events: MerchantEvents;
   /** The events queued so far, handed to their deliveries one after another. */
   private emissions: Promise<void> = Promise.resolve();
+  /** Why the mandate completed (complete), for its last event. */
+  private ending: MandateEnding | undefined;
 
   constructor(
     readonly input: MandateInput,
@@ -169,13 +171,20 @@ export class MandateLedger {
     });
   }
 
-  /**
-   * An approved mandate completes (`ending` says why) and, with events on, tells the merchant once:
-   * `mandate.ended`, with the total debited. The patch is asked only when an event could follow.
-   */
+  /** An approved mandate completes; `ending` says why (told by tellEnded). */
   complete(ending: MandateEnding): void {
+    this.ending = ending;
     this.setStatus('completed', MANDATE_ENDINGS[ending]);
-    if (!this.events.enabled || !patched(ENDED_EVENT_PATCH)) return;
+  }
+
+  /**
+   * The mandate's last word, once it completed and no debit is left unresolved (a parked debit's
+   * settlement comes before it): `mandate.ended`, why, and the total debited. The patch is asked
+   * only when an event could follow.
+   */
+  tellEnded(): void {
+    const { ending } = this;
+    if (!ending || !this.events.enabled || !patched(ENDED_EVENT_PATCH)) return;
     this.tell('mandate.ended', {
       status: ending,
       reason: MANDATE_ENDINGS[ending],
