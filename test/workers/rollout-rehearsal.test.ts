@@ -51,7 +51,7 @@ import {
 } from '../../src/workers/rollout';
 import { PLAIN_BUNDLE_INTERCEPTOR_MODULES, PRELOADED_WORKFLOW_MODULES } from '../../src/workers/worker';
 import { diskCachedBundle } from '../support/bundle-cache';
-import { cardPayment, electricityVend, newMandateRequest } from '../support/flow-inputs';
+import { cardPayment, electricityVend, newMandateRequest, vaCustomer } from '../support/flow-inputs';
 import { eventually } from '../support/polling';
 import { payCheckoutByCard, SandboxAdmin } from '../support/sandbox-admin';
 import { startServices, testConfig } from '../support/stack';
@@ -205,16 +205,9 @@ const recurringPlan = (planRef: string) => ({
 /** A payer's transfer into a new customer account: the credit's transaction reference. */
 async function transferIntoVirtualAccount(amount: string): Promise<string> {
   const { api } = services;
-  const account = await api.virtualAccounts.createCustomer({
-    customer_identifier: `CUST${randomUUID().replace(/-/g, '').slice(0, 12)}`,
-    first_name: 'Ada',
-    last_name: 'Obi',
-    mobile_num: '08012345678',
-    bvn: '12345678901',
-    dob: '01/15/1990',
-    gender: '1',
-    address: '1 Test Street',
-  });
+  const account = await api.virtualAccounts.createCustomer(
+    vaCustomer(`CUST${randomUUID().replace(/-/g, '').slice(0, 12)}`),
+  );
   const accountNumber = account.data.virtual_account_number;
   await api.virtualAccounts.simulatePayment({ virtual_account_number: accountNumber, amount });
   const rows = (await api.virtualAccounts.merchantTransactionsFiltered({ virtualAccount: accountNumber, perPage: 5 }))
