@@ -1,4 +1,4 @@
-// A1-A6 and verify against a real HTTP server with the spec's bodies.
+// Hosted checkout, tokens and transactions (A1-A6) and verify against a real HTTP server with the spec's bodies.
 import { AuthenticationError, BadRequestError, RequestValidationError, type PaymentsClient } from '../../src/api';
 import { ok, refused, rejectionOf, useFakeService } from './helpers/fake-service';
 
@@ -20,7 +20,7 @@ const initiation = {
   checkout_url: 'https://sandbox-pay.example/ORD-1001',
 };
 
-describe('A1 checkout.initiate', () => {
+describe('checkout.initiate (A1)', () => {
   it('sends the body with amount as a string of digits and parses the result', async () => {
     fake.svc.on('POST', '/transaction/initiate', ok(initiation));
     const input: Parameters<PaymentsClient['checkout']['initiate']>[0] = {
@@ -94,7 +94,7 @@ describe('A1 checkout.initiate', () => {
   });
 });
 
-describe('A2 checkout.simulateTransfer', () => {
+describe('checkout.simulateTransfer (A2)', () => {
   it('POSTs to the simulate path with dva: true and accepts the string data', async () => {
     fake.svc.on('POST', '/virtual-account/simulate/payment', ok('Payment successful'));
     const res = await fake.client.checkout.simulateTransfer({ virtual_account_number: '4000012345', amount: 5000 });
@@ -112,7 +112,7 @@ describe('A2 checkout.simulateTransfer', () => {
   });
 });
 
-describe('A4 tokens.charge', () => {
+describe('tokens.charge (A4)', () => {
   it('charges with token and reference; tolerates the null/zero body the spec shows', async () => {
     const shown = {
       transaction_amount: 0,
@@ -159,7 +159,7 @@ describe('A4 tokens.charge', () => {
   });
 });
 
-describe('A5 tokens.cancel', () => {
+describe('tokens.cancel (A5)', () => {
   it('PATCHes {auth_code: [ids]} even for one id', async () => {
     fake.svc.on('PATCH', '/transaction/cancel/recurring', ok({ auth_code: ['AUTH_1'] }));
     const res = await fake.client.tokens.cancel({ auth_code: 'AUTH_1' });
@@ -200,7 +200,7 @@ const record = {
   created_at: '2025-01-10T10:00:00.000Z',
 };
 
-describe('A6 transactions.query', () => {
+describe('transactions.query (A6)', () => {
   it('GETs with the query parameters and parses records', async () => {
     fake.svc.on('GET', '/transaction', ok([record]));
     const res = await fake.client.transactions.query({

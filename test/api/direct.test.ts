@@ -1,4 +1,4 @@
-// B1-B5 against a real HTTP server with the spec's bodies.
+// The direct API (B1-B5) against a real HTTP server with the spec's bodies.
 import { AuthenticationError, BadRequestError, PermissionDeniedError, RequestValidationError } from '../../src/api';
 import { ok, refused, rejectionOf, useFakeService } from './helpers/fake-service';
 
@@ -8,7 +8,7 @@ const customer = { name: 'Ada Obi', email: 'ada@example.com' };
 const card = { number: '5555555555554444', cvv: '123', expiry_month: '09', expiry_year: '29' };
 const keyInvalid = refused(403, 'Merchant secret key is empty or invalid. Must start with sandbox_sk_');
 
-describe('B1 direct.chargeCard', () => {
+describe('direct.chargeCard (B1)', () => {
   it('sends payment_method card and parses ValidatePin', async () => {
     fake.svc.on(
       'POST',
@@ -116,7 +116,7 @@ describe('B1 direct.chargeCard', () => {
   });
 });
 
-describe('B2 direct.authorizeCard', () => {
+describe('direct.authorizeCard (B2)', () => {
   it('PIN then OTP', async () => {
     fake.svc.on(
       'POST',
@@ -157,7 +157,7 @@ describe('B2 direct.authorizeCard', () => {
     ]);
   });
 
-  it('403 / 401 as B1', async () => {
+  it('403 / 401 as for the card charge', async () => {
     fake.svc.on('POST', '/transaction/payment/authorize', keyInvalid);
     await expect(
       fake.client.direct.authorizeCard({ transaction_reference: 'ORD-1', authorization: { otp: '123456' } }),
@@ -165,7 +165,7 @@ describe('B2 direct.authorizeCard', () => {
   });
 });
 
-describe('B3 direct.chargeBank', () => {
+describe('direct.chargeBank (B3)', () => {
   it('sends payment_method bank and parses ValidateTOKEN', async () => {
     fake.svc.on(
       'POST',
@@ -210,7 +210,7 @@ describe('B3 direct.chargeBank', () => {
   });
 });
 
-describe('B4 direct.validateBank', () => {
+describe('direct.validateBank (B4)', () => {
   it("sends authorization.otp_token and reads 'Charge attempted'", async () => {
     fake.svc.on(
       'POST',
@@ -226,7 +226,7 @@ describe('B4 direct.validateBank', () => {
   });
 });
 
-describe('B5 direct.initiateUssd', () => {
+describe('direct.initiateUssd (B5)', () => {
   it('sends payment_method ussd and parses ussd_details', async () => {
     fake.svc.on(
       'POST',

@@ -1,4 +1,4 @@
-// D1-D6 against a real HTTP server with the spec's bodies.
+// Mandates (D1-D6) against a real HTTP server with the spec's bodies.
 import {
   AuthenticationError,
   BadRequestError,
@@ -64,7 +64,7 @@ const debitBody = {
   pass_charge: false,
 };
 
-describe('D1 mandates.create', () => {
+describe('mandates.create (D1)', () => {
   it('sends emandate, lowercase debit_type, account number as a string; reads session_token', async () => {
     fake.svc.on(
       'POST',
@@ -136,7 +136,7 @@ describe('D1 mandates.create', () => {
   });
 });
 
-describe('D2 mandates.validateOtp', () => {
+describe('mandates.validateOtp (D2)', () => {
   it('approves; OTP is sent as digits keeping a leading zero', async () => {
     fake.svc.on(
       'POST',
@@ -166,7 +166,7 @@ describe('D2 mandates.validateOtp', () => {
   });
 });
 
-describe('D3 mandates.debit', () => {
+describe('mandates.debit (D3)', () => {
   it("normalises the sample's `aamount` to amount", async () => {
     fake.svc.on(
       'POST',
@@ -233,7 +233,7 @@ describe('D3 mandates.debit', () => {
   });
 });
 
-describe('D4 mandates.cancel', () => {
+describe('mandates.cancel (D4)', () => {
   it('sends mandateIds and reads cancelled and failed lists', async () => {
     fake.svc.on(
       'POST',
@@ -256,7 +256,7 @@ describe('D4 mandates.cancel', () => {
   });
 });
 
-describe('D5 mandates.list', () => {
+describe('mandates.list (D5)', () => {
   it('sends filters as query and parses the page; is_approved aliases approved', async () => {
     const { approved: _a, ...withoutApproved } = mandate;
     fake.svc.on(
@@ -317,7 +317,7 @@ describe('D5 mandates.list', () => {
   });
 });
 
-describe('D6 mandates.resendOtp', () => {
+describe('mandates.resendOtp (D6)', () => {
   it('sends the session token; data {}', async () => {
     fake.svc.on('POST', '/transaction/mandate/resend-otp', ok({}));
     const res = await fake.client.mandates.resendOtp({ session_token: 'sess_abc' });

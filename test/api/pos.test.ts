@@ -1,4 +1,4 @@
-// E1-E2 (POS remote) and F1-F4 (POS terminal) against a real HTTP server with the spec's bodies.
+// POS remote requests (E1-E2) and the POS terminal API (F1-F4) against a real HTTP server with the spec's bodies.
 import {
   AuthenticationError,
   BadRequestError,
@@ -15,7 +15,7 @@ const fake = useFakeService();
 
 const issues = (err: unknown) => (err as RequestValidationError).issues;
 
-describe('E1 posRemote.create', () => {
+describe('posRemote.create (E1)', () => {
   it('sends terminal_id, amount and lowercase account_type; reads request_ref', async () => {
     fake.svc.on('POST', '/softpos/pos/remote-request', ok({ request_ref: 'RR-0001' }));
     const res = await fake.client.posRemote.create({
@@ -55,7 +55,7 @@ describe('E1 posRemote.create', () => {
   });
 });
 
-describe('E2 posRemote.requery', () => {
+describe('posRemote.requery (E2)', () => {
   it('pending carries only status', async () => {
     fake.svc.on('GET', '/softpos/pos/remote-request/RR-0001', ok({ status: 'pending' }));
     const res = await fake.client.posRemote.requery({ request_ref: 'RR-0001' });
@@ -130,7 +130,7 @@ const keys = {
   response_message: 'Approved',
 };
 
-describe('F1 posTerminal.getConfiguration', () => {
+describe('posTerminal.getConfiguration (F1)', () => {
   it('POSTs {serial_no}', async () => {
     fake.svc.on('POST', '/softpos/terminal/configuration', ok(config));
     const res = await fake.client.posTerminal.getConfiguration({ serial_no: 'SN-001' });
@@ -152,7 +152,7 @@ describe('F1 posTerminal.getConfiguration', () => {
   });
 });
 
-describe('F2 posTerminal.keyExchange', () => {
+describe('posTerminal.keyExchange (F2)', () => {
   it('sends refresh=false by default, refresh=true on request', async () => {
     fake.svc.on('POST', '/softpos/terminal/key-exchange', ok(keys));
     const res = await fake.client.posTerminal.keyExchange({ serial_no: 'SN-001' });
@@ -182,7 +182,7 @@ describe('F2 posTerminal.keyExchange', () => {
     expect(err.message).not.toContain(keys.pin_key);
   });
 
-  it('404 as F1', async () => {
+  it('404 as for the configuration', async () => {
     fake.svc.on('POST', '/softpos/terminal/key-exchange', refused(404, 'Terminal not found'));
     await expect(fake.client.posTerminal.keyExchange({ serial_no: 'SN-404' })).rejects.toBeInstanceOf(NotFoundError);
   });
@@ -214,7 +214,7 @@ const posTxn = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-describe('F3 posTerminal.initiate', () => {
+describe('posTerminal.initiate (F3)', () => {
   it('sends terminal_id in the body, amount as a string, canonical type names', async () => {
     fake.svc.on('POST', '/transaction', ok(posTxn()));
     const res = await fake.client.posTerminal.initiate(posReq);
@@ -309,7 +309,7 @@ describe('F3 posTerminal.initiate', () => {
   });
 });
 
-describe('F4 posTerminal.requery', () => {
+describe('posTerminal.requery (F4)', () => {
   it('found: the transaction (read response_code, do not retry)', async () => {
     fake.svc.on(
       'GET',
@@ -325,7 +325,7 @@ describe('F4 posTerminal.requery', () => {
     });
   });
 
-  it('404: never received (a retry of F3 is safe)', async () => {
+  it('404: never received (a retry of the transaction is safe)', async () => {
     fake.svc.on('GET', '/transaction/by-ref/POS-0002', refused(404, 'Transaction not found'));
     const err = await rejectionOf(fake.client.posTerminal.requery({ merchant_ref: 'POS-0002' }));
     expect(err).toBeInstanceOf(NotFoundError);

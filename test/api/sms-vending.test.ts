@@ -1,4 +1,4 @@
-// G1-G8 (SMS) and H1-H4 (electricity vending) against a real HTTP server.
+// SMS (G1-G8) and electricity vending (H1-H4) against a real HTTP server.
 // Errors for these endpoints are 'not shown' in the spec; docs/choices.md fixes the common
 // envelope with 400 '<field> is required', 401 empty message, 403 invalid key.
 import {
@@ -39,7 +39,7 @@ const campaign = {
 };
 
 describe('G. SMS', () => {
-  it('G1 send: nested data.data send result', async () => {
+  it('instant send: nested data.data send result (G1)', async () => {
     fake.svc.on(
       'POST',
       '/sms/send/instant',
@@ -67,7 +67,7 @@ describe('G. SMS', () => {
     expect(res.data.data.total_cost).toBe(4);
   });
 
-  it('G1 validation and the 400/401/403 bodies', async () => {
+  it('validation and the 400/401/403 bodies (G1)', async () => {
     const err = await rejectionOf(fake.client.sms.send({ sender_id: 'SHOP', messages: [] }));
     expect((err as unknown as RequestValidationError).issues).toEqual([
       { path: 'messages', message: 'must contain at least one message' },
@@ -86,7 +86,7 @@ describe('G. SMS', () => {
     ).rejects.toBeInstanceOf(PermissionDeniedError);
   });
 
-  it("G2 create campaign: the spec's key sscheduled_dor is sent as written", async () => {
+  it("create campaign (G2): the spec's key sscheduled_dor is sent as written", async () => {
     fake.svc.on('POST', '/sms/campaign', ok(campaign));
     const body = {
       name: 'January',
@@ -105,7 +105,7 @@ describe('G. SMS', () => {
     ]);
   });
 
-  it("G3 list campaigns: envelope status 'SUCCESS' (a non-numeric string)", async () => {
+  it("list campaigns (G3): envelope status 'SUCCESS' (a non-numeric string)", async () => {
     fake.svc.on('GET', '/sms/campaign', {
       status: 200,
       body: {
@@ -147,14 +147,14 @@ describe('G. SMS', () => {
     expect(res).toMatchObject({ bodyStatus: 'SUCCESS', success: true, data: { total: 1 } });
   });
 
-  it('G4 delete campaign: POST /sms/campaign/{id}, body not shown', async () => {
+  it('delete campaign: POST /sms/campaign/{id}, body not shown (G4)', async () => {
     fake.svc.on('POST', `/sms/campaign/${UUID}`, { status: 200, body: { message: 'success' } });
     const res = await fake.client.sms.deleteCampaign({ id: UUID });
     expect(fake.svc.last()).toMatchObject({ method: 'POST', path: `/sms/campaign/${UUID}` });
     expect(res).toMatchObject({ data: null, message: 'success', success: true });
   });
 
-  it('G5 create / G6 list / G7 update / G8 delete templates', async () => {
+  it('templates: create, list, update, delete (G5-G8)', async () => {
     fake.svc.on('POST', '/sms/template', ok(template));
     expect(
       (
@@ -211,11 +211,11 @@ const vend = {
   updatedAt: 't',
 };
 
-/** An H3 purchase of 1000 (a whole number, sent as a number). */
+/** A purchase of 1000 (a whole number, sent as a number). */
 const purchase = { reference: 'VND-123', amount: 1000, phone_number: '08012345678', email: 'ada@example.com' };
 
 describe('H. Electricity vending', () => {
-  it('H1 providers', async () => {
+  it('providers (H1)', async () => {
     fake.svc.on(
       'GET',
       '/vending/utilities/electricity/service-providers',
@@ -228,7 +228,7 @@ describe('H. Electricity vending', () => {
     expect(res.data.map((p) => p.code)).toEqual(['EKEDC', 'JED']);
   });
 
-  it('H2 lookup: meter_no sent as a string', async () => {
+  it('lookup: meter_no sent as a string (H2)', async () => {
     fake.svc.on(
       'POST',
       '/vending/utilities/electricity/lookup',
@@ -248,7 +248,7 @@ describe('H. Electricity vending', () => {
     expect(res.data).toMatchObject({ reference: 'VND-123', minimum_vend: 500 });
   });
 
-  it('H3 purchase: integer amount sent as a number; fractions refused; decimal strings in the result', async () => {
+  it('purchase: integer amount sent as a number; fractions refused; decimal strings in the result (H3)', async () => {
     fake.svc.on('POST', '/vending/utilities/electricity', ok(vend));
     const res = await fake.client.vending.purchase(purchase);
     expect(fake.svc.last().body).toEqual(purchase);
@@ -263,14 +263,14 @@ describe('H. Electricity vending', () => {
     ]);
   });
 
-  it('H3 purchase: a numeric amount in the result is refused (strict decimal string), outcome unknown', async () => {
+  it('purchase: a numeric amount in the result is refused (strict decimal string), outcome unknown (H3)', async () => {
     fake.svc.on('POST', '/vending/utilities/electricity', ok({ ...vend, amount: 1000.5 }));
     const err = await rejectionOf(fake.client.vending.purchase({ ...purchase, reference: 'VND-124' }));
     expect(err).toBeInstanceOf(ResponseValidationError);
     expect(err).toMatchObject({ outcomeUnknown: true, moneyMoving: true, operation: 'vending.purchase' });
   });
 
-  it('H3 purchase: a timeout is outcomeUnknown', async () => {
+  it('purchase: a timeout is outcomeUnknown (H3)', async () => {
     fake.svc.on('POST', '/vending/utilities/electricity', 'hang');
     const err = await rejectionOf(
       fake.client.vending.purchase({ ...purchase, reference: 'VND-125' }, { timeoutMs: 200 }),
@@ -279,7 +279,7 @@ describe('H. Electricity vending', () => {
     expect(err).toMatchObject({ outcomeUnknown: true });
   });
 
-  it('H4 transactions: an array without reference, one object with reference', async () => {
+  it('transactions: an array without reference, one object with reference (H4)', async () => {
     fake.svc.on('GET', '/vending/transactions', ok([vend]));
     const all = await fake.client.vending.transactions({ page: 1, perPage: 10 });
     expect(Array.isArray(all.data)).toBe(true);

@@ -1,4 +1,4 @@
-// C1-C11 against a real HTTP server with the spec's bodies.
+// Virtual accounts (C1-C11) against a real HTTP server with the spec's bodies.
 import {
   AuthenticationError,
   BadRequestError,
@@ -47,7 +47,7 @@ const vaTxn = {
   customer: { customer_identifier: 'CUST-1' },
 };
 
-describe('C1 createCustomer', () => {
+describe('createCustomer (C1)', () => {
   it('POSTs /virtual-account and parses the account', async () => {
     fake.svc.on('POST', '/virtual-account', ok(account));
     const res = await fake.client.virtualAccounts.createCustomer({
@@ -101,7 +101,7 @@ describe('C1 createCustomer', () => {
   });
 });
 
-describe('C2 createBusiness', () => {
+describe('createBusiness (C2)', () => {
   it('POSTs /virtual-account/business', async () => {
     fake.svc.on(
       'POST',
@@ -173,8 +173,8 @@ describe('C2 createBusiness', () => {
   });
 });
 
-describe('C3/C4 transactions', () => {
-  it('C3 GETs by customer identifier; froze_transaction is normalised', async () => {
+describe('transactions (C3/C4)', () => {
+  it('GETs by customer identifier; froze_transaction is normalised (C3)', async () => {
     const { frozen_transaction: _f, ...rest } = vaTxn;
     fake.svc.on('GET', '/virtual-account/customer/transactions/CUST-1', ok([{ ...rest, froze_transaction: null }]));
     const res = await fake.client.virtualAccounts.customerTransactions({ customer_identifier: 'CUST-1' });
@@ -182,7 +182,7 @@ describe('C3/C4 transactions', () => {
     expect(res.data[0]).not.toHaveProperty('froze_transaction');
   });
 
-  it('C4 GETs merchant transactions without parameters; a frozen transaction is an object', async () => {
+  it('GETs merchant transactions without parameters; a frozen transaction is an object (C4)', async () => {
     fake.svc.on(
       'GET',
       '/virtual-account/merchant/transactions',
@@ -201,7 +201,7 @@ describe('C3/C4 transactions', () => {
   });
 });
 
-describe('C5 merchantTransactionsFiltered', () => {
+describe('merchantTransactionsFiltered (C5)', () => {
   it('sends the filters as query and parses {count, rows, query}', async () => {
     fake.svc.on(
       'GET',
@@ -247,8 +247,8 @@ describe('C5 merchantTransactionsFiltered', () => {
   });
 });
 
-describe('C6/C7/C8 lookups', () => {
-  it('C6 customer by account number; 404 Virtual account not found', async () => {
+describe('lookups (C6/C7/C8)', () => {
+  it('customer by account number; 404 Virtual account not found (C6)', async () => {
     fake.svc.on(
       'GET',
       '/virtual-account/customer/4000012345',
@@ -278,13 +278,13 @@ describe('C6/C7/C8 lookups', () => {
     ).rejects.toBeInstanceOf(RequestValidationError);
   });
 
-  it('C7 account by customer identifier', async () => {
+  it('account by customer identifier (C7)', async () => {
     fake.svc.on('GET', '/virtual-account/CUST-1', ok(account));
     const res = await fake.client.virtualAccounts.accountByCustomerIdentifier({ customer_identifier: 'CUST-1' });
     expect(res.data.customer_identifier).toBe('CUST-1');
   });
 
-  it('C8 merchant accounts with page/perPage/startDate/EndDate', async () => {
+  it('merchant accounts with page/perPage/startDate/EndDate (C8)', async () => {
     fake.svc.on(
       'GET',
       '/virtual-account/merchant/accounts',
@@ -310,7 +310,7 @@ describe('C6/C7/C8 lookups', () => {
   });
 });
 
-describe('C9 simulatePayment', () => {
+describe('simulatePayment (C9)', () => {
   it('sends virtual_account_number and a decimal-string amount, no dva flag', async () => {
     fake.svc.on('POST', '/virtual-account/simulate/payment', {
       status: 200,
@@ -332,8 +332,8 @@ describe('C9 simulatePayment', () => {
   });
 });
 
-describe('C10/C11 webhook error log', () => {
-  it('C10 lists the log rows', async () => {
+describe('webhook error log (C10/C11)', () => {
+  it('lists the log rows (C10)', async () => {
     fake.svc.on(
       'GET',
       '/virtual-account/webhook/logs',
@@ -369,7 +369,7 @@ describe('C10/C11 webhook error log', () => {
     expect(res.data.rows[0].payload.principal_amount).toBe('5000.00');
   });
 
-  it('C11 deletes by transaction_ref and reads the integer 1; 401', async () => {
+  it('deletes by transaction_ref and reads the integer 1; 401 (C11)', async () => {
     fake.svc.on('DELETE', '/virtual-account/webhook/logs/REF-1', ok(1));
     const res = await fake.client.virtualAccounts.deleteWebhookErrorLog({ transaction_ref: 'REF-1' });
     expect(fake.svc.last().method).toBe('DELETE');

@@ -21,7 +21,7 @@ const verify = async (ref: string) =>
 const pub = (path: string, body: unknown = {}, form = false) => env.api.call('POST', path, body, { key: null, form });
 const cardFields = (number: string) => ({ number, cvv: '123', expiry_month: '12', expiry_year: '29' });
 
-describe('A1 initiate', () => {
+describe('initiate (A1)', () => {
   it("returns the spec's data shape with a checkout_url on the sandbox", async () => {
     const ref = uid('co-');
     const r = await initiate(ref, { customer_name: 'Ada Obi', metadata: { order: 'A-1' } });
@@ -109,7 +109,7 @@ describe('the modal (checkout_url)', () => {
     expect((await pub(`/checkout/${ref}/bank`, { account_or_phoneno: '0123456789' })).status).toBe(400); // not authorized
   });
 
-  it('card by JSON: PIN then OTP; a recurring checkout yields a token in E-1', async () => {
+  it('card by JSON: PIN then OTP; a recurring checkout yields a token in the payment webhook', async () => {
     const ref = uid('cj-');
     await initiate(ref, { is_recurring: true, metadata: { order: 'A-2' } });
     expect((await pub(`/checkout/${ref}/card`, cardFields(TEST_CARDS.pinThenOtp))).body!.data).toMatchObject({
@@ -215,7 +215,7 @@ describe('the modal (checkout_url)', () => {
     expect((await receiver.waitFor(ref))[0].json.Body.transaction_type).toBe('Ussd');
   });
 
-  it('transfer channel: a dynamic account paid with A2 (dva: true); a wrong amount or a paid checkout is refused', async () => {
+  it('transfer channel: a dynamic account paid by a simulated transfer (A2, dva: true); a wrong amount or a paid checkout is refused', async () => {
     const ref = uid('ct-');
     await initiate(ref, { pass_charge: true });
     const account = (await pub(`/checkout/${ref}/transfer`)).body!.data as {
@@ -277,7 +277,7 @@ describe('tokens (A4/A5)', () => {
   }
   const charge = (body: Record<string, unknown>) => env.api.post('/transaction/charge_card', body);
 
-  it('A4 charges the token (result, ledger, E-1 with the token); a repeated reference charges once', async () => {
+  it('charges the token (result, ledger, the payment webhook with the token); a repeated reference charges once (A4)', async () => {
     const token = await tokenise();
     const ref = uid('cy-');
     const r = await charge({ amount: 150_000, token_id: token, transaction_ref: ref });
@@ -305,7 +305,7 @@ describe('tokens (A4/A5)', () => {
     expect(await verify(ref)).toBe('Success');
   });
 
-  it("A4 refuses 'amount cannot be < 0', an unknown token and missing fields", async () => {
+  it("the charge refuses 'amount cannot be < 0' (A4), an unknown token and missing fields", async () => {
     const token = await tokenise();
     expect(await charge({ amount: -1, token_id: token, transaction_ref: uid('n-') })).toMatchObject({
       status: 400,
@@ -317,7 +317,7 @@ describe('tokens (A4/A5)', () => {
     expect((await charge({ token_id: token })).body!.message).toBe('amount is required');
   });
 
-  it("A5 cancels (data.auth_code lists what was cancelled); again → 400 'Recurring Payment was not cancelled'; charging it → 400", async () => {
+  it("cancels (A5; data.auth_code lists what was cancelled); again → 400 'Recurring Payment was not cancelled'; charging it → 400", async () => {
     const token = await tokenise();
     const other = await tokenise();
     expect(
@@ -336,7 +336,7 @@ describe('tokens (A4/A5)', () => {
   });
 });
 
-describe('A6 query and verify', () => {
+describe('query and verify (A6)', () => {
   const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
 
   it('needs both dates at most one month apart (400 Bad Request); finds records by reference with the spec fields', async () => {

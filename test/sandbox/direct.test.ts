@@ -1,5 +1,5 @@
 // B. Direct API over plain HTTP: card (PIN/OTP/3DS, declines, wrong codes, expiry), bank debit
-// (ValidateTOKEN/ValidateOTP), USSD; verify; the E-1 each success sends.
+// (ValidateTOKEN/ValidateOTP), USSD; verify; the payment webhook each success sends.
 import {
   SANDBOX_OTP,
   SANDBOX_PIN,
@@ -38,7 +38,7 @@ const verify = async (ref: string) =>
   (await env.api.get(`/transaction/verify/${ref}`)).body?.data?.transaction_status as string | undefined;
 
 describe('card (B1/B2)', () => {
-  it('PIN then OTP → Success: step results, one ledger entry, one E-1', async () => {
+  it('PIN then OTP → Success: step results, one ledger entry, one payment webhook', async () => {
     const ref = uid('pin-');
     const first = await chargeCard(ref, TEST_CARDS.pinThenOtp);
     expect(first).toMatchObject({
@@ -218,7 +218,7 @@ describe('card (B1/B2)', () => {
 });
 
 describe('3DS', () => {
-  it('auth_url is a real page; its form completes the challenge, sends E-1 and redirects to redirect_url with ?reference=', async () => {
+  it('auth_url is a real page; its form completes the challenge, sends the payment webhook and redirects to redirect_url with ?reference=', async () => {
     const ref = uid('3ds-');
     const r = await chargeCard(ref, TEST_CARDS.threeDs);
     expect(r.body!.data).toMatchObject({ transaction_status: 'ThreeDSecure', auth_url: `${env.sb.url}/3ds/${ref}` });
@@ -327,7 +327,7 @@ describe('bank debit (B3/B4)', () => {
 });
 
 describe('field names and checks as the spec writes them', () => {
-  it("B3 with the parameter table's flat names (email, name, bank_code, account_or_phone) is the same debit; B4 takes otp_token at the top level too", async () => {
+  it("the bank debit (B3) with the parameter table's flat names (email, name, bank_code, account_or_phone) is the same debit; the validation (B4) takes otp_token at the top level too", async () => {
     const ref = uid('flat-');
     const res = await env.api.post('/transaction/initiate/process-payment', {
       transaction_reference: ref,
@@ -348,7 +348,7 @@ describe('field names and checks as the spec writes them', () => {
   });
 
   it('a malformed request gets its field error whatever it refers to (checked before the lookup)', async () => {
-    // B2 for a reference nobody knows: the missing code is named, not "Transaction not found".
+    // An authorize (B2) for a reference nobody knows: the missing code is named, not "Transaction not found".
     expect(
       (
         await env.api.post('/transaction/payment/authorize', {
@@ -357,11 +357,11 @@ describe('field names and checks as the spec writes them', () => {
         })
       ).body!.message,
     ).toBe('authorization.pin or authorization.otp is required');
-    // B4 likewise.
+    // A bank validation (B4) likewise.
     expect(
       (await env.api.post('/transaction/validate-payment', { transaction_reference: uid('nobody-') })).body!.message,
     ).toBe('authorization is required');
-    // H3 with a bad amount and an unknown reference: the amount is named.
+    // A purchase (H3) with a bad amount and an unknown reference: the amount is named.
     expect(
       (
         await env.api.post('/vending/utilities/electricity', {
@@ -386,7 +386,7 @@ describe('USSD (B5)', () => {
       ussd: { bank_code },
     });
 
-  it('generates a code with an expiry; the payer dials before it → Success with E-1', async () => {
+  it('generates a code with an expiry; the payer dials before it → Success with the payment webhook', async () => {
     const ref = uid('us-');
     const r = await ussd(ref);
     expect(r.body).toMatchObject({

@@ -1,7 +1,7 @@
 // The sandbox debits an approved FIXED mandate on its own, on each scheduled date of its clock, as
-// the service does: D5's total_debited and balance move, verify knows each debit, the ledger has one
-// mandate_debit per date, and no D3 is involved. One debit per (mandate, date) however the clock is
-// moved; a short balance refuses the date as D3 would; a cancelled mandate is not debited.
+// the service does: the mandate's total_debited (D5) and balance move, verify knows each debit, the ledger has one
+// mandate_debit per date, and no requested debit is involved. One debit per (mandate, date) however the clock is
+// moved; a short balance refuses the date as a requested debit would; a cancelled mandate is not debited.
 import { MANDATE_OTP } from '../../src/sandbox';
 import { useSandbox, uid, type Json } from './helpers';
 
@@ -92,7 +92,7 @@ describe('the sandbox debits FIXED mandates on its own schedule', () => {
       [debits[0].reference, 100_000],
       [debits[1].reference, 100_000],
     ]);
-    // Verify knows each of the service's debits; D3 was never called.
+    // Verify knows each of the service's debits; the debit call (D3) was never made.
     const verify = async (ref: string) =>
       (await env.api.get(`/transaction/verify/${encodeURIComponent(ref)}`)).body!.data as Json;
     expect(await verify(debits[1].reference)).toMatchObject({
@@ -111,7 +111,7 @@ describe('the sandbox debits FIXED mandates on its own schedule', () => {
     expect(debit.body!.message).toBe('Duplicate transaction reference');
   });
 
-  it("a date already reached at approval (today's) is debited before D2 answers; earlier dates are not", async () => {
+  it("a date already reached at approval (today's) is debited before the OTP validation answers; earlier dates are not", async () => {
     const today = midnight(await sandboxNow());
     const m = await approvedFixed(today - DAY, today + DAY, 1_000_000);
     const id = String(m.mandate_id);

@@ -120,7 +120,7 @@ export interface Hit {
 /** A local webhook receiver that records every delivery's raw bytes and answers as told. */
 export class Receiver {
   hits: Hit[] = [];
-  /** What to answer; default 200 with the E-2 acknowledgement (harmless for E-1). */
+  /** What to answer; default 200 with the credit notification's acknowledgement (harmless for payment webhooks). */
   respond: (hit: Hit) => { status: number; body?: unknown } = (hit) => ({
     status: 200,
     body: {

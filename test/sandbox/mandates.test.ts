@@ -55,7 +55,7 @@ const get = async (mandateId: string) =>
   ((await env.api.get(`/transaction/mandate/get-mandates?mandate_id=${mandateId}`)).body!.data.records as Json[])[0];
 
 describe("the sandbox's direct-debit mandates (D1-D4)", () => {
-  it('D1 creates an initiated mandate with a session; D2 approves it with the OTP', async () => {
+  it('creates an initiated mandate with a session (D1); the OTP approves it (D2)', async () => {
     const m = await create();
     expect(m).toMatchObject({
       status: 'initiated',
@@ -102,7 +102,7 @@ describe("the sandbox's direct-debit mandates (D1-D4)", () => {
     ).toMatchObject({ status: 424, body: { message: 'Invalid or expired session.' } });
   });
 
-  it('D1 validation: required fields, FIXED settings, one live mandate per customer email, unique reference', async () => {
+  it('validation: required fields, FIXED settings, one live mandate per customer email, unique reference (D1)', async () => {
     expect((await env.api.post('/transaction/mandate/create', mandate({ amount: undefined }))).body!.message).toBe(
       'amount is required',
     );
@@ -152,7 +152,7 @@ describe("the sandbox's direct-debit mandates (D1-D4)", () => {
     ).toBe('Duplicate transaction reference');
   });
 
-  it('the OTP session expires after 10 minutes (424); D6 resend opens a new window; wrong OTPs', async () => {
+  it('the OTP session expires after 10 minutes (424); a resend (D6) opens a new window; wrong OTPs', async () => {
     const m = await create();
     expect(
       await env.api.post('/transaction/mandate/validate-otp', { session_token: m.session_token, otp: '000000' }),
@@ -188,7 +188,7 @@ describe("the sandbox's direct-debit mandates (D1-D4)", () => {
     ).toBe(424);
   });
 
-  it('D3 debits within the balance (aamount), refuses below N200, above the balance, duplicates, and before approval', async () => {
+  it('debits within the balance (aamount), refuses below N200, above the balance, duplicates, and before approval (D3)', async () => {
     const pending = await create();
     expect(await debit(pending.mandate_id as string, 50_000)).toMatchObject({
       status: 400,
@@ -196,7 +196,7 @@ describe("the sandbox's direct-debit mandates (D1-D4)", () => {
     });
     const m = await approve();
     const id = m.mandate_id as string;
-    const ref = uid('D1-');
+    const ref = uid('debit-');
     const r = await debit(id, 250_000, ref);
     expect(r.body!.data).toEqual({
       status: 'success',
@@ -231,7 +231,7 @@ describe("the sandbox's direct-debit mandates (D1-D4)", () => {
     expect((await debit('MD0000000000', 50_000)).status).toBe(404);
   });
 
-  it('D4 cancels, always 200, reporting already-cancelled and unknown ids; a cancelled mandate cannot be debited', async () => {
+  it('cancels, always 200, reporting already-cancelled and unknown ids; a cancelled mandate cannot be debited (D4)', async () => {
     const a = await approve();
     const b = await create();
     const r = await env.api.post('/transaction/mandate/cancel', { mandateIds: [a.mandate_id, b.mandate_id] });
@@ -251,7 +251,7 @@ describe("the sandbox's direct-debit mandates (D1-D4)", () => {
     expect(await get(a.mandate_id as string)).toMatchObject({ status: 'cancelled', ready_to_debit: false });
   });
 
-  it('D5 filters and pages with cursors; an unknown merchant_ref is HTTP 404 with body status 400', async () => {
+  it('filters and pages with cursors; an unknown merchant_ref is HTTP 404 with body status 400 (D5)', async () => {
     const name = uid('Zed');
     const made: Json[] = [];
     for (let i = 0; i < 5; i++)

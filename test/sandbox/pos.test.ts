@@ -160,7 +160,7 @@ describe('POS terminal (F1-F4)', () => {
   const initiate = (body: Record<string, unknown>) => env.api.post('/transaction', body);
   const requery = (ref: string) => env.api.get(`/transaction/by-ref/${encodeURIComponent(ref)}`);
 
-  it('F1 configuration by serial_no; 404 unknown, 400 malformed', async () => {
+  it('configuration by serial_no; 404 unknown, 400 malformed (F1)', async () => {
     const cfg = await env.api.post('/softpos/terminal/configuration', { serial_no: 'SN-0001' });
     expect(cfg.body!.data).toMatchObject({
       terminal: {
@@ -189,7 +189,7 @@ describe('POS terminal (F1-F4)', () => {
       });
   });
 
-  it('F2 keys: 32 hex each, stable until refresh=true; 400/404 as F1; refresh is required', async () => {
+  it('keys: 32 hex each, stable until refresh=true; 400/404 as for the configuration; refresh is required (F2)', async () => {
     const k = (await env.api.post('/softpos/terminal/key-exchange?refresh=false', { serial_no: 'SN-0002' })).body!
       .data as Json;
     expect(k).toMatchObject({
@@ -224,7 +224,7 @@ describe('POS terminal (F1-F4)', () => {
     ['1234', '00', 'success', 1],
     ['0051', '51', 'failed', 0],
     ['0055', '55', 'failed', 0],
-  ])('PAN ending %s → %s %s; F4 shows the same; %s sale(s)', async (last4, code, status, sales) => {
+  ])('PAN ending %s → %s %s; the requery shows the same; %s sale(s)', async (last4, code, status, sales) => {
     const ref = uid(`T${last4}-`);
     const r = await initiate(sale(ref, last4));
     expect(r.status).toBe(200);
@@ -256,7 +256,7 @@ describe('POS terminal (F1-F4)', () => {
     expect(env.sb.ledger({ reference: ref, kind: 'pos_sale' })).toHaveLength(sales);
   });
 
-  it('91: the reply says 91, the sale DID reach the issuer: F4 shows 00, one sale, a resend is a duplicate', async () => {
+  it('91: the reply says 91, the sale DID reach the issuer: the requery shows 00, one sale, a resend is a duplicate', async () => {
     const ref = uid('T91-');
     const body = sale(ref, '0091');
     expect((await initiate(body)).body!.data).toMatchObject({ response_code: '91', status: 'failed' });
@@ -265,7 +265,7 @@ describe('POS terminal (F1-F4)', () => {
     expect(env.sb.ledger({ reference: ref })).toHaveLength(1);
   });
 
-  it('96: nothing recorded (F4 404), the retry with the same merchant_ref and card read succeeds once', async () => {
+  it('96: nothing recorded (the requery answers 404), the retry with the same merchant_ref and card read succeeds once', async () => {
     const ref = uid('T96-');
     const body = sale(ref, '0096');
     expect((await initiate(body)).body!.data).toMatchObject({ response_code: '96', status: 'failed' });

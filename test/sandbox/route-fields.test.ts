@@ -201,7 +201,7 @@ const RULES: Record<string, RuleRow | NoRuleRow> = {
   'DELETE /virtual-account/webhook/logs/{ref}': { none: "takes only the notification's reference" },
   'GET /virtual-account/{id}': { none: "takes only the customer's identifier" },
   'POST /virtual-account/simulate/payment': {
-    rule: "A2 pays a whole amount in kobo into a checkout's dynamic account",
+    rule: "a simulated transfer (A2) pays a whole amount in kobo into a checkout's dynamic account",
     body: { virtual_account_number: '9900000000', amount: '12.50' },
     status: 400,
     message: 'amount must be a positive integer in the lowest currency unit',
@@ -244,7 +244,7 @@ const RULES: Record<string, RuleRow | NoRuleRow> = {
   },
   'GET /softpos/pos/remote-request/{ref}': { none: "takes only the request's reference" },
   'GET /transaction': {
-    rule: 'end_date not before start_date (spec A6 window)',
+    rule: "end_date not before start_date (the transaction list's window, A6)",
     query: { start_date: '2026-02-01', end_date: '2026-01-01', reference: UNKNOWN_REF },
     status: 400,
     message: 'Bad Request',
@@ -455,7 +455,7 @@ describe('every route checks its fields before it looks anything up', () => {
       walked.push(name);
     }
     expect(wrong).toEqual([]);
-    // Only routes that take nothing at all are not walked (C4's listing, H1's providers).
+    // Only routes that take nothing at all are not walked (the merchant's transactions, C4; the providers, H1).
     expect(withoutFields.sort()).toEqual([
       'GET /vending/utilities/electricity/service-providers',
       'GET /virtual-account/merchant/transactions',

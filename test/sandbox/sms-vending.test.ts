@@ -17,7 +17,7 @@ describe('SMS (G1-G8)', () => {
     (await env.api.post('/sms/template', { name, description: 'greeting', message: 'Hello {name}' })).body!
       .data as Json;
 
-  it('G1 sends: the result sits in data.data, costs per 160-character page, failures in errors', async () => {
+  it('sends: the result sits in data.data, costs per 160-character page, failures in errors (G1)', async () => {
     const r = await env.api.post('/sms/send/instant', {
       sender_id: 'SANDBOX',
       messages: [
@@ -47,7 +47,7 @@ describe('SMS (G1-G8)', () => {
     expect((await env.api.post('/sms/send/instant', { sender_id: 'S' })).body!.message).toBe('messages is required');
   });
 
-  it('G5-G8 templates: create, list {count, rows}, update, delete → {message: "success"}', async () => {
+  it('templates (G5-G8): create, list {count, rows}, update, delete → {message: "success"}', async () => {
     const t = await template('Welcome');
     expect(t).toEqual({
       uuid: expect.any(String),
@@ -78,7 +78,7 @@ describe('SMS (G1-G8)', () => {
     );
   });
 
-  it("G2-G4 campaigns: created pending with the spec's sscheduled_dor field, listed ({status: 'SUCCESS', data: {items, total}}), sent on the clock, deleted", async () => {
+  it("campaigns (G2-G4): created pending with the spec's sscheduled_dor field, listed ({status: 'SUCCESS', data: {items, total}}), sent on the clock, deleted", async () => {
     const t = await template();
     const campaign = (over: Record<string, unknown> = {}) =>
       env.api.post('/sms/campaign', {
@@ -154,7 +154,7 @@ describe('SMS (G1-G8)', () => {
     expect((await env.api.post(`/sms/campaign/${instant.uuid}`)).status).toBe(404);
   });
 
-  it('G2/G3: a campaign over the failing test bucket ends failed at its send time', async () => {
+  it('a campaign over the failing test bucket ends failed at its send time (G2/G3)', async () => {
     const t = await template();
     const c = (
       await env.api.post('/sms/campaign', {
@@ -178,7 +178,7 @@ describe('SMS (G1-G8)', () => {
     expect(await listed('failed')).toEqual([c.uuid]);
   });
 
-  it('G1 takes at most 100 messages per request; GET /__admin/sms/messages lists what was sent', async () => {
+  it('takes at most 100 messages per request; GET /__admin/sms/messages lists what was sent (G1)', async () => {
     const many = Array.from({ length: SMS_MAX_MESSAGES_PER_REQUEST + 1 }, (_, i) => ({
       phone_number: `23481${String(i).padStart(8, '0')}`,
       message: 'hi',
@@ -219,13 +219,13 @@ describe('vending (H1-H4)', () => {
       email: 'ada@example.com',
     });
 
-  it('H1 lists the providers, JED included', async () => {
+  it('lists the providers, JED included (H1)', async () => {
     const providers = (await env.api.get('/vending/utilities/electricity/service-providers')).body!.data as Json[];
     expect(providers.map((p) => p.code)).toEqual(PROVIDERS);
     expect(providers).toContainEqual({ code: 'JED', name: expect.any(String), logo_url: null });
   });
 
-  it('H2 looks up the test meters; an unknown meter, a wrong type or provider → 400', async () => {
+  it('looks up the test meters; an unknown meter, a wrong type or provider → 400 (H2)', async () => {
     const [prepaidNo, postpaidNo] = Object.keys(TEST_METERS);
     expect((await lookup(prepaidNo)).body!.data).toEqual({
       reference: expect.stringMatching(/^\d+$/),
@@ -251,7 +251,7 @@ describe('vending (H1-H4)', () => {
     ).toBe('meter_no is required');
   });
 
-  it('H3 vends once per lookup reference: token in value_reference and meta_json.token, ledger entry; H4 finds it', async () => {
+  it('vends once per lookup reference: token in value_reference and meta_json.token, ledger entry; the lookup by reference finds it (H3)', async () => {
     const reference = (await lookup('45067198783')).body!.data.reference as string;
     expect((await purchase(reference, 500)).body!.message).toBe('amount is below the minimum vend of 1000');
     const vend = await purchase(reference, 5000);

@@ -1,4 +1,4 @@
-// The USSD bank codes have one home (src/api/schemas/direct.ts): the sandbox's B5 and the client's
+// The USSD bank codes have one home (src/api/schemas/direct.ts): the sandbox's USSD payment and the client's
 // request schema must accept and refuse the same codes, listed or not.
 import { DirectInitiateUssdRequestSchema, USSD_BANK_CODES } from '../../src/api/schemas/direct';
 import { USSD_BANK_CODES as SANDBOX_USSD_BANK_CODES } from '../../src/sandbox';

@@ -1,5 +1,5 @@
-// C. Virtual accounts over plain HTTP: creation rules (C1/C2 incl. the B2B 424), queries
-// (C3-C8), the simulated credit (C9) and its ledger entry. E-2 itself: webhooks.test.ts.
+// Virtual accounts over plain HTTP: creation rules (C1/C2; the B2B 424 too), queries
+// (C3-C8), the simulated credit (C9) and its ledger entry. The notification itself: webhooks.test.ts.
 import { PARTNER_BANK_ACCOUNTS, MISMATCHED_BVN } from '../../src/sandbox';
 import { useSandbox, uid, type Json } from './helpers';
 import { vaCustomer } from '../support/flow-inputs';
@@ -16,7 +16,7 @@ const business = (over: Record<string, unknown> = {}) => ({
 });
 const create = (body: Record<string, unknown>) => env.api.post('/virtual-account', body);
 
-describe('C1 customer account', () => {
+describe('customer account (C1)', () => {
   it('creates a 10-digit virtual account tied to the customer_identifier', async () => {
     const body = person({ beneficiary_account: '0123456789' });
     const r = await create(body);
@@ -57,7 +57,7 @@ describe('C1 customer account', () => {
   });
 });
 
-describe('C2 business account', () => {
+describe('business account (C2)', () => {
   it(`beneficiary accounts at the partner bank (${PARTNER_BANK_ACCOUNTS.join(', ')}) are accepted; others get the 424`, async () => {
     const ok = await env.api.post(
       '/virtual-account/business',
@@ -97,7 +97,7 @@ describe('C2 business account', () => {
   });
 });
 
-describe('C3-C9 queries and the simulated credit', () => {
+describe('queries and the simulated credit (C3-C9)', () => {
   it('credits an account (ledger va_credit) and finds the transaction every way', async () => {
     const body = person();
     const account = (await create(body)).body!.data.virtual_account_number as string;
@@ -167,7 +167,7 @@ describe('C3-C9 queries and the simulated credit', () => {
     ).toBe(0);
   });
 
-  it('C5 refuses empty or malformed filters', async () => {
+  it('refuses empty or malformed filters (C5)', async () => {
     expect(await env.api.get('/virtual-account/merchant/transactions/all?virtualAccount=')).toMatchObject({
       status: 400,
       body: { message: '"virtualAccount" is not allowed to be empty' },
@@ -176,7 +176,7 @@ describe('C3-C9 queries and the simulated credit', () => {
     expect((await env.api.get('/virtual-account/merchant/transactions/all?dir=UP')).status).toBe(400);
   });
 
-  it('C6 customer by account number, C7 account by identifier, C8 merchant accounts; unknown → 404', async () => {
+  it('customer by account number (C6), account by identifier (C7), merchant accounts (C8); unknown → 404', async () => {
     const body = person();
     const acct = (await create(body)).body!.data as Json;
     expect((await env.api.get(`/virtual-account/customer/${acct.virtual_account_number}`)).body!.data).toEqual({
@@ -210,7 +210,7 @@ describe('C3-C9 queries and the simulated credit', () => {
     ).toEqual([]);
   });
 
-  it('C9 refuses an unknown account and a bad amount', async () => {
+  it('refuses an unknown account and a bad amount (C9)', async () => {
     expect(
       await env.api.post('/virtual-account/simulate/payment', { virtual_account_number: '4000000000' }),
     ).toMatchObject({ status: 404, body: { message: 'Virtual account not found' } });

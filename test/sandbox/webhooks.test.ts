@@ -1,4 +1,4 @@
-// E-1 and E-2: signatures checked against openssl on the exact bytes received, acknowledgement
+// Payment webhooks and credit notifications (E-1, E-2): signatures checked against openssl on the exact bytes received, acknowledgement
 // rules, the error log, retries on the sandbox clock, and the webhook faults (duplicate,
 // out-of-order, failed delivery).
 import { startSandbox, type Sandbox, SANDBOX_OTP, TEST_CARDS } from '../../src/sandbox';
@@ -68,7 +68,7 @@ async function credit(
   return { account, customer };
 }
 
-describe('E-1 payment webhook', () => {
+describe('payment webhook (E-1)', () => {
   it('x-service-encrypted-body is the UPPERCASE HMAC-SHA512 of the exact bytes, keyed with the key that paid (openssl agrees)', async () => {
     await withSandbox({ secretKeys: [KEY, SECOND_KEY] }, async (_sb, api) => {
       for (const key of [KEY, SECOND_KEY]) {
@@ -142,7 +142,7 @@ describe('E-1 payment webhook', () => {
   });
 });
 
-describe('E-2 virtual-account notification', () => {
+describe('virtual-account notification (E-2)', () => {
   it.each([
     [1, (h: Hit) => opensslHmac(h.raw, KEY), /^[0-9A-F]{128}$/],
     [2, (h: Hit) => opensslHmac(vaSignedValues(h.json), KEY), /^[0-9a-f]{128}$/],
@@ -219,7 +219,7 @@ describe('E-2 virtual-account notification', () => {
       expect(receiver.hits).toHaveLength(3);
       const attempts = (await api.admin.get('/webhooks')).body!.data.virtualAccounts as Json[];
       expect(attempts.map((a) => a.acknowledged)).toEqual([false, false, true]);
-      // The entry stays until the merchant deletes it (C11 → data 1); a second delete → data 0.
+      // The entry stays until the merchant deletes it (C11; data 1); a second delete → data 0.
       expect((await api.get('/virtual-account/webhook/logs')).body!.data.count).toBe(1);
       expect((await api.call('DELETE', `/virtual-account/webhook/logs/${ref}`)).body).toMatchObject({
         status: 200,
@@ -293,7 +293,7 @@ describe('webhook faults', () => {
     });
   });
 
-  it('fail: the attempt is not made and counts as unacknowledged (E-2 error log + retry on the clock)', async () => {
+  it('fail: the attempt is not made and counts as unacknowledged (the error log + retry on the clock)', async () => {
     await withSandbox({ webhookRetryScheduleMs: [5_000] }, async (sb, api) => {
       await api.admin.post('/webhook-faults', { kind: 'fail', count: 1, target: 'virtual-account' });
       await credit(api);

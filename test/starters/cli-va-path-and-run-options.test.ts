@@ -27,7 +27,7 @@ const json = (r: CliResult): unknown => JSON.parse(r.stdout);
 const NO_FLOW = ['pay', 'status', '--ref', 'never-started-ref'];
 
 describe('trying the virtual-account path without code', () => {
-  it('vend providers lists the H1 providers (the codes --provider takes); --json prints them as one document', async () => {
+  it('vend providers lists the providers (H1) (the codes --provider takes); --json prints them as one document', async () => {
     const r = await cli(['vend', 'providers']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^EKEDC\s+Eko Electricity Distribution Company$/m);
@@ -80,7 +80,7 @@ describe('trying the virtual-account path without code', () => {
     const lines = await cli(['va', 'transactions', '--all']);
     expect(lines.stdout).toMatch(new RegExp(`^\\S+  ${account}  1200\\.00 NGN  settled `, 'm'));
 
-    // C4 takes no filter; an account that is not 10 digits is refused before anything is sent.
+    // The merchant's transactions (C4) take no filter; an account that is not 10 digits is refused before anything is sent.
     expect((await cli(['va', 'transactions', '--all', '--account', account])).code).toBe(2);
     expect((await cli(['va', 'simulate-credit', '--account', '12345'])).code).toBe(2);
   });
@@ -104,7 +104,7 @@ describe('trying the virtual-account path without code', () => {
     await eventually(
       async () => json(await cli(['pay', 'status', '--ref', ref, '--json'])) as { status: string },
       (state) => state.status === 'success',
-      { timeoutMs: 40_000, intervalMs: 500, description: 'the checkout paid by A2 to end success' },
+      { timeoutMs: 40_000, intervalMs: 500, description: 'the checkout paid by a simulated transfer to end success' },
     );
   });
 

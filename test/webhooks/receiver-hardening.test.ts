@@ -1,5 +1,5 @@
 // Issue #27 section 6, the receiver: permanent failures answer 400 (the service stops redelivering),
-// transient ones 503; concurrent copies of one delivery become one signal; E-2's unsigned `version`
+// transient ones 503; concurrent copies of one delivery become one signal; the credit notification's unsigned `version`
 // cannot change which fields are trusted; `transaction_indicator` is checked; a client that hangs up
 // is logged at debug, without a stack.
 //
@@ -135,7 +135,7 @@ describe('concurrent copies of one delivery', () => {
   });
 });
 
-describe("E-2's unsigned version field does not decide what is trusted", () => {
+describe("the credit notification's unsigned version field does not decide what is trusted", () => {
   it('six-value signature, version removed: accepted as a six-value credit, fee and date not taken', async () => {
     const ref = `nover-${randomUUID()}`;
     const { version: _v, ...body } = vaCreditBody(ref, { version: 'v2', fee_charged: '9999.00' });

@@ -41,7 +41,7 @@ beforeAll(async () => {
   client = await createTemporalClient({ ...config.temporal, encryption: config.encryption });
   ({ server, url } = await listenWebhookReceiver(config, client, { logger: createLogger({ destination: capture }) }));
   workerConnection = await NativeConnection.connect({ address: config.temporal.address });
-  // The credit workflow's activities: the durable duplicate check and the C5 confirmation (a sandbox).
+  // The credit workflow's activities: the durable duplicate check and the confirmation by the filtered search (C5, a sandbox).
   vaCredits = await VirtualAccountCreditStore.connect({ databaseUrl: config.claimCheck.databaseUrl });
   sandbox = await startSandbox({ secretKeys: [key] });
   api = new PaymentsClient({ baseUrl: sandbox.url, secretKey: key, timeoutMs: 5_000 });

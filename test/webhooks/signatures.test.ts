@@ -1,5 +1,5 @@
 // The signature checks themselves (src/webhooks/signatures.ts), without the receiver: what the
-// comparison accepts besides the exact digest, how E-2's six values are joined when some are
+// comparison accepts besides the exact digest, how the credit notification's six values are joined when some are
 // missing, and which parsed bodies the six-value scheme refuses to read at all. The signatures are
 // computed here with node:crypto, not with the module's own helper.
 import { createHmac } from 'node:crypto';
@@ -32,7 +32,7 @@ describe('hexDigestsEqual', () => {
   });
 });
 
-describe("E-2's six values", () => {
+describe("the credit notification's six values", () => {
   const values = {
     transaction_reference: 'REF1',
     virtual_account_number: '7000000001',

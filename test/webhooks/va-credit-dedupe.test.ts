@@ -276,7 +276,7 @@ describe('the store: the claim is atomic and idempotent per run', () => {
 });
 
 describe('(d) unsigned fields are not trusted', () => {
-  /** A real credit in the sandbox (C1 + C9); answers its C5 row. */
+  /** A real credit in the sandbox (C1 + C9); answers its row in the filtered search (C5). */
   async function sandboxCredit() {
     const account = await api.virtualAccounts.createCustomer({
       customer_identifier: `CUST-${randomUUID().slice(0, 8)}`,
