@@ -1,6 +1,6 @@
 // Domain words (issue #43): a spec code (A1, D3, G3, E-1, ...) is a reference after domain words,
-// never part of a name. The counting lives in scripts/spec-code-count.mjs, which reads the codes from the
-// spec's headings; this test holds src to it.
+// never part of a name nor the noun of a sentence. The counting lives in scripts/spec-code-count.mjs,
+// which reads the codes from the spec's headings; this test holds src to it.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
