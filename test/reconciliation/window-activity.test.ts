@@ -64,7 +64,7 @@ const run = (i: ReconcileWindowInput): Promise<WindowSummary> =>
     { taskQueue: `recon-${randomUUID()}` },
     { logger: new DefaultLogger('ERROR', () => undefined) },
   ).run(activities.reconcileWindow, i);
-const a6Calls = () => sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/transaction');
+const transactionListCalls = () => sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/transaction');
 const ussd = (ref: string, amount = 10_000) =>
   api.direct.initiateUssd({
     transaction_reference: ref,
@@ -74,7 +74,7 @@ const ussd = (ref: string, amount = 10_000) =>
   });
 
 describe('the window activity against the sandbox over real HTTP', () => {
-  it('pages A6 until an empty page: 12 rows at 5 per page are 4 requests, every row read once; another currency is its own pass', async () => {
+  it('pages the transaction list (A6) until an empty page: 12 rows at 5 per page are 4 requests, every row read once; another currency is its own pass', async () => {
     for (let i = 0; i < 12; i++) await ussd(`pg-${i}-${randomUUID().slice(0, 6)}`);
     await api.checkout.initiate({
       email: 'ada@example.com',
@@ -82,9 +82,9 @@ describe('the window activity against the sandbox over real HTTP', () => {
       currency: 'USD',
       transaction_ref: `pg-usd-${randomUUID().slice(0, 6)}`,
     });
-    const before = a6Calls().length;
+    const before = transactionListCalls().length;
     const ngn = await run(input({ perPage: 5 }));
-    expect(a6Calls().length - before).toBe(4);
+    expect(transactionListCalls().length - before).toBe(4);
     expect(ngn).toMatchObject({
       pages: 4,
       rows: 12,
@@ -100,13 +100,13 @@ describe('the window activity against the sandbox over real HTTP', () => {
   });
 
   it('an empty day is one page and no rows', async () => {
-    const before = a6Calls().length;
+    const before = transactionListCalls().length;
     expect(await run(input({ start: '2020-01-01', end: '2020-01-01' }))).toMatchObject({
       pages: 1,
       rows: 0,
       findings: 0,
     });
-    expect(a6Calls().length - before).toBe(1);
+    expect(transactionListCalls().length - before).toBe(1);
   });
 
   it('a 5xx is retried and the window is read; a lasting 5xx fails the attempt as retryable (Temporal retries the window)', async () => {
@@ -117,11 +117,11 @@ describe('the window activity against the sandbox over real HTTP', () => {
       kind: 'error5xx',
       count: 1,
     });
-    const before = a6Calls().length;
+    const before = transactionListCalls().length;
     const ok = await run(input({}));
     expect(ok.rows).toBeGreaterThan(0);
     expect(
-      a6Calls()
+      transactionListCalls()
         .slice(before)
         .map((r) => r.status),
     ).toEqual([503, 200, 200]);
@@ -132,18 +132,18 @@ describe('the window activity against the sandbox over real HTTP', () => {
       kind: 'error5xx',
       count: 10,
     });
-    const start = a6Calls().length;
+    const start = transactionListCalls().length;
     const err = await run(input({})).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApplicationFailure);
     expect((err as ApplicationFailure).nonRetryable).toBe(false);
-    expect(a6Calls().length - start).toBe(PAGE_ATTEMPTS);
+    expect(transactionListCalls().length - start).toBe(PAGE_ATTEMPTS);
   });
 
   it('a window wider than one month is refused before anything is sent', async () => {
-    const before = a6Calls().length;
+    const before = transactionListCalls().length;
     const err = await run(input({ start: '2024-01-15', end: '2024-02-15' })).catch((e: unknown) => e);
     expect(err).toMatchObject({ type: 'InvalidWindow', nonRetryable: true });
-    expect(a6Calls().length).toBe(before);
+    expect(transactionListCalls().length).toBe(before);
   });
 
   it('money at the service that no flow carries is a finding (pending payments with no flow are not)', async () => {
@@ -164,7 +164,7 @@ describe('the window activity against the sandbox over real HTTP', () => {
     expect(summary.byKind.mismatch_money_without_success).toBe(1);
   });
 
-  it('a POS remote request listed by A6 that no flow published (started elsewhere) is named not comparable, never a finding', async () => {
+  it('a POS remote request shown in the transaction list that no flow published (started elsewhere) is named not comparable, never a finding', async () => {
     await api.posRemote.create({ terminal_id: '2SBX0001', amount: 12_345 });
     await sandbox.clock.advance(5_000); // the simulated terminal approves it
     const summary = await run(input({}));
@@ -174,7 +174,7 @@ describe('the window activity against the sandbox over real HTTP', () => {
     expect(summary.findingList.filter((f) => f.serviceAmount === 12_345)).toEqual([]);
   });
 
-  it('a range over months: each calendar-month window reads its own rows (A6 is never asked for more than a month)', async () => {
+  it('a range over months: each calendar-month window reads its own rows (the transaction list is never asked for more than a month)', async () => {
     const first = today();
     const early = `m1-${randomUUID().slice(0, 6)}`;
     await ussd(early);
