@@ -112,7 +112,10 @@ async function tallyEvents(merchant: ChaosMerchantEndpoint, flows: FlowRecord[],
   const missing = () =>
     expected
       .filter(({ f, reference }) => {
-        const got = merchant.eventsFor((r) => r === reference);
+        // A parked notification or a reconciliation finding about the reference is no flow's outcome.
+        const got = merchant
+          .eventsFor((r) => r === reference)
+          .filter((e) => e.type !== 'webhook.unmatched' && e.type !== 'reconciliation.mismatch');
         return f.closed ? !got.some((e) => !e.type.endsWith('needs_attention')) : got.length === 0;
       })
       .map(({ f, reference }) => `${f.kind} ${reference} (${f.status ?? '?'})`);
