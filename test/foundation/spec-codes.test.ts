@@ -74,6 +74,30 @@ describe('spec codes in src (scripts/spec-code-count.mjs)', () => {
     expect(held.filter((f) => !(f in NOUNS_ALLOWED))).toEqual([]);
   });
 
+  it('prints, as docs/flow-development.md runs it, a row per folder and a total that add up to what --json counts', () => {
+    const table = execFileSync(process.execPath, ['scripts/spec-code-count.mjs'], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+    });
+    const rows = table.trim().split('\n');
+    const cells = (label: string) =>
+      rows
+        .find((r) => r.split(/\s+/)[0] === label)
+        ?.trim()
+        .split(/\s+/)
+        .slice(1)
+        .map(Number);
+    const sum = (k: keyof Counted['folders'][string]) => Object.values(src.folders).reduce((n, r) => n + r[k], 0);
+    expect(cells('sandbox')).toEqual(Object.values(src.folders.sandbox));
+    expect(cells('total')).toEqual([
+      sum('identifiers'),
+      sum('strings'),
+      sum('stringNouns'),
+      sum('comments'),
+      sum('commentNouns'),
+    ]);
+  });
+
   it('catches a code in a name in any case and at any word of it, and not inside other words; tells references from nouns', () => {
     const dir = mkdtempSync(join(tmpdir(), 'spec-codes-'));
     try {
