@@ -52,11 +52,16 @@ const summaryOf = (i: ReconcileWindowInput, findingList: ReconciliationFinding[]
   findingsOmitted: Math.max(0, findingList.length - i.maxFindings),
 });
 
-/** Runs a reconciliation of `input` whose windows answer `findings(window)`, on a worker whose NOTIFY_URL is `url`. */
+/**
+ * Runs a reconciliation of `input` whose windows answer `findings(window)`, on a worker whose
+ * NOTIFY_URL is `url`; the worker (which runs the deliveries) stops once an event of each of
+ * `told` arrived and a few deliveries' time passed.
+ */
 async function run(
   input: ReconcileInput,
   url: string | undefined,
   findings: (i: ReconcileWindowInput) => ReconciliationFinding[],
+  told: string[] = [],
 ): Promise<WorkflowHandle<typeof reconciliationWorkflow>> {
   const taskQueue = `recon-events-${randomUUID()}`;
   const deps = {
@@ -80,8 +85,8 @@ async function run(
       args: [input],
     });
     await handle.result();
-    // The deliveries run on this worker: wait for them before it stops.
-    await new Promise((r) => setTimeout(r, 1_000));
+    for (const reference of told) await listener.delivered(reference, 1);
+    await new Promise((r) => setTimeout(r, 500)); // nothing more arrives
     return handle;
   });
 }
@@ -122,6 +127,7 @@ describe('reconciliation.mismatch: each finding listed is told once, about its r
               finding('late_payment', c),
               finding('mismatch_amount', d),
             ],
+      [a, b, c],
     );
     expect(await h.result()).toMatchObject({ status: 'mismatches', findingsOmitted: 1 });
     const desc = await h.describe();
