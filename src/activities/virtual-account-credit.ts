@@ -55,8 +55,8 @@ export function matchesSignedValues(row: VirtualAccountTransaction, credit: Virt
   );
 }
 
-/** C5 refused the lookup (not found, bad request, no access): a retry gets the same answer, so none is made. */
-const c5Refused = (
+/** The filtered transaction list (C5) refused the lookup (not found, bad request, no access): a retry gets the same answer, so none is made. */
+const filteredListRefused = (
   err: unknown,
 ): err is NotFoundError | BadRequestError | AuthenticationError | PermissionDeniedError =>
   err instanceof NotFoundError ||
@@ -126,7 +126,7 @@ async function serviceRecord(
     const rows = await serviceRecords(api, credit);
     return { row: rows?.find((r) => matchesSignedValues(r, credit)), rows: rows?.length };
   } catch (err) {
-    if (c5Refused(err)) return { refused: { status: err.status } };
+    if (filteredListRefused(err)) return { refused: { status: err.status } };
     throw err;
   }
 }

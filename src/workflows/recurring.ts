@@ -55,13 +55,13 @@ import { fromLookup, lookup, refusal, sendPayment, sends } from './steps/payment
 
 const RECENT_CYCLES = 12;
 /** Patch (docs/operations.md): A5's 400 no longer ends a plan cancelled; A5 is asked again, then the plan parks. */
-const A5_REFUSAL_PATCH = 'recurring-a5-refusal-not-cancelled';
+const TOKEN_CANCEL_REFUSAL_PATCH = 'recurring-a5-refusal-not-cancelled';
 /**
  * Patch (docs/operations.md): A5 failing (5xx, timeouts, lost answers) past its retries no longer
  * ends a plan `cancelled`: it parks as outcome_unknown and A5 is asked again in the background; a
  * refusal (any 400) carries the service's message (activity cancelTokenAnswered).
  */
-const A5_UNKNOWN_PATCH = 'recurring-a5-unknown-parks';
+const TOKEN_CANCEL_UNKNOWN_PATCH = 'recurring-a5-unknown-parks';
 /**
  * Patch (docs/operations.md): the plan as a whole tells the merchant its end (recurring.*, docs/events.md).
  * Its input could carry `notify` before (for its charges), so a running plan started then must not
@@ -76,21 +76,21 @@ const PLAN_EVENT_TYPES: EventTypes = {
   outcome_unknown: 'recurring.needs_attention',
 };
 /** The pause before A5 is asked again after a 400. */
-const A5_AGAIN_AFTER_MS = 30_000;
+const TOKEN_CANCEL_AGAIN_AFTER_MS = 30_000;
 /** A5: a read's kind of call, retried longer than a read. */
 const cancels = proxyActivities<RecurringActivities>(TOKEN_CANCEL);
 
 /**
  * A5 asked again in the background while a plan is parked after A5 failed: a few quick attempts a
  * round (an operator's resolution is taken between rounds), rounds apart by a pause that doubles
- * from A5_BACKGROUND_FIRST_MS up to A5_BACKGROUND_MAX_MS (about 24 rounds a day at most).
+ * from TOKEN_CANCEL_BACKGROUND_FIRST_MS up to TOKEN_CANCEL_BACKGROUND_MAX_MS (about 24 rounds a day at most).
  */
 const backgroundCancels = proxyActivities<RecurringActivities>(TOKEN_CANCEL_ROUND);
-const A5_BACKGROUND_FIRST_MS = 60_000;
-const A5_BACKGROUND_MAX_MS = 3600_000;
+const TOKEN_CANCEL_BACKGROUND_FIRST_MS = 60_000;
+const TOKEN_CANCEL_BACKGROUND_MAX_MS = 3600_000;
 
 /** One ask of A5 as the plan reads it: cancelled, refused (any 400, the service's message), or failed (unknown). */
-type A5Outcome = { kind: 'cancelled' } | { kind: 'refused'; message: string } | { kind: 'failed'; message: string };
+type CancelAttempt = { kind: 'cancelled' } | { kind: 'refused'; message: string } | { kind: 'failed'; message: string };
 
 const TOKEN_CHARGE_FINAL: TokenChargeState['status'][] = ['success', 'failed', 'expired', 'unknown'];
 
@@ -353,20 +353,20 @@ class RecurringPlan {
         `moved to a Schedule after ${state.cycle} cycle(s): charges go on there; the token stays active`,
       );
     } else if (state.cancelRequested) {
-      if (patched(A5_UNKNOWN_PATCH)) await this.cancelTokenOrPark();
+      if (patched(TOKEN_CANCEL_UNKNOWN_PATCH)) await this.cancelTokenOrPark();
       else await this.cancelTokenBeforeParking();
     } else if (state.consecutiveFailures >= this.maxFailures) {
       this.setStatus('failed', `${state.consecutiveFailures} cycles in a row did not succeed`);
     } else this.setStatus('completed', `all ${state.cycle} cycles done`);
   }
 
-  /** Before the patch A5_UNKNOWN_PATCH: A5 failing ends the plan cancelled (kept for plans that recorded it). */
+  /** Before the patch TOKEN_CANCEL_UNKNOWN_PATCH: A5 failing ends the plan cancelled (kept for plans that recorded it). */
   private async cancelTokenBeforeParking(): Promise<void> {
     const { state } = this;
     try {
       const cancelled = await cancels.cancelToken(state.tokenId!);
       if (cancelled) this.setStatus('cancelled', 'token cancelled (A5)');
-      else if (patched(A5_REFUSAL_PATCH)) await this.afterRefusedCancel();
+      else if (patched(TOKEN_CANCEL_REFUSAL_PATCH)) await this.afterRefusedCancel();
       else this.setStatus('cancelled', 'the service refused A5 (token already cancelled or unknown)');
     } catch (err) {
       // No further charge is made either way; the token may still be active at the service.
@@ -375,22 +375,22 @@ class RecurringPlan {
   }
 
   /**
-   * A5 with the patch A5_UNKNOWN_PATCH. Cancelled: reported. Refused (any 400): asked again after a
+   * A5 with the patch TOKEN_CANCEL_UNKNOWN_PATCH. Cancelled: reported. Refused (any 400): asked again after a
    * pause, then parked for an operator (afterRefusal). Failed past its retries (about a quarter of
    * an hour): the token may still be live, so the plan is never reported cancelled on it: it parks
-   * as outcome_unknown and keeps asking A5 (parkWhileA5Fails).
+   * as outcome_unknown and keeps asking A5 (parkWhileTokenCancelFails).
    */
   private async cancelTokenOrPark(): Promise<void> {
-    const first = await askA5(cancels, this.state.tokenId!);
+    const first = await tryCancelToken(cancels, this.state.tokenId!);
     if (first.kind === 'cancelled') this.setStatus('cancelled', 'token cancelled (A5)');
     else if (first.kind === 'refused') await this.afterRefusal(first.message);
-    else await this.parkWhileA5Fails(first.message);
+    else await this.parkWhileTokenCancelFails(first.message);
   }
 
   /** A5 refused (any 400): asked once more after a pause; refused or failing again, parked for an operator. */
   private async afterRefusal(message: string): Promise<void> {
-    await sleep(A5_AGAIN_AFTER_MS);
-    const again = await askA5(cancels, this.state.tokenId!);
+    await sleep(TOKEN_CANCEL_AGAIN_AFTER_MS);
+    const again = await tryCancelToken(cancels, this.state.tokenId!);
     if (again.kind === 'cancelled') {
       this.setStatus('cancelled', 'token cancelled (A5, asked again after a 400)');
       return;
@@ -408,16 +408,16 @@ class RecurringPlan {
    * cancels the token, or as an operator resolves it. A 400 now (an earlier A5 may have cancelled
    * the token, its answer lost) stops the asking: only an operator can tell.
    */
-  private async parkWhileA5Fails(failure: string): Promise<void> {
+  private async parkWhileTokenCancelFails(failure: string): Promise<void> {
     const resolution = this.acceptResolution();
     this.setStatus(
       'outcome_unknown',
       `charges stopped, but A5 failed for about a quarter of an hour (${failure}): the token may still be live; A5 is asked again in the background; or check the token and resolve the plan`,
     );
     await this.emitOutcome();
-    for (let pause = A5_BACKGROUND_FIRST_MS; ; pause = Math.min(pause * 2, A5_BACKGROUND_MAX_MS)) {
+    for (let pause = TOKEN_CANCEL_BACKGROUND_FIRST_MS; ; pause = Math.min(pause * 2, TOKEN_CANCEL_BACKGROUND_MAX_MS)) {
       if (await condition(() => resolution() !== undefined, pause)) break;
-      const again = await askA5(backgroundCancels, this.state.tokenId!);
+      const again = await tryCancelToken(backgroundCancels, this.state.tokenId!);
       if (again.kind === 'cancelled') {
         this.setStatus('cancelled', 'token cancelled (A5, asked again in the background after it had failed)');
         return;
@@ -461,7 +461,7 @@ class RecurringPlan {
    */
   private async afterRefusedCancel(): Promise<void> {
     const tokenId = this.state.tokenId!;
-    await sleep(A5_AGAIN_AFTER_MS);
+    await sleep(TOKEN_CANCEL_AGAIN_AFTER_MS);
     let again: boolean | string;
     try {
       again = await cancels.cancelToken(tokenId);
@@ -502,7 +502,7 @@ class RecurringPlan {
 }
 
 /** A5 asked once through `proxy` (its retries included), read as cancelled, refused or failed. */
-async function askA5(proxy: typeof cancels, tokenId: string): Promise<A5Outcome> {
+async function tryCancelToken(proxy: typeof cancels, tokenId: string): Promise<CancelAttempt> {
   try {
     const answer = await proxy.cancelTokenAnswered(tokenId);
     return answer.cancelled ? { kind: 'cancelled' } : { kind: 'refused', message: answer.refusal };

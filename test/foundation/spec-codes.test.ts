@@ -23,22 +23,8 @@ const countIn = (folder: string): Counted =>
 
 // Names still holding a code, each with why it is still there. Remove a row when its name goes; the test
 // fails on a row that no longer matches anything, so the list only shrinks.
-const NOT_YET_RENAMED: Record<string, string> = {
-  // Workflow code was being reshaped by other hands when the rest of src was renamed (the identifiers only:
-  // the patch ids' values are in recorded histories and stay as they are).
-  'src/workflows/recurring.ts A5_REFUSAL_PATCH': 'workflow code, renamed with the recurring flow',
-  'src/workflows/recurring.ts A5_UNKNOWN_PATCH': 'workflow code, renamed with the recurring flow',
-  'src/workflows/recurring.ts A5_AGAIN_AFTER_MS': 'workflow code, renamed with the recurring flow',
-  'src/workflows/recurring.ts A5_BACKGROUND_FIRST_MS': 'workflow code, renamed with the recurring flow',
-  'src/workflows/recurring.ts A5_BACKGROUND_MAX_MS': 'workflow code, renamed with the recurring flow',
-  'src/workflows/recurring.ts A5Outcome': 'workflow code, renamed with the recurring flow',
-  'src/workflows/recurring.ts askA5': 'workflow code, renamed with the recurring flow',
-  'src/workflows/recurring.ts parkWhileA5Fails': 'workflow code, renamed with the recurring flow',
-  'src/workflows/pos-remote/send.ts MAX_UNSENT_E1_ATTEMPTS': 'workflow code, renamed with the POS remote flow',
-  'src/workflows/pos-remote/send.ts UNSENT_E1_BACKOFF_MS': 'workflow code, renamed with the POS remote flow',
-  // Virtual-account credit files were being edited by another helper at the time.
-  'src/activities/virtual-account-credit.ts c5Refused': 'renamed with the virtual-account credit work',
-};
+// None is left (the patch ids' values, recorded in histories, were kept when their names went).
+const NOT_YET_RENAMED: Record<string, string> = {};
 
 // Folders whose comments and strings use a code only as a reference after domain words ("the debit
 // (D3)"), never as a noun ("D3 answered"). src/workflows, src/config, src/nexus and src/virtual-accounts

@@ -23,9 +23,9 @@ import {
 import type { TerminalLock } from './terminal-lock';
 
 /** E1 proven unsent is sent again at most this many times in all. */
-const MAX_UNSENT_E1_ATTEMPTS = 3;
+const MAX_UNSENT_REQUEST_ATTEMPTS = 3;
 /** The pause before an unsent E1 goes again, times the attempt. */
-const UNSENT_E1_BACKOFF_MS = durationMs(UNSENT_RESEND_BACKOFF);
+const UNSENT_REQUEST_BACKOFF_MS = durationMs(UNSENT_RESEND_BACKOFF);
 
 export class RequestSend {
   /** E1's activity signalled that its call is about to leave. */
@@ -111,14 +111,14 @@ export class RequestSend {
         // Announced and not proven unsent (a lost answer, a killed worker): it may have left.
         const neverSent = !this.announced || failureOf(err)?.type === FailureTypes.Transient;
         if (!neverSent) return { lostAt: Date.now() };
-        if (attempt >= MAX_UNSENT_E1_ATTEMPTS) {
+        if (attempt >= MAX_UNSENT_REQUEST_ATTEMPTS) {
           request.setStatus(
             'not_sent',
             `E1 could not be sent (${attempt} attempts, none left): ${failureMessage(err)}`,
           );
           return 'ended';
         }
-        await sleep(UNSENT_E1_BACKOFF_MS * attempt);
+        await sleep(UNSENT_REQUEST_BACKOFF_MS * attempt);
       }
     }
   }
