@@ -535,8 +535,9 @@ describe('POS remote request', () => {
         options: {
           ...SHORT_LIFETIME,
           // Failed searches go on for another lifetime after the deadline (lifetime + grace), every
-          // searchInterval: here a 1 s sleep past the deadline (a search of this A6 takes a while).
-          requestLifetime: '1500ms',
+          // searchInterval: here 1 s sleeps past the deadline (a search of this A6 takes a while: the
+          // lifetime leaves room for a full sleep after one even when a loaded machine slows it).
+          requestLifetime: '4s',
           searchGrace: '0ms',
           searchInterval: '1s',
         },
@@ -774,10 +775,12 @@ describe('POS remote request', () => {
 
   // --- a lost E1 answer: the search (A6) ---
 
-  it('a lost E1 answer is searched for until lostAt + lifetime + grace (not before), the sleep before the last search cut from the (default 5 s) searchInterval to the deadline; the status says so meanwhile', async () => {
+  it('a lost E1 answer is searched for until lostAt + lifetime + grace (not before), the sleep before the last search cut from the searchInterval (20 s here) to the deadline; the status says so meanwhile', async () => {
     const t = `T${randomUUID().slice(0, 8)}`;
     remote.createFailure = lostCreateAnswer();
-    const [lifetime, grace] = [1_500, 1_000];
+    // An interval far longer than lifetime + grace: a sleep not cut to the deadline would put the
+    // decision 20 s out, whatever a loaded machine adds to each search.
+    const [lifetime, grace, interval] = [1_500, 1_000, 20_000];
     try {
       const handle = await start(t, {
         options: {
@@ -785,6 +788,7 @@ describe('POS remote request', () => {
           heartbeatTimeout: '5s',
           requestLifetime: `${lifetime}ms`,
           searchGrace: `${grace}ms`,
+          searchInterval: `${interval}ms`,
           lostCreateAbsentIs: 'not_sent',
         },
       });
@@ -809,9 +813,9 @@ describe('POS remote request', () => {
       );
       const decided = events.slice(searches.at(-1)).find((e) => e.workflowTaskStartedEventAttributes)!;
       expect(at(decided) - at(lost)).toBeGreaterThanOrEqual(lifetime + grace - 50);
-      expect(at(decided) - at(lost)).toBeLessThan(lifetime + grace + 1_500);
+      expect(at(decided) - at(lost)).toBeLessThan(lifetime + grace + interval / 2);
       // One sleep between the first search and the last: the time left to the deadline, less than the
-      // 5 s searchInterval (and the deadline's span).
+      // searchInterval (and the deadline's span).
       const sleeps = (await timersOf(handle)).filter((ms) => ms !== LOCK_WAIT_MS);
       expect(sleeps).toHaveLength(1);
       expect(sleeps[0]).toBeGreaterThanOrEqual(1);
