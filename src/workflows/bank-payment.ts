@@ -1,7 +1,7 @@
-// Direct bank debit: B3 answers ValidateTOKEN or ValidateOTP; the payer's token or OTP arrives
+// Direct bank debit: the bank debit (B3) answers ValidateTOKEN or ValidateOTP; the payer's token or OTP arrives
 // as an Update (B4), then verify — woken by the charge_successful webhook or the grace — confirms.
-// B3 and B4 move money: one attempt each; a refusal proves nothing happened, anything else is
-// settled by verifying the reference first (B3 is sent again only for a reference the service
+// The bank debit and the bank validation move money: one attempt each; a refusal proves nothing happened, anything else
+// is settled by verifying the reference first (the bank debit is sent again only for a reference the service
 // does not know). A code the service refuses fails the Update and the flow keeps waiting, up to
 // MAX_REFUSED_CODES; no code within codeTimeoutMs lets verify decide (expired when the debit is
 // still pending). The code arrives sealed (a claim-check handle): the token or OTP itself never
@@ -44,11 +44,15 @@ class BankPaymentFlow extends PaymentFlow<DirectPaymentState> {
     if (!isClaimHandle(code)) throw new Error('code must be sealed: pass the claim-check handle the starter made');
   }
 
-  /** submitBankCode (Update): B4 with the sealed code; a refusal or a lost answer is settled by verify. */
+  /**
+   * submitBankCode (Update): the bank validation (B4) with the sealed code; a refusal or a lost answer is settled by
+   * verify.
+   */
   private async submitCode(code: string): Promise<DirectPaymentState> {
     this.busy = true;
     try {
-      // B4's 200 ('Charge attempted') is not proof of payment: the webhook or verify confirms.
+      // The 200 of the bank validation (B4) ('Charge attempted') is not proof of payment: the webhook or verify
+      // confirms.
       await sends.validateBank(this.ref, code);
       this.setStatus('confirming');
       return this.snapshot();
@@ -78,7 +82,7 @@ class BankPaymentFlow extends PaymentFlow<DirectPaymentState> {
     });
   }
 
-  /** B3: sent once; a second time only when verify proved the first never arrived. */
+  /** The bank debit (B3): sent once; a second time only when verify proved the first never arrived. */
   private async debit(): Promise<void> {
     const sent = await sendPayment(this.ref, () => sends.chargeBank(this.input));
     this.readSent(
@@ -89,7 +93,8 @@ class BankPaymentFlow extends PaymentFlow<DirectPaymentState> {
           this.state.authModel = answer.authModel;
           this.setStatus('awaiting_code');
         },
-        // The debit exists: the payer has a token or receives an OTP either way; B4 is the same call.
+        // The debit exists: the payer has a token or receives an OTP either way; the bank validation (B4) is the same
+        // call.
         pending: (lost) =>
           this.setStatus('awaiting_code', `the debit's answer was lost (${lost}); the auth model is unknown`),
       },

@@ -1,23 +1,23 @@
 // Direct card payment.
 //
-//   charging ──B1──► awaiting_pin ──PIN (B2)──► awaiting_otp ──OTP (B2)──► confirming ──► success
+//   charging ──charge (B1)──► awaiting_pin ──PIN (B2)──► awaiting_otp ──OTP (B2)──► confirming ──► success
 //            ├─────► awaiting_otp                                              ▲        failed
 //            └─────► awaiting_3ds ── payer completes auth_url (webhook/verify) ┘        expired
 //                                                                                        unknown
-// B1 and B2 move money: one attempt each. A refused request (400) proves nothing happened; any
-// other failure is an unknown outcome, settled by verifying the reference before anything else:
-// B1 is sent once more only when the service does not know the reference at all.
+// The card charge and the authorization move money: one attempt each. A refused request (400) proves nothing happened;
+// any other failure is an unknown outcome, settled by verifying the reference before anything else:
+// The card charge is sent once more only when the service does not know the reference at all.
 // PIN and OTP arrive as Updates: the validator refuses a code in the wrong state or format (so
 // nothing enters history); a code the service refuses fails the Update with its message and the
 // flow keeps waiting, up to MAX_REFUSED_CODES. Each step has its timeout, after which verify
 // decides (expired when the payment is still pending). The final state is verify's: at once when
-// B1 or B2 answered Success (the sending activity reads the record right after the answer; when it
-// could not, a local read), otherwise woken by the
+// The card charge or the authorization answered Success (the sending activity reads the record right after the answer;
+// when it could not, a local read), otherwise woken by the
 // charge_successful webhook (a signal from the receiver) or by the grace passing; an unknown
 // outcome is parked (./steps/payment-flow.ts).
 // Card data, PIN and OTP never reach the workflow: the starter seals them into the claim-check
 // store and the input and Updates carry only handles (plus BIN, last four and brand for display).
-// When the sealed card expired before B1 could be sent, the flow waits in awaiting_card for the
+// When the sealed card expired before the card charge could be sent, the flow waits in awaiting_card for the
 // card again (submitCard); an expired PIN/OTP fails its Update with SecretUnavailable.
 //
 // Layout: `cardPaymentWorkflow`, then `CardPaymentFlow` (on PaymentFlow): its state, its handlers
@@ -58,7 +58,7 @@ export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<Card
 class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
   // --- state ---
 
-  /** The sealed card B1 sends (a new one after submitCard). */
+  /** The sealed card the card charge (B1) sends (a new one after submitCard). */
   private card: SealedCard;
   /** The card submitted again while awaiting_card, not yet taken. */
   private resubmittedCard: SealedCard | undefined;
@@ -66,7 +66,9 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
   private busy = false;
   /** The PIN may have been accepted (its answer was lost): an OTP is accepted too. */
   private pinAnswerLost = false;
-  /** B1 or B2 answered Success: the final verify need not wait for the webhook. */
+  /**
+   * The card charge (B1) or the authorization (B2) answered Success: the final verify need not wait for the webhook.
+   */
   private answeredSuccess = false;
   /** The record the activity read right after that Success answer (absent when it could not). */
   private readAfterSuccess: TransactionLookup | undefined;
@@ -148,7 +150,10 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
     if (!isClaimHandle(handle)) throw new Error(`${kind} must be sealed: pass the claim-check handle the starter made`);
   }
 
-  /** submitPin / submitOtp (Update): B2 with the sealed code; a refusal or a lost answer is settled by verify. */
+  /**
+   * submitPin / submitOtp (Update): the authorization (B2) with the sealed code; a refusal or a lost answer is settled
+   * by verify.
+   */
   private async authorize(kind: 'pin' | 'otp', handle: string): Promise<CardPaymentState> {
     this.busy = true;
     try {
@@ -185,14 +190,15 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
       await this.charge();
       await this.awaitCodes();
       await this.awaitThreeDs();
-      // The service answered Success (B1 or B2): verify now; its webhook adds nothing after that.
+      // The service answered Success (the card charge (B1) or the authorization (B2)): verify now; its webhook adds
+      // nothing after that.
       return this.answeredSuccess
         ? this.finish(0, this.readAfterSuccess)
         : this.finish(this.input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs);
     });
   }
 
-  /** B1: sent once; a second time only when verify proved the first never arrived. */
+  /** The card charge (B1): sent once; a second time only when verify proved the first never arrived. */
   private async charge(): Promise<void> {
     let sent = await this.sendCharge();
     while (sent.outcome === 'answered' && sent.answer === 'secret-unavailable') {
@@ -280,7 +286,7 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
 
   // --- helpers ---
 
-  /** B1 with the current sealed card; a card that no longer opens means this send was not made. */
+  /** The card charge (B1) with the current sealed card; a card that no longer opens means this send was not made. */
   private sendCharge() {
     return sendPayment(this.ref, () =>
       sends.chargeCard({ ...this.input, card: this.card }).catch((err: unknown) => {
@@ -305,7 +311,9 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
     return true;
   }
 
-  /** The service's step answer. Anything but a known step goes to confirmation: never "failed" on an unexpected word. */
+  /**
+   * The service's step answer. Anything but a known step goes to confirmation: never "failed" on an unexpected word.
+   */
   private applyStep(s: string, verified?: TransactionLookup): void {
     if (s === 'ValidatePin') this.setStatus('awaiting_pin');
     else if (s === 'ValidateOTP') this.setStatus('awaiting_otp');

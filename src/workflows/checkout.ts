@@ -1,7 +1,7 @@
-// Hosted checkout: A1 creates the transaction and its checkout_url, which the starter gets at
-// once through update-with-start (the `checkoutUrl` Update waits for A1's answer). The flow then
+// Hosted checkout: the checkout initiate (A1) creates the transaction and its checkout_url, which the starter gets at
+// once through update-with-start (the `checkoutUrl` Update waits for the checkout initiate's answer). The flow then
 // waits for charge_successful or for the checkout's expiry, verifying the reference every minute
-// meanwhile (a webhook may be lost), and verify decides the result. A1 is sent once (again only
+// meanwhile (a webhook may be lost), and verify decides the result. The checkout initiate is sent once (again only
 // for a reference the service does not know). The state, the end and the cancel clean-up are
 // PaymentFlow's (./steps/payment-flow.ts).
 import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
@@ -28,7 +28,10 @@ class CheckoutFlow extends PaymentFlow<CheckoutState> {
     );
   }
 
-  /** A webhook-confirmed payment also records what the webhook says was paid (A3's token_id among it). */
+  /**
+   * A webhook-confirmed payment also records what the webhook says was paid (the token_id of the card tokenisation (A3)
+   * among it).
+   */
   override conclude(c: Confirmation): void {
     const event = this.inbox.event;
     if (c.confirmedBy === 'webhook' && event) {
@@ -47,7 +50,10 @@ class CheckoutFlow extends PaymentFlow<CheckoutState> {
     setHandler(checkoutUrlUpdate, () => this.checkoutUrl());
   }
 
-  /** checkoutUrl (Update, with start): the checkout_url once A1 answered, or A1's failure. */
+  /**
+   * checkoutUrl (Update, with start): the checkout_url once the checkout initiate (A1) answered, or the checkout
+   * initiate's failure.
+   */
   private async checkoutUrl(): Promise<{ checkoutUrl: string; transactionRef: string }> {
     await condition(() => this.state.checkoutUrl !== undefined || this.state.status !== 'initiating');
     if (!this.state.checkoutUrl)
@@ -70,7 +76,7 @@ class CheckoutFlow extends PaymentFlow<CheckoutState> {
     });
   }
 
-  /** A1: sent once; a second time only when verify proved the first never arrived. */
+  /** The checkout initiate (A1): sent once; a second time only when verify proved the first never arrived. */
   private async initiate(): Promise<void> {
     const sent = await sendPayment(this.ref, () => sends.initiateCheckout(this.input));
     this.readSent(

@@ -1,21 +1,21 @@
-// POS terminal pre-authorisation, then its completion (F3 Pre-Authorization, then F3 Completion
-// tied to it by original_merchant_ref; F4 requery by merchant_ref for each).
+// POS terminal pre-authorisation, then its completion (the transaction send (F3) as Pre-Authorization, then as
+// Completion tied to it by original_merchant_ref; the requery (F4) by merchant_ref for each).
 //
 //   validate (zod; card-read fields refused by name)
-//   F3 Pre-Authorization through send-once (./steps/pos-terminal-send.ts)
+//   send the Pre-Authorization through send-once (./steps/pos-terminal-send.ts)
 //       declined | rejected | not_received | card_data_unavailable → final (nothing held)
-//       unknown → parked outcome_unknown (F4 on a backoff; resolveOutcome)
+//       unknown → parked outcome_unknown (requery on a backoff; resolveOutcome)
 //   approved → held: a durable timer runs to the end of the hold window (heldSince + holdWindow,
 //       heldSince = the first pre-authorisation send), while the flow waits for
 //       completePreAuth (Update: amount ≤ held, a fresh read of the same card) → completing
 //       releasePreAuth (Update)                                               → released
 //       the window ends                                                       → lapsed
-//   completing: F3 Completion through send-once, merchant_ref CP<digest of the pre-auth's>
+//   completing: send the Completion through send-once, merchant_ref CP<digest of the pre-auth's>
 //       approved → completed (money moved); declined / rejected / not_received → completion_*
 //       card data gone before it was received → held again (nothing reached the service)
 //
 // A second completePreAuth is refused by the Update's validator (the flow is no longer held);
-// the Completion is sent once, and again only after F4 proved the earlier attempt never arrived.
+// the Completion is sent once, and again only after the requery proved the earlier attempt never arrived.
 // A lapse or a release sends nothing: the spec has no call to release a hold, so the funds stay
 // held at the issuer until its own hold expires. No money moves beyond the hold.
 import { condition, isCancellation, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
@@ -103,7 +103,7 @@ class PosPreAuthFlow {
       unsealedFieldsIn(raw, 'startPosPreAuth'),
       'POS pre-authorisation',
     );
-    // `notify` is the flow's, never part of F3's body.
+    // `notify` is the flow's, never part of the body of the transaction send (F3).
     const { options = {}, notify, ...fields } = parsed;
     this.events = new MerchantEvents(notify, 'pos-preauth', fields.merchant_ref);
     const { holdWindow, ...sendOptions } = options;
@@ -189,7 +189,10 @@ class PosPreAuthFlow {
 
   // --- the main steps ---
 
-  /** F3 Pre-Authorization; held until completed, released or lapsed; F3 Completion once. */
+  /**
+   * The transaction send (F3) Pre-Authorization; held until completed, released or lapsed; the transaction send
+   * Completion once.
+   */
   async run(): Promise<PosPreAuthResult> {
     const { fields, state } = this;
     upsertSearchAttributes(
@@ -202,7 +205,7 @@ class PosPreAuthFlow {
       }),
     );
 
-    // ---- F3 Pre-Authorization ----
+    // ---- the transaction send (F3) Pre-Authorization ----
     const heldSince = Date.now();
     state.heldSince = new Date(heldSince).toISOString();
     this.holdUntilMs = heldSince + this.windowMs;
@@ -268,7 +271,10 @@ class PosPreAuthFlow {
     return undefined;
   }
 
-  /** F3 Completion, once: the flow's end, or undefined when the card read was gone before it was sent (held again). */
+  /**
+   * The transaction send (F3) Completion, once: the flow's end, or undefined when the card read was gone before it was
+   * sent (held again).
+   */
   private async complete(request: CompleteRequest): Promise<PosPreAuthResult | undefined> {
     const { fields, state, completionRef, held } = this;
     state.phase = 'completion';
@@ -282,7 +288,8 @@ class PosPreAuthFlow {
     };
     state.completion = completion;
     this.setStatus('completing');
-    // Sent once (send-once runs non-cancellable); a cancel while its outcome is parked asks F4 once more and records it.
+    // Sent once (send-once runs non-cancellable); a cancel while its outcome is parked asks the requery (F4) once more
+    // and records it.
     const out = await sendPosTransaction({
       wording: linkedWording('completion'),
       req: {
@@ -328,7 +335,8 @@ class PosPreAuthFlow {
       case 'outcome_unknown':
         return this.finish('outcome_unknown', out.action, out.cancelRequested ? { cancelRequested: true } : {});
       case 'card_data_unavailable':
-        // Nothing reached the service: the pre-authorisation is still held; a new completePreAuth (fresh card read) may come.
+        // Nothing reached the service: the pre-authorisation is still held; a new completePreAuth (fresh card read) may
+        // come.
         state.completionsNotSent = (state.completionsNotSent ?? 0) + 1;
         return undefined;
     }

@@ -2,7 +2,7 @@
 // of its refunds, so two refunds of one sale can never together return more than it took.
 //
 // A refund reserves its amount here (the reserveRefund Update, sent by the refund flow's activity)
-// before its F3 is sent; the Update's validator refuses a reservation over what is left
+// before its transaction send (F3) is sent; the Update's validator refuses a reservation over what is left
 // (sale amount − approved refunds − refunds still reserved) and nothing reaches history then.
 // Reservations are serialised by the workflow, so concurrent refunds cannot both pass. The refund
 // flow settles its reservation when its outcome is known (settleRefund): approved keeps the
@@ -91,7 +91,8 @@ class PosRefundLedger {
     }
     if (existing) {
       existing.status = 'reserved';
-      // A released refund that comes back (its request refused or never sent) may ask another amount: it holds what it asks now.
+      // A released refund that comes back (its request refused or never sent) may ask another amount: it holds what it
+      // asks now.
       if (patched(REFUND_REASKED_AMOUNT_PATCH)) existing.amount = amount;
     } else this.entries.push({ merchantRef: merchant_ref, amount, status: 'reserved' });
     this.publish();
@@ -131,7 +132,8 @@ class PosRefundLedger {
       // approved is final: a late "released" never un-refunds money the service returned.
       if (existing.status !== 'approved') existing.status = outcome;
     } else if (outcome === 'approved' && Number.isSafeInteger(amount) && amount > 0) {
-      // A refund the service approved that never reserved here (e.g. found by its own F4 after the ledger was started anew).
+      // A refund the service approved that never reserved here (e.g. found by its own requery (F4) after the ledger was
+      // started anew).
       this.entries.push({ merchantRef: merchant_ref, amount, status: 'approved' });
     }
     this.publish();

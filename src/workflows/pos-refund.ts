@@ -1,13 +1,13 @@
-// POS terminal refund of one approved sale (F3 transaction_type Refund, tied to the sale by
-// original_merchant_ref; F4 requery by merchant_ref).
+// POS terminal refund of one approved sale (the transaction send (F3) with transaction_type Refund, tied to the sale by
+// original_merchant_ref; the requery (F4) by merchant_ref).
 //
 //   validate (zod; card-read fields refused by name)
-//   F4 original ── 404 → refused original_not_found; declined → original_not_approved;
+//   requery of the original ── 404 → refused original_not_found; declined → original_not_approved;
 //                  not a Purchase/Completion → original_not_refundable; other currency or card
-//                  (BIN/last four) → currency_mismatch / card_mismatch; F4 unanswerable → unverified
-//   F4 own merchant_ref ── found → that record is the outcome (the same request, already sent)
+//                  (BIN/last four) → currency_mismatch / card_mismatch; requery unanswerable → unverified
+//   requery of our own merchant_ref ── found → that record is the outcome (the same request, already sent)
 //   reserve in the sale's refund ledger ── over what is left → refused over_remaining
-//   F3 Refund through send-once (./steps/pos-terminal-send.ts): approved | declined | rejected |
+//   send the Refund through send-once (./steps/pos-terminal-send.ts): approved | declined | rejected |
 //                  not_received | card_data_unavailable | outcome_unknown (parked, resolveOutcome)
 //   settle the ledger: approved keeps the amount, no money moved releases it, unknown holds it
 //
@@ -100,7 +100,7 @@ class PosRefundFlow {
       unsealedFieldsIn(raw, 'startPosRefund'),
       'POS refund',
     );
-    // `notify` is the flow's, never part of F3's body.
+    // `notify` is the flow's, never part of the body of the transaction send (F3).
     const { options = {}, refund_request_id, notify, ...fields } = parsed;
     this.fields = fields;
     this.options = options;
@@ -147,7 +147,10 @@ class PosRefundFlow {
     return this.events.emitFor(REFUND_EVENT_TYPES, { status, reason, amount, currency: fields.currency });
   }
 
-  /** The checks and the reservation (nothing sent yet), then F3 Refund once, then the ledger settled. */
+  /**
+   * The checks and the reservation (nothing sent yet), then the transaction send (F3) Refund once, then the ledger
+   * settled.
+   */
   private async decide(): Promise<PosRefundResult> {
     const { fields, merchantRef, state } = this;
     upsertSearchAttributes(
@@ -170,7 +173,7 @@ class PosRefundFlow {
       throw err;
     }
 
-    // ---- F3 Refund, once ----
+    // ---- the transaction send (F3) Refund, once ----
     const out = await sendPosTransaction({
       wording: linkedWording('refund'),
       req: { ...fields, transaction_type: 'Refund', merchant_ref: merchantRef },
@@ -200,7 +203,10 @@ class PosRefundFlow {
     return this.reserve(original.sale);
   }
 
-  /** F4 of the original: it must be an approved Purchase or Completion of this card and currency, at least this amount. */
+  /**
+   * The requery (F4) of the original: it must be an approved Purchase or Completion of this card and currency, at least
+   * this amount.
+   */
   private async checkOriginal(): Promise<{ sale: PosTransactionRecord } | { ended: PosRefundResult }> {
     const { fields, amount } = this;
     const ref = fields.original_merchant_ref;
@@ -241,7 +247,10 @@ class PosRefundFlow {
     return { sale: o };
   }
 
-  /** F4 of the refund's own merchant_ref (the request's): found, it was sent earlier and that record is the outcome. */
+  /**
+   * The requery (F4) of the refund's own merchant_ref (the request's): found, it was sent earlier and that record is
+   * the outcome.
+   */
   private async sentEarlier(): Promise<PosRefundResult | undefined> {
     const { merchantRef } = this;
     let own;

@@ -1,38 +1,39 @@
 // POS remote request (E1/E2): push a payment to a terminal, then follow it until the terminal
-// completes it (success or failed) or its 5-minute lifetime ends (E2 404 after the lifetime).
+// completes it (success or failed) or its 5-minute lifetime ends (the request requery 404 after the lifetime).
 //
-//   terminal lock → baseline (A6) → E1 (announced) → [lost answer: search A6] → poll E2 → final look
+//   terminal lock → baseline (A6) → create (E1, announced) → [lost: search the list (A6)] → poll (E2) → final look
 //
 // - One open request per terminal: the flow queues at the terminal's lock workflow
 //   (src/workflows/pos-terminal-lock.ts, one per terminal and task queue) and holds it until its
 //   request can no longer be open.
-// - E1 carries no reference of ours and is never sent twice once it may have left: its activity
+// - the request create carries no reference of ours and is never sent twice once it may have left: its activity
 //   signals the workflow (acknowledged) right before the HTTP call. Without that mark, or when the
-//   client proves nothing left, E1 may be sent again. With it, a lost answer is resolved from the
-//   service's own records: A6 lists the terminal's requests; the one that is neither in the
-//   baseline (read before E1) nor an earlier lock holder's is ours. More than one candidate:
+//   client proves nothing left, the request create may be sent again. With it, a lost answer is resolved from the
+//   service's own records: the transaction list lists the terminal's requests; the one that is neither in the
+//   baseline (read before the request create) nor an earlier lock holder's is ours. More than one candidate:
 //   outcome_unknown, visible, never a guess. After lifetime + grace, a successful search that
-//   shows nothing proves E1 never arrived (not_sent); searches that keep failing end
+//   shows nothing proves the request create never arrived (not_sent); searches that keep failing end
 //   outcome_unknown after another lifetime.
-// - The lifetime counts from the latest time the request can have been created (E1's answer, or
-//   the failure of a lost E1); an E2 404 before it ended is an error, and polling goes on.
+// - The lifetime counts from the latest time the request can have been created (the request create's answer, or
+//   the failure of a lost one); a request requery 404 before it ended is an error, and polling goes on.
 // - Cancel cannot withdraw the request: the flow watches it until the lifetime ends and reports
 //   success_after_cancel if the payer approves anyway. Expiry and cancel end with a final look at
-//   the service's transaction record (A6 by reference).
+//   the service's transaction record (the transaction list by reference).
 // - outcome_unknown, poll_error and expired_unobserved are parked, not final: the terminal is given
-//   back, the request's record is looked up again on a backoff (a lost E1's request searched for
+//   back, the request's record is looked up again on a backoff (a lost request create's request searched for
 //   first) and the flow ends with the service's answer or an operator's resolveOutcome.
-// - A lost E1 answer whose request A6 never showed ends not_sent only where the deployment says A6
-//   lists remote requests (options.lostCreateAbsentIs, set by the starter from the config).
-// - Polling runs inside one heartbeating activity (E2 every 2-3 s): few history events, a dead
+// - A lost request create answer whose request the transaction list never showed ends not_sent only where the
+//   deployment says the transaction list lists remote requests (options.lostCreateAbsentIs, set by the starter from the
+//   config).
+// - Polling runs inside one heartbeating activity (the request requery every 2-3 s): few history events, a dead
 //   worker noticed within the heartbeat timeout, the retried attempt continuing from the details.
 //
 // The workflow id is `pos-remote-<reference>` and starters refuse duplicates.
 //
 // Layout: `posRemoteRequestWorkflow` (a thin wrapper), then `PosRemoteRequestFlow`: its parts, its
 // handlers (`listen`), the main steps (`run`); the parts, in the order they run, under ./pos-remote/:
-// the request's state (request.ts), the terminal lock (terminal-lock.ts), E1 (send.ts), E2
-// (follow.ts), the parked look-ups (parked.ts).
+// the request's state (request.ts), the terminal lock (terminal-lock.ts), the request create (send.ts), the request
+// requery (follow.ts), the parked look-ups (parked.ts).
 import { CancellationScope, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   PosRemoteInputSchema,
@@ -135,7 +136,10 @@ class PosRemoteRequestFlow {
     });
   }
 
-  /** The lock, then (holding it) baseline, E1, the search for a lost answer, polling; the lock released. */
+  /**
+   * The lock, then (holding it) baseline, the request create (E1), the search for a lost answer, polling; the lock
+   * released.
+   */
   private async decide(): Promise<PosRemoteResult> {
     if (!(await this.lock.take())) {
       await this.lock.release();

@@ -1,6 +1,6 @@
 // The terminal lock: one long-lived workflow per terminal (id `pos-terminal-lock-<terminal_id>`)
 // that lets one POS remote request flow at a time hold the terminal. The device shows one request
-// at a time, and a lost E1 answer can only be found again in the service's records if no other
+// at a time, and a lost request create (E1) answer can only be found again in the service's records if no other
 // flow of ours sent to that terminal meanwhile.
 //
 // Flows queue with acquireTerminalLock (sent by an activity with signalWithStart, so the first
@@ -11,7 +11,7 @@
 // makes the grant signal fail, so it is skipped.
 //
 // The lock keeps the request refs of its recent holders and hands them to the next holder: a
-// lost-E1 search never takes an earlier holder's request for its own.
+// search for a lost request create (E1) never takes an earlier holder's request for its own.
 import {
   condition,
   continueAsNew,

@@ -1,35 +1,35 @@
-// POS terminal transaction: the sale (F3 initiate, F4 requery by merchant_ref).
+// POS terminal transaction: the sale (the transaction send (F3) as initiate, the requery (F4) by merchant_ref).
 //
 // Every field rule is checked first; nothing is sent for an input that breaks one.
 // The sale is sent through the one send-once rule (./steps/send-once.ts) by the terminal send
-// (./steps/pos-terminal-send.ts): send = F3 (an activity that never retries by itself,
-// heartbeating while its call is open), requery = F4 by merchant_ref. What this flow keeps:
+// (./steps/pos-terminal-send.ts): send = the transaction send (an activity that never retries by itself,
+// heartbeating while its call is open), requery = the requery by merchant_ref. What this flow keeps:
 //
-//   F3 answered 00                         → approved
-//   F3 answered 51, 55 (or another code)   → declined, with the action to show
-//   F3 answered 91 or 96 (or no code)      → not an answer: requeried (F4) at once, like a lost one
-//   F3 timed out / connection lost / 5xx   → requery (F4), after a short settle delay
-//   F3 refused (400, 401/403, 404 terminal) → rejected: nothing happened
-//   F4 found the transaction               → that is the outcome (never sent again)
-//   F4 404                                 → the service never received it: a resend with the
-//                                            same merchant_ref, bounded (maxAttempts), after a
-//                                            doubling backoff and, if the last F3 was lost by its
-//                                            heartbeat timeout, after its HTTP call can no longer
-//                                            be in flight
-//   F4 cannot answer (its retries ran out) → outcome_unknown, parked: never sent again, F4 asked
-//                                            on a backoff for `unknownRequeryFor` (24 h), the
-//                                            operator Update resolveOutcome (src/shared/outcome.ts:
-//                                            approved | declined | not_received) ends it
-//   a RETRY refused (400 duplicate...)     → F4 decides (send-once)
-//   cancelled after F3 may have been sent  → a non-cancellable cleanup asks F4 and records what
-//                                            it says (cancelRequested); never "cancelled"
+//   send answered 00                         → approved
+//   send answered 51, 55 (or another code)   → declined, with the action to show
+//   send answered 91 or 96 (or no code)      → not an answer: requeried at once, like a lost one
+//   send timed out / connection lost / 5xx   → requery, after a short settle delay
+//   send refused (400, 401/403, 404 terminal) → rejected: nothing happened
+//   requery found the transaction            → that is the outcome (never sent again)
+//   requery 404                              → the service never received it: a resend with the
+//                                              same merchant_ref, bounded (maxAttempts), after a
+//                                              doubling backoff and, if the last send was lost by its
+//                                              heartbeat timeout, after its HTTP call can no longer
+//                                              be in flight
+//   requery cannot answer (retries ran out)  → outcome_unknown, parked: never sent again, the requery
+//                                              asked on a backoff for `unknownRequeryFor` (24 h), the
+//                                              operator Update resolveOutcome (src/shared/outcome.ts:
+//                                              approved | declined | not_received) ends it
+//   a RETRY refused (400 duplicate...)       → the requery decides (send-once)
+//   cancelled after the send may have left   → a non-cancellable cleanup asks the requery and records
+//                                              what it says (cancelRequested); never "cancelled"
 //
 // The card read (PAN, expiry, cardholder name, card sequence number, track2, chip data, PIN
 // block) never reaches the workflow: the starter sealed it into the claim-check store and the
-// input carries its handle plus BIN and last four. The F3 activity redeems the handle; the record
+// input carries its handle plus BIN and last four. The transaction send activity redeems the handle; the record
 // is deleted once the service answered with an outcome, and kept while a resend may still be
 // proved safe (a lost answer, 91/96), then discarded when the flow ends (its TTL ends it anyway).
-// A card read that no longer opens (expired before F3 was sent) ends the flow as
+// A card read that no longer opens (expired before the transaction send was sent) ends the flow as
 // card_data_unavailable: nothing was sent, nothing charged; start again with a fresh card read.
 import { setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
@@ -100,7 +100,7 @@ class PosTerminalTransactionFlow {
       unsealedCardFields(raw),
       'POS transaction',
     );
-    // `notify` is the flow's, never part of F3's body.
+    // `notify` is the flow's, never part of the body of the transaction send (F3).
     const { options = {}, notify, ...req } = parsed;
     this.req = req;
     this.options = options;
@@ -126,7 +126,10 @@ class PosTerminalTransactionFlow {
 
   // --- the main steps ---
 
-  /** F3 through send-once (F4 its requery), the result, then the kept card read discarded. */
+  /**
+   * The transaction send (F3) through send-once (the requery (F4) as its requery), the result, then the kept card read
+   * discarded.
+   */
   async run(): Promise<PosTransactionResult> {
     const { req } = this;
     upsertSearchAttributes(paymentSearchAttributes(posTransactionStartSearch(req)));

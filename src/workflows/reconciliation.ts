@@ -1,7 +1,7 @@
 // Reconciliation: the service's transactions (A6) against our flows' outcomes, over any range.
 //
-// The range is split into calendar-month windows (A6 takes at most one month) and each window is
-// read once per currency by one activity, which pages A6, compares every row with our flow by
+// The range is split into calendar-month windows (the transaction list takes at most one month) and each window is
+// read once per currency by one activity, which pages the transaction list, compares every row with our flow by
 // reference, checks that our successes are listed, marks what differs, and returns a summary.
 // History stays bounded: one summary per window (counts and at most `maxFindings` findings),
 // never the rows; a long range continues-as-new every `windowsPerRun` windows carrying the

@@ -2,15 +2,15 @@
 //
 // The first payment is a hosted checkout with is_recurring (a child checkoutWorkflow under the
 // first cycle's reference `<planRef>-C1`, so its webhook finds it); the token_id from its
-// webhook pays later cycles with A4 on durable timers. Each cycle is a child tokenChargeWorkflow
+// webhook pays later cycles with the token charge (A4) on durable timers. Each cycle is a child tokenChargeWorkflow
 // under `payment-<planRef>-C<n>`: the reference is stable per cycle, the cycle's own webhook
 // lands in it, and it verifies the reference BEFORE charging — a cycle that is run again
-// (a reset, a retried child) finds its charge and never sends it twice. An unknown A4 outcome is
-// verified too; A4 is sent again only for a reference the service does not know; an outcome
+// (a reset, a retried child) finds its charge and never sends it twice. An unknown token charge outcome is
+// verified too; the token charge is sent again only for a reference the service does not know; an outcome
 // still unknown is parked (PaymentFlow, ./steps/payment-flow.ts).
-// Cancel (signal) stops the plan and cancels the token with A5. A plan never ends `cancelled`
-// while the token may still be live: any 400 is A5's refusal (asked again, then parked for an
-// operator); A5 failing past its retries parks the plan as outcome_unknown and A5 is asked again in
+// Cancel (signal) stops the plan and cancels the token with the cancel (A5). A plan never ends `cancelled`
+// while the token may still be live: any 400 is the cancel's refusal (asked again, then parked for an
+// operator); the cancel failing past its retries parks the plan as outcome_unknown and the cancel is asked again in
 // the background until it cancels the token or an operator resolves the plan. History stays bounded: the
 // parent continues-as-new every `cyclesPerRun` cycles and keeps only the last cycles in state.
 //
@@ -54,11 +54,14 @@ import { MerchantEvents, type EventTypes } from './steps/merchant-events';
 import { fromLookup, lookup, refusal, sendPayment, sends } from './steps/payment-steps';
 
 const RECENT_CYCLES = 12;
-/** Patch (docs/operations.md): A5's 400 no longer ends a plan cancelled; A5 is asked again, then the plan parks. */
+/**
+ * Patch (docs/operations.md): the 400 of the cancel (A5) no longer ends a plan cancelled; the cancel is asked again,
+ * then the plan parks.
+ */
 const TOKEN_CANCEL_REFUSAL_PATCH = 'recurring-a5-refusal-not-cancelled';
 /**
- * Patch (docs/operations.md): A5 failing (5xx, timeouts, lost answers) past its retries no longer
- * ends a plan `cancelled`: it parks as outcome_unknown and A5 is asked again in the background; a
+ * Patch (docs/operations.md): the cancel (A5) failing (5xx, timeouts, lost answers) past its retries no longer
+ * ends a plan `cancelled`: it parks as outcome_unknown and the cancel is asked again in the background; a
  * refusal (any 400) carries the service's message (activity cancelTokenAnswered).
  */
 const TOKEN_CANCEL_UNKNOWN_PATCH = 'recurring-a5-unknown-parks';
@@ -68,20 +71,20 @@ const TOKEN_CANCEL_UNKNOWN_PATCH = 'recurring-a5-unknown-parks';
  * emit where its history has nothing.
  */
 const PLAN_EVENTS_PATCH = 'recurring-plan-events';
-/** A plan's merchant events: its end, and its park when A5 was refused. */
+/** A plan's merchant events: its end, and its park when the cancel (A5) was refused. */
 const PLAN_EVENT_TYPES: EventTypes = {
   completed: 'recurring.completed',
   cancelled: 'recurring.cancelled',
   failed: 'recurring.failed',
   outcome_unknown: 'recurring.needs_attention',
 };
-/** The pause before A5 is asked again after a 400. */
+/** The pause before the cancel (A5) is asked again after a 400. */
 const TOKEN_CANCEL_AGAIN_AFTER_MS = 30_000;
-/** A5: a read's kind of call, retried longer than a read. */
+/** The cancel (A5): a read's kind of call, retried longer than a read. */
 const cancels = proxyActivities<RecurringActivities>(TOKEN_CANCEL);
 
 /**
- * A5 asked again in the background while a plan is parked after A5 failed: a few quick attempts a
+ * The cancel (A5) asked again in the background while a plan is parked after the cancel failed: a few quick attempts a
  * round (an operator's resolution is taken between rounds), rounds apart by a pause that doubles
  * from TOKEN_CANCEL_BACKGROUND_FIRST_MS up to TOKEN_CANCEL_BACKGROUND_MAX_MS (about 24 rounds a day at most).
  */
@@ -89,12 +92,15 @@ const backgroundCancels = proxyActivities<RecurringActivities>(TOKEN_CANCEL_ROUN
 const TOKEN_CANCEL_BACKGROUND_FIRST_MS = 60_000;
 const TOKEN_CANCEL_BACKGROUND_MAX_MS = 3600_000;
 
-/** One ask of A5 as the plan reads it: cancelled, refused (any 400, the service's message), or failed (unknown). */
+/**
+ * One ask of the cancel (A5) as the plan reads it: cancelled, refused (any 400, the service's message), or failed
+ * (unknown).
+ */
 type CancelAttempt = { kind: 'cancelled' } | { kind: 'refused'; message: string } | { kind: 'failed'; message: string };
 
 const TOKEN_CHARGE_FINAL: TokenChargeState['status'][] = ['success', 'failed', 'expired', 'unknown'];
 
-/** One A4 charge under a stable reference: verify first, charge at most once, confirm by webhook or verify. */
+/** One token charge (A4) under a stable reference: verify first, charge at most once, confirm by webhook or verify. */
 export async function tokenChargeWorkflow(input: TokenChargeInput): Promise<TokenChargeState> {
   return new TokenChargeFlow(input).run();
 }
@@ -127,7 +133,10 @@ class TokenChargeFlow extends PaymentFlow<TokenChargeState> {
     return this.finish(this.input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs);
   }
 
-  /** Verify first: this reference may already have been charged (a cycle run again). false when it could not be verified. */
+  /**
+   * Verify first: this reference may already have been charged (a cycle run again). false when it could not be
+   * verified.
+   */
   private async verifyFirst(): Promise<boolean> {
     const before = await lookup(this.ref);
     if (!before) {
@@ -145,7 +154,7 @@ class TokenChargeFlow extends PaymentFlow<TokenChargeState> {
     return true;
   }
 
-  /** A4: sent once; a second time only when verify proved the first never arrived. */
+  /** The token charge (A4): sent once; a second time only when verify proved the first never arrived. */
   private async charge(): Promise<void> {
     this.setStatus('charging');
     // A refused duplicate reference means an earlier charge exists: not a refusal, the record decides.
@@ -247,7 +256,9 @@ class RecurringPlan {
     });
   }
 
-  /** The first payment: a hosted checkout with is_recurring (child, cycle 1); its webhook's token_id pays later cycles. */
+  /**
+   * The first payment: a hosted checkout with is_recurring (child, cycle 1); its webhook's token_id pays later cycles.
+   */
   private async firstPayment(): Promise<boolean> {
     const { input, state } = this;
     upsertSearchAttributes(
@@ -297,7 +308,10 @@ class RecurringPlan {
     return true;
   }
 
-  /** Later cycles on durable timers, until cancelled, maxCycles, or maxConsecutiveFailures; continues-as-new every cyclesPerRun. */
+  /**
+   * Later cycles on durable timers, until cancelled, maxCycles, or maxConsecutiveFailures; continues-as-new every
+   * cyclesPerRun.
+   */
   private async chargeCycles(): Promise<void> {
     const { input, state } = this;
     while (
@@ -344,7 +358,7 @@ class RecurringPlan {
     this.record({ cycle, reference, ...cycleOutcome(result) });
   }
 
-  /** The plan's end: moved to a Schedule, cancelled (A5 cancels the token), failed, or all cycles done. */
+  /** The plan's end: moved to a Schedule, cancelled (the cancel (A5) ends the token), failed, or all cycles done. */
   private async end(): Promise<void> {
     const { state } = this;
     if (state.movedToSchedule && state.tokenId) {
@@ -360,7 +374,10 @@ class RecurringPlan {
     } else this.setStatus('completed', `all ${state.cycle} cycles done`);
   }
 
-  /** Before the patch TOKEN_CANCEL_UNKNOWN_PATCH: A5 failing ends the plan cancelled (kept for plans that recorded it). */
+  /**
+   * Before the patch TOKEN_CANCEL_UNKNOWN_PATCH: the cancel (A5) failing ends the plan cancelled (kept for plans that
+   * recorded it).
+   */
   private async cancelTokenBeforeParking(): Promise<void> {
     const { state } = this;
     try {
@@ -375,10 +392,10 @@ class RecurringPlan {
   }
 
   /**
-   * A5 with the patch TOKEN_CANCEL_UNKNOWN_PATCH. Cancelled: reported. Refused (any 400): asked again after a
-   * pause, then parked for an operator (afterRefusal). Failed past its retries (about a quarter of
+   * The cancel (A5) with the patch TOKEN_CANCEL_UNKNOWN_PATCH. Cancelled: reported. Refused (any 400): asked again
+   * after a pause, then parked for an operator (afterRefusal). Failed past its retries (about a quarter of
    * an hour): the token may still be live, so the plan is never reported cancelled on it: it parks
-   * as outcome_unknown and keeps asking A5 (parkWhileTokenCancelFails).
+   * as outcome_unknown and keeps asking the cancel (parkWhileTokenCancelFails).
    */
   private async cancelTokenOrPark(): Promise<void> {
     const first = await tryCancelToken(cancels, this.state.tokenId!);
@@ -387,7 +404,9 @@ class RecurringPlan {
     else await this.parkWhileTokenCancelFails(first.message);
   }
 
-  /** A5 refused (any 400): asked once more after a pause; refused or failing again, parked for an operator. */
+  /**
+   * The cancel (A5) refused (any 400): asked once more after a pause; refused or failing again, parked for an operator.
+   */
   private async afterRefusal(message: string): Promise<void> {
     await sleep(TOKEN_CANCEL_AGAIN_AFTER_MS);
     const again = await tryCancelToken(cancels, this.state.tokenId!);
@@ -403,9 +422,9 @@ class RecurringPlan {
   }
 
   /**
-   * A5 kept failing: parked as outcome_unknown (ops list, recurring.needs_attention) while A5 is
-   * asked again in the background, rounds apart by a growing pause. Ends cancelled when A5
-   * cancels the token, or as an operator resolves it. A 400 now (an earlier A5 may have cancelled
+   * The cancel (A5) kept failing: parked as outcome_unknown (ops list, recurring.needs_attention) while the cancel is
+   * asked again in the background, rounds apart by a growing pause. Ends cancelled when the cancel
+   * cancels the token, or as an operator resolves it. A 400 now (an earlier cancel may have cancelled
    * the token, its answer lost) stops the asking: only an operator can tell.
    */
   private async parkWhileTokenCancelFails(failure: string): Promise<void> {
@@ -452,9 +471,9 @@ class RecurringPlan {
   }
 
   /**
-   * A5 answered 400 'Recurring Payment was not cancelled': the token may be cancelled already, be
+   * The cancel (A5) answered 400 'Recurring Payment was not cancelled': the token may be cancelled already, be
    * unknown, or still be active. The spec has no read of a token, so its state is read the only
-   * way there is: A5 again after a pause (idempotent; it cancels an active token). Cancelled now:
+   * way there is: the cancel again after a pause (idempotent; it cancels an active token). Cancelled now:
    * reported. Refused again: parked as outcome_unknown (no further charge is made) until an
    * operator checks the token and resolves it (resolveOutcome, `cli ops resolve`). Never reported
    * cancelled on a refusal alone.
@@ -501,7 +520,7 @@ class RecurringPlan {
   }
 }
 
-/** A5 asked once through `proxy` (its retries included), read as cancelled, refused or failed. */
+/** The cancel (A5) asked once through `proxy` (its retries included), read as cancelled, refused or failed. */
 async function tryCancelToken(proxy: typeof cancels, tokenId: string): Promise<CancelAttempt> {
   try {
     const answer = await proxy.cancelTokenAnswered(tokenId);

@@ -1,7 +1,7 @@
 // One run of a recurring-money Schedule (src/starters/scheduled-money.ts): the Schedule decides when;
 // this decides what, keyed by the run's nominal period.
 //
-// - scheduledTokenChargeWorkflow: A4 for the period as a child tokenChargeWorkflow under
+// - scheduledTokenChargeWorkflow: the token charge (A4) for the period as a child tokenChargeWorkflow under
 //   paymentWorkflowId(<planRef>-S<period>). A second run for the same period (a catch-up, a
 //   backfill over it, a manual trigger) finds that id taken and charges nothing; the child itself
 //   verifies the reference before it charges.
@@ -29,7 +29,10 @@ import { FailureTypes, failureOf } from '../shared/failures';
 import { keyedDebitRequest } from './steps/activity-options';
 import { tokenChargeWorkflow } from './recurring';
 
-/** The activity's answers that end the run (thrown non-retryable): the Update refused the debit, or no mandate flow runs. */
+/**
+ * The activity's answers that end the run (thrown non-retryable): the Update refused the debit, or no mandate flow
+ * runs.
+ */
 const DEBIT_REFUSALS: string[] = ['DebitRefused', 'MandateNotFound'];
 
 const { requestScheduledMandateDebit } = proxyActivities<ReturnType<typeof createScheduledMoneyActivities>>(

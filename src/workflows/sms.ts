@@ -1,11 +1,11 @@
 // SMS (G1-G3) workflows. See src/shared/sms.ts for the inputs and results, docs/flows-sms.md for
 // the choices.
 //
-// smsSendWorkflow — G1 instant send of a list:
+// smsSendWorkflow — the instant send (G1) of a list:
 //   1. input rules (zod, shared with the starter); each message checked on its own: a bad one is
 //      `invalid` (field and rule named), an exact repeat `duplicate`; the others go on
 //   2. batches of at most `batchSize` (default 100), never the same number twice in one batch
-//   3. each batch sent ONCE (activity maximumAttempts 1). The spec gives G1 no reference and no
+//   3. each batch sent ONCE (activity maximumAttempts 1). The spec gives the instant send no reference and no
 //      way to look a send up, so a lost answer cannot be checked: its numbers are
 //      `outcome_unknown` and are never resent. Only a request that provably never left
 //      (connection refused: 'Transient') is sent again, up to `notSentRetries`.
@@ -18,14 +18,14 @@
 //   Cancel: the batch in flight is let finish (non-cancellable, its answer recorded); the later
 //   batches are `not_sent`; the workflow completes with `cancelRequested`.
 //
-// smsCampaignWorkflow — G2 create once, then follow (G3):
-//   - before G2, G3 lists the ids already carrying the name; G2 is sent once (a provable "never
-//     left" may be resent). A lost answer is searched for in G3 by name: exactly one new id is the
-//     campaign; none or several end `outcome_unknown` — it is never created again.
+// smsCampaignWorkflow — the campaign create (G2) once, then follow (G3):
+//   - before the campaign create, the campaign list lists the ids already carrying the name; the campaign create is
+//     sent once (a provable "never left" may be resent). A lost answer is searched for in the campaign list by name:
+//     exactly one new id is the campaign; none or several end `outcome_unknown` — it is never created again.
 //   - scheduled: a durable timer until `sscheduled_dor` (checking every `scheduledCheckEvery` that
-//     the campaign is still listed), then G3 polls on a doubling backoff until success or failed,
+//     the campaign is still listed), then the campaign list polls on a doubling backoff until success or failed,
 //     `not_found` after `missingReads` reads without it, `still_pending` after `followFor`.
-//   - cancel: a G2 in flight is let finish (the result names the campaign, `still_pending`, or
+//   - cancel: a campaign create in flight is let finish (the result names the campaign, `still_pending`, or
 //     `outcome_unknown` if its answer was lost); a cancel while following cancels the workflow
 //     (the campaign itself goes on; follow it again by uuid).
 //
@@ -147,9 +147,12 @@ async function told<R extends { status: string; message?: string }>(
   return result;
 }
 
-// ---- G1 ------------------------------------------------------------------------------------------
+// ---- the instant send (G1) ------------------------------------------------------------------------------------------
 
-/** The deadline of one SMS call that sends (a G1 batch, a G2 create); its attempt outlives it by IN_FLIGHT_MARGIN_MS. */
+/**
+ * The deadline of one SMS call that sends (an instant send (G1) batch, a campaign create (G2)); its attempt outlives it
+ * by IN_FLIGHT_MARGIN_MS.
+ */
 const SMS_SEND_HTTP_TIMEOUT_MS = 30_000;
 
 const SEND_DEFAULTS = {
@@ -162,7 +165,7 @@ const CANCELLED = 'not sent: the send was cancelled';
 type SendOptions = NonNullable<SmsSendParsedInput['options']>;
 type SendRequest = Omit<SmsSendParsedInput, 'options'>;
 
-/** One G1 send of a list, batch by batch. */
+/** One instant send (G1) of a list, batch by batch. */
 class SmsSendFlow {
   // --- state ---
 
@@ -178,7 +181,7 @@ class SmsSendFlow {
   private readonly root = CancellationScope.current();
   /** Why the later batches are not sent (the key was refused, or the send was cancelled). */
   private stopReason: string | undefined;
-  /** G1: one attempt, heartbeating; its start-to-close outlives the call's own deadline. */
+  /** The instant send (G1): one attempt, heartbeating; its start-to-close outlives the call's own deadline. */
   private readonly sendBatch: SmsActivities['smsSendBatch'];
   /** Where the send's outcome is told (nothing without the input's `notify`). */
   readonly events: MerchantEvents;
@@ -246,7 +249,7 @@ class SmsSendFlow {
   /**
    * Numbers whose batch answer was lost may have been sent: the flow stays open, parked as
    * outcome_unknown (PaymentStatus), until an operator says what happened to them (resolveOutcome,
-   * `cli ops resolve`: sent or failed). G1 has no reference and no look-up (spec), so nothing can
+   * `cli ops resolve`: sent or failed). The instant send (G1) has no reference and no look-up (spec), so nothing can
    * be requeried in the background; they are never resent.
    */
   private async parkUnknownNumbers(why: string): Promise<SmsSendResult> {
@@ -295,7 +298,7 @@ class SmsSendFlow {
     }
   }
 
-  /** What a failed G1 means for batch `i`'s numbers; true when the batch is to be sent again. */
+  /** What a failed instant send (G1) means for batch `i`'s numbers; true when the batch is to be sent again. */
   private async afterFailure(i: number, err: unknown): Promise<boolean> {
     const batch = i + 1;
     const rec = this.state.batches[i];
@@ -392,7 +395,7 @@ class SmsSendFlow {
   }
 }
 
-// ---- G2/G3 -----------------------------------------------------------------------------------
+// ---- the campaign create (G2), the campaign list (G3) ---------------------------------------------------------------
 
 const CAMPAIGN_DEFAULTS = {
   /** A pending campaign is read often at first (most finish soon after their send time)… */
@@ -405,7 +408,10 @@ const CAMPAIGN_DEFAULTS = {
   scheduledCheckEvery: '6 hours',
   missingReads: 3,
   lostCreateReads: 3,
-  /** After G2's answer was lost, the wait before each read by name: a new campaign may not be listed at once. */
+  /**
+   * After the answer of the campaign create (G2) was lost, the wait before each read by name: a new campaign may not be
+   * listed at once.
+   */
   lostCreateSettle: '5s',
   createTimeoutMs: SMS_SEND_HTTP_TIMEOUT_MS,
   pageSize: 100,
@@ -418,7 +424,10 @@ const POLL_STEPS_KEPT = 20;
 type CampaignParsedInput = z.output<typeof SmsCampaignInputSchema>;
 type CampaignOptions = NonNullable<CampaignParsedInput['options']>;
 type CampaignCreate = CampaignParsedInput['campaign'];
-/** What G2's sends came to: the campaign, an answer lost (never sent again), or the flow's end. */
+/**
+ * What the sends of the campaign create (G2) came to: the campaign, an answer lost (never sent again), or the flow's
+ * end.
+ */
 type Created = { created: SmsCampaignRecord } | { lost: string } | { ended: SmsCampaignResult };
 
 /** One campaign: created once and followed (smsCampaignWorkflow), or only followed (smsCampaignFollowWorkflow). */
@@ -428,7 +437,7 @@ class SmsCampaignFlow {
   /** What the query answers. */
   private readonly state: SmsCampaignState;
   private campaign: SmsCampaignRecord | undefined;
-  /** Consecutive G3 reads that did not list the campaign. */
+  /** Consecutive campaign list (G3) reads that did not list the campaign. */
   private misses = 0;
   private readonly pageSize: number;
   private readonly reads = proxyActivities<SmsActivities>(PAGED_READ);
@@ -458,14 +467,14 @@ class SmsCampaignFlow {
 
   // --- main steps ---
 
-  /** smsCampaignWorkflow: G2 once (found by name if its answer is lost), then follow it. */
+  /** smsCampaignWorkflow: the campaign create (G2) once (found by name if its answer is lost), then follow it. */
   async runCreate(campaign: CampaignCreate): Promise<SmsCampaignResult> {
     this.showStart();
     const o = this.options;
     // Sent under the spec's own field names; an unscheduled campaign without a time gets the creation time.
     const body = { ...campaign, sscheduled_dor: campaign.sscheduled_dor ?? new Date(Date.now()).toISOString() };
     this.setStatus('creating');
-    // The ids already carrying this name: a lost G2 answer is recognised as the one new id.
+    // The ids already carrying this name: a lost campaign create (G2) answer is recognised as the one new id.
     let before: string[];
     try {
       before = await this.reads.smsListCampaignIdsByName({ name: campaign.name, pageSize: this.pageSize });
@@ -508,13 +517,13 @@ class SmsCampaignFlow {
     return this.follow(scheduledAt);
   }
 
-  /** G2, sent once; sent again only when it provably never left. */
+  /** The campaign create (G2), sent once; sent again only when it provably never left. */
   private async create(body: CampaignCreate & { sscheduled_dor: string }, timeoutMs: number): Promise<Created> {
     const o = this.options;
     const { smsCreateCampaign } = proxyActivities<SmsActivities>(moneySend(timeoutMs));
     for (let attempt = 1; ; attempt++) {
       try {
-        // Not cancellable: a cancel lets G2 finish, so its answer is known.
+        // Not cancellable: a cancel lets the campaign create (G2) finish, so its answer is known.
         const created = await CancellationScope.nonCancellable(() => smsCreateCampaign(body, { attempt, timeoutMs }));
         this.record({ op: 'create', attempt, outcome: 'created', detail: created.status });
         return { created };
@@ -542,7 +551,10 @@ class SmsCampaignFlow {
     }
   }
 
-  /** G2's answer was lost: it is never sent again; G3 by name tells whether it landed (sets campaignId), or the flow ends. */
+  /**
+   * The answer of the campaign create (G2) was lost: it is never sent again; the campaign list (G3) by name tells
+   * whether it landed (sets campaignId), or the flow ends.
+   */
   private async searchLost(name: string, before: string[], lost: string): Promise<SmsCampaignResult | undefined> {
     const o = this.options;
     this.setStatus('searching');
@@ -578,9 +590,9 @@ class SmsCampaignFlow {
   }
 
   /**
-   * A lost G2 answer G3 could not settle (none or several new ids) is parked, not final: G3 is read
-   * by name again on a backoff; exactly one new id is the campaign, then followed. An operator may
-   * end it with resolveOutcome (`cli ops resolve`: success, failed, or rejected when it was never
+   * A lost campaign create (G2) answer the campaign list (G3) could not settle (none or several new ids) is parked, not
+   * final: the campaign list is read by name again on a backoff; exactly one new id is the campaign, then followed. An
+   * operator may end it with resolveOutcome (`cli ops resolve`: success, failed, or rejected when it was never
    * created). A cancel while parked cancels the workflow, as while following.
    */
   private async parkLostCreate(
@@ -600,7 +612,7 @@ class SmsCampaignFlow {
         return fresh.length === 1 ? { found: true, record: fresh[0] } : { found: false };
       },
       isFinal: () => true,
-      absentIsFinal: () => false, // not listed proves nothing: G3 may lag, and G2 is never sent again
+      absentIsFinal: () => false, // not listed proves nothing: the campaign list (G3) may lag, and the campaign create (G2) is never sent again
       startAs: 'outcome_unknown',
       setStatus: () => undefined, // finish() already shows outcome_unknown
       onParked: () =>
@@ -625,7 +637,10 @@ class SmsCampaignFlow {
     return this.follow(scheduledAt);
   }
 
-  /** Waits for the send time (durably), then reads G3 until success, failed, not listed, or followFor. */
+  /**
+   * Waits for the send time (durably), then reads the campaign list (G3) until success, failed, not listed, or
+   * followFor.
+   */
   private async follow(scheduledAt: number | undefined): Promise<SmsCampaignResult> {
     const o = this.options;
     const id = this.state.campaignId!;
@@ -670,7 +685,7 @@ class SmsCampaignFlow {
     return undefined;
   }
 
-  /** One G3 read of the campaign ('error' when the service could not answer). */
+  /** One campaign list (G3) read of the campaign ('error' when the service could not answer). */
   private async poll(): Promise<SmsCampaignLookup | 'error'> {
     this.state.polls += 1;
     const at = new Date(Date.now()).toISOString();

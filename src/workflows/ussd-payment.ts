@@ -1,6 +1,6 @@
-// USSD payment: B5 hands back the code and its expiry (to the starter at once, through
+// USSD payment: the USSD initiate (B5) hands back the code and its expiry (to the starter at once, through
 // update-with-start on `ussdCode`); the flow waits for the webhook until expiresAt, verifying the
-// reference meanwhile, then verify decides. B5 is sent once (again only for a reference the
+// reference meanwhile, then verify decides. The USSD initiate is sent once (again only for a reference the
 // service does not know); a lost answer is settled by verify. The state, the end and the cancel
 // clean-up are PaymentFlow's (./steps/payment-flow.ts).
 import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
@@ -10,7 +10,7 @@ import { PAYMENT_DEFAULTS } from '../shared/payment-common';
 import { PaymentFlow, directPaymentState, expectedPayment } from './steps/payment-flow';
 import { sendPayment, sends } from './steps/payment-steps';
 
-/** When B5 gives no parseable expiresAt, the flow waits this long (the sandbox's code lifetime). */
+/** When the USSD initiate (B5) gives no parseable expiresAt, the flow waits this long (the sandbox's code lifetime). */
 const FALLBACK_USSD_WAIT_MS = 10 * 60_000;
 
 export async function ussdPaymentWorkflow(input: UssdPaymentInput): Promise<DirectPaymentState> {
@@ -32,7 +32,10 @@ class UssdPaymentFlow extends PaymentFlow<DirectPaymentState> {
     setHandler(ussdCodeUpdate, () => this.ussdCode());
   }
 
-  /** ussdCode (Update, with start): the code and its expiry once B5 answered, or B5's failure. */
+  /**
+   * ussdCode (Update, with start): the code and its expiry once the USSD initiate (B5) answered, or the USSD initiate's
+   * failure.
+   */
   private async ussdCode(): Promise<{ transactionRef: string; ussdCode: string; expiresAt?: string }> {
     await condition(() => this.state.ussdCode !== undefined || this.state.status !== 'initiating');
     if (!this.state.ussdCode)
@@ -55,7 +58,7 @@ class UssdPaymentFlow extends PaymentFlow<DirectPaymentState> {
     });
   }
 
-  /** B5: sent once; a second time only when verify proved the first never arrived. */
+  /** The USSD initiate (B5): sent once; a second time only when verify proved the first never arrived. */
   private async initiate(): Promise<void> {
     const sent = await sendPayment(this.ref, () => sends.initiateUssd(this.input));
     this.readSent(

@@ -1,14 +1,14 @@
 // Electricity vending (H1-H4): one purchase is never vended twice.
 //
 //   1. input rules (zod, shared with the starter)
-//   2. H1 providers (cached by the worker): the provider must be listed
-//   3. H2 meter lookup: amount ≥ minimum_vend; the lookup's reference is the purchase's key.
-//      H1 and H2 are one local activity (vendLookupListedMeter): both are reads before anything is
-//      sent, so they run inside the workflow task that started the flow (one marker event instead
+//   2. The provider list (H1) (cached by the worker): the provider must be listed
+//   3. The meter lookup (H2): amount ≥ minimum_vend; the lookup's reference is the purchase's key.
+//      The provider list and the meter lookup are one local activity (vendLookupListedMeter): both are reads before
+//      anything is sent, so they run inside the workflow task that started the flow (one marker event instead
 //      of an activity task and the workflow task it wakes; docs/performance.md). A worker lost
 //      mid-read just reads again on replay.
-//   4. H3 purchase through the one send-once rule (./steps/send-once.ts): send = H3, requery = H4 by
-//      reference. What this flow keeps:
+//   4. The purchase (H3) through the one send-once rule (./steps/send-once.ts): send = the purchase, requery = the
+//      transaction lookup (H4) by reference. What this flow keeps:
 //      answered / found    → the record's STATUS decides, never the HTTP 200: success → vended
 //                            (token), failed → failed, anything else (pending) → requeried
 //                            (H4) on a backoff until final; pending past `pendingFor` parks as
@@ -18,10 +18,10 @@
 //      unverified          → outcome_unknown: never sent again, requeried on a backoff for
 //                            `unknownRequeryFor` (24 h); an operator may resolveOutcome
 //                            (src/shared/outcome.ts) with vended | failed | not_vended
-//   5. cancelled after H3 may have been sent: a non-cancellable cleanup asks H4 once more and the
-//      result carries the real outcome (or outcome_unknown) with cancelRequested; never "cancelled".
+//   5. cancelled after the purchase may have been sent: a non-cancellable cleanup asks the transaction lookup once more
+//      and the result carries the real outcome (or outcome_unknown) with cancelRequested; never "cancelled".
 //
-// Before a resend the flow waits: `retryBackoff`, and — when the earlier H3 attempt was lost by
+// Before a resend the flow waits: `retryBackoff`, and — when the earlier purchase attempt was lost by
 // its heartbeat timeout (a worker that died or was cut off mid-call) — until that attempt's HTTP
 // call can no longer be in flight (purchaseTimeoutMs plus the in-flight margin).
 //
@@ -129,20 +129,22 @@ class VendFlow {
   private meter: MeterInfo | undefined;
   /** The lookup's reference: the purchase's idempotency key. */
   private reference = '';
-  /** No H3 attempt may still be in flight after this (workflow time). */
+  /** No purchase (H3) attempt may still be in flight after this (workflow time). */
   private inFlightUntil = 0;
   private lastSendRefused = false;
   /** Where the sale's outcome is told (nothing without the input's `notify`). */
   private readonly events: MerchantEvents;
 
   private readonly acts: {
-    /** H1+H2, a local activity (reads only), retried for 5 minutes. */
+    /** The provider list (H1)+the meter lookup (H2), a local activity (reads only), retried for 5 minutes. */
     lookup: VendingActivities['vendLookupListedMeter'];
-    /** H3: one attempt, heartbeating; its start-to-close outlives the call's own deadline. */
+    /** The purchase (H3): one attempt, heartbeating; its start-to-close outlives the call's own deadline. */
     purchase: VendingActivities['vendPurchase'];
-    /** H4 while the purchase settles: retried for `checkTimeout`. */
+    /** The transaction lookup (H4) while the purchase settles: retried for `checkTimeout`. */
     findByReference: VendingActivities['vendFindByReference'];
-    /** H4 while pending or parked: one bounded read per round; the rounds carry the backoff. */
+    /**
+     * The transaction lookup (H4) while pending or parked: one bounded read per round; the rounds carry the backoff.
+     */
     watchByReference: VendingActivities['vendFindByReference'];
   };
 
@@ -155,7 +157,8 @@ class VendFlow {
     this.acts = {
       lookup: proxyLocalActivities<VendingActivities>(LOCAL_GATING_READ).vendLookupListedMeter,
       purchase: proxyActivities<VendingActivities>(moneySend(this.purchaseTimeoutMs)).vendPurchase,
-      // The sale's own bound (an input option): how long H4 is asked before the outcome is unknown.
+      // The sale's own bound (an input option): how long the transaction lookup (H4) is asked before the outcome is
+      // unknown.
       findByReference: proxyActivities<VendingActivities>(
         readUntil(durationMs(options.checkTimeout ?? DEFAULTS.checkTimeout)),
       ).vendFindByReference,
@@ -189,7 +192,7 @@ class VendFlow {
     );
   }
 
-  /** The sale's event: its amount in kobo (H3's amount is whole naira, docs/choices.md). */
+  /** The sale's event: its amount in kobo (the amount of the purchase (H3) is whole naira, docs/choices.md). */
   emitOutcome(status: string, reason: string): Promise<void> {
     return this.events.emitFor(VEND_EVENT_TYPES, { status, reason, amount: this.input.amount * 100, currency: 'NGN' });
   }
@@ -221,7 +224,10 @@ class VendFlow {
     }
   }
 
-  /** H1 (the provider is listed) and H2 (the meter, its reference) in one read; a rejection ends the sale. */
+  /**
+   * The provider list (H1) (the provider is listed) and the meter lookup (H2) (the meter, its reference) in one read; a
+   * rejection ends the sale.
+   */
   private async lookUp(): Promise<VendResult | undefined> {
     this.setStatus('looking_up');
     const { meter_no, meter_type, provider } = this.input;
@@ -246,13 +252,16 @@ class VendFlow {
     return undefined;
   }
 
-  /** H3 through send-once (H4 by reference its requery), and what its outcome means for the sale. */
+  /**
+   * The purchase (H3) through send-once (the transaction lookup (H4) by reference as its requery), and what its outcome
+   * means for the sale.
+   */
   private async purchase(): Promise<VendResult> {
     const sent = await sendOnce<VendRecord, VendRecord>({
       send: (n) => this.send(n),
       requery: () => this.requery(),
       settleMs: durationMs(this.options.checkSettleDelay ?? DEFAULTS.checkSettleDelay),
-      // H4 "not found" after the settle delay is the service's answer; a resend also waits
+      // The transaction lookup (H4) "not found" after the settle delay is the service's answer; a resend also waits
       // until no earlier attempt can be in flight.
       absentReads: 1,
       maxSends: this.options.maxPurchaseAttempts ?? DEFAULTS.maxPurchaseAttempts,
@@ -360,7 +369,7 @@ class VendFlow {
 
   // --- helpers ---
 
-  /** One H3 (send-once's `send`): a resend waits `retryBackoff` and until no earlier attempt can be in flight. */
+  /** One purchase (H3) (send-once's `send`): a resend waits `retryBackoff` and until no earlier attempt can be in flight. */
   private async send(sendNumber: number): Promise<VendRecord> {
     if (sendNumber > 1) {
       this.setStatus('retry_wait');
@@ -392,7 +401,7 @@ class VendFlow {
     }
   }
 
-  /** H4 by reference (send-once's `requery`, and the cleanup's last look). */
+  /** The transaction lookup (H4) by reference (send-once's `requery`, and the cleanup's last look). */
   private async requery(): Promise<Presence<VendRecord>> {
     this.setStatus('checking');
     try {

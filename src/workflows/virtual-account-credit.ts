@@ -1,19 +1,19 @@
 // A virtual-account credit, from notification to the merchant's books, exactly once.
 //
-//   durable duplicate check (va_credit_records) → fee/date from C5 → freeze? → hand-over
+//   durable duplicate check (va_credit_records) → fee/date from the filtered list (C5) → freeze? → hand-over
 //
 // Layout: `virtualAccountCreditWorkflow` (a thin wrapper), then `VirtualAccountCreditFlow`: its
 // state, its handlers (`listen`), the main steps (`run`), then the helpers.
 //
 // - One workflow per credited reference (id va-credit-<transaction_reference>), started by the
-//   receiver for an E-2 notification or by the error-log sweep (C10) for one that never reached
+//   receiver for a credit notification (E-2) or by the error-log sweep (C10) for one that never reached
 //   us. The workflow id stops a redelivery while the workflow runs and, after it completed, for
 //   the namespace's retention (ALLOW_DUPLICATE_FAILED_ONLY). Past that — or after the execution
 //   was deleted — the durable record still answers 'duplicate': a reference is credited once.
 // - Only signed values are credited; for v2/v3 fee_charged and transaction_date come from the
 //   service's own record (C5), never from the notification body.
-// - A frozen credit (the service holds the funds: C5 `frozen_transaction`, or an unconfirmed
-//   freeze in the notification) is recorded, not handed over, and asked about again until the
+// - A frozen credit (the service holds the funds: the filtered transaction list's `frozen_transaction`, or an
+//   unconfirmed freeze in the notification) is recorded, not handed over, and asked about again until the
 //   service shows it released.
 // - The hand-over calls the merchant's credit handler with the reference as idempotency key,
 //   retried with backoff; a handler that keeps failing leaves the workflow `handoff_failed`
@@ -136,7 +136,10 @@ class VirtualAccountCreditFlow {
     return outcome;
   }
 
-  /** The durable duplicate check; a first credit's unsigned fee and date are confirmed by C5 when it answers. */
+  /**
+   * The durable duplicate check; a first credit's unsigned fee and date are confirmed by the filtered transaction list
+   * (C5) when it answers.
+   */
   private async record(): Promise<VirtualAccountCreditOutcome> {
     const outcome = await recordVirtualAccountCredit(this.credit);
     if (outcome.status !== 'credited' || outcome.credit.fieldsSource !== 'unconfirmed') return outcome;
@@ -234,7 +237,7 @@ class VirtualAccountCreditFlow {
     );
   }
 
-  /** C5's view of the freeze; undefined when the service could not be asked. */
+  /** The view of the filtered transaction list (C5) of the freeze; undefined when the service could not be asked. */
   private async askFreeze(): Promise<CreditFreezeLookup | undefined> {
     try {
       return await readVirtualAccountCreditFreeze(this.credit);

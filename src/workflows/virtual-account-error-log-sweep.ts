@@ -14,15 +14,15 @@ import type { ErrorLogSweepSummary } from '../shared/virtual-account-error-log-s
 import { READ } from './steps/activity-options';
 import { virtualAccountCreditWorkflow } from './virtual-account-credit';
 
-/** C10, the durable record check and C11: a few attempts with backoff. */
+/** The error log (C10), the durable record check and the error-log delete (C11): a few attempts with backoff. */
 const { readWebhookErrorLog, deleteWebhookErrorLogEntry } =
   proxyActivities<VirtualAccountErrorLogSweepActivities>(READ);
 const { isVirtualAccountCreditRecorded } = proxyActivities<VirtualAccountCreditActivities>(READ);
 
 export interface ErrorLogSweepInput {
-  /** Rows read per C10 call (the service returns at most 100). */
+  /** Rows read per error-log (C10) call (the service returns at most 100). */
   perPage?: number;
-  /** C10 reads per sweep: a long log is worked off over several sweeps (history stays bounded). */
+  /** Error-log (C10) reads per sweep: a long log is worked off over several sweeps (history stays bounded). */
   maxRounds?: number;
   /** How long to wait for a just-started credit to be recorded before leaving its row for the next sweep. */
   recordWaitMs?: number;
@@ -78,7 +78,7 @@ async function sweepRow(
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     summary.known += 1; // delivered before, or swept before: its record decides
   }
-  // C11 only after the credit is durably recorded.
+  // The error-log delete (C11) only after the credit is durably recorded.
   let recorded = await isVirtualAccountCreditRecorded(ref);
   for (let waited = 0; !recorded && waited < recordWaitMs; waited += RECORD_CHECK_EVERY_MS) {
     await sleep(RECORD_CHECK_EVERY_MS);

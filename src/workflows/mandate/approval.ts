@@ -1,8 +1,8 @@
 // A mandate's approval (first run only): the input checked, the mandate created at the service (D1,
-// through send-once, requeried by D5 merchant_ref), then the customer's OTP awaited as an Update
-// (D2; D6 sends a new one, on request or after an expired session) until the OTP timeout.
-// The BVN and the OTP never reach the workflow: the input carries the BVN's claim-check handle and
-// the OTP Update a handle; D1 and D2 redeem them.
+// through send-once, requeried by the mandate list (D5) by merchant_ref), then the customer's OTP awaited as an Update
+// (the OTP validation, D2; the OTP resend (D6) sends a new one, on request or after an expired session) until the OTP
+// timeout. The BVN and the OTP never reach the workflow: the input carries the BVN's claim-check handle and
+// the OTP Update a handle; the mandate create and the OTP validation redeem them.
 import { condition, setHandler } from '@temporalio/workflow';
 import type { CreatedMandate, MandateSnapshot } from '../../activities/mandate';
 import {
@@ -24,7 +24,9 @@ const OTP_WAIT_DEFAULT_MS = 15 * 60 * 1000;
 /** An expired OTP session is answered with a new OTP twice (unless the input names maxSessionResends). */
 const SESSION_RESENDS_DEFAULT = 2;
 const MAX_MANUAL_OTP_RESENDS = 5;
-/** A D1 failure that proves nothing either way (a lost answer): anything else refused the first send. */
+/**
+ * A mandate create (D1) failure that proves nothing either way (a lost answer): anything else refused the first send.
+ */
 const UNCLEAR: readonly string[] = [FailureTypes.OutcomeUnknown, FailureTypes.Transient];
 
 export class MandateApproval {
@@ -50,8 +52,8 @@ export class MandateApproval {
   }
 
   /**
-   * D1 through send-once, requeried by D5 merchant_ref (our mandateRef). A mandate found after a
-   * lost answer cannot be approved (its session token went with the answer): it is cancelled at
+   * The mandate create (D1) through send-once, requeried by the mandate list (D5) by merchant_ref (our mandateRef). A
+   * mandate found after a lost answer cannot be approved (its session token went with the answer): it is cancelled at
    * the service and the flow fails, asking for a new mandate.
    */
   private async create(): Promise<boolean> {
@@ -76,7 +78,7 @@ export class MandateApproval {
         this.sessionToken = result.answer.sessionToken;
         return true;
       case 'refused':
-        // The sealed BVN expired (e.g. no worker ran within its TTL) before D1 was sent: no
+        // The sealed BVN expired (e.g. no worker ran within its TTL) before the mandate create (D1) was sent: no
         // mandate exists at the service. Ending says so; a silent wait would block the customer.
         ledger.setStatus(
           'failed',
@@ -153,7 +155,10 @@ export class MandateApproval {
     });
   }
 
-  /** submitMandateOtp (Update, under the lock): D2; a session expiry sends D6 (bounded), then ends the mandate expired. */
+  /**
+   * submitMandateOtp (Update, under the lock): the OTP validation (D2); a session expiry sends the OTP resend (D6)
+   * (bounded), then ends the mandate expired.
+   */
   private async submitOtp(otp: string): Promise<MandateState> {
     const { ledger } = this;
     const { state } = ledger;
@@ -163,7 +168,8 @@ export class MandateApproval {
       state.mandateReferenceNumber = r.mandateReferenceNumber;
     } catch (err) {
       const failure = failureOf(err);
-      // The sealed OTP expired (or was used) before D2 was sent: nothing was sent, the flow keeps waiting.
+      // The sealed OTP expired (or was used) before the OTP validation (D2) was sent: nothing was sent, the flow keeps
+      // waiting.
       if (failure?.type === SECRET_UNAVAILABLE)
         throw refusal(SECRET_UNAVAILABLE, 'the OTP expired before it was sent: send it again');
       if (failure?.type !== 'SessionExpired')
@@ -205,7 +211,7 @@ export class MandateApproval {
       throw new Error('otp must be sealed: pass the claim-check handle the starter made (submitMandateOtp)');
   }
 
-  /** resendMandateOtp (Update, under the lock): D6 on request. */
+  /** resendMandateOtp (Update, under the lock): the OTP resend (D6) on request. */
   private async resendOtp(): Promise<MandateState> {
     this.requireAwaitingOtp();
     this.manualResends += 1;

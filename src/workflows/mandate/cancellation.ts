@@ -11,10 +11,13 @@ import { refusal, type MandateLedger } from './ledger';
 export class MandateCancellation {
   constructor(private readonly ledger: MandateLedger) {}
 
-  /** cancelMandate (Update): waits for D1 in flight, then cancels (D4) under the lock. */
+  /**
+   * cancelMandate (Update): waits for the mandate create (D1) in flight, then cancels (the mandate cancel, D4) under
+   * the lock.
+   */
   async onUpdate(): Promise<MandateState> {
     const { state } = this.ledger;
-    await condition(() => state.status !== 'creating'); // D1 in flight: cancel what it creates
+    await condition(() => state.status !== 'creating'); // The mandate create (D1) in flight: cancel what it creates
     if (state.status === 'cancelled') return state;
     if (FINAL_MANDATE_STATUSES.includes(state.status))
       throw refusal('MandateEnded', `the mandate already ended: ${state.status}`);
@@ -34,13 +37,14 @@ export class MandateCancellation {
     try {
       await this.ledger.exclusive(() => this.cancel());
     } catch (err) {
-      // cancel() has recorded the service's refusal already; anything else (D4 unreachable) is recorded here.
+      // cancel() has recorded the service's refusal already; anything else (the mandate cancel (D4) unreachable) is
+      // recorded here.
       if (!(err instanceof ApplicationFailure && err.type === 'CancelFailed'))
         this.ledger.fail(`cancel: ${failureMessage(err)}`);
     }
   }
 
-  /** D4 (under the lock): the mandate is cancelled at the service, then here. */
+  /** The mandate cancel (D4) (under the lock): the mandate is cancelled at the service, then here. */
   private async cancel(): Promise<void> {
     const { ledger } = this;
     const { state } = ledger;
@@ -103,7 +107,8 @@ export class MandateCancellation {
           ledger.park(d, `${d.error ?? 'pending'}; the workflow was cancelled before it was final`);
       }
       const wasFinal = FINAL_MANDATE_STATUSES.includes(state.status);
-      // D4 written out, not releaseAtService: a helper's extra await would move the commands after it (flow.ts).
+      // The mandate cancel (D4) written out, not releaseAtService: a helper's extra await would move the commands after
+      // it (flow.ts).
       if (!wasFinal && state.mandateId) {
         try {
           const res = await reads.cancelMandate(state.mandateId);

@@ -3,7 +3,7 @@
 //  - A requested debit's reference is derived from the caller's idempotency key
 //    (`${mandateRef}-K<digest>`): the same key twice answers the same debit, never a second one.
 //    Scheduled debits keep `${mandateRef}-D${sequence}`.
-//  - D3's answer is read by its `data.status`: pending is requeried (bounded backoff) and then
+//  - the debit's answer is read by its `data.status`: pending is requeried (bounded backoff) and then
 //    parked as outcome_unknown; failed is failed. An outcome_unknown debit does not block later
 //    debits: its amount is only held back from `available`.
 import { condition, log } from '@temporalio/workflow';
@@ -157,7 +157,9 @@ export class MandateDebits {
     return entry;
   }
 
-  /** D3 through send-once; the entry ends success, failed, pending (the service said so) or outcome_unknown. */
+  /**
+   * The debit (D3) through send-once; the entry ends success, failed, pending (the service said so) or outcome_unknown.
+   */
   private async sendDebit(entry: MandateDebit, narration: string): Promise<void> {
     const { ledger } = this;
     const req = {
@@ -292,7 +294,8 @@ export class MandateDebits {
         }
         if (d.status !== 'outcome_unknown') continue; // resolved meanwhile
         if (presence?.found && ledger.applyRecord(d, presence.record, true)) continue;
-        // The documented not-found, read ABSENT_READS times in a row over minutes: the request never reached the service (send-once's proof).
+        // The documented not-found, read ABSENT_READS times in a row over minutes: the request never reached the
+        // service (send-once's proof).
         d.absentReads = presence && !presence.found ? (d.absentReads ?? 0) + 1 : 0;
         if (d.absentReads >= ABSENT_READS) {
           ledger.conclude(

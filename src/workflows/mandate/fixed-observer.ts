@@ -1,5 +1,5 @@
-// A FIXED mandate's dates: by default observed (the service debits each date on its own, D1 gave it
-// the schedule; the flow reads D5 after the date and records what it took), or sent from the flow's
+// A FIXED mandate's dates: by default observed (the service debits each date on its own, mandate create (D1) gave it
+// the schedule; the flow reads the mandate list (D5) after the date and records what it took), or sent from the flow's
 // own timers (`fixedDebits: 'send'`, and executions that passed the patch point before).
 import { condition, patched } from '@temporalio/workflow';
 import {
@@ -16,7 +16,7 @@ import type { MandateLedger } from './ledger';
 
 /**
  * Patch (docs/operations.md): a FIXED mandate observes the debits the service makes on its own
- * schedule (D5) instead of sending D3 from its timers; executions that passed that point before
+ * schedule (D5) instead of sending the debit (D3) from its timers; executions that passed that point before
  * keep sending until their next continue-as-new.
  */
 const FIXED_OBSERVED_PATCH = 'mandate-fixed-observed';
@@ -26,7 +26,10 @@ const SCHEDULED_RETRY_DELAY_DEFAULT_MS = 24 * 3600 * 1000;
 /** A refused date is tried again twice (unless the input names scheduledDebitRetries). */
 const SCHEDULED_RETRIES_DEFAULT = 2;
 
-/** One D5 read of an observed date: the service's total grew, the mandate ended there, it did not grow, or D5 failed. */
+/**
+ * One mandate list (D5) read of an observed date: the service's total grew, the mandate ended there, it did not grow,
+ * or the mandate list failed.
+ */
 type Observation = 'moved' | 'ended' | 'still' | 'unread';
 
 export class FixedMandateObserver {
@@ -50,13 +53,16 @@ export class FixedMandateObserver {
     }
   }
 
-  /** The next date, observed or sent. Returns true when the schedule is over. Not async: the step's own promise is awaited, as before the split. */
+  /**
+   * The next date, observed or sent. Returns true when the schedule is over. Not async: the step's own promise is
+   * awaited, as before the split.
+   */
   nextDate(fixed: FixedMandateSettings): Promise<boolean> {
     return this.observes() ? this.observedDate(fixed) : this.scheduledDate(fixed);
   }
 
   /**
-   * Whether this run observes the service's own debits (the default) rather than sending D3 from
+   * Whether this run observes the service's own debits (the default) rather than sending the debit (D3) from
    * its timers (`fixedDebits: 'send'`, and executions that passed here before the patch).
    */
   private observes(): boolean {
@@ -65,7 +71,10 @@ export class FixedMandateObserver {
     return this.observing;
   }
 
-  /** One date, sent: wait for it, debit (retrying a refusal a bounded number of times). Returns true when the schedule is over. */
+  /**
+   * One date, sent: wait for it, debit (retrying a refusal a bounded number of times). Returns true when the schedule
+   * is over.
+   */
   private async scheduledDate(fixed: FixedMandateSettings): Promise<boolean> {
     const { ledger } = this;
     const { state, input } = ledger;
@@ -109,8 +118,8 @@ export class FixedMandateObserver {
   }
 
   /**
-   * One date, observed: the service debits it on its own (D1 gave it the schedule), so no D3 is
-   * sent. D5 is read after the date (observeReadsMs) until its total_debited grows; the growth is
+   * One date, observed: the service debits it on its own (mandate create (D1) gave it the schedule), so no debit (D3)
+   * is sent. The mandate list (D5) is read after the date (observeReadsMs) until its total_debited grows; the growth is
    * recorded as the date's debit. Reads stop before the next date, whose reads count any later
    * growth. Returns true when the schedule is over.
    */
@@ -142,7 +151,10 @@ export class FixedMandateObserver {
     return false;
   }
 
-  /** An observed date whose debit never showed: failed when D5 answered, unknown when it could not be read. */
+  /**
+   * An observed date whose debit never showed: failed when the mandate list (D5) answered, unknown when it could not be
+   * read.
+   */
   private notSeen(index: number, expected: number, scheduledFor: string, answered: number): void {
     const { ledger } = this;
     if (answered > 0) {
@@ -167,7 +179,7 @@ export class FixedMandateObserver {
     return this.ledger.stopped();
   }
 
-  /** One D5 read of an observed date (under the lock). */
+  /** One mandate list (D5) read of an observed date (under the lock). */
   private async observeOnce(index: number, scheduledFor: string, expected: number): Promise<Observation> {
     const { ledger } = this;
     const { state } = ledger;
@@ -188,7 +200,9 @@ export class FixedMandateObserver {
     return grew > 0 ? 'moved' : 'still';
   }
 
-  /** The entry of an observed date's debit (its reference is ours: D5 does not show the service's). */
+  /**
+   * The entry of an observed date's debit (its reference is ours: the mandate list (D5) does not show the service's).
+   */
   private observedEntry(index: number, amount: number, scheduledFor: string): MandateDebit {
     const reference = observedDebitReference(this.ledger.input.mandateRef, index);
     return this.ledger.newEntry(reference, amount, 'observed', { scheduledFor });

@@ -330,7 +330,7 @@ export class MandateLedger {
     };
   }
 
-  /** D5: the mandate as the service holds it; undefined when it could not be read. */
+  /** The mandate list (D5): the mandate as the service holds it; undefined when it could not be read. */
   async readMandate(): Promise<MandateSnapshot | undefined> {
     try {
       return await reads.getMandate(this.state.mandateId!);
@@ -340,7 +340,7 @@ export class MandateLedger {
     }
   }
 
-  /** D5 shows the mandate cancelled or rejected at the service: it is cancelled here too (true). */
+  /** The mandate list (D5) shows the mandate cancelled or rejected at the service: it is cancelled here too (true). */
   endedAtService(seen: MandateSnapshot): boolean {
     const ended = seen.status === 'cancelled' || seen.status === 'rejected';
     if (ended) this.setStatus('cancelled', `${seen.status} at the service`);

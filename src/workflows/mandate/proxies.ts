@@ -8,9 +8,15 @@ type Activities = ReturnType<typeof createMandateActivities>;
 
 /** Reads and idempotent calls (D4, D5, D6): retried. */
 export const reads = proxyActivities<Activities>(READ);
-/** D2: one attempt (its sealed OTP is redeemed once); the workflow decides what an unclear failure means. D2 does not heartbeat. */
+/**
+ * The OTP validation (D2): one attempt (its sealed OTP is redeemed once); the workflow decides what an unclear failure
+ * means. The OTP validation does not heartbeat.
+ */
 export const once = proxyActivities<Activities>(READ_ONCE);
-/** D1, D3 (money-moving): one attempt, heartbeating while the call is open, so a killed worker is noticed in seconds. */
+/**
+ * The mandate create (D1), the debit (D3) (money-moving): one attempt, heartbeating while the call is open, so a killed
+ * worker is noticed in seconds.
+ */
 export const money = proxyActivities<Activities>(moneySend());
 /** Verify by the debit's reference (the debit's requery). */
 export const verify = proxyActivities<PaymentCommonActivities>(READ);

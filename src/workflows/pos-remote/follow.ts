@@ -1,10 +1,10 @@
-// E2: the request followed until the terminal completes it or its lifetime ends. Polling runs inside
-// one heartbeating activity (E2 every 2-3 s): few history events, a dead worker noticed within the
-// heartbeat timeout, the retried attempt continuing from the details. The lifetime counts from the
-// latest time the request can have been created (E1's answer, or the failure of a lost E1). Cancel
-// cannot withdraw the request: it is watched until the lifetime ends (success_after_cancel if the
+// The request requery (E2): the request followed until the terminal completes it or its lifetime ends. Polling runs
+// inside one heartbeating activity (the request requery every 2-3 s): few history events, a dead worker noticed within
+// the heartbeat timeout, the retried attempt continuing from the details. The lifetime counts from the
+// latest time the request can have been created (the answer of the request create (E1), or the failure of a lost one).
+// Cancel cannot withdraw the request: it is watched until the lifetime ends (success_after_cancel if the
 // payer approves anyway). Expiry and cancel end with a final look at the service's transaction
-// record (A6 by reference).
+// record (the transaction list (A6) by reference).
 import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { PosRemoteActivities } from '../../activities/pos-remote';
 import type { PosRemotePollOutcome, PosRemoteRecord, PosRemoteResult } from '../../shared/pos-remote';
@@ -26,7 +26,7 @@ export class RequestFollow {
     this.pollScope?.cancel();
   }
 
-  /** E2: poll until a final state, an expiry after the lifetime, or a cancel (then watched). */
+  /** The request requery (E2): poll until a final state, an expiry after the lifetime, or a cancel (then watched). */
   async follow(requestRef: string): Promise<PosRemoteResult> {
     const { request } = this;
     const poll = this.poller(requestRef);
@@ -49,7 +49,10 @@ export class RequestFollow {
     return request.result(outcome);
   }
 
-  /** Cancelled: the request cannot be withdrawn (no such call). One look now; then it is watched until its lifetime ends. */
+  /**
+   * Cancelled: the request cannot be withdrawn (no such call). One look now; then it is watched until its lifetime
+   * ends.
+   */
   private async watchAfterCancel(
     requestRef: string,
     poll: () => Promise<PosRemotePollOutcome>,
@@ -84,11 +87,12 @@ export class RequestFollow {
     return request.result(watched);
   }
 
-  /** E2 answered 404 after the lifetime: the final look at the service's transaction record. */
+  /** The request requery (E2) answered 404 after the lifetime: the final look at the service's transaction record. */
   private async afterNotFound(outcome: Expired, afterCancel: boolean): Promise<PosRemoteResult> {
     const { request } = this;
     const found = await reads.posRemoteLookupRecord({ request_ref: request.state.requestRef! }).catch(() => undefined);
-    // Only a completed or abandoned record is conclusive; a record still 'pending' after E2's 404 is not.
+    // Only a completed or abandoned record is conclusive; a record still 'pending' after the 404 of the request requery
+    // (E2) is not.
     const look = found?.found && ['success', 'failed', 'abandoned'].includes(found.status) ? found : undefined;
     const base = request.result(outcome);
     if (look?.found && (look.status === 'success' || look.status === 'failed')) {
@@ -126,7 +130,10 @@ export class RequestFollow {
     return { ...base, status: request.state.status as PosRemoteResult['status'], message: request.state.message };
   }
 
-  /** One polling activity (E2 every few seconds, heartbeating) until a final state or a 404 after the lifetime. */
+  /**
+   * One polling activity (the request requery (E2) every few seconds, heartbeating) until a final state or a 404 after
+   * the lifetime.
+   */
   private poller(requestRef: string): () => Promise<PosRemotePollOutcome> {
     const { o, state, lifetimeMs } = this.request;
     // A read: on the reads queue, whose slots are sized for these polls (docs/deployment.md, "Task queues").

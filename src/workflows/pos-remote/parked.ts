@@ -1,7 +1,6 @@
 // outcome_unknown, poll_error and expired_unobserved are parked, not final (docs/money-decisions.md):
-// the terminal is given back, the request's record is looked up again on a backoff (a lost E1's
-// request searched for first) and the flow ends with the service's answer or an operator's
-// resolveOutcome.
+// the terminal is given back, the request's record is looked up again on a backoff (the request of a lost request
+// create (E1) searched for first) and the flow ends with the service's answer or an operator's resolveOutcome.
 import type { PosRemoteRecord, PosRemoteRecordLookup, PosRemoteResult, PosRemoteStatus } from '../../shared/pos-remote';
 import { durationMs } from '../../shared/duration';
 import { UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../../shared/outcome';
@@ -22,9 +21,9 @@ export class ParkedRequest {
   ) {}
 
   /**
-   * A parked request stays open, is looked up again on a backoff (its record in A6 by request_ref; a
-   * lost E1's request is searched for first), ends with the service's answer (success, failed, or
-   * abandoned: expired) or with an operator's resolveOutcome (`cli ops resolve`), and after the
+   * A parked request stays open, is looked up again on a backoff (its record in the transaction list (A6) by
+   * request_ref; the request of a lost request create (E1) is searched for first), ends with the service's answer
+   * (success, failed, or abandoned: expired) or with an operator's resolveOutcome (`cli ops resolve`), and after the
    * requery period waits for the operator only. Any other result is returned as it is.
    */
   async settle(result: PosRemoteResult): Promise<PosRemoteResult> {
@@ -72,7 +71,10 @@ export class ParkedRequest {
     return cancelled ? 'cancelled' : 'failed';
   }
 
-  /** A parked request's record (A6 by request_ref); a lost E1's request is searched for first. */
+  /**
+   * A parked request's record (the transaction list (A6) by request_ref); the request of a lost request create (E1) is
+   * searched for first.
+   */
   private async lookUp(): Promise<Presence<ParkedLook>> {
     const { request } = this;
     let requestRef = request.state.requestRef;

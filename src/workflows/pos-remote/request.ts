@@ -13,22 +13,28 @@ import { paymentSearchAttributes } from '../../shared/search-attributes';
 import { durationMs } from '../../shared/duration';
 import { HEARTBEATING_READ } from '../steps/activity-options';
 
-/** A request's lifetime on the terminal (spec, Limits): E2 answers 404 after it. */
+/** A request's lifetime on the terminal (spec, Limits): the request requery (E2) answers 404 after it. */
 export const DEFAULT_LIFETIME = '5 minutes';
 /** One poll's bound: the lifetime plus a margin. */
 export const DEFAULT_POLL_TIMEOUT = '7 minutes';
 /** The poll's heartbeat: a cancellation arrives with a heartbeat, so within about 8 s. */
 export const DEFAULT_HEARTBEAT_TIMEOUT = '10s';
-/** E1's heartbeat from its announce on: shorter than a send's usual, so a lost worker's E1 is searched for sooner. */
+/**
+ * The heartbeat of the request create (E1) from its announce on: shorter than a send's usual, so a lost worker's
+ * request create is searched for sooner.
+ */
 export const DEFAULT_CREATE_HEARTBEAT_TIMEOUT = '5s';
-/** How long after the lifetime a lost E1's request is still searched for before absence counts. */
+/**
+ * How long after the lifetime the request of a lost request create (E1) is still searched for before absence counts.
+ */
 export const DEFAULT_SEARCH_GRACE = '2 minutes';
-/** The pause between searches for a lost E1's request. */
+/** The pause between searches for the request of a lost request create (E1). */
 export const DEFAULT_SEARCH_INTERVAL = '5s';
 /** How long a request waits for a terminal busy with another before it gives up (nothing sent). */
 export const DEFAULT_LOCK_TIMEOUT = '15 minutes';
 
-// The lock's acquire and the A6 searches heartbeat (a page at a time): a lost worker is noticed mid-read.
+// The lock's acquire and the transaction list (A6) searches heartbeat (a page at a time): a lost worker is noticed
+// mid-read.
 export const reads: ActivityInterfaceFor<PosRemoteActivities> = proxyActivities<PosRemoteActivities>(HEARTBEATING_READ);
 
 export type Options = NonNullable<PosRemoteParsedInput['options']>;
@@ -57,8 +63,8 @@ export class RemoteRequest {
   }
 
   /**
-   * Our request's request_ref, kept and published (PaymentServiceReference): A6 lists the request
-   * under it, and reconciliation finds this flow by it (docs/flows-reconciliation.md).
+   * Our request's request_ref, kept and published (PaymentServiceReference): the transaction list (A6) lists the
+   * request under it, and reconciliation finds this flow by it (docs/flows-reconciliation.md).
    */
   published(requestRef: string, recovered = false): string {
     this.state.requestRef = requestRef;

@@ -1,10 +1,10 @@
-// E1, never sent twice once it may have left. E1 carries no reference of ours: its activity signals
-// the workflow (acknowledged) right before the HTTP call. Without that mark, or when the client
-// proves nothing left, E1 may be sent again. With it, a lost answer is resolved from the service's
-// own records: A6 lists the terminal's requests; the one that is neither in the baseline (read
-// before E1) nor an earlier lock holder's is ours. More than one candidate: outcome_unknown, never a
-// guess. After lifetime + grace, a successful search that shows nothing proves E1 never arrived
-// (not_sent, where the deployment says A6 lists remote requests); searches that keep failing end
+// The request create (E1), never sent twice once it may have left. The request create carries no reference of ours: its
+// activity signals the workflow (acknowledged) right before the HTTP call. Without that mark, or when the client
+// proves nothing left, the request create may be sent again. With it, a lost answer is resolved from the service's
+// own records: the transaction list (A6) lists the terminal's requests; the one that is neither in the baseline (read
+// before the request create) nor an earlier lock holder's is ours. More than one candidate: outcome_unknown, never a
+// guess. After lifetime + grace, a successful search that shows nothing proves the request create never arrived
+// (not_sent, where the deployment says the transaction list lists remote requests); searches that keep failing end
 // outcome_unknown after another lifetime.
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { PosRemoteActivities } from '../../activities/pos-remote';
@@ -22,15 +22,15 @@ import {
 } from './request';
 import type { TerminalLock } from './terminal-lock';
 
-/** E1 proven unsent is sent again at most this many times in all. */
+/** The request create (E1) proven unsent is sent again at most this many times in all. */
 const MAX_UNSENT_REQUEST_ATTEMPTS = 3;
-/** The pause before an unsent E1 goes again, times the attempt. */
+/** The pause before an unsent request create (E1) goes again, times the attempt. */
 const UNSENT_REQUEST_BACKOFF_MS = durationMs(UNSENT_RESEND_BACKOFF);
 
 export class RequestSend {
-  /** E1's activity signalled that its call is about to leave. */
+  /** The activity of the request create (E1) signalled that its call is about to leave. */
   private announced = false;
-  /** The requests that are not ours (baseline and earlier holders'), for a search after a lost E1. */
+  /** The requests that are not ours (baseline and earlier holders'), for a search after a lost request create (E1). */
   exclude: string[] | undefined;
 
   constructor(
@@ -43,7 +43,10 @@ export class RequestSend {
     this.announced = true;
   }
 
-  /** Baseline, E1, the search for a lost answer: true when the request is ours to follow (requestRef set). */
+  /**
+   * Baseline, the request create (E1), the search for a lost answer: true when the request is ours to follow
+   * (requestRef set).
+   */
   async send(): Promise<boolean> {
     const exclude = await this.baseline();
     if (!exclude) return false;
@@ -58,8 +61,8 @@ export class RequestSend {
     const { request } = this;
     try {
       const before = await reads.posRemoteFindRequest({ ...request.requestShape(), exclude: [] });
-      // A merchant with more rows than the read covers gets a partial baseline: enough to send E1
-      // (the lock keeps our own flows apart), but a lost E1 answer then cannot be searched for and
+      // A merchant with more rows than the read covers gets a partial baseline: enough to send the request create (E1)
+      // (the lock keeps our own flows apart), but a lost request create answer then cannot be searched for and
       // ends outcome_unknown, never not_sent and never a guessed request.
       return [...before.refs, ...this.lock.earlierHolders()];
     } catch (err) {
@@ -72,14 +75,14 @@ export class RequestSend {
   }
 
   /**
-   * E1, sent again only when it provably never left: 'created' (requestRef set), lost after it may
+   * The request create (E1), sent again only when it provably never left: 'created' (requestRef set), lost after it may
    * have left (`lostAt`), or 'ended' (status set: nothing to follow).
    */
   private async create(): Promise<'created' | 'ended' | { lostAt: number }> {
     const { request } = this;
     const { input, o, state } = request;
-    // Shorter than a send's usual (default 5 s, the caller's option): E1's activity heartbeats
-    // from its announce on, and a lost worker's E1 is settled (searched for) sooner.
+    // Shorter than a send's usual (default 5 s, the caller's option): the activity of the request create (E1)
+    // heartbeats from its announce on, and a lost worker's request create is settled (searched for) sooner.
     const { posRemoteCreateRequest } = proxyActivities<PosRemoteActivities>(
       moneySendWithHeartbeat(durationMs(o.createHeartbeatTimeout ?? DEFAULT_CREATE_HEARTBEAT_TIMEOUT)),
     );
@@ -123,7 +126,10 @@ export class RequestSend {
     }
   }
 
-  /** A lost E1 answer: find the request in the service's records (A6). True when found (requestRef set). */
+  /**
+   * A lost request create (E1) answer: find the request in the service's records (the transaction list, A6). True when
+   * found (requestRef set).
+   */
   private async searchLost(lostAt: number, exclude: string[]): Promise<boolean> {
     const { request } = this;
     const { o, state, lifetimeMs } = request;
@@ -165,12 +171,14 @@ export class RequestSend {
 
   /**
    * Past lifetime + grace. Absence is proof only when read: a successful search that shows nothing
-   * means E1 never arrived (A6 lists every request from its creation). Failed reads keep searching
-   * for another lifetime; then it is outcome_unknown. True when the search ended (status set).
+   * means the request create (E1) never arrived (the transaction list (A6) lists every request from its creation).
+   * Failed reads keep searching for another lifetime; then it is outcome_unknown. True when the search ended (status
+   * set).
    */
   private searchEnded(found: PosRemoteSearchOutcome | undefined, deadline: number, lastProblem: string): boolean {
     const { request } = this;
-    // Absence proves E1 never arrived only where A6 lists remote requests (the deployment says so).
+    // Absence proves the request create (E1) never arrived only where the transaction list (A6) lists remote requests
+    // (the deployment says so).
     if (found?.kind === 'none' && (request.o.lostCreateAbsentIs ?? 'outcome_unknown') === 'not_sent') {
       request.setStatus(
         'not_sent',

@@ -177,7 +177,9 @@ export const LOCAL_GATING_READ: LocalActivityOptions = {
   },
 };
 
-/** A read that walks many pages in one attempt (SMS ids under a name, a campaign's status): its attempt gets minutes. */
+/**
+ * A read that walks many pages in one attempt (SMS ids under a name, a campaign's status): its attempt gets minutes.
+ */
 export const PAGED_READ: QueuedActivityOptions = {
   ...READ,
   startToCloseTimeout: '2 minutes',
@@ -185,7 +187,9 @@ export const PAGED_READ: QueuedActivityOptions = {
   retry: READ_UNTIL_DEADLINE_RETRY,
 };
 
-/** A read that heartbeats a page at a time (a lock's acquire, transaction searches): a lost worker is noticed mid-read. */
+/**
+ * A read that heartbeats a page at a time (a lock's acquire, transaction searches): a lost worker is noticed mid-read.
+ */
 export const HEARTBEATING_READ: QueuedActivityOptions = { ...READ, heartbeatTimeout: '30s' };
 
 /**
@@ -293,14 +297,17 @@ export function ledgerUpdate(refusals: string[]): ActivityOptions {
   };
 }
 
-/** Work on our own stores that may fail harmlessly (a record's TTL ends it anyway): a few attempts, never holding the flow. */
+/**
+ * Work on our own stores that may fail harmlessly (a record's TTL ends it anyway): a few attempts, never holding the
+ * flow.
+ */
 export const BEST_EFFORT_STORE: ActivityOptions = {
   ...LOCAL_STORE,
   retry: { ...LOCAL_STORE.retry, maximumAttempts: 3 },
 };
 
 /**
- * A read that spends what it redeems (the mandate's OTP check, D2: its sealed OTP is redeemed once):
- * one attempt, never retried by Temporal; the flow decides what an unclear failure means.
+ * A read that spends what it redeems (the mandate's OTP check, the OTP validation (D2): its sealed OTP is redeemed
+ * once): one attempt, never retried by Temporal; the flow decides what an unclear failure means.
  */
 export const READ_ONCE: QueuedActivityOptions = { ...READ, retry: { maximumAttempts: 1 } };

@@ -24,7 +24,7 @@ import { REFUSAL_TYPES, failureOf } from '../../shared/failures';
 import { READ, moneySend } from './activity-options';
 import { sendOnce, settle, type Presence, type SendOnceResult } from './send-once';
 
-/** Money-moving calls (A1, A4, B1–B5): one attempt; the send-once rule decides any second send. */
+/** Money-moving calls (A1, A4, B1-B5): one attempt; the send-once rule decides any second send. */
 export const sends = proxyActivities<PaymentFlowActivities>(moneySend());
 /** Reads (verify): retried with backoff. */
 const reads = proxyActivities<PaymentFlowActivities>(READ);

@@ -3,18 +3,18 @@
 //
 //   answered 00 / 51 / 55 / another code   → approved / declined (with the action to show)
 //   answered 91 or 96 (or no code)         → not an answer: requeried (F4) at once, like a lost one
-//   lost (timeout, reset, 5xx, worker)     → settle delay, then F4 by merchant_ref (send-once)
+//   lost (timeout, reset, 5xx, worker)     → settle delay, then the requery by merchant_ref (send-once)
 //   refused (400, 401/403, 404 terminal)   → rejected: nothing happened
-//   F4 found it                            → that record is the outcome; never sent again
-//   F4 404                                 → resend, same merchant_ref and request, bounded
+//   requery found it                       → that record is the outcome; never sent again
+//   requery 404                            → resend, same merchant_ref and request, bounded
 //                                            (maxAttempts), after a doubling backoff and, if the
 //                                            last send was lost by its heartbeat timeout, after
 //                                            its HTTP call can no longer be in flight
-//   F4 cannot answer (its retries ran out) → outcome_unknown, parked: F4 on a backoff for
-//                                            `unknownRequeryFor`, the operator's resolveOutcome
-//   a RETRY refused (400 duplicate...)     → F4 decides (send-once)
+//   requery cannot answer (retries ran out) → outcome_unknown, parked: the requery on a backoff
+//                                            for `unknownRequeryFor`, the operator's resolveOutcome
+//   a RETRY refused (400 duplicate...)     → the requery decides (send-once)
 //   sealed card read gone before a send    → card_data_unavailable (nothing sent by that attempt)
-//   cancelled after it may have been sent  → a non-cancellable F4 records the real outcome
+//   cancelled after it may have been sent  → a non-cancellable requery records the real outcome
 //
 // The caller owns the state object (attempt, steps) and the status names; this module moves them
 // and turns the result into a PosTransactionOutcome, worded for the flow (PosTransactionWording).
@@ -98,7 +98,7 @@ export interface PosTransactionOutcome {
 /** How a flow words its outcomes (the sale speaks of charges, the others of "the refund", …). */
 export interface PosTransactionWording {
   approved: (action: string) => string;
-  /** A 91/96 that F4 confirmed: the service has it and it did not go through. */
+  /** A 91/96 that the requery (F4) confirmed: the service has it and it did not go through. */
   receivedNotThrough: (action: string) => string;
   notReceived: (how: string) => string;
   /** The sealed card read was gone before the send (`attempt` sends made before it). */
@@ -149,7 +149,7 @@ export async function sendPosTransaction(spec: PosTransactionSpec): Promise<PosT
   return outcome;
 }
 
-/** F4 by merchant_ref, read-only. */
+/** The requery (F4) by merchant_ref, read-only. */
 export function posTransactionLookup(options: Pick<PosTransactionOptions, 'requeryTimeout'>) {
   // Retried until it answers (found or 404) or the requery timeout ends: only then does a flow
   // park the outcome as unknown.
@@ -218,7 +218,7 @@ export class PosTransactionSend {
 
   // --- the main steps ---
 
-  /** Send once, then the outcome; a cancel after the send asks F4 and records what it says. */
+  /** Send once, then the outcome; a cancel after the send asks the requery (F4) and records what it says. */
   async decide(): Promise<PosTransactionOutcome> {
     try {
       const sent = await sendOnce<PosTransactionSent, PosTransactionRecord>({
@@ -226,7 +226,7 @@ export class PosTransactionSend {
         requery: () => this.requery(),
         // The settle wait is the send's own (after a lost answer, not after a 91/96 answer).
         settleMs: 0,
-        // F4 404 is documented as "never received, a retry is safe".
+        // The requery (F4) 404 is documented as "never received, a retry is safe".
         absentReads: 1,
         maxSends: this.maxAttempts,
       });
@@ -271,7 +271,10 @@ export class PosTransactionSend {
     }
   }
 
-  /** Unknown outcome: parked, F4 on a backoff until it tells (or proves absence), or the operator resolves it. */
+  /**
+   * Unknown outcome: parked, the requery (F4) on a backoff until it tells (or proves absence), or the operator resolves
+   * it.
+   */
   private async park(why: string): Promise<PosTransactionOutcome> {
     const { options, track, req } = this.spec;
     const settled: Settled<PosTransactionRecord> = await awaitFinal<PosTransactionRecord>({
@@ -309,7 +312,7 @@ export class PosTransactionSend {
     };
   }
 
-  /** Cancelled while the transaction may have moved money: ask F4, record what it says. */
+  /** Cancelled while the transaction may have moved money: ask the requery (F4), record what it says. */
   private async afterCancel(): Promise<PosTransactionOutcome> {
     const { wording, req } = this.spec;
     let found: Presence<PosTransactionRecord> | undefined;
@@ -336,11 +339,14 @@ export class PosTransactionSend {
 
   // --- helpers ---
 
-  /** One send; a resend waits a doubling backoff and, after a lost heartbeat, until the last call can no longer be in flight. */
+  /**
+   * One send; a resend waits a doubling backoff and, after a lost heartbeat, until the last call can no longer be in
+   * flight.
+   */
   private async send(sendNumber: number): Promise<PosTransactionSent> {
     const { options, track, req } = this.spec;
     if (sendNumber > 1) {
-      // send-once sends again only after F4 answered 404 for the attempt just made.
+      // send-once sends again only after the requery (F4) answered 404 for the attempt just made.
       this.spec.setStatus('retry_wait');
       const base = durationMs(options.retryBackoff ?? POS_TRANSACTION_DEFAULTS.retryBackoff);
       await sleep(Math.max(base * 2 ** (track.attempt - 1), this.inFlightUntil - Date.now()));
@@ -364,7 +370,7 @@ export class PosTransactionSend {
     const c = classifyPosCode(transaction.response_code, transaction.response_message);
     this.cardKept = c.outcome === 'unknown';
     if (c.outcome === 'unknown') {
-      // 91 or 96: the outcome is unknown until F4 tells; to send-once this is a lost answer.
+      // 91 or 96: the outcome is unknown until the requery (F4) tells; to send-once this is a lost answer.
       throw ApplicationFailure.create({
         type: PROCESSOR_UNKNOWN,
         message: `F3 answered ${transaction.response_code || 'without a code'}: ${c.action}`,
@@ -411,7 +417,7 @@ export class PosTransactionSend {
     throw err;
   }
 
-  /** F4 by merchant_ref, recorded as a step; throws when F4 could not answer. */
+  /** The requery (F4) by merchant_ref, recorded as a step; throws when the requery could not answer. */
   private async requery(): Promise<Presence<PosTransactionRecord>> {
     const { track, req } = this.spec;
     this.spec.setStatus('requerying');
@@ -445,7 +451,7 @@ export class PosTransactionSend {
     const c = classifyPosCode(t.response_code, t.response_message);
     if (c.outcome === 'approved') return { status: 'approved', action: wording.approved(c.action), transaction: t };
     if (c.outcome === 'declined') return { status: 'declined', action: c.action, transaction: t };
-    // 91/96 confirmed by F4: the service has it and it did not go through. Never sent again.
+    // 91/96 confirmed by the requery (F4): the service has it and it did not go through. Never sent again.
     return {
       status: 'declined',
       action: confirmedByRequery ? wording.receivedNotThrough(c.action) : c.action,
