@@ -27,9 +27,12 @@ const countIn = (folder: string): Counted =>
 const NOT_YET_RENAMED: Record<string, string> = {};
 
 // Folders whose comments and strings use a code only as a reference after domain words ("the debit
-// (D3)"), never as a noun ("D3 answered"). src/workflows, src/config, src/nexus and src/virtual-accounts
-// are not held to it yet.
-const REFERENCES_ONLY = ['api', 'activities', 'sandbox', 'shared', 'starters', 'webhooks'];
+// (D3)"), never as a noun ("D3 answered"). src/config, src/nexus and src/virtual-accounts are not held to
+// it yet.
+const REFERENCES_ONLY = ['api', 'activities', 'sandbox', 'shared', 'starters', 'webhooks', 'workflows'];
+// A flow's reasons and failure messages are what an operator reads (state, events, `cli ops list`), and
+// docs/*.md and the flows' tests quote them: they are reworded together with the docs that quote them.
+const QUOTED_REASONS = 'user-visible reasons quoted by docs and asserted by the flow tests: reworded with those docs';
 const NOUNS_ALLOWED: Record<string, string> = {
   'src/shared/vending.ts':
     "VEND_PROVIDER_LIST_STEP's value 'H1 electricity providers' starts failure messages recorded in histories, which the vending flow matches",
@@ -38,6 +41,23 @@ const NOUNS_ALLOWED: Record<string, string> = {
   'src/shared/virtual-account-credit.ts': 'reworded with the virtual-account credit work',
   'src/starters/commands/virtual-account-credit.ts': 'reworded with the virtual-account credit work',
   'src/shared/reconciliation.ts': 'reworded with the reconciliation work',
+  // Workflow strings (the comments are held already). Kept values: none of these is a patch id, a signal,
+  // query, update or activity name; each is a reason or failure message text.
+  'src/workflows/checkout.ts': QUOTED_REASONS,
+  'src/workflows/mandate/approval.ts': QUOTED_REASONS,
+  'src/workflows/mandate/debits.ts': QUOTED_REASONS,
+  'src/workflows/mandate/fixed-observer.ts': QUOTED_REASONS,
+  'src/workflows/mandate/ledger.ts': QUOTED_REASONS,
+  'src/workflows/pos-refund.ts': QUOTED_REASONS,
+  'src/workflows/pos-remote/follow.ts': QUOTED_REASONS,
+  'src/workflows/pos-remote/send.ts': QUOTED_REASONS,
+  'src/workflows/pos-remote.ts': QUOTED_REASONS,
+  'src/workflows/pos-terminal.ts': QUOTED_REASONS,
+  'src/workflows/recurring.ts': QUOTED_REASONS,
+  'src/workflows/sms.ts': QUOTED_REASONS,
+  'src/workflows/steps/pos-terminal-send.ts': QUOTED_REASONS,
+  'src/workflows/ussd-payment.ts': QUOTED_REASONS,
+  'src/workflows/vending.ts': QUOTED_REASONS,
 };
 
 describe('spec codes in src (scripts/spec-code-count.mjs)', () => {
@@ -58,6 +78,8 @@ describe('spec codes in src (scripts/spec-code-count.mjs)', () => {
   it(`uses a code only as a reference in the comments and strings of src/{${REFERENCES_ONLY.join(',')}}`, () => {
     const held = Object.keys(src.nounsByFile).filter((f) => REFERENCES_ONLY.some((d) => f.startsWith(`src/${d}/`)));
     expect(held.filter((f) => !(f in NOUNS_ALLOWED))).toEqual([]);
+    // A file reworded leaves the list too, so it only shrinks.
+    expect(Object.keys(NOUNS_ALLOWED).filter((f) => !src.nounsByFile[f])).toEqual([]);
   });
 
   it('prints, as docs/flow-development.md runs it, a row per folder and a total that add up to what --json counts', () => {
