@@ -6,18 +6,18 @@
 // payment, its PIN and OTP from stdin and its status, then docs/events.md's operator commands
 // (`notify list | redeliver | replay`). Each printed line the pages show is checked against the
 // output of the process that prints it (times, ports and secrets aside: printedPattern), and every
-// command's exit code is 0.
+// command's exit code is 0. Last, what the README says in words: a declined card exits 1, the same
+// file again 2, `--version`, `--json`.
 //
-// Beyond what the pages give, each process gets only what puts it on free ports, as in
-// readme-walkthrough.test.ts: the stack its ports, data folder and claim-check PostgreSQL port; the
+// Beyond what the pages give, each process gets only what puts it on free ports: the stack its ports, data folder and claim-check PostgreSQL port; the
 // CLI the same Temporal address, sandbox URL and PostgreSQL URL; `notify listen` a `--port`.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/http/free-port';
 import { PROJECT_ROOT } from '../../src/stack/temporal-binaries';
-import { cliCommand, runCli } from '../support/cli';
+import { cliCommand, runCli, runCliProcess, type CliResult } from '../support/cli';
 import {
   alsoOptions,
   blocksUnder,
@@ -295,5 +295,40 @@ describe('the command blocks of README.md and docs/events.md, as written', () =>
     const replayed = await runToEnd(replay!);
     expect(replayed.output()).toContain(`${events.length} event(s) redelivered, 0 still being delivered`);
     await eventually(heardTimes, (n) => n === 3, { timeoutMs: 30_000, description: 'the replayed event' });
+  });
+  // What the README says in words around its blocks: "A declined card (4000000000000002) … exits 1",
+  // "running the same file again exits 2", `--version` and `--json`. Each a CLI process of its own.
+  it('a declined card exits 1, the same file again exits 2; --version and --json', async () => {
+    if (!stack) throw new Error('the stack did not start (see the first test)');
+    const cli = (args: string[]): Promise<CliResult> => runCliProcess(args, { env: cliEnv, timeoutMs: 120_000 });
+    const printed = (r: CliResult): string => r.stdout + r.stderr;
+    const example = 'examples/card-payment.json';
+    const card = JSON.parse(readFileSync(join(PROJECT_ROOT, example), 'utf8')) as {
+      transactionRef: string;
+      card: { number: string };
+    };
+    const declinedFile = join(dataDir, 'declined.json');
+    writeFileSync(
+      declinedFile,
+      JSON.stringify({ ...card, transactionRef: 'ORD-CARD-0002', card: { ...card.card, number: '4000000000000002' } }),
+    );
+    const declined = await cli(['pay', 'card', '--file', declinedFile]);
+    expect(declined.code).toBe(1);
+    expect(printed(declined)).toMatch(/"status": "failed"/);
+    expect(printed(declined)).toContain('"reason": "charge card: Card declined"');
+
+    const again = await cli(['pay', 'card', '--file', example]);
+    expect(again.code).toBe(2);
+    expect(printed(again)).toContain(`a payment flow for reference ${REF} exists already`);
+
+    const version = await cli(['--version']);
+    expect(version.code).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(version.stdout.trim()).toBe(pkg.version);
+
+    // `--json`: one JSON document on stdout.
+    const json = await cli(['pay', 'status', '--ref', REF, '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ transactionRef: REF, status: 'success' });
   });
 });
