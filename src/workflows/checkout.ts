@@ -81,14 +81,15 @@ class CheckoutFlow extends PaymentFlow<CheckoutState> {
     const sent = await sendPayment(this.ref, () => sends.initiateCheckout(this.input));
     this.readSent(
       sent,
-      { answer: "A1's", request: 'the checkout' },
+      { answer: "the checkout's", request: 'the checkout' },
       {
         answered: (answer) => {
           this.state.checkoutUrl = answer.checkoutUrl;
           this.setStatus('open');
         },
         // The checkout exists but its URL was lost: nobody can open it, it lapses unpaid.
-        pending: (lost) => this.setStatus('failed', `A1's answer was lost (${lost}): the checkout cannot be opened`),
+        pending: (lost) =>
+          this.setStatus('failed', `the checkout's answer was lost (${lost}): the checkout cannot be opened`),
         succeeded: (record) => this.conclude(fromLookup(record, this.expected)),
       },
     );

@@ -214,10 +214,16 @@ class PosRefundFlow {
     try {
       original = await this.lookup.requery(ref);
     } catch (err) {
-      return this.refuse('unverified', `the original sale ${ref} could not be checked (F4: ${failureMessage(err)})`);
+      return this.refuse(
+        'unverified',
+        `the original sale ${ref} could not be checked (requery (F4): ${failureMessage(err)})`,
+      );
     }
     if (!original.found)
-      return this.refuse('original_not_found', `the service has no transaction with merchant_ref ${ref} (F4 404)`);
+      return this.refuse(
+        'original_not_found',
+        `the service has no transaction with merchant_ref ${ref} (requery (F4): 404)`,
+      );
     const o = original.transaction;
     this.state.original = {
       amount: o.amount,
@@ -259,7 +265,7 @@ class PosRefundFlow {
     } catch (err) {
       return this.refuse(
         'unverified',
-        `the refund's own merchant_ref ${merchantRef} could not be checked (F4: ${failureMessage(err)})`,
+        `the refund's own merchant_ref ${merchantRef} could not be checked (requery (F4): ${failureMessage(err)})`,
       ).ended;
     }
     if (!own.found) return undefined;

@@ -162,7 +162,9 @@ class PosRemoteRequestFlow {
     if (!(await this.send.send())) return request.result();
     request.setStatus(
       'pending',
-      request.state.recovered ? "found in the service's transaction records after E1's answer was lost" : undefined,
+      request.state.recovered
+        ? "found in the service's transaction records after the answer to the request create (E1) was lost"
+        : undefined,
     );
     return this.follower.follow(request.state.requestRef!);
   }

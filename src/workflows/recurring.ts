@@ -171,7 +171,7 @@ class TokenChargeFlow extends PaymentFlow<TokenChargeState> {
     if (sent.outcome === 'found') this.state.charged = true;
     this.readSent(
       sent,
-      { answer: "A4's", request: 'the charge', record: 'the charge', countSends: true },
+      { answer: "the charge's", request: 'the charge', record: 'the charge', countSends: true },
       {
         answered: () => {
           this.state.charged = true;
@@ -384,10 +384,13 @@ class RecurringPlan {
       const cancelled = await cancels.cancelToken(state.tokenId!);
       if (cancelled) this.setStatus('cancelled', 'token cancelled (A5)');
       else if (patched(TOKEN_CANCEL_REFUSAL_PATCH)) await this.afterRefusedCancel();
-      else this.setStatus('cancelled', 'the service refused A5 (token already cancelled or unknown)');
+      else this.setStatus('cancelled', 'the service refused to cancel the token (A5): already cancelled or unknown');
     } catch (err) {
       // No further charge is made either way; the token may still be active at the service.
-      this.setStatus('cancelled', `charges stopped, but A5 failed: ${failureMessage(err)}; cancel the token by hand`);
+      this.setStatus(
+        'cancelled',
+        `charges stopped, but the cancel (A5) failed: ${failureMessage(err)}; cancel the token by hand`,
+      );
     }
   }
 
@@ -416,8 +419,8 @@ class RecurringPlan {
     }
     const then = again.kind === 'refused' ? `, and again ('${again.message}')` : `, then failed (${again.message})`;
     await this.parkForOperator(
-      `charges stopped, but A5 was refused ('${message}')${then}: the token may be cancelled already, unknown, or still live; check it and resolve the plan`,
-      'A5 was refused',
+      `charges stopped, but the cancel (A5) was refused ('${message}')${then}: the token may be cancelled already, unknown, or still live; check it and resolve the plan`,
+      'the cancel (A5) was refused',
     );
   }
 
@@ -431,7 +434,7 @@ class RecurringPlan {
     const resolution = this.acceptResolution();
     this.setStatus(
       'outcome_unknown',
-      `charges stopped, but A5 failed for about a quarter of an hour (${failure}): the token may still be live; A5 is asked again in the background; or check the token and resolve the plan`,
+      `charges stopped, but the cancel (A5) failed for about a quarter of an hour (${failure}): the token may still be live; the cancel is asked again in the background; or check the token and resolve the plan`,
     );
     await this.emitOutcome();
     for (let pause = TOKEN_CANCEL_BACKGROUND_FIRST_MS; ; pause = Math.min(pause * 2, TOKEN_CANCEL_BACKGROUND_MAX_MS)) {
@@ -442,12 +445,12 @@ class RecurringPlan {
         return;
       }
       if (again.kind === 'refused') {
-        this.state.reason = `charges stopped; A5 failed, then was refused ('${again.message}'): an earlier A5 may have cancelled the token with its answer lost, or the token is still live; check it and resolve the plan`;
+        this.state.reason = `charges stopped; the cancel (A5) failed, then was refused ('${again.message}'): an earlier cancel may have cancelled the token with its answer lost, or the token is still live; check it and resolve the plan`;
         await condition(() => resolution() !== undefined);
         break;
       }
     }
-    this.resolve(resolution()!, 'A5 had failed');
+    this.resolve(resolution()!, 'the cancel (A5) had failed');
   }
 
   /** Parked as outcome_unknown for an operator only (nothing asked in the background). */
@@ -497,13 +500,16 @@ class RecurringPlan {
     );
     this.setStatus(
       'outcome_unknown',
-      `charges stopped, but A5 was refused ('Recurring Payment was not cancelled')${again === false ? ' twice' : `, then failed (${again})`}: the token may be cancelled already, unknown, or still active; check it and resolve the plan`,
+      `charges stopped, but the cancel (A5) was refused ('Recurring Payment was not cancelled')${again === false ? ' twice' : `, then failed (${again})`}: the token may be cancelled already, unknown, or still active; check it and resolve the plan`,
     );
     await this.emitOutcome();
     await condition(() => resolution() !== undefined);
     const r = resolution()!;
     this.state.resolution = r;
-    this.setStatus(r.outcome as RecurringState['status'], `resolved by ${r.operator}: ${r.reason} (A5 was refused)`);
+    this.setStatus(
+      r.outcome as RecurringState['status'],
+      `resolved by ${r.operator}: ${r.reason} (the cancel (A5) was refused)`,
+    );
   }
 
   // --- helpers ---

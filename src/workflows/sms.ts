@@ -482,7 +482,7 @@ class SmsCampaignFlow {
       if (isCancellation(err)) throw err;
       return this.finish(
         'rejected',
-        `G3 could not be read before the create (${failureMessage(err)}); nothing was created`,
+        `the campaign list (G3) could not be read before the create (${failureMessage(err)}); nothing was created`,
       );
     }
     const sent = await this.create(body, o.createTimeoutMs ?? CAMPAIGN_DEFAULTS.createTimeoutMs);
@@ -499,7 +499,7 @@ class SmsCampaignFlow {
           )
         : this.finish(
             'outcome_unknown',
-            `cancelled after G2's answer was lost (${sent.lost}): campaign "${campaign.name}" may exist (look for it in G3 by name); it is not created again`,
+            `cancelled after the answer to the campaign create (G2) was lost (${sent.lost}): campaign "${campaign.name}" may exist (look for it by name in the campaign list, G3); it is not created again`,
           );
     }
     const scheduled = campaign.is_scheduled && campaign.sscheduled_dor !== undefined;
@@ -536,7 +536,7 @@ class SmsCampaignFlow {
             await sleep(smsDurationMs(o.retryBackoff ?? CAMPAIGN_DEFAULTS.retryBackoff));
             continue;
           }
-          const why = `G2 never reached the service (${message}) after ${attempt} attempt(s); nothing was created`;
+          const why = `the campaign create (G2) never reached the service (${message}) after ${attempt} attempt(s); nothing was created`;
           return { ended: this.finish('rejected', why) };
         }
         if (REFUSAL_TYPES.includes(type)) {
@@ -574,7 +574,7 @@ class SmsCampaignFlow {
         this.record({ op: 'search', read, outcome: 'ambiguous', detail: fresh.join(', ') });
         return this.finish(
           'outcome_unknown',
-          `G2's answer was lost (${lost}) and G3 lists ${fresh.length} new campaigns named "${name}" (${fresh.join(', ')}); check which is this one; nothing is created again`,
+          `the answer to the campaign create (G2) was lost (${lost}) and the campaign list (G3) shows ${fresh.length} new campaigns named "${name}" (${fresh.join(', ')}); check which is this one; nothing is created again`,
         );
       }
       if (fresh.length === 1) {
@@ -585,7 +585,7 @@ class SmsCampaignFlow {
     if (this.state.campaignId !== undefined) return undefined;
     return this.finish(
       'outcome_unknown',
-      `G2's answer was lost (${lost}) and G3 did not list a new campaign named "${name}" in ${reads} read(s): it may not exist or not be listed yet; it is NOT created again (follow it by uuid once known, or create it under a new reference)`,
+      `the answer to the campaign create (G2) was lost (${lost}) and the campaign list (G3) did not list a new campaign named "${name}" in ${reads} read(s): it may not exist or not be listed yet; it is NOT created again (follow it by uuid once known, or create it under a new reference)`,
     );
   }
 
@@ -715,7 +715,7 @@ class SmsCampaignFlow {
       return this.misses >= (this.options.missingReads ?? CAMPAIGN_DEFAULTS.missingReads)
         ? this.finish(
             'not_found',
-            `G3 did not list campaign ${id} (under success, failed or pending) in ${this.misses} consecutive reads: it was deleted or is not visible`,
+            `the campaign list (G3) did not list campaign ${id} (under success, failed or pending) in ${this.misses} consecutive reads: it was deleted or is not visible`,
           )
         : undefined;
     }

@@ -63,7 +63,7 @@ class UssdPaymentFlow extends PaymentFlow<DirectPaymentState> {
     const sent = await sendPayment(this.ref, () => sends.initiateUssd(this.input));
     this.readSent(
       sent,
-      { answer: "B5's", request: 'the USSD request' },
+      { answer: "the USSD request's", request: 'the USSD request' },
       {
         answered: (answer) => {
           Object.assign(this.state, {
@@ -75,8 +75,8 @@ class UssdPaymentFlow extends PaymentFlow<DirectPaymentState> {
         },
         pending: (lost) => {
           // The code exists at the service but nobody knows it: it lapses unpaid.
-          this.setStatus('confirming', `B5's answer was lost (${lost})`);
-          this.pending = { as: 'expired', reason: "B5's answer was lost: the payer never got the code" };
+          this.setStatus('confirming', `the USSD request's answer was lost (${lost})`);
+          this.pending = { as: 'expired', reason: "the USSD request's answer was lost: the payer never got the code" };
         },
       },
     );

@@ -286,12 +286,12 @@ class VendFlow {
           ? this.finish('rejected', `the purchase was refused: ${sent.lost}; nothing was vended`)
           : this.finish(
               'not_vended',
-              `the service never received the purchase (H4: not found after ${this.state.attempt} attempt(s)); nothing was vended`,
+              `the service never received the purchase (not found by reference (H4) after ${this.state.attempt} attempt(s)); nothing was vended`,
             );
       case 'unverified':
         return await this.watch(
           'outcome_unknown',
-          ` (the purchase got no answer (${sent.lost}) and H4 could not answer; it is NOT sent again)`,
+          ` (the purchase got no answer (${sent.lost}) and the requery by reference (H4) could not answer; it is NOT sent again)`,
         );
     }
   }
@@ -323,7 +323,7 @@ class VendFlow {
     if (settled.kind === 'absent')
       return this.finish(
         'not_vended',
-        `the service does not know reference ${this.reference} (H4 not found after the purchase got no answer); nothing was vended`,
+        `the service does not know reference ${this.reference} (not found by reference (H4) after the purchase got no answer); nothing was vended`,
       );
     const r = settled.resolution as OutcomeResolution<VendResolveOutcome>;
     this.state.resolution = r;
@@ -352,11 +352,11 @@ class VendFlow {
     );
     let result: VendResult;
     if (found?.found && vendRecordOutcome(found.record.status) !== 'pending')
-      result = this.fromTransaction(found.record, ` (${note}; H4 by reference)`);
+      result = this.fromTransaction(found.record, ` (${note}; found by reference (H4))`);
     else if (found && !found.found && neverSeen && Date.now() >= this.inFlightUntil)
       result = this.finish(
         'not_vended',
-        `${note}: the service does not know reference ${this.reference} (H4 not found); nothing was vended`,
+        `${note}: the service does not know reference ${this.reference} (not found by reference (H4)); nothing was vended`,
       );
     else
       result = this.finish(

@@ -955,7 +955,7 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
       status: 'pending',
       serviceStatus: 'pending',
       reference: ref,
-      error: 'D3 answered status pending',
+      error: 'the debit (D3) answered status pending',
     });
     expect(during).toMatchObject({ totalDebited: 0, available: 1_120_000 });
     service.settlePending(ref, 'Success', 80_000, `MD-${i.mandateRef}`);
@@ -965,7 +965,7 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
       status: 'failed',
       confirmedBy: 'response',
       serviceStatus: 'failed',
-      error: 'D3 answered status failed',
+      error: 'the debit (D3) answered status failed',
     });
     expect(await h.query(mandateStateQuery)).toMatchObject({
       totalDebited: 80_000,
@@ -988,7 +988,7 @@ describe('money safety (issue #12): send-once debits, idempotency keys, statuses
       status: 'pending',
       serviceStatus: '',
       reference: ref,
-      error: 'D3 answered status (none)',
+      error: 'the debit (D3) answered status (none)',
     });
     service.settlePending(ref, 'Success', 80_000, `MD-${i.mandateRef}`);
     expect(await whileSkippingTime(env, pending)).toMatchObject({ status: 'success', confirmedBy: 'requery' });

@@ -635,7 +635,7 @@ describe("A5's 400 'Recurring Payment was not cancelled' never ends the plan can
       await handle.signal(cancelRecurringSignal);
       await env.sleep(60_000); // past the pause before A5 is asked again
       const parked = await untilStatus(() => handle.query(recurringStateQuery), 'outcome_unknown');
-      expect(parked.reason).toContain('A5 was refused');
+      expect(parked.reason).toContain('the cancel (A5) was refused');
       expect((await handle.describe()).searchAttributes.PaymentStatus).toEqual(['outcome_unknown']);
       await expect(
         handle.executeUpdate(resolveOutcomeUpdate, { args: [{ outcome: 'success', reason: 'x', operator: 'o' }] }),

@@ -135,7 +135,7 @@ it('a 400 with another message is the refusal: asked again, then parked with the
   const handle = await cancelledActivePlan(service);
   await env.sleep(60_000); // past the pause before A5 is asked again
   const parked = await expectParked(handle);
-  expect(parked.reason).toContain("A5 was refused ('Token not found for this merchant')");
+  expect(parked.reason).toContain("the cancel (A5) was refused ('Token not found for this merchant')");
   expect(service.a5.asked).toBe(2); // a refusal is never retried by the activity's policy
   await handle.executeUpdate(resolveOutcomeUpdate, {
     args: [{ outcome: 'failed', reason: 'token still live in the dashboard', operator: 'ops@example.com' }],
@@ -151,7 +151,7 @@ it('5xx for 20 minutes: parked outcome_unknown with recurring.needs_attention, A
   expect((await handle.query(recurringStateQuery)).status).toBe('active');
   await env.sleep(QUARTER_HOUR_PLUS - 10 * 60_000); // A5's retries (about a quarter of an hour) run out
   const parked = await expectParked(handle);
-  expect(parked.reason).toContain('A5 failed for about a quarter of an hour');
+  expect(parked.reason).toContain('the cancel (A5) failed for about a quarter of an hour');
   expect(parked.reason).toContain('HTTP 503');
   expect(service.events).toContain('recurring.needs_attention outcome_unknown');
   expect(service.events).not.toContain('recurring.cancelled cancelled');
@@ -188,7 +188,7 @@ it('5xx until an operator resolves it: cancelled by hand ends the plan, and A5 i
   expect(final).toMatchObject({
     status: 'cancelled',
     resolution: { outcome: 'cancelled', operator: 'ops@example.com' },
-    reason: 'resolved by ops@example.com: cancelled in the dashboard (A5 had failed)',
+    reason: 'resolved by ops@example.com: cancelled in the dashboard (the cancel (A5) had failed)',
   });
   const asked = service.a5.asked;
   await env.sleep(2 * 3600_000);

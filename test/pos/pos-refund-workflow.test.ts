@@ -311,7 +311,12 @@ describe('POS refund: refused before anything is sent', () => {
   });
 
   it.each<[string, F4Answer, (sale: string) => string, object]>([
-    ['original_not_found', 'not_found', (s) => `the service has no transaction with merchant_ref ${s} (F4 404)`, {}],
+    [
+      'original_not_found',
+      'not_found',
+      (s) => `the service has no transaction with merchant_ref ${s} (requery (F4): 404)`,
+      {},
+    ],
     [
       'original_not_approved',
       { code: '51', type: 'Purchase' },
@@ -388,7 +393,9 @@ describe('POS refund: refused before anything is sent', () => {
     script.on(sale, [], [{ fail: FailureTypes.Unauthorized }]);
     const result = await refund(refundInput(sale, req, 1_000));
     expect(result).toMatchObject({ status: 'refused', refusal: 'unverified' });
-    expect(result.action).toContain(`the original sale ${sale} could not be checked (F4: scripted Unauthorized)`);
+    expect(result.action).toContain(
+      `the original sale ${sale} could not be checked (requery (F4): scripted Unauthorized)`,
+    );
   });
 
   it("the refund's own merchant_ref cannot be checked (F4 unavailable): refused unverified, nothing reserved or sent", async () => {
@@ -400,7 +407,7 @@ describe('POS refund: refused before anything is sent', () => {
     const result = await refund(refundInput(sale, req, 1_000));
     expect(result).toMatchObject({ status: 'refused', refusal: 'unverified', attempt: 0 });
     expect(result.action).toContain(
-      `the refund's own merchant_ref ${own} could not be checked (F4: scripted ServiceError)`,
+      `the refund's own merchant_ref ${own} could not be checked (requery (F4): scripted ServiceError)`,
     );
     expect(script.opsOf(own)).toEqual(['requery:error']);
   });

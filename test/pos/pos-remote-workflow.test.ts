@@ -306,7 +306,9 @@ describe('POS remote request', () => {
     const parkedState = await parkedAt(handle, 'expired_unobserved');
     expect(parkedState.message).toMatch(/either expired or completed/);
     // The message gives that stretch in whole seconds.
-    const seconds = Number(/^E2 answered 404 after (\d+) s without observation/.exec(parkedState.message ?? '')?.[1]);
+    const seconds = Number(
+      /^the request requery \(E2\) answered 404 after (\d+) s without observation/.exec(parkedState.message ?? '')?.[1],
+    );
     expect(Math.abs(seconds - (answeredAt['404']! - answeredAt.pending!) / 1000)).toBeLessThanOrEqual(0.6);
     const reference = (await handle.query(posRemoteStateQuery)).reference;
     // The park tells the merchant that a person is needed (a verified event), before any outcome.
@@ -442,7 +444,7 @@ describe('POS remote request', () => {
       expect(parked.message).toMatch(/check the transaction list/);
       // Every search answered (none found): no search problem is named.
       expect(parked.message).toBe(
-        "E1's answer was lost and no request was found in the service's records within its lifetime + grace. The terminal may have charged the payer: check the transaction list before asking again.",
+        "the answer to the request create (E1) was lost and no request was found in the service's records within its lifetime + grace. The terminal may have charged the payer: check the transaction list before asking again.",
       );
       // The service's list shows the request late (and completed): the parked flow finds it.
       remote.rows.unshift(remoteRequestRow(`LATE-${t}`, t, 150000, 'failed'));
@@ -715,7 +717,7 @@ describe('POS remote request', () => {
       const result = await within(handle.result(), 15_000); // E1 sent after all: it would be polled on
       expect(result).toMatchObject({
         status: 'cancelled',
-        message: 'cancelled before E1 was sent; nothing was sent',
+        message: 'cancelled before the request create (E1) was sent; nothing was sent',
         cancelRequested: true,
       });
       expect(result.requestRef).toBeUndefined();
@@ -761,7 +763,9 @@ describe('POS remote request', () => {
       const handle = await start(t, { options: { ...SHORT_LIFETIME } });
       const result = await within(handle.result(), 20_000);
       expect(result).toMatchObject({ status: 'not_sent', createAttempts: 3 });
-      expect(result.message).toMatch(/^E1 could not be sent \(3 attempts, none left\): .*ECONNREFUSED/);
+      expect(result.message).toMatch(
+        /^the request create \(E1\) could not be sent \(3 attempts, none left\): .*ECONNREFUSED/,
+      );
       expect(attempts).toBe(3);
       expect(remote.e1Calls.filter((c) => c.terminal_id === t)).toHaveLength(2); // attempts 1 and 3
       expect(result.requestRef).toBeUndefined();
@@ -794,7 +798,7 @@ describe('POS remote request', () => {
       });
       await until(async () => (await handle.query(posRemoteStateQuery)).status === 'searching');
       expect((await handle.query(posRemoteStateQuery)).message).toBe(
-        "E1's answer was lost after it may have reached the service; looking for the request in the service's transaction records",
+        "the answer to the request create (E1) was lost after it may have reached the service; looking for the request in the service's transaction records",
       );
       const result = await handle.result();
       expect(result.status).toBe('not_sent');
@@ -837,7 +841,7 @@ describe('POS remote request', () => {
       const handle = await start(t, { options: { ...SHORT_LIFETIME } });
       const state = await parkedAt(handle, 'outcome_unknown');
       expect(state.message).toBe(
-        `E1's answer was lost and the terminal has several new requests for this amount (RR-${t}, OTHER-${t}): which is ours cannot be told. Check the terminal and the transaction list.`,
+        `the answer to the request create (E1) was lost and the terminal has several new requests for this amount (RR-${t}, OTHER-${t}): which is ours cannot be told. Check the terminal and the transaction list.`,
       );
       expect(state.requestRef).toBeUndefined();
       expect(remote.requeries.get(`RR-${t}`)).toBeUndefined();
@@ -922,10 +926,14 @@ describe('POS remote request', () => {
     const result = await handle.result();
     return { ref, result, lookups: remote.lookups.filter((r) => r === ref).length };
   }
-  const APPROVED = "E2 answered 404 (the request is gone), and the service's transaction record shows it approved";
-  const DECLINED = "E2 answered 404 (the request is gone), and the service's transaction record shows it declined";
-  const ABANDONED = "the request's lifetime ended without completion (E2 404; transaction record: abandoned)";
-  const NO_RECORD = 'the request was not completed within its lifetime (E2 404; no transaction record to confirm)';
+  const APPROVED =
+    "the request requery (E2) answered 404 (the request is gone), and the service's transaction record shows it approved";
+  const DECLINED =
+    "the request requery (E2) answered 404 (the request is gone), and the service's transaction record shows it declined";
+  const ABANDONED =
+    "the request's lifetime ended without completion (a 404 from the request requery (E2); transaction record: abandoned)";
+  const NO_RECORD =
+    'the request was not completed within its lifetime (a 404 from the request requery (E2); no transaction record to confirm)';
 
   it("after E2's 404 past the lifetime, the transaction record decides: success, failed, abandoned (expired); pending or none is no proof (expired, unconfirmed)", async () => {
     const [success, failed, abandoned, pending, none] = await Promise.all(

@@ -573,19 +573,20 @@ describe('what a sale says and records, its in-flight window and its cancellatio
     [
       'two lost answers, not found after either',
       { purchases: [unknown, unknown], checks: ['not_found', 'not_found'] },
-      () => 'the service never received the purchase (H4: not found after 2 attempt(s)); nothing was vended',
+      () =>
+        'the service never received the purchase (not found by reference (H4) after 2 attempt(s)); nothing was vended',
     ],
     [
       'a lost answer H4 cannot check, then found Success',
       { purchases: [unknown], checks: [down, 'found'] },
       () =>
-        'vended (the purchase got no answer (scripted OutcomeUnknown) and H4 could not answer; it is NOT sent again); final after requery by reference (H4)',
+        'vended (the purchase got no answer (scripted OutcomeUnknown) and the requery by reference (H4) could not answer; it is NOT sent again); final after requery by reference (H4)',
     ],
     [
       'a lost answer H4 cannot check, then not found (past the in-flight window)',
       { purchases: [unknown], checks: [down, 'not_found'] },
       (r: VendResult) =>
-        `the service does not know reference ${ref(r)} (H4 not found after the purchase got no answer); nothing was vended`,
+        `the service does not know reference ${ref(r)} (not found by reference (H4) after the purchase got no answer); nothing was vended`,
     ],
   ] as [string, Parameters<typeof scripted>[0], (r: VendResult) => string][])(
     '%s: the result says exactly what happened',
@@ -692,7 +693,7 @@ describe('what a sale says and records, its in-flight window and its cancellatio
     const { result: absent } = await parked('not_found');
     expect(absent).toMatchObject({ status: 'not_vended', cancelRequested: true });
     expect(absent.message).toBe(
-      `${note}: the service does not know reference ${ref(absent)} (H4 not found); nothing was vended`,
+      `${note}: the service does not know reference ${ref(absent)} (not found by reference (H4)); nothing was vended`,
     );
     const { result: pending } = await parked('pending');
     expect(pending).toMatchObject({
@@ -705,7 +706,7 @@ describe('what a sale says and records, its in-flight window and its cancellatio
 
   it('cancelled while pending and H4 then says Success: vended, and the result says the cancel came after the purchase', async () => {
     const { result, calls } = await cancelledWhen({ purchases: ['pending'], checks: ['found'] }, 'pending');
-    expect(result.message).toBe(`vended (${note}; H4 by reference)`);
+    expect(result.message).toBe(`vended (${note}; found by reference (H4))`);
     expect(calls.filter((c) => c.op === 'purchase')).toHaveLength(1);
   });
 
@@ -721,7 +722,7 @@ describe('what a sale says and records, its in-flight window and its cancellatio
       ['vend.succeeded', 'vended'],
     ]);
     expect(events[0]!.data.reason).toBe(
-      ' (the purchase got no answer (scripted OutcomeUnknown) and H4 could not answer; it is NOT sent again); parked: requeried, or resolved by an operator',
+      ' (the purchase got no answer (scripted OutcomeUnknown) and the requery by reference (H4) could not answer; it is NOT sent again); parked: requeried, or resolved by an operator',
     );
   });
 

@@ -89,7 +89,7 @@ export class MandateApproval {
         return false;
       case 'found':
         state.mandateId = result.record.mandateId;
-        await this.cancellation.releaseAtService('a lost D1 response');
+        await this.cancellation.releaseAtService('a lost mandate create (D1) response');
         ledger.setStatus(
           'failed',
           'the creation response was lost; the mandate it created was cancelled at the service; start a new mandate',
@@ -98,13 +98,13 @@ export class MandateApproval {
       case 'never-received':
         ledger.setStatus(
           'failed',
-          `D1 went unanswered ${result.sends} times and no mandate exists for ${input.mandateRef} (${result.lost})`,
+          `the mandate create (D1) went unanswered ${result.sends} times and no mandate exists for ${input.mandateRef} (${result.lost})`,
         );
         return false;
       case 'unverified':
         ledger.setStatus(
           'failed',
-          `D1 went unanswered and the lookup failed (${result.lost}); check merchant_ref ${input.mandateRef} before starting again`,
+          `the mandate create (D1) went unanswered and the lookup failed (${result.lost}); check merchant_ref ${input.mandateRef} before starting again`,
         );
         return false;
     }

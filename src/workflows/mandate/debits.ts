@@ -188,8 +188,8 @@ export class MandateDebits {
         if (result.answer.status === 'success')
           ledger.conclude(entry, 'success', result.sends > 1 ? 'resend' : 'response');
         else if (result.answer.status === 'failed')
-          ledger.conclude(entry, 'failed', 'response', `D3 answered status ${result.answer.serviceStatus}`);
-        else this.stillPending(entry, `D3 answered status ${result.answer.serviceStatus || '(none)'}`);
+          ledger.conclude(entry, 'failed', 'response', `the debit (D3) answered status ${result.answer.serviceStatus}`);
+        else this.stillPending(entry, `the debit (D3) answered status ${result.answer.serviceStatus || '(none)'}`);
         return;
       case 'refused':
         ledger.conclude(entry, 'failed', 'response', result.failure.message);

@@ -335,7 +335,7 @@ export class MandateLedger {
     try {
       return await reads.getMandate(this.state.mandateId!);
     } catch (err) {
-      log.warn('D5 read failed', { error: failureMessage(err) });
+      log.warn('mandate read (D5) failed', { error: failureMessage(err) });
       return undefined;
     }
   }

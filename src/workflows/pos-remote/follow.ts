@@ -106,25 +106,25 @@ export class RequestFollow {
           : 'failed';
       request.setStatus(
         status,
-        `E2 answered 404 (the request is gone), and the service's transaction record shows it ${approved ? 'approved' : 'declined'}`,
+        `the request requery (E2) answered 404 (the request is gone), and the service's transaction record shows it ${approved ? 'approved' : 'declined'}`,
       );
       return { ...base, status, message: request.state.message, record: look.record as PosRemoteRecord };
     }
     if (look?.found) {
       request.setStatus(
         afterCancel ? 'cancelled' : 'expired',
-        `the request's lifetime ended without completion (E2 404; transaction record: ${look.status})`,
+        `the request's lifetime ended without completion (a 404 from the request requery (E2); transaction record: ${look.status})`,
       );
     } else if (outcome.unobserved) {
       // The service's record could not confirm it: a watched 404 after the lifetime is expiry, an unwatched one is not.
       request.setStatus(
         'expired_unobserved',
-        `E2 answered 404 after ${Math.round((outcome.unobservedMs ?? 0) / 1000)} s without observation (lost worker or outage), and no transaction record confirmed it: the request either expired or completed and was deleted. Check the terminal before asking the payer again.`,
+        `the request requery (E2) answered 404 after ${Math.round((outcome.unobservedMs ?? 0) / 1000)} s without observation (lost worker or outage), and no transaction record confirmed it: the request either expired or completed and was deleted. Check the terminal before asking the payer again.`,
       );
     } else {
       request.setStatus(
         afterCancel ? 'cancelled' : 'expired',
-        'the request was not completed within its lifetime (E2 404; no transaction record to confirm)',
+        'the request was not completed within its lifetime (a 404 from the request requery (E2); no transaction record to confirm)',
       );
     }
     return { ...base, status: request.state.status as PosRemoteResult['status'], message: request.state.message };

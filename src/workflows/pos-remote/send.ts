@@ -68,7 +68,7 @@ export class RequestSend {
     } catch (err) {
       request.setStatus(
         'not_sent',
-        `the service's transaction records could not be read, so a lost E1 answer could not be found again; nothing was sent: ${failureMessage(err)}`,
+        `the service's transaction records could not be read, so the lost answer to the request create (E1) could not be found again; nothing was sent: ${failureMessage(err)}`,
       );
       return undefined;
     }
@@ -88,7 +88,7 @@ export class RequestSend {
     );
     for (let attempt = 1; ; attempt++) {
       if (request.cancelRequested) {
-        request.setStatus('cancelled', 'cancelled before E1 was sent; nothing was sent');
+        request.setStatus('cancelled', 'cancelled before the request create (E1) was sent; nothing was sent');
         return 'ended';
       }
       this.announced = false;
@@ -117,7 +117,7 @@ export class RequestSend {
         if (attempt >= MAX_UNSENT_REQUEST_ATTEMPTS) {
           request.setStatus(
             'not_sent',
-            `E1 could not be sent (${attempt} attempts, none left): ${failureMessage(err)}`,
+            `the request create (E1) could not be sent (${attempt} attempts, none left): ${failureMessage(err)}`,
           );
           return 'ended';
         }
@@ -137,7 +137,7 @@ export class RequestSend {
     const deadline = lostAt + lifetimeMs + durationMs(o.searchGrace ?? DEFAULT_SEARCH_GRACE);
     request.setStatus(
       'searching',
-      "E1's answer was lost after it may have reached the service; looking for the request in the service's transaction records",
+      "the answer to the request create (E1) was lost after it may have reached the service; looking for the request in the service's transaction records",
     );
     let lastProblem = '';
     for (;;) {
@@ -159,7 +159,7 @@ export class RequestSend {
       if (found?.kind === 'many') {
         request.setStatus(
           'outcome_unknown',
-          `E1's answer was lost and the terminal has several new requests for this amount (${found.request_refs.join(', ')}): which is ours cannot be told. Check the terminal and the transaction list.`,
+          `the answer to the request create (E1) was lost and the terminal has several new requests for this amount (${found.request_refs.join(', ')}): which is ours cannot be told. Check the terminal and the transaction list.`,
         );
         return false;
       }
@@ -182,14 +182,14 @@ export class RequestSend {
     if (found?.kind === 'none' && (request.o.lostCreateAbsentIs ?? 'outcome_unknown') === 'not_sent') {
       request.setStatus(
         'not_sent',
-        `E1's answer was lost, and the service's transaction records show no request for this terminal and amount through its lifetime + grace: E1 never reached the service, nobody could pay it`,
+        `the answer to the request create (E1) was lost, and the service's transaction records show no request for this terminal and amount through its lifetime + grace: the request never reached the service, nobody could pay it`,
       );
       return true;
     }
     if (found?.kind === 'none' || Date.now() >= deadline + request.lifetimeMs) {
       request.setStatus(
         'outcome_unknown',
-        `E1's answer was lost and no request was found in the service's records within its lifetime + grace${lastProblem}. The terminal may have charged the payer: check the transaction list before asking again.`,
+        `the answer to the request create (E1) was lost and no request was found in the service's records within its lifetime + grace${lastProblem}. The terminal may have charged the payer: check the transaction list before asking again.`,
       );
       return true;
     }

@@ -79,7 +79,7 @@ export const directPaymentState = (input: { transactionRef: string; amount: numb
 
 /** How a flow words its first send's lost answers: "the charge's answer was lost …". */
 export interface SendWords {
-  /** Whose answer: "the charge's", "the USSD initiate (B5)'s". */
+  /** Whose answer: "the charge's", "the USSD request's". */
   answer: string;
   /** What never reached the service: "the charge", "the USSD request". */
   request: string;
