@@ -190,8 +190,7 @@ class PosPreAuthFlow {
   // --- the main steps ---
 
   /**
-   * The transaction send (F3) Pre-Authorization; held until completed, released or lapsed; the transaction send
-   * Completion once.
+   * The Pre-Authorization sent (F3); held until completed, released or lapsed; the Completion sent once.
    */
   async run(): Promise<PosPreAuthResult> {
     const { fields, state } = this;
@@ -205,7 +204,7 @@ class PosPreAuthFlow {
       }),
     );
 
-    // ---- the transaction send (F3) Pre-Authorization ----
+    // ---- the Pre-Authorization (F3) ----
     const heldSince = Date.now();
     state.heldSince = new Date(heldSince).toISOString();
     this.holdUntilMs = heldSince + this.windowMs;
@@ -272,7 +271,7 @@ class PosPreAuthFlow {
   }
 
   /**
-   * The transaction send (F3) Completion, once: the flow's end, or undefined when the card read was gone before it was
+   * The Completion (F3), sent once: the flow's end, or undefined when the card read was gone before it was
    * sent (held again).
    */
   private async complete(request: CompleteRequest): Promise<PosPreAuthResult | undefined> {

@@ -148,7 +148,7 @@ class PosRefundFlow {
   }
 
   /**
-   * The checks and the reservation (nothing sent yet), then the transaction send (F3) Refund once, then the ledger
+   * The checks and the reservation (nothing sent yet), then the Refund (F3) sent once, then the ledger
    * settled.
    */
   private async decide(): Promise<PosRefundResult> {
@@ -173,7 +173,7 @@ class PosRefundFlow {
       throw err;
     }
 
-    // ---- the transaction send (F3) Refund, once ----
+    // ---- the Refund (F3), sent once ----
     const out = await sendPosTransaction({
       wording: linkedWording('refund'),
       req: { ...fields, transaction_type: 'Refund', merchant_ref: merchantRef },

@@ -358,7 +358,7 @@ class RecurringPlan {
     this.record({ cycle, reference, ...cycleOutcome(result) });
   }
 
-  /** The plan's end: moved to a Schedule, cancelled (the cancel (A5) ends the token), failed, or all cycles done. */
+  /** The plan's end: moved to a Schedule, cancelled (the token cancelled (A5)), failed, or all cycles done. */
   private async end(): Promise<void> {
     const { state } = this;
     if (state.movedToSchedule && state.tokenId) {

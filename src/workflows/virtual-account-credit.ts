@@ -237,7 +237,7 @@ class VirtualAccountCreditFlow {
     );
   }
 
-  /** The view of the filtered transaction list (C5) of the freeze; undefined when the service could not be asked. */
+  /** What the filtered transaction list (C5) says of the freeze; undefined when the service could not be asked. */
   private async askFreeze(): Promise<CreditFreezeLookup | undefined> {
     try {
       return await readVirtualAccountCreditFreeze(this.credit);

@@ -44,7 +44,7 @@ export class MandateCancellation {
     }
   }
 
-  /** The mandate cancel (D4) (under the lock): the mandate is cancelled at the service, then here. */
+  /** The mandate cancel (D4), under the lock: the mandate is cancelled at the service, then here. */
   private async cancel(): Promise<void> {
     const { ledger } = this;
     const { state } = ledger;
