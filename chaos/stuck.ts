@@ -1,8 +1,14 @@
 // When a flow can no longer finish: its state query keeps failing for a reason of its own, or its
 // workflow task keeps failing (a nondeterminism error, a workflow bug). Such a flow is reported
 // `stuck` with the reason at once, instead of holding the run until its deadline (up to 40 min for
-// a mandate, chaos/deadlines.ts). A stack that is restarting or down is not the flow's fault:
+// a mandate, chaos/deadlines.ts). A stack that is restarting, down or slow is not the flow's fault:
 // those failures never count (the worker kills and service kills would otherwise make flows stuck).
+// The evidence must be the flow's own: a query error that names its failure, or a workflow task
+// whose last try failed (recorded in history). Queries that fail without saying why (the SDK's
+// "Failed to query Workflow", a child not started yet) and workflow tasks that only time out (a
+// worker killed, or too loaded to finish them in time) count only once they have lasted minutes: a
+// full run beside a CI run (load 15-20 on 2 cores) had 16 flows called stuck that way, and every one
+// of them finished.
 import { isGrpcServiceError, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow';
@@ -19,6 +25,8 @@ export interface StuckPolicy {
   maxWorkflowTaskAttempts: number;
   /** How often a flow's workflow is described while the harness waits on it. */
   probeEveryMs: number;
+  /** A streak of failed queries that do not name the flow's own failure makes it stuck only this long. */
+  unexplainedStreakMs: number;
 }
 
 export const STUCK_POLICY: StuckPolicy = {
@@ -26,6 +34,7 @@ export const STUCK_POLICY: StuckPolicy = {
   minStreakMs: 10_000,
   maxWorkflowTaskAttempts: 5,
   probeEveryMs: 20_000,
+  unexplainedStreakMs: 5 * 60_000,
 };
 
 export class StuckError extends Error {
@@ -66,6 +75,21 @@ export function isStackFailure(err: unknown): boolean {
   return /workflow (?:task )?(?:is )?not (?:ready|completed|scheduled)/i.test(firstLine(err));
 }
 
+/** The messages of `err` and of the errors it wraps (the client's "Failed to query Workflow" wraps the server's). */
+function messages(err: unknown): string {
+  const parts: string[] = [];
+  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    parts.push(e instanceof Error ? e.message : String(e));
+    e = (e as { cause?: unknown }).cause;
+  }
+  return parts.join('\n');
+}
+
+/** True when a query's error names the workflow's own failure: its code cannot run (nondeterminism, a panic, a failed activation). */
+export function namesFlowFailure(err: unknown): boolean {
+  return /TMPRL1100|nondetermini|activation completion failed|panicked|WorkflowTaskFailed/i.test(messages(err));
+}
+
 /** Consecutive failed state queries of one flow. */
 export class QueryFailureStreak {
   private failures = 0;
@@ -79,12 +103,17 @@ export class QueryFailureStreak {
     this.failures = 0;
   }
 
-  /** Records a failed query; answers why the flow is stuck once the streak is long enough. */
+  /**
+   * Records a failed query; answers why the flow is stuck once the streak is long enough: 10 s when
+   * the error names the flow's own failure, unexplainedStreakMs otherwise (the probe meanwhile looks
+   * for a failing workflow task).
+   */
   failed(err: unknown): string | undefined {
     if (isStackFailure(err)) return undefined;
     if (this.failures++ === 0) this.since = this.now();
     const spanMs = this.now() - this.since;
     if (this.failures < this.policy.maxQueryFailures || spanMs < this.policy.minStreakMs) return undefined;
+    if (!namesFlowFailure(err) && spanMs < this.policy.unexplainedStreakMs) return undefined;
     return `state query failed ${this.failures} times in a row over ${Math.round(spanMs / 1000)} s: ${firstLine(err)}`;
   }
 }
@@ -97,8 +126,12 @@ type WorkflowTaskFailedAttributes = temporal.api.history.v1.IWorkflowTaskFailedE
  */
 async function lastWorkflowTaskFailure(handle: WorkflowHandle): Promise<string | undefined> {
   const history = await handle.fetchHistory();
+  // The last try that ended: failed, or timed out / completed (then the attempts are no failure's).
   let last: WorkflowTaskFailedAttributes | undefined;
-  for (const e of history.events ?? []) last = e.workflowTaskFailedEventAttributes ?? last;
+  for (const e of history.events ?? []) {
+    if (e.workflowTaskFailedEventAttributes) last = e.workflowTaskFailedEventAttributes;
+    else if (e.workflowTaskTimedOutEventAttributes || e.workflowTaskCompletedEventAttributes) last = undefined;
+  }
   if (!last) return undefined;
   const cause = temporal.api.enums.v1.WorkflowTaskFailedCause[last.cause ?? 0] ?? String(last.cause);
   const converter = handle.client?.options.loadedDataConverter;
@@ -108,7 +141,10 @@ async function lastWorkflowTaskFailure(handle: WorkflowHandle): Promise<string |
   return `${cause.replace(/^WORKFLOW_TASK_FAILED_CAUSE_/, '')}: ${firstLine(decoded ?? last.failure?.message ?? '')}`;
 }
 
-/** Why the workflow is not making progress (its workflow task failing over and over), or undefined. */
+/**
+ * Why the workflow is not making progress (its workflow task failing over and over), or undefined.
+ * Attempts that only timed out (a killed or overloaded worker) are the stack's, not a failure.
+ */
 export async function workflowTaskFailing(
   handle: WorkflowHandle,
   policy: StuckPolicy = STUCK_POLICY,
@@ -116,8 +152,9 @@ export async function workflowTaskFailing(
   const description = await handle.describe();
   const attempt = description.raw.pendingWorkflowTask?.attempt ?? 0;
   if (attempt <= policy.maxWorkflowTaskAttempts) return undefined;
-  const failure = await lastWorkflowTaskFailure(handle).catch(() => undefined);
-  return `workflow task failing (attempt ${attempt})${failure ? `, last recorded failure ${failure}` : ''}`;
+  const failure = await lastWorkflowTaskFailure(handle);
+  if (!failure) return undefined;
+  return `workflow task failing (attempt ${attempt}), last recorded failure ${failure}`;
 }
 
 /**

@@ -26,7 +26,13 @@ const NONDETERMINISM = '[TMPRL1100] Nondeterminism error: Update machine does no
 /** A gRPC error as the client raises it. */
 const grpc = (code: number, details: string) =>
   Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} });
-const FAST: StuckPolicy = { maxQueryFailures: 5, minStreakMs: 50, maxWorkflowTaskAttempts: 5, probeEveryMs: 10 };
+const FAST: StuckPolicy = {
+  maxQueryFailures: 5,
+  minStreakMs: 50,
+  maxWorkflowTaskAttempts: 5,
+  probeEveryMs: 10,
+  unexplainedStreakMs: 60_000,
+};
 
 /** A driver context with only what drive() reads: its deadline and a probe with a fast policy. */
 function ctxWith(deadlineMs: number, handle?: WorkflowHandle): DriverContext {
@@ -63,9 +69,31 @@ describe('QueryFailureStreak', () => {
   it('needs the span as well as the count: five quick failures are not yet stuck', () => {
     let now = 0;
     const streak = new QueryFailureStreak(undefined, () => now);
-    for (let i = 0; i < 5; i++, now += 1_000) expect(streak.failed(new Error('query failed'))).toBeUndefined();
+    for (let i = 0; i < 5; i++, now += 1_000) expect(streak.failed(new Error(NONDETERMINISM))).toBeUndefined();
     now += 10_000;
-    expect(streak.failed(new Error('query failed'))).toMatch(/^state query failed 6 times in a row over 15 s/);
+    expect(streak.failed(new Error(NONDETERMINISM))).toMatch(/^state query failed 6 times in a row over 15 s/);
+  });
+
+  it("a query failing without naming the flow's failure (a slow worker, a child not started yet) is stuck only after 5 minutes", () => {
+    let now = 0;
+    const streak = new QueryFailureStreak(undefined, () => now);
+    const unexplained = [
+      new Error('Failed to query Workflow', { cause: grpc(13, 'query failed') }),
+      grpc(5, 'workflow not found for ID: payment-X-C1'),
+    ];
+    for (let i = 0; i < 59; i++, now += 5_000) expect(streak.failed(unexplained[i % 2])).toBeUndefined();
+    now += 5_000;
+    expect(streak.failed(unexplained[0])).toBe(
+      'state query failed 60 times in a row over 300 s: Failed to query Workflow',
+    );
+  });
+
+  it('counts a wrapped error\'s cause: the client\'s "Failed to query Workflow" around a nondeterminism error', () => {
+    let now = 0;
+    const streak = new QueryFailureStreak(undefined, () => now);
+    const wrapped = () => new Error('Failed to query Workflow', { cause: grpc(13, NONDETERMINISM) });
+    for (let i = 0; i < 4; i++, now += 3_000) expect(streak.failed(wrapped())).toBeUndefined();
+    expect(streak.failed(wrapped())).toMatch(/^state query failed 5 times in a row over 12 s/);
   });
 
   it('starts again after an answer', () => {
@@ -183,6 +211,26 @@ describe('workflowTaskFailing', () => {
   it('leaves a task timed out by a worker kill or two alone', async () => {
     await expect(workflowTaskFailing(handleAt(2), FAST)).resolves.toBeUndefined();
     await expect(workflowTaskFailing(handleAt(5), FAST)).resolves.toBeUndefined();
+  });
+
+  it('leaves alone a task past its attempts that only timed out (a killed or overloaded worker), even after an older failure', async () => {
+    const { EventType } = temporal.api.enums.v1;
+    const event = (eventType: number, attrs: object) =>
+      temporal.api.history.v1.HistoryEvent.create({ eventType, ...attrs });
+    const failed = event(EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
+      workflowTaskFailedEventAttributes: { failure: { message: 'an old failure' } },
+    });
+    const timedOut = event(EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, { workflowTaskTimedOutEventAttributes: {} });
+    const at = (events: temporal.api.history.v1.IHistoryEvent[]) =>
+      ({
+        describe: async () => ({ raw: { pendingWorkflowTask: { attempt: 8 } } }),
+        fetchHistory: async () => ({ events }),
+      }) as unknown as WorkflowHandle;
+    await expect(workflowTaskFailing(at([timedOut, timedOut]), FAST)).resolves.toBeUndefined();
+    await expect(workflowTaskFailing(at([failed, timedOut]), FAST)).resolves.toBeUndefined();
+    await expect(workflowTaskFailing(at([timedOut, failed]), FAST)).resolves.toMatch(
+      /^workflow task failing \(attempt 8\), last recorded failure .*an old failure$/,
+    );
   });
 });
 
