@@ -64,11 +64,13 @@ describe('a hand-over that keeps failing', () => {
     expect(attemptsAt.length).toBeGreaterThan(5);
     expect(attemptsAt.length).toBeLessThanOrEqual(LOCAL_EMIT.retry?.maximumAttempts ?? Infinity);
     expect(lastAttemptAfterMs).toBeLessThan(EVENT_HAND_OVER_MS);
-    // The flow says the event was not handed over.
+    // The flow says the event was not handed over, and why: the last attempt's error, or the minute's
+    // end when it came during an attempt (the 9th starts at 55 s; on a loaded machine it can still be
+    // running at 60 s).
     const warning = logs.records.find((r) => r.msg === 'merchant event could not be handed to its delivery');
     expect(warning).toMatchObject({
       eventId: expect.stringContaining(workflowId),
-      error: expect.stringContaining('Temporal is unreachable'),
+      error: expect.stringMatching(/Temporal is unreachable|Local Activity timed out/),
     });
   }, 180_000);
 });
