@@ -1,7 +1,7 @@
 // Cancelling a saved card token (A5) outside a running plan: a token a plain checkout saved, or one
 // a Schedule charges after a plan moved to it. One idempotent call that moves no money, so it is a
 // starter calling the service directly with bounded retries, not a flow (docs/choices.md).
-// The rules are a plan's (src/workflows/recurring.ts, askTokenCancel): any 400 is the service's
+// The rules are a plan's (src/workflows/recurring.ts, tryCancelToken): any 400 is the service's
 // refusal (the token was not cancelled by this call); a 5xx, a timeout or a lost answer is asked
 // again for `retryForMs`, then the outcome is unknown: the token may still be live.
 import { setTimeout as pause } from 'node:timers/promises';
