@@ -8,9 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { createMerchantEventDeliveryActivities } from '../../src/activities/merchant-event-delivery';
-import type { ActivityDeps } from '../../src/activities/deps';
-import { newNotifySecret, type MerchantEvent } from '../../src/notify';
+import type { MerchantEvent } from '../../src/notify';
 import { merchantEventId } from '../../src/shared/merchant-event';
 import {
   cancelMandateUpdate,
@@ -23,34 +21,14 @@ import {
   type MandateState,
 } from '../../src/shared/mandate';
 import type { mandateWorkflow } from '../../src/workflows/mandate';
-import { useEventReceiver } from '../notify/receiver';
 import { rawHistoryText } from '../support/history';
 import { eventually } from '../support/polling';
 import { HISTORIES_DIR, replayHistory } from '../support/replay';
-import { quietLogger } from '../support/stack';
-import { useTimeSkippingEnv } from '../support/time-skipping';
-import { fixedMandateService } from './fixed-service';
+import { useFixedMandateWithEvents } from './fixed-service-env';
 import { DAY, day, mandateInput } from './helpers';
 
 const PATCH = 'mandate-ended-event';
-const taskQueue = `mandate-ended-${randomUUID()}`;
-const secret = newNotifySecret();
-const service = fixedMandateService();
-const env = useTimeSkippingEnv({
-  quietRuntime: true,
-  worker: {
-    taskQueue,
-    activities: () => {
-      const deps = {
-        logger: quietLogger(),
-        config: { notify: { retryForMs: DAY, secret }, temporal: { taskQueue } },
-        temporal: env.client,
-      } as unknown as ActivityDeps;
-      return { ...service.activities, ...createMerchantEventDeliveryActivities(deps) };
-    },
-  },
-});
-const listener = useEventReceiver(secret);
+const { taskQueue, service, env, listener } = useFixedMandateWithEvents('mandate-ended');
 
 let now: number;
 beforeEach(async () => {

@@ -6,10 +6,7 @@
 // reaches a real HTTP endpoint as an event whose signature `notify listen`'s listener verifies.
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
-import { createMerchantEventDeliveryActivities } from '../../src/activities/merchant-event-delivery';
-import type { ActivityDeps } from '../../src/activities/deps';
-import { newNotifySecret, type MerchantEvent } from '../../src/notify';
-import { useEventReceiver } from '../notify/receiver';
+import type { MerchantEvent } from '../../src/notify';
 import { merchantEventId } from '../../src/shared/merchant-event';
 import {
   cancelMandateUpdate,
@@ -26,31 +23,11 @@ import {
 import type { mandateWorkflow } from '../../src/workflows/mandate';
 import { rawHistoryText } from '../support/history';
 import { eventually } from '../support/polling';
-import { quietLogger } from '../support/stack';
-import { useTimeSkippingEnv } from '../support/time-skipping';
-import { fixedMandateService } from './fixed-service';
+import { useFixedMandateWithEvents } from './fixed-service-env';
 import { DAY, day, mandateInput } from './helpers';
 
 const HOUR = 3600 * 1000;
-const taskQueue = `mandate-observe-${randomUUID()}`;
-const secret = newNotifySecret();
-const service = fixedMandateService();
-const env = useTimeSkippingEnv({
-  quietRuntime: true,
-  worker: {
-    taskQueue,
-    activities: () => {
-      const deps = {
-        logger: quietLogger(),
-        config: { notify: { retryForMs: DAY, secret }, temporal: { taskQueue } },
-        temporal: env.client,
-      } as unknown as ActivityDeps;
-      return { ...service.activities, ...createMerchantEventDeliveryActivities(deps) };
-    },
-  },
-});
-
-const listener = useEventReceiver(secret);
+const { taskQueue, service, env, listener } = useFixedMandateWithEvents('mandate-observe');
 const { received, refused } = listener;
 
 let now: number;
