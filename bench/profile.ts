@@ -1,6 +1,7 @@
-// `npm run bench:profile -- [vend|card] [flows] [ours|baseline] [worker|starter]`: where our worker's
-// (or the baseline's) CPU goes, or with `starter` where the client side's goes (this process: the
-// starts, their validation and sealing, and the waits for results). Runs flows through the bench
+// `npm run bench:profile -- [vend|card] [flows] [ours|baseline] [worker|starter|receiver]`: where our
+// worker's (or the baseline's) CPU goes, with `starter` where the client side's goes (this process:
+// the starts, their validation and sealing, and the waits for results), with `receiver` where our
+// webhook receiver's goes (the service's notifications verified and turned into signals). Runs flows through the bench
 // stack with the worker under --cpu-prof (or this process under the inspector's profiler), then prints
 // the self time per package/module and the top functions. A tool for finding overhead; it prints
 // figures and asserts nothing.
@@ -41,14 +42,14 @@ async function main(): Promise<void> {
   const kind = process.argv[2] === 'card' ? 'card' : 'vend';
   const flows = Number(process.argv[3] ?? 150);
   const side = process.argv[4] === 'baseline' ? 'baseline' : 'ours';
-  const target = process.argv[5] === 'starter' ? 'starter' : 'worker';
+  const target = (['starter', 'receiver'] as const).find((t) => t === process.argv[5]) ?? 'worker';
   const dir = await mkdtemp(join(tmpdir(), 'bench-prof-'));
+  const cpuProf = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
   const stack = await startBenchStack({
     log: console.log,
     posRemoteCompleteAfterMs: 5_000,
-    ...(target === 'worker'
-      ? { [side === 'ours' ? 'workerNodeArgs' : 'baselineNodeArgs']: ['--cpu-prof', `--cpu-prof-dir=${dir}`] }
-      : {}),
+    ...(target === 'worker' ? { [side === 'ours' ? 'workerNodeArgs' : 'baselineNodeArgs']: cpuProf } : {}),
+    ...(target === 'receiver' ? { receiverNodeArgs: cpuProf } : {}),
   });
   const inspector = target === 'starter' ? new Session() : undefined;
   let measured: { from: number; to: number };
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
       side === 'ours'
         ? () => (kind === 'vend' ? oursVend(stack) : oursCard(stack))
         : () => (kind === 'vend' ? baselineVend(stack) : baselineCard(stack));
-    const worker = side === 'ours' ? stack.ours : stack.baseline;
+    const worker = target === 'receiver' ? stack.receiver : side === 'ours' ? stack.ours : stack.baseline;
     await closedLoop(20, 10, flow);
     const cpu0 = worker.cpuMs();
     const client0 = process.cpuUsage();

@@ -29,8 +29,8 @@ function newestMtime(dir: string): number {
 }
 
 /**
- * Our worker runs as production runs it: compiled (dist/workers/main.js) with the prebuilt workflow
- * bundle and the production heap cap. `npm run build` first when dist is missing or older than src.
+ * Our worker and receiver run as production runs them: compiled (dist/workers/main.js with the
+ * prebuilt workflow bundle and the production heap cap; dist/webhooks/main.js). `npm run build` first when dist is missing or older than src.
  */
 export function ensureBuilt(log: (s: string) => void): void {
   const bundle = join(ROOT, 'dist', 'workflow-bundle.js');
@@ -92,6 +92,8 @@ export async function startBenchStack(opts: {
   workerNodeArgs?: string[];
   /** The same for the baseline worker. */
   baselineNodeArgs?: string[];
+  /** Node options for our receiver (e.g. `--cpu-prof` from `npm run bench:profile -- … receiver`). */
+  receiverNodeArgs?: string[];
 }): Promise<BenchStack> {
   const stops: (() => Promise<unknown>)[] = [];
   const stop = async () => {
@@ -150,11 +152,15 @@ export async function startBenchStack(opts: {
       /listening on/,
     );
     stops.push(() => sandbox.stop());
+    // Our receiver, like our worker, runs as production runs it: compiled (deploy/k8s's
+    // `node dist/webhooks/main.js`), not under tsx.
+    ensureBuilt(opts.log);
     const receiver = await startNodeProcess(
       'receiver',
-      'src/webhooks/main.ts',
+      'dist/webhooks/main.js',
       { ...env, WEBHOOK_PORT: String(receiverPort), WEBHOOK_HOST: '127.0.0.1' },
       httpOk(`${receiverUrl}/readyz`),
+      { compiled: true, nodeArgs: opts.receiverNodeArgs },
     );
     stops.push(() => receiver.stop());
     const baselineReceiver = await startNodeProcess(
@@ -165,7 +171,6 @@ export async function startBenchStack(opts: {
     );
     stops.push(() => baselineReceiver.stop());
 
-    ensureBuilt(opts.log);
     const startOurWorker = async (taskQueue: string, extraEnv: Record<string, string> = {}) => {
       const healthPort = await freePort();
       const w = await startNodeProcess(

@@ -64,6 +64,25 @@ const CARD_PURPOSES: ReadonlySet<SecretPurpose> = new Set(['card', 'pos-card']);
 export const DEFAULT_CARD_TTL_MS = 10 * 60_000;
 
 const TABLE = 'claim_check_records';
+
+// The statements every payment runs, named: PostgreSQL parses and plans each once per connection
+// instead of once per call (the card's three secrets are a seal, an open and a batched delete each).
+const STATEMENTS = {
+  seal: {
+    name: 'claim-check-seal',
+    text: `INSERT INTO ${TABLE} (id, purpose, key_id, version, iv, sealed, expires_at) VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7::double precision / 1000))`,
+  },
+  open: {
+    name: 'claim-check-open',
+    text: `SELECT purpose, key_id, version, iv, sealed FROM ${TABLE} WHERE id = $1 AND expires_at > now()`,
+  },
+  reseal: {
+    name: 'claim-check-reseal',
+    text: `UPDATE ${TABLE} SET key_id = $2, iv = $3, sealed = $4 WHERE id = $1 AND purpose = $5 AND version = $6 AND expires_at > now()`,
+  },
+  discard: { name: 'claim-check-discard', text: `DELETE FROM ${TABLE} WHERE id = $1` },
+  discardBatch: { name: 'claim-check-discard-batch', text: `DELETE FROM ${TABLE} WHERE id = ANY($1::bytea[])` },
+} as const;
 /** How long a discarded record may wait for its batch delete, and how many make a batch at once. */
 const DISCARD_BATCH_MS = 1_000;
 const DISCARD_BATCH_SIZE = 200;
@@ -140,10 +159,10 @@ export class ClaimCheckStore {
     const handle = newHandle();
     const parsed = parseHandle(handle)!;
     const { iv, sealed } = this.encrypt(handle, parsed, purpose, value);
-    await this.pool.query(
-      `INSERT INTO ${TABLE} (id, purpose, key_id, version, iv, sealed, expires_at) VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7::double precision / 1000))`,
-      [parsed.recordId, purpose, this.activeKeyId, parsed.version, iv, sealed, lifetimeMs],
-    );
+    await this.pool.query({
+      ...STATEMENTS.seal,
+      values: [parsed.recordId, purpose, this.activeKeyId, parsed.version, iv, sealed, lifetimeMs],
+    });
     return handle;
   }
 
@@ -152,10 +171,7 @@ export class ClaimCheckStore {
     // Anything but a handle's shape is refused before asking the database.
     const parsed = parseHandle(handle);
     if (!parsed || this.toDiscard.has(handle)) throw new SecretUnavailableError(purpose);
-    const { rows } = await this.pool.query<SealedRow>(
-      `SELECT purpose, key_id, version, iv, sealed FROM ${TABLE} WHERE id = $1 AND expires_at > now()`,
-      [parsed.recordId],
-    );
+    const { rows } = await this.pool.query<SealedRow>({ ...STATEMENTS.open, values: [parsed.recordId] });
     const row = rows[0];
     const master = row && this.keys.get(row.key_id);
     if (!row || !master || row.purpose !== purpose || row.version !== parsed.version)
@@ -181,10 +197,10 @@ export class ClaimCheckStore {
     const parsed = parseHandle(handle);
     if (!parsed || this.toDiscard.has(handle)) return false;
     const { iv, sealed } = this.encrypt(handle, parsed, purpose, value);
-    const res = await this.pool.query(
-      `UPDATE ${TABLE} SET key_id = $2, iv = $3, sealed = $4 WHERE id = $1 AND purpose = $5 AND version = $6 AND expires_at > now()`,
-      [parsed.recordId, this.activeKeyId, iv, sealed, purpose, parsed.version],
-    );
+    const res = await this.pool.query({
+      ...STATEMENTS.reseal,
+      values: [parsed.recordId, this.activeKeyId, iv, sealed, purpose, parsed.version],
+    });
     return (res.rowCount ?? 0) > 0;
   }
 
@@ -192,7 +208,7 @@ export class ClaimCheckStore {
   async discard(handle: string): Promise<void> {
     const parsed = parseHandle(handle);
     if (!parsed) return;
-    await this.pool.query(`DELETE FROM ${TABLE} WHERE id = $1`, [parsed.recordId]);
+    await this.pool.query({ ...STATEMENTS.discard, values: [parsed.recordId] });
   }
 
   /**
@@ -218,7 +234,7 @@ export class ClaimCheckStore {
     const batch = new Map(this.toDiscard);
     this.toDiscard.clear();
     try {
-      await this.pool.query(`DELETE FROM ${TABLE} WHERE id = ANY($1::bytea[])`, [[...batch.values()].map((p) => p.id)]);
+      await this.pool.query({ ...STATEMENTS.discardBatch, values: [[...batch.values()].map((p) => p.id)] });
     } catch (err) {
       this.discardFailed(batch, err);
     }

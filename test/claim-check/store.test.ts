@@ -21,6 +21,10 @@ const connect = async (keys = [key('k1', 1)], ttlMs = 60_000, activeKeyId?: stri
 };
 afterAll(() => Promise.all(stores.map((s) => s.close())));
 
+// The store runs named statements ({ name, text, values }); anything else passes a string.
+type Statement = string | pg.QueryConfig;
+const isBatchDelete = (statement: Statement) =>
+  /^DELETE .* ANY/.test(typeof statement === 'string' ? statement : statement.text);
 const gone = (p: Promise<unknown>) => expect(p).rejects.toBeInstanceOf(SecretUnavailableError);
 
 /** The parts of a handle as the test reads them (not the store's code): 16 bytes of record name, 32 of secret. */
@@ -257,10 +261,10 @@ describe('a failed delete of used records', () => {
     let failing = 2;
     jest
       .spyOn(pool, 'query')
-      .mockImplementation(((sql: string, params: unknown[]) =>
-        /^DELETE .* ANY/.test(sql) && failing-- > 0
+      .mockImplementation(((statement: Statement, params: unknown[]) =>
+        isBatchDelete(statement) && failing-- > 0
           ? Promise.reject(new Error('connection terminated'))
-          : query(sql, params)) as never);
+          : query(statement, params)) as never);
     worker.discardSoon(handle);
     await worker.flushDiscards(); // fails: reported, not thrown
     await gone(worker.open(handle, 'card'));
@@ -302,8 +306,10 @@ describe('a failed delete of used records', () => {
     const query = pool.query.bind(pool);
     jest
       .spyOn(pool, 'query')
-      .mockImplementation(((sql: string, params: unknown[]) =>
-        /^DELETE .* ANY/.test(sql) ? Promise.reject(new Error('read-only transaction')) : query(sql, params)) as never);
+      .mockImplementation(((statement: Statement, params: unknown[]) =>
+        isBatchDelete(statement)
+          ? Promise.reject(new Error('read-only transaction'))
+          : query(statement, params)) as never);
     store.discardSoon(await store.seal('otp', '1'));
     await store.flushDiscards();
     await eventually(async () => expect(errors).toHaveLength(1));
