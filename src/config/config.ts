@@ -134,8 +134,8 @@ export const envSchema = z
       )
       .default(30_000),
     // Whether the service's transaction list (A6) lists every POS remote request from its creation
-    // (the sandbox does; the spec does not say). Only then does a lost E1 answer whose request A6
-    // never showed end not_sent; otherwise it is parked as outcome_unknown (docs/choices.md).
+    // (the sandbox does; the spec does not say). Only then does a remote request whose answer was lost
+    // and which the list never showed end not_sent; otherwise it is parked as outcome_unknown (docs/choices.md).
     PAYMENTS_LISTS_POS_REMOTE_REQUESTS: bool(false),
     PAYMENTS_PATH_SIMULATE_TRANSFER: optionalPath,
     PAYMENTS_PATH_CHARGE_TOKEN: optionalPath,
@@ -422,7 +422,7 @@ export interface AppConfig {
     /** Never log or copy this outside config and the HTTP client. */
     secretKey: string;
     timeoutMs: number;
-    /** PAYMENTS_LISTS_POS_REMOTE_REQUESTS: A6 lists every POS remote request (a lost E1 A6 never showed is then not_sent). */
+    /** PAYMENTS_LISTS_POS_REMOTE_REQUESTS: a lost POS remote request the transaction list never showed is not_sent. */
     listsPosRemoteRequests: boolean;
     paths: Partial<
       Record<

@@ -11,7 +11,7 @@ export const TASK_QUEUE_DEFAULTS = {
    * Money sends per second, whole queue (all workers) at the server and each process's own pace
    * (src/workers/send-pacing.ts). The service's rate limits are not shown (spec, Limits): 100/s is
    * above what one 2-core worker sends at its measured ceiling (bench `overhead`, production config:
-   * vend 41.9 flows/s with one H3 each, card 20.7 flows/s with three sends each, 62/s), so it never
+   * vend 41.9 flows/s with one purchase (H3) each, card 20.7 flows/s with three sends each, 62/s), so it never
    * slows a deployment of that size, and it caps a backlog drained after an outage, or many workers
    * scaled out, at 100 sends/s (docs/choices.md). Set it to the rate agreed with the service.
    */

@@ -191,7 +191,8 @@ const planVendSmsOperations = (r: StartRules): Handlers<'recurringPlan' | 'vend'
         },
       };
     },
-    // The plan's own cancel (stop charging, A5; parked if A5 cannot be settled), never a bare Temporal cancel.
+    // The plan's own cancel: it stops charging and cancels the token (A5), parked if that cancel cannot be
+    // settled; never a bare Temporal cancel.
     planCancel,
   ),
   vend: flowOperation((raw) => {

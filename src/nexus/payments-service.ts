@@ -60,31 +60,31 @@ export interface PosReleaseOperationInput {
 }
 
 export const paymentsNexusService = nexus.service(PAYMENTS_NEXUS_SERVICE, {
-  /** B1 with the card sealed; PIN/OTP go through the starters (submitPin/submitOtp) meanwhile. */
+  /** The card charge (B1), the card sealed; PIN/OTP go through the starters (submitPin/submitOtp) meanwhile. */
   cardPayment: nexus.operation<CardPaymentInput, CardPaymentState>(),
-  /** B3: the payer's code goes through the starters (submitBankCode) meanwhile. */
+  /** The direct bank debit (B3): the payer's code goes through the starters (submitBankCode) meanwhile. */
   bankPayment: nexus.operation<BankPaymentInput, DirectPaymentState>(),
-  /** B5: the code to dial is read with the starters (the flow's state query). */
+  /** The USSD payment (B5): the code to dial is read with the starters (the flow's state query). */
   ussdPayment: nexus.operation<UssdPaymentInput, DirectPaymentState>(),
   /** The hosted checkout: its checkout_url is read with getCheckoutState. */
   checkoutPayment: nexus.operation<CheckoutInput, CheckoutState>(),
-  /** A4: one charge of a saved token under the caller's reference. */
+  /** One charge of a saved token (A4) under the caller's reference. */
   tokenCharge: nexus.operation<TokenChargeInput, TokenChargeState>(),
   vend: nexus.operation<VendInput, VendResult>(),
   posRemoteRequest: nexus.operation<PosRemoteInput, PosRemoteResult>(),
-  /** F3 with the card read sealed. */
+  /** A POS transaction (F3), the card read sealed. */
   posTransaction: nexus.operation<PosSealedTransactionInput, PosTransactionResult>(),
-  /** F3 Refund of one approved sale, the card read sealed; `refund_request_id` names the refund. */
+  /** A POS refund (F3) of one approved sale, the card read sealed; `refund_request_id` names the refund. */
   posRefund: nexus.operation<PosSealedRefundInput, PosRefundResult>(),
-  /** F3 Pre-Authorization, the card read sealed; completed or released with the two operations below. */
+  /** A POS pre-authorisation (F3), the card read sealed; completed or released with the two operations below. */
   posPreAuth: nexus.operation<PosSealedPreAuthInput, PosPreAuthResult>(),
   posPreAuthComplete: nexus.operation<PosCompletionOperationInput, PosCompletionAccepted>(),
   posPreAuthRelease: nexus.operation<PosReleaseOperationInput, { releasedAt: string }>(),
   /** A plan: the first payment a hosted checkout, later cycles charges of its token (A4). */
   recurringPlan: nexus.operation<RecurringInput, RecurringState>(),
-  /** G1: one instant send. */
+  /** One instant SMS send (G1). */
   smsSend: nexus.operation<SmsSendInput, SmsSendResult>(),
-  /** D1 with the BVN sealed (sealMandateForNexus); answers when the mandate ends. */
+  /** The mandate's creation (D1), the BVN sealed (sealMandateForNexus); answers when the mandate ends. */
   mandateCreate: nexus.operation<MandateInput, MandateState>(),
   mandateOtp: nexus.operation<MandateOtpOperationInput, MandateState>(),
   mandateState: nexus.operation<MandateRefOperationInput, MandateState>(),

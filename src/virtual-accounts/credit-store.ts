@@ -1,5 +1,6 @@
-// The durable record of credited virtual-account transactions: the E-2 duplicate check the spec
-// asks of the receiver ("a transaction-reference duplicate check ... so that value is never given twice").
+// The durable record of credited virtual-account transactions: the duplicate check the spec asks of
+// whoever receives the virtual-account credit notification (E-2): "a transaction-reference duplicate
+// check ... so that value is never given twice".
 //
 // One row per transaction reference (primary key). The first delivery that reaches the check
 // inserts the row and is the credit; every later delivery of the same reference finds it and is a

@@ -27,9 +27,19 @@ const countIn = (folder: string): Counted =>
 const NOT_YET_RENAMED: Record<string, string> = {};
 
 // Folders whose comments and strings use a code only as a reference after domain words ("the debit
-// (D3)"), never as a noun ("D3 answered"). src/config, src/nexus and src/virtual-accounts are not held to
-// it yet.
-const REFERENCES_ONLY = ['api', 'activities', 'sandbox', 'shared', 'starters', 'webhooks', 'workflows'];
+// (D3)"), never as a noun ("D3 answered").
+const REFERENCES_ONLY = [
+  'api',
+  'activities',
+  'config',
+  'nexus',
+  'sandbox',
+  'shared',
+  'starters',
+  'virtual-accounts',
+  'webhooks',
+  'workflows',
+];
 // A flow's reasons and failure messages are what an operator reads (state, events, `cli ops list`); the
 // ones left are quoted word for word by docs (owned apart from the flows) and asserted by the flows' tests:
 // they are reworded together with those docs.
