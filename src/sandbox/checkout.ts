@@ -396,21 +396,16 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
     params: PAGE,
     formError: (message, ctx) => answer(store, ctx, fail(400, message), store.get(ctx.params.ref)),
   };
-  addRoutes(router, { store, publicUrl }, [
-    ['POST', '/transaction/initiate', 'checkout', INITIATE_CHECKOUT_FIELDS, initiateCheckout],
-    ['GET', '/checkout/{ref}', 'none', page, showModal],
-    ['POST', '/checkout/{ref}/card', 'none', { ...page, body: CARD_FIELDS, rules: cardRules }, payByCard],
-    ['POST', '/checkout/{ref}/authorize', 'none', { ...page, body: AUTHORIZE_BODY }, authorizeCheckoutCard],
-    ['POST', '/checkout/{ref}/bank', 'none', { ...page, body: BANK_BODY, rules: bankRules }, payByBank],
-    [
-      'POST',
-      '/checkout/{ref}/bank/validate',
-      'none',
-      { ...page, body: z.object({ otp_token: CODE }) },
-      validateCheckoutBank,
-    ],
-    ['POST', '/checkout/{ref}/ussd', 'none', { ...page, body: USSD_BODY }, payByUssd],
-    ['POST', '/checkout/{ref}/transfer', 'none', page, payByTransfer],
+  const deps: CheckoutDeps = { store, publicUrl };
+  addRoutes(router, 'checkout', deps, [['POST', '/transaction/initiate', INITIATE_CHECKOUT_FIELDS, initiateCheckout]]);
+  addRoutes(router, 'none', deps, [
+    ['GET', '/checkout/{ref}', page, showModal],
+    ['POST', '/checkout/{ref}/card', { ...page, body: CARD_FIELDS, rules: cardRules }, payByCard],
+    ['POST', '/checkout/{ref}/authorize', { ...page, body: AUTHORIZE_BODY }, authorizeCheckoutCard],
+    ['POST', '/checkout/{ref}/bank', { ...page, body: BANK_BODY, rules: bankRules }, payByBank],
+    ['POST', '/checkout/{ref}/bank/validate', { ...page, body: z.object({ otp_token: CODE }) }, validateCheckoutBank],
+    ['POST', '/checkout/{ref}/ussd', { ...page, body: USSD_BODY }, payByUssd],
+    ['POST', '/checkout/{ref}/transfer', page, payByTransfer],
   ]);
   return {
     simulateTransfer: (body) => simulateTransfer(store, body),

@@ -15,7 +15,6 @@ import {
   type Reply,
   type RequestContext,
   type RouteHandler,
-  type RouteRow,
   type Router,
 } from './http';
 import {
@@ -341,18 +340,20 @@ function payUssd(store: PaymentStore, ref: string, phone = '08030000000'): Reply
 const complete3ds: RouteHandler<DirectDeps> = ({ store }, { params }) => finish3ds(store, params.ref, 'complete');
 const fail3ds: RouteHandler<DirectDeps> = ({ store }, { params }) => finish3ds(store, params.ref, 'fail');
 
-const DIRECT_ROUTES: readonly RouteRow<DirectDeps>[] = [
-  ['POST', '/transaction/initiate/process-payment', 'direct', INITIATE_PAYMENT_FIELDS, initiatePayment],
-  ['POST', '/transaction/payment/authorize', 'direct', AUTHORIZE_FIELDS, authorize],
-  ['POST', '/transaction/validate-payment', 'direct', VALIDATE_BANK_FIELDS, validateBank],
-  ['GET', '/3ds/{ref}', 'none', { params: THREE_DS }, challengePage],
-  ['POST', '/3ds/{ref}/complete', 'none', { params: THREE_DS }, complete3ds],
-  ['POST', '/3ds/{ref}/fail', 'none', { params: THREE_DS }, fail3ds],
-];
-
 export function registerDirect(router: Router, store: PaymentStore, publicUrl: () => string): DirectApi {
   const authUrl = (ref: string) => `${publicUrl()}/3ds/${encodeURIComponent(ref)}`;
-  addRoutes(router, { store, authUrl }, DIRECT_ROUTES);
+  const deps: DirectDeps = { store, authUrl };
+  addRoutes(router, 'direct', deps, [
+    ['POST', '/transaction/initiate/process-payment', INITIATE_PAYMENT_FIELDS, initiatePayment],
+    ['POST', '/transaction/payment/authorize', AUTHORIZE_FIELDS, authorize],
+    ['POST', '/transaction/validate-payment', VALIDATE_BANK_FIELDS, validateBank],
+  ]);
+  // The 3DS challenge page and its buttons: the sandbox's own pages.
+  addRoutes(router, 'none', deps, [
+    ['GET', '/3ds/{ref}', { params: THREE_DS }, challengePage],
+    ['POST', '/3ds/{ref}/complete', { params: THREE_DS }, complete3ds],
+    ['POST', '/3ds/{ref}/fail', { params: THREE_DS }, fail3ds],
+  ]);
   return {
     payUssd: (ref, phone) => payUssd(store, ref, phone),
     finish3ds: (ref, outcome) => finish3ds(store, ref, outcome),

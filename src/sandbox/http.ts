@@ -100,21 +100,6 @@ export function authenticate(
   }
 }
 
-/** True when a value is missing (`<field> is required`) or empty (`<field> is not allowed to be empty`). */
-export function requireFields(
-  body: Record<string, unknown>,
-  fields: readonly string[],
-  opts: { stringStatus?: boolean; prefix?: string } = {},
-): Reply | undefined {
-  for (const f of fields) {
-    const v = body[f];
-    const name = `${opts.prefix ?? ''}${f}`;
-    if (v === undefined || v === null) return fail(400, `${name} is required`, opts);
-    if (v === '' || (Array.isArray(v) && v.length === 0)) return fail(400, `${name} is not allowed to be empty`, opts);
-  }
-  return undefined;
-}
-
 export const asObject = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
@@ -130,16 +115,21 @@ export function randomDigits(n: number): string {
   return s;
 }
 
-export function page<T>(
-  rows: T[],
-  pageValue: string | null,
-  perPageValue: string | null,
-  defaultPerPage: number,
-  maxPerPage = 100,
-): T[] {
-  const perPage = Math.min(Math.max(Number(perPageValue ?? defaultPerPage) || defaultPerPage, 1), maxPerPage);
-  const p = Math.max(Number(pageValue ?? 1) || 1, 1);
-  return rows.slice((p - 1) * perPage, p * perPage);
+/** The query's page size: its `name` parameter, or the default, within 1 to 100. */
+export const pageSize = (query: URLSearchParams, name: string, defaultSize: number): number =>
+  Math.min(Math.max(Number(query.get(name) ?? defaultSize) || defaultSize, 1), 100);
+
+/** The page of rows the query's `page` (from 1) and page size (`perPage`, unless named otherwise) choose. */
+export function page<T>(rows: T[], query: URLSearchParams, defaultSize: number, sizeName = 'perPage'): T[] {
+  const size = pageSize(query, sizeName, defaultSize);
+  const p = Math.max(Number(query.get('page') ?? 1) || 1, 1);
+  return rows.slice((p - 1) * size, p * size);
+}
+
+/** Whether a timestamp's day is within the query's two day parameters (YYYY-MM-DD, both inclusive, each optional). */
+export function inDays(at: string, query: URLSearchParams, from = 'date_from', to = 'date_to'): boolean {
+  const [first, last, day] = [query.get(from), query.get(to), at.slice(0, 10)];
+  return (!first || day >= first) && (!last || day <= last);
 }
 
 // ---- HTML ----------------------------------------------------------------------------------
@@ -229,18 +219,12 @@ export class Router {
 
 /** A route's handler: a named function of its endpoint group's state and the request. */
 export type RouteHandler<D> = (deps: D, ctx: RequestContext) => Reply | Promise<Reply>;
-/** One row of an endpoint group's route table: method, path, authentication group, fields, handler. */
-export type RouteRow<D> = readonly [
-  method: string,
-  path: string,
-  group: AuthGroup,
-  fields: RouteFields,
-  handle: RouteHandler<D>,
-];
+/** One row of an endpoint group's route table: method, path, fields, handler. */
+export type RouteRow<D> = readonly [method: string, path: string, fields: RouteFields, handle: RouteHandler<D>];
 
-/** Registers a group's route table, in its order (the first matching route answers). */
-export function addRoutes<D>(router: Router, deps: D, rows: readonly RouteRow<D>[]): void {
-  for (const [method, path, group, fields, handle] of rows)
+/** Registers a table of routes that share one authentication group, in its order (the first matching route answers). */
+export function addRoutes<D>(router: Router, group: AuthGroup, deps: D, rows: readonly RouteRow<D>[]): void {
+  for (const [method, path, fields, handle] of rows)
     router.add(method, path, group, fields, (ctx) => handle(deps, ctx));
 }
 

@@ -14,12 +14,13 @@ import {
   addRoutes,
   asObject,
   fail,
+  inDays,
   MERCHANT_ID,
   ok,
+  pageSize,
   randomDigits,
   type Reply,
   type RequestContext,
-  type RouteRow,
   type Router,
 } from './http';
 import type { Ledger } from './ledger';
@@ -512,10 +513,7 @@ function filterMandates(rows: Mandate[], query: URLSearchParams): Mandate[] | Re
     if (v && !DATE.test(v)) return fail(400, `${f} must be YYYY-MM-DD`);
   }
   // start_date / end_date select mandates by creation day (sandbox clock), both inclusive.
-  const from = query.get('start_date');
-  const to = query.get('end_date');
-  if (from) rows = rows.filter((m) => String(m.record.created_at).slice(0, 10) >= from);
-  if (to) rows = rows.filter((m) => String(m.record.created_at).slice(0, 10) <= to);
+  rows = rows.filter((m) => inDays(String(m.record.created_at), query, 'start_date', 'end_date'));
   const ref = given('merchant_ref');
   if (ref === undefined) return rows;
   rows = rows.filter((m) => m.record.reference === ref);
@@ -532,34 +530,32 @@ function filterMandates(rows: Mandate[], query: URLSearchParams): Mandate[] | Re
 function listMandates(book: MandateBook, { query }: RequestContext): Reply {
   const rows = filterMandates([...book.mandates.values()], query);
   if (!Array.isArray(rows)) return rows;
-  const pageSize = Math.min(Math.max(Number(query.get('page_size') ?? 20) || 20, 1), 100);
+  const size = pageSize(query, 'page_size', 20);
   const cursorText = query.get('cursor') ?? query.get('next_cursor') ?? query.get('prev_cursor');
   const cursor = cursorText === null ? 0 : Number(cursorText);
   if (!Number.isSafeInteger(cursor) || cursor < 0) return fail(400, 'cursor is invalid');
-  const hasMore = cursor + pageSize < rows.length;
+  const hasMore = cursor + size < rows.length;
   return ok({
-    records: rows.slice(cursor, cursor + pageSize).map((m) => ({ ...m.record })),
-    next_cursor: hasMore ? String(cursor + pageSize) : null,
-    prev_cursor: cursor > 0 ? String(Math.max(cursor - pageSize, 0)) : null,
+    records: rows.slice(cursor, cursor + size).map((m) => ({ ...m.record })),
+    next_cursor: hasMore ? String(cursor + size) : null,
+    prev_cursor: cursor > 0 ? String(Math.max(cursor - size, 0)) : null,
     has_more: hasMore,
-    page_size: pageSize,
+    page_size: size,
   });
 }
-
-const MANDATE_ROUTES: readonly RouteRow<MandateBook>[] = [
-  ['POST', '/transaction/mandate/create', 'mandate', CREATE_MANDATE_FIELDS, createMandate],
-  ['POST', '/transaction/mandate/validate-otp', 'mandate', APPROVE_MANDATE_FIELDS, approveMandate],
-  ['POST', '/transaction/mandate/resend-otp', 'mandate', RESEND_OTP_FIELDS, resendOtp],
-  ['POST', '/transaction/mandate/debit', 'mandate', DEBIT_MANDATE_FIELDS, debitMandate],
-  ['POST', '/transaction/mandate/cancel', 'mandate', CANCEL_MANDATES_FIELDS, cancelMandates],
-  ['GET', '/transaction/mandate/get-mandates', 'mandate', LIST_MANDATES_FIELDS, listMandates],
-];
 
 export function registerMandates(
   router: Router,
   deps: { clock: SandboxClock; ledger: Ledger; payments: PaymentStore },
 ): MandatesApi {
   const book = new MandateBook(deps.clock, deps.ledger, deps.payments);
-  addRoutes(router, book, MANDATE_ROUTES);
+  addRoutes(router, 'mandate', book, [
+    ['POST', '/transaction/mandate/create', CREATE_MANDATE_FIELDS, createMandate],
+    ['POST', '/transaction/mandate/validate-otp', APPROVE_MANDATE_FIELDS, approveMandate],
+    ['POST', '/transaction/mandate/resend-otp', RESEND_OTP_FIELDS, resendOtp],
+    ['POST', '/transaction/mandate/debit', DEBIT_MANDATE_FIELDS, debitMandate],
+    ['POST', '/transaction/mandate/cancel', CANCEL_MANDATES_FIELDS, cancelMandates],
+    ['GET', '/transaction/mandate/get-mandates', LIST_MANDATES_FIELDS, listMandates],
+  ]);
   return book;
 }

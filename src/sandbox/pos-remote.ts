@@ -183,9 +183,9 @@ export function registerPosRemote(
   opts: { completeAfterMs: number },
 ): PosRemoteApi {
   const requests = new RemoteRequests(deps.clock, deps.ledger, opts.completeAfterMs);
-  addRoutes(router, requests, [
-    ['POST', '/softpos/pos/remote-request', 'pos-remote', REQUEST_PAYMENT_FIELDS, requestPayment],
-    ['GET', '/softpos/pos/remote-request/{ref}', 'pos-remote', { params: pathParams('ref') }, requeryRequest],
+  addRoutes(router, 'pos-remote', requests, [
+    ['POST', '/softpos/pos/remote-request', REQUEST_PAYMENT_FIELDS, requestPayment],
+    ['GET', '/softpos/pos/remote-request/{ref}', { params: pathParams('ref') }, requeryRequest],
   ]);
   return requests;
 }

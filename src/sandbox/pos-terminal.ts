@@ -23,7 +23,6 @@ import {
   type Reply,
   type RequestContext,
   type RouteHandler,
-  type RouteRow,
   type Router,
 } from './http';
 import type { Ledger } from './ledger';
@@ -391,13 +390,6 @@ function txnRecord(
   };
 }
 
-const POS_TERMINAL_ROUTES: readonly RouteRow<PosTerminalState>[] = [
-  ['POST', '/softpos/terminal/configuration', 'pos-terminal', TERMINAL_CONFIGURATION_FIELDS, configuration],
-  ['POST', '/softpos/terminal/key-exchange', 'pos-terminal', KEY_EXCHANGE_FIELDS, keyExchange],
-  ['POST', '/transaction', 'pos-terminal', CARD_TRANSACTION_FIELDS, cardTransaction],
-  ['GET', '/transaction/by-ref/{merchant_ref}', 'pos-terminal', TRANSACTION_REQUERY_FIELDS, requery],
-];
-
 export function registerPosTerminal(
   router: Router,
   deps: { clock: SandboxClock; ledger: Ledger },
@@ -411,5 +403,10 @@ export function registerPosTerminal(
     usedChipdata: new Set(),
     malfunctioned: new Set(),
   };
-  addRoutes(router, state, POS_TERMINAL_ROUTES);
+  addRoutes(router, 'pos-terminal', state, [
+    ['POST', '/softpos/terminal/configuration', TERMINAL_CONFIGURATION_FIELDS, configuration],
+    ['POST', '/softpos/terminal/key-exchange', KEY_EXCHANGE_FIELDS, keyExchange],
+    ['POST', '/transaction', CARD_TRANSACTION_FIELDS, cardTransaction],
+    ['GET', '/transaction/by-ref/{merchant_ref}', TRANSACTION_REQUERY_FIELDS, requery],
+  ]);
 }

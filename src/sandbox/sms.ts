@@ -7,6 +7,7 @@ import {
   addRoutes,
   asObject,
   fail,
+  inDays,
   MERCHANT_ID,
   ok,
   page,
@@ -14,10 +15,9 @@ import {
   type Reply,
   type RequestContext,
   type RouteHandler,
-  type RouteRow,
   type Router,
 } from './http';
-import { identifier, matching, oneOf, pathParams, rule, text, type RouteFields } from './validation';
+import { DAYS, identifier, matching, oneOf, PAGING, pathParams, rule, text, type RouteFields } from './validation';
 
 /** NGN per 160-character page (the sandbox's tariff). */
 export const SMS_COST_PER_PAGE = 4;
@@ -53,15 +53,7 @@ const CREATE_CAMPAIGN_FIELDS: RouteFields = {
     template_id: identifier(),
   }),
 };
-const page_ = matching(/^\d{1,6}$/, 'must be a whole number').optional();
-const day = rule((v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v), 'must be YYYY-MM-DD').optional();
-const LISTING = {
-  page: page_,
-  perPage: page_,
-  dir: oneOf(['ASC', 'DESC', 'DSC'], 'must be ASC or DSC').optional(),
-  date_from: day,
-  date_to: day,
-};
+const LISTING = { ...PAGING, dir: oneOf(['ASC', 'DESC', 'DSC'], 'must be ASC or DSC').optional(), ...DAYS };
 const LIST_CAMPAIGNS_FIELDS: RouteFields = {
   query: z.object({
     ...LISTING,
@@ -121,11 +113,6 @@ const publicCampaign = ({ sendAt: _s, ...c }: Campaign) => c;
 const sortRows = <T extends Record<string, unknown>>(rows: T[], key: string, dir: string | null): T[] => {
   const sorted = [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
   return dir === 'ASC' ? sorted : sorted.reverse();
-};
-/** Whether a timestamp's day is within the query's date_from and date_to (both inclusive). */
-const inDates = (at: string, query: URLSearchParams) => {
-  const [from, to] = [query.get('date_from'), query.get('date_to')];
-  return (!from || at.slice(0, 10) >= from) && (!to || at.slice(0, 10) <= to);
 };
 
 /** Campaign status on the sandbox clock: pending until its send time, then success (failed over the failing bucket). */
@@ -200,9 +187,9 @@ function listCampaigns({ clock, campaigns }: SmsState, { query }: RequestContext
   if (status) rows = rows.filter((c) => c.status === status);
   const name = query.get('name')?.toLowerCase();
   if (name) rows = rows.filter((c) => c.name.toLowerCase().includes(name));
-  rows = rows.filter((c) => inDates(c.createdAt, query));
+  rows = rows.filter((c) => inDays(c.createdAt, query));
   const sorted = sortRows(rows.map(publicCampaign), 'createdAt', query.get('dir'));
-  const items = page(sorted, query.get('page'), query.get('perPage'), 20).map((c) => ({
+  const items = page(sorted, query, 20).map((c) => ({
     id: c.uuid,
     name: c.name,
     client_id: MERCHANT_ID,
@@ -241,9 +228,9 @@ function createTemplate({ clock, templates }: SmsState, { body }: RequestContext
 
 /** Lists templates (G6). */
 function listTemplates({ templates }: SmsState, { query }: RequestContext): Reply {
-  const rows = [...templates.values()].filter((t) => inDates(String(t.createdAt), query));
+  const rows = [...templates.values()].filter((t) => inDays(String(t.createdAt), query));
   const sorted = sortRows(rows, 'createdAt', query.get('dir'));
-  return ok({ count: rows.length, rows: page(sorted, query.get('page'), query.get('perPage'), 20) });
+  return ok({ count: rows.length, rows: page(sorted, query, 20) });
 }
 
 /** Updates a template (G7; fields: not shown; the sample's name, description, file_name, and message are taken). */
@@ -260,19 +247,17 @@ function updateTemplate({ clock, templates }: SmsState, { params, body }: Reques
 const deleteTemplate: RouteHandler<SmsState> = ({ templates }, { params }) =>
   templates.delete(params.id) ? { status: 200, body: { message: 'success' } } : fail(404, 'Template not found');
 
-const SMS_ROUTES: readonly RouteRow<SmsState>[] = [
-  ['POST', '/sms/send/instant', 'sms', SEND_INSTANT_FIELDS, sendInstant],
-  ['POST', '/sms/campaign', 'sms', CREATE_CAMPAIGN_FIELDS, createCampaign],
-  ['GET', '/sms/campaign', 'sms', LIST_CAMPAIGNS_FIELDS, listCampaigns],
-  ['POST', '/sms/campaign/{id}', 'sms', { params: BY_UUID }, deleteCampaign],
-  ['POST', '/sms/template', 'sms', CREATE_TEMPLATE_FIELDS, createTemplate],
-  ['GET', '/sms/template', 'sms', { query: z.object(LISTING) }, listTemplates],
-  ['PATCH', '/sms/template/{id}', 'sms', UPDATE_TEMPLATE_FIELDS, updateTemplate],
-  ['POST', '/sms/template/{id}', 'sms', { params: BY_UUID }, deleteTemplate],
-];
-
 export function registerSms(router: Router, deps: { clock: SandboxClock }): SmsApi {
   const state: SmsState = { clock: deps.clock, sentLog: [], campaigns: new Map(), templates: new Map() };
-  addRoutes(router, state, SMS_ROUTES);
+  addRoutes(router, 'sms', state, [
+    ['POST', '/sms/send/instant', SEND_INSTANT_FIELDS, sendInstant],
+    ['POST', '/sms/campaign', CREATE_CAMPAIGN_FIELDS, createCampaign],
+    ['GET', '/sms/campaign', LIST_CAMPAIGNS_FIELDS, listCampaigns],
+    ['POST', '/sms/campaign/{id}', { params: BY_UUID }, deleteCampaign],
+    ['POST', '/sms/template', CREATE_TEMPLATE_FIELDS, createTemplate],
+    ['GET', '/sms/template', { query: z.object(LISTING) }, listTemplates],
+    ['PATCH', '/sms/template/{id}', UPDATE_TEMPLATE_FIELDS, updateTemplate],
+    ['POST', '/sms/template/{id}', { params: BY_UUID }, deleteTemplate],
+  ]);
   return { sentMessages: () => state.sentLog.map((m) => ({ ...m })) };
 }

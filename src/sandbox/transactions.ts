@@ -181,7 +181,7 @@ async function listTransactions({ store, posRemote }: TransactionsDeps, { query 
   ]
     .sort((a, b) => b.createdAt - a.createdAt || b.id - a.id)
     .map((x) => x.row());
-  return ok(page(rows, query.get('page'), query.get('perpage'), 50));
+  return ok(page(rows, query, 50, 'perpage'));
 }
 
 /** Verify one transaction (docs/choices.md). */
@@ -201,8 +201,8 @@ export function registerTransactions(
   store: PaymentStore,
   posRemote: () => PosRemoteTransaction[] = () => [],
 ): void {
-  addRoutes(router, { store, posRemote }, [
-    ['GET', '/transaction', 'direct', LIST_TRANSACTIONS_FIELDS, listTransactions],
-    ['GET', '/transaction/verify/{ref}', 'direct', { params: pathParams('ref') }, verify],
+  addRoutes(router, 'direct', { store, posRemote }, [
+    ['GET', '/transaction', LIST_TRANSACTIONS_FIELDS, listTransactions],
+    ['GET', '/transaction/verify/{ref}', { params: pathParams('ref') }, verify],
   ]);
 }

@@ -152,6 +152,16 @@ export const identifiers = (message: string) =>
     message,
   );
 
+/** A list's paging in the query: `page` and `perPage`, whole numbers. */
+export const PAGING = {
+  page: matching(/^\d{1,6}$/, 'must be a whole number').optional(),
+  perPage: matching(/^\d{1,6}$/, 'must be a whole number').optional(),
+};
+
+/** A list's day filter in the query: `date_from` and `date_to`, each a day (YYYY-MM-DD, a timestamp's day too). */
+const day = rule((v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v), 'must be YYYY-MM-DD').optional();
+export const DAYS = { date_from: day, date_to: day };
+
 /** Path parameters, each an identifier unless given its own rule. */
 export function pathParams(...names: string[]): z.ZodObject;
 export function pathParams(shape: Record<string, z.ZodType>): z.ZodObject;

@@ -6,17 +6,17 @@ import { z } from 'zod';
 import {
   addRoutes,
   fail,
+  inDays,
   MERCHANT_ID,
   ok,
   page,
   randomDigits,
   type Reply,
   type RequestContext,
-  type RouteRow,
   type Router,
 } from './http';
 import type { Ledger } from './ledger';
-import { EMAIL, identifier, matching, oneOf, positiveInteger, rule, type RouteFields } from './validation';
+import { DAYS, EMAIL, identifier, matching, oneOf, PAGING, positiveInteger, type RouteFields } from './validation';
 
 export const PROVIDERS = ['IE', 'EKEDC', 'AEDC', 'YEDC', 'BEDC', 'IBEDC', 'KEDCO', 'KAEDC', 'PHED', 'EEDC', 'JED'];
 const LOOKUP_METER_FIELDS: RouteFields = {
@@ -34,15 +34,8 @@ const VEND_FIELDS: RouteFields = {
     email: matching(EMAIL, 'must be a valid email'),
   }),
 };
-const dateFilter = rule((v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v), 'must be YYYY-MM-DD').optional();
 const VEND_TRANSACTIONS_FIELDS: RouteFields = {
-  query: z.object({
-    reference: identifier().optional(),
-    page: matching(/^\d{1,6}$/, 'must be a whole number').optional(),
-    perPage: matching(/^\d{1,6}$/, 'must be a whole number').optional(),
-    date_from: dateFilter,
-    date_to: dateFilter,
-  }),
+  query: z.object({ reference: identifier().optional(), ...PAGING, ...DAYS }),
 };
 const PROVIDER_NAMES: Record<string, string> = {
   IE: 'Ikeja Electric',
@@ -255,20 +248,16 @@ function vendTransactions({ vends }: VendingState, { query }: RequestContext): R
     const txn = vends.get(reference);
     return txn ? ok(txn) : fail(404, 'Transaction not found');
   }
-  const from = query.get('date_from');
-  const to = query.get('date_to');
-  const day = (t: Record<string, unknown>) => String(t.createdAt).slice(0, 10);
-  const rows = [...vends.values()].filter((t) => (!from || day(t) >= from) && (!to || day(t) <= to)).reverse();
-  return ok(page(rows, query.get('page'), query.get('perPage'), 20));
+  const rows = [...vends.values()].filter((t) => inDays(String(t.createdAt), query)).reverse();
+  return ok(page(rows, query, 20));
 }
 
-const VENDING_ROUTES: readonly RouteRow<VendingState>[] = [
-  ['GET', '/vending/utilities/electricity/service-providers', 'vending', {}, serviceProviders],
-  ['POST', '/vending/utilities/electricity/lookup', 'vending', LOOKUP_METER_FIELDS, lookupMeter],
-  ['POST', '/vending/utilities/electricity', 'vending', VEND_FIELDS, vend],
-  ['GET', '/vending/transactions', 'vending', VEND_TRANSACTIONS_FIELDS, vendTransactions],
-];
-
 export function registerVending(router: Router, deps: { clock: SandboxClock; ledger: Ledger }): void {
-  addRoutes(router, { ...deps, lookups: new Map(), vends: new Map() }, VENDING_ROUTES);
+  const state: VendingState = { ...deps, lookups: new Map(), vends: new Map() };
+  addRoutes(router, 'vending', state, [
+    ['GET', '/vending/utilities/electricity/service-providers', {}, serviceProviders],
+    ['POST', '/vending/utilities/electricity/lookup', LOOKUP_METER_FIELDS, lookupMeter],
+    ['POST', '/vending/utilities/electricity', VEND_FIELDS, vend],
+    ['GET', '/vending/transactions', VEND_TRANSACTIONS_FIELDS, vendTransactions],
+  ]);
 }

@@ -15,7 +15,6 @@ import {
   type Reply,
   type RequestContext,
   type RouteHandler,
-  type RouteRow,
   type Router,
 } from './http';
 import type { Ledger } from './ledger';
@@ -25,6 +24,7 @@ import {
   identifier,
   matching,
   oneOf,
+  PAGING,
   pathParams,
   positiveInteger,
   rule,
@@ -77,7 +77,6 @@ const mdy = matching(/^\d{2}-\d{2}-\d{4}$/, 'must be in the format MM-DD-YYYY').
   (v) => parseMdy(String(v)) !== undefined,
   'must be in the format MM-DD-YYYY',
 );
-const whole = matching(/^\d{1,6}$/, 'must be a whole number');
 /** The filtered search's messages quote the field, as the spec shows them ('"virtualAccount" is not allowed to be empty'). */
 const SEARCH_CREDITS_FIELDS: RouteFields = {
   query: z.object({
@@ -87,8 +86,7 @@ const SEARCH_CREDITS_FIELDS: RouteFields = {
     session_id: identifier().optional(),
     startDate: mdy.optional(),
     endDate: mdy.optional(),
-    page: whole.optional(),
-    perPage: whole.optional(),
+    ...PAGING,
     dir: oneOf(['ASC', 'DESC'], 'must be one of [ASC, DESC]').optional(),
   }),
   message: (field, rule) => `"${field}" ${rule}`,
@@ -98,10 +96,10 @@ const ymd = rule(
   'must be in the format YY-MM-DD',
 ).optional();
 const LIST_ACCOUNTS_FIELDS: RouteFields = {
-  query: z.object({ page: whole.optional(), perPage: whole.optional(), startDate: ymd, EndDate: ymd, endDate: ymd }),
+  query: z.object({ ...PAGING, startDate: ymd, EndDate: ymd, endDate: ymd }),
   message: (field, rule) => `"${field}" ${rule}`,
 };
-const WEBHOOK_LOGS_FIELDS: RouteFields = { query: z.object({ page: whole.optional(), perPage: whole.optional() }) };
+const WEBHOOK_LOGS_FIELDS: RouteFields = { query: z.object(PAGING) };
 /**
  * The simulated credit (C9) and transfer (A2) share a path: the transfer (`dva: true`, or a checkout's dynamic account, numbered '99…') pays the
  * amount due in kobo; the credit credits a decimal string, 1000.00 when absent.
@@ -464,7 +462,7 @@ function searchCredits({ credits, errorLog }: VirtualAccountBook, { query }: Req
     alerted_merchant: !errorLog.has(t.notified_reference),
     merchant_settlement_date: t.transaction_date,
   }));
-  return ok({ count: out.length, rows: page(out, query.get('page'), query.get('perPage'), 20), query: {} });
+  return ok({ count: out.length, rows: page(out, query, 20), query: {} });
 }
 
 /** An account by its number (C6). */
@@ -495,13 +493,13 @@ function listAccounts({ accounts }: VirtualAccountBook, { query }: RequestContex
       updated_at: a.updated_at,
       customer: { first_name: a.first_name, last_name: a.last_name, customer_identifier: a.customer_identifier },
     }));
-  return ok(page(rows, query.get('page'), query.get('perPage'), 100));
+  return ok(page(rows, query, 100));
 }
 
 /** The unacknowledged notifications (C10). */
 function webhookLogs({ errorLog }: VirtualAccountBook, { query }: RequestContext): Reply {
   const rows = [...errorLog.values()].slice(0, 100).map(({ previous_ref: _p, ...r }) => r);
-  return ok({ count: rows.length, rows: page(rows, query.get('page'), query.get('perPage'), 100) });
+  return ok({ count: rows.length, rows: page(rows, query, 100) });
 }
 
 /** Deletes an error-log entry (C11) by the reference the notification carried (the previous format is accepted too). */
@@ -533,28 +531,26 @@ function simulatePayment(book: VirtualAccountBook, { body, secretKey }: RequestC
 const ID = { params: pathParams('id') };
 const BY_NUMBER = { params: pathParams({ number: matching(TEN_DIGITS, 'must be 10 digits') }) };
 
-const VIRTUAL_ACCOUNT_ROUTES: readonly RouteRow<VirtualAccountBook>[] = [
-  ['POST', '/virtual-account', 'virtual-account', CREATE_CUSTOMER_ACCOUNT_FIELDS, createCustomerAccount],
-  ['POST', '/virtual-account/business', 'virtual-account', CREATE_BUSINESS_ACCOUNT_FIELDS, createBusinessAccount],
-  ['GET', '/virtual-account/customer/transactions/{id}', 'virtual-account', ID, customerCredits],
-  ['GET', '/virtual-account/merchant/transactions', 'virtual-account', {}, merchantCredits],
-  ['GET', '/virtual-account/merchant/transactions/all', 'virtual-account', SEARCH_CREDITS_FIELDS, searchCredits],
-  ['GET', '/virtual-account/customer/{number}', 'virtual-account', BY_NUMBER, accountByNumber],
-  ['GET', '/virtual-account/merchant/accounts', 'virtual-account', LIST_ACCOUNTS_FIELDS, listAccounts],
-  ['GET', '/virtual-account/webhook/logs', 'virtual-account', WEBHOOK_LOGS_FIELDS, webhookLogs],
-  ['DELETE', '/virtual-account/webhook/logs/{ref}', 'virtual-account', { params: pathParams('ref') }, deleteWebhookLog],
-  // The lookup by customer identifier after the fixed paths above, so /merchant/... and /customer/... are not read as identifiers.
-  ['GET', '/virtual-account/{id}', 'virtual-account', ID, accountById],
-  ['POST', '/virtual-account/simulate/payment', 'virtual-account', SIMULATE_PAYMENT_FIELDS, simulatePayment],
-];
-
 export function registerVirtualAccounts(
   router: Router,
   deps: { clock: SandboxClock; ledger: Ledger; webhooks: WebhookDispatcher; checkout: CheckoutApi },
   opts: VirtualAccountOptions,
 ): VirtualAccountsApi {
   const book = new VirtualAccountBook(deps, opts);
-  addRoutes(router, book, VIRTUAL_ACCOUNT_ROUTES);
+  addRoutes(router, 'virtual-account', book, [
+    ['POST', '/virtual-account', CREATE_CUSTOMER_ACCOUNT_FIELDS, createCustomerAccount],
+    ['POST', '/virtual-account/business', CREATE_BUSINESS_ACCOUNT_FIELDS, createBusinessAccount],
+    ['GET', '/virtual-account/customer/transactions/{id}', ID, customerCredits],
+    ['GET', '/virtual-account/merchant/transactions', {}, merchantCredits],
+    ['GET', '/virtual-account/merchant/transactions/all', SEARCH_CREDITS_FIELDS, searchCredits],
+    ['GET', '/virtual-account/customer/{number}', BY_NUMBER, accountByNumber],
+    ['GET', '/virtual-account/merchant/accounts', LIST_ACCOUNTS_FIELDS, listAccounts],
+    ['GET', '/virtual-account/webhook/logs', WEBHOOK_LOGS_FIELDS, webhookLogs],
+    ['DELETE', '/virtual-account/webhook/logs/{ref}', { params: pathParams('ref') }, deleteWebhookLog],
+    // The lookup by customer identifier after the fixed paths above, so /merchant/... and /customer/... are not read as identifiers.
+    ['GET', '/virtual-account/{id}', ID, accountById],
+    ['POST', '/virtual-account/simulate/payment', SIMULATE_PAYMENT_FIELDS, simulatePayment],
+  ]);
   return book;
 }
 
