@@ -1,7 +1,14 @@
 // Routes the Temporal SDK's logs (worker, workflow sinks, activity context) and Core's
 // forwarded logs through pino, so every line is JSON, redacted, and carries workflowId/runId.
 import type { Logger as PinoLogger } from 'pino';
-import { Runtime, makeTelemetryFilterString, type LogLevel, type LogMetadata, type Logger } from '@temporalio/worker';
+import {
+  Runtime,
+  makeTelemetryFilterString,
+  type LogLevel,
+  type LogMetadata,
+  type Logger,
+  type MetricsBuffer,
+} from '@temporalio/worker';
 import { setProcessMetricMeterSource } from '../observability/metrics';
 import { DURATION_BUCKETS_S, METRICS } from '../shared/flow-metrics';
 
@@ -41,6 +48,8 @@ let installed = false;
 export interface TemporalRuntimeOptions {
   /** host:port of the Prometheus exporter (`/metrics`): the SDK's worker metrics and the project's (METRICS_PORT). */
   metricsBindAddress?: string;
+  /** Or a buffer the process reads the metrics from itself (tests: what a workflow counted). */
+  metricsBuffer?: MetricsBuffer;
 }
 
 /**
@@ -79,7 +88,9 @@ export function installTemporalRuntime(
               },
             },
           }
-        : {}),
+        : opts.metricsBuffer
+          ? { metrics: { buffer: opts.metricsBuffer } }
+          : {}),
     },
   });
   installed = true;

@@ -33,6 +33,8 @@ export const METRICS = {
   requeries: 'payflow_requeries',
   /** {flow}: a value request sent again after requeries proved the first never arrived. */
   resendsProvedSafe: 'payflow_resends_proved_safe',
+  /** {flow, type}: a merchant event a flow could not hand to its delivery within its minute (the flow went on; the event was not sent). */
+  eventHandoversFailed: 'payflow_merchant_event_handovers_failed',
   /** {kind, result}: webhooks at the receiver: verified, rejected (signature), duplicate, invalid (body). */
   webhooks: 'payflow_webhooks',
   /** {server, route, method, status_code}: HTTP requests answered by the receiver and the codec server. */

@@ -6,9 +6,11 @@
 // The local activity's retries back off inside the worker (in wall-clock time, not skipped by the
 // time-skipping server), so this file takes about a minute.
 import { randomUUID } from 'node:crypto';
+import { MetricsBuffer } from '@temporalio/worker';
 import { createLogger } from '../../src/logging/logger';
 import { installTemporalRuntime } from '../../src/logging/temporal-logger';
 import { EVENT_HAND_OVER_MS } from '../../src/shared/activity-timeouts';
+import { METRICS } from '../../src/shared/flow-metrics';
 import { LOCAL_EMIT, attemptsWithin } from '../../src/workflows/steps/activity-options';
 import { LogCapture } from '../support/stack';
 import { sleep } from '../support/polling';
@@ -16,7 +18,8 @@ import { runWithWorker, useTimeSkippingEnv } from '../support/time-skipping';
 
 const FIXTURE = require.resolve('../fixtures/merchant-event-emission-workflows');
 const logs = new LogCapture();
-installTemporalRuntime(createLogger({ destination: logs, level: 'warn' }), 'WARN');
+const metrics = new MetricsBuffer({ maxBufferSize: 10_000 });
+installTemporalRuntime(createLogger({ destination: logs, level: 'warn' }), 'WARN', { metricsBuffer: metrics });
 const env = useTimeSkippingEnv();
 
 /** What the flow may take beyond the bound: the last attempt, its failure's way back, a loaded machine. */
@@ -72,6 +75,9 @@ describe('a hand-over that keeps failing', () => {
       eventId: expect.stringContaining(workflowId),
       error: expect.stringMatching(/Temporal is unreachable|Local Activity timed out/),
     });
+    // And counts it, once, by the event's type: what the MerchantEventsNotHandedOver alert reads.
+    const failed = [...metrics.retrieveUpdates()].filter((u) => u.metric.name === METRICS.eventHandoversFailed);
+    expect(failed.map((u) => [u.value, u.attributes.type])).toEqual([[1, 'payment.succeeded']]);
   }, 180_000);
 });
 

@@ -12,9 +12,10 @@
 // (./versioning.ts), so it calls no patch: no marker, no TemporalChangeVersion write. Delivery runs apart
 // from the flow, so it never changes or fails the flow's outcome. The local activity runs
 // non-cancellable (a cancel of the flow still reports its outcome), and a failure to hand the
-// event over is logged, never thrown. (Measured against a child workflow with ParentClosePolicy
+// event over is logged and counted (payflow_merchant_event_handovers_failed), never thrown. (Measured against a child workflow with ParentClosePolicy
 // ABANDON: docs/events.md, "Emission".)
-import { CancellationScope, log, patched, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, log, metricMeter, patched, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { METRICS } from '../../shared/flow-metrics';
 import type { MerchantEventDeliveryActivities } from '../../activities/merchant-event-delivery';
 import {
   MERCHANT_EVENT_DATA_VERSION,
@@ -136,7 +137,11 @@ export class MerchantEvents {
         if (own) this.sequence -= 1; // not emitted: the counter counts only events handed over
       }
     } catch (err) {
-      // Delivery never fails the flow: the outcome stands, the operator sees this warning.
+      // Delivery never fails the flow: the outcome stands; the operator sees this warning and the
+      // count (an alert, deploy/prometheus/alerts.yml), and redelivers with `notify replay`.
+      metricMeter
+        .createCounter(METRICS.eventHandoversFailed, undefined, 'Merchant events not handed to their delivery')
+        .add(1, { type });
       log.warn('merchant event could not be handed to its delivery', {
         eventId: event.id,
         type,
