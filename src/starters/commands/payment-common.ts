@@ -6,8 +6,8 @@ import type { QueryDefinition } from '@temporalio/common';
 import { CARD_FINAL_STATUSES } from '../../shared/card-payment';
 import { DIRECT_FINAL_STATUSES, type DirectPaymentState } from '../../shared/payment-common';
 import { PaymentStepError } from '../payment-common';
-import { jsonOutput, parkedForAPerson, printResult, progress, readSecret, settle, settleState } from './output';
-import { followFlow } from './run-options';
+import { parkedForAPerson, printResult, readSecret, settle, settleState } from './output';
+import { followToResult } from './run-options';
 
 /** " (final)" when a payment state is final. */
 export const final = (s: { status: string }) =>
@@ -31,14 +31,7 @@ export async function follow<S extends { status: string }>(
   render: (s: S) => string,
 ): Promise<void> {
   // A payment parked for a person (outcome unknown) stops the follow: exit 3, `ops resolve` settles it.
-  const state = (await followFlow(handle, query, render, {
-    intervalMs: 250,
-    out: progress,
-    until: parkedForAPerson,
-  })) as S;
-  if (jsonOutput()) progress(render(state)); // the final line too, where --json puts progress
-  printResult(state, [render(state), JSON.stringify(state, null, 2)]);
-  settleState(state);
+  await followToResult(handle, query, render, { until: parkedForAPerson, echoLast: true });
 }
 
 /** Prints a step's outcome; a refusal is a normal answer (exit code 2), an answer lost is 3, not a crash. */

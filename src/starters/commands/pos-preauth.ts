@@ -15,14 +15,13 @@ import {
   type PosPreAuthResult,
   type PosPreAuthState,
 } from '../../shared/pos-preauth';
-import { followUntilDone } from '../progress';
-import { followFlow, startedFlow } from './run-options';
+import { followFlow, followToResult, startedFlow } from './run-options';
 import { completePosPreAuth, posPreAuthHandle, releasePosPreAuth, startPosPreAuth } from '../pos-preauth';
 import type { ContextFactory } from './context';
 import type { StarterContext } from '../connect';
 import { readJsonFile } from './json-file';
 import { terminalFor, withCardPresentOptions, type CardPresentOptions } from './pos-terminal';
-import { printResult, progress, settleState } from './output';
+import { progress } from './output';
 
 export function renderPosPreAuthState(s: PosPreAuthState | PosPreAuthResult): string {
   const c = s.completion;
@@ -32,12 +31,9 @@ export function renderPosPreAuthState(s: PosPreAuthState | PosPreAuthResult): st
   return `[pos-preauth ${s.merchantRef}] ${s.status} held=${s.amount} attempt=${s.attempt}${until}${completion}${action}`;
 }
 
-/** Prints each new state of the pre-authorisation until it ends (after `pos complete` and `pos release`). */
-const followPreAuthToEnd = async (ctx: StarterContext, merchantRef: string): Promise<PosPreAuthResult> =>
-  (await followUntilDone(posPreAuthHandle(ctx, merchantRef), posPreAuthStateQuery, renderPosPreAuthState, {
-    intervalMs: 250,
-    out: progress,
-  })) as PosPreAuthResult;
+/** Prints each new state of the pre-authorisation until it ends (after `pos complete` and `pos release`), then the result. */
+const followPreAuthToEnd = (ctx: StarterContext, merchantRef: string, text?: (r: PosPreAuthResult) => string) =>
+  followToResult(posPreAuthHandle(ctx, merchantRef), posPreAuthStateQuery, renderPosPreAuthState, { text });
 
 const CARD_READ_FIELDS = [
   'card_pan',
@@ -110,10 +106,7 @@ export function registerPosPreAuthCommands(pos: Command, context: ContextFactory
         amount: o.amount !== undefined ? Number(o.amount) : (file.amount as number | string),
       });
       progress(`completion ${accepted.completionMerchantRef} of ${accepted.amount} accepted`);
-      if (!o.follow) return;
-      const result = await followPreAuthToEnd(ctx, o.merchantRef);
-      printResult(result, [renderPosPreAuthState(result), JSON.stringify(result, null, 2)]);
-      settleState(result);
+      if (o.follow) await followPreAuthToEnd(ctx, o.merchantRef);
     });
 
   pos
@@ -124,8 +117,6 @@ export function registerPosPreAuthCommands(pos: Command, context: ContextFactory
     .action(async (o: { merchantRef: string; reason?: string }) => {
       const ctx = await context();
       await releasePosPreAuth(ctx, o.merchantRef, o.reason);
-      const result = await followPreAuthToEnd(ctx, o.merchantRef);
-      printResult(result, renderPosPreAuthState(result));
-      settleState(result);
+      await followPreAuthToEnd(ctx, o.merchantRef, renderPosPreAuthState);
     });
 }

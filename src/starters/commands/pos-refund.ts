@@ -12,12 +12,12 @@ import {
   type PosRefundResult,
   type PosRefundState,
 } from '../../shared/pos-refund';
-import { followFlow, startedFlow } from './run-options';
+import { followToResult, startedFlow } from './run-options';
 import { posRefundLedger, startPosRefund } from '../pos-refund';
 import type { ContextFactory } from './context';
 import { readJsonFile } from './json-file';
 import { terminalFor, withCardPresentOptions, type CardPresentOptions } from './pos-terminal';
-import { printResult, progress, settleState } from './output';
+import { printResult } from './output';
 
 export function renderPosRefundState(s: PosRefundState | PosRefundResult): string {
   const last = s.steps.at(-1);
@@ -55,13 +55,7 @@ export function registerPosRefundCommands(pos: Command, context: ContextFactory)
     const terminalId = await terminalFor(o, file.terminal_id);
     const ctx = await context();
     const handle = await startPosRefund(ctx, { ...input, ...(terminalId ? { terminal_id: terminalId } : {}) });
-    if (!startedFlow(handle)) return;
-    const result = (await followFlow(handle, posRefundStateQuery, renderPosRefundState, {
-      intervalMs: 250,
-      out: progress,
-    })) as PosRefundResult;
-    printResult(result, [renderPosRefundState(result), JSON.stringify(result, null, 2)]);
-    settleState(result);
+    if (startedFlow(handle)) await followToResult(handle, posRefundStateQuery, renderPosRefundState);
   });
 
   pos

@@ -3,17 +3,11 @@
 //   pos remote --reference ORD-1 --terminal TID --amount 150000 [--account-type savings]
 //   pos remote-cancel --reference ORD-1
 import type { Command } from 'commander';
-import {
-  POS_REMOTE_FINAL_STATUSES,
-  posRemoteStateQuery,
-  type PosRemoteResult,
-  type PosRemoteState,
-} from '../../shared/pos-remote';
-import { followUntilDone } from '../progress';
-import { followFlow, startedFlow, startsFlow } from './run-options';
+import { POS_REMOTE_FINAL_STATUSES, posRemoteStateQuery, type PosRemoteState } from '../../shared/pos-remote';
+import { followToResult, startedFlow, startsFlow } from './run-options';
 import { cancelPosRemoteRequest, posRemoteRequestHandle, startPosRemoteRequest } from '../pos-remote';
 import type { ContextFactory } from './context';
-import { parkedForAPerson, printResult, progress, settleState } from './output';
+import { parkedForAPerson } from './output';
 
 export function renderPosRemoteState(s: PosRemoteState): string {
   const ref = s.requestRef ? ` request_ref=${s.requestRef}` : '';
@@ -52,15 +46,9 @@ export function registerPosRemoteCommands(pos: Command, context: ContextFactory)
         ...(o.accountType ? { account_type: o.accountType } : {}),
         ...(o.pollIntervalMs ? { options: { pollIntervalMs: Number(o.pollIntervalMs) } } : {}),
       });
-      if (!startedFlow(handle)) return;
       // A request parked for a person (outcome unknown, poll error) stops the follow with exit 3.
-      const result = (await followFlow(handle, posRemoteStateQuery, renderPosRemoteState, {
-        intervalMs: 250,
-        out: progress,
-        until: parkedForAPerson,
-      })) as PosRemoteResult;
-      printResult(result, [renderPosRemoteState(result), JSON.stringify(result, null, 2)]);
-      settleState(result);
+      if (startedFlow(handle))
+        await followToResult(handle, posRemoteStateQuery, renderPosRemoteState, { until: parkedForAPerson });
     },
   );
 
@@ -74,13 +62,9 @@ export function registerPosRemoteCommands(pos: Command, context: ContextFactory)
     .action(async (o: { reference: string; reason?: string }) => {
       const ctx = await context();
       await cancelPosRemoteRequest(ctx, o.reference, o.reason);
-      const result = (await followUntilDone(
-        posRemoteRequestHandle(ctx, o.reference),
-        posRemoteStateQuery,
-        renderPosRemoteState,
-        { intervalMs: 250, out: progress, until: parkedForAPerson },
-      )) as PosRemoteResult;
-      printResult(result, renderPosRemoteState(result));
-      settleState(result);
+      await followToResult(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState, {
+        until: parkedForAPerson,
+        text: renderPosRemoteState,
+      });
     });
 }

@@ -14,11 +14,11 @@ import {
   type PosTransactionResult,
   type PosTransactionState,
 } from '../../shared/pos-terminal';
-import { followFlow, startedFlow, startsFlow } from './run-options';
+import { followToResult, startedFlow, startsFlow } from './run-options';
 import { openPosTerminalSession, startPosTransaction } from '../pos-terminal';
 import { openRunPaymentsClient, type ContextFactory } from './context';
 import { readJsonFile } from './json-file';
-import { printResult, progress, settleState } from './output';
+import { printResult, progress } from './output';
 
 export function renderPosTransactionState(s: PosTransactionState | PosTransactionResult): string {
   const last = s.steps.at(-1);
@@ -94,12 +94,6 @@ export function registerPosTerminalCommands(pos: Command, context: ContextFactor
     const terminalId = await terminalFor(o, input.terminal_id);
     const ctx = await context();
     const handle = await startPosTransaction(ctx, { ...input, terminal_id: terminalId });
-    if (!startedFlow(handle)) return;
-    const result = (await followFlow(handle, posTransactionStateQuery, renderPosTransactionState, {
-      intervalMs: 250,
-      out: progress,
-    })) as PosTransactionResult;
-    printResult(result, [renderPosTransactionState(result), JSON.stringify(result, null, 2)]);
-    settleState(result);
+    if (startedFlow(handle)) await followToResult(handle, posTransactionStateQuery, renderPosTransactionState);
   });
 }

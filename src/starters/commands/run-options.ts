@@ -15,7 +15,7 @@ import { durationMs } from '../../shared/duration';
 import { StarterInputError } from '../../shared/input-error';
 import { followUntilDone } from '../progress';
 import { currentIo, overrideRunEnv, type CliIo } from './context';
-import { printResult, progress } from './output';
+import { jsonOutput, printResult, progress, settleState } from './output';
 
 /** Flag → the environment variable it overrides. */
 export const CONNECTION_FLAGS = {
@@ -173,4 +173,37 @@ export function followFlow<S>(
     until: (s) => timedOut || (opts.until?.(s) ?? false),
   });
   return withinTimeout(handle.workflowId, followed, () => (timedOut = true));
+}
+
+/** A result's text: its line, then the value as indented JSON. */
+export const lineAndJson = (line: string, value: unknown): string[] => [line, JSON.stringify(value, null, 2)];
+/** A result's text: none, so its JSON only. */
+export const asJson = (): undefined => undefined;
+
+/**
+ * Follows a flow (within --timeout) until it ends or `until` holds, printing each new state, then
+ * prints where it stopped as the command's result (`text`; by default its line and its JSON) and
+ * settles the exit code by its status.
+ */
+export async function followToResult<S extends { status: string }, R extends S = S>(
+  handle: WorkflowHandle,
+  stateQuery: QueryDefinition<S>,
+  render: (state: S) => string,
+  opts: {
+    until?: (state: S) => boolean;
+    /** The result's text without --json; one that answers undefined prints the JSON only. */
+    text?: (result: R) => string | string[] | undefined;
+    /** Under --json, the last line goes to progress (stderr) too, as the `pay` commands print it. */
+    echoLast?: boolean;
+  } = {},
+): Promise<R> {
+  const result = (await followFlow(handle, stateQuery, render, {
+    intervalMs: 250,
+    out: progress,
+    until: opts.until,
+  })) as R;
+  if (opts.echoLast && jsonOutput()) progress(render(result));
+  printResult(result, opts.text ? opts.text(result) : lineAndJson(render(result), result));
+  settleState(result);
+  return result;
 }

@@ -30,8 +30,7 @@ import {
   type SmsSendState,
 } from '../../shared/sms';
 import { StarterInputError } from '../../shared/input-error';
-import { followUntilDone } from '../progress';
-import { followFlow, startedFlow, startsFlow } from './run-options';
+import { followToResult, lineAndJson, startedFlow, startsFlow } from './run-options';
 import {
   createSmsTemplate,
   deleteSmsCampaign,
@@ -46,7 +45,7 @@ import {
   updateSmsTemplate,
 } from '../sms';
 import { currentIo, withApi, type ContextFactory } from './context';
-import { parkedForAPerson, printResult, progress, settle, settleState } from './output';
+import { parkedForAPerson, printResult, progress, settle } from './output';
 
 export function renderSmsSendState(s: SmsSendState | SmsSendResult): string {
   const done = s.batches.filter((b) => !['waiting', 'sending'].includes(b.outcome)).length;
@@ -107,16 +106,10 @@ function readJson(file: string): unknown {
  * person, and the follow stops there with exit 3.
  */
 async function followSend(handle: WorkflowHandle): Promise<void> {
-  const result = (await followFlow(handle, smsSendStateQuery, renderSmsSendState, {
-    intervalMs: 250,
-    out: progress,
+  await followToResult(handle, smsSendStateQuery, renderSmsSendState, {
     until: parkedForAPerson,
-  })) as SmsSendResult;
-  printResult(result, [
-    `${renderSmsSendState(result)} — ${result.message ?? result.status}`,
-    JSON.stringify(result, null, 2),
-  ]);
-  settleState(result);
+    text: (r: SmsSendResult) => lineAndJson(`${renderSmsSendState(r)} — ${r.message ?? r.status}`, r),
+  });
 }
 
 export function registerSmsCommands(program: Command, context: ContextFactory): void {
@@ -336,7 +329,7 @@ function registerCampaignCreate(campaigns: Command, context: ContextFactory): vo
         },
       });
       if (!startedFlow(handle)) return;
-      printCampaign(await followFlow(handle, smsCampaignStateQuery, renderSmsCampaignState, CAMPAIGN_FOLLOW));
+      await followToResult(handle, smsCampaignStateQuery, renderSmsCampaignState);
     }),
   );
 }
@@ -369,15 +362,7 @@ function registerCampaignFollow(campaigns: Command, context: ContextFactory): vo
                 ...(o.pollInterval ? { options: { pollInterval: o.pollInterval } } : {}),
               });
         progress(`following ${handle.workflowId}`);
-        printCampaign(await followUntilDone(handle, smsCampaignStateQuery, renderSmsCampaignState, CAMPAIGN_FOLLOW));
+        await followToResult(handle, smsCampaignStateQuery, renderSmsCampaignState);
       }),
     );
-}
-
-const CAMPAIGN_FOLLOW = { intervalMs: 250, out: progress };
-
-function printCampaign(followed: unknown): void {
-  const result = followed as SmsCampaignResult;
-  printResult(result, [renderSmsCampaignState(result), JSON.stringify(result, null, 2)]);
-  settleState(result);
 }

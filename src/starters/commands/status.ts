@@ -9,14 +9,14 @@ import { paymentWorkflowId } from '../../shared/payment-webhook';
 import { posRemoteStateQuery } from '../../shared/pos-remote';
 import { posTransactionStateQuery } from '../../shared/pos-terminal';
 import { StarterInputError } from '../../shared/input-error';
-import { followUntilDone } from '../progress';
 import { getCardPaymentState } from '../card-payment';
 import { getCheckoutState } from '../checkout';
 import { getDirectPaymentState } from '../payment-common';
 import { posRemoteRequestHandle } from '../pos-remote';
 import { posTransactionHandle } from '../pos-terminal';
 import type { ContextFactory } from './context';
-import { printResult, progress, settleState } from './output';
+import { printResult, settleState } from './output';
+import { asJson, followToResult } from './run-options';
 import { renderCard } from './card-payment';
 import { renderCheckout } from './checkout';
 import { renderDirect } from './payment-common';
@@ -53,27 +53,17 @@ export function registerPosStatusCommand(pos: Command, context: ContextFactory):
     .option('--merchant-ref <ref>', 'terminal transaction merchant_ref')
     .action(async (o: { reference?: string; merchantRef?: string }) => {
       const ctx = await context();
-      // Follow the flow to its end, print its state, and exit with what that state means.
-      const show = async (state: Promise<unknown>) => {
-        const final = await state;
-        printResult(final);
-        settleState(final as { status: string });
-      };
+      // Follow the flow to its end, print its state as JSON, and exit with what that state means.
       if (o.reference)
-        await show(
-          followUntilDone(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState, {
-            intervalMs: 250,
-            out: progress,
-          }),
-        );
+        await followToResult(posRemoteRequestHandle(ctx, o.reference), posRemoteStateQuery, renderPosRemoteState, {
+          text: asJson,
+        });
       else if (o.merchantRef)
-        await show(
-          followUntilDone(
-            posTransactionHandle(ctx, o.merchantRef),
-            posTransactionStateQuery,
-            renderPosTransactionState,
-            { intervalMs: 250, out: progress },
-          ),
+        await followToResult(
+          posTransactionHandle(ctx, o.merchantRef),
+          posTransactionStateQuery,
+          renderPosTransactionState,
+          { text: asJson },
         );
       else {
         throw new StarterInputError('POS status', [

@@ -5,11 +5,10 @@
 //   vend status --order ORD-9
 import type { Command } from 'commander';
 import { VEND_FINAL_STATUSES, vendStateQuery, type VendResult, type VendState } from '../../shared/vending';
-import { followUntilDone } from '../progress';
-import { followFlow, startedFlow, startsFlow } from './run-options';
+import { asJson, followToResult, lineAndJson, startedFlow, startsFlow } from './run-options';
 import { startVend, vendHandle } from '../vending';
 import { withApi, type ContextFactory } from './context';
-import { printResult, progress, settleState } from './output';
+import { printResult } from './output';
 
 export function renderVendState(s: VendState): string {
   const last = s.steps.at(-1);
@@ -55,12 +54,9 @@ export function registerVendingCommands(program: Command, context: ContextFactor
         email: o.email,
       });
       if (!startedFlow(handle)) return;
-      const result = (await followFlow(handle, vendStateQuery, renderVendState, {
-        intervalMs: 250,
-        out: progress,
-      })) as VendResult;
-      printResult(result, [`${renderVendState(result)} — ${result.message}`, JSON.stringify(result, null, 2)]);
-      settleState(result);
+      await followToResult(handle, vendStateQuery, renderVendState, {
+        text: (r: VendResult) => lineAndJson(`${renderVendState(r)} — ${r.message}`, r),
+      });
     },
   );
 
@@ -79,11 +75,6 @@ export function registerVendingCommands(program: Command, context: ContextFactor
     .requiredOption('--order <ref>', 'order reference')
     .action(async (o: { order: string }) => {
       const ctx = await context();
-      const state = (await followUntilDone(vendHandle(ctx, o.order), vendStateQuery, renderVendState, {
-        intervalMs: 250,
-        out: progress,
-      })) as { status: string };
-      printResult(state);
-      settleState(state);
+      await followToResult(vendHandle(ctx, o.order), vendStateQuery, renderVendState, { text: asJson });
     });
 }
