@@ -4,12 +4,12 @@
 import { z } from 'zod';
 import {
   authorizeCard,
+  awaitBankCode,
   CARD_FIELDS,
   cardStatus,
   validateBankCode,
   withReference,
   PARTNER_BANK_CODE,
-  TOKEN_ACCOUNT_PREFIX,
 } from './direct';
 import { isUssdBankCode, USSD_BANK_CODES } from '../api/schemas/direct';
 import {
@@ -189,7 +189,6 @@ const payByCard = onChannel('card', ({ store, publicUrl }, ctx, p) => {
   const first = firstCardStep(ctx.body, p.amount, store.clock.now());
   if ('error' in first) return fail(400, first.error);
   store.restartCheckout(p);
-  p.type = 'Card';
   p.card = { pan: first.pan, expiry: first.expiry };
   store.setStep(p, first.step);
   if (ctx.form && first.step === '3ds') return { status: 303, location: `/3ds/${encodeURIComponent(p.ref)}` };
@@ -223,11 +222,8 @@ const bankRules = ({ body }: RequestInput): RuleBreak | undefined =>
 const payByBank = onChannel('bank', ({ store }, ctx, p) => {
   const account = String(ctx.body.account_or_phoneno);
   const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
-  store.restartCheckout(p);
-  p.type = 'Bank';
-  p.bank = { account, bankCode };
-  p.authModel = account.startsWith(TOKEN_ACCOUNT_PREFIX) ? 'ValidateTOKEN' : 'ValidateOTP';
-  store.setStep(p, 'bank-code');
+  store.restartCheckout(p, 'Bank');
+  awaitBankCode(store, p, { account, bankCode });
   if (ctx.body.otp_token !== undefined && ctx.body.otp_token !== '') return checkBankCode(store, ctx, p);
   return ok({ transaction_ref: p.ref, transaction_status: 'Pending', auth_model: p.authModel });
 });
@@ -252,8 +248,7 @@ const USSD_BODY = z.object({ bank_code: oneOf(USSD_BANK_CODES, 'is not a support
 const payByUssd = onChannel('ussd', ({ store }, ctx, p) => {
   const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
   if (!isUssdBankCode(bankCode)) return fail(400, 'bank_code is not a supported USSD bank code');
-  store.restartCheckout(p);
-  p.type = 'Ussd';
+  store.restartCheckout(p, 'Ussd');
   p.ussd = { code: `*${bankCode}*000*${randomDigits(6)}#`, bankCode, expiresAt: p.checkout!.expiresAt };
   p.step = 'ussd';
   return ok({ transaction_ref: p.ref, ussd_reference: p.ussd.code, expiresAt: store.clock.iso(p.ussd.expiresAt) });
@@ -384,8 +379,7 @@ function simulateTransfer(store: PaymentStore, body: Record<string, unknown>): R
   if (p.status !== 'Pending') return fail(400, `Checkout is ${p.status}`);
   const amount = positiveIntegerValue(body.amount);
   if (amount !== p.amount) return fail(400, `amount does not match the amount due (${p.amount})`);
-  store.restartCheckout(p);
-  p.type = 'Transfer';
+  store.restartCheckout(p, 'Transfer');
   store.succeed(p);
   return ok('Payment successful');
 }

@@ -27,6 +27,7 @@ import {
   TEST_CARDS,
   type Payment,
   type PaymentStore,
+  type Step,
 } from './payments';
 import {
   asIs,
@@ -138,16 +139,15 @@ export function stepResult(p: Payment, message: string, extra: Record<string, un
   };
 }
 
+/** A pending card payment's status by the step it waits in, and the charge's message for that step. */
+const CARD_STEPS: Partial<Record<Step, { status: string; message: string }>> = {
+  pin: { status: 'ValidatePin', message: 'Charge attempted: enter the card PIN' },
+  otp: { status: 'ValidateOTP', message: 'Charge attempted: enter the OTP sent to the card holder' },
+  '3ds': { status: 'ThreeDSecure', message: 'Complete the 3DS challenge at auth_url' },
+};
+
 export const cardStatus = (p: Payment): string =>
-  p.status !== 'Pending'
-    ? p.status
-    : p.step === 'pin'
-      ? 'ValidatePin'
-      : p.step === 'otp'
-        ? 'ValidateOTP'
-        : p.step === '3ds'
-          ? 'ThreeDSecure'
-          : 'Pending';
+  p.status !== 'Pending' ? p.status : ((p.step && CARD_STEPS[p.step]?.status) ?? 'Pending');
 
 /**
  * The bank debit's parameter table also lists flat names (`email`, `name`, `bank_code`, `account_or_phone`) next
@@ -229,14 +229,8 @@ function chargeCard(
   }
   const p = store.create({ ...base, type: 'Card', card: { pan: first.pan, expiry: first.expiry } });
   store.setStep(p, first.step);
-  const message =
-    first.step === '3ds'
-      ? 'Complete the 3DS challenge at auth_url'
-      : first.step === 'pin'
-        ? 'Charge attempted: enter the card PIN'
-        : 'Charge attempted: enter the OTP sent to the card holder';
   return ok(
-    stepResult(p, message, {
+    stepResult(p, CARD_STEPS[first.step]!.message, {
       transaction_status: cardStatus(p),
       ...(first.step === '3ds' ? { auth_url: authUrl } : {}),
     }),
@@ -245,15 +239,20 @@ function chargeCard(
 
 /** The bank debit (B3): the account's first digit picks a token or an OTP. */
 function debitBank(store: PaymentStore, base: PaymentBase, bank: Record<string, unknown>): Reply {
-  const account = String(bank.account_or_phoneno);
-  const p = store.create({ ...base, type: 'Bank', bank: { account, bankCode: String(bank.bank_code) } });
-  p.authModel = account.startsWith(TOKEN_ACCOUNT_PREFIX) ? 'ValidateTOKEN' : 'ValidateOTP';
-  store.setStep(p, 'bank-code');
+  const p = store.create({ ...base, type: 'Bank' });
+  awaitBankCode(store, p, { account: String(bank.account_or_phoneno), bankCode: String(bank.bank_code) });
   const message =
     p.authModel === 'ValidateTOKEN'
       ? 'Enter the 6-digit code from your token or e-token'
       : 'Enter the OTP sent to the phone linked to the account';
   return ok(stepResult(p, message, { auth_model: p.authModel, transaction_status: 'Pending' }));
+}
+
+/** A bank debit (direct or the checkout's bank channel) waits for the bank's code: a token or an OTP, by account. */
+export function awaitBankCode(store: PaymentStore, p: Payment, bank: { account: string; bankCode: string }): void {
+  p.bank = bank;
+  p.authModel = bank.account.startsWith(TOKEN_ACCOUNT_PREFIX) ? 'ValidateTOKEN' : 'ValidateOTP';
+  store.setStep(p, 'bank-code');
 }
 
 /** The USSD payment (B5): a code for the payer to dial before it expires. */
@@ -317,8 +316,7 @@ function finish3ds(store: PaymentStore, ref: string, outcome: 'complete' | 'fail
   if (!p || p.step !== '3ds' || p.status !== 'Pending')
     return htmlPage(404, '3-D Secure', '<p class="error">No challenge pending for this transaction.</p>');
   if (outcome === 'fail') {
-    if (p.checkout) store.restartCheckout(p);
-    else store.finish(p, 'Failed', '3DS authentication failed');
+    store.failAttempt(p, '3DS authentication failed');
     return htmlPage(200, '3-D Secure', '<p id="result">Authentication failed.</p>');
   }
   store.succeed(p);
@@ -377,8 +375,7 @@ export function authorizeCard(store: PaymentStore, p: Payment, auth: Record<stri
     if (otp === undefined || otp === null || otp === '') return fail(400, 'otp is required');
     if (String(otp) !== SANDBOX_OTP) return wrong(store, p, 'Invalid OTP');
     if (p.card?.pan === TEST_CARDS.insufficientFunds) {
-      if (p.checkout) store.restartCheckout(p);
-      else store.finish(p, 'Failed', 'Insufficient funds');
+      store.failAttempt(p, 'Insufficient funds');
       return fail(400, 'Insufficient funds');
     }
     store.succeed(p);
@@ -394,8 +391,7 @@ export function validateBankCode(store: PaymentStore, p: Payment, code: string):
   if (code !== SANDBOX_OTP) return wrong(store, p, 'Invalid OTP or token');
   const model = p.authModel;
   if (p.bank?.account === BANK_INSUFFICIENT_FUNDS_ACCOUNT) {
-    if (p.checkout) store.restartCheckout(p);
-    else store.finish(p, 'Failed', 'Insufficient funds');
+    store.failAttempt(p, 'Insufficient funds');
     return fail(400, 'Insufficient funds');
   }
   store.succeed(p);

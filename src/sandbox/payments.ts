@@ -206,6 +206,10 @@ export function firstCardStep(
   }
 }
 
+/** A successful payment's ledger entry: by origin, a direct payment's by its type (USSD otherwise). */
+const ORIGIN_LEDGER_KINDS: Record<'checkout' | 'token', LedgerKind> = { checkout: 'checkout', token: 'token_charge' };
+const DIRECT_LEDGER_KINDS: Partial<Record<TransactionType, LedgerKind>> = { Card: 'card_charge', Bank: 'bank_debit' };
+
 export interface PaymentsDeps {
   clock: SandboxClock;
   ledger: Ledger;
@@ -295,10 +299,13 @@ export class PaymentStore {
     }
   }
 
-  /** A checkout goes back to 'choose' (card attempt abandoned or failed; the modal can be used again). */
-  restartCheckout(p: Payment): void {
+  /**
+   * A checkout goes back to 'choose' (card attempt abandoned or failed; the modal can be used again),
+   * or to the start of a channel of this type.
+   */
+  restartCheckout(p: Payment, type: TransactionType = 'Card'): void {
     p.step = 'choose';
-    p.type = 'Card';
+    p.type = type;
     p.card = undefined;
     p.bank = undefined;
     p.authModel = undefined;
@@ -318,9 +325,14 @@ export class PaymentStore {
   wrongTry(p: Payment): boolean {
     p.wrongTries += 1;
     if (p.wrongTries < MAX_WRONG_TRIES) return false;
-    if (p.checkout) this.restartCheckout(p);
-    else this.finish(p, 'Failed', 'too many wrong attempts');
+    this.failAttempt(p, 'too many wrong attempts');
     return true;
+  }
+
+  /** The attempt failed: a checkout's attempt starts over (the modal can be used again); a direct payment fails. */
+  failAttempt(p: Payment, reason: string): void {
+    if (p.checkout) this.restartCheckout(p);
+    else this.finish(p, 'Failed', reason);
   }
 
   finish(p: Payment, status: 'Failed' | 'Abandoned', reason: string): void {
@@ -336,16 +348,7 @@ export class PaymentStore {
     p.status = 'Success';
     p.step = undefined;
     p.updatedAt = now;
-    const kind: LedgerKind =
-      p.origin === 'checkout'
-        ? 'checkout'
-        : p.origin === 'token'
-          ? 'token_charge'
-          : p.type === 'Card'
-            ? 'card_charge'
-            : p.type === 'Bank'
-              ? 'bank_debit'
-              : 'ussd';
+    const kind = p.origin === 'direct' ? (DIRECT_LEDGER_KINDS[p.type] ?? 'ussd') : ORIGIN_LEDGER_KINDS[p.origin];
     this.deps.ledger.record(kind, p.ref, p.amount, p.currency);
     if (p.checkout && p.isRecurring && p.card && !p.tokenId) {
       p.tokenId = `AUTH_${randomDigits(12)}`;
