@@ -3,7 +3,7 @@
 // mandate_debit per date, and no requested debit is involved. One debit per (mandate, date) however the clock is
 // moved; a short balance refuses the date as a requested debit would; a cancelled mandate is not debited.
 import { MANDATE_OTP } from '../../src/sandbox';
-import { useSandbox, uid, type Json } from './helpers';
+import { mandateBody, useSandbox, type Json } from './helpers';
 
 const env = useSandbox();
 const DAY = 24 * 3600 * 1000;
@@ -15,31 +15,23 @@ const midnight = (ms: number) => Math.floor(ms / DAY) * DAY;
 
 /** A daily FIXED mandate (WEEKLY, 7 a week) of `amount`, 100 000 kobo a date from `first`, approved with the OTP. */
 async function approvedFixed(first: number, last: number, amount: number): Promise<Json> {
-  const r = await env.api.post('/transaction/mandate/create', {
-    mandate_type: 'emandate',
-    debit_type: 'FIXED',
-    amount,
-    account_number: '0123456789',
-    bank_code: '058',
-    description: 'Daily plan',
-    start_date: dayOf(first - DAY),
-    end_date: dayOf(last),
-    customer_email: `${uid('fx')}@example.com`,
-    transaction_reference: uid('MREF-'),
-    customerInformation: {
-      identity: { type: 'bvn', number: '22212345678' },
-      firstName: 'Ada',
-      lastName: 'Obi',
-      address: '1 Way',
-      phone: '08012345678',
-    },
-    fixedMandateSettings: {
-      frequency: 'WEEKLY',
-      interval: 7,
-      initial_debit_amount: 100_000,
-      initial_debit_date: dayOf(first),
-    },
-  });
+  const r = await env.api.post(
+    '/transaction/mandate/create',
+    mandateBody({
+      debit_type: 'FIXED',
+      amount,
+      description: 'Daily plan',
+      start_date: dayOf(first - DAY),
+      end_date: dayOf(last),
+      fixedMandateSettings: {
+        frequency: 'WEEKLY',
+        interval: 7,
+        initial_debit_amount: 100_000,
+        initial_debit_date: dayOf(first),
+      },
+    }),
+  );
+
   expect(r.status).toBe(200);
   const m = r.body!.data as Json;
   const approved = await env.api.post('/transaction/mandate/validate-otp', {
@@ -133,25 +125,15 @@ describe('the sandbox debits FIXED mandates on its own schedule', () => {
 
   it('a VARIABLE mandate is never debited on its own', async () => {
     const tomorrow = midnight(await sandboxNow()) + DAY;
-    const r = await env.api.post('/transaction/mandate/create', {
-      mandate_type: 'emandate',
-      debit_type: 'variable',
-      amount: 1_000_000,
-      account_number: '0123456789',
-      bank_code: '058',
-      description: 'At will',
-      start_date: dayOf(tomorrow - DAY),
-      end_date: dayOf(tomorrow + 30 * DAY),
-      customer_email: `${uid('v')}@example.com`,
-      transaction_reference: uid('MREF-'),
-      customerInformation: {
-        identity: { type: 'bvn', number: '22212345678' },
-        firstName: 'Ada',
-        lastName: 'Obi',
-        address: '1 Way',
-        phone: '08012345678',
-      },
-    });
+    const r = await env.api.post(
+      '/transaction/mandate/create',
+      mandateBody({
+        description: 'At will',
+        start_date: dayOf(tomorrow - DAY),
+        end_date: dayOf(tomorrow + 30 * DAY),
+      }),
+    );
+
     const m = r.body!.data as Json;
     await env.api.post('/transaction/mandate/validate-otp', { session_token: m.session_token, otp: 123456 });
     await moveTo(tomorrow + 2 * DAY);

@@ -188,3 +188,25 @@ export function opensslHmac(data: Buffer | string, key: string): string {
 }
 
 export const uid = (prefix: string) => `${prefix}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+
+/** A mandate create body (D1) the sandbox accepts: an e-mandate, VARIABLE, 10 000 NGN over a year; `over` on top. */
+export const mandateBody = (over: Record<string, unknown> = {}) => ({
+  mandate_type: 'emandate',
+  debit_type: 'variable',
+  amount: 1_000_000,
+  account_number: '0123456789',
+  bank_code: '058',
+  description: 'Subscription',
+  start_date: '2026-11-22',
+  end_date: '2027-11-22',
+  customer_email: `${uid('c')}@example.com`,
+  transaction_reference: uid('MREF-'),
+  customerInformation: {
+    identity: { type: 'bvn', number: '22212345678' },
+    firstName: 'Ada',
+    lastName: 'Obi',
+    address: '1 Way',
+    phone: '08012345678',
+  },
+  ...over,
+});

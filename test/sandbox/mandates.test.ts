@@ -1,32 +1,12 @@
 // D. Direct-debit mandates over plain HTTP: create, OTP session on the clock, approve, debit,
 // duplicates, cancel report, listing with filters and cursors, resend, reject.
 import { MANDATE_OTP, MANDATE_SESSION_MS } from '../../src/sandbox';
-import { useSandbox, uid, type Json } from './helpers';
+import { mandateBody, useSandbox, uid, type Json } from './helpers';
 
 const env = useSandbox();
 
-const mandate = (over: Record<string, unknown> = {}) => ({
-  mandate_type: 'emandate',
-  debit_type: 'variable',
-  amount: 1_000_000,
-  account_number: '0123456789',
-  bank_code: '058',
-  description: 'Subscription',
-  start_date: '2026-11-22',
-  end_date: '2027-11-22',
-  customer_email: `${uid('c')}@example.com`,
-  transaction_reference: uid('MREF-'),
-  customerInformation: {
-    identity: { type: 'bvn', number: '22212345678' },
-    firstName: 'Ada',
-    lastName: 'Obi',
-    address: '1 Way',
-    phone: '08012345678',
-  },
-  ...over,
-});
 const create = async (over: Record<string, unknown> = {}) => {
-  const r = await env.api.post('/transaction/mandate/create', mandate(over));
+  const r = await env.api.post('/transaction/mandate/create', mandateBody(over));
   expect(r.status).toBe(200);
   return r.body!.data as Json;
 };
@@ -103,17 +83,17 @@ describe("the sandbox's direct-debit mandates (D1-D4)", () => {
   });
 
   it('validation: required fields, FIXED settings, one live mandate per customer email, unique reference (D1)', async () => {
-    expect((await env.api.post('/transaction/mandate/create', mandate({ amount: undefined }))).body!.message).toBe(
+    expect((await env.api.post('/transaction/mandate/create', mandateBody({ amount: undefined }))).body!.message).toBe(
       'amount is required',
     );
-    expect((await env.api.post('/transaction/mandate/create', mandate({ account_number: '123' }))).body!.message).toBe(
-      'account_number must be 10 digits',
-    );
+    expect(
+      (await env.api.post('/transaction/mandate/create', mandateBody({ account_number: '123' }))).body!.message,
+    ).toBe('account_number must be 10 digits');
     expect(
       (
         await env.api.post(
           '/transaction/mandate/create',
-          mandate({
+          mandateBody({
             customerInformation: {
               identity: { type: 'bvn', number: '1' },
               firstName: 'A',
@@ -125,9 +105,9 @@ describe("the sandbox's direct-debit mandates (D1-D4)", () => {
         )
       ).status,
     ).toBe(400);
-    expect((await env.api.post('/transaction/mandate/create', mandate({ debit_type: 'FIXED' }))).body!.message).toBe(
-      'fixedMandateSettings is required',
-    );
+    expect(
+      (await env.api.post('/transaction/mandate/create', mandateBody({ debit_type: 'FIXED' }))).body!.message,
+    ).toBe('fixedMandateSettings is required');
     const fixed = await create({
       debit_type: 'FIXED',
       fixedMandateSettings: {
@@ -141,14 +121,16 @@ describe("the sandbox's direct-debit mandates (D1-D4)", () => {
     const email = `${uid('dup')}@example.com`;
     const first = await create({ customer_email: email });
     expect(
-      await env.api.post('/transaction/mandate/create', mandate({ customer_email: email.toUpperCase() })),
+      await env.api.post('/transaction/mandate/create', mandateBody({ customer_email: email.toUpperCase() })),
     ).toMatchObject({ status: 400, body: { message: 'Customer already exists with the same email address.' } });
     await env.api.post('/transaction/mandate/cancel', { mandateIds: [first.mandate_id] });
-    expect((await env.api.post('/transaction/mandate/create', mandate({ customer_email: email }))).status).toBe(200); // the old one is cancelled
+    expect((await env.api.post('/transaction/mandate/create', mandateBody({ customer_email: email }))).status).toBe(
+      200,
+    ); // the old one is cancelled
     const ref = uid('R-');
     await create({ transaction_reference: ref });
     expect(
-      (await env.api.post('/transaction/mandate/create', mandate({ transaction_reference: ref }))).body!.message,
+      (await env.api.post('/transaction/mandate/create', mandateBody({ transaction_reference: ref }))).body!.message,
     ).toBe('Duplicate transaction reference');
   });
 
