@@ -19,8 +19,31 @@ function describeNumberProblem(v: number): string | undefined {
   return undefined;
 }
 
-const requiredNumber = (what: string) =>
-  z.number({ error: (iss) => (iss.input === undefined ? 'is required' : `must be a number: ${what}`) });
+/** A required field's error: 'is required' when it is absent, `message` when it has the wrong type. */
+export const requiredOr =
+  (message: string) =>
+  (iss: { input?: unknown }): string =>
+    iss.input === undefined ? 'is required' : message;
+
+/** A required string of a fixed form: `must be ${what}` when it is no string, `rule` when it breaks the pattern. */
+export const patternString = (what: string, pattern: RegExp, rule: string) =>
+  z.string({ error: requiredOr(`must be ${what}`) }).regex(pattern, rule);
+
+/**
+ * A value callers may hold as a number (ids, OTPs, meter numbers, account numbers): a string or
+ * a number, sent as a string so a leading 0 survives, then checked by `then`.
+ */
+export const textOrNumber = (what: string, then: z.ZodString) =>
+  z
+    .union([z.string(), z.number()], { error: requiredOr(`must be ${what}`) })
+    .transform((v) => String(v))
+    .pipe(then);
+
+/** A required nested object: `must be ${what}` when something else came. */
+export const requiredObject = <S extends z.core.$ZodLooseShape>(shape: S, what: string) =>
+  z.strictObject(shape, { error: requiredOr(`must be ${what}`) });
+
+const requiredNumber = (what: string) => z.number({ error: requiredOr(`must be a number: ${what}`) });
 
 /** Request amount sent as a JSON integer. */
 export function koboAmount(opts: { min?: number; minMessage?: string } = {}) {
@@ -41,39 +64,35 @@ export function koboAmount(opts: { min?: number; minMessage?: string } = {}) {
  */
 export function koboAmountAsString(opts: { min?: number } = {}) {
   const min = opts.min ?? 1;
-  return z
-    .union([z.number(), z.string()], {
-      error: (iss) => (iss.input === undefined ? 'is required' : `must be ${AMOUNT_UNIT}`),
-    })
-    .transform((v, ctx) => {
-      let n: number;
-      if (typeof v === 'number') {
-        const problem = describeNumberProblem(v);
-        if (problem) {
-          ctx.addIssue({ code: 'custom', message: problem });
-          return z.NEVER;
-        }
-        n = v;
-      } else {
-        if (!/^\d+$/.test(v)) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `must be ${AMOUNT_UNIT}, written with digits only (no decimal point, no separators)`,
-          });
-          return z.NEVER;
-        }
-        n = Number(v);
-        if (!Number.isSafeInteger(n)) {
-          ctx.addIssue({ code: 'custom', message: 'is beyond the safe integer range' });
-          return z.NEVER;
-        }
-      }
-      if (n < min) {
-        ctx.addIssue({ code: 'custom', message: `must be at least ${min}` });
+  return z.union([z.number(), z.string()], { error: requiredOr(`must be ${AMOUNT_UNIT}`) }).transform((v, ctx) => {
+    let n: number;
+    if (typeof v === 'number') {
+      const problem = describeNumberProblem(v);
+      if (problem) {
+        ctx.addIssue({ code: 'custom', message: problem });
         return z.NEVER;
       }
-      return String(n);
-    });
+      n = v;
+    } else {
+      if (!/^\d+$/.test(v)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be ${AMOUNT_UNIT}, written with digits only (no decimal point, no separators)`,
+        });
+        return z.NEVER;
+      }
+      n = Number(v);
+      if (!Number.isSafeInteger(n)) {
+        ctx.addIssue({ code: 'custom', message: 'is beyond the safe integer range' });
+        return z.NEVER;
+      }
+    }
+    if (n < min) {
+      ctx.addIssue({ code: 'custom', message: `must be at least ${min}` });
+      return z.NEVER;
+    }
+    return String(n);
+  });
 }
 
 /**
@@ -108,9 +127,7 @@ export const signedDecimalString = z
   .regex(SIGNED_DECIMAL_STRING, 'must be a decimal string such as "-1200.50"');
 /** Request decimal string: accepts a decimal string, or a safe integer turned into one. */
 export const decimalAmountInput = z
-  .union([z.string(), z.number()], {
-    error: (iss) => (iss.input === undefined ? 'is required' : 'must be a decimal string such as "5000.00"'),
-  })
+  .union([z.string(), z.number()], { error: requiredOr('must be a decimal string such as "5000.00"') })
   .transform((v, ctx) => {
     if (typeof v === 'number') {
       if (!Number.isSafeInteger(v) || v < 0) {
@@ -150,12 +167,10 @@ export const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optiona
 export const idString = z.union([z.string(), z.number()]).transform((v) => String(v));
 
 export const requiredString = (what = 'a string') =>
-  z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) })
-    .min(1, 'must not be empty');
+  z.string({ error: requiredOr(`must be ${what}`) }).min(1, 'must not be empty');
 
 export const email = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an email address') })
+  .string({ error: requiredOr('must be an email address') })
   .max(254, 'must be at most 254 characters')
   // Linear: the first label has no dot, so it and the dot after it cannot trade characters (the
   // former [^\s@]+\.[^\s@]+ backtracked quadratically on `x@` and many dots).
@@ -174,29 +189,37 @@ export const reference = () =>
 
 export const pathParam = requiredString('a string').max(200, 'must be at most 200 characters');
 
-export const tenDigitAccount = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of exactly 10 digits') })
-  .regex(/^\d{10}$/, 'must be exactly 10 digits');
+export const tenDigitAccount = patternString('a string of exactly 10 digits', /^\d{10}$/, 'must be exactly 10 digits');
 
-export const tenDigitAccountInput = z
-  .union([z.string(), z.number()], {
-    error: (iss) => (iss.input === undefined ? 'is required' : 'must be exactly 10 digits'),
-  })
-  .transform((v) => String(v))
-  .pipe(z.string().regex(/^\d{10}$/, 'must be exactly 10 digits'));
+export const tenDigitAccountInput = textOrNumber(
+  'exactly 10 digits',
+  z.string().regex(/^\d{10}$/, 'must be exactly 10 digits'),
+);
 
-export const mobileNum = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of at most 11 digits') })
-  .regex(/^\d{1,11}$/, 'must be at most 11 digits (digits only)');
+export const mobileNum = patternString(
+  'a string of at most 11 digits',
+  /^\d{1,11}$/,
+  'must be at most 11 digits (digits only)',
+);
+
+export const phoneNumber = patternString(
+  'a phone number string',
+  /^\+?\d{7,15}$/,
+  'must be a phone number (digits, optional leading +)',
+);
 
 export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
-export const twoDigitMonth = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a 2-digit month string "01".."12"') })
-  .regex(/^(0[1-9]|1[0-2])$/, 'must be a 2-digit month "01".."12"');
-export const twoDigitYear = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a 2-digit year string such as "27"') })
-  .regex(/^\d{2}$/, 'must be a 2-digit year such as "27"');
+export const twoDigitMonth = patternString(
+  'a 2-digit month string "01".."12"',
+  /^(0[1-9]|1[0-2])$/,
+  'must be a 2-digit month "01".."12"',
+);
+export const twoDigitYear = patternString(
+  'a 2-digit year string such as "27"',
+  /^\d{2}$/,
+  'must be a 2-digit year such as "27"',
+);
 
 function validCalendarDate(y: number, m: number, d: number): boolean {
   const dt = new Date(Date.UTC(y, m - 1, d));
@@ -218,13 +241,11 @@ export const mmddyyyyDash = z.string().superRefine((v, ctx) => {
 });
 
 /** mm/dd/yyyy (a customer account's dob, C1). */
-export const mmddyyyySlash = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a date mm/dd/yyyy') })
-  .superRefine((v, ctx) => {
-    const m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(v);
-    if (!m || !validCalendarDate(+m[3], +m[1], +m[2]))
-      ctx.addIssue({ code: 'custom', message: 'must be a date mm/dd/yyyy' });
-  });
+export const mmddyyyySlash = z.string({ error: requiredOr('must be a date mm/dd/yyyy') }).superRefine((v, ctx) => {
+  const m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(v);
+  if (!m || !validCalendarDate(+m[3], +m[1], +m[2]))
+    ctx.addIssue({ code: 'custom', message: 'must be a date mm/dd/yyyy' });
+});
 
 /** Parses YYYY-MM-DD or an ISO 8601 timestamp to epoch ms (UTC); undefined when unparseable. */
 export function parseDateLike(v: string): number | undefined {
@@ -254,7 +275,7 @@ export function addOneMonth(ms: number): number {
 
 /** Case-insensitive enum that yields the canonical spelling. */
 export function caseInsensitiveEnum<const T extends readonly [string, ...string[]]>(values: T, message: string) {
-  return z.string({ error: (iss) => (iss.input === undefined ? 'is required' : message) }).transform((v, ctx) => {
+  return z.string({ error: requiredOr(message) }).transform((v, ctx) => {
     const hit = values.find((c) => c.toLowerCase() === v.trim().toLowerCase());
     if (hit === undefined) {
       ctx.addIssue({ code: 'custom', message });
@@ -273,6 +294,18 @@ export const pageNumber = z
   .union([z.number(), z.string()])
   .transform((v) => (typeof v === 'number' ? v : Number(v)))
   .pipe(z.number().int('must be a whole number').min(1, 'must be at least 1'));
+
+/** The page and page size the lists take. */
+export const paging = { page: pageNumber.optional(), perPage: pageNumber.optional() };
+/** The SMS and vending lists: paging, a sort key and a day window. */
+export const sortedPaging = { ...paging, sorted_by: z.string().min(1).optional() };
+export const dayWindow = { date_from: isoDate.optional(), date_to: isoDate.optional() };
+
+/** A page the service counts: `count` rows in all, `rows` of this page. */
+export const countedRows = <T extends z.ZodType, E extends z.core.$ZodLooseShape = Record<never, never>>(
+  row: T,
+  more?: E,
+) => z.looseObject({ count: z.number().int(), rows: z.array(row), ...(more as E) });
 
 /** `data` that the spec gives as {} or leaves open. */
 export const anyData = z.unknown().transform((v) => (v === undefined ? null : v));

@@ -8,16 +8,15 @@ import {
   kobo,
   koboAmount,
   opt,
+  patternString,
   reference,
+  requiredObject,
   requiredString,
   twoDigitMonth,
   twoDigitYear,
 } from './common';
 
-const customer = z.strictObject(
-  { name: requiredString(), email },
-  { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object {name, email}') },
-);
+const customer = requiredObject({ name: requiredString(), email }, 'an object {name, email}');
 
 /** Fields common to the three process-payment variants. */
 const processPaymentBase = {
@@ -36,21 +35,14 @@ const processPaymentBase = {
 
 export const DirectChargeCardRequestSchema = z.strictObject({
   ...processPaymentBase,
-  card: z.strictObject(
+  card: requiredObject(
     {
-      number: z
-        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') })
-        .regex(/^\d{12,19}$/, 'must be 12 to 19 digits'),
-      cvv: z
-        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of 3 or 4 digits') })
-        .regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
+      number: patternString('a string of digits', /^\d{12,19}$/, 'must be 12 to 19 digits'),
+      cvv: patternString('a string of 3 or 4 digits', /^\d{3,4}$/, 'must be 3 or 4 digits'),
       expiry_month: twoDigitMonth,
       expiry_year: twoDigitYear,
     },
-    {
-      error: (iss) =>
-        iss.input === undefined ? 'is required' : 'must be an object {number, cvv, expiry_month, expiry_year}',
-    },
+    'an object {number, cvv, expiry_month, expiry_year}',
   ),
   redirect_url: httpUrl.optional(),
 });
@@ -58,54 +50,52 @@ export type DirectChargeCardRequest = z.input<typeof DirectChargeCardRequestSche
 
 export const DirectAuthorizeCardRequestSchema = z.strictObject({
   transaction_reference: reference(),
-  authorization: z
-    .strictObject(
-      {
-        pin: z
-          .string()
-          .regex(/^\d{4}$/, 'must be 4 digits')
-          .optional(),
-        otp: z
-          .string()
-          .regex(/^\d{4,8}$/, 'must be 4 to 8 digits')
-          .optional(),
-      },
-      { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object with pin or otp') },
-    )
-    .superRefine((v, ctx) => {
-      if ((v.pin === undefined) === (v.otp === undefined))
-        ctx.addIssue({ code: 'custom', message: 'must carry exactly one of pin or otp' });
-    }),
+  authorization: requiredObject(
+    {
+      pin: z
+        .string()
+        .regex(/^\d{4}$/, 'must be 4 digits')
+        .optional(),
+      otp: z
+        .string()
+        .regex(/^\d{4,8}$/, 'must be 4 to 8 digits')
+        .optional(),
+    },
+    'an object with pin or otp',
+  ).superRefine((v, ctx) => {
+    if ((v.pin === undefined) === (v.otp === undefined))
+      ctx.addIssue({ code: 'custom', message: 'must carry exactly one of pin or otp' });
+  }),
 });
 export type DirectAuthorizeCardRequest = z.input<typeof DirectAuthorizeCardRequestSchema>;
 
 export const DirectChargeBankRequestSchema = z.strictObject({
   ...processPaymentBase,
-  bank: z.strictObject(
+  bank: requiredObject(
     {
-      bank_code: z
-        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a NIP bank code string') })
-        .regex(/^\d{3,6}$/, 'must be a NIP bank code (3 to 6 digits)'),
-      account_or_phoneno: z
-        .string({
-          error: (iss) => (iss.input === undefined ? 'is required' : 'must be an account number or phone number'),
-        })
-        .regex(/^\d{10,13}$/, 'must be a 10-digit account number or a phone number (digits only)'),
+      bank_code: patternString('a NIP bank code string', /^\d{3,6}$/, 'must be a NIP bank code (3 to 6 digits)'),
+      account_or_phoneno: patternString(
+        'an account number or phone number',
+        /^\d{10,13}$/,
+        'must be a 10-digit account number or a phone number (digits only)',
+      ),
     },
-    { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object {bank_code, account_or_phoneno}') },
+    'an object {bank_code, account_or_phoneno}',
   ),
 });
 export type DirectChargeBankRequest = z.input<typeof DirectChargeBankRequestSchema>;
 
 export const DirectValidateBankRequestSchema = z.strictObject({
   transaction_reference: reference(),
-  authorization: z.strictObject(
+  authorization: requiredObject(
     {
-      otp_token: z
-        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') })
-        .regex(/^\d{4,8}$/, 'must be the 4 to 8 digit OTP or token the payer entered'),
+      otp_token: patternString(
+        'a string of digits',
+        /^\d{4,8}$/,
+        'must be the 4 to 8 digit OTP or token the payer entered',
+      ),
     },
-    { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object {otp_token}') },
+    'an object {otp_token}',
   ),
 });
 export type DirectValidateBankRequest = z.input<typeof DirectValidateBankRequestSchema>;
@@ -143,9 +133,9 @@ export const isUssdBankCode = (code: string): code is UssdBankCode =>
 
 export const DirectInitiateUssdRequestSchema = z.strictObject({
   ...processPaymentBase,
-  ussd: z.strictObject(
+  ussd: requiredObject(
     { bank_code: z.enum(USSD_BANK_CODES, { error: 'must be one of the USSD bank codes the spec lists' }) },
-    { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object {bank_code}') },
+    'an object {bank_code}',
   ),
 });
 export type DirectInitiateUssdRequest = z.input<typeof DirectInitiateUssdRequestSchema>;

@@ -8,9 +8,14 @@ import {
   koboAmount,
   opt,
   pageNumber,
+  patternString,
+  phoneNumber,
   reference,
+  requiredObject,
+  requiredOr,
   requiredString,
   tenDigitAccountInput,
+  textOrNumber,
   withAlias,
 } from './common';
 
@@ -23,7 +28,7 @@ export const MandateCreateRequestSchema = z
     mandate_type: z.literal('emandate', { error: 'must be "emandate"' }).default('emandate'),
     /** VARIABLE or FIXED, any case; sent lowercase as the samples do. */
     debit_type: z
-      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be variable or fixed') })
+      .string({ error: requiredOr('must be variable or fixed') })
       .transform((v) => v.toLowerCase())
       .pipe(z.enum(['variable', 'fixed'], { error: 'must be variable or fixed' })),
     /** Total over the mandate cycle, kobo. */
@@ -41,22 +46,18 @@ export const MandateCreateRequestSchema = z
     customer_email: email,
     /** Unique; the service generates one if omitted. */
     transaction_reference: reference().optional(),
-    customerInformation: z.strictObject(
+    customerInformation: requiredObject(
       {
         identity: z.strictObject({
           type: z.literal('bvn', { error: 'must be "bvn"' }).default('bvn'),
-          number: z
-            .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an 11-digit BVN string') })
-            .regex(/^\d{11}$/, 'must be 11 digits'),
+          number: patternString('an 11-digit BVN string', /^\d{11}$/, 'must be 11 digits'),
         }),
         firstName: requiredString(),
         lastName: requiredString(),
         address: requiredString(),
-        phone: z
-          .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number string') })
-          .regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)'),
+        phone: phoneNumber,
       },
-      { error: (iss) => (iss.input === undefined ? 'is required' : 'must be an object') },
+      'an object',
     ),
     fixedMandateSettings: z
       .strictObject({
@@ -110,15 +111,15 @@ const mandateFields = {
   id: opt(idString),
 };
 
-/** Mandate. `approved` is filled from `is_approved` and `reference` from `merchant_reference` when absent. */
-export const MandateSchema = z.preprocess(
-  (v) => withAlias('reference', 'merchant_reference', true)(withAlias('approved', 'is_approved', true)(v)),
-  z.looseObject(mandateFields),
-);
+/** `approved` is filled from `is_approved` and `reference` from `merchant_reference` when absent. */
+const mandateAliases = (v: unknown) =>
+  withAlias('reference', 'merchant_reference', true)(withAlias('approved', 'is_approved', true)(v));
+
+export const MandateSchema = z.preprocess(mandateAliases, z.looseObject(mandateFields));
 export type Mandate = z.output<typeof MandateSchema>;
 
 export const MandateCreationSchema = z.preprocess(
-  (v) => withAlias('reference', 'merchant_reference', true)(withAlias('approved', 'is_approved', true)(v)),
+  mandateAliases,
   z.looseObject({
     ...mandateFields,
     mandate_id: idString,
@@ -136,12 +137,7 @@ export const MandateValidateOtpRequestSchema = z.strictObject({
    * The OTP the customer received. The reference types it Integer; we send a string of digits so
    * a leading 0 survives.
    */
-  otp: z
-    .union([z.string(), z.number()], {
-      error: (iss) => (iss.input === undefined ? 'is required' : 'must be the OTP digits'),
-    })
-    .transform((v) => String(v))
-    .pipe(z.string().regex(/^\d{4,8}$/, 'must be 4 to 8 digits')),
+  otp: textOrNumber('the OTP digits', z.string().regex(/^\d{4,8}$/, 'must be 4 to 8 digits')),
 });
 export type MandateValidateOtpRequest = z.input<typeof MandateValidateOtpRequestSchema>;
 
@@ -161,12 +157,7 @@ export const MandateDebitRequestSchema = z.strictObject({
     min: MINIMUM_DIRECT_DEBIT_KOBO,
     minMessage: 'must be at least 20000 kobo (N200), the minimum direct debit',
   }),
-  mandate_id: z
-    .union([z.string(), z.number()], {
-      error: (iss) => (iss.input === undefined ? 'is required' : 'must be the mandate id'),
-    })
-    .transform((v) => String(v))
-    .pipe(z.string().min(1, 'must not be empty')),
+  mandate_id: textOrNumber('the mandate id', z.string().min(1, 'must not be empty')),
   /** Required: a repeated attempt must carry the same reference. */
   transaction_reference: reference(),
   narration: requiredString(),
@@ -198,9 +189,7 @@ export type MandateDebit = z.output<typeof MandateDebitSchema>;
 
 export const MandateCancelRequestSchema = z.strictObject({
   mandateIds: z
-    .array(requiredString(), {
-      error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of mandate ids'),
-    })
+    .array(requiredString(), { error: requiredOr('must be an array of mandate ids') })
     .min(1, 'must list at least one mandate id'),
 });
 export type MandateCancelRequest = z.input<typeof MandateCancelRequestSchema>;

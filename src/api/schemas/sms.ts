@@ -1,20 +1,30 @@
 // G. SMS: messages (G1), campaigns (G2-G4), templates (G5-G8).
 import { z } from 'zod';
-import { anyData, finiteNumber, isoDate, opt, pageNumber, requiredString } from './common';
+import {
+  anyData,
+  countedRows,
+  dayWindow,
+  finiteNumber,
+  opt,
+  patternString,
+  phoneNumber,
+  requiredOr,
+  requiredString,
+  sortedPaging,
+} from './common';
 
-const phone = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number string') })
-  .regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)');
 const dir = z.enum(['DSC', 'ASC'], { error: 'must be DSC or ASC (as the spec writes them)' });
-const uuid = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a uuid') })
-  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a uuid');
+const uuid = patternString(
+  'a uuid',
+  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+  'must be a uuid',
+);
 
 export const SmsSendRequestSchema = z.strictObject({
   sender_id: requiredString(),
   messages: z
-    .array(z.strictObject({ phone_number: phone, message: requiredString() }), {
-      error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array of {phone_number, message}'),
+    .array(z.strictObject({ phone_number: phoneNumber, message: requiredString() }), {
+      error: requiredOr('must be an array of {phone_number, message}'),
     })
     .min(1, 'must contain at least one message'),
 });
@@ -47,9 +57,9 @@ export const SmsCampaignCreateRequestSchema = z.strictObject({
   name: requiredString(),
   bucket_id: uuid,
   sender_id: requiredString(),
-  is_scheduled: z.boolean({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a boolean') }),
+  is_scheduled: z.boolean({ error: requiredOr('must be a boolean') }),
   /** Spelled so by the spec (probably "scheduled_for"); format not stated. Sent under this key. */
-  sscheduled_dor: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') }),
+  sscheduled_dor: z.string({ error: requiredOr('must be a string') }),
   template_id: requiredString(),
 });
 export type SmsCampaignCreateRequest = z.input<typeof SmsCampaignCreateRequestSchema>;
@@ -70,14 +80,11 @@ export const SmsCampaignSchema = z.looseObject({
 export type SmsCampaign = z.output<typeof SmsCampaignSchema>;
 
 export const SmsCampaignListRequestSchema = z.strictObject({
-  page: pageNumber.optional(),
-  perPage: pageNumber.optional(),
-  sorted_by: z.string().min(1).optional(),
+  ...sortedPaging,
   status: z.enum(['pending', 'failed', 'success'], { error: 'must be pending, failed or success' }).optional(),
   name: z.string().min(1).optional(),
   dir: dir.optional(),
-  date_from: isoDate.optional(),
-  date_to: isoDate.optional(),
+  ...dayWindow,
 });
 export type SmsCampaignListRequest = z.input<typeof SmsCampaignListRequestSchema>;
 
@@ -125,20 +132,10 @@ export const SmsTemplateSchema = z.looseObject({
 });
 export type SmsTemplate = z.output<typeof SmsTemplateSchema>;
 
-export const SmsTemplateListRequestSchema = z.strictObject({
-  page: pageNumber.optional(),
-  perPage: pageNumber.optional(),
-  sorted_by: z.string().min(1).optional(),
-  dir: dir.optional(),
-  date_from: isoDate.optional(),
-  date_to: isoDate.optional(),
-});
+export const SmsTemplateListRequestSchema = z.strictObject({ ...sortedPaging, dir: dir.optional(), ...dayWindow });
 export type SmsTemplateListRequest = z.input<typeof SmsTemplateListRequestSchema>;
 
-export const SmsTemplatePageSchema = z.looseObject({
-  count: z.number().int(),
-  rows: z.array(SmsTemplateSchema),
-});
+export const SmsTemplatePageSchema = countedRows(SmsTemplateSchema);
 export type SmsTemplatePage = z.output<typeof SmsTemplatePageSchema>;
 
 /** Updating a template (G7): body fields not shown; the sample carries name, description and file_name. */

@@ -1,15 +1,19 @@
 // H. Electricity vending (H1-H4). Vending amounts in responses are decimal strings.
 import { z } from 'zod';
 import {
+  dayWindow,
   decimalString,
   email,
   finiteNumber,
-  isoDate,
+  idString,
   looseNumber,
   opt,
-  pageNumber,
+  phoneNumber,
+  requiredOr,
   requiredString,
   signedDecimalString,
+  sortedPaging,
+  textOrNumber,
 } from './common';
 
 /** Codes the spec lists (JED comes from the provider list). Not enforced: new providers may appear. */
@@ -37,12 +41,10 @@ export const ElectricityProviderListSchema = z.array(ElectricityProviderSchema);
 
 export const MeterLookupRequestSchema = z.strictObject({
   /** Typed Integer, sent as a string (as the sample does). */
-  meter_no: z
-    .union([z.string(), z.number()], {
-      error: (iss) => (iss.input === undefined ? 'is required' : 'must be the meter number'),
-    })
-    .transform((v) => String(v))
-    .pipe(z.string().regex(/^\d{6,20}$/, 'must be the meter number (6 to 20 digits)')),
+  meter_no: textOrNumber(
+    'the meter number',
+    z.string().regex(/^\d{6,20}$/, 'must be the meter number (6 to 20 digits)'),
+  ),
   meter_type: z.enum(['prepaid', 'postpaid'], { error: 'must be prepaid or postpaid' }),
   /** Provider code from the provider list (H1), e.g. EKEDC. */
   provider: requiredString('a provider code').regex(
@@ -53,7 +55,7 @@ export const MeterLookupRequestSchema = z.strictObject({
 export type MeterLookupRequest = z.input<typeof MeterLookupRequestSchema>;
 
 export const MeterLookupSchema = z.looseObject({
-  reference: z.union([z.string(), z.number()]).transform((v) => String(v)),
+  reference: idString,
   customer_name: opt(z.string()),
   minimum_vend: opt(looseNumber),
   account_type: opt(z.string()),
@@ -66,37 +68,28 @@ export type MeterLookup = z.output<typeof MeterLookupSchema>;
 
 export const VendPurchaseRequestSchema = z.strictObject({
   /** The reference from the lookup (H2). Also the idempotency key of the purchase. */
-  reference: z
-    .union([z.string(), z.number()], {
-      error: (iss) => (iss.input === undefined ? 'is required' : 'must be the lookup reference'),
-    })
-    .transform((v) => String(v))
-    .pipe(z.string().min(1, 'must not be empty')),
+  reference: textOrNumber('the lookup reference', z.string().min(1, 'must not be empty')),
   /**
    * Amount to vend, sent as a JSON number as the sample does. The spec does not state the unit
    * (compare with the lookup's minimum_vend). Whole units only: a fraction is refused.
    */
-  amount: z
-    .number({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a number') })
-    .superRefine((v, ctx) => {
-      if (!Number.isSafeInteger(v))
-        ctx.addIssue({
-          code: 'custom',
-          message: 'must be a whole amount; a fractional amount is refused, never rounded',
-        });
-      else if (v <= 0) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
-    }),
+  amount: z.number({ error: requiredOr('must be a number') }).superRefine((v, ctx) => {
+    if (!Number.isSafeInteger(v))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a whole amount; a fractional amount is refused, never rounded',
+      });
+    else if (v <= 0) ctx.addIssue({ code: 'custom', message: 'must be greater than 0' });
+  }),
   /** Receives the token by SMS. */
-  phone_number: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number string') })
-    .regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)'),
+  phone_number: phoneNumber,
   /** Receives the token by e-mail. */
   email,
 });
 export type VendPurchaseRequest = z.input<typeof VendPurchaseRequestSchema>;
 
 export const VendingTransactionSchema = z.looseObject({
-  reference: z.union([z.string(), z.number()]).transform((v) => String(v)),
+  reference: idString,
   amount: decimalString,
   merchant_amount: opt(decimalString),
   phone_number: opt(z.string()),
@@ -126,11 +119,8 @@ export const VendingTransactionSchema = z.looseObject({
 export type VendingTransaction = z.output<typeof VendingTransactionSchema>;
 
 export const VendingTransactionsRequestSchema = z.strictObject({
-  page: pageNumber.optional(),
-  perPage: pageNumber.optional(),
-  sorted_by: z.string().min(1).optional(),
-  date_from: isoDate.optional(),
-  date_to: isoDate.optional(),
+  ...sortedPaging,
+  ...dayWindow,
   reference: z.string().min(1, 'must not be empty').optional(),
 });
 export type VendingTransactionsRequest = z.input<typeof VendingTransactionsRequestSchema>;

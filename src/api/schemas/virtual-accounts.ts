@@ -7,13 +7,18 @@ import {
   mmddyyyyDash,
   mmddyyyySlash,
   mobileNum,
+  countedRows,
   opt,
-  pageNumber,
+  paging,
   pathParam,
+  patternString,
   requiredString,
   tenDigitAccount,
   withAlias,
 } from './common';
+
+/** 11 digits (the spec only says string; a BVN is 11 digits). */
+const bvn = patternString('a string of 11 digits', /^\d{11}$/, 'must be 11 digits');
 
 export const CreateCustomerAccountRequestSchema = z.strictObject({
   customer_identifier: requiredString(),
@@ -23,10 +28,7 @@ export const CreateCustomerAccountRequestSchema = z.strictObject({
   /** At most 11 digits. */
   mobile_num: mobileNum,
   email: email.optional(),
-  /** 11 digits (the spec only says string; a BVN is 11 digits). */
-  bvn: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of 11 digits') })
-    .regex(/^\d{11}$/, 'must be 11 digits'),
+  bvn,
   /** mm/dd/yyyy. */
   dob: mmddyyyySlash,
   /** '1' male, '2' female. */
@@ -38,9 +40,7 @@ export const CreateCustomerAccountRequestSchema = z.strictObject({
 export type CreateCustomerAccountRequest = z.input<typeof CreateCustomerAccountRequestSchema>;
 
 export const CreateBusinessAccountRequestSchema = z.strictObject({
-  bvn: z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of 11 digits') })
-    .regex(/^\d{11}$/, 'must be 11 digits'),
+  bvn,
   business_name: requiredString(),
   /** Alphanumeric. */
   customer_identifier: requiredString().regex(/^[A-Za-z0-9]+$/, 'must be alphanumeric'),
@@ -94,8 +94,7 @@ export const CustomerTransactionsRequestSchema = z.strictObject({ customer_ident
 export type CustomerTransactionsRequest = z.input<typeof CustomerTransactionsRequestSchema>;
 
 export const MerchantTransactionsFilterRequestSchema = z.strictObject({
-  page: pageNumber.optional(),
-  perPage: pageNumber.optional(),
+  ...paging,
   /** 10 digits. */
   virtualAccount: tenDigitAccount.optional(),
   customerIdentifier: z.string().min(1, 'must not be empty').optional(),
@@ -108,11 +107,7 @@ export const MerchantTransactionsFilterRequestSchema = z.strictObject({
 });
 export type MerchantTransactionsFilterRequest = z.input<typeof MerchantTransactionsFilterRequestSchema>;
 
-export const MerchantTransactionsPageSchema = z.looseObject({
-  count: z.number().int(),
-  rows: z.array(VirtualAccountTransactionSchema),
-  query: opt(z.unknown()),
-});
+export const MerchantTransactionsPageSchema = countedRows(VirtualAccountTransactionSchema, { query: opt(z.unknown()) });
 export type MerchantTransactionsPage = z.output<typeof MerchantTransactionsPageSchema>;
 
 export const CustomerByAccountNumberRequestSchema = z.strictObject({ virtual_account_number: tenDigitAccount });
@@ -137,8 +132,7 @@ const shortDate = z
   .regex(/^(\d{2}|\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'must be a date YY-MM-DD (or YYYY-MM-DD)');
 
 export const MerchantAccountsRequestSchema = z.strictObject({
-  page: pageNumber.optional(),
-  perPage: pageNumber.optional(),
+  ...paging,
   startDate: shortDate.optional(),
   /** Spelled `EndDate` by the spec. */
   EndDate: shortDate.optional(),
@@ -170,10 +164,7 @@ export const SimulatePaymentResultSchema = z
   .transform((v) => v ?? null);
 export type SimulatePaymentResult = z.output<typeof SimulatePaymentResultSchema>;
 
-export const WebhookErrorLogRequestSchema = z.strictObject({
-  page: pageNumber.optional(),
-  perPage: pageNumber.optional(),
-});
+export const WebhookErrorLogRequestSchema = z.strictObject(paging);
 export type WebhookErrorLogRequest = z.input<typeof WebhookErrorLogRequestSchema>;
 
 export const WebhookErrorLogRowSchema = z.looseObject({
@@ -199,10 +190,7 @@ export const WebhookErrorLogRowSchema = z.looseObject({
 });
 export type WebhookErrorLogRow = z.output<typeof WebhookErrorLogRowSchema>;
 
-export const WebhookErrorLogPageSchema = z.looseObject({
-  count: z.number().int(),
-  rows: z.array(WebhookErrorLogRowSchema),
-});
+export const WebhookErrorLogPageSchema = countedRows(WebhookErrorLogRowSchema);
 export type WebhookErrorLogPage = z.output<typeof WebhookErrorLogPageSchema>;
 
 export const DeleteWebhookErrorLogRequestSchema = z.strictObject({ transaction_ref: pathParam });
