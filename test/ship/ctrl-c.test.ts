@@ -41,16 +41,20 @@ function processesOf(dataDir: string): number[] {
 /** How long `npm start` may take, from Ctrl-C, to have exited with nothing of it left running. */
 const STOPPED_WITHIN_MS = 10_000;
 
+/** `npm start` on free ports with its own PostgreSQL, in a process group of its own, as a shell gives a foreground job. */
+async function startInItsOwnGroup(dataDirPrefix: string) {
+  const ports = { ...(await freeStackPorts()), pg: await freePort() };
+  const dataDir = mkdtempSync(join(tmpdir(), dataDirPrefix));
+  const env = stackEnvironment(ports, dataDir, {
+    CLAIM_CHECK_DATABASE_URL: `postgres://postgres:dev-claim-check@127.0.0.1:${ports.pg}/claimcheck`,
+    LOG_LEVEL: 'info',
+  });
+  return { ports, dataDir, env, stack: startStackProcess(env, { detached: true }) };
+}
+
 describe('`npm start` stopped the way a terminal stops it', () => {
   it('Ctrl-C (SIGINT to the process group) lets an in-flight money call finish, then stops the worker and services, PostgreSQL and the dev server, in that order, without warnings', async () => {
-    const ports = { ...(await freeStackPorts()), pg: await freePort() };
-    const dataDir = mkdtempSync(join(tmpdir(), 'payflow-ctrl-c-'));
-    const env = stackEnvironment(ports, dataDir, {
-      CLAIM_CHECK_DATABASE_URL: `postgres://postgres:dev-claim-check@127.0.0.1:${ports.pg}/claimcheck`,
-      LOG_LEVEL: 'info',
-    });
-    // A process group of its own, as a shell gives a foreground job.
-    const stack = startStackProcess(env, { detached: true });
+    const { ports, dataDir, env, stack } = await startInItsOwnGroup('payflow-ctrl-c-');
     const { child, exited } = stack;
     try {
       await stack.ready;
@@ -126,13 +130,7 @@ describe("Ctrl-C during `npm start`'s start-up", () => {
   it.each(START_UP_POINTS)(
     'Ctrl-C %s: the steps left are skipped, everything started stops and the process exits within seconds',
     async (_point, reached) => {
-      const ports = { ...(await freeStackPorts()), pg: await freePort() };
-      const dataDir = mkdtempSync(join(tmpdir(), 'payflow-ctrl-c-start-'));
-      const env = stackEnvironment(ports, dataDir, {
-        CLAIM_CHECK_DATABASE_URL: `postgres://postgres:dev-claim-check@127.0.0.1:${ports.pg}/claimcheck`,
-        LOG_LEVEL: 'info',
-      });
-      const stack = startStackProcess(env, { detached: true });
+      const { ports, dataDir, stack } = await startInItsOwnGroup('payflow-ctrl-c-start-');
       const { child, exited } = stack;
       try {
         await eventually(() => reached(ports), {
