@@ -3,12 +3,12 @@
 // simulated transfer into the modal's dynamic account (A2; registered with the simulated credit's path, "dva": true).
 import { z } from 'zod';
 import {
+  afterPayment,
   authorizeCard,
   awaitBankCode,
   CARD_FIELDS,
   cardStatus,
   validateBankCode,
-  withReference,
   PARTNER_BANK_CODE,
 } from './direct';
 import { isUssdBankCode, USSD_BANK_CODES } from '../api/schemas/direct';
@@ -271,10 +271,7 @@ const payByTransfer = onChannel('transfer', ({ store }, _ctx, p) => {
 function answer(store: PaymentStore, ctx: RequestContext, reply: Reply, p: Payment | undefined): Reply {
   if (!ctx.form) return reply;
   if (!p?.checkout) return htmlPage(reply.status, 'Checkout', `<p class="error">${escapeHtml(message(reply))}</p>`);
-  if (p.status === 'Success') {
-    if (p.checkout.callbackUrl) return { status: 303, location: withReference(p.checkout.callbackUrl, p.ref) };
-    return htmlPage(200, 'Payment successful', `<p id="result">Payment ${escapeHtml(p.ref)} successful.</p>`);
-  }
+  if (p.status === 'Success') return afterPayment(p.ref, p.checkout.callbackUrl, 303);
   const refused = reply.status === 200 ? undefined : message(reply);
   return modalPage(store.clock, p, refused, reply.status);
 }

@@ -320,10 +320,16 @@ function finish3ds(store: PaymentStore, ref: string, outcome: 'complete' | 'fail
     return htmlPage(200, '3-D Secure', '<p id="result">Authentication failed.</p>');
   }
   store.succeed(p);
-  // The redirect (E-3): back to the merchant with the reference (the parameter's name is our choice: reference).
-  const back = p.redirectUrl ?? p.checkout?.callbackUrl;
-  if (back) return { status: 302, location: withReference(back, p.ref) };
-  return htmlPage(200, 'Payment successful', `<p id="result">Payment ${escapeHtml(p.ref)} successful.</p>`);
+  return afterPayment(p.ref, p.redirectUrl ?? p.checkout?.callbackUrl, 302);
+}
+
+/**
+ * A paid payment's page: the redirect back to the merchant with the reference (E-3; the parameter's
+ * name is our choice: reference), or a success page when there is nowhere to go back to.
+ */
+export function afterPayment(ref: string, back: string | undefined, status: 302 | 303): Reply {
+  if (back) return { status, location: withReference(back, ref) };
+  return htmlPage(200, 'Payment successful', `<p id="result">Payment ${escapeHtml(ref)} successful.</p>`);
 }
 
 function payUssd(store: PaymentStore, ref: string, phone = '08030000000'): Reply {
@@ -411,7 +417,7 @@ function wrong(store: PaymentStore, p: Payment, message: string): Reply {
   );
 }
 
-export function withReference(url: string, ref: string): string {
+function withReference(url: string, ref: string): string {
   return `${url}${url.includes('?') ? '&' : '?'}reference=${encodeURIComponent(ref)}`;
 }
 

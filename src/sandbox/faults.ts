@@ -32,9 +32,29 @@ export interface FaultRule {
   status?: number;
 }
 
-export class RequestFaults {
-  private rules: FaultRule[] = [];
+/** Faults that apply to their next `count` matches (every match without a count), as both kinds keep them. */
+class FaultStore<T extends { count?: number }> {
+  protected rules: T[] = [];
 
+  /** The first fault that matches, one of its uses taken (one used up is removed). */
+  protected use(matches: (fault: T) => boolean): T | undefined {
+    const fault = this.rules.find(matches);
+    if (fault?.count === undefined) return fault;
+    fault.count -= 1;
+    if (fault.count <= 0) this.rules = this.rules.filter((f) => f !== fault);
+    return fault;
+  }
+
+  list(): T[] {
+    return this.rules.map((f) => ({ ...f }));
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+}
+
+export class RequestFaults extends FaultStore<FaultRule> {
   /** Validates and adds a rule; returns an error message for a bad rule. */
   add(input: Record<string, unknown>): FaultRule | string {
     if (typeof input.path !== 'string' || input.path === '') return 'path is required';
@@ -81,26 +101,13 @@ export class RequestFaults {
 
   /** The first rule matching the request, its count taken; exhausted rules are removed. */
   take(method: string, path: string, query = ''): FaultRule | undefined {
-    for (const rule of this.rules) {
-      if (rule.method && rule.method !== method) continue;
-      if (rule.query !== undefined && !query.includes(rule.query)) continue;
-      const matches = rule.path.startsWith('^') ? new RegExp(rule.path).test(path) : path.startsWith(rule.path);
-      if (!matches) continue;
-      if (rule.count !== undefined) {
-        rule.count -= 1;
-        if (rule.count <= 0) this.rules = this.rules.filter((r) => r !== rule);
-      }
-      return { ...rule };
-    }
-    return undefined;
-  }
-
-  list(): FaultRule[] {
-    return this.rules.map((r) => ({ ...r }));
-  }
-
-  clear(): void {
-    this.rules = [];
+    const rule = this.use(
+      (r) =>
+        (!r.method || r.method === method) &&
+        (r.query === undefined || query.includes(r.query)) &&
+        (r.path.startsWith('^') ? new RegExp(r.path).test(path) : path.startsWith(r.path)),
+    );
+    return rule && { ...rule };
   }
 }
 
@@ -122,9 +129,7 @@ export interface WebhookFault {
  * notification is held back until `POST /__admin/webhook-faults/release`, which sends the held
  * ones newest first (out of order).
  */
-export class WebhookFaults {
-  private faults: WebhookFault[] = [];
-
+export class WebhookFaults extends FaultStore<WebhookFault> {
   add(input: Record<string, unknown>): WebhookFault | string {
     if (!WEBHOOK_FAULT_KINDS.includes(input.kind as WebhookFaultKind))
       return `kind must be one of ${WEBHOOK_FAULT_KINDS.join(', ')}`;
@@ -138,24 +143,12 @@ export class WebhookFaults {
       count: count as number,
       ...(input.target ? { target: input.target as WebhookTarget } : {}),
     };
-    this.faults.push(fault);
+    this.rules.push(fault);
     return fault;
   }
 
   /** True (and one use taken) when a fault of this kind applies to the target. */
   take(kind: WebhookFaultKind, target: WebhookTarget): boolean {
-    const fault = this.faults.find((f) => f.kind === kind && f.count > 0 && (!f.target || f.target === target));
-    if (!fault) return false;
-    fault.count -= 1;
-    if (fault.count <= 0) this.faults = this.faults.filter((f) => f !== fault);
-    return true;
-  }
-
-  list(): WebhookFault[] {
-    return this.faults.map((f) => ({ ...f }));
-  }
-
-  clear(): void {
-    this.faults = [];
+    return this.use((f) => f.kind === kind && f.count > 0 && (!f.target || f.target === target)) !== undefined;
   }
 }

@@ -1,7 +1,7 @@
 // Tokenised cards (A3-A5): a recurring checkout paid by card yields a token (the payment webhook's
 // payment_information.token_id); it can be charged (A4) and cancelled (A5).
 import { z } from 'zod';
-import { fail, ok, type Router } from './http';
+import { addRoutes, fail, ok, type Reply, type RequestContext, type Router } from './http';
 import { amountsFor, chargeResult, type PaymentStore } from './payments';
 import { identifier, identifiers, rule, type RouteFields } from './validation';
 
@@ -29,43 +29,46 @@ const CANCEL_TOKENS_FIELDS: RouteFields = {
   }),
 };
 
+/** Charges a card by its token (A4). */
+function chargeToken(store: PaymentStore, { body, secretKey }: RequestContext): Reply {
+  const amount = Number(body.amount);
+  const tokenId = String(body.token_id);
+  const token = store.tokens.get(tokenId);
+  if (!token) return fail(400, 'Invalid token_id');
+  if (!token.active) return fail(400, 'Token has been cancelled: Recurring Payment is no longer active');
+  const ref = store.refFor(body.transaction_ref);
+  // Case-sensitive, unique across every transaction of the merchant: a repeat never charges twice.
+  if (store.byRef.has(ref)) return fail(400, 'Duplicate transaction reference');
+  const p = store.create({
+    ref,
+    origin: 'token',
+    type: 'Card',
+    ...amountsFor(amount, false),
+    currency: token.currency,
+    email: token.email,
+    customerName: null,
+    meta: {},
+    isRecurring: true,
+    key: secretKey,
+    card: { pan: token.pan, expiry: token.expiry },
+    tokenId,
+  });
+  store.succeed(p);
+  return ok(chargeResult(p, store.clock));
+}
+
+/** Cancels tokenised cards (A5): {auth_code: [ids]} (a single id string is accepted too). */
+function cancelTokens(store: PaymentStore, { body }: RequestContext): Reply {
+  const ids = Array.isArray(body.auth_code) ? body.auth_code.map(String) : [String(body.auth_code)];
+  const cancelled = [...new Set(ids)].filter((id) => store.tokens.get(id)?.active);
+  if (cancelled.length === 0) return fail(400, 'Recurring Payment was not cancelled');
+  for (const id of cancelled) store.tokens.get(id)!.active = false;
+  return ok({ auth_code: cancelled });
+}
+
 export function registerTokens(router: Router, store: PaymentStore): void {
-  const clock = store.clock;
-
-  // Charge card with token (A4).
-  router.add('POST', '/transaction/charge_card', 'direct', CHARGE_TOKEN_FIELDS, ({ body, secretKey }) => {
-    const amount = Number(body.amount);
-    const tokenId = String(body.token_id);
-    const token = store.tokens.get(tokenId);
-    if (!token) return fail(400, 'Invalid token_id');
-    if (!token.active) return fail(400, 'Token has been cancelled: Recurring Payment is no longer active');
-    const ref = store.refFor(body.transaction_ref);
-    // Case-sensitive, unique across every transaction of the merchant: a repeat never charges twice.
-    if (store.byRef.has(ref)) return fail(400, 'Duplicate transaction reference');
-    const p = store.create({
-      ref,
-      origin: 'token',
-      type: 'Card',
-      ...amountsFor(amount, false),
-      currency: token.currency,
-      email: token.email,
-      customerName: null,
-      meta: {},
-      isRecurring: true,
-      key: secretKey,
-      card: { pan: token.pan, expiry: token.expiry },
-      tokenId,
-    });
-    store.succeed(p);
-    return ok(chargeResult(p, clock));
-  });
-
-  // Cancel tokenised cards (A5): {auth_code: [ids]} (a single id string is accepted too).
-  router.add('PATCH', '/transaction/cancel/recurring', 'direct', CANCEL_TOKENS_FIELDS, ({ body }) => {
-    const ids = Array.isArray(body.auth_code) ? body.auth_code.map(String) : [String(body.auth_code)];
-    const cancelled = [...new Set(ids)].filter((id) => store.tokens.get(id)?.active);
-    if (cancelled.length === 0) return fail(400, 'Recurring Payment was not cancelled');
-    for (const id of cancelled) store.tokens.get(id)!.active = false;
-    return ok({ auth_code: cancelled });
-  });
+  addRoutes(router, 'direct', store, [
+    ['POST', '/transaction/charge_card', CHARGE_TOKEN_FIELDS, chargeToken],
+    ['PATCH', '/transaction/cancel/recurring', CANCEL_TOKENS_FIELDS, cancelTokens],
+  ]);
 }

@@ -199,6 +199,13 @@ function parseYmd(v: string): number | undefined {
   return Date.UTC(year, Number(m[2]) - 1, Number(m[3]));
 }
 
+/** Whether a timestamp is within the days from `start` to `end` (both inclusive; either may be absent), read by `parse`. */
+function dayRange(start: string | null, end: string | null, parse: (day: string) => number | undefined) {
+  const [from, to] = [start ? parse(start) : undefined, end ? parse(end) : undefined];
+  return (at: string) =>
+    (from === undefined || Date.parse(at) >= from) && (to === undefined || Date.parse(at) < to + DAY_MS);
+}
+
 /** The fields of an unacknowledged notification the webhook error log keeps (after its hash), in the error log's order. */
 const ERROR_LOG_FIELDS = [
   'meta',
@@ -441,21 +448,15 @@ function searchCredits({ credits, errorLog }: VirtualAccountBook, { query }: Req
   const [va, ci, ref, session] = ['virtualAccount', 'customerIdentifier', 'transactionReference', 'session_id'].map(
     get,
   );
-  const start = query.get('startDate');
-  const end = query.get('endDate');
-  const startT = start === null ? undefined : parseMdy(start);
-  const endT = end === null ? undefined : parseMdy(end);
-  let rows = credits.filter((t) => {
-    const at = Date.parse(t.transaction_date);
-    return (
+  const inDates = dayRange(query.get('startDate'), query.get('endDate'), parseMdy);
+  let rows = credits.filter(
+    (t) =>
       (!va || t.virtual_account_number === va) &&
       (!ci || t.customer.customer_identifier === ci) &&
       (!ref || t.transaction_reference === ref) &&
       (!session || t.session_id === session) &&
-      (startT === undefined || at >= startT) &&
-      (endT === undefined || at < endT + DAY_MS)
-    );
-  });
+      inDates(t.transaction_date),
+  );
   if (query.get('dir') === 'ASC') rows = [...rows].reverse();
   const out = rows.map((t) => ({
     ...publicCredit(t),
@@ -475,16 +476,9 @@ function accountByNumber(book: VirtualAccountBook, { params }: RequestContext): 
 
 /** The accounts (C8) created between two days, a page at a time. */
 function listAccounts({ accounts }: VirtualAccountBook, { query }: RequestContext): Reply {
-  const start = query.get('startDate');
-  const end = query.get('EndDate') ?? query.get('endDate');
-  const startT = start ? parseYmd(start) : undefined;
-  const endT = end ? parseYmd(end) : undefined;
+  const inDates = dayRange(query.get('startDate'), query.get('EndDate') ?? query.get('endDate'), parseYmd);
   const rows = [...accounts.values()]
-    .filter(
-      (a) =>
-        (startT === undefined || Date.parse(a.created_at) >= startT) &&
-        (endT === undefined || Date.parse(a.created_at) < endT + DAY_MS),
-    )
+    .filter((a) => inDates(a.created_at))
     .map((a) => ({
       bank_code: a.bank_code,
       virtual_account_number: a.virtual_account_number,

@@ -121,29 +121,20 @@ export class WebhookDispatcher {
       this.logger?.info({ target: n.target, ref: n.ref }, 'sandbox webhook held (fault)');
       return;
     }
+    void this.clock.track(this.deliver(n));
+  }
+
+  /** The first attempt, and its duplicate when a duplicate fault applies. */
+  private async deliver(n: Notification): Promise<void> {
     const duplicate = this.faults.take('duplicate', n.target);
-    void this.clock.track(
-      (async () => {
-        await this.attempt(n, 1);
-        if (duplicate) await this.attempt(n, 1, true);
-      })(),
-    );
+    await this.attempt(n, 1);
+    if (duplicate) await this.attempt(n, 1, true);
   }
 
   /** Sends the held notifications, newest first, one after the other (a duplicate fault applies as to any); returns how many. */
   releaseHeld(): number {
     const held = this.held.splice(0).reverse();
-    void this.clock.track(
-      held.reduce<Promise<void>>(
-        (prev, n) =>
-          prev.then(async () => {
-            const duplicate = this.faults.take('duplicate', n.target);
-            await this.attempt(n, 1);
-            if (duplicate) await this.attempt(n, 1, true);
-          }),
-        Promise.resolve(),
-      ),
-    );
+    void this.clock.track(held.reduce((prev, n) => prev.then(() => this.deliver(n)), Promise.resolve()));
     return held.length;
   }
 
