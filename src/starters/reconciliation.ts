@@ -18,7 +18,7 @@ import {
   type ReconciliationReport,
 } from '../shared/reconciliation';
 import { retryTransient } from './temporal-retry';
-import { untilSettledOr } from './progress';
+import { followUntilDone } from './progress';
 import type { StarterContext } from './connect';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
 import { flowStartMetadata } from '../shared/flow-summary';
@@ -85,36 +85,28 @@ export async function reconcile(
   opts: { onProgress?: (p: ReconciliationProgress) => void; intervalMs?: number } = {},
 ): Promise<ReconciliationReport> {
   const handle = await startReconciliation(ctx, input);
-  const result = handle.result();
-  if (opts.onProgress) {
-    let last = '';
-    let done = false;
-    void result.finally(() => (done = true)).catch(() => undefined);
-    while (!done) {
-      try {
-        const p = await handle.query(reconciliationProgressQuery);
-        const key = JSON.stringify(p);
-        if (key !== last) opts.onProgress(p);
-        last = key;
-      } catch {
-        // between runs (continue-as-new) or finishing
-      }
-      await untilSettledOr(result, opts.intervalMs ?? 500);
-    }
-    const report = await result;
-    const final: ReconciliationProgress = {
-      status: report.status,
-      from: report.from,
-      to: report.to,
-      windowsTotal: report.windows.length,
-      windowsDone: report.windows.length,
-      totals: report.totals,
-    };
-    if (JSON.stringify(final) !== last) opts.onProgress(final);
-    return report;
-  }
-  return result;
+  const { onProgress } = opts;
+  if (!onProgress) return handle.result();
+  // Each progress is told once: its JSON is the line a follow compares.
+  let last = '';
+  const report = (await followUntilDone(handle, reconciliationProgressQuery, (p) => JSON.stringify(p), {
+    intervalMs: opts.intervalMs ?? 500,
+    out: (line) => onProgress(JSON.parse((last = line)) as ReconciliationProgress),
+  })) as ReconciliationReport;
+  const final = finishedProgress(report);
+  if (JSON.stringify(final) !== last) onProgress(final);
+  return report;
 }
+
+/** A finished run's progress, from its report: a follow's last look may have come before the end. */
+export const finishedProgress = (report: ReconciliationReport): ReconciliationProgress => ({
+  status: report.status,
+  from: report.from,
+  to: report.to,
+  windowsTotal: report.windows.length,
+  windowsDone: report.windows.length,
+  totals: report.totals,
+});
 
 // ---- The daily Schedule ----------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { reconciliationProgressQuery, type ReconciliationReport } from '../../shared/reconciliation';
 import type { reconciliationWorkflow } from '../../workflows/reconciliation';
 import {
+  finishedProgress,
   startReconciliation,
   reconciliationCsv,
   renderReconciliationProgress,
@@ -44,14 +45,7 @@ async function followReconciliation(
     intervalMs: 500,
     out,
   })) as ReconciliationReport;
-  const final = renderReconciliationProgress({
-    status: report.status,
-    from: report.from,
-    to: report.to,
-    windowsTotal: report.windows.length,
-    windowsDone: report.windows.length,
-    totals: report.totals,
-  });
+  const final = renderReconciliationProgress(finishedProgress(report));
   if (final !== last) out(final);
   return report;
 }
