@@ -340,18 +340,25 @@ function responseInvalid(
 ): ResponseValidationError {
   return new ResponseValidationError({
     message: `${operation}: ${what}`,
+    ...answered(operation, traits, raw),
+    ...(envelope ? { bodyStatus: envelope.bodyStatus, serviceMessage: envelope.message } : {}),
+    retrySafe: false,
+    outcomeUnknown: !traits.idempotent,
+    issues,
+  });
+}
+
+/** What an error about a response that came carries: the call, the status, the ids and the body (redacted). */
+function answered(operation: OperationName, traits: OperationTraits, raw: RawResponse) {
+  return {
     operation,
     status: raw.status,
-    ...(envelope ? { bodyStatus: envelope.bodyStatus, serviceMessage: envelope.message } : {}),
     body: redactBody(raw.body),
     requestId: raw.requestId,
     clientRequestId: raw.clientRequestId,
     requestSent: true,
     moneyMoving: traits.moneyMoving,
-    retrySafe: false,
-    outcomeUnknown: !traits.idempotent,
-    issues,
-  });
+  };
 }
 
 function statusError(
@@ -374,15 +381,9 @@ function statusError(
       : `${operation}: HTTP ${raw.status}${STATUS_TEXT[classStatus] ? ` ${STATUS_TEXT[classStatus]}` : ''} with an empty message`;
   return new ErrorClass({
     message,
-    operation,
-    status: raw.status,
+    ...answered(operation, traits, raw),
     bodyStatus: envelope?.bodyStatus,
     serviceMessage,
-    body: redactBody(raw.body),
-    requestId: raw.requestId,
-    clientRequestId: raw.clientRequestId,
-    requestSent: true,
-    moneyMoving: traits.moneyMoving,
     ...flags,
   });
 }

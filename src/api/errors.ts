@@ -168,6 +168,9 @@ export class ResponseValidationError extends PaymentsApiError {
   }
 }
 
+/** An error raised before any request: nothing was sent, nothing to retry. */
+const NEVER_SENT = { retrySafe: false, outcomeUnknown: false, requestSent: false } as const;
+
 /** The request broke a rule of the spec; thrown before any byte is sent. */
 export class RequestValidationError extends PaymentsApiError {
   override readonly name = 'RequestValidationError';
@@ -176,9 +179,7 @@ export class RequestValidationError extends PaymentsApiError {
     super({
       message: `${operation}: invalid request: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
       operation,
-      retrySafe: false,
-      outcomeUnknown: false,
-      requestSent: false,
+      ...NEVER_SENT,
     });
     this.issues = issues;
   }
@@ -193,13 +194,7 @@ export class WebhookSignatureVerificationError extends PaymentsApiError {
   /** Which header was checked (x-service-encrypted-body, x-service-signature, ...). */
   readonly header: string | undefined;
   constructor(message = 'webhook signature verification failed', opts: { header?: string; operation?: string } = {}) {
-    super({
-      message,
-      operation: opts.operation ?? 'webhook.verify',
-      retrySafe: false,
-      outcomeUnknown: false,
-      requestSent: false,
-    });
+    super({ message, operation: opts.operation ?? 'webhook.verify', ...NEVER_SENT });
     this.header = opts.header;
   }
 }
@@ -214,49 +209,39 @@ export interface OperationTraits {
 
 type StatusErrorClass = new (init: PaymentsApiErrorInit) => PaymentsApiError;
 
+const CLASS_FOR_STATUS: Readonly<Record<number, StatusErrorClass>> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  424: DependencyFailedError,
+  429: RateLimitError,
+};
+
 export function errorClassForStatus(status: number): StatusErrorClass {
-  switch (status) {
-    case 400:
-      return BadRequestError;
-    case 401:
-      return AuthenticationError;
-    case 403:
-      return PermissionDeniedError;
-    case 404:
-      return NotFoundError;
-    case 409:
-      return ConflictError;
-    case 422:
-      return UnprocessableEntityError;
-    case 424:
-      return DependencyFailedError;
-    case 429:
-      return RateLimitError;
-    default:
-      return status >= 500 ? ServerError : PaymentsApiError;
-  }
+  return CLASS_FOR_STATUS[status] ?? (status >= 500 ? ServerError : PaymentsApiError);
 }
 
+type Flags = { retrySafe: boolean; outcomeUnknown: boolean };
+const RETRY_SAFE: Flags = { retrySafe: true, outcomeUnknown: false };
+const SETTLED: Flags = { retrySafe: false, outcomeUnknown: false };
+/** The request may have been acted on: only an idempotent operation may simply be repeated. */
+const mayHaveActed = (traits: OperationTraits): Flags =>
+  traits.idempotent ? RETRY_SAFE : { retrySafe: false, outcomeUnknown: true };
+
 /** retrySafe/outcomeUnknown for a response with an error status. */
-export function flagsForStatus(
-  status: number,
-  traits: OperationTraits,
-): { retrySafe: boolean; outcomeUnknown: boolean } {
-  if (status === 429) return { retrySafe: true, outcomeUnknown: false };
-  if (status >= 500) {
-    return traits.idempotent ? { retrySafe: true, outcomeUnknown: false } : { retrySafe: false, outcomeUnknown: true };
-  }
+export function flagsForStatus(status: number, traits: OperationTraits): Flags {
+  if (status === 429) return { ...RETRY_SAFE };
+  if (status >= 500) return { ...mayHaveActed(traits) };
   // 4xx: the service refused the request; repeating it changes nothing.
-  return { retrySafe: false, outcomeUnknown: false };
+  return { ...SETTLED };
 }
 
 /** retrySafe/outcomeUnknown for a failure without a (usable) response. */
-export function flagsForTransport(
-  requestSent: boolean,
-  traits: OperationTraits,
-): { retrySafe: boolean; outcomeUnknown: boolean } {
-  if (!requestSent) return { retrySafe: true, outcomeUnknown: false };
-  return traits.idempotent ? { retrySafe: true, outcomeUnknown: false } : { retrySafe: false, outcomeUnknown: true };
+export function flagsForTransport(requestSent: boolean, traits: OperationTraits): Flags {
+  return { ...(requestSent ? mayHaveActed(traits) : RETRY_SAFE) };
 }
 
 export function isPaymentsApiError(err: unknown): err is PaymentsApiError {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { ApiPaths } from './paths';
 import { fillPath } from './paths';
-import { EmptyRequestSchema } from './schemas/common';
+import { anyData, EmptyRequestSchema } from './schemas/common';
 import * as A from './schemas/checkout';
 import * as B from './schemas/direct';
 import * as C from './schemas/virtual-accounts';
@@ -47,6 +47,15 @@ function defined<T extends Record<string, unknown>>(o: T): Record<string, unknow
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
 const asQuery = (o: Record<string, unknown>) => defined(o) as Record<string, QueryValue>;
+
+/** The direct API's one payment route: card, bank and USSD differ only by `payment_method`. */
+const processPayment =
+  (payment_method: 'card' | 'bank' | 'ussd') =>
+  (r: Record<string, unknown>): HttpCall => ({
+    method: 'POST',
+    path: '/transaction/initiate/process-payment',
+    body: { ...defined(r), payment_method },
+  });
 
 export const OPERATIONS = {
   // ---- A. Hosted checkout, tokens, transactions ----
@@ -102,11 +111,7 @@ export const OPERATIONS = {
     ...money,
     request: B.DirectChargeCardRequestSchema,
     data: B.DirectPaymentResultSchema,
-    build: (r) => ({
-      method: 'POST',
-      path: '/transaction/initiate/process-payment',
-      body: { ...defined(r), payment_method: 'card' },
-    }),
+    build: processPayment('card'),
   }),
   'direct.authorizeCard': op({
     ...money,
@@ -122,11 +127,7 @@ export const OPERATIONS = {
     ...money,
     request: B.DirectChargeBankRequestSchema,
     data: B.DirectPaymentResultSchema,
-    build: (r) => ({
-      method: 'POST',
-      path: '/transaction/initiate/process-payment',
-      body: { ...defined(r), payment_method: 'bank' },
-    }),
+    build: processPayment('bank'),
   }),
   'direct.validateBank': op({
     ...money,
@@ -139,11 +140,7 @@ export const OPERATIONS = {
     ...write,
     request: B.DirectInitiateUssdRequestSchema,
     data: B.DirectPaymentResultSchema,
-    build: (r) => ({
-      method: 'POST',
-      path: '/transaction/initiate/process-payment',
-      body: { ...defined(r), payment_method: 'ussd' },
-    }),
+    build: processPayment('ussd'),
   }),
 
   // ---- C. Virtual accounts ----
@@ -255,7 +252,8 @@ export const OPERATIONS = {
   'mandates.resendOtp': op({
     ...write,
     request: D.MandateResendOtpRequestSchema,
-    data: EmptyDataSchema(),
+    // The spec shows `data` as {}: anything is accepted, undefined becomes null.
+    data: anyData,
     build: (r) => ({ method: 'POST', path: '/transaction/mandate/resend-otp', body: defined(r) }),
   }),
 
@@ -389,11 +387,6 @@ export const OPERATIONS = {
     build: (r) => ({ method: 'GET', path: '/vending/transactions', query: asQuery(r) }),
   }),
 } as const;
-
-/** `data` the spec shows as {}: anything is accepted, undefined becomes null. */
-function EmptyDataSchema() {
-  return z.unknown().transform((v) => (v === undefined ? null : v));
-}
 
 export type OperationName = keyof typeof OPERATIONS;
 export type OperationRequest<N extends OperationName> = z.input<(typeof OPERATIONS)[N]['request']>;
