@@ -108,20 +108,29 @@ export const TokenChargeRequestSchema = z.strictObject({
 });
 export type TokenChargeRequest = z.input<typeof TokenChargeRequestSchema>;
 
-export const TokenChargeResultSchema = z.looseObject({
-  transaction_amount: opt(kobo),
-  transaction_ref: opt(z.string()),
+/** What every transaction answer of this area may carry besides its reference, status and amounts. */
+const transactionFields = {
   email: opt(z.string()),
-  transaction_status: opt(z.string()),
   transaction_currency_id: opt(z.string()),
   created_at: opt(z.string()),
   transaction_type: opt(z.string()),
   merchant_name: opt(z.string()),
   merchant_business_name: opt(z.string()),
+  merchant_email: opt(z.string()),
+};
+/** And what a charge or a verify adds (the gateway's reference, a recurring card's plan). */
+const chargeFields = {
   gateway_transaction_ref: opt(z.string()),
   recurring: opt(z.unknown()),
-  merchant_email: opt(z.string()),
   plan_code: opt(z.string()),
+};
+
+export const TokenChargeResultSchema = z.looseObject({
+  transaction_amount: opt(kobo),
+  transaction_ref: opt(z.string()),
+  transaction_status: opt(z.string()),
+  ...transactionFields,
+  ...chargeFields,
 });
 export type TokenChargeResult = z.output<typeof TokenChargeResultSchema>;
 
@@ -184,25 +193,19 @@ export const TransactionRecordSchema = z.looseObject({
   id: opt(z.number()),
   transaction_amount: kobo,
   transaction_ref: z.string(),
-  email: opt(z.string()),
+  transaction_status: z.string(),
+  ...transactionFields,
   merchant_id: opt(z.string()),
   merchant_amount: opt(kobo),
-  merchant_name: opt(z.string()),
-  merchant_business_name: opt(z.string()),
-  merchant_email: opt(z.string()),
   customer_email: opt(z.string()),
   customer_name: opt(z.string()),
   meta_data: opt(z.string()),
   meta: opt(z.record(z.string(), z.unknown())),
-  transaction_status: z.string(),
   transaction_charges: opt(finiteNumber),
-  transaction_currency_id: opt(z.string()),
   transaction_gateway_id: opt(z.string()),
-  transaction_type: opt(z.string()),
   flat_charge: opt(finiteNumber),
   is_suspicious: opt(z.boolean()),
   is_refund: opt(z.boolean()),
-  created_at: opt(z.string()),
 });
 export type TransactionRecord = z.output<typeof TransactionRecordSchema>;
 export const TransactionRecordListSchema = z.array(TransactionRecordSchema);
@@ -221,17 +224,9 @@ export const VerifiedTransactionSchema = z.looseObject({
   transaction_ref: z.string(),
   transaction_status: caseInsensitiveEnum(VERIFIED_STATUSES, 'must be Success, Failed, Abandoned or Pending'),
   transaction_amount: opt(kobo),
-  transaction_currency_id: opt(z.string()),
-  transaction_type: opt(z.string()),
-  email: opt(z.string()),
-  created_at: opt(z.string()),
   merchant_amount: opt(kobo),
-  gateway_transaction_ref: opt(z.string()),
   gateway_ref: opt(z.string()),
-  merchant_name: opt(z.string()),
-  merchant_business_name: opt(z.string()),
-  merchant_email: opt(z.string()),
-  plan_code: opt(z.string()),
-  recurring: opt(z.unknown()),
+  ...transactionFields,
+  ...chargeFields,
 });
 export type VerifiedTransaction = z.output<typeof VerifiedTransactionSchema>;

@@ -44,6 +44,20 @@ const paymentInfo = z.looseObject({
   cardholder_name: opt(z.string()),
 });
 
+/** The payment fields a remote request's record and a terminal transaction both carry. */
+const posPaymentFields = {
+  amount: kobo,
+  currency: opt(z.string()),
+  payment_method: opt(z.string()),
+  transaction_type: opt(z.string()),
+  payment_info: opt(paymentInfo),
+  transaction_reference: opt(z.string()),
+  virtual_account_number: opt(z.string()),
+  rrn: opt(z.string()),
+  stan: opt(z.string()),
+  aid: opt(z.string()),
+};
+
 const lowerStatus = <const T extends readonly [string, ...string[]]>(values: T) =>
   z
     .string()
@@ -56,16 +70,7 @@ export const PosRemoteCompletedSchema = z.looseObject({
   merchant_request_ref: opt(z.string()),
   merchant_id: opt(z.string()),
   terminal_id: opt(z.string()),
-  amount: kobo,
-  currency: opt(z.string()),
-  payment_method: opt(z.string()),
-  transaction_type: opt(z.string()),
-  payment_info: opt(paymentInfo),
-  transaction_reference: opt(z.string()),
-  virtual_account_number: opt(z.string()),
-  rrn: opt(z.string()),
-  stan: opt(z.string()),
-  aid: opt(z.string()),
+  ...posPaymentFields,
   response_code: opt(idString),
   response_message: opt(z.string()),
   processor: opt(z.string()),
@@ -187,26 +192,18 @@ export const PosTerminalInitiateRequestSchema = PosTerminalInitiateRequestObject
 export type PosTerminalInitiateRequest = z.input<typeof PosTerminalInitiateRequestSchema>;
 
 export const PosTerminalTransactionSchema = z.looseObject({
-  amount: kobo,
+  ...posPaymentFields,
   meta: opt(
     z.looseObject({ merchant_name: opt(z.string()), processor_amount: opt(z.union([z.string(), z.number()])) }),
   ),
   merchant_id: opt(z.string()),
-  payment_info: opt(paymentInfo),
   status: lowerStatus(['success', 'failed'] as const),
-  payment_method: opt(z.string()),
-  transaction_type: opt(z.string()),
   /** Two characters; a number is padded ("0" → "00"). */
   response_code: z
     .union([z.string(), z.number()])
     .transform((v) => (typeof v === 'number' ? String(v).padStart(2, '0') : v)),
-  transaction_reference: opt(z.string()),
   terminal_id: opt(idString),
   response_message: opt(z.string()),
-  rrn: opt(z.string()),
-  stan: opt(z.string()),
-  currency: opt(z.string()),
-  aid: opt(z.string()),
   merchant_request_ref: opt(z.string()),
   updated_at: opt(z.string()),
   created_at: opt(z.string()),
