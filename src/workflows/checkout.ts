@@ -4,7 +4,7 @@
 // meanwhile (a webhook may be lost), and verify decides the result. The checkout initiate is sent once (again only
 // for a reference the service does not know). The state, the end and the cancel clean-up are
 // PaymentFlow's (./steps/payment-flow.ts).
-import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
 import { PAYMENT_DEFAULTS } from '../shared/payment-common';
 import { PaymentFlow, expectedPayment } from './steps/payment-flow';
@@ -55,14 +55,8 @@ class CheckoutFlow extends PaymentFlow<CheckoutState> {
    * initiate's failure.
    */
   private async checkoutUrl(): Promise<{ checkoutUrl: string; transactionRef: string }> {
-    await condition(() => this.state.checkoutUrl !== undefined || this.state.status !== 'initiating');
-    if (!this.state.checkoutUrl)
-      throw ApplicationFailure.create({
-        type: 'CheckoutFailed',
-        message: this.state.reason ?? 'the checkout could not be created',
-        nonRetryable: true,
-      });
-    return { checkoutUrl: this.state.checkoutUrl, transactionRef: this.ref };
+    await this.awaitFirstAnswer(() => this.state.checkoutUrl, 'CheckoutFailed', 'the checkout could not be created');
+    return { checkoutUrl: this.state.checkoutUrl!, transactionRef: this.ref };
   }
 
   // --- main steps ---
@@ -100,10 +94,6 @@ class CheckoutFlow extends PaymentFlow<CheckoutState> {
     const { input } = this;
     const expiryMs = input.expiryMs ?? PAYMENT_DEFAULTS.checkoutExpiryMs;
     this.pending = { as: 'expired', reason: `not paid within ${expiryMs} ms` };
-    const pollMs = input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs;
-    return this.awaitPayerAndFinish(
-      this.state.status === 'open' ? { waitMs: expiryMs, pollMs } : undefined,
-      input.webhookGraceMs,
-    );
+    return this.awaitPayerAndFinish(this.state.status === 'open' ? expiryMs : undefined, input);
   }
 }

@@ -494,21 +494,9 @@ class RecurringPlan {
       this.setStatus('cancelled', 'token cancelled (A5, asked again after a 400)');
       return;
     }
-    const resolution = listenForResolution(
-      RECURRING_CANCEL_RESOLVE_OUTCOMES,
-      () => this.state.status === 'outcome_unknown',
-    );
-    this.setStatus(
-      'outcome_unknown',
+    await this.parkForOperator(
       `charges stopped, but the cancel (A5) was refused ('Recurring Payment was not cancelled')${again === false ? ' twice' : `, then failed (${again})`}: the token may be cancelled already, unknown, or still active; check it and resolve the plan`,
-    );
-    await this.emitOutcome();
-    await condition(() => resolution() !== undefined);
-    const r = resolution()!;
-    this.state.resolution = r;
-    this.setStatus(
-      r.outcome as RecurringState['status'],
-      `resolved by ${r.operator}: ${r.reason} (the cancel (A5) was refused)`,
+      'the cancel (A5) was refused',
     );
   }
 

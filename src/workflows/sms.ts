@@ -77,9 +77,7 @@ import {
   type SmsSendState,
 } from '../shared/sms';
 import { paymentSearchAttributes } from '../shared/search-attributes';
-import { UNKNOWN_OUTCOME_DEFAULTS } from '../shared/outcome';
-import { durationMs } from '../shared/duration';
-import { awaitFinal, listenForResolution } from './steps/unknown-outcome';
+import { awaitFinal, listenForResolution, parkedRequery } from './steps/unknown-outcome';
 import { MerchantEvents, type EventTypes } from './steps/merchant-events';
 import type { MerchantEventTarget } from '../shared/merchant-event';
 
@@ -618,10 +616,7 @@ class SmsCampaignFlow {
       onParked: () =>
         this.events.emitFor(SMS_CAMPAIGN_EVENT_TYPES, { status: 'outcome_unknown', reason: parked.message }),
       resolution,
-      pendingForMs: 0,
-      requeryForMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
-      firstBackoffMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.firstBackoff),
-      maxBackoffMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.maxBackoff),
+      ...parkedRequery(),
     });
     if (settled.kind === 'resolved') {
       const r = settled.resolution;

@@ -3,10 +3,9 @@
 // reference meanwhile, then verify decides. The USSD initiate is sent once (again only for a reference the
 // service does not know); a lost answer is settled by verify. The state, the end and the cancel
 // clean-up are PaymentFlow's (./steps/payment-flow.ts).
-import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import { ussdCodeUpdate, type UssdPaymentInput } from '../shared/ussd-payment';
 import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, type DirectPaymentState } from '../shared/payment-common';
-import { PAYMENT_DEFAULTS } from '../shared/payment-common';
 import { PaymentFlow, directPaymentState, expectedPayment } from './steps/payment-flow';
 import { sendPayment, sends } from './steps/payment-steps';
 
@@ -37,14 +36,8 @@ class UssdPaymentFlow extends PaymentFlow<DirectPaymentState> {
    * failure.
    */
   private async ussdCode(): Promise<{ transactionRef: string; ussdCode: string; expiresAt?: string }> {
-    await condition(() => this.state.ussdCode !== undefined || this.state.status !== 'initiating');
-    if (!this.state.ussdCode)
-      throw ApplicationFailure.create({
-        type: 'UssdFailed',
-        message: this.state.reason ?? 'no USSD code was issued',
-        nonRetryable: true,
-      });
-    return { transactionRef: this.ref, ussdCode: this.state.ussdCode, expiresAt: this.state.expiresAt };
+    await this.awaitFirstAnswer(() => this.state.ussdCode, 'UssdFailed', 'no USSD code was issued');
+    return { transactionRef: this.ref, ussdCode: this.state.ussdCode!, expiresAt: this.state.expiresAt };
   }
 
   // --- main steps ---
@@ -84,13 +77,11 @@ class UssdPaymentFlow extends PaymentFlow<DirectPaymentState> {
 
   /** Until the code's expiry, verifying meanwhile; then verify decides (expired when still pending). */
   private async awaitPayment(): Promise<DirectPaymentState> {
-    const { input } = this;
     const expiresAt = Date.parse(this.state.expiresAt ?? '');
     const waitMs = Number.isNaN(expiresAt) ? FALLBACK_USSD_WAIT_MS : expiresAt - Date.now();
-    const pollMs = input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs;
     return this.awaitPayerAndFinish(
-      this.state.status === 'awaiting_payment' ? { waitMs: Math.max(waitMs, 1), pollMs } : undefined,
-      input.webhookGraceMs,
+      this.state.status === 'awaiting_payment' ? Math.max(waitMs, 1) : undefined,
+      this.input,
     );
   }
 }

@@ -57,18 +57,19 @@ import {
   type VendState,
   type VendStep,
 } from '../shared/vending';
-import {
-  checkResolveOutcome,
-  resolveOutcomeUpdate,
-  UNKNOWN_OUTCOME_DEFAULTS,
-  type OutcomeResolution,
-} from '../shared/outcome';
+import type { OutcomeResolution } from '../shared/outcome';
 import { IN_FLIGHT_MARGIN_MS } from '../shared/activity-timeouts';
 import { failureMessage, isRefusalFailure } from '../shared/failures';
 import { durationMs } from '../shared/duration';
 import { sendOnce, type Presence } from './steps/send-once';
 import { visibleAttributes, type VisibleAttributes } from './steps/visible-attributes';
-import { awaitFinal, lostByHeartbeat } from './steps/unknown-outcome';
+import {
+  awaitFinal,
+  listenForResolutionIn,
+  lostByHeartbeat,
+  parkedRequery,
+  type ResolutionSlot,
+} from './steps/unknown-outcome';
 import { MerchantEvents, type EventTypes } from './steps/merchant-events';
 import { LOCAL_GATING_READ, POLL, moneySend, readUntil } from './steps/activity-options';
 import { failureLabel, parseFlowInput } from './steps/flow-input';
@@ -90,9 +91,6 @@ export const DEFAULTS = {
   purchaseTimeoutMs: DEVICE_SEND_HTTP_TIMEOUT_MS,
   checkTimeout: REQUERY_WHILE_UNANSWERED,
   pendingFor: PENDING_REQUERY_FOR,
-  unknownRequeryFor: UNKNOWN_OUTCOME_DEFAULTS.requeryFor,
-  requeryBackoff: UNKNOWN_OUTCOME_DEFAULTS.firstBackoff,
-  requeryMaxBackoff: UNKNOWN_OUTCOME_DEFAULTS.maxBackoff,
 } as const;
 
 type VendOptions = NonNullable<VendParsedInput['options']>;
@@ -124,7 +122,8 @@ class VendFlow {
   private readonly input: VendRequest;
   private readonly options: VendOptions;
   private readonly purchaseTimeoutMs: number;
-  private resolution: OutcomeResolution<VendResolveOutcome> | undefined;
+  /** The operator's resolveOutcome while the sale is parked. */
+  private readonly resolution: ResolutionSlot<VendResolveOutcome> = {};
   private visible: VisibleAttributes | undefined;
   private meter: MeterInfo | undefined;
   /** The lookup's reference: the purchase's idempotency key. */
@@ -170,25 +169,10 @@ class VendFlow {
 
   listen(): void {
     setHandler(vendStateQuery, () => ({ ...this.state, steps: [...this.state.steps] }));
-    setHandler(
-      resolveOutcomeUpdate,
-      (r) => {
-        this.resolution ??= {
-          outcome: r.outcome as VendResolveOutcome,
-          reason: r.reason.trim(),
-          operator: r.operator.trim(),
-          resolvedAt: new Date(Date.now()).toISOString(),
-        };
-        return this.resolution;
-      },
-      {
-        validator: (r) =>
-          checkResolveOutcome(
-            r,
-            VEND_RESOLVE_OUTCOMES,
-            this.state.status === 'outcome_unknown' && this.resolution === undefined,
-          ),
-      },
+    listenForResolutionIn(
+      VEND_RESOLVE_OUTCOMES,
+      () => this.resolution,
+      () => this.state.status === 'outcome_unknown',
     );
   }
 
@@ -308,15 +292,13 @@ class VendFlow {
       absentIsFinal: () => Date.now() >= this.inFlightUntil,
       setStatus: (status) => this.setStatus(status),
       onParked: () => this.emitOutcome('outcome_unknown', `${how}; parked: requeried, or resolved by an operator`),
-      resolution: () => this.resolution,
+      resolution: () => this.resolution.value,
       onRead: (read) => {
         if (read !== 'error' && read.found) last = read.record;
         this.recordCheck(read);
       },
       pendingForMs: durationMs(this.options.pendingFor ?? DEFAULTS.pendingFor),
-      requeryForMs: durationMs(this.options.unknownRequeryFor ?? DEFAULTS.unknownRequeryFor),
-      firstBackoffMs: durationMs(this.options.requeryBackoff ?? DEFAULTS.requeryBackoff),
-      maxBackoffMs: durationMs(this.options.requeryMaxBackoff ?? DEFAULTS.requeryMaxBackoff),
+      ...parkedRequery(this.options),
     });
     if (settled.kind === 'final')
       return this.fromTransaction(settled.record, `${how}; final after requery by reference (H4)`);

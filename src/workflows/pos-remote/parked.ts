@@ -2,10 +2,9 @@
 // the terminal is given back, the request's record is looked up again on a backoff (the request of a lost request
 // create (E1) searched for first) and the flow ends with the service's answer or an operator's resolveOutcome.
 import type { PosRemoteRecord, PosRemoteRecordLookup, PosRemoteResult, PosRemoteStatus } from '../../shared/pos-remote';
-import { durationMs } from '../../shared/duration';
-import { UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../../shared/outcome';
+import type { OutcomeResolution } from '../../shared/outcome';
 import type { Presence } from '../steps/send-once';
-import { awaitFinal } from '../steps/unknown-outcome';
+import { awaitFinal, parkedRequery } from '../steps/unknown-outcome';
 import { reads, type RemoteRequest } from './request';
 import type { RequestSend } from './send';
 
@@ -40,10 +39,7 @@ export class ParkedRequest {
       setStatus: () => undefined, // the parked status (and PaymentStatus) says why it is parked
       onParked: this.onParked,
       resolution: this.resolution,
-      pendingForMs: 0,
-      requeryForMs: durationMs(o.unknownRequeryFor ?? UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
-      firstBackoffMs: durationMs(o.requeryBackoff ?? UNKNOWN_OUTCOME_DEFAULTS.firstBackoff),
-      maxBackoffMs: durationMs(o.requeryMaxBackoff ?? UNKNOWN_OUTCOME_DEFAULTS.maxBackoff),
+      ...parkedRequery(o),
     });
     if (settled.kind === 'resolved') {
       const r = settled.resolution;

@@ -10,6 +10,7 @@
 //  - A Temporal cancel never ends a payment "cancelled" while money may have moved: verify decides.
 // A subclass adds its own handlers (`listen()`) and steps (`run()`); see card-payment.ts.
 import {
+  ApplicationFailure,
   CancellationScope,
   allHandlersFinished,
   condition,
@@ -25,10 +26,9 @@ import {
 } from '../../shared/payment-common';
 import type { DirectPaymentState } from '../../shared/payment-common';
 import { PaymentFlow as PaymentFlowAttribute, paymentSearchAttributes } from '../../shared/search-attributes';
-import { UNKNOWN_OUTCOME_DEFAULTS, type OutcomeResolution } from '../../shared/outcome';
-import { durationMs } from '../../shared/duration';
+import type { OutcomeResolution } from '../../shared/outcome';
 import type { SendOnceResult } from './send-once';
-import { awaitFinal, listenForResolution } from './unknown-outcome';
+import { awaitFinal, listenForResolution, parkedRequery } from './unknown-outcome';
 import { reportStatus } from './metrics';
 import { MerchantEvents, NO_EVENTS, PAYMENT_EVENT_TYPES } from './merchant-events';
 import { fromLookup, lookup, requeryTransaction, type Confirmation, type FoundTransaction } from './payment-steps';
@@ -190,23 +190,42 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
     else this.setStatus('confirming');
   }
 
+  /**
+   * An update-with-start's wait for the first send's answer (`answer()` set), or its failure (`failureType`, the
+   * state's reason) once the flow moved on without one.
+   */
+  protected async awaitFirstAnswer(
+    answer: () => string | undefined,
+    failureType: string,
+    fallback: string,
+  ): Promise<void> {
+    await condition(() => answer() !== undefined || this.state.status !== 'initiating');
+    if (!answer())
+      throw ApplicationFailure.create({
+        type: failureType,
+        message: this.state.reason ?? fallback,
+        nonRetryable: true,
+      });
+  }
+
   // --- the wait and the end ---
 
   /**
-   * The end of a flow that waits for the payer (checkout, USSD): when `wait` is given, waits up to
-   * `waitMs` for the webhook, verifying every `pollMs`, then confirms — without a webhook grace
+   * The end of a flow that waits for the payer (checkout, USSD): when `waitMs` is given, waits that long
+   * for the webhook, verifying every `verifyEveryMs`, then confirms — without a webhook grace
    * when the webhook came or verify already found the payment final.
    */
   protected async awaitPayerAndFinish(
-    wait: { waitMs: number; pollMs: number } | undefined,
-    webhookGraceMs: number | undefined,
+    waitMs: number | undefined,
+    input: { verifyEveryMs?: number; webhookGraceMs?: number },
   ): Promise<S> {
     let verified = false;
-    if (wait) {
-      verified = (await awaitWebhookVerifying(this.ref, this.inbox, wait.waitMs, wait.pollMs)) !== undefined;
+    if (waitMs !== undefined) {
+      const pollMs = input.verifyEveryMs ?? PAYMENT_DEFAULTS.verifyWhileWaitingMs;
+      verified = (await awaitWebhookVerifying(this.ref, this.inbox, waitMs, pollMs)) !== undefined;
       this.setStatus('confirming');
     }
-    return this.finish(this.inbox.event || verified ? 0 : (webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs));
+    return this.finish(this.inbox.event || verified ? 0 : (input.webhookGraceMs ?? PAYMENT_DEFAULTS.webhookGraceMs));
   }
 
   /**
@@ -246,10 +265,7 @@ export abstract class PaymentFlow<S extends PaymentFlowState> {
         ),
       resolution,
       onParked: () => this.emitOutcome(),
-      pendingForMs: 0,
-      requeryForMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
-      firstBackoffMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.firstBackoff),
-      maxBackoffMs: durationMs(UNKNOWN_OUTCOME_DEFAULTS.maxBackoff),
+      ...parkedRequery(),
     });
     if (settled.kind === 'resolved') {
       this.state.resolution = settled.resolution;

@@ -28,7 +28,6 @@ import {
   isCancellation,
   log,
   proxyActivities,
-  setHandler,
   sleep,
 } from '@temporalio/workflow';
 import type { PosTerminalActivities } from '../../activities/pos-terminal';
@@ -44,18 +43,20 @@ import {
   type PosTransactionRecord,
 } from '../../shared/pos-terminal';
 import { SECRET_UNAVAILABLE } from '../../shared/claim-check';
-import {
-  UNKNOWN_OUTCOME_DEFAULTS,
-  checkResolveOutcome,
-  resolveOutcomeUpdate,
-  type OutcomeResolution,
-} from '../../shared/outcome';
+import type { OutcomeResolution } from '../../shared/outcome';
 import { IN_FLIGHT_MARGIN_MS } from '../../shared/activity-timeouts';
 import { failureMessage, failureOf, isRefusalFailure } from '../../shared/failures';
 import { durationMs } from '../../shared/duration';
 import { BEST_EFFORT_STORE, POLL, moneySend, readUntil } from './activity-options';
 import { sendOnce, type Presence, type SendOnceResult } from './send-once';
-import { awaitFinal, lostByHeartbeat, type Settled } from './unknown-outcome';
+import {
+  awaitFinal,
+  listenForResolutionIn,
+  lostByHeartbeat,
+  parkedRequery,
+  type ResolutionSlot as Slot,
+  type Settled,
+} from './unknown-outcome';
 import {
   DEVICE_SEND_HTTP_TIMEOUT_MS,
   REQUERY_WHILE_UNANSWERED,
@@ -69,9 +70,6 @@ export const POS_TRANSACTION_DEFAULTS = {
   requerySettleDelay: SETTLE_BEFORE_REQUERY,
   initiateTimeoutMs: DEVICE_SEND_HTTP_TIMEOUT_MS,
   requeryTimeout: REQUERY_WHILE_UNANSWERED,
-  unknownRequeryFor: UNKNOWN_OUTCOME_DEFAULTS.requeryFor,
-  requeryBackoff: UNKNOWN_OUTCOME_DEFAULTS.firstBackoff,
-  requeryMaxBackoff: UNKNOWN_OUTCOME_DEFAULTS.maxBackoff,
 } as const;
 
 /** Not a failure type of the activities: the workflow's reading of a 91/96 answer, for send-once. */
@@ -166,26 +164,11 @@ export function posTransactionLookup(options: Pick<PosTransactionOptions, 'reque
 }
 
 /** Where a flow keeps the operator's resolveOutcome (one per parked transaction). */
-export interface ResolutionSlot {
-  value?: OutcomeResolution<PosResolveOutcome>;
-}
+export type ResolutionSlot = Slot<PosResolveOutcome>;
 
 /** The resolveOutcome Update: accepted once per slot, only while the flow is parked (outcome_unknown). */
 export function listenForResolveOutcome(slot: () => ResolutionSlot, parked: () => boolean): void {
-  setHandler(
-    resolveOutcomeUpdate,
-    (r) => {
-      const s = slot();
-      s.value ??= {
-        outcome: r.outcome as PosResolveOutcome,
-        reason: r.reason.trim(),
-        operator: r.operator.trim(),
-        resolvedAt: new Date(Date.now()).toISOString(),
-      };
-      return s.value;
-    },
-    { validator: (r) => checkResolveOutcome(r, POS_RESOLVE_OUTCOMES, parked() && slot().value === undefined) },
-  );
+  listenForResolutionIn(POS_RESOLVE_OUTCOMES, slot, parked);
 }
 
 /** The steps of one transaction through the one send-once rule (./send-once.ts). */
@@ -296,10 +279,7 @@ export class PosTransactionSend {
               ? { op: 'requery', attempt: track.attempt, outcome: 'found', response_code: read.record.response_code }
               : { op: 'requery', attempt: track.attempt, outcome: 'not_found' },
         ),
-      pendingForMs: 0,
-      requeryForMs: durationMs(options.unknownRequeryFor ?? POS_TRANSACTION_DEFAULTS.unknownRequeryFor),
-      firstBackoffMs: durationMs(options.requeryBackoff ?? POS_TRANSACTION_DEFAULTS.requeryBackoff),
-      maxBackoffMs: durationMs(options.requeryMaxBackoff ?? POS_TRANSACTION_DEFAULTS.requeryMaxBackoff),
+      ...parkedRequery(options),
     });
     if (settled.kind === 'final') return this.fromTransaction(settled.record, true);
     if (settled.kind === 'absent') return this.notReceived(`F4 404 while the outcome was unknown: ${why}`);

@@ -11,7 +11,13 @@
 //     (src/shared/outcome.ts): never silently final.
 // An operator's resolveOutcome ends the wait at once.
 import { ActivityFailure, condition, setHandler, TimeoutFailure } from '@temporalio/workflow';
-import { checkResolveOutcome, resolveOutcomeUpdate, type OutcomeResolution } from '../../shared/outcome';
+import {
+  UNKNOWN_OUTCOME_DEFAULTS,
+  checkResolveOutcome,
+  resolveOutcomeUpdate,
+  type OutcomeResolution,
+} from '../../shared/outcome';
+import { durationMs } from '../../shared/duration';
 import type { Presence } from './send-once';
 import { countRequery } from './metrics';
 
@@ -37,10 +43,22 @@ export interface AwaitFinalSpec<R> {
   resolution: () => OutcomeResolution | undefined;
   /** Each requery's answer ('error' when the service could not answer), for the flow's step record. */
   onRead?: (read: Presence<R> | 'error') => void;
-  pendingForMs: number;
+  /** How long a `pending` start shows pending before it parks (unused when the wait starts parked). */
+  pendingForMs?: number;
   requeryForMs: number;
   firstBackoffMs: number;
   maxBackoffMs: number;
+}
+
+/** awaitFinal's requery period and backoff: a flow's options, or UNKNOWN_OUTCOME_DEFAULTS (24 h; 10 s doubling to 10 min). */
+export function parkedRequery(
+  o: Partial<Record<'unknownRequeryFor' | 'requeryBackoff' | 'requeryMaxBackoff', string | number>> = {},
+): Pick<AwaitFinalSpec<unknown>, 'requeryForMs' | 'firstBackoffMs' | 'maxBackoffMs'> {
+  return {
+    requeryForMs: durationMs(o.unknownRequeryFor ?? UNKNOWN_OUTCOME_DEFAULTS.requeryFor),
+    firstBackoffMs: durationMs(o.requeryBackoff ?? UNKNOWN_OUTCOME_DEFAULTS.firstBackoff),
+    maxBackoffMs: durationMs(o.requeryMaxBackoff ?? UNKNOWN_OUTCOME_DEFAULTS.maxBackoff),
+  };
 }
 
 export async function awaitFinal<R>(spec: AwaitFinalSpec<R>): Promise<Settled<R>> {
@@ -48,7 +66,7 @@ export async function awaitFinal<R>(spec: AwaitFinalSpec<R>): Promise<Settled<R>
   let status = spec.startAs;
   spec.setStatus(status);
   if (status === 'outcome_unknown') await spec.onParked?.();
-  const pendingUntil = status === 'pending' ? start + spec.pendingForMs : start;
+  const pendingUntil = status === 'pending' ? start + (spec.pendingForMs ?? 0) : start;
   const requeryUntil = pendingUntil + spec.requeryForMs;
   let seen = status === 'pending';
   let wait = Math.max(1, spec.firstBackoffMs);
@@ -119,4 +137,34 @@ export function listenForResolution(
     { validator: (input) => checkResolveOutcome(input, outcomes, accepting() && resolution === undefined) },
   );
   return () => resolution;
+}
+
+/** Where a flow keeps the operator's resolveOutcome (one per parked outcome). */
+export interface ResolutionSlot<O extends string = string> {
+  value?: OutcomeResolution<O>;
+}
+
+/**
+ * The resolveOutcome Update kept in a flow's slot, its reason and operator trimmed: accepted once per slot, only while
+ * `parked()` holds.
+ */
+export function listenForResolutionIn<O extends string>(
+  outcomes: readonly O[],
+  slot: () => ResolutionSlot<O>,
+  parked: () => boolean,
+): void {
+  setHandler(
+    resolveOutcomeUpdate,
+    (r) => {
+      const s = slot();
+      s.value ??= {
+        outcome: r.outcome as O,
+        reason: r.reason.trim(),
+        operator: r.operator.trim(),
+        resolvedAt: new Date(Date.now()).toISOString(),
+      };
+      return s.value;
+    },
+    { validator: (r) => checkResolveOutcome(r, outcomes, parked() && slot().value === undefined) },
+  );
 }
