@@ -17,12 +17,10 @@ import {
   type PosCompletionCardRead,
   type PosPreAuthInput,
   type PosPreAuthResult,
-  type PosSealedPreAuthInput,
 } from '../shared/pos-preauth';
 import type { StarterContext } from './connect';
-import { sealPosCardRead, type PosTerminalSession } from './pos-terminal';
+import { sealPosCardRead, startWithSealedRead, type PosTerminalSession } from './pos-terminal';
 import { retryTransient } from './temporal-retry';
-import { startFlow } from './start-flow';
 import type { posPreAuthWorkflow } from '../workflows/pos-preauth';
 import { parseStarterInput } from '../shared/input-error';
 
@@ -41,18 +39,10 @@ export async function startPosPreAuth(
 ): Promise<WorkflowHandle<typeof posPreAuthWorkflow>> {
   const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosPreAuthInput;
   const v = parseStarterInput(PosPreAuthInputSchema, full, 'POS pre-authorisation');
-  const { handle, input: sealedInput } = await sealPosCardRead<PosSealedPreAuthInput>(ctx, v, full);
-  try {
-    return await startFlow<typeof posPreAuthWorkflow>(ctx, {
-      operation: 'start POS pre-authorisation',
-      ...posPreAuthStart(v),
-      // With its event target resolved (docs/events.md).
-      args: [sealedInput],
-    });
-  } catch (err) {
-    await ctx.claimCheck.discard(handle).catch(() => undefined);
-    throw err;
-  }
+  return startWithSealedRead<typeof posPreAuthWorkflow>(ctx, v, full, {
+    operation: 'start POS pre-authorisation',
+    ...posPreAuthStart(v),
+  });
 }
 
 export function posPreAuthHandle(ctx: StarterContext, merchantRef: string): WorkflowHandle<typeof posPreAuthWorkflow> {

@@ -17,13 +17,11 @@ import {
   refundMerchantRef,
   type PosRefundInput,
   type PosRefundResult,
-  type PosSealedRefundInput,
   type RefundLedgerState,
 } from '../shared/pos-refund';
 import type { StarterContext } from './connect';
-import { sealPosCardRead, type PosTerminalSession } from './pos-terminal';
+import { startWithSealedRead, type PosTerminalSession } from './pos-terminal';
 import { retryTransient } from './temporal-retry';
-import { startFlow } from './start-flow';
 import type { posRefundWorkflow } from '../workflows/pos-refund';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
@@ -41,16 +39,12 @@ export async function startPosRefund(
 ): Promise<WorkflowHandle<typeof posRefundWorkflow>> {
   const full = { ...input, terminal_id: input.terminal_id ?? session?.terminalId } as PosRefundInput;
   const v = parseStarterInput(PosRefundInputSchema, full, 'POS refund');
-  const { handle, input: sealedInput } = await sealPosCardRead<PosSealedRefundInput>(ctx, v, full);
   try {
-    return await startFlow<typeof posRefundWorkflow>(ctx, {
+    return await startWithSealedRead<typeof posRefundWorkflow>(ctx, v, full, {
       operation: 'start POS refund',
       ...posRefundStart(v),
-      // With its event target resolved (docs/events.md).
-      args: [sealedInput],
     });
   } catch (err) {
-    await ctx.claimCheck.discard(handle).catch(() => undefined);
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     // The same refund request again: the same refund, if it is the same sale and amount.
     const existing = posRefundHandle(ctx, v.refund_request_id);

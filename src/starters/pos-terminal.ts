@@ -21,12 +21,12 @@ import {
   posTransactionStartSearch,
   posTransactionWorkflowId,
   type PosSealedCardData,
-  type PosSealedTransactionInput,
   type PosTransactionInput,
   type PosTransactionResult,
 } from '../shared/pos-terminal';
 import type { StarterContext } from './connect';
-import { startFlow } from './start-flow';
+import type { Workflow } from '@temporalio/common';
+import { startFlow, type FlowStart } from './start-flow';
 import type { posTerminalTransactionWorkflow } from '../workflows/pos-terminal';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
@@ -122,6 +122,26 @@ export async function sealPosCardRead<T>(
   return { handle, card, input: { ...rest, card } as T };
 }
 
+/**
+ * Seals the card read (sealPosCardRead) and starts its flow (a sale, a pre-authorisation, a refund)
+ * with the sealed input in place of the read; if the start fails, the sealed record is deleted again.
+ */
+export async function startWithSealedRead<W extends Workflow>(
+  ctx: StarterContext,
+  read: { card_pan: string } & Record<string, unknown>,
+  input: Record<string, unknown>,
+  start: Omit<FlowStart<W>, 'args'>,
+): Promise<WorkflowHandle<W>> {
+  const { handle, input: sealedInput } = await sealPosCardRead<Parameters<W>[0]>(ctx, read, input);
+  try {
+    // With its event target resolved (docs/events.md).
+    return await startFlow<W>(ctx, { ...start, args: [sealedInput] as Parameters<W> });
+  } catch (err) {
+    await ctx.claimCheck.discard(handle).catch(() => undefined);
+    throw err;
+  }
+}
+
 // ---- POS terminal transaction (F3/F4) ----------------------------------------------------
 
 /**
@@ -147,20 +167,12 @@ export async function startPosTransaction(
       },
     ]);
   }
-  const { handle, input: sealedInput } = await sealPosCardRead<PosSealedTransactionInput>(ctx, v, full);
-  try {
-    return await startFlow<typeof posTerminalTransactionWorkflow>(ctx, {
-      operation: 'start POS transaction',
-      workflowType: 'posTerminalTransactionWorkflow',
-      workflowId: posTransactionWorkflowId(v.merchant_ref),
-      // With its event target resolved (docs/events.md).
-      args: [sealedInput],
-      search: posTransactionStartSearch(v),
-    });
-  } catch (err) {
-    await ctx.claimCheck.discard(handle).catch(() => undefined);
-    throw err;
-  }
+  return startWithSealedRead<typeof posTerminalTransactionWorkflow>(ctx, v, full, {
+    operation: 'start POS transaction',
+    workflowType: 'posTerminalTransactionWorkflow',
+    workflowId: posTransactionWorkflowId(v.merchant_ref),
+    search: posTransactionStartSearch(v),
+  });
 }
 
 export function posTransactionHandle(
