@@ -11,7 +11,6 @@ import {
   formatAmount,
   htmlPage,
   ok,
-  positiveInteger,
   type Reply,
   type RequestContext,
   type RouteHandler,
@@ -37,6 +36,7 @@ import {
   oneOf,
   pathParams,
   positiveInteger as positiveAmount,
+  positiveIntegerValue,
   text,
   type RouteFields,
   type RuleBreak,
@@ -190,7 +190,7 @@ type PaymentBase = Omit<Parameters<PaymentStore['create']>[0], 'type'>;
 /** One path, three payment methods (B1, B3, B5). */
 function initiatePayment({ store, authUrl }: DirectDeps, { body: sent, secretKey }: RequestContext): Reply {
   const body = withFlatNames(sent);
-  const amount = positiveInteger(body.amount)!;
+  const amount = positiveIntegerValue(body.amount)!;
   const customer = asObject(body.customer);
   const ref = store.refFor(body.transaction_reference);
   if (store.byRef.has(ref)) return fail(400, 'Duplicate transaction reference');

@@ -103,12 +103,6 @@ export function authenticate(
 export const asObject = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
-/** A positive safe integer given as a number or a string of digits (the spec types some amounts as strings). */
-export function positiveInteger(v: unknown): number | undefined {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
-
 export function randomDigits(n: number): string {
   let s = '';
   for (let i = 0; i < n; i++) s += Math.floor(Math.random() * 10);

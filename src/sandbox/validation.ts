@@ -98,12 +98,14 @@ export const text = (message = 'must be a string') => rule((v) => typeof v === '
 export const matching = (re: RegExp, message: string) =>
   rule((v) => (typeof v === 'string' || typeof v === 'number') && re.test(String(v)), message);
 
+/** A positive safe integer given as a number or a string of digits (the spec types some amounts as strings). */
+export function positiveIntegerValue(v: unknown): number | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
 /** A positive safe integer, given as a number or a string of digits. */
-export const positiveInteger = (message: string) =>
-  rule((v) => {
-    const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
-    return Number.isSafeInteger(n) && n > 0;
-  }, message);
+export const positiveInteger = (message: string) => rule((v) => positiveIntegerValue(v) !== undefined, message);
 
 /** A positive safe integer given as a JSON number only. */
 export const positiveNumber = (message: string) =>

@@ -26,7 +26,7 @@ import {
   oneOf,
   PAGING,
   pathParams,
-  positiveInteger,
+  positiveIntegerValue,
   rule,
   text,
   type RouteFields,
@@ -116,7 +116,7 @@ const SIMULATE_PAYMENT_FIELDS: RouteFields = {
         b.dva === true || b.dva === 'true' || String(b.virtual_account_number).startsWith(DYNAMIC_ACCOUNT_PREFIX);
       if (checkoutTransfer && (b.amount === undefined || b.amount === null || b.amount === ''))
         ctx.addIssue({ code: 'custom', path: ['amount'], message: 'is required' });
-      else if (checkoutTransfer && !positiveInteger('').safeParse(b.amount).success)
+      else if (checkoutTransfer && positiveIntegerValue(b.amount) === undefined)
         ctx.addIssue({ code: 'custom', ...asIs(['amount'], 'must be a positive integer in the lowest currency unit') });
       else if (
         !checkoutTransfer &&
