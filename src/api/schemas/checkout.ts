@@ -165,18 +165,9 @@ export const TransactionQueryRequestSchema = z
   .superRefine((v, ctx) => {
     const start = parseDateLike(v.start_date);
     const end = parseDateLike(v.end_date);
-    if (start === undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['start_date'],
-        message: 'must be a date YYYY-MM-DD or an ISO 8601 timestamp',
-      });
-    if (end === undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['end_date'],
-        message: 'must be a date YYYY-MM-DD or an ISO 8601 timestamp',
-      });
+    for (const [key, at] of [['start_date', start] as const, ['end_date', end] as const])
+      if (at === undefined)
+        ctx.addIssue({ code: 'custom', path: [key], message: 'must be a date YYYY-MM-DD or an ISO 8601 timestamp' });
     if (start === undefined || end === undefined) return;
     if (end < start) ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'must not be before start_date' });
     else if (end > addOneMonth(start))

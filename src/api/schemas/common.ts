@@ -45,16 +45,32 @@ export const requiredObject = <S extends z.core.$ZodLooseShape>(shape: S, what: 
 
 const requiredNumber = (what: string) => z.number({ error: requiredOr(`must be a number: ${what}`) });
 
+/** Adds an issue saying what is wrong and ends the transform. */
+function refuse(ctx: z.RefinementCtx, message: string): never {
+  ctx.addIssue({ code: 'custom', message });
+  return z.NEVER;
+}
+
+/**
+ * The integer a safe integer or a string matching `digits` stands for; undefined after an issue
+ * saying why not (`notDigits` for a string of another form).
+ */
+function integerAmount(v: number | string, ctx: z.RefinementCtx, digits: RegExp, notDigits: string) {
+  let problem: string | undefined;
+  if (typeof v === 'number') problem = describeNumberProblem(v);
+  else if (!digits.test(v)) problem = notDigits;
+  else if (!Number.isSafeInteger(Number(v))) problem = 'is beyond the safe integer range';
+  if (problem === undefined) return Number(v);
+  ctx.addIssue({ code: 'custom', message: problem });
+  return undefined;
+}
+
 /** Request amount sent as a JSON integer. */
 export function koboAmount(opts: { min?: number; minMessage?: string } = {}) {
   const min = opts.min ?? 1;
   return requiredNumber(AMOUNT_UNIT).superRefine((v, ctx) => {
-    const problem = describeNumberProblem(v);
-    if (problem) {
-      ctx.addIssue({ code: 'custom', message: problem });
-      return;
-    }
-    if (v < min) ctx.addIssue({ code: 'custom', message: opts.minMessage ?? `must be at least ${min}` });
+    const problem = describeNumberProblem(v) ?? (v < min ? (opts.minMessage ?? `must be at least ${min}`) : undefined);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
 
@@ -65,33 +81,10 @@ export function koboAmount(opts: { min?: number; minMessage?: string } = {}) {
 export function koboAmountAsString(opts: { min?: number } = {}) {
   const min = opts.min ?? 1;
   return z.union([z.number(), z.string()], { error: requiredOr(`must be ${AMOUNT_UNIT}`) }).transform((v, ctx) => {
-    let n: number;
-    if (typeof v === 'number') {
-      const problem = describeNumberProblem(v);
-      if (problem) {
-        ctx.addIssue({ code: 'custom', message: problem });
-        return z.NEVER;
-      }
-      n = v;
-    } else {
-      if (!/^\d+$/.test(v)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `must be ${AMOUNT_UNIT}, written with digits only (no decimal point, no separators)`,
-        });
-        return z.NEVER;
-      }
-      n = Number(v);
-      if (!Number.isSafeInteger(n)) {
-        ctx.addIssue({ code: 'custom', message: 'is beyond the safe integer range' });
-        return z.NEVER;
-      }
-    }
-    if (n < min) {
-      ctx.addIssue({ code: 'custom', message: `must be at least ${min}` });
-      return z.NEVER;
-    }
-    return String(n);
+    const digitsOnly = `must be ${AMOUNT_UNIT}, written with digits only (no decimal point, no separators)`;
+    const n = integerAmount(v, ctx, /^\d+$/, digitsOnly);
+    if (n === undefined) return z.NEVER;
+    return n < min ? refuse(ctx, `must be at least ${min}`) : String(n);
   });
 }
 
@@ -99,26 +92,12 @@ export function koboAmountAsString(opts: { min?: number } = {}) {
  * Response integer amount (lowest unit). Accepts a safe integer or a string of digits (some
  * bodies quote numbers) and yields a number. Fractions are refused.
  */
-export const kobo = z.union([z.number(), z.string()]).transform((v, ctx) => {
-  if (typeof v === 'number') {
-    const problem = describeNumberProblem(v);
-    if (problem) {
-      ctx.addIssue({ code: 'custom', message: problem });
-      return z.NEVER;
-    }
-    return v;
-  }
-  if (!/^-?\d+$/.test(v.trim())) {
-    ctx.addIssue({ code: 'custom', message: `must be ${AMOUNT_UNIT}` });
-    return z.NEVER;
-  }
-  const n = Number(v.trim());
-  if (!Number.isSafeInteger(n)) {
-    ctx.addIssue({ code: 'custom', message: 'is beyond the safe integer range' });
-    return z.NEVER;
-  }
-  return n;
-});
+export const kobo = z
+  .union([z.number(), z.string()])
+  .transform(
+    (v, ctx) =>
+      integerAmount(typeof v === 'string' ? v.trim() : v, ctx, /^-?\d+$/, `must be ${AMOUNT_UNIT}`) ?? z.NEVER,
+  );
 
 /** Response decimal string (virtual accounts, vending). */
 export const decimalString = z.string().regex(DECIMAL_STRING, 'must be a decimal string such as "5000.00"');
@@ -130,21 +109,14 @@ export const decimalAmountInput = z
   .union([z.string(), z.number()], { error: requiredOr('must be a decimal string such as "5000.00"') })
   .transform((v, ctx) => {
     if (typeof v === 'number') {
-      if (!Number.isSafeInteger(v) || v < 0) {
-        ctx.addIssue({
-          code: 'custom',
-          message:
-            'must be a decimal string such as "5000.00" (a fractional JS number is refused: write it as a string)',
-        });
-        return z.NEVER;
-      }
+      if (!Number.isSafeInteger(v) || v < 0)
+        return refuse(
+          ctx,
+          'must be a decimal string such as "5000.00" (a fractional JS number is refused: write it as a string)',
+        );
       return String(v);
     }
-    if (!DECIMAL_STRING.test(v)) {
-      ctx.addIssue({ code: 'custom', message: 'must be a decimal string such as "5000.00"' });
-      return z.NEVER;
-    }
-    return v;
+    return DECIMAL_STRING.test(v) ? v : refuse(ctx, 'must be a decimal string such as "5000.00"');
   });
 
 /** Any finite number (fields the spec types as "number", not as integer). */
@@ -153,10 +125,7 @@ export const finiteNumber = z.number().refine(Number.isFinite, 'must be a finite
 /** A finite number that may arrive quoted. */
 export const looseNumber = z.union([z.number(), z.string()]).transform((v, ctx) => {
   const n = typeof v === 'number' ? v : Number(v.trim());
-  if (!Number.isFinite(n) || (typeof v === 'string' && v.trim() === '')) {
-    ctx.addIssue({ code: 'custom', message: 'must be a number' });
-    return z.NEVER;
-  }
+  if (!Number.isFinite(n) || (typeof v === 'string' && v.trim() === '')) return refuse(ctx, 'must be a number');
   return n;
 });
 
@@ -277,11 +246,7 @@ export function addOneMonth(ms: number): number {
 export function caseInsensitiveEnum<const T extends readonly [string, ...string[]]>(values: T, message: string) {
   return z.string({ error: requiredOr(message) }).transform((v, ctx) => {
     const hit = values.find((c) => c.toLowerCase() === v.trim().toLowerCase());
-    if (hit === undefined) {
-      ctx.addIssue({ code: 'custom', message });
-      return z.NEVER;
-    }
-    return hit as T[number];
+    return hit === undefined ? refuse(ctx, message) : (hit as T[number]);
   });
 }
 
