@@ -201,8 +201,6 @@ function initiatePayment({ store, authUrl }: DirectDeps, { body: sent, secretKey
     currency: String(body.currency ?? 'NGN'),
     email: String(customer.email),
     customerName: String(customer.name),
-    meta: {},
-    isRecurring: false,
     key: secretKey,
     redirectUrl: typeof body.redirect_url === 'string' ? body.redirect_url : undefined,
     webhookUrl: typeof body.webhook_url === 'string' ? body.webhook_url : undefined,

@@ -215,7 +215,6 @@ class MandateBook implements MandatesApi {
       email: String(m.record.customer_email),
       customerName: String(m.record.customer_name),
       meta: { mandate_id: m.record.mandate_id },
-      isRecurring: false,
       key: secretKey,
       status,
       bank: { account: String(m.record.account_number), bankCode: String(m.record.bank) },

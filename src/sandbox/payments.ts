@@ -218,6 +218,10 @@ export interface PaymentsDeps {
   webhookUrlFor(key: string): string | undefined;
 }
 
+/** What the store sets on a new payment, and what it defaults. */
+type Generated = 'id' | 'createdAt' | 'updatedAt' | 'wrongTries' | 'gatewayRef';
+type Defaulted = 'status' | 'meta' | 'isRecurring';
+
 export class PaymentStore {
   readonly byRef = new Map<string, Payment>();
   readonly tokens = new Map<string, Token>();
@@ -238,12 +242,12 @@ export class PaymentStore {
     return given === undefined || given === '' ? this.newRef() : String(given);
   }
 
-  create(
-    init: Omit<Payment, 'id' | 'createdAt' | 'updatedAt' | 'wrongTries' | 'gatewayRef' | 'status'> &
-      Partial<Pick<Payment, 'status'>>,
-  ): Payment {
+  /** A new payment: Pending, without meta and not recurring, unless `init` says otherwise. */
+  create(init: Omit<Payment, Generated | Defaulted> & Partial<Pick<Payment, Defaulted>>): Payment {
     const now = this.deps.clock.now();
     const p: Payment = {
+      meta: {},
+      isRecurring: false,
       ...init,
       status: init.status ?? 'Pending',
       id: ++this.seq,

@@ -47,7 +47,6 @@ function chargeToken(store: PaymentStore, { body, secretKey }: RequestContext): 
     currency: token.currency,
     email: token.email,
     customerName: null,
-    meta: {},
     isRecurring: true,
     key: secretKey,
     card: { pan: token.pan, expiry: token.expiry },

@@ -11,6 +11,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import type { SandboxClock } from './clock';
 import type { WebhookFaults, WebhookTarget } from './faults';
+import type { SandboxLogger } from './requests';
 
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000];
 export const PAYMENT_SIGNATURE_HEADER = 'x-service-encrypted-body';
@@ -48,11 +49,6 @@ export interface DeliveryAttempt {
   nextRetryAt?: string;
 }
 
-export interface WebhookLogger {
-  info(...a: unknown[]): void;
-  warn(...a: unknown[]): void;
-}
-
 export class WebhookDispatcher {
   private attempts: DeliveryAttempt[] = [];
   private held: Notification[] = [];
@@ -62,7 +58,7 @@ export class WebhookDispatcher {
     private readonly clock: SandboxClock,
     private readonly faults: WebhookFaults,
     private readonly retryScheduleMs: readonly number[],
-    private readonly logger?: WebhookLogger,
+    private readonly logger?: SandboxLogger,
   ) {}
 
   /** HMAC-SHA512 hex of `data` keyed with the secret key. */
