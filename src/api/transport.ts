@@ -6,6 +6,8 @@
 // retry) or lost after sending (outcome unknown). Nothing here logs; bodies never leave it
 // except as the parsed response.
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
 import type { HttpCall } from './operations';
 
@@ -83,39 +85,36 @@ function errorCode(err: unknown): string | undefined {
   return undefined;
 }
 
+type Controller = Dispatcher.DispatchController;
+
 /** Wraps undici's handler to note when the request is about to be written to a socket. */
 class SendTracker implements Dispatcher.DispatchHandler {
   constructor(
     private readonly inner: Dispatcher.DispatchHandler,
     private readonly attempt: { sent: boolean },
   ) {}
-  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+  onRequestStart(controller: Controller, context: unknown): void {
     this.attempt.sent = true;
     this.inner.onRequestStart?.(controller, context);
   }
-  onRequestUpgrade(
-    controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: import('node:http').IncomingHttpHeaders,
-    socket: import('node:stream').Duplex,
-  ): void {
+  onRequestUpgrade(controller: Controller, statusCode: number, headers: IncomingHttpHeaders, socket: Duplex): void {
     this.inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
   }
   onResponseStart(
-    controller: Dispatcher.DispatchController,
+    controller: Controller,
     statusCode: number,
-    headers: import('node:http').IncomingHttpHeaders,
+    headers: IncomingHttpHeaders,
     statusMessage?: string,
   ): void {
     this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
   }
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onResponseData(controller: Controller, chunk: Buffer): void {
     this.inner.onResponseData?.(controller, chunk);
   }
-  onResponseEnd(controller: Dispatcher.DispatchController, trailers: import('node:http').IncomingHttpHeaders): void {
+  onResponseEnd(controller: Controller, trailers: IncomingHttpHeaders): void {
     this.inner.onResponseEnd?.(controller, trailers);
   }
-  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+  onResponseError(controller: Controller, error: Error): void {
     this.inner.onResponseError?.(controller, error);
   }
 }
