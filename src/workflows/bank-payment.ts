@@ -10,10 +10,9 @@ import { condition, setHandler } from '@temporalio/workflow';
 import { submitBankCodeUpdate, type BankPaymentInput } from '../shared/bank-payment';
 import { DIRECT_FINAL_STATUSES, directPaymentStateQuery, type DirectPaymentState } from '../shared/payment-common';
 import { PAYMENT_DEFAULTS } from '../shared/payment-common';
-import { isClaimHandle, SECRET_UNAVAILABLE } from '../shared/claim-check';
-import { failureMessage } from '../shared/failures';
+import { isClaimHandle } from '../shared/claim-check';
 import { PaymentFlow, directPaymentState, expectedPayment } from './steps/payment-flow';
-import { secretUnavailable, sendPayment, sends, settleCodeFailure, updateFailure } from './steps/payment-steps';
+import { sendPayment, sends, settleCodeFailure } from './steps/payment-steps';
 
 export async function bankPaymentWorkflow(input: BankPaymentInput): Promise<DirectPaymentState> {
   return new BankPaymentFlow(input).run();
@@ -57,14 +56,9 @@ class BankPaymentFlow extends PaymentFlow<DirectPaymentState> {
       this.setStatus('confirming');
       return this.snapshot();
     } catch (err) {
-      // The sealed code expired before it was sent: nothing happened, the flow keeps waiting.
-      if (secretUnavailable(err))
-        throw updateFailure(SECRET_UNAVAILABLE, 'the code expired before it was sent: send it again');
-      if ((await settleCodeFailure(this.ref, err, this.expected, this)) === 'confirming') return this.snapshot();
-      throw updateFailure(
-        'OutcomeUnknown',
-        `the service's answer was lost (${failureMessage(err)}); the debit is still pending: send the code again`,
-      );
+      const words = { code: 'code', payment: 'debit', again: 'the code again' };
+      await settleCodeFailure(this.ref, err, this.expected, this, words);
+      return this.snapshot();
     } finally {
       this.busy = false;
     }

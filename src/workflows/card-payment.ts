@@ -35,21 +35,14 @@ import {
   type CardPaymentState,
   type CardPaymentStatus,
 } from '../shared/card-payment';
-import { isClaimHandle, SECRET_UNAVAILABLE, type SealedCard } from '../shared/claim-check';
+import { isClaimHandle, type SealedCard } from '../shared/claim-check';
 import { PAYMENT_DEFAULTS, type TransactionLookup } from '../shared/payment-common';
-import { failureMessage } from '../shared/failures';
 import { PaymentFlow, expectedPayment } from './steps/payment-flow';
-import {
-  fromLookup,
-  lookup,
-  secretUnavailable,
-  sendPayment,
-  sends,
-  settleCodeFailure,
-  updateFailure,
-} from './steps/payment-steps';
+import { fromLookup, lookup, secretUnavailable, sendPayment, sends, settleCodeFailure } from './steps/payment-steps';
 
 const WAITING: CardPaymentStatus[] = ['awaiting_pin', 'awaiting_otp'];
+const PIN_WORDS = { code: 'PIN', payment: 'payment', again: 'the PIN again, or the OTP if the payer received one' };
+const OTP_WORDS = { code: 'OTP', payment: 'payment', again: 'the OTP again' };
 
 export async function cardPaymentWorkflow(input: CardPaymentInput): Promise<CardPaymentState> {
   return new CardPaymentFlow(input).run();
@@ -162,20 +155,13 @@ class CardPaymentFlow extends PaymentFlow<CardPaymentState> {
       this.applyStep(step.transactionStatus, step.verified);
       return this.snapshot();
     } catch (err) {
-      // The sealed code expired before it was sent: nothing happened, the flow keeps waiting.
-      if (secretUnavailable(err))
-        throw updateFailure(
-          SECRET_UNAVAILABLE,
-          `the ${kind === 'pin' ? 'PIN' : 'OTP'} expired before it was sent: send it again`,
-        );
-      // What a refusal or a lost answer meant, the service's record says.
-      if ((await settleCodeFailure(this.ref, err, this.expected, this)) === 'confirming') return this.snapshot();
-      // Still pending (or not verifiable): the code can be sent again safely, a transaction succeeds once.
-      if (kind === 'pin') this.pinAnswerLost = true;
-      throw updateFailure(
-        'OutcomeUnknown',
-        `the service's answer was lost (${failureMessage(err)}); the payment is still pending: send the ${kind === 'pin' ? 'PIN again, or the OTP if the payer received one' : 'OTP again'}`,
-      );
+      const words = kind === 'pin' ? PIN_WORDS : OTP_WORDS;
+      // A PIN whose answer was lost may have been accepted: an OTP is accepted next too.
+      const onLost = () => {
+        if (kind === 'pin') this.pinAnswerLost = true;
+      };
+      await settleCodeFailure(this.ref, err, this.expected, this, words, onLost);
+      return this.snapshot();
     } finally {
       this.busy = false;
     }

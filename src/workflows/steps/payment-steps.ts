@@ -20,7 +20,7 @@ import {
   type TransactionLookup,
 } from '../../shared/payment-common';
 import { SECRET_UNAVAILABLE } from '../../shared/claim-check';
-import { REFUSAL_TYPES, failureOf } from '../../shared/failures';
+import { REFUSAL_TYPES, failureMessage, failureOf } from '../../shared/failures';
 import { READ, moneySend } from './activity-options';
 import { sendOnce, settle, type Presence, type SendOnceResult } from './send-once';
 
@@ -144,23 +144,34 @@ export interface CodeStepFlow {
   conclude(c: Confirmation): void;
 }
 
+/** How a code step words its failures: "the PIN expired …", "the payment is still pending: send the PIN again". */
+export interface CodeWords {
+  code: string;
+  payment: string;
+  again: string;
+}
+
 /**
- * After a PIN/OTP (B2) or bank code (B4) call failed: the service's record decides what it meant.
- * Returns 'confirming' when the payment already succeeded and 'pending' when the code may be sent
- * again (the caller words that failure); throws the Update failure when the payment ended or the
- * code was refused.
+ * After a PIN/OTP (B2) or bank code (B4) call failed: a sealed code that expired unsent fails the Update (nothing
+ * happened); otherwise the service's record decides what it meant. Returns when the payment already succeeded
+ * (confirming); otherwise throws the Update failure: the payment ended, the code was refused, or (after `onLost`) the
+ * answer was lost while the payment is still pending, so the code may be sent again.
  */
 export async function settleCodeFailure(
   ref: string,
   err: unknown,
   expected: ExpectedPayment,
   flow: CodeStepFlow,
-): Promise<'confirming' | 'pending'> {
+  words: CodeWords,
+  onLost?: () => void,
+): Promise<void> {
+  if (secretUnavailable(err))
+    throw updateFailure(SECRET_UNAVAILABLE, `the ${words.code} expired before it was sent: send it again`);
   const refused = refusal(err);
   const found = refused ? await lookup(ref) : await settleUnknown(ref);
   if (found?.found && found.status === 'Success') {
     flow.setStatus('confirming');
-    return 'confirming';
+    return;
   }
   if (found?.found && found.status !== 'Pending') {
     const c = fromLookup(found, expected);
@@ -178,5 +189,10 @@ export async function settleCodeFailure(
       limit: MAX_REFUSED_CODES,
     });
   }
-  return 'pending';
+  // Still pending (or not verifiable): the code can be sent again safely, a transaction succeeds once.
+  onLost?.();
+  throw updateFailure(
+    'OutcomeUnknown',
+    `the service's answer was lost (${failureMessage(err)}); the ${words.payment} is still pending: send ${words.again}`,
+  );
 }
