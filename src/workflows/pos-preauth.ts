@@ -19,7 +19,7 @@
 // A lapse or a release sends nothing: the spec has no call to release a hold, so the funds stay
 // held at the issuer until its own hold expires. No money moves beyond the hold.
 import { condition, isCancellation, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { maskedPan, type PosTransactionOptions } from '../shared/pos-terminal';
+import { maskedPan, posTransactionStartSearch, type PosTransactionOptions } from '../shared/pos-terminal';
 import {
   DEFAULT_HOLD_WINDOW,
   PosCompleteInputSchema,
@@ -194,15 +194,7 @@ class PosPreAuthFlow {
    */
   async run(): Promise<PosPreAuthResult> {
     const { fields, state } = this;
-    upsertSearchAttributes(
-      paymentSearchAttributes({
-        flow: 'pos-preauth',
-        reference: fields.merchant_ref,
-        status: 'validating',
-        amount: this.held,
-        currency: fields.currency,
-      }),
-    );
+    upsertSearchAttributes(paymentSearchAttributes({ ...posTransactionStartSearch(fields), flow: 'pos-preauth' }));
 
     // ---- the Pre-Authorization (F3) ----
     const heldSince = Date.now();

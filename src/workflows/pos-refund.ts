@@ -27,6 +27,7 @@ import type { PosRefundActivities } from '../activities/pos-refund';
 import {
   classifyPosCode,
   maskedPan,
+  posTransactionStartSearch,
   type PosTransactionOptions,
   type PosTransactionRecord,
 } from '../shared/pos-terminal';
@@ -153,15 +154,8 @@ class PosRefundFlow {
    */
   private async decide(): Promise<PosRefundResult> {
     const { fields, merchantRef, state } = this;
-    upsertSearchAttributes(
-      paymentSearchAttributes({
-        flow: 'pos-refund',
-        reference: merchantRef,
-        status: 'validating',
-        amount: this.amount,
-        currency: fields.currency,
-      }),
-    );
+    const start = posTransactionStartSearch({ ...fields, merchant_ref: merchantRef });
+    upsertSearchAttributes(paymentSearchAttributes({ ...start, flow: 'pos-refund' }));
     try {
       const ended = await this.beforeSend();
       if (ended) return ended;
