@@ -8,7 +8,7 @@ import { startBankPayment, submitBankCode } from '../bank-payment';
 import type { ContextFactory } from './context';
 import { startedFlow, startsFlow } from './run-options';
 import { readJsonFile } from './json-file';
-import { follow, renderDirect, runStep, secretArg } from './payment-common';
+import { follow, renderDirect, secretStepCommand } from './payment-common';
 
 export function registerBankPaymentCommands(pay: Command, context: ContextFactory): void {
   startsFlow(pay.command('bank').requiredOption('--file <path>', 'JSON BankPaymentInput')).action(
@@ -18,14 +18,5 @@ export function registerBankPaymentCommands(pay: Command, context: ContextFactor
       if (startedFlow(handle)) await follow(handle, directPaymentStateQuery, renderDirect);
     },
   );
-  pay
-    .command('code')
-    .requiredOption('--ref <ref>')
-    .description("the payer's token or OTP: read from stdin, or typed at a prompt that does not echo")
-    .option('--code <code>', 'refused: a code on the command line stays in shell history')
-    .action(async (o: { ref: string; code?: string }) => {
-      const code = await secretArg(o.code, 'CODE');
-      const ctx = await context();
-      await runStep(() => submitBankCode(ctx, o.ref, code), renderDirect);
-    });
+  secretStepCommand(pay, context, 'code', "the payer's token or OTP", submitBankCode, renderDirect);
 }

@@ -10,7 +10,7 @@ import { cardPaymentStateQuery, type CardPaymentState } from '../../shared/card-
 import { resubmitCard, startCardPayment, submitOtp, submitPin } from '../card-payment';
 import type { ContextFactory } from './context';
 import { readJsonFile } from './json-file';
-import { final, follow, runStep, secretArg } from './payment-common';
+import { final, follow, runStep, secretStepCommand } from './payment-common';
 import { startedFlow, startsFlow } from './run-options';
 
 export const renderCard = (s: CardPaymentState): string =>
@@ -43,24 +43,6 @@ export function registerCardPaymentCommands(pay: Command, context: ContextFactor
       const ctx = await context();
       await runStep(() => resubmitCard(ctx, o.ref, card), renderCard);
     });
-  pay
-    .command('pin')
-    .requiredOption('--ref <ref>')
-    .description('the PIN: read from stdin, or typed at a prompt that does not echo')
-    .option('--pin <pin>', 'refused: a PIN on the command line stays in shell history')
-    .action(async (o: { ref: string; pin?: string }) => {
-      const pin = await secretArg(o.pin, 'PIN');
-      const ctx = await context();
-      await runStep(() => submitPin(ctx, o.ref, pin), renderCard);
-    });
-  pay
-    .command('otp')
-    .requiredOption('--ref <ref>')
-    .description('the OTP: read from stdin, or typed at a prompt that does not echo')
-    .option('--otp <otp>', 'refused: an OTP on the command line stays in shell history')
-    .action(async (o: { ref: string; otp?: string }) => {
-      const otp = await secretArg(o.otp, 'OTP');
-      const ctx = await context();
-      await runStep(() => submitOtp(ctx, o.ref, otp), renderCard);
-    });
+  secretStepCommand(pay, context, 'PIN', 'the PIN', submitPin, renderCard);
+  secretStepCommand(pay, context, 'OTP', 'the OTP', submitOtp, renderCard);
 }

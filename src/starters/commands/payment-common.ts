@@ -2,10 +2,13 @@
 // ./checkout.ts, ./recurring.ts): a secret read from stdin or a silent prompt, never argv, following a flow until
 // it ends, printing a payment step's answer, and the line of a bank debit or USSD payment's state.
 import type { WorkflowHandle } from '@temporalio/client';
+import type { Command } from 'commander';
 import type { QueryDefinition } from '@temporalio/common';
 import { CARD_FINAL_STATUSES } from '../../shared/card-payment';
 import { DIRECT_FINAL_STATUSES, type DirectPaymentState } from '../../shared/payment-common';
+import type { StarterContext } from '../connect';
 import { PaymentStepError } from '../payment-common';
+import type { ContextFactory } from './context';
 import { parkedForAPerson, printResult, readSecret, settle, settleState } from './output';
 import { followToResult } from './run-options';
 
@@ -16,9 +19,32 @@ export const renderDirect = (s: DirectPaymentState): string =>
   `[${s.ussdCode ? 'ussd' : 'bank'} ${s.transactionRef}] ${s.status}${s.authModel ? ` ${s.authModel}` : ''}` +
   `${s.ussdCode && s.status === 'awaiting_payment' ? ` dial ${s.ussdCode} before ${s.expiresAt}` : ''}${s.confirmedBy ? ` by=${s.confirmedBy}` : ''}${s.reason ? ` (${s.reason})` : ''}${final(s)}`;
 
-/** A PIN, OTP or bank code: never from argv (a flag's value is refused), from stdin or a prompt that does not echo. */
-export async function secretArg(given: string | undefined, what: string): Promise<string> {
-  return readSecret(what === 'CODE' ? 'code' : (what as 'PIN' | 'OTP'), given);
+/**
+ * `pay pin | otp | code`: the secret a payment waits for, never from argv (its flag is refused), from
+ * stdin or a prompt that does not echo; sent as the payment's step, whose answer is printed (runStep).
+ */
+export function secretStepCommand<S extends { status: string }>(
+  pay: Command,
+  context: ContextFactory,
+  what: 'PIN' | 'OTP' | 'code',
+  described: string,
+  send: (ctx: StarterContext, ref: string, secret: string) => Promise<S>,
+  render: (s: S) => string,
+): void {
+  const flag = what.toLowerCase();
+  pay
+    .command(flag)
+    .requiredOption('--ref <ref>')
+    .description(`${described}: read from stdin, or typed at a prompt that does not echo`)
+    .option(
+      `--${flag} <${flag}>`,
+      `refused: ${what === 'OTP' ? 'an' : 'a'} ${what} on the command line stays in shell history`,
+    )
+    .action(async (o: { ref: string } & Record<string, string | undefined>) => {
+      const secret = await readSecret(what, o[flag]);
+      const ctx = await context();
+      await runStep(() => send(ctx, o.ref, secret), render);
+    });
 }
 
 /**
