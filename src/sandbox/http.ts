@@ -350,3 +350,9 @@ export interface RequestLogEntry {
 }
 
 export const REQUEST_LOG_LIMIT = 5000;
+
+/** Where the sandbox logs its requests and webhook problems (never card data, PINs, OTPs, BVNs or keys). */
+export interface SandboxLogger {
+  info(...a: unknown[]): void;
+  warn(...a: unknown[]): void;
+}

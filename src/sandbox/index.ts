@@ -20,13 +20,14 @@ import {
   SANDBOX_KEY_PREFIX,
   send,
   type RequestLogEntry,
+  type SandboxLogger,
 } from './http';
 import { Ledger, type LedgerEntry } from './ledger';
 import { registerMandates } from './mandates';
 import { PaymentStore } from './payments';
 import { DEFAULT_POS_REMOTE_COMPLETE_AFTER_MS, registerPosRemote } from './pos-remote';
 import { registerPosTerminal } from './pos-terminal';
-import { RequestHandler, type SandboxLogger, type SandboxState } from './requests';
+import { RequestHandler, type SandboxState } from './requests';
 import { registerSms } from './sms';
 import { registerTokens } from './tokens';
 import { registerTransactions } from './transactions';
@@ -89,7 +90,7 @@ export {
   type DeliveryAttempt,
 } from './webhooks';
 
-export type { SandboxLogger } from './requests';
+export type { SandboxLogger } from './http';
 
 export interface SandboxOptions {
   /** 0 = a free port (the default, for tests); main.ts uses SANDBOX_PORT (default 4010). */

@@ -20,16 +20,12 @@ import {
   type RequestContext,
   type RequestLogEntry,
   type Router,
+  type SandboxLogger,
 } from './http';
 
 /** The state one sandbox generation holds (reset builds a new one). */
 export interface SandboxState extends AdminState {
   router: Router;
-}
-
-export interface SandboxLogger {
-  info(...a: unknown[]): void;
-  warn(...a: unknown[]): void;
 }
 
 /** What the request handler needs of the sandbox around it. */

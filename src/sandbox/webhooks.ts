@@ -11,7 +11,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import type { SandboxClock } from './clock';
 import type { WebhookFaults, WebhookTarget } from './faults';
-import type { SandboxLogger } from './requests';
+import type { SandboxLogger } from './http';
 
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000];
 export const PAYMENT_SIGNATURE_HEADER = 'x-service-encrypted-body';
