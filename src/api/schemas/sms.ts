@@ -139,18 +139,17 @@ export const SmsTemplatePageSchema = countedRows(SmsTemplateSchema);
 export type SmsTemplatePage = z.output<typeof SmsTemplatePageSchema>;
 
 /** Updating a template (G7): body fields not shown; the sample carries name, description and file_name. */
+const templateChange = z.string().min(1, 'must not be empty').optional();
+const TEMPLATE_CHANGES = ['name', 'description', 'message', 'file_name'] as const;
 export const SmsTemplateUpdateRequestSchema = z
   .strictObject({
     id: uuid,
-    name: z.string().min(1, 'must not be empty').optional(),
-    description: z.string().min(1, 'must not be empty').optional(),
-    message: z.string().min(1, 'must not be empty').optional(),
-    file_name: z.string().min(1, 'must not be empty').optional(),
+    name: templateChange,
+    description: templateChange,
+    message: templateChange,
+    file_name: templateChange,
   })
-  .refine(
-    (v) => v.name !== undefined || v.description !== undefined || v.message !== undefined || v.file_name !== undefined,
-    {
-      message: 'must change at least one of name, description, message, file_name',
-    },
-  );
+  .refine((v) => TEMPLATE_CHANGES.some((k) => v[k] !== undefined), {
+    message: `must change at least one of ${TEMPLATE_CHANGES.join(', ')}`,
+  });
 export type SmsTemplateUpdateRequest = z.input<typeof SmsTemplateUpdateRequestSchema>;
