@@ -128,10 +128,7 @@ class PosPreAuthFlow {
 
   listen(): void {
     setHandler(posPreAuthStateQuery, () => this.snapshot());
-    listenForResolveOutcome(
-      () => this.resolutions[this.state.phase],
-      () => this.state.status === 'outcome_unknown',
-    );
+    listenForResolveOutcome(() => this.resolutions[this.state.phase], this.state);
     setHandler(
       completePreAuthUpdate,
       (input) => {

@@ -127,10 +127,7 @@ class PosRefundFlow {
 
   listen(): void {
     setHandler(posRefundStateQuery, () => ({ ...this.state, steps: [...this.state.steps] }));
-    listenForResolveOutcome(
-      () => this.resolution,
-      () => this.state.status === 'outcome_unknown',
-    );
+    listenForResolveOutcome(() => this.resolution, this.state);
   }
 
   // --- the main steps ---

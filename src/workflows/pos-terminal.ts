@@ -118,10 +118,7 @@ class PosTerminalTransactionFlow {
 
   listen(): void {
     setHandler(posTransactionStateQuery, () => ({ ...this.state, steps: [...this.state.steps] }));
-    listenForResolveOutcome(
-      () => this.resolution,
-      () => this.state.status === 'outcome_unknown',
-    );
+    listenForResolveOutcome(() => this.resolution, this.state);
   }
 
   // --- the main steps ---

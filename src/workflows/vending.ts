@@ -169,11 +169,7 @@ class VendFlow {
 
   listen(): void {
     setHandler(vendStateQuery, () => ({ ...this.state, steps: [...this.state.steps] }));
-    listenForResolutionIn(
-      VEND_RESOLVE_OUTCOMES,
-      () => this.resolution,
-      () => this.state.status === 'outcome_unknown',
-    );
+    listenForResolutionIn(VEND_RESOLVE_OUTCOMES, () => this.resolution, this.state);
   }
 
   /** The sale's event: its amount in kobo (the amount of the purchase (H3) is whole naira, docs/choices.md). */

@@ -167,8 +167,8 @@ export function posTransactionLookup(options: Pick<PosTransactionOptions, 'reque
 export type ResolutionSlot = Slot<PosResolveOutcome>;
 
 /** The resolveOutcome Update: accepted once per slot, only while the flow is parked (outcome_unknown). */
-export function listenForResolveOutcome(slot: () => ResolutionSlot, parked: () => boolean): void {
-  listenForResolutionIn(POS_RESOLVE_OUTCOMES, slot, parked);
+export function listenForResolveOutcome(slot: () => ResolutionSlot, state: { readonly status: string }): void {
+  listenForResolutionIn(POS_RESOLVE_OUTCOMES, slot, state);
 }
 
 /** The steps of one transaction through the one send-once rule (./send-once.ts). */

@@ -146,12 +146,12 @@ export interface ResolutionSlot<O extends string = string> {
 
 /**
  * The resolveOutcome Update kept in a flow's slot, its reason and operator trimmed: accepted once per slot, only while
- * `parked()` holds.
+ * the flow's state is parked (outcome_unknown).
  */
 export function listenForResolutionIn<O extends string>(
   outcomes: readonly O[],
   slot: () => ResolutionSlot<O>,
-  parked: () => boolean,
+  state: { readonly status: string },
 ): void {
   setHandler(
     resolveOutcomeUpdate,
@@ -165,6 +165,9 @@ export function listenForResolutionIn<O extends string>(
       };
       return s.value;
     },
-    { validator: (r) => checkResolveOutcome(r, outcomes, parked() && slot().value === undefined) },
+    {
+      validator: (r) =>
+        checkResolveOutcome(r, outcomes, state.status === 'outcome_unknown' && slot().value === undefined),
+    },
   );
 }
