@@ -93,15 +93,12 @@ export const PENDING_VEND_MS = 20_000;
 export const TARIFF_RATE = 60;
 export const VAT_RATE = 7.5;
 
+/** A meter looked up: its number, the provider named, and the test meter's customer. */
 interface Lookup {
   reference: string;
   meterNo: string;
   provider: string;
-  meterType: 'prepaid' | 'postpaid';
-  minimumVend: number;
-  customer: string;
-  address: string;
-  outstandingDebt: string;
+  meter: (typeof TEST_METERS)[string];
 }
 
 /** The meters looked up and the vends made. */
@@ -122,16 +119,7 @@ function lookupMeter({ clock, lookups }: VendingState, { body }: RequestContext)
   if (!meter || meter.meter_type !== body.meter_type) return fail(400, 'Invalid meter number');
   const reference = `${clock.now()}${randomDigits(6)}`;
   const provider = String(body.provider);
-  lookups.set(reference, {
-    reference,
-    meterNo,
-    provider,
-    meterType: meter.meter_type,
-    minimumVend: meter.minimum_vend,
-    customer: meter.customer_name,
-    address: meter.address,
-    outstandingDebt: meter.outstanding_debt,
-  });
+  lookups.set(reference, { reference, meterNo, provider, meter });
   const { customer_name, minimum_vend, outstanding_debt, address, meter_type } = meter;
   return ok({
     reference,
@@ -152,7 +140,8 @@ function vend({ clock, ledger, lookups, vends }: VendingState, { body }: Request
   const lookup = lookups.get(reference);
   if (!lookup) return fail(400, 'Invalid reference: look the meter up first');
   if (vends.has(reference)) return fail(400, 'Transaction already processed for this reference');
-  if (amount < lookup.minimumVend) return fail(400, `amount is below the minimum vend of ${lookup.minimumVend}`);
+  const minimum = lookup.meter.minimum_vend;
+  if (amount < minimum) return fail(400, `amount is below the minimum vend of ${minimum}`);
   const token = randomDigits(20).replace(/(\d{4})(?=\d)/g, '$1-');
   const now = clock.iso();
   const batch = randomUUID();
@@ -199,7 +188,7 @@ function vendMeta(lookup: Lookup, amount: number, token: string, batch: string, 
     kct: null,
     vat: vat.toFixed(2),
     token,
-    address: lookup.address,
+    address: lookup.meter.address,
     balance: null,
     penalty: '0.00',
     provider: lookup.provider,
@@ -208,11 +197,11 @@ function vendMeta(lookup: Lookup, amount: number, token: string, batch: string, 
     reference: lookup.reference,
     account_no: lookup.meterNo,
     meter_cost: '0.00',
-    meter_type: lookup.meterType,
+    meter_type: lookup.meter.meter_type,
     amount_paid: `${amount}.00`,
     tariff_rate: TARIFF_RATE,
     total_units: units.toFixed(2),
-    account_name: lookup.customer,
+    account_name: lookup.meter.customer_name,
     cost_of_unit: TARIFF_RATE.toFixed(2),
     fixed_charge: '0.00',
     meter_number: lookup.meterNo,
@@ -232,7 +221,7 @@ function vendMeta(lookup: Lookup, amount: number, token: string, batch: string, 
     receipt_number: `RCPT${randomDigits(10)}`,
     loss_of_revenue: '0.00',
     installation_fee: '0.00',
-    outstanding_debt: lookup.outstandingDebt,
+    outstanding_debt: lookup.meter.outstanding_debt,
     reconnection_fee: '0.00',
     transaction_date: now,
     hp_wallet_batch_id: batch,
