@@ -317,7 +317,16 @@ function createMandate(book: MandateBook, { body, secretKey }: RequestContext): 
       ? `MREF${randomDigits(12)}`
       : String(body.transaction_reference);
   if (mandates.some((m) => m.record.reference === reference)) return fail(400, 'Duplicate transaction reference');
-  const fixed = String(body.debit_type).toLowerCase() === 'fixed' ? asObject(body.fixedMandateSettings) : undefined;
+  const settings = asObject(body.fixedMandateSettings);
+  const fixed: Mandate['fixed'] =
+    String(body.debit_type).toLowerCase() === 'fixed'
+      ? {
+          frequency: String(settings.frequency).toUpperCase() as 'MONTHLY' | 'WEEKLY' | 'YEARLY',
+          interval: settings.interval as number,
+          initialDebitDate: String(settings.initial_debit_date),
+          amount: settings.initial_debit_amount as number,
+        }
+      : undefined;
   const now = book.clock.now();
   const record = mandateRecord(body, reference, fixed, book.clock.iso(now));
   const sessionToken = randomUUID();
@@ -328,16 +337,7 @@ function createMandate(book: MandateBook, { body, secretKey }: RequestContext): 
     wrongOtps: 0,
     createdAt: now,
     secretKey,
-    ...(fixed
-      ? {
-          fixed: {
-            frequency: String(fixed.frequency).toUpperCase() as 'MONTHLY' | 'WEEKLY' | 'YEARLY',
-            interval: fixed.interval as number,
-            initialDebitDate: String(fixed.initial_debit_date),
-            amount: fixed.initial_debit_amount as number,
-          },
-        }
-      : {}),
+    fixed,
   });
   book.bySession.set(sessionToken, String(record.mandate_id));
   return ok(
@@ -356,7 +356,7 @@ function createMandate(book: MandateBook, { body, secretKey }: RequestContext): 
 function mandateRecord(
   body: Record<string, unknown>,
   reference: string,
-  fixed: Record<string, unknown> | undefined,
+  fixed: Mandate['fixed'],
   createdAt: string,
 ): Record<string, unknown> {
   const info = asObject(body.customerInformation);
@@ -388,8 +388,8 @@ function mandateRecord(
     customer_name: name,
     mandate_authorization_date: null,
     created_at: createdAt,
-    frequency: fixed ? String(fixed.frequency).toUpperCase() : null,
-    initial_debit_amount: fixed ? fixed.initial_debit_amount : null,
+    frequency: fixed?.frequency ?? null,
+    initial_debit_amount: fixed?.amount ?? null,
     merchant_id: MERCHANT_ID,
   };
 }
