@@ -16,10 +16,10 @@ import {
   type PosCompletionAccepted,
   type PosCompletionCardRead,
   type PosPreAuthInput,
-  type PosPreAuthResult,
 } from '../shared/pos-preauth';
 import type { StarterContext } from './connect';
 import { sealPosCardRead, startWithSealedRead, type PosTerminalSession } from './pos-terminal';
+import { handleFor, runToResult } from './start-flow';
 import { retryTransient } from './temporal-retry';
 import type { posPreAuthWorkflow } from '../workflows/pos-preauth';
 import { parseStarterInput } from '../shared/input-error';
@@ -45,9 +45,7 @@ export async function startPosPreAuth(
   });
 }
 
-export function posPreAuthHandle(ctx: StarterContext, merchantRef: string): WorkflowHandle<typeof posPreAuthWorkflow> {
-  return ctx.client.workflow.getHandle<typeof posPreAuthWorkflow>(posPreAuthWorkflowId(merchantRef));
-}
+export const posPreAuthHandle = handleFor<typeof posPreAuthWorkflow>(posPreAuthWorkflowId);
 
 async function update<T>(run: (updateId: string) => Promise<T>): Promise<T> {
   const updateId = randomUUID();
@@ -112,10 +110,4 @@ export async function releasePosPreAuth(
   );
 }
 
-export async function runPosPreAuth(
-  ctx: StarterContext,
-  input: PosPreAuthStartInput,
-  session?: Pick<PosTerminalSession, 'terminalId'>,
-): Promise<PosPreAuthResult> {
-  return (await startPosPreAuth(ctx, input, session)).result();
-}
+export const runPosPreAuth = runToResult(startPosPreAuth);

@@ -16,11 +16,11 @@ import {
   refundLedgerStateQuery,
   refundMerchantRef,
   type PosRefundInput,
-  type PosRefundResult,
   type RefundLedgerState,
 } from '../shared/pos-refund';
 import type { StarterContext } from './connect';
 import { startWithSealedRead, type PosTerminalSession } from './pos-terminal';
+import { handleFor, runToResult } from './start-flow';
 import { retryTransient } from './temporal-retry';
 import type { posRefundWorkflow } from '../workflows/pos-refund';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
@@ -66,22 +66,11 @@ export async function startPosRefund(
 }
 
 /** The refund named by the caller's refund request id. */
-export function posRefundHandle(
-  ctx: StarterContext,
-  refundRequestId: string,
-): WorkflowHandle<typeof posRefundWorkflow> {
-  return ctx.client.workflow.getHandle<typeof posRefundWorkflow>(
-    posRefundWorkflowId(refundMerchantRef(refundRequestId)),
-  );
-}
+export const posRefundHandle = handleFor<typeof posRefundWorkflow>((refundRequestId) =>
+  posRefundWorkflowId(refundMerchantRef(refundRequestId)),
+);
 
-export async function runPosRefund(
-  ctx: StarterContext,
-  input: PosRefundStartInput,
-  session?: Pick<PosTerminalSession, 'terminalId'>,
-): Promise<PosRefundResult> {
-  return (await startPosRefund(ctx, input, session)).result();
-}
+export const runPosRefund = runToResult(startPosRefund);
 
 /** What a sale's refund ledger holds (refunded, in flight, left); undefined when no refund ever reserved against the sale. */
 export async function posRefundLedger(

@@ -7,10 +7,9 @@ import {
   posRemoteStartSearch,
   posRemoteWorkflowId,
   type PosRemoteInput,
-  type PosRemoteResult,
 } from '../shared/pos-remote';
 import type { StarterContext } from './connect';
-import { startFlow } from './start-flow';
+import { handleFor, runToResult, startFlow } from './start-flow';
 import type { posRemoteRequestWorkflow } from '../workflows/pos-remote';
 import { parseStarterInput } from '../shared/input-error';
 
@@ -39,18 +38,11 @@ function withDeploymentReading(ctx: StarterContext, input: PosRemoteInput): PosR
   return { ...input, options: { ...input.options, lostCreateAbsentIs: 'not_sent' } };
 }
 
-export function posRemoteRequestHandle(
-  ctx: StarterContext,
-  reference: string,
-): WorkflowHandle<typeof posRemoteRequestWorkflow> {
-  return ctx.client.workflow.getHandle<typeof posRemoteRequestWorkflow>(posRemoteWorkflowId(reference));
-}
+export const posRemoteRequestHandle = handleFor<typeof posRemoteRequestWorkflow>(posRemoteWorkflowId);
 
 /** Stops the polling of a remote request (the request itself lives on until it expires). */
 export async function cancelPosRemoteRequest(ctx: StarterContext, reference: string, reason?: string): Promise<void> {
   await posRemoteRequestHandle(ctx, reference).signal(cancelPosRemoteSignal, { reason });
 }
 
-export async function runPosRemoteRequest(ctx: StarterContext, input: PosRemoteInput): Promise<PosRemoteResult> {
-  return (await startPosRemoteRequest(ctx, input)).result();
-}
+export const runPosRemoteRequest = runToResult(startPosRemoteRequest);

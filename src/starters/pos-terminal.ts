@@ -22,11 +22,10 @@ import {
   posTransactionWorkflowId,
   type PosSealedCardData,
   type PosTransactionInput,
-  type PosTransactionResult,
 } from '../shared/pos-terminal';
 import type { StarterContext } from './connect';
 import type { Workflow } from '@temporalio/common';
-import { startFlow, type FlowStart } from './start-flow';
+import { handleFor, runToResult, startFlow, type FlowStart } from './start-flow';
 import type { posTerminalTransactionWorkflow } from '../workflows/pos-terminal';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
@@ -175,17 +174,6 @@ export async function startPosTransaction(
   });
 }
 
-export function posTransactionHandle(
-  ctx: StarterContext,
-  merchantRef: string,
-): WorkflowHandle<typeof posTerminalTransactionWorkflow> {
-  return ctx.client.workflow.getHandle<typeof posTerminalTransactionWorkflow>(posTransactionWorkflowId(merchantRef));
-}
+export const posTransactionHandle = handleFor<typeof posTerminalTransactionWorkflow>(posTransactionWorkflowId);
 
-export async function runPosTransaction(
-  ctx: StarterContext,
-  input: Parameters<typeof startPosTransaction>[1],
-  session?: Pick<PosTerminalSession, 'terminalId'>,
-): Promise<PosTransactionResult> {
-  return (await startPosTransaction(ctx, input, session)).result();
-}
+export const runPosTransaction = runToResult(startPosTransaction);

@@ -32,10 +32,9 @@ import {
   type SmsCampaignInput,
   type SmsCampaignResult,
   type SmsSendInput,
-  type SmsSendResult,
 } from '../shared/sms';
 import type { StarterContext } from './connect';
-import { startFlow } from './start-flow';
+import { handleFor, runToResult, startFlow } from './start-flow';
 import type { smsCampaignFollowWorkflow, smsCampaignWorkflow, smsSendWorkflow } from '../workflows/sms';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
 
@@ -64,13 +63,9 @@ export async function startSmsSend(
   });
 }
 
-export function smsSendHandle(ctx: StarterContext, reference: string): WorkflowHandle<typeof smsSendWorkflow> {
-  return ctx.client.workflow.getHandle<typeof smsSendWorkflow>(smsSendWorkflowId(reference));
-}
+export const smsSendHandle = handleFor<typeof smsSendWorkflow>(smsSendWorkflowId);
 
-export async function runSmsSend(ctx: StarterContext, input: SmsSendInput): Promise<SmsSendResult> {
-  return (await startSmsSend(ctx, input)).result();
-}
+export const runSmsSend = runToResult(startSmsSend);
 
 // ---- Campaign, followed (G2) --------------------------------------------------------------------
 
@@ -95,9 +90,7 @@ export async function startSmsCampaign(
   });
 }
 
-export function smsCampaignHandle(ctx: StarterContext, reference: string): WorkflowHandle<typeof smsCampaignWorkflow> {
-  return ctx.client.workflow.getHandle<typeof smsCampaignWorkflow>(smsCampaignWorkflowId(reference));
-}
+export const smsCampaignHandle = handleFor<typeof smsCampaignWorkflow>(smsCampaignWorkflowId);
 
 export async function runSmsCampaign(ctx: StarterContext, input: SmsCampaignInput): Promise<SmsCampaignResult> {
   return (await startSmsCampaign(ctx, input)).result();
@@ -122,12 +115,7 @@ export async function followSmsCampaign(
   });
 }
 
-export function smsCampaignFollowHandle(
-  ctx: StarterContext,
-  campaignId: string,
-): WorkflowHandle<typeof smsCampaignFollowWorkflow> {
-  return ctx.client.workflow.getHandle<typeof smsCampaignFollowWorkflow>(smsCampaignFollowWorkflowId(campaignId));
-}
+export const smsCampaignFollowHandle = handleFor<typeof smsCampaignFollowWorkflow>(smsCampaignFollowWorkflowId);
 
 // ---- Campaigns (G3/G4), templates (G5-G8): direct calls ----------------------------------------
 

@@ -6,9 +6,10 @@
 // WorkflowExecutionAlreadyStartedError (the payment starters turn it into DuplicateReferenceError).
 // Every start carries the Web UI's static summary and details for the flow (src/shared/flow-summary.ts).
 import type { Client, WorkflowHandle, WorkflowStartOptions } from '@temporalio/client';
-import type { Workflow } from '@temporalio/common';
+import type { Workflow, WorkflowResultType } from '@temporalio/common';
 import { flowStartMetadata } from '../shared/flow-summary';
 import { paymentSearchAttributes, type PaymentSearchFields } from '../shared/search-attributes';
+import type { StarterContext } from './connect';
 import { startRetrying } from './temporal-retry';
 
 export interface FlowStart<W extends Workflow> {
@@ -25,6 +26,18 @@ export interface FlowStart<W extends Workflow> {
    */
   policies?: Pick<WorkflowStartOptions, 'workflowIdReusePolicy' | 'workflowIdConflictPolicy'>;
 }
+
+/** A starter's `…Handle`: the handle of the flow that `workflowId` names for a reference. */
+export const handleFor =
+  <W extends Workflow>(workflowId: (reference: string) => string) =>
+  (ctx: StarterContext, reference: string): WorkflowHandle<W> =>
+    ctx.client.workflow.getHandle<W>(workflowId(reference));
+
+/** A starter's `run…` twin: starts the flow as `start` does and answers the flow's result. */
+export const runToResult =
+  <A extends unknown[], W extends Workflow>(start: (...args: A) => Promise<WorkflowHandle<W>>) =>
+  async (...args: A): Promise<WorkflowResultType<W>> =>
+    (await start(...args)).result();
 
 export function startFlow<W extends Workflow>(
   ctx: { client: Client; taskQueue: string },

@@ -1,8 +1,8 @@
 // Typed starters for electricity vending.
 import type { WorkflowHandle } from '@temporalio/client';
-import { VEND_FIRST_STATUS, VendInputSchema, vendWorkflowId, type VendInput, type VendResult } from '../shared/vending';
+import { VEND_FIRST_STATUS, VendInputSchema, vendWorkflowId, type VendInput } from '../shared/vending';
 import type { StarterContext } from './connect';
-import { startFlow } from './start-flow';
+import { handleFor, runToResult, startFlow } from './start-flow';
 import type { vendElectricityWorkflow } from '../workflows/vending';
 import { parseStarterInput } from '../shared/input-error';
 
@@ -22,10 +22,6 @@ export async function startVend(
   });
 }
 
-export function vendHandle(ctx: StarterContext, orderRef: string): WorkflowHandle<typeof vendElectricityWorkflow> {
-  return ctx.client.workflow.getHandle<typeof vendElectricityWorkflow>(vendWorkflowId(orderRef));
-}
+export const vendHandle = handleFor<typeof vendElectricityWorkflow>(vendWorkflowId);
 
-export async function runVend(ctx: StarterContext, input: VendInput): Promise<VendResult> {
-  return (await startVend(ctx, input)).result();
-}
+export const runVend = runToResult(startVend);
