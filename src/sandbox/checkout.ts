@@ -293,20 +293,11 @@ function modalPage(clock: SandboxClock, p: Payment, error?: string, status = 200
 
 /** The step the payment waits in, as a form (or what to do). */
 function stepSection(clock: SandboxClock, p: Payment, ref: string): string {
+  const authorize = `/checkout/${ref}/authorize`;
   if (p.step === 'pin')
-    return form(
-      `/checkout/${ref}/authorize`,
-      'Enter the card PIN',
-      '<label>PIN <input name="pin" type="password" inputmode="numeric" maxlength="4" autocomplete="off"></label>',
-      'Submit PIN',
-    );
+    return form(authorize, 'Enter the card PIN', codeField('PIN', 'pin', 4, 'off', ' type="password"'), 'Submit PIN');
   if (p.step === 'otp')
-    return form(
-      `/checkout/${ref}/authorize`,
-      'Enter the OTP sent to you',
-      '<label>OTP <input name="otp" inputmode="numeric" maxlength="8" autocomplete="one-time-code"></label>',
-      'Submit OTP',
-    );
+    return form(authorize, 'Enter the OTP sent to you', codeField('OTP', 'otp', 8, 'one-time-code'), 'Submit OTP');
   if (p.step === '3ds')
     return `<section><p>Complete the 3-D Secure challenge: <a href="/3ds/${ref}" id="auth-url">continue</a></p></section>`;
   if (p.step === 'bank-code') {
@@ -314,12 +305,7 @@ function stepSection(clock: SandboxClock, p: Payment, ref: string): string {
       p.authModel === 'ValidateTOKEN'
         ? 'the 6-digit code from your token'
         : 'the OTP sent to the phone linked to the account';
-    return form(
-      `/checkout/${ref}/bank/validate`,
-      `Enter ${what}`,
-      '<label>Code <input name="otp_token" inputmode="numeric" maxlength="8" autocomplete="off"></label>',
-      'Pay',
-    );
+    return form(`/checkout/${ref}/bank/validate`, `Enter ${what}`, codeField('Code', 'otp_token', 8, 'off'), 'Pay');
   }
   if (p.step === 'ussd' && p.ussd)
     return `<section><p>Dial <strong id="ussd-code">${escapeHtml(p.ussd.code)}</strong> before ${escapeHtml(clock.iso(p.ussd.expiresAt))}.</p></section>`;
@@ -406,6 +392,11 @@ export function registerCheckout(router: Router, store: PaymentStore, publicUrl:
 
 function form(action: string, title: string, fields: string, button: string, channel?: string): string {
   return `<section${channel ? ` data-channel="${channel}"` : ''}><h2>${escapeHtml(title)}</h2><form method="post" action="${action}">${fields}<button type="submit">${escapeHtml(button)}</button></form></section>`;
+}
+
+/** A field for a code the payer types (PIN, OTP, the bank's token or OTP). */
+function codeField(label: string, name: string, maxLength: number, autocomplete: string, type = ''): string {
+  return `<label>${label} <input name="${name}"${type} inputmode="numeric" maxlength="${maxLength}" autocomplete="${autocomplete}"></label>`;
 }
 
 function message(reply: Reply): string {
