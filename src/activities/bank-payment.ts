@@ -10,19 +10,13 @@ import { bindActivities } from './bind';
 import type { BankPaymentInput } from '../shared/bank-payment';
 import { withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
-import { moneyCall } from './calls';
+import { directPayment, moneyCall } from './calls';
 
 /** Debits the bank account (B3). Money-moving: one attempt. */
 function chargeBank({ api, logger }: ActivityDeps, input: BankPaymentInput): Promise<{ authModel?: string }> {
   return moneyCall('bank debit', async () => {
-    const req: DirectChargeBankRequest = {
-      transaction_reference: input.transactionRef,
-      amount: input.amount,
-      currency: input.currency,
-      pass_charge: input.passCharge,
-      bank: { bank_code: input.bank.bankCode, account_or_phoneno: input.bank.accountOrPhone },
-      customer: { name: input.customer.name, email: input.customer.email },
-    };
+    const bank = { bank_code: input.bank.bankCode, account_or_phoneno: input.bank.accountOrPhone };
+    const req: DirectChargeBankRequest = { ...directPayment(input), bank };
     const { data } = await heartbeatWhile(api.direct.chargeBank(req));
     logger.info({ transactionRef: input.transactionRef, authModel: data.auth_model }, 'bank debit answered');
     return { authModel: data.auth_model ?? undefined };

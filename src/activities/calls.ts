@@ -14,6 +14,19 @@ export function attemptRequestId(suffix = ''): string {
   return `${activityId}-${attempt}${suffix}`;
 }
 
+/** What every direct payment request (card, bank debit, USSD) carries from its flow's input. */
+export function directPayment<C extends string>(input: {
+  transactionRef: string;
+  amount: number;
+  currency: C;
+  passCharge?: boolean;
+  customer: { name: string; email: string };
+}) {
+  const { transactionRef, amount, currency, passCharge, customer } = input;
+  const payer = { name: customer.name, email: customer.email };
+  return { transaction_reference: transactionRef, amount, currency, pass_charge: passCharge, customer: payer };
+}
+
 /** How a read's failure may still be an answer. */
 export interface ReadAbsence<A> {
   /** The lookup whose documented "not found" (src/api/not-found.ts) answers `answer`, not a failure. */

@@ -11,7 +11,7 @@ import { bindActivities } from './bind';
 import type { CardDetails, CardPaymentInput } from '../shared/card-payment';
 import { CARD_CVV_ONCE, withSealed } from './claim-check';
 import { heartbeatWhile } from './heartbeat';
-import { moneyCall } from './calls';
+import { directPayment, moneyCall } from './calls';
 import { lookupTransaction } from './transaction-lookup';
 import type { TransactionLookup } from '../shared/payment-common';
 
@@ -61,12 +61,8 @@ function chargeCard(deps: ActivityDeps, input: CardPaymentInput): Promise<CardSt
   return moneyCall('charge card', async () => {
     const charge = (card: CardDetails) =>
       api.direct.chargeCard({
-        transaction_reference: input.transactionRef,
-        amount: input.amount,
-        currency: input.currency,
-        pass_charge: input.passCharge,
+        ...directPayment(input),
         redirect_url: input.redirectUrl,
-        customer: { name: input.customer.name, email: input.customer.email },
         card: { number: card.number, cvv: card.cvv, expiry_month: card.expiryMonth, expiry_year: card.expiryYear },
       } satisfies DirectChargeCardRequest);
     const send = (card: CardDetails) => heartbeatWhile(charge(card));

@@ -7,7 +7,7 @@ import type { ActivityDeps } from './deps';
 import { bindActivities } from './bind';
 import type { UssdPaymentInput } from '../shared/ussd-payment';
 import { heartbeatWhile } from './heartbeat';
-import { moneyCall } from './calls';
+import { directPayment, moneyCall } from './calls';
 
 /** Initiates the USSD payment (B5). Creates the transaction: one attempt, settled by verify when the answer is lost. */
 function initiateUssd(
@@ -15,14 +15,8 @@ function initiateUssd(
   input: UssdPaymentInput,
 ): Promise<{ ussdCode: string; expiresAt?: string }> {
   return moneyCall('initiate USSD', async () => {
-    const req: DirectInitiateUssdRequest = {
-      transaction_reference: input.transactionRef,
-      amount: input.amount,
-      currency: input.currency,
-      pass_charge: input.passCharge,
-      ussd: { bank_code: input.bankCode as DirectInitiateUssdRequest['ussd']['bank_code'] },
-      customer: { name: input.customer.name, email: input.customer.email },
-    };
+    const ussd = { bank_code: input.bankCode as DirectInitiateUssdRequest['ussd']['bank_code'] };
+    const req: DirectInitiateUssdRequest = { ...directPayment(input), ussd };
     const { data } = await heartbeatWhile(api.direct.initiateUssd(req));
     const code = data.ussd_details?.ussd_reference;
     if (!code)
