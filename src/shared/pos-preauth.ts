@@ -14,15 +14,18 @@ import type { z } from 'zod';
 import { keyDigest } from './mandate';
 import type { OutcomeResolution } from './outcome';
 import {
-  POS_SEALED_FIELDS,
   PosTransactionOptionsSchema,
   PosSealedCardSchema,
   PosTransactionInputSchema,
+  posTransactionStartSearch,
+  sealedOmit,
   type PosResolveOutcome,
+  type PosSendStatus,
   type PosStep,
   type PosTransactionRecord,
 } from './pos-terminal';
 import { lazy } from './lazy';
+import { durationMs } from './duration';
 import { pickFinal } from './final-statuses';
 import type { PaymentSearchFields } from './search-attributes';
 
@@ -37,13 +40,7 @@ export function posPreAuthStart(v: { merchant_ref: string; amount: string | numb
   return {
     workflowType: 'posPreAuthWorkflow',
     workflowId: posPreAuthWorkflowId(v.merchant_ref),
-    search: {
-      flow: 'pos-preauth',
-      reference: v.merchant_ref,
-      status: 'validating',
-      amount: Number(v.amount),
-      currency: v.currency,
-    },
+    search: { ...posTransactionStartSearch(v), flow: 'pos-preauth' },
   };
 }
 /** The completion transaction's merchant_ref: `CP` + a 64-bit digest of the pre-authorisation's (15 characters). */
@@ -65,10 +62,6 @@ const holdWindow = lazy('pos-preauth.holdWindow', (z) =>
     ])
     .optional(),
 );
-
-const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as {
-  [K in (typeof POS_SEALED_FIELDS)[number]]: true;
-};
 
 /** The pre-authorisation as the starter takes it: the sale's fields (the card read) without transaction_type. */
 export const PosPreAuthInputSchema = lazy('pos-preauth.PosPreAuthInputSchema', () =>
@@ -127,10 +120,8 @@ export const releasePreAuthUpdate = defineUpdate<{ releasedAt: string }, [{ reas
 
 export type PosPreAuthStatus =
   | 'validating'
-  | 'initiating'
-  | 'requerying'
-  | 'retry_wait'
-  | 'outcome_unknown'
+  // the pre-authorisation's send; declined, rejected, not_received, card_data_unavailable: it did not hold
+  | Exclude<PosSendStatus, 'approved'>
   /** Approved: the funds are held; waiting for completePreAuth or releasePreAuth until the window ends. */
   | 'held'
   | 'completing'
@@ -140,11 +131,6 @@ export type PosPreAuthStatus =
   | 'lapsed'
   /** The merchant released it: no completion will be sent. */
   | 'released'
-  // the pre-authorisation itself did not hold
-  | 'declined'
-  | 'rejected'
-  | 'not_received'
-  | 'card_data_unavailable'
   // the completion did not move money (the hold lapses at the issuer)
   | 'completion_declined'
   | 'completion_rejected'
@@ -166,16 +152,7 @@ export const POS_PREAUTH_FINAL_STATUSES: readonly PosPreAuthStatus[] = pickFinal
 export interface PosCompletionState {
   merchantRef: string;
   amount: number;
-  status:
-    | 'initiating'
-    | 'requerying'
-    | 'retry_wait'
-    | 'outcome_unknown'
-    | 'approved'
-    | 'declined'
-    | 'rejected'
-    | 'not_received'
-    | 'card_data_unavailable';
+  status: PosSendStatus;
   attempt: number;
   steps: PosStep[];
   card: { maskedPan: string };
@@ -216,16 +193,5 @@ export interface PosPreAuthResult extends PosPreAuthState {
 
 export const posPreAuthStateQuery = defineQuery<PosPreAuthState>('posPreAuthState');
 
-/** '7 days', '48h', '30 minutes', or milliseconds → milliseconds. */
-export function holdWindowMs(d: string | number): number {
-  if (typeof d === 'number') return d;
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/.exec(d.trim());
-  if (!m) throw new TypeError(`not a duration: ${d}`);
-  const n = Number(m[1]);
-  const u = m[2];
-  if (u === 'ms' || u.startsWith('milli')) return n;
-  if (u.startsWith('s')) return n * 1000;
-  if (u.startsWith('m')) return n * 60_000;
-  if (u.startsWith('h')) return n * 3_600_000;
-  return n * 86_400_000;
-}
+/** '7 days', '48h', '30 minutes', or milliseconds → milliseconds (the one duration reader). */
+export const holdWindowMs = (d: string | number): number => durationMs(d);

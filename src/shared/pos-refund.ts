@@ -16,11 +16,13 @@ import type { z } from 'zod';
 import { keyDigest } from './mandate';
 import type { OutcomeResolution } from './outcome';
 import {
-  POS_SEALED_FIELDS,
   PosTransactionOptionsSchema,
   PosSealedCardSchema,
   PosTransactionInputSchema,
   merchantRefSchema,
+  posTransactionStartSearch,
+  sealedOmit,
+  unsealedCardFields,
   type PosResolveOutcome,
   type PosSendStatus,
   type PosStep,
@@ -53,21 +55,11 @@ export function posRefundStart(v: { refund_request_id: string; amount: string | 
   return {
     workflowType: 'posRefundWorkflow',
     workflowId: posRefundWorkflowId(merchantRef),
-    search: {
-      flow: 'pos-refund',
-      reference: merchantRef,
-      status: 'validating',
-      amount: Number(v.amount),
-      currency: v.currency,
-    },
+    search: { ...posTransactionStartSearch({ ...v, merchant_ref: merchantRef }), flow: 'pos-refund' },
   };
 }
 /** The sale's refund ledger. */
 export const posRefundLedgerWorkflowId = (originalMerchantRef: string): string => `pos-refunds-${originalMerchantRef}`;
-
-const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as {
-  [K in (typeof POS_SEALED_FIELDS)[number]]: true;
-};
 
 /**
  * The refund as the starter takes it: the card read (the card of the original sale, presented
@@ -96,13 +88,7 @@ export type PosSealedRefundInput = z.input<typeof PosSealedRefundInputSchema>;
 export type PosSealedRefundParsedInput = z.output<typeof PosSealedRefundInputSchema>;
 
 /** Card-read fields found in a refund or completion workflow input (refused by name, values never named). */
-export function unsealedFieldsIn(raw: unknown, starter: string): InputIssue[] {
-  if (!raw || typeof raw !== 'object') return [];
-  return POS_SEALED_FIELDS.filter((f) => f in raw).map((f) => ({
-    field: f,
-    rule: `must not be in the workflow input: start with ${starter}, which seals the card read`,
-  }));
-}
+export const unsealedFieldsIn = (raw: unknown, starter: string): InputIssue[] => unsealedCardFields(raw, starter);
 
 /** Why a refund was refused before anything was sent (nothing was refunded). */
 export type PosRefundRefusal =

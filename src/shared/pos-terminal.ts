@@ -165,7 +165,10 @@ export type PosSealedCard = z.output<typeof PosSealedCardSchema>;
 /** The display form of a sealed card: BIN and last four, the middle masked. */
 export const maskedPan = (card: Pick<PosSealedCard, 'bin' | 'last4'>): string => `${card.bin}******${card.last4}`;
 
-const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as { [K in PosSealedField]: true };
+/** `omit` of the card-read fields: a starter's input without them is the workflow's (with `card`). */
+export const sealedOmit = Object.fromEntries(POS_SEALED_FIELDS.map((f) => [f, true])) as {
+  [K in PosSealedField]: true;
+};
 
 /** The workflow input: the transaction's fields without the card read, plus the sealed card. */
 export const PosSealedTransactionInputSchema = lazy('pos-terminal.PosSealedTransactionInputSchema', () =>
@@ -180,12 +183,12 @@ export type PosSealedInitiateRequest = Omit<PosSealedTransactionParsedInput, 'op
 /** The same for a Refund or Completion: it names its original (`original_merchant_ref`). */
 export type PosLinkedInitiateRequest = PosSealedInitiateRequest & { original_merchant_ref?: string };
 
-/** Card-read fields found in a workflow input (each is a rule broken; values never named). */
-export function unsealedCardFields(raw: unknown): InputIssue[] {
+/** Card-read fields found in a workflow input (each is a rule broken; values never named); `starter` seals them. */
+export function unsealedCardFields(raw: unknown, starter = 'startPosTransaction'): InputIssue[] {
   if (!raw || typeof raw !== 'object') return [];
   return POS_SEALED_FIELDS.filter((f) => f in raw).map((f) => ({
     field: f,
-    rule: 'must not be in the workflow input: start with startPosTransaction, which seals the card read',
+    rule: `must not be in the workflow input: start with ${starter}, which seals the card read`,
   }));
 }
 
