@@ -2,11 +2,9 @@
 // the search of the service's transaction records after a lost create answer, and the queue at the
 // terminal's lock.
 //
-// The create is money-moving: made once per activity attempt, scheduled with maximumAttempts 1; every
-// failure becomes an ApplicationFailure with a type from FailureTypes and nonRetryable set, so the
-// workflow decides (search the records first). Read-only calls (requery, transaction records) may be retried by their
-// retry policies. Nothing here logs a request or response body: only references, attempts and
-// outcomes.
+// The create moves money: made once, its failures typed for the workflow (moneyCall, ./calls.ts), which
+// searches the records first; the reads (requery, transaction records) are retried by their policies.
+// Nothing here logs a request or response body: only references, attempts and outcomes.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import type { TransactionRecord } from '../api/schemas/checkout';

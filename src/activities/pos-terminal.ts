@@ -1,9 +1,8 @@
 // Activities of the POS terminal transaction flow (and of the refund and pre-authorisation flows,
 // which send a transaction the same way): the transaction, its requery, and the deletion of a sealed card read.
 //
-// The transaction is money-moving: made once per activity attempt, scheduled with maximumAttempts 1; every
-// failure becomes an ApplicationFailure with a type from FailureTypes and nonRetryable set, so the
-// workflow decides (requery first). The requery is a read and may be retried by its retry policy.
+// The transaction moves money: sent once, its failures typed for the workflow (sendOnce, ./calls.ts),
+// which requeries first; the requery is a read, retried by its policy.
 // The terminal configuration and key exchange are not activities: pin_key must never enter
 // Temporal (see src/starters/pos-terminal.ts). The card read arrives as a claim-check handle
 // (purpose 'pos-card') and is redeemed right before the call (withSealed); the requery needs no card

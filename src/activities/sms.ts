@@ -1,11 +1,8 @@
 // SMS activities: send a batch, create a campaign, and list campaigns.
 //
-// Sending a batch and creating a campaign cost money and carry no reference of ours: they
-// are made once per activity attempt, scheduled with maximumAttempts 1, and every failure is
-// non-retryable with a deliberate type (src/activities/failures.ts toActivityFailure, money-moving):
-// 'Transient' only when the request provably never left, 'OutcomeUnknown' when it may have
-// reached the service. The workflow decides; it never resends after a lost answer.
-// Campaign listings are read-only and retried by their policy.
+// Sending a batch and creating a campaign cost money and carry no reference of ours: each is sent
+// once, its failures typed for the workflow (sendOnce, ./calls.ts; the types in ./failures.ts), which
+// never resends after a lost answer. Campaign listings are read-only and retried by their policy.
 //
 // Phone numbers and message texts are never logged: only the workflow id, batch number, sizes,
 // counts and the service's batch_id / campaign uuid.

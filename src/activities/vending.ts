@@ -2,10 +2,9 @@
 // lookup by reference.
 //
 // The providers are cached in memory per worker (TTL, default 1 hour): the list changes
-// rarely and every sale needs it. The purchase is money-moving: made once per activity attempt,
-// scheduled with maximumAttempts 1 and a short heartbeat timeout (it heartbeats while the call is
-// open), every failure non-retryable with a deliberate type; the workflow checks by reference
-// before any new attempt. A 200 is not a success: the workflow reads the record's status.
+// rarely and every sale needs it. The purchase moves money: sent once (sendOnce, ./calls.ts); the
+// workflow checks by reference before any new attempt. A 200 is not a success: the workflow reads
+// the record's status.
 import { Context } from '@temporalio/activity';
 import type { Logger } from 'pino';
 import { type ElectricityProvider, type PaymentsClient, type VendingTransaction } from '../api';
