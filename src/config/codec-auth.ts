@@ -3,12 +3,7 @@
 // user's own token as the Web UI forwards it (TEMPORAL_CODEC_PASS_ACCESS_TOKEN=true), verified
 // against the issuer's JWKS and authorised per namespace (X-Namespace) from a claim.
 import { z } from 'zod';
-
-const csv = (v: string | undefined): string[] =>
-  (v ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+import { csv, optionalBool } from './env-values';
 
 export const codecAuthEnvShape = {
   CODEC_AUTH_MODE: z.enum(['token', 'oidc'], { error: 'must be token or oidc' }).default('token'),
@@ -28,10 +23,7 @@ export const codecAuthEnvShape = {
   // Seconds of clock skew tolerated on exp and nbf.
   CODEC_OIDC_CLOCK_SKEW_S: z.coerce.number().int().min(0).max(300).default(30),
   // POST /encode (payloads in, ciphertext out): unset, on only for the static token outside production.
-  CODEC_ENCODE_ENABLED: z
-    .enum(['true', 'false', '1', '0'])
-    .optional()
-    .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1')),
+  CODEC_ENCODE_ENABLED: optionalBool,
   // Requests per minute per client (the OIDC token's subject; the address for the static token or without a valid token).
   CODEC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(600),
 };

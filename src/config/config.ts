@@ -10,6 +10,7 @@ import { isNearCopy, productionGuardIssues } from './production-guards';
 import { returnLinkEnvShape, type ReturnLinkConfig } from './return-links';
 import { codecAuthConfig, codecAuthEnvShape, codecAuthIssues, type CodecAuthConfig } from './codec-auth';
 import { notifySecretIssue } from '../notify/secrets';
+import { csv, httpUrl, optionalBool } from './env-values';
 
 export { WORKER_TUNING_DEFAULTS, type WorkerTuningConfig } from './worker-tuning';
 import { durationMs } from '../shared/duration';
@@ -82,21 +83,30 @@ const bool = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
 const optionalPath = z.string().regex(/^\//, 'must start with /').optional();
-/** true/false/1/0, or unset (undefined) when the default depends on other variables. */
-const optionalBool = z
-  .enum(['true', 'false', '1', '0'])
-  .optional()
-  .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1'));
+
+/** The payments service's paths the spec does not show, each set by its variable (config.payments.paths). */
+const PAYMENTS_PATH_VARIABLES = {
+  simulateTransfer: 'PAYMENTS_PATH_SIMULATE_TRANSFER',
+  chargeToken: 'PAYMENTS_PATH_CHARGE_TOKEN',
+  cancelToken: 'PAYMENTS_PATH_CANCEL_TOKEN',
+  queryTransactions: 'PAYMENTS_PATH_QUERY_TRANSACTIONS',
+  verifyTransaction: 'PAYMENTS_PATH_VERIFY_TRANSACTION',
+  terminalConfig: 'PAYMENTS_PATH_TERMINAL_CONFIG',
+  keyExchange: 'PAYMENTS_PATH_KEY_EXCHANGE',
+  posTransaction: 'PAYMENTS_PATH_POS_TRANSACTION',
+  posRequery: 'PAYMENTS_PATH_POS_REQUERY',
+} as const;
+type PaymentsPath = keyof typeof PAYMENTS_PATH_VARIABLES;
+const paymentsPathShape = Object.fromEntries(
+  Object.values(PAYMENTS_PATH_VARIABLES).map((variable) => [variable, optionalPath]),
+) as Record<(typeof PAYMENTS_PATH_VARIABLES)[PaymentsPath], typeof optionalPath>;
 
 const encryptionKeyList = z
   .string()
   .min(1)
   .transform((raw, ctx) => {
     const keys: { id: string; key: Buffer }[] = [];
-    for (const entry of raw
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)) {
+    for (const entry of csv(raw)) {
       const sep = entry.indexOf(':');
       const id = sep > 0 ? entry.slice(0, sep) : '';
       const key = Buffer.from(sep > 0 ? entry.slice(sep + 1) : '', 'base64');
@@ -137,15 +147,7 @@ export const envSchema = z
     // (the sandbox does; the spec does not say). Only then does a remote request whose answer was lost
     // and which the list never showed end not_sent; otherwise it is parked as outcome_unknown (docs/choices.md).
     PAYMENTS_LISTS_POS_REMOTE_REQUESTS: bool(false),
-    PAYMENTS_PATH_SIMULATE_TRANSFER: optionalPath,
-    PAYMENTS_PATH_CHARGE_TOKEN: optionalPath,
-    PAYMENTS_PATH_CANCEL_TOKEN: optionalPath,
-    PAYMENTS_PATH_QUERY_TRANSACTIONS: optionalPath,
-    PAYMENTS_PATH_VERIFY_TRANSACTION: optionalPath,
-    PAYMENTS_PATH_TERMINAL_CONFIG: optionalPath,
-    PAYMENTS_PATH_KEY_EXCHANGE: optionalPath,
-    PAYMENTS_PATH_POS_TRANSACTION: optionalPath,
-    PAYMENTS_PATH_POS_REQUERY: optionalPath,
+    ...paymentsPathShape,
 
     // The connection (address, namespace, TLS, API key): a TEMPORAL_CONFIG_FILE profile and the TEMPORAL_*
     // variables, validated by resolveTemporalConnection (src/config/temporal-profile.ts).
@@ -206,7 +208,7 @@ export const envSchema = z
     // Events to the merchant's backend (docs/events.md): where every flow's final outcome is sent
     // (a starter's per-flow `notify.url` overrides it), signed under a Standard Webhooks secret, and
     // how long a delivery is retried before it is marked delivery_failed.
-    NOTIFY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    NOTIFY_URL: httpUrl,
     // One whsec_ secret, or several (comma or space separated) while rotating: each signs every event.
     NOTIFY_SECRET: z
       .string()
@@ -232,9 +234,9 @@ export const envSchema = z
 
     // Virtual-account credits (docs/flows-virtual-accounts.md): where each credit is handed over,
     // signed with HMAC-SHA256 under this secret; unset URL: credits are recorded only.
-    VA_CREDIT_CALLBACK_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    VA_CREDIT_CALLBACK_URL: httpUrl,
     // Virtual-account credits as `virtual_account.credit.*` events (docs/events.md), signed with NOTIFY_SECRET.
-    VA_CREDIT_NOTIFY_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    VA_CREDIT_NOTIFY_URL: httpUrl,
     VA_CREDIT_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     // How often a Temporal Schedule sweeps the webhook error log (C10/C11); 0 turns the Schedule off.
     VA_ERROR_LOG_SWEEP_EVERY_S: z.coerce
@@ -305,9 +307,7 @@ function environmentIssues(env: Env): EnvIssue[] {
 function paymentsServiceIssues(env: Env): EnvIssue[] {
   const issues: EnvIssue[] = [];
   const host = new URL(env.PAYMENTS_BASE_URL).hostname;
-  const productionHosts = env.PAYMENTS_PRODUCTION_HOSTS.split(',')
-    .map((h) => h.trim())
-    .filter(Boolean);
+  const productionHosts = csv(env.PAYMENTS_PRODUCTION_HOSTS);
   const sandboxKey = env.PAYMENTS_SECRET_KEY.startsWith(env.PAYMENTS_SANDBOX_KEY_PREFIX);
   if (productionHosts.includes(host) && env.PAYMENTS_ENVIRONMENT !== 'production')
     issues.push({
@@ -424,20 +424,7 @@ export interface AppConfig {
     timeoutMs: number;
     /** PAYMENTS_LISTS_POS_REMOTE_REQUESTS: a lost POS remote request the transaction list never showed is not_sent. */
     listsPosRemoteRequests: boolean;
-    paths: Partial<
-      Record<
-        | 'simulateTransfer'
-        | 'chargeToken'
-        | 'cancelToken'
-        | 'queryTransactions'
-        | 'verifyTransaction'
-        | 'terminalConfig'
-        | 'keyExchange'
-        | 'posTransaction'
-        | 'posRequery',
-        string
-      >
-    >;
+    paths: Partial<Record<PaymentsPath, string>>;
   };
   /** Spread it into createTemporalClient / createPaymentsWorker: address, tls, apiKey and grpcMeta feed src/temporal/connection.ts. */
   temporal: TemporalConnectionSettings & {
@@ -518,10 +505,6 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n${issues.map((i) => `  - ${i.variable}: ${i.message}`).join('\n')}`);
     this.name = 'ConfigError';
   }
-}
-
-function definedOnly<T extends Record<string, string | undefined>>(o: T): Partial<Record<keyof T, string>> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<Record<keyof T, string>>;
 }
 
 /** The environment as the schemas read it: empty strings count as unset, so `FOO=` in a .env file falls back to the default. */
@@ -627,17 +610,11 @@ function paymentsConfig(env: Env): AppConfig['payments'] {
     secretKey: env.PAYMENTS_SECRET_KEY,
     timeoutMs: env.PAYMENTS_TIMEOUT_MS,
     listsPosRemoteRequests: env.PAYMENTS_LISTS_POS_REMOTE_REQUESTS,
-    paths: definedOnly({
-      simulateTransfer: env.PAYMENTS_PATH_SIMULATE_TRANSFER,
-      chargeToken: env.PAYMENTS_PATH_CHARGE_TOKEN,
-      cancelToken: env.PAYMENTS_PATH_CANCEL_TOKEN,
-      queryTransactions: env.PAYMENTS_PATH_QUERY_TRANSACTIONS,
-      verifyTransaction: env.PAYMENTS_PATH_VERIFY_TRANSACTION,
-      terminalConfig: env.PAYMENTS_PATH_TERMINAL_CONFIG,
-      keyExchange: env.PAYMENTS_PATH_KEY_EXCHANGE,
-      posTransaction: env.PAYMENTS_PATH_POS_TRANSACTION,
-      posRequery: env.PAYMENTS_PATH_POS_REQUERY,
-    }),
+    paths: Object.fromEntries(
+      Object.entries(PAYMENTS_PATH_VARIABLES)
+        .map(([path, variable]) => [path, env[variable]])
+        .filter(([, value]) => value !== undefined),
+    ),
   };
 }
 
@@ -648,12 +625,9 @@ function codecConfig(env: Env, production: boolean): AppConfig['codec'] {
     port: env.CODEC_PORT,
     token: env.CODEC_SERVER_TOKEN,
     ...(env.CODEC_PATH_TOKEN ? { pathToken: env.CODEC_PATH_TOKEN } : {}),
-    corsOrigins: (
-      env.CODEC_CORS_ORIGINS ?? `http://localhost:${env.TEMPORAL_UI_PORT},http://127.0.0.1:${env.TEMPORAL_UI_PORT}`
-    )
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
+    corsOrigins: csv(
+      env.CODEC_CORS_ORIGINS ?? `http://localhost:${env.TEMPORAL_UI_PORT},http://127.0.0.1:${env.TEMPORAL_UI_PORT}`,
+    ),
     auth: codecAuthConfig(env, production),
   };
 }

@@ -2,6 +2,7 @@
 // and OpenTelemetry tracing. Spread into config.ts's zod schema; parsed with the rest of the config,
 // so a bad value stops the process naming the variable.
 import { z } from 'zod';
+import { httpUrl } from './env-values';
 
 /** `off`, or a port (0 = a free port, shown in the log and `npm start`'s banner). */
 const portOrOff = z
@@ -11,7 +12,11 @@ const portOrOff = z
     'must be a port (0-65535, 0 = a free one) or "off"',
   )
   .optional();
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional();
+const otlpProtocol = z
+  .enum(['http/protobuf', 'http/json'], {
+    error: 'must be http/protobuf or http/json (the OTLP/HTTP exporter; gRPC is not shipped)',
+  })
+  .optional();
 
 export const observabilityEnvShape = {
   // Prometheus metrics (the Temporal Runtime's exporter: SDK and business metrics of the process). Unset: off.
@@ -27,16 +32,8 @@ export const observabilityEnvShape = {
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none'], { error: 'must be otlp, console or none' }).optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: httpUrl,
-  OTEL_EXPORTER_OTLP_PROTOCOL: z
-    .enum(['http/protobuf', 'http/json'], {
-      error: 'must be http/protobuf or http/json (the OTLP/HTTP exporter; gRPC is not shipped)',
-    })
-    .optional(),
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z
-    .enum(['http/protobuf', 'http/json'], {
-      error: 'must be http/protobuf or http/json (the OTLP/HTTP exporter; gRPC is not shipped)',
-    })
-    .optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
   // Read by the exporter itself; may carry a vendor's API key: never logged.
   OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
   OTEL_EXPORTER_OTLP_TRACES_HEADERS: z.string().optional(),

@@ -1,6 +1,7 @@
 // Production guards beyond "not the embedded development value" (docs/security.md, "Production
 // mode and checklist"). Called from config.ts's schema when production mode is on; each issue
 // names the variable and the rule, never the value.
+import { csv } from './env-values';
 
 /** The codec server's token guards every payload of history: a guessable one is refused. */
 export const MIN_PRODUCTION_CODEC_TOKEN_LENGTH = 32;
@@ -38,12 +39,7 @@ export function productionGuardIssues(env: ProductionGuardInput): { variable: st
     });
   }
   // The default (the Web UI on localhost) is a development convenience; production names its UI origins.
-  if (
-    !env.CODEC_CORS_ORIGINS ||
-    env.CODEC_CORS_ORIGINS.split(',')
-      .map((o) => o.trim())
-      .filter(Boolean).length === 0
-  ) {
+  if (csv(env.CODEC_CORS_ORIGINS).length === 0) {
     issues.push({
       variable: 'CODEC_CORS_ORIGINS',
       message: "is required in production: the Web UI's origin(s), comma-separated (https://temporal-ui.example.com)",

@@ -188,21 +188,14 @@ export function workerTuningIssues(env: WorkerTuningEnv): { variable: string; me
         message: `must not exceed WORKER_MAX_CACHED_WORKFLOWS (${cache}): a workflow task runs in a cached workflow (the SDK would lower it)`,
       });
     }
-    if (env.WORKER_WORKFLOW_POLLERS !== undefined && env.WORKER_WORKFLOW_POLLERS !== 'auto') {
-      if (Number(env.WORKER_WORKFLOW_POLLERS) > workflowSlots) {
-        issues.push({
-          variable: 'WORKER_WORKFLOW_POLLERS',
-          message: `must not exceed the workflow task slots (${workflowSlots}, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS)`,
-        });
-      }
-    }
-    if (env.WORKER_ACTIVITY_POLLERS !== undefined && env.WORKER_ACTIVITY_POLLERS !== 'auto') {
-      if (Number(env.WORKER_ACTIVITY_POLLERS) > activitySlots) {
-        issues.push({
-          variable: 'WORKER_ACTIVITY_POLLERS',
-          message: `must not exceed the activity task slots (${activitySlots}, WORKER_MAX_CONCURRENT_ACTIVITIES)`,
-        });
-      }
+    const pollers = [
+      ['WORKER_WORKFLOW_POLLERS', 'workflow', workflowSlots, 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS'],
+      ['WORKER_ACTIVITY_POLLERS', 'activity', activitySlots, 'WORKER_MAX_CONCURRENT_ACTIVITIES'],
+    ] as const;
+    for (const [variable, kind, slots, slotVariable] of pollers) {
+      const value = env[variable];
+      if (value !== undefined && value !== 'auto' && Number(value) > slots)
+        issues.push({ variable, message: `must not exceed the ${kind} task slots (${slots}, ${slotVariable})` });
     }
   }
   return issues;

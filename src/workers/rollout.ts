@@ -134,12 +134,7 @@ export async function stuckFlows(client: Client, taskQueues: string[], since: Da
   const query =
     `TaskQueue IN (${queues}) AND StartTime >= '${since.toISOString()}' AND ExecutionStatus = 'Running' AND ` +
     `TemporalReportedProblems IN ('category=WorkflowTaskFailed', 'category=WorkflowTaskTimedOut')`;
-  const flows: string[] = [];
-  for await (const wf of client.workflow.list({ query, pageSize: limit })) {
-    flows.push(`${wf.workflowId} (${wf.type})`);
-    if (flows.length >= limit) break;
-  }
-  return flows;
+  return listFlows(client, query, limit);
 }
 
 /** Replays the auto-upgrade types' histories; stops the rollout, naming each failure, if one does not replay. */
@@ -167,17 +162,15 @@ async function rampSteps(io: RolloutIo, plan: RolloutPlan, taskQueues: string[])
     io.say(
       `  ${started} flows started on ${plan.to}, ${failed} failed; ${stuck.length} stuck on a failing workflow task`,
     );
-    if (stuck.length > 0) {
+    const why =
+      stuck.length > 0
+        ? `workflow tasks fail during the ramp to ${plan.to} (${stuck.join(', ')})`
+        : failed > 0 && failed / started > plan.maxFailureRate
+          ? `${failed} of ${started} flows on ${plan.to} failed (more than ${plan.maxFailureRate * 100} %)`
+          : undefined;
+    if (why) {
       await rampVersion(io.client, version, 0);
-      throw new RolloutStopped(
-        `workflow tasks fail during the ramp to ${plan.to} (${stuck.join(', ')}): ramp set back to 0, ${plan.to} not made current`,
-      );
-    }
-    if (failed > 0 && failed / started > plan.maxFailureRate) {
-      await rampVersion(io.client, version, 0);
-      throw new RolloutStopped(
-        `${failed} of ${started} flows on ${plan.to} failed (more than ${plan.maxFailureRate * 100} %): ramp set back to 0, ${plan.to} not made current`,
-      );
+      throw new RolloutStopped(`${why}: ramp set back to 0, ${plan.to} not made current`);
     }
   }
 }
@@ -196,6 +189,11 @@ export async function openFlowsOn(
   const query =
     `TemporalWorkerDeploymentVersion = ${versionAttribute(deploymentName, buildId)} AND ` +
     `TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`;
+  return listFlows(client, query, limit);
+}
+
+/** The first `limit` flows a visibility query finds: workflow id and type. */
+async function listFlows(client: Client, query: string, limit: number): Promise<string[]> {
   const flows: string[] = [];
   for await (const wf of client.workflow.list({ query, pageSize: limit })) {
     flows.push(`${wf.workflowId} (${wf.type})`);
