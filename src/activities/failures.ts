@@ -11,7 +11,15 @@ import {
   PermissionDeniedError,
   RequestValidationError,
 } from '../api';
-import { FailureTypes } from '../shared/failures';
+import { FailureTypes, type FailureType } from '../shared/failures';
+
+/** A refusal's type: the request broke a rule, or the service said no (a retry gets the same answer); undefined otherwise. */
+export function refusalType(err: unknown): FailureType | undefined {
+  if (err instanceof BadRequestError) return FailureTypes.BadRequest;
+  if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) return FailureTypes.Unauthorized;
+  if (err instanceof NotFoundError) return FailureTypes.NotFound;
+  return undefined;
+}
 
 /**
  * Turns a client error into an ApplicationFailure with a deliberate type and retryability.
@@ -33,13 +41,8 @@ export function toActivityFailure(err: unknown, opts: { moneyMoving: boolean; wh
       message: `${opts.what}: ${err.message}`,
       details: [{ status: err.status, operation: err.operation, requestId: err.requestId }],
     };
-    if (err instanceof BadRequestError)
-      return ApplicationFailure.create({ ...base, type: FailureTypes.BadRequest, nonRetryable: true });
-    if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
-      return ApplicationFailure.create({ ...base, type: FailureTypes.Unauthorized, nonRetryable: true });
-    }
-    if (err instanceof NotFoundError)
-      return ApplicationFailure.create({ ...base, type: FailureTypes.NotFound, nonRetryable: true });
+    const refused = refusalType(err);
+    if (refused) return ApplicationFailure.create({ ...base, type: refused, nonRetryable: true });
     if (opts.moneyMoving) {
       // Never repeated by Temporal: the workflow requeries by reference first.
       return ApplicationFailure.create({

@@ -4,17 +4,11 @@
 // flow's events take (its own delivery workflow: `notify list | redeliver | replay`).
 import { outboundPolicyOf } from '../notify/target-guard';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import {
-  AuthenticationError,
-  BadRequestError,
-  NotFoundError,
-  PermissionDeniedError,
-  type PaymentsClient,
-  type VirtualAccountTransaction,
-} from '../api';
+import { PaymentsApiError, type PaymentsClient, type VirtualAccountTransaction } from '../api';
 import type { Logger } from 'pino';
 import type { ActivityDeps } from './deps';
 import { bindActivities } from './bind';
+import { refusalType } from './failures';
 import type {
   CreditedVirtualAccountTransaction,
   CreditHandoff,
@@ -56,13 +50,8 @@ export function matchesSignedValues(row: VirtualAccountTransaction, credit: Virt
 }
 
 /** The filtered transaction list (C5) refused the lookup (not found, bad request, no access): a retry gets the same answer, so none is made. */
-const filteredListRefused = (
-  err: unknown,
-): err is NotFoundError | BadRequestError | AuthenticationError | PermissionDeniedError =>
-  err instanceof NotFoundError ||
-  err instanceof BadRequestError ||
-  err instanceof AuthenticationError ||
-  err instanceof PermissionDeniedError;
+const filteredListRefused = (err: unknown): err is PaymentsApiError =>
+  err instanceof PaymentsApiError && refusalType(err) !== undefined;
 
 /** The freeze the service shows for a credit (C5 `frozen_transaction`); `known: false` when C5 has no matching record. */
 export type CreditFreezeLookup =
