@@ -3,6 +3,7 @@
 // the value: card data, BVNs and OTPs are not echoed). Zod only, no Temporal: the receiver, the
 // starters and the workflows' own input checks share it.
 import type { z } from 'zod';
+import { lazy, type Zod } from './lazy';
 
 /** One broken rule: the field's dotted path (e.g. `card.number`, `messages.1.phone_number`) and the rule. */
 export interface InputIssue {
@@ -41,3 +42,21 @@ export function parseStarterInput<S extends z.ZodType>(schema: S, raw: unknown, 
   if (!parsed.success) throw new StarterInputError(what, inputIssuesOf(parsed.error));
   return parsed.data;
 }
+
+// ---- Field rules several input schemas share (built with the zod their `lazy` builder was handed) ----
+
+/** zod's `error` option of a required field: "is required" when it is absent, else "must be <what>". */
+export const required = (what: string) => ({
+  error: (iss: { input: unknown }) => (iss.input === undefined ? 'is required' : `must be ${what}`),
+});
+
+/** A required, non-empty text field (e.g. terminal_id): "is required", "must be <what>", "must not be empty", at most `max` characters when given. */
+export const requiredText = (z: Zod, what: string, max?: number) => {
+  const text = z.string(required(what)).trim().min(1, 'must not be empty');
+  return max === undefined ? text : text.max(max, `must be at most ${max} characters`);
+};
+
+/** The merchant's own reference of a flow (it names the workflow): 1 to 100 letters, digits, "_", "-" or ".". */
+export const flowReference = lazy('input-error.flowReference', (z) =>
+  z.string(required('a string')).regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
+);

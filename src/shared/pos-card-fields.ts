@@ -2,68 +2,52 @@
 // (src/api/schemas/pos.ts) and the workflows' input schemas (src/shared/pos-terminal.ts) both build on
 // these. Plain zod with no Temporal or Node imports, so it runs in the workflow sandbox too.
 import { lazy, type Zod } from './lazy';
+import { required } from './input-error';
 
-/** A required, non-empty text field (e.g. terminal_id): "is required", "must be <what>", "must not be empty". */
-export const requiredText = (z: Zod, what: string) =>
-  z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) })
-    .trim()
-    .min(1, 'must not be empty');
+export { requiredText } from './input-error';
 
 export const POS_TRANSACTION_TYPES = ['Purchase', 'Refund', 'Pre-Authorization', 'Completion'] as const;
 export const POS_ACCOUNT_TYPES = ['DEFAULT', 'SAVINGS', 'CURRENT', 'CREDIT'] as const;
 export const MERCHANT_REF_MAX = 25;
 
-const hexPairs = (z: Zod, what: string) =>
-  z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : `must be ${what}`) })
-    .regex(/^(?:[0-9A-Fa-f]{2})+$/, `must be ${what}`);
+const hexPairs = (z: Zod, what: string) => z.string(required(what)).regex(/^(?:[0-9A-Fa-f]{2})+$/, `must be ${what}`);
 
 /** The transaction's account type: the four names, any case; the processor codes 0000/0010/0020/0030 are refused. */
 export const posAccountType = lazy('pos-card-fields.posAccountType', (z) =>
-  z
-    .string({
-      error: (iss) => (iss.input === undefined ? 'is required' : 'must be DEFAULT, SAVINGS, CURRENT or CREDIT'),
-    })
-    .transform((v, ctx) => {
-      const t = v.trim();
-      if (/^00[0-3]0$/.test(t)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `must be DEFAULT, SAVINGS, CURRENT or CREDIT; the processor code ${t} is refused (the service maps the name to the code)`,
-        });
-        return z.NEVER;
-      }
-      const hit = POS_ACCOUNT_TYPES.find((a) => a === t.toUpperCase());
-      if (!hit) {
-        ctx.addIssue({ code: 'custom', message: 'must be DEFAULT, SAVINGS, CURRENT or CREDIT (case-insensitive)' });
-        return z.NEVER;
-      }
-      return hit;
-    }),
+  z.string(required('DEFAULT, SAVINGS, CURRENT or CREDIT')).transform((v, ctx) => {
+    const t = v.trim();
+    if (/^00[0-3]0$/.test(t)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be DEFAULT, SAVINGS, CURRENT or CREDIT; the processor code ${t} is refused (the service maps the name to the code)`,
+      });
+      return z.NEVER;
+    }
+    const hit = POS_ACCOUNT_TYPES.find((a) => a === t.toUpperCase());
+    if (!hit) {
+      ctx.addIssue({ code: 'custom', message: 'must be DEFAULT, SAVINGS, CURRENT or CREDIT (case-insensitive)' });
+      return z.NEVER;
+    }
+    return hit;
+  }),
 );
 
 /** Purchase, Refund, Pre-Authorization or Completion, any case (sent as the spec writes it). */
 export const posTransactionType = lazy('pos-card-fields.posTransactionType', (z) =>
-  z
-    .string({
-      error: (iss) =>
-        iss.input === undefined ? 'is required' : 'must be Purchase, Refund, Pre-Authorization or Completion',
-    })
-    .transform((v, ctx) => {
-      const hit = POS_TRANSACTION_TYPES.find((t) => t.toLowerCase() === v.trim().toLowerCase());
-      if (!hit) {
-        ctx.addIssue({ code: 'custom', message: 'must be Purchase, Refund, Pre-Authorization or Completion' });
-        return z.NEVER;
-      }
-      return hit;
-    }),
+  z.string(required('Purchase, Refund, Pre-Authorization or Completion')).transform((v, ctx) => {
+    const hit = POS_TRANSACTION_TYPES.find((t) => t.toLowerCase() === v.trim().toLowerCase());
+    if (!hit) {
+      ctx.addIssue({ code: 'custom', message: 'must be Purchase, Refund, Pre-Authorization or Completion' });
+      return z.NEVER;
+    }
+    return hit;
+  }),
 );
 
 /** Merchant-unique, at most 25 printable characters. Required: the requery depends on it. */
 export const merchantRef = lazy('pos-card-fields.merchantRef', (z) =>
   z
-    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of at most 25 characters') })
+    .string(required('a string of at most 25 characters'))
     .min(1, 'must not be empty')
     .max(MERCHANT_REF_MAX, `must be at most ${MERCHANT_REF_MAX} characters`)
     .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
@@ -76,14 +60,10 @@ export const POS_CARD_FIELDS = lazy(
     ({
       /** Digits only (EMV tag 5A). */
       card_pan: z
-        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string of digits') })
+        .string(required('a string of digits'))
         .regex(/^\d{12,19}$/, 'must be 12 to 19 digits (EMV tag 5A, digits only)'),
-      card_expiry_month: z
-        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits 01-12') })
-        .regex(/^(0[1-9]|1[0-2])$/, 'must be two digits 01-12'),
-      card_expiry_year: z
-        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be two digits') })
-        .regex(/^\d{2}$/, 'must be two digits'),
+      card_expiry_month: z.string(required('two digits 01-12')).regex(/^(0[1-9]|1[0-2])$/, 'must be two digits 01-12'),
+      card_expiry_year: z.string(required('two digits')).regex(/^\d{2}$/, 'must be two digits'),
       /** Scheme name derived from the AID (Verve, MasterCard, VISA). */
       card_type: z.string().min(1, 'must not be empty').optional(),
       /** EMV tag 5F20 decoded to ASCII. */
@@ -93,17 +73,14 @@ export const POS_CARD_FIELDS = lazy(
        * message and the request times out without explanation, so it is checked here.
        */
       card_sequence_number: z
-        .string({
-          error: (iss) =>
-            iss.input === undefined ? 'is required' : 'must be a string of exactly 3 digits, e.g. "001"',
-        })
+        .string(required('a string of exactly 3 digits, e.g. "001"'))
         .regex(
           /^\d{3}$/,
           'must be exactly 3 digits (tag 5F34 value zero-padded, e.g. "001"); any other width makes the processor time out',
         ),
       /** Tag 57 without tag and length; trailing F pad nibble allowed. */
       track2: z
-        .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be track 2 equivalent data') })
+        .string(required('track 2 equivalent data'))
         .regex(
           /^\d{12,19}[Dd=]\d{4,}[Ff]?$/,
           'must be track 2 equivalent data: PAN, separator D, expiry and service code, optional trailing F',

@@ -7,7 +7,7 @@ import type { PaymentSearchFields } from './search-attributes';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { duration } from './duration';
-import { requiredText } from './pos-card-fields';
+import { flowReference, required, requiredText } from './input-error';
 import { lazy, type Zod } from './lazy';
 import type { OutcomeResolution } from './outcome';
 import { merchantEventTargetSchema } from './merchant-event';
@@ -15,10 +15,7 @@ import { pickFinal } from './final-statuses';
 
 const koboInteger = (z: Zod, min: number, minMessage: string) =>
   z
-    .number({
-      error: (iss) =>
-        iss.input === undefined ? 'is required' : 'must be an integer in the lowest currency unit (kobo)',
-    })
+    .number(required('an integer in the lowest currency unit (kobo)'))
     .refine(
       (v) => Number.isSafeInteger(v),
       'must be an integer in the lowest currency unit (kobo); a fractional amount is refused, never rounded',
@@ -30,9 +27,7 @@ export const POS_REMOTE_ACCOUNT_TYPES = ['default', 'savings', 'current', 'credi
 export const PosRemoteInputSchema = lazy('pos-remote.PosRemoteInputSchema', (z) =>
   z.strictObject({
     /** The merchant's own reference for this payment (order id). Workflow id: `pos-remote-<reference>`. */
-    reference: z
-      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
-      .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
+    reference: flowReference,
     terminal_id: requiredText(z, 'the terminal id'),
     /** Kobo, greater than 0. */
     amount: koboInteger(z, 1, 'must be greater than 0'),

@@ -17,7 +17,7 @@ import type { z } from 'zod';
 import { CLAIM_HANDLE_PATTERN } from './claim-check';
 import type { OutcomeResolution } from './outcome';
 import { duration } from './duration';
-import type { InputIssue } from './input-error';
+import { required, type InputIssue } from './input-error';
 import { merchantRef, POS_CARD_FIELDS, posAccountType, posTransactionType, requiredText } from './pos-card-fields';
 import { lazy } from './lazy';
 import { merchantEventTargetSchema } from './merchant-event';
@@ -35,9 +35,7 @@ export const PosTransactionInputSchema = lazy('pos-terminal.PosTransactionInputS
     terminal_id: requiredText(z, 'the terminal id from the terminal configuration'),
     /** Lowest unit; an integer or a string of digits; sent as a string. */
     amount: z
-      .union([z.number(), z.string()], {
-        error: (iss) => (iss.input === undefined ? 'is required' : 'must be an integer amount in the lowest unit'),
-      })
+      .union([z.number(), z.string()], required('an integer amount in the lowest unit'))
       .superRefine((v, ctx) => {
         const ok = typeof v === 'number' ? Number.isSafeInteger(v) : /^\d+$/.test(v) && Number.isSafeInteger(Number(v));
         if (!ok)

@@ -15,7 +15,7 @@
 // payload codec) and nowhere else: no search attribute, no log line, not in the state query.
 import { defineQuery } from '@temporalio/workflow';
 import type { z } from 'zod';
-import { inputIssuesOf, type InputIssue } from './input-error';
+import { flowReference, inputIssuesOf, required, requiredText, type InputIssue } from './input-error';
 import { lazy, type Zod } from './lazy';
 import { durationMs } from './duration';
 import type { OutcomeResolution } from './outcome';
@@ -58,14 +58,13 @@ export type SmsDuration = z.infer<typeof duration>;
 /** '2s', '500ms', '1 minute', '2 days' or milliseconds → milliseconds (the one duration reader). */
 export const smsDurationMs = (d: SmsDuration): number => durationMs(d);
 
-const required = (what: string) => ({
-  error: (iss: { input: unknown }) => (iss.input === undefined ? 'is required' : `must be ${what}`),
-});
-const requiredText = (z: Zod, what: string, max = 200) =>
-  z.string(required(what)).trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
-const reference = lazy('sms.reference', (z) =>
-  z.string(required('a string')).regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
-);
+/** A whole number from `min` to `max` (options: deadlines, reads, resends). */
+const wholeIn = (z: Zod, min: number, max: number) =>
+  z
+    .number()
+    .int()
+    .min(min, min === 0 ? 'must not be negative' : `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
 const uuid = lazy('sms.uuid', (z) => z.string(required('a uuid')).regex(UUID_PATTERN, 'must be a uuid'));
 const isoWithZone = lazy('sms.isoWithZone', (z) =>
   z
@@ -93,7 +92,7 @@ export type SmsMessage = z.output<typeof SmsMessageSchema>;
 export const SmsSendInputSchema = lazy('sms.SmsSendInputSchema', (z) =>
   z.strictObject({
     /** The merchant's own reference for this send. Workflow id `sms-send-<reference>`: one send per reference. */
-    reference,
+    reference: flowReference,
     /** `sender_id`: the merchant's sender id. */
     sender_id: requiredText(z, 'the sender id', 100),
     /** `messages`: [{phone_number, message}]. Each entry is checked on its own (see invalidMessages). */
@@ -118,14 +117,9 @@ export const SmsSendInputSchema = lazy('sms.SmsSendInputSchema', (z) =>
         /** 'skip' (default): a bad entry is reported as invalid and the others are sent. 'refuse': any bad entry refuses the whole send. */
         invalidMessages: z.enum(['skip', 'refuse'], { error: 'must be skip or refuse' }).optional(),
         /** Deadline of one send call (ms). Default 30000. */
-        sendTimeoutMs: z
-          .number()
-          .int()
-          .min(100, 'must be at least 100')
-          .max(300_000, 'must be at most 300000')
-          .optional(),
+        sendTimeoutMs: wholeIn(z, 100, 300_000).optional(),
         /** Resends of a batch whose request provably never left (connection refused). Default 2. Never after a lost answer. */
-        notSentRetries: z.number().int().min(0, 'must not be negative').max(5, 'must be at most 5').optional(),
+        notSentRetries: wholeIn(z, 0, 5).optional(),
         /** Wait before such a resend. Default 2s. */
         retryBackoff: duration.optional(),
       })
@@ -289,34 +283,25 @@ export function matchSmsBatch(
     else unmatchedErrors.push(e.error);
   }
   const results = entries.map((e): SmsNumberResult => {
+    const line = (status: SmsNumberStatus, rest: Partial<SmsNumberResult>): SmsNumberResult => ({
+      index: e.index,
+      phone_number: e.phone_number,
+      status,
+      batch,
+      ...rest,
+    });
     const s = sentBy.get(e.key);
-    if (s) {
-      return {
-        index: e.index,
-        phone_number: e.phone_number,
-        status: 'sent',
-        batch,
+    if (s)
+      return line('sent', {
         ...(s.cost !== undefined ? { cost: s.cost } : {}),
         ...(s.transaction_id !== undefined ? { transaction_id: s.transaction_id } : {}),
         ...(s.status !== undefined ? { service_status: s.status } : {}),
-      };
-    }
+      });
     const err = errorBy.get(e.key);
-    if (err !== undefined)
-      return {
-        index: e.index,
-        phone_number: e.phone_number,
-        status: 'failed',
-        batch,
-        error: `the service did not send it: ${err}`,
-      };
-    return {
-      index: e.index,
-      phone_number: e.phone_number,
-      status: 'outcome_unknown',
-      batch,
+    if (err !== undefined) return line('failed', { error: `the service did not send it: ${err}` });
+    return line('outcome_unknown', {
       error: `the service answered batch ${batch}${answer.batch_id ? ` (${answer.batch_id})` : ''} without naming this number in sent or errors; not resent`,
-    };
+    });
   });
   return { results, unmatchedErrors, unmatchedSent };
 }
@@ -467,7 +452,7 @@ export const smsSendStateQuery = defineQuery<SmsSendState>('smsSendState');
 export const SmsCampaignCreateSchema = lazy('sms.SmsCampaignCreateSchema', (z) =>
   z
     .strictObject({
-      name: requiredText(z, 'the campaign name'),
+      name: requiredText(z, 'the campaign name', 200),
       bucket_id: uuid,
       sender_id: requiredText(z, 'the sender id', 100),
       is_scheduled: z.boolean(required('a boolean')),
@@ -494,22 +479,17 @@ const campaignOptions = lazy('sms.campaignOptions', (z) =>
       /** While waiting for a scheduled time, check this often that the campaign still exists. Default 6 hours. */
       scheduledCheckEvery: duration.optional(),
       /** Consecutive campaign-list reads that do not list the campaign before it is taken as deleted (not_found). Default 3. */
-      missingReads: z.number().int().min(1, 'must be at least 1').max(10, 'must be at most 10').optional(),
+      missingReads: wholeIn(z, 1, 10).optional(),
       /** After the create's answer was lost: campaign-list reads by name looking for the new campaign. Default 3. */
-      lostCreateReads: z.number().int().min(1, 'must be at least 1').max(10, 'must be at most 10').optional(),
+      lostCreateReads: wholeIn(z, 1, 10).optional(),
       /** Wait before each of those reads. Default 5s. */
       lostCreateSettle: duration.optional(),
       /** Deadline of the create call (ms). Default 30000. */
-      createTimeoutMs: z
-        .number()
-        .int()
-        .min(100, 'must be at least 100')
-        .max(300_000, 'must be at most 300000')
-        .optional(),
+      createTimeoutMs: wholeIn(z, 100, 300_000).optional(),
       /** The campaign list's perPage. Default 100. */
-      pageSize: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').optional(),
+      pageSize: wholeIn(z, 1, 100).optional(),
       /** Resends of a create that provably never left. Default 2. */
-      notSentRetries: z.number().int().min(0, 'must not be negative').max(5, 'must be at most 5').optional(),
+      notSentRetries: wholeIn(z, 0, 5).optional(),
       /** Wait before such a resend. Default 2s. */
       retryBackoff: duration.optional(),
     })
@@ -520,7 +500,7 @@ export type SmsCampaignOptions = z.input<typeof campaignOptions>;
 export const SmsCampaignInputSchema = lazy('sms.SmsCampaignInputSchema', (z) =>
   z.strictObject({
     /** The merchant's own reference for this campaign. Workflow id `sms-campaign-<reference>`: one campaign per reference. */
-    reference,
+    reference: flowReference,
     campaign: SmsCampaignCreateSchema,
     /** Where this flow's events go (docs/events.md); the starter resolves it. */
     notify: merchantEventTargetSchema.optional(),
@@ -534,7 +514,7 @@ export const SmsCampaignFollowInputSchema = lazy('sms.SmsCampaignFollowInputSche
     /** The campaign's uuid (the create's `uuid`, the list's `id`). Workflow id `sms-campaign-follow-<uuid>`. */
     campaign_id: uuid,
     /** Its name, when known: the list reads then filter by name. */
-    name: requiredText(z, 'the campaign name').optional(),
+    name: requiredText(z, 'the campaign name', 200).optional(),
     /** Its send time (the create's `scheduled_for`), when known: the flow waits for it before polling. */
     scheduled_for: isoWithZone.optional(),
     /** Where this flow's events go (docs/events.md); the starter resolves it. */

@@ -10,6 +10,7 @@ import { defineQuery } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { OutcomeResolution } from './outcome';
 import { lazy } from './lazy';
+import { flowReference, required } from './input-error';
 import { duration } from './duration';
 import { merchantEventTargetSchema } from './merchant-event';
 import { pickFinal } from './final-statuses';
@@ -17,35 +18,31 @@ import { pickFinal } from './final-statuses';
 export const VendInputSchema = lazy('vending.VendInputSchema', (z) =>
   z.strictObject({
     /** The merchant's own reference for this sale (order id). Workflow id: `vend-<order_ref>`. */
-    order_ref: z
-      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
-      .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, "_", "-" or "."'),
+    order_ref: flowReference,
     /** Provider code from the provider list (H1), e.g. EKEDC. */
     provider: z
-      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a provider code') })
+      .string(required('a provider code'))
       .transform((v) => v.trim().toUpperCase())
       .pipe(z.string().regex(/^[A-Z]{2,10}$/, 'must be a provider code such as EKEDC')),
     meter_no: z
-      .union([z.string(), z.number()], {
-        error: (iss) => (iss.input === undefined ? 'is required' : 'must be the meter number'),
-      })
+      .union([z.string(), z.number()], required('the meter number'))
       .transform((v) => String(v).trim())
       .pipe(z.string().regex(/^\d{6,20}$/, 'must be the meter number (6 to 20 digits)')),
     meter_type: z
-      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be prepaid or postpaid') })
+      .string(required('prepaid or postpaid'))
       .transform((v) => v.trim().toLowerCase())
       .pipe(z.enum(['prepaid', 'postpaid'], { error: 'must be prepaid or postpaid' })),
     /** Amount to vend, in the unit of the lookup's minimum_vend (whole units; never a fraction). */
     amount: z
-      .number({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a number') })
+      .number(required('a number'))
       .refine((v) => Number.isSafeInteger(v), 'must be a whole amount; a fractional amount is refused, never rounded')
       .refine((v) => v > 0, 'must be greater than 0'),
     /** Receives the token by SMS. */
     phone_number: z
-      .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a phone number') })
+      .string(required('a phone number'))
       .regex(/^\+?\d{7,15}$/, 'must be a phone number (digits, optional leading +)'),
     /** Receives the token by e-mail. */
-    email: z.email({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an e-mail address') }),
+    email: z.email(required('an e-mail address')),
     /** Where this sale's events go (docs/events.md); the starter resolves it. */
     notify: merchantEventTargetSchema.optional(),
     options: z
