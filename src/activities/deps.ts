@@ -30,3 +30,14 @@ export interface ActivityDeps {
    */
   temporal?: Client;
 }
+
+/** What most flows' activities are bound over: the API client, and the logger named for the flow. */
+export interface FlowDeps {
+  api: PaymentsClient;
+  log: Logger;
+}
+
+export const flowDeps = ({ api, logger }: Pick<ActivityDeps, 'api' | 'logger'>, flow: string): FlowDeps => ({
+  api,
+  log: logger.child({ flow }),
+});

@@ -6,10 +6,9 @@
 // searches the records first; the reads (requery, transaction records) are retried by their policies.
 // Nothing here logs a request or response body: only references, attempts and outcomes.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import type { Logger } from 'pino';
 import type { TransactionRecord } from '../api/schemas/checkout';
 import { isDocumentedNotFound, NotFoundError, RequestAbortedError, type PaymentsClient } from '../api';
-import type { ActivityDeps } from './deps';
+import { flowDeps, type ActivityDeps, type FlowDeps } from './deps';
 import {
   POS_REMOTE_TXN_SOURCE,
   posRemoteCreateSendingSignal,
@@ -74,11 +73,7 @@ export interface PosRemoteActivityOptions {
   defaultPollIntervalMs?: number;
 }
 
-interface PosRemoteDeps {
-  api: PaymentsClient;
-  log: Logger;
-  defaultPollIntervalMs?: number;
-}
+type PosRemoteDeps = FlowDeps & PosRemoteActivityOptions;
 
 /** A requery answer that is final: success or failed, with the record. */
 function finalAnswer(data: PosRemoteRecord, polls: number, attempt: number): PosRemotePollOutcome | undefined {
@@ -327,7 +322,7 @@ function posRemoteRequeryOnce(
 }
 
 export function createPosRemoteActivities(deps: ActivityDeps, opts: PosRemoteActivityOptions = {}) {
-  const d: PosRemoteDeps = { api: deps.api, log: deps.logger.child({ flow: 'pos' }), ...opts };
+  const d: PosRemoteDeps = { ...flowDeps(deps, 'pos'), ...opts };
   return bindActivities(d, {
     posRemoteCreateRequest,
     posTerminalLockAcquire,

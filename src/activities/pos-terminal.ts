@@ -8,10 +8,8 @@
 // (purpose 'pos-card') and is redeemed right before the call (withSealed); the requery needs no card
 // data. Nothing here logs a request or response body: only references, attempts and outcomes.
 import { Context } from '@temporalio/activity';
-import type { Logger } from 'pino';
-import { type PaymentsClient, type PosTerminalTransaction } from '../api';
-import type { ClaimCheckStore } from '../claim-check/store';
-import type { ActivityDeps } from './deps';
+import type { PosTerminalTransaction } from '../api';
+import { flowDeps, type ActivityDeps, type FlowDeps } from './deps';
 import { keptForResend, withSealed } from './claim-check';
 import { bindActivities } from './bind';
 import { attemptRequestId, read, sendOnce } from './calls';
@@ -47,11 +45,7 @@ export function toPosTransactionRecord(t: PosTerminalTransaction): PosTransactio
   };
 }
 
-interface PosTerminalDeps {
-  api: PaymentsClient;
-  log: Logger;
-  claimCheck: ClaimCheckStore;
-}
+type PosTerminalDeps = FlowDeps & Pick<ActivityDeps, 'claimCheck'>;
 
 /**
  * Initiates the terminal transaction (F3), once, with the sealed card read (redeemed here). The
@@ -114,7 +108,7 @@ function posTerminalRequeryTransaction(
 }
 
 export function createPosTerminalActivities(deps: ActivityDeps) {
-  const d: PosTerminalDeps = { api: deps.api, log: deps.logger.child({ flow: 'pos' }), claimCheck: deps.claimCheck };
+  const d: PosTerminalDeps = { ...flowDeps(deps, 'pos'), claimCheck: deps.claimCheck };
   return bindActivities(d, { posTerminalInitiateTransaction, posDiscardSealedCard, posTerminalRequeryTransaction });
 }
 

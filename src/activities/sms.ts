@@ -7,9 +7,8 @@
 // Phone numbers and message texts are never logged: only the workflow id, batch number, sizes,
 // counts and the service's batch_id / campaign uuid.
 import { Context } from '@temporalio/activity';
-import type { Logger } from 'pino';
 import type { PaymentsClient, SmsCampaign, SmsSendResult } from '../api';
-import type { ActivityDeps } from './deps';
+import { flowDeps, type ActivityDeps, type FlowDeps as SmsDeps } from './deps';
 import { bindActivities } from './bind';
 import { attemptRequestId, read, sendOnce } from './calls';
 import {
@@ -75,11 +74,6 @@ export function toSmsCampaignRecord(c: SmsCampaign): SmsCampaignRecord {
     ...(c.template_id ? { template_id: c.template_id } : {}),
     ...(c.createdAt ? { createdAt: c.createdAt } : {}),
   };
-}
-
-interface SmsDeps {
-  api: PaymentsClient;
-  log: Logger;
 }
 
 type CampaignStatus = (typeof SMS_CAMPAIGN_SERVICE_STATUSES)[number];
@@ -175,7 +169,7 @@ function smsListCampaignIdsByName({ api }: SmsDeps, req: { name: string; pageSiz
 }
 
 export function createSmsActivities(deps: Pick<ActivityDeps, 'api' | 'logger'>) {
-  const d: SmsDeps = { api: deps.api, log: deps.logger.child({ flow: 'sms' }) };
+  const d = flowDeps(deps, 'sms');
   return bindActivities(d, { smsSendBatch, smsCreateCampaign, smsFindCampaign, smsListCampaignIdsByName });
 }
 

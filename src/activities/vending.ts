@@ -6,9 +6,8 @@
 // workflow checks by reference before any new attempt. A 200 is not a success: the workflow reads
 // the record's status.
 import { Context } from '@temporalio/activity';
-import type { Logger } from 'pino';
 import { type ElectricityProvider, type PaymentsClient, type VendingTransaction } from '../api';
-import type { ActivityDeps } from './deps';
+import { flowDeps, type ActivityDeps, type FlowDeps } from './deps';
 import { bindActivities } from './bind';
 import { attemptRequestId, read, sendOnce } from './calls';
 import {
@@ -71,11 +70,7 @@ class ProviderCache {
   }
 }
 
-interface VendingDeps {
-  api: PaymentsClient;
-  log: Logger;
-  providers: ProviderCache;
-}
+type VendingDeps = FlowDeps & { providers: ProviderCache };
 
 /** The electricity providers (H1), cached. Returns the provider codes. (Flows started before the one-step lookup.) */
 function vendListProviders({ providers }: VendingDeps): Promise<{ code: string; name?: string }[]> {
@@ -146,7 +141,7 @@ function vendFindByReference({ api }: VendingDeps, req: { reference: string }): 
 
 export function createVendingActivities(deps: ActivityDeps, opts: VendingActivityOptions = {}) {
   const providers = new ProviderCache(deps.api, opts.providerCacheTtlMs ?? 60 * 60 * 1000, opts.now ?? Date.now);
-  const d: VendingDeps = { api: deps.api, log: deps.logger.child({ flow: 'vend' }), providers };
+  const d: VendingDeps = { ...flowDeps(deps, 'vend'), providers };
   return bindActivities(d, {
     vendListProviders,
     vendLookupMeter,

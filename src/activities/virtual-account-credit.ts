@@ -5,8 +5,7 @@
 import { outboundPolicyOf } from '../notify/target-guard';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { PaymentsApiError, type PaymentsClient, type VirtualAccountTransaction } from '../api';
-import type { Logger } from 'pino';
-import type { ActivityDeps } from './deps';
+import { flowDeps, type ActivityDeps, type FlowDeps } from './deps';
 import { bindActivities } from './bind';
 import { refusalType } from './failures';
 import type {
@@ -79,9 +78,7 @@ function deliveryRunId(): string {
   return `${run.workflowId}/${run.runId}`;
 }
 
-interface CreditDeps {
-  api: PaymentsClient;
-  log: Logger;
+interface CreditDeps extends FlowDeps {
   deps: ActivityDeps;
   /** A registered function or the old callback. */
   handler?: CreditHandler;
@@ -291,8 +288,7 @@ export function createVirtualAccountCreditActivities(deps: ActivityDeps) {
   const giveUpUrl = events && (events.url ?? deps.config.notify?.url);
   const failureDetails = giveUpUrl ? [{ notify: { url: giveUpUrl } }] : [];
   const d: CreditDeps = {
-    api: deps.api,
-    log: deps.logger.child({ flow: 'va-credit' }),
+    ...flowDeps(deps, 'va-credit'),
     deps,
     handler,
     ...(events ? { events } : {}),
