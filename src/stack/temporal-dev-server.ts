@@ -7,6 +7,7 @@ import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../shared/search-attributes';
 import { freePort } from '../http/free-port';
 import { PROJECT_ROOT, temporalBinaries } from './temporal-binaries';
+import { endChild } from './temporal-cluster';
 
 export interface DevServerOptions {
   /** gRPC port; 0 picks a free one. */
@@ -125,7 +126,10 @@ async function launchDevServer(cli: string, opts: DevServerOptions): Promise<Dev
   });
 
   const address = `${ip}:${port}`;
-  const stop = () => stopChild(child, () => exited !== null);
+  // SIGTERM, SIGKILL after 10 s; resolves when the process has exited (at once if it had).
+  const stop = async () => {
+    if (exited === null) await endChild(child, 'SIGTERM', 10_000);
+  };
   const deadline = Date.now() + (opts.startupTimeoutMs ?? 60_000);
   for (;;) {
     if (opts.signal?.aborted) {
@@ -156,17 +160,4 @@ async function launchDevServer(cli: string, opts: DevServerOptions): Promise<Dev
     process: child,
     stop,
   };
-}
-
-/** SIGTERM, SIGKILL after 10 s; resolves when the process has exited (at once if it had). */
-async function stopChild(child: ChildProcess, hasExited: () => boolean): Promise<void> {
-  if (hasExited()) return;
-  await new Promise<void>((resolveStop) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolveStop();
-    });
-    child.kill('SIGTERM');
-  });
 }
