@@ -9,7 +9,7 @@
 // window must be listed by the service.
 import { defineQuery } from '@temporalio/workflow';
 import type { z } from 'zod';
-import { lazy } from './lazy';
+import { lazy, type Zod } from './lazy';
 
 // ---- Ids -------------------------------------------------------------------------------------
 
@@ -107,6 +107,14 @@ const day = lazy('reconciliation.day', (z) =>
     .refine((v) => parseDay(v) !== undefined, 'must be a date YYYY-MM-DD'),
 );
 
+/** A whole number from 1 to `max` (the run's sizes). */
+const wholeNumber = (z: Zod, max: number) =>
+  z
+    .number({ error: 'must be a whole number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(max, `must be at most ${max}`);
+
 export const ReconcileInputSchema = lazy('reconciliation.ReconcileInputSchema', (z) =>
   z
     .strictObject({
@@ -122,28 +130,13 @@ export const ReconcileInputSchema = lazy('reconciliation.ReconcileInputSchema', 
         .min(1, 'must name at least one currency')
         .optional(),
       /** A6 `perpage` (the spec shows no default or maximum page size). Default 100. */
-      perPage: z
-        .number({ error: 'must be a whole number' })
-        .int('must be a whole number')
-        .min(1, 'must be at least 1')
-        .max(1000, 'must be at most 1000')
-        .optional(),
+      perPage: wholeNumber(z, 1000).optional(),
       /** Record each finding as a mark (ReconciliationStatus). Default true. */
       markFlows: z.boolean({ error: 'must be true or false' }).optional(),
       /** Findings listed in the report (all are counted and marked). Default 500. */
-      maxFindings: z
-        .number({ error: 'must be a whole number' })
-        .int('must be a whole number')
-        .min(1, 'must be at least 1')
-        .max(2000, 'must be at most 2000')
-        .optional(),
+      maxFindings: wholeNumber(z, 2000).optional(),
       /** Windows (month x currency) per workflow run before continue-as-new. Default 24. */
-      windowsPerRun: z
-        .number({ error: 'must be a whole number' })
-        .int('must be a whole number')
-        .min(1, 'must be at least 1')
-        .max(200, 'must be at most 200')
-        .optional(),
+      windowsPerRun: wholeNumber(z, 200).optional(),
     })
     .superRefine((v, ctx) => {
       if (v.previousDay) {
@@ -235,7 +228,7 @@ export function splitIntoMonthWindows(from: string, to: string): DayWindow[] {
 
 /** A window around a flow's start for a lookup by reference: from the day before, within one month. */
 export function lookupWindowAround(startedAt: number): DayWindow {
-  const start = formatDay(Math.floor(startedAt / DAY_MS) * DAY_MS - DAY_MS);
+  const start = previousDayOf(startedAt);
   return { start, end: addDays(addOneMonth(start), -1) };
 }
 
@@ -531,20 +524,23 @@ export interface ReconciliationProgress {
 
 export const reconciliationProgressQuery = defineQuery<ReconciliationProgress>('reconciliationProgress');
 
+/** The totals' counters, in the report's order. */
+const COUNTERS = [
+  'rows',
+  'matched',
+  'noMoneyBoth',
+  'open',
+  'notComparable',
+  'ourSuccessesChecked',
+  'findings',
+  'marked',
+  'resolved',
+  'pages',
+] as const;
+
 export function emptyTotals(): ReconciliationTotals {
-  return {
-    rows: 0,
-    matched: 0,
-    noMoneyBoth: 0,
-    open: 0,
-    notComparable: 0,
-    ourSuccessesChecked: 0,
-    findings: 0,
-    marked: 0,
-    resolved: 0,
-    pages: 0,
-    byKind: {},
-  };
+  const counters = Object.fromEntries(COUNTERS.map((k) => [k, 0])) as Record<(typeof COUNTERS)[number], number>;
+  return { ...counters, byKind: {} };
 }
 
 /** A window's summary before anything is read (also what an unreadable window reports, with its error). */
@@ -554,19 +550,7 @@ export function emptyWindowSummary({ start, end, currency }: DayWindow & { curre
 
 /** Adds a window's counts into totals (in place). */
 export function addToTotals(t: ReconciliationTotals, w: WindowSummary): void {
-  for (const k of [
-    'rows',
-    'matched',
-    'noMoneyBoth',
-    'open',
-    'notComparable',
-    'ourSuccessesChecked',
-    'findings',
-    'marked',
-    'resolved',
-    'pages',
-  ] as const)
-    t[k] += w[k];
+  for (const k of COUNTERS) t[k] += w[k];
   for (const [k, n] of Object.entries(w.byKind) as [FindingKind, number][]) t.byKind[k] = (t.byKind[k] ?? 0) + n;
 }
 
