@@ -82,20 +82,12 @@ export function createMerchantEventDeliveryActivities(deps: ActivityDeps) {
       const attempt = await deliverOnce(url, secret, input.event, MERCHANT_EVENT_DELIVERY_DEFAULTS.attemptTimeoutMs, {
         policy: outboundPolicyOf(deps.config),
       });
-      // Not retried: the same URL is refused on every attempt (the workflow ends it delivery_failed).
-      if (attempt.outcome === 'refused') {
-        deps.logger.warn(
-          { eventId: input.event.id, type: input.event.type, error: attempt.error },
-          'merchant event refused',
-        );
-        return { outcome: 'misconfigured', error: attempt.error };
-      }
-      if (attempt.outcome === 'retry')
-        deps.logger.warn(
-          { eventId: input.event.id, type: input.event.type, error: attempt.error },
-          'merchant event not delivered; retried later',
-        );
-      return attempt;
+      if (attempt.outcome !== 'refused' && attempt.outcome !== 'retry') return attempt;
+      const where = { eventId: input.event.id, type: input.event.type, error: attempt.error };
+      const retried = attempt.outcome === 'retry';
+      deps.logger.warn(where, retried ? 'merchant event not delivered; retried later' : 'merchant event refused');
+      // Refused is not retried: the same URL is refused on every attempt (the workflow ends it delivery_failed).
+      return retried ? attempt : { outcome: 'misconfigured', error: attempt.error };
     },
   };
 }
