@@ -1,8 +1,7 @@
 // The direct card payment flow's contract (the charge, then its authorization with PIN/OTP, or 3DS), defined once.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import { PAYMENT_FINAL_STATUSES, type PaymentEndStatus } from './payment-common';
+import { PAYMENT_FINAL_STATUSES, type PaymentConfirmation, type PaymentEndStatus } from './payment-common';
 import type { SealedCard } from './claim-check';
-import type { OutcomeResolution } from './outcome';
 import type { MerchantEventInput } from './merchant-event';
 export { FINAL_STATUSES, MAX_REFUSED_CODES, PAYMENT_DEFAULTS } from './payment-common';
 
@@ -44,7 +43,7 @@ export interface CardPaymentInput extends MerchantEventInput {
 export type CardPaymentStatus =
   'charging' | 'awaiting_card' | 'awaiting_pin' | 'awaiting_otp' | 'awaiting_3ds' | PaymentEndStatus;
 
-export interface CardPaymentState {
+export interface CardPaymentState extends PaymentConfirmation {
   transactionRef: string;
   status: CardPaymentStatus;
   amount: number;
@@ -53,17 +52,10 @@ export interface CardPaymentState {
   expects?: 'pin' | 'otp' | 'pin_or_otp';
   /** ThreeDSecure: where the payer completes the challenge. */
   authUrl?: string;
-  /** How the final state was confirmed. */
-  confirmedBy?: 'webhook' | 'verify';
-  /** charge_successful deliveries that reached the flow (a duplicate is counted, processed once). */
-  webhooksReceived: number;
   /** PINs/OTPs the service refused (limit MAX_REFUSED_CODES). */
   refusedCodes: number;
-  reason?: string;
   /** The card as it may be shown (never the PAN). */
   card?: { bin: string; last4: string; brand: string };
-  /** Set when an operator resolved a parked outcome (resolveOutcome). */
-  resolution?: OutcomeResolution;
 }
 
 export const cardPaymentStateQuery = defineQuery<CardPaymentState>('cardPaymentState');

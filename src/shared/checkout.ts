@@ -1,7 +1,6 @@
 // Hosted checkout (A1, paid in the service's modal; a simulated transfer pays it in the sandbox, A2).
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { PaymentEndStatus } from './payment-common';
-import type { OutcomeResolution } from './outcome';
+import type { PaymentConfirmation, PaymentEndStatus } from './payment-common';
 import type { MerchantEventInput } from './merchant-event';
 
 export type PaymentChannel = 'card' | 'bank' | 'ussd' | 'transfer';
@@ -30,7 +29,7 @@ export interface CheckoutInput extends MerchantEventInput {
   verifyEveryMs?: number;
 }
 
-export interface CheckoutState {
+export interface CheckoutState extends PaymentConfirmation {
   transactionRef: string;
   status: 'initiating' | 'open' | PaymentEndStatus;
   checkoutUrl?: string;
@@ -41,11 +40,6 @@ export interface CheckoutState {
   /** What the payer paid (with pass_charge, amount + charge) and the metadata the service returned. */
   amountPaid?: number;
   meta?: Record<string, unknown>;
-  confirmedBy?: 'webhook' | 'verify';
-  webhooksReceived: number;
-  reason?: string;
-  /** Set when an operator resolved a parked outcome (resolveOutcome). */
-  resolution?: OutcomeResolution;
 }
 
 export const checkoutStateQuery = defineQuery<CheckoutState>('checkoutState');

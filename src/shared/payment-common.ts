@@ -80,11 +80,22 @@ export function amountMismatch(
   return `amount ${got.amount} differs from ${expected.amount}`;
 }
 
+/** How a payment flow's state shows its outcome being confirmed (card, bank, USSD, checkout, token charge). */
+export interface PaymentConfirmation {
+  /** How the final state was confirmed. */
+  confirmedBy?: 'webhook' | 'verify';
+  /** Payment webhooks that reached the flow (a duplicate is counted, processed once). */
+  webhooksReceived: number;
+  reason?: string;
+  /** Set when an operator resolved a parked outcome (resolveOutcome). */
+  resolution?: OutcomeResolution;
+}
+
 // ---- the bank debit and USSD flows' state (one query for both) ----
 
 export type DirectStatus = 'initiating' | 'awaiting_code' | 'awaiting_payment' | PaymentEndStatus;
 
-export interface DirectPaymentState {
+export interface DirectPaymentState extends PaymentConfirmation {
   transactionRef: string;
   status: DirectStatus;
   amount: number;
@@ -93,13 +104,8 @@ export interface DirectPaymentState {
   /** USSD: the code the payer dials, and until when. */
   ussdCode?: string;
   expiresAt?: string;
-  confirmedBy?: 'webhook' | 'verify';
-  webhooksReceived: number;
   /** Bank codes the service refused (limit MAX_REFUSED_CODES). */
   refusedCodes: number;
-  reason?: string;
-  /** Set when an operator resolved a parked outcome (resolveOutcome). */
-  resolution?: OutcomeResolution;
 }
 
 export const directPaymentStateQuery = defineQuery<DirectPaymentState>('directPaymentState');

@@ -2,6 +2,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { CheckoutInput } from './checkout';
 import type { OutcomeResolution } from './outcome';
+import type { PaymentConfirmation } from './payment-common';
 import type { MerchantEventInput } from './merchant-event';
 
 export interface RecurringInput extends MerchantEventInput {
@@ -91,15 +92,10 @@ export interface TokenChargeInput extends MerchantEventInput {
   webhookGraceMs?: number;
 }
 
-export interface TokenChargeState {
+export interface TokenChargeState extends PaymentConfirmation {
   reference: string;
   status: 'checking' | 'charging' | 'confirming' | 'success' | 'failed' | 'expired' | 'unknown' | 'outcome_unknown';
   /** false when verify-first found the reference already at the service (nothing sent). */
   charged: boolean;
-  confirmedBy?: 'webhook' | 'verify';
-  webhooksReceived: number;
-  reason?: string;
-  /** Set when an operator resolved a parked outcome (resolveOutcome). */
-  resolution?: OutcomeResolution;
 }
 export const tokenChargeStateQuery = defineQuery<TokenChargeState>('tokenChargeState');
