@@ -28,8 +28,8 @@ function chargeToken(
  * The token cancel (A5) as plans before the patch `recurring-a5-unknown-parks` ask it: true when cancelled now,
  * false on any 400 (refused). Kept for the histories of those plans.
  */
-async function cancelToken({ api }: ActivityDeps, tokenId: string): Promise<boolean> {
-  return (await read('cancel token', () => askTokenCancel(api, tokenId))).cancelled;
+async function cancelToken(deps: ActivityDeps, tokenId: string): Promise<boolean> {
+  return (await cancelTokenAnswered(deps, tokenId)).cancelled;
 }
 
 /** The token cancel (A5) with the refusal's message: cancelled now, or refused (any 400); any other failure is typed and retried. */
