@@ -10,7 +10,7 @@
 // docs/operations.md); 2: the replay itself could not run.
 import { Command } from 'commander';
 import 'dotenv/config';
-import { ConfigError, loadConfig } from '../config/config';
+import { loadConfig } from '../config/config';
 import { createTemporalClient } from '../temporal/client';
 import { createLogger } from '../logging/logger';
 import { installTemporalRuntime } from '../logging/temporal-logger';
@@ -21,6 +21,7 @@ import {
   FIXTURE_DIRS,
   loadFixtures,
   replayAll,
+  runCommand,
   summarise,
 } from './replay';
 
@@ -104,10 +105,4 @@ async function main(): Promise<number> {
   return failed.length > 0 ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof ConfigError ? err.message : err instanceof Error ? err.message : err);
-    process.exit(2);
-  },
-);
+runCommand(main);

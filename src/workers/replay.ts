@@ -6,9 +6,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createDataConverter, FAILURE_CONVERTER_PATH, type EncryptionSettings } from '../codec/data-converter';
-import { METRICS_INTERCEPTOR_PATH, PRELOADED_WORKFLOW_MODULES, WORKFLOWS_PATH } from './worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createDataConverter, type EncryptionSettings } from '../codec/data-converter';
+import { bundleWorkflows, METRICS_INTERCEPTOR_PATH, WORKFLOWS_PATH } from './worker';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -76,13 +76,7 @@ export function loadFixtures(
 
 /** The current workflow code, bundled as the worker bundles it (with the workflow interceptor modules). */
 export function bundleCurrentWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: [METRICS_INTERCEPTOR_PATH],
-    preloadModules: PRELOADED_WORKFLOW_MODULES,
-    failureConverterPath: FAILURE_CONVERTER_PATH,
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-  });
+  return bundleWorkflows([METRICS_INTERCEPTOR_PATH]);
 }
 
 /** Replays every target against `bundle` in one replay worker; one outcome per target, in order. */
@@ -167,4 +161,15 @@ export function summarise(
     const mine = outcomes.filter((o) => o.workflowType === workflowType);
     return { workflowType, replayed: mine.length, failed: mine.filter((o) => o.error).length };
   });
+}
+
+/** Runs a command (`npm run replay`, `npm run rollout`): exits with its code, or 2 with the one line of what kept it from running. */
+export function runCommand(main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.message : err);
+      process.exit(2);
+    },
+  );
 }

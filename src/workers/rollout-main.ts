@@ -9,11 +9,11 @@
 // check (no pollers, replay, failures during a ramp, still draining); 2: could not run.
 import { Command } from 'commander';
 import 'dotenv/config';
-import { ConfigError, loadConfig } from '../config/config';
+import { loadConfig } from '../config/config';
 import { createLogger } from '../logging/logger';
 import { installTemporalRuntime } from '../logging/temporal-logger';
 import { createTemporalClient } from '../temporal/client';
-import { bundleCurrentWorkflows, downloadHistories, replayAll } from './replay';
+import { bundleCurrentWorkflows, downloadHistories, replayAll, runCommand } from './replay';
 import { autoUpgradeTypes, rollback, rollout, RolloutStopped, type RolloutIo } from './rollout';
 
 /** 30s, 5m, 2h or plain milliseconds. */
@@ -104,10 +104,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof ConfigError ? err.message : err instanceof Error ? err.message : err);
-    process.exit(2);
-  },
-);
+runCommand(main);

@@ -64,6 +64,26 @@ export const WORKFLOWS_PATH = require.resolve('../workflows');
  */
 export const PRELOADED_WORKFLOW_MODULES = ['long', 'nexus-rpc', require.resolve('../shared/lazy')];
 
+const QUIET = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
+
+/**
+ * The workflows bundled as the worker, the prebuilt bundles and replay all run them: the project's
+ * failure converter and preloaded modules, with `interceptorModules`; webpack's lines to `logger` (none by default).
+ */
+export function bundleWorkflows(
+  interceptorModules: string[],
+  logger: Parameters<typeof bundleWorkflowCode>[0]['logger'] = QUIET,
+  workflowsPath: string = WORKFLOWS_PATH,
+) {
+  return bundleWorkflowCode({
+    workflowsPath,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    workflowInterceptorModules: interceptorModules,
+    preloadModules: PRELOADED_WORKFLOW_MODULES,
+    logger,
+  });
+}
+
 /** The workflow interceptor module every bundle carries: business metrics counted in one home. */
 export const METRICS_INTERCEPTOR_PATH = require.resolve('../workflows/steps/metrics-interceptor');
 
@@ -180,19 +200,13 @@ export async function bundleWorkflowsAtStart(
 ): Promise<{ code: string }> {
   const startedAt = Date.now();
   const bundler = logger.child({ component: 'workflow-bundler' });
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
-    failureConverterPath: FAILURE_CONVERTER_PATH,
-    workflowInterceptorModules: workflowInterceptorModules(layout),
-    preloadModules: PRELOADED_WORKFLOW_MODULES,
-    logger: {
-      log: (level, message, meta) => bundler.debug({ ...meta, sdkLevel: level }, message),
-      trace: (message, meta) => bundler.trace(meta ?? {}, message),
-      debug: (message, meta) => bundler.debug(meta ?? {}, message),
-      info: (message, meta) => bundler.debug(meta ?? {}, message),
-      warn: (message, meta) => bundler.warn(meta ?? {}, message),
-      error: (message, meta) => bundler.error(meta ?? {}, message),
-    },
+  const { code } = await bundleWorkflows(workflowInterceptorModules(layout), {
+    log: (level, message, meta) => bundler.debug({ ...meta, sdkLevel: level }, message),
+    trace: (message, meta) => bundler.trace(meta ?? {}, message),
+    debug: (message, meta) => bundler.debug(meta ?? {}, message),
+    info: (message, meta) => bundler.debug(meta ?? {}, message),
+    warn: (message, meta) => bundler.warn(meta ?? {}, message),
+    error: (message, meta) => bundler.error(meta ?? {}, message),
   });
   logger.info(
     { sizeMb: Math.round(Buffer.byteLength(code) / 100_000) / 10, ms: Date.now() - startedAt, layout },

@@ -9,14 +9,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { bundleWorkflowCode, type WorkflowBundlePath } from '@temporalio/worker';
-import { FAILURE_CONVERTER_PATH } from '../codec/data-converter';
+import type { WorkflowBundlePath } from '@temporalio/worker';
 import { activeTracing } from '../observability/trace-context';
 import type { TaskQueueLayout } from '../shared/task-queues';
 import {
   bundleInterceptorModules,
+  bundleWorkflows,
   PREBUILT_BUNDLE_INTERCEPTOR_MODULES,
-  PRELOADED_WORKFLOW_MODULES,
   WORKFLOWS_PATH,
   type BundleKind,
 } from './worker';
@@ -45,8 +44,6 @@ export const TRACED_WORKFLOW_BUNDLE_PATH = resolve(__dirname, '..', TRACED_WORKF
 /** True when this code runs compiled from dist (JavaScript), false under tsx or jest (TypeScript). */
 export const RUNNING_COMPILED = __filename.endsWith('.js');
 
-const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
-
 /**
  * Bundles `workflowsPath` (default: the workflows next to this module) with the failure converter and
  * `interceptorModules` (default: both, as the traced bundle) and writes it to `outFile`.
@@ -56,13 +53,7 @@ export async function buildWorkflowBundle(
   workflowsPath: string = WORKFLOWS_PATH,
   interceptorModules: string[] = PREBUILT_BUNDLE_INTERCEPTOR_MODULES,
 ): Promise<{ path: string; bytes: number }> {
-  const { code } = await bundleWorkflowCode({
-    workflowsPath,
-    failureConverterPath: FAILURE_CONVERTER_PATH,
-    workflowInterceptorModules: interceptorModules,
-    preloadModules: PRELOADED_WORKFLOW_MODULES,
-    logger: quiet,
-  });
+  const { code } = await bundleWorkflows(interceptorModules, undefined, workflowsPath);
   await mkdir(dirname(outFile), { recursive: true });
   await writeFile(outFile, code);
   return { path: outFile, bytes: Buffer.byteLength(code) };
