@@ -515,6 +515,11 @@ export function cleanEnvironment(source: NodeJS.ProcessEnv): Record<string, stri
   >;
 }
 
+/** A schema's issues, each on its variable; never with the received value (it may be a secret). */
+export function variableIssues(error: z.ZodError): { variable: string; message: string }[] {
+  return error.issues.map((i) => ({ variable: String(i.path[0] ?? 'config'), message: i.message }));
+}
+
 /** Parses the environment; throws ConfigError naming each bad variable and its rule. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const cleaned = cleanEnvironment(source);
@@ -524,14 +529,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const temporal = resolveTemporalConnection(cleaned, productionModeOf(cleaned));
   rawIssues.push(...temporal.issues);
   if (!parsed.success || rawIssues.length > 0) {
-    throw new ConfigError([
-      ...(parsed.success ? [] : parsed.error.issues).map((issue) => ({
-        variable: String(issue.path[0] ?? 'config'),
-        // Never echo the received value: it may be a secret.
-        message: issue.message,
-      })),
-      ...rawIssues,
-    ]);
+    throw new ConfigError([...(parsed.success ? [] : variableIssues(parsed.error)), ...rawIssues]);
   }
   return buildConfig(parsed.data, temporal.settings);
 }

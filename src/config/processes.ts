@@ -10,6 +10,7 @@ import {
   ConfigError,
   envSchema,
   rawEnvironmentIssues,
+  variableIssues,
   type AppConfig,
   type Env,
 } from './config';
@@ -119,18 +120,12 @@ export function loadProcessConfig<K extends ProcessKind>(
     Object.entries(envSchema.shape).filter(([name]) => variables.has(name)),
   ) as typeof envSchema.shape;
   const fields = z.object(shape).safeParse(own);
-  const issues: { variable: string; message: string }[] = fields.success
-    ? []
-    : fields.error.issues.map((i) => ({ variable: String(i.path[0] ?? 'config'), message: i.message }));
+  const issues = fields.success ? [] : variableIssues(fields.error);
   // The cross-variable and production rules of envSchema, kept for this process's variables only
   // (the others take their defaults here and are not this process's concern).
   if (fields.success) {
     const ruled = envSchema.safeParse(own);
-    if (!ruled.success)
-      for (const i of ruled.error.issues) {
-        const variable = String(i.path[0] ?? 'config');
-        if (variables.has(variable)) issues.push({ variable, message: i.message });
-      }
+    if (!ruled.success) issues.push(...variableIssues(ruled.error).filter((i) => variables.has(i.variable)));
   }
   const readsTemporal = (PROCESS_SECTIONS[kind] as readonly string[]).includes('temporal');
   const temporal = resolveTemporalConnection(readsTemporal ? cleaned : {}, productionModeOf(cleaned));
