@@ -12,16 +12,14 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { keyDigest } from './mandate';
-import type { OutcomeResolution } from './outcome';
 import {
   PosTransactionOptionsSchema,
   PosSealedCardSchema,
   PosTransactionInputSchema,
   posTransactionStartSearch,
   sealedOmit,
-  type PosResolveOutcome,
+  type PosSendState,
   type PosSendStatus,
-  type PosStep,
   type PosTransactionRecord,
 } from './pos-terminal';
 import { lazy } from './lazy';
@@ -149,29 +147,21 @@ export const POS_PREAUTH_FINAL_STATUSES: readonly PosPreAuthStatus[] = pickFinal
   'completion_not_received',
 ]);
 
-export interface PosCompletionState {
-  merchantRef: string;
+export interface PosCompletionState extends PosSendState {
   amount: number;
   status: PosSendStatus;
-  attempt: number;
-  steps: PosStep[];
   card: { maskedPan: string };
   transaction?: PosTransactionRecord;
   action?: string;
-  resolution?: OutcomeResolution<PosResolveOutcome>;
 }
 
-export interface PosPreAuthState {
-  merchantRef: string;
+export interface PosPreAuthState extends PosSendState {
   status: PosPreAuthStatus;
   /** Which transaction the flow is at. */
   phase: 'preauth' | 'completion';
   /** The pre-authorised (held) amount, lowest unit. */
   amount: number;
   currency: string;
-  attempt: number;
-  steps: PosStep[];
-  card?: { maskedPan: string };
   /** The pre-authorisation's record (F3/F4). */
   transaction?: PosTransactionRecord;
   /** Workflow time (ISO) of the first pre-authorisation send: the window counts from it. */
@@ -182,7 +172,6 @@ export interface PosPreAuthState {
   /** Completions whose card read expired before the service received them (nothing sent; a new one may follow). */
   completionsNotSent?: number;
   releaseReason?: string;
-  resolution?: OutcomeResolution<PosResolveOutcome>;
 }
 
 export interface PosPreAuthResult extends PosPreAuthState {

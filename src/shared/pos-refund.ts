@@ -14,7 +14,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { keyDigest } from './mandate';
-import type { OutcomeResolution } from './outcome';
 import {
   PosTransactionOptionsSchema,
   PosSealedCardSchema,
@@ -23,9 +22,8 @@ import {
   posTransactionStartSearch,
   sealedOmit,
   unsealedCardFields,
-  type PosResolveOutcome,
+  type PosSendState,
   type PosSendStatus,
-  type PosStep,
   type PosTransactionRecord,
 } from './pos-terminal';
 import type { InputIssue } from './input-error';
@@ -118,25 +116,19 @@ export const POS_REFUND_FINAL_STATUSES: readonly PosRefundStatus[] = pickFinal([
   'card_data_unavailable',
 ]);
 
-export interface PosRefundState {
+/** A refund's state; its `merchantRef` is its own (refundMerchantRef). */
+export interface PosRefundState extends PosSendState {
   refundRequestId: string;
-  /** The refund's own merchant_ref (refundMerchantRef). */
-  merchantRef: string;
   originalMerchantRef: string;
   /** Lowest unit. */
   amount: number;
   currency: string;
   status: PosRefundStatus;
-  /** Transaction requests sent. */
-  attempt: number;
-  steps: PosStep[];
-  card?: { maskedPan: string };
   /** What the requery said about the original sale. */
   original?: { amount: number; responseCode: string; transactionType?: string; maskedPan?: string };
   /** What the sale's refund ledger granted: the amount left before and after this refund. */
   ledger?: { saleAmount: number; remainingBefore: number; remainingAfter: number };
   refusal?: PosRefundRefusal;
-  resolution?: OutcomeResolution<PosResolveOutcome>;
 }
 
 export interface PosRefundResult extends PosRefundState {

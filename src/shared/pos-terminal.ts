@@ -258,9 +258,10 @@ export type PosStep =
     }
   | { op: 'resolve'; attempt: number; outcome: PosResolveOutcome; detail: string; response_code?: undefined };
 
-export interface PosTransactionState {
+/** What every terminal flow's state (and a pre-authorisation's completion) shows of its transaction's sends. */
+export interface PosSendState {
+  /** The transaction's merchant_ref (a refund's and a completion's own, derived from the caller's). */
   merchantRef: string;
-  status: PosTransactionStatus;
   /** Transaction requests sent (a sealed card that no longer opened sent none). */
   attempt: number;
   steps: PosStep[];
@@ -268,6 +269,10 @@ export interface PosTransactionState {
   card?: { maskedPan: string };
   /** Set when an operator resolved an unknown outcome (resolveOutcome). */
   resolution?: OutcomeResolution<PosResolveOutcome>;
+}
+
+export interface PosTransactionState extends PosSendState {
+  status: PosTransactionStatus;
 }
 
 export interface PosTransactionResult extends PosTransactionState {
