@@ -1,19 +1,29 @@
 // Durations as the flows' inputs accept them: '2s', '5 minutes', or milliseconds.
 import type { z } from 'zod';
-import { lazy } from './lazy';
+import { lazy, type Zod } from './lazy';
 
-/** A Temporal duration as a string ('2s', '5 minutes') or milliseconds. */
-export const duration = lazy('duration.duration', (z) =>
+/**
+ * A duration field: milliseconds (whole, not negative, unless `ms` says otherwise) or a string in
+ * hours at most, or in days too when `days`; `examples` name the strings in its message.
+ */
+export const durationField = (
+  z: Zod,
+  days: boolean,
+  examples: string,
+  ms = z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
+) =>
   z.union([
-    z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
+    ms,
     z
       .string()
       .regex(
-        /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?)$/,
-        'must be a duration such as "2s" or "5 minutes"',
+        new RegExp(`^\\d+(\\.\\d+)?\\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?${days ? '|d|days?' : ''})$`),
+        `must be a duration such as ${examples}`,
       ),
-  ]),
-);
+  ]);
+
+/** A Temporal duration as a string ('2s', '5 minutes') or milliseconds. */
+export const duration = lazy('duration.duration', (z) => durationField(z, false, '"2s" or "5 minutes"'));
 export type DurationInput = z.infer<typeof duration>;
 
 /** '2s', '500ms', '1 minute', '2 days' or milliseconds → milliseconds (the shapes the input schemas accept). */

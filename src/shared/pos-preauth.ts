@@ -23,7 +23,7 @@ import {
   type PosTransactionRecord,
 } from './pos-terminal';
 import { lazy } from './lazy';
-import { durationMs } from './duration';
+import { durationField, durationMs } from './duration';
 import { pickFinal } from './final-statuses';
 import type { PaymentSearchFields } from './search-attributes';
 
@@ -48,17 +48,12 @@ export const completionMerchantRef = (preAuthMerchantRef: string): string => `CP
 export const DEFAULT_HOLD_WINDOW = '7 days';
 
 const holdWindow = lazy('pos-preauth.holdWindow', (z) =>
-  z
-    .union([
-      z.number().int('must be whole milliseconds').min(1_000, 'must be at least 1000 ms'),
-      z
-        .string()
-        .regex(
-          /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/,
-          'must be a duration such as "30 minutes", "48h" or "7 days"',
-        ),
-    ])
-    .optional(),
+  durationField(
+    z,
+    true,
+    '"30 minutes", "48h" or "7 days"',
+    z.number().int('must be whole milliseconds').min(1_000, 'must be at least 1000 ms'),
+  ).optional(),
 );
 
 /** The pre-authorisation as the starter takes it: the sale's fields (the card read) without transaction_type. */

@@ -17,7 +17,7 @@ import { defineQuery } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { flowReference, inputIssuesOf, required, requiredText, type InputIssue } from './input-error';
 import { lazy, type Zod } from './lazy';
-import { durationMs } from './duration';
+import { durationField, durationMs } from './duration';
 import type { OutcomeResolution } from './outcome';
 import { merchantEventTargetSchema } from './merchant-event';
 import { pickFinal } from './final-statuses';
@@ -42,17 +42,7 @@ export const SMS_SCHEDULE_RULE = 'must be an ISO 8601 date-time with a zone, e.g
 
 // ---- Field rules -----------------------------------------------------------------------------
 
-const duration = lazy('sms.duration', (z) =>
-  z.union([
-    z.number().int('must be whole milliseconds').nonnegative('must not be negative'),
-    z
-      .string()
-      .regex(
-        /^\d+(\.\d+)?\s*(ms|milliseconds?|s|seconds?|m|minutes?|h|hours?|d|days?)$/,
-        'must be a duration such as "2s", "5 minutes" or "1 day"',
-      ),
-  ]),
-);
+const duration = lazy('sms.duration', (z) => durationField(z, true, '"2s", "5 minutes" or "1 day"'));
 export type SmsDuration = z.infer<typeof duration>;
 
 /** '2s', '500ms', '1 minute', '2 days' or milliseconds → milliseconds (the one duration reader). */
