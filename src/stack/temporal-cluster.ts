@@ -261,12 +261,12 @@ function serverConfig(
   return JSON.stringify(config, null, 2) + '\n';
 }
 
-/** The switches the dev server gets too (src/stack/temporal-dev-server.ts): Updates and Worker Versioning. */
-const DYNAMIC_CONFIG = {
-  'frontend.enableUpdateWorkflowExecution': [{ value: true }],
-  'frontend.enableUpdateWorkflowExecutionAsyncAccepted': [{ value: true }],
-  'frontend.workerVersioningWorkflowAPIs': [{ value: true }],
-};
+/** The dynamic-config switches both the cluster and the dev server (src/stack/temporal-dev-server.ts) turn on: Updates and Worker Versioning. */
+export const SERVER_SWITCHES = [
+  'frontend.enableUpdateWorkflowExecution',
+  'frontend.enableUpdateWorkflowExecutionAsyncAccepted',
+  'frontend.workerVersioningWorkflowAPIs',
+];
 
 /** create-database, setup-schema 0.0, update-schema to the embedded latest: persistence, then SQL visibility. */
 async function setupSchema(sqlTool: string, state: ClusterState, log: (l: string) => void): Promise<void> {
@@ -424,7 +424,8 @@ function clusterProcesses(
   outs: WriteStream[],
 ): Record<ClusterProcessName, ClusterProcess> {
   const dynamicConfigFile = join(dir, 'config', 'dynamicconfig.yaml');
-  writeFileSync(dynamicConfigFile, JSON.stringify(DYNAMIC_CONFIG, null, 2) + '\n');
+  const dynamicConfig = Object.fromEntries(SERVER_SWITCHES.map((s) => [s, [{ value: true }]]));
+  writeFileSync(dynamicConfigFile, JSON.stringify(dynamicConfig, null, 2) + '\n');
   const processes = {} as Record<ClusterProcessName, ClusterProcess>;
   for (const name of CLUSTER_PROCESSES) {
     const configFile = join(dir, 'config', `${name}.yaml`);

@@ -7,7 +7,7 @@ import { Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_REGISTRATION } from '../shared/search-attributes';
 import { freePort } from '../http/free-port';
 import { PROJECT_ROOT, temporalBinaries } from './temporal-binaries';
-import { endChild } from './temporal-cluster';
+import { endChild, SERVER_SWITCHES } from './temporal-cluster';
 
 export interface DevServerOptions {
   /** gRPC port; 0 picks a free one. */
@@ -89,9 +89,7 @@ function devServerArgs(opts: DevServerOptions, ip: string, port: number, uiPort:
     args.push('--search-attribute', `${name}=${type}`);
   }
   for (const kv of [
-    'frontend.enableUpdateWorkflowExecution=true',
-    'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
-    'frontend.workerVersioningWorkflowAPIs=true',
+    ...SERVER_SWITCHES.map((s) => `${s}=true`),
     ...(opts.searchAttributesRefreshOnRead ? ['system.forceSearchAttributesCacheRefreshOnRead=true'] : []),
   ]) {
     args.push('--dynamic-config-value', kv);
