@@ -10,7 +10,7 @@ import { BadRequestError, DependencyFailedError, type MandateCreateRequest, type
 import type { ActivityDeps } from './deps';
 import { keptForResend, withSealed } from './claim-check';
 import { bindActivities } from './bind';
-import { read } from './calls';
+import { moneyCall, read } from './calls';
 import { heartbeatWhile } from './heartbeat';
 import type { MandateInput } from '../shared/mandate';
 import { toActivityFailure } from './failures';
@@ -126,8 +126,8 @@ function createRequest(input: MandateInput, bvn: string): MandateCreateRequest {
  * transaction_reference, so an unanswered call can be looked up. Heartbeats while the call is open
  * (the workflow gives it a short heartbeat timeout).
  */
-async function createMandate({ api, logger, claimCheck }: MandateDeps, input: MandateInput): Promise<CreatedMandate> {
-  try {
+function createMandate({ api, logger, claimCheck }: MandateDeps, input: MandateInput): Promise<CreatedMandate> {
+  return moneyCall('create mandate', async () => {
     const create = (bvn: string) => api.mandates.create(createRequest(input, bvn));
     const send = () => withSealed(claimCheck, input.customer.bvnHandle, 'bvn', create, { afterError: keptForResend });
     const res = await heartbeatWhile(send, { call: 'D1' });
@@ -135,9 +135,7 @@ async function createMandate({ api, logger, claimCheck }: MandateDeps, input: Ma
       throw ApplicationFailure.nonRetryable('create mandate: the service returned no session_token', 'ServiceError');
     logger.info({ mandateRef: input.mandateRef, mandateId: res.data.mandate_id }, 'mandate created');
     return { mandateId: String(res.data.mandate_id), sessionToken: res.data.session_token };
-  } catch (err) {
-    throw toActivityFailure(err, { moneyMoving: true, what: 'create mandate' });
-  }
+  });
 }
 
 /** Validates the mandate's OTP (D2), sealed (the handle from the Update); deleted once the service answered. */
