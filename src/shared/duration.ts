@@ -26,6 +26,17 @@ export const durationField = (
 export const duration = lazy('duration.duration', (z) => durationField(z, false, '"2s" or "5 minutes"'));
 export type DurationInput = z.infer<typeof duration>;
 
+/**
+ * The options of a flow that parks an outcome it could not read (POS sale, remote request, vend) and
+ * requeries it before it waits for resolveOutcome: for how long (default 24h), the first wait,
+ * doubling (default 10s), and the longest (default 10 minutes), as src/workflows/steps/unknown-outcome.ts reads them.
+ */
+export const parkedRequeryOptions = () => ({
+  unknownRequeryFor: duration.optional(),
+  requeryBackoff: duration.optional(),
+  requeryMaxBackoff: duration.optional(),
+});
+
 /** '2s', '500ms', '1 minute', '2 days' or milliseconds → milliseconds (the shapes the input schemas accept). */
 export function durationMs(d: string | number): number {
   if (typeof d === 'number') return d;

@@ -6,7 +6,7 @@ import type { PaymentSearchFields } from './search-attributes';
 // starter and the workflow check exactly the same rules.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { z } from 'zod';
-import { duration } from './duration';
+import { duration, parkedRequeryOptions } from './duration';
 import { flowReference, required, requiredText } from './input-error';
 import { lazy, type Zod } from './lazy';
 import type { OutcomeResolution } from './outcome';
@@ -74,12 +74,7 @@ export const PosRemoteInputSchema = lazy('pos-remote.PosRemoteInputSchema', (z) 
          * POS_REMOTE_IN_TRANSACTION_LIST=true; docs/choices.md). The starter sets it from the config.
          */
         lostCreateAbsentIs: z.enum(['not_sent', 'outcome_unknown']).optional(),
-        /** A parked request (outcome_unknown, poll_error, expired_unobserved) is looked up again for this long. Default 24h. */
-        unknownRequeryFor: duration.optional(),
-        /** The first wait between two look-ups of a parked request (doubling). Default 10s. */
-        requeryBackoff: duration.optional(),
-        /** The longest wait between two look-ups of a parked request. Default 10 minutes. */
-        requeryMaxBackoff: duration.optional(),
+        ...parkedRequeryOptions(),
         /** How long to wait for the terminal (another request holds it) before giving up with nothing sent. Default 15 minutes. */
         lockTimeout: duration.optional(),
         /** How often the terminal lock checks that its holder still runs (only used by the flow that starts the lock). Default 60s. */

@@ -16,7 +16,7 @@ import { defineQuery } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { CLAIM_HANDLE_PATTERN } from './claim-check';
 import type { OutcomeResolution } from './outcome';
-import { duration } from './duration';
+import { duration, parkedRequeryOptions } from './duration';
 import { required, type InputIssue } from './input-error';
 import { merchantRef, POS_CARD_FIELDS, posAccountType, posTransactionType, requiredText } from './pos-card-fields';
 import { lazy } from './lazy';
@@ -65,12 +65,7 @@ export const PosTransactionInputSchema = lazy('pos-terminal.PosTransactionInputS
         initiateTimeoutMs: z.number().int().min(100).max(300_000).optional(),
         /** How long the requery is retried when the service cannot answer before the flow parks as outcome_unknown. Default 10 minutes. */
         requeryTimeout: duration.optional(),
-        /** How long a parked unknown outcome keeps being requeried (the flow then waits for resolveOutcome). Default 24h. */
-        unknownRequeryFor: duration.optional(),
-        /** First wait between requeries of a parked unknown outcome; doubles each time. Default 10s. */
-        requeryBackoff: duration.optional(),
-        /** Cap of that wait. Default 10 minutes. */
-        requeryMaxBackoff: duration.optional(),
+        ...parkedRequeryOptions(),
       })
       .optional(),
   }),

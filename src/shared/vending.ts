@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import type { OutcomeResolution } from './outcome';
 import { lazy } from './lazy';
 import { flowReference, required } from './input-error';
-import { duration } from './duration';
+import { duration, parkedRequeryOptions } from './duration';
 import { merchantEventTargetSchema } from './merchant-event';
 import { pickFinal } from './final-statuses';
 
@@ -59,12 +59,7 @@ export const VendInputSchema = lazy('vending.VendInputSchema', (z) =>
         checkTimeout: duration.optional(),
         /** How long a pending purchase is requeried before the sale parks as outcome_unknown. Default 10 minutes. */
         pendingFor: duration.optional(),
-        /** How long an unknown outcome keeps being requeried (the flow then waits for resolveOutcome). Default 24h. */
-        unknownRequeryFor: duration.optional(),
-        /** First wait between requeries of a pending or unknown purchase; doubles each time. Default 10s. */
-        requeryBackoff: duration.optional(),
-        /** Cap of that wait. Default 10 minutes. */
-        requeryMaxBackoff: duration.optional(),
+        ...parkedRequeryOptions(),
       })
       .optional(),
   }),
