@@ -381,8 +381,8 @@ export function mandateInputProblems(input: MandateInput): string[] {
     p.push('amount must be an integer of at least 20000 kobo (N200)');
   if (!DATE.test(String(input.startDate))) p.push('startDate must be a date YYYY-MM-DD');
   if (!DATE.test(String(input.endDate))) p.push('endDate must be a date YYYY-MM-DD');
-  if (DATE.test(String(input.startDate)) && DATE.test(String(input.endDate)) && input.endDate < input.startDate)
-    p.push('endDate must not be before startDate');
+  const datesOk = DATE.test(String(input.startDate)) && DATE.test(String(input.endDate));
+  if (datesOk && input.endDate < input.startDate) p.push('endDate must not be before startDate');
   if (input.debitType === 'fixed' && !input.fixed) p.push('fixed is required for a FIXED mandate');
   if (input.debitType === 'variable' && input.fixed) p.push('fixed applies only to a FIXED mandate');
   if (input.fixedDebits !== undefined && !FIXED_DEBITS.includes(input.fixedDebits))
@@ -409,13 +409,8 @@ export function mandateInputProblems(input: MandateInput): string[] {
     else if (isKobo(input.amount) && f.initialDebitAmount > input.amount)
       p.push('fixed.initialDebitAmount must not exceed the mandate amount');
     if (!DATE.test(String(f.initialDebitDate))) p.push('fixed.initialDebitDate must be a date YYYY-MM-DD');
-    else if (
-      DATE.test(String(input.startDate)) &&
-      DATE.test(String(input.endDate)) &&
-      (f.initialDebitDate < input.startDate || f.initialDebitDate > input.endDate)
-    ) {
+    else if (datesOk && (f.initialDebitDate < input.startDate || f.initialDebitDate > input.endDate))
       p.push('fixed.initialDebitDate must lie between startDate and endDate');
-    }
   }
   return p;
 }
