@@ -80,5 +80,12 @@ describe('the command blocks of README.md and docs/events.md', () => {
     expect(t.test('2027-01-02T03:04:05.006Z  payment.succeeded  card ORD-1  success 250000 NGN  seq 1')).toBe(true);
     expect(t.test('2027-01-02T03:04:05.006Z  payment.succeeded  card ORD-1  success 25000 NGN  seq 1')).toBe(false);
     expect(printedPattern('[card X] success by=verify (final)').test('[card X] success by=webhook (final)')).toBe(true);
+    // A flow the page shows confirming may have concluded by the time the command prints; it may not have failed.
+    const c = printedPattern('[card ORD-1] confirming card=mastercard…4444');
+    expect(c.test('[card ORD-1] confirming card=mastercard…4444')).toBe(true);
+    expect(c.test('[card ORD-1] success card=mastercard…4444 by=webhook (final)')).toBe(true);
+    expect(c.test('[card ORD-1] success card=mastercard…4444 by=verify (final)')).toBe(true);
+    expect(c.test('[card ORD-1] failed card=mastercard…4444 by=verify (final)')).toBe(false);
+    expect(c.test('[card ORD-2] success card=mastercard…4444 by=webhook (final)')).toBe(false);
   });
 });

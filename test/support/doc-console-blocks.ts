@@ -165,8 +165,9 @@ export function alsoOptions(comment: string | undefined): string[][] {
 
 /**
  * A printed line as a pattern: exact, but for what changes from run to run or machine to machine: a
- * time (ISO 8601), a port on 127.0.0.1, a secret shown as `whsec_…`, and `by=verify` (the README says
- * the line reads `by=webhook` when the service's webhook wakes the flow first).
+ * time (ISO 8601), a port on 127.0.0.1, a secret shown as `whsec_…`, `by=verify` (the README says
+ * the line reads `by=webhook` when the service's webhook wakes the flow first), and `confirming`,
+ * which may already read `success … by=verify|webhook (final)` (the README says so after the OTP).
  */
 export function printedPattern(text: string): RegExp {
   const escaped = text.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -175,7 +176,12 @@ export function printedPattern(text: string): RegExp {
       .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\\\.\d+)?Z/g, '\\S+')
       .replace(/127\\\.0\\\.0\\\.1:\d+/g, '127\\.0\\.0\\.1:\\d+')
       .replace(/whsec_…/g, 'whsec_\\S+')
-      .replace(/by=verify/g, 'by=(verify|webhook)'),
+      .replace(/by=verify/g, 'by=(verify|webhook)')
+      // A flow shown confirming may already have concluded (the README says so after the OTP step).
+      .replace(
+        /^(\\\[\w+ [^\]]+\\\]) confirming (.*)$/,
+        '$1 (confirming $2|success $2 by=(verify|webhook) \\(final\\))',
+      ),
   );
 }
 
