@@ -117,9 +117,12 @@ export class ClusterProcess {
 /** Sends `signal` and waits for the exit; a softer signal not obeyed within `forceAfterMs` becomes SIGKILL. */
 export function endChild(child: ChildProcess, signal: NodeJS.Signals, forceAfterMs: number): Promise<void> {
   return new Promise<void>((done) => {
-    child.once('exit', () => done());
+    const force = signal === 'SIGKILL' ? undefined : setTimeout(() => child.kill('SIGKILL'), forceAfterMs).unref();
+    child.once('exit', () => {
+      clearTimeout(force);
+      done();
+    });
     child.kill(signal);
-    if (signal !== 'SIGKILL') setTimeout(() => child.kill('SIGKILL'), forceAfterMs).unref();
   });
 }
 
