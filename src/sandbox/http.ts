@@ -3,6 +3,7 @@
 // sandbox's own HTML pages), HTML pages, and the request log.
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Reply, RequestContext } from './request-context';
 import { firstFieldError, queryObject, type RouteFields } from './validation';
 
 export const DEFAULT_SANDBOX_KEY = 'sandbox_sk_local_development_key_0001';
@@ -18,29 +19,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** How deep a JSON body may nest: the spec's deepest body (a POS card read, a mandate) is 4 levels. */
 export const MAX_JSON_DEPTH = 32;
 
-export interface Reply {
-  status: number;
-  body?: unknown;
-  /** An HTML page instead of JSON. */
-  html?: string;
-  /** Redirect (with `status` 302/303) to this URL. */
-  location?: string;
-  /** Hold the socket open with no reply, then destroy it (a processor that never answers). */
-  hang?: boolean;
-}
-
-export interface RequestContext {
-  method: string;
-  path: string;
-  params: Record<string, string>;
-  query: URLSearchParams;
-  body: Record<string, unknown>;
-  /** The request came from an HTML form (application/x-www-form-urlencoded): answer with a page. */
-  form: boolean;
-  /** The accepted secret key the caller used ('' on unauthenticated routes). */
-  secretKey: string;
-  headers: IncomingHttpHeaders;
-}
+// Their home is request-context.ts (validation.ts names them too, without importing the router); routes read them here.
+export type { Reply, RequestContext };
 
 export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
 

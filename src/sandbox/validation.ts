@@ -4,7 +4,7 @@
 // can look anything up. Messages follow the spec's pattern: `<field> is required`, `<field> is not
 // allowed to be empty`, otherwise `<field> <rule>`.
 import { z } from 'zod';
-import type { Reply, RequestContext } from './http';
+import type { Reply, RequestContext } from './request-context';
 
 /** What a route accepts. Absent: that part carries no field (a route with none declares `{}`). */
 export interface RouteFields {

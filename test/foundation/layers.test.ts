@@ -38,12 +38,7 @@ const KNOWN_BACK_ARROWS: Record<string, string> = {
   'src/logging/temporal-logger.ts -> src/observability/metrics.ts':
     'observability primitives below logging: not split yet',
 };
-const KNOWN_CIRCLES: Record<string, string> = {
-  // Tied by types only: the sandbox's request context (http.ts) and the validation helpers its
-  // routes use, which name that context in their signatures. src/sandbox is another owner's; still
-  // there at the end of this change.
-  'src/sandbox/http.ts <-> src/sandbox/validation.ts': 'the sandbox request context and its validation helpers',
-};
+const KNOWN_CIRCLES: Record<string, string> = {};
 
 type Graph = Map<string, Set<string>>;
 
