@@ -31,6 +31,11 @@ export type FinalStatus = Extract<FinalStatusWord, 'success' | 'failed' | 'expir
 export type PaymentEndStatus = 'confirming' | FinalStatus | 'outcome_unknown' | 'cancelled';
 /** The final statuses of the payment flows (card, bank, USSD, checkout, token charge). */
 export const PAYMENT_FINAL_STATUSES = pickFinal(['success', 'failed', 'expired', 'unknown', 'cancelled']);
+/**
+ * The final statuses the service's answers give (FinalStatus): a checkout's and a token charge's guard,
+ * whose `cancelled` comes only from the cancel's clean-up, past the guard (PaymentFlow.forceStatus).
+ */
+export const ANSWERED_FINAL_STATUSES: readonly FinalStatus[] = pickFinal(['success', 'failed', 'expired', 'unknown']);
 /** The same, and a checkout's `completed`. */
 export const FINAL_STATUSES: readonly string[] = [...PAYMENT_FINAL_STATUSES, ...pickFinal(['completed'])];
 

@@ -6,11 +6,9 @@
 // PaymentFlow's (./steps/payment-flow.ts).
 import { setHandler } from '@temporalio/workflow';
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
-import { PAYMENT_DEFAULTS } from '../shared/payment-common';
+import { ANSWERED_FINAL_STATUSES, PAYMENT_DEFAULTS } from '../shared/payment-common';
 import { PaymentFlow, expectedPayment } from './steps/payment-flow';
 import { fromLookup, sendPayment, sends, type Confirmation } from './steps/payment-steps';
-
-const FINAL: CheckoutState['status'][] = ['success', 'failed', 'expired', 'unknown'];
 
 export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutState> {
   return new CheckoutFlow(input).run();
@@ -24,7 +22,7 @@ class CheckoutFlow extends PaymentFlow<CheckoutState> {
       input.transactionRef,
       expectedPayment(input),
       { transactionRef: input.transactionRef, status: 'initiating', webhooksReceived: 0 },
-      FINAL,
+      ANSWERED_FINAL_STATUSES,
     );
   }
 

@@ -29,7 +29,7 @@ import {
 } from '@temporalio/workflow';
 import { listenForResolution } from './steps/unknown-outcome';
 import type { RecurringActivities } from '../activities/recurring';
-import { PAYMENT_DEFAULTS } from '../shared/payment-common';
+import { ANSWERED_FINAL_STATUSES, PAYMENT_DEFAULTS } from '../shared/payment-common';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import {
   cancelRecurringSignal,
@@ -98,8 +98,6 @@ const TOKEN_CANCEL_BACKGROUND_MAX_MS = 3600_000;
  */
 type CancelAttempt = { kind: 'cancelled' } | { kind: 'refused'; message: string } | { kind: 'failed'; message: string };
 
-const TOKEN_CHARGE_FINAL: TokenChargeState['status'][] = ['success', 'failed', 'expired', 'unknown'];
-
 /** One token charge (A4) under a stable reference: verify first, charge at most once, confirm by webhook or verify. */
 export async function tokenChargeWorkflow(input: TokenChargeInput): Promise<TokenChargeState> {
   return new TokenChargeFlow(input).run();
@@ -113,7 +111,7 @@ class TokenChargeFlow extends PaymentFlow<TokenChargeState> {
       input.reference,
       { amount: input.amount, currency: input.currency, passCharge: false },
       { reference: input.reference, status: 'checking', charged: false, webhooksReceived: 0 },
-      TOKEN_CHARGE_FINAL,
+      ANSWERED_FINAL_STATUSES,
     );
   }
 
