@@ -1,7 +1,7 @@
 // The claim-check's alert signal: a delete of used records (card data, a CVV, a PIN) that failed.
-// On the process's meter (src/observability/metrics.ts): a no-op without an installed Runtime.
+// On the process's meter (src/telemetry/metrics.ts): a no-op without an installed Runtime.
 import type { MetricCounter, MetricMeter } from '@temporalio/common';
-import { processMetricMeter } from '../observability/metrics';
+import { processMetricMeter } from '../telemetry/metrics';
 
 /** {result}: records whose delete failed: `retrying` (queued again) or `gave_up` (left to their TTL). Alert on any. */
 export const DISCARD_FAILURES_METRIC = 'payflow_claim_check_discard_failures';

@@ -21,7 +21,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createSafeServer, HttpError, readBodyLimited, requireJsonContentType } from '../http/safe-server';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { Logger } from 'pino';
-import { httpMetricsObserver } from '../observability/metrics';
+import { httpMetricsObserver } from '../telemetry/metrics';
 import { answerHealth } from '../observability/health';
 import { KeysUnavailableError, TokenRejectedError, type OidcVerifier } from './oidc';
 import { RateLimiter } from './rate-limit';

@@ -6,7 +6,8 @@
 //  - bodies read with the limit enforced while reading (and from Content-Length first): 413;
 //  - a handler that throws or rejects answers 500 (or the error's statusCode) and the server stays up.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { withServerSpan, type ServerSpanOptions } from '../observability/server-spans';
+import type { HttpExchange } from '../telemetry/metrics';
+import { withServerSpan, type ServerSpanOptions } from '../telemetry/server-spans';
 
 /** The limits we set deliberately (each server may lower the body limit). */
 export const HTTP_LIMITS = {
@@ -94,14 +95,6 @@ export function replyJson(
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
-}
-
-/** One answered request, for metrics: the path is the parsed one (undefined for a malformed target); the observer maps it to a route. */
-export interface HttpExchange {
-  method: string | undefined;
-  path: string | undefined;
-  status: number;
-  durationMs: number;
 }
 
 export interface SafeServerOptions {

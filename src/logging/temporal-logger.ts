@@ -9,7 +9,7 @@ import {
   type Logger,
   type MetricsBuffer,
 } from '@temporalio/worker';
-import { setProcessMetricMeterSource } from '../observability/metrics';
+import { setProcessMetricMeterSource } from '../telemetry/metrics';
 import { DURATION_BUCKETS_S, METRICS } from '../shared/flow-metrics';
 
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
@@ -55,7 +55,7 @@ export interface TemporalRuntimeOptions {
 /**
  * Installs the Temporal Runtime once per process with pino as its logger and Core logs forwarded, and
  * (with `metricsBindAddress`) its Prometheus exporter, whose meter then records the process's business
- * and HTTP metrics too (src/observability/metrics.ts). Returns false when a Runtime was already installed
+ * and HTTP metrics too (src/telemetry/metrics.ts). Returns false when a Runtime was already installed
  * (its options stay; a later call's metrics address is not applied).
  */
 export function installTemporalRuntime(

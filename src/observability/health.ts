@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { ConnectionLike } from '@temporalio/client';
 import { createSafeServer, replyJson } from '../http/safe-server';
-import { httpMetricsObserver } from './metrics';
+import { httpMetricsObserver } from '../telemetry/metrics';
 
 export interface Readiness {
   ready: boolean;

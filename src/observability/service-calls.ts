@@ -5,7 +5,7 @@
 // identifiers ride in some), a query, a body or a header of the request.
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { CallObserver } from '../api/client';
-import { recordServiceCall } from './metrics';
+import { recordServiceCall } from '../telemetry/metrics';
 
 export function serviceCallObserver(baseUrl: string): CallObserver {
   const url = new URL(baseUrl);

@@ -6,7 +6,7 @@
 //                             (src/webhooks/return-page.ts), else a neutral page; rate-limited per address
 //   GET  /healthz            alive
 //   GET  /readyz             ready: Temporal answers (else 503, and the service's deliveries are 503 too)
-// Requests are counted by route and status, webhooks by kind and result (src/observability/metrics.ts).
+// Requests are counted by route and status, webhooks by kind and result (src/telemetry/metrics.ts).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
@@ -21,7 +21,7 @@ import {
   verifyPaymentWebhook,
   verifyVirtualAccountWebhook,
 } from './signatures';
-import { countWebhook, httpMetricsObserver } from '../observability/metrics';
+import { countWebhook, httpMetricsObserver } from '../telemetry/metrics';
 import { answerHealth, temporalReachable, type HealthChecks } from '../observability/health';
 import { classifyDeliveryFailure, SingleFlight, type DeliveryFailure } from './delivery-outcome';
 import { deliverPaymentWebhook } from './payment-delivery';

@@ -9,7 +9,7 @@ import pg from 'pg';
 import type { MetricMeter } from '@temporalio/common';
 import { ClaimCheckStore, SecretUnavailableError } from '../../src/claim-check/store';
 import { isClaimHandle } from '../../src/shared/claim-check';
-import { setProcessMetricMeterSource } from '../../src/observability/metrics';
+import { setProcessMetricMeterSource } from '../../src/telemetry/metrics';
 import { claimCheckDatabaseUrl } from '../support/stack';
 
 const key = (id: string, fill: number) => ({ id, key: Buffer.alloc(32, fill) });

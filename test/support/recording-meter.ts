@@ -1,7 +1,7 @@
 // A MetricMeter that keeps what counters were given, so a test reads the process's business metrics
-// (src/observability/metrics.ts) without a Temporal Runtime or a Prometheus scrape.
+// (src/telemetry/metrics.ts) without a Temporal Runtime or a Prometheus scrape.
 import { noopMetricMeter, type MetricCounter, type MetricMeter, type MetricTags } from '@temporalio/common';
-import { setProcessMetricMeterSource } from '../../src/observability/metrics';
+import { setProcessMetricMeterSource } from '../../src/telemetry/metrics';
 
 export interface RecordingMeter {
   /** The sum added to counter `name` under exactly these label values (others may be present). */

@@ -9,7 +9,6 @@
 // raw path (the codec server's path may carry its token), operation names, status classes.
 import { Context as ActivityContext } from '@temporalio/activity';
 import { noopMetricMeter, type MetricCounter, type MetricHistogram, type MetricMeter } from '@temporalio/common';
-import type { HttpExchange } from '../http/safe-server';
 import { METRICS } from '../shared/flow-metrics';
 
 let meterSource: () => MetricMeter | undefined = () => undefined;
@@ -56,6 +55,14 @@ export type WebhookResult = 'verified' | 'rejected' | 'duplicate' | 'invalid';
 
 export function countWebhook(kind: WebhookKind, result: WebhookResult): void {
   safely(() => counter(METRICS.webhooks, 'Webhooks received by the receiver').add(1, { kind, result }));
+}
+
+/** One answered request, as createSafeServer hands it to its observer: the parsed path (undefined for a malformed target), which the observer maps to a route. */
+export interface HttpExchange {
+  method: string | undefined;
+  path: string | undefined;
+  status: number;
+  durationMs: number;
 }
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
