@@ -1,6 +1,6 @@
 // Business metric names and the reading of a flow's PaymentStatus as an outcome, defined once for the
 // workflow interceptor that counts them (src/workflows/steps/metrics-interceptor.ts), the Node-side metrics
-// (src/observability/metrics.ts), the Grafana dashboard and the alert rules (deploy/), and the docs.
+// (src/telemetry/metrics.ts), the Grafana dashboard and the alert rules (deploy/), and the docs.
 //
 // Labels hold only bounded, non-personal values: flow kinds, statuses, outcomes, currencies, route
 // templates, operation names. Never a reference, an amount, a card or account number, a key or a token.
