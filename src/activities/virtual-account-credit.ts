@@ -34,7 +34,7 @@ export function sameDecimal(a: string | null | undefined, b: string | null | und
   return typeof a === 'string' && typeof b === 'string' && norm(a) === norm(b);
 }
 
-/** A C5 row is the notified credit when every signed value agrees. */
+/** A row of the filtered transaction list (C5) is the notified credit when every signed value agrees. */
 export function matchesSignedValues(row: VirtualAccountTransaction, credit: VirtualAccountCredit): boolean {
   return (
     row.virtual_account_number === credit.virtualAccountNumber &&
@@ -43,7 +43,7 @@ export function matchesSignedValues(row: VirtualAccountTransaction, credit: Virt
     (row.currency ?? credit.currency) === credit.currency &&
     row.customer?.customer_identifier === credit.customerIdentifier &&
     (row.transaction_indicator ?? 'C') === 'C' &&
-    // v2 references are the ones C5 knows; v3 ones are not (looked up by session_id instead).
+    // v2 references are the ones the filtered list knows; v3 ones are not (looked up by session_id instead).
     (credit.version === 3 || row.transaction_reference === credit.transactionReference)
   );
 }
@@ -52,7 +52,10 @@ export function matchesSignedValues(row: VirtualAccountTransaction, credit: Virt
 const filteredListRefused = (err: unknown): err is PaymentsApiError =>
   err instanceof PaymentsApiError && refusalType(err) !== undefined;
 
-/** The freeze the service shows for a credit (C5 `frozen_transaction`); `known: false` when C5 has no matching record. */
+/**
+ * The freeze the service shows for a credit (its record's `frozen_transaction`); `known: false` when the filtered
+ * list (C5) has no matching record.
+ */
 export type CreditFreezeLookup =
   { known: false } | { known: true; frozen?: { freezeTransactionRef?: string; reason?: string } };
 
@@ -88,7 +91,10 @@ interface CreditDeps extends FlowDeps {
   failureDetails: unknown[];
 }
 
-/** C5 rows for the credit: by reference (v2, error log) or session id (v3). undefined: no key to ask with. */
+/**
+ * The credit's rows in the filtered list (C5): by reference (v2, error log) or session id (v3). undefined: no key to
+ * ask with.
+ */
 async function serviceRecords(api: PaymentsClient, credit: VirtualAccountCredit) {
   const query =
     credit.version === 3
@@ -101,8 +107,8 @@ async function serviceRecords(api: PaymentsClient, credit: VirtualAccountCredit)
 }
 
 /**
- * The C5 record whose signed values match the credit; `refused` when C5 refused the lookup (a
- * retry gets the same answer). A transient failure throws: Temporal retries within the workflow's bound.
+ * The service's record (C5) whose signed values match the credit; `refused` when the filtered list refused the
+ * lookup (a retry gets the same answer). A transient failure throws: Temporal retries within the workflow's bound.
  */
 async function serviceRecord(
   api: PaymentsClient,
@@ -150,12 +156,16 @@ async function confirmVirtualAccountCredit(
   const { row, rows, refused } = await serviceRecord(api, credit);
   const ref = { transactionReference: credit.transactionReference };
   if (refused) {
-    log.warn({ ...ref, ...refused }, 'virtual-account credit: C5 lookup refused; fee and date left unconfirmed');
+    log.warn(
+      { ...ref, ...refused },
+      'virtual-account credit: the service refused the lookup of its record; fee and date left unconfirmed',
+    );
     return undefined;
   }
   if (rows === undefined) return undefined;
   if (!row) {
-    const message = 'virtual-account credit: no C5 record matches the signed values; fee and date left unconfirmed';
+    const message =
+      'virtual-account credit: no record of the service matches the signed values; fee and date left unconfirmed';
     log.warn({ ...ref, rows }, message);
     return undefined;
   }
@@ -166,8 +176,8 @@ async function confirmVirtualAccountCredit(
 }
 
 /**
- * Whether the service holds the credit's funds (C5 `frozen_transaction`). Throws on a transient
- * failure (the workflow retries); `known: false` when C5 refuses or has no matching record.
+ * Whether the service holds the credit's funds (its record's `frozen_transaction` in the filtered list (C5)). Throws
+ * on a transient failure (the workflow retries); `known: false` when the list refuses or has no matching record.
  */
 async function readVirtualAccountCreditFreeze(
   { api }: CreditDeps,
@@ -266,7 +276,10 @@ async function emitCreditReceived(
 const NO_HANDLER =
   'no credit handler on this worker (VA_CREDIT_NOTIFY_URL, NOTIFY_URL and VA_CREDIT_CALLBACK_URL unset): the credit is recorded only';
 
-/** Whether the durable record (va_credit_records) holds the reference: the condition for C11. */
+/**
+ * Whether the durable record (va_credit_records) holds the reference: only then is its entry in the webhook error
+ * log deleted (C11).
+ */
 async function isVirtualAccountCreditRecorded({ deps }: CreditDeps, transactionReference: string): Promise<boolean> {
   return (await store(deps).get(transactionReference)) !== undefined;
 }

@@ -3,8 +3,8 @@
 // a flow's PaymentStatus (per flow kind) and from the service's transaction_status to "money
 // moved / no money / still open". Pure code: it runs in the workflow sandbox too.
 //
-// What is compared (docs/flows-reconciliation.md): every transaction A6 lists in a window is
-// matched by reference with our flow (Temporal visibility: PaymentReference, PaymentStatus,
+// What is compared (docs/flows-reconciliation.md): every transaction the service's transaction list (A6)
+// shows in a window is matched by reference with our flow (Temporal visibility: PaymentReference, PaymentStatus,
 // PaymentAmount, PaymentCurrency); every flow of ours that says "success" and started in the
 // window must be listed by the service.
 import { defineQuery } from '@temporalio/workflow';
@@ -124,12 +124,12 @@ export const ReconcileInputSchema = lazy('reconciliation.ReconcileInputSchema', 
       to: day.optional(),
       /** The Schedule's form: the day before the run's scheduled time (UTC). */
       previousDay: z.literal(true, { error: 'must be true when given' }).optional(),
-      /** Currencies to read (A6 is asked once per currency). Default NGN and USD. */
+      /** Currencies to read: the transaction list (A6) is asked once per currency. Default NGN and USD. */
       currencies: z
         .array(z.enum(CURRENCIES, { error: 'must be NGN or USD' }))
         .min(1, 'must name at least one currency')
         .optional(),
-      /** A6 `perpage` (the spec shows no default or maximum page size). Default 100. */
+      /** The transaction list's `perpage` (A6; the spec shows no default or maximum page size). Default 100. */
       perPage: wholeNumber(z, 1000).optional(),
       /** Record each finding as a mark (ReconciliationStatus). Default true. */
       markFlows: z.boolean({ error: 'must be true or false' }).optional(),
@@ -198,8 +198,8 @@ export function addOneMonth(dayText: string): string {
 }
 
 /**
- * A6 accepts "a window of at most one month". Whether end_date's whole day counts is not shown,
- * so a window we send ends at most on the day BEFORE the same day next month: [01-15, 02-14],
+ * The transaction list (A6) accepts "a window of at most one month". Whether end_date's whole day counts is
+ * not shown, so a window we send ends at most on the day BEFORE the same day next month: [01-15, 02-14],
  * [01-01, 01-31]. Both ends must be real dates, start ≤ end.
  */
 export function isWithinOneMonth(w: DayWindow): boolean {
@@ -238,8 +238,8 @@ export function lookupWindowAround(startedAt: number): DayWindow {
  * money: the side says money moved. no_money: it says none did (final). open: not decided yet
  * (waiting, confirming, parked as outcome_unknown). not_a_transaction: a workflow that carries
  * a PaymentReference but is no service transaction (a recurring plan, a mandate, a terminal
- * lock, a holding workflow, a mark). not_comparable: a transaction A6 does not list under our
- * reference (see COMPARABLE below).
+ * lock, a holding workflow, a mark). not_comparable: a transaction the transaction list (A6) does not
+ * show under our reference (see COMPARABLE below).
  */
 export type Outcome = 'money' | 'no_money' | 'open' | 'not_a_transaction' | 'not_comparable';
 
@@ -256,8 +256,8 @@ const PAYMENT_STEPS: FlowStatusMap = {
 };
 
 /**
- * Per PaymentFlow: how its PaymentStatus reads. Flows whose PaymentReference is the A6
- * `transaction_ref` are compared; the others are named with the reason they are not.
+ * Per PaymentFlow: how its PaymentStatus reads. Flows whose PaymentReference is the `transaction_ref` of the
+ * transaction list (A6) are compared; the others are named with the reason they are not.
  */
 export const FLOW_OUTCOMES: Record<string, FlowStatusMap | { notComparable: string } | { notATransaction: string }> = {
   card: PAYMENT_STEPS,
@@ -269,19 +269,33 @@ export const FLOW_OUTCOMES: Record<string, FlowStatusMap | { notComparable: stri
   mandate: { notATransaction: 'a mandate; its debits are compared one by one (mandate-debit)' },
   /** One debit of a mandate, read from the mandate flow's state (MandateDebitStatus), not from visibility. */
   'mandate-debit': { money: ['success'], noMoney: ['failed'] },
-  /** Found by its request_ref (PaymentServiceReference), under which A6 lists it; `rejected`, `not_sent`: nothing was created. */
+  /**
+   * Found by its request_ref (PaymentServiceReference), under which the transaction list (A6) shows it; `rejected`,
+   * `not_sent`: nothing was created.
+   */
   'pos-remote': {
     money: ['success', 'success_after_cancel'],
     noMoney: ['failed', 'cancelled', 'expired', 'rejected', 'not_sent'],
   },
-  'pos-terminal': { notComparable: 'POS terminal sales (F3) are read with F4, not A6' },
-  'pos-refund': { notComparable: 'POS refunds (F3 Refund) are read with F4, not A6' },
-  'pos-preauth': { notComparable: 'POS pre-authorisations and completions (F3) are read with F4, not A6' },
+  'pos-terminal': {
+    notComparable: 'POS terminal sales (F3) are read with their requery (F4), not from the transaction list (A6)',
+  },
+  'pos-refund': {
+    notComparable:
+      'POS refunds (F3, transaction_type Refund) are read with their requery (F4), not from the transaction list (A6)',
+  },
+  'pos-preauth': {
+    notComparable:
+      'POS pre-authorisations and completions (F3) are read with their requery (F4), not from the transaction list (A6)',
+  },
   'pos-refund-ledger': { notATransaction: "a sale's refund ledger" },
-  vend: { notComparable: 'vends (H3) are read with H4, not A6' },
-  'sms-send': { notATransaction: 'SMS sends are not payments (A6 does not list them)' },
-  'sms-campaign': { notATransaction: 'SMS campaigns are not payments (A6 does not list them)' },
-  'virtual-account-credit': { notComparable: 'virtual-account credits are read with C5, not A6' },
+  vend: { notComparable: 'vends (H3) are read from the vending transactions (H4), not from the transaction list (A6)' },
+  'sms-send': { notATransaction: 'SMS sends are not payments: the transaction list (A6) does not show them' },
+  'sms-campaign': { notATransaction: 'SMS campaigns are not payments: the transaction list (A6) does not show them' },
+  'virtual-account-credit': {
+    notComparable:
+      'virtual-account credits are read from the filtered credit list (C5), not from the transaction list (A6)',
+  },
   'pos-terminal-lock': { notATransaction: 'a terminal lock' },
   'unmatched-webhook': {
     notATransaction: 'a webhook with no flow (kept as evidence of when the payment was announced)',
@@ -325,7 +339,7 @@ export function moneyStatusesByFlow(): Record<string, readonly string[]> {
 }
 
 /**
- * The service side: A6's transaction_status (the spec shows "success"; verify's values are
+ * The service side: the transaction list's transaction_status (A6; the spec shows "success"; verify's values are
  * Success, Failed, Abandoned, Pending). Anything else is not guessed: not_comparable.
  */
 export function serviceOutcome(status: string): Outcome {
@@ -338,7 +352,7 @@ export function serviceOutcome(status: string): Outcome {
 
 // ---- Comparing one reference ------------------------------------------------------------------
 
-/** One A6 row, as little of it as the comparison needs (no e-mail, no name, no meta). */
+/** One row of the transaction list (A6), as little of it as the comparison needs (no e-mail, no name, no meta). */
 export interface ServiceTransaction {
   reference: string;
   status: string;
@@ -463,7 +477,7 @@ function latePaymentEvidence(
 // ---- Per-window summary and the report ----------------------------------------------------------
 
 export interface WindowCounts {
-  /** A6 rows read (after dropping repeats across pages and rows of another currency). */
+  /** Rows of the transaction list (A6) read (after dropping repeats across pages and rows of another currency). */
   rows: number;
   matched: number;
   /** Neither side says money moved (failed/abandoned at the service; failed/expired or no flow here). */

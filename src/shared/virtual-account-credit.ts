@@ -22,8 +22,8 @@ export interface VirtualAccountCredit {
   /** Signed in version 1 only; absent for v2/v3. */
   transactionDate?: string;
   /**
-   * v3 only, UNSIGNED: used as nothing but a lookup key for the service's own record (C5
-   * `session_id` filter; a v3 reference is not the one C5 knows). A forged value finds no row,
+   * v3 only, UNSIGNED: used as nothing but a lookup key for the service's own record (the filtered list's
+   * `session_id` filter (C5); a v3 reference is not the one that list knows). A forged value finds no row,
    * or a row whose signed values do not match, and is then ignored.
    */
   lookupSessionId?: string;
@@ -31,11 +31,11 @@ export interface VirtualAccountCredit {
   receivedAt: string;
   /**
    * The notification's `meta.freeze_transaction_ref` / `reason_for_frozen_transaction`: signed in
-   * v1 only, so for v2/v3 a HINT — the credit workflow asks the service (C5 `frozen_transaction`)
-   * and a hint it cannot confirm holds the credit back rather than hands it on.
+   * v1 only, so for v2/v3 a HINT — the credit workflow asks the service (its record's `frozen_transaction`,
+   * C5) and a hint it cannot confirm holds the credit back rather than hands it on.
    */
   frozenHint?: { freezeTransactionRef: string; reason?: string };
-  /** How the credit reached us: the E-2 notification, or the service's webhook error log (C10 sweep). */
+  /** How the credit reached us: the credit notification (E-2), or a sweep of the service's webhook error log (C10). */
   source?: 'webhook' | 'error-log';
 }
 
@@ -43,9 +43,9 @@ export interface VirtualAccountCredit {
 export type CreditFieldsSource =
   /** v1: the whole body is signed. */
   | 'signed-body'
-  /** v2/v3: the service's C5 record for the reference, whose signed values matched. */
+  /** v2/v3: the service's record for the reference (C5), whose signed values matched. */
   | 'service-query'
-  /** v2/v3: C5 did not confirm them (not found, mismatch, unreachable): left out, never taken from the body. */
+  /** v2/v3: the service's record did not confirm them (not found, mismatch, unreachable): left out, never taken from the body. */
   | 'unconfirmed';
 
 /** The credit as recorded (durably, once per transaction reference). */

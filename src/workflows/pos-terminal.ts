@@ -68,9 +68,9 @@ const SALE_WORDING: PosTransactionWording = {
   cardGone: (attempt) =>
     attempt === 0
       ? 'The sealed card data expired before the transaction was sent: nothing was sent and nothing was charged. Start again with a fresh card read and a new merchant_ref.'
-      : `The sealed card data expired before the retry could be sent; the service never received attempt ${attempt} (F4 404): nothing was charged. Start again with a fresh card read and a new merchant_ref.`,
+      : `The sealed card data expired before the retry could be sent; the service never received attempt ${attempt} (the requery answered 404): nothing was charged. Start again with a fresh card read and a new merchant_ref.`,
   refused: (message) => `Refused by the service, nothing was charged: ${message}`,
-  cancelNote: 'cancel requested after F3 may have been sent',
+  cancelNote: 'cancel requested after the transaction may have been sent',
   notSentAgain: 'the transaction',
 };
 

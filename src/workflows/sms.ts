@@ -715,8 +715,10 @@ class SmsCampaignFlow {
         : undefined;
     }
     this.misses = 0;
-    if (r.status === 'success') return this.finish('success', `campaign ${id} was sent (G3 lists it as success)`);
-    if (r.status === 'failed') return this.finish('failed', `campaign ${id} failed (G3 lists it as failed)`);
+    if (r.status === 'success')
+      return this.finish('success', `campaign ${id} was sent: the campaign list (G3) shows it as success`);
+    if (r.status === 'failed')
+      return this.finish('failed', `campaign ${id} failed: the campaign list (G3) shows it as failed`);
     return undefined;
   }
 

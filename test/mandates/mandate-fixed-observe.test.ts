@@ -120,7 +120,9 @@ describe('FIXED: the service debits on its own schedule; the flow observes (the 
       [`${i.mandateRef}-F2`, 'observed', 'failed', 100_000, day(dates[1]), 'observed'],
       [`${i.mandateRef}-F3`, 'observed', 'success', 100_000, day(dates[2]), 'observed'],
     ]);
-    expect(final.recentDebits[1].error).toMatch(/did not show in D5 .* no money moved as far as the service shows/);
+    expect(final.recentDebits[1].error).toMatch(
+      /did not show in the mandate list \(D5\) by .* no money moved as far as the service shows/,
+    );
     // The patch marker is in the history: this run observes, and a replay of it does too.
     expect(await rawHistoryText(h)).toContain('mandate-fixed-observed');
 
@@ -154,7 +156,9 @@ describe('FIXED: the service debits on its own schedule; the flow observes (the 
       [`${i.mandateRef}-F3`, 'success', 100_000],
     ]);
     expect(final.failures.join('\n')).toContain('the service debited 200000 kobo for');
-    expect(final.failures.join('\n')).toContain(`${i.mandateRef}-F1: D5 could not be read after ${day(dates[0])}`);
+    expect(final.failures.join('\n')).toContain(
+      `${i.mandateRef}-F1: the mandate list (D5) could not be read after ${day(dates[0])}`,
+    );
     const events = await eventsOf(i.mandateRef, 5);
     expect(summary(events).slice(1)).toEqual([
       ['mandate.debit.needs_attention', 'outcome_unknown', `${i.mandateRef}-F1`, undefined, 2],

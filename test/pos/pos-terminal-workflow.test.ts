@@ -310,16 +310,16 @@ describe('POS terminal transaction: one next step per outcome', () => {
   it('96 answered, F4 404 and no attempt left: not_received (an answer is not a refusal)', async () => {
     const { result } = await run([{ code: '96' }], ['not_found'], { options: { maxAttempts: 1 } });
     expect(result).toMatchObject({ status: 'not_received', attempt: 1 });
-    expect(result.action).toMatch(/F4 404 after 1 attempt/);
+    expect(result.action).toMatch(/the requery answered 404 after 1 attempt/);
   });
 
   it.each([
-    ['91', 'F3 answered 91: Issuer or switch unavailable'],
-    ['', 'F3 answered without a code: No response code: requery by merchant_ref'],
+    ['91', 'the send was answered 91: Issuer or switch unavailable'],
+    ['', 'the send was answered without a code: No response code: requery by merchant_ref'],
   ])('F3 answered "%s", F4 could not answer, then 404: not_received naming the answer', async (code, words) => {
     const { result } = await run([{ code }], [{ fail: FailureTypes.Unauthorized }, 'not_found']);
     expect(result).toMatchObject({ status: 'not_received', attempt: 1 });
-    expect(result.action).toContain(`F4 404 while the outcome was unknown: ${words}`);
+    expect(result.action).toContain(`the requery answered 404 while the outcome was unknown: ${words}`);
   });
 
   it('a send that fails without a type is recorded as Unknown, then requeried', async () => {

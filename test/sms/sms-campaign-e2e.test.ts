@@ -150,7 +150,7 @@ describe('SMS campaigns (G2-G4) followed by the workflow', () => {
     expect(await h.result()).toMatchObject({
       status: 'failed',
       serviceStatus: 'failed',
-      message: expect.stringContaining('failed (G3 lists it as failed)'),
+      message: expect.stringContaining('failed: the campaign list (G3) shows it as failed'),
     });
   });
 

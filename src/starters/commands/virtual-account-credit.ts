@@ -35,12 +35,15 @@ function transactionLine(t: VirtualAccountTransaction): string {
   return `${t.transaction_reference}  ${t.virtual_account_number ?? ''}  ${t.principal_amount ?? ''} ${t.currency ?? ''}  settled ${t.settled_amount ?? ''}${frozen}`;
 }
 
-/** C4: every credit, unfiltered (a filter with it is refused: C4 takes none). */
+/** Every credit of the merchant, unfiltered (C4): a filter with it is refused, as that list takes none. */
 async function printAllTransactions(o: { customerId?: string; account?: string; reference?: string }): Promise<void> {
   const filters = (['customerId', 'account', 'reference'] as const).filter((k) => o[k] !== undefined);
   if (filters.length > 0)
     throw new StarterInputError('va transactions', [
-      { field: '--all', rule: 'takes no filter (C4 is unfiltered); drop --customer-id, --account and --reference' },
+      {
+        field: '--all',
+        rule: 'takes no filter (the unfiltered list, C4); drop --customer-id, --account and --reference',
+      },
     ]);
   const rows = (await withApi((api) => api.virtualAccounts.merchantTransactions())).data;
   printResult(rows, [...rows.map(transactionLine), `${rows.length} transaction(s)`]);
@@ -53,10 +56,10 @@ export function registerVirtualAccountCreditCommands(va: Command, context: Conte
   registerCredits(va, context);
 }
 
-/** C1 and C2: a customer's or a business's account. */
+/** A customer's account (C1) or a business's (C2). */
 function registerAccountCreation(va: Command): void {
   va.command('create')
-    .description('C1: create a customer account (the BVN is checked against name, date of birth, gender and phone)')
+    .description('create a customer account (C1; the BVN is checked against name, date of birth, gender and phone)')
     .requiredOption('--customer-id <id>', 'your unique customer_identifier')
     .requiredOption('--first-name <name>', 'first name')
     .requiredOption('--last-name <name>', 'last name')
@@ -102,7 +105,7 @@ function registerAccountCreation(va: Command): void {
     );
 
   va.command('create-business')
-    .description('C2: create a business account')
+    .description('create a business account (C2)')
     .requiredOption('--customer-id <id>', 'alphanumeric customer_identifier')
     .requiredOption('--business-name <name>', 'business name')
     .requiredOption('--phone <number>', 'mobile_num (at most 11 digits)')
@@ -128,22 +131,22 @@ function registerAccountCreation(va: Command): void {
     );
 }
 
-/** C3-C8: accounts, customers and credits as the service lists them. */
+/** Accounts, customers and credits as the service lists them (C3-C8). */
 function registerLookups(va: Command): void {
   va.command('account <customerId>')
-    .description('C7: the account of a customer_identifier')
+    .description('the account of a customer_identifier (C7)')
     .action(async (id: string) => {
       await printData((api) => api.virtualAccounts.accountByCustomerIdentifier({ customer_identifier: id }));
     });
 
   va.command('customer <accountNumber>')
-    .description('C6: the customer of a 10-digit account number')
+    .description('the customer of a 10-digit account number (C6)')
     .action(async (n: string) => {
       await printData((api) => api.virtualAccounts.customerByAccountNumber({ virtual_account_number: n }));
     });
 
   va.command('accounts')
-    .description("C8: the merchant's accounts")
+    .description("the merchant's accounts (C8)")
     .option('--page <n>', 'page', '1')
     .option('--per-page <n>', 'rows per page', '20')
     .action(async (o: { page: string; perPage: string }) => {
@@ -151,12 +154,14 @@ function registerLookups(va: Command): void {
     });
 
   va.command('transactions')
-    .description('C3 (--customer-id), C4 (--all) or C5 (filters): credits with their freeze state')
-    .option('--all', 'C4: every credit of the merchant, unfiltered (takes no other option)')
+    .description(
+      "credits with their freeze state: one customer's (--customer-id, C3), every one (--all, C4) or filtered (C5)",
+    )
+    .option('--all', 'every credit of the merchant, unfiltered (C4; takes no other option)')
     .option('--customer-id <id>', "one customer's transactions (C3)")
-    .option('--account <number>', 'C5: by virtual account number')
-    .option('--reference <ref>', 'C5: by transaction reference')
-    .option('--per-page <n>', 'C5: rows per page', '20')
+    .option('--account <number>', 'filter by virtual account number (C5)')
+    .option('--reference <ref>', 'filter by transaction reference (C5)')
+    .option('--per-page <n>', 'rows per page of the filtered list (C5)', '20')
     .action(
       async (o: { all?: boolean; customerId?: string; account?: string; reference?: string; perPage: string }) => {
         if (o.all) return printAllTransactions(o);
@@ -181,7 +186,7 @@ function registerLookups(va: Command): void {
 function registerCredits(va: Command, context: ContextFactory): void {
   va.command('simulate-credit')
     .description(
-      'C9, test environment only: credit a virtual account as a transfer would (the E-2 notification follows)',
+      'test environment only: credit a virtual account as a transfer would (C9; its credit notification, E-2, follows)',
     )
     .requiredOption('--account <number>', 'the 10-digit virtual account number')
     .option('--amount <naira>', "a decimal string such as 1000.00 (default: the service's)")

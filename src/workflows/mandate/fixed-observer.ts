@@ -162,12 +162,12 @@ export class FixedMandateObserver {
         this.observedEntry(index, expected, scheduledFor),
         'failed',
         'observed',
-        `the service's debit for ${scheduledFor} did not show in D5 by ${new Date().toISOString()} (${answered} reads): no money moved as far as the service shows`,
+        `the service's debit for ${scheduledFor} did not show in the mandate list (D5) by ${new Date().toISOString()} (${answered} reads): no money moved as far as the service shows`,
       );
       return;
     }
     const reference = observedDebitReference(ledger.input.mandateRef, index);
-    const why = `D5 could not be read after ${scheduledFor}: whether the service debited it is not known; the next date's read counts any debit`;
+    const why = `the mandate list (D5) could not be read after ${scheduledFor}: whether the service debited it is not known; the next date's read counts any debit`;
     ledger.fail(`${reference}: ${why}`);
     ledger.tell('mandate.debit.needs_attention', { status: 'outcome_unknown', reason: why, part: reference });
   }

@@ -118,7 +118,7 @@ export function linkedWording(what: string): PosTransactionWording {
     cardGone: (attempt) =>
       attempt === 0
         ? `The sealed card data expired before the ${what} was sent: nothing was sent. Start again with a fresh card read.`
-        : `The sealed card data expired before the retry could be sent; the service never received attempt ${attempt} (F4 404): nothing moved. Start again with a fresh card read.`,
+        : `The sealed card data expired before the retry could be sent; the service never received attempt ${attempt} (the requery answered 404): nothing moved. Start again with a fresh card read.`,
     refused: (message) => `Refused by the service, nothing moved: ${message}`,
     cancelNote: `cancel requested after the ${what} may have been sent`,
     notSentAgain: 'it',
@@ -248,7 +248,7 @@ export class PosTransactionSend {
       case 'never-received':
         return this.lastSendRefused
           ? this.rejected(sent.lost)
-          : this.notReceived(`F4 404 after ${track.attempt} attempt(s)`);
+          : this.notReceived(`the requery answered 404 after ${track.attempt} attempt(s)`);
       case 'unverified':
         return await this.park(sent.lost);
     }
@@ -282,13 +282,14 @@ export class PosTransactionSend {
       ...parkedRequery(options),
     });
     if (settled.kind === 'final') return this.fromTransaction(settled.record, true);
-    if (settled.kind === 'absent') return this.notReceived(`F4 404 while the outcome was unknown: ${why}`);
+    if (settled.kind === 'absent')
+      return this.notReceived(`the requery answered 404 while the outcome was unknown: ${why}`);
     const r = settled.resolution as OutcomeResolution<PosResolveOutcome>;
     this.record({ op: 'resolve', attempt: track.attempt, outcome: r.outcome, detail: `by ${r.operator}: ${r.reason}` });
     return {
       status: r.outcome,
       resolution: r,
-      action: `Resolved by ${r.operator}: ${r.reason} (F4 could not tell the outcome of merchant_ref ${req.merchant_ref})`,
+      action: `Resolved by ${r.operator}: ${r.reason} (the requery could not tell the outcome of merchant_ref ${req.merchant_ref})`,
     };
   }
 
@@ -304,15 +305,15 @@ export class PosTransactionSend {
     const note = wording.cancelNote;
     let out: PosTransactionOutcome;
     if (found?.found) out = this.fromTransaction(found.record, true);
-    else if (found && Date.now() >= this.inFlightUntil) out = this.notReceived(`${note}; F4 404`);
+    else if (found && Date.now() >= this.inFlightUntil) out = this.notReceived(`${note}; the requery answered 404`);
     else
       out = {
         status: 'outcome_unknown',
-        action: `${note}: F4 could not tell; ${wording.notSentAgain} is NOT sent again. Reconcile by merchant_ref ${req.merchant_ref}.`,
+        action: `${note}: the requery could not tell; ${wording.notSentAgain} is NOT sent again. Reconcile by merchant_ref ${req.merchant_ref}.`,
       };
     return {
       ...out,
-      action: found?.found ? `${out.action} (${note}; confirmed by F4)` : out.action,
+      action: found?.found ? `${out.action} (${note}; confirmed by the requery)` : out.action,
       cancelRequested: true,
     };
   }
@@ -353,7 +354,7 @@ export class PosTransactionSend {
       // 91 or 96: the outcome is unknown until the requery (F4) tells; to send-once this is a lost answer.
       throw ApplicationFailure.create({
         type: PROCESSOR_UNKNOWN,
-        message: `F3 answered ${transaction.response_code || 'without a code'}: ${c.action}`,
+        message: `the send was answered ${transaction.response_code || 'without a code'}: ${c.action}`,
         nonRetryable: true,
       });
     }
