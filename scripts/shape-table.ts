@@ -5,23 +5,20 @@
 //                                              a `git worktree` with node_modules linked in)
 // The layer order read for "imports running back up" is this project's docs/architecture.md, for
 // every ROOT, so an old tree is held to today's rule.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { backArrows, circles, folderOf as folderOfPath, importGraph, sourceFiles } from './import-graph';
 
 const HERE = join(__dirname, '..');
 const ROOT = resolve(process.argv[2] ?? HERE);
 const SRC = join(ROOT, 'src');
 
-const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []))
-    .sort();
 const rel = (path: string) => relative(ROOT, path);
-const folderOf = (path: string) => rel(path).split('/')[1].replace(/\.ts$/, '');
+const folderOf = (path: string) => folderOfPath(rel(path));
 const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 
-const srcFiles = files(SRC);
+const srcFiles = sourceFiles(SRC).sort();
 const program = ts.createProgram(srcFiles, {
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.CommonJS,
@@ -138,27 +135,9 @@ const LAYERS = readFileSync(join(HERE, 'docs', 'architecture.md'), 'utf8')
   .split('\n')
   .filter((l) => /^\| \d+ \| `src\//.test(l))
   .map((l) => [...l.split('|')[2].matchAll(/`src\/([^`]+)`/g)].map((m) => m[1]));
-const layerOf = (folder: string) => LAYERS.findIndex((row) => row.includes(folder));
-const graph = new Map<string, string[]>();
-for (const f of srcFiles) {
-  const imported = ts.preProcessFile(readFileSync(f, 'utf8'), true, true).importedFiles;
-  graph.set(
-    rel(f),
-    imported.flatMap(({ fileName }) => {
-      if (!fileName.startsWith('.')) return [];
-      const base = resolve(dirname(f), fileName);
-      const hit = [`${base}.ts`, join(base, 'index.ts'), base].find((c) => c.endsWith('.ts') && existsSync(c));
-      return hit ? [rel(hit)] : [];
-    }),
-  );
-}
-const up: string[] = [];
-for (const [from, targets] of graph)
-  for (const to of targets) {
-    const [a, b] = [from.split('/')[1], to.split('/')[1]].map((x) => x.replace(/\.ts$/, ''));
-    if (a !== b && !(layerOf(a) >= 0 && layerOf(b) > layerOf(a))) up.push(`${from} -> ${to}`);
-  }
-const fileCircles = stronglyConnected(graph).filter((part) => part.length > 1);
+const graph = importGraph(ROOT, srcFiles);
+const up = backArrows(graph, LAYERS);
+const fileCircles = circles(graph);
 
 // The files a card payment's code runs through: from the exported functions of the card's starter,
 // workflow and activities, the API client and the webhook receiver, every function, class and value of src that their code uses (by the checker's
@@ -220,33 +199,6 @@ while (queue.length) {
 const cardFiles = [...new Set([...reached].map((n) => rel(n.getSourceFile().fileName)))].sort();
 const cardLines = cardFiles.reduce((sum, f) => sum + lineCount(readFileSync(join(ROOT, f), 'utf8')), 0);
 const cardFolders = [...new Set(cardFiles.map((f) => f.split('/')[1]))];
-
-function stronglyConnected(g: Map<string, string[]>): string[][] {
-  let next = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const found: string[][] = [];
-  const visit = (v: string) => {
-    index.set(v, next);
-    low.set(v, next++);
-    stack.push(v);
-    for (const w of g.get(v) ?? []) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-    }
-    if (low.get(v) !== index.get(v)) return;
-    const part: string[] = [];
-    let w: string;
-    do part.push((w = stack.pop()!));
-    while (w !== v);
-    found.push(part.sort());
-  };
-  for (const v of g.keys()) if (!index.has(v)) visit(v);
-  return found;
-}
 
 const n = (x: number) => x.toLocaleString('en');
 const top = [...linesByFolder].sort((a, b) => b[1] - a[1]).slice(0, 4);
