@@ -101,6 +101,7 @@ import { FailureTypes, REFUSAL_TYPES, failureMessage } from '../shared/failures'
 import { PAGED_READ, moneySend } from './steps/activity-options';
 import { failureLabel, invalidInput, parseFlowInput } from './steps/flow-input';
 import { UNSENT_RESEND_BACKOFF } from './steps/durations';
+import { stateCopy } from './steps/state-copy';
 
 export async function smsSendWorkflow(raw: SmsSendInput): Promise<SmsSendResult> {
   const flow = new SmsSendFlow(parseFlowInput(SmsSendInputSchema, raw, 'SMS send'));
@@ -457,7 +458,7 @@ class SmsCampaignFlow {
   // --- handlers ---
 
   listen(): void {
-    setHandler(smsCampaignStateQuery, () => ({ ...this.state, steps: [...this.state.steps] }));
+    setHandler(smsCampaignStateQuery, () => stateCopy(this.state));
     void CancellationScope.current().cancelRequested.catch(() => {
       this.state.cancelRequested = true;
     });
@@ -739,13 +740,7 @@ class SmsCampaignFlow {
 
   private finish(status: SmsCampaignResult['status'], message: string): SmsCampaignResult {
     this.setStatus(status);
-    return {
-      ...this.state,
-      steps: [...this.state.steps],
-      status,
-      message,
-      ...(this.campaign ? { campaign: this.campaign } : {}),
-    };
+    return { ...stateCopy(this.state), status, message, ...(this.campaign ? { campaign: this.campaign } : {}) };
   }
 
   private setStatus(status: SmsCampaignState['status']): void {

@@ -73,6 +73,7 @@ import {
 import { MerchantEvents, type EventTypes } from './steps/merchant-events';
 import { LOCAL_GATING_READ, POLL, moneySend, readUntil } from './steps/activity-options';
 import { failureLabel, parseFlowInput } from './steps/flow-input';
+import { stateCopy } from './steps/state-copy';
 import {
   DEVICE_SEND_HTTP_TIMEOUT_MS,
   REQUERY_WHILE_UNANSWERED,
@@ -168,7 +169,7 @@ class VendFlow {
   // --- handlers ---
 
   listen(): void {
-    setHandler(vendStateQuery, () => ({ ...this.state, steps: [...this.state.steps] }));
+    setHandler(vendStateQuery, () => stateCopy(this.state));
     listenForResolutionIn(VEND_RESOLVE_OUTCOMES, () => this.resolution, this.state);
   }
 
@@ -414,8 +415,7 @@ class VendFlow {
   private finish(status: VendResult['status'], message: string, transaction?: VendRecord): VendResult {
     this.setStatus(status);
     return {
-      ...this.state,
-      steps: [...this.state.steps],
+      ...stateCopy(this.state),
       status,
       message,
       ...(this.meter ? { meter: this.meter } : {}),
