@@ -19,12 +19,12 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createSafeServer, HttpError, readBodyLimited, requireJsonContentType } from '../http/safe-server';
+import { RateLimiter } from '../http/rate-limit';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { httpMetricsObserver } from '../telemetry/metrics';
 import { answerHealth } from '../observability/health';
 import { KeysUnavailableError, TokenRejectedError, type OidcVerifier } from './oidc';
-import { RateLimiter } from './rate-limit';
 
 interface JsonPayload {
   metadata?: Record<string, string> | null;
@@ -139,7 +139,7 @@ export function createCodecServer(opts: CodecServerOptions): Server {
   checkOptions(opts);
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const encodeOn = opts.encode ?? (!opts.oidc && !opts.production);
-  const limiter = new RateLimiter(opts.rateLimitPerMinute ?? 600);
+  const limiter = new RateLimiter({ limit: opts.rateLimitPerMinute ?? 600 });
   const health = {
     live: () => true,
     ready: async () => {

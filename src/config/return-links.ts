@@ -23,7 +23,7 @@ export interface ReturnLinkConfig {
 }
 
 // The link's form, and the one home of its rule (the starters sign with it, the receiver verifies
-// with it and rate-limits the route per client address, src/webhooks/rate-limiter.ts):
+// with it and rate-limits the route per client address, src/http/rate-limit.ts):
 //
 //   <receiver>/payments/return?reference=<ref>&expires=<unix seconds>&sig=<hex HMAC-SHA256>
 //   sig = HMAC-SHA256(RETURN_LINK_KEY, "payflow-return-v1\n<reference>\n<expires>")

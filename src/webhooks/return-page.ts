@@ -7,8 +7,8 @@ import { cardPaymentStateQuery } from '../shared/card-payment';
 import { checkoutStateQuery } from '../shared/checkout';
 import { directPaymentStateQuery } from '../shared/payment-common';
 import { tokenChargeStateQuery } from '../shared/recurring';
+import { RateLimiter } from '../http/rate-limit';
 import { paymentFlowRun } from '../temporal/payment-run';
-import { RateLimiter } from './rate-limiter';
 
 /** The state query of each payment flow type (its answer has `status`). */
 const PAYMENT_STATE_QUERIES: Record<string, string> = {
@@ -36,16 +36,14 @@ export class ReturnPage {
     private readonly client: Client,
     private readonly opts: ReturnPageOptions,
   ) {
-    this.limiter = new RateLimiter(opts.rateLimit?.limit ?? 30, opts.rateLimit?.windowMs ?? 60_000);
+    this.limiter = new RateLimiter(opts.rateLimit ?? { limit: 30 });
   }
 
   async answer(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const address = req.socket.remoteAddress ?? 'unknown';
-    if (!this.limiter.allow(address)) {
-      res.writeHead(429, {
-        'Content-Type': 'text/plain; charset=utf-8',
-        'Retry-After': String(this.limiter.retryAfterSeconds(address)),
-      });
+    const retryAfterS = this.limiter.take(address);
+    if (retryAfterS > 0) {
+      res.writeHead(429, { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': String(retryAfterS) });
       res.end('Too many requests');
       return;
     }
