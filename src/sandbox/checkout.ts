@@ -10,6 +10,7 @@ import {
   cardStatus,
   validateBankCode,
   PARTNER_BANK_CODE,
+  ussdCode,
 } from './direct';
 import { isUssdBankCode, USSD_BANK_CODES } from '../api/schemas/direct';
 import {
@@ -249,7 +250,7 @@ const payByUssd = onChannel('ussd', ({ store }, ctx, p) => {
   const bankCode = String(ctx.body.bank_code ?? PARTNER_BANK_CODE);
   if (!isUssdBankCode(bankCode)) return fail(400, 'bank_code is not a supported USSD bank code');
   store.restartCheckout(p, 'Ussd');
-  p.ussd = { code: `*${bankCode}*000*${randomDigits(6)}#`, bankCode, expiresAt: p.checkout!.expiresAt };
+  p.ussd = { code: ussdCode(bankCode), bankCode, expiresAt: p.checkout!.expiresAt };
   p.step = 'ussd';
   return ok({ transaction_ref: p.ref, ussd_reference: p.ussd.code, expiresAt: store.clock.iso(p.ussd.expiresAt) });
 });

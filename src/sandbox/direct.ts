@@ -11,6 +11,7 @@ import {
   formatAmount,
   htmlPage,
   ok,
+  randomDigits,
   type Reply,
   type RequestContext,
   type RouteHandler,
@@ -253,10 +254,17 @@ export function awaitBankCode(store: PaymentStore, p: Payment, bank: { account: 
   store.setStep(p, 'bank-code');
 }
 
+/**
+ * The code a payer dials, `*<bank code>*000*<six digits>#`: the one form the USSD payment (B5) and the
+ * checkout's USSD channel both issue. The spec shows only "USSD code string", so the six digits are any
+ * six, a leading 0 included (the code is a string, never read as a number).
+ */
+export const ussdCode = (bankCode: string): string => `*${bankCode}*000*${randomDigits(6)}#`;
+
 /** The USSD payment (B5): a code for the payer to dial before it expires. */
 function generateUssdCode(store: PaymentStore, base: PaymentBase, bankCode: string): Reply {
   const expiresAt = store.clock.now() + STEP_LIFETIME_MS;
-  const code = `*${bankCode}*000*${randomCode()}#`;
+  const code = ussdCode(bankCode);
   const p = store.create({ ...base, type: 'Ussd', ussd: { code, bankCode, expiresAt } });
   store.setStep(p, 'ussd');
   return ok(
@@ -418,5 +426,3 @@ function wrong(store: PaymentStore, p: Payment, message: string): Reply {
 function withReference(url: string, ref: string): string {
   return `${url}${url.includes('?') ? '&' : '?'}reference=${encodeURIComponent(ref)}`;
 }
-
-const randomCode = () => String(Math.floor(100000 + Math.random() * 900000));
