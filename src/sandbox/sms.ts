@@ -17,7 +17,18 @@ import {
   type RouteHandler,
   type Router,
 } from './http';
-import { DAYS, identifier, matching, oneOf, PAGING, pathParams, rule, text, type RouteFields } from './validation';
+import {
+  DAYS,
+  identifier,
+  matching,
+  oneOf,
+  PAGING,
+  pathParams,
+  rule,
+  text,
+  UUID,
+  type RouteFields,
+} from './validation';
 
 /** NGN per 160-character page (the sandbox's tariff). */
 export const SMS_COST_PER_PAGE = 4;
@@ -29,7 +40,6 @@ export const SMS_FAILING_NUMBER = '2348000000000';
 export const SMS_MAX_MESSAGES_PER_REQUEST = 100;
 /** A campaign over this bucket fails when its send time comes (buckets are not modelled otherwise). */
 export const SMS_FAILING_BUCKET_ID = '0000fa11-0000-4000-8000-000000000000';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const SEND_INSTANT_FIELDS: RouteFields = {
   body: z.object({

@@ -7,6 +7,7 @@ import {
   CAMPAIGN_SEND_DELAY_MS,
   TEST_METERS,
 } from '../../src/sandbox';
+import { SmsIdRequestSchema } from '../../src/api/schemas/sms';
 import { useSandbox, uid, type Json } from './helpers';
 
 const env = useSandbox();
@@ -176,6 +177,42 @@ describe('SMS (G1-G8)', () => {
     expect(await listed('pending')).toEqual([]);
     expect(await listed('success')).toEqual([]);
     expect(await listed('failed')).toEqual([c.uuid]);
+  });
+
+  it('ids are uuids of any version (the spec names none): the sandbox (G2 bucket_id, G8 id) and the client agree', async () => {
+    const t = await template();
+    const accepted = [
+      BUCKET, // v4, what the sandbox issues
+      '6ba7b810-9dad-11d1-80b4-00c04fd430c8', // v1
+      '01890a5d-ac96-774b-bcce-b302099a8057', // v7
+      '00000000-0000-0000-0000-000000000000', // nil
+      BUCKET.toUpperCase(),
+    ];
+    const refused = ['not-a-uuid', BUCKET.replace(/-/g, ''), BUCKET.slice(0, -1), BUCKET.replace('7d5a', '7g5a')];
+    const sandboxAccepts = async (id: string) => {
+      const created = await env.api.post('/sms/campaign', {
+        name: uid('Any'),
+        bucket_id: id,
+        sender_id: 'SANDBOX',
+        is_scheduled: false,
+        sscheduled_dor: 'now',
+        template_id: t.uuid,
+      });
+      const deleted = await env.api.post(`/sms/template/${id}`); // an unknown template: 404 once the id is a uuid
+      expect([created.status, deleted.status]).toEqual(created.status === 200 ? [200, 404] : [400, 400]);
+      if (created.status !== 200) {
+        expect(created.body!.message).toBe('bucket_id must be a valid uuid');
+        expect(deleted.body!.message).toMatch(/^id /);
+      }
+      return created.status === 200;
+    };
+    const clientAccepts = (id: string) => SmsIdRequestSchema.safeParse({ id }).success;
+    for (const id of [...accepted, ...refused])
+      expect({ id, sandbox: await sandboxAccepts(id), client: clientAccepts(id) }).toEqual({
+        id,
+        sandbox: accepted.includes(id),
+        client: accepted.includes(id),
+      });
   });
 
   it('takes at most 100 messages per request; GET /__admin/sms/messages lists what was sent (G1)', async () => {
