@@ -11,10 +11,10 @@ import { AesGcmPayloadCodec } from '../codec/aes-gcm-codec';
 import { startCodecServer } from '../codec/codec-server';
 import { createWebhookReceiver, listen, closeServer } from '../webhooks/receiver';
 import { connectTemporalClient, createTemporalClient } from '../temporal/client';
-import { connectTemporalWorker, createPaymentsWorker } from '../workers/worker';
+import { connectTemporalWorker } from '../workers/worker';
+import { createConfiguredWorker } from '../workers/configured-worker';
 import { deploymentVersion, makeVersionCurrent } from '../workers/versioning';
-import { activityQueueTuning, workerTuningOptions } from '../workers/tuning';
-import { createActivities } from '../activities';
+import { workerTuningOptions } from '../workers/tuning';
 import { installTemporalRuntime } from '../logging/temporal-logger';
 import type { PaymentsClient } from '../api';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox';
@@ -171,28 +171,25 @@ async function startWorker(
   stops.add(() => vaCredits.close());
   const workerConnection = await connectTemporalWorker(config.temporal);
   const version = deploymentVersion(config.deployment);
-  const worker = await createPaymentsWorker({
-    ...config.temporal,
-    encryption: config.encryption,
-    connection: workerConnection,
-    activities: createActivities({
+  const worker = await createConfiguredWorker(
+    config,
+    {
+      connection: workerConnection,
+      client,
       api,
-      logger: logger.child({ component: 'activities' }),
-      config,
+      logger,
       claimCheck,
       vaCredits,
-      temporal: client,
       ...(opts.creditHandler ? { creditHandler: opts.creditHandler } : {}),
-    }),
-    workflowBundle: opts.workflowBundle,
-    layout: config.taskQueues.layout,
-    deployment: version,
-    tuning: workerTuningOptions(config.worker),
-    queues: config.taskQueues.polled,
-    activityQueues: activityQueueTuning(config.taskQueues),
-    overrides: opts.workerOverrides,
-    nexus: { returnLinks: config.returnLinks },
-  });
+    },
+    {
+      workflowBundle: opts.workflowBundle,
+      deployment: version,
+      tuning: workerTuningOptions(config.worker),
+      overrides: opts.workerOverrides,
+      nexus: { returnLinks: config.returnLinks },
+    },
+  );
   const running = worker.run();
   if (version && config.deployment.makeCurrent) await makeVersionCurrent(client, version);
   if (config.virtualAccounts.errorLogSweepEverySeconds > 0) {

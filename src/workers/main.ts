@@ -3,8 +3,8 @@
 import { bootstrap } from '../config/bootstrap';
 import { loadWorkerConfig } from '../config/processes';
 import { startProcessObservability, startWorkerHealth } from '../observability/process';
-import { createActivities } from '../activities';
-import { bundleWorkflowsAtStart, connectTemporalWorker, createPaymentsWorker } from './worker';
+import { bundleWorkflowsAtStart, connectTemporalWorker } from './worker';
+import { createConfiguredWorker } from './configured-worker';
 import { describeTemporalConnection } from '../temporal/connection';
 import { openClaimCheck, openPaymentsClient, openVirtualAccountCredits } from '../starters/connect';
 import { connectTemporalClient, createTemporalClient } from '../temporal/client';
@@ -12,7 +12,7 @@ import { ensureErrorLogSweepSchedule } from './schedules';
 import { ensureReconciliationSchedule } from '../starters/reconciliation';
 import { prebuiltBundlePathFor, prebuiltWorkflowBundle } from './workflow-bundle';
 import { WORKER_SHUTDOWN_GRACE_MS } from '../shared/activity-timeouts';
-import { activityQueueTuning, resolveWorkerTuning } from './tuning';
+import { resolveWorkerTuning } from './tuning';
 import { workflowStackTraceState } from './workflow-stack-traces';
 import { deploymentVersion, makeVersionCurrent } from './versioning';
 import { checkNamespace } from './search-attribute-setup';
@@ -217,30 +217,19 @@ async function main(): Promise<void> {
     connection: clientConnection,
   });
   const version = deploymentVersion(config.deployment);
-  const worker = await createPaymentsWorker({
-    ...config.temporal,
-    encryption: config.encryption,
-    connection,
-    activities: createActivities({
-      api,
-      logger: logger.child({ component: 'activities' }),
-      config,
-      claimCheck,
-      vaCredits,
-      temporal: client,
-    }),
-    workflowBundle: prebuilt ?? (await bundleWorkflowsAtStart(logger, layout)),
-    layout,
-    deployment: version,
-    tuning: tuning.options,
-    // The main queue and, split, the money and reads queues, each its own worker and slots (docs/deployment.md, "Task queues").
-    queues: config.taskQueues.polled,
-    activityQueues: activityQueueTuning(config.taskQueues),
-    // SIGTERM (deploy, scale-in): in-flight money calls finish before the worker stops (docs/deployment.md).
-    overrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS },
-    // The worker process holds no RETURN_LINK_KEY: a Nexus caller's return URL to /payments/return is refused (docs/nexus.md).
-    nexus: {},
-  });
+  const worker = await createConfiguredWorker(
+    config,
+    { connection, client, api, logger, claimCheck, vaCredits },
+    {
+      workflowBundle: prebuilt ?? (await bundleWorkflowsAtStart(logger, layout)),
+      deployment: version,
+      tuning: tuning.options,
+      // SIGTERM (deploy, scale-in): in-flight money calls finish before the worker stops (docs/deployment.md).
+      overrides: { shutdownGraceTime: WORKER_SHUTDOWN_GRACE_MS },
+      // The worker process holds no RETURN_LINK_KEY: a Nexus caller's return URL to /payments/return is refused (docs/nexus.md).
+      nexus: {},
+    },
+  );
   const schedules = await ensureSchedules(client, config, logger);
   health.watch(worker.workers, connection);
   logStarted(config, { prebuilt: prebuilt !== undefined, tuning, version }, logger);
