@@ -13,7 +13,6 @@
 // the answer never tells whether the reference exists.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { getClient, operationInfo } from '@temporalio/nexus';
-import { convertNexusLinkToWorkflowEventLink } from '@temporalio/nexus/lib/link-converter';
 import * as nexus from 'nexus-rpc';
 
 /** The memo field that binds a flow to the caller that started it. */
@@ -32,14 +31,29 @@ export function callerOf(ctx: nexus.OperationContext): NexusCaller {
   const links = 'inboundLinks' in ctx ? (ctx as nexus.StartOperationContext).inboundLinks : [];
   if (!endpoint) throw new nexus.HandlerError('INTERNAL', 'the Nexus request names no endpoint (server 1.30 or later)');
   for (const link of links ?? []) {
-    try {
-      const namespace = convertNexusLinkToWorkflowEventLink(link).namespace;
-      if (namespace) return { endpoint, namespace };
-    } catch {
-      // Not a workflow event link: it names no caller.
-    }
+    const namespace = workflowEventNamespace(link);
+    if (namespace) return { endpoint, namespace };
   }
   return { endpoint };
+}
+
+/**
+ * The namespace of a workflow event link, the form the server writes for the calling workflow's event:
+ * `temporal:///namespaces/<namespace>/workflows/<workflow id>/<run id>/history?<event reference>`
+ * (each part URI-encoded). Any other link names no caller (undefined). Read here rather than with the
+ * SDK's converter, which is not public in 1.24.0; test/nexus/caller-links.test.ts reads the links the
+ * SDK itself writes, so a change of form in an SDK upgrade fails there.
+ */
+export function workflowEventNamespace(link: nexus.Link): string | undefined {
+  if (link.url.protocol !== 'temporal:') return undefined;
+  const parts = link.url.pathname.split('/');
+  if (parts.length !== 7 || parts[0] !== '' || parts[1] !== 'namespaces' || parts[3] !== 'workflows') return undefined;
+  if (parts[6] !== 'history' || !parts[4] || !parts[5]) return undefined;
+  try {
+    return decodeURIComponent(parts[2]) || undefined;
+  } catch {
+    return undefined; // a malformed escape names no one
+  }
 }
 
 /** Whether `recorded` (a flow's memo field) is this caller. */

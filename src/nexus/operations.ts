@@ -7,8 +7,7 @@
 import * as nexus from 'nexus-rpc';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { getClient, startWorkflow, WorkflowRunOperationHandler, type WorkflowHandle } from '@temporalio/nexus';
-import { loadWorkflowRunOperationToken } from '@temporalio/nexus/lib/token';
+import { getClient, TemporalOperationHandler, type TemporalOperationResult } from '@temporalio/nexus';
 import type { z } from 'zod';
 import { flowStartMetadata } from '../shared/flow-summary';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
@@ -57,51 +56,53 @@ export function asGiven<V>(raw: unknown, v: V, start: (v: V) => Omit<FlowStartSp
 /** How a flow hears its caller's cancel: by default a Temporal cancel of its run; a flow with a cancel of its own uses that. */
 export type CancelFlow = (workflowId: string) => Promise<void>;
 
+/** The answer to a cancel of a flow this caller did not start (or a token that names none of ours). */
+const notOurFlow = () => notFoundForCaller('token', 'flow');
+
 /**
  * A workflow-run operation: the flow started under its starter's id and attributes, its caller in
- * the memo; a taken reference refused. Cancelling it reaches the flow only for the caller that started it.
+ * the memo; a taken reference refused. Cancelling it reaches the flow only for the caller that
+ * started it. The SDK's public TemporalOperationHandler writes the operation token at start and reads
+ * it back at cancel (no SDK internals here); only a workflow run's token names one of our flows.
  */
-class CallerBoundOperation<I, O> extends WorkflowRunOperationHandler<I, O> {
-  constructor(
-    start: ConstructorParameters<typeof WorkflowRunOperationHandler<I, O>>[0],
-    private readonly cancelFlow?: CancelFlow,
-  ) {
-    super(start);
-  }
-
-  override async cancel(ctx: nexus.CancelOperationContext, token: string): Promise<void> {
-    const { wid } = loadWorkflowRunOperationToken(token);
-    await requireOwnFlow(wid, callerOf(ctx), () => notFoundForCaller('token', 'flow'));
-    return this.cancelFlow ? this.cancelFlow(wid) : super.cancel(ctx, token);
-  }
-}
-
-export function flowOperation<I, O>(
-  spec: (input: I) => FlowStartSpec,
-  cancelFlow?: CancelFlow,
-): WorkflowRunOperationHandler<I, O> {
-  return new CallerBoundOperation<I, O>(async (ctx, input) => {
-    const s = spec(input);
-    const caller: NexusCaller = callerOf(ctx);
-    try {
-      return (await startWorkflow(ctx, s.workflowType, {
-        workflowId: s.workflowId,
-        args: [s.input],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        workflowIdConflictPolicy: 'FAIL',
-        typedSearchAttributes: paymentSearchAttributes(s.search),
-        memo: { [NEXUS_CALLER_MEMO]: caller },
-        ...flowStartMetadata(s.workflowType, s.search),
-      })) as WorkflowHandle<O>;
-    } catch (err) {
-      // A Nexus retry of the same request is deduplicated by the server (its request id); this is
-      // another start. References are one space with the service's, so a taken one cannot be
-      // answered as a free one; the answer names no owner and no state (docs/nexus.md).
-      if (err instanceof WorkflowExecutionAlreadyStartedError)
-        throw badRequest(`reference already started: ${s.workflowId}`);
-      throw err;
-    }
-  }, cancelFlow);
+export function flowOperation<I, O>(spec: (input: I) => FlowStartSpec, cancelFlow?: CancelFlow) {
+  return new TemporalOperationHandler<I, O>({
+    start: async (ctx, client, input) => {
+      const s = spec(input);
+      const caller: NexusCaller = callerOf(ctx);
+      try {
+        return (await client.startWorkflow(s.workflowType, {
+          workflowId: s.workflowId,
+          args: [s.input],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          workflowIdConflictPolicy: 'FAIL',
+          typedSearchAttributes: paymentSearchAttributes(s.search),
+          memo: { [NEXUS_CALLER_MEMO]: caller },
+          ...flowStartMetadata(s.workflowType, s.search),
+        })) as TemporalOperationResult<O>;
+      } catch (err) {
+        // A Nexus retry of the same request is deduplicated by the server (its request id); this is
+        // another start. References are one space with the service's, so a taken one cannot be
+        // answered as a free one; the answer names no owner and no state (docs/nexus.md).
+        if (err instanceof WorkflowExecutionAlreadyStartedError)
+          throw badRequest(`reference already started: ${s.workflowId}`);
+        throw err;
+      }
+    },
+    cancelWorkflowRun: async (ctx, { workflowId }) => {
+      await requireOwnFlow(workflowId, callerOf(ctx), notOurFlow);
+      if (cancelFlow) return cancelFlow(workflowId);
+      await getClient().workflow.getHandle(workflowId).cancel();
+    },
+    // We never answer with an Update's or an activity's token: such a token names none of our flows
+    // (the SDK's default would cancel any activity by its id, unchecked).
+    cancelWorkflowUpdate: async () => {
+      throw notOurFlow();
+    },
+    cancelActivity: async () => {
+      throw notOurFlow();
+    },
+  });
 }
 
 /** A step on a flow: runs only if this caller started `workflowId`; else the answer of an unknown reference. */

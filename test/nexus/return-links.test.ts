@@ -8,7 +8,11 @@
 // operation token cannot be sent from a caller's workflow, so the end-to-end test cannot try it).
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { asyncLocalStorage } from '@temporalio/nexus/lib/context';
-import { generateWorkflowRunOperationToken } from '@temporalio/nexus/lib/token';
+import {
+  generateActivityOperationToken,
+  generateUpdateWorkflowOperationToken,
+  generateWorkflowRunOperationToken,
+} from '@temporalio/nexus/lib/token';
 import { HandlerError } from 'nexus-rpc';
 import { isCaller, NEXUS_CALLER_MEMO } from '../../src/nexus/caller';
 import { paymentsNexusHandler, type PaymentsNexusOptions } from '../../src/nexus/payments-handler';
@@ -19,9 +23,9 @@ const KEY = { key: 'k'.repeat(32), ttlSeconds: 600 };
 
 /** What the start did: refused (the HandlerError's message) or went on to start a workflow. */
 async function outcome(opts: PaymentsNexusOptions, op: Op, input: unknown): Promise<string> {
-  const handlers = (paymentsNexusHandler(opts) as unknown as { handlers: Record<Op, { handler: StartFn }> }).handlers;
+  const handlers = (paymentsNexusHandler(opts) as unknown as { handlers: Record<Op, { start: StartFn }> }).handlers;
   try {
-    await handlers[op].handler({}, input);
+    await handlers[op].start({}, input);
     return 'started';
   } catch (err) {
     return err instanceof HandlerError ? `refused: ${err.message}` : 'went on to start';
@@ -159,6 +163,26 @@ describe('a step or a cancel from a caller that did not start the flow', () => {
     expect(await refusal(cancel(ours.endpoint, 'payment-s'))).toBe(unknown); // started by the starters
     expect(touched).toEqual([]);
     expect(await refusal(cancel(ours.endpoint, 'payment-a'))).toBe('done');
+    expect(touched).toEqual(['cancel payment-a']);
+  });
+
+  it("a cancel reads the workflow id from the SDK's own token; a token that names no workflow run of ours cancels nothing", async () => {
+    const { client, touched } = fakeTemporal({ 'payment-a': ours });
+    const cancelWith = (t: string) =>
+      refusal(asRequestThrough(ours.endpoint, client, () => handlers().vend.cancel({ headers: {} }, t)));
+    const unknown = 'BAD_REQUEST: token: no flow by this reference was started through this endpoint';
+    // Tokens the SDK writes for an activity or an Update, even one naming our flow's id: we never answer with them.
+    expect(await cancelWith(generateActivityOperationToken('default', 'payment-a', 'run-1'))).toBe(unknown);
+    expect(await cancelWith(generateUpdateWorkflowOperationToken('default', 'payment-a', 'run-1', 'u-1'))).toBe(
+      unknown,
+    );
+    // A token that is not one at all is a bad request, and reaches no flow.
+    expect(await cancelWith('not a token')).toBe('BAD_REQUEST: invalid operation token');
+    expect(await cancelWith(Buffer.from('{"t":1,"ns":"default"}').toString('base64url'))).toBe(
+      'BAD_REQUEST: invalid workflow run operation token',
+    );
+    expect(touched).toEqual([]);
+    expect(await cancelWith(generateWorkflowRunOperationToken('default', 'payment-a'))).toBe('done');
     expect(touched).toEqual(['cancel payment-a']);
   });
 
