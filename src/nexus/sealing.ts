@@ -9,7 +9,7 @@ import { MANDATE_OTP_RULE, type MandateInput, type MandateRequest } from '../sha
 import { PosCompletionCardReadSchema, type PosCompletionCardRead } from '../shared/pos-preauth';
 import { cardPaymentInputSchema, type CardPaymentRequest } from '../starters/card-payment';
 import type { StarterContext } from '../starters/connect';
-import { mandateInputSchema } from '../starters/mandate';
+import { sealMandateRequest } from '../starters/mandate';
 import { sealPosCardRead } from '../starters/pos-terminal';
 import type { MandateOtpOperationInput, PosCompletionOperationInput } from './payments-service';
 
@@ -31,15 +31,12 @@ export async function sealCardPaymentForNexus(ctx: Sealing, raw: CardPaymentRequ
   return { ...rest, card: { handle, ...cardDisplay(card.number) } } as CardPaymentInput;
 }
 
-/** Validates a mandate request and seals its BVN (purpose 'bvn'), as startMandate does: the `mandateCreate` input. */
-export async function sealMandateForNexus(ctx: Sealing, raw: MandateRequest): Promise<MandateInput> {
-  const {
-    customer: { bvn, ...customer },
-    ...rest
-  } = parseStarterInput(mandateInputSchema, raw, 'mandate');
-  const bvnHandle = await ctx.claimCheck.seal('bvn', bvn);
-  return { ...rest, customer: { ...customer, bvnHandle } } as MandateInput;
-}
+/**
+ * Validates a mandate request and seals its BVN (purpose 'bvn'): the `mandateCreate` input. The same
+ * check and seal as startMandate, from its one home (sealMandateRequest in the mandate starter).
+ */
+export const sealMandateForNexus = (ctx: Sealing, raw: MandateRequest): Promise<MandateInput> =>
+  sealMandateRequest(ctx, raw);
 
 /**
  * Checks the OTP's format and seals it (purpose 'mandate-otp'), as submitMandateOtp does: the

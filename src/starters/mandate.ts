@@ -131,18 +131,31 @@ export const mandateInputSchema = z
   });
 
 /**
- * Validates the request (StarterInputError 'invalid mandate input: ...'), seals the BVN (purpose 'bvn', the store's TTL) and starts the flow with
- * its handle. If the start fails, the sealed BVN is deleted again. A BVN whose record expires
- * before the create is sent (no worker within the TTL) ends the flow as failed with a reason that says
- * to start again with the BVN.
+ * The flow's input from a backend's request: validated (StarterInputError 'invalid mandate input: ...')
+ * and its BVN sealed here, in the caller's process (purpose 'bvn', the store's TTL), so the input
+ * carries `customer.bvnHandle` and never the digits. startMandate starts the flow with it; the Nexus
+ * `mandateCreate` operation takes it as it is (sealMandateForNexus, src/nexus/sealing.ts).
  */
-export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
+export async function sealMandateRequest(
+  ctx: Pick<StarterContext, 'claimCheck'>,
+  raw: MandateRequest,
+): Promise<MandateInput> {
   const {
     customer: { bvn, ...customer },
     ...rest
   } = parseStarterInput(mandateInputSchema, raw, 'mandate');
   const bvnHandle = await ctx.claimCheck.seal('bvn', bvn);
-  const input: MandateInput = { ...rest, customer: { ...customer, bvnHandle } } as MandateInput;
+  return { ...rest, customer: { ...customer, bvnHandle } } as MandateInput;
+}
+
+/**
+ * Validates the request and seals the BVN (sealMandateRequest), then starts the flow with its
+ * handle. If the start fails, the sealed BVN is deleted again. A BVN whose record expires before the
+ * create is sent (no worker within the TTL) ends the flow as failed with a reason that says to start
+ * again with the BVN.
+ */
+export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
+  const input = await sealMandateRequest(ctx, raw);
   try {
     return await startFlow<typeof mandateWorkflow>(ctx, {
       operation: 'start mandate',
@@ -160,7 +173,7 @@ export async function startMandate(ctx: StarterContext, raw: MandateRequest) {
       },
     });
   } catch (err) {
-    await ctx.claimCheck.discard(bvnHandle).catch(() => undefined);
+    await ctx.claimCheck.discard(input.customer.bvnHandle).catch(() => undefined);
     throw err;
   }
 }
