@@ -5,7 +5,7 @@
 // @temporalio/worker (test/ship/client-entry.test.ts).
 export * from './connect';
 export * from './input-error';
-export * from './progress';
+export { followUntilDone } from './progress';
 export * from './temporal-retry';
 // Only the payment starters' public errors and helpers: the rest of ./payment-common is theirs.
 export { DuplicateReferenceError, PaymentStepError, getDirectPaymentState, waitForState } from './payment-common';
@@ -14,10 +14,35 @@ export * from './bank-payment';
 export * from './ussd-payment';
 export * from './checkout';
 export * from './recurring';
-export * from './mandate';
+// Not sealMandateRequest: the check-and-seal startMandate and the Nexus sealing share.
+export {
+  cancelMandate,
+  debitMandate,
+  getMandateState,
+  listAllMandates,
+  listMandates,
+  mandateInputSchema,
+  requestMandateCancel,
+  resendMandateOtp,
+  resolveMandateDebit,
+  startMandate,
+  submitMandateOtp,
+  type DebitOptions,
+  type MandateListFilters,
+  type MandatePage,
+} from './mandate';
 export * from './vending';
 export * from './pos-remote';
-export * from './pos-terminal';
+// Not startWithSealedRead: the POS starters' shared step (seal the read, then start).
+export {
+  PosTerminalSession,
+  openPosTerminalSession,
+  posTransactionHandle,
+  runPosTransaction,
+  sealPosCardRead,
+  startPosTransaction,
+  type PosTerminalSessionOptions,
+} from './pos-terminal';
 export * from './pos-refund';
 export * from './pos-preauth';
 export * from './sms';
