@@ -1,5 +1,6 @@
 // Events to the merchant's backend (docs/events.md): the event shape and its types, the id rule,
-// and the signing/verification helpers a merchant's backend uses.
+// and the signing/verification helpers a merchant's backend uses. Not the delivery (./deliver) nor
+// its outbound guard (./target-guard): the worker's own, imported from their files.
 export {
   MERCHANT_EVENT_DATA_VERSION,
   MERCHANT_EVENT_TYPES,
@@ -22,12 +23,3 @@ export {
   WebhookVerificationError,
   type SignedEvent,
 } from './signing';
-export { deliverOnce, type DeliveryAttempt, type DeliveryOptions } from './deliver';
-export {
-  addressRefusal,
-  checkTarget,
-  outboundPolicyOf,
-  RefusedTarget,
-  urlRefusal,
-  type OutboundPolicy,
-} from './target-guard';

@@ -23,4 +23,26 @@ export * from './merchant-event-delivery';
 export * from './virtual-account-error-log-sweep';
 // The payments-service client and every error class it throws (one copy, so `instanceof` works in a backend).
 export { PaymentsClient, type PaymentsClientOptions, type ApiResult, type CallOptions } from '../api/client';
-export * from '../api/errors';
+// Not errorClassForStatus, flagsForStatus, flagsForTransport (OperationTraits): how the client picks
+// a class and its flags, the client's own.
+export {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  DependencyFailedError,
+  NotFoundError,
+  PaymentsApiError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestAbortedError,
+  RequestValidationError,
+  ResponseValidationError,
+  ServerError,
+  TimeoutError,
+  UnprocessableEntityError,
+  WebhookSignatureVerificationError,
+  isPaymentsApiError,
+  type PaymentsApiErrorInit,
+  type ValidationIssue,
+} from '../api/errors';
