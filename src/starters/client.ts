@@ -2,7 +2,8 @@
 // starters of every flow a payer or a merchant starts, their input and step errors, and the merchant
 // events' verification. No operator tools (ops, reconciliation, schedules, event redelivery) and no
 // payments-service client: those are in the package's main entry. Nothing here loads
-// @temporalio/worker (test/ship/client-entry.test.ts).
+// @temporalio/worker (test/ship/entry-points.test.ts); its names are pinned by
+// test/foundation/public-surface.test.ts.
 export * from './connect';
 export * from './input-error';
 export { followUntilDone } from './progress';
