@@ -4,6 +4,12 @@ import globals from 'globals';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+// The SDK's lib/ paths are its internals: an upgrade may move them without notice. A use that no
+// public entry can serve says why on the line before it (docs/nexus.md, "On an SDK upgrade").
+const sdkInternals = {
+  group: ['@temporalio/*/lib/*'],
+  message: 'An SDK internal: import from the package root, or say on the line before why no public entry serves.',
+};
 
 export default tseslint.config(
   {
@@ -37,6 +43,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [sdkInternals] }] },
+  },
+  {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins,
     // no I/O libraries, no clocks or randomness other than the SDK's own.
     files: ['src/workflows/**/*.ts', 'src/shared/**/*.ts'],
@@ -56,6 +66,7 @@ export default tseslint.config(
             { name: '@temporalio/activity', message: 'Import activities with `import type` and proxyActivities.' },
           ],
           patterns: [
+            sdkInternals,
             {
               group: ['**/activities/*', '**/activities', '!**/activities/types'],
               allowTypeImports: true,

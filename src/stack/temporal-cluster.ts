@@ -14,6 +14,7 @@ import { connect as tcpConnect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
+// eslint-disable-next-line no-restricted-imports -- registerNamespace takes a protobuf Duration (a Long); no public entry exports the SDK's converter
 import { msToTs } from '@temporalio/common/lib/time';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../claim-check/embedded';
 import { ensureSearchAttributes } from '../workers/search-attribute-setup';

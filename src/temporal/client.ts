@@ -1,5 +1,6 @@
 // A Temporal client wired with the project's encrypted data converter.
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+// eslint-disable-next-line no-restricted-imports -- the package root also loads its workflow entry, which patches the workflow runtime, into every client process
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import { activeTracing } from '../observability/trace-context';
 import { createDataConverter, type EncryptionSettings } from '../codec/data-converter';

@@ -5,6 +5,7 @@
 // installed (src/observability/tracing.ts), the OpenTelemetry workflow and activity interceptors too.
 import { bundleWorkflowCode, NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import type { Logger as PinoLogger } from 'pino';
+// eslint-disable-next-line no-restricted-imports -- the package root also loads its workflow entry, which patches the workflow runtime, into the worker's main thread
 import {
   makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,

@@ -5,6 +5,7 @@
 // which captures a stack trace for every promise a workflow creates (sdk-typescript#1587). The SDK
 // then runs as on a Node without promise hooks: workflows behave the same, and the `__stack_trace`
 // query answers "Workflow stack traces are not enabled on this worker".
+// eslint-disable-next-line no-restricted-imports -- the promise hook's switch (sdk-typescript#1587) has no public entry; test/ship/prebuilt-bundle.test.ts covers it
 import { globalHandlers } from '@temporalio/worker/lib/workflow/vm-shared';
 import { workflowStackTraceMode, type WorkflowStackTraceMode } from '../shared/workflow-stack-traces';
 
