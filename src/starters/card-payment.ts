@@ -5,7 +5,7 @@
 // the workflow gets only a handle (and BIN, last four, brand). PIN and OTP go to the running flow
 // as Updates carrying their handle; the outcome comes back synchronously as the next state or a
 // PaymentStepError.
-import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import {
   cardFirstStepUpdate,
@@ -22,6 +22,7 @@ import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
 import { paymentWorkflowId } from '../shared/payment-webhook';
 import { startFlow } from './start-flow';
+import { startPaymentWithUpdate } from './start-with-update';
 import type { cardPaymentWorkflow } from '../workflows/card-payment';
 import {
   customer,
@@ -39,7 +40,6 @@ import {
   step,
 } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
-import { flowStartOptions } from '../shared/flow-summary';
 import { withSignedReturn } from '../config/return-links';
 
 const sealCard = async (ctx: StarterContext, card: CardDetails): Promise<SealedCard> => ({
@@ -111,20 +111,15 @@ export async function startCardPaymentForStep(
   ctx: StarterContext,
   raw: CardPaymentRequest,
 ): Promise<{ state: CardPaymentState; handle: WorkflowHandle<typeof cardPaymentWorkflow> }> {
-  const { client, taskQueue } = ctx;
   const input = await sealedCardInput(ctx, raw);
-  const startOp = new WithStartWorkflowOperation<typeof cardPaymentWorkflow>('cardPaymentWorkflow', {
-    workflowId: paymentWorkflowId(input.transactionRef),
-    taskQueue,
+  const { answer, handle } = await startPaymentWithUpdate<typeof cardPaymentWorkflow, CardPaymentState>(ctx, {
+    workflowType: 'cardPaymentWorkflow',
+    reference: input.transactionRef,
     args: [input],
-    workflowIdConflictPolicy: 'FAIL',
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    ...flowStartOptions('cardPaymentWorkflow', paymentSearch('card', input, 'charging')),
+    search: paymentSearch('card', input, 'charging'),
+    update: cardFirstStepUpdate,
   });
-  const state = await startOnce(input.transactionRef, () =>
-    client.workflow.executeUpdateWithStart(cardFirstStepUpdate, { startWorkflowOperation: startOp }),
-  );
-  return { state, handle: await startOp.workflowHandle() };
+  return { state: answer, handle };
 }
 /** The next state (awaiting_otp, confirming...), or a PaymentStepError. */
 export const submitPin = (ctx: StarterContext, ref: string, pin: string): Promise<CardPaymentState> =>

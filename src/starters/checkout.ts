@@ -1,12 +1,11 @@
 // Typed starter of the hosted checkout flow (A1), for backends: checkout_url comes back at once.
 // Every input is validated with zod before a workflow starts (errors name the field and the rule,
 // never the value). Shared rules and errors: ./payment-common.ts.
-import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { checkoutStateQuery, checkoutUrlUpdate, type CheckoutInput, type CheckoutState } from '../shared/checkout';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
-import { paymentWorkflowId } from '../shared/payment-webhook';
 import type { checkoutWorkflow } from '../workflows/checkout';
 import {
   graceMs,
@@ -17,10 +16,9 @@ import {
   paymentSearch,
   queryPayment,
   reference,
-  startOnce,
 } from './payment-common';
+import { startPaymentWithUpdate } from './start-with-update';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
-import { flowStartOptions } from '../shared/flow-summary';
 import { withSignedReturn } from '../config/return-links';
 
 export const checkoutInputSchema = z.object({
@@ -50,22 +48,14 @@ export async function startCheckout(
 ): Promise<{ checkoutUrl: string; handle: WorkflowHandle<typeof checkoutWorkflow> }> {
   // The return URL is signed here, where it is built (GET /payments/return shows state only then).
   const input = withSignedReturn(ctx, parsePayment(checkoutInputSchema, raw) as CheckoutInput);
-  const { client, taskQueue } = ctx;
-  const startOp = new WithStartWorkflowOperation<typeof checkoutWorkflow>('checkoutWorkflow', {
-    workflowId: paymentWorkflowId(input.transactionRef),
-    taskQueue,
+  const { answer, handle } = await startPaymentWithUpdate<typeof checkoutWorkflow, { checkoutUrl: string }>(ctx, {
+    workflowType: 'checkoutWorkflow',
+    reference: input.transactionRef,
     args: [input],
-    workflowIdConflictPolicy: 'FAIL',
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    ...flowStartOptions(
-      'checkoutWorkflow',
-      paymentSearch(input.isRecurring ? 'recurring' : 'checkout', input, 'initiating'),
-    ),
+    search: paymentSearch(input.isRecurring ? 'recurring' : 'checkout', input, 'initiating'),
+    update: checkoutUrlUpdate,
   });
-  const { checkoutUrl } = await startOnce(input.transactionRef, () =>
-    client.workflow.executeUpdateWithStart(checkoutUrlUpdate, { startWorkflowOperation: startOp }),
-  );
-  return { checkoutUrl, handle: await startOp.workflowHandle() };
+  return { checkoutUrl: answer.checkoutUrl, handle };
 }
 export const getCheckoutState = (ctx: Pick<StarterContext, 'client'>, ref: string): Promise<CheckoutState> =>
   retryTransient('checkout state (query)', () => queryPayment(ctx.client, ref, checkoutStateQuery));

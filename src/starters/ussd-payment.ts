@@ -1,16 +1,15 @@
 // Typed starter of the USSD payment flow (B5), for backends: the code to dial comes back at once.
 // Every input is validated with zod before a workflow starts (errors name the field and the rule,
 // never the value). Shared rules and errors: ./payment-common.ts.
-import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { USSD_BANK_CODES } from '../api';
 import { ussdCodeUpdate, type UssdPaymentInput } from '../shared/ussd-payment';
 import type { StarterContext } from './connect';
-import { paymentWorkflowId } from '../shared/payment-webhook';
 import type { ussdPaymentWorkflow } from '../workflows/ussd-payment';
-import { customer, graceMs, lowestUnit, parsePayment, paymentSearch, reference, startOnce } from './payment-common';
+import { customer, graceMs, lowestUnit, parsePayment, paymentSearch, reference } from './payment-common';
+import { startPaymentWithUpdate } from './start-with-update';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
-import { flowStartOptions } from '../shared/flow-summary';
 
 export const ussdPaymentInputSchema = z.object({
   notify: merchantEventTargetSchema.optional(),
@@ -29,17 +28,15 @@ export async function startUssdPayment(
   raw: UssdPaymentInput,
 ): Promise<{ ussdCode: string; expiresAt?: string; handle: WorkflowHandle<typeof ussdPaymentWorkflow> }> {
   const input = parsePayment(ussdPaymentInputSchema, raw) as UssdPaymentInput;
-  const { client, taskQueue } = ctx;
-  const startOp = new WithStartWorkflowOperation<typeof ussdPaymentWorkflow>('ussdPaymentWorkflow', {
-    workflowId: paymentWorkflowId(input.transactionRef),
-    taskQueue,
+  const { answer, handle } = await startPaymentWithUpdate<
+    typeof ussdPaymentWorkflow,
+    { ussdCode: string; expiresAt?: string }
+  >(ctx, {
+    workflowType: 'ussdPaymentWorkflow',
+    reference: input.transactionRef,
     args: [input],
-    workflowIdConflictPolicy: 'FAIL',
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    ...flowStartOptions('ussdPaymentWorkflow', paymentSearch('ussd', input, 'initiating')),
+    search: paymentSearch('ussd', input, 'initiating'),
+    update: ussdCodeUpdate,
   });
-  const { ussdCode, expiresAt } = await startOnce(input.transactionRef, () =>
-    client.workflow.executeUpdateWithStart(ussdCodeUpdate, { startWorkflowOperation: startOp }),
-  );
-  return { ussdCode, expiresAt, handle: await startOp.workflowHandle() };
+  return { ussdCode: answer.ussdCode, expiresAt: answer.expiresAt, handle };
 }
