@@ -8,8 +8,7 @@ import { z } from 'zod';
 import { submitBankCodeUpdate, type BankPaymentInput } from '../shared/bank-payment';
 import type { DirectPaymentState } from '../shared/payment-common';
 import type { StarterContext } from './connect';
-import { paymentWorkflowId } from '../shared/payment-webhook';
-import { startFlow } from './start-flow';
+import { startPayment } from './start-payment';
 import type { bankPaymentWorkflow } from '../workflows/bank-payment';
 import {
   customer,
@@ -20,7 +19,6 @@ import {
   paymentSearch,
   reference,
   sendSealedCode,
-  startOnce,
 } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
 
@@ -43,15 +41,13 @@ export async function startBankPayment(
   raw: BankPaymentInput,
 ): Promise<WorkflowHandle<typeof bankPaymentWorkflow>> {
   const input = parsePayment(bankPaymentInputSchema, raw) as BankPaymentInput;
-  return startOnce(input.transactionRef, () =>
-    startFlow<typeof bankPaymentWorkflow>(ctx, {
-      operation: 'start bank payment',
-      workflowType: 'bankPaymentWorkflow',
-      workflowId: paymentWorkflowId(input.transactionRef),
-      args: [input],
-      search: paymentSearch('bank', input, 'initiating'),
-    }),
-  );
+  return startPayment<typeof bankPaymentWorkflow>(ctx, {
+    operation: 'start bank payment',
+    workflowType: 'bankPaymentWorkflow',
+    reference: input.transactionRef,
+    args: [input],
+    search: paymentSearch('bank', input, 'initiating'),
+  });
 }
 /** The payer's token or OTP: the next state, or a PaymentStepError. */
 export const submitBankCode = (ctx: StarterContext, ref: string, code: string): Promise<DirectPaymentState> =>

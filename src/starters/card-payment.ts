@@ -20,9 +20,7 @@ import {
 import { cardDisplay, type SealedCard } from '../shared/claim-check';
 import type { StarterContext } from './connect';
 import { retryTransient } from './temporal-retry';
-import { paymentWorkflowId } from '../shared/payment-webhook';
-import { startFlow } from './start-flow';
-import { startPaymentWithUpdate } from './start-with-update';
+import { startPayment, startPaymentWithUpdate } from './start-payment';
 import type { cardPaymentWorkflow } from '../workflows/card-payment';
 import {
   customer,
@@ -36,7 +34,6 @@ import {
   queryPayment,
   reference,
   sendSealedCode,
-  startOnce,
   step,
 } from './payment-common';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
@@ -93,15 +90,13 @@ export async function startCardPayment(
 ): Promise<WorkflowHandle<typeof cardPaymentWorkflow>> {
   const input = await sealedCardInput(ctx, raw);
   // A reference pays once: a finished flow's id is not reused (nor a held webhook's, while it runs).
-  return startOnce(input.transactionRef, () =>
-    startFlow<typeof cardPaymentWorkflow>(ctx, {
-      operation: 'start card payment',
-      workflowType: 'cardPaymentWorkflow',
-      workflowId: paymentWorkflowId(input.transactionRef),
-      args: [input],
-      search: paymentSearch('card', input, 'charging'),
-    }),
-  );
+  return startPayment<typeof cardPaymentWorkflow>(ctx, {
+    operation: 'start card payment',
+    workflowType: 'cardPaymentWorkflow',
+    reference: input.transactionRef,
+    args: [input],
+    search: paymentSearch('card', input, 'charging'),
+  });
 }
 /**
  * Starts the card charge (B1) and answers at once with the first step (update-with-start): awaiting_pin,

@@ -17,7 +17,7 @@ import {
   queryPayment,
   reference,
 } from './payment-common';
-import { startPaymentWithUpdate } from './start-with-update';
+import { startPaymentWithUpdate } from './start-payment';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
 import { withSignedReturn } from '../config/return-links';
 

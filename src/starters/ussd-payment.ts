@@ -8,7 +8,7 @@ import { ussdCodeUpdate, type UssdPaymentInput } from '../shared/ussd-payment';
 import type { StarterContext } from './connect';
 import type { ussdPaymentWorkflow } from '../workflows/ussd-payment';
 import { customer, graceMs, lowestUnit, parsePayment, paymentSearch, reference } from './payment-common';
-import { startPaymentWithUpdate } from './start-with-update';
+import { startPaymentWithUpdate } from './start-payment';
 import { merchantEventTargetSchema } from '../shared/merchant-event';
 
 export const ussdPaymentInputSchema = z.object({

@@ -1,8 +1,9 @@
-// How a payment starter starts a flow whose first answer comes back with the start (update-with-start):
-// checkout_url, the USSD code, the card's first step. The start is as startFlow's (./start-flow.ts) in
-// what the flow carries (its search attributes and Web UI summary from the start), under workflow id
-// payment-<reference> and the payments' duplicate rule: a reference starts once, a second start is a
-// DuplicateReferenceError (./payment-common.ts).
+// How a payment starter starts its flow: under workflow id payment-<reference>, with the payments'
+// duplicate rule on top of the start's own (a reference starts once; a second start is a
+// DuplicateReferenceError, ./payment-common.ts). startPayment starts it as every flow starts
+// (./start-flow.ts); startPaymentWithUpdate starts it with its first Update (update-with-start), for
+// the flows whose first answer comes back with the start: checkout_url, the USSD code, the card's
+// first step, with the same search attributes and Web UI summary from the start.
 import { WithStartWorkflowOperation, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
 import type { UpdateDefinition, Workflow } from '@temporalio/common';
 import { flowStartOptions } from '../shared/flow-summary';
@@ -10,6 +11,14 @@ import { paymentWorkflowId } from '../shared/payment-webhook';
 import type { PaymentSearchFields } from '../shared/search-attributes';
 import type { StarterContext } from './connect';
 import { startOnce } from './payment-common';
+import { startFlow, type FlowStart } from './start-flow';
+
+/** Starts the payment flow (startFlow's start, retried as every start is); a reference starts once. */
+export const startPayment = <W extends Workflow>(
+  ctx: Pick<StarterContext, 'client' | 'taskQueue'>,
+  { reference, ...s }: Omit<FlowStart<W>, 'workflowId' | 'policies'> & { reference: string },
+): Promise<WorkflowHandle<W>> =>
+  startOnce(reference, () => startFlow<W>(ctx, { ...s, workflowId: paymentWorkflowId(reference) }));
 
 export interface PaymentStartWithUpdate<W extends Workflow, R> {
   workflowType: string;
