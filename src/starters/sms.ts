@@ -36,7 +36,23 @@ import {
 import type { StarterContext } from './connect';
 import { handleFor, runToResult, startFlow } from './start-flow';
 import type { smsCampaignFollowWorkflow, smsCampaignWorkflow, smsSendWorkflow } from '../workflows/sms';
-import { StarterInputError, parseStarterInput } from '../shared/input-error';
+import { StarterInputError, parseStarterInput, type InputIssue } from '../shared/input-error';
+
+/**
+ * The input as its schema reads it, refused as the schema refuses (the same StarterInputError, under the
+ * same name) when it breaks a rule the schema cannot see: nothing is started.
+ */
+function parseSmsInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  what: string,
+  moreIssues: (v: z.output<S>) => InputIssue[],
+): z.output<S> {
+  const v = parseStarterInput(schema, input, what);
+  const issues = moreIssues(v);
+  if (issues.length > 0) throw new StarterInputError(what, issues);
+  return v;
+}
 
 // ---- Instant send (G1) -------------------------------------------------------------------------
 
@@ -49,11 +65,9 @@ export async function startSmsSend(
   ctx: StarterContext,
   input: SmsSendInput,
 ): Promise<WorkflowHandle<typeof smsSendWorkflow>> {
-  const v = parseStarterInput(SmsSendInputSchema, input, 'SMS send');
-  if (v.options?.invalidMessages === 'refuse') {
-    const { issues } = checkSmsMessages(v.messages);
-    if (issues.length > 0) throw new StarterInputError('SMS send', issues);
-  }
+  const v = parseSmsInput(SmsSendInputSchema, input, 'SMS send', (s) =>
+    s.options?.invalidMessages === 'refuse' ? checkSmsMessages(s.messages).issues : [],
+  );
   return startFlow<typeof smsSendWorkflow>(ctx, {
     operation: 'start SMS send',
     workflowType: 'smsSendWorkflow',
@@ -78,9 +92,7 @@ export async function startSmsCampaign(
   input: SmsCampaignInput,
   now: () => number = Date.now,
 ): Promise<WorkflowHandle<typeof smsCampaignWorkflow>> {
-  const v = parseStarterInput(SmsCampaignInputSchema, input, 'SMS campaign');
-  const late = smsScheduleIssues(v.campaign, now());
-  if (late.length > 0) throw new StarterInputError('SMS campaign', late);
+  const v = parseSmsInput(SmsCampaignInputSchema, input, 'SMS campaign', (c) => smsScheduleIssues(c.campaign, now()));
   return startFlow<typeof smsCampaignWorkflow>(ctx, {
     operation: 'start SMS campaign',
     workflowType: 'smsCampaignWorkflow',
