@@ -72,6 +72,8 @@ const NOT_A_FLOW: Record<Folder, string[]> = {
     'payment-common',
     'progress',
     'start-flow',
+    // how the card, bank, USSD and checkout starters start a payment (workflow id, duplicate rule)
+    'start-payment',
     'temporal-retry',
     // A5 on a saved token outside a running plan: a starter, no flow (docs/choices.md)
     'token',
