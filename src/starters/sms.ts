@@ -18,6 +18,7 @@ import {
   type SmsTemplate,
   type SmsTemplateListRequest,
 } from '../api';
+import { uuidString } from '../api/schemas/common';
 import {
   SMS_MAX_MESSAGE_LENGTH,
   SmsCampaignFollowInputSchema,
@@ -131,9 +132,6 @@ export const smsCampaignFollowHandle = handleFor<typeof smsCampaignFollowWorkflo
 
 // ---- Campaigns (G3/G4), templates (G5-G8): direct calls ----------------------------------------
 
-const uuid = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a uuid') })
-  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a uuid');
 const text = (max: number) =>
   z
     .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
@@ -141,7 +139,7 @@ const text = (max: number) =>
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`);
 
-export const SmsIdInputSchema = z.strictObject({ id: uuid });
+export const SmsIdInputSchema = z.strictObject({ id: uuidString });
 
 /** A new template's body (G5): the spec's three required strings. */
 export const SmsTemplateCreateInputSchema = z.strictObject({
@@ -154,7 +152,7 @@ export type SmsTemplateCreateInput = z.input<typeof SmsTemplateCreateInputSchema
 /** A template update's body (G7; fields not shown in the spec; the sample carries name, description and file_name; message is taken too). */
 export const SmsTemplateUpdateInputSchema = z
   .strictObject({
-    id: uuid,
+    id: uuidString,
     name: text(200).optional(),
     description: text(500).optional(),
     message: text(SMS_MAX_MESSAGE_LENGTH).optional(),

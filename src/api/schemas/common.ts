@@ -158,6 +158,10 @@ export const reference = () =>
 
 export const pathParam = requiredString('a string').max(200, 'must be at most 200 characters');
 
+/** A uuid of any version: the spec calls the SMS ids 'uuid' (G2, G4, G7, G8) and names no version. */
+export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+export const uuidString = patternString('a uuid', UUID_PATTERN, 'must be a uuid');
+
 export const tenDigitAccount = patternString('a string of exactly 10 digits', /^\d{10}$/, 'must be exactly 10 digits');
 
 export const tenDigitAccountInput = textOrNumber(

@@ -6,19 +6,14 @@ import {
   dayWindow,
   finiteNumber,
   opt,
-  patternString,
   phoneNumber,
   requiredOr,
   requiredString,
   sortedPaging,
+  uuidString,
 } from './common';
 
 const dir = z.enum(['DSC', 'ASC'], { error: 'must be DSC or ASC (as the spec writes them)' });
-const uuid = patternString(
-  'a uuid',
-  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
-  'must be a uuid',
-);
 
 export const SmsSendRequestSchema = z.strictObject({
   sender_id: requiredString(),
@@ -55,7 +50,7 @@ export type SmsSendResult = z.output<typeof SmsSendResultSchema>;
 
 export const SmsCampaignCreateRequestSchema = z.strictObject({
   name: requiredString(),
-  bucket_id: uuid,
+  bucket_id: uuidString,
   sender_id: requiredString(),
   is_scheduled: z.boolean({ error: requiredOr('must be a boolean') }),
   /** Spelled so by the spec (probably "scheduled_for"); format not stated. Sent under this key. */
@@ -106,7 +101,7 @@ export const SmsCampaignPageSchema = z.looseObject({
 });
 export type SmsCampaignPage = z.output<typeof SmsCampaignPageSchema>;
 
-export const SmsIdRequestSchema = z.strictObject({ id: uuid });
+export const SmsIdRequestSchema = z.strictObject({ id: uuidString });
 export type SmsIdRequest = z.input<typeof SmsIdRequestSchema>;
 
 /** Deleting a campaign (G4): response body not shown. */
@@ -143,7 +138,7 @@ const templateChange = z.string().min(1, 'must not be empty').optional();
 const TEMPLATE_CHANGES = ['name', 'description', 'message', 'file_name'] as const;
 export const SmsTemplateUpdateRequestSchema = z
   .strictObject({
-    id: uuid,
+    id: uuidString,
     name: templateChange,
     description: templateChange,
     message: templateChange,
