@@ -3,11 +3,10 @@
 // the mandate OTP are checked and sealed here, in the caller's process, as the starters seal them; the
 // operation gets a claim-check handle (and display data), never the secret, not even encrypted.
 import type { CardPaymentInput } from '../shared/card-payment';
-import { cardDisplay } from '../shared/claim-check';
 import { StarterInputError, parseStarterInput } from '../shared/input-error';
 import { MANDATE_OTP_RULE, type MandateInput, type MandateRequest } from '../shared/mandate';
 import { PosCompletionCardReadSchema, type PosCompletionCardRead } from '../shared/pos-preauth';
-import { cardPaymentInputSchema, type CardPaymentRequest } from '../starters/card-payment';
+import { sealCardRequest, type CardPaymentRequest } from '../starters/card-payment';
 import type { StarterContext } from '../starters/connect';
 import { sealMandateRequest } from '../starters/mandate';
 import { sealPosCardRead } from '../starters/pos-terminal';
@@ -16,20 +15,12 @@ import type { MandateOtpOperationInput, PosCompletionOperationInput } from './pa
 type Sealing = Pick<StarterContext, 'claimCheck'>;
 
 /**
- * Validates a card payment request and seals the card, as startCardPayment does; the answer is what
- * the `cardPayment` operation takes. The PAN and CVV stay in this process: only the handle, BIN and
- * last four reach the caller's history.
+ * Validates a card payment request and seals the card, as startCardPayment does (sealCardRequest in
+ * the card starter, their one home); the answer is what the `cardPayment` operation takes. The PAN
+ * and CVV stay in this process: only the handle, BIN and last four reach the caller's history.
  */
-export async function sealCardPaymentForNexus(ctx: Sealing, raw: CardPaymentRequest): Promise<CardPaymentInput> {
-  const { card, ...rest } = parseStarterInput(cardPaymentInputSchema, raw, 'payment');
-  const handle = await ctx.claimCheck.seal('card', {
-    number: card.number,
-    cvv: card.cvv,
-    expiryMonth: card.expiryMonth,
-    expiryYear: card.expiryYear,
-  });
-  return { ...rest, card: { handle, ...cardDisplay(card.number) } } as CardPaymentInput;
-}
+export const sealCardPaymentForNexus = (ctx: Sealing, raw: CardPaymentRequest): Promise<CardPaymentInput> =>
+  sealCardRequest(ctx, raw);
 
 /**
  * Validates a mandate request and seals its BVN (purpose 'bvn'): the `mandateCreate` input. The same

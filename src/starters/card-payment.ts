@@ -39,7 +39,7 @@ import {
 import { merchantEventTargetSchema } from '../shared/merchant-event';
 import { withSignedReturn } from '../config/return-links';
 
-const sealCard = async (ctx: StarterContext, card: CardDetails): Promise<SealedCard> => ({
+const sealCard = async (ctx: Pick<StarterContext, 'claimCheck'>, card: CardDetails): Promise<SealedCard> => ({
   handle: await ctx.claimCheck.seal('card', {
     number: card.number,
     cvv: card.cvv,
@@ -76,12 +76,21 @@ export const cardPaymentInputSchema = z.object({
   notify: merchantEventTargetSchema.optional(),
 });
 
-/** Validates, then seals the card: the workflow input holds its handle and display data only. */
-async function sealedCardInput(ctx: StarterContext, raw: CardPaymentRequest): Promise<CardPaymentInput> {
+/**
+ * Validates, then seals the card: the input holds its handle and display data only (the PAN and CVV
+ * stay in this process). The card starters' and the Nexus `cardPayment` sealing's one check-and-seal.
+ */
+export async function sealCardRequest(
+  ctx: Pick<StarterContext, 'claimCheck'>,
+  raw: CardPaymentRequest,
+): Promise<CardPaymentInput> {
   const { card, ...rest } = parsePayment(cardPaymentInputSchema, raw);
-  // The 3DS return URL is signed here, where it is built (GET /payments/return shows state only then).
-  return withSignedReturn(ctx, { ...rest, card: await sealCard(ctx, card) });
+  return { ...rest, card: await sealCard(ctx, card) };
 }
+
+// The 3DS return URL is signed here, where it is built (GET /payments/return shows state only then).
+const sealedCardInput = async (ctx: StarterContext, raw: CardPaymentRequest): Promise<CardPaymentInput> =>
+  withSignedReturn(ctx, await sealCardRequest(ctx, raw));
 
 /** Starts the card charge (B1) under workflow id payment-<transactionRef>; follow it with getCardPaymentState / handle.result(). */
 export async function startCardPayment(

@@ -10,7 +10,17 @@ export { followUntilDone } from './progress';
 export * from './temporal-retry';
 // Only the payment starters' public errors and helpers: the rest of ./payment-common is theirs.
 export { DuplicateReferenceError, PaymentStepError, getDirectPaymentState, waitForState } from './payment-common';
-export * from './card-payment';
+// Not sealCardRequest: the check-and-seal the card starters and the Nexus sealing share.
+export {
+  cardPaymentInputSchema,
+  getCardPaymentState,
+  resubmitCard,
+  startCardPayment,
+  startCardPaymentForStep,
+  submitOtp,
+  submitPin,
+  type CardPaymentRequest,
+} from './card-payment';
 export * from './bank-payment';
 export * from './ussd-payment';
 export * from './checkout';
