@@ -57,6 +57,7 @@ import {
   type ResolutionSlot,
 } from './steps/pos-terminal-send';
 import { MerchantEvents, posTransactionEventTypes } from './steps/merchant-events';
+import { stateCopy } from './steps/state-copy';
 
 /** Transaction types a refund may return money from. */
 const REFUNDABLE = ['Purchase', 'Completion'];
@@ -126,7 +127,7 @@ class PosRefundFlow {
   // --- handlers ---
 
   listen(): void {
-    setHandler(posRefundStateQuery, () => ({ ...this.state, steps: [...this.state.steps] }));
+    setHandler(posRefundStateQuery, () => stateCopy(this.state));
     listenForResolveOutcome(() => this.resolution, this.state);
   }
 
@@ -339,7 +340,7 @@ class PosRefundFlow {
     extra: Partial<PosRefundResult> = {},
   ): PosRefundResult {
     this.setStatus(status);
-    return { ...this.state, steps: [...this.state.steps], ...extra, status, action };
+    return { ...stateCopy(this.state), ...extra, status, action };
   }
 
   private setStatus(status: PosRefundState['status']): void {

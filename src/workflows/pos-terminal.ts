@@ -54,6 +54,7 @@ import {
   type ResolutionSlot,
 } from './steps/pos-terminal-send';
 import { MerchantEvents, posTransactionEventTypes } from './steps/merchant-events';
+import { stateCopy } from './steps/state-copy';
 
 /** A sale's merchant events (docs/events.md). */
 const SALE_EVENT_TYPES = posTransactionEventTypes('sale');
@@ -117,7 +118,7 @@ class PosTerminalTransactionFlow {
   // --- handlers ---
 
   listen(): void {
-    setHandler(posTransactionStateQuery, () => ({ ...this.state, steps: [...this.state.steps] }));
+    setHandler(posTransactionStateQuery, () => stateCopy(this.state));
     listenForResolveOutcome(() => this.resolution, this.state);
   }
 
@@ -162,8 +163,7 @@ class PosTerminalTransactionFlow {
     if (out.resolution) this.state.resolution = out.resolution;
     this.setStatus(out.status);
     return {
-      ...this.state,
-      steps: [...this.state.steps],
+      ...stateCopy(this.state),
       status: out.status,
       action: out.action,
       ...(out.transaction ? { transaction: out.transaction, responseCode: out.transaction.response_code } : {}),
