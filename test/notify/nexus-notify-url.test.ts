@@ -6,9 +6,11 @@ import { paymentsNexusHandler } from '../../src/nexus/payments-handler';
 import { electricityVend } from '../support/flow-inputs';
 
 type StartFn = (ctx: unknown, input: unknown) => Promise<unknown>;
-const vendStart = (production: boolean): StartFn =>
-  (paymentsNexusHandler({ production }) as unknown as { handlers: { vend: { handler: StartFn } } }).handlers.vend
-    .handler;
+const vendStart = (production: boolean): StartFn => {
+  const { vend } = (paymentsNexusHandler({ production }) as unknown as { handlers: { vend: { start: StartFn } } })
+    .handlers;
+  return (ctx, input) => vend.start(ctx, input);
+};
 
 /** What the start did: refused (the HandlerError's message) or went on to start a workflow (no context here). */
 async function outcome(production: boolean, url: string): Promise<string> {
