@@ -30,6 +30,19 @@ describe('scripts/shape-table.ts', () => {
     expect(rows['Files a card payment touches, end to end']).toMatch(/\(activities, api, .*starters, .*workflows\)/);
   }, 60_000);
 
+  it("adds, with SHAPE_DETAIL=1 as the doc says, lines per folder that add up to the table's total", () => {
+    const out = execFileSync('npx', ['tsx', 'scripts/shape-table.ts'], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, SHAPE_DETAIL: '1' },
+    });
+    const total = Number(/^\| Lines in src \| ([\d,]+) in/m.exec(out)![1].replace(/,/g, ''));
+    const perFolder = out.split('lines per folder:\n')[1].split('\n\n')[0].trim().split('\n');
+    expect(perFolder.map((l) => l.split(' ')[0])).toEqual(expect.arrayContaining(['workflows', 'starters', 'shared']));
+    expect(perFolder.reduce((sum, l) => sum + Number(l.split(' ')[1]), 0)).toBe(total);
+    expect(out).toMatch(/\ncard payment files:\n(src\/\S+\n)*src\/activities\/card-payment\.ts\n/);
+  }, 60_000);
+
   it('counts a long class, a long function, an option object in place, an arrow up and a circle in a small tree', () => {
     const root = mkdtempSync(join(tmpdir(), 'shape-table-'));
     const write = (path: string, text: string) => {
